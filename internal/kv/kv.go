@@ -1,0 +1,111 @@
+package kv
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Limits every engine enforces, chosen so that a FoundationDB or TiKV engine can
+// honour the same contract.
+const (
+	// MaxKeySize bounds one key.
+	MaxKeySize = 10_000
+	// MaxValueSize bounds one value; payload bytes are chunked below it.
+	MaxValueSize = 100_000
+	// MaxTxnSize bounds the keys and values one transaction writes.
+	MaxTxnSize = 10_000_000
+	// MaxTxnDuration bounds the time from a transaction's first read to its commit.
+	MaxTxnDuration = 5 * time.Second
+)
+
+var (
+	// ErrNotFound is returned by Get for an absent key.
+	ErrNotFound = errors.New("kv: key not found")
+	// ErrConflict is returned by Update when a transaction kept conflicting
+	// with concurrent commits until its retries ran out.
+	ErrConflict = errors.New("kv: transaction conflict")
+	// ErrTooLarge is returned when a key, value or transaction exceeds a limit.
+	ErrTooLarge = errors.New("kv: key, value or transaction too large")
+	// ErrTxnTooOld is returned when a transaction ran longer than MaxTxnDuration.
+	ErrTxnTooOld = errors.New("kv: transaction too old")
+	// ErrClosed is returned by every call on a closed store.
+	ErrClosed = errors.New("kv: store closed")
+)
+
+// Reader reads one consistent snapshot of the store.
+//
+// Byte slices passed to Scan's callback are valid only during the call; Get
+// returns a slice the caller owns. A Reader must not be used after the closure
+// it was handed to has returned.
+type Reader interface {
+	// Get returns the value of key, or ErrNotFound.
+	Get(key []byte) ([]byte, error)
+	// Scan calls fn for every key in [start, end) in ascending order until fn
+	// returns false. A nil end means "to the end of the keyspace".
+	// Inside an Update, only the part of the range actually visited counts as
+	// read for conflict detection.
+	Scan(start, end []byte, fn func(key, value []byte) bool) error
+}
+
+// Writer buffers writes; they become visible to others atomically at commit.
+type Writer interface {
+	Set(key, value []byte) error
+	Delete(key []byte) error
+	// DeleteRange deletes every key in [start, end).
+	DeleteRange(start, end []byte) error
+}
+
+// Txn is a serializable read-write transaction. Its reads observe its own
+// writes. It conflicts with every concurrent commit that wrote a key or a
+// range it read (phantom-safe).
+type Txn interface {
+	Reader
+	Writer
+	// Version returns this attempt's commit version: unique across the store's
+	// life (restarts included) and greater than the version of every
+	// transaction that committed before this one began.
+	Version() uint64
+}
+
+// Store is the storage contract every engine implements.
+//
+// View and Update may run concurrently from many goroutines. Neither returns
+// before everything it observed or wrote is durable (an engine never lets a
+// response expose data that a crash could take back).
+type Store interface {
+	// View runs fn against a consistent committed snapshot.
+	View(ctx context.Context, fn func(Reader) error) error
+	// Update runs fn in a transaction. A nil return commits; an error or a
+	// panic discards every write. On a conflict fn runs again on a fresh
+	// snapshot, so fn must have no side effects outside the transaction.
+	Update(ctx context.Context, fn func(Txn) error) error
+	// Close releases the store; in-flight calls finish first.
+	Close() error
+}
+
+// PrefixEnd returns the first key after every key that starts with prefix,
+// or nil when no such key exists (prefix is all 0xff).
+func PrefixEnd(prefix []byte) []byte {
+	end := append([]byte(nil), prefix...)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
+// IsRetryable reports whether err is a conflict the caller may retry.
+func IsRetryable(err error) bool { return errors.Is(err, ErrConflict) }
+
+// ctxDone returns ctx's error when it is done, else nil.
+func ctxDone(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	default:
+		return nil
+	}
+}

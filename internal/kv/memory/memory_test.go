@@ -1,0 +1,17 @@
+package memory_test
+
+import (
+	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/kvtest"
+	"github.com/cerulean-db/cerulean/internal/kv/memory"
+)
+
+func TestConformance(t *testing.T) {
+	kvtest.Run(t, kvtest.Opener{Open: func(t *testing.T) kv.Store {
+		s := memory.Open()
+		t.Cleanup(func() { s.Close() })
+		return s
+	}})
+}

@@ -1,0 +1,272 @@
+package occ
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
+)
+
+// versionBatch is how many versions one persisted reservation covers.
+const versionBatch = 1 << 16
+
+// maxAttempts bounds how often Update re-runs a conflicting transaction.
+const maxAttempts = 200
+
+var errConflict = errors.New("occ: read set changed")
+
+// commitRecord is a committed transaction's writes, kept while a running
+// transaction might still need to validate against them.
+type commitRecord struct {
+	seq    uint64
+	writes *WriteSet
+}
+
+// Manager turns an Engine into a kv.Store.
+type Manager struct {
+	engine Engine
+	now    func() time.Time
+
+	// commitMu: commits hold it exclusively; taking a snapshot holds it
+	// shared, so a snapshot contains exactly the first `applied` commits.
+	commitMu sync.RWMutex
+	applied  uint64
+	log      []commitRecord
+
+	activeMu sync.Mutex
+	active   map[uint64]int // snapshot start seq -> running transactions
+
+	durMu   sync.Mutex
+	durable uint64
+	durCh   chan struct{}
+	broken  error
+
+	verMu    sync.Mutex
+	version  atomic.Uint64
+	reserved uint64
+
+	closeOnce sync.Once
+	closed    atomic.Bool
+	inflight  sync.WaitGroup
+}
+
+var _ kv.Store = (*Manager)(nil)
+
+// New returns a Manager over e, resuming version allocation after the last
+// persisted reservation so that versions never repeat across restarts.
+func New(e Engine) (*Manager, error) {
+	v, err := e.LoadVersion()
+	if err != nil {
+		return nil, fmt.Errorf("load version: %w", err)
+	}
+	m := &Manager{engine: e, now: time.Now, active: map[uint64]int{}, durCh: make(chan struct{}), reserved: v}
+	m.version.Store(v)
+	return m, nil
+}
+
+// View implements kv.Store.
+func (m *Manager) View(ctx context.Context, fn func(kv.Reader) error) error {
+	if err := m.enter(ctx); err != nil {
+		return err
+	}
+	defer m.inflight.Done()
+	snap, seq := m.snapshot()
+	defer snap.Release()
+	if err := m.waitDurable(ctx, seq); err != nil {
+		return err
+	}
+	return fn(reader{snap})
+}
+
+// Update implements kv.Store.
+func (m *Manager) Update(ctx context.Context, fn func(kv.Txn) error) error {
+	if err := m.enter(ctx); err != nil {
+		return err
+	}
+	defer m.inflight.Done()
+	for attempt := 1; ; attempt++ {
+		err := m.attempt(ctx, fn)
+		if !errors.Is(err, errConflict) {
+			return err
+		}
+		if attempt >= maxAttempts {
+			return fmt.Errorf("update after %d attempts: %w", attempt, kv.ErrConflict)
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return err
+		}
+	}
+}
+
+func (m *Manager) attempt(ctx context.Context, fn func(kv.Txn) error) error {
+	snap, seq := m.snapshot()
+	defer snap.Release()
+	m.track(seq, 1)
+	defer m.track(seq, -1)
+	if err := m.waitDurable(ctx, seq); err != nil {
+		return err
+	}
+	version, err := m.nextVersion()
+	if err != nil {
+		return err
+	}
+	t := &txn{snap: snap, start: seq, began: m.now(), version: version, writes: newWriteSet()}
+	if err := fn(t); err != nil {
+		return err
+	}
+	if t.writes.Empty() {
+		return nil
+	}
+	if m.now().Sub(t.began) > kv.MaxTxnDuration {
+		return kv.ErrTxnTooOld
+	}
+	return m.commit(ctx, t)
+}
+
+func (m *Manager) commit(ctx context.Context, t *txn) error {
+	m.commitMu.Lock()
+	for _, rec := range m.log {
+		if rec.seq > t.start && rec.writes.conflictsWith(&t.reads) {
+			m.commitMu.Unlock()
+			return errConflict
+		}
+	}
+	wait, err := m.engine.Apply(t.writes)
+	if err != nil {
+		m.commitMu.Unlock()
+		return fmt.Errorf("apply: %w", err)
+	}
+	m.applied++
+	seq := m.applied
+	m.log = append(m.log, commitRecord{seq: seq, writes: t.writes})
+	m.pruneLocked()
+	m.commitMu.Unlock()
+
+	if wait != nil {
+		err = wait()
+	}
+	m.markDurable(seq, err)
+	if err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	return nil
+}
+
+func (m *Manager) snapshot() (Snapshot, uint64) {
+	m.commitMu.RLock()
+	defer m.commitMu.RUnlock()
+	return m.engine.Snapshot(), m.applied
+}
+
+func (m *Manager) track(seq uint64, delta int) {
+	m.activeMu.Lock()
+	defer m.activeMu.Unlock()
+	m.active[seq] += delta
+	if m.active[seq] <= 0 {
+		delete(m.active, seq)
+	}
+}
+
+// pruneLocked drops commit records no running transaction can conflict with.
+func (m *Manager) pruneLocked() {
+	m.activeMu.Lock()
+	oldest := m.applied
+	for seq := range m.active {
+		oldest = min(oldest, seq)
+	}
+	m.activeMu.Unlock()
+	i := 0
+	for i < len(m.log) && m.log[i].seq <= oldest {
+		i++
+	}
+	if i > 0 {
+		m.log = append(m.log[:0], m.log[i:]...)
+	}
+}
+
+func (m *Manager) markDurable(seq uint64, err error) {
+	m.durMu.Lock()
+	defer m.durMu.Unlock()
+	if err != nil && m.broken == nil {
+		m.broken = err
+	}
+	if seq > m.durable {
+		m.durable = seq
+		close(m.durCh)
+		m.durCh = make(chan struct{})
+	}
+}
+
+// waitDurable blocks until the first seq commits are durable.
+func (m *Manager) waitDurable(ctx context.Context, seq uint64) error {
+	for {
+		m.durMu.Lock()
+		done, ch, broken := m.durable >= seq, m.durCh, m.broken
+		m.durMu.Unlock()
+		if broken != nil {
+			return fmt.Errorf("store unusable after a failed sync: %w", broken)
+		}
+		if done {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (m *Manager) nextVersion() (uint64, error) {
+	v := m.version.Add(1)
+	m.verMu.Lock()
+	defer m.verMu.Unlock()
+	if v > m.reserved {
+		next := v + versionBatch
+		if err := m.engine.SaveVersion(next); err != nil {
+			return 0, fmt.Errorf("reserve versions: %w", err)
+		}
+		m.reserved = next
+	}
+	return v, nil
+}
+
+func (m *Manager) enter(ctx context.Context) error {
+	if m.closed.Load() {
+		return kv.ErrClosed
+	}
+	m.inflight.Add(1)
+	if m.closed.Load() {
+		m.inflight.Done()
+		return kv.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		m.inflight.Done()
+		return err
+	}
+	return nil
+}
+
+// Close waits for in-flight calls; the engine is closed by its owner after.
+func (m *Manager) Close() error {
+	m.closeOnce.Do(func() { m.closed.Store(true) })
+	m.inflight.Wait()
+	return nil
+}
+
+func backoff(ctx context.Context, attempt int) error {
+	d := time.Duration(rand.Int64N(int64(min(attempt, 20))*int64(50*time.Microsecond) + 1))
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,130 @@
+package occ
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
+)
+
+// txn is one attempt of an Update: snapshot reads, buffered writes.
+type txn struct {
+	snap    Snapshot
+	start   uint64 // commits applied when the snapshot was taken
+	began   time.Time
+	version uint64
+	reads   readSet
+	writes  *WriteSet
+}
+
+var _ kv.Txn = (*txn)(nil)
+
+func (t *txn) Version() uint64 { return t.version }
+
+func (t *txn) Get(key []byte) ([]byte, error) {
+	t.reads.addKey(key)
+	if p, ok := t.writes.lookup(key); ok {
+		if p.Delete {
+			return nil, kv.ErrNotFound
+		}
+		return bytes.Clone(p.Value), nil
+	}
+	return t.snap.Get(key)
+}
+
+// Scan merges the snapshot with the buffered writes.
+func (t *txn) Scan(start, end []byte, fn func(key, value []byte) bool) error {
+	var last []byte
+	stopped := false
+	emit := func(k, v []byte) bool {
+		last = append(last[:0], k...)
+		if !fn(k, v) {
+			stopped = true
+			return false
+		}
+		return true
+	}
+	var pending []Write
+	t.writes.ascendSpan(Span{start, end}, func(p Write) bool { pending = append(pending, p); return true })
+	err := t.snap.Scan(start, end, func(k, v []byte) bool {
+		for len(pending) > 0 && bytes.Compare(pending[0].Key, k) <= 0 {
+			p := pending[0]
+			pending = pending[1:]
+			same := bytes.Equal(p.Key, k)
+			if !p.Delete && !emit(p.Key, p.Value) {
+				return false
+			}
+			if same {
+				return true
+			}
+		}
+		if t.writes.rangeDeleted(k) {
+			return true
+		}
+		return emit(k, v)
+	})
+	if err != nil {
+		return err
+	}
+	for !stopped && len(pending) > 0 {
+		p := pending[0]
+		pending = pending[1:]
+		if !p.Delete {
+			emit(p.Key, p.Value)
+		}
+	}
+	span := Span{Start: bytes.Clone(start), End: bytes.Clone(end)}
+	if stopped {
+		span.End = append(last, 0)
+	}
+	t.reads.addSpan(span)
+	return nil
+}
+
+func (t *txn) Set(key, value []byte) error {
+	if err := checkSize(key, len(value), t.writes.size); err != nil {
+		return err
+	}
+	t.writes.set(bytes.Clone(key), bytes.Clone(value))
+	return nil
+}
+
+func (t *txn) Delete(key []byte) error {
+	if err := checkSize(key, 0, t.writes.size); err != nil {
+		return err
+	}
+	t.writes.del(bytes.Clone(key))
+	return nil
+}
+
+func (t *txn) DeleteRange(start, end []byte) error {
+	if end != nil && bytes.Compare(start, end) >= 0 {
+		return nil
+	}
+	if err := checkSize(start, len(end), t.writes.size); err != nil {
+		return err
+	}
+	t.writes.deleteRange(Span{Start: bytes.Clone(start), End: bytes.Clone(end)})
+	return nil
+}
+
+func checkSize(key []byte, valueLen, txnSize int) error {
+	switch {
+	case len(key) > kv.MaxKeySize:
+		return fmt.Errorf("key of %d bytes: %w", len(key), kv.ErrTooLarge)
+	case valueLen > kv.MaxValueSize:
+		return fmt.Errorf("value of %d bytes: %w", valueLen, kv.ErrTooLarge)
+	case txnSize+len(key)+valueLen > kv.MaxTxnSize:
+		return fmt.Errorf("transaction over %d bytes: %w", kv.MaxTxnSize, kv.ErrTooLarge)
+	}
+	return nil
+}
+
+// reader is a View's read-only snapshot.
+type reader struct{ snap Snapshot }
+
+func (r reader) Get(key []byte) ([]byte, error) { return r.snap.Get(key) }
+func (r reader) Scan(start, end []byte, fn func(key, value []byte) bool) error {
+	return r.snap.Scan(start, end, fn)
+}

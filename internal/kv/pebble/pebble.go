@@ -1,0 +1,182 @@
+package pebble
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/occ"
+)
+
+var (
+	userPrefix = []byte{'u'}
+	userEnd    = []byte{'v'}
+	versionKey = []byte("m/version")
+)
+
+// Options tunes Open; the zero value is the durable default.
+type Options struct {
+	// FS replaces the real file system (tests use vfs.NewMem or a crashable FS).
+	FS vfs.FS
+}
+
+// Store is a durable kv.Store in one directory.
+type Store struct {
+	*occ.Manager
+	db        *pebble.DB
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens (or creates) the store in dir.
+func Open(dir string, o Options) (*Store, error) {
+	opts := &pebble.Options{FS: o.FS}
+	opts.Logger = quietLogger{}
+	db, err := pebble.Open(dir, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)
+	}
+	m, err := occ.New(&engine{db: db})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &Store{Manager: m, db: db}, nil
+}
+
+// Close waits for in-flight transactions, then closes the database. Calls
+// after the first return the first result.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		if err := s.Manager.Close(); err != nil {
+			s.closeErr = err
+			return
+		}
+		s.closeErr = s.db.Close()
+	})
+	return s.closeErr
+}
+
+type engine struct{ db *pebble.DB }
+
+func userKey(k []byte) []byte {
+	out := make([]byte, 0, len(k)+1)
+	return append(append(out, userPrefix...), k...)
+}
+
+func userBound(k []byte) []byte {
+	if k == nil {
+		return userEnd
+	}
+	return userKey(k)
+}
+
+func (e *engine) Snapshot() occ.Snapshot { return snapshot{e.db.NewSnapshot()} }
+
+func (e *engine) Apply(w *occ.WriteSet) (func() error, error) {
+	b := e.db.NewBatch()
+	for _, r := range w.Ranges() {
+		if err := b.DeleteRange(userKey(r.Start), userBound(r.End), nil); err != nil {
+			b.Close()
+			return nil, err
+		}
+	}
+	var err error
+	w.Points(func(p occ.Write) {
+		if err != nil {
+			return
+		}
+		if p.Delete {
+			err = b.Delete(userKey(p.Key), nil)
+		} else {
+			err = b.Set(userKey(p.Key), p.Value, nil)
+		}
+	})
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	if err := e.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return func() error {
+		defer b.Close()
+		return b.SyncWait()
+	}, nil
+}
+
+func (e *engine) LoadVersion() (uint64, error) {
+	v, closer, err := e.db.Get(versionKey)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer closer.Close()
+	if len(v) != 8 {
+		return 0, fmt.Errorf("version reservation of %d bytes", len(v))
+	}
+	return binary.BigEndian.Uint64(v), nil
+}
+
+func (e *engine) SaveVersion(v uint64) error {
+	return e.db.Set(versionKey, binary.BigEndian.AppendUint64(nil, v), pebble.Sync)
+}
+
+type snapshot struct{ s *pebble.Snapshot }
+
+func (s snapshot) Get(key []byte) ([]byte, error) {
+	v, closer, err := s.s.Get(userKey(key))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, kv.ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	return bytes.Clone(v), nil
+}
+
+func (s snapshot) Scan(start, end []byte, fn func(key, value []byte) bool) error {
+	it, err := s.s.NewIter(&pebble.IterOptions{LowerBound: userKey(start), UpperBound: userBound(end)})
+	if err != nil {
+		return err
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		v, err := it.ValueAndErr()
+		if err != nil {
+			it.Close()
+			return err
+		}
+		if !fn(it.Key()[len(userPrefix):], v) {
+			break
+		}
+	}
+	if err := it.Error(); err != nil {
+		it.Close()
+		return err
+	}
+	return it.Close()
+}
+
+func (s snapshot) Release() { s.s.Close() }
+
+// quietLogger keeps pebble's informational chatter out of the request log.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any)  {}
+func (quietLogger) Errorf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "pebble: "+format+"\n", args...)
+}
+func (quietLogger) Fatalf(format string, args ...any) {
+	panic(fmt.Sprintf("pebble: "+format, args...))
+}

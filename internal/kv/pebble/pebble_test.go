@@ -1,0 +1,40 @@
+package pebble_test
+
+import (
+	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/kvtest"
+	"github.com/cerulean-db/cerulean/internal/kv/pebble"
+)
+
+func TestConformance(t *testing.T) {
+	kvtest.Run(t, kvtest.Opener{
+		Open: func(t *testing.T) kv.Store {
+			dir := t.TempDir()
+			s, err := pebble.Open(dir, pebble.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			dirs[s] = dir
+			return s
+		},
+		Reopen: func(t *testing.T, old kv.Store) kv.Store {
+			dir := dirs[old.(*pebble.Store)]
+			if err := old.Close(); err != nil {
+				t.Fatal(err)
+			}
+			s, err := pebble.Open(dir, pebble.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			dirs[s] = dir
+			return s
+		},
+	})
+}
+
+// dirs remembers each open store's directory; the suite runs serially.
+var dirs = map[*pebble.Store]string{}

@@ -15,8 +15,9 @@ import (
 // versionBatch is how many versions one persisted reservation covers.
 const versionBatch = 1 << 16
 
-// maxAttempts bounds how often Update re-runs a conflicting transaction.
-const maxAttempts = 200
+// retryBudget bounds how long Update keeps re-running a transaction that
+// conflicts; a hot key under many writers needs many rounds.
+const retryBudget = 30 * time.Second
 
 var errConflict = errors.New("occ: read set changed")
 
@@ -89,12 +90,13 @@ func (m *Manager) Update(ctx context.Context, fn func(kv.Txn) error) error {
 		return err
 	}
 	defer m.inflight.Done()
+	began := m.now()
 	for attempt := 1; ; attempt++ {
 		err := m.attempt(ctx, fn)
 		if !errors.Is(err, errConflict) {
 			return err
 		}
-		if attempt >= maxAttempts {
+		if m.now().Sub(began) > retryBudget {
 			return fmt.Errorf("update after %d attempts: %w", attempt, kv.ErrConflict)
 		}
 		if err := backoff(ctx, attempt); err != nil {
@@ -259,8 +261,11 @@ func (m *Manager) Close() error {
 	return nil
 }
 
+// backoff sleeps a random time whose bound doubles with each attempt, up to
+// 16 ms, so that contenders spread out instead of colliding again.
 func backoff(ctx context.Context, attempt int) error {
-	d := time.Duration(rand.Int64N(int64(min(attempt, 20))*int64(50*time.Microsecond) + 1))
+	ceiling := min(50*time.Microsecond<<min(attempt, 10), 16*time.Millisecond)
+	d := time.Duration(rand.Int64N(int64(ceiling)) + 1)
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

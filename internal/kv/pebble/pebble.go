@@ -173,7 +173,7 @@ func (s snapshot) Release() { s.s.Close() }
 // quietLogger keeps pebble's informational chatter out of the request log.
 type quietLogger struct{}
 
-func (quietLogger) Infof(string, ...any)  {}
+func (quietLogger) Infof(string, ...any) {}
 func (quietLogger) Errorf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "pebble: "+format+"\n", args...)
 }

@@ -1,0 +1,235 @@
+package blob
+
+import (
+	"context"
+	"errors"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+)
+
+// Azure's block limits.
+const (
+	maxBlockIDLen       = 64
+	maxCommittedBlocks  = 50_000
+	maxBlockSize        = 4000 << 20
+	maxSinglePutBlobLen = 5000 << 20
+)
+
+// namedBlock is a block in a block list.
+type namedBlock struct {
+	ID   []byte
+	Size int64
+	Data uint64
+}
+
+// loadBlocks returns the blob's uncommitted blocks in block-ID order.
+func loadBlocks(r kv.Reader, acct, container, name string) ([]namedBlock, error) {
+	p := blocksPrefix(acct, container, name)
+	var out []namedBlock
+	var failed error
+	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+		rd, err := tuple.NewReader(k, len(p))
+		if err != nil {
+			failed = err
+			return false
+		}
+		id, err := rd.Bytes()
+		if err != nil {
+			failed = err
+			return false
+		}
+		var b block
+		if failed = decode(v, &b); failed != nil {
+			return false
+		}
+		out = append(out, namedBlock{ID: id, Size: b.Size, Data: b.Data})
+		return true
+	})
+	return out, errors.Join(err, failed)
+}
+
+// PutBlock stages a block of the payload's blob under id.
+func (s *Service) PutBlock(ctx context.Context, p *payload, id []byte) error {
+	err := s.store.Update(ctx, func(tx kv.Txn) error {
+		if _, err := loadContainer(tx, p.acct, p.container); err != nil {
+			return err
+		}
+		if err := checkBlockIDLength(tx, p.acct, p.container, p.blob, id); err != nil {
+			return err
+		}
+		var old block
+		found, err := load(tx, blockKey(p.acct, p.container, p.blob, id), &old)
+		if err != nil {
+			return err
+		}
+		if found {
+			if err := deleteData(tx, p.acct, p.container, p.blob, old.Data); err != nil {
+				return err
+			}
+		}
+		if err := p.place(tx); err != nil {
+			return err
+		}
+		return store(tx, blockKey(p.acct, p.container, p.blob, id), block{Data: p.data, Size: p.size})
+	})
+	if err != nil {
+		s.discard(ctx, p)
+	}
+	return err
+}
+
+// checkBlockIDLength enforces Azure's rule that all block IDs of a blob have
+// one length, comparing with the first uncommitted and committed block.
+func checkBlockIDLength(tx kv.Txn, acct, container, name string, id []byte) error {
+	p := blocksPrefix(acct, container, name)
+	var other []byte
+	var failed error
+	err := tx.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
+		rd, err := tuple.NewReader(k, len(p))
+		if err == nil {
+			other, err = rd.Bytes()
+		}
+		failed = err
+		return false
+	})
+	if err := errors.Join(err, failed); err != nil {
+		return err
+	}
+	if other == nil {
+		var e extent
+		found, err := load(tx, extentKey(acct, container, name, 0), &e)
+		if err != nil {
+			return err
+		}
+		if found && e.BlockID != nil {
+			other = e.BlockID
+		}
+	}
+	if other != nil && len(other) != len(id) {
+		return azhttp.ErrInvalidBlobOrBlock.WithMessage("The specified blob or block content is invalid. All block IDs of a blob must have the same length.")
+	}
+	return nil
+}
+
+// BlockList names which list a Put Block List entry is taken from.
+type BlockList int
+
+const (
+	Committed BlockList = iota
+	Uncommitted
+	Latest
+)
+
+// BlockRef is one Put Block List entry.
+type BlockRef struct {
+	ID   []byte
+	From BlockList
+}
+
+// PutBlockList commits the blob as the concatenation of the referenced
+// blocks; uncommitted blocks not referenced are discarded.
+func (s *Service) PutBlockList(ctx context.Context, acct, container, name string, refs []BlockRef, h ContentHeaders, meta Metadata, cond conditions.Conditions) (*blobRecord, error) {
+	if len(refs) > maxCommittedBlocks {
+		return nil, azhttp.ErrBlockListTooLong
+	}
+	var out *blobRecord
+	err := s.store.Update(ctx, func(tx kv.Txn) error {
+		old, err := s.blobForWrite(tx, acct, container, name, conditions.Create, cond)
+		if err != nil {
+			return err
+		}
+		committed := map[string]extent{}
+		if old != nil {
+			exts, err := loadExtents(tx, acct, container, name)
+			if err != nil {
+				return err
+			}
+			for _, e := range exts {
+				if e.BlockID != nil {
+					committed[string(e.BlockID)] = e
+				}
+			}
+		}
+		blocks, err := loadBlocks(tx, acct, container, name)
+		if err != nil {
+			return err
+		}
+		uncommitted := make(map[string]namedBlock, len(blocks))
+		for _, b := range blocks {
+			uncommitted[string(b.ID)] = b
+		}
+		extents := make([]extent, 0, len(refs))
+		var size int64
+		for _, ref := range refs {
+			e, ok := resolveBlock(ref, committed, uncommitted)
+			if !ok {
+				return azhttp.ErrInvalidBlockList
+			}
+			extents = append(extents, e)
+			size += e.Size
+		}
+		out = s.newRecord(tx, old, size, h, meta)
+		return commitContent(tx, acct, container, name, out, extents)
+	})
+	return out, err
+}
+
+func resolveBlock(ref BlockRef, committed map[string]extent, uncommitted map[string]namedBlock) (extent, bool) {
+	if ref.From != Committed {
+		if b, ok := uncommitted[string(ref.ID)]; ok {
+			return extent{BlockID: b.ID, Data: b.Data, Size: b.Size}, true
+		}
+		if ref.From == Uncommitted {
+			return extent{}, false
+		}
+	}
+	e, ok := committed[string(ref.ID)]
+	return e, ok
+}
+
+// BlockListing is Get Block List's answer.
+type BlockListing struct {
+	Record      *blobRecord // nil when the blob has only uncommitted blocks
+	Committed   []namedBlock
+	Uncommitted []namedBlock
+}
+
+// GetBlockList lists the committed and/or uncommitted blocks of a blob.
+func (s *Service) GetBlockList(ctx context.Context, acct, container, name string, committed, uncommitted bool) (*BlockListing, error) {
+	out := &BlockListing{}
+	err := s.store.View(ctx, func(r kv.Reader) error {
+		if _, err := loadContainer(r, acct, container); err != nil {
+			return err
+		}
+		var err error
+		if out.Record, err = loadBlob(r, acct, container, name); err != nil {
+			return err
+		}
+		blocks, err := loadBlocks(r, acct, container, name)
+		if err != nil {
+			return err
+		}
+		if out.Record == nil && len(blocks) == 0 {
+			return azhttp.ErrBlobNotFound
+		}
+		if uncommitted {
+			out.Uncommitted = blocks
+		}
+		if committed && out.Record != nil {
+			exts, err := loadExtents(r, acct, container, name)
+			if err != nil {
+				return err
+			}
+			for _, e := range exts {
+				if e.BlockID != nil {
+					out.Committed = append(out.Committed, namedBlock{ID: e.BlockID, Size: e.Size, Data: e.Data})
+				}
+			}
+		}
+		return nil
+	})
+	return out, err
+}

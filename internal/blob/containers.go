@@ -1,0 +1,160 @@
+package blob
+
+import (
+	"context"
+	"errors"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+)
+
+// CreateContainer creates a container, or fails with ContainerAlreadyExists.
+func (s *Service) CreateContainer(ctx context.Context, acct, name string, meta Metadata, access string) (*containerRecord, error) {
+	var out *containerRecord
+	err := s.store.Update(ctx, func(tx kv.Txn) error {
+		if _, err := loadContainer(tx, acct, name); err == nil {
+			return azhttp.ErrContainerAlreadyExists
+		} else if !errors.Is(err, azhttp.ErrContainerNotFound) {
+			return err
+		}
+		now := s.clock()
+		out = &containerRecord{Version: tx.Version(), Created: now, Modified: now, Metadata: meta, PublicAccess: access}
+		return store(tx, containerKey(acct, name), out)
+	})
+	return out, err
+}
+
+// GetContainer returns a container's record.
+func (s *Service) GetContainer(ctx context.Context, acct, name string) (*containerRecord, error) {
+	var out *containerRecord
+	err := s.store.View(ctx, func(r kv.Reader) error {
+		var err error
+		out, err = loadContainer(r, acct, name)
+		return err
+	})
+	return out, err
+}
+
+// updateContainer applies change to an existing container under cond and
+// gives it a new version.
+func (s *Service) updateContainer(ctx context.Context, acct, name string, cond conditions.Conditions, change func(*containerRecord)) (*containerRecord, error) {
+	var out *containerRecord
+	err := s.store.Update(ctx, func(tx kv.Txn) error {
+		c, err := loadContainer(tx, acct, name)
+		if err != nil {
+			return err
+		}
+		if err := check(cond, conditions.Write, c.state(), azhttp.ErrConditionNotMet); err != nil {
+			return err
+		}
+		change(c)
+		c.Version, c.Modified = tx.Version(), s.clock()
+		out = c
+		return store(tx, containerKey(acct, name), c)
+	})
+	return out, err
+}
+
+// SetContainerMetadata replaces a container's metadata.
+func (s *Service) SetContainerMetadata(ctx context.Context, acct, name string, meta Metadata, cond conditions.Conditions) (*containerRecord, error) {
+	return s.updateContainer(ctx, acct, name, cond, func(c *containerRecord) { c.Metadata = meta })
+}
+
+// SetContainerACL replaces a container's public access level and stored
+// access policies.
+func (s *Service) SetContainerACL(ctx context.Context, acct, name, access string, acl []SignedIdentifier, cond conditions.Conditions) (*containerRecord, error) {
+	return s.updateContainer(ctx, acct, name, cond, func(c *containerRecord) {
+		c.PublicAccess, c.ACL = access, acl
+	})
+}
+
+// DeleteContainer removes a container with every blob, block and byte in it.
+func (s *Service) DeleteContainer(ctx context.Context, acct, name string, cond conditions.Conditions) error {
+	return s.store.Update(ctx, func(tx kv.Txn) error {
+		c, err := loadContainer(tx, acct, name)
+		if err != nil {
+			return err
+		}
+		if err := check(cond, conditions.Write, c.state(), azhttp.ErrConditionNotMet); err != nil {
+			return err
+		}
+		for _, r := range containerRanges(acct, name) {
+			if err := tx.DeleteRange(r[0], r[1]); err != nil {
+				return err
+			}
+		}
+		return tx.Delete(containerKey(acct, name))
+	})
+}
+
+// namedContainer is one List Containers entry.
+type namedContainer struct {
+	Name string
+	*containerRecord
+}
+
+// ListContainers returns up to max containers whose names start with prefix,
+// from marker on, and the marker of the next page ("" at the end).
+func (s *Service) ListContainers(ctx context.Context, acct, prefix, marker string, max int) ([]namedContainer, string, error) {
+	var out []namedContainer
+	next := ""
+	err := s.store.View(ctx, func(r kv.Reader) error {
+		base := containersPrefix(acct)
+		start := base.StrPrefix(prefix)
+		end := kv.PrefixEnd(start)
+		if marker > prefix {
+			start = base.Str(marker)
+		}
+		var failed error
+		err := r.Scan(start, end, func(k, v []byte) bool {
+			name, err := nameAfter(k, len(base))
+			if err != nil {
+				failed = err
+				return false
+			}
+			if len(out) == max {
+				next = name
+				return false
+			}
+			var c containerRecord
+			if failed = decode(v, &c); failed != nil {
+				return false
+			}
+			out = append(out, namedContainer{name, &c})
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		return failed
+	})
+	return out, next, err
+}
+
+// storedPolicy resolves a service SAS's signed identifier.
+func (s *Service) storedPolicy(ctx context.Context, acct, container, id string) (azhttp.StoredPolicy, bool, error) {
+	c, err := s.GetContainer(ctx, acct, container)
+	if errors.Is(err, azhttp.ErrContainerNotFound) {
+		return azhttp.StoredPolicy{}, false, nil
+	}
+	if err != nil {
+		return azhttp.StoredPolicy{}, false, err
+	}
+	for _, si := range c.ACL {
+		if si.ID == id {
+			return azhttp.StoredPolicy{Start: si.Start, Expiry: si.Expiry, Permissions: si.Permissions}, true, nil
+		}
+	}
+	return azhttp.StoredPolicy{}, false, nil
+}
+
+// nameAfter decodes the string element at offset skip of key.
+func nameAfter(key []byte, skip int) (string, error) {
+	r, err := tuple.NewReader(key, skip)
+	if err != nil {
+		return "", err
+	}
+	return r.Str()
+}

@@ -1,0 +1,248 @@
+package blob
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
+)
+
+// Handler returns the Blob service's HTTP handler, wrapped in the plumbing
+// every service shares (request ids, versions, CORS, logging).
+func (s *Service) Handler() http.Handler {
+	return azhttp.Wrap("blob", s.log, s.corsRules, azhttp.WriteError, http.HandlerFunc(s.serve))
+}
+
+// request is one parsed call.
+type request struct {
+	w                     http.ResponseWriter
+	r                     *http.Request
+	q                     url.Values
+	acct, container, blob string
+	access                azhttp.Access
+}
+
+func (q *request) ctx() context.Context { return q.r.Context() }
+
+// anonymous says which public access level lets an unauthenticated caller
+// run an operation.
+type anonymous int
+
+const (
+	anonNever     anonymous = iota
+	anonBlob                // container public access "blob" or "container"
+	anonContainer           // container public access "container"
+)
+
+// operation is one routed REST operation.
+type operation struct {
+	need azhttp.Need
+	anon anonymous
+	run  func(*Service, *request) error
+}
+
+func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
+	q := &request{w: w, r: r, q: r.URL.Query()}
+	q.acct, q.container, q.blob = splitPath(r.URL.Path)
+	if err := s.dispatch(q); err != nil {
+		azhttp.WriteError(w, r, storeError(err))
+	}
+}
+
+// storeError turns the store's limits into Azure's answers: a transaction
+// that lost every retry to contention is "server busy", as Azure throttles.
+func storeError(err error) error {
+	switch {
+	case errors.Is(err, kv.ErrConflict):
+		return azhttp.ErrServerBusy
+	case errors.Is(err, kv.ErrTxnTooOld):
+		return azhttp.ErrOperationTimedOut
+	}
+	return err
+}
+
+func (s *Service) dispatch(q *request) error {
+	if _, ok := s.accounts.Lookup(q.acct); !ok {
+		return azhttp.ErrResourceNotFound.WithMessage("The specified account %q does not exist.", q.acct)
+	}
+	op, err := route(q)
+	if err != nil {
+		return err
+	}
+	if q.container != "" && !validContainerName(q.container) {
+		return azhttp.ErrInvalidResourceName
+	}
+	if len(q.blob) > 1024 {
+		return azhttp.ErrInvalidResourceName.WithMessage("The specifed resource name length is not within the permissible limits.")
+	}
+	q.access, err = s.auth.Authenticate(q.r, q.acct, q.container, q.blob)
+	if err != nil {
+		return err
+	}
+	if q.access.Kind == azhttp.AccessAnonymous {
+		if err := s.allowAnonymous(q, op.anon); err != nil {
+			return err
+		}
+	} else if err := q.access.Allows(op.need); err != nil {
+		return err
+	}
+	return op.run(s, q)
+}
+
+// allowAnonymous lets an unauthenticated read through only where the
+// container's public access level allows it; elsewhere the resource is
+// reported missing, as Azure does, so that its existence is not revealed.
+func (s *Service) allowAnonymous(q *request, level anonymous) error {
+	denied := azhttp.ErrResourceNotFound
+	if level == anonNever || q.container == "" {
+		return denied
+	}
+	c, err := s.GetContainer(q.ctx(), q.acct, q.container)
+	if errors.Is(err, azhttp.ErrContainerNotFound) {
+		return denied
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case c.PublicAccess == "container":
+		return nil
+	case c.PublicAccess == "blob" && level == anonBlob:
+		return nil
+	}
+	return denied
+}
+
+func need(resourceType, permission byte) azhttp.Need {
+	return azhttp.Need{Service: 'b', ResourceType: resourceType, Permission: permission}
+}
+
+// route picks the operation from the method, the addressed resource and
+// the restype/comp query parameters.
+func route(q *request) (operation, error) {
+	restype, comp, m := q.q.Get("restype"), q.q.Get("comp"), q.r.Method
+	read := m == http.MethodGet || m == http.MethodHead
+	notSupported := func(what string) (operation, error) {
+		return operation{}, azhttp.ErrNotImplemented.WithMessage("%s is not supported by this server yet.", what)
+	}
+	switch {
+	case q.container == "":
+		switch {
+		case comp == "list" && m == http.MethodGet:
+			return operation{need('s', 'l'), anonNever, (*Service).listContainers}, nil
+		case restype == "service" && comp == "properties" && m == http.MethodGet:
+			return operation{need('s', 'r'), anonNever, (*Service).getServiceProperties}, nil
+		case restype == "service" && comp == "properties" && m == http.MethodPut:
+			return operation{need('s', 'w'), anonNever, (*Service).setServiceProperties}, nil
+		case restype == "account" && comp == "properties" && read:
+			return operation{need('s', 'r'), anonNever, (*Service).getAccountInfo}, nil
+		case restype == "service" && comp == "stats":
+			return notSupported("Get Blob Service Stats (geo-replication)")
+		case comp == "blobs":
+			return notSupported("Find Blobs by Tags")
+		case comp == "userdelegationkey":
+			return notSupported("Get User Delegation Key")
+		case comp == "batch":
+			return notSupported("Blob Batch")
+		}
+	case q.blob == "":
+		if restype != "container" && comp != "" {
+			break
+		}
+		if restype == "" {
+			// A path with only a container name and no restype addresses a
+			// blob in the $root container in Azure; unsupported here.
+			return notSupported("The $root container")
+		}
+		switch {
+		case comp == "" && m == http.MethodPut:
+			return operation{need('c', 'c'), anonNever, (*Service).createContainer}, nil
+		case comp == "" && read:
+			return operation{need('c', 'r'), anonContainer, (*Service).getContainerProperties}, nil
+		case comp == "" && m == http.MethodDelete:
+			return operation{need('c', 'd'), anonNever, (*Service).deleteContainer}, nil
+		case comp == "metadata" && read:
+			return operation{need('c', 'r'), anonContainer, (*Service).getContainerProperties}, nil
+		case comp == "metadata" && m == http.MethodPut:
+			return operation{need('c', 'w'), anonNever, (*Service).setContainerMetadata}, nil
+		case comp == "acl" && read:
+			return operation{need('c', 'r'), anonNever, (*Service).getContainerACL}, nil
+		case comp == "acl" && m == http.MethodPut:
+			return operation{need('c', 'w'), anonNever, (*Service).setContainerACL}, nil
+		case comp == "list" && m == http.MethodGet:
+			return operation{need('c', 'l'), anonContainer, (*Service).listBlobs}, nil
+		case comp == "lease":
+			return notSupported("Lease Container")
+		case comp == "undelete", comp == "rename", comp == "batch", comp == "blobs":
+			return notSupported("This container operation")
+		}
+	default:
+		switch {
+		case comp == "" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
+			return notSupported("Copy Blob")
+		case comp == "" && m == http.MethodPut:
+			return operation{need('o', 'w'), anonNever, (*Service).putBlob}, nil
+		case comp == "" && read:
+			return operation{need('o', 'r'), anonBlob, (*Service).getBlob}, nil
+		case comp == "" && m == http.MethodDelete:
+			return operation{need('o', 'd'), anonNever, (*Service).deleteBlob}, nil
+		case comp == "block" && m == http.MethodPut:
+			return operation{need('o', 'w'), anonNever, (*Service).putBlock}, nil
+		case comp == "blocklist" && m == http.MethodPut:
+			return operation{need('o', 'w'), anonNever, (*Service).putBlockList}, nil
+		case comp == "blocklist" && m == http.MethodGet:
+			return operation{need('o', 'r'), anonBlob, (*Service).getBlockList}, nil
+		case comp == "properties" && m == http.MethodPut:
+			return operation{need('o', 'w'), anonNever, (*Service).setBlobProperties}, nil
+		case comp == "metadata" && read:
+			return operation{need('o', 'r'), anonBlob, (*Service).getBlobMetadata}, nil
+		case comp == "metadata" && m == http.MethodPut:
+			return operation{need('o', 'w'), anonNever, (*Service).setBlobMetadata}, nil
+		case comp == "lease":
+			return notSupported("Lease Blob")
+		case comp == "snapshot":
+			return notSupported("Snapshot Blob")
+		case comp == "copy":
+			return notSupported("Abort Copy Blob")
+		case comp == "page", comp == "pagelist":
+			return notSupported("Page blobs")
+		case comp == "appendblock", comp == "seal":
+			return notSupported("Append blobs")
+		case comp == "tier", comp == "tags", comp == "undelete", comp == "expiry", comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
+			return notSupported("This blob operation")
+		}
+	}
+	if !read && m != http.MethodPut && m != http.MethodDelete && m != http.MethodPost {
+		return operation{}, azhttp.ErrUnsupportedHttpVerb
+	}
+	return operation{}, azhttp.ErrInvalidQueryParameterValue.WithMessage("The requested operation (%s with restype=%q comp=%q) is not valid for this resource.", m, restype, comp)
+}
+
+// splitPath splits a path-style URL path into account, container and blob.
+func splitPath(p string) (acct, container, blob string) {
+	p = strings.TrimPrefix(p, "/")
+	acct, rest, _ := strings.Cut(p, "/")
+	container, blob, _ = strings.Cut(rest, "/")
+	return acct, container, blob
+}
+
+// validContainerName applies Azure's container naming rules.
+func validContainerName(n string) bool {
+	switch n {
+	case "$root", "$logs", "$web":
+		return true
+	}
+	if len(n) < 3 || len(n) > 63 || n[0] == '-' || n[len(n)-1] == '-' || strings.Contains(n, "--") {
+		return false
+	}
+	for _, c := range n {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

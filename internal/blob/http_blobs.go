@@ -1,0 +1,411 @@
+package blob
+
+import (
+	"bytes"
+	"crypto/md5"
+	"encoding/base64"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/conditions"
+)
+
+// maxRangeMD5 is the largest range x-ms-range-get-content-md5 may cover.
+const maxRangeMD5 = 4 << 20
+
+func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+// contentLength returns the request's declared body size, required by
+// every upload, bounded by limit.
+func contentLength(r *http.Request, limit int64) (int64, error) {
+	if r.ContentLength < 0 {
+		return 0, azhttp.ErrMissingContentLengthHeader
+	}
+	if r.ContentLength > limit {
+		return 0, azhttp.ErrRequestBodyTooLarge
+	}
+	return r.ContentLength, nil
+}
+
+// receiveChecked receives the body and verifies a Content-MD5 the client
+// sent; a mismatch discards what was received.
+func (s *Service) receiveChecked(q *request, limit int64) (*payload, error) {
+	n, err := contentLength(q.r, limit)
+	if err != nil {
+		return nil, err
+	}
+	want, err := requestMD5(q.r.Header)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.receive(q.ctx(), q.acct, q.container, q.blob, q.r.Body, n)
+	if err != nil {
+		return nil, err
+	}
+	if want != nil && !bytes.Equal(want, p.md5) {
+		s.discard(q.ctx(), p)
+		return nil, azhttp.ErrMd5Mismatch.WithMessage("The MD5 value specified in the request did not match with the MD5 value calculated by the server.")
+	}
+	return p, nil
+}
+
+func writeWriteResult(q *request, b *blobRecord, status int) error {
+	h := q.w.Header()
+	h.Set("ETag", etag(b.Version))
+	h.Set("Last-Modified", httpTime(b.Modified))
+	h.Set("x-ms-request-server-encrypted", "true")
+	return writeEmpty(q.w, status)
+}
+
+func (s *Service) putBlob(q *request) error {
+	switch t := q.r.Header.Get("x-ms-blob-type"); t {
+	case "BlockBlob":
+	case "":
+		return azhttp.ErrMissingRequiredHeader.WithMessage("An HTTP header that's mandatory for this request is not specified: x-ms-blob-type.")
+	case "PageBlob", "AppendBlob":
+		return azhttp.ErrNotImplemented.WithMessage("%s is not supported by this server yet.", t)
+	default:
+		return azhttp.ErrInvalidHeaderValue.WithMessage("The value for header x-ms-blob-type is invalid: %q.", t)
+	}
+	meta, err := parseMetadata(q.r.Header)
+	if err != nil {
+		return err
+	}
+	headers, err := parseContentHeaders(q.r.Header, true)
+	if err != nil {
+		return err
+	}
+	p, err := s.receiveChecked(q, maxSinglePutBlobLen)
+	if err != nil {
+		return err
+	}
+	b, err := s.PutBlob(q.ctx(), p, headers, meta, conditions.FromHeader(q.r.Header, ""))
+	if err != nil {
+		return err
+	}
+	q.w.Header().Set("Content-MD5", b64(p.md5))
+	return writeWriteResult(q, b, http.StatusCreated)
+}
+
+func (s *Service) getBlob(q *request) error {
+	cond := conditions.FromHeader(q.r.Header, "")
+	h := q.w.Header()
+	if q.r.Method == http.MethodHead {
+		b, err := s.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, cond)
+		if err != nil {
+			return err
+		}
+		writeBlobHeaders(h, b)
+		writeContentHeaders(h, b.Headers)
+		if b.Headers.ContentMD5 != nil {
+			h.Set("Content-MD5", b64(b.Headers.ContentMD5))
+		}
+		h.Set("x-ms-access-tier", "Hot")
+		h.Set("x-ms-access-tier-inferred", "true")
+		h.Set("Content-Length", strconv.FormatInt(b.Size, 10))
+		q.w.WriteHeader(http.StatusOK)
+		return nil
+	}
+	rng, err := parseRange(q.r.Header)
+	if err != nil {
+		return err
+	}
+	wantMD5 := q.r.Header.Get("x-ms-range-get-content-md5") == "true"
+	if wantMD5 && rng == nil {
+		return azhttp.ErrInvalidHeaderValue.WithMessage("x-ms-range-get-content-md5 requires a range.")
+	}
+	d, err := s.GetBlob(q.ctx(), q.acct, q.container, q.blob, rng, cond)
+	if err != nil {
+		return err
+	}
+	if wantMD5 && d.Length > maxRangeMD5 {
+		return azhttp.ErrOutOfRangeInput.WithMessage("x-ms-range-get-content-md5 is allowed for ranges up to 4 MiB.")
+	}
+	b := d.Record
+	writeBlobHeaders(h, b)
+	writeContentHeaders(h, b.Headers)
+	h.Set("Content-Length", strconv.FormatInt(d.Length, 10))
+	status := http.StatusOK
+	if d.Ranged {
+		status = http.StatusPartialContent
+		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", d.Offset, d.Offset+d.Length-1, b.Size))
+		if b.Headers.ContentMD5 != nil {
+			h.Set("x-ms-blob-content-md5", b64(b.Headers.ContentMD5))
+		}
+		if wantMD5 {
+			sum := md5.Sum(d.Head())
+			h.Set("Content-MD5", b64(sum[:]))
+		}
+	} else if b.Headers.ContentMD5 != nil {
+		h.Set("Content-MD5", b64(b.Headers.ContentMD5))
+	}
+	q.w.WriteHeader(status)
+	if err := d.WriteTo(q.ctx(), q.w); err != nil {
+		// The status line is gone: all that is left is to cut the
+		// connection so the client sees a truncated body, not bad data.
+		s.log.Warn("blob download aborted", "blob", q.blob, "err", err)
+		panic(http.ErrAbortHandler)
+	}
+	return nil
+}
+
+func (s *Service) deleteBlob(q *request) error {
+	if q.r.Header.Get("x-ms-delete-snapshots") == "only" {
+		return azhttp.ErrNotImplemented.WithMessage("Blob snapshots are not supported by this server yet.")
+	}
+	if err := s.DeleteBlob(q.ctx(), q.acct, q.container, q.blob, conditions.FromHeader(q.r.Header, "")); err != nil {
+		return err
+	}
+	q.w.Header().Set("x-ms-delete-type-permanent", "true")
+	return writeEmpty(q.w, http.StatusAccepted)
+}
+
+// blockID decodes a base64 block ID from the query or a block list.
+func blockID(v string) ([]byte, error) {
+	id, err := base64.StdEncoding.DecodeString(v)
+	if err != nil || len(id) == 0 {
+		return nil, azhttp.ErrInvalidQueryParameterValue.WithMessage("Value for one of the query parameters specified in the request URI is invalid: blockid %q.", v)
+	}
+	if len(id) > maxBlockIDLen {
+		return nil, azhttp.ErrInvalidBlockId
+	}
+	return id, nil
+}
+
+func (s *Service) putBlock(q *request) error {
+	raw := q.q.Get("blockid")
+	if raw == "" {
+		return azhttp.ErrMissingRequiredQueryParameter.WithMessage("A query parameter that's mandatory for this request is not specified: blockid.")
+	}
+	id, err := blockID(raw)
+	if err != nil {
+		return err
+	}
+	p, err := s.receiveChecked(q, maxBlockSize)
+	if err != nil {
+		return err
+	}
+	if err := s.PutBlock(q.ctx(), p, id); err != nil {
+		return err
+	}
+	h := q.w.Header()
+	h.Set("Content-MD5", b64(p.md5))
+	h.Set("x-ms-request-server-encrypted", "true")
+	return writeEmpty(q.w, http.StatusCreated)
+}
+
+// parseBlockList reads Put Block List's body: an ordered mix of
+// <Committed>, <Uncommitted> and <Latest> elements.
+func parseBlockList(r *http.Request) ([]BlockRef, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxXMLBody+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > maxXMLBody {
+		return nil, azhttp.ErrRequestBodyTooLarge
+	}
+	dec := xml.NewDecoder(bytes.NewReader(body))
+	bad := azhttp.ErrInvalidXmlDocument
+	var refs []BlockRef
+	depth := 0
+	var current *BlockRef
+	var text []byte
+	sawRoot := false
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, bad
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			switch {
+			case depth == 1 && t.Name.Local == "BlockList":
+				sawRoot = true
+			case depth == 2:
+				ref := BlockRef{}
+				switch t.Name.Local {
+				case "Committed":
+					ref.From = Committed
+				case "Uncommitted":
+					ref.From = Uncommitted
+				case "Latest":
+					ref.From = Latest
+				default:
+					return nil, bad
+				}
+				current, text = &ref, text[:0]
+			default:
+				return nil, bad
+			}
+		case xml.CharData:
+			if current != nil {
+				text = append(text, t...)
+			}
+		case xml.EndElement:
+			if depth == 2 && current != nil {
+				id, err := blockID(string(bytes.TrimSpace(text)))
+				if err != nil {
+					return nil, azhttp.ErrInvalidBlockList
+				}
+				current.ID = id
+				refs = append(refs, *current)
+				current = nil
+			}
+			depth--
+		}
+	}
+	if !sawRoot || depth != 0 {
+		return nil, bad
+	}
+	return refs, nil
+}
+
+func (s *Service) putBlockList(q *request) error {
+	meta, err := parseMetadata(q.r.Header)
+	if err != nil {
+		return err
+	}
+	headers, err := parseContentHeaders(q.r.Header, false)
+	if err != nil {
+		return err
+	}
+	if headers.ContentType == "" {
+		headers.ContentType = "application/octet-stream"
+	}
+	refs, err := parseBlockList(q.r)
+	if err != nil {
+		return err
+	}
+	b, err := s.PutBlockList(q.ctx(), q.acct, q.container, q.blob, refs, headers, meta, conditions.FromHeader(q.r.Header, ""))
+	if err != nil {
+		return err
+	}
+	return writeWriteResult(q, b, http.StatusCreated)
+}
+
+func (s *Service) getBlockList(q *request) error {
+	committed, uncommitted := true, false
+	switch q.q.Get("blocklisttype") {
+	case "", "committed":
+	case "uncommitted":
+		committed, uncommitted = false, true
+	case "all":
+		uncommitted = true
+	default:
+		return azhttp.ErrInvalidQueryParameterValue.WithMessage("Value for one of the query parameters specified in the request URI is invalid: blocklisttype.")
+	}
+	l, err := s.GetBlockList(q.ctx(), q.acct, q.container, q.blob, committed, uncommitted)
+	if err != nil {
+		return err
+	}
+	h := q.w.Header()
+	if l.Record != nil {
+		h.Set("ETag", etag(l.Record.Version))
+		h.Set("Last-Modified", httpTime(l.Record.Modified))
+		h.Set("x-ms-blob-content-length", strconv.FormatInt(l.Record.Size, 10))
+	} else {
+		h.Set("x-ms-blob-content-length", "0")
+	}
+	return writeXML(q.w, http.StatusOK, blockListXML{Committed: blocksToXML(l.Committed), Uncommitted: blocksToXML(l.Uncommitted)})
+}
+
+func (s *Service) setBlobProperties(q *request) error {
+	headers, err := parseContentHeaders(q.r.Header, false)
+	if err != nil {
+		return err
+	}
+	b, err := s.SetBlobProperties(q.ctx(), q.acct, q.container, q.blob, headers, conditions.FromHeader(q.r.Header, ""))
+	if err != nil {
+		return err
+	}
+	return writeWriteResult(q, b, http.StatusOK)
+}
+
+func (s *Service) getBlobMetadata(q *request) error {
+	b, err := s.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, conditions.FromHeader(q.r.Header, ""))
+	if err != nil {
+		return err
+	}
+	h := q.w.Header()
+	h.Set("ETag", etag(b.Version))
+	h.Set("Last-Modified", httpTime(b.Modified))
+	writeMetadata(h, b.Metadata)
+	return writeEmpty(q.w, http.StatusOK)
+}
+
+func (s *Service) setBlobMetadata(q *request) error {
+	meta, err := parseMetadata(q.r.Header)
+	if err != nil {
+		return err
+	}
+	b, err := s.SetBlobMetadata(q.ctx(), q.acct, q.container, q.blob, meta, conditions.FromHeader(q.r.Header, ""))
+	if err != nil {
+		return err
+	}
+	return writeWriteResult(q, b, http.StatusOK)
+}
+
+func (s *Service) listBlobs(q *request) error {
+	max, err := maxResults(q.q)
+	if err != nil {
+		return err
+	}
+	inc := includes(q.q.Get("include"))
+	o := ListBlobsOptions{
+		Prefix: q.q.Get("prefix"), Delimiter: q.q.Get("delimiter"), Marker: q.q.Get("marker"),
+		Max: max, Uncommitted: inc["uncommittedblobs"],
+	}
+	l, err := s.ListBlobs(q.ctx(), q.acct, q.container, o)
+	if err != nil {
+		return err
+	}
+	doc := blobListXML{ServiceEndpoint: serviceEndpoint(q), ContainerName: q.container,
+		Prefix: o.Prefix, Marker: o.Marker, Delimiter: o.Delimiter, NextMarker: l.NextMarker}
+	if q.q.Has("maxresults") {
+		doc.MaxResults = max
+	}
+	items := make([]any, 0, len(l.Blobs)+len(l.Prefixes))
+	blobs, prefixes := l.Blobs, l.Prefixes
+	// Blobs and prefixes interleave in name order, as Azure lists them.
+	for len(blobs) > 0 || len(prefixes) > 0 {
+		if len(prefixes) == 0 || (len(blobs) > 0 && blobs[0].Name < prefixes[0]) {
+			items = append(items, blobEntryXML(blobs[0], inc["metadata"]))
+			blobs = blobs[1:]
+			continue
+		}
+		items = append(items, blobPrefixXML{Name: prefixes[0]})
+		prefixes = prefixes[1:]
+	}
+	doc.Blobs.Items = items
+	return writeXML(q.w, http.StatusOK, doc)
+}
+
+func blobEntryXML(e ListedBlob, withMeta bool) blobXML {
+	x := blobXML{Name: e.Name}
+	p := &x.Properties
+	p.BlobType, p.LeaseStatus, p.LeaseState, p.ServerEncrypted = "BlockBlob", "unlocked", "available", true
+	if b := e.Record; b != nil {
+		p.CreationTime, p.LastModified, p.Etag = httpTime(b.Created), httpTime(b.Modified), etag(b.Version)
+		p.ContentLength = b.Size
+		p.ContentType, p.ContentEncoding, p.ContentLanguage = b.Headers.ContentType, b.Headers.ContentEncoding, b.Headers.ContentLanguage
+		p.CacheControl, p.ContentDisposition = b.Headers.CacheControl, b.Headers.ContentDisposition
+		if b.Headers.ContentMD5 != nil {
+			p.ContentMD5 = b64(b.Headers.ContentMD5)
+		}
+		p.AccessTier, p.AccessTierInferred = "Hot", true
+		if withMeta {
+			m := metadataXML(b.Metadata)
+			x.Metadata = &m
+		}
+	}
+	return x
+}

@@ -1,0 +1,222 @@
+package blob
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/conditions"
+)
+
+const maxSignedIdentifiers = 5
+
+// serviceEndpoint is the account URL as the client addressed it.
+func serviceEndpoint(q *request) string {
+	scheme := "http"
+	if q.r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + q.r.Host + "/" + q.acct + "/"
+}
+
+func publicAccess(h http.Header) (string, error) {
+	switch v := h.Get("x-ms-blob-public-access"); v {
+	case "", "container", "blob":
+		return v, nil
+	default:
+		return "", azhttp.ErrInvalidHeaderValue.WithMessage("The value for header x-ms-blob-public-access is invalid: %q.", v)
+	}
+}
+
+func writeContainerHeaders(h http.Header, c *containerRecord) {
+	h.Set("ETag", etag(c.Version))
+	h.Set("Last-Modified", httpTime(c.Modified))
+}
+
+func (s *Service) createContainer(q *request) error {
+	meta, err := parseMetadata(q.r.Header)
+	if err != nil {
+		return err
+	}
+	access, err := publicAccess(q.r.Header)
+	if err != nil {
+		return err
+	}
+	c, err := s.CreateContainer(q.ctx(), q.acct, q.container, meta, access)
+	if err != nil {
+		return err
+	}
+	writeContainerHeaders(q.w.Header(), c)
+	return writeEmpty(q.w, http.StatusCreated)
+}
+
+func (s *Service) getContainerProperties(q *request) error {
+	c, err := s.GetContainer(q.ctx(), q.acct, q.container)
+	if err != nil {
+		return err
+	}
+	h := q.w.Header()
+	writeContainerHeaders(h, c)
+	writeMetadata(h, c.Metadata)
+	if q.q.Get("comp") == "" {
+		h.Set("x-ms-lease-status", "unlocked")
+		h.Set("x-ms-lease-state", "available")
+		h.Set("x-ms-has-immutability-policy", "false")
+		h.Set("x-ms-has-legal-hold", "false")
+		h.Set("x-ms-default-encryption-scope", "$account-encryption-key")
+		h.Set("x-ms-deny-encryption-scope-override", "false")
+		if c.PublicAccess != "" {
+			h.Set("x-ms-blob-public-access", c.PublicAccess)
+		}
+	}
+	return writeEmpty(q.w, http.StatusOK)
+}
+
+func (s *Service) deleteContainer(q *request) error {
+	if err := s.DeleteContainer(q.ctx(), q.acct, q.container, conditions.FromHeader(q.r.Header, "")); err != nil {
+		return err
+	}
+	return writeEmpty(q.w, http.StatusAccepted)
+}
+
+func (s *Service) setContainerMetadata(q *request) error {
+	meta, err := parseMetadata(q.r.Header)
+	if err != nil {
+		return err
+	}
+	c, err := s.SetContainerMetadata(q.ctx(), q.acct, q.container, meta, conditions.FromHeader(q.r.Header, ""))
+	if err != nil {
+		return err
+	}
+	writeContainerHeaders(q.w.Header(), c)
+	return writeEmpty(q.w, http.StatusOK)
+}
+
+func (s *Service) getContainerACL(q *request) error {
+	c, err := s.GetContainer(q.ctx(), q.acct, q.container)
+	if err != nil {
+		return err
+	}
+	doc := signedIdentifiersXML{Identifiers: []signedIdentifierXML{}}
+	for _, si := range c.ACL {
+		x := signedIdentifierXML{ID: si.ID}
+		x.AccessPolicy = &struct {
+			Start      string `xml:"Start,omitempty"`
+			Expiry     string `xml:"Expiry,omitempty"`
+			Permission string `xml:"Permission,omitempty"`
+		}{Permission: si.Permissions}
+		if !si.Start.IsZero() {
+			x.AccessPolicy.Start = si.Start.Format(xmlTime)
+		}
+		if !si.Expiry.IsZero() {
+			x.AccessPolicy.Expiry = si.Expiry.Format(xmlTime)
+		}
+		doc.Identifiers = append(doc.Identifiers, x)
+	}
+	writeContainerHeaders(q.w.Header(), c)
+	if c.PublicAccess != "" {
+		q.w.Header().Set("x-ms-blob-public-access", c.PublicAccess)
+	}
+	return writeXML(q.w, http.StatusOK, doc)
+}
+
+func (s *Service) setContainerACL(q *request) error {
+	access, err := publicAccess(q.r.Header)
+	if err != nil {
+		return err
+	}
+	var doc signedIdentifiersXML
+	if q.r.ContentLength != 0 {
+		if err := readXML(q.r, &doc); err != nil {
+			return err
+		}
+	}
+	if len(doc.Identifiers) > maxSignedIdentifiers {
+		return azhttp.ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. At most %d signed identifiers are allowed.", maxSignedIdentifiers)
+	}
+	acl := make([]SignedIdentifier, 0, len(doc.Identifiers))
+	for _, x := range doc.Identifiers {
+		if x.ID == "" || len(x.ID) > 64 {
+			return azhttp.ErrInvalidXmlNodeValue.WithMessage("The value for one of the XML nodes is not in the correct format: signed identifier Id %q.", x.ID)
+		}
+		si := SignedIdentifier{ID: x.ID}
+		if p := x.AccessPolicy; p != nil {
+			si.Permissions = p.Permission
+			if p.Start != "" {
+				if si.Start, err = parseISOTime(p.Start); err != nil {
+					return azhttp.ErrInvalidXmlNodeValue.WithMessage("The value for one of the XML nodes is not in the correct format: Start %q.", p.Start)
+				}
+			}
+			if p.Expiry != "" {
+				if si.Expiry, err = parseISOTime(p.Expiry); err != nil {
+					return azhttp.ErrInvalidXmlNodeValue.WithMessage("The value for one of the XML nodes is not in the correct format: Expiry %q.", p.Expiry)
+				}
+			}
+		}
+		acl = append(acl, si)
+	}
+	c, err := s.SetContainerACL(q.ctx(), q.acct, q.container, access, acl, conditions.FromHeader(q.r.Header, ""))
+	if err != nil {
+		return err
+	}
+	writeContainerHeaders(q.w.Header(), c)
+	return writeEmpty(q.w, http.StatusOK)
+}
+
+func (s *Service) listContainers(q *request) error {
+	max, err := maxResults(q.q)
+	if err != nil {
+		return err
+	}
+	prefix, marker := q.q.Get("prefix"), q.q.Get("marker")
+	list, next, err := s.ListContainers(q.ctx(), q.acct, prefix, marker, max)
+	if err != nil {
+		return err
+	}
+	withMeta := includes(q.q.Get("include"))["metadata"]
+	doc := containerListXML{ServiceEndpoint: serviceEndpoint(q), Prefix: prefix, Marker: marker, NextMarker: next}
+	if q.q.Has("maxresults") {
+		doc.MaxResults = max
+	}
+	doc.Containers.Items = make([]containerXML, 0, len(list))
+	for _, c := range list {
+		x := containerXML{Name: c.Name}
+		x.Properties.LastModified = httpTime(c.Modified)
+		x.Properties.Etag = etag(c.Version)
+		x.Properties.LeaseStatus, x.Properties.LeaseState = "unlocked", "available"
+		x.Properties.PublicAccess = c.PublicAccess
+		if withMeta {
+			m := metadataXML(c.Metadata)
+			x.Metadata = &m
+		}
+		doc.Containers.Items = append(doc.Containers.Items, x)
+	}
+	return writeXML(q.w, http.StatusOK, doc)
+}
+
+func (s *Service) getServiceProperties(q *request) error {
+	p, err := s.GetServiceProperties(q.ctx(), q.acct)
+	if err != nil {
+		return err
+	}
+	return writeXML(q.w, http.StatusOK, p)
+}
+
+func (s *Service) setServiceProperties(q *request) error {
+	var p ServiceProperties
+	if err := readXML(q.r, &p); err != nil {
+		return err
+	}
+	if err := s.SetServiceProperties(q.ctx(), q.acct, p); err != nil {
+		return err
+	}
+	return writeEmpty(q.w, http.StatusAccepted)
+}
+
+func (s *Service) getAccountInfo(q *request) error {
+	h := q.w.Header()
+	h.Set("x-ms-sku-name", "Standard_LRS")
+	h.Set("x-ms-account-kind", "StorageV2")
+	h.Set("x-ms-is-hns-enabled", strconv.FormatBool(false))
+	return writeEmpty(q.w, http.StatusOK)
+}

@@ -1,0 +1,81 @@
+package blob
+
+import (
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+)
+
+// chunkSize is the payload bytes per kv value (under kv.MaxValueSize).
+const chunkSize = 64 << 10
+
+func accountKey(acct string) tuple.Key { return tuple.New("Ba").Str(acct) }
+
+func servicePropsKey(acct string) tuple.Key { return accountKey(acct).Raw("p") }
+
+func containerKey(acct, container string) tuple.Key {
+	return accountKey(acct).Raw("c").Str(container)
+}
+
+func containersPrefix(acct string) tuple.Key { return accountKey(acct).Raw("c") }
+
+// blobKey and friends: the tag comes before the container so that one range
+// per tag covers a whole container.
+func blobKey(acct, container, name string) tuple.Key {
+	return accountKey(acct).Raw("o").Str(container).Str(name)
+}
+
+func blobsPrefix(acct, container string) tuple.Key {
+	return accountKey(acct).Raw("o").Str(container)
+}
+
+func extentKey(acct, container, name string, idx int) tuple.Key {
+	return extentsPrefix(acct, container, name).Uint(uint64(idx))
+}
+
+func extentsPrefix(acct, container, name string) tuple.Key {
+	return accountKey(acct).Raw("x").Str(container).Str(name)
+}
+
+func blockKey(acct, container, name string, id []byte) tuple.Key {
+	return blocksPrefix(acct, container, name).Bytes(id)
+}
+
+func blocksPrefix(acct, container, name string) tuple.Key {
+	return accountKey(acct).Raw("u").Str(container).Str(name)
+}
+
+func uncommittedPrefix(acct, container string) tuple.Key {
+	return accountKey(acct).Raw("u").Str(container)
+}
+
+func dataPrefix(acct, container, name string, data uint64) tuple.Key {
+	return accountKey(acct).Raw("d").Str(container).Str(name).Uint(data)
+}
+
+func chunkKey(acct, container, name string, data uint64, chunk int64) tuple.Key {
+	return dataPrefix(acct, container, name, data).Uint(uint64(chunk))
+}
+
+func stagedKey(data uint64) tuple.Key { return tuple.New("Bs").Uint(data) }
+
+func stagedPrefix() tuple.Key { return tuple.New("Bs") }
+
+// containerRanges are every key range that belongs to one container.
+func containerRanges(acct, container string) [][2][]byte {
+	var out [][2][]byte
+	for _, tag := range []string{"o", "x", "u", "d"} {
+		p := accountKey(acct).Raw(tag).Str(container)
+		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
+	}
+	return out
+}
+
+// blobRanges are every key range that belongs to one blob besides its record.
+func blobRanges(acct, container, name string) [][2][]byte {
+	var out [][2][]byte
+	for _, tag := range []string{"x", "u", "d"} {
+		p := accountKey(acct).Raw(tag).Str(container).Str(name)
+		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
+	}
+	return out
+}

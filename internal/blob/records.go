@@ -1,0 +1,159 @@
+package blob
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
+)
+
+// Metadata is a resource's user metadata, names lower-cased (HTTP servers
+// do not keep header case) and kept in the order they were given.
+type Metadata [][2]string
+
+// Get returns the value of name.
+func (m Metadata) Get(name string) (string, bool) {
+	for _, kv := range m {
+		if strings.EqualFold(kv[0], name) {
+			return kv[1], true
+		}
+	}
+	return "", false
+}
+
+// SignedIdentifier is one stored access policy of a container.
+type SignedIdentifier struct {
+	ID          string
+	Start       time.Time
+	Expiry      time.Time
+	Permissions string
+}
+
+// containerRecord is the stored state of a container.
+type containerRecord struct {
+	Version      uint64
+	Created      time.Time
+	Modified     time.Time
+	Metadata     Metadata
+	PublicAccess string // "", "blob" or "container"
+	ACL          []SignedIdentifier
+}
+
+// ContentHeaders are the standard HTTP properties stored with a blob.
+type ContentHeaders struct {
+	ContentType        string
+	ContentEncoding    string
+	ContentLanguage    string
+	ContentDisposition string
+	CacheControl       string
+	ContentMD5         []byte
+}
+
+// blobRecord is the stored state of a committed blob.
+type blobRecord struct {
+	Type     string // BlockBlob
+	Version  uint64
+	Created  time.Time
+	Modified time.Time
+	Size     int64
+	Extents  int // number of extent keys
+	Headers  ContentHeaders
+	Metadata Metadata
+}
+
+// extent is one committed block (or the single extent of a Put Blob).
+type extent struct {
+	BlockID []byte `json:",omitempty"` // nil for Put Blob content
+	Data    uint64
+	Size    int64
+}
+
+// block is an uncommitted block.
+type block struct {
+	Data uint64
+	Size int64
+}
+
+// staged registers a data object written outside its commit transaction.
+type staged struct {
+	Account, Container, Blob string
+	Created                  time.Time
+}
+
+// etag renders a version the way Azure renders ETags.
+func etag(version uint64) string { return fmt.Sprintf("\"0x%X\"", version) }
+
+func encode(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("encode %T: %v", v, err)) // records always marshal
+	}
+	return b
+}
+
+// load reads key into v; found is false for an absent key.
+func load(r kv.Reader, key []byte, v any) (found bool, err error) {
+	b, err := r.Get(key)
+	if errors.Is(err, kv.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, decode(b, v)
+}
+
+func decode(b []byte, v any) error {
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("decode %T: %w", v, err)
+	}
+	return nil
+}
+
+func store(tx kv.Txn, key []byte, v any) error { return tx.Set(key, encode(v)) }
+
+// loadContainer returns the container or ErrContainerNotFound.
+func loadContainer(r kv.Reader, acct, name string) (*containerRecord, error) {
+	var c containerRecord
+	found, err := load(r, containerKey(acct, name), &c)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, azhttp.ErrContainerNotFound
+	}
+	return &c, nil
+}
+
+// loadBlob returns the blob, nil when absent.
+func loadBlob(r kv.Reader, acct, container, name string) (*blobRecord, error) {
+	var b blobRecord
+	found, err := load(r, blobKey(acct, container, name), &b)
+	if err != nil || !found {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// loadExtents returns the blob's committed extents in order.
+func loadExtents(r kv.Reader, acct, container, name string) ([]extent, error) {
+	p := extentsPrefix(acct, container, name)
+	var out []extent
+	var decodeErr error
+	err := r.Scan(p, kv.PrefixEnd(p), func(_, v []byte) bool {
+		var e extent
+		if decodeErr = decode(v, &e); decodeErr != nil {
+			return false
+		}
+		out = append(out, e)
+		return true
+	})
+	if err == nil {
+		err = decodeErr
+	}
+	return out, err
+}

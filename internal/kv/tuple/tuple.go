@@ -1,0 +1,109 @@
+package tuple
+
+import (
+	"encoding/binary"
+	"errors"
+)
+
+// Key is an encoded key under construction; every method appends to a copy.
+type Key []byte
+
+// New starts a key with a raw (unescaped) prefix, such as a service tag.
+func New(prefix string) Key { return Key(prefix) }
+
+func (k Key) clone(extra int) Key {
+	out := make(Key, len(k), len(k)+extra)
+	copy(out, k)
+	return out
+}
+
+// Str appends a string element.
+func (k Key) Str(s string) Key { return k.Bytes([]byte(s)) }
+
+// Bytes appends a byte-string element.
+func (k Key) Bytes(b []byte) Key {
+	out := k.clone(len(b) + 2)
+	out = appendEscaped(out, b)
+	return append(out, 0x00)
+}
+
+// Uint appends a fixed-width big-endian integer element.
+func (k Key) Uint(v uint64) Key {
+	return binary.BigEndian.AppendUint64(k.clone(8), v)
+}
+
+// Raw appends bytes as they are (a tag inside a layout).
+func (k Key) Raw(s string) Key { return append(k.clone(len(s)), s...) }
+
+// StrPrefix appends the escaped s without its terminator: every key whose
+// next string element starts with s starts with the result.
+func (k Key) StrPrefix(s string) Key { return appendEscaped(k.clone(len(s)), []byte(s)) }
+
+func appendEscaped(out []byte, b []byte) []byte {
+	for _, c := range b {
+		out = append(out, c)
+		if c == 0x00 {
+			out = append(out, 0xff)
+		}
+	}
+	return out
+}
+
+// ErrMalformed is returned when a key does not decode as expected.
+var ErrMalformed = errors.New("tuple: malformed key")
+
+// Reader decodes the elements of a key in order.
+type Reader struct{ rest []byte }
+
+// NewReader reads k after skipping skip bytes (a known prefix).
+func NewReader(k []byte, skip int) (*Reader, error) {
+	if skip > len(k) {
+		return nil, ErrMalformed
+	}
+	return &Reader{rest: k[skip:]}, nil
+}
+
+// Str reads a string element.
+func (r *Reader) Str() (string, error) {
+	b, err := r.Bytes()
+	return string(b), err
+}
+
+// Bytes reads a byte-string element.
+func (r *Reader) Bytes() ([]byte, error) {
+	var out []byte
+	for i := 0; i < len(r.rest); i++ {
+		c := r.rest[i]
+		if c != 0x00 {
+			out = append(out, c)
+			continue
+		}
+		if i+1 < len(r.rest) && r.rest[i+1] == 0xff {
+			out = append(out, 0x00)
+			i++
+			continue
+		}
+		r.rest = r.rest[i+1:]
+		return out, nil
+	}
+	return nil, ErrMalformed
+}
+
+// Uint reads an integer element.
+func (r *Reader) Uint() (uint64, error) {
+	if len(r.rest) < 8 {
+		return 0, ErrMalformed
+	}
+	v := binary.BigEndian.Uint64(r.rest)
+	r.rest = r.rest[8:]
+	return v, nil
+}
+
+// Raw skips n raw bytes.
+func (r *Reader) Raw(n int) error {
+	if len(r.rest) < n {
+		return ErrMalformed
+	}
+	r.rest = r.rest[n:]
+	return nil
+}

@@ -1,0 +1,131 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/blob"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/memory"
+	"github.com/cerulean-db/cerulean/internal/kv/pebble"
+)
+
+// Config is how the server is set up. Zero ports pick free ones.
+type Config struct {
+	Host     string
+	BlobPort int
+	DataDir  string
+	InMemory bool
+	Accounts *azhttp.Accounts
+	Logger   *slog.Logger
+	// Now is the clock the services use; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server is a running cerulean.
+type Server struct {
+	store    kv.Store
+	log      *slog.Logger
+	blobAddr string
+	servers  []*http.Server
+	wg       sync.WaitGroup
+	errs     chan error
+}
+
+// Start opens the store and starts serving every service.
+func Start(ctx context.Context, cfg Config) (*Server, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Accounts == nil {
+		cfg.Accounts = azhttp.NewAccounts(azhttp.Account{Name: azhttp.DevAccount, Keys: [][]byte{mustKey(azhttp.DevKey)}})
+	}
+	store, err := openStore(cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{store: store, log: cfg.Logger, errs: make(chan error, 8)}
+	blobs := blob.New(blob.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
+	if _, err := blobs.SweepStaged(ctx); err != nil {
+		store.Close()
+		return nil, err
+	}
+	s.blobAddr, err = s.listen(cfg.Host, cfg.BlobPort, "blob", blobs.Handler())
+	if err != nil {
+		s.Shutdown(context.Background())
+		return nil, err
+	}
+	return s, nil
+}
+
+func openStore(cfg Config) (kv.Store, error) {
+	if cfg.InMemory {
+		return memory.Open(), nil
+	}
+	if cfg.DataDir == "" {
+		return nil, errors.New("a data directory is required unless the store is in memory")
+	}
+	return pebble.Open(cfg.DataDir, pebble.Options{})
+}
+
+func (s *Server) listen(host string, port int, name string, h http.Handler) (string, error) {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		return "", fmt.Errorf("listen for %s: %w", name, err)
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    1 << 20,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	s.servers = append(s.servers, srv)
+	s.wg.Go(func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.errs <- fmt.Errorf("%s service: %w", name, err)
+		}
+	})
+	s.log.Info("service listening", "service", name, "addr", ln.Addr().String())
+	return ln.Addr().String(), nil
+}
+
+// BlobAddr is the blob service's host:port.
+func (s *Server) BlobAddr() string { return s.blobAddr }
+
+// Store is the server's store (tests inspect it).
+func (s *Server) Store() kv.Store { return s.store }
+
+// Err delivers a listener's fatal error.
+func (s *Server) Err() <-chan error { return s.errs }
+
+// Shutdown stops accepting, lets in-flight requests finish until ctx ends,
+// then closes the store.
+func (s *Server) Shutdown(ctx context.Context) error {
+	var errs []error
+	for _, srv := range s.servers {
+		if err := srv.Shutdown(ctx); err != nil {
+			errs = append(errs, err)
+			srv.Close()
+		}
+	}
+	s.wg.Wait()
+	errs = append(errs, s.store.Close())
+	return errors.Join(errs...)
+}
+
+func mustKey(k string) []byte {
+	accts, err := azhttp.ParseAccounts("x:" + k)
+	if err != nil {
+		panic(err)
+	}
+	return accts[0].Keys[0]
+}

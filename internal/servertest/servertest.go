@@ -1,0 +1,79 @@
+package servertest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/server"
+)
+
+// Env is a running server and how to reach it.
+type Env struct {
+	BlobURL          string // service URL, ending in "/"
+	Account, Key     string
+	ConnectionString string
+	Store            kv.Store
+	Server           *server.Server
+}
+
+type options struct {
+	dataDir string
+	now     func() time.Time
+}
+
+// Option changes how Start sets the server up.
+type Option func(*options)
+
+// WithDataDir uses a durable store in dir instead of memory.
+func WithDataDir(dir string) Option { return func(o *options) { o.dataDir = dir } }
+
+// WithClock drives the services' clock.
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
+
+// Start starts a server on random loopback ports, stopped at cleanup.
+// Request logs go to stderr only when CERULEAN_TEST_LOG is set.
+func Start(t testing.TB, opts ...Option) *Env {
+	t.Helper()
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	var out io.Writer = io.Discard
+	if os.Getenv("CERULEAN_TEST_LOG") != "" {
+		out = os.Stderr
+	}
+	srv, err := server.Start(context.Background(), server.Config{
+		Host:     "127.0.0.1",
+		DataDir:  o.dataDir,
+		InMemory: o.dataDir == "",
+		Logger:   slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Now:      o.now,
+	})
+	if err != nil {
+		t.Fatalf("start server: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Errorf("shutdown: %v", err)
+		}
+	})
+	blobURL := fmt.Sprintf("http://%s/%s/", srv.BlobAddr(), azhttp.DevAccount)
+	return &Env{
+		BlobURL: blobURL,
+		Account: azhttp.DevAccount,
+		Key:     azhttp.DevKey,
+		ConnectionString: fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=http://%s/%s;",
+			azhttp.DevAccount, azhttp.DevKey, srv.BlobAddr(), azhttp.DevAccount),
+		Store:  srv.Store(),
+		Server: srv,
+	}
+}

@@ -1,0 +1,171 @@
+package blob
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+func TestParseBlockList(t *testing.T) {
+	tests := []struct {
+		body string
+		want []BlockRef
+		err  error
+	}{
+		{`<?xml version="1.0" encoding="utf-8"?><BlockList><Committed>AAAA</Committed><Uncommitted>AAAB</Uncommitted><Latest>AAAC</Latest></BlockList>`,
+			[]BlockRef{{[]byte{0, 0, 0}, Committed}, {[]byte{0, 0, 1}, Uncommitted}, {[]byte{0, 0, 2}, Latest}}, nil},
+		{`<BlockList>
+		   <Latest> AAAA </Latest>
+		 </BlockList>`, []BlockRef{{[]byte{0, 0, 0}, Latest}}, nil},
+		{`<BlockList></BlockList>`, nil, nil},
+		{`<BlockList><Latest>AAAA</Latest>`, nil, azhttp.ErrInvalidXmlDocument},
+		{`<Blocks><Latest>AAAA</Latest></Blocks>`, nil, azhttp.ErrInvalidXmlDocument},
+		{`<BlockList><Other>AAAA</Other></BlockList>`, nil, azhttp.ErrInvalidXmlDocument},
+		{`<BlockList><Latest><X/></Latest></BlockList>`, nil, azhttp.ErrInvalidXmlDocument},
+		{`<BlockList><Latest>!!!</Latest></BlockList>`, nil, azhttp.ErrInvalidBlockList},
+		{`not xml`, nil, azhttp.ErrInvalidXmlDocument},
+		{``, nil, azhttp.ErrInvalidXmlDocument},
+	}
+	for _, tc := range tests {
+		r, _ := http.NewRequest(http.MethodPut, "/", strings.NewReader(tc.body))
+		got, err := parseBlockList(r)
+		if tc.err != nil {
+			if !errors.Is(err, tc.err) {
+				t.Errorf("%q: error %v, want %v", tc.body, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.body, err)
+			continue
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("%q: got %d refs, want %d", tc.body, len(got), len(tc.want))
+			continue
+		}
+		for i := range got {
+			if !bytes.Equal(got[i].ID, tc.want[i].ID) || got[i].From != tc.want[i].From {
+				t.Errorf("%q: ref %d = %+v, want %+v", tc.body, i, got[i], tc.want[i])
+			}
+		}
+	}
+}
+
+func TestParseRange(t *testing.T) {
+	tests := []struct {
+		header string
+		want   *ByteRange
+		bad    bool
+	}{
+		{"", nil, false},
+		{"bytes=0-99", &ByteRange{0, 99}, false},
+		{"bytes=10-", &ByteRange{10, -1}, false},
+		{"bytes=5-5", &ByteRange{5, 5}, false},
+		{"bytes=9-3", nil, true},
+		{"bytes=-5", nil, true},
+		{"items=0-1", nil, true},
+		{"bytes=a-b", nil, true},
+		{"bytes=0", nil, true},
+	}
+	for _, tc := range tests {
+		h := http.Header{}
+		if tc.header != "" {
+			h.Set("x-ms-range", tc.header)
+		}
+		got, err := parseRange(h)
+		if tc.bad {
+			if !errors.Is(err, azhttp.ErrInvalidHeaderValue) {
+				t.Errorf("%q: error %v, want InvalidHeaderValue", tc.header, err)
+			}
+			continue
+		}
+		if err != nil || (got == nil) != (tc.want == nil) || (got != nil && *got != *tc.want) {
+			t.Errorf("%q: got %+v, %v; want %+v", tc.header, got, err, tc.want)
+		}
+	}
+}
+
+func TestContainerNames(t *testing.T) {
+	for _, ok := range []string{"abc", "a-b-c", "123", "$root", strings.Repeat("a", 63)} {
+		if !validContainerName(ok) {
+			t.Errorf("%q rejected", ok)
+		}
+	}
+	for _, bad := range []string{"ab", "ABC", "a--b", "-ab", "ab-", "a_b", strings.Repeat("a", 64), "$other"} {
+		if validContainerName(bad) {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestParseMetadata(t *testing.T) {
+	h := http.Header{}
+	h.Set("x-ms-meta-Author", "Ada")
+	h.Set("x-ms-meta-_v2", "x")
+	m, err := parseMetadata(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := m.Get("author"); v != "Ada" || len(m) != 2 {
+		t.Fatalf("metadata %v", m)
+	}
+	for name, want := range map[string]error{
+		"x-ms-meta-1abc":  azhttp.ErrInvalidMetadata,
+		"x-ms-meta-a-b":   azhttp.ErrInvalidMetadata,
+		"x-ms-meta-":      azhttp.ErrEmptyMetadataKey,
+		"x-ms-meta-large": azhttp.ErrMetadataTooLarge,
+	} {
+		h := http.Header{}
+		v := "v"
+		if want == azhttp.ErrMetadataTooLarge {
+			v = strings.Repeat("v", maxMetadataSize+1)
+		}
+		h[name] = []string{v}
+		if _, err := parseMetadata(h); !errors.Is(err, want) {
+			t.Errorf("%s: %v, want %v", name, err, want)
+		}
+	}
+}
+
+// FuzzParseBlockList: no body may panic the parser, and every accepted
+// list has only decodable ids within the length limit.
+func FuzzParseBlockList(f *testing.F) {
+	f.Add(`<BlockList><Committed>AAAA</Committed><Uncommitted>AAAB</Uncommitted><Latest>AAAC</Latest></BlockList>`)
+	f.Add(`<BlockList><Latest>` + strings.Repeat("QUFB", 30) + `</Latest></BlockList>`)
+	f.Add(`<?xml version="1.0"?><BlockList/>`)
+	f.Add(`<BlockList><Latest><![CDATA[AAAA]]></Latest></BlockList>`)
+	f.Fuzz(func(t *testing.T, body string) {
+		r, _ := http.NewRequest(http.MethodPut, "/", strings.NewReader(body))
+		refs, err := parseBlockList(r)
+		if err != nil {
+			return
+		}
+		for _, ref := range refs {
+			if len(ref.ID) == 0 || len(ref.ID) > maxBlockIDLen {
+				t.Fatalf("accepted block id of %d bytes", len(ref.ID))
+			}
+		}
+	})
+}
+
+// FuzzParseRange: no header may panic, and accepted ranges are ordered.
+func FuzzParseRange(f *testing.F) {
+	for _, s := range []string{"bytes=0-99", "bytes=10-", "bytes=-5", "bytes=9223372036854775807-", "bytes=1-0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		h := http.Header{}
+		h.Set("Range", v)
+		r, err := parseRange(h)
+		if err != nil || r == nil {
+			return
+		}
+		if r.Start < 0 || (r.End >= 0 && r.End < r.Start) {
+			t.Fatalf("accepted %q as %+v", v, r)
+		}
+	})
+}

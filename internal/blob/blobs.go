@@ -107,8 +107,15 @@ func commitContent(tx kv.Txn, acct, container, name string, rec *blobRecord, ext
 			return err
 		}
 	}
-	for _, p := range [][]byte{extentsPrefix(acct, container, name), blocksPrefix(acct, container, name)} {
-		if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
+	// Point deletes, not range deletes: most writes replace nothing or a
+	// few keys, and a range tombstone per write would slow every read.
+	for i := len(extents); i < len(old); i++ {
+		if err := tx.Delete(extentKey(acct, container, name, i)); err != nil {
+			return err
+		}
+	}
+	for _, b := range blocks {
+		if err := tx.Delete(blockKey(acct, container, name, b.ID)); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,75 @@
+package azhttp
+
+import (
+	"errors"
+	"slices"
+	"testing"
+)
+
+func TestParseAccounts(t *testing.T) {
+	tests := []struct {
+		spec     string
+		want     []string // names
+		wantKeys []int
+		wantErr  bool
+	}{
+		{"", nil, nil, false},
+		{"a:" + key1, []string{"a"}, []int{1}, false},
+		{" a:" + key1 + ":" + key2 + " ; b:" + key2 + ";", []string{"a", "b"}, []int{2, 1}, false},
+		{"a", nil, nil, true},
+		{"a:", nil, nil, true},
+		{":" + key1, nil, nil, true},
+		{"a:not*base64", nil, nil, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.spec, func(t *testing.T) {
+			accts, err := ParseAccounts(tc.spec)
+			if tc.wantErr {
+				if !errors.Is(err, ErrAccountSpec) {
+					t.Fatalf("err = %v, want ErrAccountSpec", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			var keys []int
+			for _, a := range accts {
+				names, keys = append(names, a.Name), append(keys, len(a.Keys))
+			}
+			if !slices.Equal(names, tc.want) || !slices.Equal(keys, tc.wantKeys) {
+				t.Fatalf("got %v %v", names, keys)
+			}
+		})
+	}
+}
+
+func TestLoadAccounts(t *testing.T) {
+	env := map[string]string{
+		"AZURITE_ACCOUNTS":  "devstoreaccount1:" + key1 + ";other:" + key1,
+		"CERULEAN_ACCOUNTS": "other:" + key2,
+	}
+	accts, err := LoadAccounts(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(accts.Names(), []string{"devstoreaccount1", "other"}) {
+		t.Fatalf("names = %v", accts.Names())
+	}
+	dev, _ := accts.Lookup(DevAccount)
+	other, _ := accts.Lookup("other")
+	if string(dev.Keys[0]) != "key-one-key-one-key-one-key-one" || string(other.Keys[0]) != "key-two-key-two-key-two-key-two" {
+		t.Fatalf("env entries did not replace keys: %q %q", dev.Keys[0], other.Keys[0])
+	}
+	if _, ok := accts.Lookup("nosuch"); ok {
+		t.Fatal("found unknown account")
+	}
+	if _, err := LoadAccounts(func(string) string { return "bad" }); !errors.Is(err, ErrAccountSpec) {
+		t.Fatalf("err = %v", err)
+	}
+	plain, err := LoadAccounts(func(string) string { return "" })
+	if err != nil || !slices.Equal(plain.Names(), []string{DevAccount}) {
+		t.Fatalf("default accounts = %v, %v", plain.Names(), err)
+	}
+}

@@ -1,0 +1,171 @@
+package azhttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Error is one Azure Storage error: the HTTP status, the machine-readable
+// code SDKs switch on (sent in x-ms-error-code and the body), and a message.
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Is reports whether target is an *Error with the same code and status, so a
+// WithMessage copy still matches its sentinel. The status takes part because
+// ConditionNotMet exists as both 304 (reads) and 412 (writes), and a handler
+// asking for one must not be answered by the other.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code && t.Status == e.Status
+}
+
+// WithMessage returns a copy of e with another message; sentinels stay
+// untouched because they are shared by every request.
+func (e *Error) WithMessage(format string, args ...any) *Error {
+	c := *e
+	c.Message = fmt.Sprintf(format, args...)
+	return &c
+}
+
+// errorTimeFormat is the seven-digit fraction Azure prints after "Time:".
+const errorTimeFormat = "2006-01-02T15:04:05.0000000Z"
+
+// WriteError writes err as Azure's XML error document. An *Error found with
+// errors.As decides status and code; anything else is logged and answered
+// with 500 InternalError so internals never leak to clients.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	e, msg := prepareError(w, r, err)
+	if e == nil {
+		return
+	}
+	var b bytes.Buffer
+	b.WriteString(`<?xml version="1.0" encoding="utf-8"?><Error><Code>`)
+	b.WriteString(xmlEscape(e.Code))
+	b.WriteString("</Code><Message>")
+	b.WriteString(xmlEscape(msg))
+	b.WriteString("</Message></Error>")
+	finishError(w, r, e.Status, "application/xml", b.Bytes())
+}
+
+// WriteErrorJSON writes err in the Table service's OData JSON error form.
+func WriteErrorJSON(w http.ResponseWriter, r *http.Request, err error) {
+	e, msg := prepareError(w, r, err)
+	if e == nil {
+		return
+	}
+	type odataMessage struct {
+		Lang  string `json:"lang"`
+		Value string `json:"value"`
+	}
+	type odataError struct {
+		Code    string       `json:"code"`
+		Message odataMessage `json:"message"`
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	// Encoding plain strings cannot fail.
+	_ = enc.Encode(map[string]odataError{"odata.error": {Code: e.Code, Message: odataMessage{Lang: "en-US", Value: msg}}})
+	finishError(w, r, e.Status, "application/json;odata=minimalmetadata;streaming=true;charset=utf-8", bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
+// prepareError resolves err to an *Error, sets the headers every error
+// response carries, and returns the message with Azure's RequestId/Time
+// trailer. It returns nil when err is nil (nothing to write).
+func prepareError(w http.ResponseWriter, r *http.Request, err error) (*Error, string) {
+	if err == nil {
+		return nil, ""
+	}
+	e := resolveError(r, err)
+	h := w.Header()
+	// Content headers a handler set before failing describe a body that is
+	// not going to be sent; a stale Content-Length would even break the write.
+	// ETag and Last-Modified stay: a 304 must carry them.
+	for k := range h {
+		if strings.HasPrefix(k, "Content-") {
+			delete(h, k)
+		}
+	}
+	h.Set("x-ms-error-code", e.Code)
+	id := RequestID(r.Context())
+	if id == "" {
+		id = h.Get("x-ms-request-id")
+	}
+	msg := e.Message + "\nRequestId:" + id + "\nTime:" + time.Now().UTC().Format(errorTimeFormat)
+	return e, msg
+}
+
+func finishError(w http.ResponseWriter, r *http.Request, status int, contentType string, body []byte) {
+	// HEAD responses and 304 cannot carry a body; SDKs read x-ms-error-code.
+	if r.Method == http.MethodHead || status == http.StatusNotModified {
+		w.WriteHeader(status)
+		return
+	}
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body) // the client is gone if this fails; nothing to do
+}
+
+func resolveError(r *http.Request, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) && e != nil {
+		return e
+	}
+	ctx := r.Context()
+	log := loggerFrom(ctx)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// Usually the client went away; not the server's fault, so keep the
+		// log quiet. The 500 is still attempted in case it is listening.
+		log.DebugContext(ctx, "request abandoned", "err", err, "request_id", RequestID(ctx))
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			return ErrOperationTimedOut
+		}
+		return ErrInternalError
+	}
+	log.ErrorContext(ctx, "internal error", "err", err, "request_id", RequestID(ctx))
+	return ErrInternalError
+}
+
+// xmlEscape escapes text for an XML element, keeping newlines literal (Azure
+// writes them that way) and replacing characters XML 1.0 cannot carry.
+func xmlEscape(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		switch {
+		case c == '&':
+			b.WriteString("&amp;")
+		case c == '<':
+			b.WriteString("&lt;")
+		case c == '>':
+			b.WriteString("&gt;")
+		case c == '\n' || c == '\r' || c == '\t' || (c >= 0x20 && c != 0xFFFE && c != 0xFFFF && (c < 0xD800 || c > 0xDFFF)):
+			b.WriteRune(c)
+		default:
+			b.WriteRune('\uFFFD')
+		}
+	}
+	return b.String()
+}
+
+// loggerFrom returns the logger Wrap stored in ctx, so error paths log to the
+// same place as the request line.
+func loggerFrom(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}

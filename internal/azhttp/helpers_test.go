@@ -1,0 +1,151 @@
+package azhttp
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+)
+
+// Second account, with two keys, for key-rotation tests.
+const (
+	key1 = "a2V5LW9uZS1rZXktb25lLWtleS1vbmUta2V5LW9uZQ=="
+	key2 = "a2V5LXR3by1rZXktdHdvLWtleS10d28ta2V5LXR3bw=="
+)
+
+var quietLogger = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func testAccounts(t *testing.T) *Accounts {
+	t.Helper()
+	accts, err := LoadAccounts(func(name string) string {
+		if name == "CERULEAN_ACCOUNTS" {
+			return "acct2:" + key1 + ":" + key2
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return accts
+}
+
+// splitPath splits a decoded path-style path into account, container and
+// blob, the way a service would before calling Authenticate.
+func splitPath(p string) (account, container, blob string) {
+	parts := strings.SplitN(strings.TrimPrefix(p, "/"), "/", 3)
+	parts = append(parts, "", "")
+	return parts[0], parts[1], parts[2]
+}
+
+// outcome is what the test server's Authenticator concluded last.
+type outcome struct {
+	mu     sync.Mutex
+	access Access
+	err    error
+	calls  int
+}
+
+func (o *outcome) get() (Access, error, int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.access, o.err, o.calls
+}
+
+// newAuthServer serves auth behind Wrap; every request is authenticated,
+// the outcome recorded, and an authenticated request answered with an empty
+// success.
+func newAuthServer(t *testing.T, auth *Authenticator) (*httptest.Server, *outcome) {
+	t.Helper()
+	o := &outcome{}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		account, container, blob := splitPath(r.URL.Path)
+		acc, err := auth.Authenticate(r, account, container, blob)
+		o.mu.Lock()
+		o.access, o.err = acc, err
+		o.calls++
+		o.mu.Unlock()
+		if err != nil {
+			WriteError(w, r, err)
+			return
+		}
+		switch r.Method {
+		case http.MethodPut:
+			w.WriteHeader(http.StatusCreated)
+		case http.MethodDelete:
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			w.WriteHeader(http.StatusOK)
+		}
+	})
+	srv := httptest.NewServer(Wrap(auth.Service, quietLogger, nil, WriteError, h))
+	t.Cleanup(srv.Close)
+	return srv, o
+}
+
+// clientOptions disables retries (a 403 must surface at once) and installs
+// extra policies that run before the SDK signs the request.
+func clientOptions(perCall ...policy.Policy) *azblob.ClientOptions {
+	return &azblob.ClientOptions{ClientOptions: azcore.ClientOptions{
+		Retry:           policy.RetryOptions{MaxRetries: -1},
+		PerCallPolicies: perCall,
+	}}
+}
+
+// sign returns the base64 HMAC-SHA256 of s under the base64 key.
+func sign(t *testing.T, key, s string) string {
+	t.Helper()
+	k, err := base64.StdEncoding.DecodeString(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := hmac.New(sha256.New, k)
+	m.Write([]byte(s))
+	return base64.StdEncoding.EncodeToString(m.Sum(nil))
+}
+
+// checkErr fails unless err matches want (nil meaning success).
+func checkErr(t *testing.T, err error, want *Error) {
+	t.Helper()
+	if want == nil {
+		if err != nil {
+			t.Fatalf("unexpected error: %v", err)
+		}
+		return
+	}
+	if !errors.Is(err, want) {
+		t.Fatalf("error = %v, want %s (%d)", err, want.Code, want.Status)
+	}
+}
+
+// newRequest builds a server-side request for a raw target, as the HTTP
+// server would hand it to a handler.
+func newRequest(method, target string, header map[string]string) *http.Request {
+	r := httptest.NewRequest(method, "http://localhost"+target, nil)
+	r.RequestURI = target
+	for k, v := range header {
+		r.Header.Set(k, v)
+	}
+	return r
+}
+
+func decodedPath(t *testing.T, target string) string {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Path
+}

@@ -1,0 +1,165 @@
+package azhttp
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+)
+
+// DefaultVersion is the x-ms-version cerulean answers requests that did not
+// name one (anonymous browser GETs, for example).
+const DefaultVersion = "2026-06-06"
+
+// firstVersion is the oldest x-ms-version accepted: older ones predate the
+// Shared Key canonicalization cerulean implements.
+const firstVersion = "2009-09-19"
+
+// Wrap returns h wrapped with the plumbing every service shares: request
+// ids, x-ms-version validation and echo, Date and Server headers, panic
+// recovery, one log line per request, and CORS when cors is non-nil.
+// errorWriter (WriteError or WriteErrorJSON) renders the errors Wrap itself
+// produces.
+func Wrap(service string, logger *slog.Logger, cors CORSSource, errorWriter func(http.ResponseWriter, *http.Request, error), h http.Handler) http.Handler {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if errorWriter == nil {
+		errorWriter = WriteError
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := newRequestID()
+		ctx := context.WithValue(r.Context(), requestIDKey, id)
+		ctx = context.WithValue(ctx, loggerKey, logger)
+		r = r.WithContext(ctx)
+		rec := &recorder{ResponseWriter: w}
+
+		hdr := w.Header()
+		hdr.Set("x-ms-request-id", id)
+		if cid := r.Header.Get("x-ms-client-request-id"); cid != "" {
+			hdr.Set("x-ms-client-request-id", cid)
+		}
+		hdr.Set("Server", "cerulean")
+		hdr.Set("Date", start.UTC().Format(http.TimeFormat))
+
+		defer func() {
+			logger.LogAttrs(ctx, slog.LevelInfo, "request",
+				slog.String("service", service),
+				slog.String("method", r.Method),
+				slog.String("path", r.URL.Path),
+				slog.Int("status", rec.statusCode()),
+				slog.Int64("bytes", rec.bytes),
+				slog.Duration("duration", time.Since(start)),
+				slog.String("request_id", id))
+		}()
+		defer func() {
+			p := recover()
+			if p == nil {
+				return
+			}
+			if p == http.ErrAbortHandler {
+				panic(p) // the server's own signal to drop the connection
+			}
+			logger.ErrorContext(ctx, "panic serving request", "panic", p, "stack", string(debug.Stack()), "request_id", id)
+			if !rec.wroteHeader {
+				errorWriter(rec, r, ErrInternalError)
+			}
+		}()
+
+		// CORS comes first so that even version errors carry the headers a
+		// browser needs to show them to the page.
+		if cors != nil && r.Header.Get("Origin") != "" && applyCORS(rec, r, cors, errorWriter) {
+			return
+		}
+		v := r.Header.Get("x-ms-version")
+		switch {
+		case v == "":
+			hdr.Set("x-ms-version", DefaultVersion)
+		case !validVersion(v):
+			hdr.Set("x-ms-version", DefaultVersion)
+			errorWriter(rec, r, ErrInvalidHeaderValue.WithMessage("The value for one of the HTTP headers is not in the correct format. (x-ms-version: %q)", v))
+			return
+		default:
+			hdr.Set("x-ms-version", v)
+		}
+		h.ServeHTTP(rec, r)
+	})
+}
+
+// validVersion accepts any real date from 2009-09-19 on, future ones
+// included: SDKs move to new versions before cerulean knows about them.
+func validVersion(v string) bool {
+	if _, err := time.Parse(time.DateOnly, v); err != nil {
+		return false
+	}
+	return v >= firstVersion
+}
+
+// recorder remembers what was written, for the log line and for panics
+// after the header went out, and lets CORS add headers at the last moment.
+type recorder struct {
+	http.ResponseWriter
+	status      int
+	bytes       int64
+	wroteHeader bool
+	beforeWrite func(http.Header)
+}
+
+func (rw *recorder) WriteHeader(code int) {
+	if rw.wroteHeader {
+		return
+	}
+	// 1xx responses are interim; the real header comes later.
+	if code >= 100 && code < 200 {
+		rw.ResponseWriter.WriteHeader(code)
+		return
+	}
+	rw.wroteHeader = true
+	rw.status = code
+	if rw.beforeWrite != nil {
+		rw.beforeWrite(rw.Header())
+	}
+	rw.ResponseWriter.WriteHeader(code)
+}
+
+func (rw *recorder) Write(p []byte) (int, error) {
+	if !rw.wroteHeader {
+		rw.WriteHeader(http.StatusOK)
+	}
+	n, err := rw.ResponseWriter.Write(p)
+	rw.bytes += int64(n)
+	return n, err
+}
+
+// ReadFrom keeps the underlying writer's fast path (sendfile) for io.Copy.
+func (rw *recorder) ReadFrom(src io.Reader) (int64, error) {
+	if !rw.wroteHeader {
+		rw.WriteHeader(http.StatusOK)
+	}
+	n, err := io.Copy(rw.ResponseWriter, src)
+	rw.bytes += n
+	return n, err
+}
+
+// Flush lets streaming handlers (downloads, list pages) push data early.
+func (rw *recorder) Flush() {
+	if !rw.wroteHeader {
+		rw.WriteHeader(http.StatusOK)
+	}
+	if f, ok := rw.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap exposes the underlying writer to http.ResponseController.
+func (rw *recorder) Unwrap() http.ResponseWriter { return rw.ResponseWriter }
+
+func (rw *recorder) statusCode() int {
+	if !rw.wroteHeader {
+		return http.StatusOK
+	}
+	return rw.status
+}

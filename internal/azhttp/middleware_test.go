@@ -1,0 +1,91 @@
+package azhttp
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"testing"
+	"time"
+)
+
+var guid = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+func TestWrap(t *testing.T) {
+	var seenID string
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seenID = RequestID(r.Context())
+		if r.URL.Path == "/panic" {
+			panic("boom")
+		}
+		_, _ = w.Write([]byte("ok"))
+	})
+	tests := []struct {
+		name       string
+		path       string
+		header     map[string]string
+		wantStatus int
+		wantCode   string
+		wantVer    string
+	}{
+		{"defaults", "/", nil, 200, "", DefaultVersion},
+		{"version echoed", "/", map[string]string{"x-ms-version": "2021-08-06"}, 200, "", "2021-08-06"},
+		{"future version accepted", "/", map[string]string{"x-ms-version": "2031-01-01"}, 200, "", "2031-01-01"},
+		{"too old", "/", map[string]string{"x-ms-version": "2008-01-01"}, 400, "InvalidHeaderValue", DefaultVersion},
+		{"malformed", "/", map[string]string{"x-ms-version": "2021-13-45"}, 400, "InvalidHeaderValue", DefaultVersion},
+		{"panic", "/panic", map[string]string{"x-ms-client-request-id": "cid-7"}, 500, "InternalError", DefaultVersion},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs bytes.Buffer
+			logger := slog.New(slog.NewJSONHandler(&logs, nil))
+			r := httptest.NewRequest("GET", tc.path, nil)
+			for k, v := range tc.header {
+				r.Header.Set(k, v)
+			}
+			w := httptest.NewRecorder()
+			Wrap("blob", logger, nil, WriteError, h).ServeHTTP(w, r)
+			id := w.Header().Get("x-ms-request-id")
+			if w.Code != tc.wantStatus || w.Header().Get("x-ms-error-code") != tc.wantCode || w.Header().Get("x-ms-version") != tc.wantVer {
+				t.Fatalf("status=%d headers=%v body=%s", w.Code, w.Header(), w.Body)
+			}
+			if !guid.MatchString(id) || (tc.wantCode == "" && seenID != id) {
+				t.Fatalf("request id %q (handler saw %q)", id, seenID)
+			}
+			if w.Header().Get("Server") != "cerulean" {
+				t.Fatalf("Server = %q", w.Header().Get("Server"))
+			}
+			if _, err := time.Parse(http.TimeFormat, w.Header().Get("Date")); err != nil {
+				t.Fatalf("Date: %v", err)
+			}
+			if cid := tc.header["x-ms-client-request-id"]; cid != "" && w.Header().Get("x-ms-client-request-id") != cid {
+				t.Fatal("client request id not echoed")
+			}
+			// The last log line is the request line.
+			lines := bytes.Split(bytes.TrimSpace(logs.Bytes()), []byte("\n"))
+			var line map[string]any
+			if err := json.Unmarshal(lines[len(lines)-1], &line); err != nil {
+				t.Fatal(err)
+			}
+			if line["msg"] != "request" || line["service"] != "blob" || line["status"] != float64(tc.wantStatus) || line["request_id"] != id || line["path"] != tc.path {
+				t.Fatalf("log line = %v", line)
+			}
+			if tc.name == "panic" && len(lines) < 2 {
+				t.Fatal("panic not logged")
+			}
+		})
+	}
+}
+
+func TestNewRequestIDUnique(t *testing.T) {
+	seen := map[string]bool{}
+	for range 1000 {
+		id := newRequestID()
+		if seen[id] || !guid.MatchString(id) {
+			t.Fatalf("bad or repeated id %q", id)
+		}
+		seen[id] = true
+	}
+}

@@ -12,7 +12,7 @@ import (
 
 // PutBlob creates or replaces a block blob with the payload's content.
 // A rejected or failed write leaves the store as it was.
-func (s *Service) PutBlob(ctx context.Context, p *payload, h ContentHeaders, meta Metadata, cond conditions.Conditions) (*blobRecord, error) {
+func (s *Service) PutBlob(ctx context.Context, p *payload, h ContentHeaders, meta azhttp.Metadata, cond conditions.Conditions) (*blobRecord, error) {
 	if h.ContentMD5 == nil {
 		h.ContentMD5 = p.md5
 	}
@@ -66,7 +66,7 @@ func existingBlob(r kv.Reader, acct, container, name string, kind conditions.Kin
 	return b, check(cond, kind, b.state(), azhttp.ErrBlobAlreadyExists)
 }
 
-func (s *Service) newRecord(tx kv.Txn, old *blobRecord, size int64, h ContentHeaders, meta Metadata) *blobRecord {
+func (s *Service) newRecord(tx kv.Txn, old *blobRecord, size int64, h ContentHeaders, meta azhttp.Metadata) *blobRecord {
 	now := s.clock()
 	created := now
 	if old != nil {
@@ -150,7 +150,7 @@ func (s *Service) SetBlobProperties(ctx context.Context, acct, container, name s
 }
 
 // SetBlobMetadata replaces the blob's metadata.
-func (s *Service) SetBlobMetadata(ctx context.Context, acct, container, name string, meta Metadata, cond conditions.Conditions) (*blobRecord, error) {
+func (s *Service) SetBlobMetadata(ctx context.Context, acct, container, name string, meta azhttp.Metadata, cond conditions.Conditions) (*blobRecord, error) {
 	return s.updateBlob(ctx, acct, container, name, cond, func(b *blobRecord) { b.Metadata = meta })
 }
 

@@ -131,7 +131,7 @@ type BlockRef struct {
 
 // PutBlockList commits the blob as the concatenation of the referenced
 // blocks; uncommitted blocks not referenced are discarded.
-func (s *Service) PutBlockList(ctx context.Context, acct, container, name string, refs []BlockRef, h ContentHeaders, meta Metadata, cond conditions.Conditions) (*blobRecord, error) {
+func (s *Service) PutBlockList(ctx context.Context, acct, container, name string, refs []BlockRef, h ContentHeaders, meta azhttp.Metadata, cond conditions.Conditions) (*blobRecord, error) {
 	if len(refs) > maxCommittedBlocks {
 		return nil, azhttp.ErrBlockListTooLong
 	}

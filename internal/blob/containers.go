@@ -11,7 +11,7 @@ import (
 )
 
 // CreateContainer creates a container, or fails with ContainerAlreadyExists.
-func (s *Service) CreateContainer(ctx context.Context, acct, name string, meta Metadata, access string) (*containerRecord, error) {
+func (s *Service) CreateContainer(ctx context.Context, acct, name string, meta azhttp.Metadata, access string) (*containerRecord, error) {
 	var out *containerRecord
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		if _, err := loadContainer(tx, acct, name); err == nil {
@@ -58,13 +58,13 @@ func (s *Service) updateContainer(ctx context.Context, acct, name string, cond c
 }
 
 // SetContainerMetadata replaces a container's metadata.
-func (s *Service) SetContainerMetadata(ctx context.Context, acct, name string, meta Metadata, cond conditions.Conditions) (*containerRecord, error) {
+func (s *Service) SetContainerMetadata(ctx context.Context, acct, name string, meta azhttp.Metadata, cond conditions.Conditions) (*containerRecord, error) {
 	return s.updateContainer(ctx, acct, name, cond, func(c *containerRecord) { c.Metadata = meta })
 }
 
 // SetContainerACL replaces a container's public access level and stored
 // access policies.
-func (s *Service) SetContainerACL(ctx context.Context, acct, name, access string, acl []SignedIdentifier, cond conditions.Conditions) (*containerRecord, error) {
+func (s *Service) SetContainerACL(ctx context.Context, acct, name, access string, acl []azhttp.SignedIdentifier, cond conditions.Conditions) (*containerRecord, error) {
 	return s.updateContainer(ctx, acct, name, cond, func(c *containerRecord) {
 		c.PublicAccess, c.ACL = access, acl
 	})
@@ -144,7 +144,7 @@ func (s *Service) storedPolicy(ctx context.Context, acct, container, id string) 
 	}
 	for _, si := range c.ACL {
 		if si.ID == id {
-			return azhttp.StoredPolicy{Start: si.Start, Expiry: si.Expiry, Permissions: si.Permissions}, true, nil
+			return si.Policy(), true, nil
 		}
 	}
 	return azhttp.StoredPolicy{}, false, nil

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
-	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
 // Handler returns the Blob service's HTTP handler, wrapped in the plumbing
@@ -49,20 +48,8 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
 	q := &request{w: w, r: r, q: r.URL.Query()}
 	q.acct, q.container, q.blob = splitPath(r.URL.Path)
 	if err := s.dispatch(q); err != nil {
-		azhttp.WriteError(w, r, storeError(err))
+		azhttp.WriteError(w, r, azhttp.StoreError(err))
 	}
-}
-
-// storeError turns the store's limits into Azure's answers: a transaction
-// that lost every retry to contention is "server busy", as Azure throttles.
-func storeError(err error) error {
-	switch {
-	case errors.Is(err, kv.ErrConflict):
-		return azhttp.ErrServerBusy
-	case errors.Is(err, kv.ErrTxnTooOld):
-		return azhttp.ErrOperationTimedOut
-	}
-	return err
 }
 
 func (s *Service) dispatch(q *request) error {

@@ -2,71 +2,12 @@ package blob
 
 import (
 	"encoding/base64"
-	"encoding/xml"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
-
-const (
-	metaPrefix      = "x-ms-meta-"
-	maxMetadataSize = 8 << 10
-	// maxXMLBody bounds the XML documents clients send (block lists of
-	// 50,000 ids in their longest form fit).
-	maxXMLBody = 8 << 20
-)
-
-// httpTime renders times the way HTTP headers and listings carry them.
-func httpTime(t time.Time) string { return t.UTC().Format(http.TimeFormat) }
-
-// parseMetadata reads x-ms-meta-* headers. Names must be C# identifiers;
-// they are lower-cased because HTTP does not preserve header case.
-func parseMetadata(h http.Header) (Metadata, error) {
-	var out Metadata
-	size := 0
-	for k, vs := range h {
-		lk := strings.ToLower(k)
-		if !strings.HasPrefix(lk, metaPrefix) {
-			continue
-		}
-		name := lk[len(metaPrefix):]
-		if name == "" {
-			return nil, azhttp.ErrEmptyMetadataKey
-		}
-		if !validIdentifier(name) {
-			return nil, azhttp.ErrInvalidMetadata
-		}
-		v := strings.Join(vs, ",")
-		size += len(name) + len(v)
-		out = append(out, [2]string{name, v})
-	}
-	if size > maxMetadataSize {
-		return nil, azhttp.ErrMetadataTooLarge
-	}
-	return out, nil
-}
-
-func validIdentifier(s string) bool {
-	for i, c := range s {
-		letter := c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c > 127
-		if !letter && (i == 0 || c < '0' || c > '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// writeMetadata sets x-ms-meta-* headers, bypassing Go's canonical header
-// case so that names go out as stored.
-func writeMetadata(h http.Header, m Metadata) {
-	for _, kv := range m {
-		h[metaPrefix+kv[0]] = []string{kv[1]}
-	}
-}
 
 // parseContentHeaders reads the x-ms-blob-* content headers of Put Blob's
 // and Put Block List's and Set Blob Properties' forms; Put Blob also takes
@@ -126,15 +67,15 @@ func writeContentHeaders(h http.Header, c ContentHeaders) {
 
 // writeBlobHeaders sets the properties every blob read returns.
 func writeBlobHeaders(h http.Header, b *blobRecord) {
-	h.Set("ETag", etag(b.Version))
-	h.Set("Last-Modified", httpTime(b.Modified))
-	h.Set("x-ms-creation-time", httpTime(b.Created))
+	h.Set("ETag", azhttp.ETag(b.Version))
+	h.Set("Last-Modified", azhttp.HTTPTime(b.Modified))
+	h.Set("x-ms-creation-time", azhttp.HTTPTime(b.Created))
 	h.Set("x-ms-blob-type", b.Type)
 	h.Set("x-ms-lease-status", "unlocked")
 	h.Set("x-ms-lease-state", "available")
 	h.Set("x-ms-server-encrypted", "true")
 	h.Set("Accept-Ranges", "bytes")
-	writeMetadata(h, b.Metadata)
+	azhttp.WriteMetadata(h, b.Metadata)
 }
 
 // parseRange reads x-ms-range (preferred) or Range: "bytes=start-[end]".
@@ -168,55 +109,6 @@ func parseRange(h http.Header) (*ByteRange, error) {
 		r.End = end
 	}
 	return r, nil
-}
-
-// readXML decodes a bounded XML request body into v.
-func readXML(r *http.Request, v any) error {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxXMLBody+1))
-	if err != nil {
-		return err
-	}
-	if len(body) > maxXMLBody {
-		return azhttp.ErrRequestBodyTooLarge
-	}
-	if err := xml.Unmarshal(body, v); err != nil {
-		return azhttp.ErrInvalidXmlDocument
-	}
-	return nil
-}
-
-// writeXML sends v as the response body.
-func writeXML(w http.ResponseWriter, status int, v any) error {
-	body, err := xml.Marshal(v)
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/xml")
-	w.Header().Set("Content-Length", strconv.Itoa(len(xml.Header)+len(body)))
-	w.WriteHeader(status)
-	_, _ = io.WriteString(w, xml.Header)
-	_, _ = w.Write(body)
-	return nil
-}
-
-// writeEmpty sends a bodiless status.
-func writeEmpty(w http.ResponseWriter, status int) error {
-	w.Header().Set("Content-Length", "0")
-	w.WriteHeader(status)
-	return nil
-}
-
-// maxResults reads maxresults: default and cap 5000, below 1 is an error.
-func maxResults(q map[string][]string) (int, error) {
-	vs := q["maxresults"]
-	if len(vs) == 0 || vs[0] == "" {
-		return 5000, nil
-	}
-	n, err := strconv.Atoi(vs[0])
-	if err != nil || n < 1 {
-		return 0, azhttp.ErrOutOfRangeQueryParameterValue
-	}
-	return min(n, 5000), nil
 }
 
 // includes reports which include= values a listing asked for.

@@ -56,10 +56,10 @@ func (s *Service) receiveChecked(q *request, limit int64) (*payload, error) {
 
 func writeWriteResult(q *request, b *blobRecord, status int) error {
 	h := q.w.Header()
-	h.Set("ETag", etag(b.Version))
-	h.Set("Last-Modified", httpTime(b.Modified))
+	h.Set("ETag", azhttp.ETag(b.Version))
+	h.Set("Last-Modified", azhttp.HTTPTime(b.Modified))
 	h.Set("x-ms-request-server-encrypted", "true")
-	return writeEmpty(q.w, status)
+	return azhttp.WriteEmpty(q.w, status)
 }
 
 func (s *Service) putBlob(q *request) error {
@@ -72,7 +72,7 @@ func (s *Service) putBlob(q *request) error {
 	default:
 		return azhttp.ErrInvalidHeaderValue.WithMessage("The value for header x-ms-blob-type is invalid: %q.", t)
 	}
-	meta, err := parseMetadata(q.r.Header)
+	meta, err := azhttp.ParseMetadata(q.r.Header)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (s *Service) deleteBlob(q *request) error {
 		return err
 	}
 	q.w.Header().Set("x-ms-delete-type-permanent", "true")
-	return writeEmpty(q.w, http.StatusAccepted)
+	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
 }
 
 // blockID decodes a base64 block ID from the query or a block list.
@@ -196,17 +196,17 @@ func (s *Service) putBlock(q *request) error {
 	h := q.w.Header()
 	h.Set("Content-MD5", b64(p.md5))
 	h.Set("x-ms-request-server-encrypted", "true")
-	return writeEmpty(q.w, http.StatusCreated)
+	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
 // parseBlockList reads Put Block List's body: an ordered mix of
 // <Committed>, <Uncommitted> and <Latest> elements.
 func parseBlockList(r *http.Request) ([]BlockRef, error) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxXMLBody+1))
+	body, err := io.ReadAll(io.LimitReader(r.Body, azhttp.MaxXMLBody+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(body) > maxXMLBody {
+	if len(body) > azhttp.MaxXMLBody {
 		return nil, azhttp.ErrRequestBodyTooLarge
 	}
 	dec := xml.NewDecoder(bytes.NewReader(body))
@@ -270,7 +270,7 @@ func parseBlockList(r *http.Request) ([]BlockRef, error) {
 }
 
 func (s *Service) putBlockList(q *request) error {
-	meta, err := parseMetadata(q.r.Header)
+	meta, err := azhttp.ParseMetadata(q.r.Header)
 	if err != nil {
 		return err
 	}
@@ -309,13 +309,13 @@ func (s *Service) getBlockList(q *request) error {
 	}
 	h := q.w.Header()
 	if l.Record != nil {
-		h.Set("ETag", etag(l.Record.Version))
-		h.Set("Last-Modified", httpTime(l.Record.Modified))
+		h.Set("ETag", azhttp.ETag(l.Record.Version))
+		h.Set("Last-Modified", azhttp.HTTPTime(l.Record.Modified))
 		h.Set("x-ms-blob-content-length", strconv.FormatInt(l.Record.Size, 10))
 	} else {
 		h.Set("x-ms-blob-content-length", "0")
 	}
-	return writeXML(q.w, http.StatusOK, blockListXML{Committed: blocksToXML(l.Committed), Uncommitted: blocksToXML(l.Uncommitted)})
+	return azhttp.WriteXML(q.w, http.StatusOK, blockListXML{Committed: blocksToXML(l.Committed), Uncommitted: blocksToXML(l.Uncommitted)})
 }
 
 func (s *Service) setBlobProperties(q *request) error {
@@ -336,14 +336,14 @@ func (s *Service) getBlobMetadata(q *request) error {
 		return err
 	}
 	h := q.w.Header()
-	h.Set("ETag", etag(b.Version))
-	h.Set("Last-Modified", httpTime(b.Modified))
-	writeMetadata(h, b.Metadata)
-	return writeEmpty(q.w, http.StatusOK)
+	h.Set("ETag", azhttp.ETag(b.Version))
+	h.Set("Last-Modified", azhttp.HTTPTime(b.Modified))
+	azhttp.WriteMetadata(h, b.Metadata)
+	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
 func (s *Service) setBlobMetadata(q *request) error {
-	meta, err := parseMetadata(q.r.Header)
+	meta, err := azhttp.ParseMetadata(q.r.Header)
 	if err != nil {
 		return err
 	}
@@ -355,7 +355,7 @@ func (s *Service) setBlobMetadata(q *request) error {
 }
 
 func (s *Service) listBlobs(q *request) error {
-	max, err := maxResults(q.q)
+	max, err := azhttp.MaxResults(q.q)
 	if err != nil {
 		return err
 	}
@@ -386,7 +386,7 @@ func (s *Service) listBlobs(q *request) error {
 		prefixes = prefixes[1:]
 	}
 	doc.Blobs.Items = items
-	return writeXML(q.w, http.StatusOK, doc)
+	return azhttp.WriteXML(q.w, http.StatusOK, doc)
 }
 
 func blobEntryXML(e ListedBlob, withMeta bool) blobXML {
@@ -394,7 +394,7 @@ func blobEntryXML(e ListedBlob, withMeta bool) blobXML {
 	p := &x.Properties
 	p.BlobType, p.LeaseStatus, p.LeaseState, p.ServerEncrypted = "BlockBlob", "unlocked", "available", true
 	if b := e.Record; b != nil {
-		p.CreationTime, p.LastModified, p.Etag = httpTime(b.Created), httpTime(b.Modified), etag(b.Version)
+		p.CreationTime, p.LastModified, p.Etag = azhttp.HTTPTime(b.Created), azhttp.HTTPTime(b.Modified), azhttp.ETag(b.Version)
 		p.ContentLength = b.Size
 		p.ContentType, p.ContentEncoding, p.ContentLanguage = b.Headers.ContentType, b.Headers.ContentEncoding, b.Headers.ContentLanguage
 		p.CacheControl, p.ContentDisposition = b.Headers.CacheControl, b.Headers.ContentDisposition
@@ -403,7 +403,7 @@ func blobEntryXML(e ListedBlob, withMeta bool) blobXML {
 		}
 		p.AccessTier, p.AccessTierInferred = "Hot", true
 		if withMeta {
-			m := metadataXML(b.Metadata)
+			m := azhttp.MetadataXML(b.Metadata)
 			x.Metadata = &m
 		}
 	}

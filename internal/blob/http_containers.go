@@ -8,8 +8,6 @@ import (
 	"github.com/cerulean-db/cerulean/internal/conditions"
 )
 
-const maxSignedIdentifiers = 5
-
 // serviceEndpoint is the account URL as the client addressed it.
 func serviceEndpoint(q *request) string {
 	scheme := "http"
@@ -29,12 +27,12 @@ func publicAccess(h http.Header) (string, error) {
 }
 
 func writeContainerHeaders(h http.Header, c *containerRecord) {
-	h.Set("ETag", etag(c.Version))
-	h.Set("Last-Modified", httpTime(c.Modified))
+	h.Set("ETag", azhttp.ETag(c.Version))
+	h.Set("Last-Modified", azhttp.HTTPTime(c.Modified))
 }
 
 func (s *Service) createContainer(q *request) error {
-	meta, err := parseMetadata(q.r.Header)
+	meta, err := azhttp.ParseMetadata(q.r.Header)
 	if err != nil {
 		return err
 	}
@@ -47,7 +45,7 @@ func (s *Service) createContainer(q *request) error {
 		return err
 	}
 	writeContainerHeaders(q.w.Header(), c)
-	return writeEmpty(q.w, http.StatusCreated)
+	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
 func (s *Service) getContainerProperties(q *request) error {
@@ -57,7 +55,7 @@ func (s *Service) getContainerProperties(q *request) error {
 	}
 	h := q.w.Header()
 	writeContainerHeaders(h, c)
-	writeMetadata(h, c.Metadata)
+	azhttp.WriteMetadata(h, c.Metadata)
 	if q.q.Get("comp") == "" {
 		h.Set("x-ms-lease-status", "unlocked")
 		h.Set("x-ms-lease-state", "available")
@@ -69,18 +67,18 @@ func (s *Service) getContainerProperties(q *request) error {
 			h.Set("x-ms-blob-public-access", c.PublicAccess)
 		}
 	}
-	return writeEmpty(q.w, http.StatusOK)
+	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
 func (s *Service) deleteContainer(q *request) error {
 	if err := s.DeleteContainer(q.ctx(), q.acct, q.container, conditions.FromHeader(q.r.Header, "")); err != nil {
 		return err
 	}
-	return writeEmpty(q.w, http.StatusAccepted)
+	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
 }
 
 func (s *Service) setContainerMetadata(q *request) error {
-	meta, err := parseMetadata(q.r.Header)
+	meta, err := azhttp.ParseMetadata(q.r.Header)
 	if err != nil {
 		return err
 	}
@@ -89,7 +87,7 @@ func (s *Service) setContainerMetadata(q *request) error {
 		return err
 	}
 	writeContainerHeaders(q.w.Header(), c)
-	return writeEmpty(q.w, http.StatusOK)
+	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
 func (s *Service) getContainerACL(q *request) error {
@@ -97,27 +95,11 @@ func (s *Service) getContainerACL(q *request) error {
 	if err != nil {
 		return err
 	}
-	doc := signedIdentifiersXML{Identifiers: []signedIdentifierXML{}}
-	for _, si := range c.ACL {
-		x := signedIdentifierXML{ID: si.ID}
-		x.AccessPolicy = &struct {
-			Start      string `xml:"Start,omitempty"`
-			Expiry     string `xml:"Expiry,omitempty"`
-			Permission string `xml:"Permission,omitempty"`
-		}{Permission: si.Permissions}
-		if !si.Start.IsZero() {
-			x.AccessPolicy.Start = si.Start.Format(xmlTime)
-		}
-		if !si.Expiry.IsZero() {
-			x.AccessPolicy.Expiry = si.Expiry.Format(xmlTime)
-		}
-		doc.Identifiers = append(doc.Identifiers, x)
-	}
 	writeContainerHeaders(q.w.Header(), c)
 	if c.PublicAccess != "" {
 		q.w.Header().Set("x-ms-blob-public-access", c.PublicAccess)
 	}
-	return writeXML(q.w, http.StatusOK, doc)
+	return azhttp.WriteSignedIdentifiers(q.w, c.ACL)
 }
 
 func (s *Service) setContainerACL(q *request) error {
@@ -125,46 +107,20 @@ func (s *Service) setContainerACL(q *request) error {
 	if err != nil {
 		return err
 	}
-	var doc signedIdentifiersXML
-	if q.r.ContentLength != 0 {
-		if err := readXML(q.r, &doc); err != nil {
-			return err
-		}
-	}
-	if len(doc.Identifiers) > maxSignedIdentifiers {
-		return azhttp.ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. At most %d signed identifiers are allowed.", maxSignedIdentifiers)
-	}
-	acl := make([]SignedIdentifier, 0, len(doc.Identifiers))
-	for _, x := range doc.Identifiers {
-		if x.ID == "" || len(x.ID) > 64 {
-			return azhttp.ErrInvalidXmlNodeValue.WithMessage("The value for one of the XML nodes is not in the correct format: signed identifier Id %q.", x.ID)
-		}
-		si := SignedIdentifier{ID: x.ID}
-		if p := x.AccessPolicy; p != nil {
-			si.Permissions = p.Permission
-			if p.Start != "" {
-				if si.Start, err = parseISOTime(p.Start); err != nil {
-					return azhttp.ErrInvalidXmlNodeValue.WithMessage("The value for one of the XML nodes is not in the correct format: Start %q.", p.Start)
-				}
-			}
-			if p.Expiry != "" {
-				if si.Expiry, err = parseISOTime(p.Expiry); err != nil {
-					return azhttp.ErrInvalidXmlNodeValue.WithMessage("The value for one of the XML nodes is not in the correct format: Expiry %q.", p.Expiry)
-				}
-			}
-		}
-		acl = append(acl, si)
+	acl, err := azhttp.ParseSignedIdentifiers(q.r)
+	if err != nil {
+		return err
 	}
 	c, err := s.SetContainerACL(q.ctx(), q.acct, q.container, access, acl, conditions.FromHeader(q.r.Header, ""))
 	if err != nil {
 		return err
 	}
 	writeContainerHeaders(q.w.Header(), c)
-	return writeEmpty(q.w, http.StatusOK)
+	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
 func (s *Service) listContainers(q *request) error {
-	max, err := maxResults(q.q)
+	max, err := azhttp.MaxResults(q.q)
 	if err != nil {
 		return err
 	}
@@ -181,17 +137,17 @@ func (s *Service) listContainers(q *request) error {
 	doc.Containers.Items = make([]containerXML, 0, len(list))
 	for _, c := range list {
 		x := containerXML{Name: c.Name}
-		x.Properties.LastModified = httpTime(c.Modified)
-		x.Properties.Etag = etag(c.Version)
+		x.Properties.LastModified = azhttp.HTTPTime(c.Modified)
+		x.Properties.Etag = azhttp.ETag(c.Version)
 		x.Properties.LeaseStatus, x.Properties.LeaseState = "unlocked", "available"
 		x.Properties.PublicAccess = c.PublicAccess
 		if withMeta {
-			m := metadataXML(c.Metadata)
+			m := azhttp.MetadataXML(c.Metadata)
 			x.Metadata = &m
 		}
 		doc.Containers.Items = append(doc.Containers.Items, x)
 	}
-	return writeXML(q.w, http.StatusOK, doc)
+	return azhttp.WriteXML(q.w, http.StatusOK, doc)
 }
 
 func (s *Service) getServiceProperties(q *request) error {
@@ -199,18 +155,18 @@ func (s *Service) getServiceProperties(q *request) error {
 	if err != nil {
 		return err
 	}
-	return writeXML(q.w, http.StatusOK, p)
+	return azhttp.WriteXML(q.w, http.StatusOK, p)
 }
 
 func (s *Service) setServiceProperties(q *request) error {
-	var p ServiceProperties
-	if err := readXML(q.r, &p); err != nil {
+	var p azhttp.ServiceProperties
+	if err := azhttp.ReadXML(q.r, &p); err != nil {
 		return err
 	}
 	if err := s.SetServiceProperties(q.ctx(), q.acct, p); err != nil {
 		return err
 	}
-	return writeEmpty(q.w, http.StatusAccepted)
+	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
 }
 
 func (s *Service) getAccountInfo(q *request) error {
@@ -218,5 +174,5 @@ func (s *Service) getAccountInfo(q *request) error {
 	h.Set("x-ms-sku-name", "Standard_LRS")
 	h.Set("x-ms-account-kind", "StorageV2")
 	h.Set("x-ms-is-hns-enabled", strconv.FormatBool(false))
-	return writeEmpty(q.w, http.StatusOK)
+	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }

@@ -102,35 +102,6 @@ func TestContainerNames(t *testing.T) {
 	}
 }
 
-func TestParseMetadata(t *testing.T) {
-	h := http.Header{}
-	h.Set("x-ms-meta-Author", "Ada")
-	h.Set("x-ms-meta-_v2", "x")
-	m, err := parseMetadata(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v, _ := m.Get("author"); v != "Ada" || len(m) != 2 {
-		t.Fatalf("metadata %v", m)
-	}
-	for name, want := range map[string]error{
-		"x-ms-meta-1abc":  azhttp.ErrInvalidMetadata,
-		"x-ms-meta-a-b":   azhttp.ErrInvalidMetadata,
-		"x-ms-meta-":      azhttp.ErrEmptyMetadataKey,
-		"x-ms-meta-large": azhttp.ErrMetadataTooLarge,
-	} {
-		h := http.Header{}
-		v := "v"
-		if want == azhttp.ErrMetadataTooLarge {
-			v = strings.Repeat("v", maxMetadataSize+1)
-		}
-		h[name] = []string{v}
-		if _, err := parseMetadata(h); !errors.Is(err, want) {
-			t.Errorf("%s: %v, want %v", name, err, want)
-		}
-	}
-}
-
 // FuzzParseBlockList: no body may panic the parser, and every accepted
 // list has only decodable ids within the length limit.
 func FuzzParseBlockList(f *testing.F) {

@@ -4,43 +4,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
-// Metadata is a resource's user metadata, names lower-cased (HTTP servers
-// do not keep header case) and kept in the order they were given.
-type Metadata [][2]string
-
-// Get returns the value of name.
-func (m Metadata) Get(name string) (string, bool) {
-	for _, kv := range m {
-		if strings.EqualFold(kv[0], name) {
-			return kv[1], true
-		}
-	}
-	return "", false
-}
-
-// SignedIdentifier is one stored access policy of a container.
-type SignedIdentifier struct {
-	ID          string
-	Start       time.Time
-	Expiry      time.Time
-	Permissions string
-}
-
 // containerRecord is the stored state of a container.
 type containerRecord struct {
 	Version      uint64
 	Created      time.Time
 	Modified     time.Time
-	Metadata     Metadata
+	Metadata     azhttp.Metadata
 	PublicAccess string // "", "blob" or "container"
-	ACL          []SignedIdentifier
+	ACL          []azhttp.SignedIdentifier
 }
 
 // ContentHeaders are the standard HTTP properties stored with a blob.
@@ -62,7 +39,7 @@ type blobRecord struct {
 	Size     int64
 	Extents  int // number of extent keys
 	Headers  ContentHeaders
-	Metadata Metadata
+	Metadata azhttp.Metadata
 }
 
 // extent is one committed block (or the single extent of a Put Blob).
@@ -83,9 +60,6 @@ type staged struct {
 	Account, Container, Blob string
 	Created                  time.Time
 }
-
-// etag renders a version the way Azure renders ETags.
-func etag(version uint64) string { return fmt.Sprintf("\"0x%X\"", version) }
 
 func encode(v any) []byte {
 	b, err := json.Marshal(v)

@@ -64,12 +64,12 @@ func (c *containerRecord) state() conditions.State {
 	if c == nil {
 		return conditions.State{}
 	}
-	return conditions.State{Exists: true, ETag: etag(c.Version), LastModified: c.Modified}
+	return conditions.State{Exists: true, ETag: azhttp.ETag(c.Version), LastModified: c.Modified}
 }
 
 func (b *blobRecord) state() conditions.State {
 	if b == nil {
 		return conditions.State{}
 	}
-	return conditions.State{Exists: true, ETag: etag(b.Version), LastModified: b.Modified}
+	return conditions.State{Exists: true, ETag: azhttp.ETag(b.Version), LastModified: b.Modified}
 }

@@ -3,37 +3,9 @@ package blob
 import (
 	"encoding/base64"
 	"encoding/xml"
-	"fmt"
-	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
-
-// xmlTime is the ISO 8601 form Azure uses inside XML bodies (ACL times).
-const xmlTime = "2006-01-02T15:04:05.0000000Z"
-
-// parseISOTime accepts the ISO 8601 forms the SDKs send.
-func parseISOTime(s string) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.9999999", "2006-01-02T15:04Z", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("time %q is not ISO 8601", s)
-}
-
-// metadataXML renders metadata as <Metadata><name>value</name>...</Metadata>.
-type metadataXML Metadata
-
-func (m metadataXML) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
-	if err := e.EncodeToken(start); err != nil {
-		return err
-	}
-	for _, kv := range m {
-		if err := e.EncodeElement(kv[1], xml.StartElement{Name: xml.Name{Local: kv[0]}}); err != nil {
-			return err
-		}
-	}
-	return e.EncodeToken(start.End())
-}
 
 type containerListXML struct {
 	XMLName         xml.Name `xml:"EnumerationResults"`
@@ -58,7 +30,7 @@ type containerXML struct {
 		HasImmutabilityPolicy bool   `xml:"HasImmutabilityPolicy"`
 		HasLegalHold          bool   `xml:"HasLegalHold"`
 	} `xml:"Properties"`
-	Metadata *metadataXML `xml:"Metadata,omitempty"`
+	Metadata *azhttp.MetadataXML `xml:"Metadata,omitempty"`
 }
 
 type blobListXML struct {
@@ -81,10 +53,10 @@ type blobPrefixXML struct {
 }
 
 type blobXML struct {
-	XMLName    xml.Name          `xml:"Blob"`
-	Name       string            `xml:"Name"`
-	Properties blobPropertiesXML `xml:"Properties"`
-	Metadata   *metadataXML      `xml:"Metadata,omitempty"`
+	XMLName    xml.Name            `xml:"Blob"`
+	Name       string              `xml:"Name"`
+	Properties blobPropertiesXML   `xml:"Properties"`
+	Metadata   *azhttp.MetadataXML `xml:"Metadata,omitempty"`
 }
 
 type blobPropertiesXML struct {
@@ -127,108 +99,4 @@ func blocksToXML(blocks []namedBlock) blocksXML {
 		out.Blocks = append(out.Blocks, blockXML{Name: base64.StdEncoding.EncodeToString(b.ID), Size: b.Size})
 	}
 	return out
-}
-
-type signedIdentifiersXML struct {
-	XMLName     xml.Name              `xml:"SignedIdentifiers"`
-	Identifiers []signedIdentifierXML `xml:"SignedIdentifier"`
-}
-
-type signedIdentifierXML struct {
-	ID           string `xml:"Id"`
-	AccessPolicy *struct {
-		Start      string `xml:"Start,omitempty"`
-		Expiry     string `xml:"Expiry,omitempty"`
-		Permission string `xml:"Permission,omitempty"`
-	} `xml:"AccessPolicy"`
-}
-
-// ServiceProperties is Get/Set Blob Service Properties' document. Absent
-// elements of a Set leave the stored ones as they are.
-type ServiceProperties struct {
-	XMLName               xml.Name          `xml:"StorageServiceProperties"`
-	Logging               *loggingXML       `xml:"Logging,omitempty"`
-	HourMetrics           *metricsXML       `xml:"HourMetrics,omitempty"`
-	MinuteMetrics         *metricsXML       `xml:"MinuteMetrics,omitempty"`
-	Cors                  *corsXML          `xml:"Cors,omitempty"`
-	DefaultServiceVersion string            `xml:"DefaultServiceVersion,omitempty"`
-	DeleteRetentionPolicy *retentionXML     `xml:"DeleteRetentionPolicy,omitempty"`
-	StaticWebsite         *staticWebsiteXML `xml:"StaticWebsite,omitempty"`
-}
-
-type retentionXML struct {
-	Enabled              bool  `xml:"Enabled"`
-	Days                 *int  `xml:"Days,omitempty"`
-	AllowPermanentDelete *bool `xml:"AllowPermanentDelete,omitempty"`
-}
-
-type loggingXML struct {
-	Version         string       `xml:"Version"`
-	Delete          bool         `xml:"Delete"`
-	Read            bool         `xml:"Read"`
-	Write           bool         `xml:"Write"`
-	RetentionPolicy retentionXML `xml:"RetentionPolicy"`
-}
-
-type metricsXML struct {
-	Version         string       `xml:"Version"`
-	Enabled         bool         `xml:"Enabled"`
-	IncludeAPIs     *bool        `xml:"IncludeAPIs,omitempty"`
-	RetentionPolicy retentionXML `xml:"RetentionPolicy"`
-}
-
-type corsXML struct {
-	Rules []corsRuleXML `xml:"CorsRule"`
-}
-
-type corsRuleXML struct {
-	AllowedOrigins  string `xml:"AllowedOrigins"`
-	AllowedMethods  string `xml:"AllowedMethods"`
-	MaxAgeInSeconds int    `xml:"MaxAgeInSeconds"`
-	ExposedHeaders  string `xml:"ExposedHeaders"`
-	AllowedHeaders  string `xml:"AllowedHeaders"`
-}
-
-type staticWebsiteXML struct {
-	Enabled                  bool   `xml:"Enabled"`
-	IndexDocument            string `xml:"IndexDocument,omitempty"`
-	ErrorDocument404Path     string `xml:"ErrorDocument404Path,omitempty"`
-	DefaultIndexDocumentPath string `xml:"DefaultIndexDocumentPath,omitempty"`
-}
-
-// defaultServiceProperties is what an account has before any Set.
-func defaultServiceProperties() ServiceProperties {
-	return ServiceProperties{
-		Logging:               &loggingXML{Version: "1.0"},
-		HourMetrics:           &metricsXML{Version: "1.0"},
-		MinuteMetrics:         &metricsXML{Version: "1.0"},
-		Cors:                  &corsXML{},
-		DeleteRetentionPolicy: &retentionXML{},
-		StaticWebsite:         &staticWebsiteXML{},
-	}
-}
-
-// merge overlays the elements present in set onto p.
-func (p *ServiceProperties) merge(set ServiceProperties) {
-	if set.Logging != nil {
-		p.Logging = set.Logging
-	}
-	if set.HourMetrics != nil {
-		p.HourMetrics = set.HourMetrics
-	}
-	if set.MinuteMetrics != nil {
-		p.MinuteMetrics = set.MinuteMetrics
-	}
-	if set.Cors != nil {
-		p.Cors = set.Cors
-	}
-	if set.DefaultServiceVersion != "" {
-		p.DefaultServiceVersion = set.DefaultServiceVersion
-	}
-	if set.DeleteRetentionPolicy != nil {
-		p.DeleteRetentionPolicy = set.DeleteRetentionPolicy
-	}
-	if set.StaticWebsite != nil {
-		p.StaticWebsite = set.StaticWebsite
-	}
 }

@@ -1,0 +1,106 @@
+package azhttp
+
+import (
+	"encoding/xml"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// MaxSignedIdentifiers is Azure's limit of stored access policies per
+// container, queue, table or share.
+const MaxSignedIdentifiers = 5
+
+// xmlTime is the ISO 8601 form Azure uses inside XML bodies.
+const xmlTime = "2006-01-02T15:04:05.0000000Z"
+
+// SignedIdentifier is one stored access policy.
+type SignedIdentifier struct {
+	ID          string
+	Start       time.Time // zero when not set
+	Expiry      time.Time
+	Permissions string
+}
+
+type signedIdentifiersXML struct {
+	XMLName     xml.Name              `xml:"SignedIdentifiers"`
+	Identifiers []signedIdentifierXML `xml:"SignedIdentifier"`
+}
+
+type accessPolicyXML struct {
+	Start      string `xml:"Start,omitempty"`
+	Expiry     string `xml:"Expiry,omitempty"`
+	Permission string `xml:"Permission,omitempty"`
+}
+
+type signedIdentifierXML struct {
+	ID           string           `xml:"Id"`
+	AccessPolicy *accessPolicyXML `xml:"AccessPolicy"`
+}
+
+// ParseISOTime accepts the ISO 8601 forms the SDKs send.
+func ParseISOTime(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.9999999", "2006-01-02T15:04Z", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("time %q is not ISO 8601", s)
+}
+
+// ParseSignedIdentifiers reads a Set ACL body; an empty body clears them.
+func ParseSignedIdentifiers(r *http.Request) ([]SignedIdentifier, error) {
+	var doc signedIdentifiersXML
+	if r.ContentLength != 0 {
+		if err := ReadXML(r, &doc); err != nil {
+			return nil, err
+		}
+	}
+	if len(doc.Identifiers) > MaxSignedIdentifiers {
+		return nil, ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. At most %d signed identifiers are allowed.", MaxSignedIdentifiers)
+	}
+	out := make([]SignedIdentifier, 0, len(doc.Identifiers))
+	for _, x := range doc.Identifiers {
+		if x.ID == "" || len(x.ID) > 64 {
+			return nil, ErrInvalidXmlNodeValue.WithMessage("The value for one of the XML nodes is not in the correct format: signed identifier Id %q.", x.ID)
+		}
+		si := SignedIdentifier{ID: x.ID}
+		if p := x.AccessPolicy; p != nil {
+			si.Permissions = p.Permission
+			var err error
+			if p.Start != "" {
+				if si.Start, err = ParseISOTime(p.Start); err != nil {
+					return nil, ErrInvalidXmlNodeValue.WithMessage("The value for one of the XML nodes is not in the correct format: Start %q.", p.Start)
+				}
+			}
+			if p.Expiry != "" {
+				if si.Expiry, err = ParseISOTime(p.Expiry); err != nil {
+					return nil, ErrInvalidXmlNodeValue.WithMessage("The value for one of the XML nodes is not in the correct format: Expiry %q.", p.Expiry)
+				}
+			}
+		}
+		out = append(out, si)
+	}
+	return out, nil
+}
+
+// WriteSignedIdentifiers sends a Get ACL body.
+func WriteSignedIdentifiers(w http.ResponseWriter, ids []SignedIdentifier) error {
+	doc := signedIdentifiersXML{Identifiers: make([]signedIdentifierXML, 0, len(ids))}
+	for _, si := range ids {
+		p := &accessPolicyXML{Permission: si.Permissions}
+		if !si.Start.IsZero() {
+			p.Start = si.Start.Format(xmlTime)
+		}
+		if !si.Expiry.IsZero() {
+			p.Expiry = si.Expiry.Format(xmlTime)
+		}
+		doc.Identifiers = append(doc.Identifiers, signedIdentifierXML{ID: si.ID, AccessPolicy: p})
+	}
+	return WriteXML(w, http.StatusOK, doc)
+}
+
+// Policy returns the identifier's policy in the form SAS checks use.
+func (si SignedIdentifier) Policy() StoredPolicy {
+	return StoredPolicy{Start: si.Start, Expiry: si.Expiry, Permissions: si.Permissions}
+}

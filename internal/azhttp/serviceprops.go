@@ -1,0 +1,149 @@
+package azhttp
+
+import (
+	"encoding/xml"
+	"strings"
+)
+
+// MaxCORSRules is Azure's limit of CORS rules per service.
+const MaxCORSRules = 5
+
+// ServiceProperties is the Get/Set Service Properties document shared by
+// Blob, Queue, Table and File. Elements absent from a Set leave the stored
+// ones as they are (Merge).
+type ServiceProperties struct {
+	XMLName               xml.Name          `xml:"StorageServiceProperties"`
+	Logging               *LoggingXML       `xml:"Logging,omitempty"`
+	HourMetrics           *MetricsXML       `xml:"HourMetrics,omitempty"`
+	MinuteMetrics         *MetricsXML       `xml:"MinuteMetrics,omitempty"`
+	Cors                  *CorsXML          `xml:"Cors,omitempty"`
+	DefaultServiceVersion string            `xml:"DefaultServiceVersion,omitempty"`
+	DeleteRetentionPolicy *RetentionXML     `xml:"DeleteRetentionPolicy,omitempty"`
+	StaticWebsite         *StaticWebsiteXML `xml:"StaticWebsite,omitempty"`
+}
+
+// RetentionXML is a retention policy element.
+type RetentionXML struct {
+	Enabled              bool  `xml:"Enabled"`
+	Days                 *int  `xml:"Days,omitempty"`
+	AllowPermanentDelete *bool `xml:"AllowPermanentDelete,omitempty"`
+}
+
+// LoggingXML is the Logging element.
+type LoggingXML struct {
+	Version         string       `xml:"Version"`
+	Delete          bool         `xml:"Delete"`
+	Read            bool         `xml:"Read"`
+	Write           bool         `xml:"Write"`
+	RetentionPolicy RetentionXML `xml:"RetentionPolicy"`
+}
+
+// MetricsXML is the HourMetrics / MinuteMetrics element.
+type MetricsXML struct {
+	Version         string       `xml:"Version"`
+	Enabled         bool         `xml:"Enabled"`
+	IncludeAPIs     *bool        `xml:"IncludeAPIs,omitempty"`
+	RetentionPolicy RetentionXML `xml:"RetentionPolicy"`
+}
+
+// CorsXML is the Cors element.
+type CorsXML struct {
+	Rules []CorsRuleXML `xml:"CorsRule"`
+}
+
+// CorsRuleXML is one CorsRule, with comma-separated lists.
+type CorsRuleXML struct {
+	AllowedOrigins  string `xml:"AllowedOrigins"`
+	AllowedMethods  string `xml:"AllowedMethods"`
+	MaxAgeInSeconds int    `xml:"MaxAgeInSeconds"`
+	ExposedHeaders  string `xml:"ExposedHeaders"`
+	AllowedHeaders  string `xml:"AllowedHeaders"`
+}
+
+// StaticWebsiteXML is the Blob service's StaticWebsite element.
+type StaticWebsiteXML struct {
+	Enabled                  bool   `xml:"Enabled"`
+	IndexDocument            string `xml:"IndexDocument,omitempty"`
+	ErrorDocument404Path     string `xml:"ErrorDocument404Path,omitempty"`
+	DefaultIndexDocumentPath string `xml:"DefaultIndexDocumentPath,omitempty"`
+}
+
+// DefaultServiceProperties is what a service has before any Set ("blob",
+// "queue", "table" or "file").
+func DefaultServiceProperties(service string) ServiceProperties {
+	p := ServiceProperties{
+		Logging:       &LoggingXML{Version: "1.0"},
+		HourMetrics:   &MetricsXML{Version: "1.0"},
+		MinuteMetrics: &MetricsXML{Version: "1.0"},
+		Cors:          &CorsXML{},
+	}
+	if service == "blob" {
+		p.DeleteRetentionPolicy = &RetentionXML{}
+		p.StaticWebsite = &StaticWebsiteXML{}
+	}
+	if service == "file" {
+		p.Logging = nil
+	}
+	return p
+}
+
+// Validate checks a Set document against Azure's limits.
+func (p ServiceProperties) Validate() error {
+	if p.Cors != nil && len(p.Cors.Rules) > MaxCORSRules {
+		return ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. At most %d CORS rules are allowed.", MaxCORSRules)
+	}
+	return nil
+}
+
+// Merge overlays the elements present in set onto p.
+func (p *ServiceProperties) Merge(set ServiceProperties) {
+	if set.Logging != nil {
+		p.Logging = set.Logging
+	}
+	if set.HourMetrics != nil {
+		p.HourMetrics = set.HourMetrics
+	}
+	if set.MinuteMetrics != nil {
+		p.MinuteMetrics = set.MinuteMetrics
+	}
+	if set.Cors != nil {
+		p.Cors = set.Cors
+	}
+	if set.DefaultServiceVersion != "" {
+		p.DefaultServiceVersion = set.DefaultServiceVersion
+	}
+	if set.DeleteRetentionPolicy != nil {
+		p.DeleteRetentionPolicy = set.DeleteRetentionPolicy
+	}
+	if set.StaticWebsite != nil {
+		p.StaticWebsite = set.StaticWebsite
+	}
+}
+
+// CORSRules converts the stored rules for the CORS middleware.
+func (p ServiceProperties) CORSRules() []CORSRule {
+	if p.Cors == nil {
+		return nil
+	}
+	rules := make([]CORSRule, 0, len(p.Cors.Rules))
+	for _, c := range p.Cors.Rules {
+		rules = append(rules, CORSRule{
+			AllowedOrigins:  splitComma(c.AllowedOrigins),
+			AllowedMethods:  splitComma(c.AllowedMethods),
+			AllowedHeaders:  splitComma(c.AllowedHeaders),
+			ExposedHeaders:  splitComma(c.ExposedHeaders),
+			MaxAgeInSeconds: c.MaxAgeInSeconds,
+		})
+	}
+	return rules
+}
+
+func splitComma(s string) []string {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}

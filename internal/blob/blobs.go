@@ -12,13 +12,13 @@ import (
 
 // PutBlob creates or replaces a block blob with the payload's content.
 // A rejected or failed write leaves the store as it was.
-func (s *Service) PutBlob(ctx context.Context, p *payload, h ContentHeaders, meta azhttp.Metadata, cond conditions.Conditions) (*blobRecord, error) {
+func (s *Service) PutBlob(ctx context.Context, p *payload, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*blobRecord, error) {
 	if h.ContentMD5 == nil {
 		h.ContentMD5 = p.md5
 	}
 	var out *blobRecord
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		old, err := s.blobForWrite(tx, p.acct, p.container, p.blob, conditions.Create, cond)
+		old, err := s.blobForWrite(tx, p.acct, p.container, p.blob, conditions.Create, pre)
 		if err != nil {
 			return err
 		}
@@ -38,9 +38,9 @@ func (s *Service) PutBlob(ctx context.Context, p *payload, h ContentHeaders, met
 	return out, err
 }
 
-// blobForWrite loads a blob for a write under cond: the container must
+// blobForWrite loads a blob for a write under pre: the container must
 // exist; the blob may not.
-func (s *Service) blobForWrite(tx kv.Txn, acct, container, name string, kind conditions.Kind, cond conditions.Conditions) (*blobRecord, error) {
+func (s *Service) blobForWrite(tx kv.Txn, acct, container, name string, kind conditions.Kind, pre Preconditions) (*blobRecord, error) {
 	if _, err := loadContainer(tx, acct, container); err != nil {
 		return nil, err
 	}
@@ -48,11 +48,11 @@ func (s *Service) blobForWrite(tx kv.Txn, acct, container, name string, kind con
 	if err != nil {
 		return nil, err
 	}
-	return old, check(cond, kind, old.state(), azhttp.ErrBlobAlreadyExists)
+	return old, s.checkBlob(pre, kind, old)
 }
 
-// existingBlob loads a blob that must exist, under cond.
-func existingBlob(r kv.Reader, acct, container, name string, kind conditions.Kind, cond conditions.Conditions) (*blobRecord, error) {
+// existingBlob loads a blob that must exist, under pre.
+func (s *Service) existingBlob(r kv.Reader, acct, container, name string, kind conditions.Kind, pre Preconditions) (*blobRecord, error) {
 	if _, err := loadContainer(r, acct, container); err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func existingBlob(r kv.Reader, acct, container, name string, kind conditions.Kin
 	if b == nil {
 		return nil, azhttp.ErrBlobNotFound
 	}
-	return b, check(cond, kind, b.state(), azhttp.ErrBlobAlreadyExists)
+	return b, s.checkBlob(pre, kind, b)
 }
 
 func (s *Service) newRecord(tx kv.Txn, old *blobRecord, size int64, h ContentHeaders, meta azhttp.Metadata) *blobRecord {
@@ -72,7 +72,11 @@ func (s *Service) newRecord(tx kv.Txn, old *blobRecord, size int64, h ContentHea
 	if old != nil {
 		created = old.Created
 	}
-	return &blobRecord{Type: "BlockBlob", Version: tx.Version(), Created: created, Modified: now, Size: size, Headers: h, Metadata: meta}
+	rec := &blobRecord{Type: "BlockBlob", Version: tx.Version(), Created: created, Modified: now, Size: size, Headers: h, Metadata: meta}
+	if old != nil {
+		rec.Lease = old.Lease // a lease survives the content it locks
+	}
+	return rec
 }
 
 // commitContent makes extents the blob's content and rec its record. Data
@@ -128,11 +132,11 @@ func commitContent(tx kv.Txn, acct, container, name string, rec *blobRecord, ext
 	return store(tx, blobKey(acct, container, name), rec)
 }
 
-// updateBlob changes an existing blob's record under cond.
-func (s *Service) updateBlob(ctx context.Context, acct, container, name string, cond conditions.Conditions, change func(*blobRecord)) (*blobRecord, error) {
+// updateBlob changes an existing blob's record under pre.
+func (s *Service) updateBlob(ctx context.Context, acct, container, name string, pre Preconditions, change func(*blobRecord)) (*blobRecord, error) {
 	var out *blobRecord
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		b, err := existingBlob(tx, acct, container, name, conditions.Write, cond)
+		b, err := s.existingBlob(tx, acct, container, name, conditions.Write, pre)
 		if err != nil {
 			return err
 		}
@@ -145,19 +149,19 @@ func (s *Service) updateBlob(ctx context.Context, acct, container, name string, 
 }
 
 // SetBlobProperties replaces the blob's content headers.
-func (s *Service) SetBlobProperties(ctx context.Context, acct, container, name string, h ContentHeaders, cond conditions.Conditions) (*blobRecord, error) {
-	return s.updateBlob(ctx, acct, container, name, cond, func(b *blobRecord) { b.Headers = h })
+func (s *Service) SetBlobProperties(ctx context.Context, acct, container, name string, h ContentHeaders, pre Preconditions) (*blobRecord, error) {
+	return s.updateBlob(ctx, acct, container, name, pre, func(b *blobRecord) { b.Headers = h })
 }
 
 // SetBlobMetadata replaces the blob's metadata.
-func (s *Service) SetBlobMetadata(ctx context.Context, acct, container, name string, meta azhttp.Metadata, cond conditions.Conditions) (*blobRecord, error) {
-	return s.updateBlob(ctx, acct, container, name, cond, func(b *blobRecord) { b.Metadata = meta })
+func (s *Service) SetBlobMetadata(ctx context.Context, acct, container, name string, meta azhttp.Metadata, pre Preconditions) (*blobRecord, error) {
+	return s.updateBlob(ctx, acct, container, name, pre, func(b *blobRecord) { b.Metadata = meta })
 }
 
 // DeleteBlob removes a blob with its blocks and bytes.
-func (s *Service) DeleteBlob(ctx context.Context, acct, container, name string, cond conditions.Conditions) error {
+func (s *Service) DeleteBlob(ctx context.Context, acct, container, name string, pre Preconditions) error {
 	return s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := existingBlob(tx, acct, container, name, conditions.Write, cond); err != nil {
+		if _, err := s.existingBlob(tx, acct, container, name, conditions.Write, pre); err != nil {
 			return err
 		}
 		for _, r := range blobRanges(acct, container, name) {
@@ -169,12 +173,12 @@ func (s *Service) DeleteBlob(ctx context.Context, acct, container, name string, 
 	})
 }
 
-// GetBlobProperties returns the record of an existing blob under cond.
-func (s *Service) GetBlobProperties(ctx context.Context, acct, container, name string, cond conditions.Conditions) (*blobRecord, error) {
+// GetBlobProperties returns the record of an existing blob under pre.
+func (s *Service) GetBlobProperties(ctx context.Context, acct, container, name string, pre Preconditions) (*blobRecord, error) {
 	var out *blobRecord
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		var err error
-		out, err = existingBlob(r, acct, container, name, conditions.Read, cond)
+		out, err = s.existingBlob(r, acct, container, name, conditions.Read, pre)
 		return err
 	})
 	return out, err
@@ -199,14 +203,14 @@ type Download struct {
 // downloadStep is how many bytes one snapshot read carries.
 const downloadStep = 4 << 20
 
-// GetBlob opens a read of the blob (or of rng within it) under cond. The
+// GetBlob opens a read of the blob (or of rng within it) under pre. The
 // record and the first downloadStep bytes come from one snapshot; a longer
 // read continues on later snapshots of the same immutable data objects and
 // fails if the blob is replaced meanwhile.
-func (s *Service) GetBlob(ctx context.Context, acct, container, name string, rng *ByteRange, cond conditions.Conditions) (*Download, error) {
+func (s *Service) GetBlob(ctx context.Context, acct, container, name string, rng *ByteRange, pre Preconditions) (*Download, error) {
 	d := &Download{s: s, acct: acct, container: container, name: name}
 	err := s.store.View(ctx, func(r kv.Reader) error {
-		b, err := existingBlob(r, acct, container, name, conditions.Read, cond)
+		b, err := s.existingBlob(r, acct, container, name, conditions.Read, pre)
 		if err != nil {
 			return err
 		}

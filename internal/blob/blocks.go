@@ -51,10 +51,11 @@ func loadBlocks(r kv.Reader, acct, container, name string) ([]namedBlock, error)
 	return out, errors.Join(err, failed)
 }
 
-// PutBlock stages a block of the payload's blob under id.
-func (s *Service) PutBlock(ctx context.Context, p *payload, id []byte) error {
+// PutBlock stages a block of the payload's blob under id. Only the lease
+// is checked: Put Block takes no conditional headers.
+func (s *Service) PutBlock(ctx context.Context, p *payload, id []byte, leaseID string) error {
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := loadContainer(tx, p.acct, p.container); err != nil {
+		if _, err := s.blobForWrite(tx, p.acct, p.container, p.blob, conditions.Write, Preconditions{LeaseID: leaseID}); err != nil {
 			return err
 		}
 		if err := checkBlockIDLength(tx, p.acct, p.container, p.blob, id); err != nil {
@@ -131,13 +132,13 @@ type BlockRef struct {
 
 // PutBlockList commits the blob as the concatenation of the referenced
 // blocks; uncommitted blocks not referenced are discarded.
-func (s *Service) PutBlockList(ctx context.Context, acct, container, name string, refs []BlockRef, h ContentHeaders, meta azhttp.Metadata, cond conditions.Conditions) (*blobRecord, error) {
+func (s *Service) PutBlockList(ctx context.Context, acct, container, name string, refs []BlockRef, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*blobRecord, error) {
 	if len(refs) > maxCommittedBlocks {
 		return nil, azhttp.ErrBlockListTooLong
 	}
 	var out *blobRecord
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		old, err := s.blobForWrite(tx, acct, container, name, conditions.Create, cond)
+		old, err := s.blobForWrite(tx, acct, container, name, conditions.Create, pre)
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
-	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
@@ -37,16 +36,16 @@ func (s *Service) GetContainer(ctx context.Context, acct, name string) (*contain
 	return out, err
 }
 
-// updateContainer applies change to an existing container under cond and
+// updateContainer applies change to an existing container under pre and
 // gives it a new version.
-func (s *Service) updateContainer(ctx context.Context, acct, name string, cond conditions.Conditions, change func(*containerRecord)) (*containerRecord, error) {
+func (s *Service) updateContainer(ctx context.Context, acct, name string, pre Preconditions, change func(*containerRecord)) (*containerRecord, error) {
 	var out *containerRecord
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		c, err := loadContainer(tx, acct, name)
 		if err != nil {
 			return err
 		}
-		if err := check(cond, conditions.Write, c.state(), azhttp.ErrConditionNotMet); err != nil {
+		if err := s.checkContainer(pre, c, false); err != nil {
 			return err
 		}
 		change(c)
@@ -58,26 +57,26 @@ func (s *Service) updateContainer(ctx context.Context, acct, name string, cond c
 }
 
 // SetContainerMetadata replaces a container's metadata.
-func (s *Service) SetContainerMetadata(ctx context.Context, acct, name string, meta azhttp.Metadata, cond conditions.Conditions) (*containerRecord, error) {
-	return s.updateContainer(ctx, acct, name, cond, func(c *containerRecord) { c.Metadata = meta })
+func (s *Service) SetContainerMetadata(ctx context.Context, acct, name string, meta azhttp.Metadata, pre Preconditions) (*containerRecord, error) {
+	return s.updateContainer(ctx, acct, name, pre, func(c *containerRecord) { c.Metadata = meta })
 }
 
 // SetContainerACL replaces a container's public access level and stored
 // access policies.
-func (s *Service) SetContainerACL(ctx context.Context, acct, name, access string, acl []azhttp.SignedIdentifier, cond conditions.Conditions) (*containerRecord, error) {
-	return s.updateContainer(ctx, acct, name, cond, func(c *containerRecord) {
+func (s *Service) SetContainerACL(ctx context.Context, acct, name, access string, acl []azhttp.SignedIdentifier, pre Preconditions) (*containerRecord, error) {
+	return s.updateContainer(ctx, acct, name, pre, func(c *containerRecord) {
 		c.PublicAccess, c.ACL = access, acl
 	})
 }
 
 // DeleteContainer removes a container with every blob, block and byte in it.
-func (s *Service) DeleteContainer(ctx context.Context, acct, name string, cond conditions.Conditions) error {
+func (s *Service) DeleteContainer(ctx context.Context, acct, name string, pre Preconditions) error {
 	return s.store.Update(ctx, func(tx kv.Txn) error {
 		c, err := loadContainer(tx, acct, name)
 		if err != nil {
 			return err
 		}
-		if err := check(cond, conditions.Write, c.state(), azhttp.ErrConditionNotMet); err != nil {
+		if err := s.checkContainer(pre, c, true); err != nil {
 			return err
 		}
 		for _, r := range containerRanges(acct, name) {

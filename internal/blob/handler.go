@@ -60,11 +60,8 @@ func (s *Service) dispatch(q *request) error {
 	if err != nil {
 		return err
 	}
-	if q.container != "" && !validContainerName(q.container) {
-		return azhttp.ErrInvalidResourceName
-	}
-	if len(q.blob) > 1024 {
-		return azhttp.ErrInvalidResourceName.WithMessage("The specifed resource name length is not within the permissible limits.")
+	if err := checkNames(q.container, q.blob); err != nil {
+		return err
 	}
 	q.access, err = s.auth.Authenticate(q.r, q.acct, q.container, q.blob)
 	if err != nil {
@@ -162,8 +159,8 @@ func route(q *request) (operation, error) {
 			return operation{need('c', 'w'), anonNever, (*Service).setContainerACL}, nil
 		case comp == "list" && m == http.MethodGet:
 			return operation{need('c', 'l'), anonContainer, (*Service).listBlobs}, nil
-		case comp == "lease":
-			return notSupported("Lease Container")
+		case comp == "lease" && m == http.MethodPut:
+			return operation{need('c', 'w'), anonNever, (*Service).leaseContainer}, nil
 		case comp == "undelete", comp == "rename", comp == "batch", comp == "blobs":
 			return notSupported("This container operation")
 		}
@@ -189,8 +186,8 @@ func route(q *request) (operation, error) {
 			return operation{need('o', 'r'), anonBlob, (*Service).getBlobMetadata}, nil
 		case comp == "metadata" && m == http.MethodPut:
 			return operation{need('o', 'w'), anonNever, (*Service).setBlobMetadata}, nil
-		case comp == "lease":
-			return notSupported("Lease Blob")
+		case comp == "lease" && m == http.MethodPut:
+			return operation{need('o', 'w'), anonNever, (*Service).leaseBlob}, nil
 		case comp == "snapshot":
 			return notSupported("Snapshot Blob")
 		case comp == "copy":
@@ -215,6 +212,22 @@ func splitPath(p string) (acct, container, blob string) {
 	acct, rest, _ := strings.Cut(p, "/")
 	container, blob, _ = strings.Cut(rest, "/")
 	return acct, container, blob
+}
+
+// checkNames applies Azure's naming rules: a name of the wrong length is
+// OutOfRangeInput, one with wrong characters InvalidResourceName.
+func checkNames(container, blob string) error {
+	tooLong := azhttp.ErrOutOfRangeInput.WithMessage("The specified resource name length is not within the permissible limits.")
+	if container != "" && !validContainerName(container) {
+		if n := len(container); (n < 3 || n > 63) && container[0] != '$' {
+			return tooLong
+		}
+		return azhttp.ErrInvalidResourceName
+	}
+	if len(blob) > 1024 {
+		return tooLong
+	}
+	return nil
 }
 
 // validContainerName applies Azure's container naming rules.

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
@@ -66,13 +67,12 @@ func writeContentHeaders(h http.Header, c ContentHeaders) {
 }
 
 // writeBlobHeaders sets the properties every blob read returns.
-func writeBlobHeaders(h http.Header, b *blobRecord) {
+func writeBlobHeaders(h http.Header, b *blobRecord, now time.Time) {
 	h.Set("ETag", azhttp.ETag(b.Version))
 	h.Set("Last-Modified", azhttp.HTTPTime(b.Modified))
 	h.Set("x-ms-creation-time", azhttp.HTTPTime(b.Created))
 	h.Set("x-ms-blob-type", b.Type)
-	h.Set("x-ms-lease-status", "unlocked")
-	h.Set("x-ms-lease-state", "available")
+	writeLeaseHeaders(h, b.Lease, now)
 	h.Set("x-ms-server-encrypted", "true")
 	h.Set("Accept-Ranges", "bytes")
 	azhttp.WriteMetadata(h, b.Metadata)

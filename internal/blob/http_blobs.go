@@ -10,9 +10,9 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
-	"github.com/cerulean-db/cerulean/internal/conditions"
 )
 
 // maxRangeMD5 is the largest range x-ms-range-get-content-md5 may cover.
@@ -84,7 +84,7 @@ func (s *Service) putBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	b, err := s.PutBlob(q.ctx(), p, headers, meta, conditions.FromHeader(q.r.Header, ""))
+	b, err := s.PutBlob(q.ctx(), p, headers, meta, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -93,14 +93,14 @@ func (s *Service) putBlob(q *request) error {
 }
 
 func (s *Service) getBlob(q *request) error {
-	cond := conditions.FromHeader(q.r.Header, "")
+	pre := preconditions(q.r.Header)
 	h := q.w.Header()
 	if q.r.Method == http.MethodHead {
-		b, err := s.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, cond)
+		b, err := s.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, pre)
 		if err != nil {
 			return err
 		}
-		writeBlobHeaders(h, b)
+		writeBlobHeaders(h, b, s.clock())
 		writeContentHeaders(h, b.Headers)
 		if b.Headers.ContentMD5 != nil {
 			h.Set("Content-MD5", b64(b.Headers.ContentMD5))
@@ -119,7 +119,7 @@ func (s *Service) getBlob(q *request) error {
 	if wantMD5 && rng == nil {
 		return azhttp.ErrInvalidHeaderValue.WithMessage("x-ms-range-get-content-md5 requires a range.")
 	}
-	d, err := s.GetBlob(q.ctx(), q.acct, q.container, q.blob, rng, cond)
+	d, err := s.GetBlob(q.ctx(), q.acct, q.container, q.blob, rng, pre)
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (s *Service) getBlob(q *request) error {
 		return azhttp.ErrOutOfRangeInput.WithMessage("x-ms-range-get-content-md5 is allowed for ranges up to 4 MiB.")
 	}
 	b := d.Record
-	writeBlobHeaders(h, b)
+	writeBlobHeaders(h, b, s.clock())
 	writeContentHeaders(h, b.Headers)
 	h.Set("Content-Length", strconv.FormatInt(d.Length, 10))
 	status := http.StatusOK
@@ -158,7 +158,7 @@ func (s *Service) deleteBlob(q *request) error {
 	if q.r.Header.Get("x-ms-delete-snapshots") == "only" {
 		return azhttp.ErrNotImplemented.WithMessage("Blob snapshots are not supported by this server yet.")
 	}
-	if err := s.DeleteBlob(q.ctx(), q.acct, q.container, q.blob, conditions.FromHeader(q.r.Header, "")); err != nil {
+	if err := s.DeleteBlob(q.ctx(), q.acct, q.container, q.blob, preconditions(q.r.Header)); err != nil {
 		return err
 	}
 	q.w.Header().Set("x-ms-delete-type-permanent", "true")
@@ -190,7 +190,7 @@ func (s *Service) putBlock(q *request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.PutBlock(q.ctx(), p, id); err != nil {
+	if err := s.PutBlock(q.ctx(), p, id, q.r.Header.Get("x-ms-lease-id")); err != nil {
 		return err
 	}
 	h := q.w.Header()
@@ -285,7 +285,7 @@ func (s *Service) putBlockList(q *request) error {
 	if err != nil {
 		return err
 	}
-	b, err := s.PutBlockList(q.ctx(), q.acct, q.container, q.blob, refs, headers, meta, conditions.FromHeader(q.r.Header, ""))
+	b, err := s.PutBlockList(q.ctx(), q.acct, q.container, q.blob, refs, headers, meta, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -323,7 +323,7 @@ func (s *Service) setBlobProperties(q *request) error {
 	if err != nil {
 		return err
 	}
-	b, err := s.SetBlobProperties(q.ctx(), q.acct, q.container, q.blob, headers, conditions.FromHeader(q.r.Header, ""))
+	b, err := s.SetBlobProperties(q.ctx(), q.acct, q.container, q.blob, headers, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -331,7 +331,7 @@ func (s *Service) setBlobProperties(q *request) error {
 }
 
 func (s *Service) getBlobMetadata(q *request) error {
-	b, err := s.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, conditions.FromHeader(q.r.Header, ""))
+	b, err := s.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -347,7 +347,7 @@ func (s *Service) setBlobMetadata(q *request) error {
 	if err != nil {
 		return err
 	}
-	b, err := s.SetBlobMetadata(q.ctx(), q.acct, q.container, q.blob, meta, conditions.FromHeader(q.r.Header, ""))
+	b, err := s.SetBlobMetadata(q.ctx(), q.acct, q.container, q.blob, meta, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -378,7 +378,7 @@ func (s *Service) listBlobs(q *request) error {
 	// Blobs and prefixes interleave in name order, as Azure lists them.
 	for len(blobs) > 0 || len(prefixes) > 0 {
 		if len(prefixes) == 0 || (len(blobs) > 0 && blobs[0].Name < prefixes[0]) {
-			items = append(items, blobEntryXML(blobs[0], inc["metadata"]))
+			items = append(items, blobEntryXML(blobs[0], inc["metadata"], s.clock()))
 			blobs = blobs[1:]
 			continue
 		}
@@ -389,7 +389,7 @@ func (s *Service) listBlobs(q *request) error {
 	return azhttp.WriteXML(q.w, http.StatusOK, doc)
 }
 
-func blobEntryXML(e ListedBlob, withMeta bool) blobXML {
+func blobEntryXML(e ListedBlob, withMeta bool, now time.Time) blobXML {
 	x := blobXML{Name: e.Name}
 	p := &x.Properties
 	p.BlobType, p.LeaseStatus, p.LeaseState, p.ServerEncrypted = "BlockBlob", "unlocked", "available", true
@@ -402,6 +402,7 @@ func blobEntryXML(e ListedBlob, withMeta bool) blobXML {
 			p.ContentMD5 = b64(b.Headers.ContentMD5)
 		}
 		p.AccessTier, p.AccessTierInferred = "Hot", true
+		p.LeaseStatus, p.LeaseState, p.LeaseDuration = b.Lease.Status(now), b.Lease.At(now).State.String(), b.Lease.DurationType(now)
 		if withMeta {
 			m := azhttp.MetadataXML(b.Metadata)
 			x.Metadata = &m

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
-	"github.com/cerulean-db/cerulean/internal/conditions"
 )
 
 // serviceEndpoint is the account URL as the client addressed it.
@@ -57,8 +56,7 @@ func (s *Service) getContainerProperties(q *request) error {
 	writeContainerHeaders(h, c)
 	azhttp.WriteMetadata(h, c.Metadata)
 	if q.q.Get("comp") == "" {
-		h.Set("x-ms-lease-status", "unlocked")
-		h.Set("x-ms-lease-state", "available")
+		writeLeaseHeaders(h, c.Lease, s.clock())
 		h.Set("x-ms-has-immutability-policy", "false")
 		h.Set("x-ms-has-legal-hold", "false")
 		h.Set("x-ms-default-encryption-scope", "$account-encryption-key")
@@ -71,7 +69,7 @@ func (s *Service) getContainerProperties(q *request) error {
 }
 
 func (s *Service) deleteContainer(q *request) error {
-	if err := s.DeleteContainer(q.ctx(), q.acct, q.container, conditions.FromHeader(q.r.Header, "")); err != nil {
+	if err := s.DeleteContainer(q.ctx(), q.acct, q.container, preconditions(q.r.Header)); err != nil {
 		return err
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
@@ -82,7 +80,7 @@ func (s *Service) setContainerMetadata(q *request) error {
 	if err != nil {
 		return err
 	}
-	c, err := s.SetContainerMetadata(q.ctx(), q.acct, q.container, meta, conditions.FromHeader(q.r.Header, ""))
+	c, err := s.SetContainerMetadata(q.ctx(), q.acct, q.container, meta, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -111,7 +109,7 @@ func (s *Service) setContainerACL(q *request) error {
 	if err != nil {
 		return err
 	}
-	c, err := s.SetContainerACL(q.ctx(), q.acct, q.container, access, acl, conditions.FromHeader(q.r.Header, ""))
+	c, err := s.SetContainerACL(q.ctx(), q.acct, q.container, access, acl, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -139,7 +137,9 @@ func (s *Service) listContainers(q *request) error {
 		x := containerXML{Name: c.Name}
 		x.Properties.LastModified = azhttp.HTTPTime(c.Modified)
 		x.Properties.Etag = azhttp.ETag(c.Version)
-		x.Properties.LeaseStatus, x.Properties.LeaseState = "unlocked", "available"
+		now := s.clock()
+		x.Properties.LeaseStatus, x.Properties.LeaseState = c.Lease.Status(now), c.Lease.At(now).State.String()
+		x.Properties.LeaseDuration = c.Lease.DurationType(now)
 		x.Properties.PublicAccess = c.PublicAccess
 		if withMeta {
 			m := azhttp.MetadataXML(c.Metadata)

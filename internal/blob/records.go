@@ -8,6 +8,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
 // containerRecord is the stored state of a container.
@@ -18,6 +19,7 @@ type containerRecord struct {
 	Metadata     azhttp.Metadata
 	PublicAccess string // "", "blob" or "container"
 	ACL          []azhttp.SignedIdentifier
+	Lease        lease.Lease
 }
 
 // ContentHeaders are the standard HTTP properties stored with a blob.
@@ -40,6 +42,7 @@ type blobRecord struct {
 	Extents  int // number of extent keys
 	Headers  ContentHeaders
 	Metadata azhttp.Metadata
+	Lease    lease.Lease
 }
 
 // extent is one committed block (or the single extent of a Put Blob).

@@ -3,11 +3,13 @@ package blob
 import (
 	"errors"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
 // Config is what a Service needs.
@@ -44,7 +46,19 @@ func New(cfg Config) *Service {
 // clock returns the commit time: UTC at the wire's 100 ns precision.
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(100 * time.Nanosecond) }
 
-// check evaluates preconditions, mapping outcomes to Azure's errors;
+// Preconditions are what a request demands of a resource's current state:
+// its conditional headers and the lease it claims to hold.
+type Preconditions struct {
+	conditions.Conditions
+	LeaseID string
+}
+
+// preconditions reads a request's conditional and lease headers.
+func preconditions(h http.Header) Preconditions {
+	return Preconditions{Conditions: conditions.FromHeader(h, ""), LeaseID: h.Get("x-ms-lease-id")}
+}
+
+// check evaluates conditional headers, mapping outcomes to Azure's errors;
 // exists is the error for If-None-Match: * on an existing resource.
 func check(c conditions.Conditions, kind conditions.Kind, st conditions.State, exists error) error {
 	err := c.Check(kind, st)
@@ -58,6 +72,28 @@ func check(c conditions.Conditions, kind conditions.Kind, st conditions.State, e
 	default:
 		return azhttp.ErrConditionNotMet
 	}
+}
+
+// checkBlob verifies a request against a blob (nil when absent): first the
+// lease it claims or must claim, then its conditional headers.
+func (s *Service) checkBlob(pre Preconditions, kind conditions.Kind, b *blobRecord) error {
+	var l lease.Lease
+	if b != nil {
+		l = b.Lease
+	}
+	if err := l.CheckUse(s.clock(), pre.LeaseID, kind != conditions.Read); err != nil {
+		return leaseError(err, false)
+	}
+	return check(pre.Conditions, kind, b.state(), azhttp.ErrBlobAlreadyExists)
+}
+
+// checkContainer verifies a request against a container; only deletion
+// needs the active lease's ID, other operations fail with a wrong one.
+func (s *Service) checkContainer(pre Preconditions, c *containerRecord, deleting bool) error {
+	if err := c.Lease.CheckUse(s.clock(), pre.LeaseID, deleting); err != nil {
+		return leaseError(err, true)
+	}
+	return check(pre.Conditions, conditions.Write, c.state(), azhttp.ErrConditionNotMet)
 }
 
 func (c *containerRecord) state() conditions.State {

@@ -26,6 +26,7 @@ type containerXML struct {
 		Etag                  string `xml:"Etag"`
 		LeaseStatus           string `xml:"LeaseStatus"`
 		LeaseState            string `xml:"LeaseState"`
+		LeaseDuration         string `xml:"LeaseDuration,omitempty"`
 		PublicAccess          string `xml:"PublicAccess,omitempty"`
 		HasImmutabilityPolicy bool   `xml:"HasImmutabilityPolicy"`
 		HasLegalHold          bool   `xml:"HasLegalHold"`
@@ -75,6 +76,7 @@ type blobPropertiesXML struct {
 	AccessTierInferred bool   `xml:"AccessTierInferred,omitempty"`
 	LeaseStatus        string `xml:"LeaseStatus"`
 	LeaseState         string `xml:"LeaseState"`
+	LeaseDuration      string `xml:"LeaseDuration,omitempty"`
 	ServerEncrypted    bool   `xml:"ServerEncrypted"`
 }
 

@@ -1,8 +1,8 @@
 package blob
 
 import (
-	"bytes"
 	"context"
+	"crypto/md5"
 	"io"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -51,17 +51,21 @@ func (s *Service) blobForWrite(tx kv.Txn, acct, container, name string, kind con
 	return old, s.checkBlob(pre, kind, old)
 }
 
-// existingBlob loads a blob that must exist, under pre.
-func (s *Service) existingBlob(r kv.Reader, acct, container, name string, kind conditions.Kind, pre Preconditions) (*blobRecord, error) {
+// existingBlob loads a blob (or one of its snapshots) that must exist,
+// under pre. Snapshots are read-only and carry no lease.
+func (s *Service) existingBlob(r kv.Reader, acct, container, name, snapshot string, kind conditions.Kind, pre Preconditions) (*blobRecord, error) {
 	if _, err := loadContainer(r, acct, container); err != nil {
 		return nil, err
 	}
-	b, err := loadBlob(r, acct, container, name)
+	b, err := loadBlobAt(r, acct, container, name, snapshot)
 	if err != nil {
 		return nil, err
 	}
 	if b == nil {
 		return nil, azhttp.ErrBlobNotFound
+	}
+	if snapshot != "" {
+		return b, check(pre.Conditions, kind, b.state(), azhttp.ErrBlobAlreadyExists)
 	}
 	return b, s.checkBlob(pre, kind, b)
 }
@@ -106,10 +110,8 @@ func commitContent(tx kv.Txn, acct, container, name string, rec *blobRecord, ext
 			doomed[b.Data] = true
 		}
 	}
-	for data := range doomed {
-		if err := deleteData(tx, acct, container, name, data); err != nil {
-			return err
-		}
+	if err := dropUnreferenced(tx, acct, container, name, doomed, ""); err != nil {
+		return err
 	}
 	// Point deletes, not range deletes: most writes replace nothing or a
 	// few keys, and a range tombstone per write would slow every read.
@@ -136,7 +138,7 @@ func commitContent(tx kv.Txn, acct, container, name string, rec *blobRecord, ext
 func (s *Service) updateBlob(ctx context.Context, acct, container, name string, pre Preconditions, change func(*blobRecord)) (*blobRecord, error) {
 	var out *blobRecord
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		b, err := s.existingBlob(tx, acct, container, name, conditions.Write, pre)
+		b, err := s.existingBlob(tx, acct, container, name, "", conditions.Write, pre)
 		if err != nil {
 			return err
 		}
@@ -158,11 +160,32 @@ func (s *Service) SetBlobMetadata(ctx context.Context, acct, container, name str
 	return s.updateBlob(ctx, acct, container, name, pre, func(b *blobRecord) { b.Metadata = meta })
 }
 
-// DeleteBlob removes a blob with its blocks and bytes.
-func (s *Service) DeleteBlob(ctx context.Context, acct, container, name string, pre Preconditions) error {
+// DeleteSnapshots is x-ms-delete-snapshots.
+type DeleteSnapshots int
+
+const (
+	// KeepSnapshots: no header; deleting a blob that has snapshots fails.
+	KeepSnapshots DeleteSnapshots = iota
+	IncludeSnapshots
+	OnlySnapshots
+)
+
+// DeleteBlob removes a blob with its blocks, bytes and (as asked) its
+// snapshots, or only its snapshots.
+func (s *Service) DeleteBlob(ctx context.Context, acct, container, name string, snaps DeleteSnapshots, pre Preconditions) error {
 	return s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := s.existingBlob(tx, acct, container, name, conditions.Write, pre); err != nil {
+		if _, err := s.existingBlob(tx, acct, container, name, "", conditions.Write, pre); err != nil {
 			return err
+		}
+		has, err := hasSnapshots(tx, acct, container, name)
+		if err != nil {
+			return err
+		}
+		switch {
+		case snaps == OnlySnapshots:
+			return deleteAllSnapshots(tx, acct, container, name)
+		case has && snaps == KeepSnapshots:
+			return azhttp.ErrSnapshotsPresent
 		}
 		for _, r := range blobRanges(acct, container, name) {
 			if err := tx.DeleteRange(r[0], r[1]); err != nil {
@@ -174,11 +197,11 @@ func (s *Service) DeleteBlob(ctx context.Context, acct, container, name string, 
 }
 
 // GetBlobProperties returns the record of an existing blob under pre.
-func (s *Service) GetBlobProperties(ctx context.Context, acct, container, name string, pre Preconditions) (*blobRecord, error) {
+func (s *Service) GetBlobProperties(ctx context.Context, acct, container, name, snapshot string, pre Preconditions) (*blobRecord, error) {
 	var out *blobRecord
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		var err error
-		out, err = s.existingBlob(r, acct, container, name, conditions.Read, pre)
+		out, err = s.existingBlob(r, acct, container, name, snapshot, conditions.Read, pre)
 		return err
 	})
 	return out, err
@@ -187,34 +210,30 @@ func (s *Service) GetBlobProperties(ctx context.Context, acct, container, name s
 // ByteRange is a requested range; End < 0 means "to the end".
 type ByteRange struct{ Start, End int64 }
 
-// Download is an open read of one blob version.
+// Download is an open read of one blob version, valid inside the send
+// function GetBlob calls.
 type Download struct {
 	Record *blobRecord
 	Offset int64 // first byte served
 	Length int64 // bytes served
 	Ranged bool
 
-	s                     *Service
+	r                     kv.Reader
 	acct, container, name string
 	extents               []extent
-	head                  []byte // the first bytes, read with the record
 }
 
-// downloadStep is how many bytes one snapshot read carries.
-const downloadStep = 4 << 20
-
-// GetBlob opens a read of the blob (or of rng within it) under pre. The
-// record and the first downloadStep bytes come from one snapshot; a longer
-// read continues on later snapshots of the same immutable data objects and
-// fails if the blob is replaced meanwhile.
-func (s *Service) GetBlob(ctx context.Context, acct, container, name string, rng *ByteRange, pre Preconditions) (*Download, error) {
-	d := &Download{s: s, acct: acct, container: container, name: name}
-	err := s.store.View(ctx, func(r kv.Reader) error {
-		b, err := s.existingBlob(r, acct, container, name, conditions.Read, pre)
+// GetBlob reads the blob (or rng within it) under pre and hands the open
+// read to send. Everything send streams comes from one snapshot, however
+// long the client takes: a download that began before an overwrite
+// finishes with the old content, never a mix and never cut short.
+func (s *Service) GetBlob(ctx context.Context, acct, container, name, snapshot string, rng *ByteRange, pre Preconditions, send func(*Download) error) error {
+	return s.store.View(ctx, func(r kv.Reader) error {
+		b, err := s.existingBlob(r, acct, container, name, snapshot, conditions.Read, pre)
 		if err != nil {
 			return err
 		}
-		d.Record, d.Length = b, b.Size
+		d := &Download{Record: b, Length: b.Size, r: r, acct: acct, container: container, name: name}
 		if rng != nil {
 			if rng.Start >= b.Size || (rng.End >= 0 && rng.End < rng.Start) {
 				return azhttp.ErrInvalidRange
@@ -225,42 +244,23 @@ func (s *Service) GetBlob(ctx context.Context, acct, container, name string, rng
 			}
 			d.Offset, d.Length, d.Ranged = rng.Start, end-rng.Start+1, true
 		}
-		if d.extents, err = loadExtents(r, acct, container, name); err != nil {
+		if d.extents, err = loadExtentsAt(r, acct, container, name, snapshot); err != nil {
 			return err
 		}
-		var buf bytes.Buffer
-		err = readContent(r, acct, container, name, d.extents, d.Offset, min(d.Length, downloadStep), &buf)
-		d.head = buf.Bytes()
-		return err
+		return send(d)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return d, nil
 }
 
-// Head returns the bytes already read (all of them for small reads).
-func (d *Download) Head() []byte { return d.head }
+// MD5 returns the MD5 of the bytes the read serves.
+func (d *Download) MD5() ([]byte, error) {
+	h := md5.New()
+	if err := d.Stream(h); err != nil {
+		return nil, err
+	}
+	return h.Sum(nil), nil
+}
 
-// WriteTo writes the whole range to w.
-func (d *Download) WriteTo(ctx context.Context, w io.Writer) error {
-	if _, err := w.Write(d.head); err != nil {
-		return err
-	}
-	off, left := d.Offset+int64(len(d.head)), d.Length-int64(len(d.head))
-	for left > 0 {
-		n := min(left, downloadStep)
-		var buf bytes.Buffer
-		err := d.s.store.View(ctx, func(r kv.Reader) error {
-			return readContent(r, d.acct, d.container, d.name, d.extents, off, n, &buf)
-		})
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(buf.Bytes()); err != nil {
-			return err
-		}
-		off, left = off+n, left-n
-	}
-	return nil
+// Stream writes the served bytes to w.
+func (d *Download) Stream(w io.Writer) error {
+	return readContent(d.r, d.acct, d.container, d.name, d.extents, d.Offset, d.Length, w)
 }

@@ -199,19 +199,21 @@ type BlockListing struct {
 }
 
 // GetBlockList lists the committed and/or uncommitted blocks of a blob.
-func (s *Service) GetBlockList(ctx context.Context, acct, container, name string, committed, uncommitted bool) (*BlockListing, error) {
+func (s *Service) GetBlockList(ctx context.Context, acct, container, name, snapshot string, committed, uncommitted bool) (*BlockListing, error) {
 	out := &BlockListing{}
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		if _, err := loadContainer(r, acct, container); err != nil {
 			return err
 		}
 		var err error
-		if out.Record, err = loadBlob(r, acct, container, name); err != nil {
+		if out.Record, err = loadBlobAt(r, acct, container, name, snapshot); err != nil {
 			return err
 		}
-		blocks, err := loadBlocks(r, acct, container, name)
-		if err != nil {
-			return err
+		var blocks []namedBlock
+		if snapshot == "" {
+			if blocks, err = loadBlocks(r, acct, container, name); err != nil {
+				return err
+			}
 		}
 		if out.Record == nil && len(blocks) == 0 {
 			return azhttp.ErrBlobNotFound
@@ -220,7 +222,7 @@ func (s *Service) GetBlockList(ctx context.Context, acct, container, name string
 			out.Uncommitted = blocks
 		}
 		if committed && out.Record != nil {
-			exts, err := loadExtents(r, acct, container, name)
+			exts, err := loadExtentsAt(r, acct, container, name, snapshot)
 			if err != nil {
 				return err
 			}

@@ -22,6 +22,7 @@ type request struct {
 	r                     *http.Request
 	q                     url.Values
 	acct, container, blob string
+	snapshot              string // ?snapshot=, normalised
 	access                azhttp.Access
 }
 
@@ -55,6 +56,12 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
 func (s *Service) dispatch(q *request) error {
 	if _, ok := s.accounts.Lookup(q.acct); !ok {
 		return azhttp.ErrResourceNotFound.WithMessage("The specified account %q does not exist.", q.acct)
+	}
+	if v := q.q.Get("snapshot"); v != "" {
+		var err error
+		if q.snapshot, err = ParseSnapshot(v); err != nil {
+			return err
+		}
 	}
 	op, err := route(q)
 	if err != nil {
@@ -165,6 +172,9 @@ func route(q *request) (operation, error) {
 			return notSupported("This container operation")
 		}
 	default:
+		if q.snapshot != "" && !(read && (comp == "" || comp == "metadata" || comp == "blocklist" || comp == "pagelist")) && !(m == http.MethodDelete && comp == "") {
+			return operation{}, azhttp.ErrInvalidQueryParameterValue.WithMessage("This operation is not permitted on a snapshot.")
+		}
 		switch {
 		case comp == "" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
 			return notSupported("Copy Blob")
@@ -188,8 +198,8 @@ func route(q *request) (operation, error) {
 			return operation{need('o', 'w'), anonNever, (*Service).setBlobMetadata}, nil
 		case comp == "lease" && m == http.MethodPut:
 			return operation{need('o', 'w'), anonNever, (*Service).leaseBlob}, nil
-		case comp == "snapshot":
-			return notSupported("Snapshot Blob")
+		case comp == "snapshot" && m == http.MethodPut:
+			return operation{need('o', 'w'), anonNever, (*Service).snapshotBlob}, nil
 		case comp == "copy":
 			return notSupported("Abort Copy Blob")
 		case comp == "page", comp == "pagelist":

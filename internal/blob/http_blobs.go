@@ -2,7 +2,6 @@ package blob
 
 import (
 	"bytes"
-	"crypto/md5"
 	"encoding/base64"
 	"encoding/xml"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/conditions"
 )
 
 // maxRangeMD5 is the largest range x-ms-range-get-content-md5 may cover.
@@ -96,7 +96,7 @@ func (s *Service) getBlob(q *request) error {
 	pre := preconditions(q.r.Header)
 	h := q.w.Header()
 	if q.r.Method == http.MethodHead {
-		b, err := s.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, pre)
+		b, err := s.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, q.snapshot, pre)
 		if err != nil {
 			return err
 		}
@@ -119,50 +119,80 @@ func (s *Service) getBlob(q *request) error {
 	if wantMD5 && rng == nil {
 		return azhttp.ErrInvalidHeaderValue.WithMessage("x-ms-range-get-content-md5 requires a range.")
 	}
-	d, err := s.GetBlob(q.ctx(), q.acct, q.container, q.blob, rng, pre)
-	if err != nil {
-		return err
-	}
-	if wantMD5 && d.Length > maxRangeMD5 {
-		return azhttp.ErrOutOfRangeInput.WithMessage("x-ms-range-get-content-md5 is allowed for ranges up to 4 MiB.")
-	}
-	b := d.Record
-	writeBlobHeaders(h, b, s.clock())
-	writeContentHeaders(h, b.Headers)
-	h.Set("Content-Length", strconv.FormatInt(d.Length, 10))
-	status := http.StatusOK
-	if d.Ranged {
-		status = http.StatusPartialContent
-		h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", d.Offset, d.Offset+d.Length-1, b.Size))
-		if b.Headers.ContentMD5 != nil {
-			h.Set("x-ms-blob-content-md5", b64(b.Headers.ContentMD5))
+	return s.GetBlob(q.ctx(), q.acct, q.container, q.blob, q.snapshot, rng, pre, func(d *Download) error {
+		if wantMD5 && d.Length > maxRangeMD5 {
+			return azhttp.ErrOutOfRangeInput.WithMessage("x-ms-range-get-content-md5 is allowed for ranges up to 4 MiB.")
 		}
-		if wantMD5 {
-			sum := md5.Sum(d.Head())
-			h.Set("Content-MD5", b64(sum[:]))
+		b := d.Record
+		writeBlobHeaders(h, b, s.clock())
+		writeContentHeaders(h, b.Headers)
+		h.Set("Content-Length", strconv.FormatInt(d.Length, 10))
+		status := http.StatusOK
+		if d.Ranged {
+			status = http.StatusPartialContent
+			h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", d.Offset, d.Offset+d.Length-1, b.Size))
+			if b.Headers.ContentMD5 != nil {
+				h.Set("x-ms-blob-content-md5", b64(b.Headers.ContentMD5))
+			}
+			if wantMD5 {
+				sum, err := d.MD5()
+				if err != nil {
+					return err
+				}
+				h.Set("Content-MD5", b64(sum))
+			}
+		} else if b.Headers.ContentMD5 != nil {
+			h.Set("Content-MD5", b64(b.Headers.ContentMD5))
 		}
-	} else if b.Headers.ContentMD5 != nil {
-		h.Set("Content-MD5", b64(b.Headers.ContentMD5))
-	}
-	q.w.WriteHeader(status)
-	if err := d.WriteTo(q.ctx(), q.w); err != nil {
-		// The status line is gone: all that is left is to cut the
-		// connection so the client sees a truncated body, not bad data.
-		s.log.Warn("blob download aborted", "blob", q.blob, "err", err)
-		panic(http.ErrAbortHandler)
-	}
-	return nil
+		q.w.WriteHeader(status)
+		if err := d.Stream(q.w); err != nil {
+			// The status line is gone: all that is left is to cut the
+			// connection so the client sees a truncated body.
+			s.log.Warn("blob download aborted", "blob", q.blob, "err", err)
+			panic(http.ErrAbortHandler)
+		}
+		return nil
+	})
 }
 
 func (s *Service) deleteBlob(q *request) error {
-	if q.r.Header.Get("x-ms-delete-snapshots") == "only" {
-		return azhttp.ErrNotImplemented.WithMessage("Blob snapshots are not supported by this server yet.")
+	mode := q.r.Header.Get("x-ms-delete-snapshots")
+	var err error
+	switch {
+	case q.snapshot != "" && mode != "":
+		return azhttp.ErrInvalidHeaderValue.WithMessage("x-ms-delete-snapshots is not allowed when deleting a snapshot.")
+	case q.snapshot != "":
+		err = s.DeleteSnapshot(q.ctx(), q.acct, q.container, q.blob, q.snapshot, conditions.FromHeader(q.r.Header, ""))
+	case mode == "":
+		err = s.DeleteBlob(q.ctx(), q.acct, q.container, q.blob, KeepSnapshots, preconditions(q.r.Header))
+	case mode == "include":
+		err = s.DeleteBlob(q.ctx(), q.acct, q.container, q.blob, IncludeSnapshots, preconditions(q.r.Header))
+	case mode == "only":
+		err = s.DeleteBlob(q.ctx(), q.acct, q.container, q.blob, OnlySnapshots, preconditions(q.r.Header))
+	default:
+		return azhttp.ErrInvalidHeaderValue.WithMessage("The value for header x-ms-delete-snapshots is invalid: %q.", mode)
 	}
-	if err := s.DeleteBlob(q.ctx(), q.acct, q.container, q.blob, preconditions(q.r.Header)); err != nil {
+	if err != nil {
 		return err
 	}
 	q.w.Header().Set("x-ms-delete-type-permanent", "true")
 	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
+}
+
+func (s *Service) snapshotBlob(q *request) error {
+	meta, err := azhttp.ParseMetadata(q.r.Header)
+	if err != nil {
+		return err
+	}
+	if len(meta) == 0 {
+		meta = nil // no x-ms-meta-*: the snapshot keeps the blob's metadata
+	}
+	id, b, err := s.CreateSnapshot(q.ctx(), q.acct, q.container, q.blob, meta, preconditions(q.r.Header))
+	if err != nil {
+		return err
+	}
+	q.w.Header().Set("x-ms-snapshot", id)
+	return writeWriteResult(q, b, http.StatusCreated)
 }
 
 // blockID decodes a base64 block ID from the query or a block list.
@@ -303,7 +333,7 @@ func (s *Service) getBlockList(q *request) error {
 	default:
 		return azhttp.ErrInvalidQueryParameterValue.WithMessage("Value for one of the query parameters specified in the request URI is invalid: blocklisttype.")
 	}
-	l, err := s.GetBlockList(q.ctx(), q.acct, q.container, q.blob, committed, uncommitted)
+	l, err := s.GetBlockList(q.ctx(), q.acct, q.container, q.blob, q.snapshot, committed, uncommitted)
 	if err != nil {
 		return err
 	}
@@ -331,7 +361,7 @@ func (s *Service) setBlobProperties(q *request) error {
 }
 
 func (s *Service) getBlobMetadata(q *request) error {
-	b, err := s.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, preconditions(q.r.Header))
+	b, err := s.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, q.snapshot, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -362,7 +392,7 @@ func (s *Service) listBlobs(q *request) error {
 	inc := includes(q.q.Get("include"))
 	o := ListBlobsOptions{
 		Prefix: q.q.Get("prefix"), Delimiter: q.q.Get("delimiter"), Marker: q.q.Get("marker"),
-		Max: max, Uncommitted: inc["uncommittedblobs"],
+		Max: max, Uncommitted: inc["uncommittedblobs"], Snapshots: inc["snapshots"],
 	}
 	l, err := s.ListBlobs(q.ctx(), q.acct, q.container, o)
 	if err != nil {
@@ -390,7 +420,7 @@ func (s *Service) listBlobs(q *request) error {
 }
 
 func blobEntryXML(e ListedBlob, withMeta bool, now time.Time) blobXML {
-	x := blobXML{Name: e.Name}
+	x := blobXML{Name: e.Name, Snapshot: e.Snapshot}
 	p := &x.Properties
 	p.BlobType, p.LeaseStatus, p.LeaseState, p.ServerEncrypted = "BlockBlob", "unlocked", "available", true
 	if b := e.Record; b != nil {
@@ -402,7 +432,9 @@ func blobEntryXML(e ListedBlob, withMeta bool, now time.Time) blobXML {
 			p.ContentMD5 = b64(b.Headers.ContentMD5)
 		}
 		p.AccessTier, p.AccessTierInferred = "Hot", true
-		p.LeaseStatus, p.LeaseState, p.LeaseDuration = b.Lease.Status(now), b.Lease.At(now).State.String(), b.Lease.DurationType(now)
+		if e.Snapshot == "" {
+			p.LeaseStatus, p.LeaseState, p.LeaseDuration = b.Lease.Status(now), b.Lease.At(now).State.String(), b.Lease.DurationType(now)
+		}
 		if withMeta {
 			m := azhttp.MetadataXML(b.Metadata)
 			x.Metadata = &m

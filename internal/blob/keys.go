@@ -36,6 +36,27 @@ func extentsPrefix(acct, container, name string) tuple.Key {
 	return accountKey(acct).Raw("x").Str(container).Str(name)
 }
 
+// contentPrefix is where the extents of the blob (snapshot "") or of one of
+// its snapshots live.
+func contentPrefix(acct, container, name, snapshot string) tuple.Key {
+	if snapshot == "" {
+		return extentsPrefix(acct, container, name)
+	}
+	return snapshotExtentsPrefix(acct, container, name).Str(snapshot)
+}
+
+func snapshotKey(acct, container, name, snapshot string) tuple.Key {
+	return snapshotsPrefix(acct, container, name).Str(snapshot)
+}
+
+func snapshotsPrefix(acct, container, name string) tuple.Key {
+	return accountKey(acct).Raw("n").Str(container).Str(name)
+}
+
+func snapshotExtentsPrefix(acct, container, name string) tuple.Key {
+	return accountKey(acct).Raw("z").Str(container).Str(name)
+}
+
 func blockKey(acct, container, name string, id []byte) tuple.Key {
 	return blocksPrefix(acct, container, name).Bytes(id)
 }
@@ -63,17 +84,18 @@ func stagedPrefix() tuple.Key { return tuple.New("Bs") }
 // containerRanges are every key range that belongs to one container.
 func containerRanges(acct, container string) [][2][]byte {
 	var out [][2][]byte
-	for _, tag := range []string{"o", "x", "u", "d"} {
+	for _, tag := range []string{"o", "x", "u", "d", "n", "z"} {
 		p := accountKey(acct).Raw(tag).Str(container)
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}
 	return out
 }
 
-// blobRanges are every key range that belongs to one blob besides its record.
+// blobRanges are every key range that belongs to one blob and its
+// snapshots besides the blob's record.
 func blobRanges(acct, container, name string) [][2][]byte {
 	var out [][2][]byte
-	for _, tag := range []string{"x", "u", "d"} {
+	for _, tag := range []string{"x", "u", "d", "n", "z"} {
 		p := accountKey(acct).Raw(tag).Str(container).Str(name)
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}

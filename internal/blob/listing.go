@@ -14,13 +14,15 @@ type ListBlobsOptions struct {
 	Prefix, Delimiter, Marker string
 	Max                       int
 	Uncommitted               bool // include blobs that have only uncommitted blocks
+	Snapshots                 bool // include each blob's snapshots, oldest first, before it
 }
 
 // ListedBlob is one List Blobs entry; Record is nil for a blob that has
 // only uncommitted blocks.
 type ListedBlob struct {
-	Name   string
-	Record *blobRecord
+	Name     string
+	Snapshot string // set for a snapshot entry
+	Record   *blobRecord
 }
 
 // BlobListing is one page of List Blobs.
@@ -85,6 +87,16 @@ func (s *Service) ListBlobs(ctx context.Context, acct, container string, o ListB
 				entry.Record = &blobRecord{}
 				if err := decode(raw, entry.Record); err != nil {
 					return err
+				}
+				if o.Snapshots {
+					// A blob's snapshots stay on the page of the blob.
+					snaps, err := listSnapshots(r, acct, container, name)
+					if err != nil {
+						return err
+					}
+					for _, sn := range snaps {
+						out.Blobs = append(out.Blobs, ListedBlob{Name: name, Snapshot: sn.ID, Record: sn.Record})
+					}
 				}
 			}
 			out.Blobs = append(out.Blobs, entry)

@@ -108,8 +108,17 @@ func loadContainer(r kv.Reader, acct, name string) (*containerRecord, error) {
 
 // loadBlob returns the blob, nil when absent.
 func loadBlob(r kv.Reader, acct, container, name string) (*blobRecord, error) {
+	return loadBlobAt(r, acct, container, name, "")
+}
+
+// loadBlobAt returns the blob or one of its snapshots, nil when absent.
+func loadBlobAt(r kv.Reader, acct, container, name, snapshot string) (*blobRecord, error) {
+	key := blobKey(acct, container, name)
+	if snapshot != "" {
+		key = snapshotKey(acct, container, name, snapshot)
+	}
 	var b blobRecord
-	found, err := load(r, blobKey(acct, container, name), &b)
+	found, err := load(r, key, &b)
 	if err != nil || !found {
 		return nil, err
 	}
@@ -118,7 +127,12 @@ func loadBlob(r kv.Reader, acct, container, name string) (*blobRecord, error) {
 
 // loadExtents returns the blob's committed extents in order.
 func loadExtents(r kv.Reader, acct, container, name string) ([]extent, error) {
-	p := extentsPrefix(acct, container, name)
+	return loadExtentsAt(r, acct, container, name, "")
+}
+
+// loadExtentsAt returns the extents of the blob or of one of its snapshots.
+func loadExtentsAt(r kv.Reader, acct, container, name, snapshot string) ([]extent, error) {
+	p := contentPrefix(acct, container, name, snapshot)
 	var out []extent
 	var decodeErr error
 	err := r.Scan(p, kv.PrefixEnd(p), func(_, v []byte) bool {

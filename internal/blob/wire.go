@@ -56,6 +56,7 @@ type blobPrefixXML struct {
 type blobXML struct {
 	XMLName    xml.Name            `xml:"Blob"`
 	Name       string              `xml:"Name"`
+	Snapshot   string              `xml:"Snapshot,omitempty"`
 	Properties blobPropertiesXML   `xml:"Properties"`
 	Metadata   *azhttp.MetadataXML `xml:"Metadata,omitempty"`
 }

@@ -1,0 +1,230 @@
+package blob
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+	"github.com/cerulean-db/cerulean/internal/lease"
+)
+
+// snapshotLayout is how snapshot IDs look on the wire: UTC with seven
+// fractional digits, which also makes them sort in time order.
+const snapshotLayout = "2006-01-02T15:04:05.0000000Z"
+
+// ParseSnapshot validates a ?snapshot= value.
+func ParseSnapshot(v string) (string, error) {
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return "", azhttp.ErrInvalidQueryParameterValue.WithMessage("Value for one of the query parameters specified in the request URI is invalid: snapshot %q.", v)
+	}
+	return t.UTC().Format(snapshotLayout), nil
+}
+
+// CreateSnapshot makes a read-only copy of the blob's current content and
+// properties. The copy shares the blob's immutable data objects; meta, when
+// given, replaces the metadata of the snapshot.
+func (s *Service) CreateSnapshot(ctx context.Context, acct, container, name string, meta azhttp.Metadata, pre Preconditions) (string, *blobRecord, error) {
+	var id string
+	var out *blobRecord
+	err := s.store.Update(ctx, func(tx kv.Txn) error {
+		if _, err := loadContainer(tx, acct, container); err != nil {
+			return err
+		}
+		b, err := loadBlob(tx, acct, container, name)
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			return azhttp.ErrBlobNotFound
+		}
+		// Like a read, a snapshot needs no lease ID but refuses a wrong one.
+		if err := b.Lease.CheckUse(s.clock(), pre.LeaseID, false); err != nil {
+			return leaseError(err, false)
+		}
+		if err := check(pre.Conditions, conditions.Write, b.state(), azhttp.ErrConditionNotMet); err != nil {
+			return err
+		}
+		if id, err = s.nextSnapshotID(tx, acct, container, name); err != nil {
+			return err
+		}
+		snap := *b
+		snap.Lease = lease.Lease{}
+		if meta != nil {
+			snap.Metadata = meta
+		}
+		exts, err := loadExtents(tx, acct, container, name)
+		if err != nil {
+			return err
+		}
+		prefix := contentPrefix(acct, container, name, id)
+		for i, e := range exts {
+			if err := store(tx, prefix.Uint(uint64(i)), e); err != nil {
+				return err
+			}
+		}
+		out = b
+		return store(tx, snapshotKey(acct, container, name, id), snap)
+	})
+	return id, out, err
+}
+
+// nextSnapshotID is the commit time, moved past the newest snapshot when
+// two snapshots land in the same 100 ns.
+func (s *Service) nextSnapshotID(tx kv.Txn, acct, container, name string) (string, error) {
+	t := s.clock()
+	p := snapshotsPrefix(acct, container, name)
+	var last string
+	var failed error
+	err := tx.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
+		last, failed = nameAfter(k, len(p))
+		return failed == nil
+	})
+	if err := errors.Join(err, failed); err != nil {
+		return "", err
+	}
+	if last != "" {
+		if lt, err := time.Parse(snapshotLayout, last); err == nil && !t.After(lt) {
+			t = lt.Add(100 * time.Nanosecond)
+		}
+	}
+	return t.Format(snapshotLayout), nil
+}
+
+// SnapshotInfo is one listed snapshot.
+type SnapshotInfo struct {
+	ID     string
+	Record *blobRecord
+}
+
+// listSnapshots returns the blob's snapshots, oldest first.
+func listSnapshots(r kv.Reader, acct, container, name string) ([]SnapshotInfo, error) {
+	p := snapshotsPrefix(acct, container, name)
+	var out []SnapshotInfo
+	var failed error
+	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+		var info SnapshotInfo
+		if info.ID, failed = nameAfter(k, len(p)); failed != nil {
+			return false
+		}
+		info.Record = &blobRecord{}
+		if failed = decode(v, info.Record); failed != nil {
+			return false
+		}
+		out = append(out, info)
+		return true
+	})
+	return out, errors.Join(err, failed)
+}
+
+func hasSnapshots(r kv.Reader, acct, container, name string) (bool, error) {
+	p := snapshotsPrefix(acct, container, name)
+	found := false
+	err := r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) bool { found = true; return false })
+	return found, err
+}
+
+// DeleteSnapshot removes one snapshot and the bytes only it referenced.
+func (s *Service) DeleteSnapshot(ctx context.Context, acct, container, name, snapshot string, cond conditions.Conditions) error {
+	return s.store.Update(ctx, func(tx kv.Txn) error {
+		if _, err := s.existingBlob(tx, acct, container, name, snapshot, conditions.Write, Preconditions{Conditions: cond}); err != nil {
+			return err
+		}
+		return deleteSnapshot(tx, acct, container, name, snapshot)
+	})
+}
+
+func deleteSnapshot(tx kv.Txn, acct, container, name, snapshot string) error {
+	exts, err := loadExtentsAt(tx, acct, container, name, snapshot)
+	if err != nil {
+		return err
+	}
+	prefix := contentPrefix(acct, container, name, snapshot)
+	if err := tx.DeleteRange(prefix, kv.PrefixEnd(prefix)); err != nil {
+		return err
+	}
+	if err := tx.Delete(snapshotKey(acct, container, name, snapshot)); err != nil {
+		return err
+	}
+	candidates := map[uint64]bool{}
+	for _, e := range exts {
+		candidates[e.Data] = true
+	}
+	return dropUnreferenced(tx, acct, container, name, candidates, snapshot)
+}
+
+func deleteAllSnapshots(tx kv.Txn, acct, container, name string) error {
+	snaps, err := listSnapshots(tx, acct, container, name)
+	if err != nil {
+		return err
+	}
+	for _, sn := range snaps {
+		if err := deleteSnapshot(tx, acct, container, name, sn.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropUnreferenced deletes the data objects in candidates that nothing
+// references any more. The caller has already accounted for the blob's own
+// content and uncommitted blocks; what remains to check is every snapshot
+// other than skip (one being deleted) and, when skip is a snapshot, the
+// blob's current content and uncommitted blocks.
+func dropUnreferenced(tx kv.Txn, acct, container, name string, candidates map[uint64]bool, skip string) error {
+	if len(candidates) == 0 {
+		return nil
+	}
+	if skip != "" {
+		exts, err := loadExtents(tx, acct, container, name)
+		if err != nil {
+			return err
+		}
+		for _, e := range exts {
+			delete(candidates, e.Data)
+		}
+		blocks, err := loadBlocks(tx, acct, container, name)
+		if err != nil {
+			return err
+		}
+		for _, b := range blocks {
+			delete(candidates, b.Data)
+		}
+	}
+	p := snapshotExtentsPrefix(acct, container, name)
+	var failed error
+	err := tx.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+		rd, err := tuple.NewReader(k, len(p))
+		if err != nil {
+			failed = err
+			return false
+		}
+		owner, err := rd.Str()
+		if err != nil {
+			failed = err
+			return false
+		}
+		if owner == skip {
+			return true
+		}
+		var e extent
+		if failed = decode(v, &e); failed != nil {
+			return false
+		}
+		delete(candidates, e.Data)
+		return true
+	})
+	if err := errors.Join(err, failed); err != nil {
+		return err
+	}
+	for data := range candidates {
+		if err := deleteData(tx, acct, container, name, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}

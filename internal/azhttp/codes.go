@@ -103,4 +103,48 @@ var (
 	ErrPendingCopyOperation                  = newError(http.StatusConflict, "PendingCopyOperation", "There is currently a pending copy operation.")
 	ErrNoPendingCopyOperation                = newError(http.StatusConflict, "NoPendingCopyOperation", "There is currently no pending copy operation.")
 	ErrCopyIdMismatch                        = newError(http.StatusConflict, "CopyIdMismatch", "The specified copy ID did not match the copy ID for the pending copy operation.")
+	ErrCannotVerifyCopySource                = newError(http.StatusForbidden, "CannotVerifyCopySource", "This request is not authorized to perform this operation using this source.")
+	ErrInvalidSourceBlobType                 = newError(http.StatusConflict, "InvalidSourceBlobType", "The source blob type is invalid for this operation.")
+	ErrInvalidSourceBlobUrl                  = newError(http.StatusBadRequest, "InvalidSourceBlobUrl", "The source url for a copy blob operation is invalid.")
+)
+
+// Queue service error codes, with Azure's default messages
+// (https://learn.microsoft.com/rest/api/storageservices/queue-service-error-codes).
+var (
+	ErrInvalidMarker      = newError(http.StatusBadRequest, "InvalidMarker", "The specified marker is invalid.")
+	ErrMessageNotFound    = newError(http.StatusNotFound, "MessageNotFound", "The specified message does not exist.")
+	ErrMessageTooLarge    = newError(http.StatusBadRequest, "MessageTooLarge", "The message exceeds the maximum allowed size.")
+	ErrPopReceiptMismatch = newError(http.StatusBadRequest, "PopReceiptMismatch", "The specified pop receipt did not match the pop receipt for a dequeued message.")
+	ErrQueueAlreadyExists = newError(http.StatusConflict, "QueueAlreadyExists", "The specified queue already exists.")
+	ErrQueueBeingDeleted  = newError(http.StatusConflict, "QueueBeingDeleted", "The specified queue is being deleted.")
+	ErrQueueDisabled      = newError(http.StatusConflict, "QueueDisabled", "The specified queue has been disabled by the administrator.")
+	ErrQueueNotEmpty      = newError(http.StatusConflict, "QueueNotEmpty", "The specified queue is not empty.")
+	ErrQueueNotFound      = newError(http.StatusNotFound, "QueueNotFound", "The specified queue does not exist.")
+)
+
+// Table service error codes, with Azure's default messages
+// (https://learn.microsoft.com/rest/api/storageservices/table-service-error-codes).
+// The Table service sends them in OData JSON (WriteErrorJSON).
+var (
+	ErrAtomFormatNotSupported       = newError(http.StatusUnsupportedMediaType, "AtomFormatNotSupported", "Atom format is not supported.")
+	ErrDuplicatePropertiesSpecified = newError(http.StatusBadRequest, "DuplicatePropertiesSpecified", "A property is specified more than one time.")
+	ErrEntityAlreadyExists          = newError(http.StatusConflict, "EntityAlreadyExists", "The specified entity already exists.")
+	ErrEntityTooLarge               = newError(http.StatusBadRequest, "EntityTooLarge", "The entity is larger than the maximum size permitted.")
+	ErrInvalidDuplicateRow          = newError(http.StatusBadRequest, "InvalidDuplicateRow", "The batch request contains multiple changes with same row key. An entity can appear only once in a batch request.")
+	ErrKeyValueTooLarge             = newError(http.StatusBadRequest, "KeyValueTooLarge", "The size of the PartitionKey or RowKey exceeds the maximum permitted.")
+	ErrPropertiesNeedValue          = newError(http.StatusBadRequest, "PropertiesNeedValue", "Values have not been specified for all properties in the entity.")
+	ErrPropertyNameInvalid          = newError(http.StatusBadRequest, "PropertyNameInvalid", "The property name is invalid.")
+	ErrPropertyNameTooLong          = newError(http.StatusBadRequest, "PropertyNameTooLong", "The property name exceeds the maximum allowed length.")
+	ErrPropertyValueTooLarge        = newError(http.StatusBadRequest, "PropertyValueTooLarge", "The property value is larger than the maximum size permitted.")
+	ErrTableAlreadyExists           = newError(http.StatusConflict, "TableAlreadyExists", "The table specified already exists.")
+	ErrTableBeingDeleted            = newError(http.StatusConflict, "TableBeingDeleted", "The specified table is being deleted.")
+	ErrTableNotFound                = newError(http.StatusNotFound, "TableNotFound", "The table specified does not exist.")
+	ErrTooManyProperties            = newError(http.StatusBadRequest, "TooManyProperties", "The entity contains more properties than allowed.")
+	ErrUpdateConditionNotSatisfied  = newError(http.StatusPreconditionFailed, "UpdateConditionNotSatisfied", "The update condition specified in the request was not satisfied.")
+	ErrXMethodIncorrectCount        = newError(http.StatusBadRequest, "XMethodIncorrectCount", "More than one X-HTTP-Method is specified.")
+	ErrXMethodIncorrectValue        = newError(http.StatusBadRequest, "XMethodIncorrectValue", "The specified X-HTTP-Method is invalid.")
+	ErrXMethodNotUsingPost          = newError(http.StatusBadRequest, "XMethodNotUsingPost", "The request uses X-HTTP-Method with an HTTP verb other than POST.")
+	ErrMethodNotAllowed             = newError(http.StatusMethodNotAllowed, "MethodNotAllowed", "The requested method is not allowed on the specified resource.")
+	ErrJSONFormatNotSupported       = newError(http.StatusUnsupportedMediaType, "JsonFormatNotSupported", "JSON format is not supported.")
+	ErrInvalidValueType             = newError(http.StatusBadRequest, "InvalidValueType", "The value specified is invalid.")
 )

@@ -177,7 +177,7 @@ func route(q *request) (operation, error) {
 		}
 		switch {
 		case comp == "" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
-			return notSupported("Copy Blob")
+			return operation{need('o', 'w'), anonNever, (*Service).copyBlob}, nil
 		case comp == "" && m == http.MethodPut:
 			return operation{need('o', 'w'), anonNever, (*Service).putBlob}, nil
 		case comp == "" && read:
@@ -200,8 +200,8 @@ func route(q *request) (operation, error) {
 			return operation{need('o', 'w'), anonNever, (*Service).leaseBlob}, nil
 		case comp == "snapshot" && m == http.MethodPut:
 			return operation{need('o', 'w'), anonNever, (*Service).snapshotBlob}, nil
-		case comp == "copy":
-			return notSupported("Abort Copy Blob")
+		case comp == "copy" && m == http.MethodPut:
+			return operation{need('o', 'w'), anonNever, (*Service).abortCopy}, nil
 		case comp == "page", comp == "pagelist":
 			return notSupported("Page blobs")
 		case comp == "appendblock", comp == "seal":

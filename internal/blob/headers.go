@@ -73,6 +73,13 @@ func writeBlobHeaders(h http.Header, b *blobRecord, now time.Time) {
 	h.Set("x-ms-creation-time", azhttp.HTTPTime(b.Created))
 	h.Set("x-ms-blob-type", b.Type)
 	writeLeaseHeaders(h, b.Lease, now)
+	if c := b.Copy; c != nil {
+		h.Set("x-ms-copy-id", c.ID)
+		h.Set("x-ms-copy-source", c.Source)
+		h.Set("x-ms-copy-status", c.Status)
+		h.Set("x-ms-copy-progress", c.Progress)
+		h.Set("x-ms-copy-completion-time", azhttp.HTTPTime(c.Completed))
+	}
 	h.Set("x-ms-server-encrypted", "true")
 	h.Set("Accept-Ranges", "bytes")
 	azhttp.WriteMetadata(h, b.Metadata)

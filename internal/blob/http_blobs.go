@@ -408,7 +408,7 @@ func (s *Service) listBlobs(q *request) error {
 	// Blobs and prefixes interleave in name order, as Azure lists them.
 	for len(blobs) > 0 || len(prefixes) > 0 {
 		if len(prefixes) == 0 || (len(blobs) > 0 && blobs[0].Name < prefixes[0]) {
-			items = append(items, blobEntryXML(blobs[0], inc["metadata"], s.clock()))
+			items = append(items, blobEntryXML(blobs[0], inc, s.clock()))
 			blobs = blobs[1:]
 			continue
 		}
@@ -419,7 +419,7 @@ func (s *Service) listBlobs(q *request) error {
 	return azhttp.WriteXML(q.w, http.StatusOK, doc)
 }
 
-func blobEntryXML(e ListedBlob, withMeta bool, now time.Time) blobXML {
+func blobEntryXML(e ListedBlob, inc map[string]bool, now time.Time) blobXML {
 	x := blobXML{Name: e.Name, Snapshot: e.Snapshot}
 	p := &x.Properties
 	p.BlobType, p.LeaseStatus, p.LeaseState, p.ServerEncrypted = "BlockBlob", "unlocked", "available", true
@@ -435,7 +435,11 @@ func blobEntryXML(e ListedBlob, withMeta bool, now time.Time) blobXML {
 		if e.Snapshot == "" {
 			p.LeaseStatus, p.LeaseState, p.LeaseDuration = b.Lease.Status(now), b.Lease.At(now).State.String(), b.Lease.DurationType(now)
 		}
-		if withMeta {
+		if c := b.Copy; c != nil && inc["copy"] {
+			p.CopyID, p.CopySource, p.CopyStatus, p.CopyProgress = c.ID, c.Source, c.Status, c.Progress
+			p.CopyCompletionTime = azhttp.HTTPTime(c.Completed)
+		}
+		if inc["metadata"] {
 			m := azhttp.MetadataXML(b.Metadata)
 			x.Metadata = &m
 		}

@@ -34,18 +34,24 @@ type payload struct {
 // receive reads exactly length bytes of body. Small content stays in memory;
 // larger content is staged into the store in transactions of its own.
 func (s *Service) receive(ctx context.Context, acct, container, blob string, body io.Reader, length int64) (*payload, error) {
+	if length > inlineLimit {
+		return s.stageAll(ctx, acct, container, blob, body, length)
+	}
+	p := &payload{acct: acct, container: container, blob: blob, size: length, inline: make([]byte, length)}
+	if _, err := io.ReadFull(body, p.inline); err != nil {
+		return nil, fmt.Errorf("read body: %w", errBodyShort(err))
+	}
+	sum := md5.Sum(p.inline)
+	p.md5 = sum[:]
+	return p, nil
+}
+
+// stageAll stages the whole content in transactions of its own, whatever
+// its size (a copy stages each extent so that many commit together).
+func (s *Service) stageAll(ctx context.Context, acct, container, blob string, body io.Reader, length int64) (*payload, error) {
 	p := &payload{acct: acct, container: container, blob: blob, size: length}
 	h := md5.New()
-	body = io.TeeReader(body, h)
-	if length <= inlineLimit {
-		p.inline = make([]byte, length)
-		if _, err := io.ReadFull(body, p.inline); err != nil {
-			return nil, fmt.Errorf("read body: %w", errBodyShort(err))
-		}
-		p.md5 = h.Sum(nil)
-		return p, nil
-	}
-	if err := s.stage(ctx, p, body); err != nil {
+	if err := s.stage(ctx, p, io.TeeReader(body, h)); err != nil {
 		s.discard(ctx, p)
 		return nil, err
 	}

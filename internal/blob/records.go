@@ -43,6 +43,7 @@ type blobRecord struct {
 	Headers  ContentHeaders
 	Metadata azhttp.Metadata
 	Lease    lease.Lease
+	Copy     *copyInfo `json:",omitempty"`
 }
 
 // extent is one committed block (or the single extent of a Put Blob).

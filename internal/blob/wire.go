@@ -78,6 +78,11 @@ type blobPropertiesXML struct {
 	LeaseStatus        string `xml:"LeaseStatus"`
 	LeaseState         string `xml:"LeaseState"`
 	LeaseDuration      string `xml:"LeaseDuration,omitempty"`
+	CopyID             string `xml:"CopyId,omitempty"`
+	CopySource         string `xml:"CopySource,omitempty"`
+	CopyStatus         string `xml:"CopyStatus,omitempty"`
+	CopyProgress       string `xml:"CopyProgress,omitempty"`
+	CopyCompletionTime string `xml:"CopyCompletionTime,omitempty"`
 	ServerEncrypted    bool   `xml:"ServerEncrypted"`
 }
 

@@ -1,0 +1,205 @@
+package blob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/kv"
+)
+
+// copyInfo is the copy status a blob keeps after being a copy destination.
+// Copies within the server complete before the response, so the status is
+// always "success" and there is never a pending copy to abort.
+type copyInfo struct {
+	ID        string
+	Source    string
+	Status    string
+	Progress  string
+	Completed time.Time
+}
+
+// CopySource is a parsed x-ms-copy-source addressing a blob of this server.
+type CopySource struct {
+	URL                   *url.URL
+	Acct, Container, Blob string
+	Snapshot              string
+}
+
+// ParseCopySource reads x-ms-copy-source: a path-style URL of a blob on
+// this server, optionally with ?snapshot= and a SAS.
+func (s *Service) ParseCopySource(raw string) (CopySource, error) {
+	bad := azhttp.ErrInvalidSourceBlobUrl
+	u, err := url.Parse(raw)
+	if err != nil || u.Path == "" {
+		return CopySource{}, bad
+	}
+	src := CopySource{URL: u}
+	src.Acct, src.Container, src.Blob = splitPath(u.Path)
+	if src.Blob == "" {
+		return CopySource{}, bad
+	}
+	if _, ok := s.accounts.Lookup(src.Acct); !ok {
+		return CopySource{}, azhttp.ErrNotImplemented.WithMessage("Copying from a source outside this server (%s) is not supported.", u.Host)
+	}
+	if v := u.Query().Get("snapshot"); v != "" {
+		if src.Snapshot, err = ParseSnapshot(v); err != nil {
+			return CopySource{}, err
+		}
+	}
+	return src, nil
+}
+
+// authorizeCopySource checks that the caller may read the source: through
+// a SAS in the source URL, through Shared Key on the same account, or
+// because the source container is public.
+func (s *Service) authorizeCopySource(q *request, src CopySource) error {
+	fake := &http.Request{Method: http.MethodGet, URL: src.URL, Header: http.Header{}, RemoteAddr: q.r.RemoteAddr, TLS: q.r.TLS}
+	fake = fake.WithContext(q.ctx())
+	access, err := s.auth.Authenticate(fake, src.Acct, src.Container, src.Blob)
+	if err != nil {
+		return azhttp.ErrCannotVerifyCopySource.WithMessage("This request is not authorized to perform this operation using this source: %v", err)
+	}
+	switch {
+	case access.Kind != azhttp.AccessAnonymous:
+		if err := access.Allows(need('o', 'r')); err != nil {
+			return azhttp.ErrCannotVerifyCopySource
+		}
+		return nil
+	case q.access.Kind == azhttp.AccessSharedKey && q.access.Account == src.Acct:
+		return nil
+	}
+	c, err := s.GetContainer(q.ctx(), src.Acct, src.Container)
+	if err == nil && (c.PublicAccess == "blob" || c.PublicAccess == "container") {
+		return nil
+	}
+	return azhttp.ErrCannotVerifyCopySource
+}
+
+// CopyRequest is one Copy Blob / Copy Blob From URL.
+type CopyRequest struct {
+	Source        CopySource
+	SourceCond    conditions.Conditions
+	SourceLeaseID string
+	Acct          string
+	Container     string
+	Blob          string
+	Metadata      azhttp.Metadata // nil copies the source's metadata
+	Dest          Preconditions
+}
+
+// CopyBlob copies a blob (or snapshot) of this server to the destination,
+// keeping its block list, content headers and metadata. The source is read
+// from one snapshot; its bytes are staged under the destination and made
+// visible by one commit, so a failed copy leaves the destination untouched.
+func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*blobRecord, error) {
+	src := req.Source
+	var srcRec *blobRecord
+	var srcExtents []extent
+	var payloads []*payload
+	discardAll := func() {
+		for _, p := range payloads {
+			s.discard(ctx, p)
+		}
+	}
+	err := s.store.View(ctx, func(r kv.Reader) error {
+		if _, err := loadContainer(r, src.Acct, src.Container); err != nil {
+			return err
+		}
+		b, err := loadBlobAt(r, src.Acct, src.Container, src.Blob, src.Snapshot)
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			return azhttp.ErrBlobNotFound.WithMessage("The specified copy source blob does not exist.")
+		}
+		if src.Snapshot == "" {
+			if err := b.Lease.CheckUse(s.clock(), req.SourceLeaseID, false); err != nil {
+				return leaseError(err, false)
+			}
+		}
+		if err := req.SourceCond.Check(conditions.Write, b.state()); err != nil {
+			return azhttp.ErrSourceConditionNotMet
+		}
+		srcRec = b
+		if srcExtents, err = loadExtentsAt(r, src.Acct, src.Container, src.Blob, src.Snapshot); err != nil {
+			return err
+		}
+		for _, e := range srcExtents {
+			p, err := s.stageExtent(ctx, r, src, e, req)
+			if err != nil {
+				return err
+			}
+			payloads = append(payloads, p)
+		}
+		return nil
+	})
+	if err != nil {
+		discardAll()
+		return nil, err
+	}
+	var out *blobRecord
+	err = s.store.Update(ctx, func(tx kv.Txn) error {
+		old, err := s.blobForWrite(tx, req.Acct, req.Container, req.Blob, conditions.Create, req.Dest)
+		if err != nil {
+			return err
+		}
+		extents := make([]extent, len(payloads))
+		for i, p := range payloads {
+			if err := p.place(tx); err != nil {
+				return err
+			}
+			extents[i] = extent{BlockID: srcExtents[i].BlockID, Data: p.data, Size: p.size}
+		}
+		meta := req.Metadata
+		if meta == nil {
+			meta = srcRec.Metadata
+		}
+		out = s.newRecord(tx, old, srcRec.Size, srcRec.Headers, meta)
+		out.Type = srcRec.Type
+		size := fmt.Sprint(srcRec.Size)
+		out.Copy = &copyInfo{ID: newLeaseID(), Source: src.URL.String(), Status: "success", Progress: size + "/" + size, Completed: out.Modified}
+		return commitContent(tx, req.Acct, req.Container, req.Blob, out, extents)
+	})
+	if err != nil {
+		discardAll()
+		return nil, err
+	}
+	return out, nil
+}
+
+// stageExtent copies one source extent's bytes into a staged data object of
+// the destination, reading from the source snapshot r.
+func (s *Service) stageExtent(ctx context.Context, r kv.Reader, src CopySource, e extent, req CopyRequest) (*payload, error) {
+	pr, pw := io.Pipe()
+	go func() {
+		pw.CloseWithError(readData(r, src.Acct, src.Container, src.Blob, e.Data, 0, e.Size, pw))
+	}()
+	p, err := s.stageAll(ctx, req.Acct, req.Container, req.Blob, pr, e.Size)
+	pr.CloseWithError(errors.New("copy ended"))
+	return p, err
+}
+
+// AbortCopy answers Abort Copy Blob: copies here never stay pending.
+func (s *Service) AbortCopy(ctx context.Context, acct, container, name, copyID string, pre Preconditions) error {
+	return s.store.View(ctx, func(r kv.Reader) error {
+		b, err := s.existingBlob(r, acct, container, name, "", conditions.Read, pre)
+		if err != nil {
+			return err
+		}
+		// An infinite lease on the destination makes the lease ID mandatory.
+		if err := b.Lease.CheckUse(s.clock(), pre.LeaseID, b.Lease.DurationType(s.clock()) == "infinite"); err != nil {
+			return leaseError(err, false)
+		}
+		if b.Copy != nil && b.Copy.ID != copyID {
+			return azhttp.ErrCopyIdMismatch
+		}
+		return azhttp.ErrNoPendingCopyOperation
+	})
+}

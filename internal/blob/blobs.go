@@ -8,6 +8,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
 // PutBlob creates or replaces a block blob with the payload's content.
@@ -85,7 +86,8 @@ func (s *Service) newRecord(tx kv.Txn, old *blobRecord, size int64, h ContentHea
 
 // commitContent makes extents the blob's content and rec its record. Data
 // objects that the old content or the uncommitted blocks referenced and the
-// new content does not are deleted with them.
+// new content does not are deleted with them. Block and append blob extents
+// get their offsets here; page blob extents come with theirs.
 func commitContent(tx kv.Txn, acct, container, name string, rec *blobRecord, extents []extent) error {
 	keep := make(map[uint64]bool, len(extents))
 	for _, e := range extents {
@@ -110,13 +112,13 @@ func commitContent(tx kv.Txn, acct, container, name string, rec *blobRecord, ext
 			doomed[b.Data] = true
 		}
 	}
-	if err := dropUnreferenced(tx, acct, container, name, doomed, ""); err != nil {
+	if err := dropUnreferenced(tx, acct, container, name, doomed, "", false); err != nil {
 		return err
 	}
 	// Point deletes, not range deletes: most writes replace nothing or a
 	// few keys, and a range tombstone per write would slow every read.
-	for i := len(extents); i < len(old); i++ {
-		if err := tx.Delete(extentKey(acct, container, name, i)); err != nil {
+	for _, e := range old {
+		if err := tx.Delete(e.key); err != nil {
 			return err
 		}
 	}
@@ -125,13 +127,26 @@ func commitContent(tx kv.Txn, acct, container, name string, rec *blobRecord, ext
 			return err
 		}
 	}
+	var offset int64
 	for i, e := range extents {
-		if err := store(tx, extentKey(acct, container, name, i), e); err != nil {
+		if rec.Type != pageBlob {
+			e.Offset = offset
+			offset += e.Size
+		}
+		if err := store(tx, extentSlot(acct, container, name, rec.Type, i, e), e); err != nil {
 			return err
 		}
 	}
 	rec.Extents = len(extents)
 	return store(tx, blobKey(acct, container, name), rec)
+}
+
+// extentSlot is where extent i of a blob of type typ is stored.
+func extentSlot(acct, container, name, typ string, i int, e extent) tuple.Key {
+	if typ == pageBlob {
+		return extentsPrefix(acct, container, name).Uint(uint64(e.Offset + e.Size))
+	}
+	return extentKey(acct, container, name, i)
 }
 
 // updateBlob changes an existing blob's record under pre.

@@ -155,7 +155,7 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*blobRecord, e
 			if err := p.place(tx); err != nil {
 				return err
 			}
-			extents[i] = extent{BlockID: srcExtents[i].BlockID, Data: p.data, Size: p.size}
+			extents[i] = extent{BlockID: srcExtents[i].BlockID, Data: p.data, Offset: srcExtents[i].Offset, Size: p.size}
 		}
 		meta := req.Metadata
 		if meta == nil {
@@ -179,7 +179,7 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*blobRecord, e
 func (s *Service) stageExtent(ctx context.Context, r kv.Reader, src CopySource, e extent, req CopyRequest) (*payload, error) {
 	pr, pw := io.Pipe()
 	go func() {
-		pw.CloseWithError(readData(r, src.Acct, src.Container, src.Blob, e.Data, 0, e.Size, pw))
+		pw.CloseWithError(readData(r, src.Acct, src.Container, src.Blob, e.Data, e.DataOff, e.Size, pw))
 	}()
 	p, err := s.stageAll(ctx, req.Acct, req.Container, req.Blob, pr, e.Size)
 	pr.CloseWithError(errors.New("copy ended"))

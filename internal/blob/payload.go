@@ -186,29 +186,49 @@ func errBodyShort(err error) error {
 	return err
 }
 
-// readContent writes bytes [off, off+n) of the content made of extents to w,
-// reading chunks from r.
+// readContent writes bytes [off, off+n) of the content made of extents
+// (sorted by offset) to w, reading chunks from r. Bytes no extent covers
+// (unwritten pages) read as zeros.
 func readContent(r kv.Reader, acct, container, name string, extents []extent, off, n int64, w io.Writer) error {
-	var base int64
+	end := off + n
 	for _, e := range extents {
-		if n <= 0 {
+		if off >= end {
 			return nil
 		}
-		if off >= base+e.Size {
-			base += e.Size
+		eEnd := e.Offset + e.Size
+		if eEnd <= off {
 			continue
 		}
-		from := off - base
-		take := min(e.Size-from, n)
-		if err := readData(r, acct, container, name, e.Data, from, take, w); err != nil {
+		if e.Offset >= end {
+			break
+		}
+		if e.Offset > off {
+			if err := writeZeros(w, e.Offset-off); err != nil {
+				return err
+			}
+			off = e.Offset
+		}
+		take := min(eEnd, end) - off
+		if err := readData(r, acct, container, name, e.Data, e.DataOff+off-e.Offset, take, w); err != nil {
 			return err
 		}
 		off += take
-		n -= take
-		base += e.Size
 	}
-	if n > 0 {
-		return fmt.Errorf("read content: %d bytes past the last extent", n)
+	if off < end {
+		return writeZeros(w, end-off)
+	}
+	return nil
+}
+
+var zeroChunk = make([]byte, chunkSize)
+
+func writeZeros(w io.Writer, n int64) error {
+	for n > 0 {
+		k := min(n, int64(len(zeroChunk)))
+		if _, err := w.Write(zeroChunk[:k]); err != nil {
+			return err
+		}
+		n -= k
 	}
 	return nil
 }

@@ -32,6 +32,13 @@ type ContentHeaders struct {
 	ContentMD5         []byte
 }
 
+// Blob types.
+const (
+	blockBlob  = "BlockBlob"
+	appendBlob = "AppendBlob"
+	pageBlob   = "PageBlob"
+)
+
 // blobRecord is the stored state of a committed blob.
 type blobRecord struct {
 	Type     string // BlockBlob
@@ -46,11 +53,19 @@ type blobRecord struct {
 	Copy     *copyInfo `json:",omitempty"`
 }
 
-// extent is one committed block (or the single extent of a Put Blob).
+// extent is a run of a blob's content: a committed block, the content of a
+// Put Blob, an appended block, or a written page range. It covers bytes
+// [Offset, Offset+Size) of the blob with bytes [DataOff, DataOff+Size) of a
+// data object. Block and append blobs key extents by index, page blobs by
+// end offset (so a range scan finds the extents overlapping a range).
 type extent struct {
-	BlockID []byte `json:",omitempty"` // nil for Put Blob content
+	BlockID []byte `json:",omitempty"` // nil for Put Blob content and pages
 	Data    uint64
+	DataOff int64 `json:",omitempty"`
+	Offset  int64 `json:",omitempty"`
 	Size    int64
+
+	key []byte // where the extent is stored
 }
 
 // block is an uncommitted block.
@@ -136,8 +151,8 @@ func loadExtentsAt(r kv.Reader, acct, container, name, snapshot string) ([]exten
 	p := contentPrefix(acct, container, name, snapshot)
 	var out []extent
 	var decodeErr error
-	err := r.Scan(p, kv.PrefixEnd(p), func(_, v []byte) bool {
-		var e extent
+	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+		e := extent{key: append([]byte(nil), k...)}
 		if decodeErr = decode(v, &e); decodeErr != nil {
 			return false
 		}

@@ -61,9 +61,11 @@ func (s *Service) CreateSnapshot(ctx context.Context, acct, container, name stri
 		if err != nil {
 			return err
 		}
-		prefix := contentPrefix(acct, container, name, id)
-		for i, e := range exts {
-			if err := store(tx, prefix.Uint(uint64(i)), e); err != nil {
+		// Same key suffixes under the snapshot's prefix, whatever the
+		// blob type's key scheme.
+		base, prefix := extentsPrefix(acct, container, name), contentPrefix(acct, container, name, id)
+		for _, e := range exts {
+			if err := store(tx, append(prefix, e.key[len(base):]...), e); err != nil {
 				return err
 			}
 		}
@@ -154,7 +156,7 @@ func deleteSnapshot(tx kv.Txn, acct, container, name, snapshot string) error {
 	for _, e := range exts {
 		candidates[e.Data] = true
 	}
-	return dropUnreferenced(tx, acct, container, name, candidates, snapshot)
+	return dropUnreferenced(tx, acct, container, name, candidates, snapshot, true)
 }
 
 func deleteAllSnapshots(tx kv.Txn, acct, container, name string) error {
@@ -171,15 +173,14 @@ func deleteAllSnapshots(tx kv.Txn, acct, container, name string) error {
 }
 
 // dropUnreferenced deletes the data objects in candidates that nothing
-// references any more. The caller has already accounted for the blob's own
-// content and uncommitted blocks; what remains to check is every snapshot
-// other than skip (one being deleted) and, when skip is a snapshot, the
-// blob's current content and uncommitted blocks.
-func dropUnreferenced(tx kv.Txn, acct, container, name string, candidates map[uint64]bool, skip string) error {
+// references any more: no snapshot other than skip (one being deleted)
+// and, when checkBlob is set, not the blob's current content or
+// uncommitted blocks either (otherwise the caller has accounted for them).
+func dropUnreferenced(tx kv.Txn, acct, container, name string, candidates map[uint64]bool, skip string, checkBlob bool) error {
 	if len(candidates) == 0 {
 		return nil
 	}
-	if skip != "" {
+	if checkBlob {
 		exts, err := loadExtents(tx, acct, container, name)
 		if err != nil {
 			return err

@@ -103,6 +103,8 @@ var (
 	ErrPendingCopyOperation                  = newError(http.StatusConflict, "PendingCopyOperation", "There is currently a pending copy operation.")
 	ErrNoPendingCopyOperation                = newError(http.StatusConflict, "NoPendingCopyOperation", "There is currently no pending copy operation.")
 	ErrCopyIdMismatch                        = newError(http.StatusConflict, "CopyIdMismatch", "The specified copy ID did not match the copy ID for the pending copy operation.")
+	ErrPreviousSnapshotNotFound              = newError(http.StatusConflict, "PreviousSnapshotNotFound", "The previous snapshot is not found.")
+	ErrBlobIsSealed                          = newError(http.StatusConflict, "BlobIsSealed", "The blob is sealed and its contents cannot be modified.")
 	ErrCannotVerifyCopySource                = newError(http.StatusForbidden, "CannotVerifyCopySource", "This request is not authorized to perform this operation using this source.")
 	ErrInvalidSourceBlobType                 = newError(http.StatusConflict, "InvalidSourceBlobType", "The source blob type is invalid for this operation.")
 	ErrInvalidSourceBlobUrl                  = newError(http.StatusBadRequest, "InvalidSourceBlobUrl", "The source url for a copy blob operation is invalid.")

@@ -165,9 +165,47 @@ func (s *Service) updateBlob(ctx context.Context, acct, container, name string, 
 	return out, err
 }
 
-// SetBlobProperties replaces the blob's content headers.
-func (s *Service) SetBlobProperties(ctx context.Context, acct, container, name string, h ContentHeaders, pre Preconditions) (*blobRecord, error) {
-	return s.updateBlob(ctx, acct, container, name, pre, func(b *blobRecord) { b.Headers = h })
+// PropertyChange is what one Set Blob Properties changes.
+type PropertyChange struct {
+	Headers        *ContentHeaders // nil leaves them (a resize or sequence-number call)
+	Size           *int64          // page blobs: resize
+	SequenceAction string          // page blobs: "", max, update or increment
+	Sequence       *int64
+}
+
+// SetBlobProperties replaces the blob's content headers and, for page
+// blobs, resizes it and updates its sequence number.
+func (s *Service) SetBlobProperties(ctx context.Context, acct, container, name string, c PropertyChange, pre Preconditions) (*blobRecord, error) {
+	var out *blobRecord
+	err := s.store.Update(ctx, func(tx kv.Txn) error {
+		b, err := s.existingBlob(tx, acct, container, name, "", conditions.Write, pre)
+		if err != nil {
+			return err
+		}
+		if (c.Size != nil || c.SequenceAction != "") && b.Type != pageBlob {
+			return azhttp.ErrInvalidBlobType
+		}
+		if c.Headers != nil {
+			b.Headers = *c.Headers
+		}
+		if c.Size != nil {
+			if err := resizePages(tx, acct, container, name, b, *c.Size); err != nil {
+				return err
+			}
+		}
+		switch c.SequenceAction {
+		case "max":
+			b.SequenceNumber = max(b.SequenceNumber, *c.Sequence)
+		case "update":
+			b.SequenceNumber = *c.Sequence
+		case "increment":
+			b.SequenceNumber++
+		}
+		b.Version, b.Modified = tx.Version(), s.clock()
+		out = b
+		return store(tx, blobKey(acct, container, name), b)
+	})
+	return out, err
 }
 
 // SetBlobMetadata replaces the blob's metadata.

@@ -55,19 +55,23 @@ func loadBlocks(r kv.Reader, acct, container, name string) ([]namedBlock, error)
 // is checked: Put Block takes no conditional headers.
 func (s *Service) PutBlock(ctx context.Context, p *payload, id []byte, leaseID string) error {
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := s.blobForWrite(tx, p.acct, p.container, p.blob, conditions.Write, Preconditions{LeaseID: leaseID}); err != nil {
+		current, err := s.blobForWrite(tx, p.acct, p.container, p.blob, conditions.Write, Preconditions{LeaseID: leaseID})
+		if err != nil {
 			return err
+		}
+		if current != nil && current.Type != blockBlob {
+			return azhttp.ErrInvalidBlobType
 		}
 		if err := checkBlockIDLength(tx, p.acct, p.container, p.blob, id); err != nil {
 			return err
 		}
-		var old block
-		found, err := load(tx, blockKey(p.acct, p.container, p.blob, id), &old)
+		var replaced block
+		found, err := load(tx, blockKey(p.acct, p.container, p.blob, id), &replaced)
 		if err != nil {
 			return err
 		}
 		if found {
-			if err := deleteData(tx, p.acct, p.container, p.blob, old.Data); err != nil {
+			if err := deleteData(tx, p.acct, p.container, p.blob, replaced.Data); err != nil {
 				return err
 			}
 		}
@@ -141,6 +145,9 @@ func (s *Service) PutBlockList(ctx context.Context, acct, container, name string
 		old, err := s.blobForWrite(tx, acct, container, name, conditions.Create, pre)
 		if err != nil {
 			return err
+		}
+		if old != nil && old.Type != blockBlob {
+			return azhttp.ErrInvalidBlobType
 		}
 		committed := map[string]extent{}
 		if old != nil {
@@ -217,6 +224,9 @@ func (s *Service) GetBlockList(ctx context.Context, acct, container, name, snaps
 		}
 		if out.Record == nil && len(blocks) == 0 {
 			return azhttp.ErrBlobNotFound
+		}
+		if out.Record != nil && out.Record.Type != blockBlob {
+			return azhttp.ErrInvalidBlobType
 		}
 		if uncommitted {
 			out.Uncommitted = blocks

@@ -202,10 +202,16 @@ func route(q *request) (operation, error) {
 			return operation{need('o', 'w'), anonNever, (*Service).snapshotBlob}, nil
 		case comp == "copy" && m == http.MethodPut:
 			return operation{need('o', 'w'), anonNever, (*Service).abortCopy}, nil
-		case comp == "page", comp == "pagelist":
-			return notSupported("Page blobs")
-		case comp == "appendblock", comp == "seal":
-			return notSupported("Append blobs")
+		case comp == "page" && m == http.MethodPut:
+			return operation{need('o', 'w'), anonNever, (*Service).putPage}, nil
+		case comp == "pagelist" && m == http.MethodGet:
+			return operation{need('o', 'r'), anonBlob, (*Service).getPageRanges}, nil
+		case comp == "appendblock" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
+			return notSupported("Append Block From URL")
+		case comp == "appendblock" && m == http.MethodPut:
+			return operation{need('o', 'a'), anonNever, (*Service).appendBlock}, nil
+		case comp == "seal" && m == http.MethodPut:
+			return operation{need('o', 'w'), anonNever, (*Service).sealBlob}, nil
 		case comp == "tier", comp == "tags", comp == "undelete", comp == "expiry", comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
 			return notSupported("This blob operation")
 		}

@@ -73,6 +73,15 @@ func writeBlobHeaders(h http.Header, b *blobRecord, now time.Time) {
 	h.Set("x-ms-creation-time", azhttp.HTTPTime(b.Created))
 	h.Set("x-ms-blob-type", b.Type)
 	writeLeaseHeaders(h, b.Lease, now)
+	switch b.Type {
+	case pageBlob:
+		h.Set("x-ms-blob-sequence-number", strconv.FormatInt(b.SequenceNumber, 10))
+	case appendBlob:
+		h.Set("x-ms-blob-committed-block-count", strconv.Itoa(b.Extents))
+		if b.Sealed {
+			h.Set("x-ms-blob-sealed", "true")
+		}
+	}
 	if c := b.Copy; c != nil {
 		h.Set("x-ms-copy-id", c.ID)
 		h.Set("x-ms-copy-source", c.Source)

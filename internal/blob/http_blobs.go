@@ -63,14 +63,13 @@ func writeWriteResult(q *request, b *blobRecord, status int) error {
 }
 
 func (s *Service) putBlob(q *request) error {
-	switch t := q.r.Header.Get("x-ms-blob-type"); t {
-	case "BlockBlob":
+	typ := q.r.Header.Get("x-ms-blob-type")
+	switch typ {
+	case blockBlob, pageBlob, appendBlob:
 	case "":
 		return azhttp.ErrMissingRequiredHeader.WithMessage("An HTTP header that's mandatory for this request is not specified: x-ms-blob-type.")
-	case "PageBlob", "AppendBlob":
-		return azhttp.ErrNotImplemented.WithMessage("%s is not supported by this server yet.", t)
 	default:
-		return azhttp.ErrInvalidHeaderValue.WithMessage("The value for header x-ms-blob-type is invalid: %q.", t)
+		return azhttp.ErrInvalidHeaderValue.WithMessage("The value for header x-ms-blob-type is invalid: %q.", typ)
 	}
 	meta, err := azhttp.ParseMetadata(q.r.Header)
 	if err != nil {
@@ -79,6 +78,9 @@ func (s *Service) putBlob(q *request) error {
 	headers, err := parseContentHeaders(q.r.Header, true)
 	if err != nil {
 		return err
+	}
+	if typ != blockBlob {
+		return s.createEmpty(q, typ, headers, meta)
 	}
 	p, err := s.receiveChecked(q, maxSinglePutBlobLen)
 	if err != nil {
@@ -349,11 +351,38 @@ func (s *Service) getBlockList(q *request) error {
 }
 
 func (s *Service) setBlobProperties(q *request) error {
-	headers, err := parseContentHeaders(q.r.Header, false)
-	if err != nil {
+	var change PropertyChange
+	var err error
+	if hasContentHeaders(q.r.Header) {
+		h, err := parseContentHeaders(q.r.Header, false)
+		if err != nil {
+			return err
+		}
+		change.Headers = &h
+	}
+	if change.Size, err = optionalInt(q.r.Header, "x-ms-blob-content-length"); err != nil {
 		return err
 	}
-	b, err := s.SetBlobProperties(q.ctx(), q.acct, q.container, q.blob, headers, preconditions(q.r.Header))
+	if change.Size != nil && (*change.Size%pageSize != 0 || *change.Size < 0 || *change.Size > maxPageBlobSize) {
+		return azhttp.ErrInvalidHeaderValue.WithMessage("x-ms-blob-content-length must be a multiple of 512 up to 8 TiB.")
+	}
+	if change.Sequence, err = optionalInt(q.r.Header, "x-ms-blob-sequence-number"); err != nil {
+		return err
+	}
+	switch change.SequenceAction = q.r.Header.Get("x-ms-sequence-number-action"); change.SequenceAction {
+	case "":
+	case "max", "update":
+		if change.Sequence == nil {
+			return azhttp.ErrMissingRequiredHeader.WithMessage("An HTTP header that's mandatory for this request is not specified: x-ms-blob-sequence-number.")
+		}
+	case "increment":
+		if change.Sequence != nil {
+			return azhttp.ErrInvalidHeaderValue.WithMessage("x-ms-blob-sequence-number is not allowed with the increment action.")
+		}
+	default:
+		return azhttp.ErrInvalidHeaderValue.WithMessage("The value for header x-ms-sequence-number-action is invalid: %q.", change.SequenceAction)
+	}
+	b, err := s.SetBlobProperties(q.ctx(), q.acct, q.container, q.blob, change, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -422,8 +451,15 @@ func (s *Service) listBlobs(q *request) error {
 func blobEntryXML(e ListedBlob, inc map[string]bool, now time.Time) blobXML {
 	x := blobXML{Name: e.Name, Snapshot: e.Snapshot}
 	p := &x.Properties
-	p.BlobType, p.LeaseStatus, p.LeaseState, p.ServerEncrypted = "BlockBlob", "unlocked", "available", true
+	p.BlobType, p.LeaseStatus, p.LeaseState, p.ServerEncrypted = blockBlob, "unlocked", "available", true
 	if b := e.Record; b != nil {
+		p.BlobType = b.Type
+		if b.Type == pageBlob {
+			p.SequenceNumber = &b.SequenceNumber
+		}
+		if b.Sealed {
+			p.Sealed = &b.Sealed
+		}
 		p.CreationTime, p.LastModified, p.Etag = azhttp.HTTPTime(b.Created), azhttp.HTTPTime(b.Modified), azhttp.ETag(b.Version)
 		p.ContentLength = b.Size
 		p.ContentType, p.ContentEncoding, p.ContentLanguage = b.Headers.ContentType, b.Headers.ContentEncoding, b.Headers.ContentLanguage

@@ -51,6 +51,9 @@ type blobRecord struct {
 	Metadata azhttp.Metadata
 	Lease    lease.Lease
 	Copy     *copyInfo `json:",omitempty"`
+	// SequenceNumber belongs to page blobs, Sealed to append blobs.
+	SequenceNumber int64 `json:",omitempty"`
+	Sealed         bool  `json:",omitempty"`
 }
 
 // extent is a run of a blob's content: a committed block, the content of a

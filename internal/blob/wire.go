@@ -73,6 +73,8 @@ type blobPropertiesXML struct {
 	CacheControl       string `xml:"Cache-Control"`
 	ContentDisposition string `xml:"Content-Disposition"`
 	BlobType           string `xml:"BlobType"`
+	SequenceNumber     *int64 `xml:"x-ms-blob-sequence-number,omitempty"`
+	Sealed             *bool  `xml:"Sealed,omitempty"`
 	AccessTier         string `xml:"AccessTier,omitempty"`
 	AccessTierInferred bool   `xml:"AccessTierInferred,omitempty"`
 	LeaseStatus        string `xml:"LeaseStatus"`

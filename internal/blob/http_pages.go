@@ -1,0 +1,210 @@
+package blob
+
+import (
+	"encoding/xml"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// optionalInt reads an integer header; nil when absent.
+func optionalInt(h http.Header, name string) (*int64, error) {
+	v := h.Get(name)
+	if v == "" {
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return nil, azhttp.ErrInvalidHeaderValue.WithMessage("The value for one of the HTTP headers is not in the correct format: %s %q.", name, v)
+	}
+	return &n, nil
+}
+
+// hasContentHeaders reports whether a Set Blob Properties sets content
+// headers at all (a resize or sequence-number call does not).
+func hasContentHeaders(h http.Header) bool {
+	for k := range h {
+		if strings.HasPrefix(strings.ToLower(k), "x-ms-blob-content-") && !strings.EqualFold(k, "x-ms-blob-content-length") {
+			return true
+		}
+		if strings.EqualFold(k, "x-ms-blob-cache-control") {
+			return true
+		}
+	}
+	return false
+}
+
+// createEmpty serves Put Blob for append and page blobs: no body.
+func (s *Service) createEmpty(q *request, typ string, headers ContentHeaders, meta azhttp.Metadata) error {
+	if q.r.ContentLength > 0 {
+		return azhttp.ErrInvalidHeaderValue.WithMessage("The request body must be empty when creating a %s.", typ)
+	}
+	var size, seq int64
+	if typ == pageBlob {
+		n, err := optionalInt(q.r.Header, "x-ms-blob-content-length")
+		if err != nil {
+			return err
+		}
+		if n == nil {
+			return azhttp.ErrMissingRequiredHeader.WithMessage("An HTTP header that's mandatory for this request is not specified: x-ms-blob-content-length.")
+		}
+		if *n%pageSize != 0 || *n > maxPageBlobSize {
+			return azhttp.ErrInvalidHeaderValue.WithMessage("x-ms-blob-content-length must be a multiple of 512 up to 8 TiB.")
+		}
+		size = *n
+		if n, err = optionalInt(q.r.Header, "x-ms-blob-sequence-number"); err != nil {
+			return err
+		} else if n != nil {
+			seq = *n
+		}
+	}
+	b, err := s.CreateEmpty(q.ctx(), q.acct, q.container, q.blob, typ, size, seq, headers, meta, preconditions(q.r.Header))
+	if err != nil {
+		return err
+	}
+	return writeWriteResult(q, b, http.StatusCreated)
+}
+
+func (s *Service) appendBlock(q *request) error {
+	var ac AppendConditions
+	var err error
+	if ac.MaxSize, err = optionalInt(q.r.Header, "x-ms-blob-condition-maxsize"); err != nil {
+		return err
+	}
+	if ac.AppendPos, err = optionalInt(q.r.Header, "x-ms-blob-condition-appendpos"); err != nil {
+		return err
+	}
+	if q.r.ContentLength == 0 {
+		return azhttp.ErrInvalidHeaderValue.WithMessage("Append Block needs a body of 1 byte to 100 MiB.")
+	}
+	p, err := s.receiveChecked(q, maxAppendBlock)
+	if err != nil {
+		return err
+	}
+	b, offset, err := s.AppendBlock(q.ctx(), p, ac, preconditions(q.r.Header))
+	if err != nil {
+		return err
+	}
+	h := q.w.Header()
+	h.Set("Content-MD5", b64(p.md5))
+	h.Set("x-ms-blob-append-offset", strconv.FormatInt(offset, 10))
+	h.Set("x-ms-blob-committed-block-count", strconv.Itoa(b.Extents))
+	return writeWriteResult(q, b, http.StatusCreated)
+}
+
+func (s *Service) sealBlob(q *request) error {
+	b, err := s.SealBlob(q.ctx(), q.acct, q.container, q.blob, preconditions(q.r.Header))
+	if err != nil {
+		return err
+	}
+	q.w.Header().Set("x-ms-blob-sealed", "true")
+	return writeWriteResult(q, b, http.StatusOK)
+}
+
+func sequenceConditions(h http.Header) (SequenceConditions, error) {
+	var c SequenceConditions
+	var err error
+	if c.LE, err = optionalInt(h, "x-ms-if-sequence-number-le"); err != nil {
+		return c, err
+	}
+	if c.LT, err = optionalInt(h, "x-ms-if-sequence-number-lt"); err != nil {
+		return c, err
+	}
+	c.EQ, err = optionalInt(h, "x-ms-if-sequence-number-eq")
+	return c, err
+}
+
+func (s *Service) putPage(q *request) error {
+	rng, err := parseRange(q.r.Header)
+	if err != nil {
+		return err
+	}
+	if rng == nil || rng.End < 0 {
+		return azhttp.ErrMissingRequiredHeader.WithMessage("Put Page needs a closed range in x-ms-range or Range.")
+	}
+	if rng.Start%pageSize != 0 || (rng.End+1)%pageSize != 0 {
+		return azhttp.ErrInvalidPageRange.WithMessage("The page range specified is invalid: ranges must be 512-byte aligned.")
+	}
+	sc, err := sequenceConditions(q.r.Header)
+	if err != nil {
+		return err
+	}
+	length := rng.End - rng.Start + 1
+	var p *payload
+	switch mode := q.r.Header.Get("x-ms-page-write"); mode {
+	case "update":
+		if length > maxPutPage {
+			return azhttp.ErrInvalidPageRange.WithMessage("A Put Page writes at most 4 MiB.")
+		}
+		if q.r.ContentLength != length {
+			return azhttp.ErrInvalidHeaderValue.WithMessage("Content-Length %d does not match the range length %d.", q.r.ContentLength, length)
+		}
+		if p, err = s.receiveChecked(q, maxPutPage); err != nil {
+			return err
+		}
+	case "clear":
+		if q.r.ContentLength > 0 {
+			return azhttp.ErrInvalidHeaderValue.WithMessage("A page clear takes no body.")
+		}
+	case "":
+		return azhttp.ErrMissingRequiredHeader.WithMessage("An HTTP header that's mandatory for this request is not specified: x-ms-page-write.")
+	default:
+		return azhttp.ErrInvalidHeaderValue.WithMessage("The value for header x-ms-page-write is invalid: %q.", mode)
+	}
+	b, err := s.PutPages(q.ctx(), q.acct, q.container, q.blob, rng.Start, rng.End, p, sc, preconditions(q.r.Header))
+	if err != nil {
+		return err
+	}
+	if p != nil {
+		q.w.Header().Set("Content-MD5", b64(p.md5))
+	}
+	q.w.Header().Set("x-ms-blob-sequence-number", strconv.FormatInt(b.SequenceNumber, 10))
+	return writeWriteResult(q, b, http.StatusCreated)
+}
+
+type pageListXML struct {
+	XMLName xml.Name `xml:"PageList"`
+	Items   []any    `xml:",any"`
+}
+
+type pageRangeXML struct {
+	XMLName xml.Name
+	Start   int64 `xml:"Start"`
+	End     int64 `xml:"End"`
+}
+
+func (s *Service) getPageRanges(q *request) error {
+	rng, err := parseRange(q.r.Header)
+	if err != nil {
+		return err
+	}
+	prev := ""
+	if v := q.q.Get("prevsnapshot"); v != "" {
+		if prev, err = ParseSnapshot(v); err != nil {
+			return err
+		}
+	}
+	l, err := s.GetPageRanges(q.ctx(), q.acct, q.container, q.blob, q.snapshot, prev, rng, preconditions(q.r.Header))
+	if err != nil {
+		return err
+	}
+	doc := pageListXML{Items: []any{}}
+	pages, clears := l.Pages, l.Clears
+	// Page and clear ranges interleave in offset order.
+	for len(pages) > 0 || len(clears) > 0 {
+		if len(clears) == 0 || (len(pages) > 0 && pages[0].Start < clears[0].Start) {
+			doc.Items = append(doc.Items, pageRangeXML{XMLName: xml.Name{Local: "PageRange"}, Start: pages[0].Start, End: pages[0].End})
+			pages = pages[1:]
+			continue
+		}
+		doc.Items = append(doc.Items, pageRangeXML{XMLName: xml.Name{Local: "ClearRange"}, Start: clears[0].Start, End: clears[0].End})
+		clears = clears[1:]
+	}
+	h := q.w.Header()
+	h.Set("ETag", azhttp.ETag(l.Record.Version))
+	h.Set("Last-Modified", azhttp.HTTPTime(l.Record.Modified))
+	h.Set("x-ms-blob-content-length", strconv.FormatInt(l.Record.Size, 10))
+	return azhttp.WriteXML(q.w, http.StatusOK, doc)
+}

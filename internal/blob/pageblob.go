@@ -1,0 +1,250 @@
+package blob
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/kv"
+)
+
+const (
+	pageSize        = 512
+	maxPageBlobSize = 8 << 40
+	// maxPutPage is the largest range one Put Page may write.
+	maxPutPage = 4 << 20
+)
+
+// SequenceConditions are x-ms-if-sequence-number-le/-lt/-eq.
+type SequenceConditions struct {
+	LE, LT, EQ *int64
+}
+
+func (c SequenceConditions) check(seq int64) error {
+	if (c.LE != nil && seq > *c.LE) || (c.LT != nil && seq >= *c.LT) || (c.EQ != nil && seq != *c.EQ) {
+		return azhttp.ErrSequenceNumberConditionNotMet
+	}
+	return nil
+}
+
+// PutPages writes the payload over the page range [start, end] of a page
+// blob, or clears the range when p is nil. Both ends are page-aligned.
+func (s *Service) PutPages(ctx context.Context, acct, container, name string, start, end int64, p *payload, sc SequenceConditions, pre Preconditions) (*blobRecord, error) {
+	var out *blobRecord
+	err := s.store.Update(ctx, func(tx kv.Txn) error {
+		b, err := s.existingBlob(tx, acct, container, name, "", conditions.Write, pre)
+		if err != nil {
+			return err
+		}
+		if b.Type != pageBlob {
+			return azhttp.ErrInvalidBlobType
+		}
+		if err := sc.check(b.SequenceNumber); err != nil {
+			return err
+		}
+		if end >= b.Size {
+			return azhttp.ErrInvalidPageRange
+		}
+		if err := cutPages(tx, acct, container, name, start, end+1); err != nil {
+			return err
+		}
+		if p != nil {
+			if err := p.place(tx); err != nil {
+				return err
+			}
+			e := extent{Data: p.data, Offset: start, Size: p.size}
+			if err := store(tx, extentSlot(acct, container, name, pageBlob, 0, e), e); err != nil {
+				return err
+			}
+		}
+		b.Version, b.Modified = tx.Version(), s.clock()
+		out = b
+		return store(tx, blobKey(acct, container, name), b)
+	})
+	if err != nil && p != nil {
+		s.discard(ctx, p)
+	}
+	return out, err
+}
+
+// cutPages removes [from, to) from a page blob's extents, keeping the parts
+// of overlapping extents outside it and deleting data objects nothing
+// references any more.
+func cutPages(tx kv.Txn, acct, container, name string, from, to int64) error {
+	prefix := extentsPrefix(acct, container, name)
+	var hit []extent
+	var failed error
+	// Page extents are keyed by end offset: the first with end > from is
+	// the first that can overlap.
+	err := tx.Scan(prefix.Uint(uint64(from+1)), kv.PrefixEnd(prefix), func(k, v []byte) bool {
+		e := extent{key: append([]byte(nil), k...)}
+		if failed = decode(v, &e); failed != nil {
+			return false
+		}
+		if e.Offset >= to {
+			return false
+		}
+		hit = append(hit, e)
+		return true
+	})
+	if err := errors.Join(err, failed); err != nil {
+		return err
+	}
+	candidates := map[uint64]bool{}
+	for _, e := range hit {
+		if err := tx.Delete(e.key); err != nil {
+			return err
+		}
+		eEnd := e.Offset + e.Size
+		kept := false
+		if e.Offset < from {
+			left := extent{Data: e.Data, DataOff: e.DataOff, Offset: e.Offset, Size: from - e.Offset}
+			if err := store(tx, extentSlot(acct, container, name, pageBlob, 0, left), left); err != nil {
+				return err
+			}
+			kept = true
+		}
+		if eEnd > to {
+			right := extent{Data: e.Data, DataOff: e.DataOff + to - e.Offset, Offset: to, Size: eEnd - to}
+			if err := store(tx, extentSlot(acct, container, name, pageBlob, 0, right), right); err != nil {
+				return err
+			}
+			kept = true
+		}
+		if !kept {
+			candidates[e.Data] = true
+		}
+	}
+	return dropUnreferenced(tx, acct, container, name, candidates, "", true)
+}
+
+// PageRange is an inclusive byte range of a page blob.
+type PageRange struct{ Start, End int64 }
+
+// PageList is Get Page Ranges' answer.
+type PageList struct {
+	Record *blobRecord
+	Pages  []PageRange
+	Clears []PageRange // only in a diff against a snapshot
+}
+
+// GetPageRanges lists the written ranges of a page blob (or snapshot),
+// within rng when given; with prev, the ranges changed since that snapshot
+// and the ranges cleared since.
+func (s *Service) GetPageRanges(ctx context.Context, acct, container, name, snapshot, prev string, rng *ByteRange, pre Preconditions) (*PageList, error) {
+	out := &PageList{}
+	err := s.store.View(ctx, func(r kv.Reader) error {
+		b, err := s.existingBlob(r, acct, container, name, snapshot, conditions.Read, pre)
+		if err != nil {
+			return err
+		}
+		if b.Type != pageBlob {
+			return azhttp.ErrInvalidBlobType
+		}
+		out.Record = b
+		cur, err := loadExtentsAt(r, acct, container, name, snapshot)
+		if err != nil {
+			return err
+		}
+		var old []extent
+		if prev != "" {
+			pb, err := loadBlobAt(r, acct, container, name, prev)
+			if err != nil {
+				return err
+			}
+			if pb == nil {
+				return azhttp.ErrPreviousSnapshotNotFound
+			}
+			if old, err = loadExtentsAt(r, acct, container, name, prev); err != nil {
+				return err
+			}
+		}
+		lo, hi := int64(0), b.Size
+		if rng != nil {
+			lo = rng.Start
+			if rng.End >= 0 && rng.End+1 < hi {
+				hi = rng.End + 1
+			}
+		}
+		out.Pages, out.Clears = diffPages(cur, old, prev != "", lo, hi)
+		return nil
+	})
+	return out, err
+}
+
+// diffPages sweeps the two extent lists (sorted by offset) over [lo, hi).
+// Without a previous snapshot it lists the written ranges; with one, the
+// ranges whose content source differs and the ranges written before but
+// not now.
+func diffPages(cur, old []extent, diff bool, lo, hi int64) (pages, clears []PageRange) {
+	add := func(list []PageRange, a, b int64) []PageRange {
+		if n := len(list); n > 0 && list[n-1].End+1 == a {
+			list[n-1].End = b - 1
+			return list
+		}
+		return append(list, PageRange{a, b - 1})
+	}
+	// Elementary intervals between every extent boundary.
+	points := []int64{lo, hi}
+	for _, l := range [][]extent{cur, old} {
+		for _, e := range l {
+			points = append(points, e.Offset, e.Offset+e.Size)
+		}
+	}
+	points = sortUnique(points, lo, hi)
+	ci, oi := 0, 0
+	for i := 0; i+1 < len(points); i++ {
+		a, b := points[i], points[i+1]
+		c := covering(cur, &ci, a)
+		o := covering(old, &oi, a)
+		switch {
+		case c != nil && (!diff || o == nil || c.Data != o.Data || c.DataOff-c.Offset != o.DataOff-o.Offset):
+			pages = add(pages, a, b)
+		case c == nil && o != nil && diff:
+			clears = add(clears, a, b)
+		}
+	}
+	return pages, clears
+}
+
+// covering returns the extent of l that covers position a, advancing *i.
+func covering(l []extent, i *int, a int64) *extent {
+	for *i < len(l) && l[*i].Offset+l[*i].Size <= a {
+		*i++
+	}
+	if *i < len(l) && l[*i].Offset <= a {
+		return &l[*i]
+	}
+	return nil
+}
+
+func sortUnique(points []int64, lo, hi int64) []int64 {
+	var in []int64
+	for _, p := range points {
+		if p >= lo && p <= hi {
+			in = append(in, p)
+		}
+	}
+	slices.Sort(in)
+	out := in[:0]
+	for i, p := range in {
+		if i == 0 || p != in[i-1] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ResizePageBlob changes a page blob's size; pages beyond a smaller size
+// are dropped.
+func resizePages(tx kv.Txn, acct, container, name string, b *blobRecord, size int64) error {
+	if size < b.Size {
+		if err := cutPages(tx, acct, container, name, size, b.Size); err != nil {
+			return err
+		}
+	}
+	b.Size = size
+	return nil
+}

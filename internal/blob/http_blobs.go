@@ -71,7 +71,7 @@ func (s *Service) putBlob(q *request) error {
 	default:
 		return azhttp.ErrInvalidHeaderValue.WithMessage("The value for header x-ms-blob-type is invalid: %q.", typ)
 	}
-	meta, err := azhttp.ParseMetadata(q.r.Header)
+	meta, err := azhttp.ParseRequestMetadata(q.r)
 	if err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ func (s *Service) deleteBlob(q *request) error {
 }
 
 func (s *Service) snapshotBlob(q *request) error {
-	meta, err := azhttp.ParseMetadata(q.r.Header)
+	meta, err := azhttp.ParseRequestMetadata(q.r)
 	if err != nil {
 		return err
 	}
@@ -302,7 +302,7 @@ func parseBlockList(r *http.Request) ([]BlockRef, error) {
 }
 
 func (s *Service) putBlockList(q *request) error {
-	meta, err := azhttp.ParseMetadata(q.r.Header)
+	meta, err := azhttp.ParseRequestMetadata(q.r)
 	if err != nil {
 		return err
 	}
@@ -402,7 +402,7 @@ func (s *Service) getBlobMetadata(q *request) error {
 }
 
 func (s *Service) setBlobMetadata(q *request) error {
-	meta, err := azhttp.ParseMetadata(q.r.Header)
+	meta, err := azhttp.ParseRequestMetadata(q.r)
 	if err != nil {
 		return err
 	}

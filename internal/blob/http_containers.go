@@ -31,7 +31,7 @@ func writeContainerHeaders(h http.Header, c *containerRecord) {
 }
 
 func (s *Service) createContainer(q *request) error {
-	meta, err := azhttp.ParseMetadata(q.r.Header)
+	meta, err := azhttp.ParseRequestMetadata(q.r)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (s *Service) deleteContainer(q *request) error {
 }
 
 func (s *Service) setContainerMetadata(q *request) error {
-	meta, err := azhttp.ParseMetadata(q.r.Header)
+	meta, err := azhttp.ParseRequestMetadata(q.r)
 	if err != nil {
 		return err
 	}

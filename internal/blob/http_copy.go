@@ -17,7 +17,7 @@ func (s *Service) copyBlob(q *request) error {
 	if err := s.authorizeCopySource(q, src); err != nil {
 		return err
 	}
-	meta, err := azhttp.ParseMetadata(q.r.Header)
+	meta, err := azhttp.ParseRequestMetadata(q.r)
 	if err != nil {
 		return err
 	}

@@ -16,16 +16,22 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
+	"github.com/cerulean-db/cerulean/internal/queue"
+	"github.com/cerulean-db/cerulean/internal/table"
 )
 
 // Config is how the server is set up. Zero ports pick free ones.
 type Config struct {
 	Host     string
 	BlobPort int
-	DataDir  string
-	InMemory bool
-	Accounts *azhttp.Accounts
-	Logger   *slog.Logger
+	// QueuePort is the Queue service's port.
+	QueuePort int
+	// TablePort is the Table service's port.
+	TablePort int
+	DataDir   string
+	InMemory  bool
+	Accounts  *azhttp.Accounts
+	Logger    *slog.Logger
 	// Now is the clock the services use; nil means time.Now.
 	Now func() time.Time
 }
@@ -35,9 +41,14 @@ type Server struct {
 	store    kv.Store
 	log      *slog.Logger
 	blobAddr string
-	servers  []*http.Server
-	wg       sync.WaitGroup
-	errs     chan error
+	// queueAddr is the Queue service's host:port; stopQueueSweeper ends
+	// its background removal of expired messages.
+	queueAddr        string
+	stopQueueSweeper func()
+	tableAddr        string // the Table service's host:port
+	servers          []*http.Server
+	wg               sync.WaitGroup
+	errs             chan error
 }
 
 // Start opens the store and starts serving every service.
@@ -63,6 +74,19 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		s.Shutdown(context.Background())
 		return nil, err
 	}
+	queues := queue.New(queue.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
+	s.queueAddr, err = s.listen(cfg.Host, cfg.QueuePort, "queue", queues.Handler())
+	if err != nil {
+		s.Shutdown(context.Background())
+		return nil, err
+	}
+	s.stopQueueSweeper = queues.StartSweeper(time.Minute)
+	tables := table.New(table.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
+	s.tableAddr, err = s.listen(cfg.Host, cfg.TablePort, "table", tables.Handler())
+	if err != nil {
+		s.Shutdown(context.Background())
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -81,8 +105,10 @@ func (s *Server) listen(host string, port int, name string, h http.Handler) (str
 	if err != nil {
 		return "", fmt.Errorf("listen for %s: %w", name, err)
 	}
+	ln = azhttp.CaseListener(ln)
 	srv := &http.Server{
 		Handler:           h,
+		ConnContext:       azhttp.CaseConnContext,
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    1 << 20,
@@ -101,6 +127,12 @@ func (s *Server) listen(host string, port int, name string, h http.Handler) (str
 // BlobAddr is the blob service's host:port.
 func (s *Server) BlobAddr() string { return s.blobAddr }
 
+// QueueAddr is the queue service's host:port.
+func (s *Server) QueueAddr() string { return s.queueAddr }
+
+// TableAddr is the table service's host:port.
+func (s *Server) TableAddr() string { return s.tableAddr }
+
 // Store is the server's store (tests inspect it).
 func (s *Server) Store() kv.Store { return s.store }
 
@@ -118,6 +150,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 	}
 	s.wg.Wait()
+	if s.stopQueueSweeper != nil {
+		s.stopQueueSweeper()
+	}
 	errs = append(errs, s.store.Close())
 	return errors.Join(errs...)
 }

@@ -39,11 +39,13 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	case "version":
 		fmt.Fprintln(stdout, "cerulean", version)
 		return nil
+	case "bench":
+		return benchCommand(args, getenv, stdout, stderr)
 	case "help":
-		fmt.Fprintln(stdout, "usage: cerulean [serve|version] [flags]; cerulean serve -h lists the flags")
+		fmt.Fprintln(stdout, "usage: cerulean [serve|version|bench] [flags]; cerulean serve -h lists the flags")
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (want serve or version)", cmd)
+	return fmt.Errorf("unknown command %q (want serve, version or bench)", cmd)
 }
 
 // serveFlags are serve's settings.
@@ -53,6 +55,7 @@ type serveFlags struct {
 	dataDir                                                      string
 	inMemory                                                     bool
 	logLevel                                                     string
+	pprof                                                        string
 }
 
 func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (*serveFlags, error) {
@@ -73,14 +76,15 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	}
 	str(&f.host, "host", "127.0.0.1", "address to listen on")
 	num(&f.blobPort, "blob-port", 10000, "Blob service port")
-	num(&f.queuePort, "queue-port", 10001, "Queue service port (service not yet available)")
-	num(&f.tablePort, "table-port", 10002, "Table service port (service not yet available)")
+	num(&f.queuePort, "queue-port", 10001, "Queue service port")
+	num(&f.tablePort, "table-port", 10002, "Table service port")
 	num(&f.filePort, "file-port", 10003, "File service port (service not yet available)")
 	num(&f.cosmosPort, "cosmos-port", 8081, "Cosmos DB port (service not yet available)")
 	num(&f.search, "search-port", 8082, "AI Search port (service not yet available)")
 	str(&f.dataDir, "data", "./cerulean-data", "directory of the durable store")
 	fs.BoolVar(&f.inMemory, "in-memory", getenv(envName("in-memory")) == "true", "keep everything in memory; nothing survives exit (env CERULEAN_IN_MEMORY=true)")
 	str(&f.logLevel, "log-level", "info", "debug, info, warn or error")
+	str(&f.pprof, "pprof", "", "serve Go's pprof profiles on this address, e.g. 127.0.0.1:6060 (off when empty)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -120,8 +124,13 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if f.pprof != "" {
+		if err := servePprof(f.pprof, logger); err != nil {
+			return err
+		}
+	}
 	srv, err := server.Start(ctx, server.Config{
-		Host: f.host, BlobPort: f.blobPort, DataDir: f.dataDir, InMemory: f.inMemory,
+		Host: f.host, BlobPort: f.blobPort, QueuePort: f.queuePort, TablePort: f.tablePort, DataDir: f.dataDir, InMemory: f.inMemory,
 		Accounts: accounts, Logger: logger,
 	})
 	if err != nil {

@@ -37,8 +37,16 @@ type Store struct {
 
 // Open opens (or creates) the store in dir.
 func Open(dir string, o Options) (*Store, error) {
-	opts := &pebble.Options{FS: o.FS}
-	opts.Logger = quietLogger{}
+	opts := &pebble.Options{
+		FS: o.FS,
+		// Payload chunks arrive megabytes at a time: a small memtable
+		// would flush (and stall writers) every few uploads.
+		MemTableSize:                64 << 20,
+		MemTableStopWritesThreshold: 4,
+		L0CompactionThreshold:       4,
+		L0StopWritesThreshold:       24,
+		Logger:                      quietLogger{},
+	}
 	db, err := pebble.Open(dir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)

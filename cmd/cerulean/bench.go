@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/bench"
+)
+
+func benchCommand(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "null-server":
+			return nullServer(args[1:], stderr)
+		case "compare":
+			return compare(args[1:], stdout)
+		}
+	}
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	conn := fs.String("conn", envOr(getenv, "bench-conn", bench.DevConnectionString), "connection string of the endpoint to measure (env CERULEAN_BENCH_CONN)")
+	clients := fs.Int("c", 8, "concurrent clients (blob-cond-update always uses 32)")
+	duration := fs.Duration("d", 10*time.Second, "measured duration per workload")
+	ops := fs.Int("n", 0, "measured operations per workload (overrides -d)")
+	warmup := fs.Duration("warmup", 2*time.Second, "warm-up per workload, not measured")
+	asJSON := fs.Bool("json", false, "print results as JSON")
+	quiet := fs.Bool("q", false, "no progress lines")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: cerulean bench [flags] workload... (or all)\n"+
+			"       cerulean bench null-server ADDR...      serve the no-work ceiling on each address\n"+
+			"       cerulean bench compare NAME=FILE...     ratio table of --json results, first against the others\n"+
+			"workloads: %s\n", strings.Join(bench.Names(), ", "))
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return nil
+		}
+		return err
+	}
+	names := fs.Args()
+	if len(names) == 0 {
+		fs.Usage()
+		return fmt.Errorf("name at least one workload")
+	}
+	if len(names) == 1 && names[0] == "all" {
+		names = bench.Names()
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	cfg := bench.Config{ConnectionString: *conn, Concurrency: *clients, Duration: *duration, Ops: *ops, Warmup: *warmup}
+	if !*quiet {
+		cfg.Progress = stderr
+	}
+	var results []*bench.Result
+	for _, name := range names {
+		w, err := bench.New(name)
+		if err != nil {
+			return err
+		}
+		res, err := bench.Run(ctx, cfg, w)
+		if err != nil {
+			return err
+		}
+		results = append(results, res)
+	}
+	if *asJSON {
+		return bench.WriteJSON(stdout, results)
+	}
+	bench.WriteTable(stdout, results)
+	return nil
+}
+
+// nullServer serves bench.NullHandler on each address until interrupted.
+func nullServer(addrs []string, stderr io.Writer) error {
+	if len(addrs) == 0 {
+		return fmt.Errorf("null-server needs at least one address")
+	}
+	errs := make(chan error, len(addrs))
+	for _, a := range addrs {
+		srv := &http.Server{Addr: a, Handler: bench.NullHandler(), ReadHeaderTimeout: 10 * time.Second}
+		go func() { errs <- srv.ListenAndServe() }()
+		fmt.Fprintln(stderr, "null server on", a)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-errs:
+		return err
+	}
+}
+
+// compare prints the ratio table of NAME=FILE result sets.
+func compare(args []string, stdout io.Writer) error {
+	if len(args) < 2 {
+		return fmt.Errorf("compare needs at least two NAME=FILE arguments")
+	}
+	var names []string
+	var runs [][]*bench.Result
+	for _, a := range args {
+		name, file, ok := strings.Cut(a, "=")
+		if !ok {
+			return fmt.Errorf("argument %q is not NAME=FILE", a)
+		}
+		res, err := bench.ReadResults(file)
+		if err != nil {
+			return err
+		}
+		names, runs = append(names, name), append(runs, res)
+	}
+	bench.WriteComparison(stdout, names, runs)
+	return nil
+}

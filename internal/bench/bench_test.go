@@ -1,0 +1,39 @@
+package bench_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/bench"
+	"github.com/cerulean-db/cerulean/internal/servertest"
+)
+
+// TestWorkloadsAgainstServer runs every workload briefly against a real
+// server: each must complete its operations without errors and pass its
+// own verification (blob-cond-update: no lost update).
+func TestWorkloadsAgainstServer(t *testing.T) {
+	env := servertest.Start(t)
+	for _, name := range bench.Names() {
+		t.Run(name, func(t *testing.T) {
+			cfg := bench.Config{ConnectionString: env.ConnectionString, Concurrency: 4, Ops: 40}
+			w, err := bench.New(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case name == "blob-list":
+				w = bench.NewBlobList(120)
+			case strings.HasSuffix(name, "-8m"):
+				cfg.Ops = 6
+			}
+			res, err := bench.Run(context.Background(), cfg, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Ops != int64(cfg.Ops) || len(res.Errors) != 0 || res.VerifyError != "" {
+				t.Fatalf("%s: %d ops, errors %v, verify %q", name, res.Ops, res.Errors, res.VerifyError)
+			}
+		})
+	}
+}

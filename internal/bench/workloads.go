@@ -1,0 +1,44 @@
+package bench
+
+import (
+	"fmt"
+	"sort"
+)
+
+// workloads builds each named workload fresh for a run.
+var workloads = map[string]func() Workload{
+	"blob-put-1k":           func() Workload { return &blobPut{name: "blob-put-1k", size: 1 << 10} },
+	"blob-get-1k":           func() Workload { return &blobGet{name: "blob-get-1k", size: 1 << 10} },
+	"blob-put-8m":           func() Workload { return &blobPut{name: "blob-put-8m", size: 8 << 20} },
+	"blob-get-8m":           func() Workload { return &blobGet{name: "blob-get-8m", size: 8 << 20} },
+	"blob-cond-update":      func() Workload { return &blobCondUpdate{} },
+	"blob-list":             func() Workload { return &blobList{blobs: 10_000} },
+	"table-insert":          func() Workload { return &tableInsert{} },
+	"table-point-get":       func() Workload { return &tablePointGet{} },
+	"table-partition-query": func() Workload { return &tablePartitionQuery{} },
+	"table-batch-100":       func() Workload { return &tableBatch100{} },
+	"queue-put":             func() Workload { return &queuePut{} },
+	"queue-get-delete":      func() Workload { return &queueGetDelete{} },
+}
+
+// Names lists the workloads in a stable order.
+func Names() []string {
+	out := make([]string, 0, len(workloads))
+	for n := range workloads {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// New returns the named workload.
+func New(name string) (Workload, error) {
+	mk, ok := workloads[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown workload %q (have %v)", name, Names())
+	}
+	return mk(), nil
+}
+
+// NewBlobList returns blob-list over a container of n blobs (for scaling runs).
+func NewBlobList(n int) Workload { return &blobList{blobs: n} }

@@ -9,6 +9,8 @@ require (
 	github.com/google/btree v1.1.3
 )
 
+require github.com/anishathalye/porcupine v1.3.1 // indirect
+
 require (
 	github.com/Azure/azure-sdk-for-go v68.0.0+incompatible // indirect
 	github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos v1.4.0 // indirect

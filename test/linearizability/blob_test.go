@@ -1,0 +1,255 @@
+package linearizability_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
+	"github.com/anishathalye/porcupine"
+
+	"github.com/cerulean-db/cerulean/internal/servertest"
+)
+
+func newBlobClient(t *testing.T, env *servertest.Env) *azblob.Client {
+	t.Helper()
+	c, err := azblob.NewClientFromConnectionString(env.ConnectionString, &azblob.ClientOptions{
+		ClientOptions: policy.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func statusCode(err error) int {
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		return re.StatusCode
+	}
+	return 0
+}
+
+// Register operations on one blob.
+type (
+	regRead      struct{}
+	regCondWrite struct{ IfMatch, Value string }
+	regWrite     struct{ Value string }
+	regState     struct{ Value, ETag string }
+	regResult    struct {
+		OK          bool // false: 412
+		Value, ETag string
+	}
+)
+
+var registerModel = porcupine.Model{
+	Step: func(state, input, output any) (bool, any) {
+		s, out := state.(regState), output.(regResult)
+		switch in := input.(type) {
+		case regRead:
+			return out.Value == s.Value && out.ETag == s.ETag, s
+		case regCondWrite:
+			if !out.OK {
+				return in.IfMatch != s.ETag, s
+			}
+			return in.IfMatch == s.ETag && out.ETag != s.ETag, regState{in.Value, out.ETag}
+		case regWrite:
+			return out.ETag != s.ETag, regState{in.Value, out.ETag}
+		}
+		return false, s
+	},
+	DescribeOperation: func(input, output any) string {
+		out := output.(regResult)
+		switch in := input.(type) {
+		case regRead:
+			return fmt.Sprintf("read -> %s %s", out.Value, out.ETag)
+		case regCondWrite:
+			return fmt.Sprintf("write(%s if %s) -> %v %s", in.Value, in.IfMatch, out.OK, out.ETag)
+		case regWrite:
+			return fmt.Sprintf("write(%s) -> %s", in.Value, out.ETag)
+		}
+		return "?"
+	},
+}
+
+// TestBlobConditionalWrites: reads, If-Match writes and blind writes on
+// one blob form a linearizable register history; every successful write
+// yields a fresh ETag.
+func TestBlobConditionalWrites(t *testing.T) {
+	env := servertest.Start(t)
+	c := newBlobClient(t, env)
+	ctx := t.Context()
+	if _, err := c.CreateContainer(ctx, "lin", nil); err != nil {
+		t.Fatal(err)
+	}
+	bb := c.ServiceClient().NewContainerClient("lin").NewBlockBlobClient("register")
+	up, err := bb.Upload(ctx, streamOf("init"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	initial := regState{"init", string(*up.ETag)}
+	registerModel.Init = func() any { return initial }
+
+	h := &history{}
+	runClients(t, func(cl int, rng *rand.Rand) {
+		lastETag := initial.ETag
+		for i := range *opsEach {
+			value := fmt.Sprintf("c%d-%d", cl, i)
+			switch r := rng.IntN(10); {
+			case r < 4:
+				h.record(cl, regRead{}, func() any {
+					resp, err := bb.DownloadStream(ctx, nil)
+					if err != nil {
+						t.Errorf("read: %v", err)
+						return regResult{}
+					}
+					body, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					lastETag = string(*resp.ETag)
+					return regResult{OK: true, Value: string(body), ETag: lastETag}
+				})
+			case r < 9:
+				ifMatch := azcore.ETag(lastETag)
+				h.record(cl, regCondWrite{IfMatch: lastETag, Value: value}, func() any {
+					resp, err := bb.Upload(ctx, streamOf(value), &blockblob.UploadOptions{AccessConditions: &blob.AccessConditions{
+						ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: &ifMatch}}})
+					if statusCode(err) == http.StatusPreconditionFailed {
+						return regResult{OK: false}
+					}
+					if err != nil {
+						t.Errorf("conditional write: %v", err)
+						return regResult{}
+					}
+					lastETag = string(*resp.ETag)
+					return regResult{OK: true, ETag: lastETag}
+				})
+			default:
+				h.record(cl, regWrite{Value: value}, func() any {
+					resp, err := bb.Upload(ctx, streamOf(value), nil)
+					if err != nil {
+						t.Errorf("write: %v", err)
+						return regResult{}
+					}
+					return regResult{OK: true, ETag: string(*resp.ETag)}
+				})
+			}
+		}
+	})
+	check(t, registerModel, h)
+}
+
+func streamOf(s string) nopSeeker { return nopSeeker{bytes.NewReader([]byte(s))} }
+
+type nopSeeker struct{ *bytes.Reader }
+
+func (nopSeeker) Close() error { return nil }
+
+// Lease operations on one blob (infinite leases, break period 0, so that
+// no outcome depends on time).
+type (
+	leaseAcquire struct{ ID string }
+	leaseRenew   struct{ ID string }
+	leaseRelease struct{ ID string }
+	leaseBreak   struct{}
+	leaseState   struct {
+		State string // available, leased, broken
+		ID    string
+	}
+)
+
+var leaseModel = porcupine.Model{
+	Init: func() any { return leaseState{State: "available"} },
+	Step: func(state, input, output any) (bool, any) {
+		s, ok := state.(leaseState), output.(bool)
+		next, allowed := s, false
+		switch in := input.(type) {
+		case leaseAcquire:
+			allowed = s.State != "leased" || s.ID == in.ID
+			next = leaseState{"leased", in.ID}
+		case leaseRenew:
+			allowed = s.State == "leased" && s.ID == in.ID
+		case leaseRelease:
+			allowed = s.State != "available" && s.ID == in.ID
+			next = leaseState{State: "available"}
+		case leaseBreak:
+			allowed = s.State != "available"
+			next = leaseState{"broken", s.ID}
+		}
+		if ok != allowed {
+			return false, s
+		}
+		if !ok {
+			return true, s
+		}
+		return true, next
+	},
+	DescribeOperation: func(input, output any) string { return fmt.Sprintf("%T%+v -> %v", input, input, output) },
+}
+
+// TestLeaseOperations: concurrent acquire / renew / release / break by
+// clients with their own lease IDs form a linearizable history of Azure's
+// lease state machine.
+func TestLeaseOperations(t *testing.T) {
+	env := servertest.Start(t)
+	c := newBlobClient(t, env)
+	ctx := t.Context()
+	if _, err := c.CreateContainer(ctx, "lin", nil); err != nil {
+		t.Fatal(err)
+	}
+	bb := c.ServiceClient().NewContainerClient("lin").NewBlockBlobClient("leased")
+	if _, err := bb.Upload(ctx, streamOf("x"), nil); err != nil {
+		t.Fatal(err)
+	}
+	h := &history{}
+	runClients(t, func(cl int, rng *rand.Rand) {
+		id := fmt.Sprintf("%08d-0000-0000-0000-000000000000", cl)
+		lc, err := lease.NewBlobClient(bb, &lease.BlobClientOptions{LeaseID: &id})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		outcome := func(err error, what string) any {
+			if err == nil {
+				return true
+			}
+			if code := statusCode(err); code != http.StatusConflict {
+				t.Errorf("%s: unexpected %v", what, err)
+			}
+			return false
+		}
+		for range *opsEach {
+			switch r := rng.IntN(10); {
+			case r < 4:
+				h.record(cl, leaseAcquire{id}, func() any {
+					_, err := lc.AcquireLease(ctx, -1, nil)
+					return outcome(err, "acquire")
+				})
+			case r < 6:
+				h.record(cl, leaseRenew{id}, func() any {
+					_, err := lc.RenewLease(ctx, nil)
+					return outcome(err, "renew")
+				})
+			case r < 9:
+				h.record(cl, leaseRelease{id}, func() any {
+					_, err := lc.ReleaseLease(ctx, nil)
+					return outcome(err, "release")
+				})
+			default:
+				zero := int32(0)
+				h.record(cl, leaseBreak{}, func() any {
+					_, err := lc.BreakLease(ctx, &lease.BlobBreakOptions{BreakPeriod: &zero})
+					return outcome(err, "break")
+				})
+			}
+		}
+	})
+	check(t, leaseModel, h)
+}

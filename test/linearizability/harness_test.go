@@ -1,0 +1,75 @@
+package linearizability_test
+
+import (
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+var (
+	clients = flag.Int("lin.clients", 6, "concurrent clients per history")
+	opsEach = flag.Int("lin.ops", 40, "operations per client")
+	seed    = flag.Uint64("lin.seed", 0, "seed for the clients' choices (0: random)")
+)
+
+// history collects operations from concurrent clients.
+type history struct {
+	mu  sync.Mutex
+	ops []porcupine.Operation
+}
+
+// record runs fn as client c and appends the operation with its
+// invocation and response times.
+func (h *history) record(c int, input any, fn func() any) {
+	call := time.Now().UnixNano()
+	out := fn()
+	ret := time.Now().UnixNano()
+	h.mu.Lock()
+	h.ops = append(h.ops, porcupine.Operation{ClientId: c, Input: input, Call: call, Output: out, Return: ret})
+	h.mu.Unlock()
+}
+
+// runClients runs each client's loop with its own random source derived
+// from the test seed.
+func runClients(t *testing.T, fn func(c int, rng *rand.Rand)) {
+	s := *seed
+	if s == 0 {
+		s = rand.Uint64()
+	}
+	t.Logf("seed %d (replay the clients' choices with -lin.seed %d)", s, s)
+	var wg sync.WaitGroup
+	for c := range *clients {
+		wg.Go(func() { fn(c, rand.New(rand.NewPCG(s, uint64(c)))) })
+	}
+	wg.Wait()
+}
+
+// check verifies the history against the model; on failure it writes the
+// visualization where CERULEAN_ARTIFACTS points (else a temp dir).
+func check(t *testing.T, model porcupine.Model, h *history) {
+	t.Helper()
+	res, info := porcupine.CheckOperationsVerbose(model, h.ops, time.Minute)
+	switch res {
+	case porcupine.Ok:
+		t.Logf("%d operations: linearizable", len(h.ops))
+		return
+	case porcupine.Unknown:
+		t.Fatalf("linearizability check of %d operations timed out", len(h.ops))
+	}
+	dir := os.Getenv("CERULEAN_ARTIFACTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	path := filepath.Join(dir, t.Name()+".html")
+	_ = os.MkdirAll(filepath.Dir(path), 0o755)
+	if err := porcupine.VisualizePath(model, info, path); err != nil {
+		t.Logf("visualization: %v", err)
+	}
+	t.Fatalf("history of %d operations is NOT linearizable; visualization: %s", len(h.ops), path)
+}

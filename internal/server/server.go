@@ -28,13 +28,20 @@ type Config struct {
 	QueuePort int
 	// TablePort is the Table service's port.
 	TablePort int
-	DataDir   string
-	InMemory  bool
-	Accounts  *azhttp.Accounts
-	Logger    *slog.Logger
+	// CosmosPort is the Cosmos DB gateway's port; CosmosHTTP serves it
+	// over plain HTTP instead of HTTPS.
+	CosmosPort int
+	CosmosHTTP bool
+	DataDir    string
+	InMemory   bool
+	Accounts   *azhttp.Accounts
+	Logger     *slog.Logger
 	// Now is the clock the services use; nil means time.Now.
 	Now func() time.Time
 }
+
+// bodyIdleTimeout is how long a request body may stall between reads.
+const bodyIdleTimeout = time.Minute
 
 // Server is a running cerulean.
 type Server struct {
@@ -46,6 +53,8 @@ type Server struct {
 	queueAddr        string
 	stopQueueSweeper func()
 	tableAddr        string // the Table service's host:port
+	cosmosAddr       string // the Cosmos DB gateway's host:port
+	cosmosScheme     string // "https", or "http" with Config.CosmosHTTP
 	servers          []*http.Server
 	wg               sync.WaitGroup
 	errs             chan error
@@ -80,10 +89,14 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		s.Shutdown(context.Background())
 		return nil, err
 	}
-	s.stopQueueSweeper = queues.StartSweeper(time.Minute)
+	s.stopQueueSweeper = queues.StartSweeper(5 * time.Minute)
 	tables := table.New(table.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
 	s.tableAddr, err = s.listen(cfg.Host, cfg.TablePort, "table", tables.Handler())
 	if err != nil {
+		s.Shutdown(context.Background())
+		return nil, err
+	}
+	if err := s.startCosmos(cfg); err != nil {
 		s.Shutdown(context.Background())
 		return nil, err
 	}
@@ -107,7 +120,7 @@ func (s *Server) listen(host string, port int, name string, h http.Handler) (str
 	}
 	ln = azhttp.CaseListener(ln)
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           azhttp.IdleReadTimeout(bodyIdleTimeout, h),
 		ConnContext:       azhttp.CaseConnContext,
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       2 * time.Minute,

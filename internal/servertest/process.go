@@ -1,0 +1,144 @@
+package servertest
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// BuildBinary compiles ./cmd/cerulean once per test process.
+func BuildBinary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		out, err := exec.Command("go", "env", "GOMOD").Output()
+		if err != nil {
+			buildErr = fmt.Errorf("go env GOMOD: %w", err)
+			return
+		}
+		dir, err := os.MkdirTemp("", "cerulean-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "cerulean")
+		cmd := exec.Command("go", "build", "-o", builtBin, "./cmd/cerulean")
+		cmd.Dir = filepath.Dir(strings.TrimSpace(string(out)))
+		if b, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build ./cmd/cerulean: %w\n%s", err, b)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return builtBin
+}
+
+// Process is the built binary running on free loopback ports.
+type Process struct {
+	ConnectionString string
+	BlobPort         int
+	QueuePort        int
+	TablePort        int
+
+	cmd  *exec.Cmd
+	done chan struct{}
+	log  string
+}
+
+func freePort(t testing.TB) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// StartProcess runs bin on dataDir and waits until every service accepts
+// connections. It is killed at cleanup if still running.
+func StartProcess(t testing.TB, bin, dataDir string) *Process {
+	t.Helper()
+	p := &Process{BlobPort: freePort(t), QueuePort: freePort(t), TablePort: freePort(t), done: make(chan struct{})}
+	logf, err := os.CreateTemp("", "cerulean-log-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.log = logf.Name()
+	p.cmd = exec.Command(bin, "serve", "--host", "127.0.0.1", "--data", dataDir, "--log-level", "warn",
+		"--blob-port", strconv.Itoa(p.BlobPort), "--queue-port", strconv.Itoa(p.QueuePort), "--table-port", strconv.Itoa(p.TablePort),
+		"--file-port", "0", "--cosmos-port", "0", "--search-port", "0")
+	p.cmd.Stdout, p.cmd.Stderr = logf, logf
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	go func() { _ = p.cmd.Wait(); logf.Close(); close(p.done) }()
+	t.Cleanup(p.Kill)
+	for _, port := range []int{p.BlobPort, p.QueuePort, p.TablePort} {
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			if c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 200*time.Millisecond); err == nil {
+				c.Close()
+				break
+			}
+			select {
+			case <-p.done:
+				t.Fatalf("server exited while starting:\n%s", p.Log())
+			default:
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("port %d not open within 60s:\n%s", port, p.Log())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	ep := func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d/%s", port, azhttp.DevAccount) }
+	p.ConnectionString = fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=%s;QueueEndpoint=%s;TableEndpoint=%s;",
+		azhttp.DevAccount, azhttp.DevKey, ep(p.BlobPort), ep(p.QueuePort), ep(p.TablePort))
+	return p
+}
+
+// Kill sends SIGKILL and waits for the process to be gone.
+func (p *Process) Kill() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+}
+
+// Exited reports whether the process has ended.
+func (p *Process) Exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// Log returns the tail of the process's output.
+func (p *Process) Log() string {
+	b, _ := os.ReadFile(p.log)
+	if len(b) > 8000 {
+		b = b[len(b)-8000:]
+	}
+	return string(b)
+}

@@ -52,9 +52,9 @@ func (s *Service) blobForWrite(tx kv.Txn, acct, container, name string, kind con
 	return old, s.checkBlob(pre, kind, old)
 }
 
-// existingBlob loads a blob (or one of its snapshots) that must exist,
-// under pre. Snapshots are read-only and carry no lease.
-func (s *Service) existingBlob(r kv.Reader, acct, container, name, snapshot string, kind conditions.Kind, pre Preconditions) (*blobRecord, error) {
+// findBlob loads a blob (or one of its snapshots) that must exist, in a
+// container that must exist.
+func findBlob(r kv.Reader, acct, container, name, snapshot string) (*blobRecord, error) {
 	if _, err := loadContainer(r, acct, container); err != nil {
 		return nil, err
 	}
@@ -64,6 +64,16 @@ func (s *Service) existingBlob(r kv.Reader, acct, container, name, snapshot stri
 	}
 	if b == nil {
 		return nil, azhttp.ErrBlobNotFound
+	}
+	return b, nil
+}
+
+// existingBlob loads a blob (or one of its snapshots) that must exist,
+// under pre. Snapshots are read-only and carry no lease.
+func (s *Service) existingBlob(r kv.Reader, acct, container, name, snapshot string, kind conditions.Kind, pre Preconditions) (*blobRecord, error) {
+	b, err := findBlob(r, acct, container, name, snapshot)
+	if err != nil {
+		return nil, err
 	}
 	if snapshot != "" {
 		return b, check(pre.Conditions, kind, b.state(), azhttp.ErrBlobAlreadyExists)

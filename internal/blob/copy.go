@@ -109,15 +109,9 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*blobRecord, e
 		}
 	}
 	err := s.store.View(ctx, func(r kv.Reader) error {
-		if _, err := loadContainer(r, src.Acct, src.Container); err != nil {
-			return err
-		}
-		b, err := loadBlobAt(r, src.Acct, src.Container, src.Blob, src.Snapshot)
+		b, err := findBlob(r, src.Acct, src.Container, src.Blob, src.Snapshot)
 		if err != nil {
 			return err
-		}
-		if b == nil {
-			return azhttp.ErrBlobNotFound.WithMessage("The specified copy source blob does not exist.")
 		}
 		if src.Snapshot == "" {
 			if err := b.Lease.CheckUse(s.clock(), req.SourceLeaseID, false); err != nil {

@@ -69,15 +69,9 @@ type LeaseOutcome struct {
 func (s *Service) LeaseBlob(ctx context.Context, acct, container, name string, req lease.Request, cond conditions.Conditions) (*LeaseOutcome, error) {
 	var out *LeaseOutcome
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := loadContainer(tx, acct, container); err != nil {
-			return err
-		}
-		b, err := loadBlob(tx, acct, container, name)
+		b, err := findBlob(tx, acct, container, name, "")
 		if err != nil {
 			return err
-		}
-		if b == nil {
-			return azhttp.ErrBlobNotFound
 		}
 		if err := check(cond, conditions.Write, b.state(), azhttp.ErrConditionNotMet); err != nil {
 			return err

@@ -32,15 +32,9 @@ func (s *Service) CreateSnapshot(ctx context.Context, acct, container, name stri
 	var id string
 	var out *blobRecord
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := loadContainer(tx, acct, container); err != nil {
-			return err
-		}
-		b, err := loadBlob(tx, acct, container, name)
+		b, err := findBlob(tx, acct, container, name, "")
 		if err != nil {
 			return err
-		}
-		if b == nil {
-			return azhttp.ErrBlobNotFound
 		}
 		// Like a read, a snapshot needs no lease ID but refuses a wrong one.
 		if err := b.Lease.CheckUse(s.clock(), pre.LeaseID, false); err != nil {

@@ -1,13 +1,19 @@
-# Everything the tests need comes from the Go module proxy; nothing is
-# installed by hand.
+# Everything the tests need comes from the Go module proxy, and the
+# JavaScript SDKs from npm with the committed lock files (make jsdeps);
+# nothing is installed by hand.
 GO ?= go
 PKGS := ./...
 
-.PHONY: test race unit lint fmt bench fuzz build
+.PHONY: test race unit lint fmt bench fuzz build jsdeps
 
 # test is what CI runs: formatting, vet, and every test with the race
 # detector.
-test: lint race
+test: lint jsdeps race
+
+# jsdeps installs the JavaScript SDKs the conformance tests drive (their
+# Go tests skip when node_modules is absent), from the committed lock file.
+jsdeps:
+	cd test/cosmosjs && npm ci --no-audit --no-fund
 
 race:
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)

@@ -54,6 +54,7 @@ type serveFlags struct {
 	blobPort, queuePort, tablePort, filePort, cosmosPort, search int
 	dataDir                                                      string
 	inMemory                                                     bool
+	cosmosHTTP                                                   bool
 	logLevel                                                     string
 	pprof                                                        string
 }
@@ -79,8 +80,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	num(&f.queuePort, "queue-port", 10001, "Queue service port")
 	num(&f.tablePort, "table-port", 10002, "Table service port")
 	num(&f.filePort, "file-port", 10003, "File service port (service not yet available)")
-	num(&f.cosmosPort, "cosmos-port", 8081, "Cosmos DB port (service not yet available)")
+	num(&f.cosmosPort, "cosmos-port", 8081, "Cosmos DB (NoSQL) gateway port")
 	num(&f.search, "search-port", 8082, "AI Search port (service not yet available)")
+	fs.BoolVar(&f.cosmosHTTP, "cosmos-http", getenv(envName("cosmos-http")) == "true", "serve the Cosmos DB gateway over plain HTTP instead of HTTPS (env CERULEAN_COSMOS_HTTP=true)")
 	str(&f.dataDir, "data", "./cerulean-data", "directory of the durable store")
 	fs.BoolVar(&f.inMemory, "in-memory", getenv(envName("in-memory")) == "true", "keep everything in memory; nothing survives exit (env CERULEAN_IN_MEMORY=true)")
 	str(&f.logLevel, "log-level", "info", "debug, info, warn or error")
@@ -131,6 +133,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 	}
 	srv, err := server.Start(ctx, server.Config{
 		Host: f.host, BlobPort: f.blobPort, QueuePort: f.queuePort, TablePort: f.tablePort, DataDir: f.dataDir, InMemory: f.inMemory,
+		CosmosPort: f.cosmosPort, CosmosHTTP: f.cosmosHTTP,
 		Accounts: accounts, Logger: logger,
 	})
 	if err != nil {

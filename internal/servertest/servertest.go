@@ -10,22 +10,30 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/server"
 )
 
 // Env is a running server and how to reach it.
 type Env struct {
-	BlobURL          string // service URL, ending in "/"
-	Account, Key     string
-	ConnectionString string
-	Store            kv.Store
-	Server           *server.Server
+	BlobURL  string // service URL, ending in "/"
+	QueueURL string // queue service URL, ending in "/"
+	TableURL string // table service URL, ending in "/"
+	// CosmosURL is the Cosmos DB gateway's endpoint, ending in "/" (plain
+	// HTTP unless WithCosmosTLS); CosmosKey its master key.
+	CosmosURL, CosmosKey string
+	Account, Key         string
+	ConnectionString     string
+	Store                kv.Store
+	Server               *server.Server
 }
 
 type options struct {
 	dataDir string
 	now     func() time.Time
+	// cosmosTLS serves the Cosmos DB gateway over HTTPS.
+	cosmosTLS bool
 }
 
 // Option changes how Start sets the server up.
@@ -33,6 +41,10 @@ type Option func(*options)
 
 // WithDataDir uses a durable store in dir instead of memory.
 func WithDataDir(dir string) Option { return func(o *options) { o.dataDir = dir } }
+
+// WithCosmosTLS serves the Cosmos DB gateway over HTTPS with its
+// self-signed certificate instead of plain HTTP.
+func WithCosmosTLS() Option { return func(o *options) { o.cosmosTLS = true } }
 
 // WithClock drives the services' clock.
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
@@ -50,11 +62,12 @@ func Start(t testing.TB, opts ...Option) *Env {
 		out = os.Stderr
 	}
 	srv, err := server.Start(context.Background(), server.Config{
-		Host:     "127.0.0.1",
-		DataDir:  o.dataDir,
-		InMemory: o.dataDir == "",
-		Logger:   slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Now:      o.now,
+		Host:       "127.0.0.1",
+		DataDir:    o.dataDir,
+		InMemory:   o.dataDir == "",
+		Logger:     slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Now:        o.now,
+		CosmosHTTP: !o.cosmosTLS,
 	})
 	if err != nil {
 		t.Fatalf("start server: %v", err)
@@ -67,13 +80,19 @@ func Start(t testing.TB, opts ...Option) *Env {
 		}
 	})
 	blobURL := fmt.Sprintf("http://%s/%s/", srv.BlobAddr(), azhttp.DevAccount)
+	queueURL := fmt.Sprintf("http://%s/%s/", srv.QueueAddr(), azhttp.DevAccount)
+	tableURL := fmt.Sprintf("http://%s/%s/", srv.TableAddr(), azhttp.DevAccount)
 	return &Env{
-		BlobURL: blobURL,
-		Account: azhttp.DevAccount,
-		Key:     azhttp.DevKey,
-		ConnectionString: fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=http://%s/%s;",
-			azhttp.DevAccount, azhttp.DevKey, srv.BlobAddr(), azhttp.DevAccount),
-		Store:  srv.Store(),
-		Server: srv,
+		BlobURL:  blobURL,
+		QueueURL: queueURL,
+		TableURL: tableURL,
+		Account:  azhttp.DevAccount,
+		Key:      azhttp.DevKey,
+		ConnectionString: fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=http://%s/%s;QueueEndpoint=http://%s/%s;TableEndpoint=http://%s/%s;",
+			azhttp.DevAccount, azhttp.DevKey, srv.BlobAddr(), azhttp.DevAccount, srv.QueueAddr(), azhttp.DevAccount, srv.TableAddr(), azhttp.DevAccount),
+		Store:     srv.Store(),
+		Server:    srv,
+		CosmosURL: srv.CosmosURL(),
+		CosmosKey: cosmos.EmulatorKey,
 	}
 }

@@ -10,7 +10,9 @@
 //   - an acknowledged queue message is neither lost nor resurrected after
 //     an acknowledged delete.
 //
-//	go test ./test/torture -torture.cycles 300   # a long run
+// A long run:
+//
+//	go test ./test/torture -torture.cycles 300
 package torture_test
 
 import (
@@ -148,7 +150,9 @@ func TestTorture(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
 		for w := range blobWriters {
-			wg.Go(func() { blobWriter(ctx, c, st, fmt.Sprintf("blob-%d", w), rand.New(rand.NewPCG(seed, uint64(cycle*100+w)))) })
+			wg.Go(func() {
+				blobWriter(ctx, c, st, fmt.Sprintf("blob-%d", w), rand.New(rand.NewPCG(seed, uint64(cycle*100+w))))
+			})
 		}
 		for range counterUsers {
 			wg.Go(func() { counterUser(ctx, c, st) })

@@ -1,0 +1,24 @@
+// Package cosmos serves the Azure Cosmos DB NoSQL (SQL) API gateway over the
+// kv store: master-key auth, the database account, databases, containers,
+// items with optimistic concurrency (_etag, If-Match, If-None-Match), JSON
+// patch, transactional batch and the query endpoint (the query language
+// itself is package query).
+//
+// Data model (keys built with package tuple, all under the tag "C"):
+//
+//	Cd db                                  database record
+//	Cc db coll                             container record
+//	Ci db coll pk1 … pkN id                item (JSON with system properties)
+//	Cu db coll pk1 … pkN uniqueKey values  unique-key index entry → item id
+//
+// pk1 … pkN are the canonical JSON of each partition-key component (N is
+// fixed per container: one, or up to three for hierarchical keys), so a
+// logical partition — and every prefix of a hierarchical key — is one key
+// range. Every item operation, and a whole transactional batch, is one kv
+// transaction over that range: ACID per logical partition, as in Cosmos DB.
+//
+// An item's _etag is rendered from the commit version of the transaction
+// that wrote it, so it changes on every write and two equal _etags mean the
+// same version. Unique keys are enforced within a logical partition, as
+// Cosmos DB does, by index entries written in the item's transaction.
+package cosmos

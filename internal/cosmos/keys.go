@@ -1,0 +1,45 @@
+package cosmos
+
+import "github.com/cerulean-db/cerulean/internal/kv/tuple"
+
+func databaseKey(db string) tuple.Key { return tuple.New("Cd").Str(db) }
+
+func databasesPrefix() tuple.Key { return tuple.New("Cd") }
+
+func containerKey(db, coll string) tuple.Key { return tuple.New("Cc").Str(db).Str(coll) }
+
+func containersPrefix(db string) tuple.Key { return tuple.New("Cc").Str(db) }
+
+// itemsPrefix covers every item of a container, or of a database when coll
+// is omitted by the caller using itemsOfDatabase.
+func itemsPrefix(db, coll string) tuple.Key { return tuple.New("Ci").Str(db).Str(coll) }
+
+func itemsOfDatabase(db string) tuple.Key { return tuple.New("Ci").Str(db) }
+
+// partitionPrefix covers a logical partition, or every partition sharing a
+// prefix of a hierarchical key.
+func partitionPrefix(db, coll string, pk []string) tuple.Key {
+	k := itemsPrefix(db, coll)
+	for _, c := range pk {
+		k = k.Str(c)
+	}
+	return k
+}
+
+func itemKey(db, coll string, pk []string, id string) tuple.Key {
+	return partitionPrefix(db, coll, pk).Str(id)
+}
+
+func uniquePrefix(db, coll string) tuple.Key { return tuple.New("Cu").Str(db).Str(coll) }
+
+func uniqueOfDatabase(db string) tuple.Key { return tuple.New("Cu").Str(db) }
+
+// uniqueKey is the index entry of one unique key (number idx of the
+// container's policy) with the given values, in one logical partition.
+func uniqueKey(db, coll string, pk []string, idx int, values string) tuple.Key {
+	k := uniquePrefix(db, coll)
+	for _, c := range pk {
+		k = k.Str(c)
+	}
+	return k.Uint(uint64(idx)).Str(values)
+}

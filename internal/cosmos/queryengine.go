@@ -1,0 +1,36 @@
+package cosmos
+
+import (
+	"errors"
+
+	"github.com/cerulean-db/cerulean/internal/cosmos/query"
+)
+
+// engineQuery adapts package query to the gateway.
+type engineQuery struct{ q *query.Query }
+
+// compileQuery parses a query; a syntax error is 400 BadRequest with the
+// engine's message.
+func compileQuery(text string) (compiledQuery, error) {
+	q, err := query.Parse(text)
+	if err != nil {
+		return nil, queryError(err)
+	}
+	return engineQuery{q}, nil
+}
+
+func (e engineQuery) run(docs []map[string]any, params map[string]any) ([]any, error) {
+	res, err := e.q.Run(docs, params)
+	if err != nil {
+		return nil, queryError(err)
+	}
+	return res, nil
+}
+
+func queryError(err error) error {
+	var qe *query.Error
+	if errors.As(err, &qe) {
+		return badRequest("%s", qe.Error())
+	}
+	return err
+}

@@ -1,0 +1,643 @@
+package cosmos
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/kv"
+)
+
+// record is a database or container as stored: its JSON properties,
+// system properties included.
+type record map[string]any
+
+func (r record) str(k string) string { v, _ := r[k].(string); return v }
+
+// container is a container record with its partition key and unique key
+// policy parsed.
+type container struct {
+	db, id   string
+	rec      record
+	pkPaths  [][]string // each path split into its property names
+	pkKind   string
+	unique   [][][]string // per unique key, its paths split
+	ridBytes []byte
+}
+
+func (c *container) rid() string { return c.rec.str("_rid") }
+
+// encodeRID renders resource-id bytes the way Cosmos DB does: base64 with
+// '/' replaced by '-', so that an id is a valid path segment.
+func encodeRID(b []byte) string {
+	return strings.ReplaceAll(base64.StdEncoding.EncodeToString(b), "/", "-")
+}
+
+func decodeRID(s string) []byte {
+	b, _ := base64.StdEncoding.DecodeString(strings.ReplaceAll(s, "-", "/"))
+	return b
+}
+
+// validID enforces Cosmos DB's id rules: 1–255 characters, none of / \ ? #,
+// no trailing space.
+func validID(kind, id string) error {
+	if id == "" {
+		return badRequest("The input %s id is missing or empty.", kind)
+	}
+	if utf8.RuneCountInString(id) > 255 {
+		return badRequest("The input %s id is longer than 255 characters.", kind)
+	}
+	if strings.ContainsAny(id, `/\?#`) || strings.HasSuffix(id, " ") {
+		return badRequest("The input %s id %q contains an invalid character ('/', '\\', '?', '#' or a trailing space).", kind, id)
+	}
+	return nil
+}
+
+func parseRecord(b []byte) (record, error) {
+	var r record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// decodeObject decodes a request body as a JSON object, keeping numbers
+// as written.
+func decodeObject(b []byte) (map[string]any, error) {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil || m == nil {
+		return nil, badRequest("The request payload is invalid: it must be a JSON object.")
+	}
+	if dec.More() {
+		return nil, badRequest("The request payload is invalid: trailing data after the JSON object.")
+	}
+	return m, nil
+}
+
+// systemProps are the properties the server owns on every resource.
+var systemProps = []string{"_rid", "_self", "_etag", "_ts", "_attachments", "_colls", "_users", "_docs", "_sprocs", "_triggers", "_udfs", "_conflicts"}
+
+func stripSystem(m map[string]any) {
+	for _, k := range systemProps {
+		delete(m, k)
+	}
+}
+
+func (s *Service) unixNow() int64 { return s.now().Unix() }
+
+func getRecord(rd kv.Reader, key []byte) (record, bool, error) {
+	b, err := rd.Get(key)
+	if errors.Is(err, kv.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	r, err := parseRecord(b)
+	if err != nil {
+		return nil, false, err
+	}
+	return r, true, nil
+}
+
+// ifHeaders are the item-level conditional headers; Cosmos DB honours only
+// the ETag ones.
+func ifHeaders(h http.Header) conditions.Conditions {
+	c := conditions.FromHeader(h, "")
+	c.IfModifiedSince, c.IfUnmodifiedSince = time.Time{}, time.Time{}
+	return c
+}
+
+// checkConditions maps a condition outcome to Cosmos DB's statuses.
+func checkConditions(c conditions.Conditions, kind conditions.Kind, exists bool, etag string) error {
+	err := c.Check(kind, conditions.State{Exists: exists, ETag: etag})
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, conditions.ErrNotModified):
+		return errNotModified
+	case errors.Is(err, conditions.ErrAlreadyExists):
+		return conflict("Entity with the specified id already exists in the system.")
+	default:
+		return preconditionFailed()
+	}
+}
+
+func ridFromVersion(prefix []byte, v uint64, n int) []byte {
+	out := append([]byte(nil), prefix...)
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], v)
+	return append(out, b[8-n:]...)
+}
+
+// ---- databases ----
+
+func (s *Service) createDatabase(q *request) error {
+	body, err := readBody(q.r)
+	if err != nil {
+		return err
+	}
+	m, err := decodeObject(body)
+	if err != nil {
+		return err
+	}
+	id, _ := m["id"].(string)
+	if err := validID("database", id); err != nil {
+		return err
+	}
+	stripSystem(m)
+	var out record
+	err = s.store.Update(q.r.Context(), func(tx kv.Txn) error {
+		_, exists, err := getRecord(tx, databaseKey(id))
+		if err != nil {
+			return err
+		}
+		if exists {
+			return conflict("Entity with the specified id already exists in the system.")
+		}
+		v := tx.Version()
+		rid := encodeRID(ridFromVersion(nil, v, 4))
+		out = record{}
+		for k, val := range m {
+			out[k] = val
+		}
+		out["_rid"], out["_self"], out["_etag"], out["_ts"] = rid, "dbs/"+rid+"/", etagOf(v), s.unixNow()
+		out["_colls"], out["_users"] = "colls/", "users/"
+		b, err := marshal(out)
+		if err != nil {
+			return err
+		}
+		s.noteVersion(v)
+		return tx.Set(databaseKey(id), b)
+	})
+	if err != nil {
+		return err
+	}
+	return s.writeResource(q, http.StatusCreated, out)
+}
+
+// writeResource answers with a database or container record.
+func (s *Service) writeResource(q *request, status int, r record) error {
+	q.w.Header().Set("etag", r.str("_etag"))
+	return s.writeValue(q, status, r)
+}
+
+func (s *Service) getDatabase(q *request, db string) error {
+	var r record
+	err := s.store.View(q.r.Context(), func(rd kv.Reader) error {
+		var ok bool
+		var err error
+		r, ok, err = getRecord(rd, databaseKey(db))
+		if err == nil && !ok {
+			err = notFound("Database %q does not exist.", db)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := checkConditions(ifHeaders(q.r.Header), conditions.Read, true, r.str("_etag")); err != nil {
+		return err
+	}
+	return s.writeResource(q, http.StatusOK, r)
+}
+
+func (s *Service) deleteDatabase(q *request, db string) error {
+	cond := ifHeaders(q.r.Header)
+	err := s.store.Update(q.r.Context(), func(tx kv.Txn) error {
+		r, ok, err := getRecord(tx, databaseKey(db))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return notFound("Database %q does not exist.", db)
+		}
+		if err := checkConditions(cond, conditions.Write, true, r.str("_etag")); err != nil {
+			return err
+		}
+		for _, p := range [][]byte{containersPrefix(db), itemsOfDatabase(db), uniqueOfDatabase(db)} {
+			if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
+				return err
+			}
+		}
+		s.noteVersion(tx.Version())
+		return tx.Delete(databaseKey(db))
+	})
+	if err != nil {
+		return err
+	}
+	return s.writeJSON(q, http.StatusNoContent, nil)
+}
+
+// scanRecords reads every record under prefix.
+func scanRecords(rd kv.Reader, prefix []byte) ([]record, error) {
+	var out []record
+	var perr error
+	err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(_, v []byte) bool {
+		r, err := parseRecord(v)
+		if err != nil {
+			perr = err
+			return false
+		}
+		out = append(out, r)
+		return true
+	})
+	if err == nil {
+		err = perr
+	}
+	return out, err
+}
+
+func (s *Service) listDatabases(q *request) error {
+	var all []record
+	err := s.store.View(q.r.Context(), func(rd kv.Reader) error {
+		var err error
+		all, err = scanRecords(rd, databasesPrefix())
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return s.writeFeed(q, "", "Databases", toAny(all))
+}
+
+func toAny(rs []record) []any {
+	out := make([]any, len(rs))
+	for i, r := range rs {
+		out[i] = map[string]any(r)
+	}
+	return out
+}
+
+// ---- containers ----
+
+func defaultIndexingPolicy() map[string]any {
+	return map[string]any{
+		"indexingMode":  "consistent",
+		"automatic":     true,
+		"includedPaths": []any{map[string]any{"path": "/*"}},
+		"excludedPaths": []any{map[string]any{"path": `/"_etag"/?`}},
+	}
+}
+
+// parseContainer validates a container definition and parses its
+// partition key and unique key policy.
+func parseContainer(db string, r record) (*container, error) {
+	c := &container{db: db, id: r.str("id"), rec: r, pkKind: "Hash"}
+	if pk, ok := r["partitionKey"].(map[string]any); ok {
+		paths, _ := pk["paths"].([]any)
+		if kind, _ := pk["kind"].(string); kind != "" {
+			c.pkKind = kind
+		}
+		if len(paths) == 0 || len(paths) > 3 || (len(paths) > 1 && c.pkKind != "MultiHash") {
+			return nil, badRequest("The partition key definition must have one path, or two or three with kind MultiHash.")
+		}
+		for _, p := range paths {
+			ps, ok := p.(string)
+			split, err := splitDocPath(ps)
+			if !ok || err != nil {
+				return nil, badRequest("The partition key path %v is invalid.", p)
+			}
+			c.pkPaths = append(c.pkPaths, split)
+		}
+	} else if r["partitionKey"] != nil {
+		return nil, badRequest("The partition key definition is invalid.")
+	}
+	if ukp, ok := r["uniqueKeyPolicy"].(map[string]any); ok {
+		keys, _ := ukp["uniqueKeys"].([]any)
+		for _, k := range keys {
+			km, _ := k.(map[string]any)
+			paths, _ := km["paths"].([]any)
+			if len(paths) == 0 {
+				return nil, badRequest("A unique key must have at least one path.")
+			}
+			var split [][]string
+			for _, p := range paths {
+				ps, ok := p.(string)
+				sp, err := splitDocPath(ps)
+				if !ok || err != nil {
+					return nil, badRequest("The unique key path %v is invalid.", p)
+				}
+				split = append(split, sp)
+			}
+			c.unique = append(c.unique, split)
+		}
+	}
+	c.ridBytes = decodeRID(r.str("_rid"))
+	return c, nil
+}
+
+// splitDocPath splits "/a/b" (or `/"a b"/c`) into property names.
+func splitDocPath(p string) ([]string, error) {
+	if !strings.HasPrefix(p, "/") || len(p) < 2 {
+		return nil, errors.New("path must start with /")
+	}
+	var out []string
+	for _, part := range strings.Split(p[1:], "/") {
+		if len(part) >= 2 && part[0] == '"' && part[len(part)-1] == '"' {
+			part = part[1 : len(part)-1]
+		}
+		if part == "" {
+			return nil, errors.New("empty path segment")
+		}
+		out = append(out, part)
+	}
+	return out, nil
+}
+
+func loadContainer(rd kv.Reader, db, coll string) (*container, error) {
+	r, ok, err := getRecord(rd, containerKey(db, coll))
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		if _, dbOK, err := getRecord(rd, databaseKey(db)); err != nil {
+			return nil, err
+		} else if !dbOK {
+			return nil, notFound("Database %q does not exist.", db)
+		}
+		return nil, notFound("Container %q does not exist in database %q.", coll, db)
+	}
+	return parseContainer(db, r)
+}
+
+func (s *Service) createContainer(q *request, db string) error {
+	body, err := readBody(q.r)
+	if err != nil {
+		return err
+	}
+	m, err := decodeObject(body)
+	if err != nil {
+		return err
+	}
+	id, _ := m["id"].(string)
+	if err := validID("container", id); err != nil {
+		return err
+	}
+	stripSystem(m)
+	if _, err := parseContainer(db, normalize(m)); err != nil {
+		return err
+	}
+	var out record
+	err = s.store.Update(q.r.Context(), func(tx kv.Txn) error {
+		dbRec, ok, err := getRecord(tx, databaseKey(db))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return notFound("Database %q does not exist.", db)
+		}
+		if _, exists, err := getRecord(tx, containerKey(db, id)); err != nil {
+			return err
+		} else if exists {
+			return conflict("Entity with the specified id already exists in the system.")
+		}
+		v := tx.Version()
+		out = record{}
+		for k, val := range m {
+			out[k] = val
+		}
+		if out["indexingPolicy"] == nil {
+			out["indexingPolicy"] = defaultIndexingPolicy()
+		}
+		if pk, ok := out["partitionKey"].(map[string]any); ok {
+			if pk["kind"] == nil {
+				pk["kind"] = "Hash"
+			}
+			if pk["version"] == nil {
+				pk["version"] = 2
+			}
+		}
+		if out["uniqueKeyPolicy"] == nil {
+			out["uniqueKeyPolicy"] = map[string]any{"uniqueKeys": []any{}}
+		}
+		if out["conflictResolutionPolicy"] == nil {
+			out["conflictResolutionPolicy"] = map[string]any{"mode": "LastWriterWins", "conflictResolutionPath": "/_ts", "conflictResolutionProcedure": ""}
+		}
+		dbRID := decodeRID(dbRec.str("_rid"))
+		rid := encodeRID(ridFromVersion(dbRID, v, 4))
+		out["_rid"], out["_self"], out["_etag"], out["_ts"] = rid, "dbs/"+dbRec.str("_rid")+"/colls/"+rid+"/", etagOf(v), s.unixNow()
+		out["_docs"], out["_sprocs"], out["_triggers"], out["_udfs"], out["_conflicts"] = "docs/", "sprocs/", "triggers/", "udfs/", "conflicts/"
+		b, err := marshal(out)
+		if err != nil {
+			return err
+		}
+		s.noteVersion(v)
+		return tx.Set(containerKey(db, id), b)
+	})
+	if err != nil {
+		return err
+	}
+	return s.writeResource(q, http.StatusCreated, out)
+}
+
+// normalize turns json.Number values into float64 so that a freshly
+// decoded body looks like a stored record to parseContainer.
+func normalize(m map[string]any) record {
+	b, _ := json.Marshal(m)
+	r, _ := parseRecord(b)
+	return r
+}
+
+func (s *Service) getContainer(q *request, db, coll string) error {
+	var c *container
+	err := s.store.View(q.r.Context(), func(rd kv.Reader) error {
+		var err error
+		c, err = loadContainer(rd, db, coll)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := checkConditions(ifHeaders(q.r.Header), conditions.Read, true, c.rec.str("_etag")); err != nil {
+		return err
+	}
+	return s.writeResource(q, http.StatusOK, c.rec)
+}
+
+// replaceContainer replaces a container's settings; its partition key and
+// unique key policy cannot change, as in Cosmos DB.
+func (s *Service) replaceContainer(q *request, db, coll string) error {
+	body, err := readBody(q.r)
+	if err != nil {
+		return err
+	}
+	m, err := decodeObject(body)
+	if err != nil {
+		return err
+	}
+	if id, _ := m["id"].(string); id != coll {
+		return badRequest("The container id in the body (%q) must match the one in the path (%q).", id, coll)
+	}
+	stripSystem(m)
+	cond := ifHeaders(q.r.Header)
+	var out record
+	err = s.store.Update(q.r.Context(), func(tx kv.Txn) error {
+		old, err := loadContainer(tx, db, coll)
+		if err != nil {
+			return err
+		}
+		if err := checkConditions(cond, conditions.Write, true, old.rec.str("_etag")); err != nil {
+			return err
+		}
+		norm := normalize(m)
+		if norm["partitionKey"] != nil && !samePartitionKey(norm["partitionKey"], old.rec["partitionKey"]) {
+			return badRequest("The partition key of a container cannot be changed.")
+		}
+		if norm["uniqueKeyPolicy"] != nil && !sameJSON(norm["uniqueKeyPolicy"], old.rec["uniqueKeyPolicy"]) {
+			return badRequest("The unique key policy of a container cannot be changed.")
+		}
+		v := tx.Version()
+		out = record{}
+		for k, val := range m {
+			out[k] = val
+		}
+		for _, k := range []string{"partitionKey", "uniqueKeyPolicy", "conflictResolutionPolicy"} {
+			if out[k] == nil && old.rec[k] != nil {
+				out[k] = old.rec[k]
+			}
+		}
+		if out["indexingPolicy"] == nil {
+			out["indexingPolicy"] = defaultIndexingPolicy()
+		}
+		for _, k := range []string{"_rid", "_self", "_docs", "_sprocs", "_triggers", "_udfs", "_conflicts"} {
+			out[k] = old.rec[k]
+		}
+		out["_etag"], out["_ts"] = etagOf(v), s.unixNow()
+		b, err := marshal(out)
+		if err != nil {
+			return err
+		}
+		s.noteVersion(v)
+		return tx.Set(containerKey(db, coll), b)
+	})
+	if err != nil {
+		return err
+	}
+	return s.writeResource(q, http.StatusOK, out)
+}
+
+func sameJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+// samePartitionKey compares the paths and kind of two definitions (the
+// version may be omitted by a client).
+func samePartitionKey(a, b any) bool {
+	am, _ := a.(map[string]any)
+	bm, _ := b.(map[string]any)
+	if am == nil || bm == nil {
+		return am == nil && bm == nil
+	}
+	kind := func(m map[string]any) any {
+		if m["kind"] == nil {
+			return "Hash"
+		}
+		return m["kind"]
+	}
+	return sameJSON(am["paths"], bm["paths"]) && sameJSON(kind(am), kind(bm))
+}
+
+func (s *Service) deleteContainer(q *request, db, coll string) error {
+	cond := ifHeaders(q.r.Header)
+	err := s.store.Update(q.r.Context(), func(tx kv.Txn) error {
+		c, err := loadContainer(tx, db, coll)
+		if err != nil {
+			return err
+		}
+		if err := checkConditions(cond, conditions.Write, true, c.rec.str("_etag")); err != nil {
+			return err
+		}
+		for _, p := range [][]byte{itemsPrefix(db, coll), uniquePrefix(db, coll)} {
+			if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
+				return err
+			}
+		}
+		s.noteVersion(tx.Version())
+		return tx.Delete(containerKey(db, coll))
+	})
+	if err != nil {
+		return err
+	}
+	return s.writeJSON(q, http.StatusNoContent, nil)
+}
+
+func (s *Service) listContainers(q *request, db string) error {
+	var all []record
+	var dbRID string
+	err := s.store.View(q.r.Context(), func(rd kv.Reader) error {
+		dbRec, ok, err := getRecord(rd, databaseKey(db))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return notFound("Database %q does not exist.", db)
+		}
+		dbRID = dbRec.str("_rid")
+		all, err = scanRecords(rd, containersPrefix(db))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	return s.writeFeed(q, dbRID, "DocumentCollections", toAny(all))
+}
+
+// listPartitionKeyRanges answers with the single range that covers the
+// whole hash space: cerulean keeps every container in one physical
+// partition.
+func (s *Service) listPartitionKeyRanges(q *request, db, coll string) error {
+	var c *container
+	err := s.store.View(q.r.Context(), func(rd kv.Reader) error {
+		var err error
+		c, err = loadContainer(rd, db, coll)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	// Change-feed style polling of ranges sends If-None-Match; the range
+	// never changes.
+	etag := c.rec.str("_etag")
+	if inm := q.r.Header.Get("If-None-Match"); inm != "" && inm == etag {
+		return errNotModified
+	}
+	rng := map[string]any{
+		"_rid":               encodeRID(append(append([]byte(nil), c.ridBytes...), 2, 0, 0, 0, 0, 0, 0, 0)),
+		"id":                 "0",
+		"_etag":              etag,
+		"minInclusive":       "",
+		"maxExclusive":       "FF",
+		"ridPrefix":          0,
+		"_self":              c.rec.str("_self") + "pkranges/0/",
+		"throughputFraction": 1,
+		"status":             "online",
+		"parents":            []any{},
+		"_ts":                c.rec["_ts"],
+		"_lsn":               1,
+	}
+	q.w.Header().Set("etag", etag)
+	return s.writeFeed(q, c.rid(), "PartitionKeyRanges", []any{rng})
+}
+
+// writeFeed answers a feed page: {"_rid":…,"<name>":[…],"_count":n}.
+func (s *Service) writeFeed(q *request, rid, name string, items []any) error {
+	if items == nil {
+		items = []any{}
+	}
+	q.w.Header().Set("x-ms-item-count", itoa(len(items)))
+	return s.writeValue(q, http.StatusOK, map[string]any{"_rid": rid, name: items, "_count": len(items)})
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,114 @@
+package queue
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+func writeMessages(q *request, status int, msgs []Message, full bool) error {
+	doc := messagesXML{Messages: make([]messageXML, 0, len(msgs))}
+	for _, m := range msgs {
+		doc.Messages = append(doc.Messages, messageToXML(m, full))
+	}
+	q.w.Header().Set("Cache-Control", "no-cache")
+	return azhttp.WriteXML(q.w, status, doc)
+}
+
+func (s *Service) putMessage(q *request) error {
+	o, err := putOptions(q.q, q.r.Header.Get("x-ms-version"))
+	if err != nil {
+		return err
+	}
+	text, err := readMessageText(q.r, false)
+	if err != nil {
+		return err
+	}
+	m, err := s.PutMessage(q.ctx(), q.acct, q.path.queue, *text, o)
+	if err != nil {
+		return err
+	}
+	return writeMessages(q, http.StatusCreated, []Message{*m}, false)
+}
+
+func (s *Service) getMessages(q *request) error {
+	n, err := numMessages(q.q)
+	if err != nil {
+		return err
+	}
+	vt, err := intParam(q.q, "visibilitytimeout", int64(DefaultGetVisibility/time.Second), 1, int64(MaxVisibilityTimeout/time.Second))
+	if err != nil {
+		return err
+	}
+	msgs, err := s.GetMessages(q.ctx(), q.acct, q.path.queue, n, seconds(vt))
+	if err != nil {
+		return err
+	}
+	return writeMessages(q, http.StatusOK, msgs, true)
+}
+
+func (s *Service) peekMessages(q *request) error {
+	n, err := numMessages(q.q)
+	if err != nil {
+		return err
+	}
+	msgs, err := s.PeekMessages(q.ctx(), q.acct, q.path.queue, n)
+	if err != nil {
+		return err
+	}
+	return writeMessages(q, http.StatusOK, msgs, true)
+}
+
+func (s *Service) clearMessages(q *request) error {
+	if err := s.ClearMessages(q.ctx(), q.acct, q.path.queue); err != nil {
+		return err
+	}
+	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
+}
+
+// popReceipt reads the required popreceipt parameter.
+func popReceipt(q *request) (string, error) {
+	v := q.q.Get("popreceipt")
+	if v == "" {
+		return "", azhttp.ErrMissingRequiredQueryParameter.WithMessage("A required query parameter was not specified for this request. (popreceipt)")
+	}
+	return v, nil
+}
+
+func (s *Service) deleteMessage(q *request) error {
+	rc, err := popReceipt(q)
+	if err != nil {
+		return err
+	}
+	if err := s.DeleteMessage(q.ctx(), q.acct, q.path.queue, q.path.id, rc); err != nil {
+		return err
+	}
+	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
+}
+
+func (s *Service) updateMessage(q *request) error {
+	rc, err := popReceipt(q)
+	if err != nil {
+		return err
+	}
+	if !q.q.Has("visibilitytimeout") {
+		return azhttp.ErrMissingRequiredQueryParameter.WithMessage("A required query parameter was not specified for this request. (visibilitytimeout)")
+	}
+	vt, err := intParam(q.q, "visibilitytimeout", 0, 0, int64(MaxVisibilityTimeout/time.Second))
+	if err != nil {
+		return err
+	}
+	text, err := readMessageText(q.r, true)
+	if err != nil {
+		return err
+	}
+	m, err := s.UpdateMessage(q.ctx(), q.acct, q.path.queue, q.path.id, rc, seconds(vt), text)
+	if err != nil {
+		return err
+	}
+	h := q.w.Header()
+	h.Set("x-ms-popreceipt", m.PopReceipt)
+	h.Set("x-ms-time-next-visible", azhttp.HTTPTime(m.Visible))
+	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
+}

@@ -1,0 +1,298 @@
+package queue
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
+)
+
+// Limits of the Queue service, as Azure documents them.
+const (
+	// MaxMessageSize bounds a message's text, in UTF-8 bytes.
+	MaxMessageSize = 64 << 10
+	// MaxVisibilityTimeout bounds every visibility timeout.
+	MaxVisibilityTimeout = 7 * 24 * time.Hour
+	// DefaultTTL is a message's time-to-live when Put Message names none.
+	DefaultTTL = 7 * 24 * time.Hour
+	// MaxMessagesPerGet bounds numofmessages of Get and Peek Messages.
+	MaxMessagesPerGet = 32
+	// DefaultGetVisibility is Get Messages' visibility timeout when the
+	// request names none.
+	DefaultGetVisibility = 30 * time.Second
+)
+
+// maxExpiredPerGet bounds how many expired messages one Get Messages
+// deletes on its way, keeping its transaction small; the sweeper takes
+// the rest.
+const maxExpiredPerGet = 256
+
+// Message is one message as the wire shows it.
+type Message struct {
+	ID       string
+	Inserted time.Time
+	// Expires is zero for a message that never expires.
+	Expires      time.Time
+	Visible      time.Time // TimeNextVisible
+	PopReceipt   string    // empty in Peek Messages results
+	DequeueCount int64
+	Text         string
+}
+
+func (m *message) wire(withReceipt bool) Message {
+	out := Message{ID: formatID(m.ID), Inserted: m.Inserted, Expires: m.Expires, Visible: m.Visible, DequeueCount: m.DequeueCount, Text: m.Text}
+	if withReceipt {
+		out.PopReceipt = issueReceipt(m)
+	}
+	return out
+}
+
+// PutOptions are Put Message's parameters.
+type PutOptions struct {
+	// Visibility delays the message's first visibility (0 to 7 days).
+	Visibility time.Duration
+	// TTL is the time-to-live; zero means DefaultTTL. NoExpiry
+	// (messagettl=-1) overrides it.
+	TTL      time.Duration
+	NoExpiry bool
+}
+
+// PutMessage adds a message to the back of a queue. The returned message
+// carries a pop receipt that can update or delete it.
+func (s *Service) PutMessage(ctx context.Context, acct, queue, text string, o PutOptions) (*Message, error) {
+	if len(text) > MaxMessageSize {
+		return nil, errMessageTooLarge
+	}
+	if o.TTL == 0 {
+		o.TTL = DefaultTTL
+	}
+	if !o.NoExpiry && o.Visibility >= o.TTL {
+		return nil, azhttp.ErrInvalidQueryParameterValue.WithMessage("Value for one of the query parameters specified in the request URI is invalid. (visibilitytimeout: messagettl must be greater than visibilitytimeout)")
+	}
+	var out Message
+	err := s.store.Update(ctx, func(tx kv.Txn) error {
+		if _, err := loadQueue(tx, acct, queue); err != nil {
+			return err
+		}
+		now := s.clock()
+		m := &message{
+			ID:       newMessageID(),
+			Seq:      tx.Version(),
+			Inserted: now,
+			Visible:  now.Add(o.Visibility),
+			Receipt:  tx.Version(),
+			Text:     text,
+		}
+		if !o.NoExpiry {
+			m.Expires = expiry(now, o.TTL)
+		}
+		out = m.wire(true)
+		return tx.Set(messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// expiry is now+ttl, or zero (never) when that is beyond what a stored
+// time can carry.
+func expiry(now time.Time, ttl time.Duration) time.Time {
+	if ttl >= maxExpiry.Sub(now) {
+		return time.Time{}
+	}
+	return now.Add(ttl)
+}
+
+// errMessageTooLarge is Azure's answer to a message over 64 KiB: 413
+// RequestBodyTooLarge (not the documented-but-unused MessageTooLarge).
+var errMessageTooLarge = azhttp.ErrRequestBodyTooLarge.WithMessage("The request body is too large and exceeds the maximum permissible limit. (MaxLimit: %d)", MaxMessageSize)
+
+// GetMessages hands out up to n visible messages, oldest visible first,
+// hiding each for visibility and giving it a new pop receipt and
+// DequeueCount+1. It is one transaction: two consumers that read the same
+// message conflict and one runs again, so a message is never handed out
+// twice within its visibility window.
+func (s *Service) GetMessages(ctx context.Context, acct, queue string, n int, visibility time.Duration) ([]Message, error) {
+	var out []Message
+	err := s.store.Update(ctx, func(tx kv.Txn) error {
+		out = out[:0]
+		if _, err := loadQueue(tx, acct, queue); err != nil {
+			return err
+		}
+		now := s.clock()
+		taken, expired, err := scanVisible(tx, acct, queue, now, n, true)
+		if err != nil {
+			return err
+		}
+		for _, k := range expired {
+			if err := tx.Delete(k); err != nil {
+				return err
+			}
+		}
+		for _, t := range taken {
+			if err := tx.Delete(t.key); err != nil {
+				return err
+			}
+			m := t.msg
+			m.Visible = now.Add(visibility)
+			m.DequeueCount++
+			m.Receipt = tx.Version()
+			if err := tx.Set(messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m)); err != nil {
+				return err
+			}
+			out = append(out, m.wire(true))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// PeekMessages returns up to n visible messages, oldest visible first,
+// without changing them.
+func (s *Service) PeekMessages(ctx context.Context, acct, queue string, n int) ([]Message, error) {
+	var out []Message
+	err := s.store.View(ctx, func(r kv.Reader) error {
+		out = out[:0]
+		if _, err := loadQueue(r, acct, queue); err != nil {
+			return err
+		}
+		taken, _, err := scanVisible(r, acct, queue, s.clock(), n, false)
+		for _, t := range taken {
+			out = append(out, t.msg.wire(false))
+		}
+		return err
+	})
+	return out, err
+}
+
+type keyedMessage struct {
+	key []byte
+	msg *message
+}
+
+// scanVisible reads the first n messages visible at now that have not
+// expired. With collect it also returns the keys of the expired messages
+// it passed (at most maxExpiredPerGet), for the caller to delete.
+func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect bool) (taken []keyedMessage, expired [][]byte, err error) {
+	var failed error
+	err = r.Scan(messagesPrefix(acct, queue), visibleEnd(acct, queue, now), func(k, v []byte) bool {
+		exp, err := expiresAt(v)
+		if err != nil {
+			failed = err
+			return false
+		}
+		if !exp.IsZero() && !exp.After(now) {
+			if collect && len(expired) < maxExpiredPerGet {
+				expired = append(expired, bytes.Clone(k))
+			}
+			return true
+		}
+		m, err := decodeMessage(v)
+		if err != nil {
+			failed = err
+			return false
+		}
+		taken = append(taken, keyedMessage{key: bytes.Clone(k), msg: m})
+		return len(taken) < n
+	})
+	return taken, expired, errors.Join(err, failed)
+}
+
+// lookup finds the message a pop receipt names and checks that it is the
+// message id names and that the receipt is its current one.
+func lookup(tx kv.Txn, acct, queue, id, popReceipt string, now time.Time) ([]byte, *message, error) {
+	if _, err := loadQueue(tx, acct, queue); err != nil {
+		return nil, nil, err
+	}
+	rc, err := parseReceipt(popReceipt)
+	if err != nil {
+		return nil, nil, errInvalidReceipt
+	}
+	want, ok := parseID(id)
+	if !ok {
+		return nil, nil, azhttp.ErrMessageNotFound
+	}
+	key := messageKey(acct, queue, rc.visibleAt(), rc.seq)
+	v, err := tx.Get(key)
+	if errors.Is(err, kv.ErrNotFound) {
+		return nil, nil, azhttp.ErrMessageNotFound
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := decodeMessage(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	if m.ID != want || m.expired(now) {
+		return nil, nil, azhttp.ErrMessageNotFound
+	}
+	if m.Receipt != rc.version {
+		return nil, nil, azhttp.ErrPopReceiptMismatch
+	}
+	return key, m, nil
+}
+
+var errInvalidReceipt = azhttp.ErrInvalidQueryParameterValue.WithMessage("Value for one of the query parameters specified in the request URI is invalid. (popreceipt: invalid pop receipt format)")
+
+// DeleteMessage removes the message id if popReceipt is its current pop
+// receipt: the one the latest Put, Get or Update of it returned.
+func (s *Service) DeleteMessage(ctx context.Context, acct, queue, id, popReceipt string) error {
+	return s.store.Update(ctx, func(tx kv.Txn) error {
+		key, _, err := lookup(tx, acct, queue, id, popReceipt, s.clock())
+		if err != nil {
+			return err
+		}
+		return tx.Delete(key)
+	})
+}
+
+// UpdateMessage makes the message visible again after visibility and, when
+// text is not nil, replaces its content. It invalidates popReceipt and
+// returns the message with its new pop receipt and TimeNextVisible.
+func (s *Service) UpdateMessage(ctx context.Context, acct, queue, id, popReceipt string, visibility time.Duration, text *string) (*Message, error) {
+	if text != nil && len(*text) > MaxMessageSize {
+		return nil, errMessageTooLarge
+	}
+	var out Message
+	err := s.store.Update(ctx, func(tx kv.Txn) error {
+		now := s.clock()
+		key, m, err := lookup(tx, acct, queue, id, popReceipt, now)
+		if err != nil {
+			return err
+		}
+		visible := now.Add(visibility)
+		if !m.Expires.IsZero() && visible.After(m.Expires) {
+			return azhttp.ErrInvalidQueryParameterValue.WithMessage("Value for one of the query parameters specified in the request URI is invalid. (visibilitytimeout: the message would become visible after it expires)")
+		}
+		if err := tx.Delete(key); err != nil {
+			return err
+		}
+		m.Visible = visible
+		m.Receipt = tx.Version()
+		if text != nil {
+			m.Text = *text
+		}
+		out = m.wire(true)
+		return tx.Set(messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ClearMessages deletes every message of a queue.
+func (s *Service) ClearMessages(ctx context.Context, acct, queue string) error {
+	return s.store.Update(ctx, func(tx kv.Txn) error {
+		if _, err := loadQueue(tx, acct, queue); err != nil {
+			return err
+		}
+		p := messagesPrefix(acct, queue)
+		return tx.DeleteRange(p, kv.PrefixEnd(p))
+	})
+}

@@ -1,0 +1,120 @@
+package queue
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// maxMessageBody bounds the XML body of Put and Update Message: the
+// longest escaping of a 64 KiB text (every byte as "&quot;") fits.
+const maxMessageBody = 6*MaxMessageSize + 1024
+
+// infiniteTTLVersion is the first x-ms-version that allows messagettl=-1
+// and time-to-live values beyond 7 days.
+const infiniteTTLVersion = "2017-07-29"
+
+// intParam reads an optional integer query parameter: def when absent,
+// 400 InvalidQueryParameterValue when not an integer, 400
+// OutOfRangeQueryParameterValue outside [lo, hi].
+func intParam(q url.Values, name string, def, lo, hi int64) (int64, error) {
+	vs, ok := q[name]
+	if !ok || len(vs) == 0 {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(vs[0], 10, 64)
+	if err != nil {
+		return 0, azhttp.ErrInvalidQueryParameterValue.WithMessage("Value for one of the query parameters specified in the request URI is invalid. (%s: %q)", name, vs[0])
+	}
+	if n < lo || n > hi {
+		return 0, azhttp.ErrOutOfRangeQueryParameterValue.WithMessage("One of the query parameters specified in the request URI is outside the permissible range. (%s: %d, allowed %d to %d)", name, n, lo, hi)
+	}
+	return n, nil
+}
+
+// seconds converts a validated number of seconds.
+func seconds(n int64) time.Duration { return time.Duration(n) * time.Second }
+
+// numMessages reads numofmessages: 1 by default, 1 to 32.
+func numMessages(q url.Values) (int, error) {
+	n, err := intParam(q, "numofmessages", 1, 1, MaxMessagesPerGet)
+	return int(n), err
+}
+
+// putOptions reads Put Message's visibilitytimeout (0 to 7 days) and
+// messagettl (1 second or more, or -1 for never; before version
+// 2017-07-29 at most 7 days and no -1).
+func putOptions(q url.Values, version string) (PutOptions, error) {
+	var o PutOptions
+	vt, err := intParam(q, "visibilitytimeout", 0, 0, int64(MaxVisibilityTimeout/time.Second))
+	if err != nil {
+		return o, err
+	}
+	o.Visibility = seconds(vt)
+	maxTTL := int64(1<<63-1) / int64(time.Second)
+	if version != "" && version < infiniteTTLVersion {
+		maxTTL = int64(DefaultTTL / time.Second)
+	}
+	if v := q.Get("messagettl"); v == "-1" && (version == "" || version >= infiniteTTLVersion) {
+		o.NoExpiry = true
+		return o, nil
+	}
+	ttl, err := intParam(q, "messagettl", int64(DefaultTTL/time.Second), 1, maxTTL)
+	if err != nil {
+		return o, err
+	}
+	o.TTL = seconds(ttl)
+	return o, nil
+}
+
+// queueMessageXML is the body of Put Message and Update Message.
+type queueMessageXML struct {
+	XMLName xml.Name `xml:"QueueMessage"`
+	Text    *string  `xml:"MessageText"`
+}
+
+// readMessageText reads a <QueueMessage><MessageText>…</MessageText>
+// </QueueMessage> body. With optional, an empty body yields nil (Update
+// Message without new content). Text over 64 KiB is 413
+// RequestBodyTooLarge, as Azure answers; anything else malformed is 400
+// InvalidXmlDocument.
+func readMessageText(r *http.Request, optional bool) (*string, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxMessageBody+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > maxMessageBody {
+		return nil, errMessageTooLarge
+	}
+	return parseMessageText(body, optional)
+}
+
+func parseMessageText(body []byte, optional bool) (*string, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		if optional {
+			return nil, nil
+		}
+		return nil, azhttp.ErrInvalidXmlDocument
+	}
+	var doc queueMessageXML
+	if err := xml.Unmarshal(body, &doc); err != nil {
+		return nil, azhttp.ErrInvalidXmlDocument
+	}
+	if doc.Text == nil {
+		return nil, azhttp.ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. (QueueMessage has no MessageText)")
+	}
+	if !utf8.ValidString(*doc.Text) {
+		return nil, azhttp.ErrInvalidXmlDocument
+	}
+	if len(*doc.Text) > MaxMessageSize {
+		return nil, errMessageTooLarge
+	}
+	return doc.Text, nil
+}

@@ -1,0 +1,185 @@
+package queue
+
+import (
+	"context"
+	"errors"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+)
+
+// CreateQueue creates a queue. It reports created=false, without error,
+// when the queue exists with exactly the same metadata (Azure's 204), and
+// fails with ErrQueueAlreadyExists when its metadata differs.
+func (s *Service) CreateQueue(ctx context.Context, acct, name string, meta azhttp.Metadata) (created bool, err error) {
+	err = s.store.Update(ctx, func(tx kv.Txn) error {
+		q, err := loadQueue(tx, acct, name)
+		switch {
+		case err == nil:
+			if q.Metadata.Equal(meta) {
+				created = false
+				return nil
+			}
+			return azhttp.ErrQueueAlreadyExists
+		case !errors.Is(err, azhttp.ErrQueueNotFound):
+			return err
+		}
+		created = true
+		return tx.Set(queueKey(acct, name), encodeJSON(&queueRecord{Created: s.clock(), Metadata: meta}))
+	})
+	return created, err
+}
+
+// DeleteQueue removes a queue and every message in it.
+func (s *Service) DeleteQueue(ctx context.Context, acct, name string) error {
+	return s.store.Update(ctx, func(tx kv.Txn) error {
+		if _, err := loadQueue(tx, acct, name); err != nil {
+			return err
+		}
+		p := messagesPrefix(acct, name)
+		if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
+			return err
+		}
+		return tx.Delete(queueKey(acct, name))
+	})
+}
+
+// QueueProperties is what Get Queue Metadata returns.
+type QueueProperties struct {
+	Metadata azhttp.Metadata
+	// ApproximateMessages counts the messages that have not expired,
+	// visible or not, in one snapshot.
+	ApproximateMessages int
+}
+
+// GetQueueProperties returns a queue's metadata and message count.
+func (s *Service) GetQueueProperties(ctx context.Context, acct, name string) (*QueueProperties, error) {
+	var out *QueueProperties
+	err := s.store.View(ctx, func(r kv.Reader) error {
+		q, err := loadQueue(r, acct, name)
+		if err != nil {
+			return err
+		}
+		now := s.clock()
+		n := 0
+		var failed error
+		p := messagesPrefix(acct, name)
+		err = r.Scan(p, kv.PrefixEnd(p), func(_, v []byte) bool {
+			exp, err := expiresAt(v)
+			if err != nil {
+				failed = err
+				return false
+			}
+			if exp.IsZero() || exp.After(now) {
+				n++
+			}
+			return true
+		})
+		if err = errors.Join(err, failed); err != nil {
+			return err
+		}
+		out = &QueueProperties{Metadata: q.Metadata, ApproximateMessages: n}
+		return nil
+	})
+	return out, err
+}
+
+// GetQueueACL returns a queue's stored access policies.
+func (s *Service) GetQueueACL(ctx context.Context, acct, name string) ([]azhttp.SignedIdentifier, error) {
+	var out []azhttp.SignedIdentifier
+	err := s.store.View(ctx, func(r kv.Reader) error {
+		q, err := loadQueue(r, acct, name)
+		if err == nil {
+			out = q.ACL
+		}
+		return err
+	})
+	return out, err
+}
+
+// updateQueue applies change to an existing queue (last writer wins).
+func (s *Service) updateQueue(ctx context.Context, acct, name string, change func(*queueRecord)) error {
+	return s.store.Update(ctx, func(tx kv.Txn) error {
+		q, err := loadQueue(tx, acct, name)
+		if err != nil {
+			return err
+		}
+		change(q)
+		return tx.Set(queueKey(acct, name), encodeJSON(q))
+	})
+}
+
+// SetQueueMetadata replaces a queue's metadata.
+func (s *Service) SetQueueMetadata(ctx context.Context, acct, name string, meta azhttp.Metadata) error {
+	return s.updateQueue(ctx, acct, name, func(q *queueRecord) { q.Metadata = meta })
+}
+
+// SetQueueACL replaces a queue's stored access policies.
+func (s *Service) SetQueueACL(ctx context.Context, acct, name string, acl []azhttp.SignedIdentifier) error {
+	return s.updateQueue(ctx, acct, name, func(q *queueRecord) { q.ACL = acl })
+}
+
+// NamedQueue is one List Queues entry.
+type NamedQueue struct {
+	Name     string
+	Metadata azhttp.Metadata
+}
+
+// ListQueues returns up to max queues whose names start with prefix, from
+// marker on (a marker is the first name of the page), and the marker of
+// the next page ("" at the end).
+func (s *Service) ListQueues(ctx context.Context, acct, prefix, marker string, max int) ([]NamedQueue, string, error) {
+	var out []NamedQueue
+	next := ""
+	err := s.store.View(ctx, func(r kv.Reader) error {
+		out, next = out[:0], ""
+		base := queuesPrefix(acct)
+		start := base.StrPrefix(prefix)
+		end := kv.PrefixEnd(start)
+		if marker > prefix {
+			start = base.Str(marker)
+		}
+		var failed error
+		err := r.Scan(start, end, func(k, v []byte) bool {
+			rd, err := tuple.NewReader(k, len(base))
+			var name string
+			if err == nil {
+				name, err = rd.Str()
+			}
+			if err != nil {
+				failed = err
+				return false
+			}
+			if len(out) == max {
+				next = name
+				return false
+			}
+			var q queueRecord
+			if failed = decodeJSON(v, &q); failed != nil {
+				return false
+			}
+			out = append(out, NamedQueue{Name: name, Metadata: q.Metadata})
+			return true
+		})
+		return errors.Join(err, failed)
+	})
+	return out, next, err
+}
+
+// storedPolicy resolves a queue SAS's signed identifier.
+func (s *Service) storedPolicy(ctx context.Context, acct, queue, id string) (azhttp.StoredPolicy, bool, error) {
+	acl, err := s.GetQueueACL(ctx, acct, queue)
+	if errors.Is(err, azhttp.ErrQueueNotFound) {
+		return azhttp.StoredPolicy{}, false, nil
+	}
+	if err != nil {
+		return azhttp.StoredPolicy{}, false, err
+	}
+	for _, si := range acl {
+		if si.ID == id {
+			return si.Policy(), true, nil
+		}
+	}
+	return azhttp.StoredPolicy{}, false, nil
+}

@@ -1,0 +1,45 @@
+package queue
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
+)
+
+// Config is what a Service needs.
+type Config struct {
+	Store    kv.Store
+	Accounts *azhttp.Accounts
+	// Now is the clock (tests inject one); nil means time.Now. Visibility
+	// windows and message expiry are evaluated against it.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Service is the Queue service of every account the server hosts. It is
+// safe for concurrent use; it keeps no state outside the store.
+type Service struct {
+	store    kv.Store
+	accounts *azhttp.Accounts
+	now      func() time.Time
+	log      *slog.Logger
+	auth     *azhttp.Authenticator
+}
+
+// New returns a Service over cfg.Store.
+func New(cfg Config) *Service {
+	s := &Service{store: cfg.Store, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.auth = &azhttp.Authenticator{Accounts: cfg.Accounts, Service: "queue", Now: s.now, Policy: s.storedPolicy}
+	return s
+}
+
+// clock returns the request time: UTC at the wire's 100 ns precision.
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(100 * time.Nanosecond) }

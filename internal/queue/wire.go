@@ -1,0 +1,80 @@
+package queue
+
+import (
+	"encoding/xml"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// neverExpires is how Azure renders the expiry of a message that never
+// expires (messagettl=-1).
+var neverExpires = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+
+func expiryTime(t time.Time) string {
+	if t.IsZero() {
+		return azhttp.HTTPTime(neverExpires)
+	}
+	return azhttp.HTTPTime(t)
+}
+
+type queueListXML struct {
+	XMLName         xml.Name `xml:"EnumerationResults"`
+	ServiceEndpoint string   `xml:"ServiceEndpoint,attr"`
+	Prefix          string   `xml:"Prefix,omitempty"`
+	Marker          string   `xml:"Marker,omitempty"`
+	MaxResults      int      `xml:"MaxResults,omitempty"`
+	Queues          struct {
+		Items []queueXML `xml:"Queue"`
+	} `xml:"Queues"`
+	NextMarker string `xml:"NextMarker"`
+}
+
+type queueXML struct {
+	Name     string              `xml:"Name"`
+	Metadata *azhttp.MetadataXML `xml:"Metadata,omitempty"`
+}
+
+// messagesXML is the body of Put, Get and Peek Messages.
+type messagesXML struct {
+	XMLName  xml.Name     `xml:"QueueMessagesList"`
+	Messages []messageXML `xml:"QueueMessage"`
+}
+
+// messageXML is one QueueMessage; Put Message leaves out DequeueCount and
+// MessageText, Peek Messages PopReceipt and TimeNextVisible.
+type messageXML struct {
+	MessageID       string  `xml:"MessageId"`
+	InsertionTime   string  `xml:"InsertionTime"`
+	ExpirationTime  string  `xml:"ExpirationTime"`
+	PopReceipt      string  `xml:"PopReceipt,omitempty"`
+	TimeNextVisible string  `xml:"TimeNextVisible,omitempty"`
+	DequeueCount    *int64  `xml:"DequeueCount,omitempty"`
+	MessageText     *string `xml:"MessageText,omitempty"`
+}
+
+// messageToXML renders m; full adds DequeueCount and MessageText.
+func messageToXML(m Message, full bool) messageXML {
+	x := messageXML{
+		MessageID:      m.ID,
+		InsertionTime:  azhttp.HTTPTime(m.Inserted),
+		ExpirationTime: expiryTime(m.Expires),
+		PopReceipt:     m.PopReceipt,
+	}
+	if m.PopReceipt != "" {
+		x.TimeNextVisible = azhttp.HTTPTime(m.Visible)
+	}
+	if full {
+		x.DequeueCount = &m.DequeueCount
+		x.MessageText = &m.Text
+	}
+	return x
+}
+
+type serviceStatsXML struct {
+	XMLName        xml.Name `xml:"StorageServiceStats"`
+	GeoReplication struct {
+		Status       string `xml:"Status"`
+		LastSyncTime string `xml:"LastSyncTime"`
+	} `xml:"GeoReplication"`
+}

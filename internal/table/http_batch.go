@@ -1,0 +1,277 @@
+package table
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// batchOp is one parsed change set operation and how to answer it.
+type batchOp struct {
+	write     writeOp
+	table     string
+	level     metadataLevel
+	noContent bool // Prefer: return-no-content (inserts)
+	prefer    bool // a Prefer header was sent
+	contentID string
+}
+
+// batch serves an entity-group transaction. The body is parsed, every
+// operation checked (one table, one partition, each row once, each one
+// authorized), and then all of them run in one kv transaction. Azure's
+// answer is 202 with a multipart body; a failed operation is reported
+// alone, its message prefixed with its 0-based index.
+func (s *Service) batch(q *request) error {
+	body, err := readBody(q.r, maxBody)
+	if err != nil {
+		return err
+	}
+	parts, changeset, err := parseBatch(q.r.Header.Get("Content-Type"), body)
+	if err != nil {
+		return azhttp.ErrInvalidInput.WithMessage("%s\n%v", azhttp.ErrInvalidInput.Message, err)
+	}
+	if !changeset {
+		return s.batchQuery(q, parts[0])
+	}
+	ops := make([]batchOp, len(parts))
+	writes := make([]writeOp, len(parts))
+	rows := make(map[string]bool, len(parts))
+	for i, p := range parts {
+		op, err := s.batchOperation(q, p)
+		if err == nil && i > 0 {
+			switch {
+			case !strings.EqualFold(op.table, ops[0].table):
+				err = azhttp.ErrInvalidInput.WithMessage("All operations of a change set must act on one table.")
+			case op.write.pk != ops[0].write.pk:
+				err = azhttp.ErrInvalidInput.WithMessage("All operations of a change set must act on one partition (PartitionKey %q, not %q).", ops[0].write.pk, op.write.pk)
+			}
+		}
+		if err == nil && rows[op.write.rk] {
+			err = azhttp.ErrInvalidDuplicateRow
+		}
+		if err != nil {
+			return s.batchFailure(q, i, p, err)
+		}
+		rows[op.write.rk] = true
+		ops[i], writes[i] = op, op.write
+	}
+	written, err := s.Batch(q.ctx(), q.acct, ops[0].table, writes)
+	if be := (*BatchError)(nil); errors.As(err, &be) {
+		return s.batchFailure(q, be.Index, parts[be.Index], be.Err)
+	}
+	if err != nil {
+		return err
+	}
+	responses := make([]*partResponse, len(ops))
+	for i, op := range ops {
+		responses[i] = s.batchSuccess(q, op, written[i])
+	}
+	return writeBatch(q, true, responses)
+}
+
+// batchOperation turns one part into a write, checking what can be
+// checked without the store.
+func (s *Service) batchOperation(q *request, p batchPart) (batchOp, error) {
+	method, err := tunnelledMethod(p.method, p.header.Values("X-HTTP-Method"))
+	if err != nil {
+		return batchOp{}, err
+	}
+	acct, rest := splitPath(p.url.Path)
+	if acct != q.acct {
+		return batchOp{}, azhttp.ErrInvalidInput.WithMessage("An operation addresses account %q, not %q.", acct, q.acct)
+	}
+	res, err := parseResource(rest)
+	if err != nil {
+		return batchOp{}, err
+	}
+	op := batchOp{table: res.table, contentID: p.header.Get("Content-ID")}
+	op.level, err = partFormat(p)
+	if err != nil {
+		return batchOp{}, err
+	}
+	op.noContent, op.prefer = preferNoContent(http.Header(p.header))
+	cond := parseIfMatch(p.header.Get("If-Match"))
+	switch {
+	case res.kind == resEntities && method == http.MethodPost:
+		op.write.kind = opInsert
+	case res.kind == resEntity && method == http.MethodPut:
+		op.write.kind = opInsertReplace
+		if cond.set {
+			op.write.kind = opReplace
+		}
+	case res.kind == resEntity && method == "MERGE":
+		op.write.kind = opInsertMerge
+		if cond.set {
+			op.write.kind = opMerge
+		}
+	case res.kind == resEntity && method == http.MethodDelete:
+		if !cond.set {
+			return batchOp{}, azhttp.ErrMissingRequiredHeader.WithMessage("%s\nDelete Entity requires If-Match.", azhttp.ErrMissingRequiredHeader.Message)
+		}
+		op.write.kind = opDelete
+	default:
+		return batchOp{}, azhttp.ErrInvalidInput.WithMessage("%s on this resource is not an operation a change set may hold.", method)
+	}
+	op.write.cond = cond
+	op.write.pk, op.write.rk = res.pk, res.rk
+	if op.write.kind != opDelete {
+		doc, err := parseEntityJSON(p.body)
+		if err != nil {
+			return batchOp{}, err
+		}
+		if op.write.kind == opInsert {
+			if !doc.HasPartitionKey || !doc.HasRowKey {
+				return batchOp{}, azhttp.ErrPropertiesNeedValue.WithMessage("The PartitionKey and RowKey properties need values.")
+			}
+			op.write.pk, op.write.rk = doc.PartitionKey, doc.RowKey
+		}
+		op.write.props = doc.Properties
+	}
+	if err := authorizeBatchOp(q, op.table, writeNeeds(op.write.kind)...); err != nil {
+		return batchOp{}, err
+	}
+	return op, checkKeys(q, op.write.pk, op.write.rk)
+}
+
+// authorizeBatchOp checks one operation against the caller's access; a
+// table SAS covers only the table it was signed for.
+func authorizeBatchOp(q *request, table string, needs ...azhttp.Need) error {
+	if q.access.Kind == azhttp.AccessServiceSAS && !strings.EqualFold(table, q.q.Get("tn")) {
+		return azhttp.ErrAuthorizationFailure.WithMessage("%s\nThe shared access signature is for table %q.", azhttp.ErrAuthorizationFailure.Message, q.q.Get("tn"))
+	}
+	return allowAll(needs...)(q.access)
+}
+
+// tunnelledMethod is effectiveMethod for a part's request line.
+func tunnelledMethod(method string, xs []string) (string, error) {
+	r := &http.Request{Method: method, Header: http.Header{}}
+	for _, x := range xs {
+		r.Header.Add("X-HTTP-Method", x)
+	}
+	return effectiveMethod(r)
+}
+
+// partFormat is responseFormat for a part.
+func partFormat(p batchPart) (metadataLevel, error) {
+	r := &http.Request{Header: http.Header(p.header)}
+	return responseFormat(r, p.url.Query())
+}
+
+// batchSuccess renders one successful operation's answer.
+func (s *Service) batchSuccess(q *request, op batchOp, e *Entity) *partResponse {
+	p := &partResponse{}
+	h := p.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-cache")
+	if op.contentID != "" {
+		h.Set("Content-ID", op.contentID)
+	}
+	if e == nil { // a delete
+		h.Set("DataServiceVersion", "1.0;")
+		p.status = http.StatusNoContent
+		return p
+	}
+	h.Set("ETag", e.ETag())
+	if op.write.kind != opInsert {
+		h.Set("DataServiceVersion", "1.0;")
+		p.status = http.StatusNoContent
+		return p
+	}
+	base := baseURL(q.r, q.acct)
+	loc := base + entityPath(op.table, e.PartitionKey, e.RowKey)
+	h.Set("Location", loc)
+	h.Set("DataServiceId", loc)
+	h.Set("DataServiceVersion", "3.0;")
+	if op.noContent {
+		h.Set("Preference-Applied", "return-no-content")
+		p.status = http.StatusNoContent
+		return p
+	}
+	if op.prefer {
+		h.Set("Preference-Applied", "return-content")
+	}
+	j := entityJSON{level: op.level, base: base, acct: q.acct, table: op.table, single: base + "$metadata#" + op.table + "/@Element"}
+	h.Set("Content-Type", op.level.contentType())
+	p.status = http.StatusCreated
+	p.body = j.appendEntity(nil, e)
+	return p
+}
+
+// batchFailure answers a change set whose operation index failed with
+// err: 202, and a change set response holding only that failure, its
+// message prefixed "index:" as Azure does.
+func (s *Service) batchFailure(q *request, index int, p batchPart, err error) error {
+	err = storeError(err)
+	var e *azhttp.Error
+	if errors.As(err, &e) {
+		err = e.WithMessage("%d:%s", index, e.Message)
+	}
+	part := &partResponse{}
+	h := part.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("DataServiceVersion", "3.0;")
+	if id := p.header.Get("Content-ID"); id != "" {
+		h.Set("Content-ID", id)
+	}
+	azhttp.WriteErrorJSON(part, q.r, err)
+	part.header.Del("Content-Length") // renderBatch sets its own
+	return writeBatch(q, true, []*partResponse{part})
+}
+
+// batchQuery answers a batch holding one query: a point read of one
+// entity, answered as the batch's only part.
+func (s *Service) batchQuery(q *request, p batchPart) error {
+	acct, rest := splitPath(p.url.Path)
+	res, err := parseResource(rest)
+	if err == nil && (acct != q.acct || res.kind != resEntity) {
+		err = azhttp.ErrInvalidInput.WithMessage("A query in a batch must read one entity of this account.")
+	}
+	level := minimalMetadata
+	if err == nil {
+		level, err = partFormat(p)
+	}
+	if err == nil {
+		err = authorizeBatchOp(q, res.table, need('o', 'r'))
+	}
+	if err == nil {
+		err = checkKeys(q, res.pk, res.rk)
+	}
+	var e *Entity
+	if err == nil {
+		e, err = s.GetEntity(q.ctx(), q.acct, res.table, res.pk, res.rk)
+	}
+	part := &partResponse{}
+	h := part.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("DataServiceVersion", "3.0;")
+	if err != nil {
+		azhttp.WriteErrorJSON(part, q.r, storeError(err))
+		part.header.Del("Content-Length")
+		return writeBatch(q, false, []*partResponse{part})
+	}
+	base := baseURL(q.r, q.acct)
+	j := entityJSON{level: level, base: base, acct: q.acct, table: res.table, single: base + "$metadata#" + res.table + "/@Element"}
+	h.Set("Content-Type", level.contentType())
+	h.Set("ETag", e.ETag())
+	part.status = http.StatusOK
+	part.body = j.appendEntity(nil, e)
+	return writeBatch(q, false, []*partResponse{part})
+}
+
+// writeBatch sends the 202 multipart response.
+func writeBatch(q *request, changeset bool, parts []*partResponse) error {
+	b := boundary("batchresponse_")
+	body := renderBatch(b, changeset, parts)
+	h := q.w.Header()
+	h.Set("Content-Type", "multipart/mixed; boundary="+b)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	setODataHeaders(h)
+	q.w.WriteHeader(http.StatusAccepted)
+	_, _ = q.w.Write(body)
+	return nil
+}

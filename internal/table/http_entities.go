@@ -1,0 +1,212 @@
+package table
+
+import (
+	"net/http"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// checkKeys validates an addressed entity's keys and the caller's right
+// to touch that entity (a table SAS may be confined to a key range).
+func checkKeys(q *request, pk, rk string) error {
+	if err := validateKey("PartitionKey", pk); err != nil {
+		return err
+	}
+	if err := validateKey("RowKey", rk); err != nil {
+		return err
+	}
+	if !q.access.AllowsEntity(pk, rk) {
+		return azhttp.ErrAuthorizationFailure.WithMessage("%s\nThe entity is outside the key range of the shared access signature.", azhttp.ErrAuthorizationFailure.Message)
+	}
+	return nil
+}
+
+// setEntityHeaders sets what every successful entity write answers with.
+func setEntityHeaders(q *request, e *Entity) {
+	h := q.w.Header()
+	h.Set("ETag", e.ETag())
+	setODataHeaders(h)
+}
+
+func (s *Service) insertEntity(q *request) error {
+	level, err := responseFormat(q.r, q.q)
+	if err != nil {
+		return err
+	}
+	body, err := readBody(q.r, maxBody)
+	if err != nil {
+		return err
+	}
+	doc, err := parseEntityJSON(body)
+	if err != nil {
+		return err
+	}
+	if !doc.HasPartitionKey || !doc.HasRowKey {
+		return azhttp.ErrPropertiesNeedValue.WithMessage("The PartitionKey and RowKey properties need values.")
+	}
+	if err := checkKeys(q, doc.PartitionKey, doc.RowKey); err != nil {
+		return err
+	}
+	e, err := s.WriteEntity(q.ctx(), q.acct, q.res.table, writeOp{kind: opInsert, pk: doc.PartitionKey, rk: doc.RowKey, props: doc.Properties})
+	if err != nil {
+		return err
+	}
+	name := q.res.table
+	base := baseURL(q.r, q.acct)
+	loc := base + entityPath(name, e.PartitionKey, e.RowKey)
+	h := q.w.Header()
+	h.Set("Location", loc)
+	h.Set("DataServiceId", loc)
+	setEntityHeaders(q, e)
+	noContent, stated := preferNoContent(q.r.Header)
+	if noContent {
+		h.Set("Preference-Applied", "return-no-content")
+		return azhttp.WriteEmpty(q.w, http.StatusNoContent)
+	}
+	if stated {
+		h.Set("Preference-Applied", "return-content")
+	}
+	j := entityJSON{level: level, base: base, acct: q.acct, table: name, single: base + "$metadata#" + name + "/@Element"}
+	return writeJSON(q.w, http.StatusCreated, level, j.appendEntity(nil, e))
+}
+
+// updateEntity serves Update, Merge, Insert Or Replace and Insert Or
+// Merge: PUT replaces and MERGE merges; with If-Match the entity must
+// exist with that ETag ("*": any), without it the write is an upsert.
+func (s *Service) updateEntity(q *request) error {
+	pk, rk := q.res.pk, q.res.rk
+	if err := checkKeys(q, pk, rk); err != nil {
+		return err
+	}
+	body, err := readBody(q.r, maxBody)
+	if err != nil {
+		return err
+	}
+	doc, err := parseEntityJSON(body)
+	if err != nil {
+		return err
+	}
+	op := writeOp{pk: pk, rk: rk, cond: parseIfMatch(q.r.Header.Get("If-Match")), props: doc.Properties}
+	switch {
+	case q.method == http.MethodPut && op.cond.set:
+		op.kind = opReplace
+	case q.method == http.MethodPut:
+		op.kind = opInsertReplace
+	case op.cond.set:
+		op.kind = opMerge
+	default:
+		op.kind = opInsertMerge
+	}
+	e, err := s.WriteEntity(q.ctx(), q.acct, q.res.table, op)
+	if err != nil {
+		return err
+	}
+	setEntityHeaders(q, e)
+	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
+}
+
+func (s *Service) deleteEntity(q *request) error {
+	pk, rk := q.res.pk, q.res.rk
+	if err := checkKeys(q, pk, rk); err != nil {
+		return err
+	}
+	cond := parseIfMatch(q.r.Header.Get("If-Match"))
+	if !cond.set {
+		return azhttp.ErrMissingRequiredHeader.WithMessage("%s\nDelete Entity requires If-Match (an ETag, or * to delete unconditionally).", azhttp.ErrMissingRequiredHeader.Message)
+	}
+	if _, err := s.WriteEntity(q.ctx(), q.acct, q.res.table, writeOp{kind: opDelete, pk: pk, rk: rk, cond: cond}); err != nil {
+		return err
+	}
+	setODataHeaders(q.w.Header())
+	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
+}
+
+func (s *Service) getEntity(q *request) error {
+	level, err := responseFormat(q.r, q.q)
+	if err != nil {
+		return err
+	}
+	sel, err := parseSelect(q.q.Get("$select"))
+	if err != nil {
+		return err
+	}
+	pk, rk := q.res.pk, q.res.rk
+	if err := checkKeys(q, pk, rk); err != nil {
+		return err
+	}
+	e, err := s.GetEntity(q.ctx(), q.acct, q.res.table, pk, rk)
+	if err != nil {
+		return err
+	}
+	name := q.res.table
+	base := baseURL(q.r, q.acct)
+	j := entityJSON{level: level, sel: sel, base: base, acct: q.acct, table: name, single: base + "$metadata#" + name + "/@Element"}
+	if sel != nil {
+		j.single = base + "$metadata#" + name + "/@Element&$select=" + q.q.Get("$select")
+	}
+	q.w.Header().Set("ETag", e.ETag())
+	return writeJSON(q.w, http.StatusOK, level, j.appendEntity(nil, e))
+}
+
+func (s *Service) queryEntities(q *request) error {
+	level, err := responseFormat(q.r, q.q)
+	if err != nil {
+		return err
+	}
+	sel, err := parseSelect(q.q.Get("$select"))
+	if err != nil {
+		return err
+	}
+	filter, err := parseFilter(q.q)
+	if err != nil {
+		return err
+	}
+	top, err := parseTop(q.q)
+	if err != nil {
+		return err
+	}
+	query := entityQuery{Filter: filter, Top: top, Access: q.access}
+	if token := q.q.Get("NextPartitionKey"); token != "" {
+		if query.NextPK, err = decodeContinuation(token); err != nil {
+			return err
+		}
+		query.HasNext = true
+		if token := q.q.Get("NextRowKey"); token != "" {
+			if query.NextRK, err = decodeContinuation(token); err != nil {
+				return err
+			}
+		}
+	}
+	page, err := s.QueryEntities(q.ctx(), q.acct, q.res.table, query)
+	if err != nil {
+		return err
+	}
+	if page.HasNext {
+		h := q.w.Header()
+		h.Set("x-ms-continuation-NextPartitionKey", encodeContinuation(page.NextPK))
+		h.Set("x-ms-continuation-NextRowKey", encodeContinuation(page.NextRK))
+	}
+	name := q.res.table
+	base := baseURL(q.r, q.acct)
+	j := entityJSON{level: level, sel: sel, base: base, acct: q.acct, table: name}
+	b := []byte{'{'}
+	if level != noMetadata {
+		meta := base + "$metadata#" + name
+		if sel != nil {
+			meta += "&$select=" + q.q.Get("$select")
+		}
+		b = appendJSONString(b, "odata.metadata")
+		b = append(b, ':')
+		b = appendJSONString(b, meta)
+		b = append(b, ',')
+	}
+	b = append(b, `"value":[`...)
+	for i, e := range page.Entities {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = j.appendEntity(b, e)
+	}
+	b = append(b, "]}"...)
+	return writeJSON(q.w, http.StatusOK, level, b)
+}

@@ -1,0 +1,207 @@
+package table
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/table/odata"
+)
+
+// readBody reads a bounded request body.
+func readBody(r *http.Request, limit int64) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(body)) > limit {
+		return nil, azhttp.ErrRequestBodyTooLarge
+	}
+	return body, nil
+}
+
+// parseTop reads $top: 1 to 1000, default 1000.
+func parseTop(q map[string][]string) (int, error) {
+	vs := q["$top"]
+	if len(vs) == 0 {
+		return maxPageSize, nil
+	}
+	n, err := strconv.Atoi(vs[0])
+	if err != nil || n < 1 || n > maxPageSize {
+		return 0, azhttp.ErrInvalidInput.WithMessage("The value %q of $top is not valid: it must be an integer from 1 to %d.", vs[0], maxPageSize)
+	}
+	return n, nil
+}
+
+// parseFilter parses $filter; a malformed filter is InvalidInput.
+func parseFilter(q map[string][]string) (*odata.Filter, error) {
+	vs := q["$filter"]
+	if len(vs) == 0 || vs[0] == "" {
+		return nil, nil
+	}
+	f, err := odata.Parse(vs[0])
+	if err != nil {
+		return nil, azhttp.ErrInvalidInput.WithMessage("%s\n%v", azhttp.ErrInvalidInput.Message, err)
+	}
+	return f, nil
+}
+
+// tableJSON renders one table of a Query Tables or Create Table answer.
+func tableJSON(b []byte, q *request, level metadataLevel, t *tableRecord, single bool) []byte {
+	start := len(b)
+	base := baseURL(q.r, q.acct)
+	if single && level != noMetadata {
+		b = appendMember(b, "odata.metadata", base+"$metadata#Tables/@Element")
+	}
+	if level == fullMetadata {
+		b = appendMember(b, "odata.type", q.acct+".Tables")
+		b = appendMember(b, "odata.id", base+"Tables('"+t.Name+"')")
+		b = appendMember(b, "odata.editLink", "Tables('"+t.Name+"')")
+	}
+	b = appendMember(b, "TableName", t.Name)
+	return closeObject(b, start)
+}
+
+func (s *Service) createTable(q *request) error {
+	level, err := responseFormat(q.r, q.q)
+	if err != nil {
+		return err
+	}
+	body, err := readBody(q.r, 64<<10)
+	if err != nil {
+		return err
+	}
+	var doc struct{ TableName *string }
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return azhttp.ErrInvalidInput.WithMessage("The request body is not a valid JSON table.")
+	}
+	if doc.TableName == nil {
+		return azhttp.ErrPropertiesNeedValue.WithMessage("The TableName property needs a value.")
+	}
+	t, err := s.CreateTable(q.ctx(), q.acct, *doc.TableName)
+	if err != nil {
+		return err
+	}
+	h := q.w.Header()
+	loc := baseURL(q.r, q.acct) + "Tables('" + t.Name + "')"
+	h.Set("Location", loc)
+	h.Set("DataServiceId", loc)
+	noContent, stated := preferNoContent(q.r.Header)
+	if noContent {
+		h.Set("Preference-Applied", "return-no-content")
+		setODataHeaders(h)
+		return azhttp.WriteEmpty(q.w, http.StatusNoContent)
+	}
+	if stated {
+		h.Set("Preference-Applied", "return-content")
+	}
+	return writeJSON(q.w, http.StatusCreated, level, tableJSON(nil, q, level, t, true))
+}
+
+func (s *Service) getTable(q *request) error {
+	level, err := responseFormat(q.r, q.q)
+	if err != nil {
+		return err
+	}
+	t, err := s.GetTable(q.ctx(), q.acct, q.res.table)
+	if err != nil {
+		return err
+	}
+	return writeJSON(q.w, http.StatusOK, level, tableJSON(nil, q, level, t, true))
+}
+
+func (s *Service) queryTables(q *request) error {
+	level, err := responseFormat(q.r, q.q)
+	if err != nil {
+		return err
+	}
+	filter, err := parseFilter(q.q)
+	if err != nil {
+		return err
+	}
+	top, err := parseTop(q.q)
+	if err != nil {
+		return err
+	}
+	next := ""
+	if token := q.q.Get("NextTableName"); token != "" {
+		if next, err = decodeContinuation(token); err != nil {
+			return err
+		}
+	}
+	page, err := s.QueryTables(q.ctx(), q.acct, filter, top, next)
+	if err != nil {
+		return err
+	}
+	if page.Next != "" {
+		q.w.Header().Set("x-ms-continuation-NextTableName", encodeContinuation(page.Next))
+	}
+	b := []byte{'{'}
+	if level != noMetadata {
+		b = appendJSONString(b, "odata.metadata")
+		b = append(b, ':')
+		b = appendJSONString(b, baseURL(q.r, q.acct)+"$metadata#Tables")
+		b = append(b, ',')
+	}
+	b = append(b, `"value":[`...)
+	for i, t := range page.Tables {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = tableJSON(b, q, level, t, false)
+	}
+	b = append(b, "]}"...)
+	return writeJSON(q.w, http.StatusOK, level, b)
+}
+
+func (s *Service) deleteTable(q *request) error {
+	if err := s.DeleteTable(q.ctx(), q.acct, q.res.table); err != nil {
+		return err
+	}
+	setODataHeaders(q.w.Header())
+	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
+}
+
+func (s *Service) getTableACL(q *request) error {
+	t, err := s.GetTable(q.ctx(), q.acct, q.res.table)
+	if err != nil {
+		return err
+	}
+	return azhttp.WriteSignedIdentifiers(q.w, t.ACL)
+}
+
+func (s *Service) setTableACL(q *request) error {
+	acl, err := azhttp.ParseSignedIdentifiers(q.r)
+	if err != nil {
+		return err
+	}
+	if err := s.SetTableACL(q.ctx(), q.acct, q.res.table, acl); err != nil {
+		return err
+	}
+	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
+}
+
+func (s *Service) getServiceProperties(q *request) error {
+	p, err := s.GetServiceProperties(q.ctx(), q.acct)
+	if err != nil {
+		return err
+	}
+	return azhttp.WriteXML(q.w, http.StatusOK, p)
+}
+
+func (s *Service) setServiceProperties(q *request) error {
+	var p azhttp.ServiceProperties
+	if err := azhttp.ReadXML(q.r, &p); err != nil {
+		if errors.Is(err, azhttp.ErrRequestBodyTooLarge) {
+			return err
+		}
+		return azhttp.ErrInvalidXmlDocument
+	}
+	if err := s.SetServiceProperties(q.ctx(), q.acct, p); err != nil {
+		return err
+	}
+	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
+}

@@ -1,0 +1,229 @@
+package table
+
+import (
+	"bytes"
+	"context"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+	"github.com/cerulean-db/cerulean/internal/table/odata"
+)
+
+// maxPageSize is the most entities (or tables) one query page returns.
+const maxPageSize = 1000
+
+// A page stops early, with a continuation, when it has examined this many
+// entities or run this long: a selective filter over a large table must
+// not hold a snapshot (or the client) indefinitely. Azure does the same.
+const (
+	maxScanned  = 20000
+	maxScanTime = time.Second
+)
+
+type scanBudget struct {
+	start time.Time
+	n     int
+}
+
+func newScanBudget() *scanBudget { return &scanBudget{start: time.Now()} }
+
+func (b *scanBudget) charge() { b.n++ }
+
+func (b *scanBudget) spent() bool {
+	return b.n >= maxScanned || b.n > 0 && b.n%128 == 0 && time.Since(b.start) > maxScanTime
+}
+
+// entityQuery is a Query Entities request.
+type entityQuery struct {
+	Filter *odata.Filter // nil matches everything
+	Top    int           // 1..maxPageSize
+	// NextPK and NextRK continue a previous page (HasNext set).
+	NextPK, NextRK string
+	HasNext        bool
+	// Access confines the query to a table SAS's key range.
+	Access azhttp.Access
+}
+
+// entityPage is one page of results; HasNext says another page follows,
+// starting at (NextPK, NextRK).
+type entityPage struct {
+	Entities       []*Entity
+	NextPK, NextRK string
+	HasNext        bool
+}
+
+// QueryEntities runs one page of a query on one snapshot. It scans only
+// the key range the filter and the SAS confine the results to: a filter
+// fixing PartitionKey reads that partition and nothing else.
+func (s *Service) QueryEntities(ctx context.Context, acct, table string, q entityQuery) (entityPage, error) {
+	var page entityPage
+	err := s.store.View(ctx, func(r kv.Reader) error {
+		page = entityPage{}
+		if _, err := loadTable(r, acct, table); err != nil {
+			return err
+		}
+		prefix := entitiesPrefix(acct, table)
+		start, end := scanRange(prefix, q)
+		if start == nil {
+			return nil
+		}
+		return scanEntities(r, prefix, start, end, q, &page)
+	})
+	return page, err
+}
+
+// scanRange works out [start, end) within prefix; nil start means nothing
+// can match.
+func scanRange(prefix tuple.Key, q entityQuery) (start, end []byte) {
+	start, end = prefix, kv.PrefixEnd(prefix)
+	narrow := func(s, e []byte) {
+		if bytes.Compare(s, start) > 0 {
+			start = s
+		}
+		if bytes.Compare(e, end) < 0 {
+			end = e
+		}
+	}
+	if q.Filter != nil {
+		pks := q.Filter.KeyRange("PartitionKey")
+		if pks.Empty {
+			return nil, nil
+		}
+		narrow(stringRangeKeys(prefix, pks))
+		if pk, single := pks.Single(); single {
+			rks := q.Filter.KeyRange("RowKey")
+			if rks.Empty {
+				return nil, nil
+			}
+			narrow(stringRangeKeys(prefix.Str(pk), rks))
+		}
+	}
+	spk, srk, epk, erk := q.Access.EntityRange()
+	if spk != "" {
+		s := prefix.Str(spk)
+		if srk != "" {
+			s = s.Str(srk)
+		}
+		narrow(s, end)
+	}
+	if epk != "" {
+		e := prefix.Str(epk)
+		if erk != "" {
+			e = e.Str(erk)
+		}
+		narrow(start, kv.PrefixEnd(e))
+	}
+	if q.HasNext {
+		s := prefix.Str(q.NextPK)
+		if q.NextRK != "" {
+			s = s.Str(q.NextRK)
+		}
+		narrow(s, end)
+	}
+	if bytes.Compare(start, end) >= 0 {
+		return nil, nil
+	}
+	return start, end
+}
+
+// stringRangeKeys turns a range of one string element into the key range
+// of every key under base whose next element is in it.
+func stringRangeKeys(base tuple.Key, r odata.Range) (start, end []byte) {
+	start, end = base, kv.PrefixEnd(base)
+	if r.HasLo {
+		if r.LoInc {
+			start = base.Str(r.Lo)
+		} else {
+			start = kv.PrefixEnd(base.Str(r.Lo))
+		}
+	}
+	if r.HasHi {
+		if r.HiInc {
+			end = kv.PrefixEnd(base.Str(r.Hi))
+		} else {
+			end = base.Str(r.Hi)
+		}
+	}
+	return start, end
+}
+
+// scanEntities reads entities in [start, end), reassembling chunked ones,
+// and fills page with those that match.
+func scanEntities(r kv.Reader, prefix tuple.Key, start, end []byte, q entityQuery, page *entityPage) error {
+	budget := newScanBudget()
+	var (
+		cur     *pending // the entity being assembled
+		failed  error
+		stopped bool
+	)
+	// finish decides the assembled entity; it reports false to stop.
+	finish := func() bool {
+		e, err := cur.entity()
+		cur = nil
+		if err != nil {
+			failed = err
+			return false
+		}
+		budget.charge()
+		if q.Access.AllowsEntity(e.PartitionKey, e.RowKey) && (q.Filter == nil || q.Filter.Match(e.Get)) {
+			page.Entities = append(page.Entities, e)
+		}
+		return true
+	}
+	err := r.Scan(start, end, func(k, v []byte) bool {
+		pk, rk, chunk, err := decodeEntityKey(k, len(prefix))
+		if err != nil {
+			failed = err
+			return false
+		}
+		if chunk > 0 {
+			if cur == nil || cur.pk != pk || cur.rk != rk || chunk != len(cur.parts) {
+				// A chunk whose head lies before the scan start (a
+				// continuation never points inside an entity) or is lost.
+				return true
+			}
+			cur.parts = append(cur.parts, bytes.Clone(v))
+			return true
+		}
+		if cur != nil && !finish() {
+			return false
+		}
+		if len(page.Entities) >= q.Top || budget.spent() {
+			page.NextPK, page.NextRK, page.HasNext = pk, rk, true
+			stopped = true
+			return false
+		}
+		cur = &pending{pk: pk, rk: rk, parts: [][]byte{bytes.Clone(v)}}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if failed != nil {
+		return failed
+	}
+	if cur != nil && !stopped && !finish() {
+		return failed
+	}
+	return nil
+}
+
+// pending is an entity whose head and chunks are being collected.
+type pending struct {
+	pk, rk string
+	parts  [][]byte
+}
+
+func (p *pending) entity() (*Entity, error) {
+	head := p.parts[0]
+	if len(head) < 1 || int(head[0])+1 != len(p.parts) {
+		return nil, errCorrupt
+	}
+	payload := head[1:]
+	if len(p.parts) > 1 {
+		payload = bytes.Join(append([][]byte{payload}, p.parts[1:]...), nil)
+	}
+	return decodeEntity(p.pk, p.rk, payload)
+}

@@ -1,0 +1,104 @@
+package table
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/table/odata"
+)
+
+// Config is what a Service needs.
+type Config struct {
+	Store    kv.Store
+	Accounts *azhttp.Accounts
+	// Now is the clock (tests inject one); nil means time.Now.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Service is the Table service of every account the server hosts.
+type Service struct {
+	store    kv.Store
+	accounts *azhttp.Accounts
+	now      func() time.Time
+	log      *slog.Logger
+	auth     *azhttp.Authenticator
+}
+
+// New returns a Service over cfg.Store.
+func New(cfg Config) *Service {
+	s := &Service{store: cfg.Store, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.auth = &azhttp.Authenticator{Accounts: cfg.Accounts, Service: "table", Now: s.now, Policy: s.storedPolicy}
+	return s
+}
+
+// clock returns the current time in ticks (100 ns, the wire's precision).
+func (s *Service) clock() int64 { return odata.Ticks(s.now().UTC()) }
+
+// storedPolicy resolves a table SAS's signed identifier.
+func (s *Service) storedPolicy(ctx context.Context, acct, table, id string) (azhttp.StoredPolicy, bool, error) {
+	t, err := s.GetTable(ctx, acct, table)
+	if errors.Is(err, azhttp.ErrTableNotFound) {
+		return azhttp.StoredPolicy{}, false, nil
+	}
+	if err != nil {
+		return azhttp.StoredPolicy{}, false, err
+	}
+	for _, si := range t.ACL {
+		if si.ID == id {
+			return si.Policy(), true, nil
+		}
+	}
+	return azhttp.StoredPolicy{}, false, nil
+}
+
+// GetServiceProperties returns the account's Table service properties.
+func (s *Service) GetServiceProperties(ctx context.Context, acct string) (azhttp.ServiceProperties, error) {
+	p := azhttp.DefaultServiceProperties("table")
+	err := s.store.View(ctx, func(r kv.Reader) error {
+		_, err := load(r, servicePropsKey(acct), &p)
+		return err
+	})
+	return p, err
+}
+
+// SetServiceProperties overlays the elements present in set.
+func (s *Service) SetServiceProperties(ctx context.Context, acct string, set azhttp.ServiceProperties) error {
+	if err := set.Validate(); err != nil {
+		return err
+	}
+	// Table service properties have no retention policy or static website.
+	set.DeleteRetentionPolicy, set.StaticWebsite = nil, nil
+	return s.store.Update(ctx, func(tx kv.Txn) error {
+		p := azhttp.DefaultServiceProperties("table")
+		if _, err := load(tx, servicePropsKey(acct), &p); err != nil {
+			return err
+		}
+		p.Merge(set)
+		return store(tx, servicePropsKey(acct), p)
+	})
+}
+
+// corsRules is the CORS source of the request's account.
+func (s *Service) corsRules(r *http.Request) ([]azhttp.CORSRule, error) {
+	acct, _ := splitPath(r.URL.Path)
+	if _, ok := s.accounts.Lookup(acct); !ok {
+		return nil, nil
+	}
+	p, err := s.GetServiceProperties(r.Context(), acct)
+	if err != nil {
+		return nil, err
+	}
+	return p.CORSRules(), nil
+}

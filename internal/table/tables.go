@@ -1,0 +1,187 @@
+package table
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/table/odata"
+)
+
+// tableRecord is the stored state of a table.
+type tableRecord struct {
+	Name    string // as created; lookups ignore case
+	Version uint64
+	Created time.Time
+	ACL     []azhttp.SignedIdentifier
+}
+
+func encode(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("encode %T: %v", v, err)) // records always marshal
+	}
+	return b
+}
+
+// load reads key into v; found is false for an absent key.
+func load(r kv.Reader, key []byte, v any) (found bool, err error) {
+	b, err := r.Get(key)
+	if errors.Is(err, kv.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return false, fmt.Errorf("decode %T: %w", v, err)
+	}
+	return true, nil
+}
+
+func store(tx kv.Txn, key []byte, v any) error { return tx.Set(key, encode(v)) }
+
+// loadTable returns the table or ErrTableNotFound. Every entity
+// operation reads the table record, so it conflicts with a concurrent
+// Delete Table and never writes into a table being removed.
+func loadTable(r kv.Reader, acct, name string) (*tableRecord, error) {
+	var t tableRecord
+	found, err := load(r, tableKey(acct, name), &t)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, azhttp.ErrTableNotFound
+	}
+	return &t, nil
+}
+
+// validTableName applies Azure's table naming rules: 3 to 63
+// alphanumeric characters starting with a letter, not "tables".
+func validTableName(n string) bool {
+	if len(n) < 3 || len(n) > 63 || tableID(n) == "tables" {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// CreateTable creates a table, or fails with TableAlreadyExists.
+func (s *Service) CreateTable(ctx context.Context, acct, name string) (*tableRecord, error) {
+	if !validTableName(name) {
+		return nil, azhttp.ErrOutOfRangeInput.WithMessage("The table name %q is invalid: it must be 3 to 63 letters and digits, start with a letter, and not be \"tables\".", name)
+	}
+	var out *tableRecord
+	err := s.store.Update(ctx, func(tx kv.Txn) error {
+		if _, err := loadTable(tx, acct, name); err == nil {
+			return azhttp.ErrTableAlreadyExists
+		} else if !errors.Is(err, azhttp.ErrTableNotFound) {
+			return err
+		}
+		out = &tableRecord{Name: name, Version: tx.Version(), Created: odata.TicksTime(s.clock())}
+		return store(tx, tableKey(acct, name), out)
+	})
+	return out, err
+}
+
+// GetTable returns a table's record.
+func (s *Service) GetTable(ctx context.Context, acct, name string) (*tableRecord, error) {
+	var out *tableRecord
+	err := s.store.View(ctx, func(r kv.Reader) error {
+		var err error
+		out, err = loadTable(r, acct, name)
+		return err
+	})
+	return out, err
+}
+
+// DeleteTable removes a table and every entity in it, at once: the
+// entities go with one range deletion in the same transaction, so no
+// TableBeingDeleted window exists.
+func (s *Service) DeleteTable(ctx context.Context, acct, name string) error {
+	return s.store.Update(ctx, func(tx kv.Txn) error {
+		if _, err := loadTable(tx, acct, name); err != nil {
+			return err
+		}
+		p := entitiesPrefix(acct, name)
+		if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
+			return err
+		}
+		return tx.Delete(tableKey(acct, name))
+	})
+}
+
+// SetTableACL replaces a table's stored access policies.
+func (s *Service) SetTableACL(ctx context.Context, acct, name string, acl []azhttp.SignedIdentifier) error {
+	return s.store.Update(ctx, func(tx kv.Txn) error {
+		t, err := loadTable(tx, acct, name)
+		if err != nil {
+			return err
+		}
+		t.ACL, t.Version = acl, tx.Version()
+		return store(tx, tableKey(acct, name), t)
+	})
+}
+
+// tablePage is one page of Query Tables.
+type tablePage struct {
+	Tables []*tableRecord
+	// Next is the name the next page starts at; "" at the end.
+	Next string
+}
+
+// QueryTables lists the account's tables in name order (ignoring case),
+// those matching filter (on TableName) when it is not nil, at most top
+// of them, starting at the table named next.
+func (s *Service) QueryTables(ctx context.Context, acct string, filter *odata.Filter, top int, next string) (tablePage, error) {
+	var page tablePage
+	err := s.store.View(ctx, func(r kv.Reader) error {
+		page = tablePage{}
+		base := tablesPrefix(acct)
+		start := []byte(base)
+		if next != "" {
+			start = base.Str(tableID(next))
+		}
+		budget := newScanBudget()
+		var failed error
+		err := r.Scan(start, kv.PrefixEnd(base), func(k, v []byte) bool {
+			var t tableRecord
+			if failed = json.Unmarshal(v, &t); failed != nil {
+				return false
+			}
+			if len(page.Tables) == top || budget.spent() {
+				page.Next = t.Name
+				return false
+			}
+			budget.charge()
+			if filter == nil || filter.Match(tableGetter(t.Name)) {
+				page.Tables = append(page.Tables, &t)
+			}
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		return failed
+	})
+	return page, err
+}
+
+func tableGetter(name string) odata.Getter {
+	return func(prop string) (odata.Value, bool) {
+		if prop == "TableName" {
+			return odata.StringValue(name), true
+		}
+		return odata.Value{}, false
+	}
+}

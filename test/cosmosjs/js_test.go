@@ -1,0 +1,35 @@
+// Package cosmosjs runs the @azure/cosmos conformance tests in this folder
+// against a cerulean server started here. The SDK is installed from the
+// committed lock file with `npm ci` (make test does it); without node or
+// node_modules the test is skipped.
+package cosmosjs
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/servertest"
+)
+
+func TestJavaScriptSDK(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	if _, err := os.Stat("node_modules/@azure/cosmos"); err != nil {
+		t.Skip("node_modules missing: run `npm ci` in test/cosmosjs (make test does)")
+	}
+	env := servertest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "cosmos.test.mjs")
+	cmd.Env = append(os.Environ(), "CERULEAN_COSMOS_ENDPOINT="+env.CosmosURL, "CERULEAN_COSMOS_KEY="+env.CosmosKey)
+	out, err := cmd.CombinedOutput()
+	t.Logf("node --test:\n%s", out)
+	if err != nil {
+		t.Fatalf("JavaScript SDK tests failed: %v", err)
+	}
+}

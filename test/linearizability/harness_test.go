@@ -35,16 +35,27 @@ func (h *history) record(c int, input any, fn func() any) {
 	h.mu.Unlock()
 }
 
+// add appends an operation whose output is known only after the call
+// (its input is built from the response, as for a queue Get).
+func (h *history) add(c int, input, output any, call, ret int64) {
+	h.mu.Lock()
+	h.ops = append(h.ops, porcupine.Operation{ClientId: c, Input: input, Call: call, Output: output, Return: ret})
+	h.mu.Unlock()
+}
+
 // runClients runs each client's loop with its own random source derived
 // from the test seed.
-func runClients(t *testing.T, fn func(c int, rng *rand.Rand)) {
+func runClients(t *testing.T, fn func(c int, rng *rand.Rand)) { runClientsN(t, *clients, fn) }
+
+// runClientsN is runClients with n clients.
+func runClientsN(t *testing.T, n int, fn func(c int, rng *rand.Rand)) {
 	s := *seed
 	if s == 0 {
 		s = rand.Uint64()
 	}
 	t.Logf("seed %d (replay the clients' choices with -lin.seed %d)", s, s)
 	var wg sync.WaitGroup
-	for c := range *clients {
+	for c := range n {
 		wg.Go(func() { fn(c, rand.New(rand.NewPCG(s, uint64(c)))) })
 	}
 	wg.Wait()

@@ -174,7 +174,7 @@ func (p *partition) write(doc map[string]any, old *storedItem, status int) (opRe
 		return opResult{}, badRequest("PartitionKey extracted from document doesn't match the one specified in the header.")
 	}
 	id, _ := doc["id"].(string)
-	stripSystem(doc)
+	stripItemSystem(doc)
 	v := p.tx.Version()
 	var rid string
 	if old != nil {

@@ -123,7 +123,7 @@ func isSystemOrID(name string) bool {
 	if name == "id" {
 		return true
 	}
-	for _, s := range systemProps {
+	for _, s := range itemSystemProps {
 		if s == name {
 			return true
 		}

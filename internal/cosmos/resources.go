@@ -86,8 +86,18 @@ func decodeObject(b []byte) (map[string]any, error) {
 // systemProps are the properties the server owns on every resource.
 var systemProps = []string{"_rid", "_self", "_etag", "_ts", "_attachments", "_colls", "_users", "_docs", "_sprocs", "_triggers", "_udfs", "_conflicts"}
 
+// itemSystemProps are the properties the server owns on an item; other
+// names starting with "_" are the user's.
+var itemSystemProps = []string{"_rid", "_self", "_etag", "_ts", "_attachments"}
+
 func stripSystem(m map[string]any) {
 	for _, k := range systemProps {
+		delete(m, k)
+	}
+}
+
+func stripItemSystem(m map[string]any) {
+	for _, k := range itemSystemProps {
 		delete(m, k)
 	}
 }

@@ -88,6 +88,9 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
 		err = s.authenticate(r, q.segs)
 	}
 	if err == nil {
+		err = rejectUnsupportedHeaders(r)
+	}
+	if err == nil {
 		err = s.route(q)
 	}
 	if err != nil {
@@ -204,6 +207,18 @@ func (s *Service) route(q *request) error {
 		return notFound("The resource path %q does not exist.", q.r.URL.Path)
 	}
 	return methodNotAllowed(m)
+}
+
+// rejectUnsupportedHeaders refuses requests whose meaning depends on a
+// feature cerulean does not serve, rather than silently ignoring it.
+func rejectUnsupportedHeaders(r *http.Request) error {
+	switch {
+	case r.Header.Get("A-IM") != "":
+		return unsupported("The change feed (A-IM)")
+	case r.Header.Get("x-ms-documentdb-pre-trigger-include") != "" || r.Header.Get("x-ms-documentdb-post-trigger-include") != "":
+		return unsupported("Triggers")
+	}
+	return nil
 }
 
 func methodNotAllowed(m string) *Error {

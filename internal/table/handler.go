@@ -202,8 +202,8 @@ func route(q *request) (operation, error) {
 			return operation{accountLevel(need('s', 'r')), (*Service).getServiceProperties}, nil
 		case restype == "service" && comp == "properties" && m == http.MethodPut:
 			return operation{accountLevel(need('s', 'w')), (*Service).setServiceProperties}, nil
-		case restype == "service" && comp == "stats":
-			return notSupported("Get Table Service Stats (geo-replication)")
+		case restype == "service" && comp == "stats" && m == http.MethodGet:
+			return operation{accountLevel(need('s', 'r')), (*Service).getServiceStats}, nil
 		case restype == "account" && comp == "properties":
 			return notSupported("Get Account Information on the Table service")
 		}

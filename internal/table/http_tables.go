@@ -2,7 +2,7 @@ package table
 
 import (
 	"encoding/json"
-	"errors"
+	"encoding/xml"
 	"io"
 	"net/http"
 	"strconv"
@@ -184,6 +184,24 @@ func (s *Service) setTableACL(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 }
 
+// serviceStatsXML is Get Table Service Stats' document.
+type serviceStatsXML struct {
+	XMLName        xml.Name `xml:"StorageServiceStats"`
+	GeoReplication struct {
+		Status       string `xml:"Status"`
+		LastSyncTime string `xml:"LastSyncTime"`
+	} `xml:"GeoReplication"`
+}
+
+// getServiceStats answers as the emulators do: one store is its own
+// secondary, always live and in sync.
+func (s *Service) getServiceStats(q *request) error {
+	var doc serviceStatsXML
+	doc.GeoReplication.Status = "live"
+	doc.GeoReplication.LastSyncTime = azhttp.HTTPTime(s.now())
+	return azhttp.WriteXML(q.w, http.StatusOK, doc)
+}
+
 func (s *Service) getServiceProperties(q *request) error {
 	p, err := s.GetServiceProperties(q.ctx(), q.acct)
 	if err != nil {
@@ -195,10 +213,7 @@ func (s *Service) getServiceProperties(q *request) error {
 func (s *Service) setServiceProperties(q *request) error {
 	var p azhttp.ServiceProperties
 	if err := azhttp.ReadXML(q.r, &p); err != nil {
-		if errors.Is(err, azhttp.ErrRequestBodyTooLarge) {
-			return err
-		}
-		return azhttp.ErrInvalidXmlDocument
+		return err
 	}
 	if err := s.SetServiceProperties(q.ctx(), q.acct, p); err != nil {
 		return err

@@ -8,9 +8,11 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/servertest"
 )
 
@@ -22,11 +24,15 @@ func TestJavaScriptSDK(t *testing.T) {
 	if _, err := os.Stat("node_modules/@azure/cosmos"); err != nil {
 		t.Skip("node_modules missing: run `npm ci` in test/cosmosjs (make test does)")
 	}
-	env := servertest.Start(t)
+	// HTTPS with the certificate the server generated, trusted the way a
+	// user trusts it: as an extra CA for node.
+	dir := t.TempDir()
+	env := servertest.Start(t, servertest.WithDataDir(dir), servertest.WithCosmosTLS())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "cosmos.test.mjs")
-	cmd.Env = append(os.Environ(), "CERULEAN_COSMOS_ENDPOINT="+env.CosmosURL, "CERULEAN_COSMOS_KEY="+env.CosmosKey)
+	cmd.Env = append(os.Environ(), "CERULEAN_COSMOS_ENDPOINT="+env.CosmosURL, "CERULEAN_COSMOS_KEY="+env.CosmosKey,
+		"NODE_EXTRA_CA_CERTS="+filepath.Join(dir, cosmos.CertFile))
 	out, err := cmd.CombinedOutput()
 	t.Logf("node --test:\n%s", out)
 	if err != nil {

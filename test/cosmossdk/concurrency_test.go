@@ -2,6 +2,7 @@ package cosmossdk
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -94,5 +95,80 @@ func TestPatchIncrementIsAtomic(t *testing.T) {
 	r, _ := cc.ReadItem(ctx, pk, "n", nil)
 	if n := decode(t, r.Value)["n"].(float64); n != 40 {
 		t.Fatalf("n = %v, want 40", n)
+	}
+}
+
+// TestBatchTransfersKeepInvariant: clients move amounts between accounts
+// of one partition with If-Match transactional batches while readers sum
+// the balances with a query; every read sees the same total (no half-
+// applied batch is ever visible) and the final total is unchanged.
+func TestBatchTransfersKeepInvariant(t *testing.T) {
+	env, _, cc := setup(t)
+	ctx := context.Background()
+	pk := azcosmos.NewPartitionKeyString("bank")
+	const accounts, initial = 4, 100
+	for i := range accounts {
+		if _, err := cc.CreateItem(ctx, pk, mustJSON(t, map[string]any{"id": "a" + string(rune('0'+i)), "pk": "bank", "balance": initial}), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	total := func(cc *azcosmos.ContainerClient) float64 {
+		pager := cc.NewQueryItemsPager("SELECT VALUE SUM(c.balance) FROM c", pk, nil)
+		page, err := pager.NextPage(ctx)
+		if err != nil || len(page.Items) != 1 {
+			t.Errorf("sum: %v", err)
+			return -1
+		}
+		var v float64
+		_ = json.Unmarshal(page.Items[0], &v)
+		return v
+	}
+	var wg sync.WaitGroup
+	var committed atomic.Int64
+	for w := range 4 {
+		client := newClient(t, env)
+		wg.Go(func() {
+			cc, _ := client.NewContainer("db", "items")
+			for i := range 8 {
+				from, to := "a"+string(rune('0'+(w+i)%accounts)), "a"+string(rune('0'+(w+i+1)%accounts))
+				rf, err1 := cc.ReadItem(ctx, pk, from, nil)
+				rt, err2 := cc.ReadItem(ctx, pk, to, nil)
+				if err1 != nil || err2 != nil {
+					t.Error(err1, err2)
+					return
+				}
+				df, dt := decode(t, rf.Value), decode(t, rt.Value)
+				df["balance"] = df["balance"].(float64) - 7
+				dt["balance"] = dt["balance"].(float64) + 7
+				ef, et := rf.ETag, rt.ETag
+				b := cc.NewTransactionalBatch(pk)
+				b.ReplaceItem(from, mustJSON(t, df), &azcosmos.TransactionalBatchItemOptions{IfMatchETag: &ef})
+				b.ReplaceItem(to, mustJSON(t, dt), &azcosmos.TransactionalBatchItemOptions{IfMatchETag: &et})
+				resp, err := cc.ExecuteTransactionalBatch(ctx, b, nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if resp.Success {
+					committed.Add(1)
+				}
+			}
+		})
+	}
+	for range 2 {
+		client := newClient(t, env)
+		wg.Go(func() {
+			cc, _ := client.NewContainer("db", "items")
+			for range 20 {
+				if got := total(cc); got != accounts*initial {
+					t.Errorf("a reader saw total %v, want %d", got, accounts*initial)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if got := total(cc); got != accounts*initial || committed.Load() == 0 {
+		t.Fatalf("final total %v (want %d), %d batches committed", got, accounts*initial, committed.Load())
 	}
 }

@@ -94,8 +94,17 @@ func TestAcknowledgedItemsSurviveKill9(t *testing.T) {
 			}
 		})
 	}
+	// Kill once some writes are acknowledged, while others are in flight.
 	t0 := time.Now()
-	time.Sleep(700 * time.Millisecond)
+	for time.Since(t0) < 15*time.Second {
+		mu.Lock()
+		n := len(acked)
+		mu.Unlock()
+		if n >= 10 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if err := proc.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

@@ -181,3 +181,63 @@ func TestReadFeedPaging(t *testing.T) {
 		t.Fatalf("feed returned %d items, want 5", seen)
 	}
 }
+
+// TestUnsupportedFeaturesAreRefused: what cerulean does not serve is
+// refused with Cosmos DB's 400, never answered by a stub.
+func TestUnsupportedFeaturesAreRefused(t *testing.T) {
+	env, _, _ := setup(t)
+	for _, rr := range []rawRequest{
+		{method: "GET", path: "/dbs/db/colls/items/sprocs", resourceType: "sprocs", link: "dbs/db/colls/items"},
+		{method: "GET", path: "/offers", resourceType: "offers", link: ""},
+		{method: "GET", path: "/dbs/db/users", resourceType: "users", link: "dbs/db"},
+		{method: "GET", path: "/dbs/db/colls/items/docs", resourceType: "docs", link: "dbs/db/colls/items", header: map[string]string{"A-IM": "Incremental feed"}},
+	} {
+		resp, body := send(t, env, rr)
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `"code":"BadRequest"`) {
+			t.Errorf("%s %s: %d %s", rr.method, rr.path, resp.StatusCode, body)
+		}
+	}
+	// No Authorization header at all.
+	req, _ := http.NewRequest("GET", env.CosmosURL+"dbs", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("no Authorization: %d", resp.StatusCode)
+	}
+	// A date from the future is as bad as one from the past.
+	if resp, _ := send(t, env, rawRequest{method: "GET", path: "/dbs", resourceType: "dbs", date: time.Now().Add(20 * time.Minute)}); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("future date: %d", resp.StatusCode)
+	}
+}
+
+// TestQueryPlanRequest: the SDKs' query-plan request gets a plan that
+// runs the query as a pass-through of the single range.
+func TestQueryPlanRequest(t *testing.T) {
+	env, _, _ := setup(t)
+	resp, body := send(t, env, rawRequest{method: "POST", path: "/dbs/db/colls/items/docs", resourceType: "docs", link: "dbs/db/colls/items",
+		body: []byte(`{"query":"SELECT * FROM c ORDER BY c.x"}`),
+		header: map[string]string{"x-ms-cosmos-is-query-plan-request": "True", "Content-Type": "application/query+json",
+			"x-ms-cosmos-supported-query-features": "OrderBy,Aggregate,Distinct,OffsetAndLimit,Top"}})
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("plan: %d %s", resp.StatusCode, body)
+	}
+	var plan struct {
+		Version   int            `json:"partitionedQueryExecutionInfoVersion"`
+		QueryInfo map[string]any `json:"queryInfo"`
+		Ranges    []struct {
+			Min, Max string
+		} `json:"queryRanges"`
+	}
+	if err := json.Unmarshal(body, &plan); err != nil || plan.Version != 2 || plan.QueryInfo == nil || len(plan.Ranges) != 1 || plan.Ranges[0].Max != "FF" {
+		t.Fatalf("plan %s: %v", body, err)
+	}
+	resp, _ = send(t, env, rawRequest{method: "POST", path: "/dbs/db/colls/items/docs", resourceType: "docs", link: "dbs/db/colls/items",
+		body:   []byte(`{"query":"SELECT FROM WHERE"}`),
+		header: map[string]string{"x-ms-cosmos-is-query-plan-request": "True", "Content-Type": "application/query+json"}})
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("plan of a bad query: %d", resp.StatusCode)
+	}
+}

@@ -323,15 +323,26 @@ func TestKeyCharacters(t *testing.T) {
 	f := newFixture(t)
 	c := f.newTable()
 	ctx := t.Context()
-	keys := []string{"it's", "a b", "100%", "a+b", "(x,y)", "=;&", "ü✓𝄞", "''", " ", ""}
+	keys := []string{"it's", "a b", "100%", "a+b", "(x,y)", "=;&", "ü✓𝄞", "''", " "}
+	// aztables' EDMEntity doubles quotes in the keys it marshals (it
+	// prepares them for URLs), so bodies are marshalled from maps here.
+	plain := func(k string, props map[string]any) []byte {
+		m := map[string]any{"PartitionKey": k, "RowKey": k}
+		for n, v := range props {
+			m[n] = v
+		}
+		b, err := json.Marshal(m)
+		must(t, err, "marshal")
+		return b
+	}
 	for _, k := range keys {
-		_, err := c.AddEntity(ctx, entity(k, k, map[string]any{"K": k}), nil)
+		_, err := c.AddEntity(ctx, plain(k, map[string]any{"K": k}), nil)
 		must(t, err, "AddEntity %q", k)
 		e, etag := getEntity(t, c, k, k)
 		if e.PartitionKey != k || e.RowKey != k || e.Properties["K"] != k {
 			t.Fatalf("key %q came back as %q/%q", k, e.PartitionKey, e.RowKey)
 		}
-		_, err = c.UpdateEntity(ctx, entity(k, k, map[string]any{"K": k, "U": true}), &aztables.UpdateEntityOptions{UpdateMode: aztables.UpdateModeMerge, IfMatch: &etag})
+		_, err = c.UpdateEntity(ctx, plain(k, map[string]any{"K": k, "U": true}), &aztables.UpdateEntityOptions{UpdateMode: aztables.UpdateModeMerge, IfMatch: &etag})
 		must(t, err, "merge %q", k)
 		got := listAll(t, c, &aztables.ListEntitiesOptions{Filter: to.Ptr("PartitionKey eq '" + strings.ReplaceAll(k, "'", "''") + "'")})
 		if len(got) != 1 || got[0].RowKey != k || got[0].Properties["U"] != true {

@@ -167,6 +167,12 @@ func TestServiceProperties(t *testing.T) {
 		t.Fatalf("after set %+v", props.ServiceProperties)
 	}
 
+	stats, err := f.svc.GetStatistics(ctx, nil)
+	must(t, err, "GetStatistics")
+	if stats.GeoReplication == nil || *stats.GeoReplication.Status != aztables.GeoReplicationStatusLive || stats.GeoReplication.LastSyncTime == nil {
+		t.Fatalf("stats %+v", stats.GeoReplication)
+	}
+
 	// The rules apply on the table port: a preflight from the origin passes.
 	req, err := http.NewRequestWithContext(ctx, http.MethodOptions, f.env.TableURL+"Tables", nil)
 	must(t, err, "preflight request")

@@ -27,6 +27,7 @@ func benchCommand(args []string, getenv func(string) string, stdout, stderr io.W
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	conn := fs.String("conn", envOr(getenv, "bench-conn", bench.DevConnectionString), "connection string of the endpoint to measure (env CERULEAN_BENCH_CONN)")
+	cosmosConn := fs.String("cosmos-conn", envOr(getenv, "bench-cosmos-conn", bench.DevCosmosConnectionString), "Cosmos DB connection string for the cosmos-* workloads (env CERULEAN_BENCH_COSMOS_CONN)")
 	clients := fs.Int("c", 8, "concurrent clients (blob-cond-update always uses 32)")
 	duration := fs.Duration("d", 10*time.Second, "measured duration per workload")
 	ops := fs.Int("n", 0, "measured operations per workload (overrides -d)")
@@ -56,7 +57,7 @@ func benchCommand(args []string, getenv func(string) string, stdout, stderr io.W
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	cfg := bench.Config{ConnectionString: *conn, Concurrency: *clients, Duration: *duration, Ops: *ops, Warmup: *warmup}
+	cfg := bench.Config{ConnectionString: *conn, CosmosConnectionString: *cosmosConn, Concurrency: *clients, Duration: *duration, Ops: *ops, Warmup: *warmup}
 	if !*quiet {
 		cfg.Progress = stderr
 	}

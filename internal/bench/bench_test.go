@@ -16,7 +16,8 @@ func TestWorkloadsAgainstServer(t *testing.T) {
 	env := servertest.Start(t)
 	for _, name := range bench.Names() {
 		t.Run(name, func(t *testing.T) {
-			cfg := bench.Config{ConnectionString: env.ConnectionString, Concurrency: 4, Ops: 40}
+			cfg := bench.Config{ConnectionString: env.ConnectionString, Concurrency: 4, Ops: 40,
+				CosmosConnectionString: "AccountEndpoint=" + env.CosmosURL + ";AccountKey=" + env.CosmosKey + ";"}
 			w, err := bench.New(name)
 			if err != nil {
 				t.Fatal(err)

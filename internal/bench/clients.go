@@ -7,6 +7,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
@@ -26,6 +27,7 @@ type Clients struct {
 	Blob   *azblob.Client
 	Tables *aztables.ServiceClient
 	Queues *azqueue.ServiceClient
+	Cosmos *azcosmos.Client
 }
 
 func clientOptions() azcore.ClientOptions {
@@ -40,11 +42,14 @@ func clientOptions() azcore.ClientOptions {
 	}
 }
 
-// NewClients builds the clients a workload needs from a connection string.
-func NewClients(conn string, w Workload) (*Clients, error) {
+// NewClients builds the clients a workload needs from the storage
+// connection string (or the Cosmos one, for Cosmos workloads).
+func NewClients(conn, cosmosConn string, w Workload) (*Clients, error) {
 	c := &Clients{}
 	var err error
 	switch w.(type) {
+	case cosmosWorkload:
+		c.Cosmos, err = newCosmosClient(cosmosConn)
 	case tableWorkload:
 		c.Tables, err = aztables.NewServiceClientFromConnectionString(conn, &aztables.ClientOptions{ClientOptions: clientOptions()})
 	case queueWorkload:

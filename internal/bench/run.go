@@ -18,11 +18,14 @@ import (
 // Config is one benchmark run.
 type Config struct {
 	ConnectionString string
-	Concurrency      int           // clients; a workload may fix its own
-	Duration         time.Duration // measured time, unless Ops is set
-	Ops              int           // measured operations in all, overrides Duration
-	Warmup           time.Duration
-	Progress         io.Writer // one line a second while running; nil for none
+	// CosmosConnectionString is AccountEndpoint=...;AccountKey=... for the
+	// Cosmos workloads.
+	CosmosConnectionString string
+	Concurrency            int           // clients; a workload may fix its own
+	Duration               time.Duration // measured time, unless Ops is set
+	Ops                    int           // measured operations in all, overrides Duration
+	Warmup                 time.Duration
+	Progress               io.Writer // one line a second while running; nil for none
 }
 
 // Workload is one named benchmark.
@@ -57,7 +60,7 @@ type Result struct {
 
 // Run sets a workload up, warms it up and measures it.
 func Run(ctx context.Context, cfg Config, w Workload) (*Result, error) {
-	clients, err := NewClients(cfg.ConnectionString, w)
+	clients, err := NewClients(cfg.ConnectionString, cfg.CosmosConnectionString, w)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,10 @@ var workloads = map[string]func() Workload{
 	"table-batch-100":       func() Workload { return &tableBatch100{} },
 	"queue-put":             func() Workload { return &queuePut{} },
 	"queue-get-delete":      func() Workload { return &queueGetDelete{} },
+	"cosmos-create":         func() Workload { return &cosmosCreate{} },
+	"cosmos-point-read":     func() Workload { return &cosmosPointRead{} },
+	"cosmos-query":          func() Workload { return &cosmosQuery{} },
+	"cosmos-batch":          func() Workload { return &cosmosBatch{} },
 }
 
 // Names lists the workloads in a stable order.

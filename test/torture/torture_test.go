@@ -6,7 +6,9 @@
 //     write in flight at the kill, never a mix; block lists likewise;
 //   - an ETag never names two different contents;
 //   - a conditional counter never loses an acknowledged increment;
-//   - a table entity-group batch is applied whole or not at all;
+//   - a table entity-group batch and a Cosmos transactional batch are
+//     applied whole or not at all, and Cosmos If-Match replaces lose no
+//     acknowledged increment;
 //   - an acknowledged queue message is neither lost nor resurrected after
 //     an acknowledged delete.
 //
@@ -33,6 +35,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
@@ -52,6 +55,8 @@ const (
 	counterUsers = 4
 	tableWriters = 3
 	batchSize    = 10
+	cosmosUsers  = 3
+	cosmosBatchN = 5
 )
 
 type digest [32]byte
@@ -77,6 +82,10 @@ type state struct {
 	deleteAcked  map[string]bool // acknowledged deletes
 	deleteTried  map[string]bool
 	queueTotal   int // acknowledged puts over the whole run
+	cosmosAcked  int // acknowledged If-Match increments of the Cosmos counter
+	cosmosTried  int
+	cosmosGenAck map[string]int // Cosmos batch partition -> last acknowledged generation
+	cosmosGenTry map[string]int
 	failures     []string
 }
 
@@ -100,10 +109,13 @@ type clients struct {
 	blob   *azblob.Client
 	tables *aztables.Client
 	queue  *azqueue.QueueClient
+	cosmos *azcosmos.ContainerClient
+	cdb    *azcosmos.Client
 }
 
-func connect(t *testing.T, conn string) clients {
+func connect(t *testing.T, p *servertest.Process) clients {
 	t.Helper()
+	conn := p.ConnectionString
 	opts := policy.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1, TryTimeout: 20 * time.Second}}
 	b, err := azblob.NewClientFromConnectionString(conn, &azblob.ClientOptions{ClientOptions: opts})
 	if err != nil {
@@ -117,7 +129,19 @@ func connect(t *testing.T, conn string) clients {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return clients{blob: b, tables: ts.NewClient("torture"), queue: qs.NewQueueClient("torture")}
+	cred, err := azcosmos.NewKeyCredential(p.CosmosKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cdb, err := azcosmos.NewClientWithKey(p.CosmosURL, cred, &azcosmos.ClientOptions{ClientOptions: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc, err := cdb.NewContainer("torture", "items")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return clients{blob: b, tables: ts.NewClient("torture"), queue: qs.NewQueueClient("torture"), cosmos: cc, cdb: cdb}
 }
 
 func TestTorture(t *testing.T) {
@@ -133,11 +157,12 @@ func TestTorture(t *testing.T) {
 	bin := servertest.BuildBinary(t)
 	dir := t.TempDir()
 	st := &state{blobs: map[string]*blobHistory{}, etags: map[string]digest{}, tableAcked: map[string]int{}, tableTried: map[string]int{},
-		queueAcked: map[string]bool{}, queueTried: map[string]bool{}, deleteAcked: map[string]bool{}, deleteTried: map[string]bool{}}
+		queueAcked: map[string]bool{}, queueTried: map[string]bool{}, deleteAcked: map[string]bool{}, deleteTried: map[string]bool{},
+		cosmosGenAck: map[string]int{}, cosmosGenTry: map[string]int{}}
 
 	for cycle := 0; cycle <= *cycles; cycle++ {
 		p := servertest.StartProcess(t, bin, dir)
-		c := connect(t, p.ConnectionString)
+		c := connect(t, p)
 		if cycle == 0 {
 			setup(t, c)
 		} else {
@@ -160,6 +185,12 @@ func TestTorture(t *testing.T) {
 		for w := range tableWriters {
 			wg.Go(func() { tableWriter(ctx, c, st, fmt.Sprintf("p%d", w)) })
 		}
+		for range cosmosUsers {
+			wg.Go(func() { cosmosCounter(ctx, c, st) })
+		}
+		for w := range 2 {
+			wg.Go(func() { cosmosBatcher(ctx, c, st, fmt.Sprintf("g%d", w)) })
+		}
 		wg.Go(func() { queueProducer(ctx, c, st, cycle) })
 		wg.Go(func() { queueConsumer(ctx, c, st) })
 		time.Sleep(time.Duration(150+rng.IntN(450)) * time.Millisecond)
@@ -173,8 +204,8 @@ func TestTorture(t *testing.T) {
 			t.Fatalf("cycle %d (seed %d):\n%v", cycle, seed, failures)
 		}
 	}
-	t.Logf("%d kill cycles survived; %d blobs, %d ETags, counter %d, %d queue messages acknowledged",
-		*cycles, len(st.blobs), len(st.etags), st.counterAcked, st.queueTotal)
+	t.Logf("%d kill cycles survived; %d blobs, %d ETags, blob counter %d, Cosmos counter %d, %d queue messages acknowledged",
+		*cycles, len(st.blobs), len(st.etags), st.counterAcked, st.cosmosAcked, st.queueTotal)
 }
 
 func setup(t *testing.T, c clients) {
@@ -190,6 +221,79 @@ func setup(t *testing.T, c clients) {
 	}
 	if _, err := c.queue.Create(ctx, nil); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := c.cdb.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "torture"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	db, _ := c.cdb.NewDatabase("torture")
+	props := azcosmos.ContainerProperties{ID: "items", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}
+	if _, err := db.CreateContainer(ctx, props, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.cosmos.CreateItem(ctx, azcosmos.NewPartitionKeyString("c"), []byte(`{"id":"counter","pk":"c","n":0}`), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type cosmosDoc struct {
+	ID  string `json:"id"`
+	PK  string `json:"pk"`
+	N   int    `json:"n"`
+	Gen int    `json:"gen"`
+}
+
+// cosmosCounter increments a Cosmos item with read -> If-Match replace.
+func cosmosCounter(ctx context.Context, c clients, st *state) {
+	pk := azcosmos.NewPartitionKeyString("c")
+	for ctx.Err() == nil {
+		resp, err := c.cosmos.ReadItem(ctx, pk, "counter", nil)
+		if err != nil {
+			return
+		}
+		var d cosmosDoc
+		_ = json.Unmarshal(resp.Value, &d)
+		d.N++
+		body, _ := json.Marshal(d)
+		st.mu.Lock()
+		st.cosmosTried++
+		st.mu.Unlock()
+		etag := resp.ETag
+		_, err = c.cosmos.ReplaceItem(ctx, pk, "counter", body, &azcosmos.ItemOptions{IfMatchEtag: &etag})
+		st.mu.Lock()
+		switch {
+		case err == nil:
+			st.cosmosAcked++
+		case statusOf(err) == http.StatusPreconditionFailed:
+			st.cosmosTried--
+		}
+		st.mu.Unlock()
+		if err != nil && statusOf(err) != http.StatusPreconditionFailed {
+			return
+		}
+	}
+}
+
+// cosmosBatcher rewrites its partition's items in one transactional batch
+// per generation.
+func cosmosBatcher(ctx context.Context, c clients, st *state, pkv string) {
+	pk := azcosmos.NewPartitionKeyString(pkv)
+	for ctx.Err() == nil {
+		st.mu.Lock()
+		st.cosmosGenTry[pkv]++
+		gen := st.cosmosGenTry[pkv]
+		st.mu.Unlock()
+		b := c.cosmos.NewTransactionalBatch(pk)
+		for i := range cosmosBatchN {
+			body, _ := json.Marshal(cosmosDoc{ID: fmt.Sprintf("i%d", i), PK: pkv, Gen: gen})
+			b.UpsertItem(body, nil)
+		}
+		resp, err := c.cosmos.ExecuteTransactionalBatch(ctx, b, nil)
+		if err != nil || !resp.Success {
+			return
+		}
+		st.mu.Lock()
+		st.cosmosGenAck[pkv] = gen
+		st.mu.Unlock()
 	}
 }
 
@@ -448,6 +552,45 @@ func verify(t *testing.T, c clients, st *state, cycle int) {
 				fail("partition %s: generation %d x%d, acknowledged %d, attempted %d", pk, g, count, acked, tried)
 			}
 			st.tableAcked[pk], st.tableTried[pk] = g, g
+		}
+	}
+
+	cresp, err := c.cosmos.ReadItem(ctx, azcosmos.NewPartitionKeyString("c"), "counter", nil)
+	if err != nil {
+		fail("read Cosmos counter: %v", err)
+	}
+	var cd cosmosDoc
+	_ = json.Unmarshal(cresp.Value, &cd)
+	if cd.N < st.cosmosAcked || cd.N > st.cosmosTried {
+		fail("Cosmos counter %d, acknowledged increments %d, attempted %d", cd.N, st.cosmosAcked, st.cosmosTried)
+	}
+	st.cosmosAcked, st.cosmosTried = cd.N, cd.N
+	for pkv, tried := range st.cosmosGenTry {
+		pager := c.cosmos.NewQueryItemsPager("SELECT * FROM c", azcosmos.NewPartitionKeyString(pkv), nil)
+		gens := map[int]int{}
+		for pager.More() {
+			page, err := pager.NextPage(ctx)
+			if err != nil {
+				fail("query Cosmos %s: %v", pkv, err)
+			}
+			for _, it := range page.Items {
+				var d cosmosDoc
+				_ = json.Unmarshal(it, &d)
+				gens[d.Gen]++
+			}
+		}
+		acked := st.cosmosGenAck[pkv]
+		if acked == 0 && len(gens) == 0 {
+			continue
+		}
+		if len(gens) != 1 {
+			fail("Cosmos partition %s holds a mix of batches: %v", pkv, gens)
+		}
+		for g, count := range gens {
+			if count != cosmosBatchN || g < acked || g > tried {
+				fail("Cosmos partition %s: generation %d x%d, acknowledged %d, attempted %d", pkv, g, count, acked, tried)
+			}
+			st.cosmosGenAck[pkv], st.cosmosGenTry[pkv] = g, g
 		}
 	}
 

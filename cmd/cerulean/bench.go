@@ -35,7 +35,7 @@ func benchCommand(args []string, getenv func(string) string, stdout, stderr io.W
 	asJSON := fs.Bool("json", false, "print results as JSON")
 	quiet := fs.Bool("q", false, "no progress lines")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: cerulean bench [flags] workload... (or all)\n"+
+		fmt.Fprintf(stderr, "usage: cerulean bench [flags] workload... (or all, or storage: every workload but cosmos-*)\n"+
 			"       cerulean bench null-server ADDR...      serve the no-work ceiling on each address\n"+
 			"       cerulean bench compare NAME=FILE...     ratio table of --json results, first against the others\n"+
 			"workloads: %s\n", strings.Join(bench.Names(), ", "))
@@ -52,8 +52,18 @@ func benchCommand(args []string, getenv func(string) string, stdout, stderr io.W
 		fs.Usage()
 		return fmt.Errorf("name at least one workload")
 	}
-	if len(names) == 1 && names[0] == "all" {
-		names = bench.Names()
+	if len(names) == 1 {
+		switch names[0] {
+		case "all":
+			names = bench.Names()
+		case "storage":
+			names = nil
+			for _, n := range bench.Names() {
+				if !strings.HasPrefix(n, "cosmos-") {
+					names = append(names, n)
+				}
+			}
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -79,7 +79,10 @@ func benchCommand(args []string, getenv func(string) string, stdout, stderr io.W
 		}
 		res, err := bench.Run(ctx, cfg, w)
 		if err != nil {
-			return err
+			// One workload the endpoint cannot set up (a null server, a
+			// missing service) must not hide the others' results.
+			fmt.Fprintf(stderr, "%s: %v\n", name, err)
+			res = &bench.Result{Workload: name, Errors: map[string]int{"setup": 1}, VerifyError: "setup failed"}
 		}
 		results = append(results, res)
 	}

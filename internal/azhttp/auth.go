@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"iter"
 	"net/http"
 	"time"
 )
@@ -67,9 +68,9 @@ func authFailed(format string, args ...any) *Error {
 // signedBy reports whether sig is the HMAC-SHA256 of any candidate
 // string-to-sign under any of the keys. Trying every key is how key
 // rotation works: either key of an account is valid at any time.
-func signedBy(keys [][]byte, sig []byte, candidates []string) bool {
-	for _, key := range keys {
-		for _, c := range candidates {
+func signedBy(keys [][]byte, sig []byte, candidates iter.Seq[string]) bool {
+	for c := range candidates {
+		for _, key := range keys {
 			m := hmac.New(sha256.New, key)
 			m.Write([]byte(c))
 			if hmac.Equal(m.Sum(nil), sig) {

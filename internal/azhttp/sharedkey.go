@@ -2,6 +2,7 @@ package azhttp
 
 import (
 	"encoding/base64"
+	"iter"
 	"net/http"
 	"net/url"
 	"slices"
@@ -33,15 +34,17 @@ func (a *Authenticator) sharedKey(r *http.Request, header, account string) (Acce
 	if err != nil {
 		return Access{}, err
 	}
-	var candidates []string
+	candidates := stringsToSign(r, account, lite)
 	if a.Service == "table" {
-		candidates = tableStringsToSign(r, account, lite)
-	} else {
-		candidates = stringsToSign(r, account, lite)
+		candidates = slices.Values(tableStringsToSign(r, account, lite))
 	}
 	sig, err := base64.StdEncoding.DecodeString(sigText)
 	if err != nil || !signedBy(acct.Keys, sig, candidates) {
-		return Access{}, authFailed("The MAC signature found in the HTTP request '%s' is not the same as any computed signature. Server used following string to sign: '%s'.", sigText, candidates[0])
+		var first string
+		for first = range candidates {
+			break
+		}
+		return Access{}, authFailed("The MAC signature found in the HTTP request '%s' is not the same as any computed signature. Server used following string to sign: '%s'.", sigText, first)
 	}
 	return Access{Kind: AccessSharedKey, Account: account}, nil
 }
@@ -51,37 +54,62 @@ func (a *Authenticator) sharedKey(r *http.Request, header, account string) (Acce
 // document leaves open (path escaping, header order, whitespace, and what
 // stands for an absent Date), so each plausible form is tried; every form
 // still covers the same request.
-func stringsToSign(r *http.Request, account string, lite bool) []string {
+func stringsToSign(r *http.Request, account string, lite bool) iter.Seq[string] {
 	h := r.Header
-	var out []string
-	for _, path := range resourcePaths(r, account) {
-		for _, date := range dateFields(h, false) {
-			for _, headers := range canonicalHeaders(h) {
-				if lite {
-					out = append(out, r.Method+"\n"+h.Get("Content-MD5")+"\n"+h.Get("Content-Type")+"\n"+date+"\n"+headers+"/"+account+path+compSuffix(r))
-					continue
+	// Everything that does not vary between the forms is worked out once;
+	// the forms themselves are produced lazily, most likely first, so a
+	// request signed the documented way costs one HMAC.
+	paths, dates, headers := resourcePaths(r, account), dateFields(h, false), canonicalHeaders(h)
+	suffix, query, lengths := compSuffix(r), canonicalQuery(r.URL.RawQuery), contentLengths(r)
+	return uniqSeq(func(yield func(string) bool) {
+		for _, path := range paths {
+			for _, date := range dates {
+				for _, hdrs := range headers {
+					if lite {
+						if !yield(r.Method + "\n" + h.Get("Content-MD5") + "\n" + h.Get("Content-Type") + "\n" + date + "\n" + hdrs + "/" + account + path + suffix) {
+							return
+						}
+						continue
+					}
+					for _, length := range lengths {
+						s := strings.Join([]string{
+							r.Method,
+							h.Get("Content-Encoding"),
+							h.Get("Content-Language"),
+							length,
+							h.Get("Content-MD5"),
+							h.Get("Content-Type"),
+							date,
+							h.Get("If-Modified-Since"),
+							h.Get("If-Match"),
+							h.Get("If-None-Match"),
+							h.Get("If-Unmodified-Since"),
+							h.Get("Range"),
+							hdrs + "/" + account + path + query,
+						}, "\n")
+						if !yield(s) {
+							return
+						}
+					}
 				}
-				for _, length := range contentLengths(r) {
-					out = append(out, strings.Join([]string{
-						r.Method,
-						h.Get("Content-Encoding"),
-						h.Get("Content-Language"),
-						length,
-						h.Get("Content-MD5"),
-						h.Get("Content-Type"),
-						date,
-						h.Get("If-Modified-Since"),
-						h.Get("If-Match"),
-						h.Get("If-None-Match"),
-						h.Get("If-Unmodified-Since"),
-						h.Get("Range"),
-						headers + "/" + account + path + canonicalQuery(r.URL.RawQuery),
-					}, "\n"))
+			}
+		}
+	})
+}
+
+// uniqSeq drops repeated strings from seq, keeping order.
+func uniqSeq(seq iter.Seq[string]) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		seen := map[string]bool{}
+		for s := range seq {
+			if !seen[s] {
+				seen[s] = true
+				if !yield(s) {
+					return
 				}
 			}
 		}
 	}
-	return uniq(out)
 }
 
 // tableStringsToSign returns the Table service's Shared Key and Shared Key

@@ -48,7 +48,7 @@ func WriteComparison(out io.Writer, names []string, runs [][]*Result) {
 				fmt.Fprint(tw, "-\t-\t-\t")
 				continue
 			}
-			fmt.Fprintf(tw, "%.0f\t%s\t%s\t", r.OpsPerSec, ms(r.P99), errorSummary(r.Errors))
+			fmt.Fprintf(tw, "%.0f\t%vms\t%s\t", r.OpsPerSec, r.LatencyMs["p99"], errorSummary(r.Errors))
 		}
 		for i := 1; i < len(runs); i++ {
 			r := index[i][base.Workload]

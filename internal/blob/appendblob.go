@@ -22,7 +22,7 @@ func (s *Service) CreateEmpty(ctx context.Context, acct, container, name, typ st
 		}
 		out = s.newRecord(tx, old, size, h, meta)
 		out.Type, out.SequenceNumber = typ, seq
-		return commitContent(tx, acct, container, name, out, nil)
+		return commitContent(tx, acct, container, name, old, out, nil)
 	})
 	return out, err
 }

@@ -31,7 +31,7 @@ func (s *Service) PutBlob(ctx context.Context, p *payload, h ContentHeaders, met
 			extents = []extent{{Data: p.data, Size: p.size}}
 		}
 		out = s.newRecord(tx, old, p.size, h, meta)
-		return commitContent(tx, p.acct, p.container, p.blob, out, extents)
+		return commitContent(tx, p.acct, p.container, p.blob, old, out, extents)
 	})
 	if err != nil {
 		s.discard(ctx, p)
@@ -98,17 +98,21 @@ func (s *Service) newRecord(tx kv.Txn, old *blobRecord, size int64, h ContentHea
 // objects that the old content or the uncommitted blocks referenced and the
 // new content does not are deleted with them. Block and append blob extents
 // get their offsets here; page blob extents come with theirs.
-func commitContent(tx kv.Txn, acct, container, name string, rec *blobRecord, extents []extent) error {
+func commitContent(tx kv.Txn, acct, container, name string, old, rec *blobRecord, extents []extent) error {
 	keep := make(map[uint64]bool, len(extents))
 	for _, e := range extents {
 		keep[e.Data] = true
 	}
-	old, err := loadExtents(tx, acct, container, name)
-	if err != nil {
-		return err
+	// A blob with no record has no committed extents: skip the scan.
+	var oldExtents []extent
+	if old != nil {
+		var err error
+		if oldExtents, err = loadExtents(tx, acct, container, name); err != nil {
+			return err
+		}
 	}
 	doomed := map[uint64]bool{}
-	for _, e := range old {
+	for _, e := range oldExtents {
 		if !keep[e.Data] {
 			doomed[e.Data] = true
 		}
@@ -127,7 +131,7 @@ func commitContent(tx kv.Txn, acct, container, name string, rec *blobRecord, ext
 	}
 	// Point deletes, not range deletes: most writes replace nothing or a
 	// few keys, and a range tombstone per write would slow every read.
-	for _, e := range old {
+	for _, e := range oldExtents {
 		if err := tx.Delete(e.key); err != nil {
 			return err
 		}

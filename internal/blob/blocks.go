@@ -180,7 +180,7 @@ func (s *Service) PutBlockList(ctx context.Context, acct, container, name string
 			size += e.Size
 		}
 		out = s.newRecord(tx, old, size, h, meta)
-		return commitContent(tx, acct, container, name, out, extents)
+		return commitContent(tx, acct, container, name, old, out, extents)
 	})
 	return out, err
 }

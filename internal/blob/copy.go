@@ -159,7 +159,7 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*blobRecord, e
 		out.Type = srcRec.Type
 		size := fmt.Sprint(srcRec.Size)
 		out.Copy = &copyInfo{ID: newLeaseID(), Source: src.URL.String(), Status: "success", Progress: size + "/" + size, Completed: out.Modified}
-		return commitContent(tx, req.Acct, req.Container, req.Blob, out, extents)
+		return commitContent(tx, req.Acct, req.Container, req.Blob, old, out, extents)
 	})
 	if err != nil {
 		discardAll()

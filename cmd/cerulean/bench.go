@@ -32,6 +32,7 @@ func benchCommand(args []string, getenv func(string) string, stdout, stderr io.W
 	duration := fs.Duration("d", 10*time.Second, "measured duration per workload")
 	ops := fs.Int("n", 0, "measured operations per workload (overrides -d)")
 	warmup := fs.Duration("warmup", 2*time.Second, "warm-up per workload, not measured")
+	listBlobs := fs.Int("list-blobs", 10_000, "blobs in blob-list's container")
 	asJSON := fs.Bool("json", false, "print results as JSON")
 	quiet := fs.Bool("q", false, "no progress lines")
 	fs.Usage = func() {
@@ -76,6 +77,9 @@ func benchCommand(args []string, getenv func(string) string, stdout, stderr io.W
 		w, err := bench.New(name)
 		if err != nil {
 			return err
+		}
+		if name == "blob-list" {
+			w = bench.NewBlobList(*listBlobs)
 		}
 		res, err := bench.Run(ctx, cfg, w)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/lease"
+	"github.com/cerulean-db/cerulean/internal/svcprops"
 )
 
 // Config is what a Service needs.
@@ -28,6 +29,7 @@ type Service struct {
 	now      func() time.Time
 	log      *slog.Logger
 	auth     *azhttp.Authenticator
+	props    *svcprops.Store
 }
 
 // New returns a Service over cfg.Store.
@@ -40,6 +42,7 @@ func New(cfg Config) *Service {
 		s.log = slog.Default()
 	}
 	s.auth = &azhttp.Authenticator{Accounts: cfg.Accounts, Service: "blob", Now: s.now, Policy: s.storedPolicy}
+	s.props = svcprops.New(cfg.Store, "blob", func(acct string) []byte { return servicePropsKey(acct) })
 	return s
 }
 

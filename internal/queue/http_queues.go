@@ -113,22 +113,11 @@ func (s *Service) listQueues(q *request) error {
 }
 
 func (s *Service) getServiceProperties(q *request) error {
-	p, err := s.GetServiceProperties(q.ctx(), q.acct)
-	if err != nil {
-		return err
-	}
-	return azhttp.WriteXML(q.w, http.StatusOK, p)
+	return s.props.ServeGet(q.w, q.r, q.acct)
 }
 
 func (s *Service) setServiceProperties(q *request) error {
-	var p azhttp.ServiceProperties
-	if err := azhttp.ReadXML(q.r, &p); err != nil {
-		return err
-	}
-	if err := s.SetServiceProperties(q.ctx(), q.acct, p); err != nil {
-		return err
-	}
-	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
+	return s.props.ServeSet(q.w, q.r, q.acct)
 }
 
 // getServiceStats answers as the emulators do: one store is its own

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/svcprops"
 )
 
 // Config is what a Service needs.
@@ -26,6 +27,7 @@ type Service struct {
 	now      func() time.Time
 	log      *slog.Logger
 	auth     *azhttp.Authenticator
+	props    *svcprops.Store
 }
 
 // New returns a Service over cfg.Store.
@@ -38,6 +40,7 @@ func New(cfg Config) *Service {
 		s.log = slog.Default()
 	}
 	s.auth = &azhttp.Authenticator{Accounts: cfg.Accounts, Service: "queue", Now: s.now, Policy: s.storedPolicy}
+	s.props = svcprops.New(cfg.Store, "queue", func(acct string) []byte { return servicePropsKey(acct) })
 	return s
 }
 

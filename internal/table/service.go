@@ -9,6 +9,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/svcprops"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
 )
 
@@ -28,6 +29,7 @@ type Service struct {
 	now      func() time.Time
 	log      *slog.Logger
 	auth     *azhttp.Authenticator
+	props    *svcprops.Store
 }
 
 // New returns a Service over cfg.Store.
@@ -40,6 +42,7 @@ func New(cfg Config) *Service {
 		s.log = slog.Default()
 	}
 	s.auth = &azhttp.Authenticator{Accounts: cfg.Accounts, Service: "table", Now: s.now, Policy: s.storedPolicy}
+	s.props = svcprops.New(cfg.Store, "table", func(acct string) []byte { return servicePropsKey(acct) })
 	return s
 }
 
@@ -63,42 +66,11 @@ func (s *Service) storedPolicy(ctx context.Context, acct, table, id string) (azh
 	return azhttp.StoredPolicy{}, false, nil
 }
 
-// GetServiceProperties returns the account's Table service properties.
-func (s *Service) GetServiceProperties(ctx context.Context, acct string) (azhttp.ServiceProperties, error) {
-	p := azhttp.DefaultServiceProperties("table")
-	err := s.store.View(ctx, func(r kv.Reader) error {
-		_, err := load(r, servicePropsKey(acct), &p)
-		return err
-	})
-	return p, err
-}
-
-// SetServiceProperties overlays the elements present in set.
-func (s *Service) SetServiceProperties(ctx context.Context, acct string, set azhttp.ServiceProperties) error {
-	if err := set.Validate(); err != nil {
-		return err
-	}
-	// Table service properties have no retention policy or static website.
-	set.DeleteRetentionPolicy, set.StaticWebsite = nil, nil
-	return s.store.Update(ctx, func(tx kv.Txn) error {
-		p := azhttp.DefaultServiceProperties("table")
-		if _, err := load(tx, servicePropsKey(acct), &p); err != nil {
-			return err
-		}
-		p.Merge(set)
-		return store(tx, servicePropsKey(acct), p)
-	})
-}
-
 // corsRules is the CORS source of the request's account.
 func (s *Service) corsRules(r *http.Request) ([]azhttp.CORSRule, error) {
 	acct, _ := splitPath(r.URL.Path)
 	if _, ok := s.accounts.Lookup(acct); !ok {
 		return nil, nil
 	}
-	p, err := s.GetServiceProperties(r.Context(), acct)
-	if err != nil {
-		return nil, err
-	}
-	return p.CORSRules(), nil
+	return s.props.CORSRules(r.Context(), acct)
 }

@@ -1,0 +1,103 @@
+package svcprops
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
+)
+
+// Store keeps one service's properties per account under key(acct).
+type Store struct {
+	kv      kv.Store
+	service string // "blob", "queue", "table" or "file"
+	key     func(acct string) []byte
+}
+
+// New returns the properties store of service, kept under key(acct).
+func New(store kv.Store, service string, key func(acct string) []byte) *Store {
+	return &Store{kv: store, service: service, key: key}
+}
+
+func (s *Store) load(r kv.Reader, acct string) (azhttp.ServiceProperties, error) {
+	p := azhttp.DefaultServiceProperties(s.service)
+	b, err := r.Get(s.key(acct))
+	if errors.Is(err, kv.ErrNotFound) {
+		return p, nil
+	}
+	if err != nil {
+		return p, err
+	}
+	if err := json.Unmarshal(b, &p); err != nil {
+		return p, fmt.Errorf("decode %s service properties: %w", s.service, err)
+	}
+	return p, nil
+}
+
+// Get returns the account's properties (the defaults before any Set).
+func (s *Store) Get(ctx context.Context, acct string) (azhttp.ServiceProperties, error) {
+	var p azhttp.ServiceProperties
+	err := s.kv.View(ctx, func(r kv.Reader) error {
+		var err error
+		p, err = s.load(r, acct)
+		return err
+	})
+	return p, err
+}
+
+// Set overlays the elements present in set (last writer wins). Elements
+// that only the Blob service has are ignored elsewhere.
+func (s *Store) Set(ctx context.Context, acct string, set azhttp.ServiceProperties) error {
+	if err := set.Validate(); err != nil {
+		return err
+	}
+	if s.service != "blob" {
+		set.DeleteRetentionPolicy, set.StaticWebsite = nil, nil
+	}
+	return s.kv.Update(ctx, func(tx kv.Txn) error {
+		p, err := s.load(tx, acct)
+		if err != nil {
+			return err
+		}
+		p.Merge(set)
+		b, err := json.Marshal(p)
+		if err != nil {
+			return err
+		}
+		return tx.Set(s.key(acct), b)
+	})
+}
+
+// CORSRules returns the account's CORS rules.
+func (s *Store) CORSRules(ctx context.Context, acct string) ([]azhttp.CORSRule, error) {
+	p, err := s.Get(ctx, acct)
+	if err != nil {
+		return nil, err
+	}
+	return p.CORSRules(), nil
+}
+
+// ServeGet answers Get Service Properties.
+func (s *Store) ServeGet(w http.ResponseWriter, r *http.Request, acct string) error {
+	p, err := s.Get(r.Context(), acct)
+	if err != nil {
+		return err
+	}
+	return azhttp.WriteXML(w, http.StatusOK, p)
+}
+
+// ServeSet answers Set Service Properties (202 Accepted, as Azure does).
+func (s *Store) ServeSet(w http.ResponseWriter, r *http.Request, acct string) error {
+	var p azhttp.ServiceProperties
+	if err := azhttp.ReadXML(r, &p); err != nil {
+		return err
+	}
+	if err := s.Set(r.Context(), acct, p); err != nil {
+		return err
+	}
+	return azhttp.WriteEmpty(w, http.StatusAccepted)
+}

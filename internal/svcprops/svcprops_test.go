@@ -1,0 +1,49 @@
+package svcprops
+
+import (
+	"context"
+	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv/memory"
+)
+
+func TestSetMergesAndStripsBlobOnlyElements(t *testing.T) {
+	ctx := context.Background()
+	store := memory.Open()
+	defer store.Close()
+	key := func(acct string) []byte { return []byte("p/" + acct) }
+	q := New(store, "queue", key)
+	p, err := q.Get(ctx, "a")
+	if err != nil || p.Logging == nil || p.StaticWebsite != nil {
+		t.Fatalf("defaults: %+v %v", p, err)
+	}
+	set := azhttp.ServiceProperties{
+		Cors:          &azhttp.CorsXML{Rules: []azhttp.CorsRuleXML{{AllowedOrigins: "*", AllowedMethods: "GET"}}},
+		StaticWebsite: &azhttp.StaticWebsiteXML{Enabled: true},
+	}
+	if err := q.Set(ctx, "a", set); err != nil {
+		t.Fatal(err)
+	}
+	p, _ = q.Get(ctx, "a")
+	if len(p.Cors.Rules) != 1 || p.StaticWebsite != nil || p.Logging == nil {
+		t.Fatalf("after set: cors %v static %v logging %v", p.Cors, p.StaticWebsite, p.Logging)
+	}
+	if rules, _ := q.CORSRules(ctx, "a"); len(rules) != 1 || rules[0].AllowedOrigins[0] != "*" {
+		t.Fatalf("CORS rules %+v", rules)
+	}
+	if p, _ := q.Get(ctx, "b"); len(p.Cors.Rules) != 0 {
+		t.Fatal("properties leaked to another account")
+	}
+	tooMany := azhttp.ServiceProperties{Cors: &azhttp.CorsXML{Rules: make([]azhttp.CorsRuleXML, 6)}}
+	if err := q.Set(ctx, "a", tooMany); err == nil {
+		t.Fatal("six CORS rules accepted")
+	}
+	b := New(store, "blob", func(acct string) []byte { return []byte("b/" + acct) })
+	if err := b.Set(ctx, "a", set); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := b.Get(ctx, "a"); p.StaticWebsite == nil || !p.StaticWebsite.Enabled {
+		t.Fatal("blob lost its static website element")
+	}
+}

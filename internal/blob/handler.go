@@ -243,6 +243,9 @@ func checkNames(container, blob string) error {
 	if len(blob) > 1024 {
 		return tooLong
 	}
+	if strings.ContainsRune(blob, 0) {
+		return azhttp.ErrInvalidResourceName.WithMessage("Blob names may not contain the NUL character.")
+	}
 	return nil
 }
 

@@ -47,14 +47,18 @@ func (s *Service) ListBlobs(ctx context.Context, acct, container string, o ListB
 		if o.Marker > cursor {
 			cursor = o.Marker
 		}
+		recs := &nameCursor{r: r, base: records, end: end}
+		blks := &nameCursor{r: r, base: blocks, end: blockEnd}
+		recs.seek(cursor)
+		blks.seek(cursor)
 		entries := 0
 		for {
-			name, raw, ok, err := firstName(r, records, records.Str(cursor), end)
+			name, raw, ok, err := recs.peek()
 			if err != nil {
 				return err
 			}
 			if o.Uncommitted {
-				bname, _, bok, err := firstName(r, blocks, blocks.Str(cursor), blockEnd)
+				bname, _, bok, err := blks.peek()
 				if err != nil {
 					return err
 				}
@@ -78,7 +82,8 @@ func (s *Service) ListBlobs(ctx context.Context, acct, container string, o ListB
 					if !ok {
 						return nil
 					}
-					cursor = next
+					recs.seek(next)
+					blks.seek(next)
 					continue
 				}
 			}
@@ -100,25 +105,99 @@ func (s *Service) ListBlobs(ctx context.Context, acct, container string, o ListB
 				}
 			}
 			out.Blobs = append(out.Blobs, entry)
-			cursor = name + "\x00"
+			recs.skip(name)
+			blks.skip(name)
 		}
 	})
 	return out, err
 }
 
-// firstName returns the first blob name at or after start in a range whose
-// keys are base + name + more elements.
-func firstName(r kv.Reader, base tuple.Key, start, end []byte) (name string, value []byte, ok bool, err error) {
-	var failed error
-	err = r.Scan(start, end, func(k, v []byte) bool {
-		rd, err := tuple.NewReader(k, len(base))
-		if err == nil {
-			name, err = rd.Str()
+// nameCursor walks the distinct blob names of a key range (keys are
+// base + name + more elements), reading them in batches: one scan serves
+// many listing entries instead of one scan per entry.
+type nameCursor struct {
+	r    kv.Reader
+	base tuple.Key
+	end  []byte
+	from []byte // where the next batch starts
+	buf  []namedValue
+	done bool
+}
+
+type namedValue struct {
+	name  string
+	value []byte
+}
+
+// cursorBatch is how many keys one scan reads.
+const cursorBatch = 512
+
+// seek restarts the walk at the first name >= name.
+func (c *nameCursor) seek(name string) {
+	c.from, c.buf, c.done = c.base.Str(name), nil, false
+}
+
+// skip drops the head if it is name.
+func (c *nameCursor) skip(name string) {
+	if len(c.buf) > 0 && c.buf[0].name == name {
+		c.buf = c.buf[1:]
+	}
+}
+
+// peek returns the next distinct name and the value of its first key.
+func (c *nameCursor) peek() (string, []byte, bool, error) {
+	for len(c.buf) == 0 && !c.done {
+		if err := c.fill(); err != nil {
+			return "", nil, false, err
 		}
-		failed, value, ok = err, append([]byte(nil), v...), err == nil
-		return false
+	}
+	if len(c.buf) == 0 {
+		return "", nil, false, nil
+	}
+	return c.buf[0].name, c.buf[0].value, true, nil
+}
+
+func (c *nameCursor) fill() error {
+	n := 0
+	var last []byte
+	var failed error
+	err := c.r.Scan(c.from, c.end, func(k, v []byte) bool {
+		n++
+		last = append(last[:0], k...)
+		rd, err := tuple.NewReader(k, len(c.base))
+		if err == nil {
+			var name string
+			if name, err = rd.Str(); err == nil {
+				if len(c.buf) == 0 || c.buf[len(c.buf)-1].name != name {
+					c.buf = append(c.buf, namedValue{name, append([]byte(nil), v...)})
+				}
+			}
+		}
+		failed = err
+		return err == nil && n < cursorBatch
 	})
-	return name, value, ok, errors.Join(err, failed)
+	if err := errors.Join(err, failed); err != nil {
+		return err
+	}
+	if n < cursorBatch {
+		c.done = true
+	} else {
+		c.from = append(last, 0)
+		// The batch may end inside a name's keys (uncommitted blocks):
+		// continue after that name so it is not listed twice.
+		if len(c.buf) > 0 {
+			if next, ok := nameSuccessor(c.base, c.buf[len(c.buf)-1].name); ok && string(next) > string(c.from) {
+				c.from = next
+			}
+		}
+	}
+	return nil
+}
+
+// nameSuccessor is the first key after every key of name.
+func nameSuccessor(base tuple.Key, name string) ([]byte, bool) {
+	k := kv.PrefixEnd(base.Str(name))
+	return k, k != nil
 }
 
 // nameSuccessorOfPrefix returns the smallest name that does not start with

@@ -83,7 +83,9 @@ var registerModel = porcupine.Model{
 // TestBlobConditionalWrites: reads, If-Match writes and blind writes on
 // one blob form a linearizable register history; every successful write
 // yields a fresh ETag.
-func TestBlobConditionalWrites(t *testing.T) {
+func TestBlobConditionalWrites(t *testing.T) { inRounds(t, blobConditionalWrites) }
+
+func blobConditionalWrites(t *testing.T) {
 	env := servertest.Start(t)
 	c := newBlobClient(t, env)
 	ctx := t.Context()
@@ -197,7 +199,9 @@ var leaseModel = porcupine.Model{
 // TestLeaseOperations: concurrent acquire / renew / release / break by
 // clients with their own lease IDs form a linearizable history of Azure's
 // lease state machine.
-func TestLeaseOperations(t *testing.T) {
+func TestLeaseOperations(t *testing.T) { inRounds(t, leaseOperations) }
+
+func leaseOperations(t *testing.T) {
 	env := servertest.Start(t)
 	c := newBlobClient(t, env)
 	ctx := t.Context()

@@ -16,7 +16,9 @@ import (
 // TestCosmosIfMatchReplaces: reads, If-Match replaces and blind upserts of
 // one Cosmos item form a linearizable register history, and every
 // successful write yields a fresh _etag.
-func TestCosmosIfMatchReplaces(t *testing.T) {
+func TestCosmosIfMatchReplaces(t *testing.T) { inRounds(t, cosmosIfMatchReplaces) }
+
+func cosmosIfMatchReplaces(t *testing.T) {
 	env := servertest.Start(t)
 	cred, err := azcosmos.NewKeyCredential(env.CosmosKey)
 	if err != nil {

@@ -2,6 +2,7 @@ package linearizability_test
 
 import (
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -16,7 +17,19 @@ var (
 	clients = flag.Int("lin.clients", 6, "concurrent clients per history")
 	opsEach = flag.Int("lin.ops", 40, "operations per client")
 	seed    = flag.Uint64("lin.seed", 0, "seed for the clients' choices (0: random)")
+	rounds  = flag.Int("lin.rounds", 1, "independent histories per test (a long run checks many, since one very long history can outgrow the checker)")
 )
+
+// inRounds runs a history test -lin.rounds times, each on a fresh server.
+func inRounds(t *testing.T, fn func(*testing.T)) {
+	if *rounds == 1 {
+		fn(t)
+		return
+	}
+	for r := range *rounds {
+		t.Run(fmt.Sprintf("round%d", r), fn)
+	}
+}
 
 // history collects operations from concurrent clients.
 type history struct {

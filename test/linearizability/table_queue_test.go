@@ -22,7 +22,9 @@ var noRetry = policy.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}
 
 // TestTableIfMatchMerges: reads and If-Match merges of one entity form a
 // linearizable register history (the same model as a blob's).
-func TestTableIfMatchMerges(t *testing.T) {
+func TestTableIfMatchMerges(t *testing.T) { inRounds(t, tableIfMatchMerges) }
+
+func tableIfMatchMerges(t *testing.T) {
 	env := servertest.Start(t)
 	svc, err := aztables.NewServiceClientFromConnectionString(env.ConnectionString, &aztables.ClientOptions{ClientOptions: noRetry})
 	if err != nil {
@@ -159,7 +161,9 @@ var queueModel = porcupine.Model{
 // TestQueueGetDelete: puts, gets and deletes from concurrent clients form
 // a linearizable history: no message is handed out twice while hidden,
 // and only the receipt that took a message deletes it.
-func TestQueueGetDelete(t *testing.T) {
+func TestQueueGetDelete(t *testing.T) { inRounds(t, queueGetDelete) }
+
+func queueGetDelete(t *testing.T) {
 	env := servertest.Start(t)
 	svc, err := azqueue.NewServiceClientFromConnectionString(env.ConnectionString, &azqueue.ClientOptions{ClientOptions: noRetry})
 	if err != nil {

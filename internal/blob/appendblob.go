@@ -6,6 +6,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
 // maxAppendBlock is the largest Append Block body (current service versions).
@@ -59,14 +60,14 @@ func (s *Service) AppendBlock(ctx context.Context, p *payload, ac AppendConditio
 			return err
 		}
 		offset = b.Size
-		if err := store(tx, extentKey(p.acct, p.container, p.blob, b.Extents), extent{Data: p.data, Offset: offset, Size: p.size}); err != nil {
+		if err := record.Store(tx, extentKey(p.acct, p.container, p.blob, b.Extents), extent{Data: p.data, Offset: offset, Size: p.size}); err != nil {
 			return err
 		}
 		b.Size += p.size
 		b.Extents++
 		b.Version, b.Modified = tx.Version(), s.clock()
 		out = b
-		return store(tx, blobKey(p.acct, p.container, p.blob), b)
+		return record.Store(tx, blobKey(p.acct, p.container, p.blob), b)
 	})
 	if err != nil {
 		s.discard(ctx, p)
@@ -88,7 +89,7 @@ func (s *Service) SealBlob(ctx context.Context, acct, container, name string, pr
 		b.Sealed = true
 		b.Version, b.Modified = tx.Version(), s.clock()
 		out = b
-		return store(tx, blobKey(acct, container, name), b)
+		return record.Store(tx, blobKey(acct, container, name), b)
 	})
 	return out, err
 }

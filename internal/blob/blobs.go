@@ -8,6 +8,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -147,12 +148,12 @@ func commitContent(tx kv.Txn, acct, container, name string, old, rec *blobRecord
 			e.Offset = offset
 			offset += e.Size
 		}
-		if err := store(tx, extentSlot(acct, container, name, rec.Type, i, e), e); err != nil {
+		if err := record.Store(tx, extentSlot(acct, container, name, rec.Type, i, e), e); err != nil {
 			return err
 		}
 	}
 	rec.Extents = len(extents)
-	return store(tx, blobKey(acct, container, name), rec)
+	return record.Store(tx, blobKey(acct, container, name), rec)
 }
 
 // extentSlot is where extent i of a blob of type typ is stored.
@@ -174,7 +175,7 @@ func (s *Service) updateBlob(ctx context.Context, acct, container, name string, 
 		change(b)
 		b.Version, b.Modified = tx.Version(), s.clock()
 		out = b
-		return store(tx, blobKey(acct, container, name), b)
+		return record.Store(tx, blobKey(acct, container, name), b)
 	})
 	return out, err
 }
@@ -217,7 +218,7 @@ func (s *Service) SetBlobProperties(ctx context.Context, acct, container, name s
 		}
 		b.Version, b.Modified = tx.Version(), s.clock()
 		out = b
-		return store(tx, blobKey(acct, container, name), b)
+		return record.Store(tx, blobKey(acct, container, name), b)
 	})
 	return out, err
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -42,7 +43,7 @@ func loadBlocks(r kv.Reader, acct, container, name string) ([]namedBlock, error)
 			return false
 		}
 		var b block
-		if failed = decode(v, &b); failed != nil {
+		if failed = record.Decode(v, &b); failed != nil {
 			return false
 		}
 		out = append(out, namedBlock{ID: id, Size: b.Size, Data: b.Data})
@@ -66,7 +67,7 @@ func (s *Service) PutBlock(ctx context.Context, p *payload, id []byte, leaseID s
 			return err
 		}
 		var replaced block
-		found, err := load(tx, blockKey(p.acct, p.container, p.blob, id), &replaced)
+		found, err := record.Load(tx, blockKey(p.acct, p.container, p.blob, id), &replaced)
 		if err != nil {
 			return err
 		}
@@ -78,7 +79,7 @@ func (s *Service) PutBlock(ctx context.Context, p *payload, id []byte, leaseID s
 		if err := p.place(tx); err != nil {
 			return err
 		}
-		return store(tx, blockKey(p.acct, p.container, p.blob, id), block{Data: p.data, Size: p.size})
+		return record.Store(tx, blockKey(p.acct, p.container, p.blob, id), block{Data: p.data, Size: p.size})
 	})
 	if err != nil {
 		s.discard(ctx, p)
@@ -105,7 +106,7 @@ func checkBlockIDLength(tx kv.Txn, acct, container, name string, id []byte) erro
 	}
 	if other == nil {
 		var e extent
-		found, err := load(tx, extentKey(acct, container, name, 0), &e)
+		found, err := record.Load(tx, extentKey(acct, container, name, 0), &e)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -20,7 +21,7 @@ func (s *Service) CreateContainer(ctx context.Context, acct, name string, meta a
 		}
 		now := s.clock()
 		out = &containerRecord{Version: tx.Version(), Created: now, Modified: now, Metadata: meta, PublicAccess: access}
-		return store(tx, containerKey(acct, name), out)
+		return record.Store(tx, containerKey(acct, name), out)
 	})
 	return out, err
 }
@@ -51,7 +52,7 @@ func (s *Service) updateContainer(ctx context.Context, acct, name string, pre Pr
 		change(c)
 		c.Version, c.Modified = tx.Version(), s.clock()
 		out = c
-		return store(tx, containerKey(acct, name), c)
+		return record.Store(tx, containerKey(acct, name), c)
 	})
 	return out, err
 }
@@ -118,7 +119,7 @@ func (s *Service) ListContainers(ctx context.Context, acct, prefix, marker strin
 				return false
 			}
 			var c containerRecord
-			if failed = decode(v, &c); failed != nil {
+			if failed = record.Decode(v, &c); failed != nil {
 				return false
 			}
 			out = append(out, namedContainer{name, &c})

@@ -10,6 +10,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
@@ -82,7 +83,7 @@ func (s *Service) LeaseBlob(ctx context.Context, acct, container, name string, r
 		}
 		b.Lease = next
 		out = &LeaseOutcome{Result: res, Version: b.Version, Modified: b.Modified}
-		return store(tx, blobKey(acct, container, name), b)
+		return record.Store(tx, blobKey(acct, container, name), b)
 	})
 	return out, err
 }
@@ -104,7 +105,7 @@ func (s *Service) LeaseContainer(ctx context.Context, acct, name string, req lea
 		}
 		c.Lease = next
 		out = &LeaseOutcome{Result: res, Version: c.Version, Modified: c.Modified}
-		return store(tx, containerKey(acct, name), c)
+		return record.Store(tx, containerKey(acct, name), c)
 	})
 	return out, err
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -90,7 +91,7 @@ func (s *Service) ListBlobs(ctx context.Context, acct, container string, o ListB
 			entry := ListedBlob{Name: name}
 			if raw != nil {
 				entry.Record = &blobRecord{}
-				if err := decode(raw, entry.Record); err != nil {
+				if err := record.Decode(raw, entry.Record); err != nil {
 					return err
 				}
 				if o.Snapshots {

@@ -8,6 +8,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
 const (
@@ -55,13 +56,13 @@ func (s *Service) PutPages(ctx context.Context, acct, container, name string, st
 				return err
 			}
 			e := extent{Data: p.data, Offset: start, Size: p.size}
-			if err := store(tx, extentSlot(acct, container, name, pageBlob, 0, e), e); err != nil {
+			if err := record.Store(tx, extentSlot(acct, container, name, pageBlob, 0, e), e); err != nil {
 				return err
 			}
 		}
 		b.Version, b.Modified = tx.Version(), s.clock()
 		out = b
-		return store(tx, blobKey(acct, container, name), b)
+		return record.Store(tx, blobKey(acct, container, name), b)
 	})
 	if err != nil && p != nil {
 		s.discard(ctx, p)
@@ -80,7 +81,7 @@ func cutPages(tx kv.Txn, acct, container, name string, from, to int64) error {
 	// the first that can overlap.
 	err := tx.Scan(prefix.Uint(uint64(from+1)), kv.PrefixEnd(prefix), func(k, v []byte) bool {
 		e := extent{key: append([]byte(nil), k...)}
-		if failed = decode(v, &e); failed != nil {
+		if failed = record.Decode(v, &e); failed != nil {
 			return false
 		}
 		if e.Offset >= to {
@@ -101,14 +102,14 @@ func cutPages(tx kv.Txn, acct, container, name string, from, to int64) error {
 		kept := false
 		if e.Offset < from {
 			left := extent{Data: e.Data, DataOff: e.DataOff, Offset: e.Offset, Size: from - e.Offset}
-			if err := store(tx, extentSlot(acct, container, name, pageBlob, 0, left), left); err != nil {
+			if err := record.Store(tx, extentSlot(acct, container, name, pageBlob, 0, left), left); err != nil {
 				return err
 			}
 			kept = true
 		}
 		if eEnd > to {
 			right := extent{Data: e.Data, DataOff: e.DataOff + to - e.Offset, Offset: to, Size: eEnd - to}
-			if err := store(tx, extentSlot(acct, container, name, pageBlob, 0, right), right); err != nil {
+			if err := record.Store(tx, extentSlot(acct, container, name, pageBlob, 0, right), right); err != nil {
 				return err
 			}
 			kept = true

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
 const (
@@ -73,7 +74,7 @@ func (s *Service) stage(ctx context.Context, p *payload, body io.Reader) error {
 			if !p.staged {
 				p.data = tx.Version()
 				reg := staged{Account: p.acct, Container: p.container, Blob: p.blob, Created: s.now()}
-				if err := store(tx, stagedKey(p.data), reg); err != nil {
+				if err := record.Store(tx, stagedKey(p.data), reg); err != nil {
 					return err
 				}
 			}
@@ -147,7 +148,7 @@ func (s *Service) SweepStaged(ctx context.Context) (int, error) {
 		var decodeErr error
 		err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
 			e := entry{key: append([]byte(nil), k...), data: lastUint(k)}
-			if decodeErr = decode(v, &e.reg); decodeErr != nil {
+			if decodeErr = record.Decode(v, &e.reg); decodeErr != nil {
 				return false
 			}
 			doomed = append(doomed, e)

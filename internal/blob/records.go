@@ -1,13 +1,11 @@
 package blob
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
@@ -83,39 +81,10 @@ type staged struct {
 	Created                  time.Time
 }
 
-func encode(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("encode %T: %v", v, err)) // records always marshal
-	}
-	return b
-}
-
-// load reads key into v; found is false for an absent key.
-func load(r kv.Reader, key []byte, v any) (found bool, err error) {
-	b, err := r.Get(key)
-	if errors.Is(err, kv.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return true, decode(b, v)
-}
-
-func decode(b []byte, v any) error {
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("decode %T: %w", v, err)
-	}
-	return nil
-}
-
-func store(tx kv.Txn, key []byte, v any) error { return tx.Set(key, encode(v)) }
-
 // loadContainer returns the container or ErrContainerNotFound.
 func loadContainer(r kv.Reader, acct, name string) (*containerRecord, error) {
 	var c containerRecord
-	found, err := load(r, containerKey(acct, name), &c)
+	found, err := record.Load(r, containerKey(acct, name), &c)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +106,7 @@ func loadBlobAt(r kv.Reader, acct, container, name, snapshot string) (*blobRecor
 		key = snapshotKey(acct, container, name, snapshot)
 	}
 	var b blobRecord
-	found, err := load(r, key, &b)
+	found, err := record.Load(r, key, &b)
 	if err != nil || !found {
 		return nil, err
 	}
@@ -156,7 +125,7 @@ func loadExtentsAt(r kv.Reader, acct, container, name, snapshot string) ([]exten
 	var decodeErr error
 	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
 		e := extent{key: append([]byte(nil), k...)}
-		if decodeErr = decode(v, &e); decodeErr != nil {
+		if decodeErr = record.Decode(v, &e); decodeErr != nil {
 			return false
 		}
 		out = append(out, e)

@@ -8,6 +8,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 	"github.com/cerulean-db/cerulean/internal/lease"
 )
@@ -59,12 +60,12 @@ func (s *Service) CreateSnapshot(ctx context.Context, acct, container, name stri
 		// blob type's key scheme.
 		base, prefix := extentsPrefix(acct, container, name), contentPrefix(acct, container, name, id)
 		for _, e := range exts {
-			if err := store(tx, append(prefix, e.key[len(base):]...), e); err != nil {
+			if err := record.Store(tx, append(prefix, e.key[len(base):]...), e); err != nil {
 				return err
 			}
 		}
 		out = b
-		return store(tx, snapshotKey(acct, container, name, id), snap)
+		return record.Store(tx, snapshotKey(acct, container, name, id), snap)
 	})
 	return id, out, err
 }
@@ -108,7 +109,7 @@ func listSnapshots(r kv.Reader, acct, container, name string) ([]SnapshotInfo, e
 			return false
 		}
 		info.Record = &blobRecord{}
-		if failed = decode(v, info.Record); failed != nil {
+		if failed = record.Decode(v, info.Record); failed != nil {
 			return false
 		}
 		out = append(out, info)
@@ -207,7 +208,7 @@ func dropUnreferenced(tx kv.Txn, acct, container, name string, candidates map[ui
 			return true
 		}
 		var e extent
-		if failed = decode(v, &e); failed != nil {
+		if failed = record.Decode(v, &e); failed != nil {
 			return false
 		}
 		delete(candidates, e.Data)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -26,7 +27,7 @@ func (s *Service) CreateQueue(ctx context.Context, acct, name string, meta azhtt
 			return err
 		}
 		created = true
-		return tx.Set(queueKey(acct, name), encodeJSON(&queueRecord{Created: s.clock(), Metadata: meta}))
+		return tx.Set(queueKey(acct, name), record.Encode(&queueRecord{Created: s.clock(), Metadata: meta}))
 	})
 	return created, err
 }
@@ -106,7 +107,7 @@ func (s *Service) updateQueue(ctx context.Context, acct, name string, change fun
 			return err
 		}
 		change(q)
-		return tx.Set(queueKey(acct, name), encodeJSON(q))
+		return tx.Set(queueKey(acct, name), record.Encode(q))
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
 // queueRecord is the stored state of a queue. Queues carry no ETag: every
@@ -108,33 +109,10 @@ func expiryNanos(t time.Time) uint64 {
 // ends in 2262); a later one is stored as "never".
 var maxExpiry = time.Unix(0, math.MaxInt64).UTC()
 
-func encodeJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("encode %T: %v", v, err)) // records always marshal
-	}
-	return b
-}
-
-// loadJSON reads key into v; found is false for an absent key.
-func loadJSON(r kv.Reader, key []byte, v any) (found bool, err error) {
-	b, err := r.Get(key)
-	if errors.Is(err, kv.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return false, fmt.Errorf("decode %T: %w", v, err)
-	}
-	return true, nil
-}
-
 // loadQueue returns the queue or ErrQueueNotFound.
 func loadQueue(r kv.Reader, acct, name string) (*queueRecord, error) {
 	var q queueRecord
-	found, err := loadJSON(r, queueKey(acct, name), &q)
+	found, err := record.Load(r, queueKey(acct, name), &q)
 	if err != nil {
 		return nil, err
 	}

@@ -2,13 +2,11 @@ package svcprops
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
 // Store keeps one service's properties per account under key(acct).
@@ -25,17 +23,8 @@ func New(store kv.Store, service string, key func(acct string) []byte) *Store {
 
 func (s *Store) load(r kv.Reader, acct string) (azhttp.ServiceProperties, error) {
 	p := azhttp.DefaultServiceProperties(s.service)
-	b, err := r.Get(s.key(acct))
-	if errors.Is(err, kv.ErrNotFound) {
-		return p, nil
-	}
-	if err != nil {
-		return p, err
-	}
-	if err := json.Unmarshal(b, &p); err != nil {
-		return p, fmt.Errorf("decode %s service properties: %w", s.service, err)
-	}
-	return p, nil
+	_, err := record.Load(r, s.key(acct), &p)
+	return p, err
 }
 
 // Get returns the account's properties (the defaults before any Set).
@@ -64,11 +53,7 @@ func (s *Store) Set(ctx context.Context, acct string, set azhttp.ServiceProperti
 			return err
 		}
 		p.Merge(set)
-		b, err := json.Marshal(p)
-		if err != nil {
-			return err
-		}
-		return tx.Set(s.key(acct), b)
+		return record.Store(tx, s.key(acct), p)
 	})
 }
 

@@ -231,7 +231,7 @@ func TestContinuation(t *testing.T) {
 		}
 		got, err := decodeContinuation(tok)
 		if err != nil || got != k {
-			t.Fatalf("decode(encode(%q)) = %q, %v", k, got, err)
+			t.Fatalf("decode(record.Encode(%q)) = %q, %v", k, got, err)
 		}
 	}
 	for _, bad := range []string{"", "x", "1!", "1!3!YWJ", "1!2!YWJj", "2!0!", "1!01!Y", "1!-0!", "1!4!****"} {

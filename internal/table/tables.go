@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
 )
 
@@ -20,37 +20,12 @@ type tableRecord struct {
 	ACL     []azhttp.SignedIdentifier
 }
 
-func encode(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("encode %T: %v", v, err)) // records always marshal
-	}
-	return b
-}
-
-// load reads key into v; found is false for an absent key.
-func load(r kv.Reader, key []byte, v any) (found bool, err error) {
-	b, err := r.Get(key)
-	if errors.Is(err, kv.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return false, fmt.Errorf("decode %T: %w", v, err)
-	}
-	return true, nil
-}
-
-func store(tx kv.Txn, key []byte, v any) error { return tx.Set(key, encode(v)) }
-
 // loadTable returns the table or ErrTableNotFound. Every entity
 // operation reads the table record, so it conflicts with a concurrent
 // Delete Table and never writes into a table being removed.
 func loadTable(r kv.Reader, acct, name string) (*tableRecord, error) {
 	var t tableRecord
-	found, err := load(r, tableKey(acct, name), &t)
+	found, err := record.Load(r, tableKey(acct, name), &t)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +64,7 @@ func (s *Service) CreateTable(ctx context.Context, acct, name string) (*tableRec
 			return err
 		}
 		out = &tableRecord{Name: name, Version: tx.Version(), Created: odata.TicksTime(s.clock())}
-		return store(tx, tableKey(acct, name), out)
+		return record.Store(tx, tableKey(acct, name), out)
 	})
 	return out, err
 }
@@ -129,7 +104,7 @@ func (s *Service) SetTableACL(ctx context.Context, acct, name string, acl []azht
 			return err
 		}
 		t.ACL, t.Version = acl, tx.Version()
-		return store(tx, tableKey(acct, name), t)
+		return record.Store(tx, tableKey(acct, name), t)
 	})
 }
 

@@ -43,7 +43,7 @@ func (s *Service) PutBlob(ctx context.Context, p *payload, h ContentHeaders, met
 // blobForWrite loads a blob for a write under pre: the container must
 // exist; the blob may not.
 func (s *Service) blobForWrite(tx kv.Txn, acct, container, name string, kind conditions.Kind, pre Preconditions) (*blobRecord, error) {
-	if _, err := loadContainer(tx, acct, container); err != nil {
+	if err := requireContainer(tx, acct, container); err != nil {
 		return nil, err
 	}
 	old, err := loadBlob(tx, acct, container, name)
@@ -56,7 +56,7 @@ func (s *Service) blobForWrite(tx kv.Txn, acct, container, name string, kind con
 // findBlob loads a blob (or one of its snapshots) that must exist, in a
 // container that must exist.
 func findBlob(r kv.Reader, acct, container, name, snapshot string) (*blobRecord, error) {
-	if _, err := loadContainer(r, acct, container); err != nil {
+	if err := requireContainer(r, acct, container); err != nil {
 		return nil, err
 	}
 	b, err := loadBlobAt(r, acct, container, name, snapshot)

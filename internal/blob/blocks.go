@@ -210,7 +210,7 @@ type BlockListing struct {
 func (s *Service) GetBlockList(ctx context.Context, acct, container, name, snapshot string, committed, uncommitted bool) (*BlockListing, error) {
 	out := &BlockListing{}
 	err := s.store.View(ctx, func(r kv.Reader) error {
-		if _, err := loadContainer(r, acct, container); err != nil {
+		if err := requireContainer(r, acct, container); err != nil {
 			return err
 		}
 		var err error

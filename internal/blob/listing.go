@@ -37,7 +37,7 @@ type BlobListing struct {
 func (s *Service) ListBlobs(ctx context.Context, acct, container string, o ListBlobsOptions) (*BlobListing, error) {
 	out := &BlobListing{}
 	err := s.store.View(ctx, func(r kv.Reader) error {
-		if _, err := loadContainer(r, acct, container); err != nil {
+		if err := requireContainer(r, acct, container); err != nil {
 			return err
 		}
 		records := blobsPrefix(acct, container)

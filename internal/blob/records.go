@@ -1,6 +1,7 @@
 package blob
 
 import (
+	"errors"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -92,6 +93,17 @@ func loadContainer(r kv.Reader, acct, name string) (*containerRecord, error) {
 		return nil, azhttp.ErrContainerNotFound
 	}
 	return &c, nil
+}
+
+// requireContainer checks that a container exists without decoding its
+// record: most blob operations need only that (and reading the key still
+// orders them against a concurrent Delete Container).
+func requireContainer(r kv.Reader, acct, name string) error {
+	_, err := r.Get(containerKey(acct, name))
+	if errors.Is(err, kv.ErrNotFound) {
+		return azhttp.ErrContainerNotFound
+	}
+	return err
 }
 
 // loadBlob returns the blob, nil when absent.

@@ -14,13 +14,7 @@ import (
 )
 
 // Config is what a Service needs.
-type Config struct {
-	Store    kv.Store
-	Accounts *azhttp.Accounts
-	// Now is the clock (tests inject one); nil means time.Now.
-	Now    func() time.Time
-	Logger *slog.Logger
-}
+type Config = azhttp.ServiceConfig
 
 // Service is the Blob service of every account the server hosts.
 type Service struct {
@@ -34,13 +28,8 @@ type Service struct {
 
 // New returns a Service over cfg.Store.
 func New(cfg Config) *Service {
+	cfg = cfg.WithDefaults()
 	s := &Service{store: cfg.Store, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
-	if s.now == nil {
-		s.now = time.Now
-	}
-	if s.log == nil {
-		s.log = slog.Default()
-	}
 	s.auth = &azhttp.Authenticator{Accounts: cfg.Accounts, Service: "blob", Now: s.now, Policy: s.storedPolicy}
 	s.props = svcprops.New(cfg.Store, "blob", func(acct string) []byte { return servicePropsKey(acct) })
 	return s

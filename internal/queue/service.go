@@ -10,14 +10,7 @@ import (
 )
 
 // Config is what a Service needs.
-type Config struct {
-	Store    kv.Store
-	Accounts *azhttp.Accounts
-	// Now is the clock (tests inject one); nil means time.Now. Visibility
-	// windows and message expiry are evaluated against it.
-	Now    func() time.Time
-	Logger *slog.Logger
-}
+type Config = azhttp.ServiceConfig
 
 // Service is the Queue service of every account the server hosts. It is
 // safe for concurrent use; it keeps no state outside the store.
@@ -32,13 +25,8 @@ type Service struct {
 
 // New returns a Service over cfg.Store.
 func New(cfg Config) *Service {
+	cfg = cfg.WithDefaults()
 	s := &Service{store: cfg.Store, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
-	if s.now == nil {
-		s.now = time.Now
-	}
-	if s.log == nil {
-		s.log = slog.Default()
-	}
 	s.auth = &azhttp.Authenticator{Accounts: cfg.Accounts, Service: "queue", Now: s.now, Policy: s.storedPolicy}
 	s.props = svcprops.New(cfg.Store, "queue", func(acct string) []byte { return servicePropsKey(acct) })
 	return s

@@ -342,7 +342,8 @@ func preferMinimal(r *http.Request) bool {
 	return strings.Contains(strings.ToLower(r.Header.Get("Prefer")), "return=minimal")
 }
 
-func (s *Service) itemBody(q *request) (map[string]any, error) {
+// bodyObject reads the request body as one JSON object.
+func (s *Service) bodyObject(q *request) (map[string]any, error) {
 	b, err := readBody(q.r)
 	if err != nil {
 		return nil, err
@@ -351,7 +352,7 @@ func (s *Service) itemBody(q *request) (map[string]any, error) {
 }
 
 func (s *Service) createItem(q *request, db, coll string) error {
-	doc, err := s.itemBody(q)
+	doc, err := s.bodyObject(q)
 	if err != nil {
 		return err
 	}
@@ -363,7 +364,7 @@ func (s *Service) createItem(q *request, db, coll string) error {
 }
 
 func (s *Service) replaceItem(q *request, db, coll, id string) error {
-	doc, err := s.itemBody(q)
+	doc, err := s.bodyObject(q)
 	if err != nil {
 		return err
 	}

@@ -149,22 +149,28 @@ func ridFromVersion(prefix []byte, v uint64, n int) []byte {
 	return append(out, b[8-n:]...)
 }
 
+// newResourceBody reads the body of a create: a JSON object with a valid
+// id for the kind of resource, system properties removed.
+func (s *Service) newResourceBody(q *request, kind string) (map[string]any, string, error) {
+	m, err := s.bodyObject(q)
+	if err != nil {
+		return nil, "", err
+	}
+	id, _ := m["id"].(string)
+	if err := validID(kind, id); err != nil {
+		return nil, "", err
+	}
+	stripSystem(m)
+	return m, id, nil
+}
+
 // ---- databases ----
 
 func (s *Service) createDatabase(q *request) error {
-	body, err := readBody(q.r)
+	m, id, err := s.newResourceBody(q, "database")
 	if err != nil {
 		return err
 	}
-	m, err := decodeObject(body)
-	if err != nil {
-		return err
-	}
-	id, _ := m["id"].(string)
-	if err := validID("database", id); err != nil {
-		return err
-	}
-	stripSystem(m)
 	var out record
 	err = s.store.Update(q.r.Context(), func(tx kv.Txn) error {
 		_, exists, err := getRecord(tx, databaseKey(id))
@@ -381,19 +387,10 @@ func loadContainer(rd kv.Reader, db, coll string) (*container, error) {
 }
 
 func (s *Service) createContainer(q *request, db string) error {
-	body, err := readBody(q.r)
+	m, id, err := s.newResourceBody(q, "container")
 	if err != nil {
 		return err
 	}
-	m, err := decodeObject(body)
-	if err != nil {
-		return err
-	}
-	id, _ := m["id"].(string)
-	if err := validID("container", id); err != nil {
-		return err
-	}
-	stripSystem(m)
 	if _, err := parseContainer(db, normalize(m)); err != nil {
 		return err
 	}
@@ -477,11 +474,7 @@ func (s *Service) getContainer(q *request, db, coll string) error {
 // replaceContainer replaces a container's settings; its partition key and
 // unique key policy cannot change, as in Cosmos DB.
 func (s *Service) replaceContainer(q *request, db, coll string) error {
-	body, err := readBody(q.r)
-	if err != nil {
-		return err
-	}
-	m, err := decodeObject(body)
+	m, err := s.bodyObject(q)
 	if err != nil {
 		return err
 	}

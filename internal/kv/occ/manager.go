@@ -106,9 +106,8 @@ func (m *Manager) Update(ctx context.Context, fn func(kv.Txn) error) error {
 }
 
 func (m *Manager) attempt(ctx context.Context, fn func(kv.Txn) error) error {
-	snap, seq := m.snapshot()
+	snap, seq := m.trackedSnapshot()
 	defer snap.Release()
-	m.track(seq, 1)
 	defer m.track(seq, -1)
 	if err := m.waitDurable(ctx, seq); err != nil {
 		return err
@@ -163,6 +162,19 @@ func (m *Manager) snapshot() (Snapshot, uint64) {
 	m.commitMu.RLock()
 	defer m.commitMu.RUnlock()
 	return m.engine.Snapshot(), m.applied
+}
+
+// trackedSnapshot takes a snapshot for a transaction and registers the
+// transaction as running in the same critical section. Registering after
+// releasing the lock let a commit slip in between and prune its own log
+// record as too old to matter, so the transaction could never see that
+// conflict: two queue consumers both took one message.
+func (m *Manager) trackedSnapshot() (Snapshot, uint64) {
+	m.commitMu.RLock()
+	defer m.commitMu.RUnlock()
+	seq := m.applied
+	m.track(seq, 1)
+	return m.engine.Snapshot(), seq
 }
 
 func (m *Manager) track(seq uint64, delta int) {

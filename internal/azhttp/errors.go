@@ -19,6 +19,9 @@ type Error struct {
 	Status  int
 	Code    string
 	Message string
+	// Details are Azure's extra elements naming the offending input
+	// (HeaderName, QueryParameterName, Reason, …), in document order.
+	Details []Detail
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -56,7 +59,13 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	b.WriteString(xmlEscape(e.Code))
 	b.WriteString("</Code><Message>")
 	b.WriteString(xmlEscape(msg))
-	b.WriteString("</Message></Error>")
+	b.WriteString("</Message>")
+	for _, d := range e.Details {
+		b.WriteString("<" + d.Name + ">")
+		b.WriteString(xmlEscape(d.Value))
+		b.WriteString("</" + d.Name + ">")
+	}
+	b.WriteString("</Error>")
 	finishError(w, r, e.Status, "application/xml", b.Bytes())
 }
 
@@ -127,14 +136,14 @@ func resolveError(r *http.Request, err error) *Error {
 	}
 	ctx := r.Context()
 	log := loggerFrom(ctx)
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		// Usually the client went away; not the server's fault, so keep the
-		// log quiet. The 500 is still attempted in case it is listening.
-		log.DebugContext(ctx, "request abandoned", "err", err, "request_id", RequestID(ctx))
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return ErrOperationTimedOut
+	if se := StoreError(ctx, err); se != nil {
+		if ClassifyStore(err) == RequestCanceled {
+			// Not the server's fault: keep the log quiet.
+			log.DebugContext(ctx, "request abandoned", "err", err, "request_id", RequestID(ctx))
+		} else {
+			log.WarnContext(ctx, "store failure", "err", err, "request_id", RequestID(ctx))
 		}
-		return ErrInternalError
+		return se
 	}
 	log.ErrorContext(ctx, "internal error", "err", err, "request_id", RequestID(ctx))
 	return ErrInternalError

@@ -2,15 +2,12 @@ package azhttp
 
 import (
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"time"
-
-	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
 // MaxXMLBody bounds the XML documents clients send.
@@ -70,17 +67,4 @@ func MaxResults(q url.Values) (int, error) {
 		return 0, ErrOutOfRangeQueryParameterValue
 	}
 	return min(n, 5000), nil
-}
-
-// StoreError turns the store's limits into Azure's answers: a transaction
-// that lost every retry to contention is "server busy", as Azure throttles,
-// and one that ran too long timed out.
-func StoreError(err error) error {
-	switch {
-	case errors.Is(err, kv.ErrConflict):
-		return ErrServerBusy
-	case errors.Is(err, kv.ErrTxnTooOld):
-		return ErrOperationTimedOut
-	}
-	return err
 }

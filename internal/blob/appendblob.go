@@ -14,8 +14,8 @@ const maxAppendBlock = 100 << 20
 
 // CreateEmpty creates (or replaces) an append blob, or a page blob of the
 // given size, with no content.
-func (s *Service) CreateEmpty(ctx context.Context, acct, container, name, typ string, size, seq int64, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*blobRecord, error) {
-	var out *blobRecord
+func (s *Service) CreateEmpty(ctx context.Context, acct, container, name, typ string, size, seq int64, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
+	var out *Blob
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		old, err := s.blobForWrite(tx, acct, container, name, conditions.Create, pre)
 		if err != nil {
@@ -36,8 +36,8 @@ type AppendConditions struct {
 
 // AppendBlock adds the payload as a new block at the end of an append
 // blob and returns the offset it was written at.
-func (s *Service) AppendBlock(ctx context.Context, p *payload, ac AppendConditions, pre Preconditions) (*blobRecord, int64, error) {
-	var out *blobRecord
+func (s *Service) AppendBlock(ctx context.Context, p *payload, ac AppendConditions, pre Preconditions) (*Blob, int64, error) {
+	var out *Blob
 	var offset int64
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		b, err := s.existingBlob(tx, p.acct, p.container, p.blob, "", conditions.Write, pre)
@@ -76,8 +76,8 @@ func (s *Service) AppendBlock(ctx context.Context, p *payload, ac AppendConditio
 }
 
 // SealBlob makes an append blob read-only.
-func (s *Service) SealBlob(ctx context.Context, acct, container, name string, pre Preconditions) (*blobRecord, error) {
-	var out *blobRecord
+func (s *Service) SealBlob(ctx context.Context, acct, container, name string, pre Preconditions) (*Blob, error) {
+	var out *Blob
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		b, err := s.existingBlob(tx, acct, container, name, "", conditions.Write, pre)
 		if err != nil {

@@ -14,11 +14,11 @@ import (
 
 // PutBlob creates or replaces a block blob with the payload's content.
 // A rejected or failed write leaves the store as it was.
-func (s *Service) PutBlob(ctx context.Context, p *payload, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*blobRecord, error) {
+func (s *Service) PutBlob(ctx context.Context, p *payload, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
 	if h.ContentMD5 == nil {
 		h.ContentMD5 = p.md5
 	}
-	var out *blobRecord
+	var out *Blob
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		old, err := s.blobForWrite(tx, p.acct, p.container, p.blob, conditions.Create, pre)
 		if err != nil {
@@ -42,7 +42,7 @@ func (s *Service) PutBlob(ctx context.Context, p *payload, h ContentHeaders, met
 
 // blobForWrite loads a blob for a write under pre: the container must
 // exist; the blob may not.
-func (s *Service) blobForWrite(tx kv.Txn, acct, container, name string, kind conditions.Kind, pre Preconditions) (*blobRecord, error) {
+func (s *Service) blobForWrite(tx kv.Txn, acct, container, name string, kind conditions.Kind, pre Preconditions) (*Blob, error) {
 	if err := requireContainer(tx, acct, container); err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (s *Service) blobForWrite(tx kv.Txn, acct, container, name string, kind con
 
 // findBlob loads a blob (or one of its snapshots) that must exist, in a
 // container that must exist.
-func findBlob(r kv.Reader, acct, container, name, snapshot string) (*blobRecord, error) {
+func findBlob(r kv.Reader, acct, container, name, snapshot string) (*Blob, error) {
 	if err := requireContainer(r, acct, container); err != nil {
 		return nil, err
 	}
@@ -71,7 +71,7 @@ func findBlob(r kv.Reader, acct, container, name, snapshot string) (*blobRecord,
 
 // existingBlob loads a blob (or one of its snapshots) that must exist,
 // under pre. Snapshots are read-only and carry no lease.
-func (s *Service) existingBlob(r kv.Reader, acct, container, name, snapshot string, kind conditions.Kind, pre Preconditions) (*blobRecord, error) {
+func (s *Service) existingBlob(r kv.Reader, acct, container, name, snapshot string, kind conditions.Kind, pre Preconditions) (*Blob, error) {
 	b, err := findBlob(r, acct, container, name, snapshot)
 	if err != nil {
 		return nil, err
@@ -82,13 +82,13 @@ func (s *Service) existingBlob(r kv.Reader, acct, container, name, snapshot stri
 	return b, s.checkBlob(pre, kind, b)
 }
 
-func (s *Service) newRecord(tx kv.Txn, old *blobRecord, size int64, h ContentHeaders, meta azhttp.Metadata) *blobRecord {
+func (s *Service) newRecord(tx kv.Txn, old *Blob, size int64, h ContentHeaders, meta azhttp.Metadata) *Blob {
 	now := s.clock()
 	created := now
 	if old != nil {
 		created = old.Created
 	}
-	rec := &blobRecord{Type: "BlockBlob", Version: tx.Version(), Created: created, Modified: now, Size: size, Headers: h, Metadata: meta}
+	rec := &Blob{Type: "BlockBlob", Version: tx.Version(), Created: created, Modified: now, Size: size, Headers: h, Metadata: meta}
 	if old != nil {
 		rec.Lease = old.Lease // a lease survives the content it locks
 	}
@@ -99,7 +99,7 @@ func (s *Service) newRecord(tx kv.Txn, old *blobRecord, size int64, h ContentHea
 // objects that the old content or the uncommitted blocks referenced and the
 // new content does not are deleted with them. Block and append blob extents
 // get their offsets here; page blob extents come with theirs.
-func commitContent(tx kv.Txn, acct, container, name string, old, rec *blobRecord, extents []extent) error {
+func commitContent(tx kv.Txn, acct, container, name string, old, rec *Blob, extents []extent) error {
 	keep := make(map[uint64]bool, len(extents))
 	for _, e := range extents {
 		keep[e.Data] = true
@@ -165,8 +165,8 @@ func extentSlot(acct, container, name, typ string, i int, e extent) tuple.Key {
 }
 
 // updateBlob changes an existing blob's record under pre.
-func (s *Service) updateBlob(ctx context.Context, acct, container, name string, pre Preconditions, change func(*blobRecord)) (*blobRecord, error) {
-	var out *blobRecord
+func (s *Service) updateBlob(ctx context.Context, acct, container, name string, pre Preconditions, change func(*Blob)) (*Blob, error) {
+	var out *Blob
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		b, err := s.existingBlob(tx, acct, container, name, "", conditions.Write, pre)
 		if err != nil {
@@ -190,8 +190,8 @@ type PropertyChange struct {
 
 // SetBlobProperties replaces the blob's content headers and, for page
 // blobs, resizes it and updates its sequence number.
-func (s *Service) SetBlobProperties(ctx context.Context, acct, container, name string, c PropertyChange, pre Preconditions) (*blobRecord, error) {
-	var out *blobRecord
+func (s *Service) SetBlobProperties(ctx context.Context, acct, container, name string, c PropertyChange, pre Preconditions) (*Blob, error) {
+	var out *Blob
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		b, err := s.existingBlob(tx, acct, container, name, "", conditions.Write, pre)
 		if err != nil {
@@ -224,8 +224,8 @@ func (s *Service) SetBlobProperties(ctx context.Context, acct, container, name s
 }
 
 // SetBlobMetadata replaces the blob's metadata.
-func (s *Service) SetBlobMetadata(ctx context.Context, acct, container, name string, meta azhttp.Metadata, pre Preconditions) (*blobRecord, error) {
-	return s.updateBlob(ctx, acct, container, name, pre, func(b *blobRecord) { b.Metadata = meta })
+func (s *Service) SetBlobMetadata(ctx context.Context, acct, container, name string, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
+	return s.updateBlob(ctx, acct, container, name, pre, func(b *Blob) { b.Metadata = meta })
 }
 
 // DeleteSnapshots is x-ms-delete-snapshots.
@@ -265,8 +265,8 @@ func (s *Service) DeleteBlob(ctx context.Context, acct, container, name string, 
 }
 
 // GetBlobProperties returns the record of an existing blob under pre.
-func (s *Service) GetBlobProperties(ctx context.Context, acct, container, name, snapshot string, pre Preconditions) (*blobRecord, error) {
-	var out *blobRecord
+func (s *Service) GetBlobProperties(ctx context.Context, acct, container, name, snapshot string, pre Preconditions) (*Blob, error) {
+	var out *Blob
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		var err error
 		out, err = s.existingBlob(r, acct, container, name, snapshot, conditions.Read, pre)
@@ -281,7 +281,7 @@ type ByteRange struct{ Start, End int64 }
 // Download is an open read of one blob version, valid inside the send
 // function GetBlob calls.
 type Download struct {
-	Record *blobRecord
+	Record *Blob
 	Offset int64 // first byte served
 	Length int64 // bytes served
 	Ranged bool

@@ -19,17 +19,17 @@ const (
 	maxSinglePutBlobLen = 5000 << 20
 )
 
-// namedBlock is a block in a block list.
-type namedBlock struct {
+// BlockInfo is a block in a block list.
+type BlockInfo struct {
 	ID   []byte
 	Size int64
 	Data uint64
 }
 
 // loadBlocks returns the blob's uncommitted blocks in block-ID order.
-func loadBlocks(r kv.Reader, acct, container, name string) ([]namedBlock, error) {
+func loadBlocks(r kv.Reader, acct, container, name string) ([]BlockInfo, error) {
 	p := blocksPrefix(acct, container, name)
-	var out []namedBlock
+	var out []BlockInfo
 	var failed error
 	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
 		rd, err := tuple.NewReader(k, len(p))
@@ -46,7 +46,7 @@ func loadBlocks(r kv.Reader, acct, container, name string) ([]namedBlock, error)
 		if failed = record.Decode(v, &b); failed != nil {
 			return false
 		}
-		out = append(out, namedBlock{ID: id, Size: b.Size, Data: b.Data})
+		out = append(out, BlockInfo{ID: id, Size: b.Size, Data: b.Data})
 		return true
 	})
 	return out, errors.Join(err, failed)
@@ -137,11 +137,11 @@ type BlockRef struct {
 
 // PutBlockList commits the blob as the concatenation of the referenced
 // blocks; uncommitted blocks not referenced are discarded.
-func (s *Service) PutBlockList(ctx context.Context, acct, container, name string, refs []BlockRef, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*blobRecord, error) {
+func (s *Service) PutBlockList(ctx context.Context, acct, container, name string, refs []BlockRef, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
 	if len(refs) > maxCommittedBlocks {
 		return nil, azhttp.ErrBlockListTooLong
 	}
-	var out *blobRecord
+	var out *Blob
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		old, err := s.blobForWrite(tx, acct, container, name, conditions.Create, pre)
 		if err != nil {
@@ -166,7 +166,7 @@ func (s *Service) PutBlockList(ctx context.Context, acct, container, name string
 		if err != nil {
 			return err
 		}
-		uncommitted := make(map[string]namedBlock, len(blocks))
+		uncommitted := make(map[string]BlockInfo, len(blocks))
 		for _, b := range blocks {
 			uncommitted[string(b.ID)] = b
 		}
@@ -186,7 +186,7 @@ func (s *Service) PutBlockList(ctx context.Context, acct, container, name string
 	return out, err
 }
 
-func resolveBlock(ref BlockRef, committed map[string]extent, uncommitted map[string]namedBlock) (extent, bool) {
+func resolveBlock(ref BlockRef, committed map[string]extent, uncommitted map[string]BlockInfo) (extent, bool) {
 	if ref.From != Committed {
 		if b, ok := uncommitted[string(ref.ID)]; ok {
 			return extent{BlockID: b.ID, Data: b.Data, Size: b.Size}, true
@@ -201,9 +201,9 @@ func resolveBlock(ref BlockRef, committed map[string]extent, uncommitted map[str
 
 // BlockListing is Get Block List's answer.
 type BlockListing struct {
-	Record      *blobRecord // nil when the blob has only uncommitted blocks
-	Committed   []namedBlock
-	Uncommitted []namedBlock
+	Record      *Blob // nil when the blob has only uncommitted blocks
+	Committed   []BlockInfo
+	Uncommitted []BlockInfo
 }
 
 // GetBlockList lists the committed and/or uncommitted blocks of a blob.
@@ -217,7 +217,7 @@ func (s *Service) GetBlockList(ctx context.Context, acct, container, name, snaps
 		if out.Record, err = loadBlobAt(r, acct, container, name, snapshot); err != nil {
 			return err
 		}
-		var blocks []namedBlock
+		var blocks []BlockInfo
 		if snapshot == "" {
 			if blocks, err = loadBlocks(r, acct, container, name); err != nil {
 				return err
@@ -239,7 +239,7 @@ func (s *Service) GetBlockList(ctx context.Context, acct, container, name, snaps
 			}
 			for _, e := range exts {
 				if e.BlockID != nil {
-					out.Committed = append(out.Committed, namedBlock{ID: e.BlockID, Size: e.Size, Data: e.Data})
+					out.Committed = append(out.Committed, BlockInfo{ID: e.BlockID, Size: e.Size, Data: e.Data})
 				}
 			}
 		}

@@ -11,8 +11,8 @@ import (
 )
 
 // CreateContainer creates a container, or fails with ContainerAlreadyExists.
-func (s *Service) CreateContainer(ctx context.Context, acct, name string, meta azhttp.Metadata, access string) (*containerRecord, error) {
-	var out *containerRecord
+func (s *Service) CreateContainer(ctx context.Context, acct, name string, meta azhttp.Metadata, access string) (*Container, error) {
+	var out *Container
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		if _, err := loadContainer(tx, acct, name); err == nil {
 			return azhttp.ErrContainerAlreadyExists
@@ -20,15 +20,15 @@ func (s *Service) CreateContainer(ctx context.Context, acct, name string, meta a
 			return err
 		}
 		now := s.clock()
-		out = &containerRecord{Version: tx.Version(), Created: now, Modified: now, Metadata: meta, PublicAccess: access}
+		out = &Container{Version: tx.Version(), Created: now, Modified: now, Metadata: meta, PublicAccess: access}
 		return record.Store(tx, containerKey(acct, name), out)
 	})
 	return out, err
 }
 
 // GetContainer returns a container's record.
-func (s *Service) GetContainer(ctx context.Context, acct, name string) (*containerRecord, error) {
-	var out *containerRecord
+func (s *Service) GetContainer(ctx context.Context, acct, name string) (*Container, error) {
+	var out *Container
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		var err error
 		out, err = loadContainer(r, acct, name)
@@ -39,8 +39,8 @@ func (s *Service) GetContainer(ctx context.Context, acct, name string) (*contain
 
 // updateContainer applies change to an existing container under pre and
 // gives it a new version.
-func (s *Service) updateContainer(ctx context.Context, acct, name string, pre Preconditions, change func(*containerRecord)) (*containerRecord, error) {
-	var out *containerRecord
+func (s *Service) updateContainer(ctx context.Context, acct, name string, pre Preconditions, change func(*Container)) (*Container, error) {
+	var out *Container
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		c, err := loadContainer(tx, acct, name)
 		if err != nil {
@@ -58,14 +58,14 @@ func (s *Service) updateContainer(ctx context.Context, acct, name string, pre Pr
 }
 
 // SetContainerMetadata replaces a container's metadata.
-func (s *Service) SetContainerMetadata(ctx context.Context, acct, name string, meta azhttp.Metadata, pre Preconditions) (*containerRecord, error) {
-	return s.updateContainer(ctx, acct, name, pre, func(c *containerRecord) { c.Metadata = meta })
+func (s *Service) SetContainerMetadata(ctx context.Context, acct, name string, meta azhttp.Metadata, pre Preconditions) (*Container, error) {
+	return s.updateContainer(ctx, acct, name, pre, func(c *Container) { c.Metadata = meta })
 }
 
 // SetContainerACL replaces a container's public access level and stored
 // access policies.
-func (s *Service) SetContainerACL(ctx context.Context, acct, name, access string, acl []azhttp.SignedIdentifier, pre Preconditions) (*containerRecord, error) {
-	return s.updateContainer(ctx, acct, name, pre, func(c *containerRecord) {
+func (s *Service) SetContainerACL(ctx context.Context, acct, name, access string, acl []azhttp.SignedIdentifier, pre Preconditions) (*Container, error) {
+	return s.updateContainer(ctx, acct, name, pre, func(c *Container) {
 		c.PublicAccess, c.ACL = access, acl
 	})
 }
@@ -90,15 +90,15 @@ func (s *Service) DeleteContainer(ctx context.Context, acct, name string, pre Pr
 }
 
 // namedContainer is one List Containers entry.
-type namedContainer struct {
+type ContainerItem struct {
 	Name string
-	*containerRecord
+	*Container
 }
 
 // ListContainers returns up to max containers whose names start with prefix,
 // from marker on, and the marker of the next page ("" at the end).
-func (s *Service) ListContainers(ctx context.Context, acct, prefix, marker string, max int) ([]namedContainer, string, error) {
-	var out []namedContainer
+func (s *Service) ListContainers(ctx context.Context, acct, prefix, marker string, max int) ([]ContainerItem, string, error) {
+	var out []ContainerItem
 	next := ""
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		base := containersPrefix(acct)
@@ -118,11 +118,11 @@ func (s *Service) ListContainers(ctx context.Context, acct, prefix, marker strin
 				next = name
 				return false
 			}
-			var c containerRecord
+			var c Container
 			if failed = record.Decode(v, &c); failed != nil {
 				return false
 			}
-			out = append(out, namedContainer{name, &c})
+			out = append(out, ContainerItem{name, &c})
 			return true
 		})
 		if err != nil {

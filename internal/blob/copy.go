@@ -14,10 +14,10 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
-// copyInfo is the copy status a blob keeps after being a copy destination.
+// CopyInfo is the copy status a blob keeps after being a copy destination.
 // Copies within the server complete before the response, so the status is
 // always "success" and there is never a pending copy to abort.
-type copyInfo struct {
+type CopyInfo struct {
 	ID        string
 	Source    string
 	Status    string
@@ -98,9 +98,9 @@ type CopyRequest struct {
 // keeping its block list, content headers and metadata. The source is read
 // from one snapshot; its bytes are staged under the destination and made
 // visible by one commit, so a failed copy leaves the destination untouched.
-func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*blobRecord, error) {
+func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) {
 	src := req.Source
-	var srcRec *blobRecord
+	var srcRec *Blob
 	var srcExtents []extent
 	var payloads []*payload
 	discardAll := func() {
@@ -138,7 +138,7 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*blobRecord, e
 		discardAll()
 		return nil, err
 	}
-	var out *blobRecord
+	var out *Blob
 	err = s.store.Update(ctx, func(tx kv.Txn) error {
 		old, err := s.blobForWrite(tx, req.Acct, req.Container, req.Blob, conditions.Create, req.Dest)
 		if err != nil {
@@ -158,7 +158,7 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*blobRecord, e
 		out = s.newRecord(tx, old, srcRec.Size, srcRec.Headers, meta)
 		out.Type = srcRec.Type
 		size := fmt.Sprint(srcRec.Size)
-		out.Copy = &copyInfo{ID: newLeaseID(), Source: src.URL.String(), Status: "success", Progress: size + "/" + size, Completed: out.Modified}
+		out.Copy = &CopyInfo{ID: newLeaseID(), Source: src.URL.String(), Status: "success", Progress: size + "/" + size, Completed: out.Modified}
 		return commitContent(tx, req.Acct, req.Container, req.Blob, old, out, extents)
 	})
 	if err != nil {

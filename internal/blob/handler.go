@@ -49,7 +49,7 @@ func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
 	q := &request{w: w, r: r, q: r.URL.Query()}
 	q.acct, q.container, q.blob = splitPath(r.URL.Path)
 	if err := s.dispatch(q); err != nil {
-		azhttp.WriteError(w, r, azhttp.StoreError(err))
+		azhttp.WriteError(w, r, err)
 	}
 }
 

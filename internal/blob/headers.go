@@ -67,7 +67,7 @@ func writeContentHeaders(h http.Header, c ContentHeaders) {
 }
 
 // writeBlobHeaders sets the properties every blob read returns.
-func writeBlobHeaders(h http.Header, b *blobRecord, now time.Time) {
+func writeBlobHeaders(h http.Header, b *Blob, now time.Time) {
 	h.Set("ETag", azhttp.ETag(b.Version))
 	h.Set("Last-Modified", azhttp.HTTPTime(b.Modified))
 	h.Set("x-ms-creation-time", azhttp.HTTPTime(b.Created))

@@ -54,7 +54,7 @@ func (s *Service) receiveChecked(q *request, limit int64) (*payload, error) {
 	return p, nil
 }
 
-func writeWriteResult(q *request, b *blobRecord, status int) error {
+func writeWriteResult(q *request, b *Blob, status int) error {
 	h := q.w.Header()
 	h.Set("ETag", azhttp.ETag(b.Version))
 	h.Set("Last-Modified", azhttp.HTTPTime(b.Modified))

@@ -25,7 +25,7 @@ func publicAccess(h http.Header) (string, error) {
 	}
 }
 
-func writeContainerHeaders(h http.Header, c *containerRecord) {
+func writeContainerHeaders(h http.Header, c *Container) {
 	h.Set("ETag", azhttp.ETag(c.Version))
 	h.Set("Last-Modified", azhttp.HTTPTime(c.Modified))
 }

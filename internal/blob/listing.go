@@ -23,7 +23,7 @@ type ListBlobsOptions struct {
 type ListedBlob struct {
 	Name     string
 	Snapshot string // set for a snapshot entry
-	Record   *blobRecord
+	Record   *Blob
 }
 
 // BlobListing is one page of List Blobs.
@@ -90,7 +90,7 @@ func (s *Service) ListBlobs(ctx context.Context, acct, container string, o ListB
 			}
 			entry := ListedBlob{Name: name}
 			if raw != nil {
-				entry.Record = &blobRecord{}
+				entry.Record = &Blob{}
 				if err := record.Decode(raw, entry.Record); err != nil {
 					return err
 				}

@@ -32,8 +32,8 @@ func (c SequenceConditions) check(seq int64) error {
 
 // PutPages writes the payload over the page range [start, end] of a page
 // blob, or clears the range when p is nil. Both ends are page-aligned.
-func (s *Service) PutPages(ctx context.Context, acct, container, name string, start, end int64, p *payload, sc SequenceConditions, pre Preconditions) (*blobRecord, error) {
-	var out *blobRecord
+func (s *Service) PutPages(ctx context.Context, acct, container, name string, start, end int64, p *payload, sc SequenceConditions, pre Preconditions) (*Blob, error) {
+	var out *Blob
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		b, err := s.existingBlob(tx, acct, container, name, "", conditions.Write, pre)
 		if err != nil {
@@ -126,7 +126,7 @@ type PageRange struct{ Start, End int64 }
 
 // PageList is Get Page Ranges' answer.
 type PageList struct {
-	Record *blobRecord
+	Record *Blob
 	Pages  []PageRange
 	Clears []PageRange // only in a diff against a snapshot
 }
@@ -240,7 +240,7 @@ func sortUnique(points []int64, lo, hi int64) []int64 {
 
 // ResizePageBlob changes a page blob's size; pages beyond a smaller size
 // are dropped.
-func resizePages(tx kv.Txn, acct, container, name string, b *blobRecord, size int64) error {
+func resizePages(tx kv.Txn, acct, container, name string, b *Blob, size int64) error {
 	if size < b.Size {
 		if err := cutPages(tx, acct, container, name, size, b.Size); err != nil {
 			return err

@@ -10,8 +10,8 @@ import (
 	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
-// containerRecord is the stored state of a container.
-type containerRecord struct {
+// Container is the stored state of a container.
+type Container struct {
 	Version      uint64
 	Created      time.Time
 	Modified     time.Time
@@ -38,8 +38,8 @@ const (
 	pageBlob   = "PageBlob"
 )
 
-// blobRecord is the stored state of a committed blob.
-type blobRecord struct {
+// Blob is the stored state of a committed blob.
+type Blob struct {
 	Type     string // BlockBlob
 	Version  uint64
 	Created  time.Time
@@ -49,7 +49,7 @@ type blobRecord struct {
 	Headers  ContentHeaders
 	Metadata azhttp.Metadata
 	Lease    lease.Lease
-	Copy     *copyInfo `json:",omitempty"`
+	Copy     *CopyInfo `json:",omitempty"`
 	// SequenceNumber belongs to page blobs, Sealed to append blobs.
 	SequenceNumber int64 `json:",omitempty"`
 	Sealed         bool  `json:",omitempty"`
@@ -83,8 +83,8 @@ type staged struct {
 }
 
 // loadContainer returns the container or ErrContainerNotFound.
-func loadContainer(r kv.Reader, acct, name string) (*containerRecord, error) {
-	var c containerRecord
+func loadContainer(r kv.Reader, acct, name string) (*Container, error) {
+	var c Container
 	found, err := record.Load(r, containerKey(acct, name), &c)
 	if err != nil {
 		return nil, err
@@ -107,17 +107,17 @@ func requireContainer(r kv.Reader, acct, name string) error {
 }
 
 // loadBlob returns the blob, nil when absent.
-func loadBlob(r kv.Reader, acct, container, name string) (*blobRecord, error) {
+func loadBlob(r kv.Reader, acct, container, name string) (*Blob, error) {
 	return loadBlobAt(r, acct, container, name, "")
 }
 
 // loadBlobAt returns the blob or one of its snapshots, nil when absent.
-func loadBlobAt(r kv.Reader, acct, container, name, snapshot string) (*blobRecord, error) {
+func loadBlobAt(r kv.Reader, acct, container, name, snapshot string) (*Blob, error) {
 	key := blobKey(acct, container, name)
 	if snapshot != "" {
 		key = snapshotKey(acct, container, name, snapshot)
 	}
-	var b blobRecord
+	var b Blob
 	found, err := record.Load(r, key, &b)
 	if err != nil || !found {
 		return nil, err

@@ -68,7 +68,7 @@ func check(c conditions.Conditions, kind conditions.Kind, st conditions.State, e
 
 // checkBlob verifies a request against a blob (nil when absent): first the
 // lease it claims or must claim, then its conditional headers.
-func (s *Service) checkBlob(pre Preconditions, kind conditions.Kind, b *blobRecord) error {
+func (s *Service) checkBlob(pre Preconditions, kind conditions.Kind, b *Blob) error {
 	var l lease.Lease
 	if b != nil {
 		l = b.Lease
@@ -81,21 +81,21 @@ func (s *Service) checkBlob(pre Preconditions, kind conditions.Kind, b *blobReco
 
 // checkContainer verifies a request against a container; only deletion
 // needs the active lease's ID, other operations fail with a wrong one.
-func (s *Service) checkContainer(pre Preconditions, c *containerRecord, deleting bool) error {
+func (s *Service) checkContainer(pre Preconditions, c *Container, deleting bool) error {
 	if err := c.Lease.CheckUse(s.clock(), pre.LeaseID, deleting); err != nil {
 		return leaseError(err, true)
 	}
 	return check(pre.Conditions, conditions.Write, c.state(), azhttp.ErrConditionNotMet)
 }
 
-func (c *containerRecord) state() conditions.State {
+func (c *Container) state() conditions.State {
 	if c == nil {
 		return conditions.State{}
 	}
 	return conditions.State{Exists: true, ETag: azhttp.ETag(c.Version), LastModified: c.Modified}
 }
 
-func (b *blobRecord) state() conditions.State {
+func (b *Blob) state() conditions.State {
 	if b == nil {
 		return conditions.State{}
 	}

@@ -29,9 +29,9 @@ func ParseSnapshot(v string) (string, error) {
 // CreateSnapshot makes a read-only copy of the blob's current content and
 // properties. The copy shares the blob's immutable data objects; meta, when
 // given, replaces the metadata of the snapshot.
-func (s *Service) CreateSnapshot(ctx context.Context, acct, container, name string, meta azhttp.Metadata, pre Preconditions) (string, *blobRecord, error) {
+func (s *Service) CreateSnapshot(ctx context.Context, acct, container, name string, meta azhttp.Metadata, pre Preconditions) (string, *Blob, error) {
 	var id string
-	var out *blobRecord
+	var out *Blob
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		b, err := findBlob(tx, acct, container, name, "")
 		if err != nil {
@@ -95,7 +95,7 @@ func (s *Service) nextSnapshotID(tx kv.Txn, acct, container, name string) (strin
 // SnapshotInfo is one listed snapshot.
 type SnapshotInfo struct {
 	ID     string
-	Record *blobRecord
+	Record *Blob
 }
 
 // listSnapshots returns the blob's snapshots, oldest first.
@@ -108,7 +108,7 @@ func listSnapshots(r kv.Reader, acct, container, name string) ([]SnapshotInfo, e
 		if info.ID, failed = nameAfter(k, len(p)); failed != nil {
 			return false
 		}
-		info.Record = &blobRecord{}
+		info.Record = &Blob{}
 		if failed = record.Decode(v, info.Record); failed != nil {
 			return false
 		}

@@ -103,7 +103,7 @@ type blockXML struct {
 	Size int64  `xml:"Size"`
 }
 
-func blocksToXML(blocks []namedBlock) blocksXML {
+func blocksToXML(blocks []BlockInfo) blocksXML {
 	out := blocksXML{Blocks: make([]blockXML, 0, len(blocks))}
 	for _, b := range blocks {
 		out.Blocks = append(out.Blocks, blockXML{Name: base64.StdEncoding.EncodeToString(b.ID), Size: b.Size})

@@ -1,6 +1,7 @@
 package cosmos
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"strconv"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
-	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
 // Error is a Cosmos DB error: an HTTP status and the code and message of
@@ -70,11 +70,8 @@ func (s *Service) resolve(r *http.Request, err error) *Error {
 	if errors.As(err, &ae) {
 		return &Error{Status: ae.Status, Code: ae.Code, Message: ae.Message}
 	}
-	switch {
-	case errors.Is(err, kv.ErrTooLarge):
-		return tooLarge("The request is larger than a transaction may be.")
-	case errors.Is(err, kv.ErrConflict), errors.Is(err, kv.ErrTxnTooOld):
-		return newError(http.StatusServiceUnavailable, "ServiceUnavailable", "The request could not be completed in time; retry it.")
+	if e := storeFailure(r.Context(), err); e != nil {
+		return e
 	}
 	s.log.ErrorContext(r.Context(), "cosmos request failed", "err", err, "path", r.URL.Path, "request_id", azhttp.RequestID(r.Context()))
 	return newError(http.StatusInternalServerError, "InternalServerError", "An unknown error occurred while processing this request.")
@@ -100,4 +97,27 @@ func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)
 	}
+}
+
+// storeFailure is Cosmos DB's answer to a store failure (nil when err is
+// not one): contention is 429 with a retry hint as Cosmos throttles, a
+// transaction past its time 408, a record past the store's limits 413, a
+// closing server 503.
+func storeFailure(ctx context.Context, err error) *Error {
+	switch azhttp.ClassifyStore(err) {
+	case azhttp.StoreBusy:
+		return newError(http.StatusTooManyRequests, "TooManyRequests", "The request rate is too large. Please retry after some time.")
+	case azhttp.StoreTimedOut:
+		return newError(http.StatusRequestTimeout, "RequestTimeout", "The request could not be completed within the permitted time.")
+	case azhttp.StoreTooLarge:
+		return tooLarge("The request is larger than a transaction of this server may hold.")
+	case azhttp.StoreClosed:
+		return newError(http.StatusServiceUnavailable, "ServiceUnavailable", "The server is shutting down; retry the request.")
+	case azhttp.RequestCanceled:
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			return newError(http.StatusRequestTimeout, "RequestTimeout", "The request could not be completed within the permitted time.")
+		}
+		return newError(http.StatusServiceUnavailable, "ServiceUnavailable", "The request was cancelled.")
+	}
+	return nil
 }

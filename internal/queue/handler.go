@@ -81,7 +81,7 @@ type operation struct {
 func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
 	q := &request{w: w, r: r, q: r.URL.Query(), path: splitPath(r.URL.Path)}
 	if err := s.dispatch(q); err != nil {
-		azhttp.WriteError(w, r, azhttp.StoreError(err))
+		azhttp.WriteError(w, r, err)
 	}
 }
 

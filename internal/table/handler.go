@@ -2,13 +2,11 @@ package table
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
-	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
 // maxBody bounds a request body: an entity is at most 1 MiB as Azure
@@ -45,18 +43,8 @@ type operation struct {
 func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
 	q := &request{w: w, r: r, q: r.URL.Query()}
 	if err := s.dispatch(q); err != nil {
-		azhttp.WriteErrorJSON(w, r, storeError(err))
+		azhttp.WriteErrorJSON(w, r, err)
 	}
-}
-
-// storeError maps the store's limits to Azure's answers. A transaction
-// over kv's size limit can only come from merges into large entities in
-// one batch (requests themselves are bounded below it).
-func storeError(err error) error {
-	if errors.Is(err, kv.ErrTooLarge) {
-		return azhttp.ErrRequestBodyTooLarge.WithMessage("%s\nThe operations together write more than one transaction may hold.", azhttp.ErrRequestBodyTooLarge.Message)
-	}
-	return azhttp.StoreError(err)
 }
 
 func (s *Service) dispatch(q *request) error {

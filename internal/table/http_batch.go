@@ -204,7 +204,9 @@ func (s *Service) batchSuccess(q *request, op batchOp, e *Entity) *partResponse 
 // err: 202, and a change set response holding only that failure, its
 // message prefixed "index:" as Azure does.
 func (s *Service) batchFailure(q *request, index int, p batchPart, err error) error {
-	err = storeError(err)
+	if se := azhttp.StoreError(q.ctx(), err); se != nil {
+		err = se
+	}
 	var e *azhttp.Error
 	if errors.As(err, &e) {
 		err = e.WithMessage("%d:%s", index, e.Message)
@@ -250,7 +252,7 @@ func (s *Service) batchQuery(q *request, p batchPart) error {
 	h.Set("Cache-Control", "no-cache")
 	h.Set("DataServiceVersion", "3.0;")
 	if err != nil {
-		azhttp.WriteErrorJSON(part, q.r, storeError(err))
+		azhttp.WriteErrorJSON(part, q.r, err)
 		part.header.Del("Content-Length")
 		return writeBatch(q, false, []*partResponse{part})
 	}

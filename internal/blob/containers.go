@@ -89,7 +89,7 @@ func (s *Service) DeleteContainer(ctx context.Context, acct, name string, pre Pr
 	})
 }
 
-// namedContainer is one List Containers entry.
+// ContainerItem is one List Containers entry.
 type ContainerItem struct {
 	Name string
 	*Container

@@ -5,7 +5,6 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
-	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
@@ -16,14 +15,14 @@ const maxAppendBlock = 100 << 20
 // given size, with no content.
 func (s *Service) CreateEmpty(ctx context.Context, acct, container, name, typ string, size, seq int64, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
 	var out *Blob
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		old, err := s.blobForWrite(tx, acct, container, name, conditions.Create, pre)
+	err := s.Update(ctx, func(t *Tx) error {
+		old, err := t.blobForWrite(acct, container, name, conditions.Create, pre)
 		if err != nil {
 			return err
 		}
-		out = s.newRecord(tx, old, size, h, meta)
+		out = t.newRecord(old, size, h, meta)
 		out.Type, out.SequenceNumber = typ, seq
-		return commitContent(tx, acct, container, name, old, out, nil)
+		return commitContent(t.tx, acct, container, name, old, out, nil)
 	})
 	return out, err
 }
@@ -34,13 +33,15 @@ type AppendConditions struct {
 	AppendPos *int64 // x-ms-blob-condition-appendpos
 }
 
-// AppendBlock adds the payload as a new block at the end of an append
-// blob and returns the offset it was written at.
-func (s *Service) AppendBlock(ctx context.Context, p *payload, ac AppendConditions, pre Preconditions) (*Blob, int64, error) {
+// AppendBlock adds c's content as a new block at the end of an append
+// blob, verifying c.MD5 when given, and reports the offset it was written
+// at.
+func (s *Service) AppendBlock(ctx context.Context, acct, container, name string, c Content, ac AppendConditions, pre Preconditions) (*Written, error) {
 	var out *Blob
 	var offset int64
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		b, err := s.existingBlob(tx, p.acct, p.container, p.blob, "", conditions.Write, pre)
+	sum, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
+		tx := t.tx
+		b, err := t.existingBlob(p.acct, p.container, p.blob, "", conditions.Write, pre)
 		if err != nil {
 			return err
 		}
@@ -65,31 +66,29 @@ func (s *Service) AppendBlock(ctx context.Context, p *payload, ac AppendConditio
 		}
 		b.Size += p.size
 		b.Extents++
-		b.Version, b.Modified = tx.Version(), s.clock()
+		b.Version, b.Modified = tx.Version(), t.now
 		out = b
 		return record.Store(tx, blobKey(p.acct, p.container, p.blob), b)
 	})
 	if err != nil {
-		s.discard(ctx, p)
+		return nil, err
 	}
-	return out, offset, err
+	return &Written{Blob: out, ContentMD5: sum, AppendOffset: offset}, nil
 }
 
 // SealBlob makes an append blob read-only.
 func (s *Service) SealBlob(ctx context.Context, acct, container, name string, pre Preconditions) (*Blob, error) {
 	var out *Blob
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		b, err := s.existingBlob(tx, acct, container, name, "", conditions.Write, pre)
-		if err != nil {
-			return err
-		}
-		if b.Type != appendBlob {
-			return azhttp.ErrInvalidBlobType
-		}
-		b.Sealed = true
-		b.Version, b.Modified = tx.Version(), s.clock()
-		out = b
-		return record.Store(tx, blobKey(acct, container, name), b)
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		out, err = t.updateBlob(acct, container, name, pre, func(b *Blob) error {
+			if b.Type != appendBlob {
+				return azhttp.ErrInvalidBlobType
+			}
+			b.Sealed = true
+			return nil
+		})
+		return err
 	})
 	return out, err
 }

@@ -12,45 +12,63 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
-// PutBlob creates or replaces a block blob with the payload's content.
-// A rejected or failed write leaves the store as it was.
-func (s *Service) PutBlob(ctx context.Context, p *payload, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
+// PutBlob creates or replaces a block blob with c's content, verifying
+// c.MD5 when given. A rejected or failed write leaves the store as it was.
+func (s *Service) PutBlob(ctx context.Context, acct, container, name string, c Content, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*Written, error) {
+	var out *Blob
+	sum, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
+		var err error
+		out, err = t.putBlob(p, h, meta, pre)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Written{Blob: out, ContentMD5: sum}, nil
+}
+
+// PutBlob creates or replaces a block blob with data, which the
+// transaction carries itself: it may be at most 4 MiB.
+func (t *Tx) PutBlob(acct, container, name string, data []byte, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
+	if len(data) > inlineLimit {
+		return nil, azhttp.ErrRequestBodyTooLarge
+	}
+	return t.putBlob(inlinePayload(acct, container, name, data), h, meta, pre)
+}
+
+func (t *Tx) putBlob(p *payload, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
 	if h.ContentMD5 == nil {
 		h.ContentMD5 = p.md5
 	}
-	var out *Blob
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		old, err := s.blobForWrite(tx, p.acct, p.container, p.blob, conditions.Create, pre)
-		if err != nil {
-			return err
-		}
-		if err := p.place(tx); err != nil {
-			return err
-		}
-		var extents []extent
-		if p.size > 0 {
-			extents = []extent{{Data: p.data, Size: p.size}}
-		}
-		out = s.newRecord(tx, old, p.size, h, meta)
-		return commitContent(tx, p.acct, p.container, p.blob, old, out, extents)
-	})
+	old, err := t.blobForWrite(p.acct, p.container, p.blob, conditions.Create, pre)
 	if err != nil {
-		s.discard(ctx, p)
+		return nil, err
 	}
-	return out, err
+	if err := p.place(t.tx); err != nil {
+		return nil, err
+	}
+	var extents []extent
+	if p.size > 0 {
+		extents = []extent{{Data: p.data, Size: p.size}}
+	}
+	rec := t.newRecord(old, p.size, h, meta)
+	if err := commitContent(t.tx, p.acct, p.container, p.blob, old, rec, extents); err != nil {
+		return nil, err
+	}
+	return rec, nil
 }
 
 // blobForWrite loads a blob for a write under pre: the container must
 // exist; the blob may not.
-func (s *Service) blobForWrite(tx kv.Txn, acct, container, name string, kind conditions.Kind, pre Preconditions) (*Blob, error) {
-	if err := requireContainer(tx, acct, container); err != nil {
+func (t *Tx) blobForWrite(acct, container, name string, kind conditions.Kind, pre Preconditions) (*Blob, error) {
+	if err := requireContainer(t.r, acct, container); err != nil {
 		return nil, err
 	}
-	old, err := loadBlob(tx, acct, container, name)
+	old, err := loadBlob(t.r, acct, container, name)
 	if err != nil {
 		return nil, err
 	}
-	return old, s.checkBlob(pre, kind, old)
+	return old, t.checkBlob(pre, kind, old)
 }
 
 // findBlob loads a blob (or one of its snapshots) that must exist, in a
@@ -71,24 +89,23 @@ func findBlob(r kv.Reader, acct, container, name, snapshot string) (*Blob, error
 
 // existingBlob loads a blob (or one of its snapshots) that must exist,
 // under pre. Snapshots are read-only and carry no lease.
-func (s *Service) existingBlob(r kv.Reader, acct, container, name, snapshot string, kind conditions.Kind, pre Preconditions) (*Blob, error) {
-	b, err := findBlob(r, acct, container, name, snapshot)
+func (t *Tx) existingBlob(acct, container, name, snapshot string, kind conditions.Kind, pre Preconditions) (*Blob, error) {
+	b, err := findBlob(t.r, acct, container, name, snapshot)
 	if err != nil {
 		return nil, err
 	}
 	if snapshot != "" {
 		return b, check(pre.Conditions, kind, b.state(), azhttp.ErrBlobAlreadyExists)
 	}
-	return b, s.checkBlob(pre, kind, b)
+	return b, t.checkBlob(pre, kind, b)
 }
 
-func (s *Service) newRecord(tx kv.Txn, old *Blob, size int64, h ContentHeaders, meta azhttp.Metadata) *Blob {
-	now := s.clock()
-	created := now
+func (t *Tx) newRecord(old *Blob, size int64, h ContentHeaders, meta azhttp.Metadata) *Blob {
+	created := t.now
 	if old != nil {
 		created = old.Created
 	}
-	rec := &Blob{Type: "BlockBlob", Version: tx.Version(), Created: created, Modified: now, Size: size, Headers: h, Metadata: meta}
+	rec := &Blob{Type: "BlockBlob", Version: t.tx.Version(), Created: created, Modified: t.now, Size: size, Headers: h, Metadata: meta}
 	if old != nil {
 		rec.Lease = old.Lease // a lease survives the content it locks
 	}
@@ -165,19 +182,19 @@ func extentSlot(acct, container, name, typ string, i int, e extent) tuple.Key {
 }
 
 // updateBlob changes an existing blob's record under pre.
-func (s *Service) updateBlob(ctx context.Context, acct, container, name string, pre Preconditions, change func(*Blob)) (*Blob, error) {
-	var out *Blob
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		b, err := s.existingBlob(tx, acct, container, name, "", conditions.Write, pre)
-		if err != nil {
-			return err
-		}
-		change(b)
-		b.Version, b.Modified = tx.Version(), s.clock()
-		out = b
-		return record.Store(tx, blobKey(acct, container, name), b)
-	})
-	return out, err
+func (t *Tx) updateBlob(acct, container, name string, pre Preconditions, change func(*Blob) error) (*Blob, error) {
+	b, err := t.existingBlob(acct, container, name, "", conditions.Write, pre)
+	if err != nil {
+		return nil, err
+	}
+	if err := change(b); err != nil {
+		return nil, err
+	}
+	b.Version, b.Modified = t.tx.Version(), t.now
+	if err := record.Store(t.tx, blobKey(acct, container, name), b); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // PropertyChange is what one Set Blob Properties changes.
@@ -192,11 +209,18 @@ type PropertyChange struct {
 // blobs, resizes it and updates its sequence number.
 func (s *Service) SetBlobProperties(ctx context.Context, acct, container, name string, c PropertyChange, pre Preconditions) (*Blob, error) {
 	var out *Blob
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		b, err := s.existingBlob(tx, acct, container, name, "", conditions.Write, pre)
-		if err != nil {
-			return err
-		}
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		out, err = t.SetBlobProperties(acct, container, name, c, pre)
+		return err
+	})
+	return out, err
+}
+
+// SetBlobProperties replaces the blob's content headers and, for page
+// blobs, resizes it and updates its sequence number.
+func (t *Tx) SetBlobProperties(acct, container, name string, c PropertyChange, pre Preconditions) (*Blob, error) {
+	return t.updateBlob(acct, container, name, pre, func(b *Blob) error {
 		if (c.Size != nil || c.SequenceAction != "") && b.Type != pageBlob {
 			return azhttp.ErrInvalidBlobType
 		}
@@ -204,7 +228,7 @@ func (s *Service) SetBlobProperties(ctx context.Context, acct, container, name s
 			b.Headers = *c.Headers
 		}
 		if c.Size != nil {
-			if err := resizePages(tx, acct, container, name, b, *c.Size); err != nil {
+			if err := resizePages(t.tx, acct, container, name, b, *c.Size); err != nil {
 				return err
 			}
 		}
@@ -216,16 +240,27 @@ func (s *Service) SetBlobProperties(ctx context.Context, acct, container, name s
 		case "increment":
 			b.SequenceNumber++
 		}
-		b.Version, b.Modified = tx.Version(), s.clock()
-		out = b
-		return record.Store(tx, blobKey(acct, container, name), b)
+		return nil
+	})
+}
+
+// SetBlobMetadata replaces the blob's metadata.
+func (s *Service) SetBlobMetadata(ctx context.Context, acct, container, name string, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
+	var out *Blob
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		out, err = t.SetBlobMetadata(acct, container, name, meta, pre)
+		return err
 	})
 	return out, err
 }
 
 // SetBlobMetadata replaces the blob's metadata.
-func (s *Service) SetBlobMetadata(ctx context.Context, acct, container, name string, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
-	return s.updateBlob(ctx, acct, container, name, pre, func(b *Blob) { b.Metadata = meta })
+func (t *Tx) SetBlobMetadata(acct, container, name string, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
+	return t.updateBlob(acct, container, name, pre, func(b *Blob) error {
+		b.Metadata = meta
+		return nil
+	})
 }
 
 // DeleteSnapshots is x-ms-delete-snapshots.
@@ -241,38 +276,48 @@ const (
 // DeleteBlob removes a blob with its blocks, bytes and (as asked) its
 // snapshots, or only its snapshots.
 func (s *Service) DeleteBlob(ctx context.Context, acct, container, name string, snaps DeleteSnapshots, pre Preconditions) error {
-	return s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := s.existingBlob(tx, acct, container, name, "", conditions.Write, pre); err != nil {
+	return s.Update(ctx, func(t *Tx) error { return t.DeleteBlob(acct, container, name, snaps, pre) })
+}
+
+// DeleteBlob removes a blob with its blocks, bytes and (as asked) its
+// snapshots, or only its snapshots.
+func (t *Tx) DeleteBlob(acct, container, name string, snaps DeleteSnapshots, pre Preconditions) error {
+	if _, err := t.existingBlob(acct, container, name, "", conditions.Write, pre); err != nil {
+		return err
+	}
+	has, err := hasSnapshots(t.tx, acct, container, name)
+	if err != nil {
+		return err
+	}
+	switch {
+	case snaps == OnlySnapshots:
+		return deleteAllSnapshots(t.tx, acct, container, name)
+	case has && snaps == KeepSnapshots:
+		return azhttp.ErrSnapshotsPresent
+	}
+	for _, r := range blobRanges(acct, container, name) {
+		if err := t.tx.DeleteRange(r[0], r[1]); err != nil {
 			return err
 		}
-		has, err := hasSnapshots(tx, acct, container, name)
-		if err != nil {
-			return err
-		}
-		switch {
-		case snaps == OnlySnapshots:
-			return deleteAllSnapshots(tx, acct, container, name)
-		case has && snaps == KeepSnapshots:
-			return azhttp.ErrSnapshotsPresent
-		}
-		for _, r := range blobRanges(acct, container, name) {
-			if err := tx.DeleteRange(r[0], r[1]); err != nil {
-				return err
-			}
-		}
-		return tx.Delete(blobKey(acct, container, name))
-	})
+	}
+	return t.tx.Delete(blobKey(acct, container, name))
 }
 
 // GetBlobProperties returns the record of an existing blob under pre.
 func (s *Service) GetBlobProperties(ctx context.Context, acct, container, name, snapshot string, pre Preconditions) (*Blob, error) {
 	var out *Blob
-	err := s.store.View(ctx, func(r kv.Reader) error {
+	err := s.view(ctx, func(t *Tx) error {
 		var err error
-		out, err = s.existingBlob(r, acct, container, name, snapshot, conditions.Read, pre)
+		out, err = t.GetBlobProperties(acct, container, name, snapshot, pre)
 		return err
 	})
 	return out, err
+}
+
+// GetBlobProperties returns the record of an existing blob (or of one of
+// its snapshots) under pre.
+func (t *Tx) GetBlobProperties(acct, container, name, snapshot string, pre Preconditions) (*Blob, error) {
+	return t.existingBlob(acct, container, name, snapshot, conditions.Read, pre)
 }
 
 // ByteRange is a requested range; End < 0 means "to the end".
@@ -296,11 +341,12 @@ type Download struct {
 // long the client takes: a download that began before an overwrite
 // finishes with the old content, never a mix and never cut short.
 func (s *Service) GetBlob(ctx context.Context, acct, container, name, snapshot string, rng *ByteRange, pre Preconditions, send func(*Download) error) error {
-	return s.store.View(ctx, func(r kv.Reader) error {
-		b, err := s.existingBlob(r, acct, container, name, snapshot, conditions.Read, pre)
+	return s.view(ctx, func(t *Tx) error {
+		b, err := t.existingBlob(acct, container, name, snapshot, conditions.Read, pre)
 		if err != nil {
 			return err
 		}
+		r := t.r
 		d := &Download{Record: b, Length: b.Size, r: r, acct: acct, container: container, name: name}
 		if rng != nil {
 			if rng.Start >= b.Size || (rng.End >= 0 && rng.End < rng.Start) {

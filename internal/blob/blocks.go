@@ -52,11 +52,13 @@ func loadBlocks(r kv.Reader, acct, container, name string) ([]BlockInfo, error) 
 	return out, errors.Join(err, failed)
 }
 
-// PutBlock stages a block of the payload's blob under id. Only the lease
-// is checked: Put Block takes no conditional headers.
-func (s *Service) PutBlock(ctx context.Context, p *payload, id []byte, leaseID string) error {
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		current, err := s.blobForWrite(tx, p.acct, p.container, p.blob, conditions.Write, Preconditions{LeaseID: leaseID})
+// PutBlock stores c's content as an uncommitted block of the blob under
+// id, verifying c.MD5 when given. Only the lease is checked: Put Block
+// takes no conditional headers.
+func (s *Service) PutBlock(ctx context.Context, acct, container, name string, id []byte, c Content, leaseID string) (*Written, error) {
+	sum, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
+		tx := t.tx
+		current, err := t.blobForWrite(p.acct, p.container, p.blob, conditions.Write, Preconditions{LeaseID: leaseID})
 		if err != nil {
 			return err
 		}
@@ -82,9 +84,9 @@ func (s *Service) PutBlock(ctx context.Context, p *payload, id []byte, leaseID s
 		return record.Store(tx, blockKey(p.acct, p.container, p.blob, id), block{Data: p.data, Size: p.size})
 	})
 	if err != nil {
-		s.discard(ctx, p)
+		return nil, err
 	}
-	return err
+	return &Written{ContentMD5: sum}, nil
 }
 
 // checkBlockIDLength enforces Azure's rule that all block IDs of a blob have
@@ -143,7 +145,8 @@ func (s *Service) PutBlockList(ctx context.Context, acct, container, name string
 	}
 	var out *Blob
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		old, err := s.blobForWrite(tx, acct, container, name, conditions.Create, pre)
+		t := s.In(tx)
+		old, err := t.blobForWrite(acct, container, name, conditions.Create, pre)
 		if err != nil {
 			return err
 		}
@@ -180,7 +183,7 @@ func (s *Service) PutBlockList(ctx context.Context, acct, container, name string
 			extents = append(extents, e)
 			size += e.Size
 		}
-		out = s.newRecord(tx, old, size, h, meta)
+		out = t.newRecord(old, size, h, meta)
 		return commitContent(tx, acct, container, name, old, out, extents)
 	})
 	return out, err

@@ -13,46 +13,60 @@ import (
 // CreateContainer creates a container, or fails with ContainerAlreadyExists.
 func (s *Service) CreateContainer(ctx context.Context, acct, name string, meta azhttp.Metadata, access string) (*Container, error) {
 	var out *Container
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := loadContainer(tx, acct, name); err == nil {
-			return azhttp.ErrContainerAlreadyExists
-		} else if !errors.Is(err, azhttp.ErrContainerNotFound) {
-			return err
-		}
-		now := s.clock()
-		out = &Container{Version: tx.Version(), Created: now, Modified: now, Metadata: meta, PublicAccess: access}
-		return record.Store(tx, containerKey(acct, name), out)
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		out, err = t.CreateContainer(acct, name, meta, access)
+		return err
 	})
 	return out, err
+}
+
+// CreateContainer creates a container, or fails with ContainerAlreadyExists.
+func (t *Tx) CreateContainer(acct, name string, meta azhttp.Metadata, access string) (*Container, error) {
+	if _, err := loadContainer(t.r, acct, name); err == nil {
+		return nil, azhttp.ErrContainerAlreadyExists
+	} else if !errors.Is(err, azhttp.ErrContainerNotFound) {
+		return nil, err
+	}
+	c := &Container{Version: t.tx.Version(), Created: t.now, Modified: t.now, Metadata: meta, PublicAccess: access}
+	if err := record.Store(t.tx, containerKey(acct, name), c); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // GetContainer returns a container's record.
 func (s *Service) GetContainer(ctx context.Context, acct, name string) (*Container, error) {
 	var out *Container
-	err := s.store.View(ctx, func(r kv.Reader) error {
+	err := s.view(ctx, func(t *Tx) error {
 		var err error
-		out, err = loadContainer(r, acct, name)
+		out, err = t.GetContainer(acct, name)
 		return err
 	})
 	return out, err
+}
+
+// GetContainer returns a container's record, or ErrContainerNotFound.
+func (t *Tx) GetContainer(acct, name string) (*Container, error) {
+	return loadContainer(t.r, acct, name)
 }
 
 // updateContainer applies change to an existing container under pre and
 // gives it a new version.
 func (s *Service) updateContainer(ctx context.Context, acct, name string, pre Preconditions, change func(*Container)) (*Container, error) {
 	var out *Container
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		c, err := loadContainer(tx, acct, name)
+	err := s.Update(ctx, func(t *Tx) error {
+		c, err := loadContainer(t.r, acct, name)
 		if err != nil {
 			return err
 		}
-		if err := s.checkContainer(pre, c, false); err != nil {
+		if err := t.checkContainer(pre, c, false); err != nil {
 			return err
 		}
 		change(c)
-		c.Version, c.Modified = tx.Version(), s.clock()
+		c.Version, c.Modified = t.tx.Version(), t.now
 		out = c
-		return record.Store(tx, containerKey(acct, name), c)
+		return record.Store(t.tx, containerKey(acct, name), c)
 	})
 	return out, err
 }
@@ -72,21 +86,24 @@ func (s *Service) SetContainerACL(ctx context.Context, acct, name, access string
 
 // DeleteContainer removes a container with every blob, block and byte in it.
 func (s *Service) DeleteContainer(ctx context.Context, acct, name string, pre Preconditions) error {
-	return s.store.Update(ctx, func(tx kv.Txn) error {
-		c, err := loadContainer(tx, acct, name)
-		if err != nil {
+	return s.Update(ctx, func(t *Tx) error { return t.DeleteContainer(acct, name, pre) })
+}
+
+// DeleteContainer removes a container with every blob, block and byte in it.
+func (t *Tx) DeleteContainer(acct, name string, pre Preconditions) error {
+	c, err := loadContainer(t.r, acct, name)
+	if err != nil {
+		return err
+	}
+	if err := t.checkContainer(pre, c, true); err != nil {
+		return err
+	}
+	for _, r := range containerRanges(acct, name) {
+		if err := t.tx.DeleteRange(r[0], r[1]); err != nil {
 			return err
 		}
-		if err := s.checkContainer(pre, c, true); err != nil {
-			return err
-		}
-		for _, r := range containerRanges(acct, name) {
-			if err := tx.DeleteRange(r[0], r[1]); err != nil {
-				return err
-			}
-		}
-		return tx.Delete(containerKey(acct, name))
-	})
+	}
+	return t.tx.Delete(containerKey(acct, name))
 }
 
 // ContainerItem is one List Containers entry.
@@ -131,23 +148,6 @@ func (s *Service) ListContainers(ctx context.Context, acct, prefix, marker strin
 		return failed
 	})
 	return out, next, err
-}
-
-// storedPolicy resolves a service SAS's signed identifier.
-func (s *Service) storedPolicy(ctx context.Context, acct, container, id string) (azhttp.StoredPolicy, bool, error) {
-	c, err := s.GetContainer(ctx, acct, container)
-	if errors.Is(err, azhttp.ErrContainerNotFound) {
-		return azhttp.StoredPolicy{}, false, nil
-	}
-	if err != nil {
-		return azhttp.StoredPolicy{}, false, err
-	}
-	for _, si := range c.ACL {
-		if si.ID == id {
-			return si.Policy(), true, nil
-		}
-	}
-	return azhttp.StoredPolicy{}, false, nil
 }
 
 // nameAfter decodes the string element at offset skip of key.

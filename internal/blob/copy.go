@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"time"
 
@@ -30,56 +29,6 @@ type CopySource struct {
 	URL                   *url.URL
 	Acct, Container, Blob string
 	Snapshot              string
-}
-
-// ParseCopySource reads x-ms-copy-source: a path-style URL of a blob on
-// this server, optionally with ?snapshot= and a SAS.
-func (s *Service) ParseCopySource(raw string) (CopySource, error) {
-	bad := azhttp.ErrInvalidSourceBlobUrl
-	u, err := url.Parse(raw)
-	if err != nil || u.Path == "" {
-		return CopySource{}, bad
-	}
-	src := CopySource{URL: u}
-	src.Acct, src.Container, src.Blob = splitPath(u.Path)
-	if src.Blob == "" {
-		return CopySource{}, bad
-	}
-	if _, ok := s.accounts.Lookup(src.Acct); !ok {
-		return CopySource{}, azhttp.ErrNotImplemented.WithMessage("Copying from a source outside this server (%s) is not supported.", u.Host)
-	}
-	if v := u.Query().Get("snapshot"); v != "" {
-		if src.Snapshot, err = ParseSnapshot(v); err != nil {
-			return CopySource{}, err
-		}
-	}
-	return src, nil
-}
-
-// authorizeCopySource checks that the caller may read the source: through
-// a SAS in the source URL, through Shared Key on the same account, or
-// because the source container is public.
-func (s *Service) authorizeCopySource(q *request, src CopySource) error {
-	fake := &http.Request{Method: http.MethodGet, URL: src.URL, Header: http.Header{}, RemoteAddr: q.r.RemoteAddr, TLS: q.r.TLS}
-	fake = fake.WithContext(q.ctx())
-	access, err := s.auth.Authenticate(fake, src.Acct, src.Container, src.Blob)
-	if err != nil {
-		return azhttp.ErrCannotVerifyCopySource.WithMessage("This request is not authorized to perform this operation using this source: %v", err)
-	}
-	switch {
-	case access.Kind != azhttp.AccessAnonymous:
-		if err := access.Allows(need('o', 'r')); err != nil {
-			return azhttp.ErrCannotVerifyCopySource
-		}
-		return nil
-	case q.access.Kind == azhttp.AccessSharedKey && q.access.Account == src.Acct:
-		return nil
-	}
-	c, err := s.GetContainer(q.ctx(), src.Acct, src.Container)
-	if err == nil && (c.PublicAccess == "blob" || c.PublicAccess == "container") {
-		return nil
-	}
-	return azhttp.ErrCannotVerifyCopySource
 }
 
 // CopyRequest is one Copy Blob / Copy Blob From URL.
@@ -139,14 +88,14 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 		return nil, err
 	}
 	var out *Blob
-	err = s.store.Update(ctx, func(tx kv.Txn) error {
-		old, err := s.blobForWrite(tx, req.Acct, req.Container, req.Blob, conditions.Create, req.Dest)
+	err = s.Update(ctx, func(t *Tx) error {
+		old, err := t.blobForWrite(req.Acct, req.Container, req.Blob, conditions.Create, req.Dest)
 		if err != nil {
 			return err
 		}
 		extents := make([]extent, len(payloads))
 		for i, p := range payloads {
-			if err := p.place(tx); err != nil {
+			if err := p.place(t.tx); err != nil {
 				return err
 			}
 			extents[i] = extent{BlockID: srcExtents[i].BlockID, Data: p.data, Offset: srcExtents[i].Offset, Size: p.size}
@@ -155,11 +104,11 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 		if meta == nil {
 			meta = srcRec.Metadata
 		}
-		out = s.newRecord(tx, old, srcRec.Size, srcRec.Headers, meta)
+		out = t.newRecord(old, srcRec.Size, srcRec.Headers, meta)
 		out.Type = srcRec.Type
 		size := fmt.Sprint(srcRec.Size)
 		out.Copy = &CopyInfo{ID: newLeaseID(), Source: src.URL.String(), Status: "success", Progress: size + "/" + size, Completed: out.Modified}
-		return commitContent(tx, req.Acct, req.Container, req.Blob, old, out, extents)
+		return commitContent(t.tx, req.Acct, req.Container, req.Blob, old, out, extents)
 	})
 	if err != nil {
 		discardAll()
@@ -182,13 +131,13 @@ func (s *Service) stageExtent(ctx context.Context, r kv.Reader, src CopySource, 
 
 // AbortCopy answers Abort Copy Blob: copies here never stay pending.
 func (s *Service) AbortCopy(ctx context.Context, acct, container, name, copyID string, pre Preconditions) error {
-	return s.store.View(ctx, func(r kv.Reader) error {
-		b, err := s.existingBlob(r, acct, container, name, "", conditions.Read, pre)
+	return s.view(ctx, func(t *Tx) error {
+		b, err := t.existingBlob(acct, container, name, "", conditions.Read, pre)
 		if err != nil {
 			return err
 		}
 		// An infinite lease on the destination makes the lease ID mandatory.
-		if err := b.Lease.CheckUse(s.clock(), pre.LeaseID, b.Lease.DurationType(s.clock()) == "infinite"); err != nil {
+		if err := b.Lease.CheckUse(t.now, pre.LeaseID, b.Lease.DurationType(t.now) == "infinite"); err != nil {
 			return leaseError(err, false)
 		}
 		if b.Copy != nil && b.Copy.ID != copyID {

@@ -16,4 +16,11 @@
 // and registered under Bs; the small metadata commit that makes it visible
 // removes the registration, a rejected commit deletes the staged data, and
 // a sweep at start-up removes what a crash left staged.
+//
+// Service holds the rules and speaks no HTTP; NewHandler serves it on the
+// wire, translating each request into one Service call. Tx runs item
+// operations inside a transaction its caller owns (Service.In, or
+// Service.Update for a closure), so that several commit or fail together.
+// An upload's bytes belong to the call that receives them as Content: it
+// verifies their digest and either commits them or removes what it staged.
 package blob

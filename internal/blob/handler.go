@@ -3,18 +3,37 @@ package blob
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/svcprops"
 )
 
-// Handler returns the Blob service's HTTP handler, wrapped in the plumbing
-// every service shares (request ids, versions, CORS, logging).
-func (s *Service) Handler() http.Handler {
-	return azhttp.Wrap("blob", s.log, s.corsRules, azhttp.WriteError, http.HandlerFunc(s.serve))
+// handler serves a Service on the wire: it authenticates and parses each
+// request, makes one call into the Service and writes its answer.
+type handler struct {
+	svc      *Service
+	accounts *azhttp.Accounts
+	auth     *azhttp.Authenticator
+	props    *svcprops.Store // service properties, which only the wire reads
+	log      *slog.Logger
 }
+
+// NewHandler returns the Blob service's HTTP handler over svc, wrapped in
+// the plumbing every service shares (request ids, versions, CORS, logging).
+func NewHandler(svc *Service) http.Handler {
+	h := &handler{svc: svc, accounts: svc.accounts, log: svc.log}
+	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "blob", Now: svc.now, Policy: h.storedPolicy}
+	h.props = svcprops.New(svc.store, "blob", func(acct string) []byte { return servicePropsKey(acct) })
+	return azhttp.Wrap("blob", h.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve))
+}
+
+// now is the time lease states are reported as at.
+func (h *handler) now() time.Time { return h.svc.clock() }
 
 // request is one parsed call.
 type request struct {
@@ -42,24 +61,24 @@ const (
 type operation struct {
 	need azhttp.Need
 	anon anonymous
-	run  func(*Service, *request) error
+	run  func(*handler, *request) error
 }
 
-func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
+func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	q := &request{w: w, r: r, q: r.URL.Query()}
 	q.acct, q.container, q.blob = splitPath(r.URL.Path)
-	if err := s.dispatch(q); err != nil {
+	if err := h.dispatch(q); err != nil {
 		azhttp.WriteError(w, r, err)
 	}
 }
 
-func (s *Service) dispatch(q *request) error {
-	if _, ok := s.accounts.Lookup(q.acct); !ok {
+func (h *handler) dispatch(q *request) error {
+	if _, ok := h.accounts.Lookup(q.acct); !ok {
 		return azhttp.ErrResourceNotFound.WithMessage("The specified account %q does not exist.", q.acct)
 	}
 	if v := q.q.Get("snapshot"); v != "" {
 		var err error
-		if q.snapshot, err = ParseSnapshot(v); err != nil {
+		if q.snapshot, err = parseSnapshot("snapshot", v); err != nil {
 			return err
 		}
 	}
@@ -70,29 +89,29 @@ func (s *Service) dispatch(q *request) error {
 	if err := checkNames(q.container, q.blob); err != nil {
 		return err
 	}
-	q.access, err = s.auth.Authenticate(q.r, q.acct, q.container, q.blob)
+	q.access, err = h.auth.Authenticate(q.r, q.acct, q.container, q.blob)
 	if err != nil {
 		return err
 	}
 	if q.access.Kind == azhttp.AccessAnonymous {
-		if err := s.allowAnonymous(q, op.anon); err != nil {
+		if err := h.allowAnonymous(q, op.anon); err != nil {
 			return err
 		}
 	} else if err := q.access.Allows(op.need); err != nil {
 		return err
 	}
-	return op.run(s, q)
+	return op.run(h, q)
 }
 
 // allowAnonymous lets an unauthenticated read through only where the
 // container's public access level allows it; elsewhere the resource is
 // reported missing, as Azure does, so that its existence is not revealed.
-func (s *Service) allowAnonymous(q *request, level anonymous) error {
+func (h *handler) allowAnonymous(q *request, level anonymous) error {
 	denied := azhttp.ErrResourceNotFound
 	if level == anonNever || q.container == "" {
 		return denied
 	}
-	c, err := s.GetContainer(q.ctx(), q.acct, q.container)
+	c, err := h.svc.GetContainer(q.ctx(), q.acct, q.container)
 	if errors.Is(err, azhttp.ErrContainerNotFound) {
 		return denied
 	}
@@ -106,6 +125,24 @@ func (s *Service) allowAnonymous(q *request, level anonymous) error {
 		return nil
 	}
 	return denied
+}
+
+// storedPolicy resolves a service SAS's signed identifier from the
+// container's access policies.
+func (h *handler) storedPolicy(ctx context.Context, acct, container, id string) (azhttp.StoredPolicy, bool, error) {
+	c, err := h.svc.GetContainer(ctx, acct, container)
+	if errors.Is(err, azhttp.ErrContainerNotFound) {
+		return azhttp.StoredPolicy{}, false, nil
+	}
+	if err != nil {
+		return azhttp.StoredPolicy{}, false, err
+	}
+	for _, si := range c.ACL {
+		if si.ID == id {
+			return si.Policy(), true, nil
+		}
+	}
+	return azhttp.StoredPolicy{}, false, nil
 }
 
 func need(resourceType, permission byte) azhttp.Need {
@@ -124,13 +161,13 @@ func route(q *request) (operation, error) {
 	case q.container == "":
 		switch {
 		case comp == "list" && m == http.MethodGet:
-			return operation{need('s', 'l'), anonNever, (*Service).listContainers}, nil
+			return operation{need('s', 'l'), anonNever, (*handler).listContainers}, nil
 		case restype == "service" && comp == "properties" && m == http.MethodGet:
-			return operation{need('s', 'r'), anonNever, (*Service).getServiceProperties}, nil
+			return operation{need('s', 'r'), anonNever, (*handler).getServiceProperties}, nil
 		case restype == "service" && comp == "properties" && m == http.MethodPut:
-			return operation{need('s', 'w'), anonNever, (*Service).setServiceProperties}, nil
+			return operation{need('s', 'w'), anonNever, (*handler).setServiceProperties}, nil
 		case restype == "account" && comp == "properties" && read:
-			return operation{need('s', 'r'), anonNever, (*Service).getAccountInfo}, nil
+			return operation{need('s', 'r'), anonNever, (*handler).getAccountInfo}, nil
 		case restype == "service" && comp == "stats":
 			return notSupported("Get Blob Service Stats (geo-replication)")
 		case comp == "blobs":
@@ -151,67 +188,68 @@ func route(q *request) (operation, error) {
 		}
 		switch {
 		case comp == "" && m == http.MethodPut:
-			return operation{need('c', 'c'), anonNever, (*Service).createContainer}, nil
+			return operation{need('c', 'c'), anonNever, (*handler).createContainer}, nil
 		case comp == "" && read:
-			return operation{need('c', 'r'), anonContainer, (*Service).getContainerProperties}, nil
+			return operation{need('c', 'r'), anonContainer, (*handler).getContainerProperties}, nil
 		case comp == "" && m == http.MethodDelete:
-			return operation{need('c', 'd'), anonNever, (*Service).deleteContainer}, nil
+			return operation{need('c', 'd'), anonNever, (*handler).deleteContainer}, nil
 		case comp == "metadata" && read:
-			return operation{need('c', 'r'), anonContainer, (*Service).getContainerProperties}, nil
+			return operation{need('c', 'r'), anonContainer, (*handler).getContainerProperties}, nil
 		case comp == "metadata" && m == http.MethodPut:
-			return operation{need('c', 'w'), anonNever, (*Service).setContainerMetadata}, nil
+			return operation{need('c', 'w'), anonNever, (*handler).setContainerMetadata}, nil
 		case comp == "acl" && read:
-			return operation{need('c', 'r'), anonNever, (*Service).getContainerACL}, nil
+			return operation{need('c', 'r'), anonNever, (*handler).getContainerACL}, nil
 		case comp == "acl" && m == http.MethodPut:
-			return operation{need('c', 'w'), anonNever, (*Service).setContainerACL}, nil
+			return operation{need('c', 'w'), anonNever, (*handler).setContainerACL}, nil
 		case comp == "list" && m == http.MethodGet:
-			return operation{need('c', 'l'), anonContainer, (*Service).listBlobs}, nil
+			return operation{need('c', 'l'), anonContainer, (*handler).listBlobs}, nil
 		case comp == "lease" && m == http.MethodPut:
-			return operation{need('c', 'w'), anonNever, (*Service).leaseContainer}, nil
+			return operation{need('c', 'w'), anonNever, (*handler).leaseContainer}, nil
 		case comp == "undelete", comp == "rename", comp == "batch", comp == "blobs":
 			return notSupported("This container operation")
 		}
 	default:
-		if q.snapshot != "" && !(read && (comp == "" || comp == "metadata" || comp == "blocklist" || comp == "pagelist")) && !(m == http.MethodDelete && comp == "") {
-			return operation{}, azhttp.ErrInvalidQueryParameterValue.WithMessage("This operation is not permitted on a snapshot.")
+		snapshotOK := read && (comp == "" || comp == "metadata" || comp == "blocklist" || comp == "pagelist") || m == http.MethodDelete && comp == ""
+		if q.snapshot != "" && !snapshotOK {
+			return operation{}, azhttp.InvalidQueryParameterValue("snapshot", q.q.Get("snapshot"), "").WithMessage("This operation is not permitted on a snapshot.")
 		}
 		switch {
 		case comp == "" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
-			return operation{need('o', 'w'), anonNever, (*Service).copyBlob}, nil
+			return operation{need('o', 'w'), anonNever, (*handler).copyBlob}, nil
 		case comp == "" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*Service).putBlob}, nil
+			return operation{need('o', 'w'), anonNever, (*handler).putBlob}, nil
 		case comp == "" && read:
-			return operation{need('o', 'r'), anonBlob, (*Service).getBlob}, nil
+			return operation{need('o', 'r'), anonBlob, (*handler).getBlob}, nil
 		case comp == "" && m == http.MethodDelete:
-			return operation{need('o', 'd'), anonNever, (*Service).deleteBlob}, nil
+			return operation{need('o', 'd'), anonNever, (*handler).deleteBlob}, nil
 		case comp == "block" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*Service).putBlock}, nil
+			return operation{need('o', 'w'), anonNever, (*handler).putBlock}, nil
 		case comp == "blocklist" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*Service).putBlockList}, nil
+			return operation{need('o', 'w'), anonNever, (*handler).putBlockList}, nil
 		case comp == "blocklist" && m == http.MethodGet:
-			return operation{need('o', 'r'), anonBlob, (*Service).getBlockList}, nil
+			return operation{need('o', 'r'), anonBlob, (*handler).getBlockList}, nil
 		case comp == "properties" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*Service).setBlobProperties}, nil
+			return operation{need('o', 'w'), anonNever, (*handler).setBlobProperties}, nil
 		case comp == "metadata" && read:
-			return operation{need('o', 'r'), anonBlob, (*Service).getBlobMetadata}, nil
+			return operation{need('o', 'r'), anonBlob, (*handler).getBlobMetadata}, nil
 		case comp == "metadata" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*Service).setBlobMetadata}, nil
+			return operation{need('o', 'w'), anonNever, (*handler).setBlobMetadata}, nil
 		case comp == "lease" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*Service).leaseBlob}, nil
+			return operation{need('o', 'w'), anonNever, (*handler).leaseBlob}, nil
 		case comp == "snapshot" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*Service).snapshotBlob}, nil
+			return operation{need('o', 'w'), anonNever, (*handler).snapshotBlob}, nil
 		case comp == "copy" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*Service).abortCopy}, nil
+			return operation{need('o', 'w'), anonNever, (*handler).abortCopy}, nil
 		case comp == "page" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*Service).putPage}, nil
+			return operation{need('o', 'w'), anonNever, (*handler).putPage}, nil
 		case comp == "pagelist" && m == http.MethodGet:
-			return operation{need('o', 'r'), anonBlob, (*Service).getPageRanges}, nil
+			return operation{need('o', 'r'), anonBlob, (*handler).getPageRanges}, nil
 		case comp == "appendblock" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
 			return notSupported("Append Block From URL")
 		case comp == "appendblock" && m == http.MethodPut:
-			return operation{need('o', 'a'), anonNever, (*Service).appendBlock}, nil
+			return operation{need('o', 'a'), anonNever, (*handler).appendBlock}, nil
 		case comp == "seal" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*Service).sealBlob}, nil
+			return operation{need('o', 'w'), anonNever, (*handler).sealBlob}, nil
 		case comp == "tier", comp == "tags", comp == "undelete", comp == "expiry", comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
 			return notSupported("This blob operation")
 		}
@@ -219,7 +257,11 @@ func route(q *request) (operation, error) {
 	if !read && m != http.MethodPut && m != http.MethodDelete && m != http.MethodPost {
 		return operation{}, azhttp.ErrUnsupportedHttpVerb
 	}
-	return operation{}, azhttp.ErrInvalidQueryParameterValue.WithMessage("The requested operation (%s with restype=%q comp=%q) is not valid for this resource.", m, restype, comp)
+	param, value := "comp", comp
+	if comp == "" {
+		param, value = "restype", restype
+	}
+	return operation{}, azhttp.InvalidQueryParameterValue(param, value, "").WithMessage("The requested operation (%s with restype=%q comp=%q) is not valid for this resource.", m, restype, comp)
 }
 
 // splitPath splits a path-style URL path into account, container and blob.
@@ -259,7 +301,7 @@ func validContainerName(n string) bool {
 		return false
 	}
 	for _, c := range n {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+		if ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-'; !ok {
 			return false
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/conditions"
 )
 
 // parseContentHeaders reads the x-ms-blob-* content headers of Put Blob's
@@ -30,7 +31,7 @@ func parseContentHeaders(h http.Header, plain bool) (ContentHeaders, error) {
 	if v := h.Get("x-ms-blob-content-md5"); v != "" {
 		md5, err := base64.StdEncoding.DecodeString(v)
 		if err != nil || len(md5) != 16 {
-			return c, azhttp.ErrInvalidHeaderValue.WithMessage("The value for header x-ms-blob-content-md5 is invalid.")
+			return c, azhttp.InvalidHeaderValue("x-ms-blob-content-md5", v)
 		}
 		c.ContentMD5 = md5
 	}
@@ -103,7 +104,11 @@ func parseRange(h http.Header) (*ByteRange, error) {
 	if v == "" {
 		return nil, nil
 	}
-	bad := azhttp.ErrInvalidHeaderValue.WithMessage("The value for one of the HTTP headers is not in the correct format: range %q.", v)
+	name := "x-ms-range"
+	if h.Get(name) == "" {
+		name = "Range"
+	}
+	bad := azhttp.InvalidHeaderValue(name, v)
 	spec, ok := strings.CutPrefix(v, "bytes=")
 	if !ok {
 		return nil, bad
@@ -125,6 +130,21 @@ func parseRange(h http.Header) (*ByteRange, error) {
 		r.End = end
 	}
 	return r, nil
+}
+
+// parseSnapshot validates a snapshot ID given in the query parameter name
+// and returns it in the form snapshots are stored under.
+func parseSnapshot(name, v string) (string, error) {
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return "", azhttp.InvalidQueryParameterValue(name, v, "")
+	}
+	return t.UTC().Format(snapshotLayout), nil
+}
+
+// preconditions reads a request's conditional and lease headers.
+func preconditions(h http.Header) Preconditions {
+	return Preconditions{Conditions: conditions.FromHeader(h, ""), LeaseID: h.Get("x-ms-lease-id")}
 }
 
 // includes reports which include= values a listing asked for.

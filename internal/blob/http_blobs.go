@@ -32,26 +32,18 @@ func contentLength(r *http.Request, limit int64) (int64, error) {
 	return r.ContentLength, nil
 }
 
-// receiveChecked receives the body and verifies a Content-MD5 the client
-// sent; a mismatch discards what was received.
-func (s *Service) receiveChecked(q *request, limit int64) (*payload, error) {
+// content describes an upload's body from its headers: its declared size,
+// at most limit, and the Content-MD5 the service is to verify it against.
+func content(q *request, limit int64) (Content, error) {
 	n, err := contentLength(q.r, limit)
 	if err != nil {
-		return nil, err
+		return Content{}, err
 	}
 	want, err := requestMD5(q.r.Header)
 	if err != nil {
-		return nil, err
+		return Content{}, err
 	}
-	p, err := s.receive(q.ctx(), q.acct, q.container, q.blob, q.r.Body, n)
-	if err != nil {
-		return nil, err
-	}
-	if want != nil && !bytes.Equal(want, p.md5) {
-		s.discard(q.ctx(), p)
-		return nil, azhttp.ErrMd5Mismatch.WithMessage("The MD5 value specified in the request did not match with the MD5 value calculated by the server.")
-	}
-	return p, nil
+	return Content{Body: q.r.Body, Length: n, MD5: want}, nil
 }
 
 func writeWriteResult(q *request, b *Blob, status int) error {
@@ -62,14 +54,14 @@ func writeWriteResult(q *request, b *Blob, status int) error {
 	return azhttp.WriteEmpty(q.w, status)
 }
 
-func (s *Service) putBlob(q *request) error {
+func (h *handler) putBlob(q *request) error {
 	typ := q.r.Header.Get("x-ms-blob-type")
 	switch typ {
 	case blockBlob, pageBlob, appendBlob:
 	case "":
-		return azhttp.ErrMissingRequiredHeader.WithMessage("An HTTP header that's mandatory for this request is not specified: x-ms-blob-type.")
+		return azhttp.MissingRequiredHeader("x-ms-blob-type")
 	default:
-		return azhttp.ErrInvalidHeaderValue.WithMessage("The value for header x-ms-blob-type is invalid: %q.", typ)
+		return azhttp.InvalidHeaderValue("x-ms-blob-type", typ)
 	}
 	meta, err := azhttp.ParseRequestMetadata(q.r)
 	if err != nil {
@@ -80,36 +72,36 @@ func (s *Service) putBlob(q *request) error {
 		return err
 	}
 	if typ != blockBlob {
-		return s.createEmpty(q, typ, headers, meta)
+		return h.createEmpty(q, typ, headers, meta)
 	}
-	p, err := s.receiveChecked(q, maxSinglePutBlobLen)
+	c, err := content(q, maxSinglePutBlobLen)
 	if err != nil {
 		return err
 	}
-	b, err := s.PutBlob(q.ctx(), p, headers, meta, preconditions(q.r.Header))
+	w, err := h.svc.PutBlob(q.ctx(), q.acct, q.container, q.blob, c, headers, meta, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
-	q.w.Header().Set("Content-MD5", b64(p.md5))
-	return writeWriteResult(q, b, http.StatusCreated)
+	q.w.Header().Set("Content-MD5", b64(w.ContentMD5))
+	return writeWriteResult(q, w.Blob, http.StatusCreated)
 }
 
-func (s *Service) getBlob(q *request) error {
+func (h *handler) getBlob(q *request) error {
 	pre := preconditions(q.r.Header)
-	h := q.w.Header()
+	hdr := q.w.Header()
 	if q.r.Method == http.MethodHead {
-		b, err := s.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, q.snapshot, pre)
+		b, err := h.svc.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, q.snapshot, pre)
 		if err != nil {
 			return err
 		}
-		writeBlobHeaders(h, b, s.clock())
-		writeContentHeaders(h, b.Headers)
+		writeBlobHeaders(hdr, b, h.now())
+		writeContentHeaders(hdr, b.Headers)
 		if b.Headers.ContentMD5 != nil {
-			h.Set("Content-MD5", b64(b.Headers.ContentMD5))
+			hdr.Set("Content-MD5", b64(b.Headers.ContentMD5))
 		}
-		h.Set("x-ms-access-tier", "Hot")
-		h.Set("x-ms-access-tier-inferred", "true")
-		h.Set("Content-Length", strconv.FormatInt(b.Size, 10))
+		hdr.Set("x-ms-access-tier", "Hot")
+		hdr.Set("x-ms-access-tier-inferred", "true")
+		hdr.Set("Content-Length", strconv.FormatInt(b.Size, 10))
 		q.w.WriteHeader(http.StatusOK)
 		return nil
 	}
@@ -119,60 +111,60 @@ func (s *Service) getBlob(q *request) error {
 	}
 	wantMD5 := q.r.Header.Get("x-ms-range-get-content-md5") == "true"
 	if wantMD5 && rng == nil {
-		return azhttp.ErrInvalidHeaderValue.WithMessage("x-ms-range-get-content-md5 requires a range.")
+		return azhttp.InvalidHeaderValue("x-ms-range-get-content-md5", "true").WithMessage("x-ms-range-get-content-md5 requires a range.")
 	}
-	return s.GetBlob(q.ctx(), q.acct, q.container, q.blob, q.snapshot, rng, pre, func(d *Download) error {
+	return h.svc.GetBlob(q.ctx(), q.acct, q.container, q.blob, q.snapshot, rng, pre, func(d *Download) error {
 		if wantMD5 && d.Length > maxRangeMD5 {
 			return azhttp.ErrOutOfRangeInput.WithMessage("x-ms-range-get-content-md5 is allowed for ranges up to 4 MiB.")
 		}
 		b := d.Record
-		writeBlobHeaders(h, b, s.clock())
-		writeContentHeaders(h, b.Headers)
-		h.Set("Content-Length", strconv.FormatInt(d.Length, 10))
+		writeBlobHeaders(hdr, b, h.now())
+		writeContentHeaders(hdr, b.Headers)
+		hdr.Set("Content-Length", strconv.FormatInt(d.Length, 10))
 		status := http.StatusOK
 		if d.Ranged {
 			status = http.StatusPartialContent
-			h.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", d.Offset, d.Offset+d.Length-1, b.Size))
+			hdr.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", d.Offset, d.Offset+d.Length-1, b.Size))
 			if b.Headers.ContentMD5 != nil {
-				h.Set("x-ms-blob-content-md5", b64(b.Headers.ContentMD5))
+				hdr.Set("x-ms-blob-content-md5", b64(b.Headers.ContentMD5))
 			}
 			if wantMD5 {
 				sum, err := d.MD5()
 				if err != nil {
 					return err
 				}
-				h.Set("Content-MD5", b64(sum))
+				hdr.Set("Content-MD5", b64(sum))
 			}
 		} else if b.Headers.ContentMD5 != nil {
-			h.Set("Content-MD5", b64(b.Headers.ContentMD5))
+			hdr.Set("Content-MD5", b64(b.Headers.ContentMD5))
 		}
 		q.w.WriteHeader(status)
 		if err := d.Stream(q.w); err != nil {
 			// The status line is gone: all that is left is to cut the
 			// connection so the client sees a truncated body.
-			s.log.Warn("blob download aborted", "blob", q.blob, "err", err)
+			h.log.Warn("blob download aborted", "blob", q.blob, "err", err)
 			panic(http.ErrAbortHandler)
 		}
 		return nil
 	})
 }
 
-func (s *Service) deleteBlob(q *request) error {
+func (h *handler) deleteBlob(q *request) error {
 	mode := q.r.Header.Get("x-ms-delete-snapshots")
 	var err error
 	switch {
 	case q.snapshot != "" && mode != "":
-		return azhttp.ErrInvalidHeaderValue.WithMessage("x-ms-delete-snapshots is not allowed when deleting a snapshot.")
+		return azhttp.InvalidHeaderValue("x-ms-delete-snapshots", mode).WithMessage("x-ms-delete-snapshots is not allowed when deleting a snapshot.")
 	case q.snapshot != "":
-		err = s.DeleteSnapshot(q.ctx(), q.acct, q.container, q.blob, q.snapshot, conditions.FromHeader(q.r.Header, ""))
+		err = h.svc.DeleteSnapshot(q.ctx(), q.acct, q.container, q.blob, q.snapshot, conditions.FromHeader(q.r.Header, ""))
 	case mode == "":
-		err = s.DeleteBlob(q.ctx(), q.acct, q.container, q.blob, KeepSnapshots, preconditions(q.r.Header))
+		err = h.svc.DeleteBlob(q.ctx(), q.acct, q.container, q.blob, KeepSnapshots, preconditions(q.r.Header))
 	case mode == "include":
-		err = s.DeleteBlob(q.ctx(), q.acct, q.container, q.blob, IncludeSnapshots, preconditions(q.r.Header))
+		err = h.svc.DeleteBlob(q.ctx(), q.acct, q.container, q.blob, IncludeSnapshots, preconditions(q.r.Header))
 	case mode == "only":
-		err = s.DeleteBlob(q.ctx(), q.acct, q.container, q.blob, OnlySnapshots, preconditions(q.r.Header))
+		err = h.svc.DeleteBlob(q.ctx(), q.acct, q.container, q.blob, OnlySnapshots, preconditions(q.r.Header))
 	default:
-		return azhttp.ErrInvalidHeaderValue.WithMessage("The value for header x-ms-delete-snapshots is invalid: %q.", mode)
+		return azhttp.InvalidHeaderValue("x-ms-delete-snapshots", mode)
 	}
 	if err != nil {
 		return err
@@ -181,7 +173,7 @@ func (s *Service) deleteBlob(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
 }
 
-func (s *Service) snapshotBlob(q *request) error {
+func (h *handler) snapshotBlob(q *request) error {
 	meta, err := azhttp.ParseRequestMetadata(q.r)
 	if err != nil {
 		return err
@@ -189,7 +181,7 @@ func (s *Service) snapshotBlob(q *request) error {
 	if len(meta) == 0 {
 		meta = nil // no x-ms-meta-*: the snapshot keeps the blob's metadata
 	}
-	id, b, err := s.CreateSnapshot(q.ctx(), q.acct, q.container, q.blob, meta, preconditions(q.r.Header))
+	id, b, err := h.svc.CreateSnapshot(q.ctx(), q.acct, q.container, q.blob, meta, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -201,7 +193,7 @@ func (s *Service) snapshotBlob(q *request) error {
 func blockID(v string) ([]byte, error) {
 	id, err := base64.StdEncoding.DecodeString(v)
 	if err != nil || len(id) == 0 {
-		return nil, azhttp.ErrInvalidQueryParameterValue.WithMessage("Value for one of the query parameters specified in the request URI is invalid: blockid %q.", v)
+		return nil, azhttp.InvalidQueryParameterValue("blockid", v, "")
 	}
 	if len(id) > maxBlockIDLen {
 		return nil, azhttp.ErrInvalidBlockId
@@ -209,25 +201,26 @@ func blockID(v string) ([]byte, error) {
 	return id, nil
 }
 
-func (s *Service) putBlock(q *request) error {
+func (h *handler) putBlock(q *request) error {
 	raw := q.q.Get("blockid")
 	if raw == "" {
-		return azhttp.ErrMissingRequiredQueryParameter.WithMessage("A query parameter that's mandatory for this request is not specified: blockid.")
+		return azhttp.MissingRequiredQueryParameter("blockid")
 	}
 	id, err := blockID(raw)
 	if err != nil {
 		return err
 	}
-	p, err := s.receiveChecked(q, maxBlockSize)
+	c, err := content(q, maxBlockSize)
 	if err != nil {
 		return err
 	}
-	if err := s.PutBlock(q.ctx(), p, id, q.r.Header.Get("x-ms-lease-id")); err != nil {
+	w, err := h.svc.PutBlock(q.ctx(), q.acct, q.container, q.blob, id, c, q.r.Header.Get("x-ms-lease-id"))
+	if err != nil {
 		return err
 	}
-	h := q.w.Header()
-	h.Set("Content-MD5", b64(p.md5))
-	h.Set("x-ms-request-server-encrypted", "true")
+	hdr := q.w.Header()
+	hdr.Set("Content-MD5", b64(w.ContentMD5))
+	hdr.Set("x-ms-request-server-encrypted", "true")
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
@@ -301,7 +294,7 @@ func parseBlockList(r *http.Request) ([]BlockRef, error) {
 	return refs, nil
 }
 
-func (s *Service) putBlockList(q *request) error {
+func (h *handler) putBlockList(q *request) error {
 	meta, err := azhttp.ParseRequestMetadata(q.r)
 	if err != nil {
 		return err
@@ -317,54 +310,54 @@ func (s *Service) putBlockList(q *request) error {
 	if err != nil {
 		return err
 	}
-	b, err := s.PutBlockList(q.ctx(), q.acct, q.container, q.blob, refs, headers, meta, preconditions(q.r.Header))
+	b, err := h.svc.PutBlockList(q.ctx(), q.acct, q.container, q.blob, refs, headers, meta, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
 	return writeWriteResult(q, b, http.StatusCreated)
 }
 
-func (s *Service) getBlockList(q *request) error {
+func (h *handler) getBlockList(q *request) error {
 	committed, uncommitted := true, false
-	switch q.q.Get("blocklisttype") {
+	switch v := q.q.Get("blocklisttype"); v {
 	case "", "committed":
 	case "uncommitted":
 		committed, uncommitted = false, true
 	case "all":
 		uncommitted = true
 	default:
-		return azhttp.ErrInvalidQueryParameterValue.WithMessage("Value for one of the query parameters specified in the request URI is invalid: blocklisttype.")
+		return azhttp.InvalidQueryParameterValue("blocklisttype", v, "")
 	}
-	l, err := s.GetBlockList(q.ctx(), q.acct, q.container, q.blob, q.snapshot, committed, uncommitted)
+	l, err := h.svc.GetBlockList(q.ctx(), q.acct, q.container, q.blob, q.snapshot, committed, uncommitted)
 	if err != nil {
 		return err
 	}
-	h := q.w.Header()
+	hdr := q.w.Header()
 	if l.Record != nil {
-		h.Set("ETag", azhttp.ETag(l.Record.Version))
-		h.Set("Last-Modified", azhttp.HTTPTime(l.Record.Modified))
-		h.Set("x-ms-blob-content-length", strconv.FormatInt(l.Record.Size, 10))
+		hdr.Set("ETag", azhttp.ETag(l.Record.Version))
+		hdr.Set("Last-Modified", azhttp.HTTPTime(l.Record.Modified))
+		hdr.Set("x-ms-blob-content-length", strconv.FormatInt(l.Record.Size, 10))
 	} else {
-		h.Set("x-ms-blob-content-length", "0")
+		hdr.Set("x-ms-blob-content-length", "0")
 	}
 	return azhttp.WriteXML(q.w, http.StatusOK, blockListXML{Committed: blocksToXML(l.Committed), Uncommitted: blocksToXML(l.Uncommitted)})
 }
 
-func (s *Service) setBlobProperties(q *request) error {
+func (h *handler) setBlobProperties(q *request) error {
 	var change PropertyChange
 	var err error
 	if hasContentHeaders(q.r.Header) {
-		h, err := parseContentHeaders(q.r.Header, false)
+		headers, err := parseContentHeaders(q.r.Header, false)
 		if err != nil {
 			return err
 		}
-		change.Headers = &h
+		change.Headers = &headers
 	}
 	if change.Size, err = optionalInt(q.r.Header, "x-ms-blob-content-length"); err != nil {
 		return err
 	}
 	if change.Size != nil && (*change.Size%pageSize != 0 || *change.Size < 0 || *change.Size > maxPageBlobSize) {
-		return azhttp.ErrInvalidHeaderValue.WithMessage("x-ms-blob-content-length must be a multiple of 512 up to 8 TiB.")
+		return azhttp.InvalidHeaderValue("x-ms-blob-content-length", q.r.Header.Get("x-ms-blob-content-length")).WithMessage("x-ms-blob-content-length must be a multiple of 512 up to 8 TiB.")
 	}
 	if change.Sequence, err = optionalInt(q.r.Header, "x-ms-blob-sequence-number"); err != nil {
 		return err
@@ -373,47 +366,47 @@ func (s *Service) setBlobProperties(q *request) error {
 	case "":
 	case "max", "update":
 		if change.Sequence == nil {
-			return azhttp.ErrMissingRequiredHeader.WithMessage("An HTTP header that's mandatory for this request is not specified: x-ms-blob-sequence-number.")
+			return azhttp.MissingRequiredHeader("x-ms-blob-sequence-number")
 		}
 	case "increment":
 		if change.Sequence != nil {
-			return azhttp.ErrInvalidHeaderValue.WithMessage("x-ms-blob-sequence-number is not allowed with the increment action.")
+			return azhttp.InvalidHeaderValue("x-ms-blob-sequence-number", q.r.Header.Get("x-ms-blob-sequence-number")).WithMessage("x-ms-blob-sequence-number is not allowed with the increment action.")
 		}
 	default:
-		return azhttp.ErrInvalidHeaderValue.WithMessage("The value for header x-ms-sequence-number-action is invalid: %q.", change.SequenceAction)
+		return azhttp.InvalidHeaderValue("x-ms-sequence-number-action", change.SequenceAction)
 	}
-	b, err := s.SetBlobProperties(q.ctx(), q.acct, q.container, q.blob, change, preconditions(q.r.Header))
+	b, err := h.svc.SetBlobProperties(q.ctx(), q.acct, q.container, q.blob, change, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
 	return writeWriteResult(q, b, http.StatusOK)
 }
 
-func (s *Service) getBlobMetadata(q *request) error {
-	b, err := s.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, q.snapshot, preconditions(q.r.Header))
+func (h *handler) getBlobMetadata(q *request) error {
+	b, err := h.svc.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, q.snapshot, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
-	h := q.w.Header()
-	h.Set("ETag", azhttp.ETag(b.Version))
-	h.Set("Last-Modified", azhttp.HTTPTime(b.Modified))
-	azhttp.WriteMetadata(h, b.Metadata)
+	hdr := q.w.Header()
+	hdr.Set("ETag", azhttp.ETag(b.Version))
+	hdr.Set("Last-Modified", azhttp.HTTPTime(b.Modified))
+	azhttp.WriteMetadata(hdr, b.Metadata)
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
-func (s *Service) setBlobMetadata(q *request) error {
+func (h *handler) setBlobMetadata(q *request) error {
 	meta, err := azhttp.ParseRequestMetadata(q.r)
 	if err != nil {
 		return err
 	}
-	b, err := s.SetBlobMetadata(q.ctx(), q.acct, q.container, q.blob, meta, preconditions(q.r.Header))
+	b, err := h.svc.SetBlobMetadata(q.ctx(), q.acct, q.container, q.blob, meta, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
 	return writeWriteResult(q, b, http.StatusOK)
 }
 
-func (s *Service) listBlobs(q *request) error {
+func (h *handler) listBlobs(q *request) error {
 	max, err := azhttp.MaxResults(q.q)
 	if err != nil {
 		return err
@@ -423,7 +416,7 @@ func (s *Service) listBlobs(q *request) error {
 		Prefix: q.q.Get("prefix"), Delimiter: q.q.Get("delimiter"), Marker: q.q.Get("marker"),
 		Max: max, Uncommitted: inc["uncommittedblobs"], Snapshots: inc["snapshots"],
 	}
-	l, err := s.ListBlobs(q.ctx(), q.acct, q.container, o)
+	l, err := h.svc.ListBlobs(q.ctx(), q.acct, q.container, o)
 	if err != nil {
 		return err
 	}
@@ -437,7 +430,7 @@ func (s *Service) listBlobs(q *request) error {
 	// Blobs and prefixes interleave in name order, as Azure lists them.
 	for len(blobs) > 0 || len(prefixes) > 0 {
 		if len(prefixes) == 0 || (len(blobs) > 0 && blobs[0].Name < prefixes[0]) {
-			items = append(items, blobEntryXML(blobs[0], inc, s.clock()))
+			items = append(items, blobEntryXML(blobs[0], inc, h.now()))
 			blobs = blobs[1:]
 			continue
 		}

@@ -21,7 +21,7 @@ func publicAccess(h http.Header) (string, error) {
 	case "", "container", "blob":
 		return v, nil
 	default:
-		return "", azhttp.ErrInvalidHeaderValue.WithMessage("The value for header x-ms-blob-public-access is invalid: %q.", v)
+		return "", azhttp.InvalidHeaderValue("x-ms-blob-public-access", v)
 	}
 }
 
@@ -30,7 +30,7 @@ func writeContainerHeaders(h http.Header, c *Container) {
 	h.Set("Last-Modified", azhttp.HTTPTime(c.Modified))
 }
 
-func (s *Service) createContainer(q *request) error {
+func (h *handler) createContainer(q *request) error {
 	meta, err := azhttp.ParseRequestMetadata(q.r)
 	if err != nil {
 		return err
@@ -39,7 +39,7 @@ func (s *Service) createContainer(q *request) error {
 	if err != nil {
 		return err
 	}
-	c, err := s.CreateContainer(q.ctx(), q.acct, q.container, meta, access)
+	c, err := h.svc.CreateContainer(q.ctx(), q.acct, q.container, meta, access)
 	if err != nil {
 		return err
 	}
@@ -47,40 +47,40 @@ func (s *Service) createContainer(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
-func (s *Service) getContainerProperties(q *request) error {
-	c, err := s.GetContainer(q.ctx(), q.acct, q.container)
+func (h *handler) getContainerProperties(q *request) error {
+	c, err := h.svc.GetContainer(q.ctx(), q.acct, q.container)
 	if err != nil {
 		return err
 	}
-	h := q.w.Header()
-	writeContainerHeaders(h, c)
-	azhttp.WriteMetadata(h, c.Metadata)
+	hdr := q.w.Header()
+	writeContainerHeaders(hdr, c)
+	azhttp.WriteMetadata(hdr, c.Metadata)
 	if q.q.Get("comp") == "" {
-		writeLeaseHeaders(h, c.Lease, s.clock())
-		h.Set("x-ms-has-immutability-policy", "false")
-		h.Set("x-ms-has-legal-hold", "false")
-		h.Set("x-ms-default-encryption-scope", "$account-encryption-key")
-		h.Set("x-ms-deny-encryption-scope-override", "false")
+		writeLeaseHeaders(hdr, c.Lease, h.now())
+		hdr.Set("x-ms-has-immutability-policy", "false")
+		hdr.Set("x-ms-has-legal-hold", "false")
+		hdr.Set("x-ms-default-encryption-scope", "$account-encryption-key")
+		hdr.Set("x-ms-deny-encryption-scope-override", "false")
 		if c.PublicAccess != "" {
-			h.Set("x-ms-blob-public-access", c.PublicAccess)
+			hdr.Set("x-ms-blob-public-access", c.PublicAccess)
 		}
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
-func (s *Service) deleteContainer(q *request) error {
-	if err := s.DeleteContainer(q.ctx(), q.acct, q.container, preconditions(q.r.Header)); err != nil {
+func (h *handler) deleteContainer(q *request) error {
+	if err := h.svc.DeleteContainer(q.ctx(), q.acct, q.container, preconditions(q.r.Header)); err != nil {
 		return err
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
 }
 
-func (s *Service) setContainerMetadata(q *request) error {
+func (h *handler) setContainerMetadata(q *request) error {
 	meta, err := azhttp.ParseRequestMetadata(q.r)
 	if err != nil {
 		return err
 	}
-	c, err := s.SetContainerMetadata(q.ctx(), q.acct, q.container, meta, preconditions(q.r.Header))
+	c, err := h.svc.SetContainerMetadata(q.ctx(), q.acct, q.container, meta, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -88,8 +88,8 @@ func (s *Service) setContainerMetadata(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
-func (s *Service) getContainerACL(q *request) error {
-	c, err := s.GetContainer(q.ctx(), q.acct, q.container)
+func (h *handler) getContainerACL(q *request) error {
+	c, err := h.svc.GetContainer(q.ctx(), q.acct, q.container)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func (s *Service) getContainerACL(q *request) error {
 	return azhttp.WriteSignedIdentifiers(q.w, c.ACL)
 }
 
-func (s *Service) setContainerACL(q *request) error {
+func (h *handler) setContainerACL(q *request) error {
 	access, err := publicAccess(q.r.Header)
 	if err != nil {
 		return err
@@ -109,7 +109,7 @@ func (s *Service) setContainerACL(q *request) error {
 	if err != nil {
 		return err
 	}
-	c, err := s.SetContainerACL(q.ctx(), q.acct, q.container, access, acl, preconditions(q.r.Header))
+	c, err := h.svc.SetContainerACL(q.ctx(), q.acct, q.container, access, acl, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -117,13 +117,13 @@ func (s *Service) setContainerACL(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
-func (s *Service) listContainers(q *request) error {
+func (h *handler) listContainers(q *request) error {
 	max, err := azhttp.MaxResults(q.q)
 	if err != nil {
 		return err
 	}
 	prefix, marker := q.q.Get("prefix"), q.q.Get("marker")
-	list, next, err := s.ListContainers(q.ctx(), q.acct, prefix, marker, max)
+	list, next, err := h.svc.ListContainers(q.ctx(), q.acct, prefix, marker, max)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (s *Service) listContainers(q *request) error {
 		x := containerXML{Name: c.Name}
 		x.Properties.LastModified = azhttp.HTTPTime(c.Modified)
 		x.Properties.Etag = azhttp.ETag(c.Version)
-		now := s.clock()
+		now := h.now()
 		x.Properties.LeaseStatus, x.Properties.LeaseState = c.Lease.Status(now), c.Lease.At(now).State.String()
 		x.Properties.LeaseDuration = c.Lease.DurationType(now)
 		x.Properties.PublicAccess = c.PublicAccess
@@ -150,18 +150,18 @@ func (s *Service) listContainers(q *request) error {
 	return azhttp.WriteXML(q.w, http.StatusOK, doc)
 }
 
-func (s *Service) getServiceProperties(q *request) error {
-	return s.props.ServeGet(q.w, q.r, q.acct)
+func (h *handler) getServiceProperties(q *request) error {
+	return h.props.ServeGet(q.w, q.r, q.acct)
 }
 
-func (s *Service) setServiceProperties(q *request) error {
-	return s.props.ServeSet(q.w, q.r, q.acct)
+func (h *handler) setServiceProperties(q *request) error {
+	return h.props.ServeSet(q.w, q.r, q.acct)
 }
 
-func (s *Service) getAccountInfo(q *request) error {
-	h := q.w.Header()
-	h.Set("x-ms-sku-name", "Standard_LRS")
-	h.Set("x-ms-account-kind", "StorageV2")
-	h.Set("x-ms-is-hns-enabled", strconv.FormatBool(false))
+func (h *handler) getAccountInfo(q *request) error {
+	hdr := q.w.Header()
+	hdr.Set("x-ms-sku-name", "Standard_LRS")
+	hdr.Set("x-ms-account-kind", "StorageV2")
+	hdr.Set("x-ms-is-hns-enabled", strconv.FormatBool(false))
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }

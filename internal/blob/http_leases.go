@@ -13,10 +13,10 @@ import (
 // parseLeaseRequest reads Lease Blob's and Lease Container's headers.
 func parseLeaseRequest(h http.Header) (lease.Request, error) {
 	missing := func(name string) error {
-		return azhttp.ErrMissingRequiredHeader.WithMessage("An HTTP header that's mandatory for this request is not specified: %s.", name)
+		return azhttp.MissingRequiredHeader(name)
 	}
 	invalid := func(name string) error {
-		return azhttp.ErrInvalidHeaderValue.WithMessage("The value for one of the HTTP headers is not in the correct format: %s %q.", name, h.Get(name))
+		return azhttp.InvalidHeaderValue(name, h.Get(name))
 	}
 	raw := h.Get("x-ms-lease-action")
 	if raw == "" {
@@ -72,7 +72,7 @@ func isGUID(s string) bool {
 				return false
 			}
 		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			if hex := c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'; !hex {
 				return false
 			}
 		}
@@ -98,24 +98,24 @@ func writeLeaseOutcome(q *request, action lease.Action, out *LeaseOutcome) error
 	return azhttp.WriteEmpty(q.w, status)
 }
 
-func (s *Service) leaseBlob(q *request) error {
+func (h *handler) leaseBlob(q *request) error {
 	req, err := parseLeaseRequest(q.r.Header)
 	if err != nil {
 		return err
 	}
-	out, err := s.LeaseBlob(q.ctx(), q.acct, q.container, q.blob, req, conditions.FromHeader(q.r.Header, ""))
+	out, err := h.svc.LeaseBlob(q.ctx(), q.acct, q.container, q.blob, req, conditions.FromHeader(q.r.Header, ""))
 	if err != nil {
 		return err
 	}
 	return writeLeaseOutcome(q, req.Action, out)
 }
 
-func (s *Service) leaseContainer(q *request) error {
+func (h *handler) leaseContainer(q *request) error {
 	req, err := parseLeaseRequest(q.r.Header)
 	if err != nil {
 		return err
 	}
-	out, err := s.LeaseContainer(q.ctx(), q.acct, q.container, req, conditions.FromHeader(q.r.Header, ""))
+	out, err := h.svc.LeaseContainer(q.ctx(), q.acct, q.container, req, conditions.FromHeader(q.r.Header, ""))
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ func optionalInt(h http.Header, name string) (*int64, error) {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 {
-		return nil, azhttp.ErrInvalidHeaderValue.WithMessage("The value for one of the HTTP headers is not in the correct format: %s %q.", name, v)
+		return nil, azhttp.InvalidHeaderValue(name, v)
 	}
 	return &n, nil
 }
@@ -37,9 +37,9 @@ func hasContentHeaders(h http.Header) bool {
 }
 
 // createEmpty serves Put Blob for append and page blobs: no body.
-func (s *Service) createEmpty(q *request, typ string, headers ContentHeaders, meta azhttp.Metadata) error {
+func (h *handler) createEmpty(q *request, typ string, headers ContentHeaders, meta azhttp.Metadata) error {
 	if q.r.ContentLength > 0 {
-		return azhttp.ErrInvalidHeaderValue.WithMessage("The request body must be empty when creating a %s.", typ)
+		return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("The request body must be empty when creating a %s.", typ)
 	}
 	var size, seq int64
 	if typ == pageBlob {
@@ -48,10 +48,10 @@ func (s *Service) createEmpty(q *request, typ string, headers ContentHeaders, me
 			return err
 		}
 		if n == nil {
-			return azhttp.ErrMissingRequiredHeader.WithMessage("An HTTP header that's mandatory for this request is not specified: x-ms-blob-content-length.")
+			return azhttp.MissingRequiredHeader("x-ms-blob-content-length")
 		}
 		if *n%pageSize != 0 || *n > maxPageBlobSize {
-			return azhttp.ErrInvalidHeaderValue.WithMessage("x-ms-blob-content-length must be a multiple of 512 up to 8 TiB.")
+			return azhttp.InvalidHeaderValue("x-ms-blob-content-length", q.r.Header.Get("x-ms-blob-content-length")).WithMessage("x-ms-blob-content-length must be a multiple of 512 up to 8 TiB.")
 		}
 		size = *n
 		if n, err = optionalInt(q.r.Header, "x-ms-blob-sequence-number"); err != nil {
@@ -60,14 +60,14 @@ func (s *Service) createEmpty(q *request, typ string, headers ContentHeaders, me
 			seq = *n
 		}
 	}
-	b, err := s.CreateEmpty(q.ctx(), q.acct, q.container, q.blob, typ, size, seq, headers, meta, preconditions(q.r.Header))
+	b, err := h.svc.CreateEmpty(q.ctx(), q.acct, q.container, q.blob, typ, size, seq, headers, meta, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
 	return writeWriteResult(q, b, http.StatusCreated)
 }
 
-func (s *Service) appendBlock(q *request) error {
+func (h *handler) appendBlock(q *request) error {
 	var ac AppendConditions
 	var err error
 	if ac.MaxSize, err = optionalInt(q.r.Header, "x-ms-blob-condition-maxsize"); err != nil {
@@ -77,25 +77,25 @@ func (s *Service) appendBlock(q *request) error {
 		return err
 	}
 	if q.r.ContentLength == 0 {
-		return azhttp.ErrInvalidHeaderValue.WithMessage("Append Block needs a body of 1 byte to 100 MiB.")
+		return azhttp.InvalidHeaderValue("Content-Length", "0").WithMessage("Append Block needs a body of 1 byte to 100 MiB.")
 	}
-	p, err := s.receiveChecked(q, maxAppendBlock)
+	c, err := content(q, maxAppendBlock)
 	if err != nil {
 		return err
 	}
-	b, offset, err := s.AppendBlock(q.ctx(), p, ac, preconditions(q.r.Header))
+	w, err := h.svc.AppendBlock(q.ctx(), q.acct, q.container, q.blob, c, ac, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
-	h := q.w.Header()
-	h.Set("Content-MD5", b64(p.md5))
-	h.Set("x-ms-blob-append-offset", strconv.FormatInt(offset, 10))
-	h.Set("x-ms-blob-committed-block-count", strconv.Itoa(b.Extents))
-	return writeWriteResult(q, b, http.StatusCreated)
+	hdr := q.w.Header()
+	hdr.Set("Content-MD5", b64(w.ContentMD5))
+	hdr.Set("x-ms-blob-append-offset", strconv.FormatInt(w.AppendOffset, 10))
+	hdr.Set("x-ms-blob-committed-block-count", strconv.Itoa(w.Blob.Extents))
+	return writeWriteResult(q, w.Blob, http.StatusCreated)
 }
 
-func (s *Service) sealBlob(q *request) error {
-	b, err := s.SealBlob(q.ctx(), q.acct, q.container, q.blob, preconditions(q.r.Header))
+func (h *handler) sealBlob(q *request) error {
+	b, err := h.svc.SealBlob(q.ctx(), q.acct, q.container, q.blob, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -116,13 +116,13 @@ func sequenceConditions(h http.Header) (SequenceConditions, error) {
 	return c, err
 }
 
-func (s *Service) putPage(q *request) error {
+func (h *handler) putPage(q *request) error {
 	rng, err := parseRange(q.r.Header)
 	if err != nil {
 		return err
 	}
 	if rng == nil || rng.End < 0 {
-		return azhttp.ErrMissingRequiredHeader.WithMessage("Put Page needs a closed range in x-ms-range or Range.")
+		return azhttp.MissingRequiredHeader("x-ms-range").WithMessage("Put Page needs a closed range in x-ms-range or Range.")
 	}
 	if rng.Start%pageSize != 0 || (rng.End+1)%pageSize != 0 {
 		return azhttp.ErrInvalidPageRange.WithMessage("The page range specified is invalid: ranges must be 512-byte aligned.")
@@ -132,35 +132,40 @@ func (s *Service) putPage(q *request) error {
 		return err
 	}
 	length := rng.End - rng.Start + 1
-	var p *payload
+	pre := preconditions(q.r.Header)
+	hdr := q.w.Header()
+	var b *Blob
 	switch mode := q.r.Header.Get("x-ms-page-write"); mode {
 	case "update":
 		if length > maxPutPage {
 			return azhttp.ErrInvalidPageRange.WithMessage("A Put Page writes at most 4 MiB.")
 		}
 		if q.r.ContentLength != length {
-			return azhttp.ErrInvalidHeaderValue.WithMessage("Content-Length %d does not match the range length %d.", q.r.ContentLength, length)
+			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Content-Length %d does not match the range length %d.", q.r.ContentLength, length)
 		}
-		if p, err = s.receiveChecked(q, maxPutPage); err != nil {
+		c, err := content(q, maxPutPage)
+		if err != nil {
 			return err
 		}
+		w, err := h.svc.PutPages(q.ctx(), q.acct, q.container, q.blob, rng.Start, c, sc, pre)
+		if err != nil {
+			return err
+		}
+		b = w.Blob
+		hdr.Set("Content-MD5", b64(w.ContentMD5))
 	case "clear":
 		if q.r.ContentLength > 0 {
-			return azhttp.ErrInvalidHeaderValue.WithMessage("A page clear takes no body.")
+			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("A page clear takes no body.")
+		}
+		if b, err = h.svc.ClearPages(q.ctx(), q.acct, q.container, q.blob, rng.Start, rng.End, sc, pre); err != nil {
+			return err
 		}
 	case "":
-		return azhttp.ErrMissingRequiredHeader.WithMessage("An HTTP header that's mandatory for this request is not specified: x-ms-page-write.")
+		return azhttp.MissingRequiredHeader("x-ms-page-write")
 	default:
-		return azhttp.ErrInvalidHeaderValue.WithMessage("The value for header x-ms-page-write is invalid: %q.", mode)
+		return azhttp.InvalidHeaderValue("x-ms-page-write", mode)
 	}
-	b, err := s.PutPages(q.ctx(), q.acct, q.container, q.blob, rng.Start, rng.End, p, sc, preconditions(q.r.Header))
-	if err != nil {
-		return err
-	}
-	if p != nil {
-		q.w.Header().Set("Content-MD5", b64(p.md5))
-	}
-	q.w.Header().Set("x-ms-blob-sequence-number", strconv.FormatInt(b.SequenceNumber, 10))
+	hdr.Set("x-ms-blob-sequence-number", strconv.FormatInt(b.SequenceNumber, 10))
 	return writeWriteResult(q, b, http.StatusCreated)
 }
 
@@ -175,18 +180,18 @@ type pageRangeXML struct {
 	End     int64 `xml:"End"`
 }
 
-func (s *Service) getPageRanges(q *request) error {
+func (h *handler) getPageRanges(q *request) error {
 	rng, err := parseRange(q.r.Header)
 	if err != nil {
 		return err
 	}
 	prev := ""
 	if v := q.q.Get("prevsnapshot"); v != "" {
-		if prev, err = ParseSnapshot(v); err != nil {
+		if prev, err = parseSnapshot("prevsnapshot", v); err != nil {
 			return err
 		}
 	}
-	l, err := s.GetPageRanges(q.ctx(), q.acct, q.container, q.blob, q.snapshot, prev, rng, preconditions(q.r.Header))
+	l, err := h.svc.GetPageRanges(q.ctx(), q.acct, q.container, q.blob, q.snapshot, prev, rng, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -202,9 +207,9 @@ func (s *Service) getPageRanges(q *request) error {
 		doc.Items = append(doc.Items, pageRangeXML{XMLName: xml.Name{Local: "ClearRange"}, Start: clears[0].Start, End: clears[0].End})
 		clears = clears[1:]
 	}
-	h := q.w.Header()
-	h.Set("ETag", azhttp.ETag(l.Record.Version))
-	h.Set("Last-Modified", azhttp.HTTPTime(l.Record.Modified))
-	h.Set("x-ms-blob-content-length", strconv.FormatInt(l.Record.Size, 10))
+	hdr := q.w.Header()
+	hdr.Set("ETag", azhttp.ETag(l.Record.Version))
+	hdr.Set("Last-Modified", azhttp.HTTPTime(l.Record.Modified))
+	hdr.Set("x-ms-blob-content-length", strconv.FormatInt(l.Record.Size, 10))
 	return azhttp.WriteXML(q.w, http.StatusOK, doc)
 }

@@ -30,15 +30,37 @@ func (c SequenceConditions) check(seq int64) error {
 	return nil
 }
 
-// PutPages writes the payload over the page range [start, end] of a page
-// blob, or clears the range when p is nil. Both ends are page-aligned.
-func (s *Service) PutPages(ctx context.Context, acct, container, name string, start, end int64, p *payload, sc SequenceConditions, pre Preconditions) (*Blob, error) {
+// PutPages writes c's content over the pages from start on of a page
+// blob, verifying c.MD5 when given. start and c.Length are page-aligned.
+func (s *Service) PutPages(ctx context.Context, acct, container, name string, start int64, c Content, sc SequenceConditions, pre Preconditions) (*Written, error) {
 	var out *Blob
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		b, err := s.existingBlob(tx, acct, container, name, "", conditions.Write, pre)
-		if err != nil {
-			return err
-		}
+	sum, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
+		var err error
+		out, err = t.writePages(acct, container, name, start, start+p.size-1, p, sc, pre)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Written{Blob: out, ContentMD5: sum}, nil
+}
+
+// ClearPages clears the page range [start, end] of a page blob; both ends
+// are page-aligned.
+func (s *Service) ClearPages(ctx context.Context, acct, container, name string, start, end int64, sc SequenceConditions, pre Preconditions) (*Blob, error) {
+	var out *Blob
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		out, err = t.writePages(acct, container, name, start, end, nil, sc, pre)
+		return err
+	})
+	return out, err
+}
+
+// writePages writes p over the page range [start, end], or clears the
+// range when p is nil.
+func (t *Tx) writePages(acct, container, name string, start, end int64, p *payload, sc SequenceConditions, pre Preconditions) (*Blob, error) {
+	return t.updateBlob(acct, container, name, pre, func(b *Blob) error {
 		if b.Type != pageBlob {
 			return azhttp.ErrInvalidBlobType
 		}
@@ -48,26 +70,18 @@ func (s *Service) PutPages(ctx context.Context, acct, container, name string, st
 		if end >= b.Size {
 			return azhttp.ErrInvalidPageRange
 		}
-		if err := cutPages(tx, acct, container, name, start, end+1); err != nil {
+		if err := cutPages(t.tx, acct, container, name, start, end+1); err != nil {
 			return err
 		}
-		if p != nil {
-			if err := p.place(tx); err != nil {
-				return err
-			}
-			e := extent{Data: p.data, Offset: start, Size: p.size}
-			if err := record.Store(tx, extentSlot(acct, container, name, pageBlob, 0, e), e); err != nil {
-				return err
-			}
+		if p == nil {
+			return nil
 		}
-		b.Version, b.Modified = tx.Version(), s.clock()
-		out = b
-		return record.Store(tx, blobKey(acct, container, name), b)
+		if err := p.place(t.tx); err != nil {
+			return err
+		}
+		e := extent{Data: p.data, Offset: start, Size: p.size}
+		return record.Store(t.tx, extentSlot(acct, container, name, pageBlob, 0, e), e)
 	})
-	if err != nil && p != nil {
-		s.discard(ctx, p)
-	}
-	return out, err
 }
 
 // cutPages removes [from, to) from a page blob's extents, keeping the parts
@@ -136,8 +150,9 @@ type PageList struct {
 // and the ranges cleared since.
 func (s *Service) GetPageRanges(ctx context.Context, acct, container, name, snapshot, prev string, rng *ByteRange, pre Preconditions) (*PageList, error) {
 	out := &PageList{}
-	err := s.store.View(ctx, func(r kv.Reader) error {
-		b, err := s.existingBlob(r, acct, container, name, snapshot, conditions.Read, pre)
+	err := s.view(ctx, func(t *Tx) error {
+		r := t.r
+		b, err := t.existingBlob(acct, container, name, snapshot, conditions.Read, pre)
 		if err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package blob
 
 import (
+	"bytes"
 	"context"
 	"crypto/md5"
 	"encoding/binary"
@@ -22,6 +23,29 @@ const (
 	stageTxnBytes = 8 << 20
 )
 
+// Content is an upload's body as it arrives: Length bytes to be read from
+// Body, and the digest the client says they have.
+type Content struct {
+	Body   io.Reader
+	Length int64
+	// MD5 is the Content-MD5 the client sent, nil when it sent none.
+	MD5 []byte
+}
+
+// Written is what a write that carried content reports.
+type Written struct {
+	// Blob is the blob's record after the write; nil after Put Block,
+	// which leaves the record alone.
+	Blob *Blob
+	// ContentMD5 is the MD5 of the bytes received; Azure echoes it back.
+	ContentMD5 []byte
+	// AppendOffset is where Append Block wrote its block.
+	AppendOffset int64
+}
+
+// errMD5Mismatch: the bytes received do not have the MD5 the client sent.
+var errMD5Mismatch = azhttp.ErrMd5Mismatch.WithMessage("The MD5 value specified in the request did not match with the MD5 value calculated by the server.")
+
 // payload is upload content on its way into the store.
 type payload struct {
 	acct, container, blob string
@@ -32,18 +56,52 @@ type payload struct {
 	staged                bool   // written by earlier transactions, registered under Bs
 }
 
-// receive reads exactly length bytes of body. Small content stays in memory;
-// larger content is staged into the store in transactions of its own.
-func (s *Service) receive(ctx context.Context, acct, container, blob string, body io.Reader, length int64) (*payload, error) {
-	if length > inlineLimit {
-		return s.stageAll(ctx, acct, container, blob, body, length)
+// inlinePayload is content already in memory, written by the commit.
+func inlinePayload(acct, container, blob string, data []byte) *payload {
+	sum := md5.Sum(data)
+	return &payload{acct: acct, container: container, blob: blob, size: int64(len(data)), inline: data, md5: sum[:]}
+}
+
+// upload receives c for a blob and commits it with fn in one transaction,
+// returning the MD5 of the bytes received. The bytes belong to this call:
+// what it staged is removed when the digest does not match, fn fails or
+// the commit does, so no caller has anything left to clean up.
+func (s *Service) upload(ctx context.Context, acct, container, blob string, c Content, fn func(*Tx, *payload) error) ([]byte, error) {
+	p, err := s.receive(ctx, acct, container, blob, c)
+	if err != nil {
+		return nil, err
 	}
-	p := &payload{acct: acct, container: container, blob: blob, size: length, inline: make([]byte, length)}
-	if _, err := io.ReadFull(body, p.inline); err != nil {
-		return nil, fmt.Errorf("read body: %w", errBodyShort(err))
+	if err := s.Update(ctx, func(t *Tx) error { return fn(t, p) }); err != nil {
+		s.discard(ctx, p)
+		return nil, err
 	}
-	sum := md5.Sum(p.inline)
-	p.md5 = sum[:]
+	return p.md5, nil
+}
+
+// receive reads exactly c.Length bytes of c.Body and verifies c.MD5. Small
+// content stays in memory; larger content is staged into the store in
+// transactions of its own, and removed again when it fails verification.
+func (s *Service) receive(ctx context.Context, acct, container, blob string, c Content) (*payload, error) {
+	if c.Length < 0 {
+		return nil, azhttp.ErrMissingContentLengthHeader
+	}
+	var p *payload
+	if c.Length > inlineLimit {
+		var err error
+		if p, err = s.stageAll(ctx, acct, container, blob, c.Body, c.Length); err != nil {
+			return nil, err
+		}
+	} else {
+		data := make([]byte, c.Length)
+		if _, err := io.ReadFull(c.Body, data); err != nil {
+			return nil, fmt.Errorf("read body: %w", errBodyShort(err))
+		}
+		p = inlinePayload(acct, container, blob, data)
+	}
+	if c.MD5 != nil && !bytes.Equal(c.MD5, p.md5) {
+		s.discard(ctx, p)
+		return nil, errMD5Mismatch
+	}
 	return p, nil
 }
 

@@ -7,10 +7,10 @@ import (
 )
 
 // corsRules is the CORS source of the request's account.
-func (s *Service) corsRules(r *http.Request) ([]azhttp.CORSRule, error) {
+func (h *handler) corsRules(r *http.Request) ([]azhttp.CORSRule, error) {
 	acct, _, _ := splitPath(r.URL.Path)
-	if _, ok := s.accounts.Lookup(acct); !ok {
+	if _, ok := h.accounts.Lookup(acct); !ok {
 		return nil, nil
 	}
-	return s.props.CORSRules(r.Context(), acct)
+	return h.props.CORSRules(r.Context(), acct)
 }

@@ -3,36 +3,33 @@ package blob
 import (
 	"errors"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/lease"
-	"github.com/cerulean-db/cerulean/internal/svcprops"
 )
 
 // Config is what a Service needs.
 type Config = azhttp.ServiceConfig
 
-// Service is the Blob service of every account the server hosts.
+// Service is the Blob service of every account the server hosts: the
+// rules of containers, blobs, blocks and pages over the kv store. It speaks
+// no HTTP; NewHandler serves it on the wire.
 type Service struct {
-	store    kv.Store
+	store kv.Store
+	// accounts are not a domain rule: the handler authenticates against
+	// them, and is built from the Service alone.
 	accounts *azhttp.Accounts
 	now      func() time.Time
 	log      *slog.Logger
-	auth     *azhttp.Authenticator
-	props    *svcprops.Store
 }
 
 // New returns a Service over cfg.Store.
 func New(cfg Config) *Service {
 	cfg = cfg.WithDefaults()
-	s := &Service{store: cfg.Store, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
-	s.auth = &azhttp.Authenticator{Accounts: cfg.Accounts, Service: "blob", Now: s.now, Policy: s.storedPolicy}
-	s.props = svcprops.New(cfg.Store, "blob", func(acct string) []byte { return servicePropsKey(acct) })
-	return s
+	return &Service{store: cfg.Store, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
 }
 
 // clock returns the commit time: UTC at the wire's 100 ns precision.
@@ -43,11 +40,6 @@ func (s *Service) clock() time.Time { return s.now().UTC().Truncate(100 * time.N
 type Preconditions struct {
 	conditions.Conditions
 	LeaseID string
-}
-
-// preconditions reads a request's conditional and lease headers.
-func preconditions(h http.Header) Preconditions {
-	return Preconditions{Conditions: conditions.FromHeader(h, ""), LeaseID: h.Get("x-ms-lease-id")}
 }
 
 // check evaluates conditional headers, mapping outcomes to Azure's errors;
@@ -68,12 +60,12 @@ func check(c conditions.Conditions, kind conditions.Kind, st conditions.State, e
 
 // checkBlob verifies a request against a blob (nil when absent): first the
 // lease it claims or must claim, then its conditional headers.
-func (s *Service) checkBlob(pre Preconditions, kind conditions.Kind, b *Blob) error {
+func (t *Tx) checkBlob(pre Preconditions, kind conditions.Kind, b *Blob) error {
 	var l lease.Lease
 	if b != nil {
 		l = b.Lease
 	}
-	if err := l.CheckUse(s.clock(), pre.LeaseID, kind != conditions.Read); err != nil {
+	if err := l.CheckUse(t.now, pre.LeaseID, kind != conditions.Read); err != nil {
 		return leaseError(err, false)
 	}
 	return check(pre.Conditions, kind, b.state(), azhttp.ErrBlobAlreadyExists)
@@ -81,8 +73,8 @@ func (s *Service) checkBlob(pre Preconditions, kind conditions.Kind, b *Blob) er
 
 // checkContainer verifies a request against a container; only deletion
 // needs the active lease's ID, other operations fail with a wrong one.
-func (s *Service) checkContainer(pre Preconditions, c *Container, deleting bool) error {
-	if err := c.Lease.CheckUse(s.clock(), pre.LeaseID, deleting); err != nil {
+func (t *Tx) checkContainer(pre Preconditions, c *Container, deleting bool) error {
+	if err := c.Lease.CheckUse(t.now, pre.LeaseID, deleting); err != nil {
 		return leaseError(err, true)
 	}
 	return check(pre.Conditions, conditions.Write, c.state(), azhttp.ErrConditionNotMet)

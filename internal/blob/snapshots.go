@@ -17,15 +17,6 @@ import (
 // fractional digits, which also makes them sort in time order.
 const snapshotLayout = "2006-01-02T15:04:05.0000000Z"
 
-// ParseSnapshot validates a ?snapshot= value.
-func ParseSnapshot(v string) (string, error) {
-	t, err := time.Parse(time.RFC3339Nano, v)
-	if err != nil {
-		return "", azhttp.ErrInvalidQueryParameterValue.WithMessage("Value for one of the query parameters specified in the request URI is invalid: snapshot %q.", v)
-	}
-	return t.UTC().Format(snapshotLayout), nil
-}
-
 // CreateSnapshot makes a read-only copy of the blob's current content and
 // properties. The copy shares the blob's immutable data objects; meta, when
 // given, replaces the metadata of the snapshot.
@@ -127,11 +118,11 @@ func hasSnapshots(r kv.Reader, acct, container, name string) (bool, error) {
 
 // DeleteSnapshot removes one snapshot and the bytes only it referenced.
 func (s *Service) DeleteSnapshot(ctx context.Context, acct, container, name, snapshot string, cond conditions.Conditions) error {
-	return s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := s.existingBlob(tx, acct, container, name, snapshot, conditions.Write, Preconditions{Conditions: cond}); err != nil {
+	return s.Update(ctx, func(t *Tx) error {
+		if _, err := t.existingBlob(acct, container, name, snapshot, conditions.Write, Preconditions{Conditions: cond}); err != nil {
 			return err
 		}
-		return deleteSnapshot(tx, acct, container, name, snapshot)
+		return deleteSnapshot(t.tx, acct, container, name, snapshot)
 	})
 }
 

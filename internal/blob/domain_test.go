@@ -1,0 +1,332 @@
+package blob
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"errors"
+	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/memory"
+)
+
+const testAcct = "acct"
+
+// newTestService opens a Service over a fresh in-memory store with one
+// container, "c". After the test it checks that no upload was left staged:
+// every staged object must have been committed or removed by the call
+// that received it.
+func newTestService(t *testing.T) (*Service, kv.Store) {
+	t.Helper()
+	store := memory.Open()
+	s := New(Config{Store: store})
+	if _, err := s.CreateContainer(t.Context(), testAcct, "c", nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if n := countKeys(t, store, stagedPrefix()); n != 0 {
+			t.Errorf("%d staged uploads left behind", n)
+		}
+		if err := store.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return s, store
+}
+
+// countKeys counts the keys under prefix (nil: the whole store).
+func countKeys(t *testing.T, store kv.Store, prefix []byte) int {
+	t.Helper()
+	n := 0
+	err := store.View(context.Background(), func(r kv.Reader) error {
+		return r.Scan(prefix, kv.PrefixEnd(prefix), func(_, _ []byte) bool { n++; return true })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// blobDataKeys counts the payload chunks stored for one blob.
+func blobDataKeys(t *testing.T, store kv.Store, container, name string) int {
+	return countKeys(t, store, accountKey(testAcct).Raw("d").Str(container).Str(name))
+}
+
+func contentOf(b []byte) Content {
+	return Content{Body: bytes.NewReader(b), Length: int64(len(b))}
+}
+
+func readBlob(t *testing.T, s *Service, name string) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	err := s.GetBlob(t.Context(), testAcct, "c", name, "", nil, Preconditions{}, func(d *Download) error {
+		return d.Stream(&out)
+	})
+	if err != nil {
+		t.Fatalf("read %s: %v", name, err)
+	}
+	return out.Bytes()
+}
+
+func blobExists(t *testing.T, s *Service, name string) bool {
+	t.Helper()
+	_, err := s.GetBlobProperties(t.Context(), testAcct, "c", name, "", Preconditions{})
+	if errors.Is(err, azhttp.ErrBlobNotFound) {
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
+}
+
+func TestServicePutAndReadBack(t *testing.T) {
+	s, _ := newTestService(t)
+	ctx := t.Context()
+	small := []byte("hello, blob")
+	large := bytes.Repeat([]byte("0123456789abcdef"), (inlineLimit/16)+10) // staged, not inline
+	for name, data := range map[string][]byte{"small": small, "large": large, "empty": nil} {
+		sum := md5.Sum(data)
+		c := contentOf(data)
+		c.MD5 = sum[:]
+		w, err := s.PutBlob(ctx, testAcct, "c", name, c, ContentHeaders{ContentType: "text/plain"}, azhttp.Metadata{{"k", "v"}}, Preconditions{})
+		if err != nil {
+			t.Fatalf("put %s: %v", name, err)
+		}
+		if !bytes.Equal(w.ContentMD5, sum[:]) || !bytes.Equal(w.Blob.Headers.ContentMD5, sum[:]) {
+			t.Errorf("%s: MD5 %x / stored %x, want %x", name, w.ContentMD5, w.Blob.Headers.ContentMD5, sum)
+		}
+		b, err := s.GetBlobProperties(ctx, testAcct, "c", name, "", Preconditions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Size != int64(len(data)) || b.Type != blockBlob || b.Headers.ContentType != "text/plain" || !b.Metadata.Equal(azhttp.Metadata{{"k", "v"}}) {
+			t.Errorf("%s: properties %+v", name, b)
+		}
+		if got := readBlob(t, s, name); !bytes.Equal(got, data) {
+			t.Errorf("%s: read %d bytes back, want %d", name, len(got), len(data))
+		}
+	}
+	if _, err := s.PutBlob(ctx, testAcct, "missing", "x", contentOf(small), ContentHeaders{}, nil, Preconditions{}); !errors.Is(err, azhttp.ErrContainerNotFound) {
+		t.Errorf("put into a missing container: %v, want ContainerNotFound", err)
+	}
+}
+
+// Two item operations in one Update commit together: one version, both
+// visible.
+func TestUpdateCommitsTogether(t *testing.T) {
+	s, _ := newTestService(t)
+	ctx := t.Context()
+	if _, err := s.PutBlob(ctx, testAcct, "c", "a", contentOf([]byte("old")), ContentHeaders{}, nil, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	var meta, put *Blob
+	err := s.Update(ctx, func(tx *Tx) error {
+		var err error
+		if meta, err = tx.SetBlobMetadata(testAcct, "c", "a", azhttp.Metadata{{"state", "moved"}}, Preconditions{}); err != nil {
+			return err
+		}
+		put, err = tx.PutBlob(testAcct, "c", "b", []byte("new"), ContentHeaders{}, nil, Preconditions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta.Version != put.Version {
+		t.Errorf("versions %d and %d: not one transaction", meta.Version, put.Version)
+	}
+	a, err := s.GetBlobProperties(ctx, testAcct, "c", "a", "", Preconditions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := a.Metadata.Get("state"); v != "moved" {
+		t.Errorf("metadata of a: %v", a.Metadata)
+	}
+	if got := readBlob(t, s, "b"); string(got) != "new" {
+		t.Errorf("b = %q", got)
+	}
+}
+
+// When a later operation of a transaction fails, or its function returns
+// an error, the earlier ones are rolled back with it.
+func TestUpdateRollsBackTogether(t *testing.T) {
+	s, store := newTestService(t)
+	ctx := t.Context()
+	before := countKeys(t, store, nil)
+
+	err := s.Update(ctx, func(tx *Tx) error {
+		if _, err := tx.PutBlob(testAcct, "c", "first", []byte("1"), ContentHeaders{}, nil, Preconditions{}); err != nil {
+			return err
+		}
+		_, err := tx.PutBlob(testAcct, "no-such-container", "second", []byte("2"), ContentHeaders{}, nil, Preconditions{})
+		return err
+	})
+	if !errors.Is(err, azhttp.ErrContainerNotFound) {
+		t.Fatalf("second put: %v, want ContainerNotFound", err)
+	}
+	if blobExists(t, s, "first") {
+		t.Error("first blob survived its transaction's failure")
+	}
+
+	errStop := errors.New("stop")
+	err = s.Update(ctx, func(tx *Tx) error {
+		if _, err := tx.PutBlob(testAcct, "c", "first", []byte("1"), ContentHeaders{}, nil, Preconditions{}); err != nil {
+			return err
+		}
+		return errStop
+	})
+	if !errors.Is(err, errStop) {
+		t.Fatalf("Update: %v, want the function's error", err)
+	}
+	if blobExists(t, s, "first") {
+		t.Error("blob survived a transaction whose function failed")
+	}
+	if after := countKeys(t, store, nil); after != before {
+		t.Errorf("%d keys before, %d after rolled-back transactions", before, after)
+	}
+}
+
+// In binds item operations to a transaction the caller runs, which may
+// write keys of its own: all of it commits or none of it.
+func TestInCallerOwnedTransaction(t *testing.T) {
+	s, store := newTestService(t)
+	ctx := t.Context()
+	own := []byte("caller's own key")
+	errLater := errors.New("caller fails after the blob operations")
+	err := store.Update(ctx, func(tx kv.Txn) error {
+		b := s.In(tx)
+		if _, err := b.PutBlob(testAcct, "c", "x", []byte("x"), ContentHeaders{}, nil, Preconditions{}); err != nil {
+			return err
+		}
+		if err := tx.Set(own, []byte("v")); err != nil {
+			return err
+		}
+		return errLater
+	})
+	if !errors.Is(err, errLater) {
+		t.Fatal(err)
+	}
+	if blobExists(t, s, "x") || countKeys(t, store, own) != 0 {
+		t.Error("a rolled-back caller transaction left writes behind")
+	}
+
+	err = store.Update(ctx, func(tx kv.Txn) error {
+		b := s.In(tx)
+		if _, err := b.PutBlob(testAcct, "c", "x", []byte("x"), ContentHeaders{}, nil, Preconditions{}); err != nil {
+			return err
+		}
+		if _, err := b.GetContainer(testAcct, "c"); err != nil {
+			return err
+		}
+		// The transaction reads its own writes.
+		if _, err := b.GetBlobProperties(testAcct, "c", "x", "", Preconditions{}); err != nil {
+			return err
+		}
+		if err := b.DeleteBlob(testAcct, "c", "x", KeepSnapshots, Preconditions{}); err != nil {
+			return err
+		}
+		return tx.Set(own, []byte("v"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if blobExists(t, s, "x") || countKeys(t, store, own) != 1 {
+		t.Error("the committed caller transaction did not apply all its writes")
+	}
+}
+
+// Content whose MD5 does not match is refused by the call that received
+// it, and nothing it staged stays in the store: neither inline content
+// nor content large enough to be staged before its commit.
+func TestMD5MismatchLeavesNoData(t *testing.T) {
+	s, store := newTestService(t)
+	ctx := t.Context()
+	if _, err := s.CreateEmpty(ctx, testAcct, "c", "append", appendBlob, 0, 0, ContentHeaders{}, nil, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateEmpty(ctx, testAcct, "c", "pages", pageBlob, 8<<20, 0, ContentHeaders{}, nil, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	wrong := md5.Sum([]byte("something else"))
+	bad := func(data []byte) Content {
+		c := contentOf(data)
+		c.MD5 = wrong[:]
+		return c
+	}
+	small := []byte("small enough to stay in memory")
+	large := bytes.Repeat([]byte{7}, inlineLimit+pageSize) // staged in its own transactions
+	pages := bytes.Repeat([]byte{1}, 2*pageSize)
+	uploads := map[string]func(name string, c Content) error{
+		"PutBlob": func(name string, c Content) error {
+			_, err := s.PutBlob(ctx, testAcct, "c", name, c, ContentHeaders{}, nil, Preconditions{})
+			return err
+		},
+		"PutBlock": func(name string, c Content) error {
+			_, err := s.PutBlock(ctx, testAcct, "c", name, []byte("block-1"), c, "")
+			return err
+		},
+		"AppendBlock": func(_ string, c Content) error {
+			_, err := s.AppendBlock(ctx, testAcct, "c", "append", c, AppendConditions{}, Preconditions{})
+			return err
+		},
+		"PutPages": func(_ string, c Content) error {
+			_, err := s.PutPages(ctx, testAcct, "c", "pages", 0, c, SequenceConditions{}, Preconditions{})
+			return err
+		},
+	}
+	for op, upload := range uploads {
+		for size, data := range map[string][]byte{"inline": small, "staged": large} {
+			if op == "PutPages" {
+				data = pages
+				if size == "staged" {
+					continue // Put Page writes at most 4 MiB
+				}
+			}
+			name := op + "-" + size
+			before := countKeys(t, store, nil)
+			if err := upload(name, bad(data)); !errors.Is(err, azhttp.ErrMd5Mismatch) {
+				t.Errorf("%s: %v, want Md5Mismatch", name, err)
+			}
+			if n := blobDataKeys(t, store, "c", name); n != 0 {
+				t.Errorf("%s: %d data keys left under the blob", name, n)
+			}
+			if after := countKeys(t, store, nil); after != before {
+				t.Errorf("%s: %d keys before, %d after", name, before, after)
+			}
+		}
+	}
+	if blobExists(t, s, "PutBlob-staged") {
+		t.Error("a blob was created from content that failed verification")
+	}
+}
+
+// Staged content is removed by the call that staged it when the commit is
+// refused, and when the body ends early.
+func TestRefusedUploadLeavesNoData(t *testing.T) {
+	s, store := newTestService(t)
+	ctx := t.Context()
+	large := bytes.Repeat([]byte{9}, inlineLimit+1)
+	if _, err := s.PutBlob(ctx, testAcct, "c", "exists", contentOf([]byte("v1")), ContentHeaders{}, nil, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	before := countKeys(t, store, nil)
+
+	var ifNoneMatch Preconditions
+	ifNoneMatch.IfNoneMatch = []string{"*"}
+	if _, err := s.PutBlob(ctx, testAcct, "c", "exists", contentOf(large), ContentHeaders{}, nil, ifNoneMatch); !errors.Is(err, azhttp.ErrBlobAlreadyExists) {
+		t.Errorf("conditional put: %v, want BlobAlreadyExists", err)
+	}
+	// The body ends after one staging transaction has been written.
+	short := Content{Body: bytes.NewReader(make([]byte, stageTxnBytes+100)), Length: stageTxnBytes + inlineLimit}
+	if _, err := s.PutBlob(ctx, testAcct, "c", "short", short, ContentHeaders{}, nil, Preconditions{}); !errors.Is(err, azhttp.ErrInvalidInput) {
+		t.Errorf("short body: %v, want InvalidInput", err)
+	}
+	if after := countKeys(t, store, nil); after != before {
+		t.Errorf("%d keys before, %d after refused uploads", before, after)
+	}
+	if got := readBlob(t, s, "exists"); string(got) != "v1" {
+		t.Errorf("refused overwrite changed the blob to %d bytes", len(got))
+	}
+}

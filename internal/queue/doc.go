@@ -33,4 +33,11 @@
 //
 // Queues, like Azure's, carry no ETags: metadata, access policies, service
 // properties and Update Message are last-writer-wins.
+//
+// Layers: Service holds the queue rules over the store and knows nothing
+// of HTTP; NewHandler's handler parses requests, authenticates them, makes
+// one Service call and renders the answer. Message operations are written
+// once, on Tx, so that a caller can run several of them in one kv
+// transaction (Service.Update, Service.In); Service's own methods run one
+// each. Store failures pass through unmapped, for azhttp to answer.
 package queue

@@ -2,17 +2,59 @@ package queue
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/svcprops"
 )
 
-// Handler returns the Queue service's HTTP handler, wrapped in the plumbing
-// every service shares (request ids, versions, CORS, logging).
-func (s *Service) Handler() http.Handler {
-	return azhttp.Wrap("queue", s.log, s.corsRules, azhttp.WriteError, http.HandlerFunc(s.serve))
+// handler translates Azure's Queue REST protocol to Service calls: it
+// routes, authenticates and parses a request, makes one call into the
+// Service and writes its answer. It holds no queue state of its own.
+type handler struct {
+	svc      *Service
+	accounts *azhttp.Accounts
+	auth     *azhttp.Authenticator
+	props    *svcprops.Store // service properties, CORS rules among them
+}
+
+// NewHandler returns the Queue service's HTTP handler, wrapped in the
+// plumbing every service shares (request ids, versions, CORS, logging).
+func NewHandler(svc *Service) http.Handler {
+	h := &handler{svc: svc, accounts: svc.accounts}
+	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "queue", Now: svc.now, Policy: h.storedPolicy}
+	h.props = svcprops.New(svc.store, "queue", func(acct string) []byte { return servicePropsKey(acct) })
+	return azhttp.Wrap("queue", svc.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve))
+}
+
+// corsRules is the CORS source of the request's account.
+func (h *handler) corsRules(r *http.Request) ([]azhttp.CORSRule, error) {
+	acct, _ := primaryAccount(splitPath(r.URL.Path).acct)
+	if _, ok := h.accounts.Lookup(acct); !ok {
+		return nil, nil
+	}
+	return h.props.CORSRules(r.Context(), acct)
+}
+
+// storedPolicy resolves a queue SAS's signed identifier.
+func (h *handler) storedPolicy(ctx context.Context, acct, queue, id string) (azhttp.StoredPolicy, bool, error) {
+	acl, err := h.svc.GetQueueACL(ctx, acct, queue)
+	if errors.Is(err, azhttp.ErrQueueNotFound) {
+		return azhttp.StoredPolicy{}, false, nil
+	}
+	if err != nil {
+		return azhttp.StoredPolicy{}, false, err
+	}
+	for _, si := range acl {
+		if si.ID == id {
+			return si.Policy(), true, nil
+		}
+	}
+	return azhttp.StoredPolicy{}, false, nil
 }
 
 // request is one parsed call.
@@ -75,21 +117,21 @@ type operation struct {
 	// read marks operations that change nothing, the only ones the
 	// secondary endpoint serves.
 	read bool
-	run  func(*Service, *request) error
+	run  func(*handler, *request) error
 }
 
-func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
+func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	q := &request{w: w, r: r, q: r.URL.Query(), path: splitPath(r.URL.Path)}
-	if err := s.dispatch(q); err != nil {
+	if err := h.dispatch(q); err != nil {
 		azhttp.WriteError(w, r, err)
 	}
 }
 
-func (s *Service) dispatch(q *request) error {
+func (h *handler) dispatch(q *request) error {
 	acct, secondary := q.path.acct, false
-	if _, ok := s.accounts.Lookup(acct); !ok {
+	if _, ok := h.accounts.Lookup(acct); !ok {
 		acct, secondary = primaryAccount(acct)
-		if _, ok := s.accounts.Lookup(acct); !ok || !secondary {
+		if _, ok := h.accounts.Lookup(acct); !ok || !secondary {
 			return azhttp.ErrResourceNotFound.WithMessage("The specified account %q does not exist.", q.path.acct)
 		}
 	}
@@ -106,7 +148,7 @@ func (s *Service) dispatch(q *request) error {
 			return err
 		}
 	}
-	q.access, err = s.auth.Authenticate(q.r, acct, q.path.queue, "")
+	q.access, err = h.auth.Authenticate(q.r, acct, q.path.queue, "")
 	if err != nil {
 		return err
 	}
@@ -114,7 +156,7 @@ func (s *Service) dispatch(q *request) error {
 	if err := q.access.Allows(op.need); err != nil {
 		return err
 	}
-	return op.run(s, q)
+	return op.run(h, q)
 }
 
 func need(resourceType, permission byte) azhttp.Need {
@@ -135,46 +177,46 @@ func route(q *request) (operation, error) {
 	case p.queue == "":
 		switch {
 		case comp == "list" && m == http.MethodGet:
-			return operation{need('s', 'l'), true, (*Service).listQueues}, nil
+			return operation{need('s', 'l'), true, (*handler).listQueues}, nil
 		case restype == "service" && comp == "properties" && m == http.MethodGet:
-			return operation{need('s', 'r'), true, (*Service).getServiceProperties}, nil
+			return operation{need('s', 'r'), true, (*handler).getServiceProperties}, nil
 		case restype == "service" && comp == "properties" && m == http.MethodPut:
-			return operation{need('s', 'w'), false, (*Service).setServiceProperties}, nil
+			return operation{need('s', 'w'), false, (*handler).setServiceProperties}, nil
 		case restype == "service" && comp == "stats" && m == http.MethodGet:
-			return operation{need('s', 'r'), true, (*Service).getServiceStats}, nil
+			return operation{need('s', 'r'), true, (*handler).getServiceStats}, nil
 		}
 	case !p.messages:
 		switch {
 		case comp == "" && m == http.MethodPut:
-			return operation{need('c', 'w'), false, (*Service).createQueue}, nil
+			return operation{need('c', 'w'), false, (*handler).createQueue}, nil
 		case comp == "" && m == http.MethodDelete:
-			return operation{need('c', 'd'), false, (*Service).deleteQueue}, nil
+			return operation{need('c', 'd'), false, (*handler).deleteQueue}, nil
 		case comp == "metadata" && read:
-			return operation{need('c', 'r'), true, (*Service).getQueueMetadata}, nil
+			return operation{need('c', 'r'), true, (*handler).getQueueMetadata}, nil
 		case comp == "metadata" && m == http.MethodPut:
-			return operation{need('c', 'w'), false, (*Service).setQueueMetadata}, nil
+			return operation{need('c', 'w'), false, (*handler).setQueueMetadata}, nil
 		case comp == "acl" && read:
-			return operation{need('c', 'r'), true, (*Service).getQueueACL}, nil
+			return operation{need('c', 'r'), true, (*handler).getQueueACL}, nil
 		case comp == "acl" && m == http.MethodPut:
-			return operation{need('c', 'w'), false, (*Service).setQueueACL}, nil
+			return operation{need('c', 'w'), false, (*handler).setQueueACL}, nil
 		}
 	case p.id == "":
 		switch {
 		case m == http.MethodPost:
-			return operation{need('o', 'a'), false, (*Service).putMessage}, nil
+			return operation{need('o', 'a'), false, (*handler).putMessage}, nil
 		case m == http.MethodGet && strings.EqualFold(q.q.Get("peekonly"), "true"):
-			return operation{need('o', 'r'), true, (*Service).peekMessages}, nil
+			return operation{need('o', 'r'), true, (*handler).peekMessages}, nil
 		case m == http.MethodGet:
-			return operation{need('o', 'p'), false, (*Service).getMessages}, nil
+			return operation{need('o', 'p'), false, (*handler).getMessages}, nil
 		case m == http.MethodDelete:
-			return operation{need('c', 'd'), false, (*Service).clearMessages}, nil
+			return operation{need('c', 'd'), false, (*handler).clearMessages}, nil
 		}
 	default:
 		switch m {
 		case http.MethodDelete:
-			return operation{need('o', 'p'), false, (*Service).deleteMessage}, nil
+			return operation{need('o', 'p'), false, (*handler).deleteMessage}, nil
 		case http.MethodPut:
-			return operation{need('o', 'u'), false, (*Service).updateMessage}, nil
+			return operation{need('o', 'u'), false, (*handler).updateMessage}, nil
 		}
 	}
 	switch m {
@@ -182,7 +224,7 @@ func route(q *request) (operation, error) {
 	default:
 		return operation{}, azhttp.ErrUnsupportedHttpVerb
 	}
-	return operation{}, azhttp.ErrInvalidQueryParameterValue.WithMessage("The requested operation (%s with restype=%q comp=%q) is not valid for this resource.", m, restype, comp)
+	return operation{}, azhttp.InvalidQueryParameterValue("comp", comp, fmt.Sprintf("%s with restype=%q comp=%q is not an operation on this resource", m, restype, comp))
 }
 
 // checkQueueName applies Azure's queue naming rules: 3 to 63 lower-case
@@ -196,7 +238,7 @@ func checkQueueName(n string) error {
 		return azhttp.ErrInvalidResourceName
 	}
 	for _, c := range n {
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
 			return azhttp.ErrInvalidResourceName
 		}
 	}

@@ -49,7 +49,9 @@ func newTestService(t *testing.T) (*Service, *fakeClock) {
 	s := newServiceOver(t, store, clock)
 	t.Cleanup(func() {
 		checkInvariants(t, store)
-		store.Close()
+		if err := store.Close(); err != nil {
+			t.Errorf("close store: %v", err)
+		}
 	})
 	return s, clock
 }

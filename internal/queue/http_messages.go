@@ -16,7 +16,7 @@ func writeMessages(q *request, status int, msgs []Message, full bool) error {
 	return azhttp.WriteXML(q.w, status, doc)
 }
 
-func (s *Service) putMessage(q *request) error {
+func (h *handler) putMessage(q *request) error {
 	o, err := putOptions(q.q, q.r.Header.Get("x-ms-version"))
 	if err != nil {
 		return err
@@ -25,14 +25,14 @@ func (s *Service) putMessage(q *request) error {
 	if err != nil {
 		return err
 	}
-	m, err := s.PutMessage(q.ctx(), q.acct, q.path.queue, *text, o)
+	m, err := h.svc.PutMessage(q.ctx(), q.acct, q.path.queue, *text, o)
 	if err != nil {
 		return err
 	}
 	return writeMessages(q, http.StatusCreated, []Message{*m}, false)
 }
 
-func (s *Service) getMessages(q *request) error {
+func (h *handler) getMessages(q *request) error {
 	n, err := numMessages(q.q)
 	if err != nil {
 		return err
@@ -41,27 +41,27 @@ func (s *Service) getMessages(q *request) error {
 	if err != nil {
 		return err
 	}
-	msgs, err := s.GetMessages(q.ctx(), q.acct, q.path.queue, n, seconds(vt))
+	msgs, err := h.svc.GetMessages(q.ctx(), q.acct, q.path.queue, n, seconds(vt))
 	if err != nil {
 		return err
 	}
 	return writeMessages(q, http.StatusOK, msgs, true)
 }
 
-func (s *Service) peekMessages(q *request) error {
+func (h *handler) peekMessages(q *request) error {
 	n, err := numMessages(q.q)
 	if err != nil {
 		return err
 	}
-	msgs, err := s.PeekMessages(q.ctx(), q.acct, q.path.queue, n)
+	msgs, err := h.svc.PeekMessages(q.ctx(), q.acct, q.path.queue, n)
 	if err != nil {
 		return err
 	}
 	return writeMessages(q, http.StatusOK, msgs, true)
 }
 
-func (s *Service) clearMessages(q *request) error {
-	if err := s.ClearMessages(q.ctx(), q.acct, q.path.queue); err != nil {
+func (h *handler) clearMessages(q *request) error {
+	if err := h.svc.ClearMessages(q.ctx(), q.acct, q.path.queue); err != nil {
 		return err
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
@@ -71,29 +71,29 @@ func (s *Service) clearMessages(q *request) error {
 func popReceipt(q *request) (string, error) {
 	v := q.q.Get("popreceipt")
 	if v == "" {
-		return "", azhttp.ErrMissingRequiredQueryParameter.WithMessage("A required query parameter was not specified for this request. (popreceipt)")
+		return "", azhttp.MissingRequiredQueryParameter("popreceipt")
 	}
 	return v, nil
 }
 
-func (s *Service) deleteMessage(q *request) error {
+func (h *handler) deleteMessage(q *request) error {
 	rc, err := popReceipt(q)
 	if err != nil {
 		return err
 	}
-	if err := s.DeleteMessage(q.ctx(), q.acct, q.path.queue, q.path.id, rc); err != nil {
+	if err := h.svc.DeleteMessage(q.ctx(), q.acct, q.path.queue, q.path.id, rc); err != nil {
 		return err
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 }
 
-func (s *Service) updateMessage(q *request) error {
+func (h *handler) updateMessage(q *request) error {
 	rc, err := popReceipt(q)
 	if err != nil {
 		return err
 	}
 	if !q.q.Has("visibilitytimeout") {
-		return azhttp.ErrMissingRequiredQueryParameter.WithMessage("A required query parameter was not specified for this request. (visibilitytimeout)")
+		return azhttp.MissingRequiredQueryParameter("visibilitytimeout")
 	}
 	vt, err := intParam(q.q, "visibilitytimeout", 0, 0, int64(MaxVisibilityTimeout/time.Second))
 	if err != nil {
@@ -103,12 +103,12 @@ func (s *Service) updateMessage(q *request) error {
 	if err != nil {
 		return err
 	}
-	m, err := s.UpdateMessage(q.ctx(), q.acct, q.path.queue, q.path.id, rc, seconds(vt), text)
+	m, err := h.svc.UpdateMessage(q.ctx(), q.acct, q.path.queue, q.path.id, rc, seconds(vt), text)
 	if err != nil {
 		return err
 	}
-	h := q.w.Header()
-	h.Set("x-ms-popreceipt", m.PopReceipt)
-	h.Set("x-ms-time-next-visible", azhttp.HTTPTime(m.Visible))
+	hdr := q.w.Header()
+	hdr.Set("x-ms-popreceipt", m.PopReceipt)
+	hdr.Set("x-ms-time-next-visible", azhttp.HTTPTime(m.Visible))
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 }

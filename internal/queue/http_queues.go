@@ -17,12 +17,12 @@ func serviceEndpoint(q *request) string {
 	return scheme + "://" + q.r.Host + "/" + q.path.acct + "/"
 }
 
-func (s *Service) createQueue(q *request) error {
+func (h *handler) createQueue(q *request) error {
 	meta, err := azhttp.ParseMetadata(q.r.Header)
 	if err != nil {
 		return err
 	}
-	created, err := s.CreateQueue(q.ctx(), q.acct, q.path.queue, meta)
+	created, err := h.svc.CreateQueue(q.ctx(), q.acct, q.path.queue, meta)
 	if err != nil {
 		return err
 	}
@@ -32,38 +32,38 @@ func (s *Service) createQueue(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
-func (s *Service) deleteQueue(q *request) error {
-	if err := s.DeleteQueue(q.ctx(), q.acct, q.path.queue); err != nil {
+func (h *handler) deleteQueue(q *request) error {
+	if err := h.svc.DeleteQueue(q.ctx(), q.acct, q.path.queue); err != nil {
 		return err
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 }
 
-func (s *Service) getQueueMetadata(q *request) error {
-	p, err := s.GetQueueProperties(q.ctx(), q.acct, q.path.queue)
+func (h *handler) getQueueMetadata(q *request) error {
+	p, err := h.svc.GetQueueProperties(q.ctx(), q.acct, q.path.queue)
 	if err != nil {
 		return err
 	}
-	h := q.w.Header()
-	azhttp.WriteMetadata(h, p.Metadata)
-	h.Set("x-ms-approximate-messages-count", strconv.Itoa(p.ApproximateMessages))
-	h.Set("Cache-Control", "no-cache")
+	hdr := q.w.Header()
+	azhttp.WriteMetadata(hdr, p.Metadata)
+	hdr.Set("x-ms-approximate-messages-count", strconv.Itoa(p.ApproximateMessages))
+	hdr.Set("Cache-Control", "no-cache")
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
-func (s *Service) setQueueMetadata(q *request) error {
+func (h *handler) setQueueMetadata(q *request) error {
 	meta, err := azhttp.ParseMetadata(q.r.Header)
 	if err != nil {
 		return err
 	}
-	if err := s.SetQueueMetadata(q.ctx(), q.acct, q.path.queue, meta); err != nil {
+	if err := h.svc.SetQueueMetadata(q.ctx(), q.acct, q.path.queue, meta); err != nil {
 		return err
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 }
 
-func (s *Service) getQueueACL(q *request) error {
-	acl, err := s.GetQueueACL(q.ctx(), q.acct, q.path.queue)
+func (h *handler) getQueueACL(q *request) error {
+	acl, err := h.svc.GetQueueACL(q.ctx(), q.acct, q.path.queue)
 	if err != nil {
 		return err
 	}
@@ -71,24 +71,24 @@ func (s *Service) getQueueACL(q *request) error {
 	return azhttp.WriteSignedIdentifiers(q.w, acl)
 }
 
-func (s *Service) setQueueACL(q *request) error {
+func (h *handler) setQueueACL(q *request) error {
 	acl, err := azhttp.ParseSignedIdentifiers(q.r)
 	if err != nil {
 		return err
 	}
-	if err := s.SetQueueACL(q.ctx(), q.acct, q.path.queue, acl); err != nil {
+	if err := h.svc.SetQueueACL(q.ctx(), q.acct, q.path.queue, acl); err != nil {
 		return err
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 }
 
-func (s *Service) listQueues(q *request) error {
+func (h *handler) listQueues(q *request) error {
 	max, err := azhttp.MaxResults(q.q)
 	if err != nil {
 		return err
 	}
 	prefix, marker := q.q.Get("prefix"), q.q.Get("marker")
-	list, next, err := s.ListQueues(q.ctx(), q.acct, prefix, marker, max)
+	list, next, err := h.svc.ListQueues(q.ctx(), q.acct, prefix, marker, max)
 	if err != nil {
 		return err
 	}
@@ -112,19 +112,19 @@ func (s *Service) listQueues(q *request) error {
 	return azhttp.WriteXML(q.w, http.StatusOK, doc)
 }
 
-func (s *Service) getServiceProperties(q *request) error {
-	return s.props.ServeGet(q.w, q.r, q.acct)
+func (h *handler) getServiceProperties(q *request) error {
+	return h.props.ServeGet(q.w, q.r, q.acct)
 }
 
-func (s *Service) setServiceProperties(q *request) error {
-	return s.props.ServeSet(q.w, q.r, q.acct)
+func (h *handler) setServiceProperties(q *request) error {
+	return h.props.ServeSet(q.w, q.r, q.acct)
 }
 
 // getServiceStats answers as the emulators do: one store is its own
 // secondary, always live and in sync.
-func (s *Service) getServiceStats(q *request) error {
+func (h *handler) getServiceStats(q *request) error {
 	var doc serviceStatsXML
 	doc.GeoReplication.Status = "live"
-	doc.GeoReplication.LastSyncTime = azhttp.HTTPTime(s.clock())
+	doc.GeoReplication.LastSyncTime = azhttp.HTTPTime(h.svc.clock())
 	return azhttp.WriteXML(q.w, http.StatusOK, doc)
 }

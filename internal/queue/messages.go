@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -62,7 +64,7 @@ type PutOptions struct {
 
 // PutMessage adds a message to the back of a queue. The returned message
 // carries a pop receipt that can update or delete it.
-func (s *Service) PutMessage(ctx context.Context, acct, queue, text string, o PutOptions) (*Message, error) {
+func (t *Tx) PutMessage(acct, queue, text string, o PutOptions) (*Message, error) {
 	if len(text) > MaxMessageSize {
 		return nil, errMessageTooLarge
 	}
@@ -70,33 +72,44 @@ func (s *Service) PutMessage(ctx context.Context, acct, queue, text string, o Pu
 		o.TTL = DefaultTTL
 	}
 	if !o.NoExpiry && o.Visibility >= o.TTL {
-		return nil, azhttp.ErrInvalidQueryParameterValue.WithMessage("Value for one of the query parameters specified in the request URI is invalid. (visibilitytimeout: messagettl must be greater than visibilitytimeout)")
+		return nil, azhttp.InvalidQueryParameterValue("visibilitytimeout", secondsText(o.Visibility), "messagettl must be greater than visibilitytimeout")
 	}
-	var out Message
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := loadQueue(tx, acct, queue); err != nil {
-			return err
-		}
-		now := s.clock()
-		m := &message{
-			ID:       newMessageID(),
-			Seq:      tx.Version(),
-			Inserted: now,
-			Visible:  now.Add(o.Visibility),
-			Receipt:  tx.Version(),
-			Text:     text,
-		}
-		if !o.NoExpiry {
-			m.Expires = expiry(now, o.TTL)
-		}
-		out = m.wire(true)
-		return tx.Set(messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m))
-	})
-	if err != nil {
+	if _, err := loadQueue(t.tx, acct, queue); err != nil {
 		return nil, err
 	}
+	m := &message{
+		ID:       newMessageID(),
+		Seq:      t.tx.Version(),
+		Inserted: t.now,
+		Visible:  t.now.Add(o.Visibility),
+		Receipt:  t.tx.Version(),
+		Text:     text,
+	}
+	if !o.NoExpiry {
+		m.Expires = expiry(t.now, o.TTL)
+	}
+	if err := t.tx.Set(messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m)); err != nil {
+		return nil, err
+	}
+	out := m.wire(true)
 	return &out, nil
 }
+
+// PutMessage runs Tx.PutMessage in a transaction of its own.
+func (s *Service) PutMessage(ctx context.Context, acct, queue, text string, o PutOptions) (*Message, error) {
+	var out *Message
+	err := s.Update(ctx, func(t *Tx) (err error) {
+		out, err = t.PutMessage(acct, queue, text, o)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("put message: %w", err)
+	}
+	return out, nil
+}
+
+// secondsText renders a duration as the whole seconds the wire sent.
+func secondsText(d time.Duration) string { return strconv.FormatInt(int64(d/time.Second), 10) }
 
 // expiry is now+ttl, or zero (never) when that is beyond what a stored
 // time can carry.
@@ -113,60 +126,80 @@ var errMessageTooLarge = azhttp.ErrRequestBodyTooLarge.WithMessage("The request 
 
 // GetMessages hands out up to n visible messages, oldest visible first,
 // hiding each for visibility and giving it a new pop receipt and
-// DequeueCount+1. It is one transaction: two consumers that read the same
-// message conflict and one runs again, so a message is never handed out
-// twice within its visibility window.
+// DequeueCount+1. Two transactions that read the same message conflict
+// and one runs again, so a message is never handed out twice within its
+// visibility window.
+func (t *Tx) GetMessages(acct, queue string, n int, visibility time.Duration) ([]Message, error) {
+	if _, err := loadQueue(t.tx, acct, queue); err != nil {
+		return nil, err
+	}
+	taken, expired, err := scanVisible(t.tx, acct, queue, t.now, n, true)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range expired {
+		if err := t.tx.Delete(k); err != nil {
+			return nil, err
+		}
+	}
+	var out []Message
+	for _, km := range taken {
+		if err := t.tx.Delete(km.key); err != nil {
+			return nil, err
+		}
+		m := km.msg
+		m.Visible = t.now.Add(visibility)
+		m.DequeueCount++
+		m.Receipt = t.tx.Version()
+		if err := t.tx.Set(messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m)); err != nil {
+			return nil, err
+		}
+		out = append(out, m.wire(true))
+	}
+	return out, nil
+}
+
+// GetMessages runs Tx.GetMessages in a transaction of its own.
 func (s *Service) GetMessages(ctx context.Context, acct, queue string, n int, visibility time.Duration) ([]Message, error) {
 	var out []Message
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		out = out[:0]
-		if _, err := loadQueue(tx, acct, queue); err != nil {
-			return err
-		}
-		now := s.clock()
-		taken, expired, err := scanVisible(tx, acct, queue, now, n, true)
-		if err != nil {
-			return err
-		}
-		for _, k := range expired {
-			if err := tx.Delete(k); err != nil {
-				return err
-			}
-		}
-		for _, t := range taken {
-			if err := tx.Delete(t.key); err != nil {
-				return err
-			}
-			m := t.msg
-			m.Visible = now.Add(visibility)
-			m.DequeueCount++
-			m.Receipt = tx.Version()
-			if err := tx.Set(messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m)); err != nil {
-				return err
-			}
-			out = append(out, m.wire(true))
-		}
-		return nil
+	err := s.Update(ctx, func(t *Tx) (err error) {
+		out, err = t.GetMessages(acct, queue, n, visibility)
+		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("get messages: %w", err)
+	}
+	return out, nil
 }
 
 // PeekMessages returns up to n visible messages, oldest visible first,
 // without changing them.
+func (t *Tx) PeekMessages(acct, queue string, n int) ([]Message, error) {
+	if _, err := loadQueue(t.tx, acct, queue); err != nil {
+		return nil, err
+	}
+	taken, _, err := scanVisible(t.tx, acct, queue, t.now, n, false)
+	if err != nil {
+		return nil, err
+	}
+	var out []Message
+	for _, km := range taken {
+		out = append(out, km.msg.wire(false))
+	}
+	return out, nil
+}
+
+// PeekMessages runs Tx.PeekMessages on a snapshot.
 func (s *Service) PeekMessages(ctx context.Context, acct, queue string, n int) ([]Message, error) {
 	var out []Message
-	err := s.store.View(ctx, func(r kv.Reader) error {
-		out = out[:0]
-		if _, err := loadQueue(r, acct, queue); err != nil {
-			return err
-		}
-		taken, _, err := scanVisible(r, acct, queue, s.clock(), n, false)
-		for _, t := range taken {
-			out = append(out, t.msg.wire(false))
-		}
+	err := s.view(ctx, func(t *Tx) (err error) {
+		out, err = t.PeekMessages(acct, queue, n)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("peek messages: %w", err)
+	}
+	return out, nil
 }
 
 type keyedMessage struct {
@@ -204,20 +237,20 @@ func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect 
 
 // lookup finds the message a pop receipt names and checks that it is the
 // message id names and that the receipt is its current one.
-func lookup(tx kv.Txn, acct, queue, id, popReceipt string, now time.Time) ([]byte, *message, error) {
-	if _, err := loadQueue(tx, acct, queue); err != nil {
+func (t *Tx) lookup(acct, queue, id, popReceipt string) ([]byte, *message, error) {
+	if _, err := loadQueue(t.tx, acct, queue); err != nil {
 		return nil, nil, err
 	}
 	rc, err := parseReceipt(popReceipt)
 	if err != nil {
-		return nil, nil, errInvalidReceipt
+		return nil, nil, azhttp.InvalidQueryParameterValue("popreceipt", popReceipt, "invalid pop receipt format")
 	}
 	want, ok := parseID(id)
 	if !ok {
 		return nil, nil, azhttp.ErrMessageNotFound
 	}
 	key := messageKey(acct, queue, rc.visibleAt(), rc.seq)
-	v, err := tx.Get(key)
+	v, err := t.tx.Get(key)
 	if errors.Is(err, kv.ErrNotFound) {
 		return nil, nil, azhttp.ErrMessageNotFound
 	}
@@ -228,7 +261,7 @@ func lookup(tx kv.Txn, acct, queue, id, popReceipt string, now time.Time) ([]byt
 	if err != nil {
 		return nil, nil, err
 	}
-	if m.ID != want || m.expired(now) {
+	if m.ID != want || m.expired(t.now) {
 		return nil, nil, azhttp.ErrMessageNotFound
 	}
 	if m.Receipt != rc.version {
@@ -237,62 +270,78 @@ func lookup(tx kv.Txn, acct, queue, id, popReceipt string, now time.Time) ([]byt
 	return key, m, nil
 }
 
-var errInvalidReceipt = azhttp.ErrInvalidQueryParameterValue.WithMessage("Value for one of the query parameters specified in the request URI is invalid. (popreceipt: invalid pop receipt format)")
-
 // DeleteMessage removes the message id if popReceipt is its current pop
 // receipt: the one the latest Put, Get or Update of it returned.
+func (t *Tx) DeleteMessage(acct, queue, id, popReceipt string) error {
+	key, _, err := t.lookup(acct, queue, id, popReceipt)
+	if err != nil {
+		return err
+	}
+	return t.tx.Delete(key)
+}
+
+// DeleteMessage runs Tx.DeleteMessage in a transaction of its own.
 func (s *Service) DeleteMessage(ctx context.Context, acct, queue, id, popReceipt string) error {
-	return s.store.Update(ctx, func(tx kv.Txn) error {
-		key, _, err := lookup(tx, acct, queue, id, popReceipt, s.clock())
-		if err != nil {
-			return err
-		}
-		return tx.Delete(key)
-	})
+	if err := s.Update(ctx, func(t *Tx) error { return t.DeleteMessage(acct, queue, id, popReceipt) }); err != nil {
+		return fmt.Errorf("delete message: %w", err)
+	}
+	return nil
 }
 
 // UpdateMessage makes the message visible again after visibility and, when
 // text is not nil, replaces its content. It invalidates popReceipt and
 // returns the message with its new pop receipt and TimeNextVisible.
-func (s *Service) UpdateMessage(ctx context.Context, acct, queue, id, popReceipt string, visibility time.Duration, text *string) (*Message, error) {
+func (t *Tx) UpdateMessage(acct, queue, id, popReceipt string, visibility time.Duration, text *string) (*Message, error) {
 	if text != nil && len(*text) > MaxMessageSize {
 		return nil, errMessageTooLarge
 	}
-	var out Message
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		now := s.clock()
-		key, m, err := lookup(tx, acct, queue, id, popReceipt, now)
-		if err != nil {
-			return err
-		}
-		visible := now.Add(visibility)
-		if !m.Expires.IsZero() && visible.After(m.Expires) {
-			return azhttp.ErrInvalidQueryParameterValue.WithMessage("Value for one of the query parameters specified in the request URI is invalid. (visibilitytimeout: the message would become visible after it expires)")
-		}
-		if err := tx.Delete(key); err != nil {
-			return err
-		}
-		m.Visible = visible
-		m.Receipt = tx.Version()
-		if text != nil {
-			m.Text = *text
-		}
-		out = m.wire(true)
-		return tx.Set(messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m))
-	})
+	key, m, err := t.lookup(acct, queue, id, popReceipt)
 	if err != nil {
 		return nil, err
 	}
+	visible := t.now.Add(visibility)
+	if !m.Expires.IsZero() && visible.After(m.Expires) {
+		return nil, azhttp.InvalidQueryParameterValue("visibilitytimeout", secondsText(visibility), "the message would become visible after it expires")
+	}
+	if err := t.tx.Delete(key); err != nil {
+		return nil, err
+	}
+	m.Visible = visible
+	m.Receipt = t.tx.Version()
+	if text != nil {
+		m.Text = *text
+	}
+	if err := t.tx.Set(messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m)); err != nil {
+		return nil, err
+	}
+	out := m.wire(true)
 	return &out, nil
+}
+
+// UpdateMessage runs Tx.UpdateMessage in a transaction of its own.
+func (s *Service) UpdateMessage(ctx context.Context, acct, queue, id, popReceipt string, visibility time.Duration, text *string) (*Message, error) {
+	var out *Message
+	err := s.Update(ctx, func(t *Tx) (err error) {
+		out, err = t.UpdateMessage(acct, queue, id, popReceipt, visibility, text)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("update message: %w", err)
+	}
+	return out, nil
 }
 
 // ClearMessages deletes every message of a queue.
 func (s *Service) ClearMessages(ctx context.Context, acct, queue string) error {
-	return s.store.Update(ctx, func(tx kv.Txn) error {
+	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		if _, err := loadQueue(tx, acct, queue); err != nil {
 			return err
 		}
 		p := messagesPrefix(acct, queue)
 		return tx.DeleteRange(p, kv.PrefixEnd(p))
 	})
+	if err != nil {
+		return fmt.Errorf("clear messages: %w", err)
+	}
+	return nil
 }

@@ -445,7 +445,9 @@ func TestWindowSurvivesRestart(t *testing.T) {
 		}
 		return newServiceOver(t, store, clock), func() {
 			checkInvariants(t, store)
-			store.Close()
+			if err := store.Close(); err != nil {
+				t.Errorf("close store: %v", err)
+			}
 		}
 	}
 	s, closeStore := open()

@@ -31,10 +31,10 @@ func intParam(q url.Values, name string, def, lo, hi int64) (int64, error) {
 	}
 	n, err := strconv.ParseInt(vs[0], 10, 64)
 	if err != nil {
-		return 0, azhttp.ErrInvalidQueryParameterValue.WithMessage("Value for one of the query parameters specified in the request URI is invalid. (%s: %q)", name, vs[0])
+		return 0, azhttp.InvalidQueryParameterValue(name, vs[0], "")
 	}
 	if n < lo || n > hi {
-		return 0, azhttp.ErrOutOfRangeQueryParameterValue.WithMessage("One of the query parameters specified in the request URI is outside the permissible range. (%s: %d, allowed %d to %d)", name, n, lo, hi)
+		return 0, azhttp.OutOfRangeQueryParameterValue(name, vs[0], lo, hi)
 	}
 	return n, nil
 }

@@ -188,3 +188,19 @@ func TestSplitPath(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryErrorDetails: a rejected integer parameter names itself, its
+// value and, when out of range, the range, as Azure's error document does.
+func TestQueryErrorDetails(t *testing.T) {
+	q, _ := url.ParseQuery("numofmessages=33&visibilitytimeout=soon")
+	_, err := numMessages(q)
+	var e *azhttp.Error
+	if !errors.As(err, &e) || e.Detail("QueryParameterName") != "numofmessages" || e.Detail("QueryParameterValue") != "33" ||
+		e.Detail("MinimumAllowed") != "1" || e.Detail("MaximumAllowed") != "32" {
+		t.Errorf("numofmessages=33: %v %+v", err, e)
+	}
+	_, err = intParam(q, "visibilitytimeout", 0, 0, 10)
+	if !errors.As(err, &e) || e.Code != azhttp.ErrInvalidQueryParameterValue.Code || e.Detail("QueryParameterName") != "visibilitytimeout" || e.Detail("QueryParameterValue") != "soon" {
+		t.Errorf("visibilitytimeout=soon: %v %+v", err, e)
+	}
+}

@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -29,12 +30,15 @@ func (s *Service) CreateQueue(ctx context.Context, acct, name string, meta azhtt
 		created = true
 		return tx.Set(queueKey(acct, name), record.Encode(&queueRecord{Created: s.clock(), Metadata: meta}))
 	})
-	return created, err
+	if err != nil {
+		return false, fmt.Errorf("create queue: %w", err)
+	}
+	return created, nil
 }
 
 // DeleteQueue removes a queue and every message in it.
 func (s *Service) DeleteQueue(ctx context.Context, acct, name string) error {
-	return s.store.Update(ctx, func(tx kv.Txn) error {
+	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		if _, err := loadQueue(tx, acct, name); err != nil {
 			return err
 		}
@@ -44,6 +48,10 @@ func (s *Service) DeleteQueue(ctx context.Context, acct, name string) error {
 		}
 		return tx.Delete(queueKey(acct, name))
 	})
+	if err != nil {
+		return fmt.Errorf("delete queue: %w", err)
+	}
+	return nil
 }
 
 // QueueProperties is what Get Queue Metadata returns.
@@ -55,35 +63,42 @@ type QueueProperties struct {
 }
 
 // GetQueueProperties returns a queue's metadata and message count.
+func (t *Tx) GetQueueProperties(acct, name string) (*QueueProperties, error) {
+	q, err := loadQueue(t.tx, acct, name)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	var failed error
+	p := messagesPrefix(acct, name)
+	err = t.tx.Scan(p, kv.PrefixEnd(p), func(_, v []byte) bool {
+		exp, err := expiresAt(v)
+		if err != nil {
+			failed = err
+			return false
+		}
+		if exp.IsZero() || exp.After(t.now) {
+			n++
+		}
+		return true
+	})
+	if err = errors.Join(err, failed); err != nil {
+		return nil, err
+	}
+	return &QueueProperties{Metadata: q.Metadata, ApproximateMessages: n}, nil
+}
+
+// GetQueueProperties runs Tx.GetQueueProperties on a snapshot.
 func (s *Service) GetQueueProperties(ctx context.Context, acct, name string) (*QueueProperties, error) {
 	var out *QueueProperties
-	err := s.store.View(ctx, func(r kv.Reader) error {
-		q, err := loadQueue(r, acct, name)
-		if err != nil {
-			return err
-		}
-		now := s.clock()
-		n := 0
-		var failed error
-		p := messagesPrefix(acct, name)
-		err = r.Scan(p, kv.PrefixEnd(p), func(_, v []byte) bool {
-			exp, err := expiresAt(v)
-			if err != nil {
-				failed = err
-				return false
-			}
-			if exp.IsZero() || exp.After(now) {
-				n++
-			}
-			return true
-		})
-		if err = errors.Join(err, failed); err != nil {
-			return err
-		}
-		out = &QueueProperties{Metadata: q.Metadata, ApproximateMessages: n}
-		return nil
+	err := s.view(ctx, func(t *Tx) (err error) {
+		out, err = t.GetQueueProperties(acct, name)
+		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("get queue properties: %w", err)
+	}
+	return out, nil
 }
 
 // GetQueueACL returns a queue's stored access policies.
@@ -96,7 +111,10 @@ func (s *Service) GetQueueACL(ctx context.Context, acct, name string) ([]azhttp.
 		}
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("get queue acl: %w", err)
+	}
+	return out, nil
 }
 
 // updateQueue applies change to an existing queue (last writer wins).
@@ -113,12 +131,18 @@ func (s *Service) updateQueue(ctx context.Context, acct, name string, change fun
 
 // SetQueueMetadata replaces a queue's metadata.
 func (s *Service) SetQueueMetadata(ctx context.Context, acct, name string, meta azhttp.Metadata) error {
-	return s.updateQueue(ctx, acct, name, func(q *queueRecord) { q.Metadata = meta })
+	if err := s.updateQueue(ctx, acct, name, func(q *queueRecord) { q.Metadata = meta }); err != nil {
+		return fmt.Errorf("set queue metadata: %w", err)
+	}
+	return nil
 }
 
 // SetQueueACL replaces a queue's stored access policies.
 func (s *Service) SetQueueACL(ctx context.Context, acct, name string, acl []azhttp.SignedIdentifier) error {
-	return s.updateQueue(ctx, acct, name, func(q *queueRecord) { q.ACL = acl })
+	if err := s.updateQueue(ctx, acct, name, func(q *queueRecord) { q.ACL = acl }); err != nil {
+		return fmt.Errorf("set queue acl: %w", err)
+	}
+	return nil
 }
 
 // NamedQueue is one List Queues entry.
@@ -165,22 +189,8 @@ func (s *Service) ListQueues(ctx context.Context, acct, prefix, marker string, m
 		})
 		return errors.Join(err, failed)
 	})
-	return out, next, err
-}
-
-// storedPolicy resolves a queue SAS's signed identifier.
-func (s *Service) storedPolicy(ctx context.Context, acct, queue, id string) (azhttp.StoredPolicy, bool, error) {
-	acl, err := s.GetQueueACL(ctx, acct, queue)
-	if errors.Is(err, azhttp.ErrQueueNotFound) {
-		return azhttp.StoredPolicy{}, false, nil
-	}
 	if err != nil {
-		return azhttp.StoredPolicy{}, false, err
+		return nil, "", fmt.Errorf("list queues: %w", err)
 	}
-	for _, si := range acl {
-		if si.ID == id {
-			return si.Policy(), true, nil
-		}
-	}
-	return azhttp.StoredPolicy{}, false, nil
+	return out, next, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -84,7 +85,7 @@ func (s *Service) sweepQueue(ctx context.Context, acct, queue string) (int, erro
 			return nil
 		})
 		if err != nil {
-			return total, err
+			return total, fmt.Errorf("sweep queue %s: %w", queue, err)
 		}
 		total += deleted
 		start = next

@@ -25,7 +25,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // are random and replaced by a placeholder.
 func TestWireGolden(t *testing.T) {
 	s, clock := newTestService(t)
-	srv := httptest.NewServer(s.Handler())
+	srv := httptest.NewServer(NewHandler(s))
 	defer srv.Close()
 	cred, err := azqueue.NewSharedKeyCredential(acct, azhttp.DevKey)
 	if err != nil {
@@ -56,7 +56,7 @@ func TestWireGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
@@ -90,7 +90,7 @@ func TestWireGolden(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusCreated {
 		t.Fatalf("create: %v %v", resp, err)
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	do(http.MethodPut, "/returns", "")
 
 	st, body := do(http.MethodPost, "/orders/messages?messagettl=3600", "<QueueMessage><MessageText>order &amp; 1</MessageText></QueueMessage>")

@@ -207,19 +207,19 @@ func TestBatchAtomic(t *testing.T) {
 	if _, err := s.CreateTable(ctx, testAccount, "tbl"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.WriteEntity(ctx, testAccount, "tbl", writeOp{kind: opInsert, pk: "p", rk: "056"}); err != nil {
+	if _, err := s.WriteEntity(ctx, testAccount, "tbl", EntityWrite{Kind: WriteInsert, PartitionKey: "p", RowKey: "056"}); err != nil {
 		t.Fatal(err)
 	}
-	ops := make([]writeOp, 100)
+	ops := make([]EntityWrite, 100)
 	for i := range ops {
-		ops[i] = writeOp{kind: opInsert, pk: "p", rk: fmt.Sprintf("%03d", i), props: []Property{{"I", odata.Int32Value(int32(i))}}}
+		ops[i] = EntityWrite{Kind: WriteInsert, PartitionKey: "p", RowKey: fmt.Sprintf("%03d", i), Properties: []Property{{"I", odata.Int32Value(int32(i))}}}
 	}
 	_, err := s.Batch(ctx, testAccount, "tbl", ops)
 	var be *BatchError
 	if !errors.As(err, &be) || be.Index != 56 || !errors.Is(be.Err, azhttp.ErrEntityAlreadyExists) {
 		t.Fatalf("Batch err = %v", err)
 	}
-	page, err := s.QueryEntities(ctx, testAccount, "tbl", entityQuery{Top: maxPageSize})
+	page, err := s.QueryEntities(ctx, testAccount, "tbl", EntityQuery{Top: maxPageSize})
 	if err != nil || len(page.Entities) != 1 || page.Entities[0].RowKey != "056" {
 		t.Fatalf("after failed batch: %d entities, %v", len(page.Entities), err)
 	}
@@ -238,7 +238,7 @@ func TestLargeEntityChunks(t *testing.T) {
 		props = append(props, Property{fmt.Sprintf("S%d", i), odata.StringValue(strings.Repeat(string(rune('a'+i)), 32<<10))})
 	}
 	for _, rk := range []string{"a", "b", "c"} {
-		if _, err := s.WriteEntity(ctx, testAccount, "big", writeOp{kind: opInsert, pk: "p", rk: rk, props: props}); err != nil {
+		if _, err := s.WriteEntity(ctx, testAccount, "big", EntityWrite{Kind: WriteInsert, PartitionKey: "p", RowKey: rk, Properties: props}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -247,16 +247,16 @@ func TestLargeEntityChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameProperties(t, e.Properties, props)
-	page, err := s.QueryEntities(ctx, testAccount, "big", entityQuery{Top: 2})
+	page, err := s.QueryEntities(ctx, testAccount, "big", EntityQuery{Top: 2})
 	if err != nil || len(page.Entities) != 2 || !page.HasNext || page.NextRK != "c" {
 		t.Fatalf("page = %d entities next %q %v, %v", len(page.Entities), page.NextRK, page.HasNext, err)
 	}
 	sameProperties(t, page.Entities[1].Properties, props)
 	small := []Property{{"X", odata.Int32Value(1)}}
-	if _, err := s.WriteEntity(ctx, testAccount, "big", writeOp{kind: opReplace, pk: "p", rk: "b", cond: ifMatch{set: true, any: true}, props: small}); err != nil {
+	if _, err := s.WriteEntity(ctx, testAccount, "big", EntityWrite{Kind: WriteReplace, PartitionKey: "p", RowKey: "b", IfMatch: IfMatch{Any: true}, Properties: small}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.WriteEntity(ctx, testAccount, "big", writeOp{kind: opDelete, pk: "p", rk: "c", cond: ifMatch{set: true, any: true}}); err != nil {
+	if _, err := s.WriteEntity(ctx, testAccount, "big", EntityWrite{Kind: WriteDelete, PartitionKey: "p", RowKey: "c", IfMatch: IfMatch{Any: true}}); err != nil {
 		t.Fatal(err)
 	}
 	keys := 0
@@ -289,10 +289,10 @@ func TestConcurrentBatches(t *testing.T) {
 	errs := make([]error, batches)
 	for b := range batches {
 		wg.Go(func() {
-			ops := make([]writeOp, size)
+			ops := make([]EntityWrite, size)
 			for i := range ops {
 				// Every batch writes the same rows with its own tag.
-				ops[i] = writeOp{kind: opInsertReplace, pk: "p", rk: fmt.Sprint(i), props: []Property{{"B", odata.Int32Value(int32(b))}}}
+				ops[i] = EntityWrite{Kind: WriteInsertOrReplace, PartitionKey: "p", RowKey: fmt.Sprint(i), Properties: []Property{{"B", odata.Int32Value(int32(b))}}}
 			}
 			_, errs[b] = s.Batch(ctx, testAccount, "race", ops)
 		})
@@ -303,7 +303,7 @@ func TestConcurrentBatches(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	page, err := s.QueryEntities(ctx, testAccount, "race", entityQuery{Top: maxPageSize})
+	page, err := s.QueryEntities(ctx, testAccount, "race", EntityQuery{Top: maxPageSize})
 	if err != nil || len(page.Entities) != size {
 		t.Fatalf("%d entities, %v", len(page.Entities), err)
 	}

@@ -32,7 +32,7 @@ func BenchmarkInsertEntity(b *testing.B) {
 	props := benchProps()
 	b.ResetTimer()
 	for i := range b.N {
-		if _, err := s.WriteEntity(b.Context(), testAccount, "bench", writeOp{kind: opInsert, pk: "p", rk: fmt.Sprint(i), props: props}); err != nil {
+		if _, err := s.WriteEntity(b.Context(), testAccount, "bench", EntityWrite{Kind: WriteInsert, PartitionKey: "p", RowKey: fmt.Sprint(i), Properties: props}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -44,9 +44,9 @@ func BenchmarkBatch100(b *testing.B) {
 	props := benchProps()
 	b.ResetTimer()
 	for i := range b.N {
-		ops := make([]writeOp, 100)
+		ops := make([]EntityWrite, 100)
 		for j := range ops {
-			ops[j] = writeOp{kind: opInsert, pk: fmt.Sprint(i), rk: fmt.Sprint(j), props: props}
+			ops[j] = EntityWrite{Kind: WriteInsert, PartitionKey: fmt.Sprint(i), RowKey: fmt.Sprint(j), Properties: props}
 		}
 		if _, err := s.Batch(b.Context(), testAccount, "bench", ops); err != nil {
 			b.Fatal(err)
@@ -61,9 +61,9 @@ func BenchmarkQueryPartition(b *testing.B) {
 	props := benchProps()
 	for p := range 10 {
 		for start := 0; start < 1000; start += 100 {
-			ops := make([]writeOp, 100)
+			ops := make([]EntityWrite, 100)
 			for j := range ops {
-				ops[j] = writeOp{kind: opInsert, pk: fmt.Sprint(p), rk: fmt.Sprintf("%04d", start+j), props: props}
+				ops[j] = EntityWrite{Kind: WriteInsert, PartitionKey: fmt.Sprint(p), RowKey: fmt.Sprintf("%04d", start+j), Properties: props}
 			}
 			if _, err := s.Batch(b.Context(), testAccount, "bench", ops); err != nil {
 				b.Fatal(err)
@@ -76,7 +76,7 @@ func BenchmarkQueryPartition(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		page, err := s.QueryEntities(b.Context(), testAccount, "bench", entityQuery{Filter: f, Top: maxPageSize})
+		page, err := s.QueryEntities(b.Context(), testAccount, "bench", EntityQuery{Filter: f, Top: maxPageSize})
 		// A loaded machine may end the page early (scan budget).
 		if err != nil || len(page.Entities) == 0 {
 			b.Fatalf("%d entities, %v", len(page.Entities), err)

@@ -38,4 +38,12 @@
 // Concurrency follows Azure: Update, Merge and Delete Entity require
 // If-Match (an ETag, or * for last-writer-wins); Update and Merge without
 // it are Insert Or Replace and Insert Or Merge, which check nothing.
+//
+// Layers: Service holds the table rules over the store and knows nothing
+// of HTTP or OData; NewHandler's handler parses requests, authenticates
+// them, makes one Service call and renders the answer. Entity operations
+// are written once, on Tx, so that a caller can run several of them in one
+// kv transaction (Service.Update, Service.In); an entity-group
+// transaction is exactly that. Store failures pass through unmapped, for
+// azhttp to answer.
 package table

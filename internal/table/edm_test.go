@@ -211,15 +211,18 @@ func TestETag(t *testing.T) {
 			t.Errorf("parseETag(%q) accepted", bad)
 		}
 	}
-	m := parseIfMatch(etag(5) + ", " + etag(7))
-	if !m.set || m.any || !m.matches(5) || !m.matches(7) || m.matches(6) {
+	m, sent := parseIfMatch(etag(5) + ", " + etag(7))
+	if !sent || m.Any || !m.matches(5) || !m.matches(7) || m.matches(6) {
 		t.Errorf("list If-Match = %+v", m)
 	}
-	if m := parseIfMatch("*"); !m.matches(123) {
+	if m, _ := parseIfMatch("*"); !m.matches(123) {
 		t.Error("* does not match")
 	}
-	if m := parseIfMatch("garbage"); !m.set || m.matches(1) {
+	if m, sent := parseIfMatch("garbage"); !sent || m.matches(1) {
 		t.Errorf("garbage If-Match = %+v", m)
+	}
+	if _, sent := parseIfMatch(" "); sent {
+		t.Error("a blank If-Match counts as sent")
 	}
 }
 

@@ -2,80 +2,93 @@ package table
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
-	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
-// opKind is what an entity write does.
-type opKind int
+// WriteKind is what an entity write does.
+type WriteKind int
 
 const (
-	opInsert        opKind = iota // 409 EntityAlreadyExists if present
-	opReplace                     // Update Entity: If-Match required
-	opMerge                       // Merge Entity: If-Match required
-	opInsertReplace               // Insert Or Replace: no concurrency check
-	opInsertMerge                 // Insert Or Merge: no concurrency check
-	opDelete                      // Delete Entity: If-Match required
+	// WriteInsert is Insert Entity: 409 EntityAlreadyExists if present.
+	WriteInsert WriteKind = iota
+	// WriteReplace is Update Entity: the entity must exist and match If-Match.
+	WriteReplace
+	// WriteMerge is Merge Entity: the entity must exist and match If-Match.
+	WriteMerge
+	// WriteInsertOrReplace is Insert Or Replace Entity: no concurrency check.
+	WriteInsertOrReplace
+	// WriteInsertOrMerge is Insert Or Merge Entity: no concurrency check.
+	WriteInsertOrMerge
+	// WriteDelete is Delete Entity: the entity must exist and match If-Match.
+	WriteDelete
 )
 
-func (k opKind) String() string {
+func (k WriteKind) String() string {
 	switch k {
-	case opInsert:
+	case WriteInsert:
 		return "Insert Entity"
-	case opReplace:
+	case WriteReplace:
 		return "Update Entity"
-	case opMerge:
+	case WriteMerge:
 		return "Merge Entity"
-	case opInsertReplace:
+	case WriteInsertOrReplace:
 		return "Insert Or Replace Entity"
-	case opInsertMerge:
+	case WriteInsertOrMerge:
 		return "Insert Or Merge Entity"
 	}
 	return "Delete Entity"
 }
 
-// writeOp is one entity write, alone or inside a batch.
-type writeOp struct {
-	kind   opKind
-	pk, rk string
-	cond   ifMatch
-	props  []Property
+// EntityWrite is one entity write, alone or inside a batch.
+type EntityWrite struct {
+	Kind                 WriteKind
+	PartitionKey, RowKey string
+	// IfMatch is the condition of WriteReplace, WriteMerge and WriteDelete;
+	// the other kinds ignore it.
+	IfMatch IfMatch
+	// Properties replace (or, merging, overlay) the entity's; deletes
+	// ignore them.
+	Properties []Property
 }
 
-// applyWrite runs op inside tx on a table known to exist and returns the
-// entity as written (nil after a delete). now is the commit time in
-// ticks. A failed precondition returns an error, which aborts tx.
-func (s *Service) applyWrite(tx kv.Txn, acct, table string, op writeOp, now int64) (*Entity, error) {
-	key := entityKey(acct, table, op.pk, op.rk)
+// Write runs w on a table that must exist and returns the entity as
+// written (nil after a delete). A failed condition is an error, which
+// the caller must let abort the transaction.
+func (t *Tx) Write(acct, table string, w EntityWrite) (*Entity, error) {
+	if _, err := loadTable(t.tx, acct, table); err != nil {
+		return nil, err
+	}
+	key := entityKey(acct, table, w.PartitionKey, w.RowKey)
 	var old *Entity
 	var st storedEntity
 	var err error
-	if op.kind == opMerge || op.kind == opInsertMerge {
-		old, st, err = loadEntity(tx, key, op.pk, op.rk)
+	if w.Kind == WriteMerge || w.Kind == WriteInsertOrMerge {
+		old, st, err = loadEntity(t.tx, key, w.PartitionKey, w.RowKey)
 	} else {
-		st, err = loadHead(tx, key)
+		st, err = loadHead(t.tx, key)
 	}
 	if err != nil {
 		return nil, err
 	}
-	switch op.kind {
-	case opInsert:
+	switch w.Kind {
+	case WriteInsert:
 		if st.found {
 			return nil, azhttp.ErrEntityAlreadyExists
 		}
-	case opReplace, opMerge, opDelete:
+	case WriteReplace, WriteMerge, WriteDelete:
 		if !st.found {
 			return nil, azhttp.ErrResourceNotFound
 		}
-		if !op.cond.matches(st.version) {
+		if !w.IfMatch.matches(st.version) {
 			return nil, azhttp.ErrUpdateConditionNotSatisfied
 		}
 	}
-	if op.kind == opDelete {
-		return nil, removeEntity(tx, key, st)
+	if w.Kind == WriteDelete {
+		return nil, removeEntity(t.tx, key, st)
 	}
-	e := &Entity{PartitionKey: op.pk, RowKey: op.rk, Version: tx.Version(), Timestamp: now}
+	e := &Entity{PartitionKey: w.PartitionKey, RowKey: w.RowKey, Version: t.tx.Version(), Timestamp: t.now}
 	// Timestamp is server time, kept strictly increasing per entity so
 	// that it orders an entity's versions even if the clock steps back.
 	if st.found && e.Timestamp <= st.stamp {
@@ -83,48 +96,90 @@ func (s *Service) applyWrite(tx kv.Txn, acct, table string, op writeOp, now int6
 	}
 	if old != nil {
 		e.Properties = old.Properties
-		e.merge(op.props)
+		e.merge(w.Properties)
 	} else {
-		e.Properties = op.props
+		e.Properties = w.Properties
 	}
 	if err := e.validate(); err != nil {
 		return nil, err
 	}
-	return e, storeEntity(tx, key, e, st)
+	return e, storeEntity(t.tx, key, e, st)
 }
 
-// WriteEntity runs one entity write in its own transaction.
-func (s *Service) WriteEntity(ctx context.Context, acct, table string, op writeOp) (*Entity, error) {
-	var out *Entity
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := loadTable(tx, acct, table); err != nil {
-			return err
-		}
-		var err error
-		out, err = s.applyWrite(tx, acct, table, op, s.clock())
-		return err
-	})
-	return out, err
+// InsertEntity inserts an entity, or fails with EntityAlreadyExists.
+func (t *Tx) InsertEntity(acct, table, pk, rk string, props []Property) (*Entity, error) {
+	return t.Write(acct, table, EntityWrite{Kind: WriteInsert, PartitionKey: pk, RowKey: rk, Properties: props})
+}
+
+// UpdateEntity replaces the properties of an entity that exists and
+// satisfies cond (Update Entity).
+func (t *Tx) UpdateEntity(acct, table, pk, rk string, cond IfMatch, props []Property) (*Entity, error) {
+	return t.Write(acct, table, EntityWrite{Kind: WriteReplace, PartitionKey: pk, RowKey: rk, IfMatch: cond, Properties: props})
+}
+
+// MergeEntity overlays props onto an entity that exists and satisfies
+// cond (Merge Entity).
+func (t *Tx) MergeEntity(acct, table, pk, rk string, cond IfMatch, props []Property) (*Entity, error) {
+	return t.Write(acct, table, EntityWrite{Kind: WriteMerge, PartitionKey: pk, RowKey: rk, IfMatch: cond, Properties: props})
+}
+
+// InsertOrReplaceEntity writes the entity whether or not it exists,
+// replacing its properties; it checks no condition.
+func (t *Tx) InsertOrReplaceEntity(acct, table, pk, rk string, props []Property) (*Entity, error) {
+	return t.Write(acct, table, EntityWrite{Kind: WriteInsertOrReplace, PartitionKey: pk, RowKey: rk, Properties: props})
+}
+
+// InsertOrMergeEntity writes the entity whether or not it exists,
+// merging props into any it has; it checks no condition.
+func (t *Tx) InsertOrMergeEntity(acct, table, pk, rk string, props []Property) (*Entity, error) {
+	return t.Write(acct, table, EntityWrite{Kind: WriteInsertOrMerge, PartitionKey: pk, RowKey: rk, Properties: props})
+}
+
+// DeleteEntity removes an entity that exists and satisfies cond.
+func (t *Tx) DeleteEntity(acct, table, pk, rk string, cond IfMatch) error {
+	_, err := t.Write(acct, table, EntityWrite{Kind: WriteDelete, PartitionKey: pk, RowKey: rk, IfMatch: cond})
+	return err
 }
 
 // GetEntity returns one entity, or ResourceNotFound.
+func (t *Tx) GetEntity(acct, table, pk, rk string) (*Entity, error) {
+	if _, err := loadTable(t.tx, acct, table); err != nil {
+		return nil, err
+	}
+	e, _, err := loadEntity(t.tx, entityKey(acct, table, pk, rk), pk, rk)
+	if err != nil {
+		return nil, err
+	}
+	if e == nil {
+		return nil, azhttp.ErrResourceNotFound
+	}
+	return e, nil
+}
+
+// WriteEntity runs Tx.Write in a transaction of its own.
+func (s *Service) WriteEntity(ctx context.Context, acct, table string, w EntityWrite) (*Entity, error) {
+	var out *Entity
+	err := s.Update(ctx, func(t *Tx) (err error) {
+		out, err = t.Write(acct, table, w)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", w.Kind, err)
+	}
+	return out, nil
+}
+
+// GetEntity runs Tx.GetEntity on a snapshot.
 func (s *Service) GetEntity(ctx context.Context, acct, table, pk, rk string) (*Entity, error) {
 	var out *Entity
-	err := s.store.View(ctx, func(r kv.Reader) error {
-		if _, err := loadTable(r, acct, table); err != nil {
-			return err
-		}
-		e, _, err := loadEntity(r, entityKey(acct, table, pk, rk), pk, rk)
-		if err != nil {
-			return err
-		}
-		if e == nil {
-			return azhttp.ErrResourceNotFound
-		}
-		out = e
-		return nil
+	err := s.view(ctx, func(t *Tx) (err error) {
+		out, err = t.GetEntity(acct, table, pk, rk)
+		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("get entity: %w", err)
+	}
+	return out, nil
 }
 
 // BatchError is a failed entity-group transaction: Index is the failing
@@ -134,22 +189,18 @@ type BatchError struct {
 	Err   error
 }
 
-func (e *BatchError) Error() string { return e.Err.Error() }
+func (e *BatchError) Error() string { return fmt.Sprintf("operation %d: %v", e.Index, e.Err) }
 func (e *BatchError) Unwrap() error { return e.Err }
 
-// Batch applies ops, all on one partition of table, in one transaction:
-// every operation takes effect or none does, and no reader ever sees a
-// part of it. It returns the entity each operation wrote (nil for
-// deletes), or a *BatchError naming the first operation that failed.
-func (s *Service) Batch(ctx context.Context, acct, table string, ops []writeOp) ([]*Entity, error) {
-	out := make([]*Entity, len(ops))
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := loadTable(tx, acct, table); err != nil {
-			return &BatchError{Index: 0, Err: err}
-		}
-		now := s.clock()
-		for i, op := range ops {
-			e, err := s.applyWrite(tx, acct, table, op, now)
+// Batch runs writes, all on one partition of table, in one transaction:
+// every write takes effect or none does, and no reader ever sees a part
+// of it. It returns the entity each write left (nil for deletes), or a
+// *BatchError naming the first write that failed.
+func (s *Service) Batch(ctx context.Context, acct, table string, writes []EntityWrite) ([]*Entity, error) {
+	out := make([]*Entity, len(writes))
+	err := s.Update(ctx, func(t *Tx) error {
+		for i, w := range writes {
+			e, err := t.Write(acct, table, w)
 			if err != nil {
 				return &BatchError{Index: i, Err: err}
 			}
@@ -157,5 +208,8 @@ func (s *Service) Batch(ctx context.Context, acct, table string, ops []writeOp) 
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("entity group transaction: %w", err)
+	}
+	return out, nil
 }

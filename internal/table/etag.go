@@ -43,39 +43,42 @@ func parseETag(s string) (uint64, bool) {
 	return uint64(t.Unix())*1e7 + uint64(t.Nanosecond()/100), true
 }
 
-// ifMatch is a parsed If-Match header of an entity operation.
-type ifMatch struct {
-	set      bool     // the header was sent
-	any      bool     // "*"
-	versions []uint64 // the ETags sent; malformed ones match nothing
+// IfMatch is the condition of Update, Merge and Delete Entity: the entity
+// must exist and, unless Any, be at one of Versions (an Entity's Version,
+// which its ETag renders). The zero IfMatch matches nothing.
+type IfMatch struct {
+	Any      bool // "*": any version
+	Versions []uint64
 }
 
-func parseIfMatch(h string) ifMatch {
+// parseIfMatch reads an If-Match header; sent reports whether there was
+// one, which decides between Update and Insert Or Replace (Merge and
+// Insert Or Merge). Malformed ETags match nothing.
+func parseIfMatch(h string) (cond IfMatch, sent bool) {
 	h = strings.TrimSpace(h)
 	if h == "" {
-		return ifMatch{}
+		return IfMatch{}, false
 	}
-	m := ifMatch{set: true}
 	for _, part := range strings.Split(h, ",") {
 		part = strings.TrimSpace(part)
 		if part == "*" {
-			m.any = true
+			cond.Any = true
 			continue
 		}
 		if v, ok := parseETag(part); ok {
-			m.versions = append(m.versions, v)
+			cond.Versions = append(cond.Versions, v)
 		}
 	}
-	return m
+	return cond, true
 }
 
 // matches reports whether the condition holds for an existing entity at
 // version.
-func (m ifMatch) matches(version uint64) bool {
-	if m.any {
+func (m IfMatch) matches(version uint64) bool {
+	if m.Any {
 		return true
 	}
-	for _, v := range m.versions {
+	for _, v := range m.Versions {
 		if v == version {
 			return true
 		}

@@ -34,7 +34,7 @@ func readGolden(t *testing.T) (header []string, cases []goldenCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	sc := bufio.NewScanner(f)
 	var cur *goldenCase
 	for sc.Scan() {
@@ -148,7 +148,7 @@ func TestFilterGoldenThroughQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entities {
-		if _, err := s.WriteEntity(ctx, testAccount, "golden", writeOp{kind: opInsert, pk: e.PartitionKey, rk: e.RowKey, props: e.Properties}); err != nil {
+		if _, err := s.WriteEntity(ctx, testAccount, "golden", EntityWrite{Kind: WriteInsert, PartitionKey: e.PartitionKey, RowKey: e.RowKey, Properties: e.Properties}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -165,7 +165,7 @@ func TestFilterGoldenThroughQuery(t *testing.T) {
 			}
 		}
 		var got []string
-		q := entityQuery{Filter: f, Top: 2}
+		q := EntityQuery{Filter: f, Top: 2}
 		for {
 			page, err := s.QueryEntities(ctx, testAccount, "golden", q)
 			if err != nil {

@@ -2,21 +2,63 @@ package table
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/svcprops"
 )
 
 // maxBody bounds a request body: an entity is at most 1 MiB as Azure
 // counts it, and an entity-group transaction at most 4 MiB.
 const maxBody = 4 << 20
 
-// Handler returns the Table service's HTTP handler, wrapped in the
+// handler translates Azure's Table REST protocol (OData JSON) to Service
+// calls: it routes, authenticates and parses a request, makes one call
+// into the Service and writes its answer. It holds no table state of its
+// own.
+type handler struct {
+	svc      *Service
+	accounts *azhttp.Accounts
+	auth     *azhttp.Authenticator
+	props    *svcprops.Store // service properties, CORS rules among them
+}
+
+// NewHandler returns the Table service's HTTP handler, wrapped in the
 // plumbing every service shares; errors are sent as OData JSON.
-func (s *Service) Handler() http.Handler {
-	return azhttp.Wrap("table", s.log, s.corsRules, azhttp.WriteErrorJSON, http.HandlerFunc(s.serve))
+func NewHandler(svc *Service) http.Handler {
+	h := &handler{svc: svc, accounts: svc.accounts}
+	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "table", Now: svc.now, Policy: h.storedPolicy}
+	h.props = svcprops.New(svc.store, "table", func(acct string) []byte { return servicePropsKey(acct) })
+	return azhttp.Wrap("table", svc.log, h.corsRules, azhttp.WriteErrorJSON, http.HandlerFunc(h.serve))
+}
+
+// storedPolicy resolves a table SAS's signed identifier.
+func (h *handler) storedPolicy(ctx context.Context, acct, table, id string) (azhttp.StoredPolicy, bool, error) {
+	t, err := h.svc.GetTable(ctx, acct, table)
+	if errors.Is(err, azhttp.ErrTableNotFound) {
+		return azhttp.StoredPolicy{}, false, nil
+	}
+	if err != nil {
+		return azhttp.StoredPolicy{}, false, err
+	}
+	for _, si := range t.ACL {
+		if si.ID == id {
+			return si.Policy(), true, nil
+		}
+	}
+	return azhttp.StoredPolicy{}, false, nil
+}
+
+// corsRules is the CORS source of the request's account.
+func (h *handler) corsRules(r *http.Request) ([]azhttp.CORSRule, error) {
+	acct, _ := splitPath(r.URL.Path)
+	if _, ok := h.accounts.Lookup(acct); !ok {
+		return nil, nil
+	}
+	return h.props.CORSRules(r.Context(), acct)
 }
 
 // request is one parsed call.
@@ -37,20 +79,20 @@ type operation struct {
 	// authorize decides whether the caller's access allows the operation
 	// (entity key ranges are checked once the keys are known).
 	authorize func(azhttp.Access) error
-	run       func(*Service, *request) error
+	run       func(*handler, *request) error
 }
 
-func (s *Service) serve(w http.ResponseWriter, r *http.Request) {
+func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	q := &request{w: w, r: r, q: r.URL.Query()}
-	if err := s.dispatch(q); err != nil {
+	if err := h.dispatch(q); err != nil {
 		azhttp.WriteErrorJSON(w, r, err)
 	}
 }
 
-func (s *Service) dispatch(q *request) error {
+func (h *handler) dispatch(q *request) error {
 	acct, rest := splitPath(q.r.URL.Path)
 	q.acct = acct
-	if _, ok := s.accounts.Lookup(acct); !ok {
+	if _, ok := h.accounts.Lookup(acct); !ok {
 		return azhttp.ErrResourceNotFound.WithMessage("The specified account %q does not exist.", acct)
 	}
 	var err error
@@ -71,7 +113,7 @@ func (s *Service) dispatch(q *request) error {
 	if q.res.kind == resBatch {
 		container = q.q.Get("tn")
 	}
-	q.access, err = s.auth.Authenticate(q.r, q.acct, container, "")
+	q.access, err = h.auth.Authenticate(q.r, q.acct, container, "")
 	if err != nil {
 		return err
 	}
@@ -82,7 +124,7 @@ func (s *Service) dispatch(q *request) error {
 	if err := op.authorize(q.access); err != nil {
 		return err
 	}
-	return op.run(s, q)
+	return op.run(h, q)
 }
 
 // effectiveMethod applies X-HTTP-Method tunnelling (POST carrying MERGE,
@@ -165,13 +207,13 @@ func createTableAccess(a azhttp.Access) error {
 func batchAccess(a azhttp.Access) error { return a.Allows(need('o', 0)) }
 
 // writeNeeds is what an entity write needs.
-func writeNeeds(kind opKind) []azhttp.Need {
+func writeNeeds(kind WriteKind) []azhttp.Need {
 	switch kind {
-	case opInsert:
+	case WriteInsert:
 		return []azhttp.Need{need('o', 'a')}
-	case opReplace, opMerge:
+	case WriteReplace, WriteMerge:
 		return []azhttp.Need{need('o', 'u')}
-	case opInsertReplace, opInsertMerge:
+	case WriteInsertOrReplace, WriteInsertOrMerge:
 		return []azhttp.Need{need('o', 'a'), need('o', 'u')}
 	}
 	return []azhttp.Need{need('o', 'd')}
@@ -187,64 +229,64 @@ func route(q *request) (operation, error) {
 	case resService:
 		switch {
 		case restype == "service" && comp == "properties" && m == http.MethodGet:
-			return operation{accountLevel(need('s', 'r')), (*Service).getServiceProperties}, nil
+			return operation{accountLevel(need('s', 'r')), (*handler).getServiceProperties}, nil
 		case restype == "service" && comp == "properties" && m == http.MethodPut:
-			return operation{accountLevel(need('s', 'w')), (*Service).setServiceProperties}, nil
+			return operation{accountLevel(need('s', 'w')), (*handler).setServiceProperties}, nil
 		case restype == "service" && comp == "stats" && m == http.MethodGet:
-			return operation{accountLevel(need('s', 'r')), (*Service).getServiceStats}, nil
+			return operation{accountLevel(need('s', 'r')), (*handler).getServiceStats}, nil
 		case restype == "account" && comp == "properties":
 			return notSupported("Get Account Information on the Table service")
 		}
 	case resTables:
 		switch m {
 		case http.MethodGet:
-			return operation{accountLevel(need('c', 'l')), (*Service).queryTables}, nil
+			return operation{accountLevel(need('c', 'l')), (*handler).queryTables}, nil
 		case http.MethodPost:
-			return operation{createTableAccess, (*Service).createTable}, nil
+			return operation{createTableAccess, (*handler).createTable}, nil
 		}
 	case resTable:
 		switch m {
 		case http.MethodGet:
-			return operation{accountLevel(need('c', 'l')), (*Service).getTable}, nil
+			return operation{accountLevel(need('c', 'l')), (*handler).getTable}, nil
 		case http.MethodDelete:
-			return operation{accountLevel(need('c', 'd')), (*Service).deleteTable}, nil
+			return operation{accountLevel(need('c', 'd')), (*handler).deleteTable}, nil
 		}
 	case resBatch:
 		if m == http.MethodPost {
-			return operation{batchAccess, (*Service).batch}, nil
+			return operation{batchAccess, (*handler).batch}, nil
 		}
 	case resEntities:
 		switch {
 		case comp == "acl" && m == http.MethodGet:
-			return operation{sharedKeyOnly, (*Service).getTableACL}, nil
+			return operation{sharedKeyOnly, (*handler).getTableACL}, nil
 		case comp == "acl" && m == http.MethodPut:
-			return operation{sharedKeyOnly, (*Service).setTableACL}, nil
+			return operation{sharedKeyOnly, (*handler).setTableACL}, nil
 		case comp != "":
-			return operation{}, azhttp.ErrInvalidQueryParameterValue.WithMessage("The value %q of query parameter comp is not valid here.", comp)
+			return operation{}, azhttp.InvalidQueryParameterValue("comp", comp, "").WithMessage("The value %q of query parameter comp is not valid here.", comp)
 		case m == http.MethodGet:
-			return operation{allowAll(need('o', 'r')), (*Service).queryEntities}, nil
+			return operation{allowAll(need('o', 'r')), (*handler).queryEntities}, nil
 		case m == http.MethodPost:
-			return operation{allowAll(writeNeeds(opInsert)...), (*Service).insertEntity}, nil
+			return operation{allowAll(writeNeeds(WriteInsert)...), (*handler).insertEntity}, nil
 		}
 	case resEntity:
 		ifm := q.r.Header.Get("If-Match") != ""
 		switch m {
 		case http.MethodGet:
-			return operation{allowAll(need('o', 'r')), (*Service).getEntity}, nil
+			return operation{allowAll(need('o', 'r')), (*handler).getEntity}, nil
 		case http.MethodPut:
-			kind := opInsertReplace
+			kind := WriteInsertOrReplace
 			if ifm {
-				kind = opReplace
+				kind = WriteReplace
 			}
-			return operation{allowAll(writeNeeds(kind)...), (*Service).updateEntity}, nil
+			return operation{allowAll(writeNeeds(kind)...), (*handler).updateEntity}, nil
 		case "MERGE":
-			kind := opInsertMerge
+			kind := WriteInsertOrMerge
 			if ifm {
-				kind = opMerge
+				kind = WriteMerge
 			}
-			return operation{allowAll(writeNeeds(kind)...), (*Service).updateEntity}, nil
+			return operation{allowAll(writeNeeds(kind)...), (*handler).updateEntity}, nil
 		case http.MethodDelete:
-			return operation{allowAll(writeNeeds(opDelete)...), (*Service).deleteEntity}, nil
+			return operation{allowAll(writeNeeds(WriteDelete)...), (*handler).deleteEntity}, nil
 		}
 	}
 	return operation{}, azhttp.ErrMethodNotAllowed.WithMessage("The %s method is not allowed on this resource.", m)

@@ -11,7 +11,7 @@ import (
 
 // batchOp is one parsed change set operation and how to answer it.
 type batchOp struct {
-	write     writeOp
+	write     EntityWrite
 	table     string
 	level     metadataLevel
 	noContent bool // Prefer: return-no-content (inserts)
@@ -24,7 +24,7 @@ type batchOp struct {
 // authorized), and then all of them run in one kv transaction. Azure's
 // answer is 202 with a multipart body; a failed operation is reported
 // alone, its message prefixed with its 0-based index.
-func (s *Service) batch(q *request) error {
+func (h *handler) batch(q *request) error {
 	body, err := readBody(q.r, maxBody)
 	if err != nil {
 		return err
@@ -34,47 +34,47 @@ func (s *Service) batch(q *request) error {
 		return azhttp.ErrInvalidInput.WithMessage("%s\n%v", azhttp.ErrInvalidInput.Message, err)
 	}
 	if !changeset {
-		return s.batchQuery(q, parts[0])
+		return h.batchQuery(q, parts[0])
 	}
 	ops := make([]batchOp, len(parts))
-	writes := make([]writeOp, len(parts))
+	writes := make([]EntityWrite, len(parts))
 	rows := make(map[string]bool, len(parts))
 	for i, p := range parts {
-		op, err := s.batchOperation(q, p)
+		op, err := h.batchOperation(q, p)
 		if err == nil && i > 0 {
 			switch {
 			case !strings.EqualFold(op.table, ops[0].table):
 				err = azhttp.ErrInvalidInput.WithMessage("All operations of a change set must act on one table.")
-			case op.write.pk != ops[0].write.pk:
-				err = azhttp.ErrInvalidInput.WithMessage("All operations of a change set must act on one partition (PartitionKey %q, not %q).", ops[0].write.pk, op.write.pk)
+			case op.write.PartitionKey != ops[0].write.PartitionKey:
+				err = azhttp.ErrInvalidInput.WithMessage("All operations of a change set must act on one partition (PartitionKey %q, not %q).", ops[0].write.PartitionKey, op.write.PartitionKey)
 			}
 		}
-		if err == nil && rows[op.write.rk] {
+		if err == nil && rows[op.write.RowKey] {
 			err = azhttp.ErrInvalidDuplicateRow
 		}
 		if err != nil {
-			return s.batchFailure(q, i, p, err)
+			return h.batchFailure(q, i, p, err)
 		}
-		rows[op.write.rk] = true
+		rows[op.write.RowKey] = true
 		ops[i], writes[i] = op, op.write
 	}
-	written, err := s.Batch(q.ctx(), q.acct, ops[0].table, writes)
+	written, err := h.svc.Batch(q.ctx(), q.acct, ops[0].table, writes)
 	if be := (*BatchError)(nil); errors.As(err, &be) {
-		return s.batchFailure(q, be.Index, parts[be.Index], be.Err)
+		return h.batchFailure(q, be.Index, parts[be.Index], be.Err)
 	}
 	if err != nil {
 		return err
 	}
 	responses := make([]*partResponse, len(ops))
 	for i, op := range ops {
-		responses[i] = s.batchSuccess(q, op, written[i])
+		responses[i] = h.batchSuccess(q, op, written[i])
 	}
 	return writeBatch(q, true, responses)
 }
 
 // batchOperation turns one part into a write, checking what can be
 // checked without the store.
-func (s *Service) batchOperation(q *request, p batchPart) (batchOp, error) {
+func (h *handler) batchOperation(q *request, p batchPart) (batchOp, error) {
 	method, err := tunnelledMethod(p.method, p.header.Values("X-HTTP-Method"))
 	if err != nil {
 		return batchOp{}, err
@@ -93,47 +93,47 @@ func (s *Service) batchOperation(q *request, p batchPart) (batchOp, error) {
 		return batchOp{}, err
 	}
 	op.noContent, op.prefer = preferNoContent(http.Header(p.header))
-	cond := parseIfMatch(p.header.Get("If-Match"))
+	cond, conditional := parseIfMatch(p.header.Get("If-Match"))
 	switch {
 	case res.kind == resEntities && method == http.MethodPost:
-		op.write.kind = opInsert
+		op.write.Kind = WriteInsert
 	case res.kind == resEntity && method == http.MethodPut:
-		op.write.kind = opInsertReplace
-		if cond.set {
-			op.write.kind = opReplace
+		op.write.Kind = WriteInsertOrReplace
+		if conditional {
+			op.write.Kind = WriteReplace
 		}
 	case res.kind == resEntity && method == "MERGE":
-		op.write.kind = opInsertMerge
-		if cond.set {
-			op.write.kind = opMerge
+		op.write.Kind = WriteInsertOrMerge
+		if conditional {
+			op.write.Kind = WriteMerge
 		}
 	case res.kind == resEntity && method == http.MethodDelete:
-		if !cond.set {
-			return batchOp{}, azhttp.ErrMissingRequiredHeader.WithMessage("%s\nDelete Entity requires If-Match.", azhttp.ErrMissingRequiredHeader.Message)
+		if !conditional {
+			return batchOp{}, azhttp.MissingRequiredHeader("If-Match").WithMessage("%s\nDelete Entity requires If-Match.", azhttp.ErrMissingRequiredHeader.Message)
 		}
-		op.write.kind = opDelete
+		op.write.Kind = WriteDelete
 	default:
 		return batchOp{}, azhttp.ErrInvalidInput.WithMessage("%s on this resource is not an operation a change set may hold.", method)
 	}
-	op.write.cond = cond
-	op.write.pk, op.write.rk = res.pk, res.rk
-	if op.write.kind != opDelete {
+	op.write.IfMatch = cond
+	op.write.PartitionKey, op.write.RowKey = res.pk, res.rk
+	if op.write.Kind != WriteDelete {
 		doc, err := parseEntityJSON(p.body)
 		if err != nil {
 			return batchOp{}, err
 		}
-		if op.write.kind == opInsert {
+		if op.write.Kind == WriteInsert {
 			if !doc.HasPartitionKey || !doc.HasRowKey {
 				return batchOp{}, azhttp.ErrPropertiesNeedValue.WithMessage("The PartitionKey and RowKey properties need values.")
 			}
-			op.write.pk, op.write.rk = doc.PartitionKey, doc.RowKey
+			op.write.PartitionKey, op.write.RowKey = doc.PartitionKey, doc.RowKey
 		}
-		op.write.props = doc.Properties
+		op.write.Properties = doc.Properties
 	}
-	if err := authorizeBatchOp(q, op.table, writeNeeds(op.write.kind)...); err != nil {
+	if err := authorizeBatchOp(q, op.table, writeNeeds(op.write.Kind)...); err != nil {
 		return batchOp{}, err
 	}
-	return op, checkKeys(q, op.write.pk, op.write.rk)
+	return op, checkKeys(q, op.write.PartitionKey, op.write.RowKey)
 }
 
 // authorizeBatchOp checks one operation against the caller's access; a
@@ -161,40 +161,40 @@ func partFormat(p batchPart) (metadataLevel, error) {
 }
 
 // batchSuccess renders one successful operation's answer.
-func (s *Service) batchSuccess(q *request, op batchOp, e *Entity) *partResponse {
+func (h *handler) batchSuccess(q *request, op batchOp, e *Entity) *partResponse {
 	p := &partResponse{}
-	h := p.Header()
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-cache")
+	hdr := p.Header()
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Cache-Control", "no-cache")
 	if op.contentID != "" {
-		h.Set("Content-ID", op.contentID)
+		hdr.Set("Content-ID", op.contentID)
 	}
 	if e == nil { // a delete
-		h.Set("DataServiceVersion", "1.0;")
+		hdr.Set("DataServiceVersion", "1.0;")
 		p.status = http.StatusNoContent
 		return p
 	}
-	h.Set("ETag", e.ETag())
-	if op.write.kind != opInsert {
-		h.Set("DataServiceVersion", "1.0;")
+	hdr.Set("ETag", e.ETag())
+	if op.write.Kind != WriteInsert {
+		hdr.Set("DataServiceVersion", "1.0;")
 		p.status = http.StatusNoContent
 		return p
 	}
 	base := baseURL(q.r, q.acct)
 	loc := base + entityPath(op.table, e.PartitionKey, e.RowKey)
-	h.Set("Location", loc)
-	h.Set("DataServiceId", loc)
-	h.Set("DataServiceVersion", "3.0;")
+	hdr.Set("Location", loc)
+	hdr.Set("DataServiceId", loc)
+	hdr.Set("DataServiceVersion", "3.0;")
 	if op.noContent {
-		h.Set("Preference-Applied", "return-no-content")
+		hdr.Set("Preference-Applied", "return-no-content")
 		p.status = http.StatusNoContent
 		return p
 	}
 	if op.prefer {
-		h.Set("Preference-Applied", "return-content")
+		hdr.Set("Preference-Applied", "return-content")
 	}
 	j := entityJSON{level: op.level, base: base, acct: q.acct, table: op.table, single: base + "$metadata#" + op.table + "/@Element"}
-	h.Set("Content-Type", op.level.contentType())
+	hdr.Set("Content-Type", op.level.contentType())
 	p.status = http.StatusCreated
 	p.body = j.appendEntity(nil, e)
 	return p
@@ -203,7 +203,7 @@ func (s *Service) batchSuccess(q *request, op batchOp, e *Entity) *partResponse 
 // batchFailure answers a change set whose operation index failed with
 // err: 202, and a change set response holding only that failure, its
 // message prefixed "index:" as Azure does.
-func (s *Service) batchFailure(q *request, index int, p batchPart, err error) error {
+func (h *handler) batchFailure(q *request, index int, p batchPart, err error) error {
 	if se := azhttp.StoreError(q.ctx(), err); se != nil {
 		err = se
 	}
@@ -212,12 +212,12 @@ func (s *Service) batchFailure(q *request, index int, p batchPart, err error) er
 		err = e.WithMessage("%d:%s", index, e.Message)
 	}
 	part := &partResponse{}
-	h := part.Header()
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("DataServiceVersion", "3.0;")
+	hdr := part.Header()
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Cache-Control", "no-cache")
+	hdr.Set("DataServiceVersion", "3.0;")
 	if id := p.header.Get("Content-ID"); id != "" {
-		h.Set("Content-ID", id)
+		hdr.Set("Content-ID", id)
 	}
 	azhttp.WriteErrorJSON(part, q.r, err)
 	part.header.Del("Content-Length") // renderBatch sets its own
@@ -226,7 +226,7 @@ func (s *Service) batchFailure(q *request, index int, p batchPart, err error) er
 
 // batchQuery answers a batch holding one query: a point read of one
 // entity, answered as the batch's only part.
-func (s *Service) batchQuery(q *request, p batchPart) error {
+func (h *handler) batchQuery(q *request, p batchPart) error {
 	acct, rest := splitPath(p.url.Path)
 	res, err := parseResource(rest)
 	if err == nil && (acct != q.acct || res.kind != resEntity) {
@@ -244,13 +244,13 @@ func (s *Service) batchQuery(q *request, p batchPart) error {
 	}
 	var e *Entity
 	if err == nil {
-		e, err = s.GetEntity(q.ctx(), q.acct, res.table, res.pk, res.rk)
+		e, err = h.svc.GetEntity(q.ctx(), q.acct, res.table, res.pk, res.rk)
 	}
 	part := &partResponse{}
-	h := part.Header()
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("DataServiceVersion", "3.0;")
+	hdr := part.Header()
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Cache-Control", "no-cache")
+	hdr.Set("DataServiceVersion", "3.0;")
 	if err != nil {
 		azhttp.WriteErrorJSON(part, q.r, err)
 		part.header.Del("Content-Length")
@@ -258,8 +258,8 @@ func (s *Service) batchQuery(q *request, p batchPart) error {
 	}
 	base := baseURL(q.r, q.acct)
 	j := entityJSON{level: level, base: base, acct: q.acct, table: res.table, single: base + "$metadata#" + res.table + "/@Element"}
-	h.Set("Content-Type", level.contentType())
-	h.Set("ETag", e.ETag())
+	hdr.Set("Content-Type", level.contentType())
+	hdr.Set("ETag", e.ETag())
 	part.status = http.StatusOK
 	part.body = j.appendEntity(nil, e)
 	return writeBatch(q, false, []*partResponse{part})
@@ -269,10 +269,10 @@ func (s *Service) batchQuery(q *request, p batchPart) error {
 func writeBatch(q *request, changeset bool, parts []*partResponse) error {
 	b := boundary("batchresponse_")
 	body := renderBatch(b, changeset, parts)
-	h := q.w.Header()
-	h.Set("Content-Type", "multipart/mixed; boundary="+b)
-	h.Set("Content-Length", strconv.Itoa(len(body)))
-	setODataHeaders(h)
+	hdr := q.w.Header()
+	hdr.Set("Content-Type", "multipart/mixed; boundary="+b)
+	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	setODataHeaders(hdr)
 	q.w.WriteHeader(http.StatusAccepted)
 	_, _ = q.w.Write(body)
 	return nil

@@ -23,12 +23,12 @@ func checkKeys(q *request, pk, rk string) error {
 
 // setEntityHeaders sets what every successful entity write answers with.
 func setEntityHeaders(q *request, e *Entity) {
-	h := q.w.Header()
-	h.Set("ETag", e.ETag())
-	setODataHeaders(h)
+	hdr := q.w.Header()
+	hdr.Set("ETag", e.ETag())
+	setODataHeaders(hdr)
 }
 
-func (s *Service) insertEntity(q *request) error {
+func (h *handler) insertEntity(q *request) error {
 	level, err := responseFormat(q.r, q.q)
 	if err != nil {
 		return err
@@ -47,24 +47,24 @@ func (s *Service) insertEntity(q *request) error {
 	if err := checkKeys(q, doc.PartitionKey, doc.RowKey); err != nil {
 		return err
 	}
-	e, err := s.WriteEntity(q.ctx(), q.acct, q.res.table, writeOp{kind: opInsert, pk: doc.PartitionKey, rk: doc.RowKey, props: doc.Properties})
+	e, err := h.svc.WriteEntity(q.ctx(), q.acct, q.res.table, EntityWrite{Kind: WriteInsert, PartitionKey: doc.PartitionKey, RowKey: doc.RowKey, Properties: doc.Properties})
 	if err != nil {
 		return err
 	}
 	name := q.res.table
 	base := baseURL(q.r, q.acct)
 	loc := base + entityPath(name, e.PartitionKey, e.RowKey)
-	h := q.w.Header()
-	h.Set("Location", loc)
-	h.Set("DataServiceId", loc)
+	hdr := q.w.Header()
+	hdr.Set("Location", loc)
+	hdr.Set("DataServiceId", loc)
 	setEntityHeaders(q, e)
 	noContent, stated := preferNoContent(q.r.Header)
 	if noContent {
-		h.Set("Preference-Applied", "return-no-content")
+		hdr.Set("Preference-Applied", "return-no-content")
 		return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 	}
 	if stated {
-		h.Set("Preference-Applied", "return-content")
+		hdr.Set("Preference-Applied", "return-content")
 	}
 	j := entityJSON{level: level, base: base, acct: q.acct, table: name, single: base + "$metadata#" + name + "/@Element"}
 	return writeJSON(q.w, http.StatusCreated, level, j.appendEntity(nil, e))
@@ -73,7 +73,7 @@ func (s *Service) insertEntity(q *request) error {
 // updateEntity serves Update, Merge, Insert Or Replace and Insert Or
 // Merge: PUT replaces and MERGE merges; with If-Match the entity must
 // exist with that ETag ("*": any), without it the write is an upsert.
-func (s *Service) updateEntity(q *request) error {
+func (h *handler) updateEntity(q *request) error {
 	pk, rk := q.res.pk, q.res.rk
 	if err := checkKeys(q, pk, rk); err != nil {
 		return err
@@ -86,18 +86,19 @@ func (s *Service) updateEntity(q *request) error {
 	if err != nil {
 		return err
 	}
-	op := writeOp{pk: pk, rk: rk, cond: parseIfMatch(q.r.Header.Get("If-Match")), props: doc.Properties}
+	cond, conditional := parseIfMatch(q.r.Header.Get("If-Match"))
+	w := EntityWrite{PartitionKey: pk, RowKey: rk, IfMatch: cond, Properties: doc.Properties}
 	switch {
-	case q.method == http.MethodPut && op.cond.set:
-		op.kind = opReplace
+	case q.method == http.MethodPut && conditional:
+		w.Kind = WriteReplace
 	case q.method == http.MethodPut:
-		op.kind = opInsertReplace
-	case op.cond.set:
-		op.kind = opMerge
+		w.Kind = WriteInsertOrReplace
+	case conditional:
+		w.Kind = WriteMerge
 	default:
-		op.kind = opInsertMerge
+		w.Kind = WriteInsertOrMerge
 	}
-	e, err := s.WriteEntity(q.ctx(), q.acct, q.res.table, op)
+	e, err := h.svc.WriteEntity(q.ctx(), q.acct, q.res.table, w)
 	if err != nil {
 		return err
 	}
@@ -105,23 +106,23 @@ func (s *Service) updateEntity(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 }
 
-func (s *Service) deleteEntity(q *request) error {
+func (h *handler) deleteEntity(q *request) error {
 	pk, rk := q.res.pk, q.res.rk
 	if err := checkKeys(q, pk, rk); err != nil {
 		return err
 	}
-	cond := parseIfMatch(q.r.Header.Get("If-Match"))
-	if !cond.set {
-		return azhttp.ErrMissingRequiredHeader.WithMessage("%s\nDelete Entity requires If-Match (an ETag, or * to delete unconditionally).", azhttp.ErrMissingRequiredHeader.Message)
+	cond, conditional := parseIfMatch(q.r.Header.Get("If-Match"))
+	if !conditional {
+		return azhttp.MissingRequiredHeader("If-Match").WithMessage("%s\nDelete Entity requires If-Match (an ETag, or * to delete unconditionally).", azhttp.ErrMissingRequiredHeader.Message)
 	}
-	if _, err := s.WriteEntity(q.ctx(), q.acct, q.res.table, writeOp{kind: opDelete, pk: pk, rk: rk, cond: cond}); err != nil {
+	if _, err := h.svc.WriteEntity(q.ctx(), q.acct, q.res.table, EntityWrite{Kind: WriteDelete, PartitionKey: pk, RowKey: rk, IfMatch: cond}); err != nil {
 		return err
 	}
 	setODataHeaders(q.w.Header())
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 }
 
-func (s *Service) getEntity(q *request) error {
+func (h *handler) getEntity(q *request) error {
 	level, err := responseFormat(q.r, q.q)
 	if err != nil {
 		return err
@@ -134,7 +135,7 @@ func (s *Service) getEntity(q *request) error {
 	if err := checkKeys(q, pk, rk); err != nil {
 		return err
 	}
-	e, err := s.GetEntity(q.ctx(), q.acct, q.res.table, pk, rk)
+	e, err := h.svc.GetEntity(q.ctx(), q.acct, q.res.table, pk, rk)
 	if err != nil {
 		return err
 	}
@@ -148,7 +149,7 @@ func (s *Service) getEntity(q *request) error {
 	return writeJSON(q.w, http.StatusOK, level, j.appendEntity(nil, e))
 }
 
-func (s *Service) queryEntities(q *request) error {
+func (h *handler) queryEntities(q *request) error {
 	level, err := responseFormat(q.r, q.q)
 	if err != nil {
 		return err
@@ -165,7 +166,7 @@ func (s *Service) queryEntities(q *request) error {
 	if err != nil {
 		return err
 	}
-	query := entityQuery{Filter: filter, Top: top, Access: q.access}
+	query := EntityQuery{Filter: filter, Top: top, Access: q.access}
 	if token := q.q.Get("NextPartitionKey"); token != "" {
 		if query.NextPK, err = decodeContinuation(token); err != nil {
 			return err
@@ -177,14 +178,14 @@ func (s *Service) queryEntities(q *request) error {
 			}
 		}
 	}
-	page, err := s.QueryEntities(q.ctx(), q.acct, q.res.table, query)
+	page, err := h.svc.QueryEntities(q.ctx(), q.acct, q.res.table, query)
 	if err != nil {
 		return err
 	}
 	if page.HasNext {
-		h := q.w.Header()
-		h.Set("x-ms-continuation-NextPartitionKey", encodeContinuation(page.NextPK))
-		h.Set("x-ms-continuation-NextRowKey", encodeContinuation(page.NextRK))
+		hdr := q.w.Header()
+		hdr.Set("x-ms-continuation-NextPartitionKey", encodeContinuation(page.NextPK))
+		hdr.Set("x-ms-continuation-NextRowKey", encodeContinuation(page.NextRK))
 	}
 	name := q.res.table
 	base := baseURL(q.r, q.acct)

@@ -50,7 +50,7 @@ func parseFilter(q map[string][]string) (*odata.Filter, error) {
 }
 
 // tableJSON renders one table of a Query Tables or Create Table answer.
-func tableJSON(b []byte, q *request, level metadataLevel, t *tableRecord, single bool) []byte {
+func tableJSON(b []byte, q *request, level metadataLevel, t *Table, single bool) []byte {
 	start := len(b)
 	base := baseURL(q.r, q.acct)
 	if single && level != noMetadata {
@@ -65,7 +65,7 @@ func tableJSON(b []byte, q *request, level metadataLevel, t *tableRecord, single
 	return closeObject(b, start)
 }
 
-func (s *Service) createTable(q *request) error {
+func (h *handler) createTable(q *request) error {
 	level, err := responseFormat(q.r, q.q)
 	if err != nil {
 		return err
@@ -81,39 +81,39 @@ func (s *Service) createTable(q *request) error {
 	if doc.TableName == nil {
 		return azhttp.ErrPropertiesNeedValue.WithMessage("The TableName property needs a value.")
 	}
-	t, err := s.CreateTable(q.ctx(), q.acct, *doc.TableName)
+	t, err := h.svc.CreateTable(q.ctx(), q.acct, *doc.TableName)
 	if err != nil {
 		return err
 	}
-	h := q.w.Header()
+	hdr := q.w.Header()
 	loc := baseURL(q.r, q.acct) + "Tables('" + t.Name + "')"
-	h.Set("Location", loc)
-	h.Set("DataServiceId", loc)
+	hdr.Set("Location", loc)
+	hdr.Set("DataServiceId", loc)
 	noContent, stated := preferNoContent(q.r.Header)
 	if noContent {
-		h.Set("Preference-Applied", "return-no-content")
-		setODataHeaders(h)
+		hdr.Set("Preference-Applied", "return-no-content")
+		setODataHeaders(hdr)
 		return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 	}
 	if stated {
-		h.Set("Preference-Applied", "return-content")
+		hdr.Set("Preference-Applied", "return-content")
 	}
 	return writeJSON(q.w, http.StatusCreated, level, tableJSON(nil, q, level, t, true))
 }
 
-func (s *Service) getTable(q *request) error {
+func (h *handler) getTable(q *request) error {
 	level, err := responseFormat(q.r, q.q)
 	if err != nil {
 		return err
 	}
-	t, err := s.GetTable(q.ctx(), q.acct, q.res.table)
+	t, err := h.svc.GetTable(q.ctx(), q.acct, q.res.table)
 	if err != nil {
 		return err
 	}
 	return writeJSON(q.w, http.StatusOK, level, tableJSON(nil, q, level, t, true))
 }
 
-func (s *Service) queryTables(q *request) error {
+func (h *handler) queryTables(q *request) error {
 	level, err := responseFormat(q.r, q.q)
 	if err != nil {
 		return err
@@ -132,7 +132,7 @@ func (s *Service) queryTables(q *request) error {
 			return err
 		}
 	}
-	page, err := s.QueryTables(q.ctx(), q.acct, filter, top, next)
+	page, err := h.svc.QueryTables(q.ctx(), q.acct, filter, top, next)
 	if err != nil {
 		return err
 	}
@@ -157,28 +157,28 @@ func (s *Service) queryTables(q *request) error {
 	return writeJSON(q.w, http.StatusOK, level, b)
 }
 
-func (s *Service) deleteTable(q *request) error {
-	if err := s.DeleteTable(q.ctx(), q.acct, q.res.table); err != nil {
+func (h *handler) deleteTable(q *request) error {
+	if err := h.svc.DeleteTable(q.ctx(), q.acct, q.res.table); err != nil {
 		return err
 	}
 	setODataHeaders(q.w.Header())
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 }
 
-func (s *Service) getTableACL(q *request) error {
-	t, err := s.GetTable(q.ctx(), q.acct, q.res.table)
+func (h *handler) getTableACL(q *request) error {
+	t, err := h.svc.GetTable(q.ctx(), q.acct, q.res.table)
 	if err != nil {
 		return err
 	}
 	return azhttp.WriteSignedIdentifiers(q.w, t.ACL)
 }
 
-func (s *Service) setTableACL(q *request) error {
+func (h *handler) setTableACL(q *request) error {
 	acl, err := azhttp.ParseSignedIdentifiers(q.r)
 	if err != nil {
 		return err
 	}
-	if err := s.SetTableACL(q.ctx(), q.acct, q.res.table, acl); err != nil {
+	if err := h.svc.SetTableACL(q.ctx(), q.acct, q.res.table, acl); err != nil {
 		return err
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
@@ -195,17 +195,17 @@ type serviceStatsXML struct {
 
 // getServiceStats answers as the emulators do: one store is its own
 // secondary, always live and in sync.
-func (s *Service) getServiceStats(q *request) error {
+func (h *handler) getServiceStats(q *request) error {
 	var doc serviceStatsXML
 	doc.GeoReplication.Status = "live"
-	doc.GeoReplication.LastSyncTime = azhttp.HTTPTime(s.now())
+	doc.GeoReplication.LastSyncTime = azhttp.HTTPTime(h.svc.now())
 	return azhttp.WriteXML(q.w, http.StatusOK, doc)
 }
 
-func (s *Service) getServiceProperties(q *request) error {
-	return s.props.ServeGet(q.w, q.r, q.acct)
+func (h *handler) getServiceProperties(q *request) error {
+	return h.props.ServeGet(q.w, q.r, q.acct)
 }
 
-func (s *Service) setServiceProperties(q *request) error {
-	return s.props.ServeSet(q.w, q.r, q.acct)
+func (h *handler) setServiceProperties(q *request) error {
+	return h.props.ServeSet(q.w, q.r, q.acct)
 }

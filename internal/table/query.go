@@ -3,6 +3,7 @@ package table
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -35,10 +36,10 @@ func (b *scanBudget) spent() bool {
 	return b.n >= maxScanned || b.n > 0 && b.n%128 == 0 && time.Since(b.start) > maxScanTime
 }
 
-// entityQuery is a Query Entities request.
-type entityQuery struct {
+// EntityQuery is one page of Query Entities.
+type EntityQuery struct {
 	Filter *odata.Filter // nil matches everything
-	Top    int           // 1..maxPageSize
+	Top    int           // 1..1000 entities
 	// NextPK and NextRK continue a previous page (HasNext set).
 	NextPK, NextRK string
 	HasNext        bool
@@ -46,37 +47,48 @@ type entityQuery struct {
 	Access azhttp.Access
 }
 
-// entityPage is one page of results; HasNext says another page follows,
+// EntityPage is one page of results; HasNext says another page follows,
 // starting at (NextPK, NextRK).
-type entityPage struct {
+type EntityPage struct {
 	Entities       []*Entity
 	NextPK, NextRK string
 	HasNext        bool
 }
 
-// QueryEntities runs one page of a query on one snapshot. It scans only
-// the key range the filter and the SAS confine the results to: a filter
-// fixing PartitionKey reads that partition and nothing else.
-func (s *Service) QueryEntities(ctx context.Context, acct, table string, q entityQuery) (entityPage, error) {
-	var page entityPage
-	err := s.store.View(ctx, func(r kv.Reader) error {
-		page = entityPage{}
-		if _, err := loadTable(r, acct, table); err != nil {
-			return err
-		}
-		prefix := entitiesPrefix(acct, table)
-		start, end := scanRange(prefix, q)
-		if start == nil {
-			return nil
-		}
-		return scanEntities(r, prefix, start, end, q, &page)
-	})
+// QueryEntities runs one page of a query. It scans only the key range the
+// filter and the SAS confine the results to: a filter fixing PartitionKey
+// reads that partition and nothing else, which inside a transaction keeps
+// the read set (and so the conflicts) to that partition.
+func (t *Tx) QueryEntities(acct, table string, q EntityQuery) (EntityPage, error) {
+	var page EntityPage
+	if _, err := loadTable(t.tx, acct, table); err != nil {
+		return page, err
+	}
+	prefix := entitiesPrefix(acct, table)
+	start, end := scanRange(prefix, q)
+	if start == nil {
+		return page, nil
+	}
+	err := scanEntities(t.tx, prefix, start, end, q, &page)
 	return page, err
+}
+
+// QueryEntities runs Tx.QueryEntities on a snapshot.
+func (s *Service) QueryEntities(ctx context.Context, acct, table string, q EntityQuery) (EntityPage, error) {
+	var page EntityPage
+	err := s.view(ctx, func(t *Tx) (err error) {
+		page, err = t.QueryEntities(acct, table, q)
+		return err
+	})
+	if err != nil {
+		return EntityPage{}, fmt.Errorf("query entities: %w", err)
+	}
+	return page, nil
 }
 
 // scanRange works out [start, end) within prefix; nil start means nothing
 // can match.
-func scanRange(prefix tuple.Key, q entityQuery) (start, end []byte) {
+func scanRange(prefix tuple.Key, q EntityQuery) (start, end []byte) {
 	start, end = prefix, kv.PrefixEnd(prefix)
 	narrow := func(s, e []byte) {
 		if bytes.Compare(s, start) > 0 {
@@ -151,7 +163,7 @@ func stringRangeKeys(base tuple.Key, r odata.Range) (start, end []byte) {
 
 // scanEntities reads entities in [start, end), reassembling chunked ones,
 // and fills page with those that match.
-func scanEntities(r kv.Reader, prefix tuple.Key, start, end []byte, q entityQuery, page *entityPage) error {
+func scanEntities(r kv.Reader, prefix tuple.Key, start, end []byte, q EntityQuery, page *EntityPage) error {
 	budget := newScanBudget()
 	var (
 		cur     *pending // the entity being assembled

@@ -57,9 +57,9 @@ func TestPartitionScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, pk := range []string{"a", "b", "c"} {
-		ops := make([]writeOp, 100)
+		ops := make([]EntityWrite, 100)
 		for i := range ops {
-			ops[i] = writeOp{kind: opInsert, pk: pk, rk: fmt.Sprintf("%03d", i), props: []Property{{"I", odata.Int32Value(int32(i))}}}
+			ops[i] = EntityWrite{Kind: WriteInsert, PartitionKey: pk, RowKey: fmt.Sprintf("%03d", i), Properties: []Property{{"I", odata.Int32Value(int32(i))}}}
 		}
 		if _, err := s.Batch(ctx, testAccount, "scan", ops); err != nil {
 			t.Fatal(err)
@@ -86,7 +86,7 @@ func TestPartitionScan(t *testing.T) {
 			t.Fatal(err)
 		}
 		counter.reset()
-		page, err := s.QueryEntities(ctx, testAccount, "scan", entityQuery{Filter: f, Top: maxPageSize})
+		page, err := s.QueryEntities(ctx, testAccount, "scan", EntityQuery{Filter: f, Top: maxPageSize})
 		if err != nil {
 			t.Fatal(err)
 		}

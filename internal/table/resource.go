@@ -28,12 +28,12 @@ type resource struct {
 // parseResource reads the decoded path after the account. Key values are
 // quoted, with two quotes standing for one, as OData writes them.
 func parseResource(rest string) (resource, error) {
-	switch {
-	case rest == "":
+	switch rest {
+	case "":
 		return resource{kind: resService}, nil
-	case rest == "$batch":
+	case "$batch":
 		return resource{kind: resBatch}, nil
-	case rest == "Tables":
+	case "Tables":
 		return resource{kind: resTables}, nil
 	}
 	name, args, hasArgs := strings.Cut(rest, "(")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -12,19 +13,19 @@ import (
 	"github.com/cerulean-db/cerulean/internal/table/odata"
 )
 
-// tableRecord is the stored state of a table.
-type tableRecord struct {
+// Table is a table as stored.
+type Table struct {
 	Name    string // as created; lookups ignore case
-	Version uint64
+	Version uint64 // commit version of its last change
 	Created time.Time
-	ACL     []azhttp.SignedIdentifier
+	ACL     []azhttp.SignedIdentifier // stored access policies
 }
 
 // loadTable returns the table or ErrTableNotFound. Every entity
 // operation reads the table record, so it conflicts with a concurrent
 // Delete Table and never writes into a table being removed.
-func loadTable(r kv.Reader, acct, name string) (*tableRecord, error) {
-	var t tableRecord
+func loadTable(r kv.Reader, acct, name string) (*Table, error) {
+	var t Table
 	found, err := record.Load(r, tableKey(acct, name), &t)
 	if err != nil {
 		return nil, err
@@ -52,39 +53,45 @@ func validTableName(n string) bool {
 }
 
 // CreateTable creates a table, or fails with TableAlreadyExists.
-func (s *Service) CreateTable(ctx context.Context, acct, name string) (*tableRecord, error) {
+func (s *Service) CreateTable(ctx context.Context, acct, name string) (*Table, error) {
 	if !validTableName(name) {
 		return nil, azhttp.ErrOutOfRangeInput.WithMessage("The table name %q is invalid: it must be 3 to 63 letters and digits, start with a letter, and not be \"tables\".", name)
 	}
-	var out *tableRecord
+	var out *Table
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		if _, err := loadTable(tx, acct, name); err == nil {
 			return azhttp.ErrTableAlreadyExists
 		} else if !errors.Is(err, azhttp.ErrTableNotFound) {
 			return err
 		}
-		out = &tableRecord{Name: name, Version: tx.Version(), Created: odata.TicksTime(s.clock())}
+		out = &Table{Name: name, Version: tx.Version(), Created: odata.TicksTime(s.clock())}
 		return record.Store(tx, tableKey(acct, name), out)
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("create table: %w", err)
+	}
+	return out, nil
 }
 
 // GetTable returns a table's record.
-func (s *Service) GetTable(ctx context.Context, acct, name string) (*tableRecord, error) {
-	var out *tableRecord
+func (s *Service) GetTable(ctx context.Context, acct, name string) (*Table, error) {
+	var out *Table
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		var err error
 		out, err = loadTable(r, acct, name)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("get table: %w", err)
+	}
+	return out, nil
 }
 
 // DeleteTable removes a table and every entity in it, at once: the
 // entities go with one range deletion in the same transaction, so no
 // TableBeingDeleted window exists.
 func (s *Service) DeleteTable(ctx context.Context, acct, name string) error {
-	return s.store.Update(ctx, func(tx kv.Txn) error {
+	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		if _, err := loadTable(tx, acct, name); err != nil {
 			return err
 		}
@@ -94,11 +101,15 @@ func (s *Service) DeleteTable(ctx context.Context, acct, name string) error {
 		}
 		return tx.Delete(tableKey(acct, name))
 	})
+	if err != nil {
+		return fmt.Errorf("delete table: %w", err)
+	}
+	return nil
 }
 
 // SetTableACL replaces a table's stored access policies.
 func (s *Service) SetTableACL(ctx context.Context, acct, name string, acl []azhttp.SignedIdentifier) error {
-	return s.store.Update(ctx, func(tx kv.Txn) error {
+	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		t, err := loadTable(tx, acct, name)
 		if err != nil {
 			return err
@@ -106,11 +117,15 @@ func (s *Service) SetTableACL(ctx context.Context, acct, name string, acl []azht
 		t.ACL, t.Version = acl, tx.Version()
 		return record.Store(tx, tableKey(acct, name), t)
 	})
+	if err != nil {
+		return fmt.Errorf("set table acl: %w", err)
+	}
+	return nil
 }
 
-// tablePage is one page of Query Tables.
-type tablePage struct {
-	Tables []*tableRecord
+// TablePage is one page of Query Tables.
+type TablePage struct {
+	Tables []*Table
 	// Next is the name the next page starts at; "" at the end.
 	Next string
 }
@@ -118,10 +133,10 @@ type tablePage struct {
 // QueryTables lists the account's tables in name order (ignoring case),
 // those matching filter (on TableName) when it is not nil, at most top
 // of them, starting at the table named next.
-func (s *Service) QueryTables(ctx context.Context, acct string, filter *odata.Filter, top int, next string) (tablePage, error) {
-	var page tablePage
+func (s *Service) QueryTables(ctx context.Context, acct string, filter *odata.Filter, top int, next string) (TablePage, error) {
+	var page TablePage
 	err := s.store.View(ctx, func(r kv.Reader) error {
-		page = tablePage{}
+		page = TablePage{}
 		base := tablesPrefix(acct)
 		start := []byte(base)
 		if next != "" {
@@ -130,7 +145,7 @@ func (s *Service) QueryTables(ctx context.Context, acct string, filter *odata.Fi
 		budget := newScanBudget()
 		var failed error
 		err := r.Scan(start, kv.PrefixEnd(base), func(k, v []byte) bool {
-			var t tableRecord
+			var t Table
 			if failed = json.Unmarshal(v, &t); failed != nil {
 				return false
 			}
@@ -149,7 +164,10 @@ func (s *Service) QueryTables(ctx context.Context, acct string, filter *odata.Fi
 		}
 		return failed
 	})
-	return page, err
+	if err != nil {
+		return TablePage{}, fmt.Errorf("query tables: %w", err)
+	}
+	return page, nil
 }
 
 func tableGetter(name string) odata.Getter {

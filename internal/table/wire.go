@@ -85,13 +85,14 @@ func (j entityJSON) appendEntity(b []byte, e *Entity) []byte {
 	if j.single != "" && j.level != noMetadata {
 		b = appendMember(b, "odata.metadata", j.single)
 	}
-	if j.level == fullMetadata {
+	switch j.level {
+	case fullMetadata:
 		path := entityPath(j.table, e.PartitionKey, e.RowKey)
 		b = appendMember(b, "odata.type", j.acct+"."+j.table)
 		b = appendMember(b, "odata.id", j.base+path)
 		b = appendMember(b, "odata.etag", e.ETag())
 		b = appendMember(b, "odata.editLink", path)
-	} else if j.level == minimalMetadata {
+	case minimalMetadata:
 		b = appendMember(b, "odata.etag", e.ETag())
 	}
 	if j.sel == nil {

@@ -51,7 +51,7 @@ func (r Range) Intersect(o Range) Range {
 	if o.HasHi && (!out.HasHi || o.Hi < out.Hi || o.Hi == out.Hi && !o.HiInc) {
 		out.Hi, out.HasHi, out.HiInc = o.Hi, true, o.HiInc
 	}
-	if out.HasLo && out.HasHi && (out.Lo > out.Hi || out.Lo == out.Hi && !(out.LoInc && out.HiInc)) {
+	if out.HasLo && out.HasHi && (out.Lo > out.Hi || out.Lo == out.Hi && (!out.LoInc || !out.HiInc)) {
 		return Range{Empty: true}
 	}
 	return out

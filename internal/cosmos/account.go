@@ -5,14 +5,14 @@ import "net/http"
 // getAccount answers GET /: the database account. Its writable and
 // readable locations echo the host the client used, so SDKs that route
 // by location keep talking to this server.
-func (s *Service) getAccount(q *request) error {
+func (h *handler) getAccount(q *request) error {
 	scheme := "http"
 	if q.r.TLS != nil {
 		scheme = "https"
 	}
 	endpoint := scheme + "://" + q.r.Host + "/"
 	loc := []map[string]any{{"name": "South Central US", "databaseAccountEndpoint": endpoint}}
-	return s.writeValue(q, http.StatusOK, map[string]any{
+	return h.writeValue(q, http.StatusOK, map[string]any{
 		"_self":                          "",
 		"id":                             "localhost",
 		"_rid":                           "localhost",

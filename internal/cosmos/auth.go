@@ -102,7 +102,7 @@ func sign(key []byte, s string) []byte {
 }
 
 // authenticate verifies a request's master-key signature and its date.
-func (s *Service) authenticate(r *http.Request, segs []string) error {
+func (h *handler) authenticate(r *http.Request, segs []string) error {
 	tok, err := parseAuthToken(r.Header.Get("Authorization"))
 	if err != nil {
 		return err
@@ -118,13 +118,13 @@ func (s *Service) authenticate(r *http.Request, segs []string) error {
 	if err != nil {
 		return unauthorized("The date %q is not a valid RFC 1123 date.", date)
 	}
-	if d := s.now().Sub(when); d > maxClockSkew || d < -maxClockSkew {
+	if d := h.now().Sub(when); d > maxClockSkew || d < -maxClockSkew {
 		return unauthorized("The authorization token is not valid at the current time. Please create another token and retry (token start time: %s, current time: %s).",
-			when.UTC().Format(http.TimeFormat), s.now().UTC().Format(http.TimeFormat))
+			when.UTC().Format(http.TimeFormat), h.now().UTC().Format(http.TimeFormat))
 	}
 	rt, link := resourceOf(segs)
 	payload := stringToSign(r.Method, rt, link, date)
-	for _, k := range s.keys {
+	for _, k := range h.keys {
 		if hmac.Equal(sign(k, payload), tok.Signature) {
 			return nil
 		}

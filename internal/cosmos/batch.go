@@ -1,191 +1,158 @@
 package cosmos
 
 import (
-	"encoding/json"
+	"context"
 	"errors"
-	"net/http"
 	"strings"
 )
 
-// maxBatchOperations is Cosmos DB's limit of operations in one
-// transactional batch.
-const maxBatchOperations = 100
+// OperationType is the kind of one operation of a batch, named as in
+// Cosmos DB's batch format.
+type OperationType string
 
-// batchOperation is one operation of a transactional batch on the wire.
-type batchOperation struct {
-	OperationType string          `json:"operationType"`
-	ID            string          `json:"id"`
-	ResourceBody  json.RawMessage `json:"resourceBody"`
-	IfMatch       string          `json:"ifMatch"`
-	IfNoneMatch   string          `json:"ifNoneMatch"`
-	// PartitionKey is the operation's own partition key (a JSON array in a
-	// string), sent in bulk (non-atomic) batches.
-	PartitionKey string `json:"partitionKey"`
+// The operation types of a batch.
+const (
+	OperationCreate  OperationType = "Create"
+	OperationUpsert  OperationType = "Upsert"
+	OperationReplace OperationType = "Replace"
+	OperationDelete  OperationType = "Delete"
+	OperationRead    OperationType = "Read"
+	OperationPatch   OperationType = "Patch"
+)
+
+// BatchOperation is one operation of a transactional batch or a bulk
+// request.
+type BatchOperation struct {
+	Type OperationType
+	// ID names the item of Replace, Delete, Read and Patch.
+	ID string
+	// Doc is the document of Create, Upsert and Replace.
+	Doc []byte
+	// Patch is the patch of Patch.
+	Patch   *Patch
+	Options ItemOptions
+	// PartitionKey is the operation's own partition key in a bulk request
+	// (a transactional batch has one for all).
+	PartitionKey PartitionKey
 }
 
-// batchResult is one operation's outcome on the wire.
-type batchResult struct {
-	StatusCode    int             `json:"statusCode"`
-	SubStatusCode int             `json:"subStatusCode,omitempty"`
-	RequestCharge float64         `json:"requestCharge"`
-	ETag          string          `json:"eTag,omitempty"`
-	ResourceBody  json.RawMessage `json:"resourceBody,omitempty"`
-	RetryAfter    int             `json:"retryAfterMilliseconds,omitempty"`
+// BatchResult is one operation's outcome: the item it wrote or read (for
+// Delete, the item as it was), or its error (with the item when a read's
+// condition failed, to name its ETag). Created tells an Upsert that created its item from one that
+// replaced it.
+type BatchResult struct {
+	Item    *Item
+	Created bool
+	Err     error
 }
 
-// errBatchFailed rolls a batch's transaction back once an operation failed.
-var errBatchFailed = errors.New("batch operation failed")
+// ErrBatchFailed is returned by ExecuteBatch when an operation failed, so
+// that none was applied; the results name the failing operation's error
+// and mark every other ErrFailedDependency.
+var ErrBatchFailed = errors.New("cosmos: transactional batch failed")
 
-// parseBatch turns the wire operations into item operations (and each
-// one's own partition key, for bulk).
-func parseBatch(b []byte) ([]itemOp, []string, error) {
-	var wire []batchOperation
-	if err := json.Unmarshal(b, &wire); err != nil {
-		return nil, nil, badRequest("The batch request body must be a JSON array of operations.")
-	}
-	if len(wire) == 0 {
-		return nil, nil, badRequest("The batch request did not have any operations to be executed.")
-	}
-	if len(wire) > maxBatchOperations {
-		return nil, nil, badRequest("The batch request has more operations than the maximum allowed (%d).", maxBatchOperations)
-	}
-	ops := make([]itemOp, len(wire))
-	pks := make([]string, len(wire))
-	for i, w := range wire {
-		pks[i] = w.PartitionKey
-		op := itemOp{kind: opKind(w.OperationType), id: w.ID}
-		if w.IfMatch != "" {
-			op.cond.IfMatch = []string{w.IfMatch}
+// apply runs one batch operation on the partition pk names.
+func (t *Tx) apply(db, coll string, pk PartitionKey, op BatchOperation) BatchResult {
+	var r BatchResult
+	switch op.Type {
+	case OperationCreate:
+		r.Item, r.Err = t.CreateItem(db, coll, pk, op.Doc, op.Options)
+		r.Created = r.Err == nil
+	case OperationUpsert:
+		r.Item, r.Created, r.Err = t.UpsertItem(db, coll, pk, op.Doc, op.Options)
+	case OperationReplace:
+		r.Item, r.Err = t.ReplaceItem(db, coll, pk, op.ID, op.Doc, op.Options)
+	case OperationPatch:
+		r.Item, r.Err = t.PatchItem(db, coll, pk, op.ID, op.Patch, op.Options)
+	case OperationDelete:
+		r.Item, r.Err = t.DeleteItem(db, coll, pk, op.ID, op.Options)
+	case OperationRead:
+		// A batch checks a read's id like a write's, where a point read
+		// of an impossible id simply finds nothing.
+		if r.Err = validID("item", op.ID); r.Err == nil {
+			r.Item, r.Err = t.ReadItem(db, coll, pk, op.ID, op.Options)
 		}
-		if w.IfNoneMatch != "" {
-			op.cond.IfNoneMatch = []string{w.IfNoneMatch}
-		}
-		switch op.kind {
-		case opCreate, opUpsert, opReplace:
-			doc, err := decodeObject(w.ResourceBody)
-			if err != nil {
-				return nil, nil, badRequest("Batch operation %d: the resource body must be a JSON object.", i)
-			}
-			op.doc = doc
-		case opPatch:
-			pr, err := parsePatch(w.ResourceBody)
-			if err != nil {
-				return nil, nil, err
-			}
-			op.patch = pr
-		case opRead, opDelete:
-		default:
-			return nil, nil, badRequest("Batch operation %d has an unknown operationType %q.", i, w.OperationType)
-		}
-		ops[i] = op
+	default:
+		r.Err = badRequest("The operation type %q is not supported.", op.Type)
 	}
-	return ops, pks, nil
+	return r
 }
 
-// batch runs a transactional batch: every operation on the request's
-// logical partition in one kv transaction. All commit together (200), or
-// none does (207: the failing operation's status, 424 for the others).
-func (s *Service) batch(q *request, db, coll string) error {
-	b, err := readBody(q.r)
-	if err != nil {
-		return err
+// ExecuteBatch runs a transactional batch: every operation on the logical
+// partition pk names, in one kv transaction. Either all commit, or an
+// operation fails with an *Error and none does: then the results come with
+// ErrBatchFailed. Any other error fails the whole request.
+func (s *Service) ExecuteBatch(ctx context.Context, db, coll string, pk PartitionKey, ops []BatchOperation) ([]BatchResult, error) {
+	if strings.TrimSpace(string(pk)) == "" {
+		return nil, badRequest("A transactional batch must name its partition key in x-ms-documentdb-partitionkey.")
 	}
-	ops, pks, err := parseBatch(b)
-	if err != nil {
-		return err
-	}
-	if v := q.r.Header.Get("x-ms-cosmos-batch-atomic"); v != "" && !strings.EqualFold(v, "true") {
-		return s.bulk(q, db, coll, ops, pks)
-	}
-	if _, ok, _ := parsePartitionKeyHeader(q.r.Header.Get("x-ms-documentdb-partitionkey")); !ok {
-		return badRequest("A transactional batch must name its partition key in x-ms-documentdb-partitionkey.")
-	}
-	minimal := preferMinimal(q.r)
-	var results []batchResult
-	err = s.inPartition(q, db, coll, nil, func(p *partition) error {
-		results = make([]batchResult, len(ops))
+	var results []BatchResult
+	err := s.Update(ctx, func(t *Tx) error {
+		// The container and partition key are the request's, not an
+		// operation's: their errors fail the whole batch.
+		if _, err := t.partition(db, coll, pk, nil); err != nil {
+			return err
+		}
+		results = make([]BatchResult, len(ops))
 		for i, op := range ops {
-			if op.doc != nil {
-				op.doc = deepCopy(op.doc).(map[string]any) // a retry must see the request as sent
-			}
-			res, err := p.apply(op)
+			r := t.apply(db, coll, pk, op)
 			var ce *Error
-			if errors.As(err, &ce) {
+			if errors.As(r.Err, &ce) {
 				for j := range results {
-					results[j] = batchResult{StatusCode: http.StatusFailedDependency, RequestCharge: 1}
+					results[j] = BatchResult{Err: ErrFailedDependency}
 				}
-				results[i] = batchResult{StatusCode: ce.Status, RequestCharge: 1}
-				if ce.Status == http.StatusNotModified {
-					results[i].ETag = res.etag
+				results[i] = BatchResult{Err: ce}
+				if errors.Is(ce, ErrNotModified) {
+					results[i].Item = r.Item
 				}
-				return errBatchFailed
+				return ErrBatchFailed
 			}
-			if err != nil {
-				return err
-			}
-			r := batchResult{StatusCode: res.status, RequestCharge: 1, ETag: res.etag}
-			if res.item != nil && (op.kind == opRead || !minimal) {
-				r.ResourceBody = res.item
+			if r.Err != nil {
+				return r.Err
 			}
 			results[i] = r
 		}
 		return nil
 	})
-	status := http.StatusOK
 	switch {
-	case errors.Is(err, errBatchFailed):
-		status = http.StatusMultiStatus
+	case errors.Is(err, ErrBatchFailed):
+		return results, ErrBatchFailed
 	case err != nil:
-		return err
+		return nil, err
 	}
-	return s.writeValue(q, status, results)
+	return results, nil
 }
 
-// bulk runs a non-atomic batch (the SDKs' bulk mode): each operation in
-// its own transaction on its own partition, with its conditions honoured
-// exactly as a single request's. Unless x-ms-cosmos-batch-continue-on-error
-// is true, the operations after the first failure are not run (424).
-func (s *Service) bulk(q *request, db, coll string, ops []itemOp, pks []string) error {
-	continueOnError := strings.EqualFold(q.r.Header.Get("x-ms-cosmos-batch-continue-on-error"), "true")
-	minimal := preferMinimal(q.r)
-	results := make([]batchResult, len(ops))
+// ExecuteBulk runs a non-atomic batch (the SDKs' bulk mode): each
+// operation in its own transaction on its own partition (op.PartitionKey,
+// or its document's), with its conditions honoured exactly as a single
+// request's. An operation's *Error is its result; unless continueOnError,
+// the operations after the first failure are not run (ErrFailedDependency).
+// Any other error fails the whole request.
+func (s *Service) ExecuteBulk(ctx context.Context, db, coll string, ops []BatchOperation, continueOnError bool) ([]BatchResult, error) {
+	results := make([]BatchResult, len(ops))
 	failed := false
 	for i, op := range ops {
 		if failed && !continueOnError {
-			results[i] = batchResult{StatusCode: http.StatusFailedDependency, RequestCharge: 1}
+			results[i] = BatchResult{Err: ErrFailedDependency}
 			continue
 		}
-		hdr, ok, err := parsePartitionKeyHeader(pks[i])
-		var res opResult
-		if err == nil {
-			sent := op.doc
-			err = s.inPartitionKey(q.r.Context(), db, coll, hdr, ok, op.doc, func(p *partition) error {
-				if sent != nil {
-					op.doc = deepCopy(sent).(map[string]any)
-				}
-				var err error
-				res, err = p.apply(op)
-				return err
-			})
-		}
+		var r BatchResult
+		err := s.Update(ctx, func(t *Tx) error {
+			r = t.apply(db, coll, op.PartitionKey, op)
+			return r.Err
+		})
 		var ce *Error
 		switch {
 		case errors.As(err, &ce):
 			failed = true
-			results[i] = batchResult{StatusCode: ce.Status, RequestCharge: 1, ETag: res.etag}
+			// A read whose condition failed still names the item's ETag.
+			results[i] = BatchResult{Item: r.Item, Err: ce}
 		case err != nil:
-			return err
+			return nil, err
 		default:
-			r := batchResult{StatusCode: res.status, RequestCharge: 1, ETag: res.etag}
-			if res.item != nil && (op.kind == opRead || !minimal) {
-				r.ResourceBody = res.item
-			}
 			results[i] = r
 		}
 	}
-	status := http.StatusOK
-	if failed {
-		status = http.StatusMultiStatus
-	}
-	return s.writeValue(q, status, results)
+	return results, nil
 }

@@ -4,6 +4,17 @@
 // patch, transactional batch and the query endpoint (the query language
 // itself is package query).
 //
+// It has two layers. Service is the domain: databases, containers and
+// items over kv, domain values in and out, failures as *Error values
+// (ErrNotFound, ErrConflict, ErrPreconditionFailed, …). Item operations
+// are methods of Tx, which runs them inside one kv transaction — the
+// caller's (Service.In) or one of Service.Update's — so that a batch or a
+// server-side script makes several of them commit or roll back together;
+// Service's own item methods are each one such transaction. The handler
+// (NewHandler) only translates the gateway protocol: it authenticates,
+// parses headers and bodies, makes one Service call and writes the answer,
+// mapping errors to the wire in one place (errors.go).
+//
 // Data model (keys built with package tuple, all under the tag "C"):
 //
 //	Cd db                                  database record

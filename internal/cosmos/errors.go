@@ -12,7 +12,8 @@ import (
 )
 
 // Error is a Cosmos DB error: an HTTP status and the code and message of
-// the JSON body {"code":…,"message":…}.
+// the JSON body {"code":…,"message":…}. Domain operations return it (or
+// the kv store's errors) and the handler writes it as is.
 type Error struct {
 	Status  int
 	Code    string
@@ -20,6 +21,36 @@ type Error struct {
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Is reports whether target is an *Error with the same status and code, so
+// that an error with its own message still matches its sentinel
+// (errors.Is(err, ErrNotFound)).
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Status == e.Status && t.Code == e.Code
+}
+
+// Sentinels to match domain errors against with errors.Is; the errors
+// returned carry their own messages.
+var (
+	// ErrBadRequest: the input is invalid (an id, a document, a partition
+	// key, a query, a patch).
+	ErrBadRequest = &Error{Status: http.StatusBadRequest, Code: "BadRequest"}
+	// ErrNotFound: the database, container or item does not exist.
+	ErrNotFound = &Error{Status: http.StatusNotFound, Code: "NotFound"}
+	// ErrConflict: the id, or a unique key's values, are already taken.
+	ErrConflict = &Error{Status: http.StatusConflict, Code: "Conflict"}
+	// ErrPreconditionFailed: an If-Match / If-None-Match condition of a
+	// write (or If-Match of a read), or a patch condition, failed.
+	ErrPreconditionFailed = &Error{Status: http.StatusPreconditionFailed, Code: "PreconditionFailed"}
+	// ErrNotModified: a read's If-None-Match matched.
+	ErrNotModified = &Error{Status: http.StatusNotModified, Code: "NotModified"}
+	// ErrTooLarge: an item or request exceeds what the store holds.
+	ErrTooLarge = &Error{Status: http.StatusRequestEntityTooLarge, Code: "RequestEntityTooLarge"}
+	// ErrFailedDependency marks the operations of a transactional batch
+	// that were not applied because another one failed.
+	ErrFailedDependency = &Error{Status: http.StatusFailedDependency, Code: "FailedDependency"}
+)
 
 func newError(status int, code, format string, args ...any) *Error {
 	return &Error{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
@@ -50,9 +81,6 @@ func tooLarge(format string, args ...any) *Error {
 	return newError(http.StatusRequestEntityTooLarge, "RequestEntityTooLarge", format, args...)
 }
 
-// errNotModified answers a read whose If-None-Match matched.
-var errNotModified = &Error{Status: http.StatusNotModified, Code: "NotModified"}
-
 // unsupported answers a feature cerulean does not serve, the way Cosmos DB
 // answers a request it cannot serve: 400 BadRequest.
 func unsupported(what string) *Error {
@@ -61,7 +89,7 @@ func unsupported(what string) *Error {
 
 // resolve maps any error to a Cosmos error; unknown errors are logged and
 // become 500 so that internals never leak.
-func (s *Service) resolve(r *http.Request, err error) *Error {
+func (h *handler) resolve(r *http.Request, err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
@@ -73,26 +101,26 @@ func (s *Service) resolve(r *http.Request, err error) *Error {
 	if e := storeFailure(r.Context(), err); e != nil {
 		return e
 	}
-	s.log.ErrorContext(r.Context(), "cosmos request failed", "err", err, "path", r.URL.Path, "request_id", azhttp.RequestID(r.Context()))
+	h.log.ErrorContext(r.Context(), "cosmos request failed", "err", err, "path", r.URL.Path, "request_id", azhttp.RequestID(r.Context()))
 	return newError(http.StatusInternalServerError, "InternalServerError", "An unknown error occurred while processing this request.")
 }
 
 // writeError writes err as a Cosmos JSON error with the headers every
 // Cosmos response carries.
-func (s *Service) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	e := s.resolve(r, err)
-	h := w.Header()
+func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e := h.resolve(r, err)
+	hdr := w.Header()
 	for _, k := range []string{"Content-Type", "Content-Length", "Content-Location"} {
-		h.Del(k)
+		hdr.Del(k)
 	}
-	s.commonHeaders(w, r)
+	h.commonHeaders(w, r)
 	if e.Status == http.StatusNotModified {
 		w.WriteHeader(e.Status)
 		return
 	}
 	body, _ := json.Marshal(map[string]string{"code": e.Code, "message": e.Message})
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	hdr.Set("Content-Type", "application/json")
+	hdr.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(e.Status)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)

@@ -2,106 +2,120 @@ package cosmos
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
-	"strconv"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
-// defaultPageSize is the page size when x-ms-max-item-count is absent or
-// -1 ("let the service decide").
+// defaultPageSize is the page size of an item feed when none is asked for.
 const defaultPageSize = 100
 
-// pageSize reads x-ms-max-item-count.
-func pageSize(q *request) (int, error) {
-	v := q.r.Header.Get("x-ms-max-item-count")
-	if v == "" {
-		return defaultPageSize, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n == 0 || n < -1 {
-		return 0, badRequest("Invalid value %q for x-ms-max-item-count.", v)
-	}
-	if n == -1 {
-		return defaultPageSize, nil
-	}
-	return n, nil
+// Feed is a list of resources, one page of an item feed, or the results
+// of a query.
+type Feed struct {
+	// ResourceID is the _rid of the resource listed: the container of
+	// items, the database of containers, "" for databases.
+	ResourceID string
+	// Items are the entries as JSON: documents with their system
+	// properties, or whatever values a query selected.
+	Items []json.RawMessage
+	// Continuation resumes an item feed after this page; "" when it was
+	// the last.
+	Continuation string
 }
 
-// readItemFeed answers GET …/docs: the container's items (or one logical
-// partition's, or a hierarchical prefix's) in key order, paged by the
-// continuation of the last key returned.
-func (s *Service) readItemFeed(q *request, db, coll string) error {
-	size, err := pageSize(q)
-	if err != nil {
-		return err
+// FeedOptions page an item feed.
+type FeedOptions struct {
+	// MaxItemCount bounds the page; 0 or less means defaultPageSize.
+	MaxItemCount int
+	// Continuation is a previous page's Feed.Continuation.
+	Continuation string
+}
+
+// ReadItemFeed reads a container's items (or one logical partition's, or
+// a hierarchical key prefix's, as pk names) in key order, one page at a
+// time. Expired items are left out.
+func (t *Tx) ReadItemFeed(db, coll string, pk PartitionKey, opts FeedOptions) (*Feed, error) {
+	size := opts.MaxItemCount
+	if size <= 0 {
+		size = defaultPageSize
 	}
-	hdr, ok, err := parsePartitionKeyHeader(q.r.Header.Get("x-ms-documentdb-partitionkey"))
+	hdr, ok, err := pk.components()
 	if err != nil {
-		return err
+		return nil, err
 	}
+	// The token is the last key returned, so a page resumes after it
+	// whatever was written or deleted in between.
 	var start []byte
-	if cont := q.r.Header.Get("x-ms-continuation"); cont != "" {
-		start, err = base64.RawURLEncoding.DecodeString(cont)
+	if opts.Continuation != "" {
+		start, err = base64.RawURLEncoding.DecodeString(opts.Continuation)
 		if err != nil {
-			return badRequest("The continuation token %q is invalid.", cont)
+			return nil, badRequest("The continuation token %q is invalid.", opts.Continuation)
 		}
 	}
-	var items []any
+	c, err := t.container(db, coll)
+	if err != nil {
+		return nil, err
+	}
+	comps, err := c.scopePartitionKey(hdr, ok)
+	if err != nil {
+		return nil, err
+	}
+	prefix := partitionPrefix(db, coll, comps)
+	from := []byte(prefix)
+	if start != nil {
+		if !bytes.HasPrefix(start, prefix) {
+			return nil, badRequest("The continuation token does not belong to this feed.")
+		}
+		from = append(append([]byte(nil), start...), 0)
+	}
+	f := &Feed{ResourceID: c.rid(), Items: []json.RawMessage{}}
 	var last []byte
 	more := false
-	var rid string
-	err = s.store.View(q.r.Context(), func(rd kv.Reader) error {
-		c, err := loadContainer(rd, db, coll)
-		if err != nil {
-			return err
+	var derr error
+	err = t.rd.Scan(from, kv.PrefixEnd(prefix), func(k, v []byte) bool {
+		if len(f.Items) == size {
+			more = true
+			return false
 		}
-		rid = c.rid()
-		pk, err := c.scopePartitionKey(hdr, ok)
-		if err != nil {
-			return err
-		}
-		prefix := partitionPrefix(db, coll, pk)
-		from := []byte(prefix)
-		if start != nil {
-			if !bytes.HasPrefix(start, prefix) {
-				return badRequest("The continuation token does not belong to this feed.")
-			}
-			from = append(append([]byte(nil), start...), 0)
-		}
-		now := s.unixNow()
-		var derr error
-		err = rd.Scan(from, kv.PrefixEnd(prefix), func(k, v []byte) bool {
-			if len(items) == size {
-				more = true
+		if _, ok := c.defaultTTL(); ok {
+			doc, err := decodeForQuery(v)
+			if err != nil {
+				derr = err
 				return false
 			}
-			if _, ok := c.defaultTTL(); ok {
-				doc, err := decodeForQuery(v)
-				if err != nil {
-					derr = err
-					return false
-				}
-				if c.expired(doc, now) {
-					return true
-				}
+			if c.expired(doc, t.ts) {
+				return true
 			}
-			last = append(last[:0], k...)
-			items = append(items, json.RawMessage(append([]byte(nil), v...)))
-			return true
-		})
-		if err == nil {
-			err = derr
 		}
+		last = append(last[:0], k...)
+		f.Items = append(f.Items, json.RawMessage(append([]byte(nil), v...)))
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if more {
+		f.Continuation = base64.RawURLEncoding.EncodeToString(last)
+	}
+	return f, nil
+}
+
+// ReadItemFeed is Tx.ReadItemFeed on a committed snapshot.
+func (s *Service) ReadItemFeed(ctx context.Context, db, coll string, pk PartitionKey, opts FeedOptions) (*Feed, error) {
+	var f *Feed
+	err := s.view(ctx, func(t *Tx) error {
+		var err error
+		f, err = t.ReadItemFeed(db, coll, pk, opts)
 		return err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if more {
-		// The next page starts after the last key returned.
-		q.w.Header().Set("x-ms-continuation", base64.RawURLEncoding.EncodeToString(last))
-	}
-	return s.writeFeed(q, rid, "Documents", items)
+	return f, nil
 }

@@ -2,6 +2,7 @@ package cosmos
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 )
 
@@ -22,7 +23,8 @@ func FuzzParsePatch(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body string) {
 		pr, err := parsePatch([]byte(body))
 		if err != nil {
-			if _, ok := err.(*Error); !ok {
+			var ce *Error
+			if !errors.As(err, &ce) {
 				t.Fatalf("parse error is not a Cosmos error: %T %v", err, err)
 			}
 			return
@@ -34,7 +36,8 @@ func FuzzParsePatch(f *testing.F) {
 		}
 		out, err := pr.apply(doc, c)
 		if err != nil {
-			if _, ok := err.(*Error); !ok {
+			var ce *Error
+			if !errors.As(err, &ce) {
 				t.Fatalf("apply error is not a Cosmos error: %T %v", err, err)
 			}
 			return
@@ -62,8 +65,8 @@ func FuzzParseAuthToken(f *testing.F) {
 	f.Fuzz(func(t *testing.T, h string) {
 		tok, err := parseAuthToken(h)
 		if err != nil {
-			e, ok := err.(*Error)
-			if !ok || e.Status != 401 {
+			var e *Error
+			if !errors.As(err, &e) || e.Status != 401 {
 				t.Fatalf("rejection is not a 401 Cosmos error: %v", err)
 			}
 			return

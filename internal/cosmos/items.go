@@ -4,81 +4,55 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
-// opKind is an item operation, named as in Cosmos DB's batch wire format.
-type opKind string
-
-const (
-	opCreate  opKind = "Create"
-	opUpsert  opKind = "Upsert"
-	opReplace opKind = "Replace"
-	opDelete  opKind = "Delete"
-	opRead    opKind = "Read"
-	opPatch   opKind = "Patch"
-)
-
-// itemOp is one operation on one item of a logical partition.
-type itemOp struct {
-	kind  opKind
-	id    string
-	doc   map[string]any // Create, Upsert, Replace
-	patch *patchRequest  // Patch
-	cond  conditions.Conditions
+// Item is one stored item.
+//
+// Documents cross this API as JSON text ([]byte) both ways, rather than as
+// map[string]any: script bindings hand over JSON.stringify output and
+// JSON.parse what they get back, numbers keep the precision they were
+// written with (an id-like 2^60 or 1.10 survives, as in Cosmos DB), and an
+// operation that a conflict retries decodes its input afresh instead of
+// reusing a map an earlier attempt changed.
+type Item struct {
+	ID   string
+	RID  string // _rid
+	Self string // _self
+	ETag string // _etag, rendered from the commit version that wrote it
+	TS   int64  // _ts, Unix seconds of that write
+	// Body is the item as stored: the document with its system properties.
+	Body []byte
 }
 
-// opResult is an applied operation: its status and the item after it
-// (before it, for Delete; nil when none).
-type opResult struct {
-	status int
-	etag   string
-	item   []byte
+func newItem(raw []byte, doc map[string]any) *Item {
+	it := &Item{Body: raw}
+	it.ID, _ = doc["id"].(string)
+	it.RID, _ = doc["_rid"].(string)
+	it.Self, _ = doc["_self"].(string)
+	it.ETag, _ = doc["_etag"].(string)
+	it.TS, _ = ttlNumber(doc["_ts"])
+	return it
 }
 
-// partition applies item operations to one logical partition inside one
-// kv transaction.
+func itemNotFound() *Error {
+	return notFound("Entity with the specified id does not exist in the system.")
+}
+
+// partition applies item operations to one logical partition of a
+// container inside a Tx.
 type partition struct {
-	s   *Service
-	c   *container
-	pk  []string
-	tx  kv.Txn
-	ts  int64
-	seq int // items created so far in this transaction, for unique _rids
+	t  *Tx
+	c  *container
+	pk []string
 }
 
 // storedItem is an item as read from the store.
 type storedItem struct {
 	raw []byte
 	doc map[string]any
-}
-
-func (p *partition) key(id string) []byte { return itemKey(p.c.db, p.c.id, p.pk, id) }
-
-func (p *partition) get(id string) (*storedItem, error) {
-	b, err := p.tx.Get(p.key(id))
-	if errors.Is(err, kv.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	doc, err := decodeObject(b)
-	if err != nil {
-		return nil, err
-	}
-	if p.c.expired(doc, p.ts) {
-		// Expired: gone for every purpose, so remove it now.
-		if err := p.unindex(doc); err != nil {
-			return nil, err
-		}
-		return nil, p.tx.Delete(p.key(id))
-	}
-	return &storedItem{raw: b, doc: doc}, nil
 }
 
 func (it *storedItem) etag() string {
@@ -89,124 +63,81 @@ func (it *storedItem) etag() string {
 	return e
 }
 
-func itemNotFound() *Error {
-	return notFound("Entity with the specified id does not exist in the system.")
-}
+func (it *storedItem) item() *Item { return newItem(it.raw, it.doc) }
 
-// apply runs one operation. A returned *Error is the operation's failure
-// (the caller rolls the transaction back).
-func (p *partition) apply(op itemOp) (opResult, error) {
-	if op.kind == opCreate || op.kind == opUpsert || op.kind == opReplace {
-		id, _ := op.doc["id"].(string)
-		if op.kind == opReplace && id != op.id {
-			return opResult{}, badRequest("The id in the body (%q) must match the id in the request (%q).", id, op.id)
-		}
-		op.id = id
+func (p *partition) key(id string) []byte { return itemKey(p.c.db, p.c.id, p.pk, id) }
+
+// get reads an item; nil when absent or expired.
+func (p *partition) get(id string) (*storedItem, error) {
+	b, err := p.t.rd.Get(p.key(id))
+	if errors.Is(err, kv.ErrNotFound) {
+		return nil, nil
 	}
-	if err := validID("item", op.id); err != nil {
-		return opResult{}, err
-	}
-	old, err := p.get(op.id)
 	if err != nil {
-		return opResult{}, err
+		return nil, err
 	}
-	exists := old != nil
-	switch op.kind {
-	case opRead:
-		if !exists {
-			return opResult{}, itemNotFound()
-		}
-		if err := checkConditions(op.cond, conditions.Read, true, old.etag()); err != nil {
-			return opResult{status: http.StatusNotModified, etag: old.etag()}, err
-		}
-		return opResult{status: http.StatusOK, etag: old.etag(), item: old.raw}, nil
-	case opCreate:
-		if exists {
-			return opResult{}, conflict("Entity with the specified id already exists in the system.")
-		}
-		return p.write(op.doc, nil, http.StatusCreated)
-	case opUpsert:
-		if err := checkConditions(op.cond, conditions.Write, exists, old.etag()); err != nil {
-			return opResult{}, err
-		}
-		if exists {
-			return p.write(op.doc, old, http.StatusOK)
-		}
-		return p.write(op.doc, nil, http.StatusCreated)
+	doc, err := decodeObject(b)
+	if err != nil {
+		return nil, err
 	}
-	// Replace, Delete and Patch need the item.
-	if !exists {
-		return opResult{}, itemNotFound()
-	}
-	if err := checkConditions(op.cond, conditions.Write, true, old.etag()); err != nil {
-		return opResult{}, err
-	}
-	switch op.kind {
-	case opReplace:
-		return p.write(op.doc, old, http.StatusOK)
-	case opPatch:
-		doc, err := op.patch.apply(old.doc, p.c)
-		if err != nil {
-			return opResult{}, err
+	if p.c.expired(doc, p.t.ts) {
+		if p.t.tx == nil {
+			return nil, nil
 		}
-		return p.write(doc, old, http.StatusOK)
-	case opDelete:
-		if err := p.unindex(old.doc); err != nil {
-			return opResult{}, err
+		// Expired: gone for every purpose, so remove it now.
+		if err := p.unindex(doc); err != nil {
+			return nil, err
 		}
-		if err := p.tx.Delete(p.key(op.id)); err != nil {
-			return opResult{}, err
-		}
-		return opResult{status: http.StatusNoContent, etag: old.etag()}, nil
+		return nil, p.t.tx.Delete(p.key(id))
 	}
-	return opResult{}, badRequest("The operation type %q is not supported.", op.kind)
+	return &storedItem{raw: b, doc: doc}, nil
 }
 
 // write stores doc as the new version of an item (old is its previous
 // version, nil on create): it checks the partition key, sets the system
 // properties and maintains the unique-key index.
-func (p *partition) write(doc map[string]any, old *storedItem, status int) (opResult, error) {
+func (p *partition) write(doc map[string]any, old *storedItem) (*Item, error) {
 	pk, err := p.c.partitionKeyOf(doc)
 	if err != nil {
-		return opResult{}, err
+		return nil, err
 	}
 	if !samePK(pk, p.pk) {
-		return opResult{}, badRequest("PartitionKey extracted from document doesn't match the one specified in the header.")
+		return nil, badRequest("PartitionKey extracted from document doesn't match the one specified in the header.")
 	}
 	id, _ := doc["id"].(string)
 	stripItemSystem(doc)
-	v := p.tx.Version()
+	v := p.t.tx.Version()
 	var rid string
 	if old != nil {
 		rid, _ = old.doc["_rid"].(string)
 		if err := p.unindex(old.doc); err != nil {
-			return opResult{}, err
+			return nil, err
 		}
 	} else {
-		p.seq++
-		rid = encodeRID(ridFromVersion(ridFromVersion(p.c.ridBytes, v, 6), uint64(p.seq), 2))
+		p.t.seq++
+		rid = encodeRID(ridFromVersion(ridFromVersion(p.c.ridBytes, v, 6), uint64(p.t.seq), 2))
 	}
-	etag := etagOf(v)
-	doc["_rid"] = rid
-	doc["_self"] = p.c.rec.str("_self") + "docs/" + rid + "/"
-	doc["_etag"] = etag
+	it := &Item{ID: id, RID: rid, Self: p.c.rec.str("_self") + "docs/" + rid + "/", ETag: etagOf(v), TS: p.t.ts}
+	doc["_rid"] = it.RID
+	doc["_self"] = it.Self
+	doc["_etag"] = it.ETag
 	doc["_attachments"] = "attachments/"
-	doc["_ts"] = p.ts
-	b, err := marshal(doc)
+	doc["_ts"] = it.TS
+	it.Body, err = marshal(doc)
 	if err != nil {
-		return opResult{}, badRequest("The item cannot be encoded: %v", err)
+		return nil, badRequest("The item cannot be encoded: %v", err)
 	}
-	if len(b) > kv.MaxValueSize-1000 {
-		return opResult{}, tooLarge("Request size is too large: an item may be at most %d bytes in cerulean.", kv.MaxValueSize-1000)
+	if len(it.Body) > kv.MaxValueSize-1000 {
+		return nil, tooLarge("Request size is too large: an item may be at most %d bytes in cerulean.", kv.MaxValueSize-1000)
 	}
 	if err := p.index(doc, id); err != nil {
-		return opResult{}, err
+		return nil, err
 	}
-	if err := p.tx.Set(p.key(id), b); err != nil {
-		return opResult{}, err
+	if err := p.t.tx.Set(p.key(id), it.Body); err != nil {
+		return nil, err
 	}
-	p.s.noteVersion(v)
-	return opResult{status: status, etag: etag, item: b}, nil
+	p.t.s.noteVersion(v)
+	return it, nil
 }
 
 // uniqueValues renders an item's values for unique key idx.
@@ -248,7 +179,7 @@ func normalizeValue(v any) any {
 func (p *partition) index(doc map[string]any, id string) error {
 	for i := range p.c.unique {
 		k := uniqueKey(p.c.db, p.c.id, p.pk, i, p.uniqueValues(doc, i))
-		cur, err := p.tx.Get(k)
+		cur, err := p.t.tx.Get(k)
 		if err == nil && string(cur) != id {
 			// The holder may have expired; get removes it if so.
 			holder, herr := p.get(string(cur))
@@ -262,7 +193,7 @@ func (p *partition) index(doc map[string]any, id string) error {
 		if err != nil && !errors.Is(err, kv.ErrNotFound) {
 			return err
 		}
-		if err := p.tx.Set(k, []byte(id)); err != nil {
+		if err := p.t.tx.Set(k, []byte(id)); err != nil {
 			return err
 		}
 	}
@@ -271,166 +202,250 @@ func (p *partition) index(doc map[string]any, id string) error {
 
 func (p *partition) unindex(doc map[string]any) error {
 	for i := range p.c.unique {
-		if err := p.tx.Delete(uniqueKey(p.c.db, p.c.id, p.pk, i, p.uniqueValues(doc, i))); err != nil {
+		if err := p.t.tx.Delete(uniqueKey(p.c.db, p.c.id, p.pk, i, p.uniqueValues(doc, i))); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// inPartition runs fn in one transaction on the logical partition named
-// by the request's x-ms-documentdb-partitionkey header; when the header is
-// absent, doc (the item a write carries) supplies the key.
-func (s *Service) inPartition(q *request, db, coll string, doc map[string]any, fn func(*partition) error) error {
-	hdr, ok, err := parsePartitionKeyHeader(q.r.Header.Get("x-ms-documentdb-partitionkey"))
-	if err != nil {
-		return err
+// existing reads the item an operation needs (Replace, Patch, Delete):
+// the id must be valid, the item present and opts' conditions met.
+func (p *partition) existing(id string, opts ItemOptions) (*storedItem, error) {
+	if err := validID("item", id); err != nil {
+		return nil, err
 	}
-	return s.inPartitionKey(q.r.Context(), db, coll, hdr, ok, doc, fn)
-}
-
-// inPartitionKey is inPartition with the partition key given (ok=false
-// when the request named none).
-func (s *Service) inPartitionKey(ctx context.Context, db, coll string, hdr []string, ok bool, doc map[string]any, fn func(*partition) error) error {
-	return s.store.Update(ctx, func(tx kv.Txn) error {
-		c, err := loadContainer(tx, db, coll)
-		if err != nil {
-			return err
-		}
-		var pk []string
-		if !ok && doc != nil {
-			pk, err = c.partitionKeyOf(doc)
-		} else {
-			pk, err = c.requestPartitionKey(hdr, ok)
-		}
-		if err != nil {
-			return err
-		}
-		return fn(&partition{s: s, c: c, pk: pk, tx: tx, ts: s.unixNow()})
-	})
-}
-
-// runItemOp runs one operation in its own transaction and answers it.
-func (s *Service) runItemOp(q *request, db, coll string, op itemOp) error {
-	var res opResult
-	sent := op.doc
-	err := s.inPartition(q, db, coll, op.doc, func(p *partition) error {
-		if sent != nil {
-			op.doc = deepCopy(sent).(map[string]any) // a retry must see the request as sent
-		}
-		var err error
-		res, err = p.apply(op)
-		return err
-	})
-	if err != nil {
-		if errors.Is(err, errNotModified) {
-			q.w.Header().Set("etag", res.etag)
-		}
-		return err
-	}
-	q.w.Header().Set("etag", res.etag)
-	q.w.Header().Set("x-ms-alt-content-path", "dbs/"+db+"/colls/"+coll)
-	q.w.Header().Set("x-ms-content-path", "dbs/"+db+"/colls/"+coll)
-	body := res.item
-	if res.status == http.StatusNoContent || (op.kind != opRead && preferMinimal(q.r)) {
-		body = nil
-	}
-	return s.writeJSON(q, res.status, body)
-}
-
-func preferMinimal(r *http.Request) bool {
-	return strings.Contains(strings.ToLower(r.Header.Get("Prefer")), "return=minimal")
-}
-
-// bodyObject reads the request body as one JSON object.
-func (s *Service) bodyObject(q *request) (map[string]any, error) {
-	b, err := readBody(q.r)
+	old, err := p.get(id)
 	if err != nil {
 		return nil, err
 	}
-	return decodeObject(b)
+	if old == nil {
+		return nil, itemNotFound()
+	}
+	if err := opts.check(conditions.Write, true, old.etag()); err != nil {
+		return nil, err
+	}
+	return old, nil
 }
 
-func (s *Service) createItem(q *request, db, coll string) error {
-	doc, err := s.bodyObject(q)
+// ---- item operations in a transaction ----
+
+// CreateItem stores doc (a JSON object with an "id") as a new item; an
+// existing id is ErrConflict. An empty pk takes the partition key from doc,
+// else doc's must match it. Create honours no preconditions, as in Cosmos
+// DB; opts is there for the options a create may carry.
+func (t *Tx) CreateItem(db, coll string, pk PartitionKey, doc []byte, opts ItemOptions) (*Item, error) {
+	m, err := decodeObject(doc)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	kind := opCreate
-	if strings.EqualFold(q.r.Header.Get("x-ms-documentdb-is-upsert"), "true") {
-		kind = opUpsert
+	p, err := t.partition(db, coll, pk, m)
+	if err != nil {
+		return nil, err
 	}
-	return s.runItemOp(q, db, coll, itemOp{kind: kind, doc: doc, cond: ifHeaders(q.r.Header)})
+	id, _ := m["id"].(string)
+	if err := validID("item", id); err != nil {
+		return nil, err
+	}
+	old, err := p.get(id)
+	if err != nil {
+		return nil, err
+	}
+	if old != nil {
+		return nil, conflict("Entity with the specified id already exists in the system.")
+	}
+	return p.write(m, nil)
 }
 
-func (s *Service) replaceItem(q *request, db, coll, id string) error {
-	doc, err := s.bodyObject(q)
+// UpsertItem creates doc, or replaces the item with its id (subject to
+// opts' conditions). created says which.
+func (t *Tx) UpsertItem(db, coll string, pk PartitionKey, doc []byte, opts ItemOptions) (item *Item, created bool, err error) {
+	m, err := decodeObject(doc)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
-	return s.runItemOp(q, db, coll, itemOp{kind: opReplace, id: id, doc: doc, cond: ifHeaders(q.r.Header)})
+	p, err := t.partition(db, coll, pk, m)
+	if err != nil {
+		return nil, false, err
+	}
+	id, _ := m["id"].(string)
+	if err := validID("item", id); err != nil {
+		return nil, false, err
+	}
+	old, err := p.get(id)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := opts.check(conditions.Write, old != nil, old.etag()); err != nil {
+		return nil, false, err
+	}
+	item, err = p.write(m, old)
+	return item, old == nil && err == nil, err
 }
 
-func (s *Service) deleteItem(q *request, db, coll, id string) error {
-	return s.runItemOp(q, db, coll, itemOp{kind: opDelete, id: id, cond: ifHeaders(q.r.Header)})
+// ReplaceItem replaces item id with doc, whose "id" must be id; the item
+// must exist (ErrNotFound) and meet opts' conditions: IfMatch with a stale
+// ETag is ErrPreconditionFailed.
+func (t *Tx) ReplaceItem(db, coll string, pk PartitionKey, id string, doc []byte, opts ItemOptions) (*Item, error) {
+	m, err := decodeObject(doc)
+	if err != nil {
+		return nil, err
+	}
+	p, err := t.partition(db, coll, pk, m)
+	if err != nil {
+		return nil, err
+	}
+	if bodyID, _ := m["id"].(string); bodyID != id {
+		return nil, badRequest("The id in the body (%q) must match the id in the request (%q).", bodyID, id)
+	}
+	old, err := p.existing(id, opts)
+	if err != nil {
+		return nil, err
+	}
+	return p.write(m, old)
 }
 
-func (s *Service) patchItem(q *request, db, coll, id string) error {
-	b, err := readBody(q.r)
-	if err != nil {
-		return err
+// PatchItem applies a patch (see ParsePatch) to item id, which must exist
+// and meet opts' conditions and the patch's own condition.
+func (t *Tx) PatchItem(db, coll string, pk PartitionKey, id string, patch *Patch, opts ItemOptions) (*Item, error) {
+	if patch == nil || patch.req == nil {
+		return nil, badRequest("The patch request has no operations.")
 	}
-	pr, err := parsePatch(b)
+	p, err := t.partition(db, coll, pk, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.runItemOp(q, db, coll, itemOp{kind: opPatch, id: id, patch: pr, cond: ifHeaders(q.r.Header)})
+	old, err := p.existing(id, opts)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := patch.req.apply(old.doc, p.c)
+	if err != nil {
+		return nil, err
+	}
+	return p.write(doc, old)
 }
 
-// readItem reads from a snapshot (no transaction to commit).
-func (s *Service) readItem(q *request, db, coll, id string) error {
-	hdr, ok, err := parsePartitionKeyHeader(q.r.Header.Get("x-ms-documentdb-partitionkey"))
+// DeleteItem deletes item id, which must exist and meet opts'
+// conditions, and returns it as it was.
+func (t *Tx) DeleteItem(db, coll string, pk PartitionKey, id string, opts ItemOptions) (*Item, error) {
+	p, err := t.partition(db, coll, pk, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var raw []byte
-	err = s.store.View(q.r.Context(), func(rd kv.Reader) error {
-		c, err := loadContainer(rd, db, coll)
-		if err != nil {
-			return err
-		}
-		pk, err := c.requestPartitionKey(hdr, ok)
-		if err != nil {
-			return err
-		}
-		raw, err = rd.Get(itemKey(db, coll, pk, id))
-		if errors.Is(err, kv.ErrNotFound) {
-			return itemNotFound()
-		}
-		if err != nil {
-			return err
-		}
-		if doc, err := decodeForQuery(raw); err != nil {
-			return err
-		} else if c.expired(doc, s.unixNow()) {
-			return itemNotFound()
-		}
-		return nil
+	old, err := p.existing(id, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.unindex(old.doc); err != nil {
+		return nil, err
+	}
+	if err := p.t.tx.Delete(p.key(id)); err != nil {
+		return nil, err
+	}
+	return old.item(), nil
+}
+
+// ReadItem reads item id; an absent or expired one is ErrNotFound. When
+// opts' conditions fail (ErrNotModified when IfNoneMatch matches,
+// ErrPreconditionFailed when IfMatch does not) it returns the item along
+// with the error, so that the caller can still name its ETag.
+func (t *Tx) ReadItem(db, coll string, pk PartitionKey, id string, opts ItemOptions) (*Item, error) {
+	p, err := t.partition(db, coll, pk, nil)
+	if err != nil {
+		return nil, err
+	}
+	it, err := p.get(id)
+	if err != nil {
+		return nil, err
+	}
+	if it == nil {
+		return nil, itemNotFound()
+	}
+	if err := opts.check(conditions.Read, true, it.etag()); err != nil {
+		return it.item(), err
+	}
+	return it.item(), nil
+}
+
+// ---- single operations, each its own transaction ----
+
+// CreateItem is Tx.CreateItem in a transaction of its own.
+func (s *Service) CreateItem(ctx context.Context, db, coll string, pk PartitionKey, doc []byte, opts ItemOptions) (*Item, error) {
+	var it *Item
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		it, err = t.CreateItem(db, coll, pk, doc, opts)
+		return err
 	})
+	return done(it, err)
+}
+
+// UpsertItem is Tx.UpsertItem in a transaction of its own.
+func (s *Service) UpsertItem(ctx context.Context, db, coll string, pk PartitionKey, doc []byte, opts ItemOptions) (*Item, bool, error) {
+	var it *Item
+	var created bool
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		it, created, err = t.UpsertItem(db, coll, pk, doc, opts)
+		return err
+	})
+	it, err = done(it, err)
+	return it, created && err == nil, err
+}
+
+// ReplaceItem is Tx.ReplaceItem in a transaction of its own.
+func (s *Service) ReplaceItem(ctx context.Context, db, coll string, pk PartitionKey, id string, doc []byte, opts ItemOptions) (*Item, error) {
+	var it *Item
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		it, err = t.ReplaceItem(db, coll, pk, id, doc, opts)
+		return err
+	})
+	return done(it, err)
+}
+
+// PatchItem is Tx.PatchItem in a transaction of its own.
+func (s *Service) PatchItem(ctx context.Context, db, coll string, pk PartitionKey, id string, patch *Patch, opts ItemOptions) (*Item, error) {
+	var it *Item
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		it, err = t.PatchItem(db, coll, pk, id, patch, opts)
+		return err
+	})
+	return done(it, err)
+}
+
+// DeleteItem is Tx.DeleteItem in a transaction of its own.
+func (s *Service) DeleteItem(ctx context.Context, db, coll string, pk PartitionKey, id string, opts ItemOptions) (*Item, error) {
+	var it *Item
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		it, err = t.DeleteItem(db, coll, pk, id, opts)
+		return err
+	})
+	return done(it, err)
+}
+
+// ReadItem is Tx.ReadItem on a committed snapshot: a read commits nothing,
+// so it never waits for a commit or conflicts with a writer.
+func (s *Service) ReadItem(ctx context.Context, db, coll string, pk PartitionKey, id string, opts ItemOptions) (*Item, error) {
+	var it *Item
+	err := s.view(ctx, func(t *Tx) error {
+		var err error
+		it, err = t.ReadItem(db, coll, pk, id, opts)
+		return err
+	})
+	if err != nil && !errors.Is(err, ErrNotModified) && !errors.Is(err, ErrPreconditionFailed) {
+		return nil, err
+	}
+	return it, err
+}
+
+// done drops the result of an operation that did not commit.
+func done(it *Item, err error) (*Item, error) {
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var sys struct {
-		ETag string `json:"_etag"`
-	}
-	if err := json.Unmarshal(raw, &sys); err != nil {
-		return err
-	}
-	q.w.Header().Set("etag", sys.ETag)
-	if err := checkConditions(ifHeaders(q.r.Header), conditions.Read, true, sys.ETag); err != nil {
-		return err
-	}
-	q.w.Header().Set("x-ms-alt-content-path", "dbs/"+db+"/colls/"+coll)
-	q.w.Header().Set("x-ms-content-path", "dbs/"+db+"/colls/"+coll)
-	return s.writeJSON(q, http.StatusOK, raw)
+	return it, nil
 }

@@ -44,6 +44,36 @@ func pkComponent(v any) (string, error) {
 	return string(b), nil
 }
 
+// PartitionKey names a logical partition: the JSON array of the key's
+// components, as the x-ms-documentdb-partitionkey header and the batch
+// format carry it (["a"], ["a", 1] for a hierarchical key, [] or [{}] for
+// a container without one). Empty names none: a write then takes the key
+// from its document. A feed or query may name a prefix of a hierarchical
+// key, or none for the whole container.
+//
+// It stays in its JSON form so that the gateway passes the header through
+// and script bindings build it with NewPartitionKey; it is parsed (and
+// rejected with ErrBadRequest) by the operation that uses it.
+type PartitionKey string
+
+// NewPartitionKey returns the key with the given components: strings,
+// numbers, booleans, nil (JSON null) or an empty map[string]any (the
+// undefined value).
+func NewPartitionKey(components ...any) (PartitionKey, error) {
+	if components == nil {
+		components = []any{}
+	}
+	b, err := marshal(components)
+	if err != nil {
+		return "", badRequest("The partition key value is invalid.")
+	}
+	return PartitionKey(b), nil
+}
+
+func (pk PartitionKey) components() ([]string, bool, error) {
+	return parsePartitionKeyHeader(string(pk))
+}
+
 // parsePartitionKeyHeader parses x-ms-documentdb-partitionkey, a JSON
 // array of the key's components. ok is false when the header is absent.
 func parsePartitionKeyHeader(h string) (pk []string, ok bool, err error) {

@@ -30,6 +30,22 @@ type patchStep struct {
 	from     []string
 }
 
+// Patch is a parsed and validated partial document update, the body of
+// Cosmos DB's Patch Item.
+type Patch struct{ req *patchRequest }
+
+// ParsePatch parses a patch: {"condition": "FROM c WHERE …", "operations":
+// [{"op": "set", "path": "/a", "value": 1}, …]} or a bare array of
+// operations (add, set, replace, remove, incr, move; at most ten). Invalid
+// input is ErrBadRequest.
+func ParsePatch(b []byte) (*Patch, error) {
+	req, err := parsePatch(b)
+	if err != nil {
+		return nil, err
+	}
+	return &Patch{req: req}, nil
+}
+
 // parsePatch parses and validates a patch body: an object with
 // "operations" (and "condition"), or a bare array of operations.
 func parsePatch(b []byte) (*patchRequest, error) {

@@ -1,9 +1,8 @@
 package cosmos
 
 import (
+	"context"
 	"encoding/json"
-	"net/http"
-	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
 )
@@ -14,126 +13,38 @@ type compiledQuery interface {
 	run(docs []map[string]any, params map[string]any) ([]any, error)
 }
 
-// querySpec is the body of a query request.
-type querySpec struct {
-	Query      string `json:"query"`
-	Parameters []struct {
-		Name  string `json:"name"`
-		Value any    `json:"value"`
-	} `json:"parameters"`
+// Query is a parsed Cosmos DB SQL query.
+type Query struct{ q compiledQuery }
+
+// ParseQuery parses a SQL query ("SELECT … FROM c WHERE …"); a syntax
+// error is ErrBadRequest with the engine's message.
+func ParseQuery(text string) (*Query, error) {
+	cq, err := compileQuery(text)
+	if err != nil {
+		return nil, err
+	}
+	return &Query{q: cq}, nil
 }
 
-func parseQuerySpec(b []byte) (querySpec, map[string]any, error) {
-	var spec querySpec
-	if err := json.Unmarshal(b, &spec); err != nil {
-		return spec, nil, badRequest("The query request body is not valid JSON: %v", err)
+// run evaluates q over docs with params ("@name" → value) and encodes each
+// result.
+func (q *Query) run(docs []map[string]any, params map[string]any) ([]json.RawMessage, error) {
+	if q == nil || q.q == nil {
+		return nil, badRequest("The query text is missing.")
 	}
-	if strings.TrimSpace(spec.Query) == "" {
-		return spec, nil, badRequest("The query text is missing.")
+	res, err := q.q.run(docs, params)
+	if err != nil {
+		return nil, err
 	}
-	params := make(map[string]any, len(spec.Parameters))
-	for _, p := range spec.Parameters {
-		if !strings.HasPrefix(p.Name, "@") {
-			return spec, nil, badRequest("The query parameter name %q must start with '@'.", p.Name)
+	out := make([]json.RawMessage, len(res))
+	for i, v := range res {
+		b, err := marshal(v)
+		if err != nil {
+			return nil, err
 		}
-		params[p.Name] = p.Value
+		out[i] = b
 	}
-	return spec, params, nil
-}
-
-// queryContinuation is the paging token of a query: results are computed
-// by the server in full and the token says how many were already sent.
-type queryContinuation struct {
-	Offset int `json:"offset"`
-}
-
-func parseQueryContinuation(v string) (int, error) {
-	if v == "" {
-		return 0, nil
-	}
-	var c queryContinuation
-	if err := json.Unmarshal([]byte(v), &c); err != nil || c.Offset < 0 {
-		return 0, badRequest("The continuation token %q is invalid.", v)
-	}
-	return c.Offset, nil
-}
-
-// runQuery parses a query request, gathers its input documents with load
-// and answers one page of results under feed name.
-func (s *Service) runQuery(q *request, feedName string, load func(kv.Reader) (rid string, docs []map[string]any, err error)) error {
-	b, err := readBody(q.r)
-	if err != nil {
-		return err
-	}
-	spec, params, err := parseQuerySpec(b)
-	if err != nil {
-		return err
-	}
-	cq, err := compileQuery(spec.Query)
-	if err != nil {
-		return err
-	}
-	if strings.EqualFold(q.r.Header.Get("x-ms-cosmos-is-query-plan-request"), "true") {
-		return s.writeQueryPlan(q, cq)
-	}
-	size, err := pageSize(q)
-	if err != nil {
-		return err
-	}
-	offset, err := parseQueryContinuation(q.r.Header.Get("x-ms-continuation"))
-	if err != nil {
-		return err
-	}
-	var rid string
-	var docs []map[string]any
-	err = s.store.View(q.r.Context(), func(rd kv.Reader) error {
-		var err error
-		rid, docs, err = load(rd)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	results, err := cq.run(docs, params)
-	if err != nil {
-		return err
-	}
-	if offset > len(results) {
-		offset = len(results)
-	}
-	end := min(offset+size, len(results))
-	if end < len(results) {
-		tok, _ := json.Marshal(queryContinuation{Offset: end})
-		q.w.Header().Set("x-ms-continuation", string(tok))
-	}
-	return s.writeFeed(q, rid, feedName, results[offset:end])
-}
-
-// writeQueryPlan answers the SDKs' query-plan request. The server runs
-// every query in full (ORDER BY, aggregates, DISTINCT, OFFSET/LIMIT
-// included) over the single partition key range, so the plan asks the SDK
-// for nothing but a pass-through of that range's pages.
-func (s *Service) writeQueryPlan(q *request, cq compiledQuery) error {
-	return s.writeValue(q, http.StatusOK, map[string]any{
-		"partitionedQueryExecutionInfoVersion": 2,
-		"queryInfo": map[string]any{
-			"distinctType":                "None",
-			"top":                         nil,
-			"offset":                      nil,
-			"limit":                       nil,
-			"orderBy":                     []any{},
-			"orderByExpressions":          []any{},
-			"groupByExpressions":          []any{},
-			"groupByAliases":              []any{},
-			"aggregates":                  []any{},
-			"groupByAliasToAggregateType": map[string]any{},
-			"rewrittenQuery":              "",
-			"hasSelectValue":              false,
-			"dCountInfo":                  nil,
-			"hasNonStreamingOrderBy":      false,
-		},
-		"queryRanges": []any{map[string]any{"min": "", "max": "FF", "isMinInclusive": true, "isMaxInclusive": false}},
-	})
+	return out, nil
 }
 
 // decodeForQuery decodes stored JSON the way the query engine takes it
@@ -169,45 +80,90 @@ func scanDocs(rd kv.Reader, prefix []byte, keep func(map[string]any) bool) ([]ma
 	return out, err
 }
 
-func (s *Service) queryItems(q *request, db, coll string) error {
-	hdr, ok, err := parsePartitionKeyHeader(q.r.Header.Get("x-ms-documentdb-partitionkey"))
+// QueryItems runs q with params ("@name" → value) over the items of one
+// logical partition (or a hierarchical key prefix, or the whole container
+// when pk is empty) and returns every result, in the query's order.
+// Expired items are left out.
+func (t *Tx) QueryItems(db, coll string, pk PartitionKey, q *Query, params map[string]any) (*Feed, error) {
+	hdr, ok, err := pk.components()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.runQuery(q, "Documents", func(rd kv.Reader) (string, []map[string]any, error) {
-		c, err := loadContainer(rd, db, coll)
-		if err != nil {
-			return "", nil, err
-		}
-		pk, err := c.scopePartitionKey(hdr, ok)
-		if err != nil {
-			return "", nil, err
-		}
-		now := s.unixNow()
-		docs, err := scanDocs(rd, partitionPrefix(db, coll, pk), func(m map[string]any) bool { return !c.expired(m, now) })
-		return c.rid(), docs, err
-	})
+	c, err := t.container(db, coll)
+	if err != nil {
+		return nil, err
+	}
+	comps, err := c.scopePartitionKey(hdr, ok)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := scanDocs(t.rd, partitionPrefix(db, coll, comps), func(m map[string]any) bool { return !c.expired(m, t.ts) })
+	if err != nil {
+		return nil, err
+	}
+	res, err := q.run(docs, params)
+	if err != nil {
+		return nil, err
+	}
+	return &Feed{ResourceID: c.rid(), Items: res}, nil
 }
 
-func (s *Service) queryDatabases(q *request) error {
-	return s.runQuery(q, "Databases", func(rd kv.Reader) (string, []map[string]any, error) {
-		docs, err := scanDocs(rd, databasesPrefix(), nil)
-		return "", docs, err
+// QueryItems is Tx.QueryItems on a committed snapshot.
+func (s *Service) QueryItems(ctx context.Context, db, coll string, pk PartitionKey, q *Query, params map[string]any) (*Feed, error) {
+	var f *Feed
+	err := s.view(ctx, func(t *Tx) error {
+		var err error
+		f, err = t.QueryItems(db, coll, pk, q, params)
+		return err
 	})
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
 }
 
-func (s *Service) queryContainers(q *request, db string) error {
-	return s.runQuery(q, "DocumentCollections", func(rd kv.Reader) (string, []map[string]any, error) {
+// QueryDatabases runs q over the databases.
+func (s *Service) QueryDatabases(ctx context.Context, q *Query, params map[string]any) (*Feed, error) {
+	var docs []map[string]any
+	err := s.store.View(ctx, func(rd kv.Reader) error {
+		var err error
+		docs, err = scanDocs(rd, databasesPrefix(), nil)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res, err := q.run(docs, params)
+	if err != nil {
+		return nil, err
+	}
+	return &Feed{Items: res}, nil
+}
+
+// QueryContainers runs q over the containers of db.
+func (s *Service) QueryContainers(ctx context.Context, db string, q *Query, params map[string]any) (*Feed, error) {
+	var docs []map[string]any
+	var rid string
+	err := s.store.View(ctx, func(rd kv.Reader) error {
 		dbRec, ok, err := getRecord(rd, databaseKey(db))
 		if err != nil {
-			return "", nil, err
+			return err
 		}
 		if !ok {
-			return "", nil, notFound("Database %q does not exist.", db)
+			return notFound("Database %q does not exist.", db)
 		}
-		docs, err := scanDocs(rd, containersPrefix(db), nil)
-		return dbRec.str("_rid"), docs, err
+		rid = dbRec.str("_rid")
+		docs, err = scanDocs(rd, containersPrefix(db), nil)
+		return err
 	})
+	if err != nil {
+		return nil, err
+	}
+	res, err := q.run(docs, params)
+	if err != nil {
+		return nil, err
+	}
+	return &Feed{ResourceID: rid, Items: res}, nil
 }
 
 // evalCondition evaluates a patch condition ("FROM c WHERE …") on doc.

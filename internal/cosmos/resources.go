@@ -1,14 +1,12 @@
 package cosmos
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"net/http"
-	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/conditions"
@@ -102,8 +100,6 @@ func stripItemSystem(m map[string]any) {
 	}
 }
 
-func (s *Service) unixNow() int64 { return s.now().Unix() }
-
 func getRecord(rd kv.Reader, key []byte) (record, bool, error) {
 	b, err := rd.Get(key)
 	if errors.Is(err, kv.ErrNotFound) {
@@ -119,29 +115,6 @@ func getRecord(rd kv.Reader, key []byte) (record, bool, error) {
 	return r, true, nil
 }
 
-// ifHeaders are the item-level conditional headers; Cosmos DB honours only
-// the ETag ones.
-func ifHeaders(h http.Header) conditions.Conditions {
-	c := conditions.FromHeader(h, "")
-	c.IfModifiedSince, c.IfUnmodifiedSince = time.Time{}, time.Time{}
-	return c
-}
-
-// checkConditions maps a condition outcome to Cosmos DB's statuses.
-func checkConditions(c conditions.Conditions, kind conditions.Kind, exists bool, etag string) error {
-	err := c.Check(kind, conditions.State{Exists: exists, ETag: etag})
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, conditions.ErrNotModified):
-		return errNotModified
-	case errors.Is(err, conditions.ErrAlreadyExists):
-		return conflict("Entity with the specified id already exists in the system.")
-	default:
-		return preconditionFailed()
-	}
-}
-
 func ridFromVersion(prefix []byte, v uint64, n int) []byte {
 	out := append([]byte(nil), prefix...)
 	var b [8]byte
@@ -149,10 +122,69 @@ func ridFromVersion(prefix []byte, v uint64, n int) []byte {
 	return append(out, b[8-n:]...)
 }
 
-// newResourceBody reads the body of a create: a JSON object with a valid
-// id for the kind of resource, system properties removed.
-func (s *Service) newResourceBody(q *request, kind string) (map[string]any, string, error) {
-	m, err := s.bodyObject(q)
+// Database is a database as Cosmos DB returns it.
+type Database struct {
+	ID   string
+	RID  string // _rid
+	Self string // _self
+	ETag string // _etag
+	TS   int64  // _ts
+	// Body is the database's JSON properties, system properties included.
+	Body []byte
+}
+
+// Container is a container (collection) as Cosmos DB returns it.
+type Container struct {
+	ID   string
+	RID  string // _rid
+	Self string // _self
+	ETag string // _etag
+	TS   int64  // _ts
+	// Body is the container's JSON properties (partition key, indexing,
+	// unique key and TTL settings), system properties included.
+	Body []byte
+}
+
+// resourceFields are the properties every database and container carries.
+type resourceFields struct {
+	id, rid, self, etag string
+	ts                  int64
+	body                []byte
+}
+
+func fieldsOf(r record) (resourceFields, error) {
+	b, err := marshal(r)
+	if err != nil {
+		return resourceFields{}, err
+	}
+	// A record just written holds _ts as int64, a stored one as float64.
+	ts, ok := r["_ts"].(int64)
+	if !ok {
+		ts, _ = ttlNumber(r["_ts"])
+	}
+	return resourceFields{id: r.str("id"), rid: r.str("_rid"), self: r.str("_self"), etag: r.str("_etag"), ts: ts, body: b}, nil
+}
+
+func newDatabase(r record) (*Database, error) {
+	f, err := fieldsOf(r)
+	if err != nil {
+		return nil, err
+	}
+	return &Database{ID: f.id, RID: f.rid, Self: f.self, ETag: f.etag, TS: f.ts, Body: f.body}, nil
+}
+
+func newContainer(r record) (*Container, error) {
+	f, err := fieldsOf(r)
+	if err != nil {
+		return nil, err
+	}
+	return &Container{ID: f.id, RID: f.rid, Self: f.self, ETag: f.etag, TS: f.ts, Body: f.body}, nil
+}
+
+// newResource decodes the properties of a database or container to
+// create: a JSON object with a valid id, system properties removed.
+func newResource(props []byte, kind string) (map[string]any, string, error) {
+	m, err := decodeObject(props)
 	if err != nil {
 		return nil, "", err
 	}
@@ -166,13 +198,15 @@ func (s *Service) newResourceBody(q *request, kind string) (map[string]any, stri
 
 // ---- databases ----
 
-func (s *Service) createDatabase(q *request) error {
-	m, id, err := s.newResourceBody(q, "database")
+// CreateDatabase creates a database from its JSON properties (an object
+// with an "id"); an existing id is ErrConflict.
+func (s *Service) CreateDatabase(ctx context.Context, props []byte) (*Database, error) {
+	m, id, err := newResource(props, "database")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var out record
-	err = s.store.Update(q.r.Context(), func(tx kv.Txn) error {
+	err = s.store.Update(ctx, func(tx kv.Txn) error {
 		_, exists, err := getRecord(tx, databaseKey(id))
 		if err != nil {
 			return err
@@ -196,20 +230,16 @@ func (s *Service) createDatabase(q *request) error {
 		return tx.Set(databaseKey(id), b)
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.writeResource(q, http.StatusCreated, out)
+	return newDatabase(out)
 }
 
-// writeResource answers with a database or container record.
-func (s *Service) writeResource(q *request, status int, r record) error {
-	q.w.Header().Set("etag", r.str("_etag"))
-	return s.writeValue(q, status, r)
-}
-
-func (s *Service) getDatabase(q *request, db string) error {
+// GetDatabase reads a database, subject to pre (a matching IfNoneMatch is
+// ErrNotModified).
+func (s *Service) GetDatabase(ctx context.Context, db string, pre Preconditions) (*Database, error) {
 	var r record
-	err := s.store.View(q.r.Context(), func(rd kv.Reader) error {
+	err := s.store.View(ctx, func(rd kv.Reader) error {
 		var ok bool
 		var err error
 		r, ok, err = getRecord(rd, databaseKey(db))
@@ -219,17 +249,17 @@ func (s *Service) getDatabase(q *request, db string) error {
 		return err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := checkConditions(ifHeaders(q.r.Header), conditions.Read, true, r.str("_etag")); err != nil {
-		return err
+	if err := pre.check(conditions.Read, true, r.str("_etag")); err != nil {
+		return nil, err
 	}
-	return s.writeResource(q, http.StatusOK, r)
+	return newDatabase(r)
 }
 
-func (s *Service) deleteDatabase(q *request, db string) error {
-	cond := ifHeaders(q.r.Header)
-	err := s.store.Update(q.r.Context(), func(tx kv.Txn) error {
+// DeleteDatabase deletes a database with its containers and items.
+func (s *Service) DeleteDatabase(ctx context.Context, db string, pre Preconditions) error {
+	return s.store.Update(ctx, func(tx kv.Txn) error {
 		r, ok, err := getRecord(tx, databaseKey(db))
 		if err != nil {
 			return err
@@ -237,7 +267,7 @@ func (s *Service) deleteDatabase(q *request, db string) error {
 		if !ok {
 			return notFound("Database %q does not exist.", db)
 		}
-		if err := checkConditions(cond, conditions.Write, true, r.str("_etag")); err != nil {
+		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
 			return err
 		}
 		for _, p := range [][]byte{containersPrefix(db), itemsOfDatabase(db), uniqueOfDatabase(db)} {
@@ -248,10 +278,6 @@ func (s *Service) deleteDatabase(q *request, db string) error {
 		s.noteVersion(tx.Version())
 		return tx.Delete(databaseKey(db))
 	})
-	if err != nil {
-		return err
-	}
-	return s.writeJSON(q, http.StatusNoContent, nil)
 }
 
 // scanRecords reads every record under prefix.
@@ -273,25 +299,31 @@ func scanRecords(rd kv.Reader, prefix []byte) ([]record, error) {
 	return out, err
 }
 
-func (s *Service) listDatabases(q *request) error {
+// ListDatabases returns every database, in id order.
+func (s *Service) ListDatabases(ctx context.Context) (*Feed, error) {
 	var all []record
-	err := s.store.View(q.r.Context(), func(rd kv.Reader) error {
+	err := s.store.View(ctx, func(rd kv.Reader) error {
 		var err error
 		all, err = scanRecords(rd, databasesPrefix())
 		return err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.writeFeed(q, "", "Databases", toAny(all))
+	return recordFeed("", all)
 }
 
-func toAny(rs []record) []any {
-	out := make([]any, len(rs))
+// recordFeed is the feed of a list of databases or containers.
+func recordFeed(rid string, rs []record) (*Feed, error) {
+	f := &Feed{ResourceID: rid, Items: make([]json.RawMessage, len(rs))}
 	for i, r := range rs {
-		out[i] = map[string]any(r)
+		b, err := marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		f.Items[i] = b
 	}
-	return out
+	return f, nil
 }
 
 // ---- containers ----
@@ -386,16 +418,20 @@ func loadContainer(rd kv.Reader, db, coll string) (*container, error) {
 	return parseContainer(db, r)
 }
 
-func (s *Service) createContainer(q *request, db string) error {
-	m, id, err := s.newResourceBody(q, "container")
+// CreateContainer creates a container in db from its JSON properties: an
+// "id", and optionally "partitionKey" ({"paths": ["/pk"]}, or up to three
+// paths with kind MultiHash), "uniqueKeyPolicy", "defaultTtl",
+// "indexingPolicy". An existing id is ErrConflict.
+func (s *Service) CreateContainer(ctx context.Context, db string, props []byte) (*Container, error) {
+	m, id, err := newResource(props, "container")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := parseContainer(db, normalize(m)); err != nil {
-		return err
+		return nil, err
 	}
 	var out record
-	err = s.store.Update(q.r.Context(), func(tx kv.Txn) error {
+	err = s.store.Update(ctx, func(tx kv.Txn) error {
 		dbRec, ok, err := getRecord(tx, databaseKey(db))
 		if err != nil {
 			return err
@@ -442,9 +478,9 @@ func (s *Service) createContainer(q *request, db string) error {
 		return tx.Set(containerKey(db, id), b)
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.writeResource(q, http.StatusCreated, out)
+	return newContainer(out)
 }
 
 // normalize turns json.Number values into float64 so that a freshly
@@ -455,41 +491,43 @@ func normalize(m map[string]any) record {
 	return r
 }
 
-func (s *Service) getContainer(q *request, db, coll string) error {
+// GetContainer reads a container, subject to pre (a matching IfNoneMatch
+// is ErrNotModified).
+func (s *Service) GetContainer(ctx context.Context, db, coll string, pre Preconditions) (*Container, error) {
 	var c *container
-	err := s.store.View(q.r.Context(), func(rd kv.Reader) error {
+	err := s.store.View(ctx, func(rd kv.Reader) error {
 		var err error
 		c, err = loadContainer(rd, db, coll)
 		return err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := checkConditions(ifHeaders(q.r.Header), conditions.Read, true, c.rec.str("_etag")); err != nil {
-		return err
+	if err := pre.check(conditions.Read, true, c.rec.str("_etag")); err != nil {
+		return nil, err
 	}
-	return s.writeResource(q, http.StatusOK, c.rec)
+	return newContainer(c.rec)
 }
 
-// replaceContainer replaces a container's settings; its partition key and
-// unique key policy cannot change, as in Cosmos DB.
-func (s *Service) replaceContainer(q *request, db, coll string) error {
-	m, err := s.bodyObject(q)
+// ReplaceContainer replaces a container's settings (props, whose "id" must
+// be coll); its partition key and unique key policy cannot change, as in
+// Cosmos DB.
+func (s *Service) ReplaceContainer(ctx context.Context, db, coll string, props []byte, pre Preconditions) (*Container, error) {
+	m, err := decodeObject(props)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if id, _ := m["id"].(string); id != coll {
-		return badRequest("The container id in the body (%q) must match the one in the path (%q).", id, coll)
+		return nil, badRequest("The container id in the body (%q) must match the one in the path (%q).", id, coll)
 	}
 	stripSystem(m)
-	cond := ifHeaders(q.r.Header)
 	var out record
-	err = s.store.Update(q.r.Context(), func(tx kv.Txn) error {
+	err = s.store.Update(ctx, func(tx kv.Txn) error {
 		old, err := loadContainer(tx, db, coll)
 		if err != nil {
 			return err
 		}
-		if err := checkConditions(cond, conditions.Write, true, old.rec.str("_etag")); err != nil {
+		if err := pre.check(conditions.Write, true, old.rec.str("_etag")); err != nil {
 			return err
 		}
 		norm := normalize(m)
@@ -524,9 +562,9 @@ func (s *Service) replaceContainer(q *request, db, coll string) error {
 		return tx.Set(containerKey(db, coll), b)
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.writeResource(q, http.StatusOK, out)
+	return newContainer(out)
 }
 
 func sameJSON(a, b any) bool {
@@ -552,14 +590,14 @@ func samePartitionKey(a, b any) bool {
 	return sameJSON(am["paths"], bm["paths"]) && sameJSON(kind(am), kind(bm))
 }
 
-func (s *Service) deleteContainer(q *request, db, coll string) error {
-	cond := ifHeaders(q.r.Header)
-	err := s.store.Update(q.r.Context(), func(tx kv.Txn) error {
+// DeleteContainer deletes a container with its items.
+func (s *Service) DeleteContainer(ctx context.Context, db, coll string, pre Preconditions) error {
+	return s.store.Update(ctx, func(tx kv.Txn) error {
 		c, err := loadContainer(tx, db, coll)
 		if err != nil {
 			return err
 		}
-		if err := checkConditions(cond, conditions.Write, true, c.rec.str("_etag")); err != nil {
+		if err := pre.check(conditions.Write, true, c.rec.str("_etag")); err != nil {
 			return err
 		}
 		for _, p := range [][]byte{itemsPrefix(db, coll), uniquePrefix(db, coll)} {
@@ -570,16 +608,14 @@ func (s *Service) deleteContainer(q *request, db, coll string) error {
 		s.noteVersion(tx.Version())
 		return tx.Delete(containerKey(db, coll))
 	})
-	if err != nil {
-		return err
-	}
-	return s.writeJSON(q, http.StatusNoContent, nil)
 }
 
-func (s *Service) listContainers(q *request, db string) error {
+// ListContainers returns every container of db, in id order; the feed's
+// ResourceID is the database's _rid.
+func (s *Service) ListContainers(ctx context.Context, db string) (*Feed, error) {
 	var all []record
 	var dbRID string
-	err := s.store.View(q.r.Context(), func(rd kv.Reader) error {
+	err := s.store.View(ctx, func(rd kv.Reader) error {
 		dbRec, ok, err := getRecord(rd, databaseKey(db))
 		if err != nil {
 			return err
@@ -592,55 +628,7 @@ func (s *Service) listContainers(q *request, db string) error {
 		return err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return s.writeFeed(q, dbRID, "DocumentCollections", toAny(all))
+	return recordFeed(dbRID, all)
 }
-
-// listPartitionKeyRanges answers with the single range that covers the
-// whole hash space: cerulean keeps every container in one physical
-// partition.
-func (s *Service) listPartitionKeyRanges(q *request, db, coll string) error {
-	var c *container
-	err := s.store.View(q.r.Context(), func(rd kv.Reader) error {
-		var err error
-		c, err = loadContainer(rd, db, coll)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	// Change-feed style polling of ranges sends If-None-Match; the range
-	// never changes.
-	etag := c.rec.str("_etag")
-	if inm := q.r.Header.Get("If-None-Match"); inm != "" && inm == etag {
-		return errNotModified
-	}
-	rng := map[string]any{
-		"_rid":               encodeRID(append(append([]byte(nil), c.ridBytes...), 2, 0, 0, 0, 0, 0, 0, 0)),
-		"id":                 "0",
-		"_etag":              etag,
-		"minInclusive":       "",
-		"maxExclusive":       "FF",
-		"ridPrefix":          0,
-		"_self":              c.rec.str("_self") + "pkranges/0/",
-		"throughputFraction": 1,
-		"status":             "online",
-		"parents":            []any{},
-		"_ts":                c.rec["_ts"],
-		"_lsn":               1,
-	}
-	q.w.Header().Set("etag", etag)
-	return s.writeFeed(q, c.rid(), "PartitionKeyRanges", []any{rng})
-}
-
-// writeFeed answers a feed page: {"_rid":…,"<name>":[…],"_count":n}.
-func (s *Service) writeFeed(q *request, rid, name string, items []any) error {
-	if items == nil {
-		items = []any{}
-	}
-	q.w.Header().Set("x-ms-item-count", itoa(len(items)))
-	return s.writeValue(q, http.StatusOK, map[string]any{"_rid": rid, name: items, "_count": len(items)})
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }

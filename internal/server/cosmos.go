@@ -26,7 +26,7 @@ func (s *Server) startCosmos(cfg Config) error {
 		return fmt.Errorf("listen for cosmos: %w", err)
 	}
 	srv := &http.Server{
-		Handler:           svc.Handler(),
+		Handler:           cosmos.NewHandler(svc),
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    1 << 20,
@@ -40,8 +40,7 @@ func (s *Server) startCosmos(cfg Config) error {
 		}
 		cert, path, err := cosmos.LoadOrCreateCertificate(dir)
 		if err != nil {
-			ln.Close()
-			return err
+			return errors.Join(err, ln.Close())
 		}
 		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 		scheme = "https"

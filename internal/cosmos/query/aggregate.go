@@ -52,7 +52,7 @@ func aggregateAvg(vals []any) any {
 // the cross-type order. MIN and MAX accept null, booleans, numbers and
 // strings; an array or object makes the result undefined.
 func aggregateExtreme(vals []any, sign int) any {
-	var best any = undefined
+	best := undefined
 	for _, v := range vals {
 		if r := rank(v); r == rankArray || r == rankObject {
 			return undefined

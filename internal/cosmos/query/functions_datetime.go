@@ -10,9 +10,6 @@ import (
 // digits: "YYYY-MM-DDThh:mm:ss.fffffffZ".
 const dateTimeLayout = "2006-01-02T15:04:05.0000000Z"
 
-// ticksPerMillisecond: a tick is 100 ns, as in .NET.
-const ticksPerMillisecond = 10_000
-
 func init() {
 	current := func(f func(t time.Time) any) func(*runContext, []any) any {
 		return func(run *runContext, _ []any) any { return f(run.now) }

@@ -3,6 +3,7 @@ package query
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -50,7 +51,7 @@ func readGolden(t *testing.T, path string) []*goldenCase {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	var cases []*goldenCase
 	var cur *goldenCase
 	var pendingComments []string
@@ -113,7 +114,7 @@ func runGolden(docs []map[string]any, c *goldenCase) (string, error) {
 	var params map[string]any
 	if c.params != "" {
 		if err := json.Unmarshal([]byte(c.params), &params); err != nil {
-			return "", fmt.Errorf("bad params: %v", err)
+			return "", fmt.Errorf("bad params: %w", err)
 		}
 	}
 	q, err := Parse(c.query)
@@ -123,13 +124,14 @@ func runGolden(docs []map[string]any, c *goldenCase) (string, error) {
 		if err == nil {
 			b, err := json.Marshal(res)
 			if err != nil {
-				return "", fmt.Errorf("marshal results: %v", err)
+				return "", fmt.Errorf("marshal results: %w", err)
 			}
 			return string(b), nil
 		}
 	}
-	if _, ok := err.(*Error); !ok {
-		return "", fmt.Errorf("error is %T, not *Error: %v", err, err)
+	var qe *Error
+	if !errors.As(err, &qe) {
+		return "", fmt.Errorf("error is %T, not *Error: %w", err, err)
 	}
 	return "error: " + err.Error(), nil
 }

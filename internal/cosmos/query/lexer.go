@@ -197,15 +197,15 @@ func lexString(text string, i int) (string, int, error) {
 			return "", 0, syntaxErrorf(text, start, "unterminated string literal")
 		}
 		c := text[i]
-		switch {
-		case c == quote:
+		switch c {
+		case quote:
 			if i+1 < len(text) && text[i+1] == quote {
 				b.WriteByte(quote)
 				i += 2
 				continue
 			}
 			return b.String(), i + 1, nil
-		case c == '\\':
+		case '\\':
 			if i+1 >= len(text) {
 				return "", 0, syntaxErrorf(text, start, "unterminated string literal")
 			}

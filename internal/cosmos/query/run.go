@@ -305,7 +305,7 @@ func writeKey(b *strings.Builder, v any) {
 		b.WriteString(";")
 	case rankString:
 		b.WriteString("s")
-		b.WriteString(fmt.Sprintf("%q", v.(string)))
+		fmt.Fprintf(b, "%q", v.(string))
 	case rankArray:
 		b.WriteString("[")
 		for _, e := range v.([]any) {
@@ -317,7 +317,7 @@ func writeKey(b *strings.Builder, v any) {
 		m := v.(map[string]any)
 		b.WriteString("{")
 		for _, k := range sortedKeys(m) {
-			b.WriteString(fmt.Sprintf("%q:", k))
+			fmt.Fprintf(b, "%q:", k)
 			writeKey(b, m[k])
 			b.WriteString(",")
 		}

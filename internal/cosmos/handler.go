@@ -1,0 +1,318 @@
+package cosmos
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/conditions"
+)
+
+// maxBody bounds a request body: the largest item plus the envelope of a
+// batch of them is far below it, and Cosmos DB answers 413 beyond 2 MB.
+const maxBody = 2 << 20
+
+// handler serves a Service over the Cosmos DB gateway protocol: it
+// authenticates, parses headers and bodies into domain values, makes one
+// call into the Service and writes its answer.
+type handler struct {
+	svc  *Service
+	keys [][]byte // accepted master keys
+	now  func() time.Time
+	log  *slog.Logger
+}
+
+// NewHandler returns the gateway's HTTP handler for svc, wrapped in the
+// shared plumbing (request ids, logging, panic recovery).
+func NewHandler(svc *Service) http.Handler {
+	h := &handler{svc: svc, keys: svc.keys, now: svc.now, log: svc.log}
+	return azhttp.Wrap("cosmos", h.log, nil, h.writeError, http.HandlerFunc(h.serve))
+}
+
+// request is one parsed call.
+type request struct {
+	w    http.ResponseWriter
+	r    *http.Request
+	segs []string // unescaped path segments
+}
+
+func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
+	q := &request{w: w, r: r}
+	var err error
+	q.segs, err = splitPath(r.URL.EscapedPath())
+	if err == nil {
+		err = h.authenticate(r, q.segs)
+	}
+	if err == nil {
+		err = rejectUnsupportedHeaders(r)
+	}
+	if err == nil {
+		err = h.route(q)
+	}
+	if err != nil {
+		h.writeError(w, r, err)
+	}
+}
+
+// splitPath returns the unescaped segments of a path, ignoring empty ones
+// (a trailing slash).
+func splitPath(p string) ([]string, error) {
+	var segs []string
+	for _, s := range strings.Split(p, "/") {
+		if s == "" {
+			continue
+		}
+		u, err := url.PathUnescape(s)
+		if err != nil {
+			return nil, badRequest("The path segment %q is not URL-encoded correctly.", s)
+		}
+		segs = append(segs, u)
+	}
+	return segs, nil
+}
+
+// route dispatches on the resource path:
+//
+//	/                                      database account
+//	/dbs[/{db}]                            databases
+//	/dbs/{db}/colls[/{coll}]               containers
+//	/dbs/{db}/colls/{coll}/docs[/{id}]     items, queries, batches
+//	/dbs/{db}/colls/{coll}/pkranges        partition key ranges
+func (h *handler) route(q *request) error {
+	segs, m := q.segs, q.r.Method
+	n := len(segs)
+	if n == 0 {
+		if m != http.MethodGet {
+			return methodNotAllowed(m)
+		}
+		return h.getAccount(q)
+	}
+	if segs[0] != "dbs" {
+		return unsupported(fmt.Sprintf("The resource type %q", segs[0]))
+	}
+	switch {
+	case n == 1:
+		switch m {
+		case http.MethodGet:
+			return h.listDatabases(q)
+		case http.MethodPost:
+			if isQuery(q.r) {
+				return h.queryDatabases(q)
+			}
+			return h.createDatabase(q)
+		}
+	case n == 2:
+		switch m {
+		case http.MethodGet:
+			return h.getDatabase(q, segs[1])
+		case http.MethodDelete:
+			return h.deleteDatabase(q, segs[1])
+		}
+	case n >= 3 && segs[2] != "colls":
+		return unsupported(fmt.Sprintf("The resource type %q", segs[2]))
+	case n == 3:
+		switch m {
+		case http.MethodGet:
+			return h.listContainers(q, segs[1])
+		case http.MethodPost:
+			if isQuery(q.r) {
+				return h.queryContainers(q, segs[1])
+			}
+			return h.createContainer(q, segs[1])
+		}
+	case n == 4:
+		switch m {
+		case http.MethodGet:
+			return h.getContainer(q, segs[1], segs[3])
+		case http.MethodPut:
+			return h.replaceContainer(q, segs[1], segs[3])
+		case http.MethodDelete:
+			return h.deleteContainer(q, segs[1], segs[3])
+		}
+	case n == 5 && segs[4] == "pkranges":
+		if m == http.MethodGet {
+			return h.listPartitionKeyRanges(q, segs[1], segs[3])
+		}
+	case segs[4] != "docs":
+		return unsupported(fmt.Sprintf("The resource type %q", segs[4]))
+	case n == 5:
+		switch m {
+		case http.MethodGet:
+			return h.readItemFeed(q, segs[1], segs[3])
+		case http.MethodPost:
+			switch {
+			case strings.EqualFold(q.r.Header.Get("x-ms-cosmos-is-batch-request"), "true"):
+				return h.batch(q, segs[1], segs[3])
+			case isQuery(q.r):
+				return h.queryItems(q, segs[1], segs[3])
+			}
+			return h.createItem(q, segs[1], segs[3])
+		}
+	case n == 6:
+		switch m {
+		case http.MethodGet:
+			return h.readItem(q, segs[1], segs[3], segs[5])
+		case http.MethodPut:
+			return h.replaceItem(q, segs[1], segs[3], segs[5])
+		case http.MethodDelete:
+			return h.deleteItem(q, segs[1], segs[3], segs[5])
+		case http.MethodPatch:
+			return h.patchItem(q, segs[1], segs[3], segs[5])
+		}
+	default:
+		return notFound("The resource path %q does not exist.", q.r.URL.Path)
+	}
+	return methodNotAllowed(m)
+}
+
+// rejectUnsupportedHeaders refuses requests whose meaning depends on a
+// feature cerulean does not serve, rather than silently ignoring it.
+func rejectUnsupportedHeaders(r *http.Request) error {
+	switch {
+	case r.Header.Get("A-IM") != "":
+		return unsupported("The change feed (A-IM)")
+	case r.Header.Get("x-ms-documentdb-pre-trigger-include") != "" || r.Header.Get("x-ms-documentdb-post-trigger-include") != "":
+		return unsupported("Triggers")
+	}
+	return nil
+}
+
+func methodNotAllowed(m string) *Error {
+	return newError(http.StatusMethodNotAllowed, "MethodNotAllowed", "The method %s is not allowed on this resource.", m)
+}
+
+// isQuery reports whether a POST is a query: SDKs mark it with either
+// header, or with the query content type.
+func isQuery(r *http.Request) bool {
+	for _, h := range []string{"x-ms-documentdb-isquery", "x-ms-documentdb-query", "x-ms-cosmos-is-query-plan-request"} {
+		if strings.EqualFold(r.Header.Get(h), "true") {
+			return true
+		}
+	}
+	ct, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	return strings.EqualFold(strings.TrimSpace(ct), "application/query+json")
+}
+
+// readBody reads a request body up to maxBody.
+func readBody(r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		return nil, badRequest("The request body could not be read: %v", err)
+	}
+	if len(b) > maxBody {
+		return nil, tooLarge("Request size is too large.")
+	}
+	return b, nil
+}
+
+// partitionKey is the request's x-ms-documentdb-partitionkey.
+func partitionKey(r *http.Request) PartitionKey {
+	return PartitionKey(r.Header.Get("x-ms-documentdb-partitionkey"))
+}
+
+// preconditions are the request's ETag conditions; Cosmos DB honours no
+// date conditions.
+func preconditions(r *http.Request) Preconditions {
+	c := conditions.FromHeader(r.Header, "")
+	return Preconditions{IfMatch: c.IfMatch, IfNoneMatch: c.IfNoneMatch}
+}
+
+func preferMinimal(r *http.Request) bool {
+	return strings.Contains(strings.ToLower(r.Header.Get("Prefer")), "return=minimal")
+}
+
+// pageSize reads x-ms-max-item-count; absent or -1 ("let the service
+// decide") is defaultPageSize.
+func pageSize(q *request) (int, error) {
+	v := q.r.Header.Get("x-ms-max-item-count")
+	if v == "" {
+		return defaultPageSize, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n == 0 || n < -1 {
+		return 0, badRequest("Invalid value %q for x-ms-max-item-count.", v)
+	}
+	if n == -1 {
+		return defaultPageSize, nil
+	}
+	return n, nil
+}
+
+// sessionToken is "<partition key range>:<version>#<lsn>", the shape the
+// SDKs parse; cerulean is strongly consistent, so it is informational.
+func (h *handler) sessionToken() string {
+	return "0:-1#" + strconv.FormatUint(max(h.svc.lastVersion.Load(), 1), 10)
+}
+
+// commonHeaders sets the headers every Cosmos response carries, unless the
+// handler already set them.
+func (h *handler) commonHeaders(w http.ResponseWriter, r *http.Request) {
+	hdr := w.Header()
+	setDefault := func(k, v string) {
+		if hdr.Get(k) == "" {
+			hdr.Set(k, v)
+		}
+	}
+	activity := r.Header.Get("x-ms-activity-id")
+	if activity == "" {
+		activity = azhttp.RequestID(r.Context())
+	}
+	setDefault("x-ms-activity-id", activity)
+	setDefault("x-ms-request-charge", "1")
+	setDefault("x-ms-session-token", h.sessionToken())
+	setDefault("etag", etagOf(max(h.svc.lastVersion.Load(), 1)))
+	setDefault("x-ms-gatewayversion", "version=2.14.0")
+	setDefault("x-ms-serviceversion", "version=2.14.0.0")
+	setDefault("x-ms-schemaversion", "1.20")
+	hdr.Del("x-ms-version")
+	if v := r.Header.Get("x-ms-version"); v != "" {
+		hdr.Set("x-ms-version", v)
+	}
+}
+
+// writeJSON answers with a JSON body (nil for none).
+func (h *handler) writeJSON(q *request, status int, body []byte) error {
+	h.commonHeaders(q.w, q.r)
+	hdr := q.w.Header()
+	if body != nil {
+		hdr.Set("Content-Type", "application/json")
+		hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	} else {
+		hdr.Set("Content-Length", "0")
+	}
+	q.w.WriteHeader(status)
+	if body != nil && q.r.Method != http.MethodHead {
+		_, _ = q.w.Write(body)
+	}
+	return nil
+}
+
+func (h *handler) writeValue(q *request, status int, v any) error {
+	b, err := marshal(v)
+	if err != nil {
+		return err
+	}
+	return h.writeJSON(q, status, b)
+}
+
+// writeFeed answers a feed page: {"_rid":…,"<name>":[…],"_count":n}.
+func (h *handler) writeFeed(q *request, rid, name string, items []json.RawMessage) error {
+	if items == nil {
+		items = []json.RawMessage{}
+	}
+	q.w.Header().Set("x-ms-item-count", strconv.Itoa(len(items)))
+	return h.writeValue(q, http.StatusOK, map[string]any{"_rid": rid, name: items, "_count": len(items)})
+}
+
+// writeResource answers with a database or container.
+func (h *handler) writeResource(q *request, status int, etag string, body []byte) error {
+	q.w.Header().Set("etag", etag)
+	return h.writeJSON(q, status, body)
+}

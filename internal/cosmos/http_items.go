@@ -1,0 +1,113 @@
+package cosmos
+
+import (
+	"net/http"
+	"strings"
+)
+
+// writeItem answers an item operation: the item with its ETag and content
+// paths, its body left out for a delete and for a write that asked for
+// return=minimal.
+func (h *handler) writeItem(q *request, db, coll string, status int, it *Item, withBody bool) error {
+	q.w.Header().Set("etag", it.ETag)
+	q.w.Header().Set("x-ms-alt-content-path", "dbs/"+db+"/colls/"+coll)
+	q.w.Header().Set("x-ms-content-path", "dbs/"+db+"/colls/"+coll)
+	var body []byte
+	if withBody {
+		body = it.Body
+	}
+	return h.writeJSON(q, status, body)
+}
+
+func itemOptions(r *http.Request) ItemOptions {
+	return ItemOptions{Preconditions: preconditions(r)}
+}
+
+// createItem creates, or with x-ms-documentdb-is-upsert upserts, an item.
+func (h *handler) createItem(q *request, db, coll string) error {
+	doc, err := readBody(q.r)
+	if err != nil {
+		return err
+	}
+	status := http.StatusCreated
+	var it *Item
+	if strings.EqualFold(q.r.Header.Get("x-ms-documentdb-is-upsert"), "true") {
+		var created bool
+		it, created, err = h.svc.UpsertItem(q.r.Context(), db, coll, partitionKey(q.r), doc, itemOptions(q.r))
+		if !created {
+			status = http.StatusOK
+		}
+	} else {
+		it, err = h.svc.CreateItem(q.r.Context(), db, coll, partitionKey(q.r), doc, itemOptions(q.r))
+	}
+	if err != nil {
+		return err
+	}
+	return h.writeItem(q, db, coll, status, it, !preferMinimal(q.r))
+}
+
+func (h *handler) replaceItem(q *request, db, coll, id string) error {
+	doc, err := readBody(q.r)
+	if err != nil {
+		return err
+	}
+	it, err := h.svc.ReplaceItem(q.r.Context(), db, coll, partitionKey(q.r), id, doc, itemOptions(q.r))
+	if err != nil {
+		return err
+	}
+	return h.writeItem(q, db, coll, http.StatusOK, it, !preferMinimal(q.r))
+}
+
+func (h *handler) patchItem(q *request, db, coll, id string) error {
+	b, err := readBody(q.r)
+	if err != nil {
+		return err
+	}
+	patch, err := ParsePatch(b)
+	if err != nil {
+		return err
+	}
+	it, err := h.svc.PatchItem(q.r.Context(), db, coll, partitionKey(q.r), id, patch, itemOptions(q.r))
+	if err != nil {
+		return err
+	}
+	return h.writeItem(q, db, coll, http.StatusOK, it, !preferMinimal(q.r))
+}
+
+func (h *handler) deleteItem(q *request, db, coll, id string) error {
+	it, err := h.svc.DeleteItem(q.r.Context(), db, coll, partitionKey(q.r), id, itemOptions(q.r))
+	if err != nil {
+		return err
+	}
+	return h.writeItem(q, db, coll, http.StatusNoContent, it, false)
+}
+
+func (h *handler) readItem(q *request, db, coll, id string) error {
+	it, err := h.svc.ReadItem(q.r.Context(), db, coll, partitionKey(q.r), id, itemOptions(q.r))
+	if it != nil {
+		// A failed condition still names the item's version.
+		q.w.Header().Set("etag", it.ETag)
+	}
+	if err != nil {
+		return err
+	}
+	return h.writeItem(q, db, coll, http.StatusOK, it, true)
+}
+
+// readItemFeed answers GET …/docs: the container's items (or one logical
+// partition's, or a hierarchical prefix's), a page at a time.
+func (h *handler) readItemFeed(q *request, db, coll string) error {
+	size, err := pageSize(q)
+	if err != nil {
+		return err
+	}
+	f, err := h.svc.ReadItemFeed(q.r.Context(), db, coll, partitionKey(q.r),
+		FeedOptions{MaxItemCount: size, Continuation: q.r.Header.Get("x-ms-continuation")})
+	if err != nil {
+		return err
+	}
+	if f.Continuation != "" {
+		q.w.Header().Set("x-ms-continuation", f.Continuation)
+	}
+	return h.writeFeed(q, f.ResourceID, "Documents", f.Items)
+}

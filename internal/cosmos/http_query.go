@@ -1,0 +1,143 @@
+package cosmos
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+)
+
+// querySpec is the body of a query request.
+type querySpec struct {
+	Query      string `json:"query"`
+	Parameters []struct {
+		Name  string `json:"name"`
+		Value any    `json:"value"`
+	} `json:"parameters"`
+}
+
+func parseQuerySpec(b []byte) (querySpec, map[string]any, error) {
+	var spec querySpec
+	if err := json.Unmarshal(b, &spec); err != nil {
+		return spec, nil, badRequest("The query request body is not valid JSON: %v", err)
+	}
+	if strings.TrimSpace(spec.Query) == "" {
+		return spec, nil, badRequest("The query text is missing.")
+	}
+	params := make(map[string]any, len(spec.Parameters))
+	for _, p := range spec.Parameters {
+		if !strings.HasPrefix(p.Name, "@") {
+			return spec, nil, badRequest("The query parameter name %q must start with '@'.", p.Name)
+		}
+		params[p.Name] = p.Value
+	}
+	return spec, params, nil
+}
+
+// queryContinuation is the paging token of a query: results are computed
+// by the server in full and the token says how many were already sent.
+type queryContinuation struct {
+	Offset int `json:"offset"`
+}
+
+func parseQueryContinuation(v string) (int, error) {
+	if v == "" {
+		return 0, nil
+	}
+	var c queryContinuation
+	if err := json.Unmarshal([]byte(v), &c); err != nil || c.Offset < 0 {
+		return 0, badRequest("The continuation token %q is invalid.", v)
+	}
+	return c.Offset, nil
+}
+
+// runQuery parses a query request, runs it with run and answers one page
+// of results under feed name.
+func (h *handler) runQuery(q *request, feedName string, run func(*Query, map[string]any) (*Feed, error)) error {
+	b, err := readBody(q.r)
+	if err != nil {
+		return err
+	}
+	spec, params, err := parseQuerySpec(b)
+	if err != nil {
+		return err
+	}
+	query, err := ParseQuery(spec.Query)
+	if err != nil {
+		return err
+	}
+	if strings.EqualFold(q.r.Header.Get("x-ms-cosmos-is-query-plan-request"), "true") {
+		return h.writeQueryPlan(q)
+	}
+	size, err := pageSize(q)
+	if err != nil {
+		return err
+	}
+	offset, err := parseQueryContinuation(q.r.Header.Get("x-ms-continuation"))
+	if err != nil {
+		return err
+	}
+	f, err := run(query, params)
+	if err != nil {
+		return err
+	}
+	results := f.Items
+	if offset > len(results) {
+		offset = len(results)
+	}
+	end := min(offset+size, len(results))
+	if end < len(results) {
+		tok, _ := json.Marshal(queryContinuation{Offset: end})
+		q.w.Header().Set("x-ms-continuation", string(tok))
+	}
+	return h.writeFeed(q, f.ResourceID, feedName, results[offset:end])
+}
+
+// writeQueryPlan answers the SDKs' query-plan request. The server runs
+// every query in full (ORDER BY, aggregates, DISTINCT, OFFSET/LIMIT
+// included) over the single partition key range, so the plan asks the SDK
+// for nothing but a pass-through of that range's pages.
+func (h *handler) writeQueryPlan(q *request) error {
+	return h.writeValue(q, http.StatusOK, map[string]any{
+		"partitionedQueryExecutionInfoVersion": 2,
+		"queryInfo": map[string]any{
+			"distinctType":                "None",
+			"top":                         nil,
+			"offset":                      nil,
+			"limit":                       nil,
+			"orderBy":                     []any{},
+			"orderByExpressions":          []any{},
+			"groupByExpressions":          []any{},
+			"groupByAliases":              []any{},
+			"aggregates":                  []any{},
+			"groupByAliasToAggregateType": map[string]any{},
+			"rewrittenQuery":              "",
+			"hasSelectValue":              false,
+			"dCountInfo":                  nil,
+			"hasNonStreamingOrderBy":      false,
+		},
+		"queryRanges": []any{map[string]any{"min": "", "max": "FF", "isMinInclusive": true, "isMaxInclusive": false}},
+	})
+}
+
+func (h *handler) queryItems(q *request, db, coll string) error {
+	pk := partitionKey(q.r)
+	// A malformed partition key is reported before anything in the body.
+	if _, _, err := pk.components(); err != nil {
+		return err
+	}
+	return h.runQuery(q, "Documents", func(query *Query, params map[string]any) (*Feed, error) {
+		return h.svc.QueryItems(q.r.Context(), db, coll, pk, query, params)
+	})
+}
+
+func (h *handler) queryDatabases(q *request) error {
+	return h.runQuery(q, "Databases", func(query *Query, params map[string]any) (*Feed, error) {
+		return h.svc.QueryDatabases(q.r.Context(), query, params)
+	})
+}
+
+func (h *handler) queryContainers(q *request, db string) error {
+	return h.runQuery(q, "DocumentCollections", func(query *Query, params map[string]any) (*Feed, error) {
+		return h.svc.QueryContainers(q.r.Context(), db, query, params)
+	})
+}

@@ -1,0 +1,127 @@
+package cosmos
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// ---- databases ----
+
+func (h *handler) createDatabase(q *request) error {
+	b, err := readBody(q.r)
+	if err != nil {
+		return err
+	}
+	d, err := h.svc.CreateDatabase(q.r.Context(), b)
+	if err != nil {
+		return err
+	}
+	return h.writeResource(q, http.StatusCreated, d.ETag, d.Body)
+}
+
+func (h *handler) getDatabase(q *request, db string) error {
+	d, err := h.svc.GetDatabase(q.r.Context(), db, preconditions(q.r))
+	if err != nil {
+		return err
+	}
+	return h.writeResource(q, http.StatusOK, d.ETag, d.Body)
+}
+
+func (h *handler) deleteDatabase(q *request, db string) error {
+	if err := h.svc.DeleteDatabase(q.r.Context(), db, preconditions(q.r)); err != nil {
+		return err
+	}
+	return h.writeJSON(q, http.StatusNoContent, nil)
+}
+
+func (h *handler) listDatabases(q *request) error {
+	f, err := h.svc.ListDatabases(q.r.Context())
+	if err != nil {
+		return err
+	}
+	return h.writeFeed(q, f.ResourceID, "Databases", f.Items)
+}
+
+// ---- containers ----
+
+func (h *handler) createContainer(q *request, db string) error {
+	b, err := readBody(q.r)
+	if err != nil {
+		return err
+	}
+	c, err := h.svc.CreateContainer(q.r.Context(), db, b)
+	if err != nil {
+		return err
+	}
+	return h.writeResource(q, http.StatusCreated, c.ETag, c.Body)
+}
+
+func (h *handler) getContainer(q *request, db, coll string) error {
+	c, err := h.svc.GetContainer(q.r.Context(), db, coll, preconditions(q.r))
+	if err != nil {
+		return err
+	}
+	return h.writeResource(q, http.StatusOK, c.ETag, c.Body)
+}
+
+func (h *handler) replaceContainer(q *request, db, coll string) error {
+	b, err := readBody(q.r)
+	if err != nil {
+		return err
+	}
+	c, err := h.svc.ReplaceContainer(q.r.Context(), db, coll, b, preconditions(q.r))
+	if err != nil {
+		return err
+	}
+	return h.writeResource(q, http.StatusOK, c.ETag, c.Body)
+}
+
+func (h *handler) deleteContainer(q *request, db, coll string) error {
+	if err := h.svc.DeleteContainer(q.r.Context(), db, coll, preconditions(q.r)); err != nil {
+		return err
+	}
+	return h.writeJSON(q, http.StatusNoContent, nil)
+}
+
+func (h *handler) listContainers(q *request, db string) error {
+	f, err := h.svc.ListContainers(q.r.Context(), db)
+	if err != nil {
+		return err
+	}
+	return h.writeFeed(q, f.ResourceID, "DocumentCollections", f.Items)
+}
+
+// listPartitionKeyRanges answers with the single range that covers the
+// whole hash space: cerulean keeps every container in one physical
+// partition.
+func (h *handler) listPartitionKeyRanges(q *request, db, coll string) error {
+	c, err := h.svc.GetContainer(q.r.Context(), db, coll, Preconditions{})
+	if err != nil {
+		return err
+	}
+	// Change-feed style polling of ranges sends If-None-Match; the range
+	// never changes.
+	if inm := q.r.Header.Get("If-None-Match"); inm != "" && inm == c.ETag {
+		return ErrNotModified
+	}
+	rng := map[string]any{
+		"_rid":               encodeRID(append(decodeRID(c.RID), 2, 0, 0, 0, 0, 0, 0, 0)),
+		"id":                 "0",
+		"_etag":              c.ETag,
+		"minInclusive":       "",
+		"maxExclusive":       "FF",
+		"ridPrefix":          0,
+		"_self":              c.Self + "pkranges/0/",
+		"throughputFraction": 1,
+		"status":             "online",
+		"parents":            []any{},
+		"_ts":                c.TS,
+		"_lsn":               1,
+	}
+	b, err := marshal(rng)
+	if err != nil {
+		return err
+	}
+	q.w.Header().Set("etag", c.ETag)
+	return h.writeFeed(q, c.RID, "PartitionKeyRanges", []json.RawMessage{b})
+}

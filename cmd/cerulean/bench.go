@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -36,14 +37,16 @@ func benchCommand(args []string, getenv func(string) string, stdout, stderr io.W
 	asJSON := fs.Bool("json", false, "print results as JSON")
 	quiet := fs.Bool("q", false, "no progress lines")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: cerulean bench [flags] workload... (or all, or storage: every workload but cosmos-*)\n"+
+		// Usage goes to stderr on the way to an error or -h; there is
+		// nowhere left to report a failed write.
+		_, _ = fmt.Fprintf(stderr, "usage: cerulean bench [flags] workload... (or all, or storage: every workload but cosmos-*)\n"+
 			"       cerulean bench null-server ADDR...      serve the no-work ceiling on each address\n"+
 			"       cerulean bench compare NAME=FILE...     ratio table of --json results, first against the others\n"+
 			"workloads: %s\n", strings.Join(bench.Names(), ", "))
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
+		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
 		return err
@@ -85,7 +88,9 @@ func benchCommand(args []string, getenv func(string) string, stdout, stderr io.W
 		if err != nil {
 			// One workload the endpoint cannot set up (a null server, a
 			// missing service) must not hide the others' results.
-			fmt.Fprintf(stderr, "%s: %v\n", name, err)
+			if _, err := fmt.Fprintf(stderr, "%s: %v\n", name, err); err != nil {
+				return err
+			}
 			res = &bench.Result{Workload: name, Errors: map[string]int{"setup": 1}, VerifyError: "setup failed"}
 		}
 		results = append(results, res)
@@ -93,8 +98,7 @@ func benchCommand(args []string, getenv func(string) string, stdout, stderr io.W
 	if *asJSON {
 		return bench.WriteJSON(stdout, results)
 	}
-	bench.WriteTable(stdout, results)
-	return nil
+	return bench.WriteTable(stdout, results)
 }
 
 // nullServer serves bench.NullHandler on each address until interrupted.
@@ -106,7 +110,9 @@ func nullServer(addrs []string, stderr io.Writer) error {
 	for _, a := range addrs {
 		srv := &http.Server{Addr: a, Handler: bench.NullHandler(), ReadHeaderTimeout: 10 * time.Second}
 		go func() { errs <- srv.ListenAndServe() }()
-		fmt.Fprintln(stderr, "null server on", a)
+		if _, err := fmt.Fprintln(stderr, "null server on", a); err != nil {
+			return err
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -136,6 +142,5 @@ func compare(args []string, stdout io.Writer) error {
 		}
 		names, runs = append(names, name), append(runs, res)
 	}
-	bench.WriteComparison(stdout, names, runs)
-	return nil
+	return bench.WriteComparison(stdout, names, runs)
 }

@@ -2,7 +2,11 @@
 //
 //	cerulean [serve] [flags]   run the server (the default command)
 //	cerulean version           print the version
+//	cerulean bench [flags] workload...
+//	                           measure an endpoint through the official SDKs
 //
-// Every flag has an environment variable (CERULEAN_<FLAG>, upper-case with
-// underscores), used when the flag is not given.
+// Every serve flag has an environment variable (CERULEAN_<FLAG>, upper-case
+// with underscores), used when the flag is not given. Values are checked
+// at start: one that is not understood stops the server with a message
+// naming it, rather than leaving the default in place.
 package main

@@ -37,63 +37,123 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	case "serve":
 		return serve(args, getenv, stderr)
 	case "version":
-		fmt.Fprintln(stdout, "cerulean", version)
-		return nil
+		_, err := fmt.Fprintln(stdout, "cerulean", version)
+		return err
 	case "bench":
 		return benchCommand(args, getenv, stdout, stderr)
 	case "help":
-		fmt.Fprintln(stdout, "usage: cerulean [serve|version|bench] [flags]; cerulean serve -h lists the flags")
-		return nil
+		_, err := fmt.Fprintln(stdout, "usage: cerulean [serve|version|bench] [flags]; cerulean serve -h lists the flags")
+		return err
 	}
 	return fmt.Errorf("unknown command %q (want serve, version or bench)", cmd)
 }
 
 // serveFlags are serve's settings.
 type serveFlags struct {
-	host                                                         string
-	blobPort, queuePort, tablePort, filePort, cosmosPort, search int
-	dataDir                                                      string
-	inMemory                                                     bool
-	cosmosHTTP                                                   bool
-	logLevel                                                     string
-	pprof                                                        string
+	host                                       string
+	blobPort, queuePort, tablePort, cosmosPort port
+	dataDir                                    string
+	inMemory                                   boolean
+	cosmosHTTP                                 boolean
+	logLevel                                   logLevel
+	pprof                                      string
 }
 
+// parseServeFlags reads serve's settings from the environment, then from
+// args, which win. Every value goes through its flag's own parser, so a
+// value that is not understood stops the start instead of leaving the
+// default in place; a bad environment value is refused even when a flag
+// overrides it.
 func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (*serveFlags, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := &serveFlags{}
-	str := func(p *string, name, def, usage string) {
-		fs.StringVar(p, name, envOr(getenv, name, def), usage+" (env "+envName(name)+")")
-	}
-	num := func(p *int, name string, def int, usage string) {
-		d := def
-		if v := getenv(envName(name)); v != "" {
-			if n, err := strconv.Atoi(v); err == nil {
-				d = n
+	f := &serveFlags{blobPort: 10000, queuePort: 10001, tablePort: 10002, cosmosPort: 8081, logLevel: logLevel(slog.LevelInfo)}
+	fs.StringVar(&f.host, "host", "127.0.0.1", "address to listen on")
+	fs.Var(&f.blobPort, "blob-port", "Blob service port, 0 for a free one")
+	fs.Var(&f.queuePort, "queue-port", "Queue service port, 0 for a free one")
+	fs.Var(&f.tablePort, "table-port", "Table service port, 0 for a free one")
+	fs.Var(&f.cosmosPort, "cosmos-port", "Cosmos DB (NoSQL) gateway port, 0 for a free one")
+	fs.Var(&f.cosmosHTTP, "cosmos-http", "serve the Cosmos DB gateway over plain HTTP instead of HTTPS")
+	fs.StringVar(&f.dataDir, "data", "./cerulean-data", "directory of the durable store")
+	fs.Var(&f.inMemory, "in-memory", "keep everything in memory; nothing survives exit")
+	// info is logLevel's zero value, which the usage text never shows as a
+	// default, so the text names it.
+	fs.Var(&f.logLevel, "log-level", "debug, info, warn or error (default info)")
+	fs.StringVar(&f.pprof, "pprof", "", "serve Go's pprof profiles on this address, e.g. 127.0.0.1:6060, off when empty")
+
+	// The environment is applied first so that the command line wins; an
+	// empty variable counts as unset.
+	var envErrs []error
+	fs.VisitAll(func(fl *flag.Flag) {
+		name := envName(fl.Name)
+		fl.Usage += " (env " + name + ")"
+		if v := getenv(name); v != "" {
+			if err := fl.Value.Set(v); err != nil {
+				envErrs = append(envErrs, fmt.Errorf("environment variable %s=%q: %w", name, v, err))
 			}
 		}
-		fs.IntVar(p, name, d, usage+" (env "+envName(name)+")")
-	}
-	str(&f.host, "host", "127.0.0.1", "address to listen on")
-	num(&f.blobPort, "blob-port", 10000, "Blob service port")
-	num(&f.queuePort, "queue-port", 10001, "Queue service port")
-	num(&f.tablePort, "table-port", 10002, "Table service port")
-	num(&f.filePort, "file-port", 10003, "File service port (service not yet available)")
-	num(&f.cosmosPort, "cosmos-port", 8081, "Cosmos DB (NoSQL) gateway port")
-	num(&f.search, "search-port", 8082, "AI Search port (service not yet available)")
-	fs.BoolVar(&f.cosmosHTTP, "cosmos-http", getenv(envName("cosmos-http")) == "true", "serve the Cosmos DB gateway over plain HTTP instead of HTTPS (env CERULEAN_COSMOS_HTTP=true)")
-	str(&f.dataDir, "data", "./cerulean-data", "directory of the durable store")
-	fs.BoolVar(&f.inMemory, "in-memory", getenv(envName("in-memory")) == "true", "keep everything in memory; nothing survives exit (env CERULEAN_IN_MEMORY=true)")
-	str(&f.logLevel, "log-level", "info", "debug, info, warn or error")
-	str(&f.pprof, "pprof", "", "serve Go's pprof profiles on this address, e.g. 127.0.0.1:6060 (off when empty)")
+	})
 	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if err := errors.Join(envErrs...); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	if f.dataDir == "" && !f.inMemory {
+		return nil, errors.New("the data directory is empty: give --data a directory, or use --in-memory")
+	}
 	return f, nil
+}
+
+// boolean is a switch: a bare --flag means true, and a value is exactly
+// what strconv.ParseBool accepts (1, t, T, true, TRUE, True and the
+// matching false spellings).
+type boolean bool
+
+func (b *boolean) String() string { return strconv.FormatBool(bool(*b)) }
+
+func (b *boolean) IsBoolFlag() bool { return true }
+
+func (b *boolean) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("not a boolean (1, t, true, 0, f or false)")
+	}
+	*b = boolean(v)
+	return nil
+}
+
+// port is a TCP port given in decimal: 0 (pick a free one) to 65535.
+type port int
+
+func (p *port) String() string { return strconv.Itoa(int(*p)) }
+
+func (p *port) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 65535 {
+		return errors.New("not a port number (0 to 65535)")
+	}
+	*p = port(n)
+	return nil
+}
+
+// logLevel is one of the documented level names, in any case.
+type logLevel slog.Level
+
+var logLevels = map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}
+
+func (l *logLevel) String() string { return strings.ToLower(slog.Level(*l).String()) }
+
+func (l *logLevel) Set(s string) error {
+	level, ok := logLevels[strings.ToLower(s)]
+	if !ok {
+		return errors.New("not a log level (debug, info, warn or error)")
+	}
+	*l = logLevel(level)
+	return nil
 }
 
 func envName(flagName string) string {
@@ -115,11 +175,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
-		return fmt.Errorf("log level %q: %w", f.logLevel, err)
-	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.Level(f.logLevel)}))
 	accounts, err := azhttp.LoadAccounts(getenv)
 	if err != nil {
 		return err
@@ -132,8 +188,8 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 		}
 	}
 	srv, err := server.Start(ctx, server.Config{
-		Host: f.host, BlobPort: f.blobPort, QueuePort: f.queuePort, TablePort: f.tablePort, DataDir: f.dataDir, InMemory: f.inMemory,
-		CosmosPort: f.cosmosPort, CosmosHTTP: f.cosmosHTTP,
+		Host: f.host, BlobPort: int(f.blobPort), QueuePort: int(f.queuePort), TablePort: int(f.tablePort), DataDir: f.dataDir, InMemory: bool(f.inMemory),
+		CosmosPort: int(f.cosmosPort), CosmosHTTP: bool(f.cosmosHTTP),
 		Accounts: accounts, Logger: logger,
 	})
 	if err != nil {

@@ -33,6 +33,7 @@ var (
 	ErrInvalidXmlDocument                   = newError(http.StatusBadRequest, "InvalidXmlDocument", "The specified XML is not syntactically valid.")
 	ErrInvalidXmlNodeValue                  = newError(http.StatusBadRequest, "InvalidXmlNodeValue", "The value for one of the XML nodes is not in the correct format.")
 	ErrMd5Mismatch                          = newError(http.StatusBadRequest, "Md5Mismatch", "The MD5 value specified in the request did not match with the MD5 value calculated by the server.")
+	ErrCrc64Mismatch                        = newError(http.StatusBadRequest, "Crc64Mismatch", "The CRC64 value specified in the request did not match with the CRC64 value calculated by the server.")
 	ErrMetadataTooLarge                     = newError(http.StatusBadRequest, "MetadataTooLarge", "The size of the specified metadata exceeds the maximum size permitted.")
 	ErrMissingContentLengthHeader           = newError(http.StatusLengthRequired, "MissingContentLengthHeader", "The Content-Length header was not specified.")
 	ErrMissingRequiredQueryParameter        = newError(http.StatusBadRequest, "MissingRequiredQueryParameter", "A required query parameter was not specified for this request.")

@@ -2,6 +2,7 @@ package azhttp
 
 import (
 	"bytes"
+	"errors"
 	"net"
 	"net/http"
 	"strings"
@@ -24,8 +25,16 @@ func TestOriginalHeaderNames(t *testing.T) {
 		_, _ = bytes.NewBuffer(nil).ReadFrom(r.Body)
 		got <- m
 	})}
-	go srv.Serve(CaseListener(ln))
-	t.Cleanup(func() { srv.Close() })
+	go func() {
+		if err := srv.Serve(CaseListener(ln)); !errors.Is(err, http.ErrServerClosed) {
+			t.Error(err)
+		}
+	}()
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	client := &http.Client{}
 	send := func(name string, body []byte) Metadata {
 		req, _ := http.NewRequest(http.MethodPut, "http://"+ln.Addr().String()+"/acct/c/b?comp=metadata", bytes.NewReader(body))
@@ -34,7 +43,9 @@ func TestOriginalHeaderNames(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
+		if err := resp.Body.Close(); err != nil {
+			t.Fatal(err)
+		}
 		return <-got
 	}
 	for _, tc := range []struct {

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -57,10 +56,10 @@ type outcome struct {
 	calls  int
 }
 
-func (o *outcome) get() (Access, error, int) {
+func (o *outcome) get() (Access, int, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.access, o.err, o.calls
+	return o.access, o.calls, o.err
 }
 
 // newAuthServer serves auth behind Wrap; every request is authenticated,
@@ -139,13 +138,4 @@ func newRequest(method, target string, header map[string]string) *http.Request {
 		r.Header.Set(k, v)
 	}
 	return r
-}
-
-func decodedPath(t *testing.T, target string) string {
-	t.Helper()
-	u, err := url.Parse(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u.Path
 }

@@ -26,7 +26,7 @@ func TestParseMetadata(t *testing.T) {
 	} {
 		h := http.Header{}
 		v := "v"
-		if want == ErrMetadataTooLarge {
+		if name == "x-ms-meta-large" {
 			v = strings.Repeat("v", MaxMetadataSize+1)
 		}
 		h[name] = []string{v}

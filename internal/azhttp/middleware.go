@@ -2,6 +2,7 @@ package azhttp
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -60,7 +61,7 @@ func Wrap(service string, logger *slog.Logger, cors CORSSource, errorWriter func
 			if p == nil {
 				return
 			}
-			if p == http.ErrAbortHandler {
+			if err, ok := p.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 				panic(p) // the server's own signal to drop the connection
 			}
 			logger.ErrorContext(ctx, "panic serving request", "panic", p, "stack", string(debug.Stack()), "request_id", id)

@@ -160,9 +160,10 @@ func (a *Authenticator) serviceScope(q url.Values, account, container, blob stri
 				return acc, scope, notSigned
 			}
 			cr += "/" + blob
-			if acc.Resource == "bs" {
+			switch acc.Resource {
+			case "bs":
 				scope.snap = q.Get("snapshot")
-			} else if acc.Resource == "bv" {
+			case "bv":
 				scope.snap = q.Get("versionid")
 			}
 		case "d":
@@ -256,7 +257,7 @@ func coversSetFields(l, newest sasLayout, value func(string) string) bool {
 			continue
 		}
 		v := value(f)
-		if v != "" && !(f == "sr" && (v == "c" || v == "b" || v == "s" || v == "f")) {
+		if v != "" && (f != "sr" || v != "c" && v != "b" && v != "s" && v != "f") {
 			return false
 		}
 	}

@@ -242,7 +242,7 @@ func TestSASThroughSDK(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _ = cc.GetProperties(context.Background(), nil)
-	access, authErr, _ := got.get()
+	access, _, authErr := got.get()
 	if authErr != nil || access.Kind != AccessServiceSAS || access.Resource != "c" {
 		t.Fatalf("access = %+v, err = %v", access, authErr)
 	}

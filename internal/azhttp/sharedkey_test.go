@@ -79,7 +79,7 @@ func TestSharedKeySDKBlob(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.call()
-			access, authErr, _ := got.get()
+			access, _, authErr := got.get()
 			if authErr != nil {
 				t.Fatalf("server rejected SDK signature: %v (client: %v)", authErr, err)
 			}
@@ -113,7 +113,7 @@ func TestSharedKeySDKRejects(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = client.CreateContainer(context.Background(), "c1", nil)
-			_, authErr, _ := got.get()
+			_, _, authErr := got.get()
 			checkErr(t, authErr, tc.want)
 			if tc.want != nil && !bloberror.HasCode(err, bloberror.Code(tc.want.Code)) {
 				t.Fatalf("SDK error = %v, want code %s", err, tc.want.Code)
@@ -166,7 +166,7 @@ func TestSharedKeySDKQueueAndFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, _ = client.ServiceClient().GetProperties(context.Background(), nil)
-			access, authErr, calls := got.get()
+			access, calls, authErr := got.get()
 			if calls == 0 || authErr != nil || access.Kind != AccessSharedKey {
 				t.Fatalf("calls=%d access=%+v err=%v", calls, access, authErr)
 			}

@@ -25,7 +25,9 @@ func TestStoreErrorsAreNever500Unmapped(t *testing.T) {
 	}
 	for _, tc := range tests {
 		for _, write := range []func(w *httptest.ResponseRecorder, err error){
-			func(w *httptest.ResponseRecorder, err error) { WriteError(w, httptest.NewRequest("PUT", "/a/c", nil), err) },
+			func(w *httptest.ResponseRecorder, err error) {
+				WriteError(w, httptest.NewRequest("PUT", "/a/c", nil), err)
+			},
 			func(w *httptest.ResponseRecorder, err error) {
 				WriteErrorJSON(w, httptest.NewRequest("PUT", "/a/t", nil), err)
 			},

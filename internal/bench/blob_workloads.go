@@ -96,7 +96,7 @@ func (w *blobGet) Op(ctx context.Context, worker int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read to the end or failed already: Close only frees the connection
 	n, err := io.Copy(io.Discard, resp.Body)
 	if err == nil && n != int64(w.size) {
 		err = fmt.Errorf("downloaded %d bytes, want %d", n, w.size)
@@ -131,7 +131,7 @@ func (w *blobCondUpdate) Op(ctx context.Context, worker int) (int64, error) {
 			return 0, err
 		}
 		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		_ = resp.Body.Close() // read to the end or failed already: Close only frees the connection
 		if err != nil {
 			return 0, err
 		}
@@ -163,8 +163,11 @@ func (w *blobCondUpdate) Verify(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	defer func() { _ = resp.Body.Close() }() // read to the end below: Close only frees the connection
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("read counter: %w", err)
+	}
 	n, err := strconv.ParseInt(string(body), 10, 64)
 	if err != nil {
 		return fmt.Errorf("counter %q: %w", body, err)

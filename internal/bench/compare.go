@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"text/tabwriter"
 )
 
 // ReadResults loads a --json output file.
@@ -23,16 +22,16 @@ func ReadResults(path string) ([]*Result, error) {
 
 // WriteComparison prints, per workload, each target's ops/s and errors and
 // the ratio of the first target to every other.
-func WriteComparison(out io.Writer, names []string, runs [][]*Result) {
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "workload\t")
+func WriteComparison(out io.Writer, names []string, runs [][]*Result) error {
+	t := newTable(out)
+	t.printf("workload\t")
 	for _, n := range names {
-		fmt.Fprintf(tw, "%s ops/s\t%s p99\t%s errors\t", n, n, n)
+		t.printf("%s ops/s\t%s p99\t%s errors\t", n, n, n)
 	}
 	for _, n := range names[1:] {
-		fmt.Fprintf(tw, "%s/%s\t", names[0], n)
+		t.printf("%s/%s\t", names[0], n)
 	}
-	fmt.Fprintln(tw)
+	t.printf("\n")
 	index := make([]map[string]*Result, len(runs))
 	for i, run := range runs {
 		index[i] = map[string]*Result{}
@@ -41,24 +40,24 @@ func WriteComparison(out io.Writer, names []string, runs [][]*Result) {
 		}
 	}
 	for _, base := range runs[0] {
-		fmt.Fprintf(tw, "%s\t", base.Workload)
+		t.printf("%s\t", base.Workload)
 		for i := range runs {
 			r := index[i][base.Workload]
 			if r == nil {
-				fmt.Fprint(tw, "-\t-\t-\t")
+				t.printf("-\t-\t-\t")
 				continue
 			}
-			fmt.Fprintf(tw, "%.0f\t%vms\t%s\t", r.OpsPerSec, r.LatencyMs["p99"], errorSummary(r.Errors))
+			t.printf("%.0f\t%vms\t%s\t", r.OpsPerSec, r.LatencyMs["p99"], errorSummary(r.Errors))
 		}
 		for i := 1; i < len(runs); i++ {
 			r := index[i][base.Workload]
 			if r == nil || r.OpsPerSec == 0 {
-				fmt.Fprint(tw, "-\t")
+				t.printf("-\t")
 				continue
 			}
-			fmt.Fprintf(tw, "%.2fx\t", base.OpsPerSec/r.OpsPerSec)
+			t.printf("%.2fx\t", base.OpsPerSec/r.OpsPerSec)
 		}
-		fmt.Fprintln(tw)
+		t.printf("\n")
 	}
-	tw.Flush()
+	return t.flush()
 }

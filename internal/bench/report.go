@@ -8,19 +8,44 @@ import (
 	"time"
 )
 
+// table writes a tab-aligned table and keeps the first write error, so
+// the rows read as a sequence of prints and the caller checks once.
+type table struct {
+	tw  *tabwriter.Writer
+	err error
+}
+
+func newTable(out io.Writer) *table {
+	return &table{tw: tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)}
+}
+
+func (t *table) printf(format string, args ...any) {
+	if t.err == nil {
+		_, t.err = fmt.Fprintf(t.tw, format, args...)
+	}
+}
+
+// flush writes the aligned table out and reports the first error.
+func (t *table) flush() error {
+	if t.err != nil {
+		return t.err
+	}
+	return t.tw.Flush()
+}
+
 // WriteTable prints results as an aligned table.
-func WriteTable(out io.Writer, results []*Result) {
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tclients\tops\tops/s\tMiB/s\tp50\tp90\tp99\tmax\terrors\tverify\t")
+func WriteTable(out io.Writer, results []*Result) error {
+	t := newTable(out)
+	t.printf("workload\tclients\tops\tops/s\tMiB/s\tp50\tp90\tp99\tmax\terrors\tverify\t\n")
 	for _, r := range results {
 		verify := "ok"
 		if r.VerifyError != "" {
 			verify = "FAILED: " + r.VerifyError
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Workload, r.Clients, r.Ops, r.OpsPerSec, r.MiBPerSec,
+		t.printf("%s\t%d\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Workload, r.Clients, r.Ops, r.OpsPerSec, r.MiBPerSec,
 			ms(r.P50), ms(r.P90), ms(r.P99), ms(r.Max), errorSummary(r.Errors), verify)
 	}
-	tw.Flush()
+	return t.flush()
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000) }

@@ -199,7 +199,8 @@ func progress(out io.Writer, name string, done *atomic.Int64) (stop func()) {
 				return
 			case <-t.C:
 				n := done.Load()
-				fmt.Fprintf(out, "%s: %d ops in %.0fs (%d ops/s now)\n", name, n, time.Since(start).Seconds(), n-last)
+				// Progress is advisory: a failed write must not stop the run.
+				_, _ = fmt.Fprintf(out, "%s: %d ops in %.0fs (%d ops/s now)\n", name, n, time.Since(start).Seconds(), n-last)
 				last = n
 			}
 		}

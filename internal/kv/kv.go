@@ -15,7 +15,7 @@ const (
 	MaxValueSize = 100_000
 	// MaxTxnSize bounds the keys and values one transaction writes.
 	MaxTxnSize = 10_000_000
-	// MaxTxnDuration bounds the time from a transaction's first read to its commit.
+	// MaxTxnDuration bounds the time from an Update attempt's snapshot to its commit.
 	MaxTxnDuration = 5 * time.Second
 )
 
@@ -99,13 +99,3 @@ func PrefixEnd(prefix []byte) []byte {
 
 // IsRetryable reports whether err is a conflict the caller may retry.
 func IsRetryable(err error) bool { return errors.Is(err, ErrConflict) }
-
-// ctxDone returns ctx's error when it is done, else nil.
-func ctxDone(ctx context.Context) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	default:
-		return nil
-	}
-}

@@ -75,30 +75,25 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s := &Server{store: store, log: cfg.Logger, errs: make(chan error, 8)}
 	blobs := blob.New(blob.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
 	if _, err := blobs.SweepStaged(ctx); err != nil {
-		store.Close()
-		return nil, err
+		return nil, errors.Join(err, store.Close())
 	}
-	s.blobAddr, err = s.listen(cfg.Host, cfg.BlobPort, "blob", blobs.Handler())
+	s.blobAddr, err = s.listen(cfg.Host, cfg.BlobPort, "blob", blob.NewHandler(blobs))
 	if err != nil {
-		s.Shutdown(context.Background())
-		return nil, err
+		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	queues := queue.New(queue.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
-	s.queueAddr, err = s.listen(cfg.Host, cfg.QueuePort, "queue", queues.Handler())
+	s.queueAddr, err = s.listen(cfg.Host, cfg.QueuePort, "queue", queue.NewHandler(queues))
 	if err != nil {
-		s.Shutdown(context.Background())
-		return nil, err
+		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	s.stopQueueSweeper = queues.StartSweeper(5 * time.Minute)
 	tables := table.New(table.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
-	s.tableAddr, err = s.listen(cfg.Host, cfg.TablePort, "table", tables.Handler())
+	s.tableAddr, err = s.listen(cfg.Host, cfg.TablePort, "table", table.NewHandler(tables))
 	if err != nil {
-		s.Shutdown(context.Background())
-		return nil, err
+		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	if err := s.startCosmos(cfg); err != nil {
-		s.Shutdown(context.Background())
-		return nil, err
+		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	return s, nil
 }
@@ -158,8 +153,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	var errs []error
 	for _, srv := range s.servers {
 		if err := srv.Shutdown(ctx); err != nil {
-			errs = append(errs, err)
-			srv.Close()
+			errs = append(errs, err, srv.Close())
 		}
 	}
 	s.wg.Wait()

@@ -57,7 +57,7 @@ func Start(t testing.TB, opts ...Option) *Env {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	var out io.Writer = io.Discard
+	out := io.Writer(io.Discard)
 	if os.Getenv("CERULEAN_TEST_LOG") != "" {
 		out = os.Stderr
 	}

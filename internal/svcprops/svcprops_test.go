@@ -11,7 +11,11 @@ import (
 func TestSetMergesAndStripsBlobOnlyElements(t *testing.T) {
 	ctx := context.Background()
 	store := memory.Open()
-	defer store.Close()
+	t.Cleanup(func() {
+		if err := store.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	key := func(acct string) []byte { return []byte("p/" + acct) }
 	q := New(store, "queue", key)
 	p, err := q.Get(ctx, "a")

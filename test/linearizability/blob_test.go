@@ -113,8 +113,11 @@ func blobConditionalWrites(t *testing.T) {
 						t.Errorf("read: %v", err)
 						return regResult{}
 					}
-					body, _ := io.ReadAll(resp.Body)
-					resp.Body.Close()
+					body, err := io.ReadAll(resp.Body)
+					if err := errors.Join(err, resp.Body.Close()); err != nil {
+						t.Errorf("read body: %v", err)
+						return regResult{}
+					}
 					lastETag = string(*resp.ETag)
 					return regResult{OK: true, Value: string(body), ETag: lastETag}
 				})

@@ -11,7 +11,11 @@ import (
 func TestConformance(t *testing.T) {
 	kvtest.Run(t, kvtest.Opener{Open: func(t *testing.T) kv.Store {
 		s := memory.Open()
-		t.Cleanup(func() { s.Close() })
+		t.Cleanup(func() {
+			if err := s.Close(); err != nil {
+				t.Error(err)
+			}
+		})
 		return s
 	}})
 }

@@ -15,8 +15,6 @@ func (r *readSet) addKey(k []byte) {
 
 func (r *readSet) addSpan(s Span) { r.spans = append(r.spans, s) }
 
-func (r *readSet) empty() bool { return len(r.keys) == 0 && len(r.spans) == 0 }
-
 func (r *readSet) touchesKey(k []byte) bool {
 	if _, ok := r.keys[string(k)]; ok {
 		return true

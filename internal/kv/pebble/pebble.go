@@ -53,8 +53,7 @@ func Open(dir string, o Options) (*Store, error) {
 	}
 	m, err := occ.New(&engine{db: db})
 	if err != nil {
-		db.Close()
-		return nil, err
+		return nil, errors.Join(err, db.Close())
 	}
 	return &Store{Manager: m, db: db}, nil
 }
@@ -92,8 +91,7 @@ func (e *engine) Apply(w *occ.WriteSet) (func() error, error) {
 	b := e.db.NewBatch()
 	for _, r := range w.Ranges() {
 		if err := b.DeleteRange(userKey(r.Start), userBound(r.End), nil); err != nil {
-			b.Close()
-			return nil, err
+			return nil, errors.Join(err, b.Close())
 		}
 	}
 	var err error
@@ -108,16 +106,13 @@ func (e *engine) Apply(w *occ.WriteSet) (func() error, error) {
 		}
 	})
 	if err != nil {
-		b.Close()
-		return nil, err
+		return nil, errors.Join(err, b.Close())
 	}
 	if err := e.db.ApplyNoSyncWait(b, pebble.Sync); err != nil {
-		b.Close()
-		return nil, err
+		return nil, errors.Join(err, b.Close())
 	}
 	return func() error {
-		defer b.Close()
-		return b.SyncWait()
+		return errors.Join(b.SyncWait(), b.Close())
 	}, nil
 }
 
@@ -129,11 +124,11 @@ func (e *engine) LoadVersion() (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer closer.Close()
 	if len(v) != 8 {
-		return 0, fmt.Errorf("version reservation of %d bytes", len(v))
+		return 0, errors.Join(fmt.Errorf("version reservation of %d bytes", len(v)), closer.Close())
 	}
-	return binary.BigEndian.Uint64(v), nil
+	version := binary.BigEndian.Uint64(v)
+	return version, closer.Close()
 }
 
 func (e *engine) SaveVersion(v uint64) error {
@@ -150,8 +145,11 @@ func (s snapshot) Get(key []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer closer.Close()
-	return bytes.Clone(v), nil
+	v = bytes.Clone(v) // v is pebble's only until closer is closed
+	if err := closer.Close(); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 func (s snapshot) Scan(start, end []byte, fn func(key, value []byte) bool) error {
@@ -162,21 +160,20 @@ func (s snapshot) Scan(start, end []byte, fn func(key, value []byte) bool) error
 	for ok := it.First(); ok; ok = it.Next() {
 		v, err := it.ValueAndErr()
 		if err != nil {
-			it.Close()
-			return err
+			return errors.Join(err, it.Close())
 		}
 		if !fn(it.Key()[len(userPrefix):], v) {
 			break
 		}
 	}
-	if err := it.Error(); err != nil {
-		it.Close()
-		return err
-	}
+	// Close reports the iterator's error too.
 	return it.Close()
 }
 
-func (s snapshot) Release() { s.s.Close() }
+// Release closes the snapshot. pebble's Snapshot.Close always returns nil
+// (it only unlinks the snapshot from the database's list), so there is no
+// error to pass on.
+func (s snapshot) Release() { _ = s.s.Close() }
 
 // quietLogger keeps pebble's informational chatter out of the request log.
 type quietLogger struct{}

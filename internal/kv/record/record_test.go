@@ -10,13 +10,17 @@ import (
 
 func TestStoreLoad(t *testing.T) {
 	s := memory.Open()
-	defer s.Close()
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	type rec struct{ A int }
 	ctx := context.Background()
 	if err := s.Update(ctx, func(tx kv.Txn) error { return Store(tx, []byte("k"), rec{7}) }); err != nil {
 		t.Fatal(err)
 	}
-	_ = s.View(ctx, func(r kv.Reader) error {
+	err := s.View(ctx, func(r kv.Reader) error {
 		var got rec
 		if found, err := Load(r, []byte("k"), &got); !found || err != nil || got.A != 7 {
 			t.Fatalf("load: %v %v %+v", found, err, got)
@@ -29,4 +33,7 @@ func TestStoreLoad(t *testing.T) {
 		}
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+)
+
+func envOf(vars map[string]string) func(string) string {
+	return func(name string) string { return vars[name] }
+}
+
+func parse(t *testing.T, args []string, env map[string]string) (*serveFlags, error) {
+	t.Helper()
+	return parseServeFlags(args, envOf(env), io.Discard)
+}
+
+func TestServeDefaults(t *testing.T) {
+	f, err := parse(t, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := serveFlags{host: "127.0.0.1", blobPort: 10000, queuePort: 10001, tablePort: 10002, cosmosPort: 8081,
+		dataDir: "./cerulean-data", logLevel: logLevel(slog.LevelInfo)}
+	if *f != want {
+		t.Errorf("defaults: %+v, want %+v", *f, want)
+	}
+}
+
+// TestServeEnvUnderstood: every value the documentation promises is read
+// as meant, booleans exactly as strconv.ParseBool reads them.
+func TestServeEnvUnderstood(t *testing.T) {
+	f, err := parse(t, nil, map[string]string{
+		"CERULEAN_HOST": "0.0.0.0", "CERULEAN_BLOB_PORT": "0", "CERULEAN_QUEUE_PORT": "65535",
+		"CERULEAN_TABLE_PORT": "20002", "CERULEAN_COSMOS_PORT": "20003", "CERULEAN_COSMOS_HTTP": "TRUE",
+		"CERULEAN_DATA": "/tmp/x", "CERULEAN_IN_MEMORY": "1", "CERULEAN_LOG_LEVEL": "WARN", "CERULEAN_PPROF": "127.0.0.1:0",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := serveFlags{host: "0.0.0.0", blobPort: 0, queuePort: 65535, tablePort: 20002, cosmosPort: 20003, cosmosHTTP: true,
+		dataDir: "/tmp/x", inMemory: true, logLevel: logLevel(slog.LevelWarn), pprof: "127.0.0.1:0"}
+	if *f != want {
+		t.Errorf("got %+v, want %+v", *f, want)
+	}
+	for value, want := range map[string]boolean{"1": true, "t": true, "T": true, "true": true, "True": true,
+		"0": false, "f": false, "F": false, "false": false, "FALSE": false} {
+		f, err := parse(t, nil, map[string]string{"CERULEAN_IN_MEMORY": value})
+		if err != nil {
+			t.Errorf("CERULEAN_IN_MEMORY=%s: %v", value, err)
+		} else if f.inMemory != want {
+			t.Errorf("CERULEAN_IN_MEMORY=%s: in-memory %v, want %v", value, f.inMemory, want)
+		}
+	}
+}
+
+// TestServeBadEnvRefused: a value that is not understood stops the start
+// with the variable's name and value, instead of leaving the default.
+func TestServeBadEnvRefused(t *testing.T) {
+	for _, tc := range []struct{ name, value, why string }{
+		{"CERULEAN_BLOB_PORT", "abc", "port"},
+		{"CERULEAN_QUEUE_PORT", "65536", "port"},
+		{"CERULEAN_TABLE_PORT", "-1", "port"},
+		{"CERULEAN_COSMOS_PORT", "0x1f90", "port"},
+		{"CERULEAN_BLOB_PORT", " 10000", "port"},
+		{"CERULEAN_IN_MEMORY", "yes", "boolean"},
+		{"CERULEAN_IN_MEMORY", "on", "boolean"},
+		{"CERULEAN_COSMOS_HTTP", "tRuE", "boolean"},
+		{"CERULEAN_LOG_LEVEL", "verbose", "log level"},
+		{"CERULEAN_LOG_LEVEL", "info+2", "log level"},
+	} {
+		_, err := parse(t, nil, map[string]string{tc.name: tc.value})
+		if err == nil {
+			t.Errorf("%s=%q accepted", tc.name, tc.value)
+			continue
+		}
+		for _, part := range []string{tc.name, `"` + tc.value + `"`, tc.why} {
+			if !strings.Contains(err.Error(), part) {
+				t.Errorf("%s=%q: error %q does not mention %s", tc.name, tc.value, err, part)
+			}
+		}
+	}
+}
+
+// TestServeBadEnvRefusedUnderFlag: a bad variable is refused even when a
+// flag overrides it, so a broken environment never goes unnoticed.
+func TestServeBadEnvRefusedUnderFlag(t *testing.T) {
+	_, err := parse(t, []string{"--blob-port", "20000"}, map[string]string{"CERULEAN_BLOB_PORT": "abc"})
+	if err == nil || !strings.Contains(err.Error(), "CERULEAN_BLOB_PORT") {
+		t.Errorf("got %v, want the bad variable refused", err)
+	}
+}
+
+func TestServeBadFlagRefused(t *testing.T) {
+	for _, args := range [][]string{
+		{"--blob-port", "abc"},
+		{"--queue-port", "70000"},
+		{"--table-port=-5"},
+		{"--in-memory=yes"},
+		{"--log-level", "verbose"},
+		{"--data", ""},
+		{"stray"},
+	} {
+		if _, err := parse(t, args, nil); err == nil {
+			t.Errorf("%q accepted", args)
+		}
+	}
+}
+
+func TestServeUnknownFlagRefused(t *testing.T) {
+	for _, args := range [][]string{{"--file-port", "10003"}, {"--search-port", "8082"}, {"--blobport", "1"}} {
+		_, err := parse(t, args, nil)
+		if err == nil || !strings.Contains(err.Error(), "not defined") {
+			t.Errorf("%q: got %v, want the flag refused", args, err)
+		}
+	}
+}
+
+func TestServeFlagOverridesEnv(t *testing.T) {
+	f, err := parse(t, []string{"--blob-port", "4321", "--in-memory=false", "--log-level", "error", "--host", "::1"},
+		map[string]string{"CERULEAN_BLOB_PORT": "1234", "CERULEAN_IN_MEMORY": "true", "CERULEAN_LOG_LEVEL": "debug", "CERULEAN_HOST": "0.0.0.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.blobPort != 4321 || f.inMemory || f.logLevel != logLevel(slog.LevelError) || f.host != "::1" {
+		t.Errorf("flags did not win: %+v", *f)
+	}
+	// A bare boolean flag means true whatever the environment says.
+	f, err = parse(t, []string{"--in-memory"}, map[string]string{"CERULEAN_IN_MEMORY": "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.inMemory {
+		t.Error("--in-memory lost to CERULEAN_IN_MEMORY=0")
+	}
+}
+
+// TestServeRefusesBeforeStarting: the serve command itself stops on a bad
+// value (it would otherwise listen on the default ports).
+func TestServeRefusesBeforeStarting(t *testing.T) {
+	err := run([]string{"serve"}, envOf(map[string]string{"CERULEAN_BLOB_PORT": "abc"}), io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), `CERULEAN_BLOB_PORT="abc"`) {
+		t.Errorf("got %v, want CERULEAN_BLOB_PORT refused", err)
+	}
+	if err := run([]string{"serve", "--nope"}, envOf(nil), io.Discard, io.Discard); err == nil {
+		t.Error("unknown flag accepted")
+	}
+}
+
+func TestServeHelpListsEnv(t *testing.T) {
+	var out strings.Builder
+	if _, err := parseServeFlags([]string{"-h"}, envOf(nil), &out); err == nil {
+		t.Fatal("-h did not stop parsing")
+	}
+	for _, want := range []string{"CERULEAN_BLOB_PORT", "CERULEAN_IN_MEMORY", "CERULEAN_LOG_LEVEL", "default 10000", "default info"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("usage lacks %q:\n%s", want, out.String())
+		}
+	}
+}

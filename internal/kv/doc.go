@@ -1,0 +1,34 @@
+// Package kv is the storage contract every service is written against: an
+// ordered key-value store with serializable transactions. Engines
+// implement Store; the services never see which one runs.
+//
+// View runs a closure against one consistent snapshot. Update runs a
+// closure in a serializable transaction that reads its own writes: a nil
+// return commits every write atomically, an error or a panic discards them
+// all (the error is returned, the panic carries on). Each attempt gets a
+// Version that is unique for the store's life, restarts included, and
+// greater than that of every transaction committed before it began.
+//
+// Conflicts are detected optimistically at commit: a transaction conflicts
+// with any concurrent commit that wrote a key it read or into a range it
+// scanned (phantoms included; a Scan stopped early has read only up to
+// where it stopped). Update then runs the closure again on a fresh
+// snapshot, so the closure must have no effects outside the transaction;
+// only when retries run out does it return ErrConflict. Other errors are
+// never retried.
+//
+// Durability: neither View nor Update returns before everything it
+// observed or wrote is durable, so no response can show data that a crash
+// could take back.
+//
+// Limits, the same in every engine so that a distributed engine could
+// honour them too: keys up to MaxKeySize, values up to MaxValueSize, at
+// most MaxTxnSize bytes written per transaction (ErrTooLarge), and an
+// attempt that commits writes must do so within MaxTxnDuration of taking
+// its snapshot (ErrTxnTooOld). Calls on a closed store return ErrClosed;
+// Get of an absent key returns ErrNotFound.
+//
+// Engines: kv/pebble (durable, the default) and kv/memory (--in-memory),
+// both on the optimistic transaction layer kv/occ; kv/kvtest is the
+// conformance suite each must pass.
+package kv

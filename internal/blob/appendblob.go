@@ -39,7 +39,7 @@ type AppendConditions struct {
 func (s *Service) AppendBlock(ctx context.Context, acct, container, name string, c Content, ac AppendConditions, pre Preconditions) (*Written, error) {
 	var out *Blob
 	var offset int64
-	sum, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
+	w, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
 		tx := t.tx
 		b, err := t.existingBlob(p.acct, p.container, p.blob, "", conditions.Write, pre)
 		if err != nil {
@@ -73,7 +73,8 @@ func (s *Service) AppendBlock(ctx context.Context, acct, container, name string,
 	if err != nil {
 		return nil, err
 	}
-	return &Written{Blob: out, ContentMD5: sum, AppendOffset: offset}, nil
+	w.Blob, w.AppendOffset = out, offset
+	return w, nil
 }
 
 // SealBlob makes an append blob read-only.

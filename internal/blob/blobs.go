@@ -16,7 +16,7 @@ import (
 // c.MD5 when given. A rejected or failed write leaves the store as it was.
 func (s *Service) PutBlob(ctx context.Context, acct, container, name string, c Content, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*Written, error) {
 	var out *Blob
-	sum, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
+	w, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
 		var err error
 		out, err = t.putBlob(p, h, meta, pre)
 		return err
@@ -24,7 +24,8 @@ func (s *Service) PutBlob(ctx context.Context, acct, container, name string, c C
 	if err != nil {
 		return nil, err
 	}
-	return &Written{Blob: out, ContentMD5: sum}, nil
+	w.Blob = out
+	return w, nil
 }
 
 // PutBlob creates or replaces a block blob with data, which the

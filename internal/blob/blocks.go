@@ -56,7 +56,7 @@ func loadBlocks(r kv.Reader, acct, container, name string) ([]BlockInfo, error) 
 // id, verifying c.MD5 when given. Only the lease is checked: Put Block
 // takes no conditional headers.
 func (s *Service) PutBlock(ctx context.Context, acct, container, name string, id []byte, c Content, leaseID string) (*Written, error) {
-	sum, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
+	w, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
 		tx := t.tx
 		current, err := t.blobForWrite(p.acct, p.container, p.blob, conditions.Write, Preconditions{LeaseID: leaseID})
 		if err != nil {
@@ -86,7 +86,7 @@ func (s *Service) PutBlock(ctx context.Context, acct, container, name string, id
 	if err != nil {
 		return nil, err
 	}
-	return &Written{ContentMD5: sum}, nil
+	return w, nil
 }
 
 // checkBlockIDLength enforces Azure's rule that all block IDs of a blob have

@@ -124,7 +124,7 @@ func (s *Service) stageExtent(ctx context.Context, r kv.Reader, src CopySource, 
 	go func() {
 		pw.CloseWithError(readData(r, src.Acct, src.Container, src.Blob, e.Data, e.DataOff, e.Size, pw))
 	}()
-	p, err := s.stageAll(ctx, req.Acct, req.Container, req.Blob, pr, e.Size)
+	p, err := s.stageAll(ctx, req.Acct, req.Container, req.Blob, pr, e.Size, false)
 	pr.CloseWithError(errors.New("copy ended"))
 	return p, err
 }

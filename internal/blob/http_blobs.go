@@ -43,7 +43,15 @@ func content(q *request, limit int64) (Content, error) {
 	if err != nil {
 		return Content{}, err
 	}
-	return Content{Body: q.r.Body, Length: n, MD5: want}, nil
+	crc, err := requestCRC64(q.r.Header)
+	if err != nil {
+		return Content{}, err
+	}
+	if want != nil && crc != nil {
+		// Azure verifies one transactional digest, never both.
+		return Content{}, azhttp.ErrInvalidInput.WithMessage("Content-MD5 and x-ms-content-crc64 may not both be specified.")
+	}
+	return Content{Body: q.r.Body, Length: n, MD5: want, CRC64: crc}, nil
 }
 
 func writeWriteResult(q *request, b *Blob, status int) error {
@@ -82,7 +90,7 @@ func (h *handler) putBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	q.w.Header().Set("Content-MD5", b64(w.ContentMD5))
+	writeDigests(q.w.Header(), w)
 	return writeWriteResult(q, w.Blob, http.StatusCreated)
 }
 
@@ -219,7 +227,7 @@ func (h *handler) putBlock(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	hdr.Set("Content-MD5", b64(w.ContentMD5))
+	writeDigests(hdr, w)
 	hdr.Set("x-ms-request-server-encrypted", "true")
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }

@@ -88,7 +88,7 @@ func (h *handler) appendBlock(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	hdr.Set("Content-MD5", b64(w.ContentMD5))
+	writeDigests(hdr, w)
 	hdr.Set("x-ms-blob-append-offset", strconv.FormatInt(w.AppendOffset, 10))
 	hdr.Set("x-ms-blob-committed-block-count", strconv.Itoa(w.Blob.Extents))
 	return writeWriteResult(q, w.Blob, http.StatusCreated)
@@ -152,7 +152,7 @@ func (h *handler) putPage(q *request) error {
 			return err
 		}
 		b = w.Blob
-		hdr.Set("Content-MD5", b64(w.ContentMD5))
+		writeDigests(hdr, w)
 	case "clear":
 		if q.r.ContentLength > 0 {
 			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("A page clear takes no body.")

@@ -34,7 +34,7 @@ func (c SequenceConditions) check(seq int64) error {
 // blob, verifying c.MD5 when given. start and c.Length are page-aligned.
 func (s *Service) PutPages(ctx context.Context, acct, container, name string, start int64, c Content, sc SequenceConditions, pre Preconditions) (*Written, error) {
 	var out *Blob
-	sum, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
+	w, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
 		var err error
 		out, err = t.writePages(acct, container, name, start, start+p.size-1, p, sc, pre)
 		return err
@@ -42,7 +42,8 @@ func (s *Service) PutPages(ctx context.Context, acct, container, name string, st
 	if err != nil {
 		return nil, err
 	}
-	return &Written{Blob: out, ContentMD5: sum}, nil
+	w.Blob = out
+	return w, nil
 }
 
 // ClearPages clears the page range [start, end] of a page blob; both ends

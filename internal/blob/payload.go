@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc64"
 	"io"
 	"log/slog"
 
@@ -30,6 +31,9 @@ type Content struct {
 	Length int64
 	// MD5 is the Content-MD5 the client sent, nil when it sent none.
 	MD5 []byte
+	// CRC64 is the x-ms-content-crc64 the client sent (8 bytes, little
+	// endian, Azure's polynomial), nil when it sent none.
+	CRC64 []byte
 }
 
 // Written is what a write that carried content reports.
@@ -37,6 +41,9 @@ type Written struct {
 	// Blob is the blob's record after the write; nil after Put Block,
 	// which leaves the record alone.
 	Blob *Blob
+	// ContentCRC64 is the CRC64 of the bytes received, computed only when
+	// the client sent one to verify (Azure then echoes it back).
+	ContentCRC64 []byte
 	// ContentMD5 is the MD5 of the bytes received; Azure echoes it back.
 	ContentMD5 []byte
 	// AppendOffset is where Append Block wrote its block.
@@ -46,11 +53,18 @@ type Written struct {
 // errMD5Mismatch: the bytes received do not have the MD5 the client sent.
 var errMD5Mismatch = azhttp.ErrMd5Mismatch.WithMessage("The MD5 value specified in the request did not match with the MD5 value calculated by the server.")
 
+// crc64Table is Azure Storage's CRC64 (the polynomial of NVMe's CRC64).
+var crc64Table = crc64.MakeTable(0x9A6C9329AC4BC9B5)
+
+// crc64Bytes renders a CRC64 the way x-ms-content-crc64 carries it.
+func crc64Bytes(sum uint64) []byte { return binary.LittleEndian.AppendUint64(nil, sum) }
+
 // payload is upload content on its way into the store.
 type payload struct {
 	acct, container, blob string
 	size                  int64
 	md5                   []byte
+	crc64                 []byte // computed only when the client sent one
 	inline                []byte // content written by the commit transaction
 	data                  uint64 // the data object id once placed
 	staged                bool   // written by earlier transactions, registered under Bs
@@ -66,7 +80,7 @@ func inlinePayload(acct, container, blob string, data []byte) *payload {
 // returning the MD5 of the bytes received. The bytes belong to this call:
 // what it staged is removed when the digest does not match, fn fails or
 // the commit does, so no caller has anything left to clean up.
-func (s *Service) upload(ctx context.Context, acct, container, blob string, c Content, fn func(*Tx, *payload) error) ([]byte, error) {
+func (s *Service) upload(ctx context.Context, acct, container, blob string, c Content, fn func(*Tx, *payload) error) (*Written, error) {
 	p, err := s.receive(ctx, acct, container, blob, c)
 	if err != nil {
 		return nil, err
@@ -75,7 +89,7 @@ func (s *Service) upload(ctx context.Context, acct, container, blob string, c Co
 		s.discard(ctx, p)
 		return nil, err
 	}
-	return p.md5, nil
+	return &Written{ContentMD5: p.md5, ContentCRC64: p.crc64}, nil
 }
 
 // receive reads exactly c.Length bytes of c.Body and verifies c.MD5. Small
@@ -88,7 +102,7 @@ func (s *Service) receive(ctx context.Context, acct, container, blob string, c C
 	var p *payload
 	if c.Length > inlineLimit {
 		var err error
-		if p, err = s.stageAll(ctx, acct, container, blob, c.Body, c.Length); err != nil {
+		if p, err = s.stageAll(ctx, acct, container, blob, c.Body, c.Length, c.CRC64 != nil); err != nil {
 			return nil, err
 		}
 	} else {
@@ -97,24 +111,39 @@ func (s *Service) receive(ctx context.Context, acct, container, blob string, c C
 			return nil, fmt.Errorf("read body: %w", errBodyShort(err))
 		}
 		p = inlinePayload(acct, container, blob, data)
+		if c.CRC64 != nil {
+			p.crc64 = crc64Bytes(crc64.Checksum(data, crc64Table))
+		}
 	}
 	if c.MD5 != nil && !bytes.Equal(c.MD5, p.md5) {
 		s.discard(ctx, p)
 		return nil, errMD5Mismatch
+	}
+	if c.CRC64 != nil && !bytes.Equal(c.CRC64, p.crc64) {
+		s.discard(ctx, p)
+		return nil, azhttp.ErrCrc64Mismatch
 	}
 	return p, nil
 }
 
 // stageAll stages the whole content in transactions of its own, whatever
 // its size (a copy stages each extent so that many commit together).
-func (s *Service) stageAll(ctx context.Context, acct, container, blob string, body io.Reader, length int64) (*payload, error) {
+func (s *Service) stageAll(ctx context.Context, acct, container, blob string, body io.Reader, length int64, withCRC64 bool) (*payload, error) {
 	p := &payload{acct: acct, container: container, blob: blob, size: length}
 	h := md5.New()
-	if err := s.stage(ctx, p, io.TeeReader(body, h)); err != nil {
+	var sink io.Writer = h
+	crc := crc64.New(crc64Table)
+	if withCRC64 {
+		sink = io.MultiWriter(h, crc)
+	}
+	if err := s.stage(ctx, p, io.TeeReader(body, sink)); err != nil {
 		s.discard(ctx, p)
 		return nil, err
 	}
 	p.md5 = h.Sum(nil)
+	if withCRC64 {
+		p.crc64 = crc64Bytes(crc.Sum64())
+	}
 	return p, nil
 }
 

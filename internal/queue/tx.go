@@ -2,7 +2,6 @@ package queue
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -35,17 +34,5 @@ func (s *Service) Update(ctx context.Context, fn func(*Tx) error) error {
 // never conflicts, so Peek Messages and Get Queue Metadata never run
 // twice however busy the queue.
 func (s *Service) view(ctx context.Context, fn func(*Tx) error) error {
-	return s.store.View(ctx, func(r kv.Reader) error { return fn(s.In(snapshot{r})) })
+	return s.store.View(ctx, func(r kv.Reader) error { return fn(s.In(kv.ReadOnly(r))) })
 }
-
-// errReadOnly means a write reached a snapshot: a bug, never client input.
-var errReadOnly = errors.New("queue: write on a read-only snapshot")
-
-// snapshot presents a View's reader as a transaction that refuses writes,
-// so that reads run the same Tx code inside and outside transactions.
-type snapshot struct{ kv.Reader }
-
-func (snapshot) Set(_, _ []byte) error         { return errReadOnly }
-func (snapshot) Delete([]byte) error           { return errReadOnly }
-func (snapshot) DeleteRange(_, _ []byte) error { return errReadOnly }
-func (snapshot) Version() uint64               { return 0 }

@@ -2,7 +2,6 @@ package table
 
 import (
 	"context"
-	"errors"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
 )
@@ -32,17 +31,5 @@ func (s *Service) Update(ctx context.Context, fn func(*Tx) error) error {
 // view runs read-only operations on a committed snapshot: a snapshot read
 // never conflicts, so a query never runs twice however busy the table.
 func (s *Service) view(ctx context.Context, fn func(*Tx) error) error {
-	return s.store.View(ctx, func(r kv.Reader) error { return fn(s.In(snapshot{r})) })
+	return s.store.View(ctx, func(r kv.Reader) error { return fn(s.In(kv.ReadOnly(r))) })
 }
-
-// errReadOnly means a write reached a snapshot: a bug, never client input.
-var errReadOnly = errors.New("table: write on a read-only snapshot")
-
-// snapshot presents a View's reader as a transaction that refuses writes,
-// so that reads run the same Tx code inside and outside transactions.
-type snapshot struct{ kv.Reader }
-
-func (snapshot) Set(_, _ []byte) error         { return errReadOnly }
-func (snapshot) Delete([]byte) error           { return errReadOnly }
-func (snapshot) DeleteRange(_, _ []byte) error { return errReadOnly }
-func (snapshot) Version() uint64               { return 0 }

@@ -1,0 +1,20 @@
+package kv
+
+import "errors"
+
+// ErrReadOnly is returned by the writes of a ReadOnly transaction: a
+// write that reaches a snapshot is a bug in the caller, never input.
+var ErrReadOnly = errors.New("kv: write on a read-only snapshot")
+
+// ReadOnly presents a View's Reader as a Txn whose writes fail with
+// ErrReadOnly and whose Version is 0, so that a layer's read operations can
+// run the same code inside a transaction and on a snapshot (a snapshot
+// read never conflicts, so it never runs twice).
+func ReadOnly(r Reader) Txn { return readOnly{r} }
+
+type readOnly struct{ Reader }
+
+func (readOnly) Set(_, _ []byte) error         { return ErrReadOnly }
+func (readOnly) Delete([]byte) error           { return ErrReadOnly }
+func (readOnly) DeleteRange(_, _ []byte) error { return ErrReadOnly }
+func (readOnly) Version() uint64               { return 0 }

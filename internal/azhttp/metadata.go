@@ -3,6 +3,7 @@ package azhttp
 import (
 	"encoding/xml"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -62,6 +63,9 @@ func ParseMetadata(h http.Header) (Metadata, error) {
 	if size > MaxMetadataSize {
 		return nil, ErrMetadataTooLarge
 	}
+	// Header maps have no order; a stored order must not depend on the
+	// map's, or two identical requests would list differently.
+	slices.SortFunc(out, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
 	return out, nil
 }
 

@@ -302,8 +302,8 @@ func TestAnonymousAccess(t *testing.T) {
 	_, err = ap.NewListBlobsFlatPager(nil).NextPage(ctx)
 	checkErr(t, err, http.StatusNotFound, bloberror.ResourceNotFound, "anonymous List Blobs on a private container")
 	raw := rawDo(t, http.MethodGet, priv.NewBlobClient("file.txt").URL(), nil, nil)
-	if raw.Status != http.StatusNotFound || bytes.Contains(raw.Body, []byte("public?")) {
-		t.Errorf("raw anonymous GET of a private blob: HTTP %d %q, want 404 and no content", raw.Status, raw.Code)
+	if raw.StatusCode != http.StatusNotFound || bytes.Contains(raw.Body, []byte("public?")) {
+		t.Errorf("raw anonymous GET of a private blob: HTTP %d %q, want 404 and no content", raw.StatusCode, raw.Code)
 	}
 
 	// public access "blob"
@@ -319,8 +319,8 @@ func TestAnonymousAccess(t *testing.T) {
 	_, err = ab.NewBlobClient("missing").DownloadStream(ctx, nil)
 	checkErr(t, err, http.StatusNotFound, "", "anonymous Get Blob of a missing blob with access=blob")
 	raw = rawDo(t, http.MethodGet, pubBlob.NewBlobClient("file.txt").URL(), nil, nil)
-	if raw.Status != http.StatusOK || string(raw.Body) != "public? "+pubBlob.URL() {
-		t.Errorf("raw anonymous GET with access=blob: HTTP %d %q body %q", raw.Status, raw.Code, raw.Body)
+	if raw.StatusCode != http.StatusOK || string(raw.Body) != "public? "+pubBlob.URL() {
+		t.Errorf("raw anonymous GET with access=blob: HTTP %d %q body %q", raw.StatusCode, raw.Code, raw.Body)
 	}
 
 	// public access "container"

@@ -164,8 +164,8 @@ func TestBlobMetadataSemantics(t *testing.T) {
 	listed := func() map[string]string {
 		t.Helper()
 		res := rawDo(t, http.MethodGet, withQuery(cc.URL()+"?restype=container&comp=list&include=metadata", f.fullAccountSAS()), nil, nil)
-		if res.Status != http.StatusOK {
-			t.Fatalf("List Blobs: HTTP %d %s", res.Status, res.Code)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("List Blobs: HTTP %d %s", res.StatusCode, res.Code)
 		}
 		var doc struct {
 			Blobs []struct {

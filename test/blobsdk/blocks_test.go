@@ -165,13 +165,13 @@ func TestRecommitMixedBlockList(t *testing.T) {
 
 	// Invalid: <Committed> naming a block that is only uncommitted.
 	res := f.rawCommit(bb, blockListXML([2]string{"Committed", blockID(3)}), nil)
-	if res.Status != http.StatusBadRequest || res.Code != string(bloberror.InvalidBlockList) {
-		t.Errorf("Put Block List <Committed>uncommitted-only block</Committed>: HTTP %d %q, want 400 InvalidBlockList\n%s", res.Status, res.Code, res.Body)
+	if res.StatusCode != http.StatusBadRequest || res.Code != string(bloberror.InvalidBlockList) {
+		t.Errorf("Put Block List <Committed>uncommitted-only block</Committed>: HTTP %d %q, want 400 InvalidBlockList\n%s", res.StatusCode, res.Code, res.Body)
 	}
 	// Invalid: <Uncommitted> naming a block that is only committed.
 	res = f.rawCommit(bb, blockListXML([2]string{"Uncommitted", blockID(0)}), nil)
-	if res.Status != http.StatusBadRequest || res.Code != string(bloberror.InvalidBlockList) {
-		t.Errorf("Put Block List <Uncommitted>committed-only block</Uncommitted>: HTTP %d %q, want 400 InvalidBlockList\n%s", res.Status, res.Code, res.Body)
+	if res.StatusCode != http.StatusBadRequest || res.Code != string(bloberror.InvalidBlockList) {
+		t.Errorf("Put Block List <Uncommitted>committed-only block</Uncommitted>: HTTP %d %q, want 400 InvalidBlockList\n%s", res.StatusCode, res.Code, res.Body)
 	}
 	expectContent(t, bb.BlobClient(), []byte("zero-one-two-"), "after rejected block lists")
 	if p := props(t, bb.BlobClient()); *p.ETag != *before.ETag {
@@ -186,8 +186,8 @@ func TestRecommitMixedBlockList(t *testing.T) {
 		[2]string{"Latest", blockID(3)},
 		[2]string{"Committed", blockID(2)},
 	), nil)
-	if res.Status != http.StatusCreated {
-		t.Fatalf("Put Block List with Committed/Uncommitted/Latest: HTTP %d %q, want 201\n%s", res.Status, res.Code, res.Body)
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("Put Block List with Committed/Uncommitted/Latest: HTTP %d %q, want 201\n%s", res.StatusCode, res.Code, res.Body)
 	}
 	if res.Header.Get("ETag") == "" || res.Header.Get("ETag") == string(*before.ETag) {
 		t.Errorf("mixed Put Block List: ETag header %q, want a new ETag", res.Header.Get("ETag"))
@@ -207,8 +207,8 @@ func TestRecommitMixedBlockList(t *testing.T) {
 	b2new := []byte("TWO-NEW-")
 	stage(t, bb, blockID(2), b2new)
 	res = f.rawCommit(bb, blockListXML([2]string{"Latest", blockID(2)}, [2]string{"Latest", blockID(0)}), nil)
-	if res.Status != http.StatusCreated {
-		t.Fatalf("Put Block List <Latest> x2: HTTP %d %q\n%s", res.Status, res.Code, res.Body)
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("Put Block List <Latest> x2: HTTP %d %q\n%s", res.StatusCode, res.Code, res.Body)
 	}
 	expectContent(t, bb.BlobClient(), append(append([]byte{}, b2new...), b0...), "after <Latest> commit")
 
@@ -427,8 +427,8 @@ func TestMalformedBlockListXML(t *testing.T) {
 	}
 	for _, body := range bodies {
 		res := f.rawCommit(bb, body, nil)
-		if res.Status != http.StatusBadRequest || res.Code != string(bloberror.InvalidXMLDocument) {
-			t.Errorf("Put Block List with body %q: HTTP %d %q, want 400 InvalidXmlDocument\n%s", body, res.Status, res.Code, res.Body)
+		if res.StatusCode != http.StatusBadRequest || res.Code != string(bloberror.InvalidXMLDocument) {
+			t.Errorf("Put Block List with body %q: HTTP %d %q, want 400 InvalidXmlDocument\n%s", body, res.StatusCode, res.Code, res.Body)
 		}
 	}
 	expectContent(t, bb.BlobClient(), []byte("keep me"), "after malformed block lists")

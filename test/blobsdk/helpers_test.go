@@ -8,16 +8,13 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,10 +30,8 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
-
-// devKey is the well-known development storage key of devstoreaccount1.
-const devKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 
 // fixture is one server plus an SDK service client authorised with Shared Key.
 type fixture struct {
@@ -47,6 +42,10 @@ type fixture struct {
 	rec  *recorder
 }
 
+// storeChecks run against the server's store when each test that made a
+// fixture ends.
+var storeChecks = []testkit.StoreCheck{testkit.KeysAscending}
+
 // newFixture starts a fresh in-memory server for the test and returns an SDK
 // client for it. Every test gets its own server, so tests can run in parallel.
 func newFixture(t *testing.T, opts ...servertest.Option) *fixture {
@@ -55,6 +54,7 @@ func newFixture(t *testing.T, opts ...servertest.Option) *fixture {
 	if env.Account != "devstoreaccount1" {
 		t.Fatalf("servertest.Env.Account = %q, want devstoreaccount1", env.Account)
 	}
+	testkit.CheckAfter(t, env.Store, storeChecks...)
 	cred, err := service.NewSharedKeyCredential(env.Account, env.Key)
 	if err != nil {
 		t.Fatalf("NewSharedKeyCredential: %v", err)
@@ -143,20 +143,21 @@ func (r *recorder) mark() int {
 }
 
 // ---------------------------------------------------------------------------
+// the kit under the names this suite's files use
+
+var (
+	cname     = testkit.Name // a unique container name starting with tag
+	randBytes = testkit.RandBytes
+	describe  = testkit.Describe
+	must      = testkit.Must
+	checkErr  = testkit.CheckErr[bloberror.Code]
+	mustErr   = testkit.MustErr[bloberror.Code]
+)
+
+func ptr[T any](v T) *T { return testkit.Ptr(v) }
+
+// ---------------------------------------------------------------------------
 // naming
-
-var nameCounter atomic.Uint64
-
-// cname returns a valid, unique container name starting with tag.
-func cname(tag string) string {
-	n := nameCounter.Add(1)
-	s := fmt.Sprintf("%s-%d-%04x", strings.ToLower(tag), n, rand.Uint32()&0xffff)
-	if len(s) > 63 {
-		s = s[len(s)-63:]
-		s = strings.TrimLeft(s, "-")
-	}
-	return s
-}
 
 // blockID returns a fixed-length base64 block ID for index i.
 func blockID(i int) string {
@@ -166,19 +167,6 @@ func blockID(i int) string {
 // ---------------------------------------------------------------------------
 // data
 
-// randBytes returns n deterministic pseudo-random bytes for seed.
-func randBytes(seed uint64, n int) []byte {
-	var s [32]byte
-	for i := 0; i < 4; i++ {
-		for j := 0; j < 8; j++ {
-			s[i*8+j] = byte((seed + uint64(i)*0x9e3779b97f4a7c15) >> (8 * j))
-		}
-	}
-	b := make([]byte, n)
-	_, _ = rand.NewChaCha8(s).Read(b)
-	return b
-}
-
 func md5sum(b []byte) []byte {
 	h := md5.Sum(b)
 	return h[:]
@@ -186,69 +174,14 @@ func md5sum(b []byte) []byte {
 
 func rsc(b []byte) io.ReadSeekCloser { return streaming.NopCloser(bytes.NewReader(b)) }
 
-func ptr[T any](v T) *T { return &v }
-
 // ---------------------------------------------------------------------------
-// errors and statuses
+// statuses
 
 func statusOf(resp *http.Response) any {
 	if resp == nil {
 		return "<no response>"
 	}
 	return resp.StatusCode
-}
-
-// describe renders an SDK error as "HTTP <status> <code>" where possible.
-func describe(err error) string {
-	if err == nil {
-		return "success"
-	}
-	var re *azcore.ResponseError
-	if errors.As(err, &re) {
-		return fmt.Sprintf("HTTP %d %q", re.StatusCode, re.ErrorCode)
-	}
-	return "non-HTTP error: " + err.Error()
-}
-
-// must fails the test immediately when err is not nil.
-func must(t testing.TB, err error, format string, args ...any) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("%s: unexpected error: %s\n%v", fmt.Sprintf(format, args...), describe(err), err)
-	}
-}
-
-// checkErr reports (without stopping the test) unless err is an HTTP error
-// with the given status and, when code is not empty, the given error code.
-func checkErr(t testing.TB, err error, status int, code bloberror.Code, format string, args ...any) bool {
-	t.Helper()
-	what := fmt.Sprintf(format, args...)
-	want := fmt.Sprintf("HTTP %d", status)
-	if code != "" {
-		want += fmt.Sprintf(" %q", code)
-	}
-	if err == nil {
-		t.Errorf("%s: got success, want %s", what, want)
-		return false
-	}
-	var re *azcore.ResponseError
-	if !errors.As(err, &re) {
-		t.Errorf("%s: got %v, want %s", what, err, want)
-		return false
-	}
-	if re.StatusCode != status || (code != "" && re.ErrorCode != string(code)) {
-		t.Errorf("%s: got HTTP %d %q, want %s", what, re.StatusCode, re.ErrorCode, want)
-		return false
-	}
-	return true
-}
-
-// mustErr is checkErr that stops the test on mismatch.
-func mustErr(t testing.TB, err error, status int, code bloberror.Code, format string, args ...any) {
-	t.Helper()
-	if !checkErr(t, err, status, code, format, args...) {
-		t.FailNow()
-	}
 }
 
 // ---------------------------------------------------------------------------
@@ -516,49 +449,17 @@ func withQuery(u, q string) string {
 }
 
 // rawResult is the outcome of a raw HTTP request.
-type rawResult struct {
-	Status int
-	Code   string // x-ms-error-code
-	Header http.Header
-	Body   []byte
-}
+type rawResult = testkit.Response
 
-// rawDo sends one raw HTTP request (no SDK) and returns status, error code and body.
+// rawDo sends one raw HTTP request (no SDK, no signature: anonymous or
+// authorised by a SAS in u) and returns status, error code and body.
 func rawDo(t testing.TB, method, u string, hdr map[string]string, body []byte) rawResult {
 	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequest(method, u, rd)
-	if err != nil {
-		t.Fatalf("building %s %s: %v", method, u, err)
-	}
-	req.Header.Set("x-ms-version", sas.Version)
-	req.Header.Set("x-ms-date", time.Now().UTC().Format(http.TimeFormat))
+	h := map[string]string{"x-ms-version": sas.Version, "x-ms-date": time.Now().UTC().Format(http.TimeFormat)}
 	for k, v := range hdr {
-		req.Header.Set(k, v)
+		h[k] = v
 	}
-	client := &http.Client{Timeout: time.Minute}
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, u, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("%s %s: reading body: %v", method, u, err)
-	}
-	code := resp.Header.Get("x-ms-error-code")
-	if code == "" && len(b) > 0 {
-		// fall back to <Code> in the XML error body
-		if i := bytes.Index(b, []byte("<Code>")); i >= 0 {
-			if j := bytes.Index(b[i:], []byte("</Code>")); j > 0 {
-				code = string(b[i+6 : i+j])
-			}
-		}
-	}
-	return rawResult{Status: resp.StatusCode, Code: code, Header: resp.Header, Body: b}
+	return testkit.Send(t, testkit.Request{Method: method, URL: u, Header: h, Body: body})
 }
 
 // rawCommit sends a Put Block List with a hand-written XML body, authorised

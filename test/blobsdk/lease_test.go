@@ -15,13 +15,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
 
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
-
-// testClock is a server clock a test moves by hand.
-type testClock struct{ offset atomic.Int64 }
-
-func (c *testClock) now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
-func (c *testClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 
 func blobLease(t *testing.T, bb *blockblob.Client, id string) *lease.BlobClient {
 	t.Helper()
@@ -125,18 +120,18 @@ func TestLeaseRace(t *testing.T) {
 // server's clock; its ID is then refused on writes and anyone may write.
 func TestLeaseExpiryWithClock(t *testing.T) {
 	t.Parallel()
-	clock := &testClock{}
-	f := newFixture(t, servertest.WithClock(clock.now))
+	clock := testkit.NewClock(time.Now())
+	f := newFixture(t, servertest.WithClock(clock.Now))
 	cc := f.createContainer(cname("lease-expiry"), nil)
 	bb := cc.NewBlockBlobClient("b")
 	upload(t, bb, []byte("v1"), nil)
 	lc := blobLease(t, bb, "")
 	_, err := lc.AcquireLease(t.Context(), 15, nil)
 	must(t, err, "AcquireLease")
-	clock.advance(14 * time.Second)
+	clock.Advance(14 * time.Second)
 	_, err = bb.Upload(t.Context(), rsc([]byte("early")), nil)
 	mustErr(t, err, http.StatusPreconditionFailed, bloberror.LeaseIDMissing, "write 14 s into a 15 s lease")
-	clock.advance(2 * time.Second)
+	clock.Advance(2 * time.Second)
 	p := props(t, bb.BlobClient())
 	if deref(p.LeaseState) != lease.StateTypeExpired || deref(p.LeaseStatus) != lease.StatusTypeUnlocked {
 		t.Fatalf("after 16 s: state %v status %v, want expired/unlocked", deref(p.LeaseState), deref(p.LeaseStatus))

@@ -11,17 +11,16 @@ import (
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // newClient returns an azcosmos client for env.
@@ -43,11 +42,16 @@ func newClient(t testing.TB, env *servertest.Env) *azcosmos.Client {
 	return c
 }
 
+// storeChecks run against the server's store when each test that called
+// setup ends.
+var storeChecks = []testkit.StoreCheck{testkit.KeysAscending}
+
 // setup starts a server and creates a database and a container
 // partitioned on /pk.
 func setup(t testing.TB, opts ...servertest.Option) (*servertest.Env, *azcosmos.Client, *azcosmos.ContainerClient) {
 	t.Helper()
 	env := servertest.Start(t, opts...)
+	testkit.CheckAfter(t, env.Store, storeChecks...)
 	c := newClient(t, env)
 	ctx := context.Background()
 	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
@@ -71,13 +75,7 @@ func setup(t testing.TB, opts ...servertest.Option) (*servertest.Env, *azcosmos.
 }
 
 // statusOf returns the HTTP status of an SDK error (0 if none).
-func statusOf(err error) int {
-	var re *azcore.ResponseError
-	if errors.As(err, &re) {
-		return re.StatusCode
-	}
-	return 0
-}
+var statusOf = testkit.StatusOf
 
 func mustJSON(t testing.TB, v any) []byte {
 	t.Helper()
@@ -139,7 +137,7 @@ func send(t testing.TB, env *servertest.Env, rr rawRequest) (*http.Response, []b
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	var buf bytes.Buffer
 	if _, err := buf.ReadFrom(resp.Body); err != nil {
 		t.Fatal(err)

@@ -3,23 +3,20 @@ package cosmossdk
 import (
 	"context"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // TestTimeToLive: with defaultTtl items expire that long after their last
 // write (an item's own ttl overrides, -1 never expires); an expired item
 // is gone for reads, queries and unique keys, and its id can be reused.
 func TestTimeToLive(t *testing.T) {
-	var mu sync.Mutex
-	now := time.Now()
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	env := servertest.Start(t, servertest.WithClock(clock))
+	clock := testkit.NewClock(time.Now())
+	env := servertest.Start(t, servertest.WithClock(clock.Now))
 	c := newClient(t, env)
 	ctx := context.Background()
 	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
@@ -46,7 +43,7 @@ func TestTimeToLive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	advance(11 * time.Second)
+	clock.Advance(11 * time.Second)
 	if _, err := cc.ReadItem(ctx, pk, "short", nil); statusOf(err) != http.StatusNotFound {
 		t.Fatalf("expired item read: %v", err)
 	}
@@ -65,7 +62,7 @@ func TestTimeToLive(t *testing.T) {
 	if _, err := cc.CreateItem(ctx, pk, mustJSON(t, map[string]any{"id": "short", "pk": "p", "email": "b@x"}), nil); err != nil {
 		t.Fatalf("id of an expired item: %v", err)
 	}
-	advance(100 * time.Second)
+	clock.Advance(100 * time.Second)
 	if _, err := cc.ReadItem(ctx, pk, "long", nil); statusOf(err) != http.StatusNotFound {
 		t.Fatalf("item with ttl 100 after 111 s: %v", err)
 	}

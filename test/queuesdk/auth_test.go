@@ -71,19 +71,19 @@ func TestSharedKeyLite(t *testing.T) {
 		resp, err := http.DefaultClient.Do(req)
 		must(t, err, "%s %s", method, path)
 		defer resp.Body.Close()
-		return rawResult{Status: resp.StatusCode, Code: resp.Header.Get("x-ms-error-code"), Header: resp.Header}
+		return rawResult{StatusCode: resp.StatusCode, Code: resp.Header.Get("x-ms-error-code"), Header: resp.Header}
 	}
-	if r := do(http.MethodPut, name, "", f.env.Key); r.Status != http.StatusCreated {
-		t.Fatalf("Create Queue with Shared Key Lite: %d %s", r.Status, r.Code)
+	if r := do(http.MethodPut, name, "", f.env.Key); r.StatusCode != http.StatusCreated {
+		t.Fatalf("Create Queue with Shared Key Lite: %d %s", r.StatusCode, r.Code)
 	}
-	if r := do(http.MethodPost, name+"/messages?visibilitytimeout=0&messagettl=3600", "<QueueMessage><MessageText>lite</MessageText></QueueMessage>", f.env.Key); r.Status != http.StatusCreated {
-		t.Fatalf("Put Message with Shared Key Lite: %d %s", r.Status, r.Code)
+	if r := do(http.MethodPost, name+"/messages?visibilitytimeout=0&messagettl=3600", "<QueueMessage><MessageText>lite</MessageText></QueueMessage>", f.env.Key); r.StatusCode != http.StatusCreated {
+		t.Fatalf("Put Message with Shared Key Lite: %d %s", r.StatusCode, r.Code)
 	}
-	if r := do(http.MethodGet, name+"?comp=metadata", "", f.env.Key); r.Status != http.StatusOK || r.Header.Get("x-ms-approximate-messages-count") != "1" {
-		t.Errorf("Get Queue Metadata with Shared Key Lite: %d %s count %q", r.Status, r.Code, r.Header.Get("x-ms-approximate-messages-count"))
+	if r := do(http.MethodGet, name+"?comp=metadata", "", f.env.Key); r.StatusCode != http.StatusOK || r.Header.Get("x-ms-approximate-messages-count") != "1" {
+		t.Errorf("Get Queue Metadata with Shared Key Lite: %d %s count %q", r.StatusCode, r.Code, r.Header.Get("x-ms-approximate-messages-count"))
 	}
 	other := base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, 64))
-	do(http.MethodPost, name+"/messages", "<QueueMessage><MessageText>forged</MessageText></QueueMessage>", other).check(t, http.StatusForbidden, "AuthenticationFailed", "Put Message with a bad Lite signature")
+	do(http.MethodPost, name+"/messages", "<QueueMessage><MessageText>forged</MessageText></QueueMessage>", other).Check(t, http.StatusForbidden, "AuthenticationFailed", "Put Message with a bad Lite signature")
 	if got := peek(t, f.svc.NewQueueClient(name), 32); len(got) != 1 || deref(got[0].MessageText) != "lite" {
 		t.Errorf("queue after Lite requests: %v", peekedTexts(got))
 	}

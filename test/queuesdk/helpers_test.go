@@ -9,69 +9,48 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"errors"
-	"fmt"
-	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue/queueerror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue/sas"
 
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
-
-// clock is the server's clock in these tests: frozen at a real instant
-// (so that SAS times made from it are plausible) and moved only by the
-// test, so visibility windows and TTLs are crossed without sleeping.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Now().UTC().Truncate(time.Second)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // fixture is one server on a controllable clock plus an SDK service client
 // authorised with Shared Key.
 type fixture struct {
 	t     *testing.T
 	env   *servertest.Env
-	clock *clock
+	clock *testkit.Clock
 	cred  *azqueue.SharedKeyCredential
 	svc   *azqueue.ServiceClient
 }
 
+// storeChecks run against the server's store when each test that made a
+// fixture ends.
+var storeChecks = []testkit.StoreCheck{testkit.KeysAscending}
+
 // newFixture starts a fresh in-memory server for the test; every test gets
-// its own, so tests run in parallel.
+// its own, so tests run in parallel. The server's clock is frozen at a real
+// instant (so that SAS times made from it are plausible) and moved only by
+// the test, so visibility windows and TTLs are crossed without sleeping.
 func newFixture(t *testing.T, opts ...servertest.Option) *fixture {
 	t.Helper()
-	c := newClock()
+	c := testkit.NewClock(time.Now().UTC().Truncate(time.Second))
 	env := servertest.Start(t, append([]servertest.Option{servertest.WithClock(c.Now)}, opts...)...)
 	if !strings.HasSuffix(env.QueueURL, "/") {
 		t.Fatalf("servertest.Env.QueueURL = %q, want a trailing /", env.QueueURL)
 	}
+	testkit.CheckAfter(t, env.Store, storeChecks...)
 	cred, err := azqueue.NewSharedKeyCredential(env.Account, env.Key)
 	must(t, err, "NewSharedKeyCredential")
 	svc, err := azqueue.NewServiceClientWithSharedKeyCredential(env.QueueURL, cred, clientOptions())
@@ -100,26 +79,16 @@ func (f *fixture) createQueue(name string, opts *azqueue.CreateOptions) *azqueue
 	return qc
 }
 
-var nameCounter atomic.Uint64
+// the kit under the names this suite's files use
+var (
+	qname    = testkit.Name // a unique queue name starting with tag
+	must     = testkit.Must
+	checkErr = testkit.CheckErr[queueerror.Code]
+)
 
-// qname returns a valid, unique queue name starting with tag.
-func qname(tag string) string {
-	s := fmt.Sprintf("%s-%d-%04x", strings.ToLower(tag), nameCounter.Add(1), rand.Uint32()&0xffff)
-	if len(s) > 63 {
-		s = strings.TrimLeft(s[len(s)-63:], "-")
-	}
-	return s
-}
+func ptr[T any](v T) *T { return testkit.Ptr(v) }
 
-func ptr[T any](v T) *T { return &v }
-
-func deref[T any](p *T) T {
-	var zero T
-	if p == nil {
-		return zero
-	}
-	return *p
-}
+func deref[T any](p *T) T { return testkit.Deref(p) }
 
 // enqueue puts a message and returns what the server acknowledged.
 func enqueue(t testing.TB, qc *azqueue.QueueClient, text string, o *azqueue.EnqueueMessageOptions) *azqueue.EnqueuedMessage {
@@ -176,38 +145,6 @@ func peekedTexts(ms []*azqueue.PeekedMessage) []string {
 	return out
 }
 
-// ---------------------------------------------------------------------------
-// errors
-
-func must(t testing.TB, err error, format string, args ...any) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("%s: unexpected error: %v", fmt.Sprintf(format, args...), err)
-	}
-}
-
-// checkErr reports (without stopping the test) unless err is an HTTP error
-// with the given status and, when code is not empty, the given error code.
-func checkErr(t testing.TB, err error, status int, code queueerror.Code, format string, args ...any) bool {
-	t.Helper()
-	what := fmt.Sprintf(format, args...)
-	want := fmt.Sprintf("HTTP %d %q", status, code)
-	if err == nil {
-		t.Errorf("%s: got success, want %s", what, want)
-		return false
-	}
-	var re *azcore.ResponseError
-	if !errors.As(err, &re) {
-		t.Errorf("%s: got %v, want %s", what, err, want)
-		return false
-	}
-	if re.StatusCode != status || (code != "" && re.ErrorCode != string(code)) {
-		t.Errorf("%s: got HTTP %d %q, want %s", what, re.StatusCode, re.ErrorCode, want)
-		return false
-	}
-	return true
-}
-
 func statusOf(resp *http.Response) any {
 	if resp == nil {
 		return "<no response>"
@@ -261,46 +198,31 @@ func (f *fixture) sasQueue(name, query string) *azqueue.QueueClient {
 }
 
 // rawResult is the outcome of a raw HTTP request.
-type rawResult struct {
-	Status int
-	Code   string
-	Header http.Header
-	Body   string
-}
+type rawResult = testkit.Response
 
 // raw sends one request to path (relative to the account URL, query
 // included) authorised by the full account SAS.
 func (f *fixture) raw(method, path, body string, header map[string]string) rawResult {
 	f.t.Helper()
-	u := f.env.QueueURL + path
-	if strings.Contains(u, "?") {
-		u += "&" + f.fullAccountSAS()
-	} else {
-		u += "?" + f.fullAccountSAS()
-	}
-	return f.send(method, u, body, header)
+	return f.send(method, withQuery(f.env.QueueURL+path, f.fullAccountSAS()), body, header)
 }
 
+// send sends one unsigned request: anonymous, or authorised by a SAS in u.
 func (f *fixture) send(method, u, body string, header map[string]string) rawResult {
 	f.t.Helper()
-	req, err := http.NewRequest(method, u, strings.NewReader(body))
-	must(f.t, err, "NewRequest")
-	req.Header.Set("x-ms-version", "2024-08-04")
+	h := map[string]string{"x-ms-version": "2024-08-04"}
 	for k, v := range header {
-		req.Header.Set(k, v)
+		h[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
-	must(f.t, err, "%s %s", method, u)
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return rawResult{Status: resp.StatusCode, Code: resp.Header.Get("x-ms-error-code"), Header: resp.Header, Body: string(b)}
+	return testkit.Send(f.t, testkit.Request{Method: method, URL: u, Header: h, Body: []byte(body)})
 }
 
-func (r rawResult) check(t testing.TB, status int, code, what string) {
-	t.Helper()
-	if r.Status != status || r.Code != code {
-		t.Errorf("%s: got %d %q, want %d %q\n%s", what, r.Status, r.Code, status, code, r.Body)
+// withQuery appends a query string to a URL that may already have one.
+func withQuery(u, q string) string {
+	if strings.Contains(u, "?") {
+		return u + "&" + q
 	}
+	return u + "?" + q
 }
 
 // sharedKeyLite signs req with Shared Key Lite for the Queue service: the

@@ -159,7 +159,7 @@ func TestUpdateMessage(t *testing.T) {
 	}
 
 	r := f.raw(http.MethodPut, strings.TrimPrefix(qc.URL(), f.env.QueueURL)+"/messages/"+deref(put.MessageID)+"?popreceipt=x", "", nil)
-	r.check(t, http.StatusBadRequest, "MissingRequiredQueryParameter", "Update without visibilitytimeout")
+	r.Check(t, http.StatusBadRequest, "MissingRequiredQueryParameter", "Update without visibilitytimeout")
 }
 
 func TestPeekMessages(t *testing.T) {
@@ -182,8 +182,8 @@ func TestPeekMessages(t *testing.T) {
 		t.Errorf("dequeue after peeks: count %d text %q", deref(m[0].DequeueCount), deref(m[0].MessageText))
 	}
 	r := f.raw(http.MethodGet, strings.TrimPrefix(qc.URL(), f.env.QueueURL)+"/messages?peekonly=true&numofmessages=2", "", nil)
-	if r.Status != http.StatusOK || strings.Contains(r.Body, "PopReceipt") || strings.Contains(r.Body, "TimeNextVisible") || strings.Count(r.Body, "<QueueMessage>") != 2 {
-		t.Errorf("raw peek: %d %s", r.Status, r.Body)
+	if r.StatusCode != http.StatusOK || strings.Contains(string(r.Body), "PopReceipt") || strings.Contains(string(r.Body), "TimeNextVisible") || strings.Count(string(r.Body), "<QueueMessage>") != 2 {
+		t.Errorf("raw peek: %d %s", r.StatusCode, r.Body)
 	}
 }
 
@@ -277,7 +277,7 @@ func TestMessageNoExpiry(t *testing.T) {
 	_, err = qc.EnqueueMessage(context.Background(), "x", &azqueue.EnqueueMessageOptions{TimeToLive: ptr(int32(-2))})
 	checkErr(t, err, http.StatusBadRequest, queueerror.OutOfRangeQueryParameterValue, "messagettl=-2")
 	r := f.raw(http.MethodPost, strings.TrimPrefix(qc.URL(), f.env.QueueURL)+"/messages?messagettl=-1", "<QueueMessage><MessageText>old</MessageText></QueueMessage>", map[string]string{"x-ms-version": "2017-04-17"})
-	r.check(t, http.StatusBadRequest, "OutOfRangeQueryParameterValue", "messagettl=-1 before version 2017-07-29")
+	r.Check(t, http.StatusBadRequest, "OutOfRangeQueryParameterValue", "messagettl=-1 before version 2017-07-29")
 }
 
 // TestMessageSizeLimit: 64 KiB of text is the limit, counted after XML
@@ -303,7 +303,7 @@ func TestMessageSizeLimit(t *testing.T) {
 	_, err = qc.DeleteMessage(ctx, deref(m.MessageID), deref(m.PopReceipt), nil)
 	must(t, err, "the rejected update left the receipt valid")
 	r := f.raw(http.MethodPost, strings.TrimPrefix(qc.URL(), f.env.QueueURL)+"/messages", strings.Repeat(" ", 8<<20), nil)
-	r.check(t, http.StatusRequestEntityTooLarge, "RequestBodyTooLarge", "8 MiB body")
+	r.Check(t, http.StatusRequestEntityTooLarge, "RequestBodyTooLarge", "8 MiB body")
 	if n := approxCount(t, qc); n != 1 {
 		t.Errorf("count after rejected puts: %d, want 1", n)
 	}
@@ -340,8 +340,8 @@ func TestQueryBounds(t *testing.T) {
 		t.Errorf("DequeueMessages(32, 7 days): %d", len(got))
 	}
 	base := strings.TrimPrefix(qc.URL(), f.env.QueueURL) + "/messages"
-	f.raw(http.MethodGet, base+"?numofmessages=ten", "", nil).check(t, http.StatusBadRequest, "InvalidQueryParameterValue", "numofmessages=ten")
-	f.raw(http.MethodPost, base+"?visibilitytimeout=1.5", "<QueueMessage><MessageText>x</MessageText></QueueMessage>", nil).check(t, http.StatusBadRequest, "InvalidQueryParameterValue", "visibilitytimeout=1.5")
+	f.raw(http.MethodGet, base+"?numofmessages=ten", "", nil).Check(t, http.StatusBadRequest, "InvalidQueryParameterValue", "numofmessages=ten")
+	f.raw(http.MethodPost, base+"?visibilitytimeout=1.5", "<QueueMessage><MessageText>x</MessageText></QueueMessage>", nil).Check(t, http.StatusBadRequest, "InvalidQueryParameterValue", "visibilitytimeout=1.5")
 	if n := approxCount(t, qc); n != 40 {
 		t.Errorf("count after rejected requests: %d, want 40", n)
 	}
@@ -362,23 +362,23 @@ func TestBadMessageBodies(t *testing.T) {
 		"<Message><MessageText>wrong root</MessageText></Message>",
 		"<QueueMessage><MessageText>\xff\xfe</MessageText></QueueMessage>",
 	} {
-		f.raw(http.MethodPost, base, body, nil).check(t, http.StatusBadRequest, "InvalidXmlDocument", fmt.Sprintf("Put Message with body %q", body))
+		f.raw(http.MethodPost, base, body, nil).Check(t, http.StatusBadRequest, "InvalidXmlDocument", fmt.Sprintf("Put Message with body %q", body))
 	}
 	ok := f.raw(http.MethodPost, base, `<?xml version="1.0" encoding="utf-8"?><QueueMessage><MessageText>fine &amp; dandy</MessageText></QueueMessage>`, nil)
-	if ok.Status != http.StatusCreated {
-		t.Fatalf("well-formed raw put: %d %s", ok.Status, ok.Body)
+	if ok.StatusCode != http.StatusCreated {
+		t.Fatalf("well-formed raw put: %d %s", ok.StatusCode, ok.Body)
 	}
 	m := dequeue(t, qc, 1, 30)[0]
 	if deref(m.MessageText) != "fine & dandy" {
 		t.Errorf("raw put text %q", deref(m.MessageText))
 	}
 	upd := base + "/" + deref(m.MessageID) + "?visibilitytimeout=0&popreceipt=" + queryEscape(deref(m.PopReceipt))
-	f.raw(http.MethodPut, upd, "<QueueMessage><MessageText>", nil).check(t, http.StatusBadRequest, "InvalidXmlDocument", "Update Message with a malformed body")
+	f.raw(http.MethodPut, upd, "<QueueMessage><MessageText>", nil).Check(t, http.StatusBadRequest, "InvalidXmlDocument", "Update Message with a malformed body")
 	// The failed update did not consume the receipt; an empty body updates
 	// visibility only.
 	r := f.raw(http.MethodPut, upd, "", nil)
-	if r.Status != http.StatusNoContent || r.Header.Get("x-ms-popreceipt") == "" || r.Header.Get("x-ms-time-next-visible") == "" {
-		t.Fatalf("visibility-only update: %d %v", r.Status, r.Header)
+	if r.StatusCode != http.StatusNoContent || r.Header.Get("x-ms-popreceipt") == "" || r.Header.Get("x-ms-time-next-visible") == "" {
+		t.Fatalf("visibility-only update: %d %v", r.StatusCode, r.Header)
 	}
 	if p := peek(t, qc, 1); len(p) != 1 || deref(p[0].MessageText) != "fine & dandy" {
 		t.Errorf("after visibility-only update: %v", peekedTexts(p))
@@ -397,15 +397,15 @@ func TestDeleteMessageErrors(t *testing.T) {
 	a := enqueue(t, qc, "a", nil)
 	b := enqueue(t, qc, "b", nil)
 	base := strings.TrimPrefix(qc.URL(), f.env.QueueURL) + "/messages/" + deref(a.MessageID)
-	f.raw(http.MethodDelete, base, "", nil).check(t, http.StatusBadRequest, "MissingRequiredQueryParameter", "Delete without popreceipt")
-	f.raw(http.MethodDelete, base+"?popreceipt=bm90LWEtcmVjZWlwdA%3D%3D", "", nil).check(t, http.StatusBadRequest, "InvalidQueryParameterValue", "Delete with a malformed popreceipt")
+	f.raw(http.MethodDelete, base, "", nil).Check(t, http.StatusBadRequest, "MissingRequiredQueryParameter", "Delete without popreceipt")
+	f.raw(http.MethodDelete, base+"?popreceipt=bm90LWEtcmVjZWlwdA%3D%3D", "", nil).Check(t, http.StatusBadRequest, "InvalidQueryParameterValue", "Delete with a malformed popreceipt")
 	_, err := qc.DeleteMessage(ctx, deref(b.MessageID), deref(a.PopReceipt), nil)
 	checkErr(t, err, http.StatusNotFound, queueerror.MessageNotFound, "Delete b with a's receipt")
 	_, err = qc.DeleteMessage(ctx, "00000000-0000-4000-8000-000000000000", deref(a.PopReceipt), nil)
 	checkErr(t, err, http.StatusNotFound, queueerror.MessageNotFound, "Delete an unknown id")
 	_, err = f.svc.NewQueueClient("no-such-queue").DeleteMessage(ctx, deref(a.MessageID), deref(a.PopReceipt), nil)
 	checkErr(t, err, http.StatusNotFound, queueerror.QueueNotFound, "Delete from a missing queue")
-	f.raw(http.MethodDelete, base+"/extra?popreceipt=x", "", nil).check(t, http.StatusBadRequest, "InvalidUri", "a path below a message")
+	f.raw(http.MethodDelete, base+"/extra?popreceipt=x", "", nil).Check(t, http.StatusBadRequest, "InvalidUri", "a path below a message")
 	if n := approxCount(t, qc); n != 2 {
 		t.Errorf("count after failed deletes: %d, want 2", n)
 	}

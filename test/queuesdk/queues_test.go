@@ -116,8 +116,8 @@ func TestListQueues(t *testing.T) {
 	if len(page.Queues) != 8 || page.Queues[0].Metadata != nil {
 		t.Errorf("unfiltered listing: %d queues, first metadata %v", len(page.Queues), page.Queues[0].Metadata)
 	}
-	if r := f.raw(http.MethodGet, "?comp=list&maxresults=0", "", nil); r.Status != http.StatusBadRequest {
-		t.Errorf("maxresults=0: %d %s", r.Status, r.Code)
+	if r := f.raw(http.MethodGet, "?comp=list&maxresults=0", "", nil); r.StatusCode != http.StatusBadRequest {
+		t.Errorf("maxresults=0: %d %s", r.StatusCode, r.Code)
 	}
 }
 
@@ -159,8 +159,8 @@ func TestQueueMetadata(t *testing.T) {
 
 	// HEAD works too (no body, count in the header).
 	r := f.raw(http.MethodHead, qc.URL()[len(f.env.QueueURL):]+"?comp=metadata", "", nil)
-	if r.Status != http.StatusOK || r.Header.Get("x-ms-approximate-messages-count") != "3" {
-		t.Errorf("HEAD ?comp=metadata: %d count %q", r.Status, r.Header.Get("x-ms-approximate-messages-count"))
+	if r.StatusCode != http.StatusOK || r.Header.Get("x-ms-approximate-messages-count") != "3" {
+		t.Errorf("HEAD ?comp=metadata: %d count %q", r.StatusCode, r.Header.Get("x-ms-approximate-messages-count"))
 	}
 }
 
@@ -237,11 +237,11 @@ func TestServiceProperties(t *testing.T) {
 	}
 
 	pre := f.send(http.MethodOptions, f.env.QueueURL+"somequeue/messages", "", map[string]string{"Origin": "https://app.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "x-ms-version"})
-	if pre.Status != http.StatusOK || pre.Header.Get("Access-Control-Allow-Origin") != "https://app.example" {
-		t.Errorf("allowed preflight: %d %v", pre.Status, pre.Header)
+	if pre.StatusCode != http.StatusOK || pre.Header.Get("Access-Control-Allow-Origin") != "https://app.example" {
+		t.Errorf("allowed preflight: %d %v", pre.StatusCode, pre.Header)
 	}
 	pre = f.send(http.MethodOptions, f.env.QueueURL+"somequeue/messages", "", map[string]string{"Origin": "https://evil.example", "Access-Control-Request-Method": "POST"})
-	pre.check(t, http.StatusForbidden, "CorsPreflightFailure", "preflight from another origin")
+	pre.Check(t, http.StatusForbidden, "CorsPreflightFailure", "preflight from another origin")
 
 	six := make([]*azqueue.CORSRule, 6)
 	for i := range six {
@@ -249,7 +249,7 @@ func TestServiceProperties(t *testing.T) {
 	}
 	_, err = f.svc.SetProperties(ctx, &azqueue.SetPropertiesOptions{CORS: six})
 	checkErr(t, err, http.StatusBadRequest, queueerror.InvalidXMLDocument, "SetProperties with six CORS rules")
-	f.raw(http.MethodPut, "?restype=service&comp=properties", "<StorageServiceProperties><Cors>", nil).check(t, http.StatusBadRequest, "InvalidXmlDocument", "malformed service properties")
+	f.raw(http.MethodPut, "?restype=service&comp=properties", "<StorageServiceProperties><Cors>", nil).Check(t, http.StatusBadRequest, "InvalidXmlDocument", "malformed service properties")
 }
 
 // TestServiceStats answers as the emulator does, on the primary and on the

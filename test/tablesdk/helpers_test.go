@@ -5,17 +5,8 @@
 package tablesdk_test
 
 import (
-	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
-	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // fixture is one server plus an SDK service client authorised with Shared
@@ -33,10 +25,13 @@ type fixture struct {
 	env  *servertest.Env
 	cred *aztables.SharedKeyCredential
 	svc  *aztables.ServiceClient
+	// signer signs raw requests as the SDK does.
+	signer testkit.Signer
 }
 
-// tableCounter makes table names unique within the test binary.
-var tableCounter atomic.Int64
+// storeChecks run against the server's store when each test that made a
+// fixture ends.
+var storeChecks = []testkit.StoreCheck{testkit.KeysAscending}
 
 // newFixture starts a fresh in-memory server for the test.
 func newFixture(t *testing.T, opts ...servertest.Option) *fixture {
@@ -45,6 +40,7 @@ func newFixture(t *testing.T, opts ...servertest.Option) *fixture {
 	if !strings.HasSuffix(env.TableURL, "/") || !strings.Contains(env.ConnectionString, "TableEndpoint=") {
 		t.Fatalf("servertest.Env: TableURL %q, connection string %q", env.TableURL, env.ConnectionString)
 	}
+	testkit.CheckAfter(t, env.Store, storeChecks...)
 	svc, err := aztables.NewServiceClientFromConnectionString(env.ConnectionString, clientOptions())
 	if err != nil {
 		t.Fatalf("NewServiceClientFromConnectionString: %v", err)
@@ -53,7 +49,8 @@ func newFixture(t *testing.T, opts ...servertest.Option) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{t: t, env: env, cred: cred, svc: svc}
+	signer := testkit.TableSharedKeyLite(t, strings.TrimSuffix(env.TableURL, "/"), env.Account, env.Key)
+	return &fixture{t: t, env: env, cred: cred, svc: svc, signer: signer}
 }
 
 // clientOptions disables retries, so every call observes the server's
@@ -78,7 +75,7 @@ type table struct {
 // newTable creates a table with a fresh name.
 func (f *fixture) newTable() table {
 	f.t.Helper()
-	name := fmt.Sprintf("t%dx%d", time.Now().UnixNano()%1e6, tableCounter.Add(1))
+	name := testkit.Name("t")
 	_, err := f.svc.CreateTable(f.t.Context(), name, nil)
 	must(f.t, err, "CreateTable %s", name)
 	return table{f.svc.NewClient(name), name}
@@ -103,24 +100,14 @@ func decode(t *testing.T, raw []byte) aztables.EDMEntity {
 	return e
 }
 
-func must(t testing.TB, err error, format string, args ...any) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("%s: %v", fmt.Sprintf(format, args...), err)
-	}
-}
+// the kit under the names this suite's files use
+var must = testkit.Must
 
 // wantCode fails unless err is an azcore.ResponseError with status and
 // code.
 func wantCode(t testing.TB, err error, status int, code string) {
 	t.Helper()
-	var re *azcore.ResponseError
-	if !errors.As(err, &re) {
-		t.Fatalf("err = %v, want %d %s", err, status, code)
-	}
-	if re.StatusCode != status || re.ErrorCode != code {
-		t.Fatalf("got %d %s, want %d %s (%v)", re.StatusCode, re.ErrorCode, status, code, err)
-	}
+	testkit.MustErr(t, err, status, code, "request")
 }
 
 // getEntity reads an entity and its ETag.
@@ -147,44 +134,10 @@ func listAll(t *testing.T, c table, opts *aztables.ListEntitiesOptions) []aztabl
 }
 
 // rawRequest sends a request signed with Shared Key Lite the way the SDK
-// signs it, for what the SDK cannot express.
-func (f *fixture) rawRequest(method, path string, header map[string]string, body []byte) (*http.Response, []byte) {
+// signs it, for what the SDK cannot express; path is relative to the
+// service URL.
+func (f *fixture) rawRequest(method, path string, header map[string]string, body []byte) (testkit.Response, []byte) {
 	f.t.Helper()
-	req, err := http.NewRequestWithContext(f.t.Context(), method, f.serviceURL()+path, bytes.NewReader(body))
-	must(f.t, err, "new request")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	key, err := base64.StdEncoding.DecodeString(f.env.Key)
-	must(f.t, err, "decode key")
-	signer := sharedKeyLite{account: f.env.Account, key: key}
-	resp, err := signer.send(req)
-	must(f.t, err, "%s %s", method, path)
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	must(f.t, err, "read body")
-	return resp, data
-}
-
-// sharedKeyLite signs raw requests as aztables does (Table Shared Key
-// Lite: the date and the canonicalized resource).
-type sharedKeyLite struct {
-	account string
-	key     []byte
-}
-
-func (s sharedKeyLite) send(req *http.Request) (*http.Response, error) {
-	date := time.Now().UTC().Format(http.TimeFormat)
-	req.Header.Set("x-ms-date", date)
-	if req.Header.Get("x-ms-version") == "" {
-		req.Header.Set("x-ms-version", "2019-02-02")
-	}
-	resource := "/" + s.account + req.URL.EscapedPath()
-	if comp := req.URL.Query().Get("comp"); comp != "" {
-		resource += "?comp=" + comp
-	}
-	mac := hmac.New(sha256.New, s.key)
-	mac.Write([]byte(date + "\n" + resource))
-	req.Header.Set("Authorization", "SharedKeyLite "+s.account+":"+base64.StdEncoding.EncodeToString(mac.Sum(nil)))
-	return http.DefaultClient.Do(req)
+	r := f.signer.Send(f.t, testkit.Request{Method: method, URL: f.serviceURL() + path, Header: header, Body: body})
+	return r, r.Body
 }

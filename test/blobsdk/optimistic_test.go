@@ -395,18 +395,18 @@ func TestNoLostUpdate(t *testing.T) {
 				attempts.Add(1)
 				resp, err := bb.DownloadStream(ctx, nil)
 				if err != nil {
-					errc <- fmt.Errorf("worker %d: Get Blob: %s: %v", w, describe(err), err)
+					errc <- fmt.Errorf("worker %d: Get Blob: %s: %w", w, describe(err), err)
 					return
 				}
 				body, err := io.ReadAll(resp.Body)
 				_ = resp.Body.Close()
 				if err != nil {
-					errc <- fmt.Errorf("worker %d: reading body: %v", w, err)
+					errc <- fmt.Errorf("worker %d: reading body: %w", w, err)
 					return
 				}
 				n, err := strconv.Atoi(string(body))
 				if err != nil {
-					errc <- fmt.Errorf("worker %d: counter blob holds %q: %v", w, body, err)
+					errc <- fmt.Errorf("worker %d: counter blob holds %q: %w", w, body, err)
 					return
 				}
 				if resp.ETag == nil {
@@ -428,7 +428,7 @@ func TestNoLostUpdate(t *testing.T) {
 					time.Sleep(time.Duration(rng.IntN(500)) * time.Microsecond)
 					continue
 				}
-				errc <- fmt.Errorf("worker %d: conditional Put Blob: %s: %v", w, describe(err), err)
+				errc <- fmt.Errorf("worker %d: conditional Put Blob: %s: %w", w, describe(err), err)
 				return
 			}
 		}(w)

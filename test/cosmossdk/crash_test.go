@@ -32,7 +32,7 @@ func startBinary(t *testing.T, bin, dataDir string, port int) *exec.Cmd {
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		if c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
-			c.Close()
+			_ = c.Close() // a probe connection: only the dial mattered
 			return cmd
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -62,7 +62,7 @@ func TestAcknowledgedItemsSurviveKill9(t *testing.T) {
 	dataDir := t.TempDir()
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	_ = l.Close() // only the free port number was wanted
 	env := &servertest.Env{CosmosURL: "http://127.0.0.1:" + strconv.Itoa(port) + "/", CosmosKey: cosmos.EmulatorKey}
 
 	proc := startBinary(t, bin, dataDir, port)

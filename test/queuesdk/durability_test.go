@@ -48,7 +48,7 @@ func freePort(t *testing.T) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	must(t, err, "finding a free port")
-	defer l.Close()
+	defer func() { _ = l.Close() }() // only the free port number was wanted
 	return l.Addr().(*net.TCPAddr).Port
 }
 
@@ -68,7 +68,7 @@ func startProcess(t *testing.T, bin, dataDir string, port int) *process {
 	must(t, p.cmd.Start(), "starting %s", bin)
 	go func() {
 		_ = p.cmd.Wait()
-		lf.Close()
+		_ = lf.Close() // the log is read back only when the test fails
 		close(p.done)
 	}()
 	t.Cleanup(p.kill)
@@ -81,7 +81,7 @@ func startProcess(t *testing.T, bin, dataDir string, port int) *process {
 		default:
 		}
 		if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 200*time.Millisecond); err == nil {
-			c.Close()
+			_ = c.Close() // a probe connection: only the dial mattered
 			return p
 		}
 		if time.Now().After(deadline) {

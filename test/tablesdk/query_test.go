@@ -232,7 +232,7 @@ func TestFilterGolden(t *testing.T) {
 	}
 	file, err := os.Open("../../internal/table/testdata/filter.golden")
 	must(t, err, "open golden file")
-	defer file.Close()
+	defer func() { _ = file.Close() }() // read-only
 	sc := bufio.NewScanner(file)
 	cases := 0
 	var filter string

@@ -60,7 +60,7 @@ func (s *Service) AppendBlock(ctx context.Context, p *payload, ac AppendConditio
 			return err
 		}
 		offset = b.Size
-		if err := record.Store(tx, extentKey(p.acct, p.container, p.blob, b.Extents), extent{Data: p.data, Offset: offset, Size: p.size}); err != nil {
+		if err := appendExtent(tx, p.acct, p.container, p.blob, b.Extents, extent{Data: p.data, Offset: offset, Size: p.size}); err != nil {
 			return err
 		}
 		b.Size += p.size

@@ -13,10 +13,11 @@ import (
 
 // Azure's block limits.
 const (
-	maxBlockIDLen       = 64
-	maxCommittedBlocks  = 50_000
-	maxBlockSize        = 4000 << 20
-	maxSinglePutBlobLen = 5000 << 20
+	maxBlockIDLen        = 64
+	maxCommittedBlocks   = 50_000
+	maxUncommittedBlocks = 100_000
+	maxBlockSize         = 4000 << 20
+	maxSinglePutBlobLen  = 5000 << 20
 )
 
 // BlockInfo is a block in a block list.
@@ -55,7 +56,12 @@ func loadBlocks(r kv.Reader, acct, container, name string) ([]BlockInfo, error) 
 // PutBlock stages a block of the payload's blob under id. Only the lease
 // is checked: Put Block takes no conditional headers.
 func (s *Service) PutBlock(ctx context.Context, p *payload, id []byte, leaseID string) error {
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
+	near, err := s.nearBlockLimit(ctx, p.acct, p.container, p.blob)
+	if err != nil {
+		s.discard(ctx, p)
+		return err
+	}
+	err = s.store.Update(ctx, func(tx kv.Txn) error {
 		current, err := s.blobForWrite(tx, p.acct, p.container, p.blob, conditions.Write, Preconditions{LeaseID: leaseID})
 		if err != nil {
 			return err
@@ -75,6 +81,8 @@ func (s *Service) PutBlock(ctx context.Context, p *payload, id []byte, leaseID s
 			if err := deleteData(tx, p.acct, p.container, p.blob, replaced.Data); err != nil {
 				return err
 			}
+		} else if err := countBlock(tx, p.acct, p.container, p.blob, id, near); err != nil {
+			return err
 		}
 		if err := p.place(tx); err != nil {
 			return err
@@ -105,12 +113,11 @@ func checkBlockIDLength(tx kv.Txn, acct, container, name string, id []byte) erro
 		return err
 	}
 	if other == nil {
-		var e extent
-		found, err := record.Load(tx, extentKey(acct, container, name, 0), &e)
+		e, err := firstExtent(tx, acct, container, name)
 		if err != nil {
 			return err
 		}
-		if found && e.BlockID != nil {
+		if e != nil && e.BlockID != nil {
 			other = e.BlockID
 		}
 	}
@@ -181,7 +188,7 @@ func (s *Service) PutBlockList(ctx context.Context, acct, container, name string
 			size += e.Size
 		}
 		out = s.newRecord(tx, old, size, h, meta)
-		return commitContent(tx, acct, container, name, old, out, extents)
+		return commitWithBlocks(tx, acct, container, name, old, out, extents, blocks)
 	})
 	return out, err
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
@@ -240,7 +241,8 @@ func checkNames(container, blob string) error {
 		}
 		return azhttp.ErrInvalidResourceName
 	}
-	if len(blob) > 1024 {
+	// Azure counts characters, not bytes.
+	if utf8.RuneCountInString(blob) > 1024 {
 		return tooLong
 	}
 	if strings.ContainsRune(blob, 0) {

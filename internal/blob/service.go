@@ -8,7 +8,6 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
-	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/lease"
 	"github.com/cerulean-db/cerulean/internal/svcprops"
 )
@@ -18,7 +17,7 @@ type Config = azhttp.ServiceConfig
 
 // Service is the Blob service of every account the server hosts.
 type Service struct {
-	store    kv.Store
+	store    collectingStore
 	accounts *azhttp.Accounts
 	now      func() time.Time
 	log      *slog.Logger
@@ -29,7 +28,7 @@ type Service struct {
 // New returns a Service over cfg.Store.
 func New(cfg Config) *Service {
 	cfg = cfg.WithDefaults()
-	s := &Service{store: cfg.Store, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
+	s := &Service{store: collectingStore{Store: cfg.Store, log: cfg.Logger}, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
 	s.auth = &azhttp.Authenticator{Accounts: cfg.Accounts, Service: "blob", Now: s.now, Policy: s.storedPolicy}
 	s.props = svcprops.New(cfg.Store, "blob", func(acct string) []byte { return servicePropsKey(acct) })
 	return s

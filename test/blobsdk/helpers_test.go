@@ -31,6 +31,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 
+	blobstore "github.com/cerulean-db/cerulean/internal/blob"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/servertest"
 )
@@ -59,6 +60,13 @@ func newFixture(t *testing.T, opts ...servertest.Option) *fixture {
 	if err != nil {
 		t.Fatalf("NewSharedKeyCredential: %v", err)
 	}
+	// Registered after the server's own cleanup, so it runs first, while
+	// the store is open: every test leaves a consistent layout behind.
+	t.Cleanup(func() {
+		if err := blobstore.CheckInvariants(context.Background(), env.Store); err != nil {
+			t.Errorf("after the test: %v", err)
+		}
+	})
 	rec := &recorder{}
 	svc, err := service.NewClientWithSharedKeyCredential(env.BlobURL, cred, clientOptions(rec))
 	if err != nil {

@@ -61,7 +61,7 @@ func (s *Service) AppendBlock(ctx context.Context, acct, container, name string,
 			return err
 		}
 		offset = b.Size
-		if err := record.Store(tx, extentKey(p.acct, p.container, p.blob, b.Extents), extent{Data: p.data, Offset: offset, Size: p.size}); err != nil {
+		if err := appendExtent(tx, p.acct, p.container, p.blob, b.Extents, extent{Data: p.data, Offset: offset, Size: p.size}); err != nil {
 			return err
 		}
 		b.Size += p.size

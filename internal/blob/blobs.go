@@ -1,6 +1,7 @@
 package blob
 
 import (
+	"bytes"
 	"context"
 	"crypto/md5"
 	"io"
@@ -115,9 +116,19 @@ func (t *Tx) newRecord(old *Blob, size int64, h ContentHeaders, meta azhttp.Meta
 
 // commitContent makes extents the blob's content and rec its record. Data
 // objects that the old content or the uncommitted blocks referenced and the
-// new content does not are deleted with them. Block and append blob extents
+// new content does not are freed with them. Block and append blob extents
 // get their offsets here; page blob extents come with theirs.
 func commitContent(tx kv.Txn, acct, container, name string, old, rec *Blob, extents []extent) error {
+	blocks, err := loadBlocks(tx, acct, container, name)
+	if err != nil {
+		return err
+	}
+	return commitWithBlocks(tx, acct, container, name, old, rec, extents, blocks)
+}
+
+// commitWithBlocks is commitContent for a caller that has loaded the
+// blob's uncommitted blocks already (there may be 100,000).
+func commitWithBlocks(tx kv.Txn, acct, container, name string, old, rec *Blob, extents []extent, blocks []BlockInfo) error {
 	keep := make(map[uint64]bool, len(extents))
 	for _, e := range extents {
 		keep[e.Data] = true
@@ -136,50 +147,49 @@ func commitContent(tx kv.Txn, acct, container, name string, old, rec *Blob, exte
 			doomed[e.Data] = true
 		}
 	}
-	blocks, err := loadBlocks(tx, acct, container, name)
-	if err != nil {
-		return err
-	}
 	for _, b := range blocks {
 		if !keep[b.Data] {
 			doomed[b.Data] = true
 		}
 	}
-	if err := dropUnreferenced(tx, acct, container, name, doomed, "", false); err != nil {
-		return err
-	}
-	// Point deletes, not range deletes: most writes replace nothing or a
-	// few keys, and a range tombstone per write would slow every read.
+	// Point deletes of the old keys (a page holds many extents): most
+	// writes replace nothing or a few keys, and a range tombstone per write
+	// would slow every read.
+	var last []byte
 	for _, e := range oldExtents {
+		if bytes.Equal(e.key, last) {
+			continue
+		}
 		if err := tx.Delete(e.key); err != nil {
 			return err
 		}
+		last = e.key
 	}
-	for _, b := range blocks {
-		if err := tx.Delete(blockKey(acct, container, name, b.ID)); err != nil {
+	if len(blocks) > 0 {
+		if err := clearBlocks(tx, acct, container, name); err != nil {
 			return err
 		}
 	}
 	var offset int64
-	for i, e := range extents {
+	for i := range extents {
 		if rec.Type != pageBlob {
-			e.Offset = offset
-			offset += e.Size
+			extents[i].Offset = offset
+			offset += extents[i].Size
 		}
-		if err := record.Store(tx, extentSlot(acct, container, name, rec.Type, i, e), e); err != nil {
-			return err
-		}
+	}
+	if err := storeExtents(tx, extentsPrefix(acct, container, name), rec.Type, extents); err != nil {
+		return err
 	}
 	rec.Extents = len(extents)
-	return record.Store(tx, blobKey(acct, container, name), rec)
+	if err := record.Store(tx, blobKey(acct, container, name), rec); err != nil {
+		return err
+	}
+	return dropUnreferenced(tx, acct, container, name, doomed, "", false)
 }
 
-// extentSlot is where extent i of a blob of type typ is stored.
-func extentSlot(acct, container, name, typ string, i int, e extent) tuple.Key {
-	if typ == pageBlob {
-		return extentsPrefix(acct, container, name).Uint(uint64(e.Offset + e.Size))
-	}
-	return extentKey(acct, container, name, i)
+// extentSlot is where a page blob extent is stored.
+func extentSlot(acct, container, name string, e extent) tuple.Key {
+	return extentsPrefix(acct, container, name).Uint(uint64(e.Offset + e.Size))
 }
 
 // updateBlob changes an existing blob's record under pre.

@@ -13,10 +13,11 @@ import (
 
 // Azure's block limits.
 const (
-	maxBlockIDLen       = 64
-	maxCommittedBlocks  = 50_000
-	maxBlockSize        = 4000 << 20
-	maxSinglePutBlobLen = 5000 << 20
+	maxBlockIDLen        = 64
+	maxCommittedBlocks   = 50_000
+	maxUncommittedBlocks = 100_000
+	maxBlockSize         = 4000 << 20
+	maxSinglePutBlobLen  = 5000 << 20
 )
 
 // BlockInfo is a block in a block list.
@@ -56,6 +57,10 @@ func loadBlocks(r kv.Reader, acct, container, name string) ([]BlockInfo, error) 
 // id, verifying c.MD5 when given. Only the lease is checked: Put Block
 // takes no conditional headers.
 func (s *Service) PutBlock(ctx context.Context, acct, container, name string, id []byte, c Content, leaseID string) (*Written, error) {
+	near, err := s.nearBlockLimit(ctx, acct, container, name)
+	if err != nil {
+		return nil, err
+	}
 	w, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
 		tx := t.tx
 		current, err := t.blobForWrite(p.acct, p.container, p.blob, conditions.Write, Preconditions{LeaseID: leaseID})
@@ -77,6 +82,8 @@ func (s *Service) PutBlock(ctx context.Context, acct, container, name string, id
 			if err := deleteData(tx, p.acct, p.container, p.blob, replaced.Data); err != nil {
 				return err
 			}
+		} else if err := countBlock(tx, p.acct, p.container, p.blob, id, near); err != nil {
+			return err
 		}
 		if err := p.place(tx); err != nil {
 			return err
@@ -107,12 +114,11 @@ func checkBlockIDLength(tx kv.Txn, acct, container, name string, id []byte) erro
 		return err
 	}
 	if other == nil {
-		var e extent
-		found, err := record.Load(tx, extentKey(acct, container, name, 0), &e)
+		e, err := firstExtent(tx, acct, container, name)
 		if err != nil {
 			return err
 		}
-		if found && e.BlockID != nil {
+		if e != nil && e.BlockID != nil {
 			other = e.BlockID
 		}
 	}
@@ -184,7 +190,7 @@ func (s *Service) PutBlockList(ctx context.Context, acct, container, name string
 			size += e.Size
 		}
 		out = t.newRecord(old, size, h, meta)
-		return commitContent(tx, acct, container, name, old, out, extents)
+		return commitWithBlocks(tx, acct, container, name, old, out, extents, blocks)
 	})
 	return out, err
 }

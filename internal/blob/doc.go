@@ -5,10 +5,15 @@
 //	Ba acct p                         service properties
 //	Ba acct c container               container record
 //	Ba acct o container blob          blob record (properties, metadata)
-//	Ba acct x container blob idx      committed extent idx of the blob
+//	Ba acct x container blob idx      block/append blob: page of extents idx..idx+899
+//	Ba acct x container blob end      page blob: the extent ending at offset end
+//	Ba acct n container blob snap     snapshot record
+//	Ba acct z container blob snap ... snapshot extents (same suffixes as x)
 //	Ba acct u container blob blockid  uncommitted block
+//	Ba acct k container blob shard    uncommitted block count, one of 64 shards
 //	Ba acct d container blob data off payload chunk of a data object
 //	Bs data                           data staged but not yet referenced
+//	Bg version page                   data freed by commit version, to delete
 //
 // Payload bytes are written once into immutable data objects (numbered by a
 // transaction version) and referenced by extents or uncommitted blocks. An
@@ -23,4 +28,12 @@
 // Service.Update for a closure), so that several commit or fail together.
 // An upload's bytes belong to the call that receives them as Content: it
 // verifies their digest and either commits them or removes what it staged.
+//
+// Every record that grows with a blob's block count stays within the kv
+// limits: extents of block and append blobs are packed 900 to a value
+// (extentpages.go); uncommitted blocks are dropped with one range delete
+// and counted in sharded keys (blockcount.go); and a commit that frees
+// more than a few data objects registers them under Bg, to be deleted
+// after it commits in transactions of bounded size (garbage.go).
+// CheckInvariants verifies the whole layout.
 package blob

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/svcprops"
@@ -282,7 +283,8 @@ func checkNames(container, blob string) error {
 		}
 		return azhttp.ErrInvalidResourceName
 	}
-	if len(blob) > 1024 {
+	// Azure counts characters, not bytes.
+	if utf8.RuneCountInString(blob) > 1024 {
 		return tooLong
 	}
 	if strings.ContainsRune(blob, 0) {

@@ -28,6 +28,8 @@ func blobsPrefix(acct, container string) tuple.Key {
 	return accountKey(acct).Raw("o").Str(container)
 }
 
+// extentKey is where the extent page starting at extent idx of a block or
+// append blob is stored (see extentpages.go).
 func extentKey(acct, container, name string, idx int) tuple.Key {
 	return extentsPrefix(acct, container, name).Uint(uint64(idx))
 }
@@ -69,6 +71,15 @@ func uncommittedPrefix(acct, container string) tuple.Key {
 	return accountKey(acct).Raw("u").Str(container)
 }
 
+// blockCountKey is one shard of the blob's uncommitted block count.
+func blockCountKey(acct, container, name string, shard uint32) tuple.Key {
+	return blockCountPrefix(acct, container, name).Uint(uint64(shard))
+}
+
+func blockCountPrefix(acct, container, name string) tuple.Key {
+	return accountKey(acct).Raw("k").Str(container).Str(name)
+}
+
 func dataPrefix(acct, container, name string, data uint64) tuple.Key {
 	return accountKey(acct).Raw("d").Str(container).Str(name).Uint(data)
 }
@@ -81,10 +92,20 @@ func stagedKey(data uint64) tuple.Key { return tuple.New("Bs").Uint(data) }
 
 func stagedPrefix() tuple.Key { return tuple.New("Bs") }
 
+// garbageKey is page n of the data objects that the transaction of the
+// given version made unreferenced.
+func garbageKey(version uint64, n int) tuple.Key {
+	return garbageVersionPrefix(version).Uint(uint64(n))
+}
+
+func garbageVersionPrefix(version uint64) tuple.Key { return garbagePrefix().Uint(version) }
+
+func garbagePrefix() tuple.Key { return tuple.New("Bg") }
+
 // containerRanges are every key range that belongs to one container.
 func containerRanges(acct, container string) [][2][]byte {
 	var out [][2][]byte
-	for _, tag := range []string{"o", "x", "u", "d", "n", "z"} {
+	for _, tag := range []string{"o", "x", "u", "k", "d", "n", "z"} {
 		p := accountKey(acct).Raw(tag).Str(container)
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}
@@ -95,7 +116,7 @@ func containerRanges(acct, container string) [][2][]byte {
 // snapshots besides the blob's record.
 func blobRanges(acct, container, name string) [][2][]byte {
 	var out [][2][]byte
-	for _, tag := range []string{"x", "u", "d", "n", "z"} {
+	for _, tag := range []string{"x", "u", "k", "d", "n", "z"} {
 		p := accountKey(acct).Raw(tag).Str(container).Str(name)
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}

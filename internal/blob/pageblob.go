@@ -81,7 +81,7 @@ func (t *Tx) writePages(acct, container, name string, start, end int64, p *paylo
 			return err
 		}
 		e := extent{Data: p.data, Offset: start, Size: p.size}
-		return record.Store(t.tx, extentSlot(acct, container, name, pageBlob, 0, e), e)
+		return record.Store(t.tx, extentSlot(acct, container, name, e), e)
 	})
 }
 
@@ -117,14 +117,14 @@ func cutPages(tx kv.Txn, acct, container, name string, from, to int64) error {
 		kept := false
 		if e.Offset < from {
 			left := extent{Data: e.Data, DataOff: e.DataOff, Offset: e.Offset, Size: from - e.Offset}
-			if err := record.Store(tx, extentSlot(acct, container, name, pageBlob, 0, left), left); err != nil {
+			if err := record.Store(tx, extentSlot(acct, container, name, left), left); err != nil {
 				return err
 			}
 			kept = true
 		}
 		if eEnd > to {
 			right := extent{Data: e.Data, DataOff: e.DataOff + to - e.Offset, Offset: to, Size: eEnd - to}
-			if err := record.Store(tx, extentSlot(acct, container, name, pageBlob, 0, right), right); err != nil {
+			if err := record.Store(tx, extentSlot(acct, container, name, right), right); err != nil {
 				return err
 			}
 			kept = true

@@ -221,16 +221,25 @@ func deleteData(tx kv.Txn, acct, container, blob string, data uint64) error {
 	return tx.DeleteRange(prefix, kv.PrefixEnd(prefix))
 }
 
-// SweepStaged deletes every staged data object older than the given time:
-// at start-up, everything staged (a crash interrupted those uploads).
+// SweepStaged deletes every staged data object (run at start-up, a crash
+// interrupted those uploads) and every data object registered as garbage
+// that a crash or a failure left uncollected. It returns how many staged
+// objects it deleted.
 func (s *Service) SweepStaged(ctx context.Context) (int, error) {
+	collected, err := s.CollectGarbage(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("sweep garbage: %w", err)
+	}
+	if collected > 0 {
+		s.log.Info("deleted blob data left registered as garbage by an interrupted run", slog.Int("count", collected))
+	}
 	type entry struct {
 		key  []byte
 		data uint64
 		reg  staged
 	}
 	var doomed []entry
-	err := s.store.View(ctx, func(r kv.Reader) error {
+	err = s.store.View(ctx, func(r kv.Reader) error {
 		p := stagedPrefix()
 		var decodeErr error
 		err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {

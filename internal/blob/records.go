@@ -45,7 +45,7 @@ type Blob struct {
 	Created  time.Time
 	Modified time.Time
 	Size     int64
-	Extents  int // number of extent keys
+	Extents  int // number of extents (block and append blobs)
 	Headers  ContentHeaders
 	Metadata azhttp.Metadata
 	Lease    lease.Lease
@@ -58,8 +58,9 @@ type Blob struct {
 // extent is a run of a blob's content: a committed block, the content of a
 // Put Blob, an appended block, or a written page range. It covers bytes
 // [Offset, Offset+Size) of the blob with bytes [DataOff, DataOff+Size) of a
-// data object. Block and append blobs key extents by index, page blobs by
-// end offset (so a range scan finds the extents overlapping a range).
+// data object. Block and append blobs store extents in pages keyed by
+// index, page blobs one per key by end offset (so a range scan finds the
+// extents overlapping a range).
 type extent struct {
 	BlockID []byte `json:",omitempty"` // nil for Put Blob content and pages
 	Data    uint64
@@ -67,7 +68,7 @@ type extent struct {
 	Offset  int64 `json:",omitempty"`
 	Size    int64
 
-	key []byte // where the extent is stored
+	key []byte // where the extent (or its page) is stored
 }
 
 // block is an uncommitted block.
@@ -136,12 +137,8 @@ func loadExtentsAt(r kv.Reader, acct, container, name, snapshot string) ([]exten
 	var out []extent
 	var decodeErr error
 	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
-		e := extent{key: append([]byte(nil), k...)}
-		if decodeErr = record.Decode(v, &e); decodeErr != nil {
-			return false
-		}
-		out = append(out, e)
-		return true
+		out, decodeErr = decodeExtents(out, k, v)
+		return decodeErr == nil
 	})
 	if err == nil {
 		err = decodeErr

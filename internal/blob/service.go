@@ -7,7 +7,6 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
-	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
@@ -18,7 +17,7 @@ type Config = azhttp.ServiceConfig
 // rules of containers, blobs, blocks and pages over the kv store. It speaks
 // no HTTP; NewHandler serves it on the wire.
 type Service struct {
-	store kv.Store
+	store collectingStore
 	// accounts are not a domain rule: the handler authenticates against
 	// them, and is built from the Service alone.
 	accounts *azhttp.Accounts
@@ -29,7 +28,7 @@ type Service struct {
 // New returns a Service over cfg.Store.
 func New(cfg Config) *Service {
 	cfg = cfg.WithDefaults()
-	return &Service{store: cfg.Store, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
+	return &Service{store: collectingStore{Store: cfg.Store, log: cfg.Logger}, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
 }
 
 // clock returns the commit time: UTC at the wire's 100 ns precision.

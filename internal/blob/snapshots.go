@@ -43,17 +43,8 @@ func (s *Service) CreateSnapshot(ctx context.Context, acct, container, name stri
 		if meta != nil {
 			snap.Metadata = meta
 		}
-		exts, err := loadExtents(tx, acct, container, name)
-		if err != nil {
+		if err := copyExtents(tx, extentsPrefix(acct, container, name), contentPrefix(acct, container, name, id)); err != nil {
 			return err
-		}
-		// Same key suffixes under the snapshot's prefix, whatever the
-		// blob type's key scheme.
-		base, prefix := extentsPrefix(acct, container, name), contentPrefix(acct, container, name, id)
-		for _, e := range exts {
-			if err := record.Store(tx, append(prefix, e.key[len(base):]...), e); err != nil {
-				return err
-			}
 		}
 		out = b
 		return record.Store(tx, snapshotKey(acct, container, name, id), snap)
@@ -158,7 +149,7 @@ func deleteAllSnapshots(tx kv.Txn, acct, container, name string) error {
 	return nil
 }
 
-// dropUnreferenced deletes the data objects in candidates that nothing
+// dropUnreferenced frees the data objects in candidates that nothing
 // references any more: no snapshot other than skip (one being deleted)
 // and, when checkBlob is set, not the blob's current content or
 // uncommitted blocks either (otherwise the caller has accounted for them).
@@ -184,6 +175,7 @@ func dropUnreferenced(tx kv.Txn, acct, container, name string, candidates map[ui
 	}
 	p := snapshotExtentsPrefix(acct, container, name)
 	var failed error
+	var exts []extent
 	err := tx.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
 		rd, err := tuple.NewReader(k, len(p))
 		if err != nil {
@@ -198,18 +190,35 @@ func dropUnreferenced(tx kv.Txn, acct, container, name string, candidates map[ui
 		if owner == skip {
 			return true
 		}
-		var e extent
-		if failed = record.Decode(v, &e); failed != nil {
+		if exts, failed = decodeExtents(exts[:0], k, v); failed != nil {
 			return false
 		}
-		delete(candidates, e.Data)
+		for _, e := range exts {
+			delete(candidates, e.Data)
+		}
 		return true
 	})
 	if err := errors.Join(err, failed); err != nil {
 		return err
 	}
-	for data := range candidates {
-		if err := deleteData(tx, acct, container, name, data); err != nil {
+	return freeData(tx, acct, container, name, candidates)
+}
+
+// copyExtents copies the extent keys (pages or single extents) under from
+// to the same key suffixes under to, as stored, whatever the blob type's
+// key scheme.
+func copyExtents(tx kv.Txn, from, to tuple.Key) error {
+	type pair struct{ k, v []byte }
+	var pairs []pair
+	err := tx.Scan(from, kv.PrefixEnd(from), func(k, v []byte) bool {
+		pairs = append(pairs, pair{append(append([]byte(nil), to...), k[len(from):]...), append([]byte(nil), v...)})
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range pairs {
+		if err := tx.Set(p.k, p.v); err != nil {
 			return err
 		}
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 
+	blobstore "github.com/cerulean-db/cerulean/internal/blob"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/servertest"
 	"github.com/cerulean-db/cerulean/internal/testkit"
@@ -44,7 +45,9 @@ type fixture struct {
 
 // storeChecks run against the server's store when each test that made a
 // fixture ends.
-var storeChecks = []testkit.StoreCheck{testkit.KeysAscending}
+// blob.CheckInvariants proves every test leaves a consistent layout: no
+// orphaned or missing data objects, block lists and sizes that agree.
+var storeChecks = []testkit.StoreCheck{testkit.KeysAscending, blobstore.CheckInvariants}
 
 // newFixture starts a fresh in-memory server for the test and returns an SDK
 // client for it. Every test gets its own server, so tests can run in parallel.

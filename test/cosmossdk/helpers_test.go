@@ -6,13 +6,9 @@ package cosmossdk
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"crypto/tls"
-	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -118,14 +114,9 @@ func send(t testing.TB, env *servertest.Env, rr rawRequest) (*http.Response, []b
 	if err != nil {
 		t.Fatal(err)
 	}
-	date := rr.date.UTC().Format(http.TimeFormat)
-	key, _ := base64.StdEncoding.DecodeString(rr.key)
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(strings.ToLower(rr.method) + "\n" + strings.ToLower(rr.resourceType) + "\n" + rr.link + "\n" + strings.ToLower(date) + "\n\n"))
-	sig := base64.StdEncoding.EncodeToString(m.Sum(nil))
-	req.Header.Set("x-ms-date", date)
-	req.Header.Set("x-ms-version", "2020-11-05")
-	req.Header.Set("Authorization", url.QueryEscape("type=master&ver=1.0&sig="+sig))
+	if err := testkit.CosmosSign(req, rr.key, rr.resourceType, rr.link, rr.date); err != nil {
+		t.Fatal(err)
+	}
 	for k, v := range rr.header {
 		req.Header.Set(k, v)
 	}

@@ -18,6 +18,10 @@ func TestResourceOf(t *testing.T) {
 		{[]string{"dbs", "d", "colls", "c", "docs"}, "docs", "dbs/d/colls/c"},
 		{[]string{"dbs", "d", "colls", "c", "docs", "a b"}, "docs", "dbs/d/colls/c/docs/a b"},
 		{[]string{"dbs", "d", "colls", "c", "pkranges"}, "pkranges", "dbs/d/colls/c"},
+		{[]string{"dbs", "d", "colls", "c", "sprocs"}, "sprocs", "dbs/d/colls/c"},
+		{[]string{"dbs", "d", "colls", "c", "sprocs", "p"}, "sprocs", "dbs/d/colls/c/sprocs/p"},
+		{[]string{"dbs", "d", "colls", "c", "triggers", "t"}, "triggers", "dbs/d/colls/c/triggers/t"},
+		{[]string{"dbs", "d", "colls", "c", "udfs"}, "udfs", "dbs/d/colls/c"},
 	} {
 		typ, lnk := resourceOf(tc.path)
 		if typ != tc.typ || lnk != tc.lnk {

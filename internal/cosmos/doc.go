@@ -1,8 +1,9 @@
 // Package cosmos serves the Azure Cosmos DB NoSQL (SQL) API gateway over the
 // kv store: master-key auth, the database account, databases, containers,
 // items with optimistic concurrency (_etag, If-Match, If-None-Match), JSON
-// patch, transactional batch and the query endpoint (the query language
-// itself is package query).
+// patch, transactional batch, the query endpoint (the query language
+// itself is package query) and server-side JavaScript: stored procedures,
+// triggers and user-defined functions (the runtime is package script).
 //
 // It has two layers. Service is the domain: databases, containers and
 // items over kv, domain values in and out, failures as *Error values
@@ -21,12 +22,23 @@
 //	Cc db coll                             container record
 //	Ci db coll pk1 … pkN id                item (JSON with system properties)
 //	Cu db coll pk1 … pkN uniqueKey values  unique-key index entry → item id
+//	Cs db coll kind id                     script record (kind: sprocs,
+//	                                       triggers or udfs; JSON with "body")
 //
 // pk1 … pkN are the canonical JSON of each partition-key component (N is
 // fixed per container: one, or up to three for hierarchical keys), so a
 // logical partition — and every prefix of a hierarchical key — is one key
 // range. Every item operation, and a whole transactional batch, is one kv
 // transaction over that range: ACID per logical partition, as in Cosmos DB.
+//
+// Scripts run inside that transaction too. A stored procedure's run is one
+// Service.Update over the partition the request names (scriptCollection
+// gives the script the Tx's item operations, bound to that partition), so
+// it commits whole or not at all and a conflict re-runs it; the triggers a
+// write names run in the write's transaction (triggers.go); a query's
+// udf.name() calls reach the script engine through the query.UDFs hook,
+// reading each function from the query's snapshot. Scripts are stored next
+// to their container's items (Cs …) and go with it.
 //
 // An item's _etag is rendered from the commit version of the transaction
 // that wrote it, so it changes on every write and two equal _etags mean the

@@ -22,6 +22,10 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
+// HTTPStatus is the error's status, which a script sees as the number of
+// a failed operation's error (err.number).
+func (e *Error) HTTPStatus() int { return e.Status }
+
 // Is reports whether target is an *Error with the same status and code, so
 // that an error with its own message still matches its sentinel
 // (errors.Is(err, ErrNotFound)).

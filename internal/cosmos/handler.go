@@ -85,6 +85,9 @@ func splitPath(p string) ([]string, error) {
 //	/dbs/{db}/colls[/{coll}]               containers
 //	/dbs/{db}/colls/{coll}/docs[/{id}]     items, queries, batches
 //	/dbs/{db}/colls/{coll}/pkranges        partition key ranges
+//	/dbs/{db}/colls/{coll}/sprocs[/{id}]   stored procedures (POST {id}: execute)
+//	/dbs/{db}/colls/{coll}/triggers[/{id}] triggers
+//	/dbs/{db}/colls/{coll}/udfs[/{id}]     user-defined functions
 func (h *handler) route(q *request) error {
 	segs, m := q.segs, q.r.Method
 	n := len(segs)
@@ -140,6 +143,8 @@ func (h *handler) route(q *request) error {
 		if m == http.MethodGet {
 			return h.listPartitionKeyRanges(q, segs[1], segs[3])
 		}
+	case n <= 6 && isScriptKind(segs[4]):
+		return h.routeScript(q)
 	case segs[4] != "docs":
 		return unsupported(fmt.Sprintf("The resource type %q", segs[4]))
 	case n == 5:
@@ -172,14 +177,53 @@ func (h *handler) route(q *request) error {
 	return methodNotAllowed(m)
 }
 
+func isScriptKind(seg string) bool {
+	_, ok := ParseScriptKind(seg)
+	return ok
+}
+
+// routeScript dispatches /dbs/{db}/colls/{coll}/{sprocs|triggers|udfs}[/{id}].
+func (h *handler) routeScript(q *request) error {
+	segs, m := q.segs, q.r.Method
+	db, coll := segs[1], segs[3]
+	kind, _ := ParseScriptKind(segs[4])
+	if len(segs) == 5 {
+		switch m {
+		case http.MethodGet:
+			return h.listScripts(q, db, coll, kind)
+		case http.MethodPost:
+			if isQuery(q.r) {
+				return h.queryScripts(q, db, coll, kind)
+			}
+			return h.createScript(q, db, coll, kind)
+		}
+		return methodNotAllowed(m)
+	}
+	id := segs[5]
+	switch m {
+	case http.MethodGet:
+		return h.getScript(q, db, coll, kind, id)
+	case http.MethodPut:
+		return h.replaceScript(q, db, coll, kind, id)
+	case http.MethodDelete:
+		return h.deleteScript(q, db, coll, kind, id)
+	case http.MethodPost:
+		if kind == StoredProcedures {
+			return h.executeStoredProcedure(q, db, coll, id)
+		}
+	}
+	return methodNotAllowed(m)
+}
+
 // rejectUnsupportedHeaders refuses requests whose meaning depends on a
 // feature cerulean does not serve, rather than silently ignoring it.
 func rejectUnsupportedHeaders(r *http.Request) error {
 	switch {
 	case r.Header.Get("A-IM") != "":
 		return unsupported("The change feed (A-IM)")
-	case r.Header.Get("x-ms-documentdb-pre-trigger-include") != "" || r.Header.Get("x-ms-documentdb-post-trigger-include") != "":
-		return unsupported("Triggers")
+	case strings.EqualFold(r.Header.Get("x-ms-cosmos-is-batch-request"), "true") &&
+		(r.Header.Get("x-ms-documentdb-pre-trigger-include") != "" || r.Header.Get("x-ms-documentdb-post-trigger-include") != ""):
+		return unsupported("Triggers on a batch")
 	}
 	return nil
 }

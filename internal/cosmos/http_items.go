@@ -20,7 +20,13 @@ func (h *handler) writeItem(q *request, db, coll string, status int, it *Item, w
 }
 
 func itemOptions(r *http.Request) ItemOptions {
-	return ItemOptions{Preconditions: preconditions(r)}
+	return ItemOptions{
+		Preconditions: preconditions(r),
+		Triggers: TriggerNames{
+			Pre:  ParseTriggerNames(r.Header.Get("x-ms-documentdb-pre-trigger-include")),
+			Post: ParseTriggerNames(r.Header.Get("x-ms-documentdb-post-trigger-include")),
+		},
+	}
 }
 
 // createItem creates, or with x-ms-documentdb-is-upsert upserts, an item.
@@ -83,7 +89,10 @@ func (h *handler) deleteItem(q *request, db, coll, id string) error {
 }
 
 func (h *handler) readItem(q *request, db, coll, id string) error {
-	it, err := h.svc.ReadItem(q.r.Context(), db, coll, partitionKey(q.r), id, itemOptions(q.r))
+	// Triggers run on writes only; a read ignores them, as Cosmos DB does.
+	opts := itemOptions(q.r)
+	opts.Triggers = TriggerNames{}
+	it, err := h.svc.ReadItem(q.r.Context(), db, coll, partitionKey(q.r), id, opts)
 	if it != nil {
 		// A failed condition still names the item's version.
 		q.w.Header().Set("etag", it.ETag)

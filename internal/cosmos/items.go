@@ -235,6 +235,15 @@ func (p *partition) existing(id string, opts ItemOptions) (*storedItem, error) {
 // else doc's must match it. Create honours no preconditions, as in Cosmos
 // DB; opts is there for the options a create may carry.
 func (t *Tx) CreateItem(db, coll string, pk PartitionKey, doc []byte, opts ItemOptions) (*Item, error) {
+	if opts.Triggers.any() {
+		pk, err := t.triggerPartition(db, coll, pk, doc)
+		if err != nil {
+			return nil, err
+		}
+		return t.triggered(db, coll, pk, "Create", doc, opts.Triggers, func(doc []byte) (*Item, error) {
+			return t.CreateItem(db, coll, pk, doc, opts.untriggered())
+		})
+	}
 	m, err := decodeObject(doc)
 	if err != nil {
 		return nil, err
@@ -260,6 +269,18 @@ func (t *Tx) CreateItem(db, coll string, pk PartitionKey, doc []byte, opts ItemO
 // UpsertItem creates doc, or replaces the item with its id (subject to
 // opts' conditions). created says which.
 func (t *Tx) UpsertItem(db, coll string, pk PartitionKey, doc []byte, opts ItemOptions) (item *Item, created bool, err error) {
+	if opts.Triggers.any() {
+		pk, err := t.triggerPartition(db, coll, pk, doc)
+		if err != nil {
+			return nil, false, err
+		}
+		item, err = t.triggered(db, coll, pk, "Upsert", doc, opts.Triggers, func(doc []byte) (*Item, error) {
+			it, c, err := t.UpsertItem(db, coll, pk, doc, opts.untriggered())
+			created = c
+			return it, err
+		})
+		return item, created && err == nil, err
+	}
 	m, err := decodeObject(doc)
 	if err != nil {
 		return nil, false, err
@@ -287,6 +308,15 @@ func (t *Tx) UpsertItem(db, coll string, pk PartitionKey, doc []byte, opts ItemO
 // must exist (ErrNotFound) and meet opts' conditions: IfMatch with a stale
 // ETag is ErrPreconditionFailed.
 func (t *Tx) ReplaceItem(db, coll string, pk PartitionKey, id string, doc []byte, opts ItemOptions) (*Item, error) {
+	if opts.Triggers.any() {
+		pk, err := t.triggerPartition(db, coll, pk, doc)
+		if err != nil {
+			return nil, err
+		}
+		return t.triggered(db, coll, pk, "Replace", doc, opts.Triggers, func(doc []byte) (*Item, error) {
+			return t.ReplaceItem(db, coll, pk, id, doc, opts.untriggered())
+		})
+	}
 	m, err := decodeObject(doc)
 	if err != nil {
 		return nil, err
@@ -308,6 +338,9 @@ func (t *Tx) ReplaceItem(db, coll string, pk PartitionKey, id string, doc []byte
 // PatchItem applies a patch (see ParsePatch) to item id, which must exist
 // and meet opts' conditions and the patch's own condition.
 func (t *Tx) PatchItem(db, coll string, pk PartitionKey, id string, patch *Patch, opts ItemOptions) (*Item, error) {
+	if opts.Triggers.any() {
+		return nil, noTriggersForPatch()
+	}
 	if patch == nil || patch.req == nil {
 		return nil, badRequest("The patch request has no operations.")
 	}
@@ -329,6 +362,11 @@ func (t *Tx) PatchItem(db, coll string, pk PartitionKey, id string, patch *Patch
 // DeleteItem deletes item id, which must exist and meet opts'
 // conditions, and returns it as it was.
 func (t *Tx) DeleteItem(db, coll string, pk PartitionKey, id string, opts ItemOptions) (*Item, error) {
+	if opts.Triggers.any() {
+		return t.triggered(db, coll, pk, "Delete", nil, opts.Triggers, func([]byte) (*Item, error) {
+			return t.DeleteItem(db, coll, pk, id, opts.untriggered())
+		})
+	}
 	p, err := t.partition(db, coll, pk, nil)
 	if err != nil {
 		return nil, err

@@ -43,3 +43,17 @@ func uniqueKey(db, coll string, pk []string, idx int, values string) tuple.Key {
 	}
 	return k.Uint(uint64(idx)).Str(values)
 }
+
+// scriptKey is a stored procedure, trigger or user-defined function of a
+// container; kind is its path segment ("sprocs", "triggers", "udfs").
+func scriptKey(db, coll string, kind ScriptKind, id string) tuple.Key {
+	return scriptsPrefix(db, coll, kind).Str(id)
+}
+
+func scriptsPrefix(db, coll string, kind ScriptKind) tuple.Key {
+	return scriptsOfContainer(db, coll).Str(string(kind))
+}
+
+func scriptsOfContainer(db, coll string) tuple.Key { return tuple.New("Cs").Str(db).Str(coll) }
+
+func scriptsOfDatabase(db string) tuple.Key { return tuple.New("Cs").Str(db) }

@@ -4,13 +4,15 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/cerulean-db/cerulean/internal/cosmos/query"
 	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
 // compiledQuery is a parsed SQL query, as the query engine provides it.
 type compiledQuery interface {
-	// run evaluates the query over docs, returning every result in order.
-	run(docs []map[string]any, params map[string]any) ([]any, error)
+	// run evaluates the query over docs, returning every result in order;
+	// udfs (nil for none) calls the container's user-defined functions.
+	run(docs []map[string]any, params map[string]any, udfs query.UDFs) ([]any, error)
 }
 
 // Query is a parsed Cosmos DB SQL query.
@@ -29,10 +31,15 @@ func ParseQuery(text string) (*Query, error) {
 // run evaluates q over docs with params ("@name" → value) and encodes each
 // result.
 func (q *Query) run(docs []map[string]any, params map[string]any) ([]json.RawMessage, error) {
+	return q.runWith(docs, params, nil)
+}
+
+// runWith is run with the user-defined functions of udfs.
+func (q *Query) runWith(docs []map[string]any, params map[string]any, udfs query.UDFs) ([]json.RawMessage, error) {
 	if q == nil || q.q == nil {
 		return nil, badRequest("The query text is missing.")
 	}
-	res, err := q.q.run(docs, params)
+	res, err := q.q.run(docs, params, udfs)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +108,7 @@ func (t *Tx) QueryItems(db, coll string, pk PartitionKey, q *Query, params map[s
 	if err != nil {
 		return nil, err
 	}
-	res, err := q.run(docs, params)
+	res, err := q.runWith(docs, params, t.udfs(db, coll))
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +187,7 @@ func evalCondition(cond string, doc map[string]any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	res, err := cq.run([]map[string]any{m}, nil)
+	res, err := cq.run([]map[string]any{m}, nil, nil)
 	if err != nil {
 		return false, err
 	}

@@ -19,17 +19,22 @@ func compileQuery(text string) (compiledQuery, error) {
 	return engineQuery{q}, nil
 }
 
-func (e engineQuery) run(docs []map[string]any, params map[string]any) ([]any, error) {
-	res, err := e.q.Run(docs, params)
+func (e engineQuery) run(docs []map[string]any, params map[string]any, udfs query.UDFs) ([]any, error) {
+	res, err := e.q.RunWith(docs, params, query.Options{UDFs: udfs})
 	if err != nil {
 		return nil, queryError(err)
 	}
 	return res, nil
 }
 
+// queryError maps a query failure: a user-defined function's own failure
+// (a script error, a timeout) as that, any other as 400 BadRequest.
 func queryError(err error) error {
 	var qe *query.Error
 	if errors.As(err, &qe) {
+		if cause := qe.Unwrap(); cause != nil {
+			return cause
+		}
 		return badRequest("%s", qe.Error())
 	}
 	return err

@@ -257,7 +257,8 @@ func (s *Service) GetDatabase(ctx context.Context, db string, pre Preconditions)
 	return newDatabase(r)
 }
 
-// DeleteDatabase deletes a database with its containers and items.
+// DeleteDatabase deletes a database with its containers, items and
+// scripts.
 func (s *Service) DeleteDatabase(ctx context.Context, db string, pre Preconditions) error {
 	return s.store.Update(ctx, func(tx kv.Txn) error {
 		r, ok, err := getRecord(tx, databaseKey(db))
@@ -270,7 +271,7 @@ func (s *Service) DeleteDatabase(ctx context.Context, db string, pre Preconditio
 		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
 			return err
 		}
-		for _, p := range [][]byte{containersPrefix(db), itemsOfDatabase(db), uniqueOfDatabase(db)} {
+		for _, p := range [][]byte{containersPrefix(db), itemsOfDatabase(db), uniqueOfDatabase(db), scriptsOfDatabase(db)} {
 			if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
 				return err
 			}
@@ -590,7 +591,7 @@ func samePartitionKey(a, b any) bool {
 	return sameJSON(am["paths"], bm["paths"]) && sameJSON(kind(am), kind(bm))
 }
 
-// DeleteContainer deletes a container with its items.
+// DeleteContainer deletes a container with its items and scripts.
 func (s *Service) DeleteContainer(ctx context.Context, db, coll string, pre Preconditions) error {
 	return s.store.Update(ctx, func(tx kv.Txn) error {
 		c, err := loadContainer(tx, db, coll)
@@ -600,7 +601,7 @@ func (s *Service) DeleteContainer(ctx context.Context, db, coll string, pre Prec
 		if err := pre.check(conditions.Write, true, c.rec.str("_etag")); err != nil {
 			return err
 		}
-		for _, p := range [][]byte{itemsPrefix(db, coll), uniquePrefix(db, coll)} {
+		for _, p := range [][]byte{itemsPrefix(db, coll), uniquePrefix(db, coll), scriptsOfContainer(db, coll)} {
 			if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/cosmos/script"
 	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
@@ -20,7 +21,16 @@ type Config struct {
 	// Now is the clock (tests inject one); nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
+	// ScriptBudget bounds the run of one stored procedure, trigger or
+	// user-defined function (a query's UDF calls share one); past it the
+	// request fails with 408 RequestTimeout and nothing it wrote is kept.
+	// Zero means DefaultScriptBudget.
+	ScriptBudget time.Duration
 }
+
+// DefaultScriptBudget is the time a server-side script may run, as Cosmos
+// DB allows a stored procedure about five seconds.
+const DefaultScriptBudget = 5 * time.Second
 
 // Service is the Cosmos DB NoSQL API of the single database account the
 // server hosts: databases, containers and items over the kv store. Its
@@ -36,12 +46,19 @@ type Service struct {
 	// lastVersion is the highest commit version this process wrote; it is
 	// the LSN of the session tokens, so they only grow.
 	lastVersion atomic.Uint64
+	// scripts runs server-side JavaScript; it caches compiled scripts by
+	// (id, _etag).
+	scripts      *script.Engine
+	scriptBudget time.Duration
 }
 
 // New returns a Service over cfg.Store. It fails on a key that is not
 // base64.
 func New(cfg Config) (*Service, error) {
-	s := &Service{store: cfg.Store, now: cfg.Now, log: cfg.Logger}
+	s := &Service{store: cfg.Store, now: cfg.Now, log: cfg.Logger, scripts: script.NewEngine(), scriptBudget: cfg.ScriptBudget}
+	if s.scriptBudget <= 0 {
+		s.scriptBudget = DefaultScriptBudget
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -31,12 +31,14 @@ type Tx struct {
 	// commit version.
 	seq        int
 	containers map[[2]string]*container
+	// ctx bounds the scripts the transaction runs (triggers, UDFs).
+	ctx context.Context
 }
 
 // In returns the item operations of tx, a transaction the caller owns and
 // commits. The clock is read once, here.
 func (s *Service) In(tx kv.Txn) *Tx {
-	return &Tx{s: s, rd: tx, tx: tx, ts: s.unixNow()}
+	return &Tx{s: s, rd: tx, tx: tx, ts: s.unixNow(), ctx: context.Background()}
 }
 
 // Update runs fn in one kv transaction: a nil return commits every
@@ -44,14 +46,18 @@ func (s *Service) In(tx kv.Txn) *Tx {
 // with a concurrent commit fn runs again on a fresh snapshot, so it must
 // have no side effects outside the Tx.
 func (s *Service) Update(ctx context.Context, fn func(*Tx) error) error {
-	return s.store.Update(ctx, func(tx kv.Txn) error { return fn(s.In(tx)) })
+	return s.store.Update(ctx, func(tx kv.Txn) error {
+		t := s.In(tx)
+		t.ctx = ctx
+		return fn(t)
+	})
 }
 
 // view runs read-only operations on a committed snapshot: reads need no
 // commit, so they neither wait for one nor conflict with writers.
 func (s *Service) view(ctx context.Context, fn func(*Tx) error) error {
 	return s.store.View(ctx, func(rd kv.Reader) error {
-		return fn(&Tx{s: s, rd: rd, ts: s.unixNow()})
+		return fn(&Tx{s: s, rd: rd, ts: s.unixNow(), ctx: ctx})
 	})
 }
 
@@ -113,8 +119,19 @@ func (p Preconditions) conditions() conditions.Conditions {
 // precondition (an existing id is ErrConflict); a read whose IfNoneMatch
 // matches answers ErrNotModified; every other failed condition is
 // ErrPreconditionFailed.
+//
+// Triggers names the triggers a create, replace, upsert or delete runs
+// around its write, in the same transaction (see Tx.triggered); a patch
+// refuses them.
 type ItemOptions struct {
 	Preconditions
+	Triggers TriggerNames
+}
+
+// untriggered is o without its triggers, for the write the triggers wrap.
+func (o ItemOptions) untriggered() ItemOptions {
+	o.Triggers = TriggerNames{}
+	return o
 }
 
 // check maps a condition outcome to Cosmos DB's errors.

@@ -142,6 +142,9 @@ func TestTorture(t *testing.T) {
 		c := connect(t, p)
 		if cycle == 0 {
 			setup(t, c)
+			if err := newSprocClient(p).create(context.Background()); err != nil {
+				t.Fatal(err)
+			}
 		} else {
 			verify(t, c, st, cycle)
 		}
@@ -168,6 +171,10 @@ func TestTorture(t *testing.T) {
 		for w := range 2 {
 			wg.Go(func() { cosmosBatcher(ctx, c, st, fmt.Sprintf("g%d", w)) })
 		}
+		sprocs := newSprocClient(p)
+		for w := range 2 {
+			wg.Go(func() { cosmosSprocRunner(ctx, sprocs, st, fmt.Sprintf("s%d", w)) })
+		}
 		wg.Go(func() { queueProducer(ctx, c, st, cycle) })
 		wg.Go(func() { queueConsumer(ctx, c, st) })
 		time.Sleep(time.Duration(150+rng.IntN(450)) * time.Millisecond)
@@ -181,8 +188,8 @@ func TestTorture(t *testing.T) {
 			t.Fatalf("cycle %d (seed %d):\n%v", cycle, seed, failures)
 		}
 	}
-	t.Logf("%d kill cycles survived; %d blobs, %d ETags, blob counter %d, Cosmos counter %d, %d queue messages acknowledged",
-		*cycles, len(st.blobs), len(st.etags), st.counterAcked, st.cosmosAcked, st.queueTotal)
+	t.Logf("%d kill cycles survived; %d blobs, %d ETags, blob counter %d, Cosmos counter %d, %d stored procedure executions, %d queue messages acknowledged",
+		*cycles, len(st.blobs), len(st.etags), st.counterAcked, st.cosmosAcked, st.cosmosGenAck["s0"]+st.cosmosGenAck["s1"], st.queueTotal)
 }
 
 func setup(t *testing.T, c clients) {

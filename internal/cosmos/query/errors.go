@@ -8,9 +8,16 @@ import "fmt"
 // Bad Request and Message as the error text.
 type Error struct {
 	Message string
+	// cause is the error a user-defined function failed with, kept so
+	// that the gateway can answer it as the function's own failure (a
+	// script that timed out is not a bad query).
+	cause error
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// Unwrap returns the error a user-defined function failed with, if any.
+func (e *Error) Unwrap() error { return e.cause }
 
 // syntaxErrorf builds a syntax error that points at a byte offset of the
 // query text, as "line L, column C".

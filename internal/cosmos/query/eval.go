@@ -418,7 +418,7 @@ func matchClass(p []rune, r rune) (int, bool) {
 
 func evalCall(x *callExpr, e *env) any {
 	if x.udf {
-		failf("user-defined function 'udf.%s' is not supported", x.name)
+		return evalUDF(x, e)
 	}
 	if agg, ok := aggregates[x.name]; ok {
 		if e.group == nil {
@@ -444,4 +444,23 @@ func evalCall(x *callExpr, e *env) any {
 		args[i] = eval(a, e)
 	}
 	return fn.call(e.run, args)
+}
+
+// evalUDF calls a user-defined function through the run's UDFs.
+func evalUDF(x *callExpr, e *env) any {
+	udfs := e.run.udfs
+	if udfs == nil {
+		failf("user-defined function 'udf.%s' is not supported here", x.name)
+	}
+	args := make([]any, len(x.args))
+	for i, a := range x.args {
+		if v := eval(a, e); !isUndefined(v) {
+			args[i] = v
+		}
+	}
+	v, err := udfs.CallUDF(x.name, args)
+	if err != nil {
+		panic(runtimeError{&Error{Message: err.Error(), cause: err}})
+	}
+	return v
 }

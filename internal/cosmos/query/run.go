@@ -17,6 +17,28 @@ type runContext struct {
 	// rowBudget bounds the rows a Run may materialize (JOIN fan-out,
 	// subqueries), so that one request cannot exhaust memory.
 	rowBudget int
+	udfs      UDFs
+}
+
+// UDFs calls the user-defined functions of a container: udf.name(args)
+// in a query. The query package only evaluates expressions; what a
+// function is and how it runs (and how long it may) is the caller's.
+type UDFs interface {
+	// CallUDF returns the value of function name (case-sensitive, as
+	// written after "udf.") for args, which are query values with an
+	// undefined argument passed as nil. The result must be a decoded JSON
+	// value (nil, bool, float64, string, []any, map[string]any). An error
+	// fails the whole Run with an *Error that wraps it.
+	CallUDF(name string, args []any) (any, error)
+}
+
+// Options are the optional settings of RunWith.
+type Options struct {
+	// Now is the clock value GetCurrentDateTime and friends read; zero
+	// means time.Now.
+	Now time.Time
+	// UDFs resolves udf.name(...) calls; nil refuses them.
+	UDFs UDFs
 }
 
 // internalErrorPrefix starts the message of an *Error that stands for a
@@ -61,6 +83,15 @@ func (q *Query) Run(docs []map[string]any, params map[string]any) ([]any, error)
 // RunAt is Run with the clock read by GetCurrentDateTime and friends fixed
 // at now. Every row of one run sees the same time, as in Cosmos.
 func (q *Query) RunAt(docs []map[string]any, params map[string]any, now time.Time) (results []any, err error) {
+	return q.RunWith(docs, params, Options{Now: now})
+}
+
+// RunWith is Run with options: a fixed clock and user-defined functions.
+func (q *Query) RunWith(docs []map[string]any, params map[string]any, o Options) (results []any, err error) {
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			if re, ok := r.(runtimeError); ok {
@@ -71,7 +102,7 @@ func (q *Query) RunAt(docs []map[string]any, params map[string]any, now time.Tim
 			results, err = nil, &Error{Message: fmt.Sprintf("%s: %v", internalErrorPrefix, r)}
 		}
 	}()
-	ctx := &runContext{docs: docs, params: params, now: now.UTC(), rowBudget: maxRows}
+	ctx := &runContext{docs: docs, params: params, now: now.UTC(), rowBudget: maxRows, udfs: o.UDFs}
 	root := &env{run: ctx}
 	return execSelect(q.sel, root), nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/server"
 )
 
@@ -56,6 +57,7 @@ type serveFlags struct {
 	inMemory                                   boolean
 	cosmosHTTP                                 boolean
 	logLevel                                   logLevel
+	scriptBudget                               budget
 	pprof                                      string
 }
 
@@ -67,13 +69,14 @@ type serveFlags struct {
 func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (*serveFlags, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := &serveFlags{blobPort: 10000, queuePort: 10001, tablePort: 10002, cosmosPort: 8081, logLevel: logLevel(slog.LevelInfo)}
+	f := &serveFlags{blobPort: 10000, queuePort: 10001, tablePort: 10002, cosmosPort: 8081, logLevel: logLevel(slog.LevelInfo), scriptBudget: budget(cosmos.DefaultScriptBudget)}
 	fs.StringVar(&f.host, "host", "127.0.0.1", "address to listen on")
 	fs.Var(&f.blobPort, "blob-port", "Blob service port, 0 for a free one")
 	fs.Var(&f.queuePort, "queue-port", "Queue service port, 0 for a free one")
 	fs.Var(&f.tablePort, "table-port", "Table service port, 0 for a free one")
 	fs.Var(&f.cosmosPort, "cosmos-port", "Cosmos DB (NoSQL) gateway port, 0 for a free one")
 	fs.Var(&f.cosmosHTTP, "cosmos-http", "serve the Cosmos DB gateway over plain HTTP instead of HTTPS")
+	fs.Var(&f.scriptBudget, "cosmos-script-budget", "time one Cosmos stored procedure, trigger or UDF run may take, e.g. 5s or 500ms (at most 10m)")
 	fs.StringVar(&f.dataDir, "data", "./cerulean-data", "directory of the durable store")
 	fs.Var(&f.inMemory, "in-memory", "keep everything in memory; nothing survives exit")
 	// info is logLevel's zero value, which the usage text never shows as a
@@ -123,6 +126,20 @@ func (b *boolean) Set(s string) error {
 		return errors.New("not a boolean (1, t, true, 0, f or false)")
 	}
 	*b = boolean(v)
+	return nil
+}
+
+// budget is a positive Go duration (5s, 500ms) of at most ten minutes.
+type budget time.Duration
+
+func (b *budget) String() string { return time.Duration(*b).String() }
+
+func (b *budget) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 || d > 10*time.Minute {
+		return errors.New("not a duration above 0 and at most 10m (e.g. 5s, 500ms)")
+	}
+	*b = budget(d)
 	return nil
 }
 
@@ -189,7 +206,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 	}
 	srv, err := server.Start(ctx, server.Config{
 		Host: f.host, BlobPort: int(f.blobPort), QueuePort: int(f.queuePort), TablePort: int(f.tablePort), DataDir: f.dataDir, InMemory: bool(f.inMemory),
-		CosmosPort: int(f.cosmosPort), CosmosHTTP: bool(f.cosmosHTTP),
+		CosmosPort: int(f.cosmosPort), CosmosHTTP: bool(f.cosmosHTTP), CosmosScriptBudget: time.Duration(f.scriptBudget),
 		Accounts: accounts, Logger: logger,
 	})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 )
 
 func envOf(vars map[string]string) func(string) string {
@@ -22,7 +23,7 @@ func TestServeDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := serveFlags{host: "127.0.0.1", blobPort: 10000, queuePort: 10001, tablePort: 10002, cosmosPort: 8081,
-		dataDir: "./cerulean-data", logLevel: logLevel(slog.LevelInfo)}
+		dataDir: "./cerulean-data", logLevel: logLevel(slog.LevelInfo), scriptBudget: budget(5 * time.Second)}
 	if *f != want {
 		t.Errorf("defaults: %+v, want %+v", *f, want)
 	}
@@ -35,12 +36,13 @@ func TestServeEnvUnderstood(t *testing.T) {
 		"CERULEAN_HOST": "0.0.0.0", "CERULEAN_BLOB_PORT": "0", "CERULEAN_QUEUE_PORT": "65535",
 		"CERULEAN_TABLE_PORT": "20002", "CERULEAN_COSMOS_PORT": "20003", "CERULEAN_COSMOS_HTTP": "TRUE",
 		"CERULEAN_DATA": "/tmp/x", "CERULEAN_IN_MEMORY": "1", "CERULEAN_LOG_LEVEL": "WARN", "CERULEAN_PPROF": "127.0.0.1:0",
+		"CERULEAN_COSMOS_SCRIPT_BUDGET": "750ms",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := serveFlags{host: "0.0.0.0", blobPort: 0, queuePort: 65535, tablePort: 20002, cosmosPort: 20003, cosmosHTTP: true,
-		dataDir: "/tmp/x", inMemory: true, logLevel: logLevel(slog.LevelWarn), pprof: "127.0.0.1:0"}
+		dataDir: "/tmp/x", inMemory: true, logLevel: logLevel(slog.LevelWarn), pprof: "127.0.0.1:0", scriptBudget: budget(750 * time.Millisecond)}
 	if *f != want {
 		t.Errorf("got %+v, want %+v", *f, want)
 	}
@@ -69,6 +71,9 @@ func TestServeBadEnvRefused(t *testing.T) {
 		{"CERULEAN_COSMOS_HTTP", "tRuE", "boolean"},
 		{"CERULEAN_LOG_LEVEL", "verbose", "log level"},
 		{"CERULEAN_LOG_LEVEL", "info+2", "log level"},
+		{"CERULEAN_COSMOS_SCRIPT_BUDGET", "5", "duration"},
+		{"CERULEAN_COSMOS_SCRIPT_BUDGET", "0s", "duration"},
+		{"CERULEAN_COSMOS_SCRIPT_BUDGET", "1h", "duration"},
 	} {
 		_, err := parse(t, nil, map[string]string{tc.name: tc.value})
 		if err == nil {

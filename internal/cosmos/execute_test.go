@@ -365,3 +365,39 @@ func TestUDFs(t *testing.T) {
 		}
 	}
 }
+
+// A script whose writes near what one transaction may hold is told its
+// calls are no longer accepted, exactly as near the end of its time, and
+// what it wrote until then commits: it never fails with 413.
+func TestStoredProcedureWriteQuota(t *testing.T) {
+	s := newScriptService(t, time.Minute)
+	mustCreateScript(t, s, StoredProcedures, map[string]any{"id": "fill", "body": `function fill(n) {
+		var coll = getContext().getCollection(), done = 0;
+		var pad = new Array(2001).join("x");
+		while (done < n && coll.createDocument(coll.getSelfLink(), {id: "f" + done, pk: "a", pad: pad})) done++;
+		getContext().getResponse().setBody(done);
+	}`})
+	res, err := execute(t, s, "fill", "a", `[100000]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var done int
+	if err := json.Unmarshal(res.Body, &done); err != nil {
+		t.Fatalf("body %s: %v", res.Body, err)
+	}
+	// 2 kB documents against a 5 MB quota: about 2,000 accepted.
+	if done < 1000 || done > 3000 {
+		t.Fatalf("%d creates accepted, want about %d", done, scriptWriteQuota/(2000+writeOverhead))
+	}
+	q, err := ParseQuery("SELECT VALUE COUNT(1) FROM c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := s.QueryItems(context.Background(), "db", "items", pkOf(t, "a"), q, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Items) != 1 || string(f.Items[0]) != fmt.Sprint(done) {
+		t.Fatalf("count %s, want %d committed", f.Items, done)
+	}
+}

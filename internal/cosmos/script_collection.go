@@ -3,6 +3,7 @@ package cosmos
 import (
 	"encoding/json"
 	"errors"
+	"github.com/cerulean-db/cerulean/internal/kv"
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/cosmos/script"
@@ -24,9 +25,30 @@ type scriptCollection struct {
 	// conflict re-runs the script and anything else is answered as the
 	// store failure it is.
 	storeErr error
+	// written estimates what the script's writes add to the transaction.
+	written int
 }
 
-var _ script.Collection = (*scriptCollection)(nil)
+var (
+	_ script.Collection = (*scriptCollection)(nil)
+	_ script.Quota      = (*scriptCollection)(nil)
+)
+
+// scriptWriteQuota is how much a script may write into its transaction
+// before its collection calls stop being accepted: half of what one kv
+// transaction may hold, leaving room for keys, indexes and triggers. A
+// bulk import then returns how far it got instead of failing with 413.
+const scriptWriteQuota = kv.MaxTxnSize / 2
+
+// writeOverhead approximates what one item write adds besides its
+// document: keys, system properties, index entries.
+const writeOverhead = 512
+
+// Accepting reports whether the script may still write.
+func (sc *scriptCollection) Accepting() bool { return sc.written < scriptWriteQuota }
+
+// wrote counts one successful write of n document bytes.
+func (sc *scriptCollection) wrote(n int) { sc.written += n + writeOverhead }
 
 // newScriptCollection binds the collection to partition comps of c.
 func (t *Tx) newScriptCollection(c *container, comps []string) *scriptCollection {
@@ -67,6 +89,7 @@ func (sc *scriptCollection) CreateDocument(doc []byte, o script.DocOptions) ([]b
 	if err != nil {
 		return nil, sc.note(err)
 	}
+	sc.wrote(len(it.Body))
 	return it.Body, nil
 }
 
@@ -75,6 +98,7 @@ func (sc *scriptCollection) UpsertDocument(doc []byte, o script.DocOptions) ([]b
 	if err != nil {
 		return nil, sc.note(err)
 	}
+	sc.wrote(len(it.Body))
 	return it.Body, nil
 }
 
@@ -91,11 +115,15 @@ func (sc *scriptCollection) ReplaceDocument(id string, doc []byte, o script.DocO
 	if err != nil {
 		return nil, sc.note(err)
 	}
+	sc.wrote(len(it.Body))
 	return it.Body, nil
 }
 
 func (sc *scriptCollection) DeleteDocument(id string, o script.DocOptions) error {
 	_, err := sc.t.DeleteItem(sc.db, sc.coll, sc.pk, id, itemOptionsOf(o))
+	if err == nil {
+		sc.wrote(0)
+	}
 	return sc.note(err)
 }
 

@@ -17,7 +17,7 @@ import (
 // kept in the data directory (generated on first start; in memory with
 // --in-memory), or plain HTTP when cfg.CosmosHTTP.
 func (s *Server) startCosmos(cfg Config) error {
-	svc, err := cosmos.New(cosmos.Config{Store: s.store, Now: cfg.Now, Logger: cfg.Logger})
+	svc, err := cosmos.New(cosmos.Config{Store: s.store, Now: cfg.Now, Logger: cfg.Logger, ScriptBudget: cfg.CosmosScriptBudget})
 	if err != nil {
 		return err
 	}

@@ -32,10 +32,13 @@ type Config struct {
 	// over plain HTTP instead of HTTPS.
 	CosmosPort int
 	CosmosHTTP bool
-	DataDir    string
-	InMemory   bool
-	Accounts   *azhttp.Accounts
-	Logger     *slog.Logger
+	// CosmosScriptBudget bounds one server-side script run; zero means
+	// cosmos.DefaultScriptBudget.
+	CosmosScriptBudget time.Duration
+	DataDir            string
+	InMemory           bool
+	Accounts           *azhttp.Accounts
+	Logger             *slog.Logger
 	// Now is the clock the services use; nil means time.Now.
 	Now func() time.Time
 }

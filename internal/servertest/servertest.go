@@ -34,6 +34,8 @@ type options struct {
 	now     func() time.Time
 	// cosmosTLS serves the Cosmos DB gateway over HTTPS.
 	cosmosTLS bool
+	// scriptBudget bounds Cosmos server-side script runs (0: the default).
+	scriptBudget time.Duration
 }
 
 // Option changes how Start sets the server up.
@@ -45,6 +47,10 @@ func WithDataDir(dir string) Option { return func(o *options) { o.dataDir = dir 
 // WithCosmosTLS serves the Cosmos DB gateway over HTTPS with its
 // self-signed certificate instead of plain HTTP.
 func WithCosmosTLS() Option { return func(o *options) { o.cosmosTLS = true } }
+
+// WithScriptBudget sets the time one Cosmos stored procedure, trigger or
+// UDF run may take.
+func WithScriptBudget(d time.Duration) Option { return func(o *options) { o.scriptBudget = d } }
 
 // WithClock drives the services' clock.
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
@@ -62,12 +68,13 @@ func Start(t testing.TB, opts ...Option) *Env {
 		out = os.Stderr
 	}
 	srv, err := server.Start(context.Background(), server.Config{
-		Host:       "127.0.0.1",
-		DataDir:    o.dataDir,
-		InMemory:   o.dataDir == "",
-		Logger:     slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Now:        o.now,
-		CosmosHTTP: !o.cosmosTLS,
+		Host:               "127.0.0.1",
+		DataDir:            o.dataDir,
+		InMemory:           o.dataDir == "",
+		Logger:             slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Now:                o.now,
+		CosmosHTTP:         !o.cosmosTLS,
+		CosmosScriptBudget: o.scriptBudget,
 	})
 	if err != nil {
 		t.Fatalf("start server: %v", err)

@@ -263,6 +263,9 @@ func (x *execution) accepted() bool {
 		x.stop(fmt.Errorf("script: %w", x.ctx.Err()))
 		return false
 	}
+	if q, ok := x.coll.(Quota); ok && !q.Accepting() {
+		return false
+	}
 	return now.Before(x.acceptUntil)
 }
 

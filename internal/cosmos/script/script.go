@@ -158,3 +158,12 @@ func (o Options) normalized() Options {
 	}
 	return o
 }
+
+// Quota is what a Collection may also implement to refuse further calls
+// for reasons other than time — the transaction that will commit the
+// script's writes nearing its size limit. While Accepting reports false,
+// collection calls return false (not accepted) exactly as near the end of
+// the time budget, so a well-written script records how far it got.
+type Quota interface {
+	Accepting() bool
+}

@@ -261,6 +261,8 @@ func TestTriggers(t *testing.T) {
 		var doc = req.getBody();
 		if (doc.reject) throw new Error("rejected by stamp");
 		doc.stamped = true;
+		var by = req.getValue("X-Ms-Client-Tag");
+		if (by !== undefined) doc.by = by;
 		req.setBody(doc);
 	}`})
 	mustCreateScript(t, s, Triggers, map[string]any{"id": "audit", "triggerType": "Post", "triggerOperation": "Create", "body": `function audit() {
@@ -274,6 +276,10 @@ func TestTriggers(t *testing.T) {
 	it, err := s.CreateItem(ctx, "db", "items", pkOf(t, "a"), []byte(`{"id":"1","pk":"a"}`), pre)
 	if err != nil || field(t, it, "stamped") != true {
 		t.Fatalf("create with a pre-trigger: %+v, %v", it, err)
+	}
+	tagged := ItemOptions{Triggers: TriggerNames{Pre: []string{"stamp"}, Headers: map[string]string{"x-ms-client-tag": "tests"}}}
+	if it, err := s.CreateItem(ctx, "db", "items", pkOf(t, "a"), []byte(`{"id":"1h","pk":"a"}`), tagged); err != nil || field(t, it, "by") != "tests" {
+		t.Fatalf("a pre-trigger reading a request header (any case): %+v, %v", it, err)
 	}
 	if _, err := s.CreateItem(ctx, "db", "items", pkOf(t, "a"), []byte(`{"id":"2","pk":"a","reject":true}`), pre); !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "rejected by stamp") {
 		t.Fatalf("create rejected by a pre-trigger: %v", err)

@@ -20,13 +20,20 @@ func (h *handler) writeItem(q *request, db, coll string, status int, it *Item, w
 }
 
 func itemOptions(r *http.Request) ItemOptions {
-	return ItemOptions{
+	o := ItemOptions{
 		Preconditions: preconditions(r),
 		Triggers: TriggerNames{
 			Pre:  ParseTriggerNames(r.Header.Get("x-ms-documentdb-pre-trigger-include")),
 			Post: ParseTriggerNames(r.Header.Get("x-ms-documentdb-post-trigger-include")),
 		},
 	}
+	if o.Triggers.any() {
+		o.Triggers.Headers = make(map[string]string, len(r.Header))
+		for name, vs := range r.Header {
+			o.Triggers.Headers[name] = strings.Join(vs, ",")
+		}
+	}
+	return o
 }
 
 // createItem creates, or with x-ms-documentdb-is-upsert upserts, an item.

@@ -13,6 +13,9 @@ import (
 // do: Cosmos DB runs a trigger only when the request names it.
 type TriggerNames struct {
 	Pre, Post []string
+	// Headers are the request's headers, which a trigger reads with
+	// getRequest().getValue(name).
+	Headers map[string]string
 }
 
 func (n TriggerNames) any() bool { return len(n.Pre) > 0 || len(n.Post) > 0 }
@@ -77,7 +80,7 @@ func (t *Tx) triggered(db, coll string, pk PartitionKey, op string, doc []byte, 
 		return nil, err
 	}
 	col := t.newScriptCollection(p.c, p.pk)
-	req := &script.Request{Body: doc, OperationType: op}
+	req := &script.Request{Body: doc, OperationType: op, Headers: names.Headers}
 	for _, sc := range pre {
 		err := t.s.scripts.RunPreTrigger(t.ctx, engineScript(sc), req, col, t.s.scriptOptions(false, time.Time{}))
 		if col.storeErr != nil {

@@ -107,6 +107,8 @@ func scriptFailure(err error, budget time.Duration) error {
 	case errors.Is(err, script.ErrTimeout):
 		return newError(http.StatusRequestTimeout, "RequestTimeout",
 			"Message: {\"Errors\":[\"The script did not complete within its time budget (%s); nothing it wrote was kept.\"]}", budget)
+	case errors.Is(err, script.ErrMemory):
+		return tooLarge("%s", gatewayMessage("The script allocated more memory than a script may; nothing it wrote was kept."))
 	case errors.As(err, &thrown):
 		status := thrown.Status
 		if status < 400 || status > 599 {

@@ -102,6 +102,7 @@ func (x *execution) guard(f func() error) (err error) {
 	defer timer.Stop()
 	stopOnCancel := context.AfterFunc(x.ctx, func() { x.stop(fmt.Errorf("script: %w", x.ctx.Err())) })
 	defer stopOnCancel()
+	defer watch.track(x)()
 
 	if err := x.setup(); err != nil {
 		return x.failure(err)

@@ -64,6 +64,10 @@ type Options struct {
 	// MaxResponse is the size in bytes of a body a script may set; 0
 	// means 2 MiB. Over it, the script gets error 413.
 	MaxResponse int
+	// MaxMemory bounds how far the server's live heap may grow while the
+	// script runs; 0 means 1 GiB. Past it the script is stopped with
+	// ErrMemory (see memoryWatch for why the bound is on the process).
+	MaxMemory int
 	// Now is the clock that decides when collection calls stop being
 	// accepted and when the budget is spent; nil means time.Now. A timer
 	// on real time interrupts the script at Budget in any case, so that a
@@ -155,6 +159,9 @@ func (o Options) normalized() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.MaxMemory <= 0 {
+		o.MaxMemory = defaultMaxMemory
 	}
 	return o
 }

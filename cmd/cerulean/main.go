@@ -51,14 +51,14 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 
 // serveFlags are serve's settings.
 type serveFlags struct {
-	host                                       string
+	host                                                 string
 	blobPort, queuePort, tablePort, filePort, cosmosPort port
-	dataDir                                    string
-	inMemory                                   boolean
-	cosmosHTTP                                 boolean
-	logLevel                                   logLevel
-	scriptBudget                               budget
-	pprof                                      string
+	dataDir                                              string
+	inMemory                                             boolean
+	cosmosHTTP                                           boolean
+	logLevel                                             logLevel
+	scriptBudget                                         budget
+	pprof                                                string
 }
 
 // parseServeFlags reads serve's settings from the environment, then from

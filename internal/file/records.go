@@ -71,13 +71,6 @@ type extent struct {
 	key []byte // where the extent is stored
 }
 
-func (s *Share) state() conditions.State {
-	if s == nil {
-		return conditions.State{}
-	}
-	return conditions.State{Exists: true, ETag: azhttp.ETag(s.Version), LastModified: s.Modified}
-}
-
 func (n *Node) state() conditions.State {
 	if n == nil {
 		return conditions.State{}

@@ -88,7 +88,7 @@ type Preconditions struct {
 
 // check evaluates conditional headers, mapping outcomes to Azure's errors.
 func check(pre Preconditions, kind conditions.Kind, st conditions.State, exists error) error {
-	err := pre.Conditions.Check(kind, st)
+	err := pre.Check(kind, st)
 	switch {
 	case err == nil:
 		return nil

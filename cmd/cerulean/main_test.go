@@ -116,7 +116,7 @@ func TestServeBadFlagRefused(t *testing.T) {
 }
 
 func TestServeUnknownFlagRefused(t *testing.T) {
-	for _, args := range [][]string{{"--file-port", "10003"}, {"--search-port", "8082"}, {"--blobport", "1"}} {
+	for _, args := range [][]string{{"--smb-port", "10445"}, {"--search-port", "8082"}, {"--blobport", "1"}} {
 		_, err := parse(t, args, nil)
 		if err == nil || !strings.Contains(err.Error(), "not defined") {
 			t.Errorf("%q: got %v, want the flag refused", args, err)

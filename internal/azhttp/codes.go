@@ -111,6 +111,16 @@ var (
 	ErrInvalidSourceBlobUrl                  = newError(http.StatusBadRequest, "InvalidSourceBlobUrl", "The source url for a copy blob operation is invalid.")
 )
 
+// File service error codes, with Azure's default messages
+// (https://learn.microsoft.com/rest/api/storageservices/file-service-error-codes).
+var (
+	ErrShareAlreadyExists = newError(http.StatusConflict, "ShareAlreadyExists", "The specified share already exists.")
+	ErrShareBeingDeleted  = newError(http.StatusConflict, "ShareBeingDeleted", "The specified share is being deleted. Try operation later.")
+	ErrShareNotFound      = newError(http.StatusNotFound, "ShareNotFound", "The specified share does not exist.")
+	ErrParentNotFound     = newError(http.StatusNotFound, "ParentNotFound", "The specified parent path does not exist.")
+	ErrDirectoryNotEmpty  = newError(http.StatusConflict, "DirectoryNotEmpty", "The specified directory is not empty.")
+)
+
 // Queue service error codes, with Azure's default messages
 // (https://learn.microsoft.com/rest/api/storageservices/queue-service-error-codes).
 var (

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/blob"
+	"github.com/cerulean-db/cerulean/internal/file"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
@@ -28,6 +29,8 @@ type Config struct {
 	QueuePort int
 	// TablePort is the Table service's port.
 	TablePort int
+	// FilePort is the File service's (Azure Files REST) port.
+	FilePort int
 	// CosmosPort is the Cosmos DB gateway's port; CosmosHTTP serves it
 	// over plain HTTP instead of HTTPS.
 	CosmosPort int
@@ -56,6 +59,7 @@ type Server struct {
 	queueAddr        string
 	stopQueueSweeper func()
 	tableAddr        string // the Table service's host:port
+	fileAddr         string // the File service's host:port
 	cosmosAddr       string // the Cosmos DB gateway's host:port
 	cosmosScheme     string // "https", or "http" with Config.CosmosHTTP
 	servers          []*http.Server
@@ -92,6 +96,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s.stopQueueSweeper = queues.StartSweeper(5 * time.Minute)
 	tables := table.New(table.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
 	s.tableAddr, err = s.listen(cfg.Host, cfg.TablePort, "table", table.NewHandler(tables))
+	if err != nil {
+		return nil, errors.Join(err, s.Shutdown(context.Background()))
+	}
+	files := file.New(file.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
+	s.fileAddr, err = s.listen(cfg.Host, cfg.FilePort, "file", file.NewHandler(files))
 	if err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
@@ -143,6 +152,9 @@ func (s *Server) QueueAddr() string { return s.queueAddr }
 
 // TableAddr is the table service's host:port.
 func (s *Server) TableAddr() string { return s.tableAddr }
+
+// FileAddr is the File service's host:port.
+func (s *Server) FileAddr() string { return s.fileAddr }
 
 // Store is the server's store (tests inspect it).
 func (s *Server) Store() kv.Store { return s.store }

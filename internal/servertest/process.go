@@ -56,6 +56,7 @@ type Process struct {
 	BlobPort         int
 	QueuePort        int
 	TablePort        int
+	FilePort         int
 	// CosmosURL is the Cosmos DB gateway (plain HTTP), CosmosKey its key.
 	CosmosURL, CosmosKey string
 	cosmosPort           int
@@ -81,7 +82,7 @@ func freePort(t testing.TB) int {
 // connections. It is killed at cleanup if still running.
 func StartProcess(t testing.TB, bin, dataDir string) *Process {
 	t.Helper()
-	p := &Process{BlobPort: freePort(t), QueuePort: freePort(t), TablePort: freePort(t), cosmosPort: freePort(t), done: make(chan struct{})}
+	p := &Process{BlobPort: freePort(t), QueuePort: freePort(t), TablePort: freePort(t), FilePort: freePort(t), cosmosPort: freePort(t), done: make(chan struct{})}
 	logf, err := os.CreateTemp("", "cerulean-log-")
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +90,7 @@ func StartProcess(t testing.TB, bin, dataDir string) *Process {
 	p.log = logf.Name()
 	p.cmd = exec.Command(bin, "serve", "--host", "127.0.0.1", "--data", dataDir, "--log-level", "warn",
 		"--blob-port", strconv.Itoa(p.BlobPort), "--queue-port", strconv.Itoa(p.QueuePort), "--table-port", strconv.Itoa(p.TablePort),
+		"--file-port", strconv.Itoa(p.FilePort),
 		"--cosmos-port", strconv.Itoa(p.cosmosPort), "--cosmos-http")
 	p.cmd.Stdout, p.cmd.Stderr = logf, logf
 	if err := p.cmd.Start(); err != nil {
@@ -102,7 +104,7 @@ func StartProcess(t testing.TB, bin, dataDir string) *Process {
 		close(p.done)
 	}()
 	t.Cleanup(p.Kill)
-	for _, port := range []int{p.BlobPort, p.QueuePort, p.TablePort, p.cosmosPort} {
+	for _, port := range []int{p.BlobPort, p.QueuePort, p.TablePort, p.FilePort, p.cosmosPort} {
 		deadline := time.Now().Add(60 * time.Second)
 		for {
 			if c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 200*time.Millisecond); err == nil {
@@ -121,8 +123,8 @@ func StartProcess(t testing.TB, bin, dataDir string) *Process {
 		}
 	}
 	ep := func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d/%s", port, azhttp.DevAccount) }
-	p.ConnectionString = fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=%s;QueueEndpoint=%s;TableEndpoint=%s;",
-		azhttp.DevAccount, azhttp.DevKey, ep(p.BlobPort), ep(p.QueuePort), ep(p.TablePort))
+	p.ConnectionString = fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=%s;QueueEndpoint=%s;TableEndpoint=%s;FileEndpoint=%s;",
+		azhttp.DevAccount, azhttp.DevKey, ep(p.BlobPort), ep(p.QueuePort), ep(p.TablePort), ep(p.FilePort))
 	p.CosmosURL = fmt.Sprintf("http://127.0.0.1:%d/", p.cosmosPort)
 	p.CosmosKey = cosmos.EmulatorKey
 	return p

@@ -20,6 +20,7 @@ type Env struct {
 	BlobURL  string // service URL, ending in "/"
 	QueueURL string // queue service URL, ending in "/"
 	TableURL string // table service URL, ending in "/"
+	FileURL  string // file service URL, ending in "/"
 	// CosmosURL is the Cosmos DB gateway's endpoint, ending in "/" (plain
 	// HTTP unless WithCosmosTLS); CosmosKey its master key.
 	CosmosURL, CosmosKey string
@@ -89,14 +90,16 @@ func Start(t testing.TB, opts ...Option) *Env {
 	blobURL := fmt.Sprintf("http://%s/%s/", srv.BlobAddr(), azhttp.DevAccount)
 	queueURL := fmt.Sprintf("http://%s/%s/", srv.QueueAddr(), azhttp.DevAccount)
 	tableURL := fmt.Sprintf("http://%s/%s/", srv.TableAddr(), azhttp.DevAccount)
+	fileURL := fmt.Sprintf("http://%s/%s/", srv.FileAddr(), azhttp.DevAccount)
 	return &Env{
 		BlobURL:  blobURL,
 		QueueURL: queueURL,
 		TableURL: tableURL,
+		FileURL:  fileURL,
 		Account:  azhttp.DevAccount,
 		Key:      azhttp.DevKey,
-		ConnectionString: fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=http://%s/%s;QueueEndpoint=http://%s/%s;TableEndpoint=http://%s/%s;",
-			azhttp.DevAccount, azhttp.DevKey, srv.BlobAddr(), azhttp.DevAccount, srv.QueueAddr(), azhttp.DevAccount, srv.TableAddr(), azhttp.DevAccount),
+		ConnectionString: fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=http://%s/%s;QueueEndpoint=http://%s/%s;TableEndpoint=http://%s/%s;FileEndpoint=http://%s/%s;",
+			azhttp.DevAccount, azhttp.DevKey, srv.BlobAddr(), azhttp.DevAccount, srv.QueueAddr(), azhttp.DevAccount, srv.TableAddr(), azhttp.DevAccount, srv.FileAddr(), azhttp.DevAccount),
 		Store:     srv.Store(),
 		Server:    srv,
 		CosmosURL: srv.CosmosURL(),

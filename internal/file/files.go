@@ -1,0 +1,111 @@
+package file
+
+import (
+	"context"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
+)
+
+// MaxFileSize is the largest file Azure Files holds: 4 TiB.
+const MaxFileSize = 4 << 40
+
+// CreateFile creates a file of the given size with no content written (it
+// reads as zeros), replacing a file already at path and its content.
+func (s *Service) CreateFile(ctx context.Context, acct, share, path string, size int64, h ContentHeaders, smb SMBChange, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
+	var out *Node
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		out, err = t.CreateFile(acct, share, path, size, h, smb, meta, pre)
+		return err
+	})
+	return out, err
+}
+
+// CreateFile creates a file inside t's transaction.
+func (t *Tx) CreateFile(acct, share, path string, size int64, h ContentHeaders, smb SMBChange, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
+	if path == "" {
+		return nil, azhttp.ErrResourceAlreadyExists.WithMessage("The share's root is a directory.")
+	}
+	if size < 0 || size > MaxFileSize {
+		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A file holds 0 to 4 TiB.")
+	}
+	l, err := t.locate(acct, share, path)
+	if err != nil {
+		return nil, err
+	}
+	if l.node != nil && l.node.Dir {
+		return nil, azhttp.ErrResourceAlreadyExists.WithMessage("A directory of that name already exists.")
+	}
+	if err := check(pre, conditions.Create, l.node.state(), azhttp.ErrResourceAlreadyExists); err != nil {
+		return nil, err
+	}
+	if l.node != nil {
+		if err := t.dropContent(acct, share, l.node.ID); err != nil {
+			return nil, err
+		}
+	}
+	id, err := t.newID()
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{ID: id, ParentID: l.parentID, Version: t.tx.Version(), Created: t.now, Modified: t.now,
+		SMB: smb.smb(t.now, "Archive"), Metadata: meta, Size: size, Headers: h}
+	return n, record.Store(t.tx, l.key, n)
+}
+
+// dropContent deletes every extent and data object of a file.
+func (t *Tx) dropContent(acct, share string, id uint64) error {
+	for _, r := range fileRanges(acct, share, id) {
+		if err := t.tx.DeleteRange(r[0], r[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// GetFileProperties returns a file's record.
+func (s *Service) GetFileProperties(ctx context.Context, acct, share, path string, pre Preconditions) (*Node, error) {
+	var out *Node
+	err := s.view(ctx, func(t *Tx) error {
+		var err error
+		out, err = t.GetFileProperties(acct, share, path, pre)
+		return err
+	})
+	return out, err
+}
+
+// GetFileProperties returns a file's record as t sees it.
+func (t *Tx) GetFileProperties(acct, share, path string, pre Preconditions) (*Node, error) {
+	l, err := t.existing(acct, share, path, false, conditions.Read, pre)
+	if err != nil {
+		return nil, err
+	}
+	return l.node, nil
+}
+
+// SetFileMetadata replaces a file's metadata.
+func (s *Service) SetFileMetadata(ctx context.Context, acct, share, path string, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
+	return s.updateNode(ctx, acct, share, path, false, pre, func(n *Node) error {
+		n.Metadata = meta
+		return nil
+	})
+}
+
+// DeleteFile deletes a file and its content.
+func (s *Service) DeleteFile(ctx context.Context, acct, share, path string, pre Preconditions) error {
+	return s.Update(ctx, func(t *Tx) error { return t.DeleteFile(acct, share, path, pre) })
+}
+
+// DeleteFile deletes a file inside t's transaction.
+func (t *Tx) DeleteFile(acct, share, path string, pre Preconditions) error {
+	l, err := t.existing(acct, share, path, false, conditions.Write, pre)
+	if err != nil {
+		return err
+	}
+	if err := t.dropContent(acct, share, l.node.ID); err != nil {
+		return err
+	}
+	return t.tx.Delete(l.key)
+}

@@ -1,0 +1,260 @@
+package file
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/svcprops"
+)
+
+// handler serves a Service on the wire: it authenticates and parses each
+// request, makes one call into the Service and writes its answer.
+type handler struct {
+	svc      *Service
+	accounts *azhttp.Accounts
+	auth     *azhttp.Authenticator
+	props    *svcprops.Store // service properties, which only the wire reads
+	log      *slog.Logger
+}
+
+// NewHandler returns the File service's HTTP handler over svc, wrapped in
+// the plumbing every service shares (request ids, versions, CORS, logging).
+func NewHandler(svc *Service) http.Handler {
+	h := &handler{svc: svc, accounts: svc.accounts, log: svc.log}
+	// Share stored access policies are not supported yet, so a service SAS
+	// naming a signed identifier finds none (403).
+	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "file", Now: svc.now}
+	h.props = svcprops.New(svc.store, "file", func(acct string) []byte { return servicePropsKey(acct) })
+	return azhttp.Wrap("file", h.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve))
+}
+
+func (h *handler) corsRules(r *http.Request) ([]azhttp.CORSRule, error) {
+	acct, _, _ := splitPath(r.URL.Path)
+	if _, ok := h.accounts.Lookup(acct); !ok {
+		return nil, nil
+	}
+	return h.props.CORSRules(r.Context(), acct)
+}
+
+// request is one parsed call.
+type request struct {
+	w                 http.ResponseWriter
+	r                 *http.Request
+	q                 url.Values
+	acct, share, path string
+}
+
+func (q *request) ctx() context.Context { return q.r.Context() }
+
+// operation is one routed REST operation.
+type operation struct {
+	need azhttp.Need
+	run  func(*handler, *request) error
+}
+
+func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
+	q := &request{w: w, r: r, q: r.URL.Query()}
+	q.acct, q.share, q.path = splitPath(r.URL.Path)
+	if err := h.dispatch(q); err != nil {
+		azhttp.WriteError(w, r, err)
+	}
+}
+
+func (h *handler) dispatch(q *request) error {
+	if _, ok := h.accounts.Lookup(q.acct); !ok {
+		return azhttp.ErrResourceNotFound.WithMessage("The specified account %q does not exist.", q.acct)
+	}
+	op, err := route(q)
+	if err != nil {
+		return err
+	}
+	if err := checkNames(q.share, q.path); err != nil {
+		return err
+	}
+	access, err := h.auth.Authenticate(q.r, q.acct, q.share, q.path)
+	if err != nil {
+		return err
+	}
+	// Azure Files has no public access: Allows refuses anonymous requests.
+	if err := access.Allows(op.need); err != nil {
+		return err
+	}
+	return op.run(h, q)
+}
+
+func need(resourceType, permission byte) azhttp.Need {
+	return azhttp.Need{Service: 'f', ResourceType: resourceType, Permission: permission}
+}
+
+// route picks the operation from the method, the addressed resource and
+// the restype/comp query parameters. Operations of the Files REST surface
+// that are not served yet answer 501 with their name, never a pretence.
+func route(q *request) (operation, error) {
+	restype, comp, m := q.q.Get("restype"), q.q.Get("comp"), q.r.Method
+	read := m == http.MethodGet || m == http.MethodHead
+	notSupported := func(what string) (operation, error) {
+		return operation{}, azhttp.ErrNotImplemented.WithMessage("%s is not supported by this server yet.", what)
+	}
+	if q.q.Has("sharesnapshot") {
+		return notSupported("Share snapshots (sharesnapshot)")
+	}
+	switch {
+	case q.share == "":
+		switch {
+		case comp == "list" && m == http.MethodGet:
+			return operation{need('s', 'l'), (*handler).listShares}, nil
+		case restype == "service" && comp == "properties" && m == http.MethodGet:
+			return operation{need('s', 'r'), (*handler).getServiceProperties}, nil
+		case restype == "service" && comp == "properties" && m == http.MethodPut:
+			return operation{need('s', 'w'), (*handler).setServiceProperties}, nil
+		case comp == "userdelegationkey":
+			return notSupported("Get User Delegation Key")
+		}
+	case restype == "share":
+		if q.path != "" {
+			break
+		}
+		switch {
+		case comp == "" && m == http.MethodPut:
+			return operation{need('c', 'c'), (*handler).createShare}, nil
+		case comp == "" && read, comp == "metadata" && read:
+			return operation{need('c', 'r'), (*handler).getShareProperties}, nil
+		case comp == "" && m == http.MethodDelete:
+			return operation{need('c', 'd'), (*handler).deleteShare}, nil
+		case comp == "metadata" && m == http.MethodPut:
+			return operation{need('c', 'w'), (*handler).setShareMetadata}, nil
+		case comp == "properties" && m == http.MethodPut:
+			return operation{need('c', 'w'), (*handler).setShareProperties}, nil
+		case comp == "acl":
+			return notSupported("Get/Set Share ACL (stored access policies)")
+		case comp == "lease":
+			return notSupported("Lease Share")
+		case comp == "snapshot":
+			return notSupported("Snapshot Share")
+		case comp == "stats":
+			return notSupported("Get Share Stats")
+		case comp == "filepermission":
+			return notSupported("Create/Get Permission")
+		case comp == "undelete":
+			return notSupported("Restore Share")
+		}
+	case restype == "directory":
+		switch {
+		case comp == "" && m == http.MethodPut:
+			return operation{need('o', 'c'), (*handler).createDirectory}, nil
+		case comp == "" && read:
+			return operation{need('o', 'r'), (*handler).getDirectoryProperties}, nil
+		case comp == "" && m == http.MethodDelete:
+			return operation{need('o', 'd'), (*handler).deleteDirectory}, nil
+		case comp == "metadata" && m == http.MethodPut:
+			return operation{need('o', 'w'), (*handler).setDirectoryMetadata}, nil
+		case comp == "list" && m == http.MethodGet:
+			return operation{need('c', 'l'), (*handler).listDirectory}, nil
+		case comp == "properties":
+			return notSupported("Set Directory Properties")
+		case comp == "listhandles":
+			return notSupported("List Handles")
+		case comp == "forceclosehandles":
+			return notSupported("Force Close Handles")
+		case comp == "rename":
+			return notSupported("Rename Directory")
+		}
+	case restype == "" && q.path != "":
+		switch {
+		case comp == "" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
+			return notSupported("Copy File")
+		case comp == "" && m == http.MethodPut:
+			return operation{need('o', 'c'), (*handler).createFile}, nil
+		case comp == "" && m == http.MethodGet:
+			return operation{need('o', 'r'), (*handler).getFile}, nil
+		case comp == "" && m == http.MethodHead:
+			return operation{need('o', 'r'), (*handler).getFileProperties}, nil
+		case comp == "" && m == http.MethodDelete:
+			return operation{need('o', 'd'), (*handler).deleteFile}, nil
+		case comp == "range" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
+			return notSupported("Put Range From URL")
+		case comp == "range" && m == http.MethodPut:
+			return operation{need('o', 'w'), (*handler).putRange}, nil
+		case comp == "rangelist" && m == http.MethodGet:
+			return operation{need('o', 'r'), (*handler).listRanges}, nil
+		case comp == "metadata" && m == http.MethodPut:
+			return operation{need('o', 'w'), (*handler).setFileMetadata}, nil
+		case comp == "metadata" && read:
+			return operation{need('o', 'r'), (*handler).getFileProperties}, nil
+		case comp == "properties":
+			return notSupported("Set File Properties")
+		case comp == "lease":
+			return notSupported("Lease File")
+		case comp == "copy":
+			return notSupported("Abort Copy File")
+		case comp == "listhandles":
+			return notSupported("List Handles")
+		case comp == "forceclosehandles":
+			return notSupported("Force Close Handles")
+		case comp == "rename":
+			return notSupported("Rename File")
+		case comp == "symboliclink", comp == "hardlink":
+			return notSupported("NFS links")
+		}
+	}
+	if !read && m != http.MethodPut && m != http.MethodDelete && m != http.MethodPost {
+		return operation{}, azhttp.ErrUnsupportedHttpVerb
+	}
+	param, value := "comp", comp
+	if comp == "" {
+		param, value = "restype", restype
+	}
+	return operation{}, azhttp.InvalidQueryParameterValue(param, value, "").WithMessage("The requested operation (%s with restype=%q comp=%q) is not valid for this resource.", m, restype, comp)
+}
+
+// splitPath splits a path-style URL path into account, share and the path
+// of a directory or file within it (without a trailing slash).
+func splitPath(p string) (acct, share, path string) {
+	p = strings.TrimPrefix(p, "/")
+	acct, rest, _ := strings.Cut(p, "/")
+	share, path, _ = strings.Cut(rest, "/")
+	return acct, share, strings.TrimSuffix(path, "/")
+}
+
+// checkNames applies Azure's naming rules for shares, directories and
+// files: share names as container names; path elements of 1 to 255
+// characters, the whole path at most 2048, none of the characters Windows
+// forbids.
+func checkNames(share, path string) error {
+	if share != "" && !validShareName(share) {
+		if n := len(share); n < 3 || n > 63 {
+			return azhttp.ErrOutOfRangeInput.WithMessage("The specified resource name length is not within the permissible limits.")
+		}
+		return azhttp.ErrInvalidResourceName
+	}
+	if path == "" {
+		return nil
+	}
+	if utf8.RuneCountInString(path) > 2048 {
+		return azhttp.ErrOutOfRangeInput.WithMessage("The specified resource name length is not within the permissible limits.")
+	}
+	for _, part := range strings.Split(path, "/") {
+		if part == "" || part == "." || part == ".." || utf8.RuneCountInString(part) > 255 ||
+			strings.ContainsAny(part, "\"\\:|<>*?") || strings.ContainsFunc(part, func(r rune) bool { return r < 0x20 }) {
+			return azhttp.ErrInvalidResourceName
+		}
+	}
+	return nil
+}
+
+func validShareName(n string) bool {
+	if len(n) < 3 || len(n) > 63 || n[0] == '-' || n[len(n)-1] == '-' || strings.Contains(n, "--") {
+		return false
+	}
+	for _, c := range n {
+		if ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-'; !ok {
+			return false
+		}
+	}
+	return true
+}

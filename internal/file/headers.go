@@ -1,0 +1,231 @@
+package file
+
+import (
+	"encoding/base64"
+	"fmt"
+	"hash/fnv"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/conditions"
+)
+
+// smbTimeLayout is how FileREST writes SMB times: ISO 8601 with seven
+// fractional digits, which the SDKs parse exactly.
+const smbTimeLayout = "2006-01-02T15:04:05.0000000Z"
+
+// ntfsAttributes are the attribute names FileREST accepts, in the order
+// Azure reports them.
+var ntfsAttributes = []string{"ReadOnly", "Hidden", "System", "Directory", "Archive", "Temporary", "Offline", "NotContentIndexed", "NoScrubData"}
+
+// parseAttributes reads x-ms-file-attributes: "None" or names joined by
+// '|'. It returns "" for the default.
+func parseAttributes(h http.Header, dir bool) (string, error) {
+	v := h.Get("x-ms-file-attributes")
+	if v == "" || strings.EqualFold(strings.TrimSpace(v), "None") || strings.EqualFold(v, "preserve") {
+		return "", nil
+	}
+	set := map[string]bool{}
+	for _, part := range strings.Split(v, "|") {
+		part = strings.TrimSpace(part)
+		found := false
+		for _, a := range ntfsAttributes {
+			if strings.EqualFold(a, part) {
+				set[a], found = true, true
+			}
+		}
+		if !found {
+			return "", azhttp.InvalidHeaderValue("x-ms-file-attributes", v)
+		}
+	}
+	if dir {
+		set["Directory"] = true
+	} else if set["Directory"] {
+		return "", azhttp.InvalidHeaderValue("x-ms-file-attributes", v).WithMessage("A file cannot have the Directory attribute.")
+	}
+	var out []string
+	for _, a := range ntfsAttributes {
+		if set[a] {
+			out = append(out, a)
+		}
+	}
+	return strings.Join(out, " | "), nil
+}
+
+// parseSMBTime reads one of the x-ms-file-*-time headers: absent, "now"
+// or "preserve" take the request's time (nil); otherwise ISO 8601.
+func parseSMBTime(h http.Header, name string) (*time.Time, error) {
+	v := h.Get(name)
+	if v == "" || strings.EqualFold(v, "now") || strings.EqualFold(v, "preserve") {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return nil, azhttp.InvalidHeaderValue(name, v)
+	}
+	return &t, nil
+}
+
+// parseSMB reads the SMB property headers of a create.
+func parseSMB(h http.Header, dir bool) (SMBChange, error) {
+	var c SMBChange
+	var err error
+	if c.Attributes, err = parseAttributes(h, dir); err != nil {
+		return c, err
+	}
+	if c.CreationTime, err = parseSMBTime(h, "x-ms-file-creation-time"); err != nil {
+		return c, err
+	}
+	if c.LastWriteTime, err = parseSMBTime(h, "x-ms-file-last-write-time"); err != nil {
+		return c, err
+	}
+	if c.ChangeTime, err = parseSMBTime(h, "x-ms-file-change-time"); err != nil {
+		return c, err
+	}
+	if h.Get("x-ms-file-permission-key") != "" {
+		return c, azhttp.ErrNotImplemented.WithMessage("Setting a permission by x-ms-file-permission-key (Create Permission) is not supported by this server yet.")
+	}
+	switch p := h.Get("x-ms-file-permission"); {
+	case p == "" || strings.EqualFold(p, "inherit") || strings.EqualFold(p, "preserve"):
+	case h.Get("x-ms-file-permission-format") != "" && !strings.EqualFold(h.Get("x-ms-file-permission-format"), "sddl"):
+		return c, azhttp.ErrNotImplemented.WithMessage("File permissions in the %s format are not supported by this server yet.", h.Get("x-ms-file-permission-format"))
+	case len(p) > 8<<10:
+		return c, azhttp.InvalidHeaderValue("x-ms-file-permission", "").WithMessage("A permission in a header holds at most 8 KiB.")
+	default:
+		c.Permission = p
+	}
+	return c, nil
+}
+
+// permissionKey names a permission the way x-ms-file-permission-key does;
+// the inherited permission has one fixed key.
+func permissionKey(sddl string) string {
+	f := fnv.New64a()
+	_, _ = f.Write([]byte("cerulean-permission:" + sddl)) // hash writes never fail
+	return fmt.Sprintf("%d*%d", f.Sum64(), 1)
+}
+
+// writeSMB sets the SMB property headers Azure returns for a directory or
+// file.
+func writeSMB(h http.Header, n *Node) {
+	h.Set("x-ms-file-attributes", n.SMB.Attributes)
+	h.Set("x-ms-file-creation-time", n.SMB.CreationTime.UTC().Format(smbTimeLayout))
+	h.Set("x-ms-file-last-write-time", n.SMB.LastWriteTime.UTC().Format(smbTimeLayout))
+	h.Set("x-ms-file-change-time", n.SMB.ChangeTime.UTC().Format(smbTimeLayout))
+	h.Set("x-ms-file-id", strconv.FormatUint(n.ID, 10))
+	h.Set("x-ms-file-parent-id", strconv.FormatUint(n.ParentID, 10))
+	h.Set("x-ms-file-permission-key", permissionKey(n.SMB.Permission))
+}
+
+// writeNode sets what every answer about a directory or file carries.
+func writeNode(h http.Header, n *Node) {
+	h.Set("ETag", azhttp.ETag(n.Version))
+	h.Set("Last-Modified", azhttp.HTTPTime(n.Modified))
+	h.Set("x-ms-request-server-encrypted", "true")
+	writeSMB(h, n)
+}
+
+// parseContentHeaders reads a Create File's x-ms-content-* headers.
+func parseContentHeaders(h http.Header) (ContentHeaders, error) {
+	c := ContentHeaders{
+		ContentType:        h.Get("x-ms-content-type"),
+		ContentEncoding:    h.Get("x-ms-content-encoding"),
+		ContentLanguage:    h.Get("x-ms-content-language"),
+		ContentDisposition: h.Get("x-ms-content-disposition"),
+		CacheControl:       h.Get("x-ms-cache-control"),
+	}
+	if v := h.Get("x-ms-content-md5"); v != "" {
+		b, err := base64.StdEncoding.DecodeString(v)
+		if err != nil || len(b) != 16 {
+			return c, azhttp.InvalidHeaderValue("x-ms-content-md5", v)
+		}
+		c.ContentMD5 = b
+	}
+	return c, nil
+}
+
+// writeFileHeaders sets a file's properties on a Get File or Get File
+// Properties answer.
+func writeFileHeaders(h http.Header, n *Node) {
+	writeNode(h, n)
+	h.Set("x-ms-type", "File")
+	h.Set("Content-Type", n.Headers.ContentType)
+	if n.Headers.ContentType == "" {
+		h.Set("Content-Type", "application/octet-stream")
+	}
+	set := func(name, v string) {
+		if v != "" {
+			h.Set(name, v)
+		}
+	}
+	set("Content-Encoding", n.Headers.ContentEncoding)
+	set("Content-Language", n.Headers.ContentLanguage)
+	set("Content-Disposition", n.Headers.ContentDisposition)
+	set("Cache-Control", n.Headers.CacheControl)
+	h.Set("x-ms-server-encrypted", "true")
+	h.Set("x-ms-lease-status", "unlocked")
+	h.Set("x-ms-lease-state", "available")
+	azhttp.WriteMetadata(h, n.Metadata)
+}
+
+// parseRange reads x-ms-range (preferred) or Range: "bytes=start-[end]".
+// closed demands an end.
+func parseRange(h http.Header, closed bool) (*Range, error) {
+	name := "x-ms-range"
+	v := h.Get(name)
+	if v == "" {
+		name, v = "Range", h.Get("Range")
+	}
+	if v == "" {
+		return nil, nil
+	}
+	bad := azhttp.InvalidHeaderValue(name, v)
+	spec, ok := strings.CutPrefix(v, "bytes=")
+	if !ok {
+		return nil, bad
+	}
+	from, to, ok := strings.Cut(spec, "-")
+	if !ok {
+		return nil, bad
+	}
+	start, err := strconv.ParseInt(from, 10, 64)
+	if err != nil || start < 0 {
+		return nil, bad
+	}
+	r := &Range{Start: start, End: -1}
+	if to != "" {
+		end, err := strconv.ParseInt(to, 10, 64)
+		if err != nil || end < start {
+			return nil, bad
+		}
+		r.End = end
+	} else if closed {
+		return nil, bad
+	}
+	return r, nil
+}
+
+// preconditions reads a request's conditional headers.
+func preconditions(h http.Header) Preconditions {
+	return Preconditions{Conditions: conditions.FromHeader(h, "")}
+}
+
+func serviceEndpoint(q *request) string {
+	scheme := "http"
+	if q.r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + q.r.Host + "/" + q.acct + "/"
+}
+
+// includes reports which include= values a listing asked for.
+func includes(v string) map[string]bool {
+	out := map[string]bool{}
+	for _, part := range strings.Split(v, ",") {
+		out[strings.TrimSpace(strings.ToLower(part))] = true
+	}
+	return out
+}

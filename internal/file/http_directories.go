@@ -1,0 +1,142 @@
+package file
+
+import (
+	"encoding/xml"
+	"net/http"
+	"strconv"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+func (h *handler) createDirectory(q *request) error {
+	if q.path == "" {
+		return azhttp.ErrResourceAlreadyExists.WithMessage("The share's root directory always exists.")
+	}
+	smb, err := parseSMB(q.r.Header, true)
+	if err != nil {
+		return err
+	}
+	meta, err := azhttp.ParseMetadata(q.r.Header)
+	if err != nil {
+		return err
+	}
+	n, err := h.svc.CreateDirectory(q.ctx(), q.acct, q.share, q.path, smb, meta)
+	if err != nil {
+		return err
+	}
+	writeNode(q.w.Header(), n)
+	return azhttp.WriteEmpty(q.w, http.StatusCreated)
+}
+
+func (h *handler) getDirectoryProperties(q *request) error {
+	n, err := h.svc.GetDirectory(q.ctx(), q.acct, q.share, q.path, preconditions(q.r.Header))
+	if err != nil {
+		return err
+	}
+	hdr := q.w.Header()
+	writeNode(hdr, n)
+	hdr.Set("x-ms-server-encrypted", "true")
+	azhttp.WriteMetadata(hdr, n.Metadata)
+	return azhttp.WriteEmpty(q.w, http.StatusOK)
+}
+
+func (h *handler) setDirectoryMetadata(q *request) error {
+	meta, err := azhttp.ParseMetadata(q.r.Header)
+	if err != nil {
+		return err
+	}
+	n, err := h.svc.SetDirectoryMetadata(q.ctx(), q.acct, q.share, q.path, meta, preconditions(q.r.Header))
+	if err != nil {
+		return err
+	}
+	hdr := q.w.Header()
+	hdr.Set("ETag", azhttp.ETag(n.Version))
+	hdr.Set("x-ms-request-server-encrypted", "true")
+	return azhttp.WriteEmpty(q.w, http.StatusOK)
+}
+
+func (h *handler) deleteDirectory(q *request) error {
+	if err := h.svc.DeleteDirectory(q.ctx(), q.acct, q.share, q.path, preconditions(q.r.Header)); err != nil {
+		return err
+	}
+	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
+}
+
+type listingXML struct {
+	XMLName         xml.Name `xml:"EnumerationResults"`
+	ServiceEndpoint string   `xml:"ServiceEndpoint,attr"`
+	ShareName       string   `xml:"ShareName,attr"`
+	DirectoryPath   string   `xml:"DirectoryPath,attr"`
+	Prefix          string   `xml:"Prefix,omitempty"`
+	Marker          string   `xml:"Marker,omitempty"`
+	MaxResults      int      `xml:"MaxResults,omitempty"`
+	DirectoryID     string   `xml:"DirectoryId"`
+	Entries         struct {
+		Items []any `xml:",any"`
+	} `xml:"Entries"`
+	NextMarker string `xml:"NextMarker"`
+}
+
+type entryXML struct {
+	XMLName       xml.Name
+	Name          string             `xml:"Name"`
+	FileID        string             `xml:"FileId"`
+	Properties    entryPropertiesXML `xml:"Properties"`
+	Attributes    string             `xml:"Attributes,omitempty"`
+	PermissionKey string             `xml:"PermissionKey,omitempty"`
+}
+
+type entryPropertiesXML struct {
+	ContentLength *int64 `xml:"Content-Length,omitempty"`
+	CreationTime  string `xml:"CreationTime,omitempty"`
+	LastWriteTime string `xml:"LastWriteTime,omitempty"`
+	ChangeTime    string `xml:"ChangeTime,omitempty"`
+	LastModified  string `xml:"Last-Modified,omitempty"`
+	Etag          string `xml:"Etag,omitempty"`
+}
+
+func (h *handler) listDirectory(q *request) error {
+	max, err := azhttp.MaxResults(q.q)
+	if err != nil {
+		return err
+	}
+	inc := includes(q.q.Get("include"))
+	prefix, marker := q.q.Get("prefix"), q.q.Get("marker")
+	l, err := h.svc.ListDirectory(q.ctx(), q.acct, q.share, q.path, prefix, marker, max)
+	if err != nil {
+		return err
+	}
+	extended := q.r.Header.Get("x-ms-file-extended-info") == "true"
+	doc := listingXML{ServiceEndpoint: serviceEndpoint(q), ShareName: q.share, DirectoryPath: q.path, Prefix: prefix, Marker: marker,
+		NextMarker: l.NextMarker, DirectoryID: strconv.FormatUint(l.Directory.ID, 10)}
+	if q.q.Has("maxresults") {
+		doc.MaxResults = max
+	}
+	doc.Entries.Items = []any{}
+	for _, e := range l.Entries {
+		x := entryXML{XMLName: xml.Name{Local: "File"}, Name: e.Name, FileID: strconv.FormatUint(e.ID, 10)}
+		if e.Dir {
+			x.XMLName.Local = "Directory"
+		} else {
+			size := e.Size
+			x.Properties.ContentLength = &size
+		}
+		if inc["timestamps"] || extended {
+			x.Properties.CreationTime = e.SMB.CreationTime.UTC().Format(smbTimeLayout)
+			x.Properties.LastWriteTime = e.SMB.LastWriteTime.UTC().Format(smbTimeLayout)
+			x.Properties.ChangeTime = e.SMB.ChangeTime.UTC().Format(smbTimeLayout)
+			x.Properties.LastModified = azhttp.HTTPTime(e.Modified)
+		}
+		if inc["etag"] || extended {
+			x.Properties.Etag = azhttp.ETag(e.Version)
+		}
+		if inc["attributes"] || extended {
+			x.Attributes = e.SMB.Attributes
+		}
+		if inc["permissionkey"] || extended {
+			x.PermissionKey = permissionKey(e.SMB.Permission)
+		}
+		doc.Entries.Items = append(doc.Entries.Items, x)
+	}
+	return azhttp.WriteXML(q.w, http.StatusOK, doc)
+}

@@ -1,0 +1,250 @@
+package file
+
+import (
+	"bytes"
+	"crypto/md5"
+	"encoding/base64"
+	"encoding/xml"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+func (h *handler) createFile(q *request) error {
+	v := q.r.Header.Get("x-ms-content-length")
+	if v == "" {
+		return azhttp.MissingRequiredHeader("x-ms-content-length")
+	}
+	size, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || size < 0 || size > MaxFileSize {
+		return azhttp.InvalidHeaderValue("x-ms-content-length", v).WithMessage("x-ms-content-length must be 0 to 4 TiB.")
+	}
+	if q.r.ContentLength > 0 {
+		return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Create File takes no body; write content with Put Range.")
+	}
+	if q.r.Header.Get("x-ms-lease-id") != "" {
+		return azhttp.ErrNotImplemented.WithMessage("File leases (x-ms-lease-id) are not supported by this server yet.")
+	}
+	smb, err := parseSMB(q.r.Header, false)
+	if err != nil {
+		return err
+	}
+	headers, err := parseContentHeaders(q.r.Header)
+	if err != nil {
+		return err
+	}
+	meta, err := azhttp.ParseMetadata(q.r.Header)
+	if err != nil {
+		return err
+	}
+	n, err := h.svc.CreateFile(q.ctx(), q.acct, q.share, q.path, size, headers, smb, meta, preconditions(q.r.Header))
+	if err != nil {
+		return err
+	}
+	writeNode(q.w.Header(), n)
+	return azhttp.WriteEmpty(q.w, http.StatusCreated)
+}
+
+// refuseLease answers requests that name a lease: leases are not served,
+// so honouring the request as if unleased would be a pretence.
+func refuseLease(q *request) error {
+	if q.r.Header.Get("x-ms-lease-id") != "" {
+		return azhttp.ErrNotImplemented.WithMessage("File leases (x-ms-lease-id) are not supported by this server yet.")
+	}
+	return nil
+}
+
+func (h *handler) getFileProperties(q *request) error {
+	if err := refuseLease(q); err != nil {
+		return err
+	}
+	n, err := h.svc.GetFileProperties(q.ctx(), q.acct, q.share, q.path, preconditions(q.r.Header))
+	if err != nil {
+		return err
+	}
+	hdr := q.w.Header()
+	writeFileHeaders(hdr, n)
+	hdr.Set("Content-Length", strconv.FormatInt(n.Size, 10))
+	if n.Headers.ContentMD5 != nil {
+		hdr.Set("Content-MD5", base64.StdEncoding.EncodeToString(n.Headers.ContentMD5))
+	}
+	q.w.WriteHeader(http.StatusOK)
+	return nil
+}
+
+func (h *handler) getFile(q *request) error {
+	if err := refuseLease(q); err != nil {
+		return err
+	}
+	rng, err := parseRange(q.r.Header, false)
+	if err != nil {
+		return err
+	}
+	wantMD5 := q.r.Header.Get("x-ms-range-get-content-md5") == "true"
+	if wantMD5 && (rng == nil || rng.End < 0 || rng.End-rng.Start+1 > MaxPutRange) {
+		return azhttp.InvalidHeaderValue("x-ms-range-get-content-md5", "true").WithMessage("x-ms-range-get-content-md5 needs a closed range of at most 4 MiB.")
+	}
+	return h.svc.GetFile(q.ctx(), q.acct, q.share, q.path, rng, preconditions(q.r.Header), func(d *Download) error {
+		hdr := q.w.Header()
+		writeFileHeaders(hdr, d.File)
+		hdr.Set("Accept-Ranges", "bytes")
+		hdr.Set("Content-Length", strconv.FormatInt(d.Length, 10))
+		status := http.StatusOK
+		if d.Ranged {
+			status = http.StatusPartialContent
+			hdr.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", d.Offset, d.Offset+d.Length-1, d.File.Size))
+		}
+		switch {
+		case wantMD5:
+			var buf bytes.Buffer
+			if err := d.Stream(&buf); err != nil {
+				return err
+			}
+			sum := md5.Sum(buf.Bytes())
+			hdr.Set("Content-MD5", base64.StdEncoding.EncodeToString(sum[:]))
+			q.w.WriteHeader(status)
+			_, _ = q.w.Write(buf.Bytes()) // the status is sent: a failed write has no one to tell
+			return nil
+		case !d.Ranged && d.File.Headers.ContentMD5 != nil:
+			hdr.Set("Content-MD5", base64.StdEncoding.EncodeToString(d.File.Headers.ContentMD5))
+		}
+		q.w.WriteHeader(status)
+		if q.r.Method == http.MethodHead {
+			return nil
+		}
+		if err := d.Stream(q.w); err != nil {
+			// Headers are out: the only way left to signal a failure is to
+			// cut the body short, which the client sees against
+			// Content-Length.
+			h.log.Error("get file: stream", "share", q.share, "path", q.path, "err", err)
+			panic(http.ErrAbortHandler)
+		}
+		return nil
+	})
+}
+
+func (h *handler) setFileMetadata(q *request) error {
+	if err := refuseLease(q); err != nil {
+		return err
+	}
+	meta, err := azhttp.ParseMetadata(q.r.Header)
+	if err != nil {
+		return err
+	}
+	n, err := h.svc.SetFileMetadata(q.ctx(), q.acct, q.share, q.path, meta, preconditions(q.r.Header))
+	if err != nil {
+		return err
+	}
+	hdr := q.w.Header()
+	hdr.Set("ETag", azhttp.ETag(n.Version))
+	hdr.Set("Last-Modified", azhttp.HTTPTime(n.Modified))
+	hdr.Set("x-ms-request-server-encrypted", "true")
+	return azhttp.WriteEmpty(q.w, http.StatusOK)
+}
+
+func (h *handler) deleteFile(q *request) error {
+	if err := refuseLease(q); err != nil {
+		return err
+	}
+	if err := h.svc.DeleteFile(q.ctx(), q.acct, q.share, q.path, preconditions(q.r.Header)); err != nil {
+		return err
+	}
+	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
+}
+
+func (h *handler) putRange(q *request) error {
+	if err := refuseLease(q); err != nil {
+		return err
+	}
+	rng, err := parseRange(q.r.Header, true)
+	if err != nil {
+		return err
+	}
+	if rng == nil {
+		return azhttp.MissingRequiredHeader("x-ms-range").WithMessage("Put Range needs a closed range in x-ms-range or Range.")
+	}
+	length := rng.End - rng.Start + 1
+	pre := preconditions(q.r.Header)
+	var n *Node
+	hdr := q.w.Header()
+	switch mode := q.r.Header.Get("x-ms-write"); mode {
+	case "update":
+		if length > MaxPutRange {
+			return azhttp.ErrRequestBodyTooLarge.WithMessage("A Put Range writes at most 4 MiB.")
+		}
+		if q.r.ContentLength != length {
+			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Content-Length %d does not match the range length %d.", q.r.ContentLength, length)
+		}
+		c := Content{Body: q.r.Body, Length: length}
+		if v := q.r.Header.Get("Content-MD5"); v != "" {
+			b, err := base64.StdEncoding.DecodeString(v)
+			if err != nil || len(b) != md5.Size {
+				return azhttp.ErrInvalidMd5
+			}
+			c.MD5 = b
+		}
+		w, err := h.svc.PutRange(q.ctx(), q.acct, q.share, q.path, rng.Start, c, pre)
+		if err != nil {
+			return err
+		}
+		n = w.File
+		hdr.Set("Content-MD5", base64.StdEncoding.EncodeToString(w.ContentMD5))
+	case "clear":
+		if q.r.ContentLength > 0 {
+			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("A range clear takes no body.")
+		}
+		if q.r.Header.Get("Content-MD5") != "" {
+			return azhttp.UnsupportedHeader("Content-MD5", q.r.Header.Get("Content-MD5")).WithMessage("A range clear takes no Content-MD5.")
+		}
+		if n, err = h.svc.ClearRange(q.ctx(), q.acct, q.share, q.path, rng.Start, rng.End, pre); err != nil {
+			return err
+		}
+	case "":
+		return azhttp.MissingRequiredHeader("x-ms-write")
+	default:
+		return azhttp.InvalidHeaderValue("x-ms-write", mode)
+	}
+	hdr.Set("ETag", azhttp.ETag(n.Version))
+	hdr.Set("Last-Modified", azhttp.HTTPTime(n.Modified))
+	hdr.Set("x-ms-request-server-encrypted", "true")
+	hdr.Set("x-ms-file-last-write-time", n.SMB.LastWriteTime.UTC().Format(smbTimeLayout))
+	return azhttp.WriteEmpty(q.w, http.StatusCreated)
+}
+
+type rangeListXML struct {
+	XMLName xml.Name   `xml:"Ranges"`
+	Ranges  []rangeXML `xml:"Range"`
+}
+
+type rangeXML struct {
+	Start int64 `xml:"Start"`
+	End   int64 `xml:"End"`
+}
+
+func (h *handler) listRanges(q *request) error {
+	if err := refuseLease(q); err != nil {
+		return err
+	}
+	if q.q.Has("prevsharesnapshot") {
+		return azhttp.ErrNotImplemented.WithMessage("List Ranges against a previous share snapshot is not supported by this server yet.")
+	}
+	rng, err := parseRange(q.r.Header, false)
+	if err != nil {
+		return err
+	}
+	l, err := h.svc.ListRanges(q.ctx(), q.acct, q.share, q.path, rng, preconditions(q.r.Header))
+	if err != nil {
+		return err
+	}
+	doc := rangeListXML{Ranges: []rangeXML{}}
+	for _, r := range l.Ranges {
+		doc.Ranges = append(doc.Ranges, rangeXML(r))
+	}
+	hdr := q.w.Header()
+	hdr.Set("ETag", azhttp.ETag(l.File.Version))
+	hdr.Set("Last-Modified", azhttp.HTTPTime(l.File.Modified))
+	hdr.Set("x-ms-content-length", strconv.FormatInt(l.File.Size, 10))
+	return azhttp.WriteXML(q.w, http.StatusOK, doc)
+}

@@ -1,0 +1,178 @@
+package file
+
+import (
+	"encoding/xml"
+	"net/http"
+	"strconv"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// parseQuota reads x-ms-share-quota (GiB); 0 when absent.
+func parseQuota(h http.Header) (int, error) {
+	v := h.Get("x-ms-share-quota")
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > MaxQuota {
+		return 0, azhttp.InvalidHeaderValue("x-ms-share-quota", v).WithMessage("x-ms-share-quota must be 1 to %d (GiB).", MaxQuota)
+	}
+	return n, nil
+}
+
+func writeShare(h http.Header, sh *Share) {
+	h.Set("ETag", azhttp.ETag(sh.Version))
+	h.Set("Last-Modified", azhttp.HTTPTime(sh.Modified))
+}
+
+func (h *handler) createShare(q *request) error {
+	quota, err := parseQuota(q.r.Header)
+	if err != nil {
+		return err
+	}
+	if p := q.r.Header.Get("x-ms-enabled-protocols"); p != "" && p != "SMB" {
+		return azhttp.ErrNotImplemented.WithMessage("NFS shares are not supported by this server yet.")
+	}
+	meta, err := azhttp.ParseMetadata(q.r.Header)
+	if err != nil {
+		return err
+	}
+	sh, err := h.svc.CreateShare(q.ctx(), q.acct, q.share, quota, meta)
+	if err != nil {
+		return err
+	}
+	writeShare(q.w.Header(), sh)
+	return azhttp.WriteEmpty(q.w, http.StatusCreated)
+}
+
+func (h *handler) getShareProperties(q *request) error {
+	sh, err := h.svc.GetShare(q.ctx(), q.acct, q.share)
+	if err != nil {
+		return err
+	}
+	hdr := q.w.Header()
+	writeShare(hdr, sh)
+	hdr.Set("x-ms-share-quota", strconv.Itoa(sh.Quota))
+	hdr.Set("x-ms-enabled-protocols", "SMB")
+	hdr.Set("x-ms-lease-status", "unlocked")
+	hdr.Set("x-ms-lease-state", "available")
+	azhttp.WriteMetadata(hdr, sh.Metadata)
+	return azhttp.WriteEmpty(q.w, http.StatusOK)
+}
+
+func (h *handler) setShareMetadata(q *request) error {
+	meta, err := azhttp.ParseMetadata(q.r.Header)
+	if err != nil {
+		return err
+	}
+	sh, err := h.svc.SetShareMetadata(q.ctx(), q.acct, q.share, meta)
+	if err != nil {
+		return err
+	}
+	writeShare(q.w.Header(), sh)
+	return azhttp.WriteEmpty(q.w, http.StatusOK)
+}
+
+// setShareProperties changes the quota, the one share property served;
+// the others (access tier, root squash, provisioning) answer 501.
+func (h *handler) setShareProperties(q *request) error {
+	for _, name := range []string{"x-ms-access-tier", "x-ms-root-squash", "x-ms-enable-snapshot-virtual-directory-access", "x-ms-share-paid-bursting-enabled", "x-ms-share-provisioned-iops", "x-ms-share-provisioned-bandwidth-mibps"} {
+		if q.r.Header.Get(name) != "" {
+			return azhttp.ErrNotImplemented.WithMessage("Set Share Properties with %s is not supported by this server yet.", name)
+		}
+	}
+	quota, err := parseQuota(q.r.Header)
+	if err != nil {
+		return err
+	}
+	var sh *Share
+	if quota == 0 {
+		sh, err = h.svc.GetShare(q.ctx(), q.acct, q.share)
+	} else {
+		sh, err = h.svc.SetShareQuota(q.ctx(), q.acct, q.share, quota)
+	}
+	if err != nil {
+		return err
+	}
+	writeShare(q.w.Header(), sh)
+	return azhttp.WriteEmpty(q.w, http.StatusOK)
+}
+
+func (h *handler) deleteShare(q *request) error {
+	if v := q.r.Header.Get("x-ms-delete-snapshots"); v != "" {
+		return azhttp.ErrNotImplemented.WithMessage("Share snapshots (x-ms-delete-snapshots) are not supported by this server yet.")
+	}
+	if err := h.svc.DeleteShare(q.ctx(), q.acct, q.share); err != nil {
+		return err
+	}
+	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
+}
+
+type shareListXML struct {
+	XMLName         xml.Name `xml:"EnumerationResults"`
+	ServiceEndpoint string   `xml:"ServiceEndpoint,attr"`
+	Prefix          string   `xml:"Prefix,omitempty"`
+	Marker          string   `xml:"Marker,omitempty"`
+	MaxResults      int      `xml:"MaxResults,omitempty"`
+	Shares          struct {
+		Items []shareXML `xml:"Share"`
+	} `xml:"Shares"`
+	NextMarker string `xml:"NextMarker"`
+}
+
+type shareXML struct {
+	Name       string `xml:"Name"`
+	Properties struct {
+		LastModified string `xml:"Last-Modified"`
+		Etag         string `xml:"Etag"`
+		Quota        int    `xml:"Quota"`
+		Protocols    string `xml:"EnabledProtocols"`
+		LeaseStatus  string `xml:"LeaseStatus"`
+		LeaseState   string `xml:"LeaseState"`
+	} `xml:"Properties"`
+	Metadata *azhttp.MetadataXML `xml:"Metadata,omitempty"`
+}
+
+func (h *handler) listShares(q *request) error {
+	max, err := azhttp.MaxResults(q.q)
+	if err != nil {
+		return err
+	}
+	inc := includes(q.q.Get("include"))
+	if inc["snapshots"] || inc["deleted"] {
+		return azhttp.ErrNotImplemented.WithMessage("Listing share snapshots or deleted shares is not supported by this server yet.")
+	}
+	prefix, marker := q.q.Get("prefix"), q.q.Get("marker")
+	list, next, err := h.svc.ListShares(q.ctx(), q.acct, prefix, marker, max)
+	if err != nil {
+		return err
+	}
+	doc := shareListXML{ServiceEndpoint: serviceEndpoint(q), Prefix: prefix, Marker: marker, NextMarker: next}
+	if q.q.Has("maxresults") {
+		doc.MaxResults = max
+	}
+	doc.Shares.Items = make([]shareXML, 0, len(list))
+	for _, s := range list {
+		x := shareXML{Name: s.Name}
+		x.Properties.LastModified = azhttp.HTTPTime(s.Modified)
+		x.Properties.Etag = azhttp.ETag(s.Version)
+		x.Properties.Quota = s.Quota
+		x.Properties.Protocols = "SMB"
+		x.Properties.LeaseStatus, x.Properties.LeaseState = "unlocked", "available"
+		if inc["metadata"] {
+			m := azhttp.MetadataXML(s.Metadata)
+			x.Metadata = &m
+		}
+		doc.Shares.Items = append(doc.Shares.Items, x)
+	}
+	return azhttp.WriteXML(q.w, http.StatusOK, doc)
+}
+
+func (h *handler) getServiceProperties(q *request) error {
+	return h.props.ServeGet(q.w, q.r, q.acct)
+}
+
+func (h *handler) setServiceProperties(q *request) error {
+	return h.props.ServeSet(q.w, q.r, q.acct)
+}

@@ -1,0 +1,70 @@
+package file
+
+import (
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+)
+
+// chunkSize is the payload bytes per kv value (under kv.MaxValueSize).
+const chunkSize = 64 << 10
+
+// rootID is the ID of every share's root directory.
+const rootID = 0
+
+func accountKey(acct string) tuple.Key { return tuple.New("Fa").Str(acct) }
+
+func servicePropsKey(acct string) tuple.Key { return accountKey(acct).Raw("p") }
+
+func sharesPrefix(acct string) tuple.Key { return accountKey(acct).Raw("s") }
+
+func shareKey(acct, share string) tuple.Key { return sharesPrefix(acct).Str(share) }
+
+func rootKey(acct, share string) tuple.Key { return accountKey(acct).Raw("r").Str(share) }
+
+// childrenPrefix covers every entry of the directory with the given ID.
+func childrenPrefix(acct, share string, parent uint64) tuple.Key {
+	return accountKey(acct).Raw("n").Str(share).Uint(parent)
+}
+
+func nodeKey(acct, share string, parent uint64, name string) tuple.Key {
+	return childrenPrefix(acct, share, parent).Str(name)
+}
+
+func extentsPrefix(acct, share string, file uint64) tuple.Key {
+	return accountKey(acct).Raw("x").Str(share).Uint(file)
+}
+
+// extentKey is where the extent ending at end is stored: a scan from
+// start+1 finds the first extent that can overlap [start, ...).
+func extentKey(acct, share string, file uint64, end int64) tuple.Key {
+	return extentsPrefix(acct, share, file).Uint(uint64(end))
+}
+
+func filePayloadPrefix(acct, share string, file uint64) tuple.Key {
+	return accountKey(acct).Raw("d").Str(share).Uint(file)
+}
+
+func dataPrefix(acct, share string, file, data uint64) tuple.Key {
+	return filePayloadPrefix(acct, share, file).Uint(data)
+}
+
+func chunkKey(acct, share string, file, data uint64, chunk int64) tuple.Key {
+	return dataPrefix(acct, share, file, data).Uint(uint64(chunk))
+}
+
+// shareRanges are every key range that belongs to one share besides its
+// record.
+func shareRanges(acct, share string) [][2][]byte {
+	var out [][2][]byte
+	for _, tag := range []string{"r", "n", "x", "d"} {
+		p := accountKey(acct).Raw(tag).Str(share)
+		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
+	}
+	return out
+}
+
+// fileRanges are the content ranges of one file.
+func fileRanges(acct, share string, file uint64) [][2][]byte {
+	x, d := extentsPrefix(acct, share, file), filePayloadPrefix(acct, share, file)
+	return [][2][]byte{{x, kv.PrefixEnd(x)}, {d, kv.PrefixEnd(d)}}
+}

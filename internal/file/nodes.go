@@ -1,0 +1,251 @@
+package file
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
+)
+
+// located is a path resolved within a share: where its record lives and
+// the record itself (nil when nothing is there).
+type located struct {
+	key      []byte
+	parentID uint64
+	node     *Node
+}
+
+// locate walks path ("" is the root directory) from the share's root,
+// reading every ancestor so that a concurrent delete of one conflicts.
+// A missing share is ErrShareNotFound, a missing or non-directory
+// ancestor ErrParentNotFound; the last element itself may be absent.
+func (t *Tx) locate(acct, share, path string) (*located, error) {
+	if _, err := loadShare(t.r, acct, share); err != nil {
+		return nil, err
+	}
+	if path == "" {
+		n, err := loadNode(t.r, rootKey(acct, share))
+		if err != nil {
+			return nil, err
+		}
+		if n == nil {
+			return nil, errors.New("file: share has no root directory")
+		}
+		return &located{key: rootKey(acct, share), node: n}, nil
+	}
+	parts := strings.Split(path, "/")
+	parent := uint64(rootID)
+	for i, name := range parts {
+		key := nodeKey(acct, share, parent, name)
+		n, err := loadNode(t.r, key)
+		if err != nil {
+			return nil, err
+		}
+		if i == len(parts)-1 {
+			return &located{key: key, parentID: parent, node: n}, nil
+		}
+		if n == nil || !n.Dir {
+			return nil, azhttp.ErrParentNotFound
+		}
+		parent = n.ID
+	}
+	panic("unreachable")
+}
+
+// existing resolves path to a directory (dir) or a file, and checks the
+// request's conditions against it.
+func (t *Tx) existing(acct, share, path string, dir bool, kind conditions.Kind, pre Preconditions) (*located, error) {
+	l, err := t.locate(acct, share, path)
+	if err != nil {
+		return nil, err
+	}
+	if l.node == nil || l.node.Dir != dir {
+		return nil, azhttp.ErrResourceNotFound
+	}
+	if err := check(pre, kind, l.node.state(), azhttp.ErrResourceAlreadyExists); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// SMBChange is what a create asks of the SMB properties: "" and nil
+// take the defaults (the file's or directory's attribute, the request's
+// time, the parent's permission).
+type SMBChange struct {
+	Attributes    string
+	CreationTime  *time.Time
+	LastWriteTime *time.Time
+	ChangeTime    *time.Time
+	Permission    string // an SDDL; "" inherits
+}
+
+func (c SMBChange) smb(now time.Time, defaultAttrs string) SMB {
+	at := func(t *time.Time) time.Time {
+		if t == nil {
+			return now
+		}
+		return t.UTC()
+	}
+	return SMB{Attributes: cmp.Or(c.Attributes, defaultAttrs), CreationTime: at(c.CreationTime),
+		LastWriteTime: at(c.LastWriteTime), ChangeTime: at(c.ChangeTime), Permission: c.Permission}
+}
+
+// CreateDirectory creates a directory; its parent must exist.
+func (s *Service) CreateDirectory(ctx context.Context, acct, share, path string, smb SMBChange, meta azhttp.Metadata) (*Node, error) {
+	var out *Node
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		out, err = t.CreateDirectory(acct, share, path, smb, meta)
+		return err
+	})
+	return out, err
+}
+
+// CreateDirectory creates a directory inside t's transaction.
+func (t *Tx) CreateDirectory(acct, share, path string, smb SMBChange, meta azhttp.Metadata) (*Node, error) {
+	l, err := t.locate(acct, share, path)
+	if err != nil {
+		return nil, err
+	}
+	if l.node != nil {
+		return nil, azhttp.ErrResourceAlreadyExists
+	}
+	id, err := t.newID()
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{ID: id, ParentID: l.parentID, Dir: true, Version: t.tx.Version(), Created: t.now, Modified: t.now,
+		SMB: smb.smb(t.now, "Directory"), Metadata: meta}
+	return n, record.Store(t.tx, l.key, n)
+}
+
+// GetDirectory returns a directory's properties ("" is the root).
+func (s *Service) GetDirectory(ctx context.Context, acct, share, path string, pre Preconditions) (*Node, error) {
+	var out *Node
+	err := s.view(ctx, func(t *Tx) error {
+		l, err := t.existing(acct, share, path, true, conditions.Read, pre)
+		if err == nil {
+			out = l.node
+		}
+		return err
+	})
+	return out, err
+}
+
+// SetDirectoryMetadata replaces a directory's metadata.
+func (s *Service) SetDirectoryMetadata(ctx context.Context, acct, share, path string, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
+	return s.updateNode(ctx, acct, share, path, true, pre, func(n *Node) error {
+		n.Metadata = meta
+		return nil
+	})
+}
+
+// DeleteDirectory deletes an empty directory; the root cannot be deleted.
+func (s *Service) DeleteDirectory(ctx context.Context, acct, share, path string, pre Preconditions) error {
+	return s.Update(ctx, func(t *Tx) error { return t.DeleteDirectory(acct, share, path, pre) })
+}
+
+// DeleteDirectory deletes an empty directory inside t's transaction.
+func (t *Tx) DeleteDirectory(acct, share, path string, pre Preconditions) error {
+	if path == "" {
+		return azhttp.ErrInvalidResourceName.WithMessage("The root directory of a share cannot be deleted.")
+	}
+	l, err := t.existing(acct, share, path, true, conditions.Write, pre)
+	if err != nil {
+		return err
+	}
+	// Reading the children range makes a concurrent create inside the
+	// directory conflict with this delete.
+	p := childrenPrefix(acct, share, l.node.ID)
+	empty := true
+	if err := t.r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) bool { empty = false; return false }); err != nil {
+		return err
+	}
+	if !empty {
+		return azhttp.ErrDirectoryNotEmpty
+	}
+	return t.tx.Delete(l.key)
+}
+
+// updateNode applies change to an existing directory or file and gives it
+// a new version.
+func (s *Service) updateNode(ctx context.Context, acct, share, path string, dir bool, pre Preconditions, change func(*Node) error) (*Node, error) {
+	var out *Node
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		out, err = t.updateNode(acct, share, path, dir, pre, change)
+		return err
+	})
+	return out, err
+}
+
+func (t *Tx) updateNode(acct, share, path string, dir bool, pre Preconditions, change func(*Node) error) (*Node, error) {
+	l, err := t.existing(acct, share, path, dir, conditions.Write, pre)
+	if err != nil {
+		return nil, err
+	}
+	n := l.node
+	if err := change(n); err != nil {
+		return nil, err
+	}
+	n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
+	return n, record.Store(t.tx, l.key, n)
+}
+
+// Entry is one directory or file of a listing.
+type Entry struct {
+	Name string
+	*Node
+}
+
+// Listing is one page of List Directories and Files.
+type Listing struct {
+	Directory *Node
+	Entries   []Entry
+	// NextMarker is where the next page starts, "" at the end.
+	NextMarker string
+}
+
+// ListDirectory lists up to max entries of a directory whose names start
+// with prefix, from marker on, in name order.
+func (s *Service) ListDirectory(ctx context.Context, acct, share, path, prefix, marker string, max int) (*Listing, error) {
+	var out *Listing
+	err := s.view(ctx, func(t *Tx) error {
+		l, err := t.existing(acct, share, path, true, conditions.Read, Preconditions{})
+		if err != nil {
+			return err
+		}
+		out = &Listing{Directory: l.node}
+		base := childrenPrefix(acct, share, l.node.ID)
+		start := base.StrPrefix(prefix)
+		end := kv.PrefixEnd(start)
+		if marker > prefix {
+			start = base.Str(marker)
+		}
+		var failed error
+		err = t.r.Scan(start, end, func(k, v []byte) bool {
+			var name string
+			if name, failed = nameAfter(k, len(base)); failed != nil {
+				return false
+			}
+			if len(out.Entries) == max {
+				out.NextMarker = name
+				return false
+			}
+			var n Node
+			if failed = record.Decode(v, &n); failed != nil {
+				return false
+			}
+			out.Entries = append(out.Entries, Entry{name, &n})
+			return true
+		})
+		return errors.Join(err, failed)
+	})
+	return out, err
+}

@@ -1,0 +1,348 @@
+package file
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
+)
+
+// MaxPutRange is the most one Put Range writes: 4 MiB.
+const MaxPutRange = 4 << 20
+
+// Content is a Put Range body as it arrives: Length bytes to be read from
+// Body, and the MD5 the client says they have (nil when it sent none).
+type Content struct {
+	Body   io.Reader
+	Length int64
+	MD5    []byte
+}
+
+// Written is what a Put Range reports.
+type Written struct {
+	File *Node
+	// ContentMD5 is the MD5 of the bytes received; Azure echoes it back.
+	ContentMD5 []byte
+}
+
+var errMD5Mismatch = azhttp.ErrMd5Mismatch.WithMessage("The MD5 value specified in the request did not match with the MD5 value calculated by the server.")
+
+// PutRange writes c's content at offset of a file, after verifying c.MD5.
+// The range must lie within the file's size.
+func (s *Service) PutRange(ctx context.Context, acct, share, path string, offset int64, c Content, pre Preconditions) (*Written, error) {
+	if c.Length < 1 || c.Length > MaxPutRange {
+		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A Put Range writes 1 byte to 4 MiB.")
+	}
+	data := make([]byte, c.Length)
+	if _, err := io.ReadFull(c.Body, data); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, azhttp.ErrInvalidInput.WithMessage("The request body is shorter than its Content-Length.")
+		}
+		return nil, fmt.Errorf("read body: %w", err)
+	}
+	sum := md5.Sum(data)
+	if c.MD5 != nil && !bytes.Equal(c.MD5, sum[:]) {
+		return nil, errMD5Mismatch
+	}
+	var out *Node
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		out, err = t.PutRange(acct, share, path, offset, data, pre)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Written{File: out, ContentMD5: sum[:]}, nil
+}
+
+// PutRange writes data at offset of a file inside t's transaction.
+func (t *Tx) PutRange(acct, share, path string, offset int64, data []byte, pre Preconditions) (*Node, error) {
+	return t.writeRange(acct, share, path, offset, offset+int64(len(data)), data, pre)
+}
+
+// ClearRange clears bytes [start, end] of a file: they read as zeros and
+// no longer count as written.
+func (s *Service) ClearRange(ctx context.Context, acct, share, path string, start, end int64, pre Preconditions) (*Node, error) {
+	var out *Node
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		out, err = t.writeRange(acct, share, path, start, end+1, nil, pre)
+		return err
+	})
+	return out, err
+}
+
+// writeRange replaces [from, to) of a file with data, or clears it when
+// data is nil.
+func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, pre Preconditions) (*Node, error) {
+	return t.updateNode(acct, share, path, false, pre, func(n *Node) error {
+		if from < 0 || to <= from || to > n.Size {
+			return azhttp.ErrInvalidRange
+		}
+		if err := cutRange(t.tx, acct, share, n.ID, from, to); err != nil {
+			return err
+		}
+		n.SMB.LastWriteTime = t.now
+		if data == nil {
+			return nil
+		}
+		id, err := t.newID()
+		if err != nil {
+			return err
+		}
+		for off := 0; off < len(data); off += chunkSize {
+			if err := t.tx.Set(chunkKey(acct, share, n.ID, id, int64(off/chunkSize)), data[off:min(off+chunkSize, len(data))]); err != nil {
+				return err
+			}
+		}
+		e := extent{Data: id, Offset: from, Size: to - from, DataSize: to - from}
+		return record.Store(t.tx, extentKey(acct, share, n.ID, to), e)
+	})
+}
+
+// overlapping returns the extents of a file that overlap [from, to), in
+// offset order. Extents are keyed by end offset: the first with an end
+// beyond from is the first that can overlap.
+func overlapping(r kv.Reader, acct, share string, file uint64, from, to int64) ([]extent, error) {
+	p := extentsPrefix(acct, share, file)
+	var out []extent
+	var failed error
+	err := r.Scan(p.Uint(uint64(from+1)), kv.PrefixEnd(p), func(k, v []byte) bool {
+		e := extent{key: append([]byte(nil), k...)}
+		if failed = record.Decode(v, &e); failed != nil {
+			return false
+		}
+		if e.Offset >= to {
+			return false
+		}
+		out = append(out, e)
+		return true
+	})
+	return out, errors.Join(err, failed)
+}
+
+// cutRange removes [from, to) from a file's extents, keeping the parts of
+// overlapping extents outside it, and deletes data objects that nothing
+// references any more.
+func cutRange(tx kv.Txn, acct, share string, file uint64, from, to int64) error {
+	hit, err := overlapping(tx, acct, share, file, from, to)
+	if err != nil {
+		return err
+	}
+	dropped := map[uint64]extent{}
+	for _, e := range hit {
+		if err := tx.Delete(e.key); err != nil {
+			return err
+		}
+		end := e.Offset + e.Size
+		kept := false
+		if e.Offset < from {
+			left := e
+			left.Size = from - e.Offset
+			if err := record.Store(tx, extentKey(acct, share, file, from), left); err != nil {
+				return err
+			}
+			kept = true
+		}
+		if end > to {
+			right := e
+			right.DataOff, right.Offset, right.Size = e.DataOff+to-e.Offset, to, end-to
+			if err := record.Store(tx, extentKey(acct, share, file, end), right); err != nil {
+				return err
+			}
+			kept = true
+		}
+		if !kept {
+			dropped[e.Data] = e
+		}
+	}
+	for data, e := range dropped {
+		// Every piece of a data object lies within the range it was first
+		// written to, so one bounded scan finds whether a piece survives.
+		origin := e.Offset - e.DataOff
+		rest, err := overlapping(tx, acct, share, file, origin, origin+e.DataSize)
+		if err != nil {
+			return err
+		}
+		referenced := false
+		for _, o := range rest {
+			referenced = referenced || o.Data == data
+		}
+		if !referenced {
+			p := dataPrefix(acct, share, file, data)
+			if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Range is an inclusive byte range of a file.
+type Range struct{ Start, End int64 }
+
+// RangeList is List Ranges' answer.
+type RangeList struct {
+	File   *Node
+	Ranges []Range
+}
+
+// ListRanges lists the written ranges of a file within [rng.Start,
+// rng.End] (the whole file when rng is nil), adjacent ones merged.
+func (s *Service) ListRanges(ctx context.Context, acct, share, path string, rng *Range, pre Preconditions) (*RangeList, error) {
+	out := &RangeList{}
+	err := s.view(ctx, func(t *Tx) error {
+		n, err := t.GetFileProperties(acct, share, path, pre)
+		if err != nil {
+			return err
+		}
+		out.File = n
+		lo, hi := int64(0), n.Size
+		if rng != nil {
+			lo = rng.Start
+			if rng.End >= 0 {
+				hi = min(hi, rng.End+1)
+			}
+		}
+		if lo >= hi {
+			return nil
+		}
+		ext, err := overlapping(t.r, acct, share, n.ID, lo, hi)
+		if err != nil {
+			return err
+		}
+		for _, e := range ext {
+			a, b := max(e.Offset, lo), min(e.Offset+e.Size, hi)-1
+			if k := len(out.Ranges); k > 0 && out.Ranges[k-1].End+1 == a {
+				out.Ranges[k-1].End = b
+				continue
+			}
+			out.Ranges = append(out.Ranges, Range{a, b})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Download is a file, or a range of it, ready to be streamed from one
+// snapshot.
+type Download struct {
+	File           *Node
+	Offset, Length int64
+	Ranged         bool // a range was asked for
+
+	r         kv.Reader
+	acct, shr string
+	extents   []extent
+}
+
+// GetFile reads a file (bytes [rng.Start, rng.End] of it when rng is not
+// nil; End < 0 means to the end) and hands it to send, which runs on the
+// snapshot the properties were read from.
+func (s *Service) GetFile(ctx context.Context, acct, share, path string, rng *Range, pre Preconditions, send func(*Download) error) error {
+	return s.view(ctx, func(t *Tx) error {
+		n, err := t.GetFileProperties(acct, share, path, pre)
+		if err != nil {
+			return err
+		}
+		d := &Download{File: n, Length: n.Size, r: t.r, acct: acct, shr: share}
+		if rng != nil {
+			if rng.Start >= n.Size {
+				return azhttp.ErrInvalidRange
+			}
+			end := n.Size - 1
+			if rng.End >= 0 && rng.End < end {
+				end = rng.End
+			}
+			d.Offset, d.Length, d.Ranged = rng.Start, end-rng.Start+1, true
+		}
+		if d.Length > 0 {
+			if d.extents, err = overlapping(t.r, acct, share, n.ID, d.Offset, d.Offset+d.Length); err != nil {
+				return err
+			}
+		}
+		return send(d)
+	})
+}
+
+// Stream writes the download's bytes to w; unwritten bytes read as zeros.
+func (d *Download) Stream(w io.Writer) error {
+	off, end := d.Offset, d.Offset+d.Length
+	for _, e := range d.extents {
+		if e.Offset > off {
+			if err := writeZeros(w, e.Offset-off); err != nil {
+				return err
+			}
+			off = e.Offset
+		}
+		take := min(e.Offset+e.Size, end) - off
+		if take <= 0 {
+			continue
+		}
+		if err := readData(d.r, d.acct, d.shr, d.File.ID, e.Data, e.DataOff+off-e.Offset, take, w); err != nil {
+			return err
+		}
+		off += take
+	}
+	return writeZeros(w, end-off)
+}
+
+var zeroChunk = make([]byte, chunkSize)
+
+func writeZeros(w io.Writer, n int64) error {
+	for n > 0 {
+		k := min(n, int64(len(zeroChunk)))
+		if _, err := w.Write(zeroChunk[:k]); err != nil {
+			return err
+		}
+		n -= k
+	}
+	return nil
+}
+
+// errDataGone: a data object is shorter than an extent says, which only
+// a corrupted store can produce.
+var errDataGone = errors.New("file: data object missing chunks")
+
+// readData writes n bytes of a data object from offset from to w.
+func readData(r kv.Reader, acct, share string, file, data uint64, from, n int64, w io.Writer) error {
+	first, last := from/chunkSize, (from+n-1)/chunkSize
+	want := first
+	var werr error
+	err := r.Scan(chunkKey(acct, share, file, data, first), chunkKey(acct, share, file, data, last+1), func(k, v []byte) bool {
+		idx := int64(binary.BigEndian.Uint64(k[len(k)-8:]))
+		if idx != want {
+			werr = errDataGone
+			return false
+		}
+		lo, hi := int64(0), int64(len(v))
+		if idx == first {
+			lo = from - first*chunkSize
+		}
+		if idx == last {
+			hi = from + n - last*chunkSize
+		}
+		if lo > hi || hi > int64(len(v)) {
+			werr = errDataGone
+			return false
+		}
+		_, werr = w.Write(v[lo:hi])
+		want++
+		return werr == nil
+	})
+	if err := errors.Join(err, werr); err != nil {
+		return err
+	}
+	if want != last+1 {
+		return errDataGone
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package file
+
+import (
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
+)
+
+// Share is the stored state of a file share.
+type Share struct {
+	Version  uint64
+	Created  time.Time
+	Modified time.Time
+	// Quota is the share's size limit in GiB. It is recorded and reported;
+	// writes are not yet refused for exceeding it.
+	Quota    int
+	Metadata azhttp.Metadata
+}
+
+// ContentHeaders are the standard HTTP properties stored with a file.
+type ContentHeaders struct {
+	ContentType        string
+	ContentEncoding    string
+	ContentLanguage    string
+	ContentDisposition string
+	CacheControl       string
+	ContentMD5         []byte
+}
+
+// SMB are a directory's or file's SMB properties as FileREST carries them.
+type SMB struct {
+	// Attributes are NTFS attribute names joined by " | " the way Azure
+	// reports them ("Archive", "Directory", "ReadOnly | Archive").
+	Attributes    string
+	CreationTime  time.Time
+	LastWriteTime time.Time
+	ChangeTime    time.Time
+	// Permission is an SDDL the client set explicitly, "" when inherited.
+	Permission string `json:",omitempty"`
+}
+
+// Node is the stored state of a directory or a file.
+type Node struct {
+	ID       uint64
+	ParentID uint64
+	Dir      bool
+	Version  uint64
+	Created  time.Time
+	Modified time.Time
+	SMB      SMB
+	Metadata azhttp.Metadata
+	// Size and Headers belong to files.
+	Size    int64          `json:",omitempty"`
+	Headers ContentHeaders `json:",omitzero"`
+}
+
+// extent covers bytes [Offset, Offset+Size) of a file with bytes
+// [DataOff, DataOff+Size) of data object Data.
+type extent struct {
+	Data    uint64
+	DataOff int64 `json:",omitempty"`
+	Offset  int64
+	Size    int64
+	// DataSize is the whole data object's size: every piece of it lies in
+	// [Offset-DataOff, Offset-DataOff+DataSize).
+	DataSize int64
+
+	key []byte // where the extent is stored
+}
+
+func (n *Node) state() conditions.State {
+	if n == nil {
+		return conditions.State{}
+	}
+	return conditions.State{Exists: true, ETag: azhttp.ETag(n.Version), LastModified: n.Modified}
+}
+
+// loadShare returns the share or ErrShareNotFound.
+func loadShare(r kv.Reader, acct, name string) (*Share, error) {
+	var s Share
+	found, err := record.Load(r, shareKey(acct, name), &s)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, azhttp.ErrShareNotFound
+	}
+	return &s, nil
+}
+
+// loadNode returns the node stored at key, nil when absent.
+func loadNode(r kv.Reader, key []byte) (*Node, error) {
+	var n Node
+	found, err := record.Load(r, key, &n)
+	if err != nil || !found {
+		return nil, err
+	}
+	return &n, nil
+}

@@ -1,0 +1,102 @@
+package file
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/kv"
+)
+
+// Config is what a Service needs.
+type Config = azhttp.ServiceConfig
+
+// Service is the File service of every account the server hosts: the
+// rules of shares, directories, files and their ranges over the kv store.
+// It speaks no HTTP; NewHandler serves it on the wire.
+type Service struct {
+	store kv.Store
+	// accounts are not a domain rule: the handler authenticates against
+	// them, and is built from the Service alone.
+	accounts *azhttp.Accounts
+	now      func() time.Time
+	log      *slog.Logger
+}
+
+// New returns a Service over cfg.Store.
+func New(cfg Config) *Service {
+	cfg = cfg.WithDefaults()
+	return &Service{store: cfg.Store, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
+}
+
+// clock returns the commit time: UTC at the wire's 100 ns precision.
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(100 * time.Nanosecond) }
+
+// Tx runs operations inside a kv transaction its caller owns, so that they
+// commit or roll back together with everything else it does. Its methods
+// take no context and never commit. The time they stamp on records is
+// read once, when the Tx is made.
+type Tx struct {
+	r   kv.Reader // where reads go: tx, or a view's snapshot
+	tx  kv.Txn    // nil in a view, which only reads
+	now time.Time
+	seq uint64 // IDs handed out so far in this transaction
+}
+
+// In returns the operations of s bound to tx.
+func (s *Service) In(tx kv.Txn) *Tx { return &Tx{r: tx, tx: tx, now: s.clock()} }
+
+// Update runs fn in one transaction: a nil return commits everything fn
+// did through its Tx, an error or a panic discards all of it. On a
+// conflict fn runs again on a fresh snapshot, so it must have no effects
+// outside the Tx.
+func (s *Service) Update(ctx context.Context, fn func(*Tx) error) error {
+	return s.store.Update(ctx, func(tx kv.Txn) error { return fn(s.In(tx)) })
+}
+
+// view runs fn on one committed snapshot; fn may only read.
+func (s *Service) view(ctx context.Context, fn func(*Tx) error) error {
+	return s.store.View(ctx, func(r kv.Reader) error { return fn(&Tx{r: r, now: s.clock()}) })
+}
+
+// idBits is how many IDs one transaction may hand out: an ID is the
+// commit version shifted left by idBits plus a sequence number.
+const idBits = 12
+
+var errTooManyIDs = errors.New("file: one transaction created too many directories, files or ranges")
+
+// newID returns an ID no other transaction, and no earlier call in this
+// one, ever returned.
+func (t *Tx) newID() (uint64, error) {
+	v := t.tx.Version()
+	if t.seq >= 1<<idBits || v >= 1<<(64-idBits) {
+		return 0, errTooManyIDs
+	}
+	t.seq++
+	return v<<idBits | t.seq, nil
+}
+
+// Preconditions are the conditional headers a request carries. Azure
+// Files is last-writer-wins by design; a client that sends If-Match (or
+// the other conditional headers) gets optimistic concurrency on top.
+type Preconditions struct {
+	conditions.Conditions
+}
+
+// check evaluates conditional headers, mapping outcomes to Azure's errors.
+func check(pre Preconditions, kind conditions.Kind, st conditions.State, exists error) error {
+	err := pre.Check(kind, st)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, conditions.ErrNotModified):
+		return azhttp.ErrNotModified
+	case errors.Is(err, conditions.ErrAlreadyExists):
+		return exists
+	default:
+		return azhttp.ErrConditionNotMet
+	}
+}

@@ -1,0 +1,157 @@
+package file
+
+import (
+	"context"
+	"errors"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+)
+
+const (
+	// DefaultQuota is the quota, in GiB, of a share created without one:
+	// Azure's 5 TiB for a standard share.
+	DefaultQuota = 5120
+	// MaxQuota is the largest quota a share may have, in GiB (100 TiB).
+	MaxQuota = 102400
+)
+
+// CreateShare creates a share with its root directory; quota 0 means
+// DefaultQuota.
+func (s *Service) CreateShare(ctx context.Context, acct, name string, quota int, meta azhttp.Metadata) (*Share, error) {
+	var out *Share
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		out, err = t.CreateShare(acct, name, quota, meta)
+		return err
+	})
+	return out, err
+}
+
+// CreateShare creates a share inside t's transaction.
+func (t *Tx) CreateShare(acct, name string, quota int, meta azhttp.Metadata) (*Share, error) {
+	if _, err := loadShare(t.r, acct, name); err == nil {
+		return nil, azhttp.ErrShareAlreadyExists
+	} else if !errors.Is(err, azhttp.ErrShareNotFound) {
+		return nil, err
+	}
+	if quota == 0 {
+		quota = DefaultQuota
+	}
+	sh := &Share{Version: t.tx.Version(), Created: t.now, Modified: t.now, Quota: quota, Metadata: meta}
+	if err := record.Store(t.tx, shareKey(acct, name), sh); err != nil {
+		return nil, err
+	}
+	root := &Node{ID: rootID, Dir: true, Version: t.tx.Version(), Created: t.now, Modified: t.now,
+		SMB: SMB{Attributes: "Directory", CreationTime: t.now, LastWriteTime: t.now, ChangeTime: t.now}}
+	return sh, record.Store(t.tx, rootKey(acct, name), root)
+}
+
+// GetShare returns a share or ErrShareNotFound.
+func (s *Service) GetShare(ctx context.Context, acct, name string) (*Share, error) {
+	var out *Share
+	err := s.view(ctx, func(t *Tx) error {
+		var err error
+		out, err = loadShare(t.r, acct, name)
+		return err
+	})
+	return out, err
+}
+
+// SetShareMetadata replaces a share's metadata.
+func (s *Service) SetShareMetadata(ctx context.Context, acct, name string, meta azhttp.Metadata) (*Share, error) {
+	return s.updateShare(ctx, acct, name, func(sh *Share) { sh.Metadata = meta })
+}
+
+// SetShareQuota changes a share's quota (GiB).
+func (s *Service) SetShareQuota(ctx context.Context, acct, name string, quota int) (*Share, error) {
+	return s.updateShare(ctx, acct, name, func(sh *Share) { sh.Quota = quota })
+}
+
+func (s *Service) updateShare(ctx context.Context, acct, name string, change func(*Share)) (*Share, error) {
+	var out *Share
+	err := s.Update(ctx, func(t *Tx) error {
+		sh, err := loadShare(t.r, acct, name)
+		if err != nil {
+			return err
+		}
+		change(sh)
+		sh.Version, sh.Modified = t.tx.Version(), t.now
+		out = sh
+		return record.Store(t.tx, shareKey(acct, name), sh)
+	})
+	return out, err
+}
+
+// DeleteShare deletes a share and everything in it.
+func (s *Service) DeleteShare(ctx context.Context, acct, name string) error {
+	return s.Update(ctx, func(t *Tx) error { return t.DeleteShare(acct, name) })
+}
+
+// DeleteShare deletes a share inside t's transaction.
+func (t *Tx) DeleteShare(acct, name string) error {
+	if _, err := loadShare(t.r, acct, name); err != nil {
+		return err
+	}
+	if err := t.tx.Delete(shareKey(acct, name)); err != nil {
+		return err
+	}
+	for _, r := range shareRanges(acct, name) {
+		if err := t.tx.DeleteRange(r[0], r[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ShareItem is one entry of a share listing.
+type ShareItem struct {
+	Name string
+	*Share
+}
+
+// ListShares returns up to max shares whose names start with prefix, from
+// marker on, and the marker of the next page ("" at the end).
+func (s *Service) ListShares(ctx context.Context, acct, prefix, marker string, max int) ([]ShareItem, string, error) {
+	var out []ShareItem
+	next := ""
+	err := s.store.View(ctx, func(r kv.Reader) error {
+		out, next = nil, ""
+		base := sharesPrefix(acct)
+		start := base.StrPrefix(prefix)
+		end := kv.PrefixEnd(start)
+		if marker > prefix {
+			start = base.Str(marker)
+		}
+		var failed error
+		err := r.Scan(start, end, func(k, v []byte) bool {
+			var name string
+			if name, failed = nameAfter(k, len(base)); failed != nil {
+				return false
+			}
+			if len(out) == max {
+				next = name
+				return false
+			}
+			var sh Share
+			if failed = record.Decode(v, &sh); failed != nil {
+				return false
+			}
+			out = append(out, ShareItem{name, &sh})
+			return true
+		})
+		return errors.Join(err, failed)
+	})
+	return out, next, err
+}
+
+// nameAfter decodes the string element at offset skip of key.
+func nameAfter(key []byte, skip int) (string, error) {
+	r, err := tuple.NewReader(key, skip)
+	if err != nil {
+		return "", err
+	}
+	return r.Str()
+}

@@ -5,9 +5,6 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
-// chunkSize is the payload bytes per kv value (under kv.MaxValueSize).
-const chunkSize = 64 << 10
-
 func accountKey(acct string) tuple.Key { return tuple.New("Ba").Str(acct) }
 
 func servicePropsKey(acct string) tuple.Key { return accountKey(acct).Raw("p") }
@@ -82,10 +79,6 @@ func blockCountPrefix(acct, container, name string) tuple.Key {
 
 func dataPrefix(acct, container, name string, data uint64) tuple.Key {
 	return accountKey(acct).Raw("d").Str(container).Str(name).Uint(data)
-}
-
-func chunkKey(acct, container, name string, data uint64, chunk int64) tuple.Key {
-	return dataPrefix(acct, container, name, data).Uint(uint64(chunk))
 }
 
 func stagedKey(data uint64) tuple.Key { return tuple.New("Bs").Uint(data) }

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"hash/fnv"
 	"strings"
 	"sync"
@@ -164,7 +165,7 @@ func seedBlocks(t *testing.T, store kv.Store, name string, from, to int) {
 			counts := map[uint32]int64{}
 			for i := lo; i < hi; i++ {
 				id, data := testBlockID(i), 1<<63|uint64(i)
-				if err := tx.Set(chunkKey(testAcct, "c", name, data, 0), []byte{byte(i)}); err != nil {
+				if err := tx.Set(chunk.Key(dataPrefix(testAcct, "c", name, data), 0), []byte{byte(i)}); err != nil {
 					return err
 				}
 				if err := record.Store(tx, blockKey(testAcct, "c", name, id), block{Data: data, Size: 1}); err != nil {
@@ -392,7 +393,7 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		if err := putBlock(ctx, s, "b", testBlockID(i), bytes.Repeat([]byte{byte(i)}, chunkSize+10)); err != nil {
+		if err := putBlock(ctx, s, "b", testBlockID(i), bytes.Repeat([]byte{byte(i)}, chunk.Size+10)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -422,10 +423,10 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 		t.Logf("%s: %v", what, err)
 	}
 	corrupt("chunk deleted", func(tx kv.Txn) error {
-		return tx.Delete(chunkKey(testAcct, "c", "b", exts[1].Data, 1))
+		return tx.Delete(chunk.Key(dataPrefix(testAcct, "c", "b", exts[1].Data), 1))
 	}, "65546 needed")
 	corrupt("orphan data object", func(tx kv.Txn) error {
-		return tx.Set(chunkKey(testAcct, "c", "b", 12345, 0), []byte("orphan"))
+		return tx.Set(chunk.Key(dataPrefix(testAcct, "c", "b", 12345), 0), []byte("orphan"))
 	}, "data object 12345 is referenced by nothing")
 	corrupt("record size changed", func(tx kv.Txn) error {
 		b, err := loadBlob(tx, testAcct, "c", "b")

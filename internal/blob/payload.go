@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"hash/crc64"
 	"io"
 	"log/slog"
@@ -187,15 +188,7 @@ func (p *payload) place(tx kv.Txn) error {
 }
 
 func (p *payload) writeChunks(tx kv.Txn, offset int64, b []byte) error {
-	for len(b) > 0 {
-		n := min(len(b), chunkSize)
-		if err := tx.Set(chunkKey(p.acct, p.container, p.blob, p.data, offset/chunkSize), b[:n]); err != nil {
-			return err
-		}
-		offset += int64(n)
-		b = b[n:]
-	}
-	return nil
+	return chunk.Write(tx, dataPrefix(p.acct, p.container, p.blob, p.data), offset, b)
 }
 
 // discard deletes staged content that will not be committed. It runs even
@@ -300,7 +293,7 @@ func readContent(r kv.Reader, acct, container, name string, extents []extent, of
 			break
 		}
 		if e.Offset > off {
-			if err := writeZeros(w, e.Offset-off); err != nil {
+			if err := chunk.Zeros(w, e.Offset-off); err != nil {
 				return err
 			}
 			off = e.Offset
@@ -312,64 +305,12 @@ func readContent(r kv.Reader, acct, container, name string, extents []extent, of
 		off += take
 	}
 	if off < end {
-		return writeZeros(w, end-off)
+		return chunk.Zeros(w, end-off)
 	}
 	return nil
 }
 
-var zeroChunk = make([]byte, chunkSize)
-
-func writeZeros(w io.Writer, n int64) error {
-	for n > 0 {
-		k := min(n, int64(len(zeroChunk)))
-		if _, err := w.Write(zeroChunk[:k]); err != nil {
-			return err
-		}
-		n -= k
-	}
-	return nil
-}
-
-// errDataGone: a data object vanished under a reader (the blob was
-// overwritten between two snapshots of one long download).
-var errDataGone = errors.New("blob data changed during the read")
-
+// readData writes n bytes of a data object from offset from to w.
 func readData(r kv.Reader, acct, container, name string, data uint64, from, n int64, w io.Writer) error {
-	first := from / chunkSize
-	last := (from + n - 1) / chunkSize
-	start := chunkKey(acct, container, name, data, first)
-	end := chunkKey(acct, container, name, data, last+1)
-	want := first
-	var werr error
-	err := r.Scan(start, end, func(k, v []byte) bool {
-		idx := int64(lastUint(k))
-		if idx != want {
-			werr = errDataGone
-			return false
-		}
-		lo, hi := int64(0), int64(len(v))
-		if idx == first {
-			lo = from - first*chunkSize
-		}
-		if idx == last {
-			hi = from + n - last*chunkSize
-		}
-		if lo > hi || hi > int64(len(v)) {
-			werr = errDataGone
-			return false
-		}
-		_, werr = w.Write(v[lo:hi])
-		want++
-		return werr == nil
-	})
-	if err != nil {
-		return err
-	}
-	if werr != nil {
-		return werr
-	}
-	if want != last+1 {
-		return errDataGone
-	}
-	return nil
+	return chunk.Read(r, dataPrefix(acct, container, name, data), from, n, w)
 }

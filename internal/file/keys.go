@@ -5,9 +5,6 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
-// chunkSize is the payload bytes per kv value (under kv.MaxValueSize).
-const chunkSize = 64 << 10
-
 // rootID is the ID of every share's root directory.
 const rootID = 0
 
@@ -46,10 +43,6 @@ func filePayloadPrefix(acct, share string, file uint64) tuple.Key {
 
 func dataPrefix(acct, share string, file, data uint64) tuple.Key {
 	return filePayloadPrefix(acct, share, file).Uint(data)
-}
-
-func chunkKey(acct, share string, file, data uint64, chunk int64) tuple.Key {
-	return dataPrefix(acct, share, file, data).Uint(uint64(chunk))
 }
 
 // shareRanges are every key range that belongs to one share besides its

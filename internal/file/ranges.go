@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"io"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -98,10 +98,8 @@ func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, p
 		if err != nil {
 			return err
 		}
-		for off := 0; off < len(data); off += chunkSize {
-			if err := t.tx.Set(chunkKey(acct, share, n.ID, id, int64(off/chunkSize)), data[off:min(off+chunkSize, len(data))]); err != nil {
-				return err
-			}
+		if err := chunk.Write(t.tx, dataPrefix(acct, share, n.ID, id), 0, data); err != nil {
+			return err
 		}
 		e := extent{Data: id, Offset: from, Size: to - from, DataSize: to - from}
 		return record.Store(t.tx, extentKey(acct, share, n.ID, to), e)
@@ -278,7 +276,7 @@ func (d *Download) Stream(w io.Writer) error {
 	off, end := d.Offset, d.Offset+d.Length
 	for _, e := range d.extents {
 		if e.Offset > off {
-			if err := writeZeros(w, e.Offset-off); err != nil {
+			if err := chunk.Zeros(w, e.Offset-off); err != nil {
 				return err
 			}
 			off = e.Offset
@@ -292,57 +290,10 @@ func (d *Download) Stream(w io.Writer) error {
 		}
 		off += take
 	}
-	return writeZeros(w, end-off)
+	return chunk.Zeros(w, end-off)
 }
-
-var zeroChunk = make([]byte, chunkSize)
-
-func writeZeros(w io.Writer, n int64) error {
-	for n > 0 {
-		k := min(n, int64(len(zeroChunk)))
-		if _, err := w.Write(zeroChunk[:k]); err != nil {
-			return err
-		}
-		n -= k
-	}
-	return nil
-}
-
-// errDataGone: a data object is shorter than an extent says, which only
-// a corrupted store can produce.
-var errDataGone = errors.New("file: data object missing chunks")
 
 // readData writes n bytes of a data object from offset from to w.
 func readData(r kv.Reader, acct, share string, file, data uint64, from, n int64, w io.Writer) error {
-	first, last := from/chunkSize, (from+n-1)/chunkSize
-	want := first
-	var werr error
-	err := r.Scan(chunkKey(acct, share, file, data, first), chunkKey(acct, share, file, data, last+1), func(k, v []byte) bool {
-		idx := int64(binary.BigEndian.Uint64(k[len(k)-8:]))
-		if idx != want {
-			werr = errDataGone
-			return false
-		}
-		lo, hi := int64(0), int64(len(v))
-		if idx == first {
-			lo = from - first*chunkSize
-		}
-		if idx == last {
-			hi = from + n - last*chunkSize
-		}
-		if lo > hi || hi > int64(len(v)) {
-			werr = errDataGone
-			return false
-		}
-		_, werr = w.Write(v[lo:hi])
-		want++
-		return werr == nil
-	})
-	if err := errors.Join(err, werr); err != nil {
-		return err
-	}
-	if want != last+1 {
-		return errDataGone
-	}
-	return nil
+	return chunk.Read(r, dataPrefix(acct, share, file, data), from, n, w)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
 // CopyInfo is the copy status a blob keeps after being a copy destination.
@@ -107,7 +108,7 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 		out = t.newRecord(old, srcRec.Size, srcRec.Headers, meta)
 		out.Type = srcRec.Type
 		size := fmt.Sprint(srcRec.Size)
-		out.Copy = &CopyInfo{ID: newLeaseID(), Source: src.URL.String(), Status: "success", Progress: size + "/" + size, Completed: out.Modified}
+		out.Copy = &CopyInfo{ID: lease.NewID(), Source: src.URL.String(), Status: "success", Progress: size + "/" + size, Completed: out.Modified}
 		return commitContent(t.tx, req.Acct, req.Container, req.Blob, old, out, extents)
 	})
 	if err != nil {

@@ -27,7 +27,7 @@ func parseLeaseRequest(h http.Header) (lease.Request, error) {
 		return lease.Request{}, invalid("x-ms-lease-action")
 	}
 	req := lease.Request{Action: action, ID: h.Get("x-ms-lease-id"), ProposedID: h.Get("x-ms-proposed-lease-id")}
-	if req.ProposedID != "" && !isGUID(req.ProposedID) {
+	if req.ProposedID != "" && !lease.ValidID(req.ProposedID) {
 		return req, invalid("x-ms-proposed-lease-id")
 	}
 	switch action {
@@ -58,26 +58,6 @@ func parseLeaseRequest(h http.Header) (lease.Request, error) {
 		}
 	}
 	return req, nil
-}
-
-// isGUID accepts the 8-4-4-4-12 hexadecimal form.
-func isGUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i, c := range s {
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if hex := c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'; !hex {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 func writeLeaseOutcome(q *request, action lease.Action, out *LeaseOutcome) error {

@@ -2,9 +2,7 @@ package blob
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -48,15 +46,6 @@ func leaseError(err error, container bool) error {
 	return err
 }
 
-// newLeaseID makes a random (version 4) GUID.
-func newLeaseID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
-}
-
 // LeaseOutcome is what a lease operation answers: its result and the
 // resource's ETag version and Last-Modified, which leasing leaves alone.
 type LeaseOutcome struct {
@@ -77,7 +66,7 @@ func (s *Service) LeaseBlob(ctx context.Context, acct, container, name string, r
 		if err := check(cond, conditions.Write, b.state(), azhttp.ErrConditionNotMet); err != nil {
 			return err
 		}
-		next, res, err := b.Lease.Apply(s.clock(), req, newLeaseID)
+		next, res, err := b.Lease.Apply(s.clock(), req, lease.NewID)
 		if err != nil {
 			return leaseError(err, false)
 		}
@@ -99,7 +88,7 @@ func (s *Service) LeaseContainer(ctx context.Context, acct, name string, req lea
 		if err := check(cond, conditions.Write, c.state(), azhttp.ErrConditionNotMet); err != nil {
 			return err
 		}
-		next, res, err := c.Lease.Apply(s.clock(), req, newLeaseID)
+		next, res, err := c.Lease.Apply(s.clock(), req, lease.NewID)
 		if err != nil {
 			return leaseError(err, true)
 		}

@@ -24,6 +24,13 @@
 // references any more. Bytes no extent covers read as zeros, so a 4 TiB
 // file costs one record until it is written.
 //
+// A file's lease lives in its record (package lease, infinite only), so
+// every write and delete checks it in the transaction that reads the
+// record, and it survives a restart with the file.
+//
+// CheckInvariants verifies this layout on a quiescent store; the tests
+// run it after every test.
+//
 // IDs of directories, files and data objects come from the commit version
 // (with a sequence for several within one transaction), so they never
 // repeat across the store's life.

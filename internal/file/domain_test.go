@@ -9,6 +9,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 const testAcct = "acct"
@@ -27,6 +28,7 @@ func newTestService(t *testing.T) (*Service, kv.Store) {
 			t.Error(err)
 		}
 	})
+	testkit.CheckAfter(t, store, CheckInvariants)
 	return s, store
 }
 
@@ -168,14 +170,14 @@ func TestIfMatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	etag := azhttp.ETag(f.Version)
-	g, err := s.SetFileMetadata(ctx, testAcct, "s", "f", azhttp.Metadata{{"k", "v"}}, Preconditions{conditions.Conditions{IfMatch: []string{etag}}})
+	g, err := s.SetFileMetadata(ctx, testAcct, "s", "f", azhttp.Metadata{{"k", "v"}}, Preconditions{Conditions: conditions.Conditions{IfMatch: []string{etag}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if azhttp.ETag(g.Version) == etag {
 		t.Error("the ETag did not change")
 	}
-	_, err = s.SetFileMetadata(ctx, testAcct, "s", "f", nil, Preconditions{conditions.Conditions{IfMatch: []string{etag}}})
+	_, err = s.SetFileMetadata(ctx, testAcct, "s", "f", nil, Preconditions{Conditions: conditions.Conditions{IfMatch: []string{etag}}})
 	if !errors.Is(err, azhttp.ErrConditionNotMet) {
 		t.Errorf("stale If-Match: %v, want ConditionNotMet", err)
 	}

@@ -6,13 +6,16 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
+	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
 // MaxFileSize is the largest file Azure Files holds: 4 TiB.
 const MaxFileSize = 4 << 40
 
 // CreateFile creates a file of the given size with no content written (it
-// reads as zeros), replacing a file already at path and its content.
+// reads as zeros), replacing a file already at path and its content; a
+// leased file is replaced only by a request carrying its lease ID, and
+// keeps the lease.
 func (s *Service) CreateFile(ctx context.Context, acct, share, path string, size int64, h ContentHeaders, smb SMBChange, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
 	var out *Node
 	err := s.Update(ctx, func(t *Tx) error {
@@ -38,6 +41,15 @@ func (t *Tx) CreateFile(acct, share, path string, size int64, h ContentHeaders, 
 	if l.node != nil && l.node.Dir {
 		return nil, azhttp.ErrResourceAlreadyExists.WithMessage("A directory of that name already exists.")
 	}
+	// The file replaced keeps its lease, and replacing it is a write the
+	// lease guards; a lease ID on a new file names no lease.
+	var held lease.Lease
+	if l.node != nil {
+		held = l.node.Lease
+	}
+	if err := held.CheckUse(t.now, pre.LeaseID, true); err != nil {
+		return nil, leaseError(err)
+	}
 	if err := check(pre, conditions.Create, l.node.state(), azhttp.ErrResourceAlreadyExists); err != nil {
 		return nil, err
 	}
@@ -51,7 +63,7 @@ func (t *Tx) CreateFile(acct, share, path string, size int64, h ContentHeaders, 
 		return nil, err
 	}
 	n := &Node{ID: id, ParentID: l.parentID, Version: t.tx.Version(), Created: t.now, Modified: t.now,
-		SMB: smb.smb(t.now, "Archive"), Metadata: meta, Size: size, Headers: h}
+		SMB: smb.smb(t.now, "Archive"), Metadata: meta, Size: size, Headers: h, Lease: held}
 	return n, record.Store(t.tx, l.key, n)
 }
 

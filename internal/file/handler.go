@@ -188,8 +188,8 @@ func route(q *request) (operation, error) {
 			return operation{need('o', 'r'), (*handler).getFileProperties}, nil
 		case comp == "properties":
 			return notSupported("Set File Properties")
-		case comp == "lease":
-			return notSupported("Lease File")
+		case comp == "lease" && m == http.MethodPut:
+			return operation{need('o', 'w'), (*handler).leaseFile}, nil
 		case comp == "copy":
 			return notSupported("Abort Copy File")
 		case comp == "listhandles":

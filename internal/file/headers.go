@@ -148,8 +148,8 @@ func parseContentHeaders(h http.Header) (ContentHeaders, error) {
 }
 
 // writeFileHeaders sets a file's properties on a Get File or Get File
-// Properties answer.
-func writeFileHeaders(h http.Header, n *Node) {
+// Properties answer, its lease as it stands at now.
+func writeFileHeaders(h http.Header, n *Node, now time.Time) {
 	writeNode(h, n)
 	h.Set("x-ms-type", "File")
 	h.Set("Content-Type", n.Headers.ContentType)
@@ -166,8 +166,11 @@ func writeFileHeaders(h http.Header, n *Node) {
 	set("Content-Disposition", n.Headers.ContentDisposition)
 	set("Cache-Control", n.Headers.CacheControl)
 	h.Set("x-ms-server-encrypted", "true")
-	h.Set("x-ms-lease-status", "unlocked")
-	h.Set("x-ms-lease-state", "available")
+	h.Set("x-ms-lease-state", n.Lease.At(now).State.String())
+	h.Set("x-ms-lease-status", n.Lease.Status(now))
+	if d := n.Lease.DurationType(now); d != "" {
+		h.Set("x-ms-lease-duration", d)
+	}
 	azhttp.WriteMetadata(h, n.Metadata)
 }
 
@@ -210,7 +213,7 @@ func parseRange(h http.Header, closed bool) (*Range, error) {
 
 // preconditions reads a request's conditional headers.
 func preconditions(h http.Header) Preconditions {
-	return Preconditions{Conditions: conditions.FromHeader(h, "")}
+	return Preconditions{Conditions: conditions.FromHeader(h, ""), LeaseID: h.Get("x-ms-lease-id")}
 }
 
 func serviceEndpoint(q *request) string {

@@ -24,9 +24,6 @@ func (h *handler) createFile(q *request) error {
 	if q.r.ContentLength > 0 {
 		return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Create File takes no body; write content with Put Range.")
 	}
-	if q.r.Header.Get("x-ms-lease-id") != "" {
-		return azhttp.ErrNotImplemented.WithMessage("File leases (x-ms-lease-id) are not supported by this server yet.")
-	}
 	smb, err := parseSMB(q.r.Header, false)
 	if err != nil {
 		return err
@@ -47,25 +44,13 @@ func (h *handler) createFile(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
-// refuseLease answers requests that name a lease: leases are not served,
-// so honouring the request as if unleased would be a pretence.
-func refuseLease(q *request) error {
-	if q.r.Header.Get("x-ms-lease-id") != "" {
-		return azhttp.ErrNotImplemented.WithMessage("File leases (x-ms-lease-id) are not supported by this server yet.")
-	}
-	return nil
-}
-
 func (h *handler) getFileProperties(q *request) error {
-	if err := refuseLease(q); err != nil {
-		return err
-	}
 	n, err := h.svc.GetFileProperties(q.ctx(), q.acct, q.share, q.path, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
 	hdr := q.w.Header()
-	writeFileHeaders(hdr, n)
+	writeFileHeaders(hdr, n, h.svc.clock())
 	hdr.Set("Content-Length", strconv.FormatInt(n.Size, 10))
 	if n.Headers.ContentMD5 != nil {
 		hdr.Set("Content-MD5", base64.StdEncoding.EncodeToString(n.Headers.ContentMD5))
@@ -75,9 +60,6 @@ func (h *handler) getFileProperties(q *request) error {
 }
 
 func (h *handler) getFile(q *request) error {
-	if err := refuseLease(q); err != nil {
-		return err
-	}
 	rng, err := parseRange(q.r.Header, false)
 	if err != nil {
 		return err
@@ -88,7 +70,7 @@ func (h *handler) getFile(q *request) error {
 	}
 	return h.svc.GetFile(q.ctx(), q.acct, q.share, q.path, rng, preconditions(q.r.Header), func(d *Download) error {
 		hdr := q.w.Header()
-		writeFileHeaders(hdr, d.File)
+		writeFileHeaders(hdr, d.File, h.svc.clock())
 		hdr.Set("Accept-Ranges", "bytes")
 		hdr.Set("Content-Length", strconv.FormatInt(d.Length, 10))
 		status := http.StatusOK
@@ -126,9 +108,6 @@ func (h *handler) getFile(q *request) error {
 }
 
 func (h *handler) setFileMetadata(q *request) error {
-	if err := refuseLease(q); err != nil {
-		return err
-	}
 	meta, err := azhttp.ParseMetadata(q.r.Header)
 	if err != nil {
 		return err
@@ -145,9 +124,6 @@ func (h *handler) setFileMetadata(q *request) error {
 }
 
 func (h *handler) deleteFile(q *request) error {
-	if err := refuseLease(q); err != nil {
-		return err
-	}
 	if err := h.svc.DeleteFile(q.ctx(), q.acct, q.share, q.path, preconditions(q.r.Header)); err != nil {
 		return err
 	}
@@ -155,9 +131,6 @@ func (h *handler) deleteFile(q *request) error {
 }
 
 func (h *handler) putRange(q *request) error {
-	if err := refuseLease(q); err != nil {
-		return err
-	}
 	rng, err := parseRange(q.r.Header, true)
 	if err != nil {
 		return err
@@ -224,9 +197,6 @@ type rangeXML struct {
 }
 
 func (h *handler) listRanges(q *request) error {
-	if err := refuseLease(q); err != nil {
-		return err
-	}
 	if q.q.Has("prevsharesnapshot") {
 		return azhttp.ErrNotImplemented.WithMessage("List Ranges against a previous share snapshot is not supported by this server yet.")
 	}

@@ -59,7 +59,7 @@ func (t *Tx) locate(acct, share, path string) (*located, error) {
 }
 
 // existing resolves path to a directory (dir) or a file, and checks the
-// request's conditions against it.
+// request's conditions, and a file's lease, against it.
 func (t *Tx) existing(acct, share, path string, dir bool, kind conditions.Kind, pre Preconditions) (*located, error) {
 	l, err := t.locate(acct, share, path)
 	if err != nil {
@@ -67,6 +67,11 @@ func (t *Tx) existing(acct, share, path string, dir bool, kind conditions.Kind, 
 	}
 	if l.node == nil || l.node.Dir != dir {
 		return nil, azhttp.ErrResourceNotFound
+	}
+	if !dir {
+		if err := l.node.Lease.CheckUse(t.now, pre.LeaseID, kind != conditions.Read); err != nil {
+			return nil, leaseError(err)
+		}
 	}
 	if err := check(pre, kind, l.node.state(), azhttp.ErrResourceAlreadyExists); err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
+	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
 // Share is the stored state of a file share.
@@ -55,6 +56,8 @@ type Node struct {
 	// Size and Headers belong to files.
 	Size    int64          `json:",omitempty"`
 	Headers ContentHeaders `json:",omitzero"`
+	// Lease locks a file's writes and deletes (file leases are infinite).
+	Lease lease.Lease `json:",omitzero"`
 }
 
 // extent covers bytes [Offset, Offset+Size) of a file with bytes

@@ -84,6 +84,10 @@ func (t *Tx) newID() (uint64, error) {
 // the other conditional headers) gets optimistic concurrency on top.
 type Preconditions struct {
 	conditions.Conditions
+	// LeaseID is x-ms-lease-id: writes and deletes of a leased file must
+	// carry its lease ID; a read that carries one succeeds only while it
+	// is the file's active lease.
+	LeaseID string
 }
 
 // check evaluates conditional headers, mapping outcomes to Azure's errors.

@@ -1,0 +1,246 @@
+package file
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/chunk"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+)
+
+// maxReported is how many violations CheckInvariants spells out.
+const maxReported = 10
+
+// fileRef names a file, or a directory, across accounts and shares.
+type fileRef struct {
+	acct, share string
+	id          uint64
+}
+
+// dataRef names one data object of a file.
+type dataRef struct {
+	file fileRef
+	data uint64
+}
+
+// CheckInvariants reads the whole File keyspace in one snapshot and
+// verifies the storage layout: every share has its root; every directory
+// and file record sits under a directory that exists; every extent lies
+// within its file's size, belongs to a file that exists and names a data
+// object whose chunks hold its bytes; every data object is referenced by
+// an extent. It describes the first violations in its error. Run it on a
+// quiescent store: in-flight writes may be half-way.
+func CheckInvariants(ctx context.Context, store kv.Store) error {
+	c := &fileChecker{
+		shares:  map[[2]string]bool{},
+		roots:   map[[2]string]bool{},
+		dirs:    map[fileRef]bool{},
+		files:   map[fileRef]*Node{},
+		parents: map[fileRef][]string{},
+		extents: map[fileRef][]extent{},
+		chunks:  map[dataRef][]int64{},
+		bytes:   map[dataRef]int64{},
+	}
+	err := store.View(ctx, func(r kv.Reader) error {
+		p := tuple.New("Fa")
+		return r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+			if err := c.entry(k, v); err != nil {
+				c.fail("key %q: %v", k, err)
+			}
+			return true
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("check invariants: %w", err)
+	}
+	c.verify()
+	if len(c.violations) == 0 {
+		return nil
+	}
+	shown := c.violations[:min(len(c.violations), maxReported)]
+	return fmt.Errorf("file invariants: %d violations:\n\t%s", len(c.violations), strings.Join(shown, "\n\t"))
+}
+
+type fileChecker struct {
+	shares map[[2]string]bool
+	roots  map[[2]string]bool
+	dirs   map[fileRef]bool
+	files  map[fileRef]*Node
+	// parents are the directories records claim to sit under, with the
+	// names that claim them.
+	parents    map[fileRef][]string
+	extents    map[fileRef][]extent
+	chunks     map[dataRef][]int64 // chunk indexes, in key order
+	bytes      map[dataRef]int64
+	violations []string
+}
+
+func (c *fileChecker) fail(format string, args ...any) {
+	c.violations = append(c.violations, fmt.Sprintf(format, args...))
+}
+
+// entry files one key of the Fa keyspace.
+func (c *fileChecker) entry(k, v []byte) error {
+	rd, err := tuple.NewReader(k, 2)
+	if err != nil {
+		return err
+	}
+	acct, err := rd.Str()
+	if err != nil {
+		return err
+	}
+	at := len(accountKey(acct))
+	if at >= len(k) {
+		return tuple.ErrMalformed
+	}
+	tag := k[at]
+	if tag == 'p' { // service properties
+		return nil
+	}
+	if err := rd.Raw(1); err != nil {
+		return err
+	}
+	share, err := rd.Str()
+	if err != nil {
+		return err
+	}
+	sh := [2]string{acct, share}
+	switch tag {
+	case 's':
+		c.shares[sh] = true
+	case 'r':
+		var n Node
+		if err := record.Decode(v, &n); err != nil {
+			return err
+		}
+		c.roots[sh] = true
+		c.dirs[fileRef{acct, share, rootID}] = true
+	case 'n':
+		parent, err := rd.Uint()
+		if err != nil {
+			return err
+		}
+		name, err := rd.Str()
+		if err != nil {
+			return err
+		}
+		var n Node
+		if err := record.Decode(v, &n); err != nil {
+			return err
+		}
+		if n.ParentID != parent {
+			c.fail("%s/%s: %q records parent %d but is keyed under %d", acct, share, name, n.ParentID, parent)
+		}
+		c.parents[fileRef{acct, share, parent}] = append(c.parents[fileRef{acct, share, parent}], name)
+		ref := fileRef{acct, share, n.ID}
+		if n.Dir {
+			c.dirs[ref] = true
+		} else {
+			c.files[ref] = &n
+		}
+	case 'x':
+		file, err := rd.Uint()
+		if err != nil {
+			return err
+		}
+		end, err := rd.Uint()
+		if err != nil {
+			return err
+		}
+		var e extent
+		if err := record.Decode(v, &e); err != nil {
+			return err
+		}
+		if e.Offset+e.Size != int64(end) {
+			c.fail("%s/%s file %d: extent [%d,+%d) keyed by end %d", acct, share, file, e.Offset, e.Size, end)
+		}
+		ref := fileRef{acct, share, file}
+		c.extents[ref] = append(c.extents[ref], e)
+	case 'd':
+		file, err := rd.Uint()
+		if err != nil {
+			return err
+		}
+		data, err := rd.Uint()
+		if err != nil {
+			return err
+		}
+		idx, err := rd.Uint()
+		if err != nil {
+			return err
+		}
+		ref := dataRef{fileRef{acct, share, file}, data}
+		c.chunks[ref] = append(c.chunks[ref], int64(idx))
+		c.bytes[ref] += int64(len(v))
+	default:
+		return fmt.Errorf("unknown tag %q", tag)
+	}
+	return nil
+}
+
+func (c *fileChecker) verify() {
+	for sh := range c.shares {
+		if !c.roots[sh] {
+			c.fail("%s/%s: share has no root directory", sh[0], sh[1])
+		}
+	}
+	for sh := range c.roots {
+		if !c.shares[sh] {
+			c.fail("%s/%s: root directory outlives its share", sh[0], sh[1])
+		}
+	}
+	for parent, names := range c.parents {
+		if !c.dirs[parent] {
+			c.fail("%s/%s: %v sit under directory %d, which does not exist", parent.acct, parent.share, names, parent.id)
+		}
+	}
+	referenced := map[dataRef]bool{}
+	for ref, exts := range c.extents {
+		n := c.files[ref]
+		if n == nil {
+			c.fail("%s/%s: extents of file %d, which does not exist", ref.acct, ref.share, ref.id)
+			continue
+		}
+		sort.Slice(exts, func(i, j int) bool { return exts[i].Offset < exts[j].Offset })
+		prevEnd := int64(0)
+		for _, e := range exts {
+			if e.Offset < prevEnd || e.Size < 1 || e.Offset+e.Size > n.Size {
+				c.fail("%s/%s file %d: extent [%d,+%d) overlaps another or lies outside size %d", ref.acct, ref.share, ref.id, e.Offset, e.Size, n.Size)
+			}
+			prevEnd = e.Offset + e.Size
+			d := dataRef{ref, e.Data}
+			referenced[d] = true
+			if e.DataOff < 0 || e.DataOff+e.Size > e.DataSize {
+				c.fail("%s/%s file %d: extent at %d reads [%d,+%d) of data %d, sized %d", ref.acct, ref.share, ref.id, e.Offset, e.DataOff, e.Size, e.Data, e.DataSize)
+			}
+			if want := chunksFor(e.DataSize); !sameChunks(c.chunks[d], want) || c.bytes[d] != e.DataSize {
+				c.fail("%s/%s file %d: data %d has chunks %v holding %d bytes, want 0..%d holding %d", ref.acct, ref.share, ref.id, e.Data, c.chunks[d], c.bytes[d], want-1, e.DataSize)
+			}
+		}
+	}
+	for d := range c.chunks {
+		if !referenced[d] {
+			c.fail("%s/%s file %d: data %d is referenced by no extent", d.file.acct, d.file.share, d.file.id, d.data)
+		}
+	}
+}
+
+// chunksFor is how many chunks hold a data object of size bytes.
+func chunksFor(size int64) int64 { return (size + chunk.Size - 1) / chunk.Size }
+
+// sameChunks reports whether got is exactly 0..want-1.
+func sameChunks(got []int64, want int64) bool {
+	if int64(len(got)) != want {
+		return false
+	}
+	for i, idx := range got {
+		if idx != int64(i) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,97 @@
+package file
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/chunk"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
+)
+
+// layout builds a share with a directory, a file with two ranges (one cut
+// in two by a clear) and an empty file, and checks it is consistent.
+func layout(t *testing.T) (*Service, kv.Store, *Node) {
+	t.Helper()
+	s, store := newTestService(t)
+	ctx := t.Context()
+	if _, err := s.CreateDirectory(ctx, testAcct, "s", "d", SMBChange{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	f, err := s.CreateFile(ctx, testAcct, "s", "d/f", 300<<10, ContentHeaders{}, SMBChange{}, nil, Preconditions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateFile(ctx, testAcct, "s", "empty", 10, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, s, "d/f", 0, bytes.Repeat([]byte("x"), 200<<10))
+	put(t, s, "d/f", 250<<10, []byte("tail"))
+	if _, err := s.ClearRange(ctx, testAcct, "s", "d/f", 10, 20, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckInvariants(ctx, store); err != nil {
+		t.Fatalf("a consistent layout fails the check: %v", err)
+	}
+	return s, store, f
+}
+
+// TestCheckInvariantsCatchesCorruption: each kind of damage to a
+// consistent layout is reported.
+func TestCheckInvariantsCatchesCorruption(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		damage     func(tx kv.Txn, f *Node) error
+	}{
+		{"missing chunk", "has chunks", func(tx kv.Txn, f *Node) error {
+			ext := extentsOf(t, tx, f)
+			return tx.Delete(chunk.Key(dataPrefix(testAcct, "s", f.ID, ext[0].Data), 1))
+		}},
+		{"orphan data", "referenced by no extent", func(tx kv.Txn, f *Node) error {
+			return chunk.Write(tx, dataPrefix(testAcct, "s", f.ID, 999), 0, []byte("stray"))
+		}},
+		{"extent beyond size", "outside size", func(tx kv.Txn, f *Node) error {
+			ext := extentsOf(t, tx, f)
+			last := ext[len(ext)-1]
+			last.Offset += 100 << 10
+			if err := tx.Delete(last.key); err != nil {
+				return err
+			}
+			return record.Store(tx, extentKey(testAcct, "s", f.ID, last.Offset+last.Size), last)
+		}},
+		{"missing parent", "does not exist", func(tx kv.Txn, f *Node) error {
+			return tx.Delete(nodeKey(testAcct, "s", rootID, "d"))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, store, f := layout(t)
+			if err := store.Update(t.Context(), func(tx kv.Txn) error { return tc.damage(tx, f) }); err != nil {
+				t.Fatal(err)
+			}
+			err := CheckInvariants(t.Context(), store)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want a violation mentioning %q", err, tc.want)
+			}
+			// Undo the damage so the check every test ends with passes.
+			if err := store.Update(t.Context(), func(tx kv.Txn) error { return wipe(tx) }); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func extentsOf(t *testing.T, r kv.Reader, f *Node) []extent {
+	t.Helper()
+	ext, err := overlapping(r, testAcct, "s", f.ID, 0, f.Size)
+	if err != nil || len(ext) == 0 {
+		t.Fatalf("extents: %v %v", ext, err)
+	}
+	return ext
+}
+
+// wipe deletes the whole File keyspace.
+func wipe(tx kv.Txn) error {
+	p := accountKey(testAcct)
+	return tx.DeleteRange(p, kv.PrefixEnd(p))
+}

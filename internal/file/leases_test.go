@@ -1,0 +1,132 @@
+package file
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/lease"
+)
+
+const (
+	leaseA = "a0000000-0000-0000-0000-00000000000a"
+	leaseB = "b0000000-0000-0000-0000-00000000000b"
+)
+
+// TestLeaseGuardsWrites: a leased file refuses writes and deletes without
+// its lease ID or with another, serves them with it, and serves reads
+// either way.
+func TestLeaseGuardsWrites(t *testing.T) {
+	s, _ := newTestService(t)
+	ctx := t.Context()
+	if _, err := s.CreateFile(ctx, testAcct, "s", "f", 10, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.LeaseFile(ctx, testAcct, "s", "f", lease.Request{Action: lease.Acquire, ProposedID: leaseA})
+	if err != nil || out.ID != leaseA {
+		t.Fatalf("acquire: %+v, %v", out, err)
+	}
+	without, wrong, with := Preconditions{}, Preconditions{LeaseID: leaseB}, Preconditions{LeaseID: leaseA}
+	writes := map[string]func(Preconditions) error{
+		"put range": func(p Preconditions) error {
+			_, err := s.PutRange(ctx, testAcct, "s", "f", 0, Content{Body: bytes.NewReader([]byte("ab")), Length: 2}, p)
+			return err
+		},
+		"clear range": func(p Preconditions) error {
+			_, err := s.ClearRange(ctx, testAcct, "s", "f", 0, 1, p)
+			return err
+		},
+		"set metadata": func(p Preconditions) error {
+			_, err := s.SetFileMetadata(ctx, testAcct, "s", "f", nil, p)
+			return err
+		},
+		"create over": func(p Preconditions) error {
+			_, err := s.CreateFile(ctx, testAcct, "s", "f", 10, ContentHeaders{}, SMBChange{}, nil, p)
+			return err
+		},
+	}
+	for name, write := range writes {
+		if err := write(without); !errors.Is(err, azhttp.ErrLeaseNotPresentWithFileOperation) {
+			t.Errorf("%s without the lease ID: %v, want LeaseNotPresentWithFileOperation", name, err)
+		}
+		if err := write(wrong); !errors.Is(err, azhttp.ErrLeaseIdMismatchWithFileOperation) {
+			t.Errorf("%s with another lease ID: %v, want LeaseIdMismatchWithFileOperation", name, err)
+		}
+		if err := write(with); err != nil {
+			t.Errorf("%s with the lease ID: %v", name, err)
+		}
+	}
+	if err := s.DeleteFile(ctx, testAcct, "s", "f", without); !errors.Is(err, azhttp.ErrLeaseNotPresentWithFileOperation) {
+		t.Errorf("delete without the lease ID: %v", err)
+	}
+	n, err := s.GetFileProperties(ctx, testAcct, "s", "f", without)
+	if err != nil {
+		t.Fatalf("read without the lease ID: %v", err)
+	}
+	if n.Lease.State != lease.Leased || n.Lease.ID != leaseA {
+		t.Errorf("the file replaced by a create lost its lease: %+v", n.Lease)
+	}
+	if _, err := s.GetFileProperties(ctx, testAcct, "s", "f", wrong); !errors.Is(err, azhttp.ErrLeaseIdMismatchWithFileOperation) {
+		t.Errorf("read with another lease ID: %v", err)
+	}
+	if err := s.DeleteFile(ctx, testAcct, "s", "f", with); err != nil {
+		t.Errorf("delete with the lease ID: %v", err)
+	}
+}
+
+// TestLeaseOperations walks a file lease through change, break, acquire
+// and release, with Azure's answers to the operations each state refuses.
+func TestLeaseOperations(t *testing.T) {
+	s, _ := newTestService(t)
+	ctx := t.Context()
+	f, err := s.CreateFile(ctx, testAcct, "s", "f", 10, ContentHeaders{}, SMBChange{}, nil, Preconditions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	do := func(req lease.Request) (*LeaseOutcome, error) {
+		return s.LeaseFile(ctx, testAcct, "s", "f", req)
+	}
+	if _, err := do(lease.Request{Action: lease.Release, ID: leaseA}); !errors.Is(err, azhttp.ErrLeaseNotPresentWithLeaseOperation) {
+		t.Errorf("release of no lease: %v", err)
+	}
+	out, err := do(lease.Request{Action: lease.Acquire})
+	if err != nil || !lease.ValidID(out.ID) {
+		t.Fatalf("acquire without a proposed ID: %+v, %v", out, err)
+	}
+	if out.Version != f.Version {
+		t.Error("acquiring changed the file's version")
+	}
+	if _, err := do(lease.Request{Action: lease.Acquire, ProposedID: leaseB}); !errors.Is(err, azhttp.ErrLeaseAlreadyPresent) {
+		t.Errorf("second acquire: %v, want LeaseAlreadyPresent", err)
+	}
+	if _, err := do(lease.Request{Action: lease.Change, ID: leaseB, ProposedID: leaseA}); !errors.Is(err, azhttp.ErrLeaseIdMismatchWithLeaseOperation) {
+		t.Errorf("change with the wrong ID: %v, want LeaseIdMismatchWithLeaseOperation", err)
+	}
+	if out, err = do(lease.Request{Action: lease.Change, ID: out.ID, ProposedID: leaseA}); err != nil || out.ID != leaseA {
+		t.Fatalf("change: %+v, %v", out, err)
+	}
+	// A break ends a file lease at once: files have no break period.
+	if out, err = do(lease.Request{Action: lease.Break}); err != nil || out.Time != 0 {
+		t.Fatalf("break: %+v, %v", out, err)
+	}
+	n, err := s.GetFileProperties(ctx, testAcct, "s", "f", Preconditions{})
+	if err != nil || n.Lease.State != lease.Broken {
+		t.Fatalf("after break: %+v, %v", n, err)
+	}
+	if _, err := s.SetFileMetadata(ctx, testAcct, "s", "f", nil, Preconditions{}); err != nil {
+		t.Errorf("write after break: %v", err)
+	}
+	if _, err := do(lease.Request{Action: lease.Acquire, ProposedID: leaseB}); err != nil {
+		t.Fatalf("acquire after break: %v", err)
+	}
+	if _, err := do(lease.Request{Action: lease.Release, ID: leaseB}); err != nil {
+		t.Fatalf("release: %v", err)
+	}
+	if _, err := s.SetFileMetadata(ctx, testAcct, "s", "f", nil, Preconditions{LeaseID: leaseB}); !errors.Is(err, azhttp.ErrLeaseNotPresentWithFileOperation) {
+		t.Errorf("write naming a released lease: %v, want LeaseNotPresentWithFileOperation", err)
+	}
+	if _, err := s.LeaseFile(ctx, testAcct, "s", "missing", lease.Request{Action: lease.Acquire}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+		t.Errorf("lease of a missing file: %v", err)
+	}
+}

@@ -65,7 +65,7 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 		}
 		if src.Snapshot == "" {
 			if err := b.Lease.CheckUse(s.clock(), req.SourceLeaseID, false); err != nil {
-				return leaseError(err, false)
+				return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)
 			}
 		}
 		if err := req.SourceCond.Check(conditions.Write, b.state()); err != nil {
@@ -139,7 +139,7 @@ func (s *Service) AbortCopy(ctx context.Context, acct, container, name, copyID s
 		}
 		// An infinite lease on the destination makes the lease ID mandatory.
 		if err := b.Lease.CheckUse(t.now, pre.LeaseID, b.Lease.DurationType(t.now) == "infinite"); err != nil {
-			return leaseError(err, false)
+			return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)
 		}
 		if b.Copy != nil && b.Copy.ID != copyID {
 			return azhttp.ErrCopyIdMismatch

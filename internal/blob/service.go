@@ -65,7 +65,7 @@ func (t *Tx) checkBlob(pre Preconditions, kind conditions.Kind, b *Blob) error {
 		l = b.Lease
 	}
 	if err := l.CheckUse(t.now, pre.LeaseID, kind != conditions.Read); err != nil {
-		return leaseError(err, false)
+		return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)
 	}
 	return check(pre.Conditions, kind, b.state(), azhttp.ErrBlobAlreadyExists)
 }
@@ -74,7 +74,7 @@ func (t *Tx) checkBlob(pre Preconditions, kind conditions.Kind, b *Blob) error {
 // needs the active lease's ID, other operations fail with a wrong one.
 func (t *Tx) checkContainer(pre Preconditions, c *Container, deleting bool) error {
 	if err := c.Lease.CheckUse(t.now, pre.LeaseID, deleting); err != nil {
-		return leaseError(err, true)
+		return azhttp.LeaseError(err, azhttp.ContainerLeaseCodes)
 	}
 	return check(pre.Conditions, conditions.Write, c.state(), azhttp.ErrConditionNotMet)
 }

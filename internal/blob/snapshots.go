@@ -30,7 +30,7 @@ func (s *Service) CreateSnapshot(ctx context.Context, acct, container, name stri
 		}
 		// Like a read, a snapshot needs no lease ID but refuses a wrong one.
 		if err := b.Lease.CheckUse(s.clock(), pre.LeaseID, false); err != nil {
-			return leaseError(err, false)
+			return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)
 		}
 		if err := check(pre.Conditions, conditions.Write, b.state(), azhttp.ErrConditionNotMet); err != nil {
 			return err

@@ -48,7 +48,7 @@ func (t *Tx) CreateFile(acct, share, path string, size int64, h ContentHeaders, 
 		held = l.node.Lease
 	}
 	if err := held.CheckUse(t.now, pre.LeaseID, true); err != nil {
-		return nil, leaseError(err)
+		return nil, azhttp.LeaseError(err, azhttp.FileLeaseCodes)
 	}
 	if err := check(pre, conditions.Create, l.node.state(), azhttp.ErrResourceAlreadyExists); err != nil {
 		return nil, err

@@ -2,45 +2,12 @@ package file
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/lease"
 )
-
-// errLeaseIDMissing is how Azure Files answers a write without the lease
-// ID of a leased file: the code names the lease as absent from the
-// request.
-var errLeaseIDMissing = azhttp.ErrLeaseNotPresentWithFileOperation.WithMessage("There is currently a lease on the file and no lease ID was specified in the request.")
-
-// leaseError maps the lease state machine's errors to Azure Files' codes.
-func leaseError(err error) error {
-	switch {
-	case errors.Is(err, lease.ErrIDMissing):
-		return errLeaseIDMissing
-	case errors.Is(err, lease.ErrIDMismatch):
-		return azhttp.ErrLeaseIdMismatchWithFileOperation
-	case errors.Is(err, lease.ErrNotPresent):
-		return azhttp.ErrLeaseNotPresentWithFileOperation
-	case errors.Is(err, lease.ErrAlreadyPresent):
-		return azhttp.ErrLeaseAlreadyPresent
-	case errors.Is(err, lease.ErrNotPresentWithLeaseOp):
-		return azhttp.ErrLeaseNotPresentWithLeaseOperation.WithMessage("There is currently no lease on the file.")
-	case errors.Is(err, lease.ErrIDMismatchWithLeaseOp):
-		return azhttp.ErrLeaseIdMismatchWithLeaseOperation.WithMessage("The lease ID specified did not match the lease ID for the file.")
-	case errors.Is(err, lease.ErrBreakingCannotAcquire):
-		return azhttp.ErrLeaseIsBreakingAndCannotBeAcquired
-	case errors.Is(err, lease.ErrBreakingCannotChange):
-		return azhttp.ErrLeaseIsBreakingAndCannotBeChanged
-	case errors.Is(err, lease.ErrBrokenCannotBeRenewed):
-		return azhttp.ErrLeaseIsBrokenAndCannotBeRenewed
-	case errors.Is(err, lease.ErrInvalidDuration), errors.Is(err, lease.ErrInvalidBreakPeriod), errors.Is(err, lease.ErrInvalidProposedID):
-		return azhttp.ErrInvalidHeaderValue.WithMessage("The value for one of the HTTP headers is not in the correct format: %v.", err)
-	}
-	return err
-}
 
 // LeaseOutcome is what a lease operation answers: its result and the
 // file's ETag version and Last-Modified, which leasing leaves alone.
@@ -68,7 +35,7 @@ func (s *Service) LeaseFile(ctx context.Context, acct, share, path string, req l
 		n := l.node
 		next, res, err := n.Lease.Apply(t.now, req, lease.NewID)
 		if err != nil {
-			return leaseError(err)
+			return azhttp.LeaseError(err, azhttp.FileLeaseCodes)
 		}
 		n.Lease = next
 		out = &LeaseOutcome{Result: res, Version: n.Version, Modified: n.Modified}

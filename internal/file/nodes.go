@@ -70,7 +70,7 @@ func (t *Tx) existing(acct, share, path string, dir bool, kind conditions.Kind, 
 	}
 	if !dir {
 		if err := l.node.Lease.CheckUse(t.now, pre.LeaseID, kind != conditions.Read); err != nil {
-			return nil, leaseError(err)
+			return nil, azhttp.LeaseError(err, azhttp.FileLeaseCodes)
 		}
 	}
 	if err := check(pre, kind, l.node.state(), azhttp.ErrResourceAlreadyExists); err != nil {

@@ -118,34 +118,12 @@ func (s *Service) ListContainers(ctx context.Context, acct, prefix, marker strin
 	var out []ContainerItem
 	next := ""
 	err := s.store.View(ctx, func(r kv.Reader) error {
-		base := containersPrefix(acct)
-		start := base.StrPrefix(prefix)
-		end := kv.PrefixEnd(start)
-		if marker > prefix {
-			start = base.Str(marker)
-		}
-		var failed error
-		err := r.Scan(start, end, func(k, v []byte) bool {
-			name, err := nameAfter(k, len(base))
-			if err != nil {
-				failed = err
-				return false
-			}
-			if len(out) == max {
-				next = name
-				return false
-			}
-			var c Container
-			if failed = record.Decode(v, &c); failed != nil {
-				return false
-			}
-			out = append(out, ContainerItem{name, &c})
-			return true
+		out = nil
+		var err error
+		next, err = record.Page(r, containersPrefix(acct), prefix, marker, max, func(name string, c *Container) {
+			out = append(out, ContainerItem{name, c})
 		})
-		if err != nil {
-			return err
-		}
-		return failed
+		return err
 	})
 	return out, next, err
 }

@@ -227,30 +227,10 @@ func (s *Service) ListDirectory(ctx context.Context, acct, share, path, prefix, 
 			return err
 		}
 		out = &Listing{Directory: l.node}
-		base := childrenPrefix(acct, share, l.node.ID)
-		start := base.StrPrefix(prefix)
-		end := kv.PrefixEnd(start)
-		if marker > prefix {
-			start = base.Str(marker)
-		}
-		var failed error
-		err = t.r.Scan(start, end, func(k, v []byte) bool {
-			var name string
-			if name, failed = nameAfter(k, len(base)); failed != nil {
-				return false
-			}
-			if len(out.Entries) == max {
-				out.NextMarker = name
-				return false
-			}
-			var n Node
-			if failed = record.Decode(v, &n); failed != nil {
-				return false
-			}
-			out.Entries = append(out.Entries, Entry{name, &n})
-			return true
+		out.NextMarker, err = record.Page(t.r, childrenPrefix(acct, share, l.node.ID), prefix, marker, max, func(name string, n *Node) {
+			out.Entries = append(out.Entries, Entry{name, n})
 		})
-		return errors.Join(err, failed)
+		return err
 	})
 	return out, err
 }

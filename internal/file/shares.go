@@ -7,7 +7,6 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
-	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
 const (
@@ -118,40 +117,12 @@ func (s *Service) ListShares(ctx context.Context, acct, prefix, marker string, m
 	var out []ShareItem
 	next := ""
 	err := s.store.View(ctx, func(r kv.Reader) error {
-		out, next = nil, ""
-		base := sharesPrefix(acct)
-		start := base.StrPrefix(prefix)
-		end := kv.PrefixEnd(start)
-		if marker > prefix {
-			start = base.Str(marker)
-		}
-		var failed error
-		err := r.Scan(start, end, func(k, v []byte) bool {
-			var name string
-			if name, failed = nameAfter(k, len(base)); failed != nil {
-				return false
-			}
-			if len(out) == max {
-				next = name
-				return false
-			}
-			var sh Share
-			if failed = record.Decode(v, &sh); failed != nil {
-				return false
-			}
-			out = append(out, ShareItem{name, &sh})
-			return true
+		out = nil
+		var err error
+		next, err = record.Page(r, sharesPrefix(acct), prefix, marker, max, func(name string, sh *Share) {
+			out = append(out, ShareItem{name, sh})
 		})
-		return errors.Join(err, failed)
+		return err
 	})
 	return out, next, err
-}
-
-// nameAfter decodes the string element at offset skip of key.
-func nameAfter(key []byte, skip int) (string, error) {
-	r, err := tuple.NewReader(key, skip)
-	if err != nil {
-		return "", err
-	}
-	return r.Str()
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
-	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
 // CreateQueue creates a queue. It reports created=false, without error,
@@ -158,36 +157,12 @@ func (s *Service) ListQueues(ctx context.Context, acct, prefix, marker string, m
 	var out []NamedQueue
 	next := ""
 	err := s.store.View(ctx, func(r kv.Reader) error {
-		out, next = out[:0], ""
-		base := queuesPrefix(acct)
-		start := base.StrPrefix(prefix)
-		end := kv.PrefixEnd(start)
-		if marker > prefix {
-			start = base.Str(marker)
-		}
-		var failed error
-		err := r.Scan(start, end, func(k, v []byte) bool {
-			rd, err := tuple.NewReader(k, len(base))
-			var name string
-			if err == nil {
-				name, err = rd.Str()
-			}
-			if err != nil {
-				failed = err
-				return false
-			}
-			if len(out) == max {
-				next = name
-				return false
-			}
-			var q queueRecord
-			if failed = decodeJSON(v, &q); failed != nil {
-				return false
-			}
+		out = out[:0]
+		var err error
+		next, err = record.Page(r, queuesPrefix(acct), prefix, marker, max, func(name string, q *queueRecord) {
 			out = append(out, NamedQueue{Name: name, Metadata: q.Metadata})
-			return true
 		})
-		return errors.Join(err, failed)
+		return err
 	})
 	if err != nil {
 		return nil, "", fmt.Errorf("list queues: %w", err)

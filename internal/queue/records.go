@@ -2,9 +2,7 @@ package queue
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"time"
 
@@ -120,11 +118,4 @@ func loadQueue(r kv.Reader, acct, name string) (*queueRecord, error) {
 		return nil, azhttp.ErrQueueNotFound
 	}
 	return &q, nil
-}
-
-func decodeJSON(b []byte, v any) error {
-	if err := json.Unmarshal(b, v); err != nil {
-		return fmt.Errorf("decode %T: %w", v, err)
-	}
-	return nil
 }

@@ -1,0 +1,51 @@
+package record
+
+import (
+	"errors"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+)
+
+// Page reads one page of a listing: the records keyed base+name (name a
+// tuple string) whose names start with prefix, from marker on — a marker
+// is the first name of its page, as Azure's listings use them — decoding
+// up to max of them into T and handing each to add in name order. It
+// returns the next page's marker, "" after the last page.
+func Page[T any](r kv.Reader, base tuple.Key, prefix, marker string, max int, add func(name string, rec *T)) (next string, err error) {
+	start := base.StrPrefix(prefix)
+	end := kv.PrefixEnd(start)
+	if marker > prefix {
+		start = base.Str(marker)
+	}
+	n := 0
+	var failed error
+	err = r.Scan(start, end, func(k, v []byte) bool {
+		var name string
+		name, failed = nameAt(k, len(base))
+		if failed != nil {
+			return false
+		}
+		if n == max {
+			next = name
+			return false
+		}
+		rec := new(T)
+		if failed = Decode(v, rec); failed != nil {
+			return false
+		}
+		add(name, rec)
+		n++
+		return true
+	})
+	return next, errors.Join(err, failed)
+}
+
+// nameAt decodes the string element at offset skip of key.
+func nameAt(key []byte, skip int) (string, error) {
+	r, err := tuple.NewReader(key, skip)
+	if err != nil {
+		return "", err
+	}
+	return r.Str()
+}

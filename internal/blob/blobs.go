@@ -332,7 +332,7 @@ func (t *Tx) GetBlobProperties(acct, container, name, snapshot string, pre Preco
 }
 
 // ByteRange is a requested range; End < 0 means "to the end".
-type ByteRange struct{ Start, End int64 }
+type ByteRange = azhttp.ByteRange
 
 // Download is an open read of one blob version, valid inside the send
 // function GetBlob calls.

@@ -117,43 +117,6 @@ func writeBlobHeaders(h http.Header, b *Blob, now time.Time) {
 	azhttp.WriteMetadata(h, b.Metadata)
 }
 
-// parseRange reads x-ms-range (preferred) or Range: "bytes=start-[end]".
-func parseRange(h http.Header) (*ByteRange, error) {
-	v := h.Get("x-ms-range")
-	if v == "" {
-		v = h.Get("Range")
-	}
-	if v == "" {
-		return nil, nil
-	}
-	name := "x-ms-range"
-	if h.Get(name) == "" {
-		name = "Range"
-	}
-	bad := azhttp.InvalidHeaderValue(name, v)
-	spec, ok := strings.CutPrefix(v, "bytes=")
-	if !ok {
-		return nil, bad
-	}
-	from, to, ok := strings.Cut(spec, "-")
-	if !ok {
-		return nil, bad
-	}
-	start, err := strconv.ParseInt(from, 10, 64)
-	if err != nil || start < 0 {
-		return nil, bad
-	}
-	r := &ByteRange{Start: start, End: -1}
-	if to != "" {
-		end, err := strconv.ParseInt(to, 10, 64)
-		if err != nil || end < start {
-			return nil, bad
-		}
-		r.End = end
-	}
-	return r, nil
-}
-
 // parseSnapshot validates a snapshot ID given in the query parameter name
 // and returns it in the form snapshots are stored under.
 func parseSnapshot(name, v string) (string, error) {

@@ -113,7 +113,7 @@ func (h *handler) getBlob(q *request) error {
 		q.w.WriteHeader(http.StatusOK)
 		return nil
 	}
-	rng, err := parseRange(q.r.Header)
+	rng, err := azhttp.ParseRange(q.r.Header, false)
 	if err != nil {
 		return err
 	}

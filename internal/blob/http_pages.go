@@ -117,7 +117,7 @@ func sequenceConditions(h http.Header) (SequenceConditions, error) {
 }
 
 func (h *handler) putPage(q *request) error {
-	rng, err := parseRange(q.r.Header)
+	rng, err := azhttp.ParseRange(q.r.Header, false)
 	if err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ type pageRangeXML struct {
 }
 
 func (h *handler) getPageRanges(q *request) error {
-	rng, err := parseRange(q.r.Header)
+	rng, err := azhttp.ParseRange(q.r.Header, false)
 	if err != nil {
 		return err
 	}

@@ -62,9 +62,9 @@ func TestParseRange(t *testing.T) {
 		bad    bool
 	}{
 		{"", nil, false},
-		{"bytes=0-99", &ByteRange{0, 99}, false},
-		{"bytes=10-", &ByteRange{10, -1}, false},
-		{"bytes=5-5", &ByteRange{5, 5}, false},
+		{"bytes=0-99", &ByteRange{Start: 0, End: 99}, false},
+		{"bytes=10-", &ByteRange{Start: 10, End: -1}, false},
+		{"bytes=5-5", &ByteRange{Start: 5, End: 5}, false},
 		{"bytes=9-3", nil, true},
 		{"bytes=-5", nil, true},
 		{"items=0-1", nil, true},
@@ -76,7 +76,7 @@ func TestParseRange(t *testing.T) {
 		if tc.header != "" {
 			h.Set("x-ms-range", tc.header)
 		}
-		got, err := parseRange(h)
+		got, err := azhttp.ParseRange(h, false)
 		if tc.bad {
 			if !errors.Is(err, azhttp.ErrInvalidHeaderValue) {
 				t.Errorf("%q: error %v, want InvalidHeaderValue", tc.header, err)
@@ -131,7 +131,7 @@ func FuzzParseRange(f *testing.F) {
 	f.Fuzz(func(t *testing.T, v string) {
 		h := http.Header{}
 		h.Set("Range", v)
-		r, err := parseRange(h)
+		r, err := azhttp.ParseRange(h, false)
 		if err != nil || r == nil {
 			return
 		}

@@ -136,7 +136,7 @@ func TestRangesSplitAndFree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Range{{0, 99_999}, {150_000, 199_999}, {250_000, 299_999}}
+	want := []Range{{Start: 0, End: 99_999}, {Start: 150_000, End: 199_999}, {Start: 250_000, End: 299_999}}
 	if len(l.Ranges) != len(want) {
 		t.Fatalf("ranges %v, want %v", l.Ranges, want)
 	}

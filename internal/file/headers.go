@@ -174,43 +174,6 @@ func writeFileHeaders(h http.Header, n *Node, now time.Time) {
 	azhttp.WriteMetadata(h, n.Metadata)
 }
 
-// parseRange reads x-ms-range (preferred) or Range: "bytes=start-[end]".
-// closed demands an end.
-func parseRange(h http.Header, closed bool) (*Range, error) {
-	name := "x-ms-range"
-	v := h.Get(name)
-	if v == "" {
-		name, v = "Range", h.Get("Range")
-	}
-	if v == "" {
-		return nil, nil
-	}
-	bad := azhttp.InvalidHeaderValue(name, v)
-	spec, ok := strings.CutPrefix(v, "bytes=")
-	if !ok {
-		return nil, bad
-	}
-	from, to, ok := strings.Cut(spec, "-")
-	if !ok {
-		return nil, bad
-	}
-	start, err := strconv.ParseInt(from, 10, 64)
-	if err != nil || start < 0 {
-		return nil, bad
-	}
-	r := &Range{Start: start, End: -1}
-	if to != "" {
-		end, err := strconv.ParseInt(to, 10, 64)
-		if err != nil || end < start {
-			return nil, bad
-		}
-		r.End = end
-	} else if closed {
-		return nil, bad
-	}
-	return r, nil
-}
-
 // preconditions reads a request's conditional headers.
 func preconditions(h http.Header) Preconditions {
 	return Preconditions{Conditions: conditions.FromHeader(h, ""), LeaseID: h.Get("x-ms-lease-id")}

@@ -60,7 +60,7 @@ func (h *handler) getFileProperties(q *request) error {
 }
 
 func (h *handler) getFile(q *request) error {
-	rng, err := parseRange(q.r.Header, false)
+	rng, err := azhttp.ParseRange(q.r.Header, false)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ func (h *handler) deleteFile(q *request) error {
 }
 
 func (h *handler) putRange(q *request) error {
-	rng, err := parseRange(q.r.Header, true)
+	rng, err := azhttp.ParseRange(q.r.Header, true)
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func (h *handler) listRanges(q *request) error {
 	if q.q.Has("prevsharesnapshot") {
 		return azhttp.ErrNotImplemented.WithMessage("List Ranges against a previous share snapshot is not supported by this server yet.")
 	}
-	rng, err := parseRange(q.r.Header, false)
+	rng, err := azhttp.ParseRange(q.r.Header, false)
 	if err != nil {
 		return err
 	}

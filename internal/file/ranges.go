@@ -185,7 +185,7 @@ func cutRange(tx kv.Txn, acct, share string, file uint64, from, to int64) error 
 }
 
 // Range is an inclusive byte range of a file.
-type Range struct{ Start, End int64 }
+type Range = azhttp.ByteRange
 
 // RangeList is List Ranges' answer.
 type RangeList struct {
@@ -223,7 +223,7 @@ func (s *Service) ListRanges(ctx context.Context, acct, share, path string, rng 
 				out.Ranges[k-1].End = b
 				continue
 			}
-			out.Ranges = append(out.Ranges, Range{a, b})
+			out.Ranges = append(out.Ranges, Range{Start: a, End: b})
 		}
 		return nil
 	})

@@ -1,6 +1,9 @@
 package azhttp
 
-import "strconv"
+import (
+	"net/http"
+	"strconv"
+)
 
 // Detail is one extra element of an Azure error document, written after
 // Message (e.g. <HeaderName>x-ms-range</HeaderName>).
@@ -72,4 +75,21 @@ func InvalidXmlNodeValue(node, value string) *Error {
 // MissingRequiredXmlNode: an element the request body needs is absent.
 func MissingRequiredXmlNode(node string) *Error {
 	return ErrMissingRequiredXmlNode.WithDetails(Detail{"XmlNodeName", node})
+}
+
+// UnroutedOperation answers a request whose method, restype and comp name
+// no operation on the addressed resource: an unknown verb is
+// UnsupportedHttpVerb, anything else the query parameter that failed to
+// select an operation.
+func UnroutedOperation(method, restype, comp string) *Error {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodPost:
+	default:
+		return ErrUnsupportedHttpVerb
+	}
+	param, value := "comp", comp
+	if comp == "" {
+		param, value = "restype", restype
+	}
+	return InvalidQueryParameterValue(param, value, "").WithMessage("The requested operation (%s with restype=%q comp=%q) is not valid for this resource.", method, restype, comp)
 }

@@ -255,14 +255,7 @@ func route(q *request) (operation, error) {
 			return notSupported("This blob operation")
 		}
 	}
-	if !read && m != http.MethodPut && m != http.MethodDelete && m != http.MethodPost {
-		return operation{}, azhttp.ErrUnsupportedHttpVerb
-	}
-	param, value := "comp", comp
-	if comp == "" {
-		param, value = "restype", restype
-	}
-	return operation{}, azhttp.InvalidQueryParameterValue(param, value, "").WithMessage("The requested operation (%s with restype=%q comp=%q) is not valid for this resource.", m, restype, comp)
+	return operation{}, azhttp.UnroutedOperation(m, restype, comp)
 }
 
 // splitPath splits a path-style URL path into account, container and blob.

@@ -232,18 +232,8 @@ func (s *Service) ReplaceScript(ctx context.Context, db, coll string, kind Scrip
 	}
 	var out record
 	err = s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := loadContainer(tx, db, coll); err != nil {
-			return err
-		}
-		key := scriptKey(db, coll, kind, id)
-		old, ok, err := getRecord(tx, key)
+		key, old, err := existingScript(tx, db, coll, kind, id, pre)
 		if err != nil {
-			return err
-		}
-		if !ok {
-			return scriptNotFound(kind, id)
-		}
-		if err := pre.check(conditions.Write, true, old.str("_etag")); err != nil {
 			return err
 		}
 		v := tx.Version()
@@ -265,21 +255,31 @@ func (s *Service) ReplaceScript(ctx context.Context, db, coll string, kind Scrip
 	return newScript(kind, out)
 }
 
+// existingScript loads a script that must exist in an existing container
+// and meet pre, for a write; it returns the script's key and record.
+func existingScript(tx kv.Txn, db, coll string, kind ScriptKind, id string, pre Preconditions) ([]byte, record, error) {
+	if _, err := loadContainer(tx, db, coll); err != nil {
+		return nil, nil, err
+	}
+	key := scriptKey(db, coll, kind, id)
+	old, ok, err := getRecord(tx, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		return nil, nil, scriptNotFound(kind, id)
+	}
+	if err := pre.check(conditions.Write, true, old.str("_etag")); err != nil {
+		return nil, nil, err
+	}
+	return key, old, nil
+}
+
 // DeleteScript deletes a script, which must exist and meet pre.
 func (s *Service) DeleteScript(ctx context.Context, db, coll string, kind ScriptKind, id string, pre Preconditions) error {
 	return s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := loadContainer(tx, db, coll); err != nil {
-			return err
-		}
-		key := scriptKey(db, coll, kind, id)
-		old, ok, err := getRecord(tx, key)
+		key, _, err := existingScript(tx, db, coll, kind, id, pre)
 		if err != nil {
-			return err
-		}
-		if !ok {
-			return scriptNotFound(kind, id)
-		}
-		if err := pre.check(conditions.Write, true, old.str("_etag")); err != nil {
 			return err
 		}
 		s.noteVersion(tx.Version())

@@ -94,6 +94,15 @@ func LoadAccounts(getenv func(string) string) (*Accounts, error) {
 	return NewAccounts(all...), nil
 }
 
+// Require answers ResourceNotFound naming the account unless it exists,
+// as Azure answers a request for an unknown account.
+func (a *Accounts) Require(name string) error {
+	if _, ok := a.Lookup(name); !ok {
+		return ErrResourceNotFound.WithMessage("The specified account %q does not exist.", name)
+	}
+	return nil
+}
+
 // Lookup finds an account by name.
 func (a *Accounts) Lookup(name string) (Account, bool) {
 	if a == nil {

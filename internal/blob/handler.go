@@ -74,8 +74,8 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) dispatch(q *request) error {
-	if _, ok := h.accounts.Lookup(q.acct); !ok {
-		return azhttp.ErrResourceNotFound.WithMessage("The specified account %q does not exist.", q.acct)
+	if err := h.accounts.Require(q.acct); err != nil {
+		return err
 	}
 	if v := q.q.Get("snapshot"); v != "" {
 		var err error

@@ -132,7 +132,7 @@ func (h *handler) dispatch(q *request) error {
 	if _, ok := h.accounts.Lookup(acct); !ok {
 		acct, secondary = primaryAccount(acct)
 		if _, ok := h.accounts.Lookup(acct); !ok || !secondary {
-			return azhttp.ErrResourceNotFound.WithMessage("The specified account %q does not exist.", q.path.acct)
+			return h.accounts.Require(q.path.acct)
 		}
 	}
 	q.acct = acct

@@ -92,8 +92,8 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 func (h *handler) dispatch(q *request) error {
 	acct, rest := splitPath(q.r.URL.Path)
 	q.acct = acct
-	if _, ok := h.accounts.Lookup(acct); !ok {
-		return azhttp.ErrResourceNotFound.WithMessage("The specified account %q does not exist.", acct)
+	if err := h.accounts.Require(acct); err != nil {
+		return err
 	}
 	var err error
 	if q.res, err = parseResource(rest); err != nil {

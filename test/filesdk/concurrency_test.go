@@ -121,12 +121,18 @@ func TestLastWriterWinsOverlapping(t *testing.T) {
 			return 0, 0, fmt.Errorf("read %d bytes, want %d", len(got), 3*n)
 		}
 		wa, a, err := writeOf(got[:n], 0)
-		if err != nil || wa != 'A' {
-			return 0, 0, fmt.Errorf("A's half: writer %c: %v", wa, err)
+		switch {
+		case err != nil:
+			return 0, 0, fmt.Errorf("A's half: %w", err)
+		case wa != 'A':
+			return 0, 0, fmt.Errorf("A's half holds a write of %c", wa)
 		}
 		wb, b, err := writeOf(got[2*n:], 2*n)
-		if err != nil || wb != 'B' {
-			return 0, 0, fmt.Errorf("B's half: writer %c: %v", wb, err)
+		switch {
+		case err != nil:
+			return 0, 0, fmt.Errorf("B's half: %w", err)
+		case wb != 'B':
+			return 0, 0, fmt.Errorf("B's half holds a write of %c", wb)
 		}
 		wm, m, err := writeOf(got[n:2*n], n)
 		switch {

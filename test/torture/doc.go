@@ -10,7 +10,11 @@
 //     applied whole or not at all, and Cosmos If-Match replaces lose no
 //     acknowledged increment;
 //   - an acknowledged queue message is neither lost nor resurrected after
-//     an acknowledged delete.
+//     an acknowledged delete;
+//   - every Azure Files region, written range by range by the one writer
+//     that owns it, holds its last acknowledged content or that with the
+//     range write in flight at the kill applied whole, and the Files
+//     layout on the killed server's store passes file.CheckInvariants.
 //
 // A long run:
 //

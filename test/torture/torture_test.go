@@ -23,6 +23,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 
 	"github.com/cerulean-db/cerulean/internal/servertest"
@@ -69,6 +70,7 @@ type state struct {
 	cosmosTried  int
 	cosmosGenAck map[string]int // Cosmos batch partition -> last acknowledged generation
 	cosmosGenTry map[string]int
+	files        *fileState // Azure Files regions, under their own lock
 	failures     []string
 }
 
@@ -88,6 +90,7 @@ type clients struct {
 	queue  *azqueue.QueueClient
 	cosmos *azcosmos.ContainerClient
 	cdb    *azcosmos.Client
+	files  *service.Client
 }
 
 func connect(t *testing.T, p *servertest.Process) clients {
@@ -106,6 +109,10 @@ func connect(t *testing.T, p *servertest.Process) clients {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fs, err := service.NewClientFromConnectionString(conn, &service.ClientOptions{ClientOptions: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
 	cred, err := azcosmos.NewKeyCredential(p.CosmosKey)
 	if err != nil {
 		t.Fatal(err)
@@ -118,7 +125,7 @@ func connect(t *testing.T, p *servertest.Process) clients {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return clients{blob: b, tables: ts.NewClient("torture"), queue: qs.NewQueueClient("torture"), cosmos: cc, cdb: cdb}
+	return clients{blob: b, tables: ts.NewClient("torture"), queue: qs.NewQueueClient("torture"), cosmos: cc, cdb: cdb, files: fs}
 }
 
 func TestTorture(t *testing.T) {
@@ -135,21 +142,24 @@ func TestTorture(t *testing.T) {
 	dir := t.TempDir()
 	st := &state{blobs: map[string]*blobHistory{}, etags: map[string]digest{}, tableAcked: map[string]int{}, tableTried: map[string]int{},
 		queueAcked: map[string]bool{}, queueTried: map[string]bool{}, deleteAcked: map[string]bool{}, deleteTried: map[string]bool{},
-		cosmosGenAck: map[string]int{}, cosmosGenTry: map[string]int{}}
+		cosmosGenAck: map[string]int{}, cosmosGenTry: map[string]int{}, files: newFileState()}
 
 	for cycle := 0; cycle <= *cycles; cycle++ {
 		p := servertest.StartProcess(t, bin, dir)
 		c := connect(t, p)
 		if cycle == 0 {
 			setup(t, c)
+			setupFiles(t, c.files)
 			if err := newSprocClient(p).create(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 		} else {
 			verify(t, c, st, cycle)
+			verifyFiles(t, c.files, st.files, cycle)
 		}
 		if cycle == *cycles {
 			p.Kill()
+			checkFileStore(t, dir, cycle)
 			break
 		}
 		ctx, cancel := context.WithCancel(context.Background())
@@ -175,6 +185,7 @@ func TestTorture(t *testing.T) {
 		for w := range 2 {
 			wg.Go(func() { cosmosSprocRunner(ctx, sprocs, st, fmt.Sprintf("s%d", w)) })
 		}
+		startFileWriters(ctx, &wg, c.files, st, seed, cycle)
 		wg.Go(func() { queueProducer(ctx, c, st, cycle) })
 		wg.Go(func() { queueConsumer(ctx, c, st) })
 		time.Sleep(time.Duration(150+rng.IntN(450)) * time.Millisecond)
@@ -187,9 +198,10 @@ func TestTorture(t *testing.T) {
 		if len(failures) > 0 {
 			t.Fatalf("cycle %d (seed %d):\n%v", cycle, seed, failures)
 		}
+		checkFileStore(t, dir, cycle)
 	}
-	t.Logf("%d kill cycles survived; %d blobs, %d ETags, blob counter %d, Cosmos counter %d, %d stored procedure executions, %d queue messages acknowledged",
-		*cycles, len(st.blobs), len(st.etags), st.counterAcked, st.cosmosAcked, st.cosmosGenAck["s0"]+st.cosmosGenAck["s1"], st.queueTotal)
+	t.Logf("%d kill cycles survived; %d blobs, %d ETags, blob counter %d, Cosmos counter %d, %d stored procedure executions, %d queue messages acknowledged, %d file range writes acknowledged (in flight at a kill: %d applied, %d not)",
+		*cycles, len(st.blobs), len(st.etags), st.counterAcked, st.cosmosAcked, st.cosmosGenAck["s0"]+st.cosmosGenAck["s1"], st.queueTotal, st.files.acked, st.files.landed, st.files.dropped)
 }
 
 func setup(t *testing.T, c clients) {

@@ -13,8 +13,9 @@
 //     an acknowledged delete;
 //   - every Azure Files region, written range by range by the one writer
 //     that owns it, holds its last acknowledged content or that with the
-//     range write in flight at the kill applied whole, and the Files
-//     layout on the killed server's store passes file.CheckInvariants.
+//     range write in flight at the kill applied whole;
+//   - the Blob and Files layouts on the killed server's store pass
+//     blob.CheckInvariants and file.CheckInvariants.
 //
 // A long run:
 //

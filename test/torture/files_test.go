@@ -15,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 
+	blobstore "github.com/cerulean-db/cerulean/internal/blob"
 	filestore "github.com/cerulean-db/cerulean/internal/file"
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
 )
@@ -215,15 +216,16 @@ func describeDiff(have []byte, r *fileRegion) string {
 	return s
 }
 
-// checkFileStore opens the killed server's data directory and checks the
-// Files layout on it, as the next start will find it.
-func checkFileStore(t *testing.T, dir string, cycle int) {
+// checkStore opens the killed server's data directory and checks the Blob
+// and Files layouts on it, as the next start will find them.
+func checkStore(t *testing.T, dir string, cycle int) {
 	t.Helper()
 	store, err := pebble.Open(dir, pebble.Options{})
 	if err != nil {
 		t.Fatalf("after kill %d: open the store: %v", cycle, err)
 	}
-	err = filestore.CheckInvariants(context.Background(), store)
+	err = errors.Join(blobstore.CheckInvariants(context.Background(), store),
+		filestore.CheckInvariants(context.Background(), store))
 	if cerr := store.Close(); cerr != nil {
 		t.Fatalf("after kill %d: close the store: %v", cycle, cerr)
 	}

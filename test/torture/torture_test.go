@@ -159,7 +159,7 @@ func TestTorture(t *testing.T) {
 		}
 		if cycle == *cycles {
 			p.Kill()
-			checkFileStore(t, dir, cycle)
+			checkStore(t, dir, cycle)
 			break
 		}
 		ctx, cancel := context.WithCancel(context.Background())
@@ -198,7 +198,7 @@ func TestTorture(t *testing.T) {
 		if len(failures) > 0 {
 			t.Fatalf("cycle %d (seed %d):\n%v", cycle, seed, failures)
 		}
-		checkFileStore(t, dir, cycle)
+		checkStore(t, dir, cycle)
 	}
 	t.Logf("%d kill cycles survived; %d blobs, %d ETags, blob counter %d, Cosmos counter %d, %d stored procedure executions, %d queue messages acknowledged, %d file range writes acknowledged (in flight at a kill: %d applied, %d not)",
 		*cycles, len(st.blobs), len(st.etags), st.counterAcked, st.cosmosAcked, st.cosmosGenAck["s0"]+st.cosmosGenAck["s1"], st.queueTotal, st.files.acked, st.files.landed, st.files.dropped)

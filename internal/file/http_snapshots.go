@@ -94,7 +94,15 @@ func (h *handler) listRangesDiff(q *request, rng *Range) error {
 	if !ok {
 		return azhttp.InvalidQueryParameterValue("prevsharesnapshot", v, "")
 	}
-	d, err := h.svc.ListRangesDiff(q.ctx(), q.acct, q.ns(), q.path, prev, rng, preconditions(q.r.Header))
+	renames := false
+	if v := q.r.Header.Get("x-ms-file-support-rename"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return azhttp.InvalidHeaderValue("x-ms-file-support-rename", v)
+		}
+		renames = b
+	}
+	d, err := h.svc.ListRangesDiff(q.ctx(), q.acct, q.ns(), q.path, prev, renames, rng, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}

@@ -418,8 +418,10 @@ type RangeDiff struct {
 // [rng.Start, rng.End] (the whole file when rng is nil). A byte is
 // changed when it now reads from a different data object, or the same at
 // another place, than in prev; cleared when prev had it written and now
-// nothing does. The file must be the same file (not recreated) in both.
-func (s *Service) ListRangesDiff(ctx context.Context, acct, share, path, prev string, rng *Range, pre Preconditions) (*RangeDiff, error) {
+// nothing does. The file must be the same file (not recreated) in both;
+// with followRenames (x-ms-file-support-rename) it may have been moved
+// since prev, and is found there by its ID.
+func (s *Service) ListRangesDiff(ctx context.Context, acct, share, path, prev string, followRenames bool, rng *Range, pre Preconditions) (*RangeDiff, error) {
 	out := &RangeDiff{}
 	err := s.view(ctx, func(t *Tx) error {
 		base, cur, isSnap := splitSnapshotNS(share)
@@ -432,18 +434,32 @@ func (s *Service) ListRangesDiff(ctx context.Context, acct, share, path, prev st
 		}
 		out.File = n
 		prevNS := SnapshotNamespace(base, prev)
+		if _, err := loadShare(t.r, acct, prevNS); errors.Is(err, azhttp.ErrShareNotFound) {
+			return azhttp.ErrPreviousSnapshotNotFound
+		} else if err != nil {
+			return err
+		}
+		var then *Node
 		old, err := t.locate(acct, prevNS, path)
 		switch {
-		case errors.Is(err, azhttp.ErrShareNotFound), errors.Is(err, azhttp.ErrParentNotFound):
-			return azhttp.ErrPreviousSnapshotNotFound
+		case errors.Is(err, azhttp.ErrParentNotFound):
 		case err != nil:
 			return err
-		case old.node == nil || old.node.Dir:
+		case old.node != nil && !old.node.Dir:
+			then = old.node
+		}
+		if (then == nil || then.ID != n.ID) && followRenames {
+			if then, err = findFile(t.r, acct, prevNS, n.ID); err != nil {
+				return err
+			}
+		}
+		switch {
+		case then == nil:
 			return azhttp.ErrPreviousSnapshotNotFound
-		case old.node.ID != n.ID:
+		case then.ID != n.ID:
 			return azhttp.ErrFileGenerationMismatch
 		}
-		lo, hi := int64(0), max(n.Size, old.node.Size)
+		lo, hi := int64(0), max(n.Size, then.Size)
 		if rng != nil {
 			lo = rng.Start
 			if rng.End >= 0 {
@@ -453,18 +469,39 @@ func (s *Service) ListRangesDiff(ctx context.Context, acct, share, path, prev st
 		if lo >= hi {
 			return nil
 		}
-		now, err := overlapping(t.r, acct, share, n.ID, lo, hi)
+		nowExt, err := overlapping(t.r, acct, share, n.ID, lo, hi)
 		if err != nil {
 			return err
 		}
-		then, err := overlapping(t.r, acct, prevNS, n.ID, lo, hi)
+		thenExt, err := overlapping(t.r, acct, prevNS, n.ID, lo, hi)
 		if err != nil {
 			return err
 		}
-		out.Changed, out.Cleared = diffExtents(now, then, lo, hi)
+		out.Changed, out.Cleared = diffExtents(nowExt, thenExt, lo, hi)
 		return nil
 	})
 	return out, err
+}
+
+// findFile finds a file by its ID anywhere in a share or snapshot: one
+// scan of its directory and file records, which a snapshot bounds to one
+// transaction's worth. It returns nil when no file has the ID.
+func findFile(r kv.Reader, acct, share string, id uint64) (*Node, error) {
+	p := accountKey(acct).Raw("n").Str(share)
+	var out *Node
+	var failed error
+	err := r.Scan(p, kv.PrefixEnd(p), func(_, v []byte) bool {
+		var n Node
+		if failed = record.Decode(v, &n); failed != nil {
+			return false
+		}
+		if !n.Dir && n.ID == id {
+			out = &n
+			return false
+		}
+		return true
+	})
+	return out, errors.Join(err, failed)
 }
 
 // diffExtents compares two extent lists over [lo, hi).

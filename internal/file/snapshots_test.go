@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/lease"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
@@ -315,7 +318,7 @@ func TestListRangesDiff(t *testing.T) {
 		{"snap2 to live", "s", snap2, nil, []Range{{Start: 3072, End: 3171}}, nil},
 		{"within a range", "s", snap1, &Range{Start: 600, End: 2100}, []Range{{Start: 600, End: 1023}}, []Range{{Start: 2048, End: 2100}}},
 	} {
-		d, err := s.ListRangesDiff(ctx, testAcct, tc.share, "f", tc.prev, tc.rng, Preconditions{})
+		d, err := s.ListRangesDiff(ctx, testAcct, tc.share, "f", tc.prev, false, tc.rng, Preconditions{})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -323,18 +326,18 @@ func TestListRangesDiff(t *testing.T) {
 			t.Errorf("%s: changed %v cleared %v, want %v and %v", tc.name, d.Changed, d.Cleared, tc.changed, tc.cleared)
 		}
 	}
-	if _, err := s.ListRangesDiff(ctx, testAcct, SnapshotNamespace("s", snap1), "f", snap2, nil, Preconditions{}); !errors.Is(err, azhttp.ErrInvalidQueryParameterValue) {
+	if _, err := s.ListRangesDiff(ctx, testAcct, SnapshotNamespace("s", snap1), "f", snap2, false, nil, Preconditions{}); !errors.Is(err, azhttp.ErrInvalidQueryParameterValue) {
 		t.Errorf("previous snapshot newer than the target: %v", err)
 	}
-	if _, err := s.ListRangesDiff(ctx, testAcct, "s", "f", "2001-01-01T00:00:00.0000000Z", nil, Preconditions{}); !errors.Is(err, azhttp.ErrPreviousSnapshotNotFound) {
+	if _, err := s.ListRangesDiff(ctx, testAcct, "s", "f", "2001-01-01T00:00:00.0000000Z", false, nil, Preconditions{}); !errors.Is(err, azhttp.ErrPreviousSnapshotNotFound) {
 		t.Errorf("unknown previous snapshot: %v", err)
 	}
 	createFile(t, s, "f", 10)
-	if _, err := s.ListRangesDiff(ctx, testAcct, "s", "f", snap1, nil, Preconditions{}); !errors.Is(err, azhttp.ErrFileGenerationMismatch) {
+	if _, err := s.ListRangesDiff(ctx, testAcct, "s", "f", snap1, false, nil, Preconditions{}); !errors.Is(err, azhttp.ErrFileGenerationMismatch) {
 		t.Errorf("recreated file: %v, want FileGenerationMismatch", err)
 	}
 	createFile(t, s, "g", 10)
-	if _, err := s.ListRangesDiff(ctx, testAcct, "s", "g", snap1, nil, Preconditions{}); !errors.Is(err, azhttp.ErrPreviousSnapshotNotFound) {
+	if _, err := s.ListRangesDiff(ctx, testAcct, "s", "g", snap1, false, nil, Preconditions{}); !errors.Is(err, azhttp.ErrPreviousSnapshotNotFound) {
 		t.Errorf("file absent from the previous snapshot: %v", err)
 	}
 }
@@ -448,5 +451,125 @@ func TestCheckInvariantsCatchesSnapshotDamage(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestListRangesDiffFollowsRenames: a file moved since the previous
+// snapshot is found there by its ID only when the client asks
+// (x-ms-file-support-rename).
+func TestListRangesDiffFollowsRenames(t *testing.T) {
+	s, _ := newTestService(t)
+	ctx := t.Context()
+	createFile(t, s, "f", 100)
+	put(t, s, "f", 0, []byte("abc"))
+	snap := snapshot(t, s, "s")
+	put(t, s, "f", 10, []byte("xyz"))
+	// Move f to h the way a rename does: one record, same ID.
+	err := s.Update(ctx, func(tx *Tx) error {
+		l, err := tx.locate(testAcct, "s", "f")
+		if err != nil {
+			return err
+		}
+		if err := tx.tx.Delete(l.key); err != nil {
+			return err
+		}
+		return record.Store(tx.tx, nodeKey(testAcct, "s", rootID, "h"), l.node)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ListRangesDiff(ctx, testAcct, "s", "h", snap, false, nil, Preconditions{}); !errors.Is(err, azhttp.ErrPreviousSnapshotNotFound) {
+		t.Fatalf("moved file without support-rename: %v, want PreviousSnapshotNotFound", err)
+	}
+	d, err := s.ListRangesDiff(ctx, testAcct, "s", "h", snap, true, nil, Preconditions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Range{{Start: 10, End: 12}}; !reflect.DeepEqual(d.Changed, want) || len(d.Cleared) != 0 {
+		t.Fatalf("moved file: changed %v cleared %v, want %v", d.Changed, d.Cleared, want)
+	}
+}
+
+// TestSnapshotsUnderConcurrentWrites: snapshots taken and deleted while
+// files are overwritten stay point-in-time (every file in a snapshot is
+// one whole write), and no data object is lost or leaked (the invariant
+// check that ends every test).
+func TestSnapshotsUnderConcurrentWrites(t *testing.T) {
+	s, _ := newTestService(t)
+	ctx := t.Context()
+	const files, size, rounds = 3, 1024, 30
+	for i := range files {
+		createFile(t, s, fmt.Sprintf("f%d", i), size)
+	}
+	var wg sync.WaitGroup
+	for i := range files {
+		wg.Go(func() {
+			for r := range rounds {
+				data := bytes.Repeat([]byte{byte('a' + r%26)}, size)
+				_, err := s.PutRange(ctx, testAcct, "s", fmt.Sprintf("f%d", i), 0, Content{Body: bytes.NewReader(data), Length: size}, Preconditions{})
+				if err != nil && !errors.Is(err, kv.ErrConflict) {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	var kept []string
+	var mu sync.Mutex
+	wg.Go(func() {
+		for r := range rounds {
+			snap, _, err := s.SnapshotShare(ctx, testAcct, "s", nil)
+			if errors.Is(err, kv.ErrConflict) {
+				continue
+			}
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if r%2 == 0 {
+				if err := s.DeleteShare(ctx, testAcct, SnapshotNamespace("s", snap)); err != nil && !errors.Is(err, kv.ErrConflict) {
+					t.Error(err)
+					return
+				}
+				continue
+			}
+			mu.Lock()
+			kept = append(kept, snap)
+			mu.Unlock()
+		}
+	})
+	wg.Wait()
+	if len(kept) == 0 {
+		t.Fatal("no snapshot survived to check")
+	}
+	for _, snap := range kept {
+		for i := range files {
+			got := readIn(t, s, SnapshotNamespace("s", snap), fmt.Sprintf("f%d", i))
+			if len(got) != size || bytes.Count(got, got[:1]) != size {
+				t.Fatalf("snapshot %s f%d is not one write: %q...", snap, i, got[:16])
+			}
+		}
+	}
+}
+
+// TestRangeDiffXML: Range and ClearRange elements interleave by offset
+// under one <Ranges>, as Azure writes them.
+func TestRangeDiffXML(t *testing.T) {
+	rec := httptest.NewRecorder()
+	d := &RangeDiff{Changed: []Range{{Start: 0, End: 511}, {Start: 2048, End: 2559}}, Cleared: []Range{{Start: 1024, End: 1535}}}
+	if err := writeRangeDiff(rec, d); err != nil {
+		t.Fatal(err)
+	}
+	want := "<Ranges><Range><Start>0</Start><End>511</End></Range><ClearRange><Start>1024</Start><End>1535</End></ClearRange>" +
+		"<Range><Start>2048</Start><End>2559</End></Range></Ranges>"
+	if got := rec.Body.String(); !strings.HasSuffix(got, want) {
+		t.Fatalf("body %s\nwant %s", got, want)
+	}
+	rec = httptest.NewRecorder()
+	if err := writeRangeDiff(rec, &RangeDiff{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.Body.String(); !strings.HasSuffix(got, "<Ranges></Ranges>") {
+		t.Fatalf("empty diff: %s", got)
 	}
 }

@@ -153,7 +153,8 @@ func (h *handler) listShares(q *request) error {
 		return azhttp.ErrNotImplemented.WithMessage("Listing deleted shares is not supported by this server yet.")
 	}
 	prefix, marker := q.q.Get("prefix"), q.q.Get("marker")
-	list, next := []ShareItem(nil), ""
+	var list []ShareItem
+	var next string
 	if inc["snapshots"] {
 		list, next, err = h.svc.ListSharesAndSnapshots(q.ctx(), q.acct, prefix, marker, max)
 	} else {

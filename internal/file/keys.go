@@ -15,7 +15,7 @@ func servicePropsKey(acct string) tuple.Key { return accountKey(acct).Raw("p") }
 func sharesPrefix(acct string) tuple.Key { return accountKey(acct).Raw("s") }
 
 // shareKey is where a share's record lives; for a snapshot namespace
-// (see snapshotNS) it is the snapshot's record.
+// (SnapshotNamespace) it is the snapshot's record.
 func shareKey(acct, share string) tuple.Key {
 	if base, snap, ok := splitSnapshotNS(share); ok {
 		return snapshotKey(acct, base, snap)
@@ -56,8 +56,8 @@ func dataPrefix(acct, share string, file, data uint64) tuple.Key {
 }
 
 // shareRanges are every key range that belongs to one live share besides
-// its record, its snapshots' records and holds included; the records of a
-// snapshot's namespace are snapshotRanges.
+// its record, its snapshots' records and holds included; the records in a
+// snapshot's namespace are deleteNamespace's.
 func shareRanges(acct, share string) [][2][]byte {
 	var out [][2][]byte
 	for _, tag := range []string{"r", "n", "x", "d", "S", "h"} {

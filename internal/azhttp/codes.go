@@ -120,6 +120,11 @@ var (
 	ErrParentNotFound     = newError(http.StatusNotFound, "ParentNotFound", "The specified parent path does not exist.")
 	ErrDirectoryNotEmpty  = newError(http.StatusConflict, "DirectoryNotEmpty", "The specified directory is not empty.")
 
+	ErrShareHasSnapshots                  = newError(http.StatusConflict, "ShareHasSnapshots", "The share has snapshots and the operation requires no snapshots.")
+	ErrShareSnapshotCountExceeded         = newError(http.StatusConflict, "ShareSnapshotCountExceeded", "The total number of snapshots for the share is over the limit.")
+	ErrShareSnapshotOperationNotSupported = newError(http.StatusBadRequest, "ShareSnapshotOperationNotSupported", "The operation is not supported on a share snapshot.")
+	ErrFileGenerationMismatch             = newError(http.StatusConflict, "FileGenerationMismatch", "The file has been recreated since the previous snapshot was taken.")
+
 	ErrLeaseIdMismatchWithFileOperation = newError(http.StatusPreconditionFailed, "LeaseIdMismatchWithFileOperation", "The lease ID specified did not match the lease ID for the file.")
 	ErrLeaseNotPresentWithFileOperation = newError(http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation", "There is currently no lease on the file.")
 )

@@ -27,12 +27,20 @@ type dataRef struct {
 	data uint64
 }
 
+// holdRef names one snapshot's hold on a data object.
+type holdRef struct {
+	data     dataRef
+	snapshot string
+}
+
 // CheckInvariants reads the whole File keyspace in one snapshot and
 // verifies the storage layout: every share has its root; every directory
 // and file record sits under a directory that exists; every extent lies
 // within its file's size, belongs to a file that exists and names a data
 // object whose chunks hold its bytes; every data object is referenced by
-// an extent. It describes the first violations in its error. Run it on a
+// an extent. A snapshot belongs to a share that exists; every data object
+// a snapshot's extent names is held by that snapshot, and every hold is
+// named by one of its extents. It describes the first violations in its error. Run it on a
 // quiescent store: in-flight writes may be half-way.
 func CheckInvariants(ctx context.Context, store kv.Store) error {
 	c := &fileChecker{
@@ -44,6 +52,7 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 		extents: map[fileRef][]extent{},
 		chunks:  map[dataRef][]int64{},
 		bytes:   map[dataRef]int64{},
+		holds:   map[holdRef]bool{},
 	}
 	err := store.View(ctx, func(r kv.Reader) error {
 		p := tuple.New("Fa")
@@ -76,6 +85,7 @@ type fileChecker struct {
 	extents    map[fileRef][]extent
 	chunks     map[dataRef][]int64 // chunk indexes, in key order
 	bytes      map[dataRef]int64
+	holds      map[holdRef]bool // live share's data objects held by snapshots
 	violations []string
 }
 
@@ -112,6 +122,26 @@ func (c *fileChecker) entry(k, v []byte) error {
 	switch tag {
 	case 's':
 		c.shares[sh] = true
+	case 'S':
+		snap, err := rd.Str()
+		if err != nil {
+			return err
+		}
+		c.shares[[2]string{acct, SnapshotNamespace(share, snap)}] = true
+	case 'h':
+		file, err := rd.Uint()
+		if err != nil {
+			return err
+		}
+		data, err := rd.Uint()
+		if err != nil {
+			return err
+		}
+		snap, err := rd.Str()
+		if err != nil {
+			return err
+		}
+		c.holds[holdRef{dataRef{fileRef{acct, share, file}, data}, snap}] = true
 	case 'r':
 		var n Node
 		if err := record.Decode(v, &n); err != nil {
@@ -187,6 +217,9 @@ func (c *fileChecker) verify() {
 		if !c.roots[sh] {
 			c.fail("%s/%s: share has no root directory", sh[0], sh[1])
 		}
+		if base, _, ok := splitSnapshotNS(sh[1]); ok && !c.shares[[2]string{sh[0], base}] {
+			c.fail("%s/%s: snapshot outlives its share", sh[0], sh[1])
+		}
 	}
 	for sh := range c.roots {
 		if !c.shares[sh] {
@@ -199,6 +232,7 @@ func (c *fileChecker) verify() {
 		}
 	}
 	referenced := map[dataRef]bool{}
+	named := map[holdRef]bool{} // holds that snapshot extents need
 	for ref, exts := range c.extents {
 		n := c.files[ref]
 		if n == nil {
@@ -212,8 +246,17 @@ func (c *fileChecker) verify() {
 				c.fail("%s/%s file %d: extent [%d,+%d) overlaps another or lies outside size %d", ref.acct, ref.share, ref.id, e.Offset, e.Size, n.Size)
 			}
 			prevEnd = e.Offset + e.Size
-			d := dataRef{ref, e.Data}
+			// Data objects live under the live share, snapshots' too.
+			base, snap, inSnapshot := splitSnapshotNS(ref.share)
+			d := dataRef{fileRef{ref.acct, base, ref.id}, e.Data}
 			referenced[d] = true
+			if inSnapshot {
+				h := holdRef{d, snap}
+				named[h] = true
+				if !c.holds[h] {
+					c.fail("%s/%s file %d: snapshot extent at %d names data %d, which the snapshot does not hold", ref.acct, ref.share, ref.id, e.Offset, e.Data)
+				}
+			}
 			if e.DataOff < 0 || e.DataOff+e.Size > e.DataSize {
 				c.fail("%s/%s file %d: extent at %d reads [%d,+%d) of data %d, sized %d", ref.acct, ref.share, ref.id, e.Offset, e.DataOff, e.Size, e.Data, e.DataSize)
 			}
@@ -225,6 +268,11 @@ func (c *fileChecker) verify() {
 	for d := range c.chunks {
 		if !referenced[d] {
 			c.fail("%s/%s file %d: data %d is referenced by no extent", d.file.acct, d.file.share, d.file.id, d.data)
+		}
+	}
+	for h := range c.holds {
+		if !named[h] {
+			c.fail("%s/%s file %d: snapshot %s holds data %d, which none of its extents names", h.data.file.acct, h.data.file.share, h.data.file.id, h.snapshot, h.data.data)
 		}
 	}
 }

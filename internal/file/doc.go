@@ -8,6 +8,8 @@
 //	                                    ID of its parent directory (root: 0)
 //	Fa acct x share file end            file extent ending at offset end
 //	Fa acct d share file data chunk     payload chunk of one data object
+//	Fa acct S share snapshot            share snapshot record
+//	Fa acct h share file data snapshot  the snapshot holds a data object
 //
 // Directories and files are keyed by their parent's ID, not by their
 // path: listing a directory is one range scan, a directory is empty when
@@ -23,6 +25,18 @@
 // overlaps, keeping the outer parts, and deletes data objects nothing
 // references any more. Bytes no extent covers read as zeros, so a 4 TiB
 // file costs one record until it is written.
+//
+// A share snapshot (snapshots.go) copies the share's r, n and x records,
+// in one transaction, under the namespace "share@snapshot-time", which no
+// live share name can take, so every read path serves a snapshot given
+// that namespace as its share. Data objects are not copied: they stay
+// keyed under the live share, and the snapshot writes one hold per data
+// object its extents name. A data object is deleted only when no live
+// extent references it and no snapshot holds it (dataInUse), whether the
+// live file is cut, replaced or deleted, or a snapshot is deleted. One
+// snapshot's copies and holds must fit in one transaction
+// (SnapshotRecordBudget, just under kv.MaxTxnSize); a larger share
+// answers 501. A share with snapshots is deleted only together with them.
 //
 // A file's lease lives in its record (package lease, infinite only), so
 // every write and delete checks it in the transaction that reads the

@@ -5,7 +5,9 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
@@ -67,10 +69,36 @@ func (t *Tx) CreateFile(acct, share, path string, size int64, h ContentHeaders, 
 	return n, record.Store(t.tx, l.key, n)
 }
 
-// dropContent deletes every extent and data object of a file.
+// dropContent deletes every extent of a file and its data objects, but
+// those a snapshot holds.
 func (t *Tx) dropContent(acct, share string, id uint64) error {
-	for _, r := range fileRanges(acct, share, id) {
-		if err := t.tx.DeleteRange(r[0], r[1]); err != nil {
+	x, d := extentsPrefix(acct, share, id), filePayloadPrefix(acct, share, id)
+	held, err := heldData(t.r, acct, share, id)
+	if err != nil {
+		return err
+	}
+	if len(held) > 0 {
+		// Every data object is referenced by a live extent or held, so
+		// the objects to delete are those the extents name and no
+		// snapshot holds.
+		ext, err := overlapping(t.r, acct, share, id, 0, MaxFileSize)
+		if err != nil {
+			return err
+		}
+		for _, e := range ext {
+			if held[e.Data] {
+				continue
+			}
+			held[e.Data] = true // deleted once
+			p := dataPrefix(acct, share, id, e.Data)
+			if err := t.tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
+				return err
+			}
+		}
+		return t.tx.DeleteRange(x, kv.PrefixEnd(x))
+	}
+	for _, p := range []tuple.Key{x, d} {
+		if err := t.tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
 			return err
 		}
 	}

@@ -47,9 +47,19 @@ type request struct {
 	r                 *http.Request
 	q                 url.Values
 	acct, share, path string
+	// snapshot is ?sharesnapshot= in SnapshotLayout, "" for the live share.
+	snapshot string
 }
 
 func (q *request) ctx() context.Context { return q.r.Context() }
+
+// ns is the share a read addresses: the live share or its snapshot.
+func (q *request) ns() string {
+	if q.snapshot == "" {
+		return q.share
+	}
+	return SnapshotNamespace(q.share, q.snapshot)
+}
 
 // operation is one routed REST operation.
 type operation struct {
@@ -100,8 +110,8 @@ func route(q *request) (operation, error) {
 	notSupported := func(what string) (operation, error) {
 		return operation{}, azhttp.ErrNotImplemented.WithMessage("%s is not supported by this server yet.", what)
 	}
-	if q.q.Has("sharesnapshot") {
-		return notSupported("Share snapshots (sharesnapshot)")
+	if q.q.Has("sharesnapshot") && q.share != "" {
+		return routeSnapshot(q, restype, comp)
 	}
 	switch {
 	case q.share == "":
@@ -134,8 +144,8 @@ func route(q *request) (operation, error) {
 			return notSupported("Get/Set Share ACL (stored access policies)")
 		case comp == "lease":
 			return notSupported("Lease Share")
-		case comp == "snapshot":
-			return notSupported("Snapshot Share")
+		case comp == "snapshot" && m == http.MethodPut:
+			return operation{need('c', 'c'), (*handler).snapshotShare}, nil
 		case comp == "stats":
 			return notSupported("Get Share Stats")
 		case comp == "filepermission":

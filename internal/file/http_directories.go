@@ -29,7 +29,7 @@ func (h *handler) createDirectory(q *request) error {
 }
 
 func (h *handler) getDirectoryProperties(q *request) error {
-	n, err := h.svc.GetDirectory(q.ctx(), q.acct, q.share, q.path, preconditions(q.r.Header))
+	n, err := h.svc.GetDirectory(q.ctx(), q.acct, q.ns(), q.path, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -66,6 +66,7 @@ type listingXML struct {
 	XMLName         xml.Name `xml:"EnumerationResults"`
 	ServiceEndpoint string   `xml:"ServiceEndpoint,attr"`
 	ShareName       string   `xml:"ShareName,attr"`
+	ShareSnapshot   string   `xml:"ShareSnapshot,attr,omitempty"`
 	DirectoryPath   string   `xml:"DirectoryPath,attr"`
 	Prefix          string   `xml:"Prefix,omitempty"`
 	Marker          string   `xml:"Marker,omitempty"`
@@ -102,12 +103,12 @@ func (h *handler) listDirectory(q *request) error {
 	}
 	inc := includes(q.q.Get("include"))
 	prefix, marker := q.q.Get("prefix"), q.q.Get("marker")
-	l, err := h.svc.ListDirectory(q.ctx(), q.acct, q.share, q.path, prefix, marker, max)
+	l, err := h.svc.ListDirectory(q.ctx(), q.acct, q.ns(), q.path, prefix, marker, max)
 	if err != nil {
 		return err
 	}
 	extended := q.r.Header.Get("x-ms-file-extended-info") == "true"
-	doc := listingXML{ServiceEndpoint: serviceEndpoint(q), ShareName: q.share, DirectoryPath: q.path, Prefix: prefix, Marker: marker,
+	doc := listingXML{ServiceEndpoint: serviceEndpoint(q), ShareName: q.share, ShareSnapshot: q.snapshot, DirectoryPath: q.path, Prefix: prefix, Marker: marker,
 		NextMarker: l.NextMarker, DirectoryID: strconv.FormatUint(l.Directory.ID, 10)}
 	if q.q.Has("maxresults") {
 		doc.MaxResults = max

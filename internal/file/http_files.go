@@ -45,7 +45,7 @@ func (h *handler) createFile(q *request) error {
 }
 
 func (h *handler) getFileProperties(q *request) error {
-	n, err := h.svc.GetFileProperties(q.ctx(), q.acct, q.share, q.path, preconditions(q.r.Header))
+	n, err := h.svc.GetFileProperties(q.ctx(), q.acct, q.ns(), q.path, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func (h *handler) getFile(q *request) error {
 	if wantMD5 && (rng == nil || rng.End < 0 || rng.End-rng.Start+1 > MaxPutRange) {
 		return azhttp.InvalidHeaderValue("x-ms-range-get-content-md5", "true").WithMessage("x-ms-range-get-content-md5 needs a closed range of at most 4 MiB.")
 	}
-	return h.svc.GetFile(q.ctx(), q.acct, q.share, q.path, rng, preconditions(q.r.Header), func(d *Download) error {
+	return h.svc.GetFile(q.ctx(), q.acct, q.ns(), q.path, rng, preconditions(q.r.Header), func(d *Download) error {
 		hdr := q.w.Header()
 		writeFileHeaders(hdr, d.File, h.svc.clock())
 		hdr.Set("Accept-Ranges", "bytes")
@@ -197,14 +197,14 @@ type rangeXML struct {
 }
 
 func (h *handler) listRanges(q *request) error {
-	if q.q.Has("prevsharesnapshot") {
-		return azhttp.ErrNotImplemented.WithMessage("List Ranges against a previous share snapshot is not supported by this server yet.")
-	}
 	rng, err := azhttp.ParseRange(q.r.Header, false)
 	if err != nil {
 		return err
 	}
-	l, err := h.svc.ListRanges(q.ctx(), q.acct, q.share, q.path, rng, preconditions(q.r.Header))
+	if q.q.Has("prevsharesnapshot") {
+		return h.listRangesDiff(q, rng)
+	}
+	l, err := h.svc.ListRanges(q.ctx(), q.acct, q.ns(), q.path, rng, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}

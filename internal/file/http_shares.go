@@ -47,7 +47,7 @@ func (h *handler) createShare(q *request) error {
 }
 
 func (h *handler) getShareProperties(q *request) error {
-	sh, err := h.svc.GetShare(q.ctx(), q.acct, q.share)
+	sh, err := h.svc.GetShare(q.ctx(), q.acct, q.ns())
 	if err != nil {
 		return err
 	}
@@ -100,10 +100,18 @@ func (h *handler) setShareProperties(q *request) error {
 }
 
 func (h *handler) deleteShare(q *request) error {
-	if v := q.r.Header.Get("x-ms-delete-snapshots"); v != "" {
-		return azhttp.ErrNotImplemented.WithMessage("Share snapshots (x-ms-delete-snapshots) are not supported by this server yet.")
+	var err error
+	// include-leased deletes leased snapshots too; share leases are not
+	// served, so it deletes what include does.
+	switch v := q.r.Header.Get("x-ms-delete-snapshots"); {
+	case v == "" || q.snapshot != "":
+		err = h.svc.DeleteShare(q.ctx(), q.acct, q.ns())
+	case v == "include" || v == "include-leased":
+		err = h.svc.DeleteShareAndSnapshots(q.ctx(), q.acct, q.share)
+	default:
+		return azhttp.InvalidHeaderValue("x-ms-delete-snapshots", v)
 	}
-	if err := h.svc.DeleteShare(q.ctx(), q.acct, q.share); err != nil {
+	if err != nil {
 		return err
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
@@ -123,6 +131,7 @@ type shareListXML struct {
 
 type shareXML struct {
 	Name       string `xml:"Name"`
+	Snapshot   string `xml:"Snapshot,omitempty"`
 	Properties struct {
 		LastModified string `xml:"Last-Modified"`
 		Etag         string `xml:"Etag"`
@@ -140,11 +149,17 @@ func (h *handler) listShares(q *request) error {
 		return err
 	}
 	inc := includes(q.q.Get("include"))
-	if inc["snapshots"] || inc["deleted"] {
-		return azhttp.ErrNotImplemented.WithMessage("Listing share snapshots or deleted shares is not supported by this server yet.")
+	if inc["deleted"] {
+		return azhttp.ErrNotImplemented.WithMessage("Listing deleted shares is not supported by this server yet.")
 	}
 	prefix, marker := q.q.Get("prefix"), q.q.Get("marker")
-	list, next, err := h.svc.ListShares(q.ctx(), q.acct, prefix, marker, max)
+	var list []ShareItem
+	var next string
+	if inc["snapshots"] {
+		list, next, err = h.svc.ListSharesAndSnapshots(q.ctx(), q.acct, prefix, marker, max)
+	} else {
+		list, next, err = h.svc.ListShares(q.ctx(), q.acct, prefix, marker, max)
+	}
 	if err != nil {
 		return err
 	}
@@ -154,7 +169,7 @@ func (h *handler) listShares(q *request) error {
 	}
 	doc.Shares.Items = make([]shareXML, 0, len(list))
 	for _, s := range list {
-		x := shareXML{Name: s.Name}
+		x := shareXML{Name: s.Name, Snapshot: s.Snapshot}
 		x.Properties.LastModified = azhttp.HTTPTime(s.Modified)
 		x.Properties.Etag = azhttp.ETag(s.Version)
 		x.Properties.Quota = s.Quota

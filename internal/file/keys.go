@@ -14,7 +14,14 @@ func servicePropsKey(acct string) tuple.Key { return accountKey(acct).Raw("p") }
 
 func sharesPrefix(acct string) tuple.Key { return accountKey(acct).Raw("s") }
 
-func shareKey(acct, share string) tuple.Key { return sharesPrefix(acct).Str(share) }
+// shareKey is where a share's record lives; for a snapshot namespace
+// (SnapshotNamespace) it is the snapshot's record.
+func shareKey(acct, share string) tuple.Key {
+	if base, snap, ok := splitSnapshotNS(share); ok {
+		return snapshotKey(acct, base, snap)
+	}
+	return sharesPrefix(acct).Str(share)
+}
 
 func rootKey(acct, share string) tuple.Key { return accountKey(acct).Raw("r").Str(share) }
 
@@ -37,27 +44,25 @@ func extentKey(acct, share string, file uint64, end int64) tuple.Key {
 	return extentsPrefix(acct, share, file).Uint(uint64(end))
 }
 
+// filePayloadPrefix covers a file's data objects. They live under the
+// live share even when a snapshot namespace reads them: a snapshot shares
+// the data objects of the files it copied.
 func filePayloadPrefix(acct, share string, file uint64) tuple.Key {
-	return accountKey(acct).Raw("d").Str(share).Uint(file)
+	return accountKey(acct).Raw("d").Str(baseShare(share)).Uint(file)
 }
 
 func dataPrefix(acct, share string, file, data uint64) tuple.Key {
 	return filePayloadPrefix(acct, share, file).Uint(data)
 }
 
-// shareRanges are every key range that belongs to one share besides its
-// record.
+// shareRanges are every key range that belongs to one live share besides
+// its record, its snapshots' records and holds included; the records in a
+// snapshot's namespace are deleteNamespace's.
 func shareRanges(acct, share string) [][2][]byte {
 	var out [][2][]byte
-	for _, tag := range []string{"r", "n", "x", "d"} {
+	for _, tag := range []string{"r", "n", "x", "d", "S", "h"} {
 		p := accountKey(acct).Raw(tag).Str(share)
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}
 	return out
-}
-
-// fileRanges are the content ranges of one file.
-func fileRanges(acct, share string, file uint64) [][2][]byte {
-	x, d := extentsPrefix(acct, share, file), filePayloadPrefix(acct, share, file)
-	return [][2][]byte{{x, kv.PrefixEnd(x)}, {d, kv.PrefixEnd(d)}}
 }

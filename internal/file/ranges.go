@@ -128,8 +128,8 @@ func overlapping(r kv.Reader, acct, share string, file uint64, from, to int64) (
 }
 
 // cutRange removes [from, to) from a file's extents, keeping the parts of
-// overlapping extents outside it, and deletes data objects that nothing
-// references any more.
+// overlapping extents outside it, and deletes data objects that nothing,
+// no snapshot either, references any more.
 func cutRange(tx kv.Txn, acct, share string, file uint64, from, to int64) error {
 	hit, err := overlapping(tx, acct, share, file, from, to)
 	if err != nil {
@@ -163,16 +163,10 @@ func cutRange(tx kv.Txn, acct, share string, file uint64, from, to int64) error 
 		}
 	}
 	for data, e := range dropped {
-		// Every piece of a data object lies within the range it was first
-		// written to, so one bounded scan finds whether a piece survives.
-		origin := e.Offset - e.DataOff
-		rest, err := overlapping(tx, acct, share, file, origin, origin+e.DataSize)
+		// A piece may survive in the file, or a snapshot may hold it.
+		referenced, err := dataInUse(tx, acct, share, file, data, e.Offset-e.DataOff, e.DataSize)
 		if err != nil {
 			return err
-		}
-		referenced := false
-		for _, o := range rest {
-			referenced = referenced || o.Data == data
 		}
 		if !referenced {
 			p := dataPrefix(acct, share, file, data)

@@ -84,16 +84,34 @@ func (s *Service) updateShare(ctx context.Context, acct, name string, change fun
 	return out, err
 }
 
-// DeleteShare deletes a share and everything in it.
+// DeleteShare deletes a share and everything in it; a share that has
+// snapshots is refused (DeleteShareAndSnapshots deletes them too). Given
+// a snapshot namespace, it deletes that one snapshot.
 func (s *Service) DeleteShare(ctx context.Context, acct, name string) error {
 	return s.Update(ctx, func(t *Tx) error { return t.DeleteShare(acct, name) })
 }
 
-// DeleteShare deletes a share inside t's transaction.
+// DeleteShare deletes a share, or one snapshot, inside t's transaction.
 func (t *Tx) DeleteShare(acct, name string) error {
+	if share, snap, ok := splitSnapshotNS(name); ok {
+		return t.deleteSnapshot(acct, share, snap)
+	}
 	if _, err := loadShare(t.r, acct, name); err != nil {
 		return err
 	}
+	snaps, err := snapshotList(t.r, acct, name)
+	if err != nil {
+		return err
+	}
+	if len(snaps) > 0 {
+		return azhttp.ErrShareHasSnapshots
+	}
+	return t.deleteLiveShare(acct, name)
+}
+
+// deleteLiveShare deletes a live share's record and every key range it
+// owns; its snapshots' namespaces must be gone already.
+func (t *Tx) deleteLiveShare(acct, name string) error {
 	if err := t.tx.Delete(shareKey(acct, name)); err != nil {
 		return err
 	}
@@ -105,12 +123,6 @@ func (t *Tx) DeleteShare(acct, name string) error {
 	return nil
 }
 
-// ShareItem is one entry of a share listing.
-type ShareItem struct {
-	Name string
-	*Share
-}
-
 // ListShares returns up to max shares whose names start with prefix, from
 // marker on, and the marker of the next page ("" at the end).
 func (s *Service) ListShares(ctx context.Context, acct, prefix, marker string, max int) ([]ShareItem, string, error) {
@@ -120,7 +132,7 @@ func (s *Service) ListShares(ctx context.Context, acct, prefix, marker string, m
 		out = nil
 		var err error
 		next, err = record.Page(r, sharesPrefix(acct), prefix, marker, max, func(name string, sh *Share) {
-			out = append(out, ShareItem{name, sh})
+			out = append(out, ShareItem{Name: name, Share: sh})
 		})
 		return err
 	})

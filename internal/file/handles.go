@@ -259,10 +259,11 @@ func (t *Tx) markDeletePending(acct, share string, l *located, h *Handle, on boo
 	if on && n.DeletePending == on {
 		return nil
 	}
+	if h.Access&AccessDelete == 0 {
+		return azhttp.ErrInvalidInput.WithMessage("A delete disposition needs a handle opened with Delete access.")
+	}
 	if on {
 		switch {
-		case h.Access&AccessDelete == 0:
-			return azhttp.ErrInvalidInput.WithMessage("Delete-on-close needs a handle opened with Delete access.")
 		case n.ID == rootID && n.Dir:
 			return azhttp.ErrInvalidInput.WithMessage("The root directory of a share cannot be deleted.")
 		case hasAttribute(n.SMB.Attributes, "ReadOnly"):

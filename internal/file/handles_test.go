@@ -429,3 +429,64 @@ func TestCheckInvariantsCatchesHandleDamage(t *testing.T) {
 		})
 	}
 }
+
+// TestConcurrentOpensAreExclusive: opens racing for exclusive access to
+// one file leave exactly one handle, and the others see a sharing
+// violation, never two handles that deny each other (which the invariant
+// check after the test would report).
+func TestConcurrentOpensAreExclusive(t *testing.T) {
+	s, _ := newTestService(t)
+	mkFile(t, s, "f", 1)
+	const n = 16
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			_, err := s.OpenHandle(t.Context(), testAcct, "s", "f", HandleOptions{Access: r | w})
+			errs <- err
+		}()
+	}
+	won := 0
+	for range n {
+		switch err := <-errs; {
+		case err == nil:
+			won++
+		case !errors.Is(err, azhttp.ErrSharingViolation):
+			t.Errorf("open: %v", err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d exclusive opens succeeded, want 1", won)
+	}
+}
+
+// TestForceCloseInBatches: Force Close Handles closes at most
+// forceCloseBatch handles a call and hands back a marker for the rest.
+func TestForceCloseInBatches(t *testing.T) {
+	s, store := newTestService(t)
+	ctx := t.Context()
+	f := mkFile(t, s, "f", 1)
+	// Stored directly: opening them one by one rescans every open handle.
+	err := store.Update(ctx, func(tx kv.Txn) error {
+		for id := range uint64(forceCloseBatch + 1) {
+			h := &Handle{ID: id + 1, FileID: f.ID, ParentID: rootID, Name: "f", Access: r, ShareAccess: AccessAll}
+			if err := record.Store(tx, handleKey(testAcct, "s", f.ID, h.ID), h); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.ForceCloseHandles(ctx, testAcct, "s", "f", nil, false, "")
+	if err != nil || first.Closed != forceCloseBatch || first.NextMarker == "" {
+		t.Fatalf("first batch: %+v %v", first, err)
+	}
+	rest, err := s.ForceCloseHandles(ctx, testAcct, "s", "f", nil, false, first.NextMarker)
+	if err != nil || rest.Closed != 1 || rest.NextMarker != "" {
+		t.Fatalf("second batch: %+v %v", rest, err)
+	}
+	if n := countKeys(t, store, accountKey(testAcct).Raw("h")); n != 0 {
+		t.Fatalf("%d handle keys left", n)
+	}
+}

@@ -124,6 +124,13 @@ var (
 	ErrShareSnapshotCountExceeded         = newError(http.StatusConflict, "ShareSnapshotCountExceeded", "The total number of snapshots for the share is over the limit.")
 	ErrShareSnapshotOperationNotSupported = newError(http.StatusBadRequest, "ShareSnapshotOperationNotSupported", "The operation is not supported on a share snapshot.")
 	ErrFileGenerationMismatch             = newError(http.StatusConflict, "FileGenerationMismatch", "The file has been recreated since the previous snapshot was taken.")
+	// SMB handles against FileREST
+	// (https://learn.microsoft.com/rest/api/storageservices/managing-file-locks).
+	// The error-code table lists ReadOnlyAttribute as 409, but the file
+	// locks page, which describes the behaviour, answers 412.
+	ErrSharingViolation  = newError(http.StatusConflict, "SharingViolation", "The specified resource may be in use by an SMB client.")
+	ErrDeletePending     = newError(http.StatusConflict, "DeletePending", "The specified resource is marked for deletion by an SMB client.")
+	ErrReadOnlyAttribute = newError(http.StatusPreconditionFailed, "ReadOnlyAttribute", "The specified resource is read-only and cannot be modified at this time.")
 
 	ErrLeaseIdMismatchWithFileOperation = newError(http.StatusPreconditionFailed, "LeaseIdMismatchWithFileOperation", "The lease ID specified did not match the lease ID for the file.")
 	ErrLeaseNotPresentWithFileOperation = newError(http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation", "There is currently no lease on the file.")

@@ -40,7 +40,10 @@ type holdRef struct {
 // object whose chunks hold its bytes; every data object is referenced by
 // an extent. A snapshot belongs to a share that exists; every data object
 // a snapshot's extent names is held by that snapshot, and every hold is
-// named by one of its extents. It describes the first violations in its error. Run it on a
+// named by one of its extents. Every open handle names, by ID, parent and
+// name, a node that exists, no two handles on a node deny each other's
+// access, and every delete-pending node has a handle open. It describes
+// the first violations in its error. Run it on a
 // quiescent store: in-flight writes may be half-way.
 func CheckInvariants(ctx context.Context, store kv.Store) error {
 	c := &fileChecker{
@@ -53,6 +56,8 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 		chunks:  map[dataRef][]int64{},
 		bytes:   map[dataRef]int64{},
 		holds:   map[holdRef]bool{},
+		nodes:   map[fileRef]nodePlace{},
+		handles: map[fileRef][]*Handle{},
 	}
 	err := store.View(ctx, func(r kv.Reader) error {
 		p := tuple.New("Fa")
@@ -86,7 +91,16 @@ type fileChecker struct {
 	chunks     map[dataRef][]int64 // chunk indexes, in key order
 	bytes      map[dataRef]int64
 	holds      map[holdRef]bool // live share's data objects held by snapshots
+	nodes      map[fileRef]nodePlace // every directory and file
+	handles    map[fileRef][]*Handle // open handles by node
 	violations []string
+}
+
+// nodePlace is where a node's record is keyed, as handles name it.
+type nodePlace struct {
+	parent       uint64
+	name         string
+	dir, pending bool
 }
 
 func (c *fileChecker) fail(format string, args ...any) {
@@ -128,7 +142,7 @@ func (c *fileChecker) entry(k, v []byte) error {
 			return err
 		}
 		c.shares[[2]string{acct, SnapshotNamespace(share, snap)}] = true
-	case 'h':
+	case 'k':
 		file, err := rd.Uint()
 		if err != nil {
 			return err
@@ -149,6 +163,7 @@ func (c *fileChecker) entry(k, v []byte) error {
 		}
 		c.roots[sh] = true
 		c.dirs[fileRef{acct, share, rootID}] = true
+		c.nodes[fileRef{acct, share, rootID}] = nodePlace{dir: true, pending: n.DeletePending}
 	case 'n':
 		parent, err := rd.Uint()
 		if err != nil {
@@ -167,6 +182,7 @@ func (c *fileChecker) entry(k, v []byte) error {
 		}
 		c.parents[fileRef{acct, share, parent}] = append(c.parents[fileRef{acct, share, parent}], name)
 		ref := fileRef{acct, share, n.ID}
+		c.nodes[ref] = nodePlace{parent: parent, name: name, dir: n.Dir, pending: n.DeletePending}
 		if n.Dir {
 			c.dirs[ref] = true
 		} else {
@@ -206,6 +222,24 @@ func (c *fileChecker) entry(k, v []byte) error {
 		ref := dataRef{fileRef{acct, share, file}, data}
 		c.chunks[ref] = append(c.chunks[ref], int64(idx))
 		c.bytes[ref] += int64(len(v))
+	case 'h':
+		node, err := rd.Uint()
+		if err != nil {
+			return err
+		}
+		id, err := rd.Uint()
+		if err != nil {
+			return err
+		}
+		h := new(Handle)
+		if err := record.Decode(v, h); err != nil {
+			return err
+		}
+		if h.FileID != node || h.ID != id {
+			c.fail("%s/%s: handle %d of node %d is keyed as handle %d of node %d", acct, share, h.ID, h.FileID, id, node)
+		}
+		ref := fileRef{acct, share, node}
+		c.handles[ref] = append(c.handles[ref], h)
 	default:
 		return fmt.Errorf("unknown tag %q", tag)
 	}
@@ -265,6 +299,7 @@ func (c *fileChecker) verify() {
 			}
 		}
 	}
+	c.verifyHandles()
 	for d := range c.chunks {
 		if !referenced[d] {
 			c.fail("%s/%s file %d: data %d is referenced by no extent", d.file.acct, d.file.share, d.file.id, d.data)
@@ -291,4 +326,30 @@ func sameChunks(got []int64, want int64) bool {
 		}
 	}
 	return true
+}
+
+func (c *fileChecker) verifyHandles() {
+	for ref, hs := range c.handles {
+		at, ok := c.nodes[ref]
+		if !ok {
+			c.fail("%s/%s: %d handles open on node %d, which does not exist", ref.acct, ref.share, len(hs), ref.id)
+			continue
+		}
+		for i, h := range hs {
+			if h.ParentID != at.parent || h.Name != at.name || h.Dir != at.dir {
+				c.fail("%s/%s: handle %d names node %d as %q under %d (dir %v), but it is %q under %d (dir %v)",
+					ref.acct, ref.share, h.ID, ref.id, h.Name, h.ParentID, h.Dir, at.name, at.parent, at.dir)
+			}
+			for _, o := range hs[:i] {
+				if conflicts(h.Access, h.ShareAccess, o.Access, o.ShareAccess) {
+					c.fail("%s/%s: handles %d and %d on node %d deny each other's access", ref.acct, ref.share, o.ID, h.ID, ref.id)
+				}
+			}
+		}
+	}
+	for ref, at := range c.nodes {
+		if at.pending && len(c.handles[ref]) == 0 {
+			c.fail("%s/%s: node %d is delete-pending with no handle open", ref.acct, ref.share, ref.id)
+		}
+	}
 }

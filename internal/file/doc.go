@@ -9,7 +9,11 @@
 //	Fa acct x share file end            file extent ending at offset end
 //	Fa acct d share file data chunk     payload chunk of one data object
 //	Fa acct S share snapshot            share snapshot record
-//	Fa acct h share file data snapshot  the snapshot holds a data object
+//	Fa acct h share node handle         open SMB handle on a directory or
+//	                                    file (node ID), naming the node's
+//	                                    parent ID and name
+//	Fa acct k share file data snapshot  the snapshot holds (keeps) a data
+//	                                    object of the live share
 //
 // Directories and files are keyed by their parent's ID, not by their
 // path: listing a directory is one range scan, a directory is empty when
@@ -41,6 +45,22 @@
 // A file's lease lives in its record (package lease, infinite only), so
 // every write and delete checks it in the transaction that reads the
 // record, and it survives a restart with the file.
+//
+// Open SMB handles are records of their own, keyed by the node they are
+// open on, so they survive a restart as Azure's durable handles do and a
+// share's deletion drops them with its range. OpenHandle applies SMB
+// sharing: an open whose access a handle's share mode denies, or whose
+// share mode denies a handle's access, is a SharingViolation. Every
+// FileREST operation on content finds its node through existingFor with
+// the access Azure's "Manage file locks" table gives it (read: Get File,
+// List Ranges; write: Put Range, Set Metadata/Properties; write and
+// delete: Create File over a file; deletes: no handle at all), so it
+// meets the same rule; writes to a ReadOnly node answer 412
+// ReadOnlyAttribute. A handle's delete disposition sets the node's
+// DeletePending flag: FileREST then answers DeletePending and listings
+// leave the node out, and closing its last handle deletes it. A node's
+// handles name its parent and name, so a rename must move them
+// (moveHandles), which CheckInvariants verifies.
 //
 // CheckInvariants verifies this layout on a quiescent store; the tests
 // run it after every test.

@@ -2,6 +2,7 @@ package file
 
 import (
 	"context"
+	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
@@ -43,6 +44,9 @@ func (t *Tx) CreateFile(acct, share, path string, size int64, h ContentHeaders, 
 	if l.node != nil && l.node.Dir {
 		return nil, azhttp.ErrResourceAlreadyExists.WithMessage("A directory of that name already exists.")
 	}
+	if l.node != nil && l.node.DeletePending {
+		return nil, azhttp.ErrDeletePending
+	}
 	// The file replaced keeps its lease, and replacing it is a write the
 	// lease guards; a lease ID on a new file names no lease.
 	var held lease.Lease
@@ -56,6 +60,9 @@ func (t *Tx) CreateFile(acct, share, path string, size int64, h ContentHeaders, 
 		return nil, err
 	}
 	if l.node != nil {
+		if err := t.checkUse(acct, share, l.node, useReplace); err != nil {
+			return nil, err
+		}
 		if err := t.dropContent(acct, share, l.node.ID); err != nil {
 			return nil, err
 		}
@@ -63,6 +70,12 @@ func (t *Tx) CreateFile(acct, share, path string, size int64, h ContentHeaders, 
 	id, err := t.newID()
 	if err != nil {
 		return nil, err
+	}
+	if l.node != nil {
+		// Handles open on the file replaced stay open on its successor.
+		if err := t.moveHandles(acct, share, l.node.ID, id, l.parentID, path[strings.LastIndexByte(path, '/')+1:]); err != nil {
+			return nil, err
+		}
 	}
 	n := &Node{ID: id, ParentID: l.parentID, Version: t.tx.Version(), Created: t.now, Modified: t.now,
 		SMB: smb.smb(t.now, "Archive"), Metadata: meta, Size: size, Headers: h, Lease: held}
@@ -140,7 +153,7 @@ func (s *Service) DeleteFile(ctx context.Context, acct, share, path string, pre 
 
 // DeleteFile deletes a file inside t's transaction.
 func (t *Tx) DeleteFile(acct, share, path string, pre Preconditions) error {
-	l, err := t.existing(acct, share, path, false, conditions.Write, pre)
+	l, err := t.existingFor(acct, share, path, false, pre, useDelete)
 	if err != nil {
 		return err
 	}

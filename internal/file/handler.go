@@ -49,6 +49,7 @@ type request struct {
 	acct, share, path string
 	// snapshot is ?sharesnapshot= in SnapshotLayout, "" for the live share.
 	snapshot string
+	access            azhttp.Access // who the request proved to be
 }
 
 func (q *request) ctx() context.Context { return q.r.Context() }
@@ -94,6 +95,7 @@ func (h *handler) dispatch(q *request) error {
 	if err := access.Allows(op.need); err != nil {
 		return err
 	}
+	q.access = access
 	return op.run(h, q)
 }
 
@@ -153,6 +155,11 @@ func route(q *request) (operation, error) {
 		case comp == "undelete":
 			return notSupported("Restore Share")
 		}
+	case (restype == "" || restype == "directory") && comp == "listhandles" && m == http.MethodGet:
+		// The SDKs send no restype: the path names a directory or a file.
+		return operation{need('o', 'r'), (*handler).listHandles}, nil
+	case (restype == "" || restype == "directory") && comp == "forceclosehandles" && m == http.MethodPut:
+		return operation{need('o', 'w'), (*handler).forceCloseHandles}, nil
 	case restype == "directory":
 		switch {
 		case comp == "" && m == http.MethodPut:
@@ -167,10 +174,6 @@ func route(q *request) (operation, error) {
 			return operation{need('c', 'l'), (*handler).listDirectory}, nil
 		case comp == "properties":
 			return notSupported("Set Directory Properties")
-		case comp == "listhandles":
-			return notSupported("List Handles")
-		case comp == "forceclosehandles":
-			return notSupported("Force Close Handles")
 		case comp == "rename":
 			return notSupported("Rename Directory")
 		}
@@ -202,10 +205,6 @@ func route(q *request) (operation, error) {
 			return operation{need('o', 'w'), (*handler).leaseFile}, nil
 		case comp == "copy":
 			return notSupported("Abort Copy File")
-		case comp == "listhandles":
-			return notSupported("List Handles")
-		case comp == "forceclosehandles":
-			return notSupported("Force Close Handles")
 		case comp == "rename":
 			return notSupported("Rename File")
 		case comp == "symboliclink", comp == "hardlink":

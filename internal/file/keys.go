@@ -55,12 +55,22 @@ func dataPrefix(acct, share string, file, data uint64) tuple.Key {
 	return filePayloadPrefix(acct, share, file).Uint(data)
 }
 
+// handlesPrefix covers the open handles of the directory or file with
+// the given ID.
+func handlesPrefix(acct, share string, node uint64) tuple.Key {
+	return accountKey(acct).Raw("h").Str(share).Uint(node)
+}
+
+func handleKey(acct, share string, node, handle uint64) tuple.Key {
+	return handlesPrefix(acct, share, node).Uint(handle)
+}
+
 // shareRanges are every key range that belongs to one live share besides
-// its record, its snapshots' records and holds included; the records in a
-// snapshot's namespace are deleteNamespace's.
+// its record: its open handles, its snapshots' records and holds
+// included; the records in a snapshot's namespace are deleteNamespace's.
 func shareRanges(acct, share string) [][2][]byte {
 	var out [][2][]byte
-	for _, tag := range []string{"r", "n", "x", "d", "S", "h"} {
+	for _, tag := range []string{"r", "n", "x", "d", "h", "S", "k"} {
 		p := accountKey(acct).Raw(tag).Str(share)
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}

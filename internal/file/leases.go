@@ -32,6 +32,16 @@ func (s *Service) LeaseFile(ctx context.Context, acct, share, path string, req l
 		if l.node == nil || l.node.Dir {
 			return azhttp.ErrResourceNotFound
 		}
+		if l.node.DeletePending {
+			return azhttp.ErrDeletePending
+		}
+		// Acquiring takes write and delete access and shares only reads
+		// (https://learn.microsoft.com/rest/api/storageservices/managing-file-locks).
+		if req.Action == lease.Acquire {
+			if err := t.checkUse(acct, share, l.node, useLease); err != nil {
+				return err
+			}
+		}
 		n := l.node
 		next, res, err := n.Lease.Apply(t.now, req, lease.NewID)
 		if err != nil {

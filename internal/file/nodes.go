@@ -53,13 +53,18 @@ func (t *Tx) locate(acct, share, path string) (*located, error) {
 		if n == nil || !n.Dir {
 			return nil, azhttp.ErrParentNotFound
 		}
+		if n.DeletePending {
+			return nil, azhttp.ErrDeletePending
+		}
 		parent = n.ID
 	}
 	panic("unreachable")
 }
 
-// existing resolves path to a directory (dir) or a file, and checks the
-// request's conditions, and a file's lease, against it.
+// existing resolves path to a directory (dir) or a file, refuses it
+// while an SMB handle has it delete-pending, and checks the request's
+// conditions, and a file's lease, against it. Operations on content call
+// existingFor, which also checks the open handles.
 func (t *Tx) existing(acct, share, path string, dir bool, kind conditions.Kind, pre Preconditions) (*located, error) {
 	l, err := t.locate(acct, share, path)
 	if err != nil {
@@ -67,6 +72,9 @@ func (t *Tx) existing(acct, share, path string, dir bool, kind conditions.Kind, 
 	}
 	if l.node == nil || l.node.Dir != dir {
 		return nil, azhttp.ErrResourceNotFound
+	}
+	if l.node.DeletePending {
+		return nil, azhttp.ErrDeletePending
 	}
 	if !dir {
 		if err := l.node.Lease.CheckUse(t.now, pre.LeaseID, kind != conditions.Read); err != nil {
@@ -118,6 +126,9 @@ func (t *Tx) CreateDirectory(acct, share, path string, smb SMBChange, meta azhtt
 	if err != nil {
 		return nil, err
 	}
+	if l.node != nil && l.node.DeletePending {
+		return nil, azhttp.ErrDeletePending
+	}
 	if l.node != nil {
 		return nil, azhttp.ErrResourceAlreadyExists
 	}
@@ -161,7 +172,7 @@ func (t *Tx) DeleteDirectory(acct, share, path string, pre Preconditions) error 
 	if path == "" {
 		return azhttp.ErrInvalidResourceName.WithMessage("The root directory of a share cannot be deleted.")
 	}
-	l, err := t.existing(acct, share, path, true, conditions.Write, pre)
+	l, err := t.existingFor(acct, share, path, true, pre, useDelete)
 	if err != nil {
 		return err
 	}
@@ -191,7 +202,7 @@ func (s *Service) updateNode(ctx context.Context, acct, share, path string, dir 
 }
 
 func (t *Tx) updateNode(acct, share, path string, dir bool, pre Preconditions, change func(*Node) error) (*Node, error) {
-	l, err := t.existing(acct, share, path, dir, conditions.Write, pre)
+	l, err := t.existingFor(acct, share, path, dir, pre, useWrite)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +229,8 @@ type Listing struct {
 }
 
 // ListDirectory lists up to max entries of a directory whose names start
-// with prefix, from marker on, in name order.
+// with prefix, from marker on, in name order. Entries an SMB handle has
+// delete-pending are left out (the page may come out shorter).
 func (s *Service) ListDirectory(ctx context.Context, acct, share, path, prefix, marker string, max int) (*Listing, error) {
 	var out *Listing
 	err := s.view(ctx, func(t *Tx) error {
@@ -228,7 +240,9 @@ func (s *Service) ListDirectory(ctx context.Context, acct, share, path, prefix, 
 		}
 		out = &Listing{Directory: l.node}
 		out.NextMarker, err = record.Page(t.r, childrenPrefix(acct, share, l.node.ID), prefix, marker, max, func(name string, n *Node) {
-			out.Entries = append(out.Entries, Entry{name, n})
+			if !n.DeletePending {
+				out.Entries = append(out.Entries, Entry{name, n})
+			}
 		})
 		return err
 	})

@@ -196,6 +196,9 @@ func (s *Service) ListRanges(ctx context.Context, acct, share, path string, rng 
 		if err != nil {
 			return err
 		}
+		if err := t.checkUse(acct, share, n, useRead); err != nil {
+			return err
+		}
 		out.File = n
 		lo, hi := int64(0), n.Size
 		if rng != nil {
@@ -243,6 +246,9 @@ func (s *Service) GetFile(ctx context.Context, acct, share, path string, rng *Ra
 	return s.view(ctx, func(t *Tx) error {
 		n, err := t.GetFileProperties(acct, share, path, pre)
 		if err != nil {
+			return err
+		}
+		if err := t.checkUse(acct, share, n, useRead); err != nil {
 			return err
 		}
 		d := &Download{File: n, Length: n.Size, r: t.r, acct: acct, shr: share}

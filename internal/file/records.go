@@ -58,6 +58,10 @@ type Node struct {
 	Headers ContentHeaders `json:",omitzero"`
 	// Lease locks a file's writes and deletes (file leases are infinite).
 	Lease lease.Lease `json:",omitzero"`
+	// DeletePending is set by an SMB handle's delete disposition: FileREST
+	// answers DeletePending and listings leave the node out until its last
+	// handle closes (deleting it) or the disposition is cleared.
+	DeletePending bool `json:",omitempty"`
 }
 
 // extent covers bytes [Offset, Offset+Size) of a file with bytes

@@ -78,7 +78,7 @@ func snapshotKey(acct, share, snapshot string) tuple.Key {
 }
 
 func holdsPrefix(acct, share string, file uint64) tuple.Key {
-	return accountKey(acct).Raw("h").Str(baseShare(share)).Uint(file)
+	return accountKey(acct).Raw("k").Str(baseShare(share)).Uint(file)
 }
 
 func holdKey(acct, share string, file, data uint64, snapshot string) tuple.Key {
@@ -167,6 +167,9 @@ func (t *Tx) SnapshotShare(acct, share string, meta azhttp.Metadata) (string, *S
 					return false
 				}
 				n.Lease = lease.Lease{}
+				// Nor are they pending deletion: the handles that would
+				// delete them are the live file's.
+				n.DeletePending = false
 				val = record.Encode(&n)
 			case "x":
 				var e extent

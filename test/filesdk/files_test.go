@@ -273,13 +273,13 @@ func TestFiles(t *testing.T) {
 	cr, err := fc.Create(ctx, 1024, &file.CreateOptions{
 		HTTPHeaders: &file.HTTPHeaders{ContentType: to.Ptr("text/plain")},
 		Metadata:    map[string]*string{"a": to.Ptr("b")},
-		SMBProperties: &file.SMBProperties{Attributes: &file.NTFSFileAttributes{ReadOnly: true},
+		SMBProperties: &file.SMBProperties{Attributes: &file.NTFSFileAttributes{Hidden: true},
 			CreationTime: to.Ptr(time.Date(2020, 1, 2, 3, 4, 5, 600, time.UTC))},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cr.FileCreationTime.Equal(time.Date(2020, 1, 2, 3, 4, 5, 600, time.UTC)) || *cr.FileAttributes != "ReadOnly | Archive" && *cr.FileAttributes != "ReadOnly" {
+	if !cr.FileCreationTime.Equal(time.Date(2020, 1, 2, 3, 4, 5, 600, time.UTC)) || *cr.FileAttributes != "Hidden | Archive" && *cr.FileAttributes != "Hidden" {
 		t.Errorf("create echoed %v %q", cr.FileCreationTime, *cr.FileAttributes)
 	}
 	data := bytes.Repeat([]byte("0123456789abcdef"), 32)
@@ -459,7 +459,6 @@ func TestNotImplemented(t *testing.T) {
 	}
 	for name, call := range map[string]func() error{
 		"resize":    func() error { _, err := fc.Resize(ctx, 20, nil); return err },
-		"handles":   func() error { _, err := fc.ListHandles(ctx, nil); return err },
 		"rename":    func() error { _, err := fc.Rename(ctx, "g", nil); return err },
 		"copy":      func() error { _, err := fc.StartCopyFromURL(ctx, fc.URL(), nil); return err },
 		"share acl": func() error { _, err := sc.GetAccessPolicy(ctx, nil); return err },

@@ -1,0 +1,123 @@
+package file
+
+import (
+	"encoding/xml"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// ownerOnly refuses List Handles and Force Close Handles to a SAS: Azure
+// lets only the account owner call them.
+func ownerOnly(q *request) error {
+	if q.access.Kind != azhttp.AccessSharedKey {
+		return azhttp.ErrAuthorizationFailure.WithMessage("%s\nOnly the account owner may call this operation.", azhttp.ErrAuthorizationFailure.Message)
+	}
+	return nil
+}
+
+// parseRecursive reads x-ms-recursive: absent is false.
+func parseRecursive(h http.Header) (bool, error) {
+	switch v := h.Get("x-ms-recursive"); strings.ToLower(v) {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	default:
+		return false, azhttp.InvalidHeaderValue("x-ms-recursive", v)
+	}
+}
+
+type handleListXML struct {
+	XMLName    xml.Name `xml:"EnumerationResults"`
+	Marker     string   `xml:"Marker,omitempty"`
+	MaxResults int      `xml:"MaxResults,omitempty"`
+	Entries    struct {
+		Handles []handleXML `xml:"Handle"`
+	} `xml:"Entries"`
+	NextMarker string `xml:"NextMarker"`
+}
+
+type handleXML struct {
+	HandleID     string   `xml:"HandleId"`
+	Path         string   `xml:"Path"`
+	FileID       string   `xml:"FileId"`
+	ParentID     string   `xml:"ParentId"`
+	SessionID    string   `xml:"SessionId"`
+	ClientIP     string   `xml:"ClientIp"`
+	ClientName   string   `xml:"ClientName"`
+	OpenTime     string   `xml:"OpenTime"`
+	AccessRights []string `xml:"AccessRightList>AccessRight"`
+}
+
+func (h *handler) listHandles(q *request) error {
+	if err := ownerOnly(q); err != nil {
+		return err
+	}
+	max, err := azhttp.MaxResults(q.q)
+	if err != nil {
+		return err
+	}
+	recursive, err := parseRecursive(q.r.Header)
+	if err != nil {
+		return err
+	}
+	marker := q.q.Get("marker")
+	l, err := h.svc.ListHandles(q.ctx(), q.acct, q.share, q.path, recursive, marker, max)
+	if err != nil {
+		return err
+	}
+	doc := handleListXML{Marker: marker, NextMarker: l.NextMarker}
+	if q.q.Has("maxresults") {
+		doc.MaxResults = max
+	}
+	for _, e := range l.Handles {
+		doc.Entries.Handles = append(doc.Entries.Handles, handleXML{
+			HandleID:     strconv.FormatUint(e.ID, 10),
+			Path:         e.Path,
+			FileID:       strconv.FormatUint(e.FileID, 10),
+			ParentID:     strconv.FormatUint(e.ParentID, 10),
+			SessionID:    strconv.FormatUint(e.SessionID, 10),
+			ClientIP:     e.ClientIP,
+			ClientName:   e.ClientName,
+			OpenTime:     azhttp.HTTPTime(e.Opened),
+			AccessRights: e.Access.names(),
+		})
+	}
+	return azhttp.WriteXML(q.w, http.StatusOK, doc)
+}
+
+func (h *handler) forceCloseHandles(q *request) error {
+	if err := ownerOnly(q); err != nil {
+		return err
+	}
+	raw := q.r.Header.Get("x-ms-handle-id")
+	if raw == "" {
+		return azhttp.MissingRequiredHeader("x-ms-handle-id")
+	}
+	recursive, err := parseRecursive(q.r.Header)
+	if err != nil {
+		return err
+	}
+	var id *uint64
+	if raw != "*" {
+		// An ID that does not parse names no open handle: handle IDs are
+		// never 0, so it closes nothing, as Azure answers for any ID that
+		// is not open.
+		n, _ := strconv.ParseUint(raw, 10, 64)
+		id = &n
+	}
+	out, err := h.svc.ForceCloseHandles(q.ctx(), q.acct, q.share, q.path, id, recursive, q.q.Get("marker"))
+	if err != nil {
+		return err
+	}
+	hdr := q.w.Header()
+	if out.NextMarker != "" {
+		hdr.Set("x-ms-marker", out.NextMarker)
+	}
+	hdr.Set("x-ms-number-of-handles-closed", strconv.Itoa(out.Closed))
+	hdr.Set("x-ms-number-of-handles-failed", "0")
+	return azhttp.WriteEmpty(q.w, http.StatusOK)
+}

@@ -119,6 +119,7 @@ var (
 	ErrShareNotFound      = newError(http.StatusNotFound, "ShareNotFound", "The specified share does not exist.")
 	ErrParentNotFound     = newError(http.StatusNotFound, "ParentNotFound", "The specified parent path does not exist.")
 	ErrDirectoryNotEmpty  = newError(http.StatusConflict, "DirectoryNotEmpty", "The specified directory is not empty.")
+	ErrReadOnlyAttribute  = newError(http.StatusConflict, "ReadOnlyAttribute", "The specified resource is read-only and cannot be modified at this time.")
 
 	ErrLeaseIdMismatchWithFileOperation = newError(http.StatusPreconditionFailed, "LeaseIdMismatchWithFileOperation", "The lease ID specified did not match the lease ID for the file.")
 	ErrLeaseNotPresentWithFileOperation = newError(http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation", "There is currently no lease on the file.")

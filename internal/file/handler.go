@@ -47,6 +47,7 @@ type request struct {
 	r                 *http.Request
 	q                 url.Values
 	acct, share, path string
+	access            azhttp.Access // who sent it, once authenticated
 }
 
 func (q *request) ctx() context.Context { return q.r.Context() }
@@ -84,6 +85,7 @@ func (h *handler) dispatch(q *request) error {
 	if err := access.Allows(op.need); err != nil {
 		return err
 	}
+	q.access = access
 	return op.run(h, q)
 }
 
@@ -155,19 +157,19 @@ func route(q *request) (operation, error) {
 			return operation{need('o', 'w'), (*handler).setDirectoryMetadata}, nil
 		case comp == "list" && m == http.MethodGet:
 			return operation{need('c', 'l'), (*handler).listDirectory}, nil
-		case comp == "properties":
-			return notSupported("Set Directory Properties")
+		case comp == "properties" && m == http.MethodPut:
+			return operation{need('o', 'w'), (*handler).setDirectoryProperties}, nil
 		case comp == "listhandles":
 			return notSupported("List Handles")
 		case comp == "forceclosehandles":
 			return notSupported("Force Close Handles")
-		case comp == "rename":
-			return notSupported("Rename Directory")
+		case comp == "rename" && m == http.MethodPut:
+			return operation{need('o', 'w'), (*handler).renameDirectory}, nil
 		}
 	case restype == "" && q.path != "":
 		switch {
 		case comp == "" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
-			return notSupported("Copy File")
+			return operation{need('o', 'w'), (*handler).copyFile}, nil
 		case comp == "" && m == http.MethodPut:
 			return operation{need('o', 'c'), (*handler).createFile}, nil
 		case comp == "" && m == http.MethodGet:
@@ -177,7 +179,7 @@ func route(q *request) (operation, error) {
 		case comp == "" && m == http.MethodDelete:
 			return operation{need('o', 'd'), (*handler).deleteFile}, nil
 		case comp == "range" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
-			return notSupported("Put Range From URL")
+			return operation{need('o', 'w'), (*handler).putRangeFromURL}, nil
 		case comp == "range" && m == http.MethodPut:
 			return operation{need('o', 'w'), (*handler).putRange}, nil
 		case comp == "rangelist" && m == http.MethodGet:
@@ -186,18 +188,18 @@ func route(q *request) (operation, error) {
 			return operation{need('o', 'w'), (*handler).setFileMetadata}, nil
 		case comp == "metadata" && read:
 			return operation{need('o', 'r'), (*handler).getFileProperties}, nil
-		case comp == "properties":
-			return notSupported("Set File Properties")
+		case comp == "properties" && m == http.MethodPut:
+			return operation{need('o', 'w'), (*handler).setFileProperties}, nil
 		case comp == "lease" && m == http.MethodPut:
 			return operation{need('o', 'w'), (*handler).leaseFile}, nil
-		case comp == "copy":
-			return notSupported("Abort Copy File")
+		case comp == "copy" && m == http.MethodPut:
+			return operation{need('o', 'w'), (*handler).abortCopy}, nil
 		case comp == "listhandles":
 			return notSupported("List Handles")
 		case comp == "forceclosehandles":
 			return notSupported("Force Close Handles")
-		case comp == "rename":
-			return notSupported("Rename File")
+		case comp == "rename" && m == http.MethodPut:
+			return operation{need('o', 'w'), (*handler).renameFile}, nil
 		case comp == "symboliclink", comp == "hardlink":
 			return notSupported("NFS links")
 		}

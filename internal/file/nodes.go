@@ -196,10 +196,11 @@ func (t *Tx) updateNode(acct, share, path string, dir bool, pre Preconditions, c
 		return nil, err
 	}
 	n := l.node
+	// The change time is set first so that a change may set its own.
+	n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
 	if err := change(n); err != nil {
 		return nil, err
 	}
-	n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
 	return n, record.Store(t.tx, l.key, n)
 }
 

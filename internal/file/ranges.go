@@ -18,11 +18,15 @@ import (
 const MaxPutRange = 4 << 20
 
 // Content is a Put Range body as it arrives: Length bytes to be read from
-// Body, and the MD5 the client says they have (nil when it sent none).
+// Body, and the MD5 and CRC64 the client says they have (nil when it sent
+// none).
 type Content struct {
 	Body   io.Reader
 	Length int64
 	MD5    []byte
+	// CRC64 is x-ms-content-crc64: 8 bytes, little endian, Azure's
+	// polynomial.
+	CRC64 []byte
 }
 
 // Written is what a Put Range reports.
@@ -30,11 +34,15 @@ type Written struct {
 	File *Node
 	// ContentMD5 is the MD5 of the bytes received; Azure echoes it back.
 	ContentMD5 []byte
+	// ContentCRC64 is the CRC64 of the bytes received, computed only when
+	// the client sent one to verify (Azure then echoes it back).
+	ContentCRC64 []byte
 }
 
 var errMD5Mismatch = azhttp.ErrMd5Mismatch.WithMessage("The MD5 value specified in the request did not match with the MD5 value calculated by the server.")
 
-// PutRange writes c's content at offset of a file, after verifying c.MD5.
+// PutRange writes c's content at offset of a file, after verifying c.MD5
+// and c.CRC64.
 // The range must lie within the file's size.
 func (s *Service) PutRange(ctx context.Context, acct, share, path string, offset int64, c Content, pre Preconditions) (*Written, error) {
 	if c.Length < 1 || c.Length > MaxPutRange {
@@ -51,6 +59,12 @@ func (s *Service) PutRange(ctx context.Context, acct, share, path string, offset
 	if c.MD5 != nil && !bytes.Equal(c.MD5, sum[:]) {
 		return nil, errMD5Mismatch
 	}
+	var crc []byte
+	if c.CRC64 != nil {
+		if crc = azhttp.CRC64(data); !bytes.Equal(c.CRC64, crc) {
+			return nil, azhttp.ErrCrc64Mismatch
+		}
+	}
 	var out *Node
 	err := s.Update(ctx, func(t *Tx) error {
 		var err error
@@ -60,7 +74,7 @@ func (s *Service) PutRange(ctx context.Context, acct, share, path string, offset
 	if err != nil {
 		return nil, err
 	}
-	return &Written{File: out, ContentMD5: sum[:]}, nil
+	return &Written{File: out, ContentMD5: sum[:], ContentCRC64: crc}, nil
 }
 
 // PutRange writes data at offset of a file inside t's transaction.
@@ -91,6 +105,7 @@ func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, p
 			return err
 		}
 		n.SMB.LastWriteTime = t.now
+		n.Copy = nil // the file no longer is what the copy made it
 		if data == nil {
 			return nil
 		}

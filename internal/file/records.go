@@ -58,6 +58,22 @@ type Node struct {
 	Headers ContentHeaders `json:",omitzero"`
 	// Lease locks a file's writes and deletes (file leases are infinite).
 	Lease lease.Lease `json:",omitzero"`
+	// Copy is the last Copy File that wrote this file, until Put Range or
+	// Set File Properties changes it.
+	Copy *CopyInfo `json:",omitempty"`
+}
+
+// CopyInfo is what a file reports of the Copy File that made it. A copy
+// is "pending" only while its transactions run (or after a crash cut it
+// short, until Abort Copy File); then "success", "failed" or "aborted".
+type CopyInfo struct {
+	ID          string
+	Source      string
+	Status      string
+	Description string `json:",omitempty"`
+	Copied      int64 // bytes copied so far
+	Total       int64
+	Completed   time.Time `json:",omitzero"`
 }
 
 // extent covers bytes [Offset, Offset+Size) of a file with bytes

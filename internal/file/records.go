@@ -71,7 +71,7 @@ type CopyInfo struct {
 	Source      string
 	Status      string
 	Description string `json:",omitempty"`
-	Copied      int64 // bytes copied so far
+	Copied      int64  // bytes copied so far
 	Total       int64
 	Completed   time.Time `json:",omitzero"`
 }

@@ -75,15 +75,17 @@ func (t *Tx) Rename(acct, share string, r Rename) (*Node, error) {
 }
 
 // replaceable checks that a rename may replace what is at its
-// destination, and deletes it when it may: only a file, only when asked
-// to, a read-only one only when told to ignore that, a leased one only
+// destination, and deletes it when it may: only a file by a file, only
+// when asked to, a read-only one only when told to ignore that, a leased one only
 // with its lease ID.
 func (t *Tx) replaceable(acct, share string, r Rename, old *Node) error {
 	switch {
 	case !r.ReplaceIfExists:
 		return azhttp.ErrResourceAlreadyExists
+	case old.Dir != r.Dir:
+		return azhttp.ErrResourceTypeMismatch
 	case old.Dir:
-		return azhttp.ErrResourceTypeMismatch.WithMessage("A rename replaces only a file at its destination, not a directory.")
+		return azhttp.ErrResourceAlreadyExists.WithMessage("A rename replaces only a file at its destination, not a directory.")
 	case hasAttribute(old.SMB.Attributes, "ReadOnly") && !r.IgnoreReadOnly:
 		return azhttp.ErrReadOnlyAttribute
 	}

@@ -28,6 +28,18 @@
 // every write and delete checks it in the transaction that reads the
 // record, and it survives a restart with the file.
 //
+// Rename moves one record: a file keeps its ID, and so its extents, data
+// and lease; a directory keeps its ID, and so its whole subtree. A
+// directory is never moved into its own subtree.
+//
+// Copy File writes the bytes again (data objects belong to one file): the
+// source is read from one snapshot, the destination created pending by
+// one transaction and filled by transactions of at most 4 MiB of content
+// each, the last marking it a success. A crash can leave it pending, with
+// part of the content, until Abort Copy File empties it. Put Range From
+// URL reads its source range from one snapshot and writes it as Put Range
+// does.
+//
 // CheckInvariants verifies this layout on a quiescent store; the tests
 // run it after every test.
 //

@@ -179,6 +179,9 @@ func (h *handler) putRangeFromURL(q *request) error {
 			return err
 		}
 	}
+	if rc.KeepLastWriteTime, err = parseLastWriteMode(hdr); err != nil {
+		return err
+	}
 	w, err := h.svc.PutRangeFromURL(q.ctx(), rc)
 	if err != nil {
 		return err
@@ -190,4 +193,17 @@ func (h *handler) putRangeFromURL(q *request) error {
 	out.Set("x-ms-request-server-encrypted", "true")
 	out.Set("x-ms-file-last-write-time", w.File.SMB.LastWriteTime.UTC().Format(smbTimeLayout))
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
+}
+
+// parseLastWriteMode reads a range write's x-ms-file-last-write-time:
+// "now" (the default) or "preserve", which it reports as true.
+func parseLastWriteMode(h http.Header) (bool, error) {
+	switch v := h.Get("x-ms-file-last-write-time"); {
+	case v == "" || strings.EqualFold(v, "now"):
+		return false, nil
+	case strings.EqualFold(v, "preserve"):
+		return true, nil
+	default:
+		return false, azhttp.InvalidHeaderValue("x-ms-file-last-write-time", v)
+	}
 }

@@ -161,6 +161,9 @@ func (h *handler) putRange(q *request) error {
 		if c.CRC64, err = azhttp.ParseCRC64(q.r.Header, "x-ms-content-crc64"); err != nil {
 			return err
 		}
+		if c.KeepLastWriteTime, err = parseLastWriteMode(q.r.Header); err != nil {
+			return err
+		}
 		if c.MD5 != nil && c.CRC64 != nil {
 			return azhttp.ErrInvalidInput.WithMessage("Content-MD5 and x-ms-content-crc64 may not both be specified.")
 		}

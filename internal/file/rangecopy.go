@@ -20,7 +20,9 @@ type RangeCopy struct {
 	SourceCRC64      []byte
 	IfMatchCRC64     []byte
 	IfNoneMatchCRC64 []byte
-	Dest             Preconditions
+	// KeepLastWriteTime is x-ms-file-last-write-time: preserve.
+	KeepLastWriteTime bool
+	Dest              Preconditions
 }
 
 // PutRangeFromURL reads a range of a file of this server from one
@@ -52,7 +54,7 @@ func (s *Service) PutRangeFromURL(ctx context.Context, rc RangeCopy) (*Written, 
 	}
 	var out *Node
 	err = s.Update(ctx, func(t *Tx) error {
-		n, err := t.PutRange(rc.Acct, rc.Share, rc.Path, rc.Offset, data, rc.Dest)
+		n, err := t.writeRange(rc.Acct, rc.Share, rc.Path, rc.Offset, rc.Offset+rc.Length, data, rc.KeepLastWriteTime, rc.Dest)
 		out = n
 		return err
 	})

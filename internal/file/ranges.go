@@ -27,6 +27,9 @@ type Content struct {
 	// CRC64 is x-ms-content-crc64: 8 bytes, little endian, Azure's
 	// polynomial.
 	CRC64 []byte
+	// KeepLastWriteTime is x-ms-file-last-write-time: preserve; the write
+	// otherwise sets the file's last write time to its own time.
+	KeepLastWriteTime bool
 }
 
 // Written is what a Put Range reports.
@@ -68,7 +71,7 @@ func (s *Service) PutRange(ctx context.Context, acct, share, path string, offset
 	var out *Node
 	err := s.Update(ctx, func(t *Tx) error {
 		var err error
-		out, err = t.PutRange(acct, share, path, offset, data, pre)
+		out, err = t.writeRange(acct, share, path, offset, offset+int64(len(data)), data, c.KeepLastWriteTime, pre)
 		return err
 	})
 	if err != nil {
@@ -79,7 +82,7 @@ func (s *Service) PutRange(ctx context.Context, acct, share, path string, offset
 
 // PutRange writes data at offset of a file inside t's transaction.
 func (t *Tx) PutRange(acct, share, path string, offset int64, data []byte, pre Preconditions) (*Node, error) {
-	return t.writeRange(acct, share, path, offset, offset+int64(len(data)), data, pre)
+	return t.writeRange(acct, share, path, offset, offset+int64(len(data)), data, false, pre)
 }
 
 // ClearRange clears bytes [start, end] of a file: they read as zeros and
@@ -88,15 +91,15 @@ func (s *Service) ClearRange(ctx context.Context, acct, share, path string, star
 	var out *Node
 	err := s.Update(ctx, func(t *Tx) error {
 		var err error
-		out, err = t.writeRange(acct, share, path, start, end+1, nil, pre)
+		out, err = t.writeRange(acct, share, path, start, end+1, nil, false, pre)
 		return err
 	})
 	return out, err
 }
 
 // writeRange replaces [from, to) of a file with data, or clears it when
-// data is nil.
-func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, pre Preconditions) (*Node, error) {
+// data is nil; it sets the file's last write time unless keepLastWrite.
+func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, keepLastWrite bool, pre Preconditions) (*Node, error) {
 	return t.updateNode(acct, share, path, false, pre, func(n *Node) error {
 		if from < 0 || to <= from || to > n.Size {
 			return azhttp.ErrInvalidRange
@@ -104,7 +107,9 @@ func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, p
 		if err := cutRange(t.tx, acct, share, n.ID, from, to); err != nil {
 			return err
 		}
-		n.SMB.LastWriteTime = t.now
+		if !keepLastWrite {
+			n.SMB.LastWriteTime = t.now
+		}
 		n.Copy = nil // the file no longer is what the copy made it
 		if data == nil {
 			return nil

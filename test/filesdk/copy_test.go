@@ -15,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/fileerror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/sas"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 )
 
 // azureCRC64 is Azure Storage's CRC64, computed here independently of the
@@ -224,6 +225,20 @@ func TestCopySourceAuth(t *testing.T) {
 	}
 	_, err = viaSAS.StartCopyFromURL(ctx, writeOnly, nil)
 	wantStatus(t, err, http.StatusForbidden, "CannotVerifyCopySource")
+
+	// An account SAS on the request covers a source URL that has none.
+	acctSAS, err := f.svc.GetSASURL(sas.AccountResourceTypes{Container: true, Object: true},
+		sas.AccountPermissions{Read: true, Write: true, Create: true}, expiry, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := service.NewClientWithNoCredential(acctSAS, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.NewShareClient("copyauth").NewRootDirectoryClient().NewFileClient("dst2").StartCopyFromURL(ctx, src.URL(), nil); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestPutRangeFromURL: a range of another file is written into the

@@ -12,6 +12,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/fileerror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/lease"
+
+	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // upload writes data at offset of fc.
@@ -191,4 +194,44 @@ func TestSetDirectoryProperties(t *testing.T) {
 	}
 	_, err = sc.NewDirectoryClient("none").SetProperties(ctx, nil)
 	wantCode(t, err, fileerror.ResourceNotFound)
+}
+
+// TestLastWrittenMode: a range write with x-ms-file-last-write-time:
+// preserve keeps the file's last write time; by default it takes the
+// write's time.
+func TestLastWrittenMode(t *testing.T) {
+	t.Parallel()
+	clock := testkit.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	f := newFixture(t, servertest.WithClock(clock.Now))
+	ctx := t.Context()
+	sc := f.share(t, "lwt")
+	root := sc.NewRootDirectoryClient()
+	src, fc := root.NewFileClient("src"), root.NewFileClient("f")
+	for _, c := range []*file.Client{src, fc} {
+		if _, err := c.Create(ctx, 10, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	created := clock.Now()
+	clock.Advance(time.Hour)
+	ur, err := fc.UploadRange(ctx, 0, streaming.NopCloser(bytes.NewReader([]byte("ab"))), &file.UploadRangeOptions{LastWrittenMode: to.Ptr(file.LastWrittenModePreserve)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ur.FileLastWriteTime.Equal(created) {
+		t.Errorf("preserve: last write %v, want %v", ur.FileLastWriteTime, created)
+	}
+	fr, err := fc.UploadRangeFromURL(ctx, src.URL(), 0, 2, 2, &file.UploadRangeFromURLOptions{LastWrittenMode: to.Ptr(file.LastWrittenModePreserve)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fr.FileLastWriteTime.Equal(created) {
+		t.Errorf("preserve from URL: last write %v, want %v", fr.FileLastWriteTime, created)
+	}
+	if ur, err = fc.UploadRange(ctx, 0, streaming.NopCloser(bytes.NewReader([]byte("ab"))), nil); err != nil || !ur.FileLastWriteTime.Equal(clock.Now()) {
+		t.Errorf("default: last write %v, want %v (%v)", ur.FileLastWriteTime, clock.Now(), err)
+	}
+	bad := f.fileWith(t, "lwt", "f", withHeader{"x-ms-file-last-write-time", "later"})
+	_, err = bad.UploadRange(ctx, 0, streaming.NopCloser(bytes.NewReader([]byte("ab"))), nil)
+	wantCode(t, err, fileerror.InvalidHeaderValue)
 }

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/directory"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/fileerror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/lease"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/sas"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 )
 
 // TestRenameFile: a file moves with its ID, content and lease; the new
@@ -193,4 +196,33 @@ func TestRenameDirectory(t *testing.T) {
 	wantCode(t, err, fileerror.ResourceNotFound)
 	_, err = sc.NewDirectoryClient("nothere").Rename(ctx, "x", nil)
 	wantCode(t, err, fileerror.ResourceNotFound)
+}
+
+// TestRenameWithSAS: a rename authorized by an account SAS, whose query
+// the SDK sends with the destination, covers the source too.
+func TestRenameWithSAS(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	f.share(t, "renamesas")
+	sasURL, err := f.svc.GetSASURL(sas.AccountResourceTypes{Service: true, Container: true, Object: true},
+		sas.AccountPermissions{Read: true, Write: true, Create: true, Delete: true, List: true}, time.Now().Add(time.Hour), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := service.NewClientWithNoCredential(sasURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := svc.NewShareClient("renamesas").NewRootDirectoryClient()
+	fc := root.NewFileClient("a")
+	if _, err := fc.Create(ctx, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fc.Rename(ctx, "b", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.NewFileClient("b").GetProperties(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
 }

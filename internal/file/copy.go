@@ -21,6 +21,11 @@ import (
 // writes the bytes again rather than sharing them.
 const copyBatch = 4 << 20
 
+// copyBatchPieces bounds the extents one copy transaction writes, so that
+// a fragmented source stays within the IDs (1<<idBits) and the record
+// bytes one transaction may hold.
+const copyBatchPieces = 1024
+
 // Copy statuses, as x-ms-copy-status reports them.
 const (
 	CopyPending = "pending"
@@ -92,12 +97,13 @@ type CopyRequest struct {
 
 // CopyFile copies a file of this server to the destination path, with
 // its content headers and (unless the request gives others) metadata. The
-// source is read from one snapshot. The destination is created by the
-// first transaction, marked pending, and filled by transactions of at most
-// copyBatch bytes each; the last marks it a success. A copy that fails on
-// the way is marked failed and its partial content dropped; one a crash
-// cuts short stays pending until Abort Copy File. The answer is the
-// destination as the copy left it.
+// source is read from one snapshot. The destination is created, pending,
+// by the transaction that writes the first batch of at most copyBatch
+// bytes, so a small copy is one transaction; further batches follow in
+// transactions of their own and the last marks the copy a success. A copy
+// that fails on the way is marked failed and its partial content dropped;
+// one a crash cuts short stays pending until Abort Copy File. The answer
+// is the destination as the copy left it.
 func (s *Service) CopyFile(ctx context.Context, req CopyRequest) (*Node, error) {
 	var out *Node
 	err := s.view(ctx, func(v *Tx) error {
@@ -111,14 +117,20 @@ func (s *Service) CopyFile(ctx context.Context, req CopyRequest) (*Node, error) 
 		}
 		batches := copyBatches(exts)
 		copyID := lease.NewID()
+		// The first batch commits with the destination's creation, so a
+		// copy of up to copyBatch bytes is one transaction.
 		if err := s.Update(ctx, func(t *Tx) error {
 			n, err := t.startCopy(req, src, copyID, len(batches) == 0)
+			if err == nil && len(batches) > 0 {
+				n, err = t.copyBatch(req, v.r, src, copyID, batches[0], len(batches) == 1)
+			}
 			out = n
 			return err
 		}); err != nil {
 			return err
 		}
-		for i, b := range batches {
+		for i := 1; i < len(batches); i++ {
+			b := batches[i]
 			err := s.Update(ctx, func(t *Tx) error {
 				n, err := t.copyBatch(req, v.r, src, copyID, b, i == len(batches)-1)
 				if err == nil {
@@ -140,7 +152,7 @@ func (s *Service) CopyFile(ctx context.Context, req CopyRequest) (*Node, error) 
 }
 
 // copyBatches splits a source's extents into pieces, grouped into
-// batches of at most copyBatch bytes.
+// batches of at most copyBatch bytes and copyBatchPieces pieces.
 func copyBatches(exts []extent) [][]extent {
 	var out [][]extent
 	var cur []extent
@@ -152,7 +164,7 @@ func copyBatches(exts []extent) [][]extent {
 			p.Offset, p.DataOff, p.Size = e.Offset+off, e.DataOff+off, n
 			cur = append(cur, p)
 			off, size = off+n, size+n
-			if size == copyBatch {
+			if size == copyBatch || len(cur) == copyBatchPieces {
 				out, cur, size = append(out, cur), nil, 0
 			}
 		}

@@ -36,6 +36,13 @@ func TestCopyBatches(t *testing.T) {
 			t.Errorf("extent %d: %d of %d bytes copied", e.Data, covered[e.Data], e.Size)
 		}
 	}
+	var many []extent
+	for i := range int64(3000) {
+		many = append(many, extent{Data: uint64(i + 1), Offset: 2 * i, Size: 1, DataSize: 1})
+	}
+	if got := copyBatches(many); len(got) != 3 || len(got[0]) != copyBatchPieces || len(got[2]) != 3000-2*copyBatchPieces {
+		t.Errorf("3000 one-byte extents: %d batches", len(got))
+	}
 	if got := copyBatches(nil); len(got) != 0 {
 		t.Errorf("no extents: %d batches", len(got))
 	}

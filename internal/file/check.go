@@ -90,7 +90,7 @@ type fileChecker struct {
 	extents    map[fileRef][]extent
 	chunks     map[dataRef][]int64 // chunk indexes, in key order
 	bytes      map[dataRef]int64
-	holds      map[holdRef]bool // live share's data objects held by snapshots
+	holds      map[holdRef]bool      // live share's data objects held by snapshots
 	nodes      map[fileRef]nodePlace // every directory and file
 	handles    map[fileRef][]*Handle // open handles by node
 	violations []string

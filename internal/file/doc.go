@@ -53,14 +53,28 @@
 // share mode denies a handle's access, is a SharingViolation. Every
 // FileREST operation on content finds its node through existingFor with
 // the access Azure's "Manage file locks" table gives it (read: Get File,
-// List Ranges; write: Put Range, Set Metadata/Properties; write and
-// delete: Create File over a file; deletes: no handle at all), so it
-// meets the same rule; writes to a ReadOnly node answer 412
-// ReadOnlyAttribute. A handle's delete disposition sets the node's
+// List Ranges, a copy's source; write: Put Range, Set Metadata, a
+// resize; write and delete: Create File or Copy File over a file; delete
+// shared: a rename's source; deletes, and a rename's replaced
+// destination: no handle at all), so it meets the same rule; writes to a
+// ReadOnly node answer 412 ReadOnlyAttribute, while Set Properties that
+// leave the content alone may change (and clear) its attributes. A handle's delete disposition sets the node's
 // DeletePending flag: FileREST then answers DeletePending and listings
 // leave the node out, and closing its last handle deletes it. A node's
 // handles name its parent and name, so a rename must move them
 // (moveHandles), which CheckInvariants verifies.
+//
+// Rename moves one record: a file keeps its ID, and so its extents, data
+// and lease; a directory keeps its ID, and so its whole subtree. A
+// directory is never moved into its own subtree.
+//
+// Copy File writes the bytes again (data objects belong to one file): the
+// source is read from one snapshot, the destination created pending by
+// one transaction and filled by transactions of at most 4 MiB of content
+// each, the last marking it a success. A crash can leave it pending, with
+// part of the content, until Abort Copy File empties it. Put Range From
+// URL reads its source range from one snapshot and writes it as Put Range
+// does.
 //
 // CheckInvariants verifies this layout on a quiescent store; the tests
 // run it after every test.

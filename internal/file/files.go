@@ -31,6 +31,12 @@ func (s *Service) CreateFile(ctx context.Context, acct, share, path string, size
 
 // CreateFile creates a file inside t's transaction.
 func (t *Tx) CreateFile(acct, share, path string, size int64, h ContentHeaders, smb SMBChange, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
+	return t.createFile(acct, share, path, size, h, smb, meta, pre, useReplace)
+}
+
+// createFile creates a file, replacing one already at path when open
+// handles allow the replacing use u.
+func (t *Tx) createFile(acct, share, path string, size int64, h ContentHeaders, smb SMBChange, meta azhttp.Metadata, pre Preconditions, replace use) (*Node, error) {
 	if path == "" {
 		return nil, azhttp.ErrResourceAlreadyExists.WithMessage("The share's root is a directory.")
 	}
@@ -60,7 +66,7 @@ func (t *Tx) CreateFile(acct, share, path string, size int64, h ContentHeaders, 
 		return nil, err
 	}
 	if l.node != nil {
-		if err := t.checkUse(acct, share, l.node, useReplace); err != nil {
+		if err := t.checkUse(acct, share, l.node, replace); err != nil {
 			return nil, err
 		}
 		if err := t.dropContent(acct, share, l.node.ID); err != nil {
@@ -140,7 +146,7 @@ func (t *Tx) GetFileProperties(acct, share, path string, pre Preconditions) (*No
 
 // SetFileMetadata replaces a file's metadata.
 func (s *Service) SetFileMetadata(ctx context.Context, acct, share, path string, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
-	return s.updateNode(ctx, acct, share, path, false, pre, func(n *Node) error {
+	return s.updateNode(ctx, acct, share, path, false, pre, useWrite, func(n *Node) error {
 		n.Metadata = meta
 		return nil
 	})

@@ -49,7 +49,7 @@ type request struct {
 	acct, share, path string
 	// snapshot is ?sharesnapshot= in SnapshotLayout, "" for the live share.
 	snapshot string
-	access            azhttp.Access // who the request proved to be
+	access   azhttp.Access // who the request proved to be
 }
 
 func (q *request) ctx() context.Context { return q.r.Context() }
@@ -172,15 +172,15 @@ func route(q *request) (operation, error) {
 			return operation{need('o', 'w'), (*handler).setDirectoryMetadata}, nil
 		case comp == "list" && m == http.MethodGet:
 			return operation{need('c', 'l'), (*handler).listDirectory}, nil
-		case comp == "properties":
-			return notSupported("Set Directory Properties")
-		case comp == "rename":
-			return notSupported("Rename Directory")
+		case comp == "properties" && m == http.MethodPut:
+			return operation{need('o', 'w'), (*handler).setDirectoryProperties}, nil
+		case comp == "rename" && m == http.MethodPut:
+			return operation{need('o', 'w'), (*handler).renameDirectory}, nil
 		}
 	case restype == "" && q.path != "":
 		switch {
 		case comp == "" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
-			return notSupported("Copy File")
+			return operation{need('o', 'w'), (*handler).copyFile}, nil
 		case comp == "" && m == http.MethodPut:
 			return operation{need('o', 'c'), (*handler).createFile}, nil
 		case comp == "" && m == http.MethodGet:
@@ -190,7 +190,7 @@ func route(q *request) (operation, error) {
 		case comp == "" && m == http.MethodDelete:
 			return operation{need('o', 'd'), (*handler).deleteFile}, nil
 		case comp == "range" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
-			return notSupported("Put Range From URL")
+			return operation{need('o', 'w'), (*handler).putRangeFromURL}, nil
 		case comp == "range" && m == http.MethodPut:
 			return operation{need('o', 'w'), (*handler).putRange}, nil
 		case comp == "rangelist" && m == http.MethodGet:
@@ -199,14 +199,14 @@ func route(q *request) (operation, error) {
 			return operation{need('o', 'w'), (*handler).setFileMetadata}, nil
 		case comp == "metadata" && read:
 			return operation{need('o', 'r'), (*handler).getFileProperties}, nil
-		case comp == "properties":
-			return notSupported("Set File Properties")
+		case comp == "properties" && m == http.MethodPut:
+			return operation{need('o', 'w'), (*handler).setFileProperties}, nil
 		case comp == "lease" && m == http.MethodPut:
 			return operation{need('o', 'w'), (*handler).leaseFile}, nil
-		case comp == "copy":
-			return notSupported("Abort Copy File")
-		case comp == "rename":
-			return notSupported("Rename File")
+		case comp == "copy" && m == http.MethodPut:
+			return operation{need('o', 'w'), (*handler).abortCopy}, nil
+		case comp == "rename" && m == http.MethodPut:
+			return operation{need('o', 'w'), (*handler).renameFile}, nil
 		case comp == "symboliclink", comp == "hardlink":
 			return notSupported("NFS links")
 		}

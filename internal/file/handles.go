@@ -100,6 +100,13 @@ var (
 	// useWrite: Put Range, Set Metadata, Set Properties (and a range
 	// written from a URL).
 	useWrite = use{access: AccessWrite, share: AccessAll, modifies: true}
+	// useAttributes: Set Properties that leave the content alone, which
+	// is how a ReadOnly attribute is cleared, and the later batches of a
+	// copy told to ignore ReadOnly: write access, ReadOnly not in the way.
+	useAttributes = use{access: AccessWrite, share: AccessAll}
+	// useRename: a rename needs delete access to its source, so every
+	// open handle must share delete; renaming a ReadOnly node is allowed.
+	useRename = use{access: AccessDelete, share: AccessAll}
 	// useReplace: Create File over an existing file.
 	useReplace = use{access: AccessWrite | AccessDelete, share: AccessAll, modifies: true}
 	// useDelete: Delete File, Delete Directory.

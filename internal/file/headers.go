@@ -171,6 +171,7 @@ func writeFileHeaders(h http.Header, n *Node, now time.Time) {
 	if d := n.Lease.DurationType(now); d != "" {
 		h.Set("x-ms-lease-duration", d)
 	}
+	writeCopyHeaders(h, n.Copy)
 	azhttp.WriteMetadata(h, n.Metadata)
 }
 

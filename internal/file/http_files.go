@@ -158,12 +158,24 @@ func (h *handler) putRange(q *request) error {
 			}
 			c.MD5 = b
 		}
+		if c.CRC64, err = azhttp.ParseCRC64(q.r.Header, "x-ms-content-crc64"); err != nil {
+			return err
+		}
+		if c.KeepLastWriteTime, err = parseLastWriteMode(q.r.Header); err != nil {
+			return err
+		}
+		if c.MD5 != nil && c.CRC64 != nil {
+			return azhttp.ErrInvalidInput.WithMessage("Content-MD5 and x-ms-content-crc64 may not both be specified.")
+		}
 		w, err := h.svc.PutRange(q.ctx(), q.acct, q.share, q.path, rng.Start, c, pre)
 		if err != nil {
 			return err
 		}
 		n = w.File
 		hdr.Set("Content-MD5", base64.StdEncoding.EncodeToString(w.ContentMD5))
+		if w.ContentCRC64 != nil {
+			hdr.Set("x-ms-content-crc64", base64.StdEncoding.EncodeToString(w.ContentCRC64))
+		}
 	case "clear":
 		if q.r.ContentLength > 0 {
 			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("A range clear takes no body.")

@@ -156,7 +156,7 @@ func (s *Service) GetDirectory(ctx context.Context, acct, share, path string, pr
 
 // SetDirectoryMetadata replaces a directory's metadata.
 func (s *Service) SetDirectoryMetadata(ctx context.Context, acct, share, path string, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
-	return s.updateNode(ctx, acct, share, path, true, pre, func(n *Node) error {
+	return s.updateNode(ctx, acct, share, path, true, pre, useWrite, func(n *Node) error {
 		n.Metadata = meta
 		return nil
 	})
@@ -191,26 +191,27 @@ func (t *Tx) DeleteDirectory(acct, share, path string, pre Preconditions) error 
 
 // updateNode applies change to an existing directory or file and gives it
 // a new version.
-func (s *Service) updateNode(ctx context.Context, acct, share, path string, dir bool, pre Preconditions, change func(*Node) error) (*Node, error) {
+func (s *Service) updateNode(ctx context.Context, acct, share, path string, dir bool, pre Preconditions, u use, change func(*Node) error) (*Node, error) {
 	var out *Node
 	err := s.Update(ctx, func(t *Tx) error {
 		var err error
-		out, err = t.updateNode(acct, share, path, dir, pre, change)
+		out, err = t.updateNode(acct, share, path, dir, pre, u, change)
 		return err
 	})
 	return out, err
 }
 
-func (t *Tx) updateNode(acct, share, path string, dir bool, pre Preconditions, change func(*Node) error) (*Node, error) {
-	l, err := t.existingFor(acct, share, path, dir, pre, useWrite)
+func (t *Tx) updateNode(acct, share, path string, dir bool, pre Preconditions, u use, change func(*Node) error) (*Node, error) {
+	l, err := t.existingFor(acct, share, path, dir, pre, u)
 	if err != nil {
 		return nil, err
 	}
 	n := l.node
+	// The change time is set first so that a change may set its own.
+	n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
 	if err := change(n); err != nil {
 		return nil, err
 	}
-	n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
 	return n, record.Store(t.tx, l.key, n)
 }
 

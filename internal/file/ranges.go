@@ -18,11 +18,18 @@ import (
 const MaxPutRange = 4 << 20
 
 // Content is a Put Range body as it arrives: Length bytes to be read from
-// Body, and the MD5 the client says they have (nil when it sent none).
+// Body, and the MD5 and CRC64 the client says they have (nil when it sent
+// none).
 type Content struct {
 	Body   io.Reader
 	Length int64
 	MD5    []byte
+	// CRC64 is x-ms-content-crc64: 8 bytes, little endian, Azure's
+	// polynomial.
+	CRC64 []byte
+	// KeepLastWriteTime is x-ms-file-last-write-time: preserve; the write
+	// otherwise sets the file's last write time to its own time.
+	KeepLastWriteTime bool
 }
 
 // Written is what a Put Range reports.
@@ -30,11 +37,15 @@ type Written struct {
 	File *Node
 	// ContentMD5 is the MD5 of the bytes received; Azure echoes it back.
 	ContentMD5 []byte
+	// ContentCRC64 is the CRC64 of the bytes received, computed only when
+	// the client sent one to verify (Azure then echoes it back).
+	ContentCRC64 []byte
 }
 
 var errMD5Mismatch = azhttp.ErrMd5Mismatch.WithMessage("The MD5 value specified in the request did not match with the MD5 value calculated by the server.")
 
-// PutRange writes c's content at offset of a file, after verifying c.MD5.
+// PutRange writes c's content at offset of a file, after verifying c.MD5
+// and c.CRC64.
 // The range must lie within the file's size.
 func (s *Service) PutRange(ctx context.Context, acct, share, path string, offset int64, c Content, pre Preconditions) (*Written, error) {
 	if c.Length < 1 || c.Length > MaxPutRange {
@@ -51,21 +62,27 @@ func (s *Service) PutRange(ctx context.Context, acct, share, path string, offset
 	if c.MD5 != nil && !bytes.Equal(c.MD5, sum[:]) {
 		return nil, errMD5Mismatch
 	}
+	var crc []byte
+	if c.CRC64 != nil {
+		if crc = azhttp.CRC64(data); !bytes.Equal(c.CRC64, crc) {
+			return nil, azhttp.ErrCrc64Mismatch
+		}
+	}
 	var out *Node
 	err := s.Update(ctx, func(t *Tx) error {
 		var err error
-		out, err = t.PutRange(acct, share, path, offset, data, pre)
+		out, err = t.writeRange(acct, share, path, offset, offset+int64(len(data)), data, c.KeepLastWriteTime, pre)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &Written{File: out, ContentMD5: sum[:]}, nil
+	return &Written{File: out, ContentMD5: sum[:], ContentCRC64: crc}, nil
 }
 
 // PutRange writes data at offset of a file inside t's transaction.
 func (t *Tx) PutRange(acct, share, path string, offset int64, data []byte, pre Preconditions) (*Node, error) {
-	return t.writeRange(acct, share, path, offset, offset+int64(len(data)), data, pre)
+	return t.writeRange(acct, share, path, offset, offset+int64(len(data)), data, false, pre)
 }
 
 // ClearRange clears bytes [start, end] of a file: they read as zeros and
@@ -74,23 +91,26 @@ func (s *Service) ClearRange(ctx context.Context, acct, share, path string, star
 	var out *Node
 	err := s.Update(ctx, func(t *Tx) error {
 		var err error
-		out, err = t.writeRange(acct, share, path, start, end+1, nil, pre)
+		out, err = t.writeRange(acct, share, path, start, end+1, nil, false, pre)
 		return err
 	})
 	return out, err
 }
 
 // writeRange replaces [from, to) of a file with data, or clears it when
-// data is nil.
-func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, pre Preconditions) (*Node, error) {
-	return t.updateNode(acct, share, path, false, pre, func(n *Node) error {
+// data is nil; it sets the file's last write time unless keepLastWrite.
+func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, keepLastWrite bool, pre Preconditions) (*Node, error) {
+	return t.updateNode(acct, share, path, false, pre, useWrite, func(n *Node) error {
 		if from < 0 || to <= from || to > n.Size {
 			return azhttp.ErrInvalidRange
 		}
 		if err := cutRange(t.tx, acct, share, n.ID, from, to); err != nil {
 			return err
 		}
-		n.SMB.LastWriteTime = t.now
+		if !keepLastWrite {
+			n.SMB.LastWriteTime = t.now
+		}
+		n.Copy = nil // the file no longer is what the copy made it
 		if data == nil {
 			return nil
 		}

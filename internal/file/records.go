@@ -62,6 +62,22 @@ type Node struct {
 	// answers DeletePending and listings leave the node out until its last
 	// handle closes (deleting it) or the disposition is cleared.
 	DeletePending bool `json:",omitempty"`
+	// Copy is the last Copy File that wrote this file, until Put Range or
+	// Set File Properties changes it.
+	Copy *CopyInfo `json:",omitempty"`
+}
+
+// CopyInfo is what a file reports of the Copy File that made it. A copy
+// is "pending" only while its transactions run (or after a crash cut it
+// short, until Abort Copy File); then "success", "failed" or "aborted".
+type CopyInfo struct {
+	ID          string
+	Source      string
+	Status      string
+	Description string `json:",omitempty"`
+	Copied      int64  // bytes copied so far
+	Total       int64
+	Completed   time.Time `json:",omitzero"`
 }
 
 // extent covers bytes [Offset, Offset+Size) of a file with bytes

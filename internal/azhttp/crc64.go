@@ -1,0 +1,31 @@
+package azhttp
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"hash/crc64"
+	"net/http"
+)
+
+// crc64Table is Azure Storage's CRC64 (the polynomial of NVMe's CRC64).
+var crc64Table = crc64.MakeTable(0x9A6C9329AC4BC9B5)
+
+// CRC64 returns Azure Storage's CRC64 of data the way the x-ms-*-crc64
+// headers carry it: 8 bytes, little endian.
+func CRC64(data []byte) []byte {
+	return binary.LittleEndian.AppendUint64(nil, crc64.Checksum(data, crc64Table))
+}
+
+// ParseCRC64 reads a CRC64 header (x-ms-content-crc64 and its source
+// variants): nil when absent, else the 8 bytes the client computed.
+func ParseCRC64(h http.Header, name string) ([]byte, error) {
+	v := h.Get(name)
+	if v == "" {
+		return nil, nil
+	}
+	sum, err := base64.StdEncoding.DecodeString(v)
+	if err != nil || len(sum) != 8 {
+		return nil, InvalidHeaderValue(name, v)
+	}
+	return sum, nil
+}

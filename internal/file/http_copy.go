@@ -1,0 +1,209 @@
+package file
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// parseCopySMB reads Copy File's SMB headers: each may say "source" to
+// take the source's value; x-ms-file-permission-copy-mode says where the
+// permission comes from.
+func parseCopySMB(h http.Header) (CopySMB, error) {
+	var c CopySMB
+	given := h.Clone()
+	fromSource := func(name string, flag *bool) {
+		if strings.EqualFold(strings.TrimSpace(h.Get(name)), "source") {
+			*flag = true
+			given.Del(name)
+		}
+	}
+	fromSource("x-ms-file-attributes", &c.AttributesFromSource)
+	fromSource("x-ms-file-creation-time", &c.CreationTimeFromSource)
+	fromSource("x-ms-file-last-write-time", &c.LastWriteTimeFromSource)
+	fromSource("x-ms-file-change-time", &c.ChangeTimeFromSource)
+	mode := h.Get("x-ms-file-permission-copy-mode")
+	hasPermission := h.Get("x-ms-file-permission") != "" || h.Get("x-ms-file-permission-key") != ""
+	switch {
+	case mode == "" && hasPermission:
+		return c, azhttp.MissingRequiredHeader("x-ms-file-permission-copy-mode").WithMessage("A permission given to Copy File needs x-ms-file-permission-copy-mode: override.")
+	case mode == "":
+	case strings.EqualFold(mode, "source"):
+		if hasPermission {
+			return c, azhttp.InvalidHeaderValue("x-ms-file-permission-copy-mode", mode).WithMessage("x-ms-file-permission-copy-mode: source takes no x-ms-file-permission.")
+		}
+		c.PermissionFromSource = true
+	case strings.EqualFold(mode, "override"):
+		if !hasPermission {
+			return c, azhttp.MissingRequiredHeader("x-ms-file-permission").WithMessage("x-ms-file-permission-copy-mode: override needs x-ms-file-permission.")
+		}
+	default:
+		return c, azhttp.InvalidHeaderValue("x-ms-file-permission-copy-mode", mode)
+	}
+	var err error
+	if c.SMBChange, err = parseSMB(given, false); err != nil {
+		return c, err
+	}
+	c.SetArchive, err = renameBool(h, "x-ms-file-copy-set-archive")
+	return c, err
+}
+
+func (h *handler) copyFile(q *request) error {
+	raw := q.r.Header.Get("x-ms-copy-source")
+	src, err := h.parseSource(q, raw, azhttp.InvalidHeaderValue("x-ms-copy-source", raw))
+	if err != nil {
+		return err
+	}
+	if err := h.authorizeSource(q, src, 'r'); err != nil {
+		return azhttp.ErrCannotVerifyCopySource.WithMessage("This request is not authorized to perform this operation using this source: %v", err)
+	}
+	req := CopyRequest{SourceURL: raw, SrcAcct: src.acct, SrcShare: src.share, SrcPath: src.path,
+		Acct: q.acct, Share: q.share, Path: q.path, Dest: preconditions(q.r.Header)}
+	if req.SMB, err = parseCopySMB(q.r.Header); err != nil {
+		return err
+	}
+	if req.IgnoreReadOnly, err = renameBool(q.r.Header, "x-ms-file-copy-ignore-readonly"); err != nil {
+		return err
+	}
+	meta, err := azhttp.ParseMetadata(q.r.Header)
+	if err != nil {
+		return err
+	}
+	if len(meta) > 0 {
+		req.Metadata = meta
+	}
+	n, err := h.svc.CopyFile(q.ctx(), req)
+	if err != nil {
+		return err
+	}
+	hdr := q.w.Header()
+	hdr.Set("ETag", azhttp.ETag(n.Version))
+	hdr.Set("Last-Modified", azhttp.HTTPTime(n.Modified))
+	if n.Copy != nil {
+		hdr.Set("x-ms-copy-id", n.Copy.ID)
+		hdr.Set("x-ms-copy-status", n.Copy.Status)
+	}
+	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
+}
+
+// writeCopyHeaders reports the copy that made a file, if it still
+// stands.
+func writeCopyHeaders(h http.Header, c *CopyInfo) {
+	if c == nil {
+		return
+	}
+	h.Set("x-ms-copy-id", c.ID)
+	h.Set("x-ms-copy-source", c.Source)
+	h.Set("x-ms-copy-status", c.Status)
+	h.Set("x-ms-copy-progress", strconv.FormatInt(c.Copied, 10)+"/"+strconv.FormatInt(c.Total, 10))
+	if !c.Completed.IsZero() {
+		h.Set("x-ms-copy-completion-time", azhttp.HTTPTime(c.Completed))
+	}
+	if c.Description != "" {
+		h.Set("x-ms-copy-status-description", c.Description)
+	}
+}
+
+func (h *handler) abortCopy(q *request) error {
+	if v := q.r.Header.Get("x-ms-copy-action"); v != "abort" {
+		if v == "" {
+			return azhttp.MissingRequiredHeader("x-ms-copy-action")
+		}
+		return azhttp.InvalidHeaderValue("x-ms-copy-action", v).WithMessage("The value for header x-ms-copy-action must be \"abort\".")
+	}
+	id := q.q.Get("copyid")
+	if id == "" {
+		return azhttp.MissingRequiredQueryParameter("copyid")
+	}
+	if err := h.svc.AbortCopy(q.ctx(), q.acct, q.share, q.path, id, preconditions(q.r.Header)); err != nil {
+		return err
+	}
+	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
+}
+
+func (h *handler) putRangeFromURL(q *request) error {
+	hdr := q.r.Header
+	if v := hdr.Get("x-ms-write"); v != "update" {
+		if v == "" {
+			return azhttp.MissingRequiredHeader("x-ms-write")
+		}
+		return azhttp.InvalidHeaderValue("x-ms-write", v).WithMessage("Put Range From URL only updates: x-ms-write must be \"update\".")
+	}
+	if q.r.ContentLength > 0 {
+		return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Put Range From URL takes no body.")
+	}
+	if hdr.Get("x-ms-copy-source-authorization") != "" {
+		return azhttp.ErrNotImplemented.WithMessage("x-ms-copy-source-authorization (OAuth for the source) is not supported by this server yet.")
+	}
+	dst, err := azhttp.ParseRange(hdr, true)
+	if err != nil {
+		return err
+	}
+	if dst == nil {
+		return azhttp.MissingRequiredHeader("x-ms-range").WithMessage("Put Range From URL needs a closed range in x-ms-range or Range.")
+	}
+	srcRange := hdr.Get("x-ms-source-range")
+	if srcRange == "" {
+		return azhttp.MissingRequiredHeader("x-ms-source-range")
+	}
+	sr, err := azhttp.ParseRange(http.Header{"X-Ms-Range": {srcRange}}, true)
+	if err != nil || sr == nil || sr.End < 0 {
+		return azhttp.InvalidHeaderValue("x-ms-source-range", srcRange)
+	}
+	length := dst.End - dst.Start + 1
+	if sr.End-sr.Start+1 != length {
+		return azhttp.InvalidHeaderValue("x-ms-source-range", srcRange).WithMessage("The source range and the destination range differ in length.")
+	}
+	if length > MaxPutRange {
+		return azhttp.InvalidHeaderValue("x-ms-range", hdr.Get("x-ms-range")).WithMessage("A Put Range From URL writes at most 4 MiB.")
+	}
+	raw := hdr.Get("x-ms-copy-source")
+	src, err := h.parseSource(q, raw, azhttp.InvalidHeaderValue("x-ms-copy-source", raw))
+	if err != nil {
+		return err
+	}
+	if err := h.authorizeSource(q, src, 'r'); err != nil {
+		return azhttp.ErrCannotVerifyCopySource.WithMessage("This request is not authorized to perform this operation using this source: %v", err)
+	}
+	rc := RangeCopy{SrcAcct: src.acct, SrcShare: src.share, SrcPath: src.path, SrcOffset: sr.Start,
+		Acct: q.acct, Share: q.share, Path: q.path, Offset: dst.Start, Length: length, Dest: preconditions(hdr)}
+	for name, into := range map[string]*[]byte{
+		"x-ms-source-content-crc64":       &rc.SourceCRC64,
+		"x-ms-source-if-match-crc64":      &rc.IfMatchCRC64,
+		"x-ms-source-if-none-match-crc64": &rc.IfNoneMatchCRC64,
+	} {
+		if *into, err = azhttp.ParseCRC64(hdr, name); err != nil {
+			return err
+		}
+	}
+	if rc.KeepLastWriteTime, err = parseLastWriteMode(hdr); err != nil {
+		return err
+	}
+	w, err := h.svc.PutRangeFromURL(q.ctx(), rc)
+	if err != nil {
+		return err
+	}
+	out := q.w.Header()
+	out.Set("ETag", azhttp.ETag(w.File.Version))
+	out.Set("Last-Modified", azhttp.HTTPTime(w.File.Modified))
+	out.Set("x-ms-content-crc64", base64.StdEncoding.EncodeToString(w.ContentCRC64))
+	out.Set("x-ms-request-server-encrypted", "true")
+	out.Set("x-ms-file-last-write-time", w.File.SMB.LastWriteTime.UTC().Format(smbTimeLayout))
+	return azhttp.WriteEmpty(q.w, http.StatusCreated)
+}
+
+// parseLastWriteMode reads a range write's x-ms-file-last-write-time:
+// "now" (the default) or "preserve", which it reports as true.
+func parseLastWriteMode(h http.Header) (bool, error) {
+	switch v := h.Get("x-ms-file-last-write-time"); {
+	case v == "" || strings.EqualFold(v, "now"):
+		return false, nil
+	case strings.EqualFold(v, "preserve"):
+		return true, nil
+	default:
+		return false, azhttp.InvalidHeaderValue("x-ms-file-last-write-time", v)
+	}
+}

@@ -1,0 +1,74 @@
+package file
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// renameBool reads one of Rename's true/false headers (absent is false).
+func renameBool(h http.Header, name string) (bool, error) {
+	v := h.Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, azhttp.InvalidHeaderValue(name, v)
+	}
+	return b, nil
+}
+
+// rename serves Rename File and Rename Directory: the request addresses
+// the destination, x-ms-file-rename-source the source in the same share.
+func (h *handler) rename(q *request, dir bool) error {
+	raw := q.r.Header.Get("x-ms-file-rename-source")
+	if raw == "" {
+		return azhttp.MissingRequiredHeader("x-ms-file-rename-source")
+	}
+	src, err := h.parseSource(q, raw, azhttp.InvalidHeaderValue("x-ms-file-rename-source", raw))
+	if err != nil {
+		return err
+	}
+	if src.acct != q.acct || src.share != q.share {
+		return azhttp.InvalidHeaderValue("x-ms-file-rename-source", raw).WithMessage("A rename moves a file or directory within its share.")
+	}
+	if err := h.authorizeSource(q, src, 'd'); err != nil {
+		return err
+	}
+	r := Rename{Source: src.path, Dest: q.path, Dir: dir,
+		SourceLeaseID: q.r.Header.Get("x-ms-source-lease-id"), DestLeaseID: q.r.Header.Get("x-ms-destination-lease-id")}
+	if r.ReplaceIfExists, err = renameBool(q.r.Header, "x-ms-file-rename-replace-if-exists"); err != nil {
+		return err
+	}
+	if r.IgnoreReadOnly, err = renameBool(q.r.Header, "x-ms-file-rename-ignore-readonly"); err != nil {
+		return err
+	}
+	if r.IgnoreReadOnly && !r.ReplaceIfExists {
+		return azhttp.InvalidHeaderValue("x-ms-file-rename-ignore-readonly", "true").WithMessage("x-ms-file-rename-ignore-readonly needs x-ms-file-rename-replace-if-exists: true.")
+	}
+	if r.SMB, err = parseSMBUpdate(q.r.Header, dir, false); err != nil {
+		return err
+	}
+	meta, err := azhttp.ParseMetadata(q.r.Header)
+	if err != nil {
+		return err
+	}
+	if len(meta) > 0 {
+		r.Metadata = meta
+	}
+	if _, ok := q.r.Header["X-Ms-Content-Type"]; ok && !dir {
+		ct := q.r.Header.Get("x-ms-content-type")
+		r.ContentType = &ct
+	}
+	n, err := h.svc.Rename(q.ctx(), q.acct, q.share, r)
+	if err != nil {
+		return err
+	}
+	writeNode(q.w.Header(), n)
+	return azhttp.WriteEmpty(q.w, http.StatusOK)
+}
+
+func (h *handler) renameFile(q *request) error      { return h.rename(q, false) }
+func (h *handler) renameDirectory(q *request) error { return h.rename(q, true) }

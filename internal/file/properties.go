@@ -1,0 +1,120 @@
+package file
+
+import (
+	"context"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// TimeChange is what a Set Properties, Rename or Copy asks of one SMB
+// time: the zero value keeps the current time ("preserve"), Now takes
+// the request's time, otherwise At.
+type TimeChange struct {
+	Now bool
+	At  *time.Time
+}
+
+func (c TimeChange) apply(cur, now time.Time) time.Time {
+	switch {
+	case c.At != nil:
+		return c.At.UTC()
+	case c.Now:
+		return now
+	}
+	return cur
+}
+
+// SMBUpdate is what a change of an existing directory's or file's SMB
+// properties asks: "" and zero values keep what is there.
+type SMBUpdate struct {
+	Attributes    string // names joined by " | ", or "" to keep
+	CreationTime  TimeChange
+	LastWriteTime TimeChange
+	ChangeTime    TimeChange
+	// Permission is nil to keep the permission, else the SDDL to set
+	// ("" inherits).
+	Permission *string
+}
+
+func (u SMBUpdate) apply(s *SMB, now time.Time) {
+	if u.Attributes != "" {
+		s.Attributes = u.Attributes
+	}
+	s.CreationTime = u.CreationTime.apply(s.CreationTime, now)
+	s.LastWriteTime = u.LastWriteTime.apply(s.LastWriteTime, now)
+	s.ChangeTime = u.ChangeTime.apply(s.ChangeTime, now)
+	if u.Permission != nil {
+		s.Permission = *u.Permission
+	}
+}
+
+// FileProperties is one Set File Properties: the content headers replace
+// the file's (absent ones are cleared); Size, when not nil, resizes it.
+type FileProperties struct {
+	Headers ContentHeaders
+	Size    *int64
+	SMB     SMBUpdate
+}
+
+// SetFileProperties sets a file's content headers, SMB properties and
+// size. Shrinking cuts the content beyond the new size and frees the data
+// objects nothing references any more; growing adds bytes that read as
+// zeros and cost nothing. It ends what a finished copy reported.
+func (s *Service) SetFileProperties(ctx context.Context, acct, share, path string, p FileProperties, pre Preconditions) (*Node, error) {
+	var out *Node
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		out, err = t.SetFileProperties(acct, share, path, p, pre)
+		return err
+	})
+	return out, err
+}
+
+// SetFileProperties sets a file's properties inside t's transaction.
+func (t *Tx) SetFileProperties(acct, share, path string, p FileProperties, pre Preconditions) (*Node, error) {
+	if p.Size != nil && (*p.Size < 0 || *p.Size > MaxFileSize) {
+		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A file holds 0 to 4 TiB.")
+	}
+	// Attributes change on a ReadOnly file (that is how it is cleared);
+	// its size does not.
+	u := useAttributes
+	if p.Size != nil {
+		u = useWrite
+	}
+	return t.updateNode(acct, share, path, false, pre, u, func(n *Node) error {
+		if p.Size != nil && *p.Size < n.Size {
+			if err := cutRange(t.tx, acct, share, n.ID, *p.Size, n.Size); err != nil {
+				return err
+			}
+		}
+		if p.Size != nil {
+			n.Size = *p.Size
+		}
+		n.Headers = p.Headers
+		p.SMB.apply(&n.SMB, t.now)
+		n.Copy = nil
+		return nil
+	})
+}
+
+// SetDirectoryProperties sets a directory's SMB properties ("" is the
+// root).
+func (s *Service) SetDirectoryProperties(ctx context.Context, acct, share, path string, smb SMBUpdate, pre Preconditions) (*Node, error) {
+	var out *Node
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		out, err = t.SetDirectoryProperties(acct, share, path, smb, pre)
+		return err
+	})
+	return out, err
+}
+
+// SetDirectoryProperties sets a directory's SMB properties inside t's
+// transaction.
+func (t *Tx) SetDirectoryProperties(acct, share, path string, smb SMBUpdate, pre Preconditions) (*Node, error) {
+	return t.updateNode(acct, share, path, true, pre, useAttributes, func(n *Node) error {
+		smb.apply(&n.SMB, t.now)
+		return nil
+	})
+}

@@ -1,0 +1,65 @@
+package file
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// RangeCopy is one Put Range From URL: Length bytes at SrcOffset of a
+// file of this server written at Offset of the destination.
+type RangeCopy struct {
+	SrcAcct, SrcShare, SrcPath string
+	SrcOffset                  int64
+	Acct, Share, Path          string
+	Offset, Length             int64
+	// SourceCRC64 (x-ms-source-content-crc64) is verified against the
+	// bytes read; IfMatchCRC64 and IfNoneMatchCRC64 are the source
+	// conditions on them. Each is nil when not sent.
+	SourceCRC64      []byte
+	IfMatchCRC64     []byte
+	IfNoneMatchCRC64 []byte
+	// KeepLastWriteTime is x-ms-file-last-write-time: preserve.
+	KeepLastWriteTime bool
+	Dest              Preconditions
+}
+
+// PutRangeFromURL reads a range of a file of this server from one
+// snapshot and writes it into the destination as Put Range does. The
+// answer carries the CRC64 of the bytes copied.
+func (s *Service) PutRangeFromURL(ctx context.Context, rc RangeCopy) (*Written, error) {
+	if rc.Length < 1 || rc.Length > MaxPutRange {
+		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A Put Range From URL writes 1 byte to 4 MiB.")
+	}
+	var buf bytes.Buffer
+	rng := &Range{Start: rc.SrcOffset, End: rc.SrcOffset + rc.Length - 1}
+	err := s.GetFile(ctx, rc.SrcAcct, rc.SrcShare, rc.SrcPath, rng, Preconditions{}, func(d *Download) error {
+		if d.Length != rc.Length {
+			return azhttp.ErrInvalidRange.WithMessage("The source range lies beyond the source file's end.")
+		}
+		return d.Stream(&buf)
+	})
+	if err != nil {
+		return nil, err
+	}
+	data := buf.Bytes()
+	crc := azhttp.CRC64(data)
+	switch {
+	case rc.SourceCRC64 != nil && !bytes.Equal(rc.SourceCRC64, crc):
+		return nil, azhttp.ErrCrc64Mismatch
+	case rc.IfMatchCRC64 != nil && !bytes.Equal(rc.IfMatchCRC64, crc),
+		rc.IfNoneMatchCRC64 != nil && bytes.Equal(rc.IfNoneMatchCRC64, crc):
+		return nil, azhttp.ErrSourceConditionNotMet
+	}
+	var out *Node
+	err = s.Update(ctx, func(t *Tx) error {
+		n, err := t.writeRange(rc.Acct, rc.Share, rc.Path, rc.Offset, rc.Offset+rc.Length, data, rc.KeepLastWriteTime, rc.Dest)
+		out = n
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Written{File: out, ContentCRC64: crc}, nil
+}

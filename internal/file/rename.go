@@ -1,0 +1,104 @@
+package file
+
+import (
+	"context"
+	"path"
+	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
+)
+
+// Rename is one Rename File or Rename Directory within a share.
+type Rename struct {
+	Source, Dest string // paths within the share
+	Dir          bool   // a directory is renamed
+	// ReplaceIfExists lets the rename replace a file at Dest;
+	// IgnoreReadOnly lets it replace one with the ReadOnly attribute.
+	ReplaceIfExists bool
+	IgnoreReadOnly  bool
+	SourceLeaseID   string
+	DestLeaseID     string
+	SMB             SMBUpdate
+	Metadata        azhttp.Metadata // nil keeps the source's
+	ContentType     *string         // nil keeps the source's (files only)
+}
+
+// Rename moves a directory or file to another path of the same share. A
+// record moves and nothing else: a file keeps its ID and so its content
+// and lease, a directory keeps its ID and so its whole subtree.
+func (s *Service) Rename(ctx context.Context, acct, share string, r Rename) (*Node, error) {
+	var out *Node
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		out, err = t.Rename(acct, share, r)
+		return err
+	})
+	return out, err
+}
+
+// Rename moves a directory or file inside t's transaction.
+func (t *Tx) Rename(acct, share string, r Rename) (*Node, error) {
+	if r.Source == "" || r.Dest == "" {
+		return nil, azhttp.ErrInvalidInput.WithMessage("The root directory of a share cannot be renamed or replaced.")
+	}
+	if r.Dir && strings.HasPrefix(r.Dest, r.Source+"/") {
+		return nil, azhttp.ErrInvalidInput.WithMessage("A directory cannot be moved into its own subtree.")
+	}
+	src, err := t.existingFor(acct, share, r.Source, r.Dir, Preconditions{LeaseID: r.SourceLeaseID}, useRename)
+	if err != nil {
+		return nil, err
+	}
+	dst, err := t.locate(acct, share, r.Dest)
+	if err != nil {
+		return nil, err
+	}
+	if dst.node != nil && r.Source != r.Dest {
+		if err := t.replaceable(acct, share, r, dst.node); err != nil {
+			return nil, err
+		}
+	}
+	n := src.node
+	if err := t.tx.Delete(src.key); err != nil {
+		return nil, err
+	}
+	n.ParentID = dst.parentID
+	n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
+	r.SMB.apply(&n.SMB, t.now)
+	if r.Metadata != nil {
+		n.Metadata = r.Metadata
+	}
+	if r.ContentType != nil && !n.Dir {
+		n.Headers.ContentType = *r.ContentType
+	}
+	// Handles name their node's parent and name: they follow it.
+	if err := t.moveHandles(acct, share, n.ID, n.ID, dst.parentID, path.Base(r.Dest)); err != nil {
+		return nil, err
+	}
+	return n, record.Store(t.tx, dst.key, n)
+}
+
+// replaceable checks that a rename may replace what is at its
+// destination, and deletes it when it may: only a file by a file, only
+// when asked to, a read-only one only when told to ignore that, a leased one only
+// with its lease ID.
+func (t *Tx) replaceable(acct, share string, r Rename, old *Node) error {
+	switch {
+	case !r.ReplaceIfExists:
+		return azhttp.ErrResourceAlreadyExists
+	case old.Dir != r.Dir:
+		return azhttp.ErrResourceTypeMismatch
+	case old.Dir:
+		return azhttp.ErrResourceAlreadyExists.WithMessage("A rename replaces only a file at its destination, not a directory.")
+	case hasAttribute(old.SMB.Attributes, "ReadOnly") && !r.IgnoreReadOnly:
+		return azhttp.ErrReadOnlyAttribute
+	}
+	l, err := t.existingFor(acct, share, r.Dest, false, Preconditions{LeaseID: r.DestLeaseID}, useDelete)
+	if err != nil {
+		return err
+	}
+	if err := t.dropContent(acct, share, l.node.ID); err != nil {
+		return err
+	}
+	return t.tx.Delete(l.key)
+}

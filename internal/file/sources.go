@@ -1,0 +1,65 @@
+package file
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// source is a file of this server that a request names by URL
+// (x-ms-copy-source, x-ms-file-rename-source).
+type source struct {
+	url               *url.URL
+	acct, share, path string
+}
+
+// parseSource reads a path-style URL of a file or directory of this
+// server. bad is the error for a URL that names none.
+func (h *handler) parseSource(q *request, raw string, bad *azhttp.Error) (source, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Path == "" {
+		return source{}, bad
+	}
+	if u.Host != "" && u.Host != q.r.Host {
+		return source{}, azhttp.ErrNotImplemented.WithMessage("A source outside this server's File endpoint (%s) is not supported.", u.Host)
+	}
+	if u.Query().Has("sharesnapshot") {
+		return source{}, azhttp.ErrNotImplemented.WithMessage("Share snapshots (sharesnapshot) as a source are not supported by this server yet.")
+	}
+	src := source{url: u}
+	src.acct, src.share, src.path = splitPath(u.Path)
+	if src.share == "" || src.path == "" {
+		return source{}, bad
+	}
+	if _, ok := h.accounts.Lookup(src.acct); !ok {
+		return source{}, bad
+	}
+	if err := checkNames(src.share, src.path); err != nil {
+		return source{}, err
+	}
+	return src, nil
+}
+
+// authorizeSource checks that the request may use the source with the
+// given SAS permission: through a SAS in the source URL, through Shared
+// Key on the same account, or through the request's own SAS applied to
+// the source's path.
+func (h *handler) authorizeSource(q *request, src source, permission byte) error {
+	u := *src.url
+	switch {
+	case u.Query().Has("sig"):
+	case q.access.Kind == azhttp.AccessSharedKey && q.access.Account == src.acct:
+		return nil
+	case q.access.Kind == azhttp.AccessAccountSAS || q.access.Kind == azhttp.AccessServiceSAS:
+		u.RawQuery = q.r.URL.RawQuery
+	default:
+		return azhttp.ErrCannotVerifyCopySource
+	}
+	fake := (&http.Request{Method: http.MethodGet, URL: &u, Header: http.Header{}, RemoteAddr: q.r.RemoteAddr, TLS: q.r.TLS}).WithContext(q.ctx())
+	access, err := h.auth.Authenticate(fake, src.acct, src.share, src.path)
+	if err != nil {
+		return err
+	}
+	return access.Allows(need('o', permission))
+}

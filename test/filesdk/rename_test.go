@@ -1,0 +1,231 @@
+package filesdk_test
+
+import (
+	"bytes"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/directory"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/fileerror"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/lease"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/sas"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
+)
+
+// TestRenameFile: a file moves with its ID, content and lease; the new
+// path takes the request's metadata and content type.
+func TestRenameFile(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	sc := f.share(t, "rename")
+	root := sc.NewRootDirectoryClient()
+	if _, err := sc.NewDirectoryClient("sub").Create(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	src := root.NewFileClient("a.txt")
+	cr, err := src.Create(ctx, 64, &file.CreateOptions{Metadata: map[string]*string{"old": to.Ptr("1")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("r"), 64)
+	upload(t, src, 0, data)
+	rr, err := src.Rename(ctx, "sub/b.txt", &file.RenameOptions{
+		Metadata: map[string]*string{"new": to.Ptr("2")}, ContentType: to.Ptr("text/csv")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *rr.ID != *cr.ID || *rr.ParentID == *cr.ParentID || *rr.ETag == *cr.ETag {
+		t.Errorf("rename answered id %s parent %s etag %s", *rr.ID, *rr.ParentID, *rr.ETag)
+	}
+	_, err = src.GetProperties(ctx, nil)
+	wantCode(t, err, fileerror.ResourceNotFound)
+	dst := sc.NewDirectoryClient("sub").NewFileClient("b.txt")
+	p, err := dst.GetProperties(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *p.ContentType != "text/csv" || meta(p.Metadata, "new") != "2" || meta(p.Metadata, "old") != "" || *p.ContentLength != 64 {
+		t.Errorf("renamed file: %q %v %d", *p.ContentType, p.Metadata, *p.ContentLength)
+	}
+	if got := download(t, dst, file.HTTPRange{}); !bytes.Equal(got, data) {
+		t.Error("renamed file lost its content")
+	}
+
+	// Without options the metadata stays.
+	if _, err := dst.Rename(ctx, "c.txt", nil); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := root.NewFileClient("c.txt").GetProperties(ctx, nil); err != nil || meta(p.Metadata, "new") != "2" {
+		t.Errorf("metadata after a plain rename: %v %v", p.Metadata, err)
+	}
+
+	_, err = root.NewFileClient("gone").Rename(ctx, "x", nil)
+	wantCode(t, err, fileerror.ResourceNotFound)
+	_, err = root.NewFileClient("c.txt").Rename(ctx, "nodir/x", nil)
+	wantCode(t, err, fileerror.ParentNotFound)
+	_, err = root.NewFileClient("c.txt").Rename(ctx, "sub", &file.RenameOptions{ReplaceIfExists: to.Ptr(true)})
+	wantCode(t, err, fileerror.ResourceTypeMismatch)
+	_, err = sc.NewDirectoryClient("sub").Rename(ctx, "c.txt", &directory.RenameOptions{ReplaceIfExists: to.Ptr(true)})
+	wantCode(t, err, fileerror.ResourceTypeMismatch)
+}
+
+// TestRenameReplace: an existing destination is replaced only when asked
+// to, a read-only one only when told to ignore that.
+func TestRenameReplace(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	sc := f.share(t, "replace")
+	root := sc.NewRootDirectoryClient()
+	a, b := root.NewFileClient("a"), root.NewFileClient("b")
+	if _, err := a.Create(ctx, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	upload(t, a, 0, []byte("aaa"))
+	if _, err := b.Create(ctx, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	upload(t, b, 0, []byte("bbb"))
+	if _, err := b.SetHTTPHeaders(ctx, &file.SetHTTPHeadersOptions{SMBProperties: &file.SMBProperties{Attributes: &file.NTFSFileAttributes{ReadOnly: true}}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.Rename(ctx, "b", nil)
+	wantCode(t, err, fileerror.ResourceAlreadyExists)
+	_, err = a.Rename(ctx, "b", &file.RenameOptions{ReplaceIfExists: to.Ptr(true)})
+	wantStatus(t, err, http.StatusPreconditionFailed, "ReadOnlyAttribute")
+	_, err = a.Rename(ctx, "b", &file.RenameOptions{IgnoreReadOnly: to.Ptr(true)})
+	wantCode(t, err, fileerror.InvalidHeaderValue)
+	if _, err := a.Rename(ctx, "b", &file.RenameOptions{ReplaceIfExists: to.Ptr(true), IgnoreReadOnly: to.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := download(t, b, file.HTTPRange{}); string(got) != "aaa" {
+		t.Errorf("replaced file reads %q", got)
+	}
+	if _, err := a.GetProperties(ctx, nil); !fileerror.HasCode(err, fileerror.ResourceNotFound) {
+		t.Errorf("source after rename: %v", err)
+	}
+}
+
+// TestRenameLeases: a leased source moves only with x-ms-source-lease-id
+// and keeps its lease; a leased destination is replaced only with
+// x-ms-destination-lease-id.
+func TestRenameLeases(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	sc := f.share(t, "renamelease")
+	root := sc.NewRootDirectoryClient()
+	src, dst := root.NewFileClient("src"), root.NewFileClient("dst")
+	for _, fc := range []*file.Client{src, dst} {
+		if _, err := fc.Create(ctx, 1, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acquire := func(fc *file.Client, id string) {
+		lc, err := lease.NewFileClient(fc, &lease.FileClientOptions{LeaseID: to.Ptr(id)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := lc.Acquire(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	acquire(src, leaseA)
+	acquire(dst, leaseB)
+	replace := to.Ptr(true)
+	_, err := src.Rename(ctx, "dst", &file.RenameOptions{ReplaceIfExists: replace,
+		DestinationLeaseAccessConditions: &file.DestinationLeaseAccessConditions{DestinationLeaseID: to.Ptr(leaseB)}})
+	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation")
+	_, err = src.Rename(ctx, "dst", &file.RenameOptions{ReplaceIfExists: replace,
+		SourceLeaseAccessConditions: &file.SourceLeaseAccessConditions{SourceLeaseID: to.Ptr(leaseA)}})
+	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation")
+	if _, err := src.Rename(ctx, "dst", &file.RenameOptions{ReplaceIfExists: replace,
+		SourceLeaseAccessConditions:      &file.SourceLeaseAccessConditions{SourceLeaseID: to.Ptr(leaseA)},
+		DestinationLeaseAccessConditions: &file.DestinationLeaseAccessConditions{DestinationLeaseID: to.Ptr(leaseB)}}); err != nil {
+		t.Fatal(err)
+	}
+	wantLease(t, dst, "leased", "locked", "infinite")
+	_, err = dst.Resize(ctx, 5, &file.ResizeOptions{LeaseAccessConditions: withLease(leaseB)})
+	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseIdMismatchWithFileOperation")
+}
+
+// TestRenameDirectory: a directory moves with its whole subtree, but not
+// into it.
+func TestRenameDirectory(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	sc := f.share(t, "renamedir")
+	top := sc.NewDirectoryClient("top")
+	if _, err := top.Create(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	inner := top.NewSubdirectoryClient("inner")
+	if _, err := inner.Create(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	leaf := inner.NewFileClient("leaf")
+	if _, err := leaf.Create(ctx, 4, nil); err != nil {
+		t.Fatal(err)
+	}
+	upload(t, leaf, 0, []byte("leaf"))
+	_, err := top.Rename(ctx, "top/inner/deeper", nil)
+	wantCode(t, err, fileerror.InvalidInput)
+	if _, err := sc.NewDirectoryClient("other").Create(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err = top.Rename(ctx, "other", nil)
+	wantCode(t, err, fileerror.ResourceAlreadyExists)
+	rr, err := top.Rename(ctx, "other/moved", &directory.RenameOptions{Metadata: map[string]*string{"m": to.Ptr("v")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := sc.NewDirectoryClient("other/moved")
+	p, err := moved.GetProperties(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *p.ID != *rr.ID || meta(p.Metadata, "m") != "v" || *p.FileAttributes != "Directory" {
+		t.Errorf("moved directory %s %v %q", *p.ID, p.Metadata, *p.FileAttributes)
+	}
+	if got := download(t, moved.NewSubdirectoryClient("inner").NewFileClient("leaf"), file.HTTPRange{}); string(got) != "leaf" {
+		t.Errorf("subtree file reads %q", got)
+	}
+	_, err = top.GetProperties(ctx, nil)
+	wantCode(t, err, fileerror.ResourceNotFound)
+	_, err = sc.NewDirectoryClient("nothere").Rename(ctx, "x", nil)
+	wantCode(t, err, fileerror.ResourceNotFound)
+}
+
+// TestRenameWithSAS: a rename authorized by an account SAS, whose query
+// the SDK sends with the destination, covers the source too.
+func TestRenameWithSAS(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	f.share(t, "renamesas")
+	sasURL, err := f.svc.GetSASURL(sas.AccountResourceTypes{Service: true, Container: true, Object: true},
+		sas.AccountPermissions{Read: true, Write: true, Create: true, Delete: true, List: true}, time.Now().Add(time.Hour), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := service.NewClientWithNoCredential(sasURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := svc.NewShareClient("renamesas").NewRootDirectoryClient()
+	fc := root.NewFileClient("a")
+	if _, err := fc.Create(ctx, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fc.Rename(ctx, "b", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.NewFileClient("b").GetProperties(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+}

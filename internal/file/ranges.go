@@ -201,6 +201,19 @@ func cutRange(tx kv.Txn, acct, share string, file uint64, from, to int64) error 
 // Range is an inclusive byte range of a file.
 type Range = azhttp.ByteRange
 
+// window is the half-open [lo, hi) of a file of the given size that an
+// optional range asks about: all of it when r is nil, and never past
+// size.
+func window(r *Range, size int64) (lo, hi int64) {
+	if r == nil {
+		return 0, size
+	}
+	if r.End >= 0 {
+		size = min(size, r.End+1)
+	}
+	return r.Start, size
+}
+
 // RangeList is List Ranges' answer.
 type RangeList struct {
 	File   *Node
@@ -220,13 +233,7 @@ func (s *Service) ListRanges(ctx context.Context, acct, share, path string, rng 
 			return err
 		}
 		out.File = n
-		lo, hi := int64(0), n.Size
-		if rng != nil {
-			lo = rng.Start
-			if rng.End >= 0 {
-				hi = min(hi, rng.End+1)
-			}
-		}
+		lo, hi := window(rng, n.Size)
 		if lo >= hi {
 			return nil
 		}

@@ -462,13 +462,7 @@ func (s *Service) ListRangesDiff(ctx context.Context, acct, share, path, prev st
 		case then.ID != n.ID:
 			return azhttp.ErrFileGenerationMismatch
 		}
-		lo, hi := int64(0), max(n.Size, then.Size)
-		if rng != nil {
-			lo = rng.Start
-			if rng.End >= 0 {
-				hi = min(hi, rng.End+1)
-			}
-		}
+		lo, hi := window(rng, max(n.Size, then.Size))
 		if lo >= hi {
 			return nil
 		}

@@ -120,6 +120,10 @@ var (
 	ErrParentNotFound     = newError(http.StatusNotFound, "ParentNotFound", "The specified parent path does not exist.")
 	ErrDirectoryNotEmpty  = newError(http.StatusConflict, "DirectoryNotEmpty", "The specified directory is not empty.")
 
+	ErrShareSizeLimitReached    = newError(http.StatusForbidden, "ShareSizeLimitReached", "The specified share is full.")
+	ErrFileInvalidPermission    = newError(http.StatusBadRequest, "FileInvalidPermission", "The specified file permission is not valid.")
+	ErrFileInvalidPermissionKey = newError(http.StatusBadRequest, "FileInvalidPermissionKey", "The specified file permission key does not exist in the share.")
+
 	ErrLeaseIdMismatchWithFileOperation = newError(http.StatusPreconditionFailed, "LeaseIdMismatchWithFileOperation", "The lease ID specified did not match the lease ID for the file.")
 	ErrLeaseNotPresentWithFileOperation = newError(http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation", "There is currently no lease on the file.")
 )

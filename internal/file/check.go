@@ -44,6 +44,9 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 		extents: map[fileRef][]extent{},
 		chunks:  map[dataRef][]int64{},
 		bytes:   map[dataRef]int64{},
+		usage:   map[[2]string]int64{},
+		perms:   map[[2]string]map[string]bool{},
+		uses:    map[[2]string][]string{},
 	}
 	err := store.View(ctx, func(r kv.Reader) error {
 		p := tuple.New("Fa")
@@ -76,6 +79,9 @@ type fileChecker struct {
 	extents    map[fileRef][]extent
 	chunks     map[dataRef][]int64 // chunk indexes, in key order
 	bytes      map[dataRef]int64
+	usage      map[[2]string]int64           // sum of each share's usage shards
+	perms      map[[2]string]map[string]bool // stored permission keys
+	uses       map[[2]string][]string        // explicit permissions of nodes
 	violations []string
 }
 
@@ -119,6 +125,9 @@ func (c *fileChecker) entry(k, v []byte) error {
 		}
 		c.roots[sh] = true
 		c.dirs[fileRef{acct, share, rootID}] = true
+		if n.SMB.Permission != "" {
+			c.uses[sh] = append(c.uses[sh], n.SMB.Permission)
+		}
 	case 'n':
 		parent, err := rd.Uint()
 		if err != nil {
@@ -136,6 +145,9 @@ func (c *fileChecker) entry(k, v []byte) error {
 			c.fail("%s/%s: %q records parent %d but is keyed under %d", acct, share, name, n.ParentID, parent)
 		}
 		c.parents[fileRef{acct, share, parent}] = append(c.parents[fileRef{acct, share, parent}], name)
+		if n.SMB.Permission != "" {
+			c.uses[sh] = append(c.uses[sh], n.SMB.Permission)
+		}
 		ref := fileRef{acct, share, n.ID}
 		if n.Dir {
 			c.dirs[ref] = true
@@ -176,6 +188,30 @@ func (c *fileChecker) entry(k, v []byte) error {
 		ref := dataRef{fileRef{acct, share, file}, data}
 		c.chunks[ref] = append(c.chunks[ref], int64(idx))
 		c.bytes[ref] += int64(len(v))
+	case 'u':
+		if _, err := rd.Uint(); err != nil {
+			return err
+		}
+		if len(v) != 8 {
+			return fmt.Errorf("usage shard of %d bytes", len(v))
+		}
+		c.usage[sh] += decodeUsage(v)
+	case 'k':
+		key, err := rd.Str()
+		if err != nil {
+			return err
+		}
+		var p storedPermission
+		if err := record.Decode(v, &p); err != nil {
+			return err
+		}
+		if !validSDDL(p.SDDL) || permissionKey(p.SDDL) != key {
+			c.fail("%s/%s: permission key %q holds %q, whose key is %q", acct, share, key, p.SDDL, permissionKey(p.SDDL))
+		}
+		if c.perms[sh] == nil {
+			c.perms[sh] = map[string]bool{}
+		}
+		c.perms[sh][key] = true
 	default:
 		return fmt.Errorf("unknown tag %q", tag)
 	}
@@ -193,6 +229,7 @@ func (c *fileChecker) verify() {
 			c.fail("%s/%s: root directory outlives its share", sh[0], sh[1])
 		}
 	}
+	c.verifyShareAccounting()
 	for parent, names := range c.parents {
 		if !c.dirs[parent] {
 			c.fail("%s/%s: %v sit under directory %d, which does not exist", parent.acct, parent.share, names, parent.id)
@@ -243,4 +280,34 @@ func sameChunks(got []int64, want int64) bool {
 		}
 	}
 	return true
+}
+
+// verifyShareAccounting checks each share's usage against the sizes of its
+// files, and that every explicit permission of a directory or file is
+// stored under its key, so Get Permission resolves what they report.
+func (c *fileChecker) verifyShareAccounting() {
+	sizes := map[[2]string]int64{}
+	for ref, n := range c.files {
+		sizes[[2]string{ref.acct, ref.share}] += n.Size
+	}
+	for sh := range c.usage {
+		if !c.shares[sh] {
+			c.fail("%s/%s: usage outlives its share", sh[0], sh[1])
+		}
+	}
+	for sh := range c.perms {
+		if !c.shares[sh] {
+			c.fail("%s/%s: stored permissions outlive their share", sh[0], sh[1])
+		}
+	}
+	for sh := range c.shares {
+		if c.usage[sh] != sizes[sh] {
+			c.fail("%s/%s: usage is %d bytes but its files hold %d", sh[0], sh[1], c.usage[sh], sizes[sh])
+		}
+		for _, p := range c.uses[sh] {
+			if !c.perms[sh][permissionKey(p)] {
+				c.fail("%s/%s: permission %q is set but not stored under key %q", sh[0], sh[1], p, permissionKey(p))
+			}
+		}
+	}
 }

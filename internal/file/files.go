@@ -17,8 +17,13 @@ const MaxFileSize = 4 << 40
 // leased file is replaced only by a request carrying its lease ID, and
 // keeps the lease.
 func (s *Service) CreateFile(ctx context.Context, acct, share, path string, size int64, h ContentHeaders, smb SMBChange, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
+	roomy, err := s.roomFor(ctx, acct, share, size)
+	if err != nil {
+		return nil, err
+	}
 	var out *Node
-	err := s.Update(ctx, func(t *Tx) error {
+	err = s.Update(ctx, func(t *Tx) error {
+		t.roomy = roomy
 		var err error
 		out, err = t.CreateFile(acct, share, path, size, h, smb, meta, pre)
 		return err
@@ -53,10 +58,18 @@ func (t *Tx) CreateFile(acct, share, path string, size int64, h ContentHeaders, 
 	if err := check(pre, conditions.Create, l.node.state(), azhttp.ErrResourceAlreadyExists); err != nil {
 		return nil, err
 	}
+	if err := t.resolvePermission(acct, share, &smb); err != nil {
+		return nil, err
+	}
+	grow := size
 	if l.node != nil {
+		grow -= l.node.Size
 		if err := t.dropContent(acct, share, l.node.ID); err != nil {
 			return nil, err
 		}
+	}
+	if err := t.ChargeUsage(acct, share, l.key, grow); err != nil {
+		return nil, err
 	}
 	id, err := t.newID()
 	if err != nil {
@@ -117,6 +130,9 @@ func (t *Tx) DeleteFile(acct, share, path string, pre Preconditions) error {
 		return err
 	}
 	if err := t.dropContent(acct, share, l.node.ID); err != nil {
+		return err
+	}
+	if err := t.ChargeUsage(acct, share, l.key, -l.node.Size); err != nil {
 		return err
 	}
 	return t.tx.Delete(l.key)

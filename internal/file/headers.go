@@ -85,9 +85,7 @@ func parseSMB(h http.Header, dir bool) (SMBChange, error) {
 	if c.ChangeTime, err = parseSMBTime(h, "x-ms-file-change-time"); err != nil {
 		return c, err
 	}
-	if h.Get("x-ms-file-permission-key") != "" {
-		return c, azhttp.ErrNotImplemented.WithMessage("Setting a permission by x-ms-file-permission-key (Create Permission) is not supported by this server yet.")
-	}
+	c.PermissionKey = h.Get("x-ms-file-permission-key")
 	switch p := h.Get("x-ms-file-permission"); {
 	case p == "" || strings.EqualFold(p, "inherit") || strings.EqualFold(p, "preserve"):
 	case h.Get("x-ms-file-permission-format") != "" && !strings.EqualFold(h.Get("x-ms-file-permission-format"), "sddl"):
@@ -101,8 +99,11 @@ func parseSMB(h http.Header, dir bool) (SMBChange, error) {
 }
 
 // permissionKey names a permission the way x-ms-file-permission-key does;
-// the inherited permission has one fixed key.
+// "" (no permission set) is the default permission and has its key.
 func permissionKey(sddl string) string {
+	if sddl == "" {
+		sddl = defaultPermission
+	}
 	f := fnv.New64a()
 	_, _ = f.Write([]byte("cerulean-permission:" + sddl)) // hash writes never fail
 	return fmt.Sprintf("%d*%d", f.Sum64(), 1)

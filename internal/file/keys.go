@@ -49,7 +49,7 @@ func dataPrefix(acct, share string, file, data uint64) tuple.Key {
 // record.
 func shareRanges(acct, share string) [][2][]byte {
 	var out [][2][]byte
-	for _, tag := range []string{"r", "n", "x", "d"} {
+	for _, tag := range []string{"r", "n", "x", "d", "u", "k"} {
 		p := accountKey(acct).Raw(tag).Str(share)
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}
@@ -60,4 +60,15 @@ func shareRanges(acct, share string) [][2][]byte {
 func fileRanges(acct, share string, file uint64) [][2][]byte {
 	x, d := extentsPrefix(acct, share, file), filePayloadPrefix(acct, share, file)
 	return [][2][]byte{{x, kv.PrefixEnd(x)}, {d, kv.PrefixEnd(d)}}
+}
+
+// usageKey is one shard of a share's usage counter: the bytes its files
+// hold, as a signed big-endian delta sum (see usage.go).
+func usageKey(acct, share string, shard uint32) tuple.Key {
+	return accountKey(acct).Raw("u").Str(share).Uint(uint64(shard))
+}
+
+// permissionKeyKey is where the SDDL a permission key names is stored.
+func permissionKeyKey(acct, share, key string) tuple.Key {
+	return accountKey(acct).Raw("k").Str(share).Str(key)
 }

@@ -458,12 +458,11 @@ func TestNotImplemented(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, call := range map[string]func() error{
-		"resize":    func() error { _, err := fc.Resize(ctx, 20, nil); return err },
-		"handles":   func() error { _, err := fc.ListHandles(ctx, nil); return err },
-		"rename":    func() error { _, err := fc.Rename(ctx, "g", nil); return err },
-		"snapshot":  func() error { _, err := sc.CreateSnapshot(ctx, nil); return err },
-		"copy":      func() error { _, err := fc.StartCopyFromURL(ctx, fc.URL(), nil); return err },
-		"share acl": func() error { _, err := sc.GetAccessPolicy(ctx, nil); return err },
+		"resize":   func() error { _, err := fc.Resize(ctx, 20, nil); return err },
+		"handles":  func() error { _, err := fc.ListHandles(ctx, nil); return err },
+		"rename":   func() error { _, err := fc.Rename(ctx, "g", nil); return err },
+		"snapshot": func() error { _, err := sc.CreateSnapshot(ctx, nil); return err },
+		"copy":     func() error { _, err := fc.StartCopyFromURL(ctx, fc.URL(), nil); return err },
 	} {
 		var re *azcore.ResponseError
 		if err := call(); !errors.As(err, &re) || re.StatusCode != http.StatusNotImplemented || re.ErrorCode != "NotImplemented" {

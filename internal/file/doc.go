@@ -8,6 +8,8 @@
 //	                                    ID of its parent directory (root: 0)
 //	Fa acct x share file end            file extent ending at offset end
 //	Fa acct d share file data chunk     payload chunk of one data object
+//	Fa acct u share shard               one shard of the share's usage
+//	Fa acct k share key                 the SDDL a permission key names
 //
 // Directories and files are keyed by their parent's ID, not by their
 // path: listing a directory is one range scan, a directory is empty when
@@ -27,6 +29,15 @@
 // A file's lease lives in its record (package lease, infinite only), so
 // every write and delete checks it in the transaction that reads the
 // record, and it survives a restart with the file.
+//
+// A share's usage is the sum of its files' sizes (not the bytes written
+// into them), kept in 64 counter shards so that creates and deletes in one
+// share seldom conflict; creating or growing a file past the share's quota
+// is ShareSizeLimitReached (usage.go). A share's lease (package lease,
+// 15 to 60 s or infinite) guards only its deletion; its stored access
+// policies live in its record, where a service SAS's si is looked up.
+// Permissions are stored per share under the key that names them, one key
+// per distinct SDDL, whether created by Create Permission or set inline.
 //
 // CheckInvariants verifies this layout on a quiescent store; the tests
 // run it after every test.

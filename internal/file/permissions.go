@@ -63,6 +63,9 @@ func (s *Service) GetPermission(ctx context.Context, acct, share, key string) (s
 // permission resolves a permission key; the default permission's key
 // resolves without a record.
 func (t *Tx) permission(acct, share, key string) (string, error) {
+	if !validPermissionKey(key) {
+		return "", azhttp.ErrFileInvalidPermissionKey
+	}
 	var p storedPermission
 	found, err := record.Load(t.r, permissionKeyKey(acct, share, key), &p)
 	switch {
@@ -220,4 +223,12 @@ func isUpperAlpha(s string) bool {
 		}
 	}
 	return true
+}
+
+// validPermissionKey reports whether key has the shape permission keys
+// have ("<digits>*<digits>"), so that nothing else reaches the store.
+func validPermissionKey(key string) bool {
+	a, b, ok := strings.Cut(key, "*")
+	digits := func(s string) bool { return s != "" && len(s) <= 20 && strings.Trim(s, "0123456789") == "" }
+	return ok && digits(a) && digits(b)
 }

@@ -1,14 +1,18 @@
 package file
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/lease"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
@@ -208,4 +212,104 @@ func TestPermissionKeys(t *testing.T) {
 	if _, err := s.CreateFile(ctx, testAcct, "other", "g", 0, ContentHeaders{}, SMBChange{PermissionKey: k1}, nil, Preconditions{}); !errors.Is(err, azhttp.ErrFileInvalidPermissionKey) {
 		t.Fatalf("create with a key of another share: %v", err)
 	}
+}
+
+// TestCheckInvariantsCatchesAccountingDamage: usage that drifts from the
+// files' sizes and permissions that are not stored under their key are
+// reported.
+func TestCheckInvariantsCatchesAccountingDamage(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		damage     func(tx kv.Txn) error
+	}{
+		{"usage drift", "usage is", func(tx kv.Txn) error {
+			return tx.Set(usageKey(testAcct, "s", 7), binary.BigEndian.AppendUint64(nil, 1))
+		}},
+		{"unstored permission", "not stored under key", func(tx kv.Txn) error {
+			n, err := loadNode(tx, nodeKey(testAcct, "s", rootID, "empty"))
+			if err != nil {
+				return err
+			}
+			if n == nil {
+				return errors.New("the layout has no file \"empty\"")
+			}
+			n.SMB.Permission = "O:BAG:BAD:(A;;FA;;;BA)"
+			return record.Store(tx, nodeKey(testAcct, "s", rootID, "empty"), n)
+		}},
+		{"misfiled permission", "whose key is", func(tx kv.Txn) error {
+			return record.Store(tx, permissionKeyKey(testAcct, "s", "1*1"), storedPermission{SDDL: defaultPermission})
+		}},
+		{"usage of a deleted share", "usage outlives", func(tx kv.Txn) error {
+			return tx.Set(usageKey(testAcct, "gone", 0), binary.BigEndian.AppendUint64(nil, 0))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, store, _ := layout(t)
+			if err := store.Update(t.Context(), tc.damage); err != nil {
+				t.Fatal(err)
+			}
+			err := CheckInvariants(t.Context(), store)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want a violation mentioning %q", err, tc.want)
+			}
+			if err := store.Update(t.Context(), wipe); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestUsageInARoomyShare: small creates in a share far below its quota
+// skip the exact total, and the usage stays exact under concurrency.
+func TestUsageInARoomyShare(t *testing.T) {
+	s, _ := newTestService(t) // the default quota, 5 TiB
+	ctx := t.Context()
+	const workers, size = 32, 1 << 20
+	if roomy, err := s.roomFor(ctx, testAcct, "s", size); err != nil || !roomy {
+		t.Fatalf("an empty 5 TiB share is not roomy: %v", err)
+	}
+	if roomy, err := s.roomFor(ctx, testAcct, "s", quotaMargin+1); err != nil || roomy {
+		t.Fatalf("a create larger than the margin skipped the exact read: %v", err)
+	}
+	var wg sync.WaitGroup
+	for i := range workers {
+		wg.Go(func() {
+			if _, err := s.CreateFile(ctx, testAcct, "s", fmt.Sprintf("f%d", i), size, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if got := usage(t, s, "s"); got != workers*size {
+		t.Fatalf("usage %d, want %d", got, workers*size)
+	}
+}
+
+// FuzzValidSDDL: whatever the SDDL check accepts can be stored and read
+// back under its key; nothing panics.
+func FuzzValidSDDL(f *testing.F) {
+	for _, seed := range []string{defaultPermission, "O:BAG:SYD:P(A;OICI;FA;;;SY)S:(AU;SA;FA;;;WD)", "O:S-1-5-21-1-2-3-500G:SYD:", "O:BAG:SYD:(XA;;FA;;;WD;(Member_of {SID(BA)}))", "garbage", ""} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, sddl string) {
+		if !validSDDL(sddl) {
+			return
+		}
+		store := memory.Open()
+		defer func() { _ = store.Close() }()
+		s := New(Config{Store: store})
+		if _, err := s.CreateShare(t.Context(), testAcct, "s", 0, nil); err != nil {
+			t.Fatal(err)
+		}
+		key, err := s.CreatePermission(t.Context(), testAcct, "s", sddl)
+		if err != nil {
+			t.Fatalf("accepted %q but could not store it: %v", sddl, err)
+		}
+		if got, err := s.GetPermission(t.Context(), testAcct, "s", key); err != nil || got != sddl {
+			t.Fatalf("%q read back as %q, %v", sddl, got, err)
+		}
+		if err := CheckInvariants(t.Context(), store); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/directory"
@@ -363,5 +365,46 @@ func TestSASResponseOverrides(t *testing.T) {
 	own, err := fc.GetProperties(ctx, nil)
 	if err != nil || *own.ContentType != "application/x-stored" || *own.CacheControl != "stored" {
 		t.Fatalf("shared key read: %v", err)
+	}
+}
+
+// TestDirectoryIgnoresLeaseID: directories cannot be leased and Azure's
+// directory operations take no x-ms-lease-id (the SDK never sends one),
+// so a stray one is ignored, on a leased share too.
+func TestDirectoryIgnoresLeaseID(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	sc := f.share(t, "dirlease")
+	lc, err := lease.NewShareClient(sc, &lease.ShareClientOptions{LeaseID: to.Ptr(leaseA)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lc.Acquire(ctx, -1, nil); err != nil {
+		t.Fatal(err)
+	}
+	cred, err := directory.NewSharedKeyCredential(f.env.Account, f.env.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc, err := directory.NewClientWithSharedKeyCredential(f.env.FileURL+"dirlease/d", cred,
+		&directory.ClientOptions{ClientOptions: azcore.ClientOptions{PerCallPolicies: []policy.Policy{withHeader{"x-ms-lease-id", leaseB}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dc.Create(ctx, nil); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if _, err := dc.SetMetadata(ctx, &directory.SetMetadataOptions{Metadata: map[string]*string{"k": to.Ptr("v")}}); err != nil {
+		t.Fatalf("set metadata: %v", err)
+	}
+	if _, err := dc.GetProperties(ctx, nil); err != nil {
+		t.Fatalf("get properties: %v", err)
+	}
+	if _, err := dc.Delete(ctx, nil); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	if _, err := lc.Release(ctx, nil); err != nil {
+		t.Fatal(err)
 	}
 }

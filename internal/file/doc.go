@@ -37,7 +37,8 @@
 // 15 to 60 s or infinite) guards only its deletion; its stored access
 // policies live in its record, where a service SAS's si is looked up.
 // Permissions are stored per share under the key that names them, one key
-// per distinct SDDL, whether created by Create Permission or set inline.
+// per distinct SDDL, whether created by Create Permission or set inline;
+// the binary format converts to and from SDDL at the wire (descriptor.go).
 //
 // CheckInvariants verifies this layout on a quiescent store; the tests
 // run it after every test.

@@ -16,16 +16,16 @@ type permissionJSON struct {
 	Format     string `json:"format,omitempty"`
 }
 
-// checkPermissionFormat accepts the SDDL format, the default; the binary
-// (base64 security descriptor) format answers 501.
-func checkPermissionFormat(name, v string) error {
+// binaryPermissionFormat reads a permission format: SDDL, the default,
+// or binary (a base64 security descriptor).
+func binaryPermissionFormat(name, v string) (bool, error) {
 	switch {
 	case v == "" || strings.EqualFold(v, "sddl"):
-		return nil
+		return false, nil
 	case strings.EqualFold(v, "binary"):
-		return azhttp.ErrNotImplemented.WithMessage("File permissions in the binary format are not supported by this server yet.")
+		return true, nil
 	}
-	return azhttp.InvalidHeaderValue(name, v)
+	return false, azhttp.InvalidHeaderValue(name, v)
 }
 
 func (h *handler) createPermission(q *request) error {
@@ -43,8 +43,14 @@ func (h *handler) createPermission(q *request) error {
 	if doc.Permission == "" {
 		return azhttp.ErrInvalidInput.WithMessage("The permission document has no permission.")
 	}
-	if err := checkPermissionFormat("format", doc.Format); err != nil {
+	binary, err := binaryPermissionFormat("format", doc.Format)
+	if err != nil {
 		return err
+	}
+	if binary {
+		if doc.Permission, err = BinaryToSDDL(doc.Permission); err != nil {
+			return err
+		}
 	}
 	key, err := h.svc.CreatePermission(q.ctx(), q.acct, q.share, doc.Permission)
 	if err != nil {
@@ -60,7 +66,8 @@ func (h *handler) getPermission(q *request) error {
 		return azhttp.MissingRequiredHeader("x-ms-file-permission-key")
 	}
 	format := q.r.Header.Get("x-ms-file-permission-format")
-	if err := checkPermissionFormat("x-ms-file-permission-format", format); err != nil {
+	binary, err := binaryPermissionFormat("x-ms-file-permission-format", format)
+	if err != nil {
 		return err
 	}
 	sddl, err := h.svc.GetPermission(q.ctx(), q.acct, q.share, key)
@@ -68,7 +75,13 @@ func (h *handler) getPermission(q *request) error {
 		return err
 	}
 	doc := permissionJSON{Permission: sddl}
-	if format != "" {
+	switch {
+	case binary:
+		if doc.Permission, err = SDDLToBinary(sddl); err != nil {
+			return err
+		}
+		doc.Format = "Binary"
+	case format != "":
 		doc.Format = "Sddl"
 	}
 	body, err := json.Marshal(doc)

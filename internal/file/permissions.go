@@ -188,7 +188,7 @@ func sddlACL(s string) (string, error) {
 	}
 	flags := s[:n]
 	// P, AI, AR and NO_ACCESS_CONTROL, in any order.
-	if strings.Trim(flags, "PAIRNO_CESL") != "" {
+	if strings.Trim(flags, "PAIRNO_CESTL") != "" {
 		return "", errSDDL
 	}
 	s = s[len(flags):]

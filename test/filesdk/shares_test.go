@@ -17,6 +17,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/sas"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/share"
 
+	filestore "github.com/cerulean-db/cerulean/internal/file"
 	"github.com/cerulean-db/cerulean/internal/servertest"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
@@ -276,8 +277,13 @@ func TestPermissions(t *testing.T) {
 	}
 	_, err = sc.GetPermission(ctx, "123*456", nil)
 	wantCode(t, err, fileerror.Code("FileInvalidPermissionKey"))
-	_, err = sc.GetPermission(ctx, key, &share.GetPermissionOptions{FilePermissionFormat: to.Ptr(share.FilePermissionFormatBinary)})
-	wantStatus(t, err, http.StatusNotImplemented, "NotImplemented")
+	bin, err := sc.GetPermission(ctx, key, &share.GetPermissionOptions{FilePermissionFormat: to.Ptr(share.FilePermissionFormatBinary)})
+	if err != nil || *bin.Format != share.FilePermissionFormatBinary {
+		t.Fatalf("get permission as binary: %+v %v", bin, err)
+	}
+	if back, err := filestore.BinaryToSDDL(*bin.Permission); err != nil || back != sddl {
+		t.Fatalf("binary permission decodes to %q, %v", back, err)
+	}
 	_, err = sc.CreatePermission(ctx, "not an SDDL", nil)
 	wantCode(t, err, fileerror.Code("FileInvalidPermission"))
 
@@ -303,6 +309,25 @@ func TestPermissions(t *testing.T) {
 	if err != nil || *back.Permission != inline {
 		t.Fatalf("inline permission by its key: %+v %v", back, err)
 	}
+	// A permission in the binary format is stored as its SDDL.
+	const binSDDL = "O:SYG:SYD:(A;;FA;;;WD)"
+	b64, err := filestore.SDDLToBinary(binSDDL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bf := root.NewFileClient("binary")
+	if _, err := bf.Create(ctx, 0, &file.CreateOptions{Permissions: &file.Permissions{Permission: &b64}, FilePermissionFormat: to.Ptr(file.FilePermissionFormatBinary)}); err != nil {
+		t.Fatal(err)
+	}
+	bp, err := bf.GetProperties(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := sc.GetPermission(ctx, *bp.FilePermissionKey, nil); err != nil || *got.Permission != binSDDL {
+		t.Fatalf("binary permission as SDDL: %+v %v", got, err)
+	}
+	_, err = root.NewFileClient("badbin").Create(ctx, 0, &file.CreateOptions{Permissions: &file.Permissions{Permission: to.Ptr("AQAE")}, FilePermissionFormat: to.Ptr(file.FilePermissionFormatBinary)})
+	wantCode(t, err, fileerror.Code("FileInvalidPermission"))
 	// The default permission's key resolves too.
 	plain := root.NewFileClient("plain")
 	if _, err := plain.Create(ctx, 0, nil); err != nil {

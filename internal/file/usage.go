@@ -76,7 +76,10 @@ func shareUsage(r kv.Reader, acct, share string) (int64, error) {
 // keeps it far enough below its quota that the transaction need not read
 // the exact usage. A missing share is not roomy: the transaction answers.
 func (s *Service) roomFor(ctx context.Context, acct, share string, delta int64) (bool, error) {
-	if delta > quotaMargin {
+	switch {
+	case delta <= 0: // nothing grows, nothing to check
+		return true, nil
+	case delta > quotaMargin:
 		return false, nil
 	}
 	roomy := false

@@ -128,9 +128,12 @@ var (
 	// (https://learn.microsoft.com/rest/api/storageservices/managing-file-locks).
 	// The error-code table lists ReadOnlyAttribute as 409, but the file
 	// locks page, which describes the behaviour, answers 412.
-	ErrSharingViolation  = newError(http.StatusConflict, "SharingViolation", "The specified resource may be in use by an SMB client.")
-	ErrDeletePending     = newError(http.StatusConflict, "DeletePending", "The specified resource is marked for deletion by an SMB client.")
-	ErrReadOnlyAttribute = newError(http.StatusPreconditionFailed, "ReadOnlyAttribute", "The specified resource is read-only and cannot be modified at this time.")
+	ErrSharingViolation         = newError(http.StatusConflict, "SharingViolation", "The specified resource may be in use by an SMB client.")
+	ErrDeletePending            = newError(http.StatusConflict, "DeletePending", "The specified resource is marked for deletion by an SMB client.")
+	ErrReadOnlyAttribute        = newError(http.StatusPreconditionFailed, "ReadOnlyAttribute", "The specified resource is read-only and cannot be modified at this time.")
+	ErrShareSizeLimitReached    = newError(http.StatusForbidden, "ShareSizeLimitReached", "The specified share is full.")
+	ErrFileInvalidPermission    = newError(http.StatusBadRequest, "FileInvalidPermission", "The specified file permission is not valid.")
+	ErrFileInvalidPermissionKey = newError(http.StatusBadRequest, "FileInvalidPermissionKey", "The specified file permission key does not exist in the share.")
 
 	ErrLeaseIdMismatchWithFileOperation = newError(http.StatusPreconditionFailed, "LeaseIdMismatchWithFileOperation", "The lease ID specified did not match the lease ID for the file.")
 	ErrLeaseNotPresentWithFileOperation = newError(http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation", "There is currently no lease on the file.")

@@ -18,6 +18,14 @@ type LeaseCodes struct {
 var (
 	BlobLeaseCodes      = LeaseCodes{IDMissing: ErrLeaseIdMissing, IDMismatch: ErrLeaseIdMismatchWithBlobOperation, NotPresent: ErrLeaseNotPresentWithBlobOperation}
 	ContainerLeaseCodes = LeaseCodes{IDMissing: ErrLeaseIdMissing, IDMismatch: ErrLeaseIdMismatchWithContainerOperation, NotPresent: ErrLeaseNotPresentWithContainerOperation}
+	// A share is a container to the storage service underneath: its lease
+	// checks answer the container codes, naming the share in the messages.
+	ShareLeaseCodes = LeaseCodes{
+		IDMissing:  ErrLeaseIdMissing.WithMessage("There is currently a lease on the file share and no lease ID was specified in the request."),
+		IDMismatch: ErrLeaseIdMismatchWithContainerOperation.WithMessage("The lease ID specified did not match the lease ID for the file share."),
+		NotPresent: ErrLeaseNotPresentWithContainerOperation.WithMessage("There is currently no lease on the file share."),
+		Noun:       "file share",
+	}
 	// Azure Files answers a write without the lease ID of a leased file
 	// with a code that names the lease as absent from the request.
 	FileLeaseCodes = LeaseCodes{

@@ -58,6 +58,9 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 		holds:   map[holdRef]bool{},
 		nodes:   map[fileRef]nodePlace{},
 		handles: map[fileRef][]*Handle{},
+		usage:   map[[2]string]int64{},
+		perms:   map[[2]string]map[string]bool{},
+		uses:    map[[2]string][]string{},
 	}
 	err := store.View(ctx, func(r kv.Reader) error {
 		p := tuple.New("Fa")
@@ -90,9 +93,12 @@ type fileChecker struct {
 	extents    map[fileRef][]extent
 	chunks     map[dataRef][]int64 // chunk indexes, in key order
 	bytes      map[dataRef]int64
-	holds      map[holdRef]bool      // live share's data objects held by snapshots
-	nodes      map[fileRef]nodePlace // every directory and file
-	handles    map[fileRef][]*Handle // open handles by node
+	holds      map[holdRef]bool              // live share's data objects held by snapshots
+	nodes      map[fileRef]nodePlace         // every directory and file
+	handles    map[fileRef][]*Handle         // open handles by node
+	usage      map[[2]string]int64           // sum of each share's usage shards
+	perms      map[[2]string]map[string]bool // stored permission keys
+	uses       map[[2]string][]string        // explicit permissions of nodes
 	violations []string
 }
 
@@ -164,6 +170,9 @@ func (c *fileChecker) entry(k, v []byte) error {
 		c.roots[sh] = true
 		c.dirs[fileRef{acct, share, rootID}] = true
 		c.nodes[fileRef{acct, share, rootID}] = nodePlace{dir: true, pending: n.DeletePending}
+		if n.SMB.Permission != "" {
+			c.uses[sh] = append(c.uses[sh], n.SMB.Permission)
+		}
 	case 'n':
 		parent, err := rd.Uint()
 		if err != nil {
@@ -181,6 +190,9 @@ func (c *fileChecker) entry(k, v []byte) error {
 			c.fail("%s/%s: %q records parent %d but is keyed under %d", acct, share, name, n.ParentID, parent)
 		}
 		c.parents[fileRef{acct, share, parent}] = append(c.parents[fileRef{acct, share, parent}], name)
+		if n.SMB.Permission != "" {
+			c.uses[sh] = append(c.uses[sh], n.SMB.Permission)
+		}
 		ref := fileRef{acct, share, n.ID}
 		c.nodes[ref] = nodePlace{parent: parent, name: name, dir: n.Dir, pending: n.DeletePending}
 		if n.Dir {
@@ -240,6 +252,30 @@ func (c *fileChecker) entry(k, v []byte) error {
 		}
 		ref := fileRef{acct, share, node}
 		c.handles[ref] = append(c.handles[ref], h)
+	case 'u':
+		if _, err := rd.Uint(); err != nil {
+			return err
+		}
+		if len(v) != 8 {
+			return fmt.Errorf("usage shard of %d bytes", len(v))
+		}
+		c.usage[sh] += decodeUsage(v)
+	case 'P':
+		key, err := rd.Str()
+		if err != nil {
+			return err
+		}
+		var p storedPermission
+		if err := record.Decode(v, &p); err != nil {
+			return err
+		}
+		if !validSDDL(p.SDDL) || permissionKey(p.SDDL) != key {
+			c.fail("%s/%s: permission key %q holds %q, whose key is %q", acct, share, key, p.SDDL, permissionKey(p.SDDL))
+		}
+		if c.perms[sh] == nil {
+			c.perms[sh] = map[string]bool{}
+		}
+		c.perms[sh][key] = true
 	default:
 		return fmt.Errorf("unknown tag %q", tag)
 	}
@@ -260,6 +296,7 @@ func (c *fileChecker) verify() {
 			c.fail("%s/%s: root directory outlives its share", sh[0], sh[1])
 		}
 	}
+	c.verifyShareAccounting()
 	for parent, names := range c.parents {
 		if !c.dirs[parent] {
 			c.fail("%s/%s: %v sit under directory %d, which does not exist", parent.acct, parent.share, names, parent.id)
@@ -350,6 +387,41 @@ func (c *fileChecker) verifyHandles() {
 	for ref, at := range c.nodes {
 		if at.pending && len(c.handles[ref]) == 0 {
 			c.fail("%s/%s: node %d is delete-pending with no handle open", ref.acct, ref.share, ref.id)
+		}
+	}
+}
+
+// verifyShareAccounting checks each share's usage against the sizes of its
+// files, and that every explicit permission of a directory or file is
+// stored under its key, so Get Permission resolves what they report.
+func (c *fileChecker) verifyShareAccounting() {
+	sizes := map[[2]string]int64{}
+	for ref, n := range c.files {
+		sizes[[2]string{ref.acct, ref.share}] += n.Size
+	}
+	for sh := range c.usage {
+		if !c.shares[sh] {
+			c.fail("%s/%s: usage outlives its share", sh[0], sh[1])
+		}
+	}
+	for sh := range c.perms {
+		if !c.shares[sh] {
+			c.fail("%s/%s: stored permissions outlive their share", sh[0], sh[1])
+		}
+	}
+	for sh := range c.shares {
+		// A snapshot counts no usage, and its nodes' permissions are
+		// stored with its share's.
+		stored := sh
+		if base, _, ok := splitSnapshotNS(sh[1]); ok {
+			stored = [2]string{sh[0], base}
+		} else if c.usage[sh] != sizes[sh] {
+			c.fail("%s/%s: usage is %d bytes but its files hold %d", sh[0], sh[1], c.usage[sh], sizes[sh])
+		}
+		for _, p := range c.uses[sh] {
+			if !c.perms[stored][permissionKey(p)] {
+				c.fail("%s/%s: permission %q is set but not stored under key %q", sh[0], sh[1], p, permissionKey(p))
+			}
 		}
 	}
 }

@@ -192,6 +192,9 @@ func (t *Tx) startCopy(req CopyRequest, src *Node, copyID string, done bool) (*N
 	if meta == nil {
 		meta = src.Metadata
 	}
+	if err := t.resolvePermission(req.Acct, req.Share, &req.SMB.SMBChange); err != nil {
+		return nil, err
+	}
 	replace := useReplace
 	replace.modifies = !req.IgnoreReadOnly
 	n, err := t.createFile(req.Acct, req.Share, req.Path, src.Size, src.Headers, req.SMB.SMBChange, meta, req.Dest, replace)
@@ -199,6 +202,13 @@ func (t *Tx) startCopy(req CopyRequest, src *Node, copyID string, done bool) (*N
 		return nil, err
 	}
 	n.SMB = req.SMB.resolve(src, t)
+	// A permission copied from the source, or named by key, is stored
+	// in this share as one set inline is.
+	if n.SMB.Permission != "" {
+		if _, err := t.storePermission(req.Acct, req.Share, n.SMB.Permission); err != nil {
+			return nil, err
+		}
+	}
 	n.Copy = &CopyInfo{ID: copyID, Source: req.SourceURL, Status: CopyPending, Total: src.Size}
 	if done {
 		n.Copy.Status, n.Copy.Copied, n.Copy.Completed = CopySuccess, src.Size, t.now
@@ -277,6 +287,9 @@ func (s *Service) failCopy(ctx context.Context, req CopyRequest, copyID string, 
 func (t *Tx) endCopy(acct, share string, l *located, status, description string) error {
 	n := l.node
 	if err := t.dropContent(acct, share, n.ID); err != nil {
+		return err
+	}
+	if err := t.ChargeUsage(acct, share, l.key, -n.Size); err != nil {
 		return err
 	}
 	n.Size = 0

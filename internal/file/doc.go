@@ -14,6 +14,8 @@
 //	                                    parent ID and name
 //	Fa acct k share file data snapshot  the snapshot holds (keeps) a data
 //	                                    object of the live share
+//	Fa acct u share shard               one shard of the share's usage
+//	Fa acct P share key                 the SDDL a permission key names
 //
 // Directories and files are keyed by their parent's ID, not by their
 // path: listing a directory is one range scan, a directory is empty when
@@ -75,6 +77,16 @@
 // part of the content, until Abort Copy File empties it. Put Range From
 // URL reads its source range from one snapshot and writes it as Put Range
 // does.
+//
+// A share's usage is the sum of its files' sizes (not the bytes written
+// into them), kept in 64 counter shards so that creates and deletes in one
+// share seldom conflict; creating or growing a file past the share's quota
+// is ShareSizeLimitReached (usage.go). A share's lease (package lease,
+// 15 to 60 s or infinite) guards only its deletion; its stored access
+// policies live in its record, where a service SAS's si is looked up.
+// Permissions are stored per share under the key that names them, one key
+// per distinct SDDL, whether created by Create Permission or set inline;
+// the binary format converts to and from SDDL at the wire (descriptor.go).
 //
 // CheckInvariants verifies this layout on a quiescent store; the tests
 // run it after every test.

@@ -20,8 +20,13 @@ const MaxFileSize = 4 << 40
 // leased file is replaced only by a request carrying its lease ID, and
 // keeps the lease.
 func (s *Service) CreateFile(ctx context.Context, acct, share, path string, size int64, h ContentHeaders, smb SMBChange, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
+	roomy, err := s.roomFor(ctx, acct, share, size)
+	if err != nil {
+		return nil, err
+	}
 	var out *Node
-	err := s.Update(ctx, func(t *Tx) error {
+	err = s.Update(ctx, func(t *Tx) error {
+		t.roomy = roomy
 		var err error
 		out, err = t.CreateFile(acct, share, path, size, h, smb, meta, pre)
 		return err
@@ -65,13 +70,21 @@ func (t *Tx) createFile(acct, share, path string, size int64, h ContentHeaders, 
 	if err := check(pre, conditions.Create, l.node.state(), azhttp.ErrResourceAlreadyExists); err != nil {
 		return nil, err
 	}
+	if err := t.resolvePermission(acct, share, &smb); err != nil {
+		return nil, err
+	}
+	grow := size
 	if l.node != nil {
 		if err := t.checkUse(acct, share, l.node, replace); err != nil {
 			return nil, err
 		}
+		grow -= l.node.Size
 		if err := t.dropContent(acct, share, l.node.ID); err != nil {
 			return nil, err
 		}
+	}
+	if err := t.ChargeUsage(acct, share, l.key, grow); err != nil {
+		return nil, err
 	}
 	id, err := t.newID()
 	if err != nil {
@@ -163,7 +176,17 @@ func (t *Tx) DeleteFile(acct, share, path string, pre Preconditions) error {
 	if err != nil {
 		return err
 	}
+	return t.removeFile(acct, share, l)
+}
+
+// removeFile deletes a file's record and content and gives its size back
+// to the share's usage: the one way a file goes (Delete File, a rename
+// replacing it, its last delete-on-close handle closing).
+func (t *Tx) removeFile(acct, share string, l *located) error {
 	if err := t.dropContent(acct, share, l.node.ID); err != nil {
+		return err
+	}
+	if err := t.ChargeUsage(acct, share, l.key, -l.node.Size); err != nil {
 		return err
 	}
 	return t.tx.Delete(l.key)

@@ -26,9 +26,7 @@ type handler struct {
 // the plumbing every service shares (request ids, versions, CORS, logging).
 func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts, log: svc.log}
-	// Share stored access policies are not supported yet, so a service SAS
-	// naming a signed identifier finds none (403).
-	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "file", Now: svc.now}
+	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "file", Now: svc.now, Policy: h.storedPolicy}
 	h.props = svcprops.New(svc.store, "file", func(acct string) []byte { return servicePropsKey(acct) })
 	return azhttp.Wrap("file", h.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve))
 }
@@ -91,6 +89,7 @@ func (h *handler) dispatch(q *request) error {
 	if err != nil {
 		return err
 	}
+	q.access = access
 	// Azure Files has no public access: Allows refuses anonymous requests.
 	if err := access.Allows(op.need); err != nil {
 		return err
@@ -142,16 +141,20 @@ func route(q *request) (operation, error) {
 			return operation{need('c', 'w'), (*handler).setShareMetadata}, nil
 		case comp == "properties" && m == http.MethodPut:
 			return operation{need('c', 'w'), (*handler).setShareProperties}, nil
-		case comp == "acl":
-			return notSupported("Get/Set Share ACL (stored access policies)")
-		case comp == "lease":
-			return notSupported("Lease Share")
+		case comp == "acl" && read:
+			return operation{need('c', 'r'), (*handler).getShareACL}, nil
+		case comp == "acl" && m == http.MethodPut:
+			return operation{need('c', 'w'), (*handler).setShareACL}, nil
+		case comp == "lease" && m == http.MethodPut:
+			return operation{need('c', 'w'), (*handler).leaseShare}, nil
 		case comp == "snapshot" && m == http.MethodPut:
 			return operation{need('c', 'c'), (*handler).snapshotShare}, nil
-		case comp == "stats":
-			return notSupported("Get Share Stats")
-		case comp == "filepermission":
-			return notSupported("Create/Get Permission")
+		case comp == "stats" && m == http.MethodGet:
+			return operation{need('c', 'r'), (*handler).getShareStats}, nil
+		case comp == "filepermission" && m == http.MethodPut:
+			return operation{need('c', 'c'), (*handler).createPermission}, nil
+		case comp == "filepermission" && m == http.MethodGet:
+			return operation{need('c', 'r'), (*handler).getPermission}, nil
 		case comp == "undelete":
 			return notSupported("Restore Share")
 		}

@@ -388,9 +388,7 @@ func (t *Tx) closeHandle(acct, share string, h *Handle, l *located, deleteIfPend
 		return record.Store(t.tx, l.key, n)
 	}
 	if !n.Dir {
-		if err := t.dropContent(acct, share, n.ID); err != nil {
-			return err
-		}
+		return t.removeFile(acct, share, l)
 	}
 	return t.tx.Delete(l.key)
 }

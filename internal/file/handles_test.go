@@ -368,7 +368,7 @@ func TestDeleteShareDropsHandles(t *testing.T) {
 	s, store := newTestService(t)
 	mkFile(t, s, "f", 1)
 	h := open(t, s, "f", HandleOptions{Access: r})
-	if err := s.DeleteShare(t.Context(), testAcct, "s"); err != nil {
+	if err := s.DeleteShare(t.Context(), testAcct, "s", ""); err != nil {
 		t.Fatal(err)
 	}
 	if n := countKeys(t, store, accountKey(testAcct).Raw("h")); n != 0 {

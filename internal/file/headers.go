@@ -85,24 +85,32 @@ func parseSMB(h http.Header, dir bool) (SMBChange, error) {
 	if c.ChangeTime, err = parseSMBTime(h, "x-ms-file-change-time"); err != nil {
 		return c, err
 	}
-	if h.Get("x-ms-file-permission-key") != "" {
-		return c, azhttp.ErrNotImplemented.WithMessage("Setting a permission by x-ms-file-permission-key (Create Permission) is not supported by this server yet.")
-	}
+	c.PermissionKey = h.Get("x-ms-file-permission-key")
 	switch p := h.Get("x-ms-file-permission"); {
 	case p == "" || strings.EqualFold(p, "inherit") || strings.EqualFold(p, "preserve"):
-	case h.Get("x-ms-file-permission-format") != "" && !strings.EqualFold(h.Get("x-ms-file-permission-format"), "sddl"):
-		return c, azhttp.ErrNotImplemented.WithMessage("File permissions in the %s format are not supported by this server yet.", h.Get("x-ms-file-permission-format"))
 	case len(p) > 8<<10:
 		return c, azhttp.InvalidHeaderValue("x-ms-file-permission", "").WithMessage("A permission in a header holds at most 8 KiB.")
 	default:
+		binary, err := binaryPermissionFormat("x-ms-file-permission-format", h.Get("x-ms-file-permission-format"))
+		if err != nil {
+			return c, err
+		}
+		if binary {
+			if p, err = BinaryToSDDL(p); err != nil {
+				return c, err
+			}
+		}
 		c.Permission = p
 	}
 	return c, nil
 }
 
 // permissionKey names a permission the way x-ms-file-permission-key does;
-// the inherited permission has one fixed key.
+// "" (no permission set) is the default permission and has its key.
 func permissionKey(sddl string) string {
+	if sddl == "" {
+		sddl = defaultPermission
+	}
 	f := fnv.New64a()
 	_, _ = f.Write([]byte("cerulean-permission:" + sddl)) // hash writes never fail
 	return fmt.Sprintf("%d*%d", f.Sum64(), 1)

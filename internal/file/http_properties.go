@@ -56,6 +56,7 @@ func parseSMBUpdate(h http.Header, dir, changeNow bool) (SMBUpdate, error) {
 	if v := h.Get("x-ms-file-permission"); v != "" && !strings.EqualFold(v, "preserve") {
 		u.Permission = &c.Permission
 	}
+	u.PermissionKey = c.PermissionKey
 	return u, nil
 }
 

@@ -47,7 +47,7 @@ func (h *handler) createShare(q *request) error {
 }
 
 func (h *handler) getShareProperties(q *request) error {
-	sh, err := h.svc.GetShare(q.ctx(), q.acct, q.ns())
+	sh, err := h.svc.GetShare(q.ctx(), q.acct, q.ns(), q.r.Header.Get("x-ms-lease-id"))
 	if err != nil {
 		return err
 	}
@@ -55,8 +55,12 @@ func (h *handler) getShareProperties(q *request) error {
 	writeShare(hdr, sh)
 	hdr.Set("x-ms-share-quota", strconv.Itoa(sh.Quota))
 	hdr.Set("x-ms-enabled-protocols", "SMB")
-	hdr.Set("x-ms-lease-status", "unlocked")
-	hdr.Set("x-ms-lease-state", "available")
+	now := h.svc.clock()
+	hdr.Set("x-ms-lease-status", sh.Lease.Status(now))
+	hdr.Set("x-ms-lease-state", sh.Lease.At(now).State.String())
+	if d := sh.Lease.DurationType(now); d != "" {
+		hdr.Set("x-ms-lease-duration", d)
+	}
 	azhttp.WriteMetadata(hdr, sh.Metadata)
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
@@ -66,7 +70,7 @@ func (h *handler) setShareMetadata(q *request) error {
 	if err != nil {
 		return err
 	}
-	sh, err := h.svc.SetShareMetadata(q.ctx(), q.acct, q.share, meta)
+	sh, err := h.svc.SetShareMetadata(q.ctx(), q.acct, q.share, meta, q.r.Header.Get("x-ms-lease-id"))
 	if err != nil {
 		return err
 	}
@@ -87,10 +91,11 @@ func (h *handler) setShareProperties(q *request) error {
 		return err
 	}
 	var sh *Share
+	leaseID := q.r.Header.Get("x-ms-lease-id")
 	if quota == 0 {
-		sh, err = h.svc.GetShare(q.ctx(), q.acct, q.share)
+		sh, err = h.svc.GetShare(q.ctx(), q.acct, q.share, leaseID)
 	} else {
-		sh, err = h.svc.SetShareQuota(q.ctx(), q.acct, q.share, quota)
+		sh, err = h.svc.SetShareQuota(q.ctx(), q.acct, q.share, quota, leaseID)
 	}
 	if err != nil {
 		return err
@@ -101,13 +106,14 @@ func (h *handler) setShareProperties(q *request) error {
 
 func (h *handler) deleteShare(q *request) error {
 	var err error
-	// include-leased deletes leased snapshots too; share leases are not
-	// served, so it deletes what include does.
+	// Snapshots take no leases here, so include-leased deletes what
+	// include does; the share's own lease guards either.
+	leaseID := q.r.Header.Get("x-ms-lease-id")
 	switch v := q.r.Header.Get("x-ms-delete-snapshots"); {
 	case v == "" || q.snapshot != "":
-		err = h.svc.DeleteShare(q.ctx(), q.acct, q.ns())
+		err = h.svc.DeleteShare(q.ctx(), q.acct, q.ns(), leaseID)
 	case v == "include" || v == "include-leased":
-		err = h.svc.DeleteShareAndSnapshots(q.ctx(), q.acct, q.share)
+		err = h.svc.DeleteShareAndSnapshots(q.ctx(), q.acct, q.share, leaseID)
 	default:
 		return azhttp.InvalidHeaderValue("x-ms-delete-snapshots", v)
 	}
@@ -133,12 +139,13 @@ type shareXML struct {
 	Name       string `xml:"Name"`
 	Snapshot   string `xml:"Snapshot,omitempty"`
 	Properties struct {
-		LastModified string `xml:"Last-Modified"`
-		Etag         string `xml:"Etag"`
-		Quota        int    `xml:"Quota"`
-		Protocols    string `xml:"EnabledProtocols"`
-		LeaseStatus  string `xml:"LeaseStatus"`
-		LeaseState   string `xml:"LeaseState"`
+		LastModified  string `xml:"Last-Modified"`
+		Etag          string `xml:"Etag"`
+		Quota         int    `xml:"Quota"`
+		Protocols     string `xml:"EnabledProtocols"`
+		LeaseStatus   string `xml:"LeaseStatus"`
+		LeaseState    string `xml:"LeaseState"`
+		LeaseDuration string `xml:"LeaseDuration,omitempty"`
 	} `xml:"Properties"`
 	Metadata *azhttp.MetadataXML `xml:"Metadata,omitempty"`
 }
@@ -168,13 +175,15 @@ func (h *handler) listShares(q *request) error {
 		doc.MaxResults = max
 	}
 	doc.Shares.Items = make([]shareXML, 0, len(list))
+	now := h.svc.clock()
 	for _, s := range list {
 		x := shareXML{Name: s.Name, Snapshot: s.Snapshot}
 		x.Properties.LastModified = azhttp.HTTPTime(s.Modified)
 		x.Properties.Etag = azhttp.ETag(s.Version)
 		x.Properties.Quota = s.Quota
 		x.Properties.Protocols = "SMB"
-		x.Properties.LeaseStatus, x.Properties.LeaseState = "unlocked", "available"
+		x.Properties.LeaseStatus, x.Properties.LeaseState = s.Lease.Status(now), s.Lease.At(now).State.String()
+		x.Properties.LeaseDuration = s.Lease.DurationType(now)
 		if inc["metadata"] {
 			m := azhttp.MetadataXML(s.Metadata)
 			x.Metadata = &m

@@ -70,9 +70,20 @@ func handleKey(acct, share string, node, handle uint64) tuple.Key {
 // included; the records in a snapshot's namespace are deleteNamespace's.
 func shareRanges(acct, share string) [][2][]byte {
 	var out [][2][]byte
-	for _, tag := range []string{"r", "n", "x", "d", "h", "S", "k"} {
+	for _, tag := range []string{"r", "n", "x", "d", "h", "S", "k", "u", "P"} {
 		p := accountKey(acct).Raw(tag).Str(share)
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}
 	return out
+}
+
+// usageKey is one shard of a share's usage counter: the bytes its files
+// hold, as a signed big-endian delta sum (see usage.go).
+func usageKey(acct, share string, shard uint32) tuple.Key {
+	return accountKey(acct).Raw("u").Str(share).Uint(uint64(shard))
+}
+
+// permissionKeyKey is where the SDDL a permission key names is stored.
+func permissionKeyKey(acct, share, key string) tuple.Key {
+	return accountKey(acct).Raw("P").Str(share).Str(key)
 }

@@ -96,6 +96,9 @@ type SMBChange struct {
 	LastWriteTime *time.Time
 	ChangeTime    *time.Time
 	Permission    string // an SDDL; "" inherits
+	// PermissionKey names a permission stored by Create Permission
+	// (x-ms-file-permission-key); set at most one of the two.
+	PermissionKey string
 }
 
 func (c SMBChange) smb(now time.Time, defaultAttrs string) SMB {
@@ -131,6 +134,9 @@ func (t *Tx) CreateDirectory(acct, share, path string, smb SMBChange, meta azhtt
 	}
 	if l.node != nil {
 		return nil, azhttp.ErrResourceAlreadyExists
+	}
+	if err := t.resolvePermission(acct, share, &smb); err != nil {
+		return nil, err
 	}
 	id, err := t.newID()
 	if err != nil {

@@ -35,6 +35,25 @@ type SMBUpdate struct {
 	// Permission is nil to keep the permission, else the SDDL to set
 	// ("" inherits).
 	Permission *string
+	// PermissionKey names a stored permission to set instead.
+	PermissionKey string
+}
+
+// resolvePermission turns u's permission key into the SDDL it names, and
+// stores an SDDL set inline under its key, as a create does.
+func (t *Tx) resolveUpdate(acct, share string, u *SMBUpdate) error {
+	if u.Permission == nil && u.PermissionKey == "" {
+		return nil
+	}
+	c := SMBChange{PermissionKey: u.PermissionKey}
+	if u.Permission != nil {
+		c.Permission = *u.Permission
+	}
+	if err := t.resolvePermission(acct, share, &c); err != nil {
+		return err
+	}
+	u.Permission, u.PermissionKey = &c.Permission, ""
+	return nil
 }
 
 func (u SMBUpdate) apply(s *SMB, now time.Time) {
@@ -76,6 +95,9 @@ func (t *Tx) SetFileProperties(acct, share, path string, p FileProperties, pre P
 	if p.Size != nil && (*p.Size < 0 || *p.Size > MaxFileSize) {
 		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A file holds 0 to 4 TiB.")
 	}
+	if err := t.resolveUpdate(acct, share, &p.SMB); err != nil {
+		return nil, err
+	}
 	// Attributes change on a ReadOnly file (that is how it is cleared);
 	// its size does not.
 	u := useAttributes
@@ -89,6 +111,10 @@ func (t *Tx) SetFileProperties(acct, share, path string, p FileProperties, pre P
 			}
 		}
 		if p.Size != nil {
+			// Any key of the file picks its usage shard.
+			if err := t.ChargeUsage(acct, share, extentsPrefix(acct, share, n.ID), *p.Size-n.Size); err != nil {
+				return err
+			}
 			n.Size = *p.Size
 		}
 		n.Headers = p.Headers
@@ -113,6 +139,9 @@ func (s *Service) SetDirectoryProperties(ctx context.Context, acct, share, path 
 // SetDirectoryProperties sets a directory's SMB properties inside t's
 // transaction.
 func (t *Tx) SetDirectoryProperties(acct, share, path string, smb SMBUpdate, pre Preconditions) (*Node, error) {
+	if err := t.resolveUpdate(acct, share, &smb); err != nil {
+		return nil, err
+	}
 	return t.updateNode(acct, share, path, true, pre, useAttributes, func(n *Node) error {
 		smb.apply(&n.SMB, t.now)
 		return nil

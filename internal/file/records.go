@@ -15,10 +15,15 @@ type Share struct {
 	Version  uint64
 	Created  time.Time
 	Modified time.Time
-	// Quota is the share's size limit in GiB. It is recorded and reported;
-	// writes are not yet refused for exceeding it.
+	// Quota is the share's size limit in GiB: the sizes of its files may
+	// not add up to more (see usage.go).
 	Quota    int
 	Metadata azhttp.Metadata
+	// ACL are the share's stored access policies (Set Share ACL), which a
+	// service SAS names with si.
+	ACL []azhttp.SignedIdentifier `json:",omitempty"`
+	// Lease locks the share against deletion (Lease Share).
+	Lease lease.Lease `json:",omitzero"`
 }
 
 // ContentHeaders are the standard HTTP properties stored with a file.

@@ -58,6 +58,9 @@ func (t *Tx) Rename(acct, share string, r Rename) (*Node, error) {
 			return nil, err
 		}
 	}
+	if err := t.resolveUpdate(acct, share, &r.SMB); err != nil {
+		return nil, err
+	}
 	n := src.node
 	if err := t.tx.Delete(src.key); err != nil {
 		return nil, err
@@ -97,8 +100,5 @@ func (t *Tx) replaceable(acct, share string, r Rename, old *Node) error {
 	if err != nil {
 		return err
 	}
-	if err := t.dropContent(acct, share, l.node.ID); err != nil {
-		return err
-	}
-	return t.tx.Delete(l.key)
+	return t.removeFile(acct, share, l)
 }

@@ -44,6 +44,9 @@ type Tx struct {
 	tx  kv.Txn    // nil in a view, which only reads
 	now time.Time
 	seq uint64 // IDs handed out so far in this transaction
+	// roomy is set by a Service operation that found, on a snapshot, its
+	// share far below its quota: ChargeUsage then skips the exact read.
+	roomy bool
 }
 
 // In returns the operations of s bound to tx.

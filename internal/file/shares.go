@@ -7,6 +7,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
+	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
 const (
@@ -48,31 +49,52 @@ func (t *Tx) CreateShare(acct, name string, quota int, meta azhttp.Metadata) (*S
 	return sh, record.Store(t.tx, rootKey(acct, name), root)
 }
 
-// GetShare returns a share or ErrShareNotFound.
-func (s *Service) GetShare(ctx context.Context, acct, name string) (*Share, error) {
+// GetShare returns a share or ErrShareNotFound. A non-empty leaseID must
+// be the share's active lease (ShareLeaseCodes otherwise).
+func (s *Service) GetShare(ctx context.Context, acct, name, leaseID string) (*Share, error) {
 	var out *Share
 	err := s.view(ctx, func(t *Tx) error {
 		var err error
-		out, err = loadShare(t.r, acct, name)
+		out, err = t.share(acct, name, leaseID, false)
 		return err
 	})
 	return out, err
 }
 
+// share loads a share and checks the lease ID a request carries against
+// its lease: only a delete (write) needs one to proceed on a leased share.
+func (t *Tx) share(acct, name, leaseID string, write bool) (*Share, error) {
+	sh, err := loadShare(t.r, acct, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := sh.Lease.CheckUse(t.now, leaseID, write); err != nil {
+		return nil, azhttp.LeaseError(err, azhttp.ShareLeaseCodes)
+	}
+	return sh, nil
+}
+
 // SetShareMetadata replaces a share's metadata.
-func (s *Service) SetShareMetadata(ctx context.Context, acct, name string, meta azhttp.Metadata) (*Share, error) {
-	return s.updateShare(ctx, acct, name, func(sh *Share) { sh.Metadata = meta })
+func (s *Service) SetShareMetadata(ctx context.Context, acct, name string, meta azhttp.Metadata, leaseID string) (*Share, error) {
+	return s.updateShare(ctx, acct, name, leaseID, func(sh *Share) { sh.Metadata = meta })
 }
 
-// SetShareQuota changes a share's quota (GiB).
-func (s *Service) SetShareQuota(ctx context.Context, acct, name string, quota int) (*Share, error) {
-	return s.updateShare(ctx, acct, name, func(sh *Share) { sh.Quota = quota })
+// SetShareQuota changes a share's quota (GiB). A quota below the share's
+// usage is accepted, as Azure does: growing writes are refused until
+// files shrink or go.
+func (s *Service) SetShareQuota(ctx context.Context, acct, name string, quota int, leaseID string) (*Share, error) {
+	return s.updateShare(ctx, acct, name, leaseID, func(sh *Share) { sh.Quota = quota })
 }
 
-func (s *Service) updateShare(ctx context.Context, acct, name string, change func(*Share)) (*Share, error) {
+// SetShareACL replaces a share's stored access policies.
+func (s *Service) SetShareACL(ctx context.Context, acct, name string, acl []azhttp.SignedIdentifier, leaseID string) (*Share, error) {
+	return s.updateShare(ctx, acct, name, leaseID, func(sh *Share) { sh.ACL = acl })
+}
+
+func (s *Service) updateShare(ctx context.Context, acct, name, leaseID string, change func(*Share)) (*Share, error) {
 	var out *Share
 	err := s.Update(ctx, func(t *Tx) error {
-		sh, err := loadShare(t.r, acct, name)
+		sh, err := t.share(acct, name, leaseID, false)
 		if err != nil {
 			return err
 		}
@@ -84,19 +106,20 @@ func (s *Service) updateShare(ctx context.Context, acct, name string, change fun
 	return out, err
 }
 
-// DeleteShare deletes a share and everything in it; a share that has
-// snapshots is refused (DeleteShareAndSnapshots deletes them too). Given
-// a snapshot namespace, it deletes that one snapshot.
-func (s *Service) DeleteShare(ctx context.Context, acct, name string) error {
-	return s.Update(ctx, func(t *Tx) error { return t.DeleteShare(acct, name) })
+// DeleteShare deletes a share and everything in it; a leased share only
+// for a request carrying its lease ID, and a share that has snapshots is
+// refused (DeleteShareAndSnapshots deletes them too). Given a snapshot
+// namespace, it deletes that one snapshot.
+func (s *Service) DeleteShare(ctx context.Context, acct, name, leaseID string) error {
+	return s.Update(ctx, func(t *Tx) error { return t.DeleteShare(acct, name, leaseID) })
 }
 
 // DeleteShare deletes a share, or one snapshot, inside t's transaction.
-func (t *Tx) DeleteShare(acct, name string) error {
+func (t *Tx) DeleteShare(acct, name, leaseID string) error {
 	if share, snap, ok := splitSnapshotNS(name); ok {
 		return t.deleteSnapshot(acct, share, snap)
 	}
-	if _, err := loadShare(t.r, acct, name); err != nil {
+	if _, err := t.share(acct, name, leaseID, true); err != nil {
 		return err
 	}
 	snaps, err := snapshotList(t.r, acct, name)
@@ -121,6 +144,27 @@ func (t *Tx) deleteLiveShare(acct, name string) error {
 		}
 	}
 	return nil
+}
+
+// LeaseShare runs a lease operation on a share: 15 to 60 s or infinite,
+// with a break period, exactly as a container lease. Leasing never changes
+// the share's ETag or Last-Modified.
+func (s *Service) LeaseShare(ctx context.Context, acct, name string, req lease.Request) (*LeaseOutcome, error) {
+	var out *LeaseOutcome
+	err := s.Update(ctx, func(t *Tx) error {
+		sh, err := loadShare(t.r, acct, name)
+		if err != nil {
+			return err
+		}
+		next, res, err := sh.Lease.Apply(t.now, req, lease.NewID)
+		if err != nil {
+			return azhttp.LeaseError(err, azhttp.ShareLeaseCodes)
+		}
+		sh.Lease = next
+		out = &LeaseOutcome{Result: res, Version: sh.Version, Modified: sh.Modified}
+		return record.Store(t.tx, shareKey(acct, name), sh)
+	})
+	return out, err
 }
 
 // ListShares returns up to max shares whose names start with prefix, from

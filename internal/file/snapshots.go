@@ -209,7 +209,10 @@ func (t *Tx) SnapshotShare(acct, share string, meta azhttp.Metadata) (string, *S
 			return "", nil, err
 		}
 	}
+	// A snapshot takes no lease (Lease Share on a snapshot is not
+	// served), whatever lease its share holds.
 	rec := *sh
+	rec.Lease = lease.Lease{}
 	if meta != nil {
 		rec.Metadata, rec.Version, rec.Modified = meta, t.tx.Version(), t.now
 	}
@@ -217,20 +220,20 @@ func (t *Tx) SnapshotShare(acct, share string, meta azhttp.Metadata) (string, *S
 }
 
 // DeleteShareAndSnapshots deletes a share with all its snapshots
-// (x-ms-delete-snapshots: include). Share leases are not served, so no
-// snapshot is leased and include-leased deletes the same.
-func (s *Service) DeleteShareAndSnapshots(ctx context.Context, acct, name string) error {
-	return s.Update(ctx, func(t *Tx) error { return t.DeleteShareAndSnapshots(acct, name) })
+// (x-ms-delete-snapshots: include). Snapshots take no leases, so
+// include-leased deletes the same; the share's own lease guards both.
+func (s *Service) DeleteShareAndSnapshots(ctx context.Context, acct, name, leaseID string) error {
+	return s.Update(ctx, func(t *Tx) error { return t.DeleteShareAndSnapshots(acct, name, leaseID) })
 }
 
 // DeleteShareAndSnapshots deletes a share with all its snapshots inside
 // t's transaction. Deleting the share deletes every data object, so no
 // hold needs counting.
-func (t *Tx) DeleteShareAndSnapshots(acct, name string) error {
+func (t *Tx) DeleteShareAndSnapshots(acct, name, leaseID string) error {
 	if _, _, ok := splitSnapshotNS(name); ok {
 		return azhttp.ErrShareSnapshotOperationNotSupported
 	}
-	if _, err := loadShare(t.r, acct, name); err != nil {
+	if _, err := t.share(acct, name, leaseID, true); err != nil {
 		return err
 	}
 	snaps, err := snapshotList(t.r, acct, name)

@@ -110,7 +110,7 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 	if f.Lease != (lease.Lease{}) {
 		t.Errorf("a snapshot's file carries a lease: %+v", f.Lease)
 	}
-	if _, err := s.GetShare(ctx, testAcct, SnapshotNamespace("s", "2001-01-01T00:00:00.0000000Z")); !errors.Is(err, azhttp.ErrShareNotFound) {
+	if _, err := s.GetShare(ctx, testAcct, SnapshotNamespace("s", "2001-01-01T00:00:00.0000000Z"), ""); !errors.Is(err, azhttp.ErrShareNotFound) {
 		t.Errorf("unknown snapshot: %v, want ShareNotFound", err)
 	}
 	if _, _, err := s.SnapshotShare(ctx, testAcct, ns, nil); !errors.Is(err, azhttp.ErrShareSnapshotOperationNotSupported) {
@@ -138,7 +138,7 @@ func TestSnapshotSharesData(t *testing.T) {
 	if got := dataKeys(t, store); got != 2*before {
 		t.Fatalf("after overwrite: %d chunks, want %d", got, 2*before)
 	}
-	if err := s.DeleteShare(ctx, testAcct, SnapshotNamespace("s", snap1)); err != nil {
+	if err := s.DeleteShare(ctx, testAcct, SnapshotNamespace("s", snap1), ""); err != nil {
 		t.Fatal(err)
 	}
 	if got := dataKeys(t, store); got != 2*before {
@@ -147,7 +147,7 @@ func TestSnapshotSharesData(t *testing.T) {
 	if got := readIn(t, s, SnapshotNamespace("s", snap2), "f"); !bytes.Equal(got[:chunkTestSize], bytes.Repeat([]byte("a"), chunkTestSize)) {
 		t.Fatal("snapshot 2 lost its data")
 	}
-	if err := s.DeleteShare(ctx, testAcct, SnapshotNamespace("s", snap2)); err != nil {
+	if err := s.DeleteShare(ctx, testAcct, SnapshotNamespace("s", snap2), ""); err != nil {
 		t.Fatal(err)
 	}
 	if got := dataKeys(t, store); got != before {
@@ -169,13 +169,13 @@ func TestSnapshotSharesData(t *testing.T) {
 	if got := readIn(t, s, SnapshotNamespace("s", snap3), "f"); !bytes.Equal(got[:chunkTestSize], bytes.Repeat([]byte("b"), chunkTestSize)) {
 		t.Fatal("snapshot 3 lost its data")
 	}
-	if err := s.DeleteShare(ctx, testAcct, SnapshotNamespace("s", snap3)); err != nil {
+	if err := s.DeleteShare(ctx, testAcct, SnapshotNamespace("s", snap3), ""); err != nil {
 		t.Fatal(err)
 	}
 	if got := dataKeys(t, store); got != 0 {
 		t.Fatalf("nothing references any data: %d chunks left", got)
 	}
-	if err := s.DeleteShare(ctx, testAcct, SnapshotNamespace("s", snap3)); !errors.Is(err, azhttp.ErrShareNotFound) {
+	if err := s.DeleteShare(ctx, testAcct, SnapshotNamespace("s", snap3), ""); !errors.Is(err, azhttp.ErrShareNotFound) {
 		t.Fatalf("deleting a deleted snapshot: %v, want ShareNotFound", err)
 	}
 }
@@ -192,16 +192,16 @@ func TestDeleteShareWithSnapshots(t *testing.T) {
 	put(t, s, "f", 0, []byte("data"))
 	snapshot(t, s, "s")
 	snapshot(t, s, "s")
-	if err := s.DeleteShare(ctx, testAcct, "s"); !errors.Is(err, azhttp.ErrShareHasSnapshots) {
+	if err := s.DeleteShare(ctx, testAcct, "s", ""); !errors.Is(err, azhttp.ErrShareHasSnapshots) {
 		t.Fatalf("delete a share with snapshots: %v, want ShareHasSnapshots", err)
 	}
-	if err := s.DeleteShareAndSnapshots(ctx, testAcct, "s"); err != nil {
+	if err := s.DeleteShareAndSnapshots(ctx, testAcct, "s", ""); err != nil {
 		t.Fatal(err)
 	}
 	if n := countKeys(t, store, accountKey(testAcct)); n != 0 {
 		t.Fatalf("%d keys left after deleting the share and its snapshots", n)
 	}
-	if err := s.DeleteShareAndSnapshots(ctx, testAcct, "s"); !errors.Is(err, azhttp.ErrShareNotFound) {
+	if err := s.DeleteShareAndSnapshots(ctx, testAcct, "s", ""); !errors.Is(err, azhttp.ErrShareNotFound) {
 		t.Fatalf("delete again: %v, want ShareNotFound", err)
 	}
 }
@@ -227,7 +227,7 @@ func TestSnapshotTimes(t *testing.T) {
 	if first != "2017-05-10T17:52:33.0000000Z" {
 		t.Errorf("snapshot time %q", first)
 	}
-	live, _ := s.GetShare(ctx, testAcct, "s")
+	live, _ := s.GetShare(ctx, testAcct, "s", "")
 	if rec.Version != live.Version || !rec.Modified.Equal(live.Modified) || !rec.Metadata.Equal(live.Metadata) {
 		t.Errorf("a snapshot without metadata keeps the share's ETag, time and metadata: %+v vs %+v", rec, live)
 	}
@@ -241,7 +241,7 @@ func TestSnapshotTimes(t *testing.T) {
 	if rec2.Version == live.Version || !rec2.Metadata.Equal(azhttp.Metadata{{"b", "2"}}) {
 		t.Errorf("a snapshot with metadata has its own ETag and only that metadata: %+v", rec2)
 	}
-	got, err := s.GetShare(ctx, testAcct, SnapshotNamespace("s", second))
+	got, err := s.GetShare(ctx, testAcct, SnapshotNamespace("s", second), "")
 	if err != nil || !got.Metadata.Equal(azhttp.Metadata{{"b", "2"}}) {
 		t.Errorf("snapshot record: %+v %v", got, err)
 	}
@@ -256,7 +256,7 @@ func TestSnapshotCountLimit(t *testing.T) {
 	if _, _, err := s.SnapshotShare(t.Context(), testAcct, "s", nil); !errors.Is(err, azhttp.ErrShareSnapshotCountExceeded) {
 		t.Fatalf("snapshot %d: %v, want ShareSnapshotCountExceeded", MaxShareSnapshots+1, err)
 	}
-	if err := s.DeleteShareAndSnapshots(t.Context(), testAcct, "s"); err != nil {
+	if err := s.DeleteShareAndSnapshots(t.Context(), testAcct, "s", ""); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -389,7 +389,7 @@ func TestListSharesAndSnapshots(t *testing.T) {
 	if err != nil || len(plain) != 2 {
 		t.Errorf("ListShares lists snapshots: %v %v", plain, err)
 	}
-	if err := s.DeleteShareAndSnapshots(ctx, testAcct, "t"); err != nil {
+	if err := s.DeleteShareAndSnapshots(ctx, testAcct, "t", ""); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -527,7 +527,7 @@ func TestSnapshotsUnderConcurrentWrites(t *testing.T) {
 				return
 			}
 			if r%2 == 0 {
-				if err := s.DeleteShare(ctx, testAcct, SnapshotNamespace("s", snap)); err != nil && !errors.Is(err, kv.ErrConflict) {
+				if err := s.DeleteShare(ctx, testAcct, SnapshotNamespace("s", snap), ""); err != nil && !errors.Is(err, kv.ErrConflict) {
 					t.Error(err)
 					return
 				}

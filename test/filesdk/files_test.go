@@ -458,7 +458,7 @@ func TestNotImplemented(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, call := range map[string]func() error{
-		"share acl": func() error { _, err := sc.GetAccessPolicy(ctx, nil); return err },
+		"restore share": func() error { _, err := f.svc.RestoreShare(ctx, "nyi", "01D00000000000000", nil); return err },
 	} {
 		var re *azcore.ResponseError
 		if err := call(); !errors.As(err, &re) || re.StatusCode != http.StatusNotImplemented || re.ErrorCode != "NotImplemented" {

@@ -1,0 +1,97 @@
+package file
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// permissionJSON is the body of Create Permission and Get Permission.
+type permissionJSON struct {
+	Permission string `json:"permission"`
+	Format     string `json:"format,omitempty"`
+}
+
+// binaryPermissionFormat reads a permission format: SDDL, the default,
+// or binary (a base64 security descriptor).
+func binaryPermissionFormat(name, v string) (bool, error) {
+	switch {
+	case v == "" || strings.EqualFold(v, "sddl"):
+		return false, nil
+	case strings.EqualFold(v, "binary"):
+		return true, nil
+	}
+	return false, azhttp.InvalidHeaderValue(name, v)
+}
+
+func (h *handler) createPermission(q *request) error {
+	body, err := io.ReadAll(io.LimitReader(q.r.Body, 2*MaxPermissionSize+1))
+	if err != nil {
+		return err
+	}
+	if len(body) > 2*MaxPermissionSize {
+		return azhttp.ErrRequestBodyTooLarge
+	}
+	var doc permissionJSON
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return azhttp.ErrInvalidInput.WithMessage("The request body is not a JSON permission document.")
+	}
+	if doc.Permission == "" {
+		return azhttp.ErrInvalidInput.WithMessage("The permission document has no permission.")
+	}
+	binary, err := binaryPermissionFormat("format", doc.Format)
+	if err != nil {
+		return err
+	}
+	if binary {
+		if doc.Permission, err = BinaryToSDDL(doc.Permission); err != nil {
+			return err
+		}
+	}
+	key, err := h.svc.CreatePermission(q.ctx(), q.acct, q.share, doc.Permission)
+	if err != nil {
+		return err
+	}
+	q.w.Header().Set("x-ms-file-permission-key", key)
+	return azhttp.WriteEmpty(q.w, http.StatusCreated)
+}
+
+func (h *handler) getPermission(q *request) error {
+	key := q.r.Header.Get("x-ms-file-permission-key")
+	if key == "" {
+		return azhttp.MissingRequiredHeader("x-ms-file-permission-key")
+	}
+	format := q.r.Header.Get("x-ms-file-permission-format")
+	binary, err := binaryPermissionFormat("x-ms-file-permission-format", format)
+	if err != nil {
+		return err
+	}
+	sddl, err := h.svc.GetPermission(q.ctx(), q.acct, q.share, key)
+	if err != nil {
+		return err
+	}
+	doc := permissionJSON{Permission: sddl}
+	switch {
+	case binary:
+		if doc.Permission, err = SDDLToBinary(sddl); err != nil {
+			return err
+		}
+		doc.Format = "Binary"
+	case format != "":
+		doc.Format = "Sddl"
+	}
+	body, err := json.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	hdr := q.w.Header()
+	hdr.Set("Content-Type", "application/json")
+	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	q.w.WriteHeader(http.StatusOK)
+	_, _ = q.w.Write(body) // the status is sent: a failed write has no one to tell
+	return nil
+}

@@ -1,0 +1,315 @@
+package file
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/memory"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
+	"github.com/cerulean-db/cerulean/internal/lease"
+	"github.com/cerulean-db/cerulean/internal/testkit"
+)
+
+func usage(t *testing.T, s *Service, share string) int64 {
+	t.Helper()
+	st, err := s.GetShareStats(t.Context(), testAcct, share, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.UsageBytes
+}
+
+// TestUsageCountsFileSizes: creating, replacing and deleting files moves
+// the usage by their sizes; writing ranges does not; growth past the
+// quota is refused without changing anything.
+func TestUsageCountsFileSizes(t *testing.T) {
+	s, _ := newTestService(t)
+	ctx := t.Context()
+	if _, err := s.SetShareQuota(ctx, testAcct, "s", 1, ""); err != nil {
+		t.Fatal(err)
+	}
+	create := func(path string, size int64) error {
+		_, err := s.CreateFile(ctx, testAcct, "s", path, size, ContentHeaders{}, SMBChange{}, nil, Preconditions{})
+		return err
+	}
+	if err := create("a", 600<<20); err != nil {
+		t.Fatal(err)
+	}
+	put(t, s, "a", 0, []byte("hello"))
+	if got := usage(t, s, "s"); got != 600<<20 {
+		t.Fatalf("usage %d, want %d", got, 600<<20)
+	}
+	if err := create("b", 500<<20); !errors.Is(err, azhttp.ErrShareSizeLimitReached) {
+		t.Fatalf("create past quota: %v", err)
+	}
+	// Replacing a file counts only the difference.
+	if err := create("a", 1<<30); err != nil {
+		t.Fatalf("replace within quota: %v", err)
+	}
+	if err := create("c", 1); !errors.Is(err, azhttp.ErrShareSizeLimitReached) {
+		t.Fatalf("create on a full share: %v", err)
+	}
+	if err := s.DeleteFile(ctx, testAcct, "s", "a", Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := usage(t, s, "s"); got != 0 {
+		t.Fatalf("usage after delete %d", got)
+	}
+	if err := create("c", 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUsageUnderConcurrency: concurrent creates and deletes in one share
+// keep the usage exact (CheckInvariants compares it with the files), and
+// creates that race for the last of the quota never overfill it.
+func TestUsageUnderConcurrency(t *testing.T) {
+	s, _ := newTestService(t)
+	ctx := t.Context()
+	if _, err := s.SetShareQuota(ctx, testAcct, "s", 1, ""); err != nil {
+		t.Fatal(err)
+	}
+	const workers, size = 16, 100 << 20 // 16 × 100 MiB: only 10 fit in 1 GiB
+	var wg sync.WaitGroup
+	errs := make([]error, workers)
+	for i := range workers {
+		wg.Go(func() {
+			_, errs[i] = s.CreateFile(ctx, testAcct, "s", fmt.Sprintf("f%d", i), size, ContentHeaders{}, SMBChange{}, nil, Preconditions{})
+		})
+	}
+	wg.Wait()
+	created := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			created++
+		case !errors.Is(err, azhttp.ErrShareSizeLimitReached):
+			t.Fatal(err)
+		}
+	}
+	if created != 10 {
+		t.Fatalf("%d files of 100 MiB fit in 1 GiB, want 10", created)
+	}
+	if got := usage(t, s, "s"); got != int64(created)*size {
+		t.Fatalf("usage %d, want %d", got, created*size)
+	}
+	for i := range workers {
+		wg.Go(func() { _ = s.DeleteFile(ctx, testAcct, "s", fmt.Sprintf("f%d", i), Preconditions{}) })
+	}
+	wg.Wait()
+	if got := usage(t, s, "s"); got != 0 {
+		t.Fatalf("usage after deletes %d", got)
+	}
+}
+
+// TestShareLeaseRules: a fixed share lease guards deletion until it
+// expires; other share operations only check a lease ID they carry; a
+// break lasts its period.
+func TestShareLeaseRules(t *testing.T) {
+	clock := testkit.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	store := memory.Open()
+	t.Cleanup(func() { _ = store.Close() })
+	testkit.CheckAfter(t, store, CheckInvariants)
+	s := New(Config{Store: store, Now: clock.Now})
+	ctx := t.Context()
+	if _, err := s.CreateShare(ctx, testAcct, "s", 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.LeaseShare(ctx, testAcct, "s", lease.Request{Action: lease.Acquire, Duration: 10}); !errors.Is(err, azhttp.ErrInvalidHeaderValue) {
+		t.Fatalf("acquire 10 s: %v", err)
+	}
+	out, err := s.LeaseShare(ctx, testAcct, "s", lease.Request{Action: lease.Acquire, Duration: 15, ProposedID: leaseA})
+	if err != nil || out.ID != leaseA {
+		t.Fatalf("acquire: %+v %v", out, err)
+	}
+	if err := s.DeleteShare(ctx, testAcct, "s", ""); !errors.Is(err, azhttp.ErrLeaseIdMissing) {
+		t.Fatalf("delete without the lease: %v", err)
+	}
+	if err := s.DeleteShare(ctx, testAcct, "s", leaseB); !errors.Is(err, azhttp.ErrLeaseIdMismatchWithContainerOperation) {
+		t.Fatalf("delete with another lease: %v", err)
+	}
+	if _, err := s.SetShareMetadata(ctx, testAcct, "s", azhttp.Metadata{{"k", "v"}}, ""); err != nil {
+		t.Fatalf("metadata without the lease: %v", err)
+	}
+	if _, err := s.GetShare(ctx, testAcct, "s", leaseB); !errors.Is(err, azhttp.ErrLeaseIdMismatchWithContainerOperation) {
+		t.Fatalf("get with another lease: %v", err)
+	}
+	clock.Advance(14 * time.Second)
+	if _, err := s.LeaseShare(ctx, testAcct, "s", lease.Request{Action: lease.Renew, ID: leaseA}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(14 * time.Second) // 28 s after acquiring, 14 after renewing
+	if err := s.DeleteShare(ctx, testAcct, "s", ""); !errors.Is(err, azhttp.ErrLeaseIdMissing) {
+		t.Fatalf("delete of a renewed lease: %v", err)
+	}
+	period := 5
+	if out, err = s.LeaseShare(ctx, testAcct, "s", lease.Request{Action: lease.Break, BreakPeriod: &period}); err != nil || out.Time != 1 {
+		// The lease has 1 s left: a break takes the shorter of the two.
+		t.Fatalf("break: %+v %v", out, err)
+	}
+	if _, err := s.LeaseShare(ctx, testAcct, "s", lease.Request{Action: lease.Acquire, Duration: lease.Infinite, ProposedID: leaseB}); !errors.Is(err, azhttp.ErrLeaseAlreadyPresent) {
+		t.Fatalf("acquire while breaking: %v", err)
+	}
+	clock.Advance(time.Second)
+	sh, err := s.GetShare(ctx, testAcct, "s", "")
+	if err != nil || sh.Lease.At(clock.Now()).State != lease.Broken {
+		t.Fatalf("after the break: %+v %v", sh, err)
+	}
+	if err := s.DeleteShare(ctx, testAcct, "s", ""); err != nil {
+		t.Fatalf("delete of a broken lease: %v", err)
+	}
+}
+
+// TestPermissionKeys: one key per distinct SDDL, stored per share; a key
+// names a permission only in its share; inline permissions resolve too.
+func TestPermissionKeys(t *testing.T) {
+	s, _ := newTestService(t)
+	ctx := t.Context()
+	if _, err := s.CreateShare(ctx, testAcct, "other", 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	const sddl = "O:BAG:SYD:(A;;FA;;;SY)(A;;0x1200a9;;;BU)"
+	k1, err := s.CreatePermission(ctx, testAcct, "s", sddl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k2, err := s.CreatePermission(ctx, testAcct, "s", sddl)
+	if err != nil || k1 != k2 {
+		t.Fatalf("same SDDL twice: %q %q %v", k1, k2, err)
+	}
+	if got, err := s.GetPermission(ctx, testAcct, "s", k1); err != nil || got != sddl {
+		t.Fatalf("get: %q %v", got, err)
+	}
+	if _, err := s.GetPermission(ctx, testAcct, "other", k1); !errors.Is(err, azhttp.ErrFileInvalidPermissionKey) {
+		t.Fatalf("key of another share: %v", err)
+	}
+	for _, bad := range []string{"", "garbage", "O:BA", "O:BAG:SYD:(A;;FA;;SY)", "O:BAG:SYD:(A;;FA;;;SY", "G:SYO:BAD:", "O:BA G:SYD:"} {
+		if _, err := s.CreatePermission(ctx, testAcct, "s", bad); !errors.Is(err, azhttp.ErrFileInvalidPermission) {
+			t.Errorf("SDDL %q: %v", bad, err)
+		}
+	}
+	n, err := s.CreateFile(ctx, testAcct, "s", "f", 0, ContentHeaders{}, SMBChange{PermissionKey: k1}, nil, Preconditions{})
+	if err != nil || n.SMB.Permission != sddl {
+		t.Fatalf("create by key: %+v %v", n, err)
+	}
+	const inline = "O:SYG:SYD:P(A;OICI;FA;;;SY)S:(AU;SA;FA;;;WD)"
+	if _, err := s.CreateDirectory(ctx, testAcct, "other", "d", SMBChange{Permission: inline}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.GetPermission(ctx, testAcct, "other", permissionKey(inline)); err != nil || got != inline {
+		t.Fatalf("inline permission: %q %v", got, err)
+	}
+	if got, err := s.GetPermission(ctx, testAcct, "s", permissionKey("")); err != nil || got != defaultPermission {
+		t.Fatalf("default permission: %q %v", got, err)
+	}
+	if _, err := s.CreateFile(ctx, testAcct, "other", "g", 0, ContentHeaders{}, SMBChange{PermissionKey: k1}, nil, Preconditions{}); !errors.Is(err, azhttp.ErrFileInvalidPermissionKey) {
+		t.Fatalf("create with a key of another share: %v", err)
+	}
+}
+
+// TestCheckInvariantsCatchesAccountingDamage: usage that drifts from the
+// files' sizes and permissions that are not stored under their key are
+// reported.
+func TestCheckInvariantsCatchesAccountingDamage(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string
+		damage     func(tx kv.Txn) error
+	}{
+		{"usage drift", "usage is", func(tx kv.Txn) error {
+			return tx.Set(usageKey(testAcct, "s", 7), binary.BigEndian.AppendUint64(nil, 1))
+		}},
+		{"unstored permission", "not stored under key", func(tx kv.Txn) error {
+			n, err := loadNode(tx, nodeKey(testAcct, "s", rootID, "empty"))
+			if err != nil {
+				return err
+			}
+			if n == nil {
+				return errors.New("the layout has no file \"empty\"")
+			}
+			n.SMB.Permission = "O:BAG:BAD:(A;;FA;;;BA)"
+			return record.Store(tx, nodeKey(testAcct, "s", rootID, "empty"), n)
+		}},
+		{"misfiled permission", "whose key is", func(tx kv.Txn) error {
+			return record.Store(tx, permissionKeyKey(testAcct, "s", "1*1"), storedPermission{SDDL: defaultPermission})
+		}},
+		{"usage of a deleted share", "usage outlives", func(tx kv.Txn) error {
+			return tx.Set(usageKey(testAcct, "gone", 0), binary.BigEndian.AppendUint64(nil, 0))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, store, _ := layout(t)
+			if err := store.Update(t.Context(), tc.damage); err != nil {
+				t.Fatal(err)
+			}
+			err := CheckInvariants(t.Context(), store)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want a violation mentioning %q", err, tc.want)
+			}
+			if err := store.Update(t.Context(), wipe); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestUsageInARoomyShare: small creates in a share far below its quota
+// skip the exact total, and the usage stays exact under concurrency.
+func TestUsageInARoomyShare(t *testing.T) {
+	s, _ := newTestService(t) // the default quota, 5 TiB
+	ctx := t.Context()
+	const workers, size = 32, 1 << 20
+	if roomy, err := s.roomFor(ctx, testAcct, "s", size); err != nil || !roomy {
+		t.Fatalf("an empty 5 TiB share is not roomy: %v", err)
+	}
+	if roomy, err := s.roomFor(ctx, testAcct, "s", quotaMargin+1); err != nil || roomy {
+		t.Fatalf("a create larger than the margin skipped the exact read: %v", err)
+	}
+	var wg sync.WaitGroup
+	for i := range workers {
+		wg.Go(func() {
+			if _, err := s.CreateFile(ctx, testAcct, "s", fmt.Sprintf("f%d", i), size, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if got := usage(t, s, "s"); got != workers*size {
+		t.Fatalf("usage %d, want %d", got, workers*size)
+	}
+}
+
+// FuzzValidSDDL: whatever the SDDL check accepts can be stored and read
+// back under its key; nothing panics.
+func FuzzValidSDDL(f *testing.F) {
+	for _, seed := range []string{defaultPermission, "O:BAG:SYD:P(A;OICI;FA;;;SY)S:(AU;SA;FA;;;WD)", "O:S-1-5-21-1-2-3-500G:SYD:", "O:BAG:SYD:(XA;;FA;;;WD;(Member_of {SID(BA)}))", "garbage", ""} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, sddl string) {
+		if !validSDDL(sddl) {
+			return
+		}
+		store := memory.Open()
+		defer func() { _ = store.Close() }()
+		s := New(Config{Store: store})
+		if _, err := s.CreateShare(t.Context(), testAcct, "s", 0, nil); err != nil {
+			t.Fatal(err)
+		}
+		key, err := s.CreatePermission(t.Context(), testAcct, "s", sddl)
+		if err != nil {
+			t.Fatalf("accepted %q but could not store it: %v", sddl, err)
+		}
+		if got, err := s.GetPermission(t.Context(), testAcct, "s", key); err != nil || got != sddl {
+			t.Fatalf("%q read back as %q, %v", sddl, got, err)
+		}
+		if err := CheckInvariants(t.Context(), store); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

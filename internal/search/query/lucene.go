@@ -1,6 +1,7 @@
 package query
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -268,6 +269,9 @@ func (p *luceneParser) clause(field string, depth int) (SearchNode, error) {
 			return nil, p.errAt(at, "unterminated regular expression")
 		}
 		p.i++
+		if _, err := regexp.Compile(b.String()); err != nil {
+			return nil, p.errAt(at, "invalid regular expression: %v", err)
+		}
 		n := &RegexNode{Leaf: Leaf{At: at, Field: field}, Pattern: b.String()}
 		var err error
 		n.Boost, err = p.boost()

@@ -21,7 +21,9 @@ type Field struct {
 	// parents, e.g. "Address/City".
 	Path string
 	// Type is the element type (an Edm name above); for Collection(X) it is X
-	// and Collection is true.
+	// and Collection is true. Collection describes the field's own type
+	// only: "Rooms/Type" of a Collection(Edm.ComplexType) "Rooms" is a
+	// plain Edm.String.
 	Type       string
 	Collection bool
 	Searchable bool

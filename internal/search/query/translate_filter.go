@@ -21,7 +21,7 @@ import (
 //     bleve flattens collections, so conditions on one element cannot be
 //     correlated;
 //   - ne inside any(), geo.distance with gt/ge/eq/ne (documents without a
-//     location), NaN and Int64 values beyond 2^53 (bleve stores float64).
+//     location), NaN and integers of magnitude 2^53 or more (bleve stores float64).
 //
 // Strings are matched on ExactFieldName (the whole value, case-sensitive,
 // as Azure filters are); other types on FieldName.
@@ -202,7 +202,7 @@ func compareQuery(ref *FieldRef, op CompareOp, lit Literal) (query.Query, bool) 
 		return q, true
 	case TypeInt32, TypeInt64, TypeDouble, TypeSingle:
 		v := lit.Float
-		if math.IsNaN(v) || (lit.Kind == LitInt && (lit.Int > 1<<53 || lit.Int < -(1<<53))) {
+		if math.IsNaN(v) || (lit.Kind == LitInt && (lit.Int >= 1<<53 || lit.Int <= -(1<<53))) {
 			return matchAll(), false
 		}
 		var q *query.NumericRangeQuery

@@ -143,6 +143,13 @@ func (t *searchTranslator) node(n SearchNode) (query.Query, error) {
 	case *RangeNode:
 		return t.leaf(n.Leaf, func(field string) query.Query {
 			lo, hi := strings.ToLower(n.Lower), strings.ToLower(n.Upper)
+			if lo == "" && hi == "" {
+				// [* TO *]: any term in the field (bleve refuses a range
+				// without bounds).
+				q := query.NewWildcardQuery("*")
+				q.SetField(field)
+				return q
+			}
 			incLo, incHi := n.IncludeLower, n.IncludeUpper
 			q := query.NewTermRangeInclusiveQuery(lo, hi, &incLo, &incHi)
 			q.SetField(field)

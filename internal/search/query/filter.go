@@ -326,6 +326,9 @@ func (p *filterParser) primary(depth int) (FilterExpr, error) {
 	if right.lit == nil {
 		return nil, p.errAt(opPos, "Comparisons must be between a field or geo.distance and a constant; found two non-constant operands at position %d.", opPos)
 	}
+	if left.lit != nil {
+		return nil, p.errAt(opPos, "Comparisons must be between a field or geo.distance and a constant; found two constants at position %d.", opPos)
+	}
 	if left.geo != nil {
 		g := left.geo
 		g.Op = op

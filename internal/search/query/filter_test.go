@@ -174,6 +174,7 @@ func TestFilterErrors(t *testing.T) {
 		{"", "Syntax error", 0},
 		{"Category eq 'abc", "unterminated string literal at position 12", 12},
 		{"Category eq Category", "two non-constant operands", 9},
+		{"0 eq 0", "two constants", 2},
 		{"Tags/any(t: search.ismatch('x'))", "The function ismatch has no parameters bound to the range variable 't'.", 12},
 		{"search.in(Rating, '1,2')", "search.in can only be applied", 0},
 		{"search.in(Category)", "takes 2 to 3 arguments", 0},

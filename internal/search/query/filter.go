@@ -98,6 +98,8 @@ func isIdentStart(c byte) bool {
 
 func isIdentPart(c byte) bool { return isIdentStart(c) || c >= '0' && c <= '9' }
 
+var punctuation = map[byte]tokKind{'(': tLParen, ')': tRParen, ',': tComma, ':': tColon, '/': tSlash}
+
 func (p *filterParser) advance() error {
 	for p.i < len(p.s) && isSpace(p.s[p.i]) {
 		p.i++
@@ -108,8 +110,7 @@ func (p *filterParser) advance() error {
 		return nil
 	}
 	c := p.s[p.i]
-	single := map[byte]tokKind{'(': tLParen, ')': tRParen, ',': tComma, ':': tColon, '/': tSlash}
-	if k, ok := single[c]; ok {
+	if k, ok := punctuation[c]; ok {
 		p.i++
 		p.tok = token{kind: k, pos: start, text: string(c)}
 		return nil
@@ -479,7 +480,7 @@ func (p *filterParser) resolve(segs []string, at int, collection bool) (*FieldRe
 		}
 		last := i == len(rel)-1
 		if f.Collection && !last {
-			return nil, p.errAt(at, "Invalid expression: '%s' is a collection; use the 'any' or 'all' operator to filter on its elements.", path)
+			return nil, p.errAt(at, "The field '%s' is a collection; use the 'any' or 'all' operator to filter on its elements.", path)
 		}
 		if !last && f.Type != TypeComplex {
 			return nil, p.errAt(at, "Could not find a property named '%s' on type '%s'.", rel[i+1], f.Type)

@@ -255,6 +255,9 @@ func TestSearchExecution(t *testing.T) {
 		{"Address/City:sarasota", "full", ModeAny, "", []string{"2", "5"}},
 		{"Rooms/Type:deluxe", "full", ModeAny, "", []string{"1", "2"}},
 		{"+pool -concierge", "full", ModeAny, "Tags", []string{"5"}},
+		{"-concierge", "full", ModeAny, "Tags", []string{"3", "5"}},
+		{"-concierge", "simple", ModeAny, "Tags", []string{"3", "5"}},
+		{"pool^3 OR bar", "full", ModeAll, "Tags", []string{"1", "2", "3", "5"}},
 		{"sarasota", "simple", ModeAny, "Address/City", []string{"2", "5"}},
 	}
 	for _, c := range cases {

@@ -496,6 +496,9 @@ func (p *filterParser) resolve(segs []string, at int, collection bool) (*FieldRe
 		if !f.Collection || (ref.Var != "" && len(rel) == 0) {
 			return nil, p.errAt(at, "The 'any' and 'all' operators can only be applied to collection fields; '%s' is not a collection.", path)
 		}
+		if f.Type != TypeComplex && !f.Filterable {
+			return nil, p.errAt(at, "The field '%s' is not filterable. Only filterable fields can be used in filter expressions.", path)
+		}
 		return ref, nil
 	}
 	if len(rel) > 0 && f.Collection {

@@ -159,6 +159,7 @@ func TestFilterErrors(t *testing.T) {
 		{"Address/Street eq 'x'", "Could not find a property named 'Street'", 0},
 		{"Description eq 'x'", "The field 'Description' is not filterable.", 0},
 		{"Secret eq 'x'", "not filterable", 0},
+		{"SecretTags/any()", "The field 'SecretTags' is not filterable.", 0},
 		{"Rating eq 'x'", "Found operand types 'Edm.Double' and 'Edm.String' for operator kind 'Equal'.", 10},
 		{"Category eq 5", "Found operand types 'Edm.String' and 'Edm.Int32'", 12},
 		{"ParkingIncluded gt true", "operator kind 'GreaterThan'", 19},

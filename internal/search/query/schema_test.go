@@ -57,6 +57,7 @@ var hotels = testSchema{
 	"Rooms/Tags":         {Path: "Rooms/Tags", Type: TypeString, Collection: true, Filterable: true},
 	"Rooms/Smoking":      {Path: "Rooms/Smoking", Type: TypeBoolean, Filterable: true},
 	"Secret":             {Path: "Secret", Type: TypeString},
+	"SecretTags":         {Path: "SecretTags", Type: TypeString, Collection: true, Searchable: true},
 }
 
 const hotelDocs = `[

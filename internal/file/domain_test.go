@@ -20,7 +20,7 @@ func newTestService(t *testing.T) (*Service, kv.Store) {
 	t.Helper()
 	store := memory.Open()
 	s := New(Config{Store: store})
-	if _, err := s.CreateShare(t.Context(), testAcct, "s", 0, nil); err != nil {
+	if _, err := s.CreateShare(t.Context(), testAcct, "s", ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -89,7 +89,7 @@ func TestTreeRules(t *testing.T) {
 	if _, err := s.GetDirectory(ctx, testAcct, "s", "a/f", Preconditions{}); !errors.Is(err, azhttp.ErrResourceNotFound) {
 		t.Fatalf("a file read as a directory: %v, want ResourceNotFound", err)
 	}
-	if _, err := s.CreateShare(ctx, testAcct, "s", 0, nil); !errors.Is(err, azhttp.ErrShareAlreadyExists) {
+	if _, err := s.CreateShare(ctx, testAcct, "s", ShareSpec{}); !errors.Is(err, azhttp.ErrShareAlreadyExists) {
 		t.Fatalf("second share: %v", err)
 	}
 	if err := s.DeleteFile(ctx, testAcct, "s", "a/f", Preconditions{}); err != nil {

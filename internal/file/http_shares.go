@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
@@ -19,6 +20,21 @@ func parseQuota(h http.Header) (int, error) {
 		return 0, azhttp.InvalidHeaderValue("x-ms-share-quota", v).WithMessage("x-ms-share-quota must be 1 to %d (GiB).", MaxQuota)
 	}
 	return n, nil
+}
+
+// parseTier reads x-ms-access-tier: "" when absent, else one of
+// AccessTiers in Azure's spelling.
+func parseTier(h http.Header) (string, error) {
+	v := h.Get("x-ms-access-tier")
+	if v == "" {
+		return "", nil
+	}
+	for _, t := range AccessTiers {
+		if strings.EqualFold(v, t) {
+			return t, nil
+		}
+	}
+	return "", azhttp.InvalidHeaderValue("x-ms-access-tier", v).WithMessage("x-ms-access-tier must be TransactionOptimized, Hot or Cool on a standard storage account.")
 }
 
 func writeShare(h http.Header, sh *Share) {
@@ -38,7 +54,11 @@ func (h *handler) createShare(q *request) error {
 	if err != nil {
 		return err
 	}
-	sh, err := h.svc.CreateShare(q.ctx(), q.acct, q.share, quota, meta)
+	tier, err := parseTier(q.r.Header)
+	if err != nil {
+		return err
+	}
+	sh, err := h.svc.CreateShare(q.ctx(), q.acct, q.share, ShareSpec{Quota: quota, AccessTier: tier, Metadata: meta})
 	if err != nil {
 		return err
 	}
@@ -55,6 +75,9 @@ func (h *handler) getShareProperties(q *request) error {
 	writeShare(hdr, sh)
 	hdr.Set("x-ms-share-quota", strconv.Itoa(sh.Quota))
 	hdr.Set("x-ms-enabled-protocols", "SMB")
+	tier, changed := sh.tier()
+	hdr.Set("x-ms-access-tier", tier)
+	hdr.Set("x-ms-access-tier-change-time", azhttp.HTTPTime(changed))
 	now := h.svc.clock()
 	hdr.Set("x-ms-lease-status", sh.Lease.Status(now))
 	hdr.Set("x-ms-lease-state", sh.Lease.At(now).State.String())
@@ -78,10 +101,10 @@ func (h *handler) setShareMetadata(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
-// setShareProperties changes the quota, the one share property served;
-// the others (access tier, root squash, provisioning) answer 501.
+// setShareProperties changes the quota and the access tier; the others
+// (root squash, provisioning) answer 501.
 func (h *handler) setShareProperties(q *request) error {
-	for _, name := range []string{"x-ms-access-tier", "x-ms-root-squash", "x-ms-enable-snapshot-virtual-directory-access", "x-ms-share-paid-bursting-enabled", "x-ms-share-provisioned-iops", "x-ms-share-provisioned-bandwidth-mibps"} {
+	for _, name := range []string{"x-ms-root-squash", "x-ms-enable-snapshot-virtual-directory-access", "x-ms-share-paid-bursting-enabled", "x-ms-share-provisioned-iops", "x-ms-share-provisioned-bandwidth-mibps"} {
 		if q.r.Header.Get(name) != "" {
 			return azhttp.ErrNotImplemented.WithMessage("Set Share Properties with %s is not supported by this server yet.", name)
 		}
@@ -90,13 +113,11 @@ func (h *handler) setShareProperties(q *request) error {
 	if err != nil {
 		return err
 	}
-	var sh *Share
-	leaseID := q.r.Header.Get("x-ms-lease-id")
-	if quota == 0 {
-		sh, err = h.svc.GetShare(q.ctx(), q.acct, q.share, leaseID)
-	} else {
-		sh, err = h.svc.SetShareQuota(q.ctx(), q.acct, q.share, quota, leaseID)
+	tier, err := parseTier(q.r.Header)
+	if err != nil {
+		return err
 	}
+	sh, err := h.svc.SetShareProperties(q.ctx(), q.acct, q.share, quota, tier, q.r.Header.Get("x-ms-lease-id"))
 	if err != nil {
 		return err
 	}
@@ -142,6 +163,8 @@ type shareXML struct {
 		LastModified  string `xml:"Last-Modified"`
 		Etag          string `xml:"Etag"`
 		Quota         int    `xml:"Quota"`
+		AccessTier    string `xml:"AccessTier,omitempty"`
+		TierChanged   string `xml:"AccessTierChangeTime,omitempty"`
 		Protocols     string `xml:"EnabledProtocols"`
 		LeaseStatus   string `xml:"LeaseStatus"`
 		LeaseState    string `xml:"LeaseState"`
@@ -181,6 +204,8 @@ func (h *handler) listShares(q *request) error {
 		x.Properties.LastModified = azhttp.HTTPTime(s.Modified)
 		x.Properties.Etag = azhttp.ETag(s.Version)
 		x.Properties.Quota = s.Quota
+		tier, changed := s.tier()
+		x.Properties.AccessTier, x.Properties.TierChanged = tier, azhttp.HTTPTime(changed)
 		x.Properties.Protocols = "SMB"
 		x.Properties.LeaseStatus, x.Properties.LeaseState = s.Lease.Status(now), s.Lease.At(now).State.String()
 		x.Properties.LeaseDuration = s.Lease.DurationType(now)

@@ -19,11 +19,24 @@ type Share struct {
 	// not add up to more (see usage.go).
 	Quota    int
 	Metadata azhttp.Metadata
+	// AccessTier is the share's tier (TransactionOptimized, Hot or Cool)
+	// and TierChanged when it was last set; a change takes effect at once.
+	AccessTier  string    `json:",omitempty"`
+	TierChanged time.Time `json:",omitzero"`
 	// ACL are the share's stored access policies (Set Share ACL), which a
 	// service SAS names with si.
 	ACL []azhttp.SignedIdentifier `json:",omitempty"`
 	// Lease locks the share against deletion (Lease Share).
 	Lease lease.Lease `json:",omitzero"`
+}
+
+// tier is the share's access tier and when it was set: a share recorded
+// before tiers were kept has the default tier since its creation.
+func (sh *Share) tier() (string, time.Time) {
+	if sh.AccessTier == "" {
+		return DefaultAccessTier, sh.Created
+	}
+	return sh.AccessTier, sh.TierChanged
 }
 
 // ContentHeaders are the standard HTTP properties stored with a file.

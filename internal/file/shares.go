@@ -1,8 +1,10 @@
 package file
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -18,29 +20,41 @@ const (
 	MaxQuota = 102400
 )
 
-// CreateShare creates a share with its root directory; quota 0 means
-// DefaultQuota.
-func (s *Service) CreateShare(ctx context.Context, acct, name string, quota int, meta azhttp.Metadata) (*Share, error) {
+// ShareSpec is what Create Share asks for: quota 0 means DefaultQuota,
+// tier "" DefaultAccessTier.
+type ShareSpec struct {
+	Quota      int
+	AccessTier string
+	Metadata   azhttp.Metadata
+}
+
+// DefaultAccessTier is a standard share's tier when none is asked for.
+const DefaultAccessTier = "TransactionOptimized"
+
+// AccessTiers are the tiers a standard share may have, as Azure spells
+// them.
+var AccessTiers = []string{"TransactionOptimized", "Hot", "Cool"}
+
+// CreateShare creates a share with its root directory.
+func (s *Service) CreateShare(ctx context.Context, acct, name string, spec ShareSpec) (*Share, error) {
 	var out *Share
 	err := s.Update(ctx, func(t *Tx) error {
 		var err error
-		out, err = t.CreateShare(acct, name, quota, meta)
+		out, err = t.CreateShare(acct, name, spec)
 		return err
 	})
 	return out, err
 }
 
 // CreateShare creates a share inside t's transaction.
-func (t *Tx) CreateShare(acct, name string, quota int, meta azhttp.Metadata) (*Share, error) {
+func (t *Tx) CreateShare(acct, name string, spec ShareSpec) (*Share, error) {
 	if _, err := loadShare(t.r, acct, name); err == nil {
 		return nil, azhttp.ErrShareAlreadyExists
 	} else if !errors.Is(err, azhttp.ErrShareNotFound) {
 		return nil, err
 	}
-	if quota == 0 {
-		quota = DefaultQuota
-	}
-	sh := &Share{Version: t.tx.Version(), Created: t.now, Modified: t.now, Quota: quota, Metadata: meta}
+	sh := &Share{Version: t.tx.Version(), Created: t.now, Modified: t.now, Quota: cmp.Or(spec.Quota, DefaultQuota),
+		Metadata: spec.Metadata, AccessTier: cmp.Or(spec.AccessTier, DefaultAccessTier), TierChanged: t.now}
 	if err := record.Store(t.tx, shareKey(acct, name), sh); err != nil {
 		return nil, err
 	}
@@ -86,6 +100,20 @@ func (s *Service) SetShareQuota(ctx context.Context, acct, name string, quota in
 	return s.updateShare(ctx, acct, name, leaseID, func(sh *Share) { sh.Quota = quota })
 }
 
+// SetShareProperties changes a share's quota (GiB; 0 keeps it) and
+// access tier ("" keeps it) in one update.
+func (s *Service) SetShareProperties(ctx context.Context, acct, name string, quota int, tier, leaseID string) (*Share, error) {
+	return s.updateShare(ctx, acct, name, leaseID, func(sh *Share) {
+		if quota != 0 {
+			sh.Quota = quota
+		}
+		if tier != "" && tier != sh.AccessTier {
+			// updateShare stamps TierChanged with the commit time.
+			sh.AccessTier, sh.TierChanged = tier, time.Time{}
+		}
+	})
+}
+
 // SetShareACL replaces a share's stored access policies.
 func (s *Service) SetShareACL(ctx context.Context, acct, name string, acl []azhttp.SignedIdentifier, leaseID string) (*Share, error) {
 	return s.updateShare(ctx, acct, name, leaseID, func(sh *Share) { sh.ACL = acl })
@@ -100,6 +128,9 @@ func (s *Service) updateShare(ctx context.Context, acct, name, leaseID string, c
 		}
 		change(sh)
 		sh.Version, sh.Modified = t.tx.Version(), t.now
+		if sh.TierChanged.IsZero() {
+			sh.TierChanged = t.now
+		}
 		out = sh
 		return record.Store(t.tx, shareKey(acct, name), sh)
 	})

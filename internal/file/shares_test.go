@@ -119,7 +119,7 @@ func TestShareLeaseRules(t *testing.T) {
 	testkit.CheckAfter(t, store, CheckInvariants)
 	s := New(Config{Store: store, Now: clock.Now})
 	ctx := t.Context()
-	if _, err := s.CreateShare(ctx, testAcct, "s", 0, nil); err != nil {
+	if _, err := s.CreateShare(ctx, testAcct, "s", ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.LeaseShare(ctx, testAcct, "s", lease.Request{Action: lease.Acquire, Duration: 10}); !errors.Is(err, azhttp.ErrInvalidHeaderValue) {
@@ -172,7 +172,7 @@ func TestShareLeaseRules(t *testing.T) {
 func TestPermissionKeys(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.CreateShare(ctx, testAcct, "other", 0, nil); err != nil {
+	if _, err := s.CreateShare(ctx, testAcct, "other", ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}
 	const sddl = "O:BAG:SYD:(A;;FA;;;SY)(A;;0x1200a9;;;BU)"
@@ -298,7 +298,7 @@ func FuzzValidSDDL(f *testing.F) {
 		store := memory.Open()
 		defer func() { _ = store.Close() }()
 		s := New(Config{Store: store})
-		if _, err := s.CreateShare(t.Context(), testAcct, "s", 0, nil); err != nil {
+		if _, err := s.CreateShare(t.Context(), testAcct, "s", ShareSpec{}); err != nil {
 			t.Fatal(err)
 		}
 		key, err := s.CreatePermission(t.Context(), testAcct, "s", sddl)

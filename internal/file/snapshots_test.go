@@ -217,7 +217,7 @@ func TestSnapshotTimes(t *testing.T) {
 	clock := testkit.NewClock(start)
 	s := New(Config{Store: store, Now: clock.Now})
 	ctx := t.Context()
-	if _, err := s.CreateShare(ctx, testAcct, "s", 0, azhttp.Metadata{{"a", "1"}}); err != nil {
+	if _, err := s.CreateShare(ctx, testAcct, "s", ShareSpec{Metadata: azhttp.Metadata{{"a", "1"}}}); err != nil {
 		t.Fatal(err)
 	}
 	first, rec, err := s.SnapshotShare(ctx, testAcct, "s", nil)
@@ -347,7 +347,7 @@ func TestListRangesDiff(t *testing.T) {
 func TestListSharesAndSnapshots(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.CreateShare(ctx, testAcct, "t", 0, nil); err != nil {
+	if _, err := s.CreateShare(ctx, testAcct, "t", ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}
 	a, b := snapshot(t, s, "s"), snapshot(t, s, "s")

@@ -131,6 +131,7 @@ var (
 	ErrSharingViolation  = newError(http.StatusConflict, "SharingViolation", "The specified resource may be in use by an SMB client.")
 	ErrDeletePending     = newError(http.StatusConflict, "DeletePending", "The specified resource is marked for deletion by an SMB client.")
 	ErrReadOnlyAttribute = newError(http.StatusPreconditionFailed, "ReadOnlyAttribute", "The specified resource is read-only and cannot be modified at this time.")
+	ErrFileLockConflict  = newError(http.StatusConflict, "FileLockConflict", "A portion of the specified file is locked by an SMB client.")
 
 	ErrLeaseIdMismatchWithFileOperation = newError(http.StatusPreconditionFailed, "LeaseIdMismatchWithFileOperation", "The lease ID specified did not match the lease ID for the file.")
 	ErrLeaseNotPresentWithFileOperation = newError(http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation", "There is currently no lease on the file.")

@@ -69,6 +69,9 @@ func (t *Tx) createFile(acct, share, path string, size int64, h ContentHeaders, 
 		if err := t.checkUse(acct, share, l.node, replace); err != nil {
 			return nil, err
 		}
+		if err := t.restWriteWhole(acct, share, l.node.ID); err != nil {
+			return nil, err
+		}
 		if err := t.dropContent(acct, share, l.node.ID); err != nil {
 			return nil, err
 		}

@@ -54,7 +54,7 @@ func TestLockConflicts(t *testing.T) {
 	mkFile(t, s, "f", 100)
 	a, b := open(t, s, "f", rw), open(t, s, "f", rw)
 
-	must(t, lock(t, s, a, 10, 10, true))                                           // a: [10,20) exclusive
+	must(t, lock(t, s, a, 10, 10, true))                                            // a: [10,20) exclusive
 	wantErr(t, "b exclusive overlap", lock(t, s, b, 15, 10, true), ErrLockConflict) // overlap
 	wantErr(t, "b shared overlap", lock(t, s, b, 19, 1, false), ErrLockConflict)    // last byte
 	wantErr(t, "b adjacent before", lock(t, s, b, 0, 10, true), nil)                // [0,10) touches, no overlap

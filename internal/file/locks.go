@@ -9,6 +9,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
 // Byte-range locks follow MS-FSA: 2.1.5.8 (lock), 2.1.5.9 (unlock) and
@@ -91,8 +92,30 @@ func (l *lockRecord) blocks(offset, length uint64, exclusive, lockIntent bool, h
 	return exclusive
 }
 
-// locksOf returns every lock held on a file; the scan is in the
-// transaction's read set, so a concurrent Lock or Unlock conflicts.
+// lockRanges returns every lock held on a file, read from the keys alone
+// (Count unset): the scan every read and write of the file makes, so it
+// decodes no values. The scan is in the transaction's read set, so a
+// concurrent Lock or Unlock conflicts.
+func (t *Tx) lockRanges(acct, share string, file uint64) ([]lockRecord, error) {
+	p := locksPrefix(acct, share, file)
+	var out []lockRecord
+	var failed error
+	err := t.r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
+		var f [4]uint64 // handle, offset, length, mode
+		rd, err := tuple.NewReader(k, len(p))
+		for i := 0; err == nil && i < len(f); i++ {
+			f[i], err = rd.Uint()
+		}
+		if failed = err; err != nil {
+			return false
+		}
+		out = append(out, lockRecord{Handle: f[0], Offset: f[1], Length: f[2], Exclusive: f[3] == 1})
+		return true
+	})
+	return out, errors.Join(err, failed)
+}
+
+// locksOf returns every lock held on a file with its count.
 func (t *Tx) locksOf(acct, share string, file uint64) ([]*lockRecord, error) {
 	p := locksPrefix(acct, share, file)
 	var out []*lockRecord
@@ -137,27 +160,26 @@ func (t *Tx) Lock(acct, share string, fileID, handleID uint64, r LockRange) erro
 	if err := t.lockHandle(acct, share, fileID, handleID, r.Offset, r.Length); err != nil {
 		return err
 	}
-	locks, err := t.locksOf(acct, share, fileID)
+	locks, err := t.lockRanges(acct, share, fileID)
 	if err != nil {
 		return err
 	}
-	var same *lockRecord
 	for _, l := range locks {
 		if l.blocks(r.Offset, r.Length, r.Exclusive, true, handleID) {
 			return ErrLockConflict
 		}
-		if l.Handle == handleID && l.Offset == r.Offset && l.Length == r.Length && l.Exclusive == r.Exclusive {
-			same = l
-		}
 	}
-	if same == nil {
-		if len(locks) >= MaxLocksPerFile {
-			return ErrTooManyLocks
-		}
-		same = &lockRecord{Handle: handleID, Offset: r.Offset, Length: r.Length, Exclusive: r.Exclusive}
+	key := lockKey(acct, share, fileID, handleID, r.Offset, r.Length, r.Exclusive)
+	same := &lockRecord{Handle: handleID, Offset: r.Offset, Length: r.Length, Exclusive: r.Exclusive}
+	found, err := record.Load(t.r, key, same)
+	if err != nil {
+		return err
+	}
+	if !found && len(locks) >= MaxLocksPerFile {
+		return ErrTooManyLocks
 	}
 	same.Count++
-	return record.Store(t.tx, lockKey(acct, share, fileID, handleID, r.Offset, r.Length, r.Exclusive), same)
+	return record.Store(t.tx, key, same)
 }
 
 // Unlock releases one lock handle handleID holds on exactly [offset,
@@ -203,7 +225,7 @@ func (t *Tx) CheckRange(acct, share string, fileID, handleID uint64, offset, len
 	if offset == 0 && length == 0 {
 		return nil
 	}
-	locks, err := t.locksOf(acct, share, fileID)
+	locks, err := t.lockRanges(acct, share, fileID)
 	if err != nil {
 		return err
 	}
@@ -263,7 +285,7 @@ func (t *Tx) restWrite(acct, share string, file uint64, from, to int64) error {
 // entire file (Put Range, replacing the file) while any lock is held on
 // it.
 func (t *Tx) restWriteWhole(acct, share string, file uint64) error {
-	locks, err := t.locksOf(acct, share, file)
+	locks, err := t.lockRanges(acct, share, file)
 	if err != nil {
 		return err
 	}

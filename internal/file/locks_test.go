@@ -3,13 +3,19 @@ package file
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/anishathalye/porcupine"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -157,10 +163,9 @@ func TestUnlockRules(t *testing.T) {
 	if ls, err := s.Locks(t.Context(), testAcct, "s", f.ID, b.ID); err != nil || len(ls) != 3 {
 		t.Fatalf("stacked locks: %v %v, want 3", ls, err)
 	}
-	for i := range 3 {
+	for range 3 {
 		wantErr(t, "exclusive while stacked", lock(t, s, a, 30, 1, true), ErrLockConflict)
 		must(t, unlock(t, s, b, 30, 5))
-		_ = i
 	}
 	wantErr(t, "exclusive once all unlocked", lock(t, s, a, 30, 1, true), nil)
 	wantErr(t, "unlock past the largest offset", unlock(t, s, a, math.MaxUint64, 2), ErrInvalidLockRange)
@@ -455,4 +460,132 @@ func BenchmarkLocks(b *testing.B) {
 			}
 		}
 	})
+}
+
+// lockOp is one operation of TestLocksLinearizable's history.
+type lockOp struct {
+	kind   string // lock, unlock, read, write
+	handle uint64
+	r      LockRange
+}
+
+// lockModel is the locks of one file as a sequential model: each stored
+// (handle, range, mode) with its count. Its conflict rule is the same
+// blocks the implementation uses (its table tests pin the rule down);
+// what the history checks is that each operation acts atomically on one
+// consistent set of locks.
+type lockModel []lockRecord
+
+func (m lockModel) step(op lockOp) (result string, next lockModel) {
+	next = append(lockModel(nil), m...)
+	switch op.kind {
+	case "lock":
+		for _, l := range m {
+			if l.blocks(op.r.Offset, op.r.Length, op.r.Exclusive, true, op.handle) {
+				return "conflict", m
+			}
+		}
+		for i, l := range next {
+			if l.Handle == op.handle && l.Offset == op.r.Offset && l.Length == op.r.Length && l.Exclusive == op.r.Exclusive {
+				next[i].Count++
+				return "ok", next
+			}
+		}
+		return "ok", append(next, lockRecord{Handle: op.handle, Offset: op.r.Offset, Length: op.r.Length, Exclusive: op.r.Exclusive, Count: 1})
+	case "unlock":
+		for _, exclusive := range []bool{true, false} {
+			for i, l := range next {
+				if l.Handle == op.handle && l.Offset == op.r.Offset && l.Length == op.r.Length && l.Exclusive == exclusive {
+					if next[i].Count--; next[i].Count == 0 {
+						next = append(next[:i], next[i+1:]...)
+					}
+					return "ok", next
+				}
+			}
+		}
+		return "not locked", m
+	default:
+		for _, l := range m {
+			if l.blocks(op.r.Offset, op.r.Length, op.kind == "write", false, op.handle) {
+				return "conflict", m
+			}
+		}
+		return "ok", m
+	}
+}
+
+func (m lockModel) key() string {
+	s := make([]string, len(m))
+	for i, l := range m {
+		s[i] = fmt.Sprintf("%d:%d+%d:%v*%d", l.Handle, l.Offset, l.Length, l.Exclusive, l.Count)
+	}
+	slices.Sort(s)
+	return strings.Join(s, ",")
+}
+
+// TestLocksLinearizable: clients, each with its own handle on one file,
+// lock, unlock, read and write small overlapping ranges at once; the
+// recorded history must be explained by one order of atomic operations.
+func TestLocksLinearizable(t *testing.T) {
+	s, _ := newTestService(t)
+	f := mkFile(t, s, "f", 16)
+	const clients, ops = 5, 40
+	hs := make([]*Handle, clients)
+	for i := range hs {
+		hs[i] = open(t, s, "f", rw)
+	}
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	var mu sync.Mutex
+	var history []porcupine.Operation
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(seed, uint64(c)))
+			for range ops {
+				op := lockOp{kind: []string{"lock", "lock", "unlock", "read", "write"}[rng.IntN(5)], handle: hs[c].ID,
+					r: LockRange{Offset: rng.Uint64N(6), Length: rng.Uint64N(4), Exclusive: rng.IntN(2) == 0}}
+				call := time.Now().UnixNano()
+				var err error
+				switch op.kind {
+				case "lock":
+					err = s.Lock(t.Context(), testAcct, "s", f.ID, op.handle, op.r)
+				case "unlock":
+					err = s.Unlock(t.Context(), testAcct, "s", f.ID, op.handle, op.r.Offset, op.r.Length)
+				default:
+					err = s.Update(t.Context(), func(tx *Tx) error {
+						return tx.CheckRange(testAcct, "s", f.ID, op.handle, op.r.Offset, op.r.Length, op.kind == "write")
+					})
+				}
+				ret := time.Now().UnixNano()
+				out := "ok"
+				switch {
+				case errors.Is(err, ErrLockConflict):
+					out = "conflict"
+				case errors.Is(err, ErrRangeNotLocked):
+					out = "not locked"
+				case err != nil:
+					t.Errorf("%+v: %v", op, err)
+				}
+				mu.Lock()
+				history = append(history, porcupine.Operation{ClientId: c, Input: op, Call: call, Output: out, Return: ret})
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	model := porcupine.Model{
+		Init: func() any { return lockModel(nil) },
+		Step: func(state, input, output any) (bool, any) {
+			got, next := state.(lockModel).step(input.(lockOp))
+			return got == output.(string), next
+		},
+		Equal: func(a, b any) bool { return a.(lockModel).key() == b.(lockModel).key() },
+	}
+	if res := porcupine.CheckOperationsTimeout(model, history, time.Minute); res != porcupine.Ok {
+		t.Fatalf("history of %d lock operations is not linearizable (%v); replay with seed %d", len(history), res, seed)
+	}
+	for _, h := range hs {
+		closeH(t, s, h)
+	}
 }

@@ -104,6 +104,9 @@ func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, k
 		if from < 0 || to <= from || to > n.Size {
 			return azhttp.ErrInvalidRange
 		}
+		// FileREST's rule: a Put Range needs write access to the entire
+		// file. A write through an SMB handle meets only the locks on its
+		// range (CheckRange) and must not come through here.
 		if err := t.restWriteWhole(acct, share, n.ID); err != nil {
 			return err
 		}

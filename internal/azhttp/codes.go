@@ -134,6 +134,7 @@ var (
 	ErrShareSizeLimitReached    = newError(http.StatusForbidden, "ShareSizeLimitReached", "The specified share is full.")
 	ErrFileInvalidPermission    = newError(http.StatusBadRequest, "FileInvalidPermission", "The specified file permission is not valid.")
 	ErrFileInvalidPermissionKey = newError(http.StatusBadRequest, "FileInvalidPermissionKey", "The specified file permission key does not exist in the share.")
+	ErrFileLockConflict         = newError(http.StatusConflict, "FileLockConflict", "A portion of the specified file is locked by an SMB client.")
 
 	ErrLeaseIdMismatchWithFileOperation = newError(http.StatusPreconditionFailed, "LeaseIdMismatchWithFileOperation", "The lease ID specified did not match the lease ID for the file.")
 	ErrLeaseNotPresentWithFileOperation = newError(http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation", "There is currently no lease on the file.")

@@ -42,7 +42,9 @@ type holdRef struct {
 // a snapshot's extent names is held by that snapshot, and every hold is
 // named by one of its extents. Every open handle names, by ID, parent and
 // name, a node that exists, no two handles on a node deny each other's
-// access, and every delete-pending node has a handle open. It describes
+// access, and every delete-pending node has a handle open. Every
+// byte-range lock is held through an open file handle on its file, keyed
+// as it records itself, and no two handles' locks conflict. It describes
 // the first violations in its error. Run it on a
 // quiescent store: in-flight writes may be half-way.
 func CheckInvariants(ctx context.Context, store kv.Store) error {
@@ -61,6 +63,7 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 		usage:   map[[2]string]int64{},
 		perms:   map[[2]string]map[string]bool{},
 		uses:    map[[2]string][]string{},
+		locks:   map[fileRef][]*lockRecord{},
 	}
 	err := store.View(ctx, func(r kv.Reader) error {
 		p := tuple.New("Fa")
@@ -99,6 +102,7 @@ type fileChecker struct {
 	usage      map[[2]string]int64           // sum of each share's usage shards
 	perms      map[[2]string]map[string]bool // stored permission keys
 	uses       map[[2]string][]string        // explicit permissions of nodes
+	locks      map[fileRef][]*lockRecord     // byte-range locks by file
 	violations []string
 }
 
@@ -276,6 +280,8 @@ func (c *fileChecker) entry(k, v []byte) error {
 			c.perms[sh] = map[string]bool{}
 		}
 		c.perms[sh][key] = true
+	case 'l':
+		return c.lock(acct, share, rd, v)
 	default:
 		return fmt.Errorf("unknown tag %q", tag)
 	}
@@ -337,6 +343,7 @@ func (c *fileChecker) verify() {
 		}
 	}
 	c.verifyHandles()
+	c.verifyLocks()
 	for d := range c.chunks {
 		if !referenced[d] {
 			c.fail("%s/%s file %d: data %d is referenced by no extent", d.file.acct, d.file.share, d.file.id, d.data)
@@ -421,6 +428,54 @@ func (c *fileChecker) verifyShareAccounting() {
 		for _, p := range c.uses[sh] {
 			if !c.perms[stored][permissionKey(p)] {
 				c.fail("%s/%s: permission %q is set but not stored under key %q", sh[0], sh[1], p, permissionKey(p))
+			}
+		}
+	}
+}
+
+// lock files one byte-range lock record.
+func (c *fileChecker) lock(acct, share string, rd *tuple.Reader, v []byte) error {
+	var parts [5]uint64 // file, handle, offset, length, mode
+	for i := range parts {
+		var err error
+		if parts[i], err = rd.Uint(); err != nil {
+			return err
+		}
+	}
+	l := new(lockRecord)
+	if err := record.Decode(v, l); err != nil {
+		return err
+	}
+	if string(lockKey(acct, share, parts[0], l.Handle, l.Offset, l.Length, l.Exclusive)) != string(lockKey(acct, share, parts[0], parts[1], parts[2], parts[3], parts[4] == 1)) || parts[4] > 1 {
+		c.fail("%s/%s file %d: lock %+v is keyed as %v", acct, share, parts[0], *l, parts)
+	}
+	if l.Count < 1 || !validLockRange(l.Offset, l.Length) {
+		c.fail("%s/%s file %d: lock %+v has no count or runs past the largest offset", acct, share, parts[0], *l)
+	}
+	ref := fileRef{acct, share, parts[0]}
+	c.locks[ref] = append(c.locks[ref], l)
+	return nil
+}
+
+func (c *fileChecker) verifyLocks() {
+	for ref, ls := range c.locks {
+		for i, l := range ls {
+			var h *Handle
+			for _, o := range c.handles[ref] {
+				if o.ID == l.Handle {
+					h = o
+				}
+			}
+			switch {
+			case h == nil:
+				c.fail("%s/%s file %d: lock [%d,+%d) held through handle %d, which is not open on it", ref.acct, ref.share, ref.id, l.Offset, l.Length, l.Handle)
+			case h.Dir:
+				c.fail("%s/%s directory %d: lock [%d,+%d) on a directory", ref.acct, ref.share, ref.id, l.Offset, l.Length)
+			}
+			for _, o := range ls[:i] {
+				if o.Handle != l.Handle && (o.blocks(l.Offset, l.Length, l.Exclusive, true, l.Handle) || l.blocks(o.Offset, o.Length, o.Exclusive, true, o.Handle)) {
+					c.fail("%s/%s file %d: locks of handles %d and %d conflict", ref.acct, ref.share, ref.id, o.Handle, l.Handle)
+				}
 			}
 		}
 	}

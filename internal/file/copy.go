@@ -114,6 +114,9 @@ func (s *Service) CopyFile(ctx context.Context, req CopyRequest) (*Node, error) 
 		if err := v.checkUse(req.SrcAcct, req.SrcShare, src, useRead); err != nil {
 			return err
 		}
+		if err := v.restRead(req.SrcAcct, req.SrcShare, src.ID, 0, src.Size); err != nil {
+			return err
+		}
 		exts, err := overlapping(v.r, req.SrcAcct, req.SrcShare, src.ID, 0, src.Size)
 		if err != nil {
 			return err

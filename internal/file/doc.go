@@ -16,6 +16,10 @@
 //	                                    object of the live share
 //	Fa acct u share shard               one shard of the share's usage
 //	Fa acct P share key                 the SDDL a permission key names
+//	Fa acct l share file handle offset length mode
+//	                                    byte-range locks (mode 1 exclusive,
+//	                                    0 shared) held on a file through
+//	                                    one handle, with their stack count
 //
 // Directories and files are keyed by their parent's ID, not by their
 // path: listing a directory is one range scan, a directory is empty when
@@ -65,6 +69,25 @@
 // leave the node out, and closing its last handle deletes it. A node's
 // handles name its parent and name, so a rename must move them
 // (moveHandles), which CheckInvariants verifies.
+//
+// Byte-range locks (locks.go) follow MS-FSA: exclusive locks block other
+// handles' reads, writes and locks; shared locks block every write and
+// exclusive lock, their holder's too; the {0, 0} range conflicts with
+// nothing; a handle stacks shared locks on one range, and an unlock
+// names exactly a range it holds. They are keyed by the file first, so
+// the one scan a read or write makes of them reads that file's locks
+// only and puts them in its read set: a concurrent Lock on the file
+// conflicts with it. They go with their handle: closing it in any way
+// (CloseHandle, Force Close Handles, the last close of a delete-pending
+// file) deletes them, moveHandles moves them, and a share's deletion
+// drops them with its range. FileREST meets them as a request holding
+// no lock (handle 0): Put Range, a clear and Put Range From URL need
+// write access to the entire file (Azure's Put Range page), so any lock
+// refuses them, as it does Create File or Copy File over the file; Get
+// File and a copy's source read meet exclusive locks on the bytes they
+// read; a resize meets every lock between the old and new sizes; all
+// answer 409 FileLockConflict. Properties, metadata, List Ranges and
+// leases ignore locks.
 //
 // Rename moves one record: a file keeps its ID, and so its extents, data
 // and lease; a directory keeps its ID, and so its whole subtree. A

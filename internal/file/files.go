@@ -79,6 +79,9 @@ func (t *Tx) createFile(acct, share, path string, size int64, h ContentHeaders, 
 			return nil, err
 		}
 		grow -= l.node.Size
+		if err := t.restWriteWhole(acct, share, l.node.ID); err != nil {
+			return nil, err
+		}
 		if err := t.dropContent(acct, share, l.node.ID); err != nil {
 			return nil, err
 		}

@@ -368,6 +368,9 @@ func (t *Tx) closeHandle(acct, share string, h *Handle, l *located, deleteIfPend
 	if err := t.tx.Delete(handleKey(acct, share, h.FileID, h.ID)); err != nil {
 		return err
 	}
+	if err := t.dropHandleLocks(acct, share, h); err != nil {
+		return err
+	}
 	n := l.node
 	if !n.DeletePending {
 		return nil
@@ -411,5 +414,5 @@ func (t *Tx) moveHandles(acct, share string, from, to, parent uint64, name strin
 			return err
 		}
 	}
-	return nil
+	return t.moveLocks(acct, share, from, to)
 }

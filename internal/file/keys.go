@@ -66,11 +66,11 @@ func handleKey(acct, share string, node, handle uint64) tuple.Key {
 }
 
 // shareRanges are every key range that belongs to one live share besides
-// its record: its open handles, its snapshots' records and holds
-// included; the records in a snapshot's namespace are deleteNamespace's.
+// its record: its open handles and their byte-range locks, its
+// snapshots' records and holds included; the records in a snapshot's namespace are deleteNamespace's.
 func shareRanges(acct, share string) [][2][]byte {
 	var out [][2][]byte
-	for _, tag := range []string{"r", "n", "x", "d", "h", "S", "k", "u", "P"} {
+	for _, tag := range []string{"r", "n", "x", "d", "h", "l", "S", "k", "u", "P"} {
 		p := accountKey(acct).Raw(tag).Str(share)
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}
@@ -86,4 +86,27 @@ func usageKey(acct, share string, shard uint32) tuple.Key {
 // permissionKeyKey is where the SDDL a permission key names is stored.
 func permissionKeyKey(acct, share, key string) tuple.Key {
 	return accountKey(acct).Raw("P").Str(share).Str(key)
+}
+
+// locksPrefix covers the byte-range locks held on one file, through
+// every handle: a transaction that reads or writes a range of the file
+// scans exactly this range, so a concurrent Lock on the file conflicts
+// with it and no other file's locks are read.
+func locksPrefix(acct, share string, file uint64) tuple.Key {
+	return accountKey(acct).Raw("l").Str(share).Uint(file)
+}
+
+// handleLocksPrefix covers the locks one handle holds on its file.
+func handleLocksPrefix(acct, share string, file, handle uint64) tuple.Key {
+	return locksPrefix(acct, share, file).Uint(handle)
+}
+
+// lockKey is where one (handle, range, mode) lock is counted: a handle
+// may stack shared locks on one range, each released by one Unlock.
+func lockKey(acct, share string, file, handle, offset, length uint64, exclusive bool) tuple.Key {
+	var mode uint64
+	if exclusive {
+		mode = 1
+	}
+	return handleLocksPrefix(acct, share, file, handle).Uint(offset).Uint(length).Uint(mode)
 }

@@ -105,6 +105,12 @@ func (t *Tx) SetFileProperties(acct, share, path string, p FileProperties, pre P
 		u = useWrite
 	}
 	return t.updateNode(acct, share, path, false, pre, u, func(n *Node) error {
+		if p.Size != nil {
+			// A resize writes the bytes between the two sizes.
+			if err := t.restWrite(acct, share, n.ID, min(*p.Size, n.Size), max(*p.Size, n.Size)); err != nil {
+				return err
+			}
+		}
 		if p.Size != nil && *p.Size < n.Size {
 			if err := cutRange(t.tx, acct, share, n.ID, *p.Size, n.Size); err != nil {
 				return err

@@ -104,6 +104,12 @@ func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, k
 		if from < 0 || to <= from || to > n.Size {
 			return azhttp.ErrInvalidRange
 		}
+		// FileREST's rule: a Put Range needs write access to the entire
+		// file. A write through an SMB handle meets only the locks on its
+		// range (CheckRange) and must not come through here.
+		if err := t.restWriteWhole(acct, share, n.ID); err != nil {
+			return err
+		}
 		if err := cutRange(t.tx, acct, share, n.ID, from, to); err != nil {
 			return err
 		}
@@ -288,6 +294,9 @@ func (s *Service) GetFile(ctx context.Context, acct, share, path string, rng *Ra
 				end = rng.End
 			}
 			d.Offset, d.Length, d.Ranged = rng.Start, end-rng.Start+1, true
+		}
+		if err := t.restRead(acct, share, n.ID, d.Offset, d.Offset+d.Length); err != nil {
+			return err
 		}
 		if d.Length > 0 {
 			if d.extents, err = overlapping(t.r, acct, share, n.ID, d.Offset, d.Offset+d.Length); err != nil {

@@ -24,12 +24,14 @@ type Service struct {
 	accounts *azhttp.Accounts
 	now      func() time.Time
 	log      *slog.Logger
+	waiters  *lockWaiters
 }
 
 // New returns a Service over cfg.Store.
 func New(cfg Config) *Service {
 	cfg = cfg.WithDefaults()
-	return &Service{store: cfg.Store, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
+	return &Service{store: cfg.Store, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger,
+		waiters: &lockWaiters{files: map[fileRef]chan struct{}{}}}
 }
 
 // clock returns the commit time: UTC at the wire's 100 ns precision.
@@ -47,6 +49,8 @@ type Tx struct {
 	// roomy is set by a Service operation that found, on a snapshot, its
 	// share far below its quota: ChargeUsage then skips the exact read.
 	roomy bool
+	// released are the files this transaction releases locks on.
+	released []fileRef
 }
 
 // In returns the operations of s bound to tx.
@@ -55,9 +59,18 @@ func (s *Service) In(tx kv.Txn) *Tx { return &Tx{r: tx, tx: tx, now: s.clock()} 
 // Update runs fn in one transaction: a nil return commits everything fn
 // did through its Tx, an error or a panic discards all of it. On a
 // conflict fn runs again on a fresh snapshot, so it must have no effects
-// outside the Tx.
+// outside the Tx. Once it commits, waiters on the files whose locks it
+// released are woken (LockReleased).
 func (s *Service) Update(ctx context.Context, fn func(*Tx) error) error {
-	return s.store.Update(ctx, func(tx kv.Txn) error { return fn(s.In(tx)) })
+	var last *Tx
+	err := s.store.Update(ctx, func(tx kv.Txn) error {
+		last = s.In(tx)
+		return fn(last)
+	})
+	if err == nil && last != nil {
+		s.waiters.signal(last.released)
+	}
+	return err
 }
 
 // view runs fn on one committed snapshot; fn may only read.

@@ -37,7 +37,8 @@ func bleveName(kind, name string) string { return "azure." + kind + "." + name }
 // builtinAnalyzers are Azure's predefined analyzers that bleve serves: a
 // bleve analyzer name, or a custom analyzer built from bleve components.
 var builtinAnalyzers = map[string]any{
-	"standard.lucene":             "standard",
+	// Azure's standard analyzer has no stop words, unlike bleve's.
+	"standard.lucene":             map[string]any{"type": "custom", "tokenizer": "unicode", "token_filters": []any{"to_lower"}},
 	"standardasciifolding.lucene": map[string]any{"type": "custom", "char_filters": []any{"asciifolding"}, "tokenizer": "unicode", "token_filters": []any{"to_lower"}},
 	"keyword":                     "keyword",
 	"simple":                      "simple",

@@ -47,7 +47,7 @@ var (
 	// ErrNotFound: the resource does not exist.
 	ErrNotFound = &Error{Status: http.StatusNotFound}
 	// ErrConflict: POST of a resource whose name is taken.
-	ErrConflict = &Error{Status: http.StatusConflict}
+	ErrConflict = &Error{Status: http.StatusConflict, Code: "ResourceNameAlreadyInUse"}
 	// ErrPreconditionFailed: an If-Match or If-None-Match condition failed.
 	ErrPreconditionFailed = &Error{Status: http.StatusPreconditionFailed}
 	// ErrNotAllowed: an index update the service refuses (a changed or

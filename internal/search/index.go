@@ -400,7 +400,7 @@ func (p *fieldParser) analyzers(f *Field, at string) error {
 		return invalid(at+".synonymMaps", "The field '%s' names %d synonym maps; a field can have at most one.", f.Name, len(f.SynonymMaps))
 	}
 	if f.Normalizer != "" {
-		if f.ElementType != "Edm.String" || !(f.Filterable || f.Sortable || f.Facetable) {
+		if f.ElementType != "Edm.String" || !f.Filterable && !f.Sortable && !f.Facetable {
 			return invalid(at+".normalizer", "Only filterable, sortable or facetable fields of type Edm.String or Collection(Edm.String) can have a normalizer; '%s' cannot.", f.Name)
 		}
 		if _, ok := p.analysis.Normalizer[f.Normalizer]; !ok {

@@ -1,9 +1,6 @@
 package search
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // Azure's naming rules (https://learn.microsoft.com/rest/api/searchservice/naming-rules).
 
@@ -11,12 +8,24 @@ func isLower(c byte) bool  { return c >= 'a' && c <= 'z' }
 func isUpper(c byte) bool  { return c >= 'A' && c <= 'Z' }
 func isDigit(c byte) bool  { return c >= '0' && c <= '9' }
 func isLetter(c byte) bool { return isLower(c) || isUpper(c) }
+func isAlnum(c byte) bool  { return isLetter(c) || isDigit(c) }
+
+// lowerOrDigit is a lower-case letter or a digit.
+func lowerOrDigit(c byte) bool { return isLower(c) || isDigit(c) }
+
+// objectChar may appear in a data source, indexer, synonym map or
+// skillset name.
+func objectChar(c byte) bool { return lowerOrDigit(c) || c == '-' }
+
+func fieldChar(c byte) bool { return isAlnum(c) || c == '_' }
+
+func componentChar(c byte) bool { return isAlnum(c) || c == '_' || c == '-' || c == '.' }
 
 // validIndexName: 2–128 lower-case letters, digits, dashes and
 // underscores; the first a letter or digit; no two dashes or underscores
 // in a row. Aliases follow the same rule, as they stand in for an index.
 func validIndexName(name string) bool {
-	if len(name) < 2 || len(name) > 128 || !(isLower(name[0]) || isDigit(name[0])) {
+	if len(name) < 2 || len(name) > 128 || !lowerOrDigit(name[0]) {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
@@ -43,7 +52,7 @@ func validObjectName(name string) bool {
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
-		if !(isLower(c) || isDigit(c) || c == '-') {
+		if !objectChar(c) {
 			return false
 		}
 	}
@@ -57,7 +66,7 @@ func validFieldName(name string) bool {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
-		if c := name[i]; !(isLetter(c) || isDigit(c) || c == '_') {
+		if !fieldChar(name[i]) {
 			return false
 		}
 	}
@@ -68,11 +77,11 @@ func validFieldName(name string) bool {
 // profiles and analysis components: 1–128 letters, digits, dashes,
 // underscores and periods, starting with a letter or digit.
 func validComponentName(name string) bool {
-	if len(name) < 1 || len(name) > 128 || !(isLetter(name[0]) || isDigit(name[0])) {
+	if len(name) < 1 || len(name) > 128 || !isAlnum(name[0]) {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
-		if c := name[i]; !(isLetter(c) || isDigit(c) || c == '_' || c == '-' || c == '.') {
+		if !componentChar(name[i]) {
 			return false
 		}
 	}
@@ -102,13 +111,4 @@ func fieldNameError(where, name string) error {
 
 func componentNameError(where, what, name string) error {
 	return invalid(where, "Invalid %s name: '%s'. Names must start with a letter or digit, contain only letters, digits, dashes, underscores or periods, and be at most 128 characters long.", what, name)
-}
-
-// quoteList renders names for a message: 'a', 'b'.
-func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("'%s'", n)
-	}
-	return strings.Join(q, ", ")
 }

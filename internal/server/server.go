@@ -46,9 +46,9 @@ type Config struct {
 	SearchAdminKeys []string
 	SearchQueryKeys []string
 	DataDir         string
-	InMemory           bool
-	Accounts           *azhttp.Accounts
-	Logger             *slog.Logger
+	InMemory        bool
+	Accounts        *azhttp.Accounts
+	Logger          *slog.Logger
 	// Now is the clock the services use; nil means time.Now.
 	Now func() time.Time
 }

@@ -18,6 +18,9 @@
 //	                        kind is the collection's path segment ("indexes",
 //	                        "synonymmaps", "datasources", "indexers",
 //	                        "skillsets", "aliases"), name its name
+//	"Sc" kind name i        chunk i of a definition too large for its
+//	                        resource's value (kv/chunk layout); the
+//	                        resource record then holds only its size
 //	"Sd" index key          one document of an index (JSON), keyed by the
 //	                        index name and the document's key value; the
 //	                        source of truth the bleve index is derived from

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -441,5 +442,66 @@ func TestParseDuration(t *testing.T) {
 		if _, err := ParseDuration(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// TestLargeDefinition: an index far larger than one kv value is kept in
+// chunks and reads, lists, updates and deletes like a small one.
+func TestLargeDefinition(t *testing.T) {
+	s := newService(t)
+	ctx := context.Background()
+	var b strings.Builder
+	b.WriteString(`{"name":"wide","fields":[{"name":"id","type":"Edm.String","key":true}`)
+	for i := range 900 {
+		fmt.Fprintf(&b, `,{"name":"field_number_%d","type":"Edm.String","analyzer":"en.lucene"}`, i)
+	}
+	b.WriteString(`]}`)
+	created := mustPut(t, s, Indexes, "", b.String(), PutOptions{CreateOnly: true})
+	if size := len(mustJSON(t, created.Definition)); size <= kv.MaxValueSize {
+		t.Fatalf("definition of %d bytes does not exercise chunking", size)
+	}
+	got, err := s.Get(ctx, Indexes, "wide")
+	if err != nil || got.ETag != created.ETag || len(got.Definition["fields"].([]any)) != 901 {
+		t.Fatalf("get: %v", err)
+	}
+	mustPut(t, s, Indexes, "", smallIndex, PutOptions{CreateOnly: true})
+	list, err := s.List(ctx, Indexes)
+	if err != nil || len(list) != 2 || list[0].Name != "hotels" || list[1].Name != "wide" || len(list[1].Definition["fields"].([]any)) != 901 {
+		t.Fatalf("list: %v %v", list, err)
+	}
+	// An update rewrites the chunks.
+	if _, _, err := s.Put(ctx, Indexes, "wide", def(t, b.String()), PutOptions{Preconditions: Preconditions{IfMatch: []string{created.ETag}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete(ctx, Indexes, "wide", Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.store.View(ctx, func(rd kv.Reader) error {
+		p := definitionChunks(Indexes, "wide")
+		return rd.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
+			t.Errorf("chunk %x outlived its index", k)
+			return true
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// A synonym map that shrinks below one value drops its chunks.
+	big := `{"format":"solr","synonyms":"` + strings.Repeat(`alpha, beta\n`, 20000) + `"}`
+	mustPut(t, s, SynonymMaps, "syn", big, PutOptions{})
+	small := mustPut(t, s, SynonymMaps, "syn", `{"format":"solr","synonyms":"a, b"}`, PutOptions{})
+	if small.Definition["synonyms"] != "a, b" {
+		t.Errorf("shrunk synonym map %v", small.Definition)
+	}
+	if err := s.store.View(ctx, func(rd kv.Reader) error {
+		p := definitionChunks(SynonymMaps, "syn")
+		return rd.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
+			t.Errorf("chunk %x outlived its definition", k)
+			return true
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(ctx, SynonymMaps, "syn"); err != nil || got.Definition["synonyms"] != "a, b" {
+		t.Errorf("read after shrinking: %v %v", got, err)
 	}
 }

@@ -17,9 +17,9 @@ import (
 	"github.com/cerulean-db/cerulean/internal/conditions"
 )
 
-// maxBody bounds a request body: far above any definition the store can
-// keep (kv.MaxValueSize), so a larger one is refused before it is read.
-const maxBody = 1 << 20
+// maxBody bounds a request body: the largest definition kept
+// (maxDefinition), so a larger one is refused before it is read.
+const maxBody = maxDefinition
 
 // handler serves a Service over the Azure AI Search REST protocol: it
 // checks api-version and api-key, parses the OData path and headers into

@@ -10,6 +10,11 @@ func resourceKey(kind Kind, name string) tuple.Key {
 // resourcesPrefix covers every resource of one kind, in name order.
 func resourcesPrefix(kind Kind) tuple.Key { return tuple.New("Sr").Str(string(kind)) }
 
+// definitionChunks holds a definition too large for its resource's value.
+func definitionChunks(kind Kind, name string) tuple.Key {
+	return tuple.New("Sc").Str(string(kind)).Str(name)
+}
+
 // documentsPrefix covers every document of an index.
 func documentsPrefix(index string) tuple.Key { return tuple.New("Sd").Str(index) }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
@@ -114,10 +115,63 @@ func (r *Resource) Body() map[string]any {
 }
 
 // stored is a resource as kept in kv: its commit version (the ETag) and
-// its normalised definition.
+// its normalised definition, inline when it fits one value and otherwise
+// in chunks under definitionChunks (Size set, Definition empty on disk),
+// so that an index of a thousand fields is kept like a small one.
 type stored struct {
 	Version    uint64          `json:"v"`
-	Definition json.RawMessage `json:"d"`
+	Definition json.RawMessage `json:"d,omitempty"`
+	Size       int64           `json:"n,omitempty"`
+}
+
+// inlineDefinition is the largest definition kept in the resource's own
+// value; maxDefinition bounds one definition (well inside a transaction).
+const (
+	inlineDefinition = 64 << 10
+	maxDefinition    = 4 << 20
+)
+
+// loadStored reads a resource record and, for a chunked definition, its
+// chunks.
+func loadStored(rd kv.Reader, kind Kind, name string) (*stored, bool, error) {
+	var st stored
+	found, err := record.Load(rd, resourceKey(kind, name), &st)
+	if err != nil || !found {
+		return nil, found, err
+	}
+	if err := st.loadChunks(rd, kind, name); err != nil {
+		return nil, false, err
+	}
+	return &st, true, nil
+}
+
+func (st *stored) loadChunks(rd kv.Reader, kind Kind, name string) error {
+	if st.Size == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := chunk.Read(rd, definitionChunks(kind, name), 0, st.Size, &buf); err != nil {
+		return fmt.Errorf("read %s %q definition: %w", kind.label(), name, err)
+	}
+	st.Definition = buf.Bytes()
+	return nil
+}
+
+// storeDefinition writes a resource record, replacing any chunks of the
+// definition it had before.
+func storeDefinition(tx kv.Txn, kind Kind, name string, version uint64, def []byte) error {
+	chunks := definitionChunks(kind, name)
+	if err := tx.DeleteRange(chunks, kv.PrefixEnd(chunks)); err != nil {
+		return err
+	}
+	st := stored{Version: version, Definition: def}
+	if len(def) > inlineDefinition {
+		if err := chunk.Write(tx, chunks, 0, def); err != nil {
+			return err
+		}
+		st = stored{Version: version, Size: int64(len(def))}
+	}
+	return record.Store(tx, resourceKey(kind, name), st)
 }
 
 // etagOf renders a commit version as the service's ETag: a quoted hex
@@ -213,8 +267,7 @@ func (s *Service) Put(ctx context.Context, kind Kind, name string, def map[strin
 	delete(def, "@odata.context")
 	err = s.store.Update(ctx, func(tx kv.Txn) error {
 		res, created = nil, false
-		var old stored
-		found, err := record.Load(tx, resourceKey(kind, name), &old)
+		old, found, err := loadStored(tx, kind, name)
 		if err != nil {
 			return err
 		}
@@ -244,14 +297,13 @@ func (s *Service) Put(ctx context.Context, kind Kind, name string, def map[strin
 		if err != nil {
 			return fmt.Errorf("encode %s: %w", kind.label(), err)
 		}
-		if len(b) > kv.MaxValueSize-1000 {
-			return badRequest("The %s definition is %d bytes; this server keeps definitions of up to %d bytes.", kind.label(), len(b), kv.MaxValueSize-1000)
+		if len(b) > maxDefinition {
+			return badRequest("The %s definition is %d bytes; this server keeps definitions of up to %d bytes.", kind.label(), len(b), maxDefinition)
 		}
-		st := stored{Version: tx.Version(), Definition: b}
-		if err := record.Store(tx, resourceKey(kind, name), st); err != nil {
+		if err := storeDefinition(tx, kind, name, tx.Version(), b); err != nil {
 			return err
 		}
-		res, created = &Resource{Kind: kind, Name: name, ETag: etagOf(st.Version), Definition: norm}, !found
+		res, created = &Resource{Kind: kind, Name: name, ETag: etagOf(tx.Version()), Definition: norm}, !found
 		return nil
 	})
 	if err != nil {
@@ -273,8 +325,7 @@ func (s *Service) Get(ctx context.Context, kind Kind, name string) (*Resource, e
 
 // load reads one resource, or answers 404.
 func (s *Service) load(rd kv.Reader, kind Kind, name string) (*Resource, error) {
-	var st stored
-	found, err := record.Load(rd, resourceKey(kind, name), &st)
+	st, found, err := loadStored(rd, kind, name)
 	if err != nil {
 		return nil, err
 	}
@@ -304,22 +355,37 @@ func (s *Service) List(ctx context.Context, kind Kind) ([]*Resource, error) {
 	err := s.store.View(ctx, func(rd kv.Reader) error {
 		out = out[:0]
 		prefix := resourcesPrefix(kind)
-		var scanErr error
+		var (
+			records []stored
+			names   []string
+			scanErr error
+		)
 		err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(key, value []byte) bool {
 			var st stored
 			if scanErr = record.Decode(value, &st); scanErr != nil {
 				return false
 			}
-			var res *Resource
-			res, scanErr = st.resource(kind, "")
-			if scanErr != nil {
+			var name string
+			if name, scanErr = resourceName(key, prefix); scanErr != nil {
 				return false
 			}
-			res.Name, _ = res.Definition["name"].(string)
-			out = append(out, res)
+			records, names = append(records, st), append(names, name)
 			return true
 		})
-		return errors.Join(err, scanErr)
+		if err := errors.Join(err, scanErr); err != nil {
+			return err
+		}
+		for i := range records {
+			if err := records[i].loadChunks(rd, kind, names[i]); err != nil {
+				return err
+			}
+			res, err := records[i].resource(kind, names[i])
+			if err != nil {
+				return err
+			}
+			out = append(out, res)
+		}
+		return nil
 	})
 	return out, err
 }
@@ -346,6 +412,10 @@ func (s *Service) Delete(ctx context.Context, kind Kind, name string, p Precondi
 			return s.notFound(kind, name)
 		}
 		if err := tx.Delete(resourceKey(kind, name)); err != nil {
+			return err
+		}
+		chunks := definitionChunks(kind, name)
+		if err := tx.DeleteRange(chunks, kv.PrefixEnd(chunks)); err != nil {
 			return err
 		}
 		if kind == Indexes {

@@ -316,6 +316,19 @@ func TestIndexStatsAndDelete(t *testing.T) {
 	if viaAlias, err := s.IndexStats(ctx, "current"); err != nil || viaAlias != st {
 		t.Errorf("stats through the alias: %+v %v", viaAlias, err)
 	}
+	if err := s.store.View(ctx, func(rd kv.Reader) error {
+		ix, err := s.IndexIn(rd, "current")
+		if err != nil || ix.Name != "hotels" || ix.Key.Name != "id" || ix.Analysis.Analyzer["en.lucene"] == "" {
+			t.Errorf("IndexIn through the alias: %+v %v", ix, err)
+		}
+		_, err = s.IndexIn(rd, "missing")
+		if !errors.Is(err, ErrNotFound) {
+			t.Errorf("IndexIn of a missing index: %v", err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	svc, err := s.ServiceStats(ctx)
 	if err != nil || svc.DocumentCount != 3 || svc.Counts[Indexes] != 2 || svc.Counts[Aliases] != 1 {
 		t.Fatalf("service stats %+v %v", svc, err)

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
 )
@@ -119,4 +120,20 @@ func (s *Service) ServiceStats(ctx context.Context) (ServiceStats, error) {
 		return nil
 	})
 	return st, err
+}
+
+// IndexIn loads and parses the index a name denotes (an alias names its
+// index) on rd, so that a caller's transaction (a document batch) reads
+// the definition it writes against and conflicts with a concurrent change
+// of it. A missing index is a 404 Error.
+func (s *Service) IndexIn(rd kv.Reader, name string) (*Index, error) {
+	res, err := s.resolveIndex(rd, name)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := ParseIndex(res.Definition)
+	if err != nil {
+		return nil, fmt.Errorf("parse stored index %q: %w", res.Name, err)
+	}
+	return ix, nil
 }

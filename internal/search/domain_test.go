@@ -143,6 +143,9 @@ func TestIndexDefinitionRefused(t *testing.T) {
 		{"custom analyzer unknown filter", `{"name":"x1","fields":[` + key + `],"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"c","tokenizer":"standard_v2","tokenFilters":["phonetic"]}]}`, "token filter 'phonetic'"},
 		{"bad pattern", `{"name":"x1","fields":[` + key + `],"charFilters":[{"@odata.type":"#Microsoft.Azure.Search.PatternReplaceCharFilter","name":"c","pattern":"(","replacement":""}]}`, "regular expression"},
 		{"wrong attribute type", `{"name":"x1","fields":[{"name":"id","type":"Edm.String","key":"yes"}]}`, "true or false"},
+		{"complex key", `{"name":"x1","fields":[` + key + `,{"name":"c","type":"Edm.ComplexType","key":true,"fields":[{"name":"a","type":"Edm.String"}]}]}`, "cannot set 'key'"},
+		{"complex without fields", `{"name":"x1","fields":[` + key + `,{"name":"c","type":"Collection(Edm.ComplexType)"}]}`, "at least one sub-field"},
+		{"sub-field key", `{"name":"x1","fields":[` + key + `,{"name":"c","type":"Edm.ComplexType","fields":[{"name":"a","type":"Edm.String","key":true}]}]}`, "top-level"},
 		{"name mismatch", `{"name":"other","fields":[` + key + `]}`, "does not match"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

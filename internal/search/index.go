@@ -214,10 +214,10 @@ func (p *fieldParser) fields(defs []map[string]any, where string, depth int) ([]
 		if err != nil {
 			return nil, err
 		}
-		if seen[strings.ToLower(f.Name)] {
+		if seen[f.Name] {
 			return nil, invalid(at+".name", "The field name '%s' is used more than once.", f.Name)
 		}
-		seen[strings.ToLower(f.Name)] = true
+		seen[f.Name] = true
 		out = append(out, f)
 	}
 	return out, nil
@@ -415,9 +415,9 @@ func (p *fieldParser) complexField(d map[string]any, f *Field, at string, depth 
 		if k == "name" || k == "type" || k == "fields" || x == nil {
 			continue
 		}
-		// SDKs send their attribute defaults on complex fields too; only a
+		// Clients may send attribute defaults on complex fields too; only a
 		// value that would mean something is refused.
-		if _, isBool := x.(bool); isBool {
+		if b, isBool := x.(bool); isBool && (!b || k == "retrievable" || k == "stored") {
 			continue
 		}
 		if a, isArray := x.([]any); isArray && len(a) == 0 {

@@ -30,6 +30,7 @@ test:
 jsdeps:
 	cd test/cosmosjs && npm ci --no-audit --no-fund
 	cd test/filejs && npm ci --no-audit --no-fund
+	cd test/searchjs && npm ci --no-audit --no-fund
 
 race:
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)

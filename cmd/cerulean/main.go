@@ -16,6 +16,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
+	"github.com/cerulean-db/cerulean/internal/search"
 	"github.com/cerulean-db/cerulean/internal/server"
 )
 
@@ -53,6 +54,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 type serveFlags struct {
 	host                                                 string
 	blobPort, queuePort, tablePort, filePort, cosmosPort port
+	searchPort                                           port
+	searchAdminKeys, searchQueryKeys                     apiKeys
 	dataDir                                              string
 	inMemory                                             boolean
 	cosmosHTTP                                           boolean
@@ -69,7 +72,8 @@ type serveFlags struct {
 func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (*serveFlags, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := &serveFlags{blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, cosmosPort: 8081, logLevel: logLevel(slog.LevelInfo), scriptBudget: budget(cosmos.DefaultScriptBudget)}
+	f := &serveFlags{blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, cosmosPort: 8081, searchPort: 8082,
+		searchAdminKeys: apiKeys{search.DefaultAdminKey}, searchQueryKeys: apiKeys{search.DefaultQueryKey}, logLevel: logLevel(slog.LevelInfo), scriptBudget: budget(cosmos.DefaultScriptBudget)}
 	fs.StringVar(&f.host, "host", "127.0.0.1", "address to listen on")
 	fs.Var(&f.blobPort, "blob-port", "Blob service port, 0 for a free one")
 	fs.Var(&f.queuePort, "queue-port", "Queue service port, 0 for a free one")
@@ -77,6 +81,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.Var(&f.filePort, "file-port", "File service (Azure Files REST) port, 0 for a free one")
 	fs.Var(&f.cosmosPort, "cosmos-port", "Cosmos DB (NoSQL) gateway port, 0 for a free one")
 	fs.Var(&f.cosmosHTTP, "cosmos-http", "serve the Cosmos DB gateway over plain HTTP instead of HTTPS")
+	fs.Var(&f.searchPort, "search-port", "Azure AI Search service port (plain HTTP), 0 for a free one")
+	fs.Var(&f.searchAdminKeys, "search-admin-key", "Azure AI Search admin api-key(s), comma-separated")
+	fs.Var(&f.searchQueryKeys, "search-query-key", "Azure AI Search query (read-only) api-key(s), comma-separated")
 	fs.Var(&f.scriptBudget, "cosmos-script-budget", "time one Cosmos stored procedure, trigger or UDF run may take, e.g. 5s or 500ms (at most 10m)")
 	fs.StringVar(&f.dataDir, "data", "./cerulean-data", "directory of the durable store")
 	fs.Var(&f.inMemory, "in-memory", "keep everything in memory; nothing survives exit")
@@ -144,6 +151,30 @@ func (b *budget) Set(s string) error {
 	return nil
 }
 
+// apiKeys are Azure AI Search api-keys, comma-separated: each 1 to 256
+// printable ASCII characters without spaces or commas, as a header value
+// carries them unchanged.
+type apiKeys []string
+
+func (k *apiKeys) String() string { return strings.Join(*k, ",") }
+
+func (k *apiKeys) Set(s string) error {
+	var keys []string
+	for _, key := range strings.Split(s, ",") {
+		if len(key) == 0 || len(key) > 256 {
+			return errors.New("not a list of api-keys (comma-separated, each 1 to 256 printable characters without spaces)")
+		}
+		for i := 0; i < len(key); i++ {
+			if key[i] <= ' ' || key[i] > '~' {
+				return errors.New("not a list of api-keys (comma-separated, each 1 to 256 printable characters without spaces)")
+			}
+		}
+		keys = append(keys, key)
+	}
+	*k = keys
+	return nil
+}
+
 // port is a TCP port given in decimal: 0 (pick a free one) to 65535.
 type port int
 
@@ -208,6 +239,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 	srv, err := server.Start(ctx, server.Config{
 		Host: f.host, BlobPort: int(f.blobPort), QueuePort: int(f.queuePort), TablePort: int(f.tablePort), FilePort: int(f.filePort), DataDir: f.dataDir, InMemory: bool(f.inMemory),
 		CosmosPort: int(f.cosmosPort), CosmosHTTP: bool(f.cosmosHTTP), CosmosScriptBudget: time.Duration(f.scriptBudget),
+		SearchPort: int(f.searchPort), SearchAdminKeys: f.searchAdminKeys, SearchQueryKeys: f.searchQueryKeys,
 		Accounts: accounts, Logger: logger,
 	})
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -23,8 +24,9 @@ func TestServeDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := serveFlags{host: "127.0.0.1", blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, cosmosPort: 8081,
+		searchPort: 8082, searchAdminKeys: apiKeys{"cerulean-search-admin-key"}, searchQueryKeys: apiKeys{"cerulean-search-query-key"},
 		dataDir: "./cerulean-data", logLevel: logLevel(slog.LevelInfo), scriptBudget: budget(5 * time.Second)}
-	if *f != want {
+	if !reflect.DeepEqual(*f, want) {
 		t.Errorf("defaults: %+v, want %+v", *f, want)
 	}
 }
@@ -36,14 +38,16 @@ func TestServeEnvUnderstood(t *testing.T) {
 		"CERULEAN_HOST": "0.0.0.0", "CERULEAN_BLOB_PORT": "0", "CERULEAN_QUEUE_PORT": "65535",
 		"CERULEAN_TABLE_PORT": "20002", "CERULEAN_FILE_PORT": "20004", "CERULEAN_COSMOS_PORT": "20003", "CERULEAN_COSMOS_HTTP": "TRUE",
 		"CERULEAN_DATA": "/tmp/x", "CERULEAN_IN_MEMORY": "1", "CERULEAN_LOG_LEVEL": "WARN", "CERULEAN_PPROF": "127.0.0.1:0",
-		"CERULEAN_COSMOS_SCRIPT_BUDGET": "750ms",
+		"CERULEAN_COSMOS_SCRIPT_BUDGET": "750ms", "CERULEAN_SEARCH_PORT": "20005",
+		"CERULEAN_SEARCH_ADMIN_KEY": "admin-1", "CERULEAN_SEARCH_QUERY_KEY": "q1,q2",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := serveFlags{host: "0.0.0.0", blobPort: 0, queuePort: 65535, tablePort: 20002, filePort: 20004, cosmosPort: 20003, cosmosHTTP: true,
+		searchPort: 20005, searchAdminKeys: apiKeys{"admin-1"}, searchQueryKeys: apiKeys{"q1", "q2"},
 		dataDir: "/tmp/x", inMemory: true, logLevel: logLevel(slog.LevelWarn), pprof: "127.0.0.1:0", scriptBudget: budget(750 * time.Millisecond)}
-	if *f != want {
+	if !reflect.DeepEqual(*f, want) {
 		t.Errorf("got %+v, want %+v", *f, want)
 	}
 	for value, want := range map[string]boolean{"1": true, "t": true, "T": true, "true": true, "True": true,
@@ -75,6 +79,11 @@ func TestServeBadEnvRefused(t *testing.T) {
 		{"CERULEAN_COSMOS_SCRIPT_BUDGET", "5", "duration"},
 		{"CERULEAN_COSMOS_SCRIPT_BUDGET", "0s", "duration"},
 		{"CERULEAN_COSMOS_SCRIPT_BUDGET", "1h", "duration"},
+		{"CERULEAN_SEARCH_PORT", "8082a", "port"},
+		{"CERULEAN_SEARCH_PORT", "99999", "port"},
+		{"CERULEAN_SEARCH_ADMIN_KEY", "has space", "api-keys"},
+		{"CERULEAN_SEARCH_QUERY_KEY", "a,,b", "api-keys"},
+		{"CERULEAN_SEARCH_QUERY_KEY", "clé", "api-keys"},
 	} {
 		_, err := parse(t, nil, map[string]string{tc.name: tc.value})
 		if err == nil {
@@ -104,6 +113,9 @@ func TestServeBadFlagRefused(t *testing.T) {
 		{"--queue-port", "70000"},
 		{"--table-port=-5"},
 		{"--file-port", "65536"},
+		{"--search-port", "-1"},
+		{"--search-admin-key", ""},
+		{"--search-query-key", "ok,"},
 		{"--in-memory=yes"},
 		{"--log-level", "verbose"},
 		{"--data", ""},
@@ -116,7 +128,7 @@ func TestServeBadFlagRefused(t *testing.T) {
 }
 
 func TestServeUnknownFlagRefused(t *testing.T) {
-	for _, args := range [][]string{{"--smb-port", "10445"}, {"--search-port", "8082"}, {"--blobport", "1"}} {
+	for _, args := range [][]string{{"--smb-port", "10445"}, {"--searchport", "8082"}, {"--blobport", "1"}} {
 		_, err := parse(t, args, nil)
 		if err == nil || !strings.Contains(err.Error(), "not defined") {
 			t.Errorf("%q: got %v, want the flag refused", args, err)
@@ -160,7 +172,8 @@ func TestServeHelpListsEnv(t *testing.T) {
 	if _, err := parseServeFlags([]string{"-h"}, envOf(nil), &out); err == nil {
 		t.Fatal("-h did not stop parsing")
 	}
-	for _, want := range []string{"CERULEAN_BLOB_PORT", "CERULEAN_IN_MEMORY", "CERULEAN_LOG_LEVEL", "default 10000", "default info"} {
+	for _, want := range []string{"CERULEAN_BLOB_PORT", "CERULEAN_IN_MEMORY", "CERULEAN_LOG_LEVEL", "default 10000", "default info",
+		"CERULEAN_SEARCH_PORT", "default 8082", "CERULEAN_SEARCH_ADMIN_KEY", "CERULEAN_SEARCH_QUERY_KEY"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("usage lacks %q:\n%s", want, out.String())
 		}

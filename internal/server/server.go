@@ -18,6 +18,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
 	"github.com/cerulean-db/cerulean/internal/queue"
+	"github.com/cerulean-db/cerulean/internal/search"
 	"github.com/cerulean-db/cerulean/internal/table"
 )
 
@@ -38,10 +39,16 @@ type Config struct {
 	// CosmosScriptBudget bounds one server-side script run; zero means
 	// cosmos.DefaultScriptBudget.
 	CosmosScriptBudget time.Duration
-	DataDir            string
-	InMemory           bool
-	Accounts           *azhttp.Accounts
-	Logger             *slog.Logger
+	// SearchPort is the Azure AI Search service's port (plain HTTP);
+	// SearchAdminKeys and SearchQueryKeys are its api-keys (nil means
+	// search.DefaultAdminKey and search.DefaultQueryKey).
+	SearchPort      int
+	SearchAdminKeys []string
+	SearchQueryKeys []string
+	DataDir         string
+	InMemory        bool
+	Accounts        *azhttp.Accounts
+	Logger          *slog.Logger
 	// Now is the clock the services use; nil means time.Now.
 	Now func() time.Time
 }
@@ -62,6 +69,7 @@ type Server struct {
 	fileAddr         string // the File service's host:port
 	cosmosAddr       string // the Cosmos DB gateway's host:port
 	cosmosScheme     string // "https", or "http" with Config.CosmosHTTP
+	searchAddr       string // the Azure AI Search service's host:port
 	servers          []*http.Server
 	wg               sync.WaitGroup
 	errs             chan error
@@ -105,6 +113,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	if err := s.startCosmos(cfg); err != nil {
+		return nil, errors.Join(err, s.Shutdown(context.Background()))
+	}
+	searchSvc := search.New(search.Config{Store: store, AdminKeys: cfg.SearchAdminKeys, QueryKeys: cfg.SearchQueryKeys, Now: cfg.Now, Logger: cfg.Logger})
+	s.searchAddr, err = s.listen(cfg.Host, cfg.SearchPort, "search", search.NewHandler(searchSvc))
+	if err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	return s, nil
@@ -155,6 +168,12 @@ func (s *Server) TableAddr() string { return s.tableAddr }
 
 // FileAddr is the File service's host:port.
 func (s *Server) FileAddr() string { return s.fileAddr }
+
+// SearchAddr is the Azure AI Search service's host:port.
+func (s *Server) SearchAddr() string { return s.searchAddr }
+
+// SearchURL is the Azure AI Search endpoint, "http://host:port".
+func (s *Server) SearchURL() string { return "http://" + s.searchAddr }
 
 // Store is the server's store (tests inspect it).
 func (s *Server) Store() kv.Store { return s.store }

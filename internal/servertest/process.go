@@ -60,6 +60,8 @@ type Process struct {
 	// CosmosURL is the Cosmos DB gateway (plain HTTP), CosmosKey its key.
 	CosmosURL, CosmosKey string
 	cosmosPort           int
+	// SearchPort is the Azure AI Search service's port (plain HTTP).
+	SearchPort int
 
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -82,7 +84,7 @@ func freePort(t testing.TB) int {
 // connections. It is killed at cleanup if still running.
 func StartProcess(t testing.TB, bin, dataDir string) *Process {
 	t.Helper()
-	p := &Process{BlobPort: freePort(t), QueuePort: freePort(t), TablePort: freePort(t), FilePort: freePort(t), cosmosPort: freePort(t), done: make(chan struct{})}
+	p := &Process{BlobPort: freePort(t), QueuePort: freePort(t), TablePort: freePort(t), FilePort: freePort(t), cosmosPort: freePort(t), SearchPort: freePort(t), done: make(chan struct{})}
 	logf, err := os.CreateTemp("", "cerulean-log-")
 	if err != nil {
 		t.Fatal(err)
@@ -91,7 +93,7 @@ func StartProcess(t testing.TB, bin, dataDir string) *Process {
 	p.cmd = exec.Command(bin, "serve", "--host", "127.0.0.1", "--data", dataDir, "--log-level", "warn",
 		"--blob-port", strconv.Itoa(p.BlobPort), "--queue-port", strconv.Itoa(p.QueuePort), "--table-port", strconv.Itoa(p.TablePort),
 		"--file-port", strconv.Itoa(p.FilePort),
-		"--cosmos-port", strconv.Itoa(p.cosmosPort), "--cosmos-http")
+		"--cosmos-port", strconv.Itoa(p.cosmosPort), "--cosmos-http", "--search-port", strconv.Itoa(p.SearchPort))
 	p.cmd.Stdout, p.cmd.Stderr = logf, logf
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)
@@ -104,7 +106,7 @@ func StartProcess(t testing.TB, bin, dataDir string) *Process {
 		close(p.done)
 	}()
 	t.Cleanup(p.Kill)
-	for _, port := range []int{p.BlobPort, p.QueuePort, p.TablePort, p.FilePort, p.cosmosPort} {
+	for _, port := range []int{p.BlobPort, p.QueuePort, p.TablePort, p.FilePort, p.cosmosPort, p.SearchPort} {
 		deadline := time.Now().Add(60 * time.Second)
 		for {
 			if c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 200*time.Millisecond); err == nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/search"
 	"github.com/cerulean-db/cerulean/internal/server"
 )
 
@@ -24,10 +25,13 @@ type Env struct {
 	// CosmosURL is the Cosmos DB gateway's endpoint, ending in "/" (plain
 	// HTTP unless WithCosmosTLS); CosmosKey its master key.
 	CosmosURL, CosmosKey string
-	Account, Key         string
-	ConnectionString     string
-	Store                kv.Store
-	Server               *server.Server
+	// SearchURL is the Azure AI Search endpoint, "http://host:port";
+	// SearchAdminKey and SearchQueryKey its api-keys.
+	SearchURL, SearchAdminKey, SearchQueryKey string
+	Account, Key                              string
+	ConnectionString                          string
+	Store                                     kv.Store
+	Server                                    *server.Server
 }
 
 type options struct {
@@ -104,5 +108,6 @@ func Start(t testing.TB, opts ...Option) *Env {
 		Server:    srv,
 		CosmosURL: srv.CosmosURL(),
 		CosmosKey: cosmos.EmulatorKey,
+		SearchURL: srv.SearchURL(), SearchAdminKey: search.DefaultAdminKey, SearchQueryKey: search.DefaultQueryKey,
 	}
 }

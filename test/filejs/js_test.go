@@ -7,38 +7,19 @@ package filejs
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
-	"time"
 
 	filestore "github.com/cerulean-db/cerulean/internal/file"
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 func TestJavaScriptSDK(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
-	if _, err := os.Stat("node_modules/@azure/storage-file-share"); err != nil {
-		t.Skip("node_modules missing: run `npm ci` in test/filejs (make jsdeps does)")
-	}
-	env := servertest.Start(t, servertest.WithDataDir(t.TempDir()))
-	files, err := filepath.Glob("*.test.mjs")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no *.test.mjs files found (%v)", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{"--test", "--test-reporter=spec"}, files...)...)
-	cmd.Env = append(os.Environ(), "CERULEAN_CONNECTION_STRING="+env.ConnectionString)
-	out, err := cmd.CombinedOutput()
-	t.Logf("node --test:\n%s", out)
-	if err != nil {
-		t.Fatalf("JavaScript SDK tests failed: %v", err)
-	}
+	var env *servertest.Env
+	testkit.NodeTests(t, "@azure/storage-file-share", func() []string {
+		env = servertest.Start(t, servertest.WithDataDir(t.TempDir()))
+		return []string{"CERULEAN_CONNECTION_STRING=" + env.ConnectionString}
+	})
 	// What the SDK left behind must be a consistent layout.
 	if err := filestore.CheckInvariants(context.Background(), env.Store); err != nil {
 		t.Fatal(err)

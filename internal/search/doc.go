@@ -1,0 +1,36 @@
+// Package search is the Azure AI Search service: indexes, synonym maps,
+// data sources, indexers, skillsets and aliases over the kv store, served
+// by NewHandler over the Search REST protocol (api-version 2024-07-01 and
+// later, as @azure/search-documents sends it).
+//
+// Service is the domain: it validates definitions, fills in the defaults
+// the real service returns (a field is retrievable unless told otherwise,
+// and so on), refuses index updates Azure refuses, and keeps every
+// definition with an ETag taken from the commit version of the
+// transaction that wrote it, so equal ETags mean the same write. The
+// handler only translates the wire (api-key, api-version, If-Match /
+// If-None-Match, Prefer, OData paths such as /indexes('name')) to one
+// Service call.
+//
+// # Key layout
+//
+//	"Sr" kind name          one resource definition (record.Encode of stored):
+//	                        kind is the collection's path segment ("indexes",
+//	                        "synonymmaps", "datasources", "indexers",
+//	                        "skillsets", "aliases"), name its name
+//	"Sc" kind name i        chunk i of a definition too large for its
+//	                        resource's value (kv/chunk layout); the
+//	                        resource record then holds only its size
+//	"Sd" index key          one document of an index (JSON), keyed by the
+//	                        index name and the document's key value; the
+//	                        source of truth the bleve index is derived from
+//
+// Resource names are case-sensitive as stored, and Azure's naming rules
+// allow only lower-case names for every kind, so two names never differ
+// by case alone. A resource and its documents share the prefix of its
+// name, so deleting an index removes its documents in the same
+// transaction.
+//
+// Documents, queries and indexer runs are not served yet: the handler
+// answers them 501 NotImplemented in the service's error shape.
+package search

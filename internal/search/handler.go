@@ -1,0 +1,556 @@
+package search
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/conditions"
+)
+
+// maxBody bounds a request body: the largest definition kept
+// (maxDefinition), so a larger one is refused before it is read.
+const maxBody = maxDefinition
+
+// handler serves a Service over the Azure AI Search REST protocol: it
+// checks api-version and api-key, parses the OData path and headers into
+// domain values, makes one call into the Service and writes its answer.
+type handler struct {
+	svc                  *Service
+	adminKeys, queryKeys [][]byte
+	log                  *slog.Logger
+}
+
+// NewHandler returns the search service's HTTP handler for svc, wrapped
+// in the shared plumbing (request ids, logging, panic recovery).
+func NewHandler(svc *Service) http.Handler {
+	h := &handler{svc: svc, log: svc.log}
+	for _, k := range svc.adminKeys {
+		h.adminKeys = append(h.adminKeys, []byte(k))
+	}
+	for _, k := range svc.queryKeys {
+		h.queryKeys = append(h.queryKeys, []byte(k))
+	}
+	return azhttp.Wrap("search", h.log, nil, h.writeError, http.HandlerFunc(h.serve))
+}
+
+// gaVersions are the generally available api-versions the SDKs send;
+// previews from 2023-07-01-preview on are accepted too.
+var gaVersions = map[string]bool{
+	"2019-05-06": true, "2020-06-30": true, "2023-11-01": true, "2024-07-01": true, "2025-09-01": true, "2026-04-01": true,
+}
+
+var previewVersion = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})-[Pp]review$`)
+
+// AcceptedVersion reports whether an api-version is one cerulean serves.
+func AcceptedVersion(v string) bool {
+	if gaVersions[v] {
+		return true
+	}
+	m := previewVersion.FindStringSubmatch(v)
+	if m == nil {
+		return false
+	}
+	_, err := time.Parse(time.DateOnly, m[1])
+	return err == nil && m[1] >= "2023-07-01"
+}
+
+// request is one parsed call.
+type request struct {
+	w http.ResponseWriter
+	r *http.Request
+	// kind and name are the resource the path names (name empty for a
+	// collection); rest are the segments after it.
+	kind Kind
+	name string
+	rest []segment
+	// statsPath is /servicestats.
+	statsPath bool
+}
+
+// segment is one path segment; OData's key form name('key') sets key.
+type segment struct {
+	name   string
+	key    string
+	hasKey bool
+}
+
+var keySegment = regexp.MustCompile(`^([A-Za-z$][A-Za-z0-9_.$]*)\('(.*)'\)$`)
+
+func parseSegment(s string) segment {
+	if m := keySegment.FindStringSubmatch(s); m != nil {
+		return segment{name: m[1], key: strings.ReplaceAll(m[2], "''", "'"), hasKey: true}
+	}
+	return segment{name: s}
+}
+
+// parsePath reads /{kind}[('name') | /name][/…] and /servicestats.
+func parsePath(r *http.Request) (*request, error) {
+	q := &request{r: r}
+	var segs []segment
+	for _, raw := range strings.Split(r.URL.EscapedPath(), "/") {
+		if raw == "" {
+			continue
+		}
+		s, err := url.PathUnescape(raw)
+		if err != nil {
+			return nil, badRequest("The path segment '%s' is not URL-encoded correctly.", raw)
+		}
+		segs = append(segs, parseSegment(s))
+	}
+	if len(segs) == 0 {
+		return nil, notFound("The resource '%s' was not found.", r.URL.Path)
+	}
+	if len(segs) == 1 && !segs[0].hasKey && strings.EqualFold(segs[0].name, "servicestats") {
+		q.statsPath = true
+		return q, nil
+	}
+	kind, ok := ParseKind(segs[0].name)
+	if !ok {
+		return nil, notFound("The resource '%s' was not found.", r.URL.Path)
+	}
+	q.kind = kind
+	rest := segs[1:]
+	switch {
+	case segs[0].hasKey:
+		q.name = segs[0].key
+	case len(rest) > 0 && !rest[0].hasKey:
+		q.name, rest = rest[0].name, rest[1:]
+	case len(rest) > 0:
+		return nil, notFound("The resource '%s' was not found.", r.URL.Path)
+	}
+	if q.name == "" && (segs[0].hasKey || len(segs) > 1) {
+		return nil, notFound("The resource '%s' was not found.", r.URL.Path)
+	}
+	q.rest = rest
+	return q, nil
+}
+
+// queryOperation reports whether the request is one a query key may make:
+// a search, suggest, autocomplete, lookup or count on an index's
+// documents.
+func (q *request) queryOperation() bool {
+	if q.kind != Indexes || q.name == "" || len(q.rest) == 0 || q.rest[0].name != "docs" {
+		return false
+	}
+	m := q.r.Method
+	docs := q.rest[0]
+	switch len(q.rest) {
+	case 1:
+		// GET docs?search=… is a search, GET docs('key') a lookup.
+		return m == http.MethodGet
+	case 2:
+		if docs.hasKey {
+			return false
+		}
+		switch q.rest[1].name {
+		case "search", "suggest", "autocomplete":
+			return m == http.MethodGet || m == http.MethodPost
+		case "search.post.search", "search.post.suggest", "search.post.autocomplete":
+			return m == http.MethodPost
+		case "search.suggest", "search.autocomplete", "$count":
+			return m == http.MethodGet
+		case "index", "search.index":
+			return false
+		}
+		// GET docs/{key} is a lookup.
+		return m == http.MethodGet
+	}
+	return false
+}
+
+func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
+	if err := h.handle(w, r); err != nil {
+		h.writeError(w, r, err)
+	}
+}
+
+func (h *handler) handle(w http.ResponseWriter, r *http.Request) error {
+	if !AcceptedVersion(r.URL.Query().Get("api-version")) {
+		return badRequest("Invalid or missing api-version query string parameter.")
+	}
+	q, err := parsePath(r)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			// An unknown path must not tell an unauthenticated caller more.
+			if authErr := h.authenticate(r, false); authErr != nil {
+				return authErr
+			}
+		}
+		return err
+	}
+	q.w = w
+	if err := h.authenticate(r, q.queryOperation()); err != nil {
+		return err
+	}
+	return h.route(q)
+}
+
+// authenticate checks the api-key: an admin key may do everything, a
+// query key only what queryOperation allows.
+func (h *handler) authenticate(r *http.Request, queryAllowed bool) error {
+	key := []byte(r.Header.Get("api-key"))
+	if len(key) == 0 {
+		return &Error{Status: http.StatusForbidden, Message: "Authentication failed: the request has no api-key header. Send the service's admin key or, for queries, a query key."}
+	}
+	if keyIn(key, h.adminKeys) {
+		return nil
+	}
+	if keyIn(key, h.queryKeys) {
+		if queryAllowed {
+			return nil
+		}
+		return &Error{Status: http.StatusForbidden, Message: "The api-key is a query key, which may only search, suggest, autocomplete, look up and count documents. Use an admin key for this operation."}
+	}
+	return &Error{Status: http.StatusForbidden, Message: "Authentication failed: the api-key is not a key of this service."}
+}
+
+func keyIn(key []byte, keys [][]byte) bool {
+	found := false
+	for _, k := range keys {
+		if subtle.ConstantTimeCompare(key, k) == 1 {
+			found = true
+		}
+	}
+	return found
+}
+
+// route dispatches on the parsed path:
+//
+//	/servicestats                              service statistics
+//	/{kind}                                    list (GET), create (POST)
+//	/{kind}('name') or /{kind}/name            get, create or update (PUT), delete
+//	/indexes('name')/search.stats              index statistics (also /stats)
+//	/indexes('name')/docs…                     documents (not served yet)
+//	/indexers('name')/search.run|reset|status  indexer runs (not served yet)
+func (h *handler) route(q *request) error {
+	m := q.r.Method
+	if q.statsPath {
+		if m != http.MethodGet {
+			return methodNotAllowed(m)
+		}
+		return h.serviceStats(q)
+	}
+	if q.name == "" {
+		switch m {
+		case http.MethodGet:
+			return h.list(q)
+		case http.MethodPost:
+			return h.put(q, true)
+		}
+		return methodNotAllowed(m)
+	}
+	if len(q.rest) == 0 {
+		switch m {
+		case http.MethodGet:
+			return h.get(q)
+		case http.MethodPut:
+			return h.put(q, false)
+		case http.MethodDelete:
+			return h.delete(q)
+		}
+		return methodNotAllowed(m)
+	}
+	op := q.rest[0].name
+	switch {
+	case q.kind == Indexes && (op == "search.stats" || op == "stats") && len(q.rest) == 1:
+		if m != http.MethodGet {
+			return methodNotAllowed(m)
+		}
+		return h.indexStats(q)
+	case q.kind == Indexes && op == "docs":
+		if _, err := h.svc.ResolveIndex(q.r.Context(), q.name); err != nil {
+			return err
+		}
+		return NotImplemented("Documents and queries (docs/…)")
+	case q.kind == Indexes && (op == "search.analyze" || op == "analyze"):
+		return NotImplemented("The Analyze Text API")
+	case q.kind == Indexers && len(q.rest) == 1 && isIndexerAction(strings.TrimPrefix(op, "search.")):
+		if _, err := h.svc.Get(q.r.Context(), Indexers, q.name); err != nil {
+			return err
+		}
+		return NotImplemented("Running, resetting and the status of indexers (" + op + ")")
+	case q.kind == Skillsets && (op == "search.resetskills" || op == "resetskills"):
+		if _, err := h.svc.Get(q.r.Context(), Skillsets, q.name); err != nil {
+			return err
+		}
+		return NotImplemented("Resetting skills")
+	}
+	return notFound("The resource '%s' was not found.", q.r.URL.Path)
+}
+
+func isIndexerAction(op string) bool {
+	switch op {
+	case "run", "reset", "status", "resetdocs":
+		return true
+	}
+	return false
+}
+
+func methodNotAllowed(m string) error {
+	return &Error{Status: http.StatusMethodNotAllowed, Message: "The requested resource does not support http method '" + m + "'."}
+}
+
+// preconditions are the request's If-Match / If-None-Match.
+func preconditions(r *http.Request) Preconditions {
+	c := conditions.FromHeader(r.Header, "")
+	return Preconditions{IfMatch: c.IfMatch, IfNoneMatch: c.IfNoneMatch}
+}
+
+// prefer reads Prefer: return=representation|minimal ("" when absent).
+func prefer(r *http.Request) string {
+	for _, part := range strings.Split(r.Header.Get("Prefer"), ",") {
+		switch strings.ToLower(strings.TrimSpace(part)) {
+		case "return=representation":
+			return "representation"
+		case "return=minimal":
+			return "minimal"
+		}
+	}
+	return ""
+}
+
+func readBody(r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil {
+		return nil, badRequest("The request body could not be read: %v", err)
+	}
+	if len(b) > maxBody {
+		return nil, &Error{Status: http.StatusRequestEntityTooLarge, Message: "The request body is too large."}
+	}
+	return b, nil
+}
+
+func (h *handler) put(q *request, create bool) error {
+	opts := PutOptions{Preconditions: preconditions(q.r), CreateOnly: create}
+	if v := q.r.URL.Query().Get("allowIndexDowntime"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return badRequest("The value '%s' of the query parameter 'allowIndexDowntime' is not true or false.", v)
+		}
+		opts.AllowIndexDowntime = b
+	}
+	body, err := readBody(q.r)
+	if err != nil {
+		return err
+	}
+	def, err := ParseDefinition(body)
+	if err != nil {
+		return err
+	}
+	res, created, err := h.svc.Put(q.r.Context(), q.kind, q.name, def, opts)
+	if err != nil {
+		return err
+	}
+	pref := prefer(q.r)
+	status := http.StatusOK
+	switch {
+	case created:
+		status = http.StatusCreated
+		if pref == "minimal" {
+			status = http.StatusNoContent
+		}
+	case pref == "representation":
+	default:
+		// An update answers minimal unless a representation was asked for.
+		status = http.StatusNoContent
+	}
+	if pref != "" {
+		q.w.Header().Set("Preference-Applied", "return="+pref)
+	}
+	q.w.Header().Set("ETag", res.ETag)
+	if status == http.StatusNoContent {
+		return h.writeJSON(q, status, nil)
+	}
+	return h.writeResource(q, status, res)
+}
+
+func (h *handler) get(q *request) error {
+	res, err := h.svc.Get(q.r.Context(), q.kind, q.name)
+	if err != nil {
+		return err
+	}
+	q.w.Header().Set("ETag", res.ETag)
+	return h.writeResource(q, http.StatusOK, res)
+}
+
+func (h *handler) delete(q *request) error {
+	if err := h.svc.Delete(q.r.Context(), q.kind, q.name, preconditions(q.r)); err != nil {
+		return err
+	}
+	return h.writeJSON(q, http.StatusNoContent, nil)
+}
+
+func (h *handler) list(q *request) error {
+	var selected []string
+	if sel := q.r.URL.Query().Get("$select"); sel != "" && strings.TrimSpace(sel) != "*" {
+		for _, s := range strings.Split(sel, ",") {
+			selected = append(selected, strings.TrimSpace(s))
+		}
+	}
+	all, err := h.svc.List(q.r.Context(), q.kind)
+	if err != nil {
+		return err
+	}
+	values := make([]any, 0, len(all))
+	for _, res := range all {
+		body := res.Body()
+		if selected != nil {
+			picked := make(map[string]any, len(selected))
+			for _, k := range selected {
+				if v, ok := body[k]; ok {
+					picked[k] = v
+				}
+			}
+			body = picked
+		}
+		values = append(values, body)
+	}
+	return h.writeValue(q, http.StatusOK, map[string]any{"@odata.context": h.context(q, string(q.kind)), "value": values})
+}
+
+func (h *handler) indexStats(q *request) error {
+	st, err := h.svc.IndexStats(q.r.Context(), q.name)
+	if err != nil {
+		return err
+	}
+	return h.writeValue(q, http.StatusOK, map[string]any{
+		"@odata.context": h.context(q, "Microsoft.Azure.Search.V2024_07_01.IndexStatistics"),
+		"documentCount":  st.DocumentCount, "storageSize": st.StorageSize, "vectorIndexSize": st.VectorIndexSize,
+	})
+}
+
+func (h *handler) serviceStats(q *request) error {
+	st, err := h.svc.ServiceStats(q.r.Context())
+	if err != nil {
+		return err
+	}
+	counter := func(usage int64, quota any) map[string]any { return map[string]any{"usage": usage, "quota": quota} }
+	return h.writeValue(q, http.StatusOK, map[string]any{
+		"@odata.context": h.context(q, "Microsoft.Azure.Search.V2024_07_01.ServiceStatistics"),
+		"counters": map[string]any{
+			"aliasesCount":     counter(st.Counts[Aliases], nil),
+			"documentCount":    counter(st.DocumentCount, nil),
+			"indexesCount":     counter(st.Counts[Indexes], nil),
+			"indexersCount":    counter(st.Counts[Indexers], nil),
+			"dataSourcesCount": counter(st.Counts[DataSources], nil),
+			"storageSize":      counter(st.StorageSize, nil),
+			"synonymMaps":      counter(st.Counts[SynonymMaps], nil),
+			"skillsetCount":    counter(st.Counts[Skillsets], nil),
+			"vectorIndexSize":  counter(st.VectorIndexSize, nil),
+		},
+		"limits": map[string]any{
+			"maxFieldsPerIndex":                         1000,
+			"maxFieldNestingDepthPerIndex":              10,
+			"maxComplexCollectionFieldsPerIndex":        40,
+			"maxComplexObjectsInCollectionsPerDocument": 3000,
+			"maxStoragePerIndex":                        nil,
+		},
+	})
+}
+
+// context is the @odata.context of a response: the service's $metadata
+// document and what the body holds.
+func (h *handler) context(q *request, what string) string {
+	return "http://" + q.r.Host + "/$metadata#" + what
+}
+
+func (h *handler) writeResource(q *request, status int, res *Resource) error {
+	body := res.Body()
+	body["@odata.context"] = h.context(q, string(res.Kind)+"/$entity")
+	return h.writeValue(q, status, body)
+}
+
+func (h *handler) writeValue(q *request, status int, v any) error {
+	var sb strings.Builder
+	enc := json.NewEncoder(&sb)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	return h.writeJSON(q, status, []byte(strings.TrimSuffix(sb.String(), "\n")))
+}
+
+// contentType is the service's JSON media type.
+const contentType = "application/json; odata.metadata=minimal; charset=utf-8"
+
+func (h *handler) writeJSON(q *request, status int, body []byte) error {
+	hdr := q.w.Header()
+	commonHeaders(hdr, q.r)
+	if body != nil {
+		hdr.Set("Content-Type", contentType)
+		hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+	q.w.WriteHeader(status)
+	if body != nil && q.r.Method != http.MethodHead {
+		_, _ = q.w.Write(body)
+	}
+	return nil
+}
+
+// commonHeaders are the headers every answer carries: the request id
+// under the names the Search service uses, and no Storage x-ms-version.
+func commonHeaders(hdr http.Header, r *http.Request) {
+	hdr.Del("x-ms-version")
+	hdr.Set("OData-Version", "4.0")
+	hdr.Set("request-id", azhttp.RequestID(r.Context()))
+	if id := r.Header.Get("client-request-id"); id != "" {
+		hdr.Set("client-request-id", id)
+	}
+}
+
+// writeError writes err as {"error":{"code","message"[,"details"]}}.
+func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e := h.resolve(r, err)
+	hdr := w.Header()
+	hdr.Del("ETag")
+	hdr.Del("Preference-Applied")
+	commonHeaders(hdr, r)
+	inner := map[string]any{"code": e.Code, "message": e.Message}
+	if len(e.Details) > 0 {
+		inner["details"] = e.Details
+	}
+	body, _ := json.Marshal(map[string]any{"error": inner})
+	hdr.Set("Content-Type", contentType)
+	hdr.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(e.Status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
+
+// resolve maps any error to a Search error; unknown errors are logged and
+// become 500 so that internals never leak.
+func (h *handler) resolve(r *http.Request, err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var ae *azhttp.Error
+	if errors.As(err, &ae) {
+		return &Error{Status: ae.Status, Code: ae.Code, Message: ae.Message}
+	}
+	switch azhttp.ClassifyStore(err) {
+	case azhttp.StoreBusy:
+		return &Error{Status: http.StatusServiceUnavailable, Message: "The service is busy with conflicting writes; retry the request."}
+	case azhttp.StoreTimedOut:
+		return &Error{Status: http.StatusServiceUnavailable, Message: "The request could not be completed in time; retry the request."}
+	case azhttp.StoreTooLarge:
+		return &Error{Status: http.StatusRequestEntityTooLarge, Message: "The request is larger than a transaction of this server may hold."}
+	case azhttp.StoreClosed:
+		return &Error{Status: http.StatusServiceUnavailable, Message: "The server is shutting down; retry the request."}
+	case azhttp.RequestCanceled:
+		return &Error{Status: http.StatusServiceUnavailable, Message: "The request was cancelled."}
+	}
+	h.log.ErrorContext(r.Context(), "search request failed", "err", err, "path", r.URL.Path, "request_id", azhttp.RequestID(r.Context()))
+	return &Error{Status: http.StatusInternalServerError, Message: "An unknown error occurred while processing this request."}
+}

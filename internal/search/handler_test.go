@@ -1,0 +1,224 @@
+package search
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+type wire struct {
+	t   *testing.T
+	srv *httptest.Server
+}
+
+func newWire(t *testing.T) *wire {
+	t.Helper()
+	srv := httptest.NewServer(NewHandler(newService(t)))
+	t.Cleanup(srv.Close)
+	return &wire{t: t, srv: srv}
+}
+
+// call sends one request; hdr holds extra headers ("api-key" defaults to
+// the admin key).
+func (w *wire) call(method, path, body string, hdr map[string]string) (*http.Response, map[string]any) {
+	w.t.Helper()
+	req, err := http.NewRequest(method, w.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	req.Header.Set("api-key", DefaultAdminKey)
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var m map[string]any
+	if len(b) > 0 {
+		if err := json.Unmarshal(b, &m); err != nil {
+			w.t.Fatalf("%s %s: body is not JSON: %s", method, path, b)
+		}
+	}
+	return resp, m
+}
+
+func errorOf(body map[string]any) (code, message string) {
+	e, _ := body["error"].(map[string]any)
+	code, _ = e["code"].(string)
+	message, _ = e["message"].(string)
+	return code, message
+}
+
+const v = "?api-version=2024-07-01"
+
+const smallIndex = `{"name":"hotels","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"title","type":"Edm.String"}]}`
+
+func TestAPIVersionRequired(t *testing.T) {
+	w := newWire(t)
+	for _, path := range []string{"/indexes", "/indexes?api-version=", "/indexes?api-version=2015-02-28", "/indexes?api-version=2024-13-01-preview", "/servicestats?api-version=latest"} {
+		resp, body := w.call("GET", path, "", nil)
+		if _, msg := errorOf(body); resp.StatusCode != 400 || msg != "Invalid or missing api-version query string parameter." {
+			t.Errorf("%s: %d %v", path, resp.StatusCode, body)
+		}
+	}
+	for _, version := range []string{"2024-07-01", "2025-09-01", "2026-04-01", "2023-11-01", "2025-08-01-preview", "2024-05-01-Preview"} {
+		if resp, body := w.call("GET", "/indexes?api-version="+version, "", nil); resp.StatusCode != 200 {
+			t.Errorf("api-version %s: %d %v", version, resp.StatusCode, body)
+		}
+	}
+}
+
+func TestAPIKeys(t *testing.T) {
+	w := newWire(t)
+	if resp, body := w.call("POST", "/indexes"+v, smallIndex, nil); resp.StatusCode != 201 {
+		t.Fatalf("create: %d %v", resp.StatusCode, body)
+	}
+	for _, key := range []string{"", "wrong", strings.ToUpper(DefaultAdminKey)} {
+		resp, body := w.call("GET", "/indexes"+v, "", map[string]string{"api-key": key})
+		if _, msg := errorOf(body); resp.StatusCode != 403 || msg == "" {
+			t.Errorf("key %q: %d %v", key, resp.StatusCode, body)
+		}
+	}
+	query := map[string]string{"api-key": DefaultQueryKey}
+	for _, c := range []struct{ method, path, body string }{
+		{"GET", "/indexes" + v, ""},
+		{"GET", "/indexes('hotels')" + v, ""},
+		{"PUT", "/indexes('hotels')" + v, smallIndex},
+		{"DELETE", "/indexes/hotels" + v, ""},
+		{"GET", "/servicestats" + v, ""},
+		{"GET", "/indexes('hotels')/search.stats" + v, ""},
+		{"POST", "/indexes('hotels')/docs/search.index" + v, `{"value":[]}`},
+		{"POST", "/indexes/hotels/docs/index" + v, `{"value":[]}`},
+		{"GET", "/nowhere" + v, ""},
+	} {
+		resp, body := w.call(c.method, c.path, c.body, query)
+		if resp.StatusCode != 403 {
+			t.Errorf("query key %s %s: %d %v", c.method, c.path, resp.StatusCode, body)
+		}
+	}
+	// Query operations pass the key check and reach the (not yet served)
+	// document layer.
+	for _, c := range []struct{ method, path string }{
+		{"POST", "/indexes('hotels')/docs/search.post.search"},
+		{"GET", "/indexes('hotels')/docs"},
+		{"GET", "/indexes/hotels/docs/search"},
+		{"POST", "/indexes('hotels')/docs/search.post.suggest"},
+		{"GET", "/indexes('hotels')/docs/search.autocomplete"},
+		{"GET", "/indexes('hotels')/docs('1')"},
+		{"GET", "/indexes/hotels/docs/1"},
+		{"GET", "/indexes('hotels')/docs/$count"},
+	} {
+		resp, body := w.call(c.method, c.path+v, "{}", query)
+		if code, _ := errorOf(body); resp.StatusCode != 501 || code != "NotImplemented" {
+			t.Errorf("query key %s %s: %d %v", c.method, c.path, resp.StatusCode, body)
+		}
+	}
+	if resp, _ := w.call("GET", "/indexes('nope')/docs/$count"+v, "", query); resp.StatusCode != 404 {
+		t.Errorf("documents of a missing index: %d", resp.StatusCode)
+	}
+}
+
+// TestPreferAndStatuses: 201 on create, 204 on an update unless a
+// representation is asked for, 204 on delete; ETag header and body agree.
+func TestPreferAndStatuses(t *testing.T) {
+	w := newWire(t)
+	resp, body := w.call("PUT", "/indexes('hotels')"+v, smallIndex, nil)
+	if resp.StatusCode != 201 || body["@odata.etag"] != resp.Header.Get("ETag") || resp.Header.Get("ETag") == "" {
+		t.Fatalf("create by PUT: %d %v %v", resp.StatusCode, resp.Header, body)
+	}
+	first := resp.Header.Get("ETag")
+	resp, body = w.call("PUT", "/indexes('hotels')"+v, smallIndex, nil)
+	if resp.StatusCode != 204 || body != nil || resp.Header.Get("ETag") == first {
+		t.Errorf("update without Prefer: %d %v", resp.StatusCode, body)
+	}
+	resp, body = w.call("PUT", "/indexes/hotels"+v, smallIndex, map[string]string{"Prefer": "return=representation"})
+	if resp.StatusCode != 200 || body["name"] != "hotels" || resp.Header.Get("Preference-Applied") != "return=representation" {
+		t.Errorf("update with representation: %d %v", resp.StatusCode, body)
+	}
+	resp, _ = w.call("PUT", "/synonymmaps('s')"+v, `{"name":"s","format":"solr","synonyms":"a,b"}`, map[string]string{"Prefer": "return=minimal"})
+	if resp.StatusCode != 204 || resp.Header.Get("ETag") == "" {
+		t.Errorf("minimal create: %d", resp.StatusCode)
+	}
+	resp, body = w.call("PUT", "/indexes('hotels')"+v, smallIndex, map[string]string{"If-Match": first})
+	if code, msg := errorOf(body); resp.StatusCode != 412 || code != "" || !strings.HasPrefix(msg, "The precondition given in one of the request headers evaluated to false.") {
+		t.Errorf("stale If-Match: %d %v", resp.StatusCode, body)
+	}
+	resp, _ = w.call("PUT", "/indexes('hotels')"+v, smallIndex, map[string]string{"If-None-Match": "*"})
+	if resp.StatusCode != 412 {
+		t.Errorf("If-None-Match * on an existing index: %d", resp.StatusCode)
+	}
+	resp, body = w.call("GET", "/indexes"+v+"&$select=name", "", nil)
+	values, _ := body["value"].([]any)
+	if resp.StatusCode != 200 || len(values) != 1 || len(values[0].(map[string]any)) != 1 || values[0].(map[string]any)["name"] != "hotels" {
+		t.Errorf("list $select=name: %d %v", resp.StatusCode, body)
+	}
+	resp, body = w.call("GET", "/indexes('hotels')/search.stats"+v, "", nil)
+	if resp.StatusCode != 200 || body["documentCount"] != float64(0) || body["storageSize"] != float64(0) {
+		t.Errorf("stats: %d %v", resp.StatusCode, body)
+	}
+	resp, body = w.call("GET", "/servicestats"+v, "", nil)
+	counters, _ := body["counters"].(map[string]any)
+	if resp.StatusCode != 200 || counters["indexesCount"].(map[string]any)["usage"] != float64(1) {
+		t.Errorf("service stats: %d %v", resp.StatusCode, body)
+	}
+	if resp, _ := w.call("DELETE", "/indexes('hotels')"+v, "", nil); resp.StatusCode != 204 {
+		t.Errorf("delete: %d", resp.StatusCode)
+	}
+	resp, body = w.call("GET", "/indexes('hotels')"+v, "", nil)
+	if _, msg := errorOf(body); resp.StatusCode != 404 || !strings.Contains(msg, "No index with the name 'hotels' was found") {
+		t.Errorf("get after delete: %d %v", resp.StatusCode, body)
+	}
+}
+
+// TestBadInput: malformed bodies, paths and parameters are 400 (or 404
+// for unknown resources), never 500.
+func TestBadInput(t *testing.T) {
+	w := newWire(t)
+	for _, c := range []struct {
+		method, path, body string
+		status             int
+	}{
+		{"POST", "/indexes" + v, `{"name":`, 400},
+		{"POST", "/indexes" + v, `[1,2]`, 400},
+		{"POST", "/indexes" + v, `{"name":"a1","fields":[]} trailing`, 400},
+		{"POST", "/indexes" + v, `{"name":7,"fields":[]}`, 400},
+		{"POST", "/indexes" + v, `{"name":"ok-name","fields":"nope"}`, 400},
+		{"POST", "/indexes" + v, `{"name":"ok-name","fields":[1]}`, 400},
+		{"PUT", "/indexes('hotels')" + v + "&allowIndexDowntime=maybe", smallIndex, 400},
+		{"PUT", "/indexes('HOTELS')" + v, smallIndex, 400},
+		{"GET", "/indexes('a')/x/y" + v, "", 404},
+		{"GET", "/widgets" + v, "", 404},
+		{"PATCH", "/indexes('hotels')" + v, smallIndex, 405},
+		{"POST", "/indexers('none')/search.run" + v, "", 404},
+	} {
+		resp, body := w.call(c.method, c.path, c.body, nil)
+		if _, msg := errorOf(body); resp.StatusCode != c.status || msg == "" {
+			t.Errorf("%s %s %s: %d %v, want %d", c.method, c.path, c.body, resp.StatusCode, body, c.status)
+		}
+	}
+}
+
+func TestParseSegment(t *testing.T) {
+	for in, want := range map[string]segment{
+		"indexes":            {name: "indexes"},
+		"indexes('a')":       {name: "indexes", key: "a", hasKey: true},
+		"docs('it''s')":      {name: "docs", key: "it's", hasKey: true},
+		"docs('')":           {name: "docs", key: "", hasKey: true},
+		"search.post.search": {name: "search.post.search"},
+		"$count":             {name: "$count"},
+	} {
+		if got := parseSegment(in); got != want {
+			t.Errorf("%q: %+v, want %+v", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,32 @@
+package search
+
+import "github.com/cerulean-db/cerulean/internal/kv/tuple"
+
+// resourceKey is the definition of one resource.
+func resourceKey(kind Kind, name string) tuple.Key {
+	return tuple.New("Sr").Str(string(kind)).Str(name)
+}
+
+// resourcesPrefix covers every resource of one kind, in name order.
+func resourcesPrefix(kind Kind) tuple.Key { return tuple.New("Sr").Str(string(kind)) }
+
+// definitionChunks holds a definition too large for its resource's value.
+func definitionChunks(kind Kind, name string) tuple.Key {
+	return tuple.New("Sc").Str(string(kind)).Str(name)
+}
+
+// documentsPrefix covers every document of an index.
+func documentsPrefix(index string) tuple.Key { return tuple.New("Sd").Str(index) }
+
+// DocumentKey is where the document with key value key of an index is
+// stored; the document layer writes it, index statistics count it.
+func DocumentKey(index, key string) []byte { return documentsPrefix(index).Str(key) }
+
+// resourceName reads the name back from a resource key.
+func resourceName(key []byte, prefix tuple.Key) (string, error) {
+	r, err := tuple.NewReader(key, len(prefix))
+	if err != nil {
+		return "", err
+	}
+	return r.Str()
+}

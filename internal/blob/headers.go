@@ -54,20 +54,6 @@ func requestMD5(h http.Header) ([]byte, error) {
 	return md5, nil
 }
 
-// requestCRC64 reads x-ms-content-crc64: nil when absent, else the 8
-// bytes the client computed.
-func requestCRC64(h http.Header) ([]byte, error) {
-	v := h.Get("x-ms-content-crc64")
-	if v == "" {
-		return nil, nil
-	}
-	sum, err := base64.StdEncoding.DecodeString(v)
-	if err != nil || len(sum) != 8 {
-		return nil, azhttp.InvalidHeaderValue("x-ms-content-crc64", v)
-	}
-	return sum, nil
-}
-
 // writeDigests echoes the digests of the content a write received.
 func writeDigests(h http.Header, w *Written) {
 	h.Set("Content-MD5", b64(w.ContentMD5))

@@ -43,7 +43,7 @@ func content(q *request, limit int64) (Content, error) {
 	if err != nil {
 		return Content{}, err
 	}
-	crc, err := requestCRC64(q.r.Header)
+	crc, err := azhttp.ParseCRC64(q.r.Header, "x-ms-content-crc64")
 	if err != nil {
 		return Content{}, err
 	}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/cerulean-db/cerulean/internal/kv/chunk"
-	"hash/crc64"
 	"io"
 	"log/slog"
 
@@ -54,11 +53,6 @@ type Written struct {
 // errMD5Mismatch: the bytes received do not have the MD5 the client sent.
 var errMD5Mismatch = azhttp.ErrMd5Mismatch.WithMessage("The MD5 value specified in the request did not match with the MD5 value calculated by the server.")
 
-// crc64Table is Azure Storage's CRC64 (the polynomial of NVMe's CRC64).
-var crc64Table = crc64.MakeTable(0x9A6C9329AC4BC9B5)
-
-// crc64Bytes renders a CRC64 the way x-ms-content-crc64 carries it.
-func crc64Bytes(sum uint64) []byte { return binary.LittleEndian.AppendUint64(nil, sum) }
 
 // payload is upload content on its way into the store.
 type payload struct {
@@ -113,7 +107,7 @@ func (s *Service) receive(ctx context.Context, acct, container, blob string, c C
 		}
 		p = inlinePayload(acct, container, blob, data)
 		if c.CRC64 != nil {
-			p.crc64 = crc64Bytes(crc64.Checksum(data, crc64Table))
+			p.crc64 = azhttp.CRC64(data)
 		}
 	}
 	if c.MD5 != nil && !bytes.Equal(c.MD5, p.md5) {
@@ -133,7 +127,7 @@ func (s *Service) stageAll(ctx context.Context, acct, container, blob string, bo
 	p := &payload{acct: acct, container: container, blob: blob, size: length}
 	h := md5.New()
 	var sink io.Writer = h
-	crc := crc64.New(crc64Table)
+	crc := azhttp.NewCRC64()
 	if withCRC64 {
 		sink = io.MultiWriter(h, crc)
 	}
@@ -143,7 +137,7 @@ func (s *Service) stageAll(ctx context.Context, acct, container, blob string, bo
 	}
 	p.md5 = h.Sum(nil)
 	if withCRC64 {
-		p.crc64 = crc64Bytes(crc.Sum64())
+		p.crc64 = azhttp.CRC64Bytes(crc.Sum64())
 	}
 	return p, nil
 }

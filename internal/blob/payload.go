@@ -53,7 +53,6 @@ type Written struct {
 // errMD5Mismatch: the bytes received do not have the MD5 the client sent.
 var errMD5Mismatch = azhttp.ErrMd5Mismatch.WithMessage("The MD5 value specified in the request did not match with the MD5 value calculated by the server.")
 
-
 // payload is upload content on its way into the store.
 type payload struct {
 	acct, container, blob string

@@ -81,7 +81,7 @@ func writeBlobHeaders(h http.Header, b *Blob, now time.Time) {
 	h.Set("Last-Modified", azhttp.HTTPTime(b.Modified))
 	h.Set("x-ms-creation-time", azhttp.HTTPTime(b.Created))
 	h.Set("x-ms-blob-type", b.Type)
-	writeLeaseHeaders(h, b.Lease, now)
+	azhttp.WriteLeaseState(h, b.Lease, now)
 	switch b.Type {
 	case pageBlob:
 		h.Set("x-ms-blob-sequence-number", strconv.FormatInt(b.SequenceNumber, 10))

@@ -56,7 +56,7 @@ func (h *handler) getContainerProperties(q *request) error {
 	writeContainerHeaders(hdr, c)
 	azhttp.WriteMetadata(hdr, c.Metadata)
 	if q.q.Get("comp") == "" {
-		writeLeaseHeaders(hdr, c.Lease, h.now())
+		azhttp.WriteLeaseState(hdr, c.Lease, h.now())
 		hdr.Set("x-ms-has-immutability-policy", "false")
 		hdr.Set("x-ms-has-legal-hold", "false")
 		hdr.Set("x-ms-default-encryption-scope", "$account-encryption-key")

@@ -2,7 +2,6 @@ package blob
 
 import (
 	"context"
-	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
@@ -11,18 +10,10 @@ import (
 	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
-// LeaseOutcome is what a lease operation answers: its result and the
-// resource's ETag version and Last-Modified, which leasing leaves alone.
-type LeaseOutcome struct {
-	lease.Result
-	Version  uint64
-	Modified time.Time
-}
-
 // LeaseBlob runs a lease operation on a blob. Leasing never changes the
 // blob's ETag or Last-Modified.
-func (s *Service) LeaseBlob(ctx context.Context, acct, container, name string, req lease.Request, cond conditions.Conditions) (*LeaseOutcome, error) {
-	var out *LeaseOutcome
+func (s *Service) LeaseBlob(ctx context.Context, acct, container, name string, req lease.Request, cond conditions.Conditions) (*lease.Outcome, error) {
+	var out *lease.Outcome
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		b, err := findBlob(tx, acct, container, name, "")
 		if err != nil {
@@ -36,15 +27,15 @@ func (s *Service) LeaseBlob(ctx context.Context, acct, container, name string, r
 			return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)
 		}
 		b.Lease = next
-		out = &LeaseOutcome{Result: res, Version: b.Version, Modified: b.Modified}
+		out = &lease.Outcome{Result: res, Version: b.Version, Modified: b.Modified}
 		return record.Store(tx, blobKey(acct, container, name), b)
 	})
 	return out, err
 }
 
 // LeaseContainer runs a lease operation on a container.
-func (s *Service) LeaseContainer(ctx context.Context, acct, name string, req lease.Request, cond conditions.Conditions) (*LeaseOutcome, error) {
-	var out *LeaseOutcome
+func (s *Service) LeaseContainer(ctx context.Context, acct, name string, req lease.Request, cond conditions.Conditions) (*lease.Outcome, error) {
+	var out *lease.Outcome
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		c, err := loadContainer(tx, acct, name)
 		if err != nil {
@@ -58,7 +49,7 @@ func (s *Service) LeaseContainer(ctx context.Context, acct, name string, req lea
 			return azhttp.LeaseError(err, azhttp.ContainerLeaseCodes)
 		}
 		c.Lease = next
-		out = &LeaseOutcome{Result: res, Version: c.Version, Modified: c.Modified}
+		out = &lease.Outcome{Result: res, Version: c.Version, Modified: c.Modified}
 		return record.Store(tx, containerKey(acct, name), c)
 	})
 	return out, err

@@ -174,11 +174,7 @@ func writeFileHeaders(h http.Header, n *Node, now time.Time) {
 	set("Content-Disposition", n.Headers.ContentDisposition)
 	set("Cache-Control", n.Headers.CacheControl)
 	h.Set("x-ms-server-encrypted", "true")
-	h.Set("x-ms-lease-state", n.Lease.At(now).State.String())
-	h.Set("x-ms-lease-status", n.Lease.Status(now))
-	if d := n.Lease.DurationType(now); d != "" {
-		h.Set("x-ms-lease-duration", d)
-	}
+	azhttp.WriteLeaseState(h, n.Lease, now)
 	writeCopyHeaders(h, n.Copy)
 	azhttp.WriteMetadata(h, n.Metadata)
 }

@@ -78,12 +78,7 @@ func (h *handler) getShareProperties(q *request) error {
 	tier, changed := sh.tier()
 	hdr.Set("x-ms-access-tier", tier)
 	hdr.Set("x-ms-access-tier-change-time", azhttp.HTTPTime(changed))
-	now := h.svc.clock()
-	hdr.Set("x-ms-lease-status", sh.Lease.Status(now))
-	hdr.Set("x-ms-lease-state", sh.Lease.At(now).State.String())
-	if d := sh.Lease.DurationType(now); d != "" {
-		hdr.Set("x-ms-lease-duration", d)
-	}
+	azhttp.WriteLeaseState(hdr, sh.Lease, h.svc.clock())
 	azhttp.WriteMetadata(hdr, sh.Metadata)
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }

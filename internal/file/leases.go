@@ -2,28 +2,19 @@ package file
 
 import (
 	"context"
-	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
-// LeaseOutcome is what a lease operation answers: its result and the
-// file's ETag version and Last-Modified, which leasing leaves alone.
-type LeaseOutcome struct {
-	lease.Result
-	Version  uint64
-	Modified time.Time
-}
-
 // LeaseFile runs a lease operation on a file. File leases are infinite
 // and break at once: an acquire's duration is always lease.Infinite and a
 // break takes no period. Leasing never changes the file's ETag or
 // Last-Modified.
-func (s *Service) LeaseFile(ctx context.Context, acct, share, path string, req lease.Request) (*LeaseOutcome, error) {
+func (s *Service) LeaseFile(ctx context.Context, acct, share, path string, req lease.Request) (*lease.Outcome, error) {
 	req.Duration, req.BreakPeriod = lease.Infinite, nil
-	var out *LeaseOutcome
+	var out *lease.Outcome
 	err := s.Update(ctx, func(t *Tx) error {
 		l, err := t.locate(acct, share, path)
 		if err != nil {
@@ -48,7 +39,7 @@ func (s *Service) LeaseFile(ctx context.Context, acct, share, path string, req l
 			return azhttp.LeaseError(err, azhttp.FileLeaseCodes)
 		}
 		n.Lease = next
-		out = &LeaseOutcome{Result: res, Version: n.Version, Modified: n.Modified}
+		out = &lease.Outcome{Result: res, Version: n.Version, Modified: n.Modified}
 		return record.Store(t.tx, l.key, n)
 	})
 	return out, err

@@ -84,7 +84,7 @@ func TestLeaseOperations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	do := func(req lease.Request) (*LeaseOutcome, error) {
+	do := func(req lease.Request) (*lease.Outcome, error) {
 		return s.LeaseFile(ctx, testAcct, "s", "f", req)
 	}
 	if _, err := do(lease.Request{Action: lease.Release, ID: leaseA}); !errors.Is(err, azhttp.ErrLeaseNotPresentWithLeaseOperation) {

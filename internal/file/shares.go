@@ -180,8 +180,8 @@ func (t *Tx) deleteLiveShare(acct, name string) error {
 // LeaseShare runs a lease operation on a share: 15 to 60 s or infinite,
 // with a break period, exactly as a container lease. Leasing never changes
 // the share's ETag or Last-Modified.
-func (s *Service) LeaseShare(ctx context.Context, acct, name string, req lease.Request) (*LeaseOutcome, error) {
-	var out *LeaseOutcome
+func (s *Service) LeaseShare(ctx context.Context, acct, name string, req lease.Request) (*lease.Outcome, error) {
+	var out *lease.Outcome
 	err := s.Update(ctx, func(t *Tx) error {
 		sh, err := loadShare(t.r, acct, name)
 		if err != nil {
@@ -192,7 +192,7 @@ func (s *Service) LeaseShare(ctx context.Context, acct, name string, req lease.R
 			return azhttp.LeaseError(err, azhttp.ShareLeaseCodes)
 		}
 		sh.Lease = next
-		out = &LeaseOutcome{Result: res, Version: sh.Version, Modified: sh.Modified}
+		out = &lease.Outcome{Result: res, Version: sh.Version, Modified: sh.Modified}
 		return record.Store(t.tx, shareKey(acct, name), sh)
 	})
 	return out, err

@@ -47,6 +47,15 @@ type Result struct {
 	Time int    // x-ms-lease-time: seconds until a break completes
 }
 
+// Outcome is what a lease operation on a resource answers: its Result
+// and the resource's ETag version and last-modified time, which leasing
+// leaves alone.
+type Outcome struct {
+	Result
+	Version  uint64
+	Modified time.Time
+}
+
 // Apply performs req on l at now. newID makes a lease ID when an acquire
 // proposes none.
 func (l Lease) Apply(now time.Time, req Request, newID func() string) (Lease, Result, error) {

@@ -124,7 +124,7 @@ func (s *blobSource) read(ctx context.Context, since *int64, fn func(item) error
 			if b.Record == nil || b.Snapshot != "" {
 				continue
 			}
-			if since != nil && b.Record.Modified.UnixNano() <= *since {
+			if since != nil && b.Record.Modified.UnixNano() < *since {
 				continue
 			}
 			if !s.wanted(b.Name) {
@@ -196,7 +196,7 @@ func (s *blobSource) metadata(b listedBlob) map[string]any {
 // items turns one blob into its documents, as its parsing mode makes them.
 func (s *blobSource) items(ctx context.Context, b listedBlob) ([]item, error) {
 	meta := s.metadata(b)
-	base := item{fields: meta, mark: b.rec.Modified.UnixNano(), hasMark: true, name: meta["metadata_storage_path"].(string)}
+	base := item{fields: meta, mark: b.rec.Modified.UnixNano(), hasMark: true, name: meta["metadata_storage_path"].(string), ident: b.name + "@" + strconv.FormatUint(b.rec.Version, 10)}
 	base.deleted = s.deletion.deleted(func(name string) (any, bool) { return b.rec.Metadata.Get(name) })
 	if s.cfg.metadataOnly {
 		return []item{base}, nil
@@ -261,32 +261,32 @@ func parseContent(cfg *blobConfig, data []byte) (docs []map[string]any, warnings
 	case "json":
 		v, err := decodeJSON(data)
 		if err != nil {
-			return nil, nil, fmt.Errorf("The blob is not valid JSON: %v", err)
+			return nil, nil, fmt.Errorf("the blob is not valid JSON: %w", err)
 		}
 		obj, ok := v.(map[string]any)
 		if !ok {
-			return nil, nil, errors.New("The blob's JSON is not an object; use the jsonArray parsing mode for an array")
+			return nil, nil, errors.New("the blob's JSON is not an object; use the jsonArray parsing mode for an array")
 		}
 		return []map[string]any{obj}, nil, nil
 	case "jsonArray":
 		v, err := decodeJSON(data)
 		if err != nil {
-			return nil, nil, fmt.Errorf("The blob is not valid JSON: %v", err)
+			return nil, nil, fmt.Errorf("the blob is not valid JSON: %w", err)
 		}
 		if cfg.documentRoot != "" {
 			var ok bool
 			if v, ok = lookupPath(v, cfg.documentRoot); !ok {
-				return nil, nil, fmt.Errorf("The blob's JSON has nothing at the documentRoot '%s'", cfg.documentRoot)
+				return nil, nil, fmt.Errorf("the blob's JSON has nothing at the documentRoot '%s'", cfg.documentRoot)
 			}
 		}
 		arr, ok := v.([]any)
 		if !ok {
-			return nil, nil, errors.New("The blob's JSON is not an array")
+			return nil, nil, errors.New("the blob's JSON is not an array")
 		}
 		for i, e := range arr {
 			obj, ok := e.(map[string]any)
 			if !ok {
-				return nil, nil, fmt.Errorf("Element %d of the blob's JSON array is not an object", i)
+				return nil, nil, fmt.Errorf("element %d of the blob's JSON array is not an object", i)
 			}
 			docs = append(docs, obj)
 		}
@@ -299,11 +299,11 @@ func parseContent(cfg *blobConfig, data []byte) (docs []map[string]any, warnings
 			}
 			v, err := decodeJSON(line)
 			if err != nil {
-				return nil, nil, fmt.Errorf("Line %d of the blob is not valid JSON: %v", i+1, err)
+				return nil, nil, fmt.Errorf("line %d of the blob is not valid JSON: %w", i+1, err)
 			}
 			obj, ok := v.(map[string]any)
 			if !ok {
-				return nil, nil, fmt.Errorf("Line %d of the blob is not a JSON object", i+1)
+				return nil, nil, fmt.Errorf("line %d of the blob is not a JSON object", i+1)
 			}
 			docs = append(docs, obj)
 		}
@@ -319,7 +319,7 @@ func parseContent(cfg *blobConfig, data []byte) (docs []map[string]any, warnings
 				return nil, nil, nil
 			}
 			if err != nil {
-				return nil, nil, fmt.Errorf("The blob's header line is not delimited text: %v", err)
+				return nil, nil, fmt.Errorf("the blob's header line is not delimited text: %w", err)
 			}
 			if len(headers) == 0 {
 				headers = first
@@ -331,7 +331,7 @@ func parseContent(cfg *blobConfig, data []byte) (docs []map[string]any, warnings
 				break
 			}
 			if err != nil {
-				return nil, nil, fmt.Errorf("The blob is not delimited text: %v", err)
+				return nil, nil, fmt.Errorf("the blob is not delimited text: %w", err)
 			}
 			doc := map[string]any{}
 			for i, v := range rec {

@@ -62,6 +62,10 @@ func (s *cosmosSource) read(ctx context.Context, since *int64, fn func(item) err
 		}
 		it := item{fields: doc}
 		it.name, _ = doc["id"].(string)
+		rid, _ := doc["_rid"].(string)
+		if etag, _ := doc["_etag"].(string); rid != "" && etag != "" {
+			it.ident = rid + "@" + etag
+		}
 		if s.changeColumn != "" {
 			if n, ok := doc[s.changeColumn].(json.Number); ok {
 				if ts, err := strconv.ParseInt(n.String(), 10, 64); err == nil {

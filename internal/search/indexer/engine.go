@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -214,7 +215,7 @@ func (e *Engine) Reset(ctx context.Context, name string) error {
 			return err
 		}
 		now := e.clock()
-		st.HasMark, st.Mark = false, 0
+		st.HasMark, st.Mark, st.Tie = false, 0, nil
 		st.Epoch++
 		st.Runs++
 		r := &ExecutionResult{Status: "reset", StartTime: now, EndTime: &now, Errors: []ItemError{}, Warnings: []ItemWarning{}}
@@ -302,7 +303,6 @@ func (e *Engine) CheckDataSource(def map[string]any) error {
 type plan struct {
 	index      *search.Index
 	src        source
-	exclusive  bool // the source reads marks strictly after the mark
 	mapper     *mapper
 	skills     []skill
 	outputs    []fieldMapping
@@ -353,7 +353,6 @@ func (e *Engine) plan(ctx context.Context, name string) (*plan, error) {
 	switch ds.typ {
 	case "azureblob":
 		p.batchSize = intOf(params, "batchSize", 10)
-		p.exclusive = true
 		if e.cfg.Blob == nil {
 			return nil, errors.New("this server has no Blob service")
 		}
@@ -372,7 +371,6 @@ func (e *Engine) plan(ctx context.Context, name string) (*plan, error) {
 		p.src = &blobSource{svc: e.cfg.Blob, target: target, container: ds.container, prefix: prefix, cfg: bc, deletion: ds.deletion}
 	case "azuretable":
 		p.batchSize = intOf(params, "batchSize", 1000)
-		p.exclusive = true
 		if e.cfg.Table == nil {
 			return nil, errors.New("this server has no Table service")
 		}
@@ -436,6 +434,7 @@ type run struct {
 	// mark is the high-water mark saved so far.
 	hasMark bool
 	mark    int64
+	tie     map[string]bool
 }
 
 // execute runs a claimed indexer to the end and records its result.
@@ -453,6 +452,10 @@ func (e *Engine) execute(ctx context.Context, name string, c *claim) *ExecutionR
 		}
 		if st.HasMark && st.Epoch == c.Epoch {
 			r.hasMark, r.mark = true, st.Mark
+			r.tie = map[string]bool{}
+			for _, id := range st.Tie {
+				r.tie[id] = true
+			}
 			m := st.Mark
 			since = &m
 		}
@@ -484,22 +487,40 @@ func (e *Engine) execute(ctx context.Context, name string, c *claim) *ExecutionR
 	return r.result
 }
 
-// index reads the changes and writes them batch by batch.
+// index reads the changes and writes them batch by batch, as the source
+// delivers them (in mark order), so a large source is never held whole.
 func (r *run) index(ctx context.Context, since *int64) error {
-	var items []item
-	if err := r.plan.src.read(ctx, since, func(it item) error {
-		items = append(items, it)
-		return ctx.Err()
-	}); err != nil {
-		return err
+	var (
+		batch       []Action
+		keys        []string
+		done        []item
+		batchFailed int
+	)
+	flush := func() error {
+		failed, err := r.write(ctx, batch, keys)
+		if err != nil {
+			return err
+		}
+		batchFailed += failed
+		if exceeded(batchFailed, r.plan.maxInBatch) || exceeded(r.result.ItemsFailed, r.plan.maxFailed) {
+			return fmt.Errorf("the indexer stopped after %d failed items: the limits are %d failed items per run (maxFailedItems) and %d per batch (maxFailedItemsPerBatch)",
+				r.result.ItemsFailed, r.plan.maxFailed, r.plan.maxInBatch)
+		}
+		r.advance(done)
+		if err := r.renew(ctx); err != nil {
+			return err
+		}
+		batch, keys, done, batchFailed = batch[:0], keys[:0], done[:0], 0
+		return nil
 	}
-	var batch []Action
-	var keys []string
-	batchFailed := 0
-	hasLast, last := false, int64(0)
-	for i, it := range items {
+	err := r.plan.src.read(ctx, since, func(it item) error {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		// The mark's own instant is read again; what was indexed at it is
+		// skipped.
+		if since != nil && it.hasMark && it.mark == *since && it.ident != "" && r.tie[it.ident] {
+			return nil
 		}
 		r.result.ItemsProcessed++
 		for _, w := range it.warnings {
@@ -509,37 +530,53 @@ func (r *run) index(ctx context.Context, since *int64) error {
 		if err != nil {
 			r.result.addError(key, err.Error(), http.StatusBadRequest)
 			batchFailed++
+			if exceeded(batchFailed, r.plan.maxInBatch) || exceeded(r.result.ItemsFailed, r.plan.maxFailed) {
+				done = append(done, it)
+				return flush()
+			}
 		} else {
 			batch = append(batch, act)
 			keys = append(keys, key)
 		}
-		if it.hasMark {
-			hasLast, last = true, it.mark
+		done = append(done, it)
+		if len(batch) < r.plan.batchSize {
+			return nil
 		}
-		end := i == len(items)-1
-		if len(batch) < r.plan.batchSize && !end {
-			continue
-		}
-		failed, err := r.write(ctx, batch, keys)
-		if err != nil {
-			return err
-		}
-		batchFailed += failed
-		if exceeded(batchFailed, r.plan.maxInBatch) || exceeded(r.result.ItemsFailed, r.plan.maxFailed) {
-			return fmt.Errorf("The indexer stopped after %d failed items: the limits are %d failed items per run (maxFailedItems) and %d per batch (maxFailedItemsPerBatch).",
-				r.result.ItemsFailed, r.plan.maxFailed, r.plan.maxInBatch)
-		}
-		// The mark may pass only changes that are all written: a strict
-		// source must not skip the rest of a tie next time.
-		if hasLast && (end || !r.plan.exclusive || !items[i+1].hasMark || items[i+1].mark != last) {
-			r.hasMark, r.mark = true, last
-		}
-		if err := r.renew(ctx); err != nil {
-			return err
-		}
-		batch, keys, batchFailed = batch[:0], keys[:0], 0
+		return flush()
+	})
+	if err != nil {
+		return err
+	}
+	if len(done) > 0 {
+		return flush()
 	}
 	return nil
+}
+
+// advance moves the mark over items written (in mark order), remembering
+// those at the new mark.
+func (r *run) advance(done []item) {
+	for _, it := range done {
+		if !it.hasMark {
+			continue
+		}
+		if !r.hasMark || it.mark > r.mark {
+			r.hasMark, r.mark, r.tie = true, it.mark, map[string]bool{}
+		}
+		if it.mark == r.mark && it.ident != "" && len(r.tie) < maxTie {
+			r.tie[it.ident] = true
+		}
+	}
+}
+
+// tieList is the tie set as stored.
+func (r *run) tieList() []string {
+	out := make([]string, 0, len(r.tie))
+	for id := range r.tie {
+		out = append(out, id)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // action turns an item into its index action and key.
@@ -566,7 +603,7 @@ func (r *run) action(it item) (Action, string, error) {
 			v := treeValue(tree, fm.source)
 			if fm.fn != nil {
 				if v, err = fm.fn(v); err != nil {
-					return Action{}, it.name, fmt.Errorf("Could not apply the mapping function of the output field mapping from '%s' to '%s': %v", fm.source, fm.target, err)
+					return Action{}, it.name, fmt.Errorf("could not apply the mapping function of the output field mapping from '%s' to '%s': %w", fm.source, fm.target, err)
 				}
 			}
 			doc[fm.target] = v
@@ -591,7 +628,7 @@ func (r *run) write(ctx context.Context, batch []Action, keys []string) (int, er
 	}
 	results, err := r.e.cfg.Sink(ctx, r.plan.index.Name, batch)
 	if err != nil {
-		return 0, fmt.Errorf("Could not write to the index '%s': %v", r.plan.index.Name, err)
+		return 0, fmt.Errorf("could not write to the index '%s': %w", r.plan.index.Name, err)
 	}
 	failed := 0
 	byKey := make(map[string]ItemResult, len(results))
@@ -630,7 +667,7 @@ func (r *run) renew(ctx context.Context) error {
 		}
 		st.Claim.Until = r.e.clock().Add(r.e.ttl)
 		if st.Epoch == r.claim.Epoch {
-			st.HasMark, st.Mark = r.hasMark, r.mark
+			st.HasMark, st.Mark, st.Tie = r.hasMark, r.mark, r.tieList()
 		}
 		cur := *r.result
 		st.Current = &cur
@@ -652,7 +689,7 @@ func (r *run) finish(ctx context.Context) error {
 			return nil
 		}
 		if st.Epoch == r.claim.Epoch {
-			st.HasMark, st.Mark = r.hasMark, r.mark
+			st.HasMark, st.Mark, st.Tie = r.hasMark, r.mark, r.tieList()
 		}
 		st.Claim, st.Current = nil, nil
 		return record.Store(tx, stateKey(r.name), st)

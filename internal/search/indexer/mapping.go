@@ -102,7 +102,7 @@ func mappingFunction(name string, params map[string]any) (mappingFunc, error) {
 		return stringFunc(func(s string) (any, error) {
 			var arr []any
 			if err := json.Unmarshal([]byte(s), &arr); err != nil {
-				return nil, fmt.Errorf("the value is not a JSON array: %v", err)
+				return nil, fmt.Errorf("the value is not a JSON array: %w", err)
 			}
 			out := make([]any, len(arr))
 			for i, v := range arr {
@@ -120,7 +120,7 @@ func mappingFunction(name string, params map[string]any) (mappingFunc, error) {
 		return stringFunc(func(s string) (any, error) {
 			out, err := url.QueryUnescape(s)
 			if err != nil {
-				return nil, fmt.Errorf("the value is not URL-encoded: %v", err)
+				return nil, fmt.Errorf("the value is not URL-encoded: %w", err)
 			}
 			return out, nil
 		}), nil
@@ -198,7 +198,7 @@ func base64Decode(s string, urlToken bool) ([]byte, error) {
 		s = s[:len(s)-1] + strings.Repeat("=", int(pad-'0'))
 		b, err := base64.URLEncoding.DecodeString(s)
 		if err != nil {
-			return nil, fmt.Errorf("the value is not base64: %v", err)
+			return nil, fmt.Errorf("the value is not base64: %w", err)
 		}
 		return b, nil
 	}
@@ -300,7 +300,7 @@ func (m *mapper) document(src map[string]any, src2 source, it item) (map[string]
 		if fm.fn != nil {
 			var err error
 			if v, err = fm.fn(v); err != nil {
-				return nil, fmt.Errorf("Could not apply the mapping function of the field mapping from '%s' to '%s': %v", fm.source, fm.target, err)
+				return nil, fmt.Errorf("could not apply the mapping function of the field mapping from '%s' to '%s': %w", fm.source, fm.target, err)
 			}
 		}
 		doc[fm.target] = v
@@ -319,5 +319,5 @@ func (m *mapper) keyOf(doc map[string]any) (string, error) {
 	case json.Number:
 		return k.String(), nil
 	}
-	return "", fmt.Errorf("Document key cannot be missing or empty: the key field '%s' has no value", m.index.Key.Name)
+	return "", fmt.Errorf("document key cannot be missing or empty: the key field '%s' has no value", m.index.Key.Name)
 }

@@ -38,10 +38,10 @@ func parseSkillset(def map[string]any) ([]skill, error) {
 		switch sk.typ {
 		case shaperSkill, mergeSkill, splitSkill, conditionalSkill:
 		default:
-			return nil, fmt.Errorf("The skill '%s' of type '%s' needs Azure AI services, which cerulean does not provide; it runs only the utility skills Shaper, Merge, Split and Conditional", sk.name, sk.typ)
+			return nil, fmt.Errorf("the skill '%s' of type '%s' needs Azure AI services, which cerulean does not provide; it runs only the utility skills Shaper, Merge, Split and Conditional", sk.name, sk.typ)
 		}
 		if ctx, _ := m["context"].(string); ctx != "" && ctx != "/document" {
-			return nil, fmt.Errorf("The skill '%s' has the context '%s'; cerulean runs skills only in the context '/document'", sk.name, ctx)
+			return nil, fmt.Errorf("the skill '%s' has the context '%s'; cerulean runs skills only in the context '/document'", sk.name, ctx)
 		}
 		ins, _ := m["inputs"].([]any)
 		for _, x := range ins {
@@ -50,11 +50,11 @@ func parseSkillset(def map[string]any) ([]skill, error) {
 			src, _ := in["source"].(string)
 			if _, nested := in["inputs"]; nested && in["inputs"] != nil {
 				if list, _ := in["inputs"].([]any); len(list) > 0 {
-					return nil, fmt.Errorf("The skill '%s' has nested inputs, which cerulean does not run", sk.name)
+					return nil, fmt.Errorf("the skill '%s' has nested inputs, which cerulean does not run", sk.name)
 				}
 			}
 			if strings.Contains(src, "*") {
-				return nil, fmt.Errorf("The skill '%s' reads '%s'; cerulean does not enumerate collections ('*') in skill inputs", sk.name, src)
+				return nil, fmt.Errorf("the skill '%s' reads '%s'; cerulean does not enumerate collections ('*') in skill inputs", sk.name, src)
 			}
 			sk.inputs[name] = src
 		}
@@ -80,7 +80,7 @@ func enrich(skills []skill, doc map[string]any) error {
 		for name, src := range sk.inputs {
 			v, err := evalSource(doc, src)
 			if err != nil {
-				return fmt.Errorf("skill '%s' input '%s': %v", sk.name, name, err)
+				return fmt.Errorf("skill '%s' input '%s': %w", sk.name, name, err)
 			}
 			in[name] = v
 		}
@@ -101,7 +101,7 @@ func enrich(skills []skill, doc map[string]any) error {
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("skill '%s': %v", sk.name, err)
+			return fmt.Errorf("skill '%s': %w", sk.name, err)
 		}
 		for name, target := range sk.outputs {
 			if v, ok := out[name]; ok {

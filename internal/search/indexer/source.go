@@ -17,6 +17,10 @@ type item struct {
 	hasMark bool
 	// deleted marks an item the deletion policy says is gone.
 	deleted bool
+	// ident names this version of the item: the items already indexed at
+	// the mark are remembered by it, so a rerun, which reads the mark's
+	// own instant again, skips them.
+	ident string
 	// name identifies the item in errors when no key could be made.
 	name string
 	// oneToMany marks a document among several made from one blob, whose
@@ -31,8 +35,8 @@ type item struct {
 
 // source reads the items of a data source that changed after a mark.
 type source interface {
-	// read calls fn for every item whose mark is after since (at or
-	// after for inclusive sources; every item when since is nil).
+	// read calls fn, in mark order, for every item whose mark is at or
+	// after since (every item when since is nil).
 	read(ctx context.Context, since *int64, fn func(item) error) error
 	// defaultKey is the source field mapped to the index key when no
 	// field mapping targets it and the source has no field of its name

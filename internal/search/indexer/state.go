@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
@@ -71,6 +74,10 @@ const (
 	maxHistory       = 50
 	maxListed        = 100
 	maxMessageLength = 500
+	// maxTie bounds the items remembered at the mark; past it, the rest
+	// are indexed again by the next run (harmless, as actions are
+	// mergeOrUpload).
+	maxTie = 500
 )
 
 // state is an indexer's durable state.
@@ -78,6 +85,8 @@ type state struct {
 	// HasMark and Mark are the high-water mark: the newest change indexed.
 	HasMark bool  `json:"hm,omitempty"`
 	Mark    int64 `json:"m,omitempty"`
+	// Tie names the items indexed whose mark is Mark (item.ident).
+	Tie []string `json:"t,omitempty"`
 	// Epoch counts resets; a run only saves its mark in the epoch it
 	// started in, so a reset during a run is not undone by it.
 	Epoch uint64 `json:"e,omitempty"`
@@ -161,6 +170,20 @@ func trackingState(has bool, mark int64) *string {
 	return &s
 }
 
+// sentence renders an error message as the status shows messages:
+// capitalised and ending in a full stop (Go errors are neither).
+func sentence(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	s = string(unicode.ToUpper(r)) + s[n:]
+	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "!") && !strings.HasSuffix(s, "?") {
+		s += "."
+	}
+	return s
+}
+
 func truncate(s string) string {
 	if len(s) <= maxMessageLength {
 		return s
@@ -173,7 +196,7 @@ func (r *ExecutionResult) addError(key, msg string, code int) {
 	if len(r.Errors) >= maxListed {
 		return
 	}
-	e := ItemError{ErrorMessage: truncate(msg), StatusCode: code}
+	e := ItemError{ErrorMessage: truncate(sentence(msg)), StatusCode: code}
 	if key != "" {
 		e.Key = &key
 	}
@@ -184,7 +207,7 @@ func (r *ExecutionResult) addWarning(key, msg string) {
 	if len(r.Warnings) >= maxListed {
 		return
 	}
-	w := ItemWarning{Message: truncate(msg)}
+	w := ItemWarning{Message: truncate(sentence(msg))}
 	if key != "" {
 		w.Key = &key
 	}
@@ -193,7 +216,7 @@ func (r *ExecutionResult) addWarning(key, msg string) {
 
 func (r *ExecutionResult) fail(now time.Time, msg string) {
 	r.Status = "transientFailure"
-	m := truncate(msg)
+	m := truncate(sentence(msg))
 	r.ErrorMessage = &m
 	r.EndTime = &now
 }

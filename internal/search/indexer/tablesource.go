@@ -37,10 +37,11 @@ func (s *tableSource) read(ctx context.Context, since *int64, fn func(item) erro
 		}
 		for _, e := range page.Entities {
 			mark := odata.TicksTime(e.Timestamp).UnixNano()
-			if since != nil && mark <= *since {
+			if since != nil && mark < *since {
 				continue
 			}
-			it := item{fields: entityFields(e), mark: mark, hasMark: true, name: e.PartitionKey + e.RowKey}
+			it := item{fields: entityFields(e), mark: mark, hasMark: true, name: e.PartitionKey + e.RowKey,
+				ident: e.PartitionKey + "\x00" + e.RowKey + "@" + strconv.FormatUint(e.Version, 10)}
 			it.deleted = s.deletion.deleted(func(name string) (any, bool) {
 				v, ok := it.fields[name]
 				return v, ok

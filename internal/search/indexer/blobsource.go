@@ -77,7 +77,7 @@ func parseBlobConfig(cfg map[string]any) (*blobConfig, error) {
 		return m
 	}
 	c.indexedExts, c.excludedExts = exts("indexedFileNameExtensions"), exts("excludedFileNameExtensions")
-	if s, _ := cfg["dataToExtract"].(string); s == "storageMetadata" {
+	if s, _ := cfg["dataToExtract"].(string); s == "storageMetadata" || s == "allMetadata" {
 		c.metadataOnly = true
 	} else if s != "" && s != "contentAndMetadata" && s != "allMetadata" {
 		return nil, fmt.Errorf("dataToExtract '%s' is not one of storageMetadata, allMetadata and contentAndMetadata", s)

@@ -279,11 +279,20 @@ func (e *Engine) Status(ctx context.Context, name string) (*Status, error) {
 	return out, nil
 }
 
-// CheckDataSource validates a data source definition against this
-// server: its connection string names an account and key it has. The
-// handler may call it on create and update, as Azure checks the
-// connection when an indexer is created.
+// CheckDataSource validates a data source definition (as stored, with
+// its connection string) against this server: the connection string
+// names an account and key it has. A failure is a 400 *search.Error in
+// the service's shape; the handler may call it on data source and
+// indexer create and update, as Azure checks the connection then.
 func (e *Engine) CheckDataSource(def map[string]any) error {
+	if err := e.checkDataSource(def); err != nil {
+		return &search.Error{Status: http.StatusBadRequest,
+			Message: "The request is invalid. Details: dataSource.credentials.connectionString : " + sentence(err.Error())}
+	}
+	return nil
+}
+
+func (e *Engine) checkDataSource(def map[string]any) error {
 	ds, err := parseDataSource(def)
 	if err != nil {
 		return err

@@ -732,3 +732,116 @@ func FuzzParseContent(f *testing.F) {
 		}
 	})
 }
+
+// blobEnv is an env with container "docs", index "docs", data source
+// "blobs" and the JSON indexer "ix".
+func blobEnv(t *testing.T, indexerExtra string) *env {
+	t.Helper()
+	e := newEnv(t)
+	if _, err := e.blobs.CreateContainer(context.Background(), azhttp.DevAccount, "docs", nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	e.put(t, search.Indexes, docsIndex)
+	e.put(t, search.DataSources, `{"name":"blobs","type":"azureblob","credentials":{"connectionString":"`+storageConn+`"},"container":{"name":"docs"}}`)
+	e.put(t, search.Indexers, `{"name":"ix","dataSourceName":"blobs","targetIndexName":"docs","parameters":{"configuration":{"parsingMode":"json"}}`+indexerExtra+`}`)
+	return e
+}
+
+// TestMarkSurvivesRestart: a new Engine (a restarted process) continues
+// from the mark kept in kv.
+func TestMarkSurvivesRestart(t *testing.T) {
+	e := blobEnv(t, "")
+	e.putBlob(t, "a.json", `{"id":"a"}`, nil)
+	e.run(t, "ix")
+	e.sink.actions()
+	e.engine.Close()
+	e.engine = e.newEngine(t, "after-restart")
+	e.clock.Advance(time.Second)
+	e.putBlob(t, "b.json", `{"id":"b"}`, nil)
+	e.run(t, "ix")
+	equal(t, "after restart", e.sink.actions(), []string{"mergeOrUpload b"})
+}
+
+// TestResetDuringRunWins: a run that was in progress when the indexer was
+// reset does not put its mark back.
+func TestResetDuringRunWins(t *testing.T) {
+	e := blobEnv(t, "")
+	ctx := context.Background()
+	e.putBlob(t, "a.json", `{"id":"a"}`, nil)
+	c, err := e.engine.claim(ctx, "ix", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.engine.Reset(ctx, "ix"); err != nil {
+		t.Fatal(err)
+	}
+	// The run began before the reset, so its mark is discarded…
+	if res := e.engine.execute(ctx, "ix", c); res.Status != "success" {
+		t.Fatalf("run: %+v", res)
+	}
+	e.sink.actions()
+	// …and the next run indexes everything again.
+	e.run(t, "ix")
+	equal(t, "after reset", e.sink.actions(), []string{"mergeOrUpload a"})
+}
+
+// TestHistoryIsBounded: the history keeps the newest fifty results.
+func TestHistoryIsBounded(t *testing.T) {
+	e := blobEnv(t, "")
+	ctx := context.Background()
+	for range maxHistory + 7 {
+		if err := e.engine.Reset(ctx, "ix"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.run(t, "ix")
+	st, err := e.engine.Status(ctx, "ix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.ExecutionHistory) != maxHistory || st.ExecutionHistory[0].Status != "success" || st.ExecutionHistory[1].Status != "reset" {
+		t.Fatalf("history: %d entries, first %s", len(st.ExecutionHistory), st.ExecutionHistory[0].Status)
+	}
+	n := 0
+	err = e.store.View(ctx, func(rd kv.Reader) error {
+		p := historyPrefix("ix")
+		return rd.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) bool { n++; return true })
+	})
+	if err != nil || n != maxHistory {
+		t.Fatalf("stored history entries: %d (%v)", n, err)
+	}
+}
+
+// TestBatchSize: batchSize cuts the sink's batches.
+func TestBatchSize(t *testing.T) {
+	e := blobEnv(t, `,"fieldMappings":[]`)
+	def, _ := search.ParseDefinition([]byte(`{"name":"ix","dataSourceName":"blobs","targetIndexName":"docs","parameters":{"batchSize":2,"configuration":{"parsingMode":"json"}}}`))
+	if _, _, err := e.search.Put(context.Background(), search.Indexers, "ix", def, search.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		e.putBlob(t, n+".json", `{"id":"`+n+`"}`, nil)
+	}
+	e.run(t, "ix")
+	e.sink.mu.Lock()
+	var sizes []string
+	for _, b := range e.sink.batches {
+		sizes = append(sizes, fmt.Sprint(len(b)))
+	}
+	e.sink.mu.Unlock()
+	equal(t, "batch sizes", sizes, []string{"2", "2", "1"})
+}
+
+func TestCheckDataSource(t *testing.T) {
+	e := newEnv(t)
+	good := map[string]any{"type": "azureblob", "credentials": map[string]any{"connectionString": storageConn}, "container": map[string]any{"name": "docs"}}
+	if err := e.engine.CheckDataSource(good); err != nil {
+		t.Fatal(err)
+	}
+	bad := map[string]any{"type": "cosmosdb", "credentials": map[string]any{"connectionString": "AccountEndpoint=https://x/;AccountKey=bm9wZQ==;Database=d"}, "container": map[string]any{"name": "c"}}
+	err := e.engine.CheckDataSource(bad)
+	var se *search.Error
+	if !errors.As(err, &se) || se.Status != 400 || !strings.Contains(se.Message, "not a key") {
+		t.Fatalf("bad key: %v", err)
+	}
+}

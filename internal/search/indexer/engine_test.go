@@ -845,3 +845,46 @@ func TestCheckDataSource(t *testing.T) {
 		t.Fatalf("bad key: %v", err)
 	}
 }
+
+// TestCosmosCustomQuery: the data source's query runs with
+// @HighWaterMark, and its projection decides what is indexed.
+func TestCosmosCustomQuery(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if _, err := e.cosmos.CreateDatabase(ctx, []byte(`{"id":"shop"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.cosmos.CreateContainer(ctx, "shop", []byte(`{"id":"items","partitionKey":{"paths":["/pk"]}}`)); err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []string{`{"id":"1","pk":"p","name":"One","kind":"a"}`, `{"id":"2","pk":"p","name":"Two","kind":"b"}`} {
+		if _, err := e.cosmos.CreateItem(ctx, "shop", "items", cosmos.PartitionKey(`["p"]`), []byte(doc), cosmos.ItemOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.put(t, search.Indexes, docsIndex)
+	e.put(t, search.DataSources, `{"name":"cosmos","type":"cosmosdb",
+		"credentials":{"connectionString":"AccountEndpoint=https://127.0.0.1:8081/;AccountKey=`+cosmos.EmulatorKey+`;Database=shop"},
+		"container":{"name":"items","query":"SELECT c.id, c.name AS title, c._ts, c._rid, c._etag FROM c WHERE c.kind = 'a' AND c._ts >= @HighWaterMark ORDER BY c._ts"},
+		"dataChangeDetectionPolicy":{"@odata.type":"#Microsoft.Azure.Search.HighWaterMarkChangeDetectionPolicy","highWaterMarkColumnName":"_ts"}}`)
+	e.put(t, search.Indexers, `{"name":"ix","dataSourceName":"cosmos","targetIndexName":"docs"}`)
+	if res := e.run(t, "ix"); res.Status != "success" || len(res.Warnings) != 0 {
+		t.Fatalf("run: %+v", res)
+	}
+	equal(t, "custom query", e.sink.actions(), []string{"mergeOrUpload 1"})
+	if e.sink.docs["1"]["title"] != "One" {
+		t.Fatalf("document 1: %v", e.sink.docs["1"])
+	}
+	e.run(t, "ix")
+	equal(t, "rerun", e.sink.actions(), nil)
+}
+
+// TestDisabledIndexerIsNotScheduled: a disabled indexer's schedule does
+// not run it.
+func TestDisabledIndexerIsNotScheduled(t *testing.T) {
+	e := blobEnv(t, `,"disabled":true,"schedule":{"interval":"PT5M"}`)
+	names, err := e.engine.RunDue(context.Background())
+	if err != nil || len(names) != 0 {
+		t.Fatalf("ran %v (%v)", names, err)
+	}
+}

@@ -22,7 +22,7 @@ func TestServeDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := serveFlags{host: "127.0.0.1", blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, cosmosPort: 8081,
+	want := serveFlags{host: "127.0.0.1", blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, smbPort: 10445, cosmosPort: 8081,
 		dataDir: "./cerulean-data", logLevel: logLevel(slog.LevelInfo), scriptBudget: budget(5 * time.Second)}
 	if *f != want {
 		t.Errorf("defaults: %+v, want %+v", *f, want)
@@ -34,14 +34,14 @@ func TestServeDefaults(t *testing.T) {
 func TestServeEnvUnderstood(t *testing.T) {
 	f, err := parse(t, nil, map[string]string{
 		"CERULEAN_HOST": "0.0.0.0", "CERULEAN_BLOB_PORT": "0", "CERULEAN_QUEUE_PORT": "65535",
-		"CERULEAN_TABLE_PORT": "20002", "CERULEAN_FILE_PORT": "20004", "CERULEAN_COSMOS_PORT": "20003", "CERULEAN_COSMOS_HTTP": "TRUE",
+		"CERULEAN_TABLE_PORT": "20002", "CERULEAN_FILE_PORT": "20004", "CERULEAN_SMB_PORT": "20445", "CERULEAN_COSMOS_PORT": "20003", "CERULEAN_COSMOS_HTTP": "TRUE",
 		"CERULEAN_DATA": "/tmp/x", "CERULEAN_IN_MEMORY": "1", "CERULEAN_LOG_LEVEL": "WARN", "CERULEAN_PPROF": "127.0.0.1:0",
 		"CERULEAN_COSMOS_SCRIPT_BUDGET": "750ms",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := serveFlags{host: "0.0.0.0", blobPort: 0, queuePort: 65535, tablePort: 20002, filePort: 20004, cosmosPort: 20003, cosmosHTTP: true,
+	want := serveFlags{host: "0.0.0.0", blobPort: 0, queuePort: 65535, tablePort: 20002, filePort: 20004, smbPort: 20445, cosmosPort: 20003, cosmosHTTP: true,
 		dataDir: "/tmp/x", inMemory: true, logLevel: logLevel(slog.LevelWarn), pprof: "127.0.0.1:0", scriptBudget: budget(750 * time.Millisecond)}
 	if *f != want {
 		t.Errorf("got %+v, want %+v", *f, want)
@@ -66,6 +66,8 @@ func TestServeBadEnvRefused(t *testing.T) {
 		{"CERULEAN_TABLE_PORT", "-1", "port"},
 		{"CERULEAN_FILE_PORT", "10003x", "port"},
 		{"CERULEAN_COSMOS_PORT", "0x1f90", "port"},
+		{"CERULEAN_SMB_PORT", "445445", "port"},
+		{"CERULEAN_SMB_PORT", "smb", "port"},
 		{"CERULEAN_BLOB_PORT", " 10000", "port"},
 		{"CERULEAN_IN_MEMORY", "yes", "boolean"},
 		{"CERULEAN_IN_MEMORY", "on", "boolean"},
@@ -104,6 +106,7 @@ func TestServeBadFlagRefused(t *testing.T) {
 		{"--queue-port", "70000"},
 		{"--table-port=-5"},
 		{"--file-port", "65536"},
+		{"--smb-port", "-445"},
 		{"--in-memory=yes"},
 		{"--log-level", "verbose"},
 		{"--data", ""},
@@ -116,7 +119,7 @@ func TestServeBadFlagRefused(t *testing.T) {
 }
 
 func TestServeUnknownFlagRefused(t *testing.T) {
-	for _, args := range [][]string{{"--smb-port", "10445"}, {"--search-port", "8082"}, {"--blobport", "1"}} {
+	for _, args := range [][]string{{"--smbport", "10445"}, {"--search-port", "8082"}, {"--blobport", "1"}} {
 		_, err := parse(t, args, nil)
 		if err == nil || !strings.Contains(err.Error(), "not defined") {
 			t.Errorf("%q: got %v, want the flag refused", args, err)

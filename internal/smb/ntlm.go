@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/md4"
 )
 
 // NTLMSSP (MS-NLMP) as an SMB server speaks it: it challenges, then
@@ -161,7 +162,7 @@ func (s *ntlmServer) authenticate(auth []byte) error {
 	proof, blob := nt[:16], nt[16:]
 	for _, key := range acct.Keys {
 		password := base64.StdEncoding.EncodeToString(key)
-		hash := md4(utf16le(password))
+		hash := md4.Sum(utf16le(password))
 		respKey := hmacMD5(hash[:], utf16le(strings.ToUpper(name)), domain)
 		if !hmac.Equal(hmacMD5(respKey, s.nonce[:], blob), proof) {
 			continue

@@ -74,7 +74,11 @@ func (f *fixture) smbAs(t *testing.T, proto, user, key, dir, cmds string) (strin
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	args := []string{"-p", f.port, "//127.0.0.1/" + f.name, "-U", user + "%" + key, "-m", proto, "-c", cmds}
+	args := []string{"-p", f.port, "//127.0.0.1/" + f.name, "-U", user + "%" + key, "-c", cmds}
+	// proto is the highest dialect, optionally with smbclient options
+	// after it ("SMB3 --client-protection=sign").
+	fs := strings.Fields(proto)
+	args = append(append(args, "-m", fs[0]), fs[1:]...)
 	cmd := exec.CommandContext(ctx, "smbclient", args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
@@ -140,7 +144,7 @@ func (f *fixture) restRead(t *testing.T, path string) []byte {
 // for byte, what REST wrote SMB reads byte for byte, in SMB 3.1.1 and in
 // SMB 2.1.
 func TestSmbclientRoundTrip(t *testing.T) {
-	for _, proto := range []string{"SMB3", "SMB2"} {
+	for _, proto := range []string{"SMB3", "SMB2", "SMB3_00 --client-protection=sign", "SMB3 --client-protection=sign", "SMB2 --client-protection=sign"} {
 		t.Run(proto, func(t *testing.T) {
 			f := newFixture(t)
 			dir := t.TempDir()

@@ -337,6 +337,12 @@ func (t *Tx) RenameHandle(acct, share string, fileID, handleID uint64, dest stri
 	if n.ID == rootID && n.Dir {
 		return nil, azhttp.ErrInvalidInput.WithMessage("The root directory of a share cannot be renamed.")
 	}
+	// As on Windows, every other handle on the node must share delete
+	// (attribute-only ones too, which took no part in sharing when they
+	// opened), and nothing beneath a directory may be open.
+	if err := t.renameable(acct, share, src, h); err != nil {
+		return nil, err
+	}
 	if dest == "" {
 		return nil, azhttp.ErrInvalidInput.WithMessage("The root directory of a share cannot be replaced.")
 	}
@@ -356,6 +362,21 @@ func (t *Tx) RenameHandle(acct, share string, fileID, handleID uint64, dest stri
 	if bytes.Equal(dst.key, src.key) {
 		return n, nil
 	}
+	// A rename changes both parent directories: as on Windows, an open
+	// of either that holds Delete access or does not share writing is a
+	// sharing violation, unless it is an attribute-only open, which
+	// takes no part in sharing.
+	for _, parent := range []uint64{src.parentID, dst.parentID} {
+		hs, err := t.handlesOf(acct, share, parent)
+		if err != nil {
+			return nil, err
+		}
+		for _, ph := range hs {
+			if ph.Access != 0 && (ph.Access&AccessDelete != 0 || ph.ShareAccess&AccessWrite == 0) {
+				return nil, errSharing
+			}
+		}
+	}
 	if dst.node != nil {
 		if dst.node.DeletePending {
 			return nil, azhttp.ErrDeletePending
@@ -374,6 +395,24 @@ func (t *Tx) RenameHandle(acct, share string, fileID, handleID uint64, dest stri
 		return nil, err
 	}
 	return n, record.Store(t.tx, dst.key, n)
+}
+
+// ErrOpenBeneath is what renaming a directory answers while something
+// beneath it is open.
+var ErrOpenBeneath = errors.New("file: a handle is open beneath the directory")
+
+func (t *Tx) renameable(acct, share string, src *located, own *Handle) error {
+	return t.walkNode(acct, share, "", src, src.node.Dir, func(_ string, h *Handle, l *located) error {
+		switch {
+		case h.ID == own.ID:
+			return nil
+		case l.node.ID != src.node.ID:
+			return ErrOpenBeneath
+		case h.ShareAccess&AccessDelete == 0:
+			return errSharing
+		}
+		return nil
+	})
 }
 
 // ancestorIDs returns the IDs of the directories on the way to path's

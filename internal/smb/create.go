@@ -19,6 +19,10 @@ type open struct {
 	dir     bool
 	granted uint32 // the access mask granted (generic rights expanded)
 	enum    *enumState
+	// closedByClose is set when CLOSE ended the open (rather than a tree
+	// disconnect or logoff): a lock waiting on it then answers as
+	// Windows does.
+	closedByClose bool
 }
 
 // Access mask bits (MS-SMB2 2.2.13.1).
@@ -119,6 +123,7 @@ func (c *conn) opCtx() (context.Context, context.CancelFunc) {
 // create answers CREATE as one file.Open.
 func (c *conn) create(r *request) response {
 	b := r.b
+	impersonation := b.u32(4)
 	desired := b.u32(24)
 	attrs := b.u32(28)
 	shareAcc := b.u32(32)
@@ -132,6 +137,12 @@ func (c *conn) create(r *request) response {
 	if r.tree.ipc {
 		return errResp(statusNotSupported) // named pipes (RPC) are not served
 	}
+	if impersonation > 3 {
+		return errResp(statusBadImpersonationLevel)
+	}
+	if len(name) >= 2 && name[0] == '\\' && name[1] == 0 {
+		return errResp(statusInvalidParameter) // a leading separator, as Windows refuses it
+	}
 	path, ok := sharePath(fromUTF16LE(name))
 	if !ok {
 		return errResp(statusObjectNameInvalid)
@@ -139,7 +150,7 @@ func (c *conn) create(r *request) response {
 	d, ok := dispositions[disp]
 	granted := expandAccess(desired)
 	switch {
-	case !ok, opts&optDirectory != 0 && opts&optNonDirectory != 0,
+	case !ok, opts&optDirectory != 0 && opts&optNonDirectory != 0, opts&optDirectory != 0 && attrs&attrTemporary != 0,
 		opts&optDeleteOnClose != 0 && granted&accDelete == 0,
 		opts&optDirectory != 0 && d != file.OpenExisting && d != file.CreateNew && d != file.OpenOrCreate:
 		return errResp(statusInvalidParameter)
@@ -287,6 +298,7 @@ func (c *conn) closeFile(r *request) response {
 	s := r.sess
 	s.mu.Lock()
 	delete(s.opens, o.id.Volatile)
+	o.closedByClose = true
 	s.mu.Unlock()
 	c.srv.handles.Add(-1)
 	ctx, cancel := c.opCtx()
@@ -426,7 +438,10 @@ var attrTable = []struct {
 	{"Temporary", 0x100}, {"Offline", 0x1000}, {"NotContentIndexed", 0x2000}, {"NoScrubData", 0x20000},
 }
 
-const attrNormal uint32 = 0x80
+const (
+	attrNormal    uint32 = 0x80
+	attrTemporary uint32 = 0x100
+)
 
 // attrNames turns attribute bits into the file model's names; a create
 // with none ("" with forCreate) takes the model's default, a change to

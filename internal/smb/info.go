@@ -288,7 +288,7 @@ func (c *conn) setInfo(r *request) response {
 		}
 		u := file.SMBUpdate{CreationTime: timeChange(le.Uint64(in)), LastWriteTime: timeChange(le.Uint64(in[16:])), ChangeTime: timeChange(le.Uint64(in[24:]))}
 		if attrs := le.Uint32(in[32:]); attrs != 0 {
-			if !o.dir && attrs&0x10 != 0 {
+			if !o.dir && attrs&0x10 != 0 || o.dir && attrs&attrTemporary != 0 {
 				return errResp(statusInvalidParameter)
 			}
 			u.Attributes = attrNames(attrs, o.dir, false)

@@ -51,13 +51,17 @@ type pendingOp struct {
 	sessionID uint64
 	cancel    context.CancelFunc
 	cancelled bool
+	open      *open
 }
 
 // lock answers LOCK: unlocks, or locks that fail at once or wait.
 func (c *conn) lock(r *request) response {
 	b := r.b
 	count := int(b.u16(2))
-	id := b.fileID(8)
+	o, st := c.lookup(r, b.fileID(8))
+	if o == nil {
+		return errResp(st)
+	}
 	if b.bad || count == 0 || count > 64 {
 		return errResp(statusInvalidParameter)
 	}
@@ -84,10 +88,6 @@ func (c *conn) lock(r *request) response {
 		default:
 			return errResp(statusInvalidParameter)
 		}
-	}
-	o, st := c.lookup(r, id)
-	if o == nil {
-		return errResp(st)
 	}
 	if o.dir {
 		return errResp(statusInvalidParameter)
@@ -137,7 +137,7 @@ func (c *conn) lock(r *request) response {
 	}
 	c.nextAsync++
 	wctx, wcancel := context.WithCancel(c.ctx)
-	p := &pendingOp{asyncID: c.nextAsync, messageID: r.h.MessageID, sessionID: r.sess.id, cancel: wcancel}
+	p := &pendingOp{asyncID: c.nextAsync, messageID: r.h.MessageID, sessionID: r.sess.id, cancel: wcancel, open: o}
 	c.pending[p.asyncID] = p
 	c.mu.Unlock()
 	c.afterWrite = append(c.afterWrite, func() {
@@ -150,6 +150,7 @@ func (c *conn) lock(r *request) response {
 // is cancelled or the connection ends, then sends the final answer.
 func (c *conn) waitLock(r *request, p *pendingOp, ctx context.Context, released <-chan struct{}, try func(context.Context) (int, error)) {
 	defer p.cancel()
+	held := p.open
 	status := statusSuccess
 	timer := time.NewTimer(lockRetry)
 	defer timer.Stop()
@@ -172,7 +173,16 @@ func (c *conn) waitLock(r *request, p *pendingOp, ctx context.Context, released 
 		}
 		o, _ := c.lookup(r, r.b.fileID(8))
 		if o == nil {
-			status = statusFileClosed
+			// Windows answers a lock whose handle closed under it
+			// RANGE_NOT_LOCKED, and one whose tree or session went away
+			// with success.
+			r.sess.mu.Lock()
+			byClose := held.closedByClose
+			r.sess.mu.Unlock()
+			status = statusSuccess
+			if byClose {
+				status = statusRangeNotLocked
+			}
 			break
 		}
 		released = c.srv.files.LockReleased(r.sess.account, o.tree.share, o.id.Persistent)

@@ -51,6 +51,7 @@ const (
 	statusLockNotGranted         uint32 = 0xC0000055
 	statusNetworkSessionExpired  uint32 = 0xC000035C
 	statusInvalidOplockProtocol  uint32 = 0xC00000E3
+	statusBadImpersonationLevel  uint32 = 0xC00000A5
 )
 
 // statusOf maps an error of the file model to the NTSTATUS Windows
@@ -68,6 +69,8 @@ func statusOf(err error) (uint32, bool) {
 		return statusNotADirectory, true
 	case errors.Is(err, file.ErrIsDirectory):
 		return statusFileIsADirectory, true
+	case errors.Is(err, file.ErrOpenBeneath):
+		return statusAccessDenied, true
 	case errors.As(err, &se):
 		if st, ok := storageStatus[se.Code]; ok {
 			return st, true

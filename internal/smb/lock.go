@@ -72,21 +72,19 @@ func (c *conn) lock(r *request) response {
 	if b.bad {
 		return errResp(statusInvalidParameter)
 	}
+	// The first element decides whether the request unlocks or locks
+	// (MS-SMB2 3.3.5.14). Unlocks are applied in order, and one that is
+	// not a plain unlock fails the request, keeping those before it.
 	unlock := elems[0].flags&lockUnlock != 0
 	wait := false
-	for _, e := range elems {
-		switch e.flags &^ lockFailImmediately {
-		case lockShared, lockExclusive:
-			if unlock {
+	if !unlock {
+		for _, e := range elems {
+			switch e.flags &^ lockFailImmediately {
+			case lockShared, lockExclusive:
+				wait = wait || e.flags&lockFailImmediately == 0
+			default:
 				return errResp(statusInvalidParameter)
 			}
-			wait = wait || e.flags&lockFailImmediately == 0
-		case lockUnlock:
-			if !unlock || e.flags != lockUnlock {
-				return errResp(statusInvalidParameter)
-			}
-		default:
-			return errResp(statusInvalidParameter)
 		}
 	}
 	if o.dir {
@@ -97,6 +95,9 @@ func (c *conn) lock(r *request) response {
 		ctx, cancel := c.opCtx()
 		defer cancel()
 		for _, e := range elems {
+			if e.flags != lockUnlock {
+				return errResp(statusInvalidParameter)
+			}
 			if err := c.srv.files.Unlock(ctx, acct, share, o.id.Persistent, o.id.Volatile, e.offset, e.length); err != nil {
 				return c.gone(r, o, err)
 			}

@@ -59,7 +59,7 @@ func (c *conn) queryInfo(r *request) response {
 		return errResp(st)
 	}
 	var data []byte
-	fixed := true
+	var fixed bool
 	switch typ {
 	case infoFile:
 		ctx, cancel := c.opCtx()

@@ -2,6 +2,7 @@ package smb
 
 import (
 	"encoding/hex"
+	"errors"
 	"testing"
 	"time"
 
@@ -132,12 +133,12 @@ func TestNTLMRefusesMalformed(t *testing.T) {
 	}
 	auth := make([]byte, 88)
 	copy(auth, "NTLMSSP\x00\x03")
-	if err := s.authenticate(auth); err != errLogon {
+	if err := s.authenticate(auth); !errors.Is(err, errLogon) {
 		t.Errorf("anonymous: %v, want a logon failure", err)
 	}
 	le.PutUint16(auth[20:], 100)
 	le.PutUint32(auth[24:], 80)
-	if err := s.authenticate(auth); err != errMalformed {
+	if err := s.authenticate(auth); !errors.Is(err, errMalformed) {
 		t.Errorf("a field past the end: %v, want malformed", err)
 	}
 	if _, err := s.challengeFor([]byte("NTLMSSP\x00\x03")); err == nil {

@@ -178,11 +178,6 @@ func (r *body) fileID(off int) fileID {
 	return fileID{r.u64(off), r.u64(off + 8)}
 }
 
-func (id fileID) put(b []byte) {
-	le.PutUint64(b, id.Persistent)
-	le.PutUint64(b[8:], id.Volatile)
-}
-
 // relatedFileID is the FileId a related compound request sends to mean
 // "the file the previous request opened".
 var relatedFileID = fileID{^uint64(0), ^uint64(0)}

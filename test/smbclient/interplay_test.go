@@ -50,7 +50,7 @@ func (f *fixture) dial(t *testing.T) *smbtest.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() { _ = c.Close() })
 	if err := c.ConnectTree(f.name); err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func TestSMBWrongShareAndKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	defer func() { _ = c.Close() }()
 	if st, err := c.TreeConnect("nosuchshare"); err != nil || st != smbtest.StatusBadNetworkName {
 		t.Errorf("tree connect to a missing share: %#x %v, want STATUS_BAD_NETWORK_NAME", st, err)
 	}
@@ -372,7 +372,7 @@ func TestSMBLoad(t *testing.T) {
 				errs <- err
 				return
 			}
-			defer c.Close()
+			defer func() { _ = c.Close() }()
 			if err := c.ConnectTree(f.name); err != nil {
 				errs <- err
 				return
@@ -382,7 +382,7 @@ func TestSMBLoad(t *testing.T) {
 				data := bytes.Repeat([]byte(fmt.Sprintf("%02d:%02d|", s, r)), 512)
 				id, st, err := c.Create(name, smbtest.ReadData|smbtest.WriteData, smbtest.ShareRead, smbtest.OpenIf, 0)
 				if err != nil || st != 0 {
-					errs <- fmt.Errorf("%s round %d open: %#x %v", name, r, st, err)
+					errs <- fmt.Errorf("%s round %d open: status %#x: %w", name, r, st, err)
 					return
 				}
 				steps := []func() uint32{

@@ -131,7 +131,7 @@ func (f *fixture) restRead(t *testing.T, path string) []byte {
 	if err != nil {
 		t.Fatalf("REST read %s: %v", path, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)

@@ -109,12 +109,10 @@ func Dial(addr, account, key string) (*Client, error) {
 	neg = append(neg, make([]byte, 16+8)...)
 	neg = le.AppendUint16(neg, 0x0210)
 	if st, _, err := c.call(0, neg); err != nil || st != StatusSuccess {
-		c.Close()
-		return nil, fmt.Errorf("negotiate: %#x %v", st, err)
+		return nil, errors.Join(fmt.Errorf("negotiate: status %#x", st), err, c.Close())
 	}
 	if err := c.logon(account, key); err != nil {
-		c.Close()
-		return nil, err
+		return nil, errors.Join(err, c.Close())
 	}
 	return c, nil
 }

@@ -146,14 +146,15 @@ func (s *Server) Serve(ln net.Listener) error {
 }
 
 // Close stops accepting, drops every connection (closing the handles
-// their sessions held) and waits for them to finish, or for ctx.
+// their sessions held) and waits for them to finish, or for ctx. Calling
+// it again only waits.
 func (s *Server) Close(ctx context.Context) error {
 	s.mu.Lock()
-	s.closed = true
 	var err error
-	if s.ln != nil {
+	if s.ln != nil && !s.closed {
 		err = s.ln.Close()
 	}
+	s.closed = true
 	for c := range s.conns {
 		_ = c.nc.Close()
 	}

@@ -24,7 +24,10 @@ import (
 
 // restFixture is a server and share for the tests that hold SMB opens
 // with the in-repo test client (no smbclient needed).
-func restFixture(t *testing.T) *fixture {
+func restFixture(t *testing.T) *fixture { return benchFixture(t) }
+
+// benchFixture is restFixture for tests and benchmarks.
+func benchFixture(t testing.TB) *fixture {
 	t.Helper()
 	env := servertest.Start(t)
 	testkit.CheckAfter(t, env.Store, testkit.KeysAscending, filestore.CheckInvariants)

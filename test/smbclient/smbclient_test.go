@@ -70,7 +70,7 @@ func newFixture(t *testing.T) *fixture {
 // smb runs smbclient commands against the share at the given protocol
 // level ("SMB3", "SMB2"), with user and key, in dir; it returns the
 // combined output and the error.
-func (f *fixture) smbAs(t *testing.T, proto, user, key, dir, cmds string) (string, error) {
+func (f *fixture) smbAs(t testing.TB, proto, user, key, dir, cmds string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()

@@ -141,10 +141,11 @@ func (f *fixture) restRead(t *testing.T, path string) []byte {
 
 // TestSmbclientRoundTrip: mkdir, put, ls, get, rename and rm through
 // smbclient, each checked against REST: what SMB wrote REST reads byte
-// for byte, what REST wrote SMB reads byte for byte, in SMB 3.1.1 and in
-// SMB 2.1.
+// for byte, what REST wrote SMB reads byte for byte, in every dialect
+// served (3.1.1, 3.0.2, 3.0, 2.1, 2.0.2), signed and unsigned, and after
+// an SMB1 NEGOTIATE that offers SMB2.
 func TestSmbclientRoundTrip(t *testing.T) {
-	for _, proto := range []string{"SMB3", "SMB2", "SMB3_00 --client-protection=sign", "SMB3 --client-protection=sign", "SMB2 --client-protection=sign"} {
+	for _, proto := range []string{"SMB3", "SMB2", "SMB3_00 --client-protection=sign", "SMB3 --client-protection=sign", "SMB2 --client-protection=sign", "SMB3_02 --client-protection=sign", "SMB2_02", "SMB3 --option=clientminprotocol=NT1"} {
 		t.Run(proto, func(t *testing.T) {
 			f := newFixture(t)
 			dir := t.TempDir()

@@ -79,6 +79,16 @@ func statusOf(err error) (uint32, bool) {
 	if st, ok := lockStatus(err); ok {
 		return st, true
 	}
+	switch azhttp.ClassifyStore(err) {
+	case azhttp.StoreBusy, azhttp.StoreTimedOut, azhttp.StoreClosed:
+		// Windows answers a server too busy to finish with this; SMB
+		// clients retry it.
+		return statusInsufficientResources, true
+	case azhttp.StoreTooLarge:
+		return statusDiskFull, true
+	case azhttp.RequestCanceled:
+		return statusCancelled, true
+	}
 	return statusInternalError, false
 }
 

@@ -81,7 +81,7 @@ func (c *conn) queryInfo(r *request) response {
 			return c.gone(r, o, err)
 		}
 		var ok bool
-		data, fixed, ok = fsInfo(class, sh)
+		data, fixed, ok = fsInfo(class, o.tree.share, sh)
 		if !ok {
 			return errResp(statusNotSupported)
 		}
@@ -205,14 +205,15 @@ func winPath(p string) string {
 	return string(out)
 }
 
-// fsInfo encodes one file-system information class. The size is the
-// share's quota; free space is the quota too, as usage is not tracked.
-func fsInfo(class uint8, sh *file.Share) (data []byte, fixed, ok bool) {
+// fsInfo encodes one file-system information class for share name. The
+// size is the share's quota; free space is the quota too, as usage is
+// not tracked.
+func fsInfo(class uint8, name string, sh *file.Share) (data []byte, fixed, ok bool) {
 	var w buf
 	units := uint64(sh.Quota) << 30 / bytesPerUnit
 	switch class {
 	case fsVolumeInformation:
-		label := utf16le("")
+		label := utf16le(name) // the share's name labels its volume
 		w.u64(filetime(sh.Created))
 		w.u32(uint32(sh.Created.Unix()))
 		w.u32(uint32(len(label)))

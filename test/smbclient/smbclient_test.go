@@ -211,3 +211,41 @@ func TestSmbclientWrongKeyRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestSmbclientAttributesAndVolume: attributes set over SMB (setmode) are
+// what REST reports, a ReadOnly file refuses an SMB overwrite, and the
+// volume carries the share's name.
+func TestSmbclientAttributesAndVolume(t *testing.T) {
+	f := newFixture(t)
+	dir := t.TempDir()
+	f.restWrite(t, "ro.txt", []byte("keep"))
+	f.smb(t, "SMB3", dir, "setmode ro.txt +rh")
+	props, err := f.file("ro.txt").GetProperties(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if attrs := *props.FileAttributes; !strings.Contains(attrs, "ReadOnly") || !strings.Contains(attrs, "Hidden") {
+		t.Errorf("REST reports attributes %q after setmode +rh", attrs)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ro.txt"), []byte("overwrite"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := f.smbAs(t, "SMB3", f.env.Account, f.env.Key, dir, "put ro.txt")
+	if !strings.Contains(out, "NT_STATUS_ACCESS_DENIED") {
+		t.Errorf("put over a ReadOnly file:\n%s\nwant NT_STATUS_ACCESS_DENIED", out)
+	}
+	if got := f.restRead(t, "ro.txt"); string(got) != "keep" {
+		t.Errorf("the ReadOnly file now holds %q", got)
+	}
+	f.smb(t, "SMB3", dir, "setmode ro.txt -rh")
+	props, err = f.file("ro.txt").GetProperties(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if attrs := *props.FileAttributes; strings.Contains(attrs, "ReadOnly") || strings.Contains(attrs, "Hidden") {
+		t.Errorf("REST reports attributes %q after setmode -rh", attrs)
+	}
+	if out := f.smb(t, "SMB3", dir, "volume"); !strings.Contains(out, "Volume: |"+f.name+"|") {
+		t.Errorf("volume:\n%s", out)
+	}
+}

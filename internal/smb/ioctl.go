@@ -30,8 +30,9 @@ func (c *conn) ioctl(r *request) response {
 }
 
 // validateNegotiate compares what the client says it negotiated with
-// what this connection saw; a mismatch means tampering, and the
-// connection must end, which an answer it cannot verify achieves.
+// what this connection saw. A mismatch means the NEGOTIATE was tampered
+// with: the answer is an error, on which the client drops the
+// connection. The answer is signed, which is what makes it trustworthy.
 func (c *conn) validateNegotiate(r *request, in []byte, maxOut uint32) response {
 	if len(in) < 24 || maxOut < 24 {
 		return errResp(statusInvalidParameter)

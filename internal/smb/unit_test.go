@@ -167,3 +167,61 @@ func TestSPNEGO(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateNegotiate: FSCTL_VALIDATE_NEGOTIATE_INFO confirms what the
+// connection negotiated, signed, and refuses a client whose view
+// differs (a downgraded dialect, other capabilities).
+func TestValidateNegotiate(t *testing.T) {
+	c := fuzzConn(t)
+	c.dialect, c.clientCaps, c.clientSecMode = dialect302, 0x7f, 1
+	copy(c.clientGUID[:], "0123456789abcdef")
+	ioctl := func(caps uint32, dialects ...uint16) []byte {
+		in := le.AppendUint32(nil, caps)
+		in = append(in, "0123456789abcdef"...)
+		in = le.AppendUint16(in, 1)
+		in = le.AppendUint16(in, uint16(len(dialects)))
+		for _, d := range dialects {
+			in = le.AppendUint16(in, d)
+		}
+		b := make([]byte, 56)
+		le.PutUint16(b, 57)
+		le.PutUint32(b[4:], fsctlValidateNegotiateInfo)
+		for i := 8; i < 24; i++ {
+			b[i] = 0xff
+		}
+		le.PutUint32(b[24:], headerSize+56)
+		le.PutUint32(b[28:], uint32(len(in)))
+		le.PutUint32(b[44:], 1024)
+		le.PutUint32(b[48:], ioctlIsFSCTL)
+		m := testRequest(cmdIoctl, 1, append(b, in...))
+		le.PutUint32(m[16:], flagSigned)
+		sig := c.sessions[1].signature(m)
+		copy(m[48:64], sig[:])
+		return m
+	}
+	out, err := c.handleFrame(ioctl(0x7f, dialect210, dialect300, dialect302))
+	if err != nil || le.Uint32(out[8:]) != statusSuccess {
+		t.Fatalf("matching view: %v %#x", err, le.Uint32(out[8:]))
+	}
+	if le.Uint32(out[16:])&flagSigned == 0 {
+		t.Error("the answer is not signed")
+	}
+	if d := le.Uint16(out[len(out)-2:]); d != dialect302 {
+		t.Errorf("answered dialect %#x", d)
+	}
+	forged := ioctl(0x7f, dialect210, dialect300, dialect302)
+	forged[50] ^= 1
+	out, err = c.handleFrame(forged)
+	if err != nil || le.Uint32(out[8:]) != statusAccessDenied {
+		t.Errorf("a request with a wrong signature: %v %#x, want STATUS_ACCESS_DENIED", err, le.Uint32(out[8:]))
+	}
+	for name, m := range map[string][]byte{
+		"downgraded dialect list": ioctl(0x7f, dialect210, dialect300),
+		"other capabilities":      ioctl(0x3f, dialect210, dialect300, dialect302),
+	} {
+		out, err := c.handleFrame(m)
+		if err != nil || le.Uint32(out[8:]) != statusAccessDenied {
+			t.Errorf("%s: %v %#x, want STATUS_ACCESS_DENIED", name, err, le.Uint32(out[8:]))
+		}
+	}
+}

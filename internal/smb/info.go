@@ -25,6 +25,7 @@ const (
 	fileAllInformation                   = 18
 	fileAllocationInformation            = 19
 	fileEndOfFileInformation             = 20
+	fileAlternateNameInformation         = 21
 	fileStreamInformation                = 22
 	fileNetworkOpenInformation           = 34
 	fileAttributeTagInformation          = 35
@@ -62,6 +63,10 @@ func (c *conn) queryInfo(r *request) response {
 	var fixed bool
 	switch typ {
 	case infoFile:
+		if class == fileAlternateNameInformation {
+			// No 8.3 short names, as on a volume that does not make them.
+			return errResp(statusObjectNameNotFound)
+		}
 		ctx, cancel := c.opCtx()
 		_, n, err := c.srv.files.HandleInfo(ctx, r.sess.account, o.tree.share, o.id.Persistent, o.id.Volatile)
 		cancel()

@@ -34,6 +34,10 @@ type conn struct {
 	clientSecMode uint16
 	clientCaps    uint32
 	preauth       [64]byte // the connection's pre-auth integrity hash (3.1.1)
+	gcm           bool     // 3.1.1 with AES-128-GCM encryption negotiated
+	// sealing is the session whose encrypted frame the read loop is
+	// answering (only the read loop touches it).
+	sealing *session
 
 	mu        sync.Mutex // guards the fields below, shared with async work
 	sessions  map[uint64]*session
@@ -126,6 +130,9 @@ type request struct {
 	tree *tree
 	// fileID resolves a related compound's "previous file".
 	prevFile *fileID
+	// sealed is the session whose encryption carried the request: its
+	// answers are encrypted for it, not signed.
+	sealed *session
 }
 
 // response is a handler's answer.
@@ -157,6 +164,9 @@ func (c *conn) handleFrame(frame []byte) ([]byte, error) {
 	if len(frame) >= 4 && frame[0] == 0xFF && string(frame[1:4]) == "SMB" {
 		return c.smb1Negotiate(frame)
 	}
+	if len(frame) >= 4 && frame[0] == 0xFD && string(frame[1:4]) == "SMB" {
+		return c.handleSealed(frame)
+	}
 	type answered struct {
 		r    *request
 		resp response
@@ -179,7 +189,7 @@ func (c *conn) handleFrame(frame []byte) ([]byte, error) {
 			}
 			end = off + int(h.NextCommand)
 		}
-		r := &request{h: h, msg: frame[off:end]}
+		r := &request{h: h, msg: frame[off:end], sealed: c.sealing}
 		r.b = newBody(r.msg)
 		related := h.Flags&flagRelated != 0 && off > 0
 		var resp response
@@ -368,6 +378,9 @@ func (c *conn) build(r *request, resp response) []byte {
 // sign signs a response when its request was signed (or the handler
 // asks), with the session's signing key.
 func (c *conn) sign(r *request, resp response, m []byte) {
+	if r.sealed != nil {
+		return // encryption protects it instead
+	}
 	s := resp.signWith
 	if s == nil {
 		if r.h.Flags&flagSigned == 0 || r.sess == nil || !r.sess.valid {

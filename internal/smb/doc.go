@@ -15,6 +15,7 @@
 //	ntlm.go       NTLMSSP (NTLMv2) against the storage account keys
 //	spnego.go     the SPNEGO wrapping of NTLMSSP
 //	crypto.go     SP800-108 KDF and AES-CMAC for SMB 3.x signing
+//	seal.go       SMB 3.1.1 encryption (AES-128-GCM transform frames)
 //	create.go     CREATE, CLOSE, FLUSH, READ, WRITE
 //	info.go       QUERY_INFO and SET_INFO
 //	dir.go        QUERY_DIRECTORY
@@ -29,7 +30,10 @@
 // AES-128-CMAC with keys from the SP800-108 KDF (3.x; for 3.1.1 bound to
 // the pre-auth hash). Signed requests are verified; responses to signed
 // requests, and the final SESSION_SETUP response, are signed. Signing is
-// offered, not required; encryption is not offered.
+// offered, not required. With 3.1.1, AES-128-GCM encryption is offered
+// in NEGOTIATE and used when the client encrypts (an encrypted request
+// gets an encrypted answer); it is never required, and 3.0/3.0.2's
+// AES-CCM is not offered.
 //
 // Every command that touches a file is one call into file.Service: an
 // open is file.Service.Open (disposition, sharing, delete-on-close in
@@ -47,7 +51,7 @@
 // cancelled by CANCEL, or the connection ends. When a connection ends,
 // every handle its sessions opened is closed. Oplocks and leases are
 // never granted (OplockLevel none), so no break is ever sent; durable,
-// resilient and persistent handles, multichannel, encryption, DFS, named
+// resilient and persistent handles, multichannel, AES-CCM, DFS, named
 // pipes on IPC$, change notifications, security descriptors, quotas and
 // extended attributes answer STATUS_NOT_SUPPORTED (or what Windows
 // answers when it lacks them).

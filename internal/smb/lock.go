@@ -210,6 +210,12 @@ func (c *conn) waitLock(r *request, p *pendingOp, ctx context.Context, released 
 	}
 	m := c.build(r, resp)
 	c.sign(r, resp, m)
+	if r.sealed != nil {
+		var err error
+		if m, err = sealFor(r.sealed, m); err != nil {
+			return
+		}
+	}
 	_ = c.write(m)
 }
 

@@ -32,7 +32,9 @@ const (
 // Negotiate contexts (MS-SMB2 2.2.3.1).
 const (
 	ctxPreauthIntegrity uint16 = 0x0001
+	ctxEncryption       uint16 = 0x0002
 	hashSHA512          uint16 = 0x0001
+	cipherAES128GCM     uint16 = 0x0002
 )
 
 // negotiate answers NEGOTIATE: the best dialect both sides speak, and
@@ -67,13 +69,14 @@ func (c *conn) negotiate(r *request) (response, error) {
 	}
 	var salt [32]byte
 	if dialect == dialect311 {
-		ok, err := preauthOffered(r.msg, ctxOff, ctxCount)
+		ok, gcm, err := negotiateContexts(r.msg, ctxOff, ctxCount)
 		if err != nil {
 			return response{}, err
 		}
 		if !ok {
 			return errResp(statusInvalidParameter), nil
 		}
+		c.gcm = gcm
 		_, _ = rand.Read(salt[:])
 		c.preauth = [64]byte{}
 		hashPreauth(&c.preauth, r.msg)
@@ -101,7 +104,9 @@ func (c *conn) negotiateBody(dialect uint16, salt []byte) []byte {
 	w.u16(65)
 	w.u16(secSigningEnabled)
 	w.u16(dialect)
-	if dialect == dialect311 {
+	if dialect == dialect311 && c.gcm {
+		w.u16(2)
+	} else if dialect == dialect311 {
 		w.u16(1)
 	} else {
 		w.u16(0)
@@ -132,42 +137,60 @@ func (c *conn) negotiateBody(dialect uint16, salt []byte) []byte {
 		w.u16(uint16(len(salt)))
 		w.u16(hashSHA512)
 		w.raw(salt)
+		if c.gcm {
+			w.align(8)
+			w.u16(ctxEncryption)
+			w.u16(4)
+			w.u32(0)
+			w.u16(1)
+			w.u16(cipherAES128GCM)
+		}
 	}
 	return w.b
 }
 
-// preauthOffered reports whether a 3.1.1 NEGOTIATE's contexts offer
-// SHA-512 pre-auth integrity.
-func preauthOffered(msg []byte, off uint32, count int) (bool, error) {
+// negotiateContexts reports whether a 3.1.1 NEGOTIATE's contexts offer
+// SHA-512 pre-auth integrity, and AES-128-GCM encryption.
+func negotiateContexts(msg []byte, off uint32, count int) (preauth, gcm bool, err error) {
 	p := int(off)
 	for range count {
 		p = (p + 7) &^ 7
 		if p < headerSize || p+8 > len(msg) {
-			return false, errMalformed
+			return false, false, errMalformed
 		}
 		typ, n := le.Uint16(msg[p:]), int(le.Uint16(msg[p+2:]))
 		data := msg[p+8:]
 		if n > len(data) {
-			return false, errMalformed
+			return false, false, errMalformed
 		}
 		data = data[:n]
-		if typ == ctxPreauthIntegrity {
+		switch typ {
+		case ctxPreauthIntegrity:
 			if len(data) < 4 {
-				return false, errMalformed
+				return false, false, errMalformed
 			}
 			algs := int(le.Uint16(data))
 			if 4+2*algs > len(data) {
-				return false, errMalformed
+				return false, false, errMalformed
 			}
 			for i := range algs {
-				if le.Uint16(data[4+2*i:]) == hashSHA512 {
-					return true, nil
-				}
+				preauth = preauth || le.Uint16(data[4+2*i:]) == hashSHA512
+			}
+		case ctxEncryption:
+			if len(data) < 2 {
+				return false, false, errMalformed
+			}
+			ciphers := int(le.Uint16(data))
+			if 2+2*ciphers > len(data) {
+				return false, false, errMalformed
+			}
+			for i := range ciphers {
+				gcm = gcm || le.Uint16(data[2+2*i:]) == cipherAES128GCM
 			}
 		}
 		p += 8 + n
 	}
-	return false, nil
+	return preauth, gcm, nil
 }
 
 // smb1Negotiate answers a client that starts with SMB1's multi-protocol

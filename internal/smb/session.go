@@ -2,6 +2,7 @@ package smb
 
 import (
 	"context"
+	"crypto/cipher"
 	"crypto/hmac"
 	"errors"
 	"strings"
@@ -23,6 +24,9 @@ type session struct {
 	client    string // the workstation name NTLM gave
 	signKey   []byte
 	cmac      *cmac
+	// seal and open encrypt responses and decrypt requests (3.1.1 with
+	// AES-128-GCM negotiated); nil otherwise.
+	seal, unseal cipher.AEAD
 
 	mu       sync.Mutex
 	trees    map[uint32]*tree
@@ -126,7 +130,7 @@ func (c *conn) sessionSetup(r *request) (response, error) {
 		}
 		mic = out.sign(s.mechTypes)
 	}
-	if err := s.deriveKeys(c.dialect); err != nil {
+	if err := s.deriveKeys(c.dialect, c.gcm); err != nil {
 		return fail(statusInternalError)
 	}
 	s.account, s.client = s.ntlm.account, s.ntlm.workstation
@@ -152,8 +156,9 @@ func sessionSetupBody(token []byte) []byte {
 	return w.b
 }
 
-// deriveKeys sets the session's signing key (MS-SMB2 3.2.5.3.1).
-func (s *session) deriveKeys(dialect uint16) error {
+// deriveKeys sets the session's signing key, and its encryption keys
+// when encryption was negotiated (MS-SMB2 3.2.5.3.1).
+func (s *session) deriveKeys(dialect uint16, gcm bool) error {
 	key := s.ntlm.sessionKey
 	switch {
 	case dialect < dialect300:
@@ -163,6 +168,15 @@ func (s *session) deriveKeys(dialect uint16) error {
 		s.signKey = kdf(key, []byte("SMBSigningKey\x00"), s.preauth[:])
 	default:
 		s.signKey = kdf(key, []byte("SMB2AESCMAC\x00"), []byte("SmbSign\x00"))
+	}
+	if dialect == dialect311 && gcm {
+		var err error
+		if s.seal, err = newGCM(kdf(key, []byte("SMBS2CCipherKey\x00"), s.preauth[:])); err != nil {
+			return err
+		}
+		if s.unseal, err = newGCM(kdf(key, []byte("SMBC2SCipherKey\x00"), s.preauth[:])); err != nil {
+			return err
+		}
 	}
 	var err error
 	s.cmac, err = newCMAC(s.signKey)

@@ -145,7 +145,7 @@ func (f *fixture) restRead(t *testing.T, path string) []byte {
 // served (3.1.1, 3.0.2, 3.0, 2.1, 2.0.2), signed and unsigned, and after
 // an SMB1 NEGOTIATE that offers SMB2.
 func TestSmbclientRoundTrip(t *testing.T) {
-	for _, proto := range []string{"SMB3", "SMB2", "SMB3_00 --client-protection=sign", "SMB3 --client-protection=sign", "SMB2 --client-protection=sign", "SMB3_02 --client-protection=sign", "SMB2_02", "SMB3 --option=clientminprotocol=NT1"} {
+	for _, proto := range []string{"SMB3", "SMB2", "SMB3_00 --client-protection=sign", "SMB3 --client-protection=sign", "SMB2 --client-protection=sign", "SMB3_02 --client-protection=sign", "SMB2_02", "SMB3 --option=clientminprotocol=NT1", "SMB3 --client-protection=encrypt"} {
 		t.Run(proto, func(t *testing.T) {
 			f := newFixture(t)
 			dir := t.TempDir()

@@ -11,7 +11,7 @@ GOLANGCI_LINT_VERSION := v2.6.2
 LINT_BIN := $(CURDIR)/.bin
 GOLANGCI_LINT := $(LINT_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 
-.PHONY: test race unit lint fmt bench fuzz build jsdeps
+.PHONY: test race unit lint fmt bench fuzz build jsdeps smbtools
 
 # test is what CI runs: formatting, vet, golangci-lint and every test with
 # the race detector. Building golangci-lint on a fresh machine is mostly
@@ -20,7 +20,7 @@ GOLANGCI_LINT := $(LINT_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 test:
 	@mkdir -p $(LINT_BIN); \
 	$(MAKE) --no-print-directory $(GOLANGCI_LINT) > $(LINT_BIN)/install.log 2>&1 & tool=$$!; \
-	$(MAKE) --no-print-directory jsdeps race; status=$$?; \
+	$(MAKE) --no-print-directory jsdeps smbtools race; status=$$?; \
 	if ! wait $$tool; then cat $(LINT_BIN)/install.log; exit 1; fi; \
 	if [ $$status -ne 0 ]; then exit $$status; fi; \
 	$(MAKE) --no-print-directory lint
@@ -31,6 +31,18 @@ jsdeps:
 	cd test/cosmosjs && npm ci --no-audit --no-fund
 	cd test/filejs && npm ci --no-audit --no-fund
 	cd test/searchjs && npm ci --no-audit --no-fund
+
+# smbtools installs Samba's clients from Debian's packages (smbclient,
+# and samba-testsuite for smbtorture), which test/smbclient drives against
+# the SMB server. It installs only when one is missing and we are root
+# (CI); elsewhere those tests skip.
+smbtools:
+	@if command -v smbclient >/dev/null 2>&1 && command -v smbtorture >/dev/null 2>&1; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends smbclient samba-testsuite; \
+	else \
+	  echo "smbclient or smbtorture is missing and this is not root: the SMB client tests will skip"; \
+	fi
 
 race:
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)

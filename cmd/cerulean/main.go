@@ -52,16 +52,16 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 
 // serveFlags are serve's settings.
 type serveFlags struct {
-	host                                                 string
-	blobPort, queuePort, tablePort, filePort, cosmosPort port
-	searchPort                                           port
-	searchAdminKeys, searchQueryKeys                     apiKeys
-	dataDir                                              string
-	inMemory                                             boolean
-	cosmosHTTP                                           boolean
-	logLevel                                             logLevel
-	scriptBudget                                         budget
-	pprof                                                string
+	host                                                          string
+	blobPort, queuePort, tablePort, filePort, smbPort, cosmosPort port
+	searchPort                                                    port
+	searchAdminKeys, searchQueryKeys                              apiKeys
+	dataDir                                                       string
+	inMemory                                                      boolean
+	cosmosHTTP                                                    boolean
+	logLevel                                                      logLevel
+	scriptBudget                                                  budget
+	pprof                                                         string
 }
 
 // parseServeFlags reads serve's settings from the environment, then from
@@ -72,13 +72,14 @@ type serveFlags struct {
 func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (*serveFlags, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := &serveFlags{blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, cosmosPort: 8081, searchPort: 8082,
+	f := &serveFlags{blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, smbPort: 10445, cosmosPort: 8081, searchPort: 8082,
 		searchAdminKeys: apiKeys{search.DefaultAdminKey}, searchQueryKeys: apiKeys{search.DefaultQueryKey}, logLevel: logLevel(slog.LevelInfo), scriptBudget: budget(cosmos.DefaultScriptBudget)}
 	fs.StringVar(&f.host, "host", "127.0.0.1", "address to listen on")
 	fs.Var(&f.blobPort, "blob-port", "Blob service port, 0 for a free one")
 	fs.Var(&f.queuePort, "queue-port", "Queue service port, 0 for a free one")
 	fs.Var(&f.tablePort, "table-port", "Table service port, 0 for a free one")
 	fs.Var(&f.filePort, "file-port", "File service (Azure Files REST) port, 0 for a free one")
+	fs.Var(&f.smbPort, "smb-port", "SMB 2.1/3.x server port (Azure Files over SMB; 445 needs privileges), 0 for a free one")
 	fs.Var(&f.cosmosPort, "cosmos-port", "Cosmos DB (NoSQL) gateway port, 0 for a free one")
 	fs.Var(&f.cosmosHTTP, "cosmos-http", "serve the Cosmos DB gateway over plain HTTP instead of HTTPS")
 	fs.Var(&f.searchPort, "search-port", "Azure AI Search service port (plain HTTP), 0 for a free one")
@@ -237,7 +238,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 		}
 	}
 	srv, err := server.Start(ctx, server.Config{
-		Host: f.host, BlobPort: int(f.blobPort), QueuePort: int(f.queuePort), TablePort: int(f.tablePort), FilePort: int(f.filePort), DataDir: f.dataDir, InMemory: bool(f.inMemory),
+		Host: f.host, BlobPort: int(f.blobPort), QueuePort: int(f.queuePort), TablePort: int(f.tablePort), FilePort: int(f.filePort), SMBPort: int(f.smbPort), DataDir: f.dataDir, InMemory: bool(f.inMemory),
 		CosmosPort: int(f.cosmosPort), CosmosHTTP: bool(f.cosmosHTTP), CosmosScriptBudget: time.Duration(f.scriptBudget),
 		SearchPort: int(f.searchPort), SearchAdminKeys: f.searchAdminKeys, SearchQueryKeys: f.searchQueryKeys,
 		Accounts: accounts, Logger: logger,

@@ -23,7 +23,7 @@ func TestServeDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := serveFlags{host: "127.0.0.1", blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, cosmosPort: 8081,
+	want := serveFlags{host: "127.0.0.1", blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, smbPort: 10445, cosmosPort: 8081,
 		searchPort: 8082, searchAdminKeys: apiKeys{"cerulean-search-admin-key"}, searchQueryKeys: apiKeys{"cerulean-search-query-key"},
 		dataDir: "./cerulean-data", logLevel: logLevel(slog.LevelInfo), scriptBudget: budget(5 * time.Second)}
 	if !reflect.DeepEqual(*f, want) {
@@ -36,7 +36,7 @@ func TestServeDefaults(t *testing.T) {
 func TestServeEnvUnderstood(t *testing.T) {
 	f, err := parse(t, nil, map[string]string{
 		"CERULEAN_HOST": "0.0.0.0", "CERULEAN_BLOB_PORT": "0", "CERULEAN_QUEUE_PORT": "65535",
-		"CERULEAN_TABLE_PORT": "20002", "CERULEAN_FILE_PORT": "20004", "CERULEAN_COSMOS_PORT": "20003", "CERULEAN_COSMOS_HTTP": "TRUE",
+		"CERULEAN_TABLE_PORT": "20002", "CERULEAN_FILE_PORT": "20004", "CERULEAN_SMB_PORT": "20445", "CERULEAN_COSMOS_PORT": "20003", "CERULEAN_COSMOS_HTTP": "TRUE",
 		"CERULEAN_DATA": "/tmp/x", "CERULEAN_IN_MEMORY": "1", "CERULEAN_LOG_LEVEL": "WARN", "CERULEAN_PPROF": "127.0.0.1:0",
 		"CERULEAN_COSMOS_SCRIPT_BUDGET": "750ms", "CERULEAN_SEARCH_PORT": "20005",
 		"CERULEAN_SEARCH_ADMIN_KEY": "admin-1", "CERULEAN_SEARCH_QUERY_KEY": "q1,q2",
@@ -44,7 +44,7 @@ func TestServeEnvUnderstood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := serveFlags{host: "0.0.0.0", blobPort: 0, queuePort: 65535, tablePort: 20002, filePort: 20004, cosmosPort: 20003, cosmosHTTP: true,
+	want := serveFlags{host: "0.0.0.0", blobPort: 0, queuePort: 65535, tablePort: 20002, filePort: 20004, smbPort: 20445, cosmosPort: 20003, cosmosHTTP: true,
 		searchPort: 20005, searchAdminKeys: apiKeys{"admin-1"}, searchQueryKeys: apiKeys{"q1", "q2"},
 		dataDir: "/tmp/x", inMemory: true, logLevel: logLevel(slog.LevelWarn), pprof: "127.0.0.1:0", scriptBudget: budget(750 * time.Millisecond)}
 	if !reflect.DeepEqual(*f, want) {
@@ -70,6 +70,8 @@ func TestServeBadEnvRefused(t *testing.T) {
 		{"CERULEAN_TABLE_PORT", "-1", "port"},
 		{"CERULEAN_FILE_PORT", "10003x", "port"},
 		{"CERULEAN_COSMOS_PORT", "0x1f90", "port"},
+		{"CERULEAN_SMB_PORT", "445445", "port"},
+		{"CERULEAN_SMB_PORT", "smb", "port"},
 		{"CERULEAN_BLOB_PORT", " 10000", "port"},
 		{"CERULEAN_IN_MEMORY", "yes", "boolean"},
 		{"CERULEAN_IN_MEMORY", "on", "boolean"},
@@ -116,6 +118,7 @@ func TestServeBadFlagRefused(t *testing.T) {
 		{"--search-port", "-1"},
 		{"--search-admin-key", ""},
 		{"--search-query-key", "ok,"},
+		{"--smb-port", "-445"},
 		{"--in-memory=yes"},
 		{"--log-level", "verbose"},
 		{"--data", ""},
@@ -128,7 +131,7 @@ func TestServeBadFlagRefused(t *testing.T) {
 }
 
 func TestServeUnknownFlagRefused(t *testing.T) {
-	for _, args := range [][]string{{"--smb-port", "10445"}, {"--searchport", "8082"}, {"--blobport", "1"}} {
+	for _, args := range [][]string{{"--smbport", "10445"}, {"--searchport", "8082"}, {"--blobport", "1"}} {
 		_, err := parse(t, args, nil)
 		if err == nil || !strings.Contains(err.Error(), "not defined") {
 			t.Errorf("%q: got %v, want the flag refused", args, err)

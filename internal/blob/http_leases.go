@@ -1,7 +1,6 @@
 package blob
 
 import (
-
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 )
@@ -29,4 +28,3 @@ func (h *handler) leaseContainer(q *request) error {
 	}
 	return azhttp.WriteLeaseOutcome(q.w, req.Action, out)
 }
-

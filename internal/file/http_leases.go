@@ -1,7 +1,6 @@
 package file
 
 import (
-
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 

@@ -19,6 +19,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
 	"github.com/cerulean-db/cerulean/internal/queue"
 	"github.com/cerulean-db/cerulean/internal/search"
+	"github.com/cerulean-db/cerulean/internal/smb"
 	"github.com/cerulean-db/cerulean/internal/table"
 )
 
@@ -32,6 +33,8 @@ type Config struct {
 	TablePort int
 	// FilePort is the File service's (Azure Files REST) port.
 	FilePort int
+	// SMBPort is the SMB2/3 server's port, serving the same shares.
+	SMBPort int
 	// CosmosPort is the Cosmos DB gateway's port; CosmosHTTP serves it
 	// over plain HTTP instead of HTTPS.
 	CosmosPort int
@@ -67,6 +70,8 @@ type Server struct {
 	stopQueueSweeper func()
 	tableAddr        string // the Table service's host:port
 	fileAddr         string // the File service's host:port
+	smbAddr          string // the SMB server's host:port
+	smb              *smb.Server
 	cosmosAddr       string // the Cosmos DB gateway's host:port
 	cosmosScheme     string // "https", or "http" with Config.CosmosHTTP
 	searchAddr       string // the Azure AI Search service's host:port
@@ -110,6 +115,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	files := file.New(file.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
 	s.fileAddr, err = s.listen(cfg.Host, cfg.FilePort, "file", file.NewHandler(files))
 	if err != nil {
+		return nil, errors.Join(err, s.Shutdown(context.Background()))
+	}
+	if err := s.startSMB(cfg, files); err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	if err := s.startCosmos(cfg); err != nil {
@@ -175,6 +183,27 @@ func (s *Server) SearchAddr() string { return s.searchAddr }
 // SearchURL is the Azure AI Search endpoint, "http://host:port".
 func (s *Server) SearchURL() string { return "http://" + s.searchAddr }
 
+// SMBAddr is the SMB server's host:port.
+func (s *Server) SMBAddr() string { return s.smbAddr }
+
+// startSMB serves SMB2/3 on the File service's model, so that SMB opens
+// are the handles FileREST lists and respects.
+func (s *Server) startSMB(cfg Config, files *file.Service) error {
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.SMBPort)))
+	if err != nil {
+		return fmt.Errorf("listen for smb: %w", err)
+	}
+	s.smb = smb.New(smb.Config{Files: files, Accounts: cfg.Accounts, Logger: cfg.Logger, Now: cfg.Now})
+	s.wg.Go(func() {
+		if err := s.smb.Serve(ln); err != nil {
+			s.errs <- fmt.Errorf("smb service: %w", err)
+		}
+	})
+	s.smbAddr = ln.Addr().String()
+	s.log.Info("service listening", "service", "smb", "addr", s.smbAddr)
+	return nil
+}
+
 // Store is the server's store (tests inspect it).
 func (s *Server) Store() kv.Store { return s.store }
 
@@ -185,6 +214,9 @@ func (s *Server) Err() <-chan error { return s.errs }
 // then closes the store.
 func (s *Server) Shutdown(ctx context.Context) error {
 	var errs []error
+	if s.smb != nil {
+		errs = append(errs, s.smb.Close(ctx))
+	}
 	for _, srv := range s.servers {
 		if err := srv.Shutdown(ctx); err != nil {
 			errs = append(errs, err, srv.Close())

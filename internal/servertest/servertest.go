@@ -22,6 +22,8 @@ type Env struct {
 	QueueURL string // queue service URL, ending in "/"
 	TableURL string // table service URL, ending in "/"
 	FileURL  string // file service URL, ending in "/"
+	// SMBAddr is the SMB server's host:port (smbclient -p takes the port).
+	SMBAddr string
 	// CosmosURL is the Cosmos DB gateway's endpoint, ending in "/" (plain
 	// HTTP unless WithCosmosTLS); CosmosKey its master key.
 	CosmosURL, CosmosKey string
@@ -100,6 +102,7 @@ func Start(t testing.TB, opts ...Option) *Env {
 		QueueURL: queueURL,
 		TableURL: tableURL,
 		FileURL:  fileURL,
+		SMBAddr:  srv.SMBAddr(),
 		Account:  azhttp.DevAccount,
 		Key:      azhttp.DevKey,
 		ConnectionString: fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=http://%s/%s;QueueEndpoint=http://%s/%s;TableEndpoint=http://%s/%s;FileEndpoint=http://%s/%s;",

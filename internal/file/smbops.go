@@ -1,0 +1,476 @@
+package file
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv/chunk"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
+)
+
+// This file holds the operations an SMB server needs: an open that
+// creates or overwrites as it opens, and reads, writes and changes
+// addressed by an open handle. A handle names its node's parent ID and
+// name, so each of them finds the node with one read, without walking a
+// path, and keeps working after the node was renamed.
+
+// Disposition is what an open does depending on whether its path exists.
+type Disposition uint8
+
+const (
+	// OpenExisting opens what is there; nothing there is ResourceNotFound.
+	OpenExisting Disposition = iota
+	// CreateNew creates; something there is ResourceAlreadyExists.
+	CreateNew
+	// OpenOrCreate opens what is there, or creates it.
+	OpenOrCreate
+	// Overwrite empties the file that is there; nothing there is
+	// ResourceNotFound.
+	Overwrite
+	// OverwriteOrCreate empties the file that is there, or creates it.
+	OverwriteOrCreate
+	// Supersede replaces the file that is there, or creates it.
+	Supersede
+)
+
+// OpenAction is what an open did.
+type OpenAction uint8
+
+const (
+	Opened OpenAction = iota
+	Created
+	Overwritten
+	Superseded
+)
+
+// OpenRequest is one SMB open.
+type OpenRequest struct {
+	HandleOptions
+	Disposition Disposition
+	// Dir asks for a directory (HandleOptions.Dir), NonDir for a file;
+	// neither takes whatever is there and creates a file.
+	NonDir bool
+	// Attributes are the attribute names a created or overwritten node
+	// gets ("" for the default).
+	Attributes string
+}
+
+// OpenResult is an open handle and its node as the open left it.
+type OpenResult struct {
+	Handle *Handle
+	Node   *Node
+	Action OpenAction
+}
+
+// ErrNotDirectory and ErrIsDirectory are what the SMB operations answer
+// when a path or handle names a file but a directory was asked for, and
+// the other way round. FileREST never meets them.
+var (
+	ErrNotDirectory = errors.New("file: not a directory")
+	ErrIsDirectory  = errors.New("file: is a directory")
+)
+
+// Open opens path with the sharing rules of OpenHandle, creating or
+// overwriting as the disposition says, in one transaction: the open
+// either happens with its effects or not at all. Opening a ReadOnly file
+// for writing, or overwriting it, answers ReadOnlyAttribute.
+func (s *Service) Open(ctx context.Context, acct, share, path string, o OpenRequest) (*OpenResult, error) {
+	var out *OpenResult
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		out, err = t.Open(acct, share, path, o)
+		return err
+	})
+	return out, err
+}
+
+// Open opens path inside t's transaction.
+func (t *Tx) Open(acct, share, path string, o OpenRequest) (*OpenResult, error) {
+	l, err := t.locate(acct, share, path)
+	if err != nil {
+		return nil, err
+	}
+	n := l.node
+	res := &OpenResult{Action: Opened}
+	if n == nil {
+		switch o.Disposition {
+		case OpenExisting, Overwrite:
+			return nil, azhttp.ErrResourceNotFound
+		}
+		if o.Dir {
+			n, err = t.CreateDirectory(acct, share, path, SMBChange{Attributes: o.Attributes}, nil)
+		} else {
+			n, err = t.CreateFile(acct, share, path, 0, ContentHeaders{}, SMBChange{Attributes: o.Attributes}, nil, Preconditions{})
+		}
+		if err != nil {
+			return nil, err
+		}
+		res.Action = Created
+	} else {
+		switch {
+		case n.DeletePending:
+			return nil, azhttp.ErrDeletePending
+		case o.Dir && !n.Dir:
+			return nil, ErrNotDirectory
+		case o.NonDir && n.Dir:
+			return nil, ErrIsDirectory
+		case o.Disposition == CreateNew:
+			return nil, azhttp.ErrResourceAlreadyExists
+		}
+		overwrite := o.Disposition == Overwrite || o.Disposition == OverwriteOrCreate || o.Disposition == Supersede
+		if n.Dir && overwrite {
+			return nil, azhttp.ErrInvalidInput.WithMessage("A directory cannot be overwritten.")
+		}
+		if !n.Dir && (overwrite || o.Access&AccessWrite != 0) && hasAttribute(n.SMB.Attributes, "ReadOnly") {
+			return nil, errReadOnly
+		}
+		if overwrite {
+			res.Action = Overwritten
+			if o.Disposition == Supersede {
+				res.Action = Superseded
+			}
+		}
+	}
+	ho := o.HandleOptions
+	ho.Dir = n.Dir
+	h, err := t.OpenHandle(acct, share, path, ho)
+	if err != nil {
+		return nil, err
+	}
+	if o.DeleteOnClose {
+		n.DeletePending = true // as OpenHandle stored it
+	}
+	if res.Action == Overwritten || res.Action == Superseded {
+		// Sharing allowed the open; now the content goes.
+		if err := t.dropContent(acct, share, n.ID); err != nil {
+			return nil, err
+		}
+		if err := t.ChargeUsage(acct, share, l.key, -n.Size); err != nil {
+			return nil, err
+		}
+		n.Size, n.Version, n.Modified = 0, t.tx.Version(), t.now
+		n.SMB.LastWriteTime, n.SMB.ChangeTime = t.now, t.now
+		if o.Attributes != "" {
+			n.SMB.Attributes = o.Attributes
+		}
+		n.Copy = nil
+		if err := record.Store(t.tx, l.key, n); err != nil {
+			return nil, err
+		}
+	}
+	res.Handle, res.Node = h, n
+	return res, nil
+}
+
+// HandleInfo returns an open handle and the node it is open on, as one
+// snapshot has them; a handle that is not open is ErrHandleClosed.
+func (s *Service) HandleInfo(ctx context.Context, acct, share string, fileID, handleID uint64) (*Handle, *Node, error) {
+	var h *Handle
+	var n *Node
+	err := s.view(ctx, func(t *Tx) error {
+		var l *located
+		var err error
+		h, l, err = t.handleNode(acct, share, fileID, handleID)
+		if err == nil {
+			n = l.node
+		}
+		return err
+	})
+	return h, n, err
+}
+
+// ReadHandle reads up to length bytes of the file a handle is open on,
+// from offset; it returns fewer at the end of the file and none at or
+// past it. Unwritten bytes read as zeros. A range another handle's
+// exclusive lock covers is ErrLockConflict.
+func (s *Service) ReadHandle(ctx context.Context, acct, share string, fileID, handleID uint64, offset int64, length int) ([]byte, *Node, error) {
+	var out []byte
+	var node *Node
+	err := s.view(ctx, func(t *Tx) error {
+		out, node = nil, nil
+		_, l, err := t.handleNode(acct, share, fileID, handleID)
+		if err != nil {
+			return err
+		}
+		node = l.node
+		if node.Dir {
+			return ErrIsDirectory
+		}
+		if offset < 0 || length <= 0 {
+			return nil
+		}
+		if err := t.CheckRange(acct, share, node.ID, handleID, uint64(offset), uint64(length), false); err != nil {
+			return err
+		}
+		if offset >= node.Size {
+			return nil
+		}
+		d := &Download{File: node, Offset: offset, Length: min(int64(length), node.Size-offset), r: t.r, acct: acct, shr: share}
+		if d.extents, err = overlapping(t.r, acct, share, node.ID, d.Offset, d.Offset+d.Length); err != nil {
+			return err
+		}
+		var buf bytes.Buffer
+		buf.Grow(int(d.Length))
+		if err := d.Stream(&buf); err != nil {
+			return err
+		}
+		out = buf.Bytes()
+		return nil
+	})
+	return out, node, err
+}
+
+// WriteHandle writes data at offset of the file a handle is open on,
+// growing the file when the write ends past it. Like Put Range, it gives
+// the file a new version (ETag) and last-modified time and sets its last
+// write time. Sharing was settled when the handle opened, so no other
+// handle is consulted; byte-range locks are (ErrLockConflict).
+func (s *Service) WriteHandle(ctx context.Context, acct, share string, fileID, handleID uint64, offset int64, data []byte) (*Node, error) {
+	if offset < 0 || len(data) > MaxPutRange || offset+int64(len(data)) > MaxFileSize {
+		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A write lies within 4 TiB and writes at most 4 MiB.")
+	}
+	return s.updateHandle(ctx, acct, share, fileID, handleID, func(t *Tx, n *Node) error {
+		if n.Dir {
+			return ErrIsDirectory
+		}
+		if len(data) == 0 {
+			return nil
+		}
+		if err := t.CheckRange(acct, share, n.ID, handleID, uint64(offset), uint64(len(data)), true); err != nil {
+			return err
+		}
+		end := offset + int64(len(data))
+		if err := cutRange(t.tx, acct, share, n.ID, offset, end); err != nil {
+			return err
+		}
+		if end > n.Size {
+			// Any key of the file picks its usage shard.
+			if err := t.ChargeUsage(acct, share, extentsPrefix(acct, share, n.ID), end-n.Size); err != nil {
+				return err
+			}
+			n.Size = end
+		}
+		n.SMB.LastWriteTime = t.now
+		n.Copy = nil
+		id, err := t.newID()
+		if err != nil {
+			return err
+		}
+		if err := chunk.Write(t.tx, dataPrefix(acct, share, n.ID, id), 0, data); err != nil {
+			return err
+		}
+		return record.Store(t.tx, extentKey(acct, share, n.ID, end), extent{Data: id, Offset: offset, Size: int64(len(data)), DataSize: int64(len(data))})
+	})
+}
+
+// TruncateHandle sets the size of the file a handle is open on: shrinking
+// cuts the content beyond it, growing adds bytes that read as zeros.
+func (s *Service) TruncateHandle(ctx context.Context, acct, share string, fileID, handleID uint64, size int64) (*Node, error) {
+	if size < 0 || size > MaxFileSize {
+		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A file holds 0 to 4 TiB.")
+	}
+	return s.updateHandle(ctx, acct, share, fileID, handleID, func(t *Tx, n *Node) error {
+		if n.Dir {
+			return ErrIsDirectory
+		}
+		if size < n.Size {
+			if err := cutRange(t.tx, acct, share, n.ID, size, n.Size); err != nil {
+				return err
+			}
+		}
+		if err := t.ChargeUsage(acct, share, extentsPrefix(acct, share, n.ID), size-n.Size); err != nil {
+			return err
+		}
+		n.Size = size
+		n.SMB.LastWriteTime = t.now
+		n.Copy = nil
+		return nil
+	})
+}
+
+// SetHandleProperties changes the SMB properties (attributes and times)
+// of the node a handle is open on.
+func (s *Service) SetHandleProperties(ctx context.Context, acct, share string, fileID, handleID uint64, u SMBUpdate) (*Node, error) {
+	return s.updateHandle(ctx, acct, share, fileID, handleID, func(t *Tx, n *Node) error {
+		u.apply(&n.SMB, t.now)
+		return nil
+	})
+}
+
+// updateHandle applies change to the node a handle is open on and gives
+// the node a new version, as updateNode does for a path.
+func (s *Service) updateHandle(ctx context.Context, acct, share string, fileID, handleID uint64, change func(*Tx, *Node) error) (*Node, error) {
+	var out *Node
+	err := s.Update(ctx, func(t *Tx) error {
+		_, l, err := t.handleNode(acct, share, fileID, handleID)
+		if err != nil {
+			return err
+		}
+		n := l.node
+		n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
+		if err := change(t, n); err != nil {
+			return err
+		}
+		out = n
+		return record.Store(t.tx, l.key, n)
+	})
+	return out, err
+}
+
+// RenameHandle moves the node a handle is open on to dest, a path within
+// the share, replacing a file there when replace is set (as Rename
+// does). The handle must hold Delete access; every other handle open on
+// the node shares delete, or the handle could not have opened, so no
+// other handle is consulted. The node keeps its ID, and its handles
+// follow it.
+func (s *Service) RenameHandle(ctx context.Context, acct, share string, fileID, handleID uint64, dest string, replace bool) (*Node, error) {
+	var out *Node
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		out, err = t.RenameHandle(acct, share, fileID, handleID, dest, replace)
+		return err
+	})
+	return out, err
+}
+
+// RenameHandle renames inside t's transaction.
+func (t *Tx) RenameHandle(acct, share string, fileID, handleID uint64, dest string, replace bool) (*Node, error) {
+	h, src, err := t.handleNode(acct, share, fileID, handleID)
+	if err != nil {
+		return nil, err
+	}
+	if h.Access&AccessDelete == 0 {
+		return nil, azhttp.ErrInvalidInput.WithMessage("A rename needs a handle opened with Delete access.")
+	}
+	n := src.node
+	if n.ID == rootID && n.Dir {
+		return nil, azhttp.ErrInvalidInput.WithMessage("The root directory of a share cannot be renamed.")
+	}
+	// As on Windows, every other handle on the node must share delete
+	// (attribute-only ones too, which took no part in sharing when they
+	// opened), and nothing beneath a directory may be open.
+	if err := t.renameable(acct, share, src, h); err != nil {
+		return nil, err
+	}
+	if dest == "" {
+		return nil, azhttp.ErrInvalidInput.WithMessage("The root directory of a share cannot be replaced.")
+	}
+	ancestors, err := t.ancestorIDs(acct, share, dest)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ancestors {
+		if n.Dir && id == n.ID {
+			return nil, azhttp.ErrInvalidInput.WithMessage("A directory cannot be moved into its own subtree.")
+		}
+	}
+	dst, err := t.locate(acct, share, dest)
+	if err != nil {
+		return nil, err
+	}
+	if bytes.Equal(dst.key, src.key) {
+		return n, nil
+	}
+	// A rename changes both parent directories: as on Windows, an open
+	// of either that holds Delete access or does not share writing is a
+	// sharing violation, unless it is an attribute-only open, which
+	// takes no part in sharing.
+	for _, parent := range []uint64{src.parentID, dst.parentID} {
+		hs, err := t.handlesOf(acct, share, parent)
+		if err != nil {
+			return nil, err
+		}
+		for _, ph := range hs {
+			if ph.Access != 0 && (ph.Access&AccessDelete != 0 || ph.ShareAccess&AccessWrite == 0) {
+				return nil, errSharing
+			}
+		}
+	}
+	if dst.node != nil {
+		if dst.node.DeletePending {
+			return nil, azhttp.ErrDeletePending
+		}
+		if err := t.replaceable(acct, share, Rename{Dest: dest, Dir: n.Dir, ReplaceIfExists: replace}, dst.node); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.tx.Delete(src.key); err != nil {
+		return nil, err
+	}
+	n.ParentID = dst.parentID
+	n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
+	name := dest[strings.LastIndexByte(dest, '/')+1:]
+	if err := t.moveHandles(acct, share, n.ID, n.ID, dst.parentID, name); err != nil {
+		return nil, err
+	}
+	return n, record.Store(t.tx, dst.key, n)
+}
+
+// ErrOpenBeneath is what renaming a directory answers while something
+// beneath it is open.
+var ErrOpenBeneath = errors.New("file: a handle is open beneath the directory")
+
+func (t *Tx) renameable(acct, share string, src *located, own *Handle) error {
+	return t.walkNode(acct, share, "", src, src.node.Dir, func(_ string, h *Handle, l *located) error {
+		switch {
+		case h.ID == own.ID:
+			return nil
+		case l.node.ID != src.node.ID:
+			return ErrOpenBeneath
+		case h.ShareAccess&AccessDelete == 0:
+			return errSharing
+		}
+		return nil
+	})
+}
+
+// ancestorIDs returns the IDs of the directories on the way to path's
+// last element, the root's included.
+func (t *Tx) ancestorIDs(acct, share, path string) ([]uint64, error) {
+	ids := []uint64{rootID}
+	parts := strings.Split(path, "/")
+	parent := uint64(rootID)
+	for _, name := range parts[:len(parts)-1] {
+		n, err := loadNode(t.r, nodeKey(acct, share, parent, name))
+		if err != nil {
+			return nil, err
+		}
+		if n == nil || !n.Dir {
+			return nil, azhttp.ErrParentNotFound
+		}
+		parent = n.ID
+		ids = append(ids, parent)
+	}
+	return ids, nil
+}
+
+// ListHandleDirectory lists up to max entries of the directory a handle
+// is open on, in name order from marker on (the name the previous page's
+// next marker gave), leaving out delete-pending entries as listings do.
+// next is "" at the end.
+func (s *Service) ListHandleDirectory(ctx context.Context, acct, share string, fileID, handleID uint64, marker string, max int) (dir *Node, entries []Entry, next string, err error) {
+	err = s.view(ctx, func(t *Tx) error {
+		entries = nil
+		_, l, err := t.handleNode(acct, share, fileID, handleID)
+		if err != nil {
+			return err
+		}
+		if !l.node.Dir {
+			return ErrNotDirectory
+		}
+		dir = l.node
+		next, err = record.Page(t.r, childrenPrefix(acct, share, l.node.ID), "", marker, max, func(name string, n *Node) {
+			if !n.DeletePending {
+				entries = append(entries, Entry{name, n})
+			}
+		})
+		return err
+	})
+	return dir, entries, next, err
+}
+
+// IsHandleClosed reports whether err says a handle is no longer open.
+func IsHandleClosed(err error) bool { return errors.Is(err, ErrHandleClosed) }

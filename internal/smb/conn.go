@@ -1,0 +1,427 @@
+package smb
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/sha512"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"time"
+)
+
+// maxMessage is the largest transport frame accepted: a write of
+// maxIO plus its header and slack for a compound around it.
+const maxMessage = maxIO + 64<<10
+
+// conn is one client connection. Requests are handled in arrival order
+// by its read loop, except blocking locks, which wait on their own
+// goroutine and answer asynchronously.
+type conn struct {
+	srv      *Server
+	nc       net.Conn
+	clientIP string
+	ctx      context.Context
+	cancel   context.CancelFunc
+
+	wmu sync.Mutex // serializes writes to nc
+
+	negotiated    bool
+	dialect       uint16
+	clientGUID    [16]byte
+	clientSecMode uint16
+	clientCaps    uint32
+	preauth       [64]byte // the connection's pre-auth integrity hash (3.1.1)
+	gcm           bool     // 3.1.1 with AES-128-GCM encryption negotiated
+	// sealing is the session whose encrypted frame the read loop is
+	// answering (only the read loop touches it).
+	sealing *session
+
+	mu        sync.Mutex // guards the fields below, shared with async work
+	sessions  map[uint64]*session
+	credits   int // granted and not yet used
+	pending   map[uint64]*pendingOp
+	nextAsync uint64
+
+	// afterWrite runs once the current frame's responses are sent (a
+	// waiting lock starts only after its STATUS_PENDING went out).
+	afterWrite []func()
+}
+
+func newConn(s *Server, nc net.Conn) *conn {
+	ctx, cancel := context.WithCancel(context.Background())
+	ip := nc.RemoteAddr().String()
+	if host, _, err := net.SplitHostPort(ip); err == nil {
+		ip = host
+	}
+	return &conn{srv: s, nc: nc, clientIP: ip, ctx: ctx, cancel: cancel, sessions: map[uint64]*session{}, credits: 1,
+		pending: map[uint64]*pendingOp{}}
+}
+
+// serve reads and answers requests until the client leaves or breaks
+// the protocol; then every handle its sessions opened is closed.
+func (c *conn) serve() {
+	defer func() {
+		if p := recover(); p != nil {
+			c.srv.log.Error("smb connection panicked", "client", c.clientIP, "panic", p)
+		}
+		c.cancel()
+		_ = c.nc.Close()
+		c.mu.Lock()
+		sessions := c.sessions
+		c.sessions = map[uint64]*session{}
+		c.mu.Unlock()
+		for _, s := range sessions {
+			c.closeSession(s)
+		}
+	}()
+	var lenBuf [4]byte
+	for {
+		_ = c.nc.SetReadDeadline(time.Now().Add(c.srv.limits.IdleTimeout))
+		if _, err := io.ReadFull(c.nc, lenBuf[:]); err != nil {
+			return
+		}
+		n := int(lenBuf[1])<<16 | int(lenBuf[2])<<8 | int(lenBuf[3])
+		if lenBuf[0] != 0 || n < headerSize || n > maxMessage {
+			c.srv.log.Debug("smb: bad frame, closing", "client", c.clientIP, "type", lenBuf[0], "len", n)
+			return
+		}
+		msg := make([]byte, n)
+		if _, err := io.ReadFull(c.nc, msg); err != nil {
+			return
+		}
+		out, err := c.handleFrame(msg)
+		if err != nil {
+			c.srv.log.Debug("smb: malformed request, closing", "client", c.clientIP, "err", err)
+			return
+		}
+		if out != nil {
+			if err := c.write(out); err != nil {
+				return
+			}
+		}
+		for _, f := range c.afterWrite {
+			f()
+		}
+		c.afterWrite = nil
+	}
+}
+
+// write sends one frame: the 4-byte length, then the messages.
+func (c *conn) write(msg []byte) error {
+	frame := make([]byte, 4, 4+len(msg))
+	frame[1], frame[2], frame[3] = byte(len(msg)>>16), byte(len(msg)>>8), byte(len(msg))
+	frame = append(frame, msg...)
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	_ = c.nc.SetWriteDeadline(time.Now().Add(time.Minute))
+	_, err := c.nc.Write(frame)
+	return err
+}
+
+// request is one message of a frame, decoded enough to dispatch.
+type request struct {
+	h    header
+	msg  []byte
+	b    *body
+	sess *session
+	tree *tree
+	// fileID resolves a related compound's "previous file".
+	prevFile *fileID
+	// sealed is the session whose encryption carried the request: its
+	// answers are encrypted for it, not signed.
+	sealed *session
+}
+
+// response is a handler's answer.
+type response struct {
+	status uint32
+	body   []byte // nil: the error body
+	// sessionID and treeID override the request's (SESSION_SETUP and
+	// TREE_CONNECT assign them).
+	sessionID *uint64
+	treeID    *uint32
+	// signWith signs the response with this session even when the
+	// request was not signed (the final SESSION_SETUP response).
+	signWith *session
+	// sent runs with the response's final bytes (pre-auth hashing).
+	sent func(msg []byte)
+	// async: the answer comes later (STATUS_PENDING was sent).
+	asyncID uint64
+	// created is the file a CREATE opened, for related requests.
+	created *fileID
+	// none: no response at all (CANCEL).
+	none bool
+}
+
+func errResp(status uint32) response { return response{status: status} }
+
+// handleFrame answers one frame: a message or a compound chain of them.
+// A malformed frame is an error, and the connection closes.
+func (c *conn) handleFrame(frame []byte) ([]byte, error) {
+	if len(frame) >= 4 && frame[0] == 0xFF && string(frame[1:4]) == "SMB" {
+		return c.smb1Negotiate(frame)
+	}
+	if len(frame) >= 4 && frame[0] == 0xFD && string(frame[1:4]) == "SMB" {
+		return c.handleSealed(frame)
+	}
+	type answered struct {
+		r    *request
+		resp response
+		m    []byte
+	}
+	var done []answered
+	var prevSess *session
+	var prevTree *tree
+	var prevFile *fileID
+	createErr := statusSuccess // a failed CREATE fails the related requests after it
+	for off := 0; off < len(frame); {
+		h, err := parseHeader(frame[off:])
+		if err != nil || h.Flags&flagResponse != 0 {
+			return nil, errMalformed
+		}
+		end := len(frame)
+		if h.NextCommand != 0 {
+			if h.NextCommand%8 != 0 || int(h.NextCommand) < headerSize || off+int(h.NextCommand) > len(frame) {
+				return nil, errMalformed
+			}
+			end = off + int(h.NextCommand)
+		}
+		r := &request{h: h, msg: frame[off:end], sealed: c.sealing}
+		r.b = newBody(r.msg)
+		related := h.Flags&flagRelated != 0 && off > 0
+		var resp response
+		if related && createErr != statusSuccess {
+			resp = errResp(createErr)
+		} else {
+			if related {
+				r.sess, r.tree, r.prevFile = prevSess, prevTree, prevFile
+			}
+			if resp, err = c.dispatch(r, related); err != nil {
+				return nil, err
+			}
+		}
+		if h.Command == cmdCreate {
+			prevFile, createErr = resp.created, resp.status
+		}
+		prevSess, prevTree = r.sess, r.tree
+		if !resp.none {
+			done = append(done, answered{r, resp, c.build(r, resp)})
+		}
+		off = end
+	}
+	var out []byte
+	for i, a := range done {
+		m := a.m
+		if i < len(done)-1 {
+			for len(m)%8 != 0 {
+				m = append(m, 0)
+			}
+			le.PutUint32(m[20:], uint32(len(m)))
+		}
+		c.sign(a.r, a.resp, m)
+		if a.resp.sent != nil {
+			a.resp.sent(m)
+		}
+		out = append(out, m...)
+	}
+	return out, nil
+}
+
+// dispatch checks the request's session, tree and signature and runs
+// its command.
+func (c *conn) dispatch(r *request, related bool) (response, error) {
+	h := r.h
+	c.chargeCredits(h)
+	if !c.negotiated && h.Command != cmdNegotiate {
+		return response{}, errors.New("smb: request before NEGOTIATE")
+	}
+	switch h.Command {
+	case cmdNegotiate:
+		return c.negotiate(r)
+	case cmdEcho:
+		return response{body: []byte{4, 0, 0, 0}}, nil
+	case cmdCancel:
+		c.cancelPending(h)
+		return response{none: true}, nil
+	}
+	if r.sess == nil || !related {
+		c.mu.Lock()
+		r.sess = c.sessions[h.SessionID]
+		c.mu.Unlock()
+	}
+	if h.Command == cmdSessionSetup {
+		return c.sessionSetup(r)
+	}
+	s := r.sess
+	if s == nil || !s.valid {
+		return errResp(statusUserSessionDeleted), nil
+	}
+	if h.Flags&flagSigned != 0 && !c.verify(s, r.msg) {
+		return errResp(statusAccessDenied), nil
+	}
+	switch h.Command {
+	case cmdLogoff:
+		c.mu.Lock()
+		delete(c.sessions, s.id)
+		c.mu.Unlock()
+		c.closeSession(s)
+		return response{body: []byte{4, 0, 0, 0}}, nil
+	case cmdTreeConnect:
+		return c.treeConnect(r)
+	}
+	if r.tree == nil || !related {
+		s.mu.Lock()
+		r.tree = s.trees[h.TreeID]
+		s.mu.Unlock()
+	}
+	if r.tree == nil {
+		return errResp(statusNetworkNameDeleted), nil
+	}
+	switch h.Command {
+	case cmdTreeDisconnect:
+		c.treeDisconnect(s, r.tree)
+		return response{body: []byte{4, 0, 0, 0}}, nil
+	case cmdCreate:
+		return c.create(r), nil
+	case cmdClose:
+		return c.closeFile(r), nil
+	case cmdFlush:
+		return c.flush(r), nil
+	case cmdRead:
+		return c.read(r), nil
+	case cmdWrite:
+		return c.writeFile(r), nil
+	case cmdLock:
+		return c.lock(r), nil
+	case cmdIoctl:
+		return c.ioctl(r), nil
+	case cmdQueryDirectory:
+		return c.queryDirectory(r), nil
+	case cmdQueryInfo:
+		return c.queryInfo(r), nil
+	case cmdSetInfo:
+		return c.setInfo(r), nil
+	case cmdChangeNotify:
+		return errResp(statusNotSupported), nil
+	case cmdOplockBreak:
+		// No oplock or lease is ever granted, so none can break.
+		return errResp(statusInvalidOplockProtocol), nil
+	}
+	return errResp(statusNotSupported), nil
+}
+
+// chargeCredits accounts the credits a request uses.
+func (c *conn) chargeCredits(h header) {
+	charge := max(int(h.CreditCharge), 1)
+	c.mu.Lock()
+	c.credits = max(c.credits-charge, 0)
+	c.mu.Unlock()
+}
+
+// grant decides the credits a response hands out: what the client asks
+// for, keeping what it holds within MaxCredits, and at least one while it
+// holds none.
+func (c *conn) grant(asked uint16) uint16 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	give := min(max(int(asked), 1), c.srv.limits.MaxCredits-c.credits)
+	if give <= 0 {
+		if c.credits > 0 {
+			return 0
+		}
+		give = 1
+	}
+	c.credits += give
+	return uint16(give)
+}
+
+// build encodes a response message (unsigned).
+func (c *conn) build(r *request, resp response) []byte {
+	h := header{
+		Status:       resp.status,
+		Command:      r.h.Command,
+		CreditCharge: r.h.CreditCharge,
+		Flags:        flagResponse | r.h.Flags&flagRelated,
+		MessageID:    r.h.MessageID,
+		TreeID:       r.h.TreeID,
+		SessionID:    r.h.SessionID,
+	}
+	if r.sess != nil {
+		h.SessionID = r.sess.id
+	}
+	if r.tree != nil {
+		h.TreeID = r.tree.id
+	}
+	if resp.sessionID != nil {
+		h.SessionID = *resp.sessionID
+	}
+	if resp.treeID != nil {
+		h.TreeID = *resp.treeID
+	}
+	if resp.asyncID != 0 {
+		h.Flags |= flagAsync
+		h.AsyncID = resp.asyncID
+	}
+	h.Credits = c.grant(r.h.Credits)
+	b := resp.body
+	if b == nil {
+		b = []byte{9, 0, 0, 0, 0, 0, 0, 0, 0}
+	}
+	m := make([]byte, headerSize, headerSize+len(b))
+	h.encode(m)
+	return append(m, b...)
+}
+
+// sign signs a response when its request was signed (or the handler
+// asks), with the session's signing key.
+func (c *conn) sign(r *request, resp response, m []byte) {
+	if r.sealed != nil {
+		return // encryption protects it instead
+	}
+	s := resp.signWith
+	if s == nil {
+		if r.h.Flags&flagSigned == 0 || r.sess == nil || !r.sess.valid {
+			return
+		}
+		s = r.sess
+	}
+	le.PutUint32(m[16:], le.Uint32(m[16:])|flagSigned)
+	clear(m[48:64])
+	sig := s.signature(m)
+	copy(m[48:64], sig[:])
+}
+
+// verify checks a request's signature.
+func (c *conn) verify(s *session, m []byte) bool {
+	if s.signKey == nil {
+		return false
+	}
+	cp := append([]byte(nil), m...)
+	clear(cp[48:64])
+	sig := s.signature(cp)
+	return hmac.Equal(sig[:], m[48:64])
+}
+
+// signature computes a message's signature: HMAC-SHA256 for SMB 2.x,
+// AES-128-CMAC for 3.x.
+func (s *session) signature(m []byte) [16]byte {
+	if s.cmac != nil {
+		return s.cmac.sum(m)
+	}
+	h := hmac.New(sha256.New, s.signKey)
+	h.Write(m)
+	var out [16]byte
+	copy(out[:], h.Sum(nil))
+	return out
+}
+
+// hashPreauth folds a message into a pre-auth integrity hash.
+func hashPreauth(v *[64]byte, msg []byte) {
+	h := sha512.New()
+	h.Write(v[:])
+	h.Write(msg)
+	copy(v[:], h.Sum(nil))
+}

@@ -1,0 +1,517 @@
+package smb
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/file"
+)
+
+// open is one open file or directory of a session: a handle of the
+// file model, addressed by the FileId the client holds.
+type open struct {
+	id      fileID // Persistent: the node's ID; Volatile: the handle's
+	tree    *tree
+	path    string // within the share, "/"-separated; "" is the root
+	dir     bool
+	granted uint32 // the access mask granted (generic rights expanded)
+	enum    *enumState
+	// closedByClose is set when CLOSE ended the open (rather than a tree
+	// disconnect or logoff): a lock waiting on it then answers as
+	// Windows does.
+	closedByClose bool
+}
+
+// Access mask bits (MS-SMB2 2.2.13.1).
+const (
+	accReadData        uint32 = 0x00000001
+	accWriteData       uint32 = 0x00000002
+	accAppendData      uint32 = 0x00000004
+	accReadEA          uint32 = 0x00000008
+	accWriteEA         uint32 = 0x00000010
+	accExecute         uint32 = 0x00000020
+	accReadAttributes  uint32 = 0x00000080
+	accWriteAttributes uint32 = 0x00000100
+	accDelete          uint32 = 0x00010000
+	accReadControl     uint32 = 0x00020000
+	accSynchronize     uint32 = 0x00100000
+	accMaximumAllowed  uint32 = 0x02000000
+	accGenericAll      uint32 = 0x10000000
+	accGenericExecute  uint32 = 0x20000000
+	accGenericWrite    uint32 = 0x40000000
+	accGenericRead     uint32 = 0x80000000
+	accAll             uint32 = 0x001F01FF
+)
+
+// expandAccess turns generic rights into the specific ones they grant.
+func expandAccess(m uint32) uint32 {
+	if m&(accGenericAll|accMaximumAllowed) != 0 {
+		m |= accAll
+	}
+	if m&accGenericRead != 0 {
+		m |= 0x00120089
+	}
+	if m&accGenericWrite != 0 {
+		m |= 0x00120116
+	}
+	if m&accGenericExecute != 0 {
+		m |= 0x001200A0
+	}
+	return m &^ (accGenericAll | accGenericExecute | accGenericWrite | accGenericRead | accMaximumAllowed)
+}
+
+// modelAccess is the part of an access mask that takes part in sharing.
+func modelAccess(m uint32) file.Access {
+	var a file.Access
+	if m&(accReadData|accExecute) != 0 {
+		a |= file.AccessRead
+	}
+	if m&(accWriteData|accAppendData) != 0 {
+		a |= file.AccessWrite
+	}
+	if m&accDelete != 0 {
+		a |= file.AccessDelete
+	}
+	return a
+}
+
+// Share access bits.
+const (
+	shareRead   uint32 = 1
+	shareWrite  uint32 = 2
+	shareDelete uint32 = 4
+)
+
+func modelShare(s uint32) file.Access {
+	var a file.Access
+	if s&shareRead != 0 {
+		a |= file.AccessRead
+	}
+	if s&shareWrite != 0 {
+		a |= file.AccessWrite
+	}
+	if s&shareDelete != 0 {
+		a |= file.AccessDelete
+	}
+	return a
+}
+
+// Create options and actions.
+const (
+	optDirectory     uint32 = 0x00000001
+	optNonDirectory  uint32 = 0x00000040
+	optDeleteOnClose uint32 = 0x00001000
+	optOpenByFileID  uint32 = 0x00002000
+)
+
+var dispositions = map[uint32]file.Disposition{
+	0: file.Supersede, 1: file.OpenExisting, 2: file.CreateNew, 3: file.OpenOrCreate, 4: file.Overwrite, 5: file.OverwriteOrCreate,
+}
+
+var createActions = map[file.OpenAction]uint32{file.Superseded: 0, file.Opened: 1, file.Created: 2, file.Overwritten: 3}
+
+// opTimeout bounds one domain call.
+const opTimeout = 30 * time.Second
+
+func (c *conn) opCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(c.ctx, opTimeout)
+}
+
+// create answers CREATE as one file.Open.
+func (c *conn) create(r *request) response {
+	b := r.b
+	impersonation := b.u32(4)
+	desired := b.u32(24)
+	attrs := b.u32(28)
+	shareAcc := b.u32(32)
+	disp := b.u32(36)
+	opts := b.u32(40)
+	nameOff, nameLen := b.u16(44), b.u16(46)
+	name := b.buffer(uint32(nameOff), uint32(nameLen))
+	if b.bad {
+		return errResp(statusInvalidParameter)
+	}
+	if r.tree.ipc {
+		return errResp(statusNotSupported) // named pipes (RPC) are not served
+	}
+	if impersonation > 3 {
+		return errResp(statusBadImpersonationLevel)
+	}
+	if len(name) >= 2 && name[0] == '\\' && name[1] == 0 {
+		return errResp(statusInvalidParameter) // a leading separator, as Windows refuses it
+	}
+	path, ok := sharePath(fromUTF16LE(name))
+	if !ok {
+		return errResp(statusObjectNameInvalid)
+	}
+	d, ok := dispositions[disp]
+	granted := expandAccess(desired)
+	switch {
+	case !ok, opts&optDirectory != 0 && opts&optNonDirectory != 0, opts&optDirectory != 0 && attrs&attrTemporary != 0,
+		opts&optDeleteOnClose != 0 && granted&accDelete == 0,
+		opts&optDirectory != 0 && d != file.OpenExisting && d != file.CreateNew && d != file.OpenOrCreate:
+		return errResp(statusInvalidParameter)
+	case opts&optOpenByFileID != 0:
+		return errResp(statusNotSupported)
+	}
+	s := r.sess
+	s.mu.Lock()
+	full := len(s.opens) >= c.srv.limits.MaxHandlesPerSession
+	s.mu.Unlock()
+	if full {
+		return errResp(statusInsufficientResources)
+	}
+	if c.srv.handles.Add(1) > int64(c.srv.limits.MaxHandles) {
+		c.srv.handles.Add(-1)
+		return errResp(statusInsufficientResources)
+	}
+	req := file.OpenRequest{
+		HandleOptions: file.HandleOptions{Dir: opts&optDirectory != 0, Access: modelAccess(granted), ShareAccess: modelShare(shareAcc),
+			DeleteOnClose: opts&optDeleteOnClose != 0, SessionID: s.id, ClientIP: c.clientIP, ClientName: s.client},
+		Disposition: d,
+		NonDir:      opts&optNonDirectory != 0,
+		Attributes:  attrNames(attrs, opts&optDirectory != 0, true),
+	}
+	ctx, cancel := c.opCtx()
+	defer cancel()
+	res, err := c.srv.files.Open(ctx, s.account, r.tree.share, path, req)
+	if err != nil {
+		c.srv.handles.Add(-1)
+		if req.DeleteOnClose && errors.Is(err, azhttp.ErrReadOnlyAttribute) {
+			return errResp(statusCannotDelete)
+		}
+		return c.fail(r, err)
+	}
+	o := &open{id: fileID{res.Handle.FileID, res.Handle.ID}, tree: r.tree, path: path, dir: res.Node.Dir, granted: granted}
+	s.mu.Lock()
+	s.opens[o.id.Volatile] = o
+	s.mu.Unlock()
+	n := res.Node
+	var w buf
+	w.u16(89)
+	w.u8(0) // OplockLevel: none is ever granted
+	w.u8(0)
+	w.u32(createActions[res.Action])
+	w.u64(filetime(n.SMB.CreationTime))
+	w.u64(filetime(n.SMB.LastWriteTime)) // last access: not tracked
+	w.u64(filetime(n.SMB.LastWriteTime))
+	w.u64(filetime(n.SMB.ChangeTime))
+	w.u64(allocation(n))
+	w.u64(endOfFile(n))
+	w.u32(attrBits(n))
+	w.u32(0)
+	w.fileID(o.id)
+	w.u32(0) // no create contexts answered
+	w.u32(0)
+	w.u8(0)
+	id := o.id
+	return response{body: w.b, created: &id}
+}
+
+// sharePath turns an SMB path ("dir\file", no leading separator) into a
+// path of the file model, refusing names Azure Files refuses.
+func sharePath(name string) (string, bool) {
+	name = strings.TrimPrefix(name, "\\")
+	name = strings.TrimSuffix(name, "::$DATA")
+	if name == "" {
+		return "", true
+	}
+	parts := strings.Split(name, "\\")
+	for _, p := range parts {
+		if p == "" || p == "." || p == ".." || len(p) > 255 || strings.ContainsAny(p, "\"/:|<>*?") {
+			return "", false
+		}
+		for _, r := range p {
+			if r < 0x20 {
+				return "", false
+			}
+		}
+	}
+	return strings.Join(parts, "/"), true
+}
+
+// lookup finds the open a request's FileId names: the file of the
+// previous CREATE in a related compound when it sends the related ID.
+func (c *conn) lookup(r *request, id fileID) (*open, uint32) {
+	if id == relatedFileID {
+		if r.prevFile == nil {
+			return nil, statusInvalidParameter
+		}
+		id = *r.prevFile
+	}
+	s := r.sess
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	o := s.opens[id.Volatile]
+	if o == nil || o.id != id {
+		return nil, statusFileClosed
+	}
+	return o, statusSuccess
+}
+
+// gone answers a domain error on an open: a handle the file model no
+// longer has (force-closed, or its share deleted) is forgotten and
+// answers STATUS_FILE_CLOSED, as Azure answers after Force Close Handles.
+func (c *conn) gone(r *request, o *open, err error) response {
+	if file.IsHandleClosed(err) {
+		s := r.sess
+		s.mu.Lock()
+		if s.opens[o.id.Volatile] == o {
+			delete(s.opens, o.id.Volatile)
+			c.srv.handles.Add(-1)
+		}
+		s.mu.Unlock()
+	}
+	return c.fail(r, err)
+}
+
+// release closes an open's handle in the file model (it may already be
+// gone) and gives back its place under the handle limit.
+func (c *conn) release(s *session, o *open) {
+	c.srv.handles.Add(-1)
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	if err := c.srv.files.CloseHandle(ctx, s.account, o.tree.share, o.id.Persistent, o.id.Volatile); err != nil && !file.IsHandleClosed(err) {
+		c.srv.log.Error("smb: closing a handle failed", "share", o.tree.share, "path", o.path, "err", err)
+	}
+}
+
+// closeFile answers CLOSE, with the file's attributes when asked.
+func (c *conn) closeFile(r *request) response {
+	flags := r.b.u16(2)
+	o, st := c.lookup(r, r.b.fileID(8))
+	if r.b.bad {
+		return errResp(statusInvalidParameter)
+	}
+	if o == nil {
+		return errResp(st)
+	}
+	var n *file.Node
+	if flags&1 != 0 {
+		ctx, cancel := c.opCtx()
+		_, n, _ = c.srv.files.HandleInfo(ctx, r.sess.account, o.tree.share, o.id.Persistent, o.id.Volatile)
+		cancel()
+	}
+	s := r.sess
+	s.mu.Lock()
+	delete(s.opens, o.id.Volatile)
+	o.closedByClose = true
+	s.mu.Unlock()
+	c.srv.handles.Add(-1)
+	ctx, cancel := c.opCtx()
+	defer cancel()
+	err := c.srv.files.CloseHandle(ctx, s.account, o.tree.share, o.id.Persistent, o.id.Volatile)
+	if err != nil {
+		return c.fail(r, err)
+	}
+	var w buf
+	w.u16(60)
+	if n != nil {
+		w.u16(1)
+		w.u32(0)
+		w.u64(filetime(n.SMB.CreationTime))
+		w.u64(filetime(n.SMB.LastWriteTime))
+		w.u64(filetime(n.SMB.LastWriteTime))
+		w.u64(filetime(n.SMB.ChangeTime))
+		w.u64(allocation(n))
+		w.u64(endOfFile(n))
+		w.u32(attrBits(n))
+	} else {
+		w.zero(58)
+	}
+	return response{body: w.b}
+}
+
+// flush answers FLUSH: every acknowledged write is already durable.
+func (c *conn) flush(r *request) response {
+	o, st := c.lookup(r, r.b.fileID(8))
+	if o == nil {
+		return errResp(st)
+	}
+	ctx, cancel := c.opCtx()
+	defer cancel()
+	if _, _, err := c.srv.files.HandleInfo(ctx, r.sess.account, o.tree.share, o.id.Persistent, o.id.Volatile); err != nil {
+		return c.gone(r, o, err)
+	}
+	return response{body: []byte{4, 0, 0, 0}}
+}
+
+// read answers READ.
+func (c *conn) read(r *request) response {
+	b := r.b
+	length := b.u32(4)
+	offset := b.u64(8)
+	id := b.fileID(16)
+	minCount := b.u32(32)
+	if b.bad {
+		return errResp(statusInvalidParameter)
+	}
+	o, st := c.lookup(r, id)
+	if o == nil {
+		return errResp(st)
+	}
+	switch {
+	case o.dir:
+		return errResp(statusInvalidDeviceRequest)
+	case o.granted&(accReadData|accExecute) == 0:
+		return errResp(statusAccessDenied)
+	case length > maxIO, offset > file.MaxFileSize:
+		return errResp(statusInvalidParameter)
+	}
+	ctx, cancel := c.opCtx()
+	defer cancel()
+	data, _, err := c.srv.files.ReadHandle(ctx, r.sess.account, o.tree.share, o.id.Persistent, o.id.Volatile, int64(offset), int(length))
+	if err != nil {
+		return c.gone(r, o, err)
+	}
+	if (len(data) == 0 && length > 0) || uint32(len(data)) < minCount {
+		return errResp(statusEndOfFile)
+	}
+	var w buf
+	w.u16(17)
+	w.u8(headerSize + 16)
+	w.u8(0)
+	w.u32(uint32(len(data)))
+	w.u32(0)
+	w.u32(0)
+	w.raw(data)
+	return response{body: w.b}
+}
+
+// writeFile answers WRITE.
+func (c *conn) writeFile(r *request) response {
+	b := r.b
+	dataOff := b.u16(2)
+	length := b.u32(4)
+	offset := b.u64(8)
+	id := b.fileID(16)
+	data := b.buffer(uint32(dataOff), length)
+	if b.bad {
+		return errResp(statusInvalidParameter)
+	}
+	o, st := c.lookup(r, id)
+	if o == nil {
+		return errResp(st)
+	}
+	switch {
+	case o.dir:
+		return errResp(statusInvalidDeviceRequest)
+	case o.granted&(accWriteData|accAppendData) == 0:
+		return errResp(statusAccessDenied)
+	case length > maxIO:
+		return errResp(statusInvalidParameter)
+	case offset == ^uint64(0): // write at end of file
+		ctx, cancel := c.opCtx()
+		_, n, err := c.srv.files.HandleInfo(ctx, r.sess.account, o.tree.share, o.id.Persistent, o.id.Volatile)
+		cancel()
+		if err != nil {
+			return c.gone(r, o, err)
+		}
+		offset = uint64(n.Size)
+	case offset+uint64(length) > file.MaxFileSize:
+		return errResp(statusDiskFull)
+	}
+	ctx, cancel := c.opCtx()
+	defer cancel()
+	if _, err := c.srv.files.WriteHandle(ctx, r.sess.account, o.tree.share, o.id.Persistent, o.id.Volatile, int64(offset), data); err != nil {
+		return c.gone(r, o, err)
+	}
+	var w buf
+	w.u16(17)
+	w.u16(0)
+	w.u32(length)
+	w.u32(0)
+	w.u16(0)
+	w.u16(0)
+	return response{body: w.b}
+}
+
+// attributes: the names the file model keeps and their bits.
+var attrTable = []struct {
+	name string
+	bit  uint32
+}{
+	{"ReadOnly", 0x1}, {"Hidden", 0x2}, {"System", 0x4}, {"Directory", 0x10}, {"Archive", 0x20},
+	{"Temporary", 0x100}, {"Offline", 0x1000}, {"NotContentIndexed", 0x2000}, {"NoScrubData", 0x20000},
+}
+
+const (
+	attrNormal    uint32 = 0x80
+	attrTemporary uint32 = 0x100
+)
+
+// attrNames turns attribute bits into the file model's names; a create
+// with none ("" with forCreate) takes the model's default, a change to
+// none stores "None".
+func attrNames(bits uint32, dir, forCreate bool) string {
+	var names []string
+	for _, a := range attrTable {
+		if bits&a.bit != 0 && a.name != "Directory" {
+			names = append(names, a.name)
+		}
+	}
+	if dir {
+		names = append([]string{"Directory"}, names...)
+		if len(names) == 1 && forCreate {
+			return ""
+		}
+		// Keep the model's order: ReadOnly, Hidden, System before Directory.
+		names = orderNames(names)
+	}
+	if len(names) == 0 {
+		if forCreate {
+			return ""
+		}
+		return "None"
+	}
+	return strings.Join(names, " | ")
+}
+
+func orderNames(names []string) []string {
+	set := map[string]bool{}
+	for _, n := range names {
+		set[n] = true
+	}
+	var out []string
+	for _, a := range attrTable {
+		if set[a.name] {
+			out = append(out, a.name)
+		}
+	}
+	return out
+}
+
+// attrBits is a node's FileAttributes.
+func attrBits(n *file.Node) uint32 {
+	var bits uint32
+	for _, part := range strings.Split(n.SMB.Attributes, "|") {
+		part = strings.TrimSpace(part)
+		for _, a := range attrTable {
+			if strings.EqualFold(part, a.name) {
+				bits |= a.bit
+			}
+		}
+	}
+	if n.Dir {
+		bits |= 0x10
+	}
+	if bits == 0 {
+		bits = attrNormal
+	}
+	return bits
+}
+
+func endOfFile(n *file.Node) uint64 {
+	if n.Dir {
+		return 0
+	}
+	return uint64(n.Size)
+}
+
+// allocation is the size rounded up to 4 KiB clusters.
+func allocation(n *file.Node) uint64 {
+	return (endOfFile(n) + 4095) &^ 4095
+}

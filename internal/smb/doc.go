@@ -1,0 +1,64 @@
+// Package smb serves Azure Files over SMB 2.1, 3.0, 3.0.2 and 3.1.1, on
+// the same file and open-handle model as FileREST (package file): an SMB
+// open is a file.Handle, so share modes, delete-on-close and byte-range
+// locks meet REST operations exactly as they meet other SMB opens, and
+// List Handles and Force Close Handles see and end SMB opens.
+//
+// Layers, each a file:
+//
+//	server.go     listener, connection and handle limits
+//	conn.go       transport (4-byte length framing), compound chains,
+//	              credits, signing and dispatch
+//	wire.go       the SMB2 header and bounds-checked field readers
+//	negotiate.go  NEGOTIATE, with the 3.1.1 pre-auth integrity hash
+//	session.go    SESSION_SETUP, LOGOFF, TREE_CONNECT, TREE_DISCONNECT
+//	ntlm.go       NTLMSSP (NTLMv2) against the storage account keys
+//	spnego.go     the SPNEGO wrapping of NTLMSSP
+//	crypto.go     SP800-108 KDF and AES-CMAC for SMB 3.x signing
+//	seal.go       SMB 3.1.1 encryption (AES-128-GCM transform frames)
+//	create.go     CREATE, CLOSE, FLUSH, READ, WRITE
+//	info.go       QUERY_INFO and SET_INFO
+//	dir.go        QUERY_DIRECTORY
+//	lock.go       LOCK (immediate and waiting), CANCEL
+//	ioctl.go      IOCTL (FSCTL_VALIDATE_NEGOTIATE_INFO)
+//	status.go     the one map from file-model errors to NTSTATUS
+//
+// Authentication is Azure Files' key-based access: the user name is the
+// storage account and the password one of its keys in base64, checked
+// by NTLMv2 (anonymous, guest and NTLMv1 logons are refused with
+// STATUS_LOGON_FAILURE). Session keys sign with HMAC-SHA256 (2.x) or
+// AES-128-CMAC with keys from the SP800-108 KDF (3.x; for 3.1.1 bound to
+// the pre-auth hash). Signed requests are verified; responses to signed
+// requests, and the final SESSION_SETUP response, are signed. Signing is
+// offered, not required. With 3.1.1, AES-128-GCM encryption is offered
+// in NEGOTIATE and used when the client encrypts (an encrypted request
+// gets an encrypted answer); it is never required, and 3.0/3.0.2's
+// AES-CCM is not offered.
+//
+// Every command that touches a file is one call into file.Service: an
+// open is file.Service.Open (disposition, sharing, delete-on-close in
+// one transaction), and reads, writes, set-info, rename and enumeration
+// address the handle by (node ID, handle ID), carried to the client as
+// the FileId's persistent and volatile halves. A handle the file model
+// no longer has (Force Close Handles, a deleted share) answers
+// STATUS_FILE_CLOSED. Writes give the file a new version, so its ETag
+// and Last-Modified change as for Put Range. Reads and writes are
+// checked against byte-range locks in the same transaction.
+//
+// Requests of a connection are handled in order by its read loop; a LOCK
+// that must wait answers STATUS_PENDING and waits on its own goroutine
+// for the file model's release signal (or a timer), until granted,
+// cancelled by CANCEL, or the connection ends. When a connection ends,
+// every handle its sessions opened is closed. Oplocks and leases are
+// never granted (OplockLevel none), so no break is ever sent; durable,
+// resilient and persistent handles, multichannel, AES-CCM, DFS, named
+// pipes on IPC$, change notifications, security descriptors, quotas and
+// extended attributes answer STATUS_NOT_SUPPORTED (or what Windows
+// answers when it lacks them).
+//
+// Limits bound connections, sessions per connection, handles per
+// session and server-wide, credits and waiting requests. A frame that is
+// not a well-formed SMB2 message closes its connection; the fields of a
+// message are read with bounds checks, so no input panics the server
+// (FuzzPacket).
+package smb

@@ -1,0 +1,233 @@
+package smb
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/file"
+)
+
+// Lock element flags (MS-SMB2 2.2.26.1).
+const (
+	lockShared          uint32 = 0x01
+	lockExclusive       uint32 = 0x02
+	lockUnlock          uint32 = 0x04
+	lockFailImmediately uint32 = 0x10
+)
+
+const statusInvalidLockRange uint32 = 0xC00001A1
+
+// lockRetry is how often a waiting lock retries besides the file
+// model's release signal, which only fires for releases this process
+// commits.
+const lockRetry = 250 * time.Millisecond
+
+// lockStatus maps the byte-range lock errors of the file model.
+func lockStatus(err error) (uint32, bool) {
+	switch {
+	case errors.Is(err, file.ErrRangeNotLocked):
+		return statusRangeNotLocked, true
+	case errors.Is(err, file.ErrInvalidLockRange):
+		return statusInvalidLockRange, true
+	case errors.Is(err, file.ErrLockOnDirectory):
+		return statusInvalidParameter, true
+	case errors.Is(err, file.ErrTooManyLocks):
+		return statusInsufficientResources, true
+	}
+	return 0, false
+}
+
+type lockElem struct {
+	offset, length uint64
+	flags          uint32
+}
+
+// pendingOp is a request that waits (a blocking lock), cancelled by
+// CANCEL or by the connection's end.
+type pendingOp struct {
+	asyncID   uint64
+	messageID uint64
+	sessionID uint64
+	cancel    context.CancelFunc
+	cancelled bool
+	open      *open
+}
+
+// lock answers LOCK: unlocks, or locks that fail at once or wait.
+func (c *conn) lock(r *request) response {
+	b := r.b
+	count := int(b.u16(2))
+	o, st := c.lookup(r, b.fileID(8))
+	if o == nil {
+		return errResp(st)
+	}
+	if b.bad || count == 0 || count > 64 {
+		return errResp(statusInvalidParameter)
+	}
+	elems := make([]lockElem, count)
+	for i := range elems {
+		elems[i] = lockElem{b.u64(24 + 24*i), b.u64(32 + 24*i), b.u32(40 + 24*i)}
+	}
+	if b.bad {
+		return errResp(statusInvalidParameter)
+	}
+	// The first element decides whether the request unlocks or locks
+	// (MS-SMB2 3.3.5.14). Unlocks are applied in order, and one that is
+	// not a plain unlock fails the request, keeping those before it.
+	unlock := elems[0].flags&lockUnlock != 0
+	wait := false
+	if !unlock {
+		for _, e := range elems {
+			switch e.flags &^ lockFailImmediately {
+			case lockShared, lockExclusive:
+				wait = wait || e.flags&lockFailImmediately == 0
+			default:
+				return errResp(statusInvalidParameter)
+			}
+		}
+	}
+	if o.dir {
+		return errResp(statusInvalidParameter)
+	}
+	acct, share := r.sess.account, o.tree.share
+	if unlock {
+		ctx, cancel := c.opCtx()
+		defer cancel()
+		for _, e := range elems {
+			if e.flags != lockUnlock {
+				return errResp(statusInvalidParameter)
+			}
+			if err := c.srv.files.Unlock(ctx, acct, share, o.id.Persistent, o.id.Volatile, e.offset, e.length); err != nil {
+				return c.gone(r, o, err)
+			}
+		}
+		return response{body: []byte{4, 0, 0, 0}}
+	}
+	// Locks are taken in order; when one fails, those taken are released
+	// again, so a request takes all of its locks or none.
+	try := func(ctx context.Context) (int, error) {
+		for i, e := range elems {
+			err := c.srv.files.Lock(ctx, acct, share, o.id.Persistent, o.id.Volatile, file.LockRange{Offset: e.offset, Length: e.length, Exclusive: e.flags&lockExclusive != 0})
+			if err != nil {
+				for _, u := range elems[:i] {
+					_ = c.srv.files.Unlock(ctx, acct, share, o.id.Persistent, o.id.Volatile, u.offset, u.length)
+				}
+				return i, err
+			}
+		}
+		return len(elems), nil
+	}
+	ctx, cancel := c.opCtx()
+	released := c.srv.files.LockReleased(acct, share, o.id.Persistent)
+	_, err := try(ctx)
+	cancel()
+	switch {
+	case err == nil:
+		return response{body: []byte{4, 0, 0, 0}}
+	case !errors.Is(err, file.ErrLockConflict):
+		return c.gone(r, o, err)
+	case !wait:
+		return errResp(statusLockNotGranted)
+	}
+	// Wait: answer STATUS_PENDING now and the outcome later.
+	c.mu.Lock()
+	if len(c.pending) >= c.srv.limits.MaxPending {
+		c.mu.Unlock()
+		return errResp(statusInsufficientResources)
+	}
+	c.nextAsync++
+	wctx, wcancel := context.WithCancel(c.ctx)
+	p := &pendingOp{asyncID: c.nextAsync, messageID: r.h.MessageID, sessionID: r.sess.id, cancel: wcancel, open: o}
+	c.pending[p.asyncID] = p
+	c.mu.Unlock()
+	c.afterWrite = append(c.afterWrite, func() {
+		go c.waitLock(r, p, wctx, released, try)
+	})
+	return response{status: statusPending, asyncID: p.asyncID}
+}
+
+// waitLock retries a blocked lock until it is granted, fails otherwise,
+// is cancelled or the connection ends, then sends the final answer.
+func (c *conn) waitLock(r *request, p *pendingOp, ctx context.Context, released <-chan struct{}, try func(context.Context) (int, error)) {
+	defer p.cancel()
+	held := p.open
+	status := statusSuccess
+	timer := time.NewTimer(lockRetry)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+		case <-released:
+		case <-timer.C:
+			timer.Reset(lockRetry)
+		}
+		if ctx.Err() != nil {
+			c.mu.Lock()
+			cancelled := p.cancelled
+			c.mu.Unlock()
+			if !cancelled {
+				return // the connection ended: nobody to answer
+			}
+			status = statusCancelled
+			break
+		}
+		o, _ := c.lookup(r, r.b.fileID(8))
+		if o == nil {
+			// Windows answers a lock whose handle closed under it
+			// RANGE_NOT_LOCKED, and one whose tree or session went away
+			// with success.
+			r.sess.mu.Lock()
+			byClose := held.closedByClose
+			r.sess.mu.Unlock()
+			status = statusSuccess
+			if byClose {
+				status = statusRangeNotLocked
+			}
+			break
+		}
+		released = c.srv.files.LockReleased(r.sess.account, o.tree.share, o.id.Persistent)
+		octx, cancel := context.WithTimeout(ctx, opTimeout)
+		_, err := try(octx)
+		cancel()
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, file.ErrLockConflict) {
+			if ctx.Err() != nil {
+				continue
+			}
+			status = c.gone(r, o, err).status
+			break
+		}
+	}
+	c.mu.Lock()
+	delete(c.pending, p.asyncID)
+	c.mu.Unlock()
+	resp := response{status: status, asyncID: p.asyncID}
+	if status == statusSuccess {
+		resp.body = []byte{4, 0, 0, 0}
+	}
+	m := c.build(r, resp)
+	c.sign(r, resp, m)
+	if r.sealed != nil {
+		var err error
+		if m, err = sealFor(r.sealed, m); err != nil {
+			return
+		}
+	}
+	_ = c.write(m)
+}
+
+// cancelPending answers CANCEL: the waiting request it names (by async
+// ID, or by message ID) ends with STATUS_CANCELLED.
+func (c *conn) cancelPending(h header) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.pending {
+		if (h.Flags&flagAsync != 0 && p.asyncID == h.AsyncID) || (h.Flags&flagAsync == 0 && p.messageID == h.MessageID) {
+			p.cancelled = true
+			p.cancel()
+		}
+	}
+}

@@ -1,0 +1,170 @@
+package smb
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/file"
+)
+
+// Limits bound what clients may hold. Zero fields take the defaults.
+type Limits struct {
+	// MaxConnections is how many connections are served at once; more
+	// are closed as they arrive.
+	MaxConnections int
+	// MaxSessionsPerConn bounds a connection's sessions.
+	MaxSessionsPerConn int
+	// MaxHandlesPerSession and MaxHandles bound the opens of one session
+	// and of the whole server: an open beyond either answers
+	// STATUS_INSUFFICIENT_RESOURCES.
+	MaxHandlesPerSession int
+	MaxHandles           int
+	// MaxCredits is the most credits (requests it may send before
+	// hearing back) a connection is granted.
+	MaxCredits int
+	// MaxPending bounds a connection's requests that wait (blocking
+	// locks); more answer STATUS_INSUFFICIENT_RESOURCES.
+	MaxPending int
+	// IdleTimeout closes a connection that sends nothing for this long.
+	IdleTimeout time.Duration
+}
+
+func (l Limits) withDefaults() Limits {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&l.MaxConnections, 1024)
+	def(&l.MaxSessionsPerConn, 16)
+	def(&l.MaxHandlesPerSession, 4096)
+	def(&l.MaxHandles, 65536)
+	def(&l.MaxCredits, 512)
+	def(&l.MaxPending, 64)
+	if l.IdleTimeout <= 0 {
+		l.IdleTimeout = 15 * time.Minute
+	}
+	return l
+}
+
+// Config is what a Server needs.
+type Config struct {
+	Files    *file.Service
+	Accounts *azhttp.Accounts
+	Logger   *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now    func() time.Time
+	Limits Limits
+}
+
+// Server serves SMB2/3 over TCP on the Files model.
+type Server struct {
+	files    *file.Service
+	accounts *azhttp.Accounts
+	log      *slog.Logger
+	now      func() time.Time
+	limits   Limits
+	guid     [16]byte
+	started  time.Time
+
+	handles  atomic.Int64 // open handles, server-wide
+	nextSess atomic.Uint64
+
+	mu     sync.Mutex
+	ln     net.Listener
+	conns  map[*conn]struct{}
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// New returns a Server over cfg.Files.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Server{files: cfg.Files, accounts: cfg.Accounts, log: cfg.Logger, now: cfg.Now, limits: cfg.Limits.withDefaults(),
+		conns: map[*conn]struct{}{}}
+	_, _ = rand.Read(s.guid[:])
+	s.started = s.now()
+	return s
+}
+
+// Serve accepts connections on ln until Close; it returns nil after
+// Close.
+func (s *Server) Serve(ln net.Listener) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ln.Close()
+	}
+	s.ln = ln
+	s.mu.Unlock()
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			s.mu.Lock()
+			closed := s.closed
+			s.mu.Unlock()
+			if closed {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			return err
+		}
+		s.mu.Lock()
+		if s.closed || len(s.conns) >= s.limits.MaxConnections {
+			s.mu.Unlock()
+			_ = nc.Close()
+			continue
+		}
+		c := newConn(s, nc)
+		s.conns[c] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go func() {
+			defer s.wg.Done()
+			c.serve()
+			s.mu.Lock()
+			delete(s.conns, c)
+			s.mu.Unlock()
+		}()
+	}
+}
+
+// Close stops accepting, drops every connection (closing the handles
+// their sessions held) and waits for them to finish, or for ctx. Calling
+// it again only waits.
+func (s *Server) Close(ctx context.Context) error {
+	s.mu.Lock()
+	var err error
+	if s.ln != nil && !s.closed {
+		err = s.ln.Close()
+	}
+	s.closed = true
+	for c := range s.conns {
+		_ = c.nc.Close()
+	}
+	s.mu.Unlock()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return err
+	case <-ctx.Done():
+		return errors.Join(err, ctx.Err())
+	}
+}

@@ -1,0 +1,516 @@
+// Package smbtest is a minimal SMB 2.1 client for tests: it holds opens
+// with chosen access and share modes, reads, writes, locks (waiting and
+// cancelling) and closes, which smbclient cannot do from a script. It
+// speaks just enough of the protocol for that, unsigned, and is no
+// general-purpose client.
+package smbtest
+
+import (
+	"crypto/hmac"
+	"crypto/md5"
+	"crypto/rand"
+	"crypto/rc4"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf16"
+
+	"github.com/cerulean-db/cerulean/internal/md4"
+)
+
+var le = binary.LittleEndian
+
+// Statuses the tests look for.
+const (
+	StatusSuccess               uint32 = 0
+	StatusPending               uint32 = 0x00000103
+	StatusEndOfFile             uint32 = 0xC0000011
+	StatusMoreProcessing        uint32 = 0xC0000016
+	StatusAccessDenied          uint32 = 0xC0000022
+	StatusObjectNameNotFound    uint32 = 0xC0000034
+	StatusSharingViolation      uint32 = 0xC0000043
+	StatusFileLockConflict      uint32 = 0xC0000054
+	StatusLockNotGranted        uint32 = 0xC0000055
+	StatusDeletePending         uint32 = 0xC0000056
+	StatusLogonFailure          uint32 = 0xC000006D
+	StatusRangeNotLocked        uint32 = 0xC000007E
+	StatusBadNetworkName        uint32 = 0xC00000CC
+	StatusCancelled             uint32 = 0xC0000120
+	StatusFileClosed            uint32 = 0xC0000128
+	StatusInsufficientResources uint32 = 0xC000009A
+)
+
+// Access masks, share modes, dispositions and options for Create.
+const (
+	ReadData   uint32 = 0x1
+	WriteData  uint32 = 0x2
+	Delete     uint32 = 0x10000
+	ReadAttrs  uint32 = 0x80
+	ShareRead  uint32 = 1
+	ShareWrite uint32 = 2
+	ShareDel   uint32 = 4
+	ShareAll          = ShareRead | ShareWrite | ShareDel
+
+	Open        uint32 = 1
+	CreateNew   uint32 = 2
+	OpenIf      uint32 = 3
+	OverwriteIf uint32 = 5
+
+	OptDirectory     uint32 = 0x1
+	OptNonDirectory  uint32 = 0x40
+	OptDeleteOnClose uint32 = 0x1000
+
+	LockShared    uint32 = 1
+	LockExclusive uint32 = 2
+	Unlock        uint32 = 4
+	FailNow       uint32 = 0x10
+)
+
+// FileID is an SMB2 FileId.
+type FileID [16]byte
+
+// Client is one connection with one session and one tree.
+type Client struct {
+	nc        net.Conn
+	mu        sync.Mutex
+	nextID    uint64
+	sessionID uint64
+	treeID    uint32
+	waiting   map[uint64]chan reply
+	asyncIDs  map[uint64]uint64
+	readErr   error
+	done      chan struct{}
+}
+
+type reply struct {
+	status uint32
+	body   []byte
+}
+
+// Dial connects, negotiates SMB 2.1 and logs on as account with key.
+func Dial(addr, account, key string) (*Client, error) {
+	nc, err := net.DialTimeout("tcp", addr, 10*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{nc: nc, waiting: map[uint64]chan reply{}, asyncIDs: map[uint64]uint64{}, done: make(chan struct{})}
+	go c.readLoop()
+	var neg []byte
+	neg = le.AppendUint16(neg, 36)
+	neg = le.AppendUint16(neg, 1)
+	neg = le.AppendUint16(neg, 1) // signing enabled
+	neg = le.AppendUint16(neg, 0)
+	neg = le.AppendUint32(neg, 0)
+	neg = append(neg, make([]byte, 16+8)...)
+	neg = le.AppendUint16(neg, 0x0210)
+	if st, _, err := c.call(0, neg); err != nil || st != StatusSuccess {
+		return nil, errors.Join(fmt.Errorf("negotiate: status %#x", st), err, c.Close())
+	}
+	if err := c.logon(account, key); err != nil {
+		return nil, errors.Join(err, c.Close())
+	}
+	return c, nil
+}
+
+// Close drops the connection.
+func (c *Client) Close() error { return c.nc.Close() }
+
+func (c *Client) readLoop() {
+	defer close(c.done)
+	for {
+		var hdr [4]byte
+		if _, err := io.ReadFull(c.nc, hdr[:]); err != nil {
+			c.fail(err)
+			return
+		}
+		n := int(hdr[1])<<16 | int(hdr[2])<<8 | int(hdr[3])
+		msg := make([]byte, n)
+		if _, err := io.ReadFull(c.nc, msg); err != nil {
+			c.fail(err)
+			return
+		}
+		for len(msg) >= 64 {
+			next := int(le.Uint32(msg[20:]))
+			m := msg
+			if next > 0 && next <= len(msg) {
+				m = msg[:next]
+			}
+			status, flags, id := le.Uint32(m[8:]), le.Uint32(m[16:]), le.Uint64(m[24:])
+			c.mu.Lock()
+			if status == StatusPending && flags&2 != 0 {
+				c.asyncIDs[id] = le.Uint64(m[32:])
+			} else if ch, ok := c.waiting[id]; ok {
+				delete(c.waiting, id)
+				ch <- reply{status, append([]byte(nil), m[64:]...)}
+			}
+			if le.Uint64(m[40:]) != 0 && c.sessionID == 0 {
+				c.sessionID = le.Uint64(m[40:])
+			}
+			if le.Uint16(m[12:]) == 3 && status == StatusSuccess {
+				c.treeID = le.Uint32(m[36:])
+			}
+			c.mu.Unlock()
+			if next == 0 || next > len(msg) {
+				break
+			}
+			msg = msg[next:]
+		}
+	}
+}
+
+func (c *Client) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.readErr = err
+	for id, ch := range c.waiting {
+		close(ch)
+		delete(c.waiting, id)
+	}
+}
+
+// send sends one request and returns its message ID and reply channel.
+func (c *Client) send(cmd uint16, body []byte) (uint64, chan reply, error) {
+	c.mu.Lock()
+	if c.readErr != nil {
+		c.mu.Unlock()
+		return 0, nil, c.readErr
+	}
+	id := c.nextID
+	c.nextID++
+	ch := make(chan reply, 1)
+	c.waiting[id] = ch
+	h := make([]byte, 64)
+	copy(h, []byte{0xFE, 'S', 'M', 'B'})
+	le.PutUint16(h[4:], 64)
+	le.PutUint16(h[6:], 1)
+	le.PutUint16(h[12:], cmd)
+	le.PutUint16(h[14:], 64)
+	le.PutUint64(h[24:], id)
+	le.PutUint32(h[36:], c.treeID)
+	le.PutUint64(h[40:], c.sessionID)
+	c.mu.Unlock()
+	msg := append(h, body...)
+	frame := []byte{0, byte(len(msg) >> 16), byte(len(msg) >> 8), byte(len(msg))}
+	if _, err := c.nc.Write(append(frame, msg...)); err != nil {
+		return 0, nil, err
+	}
+	return id, ch, nil
+}
+
+func (c *Client) call(cmd uint16, body []byte) (uint32, []byte, error) {
+	_, ch, err := c.send(cmd, body)
+	if err != nil {
+		return 0, nil, err
+	}
+	select {
+	case r, ok := <-ch:
+		if !ok {
+			return 0, nil, errors.New("smbtest: connection closed")
+		}
+		return r.status, r.body, nil
+	case <-time.After(30 * time.Second):
+		return 0, nil, errors.New("smbtest: no reply")
+	}
+}
+
+func utf16le(s string) []byte {
+	var out []byte
+	for _, u := range utf16.Encode([]rune(s)) {
+		out = le.AppendUint16(out, u)
+	}
+	return out
+}
+
+func hmacMD5(key []byte, parts ...[]byte) []byte {
+	h := hmac.New(md5.New, key)
+	for _, p := range parts {
+		h.Write(p)
+	}
+	return h.Sum(nil)
+}
+
+func setupBody(token []byte) []byte {
+	var b []byte
+	b = le.AppendUint16(b, 25)
+	b = append(b, 0, 1)
+	b = le.AppendUint32(b, 0)
+	b = le.AppendUint32(b, 0)
+	b = le.AppendUint16(b, 64+24)
+	b = le.AppendUint16(b, uint16(len(token)))
+	b = le.AppendUint64(b, 0)
+	return append(b, token...)
+}
+
+// logon runs NTLMv2 over bare NTLMSSP tokens.
+func (c *Client) logon(account, key string) error {
+	const flags = 0x00000001 | 0x00000004 | 0x00000200 | 0x00008000 | 0x00080000 | 0x00800000 | 0x02000000 | 0x20000000 | 0x40000000 | 0x80000000
+	neg := append([]byte("NTLMSSP\x00"), 1, 0, 0, 0)
+	neg = le.AppendUint32(neg, flags)
+	neg = append(neg, make([]byte, 24)...)
+	st, body, err := c.call(1, setupBody(neg))
+	if err != nil {
+		return err
+	}
+	if st != StatusMoreProcessing || len(body) < 8 {
+		return fmt.Errorf("session setup: %#x", st)
+	}
+	off, n := int(le.Uint16(body[4:]))-64, int(le.Uint16(body[6:]))
+	if off < 0 || off+n > len(body) {
+		return errors.New("bad security buffer")
+	}
+	ch := body[off : off+n]
+	if len(ch) < 48 {
+		return errors.New("short challenge")
+	}
+	nonce := ch[24:32]
+	tiLen, tiOff := int(le.Uint16(ch[40:])), int(le.Uint32(ch[44:]))
+	if tiOff+tiLen > len(ch) {
+		return errors.New("bad target info")
+	}
+	info := ch[tiOff : tiOff+tiLen]
+	hash := md4.Sum(utf16le(key))
+	respKey := hmacMD5(hash[:], utf16le(strings.ToUpper(account)))
+	var cc [8]byte
+	_, _ = rand.Read(cc[:])
+	blob := []byte{1, 1, 0, 0, 0, 0, 0, 0}
+	blob = le.AppendUint64(blob, uint64(time.Now().UnixNano()/100+116444736000000000))
+	blob = append(blob, cc[:]...)
+	blob = append(blob, 0, 0, 0, 0)
+	blob = append(blob, info...)
+	blob = append(blob, 0, 0, 0, 0)
+	proof := hmacMD5(respKey, nonce, blob)
+	baseKey := hmacMD5(respKey, proof)
+	var exported [16]byte
+	_, _ = rand.Read(exported[:])
+	enc := make([]byte, 16)
+	r, _ := rc4.NewCipher(baseKey)
+	r.XORKeyStream(enc, exported[:])
+	nt := append(proof, blob...)
+	user := utf16le(account)
+	payload := [][]byte{make([]byte, 24), nt, nil, user, nil, enc}
+	auth := append([]byte("NTLMSSP\x00"), 3, 0, 0, 0)
+	off = 88
+	fields := make([]byte, 0, 48)
+	for _, p := range payload {
+		fields = le.AppendUint16(fields, uint16(len(p)))
+		fields = le.AppendUint16(fields, uint16(len(p)))
+		fields = le.AppendUint32(fields, uint32(off))
+		off += len(p)
+	}
+	auth = append(auth, fields...)
+	auth = le.AppendUint32(auth, flags)
+	auth = append(auth, make([]byte, 8+16)...)
+	for _, p := range payload {
+		auth = append(auth, p...)
+	}
+	st, _, err = c.call(1, setupBody(auth))
+	if err != nil {
+		return err
+	}
+	if st == StatusLogonFailure {
+		return ErrLogon
+	}
+	if st != StatusSuccess {
+		return fmt.Errorf("session setup: %#x", st)
+	}
+	return nil
+}
+
+// ErrLogon is a refused logon.
+var ErrLogon = errors.New("smbtest: logon failure")
+
+// TreeConnect connects to \\host\share; it returns the status.
+func (c *Client) TreeConnect(share string) (uint32, error) {
+	path := utf16le(`\\127.0.0.1\` + share)
+	var b []byte
+	b = le.AppendUint16(b, 9)
+	b = le.AppendUint16(b, 0)
+	b = le.AppendUint16(b, 64+8)
+	b = le.AppendUint16(b, uint16(len(path)))
+	b = append(b, path...)
+	_, ch, err := c.send(3, b)
+	if err != nil {
+		return 0, err
+	}
+	r, ok := <-ch
+	if !ok {
+		return 0, errors.New("smbtest: connection closed")
+	}
+	return r.status, nil
+}
+
+// ConnectTree connects to share, failing unless it succeeds.
+func (c *Client) ConnectTree(share string) error {
+	st, err := c.TreeConnect(share)
+	if err != nil {
+		return err
+	}
+	if st != StatusSuccess {
+		return fmt.Errorf("tree connect %s: %#x", share, st)
+	}
+	return nil
+}
+
+// Create opens path ("dir\\file") with the given access, share mode,
+// disposition and options.
+func (c *Client) Create(path string, access, share, disposition, options uint32) (FileID, uint32, error) {
+	name := utf16le(path)
+	var b []byte
+	b = le.AppendUint16(b, 57)
+	b = append(b, 0, 0)
+	b = le.AppendUint32(b, 2)
+	b = append(b, make([]byte, 16)...)
+	b = le.AppendUint32(b, access)
+	b = le.AppendUint32(b, 0)
+	b = le.AppendUint32(b, share)
+	b = le.AppendUint32(b, disposition)
+	b = le.AppendUint32(b, options)
+	b = le.AppendUint16(b, 64+56)
+	b = le.AppendUint16(b, uint16(len(name)))
+	b = le.AppendUint32(b, 0)
+	b = le.AppendUint32(b, 0)
+	b = append(b, name...)
+	if len(name) == 0 {
+		b = append(b, 0)
+	}
+	st, body, err := c.call(5, b)
+	var id FileID
+	if err == nil && st == StatusSuccess && len(body) >= 80 {
+		copy(id[:], body[64:80])
+	}
+	return id, st, err
+}
+
+// CloseFile closes an open.
+func (c *Client) CloseFile(id FileID) (uint32, error) {
+	var b []byte
+	b = le.AppendUint16(b, 24)
+	b = le.AppendUint16(b, 0)
+	b = le.AppendUint32(b, 0)
+	b = append(b, id[:]...)
+	st, _, err := c.call(6, b)
+	return st, err
+}
+
+// Read reads up to n bytes at off.
+func (c *Client) Read(id FileID, off uint64, n uint32) ([]byte, uint32, error) {
+	var b []byte
+	b = le.AppendUint16(b, 49)
+	b = append(b, 0, 0)
+	b = le.AppendUint32(b, n)
+	b = le.AppendUint64(b, off)
+	b = append(b, id[:]...)
+	b = append(b, make([]byte, 16)...)
+	b = append(b, 0)
+	st, body, err := c.call(8, b)
+	if err != nil || st != StatusSuccess || len(body) < 16 {
+		return nil, st, err
+	}
+	dOff, dLen := int(body[2])-64, int(le.Uint32(body[4:]))
+	if dOff < 0 || dOff+dLen > len(body) {
+		return nil, st, errors.New("smbtest: bad read response")
+	}
+	return body[dOff : dOff+dLen], st, nil
+}
+
+// Write writes data at off.
+func (c *Client) Write(id FileID, off uint64, data []byte) (uint32, error) {
+	var b []byte
+	b = le.AppendUint16(b, 49)
+	b = le.AppendUint16(b, 64+48)
+	b = le.AppendUint32(b, uint32(len(data)))
+	b = le.AppendUint64(b, off)
+	b = append(b, id[:]...)
+	b = append(b, make([]byte, 16)...)
+	b = append(b, data...)
+	st, _, err := c.call(9, b)
+	return st, err
+}
+
+func lockBody(id FileID, off, n uint64, flags uint32) []byte {
+	var b []byte
+	b = le.AppendUint16(b, 48)
+	b = le.AppendUint16(b, 1)
+	b = le.AppendUint32(b, 0)
+	b = append(b, id[:]...)
+	b = le.AppendUint64(b, off)
+	b = le.AppendUint64(b, n)
+	b = le.AppendUint32(b, flags)
+	return le.AppendUint32(b, 0)
+}
+
+// Lock sends one lock element and waits for the final answer.
+func (c *Client) Lock(id FileID, off, n uint64, flags uint32) (uint32, error) {
+	st, _, err := c.call(0x0A, lockBody(id, off, n, flags))
+	return st, err
+}
+
+// Pending is a request whose answer comes later.
+type Pending struct {
+	c  *Client
+	id uint64
+	ch chan reply
+}
+
+// LockAsync sends a lock that may wait; Wait collects its answer.
+func (c *Client) LockAsync(id FileID, off, n uint64, flags uint32) (*Pending, error) {
+	mid, ch, err := c.send(0x0A, lockBody(id, off, n, flags))
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{c, mid, ch}, nil
+}
+
+// Wait returns the final status, or 0 and false after d.
+func (p *Pending) Wait(d time.Duration) (uint32, bool) {
+	select {
+	case r, ok := <-p.ch:
+		return r.status, ok
+	case <-time.After(d):
+		return 0, false
+	}
+}
+
+// Cancel sends CANCEL for the pending request (by its async ID once the
+// interim answer came, else by message ID).
+func (p *Pending) Cancel() error {
+	c := p.c
+	c.mu.Lock()
+	async, ok := c.asyncIDs[p.id]
+	c.mu.Unlock()
+	h := make([]byte, 64)
+	copy(h, []byte{0xFE, 'S', 'M', 'B'})
+	le.PutUint16(h[4:], 64)
+	le.PutUint16(h[12:], 0x0C)
+	le.PutUint64(h[24:], p.id)
+	if ok {
+		le.PutUint32(h[16:], 2)
+		le.PutUint64(h[32:], async)
+	}
+	le.PutUint64(h[40:], c.sessionID)
+	msg := append(h, 4, 0, 0, 0)
+	_, err := c.nc.Write(append([]byte{0, 0, 0, byte(len(msg))}, msg...))
+	return err
+}
+
+// Raw sends a frame as is and returns what comes back first, or an
+// error when the server closes the connection.
+func (c *Client) Raw(frame []byte) error {
+	_, err := c.nc.Write(frame)
+	return err
+}
+
+// Closed reports whether the server has closed the connection within d.
+func (c *Client) Closed(d time.Duration) bool {
+	select {
+	case <-c.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}

@@ -1,0 +1,101 @@
+package smbclient_test
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tortureSuites are the smbtorture suites run against the server.
+var tortureSuites = []string{"smb2.sharemode", "smb2.deny", "smb2.lock", "smb2.create", "smb2.rename"}
+
+// knownFailures reads testdata/smbtorture-known-failures.txt.
+func knownFailures(t *testing.T) map[string]string {
+	t.Helper()
+	f, err := os.Open("testdata/smbtorture-known-failures.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, reason, _ := strings.Cut(line, " ")
+		if strings.TrimSpace(reason) == "" {
+			t.Fatalf("known failure %s gives no reason", name)
+		}
+		out[name] = strings.TrimSpace(reason)
+	}
+	return out
+}
+
+var resultLine = regexp.MustCompile(`^(success|failure|error|skip|xfail): ([^ \[]+)`)
+
+// runTorture runs one suite and returns each subtest's result.
+func runTorture(t *testing.T, f *fixture, suite string) (map[string]string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "smbtorture", "//127.0.0.1/"+f.name, "-p", f.port, "-U", f.env.Account+"%"+f.env.Key, suite)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	out, _ := cmd.CombinedOutput()
+	results := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if m := resultLine.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+			results[suite+"."+m[2]] = m[1]
+		}
+	}
+	return results, string(out)
+}
+
+// TestSmbtorture runs Samba's smbtorture suites for share modes, deny
+// modes, locks, create and rename against the server: every subtest
+// passes but those in the known-failures list, each with its reason.
+func TestSmbtorture(t *testing.T) {
+	if _, err := exec.LookPath("smbtorture"); err != nil {
+		t.Skip("smbtorture is not installed (make smbtools installs samba-testsuite)")
+	}
+	if testing.Short() {
+		t.Skip("smbtorture suites take a while")
+	}
+	known := knownFailures(t)
+	if only := os.Getenv("CERULEAN_SMBTORTURE"); only != "" {
+		tortureSuites = []string{only}
+	}
+	for _, suite := range tortureSuites {
+		t.Run(suite, func(t *testing.T) {
+			f := newFixture(t)
+			results, out := runTorture(t, f, suite)
+			if len(results) == 0 {
+				t.Fatalf("smbtorture reported nothing:\n%s", out)
+			}
+			passed := 0
+			for name, result := range results {
+				_, isKnown := known[name]
+				switch {
+				case result == "success" && isKnown:
+					t.Errorf("%s passes now: remove it from the known failures", name)
+				case result == "success":
+					passed++
+				case result == "failure" || result == "error":
+					if !isKnown {
+						t.Errorf("%s: %s", name, result)
+					}
+				}
+			}
+			t.Logf("%s: %d of %d subtests pass", suite, passed, len(results))
+			if t.Failed() {
+				t.Logf("output:\n%s", out)
+			}
+		})
+	}
+}

@@ -2,7 +2,6 @@ package file
 
 import (
 	"context"
-	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
@@ -89,15 +88,14 @@ func (t *Tx) createFile(acct, share, path string, size int64, h ContentHeaders, 
 	if err := t.ChargeUsage(acct, share, l.key, grow); err != nil {
 		return nil, err
 	}
-	id, err := t.newID()
-	if err != nil {
-		return nil, err
-	}
+	// A file created over another keeps its ID, as an overwrite keeps
+	// an NTFS file's: the handles open on it (SMB opens name the node by
+	// ID) stay open on it.
+	var id uint64
 	if l.node != nil {
-		// Handles open on the file replaced stay open on its successor.
-		if err := t.moveHandles(acct, share, l.node.ID, id, l.parentID, path[strings.LastIndexByte(path, '/')+1:]); err != nil {
-			return nil, err
-		}
+		id = l.node.ID
+	} else if id, err = t.newID(); err != nil {
+		return nil, err
 	}
 	n := &Node{ID: id, ParentID: l.parentID, Version: t.tx.Version(), Created: t.now, Modified: t.now,
 		SMB: smb.smb(t.now, "Archive"), Metadata: meta, Size: size, Headers: h, Lease: held}

@@ -119,16 +119,14 @@ func TestRESTAgainstHandles(t *testing.T) {
 	if err := s.DeleteFile(ctx, testAcct, "s", "f", Preconditions{}); !errors.Is(err, azhttp.ErrSharingViolation) {
 		t.Errorf("delete with a handle open: %v, want SharingViolation", err)
 	}
-	// Create File over the file keeps the handle open on its successor.
+	// Create File over the file keeps its ID, so the handle stays open
+	// on it and closes by the ID it was opened with.
 	n := mkFile(t, s, "f", 8)
 	l, err := s.ListHandles(ctx, testAcct, "s", "f", false, "", 10)
-	if err != nil || len(l.Handles) != 1 || l.Handles[0].FileID != n.ID {
-		t.Fatalf("handles after replace: %+v %v, want one on file %d", l, err, n.ID)
+	if err != nil || len(l.Handles) != 1 || n.ID != h.FileID || l.Handles[0].FileID != h.FileID {
+		t.Fatalf("handles after replace: %+v %v, want one on file %d (the file now %d)", l, err, h.FileID, n.ID)
 	}
-	if err := s.CloseHandle(ctx, testAcct, "s", h.FileID, h.ID); !errors.Is(err, ErrHandleClosed) {
-		t.Fatalf("close by the old file ID: %v, want ErrHandleClosed", err)
-	}
-	closeH(t, s, l.Handles[0].Handle)
+	closeH(t, s, h)
 	if err := s.DeleteFile(ctx, testAcct, "s", "f", Preconditions{}); err != nil {
 		t.Fatalf("delete once closed: %v", err)
 	}

@@ -332,6 +332,11 @@ func TestListRangesDiff(t *testing.T) {
 	if _, err := s.ListRangesDiff(ctx, testAcct, "s", "f", "2001-01-01T00:00:00.0000000Z", false, nil, Preconditions{}); !errors.Is(err, azhttp.ErrPreviousSnapshotNotFound) {
 		t.Errorf("unknown previous snapshot: %v", err)
 	}
+	// Deleted and created again, the file is another generation (created
+	// over, it keeps its ID and is the same file).
+	if err := s.DeleteFile(ctx, testAcct, "s", "f", Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
 	createFile(t, s, "f", 10)
 	if _, err := s.ListRangesDiff(ctx, testAcct, "s", "f", snap1, false, nil, Preconditions{}); !errors.Is(err, azhttp.ErrFileGenerationMismatch) {
 		t.Errorf("recreated file: %v, want FileGenerationMismatch", err)

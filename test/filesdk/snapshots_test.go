@@ -261,6 +261,10 @@ func TestRangeListDiff(t *testing.T) {
 
 	_, err := fc.GetRangeList(ctx, &file.GetRangeListOptions{PrevShareSnapshot: to.Ptr("2001-01-01T00:00:00.0000000Z")})
 	wantStatus(t, err, http.StatusConflict, "PreviousSnapshotNotFound")
+	// Deleted and created again, the file is another generation.
+	if _, err := fc.Delete(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := fc.Create(ctx, 10, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,9 @@ import (
 	"github.com/cerulean-db/cerulean/internal/smb/smbtest"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	sharefile "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
+	sharelease "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/lease"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 	filestore "github.com/cerulean-db/cerulean/internal/file"
 )
@@ -95,6 +98,7 @@ func status(err error) int {
 // (Azure's "Manage file locks" table), and Delete File fails while any
 // handle is open.
 func TestRESTRespectsSMBShareModes(t *testing.T) {
+	const always = ^uint32(0) // an operation no share mode refuses
 	f := restFixture(t)
 	c := f.dial(t)
 	f.restWrite(t, "m.bin", []byte("0123456789"))
@@ -121,6 +125,33 @@ func TestRESTRespectsSMBShareModes(t *testing.T) {
 			}
 			return err
 		}},
+		{"List Ranges", smbtest.ShareRead, func() error {
+			_, err := f.file("m.bin").GetRangeList(t.Context(), nil)
+			return err
+		}},
+		{"Set File Metadata", smbtest.ShareWrite, func() error {
+			_, err := f.file("m.bin").SetMetadata(t.Context(), &sharefile.SetMetadataOptions{Metadata: map[string]*string{"k": to.Ptr("v")}})
+			return err
+		}},
+		{"Create File (over it)", smbtest.ShareWrite | smbtest.ShareDel, func() error {
+			_, err := f.file("m.bin").Create(t.Context(), 10, nil)
+			return err
+		}},
+		{"Lease File", smbtest.ShareAll, func() error {
+			lc, err := sharelease.NewFileClient(f.file("m.bin"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := lc.Acquire(t.Context(), nil); err != nil {
+				return err
+			}
+			_, err = lc.Release(t.Context(), nil)
+			return err
+		}},
+		{"Get File Properties", always, func() error {
+			_, err := f.file("m.bin").GetProperties(t.Context(), nil)
+			return err
+		}},
 		{"Delete File", 0, func() error {
 			_, err := f.file("m.bin").Delete(t.Context(), nil)
 			if err == nil {
@@ -133,7 +164,7 @@ func TestRESTRespectsSMBShareModes(t *testing.T) {
 		id := f.open(t, c, "m.bin", smbtest.ReadData, mode, smbtest.Open, 0)
 		for _, op := range ops {
 			err := op.run()
-			allowed := op.need != 0 && mode&op.need == op.need
+			allowed := op.need == always || op.need != 0 && mode&op.need == op.need
 			switch {
 			case allowed && err != nil:
 				t.Errorf("share mode %#x: %s failed: %v", mode, op.name, err)
@@ -141,12 +172,17 @@ func TestRESTRespectsSMBShareModes(t *testing.T) {
 				t.Errorf("share mode %#x: %s answered %d %s, want 409 SharingViolation", mode, op.name, status(err), code(err))
 			}
 		}
+		// The open outlives whatever REST did beside it (Create File
+		// over the file included): the SMB client still reads and closes.
+		if _, st, err := c.Read(id, 0, 1); err != nil || st != 0 {
+			t.Fatalf("share mode %#x: SMB read after the REST operations: %#x %v", mode, st, err)
+		}
 		if st, err := c.CloseFile(id); err != nil || st != 0 {
 			t.Fatalf("close: %#x %v", st, err)
 		}
 	}
 	// With the open closed, everything goes.
-	for _, op := range ops[:3] {
+	for _, op := range ops[:len(ops)-1] {
 		if err := op.run(); err != nil {
 			t.Errorf("%s after close: %v", op.name, err)
 		}

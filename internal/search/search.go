@@ -1,0 +1,620 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+	bquery "github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/search/query"
+)
+
+// SearchRequest is one docs/search call, from GET parameters or a POST
+// body, in the REST API's terms.
+type SearchRequest struct {
+	Search, QueryType, SearchMode, SearchFields string
+	Filter, OrderBy, Select                     string
+	// Top is nil when not given (the service then pages by 50).
+	Top   *int
+	Skip  int
+	Count bool
+	// Facets are facet expressions ("Category,count:5").
+	Facets                                        []string
+	Highlight, HighlightPreTag, HighlightPostTag string
+	ScoringProfile                                string
+	ScoringParameters                             []string
+	VectorQueries                                 []VectorQuery
+	// VectorFilterMode is "preFilter" (default) or "postFilter".
+	VectorFilterMode string
+}
+
+// VectorQuery is one entry of vectorQueries (kind "vector": a raw query
+// vector). K is the number of nearest neighbours (default 50 when 0).
+type VectorQuery struct {
+	Vector []float64
+	Fields string
+	K      int
+	Weight float64
+}
+
+// SearchHit is one result document.
+type SearchHit struct {
+	Key        string
+	Score      float64
+	Document   map[string]any
+	Highlights map[string][]string
+}
+
+// FacetBucket is one bucket of a facet: a value, or a range [From, To)
+// where either end may be absent (nil).
+type FacetBucket struct {
+	Value    any
+	From, To any
+	Count    int64
+}
+
+// SearchResults is the answer to a search. Next, when not nil, is the
+// request for the next page (@search.nextPageParameters).
+type SearchResults struct {
+	Count  *int64
+	Facets map[string][]FacetBucket
+	// FacetOrder lists the facet fields as requested.
+	FacetOrder []string
+	Hits       []SearchHit
+	Next       *SearchRequest
+}
+
+// Azure's paging limits.
+const (
+	defaultTop = 50
+	maxTop     = 1000
+	maxSkip    = 100000
+	rrfK       = 60
+)
+
+// hit is a candidate document during a search.
+type hit struct {
+	key       string
+	score     float64
+	doc       map[string]any
+	locations map[string]map[string][]location
+}
+
+type location struct {
+	start, end int
+	array      []uint64
+}
+
+// Search runs a search on an index (or the index an alias names). The
+// text part is matched by the derived bleve index, brought up to the
+// documents of the query's kv snapshot first; filters that bleve cannot
+// answer exactly, ordering, facets, vectors and paging are applied to the
+// documents of that snapshot.
+func (s *Service) Search(ctx context.Context, index string, req *SearchRequest) (*SearchResults, error) {
+	var out *SearchResults
+	err := s.store.View(ctx, func(rd kv.Reader) error {
+		var err error
+		out, err = s.search(rd, index, req)
+		return err
+	})
+	return out, err
+}
+
+// prepared is an index made ready for querying on one snapshot.
+type queryContext struct {
+	rd     kv.Reader
+	ix     *Index
+	schema *indexSchema
+	d      *derived
+}
+
+// open resolves the index and brings its bleve index up to rd. The
+// returned release must be called when the bleve index is no longer used.
+func (s *Service) open(rd kv.Reader, index string) (*queryContext, func(), error) {
+	res, err := s.resolveIndex(rd, index)
+	if err != nil {
+		return nil, nil, err
+	}
+	ix, err := ParseIndex(res.Definition)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse stored index %q: %w", res.Name, err)
+	}
+	d := s.derived.get(ix.Name)
+	d.mu.Lock()
+	if err := d.catchUp(rd, ix, res.ETag); err != nil {
+		d.mu.Unlock()
+		return nil, nil, err
+	}
+	return &queryContext{rd: rd, ix: ix, schema: newSchema(ix), d: d}, d.mu.Unlock, nil
+}
+
+func queryError(err error) error {
+	if errors.Is(err, query.ErrInvalid) {
+		return badRequest("%s", err.Error())
+	}
+	return err
+}
+
+func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*SearchResults, error) {
+	if req.Skip < 0 || req.Skip > maxSkip {
+		return nil, badRequest("Invalid request. $skip must be between 0 and %d.", maxSkip)
+	}
+	if req.Top != nil && *req.Top < 0 {
+		return nil, badRequest("Invalid request. $top must be a non-negative number.")
+	}
+	qc, release, err := s.open(rd, index)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	schema := qc.schema
+
+	mode, err := query.ParseSearchMode(req.SearchMode)
+	if err != nil {
+		return nil, queryError(err)
+	}
+	text := req.Search
+	hasText := strings.TrimSpace(text) != ""
+	if !hasText {
+		text = "*"
+	}
+	node, err := query.ParseSearch(text, req.QueryType, mode)
+	if err != nil {
+		return nil, queryError(err)
+	}
+	var fields []string
+	if req.SearchFields != "" {
+		if fields, err = query.ParseSearchFields(req.SearchFields, schema); err != nil {
+			return nil, queryError(err)
+		}
+	}
+	weights, err := s.scoringWeights(qc, req)
+	if err != nil {
+		return nil, err
+	}
+	syn, err := s.synonymsFor(qc)
+	if err != nil {
+		return nil, err
+	}
+	if len(weights) > 0 || len(syn) > 0 {
+		exp := &expander{schema: schema, fields: fields, weights: weights, synonyms: syn}
+		if len(exp.fields) == 0 {
+			exp.fields = schema.SearchableFields()
+		}
+		node = exp.node(node)
+	}
+	textQuery, err := query.TranslateSearch(node, query.SearchOptions{Schema: schema, Fields: fields, Mode: mode})
+	if err != nil {
+		return nil, queryError(err)
+	}
+	var filter *query.Filter
+	filterQuery := bquery.Query(bquery.NewMatchAllQuery())
+	exact := true
+	if strings.TrimSpace(req.Filter) != "" {
+		if filter, err = query.ParseFilter(req.Filter, schema); err != nil {
+			return nil, queryError(err)
+		}
+		filterQuery, exact = filter.Query()
+	}
+	order, err := query.ParseOrderBy(req.OrderBy, schema)
+	if req.OrderBy == "" {
+		order, err = nil, nil
+	}
+	if err != nil {
+		return nil, queryError(err)
+	}
+	selected, err := query.ParseSelect(req.Select, schema)
+	if err != nil {
+		return nil, queryError(err)
+	}
+	facets := make([]*query.Facet, 0, len(req.Facets))
+	for _, f := range req.Facets {
+		pf, err := query.ParseFacet(f, schema)
+		if err != nil {
+			return nil, queryError(err)
+		}
+		facets = append(facets, pf)
+	}
+	highlights, err := parseHighlight(req.Highlight, schema)
+	if err != nil {
+		return nil, err
+	}
+	vectors, err := s.vectorPlans(qc, req.VectorQueries)
+	if err != nil {
+		return nil, err
+	}
+
+	// The text part: every match, in score order.
+	var textHits []*hit
+	if hasText || len(vectors) == 0 {
+		must := []bquery.Query{textQuery}
+		if filter != nil {
+			must = append(must, filter.Scoring...)
+		}
+		bq := bquery.NewBooleanQuery(must, nil, nil)
+		bq.AddFilter(filterQuery)
+		textHits, err = qc.bleveSearch(bq, len(highlights) > 0)
+		if err != nil {
+			return nil, err
+		}
+		if textHits, err = qc.keepMatching(textHits, filter, exact); err != nil {
+			return nil, err
+		}
+	}
+	hits := textHits
+	if len(vectors) > 0 {
+		candidates, err := qc.filtered(filterQuery, filter, exact)
+		if err != nil {
+			return nil, err
+		}
+		lists := make([][]*hit, 0, len(vectors)+1)
+		if hasText {
+			lists = append(lists, textHits)
+		}
+		for _, v := range vectors {
+			lists = append(lists, v.nearest(candidates))
+		}
+		if len(lists) == 1 {
+			hits = lists[0]
+		} else {
+			hits = fuse(lists, vectors, hasText)
+		}
+	}
+
+	out := &SearchResults{}
+	if req.Count {
+		n := int64(len(hits))
+		out.Count = &n
+	}
+	if len(facets) > 0 {
+		out.Facets = map[string][]FacetBucket{}
+		for _, f := range facets {
+			out.Facets[f.Path] = facetBuckets(f, hits)
+			out.FacetOrder = append(out.FacetOrder, f.Path)
+		}
+	}
+	if len(order) > 0 {
+		sortHits(hits, order, schema)
+	}
+	top := defaultTop
+	if req.Top != nil {
+		top = *req.Top
+	}
+	page := min(top, maxTop)
+	from := min(req.Skip, len(hits))
+	to := min(from+page, len(hits))
+	if (req.Top == nil || top > maxTop) && to < len(hits) && page > 0 {
+		next := *req
+		next.Skip = to
+		if req.Top != nil {
+			rest := top - page
+			next.Top = &rest
+		}
+		out.Next = &next
+	}
+	for _, h := range hits[from:to] {
+		sh := SearchHit{Key: h.key, Score: h.score, Document: project(qc.ix.Fields, h.doc, selected)}
+		if len(highlights) > 0 {
+			sh.Highlights = highlightHit(h, highlights, schema, req.HighlightPreTag, req.HighlightPostTag)
+		}
+		out.Hits = append(out.Hits, sh)
+	}
+	return out, nil
+}
+
+// bleveSearch returns every document matching q, best first, with its
+// stored document loaded from the snapshot.
+func (qc *queryContext) bleveSearch(q bquery.Query, locations bool) ([]*hit, error) {
+	n, err := qc.d.bi.DocCount()
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	br := bleve.NewSearchRequestOptions(q, int(n), 0, false)
+	br.IncludeLocations = locations
+	br.SortBy([]string{"-_score", "_id"})
+	res, err := qc.d.bi.Search(br)
+	if err != nil {
+		return nil, queryError(fmt.Errorf("%w: %v", query.ErrInvalid, err))
+	}
+	out := make([]*hit, 0, len(res.Hits))
+	for _, m := range res.Hits {
+		doc, err := qc.document(m.ID)
+		if err != nil {
+			return nil, err
+		}
+		if doc == nil {
+			continue
+		}
+		h := &hit{key: m.ID, score: m.Score, doc: doc}
+		if locations {
+			h.locations = map[string]map[string][]location{}
+			for field, terms := range m.Locations {
+				h.locations[field] = map[string][]location{}
+				for term, locs := range terms {
+					for _, l := range locs {
+						h.locations[field][term] = append(h.locations[field][term], location{start: int(l.Start), end: int(l.End), array: l.ArrayPositions})
+					}
+				}
+			}
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+func (qc *queryContext) document(key string) (map[string]any, error) {
+	b, err := qc.rd.Get(DocumentKey(qc.ix.Name, key))
+	if errors.Is(err, kv.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodeDocument(b)
+}
+
+// keepMatching applies the exact filter predicate where bleve's
+// translation was a superset.
+func (qc *queryContext) keepMatching(hits []*hit, f *query.Filter, exact bool) ([]*hit, error) {
+	if f == nil || exact {
+		return hits, nil
+	}
+	out := hits[:0]
+	for _, h := range hits {
+		ok, err := f.Match(h.doc, qc.textMatcher(h.key))
+		if err != nil {
+			return nil, queryError(err)
+		}
+		if ok {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// textMatcher answers search.ismatch inside a filter for one document.
+func (qc *queryContext) textMatcher(key string) query.TextMatcher {
+	return func(q bquery.Query) (bool, error) {
+		c := bquery.NewConjunctionQuery([]bquery.Query{q, bquery.NewDocIDQuery([]string{key})})
+		res, err := qc.d.bi.Search(bleve.NewSearchRequestOptions(c, 1, 0, false))
+		if err != nil {
+			return false, err
+		}
+		return res.Total > 0, nil
+	}
+}
+
+// filtered returns every document passing the filter (vector candidates).
+func (qc *queryContext) filtered(fq bquery.Query, f *query.Filter, exact bool) ([]*hit, error) {
+	hits, err := qc.bleveSearch(fq, false)
+	if err != nil {
+		return nil, err
+	}
+	return qc.keepMatching(hits, f, exact)
+}
+
+// parseHighlight reads "field[-n],field…" (the fragment count is
+// accepted and ignored: whole values are highlighted).
+func parseHighlight(text string, schema *indexSchema) ([]string, error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, nil
+	}
+	var out []string
+	for _, part := range strings.Split(text, ",") {
+		name := strings.TrimSpace(part)
+		if i := strings.IndexByte(name, '-'); i >= 0 {
+			name = name[:i]
+		}
+		f, ok := schema.Field(name)
+		if !ok || !f.Searchable {
+			return nil, badRequest("Invalid expression: '%s' is not a searchable field and cannot be highlighted. Parameter name: highlight", name)
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
+// highlightHit wraps the matched terms of each highlighted field's value
+// in the tags (default <em></em>), one fragment per matching value.
+func highlightHit(h *hit, fields []string, schema *indexSchema, pre, post string) map[string][]string {
+	if pre == "" && post == "" {
+		pre, post = "<em>", "</em>"
+	}
+	out := map[string][]string{}
+	for _, path := range fields {
+		terms := h.locations[query.FieldName(path)]
+		if len(terms) == 0 {
+			continue
+		}
+		values := valuesAt(h.doc, path)
+		byValue := map[int][]location{}
+		for _, locs := range terms {
+			for _, l := range locs {
+				idx := 0
+				if len(l.array) > 0 {
+					idx = int(l.array[len(l.array)-1])
+				}
+				byValue[idx] = append(byValue[idx], l)
+			}
+		}
+		var frags []string
+		for i, v := range values {
+			s, ok := v.(string)
+			locs := byValue[i]
+			if !ok || len(locs) == 0 {
+				continue
+			}
+			sort.Slice(locs, func(a, b int) bool { return locs[a].start < locs[b].start })
+			var sb strings.Builder
+			pos := 0
+			for _, l := range locs {
+				if l.start < pos || l.end > len(s) {
+					continue
+				}
+				sb.WriteString(s[pos:l.start])
+				sb.WriteString(pre)
+				sb.WriteString(s[l.start:l.end])
+				sb.WriteString(post)
+				pos = l.end
+			}
+			sb.WriteString(s[pos:])
+			frags = append(frags, sb.String())
+		}
+		if len(frags) > 0 {
+			out[path] = frags
+		}
+	}
+	return out
+}
+
+// sortHits orders hits by $orderby, ties kept in score order. Nulls sort
+// first ascending and last descending, as Azure does.
+func sortHits(hits []*hit, order []query.OrderClause, schema *indexSchema) {
+	sort.SliceStable(hits, func(i, j int) bool {
+		for _, c := range order {
+			var cmp int
+			switch c.Kind {
+			case query.OrderScore:
+				cmp = compareFloat(hits[i].score, hits[j].score)
+			case query.OrderGeoDistance:
+				cmp = compareAny(geoDistance(hits[i].doc, c), geoDistance(hits[j].doc, c))
+			default:
+				cmp = compareAny(sortValue(hits[i].doc, c.Path), sortValue(hits[j].doc, c.Path))
+			}
+			if c.Desc {
+				cmp = -cmp
+			}
+			if cmp != 0 {
+				return cmp < 0
+			}
+		}
+		return false
+	})
+}
+
+func sortValue(doc map[string]any, path string) any {
+	vs := valuesAt(doc, path)
+	if len(vs) == 0 {
+		return nil
+	}
+	return jsonValue(vs[0])
+}
+
+func geoDistance(doc map[string]any, c query.OrderClause) any {
+	vs := valuesAt(doc, c.Path)
+	if len(vs) == 0 {
+		return nil
+	}
+	lon, lat, ok := geoPoint(vs[0])
+	if !ok {
+		return nil
+	}
+	return haversineKm(lon, lat, c.Point.Lon, c.Point.Lat)
+}
+
+func haversineKm(lon1, lat1, lon2, lat2 float64) float64 {
+	const r = 6371.0088
+	rad := math.Pi / 180
+	dlat, dlon := (lat2-lat1)*rad, (lon2-lon1)*rad
+	a := math.Sin(dlat/2)*math.Sin(dlat/2) + math.Cos(lat1*rad)*math.Cos(lat2*rad)*math.Sin(dlon/2)*math.Sin(dlon/2)
+	return 2 * r * math.Asin(math.Sqrt(a))
+}
+
+func compareFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// compareAny orders JSON values of one field: null first, then numbers,
+// strings (ordinal, as Azure sorts), booleans (false first).
+func compareAny(a, b any) int {
+	if a == nil || b == nil {
+		switch {
+		case a == nil && b == nil:
+			return 0
+		case a == nil:
+			return -1
+		}
+		return 1
+	}
+	switch x := a.(type) {
+	case float64:
+		if y, ok := b.(float64); ok {
+			return compareFloat(x, y)
+		}
+	case string:
+		if y, ok := b.(string); ok {
+			return strings.Compare(x, y)
+		}
+	case bool:
+		if y, ok := b.(bool); ok {
+			switch {
+			case x == y:
+				return 0
+			case !x:
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+// facetBuckets counts the hits' values of one facet.
+func facetBuckets(f *query.Facet, hits []*hit) []FacetBucket {
+	if f.Interval > 0 || f.DateInterval != "" || len(f.Values) > 0 {
+		return rangeBuckets(f, hits)
+	}
+	counts := map[any]int64{}
+	for _, h := range hits {
+		seen := map[any]bool{}
+		for _, v := range valuesAt(h.doc, f.Path) {
+			v = jsonValue(v)
+			if v == nil || seen[v] {
+				continue
+			}
+			seen[v] = true
+			counts[v]++
+		}
+	}
+	out := make([]FacetBucket, 0, len(counts))
+	for v, n := range counts {
+		out = append(out, FacetBucket{Value: v, Count: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		switch f.Sort {
+		case query.FacetSortCountAsc:
+			if a.Count != b.Count {
+				return a.Count < b.Count
+			}
+		case query.FacetSortValueAsc:
+			return compareAny(a.Value, b.Value) < 0
+		case query.FacetSortValueDesc:
+			return compareAny(a.Value, b.Value) > 0
+		default:
+			if a.Count != b.Count {
+				return a.Count > b.Count
+			}
+		}
+		return compareAny(a.Value, b.Value) < 0
+	})
+	if f.Count > 0 && len(out) > f.Count {
+		out = out[:f.Count]
+	}
+	return out
+}

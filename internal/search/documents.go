@@ -245,7 +245,7 @@ func prepareAction(ix *Index, a IndexAction, i int) (preparedAction, error) {
 	}
 	doc, err := normalizeObject(ix.Fields, a.Doc, "")
 	if err != nil {
-		return p, badRequest("The request is invalid. Details: parameters : %s", err.Error())
+		return p, err
 	}
 	p.doc = doc
 	return p, nil
@@ -322,7 +322,7 @@ func normalizeObject(fields []*Field, obj map[string]any, prefix string) (map[st
 	for name, v := range obj {
 		f, ok := byName[name]
 		if !ok {
-			return nil, fmt.Errorf("The property '%s' does not exist on type 'search.documentFields'. Make sure to only use property names that are defined by the type.", prefix+name)
+			return nil, docError("The property '%s' does not exist on type 'search.documentFields'. Make sure to only use property names that are defined by the type.", prefix+name)
 		}
 		nv, err := normalizeField(f, v, prefix)
 		if err != nil {
@@ -342,15 +342,15 @@ func normalizeField(f *Field, v any, prefix string) (any, error) {
 	}
 	arr, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Errorf("Cannot convert a value to the expected type '%s' of the field '%s': a JSON array is expected.", f.Type, prefix+f.Name)
+		return nil, docError("Cannot convert a value to the expected type '%s' of the field '%s': a JSON array is expected.", f.Type, prefix+f.Name)
 	}
 	if f.IsVector() && len(arr) != f.Dimensions {
-		return nil, fmt.Errorf("The vector field '%s' must have dimension %d, but has length %d.", prefix+f.Name, f.Dimensions, len(arr))
+		return nil, docError("The vector field '%s' must have dimension %d, but has length %d.", prefix+f.Name, f.Dimensions, len(arr))
 	}
 	out := make([]any, len(arr))
 	for i, e := range arr {
 		if e == nil {
-			return nil, fmt.Errorf("The collection field '%s' cannot contain null.", prefix+f.Name)
+			return nil, docError("The collection field '%s' cannot contain null.", prefix+f.Name)
 		}
 		nv, err := normalizeValue(f, e, prefix)
 		if err != nil {
@@ -361,9 +361,15 @@ func normalizeField(f *Field, v any, prefix string) (any, error) {
 	return out, nil
 }
 
+// docError is a document that does not fit the index: the whole batch
+// is refused with 400.
+func docError(format string, args ...any) error {
+	return badRequest("The request is invalid. Details: parameters : "+format, args...)
+}
+
 func convertError(v any, typ, field string) error {
 	s, _ := json.Marshal(v)
-	return fmt.Errorf("Cannot convert the literal '%s' to the expected type '%s' of the field '%s'.", s, typ, field)
+	return docError("Cannot convert the literal '%s' to the expected type '%s' of the field '%s'.", s, typ, field)
 }
 
 func normalizeValue(f *Field, v any, prefix string) (any, error) {
@@ -417,14 +423,14 @@ func normalizeValue(f *Field, v any, prefix string) (any, error) {
 	case "Edm.GeographyPoint":
 		lon, lat, ok := geoPoint(v)
 		if !ok {
-			return nil, fmt.Errorf("The value of the field '%s' is not a valid GeoJSON point: expected {\"type\":\"Point\",\"coordinates\":[longitude,latitude]}.", path)
+			return nil, docError("The value of the field '%s' is not a valid GeoJSON point: expected {\"type\":\"Point\",\"coordinates\":[longitude,latitude]}.", path)
 		}
 		return map[string]any{"type": "Point", "coordinates": []any{jsonFloat(lon), jsonFloat(lat)},
 			"crs": map[string]any{"type": "name", "properties": map[string]any{"name": "EPSG:4326"}}}, nil
 	case "Edm.ComplexType":
 		m, ok := v.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("Cannot convert a value to the expected type '%s' of the field '%s': a JSON object is expected.", f.Type, path)
+			return nil, docError("Cannot convert a value to the expected type '%s' of the field '%s': a JSON object is expected.", f.Type, path)
 		}
 		return normalizeObject(f.Fields, m, path+"/")
 	}

@@ -25,11 +25,11 @@ type SearchRequest struct {
 	Skip  int
 	Count bool
 	// Facets are facet expressions ("Category,count:5").
-	Facets                                        []string
+	Facets                                       []string
 	Highlight, HighlightPreTag, HighlightPostTag string
-	ScoringProfile                                string
-	ScoringParameters                             []string
-	VectorQueries                                 []VectorQuery
+	ScoringProfile                               string
+	ScoringParameters                            []string
+	VectorQueries                                []VectorQuery
 	// VectorFilterMode is "preFilter" (default) or "postFilter".
 	VectorFilterMode string
 }
@@ -323,7 +323,10 @@ func (qc *queryContext) bleveSearch(q bquery.Query, locations bool) ([]*hit, err
 	br.SortBy([]string{"-_score", "_id"})
 	res, err := qc.d.bi.Search(br)
 	if err != nil {
-		return nil, queryError(fmt.Errorf("%w: %v", query.ErrInvalid, err))
+		// bleve refuses what the parsers let through only for query
+		// reasons (a regular expression RE2 cannot compile, too many
+		// expanded terms).
+		return nil, badRequest("Invalid search query: %v", err)
 	}
 	out := make([]*hit, 0, len(res.Hits))
 	for _, m := range res.Hits {

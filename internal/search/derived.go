@@ -1,6 +1,7 @@
 package search
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -344,4 +345,81 @@ func jsonValue(v any) any {
 		}
 	}
 	return v
+}
+
+// catchUpInterval is how often StartCatchUp's loop runs: Azure indexes
+// are near-real-time too, with new documents searchable within about a
+// second.
+const catchUpInterval = 500 * time.Millisecond
+
+// StartCatchUp runs CatchUp at once and then every half second until the
+// returned stop is called, so that bleve indexes are built at start and
+// follow the documents (also those another process writes) without
+// waiting for a query. Queries catch up on their own snapshot anyway;
+// the loop only takes that work off their path.
+func (s *Service) StartCatchUp() (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(catchUpInterval)
+		defer t.Stop()
+		for {
+			if err := s.CatchUp(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("search index catch-up failed", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
+// CatchUp brings the bleve index of every index up to the documents in
+// kv, and drops those of indexes that no longer exist.
+func (s *Service) CatchUp(ctx context.Context) error {
+	all, err := s.List(ctx, Indexes)
+	if err != nil {
+		return err
+	}
+	live := map[string]bool{}
+	var errs []error
+	for _, res := range all {
+		live[res.Name] = true
+		err := s.store.View(ctx, func(rd kv.Reader) error {
+			_, release, err := s.open(rd, res.Name)
+			if err != nil {
+				return err
+			}
+			release()
+			return nil
+		})
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			errs = append(errs, fmt.Errorf("catch up index %q: %w", res.Name, err))
+		}
+	}
+	s.derived.mu.Lock()
+	var gone []*derived
+	for name, d := range s.derived.m {
+		if !live[name] {
+			gone = append(gone, d)
+			delete(s.derived.m, name)
+		}
+	}
+	s.derived.mu.Unlock()
+	for _, d := range gone {
+		d.mu.Lock()
+		if d.bi != nil {
+			_ = d.bi.Close()
+			d.bi = nil
+		}
+		d.mu.Unlock()
+	}
+	return errors.Join(errs...)
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -57,7 +58,9 @@ func changeLogPrefix(index string) tuple.Key {
 	return tuple.New("Sl").Str(index)
 }
 
-const logRetention = 4096
+// logRetention is how many batches of change log are kept (a variable
+// so that tests can exercise the rebuild of a reader that fell behind).
+var logRetention uint64 = 4096
 
 func readSequence(rd kv.Reader, index string) (uint64, error) {
 	b, err := rd.Get(sequenceKey(index))
@@ -341,6 +344,13 @@ func normalizeField(f *Field, v any, prefix string) (any, error) {
 		return normalizeValue(f, v, prefix)
 	}
 	arr, ok := v.([]any)
+	if rv := reflect.ValueOf(v); !ok && rv.Kind() == reflect.Slice {
+		// A Go caller's []string, []float64 …
+		arr, ok = make([]any, rv.Len()), true
+		for i := range arr {
+			arr[i] = rv.Index(i).Interface()
+		}
+	}
 	if !ok {
 		return nil, docError("Cannot convert a value to the expected type '%s' of the field '%s': a JSON array is expected.", f.Type, prefix+f.Name)
 	}
@@ -384,7 +394,7 @@ func normalizeValue(f *Field, v any, prefix string) (any, error) {
 			return b, nil
 		}
 	case "Edm.Int32", "Edm.Int64", "Edm.Int16", "Edm.SByte":
-		n, ok := v.(json.Number)
+		n, ok := goNumber(v)
 		if !ok {
 			break
 		}
@@ -398,6 +408,9 @@ func normalizeValue(f *Field, v any, prefix string) (any, error) {
 		}
 		return json.Number(strconv.FormatInt(i, 10)), nil
 	case "Edm.Double", "Edm.Single", "Edm.Half":
+		if n, ok := goNumber(v); ok {
+			v = n
+		}
 		switch x := v.(type) {
 		case json.Number:
 			d, err := strconv.ParseFloat(string(x), 64)
@@ -411,6 +424,9 @@ func normalizeValue(f *Field, v any, prefix string) (any, error) {
 			}
 		}
 	case "Edm.DateTimeOffset":
+		if t, ok := v.(time.Time); ok {
+			return t.UTC().Format(time.RFC3339Nano), nil
+		}
 		s, ok := v.(string)
 		if !ok {
 			break
@@ -435,6 +451,29 @@ func normalizeValue(f *Field, v any, prefix string) (any, error) {
 		return normalizeObject(f.Fields, m, path+"/")
 	}
 	return nil, convertError(v, f.ElementType, path)
+}
+
+// goNumber accepts the numbers a Go caller (an indexer) hands over as
+// well as json.Number, as a json.Number.
+func goNumber(v any) (json.Number, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		return x, true
+	case int:
+		return json.Number(strconv.FormatInt(int64(x), 10)), true
+	case int32:
+		return json.Number(strconv.FormatInt(int64(x), 10)), true
+	case int64:
+		return json.Number(strconv.FormatInt(x, 10)), true
+	case float32:
+		return jsonFloat(float64(x)), true
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return "", false
+		}
+		return jsonFloat(x), true
+	}
+	return "", false
 }
 
 func jsonFloat(f float64) json.Number { return json.Number(strconv.FormatFloat(f, 'g', -1, 64)) }

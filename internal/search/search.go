@@ -160,8 +160,11 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 		return nil, queryError(err)
 	}
 	text := req.Search
-	hasText := strings.TrimSpace(text) != ""
-	if !hasText {
+	// "*" alone (as SDK samples send with vector queries) matches
+	// everything without ranking: next to vector queries it is no text
+	// query at all.
+	hasText := strings.TrimSpace(text) != "" && strings.TrimSpace(text) != "*"
+	if strings.TrimSpace(text) == "" {
 		text = "*"
 	}
 	node, err := query.ParseSearch(text, req.QueryType, mode)

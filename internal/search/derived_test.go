@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"sort"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 )
@@ -209,4 +211,45 @@ func TestIndexDocumentsResults(t *testing.T) {
 func isBadRequest(err error) bool {
 	e, ok := err.(*Error) //nolint:errorlint // the domain returns *Error unwrapped
 	return ok && e.Status == 400
+}
+
+// TestQueriesLeakNothing: searches of every shape leave no goroutine
+// behind (bleve's BooleanQuery.AddFilter leaked one per query, holding an
+// index snapshot, which is why filters run as searches of their own).
+func TestQueriesLeakNothing(t *testing.T) {
+	s := newService(t)
+	putIndex(t, s, `{"name":"docs","fields":[{"name":"id","type":"Edm.String","key":true},
+		{"name":"title","type":"Edm.String"},{"name":"n","type":"Edm.Int32"},{"name":"tags","type":"Collection(Edm.String)"}],
+		"suggesters":[{"name":"sg","sourceFields":["title"]}]}`)
+	upload(t, s, "docs", map[string]any{"id": "1", "title": "red apple", "n": 1, "tags": []any{"a"}},
+		map[string]any{"id": "2", "title": "green apple", "n": 2})
+	ctx := context.Background()
+	run := func() {
+		for _, req := range []SearchRequest{
+			{Search: "apple"}, {Search: "*", Filter: "n ge 2"}, {Filter: "tags/all(t: t eq 'a')"}, {Search: "red", Highlight: "title"},
+			{Filter: "search.ismatch('green')"}, {Search: "appl*", QueryType: "full", OrderBy: "n desc", Facets: []string{"n"}},
+		} {
+			if _, err := s.Search(ctx, "docs", &req); err != nil {
+				t.Fatalf("%+v: %v", req, err)
+			}
+		}
+		if _, err := s.Suggest(ctx, "docs", &SuggestRequest{Search: "ap", SuggesterName: "sg", Filter: "n gt 0"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Autocomplete(ctx, "docs", &SuggestRequest{Search: "ap", SuggesterName: "sg"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run()
+	before := runtime.NumGoroutine()
+	for range 30 {
+		run()
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if after := runtime.NumGoroutine(); after > before+2 {
+		t.Errorf("goroutines grew from %d to %d over 240 queries", before, after)
+	}
 }

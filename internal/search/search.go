@@ -236,13 +236,20 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 	// The text part: every match, in score order.
 	var textHits []*hit
 	if hasText || len(vectors) == 0 {
-		must := []bquery.Query{textQuery}
-		if filter != nil {
-			must = append(must, filter.Scoring...)
+		q := textQuery
+		if filter != nil && len(filter.Scoring) > 0 {
+			q = bquery.NewBooleanQuery(append([]bquery.Query{textQuery}, filter.Scoring...), nil, nil)
 		}
-		bq := bquery.NewBooleanQuery(must, nil, nil)
-		bq.AddFilter(filterQuery)
-		textHits, err = qc.bleveSearch(bq, len(highlights) > 0)
+		var allowed map[string]bool
+		if filter != nil {
+			// The filter runs as a search of its own: bleve's
+			// BooleanQuery.AddFilter leaks a searcher (and its index
+			// snapshot) per query, and a filter must not score anyway.
+			if allowed, err = qc.matchingKeys(filterQuery); err != nil {
+				return nil, err
+			}
+		}
+		textHits, err = qc.bleveSearch(q, len(highlights) > 0, allowed)
 		if err != nil {
 			return nil, err
 		}
@@ -313,7 +320,9 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 
 // bleveSearch returns every document matching q, best first, with its
 // stored document loaded from the snapshot.
-func (qc *queryContext) bleveSearch(q bquery.Query, locations bool) ([]*hit, error) {
+//
+// When allowed is not nil, only documents whose keys it holds are kept.
+func (qc *queryContext) bleveSearch(q bquery.Query, locations bool, allowed map[string]bool) ([]*hit, error) {
 	n, err := qc.d.bi.DocCount()
 	if err != nil {
 		return nil, err
@@ -333,6 +342,9 @@ func (qc *queryContext) bleveSearch(q bquery.Query, locations bool) ([]*hit, err
 	}
 	out := make([]*hit, 0, len(res.Hits))
 	for _, m := range res.Hits {
+		if allowed != nil && !allowed[m.ID] {
+			continue
+		}
 		doc, err := qc.document(m.ID)
 		if err != nil {
 			return nil, err
@@ -368,6 +380,23 @@ func (qc *queryContext) document(key string) (map[string]any, error) {
 	return decodeDocument(b)
 }
 
+// matchingKeys returns the keys of every document matching q.
+func (qc *queryContext) matchingKeys(q bquery.Query) (map[string]bool, error) {
+	n, err := qc.d.bi.DocCount()
+	if err != nil || n == 0 {
+		return map[string]bool{}, err
+	}
+	res, err := qc.d.bi.Search(bleve.NewSearchRequestOptions(q, int(n), 0, false))
+	if err != nil {
+		return nil, badRequest("Invalid $filter: %v", err)
+	}
+	keys := make(map[string]bool, len(res.Hits))
+	for _, m := range res.Hits {
+		keys[m.ID] = true
+	}
+	return keys, nil
+}
+
 // keepMatching applies the exact filter predicate where bleve's
 // translation was a superset.
 func (qc *queryContext) keepMatching(hits []*hit, f *query.Filter, exact bool) ([]*hit, error) {
@@ -401,7 +430,7 @@ func (qc *queryContext) textMatcher(key string) query.TextMatcher {
 
 // filtered returns every document passing the filter (vector candidates).
 func (qc *queryContext) filtered(fq bquery.Query, f *query.Filter, exact bool) ([]*hit, error) {
-	hits, err := qc.bleveSearch(fq, false)
+	hits, err := qc.bleveSearch(fq, false, nil)
 	if err != nil {
 		return nil, err
 	}

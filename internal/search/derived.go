@@ -36,6 +36,10 @@ type derived struct {
 	etag string
 	seq  uint64
 	bi   bleve.Index
+	// ix and schema are the parsed definition with ETag ixETag.
+	ix     *Index
+	schema *indexSchema
+	ixETag string
 }
 
 func (d *derivedIndexes) get(name string) *derived {

@@ -253,3 +253,28 @@ func TestQueriesLeakNothing(t *testing.T) {
 		t.Errorf("goroutines grew from %d to %d over 240 queries", before, after)
 	}
 }
+
+// TestDocumentsThroughAlias: an alias names its index for batches,
+// lookups, counts and searches alike.
+func TestDocumentsThroughAlias(t *testing.T) {
+	s := newService(t)
+	putIndex(t, s, docsIndex)
+	al := def(t, `{"name":"current","indexes":["docs"]}`)
+	if _, _, err := s.Put(context.Background(), Aliases, "current", al, PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	upload(t, s, "current", map[string]any{"id": "1", "title": "through the alias"})
+	if got := fmt.Sprint(searchKeys(t, s, "docs", "alias", "")); got != "[1]" {
+		t.Errorf("search of the index: %s", got)
+	}
+	if got := fmt.Sprint(searchKeys(t, s, "current", "alias", "")); got != "[1]" {
+		t.Errorf("search through the alias: %s", got)
+	}
+	doc, err := s.LookupDocument(context.Background(), "current", "1", []string{"title"})
+	if err != nil || doc["title"] != "through the alias" {
+		t.Errorf("lookup through the alias: %v %v", doc, err)
+	}
+	if n, err := s.CountDocuments(context.Background(), "current"); err != nil || n != 1 {
+		t.Errorf("count through the alias: %d %v", n, err)
+	}
+}

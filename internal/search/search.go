@@ -121,17 +121,28 @@ func (s *Service) open(rd kv.Reader, index string) (*queryContext, func(), error
 	if err != nil {
 		return nil, nil, err
 	}
-	ix, err := ParseIndex(res.Definition)
-	if err != nil {
-		return nil, nil, fmt.Errorf("parse stored index %q: %w", res.Name, err)
-	}
-	d := s.derived.get(ix.Name)
+	d := s.derived.get(res.Name)
 	d.mu.Lock()
-	if err := d.catchUp(rd, ix, res.ETag); err != nil {
-		d.mu.Unlock()
+	ok := false
+	defer func() {
+		if !ok {
+			d.mu.Unlock()
+		}
+	}()
+	// The parsed definition is kept with the bleve index it was built
+	// for, and parsed again only when its ETag changes.
+	if d.ix == nil || d.ixETag != res.ETag {
+		ix, err := ParseIndex(res.Definition)
+		if err != nil {
+			return nil, nil, fmt.Errorf("parse stored index %q: %w", res.Name, err)
+		}
+		d.ix, d.schema, d.ixETag = ix, newSchema(ix), res.ETag
+	}
+	if err := d.catchUp(rd, d.ix, res.ETag); err != nil {
 		return nil, nil, err
 	}
-	return &queryContext{rd: rd, ix: ix, schema: newSchema(ix), d: d}, d.mu.Unlock, nil
+	ok = true
+	return &queryContext{rd: rd, ix: d.ix, schema: d.schema, d: d}, d.mu.Unlock, nil
 }
 
 func queryError(err error) error {

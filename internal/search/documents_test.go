@@ -195,6 +195,9 @@ func TestSearchQueries(t *testing.T) {
 		{`{"search":"pool","scoringProfile":"boostName"}`, []string{"1", "3"}, false},
 		{`{"vectorQueries":[{"kind":"vector","vector":[1,0,0],"fields":"vec","k":2}]}`, []string{"1", "3"}, true},
 		{`{"vectorQueries":[{"kind":"vector","vector":[1,0,0],"fields":"vec","k":3}],"filter":"category eq 'Budget'"}`, []string{"3", "2", "4"}, false},
+		// postFilter: the 2 nearest of all (1, 3), then the filter.
+		{`{"vectorQueries":[{"kind":"vector","vector":[1,0,0],"fields":"vec","k":2}],"filter":"category eq 'Budget'","vectorFilterMode":"postFilter"}`, []string{"3"}, true},
+		{`{"vectorQueries":[{"kind":"vector","vector":[1,0,0],"fields":"vec","k":2}],"filter":"category eq 'Budget'"}`, []string{"3", "2"}, false},
 	} {
 		keys, _ := w.search(c.body)
 		if c.ordered && !reflect.DeepEqual(keys, c.want) || !c.ordered && !sameSet(keys, c.want) {

@@ -270,7 +270,20 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 	}
 	hits := textHits
 	if len(vectors) > 0 {
-		candidates, err := qc.filtered(filterQuery, filter, exact)
+		// preFilter (the default) searches the neighbours among the
+		// documents passing the filter; postFilter finds the k nearest
+		// of all and then drops those failing the filter, so fewer than
+		// k may remain, as in Azure.
+		post := req.VectorFilterMode == "postFilter" && filter != nil
+		var candidates, passing []*hit
+		if post {
+			candidates, err = qc.filtered(bquery.NewMatchAllQuery(), nil, true)
+			if err == nil {
+				passing, err = qc.filtered(filterQuery, filter, exact)
+			}
+		} else {
+			candidates, err = qc.filtered(filterQuery, filter, exact)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -279,7 +292,11 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 			lists = append(lists, textHits)
 		}
 		for _, v := range vectors {
-			lists = append(lists, v.nearest(candidates))
+			near := v.nearest(candidates)
+			if post {
+				near = keepKeys(near, passing)
+			}
+			lists = append(lists, near)
 		}
 		if len(lists) == 1 {
 			hits = lists[0]
@@ -389,6 +406,21 @@ func (qc *queryContext) document(key string) (map[string]any, error) {
 		return nil, err
 	}
 	return decodeDocument(b)
+}
+
+// keepKeys keeps the hits whose keys are among those of passing.
+func keepKeys(hits, passing []*hit) []*hit {
+	ok := make(map[string]bool, len(passing))
+	for _, p := range passing {
+		ok[p.key] = true
+	}
+	out := hits[:0]
+	for _, h := range hits {
+		if ok[h.key] {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // matchingKeys returns the keys of every document matching q.

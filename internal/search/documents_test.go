@@ -346,3 +346,26 @@ func TestPaging(t *testing.T) {
 		t.Errorf("second page: %v %v", keys2, res["@search.nextPageParameters"])
 	}
 }
+
+// TestHighlightFragments: a long value gives the sentences holding
+// matches, at most the number the highlight parameter asks for.
+func TestHighlightFragments(t *testing.T) {
+	w := newHotels(t)
+	long := "The pool is heated all year. " + strings.Repeat("Rooms face the quiet garden. ", 8) + "A second pool sits on the roof."
+	if resp, body := w.call("POST", "/indexes('hotels')/docs/index"+v, `{"value":[{"id":"5","description":"`+long+`"}]}`, nil); resp.StatusCode != 200 {
+		t.Fatalf("upload: %d %v", resp.StatusCode, body)
+	}
+	for _, c := range []struct{ highlight, want string }{
+		{"description", `["The <em>pool</em> is heated all year.","A second <em>pool</em> sits on the roof."]`},
+		{"description-1", `["The <em>pool</em> is heated all year."]`},
+	} {
+		_, res := w.search(`{"search":"pool","filter":"id eq '5'","highlight":"` + c.highlight + `"}`)
+		hl := res["value"].([]any)[0].(map[string]any)["@search.highlights"].(map[string]any)
+		if got := jsonText(hl["description"]); got != c.want {
+			t.Errorf("%s: %s, want %s", c.highlight, got, c.want)
+		}
+	}
+	if resp, _ := w.call("POST", "/indexes('hotels')/docs/search.post.search"+v, `{"search":"pool","highlight":"description-x"}`, nil); resp.StatusCode != 400 {
+		t.Errorf("bad highlight count: %d", resp.StatusCode)
+	}
+}

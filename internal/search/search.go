@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2"
@@ -339,7 +340,7 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 	for _, h := range hits[from:to] {
 		sh := SearchHit{Key: h.key, Score: h.score, Document: project(qc.ix.Fields, h.doc, selected)}
 		if len(highlights) > 0 {
-			sh.Highlights = highlightHit(h, highlights, schema, req.HighlightPreTag, req.HighlightPostTag)
+			sh.Highlights = highlightHit(h, highlights, req.HighlightPreTag, req.HighlightPostTag)
 		}
 		out.Hits = append(out.Hits, sh)
 	}
@@ -480,40 +481,58 @@ func (qc *queryContext) filtered(fq bquery.Query, f *query.Filter, exact bool) (
 	return qc.keepMatching(hits, f, exact)
 }
 
-// parseHighlight reads "field[-n],field…" (the fragment count is
-// accepted and ignored: whole values are highlighted).
-func parseHighlight(text string, schema *indexSchema) ([]string, error) {
+// highlightField is one field of the highlight parameter and the most
+// fragments to return for it ("field-n"; 5 unless given, as Azure).
+type highlightField struct {
+	path string
+	max  int
+}
+
+const (
+	defaultHighlights = 5
+	// fragmentAbove is the value length past which only the sentences
+	// holding matches are returned, not the whole value.
+	fragmentAbove = 200
+)
+
+// parseHighlight reads "field[-n],field…".
+func parseHighlight(text string, schema *indexSchema) ([]highlightField, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
-	var out []string
+	var out []highlightField
 	for _, part := range strings.Split(text, ",") {
-		name := strings.TrimSpace(part)
-		if i := strings.IndexByte(name, '-'); i >= 0 {
-			name = name[:i]
+		hf := highlightField{path: strings.TrimSpace(part), max: defaultHighlights}
+		if i := strings.LastIndexByte(hf.path, '-'); i >= 0 {
+			n, err := strconv.Atoi(hf.path[i+1:])
+			if err != nil || n < 1 {
+				return nil, badRequest("Invalid expression: '%s' is not a field name optionally followed by '-' and a positive number of highlights. Parameter name: highlight", part)
+			}
+			hf.path, hf.max = hf.path[:i], n
 		}
-		f, ok := schema.Field(name)
+		f, ok := schema.Field(hf.path)
 		if !ok || !f.Searchable {
-			return nil, badRequest("Invalid expression: '%s' is not a searchable field and cannot be highlighted. Parameter name: highlight", name)
+			return nil, badRequest("Invalid expression: '%s' is not a searchable field and cannot be highlighted. Parameter name: highlight", hf.path)
 		}
-		out = append(out, name)
+		out = append(out, hf)
 	}
 	return out, nil
 }
 
-// highlightHit wraps the matched terms of each highlighted field's value
-// in the tags (default <em></em>), one fragment per matching value.
-func highlightHit(h *hit, fields []string, schema *indexSchema, pre, post string) map[string][]string {
+// highlightHit wraps the matched terms of each highlighted field in the
+// tags (default <em></em>): a short value is one fragment, a long one
+// gives the sentences holding matches; at most max fragments a field.
+func highlightHit(h *hit, fields []highlightField, pre, post string) map[string][]string {
 	if pre == "" && post == "" {
 		pre, post = "<em>", "</em>"
 	}
 	out := map[string][]string{}
-	for _, path := range fields {
-		terms := h.locations[query.FieldName(path)]
+	for _, hf := range fields {
+		terms := h.locations[query.FieldName(hf.path)]
 		if len(terms) == 0 {
 			continue
 		}
-		values := valuesAt(h.doc, path)
+		values := valuesAt(h.doc, hf.path)
 		byValue := map[int][]location{}
 		for _, locs := range terms {
 			for _, l := range locs {
@@ -532,26 +551,53 @@ func highlightHit(h *hit, fields []string, schema *indexSchema, pre, post string
 				continue
 			}
 			sort.Slice(locs, func(a, b int) bool { return locs[a].start < locs[b].start })
-			var sb strings.Builder
-			pos := 0
-			for _, l := range locs {
-				if l.start < pos || l.end > len(s) {
-					continue
-				}
-				sb.WriteString(s[pos:l.start])
-				sb.WriteString(pre)
-				sb.WriteString(s[l.start:l.end])
-				sb.WriteString(post)
-				pos = l.end
+			spans := [][2]int{{0, len(s)}}
+			if len(s) > fragmentAbove {
+				spans = sentences(s)
 			}
-			sb.WriteString(s[pos:])
-			frags = append(frags, sb.String())
+			for _, sp := range spans {
+				var sb strings.Builder
+				pos, marked := sp[0], false
+				for _, l := range locs {
+					if l.start < pos || l.end > sp[1] {
+						continue
+					}
+					sb.WriteString(s[pos:l.start])
+					sb.WriteString(pre)
+					sb.WriteString(s[l.start:l.end])
+					sb.WriteString(post)
+					pos, marked = l.end, true
+				}
+				if marked {
+					sb.WriteString(s[pos:sp[1]])
+					frags = append(frags, strings.TrimSpace(sb.String()))
+				}
+			}
+		}
+		if len(frags) > hf.max {
+			frags = frags[:hf.max]
 		}
 		if len(frags) > 0 {
-			out[path] = frags
+			out[hf.path] = frags
 		}
 	}
 	return out
+}
+
+// sentences splits text after '.', '!' or '?' followed by white space.
+func sentences(text string) [][2]int {
+	var out [][2]int
+	start := 0
+	for i := 0; i < len(text)-1; i++ {
+		switch text[i] {
+		case '.', '!', '?':
+			if text[i+1] == ' ' || text[i+1] == '\n' || text[i+1] == '\t' {
+				out = append(out, [2]int{start, i + 1})
+				start = i + 1
+			}
+		}
+	}
+	return append(out, [2]int{start, len(text)})
 }
 
 // sortHits orders hits by $orderby, ties kept in score order. Nulls sort

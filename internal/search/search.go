@@ -306,6 +306,11 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 		}
 	}
 
+	if len(facets) > 0 || len(order) > 0 {
+		if hits, err = qc.loadDocs(hits); err != nil {
+			return nil, err
+		}
+	}
 	out := &SearchResults{}
 	if req.Count {
 		n := int64(len(hits))
@@ -337,7 +342,11 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 		}
 		out.Next = &next
 	}
-	for _, h := range hits[from:to] {
+	pageHits, err := qc.loadDocs(hits[from:to])
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range pageHits {
 		sh := SearchHit{Key: h.key, Score: h.score, Document: project(qc.ix.Fields, h.doc, selected)}
 		if len(highlights) > 0 {
 			sh.Highlights = highlightHit(h, highlights, req.HighlightPreTag, req.HighlightPostTag)
@@ -347,8 +356,8 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 	return out, nil
 }
 
-// bleveSearch returns every document matching q, best first, with its
-// stored document loaded from the snapshot.
+// bleveSearch returns every document matching q, best first; loadDocs
+// reads the stored documents of the hits that need them.
 //
 // When allowed is not nil, only documents whose keys it holds are kept.
 func (qc *queryContext) bleveSearch(q bquery.Query, locations bool, allowed map[string]bool) ([]*hit, error) {
@@ -374,14 +383,7 @@ func (qc *queryContext) bleveSearch(q bquery.Query, locations bool, allowed map[
 		if allowed != nil && !allowed[m.ID] {
 			continue
 		}
-		doc, err := qc.document(m.ID)
-		if err != nil {
-			return nil, err
-		}
-		if doc == nil {
-			continue
-		}
-		h := &hit{key: m.ID, score: m.Score, doc: doc}
+		h := &hit{key: m.ID, score: m.Score}
 		if locations {
 			h.locations = map[string]map[string][]location{}
 			for field, terms := range m.Locations {
@@ -424,6 +426,27 @@ func keepKeys(hits, passing []*hit) []*hit {
 	return out
 }
 
+// loadDocs reads the stored document of each hit from the query's
+// snapshot, dropping hits whose document is not there (the bleve index
+// is caught up to that snapshot, so none should be).
+func (qc *queryContext) loadDocs(hits []*hit) ([]*hit, error) {
+	out := hits[:0]
+	for _, h := range hits {
+		if h.doc == nil {
+			doc, err := qc.document(h.key)
+			if err != nil {
+				return nil, err
+			}
+			if doc == nil {
+				continue
+			}
+			h.doc = doc
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
 // matchingKeys returns the keys of every document matching q.
 func (qc *queryContext) matchingKeys(q bquery.Query) (map[string]bool, error) {
 	n, err := qc.d.bi.DocCount()
@@ -446,6 +469,10 @@ func (qc *queryContext) matchingKeys(q bquery.Query) (map[string]bool, error) {
 func (qc *queryContext) keepMatching(hits []*hit, f *query.Filter, exact bool) ([]*hit, error) {
 	if f == nil || exact {
 		return hits, nil
+	}
+	hits, err := qc.loadDocs(hits)
+	if err != nil {
+		return nil, err
 	}
 	out := hits[:0]
 	for _, h := range hits {
@@ -475,6 +502,9 @@ func (qc *queryContext) textMatcher(key string) query.TextMatcher {
 // filtered returns every document passing the filter (vector candidates).
 func (qc *queryContext) filtered(fq bquery.Query, f *query.Filter, exact bool) ([]*hit, error) {
 	hits, err := qc.bleveSearch(fq, false, nil)
+	if err == nil {
+		hits, err = qc.loadDocs(hits)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -212,7 +212,10 @@ func TestSearchQueries(t *testing.T) {
 	}
 	// Count, facets and highlights.
 	_, res := w.search(`{"search":"pool","count":true,"facets":["category","rating,interval:2","rating,values:3|4"],"highlight":"description","highlightPreTag":"[","highlightPostTag":"]"}`)
-	if res["@odata.count"] != 2.0 {
+	if _, res := w.search(`{"search":"pool","minimumCoverage":80}`); res["@search.coverage"] != 100.0 {
+		t.Errorf("coverage: %v", res["@search.coverage"])
+	}
+	if res["@odata.count"] != 2.0 || res["@search.coverage"] != nil {
 		t.Errorf("count: %v", res["@odata.count"])
 	}
 	facets := res["@search.facets"].(map[string]any)

@@ -197,7 +197,8 @@ func (h *handler) searchPost(q *request) error {
 	req := &SearchRequest{QueryType: b.QueryType, SearchMode: b.SearchMode, SearchFields: b.SearchFields,
 		Filter: b.Filter, OrderBy: b.OrderBy, Select: b.Select, Top: b.Top, Count: b.Count, Facets: b.Facets,
 		Highlight: b.Highlight, HighlightPreTag: b.HighlightPreTag, HighlightPostTag: b.HighlightPostTag,
-		ScoringProfile: b.ScoringProfile, ScoringParameters: b.ScoringParameters, VectorFilterMode: b.VectorFilterMode}
+		ScoringProfile: b.ScoringProfile, ScoringParameters: b.ScoringParameters, VectorFilterMode: b.VectorFilterMode,
+		MinimumCoverage: b.MinimumCoverage}
 	if b.Search != nil {
 		req.Search = *b.Search
 	}
@@ -260,6 +261,13 @@ func (h *handler) searchGet(q *request) error {
 		return NotImplemented("Semantic ranking (queryType semantic, answers, captions)")
 	}
 	var err error
+	if v := p.Get("minimumCoverage"); v != "" {
+		c, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return badRequest("Invalid value '%s' for the query parameter 'minimumCoverage'; expected a number.", v)
+		}
+		req.MinimumCoverage = &c
+	}
 	if req.Top, err = intParam(p, "$top"); err != nil {
 		return err
 	}
@@ -307,6 +315,11 @@ func (h *handler) runSearch(q *request, req *SearchRequest) error {
 	body := map[string]any{"@odata.context": h.context(q, "docs(*)"), "value": values}
 	if res.Count != nil {
 		body["@odata.count"] = *res.Count
+	}
+	if req.MinimumCoverage != nil {
+		// One replica of one partition: every search covers the whole
+		// index.
+		body["@search.coverage"] = 100.0
 	}
 	if res.Facets != nil {
 		facets := map[string]any{}
@@ -365,6 +378,9 @@ func nextPageParameters(r *SearchRequest) map[string]any {
 	set("highlightPostTag", r.HighlightPostTag)
 	set("scoringProfile", r.ScoringProfile)
 	set("vectorFilterMode", r.VectorFilterMode)
+	if r.MinimumCoverage != nil {
+		m["minimumCoverage"] = *r.MinimumCoverage
+	}
 	if r.Count {
 		m["count"] = true
 	}

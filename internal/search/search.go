@@ -33,6 +33,9 @@ type SearchRequest struct {
 	VectorQueries                                []VectorQuery
 	// VectorFilterMode is "preFilter" (default) or "postFilter".
 	VectorFilterMode string
+	// MinimumCoverage, when given, makes the answer report
+	// @search.coverage (always 100: one partition holds everything).
+	MinimumCoverage *float64
 }
 
 // VectorQuery is one entry of vectorQueries (kind "vector": a raw query
@@ -159,6 +162,9 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 	}
 	if req.Top != nil && *req.Top < 0 {
 		return nil, badRequest("Invalid request. $top must be a non-negative number.")
+	}
+	if c := req.MinimumCoverage; c != nil && (*c < 0 || *c > 100) {
+		return nil, badRequest("Invalid request. minimumCoverage must be between 0 and 100.")
 	}
 	qc, release, err := s.open(rd, index)
 	if err != nil {

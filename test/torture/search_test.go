@@ -112,29 +112,36 @@ func verifySearch(t *testing.T, port int, st *searchState, cycle int) {
 		}
 		// A search finds every acknowledged document too (the index
 		// is rebuilt from kv after the restart).
-		status, body, err = searchCall(ctx, port, "POST", "/indexes('torture')/docs/search.post.search"+searchAPI, map[string]any{
-			"search": "torture", "filter": fmt.Sprintf("writer eq 'w%d'", w), "select": "id", "top": 1000, "count": true})
-		if err != nil || status != 200 {
-			t.Fatalf("cycle %d: search: %d %s %v", cycle, status, body, err)
-		}
-		var res struct {
-			Count int `json:"@odata.count"`
-			Value []struct{ ID string }
-		}
-		if err := json.Unmarshal(body, &res); err != nil {
-			t.Fatal(err)
-		}
 		found := map[string]bool{}
-		for _, v := range res.Value {
-			found[v.ID] = true
+		count := 0
+		for skip := 0; ; skip += 1000 {
+			status, body, err = searchCall(ctx, port, "POST", "/indexes('torture')/docs/search.post.search"+searchAPI, map[string]any{
+				"search": "torture", "filter": fmt.Sprintf("writer eq 'w%d'", w), "select": "id", "top": 1000, "skip": skip, "count": true})
+			if err != nil || status != 200 {
+				t.Fatalf("cycle %d: search: %d %s %v", cycle, status, body, err)
+			}
+			var res struct {
+				Count int `json:"@odata.count"`
+				Value []struct{ ID string }
+			}
+			if err := json.Unmarshal(body, &res); err != nil {
+				t.Fatal(err)
+			}
+			count = res.Count
+			for _, v := range res.Value {
+				found[v.ID] = true
+			}
+			if len(res.Value) < 1000 {
+				break
+			}
 		}
 		for i := range st.done[w] {
 			if !found[fmt.Sprintf("w%d-%d", w, i)] {
-				t.Fatalf("cycle %d: search does not find acknowledged document w%d-%d (count %d)", cycle, w, i, res.Count)
+				t.Fatalf("cycle %d: search does not find acknowledged document w%d-%d (count %d)", cycle, w, i, count)
 			}
 		}
-		if res.Count < len(st.done[w]) || res.Count > tried {
-			t.Fatalf("cycle %d: writer %d has %d documents, acknowledged %d, tried %d", cycle, w, res.Count, acked, tried)
+		if count < len(st.done[w]) || count > tried || len(found) != count {
+			t.Fatalf("cycle %d: writer %d has %d documents (%d found), acknowledged %d, tried %d", cycle, w, count, len(found), acked, tried)
 		}
 	}
 }

@@ -285,13 +285,25 @@ func TestSearchErrors(t *testing.T) {
 		}
 	}
 	for _, path := range []string{
+		"/indexes('hotels')/docs" + v + "&$top=abc",
+		"/indexes('hotels')/docs" + v + "&$skip=-1",
+		"/indexes('hotels')/docs" + v + "&$count=maybe",
+		"/indexes('hotels')/docs" + v + "&minimumCoverage=high",
+		"/indexes('hotels')/docs" + v + "&queryType=semantic",
+		"/indexes('hotels')/docs" + v + "&$filter=" + url.QueryEscape("rating eq 'x'"),
+		"/indexes('hotels')/docs" + v + "&facet=nope",
+		"/indexes('hotels')/docs('1')" + v + "&$select=nope",
 		"/indexes('hotels')/docs/search.suggest" + v + "&search=se",
 		"/indexes('hotels')/docs/search.suggest" + v + "&search=se&suggesterName=nope",
 		"/indexes('hotels')/docs/search.autocomplete" + v + "&search=&suggesterName=sg",
 		"/indexes('hotels')/docs/search.autocomplete" + v + "&search=se&suggesterName=sg&autocompleteMode=many",
 	} {
 		resp, res := w.call("GET", path, "", nil)
-		if resp.StatusCode != 400 {
+		want := 400
+		if strings.Contains(path, "semantic") {
+			want = 501
+		}
+		if _, msg := errorOf(res); resp.StatusCode != want || msg == "" {
 			t.Errorf("%s: %d %v", path, resp.StatusCode, res)
 		}
 	}

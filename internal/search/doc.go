@@ -24,6 +24,9 @@
 //	"Sd" index key          one document of an index (JSON), keyed by the
 //	                        index name and the document's key value; the
 //	                        source of truth the bleve index is derived from
+//	"Sq" index              the index's change sequence: how many document
+//	                        batches committed (8-byte big-endian)
+//	"Sl" index seq key      change log: batch seq changed document key
 //
 // Resource names are case-sensitive as stored, and Azure's naming rules
 // allow only lower-case names for every kind, so two names never differ
@@ -31,6 +34,27 @@
 // name, so deleting an index removes its documents in the same
 // transaction.
 //
-// Documents, queries and indexer runs are not served yet: the handler
-// answers them 501 NotImplemented in the service's error shape.
+// # Documents and queries
+//
+// IndexDocuments applies a batch in one kv transaction that also reads
+// the index definition (so it conflicts with a concurrent definition
+// change) and bumps the index's change sequence, logging the keys it
+// changed; the answer is sent only once the transaction is durable.
+//
+// The bleve index of each search index is derived and in memory: before
+// a query runs, it is brought up to the change sequence of the query's
+// kv snapshot by replaying the log, or rebuilt from the documents when
+// the definition's ETag changed, the log was trimmed past it or it was
+// never built in this process; StartCatchUp does the same in the
+// background every half second. So a query sees every batch acknowledged
+// before it, also those another process wrote to the same store, and a
+// restart after kill -9 loses nothing. The text part of a search (with
+// the $filter as a bleve filter) runs in bleve; the exact $filter
+// predicate where bleve's is a superset, ordering, facets, vector
+// queries (exact k-NN), hybrid RRF fusion, paging and projection run
+// over the documents of the same snapshot. Synonym maps and scoring
+// profile text weights rewrite the parsed search before translation.
+//
+// Indexer runs are not served yet: the handler answers them 501
+// NotImplemented in the service's error shape.
 package search

@@ -230,7 +230,7 @@ func keyIn(key []byte, keys [][]byte) bool {
 //	/{kind}                                    list (GET), create (POST)
 //	/{kind}('name') or /{kind}/name            get, create or update (PUT), delete
 //	/indexes('name')/search.stats              index statistics (also /stats)
-//	/indexes('name')/docs…                     documents (not served yet)
+//	/indexes('name')/docs…                     documents and queries (h.docs)
 //	/indexers('name')/search.run|reset|status  indexer runs (not served yet)
 func (h *handler) route(q *request) error {
 	m := q.r.Method
@@ -268,10 +268,7 @@ func (h *handler) route(q *request) error {
 		}
 		return h.indexStats(q)
 	case q.kind == Indexes && op == "docs":
-		if _, err := h.svc.ResolveIndex(q.r.Context(), q.name); err != nil {
-			return err
-		}
-		return NotImplemented("Documents and queries (docs/…)")
+		return h.docs(q)
 	case q.kind == Indexes && (op == "search.analyze" || op == "analyze"):
 		return NotImplemented("The Analyze Text API")
 	case q.kind == Indexers && len(q.rest) == 1 && isIndexerAction(strings.TrimPrefix(op, "search.")):

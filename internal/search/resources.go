@@ -419,8 +419,7 @@ func (s *Service) Delete(ctx context.Context, kind Kind, name string, p Precondi
 			return err
 		}
 		if kind == Indexes {
-			prefix := documentsPrefix(name)
-			return tx.DeleteRange(prefix, kv.PrefixEnd(prefix))
+			return deleteDocumentState(tx, name)
 		}
 		return nil
 	})

@@ -46,6 +46,8 @@ type Service struct {
 	// adminKeys and queryKeys are carried for NewHandler: only the handler
 	// authenticates, the domain trusts its callers.
 	adminKeys, queryKeys []string
+	// derived holds the bleve indexes derived from the documents in kv.
+	derived derivedIndexes
 }
 
 // New returns a Service over cfg.Store.

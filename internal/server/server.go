@@ -68,16 +68,19 @@ type Server struct {
 	// its background removal of expired messages.
 	queueAddr        string
 	stopQueueSweeper func()
-	tableAddr        string // the Table service's host:port
-	fileAddr         string // the File service's host:port
-	smbAddr          string // the SMB server's host:port
-	smb              *smb.Server
-	cosmosAddr       string // the Cosmos DB gateway's host:port
-	cosmosScheme     string // "https", or "http" with Config.CosmosHTTP
-	searchAddr       string // the Azure AI Search service's host:port
-	servers          []*http.Server
-	wg               sync.WaitGroup
-	errs             chan error
+	// stopSearchCatchUp ends the loop that keeps the Search service's
+	// bleve indexes caught up with the documents in kv.
+	stopSearchCatchUp func()
+	tableAddr         string // the Table service's host:port
+	fileAddr          string // the File service's host:port
+	smbAddr           string // the SMB server's host:port
+	smb               *smb.Server
+	cosmosAddr        string // the Cosmos DB gateway's host:port
+	cosmosScheme      string // "https", or "http" with Config.CosmosHTTP
+	searchAddr        string // the Azure AI Search service's host:port
+	servers           []*http.Server
+	wg                sync.WaitGroup
+	errs              chan error
 }
 
 // Start opens the store and starts serving every service.
@@ -124,6 +127,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	searchSvc := search.New(search.Config{Store: store, AdminKeys: cfg.SearchAdminKeys, QueryKeys: cfg.SearchQueryKeys, Now: cfg.Now, Logger: cfg.Logger})
+	s.stopSearchCatchUp = searchSvc.StartCatchUp()
 	s.searchAddr, err = s.listen(cfg.Host, cfg.SearchPort, "search", search.NewHandler(searchSvc))
 	if err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
@@ -223,6 +227,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 	}
 	s.wg.Wait()
+	if s.stopSearchCatchUp != nil {
+		s.stopSearchCatchUp()
+	}
 	if s.stopQueueSweeper != nil {
 		s.stopQueueSweeper()
 	}

@@ -190,13 +190,18 @@ test("a query key may not write", async () => {
   const readOnly = new SearchIndexClient(endpoint, new AzureKeyCredential(queryKey), insecure);
   await expectStatus(readOnly.createIndex(hotelIndex(unique("ro"))), 403, "create with a query key");
   await expectStatus(readOnly.getIndex("anything"), 403, "definition read with a query key");
-  // A search is a query operation: the key passes, documents are not served yet.
+  // A search is a query operation the key may make; a document batch is not.
   const name = unique("qk");
   await indexClient.createIndex(hotelIndex(name));
   const res = await fetch(`${endpoint}/indexes('${name}')/docs/search.post.search?api-version=2024-07-01`, {
     method: "POST", headers: { "api-key": queryKey, "Content-Type": "application/json" }, body: "{}",
   });
-  assert.equal(res.status, 501);
+  assert.equal(res.status, 200);
+  const batch = await fetch(`${endpoint}/indexes('${name}')/docs/search.index?api-version=2024-07-01`, {
+    method: "POST", headers: { "api-key": queryKey, "Content-Type": "application/json" },
+    body: JSON.stringify({ value: [{ "@search.action": "upload", id: "1" }] }),
+  });
+  assert.equal(batch.status, 403);
 });
 
 test("a bad api-key is 403", async () => {

@@ -16,9 +16,10 @@
 //	text, err := query.TranslateSearch(node, query.SearchOptions{Schema: schema, Fields: fields, Mode: mode})
 //	f, err := query.ParseFilter(req.Filter, schema)                  // when given
 //	fq, exact := f.Query()
-//	// search with BooleanQuery{Must: text + f.Scoring, Filter: fq}; when !exact,
-//	// keep only hits whose stored document passes f.Match(doc, matcher)
-//	// BEFORE counting, skipping and paging.
+//	// search text + f.Scoring, and keep only the hits that a separate search
+//	// for fq returns (bleve v2.6.3's BooleanQuery.AddFilter leaks a searcher
+//	// per query); when !exact, keep only hits whose stored document passes
+//	// f.Match(doc, matcher) BEFORE counting, skipping and paging.
 //
 // Where bleve cannot express a filter exactly (all() lambdas, correlated
 // conditions on complex collections, null tests, ne inside any()), the

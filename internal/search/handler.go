@@ -231,7 +231,7 @@ func keyIn(key []byte, keys [][]byte) bool {
 //	/{kind}('name') or /{kind}/name            get, create or update (PUT), delete
 //	/indexes('name')/search.stats              index statistics (also /stats)
 //	/indexes('name')/docs…                     documents and queries (h.docs)
-//	/indexers('name')/search.run|reset|status  indexer runs (not served yet)
+//	/indexers('name')/search.run|reset|status  indexer runs (h.indexerAction)
 func (h *handler) route(q *request) error {
 	m := q.r.Method
 	if q.statsPath {
@@ -275,7 +275,7 @@ func (h *handler) route(q *request) error {
 		if _, err := h.svc.Get(q.r.Context(), Indexers, q.name); err != nil {
 			return err
 		}
-		return NotImplemented("Running, resetting and the status of indexers (" + op + ")")
+		return h.indexerAction(q, strings.TrimPrefix(op, "search."))
 	case q.kind == Skillsets && (op == "search.resetskills" || op == "resetskills"):
 		if _, err := h.svc.Get(q.r.Context(), Skillsets, q.name); err != nil {
 			return err
@@ -283,6 +283,52 @@ func (h *handler) route(q *request) error {
 		return NotImplemented("Resetting skills")
 	}
 	return notFound("The resource '%s' was not found.", q.r.URL.Path)
+}
+
+// newConnectionString reports whether a data source definition carries a
+// connection string to check (an update may leave it out, or send
+// "<unchanged>", to keep the stored one).
+func newConnectionString(def map[string]any) bool {
+	c, _ := def["credentials"].(map[string]any)
+	s, _ := c["connectionString"].(string)
+	return s != "" && s != "<unchanged>"
+}
+
+// indexerAction runs, resets or reports an existing indexer.
+func (h *handler) indexerAction(q *request, op string) error {
+	r := h.svc.indexers
+	switch {
+	case op == "resetdocs":
+		return NotImplemented("Resetting documents of an indexer (a preview API)")
+	case r == nil:
+		return NotImplemented("Running, resetting and the status of indexers")
+	case op == "run" && q.r.Method == http.MethodPost:
+		if err := r.Start(q.r.Context(), q.name); err != nil {
+			return err
+		}
+		return h.writeJSON(q, http.StatusAccepted, nil)
+	case op == "reset" && q.r.Method == http.MethodPost:
+		if err := r.Reset(q.r.Context(), q.name); err != nil {
+			return err
+		}
+		return h.writeJSON(q, http.StatusNoContent, nil)
+	case op == "status" && q.r.Method == http.MethodGet:
+		st, err := r.Status(q.r.Context(), q.name)
+		if err != nil {
+			return err
+		}
+		b, err := json.Marshal(st)
+		if err != nil {
+			return err
+		}
+		var body map[string]any
+		if err := json.Unmarshal(b, &body); err != nil {
+			return err
+		}
+		body["@odata.context"] = h.context(q, "Microsoft.Azure.Search.V2024_07_01.IndexerExecutionInfo")
+		return h.writeValue(q, http.StatusOK, body)
+	}
+	return methodNotAllowed(q.r.Method)
 }
 
 func isIndexerAction(op string) bool {
@@ -344,9 +390,20 @@ func (h *handler) put(q *request, create bool) error {
 	if err != nil {
 		return err
 	}
+	if q.kind == DataSources && h.svc.indexers != nil && newConnectionString(def) {
+		if err := h.svc.indexers.CheckDataSource(def); err != nil {
+			return err
+		}
+	}
 	res, created, err := h.svc.Put(q.r.Context(), q.kind, q.name, def, opts)
 	if err != nil {
 		return err
+	}
+	// Azure runs an indexer as soon as it is created, unless disabled.
+	if q.kind == Indexers && created && h.svc.indexers != nil && def["disabled"] != true {
+		if err := h.svc.indexers.Start(q.r.Context(), q.name); err != nil {
+			h.log.Warn("indexer did not start on create", "indexer", q.name, "err", err)
+		}
 	}
 	pref := prefer(q.r)
 	status := http.StatusOK
@@ -383,6 +440,13 @@ func (h *handler) get(q *request) error {
 func (h *handler) delete(q *request) error {
 	if err := h.svc.Delete(q.r.Context(), q.kind, q.name, preconditions(q.r)); err != nil {
 		return err
+	}
+	// A deleted indexer's run state goes, so that a new indexer of the
+	// same name starts from nothing.
+	if q.kind == Indexers && h.svc.indexers != nil {
+		if err := h.svc.indexers.Forget(q.r.Context(), q.name); err != nil {
+			return err
+		}
 	}
 	return h.writeJSON(q, http.StatusNoContent, nil)
 }

@@ -48,6 +48,8 @@ type Service struct {
 	adminKeys, queryKeys []string
 	// derived holds the bleve indexes derived from the documents in kv.
 	derived derivedIndexes
+	// indexers runs indexers (UseIndexers); nil answers runs 501.
+	indexers IndexerRunner
 }
 
 // New returns a Service over cfg.Store.

@@ -16,11 +16,7 @@ import (
 // startCosmos serves the Cosmos DB gateway: HTTPS with the certificate
 // kept in the data directory (generated on first start; in memory with
 // --in-memory), or plain HTTP when cfg.CosmosHTTP.
-func (s *Server) startCosmos(cfg Config) error {
-	svc, err := cosmos.New(cosmos.Config{Store: s.store, Now: cfg.Now, Logger: cfg.Logger, ScriptBudget: cfg.CosmosScriptBudget})
-	if err != nil {
-		return err
-	}
+func (s *Server) startCosmos(cfg Config, svc *cosmos.Service) error {
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.CosmosPort)))
 	if err != nil {
 		return fmt.Errorf("listen for cosmos: %w", err)

@@ -13,12 +13,13 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/blob"
+	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/file"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
 	"github.com/cerulean-db/cerulean/internal/queue"
-	"github.com/cerulean-db/cerulean/internal/search"
+	"github.com/cerulean-db/cerulean/internal/search/indexer"
 	"github.com/cerulean-db/cerulean/internal/smb"
 	"github.com/cerulean-db/cerulean/internal/table"
 )
@@ -71,16 +72,20 @@ type Server struct {
 	// stopSearchCatchUp ends the loop that keeps the Search service's
 	// bleve indexes caught up with the documents in kv.
 	stopSearchCatchUp func()
-	tableAddr         string // the Table service's host:port
-	fileAddr          string // the File service's host:port
-	smbAddr           string // the SMB server's host:port
-	smb               *smb.Server
-	cosmosAddr        string // the Cosmos DB gateway's host:port
-	cosmosScheme      string // "https", or "http" with Config.CosmosHTTP
-	searchAddr        string // the Azure AI Search service's host:port
-	servers           []*http.Server
-	wg                sync.WaitGroup
-	errs              chan error
+	// indexers run Search indexers; stopIndexerSchedule ends the loop
+	// that starts the scheduled ones.
+	indexers            *indexer.Engine
+	stopIndexerSchedule func()
+	tableAddr           string // the Table service's host:port
+	fileAddr            string // the File service's host:port
+	smbAddr             string // the SMB server's host:port
+	smb                 *smb.Server
+	cosmosAddr          string // the Cosmos DB gateway's host:port
+	cosmosScheme        string // "https", or "http" with Config.CosmosHTTP
+	searchAddr          string // the Azure AI Search service's host:port
+	servers             []*http.Server
+	wg                  sync.WaitGroup
+	errs                chan error
 }
 
 // Start opens the store and starts serving every service.
@@ -123,13 +128,14 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := s.startSMB(cfg, files); err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
-	if err := s.startCosmos(cfg); err != nil {
+	cosmosSvc, err := cosmos.New(cosmos.Config{Store: store, Now: cfg.Now, Logger: cfg.Logger, ScriptBudget: cfg.CosmosScriptBudget})
+	if err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
-	searchSvc := search.New(search.Config{Store: store, AdminKeys: cfg.SearchAdminKeys, QueryKeys: cfg.SearchQueryKeys, Now: cfg.Now, Logger: cfg.Logger})
-	s.stopSearchCatchUp = searchSvc.StartCatchUp()
-	s.searchAddr, err = s.listen(cfg.Host, cfg.SearchPort, "search", search.NewHandler(searchSvc))
-	if err != nil {
+	if err := s.startCosmos(cfg, cosmosSvc); err != nil {
+		return nil, errors.Join(err, s.Shutdown(context.Background()))
+	}
+	if err := s.startSearch(cfg, sources{blobs, tables, cosmosSvc}); err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	return s, nil
@@ -229,6 +235,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.wg.Wait()
 	if s.stopSearchCatchUp != nil {
 		s.stopSearchCatchUp()
+	}
+	if s.indexers != nil {
+		s.stopIndexerSchedule()
+		s.indexers.Close()
 	}
 	if s.stopQueueSweeper != nil {
 		s.stopQueueSweeper()

@@ -1,0 +1,69 @@
+package server
+
+import (
+	"context"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/blob"
+	"github.com/cerulean-db/cerulean/internal/cosmos"
+	"github.com/cerulean-db/cerulean/internal/search"
+	"github.com/cerulean-db/cerulean/internal/search/indexer"
+	"github.com/cerulean-db/cerulean/internal/table"
+)
+
+// sources are the services Search indexers read, through their domain
+// APIs.
+type sources struct {
+	blobs  *blob.Service
+	tables *table.Service
+	cosmos *cosmos.Service
+}
+
+// indexerSchedule is how often the server looks for scheduled indexers
+// that are due (each run is claimed in the store, so several front ends
+// never run one indexer twice).
+const indexerSchedule = 30 * time.Second
+
+// startSearch serves Azure AI Search: the resource and document service,
+// the loop that keeps its bleve indexes caught up with kv, and the
+// indexer engine, which writes what it reads through IndexDocuments.
+func (s *Server) startSearch(cfg Config, src sources) error {
+	svc := search.New(search.Config{Store: s.store, AdminKeys: cfg.SearchAdminKeys, QueryKeys: cfg.SearchQueryKeys, Now: cfg.Now, Logger: cfg.Logger})
+	engine, err := indexer.New(indexer.Config{Store: s.store, Search: svc, Blob: src.blobs, Table: src.tables, Cosmos: src.cosmos,
+		Accounts: cfg.Accounts, Sink: documentSink(svc), Now: cfg.Now, Logger: cfg.Logger})
+	if err != nil {
+		return err
+	}
+	s.indexers = engine
+	s.stopIndexerSchedule = engine.StartScheduler(indexerSchedule)
+	svc.UseIndexers(runner{engine})
+	s.stopSearchCatchUp = svc.StartCatchUp()
+	s.searchAddr, err = s.listen(cfg.Host, cfg.SearchPort, "search", search.NewHandler(svc))
+	return err
+}
+
+// documentSink writes an indexer's actions as one document batch.
+func documentSink(svc *search.Service) indexer.Sink {
+	return func(ctx context.Context, index string, actions []indexer.Action) ([]indexer.ItemResult, error) {
+		batch := make([]search.IndexAction, len(actions))
+		for i, a := range actions {
+			batch[i] = search.IndexAction{Action: a.Action, Doc: a.Doc}
+		}
+		res, err := svc.IndexDocuments(ctx, index, batch)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]indexer.ItemResult, len(res))
+		for i, r := range res {
+			out[i] = indexer.ItemResult{Key: r.Key, Status: r.Status, StatusCode: r.StatusCode, ErrorMessage: r.ErrorMessage}
+		}
+		return out, nil
+	}
+}
+
+// runner is the engine as the Search handler calls it.
+type runner struct{ *indexer.Engine }
+
+func (r runner) Status(ctx context.Context, name string) (any, error) {
+	return r.Engine.Status(ctx, name)
+}

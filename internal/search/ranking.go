@@ -121,11 +121,9 @@ func truncateDate(t time.Time, unit string) time.Time {
 	return time.Date(t.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
 }
 
-// scoringWeights returns the text weights of the scoring profile the
-// request names (or the index's default). Scoring functions are refused:
-// cerulean does not apply them yet, and silently ignoring them would
-// change the ranking the caller asked for.
-func (s *Service) scoringWeights(qc *queryContext, req *SearchRequest) (map[string]float64, error) {
+// scoringWeights returns the text weights and the functions of the
+// scoring profile the request names (or the index's default).
+func (s *Service) scoringWeights(qc *queryContext, req *SearchRequest) (map[string]float64, *scoringFunctions, error) {
 	name := req.ScoringProfile
 	explicit := name != ""
 	if name == "" {
@@ -133,9 +131,9 @@ func (s *Service) scoringWeights(qc *queryContext, req *SearchRequest) (map[stri
 	}
 	if name == "" {
 		if len(req.ScoringParameters) > 0 {
-			return nil, badRequest("scoringParameter was given, but no scoring profile applies to the request.")
+			return nil, nil, badRequest("scoringParameter was given, but no scoring profile applies to the request.")
 		}
-		return nil, nil
+		return nil, nil, nil
 	}
 	profiles, _ := qc.ix.Definition["scoringProfiles"].([]any)
 	for _, p := range profiles {
@@ -143,8 +141,9 @@ func (s *Service) scoringWeights(qc *queryContext, req *SearchRequest) (map[stri
 		if pm["name"] != name {
 			continue
 		}
-		if fns, _ := pm["functions"].([]any); len(fns) > 0 {
-			return nil, NotImplemented("Scoring functions (freshness, magnitude, distance, tag) of scoring profile '" + name + "'")
+		fns, err := scoringProfileFunctions(pm, req.ScoringParameters, s.now().UTC())
+		if err != nil {
+			return nil, nil, err
 		}
 		weights := map[string]float64{}
 		text, _ := pm["text"].(map[string]any)
@@ -154,12 +153,12 @@ func (s *Service) scoringWeights(qc *queryContext, req *SearchRequest) (map[stri
 				weights[path] = x
 			}
 		}
-		return weights, nil
+		return weights, fns, nil
 	}
 	if explicit {
-		return nil, badRequest("Unknown scoring profile '%s'.", name)
+		return nil, nil, badRequest("Unknown scoring profile '%s'.", name)
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
 // synonymsFor loads the synonym rules of every synonym map a searchable

@@ -195,7 +195,7 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 			return nil, queryError(err)
 		}
 	}
-	weights, err := s.scoringWeights(qc, req)
+	weights, functions, err := s.scoringWeights(qc, req)
 	if err != nil {
 		return nil, err
 	}
@@ -273,6 +273,12 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 		}
 		if textHits, err = qc.keepMatching(textHits, filter, exact); err != nil {
 			return nil, err
+		}
+		if functions != nil {
+			if textHits, err = qc.loadDocs(textHits); err != nil {
+				return nil, err
+			}
+			functions.apply(textHits)
 		}
 	}
 	hits := textHits

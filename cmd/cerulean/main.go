@@ -55,6 +55,7 @@ type serveFlags struct {
 	host                                                          string
 	blobPort, queuePort, tablePort, filePort, smbPort, cosmosPort port
 	searchPort                                                    port
+	searchHTTPS                                                   boolean
 	searchAdminKeys, searchQueryKeys                              apiKeys
 	dataDir                                                       string
 	inMemory                                                      boolean
@@ -82,7 +83,8 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.Var(&f.smbPort, "smb-port", "SMB 2.1/3.x server port (Azure Files over SMB; 445 needs privileges), 0 for a free one")
 	fs.Var(&f.cosmosPort, "cosmos-port", "Cosmos DB (NoSQL) gateway port, 0 for a free one")
 	fs.Var(&f.cosmosHTTP, "cosmos-http", "serve the Cosmos DB gateway over plain HTTP instead of HTTPS")
-	fs.Var(&f.searchPort, "search-port", "Azure AI Search service port (plain HTTP), 0 for a free one")
+	fs.Var(&f.searchPort, "search-port", "Azure AI Search service port (plain HTTP unless --search-https), 0 for a free one")
+	fs.Var(&f.searchHTTPS, "search-https", "serve Azure AI Search over HTTPS with the certificate the Cosmos gateway uses")
 	fs.Var(&f.searchAdminKeys, "search-admin-key", "Azure AI Search admin api-key(s), comma-separated")
 	fs.Var(&f.searchQueryKeys, "search-query-key", "Azure AI Search query (read-only) api-key(s), comma-separated")
 	fs.Var(&f.scriptBudget, "cosmos-script-budget", "time one Cosmos stored procedure, trigger or UDF run may take, e.g. 5s or 500ms (at most 10m)")
@@ -240,7 +242,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 	srv, err := server.Start(ctx, server.Config{
 		Host: f.host, BlobPort: int(f.blobPort), QueuePort: int(f.queuePort), TablePort: int(f.tablePort), FilePort: int(f.filePort), SMBPort: int(f.smbPort), DataDir: f.dataDir, InMemory: bool(f.inMemory),
 		CosmosPort: int(f.cosmosPort), CosmosHTTP: bool(f.cosmosHTTP), CosmosScriptBudget: time.Duration(f.scriptBudget),
-		SearchPort: int(f.searchPort), SearchAdminKeys: f.searchAdminKeys, SearchQueryKeys: f.searchQueryKeys,
+		SearchPort: int(f.searchPort), SearchHTTPS: bool(f.searchHTTPS), SearchAdminKeys: f.searchAdminKeys, SearchQueryKeys: f.searchQueryKeys,
 		Accounts: accounts, Logger: logger,
 	})
 	if err != nil {

@@ -38,14 +38,14 @@ func TestServeEnvUnderstood(t *testing.T) {
 		"CERULEAN_HOST": "0.0.0.0", "CERULEAN_BLOB_PORT": "0", "CERULEAN_QUEUE_PORT": "65535",
 		"CERULEAN_TABLE_PORT": "20002", "CERULEAN_FILE_PORT": "20004", "CERULEAN_SMB_PORT": "20445", "CERULEAN_COSMOS_PORT": "20003", "CERULEAN_COSMOS_HTTP": "TRUE",
 		"CERULEAN_DATA": "/tmp/x", "CERULEAN_IN_MEMORY": "1", "CERULEAN_LOG_LEVEL": "WARN", "CERULEAN_PPROF": "127.0.0.1:0",
-		"CERULEAN_COSMOS_SCRIPT_BUDGET": "750ms", "CERULEAN_SEARCH_PORT": "20005",
+		"CERULEAN_COSMOS_SCRIPT_BUDGET": "750ms", "CERULEAN_SEARCH_PORT": "20005", "CERULEAN_SEARCH_HTTPS": "true",
 		"CERULEAN_SEARCH_ADMIN_KEY": "admin-1", "CERULEAN_SEARCH_QUERY_KEY": "q1,q2",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := serveFlags{host: "0.0.0.0", blobPort: 0, queuePort: 65535, tablePort: 20002, filePort: 20004, smbPort: 20445, cosmosPort: 20003, cosmosHTTP: true,
-		searchPort: 20005, searchAdminKeys: apiKeys{"admin-1"}, searchQueryKeys: apiKeys{"q1", "q2"},
+		searchPort: 20005, searchHTTPS: true, searchAdminKeys: apiKeys{"admin-1"}, searchQueryKeys: apiKeys{"q1", "q2"},
 		dataDir: "/tmp/x", inMemory: true, logLevel: logLevel(slog.LevelWarn), pprof: "127.0.0.1:0", scriptBudget: budget(750 * time.Millisecond)}
 	if !reflect.DeepEqual(*f, want) {
 		t.Errorf("got %+v, want %+v", *f, want)

@@ -30,21 +30,12 @@ func (s *Server) startCosmos(cfg Config, svc *cosmos.Service) error {
 	}
 	scheme := "http"
 	if !cfg.CosmosHTTP {
-		dir := cfg.DataDir
-		if cfg.InMemory {
-			dir = ""
-		}
-		cert, path, err := cosmos.LoadOrCreateCertificate(dir)
+		cert, err := s.certificate(cfg)
 		if err != nil {
 			return errors.Join(err, ln.Close())
 		}
 		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 		scheme = "https"
-		if path != "" {
-			s.log.Info("cosmos TLS certificate (trust it, or use --cosmos-http)", "path", path)
-		} else {
-			s.log.Info("cosmos TLS certificate is self-signed and kept in memory")
-		}
 	}
 	s.servers = append(s.servers, srv)
 	s.wg.Go(func() {
@@ -70,3 +61,28 @@ func (s *Server) CosmosAddr() string { return s.cosmosAddr }
 // CosmosURL is the Cosmos DB gateway's endpoint, "https://host:port/" (or
 // http with CosmosHTTP).
 func (s *Server) CosmosURL() string { return s.cosmosScheme + "://" + s.cosmosAddr + "/" }
+
+// certificate is the self-signed certificate the HTTPS services (the
+// Cosmos gateway, and Search with SearchHTTPS) share, kept in the data
+// directory (generated on first start) or, in memory, made once per
+// process; a client trusts it once for both.
+func (s *Server) certificate(cfg Config) (tls.Certificate, error) {
+	if s.cert != nil {
+		return *s.cert, nil
+	}
+	dir := cfg.DataDir
+	if cfg.InMemory {
+		dir = ""
+	}
+	cert, path, err := cosmos.LoadOrCreateCertificate(dir)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	if path != "" {
+		s.log.Info("TLS certificate of the HTTPS services (trust it, or use --cosmos-http)", "path", path)
+	} else {
+		s.log.Info("TLS certificate of the HTTPS services is self-signed and kept in memory")
+	}
+	s.cert = &cert
+	return cert, nil
+}

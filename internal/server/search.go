@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/blob"
@@ -38,7 +39,17 @@ func (s *Server) startSearch(cfg Config, src sources) error {
 	s.stopIndexerSchedule = engine.StartScheduler(indexerSchedule)
 	svc.UseIndexers(runner{engine})
 	s.stopSearchCatchUp = svc.StartCatchUp()
-	s.searchAddr, err = s.listen(cfg.Host, cfg.SearchPort, "search", search.NewHandler(svc))
+	var tlsCfg *tls.Config
+	s.searchScheme = "http"
+	if cfg.SearchHTTPS {
+		cert, err := s.certificate(cfg)
+		if err != nil {
+			return err
+		}
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		s.searchScheme = "https"
+	}
+	s.searchAddr, err = s.listenTLS(cfg.Host, cfg.SearchPort, "search", search.NewHandler(svc), tlsCfg)
 	return err
 }
 

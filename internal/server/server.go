@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -43,10 +44,12 @@ type Config struct {
 	// CosmosScriptBudget bounds one server-side script run; zero means
 	// cosmos.DefaultScriptBudget.
 	CosmosScriptBudget time.Duration
-	// SearchPort is the Azure AI Search service's port (plain HTTP);
+	// SearchPort is the Azure AI Search service's port, plain HTTP unless
+	// SearchHTTPS (then with the certificate the Cosmos gateway uses);
 	// SearchAdminKeys and SearchQueryKeys are its api-keys (nil means
 	// search.DefaultAdminKey and search.DefaultQueryKey).
 	SearchPort      int
+	SearchHTTPS     bool
 	SearchAdminKeys []string
 	SearchQueryKeys []string
 	DataDir         string
@@ -80,9 +83,11 @@ type Server struct {
 	fileAddr            string // the File service's host:port
 	smbAddr             string // the SMB server's host:port
 	smb                 *smb.Server
-	cosmosAddr          string // the Cosmos DB gateway's host:port
-	cosmosScheme        string // "https", or "http" with Config.CosmosHTTP
-	searchAddr          string // the Azure AI Search service's host:port
+	cosmosAddr          string           // the Cosmos DB gateway's host:port
+	cosmosScheme        string           // "https", or "http" with Config.CosmosHTTP
+	searchAddr          string           // the Azure AI Search service's host:port
+	searchScheme        string           // "http", or "https" with Config.SearchHTTPS
+	cert                *tls.Certificate // the HTTPS services' certificate, once made
 	servers             []*http.Server
 	wg                  sync.WaitGroup
 	errs                chan error
@@ -152,11 +157,22 @@ func openStore(cfg Config) (kv.Store, error) {
 }
 
 func (s *Server) listen(host string, port int, name string, h http.Handler) (string, error) {
+	return s.listenTLS(host, port, name, h, nil)
+}
+
+// listenTLS is listen over TLS when cfg is not nil. Storage services
+// (plain HTTP) keep the raw header case for Shared Key; a TLS service
+// does not need it.
+func (s *Server) listenTLS(host string, port int, name string, h http.Handler, cfg *tls.Config) (string, error) {
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 	if err != nil {
 		return "", fmt.Errorf("listen for %s: %w", name, err)
 	}
-	ln = azhttp.CaseListener(ln)
+	if cfg != nil {
+		ln = tls.NewListener(ln, cfg)
+	} else {
+		ln = azhttp.CaseListener(ln)
+	}
 	srv := &http.Server{
 		Handler:           azhttp.IdleReadTimeout(bodyIdleTimeout, h),
 		ConnContext:       azhttp.CaseConnContext,
@@ -190,8 +206,9 @@ func (s *Server) FileAddr() string { return s.fileAddr }
 // SearchAddr is the Azure AI Search service's host:port.
 func (s *Server) SearchAddr() string { return s.searchAddr }
 
-// SearchURL is the Azure AI Search endpoint, "http://host:port".
-func (s *Server) SearchURL() string { return "http://" + s.searchAddr }
+// SearchURL is the Azure AI Search endpoint, "http://host:port" (https
+// with SearchHTTPS).
+func (s *Server) SearchURL() string { return s.searchScheme + "://" + s.searchAddr }
 
 // SMBAddr is the SMB server's host:port.
 func (s *Server) SMBAddr() string { return s.smbAddr }

@@ -39,8 +39,9 @@ type Env struct {
 type options struct {
 	dataDir string
 	now     func() time.Time
-	// cosmosTLS serves the Cosmos DB gateway over HTTPS.
-	cosmosTLS bool
+	// cosmosTLS serves the Cosmos DB gateway over HTTPS; searchTLS the
+	// Search service.
+	cosmosTLS, searchTLS bool
 	// scriptBudget bounds Cosmos server-side script runs (0: the default).
 	scriptBudget time.Duration
 }
@@ -58,6 +59,10 @@ func WithCosmosTLS() Option { return func(o *options) { o.cosmosTLS = true } }
 // WithScriptBudget sets the time one Cosmos stored procedure, trigger or
 // UDF run may take.
 func WithScriptBudget(d time.Duration) Option { return func(o *options) { o.scriptBudget = d } }
+
+// WithSearchTLS serves Search over HTTPS with the server's certificate
+// (kept in the data directory with WithDataDir).
+func WithSearchTLS() Option { return func(o *options) { o.searchTLS = true } }
 
 // WithClock drives the services' clock.
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
@@ -81,6 +86,7 @@ func Start(t testing.TB, opts ...Option) *Env {
 		Logger:             slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Now:                o.now,
 		CosmosHTTP:         !o.cosmosTLS,
+		SearchHTTPS:        o.searchTLS,
 		CosmosScriptBudget: o.scriptBudget,
 	})
 	if err != nil {

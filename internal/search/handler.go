@@ -399,10 +399,11 @@ func (h *handler) put(q *request, create bool) error {
 	if err != nil {
 		return err
 	}
-	// Azure runs an indexer as soon as it is created, unless disabled.
+	// Azure runs an indexer as soon as it is created, unless disabled. A
+	// POST names it in the body only: res.Name is the name either way.
 	if q.kind == Indexers && created && h.svc.indexers != nil && def["disabled"] != true {
-		if err := h.svc.indexers.Start(q.r.Context(), q.name); err != nil {
-			h.log.Warn("indexer did not start on create", "indexer", q.name, "err", err)
+		if err := h.svc.indexers.Start(q.r.Context(), res.Name); err != nil {
+			h.log.Warn("indexer did not start on create", "indexer", res.Name, "err", err)
 		}
 	}
 	pref := prefer(q.r)

@@ -17,6 +17,10 @@ func TestJavaScriptSDK(t *testing.T) {
 		env := servertest.Start(t, servertest.WithDataDir(t.TempDir()))
 		return []string{"CERULEAN_SEARCH_ENDPOINT=" + env.SearchURL,
 			"CERULEAN_SEARCH_ADMIN_KEY=" + env.SearchAdminKey, "CERULEAN_SEARCH_QUERY_KEY=" + env.SearchQueryKey,
-			"CERULEAN_BLOB_CONNECTION_STRING=" + env.ConnectionString}
+			"CERULEAN_BLOB_CONNECTION_STRING=" + env.ConnectionString,
+			// Cosmos DB over plain HTTP: the JavaScript SDK writes source
+			// items there, and a cosmosdb data source's connection string
+			// names the same endpoint and key.
+			"CERULEAN_COSMOS_ENDPOINT=" + env.CosmosURL, "CERULEAN_COSMOS_KEY=" + env.CosmosKey}
 	})
 }

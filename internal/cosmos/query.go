@@ -87,6 +87,27 @@ func scanDocs(rd kv.Reader, prefix []byte, keep func(map[string]any) bool) ([]ma
 	return out, err
 }
 
+// scanItemDocs is scanDocs over items, large ones reassembled.
+func scanItemDocs(rd kv.Reader, prefix []byte, keep func(map[string]any) bool) ([]map[string]any, error) {
+	var out []map[string]any
+	var derr error
+	err := scanItems(rd, prefix, nil, func(_, v []byte) bool {
+		m, err := decodeForQuery(v)
+		if err != nil {
+			derr = err
+			return false
+		}
+		if keep == nil || keep(m) {
+			out = append(out, m)
+		}
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	return out, err
+}
+
 // QueryItems runs q with params ("@name" → value) over the items of one
 // logical partition (or a hierarchical key prefix, or the whole container
 // when pk is empty) and returns every result, in the query's order.
@@ -104,7 +125,7 @@ func (t *Tx) QueryItems(db, coll string, pk PartitionKey, q *Query, params map[s
 	if err != nil {
 		return nil, err
 	}
-	docs, err := scanDocs(t.rd, partitionPrefix(db, coll, comps), func(m map[string]any) bool { return !c.expired(m, t.ts) })
+	docs, err := scanItemDocs(t.rd, partitionPrefix(db, coll, comps), func(m map[string]any) bool { return !c.expired(m, t.ts) })
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-
 )
 
 // defaultPageSize is the page size of an item feed when none is asked for.

@@ -87,53 +87,12 @@ func scanDocs(rd kv.Reader, prefix []byte, keep func(map[string]any) bool) ([]ma
 	return out, err
 }
 
-// scanItemDocs is scanDocs over items, large ones reassembled.
-func scanItemDocs(rd kv.Reader, prefix []byte, keep func(map[string]any) bool) ([]map[string]any, error) {
-	var out []map[string]any
-	var derr error
-	err := scanItems(rd, prefix, nil, func(_, v []byte) bool {
-		m, err := decodeForQuery(v)
-		if err != nil {
-			derr = err
-			return false
-		}
-		if keep == nil || keep(m) {
-			out = append(out, m)
-		}
-		return true
-	})
-	if err == nil {
-		err = derr
-	}
-	return out, err
-}
-
 // QueryItems runs q with params ("@name" → value) over the items of one
 // logical partition (or a hierarchical key prefix, or the whole container
 // when pk is empty) and returns every result, in the query's order.
 // Expired items are left out.
 func (t *Tx) QueryItems(db, coll string, pk PartitionKey, q *Query, params map[string]any) (*Feed, error) {
-	hdr, ok, err := pk.components()
-	if err != nil {
-		return nil, err
-	}
-	c, err := t.container(db, coll)
-	if err != nil {
-		return nil, err
-	}
-	comps, err := c.scopePartitionKey(hdr, ok)
-	if err != nil {
-		return nil, err
-	}
-	docs, err := scanItemDocs(t.rd, partitionPrefix(db, coll, comps), func(m map[string]any) bool { return !c.expired(m, t.ts) })
-	if err != nil {
-		return nil, err
-	}
-	res, err := q.runWith(docs, params, t.udfs(db, coll))
-	if err != nil {
-		return nil, err
-	}
-	return &Feed{ResourceID: c.rid(), Items: res}, nil
+	return t.queryItems(db, coll, pk, q, params, itemQueryOptions{})
 }
 
 // QueryItems is Tx.QueryItems on a committed snapshot.

@@ -141,3 +141,13 @@ func samePath(a, b []string) bool {
 	}
 	return true
 }
+
+// NeedsQueryPlan reports whether running the query across partitions
+// needs state carried between them — TOP, ORDER BY, OFFSET/LIMIT,
+// aggregates, DISTINCT or GROUP BY — which the gateway does not serve
+// across partitions without the SDK's query plan.
+func (q *Query) NeedsQueryPlan() bool {
+	s := q.sel
+	return s.top != nil || s.offset != nil || s.limit != nil || len(s.orderBy) > 0 ||
+		len(s.groupBy) > 0 || s.distinct || s.aggregate
+}

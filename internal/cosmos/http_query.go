@@ -106,7 +106,13 @@ func (h *handler) runQuery(q *request, feedName string, run func(*Query, map[str
 // included) over the single partition key range, so the plan asks the SDK
 // for nothing but a pass-through of that range's pages.
 func (h *handler) writeQueryPlan(q *request) error {
-	return h.writeValue(q, http.StatusOK, map[string]any{
+	return h.writeValue(q, http.StatusOK, queryPlan())
+}
+
+// queryPlan is the plan writeQueryPlan answers (and the gateway's refusal
+// of a cross-partition query carries).
+func queryPlan() map[string]any {
+	return map[string]any{
 		"partitionedQueryExecutionInfoVersion": 2,
 		"queryInfo": map[string]any{
 			"distinctType":                "None",
@@ -125,7 +131,7 @@ func (h *handler) writeQueryPlan(q *request) error {
 			"hasNonStreamingOrderBy":      false,
 		},
 		"queryRanges": []any{map[string]any{"min": "", "max": "FF", "isMinInclusive": true, "isMaxInclusive": false}},
-	})
+	}
 }
 
 func (h *handler) queryItems(q *request, db, coll string) error {

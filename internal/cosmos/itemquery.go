@@ -2,6 +2,7 @@ package cosmos
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/cosmos/query"
@@ -37,7 +38,15 @@ func crossPartitionDisabled() *Error {
 
 // errCrossPartitionNotServable is that refusal; the handler recognises
 // it (by identity: every 400 matches ErrBadRequest) to add the sub-status.
-var errCrossPartitionNotServable = badRequest("The provided cross partition query can not be directly served by the gateway. This is a first chance (internal) exception that all newer clients will know how to handle gracefully. This exception is traced, but unless you see it bubble up as an exception (which only happens on older SDK clients), then you can safely ignore this message.")
+// Its additionalErrorInfo is the query plan, which is what tells the
+// JavaScript SDK to run the query through its plan.
+var errCrossPartitionNotServable = withQueryPlan(badRequest("The provided cross partition query can not be directly served by the gateway. This is a first chance (internal) exception that all newer clients will know how to handle gracefully. This exception is traced, but unless you see it bubble up as an exception (which only happens on older SDK clients), then you can safely ignore this message."))
+
+func withQueryPlan(e *Error) *Error {
+	b, _ := json.Marshal(queryPlan())
+	e.AdditionalErrorInfo = string(b)
+	return e
+}
 
 // engine returns the parsed query of package query behind q.
 func (q *Query) engine() *query.Query {

@@ -119,6 +119,20 @@ func TestCrossPartitionQueryWithoutPlan(t *testing.T) {
 			t.Errorf("%s: %v, want 400 with sub-status 1004", q, err)
 		}
 	}
+	// The refusal carries the query plan, which the JavaScript SDK looks
+	// for before running the query through its plan.
+	resp, body := send(t, env, rawRequest{
+		method: http.MethodPost, path: "/dbs/db/colls/items/docs", resourceType: "docs", link: "dbs/db/colls/items",
+		body: []byte(`{"query":"SELECT * FROM c ORDER BY c.n","parameters":[]}`),
+		header: map[string]string{
+			"Content-Type": "application/query+json", "x-ms-documentdb-isquery": "true",
+			"x-ms-documentdb-query-enablecrosspartition": "true",
+		},
+	})
+	info, _ := decode(t, body)["additionalErrorInfo"].(string)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(info, `"partitionedQueryExecutionInfoVersion":2`) {
+		t.Fatalf("refusal: %d %s", resp.StatusCode, body)
+	}
 	off := false
 	_, err := cc.NewQueryItemsPager("SELECT * FROM c", all, &azcosmos.QueryOptions{EnableCrossPartitionQuery: &off}).NextPage(ctx)
 	if statusOf(err) != http.StatusBadRequest || !strings.Contains(err.Error(), "Cross partition query is required but disabled") {
@@ -126,7 +140,7 @@ func TestCrossPartitionQueryWithoutPlan(t *testing.T) {
 	}
 	// An SDK that ran the query plan sends the query to a partition key
 	// range; the gateway runs it there.
-	resp, body := send(t, env, rawRequest{
+	resp, body = send(t, env, rawRequest{
 		method: http.MethodPost, path: "/dbs/db/colls/items/docs", resourceType: "docs", link: "dbs/db/colls/items",
 		body: []byte(`{"query":"SELECT VALUE c.n FROM c ORDER BY c.n DESC","parameters":[]}`),
 		header: map[string]string{

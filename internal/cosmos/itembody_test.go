@@ -145,3 +145,30 @@ func TestItemIDRules(t *testing.T) {
 		}
 	}
 }
+
+// TestLargeItemExpires: an expired large item reads as absent, and the
+// write that finds it removes its pieces with it.
+func TestLargeItemExpires(t *testing.T) {
+	s, clock := newTestService(t, `{"id":"items","partitionKey":{"paths":["/pk"]},"defaultTtl":10}`)
+	ctx := context.Background()
+	pk := pkOf(t, "a")
+	if _, err := s.CreateItem(ctx, "db", "items", pk, bigDoc("big", 500*1024), ItemOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(11 * time.Second)
+	if _, err := s.ReadItem(ctx, "db", "items", pk, "big", ItemOptions{}); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("expired large item: %v, want ErrNotFound", err)
+	}
+	if _, err := s.CreateItem(ctx, "db", "items", pk, []byte(`{"id":"big","pk":"a"}`), ItemOptions{}); err != nil {
+		t.Fatalf("create over the expired item: %v", err)
+	}
+	if err := s.store.View(ctx, func(r kv.Reader) error {
+		p := chunksOfContainer("db", "items")
+		return r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
+			t.Errorf("piece %x left behind", k)
+			return true
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+}

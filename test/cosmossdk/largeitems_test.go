@@ -81,4 +81,21 @@ func largeItemsRoundTrip(t *testing.T, opts ...servertest.Option) {
 	if _, err := cc.DeleteItem(ctx, pk, "large", nil); err != nil {
 		t.Fatal(err)
 	}
+	// A transactional batch writes and reads a large item in one commit.
+	b := cc.NewTransactionalBatch(pk)
+	b.CreateItem(doc, nil)
+	b.ReadItem("large", nil)
+	ops := azcosmos.PatchOperations{}
+	ops.AppendSet("/patched", true)
+	b.PatchItem("large", ops, nil)
+	resp, err := cc.ExecuteTransactionalBatch(ctx, b, nil)
+	if err != nil || !resp.Success {
+		t.Fatalf("batch with a large item: %v", err)
+	}
+	if got := decode(t, resp.OperationResults[1].ResourceBody); got["blob"] != blob {
+		t.Fatal("batch read returned a different blob")
+	}
+	if r, err := cc.ReadItem(ctx, pk, "large", nil); err != nil || decode(t, r.Value)["patched"] != true || decode(t, r.Value)["blob"] != blob {
+		t.Fatalf("after the batch: %v", err)
+	}
 }

@@ -20,7 +20,10 @@
 //
 //	Cd db                                  database record
 //	Cc db coll                             container record
-//	Ci db coll pk1 … pkN id                item (JSON with system properties)
+//	Ci db coll pk1 … pkN id                item (JSON with system properties),
+//	                                       or the head of a large one
+//	Cj db coll pk1 … pkN id 0x01 n         piece n ≥ 1 of a large item
+//	                                       (itembody.go: items up to 2 MB)
 //	Cu db coll pk1 … pkN uniqueKey values  unique-key index entry → item id
 //	Cs db coll kind id                     script record (kind: sprocs,
 //	                                       triggers or udfs; JSON with "body")

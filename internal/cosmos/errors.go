@@ -18,6 +18,10 @@ type Error struct {
 	Status  int
 	Code    string
 	Message string
+	// AdditionalErrorInfo, when set, goes in the body's
+	// "additionalErrorInfo" (the query plan of a cross-partition query the
+	// gateway does not serve, which SDKs look for).
+	AdditionalErrorInfo string
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
@@ -122,7 +126,11 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		w.WriteHeader(e.Status)
 		return
 	}
-	body, _ := json.Marshal(map[string]string{"code": e.Code, "message": e.Message})
+	fields := map[string]string{"code": e.Code, "message": e.Message}
+	if e.AdditionalErrorInfo != "" {
+		fields["additionalErrorInfo"] = e.AdditionalErrorInfo
+	}
+	body, _ := json.Marshal(fields)
 	hdr.Set("Content-Type", "application/json")
 	hdr.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(e.Status)

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-
-	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
 // defaultPageSize is the page size of an item feed when none is asked for.
@@ -75,7 +73,10 @@ func (t *Tx) ReadItemFeed(db, coll string, pk PartitionKey, opts FeedOptions) (*
 	var last []byte
 	more := false
 	var derr error
-	err = t.rd.Scan(from, kv.PrefixEnd(prefix), func(k, v []byte) bool {
+	if start == nil {
+		from = nil
+	}
+	err = scanItems(t.rd, prefix, from, func(k, v []byte) bool {
 		if len(f.Items) == size {
 			more = true
 			return false
@@ -91,7 +92,7 @@ func (t *Tx) ReadItemFeed(db, coll string, pk PartitionKey, opts FeedOptions) (*
 			}
 		}
 		last = append(last[:0], k...)
-		f.Items = append(f.Items, json.RawMessage(append([]byte(nil), v...)))
+		f.Items = append(f.Items, json.RawMessage(v))
 		return true
 	})
 	if err == nil {

@@ -251,7 +251,7 @@ func readBody(r *http.Request) ([]byte, error) {
 		return nil, badRequest("The request body could not be read: %v", err)
 	}
 	if len(b) > maxBody {
-		return nil, tooLarge("Request size is too large.")
+		return nil, tooLarge("%s", gatewayMessage("Request size is too large"))
 	}
 	return b, nil
 }

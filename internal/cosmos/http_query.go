@@ -2,8 +2,10 @@ package cosmos
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // querySpec is the body of a query request.
@@ -51,8 +53,10 @@ func parseQueryContinuation(v string) (int, error) {
 }
 
 // runQuery parses a query request, runs it with run and answers one page
-// of results under feed name.
-func (h *handler) runQuery(q *request, feedName string, run func(*Query, map[string]any) (*Feed, error)) error {
+// of results under feed name; with stats (item queries), the page carries
+// the query and index metrics the request asks for, from what run
+// measured into stats.
+func (h *handler) runQuery(q *request, feedName string, run func(*Query, map[string]any) (*Feed, error), stats *queryStats) error {
 	b, err := readBody(q.r)
 	if err != nil {
 		return err
@@ -61,10 +65,12 @@ func (h *handler) runQuery(q *request, feedName string, run func(*Query, map[str
 	if err != nil {
 		return err
 	}
+	compileStart := time.Now()
 	query, err := ParseQuery(spec.Query)
 	if err != nil {
 		return err
 	}
+	compile := time.Since(compileStart)
 	if strings.EqualFold(q.r.Header.Get("x-ms-cosmos-is-query-plan-request"), "true") {
 		return h.writeQueryPlan(q)
 	}
@@ -89,6 +95,9 @@ func (h *handler) runQuery(q *request, feedName string, run func(*Query, map[str
 		tok, _ := json.Marshal(queryContinuation{Offset: end})
 		q.w.Header().Set("x-ms-continuation", string(tok))
 	}
+	if stats != nil {
+		writeQueryMetrics(q, query, compile, stats, results[offset:end])
+	}
 	return h.writeFeed(q, f.ResourceID, feedName, results[offset:end])
 }
 
@@ -97,7 +106,13 @@ func (h *handler) runQuery(q *request, feedName string, run func(*Query, map[str
 // included) over the single partition key range, so the plan asks the SDK
 // for nothing but a pass-through of that range's pages.
 func (h *handler) writeQueryPlan(q *request) error {
-	return h.writeValue(q, http.StatusOK, map[string]any{
+	return h.writeValue(q, http.StatusOK, queryPlan())
+}
+
+// queryPlan is the plan writeQueryPlan answers (and the gateway's refusal
+// of a cross-partition query carries).
+func queryPlan() map[string]any {
+	return map[string]any{
 		"partitionedQueryExecutionInfoVersion": 2,
 		"queryInfo": map[string]any{
 			"distinctType":                "None",
@@ -116,7 +131,7 @@ func (h *handler) writeQueryPlan(q *request) error {
 			"hasNonStreamingOrderBy":      false,
 		},
 		"queryRanges": []any{map[string]any{"min": "", "max": "FF", "isMinInclusive": true, "isMaxInclusive": false}},
-	})
+	}
 }
 
 func (h *handler) queryItems(q *request, db, coll string) error {
@@ -125,19 +140,31 @@ func (h *handler) queryItems(q *request, db, coll string) error {
 	if _, _, err := pk.components(); err != nil {
 		return err
 	}
-	return h.runQuery(q, "Documents", func(query *Query, params map[string]any) (*Feed, error) {
-		return h.svc.QueryItems(q.r.Context(), db, coll, pk, query, params)
-	})
+	var stats queryStats
+	opts := itemQueryOptions{
+		// A request naming a partition key range comes from an SDK that
+		// ran the query plan; the gateway routes it without judging it.
+		gateway:        q.r.Header.Get("x-ms-documentdb-partitionkeyrangeid") == "",
+		crossPartition: strings.EqualFold(q.r.Header.Get("x-ms-documentdb-query-enablecrosspartition"), "true"),
+		stats:          &stats,
+	}
+	err := h.runQuery(q, "Documents", func(query *Query, params map[string]any) (*Feed, error) {
+		return h.svc.queryItemsAsGateway(q.r.Context(), db, coll, pk, query, params, opts)
+	}, &stats)
+	if e := (*Error)(nil); errors.As(err, &e) && e == errCrossPartitionNotServable {
+		q.w.Header().Set("x-ms-substatus", subStatusCrossPartitionQueryNotServable)
+	}
+	return err
 }
 
 func (h *handler) queryDatabases(q *request) error {
 	return h.runQuery(q, "Databases", func(query *Query, params map[string]any) (*Feed, error) {
 		return h.svc.QueryDatabases(q.r.Context(), query, params)
-	})
+	}, nil)
 }
 
 func (h *handler) queryContainers(q *request, db string) error {
 	return h.runQuery(q, "DocumentCollections", func(query *Query, params map[string]any) (*Feed, error) {
 		return h.svc.QueryContainers(q.r.Context(), db, query, params)
-	})
+	}, nil)
 }

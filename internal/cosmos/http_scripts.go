@@ -58,7 +58,7 @@ func (h *handler) listScripts(q *request, db, coll string, kind ScriptKind) erro
 func (h *handler) queryScripts(q *request, db, coll string, kind ScriptKind) error {
 	return h.runQuery(q, kind.FeedName(), func(query *Query, params map[string]any) (*Feed, error) {
 		return h.svc.QueryScripts(q.r.Context(), db, coll, kind, query, params)
-	})
+	}, nil)
 }
 
 // executeStoredProcedure runs a stored procedure: the body is the JSON

@@ -76,6 +76,9 @@ func (p *partition) get(id string) (*storedItem, error) {
 	if err != nil {
 		return nil, err
 	}
+	if b, err = itemBody(p.t.rd, p.key(id), b); err != nil {
+		return nil, err
+	}
 	doc, err := decodeObject(b)
 	if err != nil {
 		return nil, err
@@ -88,7 +91,7 @@ func (p *partition) get(id string) (*storedItem, error) {
 		if err := p.unindex(doc); err != nil {
 			return nil, err
 		}
-		return nil, p.t.tx.Delete(p.key(id))
+		return nil, deleteItemBody(p.t.tx, p.key(id))
 	}
 	return &storedItem{raw: b, doc: doc}, nil
 }
@@ -127,13 +130,13 @@ func (p *partition) write(doc map[string]any, old *storedItem) (*Item, error) {
 	if err != nil {
 		return nil, badRequest("The item cannot be encoded: %v", err)
 	}
-	if len(it.Body) > kv.MaxValueSize-1000 {
-		return nil, tooLarge("Request size is too large: an item may be at most %d bytes in cerulean.", kv.MaxValueSize-1000)
+	if len(it.Body) > maxItemSize {
+		return nil, tooLarge("%s", gatewayMessage("Request size is too large"))
 	}
 	if err := p.index(doc, id); err != nil {
 		return nil, err
 	}
-	if err := p.t.tx.Set(p.key(id), it.Body); err != nil {
+	if err := putItemBody(p.t.tx, p.key(id), it.Body); err != nil {
 		return nil, err
 	}
 	p.t.s.noteVersion(v)
@@ -378,7 +381,7 @@ func (t *Tx) DeleteItem(db, coll string, pk PartitionKey, id string, opts ItemOp
 	if err := p.unindex(old.doc); err != nil {
 		return nil, err
 	}
-	if err := p.t.tx.Delete(p.key(id)); err != nil {
+	if err := deleteItemBody(p.t.tx, p.key(id)); err != nil {
 		return nil, err
 	}
 	return old.item(), nil

@@ -92,27 +92,7 @@ func scanDocs(rd kv.Reader, prefix []byte, keep func(map[string]any) bool) ([]ma
 // when pk is empty) and returns every result, in the query's order.
 // Expired items are left out.
 func (t *Tx) QueryItems(db, coll string, pk PartitionKey, q *Query, params map[string]any) (*Feed, error) {
-	hdr, ok, err := pk.components()
-	if err != nil {
-		return nil, err
-	}
-	c, err := t.container(db, coll)
-	if err != nil {
-		return nil, err
-	}
-	comps, err := c.scopePartitionKey(hdr, ok)
-	if err != nil {
-		return nil, err
-	}
-	docs, err := scanDocs(t.rd, partitionPrefix(db, coll, comps), func(m map[string]any) bool { return !c.expired(m, t.ts) })
-	if err != nil {
-		return nil, err
-	}
-	res, err := q.runWith(docs, params, t.udfs(db, coll))
-	if err != nil {
-		return nil, err
-	}
-	return &Feed{ResourceID: c.rid(), Items: res}, nil
+	return t.queryItems(db, coll, pk, q, params, itemQueryOptions{})
 }
 
 // QueryItems is Tx.QueryItems on a committed snapshot.

@@ -43,13 +43,18 @@ func decodeRID(s string) []byte {
 	return b
 }
 
-// validID enforces Cosmos DB's id rules: 1–255 characters, none of / \ ? #,
-// no trailing space.
+// validID enforces Cosmos DB's id rules: 1–255 characters (an item's id:
+// up to 1023 bytes, Cosmos DB's per-item limit), none of / \ ? #, no
+// trailing space.
 func validID(kind, id string) error {
 	if id == "" {
 		return badRequest("The input %s id is missing or empty.", kind)
 	}
-	if utf8.RuneCountInString(id) > 255 {
+	if kind == "item" {
+		if len(id) > maxItemIDBytes {
+			return badRequest("The input item id is longer than %d bytes.", maxItemIDBytes)
+		}
+	} else if utf8.RuneCountInString(id) > 255 {
 		return badRequest("The input %s id is longer than 255 characters.", kind)
 	}
 	if strings.ContainsAny(id, `/\?#`) || strings.HasSuffix(id, " ") {
@@ -271,7 +276,7 @@ func (s *Service) DeleteDatabase(ctx context.Context, db string, pre Preconditio
 		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
 			return err
 		}
-		for _, p := range [][]byte{containersPrefix(db), itemsOfDatabase(db), uniqueOfDatabase(db), scriptsOfDatabase(db)} {
+		for _, p := range [][]byte{containersPrefix(db), itemsOfDatabase(db), chunksOfDatabase(db), uniqueOfDatabase(db), scriptsOfDatabase(db)} {
 			if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
 				return err
 			}
@@ -601,7 +606,7 @@ func (s *Service) DeleteContainer(ctx context.Context, db, coll string, pre Prec
 		if err := pre.check(conditions.Write, true, c.rec.str("_etag")); err != nil {
 			return err
 		}
-		for _, p := range [][]byte{itemsPrefix(db, coll), uniquePrefix(db, coll), scriptsOfContainer(db, coll)} {
+		for _, p := range [][]byte{itemsPrefix(db, coll), chunksOfContainer(db, coll), uniquePrefix(db, coll), scriptsOfContainer(db, coll)} {
 			if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
 				return err
 			}

@@ -188,7 +188,9 @@ func TestItemCRUD(t *testing.T) {
 	if len(ids) != 3 {
 		t.Fatalf("cross-partition read of all items: %v", ids)
 	}
-	if ids := queryIDs(t, cc, "SELECT * FROM c WHERE c.n >= @min ORDER BY c.n DESC", azcosmos.NewPartitionKey(), azcosmos.QueryParameter{Name: "@min", Value: 2}); len(ids) != 3 || ids[0] != "1" {
+	// ORDER BY across partitions needs a query plan the Go SDK does not
+	// fetch; a filter that pins the partition key makes it one partition's.
+	if ids := queryIDs(t, cc, "SELECT * FROM c WHERE c.n >= @min AND c.pk = 'a' ORDER BY c.n DESC", azcosmos.NewPartitionKey(), azcosmos.QueryParameter{Name: "@min", Value: 2}); len(ids) != 2 || ids[0] != "2" {
 		t.Fatalf("ordered query: %v", ids)
 	}
 	if _, err := cc.DeleteItem(ctx, pk, "1", nil); err != nil {

@@ -1,0 +1,156 @@
+package cosmos
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/cosmos/query"
+)
+
+// itemQueryOptions say how a query of items is run beyond its text.
+type itemQueryOptions struct {
+	// gateway applies the gateway's rules for a query sent without a
+	// query plan (no partition key range named): a query that spans
+	// logical partitions needs crossPartition, and one needing state
+	// across partitions (ORDER BY, aggregates, …) is refused with
+	// sub-status 1004 so that the SDK fetches a plan.
+	gateway        bool
+	crossPartition bool
+	// stats, when set, receives what the run read and how long it took.
+	stats *queryStats
+}
+
+// queryStats are the measurements behind the query metrics header.
+type queryStats struct {
+	retrievedCount int
+	retrievedSize  int
+	load, exec     time.Duration
+}
+
+// Sub-status of the gateway's refusal of a cross-partition query it
+// cannot serve without a query plan (CrossPartitionQueryNotServable).
+const subStatusCrossPartitionQueryNotServable = "1004"
+
+func crossPartitionDisabled() *Error {
+	return badRequest("Cross partition query is required but disabled. Please set x-ms-documentdb-query-enablecrosspartition to true, specify x-ms-documentdb-partitionkey, or revise your query to avoid this exception.")
+}
+
+// errCrossPartitionNotServable is that refusal; the handler recognises
+// it (by identity: every 400 matches ErrBadRequest) to add the sub-status.
+// Its additionalErrorInfo is the query plan, which is what tells the
+// JavaScript SDK to run the query through its plan.
+var errCrossPartitionNotServable = withQueryPlan(badRequest("The provided cross partition query can not be directly served by the gateway. This is a first chance (internal) exception that all newer clients will know how to handle gracefully. This exception is traced, but unless you see it bubble up as an exception (which only happens on older SDK clients), then you can safely ignore this message."))
+
+func withQueryPlan(e *Error) *Error {
+	b, _ := json.Marshal(queryPlan())
+	e.AdditionalErrorInfo = string(b)
+	return e
+}
+
+// engine returns the parsed query of package query behind q.
+func (q *Query) engine() *query.Query {
+	if q == nil {
+		return nil
+	}
+	if e, ok := q.q.(engineQuery); ok {
+		return e.q
+	}
+	return nil
+}
+
+// pinnedPartition returns the logical partition a query's filter pins
+// every partition-key path of c to (WHERE c.pk = 'a' AND …), or nil.
+func (c *container) pinnedPartition(q *Query, params map[string]any) []string {
+	e := q.engine()
+	if e == nil || len(c.pkPaths) == 0 {
+		return nil
+	}
+	var comps []string
+	for _, path := range c.pkPaths {
+		v, ok := e.PinnedValue(path, params)
+		if _, object := v.(map[string]any); !ok || object {
+			return nil
+		}
+		comp, err := pkComponent(normalizeValue(v))
+		if err != nil {
+			return nil
+		}
+		comps = append(comps, comp)
+	}
+	return comps
+}
+
+// queryItems is QueryItems with options.
+func (t *Tx) queryItems(db, coll string, pk PartitionKey, q *Query, params map[string]any, o itemQueryOptions) (*Feed, error) {
+	hdr, ok, err := pk.components()
+	if err != nil {
+		return nil, err
+	}
+	c, err := t.container(db, coll)
+	if err != nil {
+		return nil, err
+	}
+	comps, err := c.scopePartitionKey(hdr, ok)
+	if err != nil {
+		return nil, err
+	}
+	if o.gateway && comps == nil && len(c.pkPaths) > 0 {
+		if pinned := c.pinnedPartition(q, params); pinned != nil {
+			comps = pinned
+		} else if !o.crossPartition {
+			return nil, crossPartitionDisabled()
+		} else if e := q.engine(); e != nil && e.NeedsQueryPlan() {
+			return nil, errCrossPartitionNotServable
+		}
+	}
+	start := time.Now()
+	var docs []map[string]any
+	var derr error
+	var st queryStats
+	err = scanItems(t.rd, partitionPrefix(db, coll, comps), nil, func(_, v []byte) bool {
+		m, err := decodeForQuery(v)
+		if err != nil {
+			derr = err
+			return false
+		}
+		if !c.expired(m, t.ts) {
+			st.retrievedCount++
+			st.retrievedSize += len(v)
+			docs = append(docs, m)
+		}
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	if err != nil {
+		return nil, err
+	}
+	st.load = time.Since(start)
+	start = time.Now()
+	res, err := q.runWith(docs, params, t.udfs(db, coll))
+	if err != nil {
+		return nil, err
+	}
+	st.exec = time.Since(start)
+	if o.stats != nil {
+		*o.stats = st
+	}
+	return &Feed{ResourceID: c.rid(), Items: res}, nil
+}
+
+// queryItemsAsGateway runs a query request on a committed snapshot with
+// the gateway's rules and measurements.
+func (s *Service) queryItemsAsGateway(ctx context.Context, db, coll string, pk PartitionKey, q *Query, params map[string]any, o itemQueryOptions) (*Feed, error) {
+	var f *Feed
+	err := s.view(ctx, func(t *Tx) error {
+		var err error
+		f, err = t.queryItems(db, coll, pk, q, params, o)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}

@@ -227,7 +227,7 @@ func allVersionsEntry(c *container, rec *changeRecord) (json.RawMessage, error) 
 		meta["timeToLiveExpired"] = rec.TTLExpired
 		entry["previous"] = deletedIdentity(c, rec)
 	} else {
-		entry["current"] = withLSN(rec.Doc, rec.LSN)
+		entry["current"] = json.RawMessage(withLSN(rec.Doc, rec.LSN))
 	}
 	return marshal(entry)
 }

@@ -3,15 +3,18 @@ package cosmossdk
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"slices"
 	"sort"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/cosmos/epk"
 	"github.com/cerulean-db/cerulean/internal/servertest"
 )
@@ -252,4 +255,99 @@ func TestReadMany(t *testing.T) {
 	if want := []string{"m0", "m10", "m2", "m4", "m6", "m8"}; !slices.Equal(got, want) {
 		t.Fatalf("read many: %v, want %v", got, want)
 	}
+}
+
+// TestChangeFeedAcrossKill9: a reader polls the change feed while clients
+// write; the server is killed with SIGKILL and restarted, and the reader
+// resumes from its last continuation. Every acknowledged item appears,
+// and no item appears twice.
+func TestChangeFeedAcrossKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills a real server")
+	}
+	bin := servertest.BuildBinary(t)
+	dataDir := t.TempDir()
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	port := l.Addr().(*net.TCPAddr).Port
+	_ = l.Close() // only the free port number was wanted
+	env := &servertest.Env{CosmosURL: "http://127.0.0.1:" + strconv.Itoa(port) + "/", CosmosKey: cosmos.EmulatorKey}
+	proc := startBinary(t, bin, dataDir, port)
+	ctx := context.Background()
+	c := newClient(t, env)
+	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	db, _ := c.NewDatabase("db")
+	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "items", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cc, _ := c.NewContainer("db", "items")
+	var mu sync.Mutex
+	acked := map[string]bool{}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			wc, _ := newClient(t, env).NewContainer("db", "items")
+			pk := "w" + strconv.Itoa(w)
+			for i := 0; ; i++ {
+				id := pk + "-" + strconv.Itoa(i)
+				if _, err := wc.CreateItem(ctx, azcosmos.NewPartitionKeyString(pk), mustJSON(t, map[string]any{"id": id, "pk": pk}), nil); err != nil {
+					return // the server died
+				}
+				mu.Lock()
+				acked[id] = true
+				mu.Unlock()
+			}
+		})
+	}
+	seen := map[string]int{}
+	opts := azcosmos.ChangeFeedOptions{FeedRange: wholeRange(t, cc), MaxItemCount: 5}
+	readSome := func(cc *azcosmos.ContainerClient) error {
+		resp, err := cc.ReadChangeFeed(ctx, &opts)
+		if err != nil {
+			return err
+		}
+		tok := resp.ContinuationToken
+		opts.Continuation, opts.FeedRange = &tok, nil
+		for _, it := range resp.Items {
+			seen[decode(t, it)["id"].(string)]++
+		}
+		return nil
+	}
+	t0 := time.Now()
+	for time.Since(t0) < 15*time.Second && len(seen) < 30 {
+		if err := readSome(cc); err != nil {
+			t.Fatalf("change feed before the kill: %v", err)
+		}
+	}
+	if err := proc.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	_ = proc.Wait()
+
+	startBinary(t, bin, dataDir, port)
+	cc2, _ := newClient(t, env).NewContainer("db", "items")
+	for {
+		before := len(seen)
+		if err := readSome(cc2); err != nil {
+			t.Fatalf("change feed after the restart: %v", err)
+		}
+		if len(seen) == before {
+			break
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for id, n := range seen {
+		if n != 1 {
+			t.Fatalf("item %s appeared %d times", id, n)
+		}
+	}
+	for id := range acked {
+		if seen[id] != 1 {
+			t.Fatalf("acknowledged item %s missing from the change feed", id)
+		}
+	}
+	t.Logf("%d acknowledged items, %d in the feed across kill -9", len(acked), len(seen))
 }

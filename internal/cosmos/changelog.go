@@ -165,3 +165,8 @@ func withLSN(doc []byte, n uint64) []byte {
 	out = strconv.AppendUint(out, n, 10)
 	return append(out, doc[end:]...)
 }
+
+// inEPKRange reports whether a logical partition's EPK lies in rng.
+func (c *container) inEPKRange(pk []string, rng EPKRange) bool {
+	return epk.InRange(c.effectivePartitionKey(pk), rng.Min, rng.Max)
+}

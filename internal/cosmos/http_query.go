@@ -125,7 +125,14 @@ func (h *handler) queryItems(q *request, db, coll string) error {
 	if _, _, err := pk.components(); err != nil {
 		return err
 	}
+	rng, scoped, err := epkRangeOf(q.r)
+	if err != nil {
+		return err
+	}
 	return h.runQuery(q, "Documents", func(query *Query, params map[string]any) (*Feed, error) {
+		if scoped && pk == "" {
+			return h.svc.QueryItemsInRange(q.r.Context(), db, coll, rng, query, params)
+		}
 		return h.svc.QueryItems(q.r.Context(), db, coll, pk, query, params)
 	})
 }

@@ -155,9 +155,9 @@ func TestChangeFeedFromTime(t *testing.T) {
 }
 
 // TestChangeFeedPartitionKeyAndEPKRanges scopes the feed to a logical
-// partition (SDK) and to halves of the EPK space (raw requests as the JS
-// and Python SDKs send them): each change lands in exactly one half, the
-// one its partition key's V2 hash names.
+// partition (SDK) and the feed and a query to halves of the EPK space (raw
+// requests as the JS and Python SDKs send them): each item lands in
+// exactly one half, the one its partition key's V2 hash names.
 func TestChangeFeedPartitionKeyAndEPKRanges(t *testing.T) {
 	env, c, _ := setup(t)
 	ctx := context.Background()
@@ -204,6 +204,33 @@ func TestChangeFeedPartitionKeyAndEPKRanges(t *testing.T) {
 	}
 	if len(seen) != len(want) {
 		t.Fatalf("EPK halves returned %d of %d items", len(seen), len(want))
+	}
+	// A query scoped to each half selects exactly that half's items.
+	seen = map[string]bool{}
+	for _, half := range [][2]string{{"", mid}, {mid, "FF"}} {
+		resp, body := send(t, env, rawRequest{method: http.MethodPost, path: "/dbs/db/colls/v2/docs", resourceType: "docs", link: "dbs/db/colls/v2",
+			body: []byte(`{"query":"SELECT c.id FROM c"}`),
+			header: map[string]string{"x-ms-documentdb-isquery": "true", "Content-Type": "application/query+json", "x-ms-documentdb-query-enablecrosspartition": "true",
+				"x-ms-documentdb-partitionkeyrangeid": "0", "x-ms-start-epk": half[0], "x-ms-end-epk": half[1], "x-ms-version": "2020-07-15"}})
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("query in EPK range %v: %d %s", half, resp.StatusCode, body)
+		}
+		var page struct{ Documents []struct{ ID string } }
+		if err := json.Unmarshal(body, &page); err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Documents) == 0 || len(page.Documents) == len(want) {
+			t.Fatalf("EPK range %v holds %d of %d items: the halves do not split them", half, len(page.Documents), len(want))
+		}
+		for _, d := range page.Documents {
+			if seen[d.ID] || !epk.InRange(want[d.ID], half[0], half[1]) {
+				t.Fatalf("query: %s (EPK %s) in range %v", d.ID, want[d.ID], half)
+			}
+			seen[d.ID] = true
+		}
+	}
+	if len(seen) != len(want) {
+		t.Fatalf("queries over the EPK halves returned %d of %d items", len(seen), len(want))
 	}
 	// A range the container does not have is gone, as after a split.
 	resp, _ := send(t, env, rawRequest{method: http.MethodGet, path: "/dbs/db/colls/v2/docs", resourceType: "docs", link: "dbs/db/colls/v2",

@@ -29,13 +29,13 @@ type Tx struct {
 	ts int64
 	// seq counts the items created so far, for unique _rids within one
 	// commit version.
-	seq int
-	// lsns are the change-log sequence numbers this transaction took last,
-	// per container (changelog.go).
-	lsns       map[[2]string]uint64
+	seq        int
 	containers map[[2]string]*container
 	// ctx bounds the scripts the transaction runs (triggers, UDFs).
 	ctx context.Context
+	// lsns are the change-log sequence numbers this transaction took last,
+	// per container (changelog.go).
+	lsns map[[2]string]uint64
 }
 
 // In returns the item operations of tx, a transaction the caller owns and

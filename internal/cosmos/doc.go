@@ -27,6 +27,8 @@
 //	Cu db coll pk1 … pkN uniqueKey values  unique-key index entry → item id
 //	Cs db coll kind id                     script record (kind: sprocs,
 //	                                       triggers or udfs; JSON with "body")
+//	Cq db coll                             the container's last change LSN
+//	Cf db coll lsn part                    change record (changelog.go)
 //
 // pk1 … pkN are the canonical JSON of each partition-key component (N is
 // fixed per container: one, or up to three for hierarchical keys), so a
@@ -42,6 +44,14 @@
 // udf.name() calls reach the script engine through the query.UDFs hook,
 // reading each function from the query's snapshot. Scripts are stored next
 // to their container's items (Cs …) and go with it.
+//
+// Every item write also appends a record to its container's change log
+// in the same transaction, under the next LSN; writers of a container
+// conflict on Cq, so LSNs commit in order and the change feed
+// (changefeed.go), which resumes after an LSN, misses and repeats nothing.
+// Feed ranges and x-ms-start-epk / x-ms-end-epk select items by effective
+// partition key, hashed as the SDKs do (package epk); every container is
+// one partition key range, "0", covering ["", "FF").
 //
 // An item's _etag is rendered from the commit version of the transaction
 // that wrote it, so it changes on every write and two equal _etags mean the

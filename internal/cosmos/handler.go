@@ -150,6 +150,9 @@ func (h *handler) route(q *request) error {
 	case n == 5:
 		switch m {
 		case http.MethodGet:
+			if isChangeFeed(q.r) {
+				return h.readChangeFeed(q, segs[1], segs[3])
+			}
 			return h.readItemFeed(q, segs[1], segs[3])
 		case http.MethodPost:
 			switch {
@@ -217,10 +220,12 @@ func (h *handler) routeScript(q *request) error {
 
 // rejectUnsupportedHeaders refuses requests whose meaning depends on a
 // feature cerulean does not serve, rather than silently ignoring it.
+// A-IM (an incremental feed) is served on GETs of feeds: documents (the
+// change feed) and partition key ranges.
 func rejectUnsupportedHeaders(r *http.Request) error {
 	switch {
-	case r.Header.Get("A-IM") != "":
-		return unsupported("The change feed (A-IM)")
+	case r.Header.Get("A-IM") != "" && !incrementalFeedTarget(r):
+		return unsupported("An incremental feed (A-IM) of this resource")
 	case strings.EqualFold(r.Header.Get("x-ms-cosmos-is-batch-request"), "true") &&
 		(r.Header.Get("x-ms-documentdb-pre-trigger-include") != "" || r.Header.Get("x-ms-documentdb-post-trigger-include") != ""):
 		return unsupported("Triggers on a batch")

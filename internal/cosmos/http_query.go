@@ -140,6 +140,10 @@ func (h *handler) queryItems(q *request, db, coll string) error {
 	if _, _, err := pk.components(); err != nil {
 		return err
 	}
+	rng, scoped, err := epkRangeOf(q.r)
+	if err != nil {
+		return err
+	}
 	var stats queryStats
 	opts := itemQueryOptions{
 		// A request naming a partition key range comes from an SDK that
@@ -148,7 +152,12 @@ func (h *handler) queryItems(q *request, db, coll string) error {
 		crossPartition: strings.EqualFold(q.r.Header.Get("x-ms-documentdb-query-enablecrosspartition"), "true"),
 		stats:          &stats,
 	}
-	err := h.runQuery(q, "Documents", func(query *Query, params map[string]any) (*Feed, error) {
+	err = h.runQuery(q, "Documents", func(query *Query, params map[string]any) (*Feed, error) {
+		// A query scoped to an effective-partition-key range (a feed
+		// range) reads exactly the items whose keys hash into it.
+		if scoped && pk == "" {
+			return h.svc.QueryItemsInRange(q.r.Context(), db, coll, rng, query, params)
+		}
 		return h.svc.queryItemsAsGateway(q.r.Context(), db, coll, pk, query, params, opts)
 	}, &stats)
 	if e := (*Error)(nil); errors.As(err, &e) && e == errCrossPartitionNotServable {

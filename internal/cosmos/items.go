@@ -91,6 +91,9 @@ func (p *partition) get(id string) (*storedItem, error) {
 		if err := p.unindex(doc); err != nil {
 			return nil, err
 		}
+		if err := p.recordChange(opDelete, id, b, true); err != nil {
+			return nil, err
+		}
 		return nil, deleteItemBody(p.t.tx, p.key(id))
 	}
 	return &storedItem{raw: b, doc: doc}, nil
@@ -137,6 +140,13 @@ func (p *partition) write(doc map[string]any, old *storedItem) (*Item, error) {
 		return nil, err
 	}
 	if err := putItemBody(p.t.tx, p.key(id), it.Body); err != nil {
+		return nil, err
+	}
+	op := opCreate
+	if old != nil {
+		op = opReplace
+	}
+	if err := p.recordChange(op, id, it.Body, false); err != nil {
 		return nil, err
 	}
 	p.t.s.noteVersion(v)
@@ -382,6 +392,9 @@ func (t *Tx) DeleteItem(db, coll string, pk PartitionKey, id string, opts ItemOp
 		return nil, err
 	}
 	if err := deleteItemBody(p.t.tx, p.key(id)); err != nil {
+		return nil, err
+	}
+	if err := p.recordChange(opDelete, id, old.raw, false); err != nil {
 		return nil, err
 	}
 	return old.item(), nil

@@ -69,7 +69,9 @@ func decodeForQuery(b []byte) (map[string]any, error) {
 func scanDocs(rd kv.Reader, prefix []byte, keep func(map[string]any) bool) ([]map[string]any, error) {
 	var out []map[string]any
 	var derr error
-	err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(_, v []byte) bool {
+	// scanItems reassembles items stored across values (other resources
+	// are always one value, which it passes through).
+	err := scanItems(rd, prefix, nil, func(_, v []byte) bool {
 		m, err := decodeForQuery(v)
 		if err != nil {
 			derr = err

@@ -276,7 +276,7 @@ func (s *Service) DeleteDatabase(ctx context.Context, db string, pre Preconditio
 		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
 			return err
 		}
-		for _, p := range [][]byte{containersPrefix(db), itemsOfDatabase(db), chunksOfDatabase(db), uniqueOfDatabase(db), scriptsOfDatabase(db)} {
+		for _, p := range [][]byte{containersPrefix(db), itemsOfDatabase(db), chunksOfDatabase(db), uniqueOfDatabase(db), scriptsOfDatabase(db), changesOfDatabase(db), changeSeqOfDatabase(db)} {
 			if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
 				return err
 			}
@@ -606,7 +606,7 @@ func (s *Service) DeleteContainer(ctx context.Context, db, coll string, pre Prec
 		if err := pre.check(conditions.Write, true, c.rec.str("_etag")); err != nil {
 			return err
 		}
-		for _, p := range [][]byte{itemsPrefix(db, coll), chunksOfContainer(db, coll), uniquePrefix(db, coll), scriptsOfContainer(db, coll)} {
+		for _, p := range [][]byte{itemsPrefix(db, coll), chunksOfContainer(db, coll), uniquePrefix(db, coll), scriptsOfContainer(db, coll), changesPrefix(db, coll), changeSeqKey(db, coll)} {
 			if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
 				return err
 			}

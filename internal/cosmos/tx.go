@@ -33,6 +33,9 @@ type Tx struct {
 	containers map[[2]string]*container
 	// ctx bounds the scripts the transaction runs (triggers, UDFs).
 	ctx context.Context
+	// lsns are the change-log sequence numbers this transaction took last,
+	// per container (changelog.go).
+	lsns map[[2]string]uint64
 }
 
 // In returns the item operations of tx, a transaction the caller owns and

@@ -190,7 +190,7 @@ func TestUnsupportedFeaturesAreRefused(t *testing.T) {
 		{method: "GET", path: "/dbs/db/colls/items/conflicts", resourceType: "conflicts", link: "dbs/db/colls/items"},
 		{method: "GET", path: "/offers", resourceType: "offers", link: ""},
 		{method: "GET", path: "/dbs/db/users", resourceType: "users", link: "dbs/db"},
-		{method: "GET", path: "/dbs/db/colls/items/docs", resourceType: "docs", link: "dbs/db/colls/items", header: map[string]string{"A-IM": "Incremental feed"}},
+		{method: "GET", path: "/dbs/db/colls/items", resourceType: "colls", link: "dbs/db/colls/items", header: map[string]string{"A-IM": "Incremental feed"}},
 	} {
 		resp, body := send(t, env, rr)
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), `"code":"BadRequest"`) {

@@ -1,0 +1,172 @@
+package cosmos
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/cerulean-db/cerulean/internal/cosmos/epk"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+)
+
+// The change log: every item write appends a record to its container's
+// log, in the write's own transaction, under the next log sequence number
+// (LSN) of the container. The LSN counter is one key every writer of the
+// container reads and writes, so concurrent writers conflict on it and
+// commit in LSN order: once a reader sees LSN n, every LSN below n is
+// committed too, and a feed that resumes after n misses nothing and
+// repeats nothing, across restarts and crashes alike (the log is in the
+// store, written with the item it describes).
+//
+//	Cq db coll              last LSN of the container (8 bytes, big endian)
+//	Cf db coll lsn part     change record (JSON, split into parts so that a
+//	                        record carrying a large item stays under the
+//	                        store's value limit)
+
+func changeSeqKey(db, coll string) tuple.Key { return tuple.New("Cq").Str(db).Str(coll) }
+
+func changeSeqOfDatabase(db string) tuple.Key { return tuple.New("Cq").Str(db) }
+
+func changesPrefix(db, coll string) tuple.Key { return tuple.New("Cf").Str(db).Str(coll) }
+
+func changesOfDatabase(db string) tuple.Key { return tuple.New("Cf").Str(db) }
+
+// changeRecordPart bounds one part of a change record.
+const changeRecordPart = kv.MaxValueSize - 4096
+
+// Change operations, as the all-versions-and-deletes feed names them.
+const (
+	opCreate  = "create"
+	opReplace = "replace"
+	opDelete  = "delete"
+)
+
+// changeRecord is one entry of the change log.
+type changeRecord struct {
+	LSN  uint64   `json:"lsn"`
+	Op   string   `json:"op"`
+	ID   string   `json:"id"`
+	PK   []string `json:"pk"`
+	EPK  string   `json:"epk"`
+	ETag string   `json:"etag"`
+	TS   int64    `json:"ts"`
+	// TTLExpired marks a delete that was the item's expiry.
+	TTLExpired bool `json:"ttlExpired,omitempty"`
+	// Doc is the item written (create, replace) or deleted (delete).
+	Doc json.RawMessage `json:"doc"`
+}
+
+// epkKind is the hashing scheme of the container's partition key.
+func (c *container) epkKind() epk.Kind {
+	if c.pkKind == "MultiHash" {
+		return epk.MultiHash
+	}
+	if pk, ok := c.rec["partitionKey"].(map[string]any); ok {
+		if v, ok := ttlNumber(pk["version"]); ok && v == 2 {
+			return epk.HashV2
+		}
+	}
+	return epk.HashV1
+}
+
+// effectivePartitionKey is the EPK of a logical partition (or of a prefix
+// of a hierarchical key), from its canonical components.
+func (c *container) effectivePartitionKey(pk []string) string {
+	vals := make([]any, 0, len(pk))
+	for _, comp := range pk {
+		if comp == undefinedComponent {
+			vals = append(vals, epk.Undefined{})
+			continue
+		}
+		var v any
+		if err := json.Unmarshal([]byte(comp), &v); err != nil {
+			vals = append(vals, epk.Undefined{})
+			continue
+		}
+		vals = append(vals, v)
+	}
+	if len(c.pkPaths) == 0 {
+		return ""
+	}
+	return epk.ForRouting(c.epkKind(), vals)
+}
+
+// lastLSN reads a container's last LSN (0 before its first change).
+func lastLSN(rd kv.Reader, db, coll string) (uint64, error) {
+	b, err := rd.Get(changeSeqKey(db, coll))
+	if errors.Is(err, kv.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if len(b) != 8 {
+		return 0, errors.New("change log: malformed sequence")
+	}
+	return binary.BigEndian.Uint64(b), nil
+}
+
+// recordChange appends a change of item id to the change log of its
+// container, in the partition's transaction, under the next LSN.
+func (p *partition) recordChange(op, id string, doc []byte, ttlExpired bool) error {
+	t, c := p.t, p.c
+	k := [2]string{c.db, c.id}
+	n, ok := t.lsns[k]
+	if !ok {
+		var err error
+		if n, err = lastLSN(t.tx, c.db, c.id); err != nil {
+			return err
+		}
+		if t.lsns == nil {
+			t.lsns = make(map[[2]string]uint64)
+		}
+	}
+	n++
+	t.lsns[k] = n
+	rec := changeRecord{LSN: n, Op: op, ID: id, PK: p.pk, EPK: c.effectivePartitionKey(p.pk),
+		ETag: etagOf(t.tx.Version()), TS: t.ts, TTLExpired: ttlExpired, Doc: doc}
+	if op == opDelete {
+		rec.ETag = ""
+	}
+	b, err := marshal(rec)
+	if err != nil {
+		return err
+	}
+	if err := t.tx.Set(changeSeqKey(c.db, c.id), binary.BigEndian.AppendUint64(nil, n)); err != nil {
+		return err
+	}
+	key := changesPrefix(c.db, c.id).Uint(n)
+	for part := uint64(0); len(b) > 0 || part == 0; part++ {
+		m := min(len(b), changeRecordPart)
+		if err := t.tx.Set(key.Uint(part), b[:m]); err != nil {
+			return err
+		}
+		b = b[m:]
+	}
+	return nil
+}
+
+// withLSN returns doc, a JSON object, with "_lsn" added, as the change
+// feed presents items; the properties keep their order.
+func withLSN(doc []byte, n uint64) []byte {
+	end := bytes.LastIndexByte(doc, '}')
+	if end < 0 {
+		return doc
+	}
+	out := make([]byte, 0, len(doc)+32)
+	out = append(out, doc[:end]...)
+	if len(bytes.TrimSpace(doc[:end])) > 1 {
+		out = append(out, ',')
+	}
+	out = append(out, `"_lsn":`...)
+	out = strconv.AppendUint(out, n, 10)
+	return append(out, doc[end:]...)
+}
+
+// inEPKRange reports whether a logical partition's EPK lies in rng.
+func (c *container) inEPKRange(pk []string, rng EPKRange) bool {
+	return epk.InRange(c.effectivePartitionKey(pk), rng.Min, rng.Max)
+}

@@ -1,0 +1,111 @@
+// The change feed pull model of @azure/cosmos against cerulean: from the
+// beginning, now, a point in time and a continuation token; per feed
+// range and per partition key; latest version and all versions and
+// deletes. js_test.go starts the server and sets the endpoint.
+import { test, before } from "node:test";
+import assert from "node:assert/strict";
+import { CosmosClient, ChangeFeedStartFrom, ChangeFeedMode, StatusCodes } from "@azure/cosmos";
+
+const endpoint = process.env.CERULEAN_COSMOS_ENDPOINT;
+const key =
+  process.env.CERULEAN_COSMOS_KEY ??
+  "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+
+const client = new CosmosClient({ endpoint, key, connectionPolicy: { enableEndpointDiscovery: false } });
+let database;
+
+before(async () => {
+  assert.ok(endpoint, "CERULEAN_COSMOS_ENDPOINT must be set");
+  ({ database } = await client.databases.createIfNotExists({ id: "cfdb" }));
+});
+
+async function newContainer(id) {
+  const { container } = await database.containers.createIfNotExists({ id, partitionKey: { paths: ["/pk"] } });
+  return container;
+}
+
+// drain reads an iterator until it reports 304 and returns the items and
+// the last continuation token.
+async function drain(iterator, maxItemCount) {
+  const items = [];
+  let token;
+  for (let i = 0; i < 100; i++) {
+    const res = await iterator.readNext();
+    token = res.continuationToken;
+    assert.ok(token, "every page carries a continuation token");
+    if (res.statusCode === StatusCodes.NotModified) {
+      assert.equal(res.result.length, 0);
+      return { items, token };
+    }
+    assert.equal(res.statusCode, StatusCodes.Ok);
+    if (maxItemCount) assert.ok(res.result.length <= maxItemCount, `page of ${res.result.length}`);
+    items.push(...res.result);
+  }
+  assert.fail("change feed never drained");
+}
+
+test("latest version from the beginning, paged, then resumed from the continuation", async () => {
+  const c = await newContainer("cf-latest");
+  for (let i = 0; i < 5; i++) await c.items.upsert({ id: `a${i}`, pk: `p${i % 2}`, n: i });
+  await c.items.upsert({ id: "a1", pk: "p1", n: 10 });
+  await c.item("a4", "p0").delete();
+
+  const it = c.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(), maxItemCount: 2 });
+  const first = await drain(it, 2);
+  assert.deepEqual(first.items.map((d) => d.id), ["a0", "a2", "a3", "a1"]);
+  assert.equal(first.items[3].n, 10, "only the latest version");
+  assert.ok(first.items.every((d) => d._lsn > 0 && d._etag));
+
+  await c.items.upsert({ id: "b0", pk: "p0", n: 20 });
+  const resumed = c.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Continuation(first.token) });
+  const next = await drain(resumed);
+  assert.deepEqual(next.items.map((d) => d.id), ["b0"]);
+});
+
+test("per partition key, per feed range, from now and from a time", async () => {
+  const c = await newContainer("cf-scope");
+  for (let i = 0; i < 6; i++) await c.items.upsert({ id: `x${i}`, pk: `p${i % 3}`, n: i });
+
+  const byKey = await drain(c.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning("p1") }));
+  assert.deepEqual(byKey.items.map((d) => d.id), ["x1", "x4"]);
+
+  const ranges = await c.getFeedRanges();
+  assert.equal(ranges.length, 1);
+  const byRange = await drain(c.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(ranges[0]) }));
+  assert.equal(byRange.items.length, 6);
+
+  const nowIt = c.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Now() });
+  const empty = await drain(nowIt);
+  assert.equal(empty.items.length, 0);
+  await c.items.upsert({ id: "y", pk: "p2", n: 1 });
+  const after = await drain(nowIt);
+  assert.deepEqual(after.items.map((d) => d.id), ["y"]);
+
+  const future = new Date(Date.now() + 60_000);
+  const fromFuture = await drain(c.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Time(future) }));
+  assert.equal(fromFuture.items.length, 0);
+  const past = new Date(Date.now() - 60_000);
+  const fromPast = await drain(c.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Time(past) }));
+  assert.equal(fromPast.items.length, 7);
+});
+
+test("all versions and deletes", async () => {
+  const c = await newContainer("cf-avad");
+  const it = c.items.getChangeFeedIterator({
+    changeFeedStartFrom: ChangeFeedStartFrom.Now(),
+    changeFeedMode: ChangeFeedMode.AllVersionsAndDeletes,
+  });
+  assert.equal((await drain(it)).items.length, 0);
+  await c.items.create({ id: "d", pk: "p", n: 1 });
+  await c.items.upsert({ id: "d", pk: "p", n: 2 });
+  await c.item("d", "p").delete();
+  const { items } = await drain(it);
+  assert.deepEqual(items.map((e) => e.metadata.operationType), ["create", "replace", "delete"]);
+  assert.equal(items[0].current.n, 1);
+  assert.equal(items[1].current.n, 2);
+  assert.equal(items[2].current, undefined);
+  assert.deepEqual([items[2].previous.id, items[2].previous.pk], ["d", "p"]);
+  assert.equal(items[2].metadata.timeToLiveExpired, false);
+  const lsns = items.map((e) => e.metadata.lsn);
+  assert.ok(lsns[0] < lsns[1] && lsns[1] < lsns[2], `LSNs in commit order: ${lsns}`);
+});

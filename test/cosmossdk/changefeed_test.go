@@ -1,0 +1,380 @@
+package cosmossdk
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/cerulean-db/cerulean/internal/cosmos"
+	"github.com/cerulean-db/cerulean/internal/cosmos/epk"
+	"github.com/cerulean-db/cerulean/internal/servertest"
+)
+
+// changeIDs drains a change feed from token (nil: the options' start) and
+// returns the ids of the changed items in feed order and the token to
+// resume with.
+func changeIDs(t *testing.T, cc *azcosmos.ContainerClient, opts azcosmos.ChangeFeedOptions) ([]string, string) {
+	t.Helper()
+	ctx := context.Background()
+	var ids []string
+	for range 100 {
+		resp, err := cc.ReadChangeFeed(ctx, &opts)
+		if err != nil {
+			t.Fatalf("read change feed: %v", err)
+		}
+		if resp.ContinuationToken == "" {
+			t.Fatal("change feed page without a continuation token")
+		}
+		tok := resp.ContinuationToken
+		opts.Continuation = &tok
+		opts.FeedRange = nil
+		opts.StartFrom = nil
+		if len(resp.Items) == 0 {
+			if resp.RawResponse.StatusCode != http.StatusNotModified {
+				t.Fatalf("empty change feed page: status %d, want 304", resp.RawResponse.StatusCode)
+			}
+			return ids, tok
+		}
+		if opts.MaxItemCount > 0 && len(resp.Items) > int(opts.MaxItemCount) {
+			t.Fatalf("page of %d items, asked for at most %d", len(resp.Items), opts.MaxItemCount)
+		}
+		for _, it := range resp.Items {
+			var doc struct {
+				ID  string `json:"id"`
+				LSN int64  `json:"_lsn"`
+			}
+			if err := json.Unmarshal(it, &doc); err != nil || doc.ID == "" || doc.LSN <= 0 {
+				t.Fatalf("change feed item %s: %v", it, err)
+			}
+			ids = append(ids, doc.ID)
+		}
+	}
+	t.Fatal("change feed never drained")
+	return nil, ""
+}
+
+func wholeRange(t *testing.T, cc *azcosmos.ContainerClient) *azcosmos.FeedRange {
+	t.Helper()
+	ranges, err := cc.ReadFeedRanges(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("read feed ranges: %v", err)
+	}
+	if len(ranges) != 1 || ranges[0].MinInclusive != "" || ranges[0].MaxExclusive != "FF" {
+		t.Fatalf("feed ranges %+v, want one [\"\", \"FF\")", ranges)
+	}
+	return &ranges[0]
+}
+
+func upsert(t *testing.T, cc *azcosmos.ContainerClient, id, pk string, n int) {
+	t.Helper()
+	doc := mustJSON(t, map[string]any{"id": id, "pk": pk, "n": n})
+	if _, err := cc.UpsertItem(context.Background(), azcosmos.NewPartitionKeyString(pk), doc, nil); err != nil {
+		t.Fatalf("upsert %s: %v", id, err)
+	}
+}
+
+// TestChangeFeedFromBeginningAcrossRestart reads the change feed from the
+// beginning in pages of two, resumes it with its continuation after a
+// restart and sees exactly the changes made since: each once, latest
+// version only, in commit order; deletes do not appear.
+func TestChangeFeedFromBeginningAcrossRestart(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	env, _, cc := setup(t, servertest.WithDataDir(dir))
+	for i := range 5 {
+		upsert(t, cc, "a"+strconv.Itoa(i), "p"+strconv.Itoa(i%2), i)
+	}
+	upsert(t, cc, "a1", "p1", 10) // a1 moves to the end
+	if _, err := cc.DeleteItem(ctx, azcosmos.NewPartitionKeyString("p0"), "a4", nil); err != nil {
+		t.Fatal(err)
+	}
+	ids, tok := changeIDs(t, cc, azcosmos.ChangeFeedOptions{FeedRange: wholeRange(t, cc), MaxItemCount: 2})
+	if want := []string{"a0", "a2", "a3", "a1"}; !slices.Equal(ids, want) {
+		t.Fatalf("from beginning: %v, want %v", ids, want)
+	}
+	// Nothing new: the token polls with 304 and stays usable.
+	if again, _ := changeIDs(t, cc, azcosmos.ChangeFeedOptions{Continuation: &tok}); len(again) != 0 {
+		t.Fatalf("nothing changed, feed returned %v", again)
+	}
+
+	upsert(t, cc, "a0", "p0", 20)
+	upsert(t, cc, "b0", "p1", 21)
+	if err := env.Server.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	env2 := servertest.Start(t, servertest.WithDataDir(dir))
+	cc2, err := newClient(t, env2).NewContainer("db", "items")
+	if err != nil {
+		t.Fatal(err)
+	}
+	upsert(t, cc2, "b1", "p0", 22)
+	ids, _ = changeIDs(t, cc2, azcosmos.ChangeFeedOptions{Continuation: &tok, MaxItemCount: 1})
+	if want := []string{"a0", "b0", "b1"}; !slices.Equal(ids, want) {
+		t.Fatalf("after restart: %v, want %v", ids, want)
+	}
+}
+
+// TestChangeFeedFromTime starts the feed at a point in time: only items
+// last changed at or after it appear; its continuation then carries on
+// from where that read ended.
+func TestChangeFeedFromTime(t *testing.T) {
+	var mu sync.Mutex
+	offset := -10 * time.Minute // within the signature's clock skew
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return time.Now().Add(offset) }
+	setOffset := func(d time.Duration) { mu.Lock(); offset = d; mu.Unlock() }
+	_, _, cc := setup(t, servertest.WithClock(clock))
+	upsert(t, cc, "old", "p", 1)
+	upsert(t, cc, "touched", "p", 1)
+	setOffset(0)
+	upsert(t, cc, "new", "q", 2)
+	upsert(t, cc, "touched", "p", 2)
+	start := time.Now().Add(-5 * time.Minute)
+	ids, _ := changeIDs(t, cc, azcosmos.ChangeFeedOptions{FeedRange: wholeRange(t, cc), StartFrom: &start})
+	if want := []string{"new", "touched"}; !slices.Equal(ids, want) {
+		t.Fatalf("from time: %v, want %v", ids, want)
+	}
+	future := time.Now().Add(5 * time.Minute)
+	ids, tok := changeIDs(t, cc, azcosmos.ChangeFeedOptions{FeedRange: wholeRange(t, cc), StartFrom: &future})
+	if len(ids) != 0 {
+		t.Fatalf("from a time after every write: %v", ids)
+	}
+	upsert(t, cc, "later", "p", 3)
+	ids, _ = changeIDs(t, cc, azcosmos.ChangeFeedOptions{Continuation: &tok})
+	if want := []string{"later"}; !slices.Equal(ids, want) {
+		t.Fatalf("continued: %v, want %v", ids, want)
+	}
+}
+
+// TestChangeFeedPartitionKeyAndEPKRanges scopes the feed to a logical
+// partition (SDK) and the feed and a query to halves of the EPK space (raw
+// requests as the JS and Python SDKs send them): each item lands in
+// exactly one half, the one its partition key's V2 hash names.
+func TestChangeFeedPartitionKeyAndEPKRanges(t *testing.T) {
+	env, c, _ := setup(t)
+	ctx := context.Background()
+	db, _ := c.NewDatabase("db")
+	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{
+		ID:                     "v2",
+		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}, Version: 2},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cc, _ := c.NewContainer("db", "v2")
+	want := map[string]string{} // id -> EPK
+	for i := range 20 {
+		pk := "k" + strconv.Itoa(i)
+		upsert(t, cc, "i"+strconv.Itoa(i), pk, i)
+		want["i"+strconv.Itoa(i)] = epk.ForRouting(epk.HashV2, []any{pk})
+	}
+	pk := azcosmos.NewPartitionKeyString("k7")
+	ids, _ := changeIDs(t, cc, azcosmos.ChangeFeedOptions{FeedRange: wholeRange(t, cc), PartitionKey: &pk})
+	if !slices.Equal(ids, []string{"i7"}) {
+		t.Fatalf("partition k7: %v", ids)
+	}
+
+	const mid = "20000000000000000000000000000000"
+	seen := map[string]bool{}
+	for _, half := range [][2]string{{"", mid}, {mid, "FF"}} {
+		resp, body := send(t, env, rawRequest{method: http.MethodGet, path: "/dbs/db/colls/v2/docs", resourceType: "docs", link: "dbs/db/colls/v2",
+			header: map[string]string{"A-IM": "Incremental Feed", "x-ms-documentdb-partitionkeyrangeid": "0",
+				"x-ms-start-epk": half[0], "x-ms-end-epk": half[1], "x-ms-version": "2020-07-15"}})
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("etag") == "" {
+			t.Fatalf("EPK range %v: %d %s", half, resp.StatusCode, body)
+		}
+		var page struct{ Documents []struct{ ID string } }
+		if err := json.Unmarshal(body, &page); err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range page.Documents {
+			e := want[d.ID]
+			if seen[d.ID] || !epk.InRange(e, half[0], half[1]) {
+				t.Fatalf("%s (EPK %s) in range %v (seen before: %v)", d.ID, e, half, seen[d.ID])
+			}
+			seen[d.ID] = true
+		}
+	}
+	if len(seen) != len(want) {
+		t.Fatalf("EPK halves returned %d of %d items", len(seen), len(want))
+	}
+	// A query scoped to each half selects exactly that half's items.
+	seen = map[string]bool{}
+	for _, half := range [][2]string{{"", mid}, {mid, "FF"}} {
+		resp, body := send(t, env, rawRequest{method: http.MethodPost, path: "/dbs/db/colls/v2/docs", resourceType: "docs", link: "dbs/db/colls/v2",
+			body: []byte(`{"query":"SELECT c.id FROM c"}`),
+			header: map[string]string{"x-ms-documentdb-isquery": "true", "Content-Type": "application/query+json", "x-ms-documentdb-query-enablecrosspartition": "true",
+				"x-ms-documentdb-partitionkeyrangeid": "0", "x-ms-start-epk": half[0], "x-ms-end-epk": half[1], "x-ms-version": "2020-07-15"}})
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("query in EPK range %v: %d %s", half, resp.StatusCode, body)
+		}
+		var page struct{ Documents []struct{ ID string } }
+		if err := json.Unmarshal(body, &page); err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Documents) == 0 || len(page.Documents) == len(want) {
+			t.Fatalf("EPK range %v holds %d of %d items: the halves do not split them", half, len(page.Documents), len(want))
+		}
+		for _, d := range page.Documents {
+			if seen[d.ID] || !epk.InRange(want[d.ID], half[0], half[1]) {
+				t.Fatalf("query: %s (EPK %s) in range %v", d.ID, want[d.ID], half)
+			}
+			seen[d.ID] = true
+		}
+	}
+	if len(seen) != len(want) {
+		t.Fatalf("queries over the EPK halves returned %d of %d items", len(seen), len(want))
+	}
+	// A range the container does not have is gone, as after a split.
+	resp, _ := send(t, env, rawRequest{method: http.MethodGet, path: "/dbs/db/colls/v2/docs", resourceType: "docs", link: "dbs/db/colls/v2",
+		header: map[string]string{"A-IM": "Incremental Feed", "x-ms-documentdb-partitionkeyrangeid": "7", "x-ms-version": "2020-07-15"}})
+	if resp.StatusCode != http.StatusGone || resp.Header.Get("x-ms-substatus") != "1002" {
+		t.Fatalf("unknown range: %d substatus %q, want 410/1002", resp.StatusCode, resp.Header.Get("x-ms-substatus"))
+	}
+}
+
+// TestPartitionKeyRangesIncremental: /pkranges with A-IM answers an etag
+// and then 304 while the ranges are unchanged.
+func TestPartitionKeyRangesIncremental(t *testing.T) {
+	env, _, _ := setup(t)
+	rr := rawRequest{method: http.MethodGet, path: "/dbs/db/colls/items/pkranges", resourceType: "pkranges", link: "dbs/db/colls/items",
+		header: map[string]string{"A-IM": "Incremental Feed", "x-ms-version": "2020-07-15"}}
+	resp, body := send(t, env, rr)
+	etag := resp.Header.Get("etag")
+	if resp.StatusCode != http.StatusOK || etag == "" {
+		t.Fatalf("pkranges: %d etag %q %s", resp.StatusCode, etag, body)
+	}
+	rr.header["If-None-Match"] = etag
+	if resp, _ = send(t, env, rr); resp.StatusCode != http.StatusNotModified {
+		t.Fatalf("pkranges with its etag: %d, want 304", resp.StatusCode)
+	}
+}
+
+// TestReadMany reads items across partitions by identity (the SDK
+// resolves them through /pkranges); absent ones are left out.
+func TestReadMany(t *testing.T) {
+	_, _, cc := setup(t)
+	var idents []azcosmos.ItemIdentity
+	for i := range 12 {
+		id, pk := "m"+strconv.Itoa(i), "p"+strconv.Itoa(i%3)
+		upsert(t, cc, id, pk, i)
+		if i%2 == 0 {
+			idents = append(idents, azcosmos.ItemIdentity{ID: id, PartitionKey: azcosmos.NewPartitionKeyString(pk)})
+		}
+	}
+	idents = append(idents, azcosmos.ItemIdentity{ID: "m1", PartitionKey: azcosmos.NewPartitionKeyString("p0")}) // wrong partition
+	resp, err := cc.ReadManyItems(context.Background(), idents, nil)
+	if err != nil {
+		t.Fatalf("read many: %v", err)
+	}
+	var got []string
+	for _, it := range resp.Items {
+		got = append(got, decode(t, it)["id"].(string))
+	}
+	sort.Strings(got)
+	if want := []string{"m0", "m10", "m2", "m4", "m6", "m8"}; !slices.Equal(got, want) {
+		t.Fatalf("read many: %v, want %v", got, want)
+	}
+}
+
+// TestChangeFeedAcrossKill9: a reader polls the change feed while clients
+// write; the server is killed with SIGKILL and restarted, and the reader
+// resumes from its last continuation. Every acknowledged item appears,
+// and no item appears twice.
+func TestChangeFeedAcrossKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and kills a real server")
+	}
+	bin := servertest.BuildBinary(t)
+	dataDir := t.TempDir()
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	port := l.Addr().(*net.TCPAddr).Port
+	_ = l.Close() // only the free port number was wanted
+	env := &servertest.Env{CosmosURL: "http://127.0.0.1:" + strconv.Itoa(port) + "/", CosmosKey: cosmos.EmulatorKey}
+	proc := startBinary(t, bin, dataDir, port)
+	ctx := context.Background()
+	c := newClient(t, env)
+	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	db, _ := c.NewDatabase("db")
+	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "items", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cc, _ := c.NewContainer("db", "items")
+	var mu sync.Mutex
+	acked := map[string]bool{}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			wc, _ := newClient(t, env).NewContainer("db", "items")
+			pk := "w" + strconv.Itoa(w)
+			for i := 0; ; i++ {
+				id := pk + "-" + strconv.Itoa(i)
+				if _, err := wc.CreateItem(ctx, azcosmos.NewPartitionKeyString(pk), mustJSON(t, map[string]any{"id": id, "pk": pk}), nil); err != nil {
+					return // the server died
+				}
+				mu.Lock()
+				acked[id] = true
+				mu.Unlock()
+			}
+		})
+	}
+	seen := map[string]int{}
+	opts := azcosmos.ChangeFeedOptions{FeedRange: wholeRange(t, cc), MaxItemCount: 5}
+	readSome := func(cc *azcosmos.ContainerClient) error {
+		resp, err := cc.ReadChangeFeed(ctx, &opts)
+		if err != nil {
+			return err
+		}
+		tok := resp.ContinuationToken
+		opts.Continuation, opts.FeedRange = &tok, nil
+		for _, it := range resp.Items {
+			seen[decode(t, it)["id"].(string)]++
+		}
+		return nil
+	}
+	t0 := time.Now()
+	for time.Since(t0) < 15*time.Second && len(seen) < 30 {
+		if err := readSome(cc); err != nil {
+			t.Fatalf("change feed before the kill: %v", err)
+		}
+	}
+	if err := proc.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	_ = proc.Wait()
+
+	startBinary(t, bin, dataDir, port)
+	cc2, _ := newClient(t, env).NewContainer("db", "items")
+	for {
+		before := len(seen)
+		if err := readSome(cc2); err != nil {
+			t.Fatalf("change feed after the restart: %v", err)
+		}
+		if len(seen) == before {
+			break
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for id, n := range seen {
+		if n != 1 {
+			t.Fatalf("item %s appeared %d times", id, n)
+		}
+	}
+	for id := range acked {
+		if seen[id] != 1 {
+			t.Fatalf("acknowledged item %s missing from the change feed", id)
+		}
+	}
+	t.Logf("%d acknowledged items, %d in the feed across kill -9", len(acked), len(seen))
+}

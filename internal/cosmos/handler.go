@@ -319,6 +319,9 @@ func (h *handler) commonHeaders(w http.ResponseWriter, r *http.Request) {
 	if v := r.Header.Get("x-ms-version"); v != "" {
 		hdr.Set("x-ms-version", v)
 	}
+	// The gateway sends etag in lower case too; the x-ms-* names are
+	// lowered by the shared writer as the header goes out.
+	azhttp.AzureHeaderCase(hdr, "etag")
 }
 
 // writeJSON answers with a JSON body (nil for none).

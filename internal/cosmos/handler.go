@@ -97,6 +97,9 @@ func (h *handler) route(q *request) error {
 		}
 		return h.getAccount(q)
 	}
+	if segs[0] == "offers" {
+		return h.routeOffers(q)
+	}
 	if segs[0] != "dbs" {
 		return unsupported(fmt.Sprintf("The resource type %q", segs[0]))
 	}

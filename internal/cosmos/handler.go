@@ -47,8 +47,17 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	q := &request{w: w, r: r}
 	var err error
 	q.segs, err = splitPath(r.URL.EscapedPath())
+	var signed []string // the path as the client addressed (and signed) it
 	if err == nil {
-		err = h.authenticate(r, q.segs)
+		signed = q.segs
+		q.segs, err = h.byNames(r, q.segs)
+	}
+	if err == nil {
+		if isResourceToken(r.Header.Get("Authorization")) {
+			err = h.authorizeResourceToken(r, q.segs)
+		} else {
+			err = h.authenticate(r, signed)
+		}
 	}
 	if err == nil {
 		err = rejectUnsupportedHeaders(r)
@@ -121,6 +130,8 @@ func (h *handler) route(q *request) error {
 		case http.MethodDelete:
 			return h.deleteDatabase(q, segs[1])
 		}
+	case n >= 3 && segs[2] == "users":
+		return h.routeUsers(q)
 	case n >= 3 && segs[2] != "colls":
 		return unsupported(fmt.Sprintf("The resource type %q", segs[2]))
 	case n == 3:

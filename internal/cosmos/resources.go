@@ -276,7 +276,7 @@ func (s *Service) DeleteDatabase(ctx context.Context, db string, pre Preconditio
 		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
 			return err
 		}
-		for _, p := range [][]byte{containersPrefix(db), itemsOfDatabase(db), uniqueOfDatabase(db), scriptsOfDatabase(db), offersOfDatabase(db)} {
+		for _, p := range [][]byte{containersPrefix(db), itemsOfDatabase(db), uniqueOfDatabase(db), scriptsOfDatabase(db), offersOfDatabase(db), usersPrefix(db), permissionsOfDatabase(db)} {
 			if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
 				return err
 			}

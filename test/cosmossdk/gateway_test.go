@@ -188,7 +188,6 @@ func TestUnsupportedFeaturesAreRefused(t *testing.T) {
 	env, _, _ := setup(t)
 	for _, rr := range []rawRequest{
 		{method: "GET", path: "/dbs/db/colls/items/conflicts", resourceType: "conflicts", link: "dbs/db/colls/items"},
-		{method: "GET", path: "/dbs/db/users", resourceType: "users", link: "dbs/db"},
 		{method: "GET", path: "/dbs/db/colls/items/docs", resourceType: "docs", link: "dbs/db/colls/items", header: map[string]string{"A-IM": "Incremental feed"}},
 	} {
 		resp, body := send(t, env, rr)

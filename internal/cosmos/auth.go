@@ -91,16 +91,16 @@ func resourceOf(segs []string) (resourceType, link string) {
 
 // ridLink is the link the SDKs sign when they address a resource by
 // _rid (dbs/{rid}/colls/{rid}/docs/{rid}, offers/{rid}): the _rid of the
-// resource, or of the feed's owner, in lower case.
+// resource, or of the feed's owner, as written (the SDKs lower-case it).
 func ridLink(segs []string) string {
 	n := len(segs)
 	switch {
 	case n < 2:
 		return ""
 	case n%2 == 1:
-		return strings.ToLower(segs[n-2])
+		return segs[n-2]
 	default:
-		return strings.ToLower(segs[n-1])
+		return segs[n-1]
 	}
 }
 
@@ -140,8 +140,12 @@ func (h *handler) authenticate(r *http.Request, segs []string) error {
 	rt, link := resourceOf(segs)
 	payload := stringToSign(r.Method, rt, link, date)
 	payloads := []string{payload}
-	if rid := ridLink(segs); rid != "" && rid != link {
-		payloads = append(payloads, stringToSign(r.Method, rt, rid, date))
+	if rid := ridLink(segs); rid != "" {
+		for _, l := range []string{rid, strings.ToLower(rid)} {
+			if l != link {
+				payloads = append(payloads, stringToSign(r.Method, rt, l, date))
+			}
+		}
 	}
 	for _, k := range h.keys {
 		for _, p := range payloads {

@@ -3,6 +3,7 @@ package azhttp
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -54,7 +55,8 @@ func TestAzureHeaderCase(t *testing.T) {
 
 	hdr := http.Header{"Etag": {`"2"`}, "X-Ms-Foo": {"a"}, "x-ms-foo": {"stale"}}
 	AzureHeaderCase(hdr, "etag")
-	if len(hdr) != 2 || hdr["etag"][0] != `"2"` || hdr["x-ms-foo"][0] != "a" {
+	etag, foo := strings.ToLower("ETag"), strings.ToLower("X-Ms-Foo") // raw, non-canonical keys
+	if len(hdr) != 2 || hdr[etag][0] != `"2"` || hdr[foo][0] != "a" {
 		t.Fatalf("AzureHeaderCase = %v", hdr)
 	}
 }

@@ -24,6 +24,11 @@
 //	Cu db coll pk1 … pkN uniqueKey values  unique-key index entry → item id
 //	Cs db coll kind id                     script record (kind: sprocs,
 //	                                       triggers or udfs; JSON with "body")
+//	Co db coll                             offer (throughput) of a container, or
+//	                                       of the database when coll is ""
+//	Cw db user                             user record
+//	Cp db user perm                        permission record (its grant
+//	                                       resolved to names)
 //
 // pk1 … pkN are the canonical JSON of each partition-key component (N is
 // fixed per container: one, or up to three for hierarchical keys), so a
@@ -39,6 +44,11 @@
 // udf.name() calls reach the script engine through the query.UDFs hook,
 // reading each function from the query's snapshot. Scripts are stored next
 // to their container's items (Cs …) and go with it.
+//
+// Resources are addressed by names or by _rid (ridlinks.go resolves a
+// rid-based link to names before routing), and a request is authorized by
+// a master key or by a permission's resource token (tokens.go), which
+// confines it to the permission's grant.
 //
 // An item's _etag is rendered from the commit version of the transaction
 // that wrote it, so it changes on every write and two equal _etags mean the

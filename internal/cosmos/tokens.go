@@ -131,7 +131,9 @@ func (h *handler) authorizeResourceToken(r *http.Request, segs []string) error {
 	if len(segs) == 0 && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		return nil
 	}
-	if !withinGrant(segs, p.Grant) {
+	// Users and permissions are managed with the master key only, even
+	// under a database-wide grant.
+	if !withinGrant(segs, p.Grant) || len(segs) >= 3 && segs[2] == "users" {
 		return forbidden()
 	}
 	if p.Mode == PermissionRead && !readOnly(r) {

@@ -120,6 +120,19 @@ func TestResourceTokenLifetime(t *testing.T) {
 	}
 	g.expect(404, "GET", "dbs/db/users/u/permissions/x", "", nil)
 
+	// A database-wide grant reaches its containers but not its users.
+	_, body = g.expect(201, "POST", "dbs/db/users/u/permissions", `{"id":"dbwide","permissionMode":"All","resource":"dbs/db/"}`, nil)
+	dbTok := tokenOf(t, body)
+	if got := g.withToken(dbTok, "GET", "dbs/db/colls/items/docs/a", "", pkHdr); got != 200 {
+		t.Fatalf("database-wide token reading an item: %d", got)
+	}
+	if got := g.withToken(dbTok, "GET", "dbs/db/users", "", nil); got != 403 {
+		t.Fatalf("database-wide token listing users: %d", got)
+	}
+	if got := g.withToken(dbTok, "GET", "offers", "", nil); got != 403 {
+		t.Fatalf("database-wide token listing offers: %d", got)
+	}
+
 	// Renaming a user keeps its permissions; deleting it removes them.
 	g.expect(200, "PUT", "dbs/db/users/u", `{"id":"v"}`, nil)
 	g.expect(200, "GET", "dbs/db/users/v/permissions/p1", "", nil)

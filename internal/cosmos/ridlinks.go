@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
 // Resource links by _rid. Older SDKs, and every _self, address resources
@@ -20,31 +21,35 @@ import (
 
 // resolveLink returns segs with every _rid replaced by the name of the
 // resource it identifies. Ids it finds neither as a name nor as a _rid are
-// left as they are (the operation then answers its own 404).
+// left as they are (the operation then answers its own 404). An id is
+// looked up as a _rid only when it has the shape of one: the length of
+// that kind's _rid, starting with its parent's _rid — so an item id that
+// merely decodes as base64 (a GUID, say) costs no scan.
 func resolveLink(rd kv.Reader, segs []string) ([]string, error) {
 	out := append([]string(nil), segs...)
 	if len(out) < 2 || out[0] != "dbs" {
 		return out, nil
 	}
-	name, err := resolveID(rd, databaseKey(out[1]), databasesPrefix(), out[1])
-	if err != nil {
-		return nil, err
+	dbRec, name, err := resolveID(rd, databaseKey(out[1]), databasesPrefix(), out[1], nil, 4)
+	if err != nil || dbRec == nil {
+		return out, err
 	}
 	out[1] = name
 	if len(out) < 4 {
 		return out, nil
 	}
-	db := out[1]
+	db, dbRID := out[1], decodeRID(dbRec.str("_rid"))
+	var parentRec record
 	switch out[2] {
 	case "colls":
-		name, err = resolveID(rd, containerKey(db, out[3]), containersPrefix(db), out[3])
+		parentRec, name, err = resolveID(rd, containerKey(db, out[3]), containersPrefix(db), out[3], dbRID, 8)
 	case "users":
-		name, err = resolveID(rd, userKey(db, out[3]), usersPrefix(db), out[3])
+		parentRec, name, err = resolveID(rd, userKey(db, out[3]), usersPrefix(db), out[3], dbRID, 8)
 	default:
 		return out, nil
 	}
-	if err != nil {
-		return nil, err
+	if err != nil || parentRec == nil {
+		return out, err
 	}
 	out[3] = name
 	if len(out) < 6 {
@@ -64,7 +69,7 @@ func resolveLink(rd kv.Reader, segs []string) ([]string, error) {
 	}
 	// Items and permissions are keyed by more than their id, so only a
 	// _rid lookup applies; an id that matches no _rid is a name.
-	if id, ok, err := findByRID(rd, parent, out[5]); err != nil {
+	if id, ok, err := findByRID(rd, parent, out[5], decodeRID(parentRec.str("_rid")), 16); err != nil {
 		return nil, err
 	} else if ok {
 		out[5] = id
@@ -72,24 +77,25 @@ func resolveLink(rd kv.Reader, segs []string) ([]string, error) {
 	return out, nil
 }
 
-// resolveID returns the name of the child of parent that id names: id
-// itself when key (the record named id) exists, else the id of the child
-// whose _rid is id, else id.
-func resolveID(rd kv.Reader, key, parent []byte, id string) (string, error) {
-	if _, ok, err := getRecord(rd, key); err != nil || ok {
-		return id, err
+// resolveID returns the record and name of the child of parent that id
+// names: the record under key when it exists, else the child whose _rid is
+// id (a _rid of ridLen bytes starting with ownerRID), else nil.
+func resolveID(rd kv.Reader, key, parent []byte, id string, ownerRID []byte, ridLen int) (record, string, error) {
+	if r, ok, err := getRecord(rd, key); err != nil || ok {
+		return r, id, err
 	}
-	name, ok, err := findByRID(rd, parent, id)
+	name, ok, err := findByRID(rd, parent, id, ownerRID, ridLen)
 	if err != nil || !ok {
-		return id, err
+		return nil, id, err
 	}
-	return name, nil
+	r, _, err := getRecord(rd, tuple.Key(append([]byte(nil), parent...)).Str(name))
+	return r, name, err
 }
 
 // findByRID scans the records under parent for the one whose _rid is rid
-// and returns its id.
-func findByRID(rd kv.Reader, parent []byte, rid string) (string, bool, error) {
-	if len(decodeRID(rid)) == 0 {
+// and returns its id; rid must be ridLen bytes starting with ownerRID.
+func findByRID(rd kv.Reader, parent []byte, rid string, ownerRID []byte, ridLen int) (string, bool, error) {
+	if b := decodeRID(rid); len(b) != ridLen || !bytes.HasPrefix(b, ownerRID) || encodeRID(b) != rid {
 		return "", false, nil
 	}
 	needle := []byte(`"_rid":"` + rid + `"`)

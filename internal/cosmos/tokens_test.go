@@ -120,6 +120,20 @@ func TestResourceTokenLifetime(t *testing.T) {
 	}
 	g.expect(404, "GET", "dbs/db/users/u/permissions/x", "", nil)
 
+	// A grant given by the container's _self (rid-based) is the same grant.
+	_, body = g.expect(200, "GET", "dbs/db/colls/items", "", nil)
+	var coll struct {
+		Self string `json:"_self"`
+	}
+	if err := json.Unmarshal([]byte(body), &coll); err != nil {
+		t.Fatal(err)
+	}
+	_, body = g.expect(201, "POST", "dbs/db/users/u/permissions", `{"id":"byself","permissionMode":"All","resource":"`+coll.Self+`"}`, nil)
+	if got := g.withToken(tokenOf(t, body), "DELETE", "dbs/db/colls/items/docs/a", "", pkHdr); got != 204 {
+		t.Fatalf("token granted by _self deleting an item: %d", got)
+	}
+	g.expect(201, "POST", "dbs/db/colls/items/docs", `{"id":"a","pk":"p"}`, pkHdr)
+
 	// A database-wide grant reaches its containers but not its users.
 	_, body = g.expect(201, "POST", "dbs/db/users/u/permissions", `{"id":"dbwide","permissionMode":"All","resource":"dbs/db/"}`, nil)
 	dbTok := tokenOf(t, body)

@@ -33,9 +33,8 @@ test("manual throughput: read and replace the container's offer", async () => {
   const { resource: again } = await container.readOffer();
   assert.equal(again.content.offerThroughput, 1000);
 
-  const { resource: none } = await database.container("manual").database.containers
-    .create({ id: "no-throughput", partitionKey: { paths: ["/pk"] } })
-    .then(({ container: nc }) => nc.readOffer());
+  const { container: plain } = await database.containers.create({ id: "no-throughput", partitionKey: { paths: ["/pk"] } });
+  const { resource: none } = await plain.readOffer();
   assert.equal(none, undefined);
 });
 

@@ -59,7 +59,7 @@ func TestCORS(t *testing.T) {
 				t.Fatalf("status = %d, want %d (%s)", w.Code, tc.wantStatus, w.Body)
 			}
 			for k, v := range tc.want {
-				if got := w.Header().Get(k); got != v {
+				if got := wireHeader(w).Get(k); got != v {
 					t.Errorf("%s = %q, want %q", k, got, v)
 				}
 			}

@@ -123,6 +123,7 @@ func (rw *recorder) WriteHeader(code int) {
 	if rw.beforeWrite != nil {
 		rw.beforeWrite(rw.Header())
 	}
+	AzureHeaderCase(rw.Header())
 	rw.ResponseWriter.WriteHeader(code)
 }
 

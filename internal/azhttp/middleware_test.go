@@ -47,20 +47,20 @@ func TestWrap(t *testing.T) {
 			}
 			w := httptest.NewRecorder()
 			Wrap("blob", logger, nil, WriteError, h).ServeHTTP(w, r)
-			id := w.Header().Get("x-ms-request-id")
-			if w.Code != tc.wantStatus || w.Header().Get("x-ms-error-code") != tc.wantCode || w.Header().Get("x-ms-version") != tc.wantVer {
+			id := wireHeader(w).Get("x-ms-request-id")
+			if w.Code != tc.wantStatus || wireHeader(w).Get("x-ms-error-code") != tc.wantCode || wireHeader(w).Get("x-ms-version") != tc.wantVer {
 				t.Fatalf("status=%d headers=%v body=%s", w.Code, w.Header(), w.Body)
 			}
 			if !guid.MatchString(id) || (tc.wantCode == "" && seenID != id) {
 				t.Fatalf("request id %q (handler saw %q)", id, seenID)
 			}
-			if w.Header().Get("Server") != "cerulean" {
-				t.Fatalf("Server = %q", w.Header().Get("Server"))
+			if wireHeader(w).Get("Server") != "cerulean" {
+				t.Fatalf("Server = %q", wireHeader(w).Get("Server"))
 			}
-			if _, err := time.Parse(http.TimeFormat, w.Header().Get("Date")); err != nil {
+			if _, err := time.Parse(http.TimeFormat, wireHeader(w).Get("Date")); err != nil {
 				t.Fatalf("Date: %v", err)
 			}
-			if cid := tc.header["x-ms-client-request-id"]; cid != "" && w.Header().Get("x-ms-client-request-id") != cid {
+			if cid := tc.header["x-ms-client-request-id"]; cid != "" && wireHeader(w).Get("x-ms-client-request-id") != cid {
 				t.Fatal("client request id not echoed")
 			}
 			// The last log line is the request line.

@@ -89,6 +89,21 @@ func resourceOf(segs []string) (resourceType, link string) {
 	}
 }
 
+// ridLink is the link the SDKs sign when they address a resource by
+// _rid (dbs/{rid}/colls/{rid}/docs/{rid}, offers/{rid}): the _rid of the
+// resource, or of the feed's owner, as written (the SDKs lower-case it).
+func ridLink(segs []string) string {
+	n := len(segs)
+	switch {
+	case n < 2:
+		return ""
+	case n%2 == 1:
+		return segs[n-2]
+	default:
+		return segs[n-1]
+	}
+}
+
 // stringToSign is the master-key canonical string: verb, resource type and
 // x-ms-date lowercased, the resource link as is, and an empty line.
 func stringToSign(verb, resourceType, link, date string) string {
@@ -124,9 +139,19 @@ func (h *handler) authenticate(r *http.Request, segs []string) error {
 	}
 	rt, link := resourceOf(segs)
 	payload := stringToSign(r.Method, rt, link, date)
+	payloads := []string{payload}
+	if rid := ridLink(segs); rid != "" {
+		for _, l := range []string{rid, strings.ToLower(rid)} {
+			if l != link {
+				payloads = append(payloads, stringToSign(r.Method, rt, l, date))
+			}
+		}
+	}
 	for _, k := range h.keys {
-		if hmac.Equal(sign(k, payload), tok.Signature) {
-			return nil
+		for _, p := range payloads {
+			if hmac.Equal(sign(k, p), tok.Signature) {
+				return nil
+			}
 		}
 	}
 	return unauthorized("The input authorization token can't serve the request. The wrong key is being used or the expected payload is not built as per the protocol. For more info: https://aka.ms/cosmosdb-tsg-mac-signature. Server used the following payload to sign: '%s'",

@@ -29,6 +29,11 @@
 //	                                       triggers or udfs; JSON with "body")
 //	Cq db coll                             the container's last change LSN
 //	Cf db coll lsn part                    change record (changelog.go)
+//	Co db coll                             offer (throughput) of a container, or
+//	                                       of the database when coll is ""
+//	Cw db user                             user record
+//	Cp db user perm                        permission record (its grant
+//	                                       resolved to names)
 //
 // pk1 … pkN are the canonical JSON of each partition-key component (N is
 // fixed per container: one, or up to three for hierarchical keys), so a
@@ -52,6 +57,11 @@
 // Feed ranges and x-ms-start-epk / x-ms-end-epk select items by effective
 // partition key, hashed as the SDKs do (package epk); every container is
 // one partition key range, "0", covering ["", "FF").
+//
+// Resources are addressed by names or by _rid (ridlinks.go resolves a
+// rid-based link to names before routing), and a request is authorized by
+// a master key or by a permission's resource token (tokens.go), which
+// confines it to the permission's grant.
 //
 // An item's _etag is rendered from the commit version of the transaction
 // that wrote it, so it changes on every write and two equal _etags mean the

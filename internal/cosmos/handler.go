@@ -47,8 +47,17 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	q := &request{w: w, r: r}
 	var err error
 	q.segs, err = splitPath(r.URL.EscapedPath())
+	var signed []string // the path as the client addressed (and signed) it
 	if err == nil {
-		err = h.authenticate(r, q.segs)
+		signed = q.segs
+		q.segs, err = h.byNames(r, q.segs)
+	}
+	if err == nil {
+		if isResourceToken(r.Header.Get("Authorization")) {
+			err = h.authorizeResourceToken(r, q.segs)
+		} else {
+			err = h.authenticate(r, signed)
+		}
 	}
 	if err == nil {
 		err = rejectUnsupportedHeaders(r)
@@ -97,6 +106,9 @@ func (h *handler) route(q *request) error {
 		}
 		return h.getAccount(q)
 	}
+	if segs[0] == "offers" {
+		return h.routeOffers(q)
+	}
 	if segs[0] != "dbs" {
 		return unsupported(fmt.Sprintf("The resource type %q", segs[0]))
 	}
@@ -118,6 +130,8 @@ func (h *handler) route(q *request) error {
 		case http.MethodDelete:
 			return h.deleteDatabase(q, segs[1])
 		}
+	case n >= 3 && segs[2] == "users":
+		return h.routeUsers(q)
 	case n >= 3 && segs[2] != "colls":
 		return unsupported(fmt.Sprintf("The resource type %q", segs[2]))
 	case n == 3:
@@ -324,6 +338,9 @@ func (h *handler) commonHeaders(w http.ResponseWriter, r *http.Request) {
 	if v := r.Header.Get("x-ms-version"); v != "" {
 		hdr.Set("x-ms-version", v)
 	}
+	// The gateway sends etag in lower case too; the x-ms-* names are
+	// lowered by the shared writer as the header goes out.
+	azhttp.AzureHeaderCase(hdr, "etag")
 }
 
 // writeJSON answers with a JSON body (nil for none).

@@ -12,7 +12,11 @@ func (h *handler) createDatabase(q *request) error {
 	if err != nil {
 		return err
 	}
-	d, err := h.svc.CreateDatabase(q.r.Context(), b)
+	tp, err := requestThroughput(q.r)
+	if err != nil {
+		return err
+	}
+	d, err := h.svc.CreateDatabase(q.r.Context(), b, tp...)
 	if err != nil {
 		return err
 	}
@@ -49,7 +53,11 @@ func (h *handler) createContainer(q *request, db string) error {
 	if err != nil {
 		return err
 	}
-	c, err := h.svc.CreateContainer(q.r.Context(), db, b)
+	tp, err := requestThroughput(q.r)
+	if err != nil {
+		return err
+	}
+	c, err := h.svc.CreateContainer(q.r.Context(), db, b, tp...)
 	if err != nil {
 		return err
 	}

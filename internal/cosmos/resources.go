@@ -205,7 +205,7 @@ func newResource(props []byte, kind string) (map[string]any, string, error) {
 
 // CreateDatabase creates a database from its JSON properties (an object
 // with an "id"); an existing id is ErrConflict.
-func (s *Service) CreateDatabase(ctx context.Context, props []byte) (*Database, error) {
+func (s *Service) CreateDatabase(ctx context.Context, props []byte, throughput ...Throughput) (*Database, error) {
 	m, id, err := newResource(props, "database")
 	if err != nil {
 		return nil, err
@@ -232,6 +232,11 @@ func (s *Service) CreateDatabase(ctx context.Context, props []byte) (*Database, 
 			return err
 		}
 		s.noteVersion(v)
+		if len(throughput) > 0 {
+			if err := s.putOffer(tx, id, "", "dbs/"+rid+"/", rid, throughput[0]); err != nil {
+				return err
+			}
+		}
 		return tx.Set(databaseKey(id), b)
 	})
 	if err != nil {
@@ -276,7 +281,7 @@ func (s *Service) DeleteDatabase(ctx context.Context, db string, pre Preconditio
 		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
 			return err
 		}
-		for _, p := range [][]byte{containersPrefix(db), itemsOfDatabase(db), chunksOfDatabase(db), uniqueOfDatabase(db), scriptsOfDatabase(db), changesOfDatabase(db), changeSeqOfDatabase(db)} {
+		for _, p := range [][]byte{containersPrefix(db), itemsOfDatabase(db), chunksOfDatabase(db), uniqueOfDatabase(db), scriptsOfDatabase(db), changesOfDatabase(db), changeSeqOfDatabase(db), offersOfDatabase(db), usersPrefix(db), permissionsOfDatabase(db)} {
 			if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
 				return err
 			}
@@ -428,7 +433,7 @@ func loadContainer(rd kv.Reader, db, coll string) (*container, error) {
 // "id", and optionally "partitionKey" ({"paths": ["/pk"]}, or up to three
 // paths with kind MultiHash), "uniqueKeyPolicy", "defaultTtl",
 // "indexingPolicy". An existing id is ErrConflict.
-func (s *Service) CreateContainer(ctx context.Context, db string, props []byte) (*Container, error) {
+func (s *Service) CreateContainer(ctx context.Context, db string, props []byte, throughput ...Throughput) (*Container, error) {
 	m, id, err := newResource(props, "container")
 	if err != nil {
 		return nil, err
@@ -481,6 +486,11 @@ func (s *Service) CreateContainer(ctx context.Context, db string, props []byte) 
 			return err
 		}
 		s.noteVersion(v)
+		if len(throughput) > 0 {
+			if err := s.putOffer(tx, db, id, out.str("_self"), rid, throughput[0]); err != nil {
+				return err
+			}
+		}
 		return tx.Set(containerKey(db, id), b)
 	})
 	if err != nil {
@@ -610,6 +620,9 @@ func (s *Service) DeleteContainer(ctx context.Context, db, coll string, pre Prec
 			if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
 				return err
 			}
+		}
+		if err := tx.Delete(offerKey(db, coll)); err != nil {
+			return err
 		}
 		s.noteVersion(tx.Version())
 		return tx.Delete(containerKey(db, coll))

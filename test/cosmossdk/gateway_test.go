@@ -188,8 +188,6 @@ func TestUnsupportedFeaturesAreRefused(t *testing.T) {
 	env, _, _ := setup(t)
 	for _, rr := range []rawRequest{
 		{method: "GET", path: "/dbs/db/colls/items/conflicts", resourceType: "conflicts", link: "dbs/db/colls/items"},
-		{method: "GET", path: "/offers", resourceType: "offers", link: ""},
-		{method: "GET", path: "/dbs/db/users", resourceType: "users", link: "dbs/db"},
 		{method: "GET", path: "/dbs/db/colls/items", resourceType: "colls", link: "dbs/db/colls/items", header: map[string]string{"A-IM": "Incremental feed"}},
 	} {
 		resp, body := send(t, env, rr)

@@ -1,0 +1,503 @@
+package cosmos
+
+import (
+	"context"
+	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+)
+
+// Users and permissions. A user is a name inside a database; a permission
+// of a user grants Read or All on one resource (a database, container,
+// item or script, and everything under it), optionally only within one
+// logical partition. Reading a permission mints its _token, a resource
+// token (tokens.go) that lets a client holding only it do exactly what
+// the permission grants.
+//
+// Layout:
+//
+//	Cw db user        user record
+//	Cp db user perm   permission record (resource as the names it
+//	                  resolves to, kept in "_grant")
+
+func userKey(db, user string) tuple.Key { return tuple.New("Cw").Str(db).Str(user) }
+
+func usersPrefix(db string) tuple.Key { return tuple.New("Cw").Str(db) }
+
+func permissionKey(db, user, perm string) tuple.Key {
+	return permissionsPrefix(db, user).Str(perm)
+}
+
+func permissionsPrefix(db, user string) tuple.Key { return tuple.New("Cp").Str(db).Str(user) }
+
+func permissionsOfDatabase(db string) tuple.Key { return tuple.New("Cp").Str(db) }
+
+// Permission modes.
+const (
+	PermissionRead = "Read"
+	PermissionAll  = "All"
+)
+
+// grantKey is the record property holding the resolved grant: the
+// resource's path as names (dbs/db/colls/c/...), never shown on the wire.
+const grantKey = "_grant"
+
+// Permission is a permission as stored, its grant resolved.
+type Permission struct {
+	DB, User, ID string
+	RID          string
+	Mode         string   // PermissionRead or PermissionAll
+	Grant        []string // the resource's path segments, by name
+	PartitionKey string   // resourcePartitionKey as canonical JSON, or ""
+	rec          record
+}
+
+func loadDatabaseRecord(rd kv.Reader, db string) (record, error) {
+	r, ok, err := getRecord(rd, databaseKey(db))
+	if err == nil && !ok {
+		err = notFound("Database %q does not exist.", db)
+	}
+	return r, err
+}
+
+func loadUser(rd kv.Reader, db, user string) (record, error) {
+	if _, err := loadDatabaseRecord(rd, db); err != nil {
+		return nil, err
+	}
+	r, ok, err := getRecord(rd, userKey(db, user))
+	if err == nil && !ok {
+		err = notFound("User %q does not exist in database %q.", user, db)
+	}
+	return r, err
+}
+
+// ---- users ----
+
+// CreateUser creates a user in db from its JSON properties ({"id": …}).
+func (s *Service) CreateUser(ctx context.Context, db string, props []byte) (*Database, error) {
+	m, id, err := newResource(props, "user")
+	if err != nil {
+		return nil, err
+	}
+	var out record
+	err = s.store.Update(ctx, func(tx kv.Txn) error {
+		dbRec, err := loadDatabaseRecord(tx, db)
+		if err != nil {
+			return err
+		}
+		if _, exists, err := getRecord(tx, userKey(db, id)); err != nil {
+			return err
+		} else if exists {
+			return conflict("Entity with the specified id already exists in the system.")
+		}
+		v := tx.Version()
+		out = record{}
+		for k, val := range m {
+			out[k] = val
+		}
+		rid := encodeRID(ridFromVersion(decodeRID(dbRec.str("_rid")), v, 4))
+		out["_rid"], out["_self"], out["_etag"], out["_ts"] = rid, "dbs/"+dbRec.str("_rid")+"/users/"+rid+"/", etagOf(v), s.unixNow()
+		out["_permissions"] = "permissions/"
+		b, err := marshal(out)
+		if err != nil {
+			return err
+		}
+		s.noteVersion(v)
+		return tx.Set(userKey(db, id), b)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return newDatabase(out)
+}
+
+// GetUser reads a user.
+func (s *Service) GetUser(ctx context.Context, db, user string, pre Preconditions) (*Database, error) {
+	var r record
+	err := s.store.View(ctx, func(rd kv.Reader) error {
+		var err error
+		r, err = loadUser(rd, db, user)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := pre.check(conditions.Read, true, r.str("_etag")); err != nil {
+		return nil, err
+	}
+	return newDatabase(r)
+}
+
+// ReplaceUser replaces a user's properties; a new id renames the user,
+// its permissions going with it.
+func (s *Service) ReplaceUser(ctx context.Context, db, user string, props []byte, pre Preconditions) (*Database, error) {
+	m, id, err := newResource(props, "user")
+	if err != nil {
+		return nil, err
+	}
+	var out record
+	err = s.store.Update(ctx, func(tx kv.Txn) error {
+		old, err := loadUser(tx, db, user)
+		if err != nil {
+			return err
+		}
+		if err := pre.check(conditions.Write, true, old.str("_etag")); err != nil {
+			return err
+		}
+		if id != user {
+			if _, exists, err := getRecord(tx, userKey(db, id)); err != nil {
+				return err
+			} else if exists {
+				return conflict("Entity with the specified id already exists in the system.")
+			}
+			if err := movePermissions(tx, db, user, id); err != nil {
+				return err
+			}
+			if err := tx.Delete(userKey(db, user)); err != nil {
+				return err
+			}
+		}
+		v := tx.Version()
+		out = record{}
+		for k, val := range m {
+			out[k] = val
+		}
+		out["_rid"], out["_self"], out["_etag"], out["_ts"], out["_permissions"] = old["_rid"], old["_self"], etagOf(v), s.unixNow(), "permissions/"
+		b, err := marshal(out)
+		if err != nil {
+			return err
+		}
+		s.noteVersion(v)
+		return tx.Set(userKey(db, id), b)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return newDatabase(out)
+}
+
+func movePermissions(tx kv.Txn, db, from, to string) error {
+	p := permissionsPrefix(db, from)
+	type kvPair struct{ k, v []byte }
+	var moved []kvPair
+	err := tx.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+		moved = append(moved, kvPair{append([]byte(nil), k[len(p):]...), append([]byte(nil), v...)})
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	to_ := permissionsPrefix(db, to)
+	for _, m := range moved {
+		if err := tx.Set(append(append([]byte(nil), to_...), m.k...), m.v); err != nil {
+			return err
+		}
+	}
+	return tx.DeleteRange(p, kv.PrefixEnd(p))
+}
+
+// DeleteUser deletes a user and its permissions.
+func (s *Service) DeleteUser(ctx context.Context, db, user string, pre Preconditions) error {
+	return s.store.Update(ctx, func(tx kv.Txn) error {
+		r, err := loadUser(tx, db, user)
+		if err != nil {
+			return err
+		}
+		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
+			return err
+		}
+		p := permissionsPrefix(db, user)
+		if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
+			return err
+		}
+		s.noteVersion(tx.Version())
+		return tx.Delete(userKey(db, user))
+	})
+}
+
+// ListUsers returns the users of db in id order; the feed's ResourceID is
+// the database's _rid.
+func (s *Service) ListUsers(ctx context.Context, db string) (*Feed, error) {
+	var all []record
+	var rid string
+	err := s.store.View(ctx, func(rd kv.Reader) error {
+		dbRec, err := loadDatabaseRecord(rd, db)
+		if err != nil {
+			return err
+		}
+		rid = dbRec.str("_rid")
+		all, err = scanRecords(rd, usersPrefix(db))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return recordFeed(rid, all)
+}
+
+// QueryUsers runs q over the users of db.
+func (s *Service) QueryUsers(ctx context.Context, db string, q *Query, params map[string]any) (*Feed, error) {
+	var docs []map[string]any
+	err := s.store.View(ctx, func(rd kv.Reader) error {
+		if _, err := loadDatabaseRecord(rd, db); err != nil {
+			return err
+		}
+		var err error
+		docs, err = scanDocs(rd, usersPrefix(db), nil)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	res, err := q.run(docs, params)
+	if err != nil {
+		return nil, err
+	}
+	return &Feed{Items: res}, nil
+}
+
+// ---- permissions ----
+
+// parsePermission validates a permission's properties and resolves its
+// resource link (by names or by _rid) to names.
+func parsePermission(rd kv.Reader, db string, m map[string]any) (mode string, grant []string, pk string, err error) {
+	switch s, _ := m["permissionMode"].(string); {
+	case strings.EqualFold(s, PermissionRead):
+		mode = PermissionRead
+	case strings.EqualFold(s, PermissionAll):
+		mode = PermissionAll
+	default:
+		return "", nil, "", badRequest("The permission mode %q is invalid: it must be Read or All.", s)
+	}
+	link, _ := m["resource"].(string)
+	segs := linkSegments(link)
+	if len(segs) < 2 || len(segs)%2 != 0 || len(segs) > 6 || segs[0] != "dbs" {
+		return "", nil, "", badRequest("The permission resource %q is not a valid resource link.", link)
+	}
+	grant, err = resolveLink(rd, segs)
+	if err != nil {
+		return "", nil, "", err
+	}
+	if grant[1] != db {
+		return "", nil, "", badRequest("The permission resource %q is not in database %q.", link, db)
+	}
+	if len(grant) >= 4 && grant[2] != "colls" || len(grant) == 6 && grant[4] != "docs" && !isScriptKind(grant[4]) {
+		return "", nil, "", badRequest("The permission resource %q is not a valid resource link.", link)
+	}
+	if v, ok := m["resourcePartitionKey"]; ok && v != nil {
+		arr, ok := v.([]any)
+		if !ok {
+			return "", nil, "", badRequest("The resourcePartitionKey must be a JSON array.")
+		}
+		b, err := marshal(arr)
+		if err != nil {
+			return "", nil, "", badRequest("The resourcePartitionKey is invalid.")
+		}
+		comps, _, err := parsePartitionKeyHeader(string(b))
+		if err != nil {
+			return "", nil, "", err
+		}
+		pk = strings.Join(comps, "\x00")
+	}
+	return mode, grant, pk, nil
+}
+
+// linkSegments splits a resource link, with or without slashes at either
+// end.
+func linkSegments(link string) []string {
+	link = strings.Trim(link, "/")
+	if link == "" {
+		return nil
+	}
+	return strings.Split(link, "/")
+}
+
+func permissionFrom(db, user string, r record) *Permission {
+	p := &Permission{DB: db, User: user, ID: r.str("id"), RID: r.str("_rid"), Mode: PermissionRead, rec: r}
+	if strings.EqualFold(r.str("permissionMode"), PermissionAll) {
+		p.Mode = PermissionAll
+	}
+	if g, ok := r[grantKey].([]any); ok {
+		for _, s := range g {
+			str, _ := s.(string)
+			p.Grant = append(p.Grant, str)
+		}
+	}
+	p.PartitionKey, _ = r["_grantPK"].(string)
+	return p
+}
+
+// CreatePermission creates a permission of user from its JSON properties:
+// id, permissionMode (Read or All), resource (a resource link) and
+// optionally resourcePartitionKey.
+func (s *Service) CreatePermission(ctx context.Context, db, user string, props []byte) (*Permission, error) {
+	return s.writePermission(ctx, db, user, "", props, Preconditions{})
+}
+
+// ReplacePermission replaces a permission's properties (its id may not
+// change).
+func (s *Service) ReplacePermission(ctx context.Context, db, user, perm string, props []byte, pre Preconditions) (*Permission, error) {
+	return s.writePermission(ctx, db, user, perm, props, pre)
+}
+
+func (s *Service) writePermission(ctx context.Context, db, user, perm string, props []byte, pre Preconditions) (*Permission, error) {
+	m, id, err := newResource(props, "permission")
+	if err != nil {
+		return nil, err
+	}
+	delete(m, "_token")
+	delete(m, grantKey)
+	delete(m, "_grantPK")
+	if perm != "" && id != perm {
+		return nil, badRequest("The permission id %q in the body does not match %q.", id, perm)
+	}
+	var out record
+	err = s.store.Update(ctx, func(tx kv.Txn) error {
+		u, err := loadUser(tx, db, user)
+		if err != nil {
+			return err
+		}
+		old, exists, err := getRecord(tx, permissionKey(db, user, id))
+		if err != nil {
+			return err
+		}
+		switch {
+		case perm == "" && exists:
+			return conflict("Entity with the specified id already exists in the system.")
+		case perm != "" && !exists:
+			return notFound("Permission %q does not exist.", perm)
+		}
+		if perm != "" {
+			if err := pre.check(conditions.Write, true, old.str("_etag")); err != nil {
+				return err
+			}
+		}
+		mode, grant, pk, err := parsePermission(tx, db, m)
+		if err != nil {
+			return err
+		}
+		v := tx.Version()
+		out = record{}
+		for k, val := range m {
+			out[k] = val
+		}
+		out["permissionMode"] = mode
+		g := make([]any, len(grant))
+		for i, s := range grant {
+			g[i] = s
+		}
+		out[grantKey] = g
+		if pk != "" {
+			out["_grantPK"] = pk
+		}
+		if perm == "" {
+			rid := encodeRID(ridFromVersion(decodeRID(u.str("_rid")), v, 8))
+			out["_rid"], out["_self"] = rid, u.str("_self")+"permissions/"+rid+"/"
+		} else {
+			out["_rid"], out["_self"] = old["_rid"], old["_self"]
+		}
+		out["_etag"], out["_ts"] = etagOf(v), s.unixNow()
+		b, err := marshal(out)
+		if err != nil {
+			return err
+		}
+		s.noteVersion(v)
+		return tx.Set(permissionKey(db, user, id), b)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return permissionFrom(db, user, out), nil
+}
+
+// GetPermission reads a permission.
+func (s *Service) GetPermission(ctx context.Context, db, user, perm string, pre Preconditions) (*Permission, error) {
+	var r record
+	err := s.store.View(ctx, func(rd kv.Reader) error {
+		if _, err := loadUser(rd, db, user); err != nil {
+			return err
+		}
+		var ok bool
+		var err error
+		r, ok, err = getRecord(rd, permissionKey(db, user, perm))
+		if err == nil && !ok {
+			err = notFound("Permission %q does not exist.", perm)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := pre.check(conditions.Read, true, r.str("_etag")); err != nil {
+		return nil, err
+	}
+	return permissionFrom(db, user, r), nil
+}
+
+// DeletePermission deletes a permission; tokens minted from it stop
+// working.
+func (s *Service) DeletePermission(ctx context.Context, db, user, perm string, pre Preconditions) error {
+	return s.store.Update(ctx, func(tx kv.Txn) error {
+		if _, err := loadUser(tx, db, user); err != nil {
+			return err
+		}
+		r, ok, err := getRecord(tx, permissionKey(db, user, perm))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return notFound("Permission %q does not exist.", perm)
+		}
+		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
+			return err
+		}
+		s.noteVersion(tx.Version())
+		return tx.Delete(permissionKey(db, user, perm))
+	})
+}
+
+// ListPermissions returns a user's permissions in id order, and the
+// user's _rid.
+func (s *Service) ListPermissions(ctx context.Context, db, user string) ([]*Permission, string, error) {
+	var all []record
+	var rid string
+	err := s.store.View(ctx, func(rd kv.Reader) error {
+		u, err := loadUser(rd, db, user)
+		if err != nil {
+			return err
+		}
+		rid = u.str("_rid")
+		all, err = scanRecords(rd, permissionsPrefix(db, user))
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]*Permission, len(all))
+	for i, r := range all {
+		out[i] = permissionFrom(db, user, r)
+	}
+	return out, rid, nil
+}
+
+// permissionByToken loads the permission a resource token names; a
+// permission deleted or recreated since the token was minted (another
+// _rid) is not found.
+func (s *Service) permissionByToken(ctx context.Context, db, user, perm, rid string) (*Permission, error) {
+	var r record
+	err := s.store.View(ctx, func(rd kv.Reader) error {
+		var ok bool
+		var err error
+		r, ok, err = getRecord(rd, permissionKey(db, user, perm))
+		if err == nil && (!ok || r.str("_rid") != rid) {
+			r = nil
+		}
+		return err
+	})
+	if err != nil || r == nil {
+		return nil, err
+	}
+	return permissionFrom(db, user, r), nil
+}

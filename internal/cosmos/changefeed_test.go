@@ -178,3 +178,44 @@ func TestChangeFeedLargeItemAndHierarchicalScope(t *testing.T) {
 		t.Fatalf("EPK point range of [b x]: %+v", one)
 	}
 }
+
+// TestTTLSweepRecordsExpiries: the sweeper removes expired items without
+// any request touching them, each recorded in the all-versions feed as a
+// delete marked timeToLiveExpired; items not yet expired, and containers
+// without a TTL, are left alone, and a second sweep finds nothing.
+func TestTTLSweepRecordsExpiries(t *testing.T) {
+	s, clock := newTestService(t, `{"id":"items","partitionKey":{"paths":["/pk"]},"defaultTtl":10}`)
+	ctx := context.Background()
+	if _, err := s.CreateContainer(ctx, "db", []byte(`{"id":"keep","partitionKey":{"paths":["/pk"]}}`), Throughput{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, item := range []string{`{"id":"a","pk":"p"}`, `{"id":"b","pk":"q"}`, `{"id":"long","pk":"p","ttl":100}`} {
+		if _, err := s.CreateItem(ctx, "db", "items", "", []byte(item), ItemOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.CreateItem(ctx, "db", "keep", "", []byte(`{"id":"k","pk":"p"}`), ItemOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.SweepExpired(ctx); err != nil || n != 0 {
+		t.Fatalf("sweep before anything expired: %d %v", n, err)
+	}
+	clock.Advance(20 * time.Second)
+	if n, err := s.SweepExpired(ctx); err != nil || n != 2 {
+		t.Fatalf("sweep: %d %v, want 2", n, err)
+	}
+	if n, err := s.SweepExpired(ctx); err != nil || n != 0 {
+		t.Fatalf("second sweep: %d %v, want 0", n, err)
+	}
+	all, _ := drainFeed(t, s, "items", ChangeFeedOptions{Mode: AllVersionsAndDeletes})
+	var ops []string
+	for _, e := range all {
+		ops = append(ops, fmt.Sprintf("%s:%v", e.Metadata.OperationType, e.Metadata.TimeToLiveExpired))
+	}
+	if got, want := strings.Join(ops, " "), "create:false create:false create:false delete:true delete:true"; got != want {
+		t.Fatalf("all versions: %s, want %s", got, want)
+	}
+	if it, err := s.ReadItem(ctx, "db", "keep", pkOf(t, "p"), "k", ItemOptions{}); err != nil || it == nil {
+		t.Fatalf("an item of a container without TTL: %v", err)
+	}
+}

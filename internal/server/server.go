@@ -72,6 +72,8 @@ type Server struct {
 	// its background removal of expired messages.
 	queueAddr        string
 	stopQueueSweeper func()
+	// stopCosmosSweeper ends the loop that removes expired Cosmos items.
+	stopCosmosSweeper func()
 	// stopSearchCatchUp ends the loop that keeps the Search service's
 	// bleve indexes caught up with the documents in kv.
 	stopSearchCatchUp func()
@@ -140,6 +142,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := s.startCosmos(cfg, cosmosSvc); err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
+	// Expired items already read as absent; the sweeper removes them and
+	// records their expiry in the change feed.
+	s.stopCosmosSweeper = cosmosSvc.StartTTLSweeper(30 * time.Second)
 	if err := s.startSearch(cfg, sources{blobs, tables, cosmosSvc}); err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
@@ -259,6 +264,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	if s.stopQueueSweeper != nil {
 		s.stopQueueSweeper()
+	}
+	if s.stopCosmosSweeper != nil {
+		s.stopCosmosSweeper()
 	}
 	errs = append(errs, s.store.Close())
 	return errors.Join(errs...)

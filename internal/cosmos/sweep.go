@@ -90,7 +90,7 @@ func (s *Service) SweepExpired(ctx context.Context) (int, error) {
 			return nil
 		})
 		// A container or database deleted meanwhile leaves nothing to do.
-		if e := (*Error)(nil); err != nil && !(errors.As(err, &e) && e.Status == ErrNotFound.Status) {
+		if err != nil && !isNotFound(err) {
 			return removed, err
 		}
 		removed += gone
@@ -126,4 +126,10 @@ func (s *Service) StartTTLSweeper(interval time.Duration) (stop func()) {
 		cancel()
 		<-done
 	}
+}
+
+// isNotFound reports a 404 answer, whatever its message.
+func isNotFound(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Status == ErrNotFound.Status
 }

@@ -71,7 +71,8 @@ func TestLegacyPythonSDK(t *testing.T) {
 		"ok create database and container", "ok upsert 25 items", "ok query 25 items at 4 a page",
 		"ok read feed 25 items at 4 a page", "ok single-partition query", "ok cross-partition ORDER BY",
 		"ok cross-partition aggregates", "ok read by _self link", "ok replace with IfMatch, 412 on a stale etag",
-		"ok delete", "ok change feed over", "ok delete container and database",
+		"ok delete", "ok change feed over", "ok offer read and replace",
+		"ok resource token confined to its Read grant", "ok delete container and database",
 	} {
 		if !strings.Contains(string(out), "\n"+step) && !strings.HasPrefix(string(out), step) {
 			t.Errorf("step %q did not report ok", step)

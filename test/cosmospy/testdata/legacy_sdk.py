@@ -182,6 +182,41 @@ for r in ranges:
 assert news == ["late"], news
 ok("change feed over %d range(s)" % len(ranges))
 
+# Throughput: the container's offer, found by query on its _self, replaced.
+coll2 = client.CreateContainer(
+    db["_self"],
+    {"id": "provisioned", "partitionKey": {"paths": ["/pk"], "kind": "Hash"}},
+    {"offerThroughput": 500},
+)
+offers = list(
+    client.QueryOffers(
+        {
+            "query": "SELECT * FROM root r WHERE r.resource = @link",
+            "parameters": [{"name": "@link", "value": coll2["_self"]}],
+        }
+    )
+)
+assert len(offers) == 1 and offers[0]["content"]["offerThroughput"] == 500, offers
+offer = offers[0]
+assert offer["offerResourceId"] == coll2["_rid"], offer
+offer["content"]["offerThroughput"] = 800
+client.ReplaceOffer(offer["_self"], offer)
+assert client.ReadOffer(offer["_self"])["content"]["offerThroughput"] == 800
+ok("offer read and replace")
+
+# A Read permission's resource token, keyed the way this SDK looks tokens
+# up (by the last resource id in the path): reads pass, writes are 403.
+user = client.CreateUser(db["_self"], {"id": "reader"})
+perm = client.CreatePermission(
+    user["_self"], {"id": "read-items", "permissionMode": "Read", "resource": link}
+)
+reader = cosmos_client.CosmosClient(endpoint, {"resourceTokens": {coll["_rid"]: perm["_token"]}})
+other = client.ReadItem("dbs/legacy/colls/items/docs/item08", {"partitionKey": "p3"})
+assert reader.ReadItem(other["_self"], {"partitionKey": "p3"})["n"] == 8
+expect_failure(403, lambda: reader.UpsertItem(link, {"id": "nope", "pk": "p3"}))
+expect_failure(403, lambda: reader.DeleteItem(other["_self"], {"partitionKey": "p3"}))
+ok("resource token confined to its Read grant")
+
 client.DeleteContainer(link)
 client.DeleteDatabase(db["_self"])
 expect_failure(404, lambda: client.ReadDatabase("dbs/legacy"))

@@ -11,7 +11,7 @@ GOLANGCI_LINT_VERSION := v2.6.2
 LINT_BIN := $(CURDIR)/.bin
 GOLANGCI_LINT := $(LINT_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 
-.PHONY: test race unit lint fmt bench fuzz build jsdeps smbtools
+.PHONY: test race unit lint fmt bench fuzz build jsdeps debtools
 
 # test is what CI runs: formatting, vet, golangci-lint and every test with
 # the race detector. Building golangci-lint on a fresh machine is mostly
@@ -20,7 +20,7 @@ GOLANGCI_LINT := $(LINT_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 test:
 	@mkdir -p $(LINT_BIN); \
 	$(MAKE) --no-print-directory $(GOLANGCI_LINT) > $(LINT_BIN)/install.log 2>&1 & tool=$$!; \
-	$(MAKE) --no-print-directory jsdeps smbtools race; status=$$?; \
+	$(MAKE) --no-print-directory jsdeps debtools race; status=$$?; \
 	if ! wait $$tool; then cat $(LINT_BIN)/install.log; exit 1; fi; \
 	if [ $$status -ne 0 ]; then exit $$status; fi; \
 	$(MAKE) --no-print-directory lint
@@ -32,16 +32,21 @@ jsdeps:
 	cd test/filejs && npm ci --no-audit --no-fund
 	cd test/searchjs && npm ci --no-audit --no-fund
 
-# smbtools installs Samba's clients from Debian's packages (smbclient,
-# and samba-testsuite for smbtorture), which test/smbclient drives against
-# the SMB server. It installs only when one is missing and we are root
-# (CI); elsewhere those tests skip.
-smbtools:
-	@if command -v smbclient >/dev/null 2>&1 && command -v smbtorture >/dev/null 2>&1; then exit 0; fi; \
+# debtools installs, from Debian's packages, the clients the tests drive
+# that npm and the module proxy do not have: Samba's (smbclient, and
+# samba-testsuite for smbtorture) for test/smbclient, and the legacy
+# Python Cosmos SDK (python3-azure-cosmos, 3.1.1 on bookworm) for
+# test/cosmospy. It installs only what is missing, and only as root with
+# apt-get (CI); elsewhere those tests skip.
+debtools:
+	@pkgs=""; \
+	if ! command -v smbclient >/dev/null 2>&1 || ! command -v smbtorture >/dev/null 2>&1; then pkgs="smbclient samba-testsuite"; fi; \
+	if ! /usr/bin/python3 -c 'import azure.cosmos.cosmos_client' >/dev/null 2>&1; then pkgs="$$pkgs python3-azure-cosmos"; fi; \
+	if [ -z "$$pkgs" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends smbclient samba-testsuite; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$pkgs; \
 	else \
-	  echo "smbclient or smbtorture is missing and this is not root: the SMB client tests will skip"; \
+	  echo "missing and this is not root:$$pkgs; the SMB client and legacy Python SDK tests will skip"; \
 	fi
 
 race:

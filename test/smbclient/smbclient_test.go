@@ -1,5 +1,5 @@
 // Package smbclient_test drives cerulean's SMB server with Samba's own
-// smbclient (Debian's package, installed by `make smbtools` in CI) and
+// smbclient (Debian's package, installed by `make debtools` in CI) and
 // checks what it does against the Azure Files REST view of the same
 // share through the official SDK. Tests skip when smbclient is absent.
 package smbclient_test
@@ -38,7 +38,7 @@ func smbclientPath(t *testing.T) string {
 	t.Helper()
 	p, err := exec.LookPath("smbclient")
 	if err != nil {
-		t.Skip("smbclient is not installed (make smbtools installs it)")
+		t.Skip("smbclient is not installed (make debtools installs it)")
 	}
 	return p
 }

@@ -62,7 +62,7 @@ func runTorture(t *testing.T, f *fixture, suite string) (map[string]string, stri
 // passes but those in the known-failures list, each with its reason.
 func TestSmbtorture(t *testing.T) {
 	if _, err := exec.LookPath("smbtorture"); err != nil {
-		t.Skip("smbtorture is not installed (make smbtools installs samba-testsuite)")
+		t.Skip("smbtorture is not installed (make debtools installs samba-testsuite)")
 	}
 	if testing.Short() {
 		t.Skip("smbtorture suites take a while")

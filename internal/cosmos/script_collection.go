@@ -47,8 +47,9 @@ const writeOverhead = 512
 // Accepting reports whether the script may still write.
 func (sc *scriptCollection) Accepting() bool { return sc.written < scriptWriteQuota }
 
-// wrote counts one successful write of n document bytes.
-func (sc *scriptCollection) wrote(n int) { sc.written += n + writeOverhead }
+// wrote counts one successful write of n document bytes: the item and
+// its change-log record, each holding the document.
+func (sc *scriptCollection) wrote(n int) { sc.written += 2*n + writeOverhead }
 
 // newScriptCollection binds the collection to partition comps of c.
 func (t *Tx) newScriptCollection(c *container, comps []string) *scriptCollection {

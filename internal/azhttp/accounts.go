@@ -46,7 +46,10 @@ func NewAccounts(accts ...Account) *Accounts {
 }
 
 // ParseAccounts parses "acct1:key1[:key2];acct2:key1", the format of
-// Azurite's AZURITE_ACCOUNTS. Keys are base64; an empty spec is no accounts.
+// Azurite's AZURITE_ACCOUNTS. Keys are base64, decoded as Azurite (Node's
+// Buffer.from(key, "base64")) decodes them, so that a key Azurite users
+// set up (its own tests use "testing_key") works unchanged; a key that
+// decodes to nothing is refused. An empty spec is no accounts.
 func ParseAccounts(spec string) ([]Account, error) {
 	var out []Account
 	for _, entry := range strings.Split(spec, ";") {
@@ -61,8 +64,8 @@ func ParseAccounts(spec string) ([]Account, error) {
 		}
 		acct := Account{Name: name}
 		for _, k := range parts[1:] {
-			key, err := base64.StdEncoding.DecodeString(strings.TrimSpace(k))
-			if err != nil || len(key) == 0 {
+			key := nodeBase64(k)
+			if len(key) == 0 {
 				return nil, fmt.Errorf("parse accounts: %s: %w: key is not base64", name, ErrAccountSpec)
 			}
 			acct.Keys = append(acct.Keys, key)
@@ -118,4 +121,46 @@ func (a *Accounts) Names() []string {
 		return nil
 	}
 	return append([]string(nil), a.names...)
+}
+
+// nodeBase64 decodes s as Node's Buffer.from(s, "base64") does: the
+// standard and URL-safe alphabets both, characters outside them skipped,
+// decoding stopped at the first '=', and a trailing group of two or three
+// characters giving one or two bytes (a lone character, none).
+func nodeBase64(s string) []byte {
+	var out []byte
+	var acc, n uint32
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		var v byte
+		switch {
+		case c >= 'A' && c <= 'Z':
+			v = c - 'A'
+		case c >= 'a' && c <= 'z':
+			v = c - 'a' + 26
+		case c >= '0' && c <= '9':
+			v = c - '0' + 52
+		case c == '+' || c == '-':
+			v = 62
+		case c == '/' || c == '_':
+			v = 63
+		case c == '=':
+			i = len(s)
+			continue
+		default:
+			continue
+		}
+		acc, n = acc<<6|uint32(v), n+1
+		if n == 4 {
+			out = append(out, byte(acc>>16), byte(acc>>8), byte(acc))
+			acc, n = 0, 0
+		}
+	}
+	switch n {
+	case 2:
+		out = append(out, byte(acc>>4))
+	case 3:
+		out = append(out, byte(acc>>10), byte(acc>>2))
+	}
+	return out
 }

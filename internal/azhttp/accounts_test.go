@@ -1,6 +1,7 @@
 package azhttp
 
 import (
+	"encoding/hex"
 	"errors"
 	"slices"
 	"testing"
@@ -19,7 +20,8 @@ func TestParseAccounts(t *testing.T) {
 		{"a", nil, nil, true},
 		{"a:", nil, nil, true},
 		{":" + key1, nil, nil, true},
-		{"a:not*base64", nil, nil, true},
+		{"a:not*base64", []string{"a"}, []int{1}, false}, // decoded as Node decodes it
+		{"a:*!*", nil, nil, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.spec, func(t *testing.T) {
@@ -71,5 +73,41 @@ func TestLoadAccounts(t *testing.T) {
 	plain, err := LoadAccounts(func(string) string { return "" })
 	if err != nil || !slices.Equal(plain.Names(), []string{DevAccount}) {
 		t.Fatalf("default accounts = %v, %v", plain.Names(), err)
+	}
+}
+
+// TestAzuriteKeysDecodeAsNode: keys decode as Azurite's Node decodes them
+// (the expected bytes are Node's Buffer.from(key, "base64")), so an
+// AZURITE_ACCOUNTS with Azurite's own "testing_key" starts and signs.
+func TestAzuriteKeysDecodeAsNode(t *testing.T) {
+	for key, want := range map[string]string{
+		"testing_key": "b5eb2d8a783f91ec",
+		"ab$cd":       "69b71d",
+		"abcde":       "69b71d",
+		"a-b_":        "6be6ff",
+		"  YWJj  ":    "616263",
+		"YWJjZA":      "61626364",
+	} {
+		if got := hex.EncodeToString(nodeBase64(key)); got != want {
+			t.Errorf("%q decodes to %s, want %s", key, got, want)
+		}
+	}
+	accts, err := LoadAccounts(func(k string) string {
+		if k == "AZURITE_ACCOUNTS" {
+			return "account1:" + key1 + ":testing_key"
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, ok := accts.Lookup("account1")
+	if !ok || len(a.Keys) != 2 || hex.EncodeToString(a.Keys[1]) != "b5eb2d8a783f91ec" {
+		t.Fatalf("account1 = %+v, %v", a, ok)
+	}
+	for _, bad := range []string{"a:=", "a:!!!", "a:x"} {
+		if _, err := ParseAccounts(bad); !errors.Is(err, ErrAccountSpec) {
+			t.Errorf("%q: %v, want ErrAccountSpec", bad, err)
+		}
 	}
 }

@@ -77,14 +77,18 @@ func (s *Service) AppendBlock(ctx context.Context, acct, container, name string,
 	return w, nil
 }
 
-// SealBlob makes an append blob read-only.
-func (s *Service) SealBlob(ctx context.Context, acct, container, name string, pre Preconditions) (*Blob, error) {
+// SealBlob makes an append blob read-only; appendPos, when given, is
+// x-ms-blob-condition-appendpos, the size the blob must have.
+func (s *Service) SealBlob(ctx context.Context, acct, container, name string, appendPos *int64, pre Preconditions) (*Blob, error) {
 	var out *Blob
 	err := s.Update(ctx, func(t *Tx) error {
 		var err error
 		out, err = t.updateBlob(acct, container, name, pre, func(b *Blob) error {
 			if b.Type != appendBlob {
 				return azhttp.ErrInvalidBlobType
+			}
+			if appendPos != nil && b.Size != *appendPos {
+				return azhttp.ErrAppendPositionConditionNotMet
 			}
 			b.Sealed = true
 			return nil

@@ -106,6 +106,8 @@ var (
 	ErrCopyIdMismatch                        = newError(http.StatusConflict, "CopyIdMismatch", "The specified copy ID did not match the copy ID for the pending copy operation.")
 	ErrPreviousSnapshotNotFound              = newError(http.StatusConflict, "PreviousSnapshotNotFound", "The previous snapshot is not found.")
 	ErrBlobIsSealed                          = newError(http.StatusConflict, "BlobIsSealed", "The blob is sealed and its contents cannot be modified.")
+	ErrBlobArchived                          = newError(http.StatusConflict, "BlobArchived", "This operation is not permitted on an archived blob.")
+	ErrBlobBeingRehydrated                   = newError(http.StatusConflict, "BlobBeingRehydrated", "This operation is not permitted because the blob is being rehydrated.")
 	ErrCannotVerifyCopySource                = newError(http.StatusForbidden, "CannotVerifyCopySource", "This request is not authorized to perform this operation using this source.")
 	ErrInvalidSourceBlobType                 = newError(http.StatusConflict, "InvalidSourceBlobType", "The source blob type is invalid for this operation.")
 	ErrInvalidSourceBlobUrl                  = newError(http.StatusBadRequest, "InvalidSourceBlobUrl", "The source url for a copy blob operation is invalid.")

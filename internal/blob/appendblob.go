@@ -77,19 +77,28 @@ func (s *Service) AppendBlock(ctx context.Context, acct, container, name string,
 	return w, nil
 }
 
-// SealBlob makes an append blob read-only.
-func (s *Service) SealBlob(ctx context.Context, acct, container, name string, pre Preconditions) (*Blob, error) {
+// SealBlob makes an append blob read-only; appendPos, when given, is
+// x-ms-blob-condition-appendpos, the size the blob must have. Sealing is
+// idempotent and, as Azure documents, leaves the ETag and Last-Modified
+// as they were.
+func (s *Service) SealBlob(ctx context.Context, acct, container, name string, appendPos *int64, pre Preconditions) (*Blob, error) {
 	var out *Blob
 	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.updateBlob(acct, container, name, pre, func(b *Blob) error {
-			if b.Type != appendBlob {
-				return azhttp.ErrInvalidBlobType
-			}
-			b.Sealed = true
+		b, err := t.existingBlob(acct, container, name, "", conditions.Write, pre)
+		if err != nil {
+			return err
+		}
+		switch {
+		case b.Type != appendBlob:
+			return azhttp.ErrInvalidBlobType
+		case appendPos != nil && b.Size != *appendPos:
+			return azhttp.ErrAppendPositionConditionNotMet
+		case b.Sealed:
+			out = b
 			return nil
-		})
-		return err
+		}
+		b.Sealed, out = true, b
+		return record.Store(t.tx, blobKey(acct, container, name), b)
 	})
 	return out, err
 }

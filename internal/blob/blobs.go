@@ -96,6 +96,7 @@ func (t *Tx) existingBlob(acct, container, name, snapshot string, kind condition
 	if err != nil {
 		return nil, err
 	}
+	b.settleTier(t.now)
 	if snapshot != "" {
 		return b, check(pre.Conditions, kind, b.state(), azhttp.ErrBlobAlreadyExists)
 	}
@@ -110,6 +111,9 @@ func (t *Tx) newRecord(old *Blob, size int64, h ContentHeaders, meta azhttp.Meta
 	rec := &Blob{Type: "BlockBlob", Version: t.tx.Version(), Created: created, Modified: t.now, Size: size, Headers: h, Metadata: meta}
 	if old != nil {
 		rec.Lease = old.Lease // a lease survives the content it locks
+	}
+	if h.Tier != "" {
+		rec.Tier, rec.TierChanged, rec.Headers.Tier = h.Tier, t.now, ""
 	}
 	return rec
 }
@@ -197,6 +201,9 @@ func (t *Tx) updateBlob(acct, container, name string, pre Preconditions, change 
 	b, err := t.existingBlob(acct, container, name, "", conditions.Write, pre)
 	if err != nil {
 		return nil, err
+	}
+	if b.Tier == tierArchive {
+		return nil, azhttp.ErrBlobArchived
 	}
 	if err := change(b); err != nil {
 		return nil, err
@@ -356,6 +363,9 @@ func (s *Service) GetBlob(ctx context.Context, acct, container, name, snapshot s
 		b, err := t.existingBlob(acct, container, name, snapshot, conditions.Read, pre)
 		if err != nil {
 			return err
+		}
+		if b.Tier == tierArchive {
+			return azhttp.ErrBlobArchived
 		}
 		r := t.r
 		d := &Download{Record: b, Length: b.Size, r: r, acct: acct, container: container, name: name}

@@ -302,6 +302,7 @@ func (c *checker) verify() {
 		checkSequence(c, b.String(), rec, exts)
 	}
 	for b, rec := range c.blobs {
+		checkTier(c, b.String(), rec)
 		if rec.Type != pageBlob && len(c.extents[b]) == 0 && (rec.Size != 0 || rec.Extents != 0) {
 			c.fail("%s: record says %d bytes in %d extents; there are none", b, rec.Size, rec.Extents)
 		}
@@ -309,6 +310,9 @@ func (c *checker) verify() {
 	for b, snaps := range c.snapExts {
 		for snap, exts := range snaps {
 			rec := c.snapshots[b][snap]
+			if rec != nil {
+				checkTier(c, b.String()+" snapshot "+snap, rec)
+			}
 			switch {
 			case rec == nil:
 				c.fail("%s: extents of snapshot %s without its record", b, snap)

@@ -41,6 +41,7 @@ type CopyRequest struct {
 	Container     string
 	Blob          string
 	Metadata      azhttp.Metadata // nil copies the source's metadata
+	Tier          string          // x-ms-access-tier; "" leaves the copy's tier inferred
 	Dest          Preconditions
 }
 
@@ -62,6 +63,14 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 		b, err := findBlob(r, src.Acct, src.Container, src.Blob, src.Snapshot)
 		if err != nil {
 			return err
+		}
+		// Azure rehydrates an archived source into a pending copy; copies
+		// here are synchronous, so an archived source is refused.
+		if b.settleTier(s.clock()); b.Tier == tierArchive {
+			return azhttp.ErrBlobArchived
+		}
+		if req.Tier != "" && b.Type != blockBlob {
+			return azhttp.ErrInvalidBlobTier
 		}
 		if src.Snapshot == "" {
 			if err := b.Lease.CheckUse(s.clock(), req.SourceLeaseID, false); err != nil {
@@ -105,7 +114,9 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 		if meta == nil {
 			meta = srcRec.Metadata
 		}
-		out = t.newRecord(old, srcRec.Size, srcRec.Headers, meta)
+		headers := srcRec.Headers
+		headers.Tier = req.Tier
+		out = t.newRecord(old, srcRec.Size, headers, meta)
 		out.Type = srcRec.Type
 		size := fmt.Sprint(srcRec.Size)
 		out.Copy = &CopyInfo{ID: lease.NewID(), Source: src.URL.String(), Status: "success", Progress: size + "/" + size, Completed: out.Modified}

@@ -251,7 +251,9 @@ func route(q *request) (operation, error) {
 			return operation{need('o', 'a'), anonNever, (*handler).appendBlock}, nil
 		case comp == "seal" && m == http.MethodPut:
 			return operation{need('o', 'w'), anonNever, (*handler).sealBlob}, nil
-		case comp == "tier", comp == "tags", comp == "undelete", comp == "expiry", comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
+		case comp == "tier" && m == http.MethodPut:
+			return operation{need('o', 'w'), anonNever, (*handler).setBlobTier}, nil
+		case comp == "tags", comp == "undelete", comp == "expiry", comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
 			return notSupported("This blob operation")
 		}
 	}

@@ -79,6 +79,9 @@ func (h *handler) putBlob(q *request) error {
 	if err != nil {
 		return err
 	}
+	if err := uploadTier(q, typ, &headers); err != nil {
+		return err
+	}
 	if typ != blockBlob {
 		return h.createEmpty(q, typ, headers, meta)
 	}
@@ -107,8 +110,7 @@ func (h *handler) getBlob(q *request) error {
 		if b.Headers.ContentMD5 != nil {
 			hdr.Set("Content-MD5", b64(b.Headers.ContentMD5))
 		}
-		hdr.Set("x-ms-access-tier", "Hot")
-		hdr.Set("x-ms-access-tier-inferred", "true")
+		writeTierHeaders(hdr, b)
 		hdr.Set("Content-Length", strconv.FormatInt(b.Size, 10))
 		q.w.WriteHeader(http.StatusOK)
 		return nil
@@ -311,6 +313,9 @@ func (h *handler) putBlockList(q *request) error {
 	if err != nil {
 		return err
 	}
+	if err := uploadTier(q, blockBlob, &headers); err != nil {
+		return err
+	}
 	if headers.ContentType == "" {
 		headers.ContentType = "application/octet-stream"
 	}
@@ -468,7 +473,8 @@ func blobEntryXML(e ListedBlob, inc map[string]bool, now time.Time) blobXML {
 		if b.Headers.ContentMD5 != nil {
 			p.ContentMD5 = b64(b.Headers.ContentMD5)
 		}
-		p.AccessTier, p.AccessTierInferred = "Hot", true
+		b.settleTier(now)
+		tierXML(p, b)
 		if e.Snapshot == "" {
 			p.LeaseStatus, p.LeaseState, p.LeaseDuration = b.Lease.Status(now), b.Lease.At(now).State.String(), b.Lease.DurationType(now)
 		}

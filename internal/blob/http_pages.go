@@ -95,7 +95,11 @@ func (h *handler) appendBlock(q *request) error {
 }
 
 func (h *handler) sealBlob(q *request) error {
-	b, err := h.svc.SealBlob(q.ctx(), q.acct, q.container, q.blob, preconditions(q.r.Header))
+	pos, err := optionalInt(q.r.Header, "x-ms-blob-condition-appendpos")
+	if err != nil {
+		return err
+	}
+	b, err := h.svc.SealBlob(q.ctx(), q.acct, q.container, q.blob, pos, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}

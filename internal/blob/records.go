@@ -29,6 +29,9 @@ type ContentHeaders struct {
 	ContentDisposition string
 	CacheControl       string
 	ContentMD5         []byte
+	// Tier is the x-ms-access-tier an upload asks for: not a content
+	// header, it only travels with them into the new record (tiers.go).
+	Tier string `json:"-"`
 }
 
 // Blob types.
@@ -53,6 +56,11 @@ type Blob struct {
 	// SequenceNumber belongs to page blobs, Sealed to append blobs.
 	SequenceNumber int64 `json:",omitempty"`
 	Sealed         bool  `json:",omitempty"`
+	// Tier is a block blob's explicit access tier, "" while inferred (Hot);
+	// Rehydrate is set while it moves out of Archive (tiers.go).
+	Tier        string       `json:",omitempty"`
+	TierChanged time.Time    `json:",omitzero"`
+	Rehydrate   *rehydration `json:",omitempty"`
 }
 
 // extent is a run of a blob's content: a committed block, the content of a

@@ -28,6 +28,9 @@ func (s *Service) CreateSnapshot(ctx context.Context, acct, container, name stri
 		if err != nil {
 			return err
 		}
+		if b.settleTier(s.clock()); b.Tier == tierArchive {
+			return azhttp.ErrBlobArchived
+		}
 		// Like a read, a snapshot needs no lease ID but refuses a wrong one.
 		if err := b.Lease.CheckUse(s.clock(), pre.LeaseID, false); err != nil {
 			return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)

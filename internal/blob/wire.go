@@ -62,30 +62,33 @@ type blobXML struct {
 }
 
 type blobPropertiesXML struct {
-	CreationTime       string `xml:"Creation-Time"`
-	LastModified       string `xml:"Last-Modified"`
-	Etag               string `xml:"Etag"`
-	ContentLength      int64  `xml:"Content-Length"`
-	ContentType        string `xml:"Content-Type"`
-	ContentEncoding    string `xml:"Content-Encoding"`
-	ContentLanguage    string `xml:"Content-Language"`
-	ContentMD5         string `xml:"Content-MD5"`
-	CacheControl       string `xml:"Cache-Control"`
-	ContentDisposition string `xml:"Content-Disposition"`
-	BlobType           string `xml:"BlobType"`
-	SequenceNumber     *int64 `xml:"x-ms-blob-sequence-number,omitempty"`
-	Sealed             *bool  `xml:"Sealed,omitempty"`
-	AccessTier         string `xml:"AccessTier,omitempty"`
-	AccessTierInferred bool   `xml:"AccessTierInferred,omitempty"`
-	LeaseStatus        string `xml:"LeaseStatus"`
-	LeaseState         string `xml:"LeaseState"`
-	LeaseDuration      string `xml:"LeaseDuration,omitempty"`
-	CopyID             string `xml:"CopyId,omitempty"`
-	CopySource         string `xml:"CopySource,omitempty"`
-	CopyStatus         string `xml:"CopyStatus,omitempty"`
-	CopyProgress       string `xml:"CopyProgress,omitempty"`
-	CopyCompletionTime string `xml:"CopyCompletionTime,omitempty"`
-	ServerEncrypted    bool   `xml:"ServerEncrypted"`
+	CreationTime         string `xml:"Creation-Time"`
+	LastModified         string `xml:"Last-Modified"`
+	Etag                 string `xml:"Etag"`
+	ContentLength        int64  `xml:"Content-Length"`
+	ContentType          string `xml:"Content-Type"`
+	ContentEncoding      string `xml:"Content-Encoding"`
+	ContentLanguage      string `xml:"Content-Language"`
+	ContentMD5           string `xml:"Content-MD5"`
+	CacheControl         string `xml:"Cache-Control"`
+	ContentDisposition   string `xml:"Content-Disposition"`
+	BlobType             string `xml:"BlobType"`
+	SequenceNumber       *int64 `xml:"x-ms-blob-sequence-number,omitempty"`
+	Sealed               *bool  `xml:"Sealed,omitempty"`
+	AccessTier           string `xml:"AccessTier,omitempty"`
+	AccessTierInferred   bool   `xml:"AccessTierInferred,omitempty"`
+	AccessTierChangeTime string `xml:"AccessTierChangeTime,omitempty"`
+	ArchiveStatus        string `xml:"ArchiveStatus,omitempty"`
+	RehydratePriority    string `xml:"RehydratePriority,omitempty"`
+	LeaseStatus          string `xml:"LeaseStatus"`
+	LeaseState           string `xml:"LeaseState"`
+	LeaseDuration        string `xml:"LeaseDuration,omitempty"`
+	CopyID               string `xml:"CopyId,omitempty"`
+	CopySource           string `xml:"CopySource,omitempty"`
+	CopyStatus           string `xml:"CopyStatus,omitempty"`
+	CopyProgress         string `xml:"CopyProgress,omitempty"`
+	CopyCompletionTime   string `xml:"CopyCompletionTime,omitempty"`
+	ServerEncrypted      bool   `xml:"ServerEncrypted"`
 }
 
 type blockListXML struct {

@@ -41,6 +41,7 @@ type CopyRequest struct {
 	Container     string
 	Blob          string
 	Metadata      azhttp.Metadata // nil copies the source's metadata
+	Tags          Tags            // x-ms-tags: a copy never takes the source's tags
 	Dest          Preconditions
 }
 
@@ -106,7 +107,7 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 			meta = srcRec.Metadata
 		}
 		out = t.newRecord(old, srcRec.Size, srcRec.Headers, meta)
-		out.Type = srcRec.Type
+		out.Type, out.Tags = srcRec.Type, req.Tags
 		size := fmt.Sprint(srcRec.Size)
 		out.Copy = &CopyInfo{ID: lease.NewID(), Source: src.URL.String(), Status: "success", Progress: size + "/" + size, Completed: out.Modified}
 		return commitContent(t.tx, req.Acct, req.Container, req.Blob, old, out, extents)

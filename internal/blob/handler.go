@@ -210,7 +210,7 @@ func route(q *request) (operation, error) {
 			return notSupported("This container operation")
 		}
 	default:
-		snapshotOK := read && (comp == "" || comp == "metadata" || comp == "blocklist" || comp == "pagelist") || m == http.MethodDelete && comp == ""
+		snapshotOK := read && (comp == "" || comp == "metadata" || comp == "blocklist" || comp == "pagelist" || comp == "tags") || m == http.MethodDelete && comp == ""
 		if q.snapshot != "" && !snapshotOK {
 			return operation{}, azhttp.InvalidQueryParameterValue("snapshot", q.q.Get("snapshot"), "").WithMessage("This operation is not permitted on a snapshot.")
 		}
@@ -251,7 +251,11 @@ func route(q *request) (operation, error) {
 			return operation{need('o', 'a'), anonNever, (*handler).appendBlock}, nil
 		case comp == "seal" && m == http.MethodPut:
 			return operation{need('o', 'w'), anonNever, (*handler).sealBlob}, nil
-		case comp == "tier", comp == "tags", comp == "undelete", comp == "expiry", comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
+		case comp == "tags" && m == http.MethodPut:
+			return operation{need('o', 't'), anonNever, (*handler).setBlobTags}, nil
+		case comp == "tags" && m == http.MethodGet:
+			return operation{need('o', 't'), anonNever, (*handler).getBlobTags}, nil
+		case comp == "tier", comp == "undelete", comp == "expiry", comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
 			return notSupported("This blob operation")
 		}
 	}

@@ -75,12 +75,17 @@ func (h *handler) copyBlob(q *request) error {
 	if len(meta) == 0 {
 		meta = nil // the copy keeps the source's metadata
 	}
+	tags, err := requestTags(q.r.Header)
+	if err != nil {
+		return err
+	}
 	b, err := h.svc.CopyBlob(q.ctx(), CopyRequest{
 		Source:        src,
 		SourceCond:    conditions.FromHeader(q.r.Header, "x-ms-source-"),
 		SourceLeaseID: q.r.Header.Get("x-ms-source-lease-id"),
 		Acct:          q.acct, Container: q.container, Blob: q.blob,
 		Metadata: meta,
+		Tags:     tags,
 		Dest:     preconditions(q.r.Header),
 	})
 	if err != nil {

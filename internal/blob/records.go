@@ -53,6 +53,7 @@ type Blob struct {
 	// SequenceNumber belongs to page blobs, Sealed to append blobs.
 	SequenceNumber int64 `json:",omitempty"`
 	Sealed         bool  `json:",omitempty"`
+	Tags           Tags  `json:",omitempty"` // index tags, see tags.go
 }
 
 // extent is a run of a blob's content: a committed block, the content of a

@@ -1,0 +1,79 @@
+package blob
+
+import (
+	"encoding/xml"
+	"net/http"
+	"net/url"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// tagsXML is the body of Set and Get Blob Tags and a listing's Tags.
+type tagsXML struct {
+	XMLName xml.Name `xml:"Tags"`
+	TagSet  struct {
+		Tags []tagXML `xml:"Tag"`
+	} `xml:"TagSet"`
+}
+
+type tagXML struct {
+	Key   string `xml:"Key"`
+	Value string `xml:"Value"`
+}
+
+func tagsToXML(tags Tags) *tagsXML {
+	x := &tagsXML{}
+	x.TagSet.Tags = make([]tagXML, 0, len(tags))
+	for _, t := range tags {
+		x.TagSet.Tags = append(x.TagSet.Tags, tagXML(t))
+	}
+	return x
+}
+
+func (h *handler) setBlobTags(q *request) error {
+	var x tagsXML
+	if err := azhttp.ReadXML(q.r, &x); err != nil {
+		return err
+	}
+	in := make([]Tag, 0, len(x.TagSet.Tags))
+	for _, t := range x.TagSet.Tags {
+		in = append(in, Tag(t))
+	}
+	tags, err := newTags(in)
+	if err != nil {
+		return err
+	}
+	if err := h.svc.SetBlobTags(q.ctx(), q.acct, q.container, q.blob, tags, preconditions(q.r.Header)); err != nil {
+		return err
+	}
+	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
+}
+
+func (h *handler) getBlobTags(q *request) error {
+	tags, err := h.svc.GetBlobTags(q.ctx(), q.acct, q.container, q.blob, q.snapshot, preconditions(q.r.Header))
+	if err != nil {
+		return err
+	}
+	return azhttp.WriteXML(q.w, http.StatusOK, tagsToXML(tags))
+}
+
+// requestTags reads the x-ms-tags header of an upload or copy: tags in
+// query-string form, nil when absent.
+func requestTags(h http.Header) (Tags, error) {
+	v := h.Get("x-ms-tags")
+	if v == "" {
+		return nil, nil
+	}
+	vals, err := url.ParseQuery(v)
+	if err != nil {
+		return nil, azhttp.InvalidHeaderValue("x-ms-tags", v)
+	}
+	in := make([]Tag, 0, len(vals))
+	for k, vs := range vals {
+		if len(vs) != 1 {
+			return nil, errInvalidTag.WithMessage("The tags specified are invalid. Tag keys must be unique.")
+		}
+		in = append(in, Tag{Key: k, Value: vs[0]})
+	}
+	return newTags(in)
+}

@@ -188,6 +188,13 @@ func commitWithBlocks(tx kv.Txn, acct, container, name string, old, rec *Blob, e
 	if err := record.Store(tx, blobKey(acct, container, name), rec); err != nil {
 		return err
 	}
+	var oldTags Tags
+	if old != nil {
+		oldTags = old.Tags
+	}
+	if err := indexTags(tx, acct, container, name, oldTags, rec.Tags); err != nil {
+		return err
+	}
 	return dropUnreferenced(tx, acct, container, name, doomed, "", false)
 }
 
@@ -297,7 +304,8 @@ func (s *Service) DeleteBlob(ctx context.Context, acct, container, name string, 
 // DeleteBlob removes a blob with its blocks, bytes and (as asked) its
 // snapshots, or only its snapshots.
 func (t *Tx) DeleteBlob(acct, container, name string, snaps DeleteSnapshots, pre Preconditions) error {
-	if _, err := t.existingBlob(acct, container, name, "", conditions.Write, pre); err != nil {
+	b, err := t.existingBlob(acct, container, name, "", conditions.Write, pre)
+	if err != nil {
 		return err
 	}
 	has, err := hasSnapshots(t.tx, acct, container, name)
@@ -309,6 +317,9 @@ func (t *Tx) DeleteBlob(acct, container, name string, snaps DeleteSnapshots, pre
 		return deleteAllSnapshots(t.tx, acct, container, name)
 	case has && snaps == KeepSnapshots:
 		return azhttp.ErrSnapshotsPresent
+	}
+	if err := indexTags(t.tx, acct, container, name, b.Tags, nil); err != nil {
+		return err
 	}
 	for _, r := range blobRanges(acct, container, name) {
 		if err := t.tx.DeleteRange(r[0], r[1]); err != nil {

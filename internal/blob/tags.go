@@ -103,6 +103,9 @@ func (s *Service) SetBlobTags(ctx context.Context, acct, container, name string,
 		if err := checkTags(pre.IfTags, b); err != nil {
 			return err
 		}
+		if err := indexTags(tx, acct, container, name, b.Tags, tags); err != nil {
+			return err
+		}
 		b.Tags = tags
 		return record.Store(tx, blobKey(acct, container, name), b)
 	})
@@ -120,4 +123,26 @@ func (s *Service) GetBlobTags(ctx context.Context, acct, container, name, snapsh
 		return nil
 	})
 	return out, err
+}
+
+// indexTags moves a blob's entries in the tag index from its old tags to
+// its new ones, touching only the tags that changed.
+func indexTags(tx kv.Txn, acct, container, name string, old, tags Tags) error {
+	for _, t := range old {
+		if v, ok := tags.lookup(t.Key); ok && v == t.Value {
+			continue
+		}
+		if err := tx.Delete(tagIndexKey(acct, container, t.Key, t.Value, name)); err != nil {
+			return err
+		}
+	}
+	for _, t := range tags {
+		if v, ok := old.lookup(t.Key); ok && v == t.Value {
+			continue
+		}
+		if err := tx.Set(tagIndexKey(acct, container, t.Key, t.Value, name), nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -171,8 +171,8 @@ func route(q *request) (operation, error) {
 			return operation{need('s', 'r'), anonNever, (*handler).getAccountInfo}, nil
 		case restype == "service" && comp == "stats":
 			return notSupported("Get Blob Service Stats (geo-replication)")
-		case comp == "blobs":
-			return notSupported("Find Blobs by Tags")
+		case comp == "blobs" && m == http.MethodGet:
+			return operation{need('s', 'f'), anonNever, (*handler).findBlobsByTags}, nil
 		case comp == "userdelegationkey":
 			return notSupported("Get User Delegation Key")
 		case comp == "batch":
@@ -206,7 +206,9 @@ func route(q *request) (operation, error) {
 			return operation{need('c', 'l'), anonContainer, (*handler).listBlobs}, nil
 		case comp == "lease" && m == http.MethodPut:
 			return operation{need('c', 'w'), anonNever, (*handler).leaseContainer}, nil
-		case comp == "undelete", comp == "rename", comp == "batch", comp == "blobs":
+		case comp == "blobs" && m == http.MethodGet:
+			return operation{need('c', 'f'), anonNever, (*handler).findBlobsByTags}, nil
+		case comp == "undelete", comp == "rename", comp == "batch":
 			return notSupported("This container operation")
 		}
 	default:

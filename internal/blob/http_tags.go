@@ -77,3 +77,43 @@ func requestTags(h http.Header) (Tags, error) {
 	}
 	return newTags(in)
 }
+
+type filterBlobsXML struct {
+	XMLName         xml.Name        `xml:"EnumerationResults"`
+	ServiceEndpoint string          `xml:"ServiceEndpoint,attr"`
+	Where           string          `xml:"Where"`
+	Blobs           []filterBlobXML `xml:"Blobs>Blob"`
+	NextMarker      string          `xml:"NextMarker"`
+}
+
+type filterBlobXML struct {
+	Name          string   `xml:"Name"`
+	ContainerName string   `xml:"ContainerName"`
+	Tags          *tagsXML `xml:"Tags"`
+}
+
+// findBlobsByTags serves Find Blobs by Tags on the account and, with
+// restype=container, on one container.
+func (h *handler) findBlobsByTags(q *request) error {
+	where := q.q.Get("where")
+	if where == "" {
+		return azhttp.MissingRequiredQueryParameter("where")
+	}
+	f, err := ParseTagFilter(where)
+	if err != nil {
+		return azhttp.InvalidQueryParameterValue("where", where, "").WithMessage("The where expression is not valid.")
+	}
+	max, err := azhttp.MaxResults(q.q)
+	if err != nil {
+		return err
+	}
+	found, next, err := h.svc.FindBlobsByTags(q.ctx(), q.acct, f, FindBlobsOptions{Container: q.container, Marker: q.q.Get("marker"), Max: max})
+	if err != nil {
+		return err
+	}
+	doc := filterBlobsXML{ServiceEndpoint: serviceEndpoint(q), Where: where, NextMarker: next, Blobs: []filterBlobXML{}}
+	for _, b := range found {
+		doc.Blobs = append(doc.Blobs, filterBlobXML{Name: b.Name, ContainerName: b.Container, Tags: tagsToXML(b.Tags)})
+	}
+	return azhttp.WriteXML(q.w, http.StatusOK, doc)
+}

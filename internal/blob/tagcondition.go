@@ -27,7 +27,7 @@ func ifTags(h http.Header) *TagCondition {
 		return nil
 	}
 	c, err := ParseTagCondition(v)
-	if err != nil {
+	if err != nil || c.names("@") {
 		return &TagCondition{malformed: v}
 	}
 	return c
@@ -195,6 +195,9 @@ func (p *tagParser) key() (string, error) {
 		return p.quoted('"')
 	}
 	start := p.i
+	if p.i < len(p.s) && p.s[p.i] == '@' { // @container, which only Find Blobs by Tags takes
+		p.i++
+	}
 	for p.i < len(p.s) && p.s[p.i] != ' ' && validTagChar(rune(p.s[p.i])) && !strings.ContainsRune("<>=", rune(p.s[p.i])) {
 		p.i++
 	}
@@ -226,4 +229,21 @@ func (p *tagParser) quoted(q byte) (string, error) {
 		return b.String(), nil
 	}
 	return "", errBadTagExpression
+}
+
+// names reports whether the condition compares a key starting with prefix.
+func (c *TagCondition) names(prefix string) bool {
+	for _, and := range c.or {
+		for _, cmp := range and {
+			if cmp.group < 0 && strings.HasPrefix(cmp.key, prefix) {
+				return true
+			}
+		}
+	}
+	for _, g := range c.groups {
+		if g.names(prefix) {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package blobsdk_test
 import (
 	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 )
 
 // blobTags returns a blob's (or snapshot's) tags as a map.
@@ -213,5 +215,110 @@ func TestTagsSnapshotsAndCopies(t *testing.T) {
 	must(t, err, "Copy Blob with x-ms-tags")
 	if got := blobTags(t, dst.BlobClient(), nil); !maps.Equal(got, map[string]string{"copied": "yes"}) {
 		t.Errorf("copy tags = %v, want copied=yes only", got)
+	}
+}
+
+// foundNames flattens a Find Blobs by Tags page to container/name pairs.
+func foundNames(items []*service.FilterBlobItem) []string {
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, *it.ContainerName+"/"+*it.Name)
+	}
+	return out
+}
+
+// TestFindBlobsByTags: the account and container searches find exactly
+// the blobs whose tags satisfy the expression, follow tag changes and
+// deletions, page with markers, and refuse malformed expressions.
+func TestFindBlobsByTags(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	c1, c2 := cname("find-a"), cname("find-b")
+	if c1 > c2 {
+		c1, c2 = c2, c1
+	}
+	cc1, cc2 := f.createContainer(c1, nil), f.createContainer(c2, nil)
+	put := func(cc *container.Client, name string, tags map[string]string) {
+		upload(t, cc.NewBlockBlobClient(name), []byte(name), &blockblob.UploadOptions{Tags: tags})
+	}
+	put(cc1, "a", map[string]string{"status": "done", "n": "1"})
+	put(cc1, "b", map[string]string{"status": "open", "n": "2"})
+	put(cc1, "c", nil)
+	put(cc2, "a", map[string]string{"status": "done", "n": "3"})
+	put(cc2, "z", map[string]string{"status": "done"})
+
+	find := func(where string) []string {
+		t.Helper()
+		resp, err := f.svc.FilterBlobs(t.Context(), where, nil)
+		must(t, err, "Find Blobs by Tags %s", where)
+		if deref(resp.Where) != any(where) {
+			t.Errorf("Where = %v, want %q", deref(resp.Where), where)
+		}
+		return foundNames(resp.Blobs)
+	}
+	for _, tc := range []struct {
+		where string
+		want  []string
+	}{
+		{`"status" = 'done'`, []string{c1 + "/a", c2 + "/a", c2 + "/z"}},
+		{`"status" = 'done' AND "n" > '1'`, []string{c2 + "/a"}},
+		{`"n" >= '2' AND "n" <= '3'`, []string{c1 + "/b", c2 + "/a"}},
+		{`"n" < '2'`, []string{c1 + "/a"}},
+		{`@container = '` + c2 + `' AND "status" = 'done'`, []string{c2 + "/a", c2 + "/z"}},
+		{`"status" = 'missing'`, []string{}},
+	} {
+		if got := find(tc.where); !slices.Equal(got, tc.want) {
+			t.Errorf("Find Blobs by Tags %s = %v, want %v", tc.where, got, tc.want)
+		}
+	}
+
+	// The result carries the tags the expression names.
+	resp, err := f.svc.FilterBlobs(t.Context(), `"n" = '2'`, nil)
+	must(t, err, "Find Blobs by Tags")
+	if len(resp.Blobs) != 1 || resp.Blobs[0].Tags == nil || len(resp.Blobs[0].Tags.BlobTagSet) != 1 || *resp.Blobs[0].Tags.BlobTagSet[0].Key != "n" {
+		t.Errorf("Find Blobs by Tags result tags: %+v", resp.Blobs)
+	}
+
+	// Container scope.
+	cresp, err := cc1.FilterBlobs(t.Context(), `"status" = 'done'`, nil)
+	must(t, err, "container Find Blobs by Tags")
+	if got := foundNames(cresp.Blobs); !slices.Equal(got, []string{c1 + "/a"}) {
+		t.Errorf("container Find Blobs by Tags = %v", got)
+	}
+
+	// Paging.
+	var pages [][]string
+	var marker *string
+	for {
+		r, err := f.svc.FilterBlobs(t.Context(), `"status" = 'done'`, &service.FilterBlobsOptions{MaxResults: ptr(int32(2)), Marker: marker})
+		must(t, err, "Find Blobs by Tags page")
+		pages = append(pages, foundNames(r.Blobs))
+		if r.NextMarker == nil || *r.NextMarker == "" {
+			break
+		}
+		marker = r.NextMarker
+	}
+	if len(pages) != 2 || !slices.Equal(slices.Concat(pages...), []string{c1 + "/a", c2 + "/a", c2 + "/z"}) {
+		t.Errorf("paged Find Blobs by Tags = %v", pages)
+	}
+
+	// The index follows Set Blob Tags, overwrites and deletes.
+	_, err = cc1.NewBlobClient("b").SetTags(t.Context(), map[string]string{"status": "done"}, nil)
+	must(t, err, "Set Blob Tags")
+	put(cc2, "a", nil)
+	_, err = cc2.NewBlobClient("z").Delete(t.Context(), nil)
+	must(t, err, "Delete Blob")
+	if got := find(`"status" = 'done'`); !slices.Equal(got, []string{c1 + "/a", c1 + "/b"}) {
+		t.Errorf("after changes: %v", got)
+	}
+	_, err = cc1.Delete(t.Context(), nil)
+	must(t, err, "Delete Container")
+	if got := find(`"status" = 'done'`); len(got) != 0 {
+		t.Errorf("after deleting the container: %v", got)
+	}
+
+	for _, bad := range []string{`"status" = 'done' OR "n" = '1'`, `"status" <> 'done'`, `@container = 'x'`, `"status" = done`, `("n" = '1')`} {
+		_, err := f.svc.FilterBlobs(t.Context(), bad, nil)
+		checkErr(t, err, http.StatusBadRequest, bloberror.InvalidQueryParameterValue, "Find Blobs by Tags %s", bad)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/conditions"
 )
 
 // tagsXML is the body of Set and Get Blob Tags and a listing's Tags.
@@ -30,6 +31,15 @@ func tagsToXML(tags Tags) *tagsXML {
 	return x
 }
 
+// tagsPreconditions reads the conditions of Set and Get Blob Tags, which
+// take the blob's ETag and dates as x-ms-blob-if-match and friends: the
+// plain If-* headers would be about the tags sub-resource.
+func tagsPreconditions(h http.Header) Preconditions {
+	pre := preconditions(h)
+	pre.Conditions = conditions.FromHeader(h, "x-ms-blob-")
+	return pre
+}
+
 func (h *handler) setBlobTags(q *request) error {
 	var x tagsXML
 	if err := azhttp.ReadXML(q.r, &x); err != nil {
@@ -43,14 +53,14 @@ func (h *handler) setBlobTags(q *request) error {
 	if err != nil {
 		return err
 	}
-	if err := h.svc.SetBlobTags(q.ctx(), q.acct, q.container, q.blob, tags, preconditions(q.r.Header)); err != nil {
+	if err := h.svc.SetBlobTags(q.ctx(), q.acct, q.container, q.blob, tags, tagsPreconditions(q.r.Header)); err != nil {
 		return err
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 }
 
 func (h *handler) getBlobTags(q *request) error {
-	tags, err := h.svc.GetBlobTags(q.ctx(), q.acct, q.container, q.blob, q.snapshot, preconditions(q.r.Header))
+	tags, err := h.svc.GetBlobTags(q.ctx(), q.acct, q.container, q.blob, q.snapshot, tagsPreconditions(q.r.Header))
 	if err != nil {
 		return err
 	}

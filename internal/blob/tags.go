@@ -100,6 +100,9 @@ func (s *Service) SetBlobTags(ctx context.Context, acct, container, name string,
 		if err := b.Lease.CheckUse(s.clock(), pre.LeaseID, false); err != nil {
 			return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)
 		}
+		if err := check(pre.Conditions, conditions.Write, b.state(), azhttp.ErrConditionNotMet); err != nil {
+			return err
+		}
 		if err := checkTags(pre.IfTags, b); err != nil {
 			return err
 		}
@@ -117,6 +120,10 @@ func (s *Service) GetBlobTags(ctx context.Context, acct, container, name, snapsh
 	err := s.view(ctx, func(t *Tx) error {
 		b, err := t.existingBlob(acct, container, name, snapshot, conditions.Read, Preconditions{LeaseID: pre.LeaseID, IfTags: pre.IfTags})
 		if err != nil {
+			return err
+		}
+		// The blob's conditions fail as a write's do: 412, never 304.
+		if err := check(pre.Conditions, conditions.Write, b.state(), azhttp.ErrConditionNotMet); err != nil {
 			return err
 		}
 		out = b.Tags

@@ -165,7 +165,7 @@ func TestIfTags(t *testing.T) {
 	checkErr(t, err, http.StatusPreconditionFailed, bloberror.ConditionNotMet, "upload with the current If-Match but tags that do not match")
 	expectContent(t, bb.BlobClient(), []byte("v1"), "after refused conditional uploads")
 
-	_, err = bb.Upload(t.Context(), rsc([]byte("v2")), &blockblob.UploadOptions{
+	v2, err := bb.Upload(t.Context(), rsc([]byte("v2")), &blockblob.UploadOptions{
 		Tags:             map[string]string{"state": "final"},
 		AccessConditions: both(`"state" = 'draft' AND "n" >= '5' AND "n" < '6'`, ""),
 	})
@@ -181,6 +181,17 @@ func TestIfTags(t *testing.T) {
 	checkErr(t, err, http.StatusPreconditionFailed, bloberror.ConditionNotMet, "Set Metadata on a tag the blob lacks")
 	_, err = bb.SetTags(t.Context(), map[string]string{"x": "y"}, &blob.SetTagsOptions{AccessConditions: ifTags(`"state" <> 'final'`)})
 	checkErr(t, err, http.StatusPreconditionFailed, bloberror.ConditionNotMet, "Set Blob Tags with <> on the current value")
+	stale := azcore.ETag(`"0x1"`)
+	_, err = bb.SetTags(t.Context(), map[string]string{"x": "y"}, &blob.SetTagsOptions{
+		AccessConditions:             ifTags(`"state" = 'final'`),
+		BlobModifiedAccessConditions: &blob.BlobModifiedAccessConditions{IfMatch: &stale},
+	})
+	checkErr(t, err, http.StatusPreconditionFailed, bloberror.ConditionNotMet, "Set Blob Tags with matching tags but a stale If-Match")
+	_, err = bb.SetTags(t.Context(), map[string]string{"state": "final", "x": "y"}, &blob.SetTagsOptions{
+		AccessConditions:             ifTags(`"state" = 'final'`),
+		BlobModifiedAccessConditions: &blob.BlobModifiedAccessConditions{IfMatch: v2.ETag},
+	})
+	must(t, err, "Set Blob Tags with x-ms-if-tags and If-Match both holding")
 	_, err = bb.Delete(t.Context(), &blob.DeleteOptions{AccessConditions: ifTags(`"state" = 'draft'`)})
 	checkErr(t, err, http.StatusPreconditionFailed, bloberror.ConditionNotMet, "Delete with tags that do not match")
 	_, err = bb.Delete(t.Context(), &blob.DeleteOptions{AccessConditions: ifTags(`"state" = 'final'`)})

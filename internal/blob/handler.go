@@ -212,7 +212,7 @@ func route(q *request) (operation, error) {
 			return notSupported("This container operation")
 		}
 	default:
-		snapshotOK := read && (comp == "" || comp == "metadata" || comp == "blocklist" || comp == "pagelist" || comp == "tags") || m == http.MethodDelete && comp == ""
+		snapshotOK := read && (comp == "" || comp == "metadata" || comp == "blocklist" || comp == "pagelist") || m == http.MethodDelete && comp == "" || comp == "tags"
 		if q.snapshot != "" && !snapshotOK {
 			return operation{}, azhttp.InvalidQueryParameterValue("snapshot", q.q.Get("snapshot"), "").WithMessage("This operation is not permitted on a snapshot.")
 		}

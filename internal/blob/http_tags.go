@@ -53,7 +53,7 @@ func (h *handler) setBlobTags(q *request) error {
 	if err != nil {
 		return err
 	}
-	if err := h.svc.SetBlobTags(q.ctx(), q.acct, q.container, q.blob, tags, tagsPreconditions(q.r.Header)); err != nil {
+	if err := h.svc.SetBlobTags(q.ctx(), q.acct, q.container, q.blob, q.snapshot, tags, tagsPreconditions(q.r.Header)); err != nil {
 		return err
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)

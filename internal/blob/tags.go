@@ -88,12 +88,14 @@ func checkTags(cond *TagCondition, b *Blob) error {
 	return nil
 }
 
-// SetBlobTags replaces the index tags of a blob. Like Azure, it changes
-// neither the blob's ETag nor its Last-Modified time. An active lease
-// needs no lease ID, but a wrong one is refused.
-func (s *Service) SetBlobTags(ctx context.Context, acct, container, name string, tags Tags, pre Preconditions) error {
+// SetBlobTags replaces the index tags of a blob or, as Azure allows since
+// version 2020-08-04, of one of its snapshots (which the tag index, like
+// Find Blobs by Tags, leaves out). Like Azure, it changes neither the
+// ETag nor the Last-Modified time. An active lease needs no lease ID, but
+// a wrong one is refused.
+func (s *Service) SetBlobTags(ctx context.Context, acct, container, name, snapshot string, tags Tags, pre Preconditions) error {
 	return s.store.Update(ctx, func(tx kv.Txn) error {
-		b, err := findBlob(tx, acct, container, name, "")
+		b, err := findBlob(tx, acct, container, name, snapshot)
 		if err != nil {
 			return err
 		}
@@ -105,6 +107,10 @@ func (s *Service) SetBlobTags(ctx context.Context, acct, container, name string,
 		}
 		if err := checkTags(pre.IfTags, b); err != nil {
 			return err
+		}
+		if snapshot != "" {
+			b.Tags = tags
+			return record.Store(tx, snapshotKey(acct, container, name, snapshot), b)
 		}
 		if err := indexTags(tx, acct, container, name, b.Tags, tags); err != nil {
 			return err

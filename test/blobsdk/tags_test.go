@@ -202,7 +202,8 @@ func TestIfTags(t *testing.T) {
 }
 
 // TestTagsSnapshotsAndCopies: a snapshot keeps the tags its blob had when
-// it was taken; a copy takes x-ms-tags, never the source's tags.
+// it was taken, and has tags of its own after; a copy takes x-ms-tags,
+// never the source's tags.
 func TestTagsSnapshotsAndCopies(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -218,8 +219,15 @@ func TestTagsSnapshotsAndCopies(t *testing.T) {
 	}
 	sc, err := bb.WithSnapshot(*snap.Snapshot)
 	must(t, err, "WithSnapshot")
+	// Since version 2020-08-04 a snapshot's tags may be set; the blob's stay.
 	_, err = sc.SetTags(t.Context(), map[string]string{"v": "3"}, nil)
-	checkErr(t, err, http.StatusBadRequest, "", "Set Blob Tags on a snapshot")
+	must(t, err, "Set Blob Tags on a snapshot")
+	if got := blobTags(t, bb.BlobClient(), &blob.GetTagsOptions{Snapshot: snap.Snapshot}); got["v"] != "3" {
+		t.Errorf("snapshot tags after Set Blob Tags = %v, want v=3", got)
+	}
+	if got := blobTags(t, bb.BlobClient(), nil); got["v"] != "2" {
+		t.Errorf("blob tags after setting the snapshot's = %v, want v=2", got)
+	}
 
 	dst := cc.NewBlockBlobClient("copy")
 	_, err = dst.StartCopyFromURL(t.Context(), bb.URL(), &blob.StartCopyFromURLOptions{BlobTags: map[string]string{"copied": "yes"}})

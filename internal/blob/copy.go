@@ -41,7 +41,8 @@ type CopyRequest struct {
 	Container     string
 	Blob          string
 	Metadata      azhttp.Metadata // nil copies the source's metadata
-	Tags          Tags            // x-ms-tags: a copy never takes the source's tags
+	Tags          Tags            // x-ms-tags
+	CopyTags      bool            // x-ms-copy-source-tag-option: COPY takes the source's tags instead
 	Dest          Preconditions
 }
 
@@ -108,6 +109,9 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 		}
 		out = t.newRecord(old, srcRec.Size, srcRec.Headers, meta)
 		out.Type, out.Tags = srcRec.Type, req.Tags
+		if req.CopyTags {
+			out.Tags = srcRec.Tags
+		}
 		size := fmt.Sprint(srcRec.Size)
 		out.Copy = &CopyInfo{ID: lease.NewID(), Source: src.URL.String(), Status: "success", Progress: size + "/" + size, Completed: out.Modified}
 		return commitContent(t.tx, req.Acct, req.Container, req.Blob, old, out, extents)

@@ -235,6 +235,18 @@ func TestTagsSnapshotsAndCopies(t *testing.T) {
 	if got := blobTags(t, dst.BlobClient(), nil); !maps.Equal(got, map[string]string{"copied": "yes"}) {
 		t.Errorf("copy tags = %v, want copied=yes only", got)
 	}
+
+	// Copy Blob From URL may take the source's tags instead (azblob has no
+	// option for it on this call, so the request is sent raw).
+	sasQ := f.fullAccountSAS()
+	syncDst := cc.NewBlockBlobClient("sync-copy")
+	hdr := map[string]string{"x-ms-copy-source": withQuery(bb.URL(), sasQ), "x-ms-requires-sync": "true", "x-ms-copy-source-tag-option": "COPY"}
+	rawDo(t, http.MethodPut, withQuery(syncDst.URL(), sasQ), hdr, nil).Check(t, http.StatusAccepted, "", "Copy Blob From URL with the source's tags")
+	if got := blobTags(t, syncDst.BlobClient(), nil); !maps.Equal(got, map[string]string{"v": "2"}) {
+		t.Errorf("Copy Blob From URL tags = %v, want the source's v=2", got)
+	}
+	hdr["x-ms-tags"] = "own=1"
+	rawDo(t, http.MethodPut, withQuery(syncDst.URL(), sasQ), hdr, nil).Check(t, http.StatusBadRequest, "InvalidHeaderValue", "COPY together with x-ms-tags")
 }
 
 // foundNames flattens a Find Blobs by Tags page to container/name pairs.

@@ -13,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 )
 
@@ -192,6 +193,9 @@ func TestIfTags(t *testing.T) {
 		BlobModifiedAccessConditions: &blob.BlobModifiedAccessConditions{IfMatch: v2.ETag},
 	})
 	must(t, err, "Set Blob Tags with x-ms-if-tags and If-Match both holding")
+	lc := blobLease(t, bb, "")
+	_, err = lc.AcquireLease(t.Context(), 15, &lease.BlobAcquireOptions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfTags: to.Ptr(`"state" = 'draft'`)}})
+	checkErr(t, err, http.StatusPreconditionFailed, bloberror.ConditionNotMet, "Acquire Lease with tags that do not match")
 	_, err = bb.Delete(t.Context(), &blob.DeleteOptions{AccessConditions: ifTags(`"state" = 'draft'`)})
 	checkErr(t, err, http.StatusPreconditionFailed, bloberror.ConditionNotMet, "Delete with tags that do not match")
 	_, err = bb.Delete(t.Context(), &blob.DeleteOptions{AccessConditions: ifTags(`"state" = 'final'`)})

@@ -13,7 +13,7 @@ const maxAppendBlock = 100 << 20
 
 // CreateEmpty creates (or replaces) an append blob, or a page blob of the
 // given size, with no content.
-func (s *Service) CreateEmpty(ctx context.Context, acct, container, name, typ string, size, seq int64, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
+func (s *Service) CreateEmpty(ctx context.Context, acct, container, name, typ string, size, seq int64, h ContentHeaders, meta azhttp.Metadata, tags Tags, pre Preconditions) (*Blob, error) {
 	var out *Blob
 	err := s.Update(ctx, func(t *Tx) error {
 		old, err := t.blobForWrite(acct, container, name, conditions.Create, pre)
@@ -21,7 +21,7 @@ func (s *Service) CreateEmpty(ctx context.Context, acct, container, name, typ st
 			return err
 		}
 		out = t.newRecord(old, size, h, meta)
-		out.Type, out.SequenceNumber = typ, seq
+		out.Type, out.SequenceNumber, out.Tags = typ, seq, tags
 		return commitContent(t.tx, acct, container, name, old, out, nil)
 	})
 	return out, err

@@ -15,11 +15,11 @@ import (
 
 // PutBlob creates or replaces a block blob with c's content, verifying
 // c.MD5 when given. A rejected or failed write leaves the store as it was.
-func (s *Service) PutBlob(ctx context.Context, acct, container, name string, c Content, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*Written, error) {
+func (s *Service) PutBlob(ctx context.Context, acct, container, name string, c Content, h ContentHeaders, meta azhttp.Metadata, tags Tags, pre Preconditions) (*Written, error) {
 	var out *Blob
 	w, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
 		var err error
-		out, err = t.putBlob(p, h, meta, pre)
+		out, err = t.putBlob(p, h, meta, tags, pre)
 		return err
 	})
 	if err != nil {
@@ -31,14 +31,14 @@ func (s *Service) PutBlob(ctx context.Context, acct, container, name string, c C
 
 // PutBlob creates or replaces a block blob with data, which the
 // transaction carries itself: it may be at most 4 MiB.
-func (t *Tx) PutBlob(acct, container, name string, data []byte, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
+func (t *Tx) PutBlob(acct, container, name string, data []byte, h ContentHeaders, meta azhttp.Metadata, tags Tags, pre Preconditions) (*Blob, error) {
 	if len(data) > inlineLimit {
 		return nil, azhttp.ErrRequestBodyTooLarge
 	}
-	return t.putBlob(inlinePayload(acct, container, name, data), h, meta, pre)
+	return t.putBlob(inlinePayload(acct, container, name, data), h, meta, tags, pre)
 }
 
-func (t *Tx) putBlob(p *payload, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
+func (t *Tx) putBlob(p *payload, h ContentHeaders, meta azhttp.Metadata, tags Tags, pre Preconditions) (*Blob, error) {
 	if h.ContentMD5 == nil {
 		h.ContentMD5 = p.md5
 	}
@@ -54,6 +54,7 @@ func (t *Tx) putBlob(p *payload, h ContentHeaders, meta azhttp.Metadata, pre Pre
 		extents = []extent{{Data: p.data, Size: p.size}}
 	}
 	rec := t.newRecord(old, p.size, h, meta)
+	rec.Tags = tags
 	if err := commitContent(t.tx, p.acct, p.container, p.blob, old, rec, extents); err != nil {
 		return nil, err
 	}
@@ -98,7 +99,10 @@ func (t *Tx) existingBlob(acct, container, name, snapshot string, kind condition
 	}
 	b.settleTier(t.now)
 	if snapshot != "" {
-		return b, check(pre.Conditions, kind, b.state(), azhttp.ErrBlobAlreadyExists)
+		if err := check(pre.Conditions, kind, b.state(), azhttp.ErrBlobAlreadyExists); err != nil {
+			return nil, err
+		}
+		return b, checkTags(pre.IfTags, b)
 	}
 	return b, t.checkBlob(pre, kind, b)
 }
@@ -186,6 +190,13 @@ func commitWithBlocks(tx kv.Txn, acct, container, name string, old, rec *Blob, e
 	}
 	rec.Extents = len(extents)
 	if err := record.Store(tx, blobKey(acct, container, name), rec); err != nil {
+		return err
+	}
+	var oldTags Tags
+	if old != nil {
+		oldTags = old.Tags
+	}
+	if err := indexTags(tx, acct, container, name, oldTags, rec.Tags); err != nil {
 		return err
 	}
 	return dropUnreferenced(tx, acct, container, name, doomed, "", false)
@@ -300,7 +311,8 @@ func (s *Service) DeleteBlob(ctx context.Context, acct, container, name string, 
 // DeleteBlob removes a blob with its blocks, bytes and (as asked) its
 // snapshots, or only its snapshots.
 func (t *Tx) DeleteBlob(acct, container, name string, snaps DeleteSnapshots, pre Preconditions) error {
-	if _, err := t.existingBlob(acct, container, name, "", conditions.Write, pre); err != nil {
+	b, err := t.existingBlob(acct, container, name, "", conditions.Write, pre)
+	if err != nil {
 		return err
 	}
 	has, err := hasSnapshots(t.tx, acct, container, name)
@@ -312,6 +324,9 @@ func (t *Tx) DeleteBlob(acct, container, name string, snaps DeleteSnapshots, pre
 		return deleteAllSnapshots(t.tx, acct, container, name)
 	case has && snaps == KeepSnapshots:
 		return azhttp.ErrSnapshotsPresent
+	}
+	if err := indexTags(t.tx, acct, container, name, b.Tags, nil); err != nil {
+		return err
 	}
 	for _, r := range blobRanges(acct, container, name) {
 		if err := t.tx.DeleteRange(r[0], r[1]); err != nil {

@@ -145,7 +145,7 @@ type BlockRef struct {
 
 // PutBlockList commits the blob as the concatenation of the referenced
 // blocks; uncommitted blocks not referenced are discarded.
-func (s *Service) PutBlockList(ctx context.Context, acct, container, name string, refs []BlockRef, h ContentHeaders, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
+func (s *Service) PutBlockList(ctx context.Context, acct, container, name string, refs []BlockRef, h ContentHeaders, meta azhttp.Metadata, tags Tags, pre Preconditions) (*Blob, error) {
 	if len(refs) > maxCommittedBlocks {
 		return nil, azhttp.ErrBlockListTooLong
 	}
@@ -190,6 +190,7 @@ func (s *Service) PutBlockList(ctx context.Context, acct, container, name string
 			size += e.Size
 		}
 		out = t.newRecord(old, size, h, meta)
+		out.Tags = tags
 		return commitWithBlocks(tx, acct, container, name, old, out, extents, blocks)
 	})
 	return out, err

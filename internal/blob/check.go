@@ -53,6 +53,7 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 		refs:       map[dataID][]string{},
 		staged:     map[dataID]bool{},
 		garbage:    map[dataID]bool{},
+		tagIndex:   map[blobID]Tags{},
 	}
 	err := store.View(ctx, func(r kv.Reader) error {
 		for _, scan := range []struct {
@@ -98,6 +99,7 @@ type checker struct {
 	refs       map[dataID][]string
 	staged     map[dataID]bool
 	garbage    map[dataID]bool
+	tagIndex   map[blobID]Tags // the tag index entries of each blob
 	violations []string
 }
 
@@ -133,6 +135,9 @@ func (c *checker) account(k, v []byte) error {
 	if tag == 'c' {
 		c.containers[[2]string{acct, container}] = true
 		return nil
+	}
+	if tag == 't' {
+		return c.tagEntry(acct, container, rd)
 	}
 	name, err := rd.Str()
 	if err != nil {
@@ -253,6 +258,7 @@ func (c *checker) garbageEntry(_, v []byte) error {
 }
 
 func (c *checker) verify() {
+	c.verifyTagIndex()
 	need := map[dataID]int64{} // bytes each referenced object must hold
 	note := func(b blobID, exts []extent) {
 		for _, e := range exts {

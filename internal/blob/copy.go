@@ -42,6 +42,8 @@ type CopyRequest struct {
 	Blob          string
 	Metadata      azhttp.Metadata // nil copies the source's metadata
 	Tier          string          // x-ms-access-tier; "" leaves the copy's tier inferred
+	Tags          Tags            // x-ms-tags
+	CopyTags      bool            // x-ms-copy-source-tag-option: COPY takes the source's tags instead
 	Dest          Preconditions
 }
 
@@ -117,7 +119,10 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 		headers := srcRec.Headers
 		headers.Tier = req.Tier
 		out = t.newRecord(old, srcRec.Size, headers, meta)
-		out.Type = srcRec.Type
+		out.Type, out.Tags = srcRec.Type, req.Tags
+		if req.CopyTags {
+			out.Tags = srcRec.Tags
+		}
 		size := fmt.Sprint(srcRec.Size)
 		out.Copy = &CopyInfo{ID: lease.NewID(), Source: src.URL.String(), Status: "success", Progress: size + "/" + size, Completed: out.Modified}
 		return commitContent(t.tx, req.Acct, req.Container, req.Blob, old, out, extents)

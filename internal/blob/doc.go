@@ -12,6 +12,7 @@
 //	Ba acct u container blob blockid  uncommitted block
 //	Ba acct k container blob shard    uncommitted block count, one of 64 shards
 //	Ba acct d container blob data off payload chunk of a data object
+//	Ba acct t container key value blob tag index: the blob has tag key=value
 //	Bs data                           data staged but not yet referenced
 //	Bg version page                   data freed by commit version, to delete
 //
@@ -35,5 +36,8 @@
 // and counted in sharded keys (blockcount.go); and a commit that frees
 // more than a few data objects registers them under Bg, to be deleted
 // after it commits in transactions of bounded size (garbage.go).
-// CheckInvariants verifies the whole layout.
+// A blob's index tags live in its record (so a snapshot keeps the tags
+// it was taken with); every change to them also moves the blob's entries
+// under "Ba acct t", which Find Blobs by Tags scans (tags.go, findtags.go).
+// CheckInvariants verifies the whole layout, the tag index included.
 package blob

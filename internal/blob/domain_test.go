@@ -91,7 +91,7 @@ func TestServicePutAndReadBack(t *testing.T) {
 		sum := md5.Sum(data)
 		c := contentOf(data)
 		c.MD5 = sum[:]
-		w, err := s.PutBlob(ctx, testAcct, "c", name, c, ContentHeaders{ContentType: "text/plain"}, azhttp.Metadata{{"k", "v"}}, Preconditions{})
+		w, err := s.PutBlob(ctx, testAcct, "c", name, c, ContentHeaders{ContentType: "text/plain"}, azhttp.Metadata{{"k", "v"}}, nil, Preconditions{})
 		if err != nil {
 			t.Fatalf("put %s: %v", name, err)
 		}
@@ -109,7 +109,7 @@ func TestServicePutAndReadBack(t *testing.T) {
 			t.Errorf("%s: read %d bytes back, want %d", name, len(got), len(data))
 		}
 	}
-	if _, err := s.PutBlob(ctx, testAcct, "missing", "x", contentOf(small), ContentHeaders{}, nil, Preconditions{}); !errors.Is(err, azhttp.ErrContainerNotFound) {
+	if _, err := s.PutBlob(ctx, testAcct, "missing", "x", contentOf(small), ContentHeaders{}, nil, nil, Preconditions{}); !errors.Is(err, azhttp.ErrContainerNotFound) {
 		t.Errorf("put into a missing container: %v, want ContainerNotFound", err)
 	}
 }
@@ -119,7 +119,7 @@ func TestServicePutAndReadBack(t *testing.T) {
 func TestUpdateCommitsTogether(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.PutBlob(ctx, testAcct, "c", "a", contentOf([]byte("old")), ContentHeaders{}, nil, Preconditions{}); err != nil {
+	if _, err := s.PutBlob(ctx, testAcct, "c", "a", contentOf([]byte("old")), ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	var meta, put *Blob
@@ -128,7 +128,7 @@ func TestUpdateCommitsTogether(t *testing.T) {
 		if meta, err = tx.SetBlobMetadata(testAcct, "c", "a", azhttp.Metadata{{"state", "moved"}}, Preconditions{}); err != nil {
 			return err
 		}
-		put, err = tx.PutBlob(testAcct, "c", "b", []byte("new"), ContentHeaders{}, nil, Preconditions{})
+		put, err = tx.PutBlob(testAcct, "c", "b", []byte("new"), ContentHeaders{}, nil, nil, Preconditions{})
 		return err
 	})
 	if err != nil {
@@ -157,10 +157,10 @@ func TestUpdateRollsBackTogether(t *testing.T) {
 	before := countKeys(t, store, nil)
 
 	err := s.Update(ctx, func(tx *Tx) error {
-		if _, err := tx.PutBlob(testAcct, "c", "first", []byte("1"), ContentHeaders{}, nil, Preconditions{}); err != nil {
+		if _, err := tx.PutBlob(testAcct, "c", "first", []byte("1"), ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
 			return err
 		}
-		_, err := tx.PutBlob(testAcct, "no-such-container", "second", []byte("2"), ContentHeaders{}, nil, Preconditions{})
+		_, err := tx.PutBlob(testAcct, "no-such-container", "second", []byte("2"), ContentHeaders{}, nil, nil, Preconditions{})
 		return err
 	})
 	if !errors.Is(err, azhttp.ErrContainerNotFound) {
@@ -172,7 +172,7 @@ func TestUpdateRollsBackTogether(t *testing.T) {
 
 	errStop := errors.New("stop")
 	err = s.Update(ctx, func(tx *Tx) error {
-		if _, err := tx.PutBlob(testAcct, "c", "first", []byte("1"), ContentHeaders{}, nil, Preconditions{}); err != nil {
+		if _, err := tx.PutBlob(testAcct, "c", "first", []byte("1"), ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
 			return err
 		}
 		return errStop
@@ -197,7 +197,7 @@ func TestInCallerOwnedTransaction(t *testing.T) {
 	errLater := errors.New("caller fails after the blob operations")
 	err := store.Update(ctx, func(tx kv.Txn) error {
 		b := s.In(tx)
-		if _, err := b.PutBlob(testAcct, "c", "x", []byte("x"), ContentHeaders{}, nil, Preconditions{}); err != nil {
+		if _, err := b.PutBlob(testAcct, "c", "x", []byte("x"), ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
 			return err
 		}
 		if err := tx.Set(own, []byte("v")); err != nil {
@@ -214,7 +214,7 @@ func TestInCallerOwnedTransaction(t *testing.T) {
 
 	err = store.Update(ctx, func(tx kv.Txn) error {
 		b := s.In(tx)
-		if _, err := b.PutBlob(testAcct, "c", "x", []byte("x"), ContentHeaders{}, nil, Preconditions{}); err != nil {
+		if _, err := b.PutBlob(testAcct, "c", "x", []byte("x"), ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
 			return err
 		}
 		if _, err := b.GetContainer(testAcct, "c"); err != nil {
@@ -243,10 +243,10 @@ func TestInCallerOwnedTransaction(t *testing.T) {
 func TestMD5MismatchLeavesNoData(t *testing.T) {
 	s, store := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.CreateEmpty(ctx, testAcct, "c", "append", appendBlob, 0, 0, ContentHeaders{}, nil, Preconditions{}); err != nil {
+	if _, err := s.CreateEmpty(ctx, testAcct, "c", "append", appendBlob, 0, 0, ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateEmpty(ctx, testAcct, "c", "pages", pageBlob, 8<<20, 0, ContentHeaders{}, nil, Preconditions{}); err != nil {
+	if _, err := s.CreateEmpty(ctx, testAcct, "c", "pages", pageBlob, 8<<20, 0, ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	wrong := md5.Sum([]byte("something else"))
@@ -260,7 +260,7 @@ func TestMD5MismatchLeavesNoData(t *testing.T) {
 	pages := bytes.Repeat([]byte{1}, 2*pageSize)
 	uploads := map[string]func(name string, c Content) error{
 		"PutBlob": func(name string, c Content) error {
-			_, err := s.PutBlob(ctx, testAcct, "c", name, c, ContentHeaders{}, nil, Preconditions{})
+			_, err := s.PutBlob(ctx, testAcct, "c", name, c, ContentHeaders{}, nil, nil, Preconditions{})
 			return err
 		},
 		"PutBlock": func(name string, c Content) error {
@@ -308,19 +308,19 @@ func TestRefusedUploadLeavesNoData(t *testing.T) {
 	s, store := newTestService(t)
 	ctx := t.Context()
 	large := bytes.Repeat([]byte{9}, inlineLimit+1)
-	if _, err := s.PutBlob(ctx, testAcct, "c", "exists", contentOf([]byte("v1")), ContentHeaders{}, nil, Preconditions{}); err != nil {
+	if _, err := s.PutBlob(ctx, testAcct, "c", "exists", contentOf([]byte("v1")), ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	before := countKeys(t, store, nil)
 
 	var ifNoneMatch Preconditions
 	ifNoneMatch.IfNoneMatch = []string{"*"}
-	if _, err := s.PutBlob(ctx, testAcct, "c", "exists", contentOf(large), ContentHeaders{}, nil, ifNoneMatch); !errors.Is(err, azhttp.ErrBlobAlreadyExists) {
+	if _, err := s.PutBlob(ctx, testAcct, "c", "exists", contentOf(large), ContentHeaders{}, nil, nil, ifNoneMatch); !errors.Is(err, azhttp.ErrBlobAlreadyExists) {
 		t.Errorf("conditional put: %v, want BlobAlreadyExists", err)
 	}
 	// The body ends after one staging transaction has been written.
 	short := Content{Body: bytes.NewReader(make([]byte, stageTxnBytes+100)), Length: stageTxnBytes + inlineLimit}
-	if _, err := s.PutBlob(ctx, testAcct, "c", "short", short, ContentHeaders{}, nil, Preconditions{}); !errors.Is(err, azhttp.ErrInvalidInput) {
+	if _, err := s.PutBlob(ctx, testAcct, "c", "short", short, ContentHeaders{}, nil, nil, Preconditions{}); !errors.Is(err, azhttp.ErrInvalidInput) {
 		t.Errorf("short body: %v, want InvalidInput", err)
 	}
 	if after := countKeys(t, store, nil); after != before {

@@ -171,8 +171,8 @@ func route(q *request) (operation, error) {
 			return operation{need('s', 'r'), anonNever, (*handler).getAccountInfo}, nil
 		case restype == "service" && comp == "stats":
 			return notSupported("Get Blob Service Stats (geo-replication)")
-		case comp == "blobs":
-			return notSupported("Find Blobs by Tags")
+		case comp == "blobs" && m == http.MethodGet:
+			return operation{need('s', 'f'), anonNever, (*handler).findBlobsByTags}, nil
 		case comp == "userdelegationkey":
 			return notSupported("Get User Delegation Key")
 		case comp == "batch":
@@ -206,11 +206,13 @@ func route(q *request) (operation, error) {
 			return operation{need('c', 'l'), anonContainer, (*handler).listBlobs}, nil
 		case comp == "lease" && m == http.MethodPut:
 			return operation{need('c', 'w'), anonNever, (*handler).leaseContainer}, nil
-		case comp == "undelete", comp == "rename", comp == "batch", comp == "blobs":
+		case comp == "blobs" && m == http.MethodGet:
+			return operation{need('c', 'f'), anonNever, (*handler).findBlobsByTags}, nil
+		case comp == "undelete", comp == "rename", comp == "batch":
 			return notSupported("This container operation")
 		}
 	default:
-		snapshotOK := read && (comp == "" || comp == "metadata" || comp == "blocklist" || comp == "pagelist") || m == http.MethodDelete && comp == ""
+		snapshotOK := read && (comp == "" || comp == "metadata" || comp == "blocklist" || comp == "pagelist") || m == http.MethodDelete && comp == "" || comp == "tags"
 		if q.snapshot != "" && !snapshotOK {
 			return operation{}, azhttp.InvalidQueryParameterValue("snapshot", q.q.Get("snapshot"), "").WithMessage("This operation is not permitted on a snapshot.")
 		}
@@ -253,7 +255,11 @@ func route(q *request) (operation, error) {
 			return operation{need('o', 'w'), anonNever, (*handler).sealBlob}, nil
 		case comp == "tier" && m == http.MethodPut:
 			return operation{need('o', 'w'), anonNever, (*handler).setBlobTier}, nil
-		case comp == "tags", comp == "undelete", comp == "expiry", comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
+		case comp == "tags" && m == http.MethodPut:
+			return operation{need('o', 't'), anonNever, (*handler).setBlobTags}, nil
+		case comp == "tags" && m == http.MethodGet:
+			return operation{need('o', 't'), anonNever, (*handler).getBlobTags}, nil
+		case comp == "undelete", comp == "expiry", comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
 			return notSupported("This blob operation")
 		}
 	}

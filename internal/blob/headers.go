@@ -101,6 +101,9 @@ func writeBlobHeaders(h http.Header, b *Blob, now time.Time) {
 	h.Set("x-ms-server-encrypted", "true")
 	h.Set("Accept-Ranges", "bytes")
 	azhttp.WriteMetadata(h, b.Metadata)
+	if len(b.Tags) > 0 {
+		h.Set("x-ms-tag-count", strconv.Itoa(len(b.Tags)))
+	}
 }
 
 // parseSnapshot validates a snapshot ID given in the query parameter name
@@ -115,7 +118,7 @@ func parseSnapshot(name, v string) (string, error) {
 
 // preconditions reads a request's conditional and lease headers.
 func preconditions(h http.Header) Preconditions {
-	return Preconditions{Conditions: conditions.FromHeader(h, ""), LeaseID: h.Get("x-ms-lease-id")}
+	return Preconditions{Conditions: conditions.FromHeader(h, ""), LeaseID: h.Get("x-ms-lease-id"), IfTags: ifTags(h)}
 }
 
 // includes reports which include= values a listing asked for.

@@ -89,7 +89,11 @@ func (h *handler) putBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	w, err := h.svc.PutBlob(q.ctx(), q.acct, q.container, q.blob, c, headers, meta, preconditions(q.r.Header))
+	tags, err := requestTags(q.r.Header)
+	if err != nil {
+		return err
+	}
+	w, err := h.svc.PutBlob(q.ctx(), q.acct, q.container, q.blob, c, headers, meta, tags, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -323,7 +327,11 @@ func (h *handler) putBlockList(q *request) error {
 	if err != nil {
 		return err
 	}
-	b, err := h.svc.PutBlockList(q.ctx(), q.acct, q.container, q.blob, refs, headers, meta, preconditions(q.r.Header))
+	tags, err := requestTags(q.r.Header)
+	if err != nil {
+		return err
+	}
+	b, err := h.svc.PutBlockList(q.ctx(), q.acct, q.container, q.blob, refs, headers, meta, tags, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -485,6 +493,10 @@ func blobEntryXML(e ListedBlob, inc map[string]bool, now time.Time) blobXML {
 		if inc["metadata"] {
 			m := azhttp.MetadataXML(b.Metadata)
 			x.Metadata = &m
+		}
+		p.TagCount = len(b.Tags)
+		if inc["tags"] && len(b.Tags) > 0 {
+			x.Tags = tagsToXML(b.Tags)
 		}
 	}
 	return x

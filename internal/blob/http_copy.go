@@ -81,6 +81,23 @@ func (h *handler) copyBlob(q *request) error {
 			return err
 		}
 	}
+	tags, err := requestTags(q.r.Header)
+	if err != nil {
+		return err
+	}
+	// Only Copy Blob From URL may take the source's tags, and then no
+	// x-ms-tags of its own.
+	copyTags := false
+	switch opt := q.r.Header.Get("x-ms-copy-source-tag-option"); opt {
+	case "", "REPLACE":
+	case "COPY":
+		if q.r.Header.Get("x-ms-requires-sync") != "true" || tags != nil {
+			return azhttp.InvalidHeaderValue("x-ms-copy-source-tag-option", opt)
+		}
+		copyTags = true
+	default:
+		return azhttp.InvalidHeaderValue("x-ms-copy-source-tag-option", opt)
+	}
 	b, err := h.svc.CopyBlob(q.ctx(), CopyRequest{
 		Source:        src,
 		SourceCond:    conditions.FromHeader(q.r.Header, "x-ms-source-"),
@@ -88,6 +105,8 @@ func (h *handler) copyBlob(q *request) error {
 		Acct:          q.acct, Container: q.container, Blob: q.blob,
 		Metadata: meta,
 		Tier:     tier,
+		Tags:     tags,
+		CopyTags: copyTags,
 		Dest:     preconditions(q.r.Header),
 	})
 	if err != nil {

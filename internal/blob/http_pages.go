@@ -60,7 +60,11 @@ func (h *handler) createEmpty(q *request, typ string, headers ContentHeaders, me
 			seq = *n
 		}
 	}
-	b, err := h.svc.CreateEmpty(q.ctx(), q.acct, q.container, q.blob, typ, size, seq, headers, meta, preconditions(q.r.Header))
+	tags, err := requestTags(q.r.Header)
+	if err != nil {
+		return err
+	}
+	b, err := h.svc.CreateEmpty(q.ctx(), q.acct, q.container, q.blob, typ, size, seq, headers, meta, tags, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}

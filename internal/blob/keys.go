@@ -95,10 +95,21 @@ func garbageVersionPrefix(version uint64) tuple.Key { return garbagePrefix().Uin
 
 func garbagePrefix() tuple.Key { return tuple.New("Bg") }
 
+// tagIndexKey is the tag index entry saying that the blob carries the tag
+// key=value; Find Blobs by Tags scans it. It sits under the container, so
+// that deleting a container drops its entries with one range.
+func tagIndexKey(acct, container, key, value, name string) tuple.Key {
+	return tagIndexPrefix(acct, container).Str(key).Str(value).Str(name)
+}
+
+func tagIndexPrefix(acct, container string) tuple.Key {
+	return accountKey(acct).Raw("t").Str(container)
+}
+
 // containerRanges are every key range that belongs to one container.
 func containerRanges(acct, container string) [][2][]byte {
 	var out [][2][]byte
-	for _, tag := range []string{"o", "x", "u", "k", "d", "n", "z"} {
+	for _, tag := range []string{"o", "x", "u", "k", "d", "n", "z", "t"} {
 		p := accountKey(acct).Raw(tag).Str(container)
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}

@@ -12,7 +12,7 @@ import (
 
 // LeaseBlob runs a lease operation on a blob. Leasing never changes the
 // blob's ETag or Last-Modified.
-func (s *Service) LeaseBlob(ctx context.Context, acct, container, name string, req lease.Request, cond conditions.Conditions) (*lease.Outcome, error) {
+func (s *Service) LeaseBlob(ctx context.Context, acct, container, name string, req lease.Request, cond conditions.Conditions, ifTags *TagCondition) (*lease.Outcome, error) {
 	var out *lease.Outcome
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		b, err := findBlob(tx, acct, container, name, "")
@@ -20,6 +20,9 @@ func (s *Service) LeaseBlob(ctx context.Context, acct, container, name string, r
 			return err
 		}
 		if err := check(cond, conditions.Write, b.state(), azhttp.ErrConditionNotMet); err != nil {
+			return err
+		}
+		if err := checkTags(ifTags, b); err != nil {
 			return err
 		}
 		next, res, err := b.Lease.Apply(s.clock(), req, lease.NewID)

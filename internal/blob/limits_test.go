@@ -202,7 +202,7 @@ func commitBlocks(t *testing.T, s *Service, name string, idx []int) time.Duratio
 		refs[i] = BlockRef{ID: testBlockID(n), From: Uncommitted}
 	}
 	began := time.Now()
-	if _, err := s.PutBlockList(t.Context(), testAcct, "c", name, refs, ContentHeaders{}, nil, Preconditions{}); err != nil {
+	if _, err := s.PutBlockList(t.Context(), testAcct, "c", name, refs, ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
 		t.Fatalf("put block list of %d blocks: %v", len(refs), err)
 	}
 	return time.Since(began)
@@ -240,7 +240,7 @@ func TestPutBlockListOf50000Blocks(t *testing.T) {
 	for i := range rev {
 		rev[i] = BlockRef{ID: testBlockID(len(idx) - 1 - i), From: Committed}
 	}
-	if _, err := s.PutBlockList(t.Context(), testAcct, "c", "big", rev, ContentHeaders{}, nil, Preconditions{}); err != nil {
+	if _, err := s.PutBlockList(t.Context(), testAcct, "c", "big", rev, ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	l, err := s.GetBlockList(t.Context(), testAcct, "c", "big", "", true, true)
@@ -277,7 +277,7 @@ func TestLongBlobNameWith30000Blocks(t *testing.T) {
 	}
 	// Overwriting the blob frees 30,000 data objects after the commit.
 	store.reset()
-	if _, err := s.PutBlob(t.Context(), testAcct, "c", name, contentOf([]byte("new")), ContentHeaders{}, nil, Preconditions{}); err != nil {
+	if _, err := s.PutBlob(t.Context(), testAcct, "c", name, contentOf([]byte("new")), ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("overwrite freeing %d data objects: %v", len(idx), store)
@@ -327,7 +327,7 @@ func TestBlockListTooLong(t *testing.T) {
 	for i := range refs {
 		refs[i] = BlockRef{ID: testBlockID(i), From: Latest}
 	}
-	_, err := s.PutBlockList(t.Context(), testAcct, "c", "b", refs, ContentHeaders{}, nil, Preconditions{})
+	_, err := s.PutBlockList(t.Context(), testAcct, "c", "b", refs, ContentHeaders{}, nil, nil, Preconditions{})
 	if !errors.Is(err, azhttp.ErrBlockListTooLong) {
 		t.Fatalf("%d blocks: %v, want BlockListTooLong", len(refs), err)
 	}
@@ -335,7 +335,7 @@ func TestBlockListTooLong(t *testing.T) {
 
 func TestAppendBlobPages(t *testing.T) {
 	s, _ := newLimitsService(t, false)
-	if _, err := s.CreateEmpty(t.Context(), testAcct, "c", "log", appendBlob, 0, 0, ContentHeaders{}, nil, Preconditions{}); err != nil {
+	if _, err := s.CreateEmpty(t.Context(), testAcct, "c", "log", appendBlob, 0, 0, ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	n := extentsPerPage*2 + 5
@@ -397,7 +397,7 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.PutBlockList(ctx, testAcct, "c", "b", []BlockRef{{ID: testBlockID(0), From: Latest}, {ID: testBlockID(1), From: Latest}}, ContentHeaders{}, nil, Preconditions{}); err != nil {
+	if _, err := s.PutBlockList(ctx, testAcct, "c", "b", []BlockRef{{ID: testBlockID(0), From: Latest}, {ID: testBlockID(1), From: Latest}}, ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := putBlock(ctx, s, "b", testBlockID(7), []byte("pending")); err != nil {

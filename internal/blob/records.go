@@ -61,6 +61,7 @@ type Blob struct {
 	Tier        string       `json:",omitempty"`
 	TierChanged time.Time    `json:",omitzero"`
 	Rehydrate   *rehydration `json:",omitempty"`
+	Tags        Tags         `json:",omitempty"` // index tags, see tags.go
 }
 
 // extent is a run of a blob's content: a committed block, the content of a

@@ -39,6 +39,8 @@ func (s *Service) clock() time.Time { return s.now().UTC().Truncate(100 * time.N
 type Preconditions struct {
 	conditions.Conditions
 	LeaseID string
+	// IfTags is the x-ms-if-tags condition, nil when none was given.
+	IfTags *TagCondition
 }
 
 // check evaluates conditional headers, mapping outcomes to Azure's errors;
@@ -67,7 +69,10 @@ func (t *Tx) checkBlob(pre Preconditions, kind conditions.Kind, b *Blob) error {
 	if err := l.CheckUse(t.now, pre.LeaseID, kind != conditions.Read); err != nil {
 		return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)
 	}
-	return check(pre.Conditions, kind, b.state(), azhttp.ErrBlobAlreadyExists)
+	if err := check(pre.Conditions, kind, b.state(), azhttp.ErrBlobAlreadyExists); err != nil {
+		return err
+	}
+	return checkTags(pre.IfTags, b)
 }
 
 // checkContainer verifies a request against a container; only deletion

@@ -38,6 +38,9 @@ func (s *Service) CreateSnapshot(ctx context.Context, acct, container, name stri
 		if err := check(pre.Conditions, conditions.Write, b.state(), azhttp.ErrConditionNotMet); err != nil {
 			return err
 		}
+		if err := checkTags(pre.IfTags, b); err != nil {
+			return err
+		}
 		if id, err = s.nextSnapshotID(tx, acct, container, name); err != nil {
 			return err
 		}

@@ -59,6 +59,7 @@ type blobXML struct {
 	Snapshot   string              `xml:"Snapshot,omitempty"`
 	Properties blobPropertiesXML   `xml:"Properties"`
 	Metadata   *azhttp.MetadataXML `xml:"Metadata,omitempty"`
+	Tags       *tagsXML            `xml:"Tags,omitempty"`
 }
 
 type blobPropertiesXML struct {
@@ -89,6 +90,7 @@ type blobPropertiesXML struct {
 	CopyProgress         string `xml:"CopyProgress,omitempty"`
 	CopyCompletionTime   string `xml:"CopyCompletionTime,omitempty"`
 	ServerEncrypted      bool   `xml:"ServerEncrypted"`
+	TagCount             int    `xml:"TagCount,omitempty"`
 }
 
 type blockListXML struct {

@@ -166,7 +166,7 @@ const storageConn = "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;
 func (e *env) putBlob(t *testing.T, name, body string, meta azhttp.Metadata) {
 	t.Helper()
 	_, err := e.blobs.PutBlob(context.Background(), azhttp.DevAccount, "docs", name,
-		blob.Content{Body: strings.NewReader(body), Length: int64(len(body))}, blob.ContentHeaders{ContentType: "application/json"}, meta, blob.Preconditions{})
+		blob.Content{Body: strings.NewReader(body), Length: int64(len(body))}, blob.ContentHeaders{ContentType: "application/json"}, meta, nil, blob.Preconditions{})
 	if err != nil {
 		t.Fatalf("put blob %s: %v", name, err)
 	}

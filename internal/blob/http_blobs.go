@@ -115,6 +115,7 @@ func (h *handler) getBlob(q *request) error {
 			hdr.Set("Content-MD5", b64(b.Headers.ContentMD5))
 		}
 		writeTierHeaders(hdr, b)
+		azhttp.WriteSASOverrides(hdr, q.access, q.r.URL.Query())
 		hdr.Set("Content-Length", strconv.FormatInt(b.Size, 10))
 		q.w.WriteHeader(http.StatusOK)
 		return nil
@@ -134,6 +135,7 @@ func (h *handler) getBlob(q *request) error {
 		b := d.Record
 		writeBlobHeaders(hdr, b, h.now())
 		writeContentHeaders(hdr, b.Headers)
+		azhttp.WriteSASOverrides(hdr, q.access, q.r.URL.Query())
 		hdr.Set("Content-Length", strconv.FormatInt(d.Length, 10))
 		status := http.StatusOK
 		if d.Ranged {

@@ -51,7 +51,7 @@ func (h *handler) getFileProperties(q *request) error {
 	}
 	hdr := q.w.Header()
 	writeFileHeaders(hdr, n, h.svc.clock())
-	writeSASOverrides(hdr, q)
+	azhttp.WriteSASOverrides(hdr, q.access, q.q)
 	hdr.Set("Content-Length", strconv.FormatInt(n.Size, 10))
 	if n.Headers.ContentMD5 != nil {
 		hdr.Set("Content-MD5", base64.StdEncoding.EncodeToString(n.Headers.ContentMD5))
@@ -72,7 +72,7 @@ func (h *handler) getFile(q *request) error {
 	return h.svc.GetFile(q.ctx(), q.acct, q.ns(), q.path, rng, preconditions(q.r.Header), func(d *Download) error {
 		hdr := q.w.Header()
 		writeFileHeaders(hdr, d.File, h.svc.clock())
-		writeSASOverrides(hdr, q)
+		azhttp.WriteSASOverrides(hdr, q.access, q.q)
 		hdr.Set("Accept-Ranges", "bytes")
 		hdr.Set("Content-Length", strconv.FormatInt(d.Length, 10))
 		status := http.StatusOK
@@ -231,28 +231,4 @@ func (h *handler) listRanges(q *request) error {
 	hdr.Set("Last-Modified", azhttp.HTTPTime(l.File.Modified))
 	hdr.Set("x-ms-content-length", strconv.FormatInt(l.File.Size, 10))
 	return azhttp.WriteXML(q.w, http.StatusOK, doc)
-}
-
-// sasOverrides are the service SAS parameters that replace a response
-// header of Get File and Get File Properties.
-var sasOverrides = [...]struct{ param, header string }{
-	{"rscc", "Cache-Control"},
-	{"rscd", "Content-Disposition"},
-	{"rsce", "Content-Encoding"},
-	{"rscl", "Content-Language"},
-	{"rsct", "Content-Type"},
-}
-
-// writeSASOverrides applies a service SAS's response header overrides.
-// They are part of the signed string, so only a verified service SAS
-// carries them; on any other request they are ignored.
-func writeSASOverrides(h http.Header, q *request) {
-	if q.access.Kind != azhttp.AccessServiceSAS {
-		return
-	}
-	for _, o := range sasOverrides {
-		if v := q.q.Get(o.param); v != "" {
-			h.Set(o.header, v)
-		}
-	}
 }

@@ -14,6 +14,7 @@ import (
 // replace the response headers of Get Blob and Get Blob Properties made
 // with it, and only those: a Shared Key read sees the stored headers.
 func TestSASResponseOverrides(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := t.Context()
 	c := cname("rsc")

@@ -314,7 +314,7 @@ func bleveValue(f *Field, v any) any {
 	case "Edm.String", "Edm.Boolean":
 		return v
 	case "Edm.Int32", "Edm.Int64", "Edm.Double":
-		x, ok := toFloat(v)
+		x, ok := query.ToFloat(v)
 		if !ok || math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil
 		}

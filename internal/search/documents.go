@@ -16,6 +16,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+	"github.com/cerulean-db/cerulean/internal/search/query"
 )
 
 // IndexAction is one action of a document batch: Action is "upload",
@@ -488,32 +489,12 @@ func geoPoint(v any) (lon, lat float64, ok bool) {
 	if !isArr || len(c) != 2 {
 		return 0, 0, false
 	}
-	lon, ok1 := toFloat(c[0])
-	lat, ok2 := toFloat(c[1])
+	lon, ok1 := query.ToFloat(c[0])
+	lat, ok2 := query.ToFloat(c[1])
 	if !ok1 || !ok2 || lon < -180 || lon > 180 || lat < -90 || lat > 90 {
 		return 0, 0, false
 	}
 	return lon, lat, true
-}
-
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case json.Number:
-		f, err := x.Float64()
-		return f, err == nil
-	case float64:
-		return x, true
-	case string:
-		switch x {
-		case "NaN":
-			return math.NaN(), true
-		case "INF":
-			return math.Inf(1), true
-		case "-INF":
-			return math.Inf(-1), true
-		}
-	}
-	return 0, false
 }
 
 // LookupDocument returns the document with the given key, restricted to

@@ -53,7 +53,7 @@ func rangeBuckets(f *query.Facet, hits []*hit) []FacetBucket {
 				}
 				key = truncateDate(t.UTC(), f.DateInterval).Format(time.RFC3339)
 			} else {
-				x, ok := toFloat(v)
+				x, ok := query.ToFloat(v)
 				if !ok || math.IsNaN(x) || math.IsInf(x, 0) {
 					continue
 				}
@@ -94,7 +94,7 @@ func boundaryBucket(f *query.Facet, v any, isDate bool) (int, bool) {
 		}
 		return sort.Search(n, func(i int) bool { return t.Before(f.TimeValues[i]) }), true
 	}
-	x, ok := toFloat(v)
+	x, ok := query.ToFloat(v)
 	if !ok || math.IsNaN(x) || len(f.NumericValues) != n {
 		return 0, false
 	}
@@ -149,7 +149,7 @@ func (s *Service) scoringWeights(qc *queryContext, req *SearchRequest) (map[stri
 		text, _ := pm["text"].(map[string]any)
 		ws, _ := text["weights"].(map[string]any)
 		for path, w := range ws {
-			if x, ok := toFloat(w); ok {
+			if x, ok := query.ToFloat(w); ok {
 				weights[path] = x
 			}
 		}
@@ -405,7 +405,7 @@ func (v *vectorPlan) nearest(candidates []*hit) []*hit {
 		vec := make([]float64, len(vals))
 		ok := true
 		for i, x := range vals {
-			vec[i], ok = toFloat(x)
+			vec[i], ok = query.ToFloat(x)
 			if !ok {
 				break
 			}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cerulean-db/cerulean/internal/search/query"
 )
 
 // scoringFunctions are the functions of the scoring profile a search
@@ -60,12 +62,12 @@ func scoringProfileFunctions(pm map[string]any, params []string, now time.Time) 
 		f.typ, _ = fm["type"].(string)
 		f.path, _ = fm["fieldName"].(string)
 		f.interpolation, _ = fm["interpolation"].(string)
-		f.boost, _ = toFloat(fm["boost"])
+		f.boost, _ = query.ToFloat(fm["boost"])
 		switch f.typ {
 		case "magnitude":
 			p, _ := fm["magnitude"].(map[string]any)
-			f.start, _ = toFloat(p["boostingRangeStart"])
-			f.end, _ = toFloat(p["boostingRangeEnd"])
+			f.start, _ = query.ToFloat(p["boostingRangeStart"])
+			f.end, _ = query.ToFloat(p["boostingRangeEnd"])
 			f.constBeyond, _ = p["constantBoostBeyondRange"].(bool)
 		case "freshness":
 			p, _ := fm["freshness"].(map[string]any)
@@ -78,7 +80,7 @@ func scoringProfileFunctions(pm map[string]any, params []string, now time.Time) 
 		case "distance":
 			p, _ := fm["distance"].(map[string]any)
 			name, _ := p["referencePointParameter"].(string)
-			f.km, _ = toFloat(p["boostingDistance"])
+			f.km, _ = query.ToFloat(p["boostingDistance"])
 			v, ok := named[name]
 			if !ok {
 				return nil, badRequest("Expected a value for the scoring parameter '%s' of the distance function.", name)
@@ -115,7 +117,7 @@ func (f *scoringFunc) fraction(doc map[string]any) (float64, bool) {
 	case "magnitude":
 		best, found := 0.0, false
 		for _, v := range vals {
-			x, ok := toFloat(v)
+			x, ok := query.ToFloat(v)
 			if !ok || f.end == f.start {
 				continue
 			}
@@ -150,7 +152,7 @@ func (f *scoringFunc) fraction(doc map[string]any) (float64, bool) {
 			if !ok || f.km <= 0 {
 				continue
 			}
-			if d := haversineKm(lon, lat, f.lon, f.lat); d <= f.km {
+			if d := query.DistanceKm(query.GeoPoint{Lon: lon, Lat: lat}, query.GeoPoint{Lon: f.lon, Lat: f.lat}); d <= f.km {
 				return 1 - d/f.km, true
 			}
 		}

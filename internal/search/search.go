@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -684,15 +683,7 @@ func geoDistance(doc map[string]any, c query.OrderClause) any {
 	if !ok {
 		return nil
 	}
-	return haversineKm(lon, lat, c.Point.Lon, c.Point.Lat)
-}
-
-func haversineKm(lon1, lat1, lon2, lat2 float64) float64 {
-	const r = 6371.0088
-	rad := math.Pi / 180
-	dlat, dlon := (lat2-lat1)*rad, (lon2-lon1)*rad
-	a := math.Sin(dlat/2)*math.Sin(dlat/2) + math.Cos(lat1*rad)*math.Cos(lat2*rad)*math.Sin(dlon/2)*math.Sin(dlon/2)
-	return 2 * r * math.Asin(math.Sqrt(a))
+	return query.DistanceKm(query.GeoPoint{Lon: lon, Lat: lat}, c.Point)
 }
 
 func compareFloat(a, b float64) int {

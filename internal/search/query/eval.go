@@ -89,7 +89,7 @@ func (ev *evaluator) eval(e FilterExpr) (bool, error) {
 		if !ok {
 			return e.Op == OpNe, nil
 		}
-		return compareFloat(distanceKm(pt, e.Point), e.Op, e.Distance), nil
+		return compareFloat(DistanceKm(pt, e.Point), e.Op, e.Distance), nil
 	case *GeoIntersectsExpr:
 		pt, ok := toPoint(ev.value(e.Field))
 		return ok && inPolygon(pt, e.Polygon), nil
@@ -160,11 +160,11 @@ func compareValue(v any, op CompareOp, lit Literal) bool {
 	case LitInt:
 		if n, isInt := toInt64(v); isInt {
 			c, ok = cmpInt(n, lit.Int), true
-		} else if f, isNum := toFloat(v); isNum {
+		} else if f, isNum := ToFloat(v); isNum {
 			return compareFloat(f, op, lit.Float)
 		}
 	case LitDouble:
-		if f, isNum := toFloat(v); isNum {
+		if f, isNum := ToFloat(v); isNum {
 			return compareFloat(f, op, lit.Float)
 		}
 	case LitBool:
@@ -250,7 +250,9 @@ func toInt64(v any) (int64, bool) {
 	return 0, false
 }
 
-func toFloat(v any) (float64, bool) {
+// ToFloat reads a JSON number (decoded as float64 or json.Number, or a
+// Go integer or float) or Azure's "NaN", "INF" and "-INF" as a float64.
+func ToFloat(v any) (float64, bool) {
 	switch v := v.(type) {
 	case float64:
 		return v, true
@@ -299,8 +301,8 @@ func toPoint(v any) (GeoPoint, bool) {
 		if len(coords) != 2 {
 			return GeoPoint{}, false
 		}
-		lon, ok1 := toFloat(coords[0])
-		lat, ok2 := toFloat(coords[1])
+		lon, ok1 := ToFloat(coords[0])
+		lat, ok2 := ToFloat(coords[1])
 		return GeoPoint{Lon: lon, Lat: lat}, ok1 && ok2
 	}
 	return GeoPoint{}, false

@@ -85,8 +85,8 @@ func parsePoint(s string) (GeoPoint, error) {
 // earthRadiusKm is the mean Earth radius used for geo.distance.
 const earthRadiusKm = 6371.0088
 
-// distanceKm is the great-circle (haversine) distance between two points.
-func distanceKm(a, b GeoPoint) float64 {
+// DistanceKm is the great-circle (haversine) distance between two points.
+func DistanceKm(a, b GeoPoint) float64 {
 	rad := math.Pi / 180
 	dLat := (b.Lat - a.Lat) * rad
 	dLon := (b.Lon - a.Lon) * rad

@@ -19,6 +19,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
+	"github.com/cerulean-db/cerulean/internal/kv/postgres"
 	"github.com/cerulean-db/cerulean/internal/queue"
 	"github.com/cerulean-db/cerulean/internal/search/indexer"
 	"github.com/cerulean-db/cerulean/internal/smb"
@@ -54,8 +55,14 @@ type Config struct {
 	SearchQueryKeys []string
 	DataDir         string
 	InMemory        bool
-	Accounts        *azhttp.Accounts
-	Logger          *slog.Logger
+	// Store, when set, is a PostgreSQL connection string (postgres:// or
+	// postgresql://): the store is that shared database instead of the
+	// embedded one, and DataDir holds only local files (certificates,
+	// derived Search indexes). StoreSchema optionally names the schema.
+	Store       string
+	StoreSchema string
+	Accounts    *azhttp.Accounts
+	Logger      *slog.Logger
 	// Now is the clock the services use; nil means time.Now.
 	Now func() time.Time
 }
@@ -103,7 +110,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Accounts == nil {
 		cfg.Accounts = azhttp.NewAccounts(azhttp.Account{Name: azhttp.DevAccount, Keys: [][]byte{mustKey(azhttp.DevKey)}})
 	}
-	store, err := openStore(cfg)
+	store, err := openStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +158,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
-func openStore(cfg Config) (kv.Store, error) {
+func openStore(ctx context.Context, cfg Config) (kv.Store, error) {
+	if cfg.Store != "" {
+		return postgres.Open(ctx, cfg.Store, postgres.Options{Schema: cfg.StoreSchema})
+	}
 	if cfg.InMemory {
 		return memory.Open(), nil
 	}

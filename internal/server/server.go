@@ -20,6 +20,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
 	"github.com/cerulean-db/cerulean/internal/kv/postgres"
+	"github.com/cerulean-db/cerulean/internal/liveness"
 	"github.com/cerulean-db/cerulean/internal/queue"
 	"github.com/cerulean-db/cerulean/internal/search/indexer"
 	"github.com/cerulean-db/cerulean/internal/smb"
@@ -79,6 +80,10 @@ type Server struct {
 	// its background removal of expired messages.
 	queueAddr        string
 	stopQueueSweeper func()
+	// processes is this process's liveness record; stopBlobSweeper ends
+	// the periodic reclaiming of abandoned staged uploads.
+	processes       *liveness.Registry
+	stopBlobSweeper func()
 	// stopCosmosSweeper ends the loop that removes expired Cosmos items.
 	stopCosmosSweeper func()
 	// stopSearchCatchUp ends the loop that keeps the Search service's
@@ -116,9 +121,21 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	s := &Server{store: store, log: cfg.Logger, errs: make(chan error, 8)}
 	blobs := blob.New(blob.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
-	if _, err := blobs.SweepStaged(ctx); err != nil {
+	if cfg.Store == "" {
+		// The embedded store is this process's alone: every upload it
+		// finds staged was interrupted by the previous run.
+		if _, err := blobs.SweepStaged(ctx); err != nil {
+			return nil, errors.Join(err, store.Close())
+		}
+	}
+	// Front ends sharing a store reclaim each other's abandoned work only
+	// once its owner is gone.
+	s.processes, err = liveness.Register(ctx, store, cfg.Now, cfg.Logger)
+	if err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
+	blobs.UseProcesses(s.processes)
+	s.stopBlobSweeper = blobs.StartSweeper(liveness.TTL)
 	s.blobAddr, err = s.listen(cfg.Host, cfg.BlobPort, "blob", blob.NewHandler(blobs))
 	if err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
@@ -277,6 +294,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	if s.stopCosmosSweeper != nil {
 		s.stopCosmosSweeper()
+	}
+	if s.stopBlobSweeper != nil {
+		s.stopBlobSweeper()
+	}
+	if s.processes != nil {
+		errs = append(errs, s.processes.Close(ctx))
 	}
 	errs = append(errs, s.store.Close())
 	return errors.Join(errs...)

@@ -2,7 +2,7 @@ package blob
 
 import (
 	"errors"
-	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/liveness"
 	"log/slog"
 	"time"
 
@@ -26,21 +26,14 @@ type Service struct {
 	log      *slog.Logger
 	// processes, when set, tells which server processes sharing the store
 	// are running, so that SweepStaged spares their uploads in progress.
-	processes Processes
-}
-
-// Processes tells which server processes sharing the store are running
-// (liveness.Registry).
-type Processes interface {
-	ID() string
-	Alive(r kv.Reader, id string) (bool, error)
+	processes *liveness.Registry
 }
 
 // UseProcesses makes staged uploads carry this process's id, and
 // SweepStaged reclaim only those whose process is gone. Without it,
 // SweepStaged takes every staged upload for abandoned, which is right only
 // for a store no other process uses.
-func (s *Service) UseProcesses(p Processes) { s.processes = p }
+func (s *Service) UseProcesses(p *liveness.Registry) { s.processes = p }
 
 // New returns a Service over cfg.Store.
 func New(cfg Config) *Service {

@@ -84,6 +84,8 @@ type Server struct {
 	// the periodic reclaiming of abandoned staged uploads.
 	processes       *liveness.Registry
 	stopBlobSweeper func()
+	// stopFileSweeper ends the closing of handles whose process is gone.
+	stopFileSweeper func()
 	// stopCosmosSweeper ends the loop that removes expired Cosmos items.
 	stopCosmosSweeper func()
 	// stopSearchCatchUp ends the loop that keeps the Search service's
@@ -152,6 +154,14 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	files := file.New(file.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
+	if cfg.Store == "" {
+		// No SMB session outlives the process that served it.
+		if _, err := files.SweepOrphanHandles(ctx); err != nil {
+			return nil, errors.Join(err, s.Shutdown(context.Background()))
+		}
+	}
+	files.UseProcesses(s.processes)
+	s.stopFileSweeper = files.StartSweeper(liveness.TTL)
 	s.fileAddr, err = s.listen(cfg.Host, cfg.FilePort, "file", file.NewHandler(files))
 	if err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
@@ -298,8 +308,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.stopBlobSweeper != nil {
 		s.stopBlobSweeper()
 	}
+	if s.stopFileSweeper != nil {
+		s.stopFileSweeper()
+	}
 	if s.processes != nil {
 		errs = append(errs, s.processes.Close(ctx))
+		s.processes = nil
 	}
 	errs = append(errs, s.store.Close())
 	return errors.Join(errs...)

@@ -31,7 +31,9 @@ const scanPage = 256
 // Options tune Open.
 type Options struct {
 	// Schema, when set, is the PostgreSQL schema (namespace) holding the
-	// tables, created if missing; empty means the connection's search_path.
+	// tables, created if missing; empty means the search_path of the
+	// connection string (postgres://...?search_path=name), created if
+	// missing too, or else the server's default.
 	Schema string
 	// MaxConns caps the connection pool; zero means 32, or pool_max_conns
 	// from the connection string.
@@ -59,6 +61,10 @@ func Open(ctx context.Context, dsn string, o Options) (*Store, error) {
 		cfg.MaxConns = o.MaxConns
 	} else if cfg.MaxConns < 32 {
 		cfg.MaxConns = 32
+	}
+	if o.Schema == "" {
+		// A search_path in the connection string names the schema.
+		o.Schema = cfg.ConnConfig.RuntimeParams["search_path"]
 	}
 	if o.Schema != "" {
 		cfg.ConnConfig.RuntimeParams["search_path"] = o.Schema

@@ -312,7 +312,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.stopFileSweeper()
 	}
 	if s.processes != nil {
-		errs = append(errs, s.processes.Close(ctx))
+		// The record expires by itself; deleting it only spares the other
+		// front ends the wait, so a store that cannot take the deletion
+		// (a database that went away) is no reason to fail the shutdown.
+		if err := s.processes.Close(ctx); err != nil {
+			s.log.Warn("could not remove this process's liveness record; it expires by itself", "err", err)
+		}
 		s.processes = nil
 	}
 	errs = append(errs, s.store.Close())

@@ -34,14 +34,16 @@ jsdeps:
 
 # debtools installs, from Debian's packages, the clients the tests drive
 # that npm and the module proxy do not have: Samba's (smbclient, and
-# samba-testsuite for smbtorture) for test/smbclient, and the legacy
+# samba-testsuite for smbtorture) for test/smbclient, the legacy
 # Python Cosmos SDK (python3-azure-cosmos, 3.1.1 on bookworm) for
-# test/cosmospy. It installs only what is missing, and only as root with
-# apt-get (CI); elsewhere those tests skip.
+# test/cosmospy, and PostgreSQL's server for the shared-database engine.
+# It installs only what is missing, and only as root with apt-get (CI);
+# elsewhere those tests skip.
 debtools:
 	@pkgs=""; \
 	if ! command -v smbclient >/dev/null 2>&1 || ! command -v smbtorture >/dev/null 2>&1; then pkgs="smbclient samba-testsuite"; fi; \
 	if ! /usr/bin/python3 -c 'import azure.cosmos.cosmos_client' >/dev/null 2>&1; then pkgs="$$pkgs python3-azure-cosmos"; fi; \
+	if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then pkgs="$$pkgs postgresql"; fi; \
 	if [ -z "$$pkgs" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$pkgs; \
@@ -49,8 +51,19 @@ debtools:
 	  echo "missing and this is not root:$$pkgs; the SMB client and legacy Python SDK tests will skip"; \
 	fi
 
+# race runs every test with the race detector. Unless
+# CERULEAN_TEST_POSTGRES already names a database, it starts a throw-away
+# PostgreSQL cluster (scripts/test-postgres) for the shared-database
+# engine's tests and removes it afterwards.
 race:
-	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+	@if [ -z "$$CERULEAN_TEST_POSTGRES" ]; then \
+	  pgdir=$$(mktemp -d /tmp/cerulean-pg.XXXXXX) && rmdir $$pgdir; \
+	  if dsn=$$(scripts/test-postgres start $$pgdir); then export CERULEAN_TEST_POSTGRES="$$dsn"; \
+	  else echo "no PostgreSQL cluster: the PostgreSQL engine's tests skip (and fail in CI)"; fi; \
+	fi; \
+	$(GO) test -race -count=1 -timeout 20m $(PKGS); status=$$?; \
+	if [ -n "$$pgdir" ]; then scripts/test-postgres stop $$pgdir; fi; \
+	exit $$status
 
 unit:
 	$(GO) test -count=1 -short $(PKGS)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -63,6 +64,7 @@ type serveFlags struct {
 	logLevel                                                      logLevel
 	scriptBudget                                                  budget
 	pprof                                                         string
+	store                                                         storeURL
 }
 
 // parseServeFlags reads serve's settings from the environment, then from
@@ -90,6 +92,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.Var(&f.scriptBudget, "cosmos-script-budget", "time one Cosmos stored procedure, trigger or UDF run may take, e.g. 5s or 500ms (at most 10m)")
 	fs.StringVar(&f.dataDir, "data", "./cerulean-data", "directory of the durable store")
 	fs.Var(&f.inMemory, "in-memory", "keep everything in memory; nothing survives exit")
+	fs.Var(&f.store, "store", "a shared PostgreSQL database (postgres://user@host:port/db) instead of the embedded store in --data; empty for the embedded one")
 	// info is logLevel's zero value, which the usage text never shows as a
 	// default, so the text names it.
 	fs.Var(&f.logLevel, "log-level", "debug, info, warn or error (default info)")
@@ -115,6 +118,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if f.store != "" && f.inMemory {
+		return nil, errors.New("--store and --in-memory exclude each other: a PostgreSQL store is durable")
 	}
 	if f.dataDir == "" && !f.inMemory {
 		return nil, errors.New("the data directory is empty: give --data a directory, or use --in-memory")
@@ -192,6 +198,33 @@ func (p *port) Set(s string) error {
 	return nil
 }
 
+// storeURL is a PostgreSQL connection URL, or empty for the embedded store.
+type storeURL string
+
+func (u *storeURL) String() string { return string(*u) }
+
+func (u *storeURL) Set(s string) error {
+	if s == "" {
+		*u = ""
+		return nil
+	}
+	p, err := url.Parse(s)
+	if err != nil || p.Scheme != "postgres" && p.Scheme != "postgresql" || p.Host == "" {
+		return errors.New("not a PostgreSQL URL (postgres://user@host:port/database)")
+	}
+	*u = storeURL(s)
+	return nil
+}
+
+// redacted is the URL without its password, for the log.
+func (u storeURL) redacted() string {
+	p, err := url.Parse(string(u))
+	if err != nil {
+		return "postgres"
+	}
+	return p.Redacted()
+}
+
 // logLevel is one of the documented level names, in any case.
 type logLevel slog.Level
 
@@ -240,7 +273,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 		}
 	}
 	srv, err := server.Start(ctx, server.Config{
-		Host: f.host, BlobPort: int(f.blobPort), QueuePort: int(f.queuePort), TablePort: int(f.tablePort), FilePort: int(f.filePort), SMBPort: int(f.smbPort), DataDir: f.dataDir, InMemory: bool(f.inMemory),
+		Host: f.host, BlobPort: int(f.blobPort), QueuePort: int(f.queuePort), TablePort: int(f.tablePort), FilePort: int(f.filePort), SMBPort: int(f.smbPort), DataDir: f.dataDir, InMemory: bool(f.inMemory), Store: string(f.store),
 		CosmosPort: int(f.cosmosPort), CosmosHTTP: bool(f.cosmosHTTP), CosmosScriptBudget: time.Duration(f.scriptBudget),
 		SearchPort: int(f.searchPort), SearchHTTPS: bool(f.searchHTTPS), SearchAdminKeys: f.searchAdminKeys, SearchQueryKeys: f.searchQueryKeys,
 		Accounts: accounts, Logger: logger,
@@ -251,6 +284,9 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 	where := f.dataDir
 	if f.inMemory {
 		where = "memory (nothing persists)"
+	}
+	if f.store != "" {
+		where = f.store.redacted()
 	}
 	logger.Info("cerulean started", "version", version, "store", where, "accounts", strings.Join(accounts.Names(), ","))
 	select {

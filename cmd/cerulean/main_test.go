@@ -86,6 +86,9 @@ func TestServeBadEnvRefused(t *testing.T) {
 		{"CERULEAN_SEARCH_ADMIN_KEY", "has space", "api-keys"},
 		{"CERULEAN_SEARCH_QUERY_KEY", "a,,b", "api-keys"},
 		{"CERULEAN_SEARCH_QUERY_KEY", "clé", "api-keys"},
+		{"CERULEAN_STORE", "mysql://db/x", "PostgreSQL URL"},
+		{"CERULEAN_STORE", "postgres://", "PostgreSQL URL"},
+		{"CERULEAN_STORE", "./data", "PostgreSQL URL"},
 	} {
 		_, err := parse(t, nil, map[string]string{tc.name: tc.value})
 		if err == nil {
@@ -122,11 +125,34 @@ func TestServeBadFlagRefused(t *testing.T) {
 		{"--in-memory=yes"},
 		{"--log-level", "verbose"},
 		{"--data", ""},
+		{"--store", "postgres:///db"},
+		{"--store", "postgres://db.example/x", "--in-memory"},
 		{"stray"},
 	} {
 		if _, err := parse(t, args, nil); err == nil {
 			t.Errorf("%q accepted", args)
 		}
+	}
+}
+
+// TestServeStore: --store takes a PostgreSQL URL (either scheme), and the
+// log shows it without its password.
+func TestServeStore(t *testing.T) {
+	for _, u := range []string{"postgres://u:secret@db.example:5432/cerulean", "postgresql://u@10.0.0.5/cerulean?sslmode=require"} {
+		f, err := parse(t, []string{"--store", u}, nil)
+		if err != nil {
+			t.Fatalf("--store %s: %v", u, err)
+		}
+		if string(f.store) != u {
+			t.Errorf("--store %s read as %q", u, f.store)
+		}
+		if strings.Contains(f.store.redacted(), "secret") {
+			t.Errorf("redacted %q shows the password", f.store.redacted())
+		}
+	}
+	f, err := parse(t, nil, map[string]string{"CERULEAN_STORE": "postgres://db.example/x"})
+	if err != nil || f.store != "postgres://db.example/x" {
+		t.Errorf("CERULEAN_STORE: %q, %v", f.store, err)
 	}
 }
 

@@ -7,9 +7,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/cerulean-db/cerulean/internal/background"
 	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -155,6 +157,9 @@ func (s *Service) stage(ctx context.Context, p *payload, body io.Reader) error {
 			if !p.staged {
 				p.data = tx.Version()
 				reg := staged{Account: p.acct, Container: p.container, Blob: p.blob, Created: s.now()}
+				if s.processes != nil {
+					reg.Owner = s.processes.ID()
+				}
 				if err := record.Store(tx, stagedKey(p.data), reg); err != nil {
 					return err
 				}
@@ -174,6 +179,13 @@ func (s *Service) stage(ctx context.Context, p *payload, body io.Reader) error {
 // transaction's version, staged content is claimed from the registry.
 func (p *payload) place(tx kv.Txn) error {
 	if p.staged {
+		// A front end that took this process for gone may have reclaimed
+		// the upload; committing would then reference missing data.
+		if _, err := tx.Get(stagedKey(p.data)); errors.Is(err, kv.ErrNotFound) {
+			return azhttp.ErrServerBusy.WithMessage("The upload's staged data was reclaimed while it was in progress. Please retry your request.")
+		} else if err != nil {
+			return err
+		}
 		return tx.Delete(stagedKey(p.data))
 	}
 	p.data = tx.Version()
@@ -207,10 +219,12 @@ func deleteData(tx kv.Txn, acct, container, blob string, data uint64) error {
 	return tx.DeleteRange(prefix, kv.PrefixEnd(prefix))
 }
 
-// SweepStaged deletes every staged data object (run at start-up, a crash
-// interrupted those uploads) and every data object registered as garbage
-// that a crash or a failure left uncollected. It returns how many staged
-// objects it deleted.
+// SweepStaged deletes the staged data objects of uploads whose process is
+// gone (see UseProcesses; without it, every staged object: run at start-up,
+// a crash interrupted those uploads) and every data object registered as
+// garbage that a crash or a failure left uncollected. It returns how many
+// staged objects it deleted. Front ends sharing a store run it
+// periodically (StartSweeper).
 func (s *Service) SweepStaged(ctx context.Context) (int, error) {
 	collected, err := s.CollectGarbage(ctx)
 	if err != nil {
@@ -233,6 +247,12 @@ func (s *Service) SweepStaged(ctx context.Context) (int, error) {
 			if decodeErr = record.Decode(v, &e.reg); decodeErr != nil {
 				return false
 			}
+			if s.processes != nil {
+				var alive bool
+				if alive, decodeErr = s.processes.Alive(r, e.reg.Owner); decodeErr != nil || alive {
+					return decodeErr == nil
+				}
+			}
 			doomed = append(doomed, e)
 			return true
 		})
@@ -243,6 +263,12 @@ func (s *Service) SweepStaged(ctx context.Context) (int, error) {
 	}
 	for _, e := range doomed {
 		err := s.store.Update(ctx, func(tx kv.Txn) error {
+			// The upload may have committed since the scan.
+			if _, err := tx.Get(e.key); errors.Is(err, kv.ErrNotFound) {
+				return nil
+			} else if err != nil {
+				return err
+			}
 			if err := deleteData(tx, e.reg.Account, e.reg.Container, e.reg.Blob, e.data); err != nil {
 				return err
 			}
@@ -256,6 +282,12 @@ func (s *Service) SweepStaged(ctx context.Context) (int, error) {
 		s.log.Info("swept staged uploads left by an interrupted run", slog.Int("count", len(doomed)))
 	}
 	return len(doomed), nil
+}
+
+// StartSweeper runs SweepStaged every interval until the returned stop is
+// called.
+func (s *Service) StartSweeper(interval time.Duration) (stop func()) {
+	return background.Every(interval, s.log, "blob staged-upload sweep", s.SweepStaged)
 }
 
 // lastUint decodes the integer element that ends key.

@@ -90,6 +90,9 @@ type block struct {
 type staged struct {
 	Account, Container, Blob string
 	Created                  time.Time
+	// Owner is the id of the process staging it (liveness); empty in
+	// registrations written before front ends shared a store.
+	Owner string `json:",omitempty"`
 }
 
 // loadContainer returns the container or ErrContainerNotFound.

@@ -2,6 +2,7 @@ package blob
 
 import (
 	"errors"
+	"github.com/cerulean-db/cerulean/internal/liveness"
 	"log/slog"
 	"time"
 
@@ -23,7 +24,16 @@ type Service struct {
 	accounts *azhttp.Accounts
 	now      func() time.Time
 	log      *slog.Logger
+	// processes, when set, tells which server processes sharing the store
+	// are running, so that SweepStaged spares their uploads in progress.
+	processes *liveness.Registry
 }
+
+// UseProcesses makes staged uploads carry this process's id, and
+// SweepStaged reclaim only those whose process is gone. Without it,
+// SweepStaged takes every staged upload for abandoned, which is right only
+// for a store no other process uses.
+func (s *Service) UseProcesses(p *liveness.Registry) { s.processes = p }
 
 // New returns a Service over cfg.Store.
 func New(cfg Config) *Service {

@@ -3,6 +3,7 @@ package cosmos
 import (
 	"context"
 	"errors"
+	"github.com/cerulean-db/cerulean/internal/background"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -101,31 +102,7 @@ func (s *Service) SweepExpired(ctx context.Context) (int, error) {
 // StartTTLSweeper removes expired items every interval until the returned
 // stop is called.
 func (s *Service) StartTTLSweeper(interval time.Duration) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			n, err := s.SweepExpired(ctx)
-			switch {
-			case err != nil && ctx.Err() == nil && !errors.Is(err, kv.ErrClosed):
-				s.log.Warn("cosmos TTL sweep failed", "err", err, "removed", n)
-			case n > 0:
-				s.log.Debug("cosmos TTL sweep", "removed", n)
-			}
-		}
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
+	return background.Every(interval, s.log, "cosmos TTL sweep", s.SweepExpired)
 }
 
 // isNotFound reports a 404 answer, whatever its message.

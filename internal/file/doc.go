@@ -53,8 +53,14 @@
 // record, and it survives a restart with the file.
 //
 // Open SMB handles are records of their own, keyed by the node they are
-// open on, so they survive a restart as Azure's durable handles do and a
-// share's deletion drops them with its range. OpenHandle applies SMB
+// open on, so every front end sharing the store sees them, and a share's
+// deletion drops them with its range. A handle names the server process
+// whose client opened it (package liveness) and lives no longer than that
+// process: no SMB connection outlives it, and durable handles are not
+// granted. SweepOrphanHandles closes the handles of a process that is
+// gone as their clients would have (delete-on-close applies, locks are
+// released): at start-up of a process that has the embedded store to
+// itself, and every liveness.TTL on a shared store. OpenHandle applies SMB
 // sharing: an open whose access a handle's share mode denies, or whose
 // share mode denies a handle's access, is a SharingViolation. Every
 // FileREST operation on content finds its node through existingFor with

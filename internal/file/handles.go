@@ -71,6 +71,9 @@ type Handle struct {
 	ClientIP    string `json:",omitempty"`
 	ClientName  string `json:",omitempty"`
 	Opened      time.Time
+	// Owner is the id of the server process whose client opened the
+	// handle (package liveness); a handle outlives no process.
+	Owner string `json:",omitempty"`
 }
 
 // ErrHandleClosed is what closing or changing a handle that is no longer
@@ -250,7 +253,7 @@ func (t *Tx) OpenHandle(acct, share, path string, o HandleOptions) (*Handle, err
 		return nil, err
 	}
 	h := &Handle{ID: id, FileID: n.ID, ParentID: l.parentID, Name: name, Dir: n.Dir, Access: o.Access, ShareAccess: o.ShareAccess,
-		SessionID: o.SessionID, ClientIP: o.ClientIP, ClientName: o.ClientName, Opened: t.now}
+		SessionID: o.SessionID, ClientIP: o.ClientIP, ClientName: o.ClientName, Opened: t.now, Owner: t.owner}
 	if o.DeleteOnClose {
 		if err := t.markDeletePending(acct, share, l, h, true); err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package file
 import (
 	"context"
 	"errors"
+	"github.com/cerulean-db/cerulean/internal/liveness"
 	"log/slog"
 	"time"
 
@@ -25,6 +26,24 @@ type Service struct {
 	now      func() time.Time
 	log      *slog.Logger
 	waiters  *lockWaiters
+	// processes, when set, tells which server processes sharing the store
+	// are running: handles record their opener, and SweepOrphanHandles
+	// closes those whose process is gone.
+	processes *liveness.Registry
+}
+
+// UseProcesses makes handles record this process as their opener and
+// SweepOrphanHandles close only the handles of processes that are gone.
+// Without it, SweepOrphanHandles closes every handle, which is right only
+// at the start of a process that has the store to itself.
+func (s *Service) UseProcesses(p *liveness.Registry) { s.processes = p }
+
+// owner is the id handles opened by this process record.
+func (s *Service) owner() string {
+	if s.processes == nil {
+		return ""
+	}
+	return s.processes.ID()
 }
 
 // New returns a Service over cfg.Store.
@@ -51,10 +70,12 @@ type Tx struct {
 	roomy bool
 	// released are the files this transaction releases locks on.
 	released []fileRef
+	// owner is the process handles opened here record (UseProcesses).
+	owner string
 }
 
 // In returns the operations of s bound to tx.
-func (s *Service) In(tx kv.Txn) *Tx { return &Tx{r: tx, tx: tx, now: s.clock()} }
+func (s *Service) In(tx kv.Txn) *Tx { return &Tx{r: tx, tx: tx, now: s.clock(), owner: s.owner()} }
 
 // Update runs fn in one transaction: a nil return commits everything fn
 // did through its Tx, an error or a panic discards all of it. On a

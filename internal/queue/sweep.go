@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cerulean-db/cerulean/internal/background"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -97,29 +98,5 @@ func (s *Service) sweepQueue(ctx context.Context, acct, queue string) (int, erro
 // called; stop waits for a sweep in progress to end. Failures are logged
 // and retried at the next tick.
 func (s *Service) StartSweeper(interval time.Duration) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			n, err := s.Sweep(ctx)
-			switch {
-			case err != nil && ctx.Err() == nil && !errors.Is(err, kv.ErrClosed):
-				s.log.Warn("queue sweep failed", "err", err, "deleted", n)
-			case n > 0:
-				s.log.Debug("queue sweep", "deleted", n)
-			}
-		}
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
+	return background.Every(interval, s.log, "queue sweep", s.Sweep)
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
+	"github.com/cerulean-db/cerulean/internal/kv/postgres"
+	"github.com/cerulean-db/cerulean/internal/liveness"
 	"github.com/cerulean-db/cerulean/internal/queue"
 	"github.com/cerulean-db/cerulean/internal/search/indexer"
 	"github.com/cerulean-db/cerulean/internal/smb"
@@ -54,8 +56,14 @@ type Config struct {
 	SearchQueryKeys []string
 	DataDir         string
 	InMemory        bool
-	Accounts        *azhttp.Accounts
-	Logger          *slog.Logger
+	// Store, when set, is a PostgreSQL connection string (postgres:// or
+	// postgresql://): the store is that shared database instead of the
+	// embedded one, and DataDir holds only local files (certificates,
+	// derived Search indexes). StoreSchema optionally names the schema.
+	Store       string
+	StoreSchema string
+	Accounts    *azhttp.Accounts
+	Logger      *slog.Logger
 	// Now is the clock the services use; nil means time.Now.
 	Now func() time.Time
 }
@@ -72,6 +80,12 @@ type Server struct {
 	// its background removal of expired messages.
 	queueAddr        string
 	stopQueueSweeper func()
+	// processes is this process's liveness record; stopBlobSweeper ends
+	// the periodic reclaiming of abandoned staged uploads.
+	processes       *liveness.Registry
+	stopBlobSweeper func()
+	// stopFileSweeper ends the closing of handles whose process is gone.
+	stopFileSweeper func()
 	// stopCosmosSweeper ends the loop that removes expired Cosmos items.
 	stopCosmosSweeper func()
 	// stopSearchCatchUp ends the loop that keeps the Search service's
@@ -103,15 +117,27 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Accounts == nil {
 		cfg.Accounts = azhttp.NewAccounts(azhttp.Account{Name: azhttp.DevAccount, Keys: [][]byte{mustKey(azhttp.DevKey)}})
 	}
-	store, err := openStore(cfg)
+	store, err := openStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{store: store, log: cfg.Logger, errs: make(chan error, 8)}
 	blobs := blob.New(blob.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
-	if _, err := blobs.SweepStaged(ctx); err != nil {
+	if cfg.Store == "" {
+		// The embedded store is this process's alone: every upload it
+		// finds staged was interrupted by the previous run.
+		if _, err := blobs.SweepStaged(ctx); err != nil {
+			return nil, errors.Join(err, store.Close())
+		}
+	}
+	// Front ends sharing a store reclaim each other's abandoned work only
+	// once its owner is gone.
+	s.processes, err = liveness.Register(ctx, store, cfg.Now, cfg.Logger)
+	if err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
+	blobs.UseProcesses(s.processes)
+	s.stopBlobSweeper = blobs.StartSweeper(liveness.TTL)
 	s.blobAddr, err = s.listen(cfg.Host, cfg.BlobPort, "blob", blob.NewHandler(blobs))
 	if err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
@@ -128,6 +154,14 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	files := file.New(file.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
+	if cfg.Store == "" {
+		// No SMB session outlives the process that served it.
+		if _, err := files.SweepOrphanHandles(ctx); err != nil {
+			return nil, errors.Join(err, s.Shutdown(context.Background()))
+		}
+	}
+	files.UseProcesses(s.processes)
+	s.stopFileSweeper = files.StartSweeper(liveness.TTL)
 	s.fileAddr, err = s.listen(cfg.Host, cfg.FilePort, "file", file.NewHandler(files))
 	if err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
@@ -151,7 +185,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
-func openStore(cfg Config) (kv.Store, error) {
+func openStore(ctx context.Context, cfg Config) (kv.Store, error) {
+	if cfg.Store != "" {
+		return postgres.Open(ctx, cfg.Store, postgres.Options{Schema: cfg.StoreSchema})
+	}
 	if cfg.InMemory {
 		return memory.Open(), nil
 	}
@@ -267,6 +304,21 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	if s.stopCosmosSweeper != nil {
 		s.stopCosmosSweeper()
+	}
+	if s.stopBlobSweeper != nil {
+		s.stopBlobSweeper()
+	}
+	if s.stopFileSweeper != nil {
+		s.stopFileSweeper()
+	}
+	if s.processes != nil {
+		// The record expires by itself; deleting it only spares the other
+		// front ends the wait, so a store that cannot take the deletion
+		// (a database that went away) is no reason to fail the shutdown.
+		if err := s.processes.Close(ctx); err != nil {
+			s.log.Warn("could not remove this process's liveness record; it expires by itself", "err", err)
+		}
+		s.processes = nil
 	}
 	errs = append(errs, s.store.Close())
 	return errors.Join(errs...)

@@ -80,9 +80,10 @@ func freePort(t testing.TB) int {
 	return port
 }
 
-// StartProcess runs bin on dataDir and waits until every service accepts
-// connections. It is killed at cleanup if still running.
-func StartProcess(t testing.TB, bin, dataDir string) *Process {
+// StartProcess runs bin on dataDir, with extra serve flags appended, and
+// waits until every service accepts connections. It is killed at cleanup
+// if still running.
+func StartProcess(t testing.TB, bin, dataDir string, extra ...string) *Process {
 	t.Helper()
 	p := &Process{BlobPort: freePort(t), QueuePort: freePort(t), TablePort: freePort(t), FilePort: freePort(t), cosmosPort: freePort(t), SearchPort: freePort(t), done: make(chan struct{})}
 	logf, err := os.CreateTemp("", "cerulean-log-")
@@ -94,6 +95,7 @@ func StartProcess(t testing.TB, bin, dataDir string) *Process {
 		"--blob-port", strconv.Itoa(p.BlobPort), "--queue-port", strconv.Itoa(p.QueuePort), "--table-port", strconv.Itoa(p.TablePort),
 		"--file-port", strconv.Itoa(p.FilePort),
 		"--cosmos-port", strconv.Itoa(p.cosmosPort), "--cosmos-http", "--search-port", strconv.Itoa(p.SearchPort))
+	p.cmd.Args = append(p.cmd.Args, extra...)
 	p.cmd.Stdout, p.cmd.Stderr = logf, logf
 	if err := p.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)

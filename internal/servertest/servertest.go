@@ -14,6 +14,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/search"
 	"github.com/cerulean-db/cerulean/internal/server"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // Env is a running server and how to reach it.
@@ -44,6 +45,8 @@ type options struct {
 	cosmosTLS, searchTLS bool
 	// scriptBudget bounds Cosmos server-side script runs (0: the default).
 	scriptBudget time.Duration
+	// store is a PostgreSQL connection string; schema the schema in it.
+	store, schema string
 }
 
 // Option changes how Start sets the server up.
@@ -64,6 +67,18 @@ func WithScriptBudget(d time.Duration) Option { return func(o *options) { o.scri
 // (kept in the data directory with WithDataDir).
 func WithSearchTLS() Option { return func(o *options) { o.searchTLS = true } }
 
+// WithPostgres runs the server on the PostgreSQL database dsn, in schema
+// (created if missing). Servers given the same dsn and schema share one
+// store, as front ends of one deployment do.
+func WithPostgres(dsn, schema string) Option {
+	return func(o *options) { o.store, o.schema = dsn, schema }
+}
+
+// StoreEnv, set to "postgres", runs every server a test starts without a
+// store of its own on the test PostgreSQL cluster (testkit.PostgresDSN),
+// in a fresh schema: the whole SDK suite on the shared-database engine.
+const StoreEnv = "CERULEAN_TEST_STORE"
+
 // WithClock drives the services' clock.
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
@@ -79,10 +94,18 @@ func Start(t testing.TB, opts ...Option) *Env {
 	if os.Getenv("CERULEAN_TEST_LOG") != "" {
 		out = os.Stderr
 	}
+	if o.store == "" && o.dataDir == "" && os.Getenv(StoreEnv) == "postgres" {
+		o.store, o.schema = testkit.PostgresDSN(t), testkit.PostgresSchema()
+	}
+	if o.store != "" && o.dataDir == "" {
+		o.dataDir = t.TempDir()
+	}
 	srv, err := server.Start(context.Background(), server.Config{
 		Host:               "127.0.0.1",
 		DataDir:            o.dataDir,
 		InMemory:           o.dataDir == "",
+		Store:              o.store,
+		StoreSchema:        o.schema,
 		Logger:             slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Now:                o.now,
 		CosmosHTTP:         !o.cosmosTLS,

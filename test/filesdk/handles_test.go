@@ -368,9 +368,11 @@ func TestHandleOperationsNeedTheOwner(t *testing.T) {
 	wantStatus(t, err, http.StatusForbidden, "AuthorizationFailure")
 }
 
-// TestHandlesSurviveRestart: handles are durable, like Azure's: after a
-// restart they are still listed and still block a delete.
-func TestHandlesSurviveRestart(t *testing.T) {
+// TestHandlesEndWithTheirProcess: a handle is visible to every client and
+// blocks a delete while its server runs; no SMB connection (and, without
+// durable handles, no handle) outlives the process, so after a crash and
+// restart the handle is gone as its client's close would have made it.
+func TestHandlesEndWithTheirProcess(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	f := newFixture(t, servertest.WithDataDir(dir))
@@ -383,21 +385,24 @@ func TestHandlesSurviveRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	resp, err := fc.ListHandles(ctx, nil)
+	if err != nil || len(resp.Handles) != 1 || *resp.Handles[0].ID != strconv.FormatUint(h.ID, 10) {
+		t.Fatalf("handles while open: %+v %v", resp.Handles, err)
+	}
+	_, err = fc.Delete(ctx, nil)
+	wantStatus(t, err, http.StatusConflict, "SharingViolation")
+	// The handle was opened through the file model, not an SMB connection,
+	// so stopping the server leaves its record behind, as a crash would.
 	if err := f.env.Server.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
 	g := newFixture(t, servertest.WithDataDir(dir))
 	fc2 := g.svc.NewShareClient("durable").NewRootDirectoryClient().NewFileClient("f")
-	resp, err := fc2.ListHandles(ctx, nil)
-	if err != nil || len(resp.Handles) != 1 || *resp.Handles[0].ID != strconv.FormatUint(h.ID, 10) {
+	resp, err = fc2.ListHandles(ctx, nil)
+	if err != nil || len(resp.Handles) != 0 {
 		t.Fatalf("handles after restart: %+v %v", resp.Handles, err)
 	}
-	_, err = fc2.Delete(ctx, nil)
-	wantStatus(t, err, http.StatusConflict, "SharingViolation")
-	if err := smb(g.env).CloseHandle(ctx, g.env.Account, "durable", h.FileID, h.ID); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := fc2.Delete(ctx, nil); err != nil {
-		t.Fatalf("delete once closed: %v", err)
+		t.Fatalf("delete after restart: %v", err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	blobstore "github.com/cerulean-db/cerulean/internal/blob"
 	filestore "github.com/cerulean-db/cerulean/internal/file"
+	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
 )
 
@@ -224,7 +225,14 @@ func checkStore(t *testing.T, dir string, cycle int) {
 	if err != nil {
 		t.Fatalf("after kill %d: open the store: %v", cycle, err)
 	}
-	err = errors.Join(blobstore.CheckInvariants(context.Background(), store),
+	checkInvariants(t, store, cycle)
+}
+
+// checkInvariants verifies the Blob and Files layouts of store, then
+// closes it.
+func checkInvariants(t *testing.T, store kv.Store, cycle int) {
+	t.Helper()
+	err := errors.Join(blobstore.CheckInvariants(context.Background(), store),
 		filestore.CheckInvariants(context.Background(), store))
 	if cerr := store.Close(); cerr != nil {
 		t.Fatalf("after kill %d: close the store: %v", cycle, cerr)

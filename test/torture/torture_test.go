@@ -11,6 +11,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 	"testing"
@@ -26,7 +27,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 
+	"github.com/cerulean-db/cerulean/internal/kv/postgres"
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 var (
@@ -136,16 +139,68 @@ func TestTorture(t *testing.T) {
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, 1))
 	bin := servertest.BuildBinary(t)
 	dir := t.TempDir()
+	torture(t, seed, *cycles, 150*time.Millisecond, func() *servertest.Process { return servertest.StartProcess(t, bin, dir) },
+		func(cycle int) { checkStore(t, dir, cycle) })
+}
+
+// TestTortureOnPostgres runs the torture on the shared-database engine:
+// each cycle kills the front end mid-request and starts another on the
+// same PostgreSQL schema. Acknowledged writes must all be there, as with
+// the embedded store.
+func TestTortureOnPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kill -9 torture")
+	}
+	dsn := testkit.PostgresDSN(t)
+	seed := *seedFlag
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	bin := servertest.BuildBinary(t)
+	schema := testkit.PostgresSchema()
+	storeURL := withSearchPath(t, dsn, schema)
+	start := func() *servertest.Process {
+		return servertest.StartProcess(t, bin, t.TempDir(), "--store", storeURL)
+	}
+	check := func(cycle int) {
+		store, err := postgres.Open(context.Background(), dsn, postgres.Options{Schema: schema, MaxConns: 4})
+		if err != nil {
+			t.Fatalf("after kill %d: open the store: %v", cycle, err)
+		}
+		checkInvariants(t, store, cycle)
+	}
+	// A PostgreSQL commit costs more than an embedded one: each cycle
+	// runs longer so that it holds as much work.
+	torture(t, seed, min(*cycles, 4), 1500*time.Millisecond, start, check)
+}
+
+// withSearchPath adds search_path=schema to a PostgreSQL URL.
+func withSearchPath(t *testing.T, dsn, schema string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// torture runs cycles of mixed load, each ended by kill -9 of the server
+// start started, verifying after every restart what was acknowledged and
+// calling check on the store.
+// Each cycle's load runs for at least settle, plus up to 600 ms.
+func torture(t *testing.T, seed uint64, cycles int, settle time.Duration, start func() *servertest.Process, check func(cycle int)) {
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
 	st := &state{blobs: map[string]*blobHistory{}, etags: map[string]digest{}, tableAcked: map[string]int{}, tableTried: map[string]int{},
 		queueAcked: map[string]bool{}, queueTried: map[string]bool{}, deleteAcked: map[string]bool{}, deleteTried: map[string]bool{},
 		cosmosGenAck: map[string]int{}, cosmosGenTry: map[string]int{}, files: newFileState()}
 
-	for cycle := 0; cycle <= *cycles; cycle++ {
-		p := servertest.StartProcess(t, bin, dir)
+	for cycle := 0; cycle <= cycles; cycle++ {
+		p := start()
 		c := connect(t, p)
 		if cycle == 0 {
 			setup(t, c)
@@ -157,9 +212,9 @@ func TestTorture(t *testing.T) {
 			verify(t, c, st, cycle)
 			verifyFiles(t, c.files, st.files, cycle)
 		}
-		if cycle == *cycles {
+		if cycle == cycles {
 			p.Kill()
-			checkStore(t, dir, cycle)
+			check(cycle)
 			break
 		}
 		ctx, cancel := context.WithCancel(context.Background())
@@ -188,7 +243,7 @@ func TestTorture(t *testing.T) {
 		startFileWriters(ctx, &wg, c.files, st, seed, cycle)
 		wg.Go(func() { queueProducer(ctx, c, st, cycle) })
 		wg.Go(func() { queueConsumer(ctx, c, st) })
-		time.Sleep(time.Duration(150+rng.IntN(450)) * time.Millisecond)
+		time.Sleep(settle + time.Duration(rng.IntN(450))*time.Millisecond)
 		p.Kill()
 		cancel()
 		wg.Wait()
@@ -198,10 +253,10 @@ func TestTorture(t *testing.T) {
 		if len(failures) > 0 {
 			t.Fatalf("cycle %d (seed %d):\n%v", cycle, seed, failures)
 		}
-		checkStore(t, dir, cycle)
+		check(cycle)
 	}
 	t.Logf("%d kill cycles survived; %d blobs, %d ETags, blob counter %d, Cosmos counter %d, %d stored procedure executions, %d queue messages acknowledged, %d file range writes acknowledged (in flight at a kill: %d applied, %d not)",
-		*cycles, len(st.blobs), len(st.etags), st.counterAcked, st.cosmosAcked, st.cosmosGenAck["s0"]+st.cosmosGenAck["s1"], st.queueTotal, st.files.acked, st.files.landed, st.files.dropped)
+		cycles, len(st.blobs), len(st.etags), st.counterAcked, st.cosmosAcked, st.cosmosGenAck["s0"]+st.cosmosGenAck["s1"], st.queueTotal, st.files.acked, st.files.landed, st.files.dropped)
 }
 
 func setup(t *testing.T, c clients) {

@@ -1,0 +1,446 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
+)
+
+// SchemaVersion is the layout of the tables this engine reads and writes.
+// A database holding a newer one is refused at open.
+const SchemaVersion = 1
+
+// retryBudget bounds how long Update keeps re-running a transaction that
+// the database aborted as a serialization failure.
+const retryBudget = 30 * time.Second
+
+// scanPage is how many rows one scan query fetches; a scan reads page by
+// page so that the callback may write between pages on the same connection.
+const scanPage = 256
+
+// Options tune Open.
+type Options struct {
+	// Schema, when set, is the PostgreSQL schema (namespace) holding the
+	// tables, created if missing; empty means the search_path of the
+	// connection string (postgres://...?search_path=name), created if
+	// missing too, or else the server's default.
+	Schema string
+	// MaxConns caps the connection pool; zero means 32, or pool_max_conns
+	// from the connection string.
+	MaxConns int32
+}
+
+// Store is the kv contract on a PostgreSQL-wire database.
+type Store struct {
+	pool     *pgxpool.Pool
+	closed   atomic.Bool
+	inflight sync.WaitGroup
+	closeMu  sync.RWMutex
+	now      func() time.Time
+}
+
+// Open connects to the database named by dsn (a postgres:// URL or a
+// key=value connection string), creates or checks the schema and returns
+// the store.
+func Open(ctx context.Context, dsn string, o Options) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: connection string: %w", err)
+	}
+	if o.MaxConns > 0 {
+		cfg.MaxConns = o.MaxConns
+	} else if cfg.MaxConns < 32 {
+		cfg.MaxConns = 32
+	}
+	if o.Schema == "" {
+		// A search_path in the connection string names the schema.
+		o.Schema = cfg.ConnConfig.RuntimeParams["search_path"]
+	}
+	if o.Schema != "" {
+		cfg.ConnConfig.RuntimeParams["search_path"] = o.Schema
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	s := &Store{pool: pool, now: time.Now}
+	if err := s.migrate(ctx, o.Schema); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// schemaStatements create the layout; each is idempotent.
+var schemaStatements = []string{
+	`CREATE TABLE IF NOT EXISTS cerulean_kv (k BYTEA PRIMARY KEY, v BYTEA NOT NULL)`,
+	`CREATE SEQUENCE IF NOT EXISTS cerulean_version`,
+	`CREATE TABLE IF NOT EXISTS cerulean_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
+	`INSERT INTO cerulean_meta (name, value) VALUES ('schema', '1') ON CONFLICT (name) DO NOTHING`,
+}
+
+// migrate creates the schema when missing and refuses a newer one. Front
+// ends starting together may race on CREATE ... IF NOT EXISTS, which can
+// fail with a duplicate error in PostgreSQL; such a failure is retried.
+func (s *Store) migrate(ctx context.Context, schema string) error {
+	stmts := schemaStatements
+	if schema != "" {
+		stmts = append([]string{"CREATE SCHEMA IF NOT EXISTS " + pgx.Identifier{schema}.Sanitize()}, stmts...)
+	}
+	for _, stmt := range stmts {
+		var err error
+		for attempt := 1; attempt <= 5; attempt++ {
+			if _, err = s.pool.Exec(ctx, stmt); err == nil || !duplicateDDL(err) {
+				break
+			}
+			if err := backoff(ctx, attempt); err != nil {
+				return err
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("postgres: creating the schema (%s): %w", stmt, err)
+		}
+	}
+	var v string
+	if err := s.pool.QueryRow(ctx, `SELECT value FROM cerulean_meta WHERE name = 'schema'`).Scan(&v); err != nil {
+		return fmt.Errorf("postgres: reading the schema version: %w", err)
+	}
+	var n int
+	if _, err := fmt.Sscanf(v, "%d", &n); err != nil || n < 1 {
+		return fmt.Errorf("postgres: the database holds an unreadable schema version %q", v)
+	}
+	if n > SchemaVersion {
+		return fmt.Errorf("postgres: the database holds schema version %d, written by a newer cerulean; this one understands up to %d", n, SchemaVersion)
+	}
+	return nil
+}
+
+// duplicateDDL reports the errors a concurrent CREATE ... IF NOT EXISTS
+// can raise.
+func duplicateDDL(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Code {
+	case "23505", "42P07", "42710", "40001":
+		return true
+	}
+	return false
+}
+
+// retryable reports a transaction the database aborted to keep it
+// serializable: serialization failure or deadlock.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	return pe.Code == "40001" || pe.Code == "40P01"
+}
+
+func (s *Store) enter() error {
+	s.closeMu.RLock()
+	defer s.closeMu.RUnlock()
+	if s.closed.Load() {
+		return kv.ErrClosed
+	}
+	s.inflight.Add(1)
+	return nil
+}
+
+// View implements kv.Store: a read-only REPEATABLE READ transaction is one
+// consistent snapshot.
+func (s *Store) View(ctx context.Context, fn func(kv.Reader) error) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.inflight.Done()
+	// The snapshot is taken by a transaction's first statement, so one is
+	// sent with BEGIN, in the same round trip: the view sees the store as
+	// it was when View was called.
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{BeginQuery: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT 1"})
+	if err != nil {
+		return fmt.Errorf("postgres: begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	t := &txn{ctx: ctx, tx: tx}
+	if err := fn(t); err != nil {
+		return err
+	}
+	return t.failed
+}
+
+// Update implements kv.Store: each attempt is one SERIALIZABLE transaction,
+// which the database aborts when it conflicts with a concurrent commit on a
+// key or a range it read; the attempt is then run again.
+func (s *Store) Update(ctx context.Context, fn func(kv.Txn) error) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.inflight.Done()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	began := s.now()
+	for attempt := 1; ; attempt++ {
+		err := s.attempt(ctx, fn)
+		if !retryable(err) {
+			return err
+		}
+		if s.now().Sub(began) > retryBudget {
+			return fmt.Errorf("update after %d attempts: %w", attempt, kv.ErrConflict)
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *Store) attempt(ctx context.Context, fn func(kv.Txn) error) (err error) {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
+	if err != nil {
+		return fmt.Errorf("postgres: begin: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	t := &txn{ctx: ctx, tx: tx, began: s.now(), writable: true}
+	ferr := fn(t)
+	if t.failed != nil && (retryable(t.failed) || ferr == nil) {
+		// A statement failed inside fn; whatever fn made of the error,
+		// the database's verdict decides (a serialization failure is
+		// retried).
+		return t.failed
+	}
+	if ferr != nil {
+		return ferr
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if s.now().Sub(t.began) > kv.MaxTxnDuration {
+		return kv.ErrTxnTooOld
+	}
+	if err := tx.Commit(ctx); err != nil {
+		if retryable(err) {
+			return err
+		}
+		return fmt.Errorf("postgres: commit: %w", err)
+	}
+	committed = true
+	return nil
+}
+
+// Close implements kv.Store.
+func (s *Store) Close() error {
+	s.closeMu.Lock()
+	already := s.closed.Swap(true)
+	s.closeMu.Unlock()
+	if already {
+		return nil
+	}
+	s.inflight.Wait()
+	s.pool.Close()
+	return nil
+}
+
+// backoff sleeps a random time whose bound doubles with each attempt, up to
+// 32 ms, so that contenders spread out instead of colliding again.
+func backoff(ctx context.Context, attempt int) error {
+	ceiling := min(100*time.Microsecond<<min(attempt, 10), 32*time.Millisecond)
+	t := time.NewTimer(time.Duration(rand.Int64N(int64(ceiling)) + 1))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// txn is one attempt. Writes are queued and sent in one batch before the
+// next read and at commit, so a transaction that writes many keys costs
+// one round trip for them.
+type txn struct {
+	ctx      context.Context
+	tx       pgx.Tx
+	began    time.Time
+	writable bool
+	pending  pgx.Batch
+	size     int
+	version  uint64
+	failed   error
+}
+
+// fail remembers the first database error; once a statement has failed
+// the transaction is aborted and every later call reports the same error.
+func (t *txn) fail(err error) error {
+	if t.failed == nil {
+		t.failed = err
+	}
+	return t.failed
+}
+
+func (t *txn) flush() error {
+	if t.failed != nil {
+		return t.failed
+	}
+	if t.pending.Len() == 0 {
+		return nil
+	}
+	err := t.tx.SendBatch(t.ctx, &t.pending).Close()
+	t.pending = pgx.Batch{}
+	if err != nil {
+		return t.fail(err)
+	}
+	return nil
+}
+
+func (t *txn) Get(key []byte) ([]byte, error) {
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
+	var v []byte
+	err := t.tx.QueryRow(t.ctx, `SELECT v FROM cerulean_kv WHERE k = $1`, key).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, kv.ErrNotFound
+	}
+	if err != nil {
+		return nil, t.fail(err)
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	return v, nil
+}
+
+type row struct{ k, v []byte }
+
+func (t *txn) Scan(start, end []byte, fn func(key, value []byte) bool) error {
+	if start == nil {
+		start = []byte{}
+	}
+	for {
+		if err := t.flush(); err != nil {
+			return err
+		}
+		var (
+			rows pgx.Rows
+			err  error
+		)
+		if end == nil {
+			rows, err = t.tx.Query(t.ctx, `SELECT k, v FROM cerulean_kv WHERE k >= $1 ORDER BY k LIMIT $2`, start, scanPage)
+		} else {
+			rows, err = t.tx.Query(t.ctx, `SELECT k, v FROM cerulean_kv WHERE k >= $1 AND k < $2 ORDER BY k LIMIT $3`, start, end, scanPage)
+		}
+		if err != nil {
+			return t.fail(err)
+		}
+		page := make([]row, 0, scanPage)
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.k, &r.v); err != nil {
+				rows.Close()
+				return t.fail(err)
+			}
+			page = append(page, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return t.fail(err)
+		}
+		for _, r := range page {
+			if !fn(r.k, r.v) {
+				return nil
+			}
+		}
+		if len(page) < scanPage {
+			return nil
+		}
+		last := page[len(page)-1].k
+		start = append(append(make([]byte, 0, len(last)+1), last...), 0)
+	}
+}
+
+func (t *txn) account(n int) error {
+	t.size += n
+	if t.size > kv.MaxTxnSize {
+		return kv.ErrTooLarge
+	}
+	return nil
+}
+
+func (t *txn) Set(key, value []byte) error {
+	if len(key) > kv.MaxKeySize || len(value) > kv.MaxValueSize {
+		return kv.ErrTooLarge
+	}
+	if err := t.account(len(key) + len(value)); err != nil {
+		return err
+	}
+	if value == nil {
+		value = []byte{}
+	}
+	t.pending.Queue(`INSERT INTO cerulean_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v`,
+		clone(key), clone(value))
+	return nil
+}
+
+func (t *txn) Delete(key []byte) error {
+	if len(key) > kv.MaxKeySize {
+		return kv.ErrTooLarge
+	}
+	if err := t.account(len(key)); err != nil {
+		return err
+	}
+	t.pending.Queue(`DELETE FROM cerulean_kv WHERE k = $1`, clone(key))
+	return nil
+}
+
+func (t *txn) DeleteRange(start, end []byte) error {
+	if err := t.account(len(start) + len(end)); err != nil {
+		return err
+	}
+	if start == nil {
+		start = []byte{}
+	}
+	if end == nil {
+		t.pending.Queue(`DELETE FROM cerulean_kv WHERE k >= $1`, clone(start))
+		return nil
+	}
+	t.pending.Queue(`DELETE FROM cerulean_kv WHERE k >= $1 AND k < $2`, clone(start), clone(end))
+	return nil
+}
+
+// Version draws the next value of the database's sequence. A transaction
+// that committed before this one began drew its value before that, so the
+// value is greater than every such transaction's, on every front end.
+func (t *txn) Version() uint64 {
+	if t.version != 0 {
+		return t.version
+	}
+	var v int64
+	if err := t.tx.QueryRow(t.ctx, `SELECT nextval('cerulean_version')`).Scan(&v); err != nil {
+		_ = t.fail(err)
+		// The attempt is doomed (its commit reports the error); a value
+		// that no committed transaction can have keeps callers going.
+		return 0
+	}
+	t.version = uint64(v)
+	return t.version
+}
+
+func clone(b []byte) []byte { return append(make([]byte, 0, len(b)), b...) }

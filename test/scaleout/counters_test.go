@@ -213,8 +213,11 @@ func (c tableCounter) read(ctx context.Context) (int, azcore.ETag, error) {
 		return 0, "", err
 	}
 	var e struct{ N *int }
-	if err := json.Unmarshal(resp.Value, &e); err != nil || e.N == nil {
-		return 0, "", fmt.Errorf("entity %s: no N (%v)", resp.Value, err)
+	if err := json.Unmarshal(resp.Value, &e); err != nil {
+		return 0, "", fmt.Errorf("entity %s: %w", resp.Value, err)
+	}
+	if e.N == nil {
+		return 0, "", fmt.Errorf("entity %s has no N", resp.Value)
 	}
 	return *e.N, resp.ETag, nil
 }
@@ -277,8 +280,11 @@ func (c cosmosCounter) read(ctx context.Context) (int, azcore.ETag, error) {
 		return 0, "", err
 	}
 	var it struct{ N *int }
-	if err := json.Unmarshal(resp.Value, &it); err != nil || it.N == nil {
-		return 0, "", fmt.Errorf("item %s: no n (%v)", resp.Value, err)
+	if err := json.Unmarshal(resp.Value, &it); err != nil {
+		return 0, "", fmt.Errorf("item %s: %w", resp.Value, err)
+	}
+	if it.N == nil {
+		return 0, "", fmt.Errorf("item %s has no n", resp.Value)
 	}
 	return *it.N, resp.ETag, nil
 }

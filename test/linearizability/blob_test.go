@@ -30,6 +30,13 @@ func newBlobClient(t *testing.T, env *servertest.Env) *azblob.Client {
 	return c
 }
 
+// blobClients is a client per front end for blob name in container "lin".
+func blobClients(t *testing.T, fes []*servertest.Env, name string) perFrontEnd[*blockblob.Client] {
+	return clientsFor(fes, func(env *servertest.Env) *blockblob.Client {
+		return newBlobClient(t, env).ServiceClient().NewContainerClient("lin").NewBlockBlobClient(name)
+	})
+}
+
 func statusCode(err error) int {
 	var re *azcore.ResponseError
 	if errors.As(err, &re) {
@@ -83,17 +90,15 @@ var registerModel = porcupine.Model{
 // TestBlobConditionalWrites: reads, If-Match writes and blind writes on
 // one blob form a linearizable register history; every successful write
 // yields a fresh ETag.
-func TestBlobConditionalWrites(t *testing.T) { inRounds(t, blobConditionalWrites) }
+func TestBlobConditionalWrites(t *testing.T) { inRounds(t, oneServer, blobConditionalWrites) }
 
-func blobConditionalWrites(t *testing.T) {
-	env := servertest.Start(t)
-	c := newBlobClient(t, env)
+func blobConditionalWrites(t *testing.T, fes []*servertest.Env) {
 	ctx := t.Context()
-	if _, err := c.CreateContainer(ctx, "lin", nil); err != nil {
+	if _, err := newBlobClient(t, fes[0]).CreateContainer(ctx, "lin", nil); err != nil {
 		t.Fatal(err)
 	}
-	bb := c.ServiceClient().NewContainerClient("lin").NewBlockBlobClient("register")
-	up, err := bb.Upload(ctx, streamOf("init"), nil)
+	blobs := blobClients(t, fes, "register")
+	up, err := blobs.at(0).Upload(ctx, streamOf("init"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,6 +107,7 @@ func blobConditionalWrites(t *testing.T) {
 
 	h := &history{}
 	runClients(t, func(cl int, rng *rand.Rand) {
+		bb := blobs.at(cl)
 		lastETag := initial.ETag
 		for i := range *opsEach {
 			value := fmt.Sprintf("c%d-%d", cl, i)
@@ -202,23 +208,21 @@ var leaseModel = porcupine.Model{
 // TestLeaseOperations: concurrent acquire / renew / release / break by
 // clients with their own lease IDs form a linearizable history of Azure's
 // lease state machine.
-func TestLeaseOperations(t *testing.T) { inRounds(t, leaseOperations) }
+func TestLeaseOperations(t *testing.T) { inRounds(t, oneServer, leaseOperations) }
 
-func leaseOperations(t *testing.T) {
-	env := servertest.Start(t)
-	c := newBlobClient(t, env)
+func leaseOperations(t *testing.T, fes []*servertest.Env) {
 	ctx := t.Context()
-	if _, err := c.CreateContainer(ctx, "lin", nil); err != nil {
+	if _, err := newBlobClient(t, fes[0]).CreateContainer(ctx, "lin", nil); err != nil {
 		t.Fatal(err)
 	}
-	bb := c.ServiceClient().NewContainerClient("lin").NewBlockBlobClient("leased")
-	if _, err := bb.Upload(ctx, streamOf("x"), nil); err != nil {
+	blobs := blobClients(t, fes, "leased")
+	if _, err := blobs.at(0).Upload(ctx, streamOf("x"), nil); err != nil {
 		t.Fatal(err)
 	}
 	h := &history{}
 	runClients(t, func(cl int, rng *rand.Rand) {
 		id := fmt.Sprintf("%08d-0000-0000-0000-000000000000", cl)
-		lc, err := lease.NewBlobClient(bb, &lease.BlobClientOptions{LeaseID: &id})
+		lc, err := lease.NewBlobClient(blobs.at(cl), &lease.BlobClientOptions{LeaseID: &id})
 		if err != nil {
 			t.Error(err)
 			return

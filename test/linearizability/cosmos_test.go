@@ -16,10 +16,10 @@ import (
 // TestCosmosIfMatchReplaces: reads, If-Match replaces and blind upserts of
 // one Cosmos item form a linearizable register history, and every
 // successful write yields a fresh _etag.
-func TestCosmosIfMatchReplaces(t *testing.T) { inRounds(t, cosmosIfMatchReplaces) }
+func TestCosmosIfMatchReplaces(t *testing.T) { inRounds(t, oneServer, cosmosIfMatchReplaces) }
 
-func cosmosIfMatchReplaces(t *testing.T) {
-	env := servertest.Start(t)
+func newCosmosClient(t *testing.T, env *servertest.Env) *azcosmos.Client {
+	t.Helper()
 	cred, err := azcosmos.NewKeyCredential(env.CosmosKey)
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +28,11 @@ func cosmosIfMatchReplaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return client
+}
+
+func cosmosIfMatchReplaces(t *testing.T, fes []*servertest.Env) {
+	client := newCosmosClient(t, fes[0])
 	ctx := t.Context()
 	if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "lin"}, nil); err != nil {
 		t.Fatal(err)
@@ -36,7 +41,11 @@ func cosmosIfMatchReplaces(t *testing.T) {
 	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "c", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	cc, _ := client.NewContainer("lin", "c")
+	containers := clientsFor(fes, func(env *servertest.Env) *azcosmos.ContainerClient {
+		cc, _ := newCosmosClient(t, env).NewContainer("lin", "c")
+		return cc
+	})
+	cc := containers.at(0)
 	pk := azcosmos.NewPartitionKeyString("p")
 	item := func(v string) []byte {
 		b, _ := json.Marshal(map[string]any{"id": "r", "pk": "p", "value": v})
@@ -52,6 +61,7 @@ func cosmosIfMatchReplaces(t *testing.T) {
 
 	h := &history{}
 	runClients(t, func(cl int, rng *rand.Rand) {
+		cc := containers.at(cl)
 		lastETag := initial.ETag
 		for i := range *opsEach {
 			value := fmt.Sprintf("c%d-%d", cl, i)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/cerulean-db/cerulean/internal/servertest"
 )
 
 var (
@@ -20,16 +22,40 @@ var (
 	rounds  = flag.Int("lin.rounds", 1, "independent histories per test (a long run checks many, since one very long history can outgrow the checker)")
 )
 
-// inRounds runs a history test -lin.rounds times, each on a fresh server.
-func inRounds(t *testing.T, fn func(*testing.T)) {
+// deployment starts the servers one history runs against: a single
+// server, or several front ends of one store. Client c of the history
+// talks to front end c mod len.
+type deployment func(t *testing.T) []*servertest.Env
+
+// oneServer is one fresh in-memory server.
+func oneServer(t *testing.T) []*servertest.Env { return []*servertest.Env{servertest.Start(t)} }
+
+// inRounds runs a history test -lin.rounds times, each on a fresh
+// deployment.
+func inRounds(t *testing.T, start deployment, fn func(t *testing.T, fes []*servertest.Env)) {
+	run := func(t *testing.T) { fn(t, start(t)) }
 	if *rounds == 1 {
-		fn(t)
+		run(t)
 		return
 	}
 	for r := range *rounds {
-		t.Run(fmt.Sprintf("round%d", r), fn)
+		t.Run(fmt.Sprintf("round%d", r), run)
 	}
 }
+
+// perFrontEnd builds one client per front end with open; client c of a
+// history then uses at(c).
+type perFrontEnd[C any] []C
+
+func clientsFor[C any](fes []*servertest.Env, open func(*servertest.Env) C) perFrontEnd[C] {
+	cs := make(perFrontEnd[C], len(fes))
+	for i, env := range fes {
+		cs[i] = open(env)
+	}
+	return cs
+}
+
+func (cs perFrontEnd[C]) at(c int) C { return cs[c%len(cs)] }
 
 // history collects operations from concurrent clients.
 type history struct {

@@ -22,16 +22,18 @@ var noRetry = policy.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}
 
 // TestTableIfMatchMerges: reads and If-Match merges of one entity form a
 // linearizable register history (the same model as a blob's).
-func TestTableIfMatchMerges(t *testing.T) { inRounds(t, tableIfMatchMerges) }
+func TestTableIfMatchMerges(t *testing.T) { inRounds(t, oneServer, tableIfMatchMerges) }
 
-func tableIfMatchMerges(t *testing.T) {
-	env := servertest.Start(t)
-	svc, err := aztables.NewServiceClientFromConnectionString(env.ConnectionString, &aztables.ClientOptions{ClientOptions: noRetry})
-	if err != nil {
-		t.Fatal(err)
-	}
+func tableIfMatchMerges(t *testing.T, fes []*servertest.Env) {
+	tables := clientsFor(fes, func(env *servertest.Env) *aztables.Client {
+		svc, err := aztables.NewServiceClientFromConnectionString(env.ConnectionString, &aztables.ClientOptions{ClientOptions: noRetry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return svc.NewClient("lin")
+	})
 	ctx := t.Context()
-	tc := svc.NewClient("lin")
+	tc := tables.at(0)
 	if _, err := tc.CreateTable(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -49,6 +51,7 @@ func tableIfMatchMerges(t *testing.T) {
 
 	h := &history{}
 	runClients(t, func(cl int, rng *rand.Rand) {
+		tc := tables.at(cl)
 		lastETag := initial.ETag
 		for i := range *opsEach {
 			if rng.IntN(10) < 4 {
@@ -161,22 +164,25 @@ var queueModel = porcupine.Model{
 // TestQueueGetDelete: puts, gets and deletes from concurrent clients form
 // a linearizable history: no message is handed out twice while hidden,
 // and only the receipt that took a message deletes it.
-func TestQueueGetDelete(t *testing.T) { inRounds(t, queueGetDelete) }
+func TestQueueGetDelete(t *testing.T) { inRounds(t, oneServer, queueGetDelete) }
 
-func queueGetDelete(t *testing.T) {
-	env := servertest.Start(t)
-	svc, err := azqueue.NewServiceClientFromConnectionString(env.ConnectionString, &azqueue.ClientOptions{ClientOptions: noRetry})
-	if err != nil {
-		t.Fatal(err)
-	}
+func queueGetDelete(t *testing.T, fes []*servertest.Env) {
+	queues := clientsFor(fes, func(env *servertest.Env) *azqueue.QueueClient {
+		svc, err := azqueue.NewServiceClientFromConnectionString(env.ConnectionString, &azqueue.ClientOptions{ClientOptions: noRetry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return svc.NewQueueClient("lin")
+	})
 	ctx := t.Context()
-	q := svc.NewQueueClient("lin")
+	q := queues.at(0)
 	if _, err := q.Create(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
 	hidden := int32(600)
 	h := &history{}
 	runClients(t, func(cl int, rng *rand.Rand) {
+		q := queues.at(cl)
 		type held struct{ id, text, receipt string }
 		var mine []held
 		for i := range *opsEach {

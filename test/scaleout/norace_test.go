@@ -1,0 +1,5 @@
+//go:build !race
+
+package scaleout_test
+
+const raceDetector = false

@@ -49,9 +49,8 @@ func numMessages(q url.Values) (int, error) {
 }
 
 // putOptions reads Put Message's visibilitytimeout (0 to 7 days) and
-// messagettl (1 second or more, or -1 for never, else 400
-// InvalidQueryParameterValue; before version 2017-07-29 at most 7 days
-// and no -1).
+// messagettl (1 second or more, or -1 for never; before version
+// 2017-07-29 at most 7 days and no -1).
 func putOptions(q url.Values, version string) (PutOptions, error) {
 	var o PutOptions
 	vt, err := intParam(q, "visibilitytimeout", 0, 0, int64(MaxVisibilityTimeout/time.Second))
@@ -63,17 +62,9 @@ func putOptions(q url.Values, version string) (PutOptions, error) {
 	if version != "" && version < infiniteTTLVersion {
 		maxTTL = int64(DefaultTTL / time.Second)
 	}
-	infinite := version == "" || version >= infiniteTTLVersion
-	if v := q.Get("messagettl"); v == "-1" && infinite {
+	if v := q.Get("messagettl"); v == "-1" && (version == "" || version >= infiniteTTLVersion) {
 		o.NoExpiry = true
 		return o, nil
-	}
-	// Zero and negatives other than -1 are not a range miss but an
-	// invalid value, with the reason Azure gives.
-	if v := q.Get("messagettl"); infinite && q.Has("messagettl") {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n < 1 {
-			return o, azhttp.InvalidQueryParameterValue("messagettl", v, "Value must be greater than or equal to 1, or -1 to indicate an infinite TTL.")
-		}
 	}
 	ttl, err := intParam(q, "messagettl", int64(DefaultTTL/time.Second), 1, maxTTL)
 	if err != nil {

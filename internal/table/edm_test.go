@@ -138,6 +138,8 @@ func TestParseEntityJSONErrors(t *testing.T) {
 		{`{"A@odata.type":"Edm.Binary","A":"***"}`, azhttp.ErrInvalidInput},
 		{`{"A@odata.type":"Edm.DateTime","A":"1500-01-01T00:00:00Z"}`, azhttp.ErrInvalidInput},
 		{`{"A@odata.type":"Edm.Boolean","A":1}`, azhttp.ErrInvalidInput},
+		{`{"A@odata.type":"Edm.Boolean","A":"yes"}`, azhttp.ErrInvalidInput},
+		{`{"A@odata.type":"Edm.DateTime","A":"2026-02-30T00:00:00Z"}`, azhttp.ErrInvalidInput},
 		{`{"A":1e999}`, azhttp.ErrInvalidInput},
 		{`{"PartitionKey":5}`, azhttp.ErrInvalidInput},
 		{`{"PartitionKey":null}`, azhttp.ErrPropertiesNeedValue},
@@ -169,6 +171,16 @@ func TestParseEntityJSONErrors(t *testing.T) {
 	b.WriteString("}")
 	if _, err := parseEntityJSON([]byte(b.String())); !errors.Is(err, azhttp.ErrTooManyProperties) {
 		t.Errorf("253 properties: err = %v", err)
+	}
+}
+
+// TestTypedBooleanAnyCase: a Boolean typed as text is read in any case.
+func TestTypedBooleanAnyCase(t *testing.T) {
+	for text, want := range map[string]bool{"true": true, "TRUE": true, "True": true, "false": false, "FALSE": false, "fAlSe": false} {
+		doc, err := parseEntityJSON([]byte(`{"A@odata.type":"Edm.Boolean","A":"` + text + `"}`))
+		if err != nil || len(doc.Properties) != 1 || doc.Properties[0].Value != odata.BoolValue(want) {
+			t.Errorf("%s: %+v %v", text, doc, err)
+		}
 	}
 }
 

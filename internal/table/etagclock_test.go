@@ -140,3 +140,48 @@ func TestLegacyETagsStillMatch(t *testing.T) {
 		t.Errorf("after legacy Timestamp %d: Timestamp %d, version %d", legacy.Timestamp, e.Timestamp, e.Version)
 	}
 }
+
+// TestETagsUniqueAcrossConcurrentWriters: writers racing on a stopped
+// clock, on one entity and on many, never get the same tick, and each
+// entity's ETag increases with its writes.
+func TestETagsUniqueAcrossConcurrentWriters(t *testing.T) {
+	s := newTestService(t)
+	mustCreateTable(t, s, "tbl")
+	const writers, writes = 8, 40
+	ticks := make([][]uint64, writers)
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range writes {
+				rk := "shared"
+				if i%2 == 1 {
+					rk = string(rune('a' + w))
+				}
+				e, err := s.WriteEntity(t.Context(), testAccount, "tbl", EntityWrite{Kind: WriteInsertOrMerge, PartitionKey: "p", RowKey: rk, Properties: props("N", i)})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				ticks[w] = append(ticks[w], e.Version)
+			}
+		}()
+	}
+	wg.Wait()
+	seen := map[uint64]bool{}
+	for w := range ticks {
+		for i, v := range ticks[w] {
+			if seen[v] {
+				t.Fatalf("tick %d issued twice", v)
+			}
+			seen[v] = true
+			if i > 0 && v <= ticks[w][i-1] {
+				t.Fatalf("writer %d: tick %d after %d", w, v, ticks[w][i-1])
+			}
+		}
+	}
+	if len(seen) != writers*writes {
+		t.Fatalf("%d ticks for %d writes", len(seen), writers*writes)
+	}
+}

@@ -21,15 +21,26 @@ type CORSRule struct {
 // (the service keeps them in its service properties).
 type CORSSource func(r *http.Request) ([]CORSRule, error)
 
-// applyCORS handles a request carrying Origin. It answers preflights itself
-// (reporting true), and for actual requests arranges for the Access-Control
-// headers to be added when the response header is written.
+// errCORSHeaderMissing answers an OPTIONS request without Origin or
+// Access-Control-Request-Method: the Storage services have no OPTIONS
+// operation but the preflight.
+var errCORSHeaderMissing = ErrInvalidHeaderValue.WithMessage("A required CORS header is not present.")
+
+// applyCORS handles a request carrying Origin, and every OPTIONS request.
+// It answers preflights itself (reporting true), and for actual requests
+// arranges for the Access-Control headers to be added when the response
+// header is written.
 func applyCORS(rec *recorder, r *http.Request, src CORSSource, errorWriter func(http.ResponseWriter, *http.Request, error)) bool {
 	origin := r.Header.Get("Origin")
 	if r.Method == http.MethodOptions {
 		method := r.Header.Get("Access-Control-Request-Method")
-		if method == "" {
-			return false // not a preflight; the service decides
+		if origin == "" || method == "" {
+			missing := "Origin"
+			if origin != "" {
+				missing = "Access-Control-Request-Method"
+			}
+			errorWriter(rec, r, errCORSHeaderMissing.WithDetails(Detail{"MessageDetails", "Invalid required CORS header " + missing}))
+			return true
 		}
 		// Preflights are answered without authentication: the browser
 		// never sends credentials on them.

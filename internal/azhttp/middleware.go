@@ -72,7 +72,7 @@ func Wrap(service string, logger *slog.Logger, cors CORSSource, errorWriter func
 
 		// CORS comes first so that even version errors carry the headers a
 		// browser needs to show them to the page.
-		if cors != nil && r.Header.Get("Origin") != "" && applyCORS(rec, r, cors, errorWriter) {
+		if cors != nil && (r.Header.Get("Origin") != "" || r.Method == http.MethodOptions) && applyCORS(rec, r, cors, errorWriter) {
 			return
 		}
 		v := r.Header.Get("x-ms-version")

@@ -34,6 +34,12 @@
 // Queues, like Azure's, carry no ETags: metadata, access policies, service
 // properties and Update Message are last-writer-wins.
 //
+// Access (access.go): a queue SAS reaches Get Queue Metadata and the
+// message operations only, anything else answering 403
+// AuthorizationFailure as Azure does; Get and Set Queue ACL are the
+// account owner's (Shared Key); an account SAS creates a queue with w or
+// c. Set Queue ACL refuses permission letters outside raup.
+//
 // Layers: Service holds the queue rules over the store and knows nothing
 // of HTTP; NewHandler's handler parses requests, authenticates them, makes
 // one Service call and renders the answer. Message operations are written

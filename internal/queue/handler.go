@@ -118,6 +118,15 @@ type operation struct {
 	// secondary endpoint serves.
 	read bool
 	run  func(*handler, *request) error
+	// alt is a second permission that also grants the operation to an
+	// account SAS (Create Queue: w or c); 0 for none.
+	alt byte
+	// queueSAS marks the operations a queue (service) SAS may run; any
+	// other answers such a SAS 403 AuthorizationFailure, as Azure does.
+	queueSAS bool
+	// ownerOnly marks the operations only Shared Key may call (Get and
+	// Set Queue ACL: "only the account owner").
+	ownerOnly bool
 }
 
 func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
@@ -153,7 +162,7 @@ func (h *handler) dispatch(q *request) error {
 		return err
 	}
 	// Queues have no public access: an anonymous request is refused here.
-	if err := q.access.Allows(op.need); err != nil {
+	if err := op.authorize(q.access); err != nil {
 		return err
 	}
 	return op.run(h, q)
@@ -177,46 +186,46 @@ func route(q *request) (operation, error) {
 	case p.queue == "":
 		switch {
 		case comp == "list" && m == http.MethodGet:
-			return operation{need('s', 'l'), true, (*handler).listQueues}, nil
+			return operation{need: need('s', 'l'), read: true, run: (*handler).listQueues}, nil
 		case restype == "service" && comp == "properties" && m == http.MethodGet:
-			return operation{need('s', 'r'), true, (*handler).getServiceProperties}, nil
+			return operation{need: need('s', 'r'), read: true, run: (*handler).getServiceProperties}, nil
 		case restype == "service" && comp == "properties" && m == http.MethodPut:
-			return operation{need('s', 'w'), false, (*handler).setServiceProperties}, nil
+			return operation{need: need('s', 'w'), read: false, run: (*handler).setServiceProperties}, nil
 		case restype == "service" && comp == "stats" && m == http.MethodGet:
-			return operation{need('s', 'r'), true, (*handler).getServiceStats}, nil
+			return operation{need: need('s', 'r'), read: true, run: (*handler).getServiceStats}, nil
 		}
 	case !p.messages:
 		switch {
 		case comp == "" && m == http.MethodPut:
-			return operation{need('c', 'w'), false, (*handler).createQueue}, nil
+			return operation{need: need('c', 'w'), read: false, run: (*handler).createQueue, alt: 'c'}, nil
 		case comp == "" && m == http.MethodDelete:
-			return operation{need('c', 'd'), false, (*handler).deleteQueue}, nil
+			return operation{need: need('c', 'd'), read: false, run: (*handler).deleteQueue}, nil
 		case comp == "metadata" && read:
-			return operation{need('c', 'r'), true, (*handler).getQueueMetadata}, nil
+			return operation{need: need('c', 'r'), read: true, run: (*handler).getQueueMetadata, queueSAS: true}, nil
 		case comp == "metadata" && m == http.MethodPut:
-			return operation{need('c', 'w'), false, (*handler).setQueueMetadata}, nil
+			return operation{need: need('c', 'w'), read: false, run: (*handler).setQueueMetadata}, nil
 		case comp == "acl" && read:
-			return operation{need('c', 'r'), true, (*handler).getQueueACL}, nil
+			return operation{need: need('c', 'r'), read: true, run: (*handler).getQueueACL, ownerOnly: true}, nil
 		case comp == "acl" && m == http.MethodPut:
-			return operation{need('c', 'w'), false, (*handler).setQueueACL}, nil
+			return operation{need: need('c', 'w'), read: false, run: (*handler).setQueueACL, ownerOnly: true}, nil
 		}
 	case p.id == "":
 		switch {
 		case m == http.MethodPost:
-			return operation{need('o', 'a'), false, (*handler).putMessage}, nil
+			return operation{need: need('o', 'a'), read: false, run: (*handler).putMessage, queueSAS: true}, nil
 		case m == http.MethodGet && strings.EqualFold(q.q.Get("peekonly"), "true"):
-			return operation{need('o', 'r'), true, (*handler).peekMessages}, nil
+			return operation{need: need('o', 'r'), read: true, run: (*handler).peekMessages, queueSAS: true}, nil
 		case m == http.MethodGet:
-			return operation{need('o', 'p'), false, (*handler).getMessages}, nil
+			return operation{need: need('o', 'p'), read: false, run: (*handler).getMessages, queueSAS: true}, nil
 		case m == http.MethodDelete:
-			return operation{need('c', 'd'), false, (*handler).clearMessages}, nil
+			return operation{need: need('c', 'd'), read: false, run: (*handler).clearMessages}, nil
 		}
 	default:
 		switch m {
 		case http.MethodDelete:
-			return operation{need('o', 'p'), false, (*handler).deleteMessage}, nil
+			return operation{need: need('o', 'p'), read: false, run: (*handler).deleteMessage, queueSAS: true}, nil
 		case http.MethodPut:
-			return operation{need('o', 'u'), false, (*handler).updateMessage}, nil
+			return operation{need: need('o', 'u'), read: false, run: (*handler).updateMessage, queueSAS: true}, nil
 		}
 	}
 	switch m {

@@ -76,6 +76,9 @@ func (h *handler) setQueueACL(q *request) error {
 	if err != nil {
 		return err
 	}
+	if err := checkQueuePermissions(acl); err != nil {
+		return err
+	}
 	if err := h.svc.SetQueueACL(q.ctx(), q.acct, q.path.queue, acl); err != nil {
 		return err
 	}

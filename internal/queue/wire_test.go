@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue/sas"
 
@@ -19,6 +21,28 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// capturedBody is a pipeline policy that keeps the last response's status
+// and body, handing the body on unread.
+type capturedBody struct {
+	status int
+	body   string
+}
+
+func (c *capturedBody) Do(req *policy.Request) (*http.Response, error) {
+	resp, err := req.Next()
+	if err != nil {
+		return resp, err
+	}
+	b, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close() // fully read
+	if err != nil {
+		return nil, err
+	}
+	c.status, c.body = resp.StatusCode, string(b)
+	resp.Body = io.NopCloser(strings.NewReader(c.body))
+	return resp, nil
+}
 
 // TestWireGolden pins the XML bodies the SDKs parse: each response is
 // compared with testdata/<name>.golden (rewrite with -update). Message ids
@@ -105,9 +129,26 @@ func TestWireGolden(t *testing.T) {
 	golden("get-messages-empty", st, http.StatusOK, body)
 	st, body = do(http.MethodGet, "?comp=list&include=metadata&maxresults=1", "")
 	golden("list-queues", st, http.StatusOK, body)
-	do(http.MethodPut, "/orders?comp=acl", `<SignedIdentifiers><SignedIdentifier><Id>workers</Id><AccessPolicy><Start>2026-03-01T00:00:00Z</Start><Expiry>2026-04-01T00:00:00Z</Expiry><Permission>raup</Permission></AccessPolicy></SignedIdentifier></SignedIdentifiers>`)
-	st, body = do(http.MethodGet, "/orders?comp=acl", "")
-	golden("get-acl", st, http.StatusOK, body)
+	// Stored access policies are the account owner's: Shared Key only.
+	if st, body := do(http.MethodGet, "/orders?comp=acl", ""); st != http.StatusForbidden || !strings.Contains(body, "<Code>AuthorizationFailure</Code>") {
+		t.Fatalf("Get Queue ACL with an account SAS: %d %s", st, body)
+	}
+	var raw capturedBody
+	owner, err := azqueue.NewQueueClientWithSharedKeyCredential(srv.URL+"/"+acct+"/orders", cred, &azqueue.ClientOptions{ClientOptions: policy.ClientOptions{PerRetryPolicies: []policy.Policy{&raw}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, expiry := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)
+	_, err = owner.SetAccessPolicy(t.Context(), &azqueue.SetAccessPolicyOptions{QueueACL: []*azqueue.SignedIdentifier{{
+		ID: to.Ptr("workers"), AccessPolicy: &azqueue.AccessPolicy{Start: &start, Expiry: &expiry, Permission: to.Ptr("raup")},
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err = owner.GetAccessPolicy(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	golden("get-acl", raw.status, http.StatusOK, raw.body)
 	st, body = do(http.MethodGet, "?restype=service&comp=properties", "")
 	golden("service-properties", st, http.StatusOK, body)
 	st, body = do(http.MethodGet, "?restype=service&comp=stats", "")

@@ -24,16 +24,22 @@
 // conflicts with (and is ordered against) Delete Table.
 //
 // ETags and Timestamp. An entity's ETag is W/"datetime'<time>'", the form
-// Azure sends, where <time> is the commit version of the write read as a
-// count of 100 ns ticks after 1970-01-01T00:00:00Z, rendered with seven
-// fractional digits and its colons escaped (%3A). Commit versions are
-// unique and increasing for the life of the store, so two versions of an
-// entity — even across a delete and re-insert, a deleted and re-created
-// table, a restart, or a clock stepping back — never share an ETag, and
-// If-Match compares versions exactly (parsing the ETag back). The
-// Timestamp property is separate: the server's clock at commit, at 100 ns
-// precision, raised when needed to stay strictly above the entity's
-// previous Timestamp, so it increases with every write of an entity.
+// Azure sends, with seven fractional digits and its colons escaped (%3A),
+// and <time> is the entity's Timestamp: both render one tick of the ETag
+// clock (etagclock.go), the server's UTC time at the write raised one
+// tick past the last tick issued. Ticks are unique and increasing, across
+// restarts too: the key
+//
+//	Tc                            ETag watermark: no committed tick reaches it
+//
+// is raised (one second ahead) by the write whose tick reaches it, in
+// that write's transaction, and read back by the first write after a
+// start. So two versions of an entity — even across a delete and
+// re-insert, a deleted and re-created table, a restart, or a clock
+// stepping back — never share an ETag. If-Match takes "*" or one weak
+// ETag and compares the tick exactly (parsing the ETag back); entities
+// stored before ETags carried the time keep their version, a small
+// counter rendered as a 1970 time, and still compare exactly.
 //
 // Concurrency follows Azure: Update, Merge and Delete Entity require
 // If-Match (an ETag, or * for last-writer-wins); Update and Merge without

@@ -138,6 +138,8 @@ func TestParseEntityJSONErrors(t *testing.T) {
 		{`{"A@odata.type":"Edm.Binary","A":"***"}`, azhttp.ErrInvalidInput},
 		{`{"A@odata.type":"Edm.DateTime","A":"1500-01-01T00:00:00Z"}`, azhttp.ErrInvalidInput},
 		{`{"A@odata.type":"Edm.Boolean","A":1}`, azhttp.ErrInvalidInput},
+		{`{"A@odata.type":"Edm.Boolean","A":"yes"}`, azhttp.ErrInvalidInput},
+		{`{"A@odata.type":"Edm.DateTime","A":"2026-02-30T00:00:00Z"}`, azhttp.ErrInvalidInput},
 		{`{"A":1e999}`, azhttp.ErrInvalidInput},
 		{`{"PartitionKey":5}`, azhttp.ErrInvalidInput},
 		{`{"PartitionKey":null}`, azhttp.ErrPropertiesNeedValue},
@@ -169,6 +171,16 @@ func TestParseEntityJSONErrors(t *testing.T) {
 	b.WriteString("}")
 	if _, err := parseEntityJSON([]byte(b.String())); !errors.Is(err, azhttp.ErrTooManyProperties) {
 		t.Errorf("253 properties: err = %v", err)
+	}
+}
+
+// TestTypedBooleanAnyCase: a Boolean typed as text is read in any case.
+func TestTypedBooleanAnyCase(t *testing.T) {
+	for text, want := range map[string]bool{"true": true, "TRUE": true, "True": true, "false": false, "FALSE": false, "fAlSe": false} {
+		doc, err := parseEntityJSON([]byte(`{"A@odata.type":"Edm.Boolean","A":"` + text + `"}`))
+		if err != nil || len(doc.Properties) != 1 || doc.Properties[0].Value != odata.BoolValue(want) {
+			t.Errorf("%s: %+v %v", text, doc, err)
+		}
 	}
 }
 
@@ -211,17 +223,25 @@ func TestETag(t *testing.T) {
 			t.Errorf("parseETag(%q) accepted", bad)
 		}
 	}
-	m, sent := parseIfMatch(etag(5) + ", " + etag(7))
-	if !sent || m.Any || !m.matches(5) || !m.matches(7) || m.matches(6) {
-		t.Errorf("list If-Match = %+v", m)
+	if m, sent, err := parseIfMatch(etag(5)); err != nil || !sent || m.Any || !m.matches(5) || m.matches(6) {
+		t.Errorf("If-Match %s = %+v, %v", etag(5), m, err)
 	}
-	if m, _ := parseIfMatch("*"); !m.matches(123) {
+	if m, _, err := parseIfMatch("*"); err != nil || !m.matches(123) {
 		t.Error("* does not match")
 	}
-	if m, sent := parseIfMatch("garbage"); !sent || m.matches(1) {
-		t.Errorf("garbage If-Match = %+v", m)
+	// Weak but never issued: well formed, matches nothing (412 later).
+	for _, stale := range []string{`W/"wrong"`, `w/"datetime'2026-13-01T00%3A00%3A00.0000000Z'"`, `W/"a\"b"`} {
+		if m, sent, err := parseIfMatch(stale); err != nil || !sent || m.Any || len(m.Versions) != 0 {
+			t.Errorf("If-Match %s = %+v, %v; want a condition matching nothing", stale, m, err)
+		}
 	}
-	if _, sent := parseIfMatch(" "); sent {
+	// Strong, malformed or a list: refused as Azure refuses them.
+	for _, bad := range []string{"garbage", strings.TrimPrefix(etag(5), "W/"), `W/"a"b"`, etag(5) + ", " + etag(7), `W/`, `"*"`} {
+		if _, _, err := parseIfMatch(bad); !errors.Is(err, azhttp.ErrInvalidInput) {
+			t.Errorf("If-Match %s: err %v, want InvalidInput", bad, err)
+		}
+	}
+	if _, sent, _ := parseIfMatch(" "); sent {
 		t.Error("a blank If-Match counts as sent")
 	}
 }

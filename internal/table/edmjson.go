@@ -192,8 +192,10 @@ func jsonValue(name string, raw any, typeName string, annotated bool) (odata.Val
 		if b, ok := raw.(bool); ok {
 			return odata.BoolValue(b), nil
 		}
-		if isString && (text == "true" || text == "false") {
-			return odata.BoolValue(text == "true"), nil
+		// Azure reads a typed Boolean's text in any case ("TRUE", as
+		// spreadsheets write it).
+		if lt := strings.ToLower(text); isString && (lt == "true" || lt == "false") {
+			return odata.BoolValue(lt == "true"), nil
 		}
 	case odata.Int32:
 		if isNumber {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/table/odata"
 )
 
 // WriteKind is what an entity write does.
@@ -88,12 +89,17 @@ func (t *Tx) Write(acct, table string, w EntityWrite) (*Entity, error) {
 	if w.Kind == WriteDelete {
 		return nil, removeEntity(t.tx, key, st)
 	}
-	e := &Entity{PartitionKey: w.PartitionKey, RowKey: w.RowKey, Version: t.tx.Version(), Timestamp: t.now}
-	// Timestamp is server time, kept strictly increasing per entity so
-	// that it orders an entity's versions even if the clock steps back.
-	if st.found && e.Timestamp <= st.stamp {
-		e.Timestamp = st.stamp + 1
+	// The new tick must pass the entity's own: its ETag and Timestamp
+	// change with every write, whatever the clock does.
+	var floor uint64
+	if st.found {
+		floor = max(st.version, unixTicks(odata.TicksTime(st.stamp)))
 	}
+	tick, err := t.stamp(floor)
+	if err != nil {
+		return nil, err
+	}
+	e := &Entity{PartitionKey: w.PartitionKey, RowKey: w.RowKey, Version: tick, Timestamp: int64(tick) + unixEpochTicks}
 	if old != nil {
 		e.Properties = old.Properties
 		e.merge(w.Properties)

@@ -2,6 +2,8 @@ package table
 
 import (
 	"net/url"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"strings"
 	"time"
 )
@@ -53,23 +55,40 @@ type IfMatch struct {
 
 // parseIfMatch reads an If-Match header; sent reports whether there was
 // one, which decides between Update and Insert Or Replace (Merge and
-// Insert Or Merge). Malformed ETags match nothing.
-func parseIfMatch(h string) (cond IfMatch, sent bool) {
+// Insert Or Merge). Azure takes "*" or one weak ETag, W/"…": anything
+// else, a strong ETag or a list among them, is 400 InvalidInput. A weak
+// ETag this server never issued (an edited date, say) is well formed and
+// matches nothing, so the write fails its condition (412).
+func parseIfMatch(h string) (cond IfMatch, sent bool, err error) {
 	h = strings.TrimSpace(h)
 	if h == "" {
-		return IfMatch{}, false
+		return IfMatch{}, false, nil
 	}
-	for _, part := range strings.Split(h, ",") {
-		part = strings.TrimSpace(part)
-		if part == "*" {
-			cond.Any = true
-			continue
-		}
-		if v, ok := parseETag(part); ok {
-			cond.Versions = append(cond.Versions, v)
+	if h == "*" {
+		return IfMatch{Any: true}, true, nil
+	}
+	if !weakETag(h) {
+		return IfMatch{}, true, azhttp.ErrInvalidInput.WithMessage("%s\nThe If-Match value %q is not a weak ETag (W/\"...\") or *.", azhttp.ErrInvalidInput.Message, h)
+	}
+	if v, ok := parseETag(h); ok {
+		cond.Versions = []uint64{v}
+	}
+	return cond, true, nil
+}
+
+// weakETag reports whether s is one weak entity tag, W/"…" (or w/"…"),
+// whose quoted text holds no quote but an escaped one.
+func weakETag(s string) bool {
+	if len(s) < 4 || s[0] != 'W' && s[0] != 'w' || s[1] != '/' || s[2] != '"' || s[len(s)-1] != '"' {
+		return false
+	}
+	inner := s[3 : len(s)-1]
+	for i := 0; i < len(inner); i++ {
+		if inner[i] == '"' && (i == 0 || inner[i-1] != '\\') {
+			return false
 		}
 	}
-	return cond, true
+	return true
 }
 
 // matches reports whether the condition holds for an existing entity at

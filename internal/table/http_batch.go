@@ -93,7 +93,10 @@ func (h *handler) batchOperation(q *request, p batchPart) (batchOp, error) {
 		return batchOp{}, err
 	}
 	op.noContent, op.prefer = preferNoContent(http.Header(p.header))
-	cond, conditional := parseIfMatch(p.header.Get("If-Match"))
+	cond, conditional, err := parseIfMatch(p.header.Get("If-Match"))
+	if err != nil {
+		return batchOp{}, err
+	}
 	switch {
 	case res.kind == resEntities && method == http.MethodPost:
 		op.write.Kind = WriteInsert

@@ -86,7 +86,10 @@ func (h *handler) updateEntity(q *request) error {
 	if err != nil {
 		return err
 	}
-	cond, conditional := parseIfMatch(q.r.Header.Get("If-Match"))
+	cond, conditional, err := parseIfMatch(q.r.Header.Get("If-Match"))
+	if err != nil {
+		return err
+	}
 	w := EntityWrite{PartitionKey: pk, RowKey: rk, IfMatch: cond, Properties: doc.Properties}
 	switch {
 	case q.method == http.MethodPut && conditional:
@@ -111,7 +114,10 @@ func (h *handler) deleteEntity(q *request) error {
 	if err := checkKeys(q, pk, rk); err != nil {
 		return err
 	}
-	cond, conditional := parseIfMatch(q.r.Header.Get("If-Match"))
+	cond, conditional, err := parseIfMatch(q.r.Header.Get("If-Match"))
+	if err != nil {
+		return err
+	}
 	if !conditional {
 		return azhttp.MissingRequiredHeader("If-Match").WithMessage("%s\nDelete Entity requires If-Match (an ETag, or * to delete unconditionally).", azhttp.ErrMissingRequiredHeader.Message)
 	}

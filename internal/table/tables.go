@@ -24,7 +24,14 @@ type Table struct {
 // loadTable returns the table or ErrTableNotFound. Every entity
 // operation reads the table record, so it conflicts with a concurrent
 // Delete Table and never writes into a table being removed.
+//
+// A name Azure could never have created is refused as Azure refuses it
+// on every table and entity operation (InvalidResourceName or
+// OutOfRangeInput), not reported missing.
 func loadTable(r kv.Reader, acct, name string) (*Table, error) {
+	if err := validateTableName(name); err != nil {
+		return nil, err
+	}
 	var t Table
 	found, err := record.Load(r, tableKey(acct, name), &t)
 	if err != nil {
@@ -36,26 +43,35 @@ func loadTable(r kv.Reader, acct, name string) (*Table, error) {
 	return &t, nil
 }
 
-// validTableName applies Azure's table naming rules: 3 to 63
-// alphanumeric characters starting with a letter, not "tables".
-func validTableName(n string) bool {
-	if len(n) < 3 || len(n) > 63 || tableID(n) == "tables" {
-		return false
+// validateTableName applies Azure's table naming rules: 3 to 63
+// characters (else OutOfRangeInput), letters and digits starting with a
+// letter, and not "tables" in any case (else InvalidResourceName).
+func validateTableName(n string) error {
+	if len(n) < 3 || len(n) > 63 {
+		return azhttp.ErrOutOfRangeInput.WithMessage("The specified resource name length is not within the permissible limits.")
 	}
 	for i := 0; i < len(n); i++ {
 		c := n[i]
 		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 		if !letter && (i == 0 || c < '0' || c > '9') {
-			return false
+			return errTableNameInvalid
 		}
 	}
-	return true
+	if tableID(n) == "tables" {
+		return errTableNameInvalid
+	}
+	return nil
 }
 
-// CreateTable creates a table, or fails with TableAlreadyExists.
+// errTableNameInvalid is InvalidResourceName with the message the Table
+// service sends, spelling included (the SDKs look for it).
+var errTableNameInvalid = azhttp.ErrInvalidResourceName.WithMessage("The specifed resource name contains invalid characters.")
+
+// CreateTable creates a table, or fails with TableAlreadyExists, also
+// when a table of the same name in another case exists.
 func (s *Service) CreateTable(ctx context.Context, acct, name string) (*Table, error) {
-	if !validTableName(name) {
-		return nil, azhttp.ErrOutOfRangeInput.WithMessage("The table name %q is invalid: it must be 3 to 63 letters and digits, start with a letter, and not be \"tables\".", name)
+	if err := validateTableName(name); err != nil {
+		return nil, fmt.Errorf("create table: %w", err)
 	}
 	var out *Table
 	err := s.store.Update(ctx, func(tx kv.Txn) error {

@@ -8,21 +8,38 @@ import (
 
 // Tx runs entity operations inside a transaction its caller owns: they
 // see each other's writes and commit or roll back together with the
-// caller's. All writes of a Tx take their Timestamp from one clock
-// reading, made with the Tx, and share one commit version, hence one ETag.
+// caller's. The writes of a Tx share one tick of the ETag clock, taken
+// at its first write, hence one ETag and Timestamp, unless the Tx writes
+// an entity it already wrote: that write takes a new tick, which the
+// later writes then share, so an entity's ETag still changes.
 //
 // A Tx must not be used after the transaction it was made from has ended.
 type Tx struct {
-	tx  kv.Txn
-	now int64 // ticks
+	tx    kv.Txn
+	clock *etagClock
+	tick  uint64 // 0 until the first write
 }
 
-// In returns a Tx over tx, reading the clock once.
-func (s *Service) In(tx kv.Txn) *Tx { return &Tx{tx: tx, now: s.clock()} }
+// In returns a Tx over tx.
+func (s *Service) In(tx kv.Txn) *Tx { return &Tx{tx: tx, clock: s.etags} }
+
+// stamp returns the tick of a write replacing an entity whose ETag and
+// Timestamp are at most floor (0 for a new entity).
+func (t *Tx) stamp(floor uint64) (uint64, error) {
+	if t.tick > floor {
+		return t.tick, nil
+	}
+	tick, err := t.clock.next(t.tx, floor)
+	if err != nil {
+		return 0, err
+	}
+	t.tick = tick
+	return tick, nil
+}
 
 // Update runs fn in one kv transaction: fn's nil return commits every
 // operation it ran, an error or a panic discards them all. On a conflict
-// fn runs again on a fresh snapshot (and a fresh clock reading), so it
+// fn runs again on a fresh snapshot (and a fresh tick), so it
 // must have no side effects outside the Tx.
 func (s *Service) Update(ctx context.Context, fn func(*Tx) error) error {
 	return s.store.Update(ctx, func(tx kv.Txn) error { return fn(s.In(tx)) })

@@ -45,7 +45,7 @@ func (t token) String() string {
 //	123, -5                Int32 (Int64 when too large for Int32)
 //	123L                   Int64
 //	1.5, 2e3, 7D           Double
-//	true, false            Boolean
+//	true, false            Boolean, in any case (True, FALSE), as Azure reads them
 //	datetime'2024-01-02T03:04:05Z'
 //	guid'c9da6455-213d-42c9-9a79-3e9149a57833'
 //	X'0aff', binary'0aff'  Binary (hexadecimal)
@@ -93,9 +93,9 @@ func lex(s string) ([]token, error) {
 				i = next
 				continue
 			}
-			switch word {
+			switch lw := strings.ToLower(word); lw {
 			case "true", "false":
-				toks = append(toks, token{kind: tLiteral, pos: i, text: word, val: BoolValue(word == "true")})
+				toks = append(toks, token{kind: tLiteral, pos: i, text: word, val: BoolValue(lw == "true")})
 			default:
 				toks = append(toks, token{kind: tIdent, pos: i, text: word})
 			}

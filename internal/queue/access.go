@@ -1,0 +1,48 @@
+package queue
+
+import (
+	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// authorize decides whether the caller's access allows op. Beyond the
+// letters Access.Allows checks, Azure confines a queue (service) SAS to
+// the message operations and Get Queue Metadata, refusing the rest with
+// AuthorizationFailure (Create Queue among them), reserves the ACL
+// operations for the account owner, and lets an account SAS create a
+// queue with either w or c.
+func (op operation) authorize(a azhttp.Access) error {
+	if op.ownerOnly && a.Kind != azhttp.AccessSharedKey {
+		return azhttp.ErrAuthorizationFailure.WithMessage("%s\nOnly the account owner may call this operation.", azhttp.ErrAuthorizationFailure.Message)
+	}
+	if a.Kind == azhttp.AccessServiceSAS && !op.queueSAS {
+		return azhttp.ErrAuthorizationFailure
+	}
+	err := a.Allows(op.need)
+	if err != nil && op.alt != 0 {
+		alt := op.need
+		alt.Permission = op.alt
+		if a.Allows(alt) == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+// queuePermissions are the letters a queue's stored access policy may
+// grant: read, add, update, process.
+const queuePermissions = "raup"
+
+// checkQueuePermissions refuses a Set Queue ACL body whose policies grant
+// letters a queue does not have (400 InvalidXmlDocument).
+func checkQueuePermissions(acl []azhttp.SignedIdentifier) error {
+	for _, si := range acl {
+		for _, c := range si.Permissions {
+			if !strings.ContainsRune(queuePermissions, c) {
+				return azhttp.ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. The permission %q of signed identifier %q is not one of %s.", string(c), si.ID, queuePermissions)
+			}
+		}
+	}
+	return nil
+}

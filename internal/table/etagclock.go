@@ -1,0 +1,112 @@
+package table
+
+import (
+	"encoding/binary"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+	"github.com/cerulean-db/cerulean/internal/table/odata"
+)
+
+// etagWindow is how far past the tick it issues a reservation reaches:
+// one second of 100 ns ticks, so the watermark is written about once a
+// second under load and a restart moves ETag times ahead by at most that.
+const etagWindow = 1e7
+
+// clockKey holds the ETag watermark: a tick (100 ns after 1970) that no
+// committed entity write has reached. See etagClock.
+func clockKey() tuple.Key { return tuple.New("Tc") }
+
+// unixEpochTicks is 1970-01-01 in Timestamp ticks (100 ns after 0001-01-01).
+var unixEpochTicks = odata.Ticks(time.Unix(0, 0).UTC())
+
+// etagClock issues the times entity writes are stamped with: a hybrid
+// clock. A tick is the server clock at the write in 100 ns units after
+// 1970, raised to one past the last tick issued, so ticks are unique and
+// increasing however the clock moves. The entity's ETag and its Timestamp
+// both render the tick.
+//
+// Uniqueness survives restarts through the watermark under clockKey:
+// every tick a committed transaction carries is below a watermark that
+// committed with it or before it. A write whose tick reaches the watermark
+// it knows raises it (tick + etagWindow) in its own transaction, so the
+// reservation is durable exactly when the write is; after a restart the
+// first write reads the watermark and issues no tick below it.
+//
+// The clock is safe for concurrent use.
+type etagClock struct {
+	now func() time.Time
+
+	mu       sync.Mutex
+	last     uint64 // last tick issued
+	loaded   bool   // the stored watermark has been read since start
+	reserved uint64 // a committed watermark: ticks below it need no write
+}
+
+// next issues a tick above floor for a write in tx, raising the stored
+// watermark in tx when the tick reaches it.
+func (c *etagClock) next(tx kv.Txn, floor uint64) (uint64, error) {
+	c.mu.Lock()
+	loaded := c.loaded
+	var t uint64
+	if loaded {
+		t = c.issue(floor)
+		if t < c.reserved {
+			c.mu.Unlock()
+			return t, nil
+		}
+	}
+	c.mu.Unlock()
+
+	stored, err := loadWatermark(tx)
+	if err != nil {
+		return 0, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !loaded {
+		if !c.loaded {
+			// Ticks issued before the restart are all below the watermark.
+			c.last, c.loaded = max(c.last, stored-min(stored, 1)), true
+		}
+		t = c.issue(floor)
+	}
+	if t < stored {
+		c.reserved = max(c.reserved, stored)
+		return t, nil
+	}
+	return t, tx.Set(clockKey(), binary.BigEndian.AppendUint64(nil, t+etagWindow))
+}
+
+// issue takes the next tick above floor; c.mu is held.
+func (c *etagClock) issue(floor uint64) uint64 {
+	t := max(unixTicks(c.now()), c.last+1, floor+1)
+	c.last = t
+	return t
+}
+
+func unixTicks(t time.Time) uint64 {
+	n := odata.Ticks(t.UTC()) - unixEpochTicks
+	if n < 0 {
+		return 0
+	}
+	return uint64(n)
+}
+
+// loadWatermark reads the stored watermark, 0 when none was written.
+func loadWatermark(r kv.Reader) (uint64, error) {
+	v, err := r.Get(clockKey())
+	if errors.Is(err, kv.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if len(v) != 8 {
+		return 0, errCorrupt
+	}
+	return binary.BigEndian.Uint64(v), nil
+}

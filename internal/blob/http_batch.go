@@ -147,11 +147,15 @@ func (h *handler) parseBatch(q *request, body []byte, boundary string) ([]subReq
 // holds. The sub-request inherits the connection facts of the batch (host,
 // remote address, TLS) that its authorization may depend on.
 func readSubRequest(q *request, part *multipart.Part) (subRequest, error) {
-	defer part.Close()
+	defer func() { _ = part.Close() }()
 	raw, err := io.ReadAll(part)
 	if err != nil {
 		return subRequest{}, err
 	}
+	// The blank line that ends a sub-request's headers may have gone into
+	// the part's closing delimiter (the JavaScript SDK writes it so); one
+	// more never hurts, as a sub-request has no body.
+	raw = append(raw, "\r\n"...)
 	r, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(raw)))
 	if err != nil {
 		return subRequest{}, err

@@ -282,3 +282,27 @@ func TestBatchRefusesBlobSAS(t *testing.T) {
 		t.Fatalf("batch with a blob SAS: %v, want 403", err)
 	}
 }
+
+// TestBatchNeedsMultipart: a batch body that is not multipart/mixed with a
+// boundary is refused outright.
+func TestBatchNeedsMultipart(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, ct := range []string{"text/plain", "multipart/mixed", ""} {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, withQuery(strings.TrimSuffix(f.env.BlobURL, "/")+"?comp=batch", f.fullAccountSAS()), strings.NewReader("x"))
+		must(t, err, "NewRequest")
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		must(t, err, "POST batch")
+		_ = resp.Body.Close()
+		want := "InvalidHeaderValue"
+		if ct == "" {
+			want = "MissingRequiredHeader"
+		}
+		if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("x-ms-error-code") != want {
+			t.Errorf("Content-Type %q: %d %s, want 400 %s", ct, resp.StatusCode, resp.Header.Get("x-ms-error-code"), want)
+		}
+	}
+}

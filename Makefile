@@ -29,6 +29,7 @@ test:
 # Go tests skip when node_modules is absent), from the committed lock file.
 jsdeps:
 	cd test/cosmosjs && npm ci --no-audit --no-fund
+	cd test/blobjs && npm ci --no-audit --no-fund
 	cd test/filejs && npm ci --no-audit --no-fund
 	cd test/searchjs && npm ci --no-audit --no-fund
 

@@ -90,7 +90,7 @@ func (h *handler) dispatch(q *request) error {
 	if err := checkNames(q.container, q.blob); err != nil {
 		return err
 	}
-	q.access, err = h.auth.Authenticate(q.r, q.acct, q.container, q.blob)
+	q.access, err = h.authenticate(q)
 	if err != nil {
 		return err
 	}
@@ -168,17 +168,20 @@ func route(q *request) (operation, error) {
 		case restype == "service" && comp == "properties" && m == http.MethodPut:
 			return operation{need('s', 'w'), anonNever, (*handler).setServiceProperties}, nil
 		case restype == "account" && comp == "properties" && read:
-			return operation{need('s', 'r'), anonNever, (*handler).getAccountInfo}, nil
+			return operation{accountInfoNeed, anonNever, (*handler).getAccountInfo}, nil
 		case restype == "service" && comp == "stats":
 			return notSupported("Get Blob Service Stats (geo-replication)")
 		case comp == "blobs" && m == http.MethodGet:
 			return operation{need('s', 'f'), anonNever, (*handler).findBlobsByTags}, nil
 		case comp == "userdelegationkey":
 			return notSupported("Get User Delegation Key")
-		case comp == "batch":
-			return notSupported("Blob Batch")
+		case comp == "batch" && m == http.MethodPost:
+			return operation{batchNeed, anonNever, (*handler).submitBatch}, nil
 		}
 	case q.blob == "":
+		if restype == "account" && comp == "properties" && read {
+			return operation{accountInfoNeed, anonNever, (*handler).getAccountInfo}, nil
+		}
 		if restype != "container" && comp != "" {
 			break
 		}
@@ -208,10 +211,15 @@ func route(q *request) (operation, error) {
 			return operation{need('c', 'w'), anonNever, (*handler).leaseContainer}, nil
 		case comp == "blobs" && m == http.MethodGet:
 			return operation{need('c', 'f'), anonNever, (*handler).findBlobsByTags}, nil
-		case comp == "undelete", comp == "rename", comp == "batch":
+		case comp == "batch" && m == http.MethodPost:
+			return operation{batchNeed, anonNever, (*handler).submitBatch}, nil
+		case comp == "undelete", comp == "rename":
 			return notSupported("This container operation")
 		}
 	default:
+		if restype == "account" && comp == "properties" && read {
+			return operation{accountInfoNeed, anonNever, (*handler).getAccountInfo}, nil
+		}
 		snapshotOK := read && (comp == "" || comp == "metadata" || comp == "blocklist" || comp == "pagelist") || m == http.MethodDelete && comp == "" || comp == "tags"
 		if q.snapshot != "" && !snapshotOK {
 			return operation{}, azhttp.InvalidQueryParameterValue("snapshot", q.q.Get("snapshot"), "").WithMessage("This operation is not permitted on a snapshot.")
@@ -259,7 +267,9 @@ func route(q *request) (operation, error) {
 			return operation{need('o', 't'), anonNever, (*handler).setBlobTags}, nil
 		case comp == "tags" && m == http.MethodGet:
 			return operation{need('o', 't'), anonNever, (*handler).getBlobTags}, nil
-		case comp == "undelete", comp == "expiry", comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
+		case comp == "expiry" && m == http.MethodPut:
+			return operation{need('o', 'w'), anonNever, (*handler).setBlobExpiry}, nil
+		case comp == "undelete", comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
 			return notSupported("This blob operation")
 		}
 	}

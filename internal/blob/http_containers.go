@@ -158,9 +158,12 @@ func (h *handler) setServiceProperties(q *request) error {
 	return h.props.ServeSet(q.w, q.r, q.acct)
 }
 
+// getAccountInfo serves Get Account Information. The development account
+// is read-access geo-redundant (it has a -secondary endpoint), a general
+// purpose v2 account with a flat namespace, as Azurite reports it too.
 func (h *handler) getAccountInfo(q *request) error {
 	hdr := q.w.Header()
-	hdr.Set("x-ms-sku-name", "Standard_LRS")
+	hdr.Set("x-ms-sku-name", "Standard_RAGRS")
 	hdr.Set("x-ms-account-kind", "StorageV2")
 	hdr.Set("x-ms-is-hns-enabled", strconv.FormatBool(false))
 	return azhttp.WriteEmpty(q.w, http.StatusOK)

@@ -1,0 +1,284 @@
+package blob
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// Blob Batch (comp=batch) carries Delete Blob or Set Blob Tier
+// sub-requests in one multipart/mixed body. Each sub-request is a complete
+// HTTP request of its own: it is served in process by this same handler
+// (routing, authentication, conditions and all) and its answer, status
+// line and headers included, becomes one part of the multipart/mixed
+// response. A sub-request that fails does not stop the others; a batch
+// refused as a whole (too many sub-requests, mixed kinds, a malformed part)
+// still answers 202, with one part without a Content-ID that holds the
+// error, which is how Azure reports it and how the SDKs read it.
+
+// subRequest is one parsed part of a batch.
+type subRequest struct {
+	contentID string
+	r         *http.Request
+}
+
+// submitBatch serves Blob Batch at account scope and, with
+// restype=container, at container scope.
+func (h *handler) submitBatch(q *request) error {
+	// A service SAS never reaches account scope, and one signed for a
+	// single blob covers no batch.
+	if q.access.Kind == azhttp.AccessServiceSAS && (q.container == "" || q.access.Resource != "c") {
+		return azhttp.ErrAuthorizationFailure
+	}
+	boundary, err := batchBoundary(q.r.Header.Get("Content-Type"))
+	if err != nil {
+		return err
+	}
+	body, err := io.ReadAll(io.LimitReader(q.r.Body, maxBatchBody+1))
+	if err != nil {
+		return err
+	}
+	if len(body) > maxBatchBody {
+		return azhttp.ErrRequestBodyTooLarge
+	}
+
+	respBoundary := "batchresponse_" + newBatchID()
+	var out bytes.Buffer
+	mw := multipart.NewWriter(&out)
+	if err := mw.SetBoundary(respBoundary); err != nil {
+		return err
+	}
+	subs, refused := h.parseBatch(q, body, boundary)
+	if refused != nil {
+		rec := newSubResponse()
+		azhttp.WriteError(rec, q.r, refused)
+		if err := writeSubResponse(mw, "", rec, azhttp.RequestID(q.ctx()), q.w.Header().Get("x-ms-version")); err != nil {
+			return err
+		}
+	}
+	for _, s := range subs {
+		rec, id := h.serveSubRequest(q, s)
+		if err := writeSubResponse(mw, s.contentID, rec, id, q.w.Header().Get("x-ms-version")); err != nil {
+			return err
+		}
+	}
+	if err := mw.Close(); err != nil {
+		return err
+	}
+	hdr := q.w.Header()
+	hdr.Set("Content-Type", "multipart/mixed; boundary="+respBoundary)
+	hdr.Set("Content-Length", strconv.Itoa(out.Len()))
+	q.w.WriteHeader(http.StatusAccepted)
+	_, _ = q.w.Write(out.Bytes()) // the client is gone if this fails
+	return nil
+}
+
+// batchBoundary reads the boundary of a multipart/mixed Content-Type.
+func batchBoundary(contentType string) (string, error) {
+	if contentType == "" {
+		return "", azhttp.MissingRequiredHeader("Content-Type")
+	}
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err != nil || mt != "multipart/mixed" || params["boundary"] == "" {
+		return "", azhttp.InvalidHeaderValue("Content-Type", contentType)
+	}
+	return params["boundary"], nil
+}
+
+// parseBatch splits the body into sub-requests. A batch Azure refuses as
+// a whole comes back as the error to report in its place.
+func (h *handler) parseBatch(q *request, body []byte, boundary string) ([]subRequest, *azhttp.Error) {
+	mr := multipart.NewReader(bytes.NewReader(body), boundary)
+	var subs []subRequest
+	var kind batchKind
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, azhttp.ErrInvalidInput
+		}
+		if len(subs) == maxBatchSubRequests {
+			return nil, azhttp.ErrExceedsMaxBatchRequestCount
+		}
+		s, err := readSubRequest(q, part)
+		if err != nil {
+			return nil, azhttp.ErrInvalidInput
+		}
+		k := subRequestKind(s.r)
+		switch {
+		case k == 0:
+			return nil, azhttp.ErrInvalidInput
+		case kind == 0:
+			kind = k
+		case k != kind:
+			return nil, azhttp.ErrAllBatchSubRequestsShouldBeSameApi
+		}
+		acct, container, _ := splitPath(s.r.URL.Path)
+		if acct != q.acct || q.container != "" && container != q.container {
+			// Every sub-request belongs to the batch's account and, at
+			// container scope, to its container.
+			return nil, azhttp.ErrInvalidInput
+		}
+		subs = append(subs, s)
+	}
+	if len(subs) == 0 {
+		return nil, azhttp.ErrInvalidInput
+	}
+	return subs, nil
+}
+
+// readSubRequest parses one part: its Content-ID and the HTTP request it
+// holds. The sub-request inherits the connection facts of the batch (host,
+// remote address, TLS) that its authorization may depend on.
+func readSubRequest(q *request, part *multipart.Part) (subRequest, error) {
+	defer func() { _ = part.Close() }()
+	raw, err := io.ReadAll(part)
+	if err != nil {
+		return subRequest{}, err
+	}
+	// The blank line that ends a sub-request's headers may have gone into
+	// the part's closing delimiter (the JavaScript SDK writes it so); one
+	// more never hurts, as a sub-request has no body.
+	raw = append(raw, "\r\n"...)
+	r, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(raw)))
+	if err != nil {
+		return subRequest{}, err
+	}
+	if r.ContentLength != 0 {
+		return subRequest{}, fmt.Errorf("batch sub-request with a body")
+	}
+	r.Host = q.r.Host
+	r.RemoteAddr = q.r.RemoteAddr
+	r.TLS = q.r.TLS
+	return subRequest{contentID: strings.TrimSpace(part.Header.Get("Content-ID")), r: r}, nil
+}
+
+// serveSubRequest serves one sub-request through the handler and returns
+// its recorded answer and request id.
+func (h *handler) serveSubRequest(q *request, s subRequest) (*subResponse, string) {
+	ctx, id := azhttp.SubRequestContext(q.ctx())
+	if inheritsBatchAccess(q.access) {
+		ctx = contextWithBatchAccess(ctx, q.access)
+	}
+	rec := newSubResponse()
+	rec.Header().Set("x-ms-request-id", id)
+	h.serve(rec, s.r.WithContext(ctx))
+	return rec, id
+}
+
+// inheritsBatchAccess says whether a sub-request without credentials of
+// its own may act with the batch's: an account SAS, or a service SAS for
+// the batch's container (parseBatch keeps sub-requests inside it).
+func inheritsBatchAccess(a azhttp.Access) bool {
+	return a.Kind == azhttp.AccessAccountSAS || a.Kind == azhttp.AccessServiceSAS && a.Resource == "c"
+}
+
+// authenticate proves who sent q. A batch sub-request carrying neither an
+// Authorization header nor a SAS of its own acts with the batch's SAS.
+func (h *handler) authenticate(q *request) (azhttp.Access, error) {
+	if a, ok := batchAccess(q); ok && q.r.Header.Get("Authorization") == "" && !q.q.Has("sig") {
+		return a, nil
+	}
+	return h.auth.Authenticate(q.r, q.acct, q.container, q.blob)
+}
+
+// subResponse records one sub-request's answer.
+type subResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func newSubResponse() *subResponse { return &subResponse{header: http.Header{}} }
+
+func (s *subResponse) Header() http.Header { return s.header }
+
+func (s *subResponse) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+}
+
+func (s *subResponse) Write(p []byte) (int, error) {
+	s.WriteHeader(http.StatusOK)
+	return s.body.Write(p)
+}
+
+// writeSubResponse writes rec as one part of the batch response: the
+// status line (with Azure's error message as the reason phrase of a
+// failure), x-ms-request-id, x-ms-version, the headers the operation set,
+// and its body.
+func writeSubResponse(mw *multipart.Writer, contentID string, rec *subResponse, id, version string) error {
+	ph := textproto.MIMEHeader{"Content-Type": {"application/http"}}
+	if contentID != "" {
+		ph["Content-ID"] = []string{contentID}
+	}
+	w, err := mw.CreatePart(ph)
+	if err != nil {
+		return err
+	}
+	status := rec.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	hdr := rec.header.Clone()
+	hdr.Set("x-ms-request-id", id)
+	if version != "" {
+		hdr.Set("x-ms-version", version)
+	}
+	if rec.body.Len() > 0 {
+		hdr.Set("Content-Length", strconv.Itoa(rec.body.Len()))
+	}
+	azhttp.AzureHeaderCase(hdr)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", status, reasonPhrase(status, rec))
+	for _, k := range slices.Sorted(maps.Keys(hdr)) {
+		for _, v := range hdr[k] {
+			fmt.Fprintf(&b, "%s: %s\r\n", k, v)
+		}
+	}
+	b.WriteString("\r\n")
+	b.Write(rec.body.Bytes())
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// reasonPhrase is Azure's reason phrase: the error's message for a
+// failure, the standard text otherwise.
+func reasonPhrase(status int, rec *subResponse) string {
+	if status >= 400 && rec.body.Len() > 0 {
+		var e struct {
+			Message string `xml:"Message"`
+		}
+		if xml.Unmarshal(rec.body.Bytes(), &e) == nil && e.Message != "" {
+			msg, _, _ := strings.Cut(e.Message, "\n")
+			return msg
+		}
+	}
+	return http.StatusText(status)
+}
+
+// newBatchID returns a random UUID for a response boundary.
+func newBatchID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never returns an error
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

@@ -1,0 +1,308 @@
+package blobsdk_test
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
+)
+
+// checkBatch compares the SDK's parsed sub-responses with the wanted error
+// codes ("" for success) in Content-ID order, and checks each carries a
+// request id of its own. (The SDK's ContainerName and BlobName assume a
+// production-style URL, so the order identifies the sub-request here.)
+func checkBatch(t *testing.T, got []*service.BatchResponseItem, want ...bloberror.Code) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("batch: %d sub-responses, want %d", len(got), len(want))
+	}
+	ids := map[string]bool{}
+	for i, r := range got {
+		if r.ContentID == nil || *r.ContentID != i {
+			t.Errorf("sub-response %d: Content-ID %v", i, r.ContentID)
+		}
+		if r.RequestID == nil || *r.RequestID == "" || ids[*r.RequestID] {
+			t.Errorf("sub-response %d: request id %v missing or repeated", i, r.RequestID)
+		} else {
+			ids[*r.RequestID] = true
+		}
+		switch {
+		case want[i] == "" && r.Error != nil:
+			t.Errorf("sub-request %d: %v, want success", i, r.Error)
+		case want[i] != "" && !bloberror.HasCode(r.Error, want[i]):
+			t.Errorf("sub-request %d: error %v, want %s", i, r.Error, want[i])
+		}
+	}
+}
+
+// TestBatchDeleteAccountScope: a batch of deletes at account scope, signed
+// per sub-request with Shared Key, deletes what exists and reports the
+// missing blob as BlobNotFound without stopping the others.
+func TestBatchDeleteAccountScope(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	c := cname("batchdel")
+	cc := f.createContainer(c, nil)
+	for _, n := range []string{"a", "dir/b c", "z"} {
+		upload(t, cc.NewBlockBlobClient(n), []byte(n), nil)
+	}
+	bb, err := f.svc.NewBatchBuilder()
+	must(t, err, "NewBatchBuilder")
+	for _, n := range []string{"a", "missing", "dir/b c"} {
+		must(t, bb.Delete(c, n, nil), "batch Delete %q", n)
+	}
+	resp, err := f.svc.SubmitBatch(ctx, bb, nil)
+	must(t, err, "SubmitBatch")
+	if resp.RequestID == nil || resp.ContentType == nil || !strings.HasPrefix(*resp.ContentType, "multipart/mixed; boundary=batchresponse_") {
+		t.Errorf("batch response: request id %v, content type %v", resp.RequestID, resp.ContentType)
+	}
+	checkBatch(t, resp.Responses, "", bloberror.BlobNotFound, "")
+	for n, exists := range map[string]bool{"a": false, "dir/b c": false, "z": true} {
+		_, err := cc.NewBlobClient(n).GetProperties(ctx, nil)
+		if exists {
+			must(t, err, "blob %q after the batch", n)
+		} else {
+			mustErr(t, err, http.StatusNotFound, bloberror.BlobNotFound, "blob %q after the batch", n)
+		}
+	}
+}
+
+// TestBatchSetTierContainerScope: Set Blob Tier through a container's
+// batch, with a lease condition that fails for one blob.
+func TestBatchSetTierContainerScope(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	c := cname("batchtier")
+	cc := f.createContainer(c, nil)
+	for _, n := range []string{"hot1", "hot2"} {
+		upload(t, cc.NewBlockBlobClient(n), []byte(n), nil)
+	}
+	bb, err := cc.NewBatchBuilder()
+	must(t, err, "NewBatchBuilder")
+	must(t, bb.SetTier("hot1", blob.AccessTierCool, nil), "batch SetTier")
+	must(t, bb.SetTier("hot2", blob.AccessTierCold, &container.BatchSetTierOptions{
+		SetTierOptions: blob.SetTierOptions{AccessConditions: &blob.AccessConditions{
+			LeaseAccessConditions: &blob.LeaseAccessConditions{LeaseID: ptr("a4b6d1fe-1a77-4c3b-9d2c-1e5e1f6d3b2a")}}}}), "batch SetTier")
+	resp, err := cc.SubmitBatch(ctx, bb, nil)
+	must(t, err, "SubmitBatch")
+	if len(resp.Responses) != 2 || resp.Responses[0].Error != nil {
+		t.Fatalf("batch responses: %+v", resp.Responses)
+	}
+	checkErr(t, resp.Responses[1].Error, http.StatusPreconditionFailed, bloberror.LeaseNotPresentWithBlobOperation, "Set Tier with a lease id on an unleased blob")
+	for n, want := range map[string]blob.AccessTier{"hot1": blob.AccessTierCool, "hot2": blob.AccessTierHot} {
+		p, err := cc.NewBlobClient(n).GetProperties(ctx, nil)
+		must(t, err, "GetProperties %q", n)
+		if p.AccessTier == nil || *p.AccessTier != string(want) {
+			t.Errorf("%q: tier %v, want %s", n, p.AccessTier, want)
+		}
+	}
+}
+
+// TestBatchWithSAS: with SAS the sub-requests carry the batch URL's SAS,
+// and each is held to that SAS's permissions on its own.
+func TestBatchWithSAS(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	c := cname("batchsas")
+	cc := f.createContainer(c, nil)
+	for _, n := range []string{"x", "y"} {
+		upload(t, cc.NewBlockBlobClient(n), []byte(n), nil)
+	}
+	now := time.Now().UTC()
+
+	// An account SAS without delete permission: the batch is accepted,
+	// each delete refused.
+	readOnly := sasService(t, f, f.accountSAS(sas.AccountPermissions{Read: true, List: true}, now.Add(-time.Hour), now.Add(time.Hour)))
+	bb, err := readOnly.NewBatchBuilder()
+	must(t, err, "NewBatchBuilder")
+	must(t, bb.Delete(c, "x", nil), "batch Delete")
+	resp, err := readOnly.SubmitBatch(ctx, bb, nil)
+	must(t, err, "SubmitBatch with a read-only SAS")
+	checkBatch(t, resp.Responses, bloberror.AuthorizationPermissionMismatch)
+
+	// An account SAS with delete permission at account scope.
+	full := sasService(t, f, f.fullAccountSAS())
+	bb, err = full.NewBatchBuilder()
+	must(t, err, "NewBatchBuilder")
+	must(t, bb.Delete(c, "x", nil), "batch Delete")
+	resp, err = full.SubmitBatch(ctx, bb, nil)
+	must(t, err, "SubmitBatch with an account SAS")
+	checkBatch(t, resp.Responses, "")
+
+	// A service SAS for the container at container scope.
+	qp, err := sas.BlobSignatureValues{
+		Protocol: sas.ProtocolHTTPSandHTTP, StartTime: now.Add(-time.Hour), ExpiryTime: now.Add(time.Hour),
+		Permissions: (&sas.ContainerPermissions{Delete: true}).String(), ContainerName: c,
+	}.SignWithSharedKey(f.cred)
+	must(t, err, "signing container SAS")
+	viaSAS := sasContainer(t, f, c, qp.Encode())
+	cb, err := viaSAS.NewBatchBuilder()
+	must(t, err, "NewBatchBuilder")
+	must(t, cb.Delete("y", nil), "batch Delete")
+	must(t, cb.Delete("x", nil), "batch Delete")
+	cresp, err := viaSAS.SubmitBatch(ctx, cb, nil)
+	must(t, err, "SubmitBatch with a container SAS")
+	if len(cresp.Responses) != 2 || cresp.Responses[0].Error != nil {
+		t.Fatalf("container SAS batch: %+v", cresp.Responses)
+	}
+	checkErr(t, cresp.Responses[1].Error, http.StatusNotFound, bloberror.BlobNotFound, "deleting x twice")
+	_, err = cc.NewBlobClient("y").GetProperties(ctx, nil)
+	mustErr(t, err, http.StatusNotFound, bloberror.BlobNotFound, "y after the container SAS batch")
+}
+
+// TestBatchTooManySubRequests: 257 sub-requests are refused as a whole
+// with ExceedsMaxBatchRequestCount, and nothing is deleted.
+func TestBatchTooManySubRequests(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	c := cname("batchmax")
+	cc := f.createContainer(c, nil)
+	upload(t, cc.NewBlockBlobClient("keep"), []byte("k"), nil)
+	bb, err := cc.NewBatchBuilder()
+	must(t, err, "NewBatchBuilder")
+	must(t, bb.Delete("keep", nil), "batch Delete")
+	for i := range 256 {
+		must(t, bb.Delete("n"+strings.Repeat("x", i%7)+string(rune('a'+i%26)), nil), "batch Delete")
+	}
+	_, err = cc.SubmitBatch(ctx, bb, nil)
+	if err == nil || !strings.Contains(err.Error(), "ExceedsMaxBatchRequestCount") || !strings.Contains(err.Error(), "400") {
+		t.Fatalf("SubmitBatch with 257 sub-requests: %v, want ExceedsMaxBatchRequestCount", err)
+	}
+	_, err = cc.NewBlobClient("keep").GetProperties(ctx, nil)
+	must(t, err, "keep after the refused batch")
+}
+
+// TestBatchMixedKindsRaw: a batch mixing Delete and Set Tier is refused as
+// a whole (Azure's AllBatchSubRequestsShouldBeSameApi, inside a 202), and
+// sub-requests without credentials of their own act with the batch's SAS.
+func TestBatchMixedKindsRaw(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	c := cname("batchraw")
+	cc := f.createContainer(c, nil)
+	for _, n := range []string{"m1", "m2"} {
+		upload(t, cc.NewBlockBlobClient(n), []byte(n), nil)
+	}
+	path := "/" + f.env.Account + "/" + c + "/"
+	send := func(parts ...string) (int, []string) {
+		t.Helper()
+		var body strings.Builder
+		for i, p := range parts {
+			body.WriteString("--batch_x\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\nContent-ID: " + string(rune('0'+i)) + "\r\n\r\n" + p + "\r\n")
+		}
+		body.WriteString("--batch_x--\r\n")
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, withQuery(strings.TrimSuffix(f.env.BlobURL, "/")+"?comp=batch", f.fullAccountSAS()), strings.NewReader(body.String()))
+		must(t, err, "NewRequest")
+		req.Header.Set("Content-Type", "multipart/mixed; boundary=batch_x")
+		req.Header.Set("x-ms-version", "2025-01-05")
+		resp, err := http.DefaultClient.Do(req)
+		must(t, err, "POST batch")
+		defer func() { _ = resp.Body.Close() }()
+		_, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		must(t, err, "batch response Content-Type %q", resp.Header.Get("Content-Type"))
+		mr := multipart.NewReader(resp.Body, params["boundary"])
+		var got []string
+		for {
+			p, err := mr.NextPart()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			must(t, err, "reading batch response")
+			b, err := io.ReadAll(p)
+			must(t, err, "reading part")
+			got = append(got, "Content-ID="+p.Header.Get("Content-ID")+"\n"+string(b))
+		}
+		return resp.StatusCode, got
+	}
+	status, got := send("DELETE "+path+"m1 HTTP/1.1\r\nContent-Length: 0\r\n\r\n",
+		"PUT "+path+"m2?comp=tier HTTP/1.1\r\nx-ms-access-tier: Cool\r\nContent-Length: 0\r\n\r\n")
+	if status != http.StatusAccepted || len(got) != 1 || !strings.HasPrefix(got[0], "Content-ID=\nHTTP/1.1 400 ") ||
+		!strings.Contains(got[0], "x-ms-error-code: AllBatchSubRequestsShouldBeSameApi") {
+		t.Fatalf("mixed batch: %d %q", status, got)
+	}
+	_, err := cc.NewBlobClient("m1").GetProperties(t.Context(), nil)
+	must(t, err, "m1 after the refused batch")
+
+	// The second part is written as the JavaScript SDK writes it: the
+	// blank line after its headers is the delimiter's leading CRLF.
+	status, got = send("DELETE "+path+"m1 HTTP/1.1\r\nContent-Length: 0\r\n\r\n",
+		"DELETE "+path+"m2 HTTP/1.1\r\nAccept: application/xml\r\n")
+	if status != http.StatusAccepted || len(got) != 2 {
+		t.Fatalf("delete batch: %d %q", status, got)
+	}
+	for i, p := range got {
+		if !strings.HasPrefix(p, "Content-ID="+string(rune('0'+i))+"\nHTTP/1.1 202 Accepted\r\n") || !strings.Contains(p, "x-ms-delete-type-permanent: true") ||
+			!strings.Contains(p, "x-ms-request-id: ") {
+			t.Errorf("sub-response %d: %q", i, p)
+		}
+	}
+	pager := cc.NewListBlobsFlatPager(nil)
+	page, err := pager.NextPage(t.Context())
+	must(t, err, "List Blobs")
+	if len(page.Segment.BlobItems) != 0 {
+		t.Errorf("blobs left after the batch: %d", len(page.Segment.BlobItems))
+	}
+}
+
+// TestBatchRefusesBlobSAS: a service SAS for one blob authorizes no batch.
+func TestBatchRefusesBlobSAS(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	c := cname("batchbsas")
+	cc := f.createContainer(c, nil)
+	upload(t, cc.NewBlockBlobClient("b"), []byte("b"), nil)
+	now := time.Now().UTC()
+	qp, err := sas.BlobSignatureValues{
+		Protocol: sas.ProtocolHTTPSandHTTP, StartTime: now.Add(-time.Hour), ExpiryTime: now.Add(time.Hour),
+		Permissions: (&sas.BlobPermissions{Delete: true}).String(), ContainerName: c, BlobName: "b",
+	}.SignWithSharedKey(f.cred)
+	must(t, err, "signing blob SAS")
+	viaSAS := sasContainer(t, f, c, qp.Encode())
+	cb, err := viaSAS.NewBatchBuilder()
+	must(t, err, "NewBatchBuilder")
+	must(t, cb.Delete("b", nil), "batch Delete")
+	_, err = viaSAS.SubmitBatch(t.Context(), cb, nil)
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) || re.StatusCode != http.StatusForbidden {
+		t.Fatalf("batch with a blob SAS: %v, want 403", err)
+	}
+}
+
+// TestBatchNeedsMultipart: a batch body that is not multipart/mixed with a
+// boundary is refused outright.
+func TestBatchNeedsMultipart(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, ct := range []string{"text/plain", "multipart/mixed", ""} {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, withQuery(strings.TrimSuffix(f.env.BlobURL, "/")+"?comp=batch", f.fullAccountSAS()), strings.NewReader("x"))
+		must(t, err, "NewRequest")
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		must(t, err, "POST batch")
+		_ = resp.Body.Close()
+		want := "InvalidHeaderValue"
+		if ct == "" {
+			want = "MissingRequiredHeader"
+		}
+		if resp.StatusCode != http.StatusBadRequest || resp.Header.Get("x-ms-error-code") != want {
+			t.Errorf("Content-Type %q: %d %s, want 400 %s", ct, resp.StatusCode, resp.Header.Get("x-ms-error-code"), want)
+		}
+	}
+}

@@ -1,0 +1,14 @@
+package azhttp
+
+// CannotVerifyCopySource is Azure's answer when the source of a copy or
+// *From URL operation could not be read: the code is CannotVerifyCopySource,
+// the status and message those the source's own GET answered (404 for a
+// missing blob, 403 for a refused SAS, 304 for a source the conditions
+// rule out).
+func CannotVerifyCopySource(source *Error) *Error {
+	e := *ErrCannotVerifyCopySource
+	if source != nil {
+		e.Status, e.Message = source.Status, source.Message
+	}
+	return &e
+}

@@ -55,7 +55,7 @@ func (h *handler) authorizeCopySource(q *request, src CopySource, ownKey bool) e
 			return azhttp.InvalidHeaderValue("x-ms-copy-source-authorization", v).WithMessage("Only the Bearer scheme is supported in x-ms-copy-source-authorization.")
 		}
 		// This server issues no OAuth tokens, so none verifies.
-		return azhttp.CannotVerifyCopySource(azhttp.ErrInvalidAuthenticationInfo.WithMessage("Server failed to authenticate the request. Please refer to the information in the www-authenticate header."))
+		return azhttp.CannotVerifyCopySource(&azhttp.Error{Status: http.StatusUnauthorized, Message: "Server failed to authenticate the request. Please refer to the information in the www-authenticate header."})
 	}
 	fake := &http.Request{Method: http.MethodGet, URL: src.URL, Header: http.Header{}, RemoteAddr: q.r.RemoteAddr, TLS: q.r.TLS}
 	fake = fake.WithContext(q.ctx())

@@ -37,14 +37,18 @@ type CopyRequest struct {
 	Source        CopySource
 	SourceCond    conditions.Conditions
 	SourceLeaseID string
-	Acct          string
-	Container     string
-	Blob          string
-	Metadata      azhttp.Metadata // nil copies the source's metadata
-	Tier          string          // x-ms-access-tier; "" leaves the copy's tier inferred
-	Tags          Tags            // x-ms-tags
-	CopyTags      bool            // x-ms-copy-source-tag-option: COPY takes the source's tags instead
-	Dest          Preconditions
+	SourceIfTags  *TagCondition // x-ms-source-if-tags, nil when none
+	// Sync is Copy Blob From URL, which reads its source as a GET: what
+	// that GET would refuse is CannotVerifyCopySource (sourceError).
+	Sync      bool
+	Acct      string
+	Container string
+	Blob      string
+	Metadata  azhttp.Metadata // nil copies the source's metadata
+	Tier      string          // x-ms-access-tier; "" leaves the copy's tier inferred
+	Tags      Tags            // x-ms-tags
+	CopyTags  bool            // x-ms-copy-source-tag-option: COPY takes the source's tags instead
+	Dest      Preconditions
 }
 
 // CopyBlob copies a blob (or snapshot) of this server to the destination,
@@ -64,6 +68,9 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		b, err := findBlob(r, src.Acct, src.Container, src.Blob, src.Snapshot)
 		if err != nil {
+			if req.Sync {
+				return sourceError(err)
+			}
 			return err
 		}
 		// Azure rehydrates an archived source into a pending copy; copies
@@ -79,8 +86,17 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 				return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)
 			}
 		}
-		if err := req.SourceCond.Check(conditions.Write, b.state()); err != nil {
+		if err := check(req.SourceCond, conditions.Read, b.state(), azhttp.ErrSourceConditionNotMet); err != nil {
+			if req.Sync {
+				return sourceError(err)
+			}
 			return azhttp.ErrSourceConditionNotMet
+		}
+		if err := checkTags(req.SourceIfTags, b); err != nil {
+			if errors.Is(err, azhttp.ErrConditionNotMet) {
+				return azhttp.ErrSourceConditionNotMet
+			}
+			return err
 		}
 		srcRec = b
 		if srcExtents, err = loadExtentsAt(r, src.Acct, src.Container, src.Blob, src.Snapshot); err != nil {

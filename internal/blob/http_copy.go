@@ -131,10 +131,16 @@ func (h *handler) copyBlob(q *request) error {
 	default:
 		return azhttp.InvalidHeaderValue("x-ms-copy-source-tag-option", opt)
 	}
+	srcTags, err := sourceIfTags(q.r.Header)
+	if err != nil {
+		return err
+	}
 	b, err := h.svc.CopyBlob(q.ctx(), CopyRequest{
 		Source:        src,
 		SourceCond:    conditions.FromHeader(q.r.Header, "x-ms-source-"),
 		SourceLeaseID: q.r.Header.Get("x-ms-source-lease-id"),
+		SourceIfTags:  srcTags,
+		Sync:          sync,
 		Acct:          q.acct, Container: q.container, Blob: q.blob,
 		Metadata: meta,
 		Tier:     tier,

@@ -1,5 +1,7 @@
 package azhttp
 
+import "net/http"
+
 // CannotVerifyCopySource is Azure's answer when the source of a copy or
 // *From URL operation could not be read: the code is CannotVerifyCopySource,
 // the status and message those the source's own GET answered (404 for a
@@ -12,3 +14,10 @@ func CannotVerifyCopySource(source *Error) *Error {
 	}
 	return &e
 }
+
+// Incremental Copy Blob's errors.
+var (
+	ErrIncrementalCopySourceMustBeSnapshot        = newError(http.StatusConflict, "IncrementalCopySourceMustBeSnapshot", "The source for incremental copy request must be a snapshot.")
+	ErrIncrementalCopyBlobMismatch                = newError(http.StatusConflict, "IncrementalCopyBlobMismatch", "The specified source blob is different than the copy source of the destination blob.")
+	ErrIncrementalCopyOfEarlierSnapshotNotAllowed = newError(http.StatusConflict, "IncrementalCopyOfEarlierSnapshotNotAllowed", "The specified snapshot is earlier than the last snapshot copied into the incremental copy blob.")
+)

@@ -269,7 +269,7 @@ func route(q *request) (operation, error) {
 		case comp == "tags" && m == http.MethodGet:
 			return operation{need('o', 't'), anonNever, (*handler).getBlobTags}, nil
 		case comp == "incrementalcopy" && m == http.MethodPut:
-			return notSupported("Incremental Copy Blob")
+			return operation{either('o', 'w', 'c'), anonNever, (*handler).incrementalCopy}, nil
 		case comp == "undelete", comp == "expiry", comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
 			return notSupported("This blob operation")
 		}

@@ -50,6 +50,16 @@ type Need struct {
 	Service      byte // 'b','q','t','f'
 	ResourceType byte // 's' service, 'c' container/queue/table/share, 'o' object
 	Permission   byte // the SAS permission letter the operation needs; 0 for none
+	// Or is a second letter that grants the operation as well (Azure's
+	// "Create or Write", "Add or Write", "Write or Delete"); 0 for none.
+	Or byte
+	// NoServiceSAS: Azure refuses the operation to every service SAS,
+	// whatever it is signed for (a container SAS may list a container's
+	// blobs but not read or change the container itself).
+	NoServiceSAS bool
+	// OwnerOnly: only the account owner (Shared Key) may perform the
+	// operation; Azure refuses it to every SAS (Get/Set Container ACL).
+	OwnerOnly bool
 }
 
 // Allows returns nil when a may perform n, else the 403 Azure answers.
@@ -60,13 +70,16 @@ func (a Access) Allows(n Need) error {
 	case AccessSharedKey:
 		return nil
 	case AccessAccountSAS:
+		if n.OwnerOnly {
+			return ErrAuthorizationFailure
+		}
 		if !hasLetter(a.Services, n.Service) {
 			return ErrAuthorizationServiceMismatch
 		}
 		if !hasLetter(a.ResourceTypes, n.ResourceType) {
 			return ErrAuthorizationResourceTypeMismatch
 		}
-		if !hasLetter(a.Permissions, n.Permission) {
+		if !a.grants(n) {
 			return ErrAuthorizationPermissionMismatch
 		}
 		return nil
@@ -79,15 +92,35 @@ func (a Access) Allows(n Need) error {
 		if n.ResourceType == 's' {
 			return ErrAuthorizationFailure
 		}
-		if n.ResourceType == 'c' && a.objectScoped() {
+		if n.ResourceType == 'c' && a.objectScoped() || n.NoServiceSAS || n.OwnerOnly {
 			return ErrAuthorizationFailure
 		}
-		if !hasLetter(a.Permissions, n.Permission) {
+		if !a.grants(n) {
 			return ErrAuthorizationPermissionMismatch
 		}
 		return nil
 	}
 	return ErrAuthorizationFailure
+}
+
+// grants reports whether the SAS permissions include the letter n needs,
+// or its alternative.
+func (a Access) grants(n Need) bool {
+	return hasLetter(a.Permissions, n.Permission) || n.Or != 0 && hasLetter(a.Permissions, n.Or)
+}
+
+// Grants reports whether a carries permission letter p: always for Shared
+// Key, by sp for a SAS, never for an anonymous caller. Operations that one
+// of two letters allows ask it to learn which rules apply (a SAS with
+// create but not write may only make blobs that do not exist yet).
+func (a Access) Grants(p byte) bool {
+	switch a.Kind {
+	case AccessSharedKey:
+		return true
+	case AccessAccountSAS, AccessServiceSAS:
+		return hasLetter(a.Permissions, p)
+	}
+	return false
 }
 
 func (a Access) objectScoped() bool {

@@ -12,24 +12,51 @@ func TestAllows(t *testing.T) {
 		need   Need
 		want   *Error
 	}{
-		{"shared key may do anything", Access{Kind: AccessSharedKey}, Need{'b', 's', 'w'}, nil},
-		{"anonymous is refused", Access{Kind: AccessAnonymous}, Need{'b', 'o', 'r'}, ErrAuthorizationFailure},
-		{"account read", account, Need{'b', 'o', 'r'}, nil},
-		{"account r-only cannot write", account, Need{'b', 'o', 'w'}, ErrAuthorizationPermissionMismatch},
-		{"account srt=co cannot reach service", account, Need{'b', 's', 'r'}, ErrAuthorizationResourceTypeMismatch},
-		{"account ss=bf on queue", account, Need{'q', 'o', 'r'}, ErrAuthorizationServiceMismatch},
-		{"account srt=o cannot create container", Access{Kind: AccessAccountSAS, Services: "b", ResourceTypes: "o", Permissions: "c"}, Need{'b', 'c', 'c'}, ErrAuthorizationResourceTypeMismatch},
-		{"container sas lists", container, Need{'b', 'c', 'l'}, nil},
-		{"container sas writes blobs", container, Need{'b', 'o', 'w'}, nil},
-		{"container sas cannot delete", container, Need{'b', 'o', 'd'}, ErrAuthorizationPermissionMismatch},
-		{"container sas cannot reach service", container, Need{'b', 's', 'r'}, ErrAuthorizationFailure},
-		{"blob sas reads blob", blob, Need{'b', 'o', 'r'}, nil},
-		{"blob sas cannot list container", blob, Need{'b', 'c', 'l'}, ErrAuthorizationFailure},
-		{"blob sas on queue", blob, Need{'q', 'o', 'r'}, ErrAuthorizationServiceMismatch},
+		{"shared key may do anything", Access{Kind: AccessSharedKey}, Need{Service: 'b', ResourceType: 's', Permission: 'w'}, nil},
+		{"anonymous is refused", Access{Kind: AccessAnonymous}, Need{Service: 'b', ResourceType: 'o', Permission: 'r'}, ErrAuthorizationFailure},
+		{"account read", account, Need{Service: 'b', ResourceType: 'o', Permission: 'r'}, nil},
+		{"account r-only cannot write", account, Need{Service: 'b', ResourceType: 'o', Permission: 'w'}, ErrAuthorizationPermissionMismatch},
+		{"account srt=co cannot reach service", account, Need{Service: 'b', ResourceType: 's', Permission: 'r'}, ErrAuthorizationResourceTypeMismatch},
+		{"account ss=bf on queue", account, Need{Service: 'q', ResourceType: 'o', Permission: 'r'}, ErrAuthorizationServiceMismatch},
+		{"account srt=o cannot create container", Access{Kind: AccessAccountSAS, Services: "b", ResourceTypes: "o", Permissions: "c"}, Need{Service: 'b', ResourceType: 'c', Permission: 'c'}, ErrAuthorizationResourceTypeMismatch},
+		{"container sas lists", container, Need{Service: 'b', ResourceType: 'c', Permission: 'l'}, nil},
+		{"container sas writes blobs", container, Need{Service: 'b', ResourceType: 'o', Permission: 'w'}, nil},
+		{"container sas cannot delete", container, Need{Service: 'b', ResourceType: 'o', Permission: 'd'}, ErrAuthorizationPermissionMismatch},
+		{"container sas cannot reach service", container, Need{Service: 'b', ResourceType: 's', Permission: 'r'}, ErrAuthorizationFailure},
+		{"blob sas reads blob", blob, Need{Service: 'b', ResourceType: 'o', Permission: 'r'}, nil},
+		{"blob sas cannot list container", blob, Need{Service: 'b', ResourceType: 'c', Permission: 'l'}, ErrAuthorizationFailure},
+		{"blob sas on queue", blob, Need{Service: 'q', ResourceType: 'o', Permission: 'r'}, ErrAuthorizationServiceMismatch},
+		{"the second letter grants too", blob, Need{Service: 'b', ResourceType: 'o', Permission: 'e', Or: 'r'}, nil},
+		{"neither letter", blob, Need{Service: 'b', ResourceType: 'o', Permission: 'w', Or: 'c'}, ErrAuthorizationPermissionMismatch},
+		{"account sas: second letter", account, Need{Service: 'b', ResourceType: 'o', Permission: 'a', Or: 'r'}, nil},
+		{"container sas refused container properties", container, Need{Service: 'b', ResourceType: 'c', Permission: 'r', NoServiceSAS: true}, ErrAuthorizationFailure},
+		{"account sas reads container properties", account, Need{Service: 'b', ResourceType: 'c', Permission: 'r', NoServiceSAS: true}, nil},
+		{"account sas refused an owner-only operation", account, Need{Service: 'b', ResourceType: 'c', OwnerOnly: true}, ErrAuthorizationFailure},
+		{"service sas refused an owner-only operation", container, Need{Service: 'b', ResourceType: 'c', OwnerOnly: true}, ErrAuthorizationFailure},
+		{"shared key does owner-only operations", Access{Kind: AccessSharedKey}, Need{Service: 'b', ResourceType: 'c', OwnerOnly: true}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			checkErr(t, tc.access.Allows(tc.need), tc.want)
 		})
+	}
+}
+
+func TestGrants(t *testing.T) {
+	sasC := Access{Kind: AccessServiceSAS, Permissions: "c"}
+	for _, tc := range []struct {
+		access Access
+		letter byte
+		want   bool
+	}{
+		{Access{Kind: AccessSharedKey}, 'w', true},
+		{Access{Kind: AccessAnonymous}, 'r', false},
+		{sasC, 'c', true},
+		{sasC, 'w', false},
+		{Access{Kind: AccessAccountSAS, Permissions: "rw"}, 'w', true},
+	} {
+		if got := tc.access.Grants(tc.letter); got != tc.want {
+			t.Errorf("%v (sp=%q).Grants(%c) = %v, want %v", tc.access.Kind, tc.access.Permissions, tc.letter, got, tc.want)
+		}
 	}
 }

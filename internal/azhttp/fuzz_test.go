@@ -34,7 +34,7 @@ func FuzzAuthenticate(f *testing.F) {
 		for _, a := range auths {
 			acc, err := a.Authenticate(r, account, c, b)
 			if err == nil {
-				_ = acc.Allows(Need{'b', 'o', 'r'})
+				_ = acc.Allows(Need{Service: 'b', ResourceType: 'o', Permission: 'r'})
 			}
 		}
 	})

@@ -65,6 +65,9 @@ func (a *Authenticator) sas(r *http.Request, q url.Values, account, container, b
 	if err != nil {
 		return Access{}, err
 	}
+	if name, dup := duplicatedSASField(q); dup {
+		return Access{}, authFailed("Signature fields not well formed. (%s appears more than once)", name)
+	}
 	sv := q.Get("sv")
 	if !validVersion(sv) {
 		return Access{}, authFailed("sv is mandatory and must be a storage service version, got %q.", sv)
@@ -141,6 +144,20 @@ func (a *Authenticator) sas(r *http.Request, q url.Values, account, container, b
 	return acc, nil
 }
 
+// sasFields are the query parameters a SAS consists of.
+var sasFields = strings.Fields("sv ss srt sp st se sip spr sig sr si sdd ses tn spk srk epk erk rscc rscd rsce rscl rsct skoid sktid skt ske sks skv saoid suoid scid")
+
+// duplicatedSASField reports a SAS parameter given more than once: Azure
+// refuses such a SAS rather than pick one of the values.
+func duplicatedSASField(q url.Values) (string, bool) {
+	for _, f := range sasFields {
+		if len(q[f]) > 1 {
+			return f, true
+		}
+	}
+	return "", false
+}
+
 // serviceScope works out which resource a service SAS must have been signed
 // for. The canonicalized resource comes from the request URL, so a SAS for
 // one container or blob does not verify against another.
@@ -167,9 +184,12 @@ func (a *Authenticator) serviceScope(q url.Values, account, container, blob stri
 				scope.snap = q.Get("versionid")
 			}
 		case "d":
+			// A directory SAS covers the blobs under the directory its
+			// sdd leading name segments make, and the directory's own
+			// blob (the marker of a hierarchical account).
 			depth, err := strconv.Atoi(q.Get("sdd"))
 			parts := strings.Split(blob, "/")
-			if err != nil || depth < 1 || depth >= len(parts) {
+			if err != nil || depth < 1 || depth > len(parts) || blob == "" {
 				return acc, scope, notSigned
 			}
 			cr += "/" + strings.Join(parts[:depth], "/")
@@ -211,6 +231,11 @@ func (a *Authenticator) serviceScope(q url.Values, account, container, blob stri
 	}
 	// Since 2015-02-21 the resource names its service; before, it did not.
 	scope.crs = []string{"/" + a.Service + cr}
+	if acc.Resource == "d" && acc.service == 'b' {
+		// The SDKs sign the directory as the caller named it, with or
+		// without a trailing slash; sdd counts its segments either way.
+		scope.crs = append(scope.crs, "/"+a.Service+cr+"/")
+	}
 	if q.Get("sv") < "2015-02-21" {
 		scope.crs = append(scope.crs, cr)
 	}

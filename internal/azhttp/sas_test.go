@@ -229,6 +229,11 @@ func TestOtherServiceSAS(t *testing.T) {
 		{name: "table range tampered", service: "table", target: "/devstoreaccount1/Orders", query: strings.Replace(table, "epk=m", "epk=z", 1), want: ErrAuthenticationFailed},
 		{name: "file", service: "file", target: "/devstoreaccount1/share/dir/f.txt", query: file, wantKind: AccessServiceSAS, wantPerm: "r", wantRes: "f"},
 		{name: "share", service: "file", target: "/devstoreaccount1/share/any/file", query: share, wantKind: AccessServiceSAS, wantPerm: "rl", wantRes: "s"},
+		// A field given twice is refused, even with the same value twice.
+		{name: "queue sp twice", service: "queue", target: "/devstoreaccount1/q1/messages", query: queue + "&sp=rap", want: ErrAuthenticationFailed},
+		{name: "table tn twice", service: "table", target: "/devstoreaccount1/Orders", query: table + "&tn=Orders", want: ErrAuthenticationFailed},
+		{name: "table spk twice", service: "table", target: "/devstoreaccount1/Orders", query: table + "&spk=a", want: ErrAuthenticationFailed},
+		{name: "file se twice", service: "file", target: "/devstoreaccount1/share/dir/f.txt", query: file + "&se=" + se, want: ErrAuthenticationFailed},
 	})
 }
 

@@ -23,6 +23,12 @@ type CopyInfo struct {
 	Status    string
 	Progress  string
 	Completed time.Time
+	// Incremental copies only (incrementalcopy.go): the source blob
+	// (account/container/name), the snapshot of it last copied, and the
+	// snapshot of the destination that copy made.
+	IncrementalSource   string `json:",omitempty"`
+	SourceSnapshot      string `json:",omitempty"`
+	DestinationSnapshot string `json:",omitempty"`
 }
 
 // CopySource is a parsed x-ms-copy-source addressing a blob of this server.
@@ -37,14 +43,21 @@ type CopyRequest struct {
 	Source        CopySource
 	SourceCond    conditions.Conditions
 	SourceLeaseID string
-	Acct          string
-	Container     string
-	Blob          string
-	Metadata      azhttp.Metadata // nil copies the source's metadata
-	Tier          string          // x-ms-access-tier; "" leaves the copy's tier inferred
-	Tags          Tags            // x-ms-tags
-	CopyTags      bool            // x-ms-copy-source-tag-option: COPY takes the source's tags instead
-	Dest          Preconditions
+	SourceIfTags  *TagCondition // x-ms-source-if-tags, nil when none
+	// Sync is Copy Blob From URL, which reads its source as a GET: what
+	// that GET would refuse is CannotVerifyCopySource (sourceError).
+	Sync bool
+	// Incremental is Incremental Copy Blob: the source is a page blob
+	// snapshot, the destination an incremental copy blob (incrementalcopy.go).
+	Incremental bool
+	Acct        string
+	Container   string
+	Blob        string
+	Metadata    azhttp.Metadata // nil copies the source's metadata
+	Tier        string          // x-ms-access-tier; "" leaves the copy's tier inferred
+	Tags        Tags            // x-ms-tags
+	CopyTags    bool            // x-ms-copy-source-tag-option: COPY takes the source's tags instead
+	Dest        Preconditions
 }
 
 // CopyBlob copies a blob (or snapshot) of this server to the destination,
@@ -64,12 +77,18 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		b, err := findBlob(r, src.Acct, src.Container, src.Blob, src.Snapshot)
 		if err != nil {
+			if req.Sync {
+				return sourceError(err)
+			}
 			return err
 		}
 		// Azure rehydrates an archived source into a pending copy; copies
 		// here are synchronous, so an archived source is refused.
 		if b.settleTier(s.clock()); b.Tier == tierArchive {
 			return azhttp.ErrBlobArchived
+		}
+		if req.Incremental && b.Type != pageBlob {
+			return azhttp.ErrInvalidBlobType
 		}
 		if req.Tier != "" && b.Type != blockBlob {
 			return azhttp.ErrInvalidBlobTier
@@ -79,8 +98,17 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 				return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)
 			}
 		}
-		if err := req.SourceCond.Check(conditions.Write, b.state()); err != nil {
+		if err := check(req.SourceCond, conditions.Read, b.state(), azhttp.ErrSourceConditionNotMet); err != nil {
+			if req.Sync {
+				return sourceError(err)
+			}
 			return azhttp.ErrSourceConditionNotMet
+		}
+		if err := checkTags(req.SourceIfTags, b); err != nil {
+			if errors.Is(err, azhttp.ErrConditionNotMet) {
+				return azhttp.ErrSourceConditionNotMet
+			}
+			return err
 		}
 		srcRec = b
 		if srcExtents, err = loadExtentsAt(r, src.Acct, src.Container, src.Blob, src.Snapshot); err != nil {
@@ -105,6 +133,11 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 		if err != nil {
 			return err
 		}
+		if req.Incremental {
+			if err := checkIncrementalDest(old, src); err != nil {
+				return err
+			}
+		}
 		extents := make([]extent, len(payloads))
 		for i, p := range payloads {
 			if err := p.place(t.tx); err != nil {
@@ -125,7 +158,10 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 		}
 		size := fmt.Sprint(srcRec.Size)
 		out.Copy = &CopyInfo{ID: lease.NewID(), Source: src.URL.String(), Status: "success", Progress: size + "/" + size, Completed: out.Modified}
-		return commitContent(t.tx, req.Acct, req.Container, req.Blob, old, out, extents)
+		if !req.Incremental {
+			return commitContent(t.tx, req.Acct, req.Container, req.Blob, old, out, extents)
+		}
+		return s.commitIncremental(t, req, old, out, extents)
 	})
 	if err != nil {
 		discardAll()

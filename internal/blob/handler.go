@@ -192,23 +192,23 @@ func route(q *request) (operation, error) {
 		}
 		switch {
 		case comp == "" && m == http.MethodPut:
-			return operation{need('c', 'c'), anonNever, (*handler).createContainer}, nil
+			return operation{containerNeed(either('c', 'c', 'w')), anonNever, (*handler).createContainer}, nil
 		case comp == "" && read:
-			return operation{need('c', 'r'), anonContainer, (*handler).getContainerProperties}, nil
+			return operation{containerNeed(need('c', 'r')), anonContainer, (*handler).getContainerProperties}, nil
 		case comp == "" && m == http.MethodDelete:
-			return operation{need('c', 'd'), anonNever, (*handler).deleteContainer}, nil
+			return operation{containerNeed(need('c', 'd')), anonNever, (*handler).deleteContainer}, nil
 		case comp == "metadata" && read:
-			return operation{need('c', 'r'), anonContainer, (*handler).getContainerProperties}, nil
+			return operation{containerNeed(need('c', 'r')), anonContainer, (*handler).getContainerProperties}, nil
 		case comp == "metadata" && m == http.MethodPut:
-			return operation{need('c', 'w'), anonNever, (*handler).setContainerMetadata}, nil
+			return operation{containerNeed(need('c', 'w')), anonNever, (*handler).setContainerMetadata}, nil
 		case comp == "acl" && read:
-			return operation{need('c', 'r'), anonNever, (*handler).getContainerACL}, nil
+			return operation{ownerNeed('c'), anonNever, (*handler).getContainerACL}, nil
 		case comp == "acl" && m == http.MethodPut:
-			return operation{need('c', 'w'), anonNever, (*handler).setContainerACL}, nil
+			return operation{ownerNeed('c'), anonNever, (*handler).setContainerACL}, nil
 		case comp == "list" && m == http.MethodGet:
 			return operation{need('c', 'l'), anonContainer, (*handler).listBlobs}, nil
 		case comp == "lease" && m == http.MethodPut:
-			return operation{need('c', 'w'), anonNever, (*handler).leaseContainer}, nil
+			return operation{containerNeed(leaseNeed(q.r, 'c')), anonNever, (*handler).leaseContainer}, nil
 		case comp == "blobs" && m == http.MethodGet:
 			return operation{need('c', 'f'), anonNever, (*handler).findBlobsByTags}, nil
 		case comp == "batch" && m == http.MethodPost:
@@ -224,15 +224,22 @@ func route(q *request) (operation, error) {
 		if q.snapshot != "" && !snapshotOK {
 			return operation{}, azhttp.InvalidQueryParameterValue("snapshot", q.q.Get("snapshot"), "").WithMessage("This operation is not permitted on a snapshot.")
 		}
+		fromURL := q.r.Header.Get("x-ms-copy-source") != ""
 		switch {
-		case comp == "" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
-			return operation{need('o', 'w'), anonNever, (*handler).copyBlob}, nil
+		case comp == "" && m == http.MethodPut && fromURL && q.r.Header.Get("x-ms-blob-type") != "":
+			return operation{either('o', 'w', 'c'), anonNever, (*handler).putBlobFromURL}, nil
+		case comp == "" && m == http.MethodPut && fromURL:
+			return operation{either('o', 'w', 'c'), anonNever, (*handler).copyBlob}, nil
 		case comp == "" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*handler).putBlob}, nil
+			return operation{either('o', 'w', 'c'), anonNever, (*handler).putBlob}, nil
+		case comp == "" && m == http.MethodHead:
+			return operation{either('o', 'r', 'e'), anonBlob, (*handler).getBlob}, nil
 		case comp == "" && read:
 			return operation{need('o', 'r'), anonBlob, (*handler).getBlob}, nil
 		case comp == "" && m == http.MethodDelete:
 			return operation{need('o', 'd'), anonNever, (*handler).deleteBlob}, nil
+		case comp == "block" && m == http.MethodPut && fromURL:
+			return operation{need('o', 'w'), anonNever, (*handler).putBlockFromURL}, nil
 		case comp == "block" && m == http.MethodPut:
 			return operation{need('o', 'w'), anonNever, (*handler).putBlock}, nil
 		case comp == "blocklist" && m == http.MethodPut:
@@ -246,19 +253,21 @@ func route(q *request) (operation, error) {
 		case comp == "metadata" && m == http.MethodPut:
 			return operation{need('o', 'w'), anonNever, (*handler).setBlobMetadata}, nil
 		case comp == "lease" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*handler).leaseBlob}, nil
+			return operation{leaseNeed(q.r, 'o'), anonNever, (*handler).leaseBlob}, nil
 		case comp == "snapshot" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*handler).snapshotBlob}, nil
+			return operation{either('o', 'w', 'c'), anonNever, (*handler).snapshotBlob}, nil
 		case comp == "copy" && m == http.MethodPut:
 			return operation{need('o', 'w'), anonNever, (*handler).abortCopy}, nil
+		case comp == "page" && m == http.MethodPut && fromURL:
+			return operation{need('o', 'w'), anonNever, (*handler).putPageFromURL}, nil
 		case comp == "page" && m == http.MethodPut:
 			return operation{need('o', 'w'), anonNever, (*handler).putPage}, nil
 		case comp == "pagelist" && m == http.MethodGet:
 			return operation{need('o', 'r'), anonBlob, (*handler).getPageRanges}, nil
-		case comp == "appendblock" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
-			return notSupported("Append Block From URL")
+		case comp == "appendblock" && m == http.MethodPut && fromURL:
+			return operation{either('o', 'a', 'w'), anonNever, (*handler).appendBlockFromURL}, nil
 		case comp == "appendblock" && m == http.MethodPut:
-			return operation{need('o', 'a'), anonNever, (*handler).appendBlock}, nil
+			return operation{either('o', 'a', 'w'), anonNever, (*handler).appendBlock}, nil
 		case comp == "seal" && m == http.MethodPut:
 			return operation{need('o', 'w'), anonNever, (*handler).sealBlob}, nil
 		case comp == "tier" && m == http.MethodPut:
@@ -269,6 +278,8 @@ func route(q *request) (operation, error) {
 			return operation{need('o', 't'), anonNever, (*handler).getBlobTags}, nil
 		case comp == "expiry" && m == http.MethodPut:
 			return operation{need('o', 'w'), anonNever, (*handler).setBlobExpiry}, nil
+		case comp == "incrementalcopy" && m == http.MethodPut:
+			return operation{either('o', 'w', 'c'), anonNever, (*handler).incrementalCopy}, nil
 		case comp == "undelete", comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
 			return notSupported("This blob operation")
 		}

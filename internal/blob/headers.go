@@ -97,6 +97,12 @@ func writeBlobHeaders(h http.Header, b *Blob, now time.Time) {
 		h.Set("x-ms-copy-status", c.Status)
 		h.Set("x-ms-copy-progress", c.Progress)
 		h.Set("x-ms-copy-completion-time", azhttp.HTTPTime(c.Completed))
+		if c.DestinationSnapshot != "" {
+			h.Set("x-ms-copy-destination-snapshot", c.DestinationSnapshot)
+		}
+	}
+	if b.IncrementalCopy {
+		h.Set("x-ms-incremental-copy", "true")
 	}
 	h.Set("x-ms-server-encrypted", "true")
 	h.Set("Accept-Ranges", "bytes")

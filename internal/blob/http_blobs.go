@@ -93,7 +93,7 @@ func (h *handler) putBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	w, err := h.svc.PutBlob(q.ctx(), q.acct, q.container, q.blob, c, headers, meta, tags, preconditions(q.r.Header))
+	w, err := h.svc.PutBlob(q.ctx(), q.acct, q.container, q.blob, c, headers, meta, tags, writePreconditions(q))
 	if err != nil {
 		return err
 	}
@@ -491,7 +491,9 @@ func blobEntryXML(e ListedBlob, inc map[string]bool, now time.Time) blobXML {
 		if c := b.Copy; c != nil && inc["copy"] {
 			p.CopyID, p.CopySource, p.CopyStatus, p.CopyProgress = c.ID, c.Source, c.Status, c.Progress
 			p.CopyCompletionTime = azhttp.HTTPTime(c.Completed)
+			p.DestinationSnapshot = c.DestinationSnapshot
 		}
+		p.IncrementalCopy = b.IncrementalCopy
 		if inc["metadata"] {
 			m := azhttp.MetadataXML(b.Metadata)
 			x.Metadata = &m

@@ -1,61 +1,93 @@
 package blob
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 )
 
-// parseCopySource reads x-ms-copy-source: a path-style URL of a blob on
-// this server, optionally with ?snapshot= and a SAS.
-func (h *handler) parseCopySource(raw string) (CopySource, error) {
-	bad := azhttp.ErrInvalidSourceBlobUrl
-	u, err := url.Parse(raw)
-	if err != nil || u.Path == "" {
-		return CopySource{}, bad
-	}
-	src := CopySource{URL: u}
-	src.Acct, src.Container, src.Blob = splitPath(u.Path)
-	if src.Blob == "" {
-		return CopySource{}, bad
-	}
-	if _, ok := h.accounts.Lookup(src.Acct); !ok {
-		return CopySource{}, azhttp.ErrNotImplemented.WithMessage("Copying from a source outside this server (%s) is not supported.", u.Host)
+// sourceAddress reads a copy source URL that addresses a blob of this
+// server: path style (/account/container/blob), with ?snapshot=. Every
+// operation that takes a source URL parses it here, and only here.
+func sourceAddress(u *url.URL) (acct, container, blob, snapshot string, err error) {
+	acct, container, blob = splitPath(u.Path)
+	if container == "" || blob == "" {
+		return "", "", "", "", azhttp.ErrInvalidSourceBlobUrl
 	}
 	if v := u.Query().Get("snapshot"); v != "" {
-		if src.Snapshot, err = parseSnapshot("snapshot", v); err != nil {
-			return CopySource{}, err
+		if snapshot, err = parseSnapshot("snapshot", v); err != nil {
+			return "", "", "", "", err
 		}
+	}
+	return acct, container, blob, snapshot, nil
+}
+
+// parseCopySource reads x-ms-copy-source: a URL of a blob on this server,
+// optionally with ?snapshot= and a SAS. A source elsewhere cannot be read.
+func (h *handler) parseCopySource(raw string) (CopySource, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Path == "" {
+		return CopySource{}, azhttp.ErrInvalidSourceBlobUrl
+	}
+	src := CopySource{URL: u}
+	if src.Acct, src.Container, src.Blob, src.Snapshot, err = sourceAddress(u); err != nil {
+		return CopySource{}, err
+	}
+	if _, ok := h.accounts.Lookup(src.Acct); !ok {
+		return CopySource{}, azhttp.CannotVerifyCopySource(azhttp.ErrResourceNotFound.WithMessage("The copy source %s is not on this server.", u.Redacted()))
 	}
 	return src, nil
 }
 
 // authorizeCopySource checks that the caller may read the source: through
-// a SAS in the source URL, through Shared Key on the same account, or
-// because the source container is public.
-func (h *handler) authorizeCopySource(q *request, src CopySource) error {
+// x-ms-copy-source-authorization, through a SAS in the source URL, through
+// public access, or — for Copy Blob only (ownKey), as Azure allows — the
+// caller's own Shared Key on the source's account. A source that cannot be
+// read is CannotVerifyCopySource with the status its GET would have had.
+func (h *handler) authorizeCopySource(q *request, src CopySource, ownKey bool) error {
+	if v := q.r.Header.Get("x-ms-copy-source-authorization"); v != "" {
+		scheme, _, _ := strings.Cut(v, " ")
+		if !strings.EqualFold(scheme, "Bearer") {
+			return azhttp.InvalidHeaderValue("x-ms-copy-source-authorization", v).WithMessage("Only the Bearer scheme is supported in x-ms-copy-source-authorization.")
+		}
+		// This server issues no OAuth tokens, so none verifies.
+		return azhttp.CannotVerifyCopySource(&azhttp.Error{Status: http.StatusUnauthorized, Message: "Server failed to authenticate the request. Please refer to the information in the www-authenticate header."})
+	}
 	fake := &http.Request{Method: http.MethodGet, URL: src.URL, Header: http.Header{}, RemoteAddr: q.r.RemoteAddr, TLS: q.r.TLS}
 	fake = fake.WithContext(q.ctx())
 	access, err := h.auth.Authenticate(fake, src.Acct, src.Container, src.Blob)
 	if err != nil {
-		return azhttp.ErrCannotVerifyCopySource.WithMessage("This request is not authorized to perform this operation using this source: %v", err)
+		return copySourceDenied(err)
 	}
 	switch {
 	case access.Kind != azhttp.AccessAnonymous:
 		if err := access.Allows(need('o', 'r')); err != nil {
-			return azhttp.ErrCannotVerifyCopySource
+			return copySourceDenied(err)
 		}
 		return nil
-	case q.access.Kind == azhttp.AccessSharedKey && q.access.Account == src.Acct:
+	case ownKey && q.access.Kind == azhttp.AccessSharedKey && q.access.Account == src.Acct:
 		return nil
 	}
 	c, err := h.svc.GetContainer(q.ctx(), src.Acct, src.Container)
 	if err == nil && (c.PublicAccess == "blob" || c.PublicAccess == "container") {
 		return nil
 	}
-	return azhttp.ErrCannotVerifyCopySource
+	// Azure answers an anonymous read of a private blob as if it were missing.
+	return azhttp.CannotVerifyCopySource(azhttp.ErrResourceNotFound)
+}
+
+// copySourceDenied is CannotVerifyCopySource for a source whose
+// authorization failed with err.
+func copySourceDenied(err error) error {
+	var e *azhttp.Error
+	if errors.As(err, &e) {
+		return azhttp.CannotVerifyCopySource(e)
+	}
+	return err
 }
 
 // copyBlob serves Copy Blob and Copy Blob From URL (x-ms-requires-sync):
@@ -65,7 +97,8 @@ func (h *handler) copyBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	if err := h.authorizeCopySource(q, src); err != nil {
+	sync := q.r.Header.Get("x-ms-requires-sync") == "true"
+	if err := h.authorizeCopySource(q, src, !sync); err != nil {
 		return err
 	}
 	meta, err := azhttp.ParseRequestMetadata(q.r)
@@ -98,16 +131,22 @@ func (h *handler) copyBlob(q *request) error {
 	default:
 		return azhttp.InvalidHeaderValue("x-ms-copy-source-tag-option", opt)
 	}
+	srcTags, err := sourceIfTags(q.r.Header)
+	if err != nil {
+		return err
+	}
 	b, err := h.svc.CopyBlob(q.ctx(), CopyRequest{
 		Source:        src,
 		SourceCond:    conditions.FromHeader(q.r.Header, "x-ms-source-"),
 		SourceLeaseID: q.r.Header.Get("x-ms-source-lease-id"),
+		SourceIfTags:  srcTags,
+		Sync:          sync,
 		Acct:          q.acct, Container: q.container, Blob: q.blob,
 		Metadata: meta,
 		Tier:     tier,
 		Tags:     tags,
 		CopyTags: copyTags,
-		Dest:     preconditions(q.r.Header),
+		Dest:     writePreconditions(q),
 	})
 	if err != nil {
 		return err

@@ -64,7 +64,7 @@ func (h *handler) createEmpty(q *request, typ string, headers ContentHeaders, me
 	if err != nil {
 		return err
 	}
-	b, err := h.svc.CreateEmpty(q.ctx(), q.acct, q.container, q.blob, typ, size, seq, headers, meta, tags, preconditions(q.r.Header))
+	b, err := h.svc.CreateEmpty(q.ctx(), q.acct, q.container, q.blob, typ, size, seq, headers, meta, tags, writePreconditions(q))
 	if err != nil {
 		return err
 	}

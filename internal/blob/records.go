@@ -62,6 +62,8 @@ type Blob struct {
 	TierChanged time.Time    `json:",omitzero"`
 	Rehydrate   *rehydration `json:",omitempty"`
 	Tags        Tags         `json:",omitempty"` // index tags, see tags.go
+	// IncrementalCopy marks the destination of Incremental Copy Blob.
+	IncrementalCopy bool `json:",omitempty"`
 }
 
 // extent is a run of a blob's content: a committed block, the content of a

@@ -51,6 +51,9 @@ type Preconditions struct {
 	LeaseID string
 	// IfTags is the x-ms-if-tags condition, nil when none was given.
 	IfTags *TagCondition
+	// CreateOnly: the caller's SAS grants create but not write, so the
+	// blob must not exist yet (Azure: AuthorizationPermissionMismatch).
+	CreateOnly bool
 }
 
 // check evaluates conditional headers, mapping outcomes to Azure's errors;
@@ -75,6 +78,9 @@ func (t *Tx) checkBlob(pre Preconditions, kind conditions.Kind, b *Blob) error {
 	var l lease.Lease
 	if b != nil {
 		l = b.Lease
+		if pre.CreateOnly {
+			return azhttp.ErrAuthorizationPermissionMismatch
+		}
 	}
 	if err := l.CheckUse(t.now, pre.LeaseID, kind != conditions.Read); err != nil {
 		return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)

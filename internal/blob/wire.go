@@ -90,6 +90,8 @@ type blobPropertiesXML struct {
 	CopyProgress         string `xml:"CopyProgress,omitempty"`
 	CopyCompletionTime   string `xml:"CopyCompletionTime,omitempty"`
 	ServerEncrypted      bool   `xml:"ServerEncrypted"`
+	IncrementalCopy      bool   `xml:"IncrementalCopy,omitempty"`
+	DestinationSnapshot  string `xml:"DestinationSnapshot,omitempty"`
 	TagCount             int    `xml:"TagCount,omitempty"`
 }
 

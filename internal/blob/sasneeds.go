@@ -1,0 +1,51 @@
+package blob
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// What each operation needs from a SAS, per Azure's "Create a service SAS"
+// and "Create an account SAS" tables, where one letter is not the whole
+// story.
+
+// either is an operation that either of two letters grants.
+func either(resourceType, permission, or byte) azhttp.Need {
+	n := need(resourceType, permission)
+	n.Or = or
+	return n
+}
+
+// containerNeed is an operation on the container itself: an account SAS
+// with srt=c may perform it, a service SAS never (a container SAS reaches
+// the container's blobs and its listing only).
+func containerNeed(n azhttp.Need) azhttp.Need {
+	n.NoServiceSAS = true
+	return n
+}
+
+// ownerNeed is an operation only the account owner may call.
+func ownerNeed(resourceType byte) azhttp.Need {
+	n := need(resourceType, 0)
+	n.OwnerOnly = true
+	return n
+}
+
+// leaseNeed: breaking a lease is allowed by delete as well as write.
+func leaseNeed(r *http.Request, resourceType byte) azhttp.Need {
+	if strings.EqualFold(r.Header.Get("x-ms-lease-action"), "break") {
+		return either(resourceType, 'w', 'd')
+	}
+	return need(resourceType, 'w')
+}
+
+// writePreconditions are a write's conditions from its headers, plus the
+// rule of a SAS that grants create but not write: it may only make a blob
+// that does not exist yet.
+func writePreconditions(q *request) Preconditions {
+	pre := preconditions(q.r.Header)
+	pre.CreateOnly = !q.access.Grants('w')
+	return pre
+}

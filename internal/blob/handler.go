@@ -30,7 +30,7 @@ func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts, log: svc.log}
 	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "blob", Now: svc.now, Policy: h.storedPolicy}
 	h.props = svcprops.New(svc.store, "blob", func(acct string) []byte { return servicePropsKey(acct) })
-	return azhttp.Wrap("blob", h.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve))
+	return azhttp.HostStyle(svc.accounts, azhttp.Wrap("blob", h.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve)))
 }
 
 // now is the time lease states are reported as at.

@@ -9,11 +9,7 @@ import (
 
 // serviceEndpoint is the account URL as the client addressed it.
 func serviceEndpoint(q *request) string {
-	scheme := "http"
-	if q.r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + q.r.Host + "/" + q.acct + "/"
+	return azhttp.AccountURL(q.r, q.acct)
 }
 
 func publicAccess(h http.Header) (string, error) {

@@ -17,7 +17,7 @@ func (h *handler) parseCopySource(raw string) (CopySource, error) {
 		return CopySource{}, bad
 	}
 	src := CopySource{URL: u}
-	src.Acct, src.Container, src.Blob = splitPath(u.Path)
+	src.Acct, src.Container, src.Blob = splitPath(azhttp.AccountPath(u, h.accounts))
 	if src.Blob == "" {
 		return CopySource{}, bad
 	}

@@ -63,6 +63,10 @@ type serveFlags struct {
 	logLevel                                                      logLevel
 	scriptBudget                                                  budget
 	pprof                                                         string
+	// storageHTTPS, certFile and keyFile serve the Storage services over
+	// HTTPS (see server.Config).
+	storageHTTPS      boolean
+	certFile, keyFile string
 }
 
 // parseServeFlags reads serve's settings from the environment, then from
@@ -88,6 +92,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.Var(&f.searchAdminKeys, "search-admin-key", "Azure AI Search admin api-key(s), comma-separated")
 	fs.Var(&f.searchQueryKeys, "search-query-key", "Azure AI Search query (read-only) api-key(s), comma-separated")
 	fs.Var(&f.scriptBudget, "cosmos-script-budget", "time one Cosmos stored procedure, trigger or UDF run may take, e.g. 5s or 500ms (at most 10m)")
+	fs.Var(&f.storageHTTPS, "storage-https", "serve Blob, Queue, Table and File over HTTPS with the certificate the Cosmos gateway uses")
+	fs.StringVar(&f.certFile, "cert", "", "PEM certificate file: serve Blob, Queue, Table and File over HTTPS with it (needs --key)")
+	fs.StringVar(&f.keyFile, "key", "", "PEM private key file of --cert")
 	fs.StringVar(&f.dataDir, "data", "./cerulean-data", "directory of the durable store")
 	fs.Var(&f.inMemory, "in-memory", "keep everything in memory; nothing survives exit")
 	// info is logLevel's zero value, which the usage text never shows as a
@@ -115,6 +122,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if (f.certFile == "") != (f.keyFile == "") {
+		return nil, errors.New("--cert and --key go together: give both PEM files, or neither")
 	}
 	if f.dataDir == "" && !f.inMemory {
 		return nil, errors.New("the data directory is empty: give --data a directory, or use --in-memory")
@@ -243,6 +253,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 		Host: f.host, BlobPort: int(f.blobPort), QueuePort: int(f.queuePort), TablePort: int(f.tablePort), FilePort: int(f.filePort), SMBPort: int(f.smbPort), DataDir: f.dataDir, InMemory: bool(f.inMemory),
 		CosmosPort: int(f.cosmosPort), CosmosHTTP: bool(f.cosmosHTTP), CosmosScriptBudget: time.Duration(f.scriptBudget),
 		SearchPort: int(f.searchPort), SearchHTTPS: bool(f.searchHTTPS), SearchAdminKeys: f.searchAdminKeys, SearchQueryKeys: f.searchQueryKeys,
+		StorageHTTPS: bool(f.storageHTTPS), StorageCertFile: f.certFile, StorageKeyFile: f.keyFile,
 		Accounts: accounts, Logger: logger,
 	})
 	if err != nil {
@@ -253,6 +264,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 		where = "memory (nothing persists)"
 	}
 	logger.Info("cerulean started", "version", version, "store", where, "accounts", strings.Join(accounts.Names(), ","))
+	logger.Info("storage connection string", "value", srv.ConnectionString(azhttp.DevAccount, azhttp.DevKey))
 	select {
 	case <-ctx.Done():
 		logger.Info("shutting down")

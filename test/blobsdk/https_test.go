@@ -143,7 +143,7 @@ func TestHTTPSOnlySAS(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		got, err := io.ReadAll(resp.Body)
 		if err == nil && !bytes.Equal(got, []byte("secret")) {
 			t.Errorf("%s: got %q", u, got)

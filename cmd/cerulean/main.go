@@ -65,6 +65,10 @@ type serveFlags struct {
 	scriptBudget                                                  budget
 	pprof                                                         string
 	store                                                         storeURL
+	// storageHTTPS, certFile and keyFile serve the Storage services over
+	// HTTPS (see server.Config).
+	storageHTTPS      boolean
+	certFile, keyFile string
 }
 
 // parseServeFlags reads serve's settings from the environment, then from
@@ -90,6 +94,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.Var(&f.searchAdminKeys, "search-admin-key", "Azure AI Search admin api-key(s), comma-separated")
 	fs.Var(&f.searchQueryKeys, "search-query-key", "Azure AI Search query (read-only) api-key(s), comma-separated")
 	fs.Var(&f.scriptBudget, "cosmos-script-budget", "time one Cosmos stored procedure, trigger or UDF run may take, e.g. 5s or 500ms (at most 10m)")
+	fs.Var(&f.storageHTTPS, "storage-https", "serve Blob, Queue, Table and File over HTTPS with the certificate the Cosmos gateway uses")
+	fs.StringVar(&f.certFile, "cert", "", "PEM certificate file: serve Blob, Queue, Table and File over HTTPS with it (needs --key)")
+	fs.StringVar(&f.keyFile, "key", "", "PEM private key file of --cert")
 	fs.StringVar(&f.dataDir, "data", "./cerulean-data", "directory of the durable store")
 	fs.Var(&f.inMemory, "in-memory", "keep everything in memory; nothing survives exit")
 	fs.Var(&f.store, "store", "a shared PostgreSQL database (postgres://user@host:port/db) instead of the embedded store in --data; empty for the embedded one")
@@ -121,6 +128,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	}
 	if f.store != "" && f.inMemory {
 		return nil, errors.New("--store and --in-memory exclude each other: a PostgreSQL store is durable")
+	}
+	if (f.certFile == "") != (f.keyFile == "") {
+		return nil, errors.New("--cert and --key go together: give both PEM files, or neither")
 	}
 	if f.dataDir == "" && !f.inMemory {
 		return nil, errors.New("the data directory is empty: give --data a directory, or use --in-memory")
@@ -276,6 +286,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 		Host: f.host, BlobPort: int(f.blobPort), QueuePort: int(f.queuePort), TablePort: int(f.tablePort), FilePort: int(f.filePort), SMBPort: int(f.smbPort), DataDir: f.dataDir, InMemory: bool(f.inMemory), Store: string(f.store),
 		CosmosPort: int(f.cosmosPort), CosmosHTTP: bool(f.cosmosHTTP), CosmosScriptBudget: time.Duration(f.scriptBudget),
 		SearchPort: int(f.searchPort), SearchHTTPS: bool(f.searchHTTPS), SearchAdminKeys: f.searchAdminKeys, SearchQueryKeys: f.searchQueryKeys,
+		StorageHTTPS: bool(f.storageHTTPS), StorageCertFile: f.certFile, StorageKeyFile: f.keyFile,
 		Accounts: accounts, Logger: logger,
 	})
 	if err != nil {
@@ -289,6 +300,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 		where = f.store.redacted()
 	}
 	logger.Info("cerulean started", "version", version, "store", where, "accounts", strings.Join(accounts.Names(), ","))
+	logger.Info("storage connection string", "value", srv.ConnectionString(azhttp.DevAccount, azhttp.DevKey))
 	select {
 	case <-ctx.Done():
 		logger.Info("shutting down")

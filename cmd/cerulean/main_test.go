@@ -208,3 +208,23 @@ func TestServeHelpListsEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestServeStorageHTTPSFlags: --cert and --key (or their variables) are
+// read together; one without the other stops the start.
+func TestServeStorageHTTPSFlags(t *testing.T) {
+	f, err := parse(t, []string{"--cert", "c.pem", "--key", "k.pem"}, map[string]string{"CERULEAN_STORAGE_HTTPS": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.certFile != "c.pem" || f.keyFile != "k.pem" || !bool(f.storageHTTPS) {
+		t.Errorf("got cert %q key %q storage-https %v", f.certFile, f.keyFile, f.storageHTTPS)
+	}
+	if f, err = parse(t, nil, map[string]string{"CERULEAN_CERT": "c.pem", "CERULEAN_KEY": "k.pem"}); err != nil || f.certFile != "c.pem" || f.keyFile != "k.pem" {
+		t.Errorf("from the environment: %+v, %v", f, err)
+	}
+	for _, args := range [][]string{{"--cert", "c.pem"}, {"--key", "k.pem"}, {"--storage-https=maybe"}} {
+		if _, err := parse(t, args, nil); err == nil {
+			t.Errorf("%q accepted", args)
+		}
+	}
+}

@@ -11,4 +11,11 @@
 // documents (header ordering, path escaping, SAS layouts signed with old
 // versions) the verifier accepts both forms rather than rejecting real
 // clients.
+//
+// URL styles: HostStyle decides, for every storage service alike, whether
+// a request names its account in the Host (production style,
+// account.blob.core.windows.net) or in the first path segment (path
+// style); handlers always see the path-style form, and Shared Key is
+// verified over the path the client actually sent. Over HTTPS the raw
+// header bytes are kept by CaseTLSListener, with CaseTLS restoring r.TLS.
 package azhttp

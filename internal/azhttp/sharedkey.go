@@ -134,8 +134,12 @@ func tableStringsToSign(r *http.Request, account string, lite bool) []string {
 // signed: the bytes on the wire (what the Go SDK signs: it escapes "/" in
 // blob names as %2F), Go's re-escaping, and the decoded path. Path-style
 // URLs put the account in the path, so the canonical resource names it
-// twice; forms without the repeat are accepted too.
+// twice; forms without the repeat are accepted too. A host-style request
+// (see HostStyle) is signed with the path it sent, never the repeat.
 func resourcePaths(r *http.Request, account string) []string {
+	if paths, ok := signedPaths(r); ok {
+		return paths
+	}
 	paths := []string{rawPath(r), r.URL.EscapedPath()}
 	// A decoded newline could pass for the start of the query lines, so the
 	// decoded form is only offered when it has no control characters.

@@ -30,7 +30,7 @@ func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts, log: svc.log}
 	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "blob", Now: svc.now, Policy: h.storedPolicy}
 	h.props = svcprops.New(svc.store, "blob", func(acct string) []byte { return servicePropsKey(acct) })
-	return azhttp.Wrap("blob", h.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve))
+	return azhttp.HostStyle(svc.accounts, azhttp.Wrap("blob", h.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve)))
 }
 
 // now is the time lease states are reported as at.
@@ -44,6 +44,7 @@ type request struct {
 	acct, container, blob string
 	snapshot              string // ?snapshot=, normalised
 	access                azhttp.Access
+	secondary             bool // addressed at acct-secondary (acct is the primary)
 }
 
 func (q *request) ctx() context.Context { return q.r.Context() }
@@ -74,7 +75,7 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) dispatch(q *request) error {
-	if err := h.accounts.Require(q.acct); err != nil {
+	if err := h.resolveAccount(q); err != nil {
 		return err
 	}
 	if v := q.q.Get("snapshot"); v != "" {
@@ -85,6 +86,9 @@ func (h *handler) dispatch(q *request) error {
 	}
 	op, err := route(q)
 	if err != nil {
+		return err
+	}
+	if err := secondaryAllows(q); err != nil {
 		return err
 	}
 	if err := checkNames(q.container, q.blob); err != nil {
@@ -169,12 +173,12 @@ func route(q *request) (operation, error) {
 			return operation{need('s', 'w'), anonNever, (*handler).setServiceProperties}, nil
 		case restype == "account" && comp == "properties" && read:
 			return operation{accountInfoNeed, anonNever, (*handler).getAccountInfo}, nil
-		case restype == "service" && comp == "stats":
-			return notSupported("Get Blob Service Stats (geo-replication)")
+		case restype == "service" && comp == "stats" && m == http.MethodGet:
+			return operation{need('s', 'r'), anonNever, (*handler).getServiceStats}, nil
 		case comp == "blobs" && m == http.MethodGet:
 			return operation{need('s', 'f'), anonNever, (*handler).findBlobsByTags}, nil
-		case comp == "userdelegationkey":
-			return notSupported("Get User Delegation Key")
+		case restype == "service" && comp == "userdelegationkey" && m == http.MethodPost:
+			return operation{need('s', 'r'), anonNever, (*handler).getUserDelegationKey}, nil
 		case comp == "batch" && m == http.MethodPost:
 			return operation{batchNeed, anonNever, (*handler).submitBatch}, nil
 		}

@@ -7,13 +7,11 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
-// serviceEndpoint is the account URL as the client addressed it.
+// serviceEndpoint is the account URL as the client addressed it (the
+// secondary's for a request sent there).
 func serviceEndpoint(q *request) string {
-	scheme := "http"
-	if q.r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + q.r.Host + "/" + q.acct + "/"
+	addressed, _, _ := splitPath(q.r.URL.Path)
+	return azhttp.AccountURL(q.r, addressed)
 }
 
 func publicAccess(h http.Header) (string, error) {

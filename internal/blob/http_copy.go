@@ -11,10 +11,11 @@ import (
 )
 
 // sourceAddress reads a copy source URL that addresses a blob of this
-// server: path style (/account/container/blob), with ?snapshot=. Every
-// operation that takes a source URL parses it here, and only here.
-func sourceAddress(u *url.URL) (acct, container, blob, snapshot string, err error) {
-	acct, container, blob = splitPath(u.Path)
+// server, path style (/account/container/blob) or production style (the
+// account in the host name), with ?snapshot=. Every operation that takes
+// a source URL parses it here, and only here.
+func sourceAddress(u *url.URL, accounts *azhttp.Accounts) (acct, container, blob, snapshot string, err error) {
+	acct, container, blob = splitPath(azhttp.AccountPath(u, accounts))
 	if container == "" || blob == "" {
 		return "", "", "", "", azhttp.ErrInvalidSourceBlobUrl
 	}
@@ -34,7 +35,7 @@ func (h *handler) parseCopySource(raw string) (CopySource, error) {
 		return CopySource{}, azhttp.ErrInvalidSourceBlobUrl
 	}
 	src := CopySource{URL: u}
-	if src.Acct, src.Container, src.Blob, src.Snapshot, err = sourceAddress(u); err != nil {
+	if src.Acct, src.Container, src.Blob, src.Snapshot, err = sourceAddress(u, h.accounts); err != nil {
 		return CopySource{}, err
 	}
 	if _, ok := h.accounts.Lookup(src.Acct); !ok {

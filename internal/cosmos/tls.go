@@ -73,6 +73,9 @@ func selfSigned(now time.Time) (certPEM, keyPEM []byte, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("generate cosmos serial: %w", err)
 	}
+	// The Storage services share the certificate (--storage-https) and
+	// answer production-style host names under localhost
+	// (devstoreaccount1.blob.localhost), hence the wildcard names.
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial,
 		Subject:               pkix.Name{CommonName: "localhost", Organization: []string{"cerulean"}},
@@ -82,7 +85,7 @@ func selfSigned(now time.Time) (certPEM, keyPEM []byte, err error) {
 		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		BasicConstraintsValid: true,
 		IsCA:                  true,
-		DNSNames:              []string{"localhost"},
+		DNSNames:              []string{"localhost", "*.localhost", "*.blob.localhost", "*.queue.localhost", "*.table.localhost", "*.file.localhost"},
 		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)

@@ -28,7 +28,7 @@ func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts, log: svc.log}
 	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "file", Now: svc.now, Policy: h.storedPolicy}
 	h.props = svcprops.New(svc.store, "file", func(acct string) []byte { return servicePropsKey(acct) })
-	return azhttp.Wrap("file", h.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve))
+	return azhttp.HostStyle(svc.accounts, azhttp.Wrap("file", h.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve)))
 }
 
 func (h *handler) corsRules(r *http.Request) ([]azhttp.CORSRule, error) {

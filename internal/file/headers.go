@@ -185,11 +185,7 @@ func preconditions(h http.Header) Preconditions {
 }
 
 func serviceEndpoint(q *request) string {
-	scheme := "http"
-	if q.r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + q.r.Host + "/" + q.acct + "/"
+	return azhttp.AccountURL(q.r, q.acct)
 }
 
 // includes reports which include= values a listing asked for.

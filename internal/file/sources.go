@@ -28,7 +28,7 @@ func (h *handler) parseSource(q *request, raw string, bad *azhttp.Error) (source
 		return source{}, azhttp.ErrNotImplemented.WithMessage("Share snapshots (sharesnapshot) as a source are not supported by this server yet.")
 	}
 	src := source{url: u}
-	src.acct, src.share, src.path = splitPath(u.Path)
+	src.acct, src.share, src.path = splitPath(azhttp.AccountPath(u, h.accounts))
 	if src.share == "" || src.path == "" {
 		return source{}, bad
 	}

@@ -28,7 +28,7 @@ func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts}
 	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "queue", Now: svc.now, Policy: h.storedPolicy}
 	h.props = svcprops.New(svc.store, "queue", func(acct string) []byte { return servicePropsKey(acct) })
-	return azhttp.Wrap("queue", svc.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve))
+	return azhttp.HostStyle(svc.accounts, azhttp.Wrap("queue", svc.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve)))
 }
 
 // corsRules is the CORS source of the request's account.

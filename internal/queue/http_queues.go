@@ -10,11 +10,7 @@ import (
 
 // serviceEndpoint is the account URL as the client addressed it.
 func serviceEndpoint(q *request) string {
-	scheme := "http"
-	if q.r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + q.r.Host + "/" + q.path.acct + "/"
+	return azhttp.AccountURL(q.r, q.path.acct)
 }
 
 func (h *handler) createQueue(q *request) error {

@@ -66,6 +66,13 @@ type Config struct {
 	Logger      *slog.Logger
 	// Now is the clock the services use; nil means time.Now.
 	Now func() time.Time
+
+	// StorageHTTPS serves Blob, Queue, Table and File over HTTPS with the
+	// certificate the Cosmos gateway uses; StorageCertFile and
+	// StorageKeyFile (PEM, as Azurite's --cert and --key take them) serve
+	// them over HTTPS with that certificate instead.
+	StorageHTTPS                    bool
+	StorageCertFile, StorageKeyFile string
 }
 
 // bodyIdleTimeout is how long a request body may stall between reads.
@@ -104,6 +111,7 @@ type Server struct {
 	searchAddr          string           // the Azure AI Search service's host:port
 	searchScheme        string           // "http", or "https" with Config.SearchHTTPS
 	cert                *tls.Certificate // the HTTPS services' certificate, once made
+	storageTLS          *tls.Config      // Blob, Queue, Table and File over HTTPS; nil for HTTP
 	servers             []*http.Server
 	wg                  sync.WaitGroup
 	errs                chan error
@@ -122,6 +130,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{store: store, log: cfg.Logger, errs: make(chan error, 8)}
+	if err := s.setupStorageTLS(cfg); err != nil {
+		return nil, errors.Join(err, store.Close())
+	}
 	blobs := blob.New(blob.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
 	if cfg.Store == "" {
 		// The embedded store is this process's alone: every upload it
@@ -138,18 +149,18 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	blobs.UseProcesses(s.processes)
 	s.stopBlobSweeper = blobs.StartSweeper(liveness.TTL)
-	s.blobAddr, err = s.listen(cfg.Host, cfg.BlobPort, "blob", blob.NewHandler(blobs))
+	s.blobAddr, err = s.listenStorage(cfg.Host, cfg.BlobPort, "blob", blob.NewHandler(blobs))
 	if err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	queues := queue.New(queue.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
-	s.queueAddr, err = s.listen(cfg.Host, cfg.QueuePort, "queue", queue.NewHandler(queues))
+	s.queueAddr, err = s.listenStorage(cfg.Host, cfg.QueuePort, "queue", queue.NewHandler(queues))
 	if err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	s.stopQueueSweeper = queues.StartSweeper(5 * time.Minute)
 	tables := table.New(table.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
-	s.tableAddr, err = s.listen(cfg.Host, cfg.TablePort, "table", table.NewHandler(tables))
+	s.tableAddr, err = s.listenStorage(cfg.Host, cfg.TablePort, "table", table.NewHandler(tables))
 	if err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
@@ -162,7 +173,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	files.UseProcesses(s.processes)
 	s.stopFileSweeper = files.StartSweeper(liveness.TTL)
-	s.fileAddr, err = s.listen(cfg.Host, cfg.FilePort, "file", file.NewHandler(files))
+	s.fileAddr, err = s.listenStorage(cfg.Host, cfg.FilePort, "file", file.NewHandler(files))
 	if err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
@@ -210,11 +221,18 @@ func (s *Server) listenTLS(host string, port int, name string, h http.Handler, c
 	if err != nil {
 		return "", fmt.Errorf("listen for %s: %w", name, err)
 	}
+	scheme := "http"
 	if cfg != nil {
-		ln = tls.NewListener(ln, cfg)
+		ln, scheme = tls.NewListener(ln, cfg), "https"
 	} else {
 		ln = azhttp.CaseListener(ln)
 	}
+	return s.serve(ln, name, scheme, h), nil
+}
+
+// serve serves h on ln until Shutdown and returns ln's address; scheme is
+// what the log line says it is served over.
+func (s *Server) serve(ln net.Listener, name, scheme string, h http.Handler) string {
 	srv := &http.Server{
 		Handler:           azhttp.IdleReadTimeout(bodyIdleTimeout, h),
 		ConnContext:       azhttp.CaseConnContext,
@@ -229,8 +247,8 @@ func (s *Server) listenTLS(host string, port int, name string, h http.Handler, c
 			s.errs <- fmt.Errorf("%s service: %w", name, err)
 		}
 	})
-	s.log.Info("service listening", "service", name, "addr", ln.Addr().String())
-	return ln.Addr().String(), nil
+	s.log.Info("service listening", "service", name, "addr", ln.Addr().String(), "scheme", scheme)
+	return ln.Addr().String()
 }
 
 // BlobAddr is the blob service's host:port.

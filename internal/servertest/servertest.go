@@ -2,6 +2,7 @@ package servertest
 
 import (
 	"context"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"log/slog"
@@ -35,6 +36,9 @@ type Env struct {
 	ConnectionString                          string
 	Store                                     kv.Store
 	Server                                    *server.Server
+	// CertPool trusts the certificate the Storage services present with
+	// WithStorageTLS or WithStorageCert (nil over plain HTTP).
+	CertPool *x509.CertPool
 }
 
 type options struct {
@@ -47,6 +51,30 @@ type options struct {
 	scriptBudget time.Duration
 	// store is a PostgreSQL connection string; schema the schema in it.
 	store, schema string
+	// storageTLS serves the Storage services over HTTPS, with the PEM
+	// pair in certFile and keyFile when set.
+	storageTLS        bool
+	certFile, keyFile string
+	// accountsEnv, when set, is the environment the accounts are loaded
+	// from (AZURITE_ACCOUNTS, CERULEAN_ACCOUNTS).
+	accountsEnv func(string) string
+}
+
+// WithStorageTLS serves Blob, Queue, Table and File over HTTPS with the
+// server's generated certificate; Env.CertPool trusts it.
+func WithStorageTLS() Option { return func(o *options) { o.storageTLS = true } }
+
+// WithStorageCert serves Blob, Queue, Table and File over HTTPS with the
+// PEM certificate and key in certFile and keyFile (as --cert and --key);
+// Env.CertPool trusts the certificate.
+func WithStorageCert(certFile, keyFile string) Option {
+	return func(o *options) { o.storageTLS, o.certFile, o.keyFile = true, certFile, keyFile }
+}
+
+// WithAccountsEnv loads the accounts as the server binary does, from the
+// AZURITE_ACCOUNTS and CERULEAN_ACCOUNTS values getenv returns.
+func WithAccountsEnv(getenv func(string) string) Option {
+	return func(o *options) { o.accountsEnv = getenv }
 }
 
 // Option changes how Start sets the server up.
@@ -100,7 +128,18 @@ func Start(t testing.TB, opts ...Option) *Env {
 	if o.store != "" && o.dataDir == "" {
 		o.dataDir = t.TempDir()
 	}
+	var accounts *azhttp.Accounts
+	if o.accountsEnv != nil {
+		var err error
+		if accounts, err = azhttp.LoadAccounts(o.accountsEnv); err != nil {
+			t.Fatalf("load accounts: %v", err)
+		}
+	}
 	srv, err := server.Start(context.Background(), server.Config{
+		Accounts:           accounts,
+		StorageHTTPS:       o.storageTLS,
+		StorageCertFile:    o.certFile,
+		StorageKeyFile:     o.keyFile,
 		Host:               "127.0.0.1",
 		DataDir:            o.dataDir,
 		InMemory:           o.dataDir == "",
@@ -122,24 +161,30 @@ func Start(t testing.TB, opts ...Option) *Env {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	blobURL := fmt.Sprintf("http://%s/%s/", srv.BlobAddr(), azhttp.DevAccount)
-	queueURL := fmt.Sprintf("http://%s/%s/", srv.QueueAddr(), azhttp.DevAccount)
-	tableURL := fmt.Sprintf("http://%s/%s/", srv.TableAddr(), azhttp.DevAccount)
-	fileURL := fmt.Sprintf("http://%s/%s/", srv.FileAddr(), azhttp.DevAccount)
+	scheme := srv.StorageScheme()
+	blobURL := fmt.Sprintf("%s://%s/%s/", scheme, srv.BlobAddr(), azhttp.DevAccount)
+	queueURL := fmt.Sprintf("%s://%s/%s/", scheme, srv.QueueAddr(), azhttp.DevAccount)
+	tableURL := fmt.Sprintf("%s://%s/%s/", scheme, srv.TableAddr(), azhttp.DevAccount)
+	fileURL := fmt.Sprintf("%s://%s/%s/", scheme, srv.FileAddr(), azhttp.DevAccount)
+	var pool *x509.CertPool
+	if cert := srv.StorageCertificate(); cert != nil {
+		pool = x509.NewCertPool()
+		pool.AddCert(cert)
+	}
 	return &Env{
-		BlobURL:  blobURL,
-		QueueURL: queueURL,
-		TableURL: tableURL,
-		FileURL:  fileURL,
-		SMBAddr:  srv.SMBAddr(),
-		Account:  azhttp.DevAccount,
-		Key:      azhttp.DevKey,
-		ConnectionString: fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=http://%s/%s;QueueEndpoint=http://%s/%s;TableEndpoint=http://%s/%s;FileEndpoint=http://%s/%s;",
-			azhttp.DevAccount, azhttp.DevKey, srv.BlobAddr(), azhttp.DevAccount, srv.QueueAddr(), azhttp.DevAccount, srv.TableAddr(), azhttp.DevAccount, srv.FileAddr(), azhttp.DevAccount),
-		Store:     srv.Store(),
-		Server:    srv,
-		CosmosURL: srv.CosmosURL(),
-		CosmosKey: cosmos.EmulatorKey,
-		SearchURL: srv.SearchURL(), SearchAdminKey: search.DefaultAdminKey, SearchQueryKey: search.DefaultQueryKey,
+		CertPool:         pool,
+		BlobURL:          blobURL,
+		QueueURL:         queueURL,
+		TableURL:         tableURL,
+		FileURL:          fileURL,
+		SMBAddr:          srv.SMBAddr(),
+		Account:          azhttp.DevAccount,
+		Key:              azhttp.DevKey,
+		ConnectionString: srv.ConnectionString(azhttp.DevAccount, azhttp.DevKey),
+		Store:            srv.Store(),
+		Server:           srv,
+		CosmosURL:        srv.CosmosURL(),
+		CosmosKey:        cosmos.EmulatorKey,
+		SearchURL:        srv.SearchURL(), SearchAdminKey: search.DefaultAdminKey, SearchQueryKey: search.DefaultQueryKey,
 	}
 }

@@ -32,7 +32,7 @@ func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts}
 	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "table", Now: svc.now, Policy: h.storedPolicy}
 	h.props = svcprops.New(svc.store, "table", func(acct string) []byte { return servicePropsKey(acct) })
-	return azhttp.Wrap("table", svc.log, h.corsRules, azhttp.WriteErrorJSON, http.HandlerFunc(h.serve))
+	return azhttp.HostStyle(svc.accounts, azhttp.Wrap("table", svc.log, h.corsRules, azhttp.WriteErrorJSON, http.HandlerFunc(h.serve)))
 }
 
 // storedPolicy resolves a table SAS's signed identifier.

@@ -79,7 +79,7 @@ func (h *handler) batchOperation(q *request, p batchPart) (batchOp, error) {
 	if err != nil {
 		return batchOp{}, err
 	}
-	acct, rest := splitPath(p.url.Path)
+	acct, rest := splitPath(azhttp.AccountPath(p.url, h.accounts))
 	if acct != q.acct {
 		return batchOp{}, azhttp.ErrInvalidInput.WithMessage("An operation addresses account %q, not %q.", acct, q.acct)
 	}
@@ -230,7 +230,7 @@ func (h *handler) batchFailure(q *request, index int, p batchPart, err error) er
 // batchQuery answers a batch holding one query: a point read of one
 // entity, answered as the batch's only part.
 func (h *handler) batchQuery(q *request, p batchPart) error {
-	acct, rest := splitPath(p.url.Path)
+	acct, rest := splitPath(azhttp.AccountPath(p.url, h.accounts))
 	res, err := parseResource(rest)
 	if err == nil && (acct != q.acct || res.kind != resEntity) {
 		err = azhttp.ErrInvalidInput.WithMessage("A query in a batch must read one entity of this account.")

@@ -34,11 +34,7 @@ func responseFormat(r *http.Request, q url.Values) (metadataLevel, error) {
 
 // baseURL is the account URL as the client addressed it, ending in "/".
 func baseURL(r *http.Request, acct string) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host + "/" + acct + "/"
+	return azhttp.AccountURL(r, acct)
 }
 
 // quoteKey renders a key inside an entity's address: quotes doubled,

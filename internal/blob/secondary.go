@@ -1,0 +1,96 @@
+package blob
+
+import (
+	"context"
+	"encoding/xml"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// Azure serves a read-access geo-redundant account's data read-only at
+// account-secondary (https://account-secondary.blob.core.windows.net/,
+// or path style /account-secondary/...), with the primary's keys. One
+// store is its own secondary here: always live, always in sync.
+
+// GeoReplication is what Get Blob Service Stats reports of the
+// secondary: its status ("live") and the time up to which every primary
+// write is readable there.
+type GeoReplication struct {
+	Status       string
+	LastSyncTime time.Time
+}
+
+// ServiceStats reports acct's replication to its secondary. The secondary
+// reads the primary's own store, so it is live and in sync as of now.
+func (s *Service) ServiceStats(_ context.Context, acct string) (GeoReplication, error) {
+	if err := s.accounts.Require(acct); err != nil {
+		return GeoReplication{}, err
+	}
+	return GeoReplication{Status: "live", LastSyncTime: s.clock()}, nil
+}
+
+// errSecondaryReadOnly is Azure's answer to a write sent to the secondary.
+var errSecondaryReadOnly = azhttp.ErrInsufficientAccountPermissions.WithMessage("Write operations are not allowed.")
+
+// resolveAccount sets q.acct to the account the request addresses, the
+// primary one for its secondary endpoint, and reports which it was.
+func (h *handler) resolveAccount(q *request) error {
+	if _, ok := h.accounts.Lookup(q.acct); ok {
+		return nil
+	}
+	if base, ok := strings.CutSuffix(q.acct, azhttp.SecondarySuffix); ok && base != "" {
+		if _, known := h.accounts.Lookup(base); known {
+			q.acct, q.secondary = base, true
+			return nil
+		}
+	}
+	return h.accounts.Require(q.acct)
+}
+
+// secondaryAllows refuses what the read-only secondary does not serve:
+// every request but GET and HEAD (Blob has no reading POST it serves).
+func secondaryAllows(q *request) error {
+	if !q.secondary || q.r.Method == http.MethodGet || q.r.Method == http.MethodHead {
+		return nil
+	}
+	return errSecondaryReadOnly
+}
+
+type serviceStatsXML struct {
+	XMLName        xml.Name `xml:"StorageServiceStats"`
+	GeoReplication struct {
+		Status       string `xml:"Status"`
+		LastSyncTime string `xml:"LastSyncTime"`
+	} `xml:"GeoReplication"`
+}
+
+// getServiceStats answers Get Blob Service Stats, which Azure serves only
+// on the secondary endpoint; the primary refuses the comp=stats value.
+func (h *handler) getServiceStats(q *request) error {
+	if !q.secondary {
+		return azhttp.InvalidQueryParameterValue("comp", q.q.Get("comp"), "")
+	}
+	geo, err := h.svc.ServiceStats(q.ctx(), q.acct)
+	if err != nil {
+		return err
+	}
+	var doc serviceStatsXML
+	doc.GeoReplication.Status = geo.Status
+	doc.GeoReplication.LastSyncTime = azhttp.HTTPTime(geo.LastSyncTime)
+	return azhttp.WriteXML(q.w, http.StatusOK, doc)
+}
+
+// errBearerRequired is how Azure refuses Get User Delegation Key to a
+// caller that did not authenticate with an OAuth (Microsoft Entra ID)
+// bearer token: a user delegation key is only ever issued to an Entra
+// identity, so Shared Key and SAS callers get 403 AuthenticationFailed.
+var errBearerRequired = azhttp.ErrAuthenticationFailed.WithDetails(azhttp.Detail{Name: "AuthenticationErrorDetail", Value: "Only authentication scheme Bearer is supported"})
+
+// getUserDelegationKey answers Get User Delegation Key. This server has
+// no Entra ID, so no caller can hold the bearer token it requires.
+func (h *handler) getUserDelegationKey(*request) error {
+	return errBearerRequired
+}

@@ -28,6 +28,9 @@ func (t *Tx) CreateContainer(acct, name string, meta azhttp.Metadata, access str
 	} else if !errors.Is(err, azhttp.ErrContainerNotFound) {
 		return nil, err
 	}
+	if err := endRetired(t.tx, acct, name); err != nil {
+		return nil, err
+	}
 	c := &Container{Version: t.tx.Version(), Created: t.now, Modified: t.now, Metadata: meta, PublicAccess: access}
 	if err := record.Store(t.tx, containerKey(acct, name), c); err != nil {
 		return nil, err
@@ -98,6 +101,9 @@ func (t *Tx) DeleteContainer(acct, name string, pre Preconditions) error {
 	if err := t.checkContainer(pre, c, true); err != nil {
 		return err
 	}
+	if t.dp.containerRetention > 0 {
+		return t.retireContainer(acct, name, c)
+	}
 	for _, r := range containerRanges(acct, name) {
 		if err := t.tx.DeleteRange(r[0], r[1]); err != nil {
 			return err
@@ -110,6 +116,7 @@ func (t *Tx) DeleteContainer(acct, name string, pre Preconditions) error {
 type ContainerItem struct {
 	Name string
 	*Container
+	Deleted *DeletedInfo // set for a soft-deleted container
 }
 
 // ListContainers returns up to max containers whose names start with prefix,
@@ -121,7 +128,7 @@ func (s *Service) ListContainers(ctx context.Context, acct, prefix, marker strin
 		out = nil
 		var err error
 		next, err = record.Page(r, containersPrefix(acct), prefix, marker, max, func(name string, c *Container) {
-			out = append(out, ContainerItem{name, c})
+			out = append(out, ContainerItem{Name: name, Container: c})
 		})
 		return err
 	})

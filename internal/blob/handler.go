@@ -83,6 +83,9 @@ func (h *handler) dispatch(q *request) error {
 			return err
 		}
 	}
+	if err := parseVersionID(q); err != nil {
+		return err
+	}
 	op, err := route(q)
 	if err != nil {
 		return err
@@ -208,7 +211,9 @@ func route(q *request) (operation, error) {
 			return operation{need('c', 'w'), anonNever, (*handler).leaseContainer}, nil
 		case comp == "blobs" && m == http.MethodGet:
 			return operation{need('c', 'f'), anonNever, (*handler).findBlobsByTags}, nil
-		case comp == "undelete", comp == "rename", comp == "batch":
+		case comp == "undelete" && m == http.MethodPut:
+			return operation{need('c', 'w'), anonNever, (*handler).restoreContainer}, nil
+		case comp == "rename", comp == "batch":
 			return notSupported("This container operation")
 		}
 	default:
@@ -259,7 +264,9 @@ func route(q *request) (operation, error) {
 			return operation{need('o', 't'), anonNever, (*handler).setBlobTags}, nil
 		case comp == "tags" && m == http.MethodGet:
 			return operation{need('o', 't'), anonNever, (*handler).getBlobTags}, nil
-		case comp == "undelete", comp == "expiry", comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
+		case comp == "undelete" && m == http.MethodPut:
+			return operation{need('o', 'w'), anonNever, (*handler).undeleteBlob}, nil
+		case comp == "expiry", comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
 			return notSupported("This blob operation")
 		}
 	}

@@ -29,6 +29,16 @@ func (h *handler) parseCopySource(raw string) (CopySource, error) {
 			return CopySource{}, err
 		}
 	}
+	if v := u.Query().Get("versionid"); v != "" {
+		if src.Snapshot != "" {
+			return CopySource{}, bad
+		}
+		id, err := parseSnapshot("versionid", v)
+		if err != nil {
+			return CopySource{}, err
+		}
+		src.Snapshot = versionPoint(id)
+	}
 	return src, nil
 }
 

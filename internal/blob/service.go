@@ -23,12 +23,17 @@ type Service struct {
 	accounts *azhttp.Accounts
 	now      func() time.Time
 	log      *slog.Logger
+	dp       dataProtection
 }
 
 // New returns a Service over cfg.Store.
-func New(cfg Config) *Service {
+func New(cfg Config, opts ...Option) *Service {
 	cfg = cfg.WithDefaults()
-	return &Service{store: collectingStore{Store: cfg.Store, log: cfg.Logger}, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
+	s := &Service{store: collectingStore{Store: cfg.Store, log: cfg.Logger}, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
+	for _, o := range opts {
+		o(&s.dp)
+	}
+	return s
 }
 
 // clock returns the commit time: UTC at the wire's 100 ns precision.

@@ -58,6 +58,12 @@ type Config struct {
 	Logger          *slog.Logger
 	// Now is the clock the services use; nil means time.Now.
 	Now func() time.Time
+	// BlobVersioning keeps previous versions of blobs;
+	// ContainerDeleteRetentionDays (0 to 365) keeps deleted containers
+	// restorable that long, 0 not at all. Azure sets both through the
+	// management plane.
+	BlobVersioning               bool
+	ContainerDeleteRetentionDays int
 }
 
 // bodyIdleTimeout is how long a request body may stall between reads.
@@ -72,6 +78,9 @@ type Server struct {
 	// its background removal of expired messages.
 	queueAddr        string
 	stopQueueSweeper func()
+	// stopBlobPurger ends the removal of soft-deleted blob data whose
+	// retention has passed.
+	stopBlobPurger func()
 	// stopCosmosSweeper ends the loop that removes expired Cosmos items.
 	stopCosmosSweeper func()
 	// stopSearchCatchUp ends the loop that keeps the Search service's
@@ -108,10 +117,15 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{store: store, log: cfg.Logger, errs: make(chan error, 8)}
-	blobs := blob.New(blob.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
+	if cfg.ContainerDeleteRetentionDays < 0 || cfg.ContainerDeleteRetentionDays > azhttp.MaxDeleteRetentionDays {
+		return nil, errors.Join(fmt.Errorf("container delete retention of %d days: want 0 to %d", cfg.ContainerDeleteRetentionDays, azhttp.MaxDeleteRetentionDays), store.Close())
+	}
+	blobs := blob.New(blob.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger},
+		blob.WithVersioning(cfg.BlobVersioning), blob.WithContainerRetention(cfg.ContainerDeleteRetentionDays))
 	if _, err := blobs.SweepStaged(ctx); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
+	s.stopBlobPurger = blobs.StartPurger(time.Hour)
 	s.blobAddr, err = s.listen(cfg.Host, cfg.BlobPort, "blob", blob.NewHandler(blobs))
 	if err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
@@ -264,6 +278,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	if s.stopQueueSweeper != nil {
 		s.stopQueueSweeper()
+	}
+	if s.stopBlobPurger != nil {
+		s.stopBlobPurger()
 	}
 	if s.stopCosmosSweeper != nil {
 		s.stopCosmosSweeper()

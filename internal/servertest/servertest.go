@@ -44,6 +44,10 @@ type options struct {
 	cosmosTLS, searchTLS bool
 	// scriptBudget bounds Cosmos server-side script runs (0: the default).
 	scriptBudget time.Duration
+	// blobVersioning and containerRetention are the Blob service's data
+	// protection settings.
+	blobVersioning     bool
+	containerRetention int
 }
 
 // Option changes how Start sets the server up.
@@ -64,6 +68,12 @@ func WithScriptBudget(d time.Duration) Option { return func(o *options) { o.scri
 // (kept in the data directory with WithDataDir).
 func WithSearchTLS() Option { return func(o *options) { o.searchTLS = true } }
 
+// WithBlobDataProtection turns on blob versioning and keeps deleted
+// containers restorable for containerRetentionDays (0: not at all).
+func WithBlobDataProtection(versioning bool, containerRetentionDays int) Option {
+	return func(o *options) { o.blobVersioning, o.containerRetention = versioning, containerRetentionDays }
+}
+
 // WithClock drives the services' clock.
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
@@ -80,14 +90,16 @@ func Start(t testing.TB, opts ...Option) *Env {
 		out = os.Stderr
 	}
 	srv, err := server.Start(context.Background(), server.Config{
-		Host:               "127.0.0.1",
-		DataDir:            o.dataDir,
-		InMemory:           o.dataDir == "",
-		Logger:             slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Now:                o.now,
-		CosmosHTTP:         !o.cosmosTLS,
-		SearchHTTPS:        o.searchTLS,
-		CosmosScriptBudget: o.scriptBudget,
+		Host:                         "127.0.0.1",
+		DataDir:                      o.dataDir,
+		InMemory:                     o.dataDir == "",
+		Logger:                       slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Now:                          o.now,
+		CosmosHTTP:                   !o.cosmosTLS,
+		SearchHTTPS:                  o.searchTLS,
+		CosmosScriptBudget:           o.scriptBudget,
+		BlobVersioning:               o.blobVersioning,
+		ContainerDeleteRetentionDays: o.containerRetention,
 	})
 	if err != nil {
 		t.Fatalf("start server: %v", err)

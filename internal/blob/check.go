@@ -142,8 +142,7 @@ func (c *checker) account(k, v []byte) error {
 		return c.tagEntry(acct, container, rd)
 	}
 	if tag == 'r' {
-		c.kept.retired[[2]string{acct, container}] = true
-		return nil
+		return c.retiredEntry(acct, container, rd, v)
 	}
 	name, err := rd.Str()
 	if err != nil {
@@ -269,6 +268,7 @@ func (c *checker) garbageEntry(_, v []byte) error {
 }
 
 func (c *checker) verify() {
+	c.setAsideRetiredTags()
 	c.verifyTagIndex()
 	need := map[dataID]int64{} // bytes each referenced object must hold
 	note := func(b blobID, exts []extent) {

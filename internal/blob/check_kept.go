@@ -12,7 +12,8 @@ import (
 type keptChecker struct {
 	versions    map[blobID]map[string]*Blob
 	versionExts map[blobID]map[string][]extent
-	retired     map[[2]string]bool
+	retired     map[[2]string]bool   // containers whose keys a retired one may hold
+	moving      map[[2]string]bool   // names with a generation on the move
 	orphans     map[[2]string]string // a key outside any live container
 }
 
@@ -21,6 +22,7 @@ func newKeptChecker() *keptChecker {
 		versions:    map[blobID]map[string]*Blob{},
 		versionExts: map[blobID]map[string][]extent{},
 		retired:     map[[2]string]bool{},
+		moving:      map[[2]string]bool{},
 		orphans:     map[[2]string]string{},
 	}
 }
@@ -122,10 +124,51 @@ func (c *checker) verifyKept() {
 			c.fail("%s", what)
 		}
 	}
-	for ct := range k.retired {
+	for ct := range k.moving {
 		if c.containers[ct] {
-			c.fail("%s/%s: container both live and retired", ct[0], ct[1])
+			c.fail("%s/%s: a live container while a deleted one of the name moves", ct[0], ct[1])
 		}
+	}
+}
+
+// retiredEntry files a retired container: its keys may sit under its
+// alias, and while it moves under its name too.
+func (c *checker) retiredEntry(acct, name string, rd *tuple.Reader, v []byte) error {
+	version, err := rd.Str()
+	if err != nil {
+		return err
+	}
+	var rc retiredContainer
+	if err := record.Decode(v, &rc); err != nil {
+		return err
+	}
+	c.kept.retired[[2]string{acct, retiredAlias(name, version)}] = true
+	switch rc.State {
+	case retiredAtRest:
+	case retiredMoving, retiredBack:
+		c.kept.retired[[2]string{acct, name}] = true
+		c.kept.moving[[2]string{acct, name}] = true
+	default:
+		c.fail("%s/%s version %s: unknown state %q", acct, name, version, rc.State)
+	}
+	if rc.Purge.Before(rc.Deleted) {
+		c.fail("%s/%s version %s: deleted at %v, purged at %v", acct, name, version, rc.Deleted, rc.Purge)
+	}
+	return nil
+}
+
+// setAsideRetiredTags checks that blobs outside live containers have no
+// tag index entries (a retired container drops them) and then takes
+// their tags as indexed, for verifyTagIndex.
+func (c *checker) setAsideRetiredTags() {
+	for b, rec := range c.blobs {
+		if c.containers[[2]string{b.acct, b.container}] {
+			continue
+		}
+		if len(c.tagIndex[b]) > 0 {
+			c.fail("blob %s of a deleted container has tag index entries", b)
+		}
+		c.tagIndex[b] = rec.Tags
 	}
 }
 

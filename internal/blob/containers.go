@@ -12,6 +12,9 @@ import (
 
 // CreateContainer creates a container, or fails with ContainerAlreadyExists.
 func (s *Service) CreateContainer(ctx context.Context, acct, name string, meta azhttp.Metadata, access string) (*Container, error) {
+	if err := s.finishMoves(ctx, acct, name); err != nil {
+		return nil, err
+	}
 	var out *Container
 	err := s.Update(ctx, func(t *Tx) error {
 		var err error
@@ -28,7 +31,7 @@ func (t *Tx) CreateContainer(acct, name string, meta azhttp.Metadata, access str
 	} else if !errors.Is(err, azhttp.ErrContainerNotFound) {
 		return nil, err
 	}
-	if err := endRetired(t.tx, acct, name); err != nil {
+	if err := checkNotMoving(t.r, acct, name); err != nil {
 		return nil, err
 	}
 	c := &Container{Version: t.tx.Version(), Created: t.now, Modified: t.now, Metadata: meta, PublicAccess: access}
@@ -89,7 +92,18 @@ func (s *Service) SetContainerACL(ctx context.Context, acct, name, access string
 
 // DeleteContainer removes a container with every blob, block and byte in it.
 func (s *Service) DeleteContainer(ctx context.Context, acct, name string, pre Preconditions) error {
-	return s.Update(ctx, func(t *Tx) error { return t.DeleteContainer(acct, name, pre) })
+	if err := s.Update(ctx, func(t *Tx) error { return t.DeleteContainer(acct, name, pre) }); err != nil {
+		return err
+	}
+	if s.dp.containerRetention == 0 {
+		return nil
+	}
+	// The container is gone already; moving what it held aside may also
+	// be finished later (finishMoves), so its failure is only logged.
+	if err := s.finishMoves(ctx, acct, name); err != nil {
+		s.log.Warn("moving a deleted container's data aside", "container", name, "err", err)
+	}
+	return nil
 }
 
 // DeleteContainer removes a container with every blob, block and byte in it.

@@ -85,3 +85,23 @@ func (h *handler) undeleteBlob(q *request) error {
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
+
+func (h *handler) restoreContainer(q *request) error {
+	name := q.r.Header.Get("x-ms-deleted-container-name")
+	if name == "" {
+		return azhttp.MissingRequiredHeader("x-ms-deleted-container-name")
+	}
+	version := q.r.Header.Get("x-ms-deleted-container-version")
+	if version == "" {
+		return azhttp.MissingRequiredHeader("x-ms-deleted-container-version")
+	}
+	if name != q.container {
+		return azhttp.ErrNotImplemented.WithMessage("Restoring a deleted container under another name is not supported by this server.")
+	}
+	c, err := h.svc.RestoreContainer(q.ctx(), q.acct, name, version)
+	if err != nil {
+		return err
+	}
+	writeContainerHeaders(q.w.Header(), c)
+	return azhttp.WriteEmpty(q.w, http.StatusCreated)
+}

@@ -17,11 +17,12 @@ type expiredPoint struct{ acct, container, name, point string }
 // PurgeExpired removes for good the soft-deleted snapshots, versions,
 // blobs and containers whose retention has passed, each in its own
 // transaction, and reports how many it removed. Reads already treat them
-// as gone; this frees their space.
+// as gone; this frees their space. It also finishes the moves of deleted
+// or restored containers that a crash interrupted (run it at start-up).
 func (s *Service) PurgeExpired(ctx context.Context) (int, error) {
 	now := s.clock()
 	var points []expiredPoint
-	var containers [][2]string
+	var containers []retiredRef
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		points, containers = nil, nil
 		for _, acct := range s.accounts.Names() {
@@ -59,10 +60,10 @@ func (s *Service) PurgeExpired(ctx context.Context) (int, error) {
 				if failed = record.Decode(v, &rc); failed != nil {
 					return false
 				}
-				if !now.Before(rc.Purge) {
-					var name string
-					name, failed = nameAfter(k, len(p))
-					containers = append(containers, [2]string{acct, name})
+				if !now.Before(rc.Purge) || rc.State != retiredAtRest {
+					ref := retiredRef{acct: acct, expired: !now.Before(rc.Purge)}
+					ref.name, ref.version, failed = twoNames(k, len(p))
+					containers = append(containers, ref)
 				}
 				return failed == nil
 			})
@@ -90,20 +91,41 @@ func (s *Service) PurgeExpired(ctx context.Context) (int, error) {
 		}
 	}
 	for _, c := range containers {
-		err := s.Update(ctx, func(t *Tx) error {
-			var rc retiredContainer
-			found, err := record.Load(t.r, retiredKey(c[0], c[1]), &rc)
-			if err != nil || !found || t.now.Before(rc.Purge) {
-				return err
-			}
-			n++
-			return endRetired(t.tx, c[0], c[1])
-		})
+		// An interrupted move is finished whether or not it expired.
+		if err := s.finishMoves(ctx, c.acct, c.name); err != nil {
+			return n, err
+		}
+		if !c.expired {
+			continue
+		}
+		purged, err := s.purgeRetired(ctx, c.acct, c.name, c.version)
 		if err != nil {
 			return n, err
 		}
+		if purged {
+			n++
+		}
 	}
 	return n, nil
+}
+
+// retiredRef names a retired container generation PurgeExpired acts on.
+type retiredRef struct {
+	acct, name, version string
+	expired             bool
+}
+
+// twoNames decodes the two string elements at offset skip of key.
+func twoNames(key []byte, skip int) (a, b string, err error) {
+	rd, err := tuple.NewReader(key, skip)
+	if err != nil {
+		return "", "", err
+	}
+	if a, err = rd.Str(); err != nil {
+		return "", "", err
+	}
+	b, err = rd.Str()
+	return a, b, err
 }
 
 // threeNames decodes the three string elements at offset skip of key.

@@ -125,6 +125,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if _, err := blobs.SweepStaged(ctx); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
+	// Purging at start also finishes container moves a crash cut short.
+	if _, err := blobs.PurgeExpired(ctx); err != nil {
+		return nil, errors.Join(err, store.Close())
+	}
 	s.stopBlobPurger = blobs.StartPurger(time.Hour)
 	s.blobAddr, err = s.listen(cfg.Host, cfg.BlobPort, "blob", blob.NewHandler(blobs))
 	if err != nil {

@@ -20,6 +20,9 @@ type expiredPoint struct{ acct, container, name, point string }
 // as gone; this frees their space. It also finishes the moves of deleted
 // or restored containers that a crash interrupted (run it at start-up).
 func (s *Service) PurgeExpired(ctx context.Context) (int, error) {
+	if s.accounts == nil {
+		return 0, nil // no accounts, nothing stored
+	}
 	now := s.clock()
 	var points []expiredPoint
 	var containers []retiredRef

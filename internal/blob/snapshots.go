@@ -106,13 +106,6 @@ func listSnapshots(r kv.Reader, acct, container, name string) ([]SnapshotInfo, e
 	return out, errors.Join(err, failed)
 }
 
-func hasSnapshots(r kv.Reader, acct, container, name string) (bool, error) {
-	p := snapshotsPrefix(acct, container, name)
-	found := false
-	err := r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) bool { found = true; return false })
-	return found, err
-}
-
 // DeleteSnapshot removes one snapshot and the bytes only it referenced.
 func (s *Service) DeleteSnapshot(ctx context.Context, acct, container, name, snapshot string, cond conditions.Conditions) error {
 	return s.Update(ctx, func(t *Tx) error {

@@ -146,6 +146,21 @@ func TestBlobVersionRules(t *testing.T) {
 	_, err = missing.GetProperties(t.Context(), nil)
 	mustErr(t, err, http.StatusNotFound, bloberror.BlobNotFound, "a version that never was")
 
+	// Tags belong to a version; the blob's own tags stay as they were.
+	_, err = old.SetTags(t.Context(), map[string]string{"stage": "old"}, nil)
+	must(t, err, "Set Blob Tags on version 1")
+	vt, err := old.GetTags(t.Context(), nil)
+	must(t, err, "Get Blob Tags of version 1")
+	if len(vt.BlobTagSet) != 1 || deref(vt.BlobTagSet[0].Value) != any("old") {
+		t.Errorf("version 1 tags %+v", vt.BlobTagSet)
+	}
+	bt, err := bb.GetTags(t.Context(), nil)
+	must(t, err, "Get Blob Tags")
+	if len(bt.BlobTagSet) != 0 {
+		t.Errorf("the blob took its version's tags: %+v", bt.BlobTagSet)
+	}
+	expectContent(t, old, []byte("one"), "version 1 after tagging it")
+
 	_, err = bb.CreateSnapshot(t.Context(), nil)
 	must(t, err, "Create Snapshot")
 	_, err = bb.Delete(t.Context(), nil)

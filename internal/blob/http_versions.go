@@ -52,27 +52,19 @@ func checkDeleteType(q *request) error {
 }
 
 // writeDeleteType sets x-ms-delete-type-permanent: false when the
-// deleted data is kept (as a previous version, or by soft delete).
+// deleted data is kept, by soft delete or, for the blob itself, as a
+// previous version.
 func (h *handler) writeDeleteType(q *request) error {
-	permanent := !h.svc.dp.versioning
-	if permanent {
-		p, err := h.props.Get(q.ctx(), q.acct)
-		if err != nil {
-			return err
-		}
-		d := p.DeleteRetentionPolicy
-		permanent = d == nil || !d.Enabled
+	p, err := h.props.Get(q.ctx(), q.acct)
+	if err != nil {
+		return err
 	}
-	if _, isVersion := versionOf(q.snapshot); isVersion && h.svc.dp.versioning {
-		// Deleting a version keeps nothing unless soft delete does.
-		p, err := h.props.Get(q.ctx(), q.acct)
-		if err != nil {
-			return err
-		}
-		d := p.DeleteRetentionPolicy
-		permanent = d == nil || !d.Enabled
+	d := p.DeleteRetentionPolicy
+	kept := d != nil && d.Enabled
+	if q.snapshot == "" && h.svc.dp.versioning {
+		kept = true
 	}
-	q.w.Header().Set("x-ms-delete-type-permanent", strconv.FormatBool(permanent))
+	q.w.Header().Set("x-ms-delete-type-permanent", strconv.FormatBool(!kept))
 	return nil
 }
 

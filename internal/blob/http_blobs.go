@@ -446,7 +446,7 @@ func (h *handler) listBlobs(q *request) error {
 	o := ListBlobsOptions{
 		Prefix: q.q.Get("prefix"), Delimiter: q.q.Get("delimiter"), Marker: q.q.Get("marker"),
 		Max: max, Uncommitted: inc["uncommittedblobs"], Snapshots: inc["snapshots"],
-		Versions: inc["versions"], Deleted: inc["deleted"],
+		Versions: inc["versions"], Deleted: inc["deleted"], DeletedWithVersions: inc["deletedwithversions"],
 	}
 	l, err := h.svc.ListBlobs(q.ctx(), q.acct, q.container, o)
 	if err != nil {

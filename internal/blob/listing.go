@@ -18,6 +18,9 @@ type ListBlobsOptions struct {
 	Snapshots                 bool // include each blob's snapshots, oldest first, before it
 	Versions                  bool // include each blob's previous versions, oldest first, before it
 	Deleted                   bool // include soft-deleted blobs (and snapshots, with Snapshots)
+	// DeletedWithVersions lists a deleted blob that has versions once,
+	// marked HasVersionsOnly.
+	DeletedWithVersions bool
 }
 
 // ListedBlob is one List Blobs entry; Record is nil for a blob that has
@@ -26,6 +29,9 @@ type ListedBlob struct {
 	Name     string
 	Snapshot string // set for a snapshot entry
 	Record   *Blob
+	// VersionsOnly marks a deleted blob listed for its versions
+	// (include=deletedwithversions).
+	VersionsOnly bool
 }
 
 // BlobListing is one page of List Blobs.
@@ -110,7 +116,7 @@ func (s *Service) ListBlobs(ctx context.Context, acct, container string, o ListB
 			}
 			entry := ListedBlob{Name: name}
 			switch {
-			case keptOnly || raw != nil && (o.Versions || o.Deleted):
+			case keptOnly || raw != nil && (o.Versions || o.Deleted || o.DeletedWithVersions):
 				var base *Blob
 				if raw != nil {
 					base = &Blob{}

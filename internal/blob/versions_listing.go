@@ -15,7 +15,7 @@ func keptCursors(r kv.Reader, acct, container string, o ListBlobsOptions) []*nam
 	add := func(base tuple.Key) {
 		out = append(out, &nameCursor{r: r, base: base, end: kv.PrefixEnd(base.StrPrefix(o.Prefix))})
 	}
-	if o.Versions {
+	if o.Versions || o.DeletedWithVersions {
 		add(containerVersionsPrefix(acct, container))
 	}
 	if o.Deleted {
@@ -62,6 +62,18 @@ func keptEntries(r kv.Reader, acct, container, name string, base *Blob, o ListBl
 			out = append(out, ListedBlob{Name: name, Record: b})
 		}
 	}
+	if base == nil && o.DeletedWithVersions && !o.Versions {
+		versions, err := listVersions(r, acct, container, name)
+		if err != nil {
+			return nil, err
+		}
+		for i := len(versions) - 1; i >= 0; i-- {
+			if b := versions[i].Record; b.Deleted.IsZero() || o.Deleted && !expired(b, now) {
+				out = append(out, ListedBlob{Name: name, Record: b, VersionsOnly: true})
+				break
+			}
+		}
+	}
 	switch {
 	case base != nil:
 		out = append(out, ListedBlob{Name: name, Record: base})
@@ -78,6 +90,11 @@ func listVersionAndDeletion(x *blobXML, e ListedBlob, inc map[string]bool, now t
 	if _, isVersion := versionOf(b.point); inc["versions"] && e.Snapshot == "" && b.VersionID != "" {
 		current := !isVersion
 		x.VersionID, x.IsCurrent = b.VersionID, &current
+	}
+	if e.VersionsOnly {
+		yes := true
+		x.HasVersionsOnly, x.VersionID, x.IsCurrent = &yes, "", nil
+		return
 	}
 	if !b.Deleted.IsZero() {
 		left := RemainingDays(b, now)

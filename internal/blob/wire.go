@@ -58,15 +58,17 @@ type blobPrefixXML struct {
 }
 
 type blobXML struct {
-	XMLName    xml.Name            `xml:"Blob"`
-	Name       string              `xml:"Name"`
-	Deleted    bool                `xml:"Deleted,omitempty"`
-	Snapshot   string              `xml:"Snapshot,omitempty"`
-	VersionID  string              `xml:"VersionId,omitempty"`
-	IsCurrent  *bool               `xml:"IsCurrentVersion,omitempty"`
-	Properties blobPropertiesXML   `xml:"Properties"`
-	Metadata   *azhttp.MetadataXML `xml:"Metadata,omitempty"`
-	Tags       *tagsXML            `xml:"Tags,omitempty"`
+	XMLName   xml.Name `xml:"Blob"`
+	Name      string   `xml:"Name"`
+	Deleted   bool     `xml:"Deleted,omitempty"`
+	Snapshot  string   `xml:"Snapshot,omitempty"`
+	VersionID string   `xml:"VersionId,omitempty"`
+	IsCurrent *bool    `xml:"IsCurrentVersion,omitempty"`
+	// HasVersionsOnly marks a deleted blob listed for its versions.
+	HasVersionsOnly *bool               `xml:"HasVersionsOnly,omitempty"`
+	Properties      blobPropertiesXML   `xml:"Properties"`
+	Metadata        *azhttp.MetadataXML `xml:"Metadata,omitempty"`
+	Tags            *tagsXML            `xml:"Tags,omitempty"`
 }
 
 type blobPropertiesXML struct {

@@ -110,6 +110,13 @@ func TestBlobVersions(t *testing.T) {
 			t.Errorf("version %v still current after Delete Blob", deref(it.VersionID))
 		}
 	}
+	dv, _ := listFlat(t, cc, &container.ListBlobsFlatOptions{Include: container.ListBlobsInclude{DeletedWithVersions: true}})
+	if len(dv) != 1 || deref(dv[0].Name) != any("doc") || deref(dv[0].HasVersionsOnly) != any(true) {
+		t.Errorf("include=deletedwithversions: %d entries (%v), want doc with HasVersionsOnly", len(dv), blobNames(dv))
+	}
+	if plain, _ := listFlat(t, cc, nil); len(plain) != 0 {
+		t.Errorf("List Blobs after Delete Blob lists %v", blobNames(plain))
+	}
 	_, err = old.Delete(t.Context(), nil)
 	must(t, err, "Delete Blob versionid=1")
 	_, err = old.GetProperties(t.Context(), nil)

@@ -183,3 +183,34 @@ func TestInterruptedContainerMoveIsFinished(t *testing.T) {
 		t.Errorf("%d retired containers left", n)
 	}
 }
+
+// A blob deleted and then written again keeps its deleted state as a
+// soft-deleted snapshot; Undelete Blob then makes that a snapshot and
+// leaves the new blob as it is.
+func TestUndeleteUnderANewBlob(t *testing.T) {
+	clock := testkit.NewClock(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
+	s, _ := newProtectedService(t, clock, 3)
+	putBytes(t, s, "doc", []byte("old"))
+	if err := s.DeleteBlob(t.Context(), testAcct, "c", "doc", KeepSnapshots, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	putBytes(t, s, "doc", []byte("new"))
+	if err := s.UndeleteBlob(t.Context(), testAcct, "c", "doc"); err != nil {
+		t.Fatal(err)
+	}
+	if got := readBlob(t, s, "doc"); string(got) != "new" {
+		t.Errorf("blob after undelete: %q, want the new content", got)
+	}
+	l, err := s.ListBlobs(t.Context(), testAcct, "c", ListBlobsOptions{Max: 10, Snapshots: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Blobs) != 2 || l.Blobs[0].Snapshot == "" || !l.Blobs[0].Record.Deleted.IsZero() {
+		t.Fatalf("listing after undelete: %+v, want a live snapshot then the blob", l.Blobs)
+	}
+	var got bytes.Buffer
+	err = s.GetBlob(t.Context(), testAcct, "c", "doc", l.Blobs[0].Snapshot, nil, Preconditions{}, func(d *Download) error { return d.Stream(&got) })
+	if err != nil || got.String() != "old" {
+		t.Errorf("the snapshot: %q, %v; want the deleted content", got.String(), err)
+	}
+}

@@ -67,8 +67,10 @@ type serveFlags struct {
 	store                                                         storeURL
 	// storageHTTPS, certFile and keyFile serve the Storage services over
 	// HTTPS (see server.Config).
-	storageHTTPS      boolean
-	certFile, keyFile string
+	storageHTTPS       boolean
+	certFile, keyFile  string
+	blobVersioning     boolean
+	containerRetention retentionDays
 }
 
 // parseServeFlags reads serve's settings from the environment, then from
@@ -103,6 +105,8 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	// info is logLevel's zero value, which the usage text never shows as a
 	// default, so the text names it.
 	fs.Var(&f.logLevel, "log-level", "debug, info, warn or error (default info)")
+	fs.Var(&f.blobVersioning, "blob-versioning", "keep previous versions of blobs (Azure's blob versioning)")
+	fs.Var(&f.containerRetention, "container-delete-retention-days", "keep deleted containers restorable this many days (1 to 365), 0 not at all")
 	fs.StringVar(&f.pprof, "pprof", "", "serve Go's pprof profiles on this address, e.g. 127.0.0.1:6060, off when empty")
 
 	// The environment is applied first so that the command line wins; an
@@ -235,6 +239,20 @@ func (u storeURL) redacted() string {
 	return p.Redacted()
 }
 
+// retentionDays is a retention period in whole days, 0 (off) to 365.
+type retentionDays int
+
+func (d *retentionDays) String() string { return strconv.Itoa(int(*d)) }
+
+func (d *retentionDays) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > azhttp.MaxDeleteRetentionDays {
+		return fmt.Errorf("not a number of days (0 to %d)", azhttp.MaxDeleteRetentionDays)
+	}
+	*d = retentionDays(n)
+	return nil
+}
+
 // logLevel is one of the documented level names, in any case.
 type logLevel slog.Level
 
@@ -288,6 +306,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 		SearchPort: int(f.searchPort), SearchHTTPS: bool(f.searchHTTPS), SearchAdminKeys: f.searchAdminKeys, SearchQueryKeys: f.searchQueryKeys,
 		StorageHTTPS: bool(f.storageHTTPS), StorageCertFile: f.certFile, StorageKeyFile: f.keyFile,
 		Accounts: accounts, Logger: logger,
+		BlobVersioning: bool(f.blobVersioning), ContainerDeleteRetentionDays: int(f.containerRetention),
 	})
 	if err != nil {
 		return err

@@ -92,7 +92,7 @@ func (p ServiceProperties) Validate() error {
 	if p.Cors != nil && len(p.Cors.Rules) > MaxCORSRules {
 		return ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. At most %d CORS rules are allowed.", MaxCORSRules)
 	}
-	return nil
+	return p.validateDeleteRetention()
 }
 
 // Merge overlays the elements present in set onto p.

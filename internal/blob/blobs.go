@@ -55,6 +55,9 @@ func (t *Tx) putBlob(p *payload, h ContentHeaders, meta azhttp.Metadata, tags Ta
 	}
 	rec := t.newRecord(old, p.size, h, meta)
 	rec.Tags = tags
+	if err := t.keepPrevious(p.acct, p.container, p.blob, old, rec); err != nil {
+		return nil, err
+	}
 	if err := commitContent(t.tx, p.acct, p.container, p.blob, old, rec, extents); err != nil {
 		return nil, err
 	}
@@ -84,7 +87,7 @@ func findBlob(r kv.Reader, acct, container, name, snapshot string) (*Blob, error
 	if err != nil {
 		return nil, err
 	}
-	if b == nil {
+	if b == nil || !b.Deleted.IsZero() {
 		return nil, azhttp.ErrBlobNotFound
 	}
 	return b, nil
@@ -287,6 +290,9 @@ func (s *Service) SetBlobMetadata(ctx context.Context, acct, container, name str
 // SetBlobMetadata replaces the blob's metadata.
 func (t *Tx) SetBlobMetadata(acct, container, name string, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
 	return t.updateBlob(acct, container, name, pre, func(b *Blob) error {
+		if err := t.newVersion(acct, container, name, b); err != nil {
+			return err
+		}
 		b.Metadata = meta
 		return nil
 	})
@@ -315,15 +321,24 @@ func (t *Tx) DeleteBlob(acct, container, name string, snaps DeleteSnapshots, pre
 	if err != nil {
 		return err
 	}
-	has, err := hasSnapshots(t.tx, acct, container, name)
+	has, err := hasLiveSnapshots(t.tx, acct, container, name)
+	if err != nil {
+		return err
+	}
+	policy, err := t.softDelete(acct)
 	if err != nil {
 		return err
 	}
 	switch {
 	case snaps == OnlySnapshots:
-		return deleteAllSnapshots(t.tx, acct, container, name)
+		return t.removeSnapshots(acct, container, name, policy)
 	case has && snaps == KeepSnapshots:
 		return azhttp.ErrSnapshotsPresent
+	case t.dp.versioning || policy != nil:
+		if err := t.removeSnapshots(acct, container, name, policy); err != nil {
+			return err
+		}
+		return t.retireBlob(acct, container, name, b, policy)
 	}
 	if err := indexTags(t.tx, acct, container, name, b.Tags, nil); err != nil {
 		return err

@@ -54,6 +54,7 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 		staged:     map[dataID]bool{},
 		garbage:    map[dataID]bool{},
 		tagIndex:   map[blobID]Tags{},
+		kept:       newKeptChecker(),
 	}
 	err := store.View(ctx, func(r kv.Reader) error {
 		for _, scan := range []struct {
@@ -100,6 +101,7 @@ type checker struct {
 	staged     map[dataID]bool
 	garbage    map[dataID]bool
 	tagIndex   map[blobID]Tags // the tag index entries of each blob
+	kept       *keptChecker    // versions and soft-deleted data (check_kept.go)
 	violations []string
 }
 
@@ -138,6 +140,9 @@ func (c *checker) account(k, v []byte) error {
 	}
 	if tag == 't' {
 		return c.tagEntry(acct, container, rd)
+	}
+	if tag == 'r' {
+		return c.retiredEntry(acct, container, rd, v)
 	}
 	name, err := rd.Str()
 	if err != nil {
@@ -220,12 +225,17 @@ func (c *checker) account(k, v []byte) error {
 		for _, e := range exts {
 			c.ref(b, e.Data, "extent of snapshot "+snap+" of "+b.String())
 		}
+	case 'v', 'w':
+		if err := c.versionEntry(tag, b, rd, k, v); err != nil {
+			return err
+		}
 	default:
 		return fmt.Errorf("unknown tag %q", tag)
 	}
 	if !c.containers[[2]string{acct, container}] {
-		// Container records sort before every other tag of the account.
-		c.fail("%s: key %q of a blob whose container does not exist", b, k)
+		// Container records sort before every other tag of the account,
+		// retired ones ("r") after most: judged in verify.
+		c.kept.orphan(acct, container, fmt.Sprintf("%s: key %q of a blob whose container does not exist", b, k))
 	}
 	return nil
 }
@@ -258,6 +268,7 @@ func (c *checker) garbageEntry(_, v []byte) error {
 }
 
 func (c *checker) verify() {
+	c.setAsideRetiredTags()
 	c.verifyTagIndex()
 	need := map[dataID]int64{} // bytes each referenced object must hold
 	note := func(b blobID, exts []extent) {
@@ -271,6 +282,11 @@ func (c *checker) verify() {
 	}
 	for b, snaps := range c.snapExts {
 		for _, exts := range snaps {
+			note(b, exts)
+		}
+	}
+	for b, vers := range c.kept.versionExts {
+		for _, exts := range vers {
 			note(b, exts)
 		}
 	}
@@ -327,11 +343,12 @@ func (c *checker) verify() {
 			}
 		}
 	}
-	for b := range c.snapshots {
-		if c.blobs[b] == nil {
+	for b, snaps := range c.snapshots {
+		if c.blobs[b] == nil && !allSoftDeleted(snaps) {
 			c.fail("%s: snapshots of a blob that does not exist", b)
 		}
 	}
+	c.verifyKept()
 	for b, n := range c.blocks {
 		if c.counts[b] != n {
 			c.fail("%s: %d uncommitted blocks counted as %d", b, n, c.counts[b])

@@ -12,6 +12,9 @@ import (
 
 // CreateContainer creates a container, or fails with ContainerAlreadyExists.
 func (s *Service) CreateContainer(ctx context.Context, acct, name string, meta azhttp.Metadata, access string) (*Container, error) {
+	if err := s.finishMoves(ctx, acct, name); err != nil {
+		return nil, err
+	}
 	var out *Container
 	err := s.Update(ctx, func(t *Tx) error {
 		var err error
@@ -26,6 +29,9 @@ func (t *Tx) CreateContainer(acct, name string, meta azhttp.Metadata, access str
 	if _, err := loadContainer(t.r, acct, name); err == nil {
 		return nil, azhttp.ErrContainerAlreadyExists
 	} else if !errors.Is(err, azhttp.ErrContainerNotFound) {
+		return nil, err
+	}
+	if err := checkNotMoving(t.r, acct, name); err != nil {
 		return nil, err
 	}
 	c := &Container{Version: t.tx.Version(), Created: t.now, Modified: t.now, Metadata: meta, PublicAccess: access}
@@ -86,7 +92,18 @@ func (s *Service) SetContainerACL(ctx context.Context, acct, name, access string
 
 // DeleteContainer removes a container with every blob, block and byte in it.
 func (s *Service) DeleteContainer(ctx context.Context, acct, name string, pre Preconditions) error {
-	return s.Update(ctx, func(t *Tx) error { return t.DeleteContainer(acct, name, pre) })
+	if err := s.Update(ctx, func(t *Tx) error { return t.DeleteContainer(acct, name, pre) }); err != nil {
+		return err
+	}
+	if s.dp.containerRetention == 0 {
+		return nil
+	}
+	// The container is gone already; moving what it held aside may also
+	// be finished later (finishMoves), so its failure is only logged.
+	if err := s.finishMoves(ctx, acct, name); err != nil {
+		s.log.Warn("moving a deleted container's data aside", "container", name, "err", err)
+	}
+	return nil
 }
 
 // DeleteContainer removes a container with every blob, block and byte in it.
@@ -97,6 +114,9 @@ func (t *Tx) DeleteContainer(acct, name string, pre Preconditions) error {
 	}
 	if err := t.checkContainer(pre, c, true); err != nil {
 		return err
+	}
+	if t.dp.containerRetention > 0 {
+		return t.retireContainer(acct, name, c)
 	}
 	for _, r := range containerRanges(acct, name) {
 		if err := t.tx.DeleteRange(r[0], r[1]); err != nil {
@@ -110,6 +130,7 @@ func (t *Tx) DeleteContainer(acct, name string, pre Preconditions) error {
 type ContainerItem struct {
 	Name string
 	*Container
+	Deleted *DeletedInfo // set for a soft-deleted container
 }
 
 // ListContainers returns up to max containers whose names start with prefix,
@@ -121,7 +142,7 @@ func (s *Service) ListContainers(ctx context.Context, acct, prefix, marker strin
 		out = nil
 		var err error
 		next, err = record.Page(r, containersPrefix(acct), prefix, marker, max, func(name string, c *Container) {
-			out = append(out, ContainerItem{name, c})
+			out = append(out, ContainerItem{Name: name, Container: c})
 		})
 		return err
 	})

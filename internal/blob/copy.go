@@ -158,6 +158,9 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 		}
 		size := fmt.Sprint(srcRec.Size)
 		out.Copy = &CopyInfo{ID: lease.NewID(), Source: src.URL.String(), Status: "success", Progress: size + "/" + size, Completed: out.Modified}
+		if err := t.keepPrevious(req.Acct, req.Container, req.Blob, old, out); err != nil {
+			return err
+		}
 		if !req.Incremental {
 			return commitContent(t.tx, req.Acct, req.Container, req.Blob, old, out, extents)
 		}

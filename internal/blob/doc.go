@@ -13,6 +13,10 @@
 //	Ba acct k container blob shard    uncommitted block count, one of 64 shards
 //	Ba acct d container blob data off payload chunk of a data object
 //	Ba acct t container key value blob tag index: the blob has tag key=value
+//	Ba acct v container blob version  previous version record (versions.go)
+//	Ba acct w container blob version ... previous version extents (as z)
+//	Ba acct r container version       soft-deleted container; its keys live
+//	                                  under the container "name/version"
 //	Bs data                           data staged but not yet referenced
 //	Bg version page                   data freed by commit version, to delete
 //
@@ -40,4 +44,14 @@
 // it was taken with); every change to them also moves the blob's entries
 // under "Ba acct t", which Find Blobs by Tags scans (tags.go, findtags.go).
 // CheckInvariants verifies the whole layout, the tag index included.
+//
+// Data protection (options.go): with versioning, a write that replaces a
+// blob's content or metadata first keeps the old state as a previous
+// version, sharing its data objects like a snapshot (versions.go). Blob
+// soft delete (the DeleteRetentionPolicy service property) marks deleted
+// snapshots and versions Deleted instead of removing them and turns a
+// deleted blob into a soft-deleted snapshot (softdelete.go); container
+// soft delete moves a deleted container's keys aside to an alias
+// (containers_softdelete.go). PurgeExpired removes what outlived its
+// retention (purge.go).
 package blob

@@ -84,6 +84,9 @@ func (h *handler) dispatch(q *request) error {
 			return err
 		}
 	}
+	if err := parseVersionID(q); err != nil {
+		return err
+	}
 	op, err := route(q)
 	if err != nil {
 		return err
@@ -217,7 +220,9 @@ func route(q *request) (operation, error) {
 			return operation{need('c', 'f'), anonNever, (*handler).findBlobsByTags}, nil
 		case comp == "batch" && m == http.MethodPost:
 			return operation{batchNeed, anonNever, (*handler).submitBatch}, nil
-		case comp == "undelete", comp == "rename":
+		case comp == "undelete" && m == http.MethodPut:
+			return operation{need('c', 'w'), anonNever, (*handler).restoreContainer}, nil
+		case comp == "rename":
 			return notSupported("This container operation")
 		}
 	default:
@@ -284,7 +289,9 @@ func route(q *request) (operation, error) {
 			return operation{need('o', 'w'), anonNever, (*handler).setBlobExpiry}, nil
 		case comp == "incrementalcopy" && m == http.MethodPut:
 			return operation{either('o', 'w', 'c'), anonNever, (*handler).incrementalCopy}, nil
-		case comp == "undelete", comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
+		case comp == "undelete" && m == http.MethodPut:
+			return operation{need('o', 'w'), anonNever, (*handler).undeleteBlob}, nil
+		case comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
 			return notSupported("This blob operation")
 		}
 	}

@@ -110,6 +110,7 @@ func writeBlobHeaders(h http.Header, b *Blob, now time.Time) {
 	if len(b.Tags) > 0 {
 		h.Set("x-ms-tag-count", strconv.Itoa(len(b.Tags)))
 	}
+	writeVersionHeaders(h, b)
 }
 
 // parseSnapshot validates a snapshot ID given in the query parameter name

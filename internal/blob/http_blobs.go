@@ -59,6 +59,9 @@ func writeWriteResult(q *request, b *Blob, status int) error {
 	h.Set("ETag", azhttp.ETag(b.Version))
 	h.Set("Last-Modified", azhttp.HTTPTime(b.Modified))
 	h.Set("x-ms-request-server-encrypted", "true")
+	if b.VersionID != "" {
+		h.Set("x-ms-version-id", b.VersionID)
+	}
 	return azhttp.WriteEmpty(q.w, status)
 }
 
@@ -167,6 +170,9 @@ func (h *handler) getBlob(q *request) error {
 
 func (h *handler) deleteBlob(q *request) error {
 	mode := q.r.Header.Get("x-ms-delete-snapshots")
+	if err := checkDeleteType(q); err != nil {
+		return err
+	}
 	var err error
 	switch {
 	case q.snapshot != "" && mode != "":
@@ -185,7 +191,9 @@ func (h *handler) deleteBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	q.w.Header().Set("x-ms-delete-type-permanent", "true")
+	if err := h.writeDeleteType(q); err != nil {
+		return err
+	}
 	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
 }
 
@@ -438,6 +446,7 @@ func (h *handler) listBlobs(q *request) error {
 	o := ListBlobsOptions{
 		Prefix: q.q.Get("prefix"), Delimiter: q.q.Get("delimiter"), Marker: q.q.Get("marker"),
 		Max: max, Uncommitted: inc["uncommittedblobs"], Snapshots: inc["snapshots"],
+		Versions: inc["versions"], Deleted: inc["deleted"], DeletedWithVersions: inc["deletedwithversions"],
 	}
 	l, err := h.svc.ListBlobs(q.ctx(), q.acct, q.container, o)
 	if err != nil {
@@ -502,6 +511,7 @@ func blobEntryXML(e ListedBlob, inc map[string]bool, now time.Time) blobXML {
 		if inc["tags"] && len(b.Tags) > 0 {
 			x.Tags = tagsToXML(b.Tags)
 		}
+		listVersionAndDeletion(&x, e, inc, now)
 	}
 	return x
 }

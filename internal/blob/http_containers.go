@@ -121,11 +121,15 @@ func (h *handler) listContainers(q *request) error {
 		return err
 	}
 	prefix, marker := q.q.Get("prefix"), q.q.Get("marker")
+	inc := includes(q.q.Get("include"))
 	list, next, err := h.svc.ListContainers(q.ctx(), q.acct, prefix, marker, max)
+	if inc["deleted"] {
+		list, next, err = h.svc.ListContainersWithDeleted(q.ctx(), q.acct, prefix, marker, max)
+	}
 	if err != nil {
 		return err
 	}
-	withMeta := includes(q.q.Get("include"))["metadata"]
+	withMeta := inc["metadata"]
 	doc := containerListXML{ServiceEndpoint: serviceEndpoint(q), Prefix: prefix, Marker: marker, NextMarker: next}
 	if q.q.Has("maxresults") {
 		doc.MaxResults = max
@@ -142,6 +146,11 @@ func (h *handler) listContainers(q *request) error {
 		if withMeta {
 			m := azhttp.MetadataXML(c.Metadata)
 			x.Metadata = &m
+		}
+		if d := c.Deleted; d != nil {
+			left := RemainingDays(&Blob{Purge: d.Purge}, now)
+			x.Deleted, x.Version = true, d.Version
+			x.Properties.DeletedTime, x.Properties.RemainingDays = azhttp.HTTPTime(d.Time), &left
 		}
 		doc.Containers.Items = append(doc.Containers.Items, x)
 	}

@@ -24,6 +24,16 @@ func sourceAddress(u *url.URL, accounts *azhttp.Accounts) (acct, container, blob
 			return "", "", "", "", err
 		}
 	}
+	if v := u.Query().Get("versionid"); v != "" {
+		if snapshot != "" {
+			return "", "", "", "", azhttp.ErrInvalidSourceBlobUrl
+		}
+		id, err := parseSnapshot("versionid", v)
+		if err != nil {
+			return "", "", "", "", err
+		}
+		snapshot = versionPoint(id)
+	}
 	return acct, container, blob, snapshot, nil
 }
 

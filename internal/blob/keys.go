@@ -41,6 +41,9 @@ func contentPrefix(acct, container, name, snapshot string) tuple.Key {
 	if snapshot == "" {
 		return extentsPrefix(acct, container, name)
 	}
+	if id, ok := versionOf(snapshot); ok {
+		return versionExtentsPrefix(acct, container, name).Str(id)
+	}
 	return snapshotExtentsPrefix(acct, container, name).Str(snapshot)
 }
 
@@ -109,7 +112,7 @@ func tagIndexPrefix(acct, container string) tuple.Key {
 // containerRanges are every key range that belongs to one container.
 func containerRanges(acct, container string) [][2][]byte {
 	var out [][2][]byte
-	for _, tag := range []string{"o", "x", "u", "k", "d", "n", "z", "t"} {
+	for _, tag := range []string{"o", "x", "u", "k", "d", "n", "z", "t", "v", "w"} {
 		p := accountKey(acct).Raw(tag).Str(container)
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}

@@ -16,6 +16,11 @@ type ListBlobsOptions struct {
 	Max                       int
 	Uncommitted               bool // include blobs that have only uncommitted blocks
 	Snapshots                 bool // include each blob's snapshots, oldest first, before it
+	Versions                  bool // include each blob's previous versions, oldest first, before it
+	Deleted                   bool // include soft-deleted blobs (and snapshots, with Snapshots)
+	// DeletedWithVersions lists a deleted blob that has versions once,
+	// marked HasVersionsOnly.
+	DeletedWithVersions bool
 }
 
 // ListedBlob is one List Blobs entry; Record is nil for a blob that has
@@ -24,6 +29,9 @@ type ListedBlob struct {
 	Name     string
 	Snapshot string // set for a snapshot entry
 	Record   *Blob
+	// VersionsOnly marks a deleted blob listed for its versions
+	// (include=deletedwithversions).
+	VersionsOnly bool
 }
 
 // BlobListing is one page of List Blobs.
@@ -52,6 +60,11 @@ func (s *Service) ListBlobs(ctx context.Context, acct, container string, o ListB
 		blks := &nameCursor{r: r, base: blocks, end: blockEnd}
 		recs.seek(cursor)
 		blks.seek(cursor)
+		// Names that only previous versions or soft-deleted blobs have.
+		kept := keptCursors(r, acct, container, o)
+		for _, c := range kept {
+			c.seek(cursor)
+		}
 		entries := 0
 		for {
 			name, raw, ok, err := recs.peek()
@@ -65,6 +78,16 @@ func (s *Service) ListBlobs(ctx context.Context, acct, container string, o ListB
 				}
 				if bok && (!ok || bname < name) {
 					name, raw, ok = bname, nil, true
+				}
+			}
+			keptOnly := false
+			for _, c := range kept {
+				kname, _, kok, err := c.peek()
+				if err != nil {
+					return err
+				}
+				if kok && (!ok || kname < name) {
+					name, raw, ok, keptOnly = kname, nil, true, true
 				}
 			}
 			if !ok {
@@ -85,11 +108,28 @@ func (s *Service) ListBlobs(ctx context.Context, acct, container string, o ListB
 					}
 					recs.seek(next)
 					blks.seek(next)
+					for _, c := range kept {
+						c.seek(next)
+					}
 					continue
 				}
 			}
 			entry := ListedBlob{Name: name}
-			if raw != nil {
+			switch {
+			case keptOnly || raw != nil && (o.Versions || o.Deleted || o.DeletedWithVersions):
+				var base *Blob
+				if raw != nil {
+					base = &Blob{}
+					if err := record.Decode(raw, base); err != nil {
+						return err
+					}
+				}
+				kept, err := keptEntries(r, acct, container, name, base, o, s.clock())
+				if err != nil {
+					return err
+				}
+				out.Blobs = append(out.Blobs, kept...)
+			case raw != nil:
 				entry.Record = &Blob{}
 				if err := record.Decode(raw, entry.Record); err != nil {
 					return err
@@ -101,13 +141,20 @@ func (s *Service) ListBlobs(ctx context.Context, acct, container string, o ListB
 						return err
 					}
 					for _, sn := range snaps {
-						out.Blobs = append(out.Blobs, ListedBlob{Name: name, Snapshot: sn.ID, Record: sn.Record})
+						if sn.Record.Deleted.IsZero() {
+							out.Blobs = append(out.Blobs, ListedBlob{Name: name, Snapshot: sn.ID, Record: sn.Record})
+						}
 					}
 				}
+				out.Blobs = append(out.Blobs, entry)
+			default:
+				out.Blobs = append(out.Blobs, entry)
 			}
-			out.Blobs = append(out.Blobs, entry)
 			recs.skip(name)
 			blks.skip(name)
+			for _, c := range kept {
+				c.skip(name)
+			}
 		}
 	})
 	return out, err

@@ -64,6 +64,19 @@ type Blob struct {
 	Tags        Tags         `json:",omitempty"` // index tags, see tags.go
 	// IncrementalCopy marks the destination of Incremental Copy Blob.
 	IncrementalCopy bool `json:",omitempty"`
+
+	// VersionID is the version the record is (versions.go); a blob keeps
+	// its current one. Deleted is when a snapshot or version was soft
+	// deleted and Purge when it goes for good; DeletedBase marks the
+	// snapshot a soft-deleted blob became (softdelete.go).
+	VersionID   string    `json:",omitempty"`
+	Deleted     time.Time `json:",omitzero"`
+	Purge       time.Time `json:",omitzero"`
+	DeletedBase bool      `json:",omitempty"`
+
+	// point is where the record was loaded from: "" for the blob itself,
+	// else the snapshot or version point (see versionPoint).
+	point string
 }
 
 // extent is a run of a blob's content: a committed block, the content of a
@@ -128,6 +141,9 @@ func loadBlob(r kv.Reader, acct, container, name string) (*Blob, error) {
 
 // loadBlobAt returns the blob or one of its snapshots, nil when absent.
 func loadBlobAt(r kv.Reader, acct, container, name, snapshot string) (*Blob, error) {
+	if id, ok := versionOf(snapshot); ok {
+		return loadVersion(r, acct, container, name, id)
+	}
 	key := blobKey(acct, container, name)
 	if snapshot != "" {
 		key = snapshotKey(acct, container, name, snapshot)
@@ -137,6 +153,7 @@ func loadBlobAt(r kv.Reader, acct, container, name, snapshot string) (*Blob, err
 	if err != nil || !found {
 		return nil, err
 	}
+	b.point = snapshot
 	return &b, nil
 }
 
@@ -147,10 +164,13 @@ func loadExtents(r kv.Reader, acct, container, name string) ([]extent, error) {
 
 // loadExtentsAt returns the extents of the blob or of one of its snapshots.
 func loadExtentsAt(r kv.Reader, acct, container, name, snapshot string) ([]extent, error) {
-	p := contentPrefix(acct, container, name, snapshot)
+	p, err := versionContent(r, acct, container, name, snapshot)
+	if err != nil {
+		return nil, err
+	}
 	var out []extent
 	var decodeErr error
-	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+	err = r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
 		out, decodeErr = decodeExtents(out, k, v)
 		return decodeErr == nil
 	})

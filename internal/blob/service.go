@@ -27,6 +27,7 @@ type Service struct {
 	// processes, when set, tells which server processes sharing the store
 	// are running, so that SweepStaged spares their uploads in progress.
 	processes *liveness.Registry
+	dp        dataProtection
 }
 
 // UseProcesses makes staged uploads carry this process's id, and
@@ -36,9 +37,13 @@ type Service struct {
 func (s *Service) UseProcesses(p *liveness.Registry) { s.processes = p }
 
 // New returns a Service over cfg.Store.
-func New(cfg Config) *Service {
+func New(cfg Config, opts ...Option) *Service {
 	cfg = cfg.WithDefaults()
-	return &Service{store: collectingStore{Store: cfg.Store, log: cfg.Logger}, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
+	s := &Service{store: collectingStore{Store: cfg.Store, log: cfg.Logger}, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
+	for _, o := range opts {
+		o(&s.dp)
+	}
+	return s
 }
 
 // clock returns the commit time: UTC at the wire's 100 ns precision.

@@ -106,20 +106,10 @@ func listSnapshots(r kv.Reader, acct, container, name string) ([]SnapshotInfo, e
 	return out, errors.Join(err, failed)
 }
 
-func hasSnapshots(r kv.Reader, acct, container, name string) (bool, error) {
-	p := snapshotsPrefix(acct, container, name)
-	found := false
-	err := r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) bool { found = true; return false })
-	return found, err
-}
-
 // DeleteSnapshot removes one snapshot and the bytes only it referenced.
 func (s *Service) DeleteSnapshot(ctx context.Context, acct, container, name, snapshot string, cond conditions.Conditions) error {
 	return s.Update(ctx, func(t *Tx) error {
-		if _, err := t.existingBlob(acct, container, name, snapshot, conditions.Write, Preconditions{Conditions: cond}); err != nil {
-			return err
-		}
-		return deleteSnapshot(t.tx, acct, container, name, snapshot)
+		return t.deletePoint(acct, container, name, snapshot, cond)
 	})
 }
 
@@ -132,7 +122,7 @@ func deleteSnapshot(tx kv.Txn, acct, container, name, snapshot string) error {
 	if err := tx.DeleteRange(prefix, kv.PrefixEnd(prefix)); err != nil {
 		return err
 	}
-	if err := tx.Delete(snapshotKey(acct, container, name, snapshot)); err != nil {
+	if err := tx.Delete(pointRecordKey(acct, container, name, snapshot)); err != nil {
 		return err
 	}
 	candidates := map[uint64]bool{}
@@ -205,6 +195,9 @@ func dropUnreferenced(tx kv.Txn, acct, container, name string, candidates map[ui
 		return true
 	})
 	if err := errors.Join(err, failed); err != nil {
+		return err
+	}
+	if err := keepVersionData(tx, acct, container, name, candidates, skip); err != nil {
 		return err
 	}
 	return freeData(tx, acct, container, name, candidates)

@@ -108,9 +108,11 @@ func (s *Service) SetBlobTags(ctx context.Context, acct, container, name, snapsh
 		if err := checkTags(pre.IfTags, b); err != nil {
 			return err
 		}
-		if snapshot != "" {
+		if b.point != "" {
+			// A snapshot or previous version; the blob itself (also when
+			// addressed by its current version ID) is indexed below.
 			b.Tags = tags
-			return record.Store(tx, snapshotKey(acct, container, name, snapshot), b)
+			return record.Store(tx, pointRecordKey(acct, container, name, b.point), b)
 		}
 		if err := indexTags(tx, acct, container, name, b.Tags, tags); err != nil {
 			return err

@@ -19,11 +19,12 @@ type Tx struct {
 	r   kv.Reader // where reads go: tx, or a view's snapshot
 	tx  kv.Txn    // nil in a view, which only reads
 	now time.Time
+	dp  dataProtection
 }
 
 // In returns the item operations of s bound to tx.
 func (s *Service) In(tx kv.Txn) *Tx {
-	return &Tx{r: tx, tx: tx, now: s.clock()}
+	return &Tx{r: tx, tx: tx, now: s.clock(), dp: s.dp}
 }
 
 // Update runs fn in one transaction: a nil return commits everything fn
@@ -37,5 +38,5 @@ func (s *Service) Update(ctx context.Context, fn func(*Tx) error) error {
 // view runs fn on one committed snapshot. Reads need no transaction (and a
 // snapshot never conflicts), so fn may call only the Tx's reading methods.
 func (s *Service) view(ctx context.Context, fn func(*Tx) error) error {
-	return s.store.View(ctx, func(r kv.Reader) error { return fn(&Tx{r: r, now: s.clock()}) })
+	return s.store.View(ctx, func(r kv.Reader) error { return fn(&Tx{r: r, now: s.clock(), dp: s.dp}) })
 }

@@ -21,6 +21,8 @@ type containerListXML struct {
 
 type containerXML struct {
 	Name       string `xml:"Name"`
+	Deleted    bool   `xml:"Deleted,omitempty"`
+	Version    string `xml:"Version,omitempty"`
 	Properties struct {
 		LastModified          string `xml:"Last-Modified"`
 		Etag                  string `xml:"Etag"`
@@ -30,6 +32,8 @@ type containerXML struct {
 		PublicAccess          string `xml:"PublicAccess,omitempty"`
 		HasImmutabilityPolicy bool   `xml:"HasImmutabilityPolicy"`
 		HasLegalHold          bool   `xml:"HasLegalHold"`
+		DeletedTime           string `xml:"DeletedTime,omitempty"`
+		RemainingDays         *int   `xml:"RemainingRetentionDays,omitempty"`
 	} `xml:"Properties"`
 	Metadata *azhttp.MetadataXML `xml:"Metadata,omitempty"`
 }
@@ -54,16 +58,23 @@ type blobPrefixXML struct {
 }
 
 type blobXML struct {
-	XMLName    xml.Name            `xml:"Blob"`
-	Name       string              `xml:"Name"`
-	Snapshot   string              `xml:"Snapshot,omitempty"`
-	Properties blobPropertiesXML   `xml:"Properties"`
-	Metadata   *azhttp.MetadataXML `xml:"Metadata,omitempty"`
-	Tags       *tagsXML            `xml:"Tags,omitempty"`
+	XMLName   xml.Name `xml:"Blob"`
+	Name      string   `xml:"Name"`
+	Deleted   bool     `xml:"Deleted,omitempty"`
+	Snapshot  string   `xml:"Snapshot,omitempty"`
+	VersionID string   `xml:"VersionId,omitempty"`
+	IsCurrent *bool    `xml:"IsCurrentVersion,omitempty"`
+	// HasVersionsOnly marks a deleted blob listed for its versions.
+	HasVersionsOnly *bool               `xml:"HasVersionsOnly,omitempty"`
+	Properties      blobPropertiesXML   `xml:"Properties"`
+	Metadata        *azhttp.MetadataXML `xml:"Metadata,omitempty"`
+	Tags            *tagsXML            `xml:"Tags,omitempty"`
 }
 
 type blobPropertiesXML struct {
 	CreationTime         string `xml:"Creation-Time"`
+	DeletedTime          string `xml:"DeletedTime,omitempty"`
+	RemainingDays        *int   `xml:"RemainingRetentionDays,omitempty"`
 	LastModified         string `xml:"Last-Modified"`
 	Etag                 string `xml:"Etag"`
 	ContentLength        int64  `xml:"Content-Length"`

@@ -73,6 +73,13 @@ type Config struct {
 	// them over HTTPS with that certificate instead.
 	StorageHTTPS                    bool
 	StorageCertFile, StorageKeyFile string
+
+	// BlobVersioning keeps previous versions of blobs;
+	// ContainerDeleteRetentionDays (0 to 365) keeps deleted containers
+	// restorable that long, 0 not at all. Azure sets both through the
+	// management plane.
+	BlobVersioning               bool
+	ContainerDeleteRetentionDays int
 }
 
 // bodyIdleTimeout is how long a request body may stall between reads.
@@ -93,6 +100,9 @@ type Server struct {
 	stopBlobSweeper func()
 	// stopFileSweeper ends the closing of handles whose process is gone.
 	stopFileSweeper func()
+	// stopBlobPurger ends the removal of soft-deleted blob data whose
+	// retention has passed.
+	stopBlobPurger func()
 	// stopCosmosSweeper ends the loop that removes expired Cosmos items.
 	stopCosmosSweeper func()
 	// stopSearchCatchUp ends the loop that keeps the Search service's
@@ -133,7 +143,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := s.setupStorageTLS(cfg); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
-	blobs := blob.New(blob.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
+	if cfg.ContainerDeleteRetentionDays < 0 || cfg.ContainerDeleteRetentionDays > azhttp.MaxDeleteRetentionDays {
+		return nil, errors.Join(fmt.Errorf("container delete retention of %d days: want 0 to %d", cfg.ContainerDeleteRetentionDays, azhttp.MaxDeleteRetentionDays), store.Close())
+	}
+	blobs := blob.New(blob.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger},
+		blob.WithVersioning(cfg.BlobVersioning), blob.WithContainerRetention(cfg.ContainerDeleteRetentionDays))
 	if cfg.Store == "" {
 		// The embedded store is this process's alone: every upload it
 		// finds staged was interrupted by the previous run.
@@ -141,6 +155,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			return nil, errors.Join(err, store.Close())
 		}
 	}
+	// Purging at start also finishes container moves a crash cut short.
+	if _, err := blobs.PurgeExpired(ctx); err != nil {
+		return nil, errors.Join(err, store.Close())
+	}
+	s.stopBlobPurger = blobs.StartPurger(time.Hour)
 	// Front ends sharing a store reclaim each other's abandoned work only
 	// once its owner is gone.
 	s.processes, err = liveness.Register(ctx, store, cfg.Now, cfg.Logger)
@@ -319,6 +338,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	if s.stopQueueSweeper != nil {
 		s.stopQueueSweeper()
+	}
+	if s.stopBlobPurger != nil {
+		s.stopBlobPurger()
 	}
 	if s.stopCosmosSweeper != nil {
 		s.stopCosmosSweeper()

@@ -58,6 +58,10 @@ type options struct {
 	// accountsEnv, when set, is the environment the accounts are loaded
 	// from (AZURITE_ACCOUNTS, CERULEAN_ACCOUNTS).
 	accountsEnv func(string) string
+	// blobVersioning and containerRetention are the Blob service's data
+	// protection settings.
+	blobVersioning     bool
+	containerRetention int
 }
 
 // WithStorageTLS serves Blob, Queue, Table and File over HTTPS with the
@@ -107,6 +111,12 @@ func WithPostgres(dsn, schema string) Option {
 // in a fresh schema: the whole SDK suite on the shared-database engine.
 const StoreEnv = "CERULEAN_TEST_STORE"
 
+// WithBlobDataProtection turns on blob versioning and keeps deleted
+// containers restorable for containerRetentionDays (0: not at all).
+func WithBlobDataProtection(versioning bool, containerRetentionDays int) Option {
+	return func(o *options) { o.blobVersioning, o.containerRetention = versioning, containerRetentionDays }
+}
+
 // WithClock drives the services' clock.
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
@@ -136,20 +146,22 @@ func Start(t testing.TB, opts ...Option) *Env {
 		}
 	}
 	srv, err := server.Start(context.Background(), server.Config{
-		Accounts:           accounts,
-		StorageHTTPS:       o.storageTLS,
-		StorageCertFile:    o.certFile,
-		StorageKeyFile:     o.keyFile,
-		Host:               "127.0.0.1",
-		DataDir:            o.dataDir,
-		InMemory:           o.dataDir == "",
-		Store:              o.store,
-		StoreSchema:        o.schema,
-		Logger:             slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Now:                o.now,
-		CosmosHTTP:         !o.cosmosTLS,
-		SearchHTTPS:        o.searchTLS,
-		CosmosScriptBudget: o.scriptBudget,
+		Accounts:                     accounts,
+		StorageHTTPS:                 o.storageTLS,
+		StorageCertFile:              o.certFile,
+		StorageKeyFile:               o.keyFile,
+		Host:                         "127.0.0.1",
+		DataDir:                      o.dataDir,
+		InMemory:                     o.dataDir == "",
+		Store:                        o.store,
+		StoreSchema:                  o.schema,
+		Logger:                       slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Now:                          o.now,
+		CosmosHTTP:                   !o.cosmosTLS,
+		SearchHTTPS:                  o.searchTLS,
+		CosmosScriptBudget:           o.scriptBudget,
+		BlobVersioning:               o.blobVersioning,
+		ContainerDeleteRetentionDays: o.containerRetention,
 	})
 	if err != nil {
 		t.Fatalf("start server: %v", err)

@@ -1,0 +1,33 @@
+package main
+
+import "testing"
+
+// TestServeDataProtectionFlags: versioning and container retention are
+// read from flags and the environment; a retention outside 0-365 days is
+// refused, never clamped.
+func TestServeDataProtectionFlags(t *testing.T) {
+	f, err := parse(t, []string{"--blob-versioning", "--container-delete-retention-days", "7"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.blobVersioning || f.containerRetention != 7 {
+		t.Errorf("flags read as versioning=%v retention=%d", f.blobVersioning, f.containerRetention)
+	}
+	f, err = parse(t, nil, map[string]string{"CERULEAN_BLOB_VERSIONING": "true", "CERULEAN_CONTAINER_DELETE_RETENTION_DAYS": "365"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.blobVersioning || f.containerRetention != 365 {
+		t.Errorf("environment read as versioning=%v retention=%d", f.blobVersioning, f.containerRetention)
+	}
+	for _, args := range [][]string{
+		{"--container-delete-retention-days", "366"},
+		{"--container-delete-retention-days=-1"},
+		{"--container-delete-retention-days", "a week"},
+		{"--blob-versioning=sometimes"},
+	} {
+		if _, err := parse(t, args, nil); err == nil {
+			t.Errorf("%q accepted", args)
+		}
+	}
+}

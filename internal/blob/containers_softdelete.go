@@ -1,0 +1,397 @@
+package blob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+	"github.com/cerulean-db/cerulean/internal/lease"
+)
+
+// Container soft delete (WithContainerRetention) retires a deleted
+// container instead of removing it. One transaction removes the container
+// record (so the container and its blobs are gone for every operation),
+// drops its tag index entries and records it under "Ba acct r name
+// version" in the state moving; then its keys move, in transactions of
+// bounded size, to the container name "name/version" (never a real
+// container name: it has a slash), its alias, and the state becomes
+// retired. Several deleted generations of a name can so be kept at once,
+// and a new container of the name starts empty.
+//
+// Restore Container reverses it: state restoring, the keys move back
+// (re-indexing tags), and one last transaction writes the container
+// record and drops the retired one. A move that a crash interrupted is
+// finished by the next Create Container or Restore Container of the name
+// or by PurgeExpired, which also removes retired containers whose
+// retention has passed. While a move runs, Create Container of the name
+// answers ContainerBeingDeleted, as Azure does right after a delete.
+
+// Retirement states.
+const (
+	retiredAtRest = ""          // the keys are under the alias
+	retiredMoving = "moving"    // the keys are moving name -> alias
+	retiredBack   = "restoring" // the keys are moving alias -> name
+)
+
+// retiredContainer is a soft-deleted container.
+type retiredContainer struct {
+	Container Container
+	Deleted   time.Time
+	Purge     time.Time
+	State     string `json:",omitempty"`
+}
+
+func retiredKey(acct, name, version string) tuple.Key {
+	return retiredNamePrefix(acct, name).Str(version)
+}
+
+func retiredNamePrefix(acct, name string) tuple.Key { return retiredPrefix(acct).Str(name) }
+
+func retiredPrefix(acct string) tuple.Key { return accountKey(acct).Raw("r") }
+
+// retiredAlias is the container name a retired container's keys live under.
+func retiredAlias(name, version string) string { return name + "/" + version }
+
+// movedTags are the key families that move with a retired container; its
+// tag index ("t") is dropped instead and rebuilt on restore.
+var movedTags = []string{"o", "x", "u", "k", "d", "n", "z", "v", "w"}
+
+// moveBatch bounds the bytes one move transaction writes.
+const moveBatch = 2 << 20
+
+// retireContainer soft-deletes the container c; the caller's commit hides
+// it, and finishMoves moves its keys to the alias.
+func (t *Tx) retireContainer(acct, name string, c *Container) error {
+	c.Lease = lease.Lease{}
+	gens, err := retiredOf(t.r, acct, name)
+	if err != nil {
+		return err
+	}
+	at := t.now
+	version := fileTimeHex(at)
+	for gens[version] != nil { // two deletes within one tick
+		at = at.Add(100 * time.Nanosecond)
+		version = fileTimeHex(at)
+	}
+	r := retiredContainer{Container: *c, Deleted: t.now, Purge: t.now.AddDate(0, 0, t.dp.containerRetention), State: retiredMoving}
+	if err := record.Store(t.tx, retiredKey(acct, name, version), r); err != nil {
+		return err
+	}
+	p := tagIndexPrefix(acct, name)
+	if err := t.tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
+		return err
+	}
+	return t.tx.Delete(containerKey(acct, name))
+}
+
+// retiredOf returns the retired generations of a name by version.
+func retiredOf(r kv.Reader, acct, name string) (map[string]*retiredContainer, error) {
+	p := retiredNamePrefix(acct, name)
+	out := map[string]*retiredContainer{}
+	var failed error
+	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+		var version string
+		if version, failed = nameAfter(k, len(p)); failed != nil {
+			return false
+		}
+		rc := &retiredContainer{}
+		if failed = record.Decode(v, rc); failed != nil {
+			return false
+		}
+		out[version] = rc
+		return true
+	})
+	return out, errors.Join(err, failed)
+}
+
+// checkNotMoving fails with ContainerBeingDeleted while a generation of
+// the name is on the move.
+func checkNotMoving(r kv.Reader, acct, name string) error {
+	gens, err := retiredOf(r, acct, name)
+	if err != nil {
+		return err
+	}
+	for _, rc := range gens {
+		if rc.State != retiredAtRest {
+			return azhttp.ErrContainerBeingDeleted
+		}
+	}
+	return nil
+}
+
+// finishMoves completes every interrupted or pending move of a name's
+// retired generations.
+func (s *Service) finishMoves(ctx context.Context, acct, name string) error {
+	var gens map[string]*retiredContainer
+	err := s.store.View(ctx, func(r kv.Reader) error {
+		var err error
+		gens, err = retiredOf(r, acct, name)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for version, rc := range gens {
+		switch rc.State {
+		case retiredMoving:
+			err = s.moveRetired(ctx, acct, name, version, retiredMoving)
+		case retiredBack:
+			_, err = s.completeRestore(ctx, acct, name, version)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// moveRetired moves a generation's keys name -> alias and marks it at
+// rest, if it is still in the state want.
+func (s *Service) moveRetired(ctx context.Context, acct, name, version, want string) error {
+	if err := s.moveKeys(ctx, acct, name, retiredAlias(name, version), false); err != nil {
+		return err
+	}
+	return s.store.Update(ctx, func(tx kv.Txn) error {
+		var rc retiredContainer
+		found, err := record.Load(tx, retiredKey(acct, name, version), &rc)
+		if err != nil || !found || rc.State != want {
+			return err
+		}
+		rc.State = retiredAtRest
+		return record.Store(tx, retiredKey(acct, name, version), rc)
+	})
+}
+
+// moveKeys moves every key of container from to container to, in
+// transactions of bounded size; index re-creates the tag index entries
+// of the blobs it moves.
+func (s *Service) moveKeys(ctx context.Context, acct, from, to string, index bool) error {
+	for _, tag := range movedTags {
+		src := accountKey(acct).Raw(tag).Str(from)
+		dst := accountKey(acct).Raw(tag).Str(to)
+		for {
+			moved := 0
+			err := s.store.Update(ctx, func(tx kv.Txn) error {
+				moved = 0
+				type pair struct{ k, v []byte }
+				var batch []pair
+				size := 0
+				err := tx.Scan(src, kv.PrefixEnd(src), func(k, v []byte) bool {
+					batch = append(batch, pair{append([]byte(nil), k...), append([]byte(nil), v...)})
+					size += 2*len(k) + len(v)
+					return size < moveBatch
+				})
+				if err != nil {
+					return err
+				}
+				for _, p := range batch {
+					nk := append(append([]byte(nil), dst...), p.k[len(src):]...)
+					if err := tx.Set(nk, p.v); err != nil {
+						return err
+					}
+					if err := tx.Delete(p.k); err != nil {
+						return err
+					}
+					if index && tag == "o" {
+						if err := reindex(tx, acct, to, p.k[len(src):], p.v); err != nil {
+							return err
+						}
+					}
+				}
+				moved = len(batch)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if moved == 0 {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// reindex adds the tag index entries of a blob record moved into
+// container; rest is its key after the container.
+func reindex(tx kv.Txn, acct, container string, rest, value []byte) error {
+	rd, err := tuple.NewReader(rest, 0)
+	if err != nil {
+		return err
+	}
+	name, err := rd.Str()
+	if err != nil {
+		return err
+	}
+	var b Blob
+	if err := record.Decode(value, &b); err != nil {
+		return err
+	}
+	return indexTags(tx, acct, container, name, nil, b.Tags)
+}
+
+// RestoreContainer brings the soft-deleted container deleted, of the
+// given version, back under its name with everything it held.
+func (s *Service) RestoreContainer(ctx context.Context, acct, deleted, version string) (*Container, error) {
+	if err := s.finishMoves(ctx, acct, deleted); err != nil {
+		return nil, err
+	}
+	err := s.Update(ctx, func(t *Tx) error {
+		var rc retiredContainer
+		found, err := record.Load(t.r, retiredKey(acct, deleted, version), &rc)
+		if err != nil {
+			return err
+		}
+		if !found || expired(&Blob{Purge: rc.Purge}, t.now) {
+			return azhttp.ErrContainerNotFound
+		}
+		if _, err := t.r.Get(containerKey(acct, deleted)); err == nil {
+			return azhttp.ErrContainerAlreadyExists
+		} else if !errors.Is(err, kv.ErrNotFound) {
+			return err
+		}
+		if err := checkNotMoving(t.r, acct, deleted); err != nil {
+			return err
+		}
+		rc.State = retiredBack
+		return record.Store(t.tx, retiredKey(acct, deleted, version), rc)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.completeRestore(ctx, acct, deleted, version)
+}
+
+// completeRestore moves a restoring generation's keys back and makes it
+// the container again.
+func (s *Service) completeRestore(ctx context.Context, acct, name, version string) (*Container, error) {
+	if err := s.moveKeys(ctx, acct, retiredAlias(name, version), name, true); err != nil {
+		return nil, err
+	}
+	var out *Container
+	err := s.Update(ctx, func(t *Tx) error {
+		var rc retiredContainer
+		found, err := record.Load(t.r, retiredKey(acct, name, version), &rc)
+		if err != nil {
+			return err
+		}
+		if !found || rc.State != retiredBack {
+			return azhttp.ErrContainerNotFound
+		}
+		c := rc.Container
+		c.Version, c.Modified = t.tx.Version(), t.now
+		out = &c
+		if err := t.tx.Delete(retiredKey(acct, name, version)); err != nil {
+			return err
+		}
+		return record.Store(t.tx, containerKey(acct, name), c)
+	})
+	return out, err
+}
+
+// purgeRetired removes an expired retired generation and its keys.
+func (s *Service) purgeRetired(ctx context.Context, acct, name, version string) (bool, error) {
+	if err := s.finishMoves(ctx, acct, name); err != nil {
+		return false, err
+	}
+	purged := false
+	err := s.Update(ctx, func(t *Tx) error {
+		purged = false
+		var rc retiredContainer
+		found, err := record.Load(t.r, retiredKey(acct, name, version), &rc)
+		if err != nil || !found || rc.State != retiredAtRest || t.now.Before(rc.Purge) {
+			return err
+		}
+		for _, r := range containerRanges(acct, retiredAlias(name, version)) {
+			if err := t.tx.DeleteRange(r[0], r[1]); err != nil {
+				return err
+			}
+		}
+		purged = true
+		return t.tx.Delete(retiredKey(acct, name, version))
+	})
+	return purged, err
+}
+
+// DeletedInfo describes a soft-deleted container in a listing.
+type DeletedInfo struct {
+	Version     string
+	Time, Purge time.Time
+}
+
+// ListContainersWithDeleted is List Containers with include=deleted: the
+// live and the soft-deleted containers in name order (a live one first
+// when both have a name).
+func (s *Service) ListContainersWithDeleted(ctx context.Context, acct, prefix, marker string, max int) ([]ContainerItem, string, error) {
+	var out []ContainerItem
+	next := ""
+	now := s.clock()
+	err := s.store.View(ctx, func(r kv.Reader) error {
+		var all []ContainerItem
+		_, err := record.Page(r, containersPrefix(acct), prefix, marker, max+1, func(name string, c *Container) {
+			all = append(all, ContainerItem{Name: name, Container: c})
+		})
+		if err != nil {
+			return err
+		}
+		// A name may have many retired generations: read until max+1
+		// names beyond the live ones are certain.
+		p := retiredPrefix(acct)
+		start, end := p.StrPrefix(prefix), kv.PrefixEnd(p.StrPrefix(prefix))
+		if marker > prefix {
+			start = p.Str(marker)
+		}
+		var failed error
+		retired := 0
+		err = r.Scan(start, end, func(k, v []byte) bool {
+			rd, err := tuple.NewReader(k, len(p))
+			if err != nil {
+				failed = err
+				return false
+			}
+			name, err := rd.Str()
+			if err != nil {
+				failed = err
+				return false
+			}
+			version, err := rd.Str()
+			if err != nil {
+				failed = err
+				return false
+			}
+			rc := &retiredContainer{}
+			if failed = record.Decode(v, rc); failed != nil {
+				return false
+			}
+			if !expired(&Blob{Purge: rc.Purge}, now) {
+				c := rc.Container
+				all = append(all, ContainerItem{Name: name, Container: &c, Deleted: &DeletedInfo{Version: version, Time: rc.Deleted, Purge: rc.Purge}})
+				retired++
+			}
+			return retired <= max
+		})
+		if err := errors.Join(err, failed); err != nil {
+			return err
+		}
+		sort.SliceStable(all, func(i, j int) bool { return all[i].Name < all[j].Name })
+		out, next = all, ""
+		if len(all) > max {
+			out, next = all[:max], all[max].Name
+		}
+		return nil
+	})
+	return out, next, err
+}
+
+// fileTimeHex is a time as Azure spells deleted container versions: its
+// Windows FILETIME (100 ns ticks since 1601) in 16 hex digits.
+func fileTimeHex(t time.Time) string {
+	const epochTicks = 116444736000000000 // 1601-01-01 to 1970-01-01
+	return fmt.Sprintf("%016X", t.UnixNano()/100+epochTicks)
+}

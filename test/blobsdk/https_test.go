@@ -113,7 +113,7 @@ func TestProductionURLOverHTTPS(t *testing.T) {
 
 	// A copy whose source is named by a production-style URL.
 	dst := cc.NewBlobClient("copy")
-	_, err = dst.CopyFromURL(ctx, bb.URL(), nil)
+	_, err = dst.StartCopyFromURL(ctx, bb.URL(), nil)
 	must(t, err, "Copy Blob from %s", bb.URL())
 	expectContent(t, dst, []byte("second"), "Get Blob of the copy")
 }

@@ -35,6 +35,9 @@ func contentLength(r *http.Request, limit int64) (int64, error) {
 // content describes an upload's body from its headers: its declared size,
 // at most limit, and the Content-MD5 the service is to verify it against.
 func content(q *request, limit int64) (Content, error) {
+	if c, ok, err := structuredContent(q, limit); ok || err != nil {
+		return c, err
+	}
 	n, err := contentLength(q.r, limit)
 	if err != nil {
 		return Content{}, err
@@ -98,6 +101,7 @@ func (h *handler) putBlob(q *request) error {
 		return err
 	}
 	writeDigests(q.w.Header(), w)
+	writeStructuredEcho(q.w.Header(), w)
 	return writeWriteResult(q, w.Blob, http.StatusCreated)
 }
 
@@ -124,6 +128,10 @@ func (h *handler) getBlob(q *request) error {
 	if err != nil {
 		return err
 	}
+	structured, err := azhttp.WantsStructuredBody(q.r.Header)
+	if err != nil {
+		return err
+	}
 	wantMD5 := q.r.Header.Get("x-ms-range-get-content-md5") == "true"
 	if wantMD5 && rng == nil {
 		return azhttp.InvalidHeaderValue("x-ms-range-get-content-md5", "true").WithMessage("x-ms-range-get-content-md5 requires a range.")
@@ -131,6 +139,11 @@ func (h *handler) getBlob(q *request) error {
 	return h.svc.GetBlob(q.ctx(), q.acct, q.container, q.blob, q.snapshot, rng, pre, func(d *Download) error {
 		if wantMD5 && d.Length > maxRangeMD5 {
 			return azhttp.ErrOutOfRangeInput.WithMessage("x-ms-range-get-content-md5 is allowed for ranges up to 4 MiB.")
+		}
+		if structured {
+			if err := checkStructuredDownload(d); err != nil {
+				return err
+			}
 		}
 		b := d.Record
 		writeBlobHeaders(hdr, b, h.now())
@@ -154,8 +167,13 @@ func (h *handler) getBlob(q *request) error {
 		} else if b.Headers.ContentMD5 != nil {
 			hdr.Set("Content-MD5", b64(b.Headers.ContentMD5))
 		}
+		send := d.Stream
+		if structured {
+			azhttp.WriteStructuredHeaders(hdr, d.Length)
+			send = func(w io.Writer) error { return streamStructured(w, d) }
+		}
 		q.w.WriteHeader(status)
-		if err := d.Stream(q.w); err != nil {
+		if err := send(q.w); err != nil {
 			// The status line is gone: all that is left is to cut the
 			// connection so the client sees a truncated body.
 			h.log.Warn("blob download aborted", "blob", q.blob, "err", err)
@@ -236,6 +254,7 @@ func (h *handler) putBlock(q *request) error {
 	}
 	hdr := q.w.Header()
 	writeDigests(hdr, w)
+	writeStructuredEcho(hdr, w)
 	hdr.Set("x-ms-request-server-encrypted", "true")
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }

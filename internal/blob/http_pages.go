@@ -80,7 +80,7 @@ func (h *handler) appendBlock(q *request) error {
 	if ac.AppendPos, err = optionalInt(q.r.Header, "x-ms-blob-condition-appendpos"); err != nil {
 		return err
 	}
-	if q.r.ContentLength == 0 {
+	if payloadLength(q.r) == 0 {
 		return azhttp.InvalidHeaderValue("Content-Length", "0").WithMessage("Append Block needs a body of 1 byte to 100 MiB.")
 	}
 	c, err := content(q, maxAppendBlock)
@@ -93,6 +93,7 @@ func (h *handler) appendBlock(q *request) error {
 	}
 	hdr := q.w.Header()
 	writeDigests(hdr, w)
+	writeStructuredEcho(hdr, w)
 	hdr.Set("x-ms-blob-append-offset", strconv.FormatInt(w.AppendOffset, 10))
 	hdr.Set("x-ms-blob-committed-block-count", strconv.Itoa(w.Blob.Extents))
 	return writeWriteResult(q, w.Blob, http.StatusCreated)
@@ -148,8 +149,8 @@ func (h *handler) putPage(q *request) error {
 		if length > maxPutPage {
 			return azhttp.ErrInvalidPageRange.WithMessage("A Put Page writes at most 4 MiB.")
 		}
-		if q.r.ContentLength != length {
-			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Content-Length %d does not match the range length %d.", q.r.ContentLength, length)
+		if n := payloadLength(q.r); n != length {
+			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(n, 10)).WithMessage("Content-Length %d does not match the range length %d.", n, length)
 		}
 		c, err := content(q, maxPutPage)
 		if err != nil {
@@ -161,6 +162,7 @@ func (h *handler) putPage(q *request) error {
 		}
 		b = w.Blob
 		writeDigests(hdr, w)
+		writeStructuredEcho(hdr, w)
 	case "clear":
 		if q.r.ContentLength > 0 {
 			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("A page clear takes no body.")

@@ -22,6 +22,9 @@ func (s *Service) CreateEmpty(ctx context.Context, acct, container, name, typ st
 		}
 		out = t.newRecord(old, size, h, meta)
 		out.Type, out.SequenceNumber, out.Tags = typ, seq, tags
+		if err := pre.Encryption.apply(t, acct, container, out); err != nil {
+			return err
+		}
 		return commitContent(t.tx, acct, container, name, old, out, nil)
 	})
 	return out, err

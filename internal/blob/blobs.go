@@ -55,6 +55,9 @@ func (t *Tx) putBlob(p *payload, h ContentHeaders, meta azhttp.Metadata, tags Ta
 	}
 	rec := t.newRecord(old, p.size, h, meta)
 	rec.Tags = tags
+	if err := pre.Encryption.apply(t, p.acct, p.container, rec); err != nil {
+		return nil, err
+	}
 	if err := commitContent(t.tx, p.acct, p.container, p.blob, old, rec, extents); err != nil {
 		return nil, err
 	}
@@ -102,7 +105,10 @@ func (t *Tx) existingBlob(acct, container, name, snapshot string, kind condition
 		if err := check(pre.Conditions, kind, b.state(), azhttp.ErrBlobAlreadyExists); err != nil {
 			return nil, err
 		}
-		return b, checkTags(pre.IfTags, b)
+		if err := checkTags(pre.IfTags, b); err != nil {
+			return nil, err
+		}
+		return b, pre.Encryption.check(kind, b)
 	}
 	return b, t.checkBlob(pre, kind, b)
 }

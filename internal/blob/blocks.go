@@ -191,6 +191,9 @@ func (s *Service) PutBlockList(ctx context.Context, acct, container, name string
 		}
 		out = t.newRecord(old, size, h, meta)
 		out.Tags = tags
+		if err := pre.Encryption.apply(t, acct, container, out); err != nil {
+			return err
+		}
 		return commitWithBlocks(tx, acct, container, name, old, out, extents, blocks)
 	})
 	return out, err

@@ -62,6 +62,7 @@ func writeWriteResult(q *request, b *Blob, status int) error {
 	h.Set("ETag", azhttp.ETag(b.Version))
 	h.Set("Last-Modified", azhttp.HTTPTime(b.Modified))
 	h.Set("x-ms-request-server-encrypted", "true")
+	writeEncryption(h, b)
 	return azhttp.WriteEmpty(q.w, status)
 }
 
@@ -96,7 +97,11 @@ func (h *handler) putBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	w, err := h.svc.PutBlob(q.ctx(), q.acct, q.container, q.blob, c, headers, meta, tags, preconditions(q.r.Header))
+	pre, err := withEncryption(q, true)
+	if err != nil {
+		return err
+	}
+	w, err := h.svc.PutBlob(q.ctx(), q.acct, q.container, q.blob, c, headers, meta, tags, pre)
 	if err != nil {
 		return err
 	}
@@ -106,7 +111,10 @@ func (h *handler) putBlob(q *request) error {
 }
 
 func (h *handler) getBlob(q *request) error {
-	pre := preconditions(q.r.Header)
+	pre, err := withEncryption(q, false)
+	if err != nil {
+		return err
+	}
 	hdr := q.w.Header()
 	if q.r.Method == http.MethodHead {
 		b, err := h.svc.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, q.snapshot, pre)
@@ -215,7 +223,11 @@ func (h *handler) snapshotBlob(q *request) error {
 	if len(meta) == 0 {
 		meta = nil // no x-ms-meta-*: the snapshot keeps the blob's metadata
 	}
-	id, b, err := h.svc.CreateSnapshot(q.ctx(), q.acct, q.container, q.blob, meta, preconditions(q.r.Header))
+	pre, err := withEncryption(q, true)
+	if err != nil {
+		return err
+	}
+	id, b, err := h.svc.CreateSnapshot(q.ctx(), q.acct, q.container, q.blob, meta, pre)
 	if err != nil {
 		return err
 	}
@@ -244,6 +256,10 @@ func (h *handler) putBlock(q *request) error {
 	if err != nil {
 		return err
 	}
+	enc, err := requestEncryption(q, true)
+	if err != nil {
+		return err
+	}
 	c, err := content(q, maxBlockSize)
 	if err != nil {
 		return err
@@ -256,6 +272,7 @@ func (h *handler) putBlock(q *request) error {
 	writeDigests(hdr, w)
 	writeStructuredEcho(hdr, w)
 	hdr.Set("x-ms-request-server-encrypted", "true")
+	writeEncryption(hdr, &Blob{KeySHA256: enc.KeySHA256, EncryptionScope: enc.Scope})
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
@@ -352,7 +369,11 @@ func (h *handler) putBlockList(q *request) error {
 	if err != nil {
 		return err
 	}
-	b, err := h.svc.PutBlockList(q.ctx(), q.acct, q.container, q.blob, refs, headers, meta, tags, preconditions(q.r.Header))
+	pre, err := withEncryption(q, true)
+	if err != nil {
+		return err
+	}
+	b, err := h.svc.PutBlockList(q.ctx(), q.acct, q.container, q.blob, refs, headers, meta, tags, pre)
 	if err != nil {
 		return err
 	}
@@ -425,11 +446,16 @@ func (h *handler) setBlobProperties(q *request) error {
 }
 
 func (h *handler) getBlobMetadata(q *request) error {
-	b, err := h.svc.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, q.snapshot, preconditions(q.r.Header))
+	pre, err := withEncryption(q, false)
+	if err != nil {
+		return err
+	}
+	b, err := h.svc.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, q.snapshot, pre)
 	if err != nil {
 		return err
 	}
 	hdr := q.w.Header()
+	writeEncryption(hdr, b)
 	hdr.Set("ETag", azhttp.ETag(b.Version))
 	hdr.Set("Last-Modified", azhttp.HTTPTime(b.Modified))
 	azhttp.WriteMetadata(hdr, b.Metadata)
@@ -441,7 +467,11 @@ func (h *handler) setBlobMetadata(q *request) error {
 	if err != nil {
 		return err
 	}
-	b, err := h.svc.SetBlobMetadata(q.ctx(), q.acct, q.container, q.blob, meta, preconditions(q.r.Header))
+	pre, err := withEncryption(q, true)
+	if err != nil {
+		return err
+	}
+	b, err := h.svc.SetBlobMetadata(q.ctx(), q.acct, q.container, q.blob, meta, pre)
 	if err != nil {
 		return err
 	}
@@ -516,6 +546,10 @@ func blobEntryXML(e ListedBlob, inc map[string]bool, now time.Time) blobXML {
 			x.Metadata = &m
 		}
 		p.TagCount = len(b.Tags)
+		if b.KeySHA256 != nil {
+			p.CustomerProvidedKeySha256 = b64(b.KeySHA256)
+		}
+		p.EncryptionScope = b.EncryptionScope
 		if inc["tags"] && len(b.Tags) > 0 {
 			x.Tags = tagsToXML(b.Tags)
 		}

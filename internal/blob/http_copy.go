@@ -98,6 +98,10 @@ func (h *handler) copyBlob(q *request) error {
 	default:
 		return azhttp.InvalidHeaderValue("x-ms-copy-source-tag-option", opt)
 	}
+	dest, err := withEncryption(q, true)
+	if err != nil {
+		return err
+	}
 	b, err := h.svc.CopyBlob(q.ctx(), CopyRequest{
 		Source:        src,
 		SourceCond:    conditions.FromHeader(q.r.Header, "x-ms-source-"),
@@ -107,7 +111,7 @@ func (h *handler) copyBlob(q *request) error {
 		Tier:     tier,
 		Tags:     tags,
 		CopyTags: copyTags,
-		Dest:     preconditions(q.r.Header),
+		Dest:     dest,
 	})
 	if err != nil {
 		return err

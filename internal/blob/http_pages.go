@@ -64,7 +64,11 @@ func (h *handler) createEmpty(q *request, typ string, headers ContentHeaders, me
 	if err != nil {
 		return err
 	}
-	b, err := h.svc.CreateEmpty(q.ctx(), q.acct, q.container, q.blob, typ, size, seq, headers, meta, tags, preconditions(q.r.Header))
+	pre, err := withEncryption(q, true)
+	if err != nil {
+		return err
+	}
+	b, err := h.svc.CreateEmpty(q.ctx(), q.acct, q.container, q.blob, typ, size, seq, headers, meta, tags, pre)
 	if err != nil {
 		return err
 	}
@@ -83,11 +87,15 @@ func (h *handler) appendBlock(q *request) error {
 	if payloadLength(q.r) == 0 {
 		return azhttp.InvalidHeaderValue("Content-Length", "0").WithMessage("Append Block needs a body of 1 byte to 100 MiB.")
 	}
+	pre, err := withEncryption(q, true)
+	if err != nil {
+		return err
+	}
 	c, err := content(q, maxAppendBlock)
 	if err != nil {
 		return err
 	}
-	w, err := h.svc.AppendBlock(q.ctx(), q.acct, q.container, q.blob, c, ac, preconditions(q.r.Header))
+	w, err := h.svc.AppendBlock(q.ctx(), q.acct, q.container, q.blob, c, ac, pre)
 	if err != nil {
 		return err
 	}
@@ -141,7 +149,10 @@ func (h *handler) putPage(q *request) error {
 		return err
 	}
 	length := rng.End - rng.Start + 1
-	pre := preconditions(q.r.Header)
+	pre, err := withEncryption(q, true)
+	if err != nil {
+		return err
+	}
 	hdr := q.w.Header()
 	var b *Blob
 	switch mode := q.r.Header.Get("x-ms-page-write"); mode {

@@ -41,6 +41,9 @@ type Preconditions struct {
 	LeaseID string
 	// IfTags is the x-ms-if-tags condition, nil when none was given.
 	IfTags *TagCondition
+	// Encryption is the request's customer-provided key and encryption
+	// scope; nil for operations that take neither (encryption.go).
+	Encryption *Encryption
 }
 
 // check evaluates conditional headers, mapping outcomes to Azure's errors;
@@ -72,7 +75,10 @@ func (t *Tx) checkBlob(pre Preconditions, kind conditions.Kind, b *Blob) error {
 	if err := check(pre.Conditions, kind, b.state(), azhttp.ErrBlobAlreadyExists); err != nil {
 		return err
 	}
-	return checkTags(pre.IfTags, b)
+	if err := checkTags(pre.IfTags, b); err != nil {
+		return err
+	}
+	return pre.Encryption.check(kind, b)
 }
 
 // checkContainer verifies a request against a container; only deletion

@@ -30,6 +30,10 @@ type containerXML struct {
 		PublicAccess          string `xml:"PublicAccess,omitempty"`
 		HasImmutabilityPolicy bool   `xml:"HasImmutabilityPolicy"`
 		HasLegalHold          bool   `xml:"HasLegalHold"`
+		// DefaultEncryptionScope and DenyEncryptionScopeOverride:
+		// http_encryption.go.
+		DefaultEncryptionScope      string `xml:"DefaultEncryptionScope"`
+		DenyEncryptionScopeOverride bool   `xml:"DenyEncryptionScopeOverride"`
 	} `xml:"Properties"`
 	Metadata *azhttp.MetadataXML `xml:"Metadata,omitempty"`
 }
@@ -90,7 +94,10 @@ type blobPropertiesXML struct {
 	CopyProgress         string `xml:"CopyProgress,omitempty"`
 	CopyCompletionTime   string `xml:"CopyCompletionTime,omitempty"`
 	ServerEncrypted      bool   `xml:"ServerEncrypted"`
-	TagCount             int    `xml:"TagCount,omitempty"`
+	// CustomerProvidedKeySha256 and EncryptionScope: http_encryption.go.
+	CustomerProvidedKeySha256 string `xml:"CustomerProvidedKeySha256,omitempty"`
+	EncryptionScope           string `xml:"EncryptionScope,omitempty"`
+	TagCount                  int    `xml:"TagCount,omitempty"`
 }
 
 type blockListXML struct {

@@ -435,3 +435,21 @@ func WriteStructuredHeaders(h http.Header, contentLen int64) {
 	h.Set("x-ms-structured-content-length", strconv.FormatInt(contentLen, 10))
 	h.Set("Content-Length", strconv.FormatInt(StructuredLength(contentLen, StructuredSegmentSize), 10))
 }
+
+// DecodeStructured reads a whole structured message of bodyLen bytes from
+// r and returns the contentLen bytes of content it wraps, verified; for
+// small bodies (a Files Put Range) that are decoded before they are used.
+func DecodeStructured(r io.Reader, bodyLen, contentLen int64) ([]byte, error) {
+	d := NewStructuredReader(r, bodyLen, contentLen)
+	data := make([]byte, contentLen)
+	if _, err := io.ReadFull(d, data); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, errStructured("the message ends before its content does.")
+		}
+		return nil, err
+	}
+	if err := d.Done(); err != nil {
+		return nil, err
+	}
+	return data, nil
+}

@@ -149,10 +149,14 @@ func (h *handler) putRange(q *request) error {
 		if length > MaxPutRange {
 			return azhttp.ErrRequestBodyTooLarge.WithMessage("A Put Range writes at most 4 MiB.")
 		}
-		if q.r.ContentLength != length {
+		structured, body, err := structuredRange(q, length)
+		if err != nil {
+			return err
+		}
+		if !structured && q.r.ContentLength != length {
 			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Content-Length %d does not match the range length %d.", q.r.ContentLength, length)
 		}
-		c := Content{Body: q.r.Body, Length: length}
+		c := Content{Body: body, Length: length}
 		if v := q.r.Header.Get("Content-MD5"); v != "" {
 			b, err := base64.StdEncoding.DecodeString(v)
 			if err != nil || len(b) != md5.Size {
@@ -174,6 +178,9 @@ func (h *handler) putRange(q *request) error {
 			return err
 		}
 		n = w.File
+		if structured {
+			hdr.Set("x-ms-structured-body", azhttp.StructuredBodyCRC64)
+		}
 		hdr.Set("Content-MD5", base64.StdEncoding.EncodeToString(w.ContentMD5))
 		if w.ContentCRC64 != nil {
 			hdr.Set("x-ms-content-crc64", base64.StdEncoding.EncodeToString(w.ContentCRC64))

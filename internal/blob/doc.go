@@ -40,4 +40,11 @@
 // it was taken with); every change to them also moves the blob's entries
 // under "Ba acct t", which Find Blobs by Tags scans (tags.go, findtags.go).
 // CheckInvariants verifies the whole layout, the tag index included.
+//
+// Encryption lives in the records, under no key of its own: a blob keeps
+// the SHA-256 of the customer-provided key it was written with (never the
+// key; content is not encrypted at rest) and its encryption scope, a
+// container its default scope (encryption.go). Structured-message bodies
+// (XSM/1.0) are decoded and verified on their way in and encoded on their
+// way out; only their content is stored (structured.go).
 package blob

@@ -116,3 +116,18 @@ func (t *Tx) checkWriteScope(acct, container string, e *Encryption) error {
 	_, err := t.writeScope(acct, container, e.Scope)
 	return err
 }
+
+// checkEncryption verifies a record's encryption fields (CheckInvariants):
+// a key is kept only as its 32-byte SHA-256, a scope has a valid name,
+// and the two never come together.
+func checkEncryption(c *checker, what string, rec *Blob) {
+	if rec.KeySHA256 != nil && len(rec.KeySHA256) != 32 {
+		c.fail("%s: customer-provided key hash of %d bytes", what, len(rec.KeySHA256))
+	}
+	if rec.EncryptionScope != "" && !validScopeName(rec.EncryptionScope) {
+		c.fail("%s: encryption scope %q", what, rec.EncryptionScope)
+	}
+	if rec.KeySHA256 != nil && rec.EncryptionScope != "" {
+		c.fail("%s: both a customer-provided key and encryption scope %q", what, rec.EncryptionScope)
+	}
+}

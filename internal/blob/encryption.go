@@ -107,16 +107,6 @@ func (t *Tx) writeScope(acct, container, scope string) (string, error) {
 	return scope, nil
 }
 
-// checkWriteScope refuses content for a blob (Put Block, Append Block,
-// Put Page) whose scope is other than the container's enforced default.
-func (t *Tx) checkWriteScope(acct, container string, e *Encryption) error {
-	if e == nil || e.Scope == "" {
-		return nil
-	}
-	_, err := t.writeScope(acct, container, e.Scope)
-	return err
-}
-
 // checkEncryption verifies a record's encryption fields (CheckInvariants):
 // a key is kept only as its 32-byte SHA-256, a scope has a valid name,
 // and the two never come together.

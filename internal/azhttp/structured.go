@@ -150,9 +150,6 @@ func NewStructuredReader(r io.Reader, bodyLen, contentLen int64) *StructuredRead
 	return &StructuredReader{r: r, msgLen: bodyLen, contentLen: contentLen, segCRC: NewCRC64(), msgCRC: NewCRC64()}
 }
 
-// ContentLength is the size of the content the message wraps.
-func (d *StructuredReader) ContentLength() int64 { return d.contentLen }
-
 func (d *StructuredReader) Read(p []byte) (int, error) {
 	if d.err != nil {
 		return 0, d.err

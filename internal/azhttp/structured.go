@@ -210,24 +210,22 @@ func (d *StructuredReader) Done() error {
 // footers and headers, and the trailer, until data is next (or the end).
 func (d *StructuredReader) frame() error {
 	for !d.done && d.left == 0 {
-		switch {
-		case d.seg == 0:
+		if d.seg == 0 {
 			if err := d.header(); err != nil {
 				return err
 			}
-			if err := d.segmentHeader(); err != nil {
-				return err
-			}
-		default:
+		} else {
+			// The segment just read ends: its checksum, then the next
+			// segment or, after the last, the trailer.
 			if err := d.segmentFooter(); err != nil {
 				return err
 			}
 			if d.seg == d.segments {
 				return d.trailer()
 			}
-			if err := d.segmentHeader(); err != nil {
-				return err
-			}
+		}
+		if err := d.segmentHeader(); err != nil {
+			return err
 		}
 	}
 	return nil

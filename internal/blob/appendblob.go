@@ -25,6 +25,9 @@ func (s *Service) CreateEmpty(ctx context.Context, acct, container, name, typ st
 		if err := t.keepPrevious(acct, container, name, old, out); err != nil {
 			return err
 		}
+		if err := pre.Encryption.apply(t, acct, container, out); err != nil {
+			return err
+		}
 		return commitContent(t.tx, acct, container, name, old, out, nil)
 	})
 	return out, err

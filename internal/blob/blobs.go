@@ -58,6 +58,9 @@ func (t *Tx) putBlob(p *payload, h ContentHeaders, meta azhttp.Metadata, tags Ta
 	if err := t.keepPrevious(p.acct, p.container, p.blob, old, rec); err != nil {
 		return nil, err
 	}
+	if err := pre.Encryption.apply(t, p.acct, p.container, rec); err != nil {
+		return nil, err
+	}
 	if err := commitContent(t.tx, p.acct, p.container, p.blob, old, rec, extents); err != nil {
 		return nil, err
 	}
@@ -105,7 +108,10 @@ func (t *Tx) existingBlob(acct, container, name, snapshot string, kind condition
 		if err := check(pre.Conditions, kind, b.state(), azhttp.ErrBlobAlreadyExists); err != nil {
 			return nil, err
 		}
-		return b, checkTags(pre.IfTags, b)
+		if err := checkTags(pre.IfTags, b); err != nil {
+			return nil, err
+		}
+		return b, pre.Encryption.check(kind, b)
 	}
 	return b, t.checkBlob(pre, kind, b)
 }

@@ -194,6 +194,9 @@ func (s *Service) PutBlockList(ctx context.Context, acct, container, name string
 		if err := t.keepPrevious(acct, container, name, old, out); err != nil {
 			return err
 		}
+		if err := pre.Encryption.apply(t, acct, container, out); err != nil {
+			return err
+		}
 		return commitWithBlocks(tx, acct, container, name, old, out, extents, blocks)
 	})
 	return out, err

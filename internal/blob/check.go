@@ -325,6 +325,7 @@ func (c *checker) verify() {
 	}
 	for b, rec := range c.blobs {
 		checkTier(c, b.String(), rec)
+		checkEncryption(c, b.String(), rec)
 		if rec.Type != pageBlob && len(c.extents[b]) == 0 && (rec.Size != 0 || rec.Extents != 0) {
 			c.fail("%s: record says %d bytes in %d extents; there are none", b, rec.Size, rec.Extents)
 		}
@@ -334,6 +335,7 @@ func (c *checker) verify() {
 			rec := c.snapshots[b][snap]
 			if rec != nil {
 				checkTier(c, b.String()+" snapshot "+snap, rec)
+				checkEncryption(c, b.String()+" snapshot "+snap, rec)
 			}
 			switch {
 			case rec == nil:

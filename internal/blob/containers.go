@@ -26,6 +26,10 @@ func (s *Service) CreateContainer(ctx context.Context, acct, name string, meta a
 
 // CreateContainer creates a container, or fails with ContainerAlreadyExists.
 func (t *Tx) CreateContainer(acct, name string, meta azhttp.Metadata, access string) (*Container, error) {
+	return t.createContainer(acct, name, meta, access, ContainerEncryption{})
+}
+
+func (t *Tx) createContainer(acct, name string, meta azhttp.Metadata, access string, enc ContainerEncryption) (*Container, error) {
 	if _, err := loadContainer(t.r, acct, name); err == nil {
 		return nil, azhttp.ErrContainerAlreadyExists
 	} else if !errors.Is(err, azhttp.ErrContainerNotFound) {
@@ -34,7 +38,8 @@ func (t *Tx) CreateContainer(acct, name string, meta azhttp.Metadata, access str
 	if err := checkNotMoving(t.r, acct, name); err != nil {
 		return nil, err
 	}
-	c := &Container{Version: t.tx.Version(), Created: t.now, Modified: t.now, Metadata: meta, PublicAccess: access}
+	c := &Container{Version: t.tx.Version(), Created: t.now, Modified: t.now, Metadata: meta, PublicAccess: access,
+		DefaultEncryptionScope: enc.DefaultScope, DenyEncryptionScopeOverride: enc.DenyOverride}
 	if err := record.Store(t.tx, containerKey(acct, name), c); err != nil {
 		return nil, err
 	}

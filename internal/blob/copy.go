@@ -93,6 +93,10 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 		if req.Tier != "" && b.Type != blockBlob {
 			return azhttp.ErrInvalidBlobTier
 		}
+		if b.KeySHA256 != nil {
+			// Its key would be needed to read it; Copy Blob takes none.
+			return azhttp.ErrBlobUsesCustomerSpecifiedEncryption
+		}
 		if src.Snapshot == "" {
 			if err := b.Lease.CheckUse(s.clock(), req.SourceLeaseID, false); err != nil {
 				return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)
@@ -155,6 +159,9 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 		out.Type, out.Tags = srcRec.Type, req.Tags
 		if req.CopyTags {
 			out.Tags = srcRec.Tags
+		}
+		if err := req.Dest.Encryption.apply(t, req.Acct, req.Container, out); err != nil {
+			return err
 		}
 		size := fmt.Sprint(srcRec.Size)
 		out.Copy = &CopyInfo{ID: lease.NewID(), Source: src.URL.String(), Status: "success", Progress: size + "/" + size, Completed: out.Modified}

@@ -54,4 +54,11 @@
 // soft delete moves a deleted container's keys aside to an alias
 // (containers_softdelete.go). PurgeExpired removes what outlived its
 // retention (purge.go).
+//
+// Encryption lives in the records, under no key of its own: a blob keeps
+// the SHA-256 of the customer-provided key it was written with (never the
+// key; content is not encrypted at rest) and its encryption scope, a
+// container its default scope (encryption.go). Structured-message bodies
+// (XSM/1.0) are decoded and verified on their way in and encoded on their
+// way out; only their content is stored (structured.go).
 package blob

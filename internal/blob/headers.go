@@ -105,6 +105,7 @@ func writeBlobHeaders(h http.Header, b *Blob, now time.Time) {
 		h.Set("x-ms-incremental-copy", "true")
 	}
 	h.Set("x-ms-server-encrypted", "true")
+	writeEncryption(h, b)
 	h.Set("Accept-Ranges", "bytes")
 	azhttp.WriteMetadata(h, b.Metadata)
 	if len(b.Tags) > 0 {

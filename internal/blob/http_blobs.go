@@ -35,6 +35,9 @@ func contentLength(r *http.Request, limit int64) (int64, error) {
 // content describes an upload's body from its headers: its declared size,
 // at most limit, and the Content-MD5 the service is to verify it against.
 func content(q *request, limit int64) (Content, error) {
+	if c, ok, err := structuredContent(q, limit); ok || err != nil {
+		return c, err
+	}
 	n, err := contentLength(q.r, limit)
 	if err != nil {
 		return Content{}, err
@@ -62,6 +65,7 @@ func writeWriteResult(q *request, b *Blob, status int) error {
 	if b.VersionID != "" {
 		h.Set("x-ms-version-id", b.VersionID)
 	}
+	writeEncryption(h, b)
 	return azhttp.WriteEmpty(q.w, status)
 }
 
@@ -96,16 +100,24 @@ func (h *handler) putBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	w, err := h.svc.PutBlob(q.ctx(), q.acct, q.container, q.blob, c, headers, meta, tags, writePreconditions(q))
+	pre, err := writeWithEncryption(q)
+	if err != nil {
+		return err
+	}
+	w, err := h.svc.PutBlob(q.ctx(), q.acct, q.container, q.blob, c, headers, meta, tags, pre)
 	if err != nil {
 		return err
 	}
 	writeDigests(q.w.Header(), w)
+	writeStructuredEcho(q.w.Header(), w)
 	return writeWriteResult(q, w.Blob, http.StatusCreated)
 }
 
 func (h *handler) getBlob(q *request) error {
-	pre := preconditions(q.r.Header)
+	pre, err := withEncryption(q, false)
+	if err != nil {
+		return err
+	}
 	hdr := q.w.Header()
 	if q.r.Method == http.MethodHead {
 		b, err := h.svc.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, q.snapshot, pre)
@@ -127,6 +139,10 @@ func (h *handler) getBlob(q *request) error {
 	if err != nil {
 		return err
 	}
+	structured, err := azhttp.WantsStructuredBody(q.r.Header)
+	if err != nil {
+		return err
+	}
 	wantMD5 := q.r.Header.Get("x-ms-range-get-content-md5") == "true"
 	if wantMD5 && rng == nil {
 		return azhttp.InvalidHeaderValue("x-ms-range-get-content-md5", "true").WithMessage("x-ms-range-get-content-md5 requires a range.")
@@ -134,6 +150,11 @@ func (h *handler) getBlob(q *request) error {
 	return h.svc.GetBlob(q.ctx(), q.acct, q.container, q.blob, q.snapshot, rng, pre, func(d *Download) error {
 		if wantMD5 && d.Length > maxRangeMD5 {
 			return azhttp.ErrOutOfRangeInput.WithMessage("x-ms-range-get-content-md5 is allowed for ranges up to 4 MiB.")
+		}
+		if structured {
+			if err := checkStructuredDownload(d); err != nil {
+				return err
+			}
 		}
 		b := d.Record
 		writeBlobHeaders(hdr, b, h.now())
@@ -157,8 +178,13 @@ func (h *handler) getBlob(q *request) error {
 		} else if b.Headers.ContentMD5 != nil {
 			hdr.Set("Content-MD5", b64(b.Headers.ContentMD5))
 		}
+		send := d.Stream
+		if structured {
+			azhttp.WriteStructuredHeaders(hdr, d.Length)
+			send = func(w io.Writer) error { return streamStructured(w, d) }
+		}
 		q.w.WriteHeader(status)
-		if err := d.Stream(q.w); err != nil {
+		if err := send(q.w); err != nil {
 			// The status line is gone: all that is left is to cut the
 			// connection so the client sees a truncated body.
 			h.log.Warn("blob download aborted", "blob", q.blob, "err", err)
@@ -205,7 +231,11 @@ func (h *handler) snapshotBlob(q *request) error {
 	if len(meta) == 0 {
 		meta = nil // no x-ms-meta-*: the snapshot keeps the blob's metadata
 	}
-	id, b, err := h.svc.CreateSnapshot(q.ctx(), q.acct, q.container, q.blob, meta, preconditions(q.r.Header))
+	pre, err := withEncryption(q, true)
+	if err != nil {
+		return err
+	}
+	id, b, err := h.svc.CreateSnapshot(q.ctx(), q.acct, q.container, q.blob, meta, pre)
 	if err != nil {
 		return err
 	}
@@ -234,6 +264,10 @@ func (h *handler) putBlock(q *request) error {
 	if err != nil {
 		return err
 	}
+	enc, err := requestEncryption(q, true)
+	if err != nil {
+		return err
+	}
 	c, err := content(q, maxBlockSize)
 	if err != nil {
 		return err
@@ -244,7 +278,9 @@ func (h *handler) putBlock(q *request) error {
 	}
 	hdr := q.w.Header()
 	writeDigests(hdr, w)
+	writeStructuredEcho(hdr, w)
 	hdr.Set("x-ms-request-server-encrypted", "true")
+	writeEncryption(hdr, &Blob{KeySHA256: enc.KeySHA256, EncryptionScope: enc.Scope})
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
@@ -341,7 +377,11 @@ func (h *handler) putBlockList(q *request) error {
 	if err != nil {
 		return err
 	}
-	b, err := h.svc.PutBlockList(q.ctx(), q.acct, q.container, q.blob, refs, headers, meta, tags, preconditions(q.r.Header))
+	pre, err := withEncryption(q, true)
+	if err != nil {
+		return err
+	}
+	b, err := h.svc.PutBlockList(q.ctx(), q.acct, q.container, q.blob, refs, headers, meta, tags, pre)
 	if err != nil {
 		return err
 	}
@@ -414,11 +454,16 @@ func (h *handler) setBlobProperties(q *request) error {
 }
 
 func (h *handler) getBlobMetadata(q *request) error {
-	b, err := h.svc.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, q.snapshot, preconditions(q.r.Header))
+	pre, err := withEncryption(q, false)
+	if err != nil {
+		return err
+	}
+	b, err := h.svc.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, q.snapshot, pre)
 	if err != nil {
 		return err
 	}
 	hdr := q.w.Header()
+	writeEncryption(hdr, b)
 	hdr.Set("ETag", azhttp.ETag(b.Version))
 	hdr.Set("Last-Modified", azhttp.HTTPTime(b.Modified))
 	azhttp.WriteMetadata(hdr, b.Metadata)
@@ -430,7 +475,11 @@ func (h *handler) setBlobMetadata(q *request) error {
 	if err != nil {
 		return err
 	}
-	b, err := h.svc.SetBlobMetadata(q.ctx(), q.acct, q.container, q.blob, meta, preconditions(q.r.Header))
+	pre, err := withEncryption(q, true)
+	if err != nil {
+		return err
+	}
+	b, err := h.svc.SetBlobMetadata(q.ctx(), q.acct, q.container, q.blob, meta, pre)
 	if err != nil {
 		return err
 	}
@@ -508,6 +557,10 @@ func blobEntryXML(e ListedBlob, inc map[string]bool, now time.Time) blobXML {
 			x.Metadata = &m
 		}
 		p.TagCount = len(b.Tags)
+		if b.KeySHA256 != nil {
+			p.CustomerProvidedKeySha256 = b64(b.KeySHA256)
+		}
+		p.EncryptionScope = b.EncryptionScope
 		if inc["tags"] && len(b.Tags) > 0 {
 			x.Tags = tagsToXML(b.Tags)
 		}

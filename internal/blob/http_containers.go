@@ -37,7 +37,11 @@ func (h *handler) createContainer(q *request) error {
 	if err != nil {
 		return err
 	}
-	c, err := h.svc.CreateContainer(q.ctx(), q.acct, q.container, meta, access)
+	var enc ContainerEncryption
+	if enc.DefaultScope, enc.DenyOverride, err = containerEncryption(q.r.Header); err != nil {
+		return err
+	}
+	c, err := h.svc.CreateContainerWithEncryption(q.ctx(), q.acct, q.container, meta, access, enc)
 	if err != nil {
 		return err
 	}
@@ -57,8 +61,7 @@ func (h *handler) getContainerProperties(q *request) error {
 		azhttp.WriteLeaseState(hdr, c.Lease, h.now())
 		hdr.Set("x-ms-has-immutability-policy", "false")
 		hdr.Set("x-ms-has-legal-hold", "false")
-		hdr.Set("x-ms-default-encryption-scope", "$account-encryption-key")
-		hdr.Set("x-ms-deny-encryption-scope-override", "false")
+		writeContainerEncryption(hdr, c)
 		if c.PublicAccess != "" {
 			hdr.Set("x-ms-blob-public-access", c.PublicAccess)
 		}
@@ -143,6 +146,8 @@ func (h *handler) listContainers(q *request) error {
 		x.Properties.LeaseStatus, x.Properties.LeaseState = c.Lease.Status(now), c.Lease.At(now).State.String()
 		x.Properties.LeaseDuration = c.Lease.DurationType(now)
 		x.Properties.PublicAccess = c.PublicAccess
+		x.Properties.DefaultEncryptionScope = c.defaultScope()
+		x.Properties.DenyEncryptionScopeOverride = c.DenyEncryptionScopeOverride
 		if withMeta {
 			m := azhttp.MetadataXML(c.Metadata)
 			x.Metadata = &m

@@ -146,6 +146,10 @@ func (h *handler) copyBlob(q *request) error {
 	if err != nil {
 		return err
 	}
+	dest, err := writeWithEncryption(q)
+	if err != nil {
+		return err
+	}
 	b, err := h.svc.CopyBlob(q.ctx(), CopyRequest{
 		Source:        src,
 		SourceCond:    conditions.FromHeader(q.r.Header, "x-ms-source-"),
@@ -157,7 +161,7 @@ func (h *handler) copyBlob(q *request) error {
 		Tier:     tier,
 		Tags:     tags,
 		CopyTags: copyTags,
-		Dest:     writePreconditions(q),
+		Dest:     dest,
 	})
 	if err != nil {
 		return err

@@ -64,7 +64,11 @@ func (h *handler) createEmpty(q *request, typ string, headers ContentHeaders, me
 	if err != nil {
 		return err
 	}
-	b, err := h.svc.CreateEmpty(q.ctx(), q.acct, q.container, q.blob, typ, size, seq, headers, meta, tags, writePreconditions(q))
+	pre, err := writeWithEncryption(q)
+	if err != nil {
+		return err
+	}
+	b, err := h.svc.CreateEmpty(q.ctx(), q.acct, q.container, q.blob, typ, size, seq, headers, meta, tags, pre)
 	if err != nil {
 		return err
 	}
@@ -80,19 +84,24 @@ func (h *handler) appendBlock(q *request) error {
 	if ac.AppendPos, err = optionalInt(q.r.Header, "x-ms-blob-condition-appendpos"); err != nil {
 		return err
 	}
-	if q.r.ContentLength == 0 {
+	if payloadLength(q.r) == 0 {
 		return azhttp.InvalidHeaderValue("Content-Length", "0").WithMessage("Append Block needs a body of 1 byte to 100 MiB.")
+	}
+	pre, err := withEncryption(q, true)
+	if err != nil {
+		return err
 	}
 	c, err := content(q, maxAppendBlock)
 	if err != nil {
 		return err
 	}
-	w, err := h.svc.AppendBlock(q.ctx(), q.acct, q.container, q.blob, c, ac, preconditions(q.r.Header))
+	w, err := h.svc.AppendBlock(q.ctx(), q.acct, q.container, q.blob, c, ac, pre)
 	if err != nil {
 		return err
 	}
 	hdr := q.w.Header()
 	writeDigests(hdr, w)
+	writeStructuredEcho(hdr, w)
 	hdr.Set("x-ms-blob-append-offset", strconv.FormatInt(w.AppendOffset, 10))
 	hdr.Set("x-ms-blob-committed-block-count", strconv.Itoa(w.Blob.Extents))
 	return writeWriteResult(q, w.Blob, http.StatusCreated)
@@ -140,7 +149,10 @@ func (h *handler) putPage(q *request) error {
 		return err
 	}
 	length := rng.End - rng.Start + 1
-	pre := preconditions(q.r.Header)
+	pre, err := withEncryption(q, true)
+	if err != nil {
+		return err
+	}
 	hdr := q.w.Header()
 	var b *Blob
 	switch mode := q.r.Header.Get("x-ms-page-write"); mode {
@@ -148,8 +160,8 @@ func (h *handler) putPage(q *request) error {
 		if length > maxPutPage {
 			return azhttp.ErrInvalidPageRange.WithMessage("A Put Page writes at most 4 MiB.")
 		}
-		if q.r.ContentLength != length {
-			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Content-Length %d does not match the range length %d.", q.r.ContentLength, length)
+		if n := payloadLength(q.r); n != length {
+			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(n, 10)).WithMessage("Content-Length %d does not match the range length %d.", n, length)
 		}
 		c, err := content(q, maxPutPage)
 		if err != nil {
@@ -161,6 +173,7 @@ func (h *handler) putPage(q *request) error {
 		}
 		b = w.Blob
 		writeDigests(hdr, w)
+		writeStructuredEcho(hdr, w)
 	case "clear":
 		if q.r.ContentLength > 0 {
 			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("A page clear takes no body.")

@@ -36,6 +36,10 @@ type Content struct {
 	// CRC64 is the x-ms-content-crc64 the client sent (8 bytes, little
 	// endian, Azure's polynomial), nil when it sent none.
 	CRC64 []byte
+	// Structured, when the body came as a structured message, decodes
+	// it: Body reads the content through it, and it must end where the
+	// content does (structured.go).
+	Structured *azhttp.StructuredReader
 }
 
 // Written is what a write that carried content reports.
@@ -50,6 +54,8 @@ type Written struct {
 	ContentMD5 []byte
 	// AppendOffset is where Append Block wrote its block.
 	AppendOffset int64
+	// Structured says the content came as a verified structured message.
+	Structured bool
 }
 
 // errMD5Mismatch: the bytes received do not have the MD5 the client sent.
@@ -85,7 +91,7 @@ func (s *Service) upload(ctx context.Context, acct, container, blob string, c Co
 		s.discard(ctx, p)
 		return nil, err
 	}
-	return &Written{ContentMD5: p.md5, ContentCRC64: p.crc64}, nil
+	return &Written{ContentMD5: p.md5, ContentCRC64: p.crc64, Structured: c.Structured != nil}, nil
 }
 
 // receive reads exactly c.Length bytes of c.Body and verifies c.MD5. Small
@@ -110,6 +116,10 @@ func (s *Service) receive(ctx context.Context, acct, container, blob string, c C
 		if c.CRC64 != nil {
 			p.crc64 = azhttp.CRC64(data)
 		}
+	}
+	if err := c.finish(); err != nil {
+		s.discard(ctx, p)
+		return nil, err
 	}
 	if c.MD5 != nil && !bytes.Equal(c.MD5, p.md5) {
 		s.discard(ctx, p)

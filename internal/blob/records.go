@@ -19,6 +19,12 @@ type Container struct {
 	PublicAccess string // "", "blob" or "container"
 	ACL          []azhttp.SignedIdentifier
 	Lease        lease.Lease
+	// DefaultEncryptionScope is the scope of blobs written without one,
+	// "" for a container created before scopes were kept (read as
+	// $account-encryption-key); DenyEncryptionScopeOverride makes it the
+	// only one allowed (encryption.go).
+	DefaultEncryptionScope      string `json:",omitempty"`
+	DenyEncryptionScopeOverride bool   `json:",omitempty"`
 }
 
 // ContentHeaders are the standard HTTP properties stored with a blob.
@@ -77,6 +83,12 @@ type Blob struct {
 	// point is where the record was loaded from: "" for the blob itself,
 	// else the snapshot or version point (see versionPoint).
 	point string
+
+	// KeySHA256 is the SHA-256 of the customer-provided key the blob was
+	// written with (the key itself is never kept), EncryptionScope the
+	// scope it was written in (encryption.go).
+	KeySHA256       []byte `json:",omitempty"`
+	EncryptionScope string `json:",omitempty"`
 }
 
 // extent is a run of a blob's content: a committed block, the content of a

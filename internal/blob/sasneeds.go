@@ -49,3 +49,12 @@ func writePreconditions(q *request) Preconditions {
 	pre.CreateOnly = !q.access.Grants('w')
 	return pre
 }
+
+// writeWithEncryption is withEncryption for operations that create or
+// replace a blob: as with writePreconditions, a SAS that grants create but
+// not write may only create.
+func writeWithEncryption(q *request) (Preconditions, error) {
+	pre, err := withEncryption(q, true)
+	pre.CreateOnly = !q.access.Grants('w')
+	return pre, err
+}

@@ -59,6 +59,9 @@ type Preconditions struct {
 	// CreateOnly: the caller's SAS grants create but not write, so the
 	// blob must not exist yet (Azure: AuthorizationPermissionMismatch).
 	CreateOnly bool
+	// Encryption is the request's customer-provided key and encryption
+	// scope; nil for operations that take neither (encryption.go).
+	Encryption *Encryption
 }
 
 // check evaluates conditional headers, mapping outcomes to Azure's errors;
@@ -93,7 +96,10 @@ func (t *Tx) checkBlob(pre Preconditions, kind conditions.Kind, b *Blob) error {
 	if err := check(pre.Conditions, kind, b.state(), azhttp.ErrBlobAlreadyExists); err != nil {
 		return err
 	}
-	return checkTags(pre.IfTags, b)
+	if err := checkTags(pre.IfTags, b); err != nil {
+		return err
+	}
+	return pre.Encryption.check(kind, b)
 }
 
 // checkContainer verifies a request against a container; only deletion

@@ -41,6 +41,9 @@ func (s *Service) CreateSnapshot(ctx context.Context, acct, container, name stri
 		if err := checkTags(pre.IfTags, b); err != nil {
 			return err
 		}
+		if err := pre.Encryption.check(conditions.Write, b); err != nil {
+			return err
+		}
 		if id, err = s.nextSnapshotID(tx, acct, container, name); err != nil {
 			return err
 		}

@@ -34,6 +34,10 @@ type containerXML struct {
 		HasLegalHold          bool   `xml:"HasLegalHold"`
 		DeletedTime           string `xml:"DeletedTime,omitempty"`
 		RemainingDays         *int   `xml:"RemainingRetentionDays,omitempty"`
+		// DefaultEncryptionScope and DenyEncryptionScopeOverride:
+		// http_encryption.go.
+		DefaultEncryptionScope      string `xml:"DefaultEncryptionScope"`
+		DenyEncryptionScopeOverride bool   `xml:"DenyEncryptionScopeOverride"`
 	} `xml:"Properties"`
 	Metadata *azhttp.MetadataXML `xml:"Metadata,omitempty"`
 }
@@ -103,7 +107,10 @@ type blobPropertiesXML struct {
 	ServerEncrypted      bool   `xml:"ServerEncrypted"`
 	IncrementalCopy      bool   `xml:"IncrementalCopy,omitempty"`
 	DestinationSnapshot  string `xml:"DestinationSnapshot,omitempty"`
-	TagCount             int    `xml:"TagCount,omitempty"`
+	// CustomerProvidedKeySha256 and EncryptionScope: http_encryption.go.
+	CustomerProvidedKeySha256 string `xml:"CustomerProvidedKeySha256,omitempty"`
+	EncryptionScope           string `xml:"EncryptionScope,omitempty"`
+	TagCount                  int    `xml:"TagCount,omitempty"`
 }
 
 type blockListXML struct {

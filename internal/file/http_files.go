@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/xml"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 
@@ -65,11 +66,21 @@ func (h *handler) getFile(q *request) error {
 	if err != nil {
 		return err
 	}
+	structured, err := azhttp.WantsStructuredBody(q.r.Header)
+	if err != nil {
+		return err
+	}
 	wantMD5 := q.r.Header.Get("x-ms-range-get-content-md5") == "true"
+	if wantMD5 && structured {
+		return azhttp.ErrInvalidInput.WithMessage("x-ms-range-get-content-md5 may not be combined with x-ms-structured-body.")
+	}
 	if wantMD5 && (rng == nil || rng.End < 0 || rng.End-rng.Start+1 > MaxPutRange) {
 		return azhttp.InvalidHeaderValue("x-ms-range-get-content-md5", "true").WithMessage("x-ms-range-get-content-md5 needs a closed range of at most 4 MiB.")
 	}
 	return h.svc.GetFile(q.ctx(), q.acct, q.ns(), q.path, rng, preconditions(q.r.Header), func(d *Download) error {
+		if structured && d.Length > MaxPutRange {
+			return azhttp.ErrOutOfRangeInput.WithMessage("x-ms-structured-body is allowed for ranges up to 4 MiB.")
+		}
 		hdr := q.w.Header()
 		writeFileHeaders(hdr, d.File, h.svc.clock())
 		azhttp.WriteSASOverrides(hdr, q.access, q.q)
@@ -94,11 +105,16 @@ func (h *handler) getFile(q *request) error {
 		case !d.Ranged && d.File.Headers.ContentMD5 != nil:
 			hdr.Set("Content-MD5", base64.StdEncoding.EncodeToString(d.File.Headers.ContentMD5))
 		}
+		send := d.Stream
+		if structured {
+			azhttp.WriteStructuredHeaders(hdr, d.Length)
+			send = func(w io.Writer) error { return streamStructured(w, d) }
+		}
 		q.w.WriteHeader(status)
 		if q.r.Method == http.MethodHead {
 			return nil
 		}
-		if err := d.Stream(q.w); err != nil {
+		if err := send(q.w); err != nil {
 			// Headers are out: the only way left to signal a failure is to
 			// cut the body short, which the client sees against
 			// Content-Length.
@@ -149,10 +165,14 @@ func (h *handler) putRange(q *request) error {
 		if length > MaxPutRange {
 			return azhttp.ErrRequestBodyTooLarge.WithMessage("A Put Range writes at most 4 MiB.")
 		}
-		if q.r.ContentLength != length {
+		structured, body, err := structuredRange(q, length)
+		if err != nil {
+			return err
+		}
+		if !structured && q.r.ContentLength != length {
 			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Content-Length %d does not match the range length %d.", q.r.ContentLength, length)
 		}
-		c := Content{Body: q.r.Body, Length: length}
+		c := Content{Body: body, Length: length}
 		if v := q.r.Header.Get("Content-MD5"); v != "" {
 			b, err := base64.StdEncoding.DecodeString(v)
 			if err != nil || len(b) != md5.Size {
@@ -174,6 +194,9 @@ func (h *handler) putRange(q *request) error {
 			return err
 		}
 		n = w.File
+		if structured {
+			hdr.Set("x-ms-structured-body", azhttp.StructuredBodyCRC64)
+		}
 		hdr.Set("Content-MD5", base64.StdEncoding.EncodeToString(w.ContentMD5))
 		if w.ContentCRC64 != nil {
 			hdr.Set("x-ms-content-crc64", base64.StdEncoding.EncodeToString(w.ContentCRC64))

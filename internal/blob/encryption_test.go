@@ -1,0 +1,67 @@
+package blob
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// The domain rules of customer-provided keys and scopes, without HTTP: a
+// key's hash gates every operation that takes keys, and only those; a
+// container's default scope fills in for writes that name none and, when
+// overrides are denied, refuses others.
+func TestEncryptionRules(t *testing.T) {
+	s, _ := newTestService(t)
+	ctx := t.Context()
+	key := &Encryption{KeySHA256: bytes.Repeat([]byte{7}, 32)}
+	other := &Encryption{KeySHA256: bytes.Repeat([]byte{8}, 32)}
+	none := &Encryption{}
+	isCode := func(err error, code string) bool {
+		var e *azhttp.Error
+		return errors.As(err, &e) && e.Code == code
+	}
+
+	if _, err := s.PutBlob(ctx, testAcct, "c", "k", contentOf([]byte("abc")), ContentHeaders{}, nil, nil, Preconditions{Encryption: key}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		enc  *Encryption
+		code string
+	}{
+		{"no key", none, "BlobUsesCustomerSpecifiedEncryption"},
+		{"other key", other, "BlobUsesCustomerSpecifiedEncryption"},
+		{"the key", key, ""},
+		{"operation without keys", nil, ""},
+	} {
+		_, err := s.GetBlobProperties(ctx, testAcct, "c", "k", "", Preconditions{Encryption: tc.enc})
+		if tc.code == "" && err != nil || tc.code != "" && !isCode(err, tc.code) {
+			t.Errorf("%s: got %v, want %q", tc.name, err, tc.code)
+		}
+	}
+	// Overwriting needs no key and drops it.
+	if _, err := s.PutBlob(ctx, testAcct, "c", "k", contentOf([]byte("x")), ContentHeaders{}, nil, nil, Preconditions{Encryption: none}); err != nil {
+		t.Fatalf("overwrite without the key: %v", err)
+	}
+	if b, err := s.GetBlobProperties(ctx, testAcct, "c", "k", "", Preconditions{Encryption: none}); err != nil || b.KeySHA256 != nil {
+		t.Fatalf("after overwrite: %v, key hash %x", err, b.KeySHA256)
+	}
+
+	if _, err := s.CreateContainerWithEncryption(ctx, testAcct, "deny", nil, "", ContainerEncryption{DefaultScope: "tenant", DenyOverride: true}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.PutBlob(ctx, testAcct, "deny", "d", contentOf(nil), ContentHeaders{}, nil, nil, Preconditions{Encryption: none})
+	if err != nil || w.Blob.EncryptionScope != "tenant" {
+		t.Fatalf("default scope: %v, scope %q", err, w.Blob.EncryptionScope)
+	}
+	_, err = s.PutBlob(ctx, testAcct, "deny", "e", contentOf(nil), ContentHeaders{}, nil, nil, Preconditions{Encryption: &Encryption{Scope: "elsewhere"}})
+	if !isCode(err, "AuthorizationFailure") {
+		t.Fatalf("override denied: got %v", err)
+	}
+	_, err = s.CreateEmpty(ctx, testAcct, "deny", "a", appendBlob, 0, 0, ContentHeaders{}, nil, nil, Preconditions{Encryption: &Encryption{Scope: "tenant"}})
+	if err != nil {
+		t.Fatalf("the default scope named: %v", err)
+	}
+}

@@ -120,7 +120,7 @@ func (h *handler) getBlob(q *request) error {
 		q.w.WriteHeader(http.StatusOK)
 		return nil
 	}
-	rng, err := azhttp.ParseRange(q.r.Header, false)
+	rng, err := readRange(q.r.Header)
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func (h *handler) getBlob(q *request) error {
 	if wantMD5 && rng == nil {
 		return azhttp.InvalidHeaderValue("x-ms-range-get-content-md5", "true").WithMessage("x-ms-range-get-content-md5 requires a range.")
 	}
-	return h.svc.GetBlob(q.ctx(), q.acct, q.container, q.blob, q.snapshot, rng, pre, func(d *Download) error {
+	err = h.svc.GetBlob(q.ctx(), q.acct, q.container, q.blob, q.snapshot, rng, pre, func(d *Download) error {
 		if wantMD5 && d.Length > maxRangeMD5 {
 			return azhttp.ErrOutOfRangeInput.WithMessage("x-ms-range-get-content-md5 is allowed for ranges up to 4 MiB.")
 		}
@@ -163,6 +163,10 @@ func (h *handler) getBlob(q *request) error {
 		}
 		return nil
 	})
+	if cr := contentRangeOf(err); cr != "" {
+		hdr.Set("Content-Range", cr)
+	}
+	return err
 }
 
 func (h *handler) deleteBlob(q *request) error {
@@ -438,6 +442,7 @@ func (h *handler) listBlobs(q *request) error {
 	o := ListBlobsOptions{
 		Prefix: q.q.Get("prefix"), Delimiter: q.q.Get("delimiter"), Marker: q.q.Get("marker"),
 		Max: max, Uncommitted: inc["uncommittedblobs"], Snapshots: inc["snapshots"],
+		StartFrom: q.q.Get("startFrom"), EndBefore: q.q.Get("endBefore"),
 	}
 	l, err := h.svc.ListBlobs(q.ctx(), q.acct, q.container, o)
 	if err != nil {
@@ -476,7 +481,7 @@ func blobEntryXML(e ListedBlob, inc map[string]bool, now time.Time) blobXML {
 		if b.Sealed {
 			p.Sealed = &b.Sealed
 		}
-		p.CreationTime, p.LastModified, p.Etag = azhttp.HTTPTime(b.Created), azhttp.HTTPTime(b.Modified), azhttp.ETag(b.Version)
+		p.CreationTime, p.LastModified, p.Etag = azhttp.HTTPTime(b.Created), azhttp.HTTPTime(b.Modified), listedETag(b.Version)
 		p.ContentLength = b.Size
 		p.ContentType, p.ContentEncoding, p.ContentLanguage = b.Headers.ContentType, b.Headers.ContentEncoding, b.Headers.ContentLanguage
 		p.CacheControl, p.ContentDisposition = b.Headers.CacheControl, b.Headers.ContentDisposition

@@ -189,7 +189,7 @@ type pageRangeXML struct {
 }
 
 func (h *handler) getPageRanges(q *request) error {
-	rng, err := azhttp.ParseRange(q.r.Header, false)
+	rng, err := readRange(q.r.Header)
 	if err != nil {
 		return err
 	}

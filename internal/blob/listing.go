@@ -14,7 +14,10 @@ import (
 type ListBlobsOptions struct {
 	Prefix, Delimiter, Marker string
 	Max                       int
-	Uncommitted               bool // include blobs that have only uncommitted blocks
+	// StartFrom lists from this name on (inclusive); EndBefore stops
+	// before this name (exclusive), "" for no bound.
+	StartFrom, EndBefore string
+	Uncommitted          bool // include blobs that have only uncommitted blocks
 	Snapshots                 bool // include each blob's snapshots, oldest first, before it
 }
 
@@ -45,9 +48,7 @@ func (s *Service) ListBlobs(ctx context.Context, acct, container string, o ListB
 		end := kv.PrefixEnd(records.StrPrefix(o.Prefix))
 		blockEnd := kv.PrefixEnd(blocks.StrPrefix(o.Prefix))
 		cursor := o.Prefix
-		if o.Marker > cursor {
-			cursor = o.Marker
-		}
+		cursor = max(cursor, o.Marker, o.StartFrom)
 		recs := &nameCursor{r: r, base: records, end: end}
 		blks := &nameCursor{r: r, base: blocks, end: blockEnd}
 		recs.seek(cursor)
@@ -67,7 +68,7 @@ func (s *Service) ListBlobs(ctx context.Context, acct, container string, o ListB
 					name, raw, ok = bname, nil, true
 				}
 			}
-			if !ok {
+			if !ok || (o.EndBefore != "" && name >= o.EndBefore) {
 				return nil
 			}
 			if entries == o.Max {

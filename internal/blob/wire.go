@@ -3,6 +3,7 @@ package blob
 import (
 	"encoding/base64"
 	"encoding/xml"
+	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
@@ -115,3 +116,8 @@ func blocksToXML(blocks []BlockInfo) blocksXML {
 	}
 	return out
 }
+
+// listedETag is a blob's ETag as List Blobs writes it: bare, without the
+// quotes of the ETag header. (List Containers keeps the quotes; Azure
+// has always listed the two differently, and SDKs pass both through.)
+func listedETag(version uint64) string { return strings.Trim(azhttp.ETag(version), `"`) }

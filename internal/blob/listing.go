@@ -18,7 +18,7 @@ type ListBlobsOptions struct {
 	// before this name (exclusive), "" for no bound.
 	StartFrom, EndBefore string
 	Uncommitted          bool // include blobs that have only uncommitted blocks
-	Snapshots                 bool // include each blob's snapshots, oldest first, before it
+	Snapshots            bool // include each blob's snapshots, oldest first, before it
 }
 
 // ListedBlob is one List Blobs entry; Record is nil for a blob that has

@@ -2,6 +2,7 @@ package blob
 
 import (
 	"bytes"
+	"crypto/md5"
 	"encoding/base64"
 	"encoding/xml"
 	"errors"
@@ -245,15 +246,30 @@ func (h *handler) putBlock(q *request) error {
 }
 
 // parseBlockList reads Put Block List's body: an ordered mix of
-// <Committed>, <Uncommitted> and <Latest> elements.
-func parseBlockList(r *http.Request) ([]BlockRef, error) {
+// <Committed>, <Uncommitted> and <Latest> elements. The body's MD5 is
+// verified against Content-MD5 when one was sent, and returned.
+func parseBlockList(r *http.Request) ([]BlockRef, []byte, error) {
+	want, err := requestMD5(r.Header)
+	if err != nil {
+		return nil, nil, err
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, azhttp.MaxXMLBody+1))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(body) > azhttp.MaxXMLBody {
-		return nil, azhttp.ErrRequestBodyTooLarge
+		return nil, nil, azhttp.ErrRequestBodyTooLarge
 	}
+	sum := md5.Sum(body)
+	if want != nil && !bytes.Equal(want, sum[:]) {
+		return nil, nil, errMD5Mismatch
+	}
+	refs, err := decodeBlockList(body)
+	return refs, sum[:], err
+}
+
+// decodeBlockList decodes a Put Block List body.
+func decodeBlockList(body []byte) ([]BlockRef, error) {
 	dec := xml.NewDecoder(bytes.NewReader(body))
 	bad := azhttp.ErrInvalidXmlDocument
 	var refs []BlockRef
@@ -329,7 +345,7 @@ func (h *handler) putBlockList(q *request) error {
 	if headers.ContentType == "" {
 		headers.ContentType = "application/octet-stream"
 	}
-	refs, err := parseBlockList(q.r)
+	refs, bodyMD5, err := parseBlockList(q.r)
 	if err != nil {
 		return err
 	}
@@ -341,6 +357,8 @@ func (h *handler) putBlockList(q *request) error {
 	if err != nil {
 		return err
 	}
+	// Azure's Content-MD5 here is the block list's, not the blob's.
+	q.w.Header().Set("Content-MD5", b64(bodyMD5))
 	return writeWriteResult(q, b, http.StatusCreated)
 }
 

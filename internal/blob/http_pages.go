@@ -92,7 +92,7 @@ func (h *handler) appendBlock(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	writeDigests(hdr, w)
+	writeSentDigests(hdr, w, c)
 	hdr.Set("x-ms-blob-append-offset", strconv.FormatInt(w.AppendOffset, 10))
 	hdr.Set("x-ms-blob-committed-block-count", strconv.Itoa(w.Blob.Extents))
 	return writeWriteResult(q, w.Blob, http.StatusCreated)
@@ -160,7 +160,7 @@ func (h *handler) putPage(q *request) error {
 			return err
 		}
 		b = w.Blob
-		writeDigests(hdr, w)
+		writeSentDigests(hdr, w, c)
 	case "clear":
 		if q.r.ContentLength > 0 {
 			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("A page clear takes no body.")

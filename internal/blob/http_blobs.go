@@ -480,7 +480,7 @@ func (h *handler) listBlobs(q *request) error {
 			blobs = blobs[1:]
 			continue
 		}
-		items = append(items, blobPrefixXML{Name: prefixes[0]})
+		items = append(items, blobPrefixXML{Name: listedName(prefixes[0])})
 		prefixes = prefixes[1:]
 	}
 	doc.Blobs.Items = items
@@ -488,7 +488,7 @@ func (h *handler) listBlobs(q *request) error {
 }
 
 func blobEntryXML(e ListedBlob, inc map[string]bool, now time.Time) blobXML {
-	x := blobXML{Name: e.Name, Snapshot: e.Snapshot}
+	x := blobXML{Name: listedName(e.Name), Snapshot: e.Snapshot}
 	p := &x.Properties
 	p.BlobType, p.LeaseStatus, p.LeaseState, p.ServerEncrypted = blockBlob, "unlocked", "available", true
 	if b := e.Record; b != nil {

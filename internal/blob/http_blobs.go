@@ -460,7 +460,7 @@ func (h *handler) listBlobs(q *request) error {
 	o := ListBlobsOptions{
 		Prefix: q.q.Get("prefix"), Delimiter: q.q.Get("delimiter"), Marker: q.q.Get("marker"),
 		Max: max, Uncommitted: inc["uncommittedblobs"], Snapshots: inc["snapshots"],
-		StartFrom: q.q.Get("startFrom"), EndBefore: q.q.Get("endBefore"),
+		StartFrom: q.q.Get("startFrom"),
 	}
 	l, err := h.svc.ListBlobs(q.ctx(), q.acct, q.container, o)
 	if err != nil {

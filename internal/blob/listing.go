@@ -14,11 +14,11 @@ import (
 type ListBlobsOptions struct {
 	Prefix, Delimiter, Marker string
 	Max                       int
-	// StartFrom lists from this name on (inclusive); EndBefore stops
-	// before this name (exclusive), "" for no bound.
-	StartFrom, EndBefore string
-	Uncommitted          bool // include blobs that have only uncommitted blocks
-	Snapshots            bool // include each blob's snapshots, oldest first, before it
+	// StartFrom lists from this name on (inclusive), "" from the start.
+	// (endBefore belongs to the Apache Arrow listing format only.)
+	StartFrom   string
+	Uncommitted bool // include blobs that have only uncommitted blocks
+	Snapshots   bool // include each blob's snapshots, oldest first, before it
 }
 
 // ListedBlob is one List Blobs entry; Record is nil for a blob that has
@@ -68,7 +68,7 @@ func (s *Service) ListBlobs(ctx context.Context, acct, container string, o ListB
 					name, raw, ok = bname, nil, true
 				}
 			}
-			if !ok || (o.EndBefore != "" && name >= o.EndBefore) {
+			if !ok {
 				return nil
 			}
 			if entries == o.Max {

@@ -105,7 +105,8 @@ func prepareError(w http.ResponseWriter, r *http.Request, err error) (*Error, st
 	// ETag and Last-Modified stay: a 304 must carry them. So does a 416's
 	// Content-Range ("bytes */size"): it describes the resource, not the body.
 	for k := range h {
-		if strings.HasPrefix(k, "Content-") && !(k == "Content-Range" && e.Status == http.StatusRequestedRangeNotSatisfiable) {
+		keep := k == "Content-Range" && e.Status == http.StatusRequestedRangeNotSatisfiable
+		if strings.HasPrefix(k, "Content-") && !keep {
 			delete(h, k)
 		}
 	}

@@ -102,9 +102,11 @@ func prepareError(w http.ResponseWriter, r *http.Request, err error) (*Error, st
 	h := w.Header()
 	// Content headers a handler set before failing describe a body that is
 	// not going to be sent; a stale Content-Length would even break the write.
-	// ETag and Last-Modified stay: a 304 must carry them.
+	// ETag and Last-Modified stay: a 304 must carry them. So does a 416's
+	// Content-Range ("bytes */size"): it describes the resource, not the body.
 	for k := range h {
-		if strings.HasPrefix(k, "Content-") {
+		keep := k == "Content-Range" && e.Status == http.StatusRequestedRangeNotSatisfiable
+		if strings.HasPrefix(k, "Content-") && !keep {
 			delete(h, k)
 		}
 	}

@@ -2,6 +2,7 @@ package azhttp
 
 import (
 	"encoding/xml"
+	"strconv"
 	"strings"
 )
 
@@ -87,12 +88,107 @@ func DefaultServiceProperties(service string) ServiceProperties {
 	return p
 }
 
-// Validate checks a Set document against Azure's limits.
+// Validate checks a Set document against Azure's limits: retention
+// policies keep 1 to 365 days (and name them when enabled), and at most
+// five CORS rules, each with known methods, at most 64 origins, 64 literal
+// and 2 prefixed headers per list, and a non-negative MaxAgeInSeconds.
 func (p ServiceProperties) Validate() error {
-	if p.Cors != nil && len(p.Cors.Rules) > MaxCORSRules {
+	type policy struct {
+		where string
+		r     *RetentionXML
+	}
+	retention := []policy{{"DeleteRetentionPolicy", p.DeleteRetentionPolicy}}
+	if p.Logging != nil {
+		retention = append(retention, policy{"Logging", &p.Logging.RetentionPolicy})
+	}
+	if p.HourMetrics != nil {
+		retention = append(retention, policy{"HourMetrics", &p.HourMetrics.RetentionPolicy})
+	}
+	if p.MinuteMetrics != nil {
+		retention = append(retention, policy{"MinuteMetrics", &p.MinuteMetrics.RetentionPolicy})
+	}
+	for _, pol := range retention {
+		if err := pol.r.validate(pol.where); err != nil {
+			return err
+		}
+	}
+	if p.Cors == nil {
+		return nil
+	}
+	if len(p.Cors.Rules) > MaxCORSRules {
 		return ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. At most %d CORS rules are allowed.", MaxCORSRules)
 	}
-	return p.validateDeleteRetention()
+	for _, rule := range p.Cors.Rules {
+		if err := rule.validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Retention days Azure accepts.
+const (
+	MinRetentionDays = 1
+	MaxRetentionDays = 365
+)
+
+// validate checks a retention policy; where names its parent element.
+func (r *RetentionXML) validate(where string) error {
+	if r == nil {
+		return nil
+	}
+	switch {
+	case r.Days != nil && (*r.Days < MinRetentionDays || *r.Days > MaxRetentionDays):
+		return ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. %s: Days must be %d to %d.", where, MinRetentionDays, MaxRetentionDays).
+			WithDetails(Detail{"Reason", "Days " + strconv.Itoa(*r.Days) + " is out of range"})
+	case r.Enabled && r.Days == nil:
+		return ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. %s: an enabled retention policy needs Days.", where).
+			WithDetails(Detail{"Reason", "Days is required when the retention policy is enabled"})
+	}
+	return nil
+}
+
+// CORS rule limits, per Azure's CORS reference.
+const (
+	maxCORSOrigins        = 64
+	maxCORSLiteralHeaders = 64
+	maxCORSPrefixHeaders  = 2
+	maxCORSHeaderLen      = 256
+)
+
+// corsMethods are the methods a CORS rule may allow.
+var corsMethods = map[string]bool{"DELETE": true, "GET": true, "HEAD": true, "MERGE": true, "POST": true, "OPTIONS": true, "PUT": true, "PATCH": true}
+
+func (c CorsRuleXML) validate() error {
+	for _, m := range splitComma(c.AllowedMethods) {
+		if !corsMethods[m] {
+			return InvalidXmlNodeValue("AllowedMethods", c.AllowedMethods)
+		}
+	}
+	if len(splitComma(c.AllowedOrigins)) > maxCORSOrigins {
+		return InvalidXmlNodeValue("AllowedOrigins", c.AllowedOrigins)
+	}
+	if c.MaxAgeInSeconds < 0 {
+		return InvalidXmlNodeValue("MaxAgeInSeconds", strconv.Itoa(c.MaxAgeInSeconds))
+	}
+	for _, nl := range [][2]string{{"AllowedHeaders", c.AllowedHeaders}, {"ExposedHeaders", c.ExposedHeaders}} {
+		node, list := nl[0], nl[1]
+		literal, prefixed := 0, 0
+		for _, h := range splitComma(list) {
+			if len(h) > maxCORSHeaderLen {
+				return InvalidXmlNodeValue(node, list)
+			}
+			if strings.HasSuffix(h, "*") && h != "*" {
+				prefixed++
+			} else {
+				literal++
+			}
+		}
+		if literal > maxCORSLiteralHeaders || prefixed > maxCORSPrefixHeaders {
+			return InvalidXmlNodeValue(node, list)
+		}
+	}
+	return nil
 }
 
 // Merge overlays the elements present in set onto p.

@@ -63,8 +63,12 @@ func MaxResults(q url.Values) (int, error) {
 		return 5000, nil
 	}
 	n, err := strconv.Atoi(vs[0])
-	if err != nil || n < 1 {
-		return 0, ErrOutOfRangeQueryParameterValue
+	if err != nil {
+		return 0, InvalidQueryParameterValue("maxresults", vs[0], "")
+	}
+	if n < 1 {
+		// Above 5000 is not an error: the listing is capped at 5000.
+		return 0, OutOfRangeQueryParameterValue("maxresults", vs[0], 1, 5000)
 	}
 	return min(n, 5000), nil
 }

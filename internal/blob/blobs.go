@@ -407,7 +407,7 @@ func (s *Service) GetBlob(ctx context.Context, acct, container, name, snapshot s
 		d := &Download{Record: b, Length: b.Size, r: r, acct: acct, container: container, name: name}
 		if rng != nil {
 			if rng.Start >= b.Size || (rng.End >= 0 && rng.End < rng.Start) {
-				return azhttp.ErrInvalidRange
+				return &unsatisfiableRange{size: b.Size}
 			}
 			end := b.Size - 1
 			if rng.End >= 0 && rng.End < end {

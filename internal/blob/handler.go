@@ -108,6 +108,9 @@ func (h *handler) dispatch(q *request) error {
 	} else if err := q.access.Allows(op.need); err != nil {
 		return err
 	}
+	if err := checkLeaseIDs(q.r.Header); err != nil {
+		return err
+	}
 	return op.run(h, q)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
 // parseContentHeaders reads the x-ms-blob-* content headers of Put Blob's
@@ -57,6 +58,18 @@ func requestMD5(h http.Header) ([]byte, error) {
 // writeDigests echoes the digests of the content a write received.
 func writeDigests(h http.Header, w *Written) {
 	h.Set("Content-MD5", b64(w.ContentMD5))
+	if w.ContentCRC64 != nil {
+		h.Set("x-ms-content-crc64", b64(w.ContentCRC64))
+	}
+}
+
+// writeSentDigests echoes the digests a request sent, for Append Block
+// and Put Page: unlike Put Blob and Put Block, Azure returns Content-MD5
+// there only when the client sent one to verify.
+func writeSentDigests(h http.Header, w *Written, c Content) {
+	if c.MD5 != nil {
+		h.Set("Content-MD5", b64(w.ContentMD5))
+	}
 	if w.ContentCRC64 != nil {
 		h.Set("x-ms-content-crc64", b64(w.ContentCRC64))
 	}
@@ -122,6 +135,18 @@ func parseSnapshot(name, v string) (string, error) {
 		return "", azhttp.InvalidQueryParameterValue(name, v, "")
 	}
 	return t.UTC().Format(snapshotLayout), nil
+}
+
+// checkLeaseIDs refuses a lease ID that is not a GUID, whatever the
+// operation: Azure answers 400 InvalidHeaderValue naming the header
+// rather than comparing it with the lease held (which would be 412).
+func checkLeaseIDs(h http.Header) error {
+	for _, name := range []string{"x-ms-lease-id", "x-ms-source-lease-id", "x-ms-proposed-lease-id"} {
+		if v := h.Get(name); v != "" && !lease.ValidID(v) {
+			return azhttp.InvalidHeaderValue(name, v)
+		}
+	}
+	return nil
 }
 
 // preconditions reads a request's conditional and lease headers.

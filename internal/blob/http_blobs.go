@@ -2,6 +2,7 @@ package blob
 
 import (
 	"bytes"
+	"crypto/md5"
 	"encoding/base64"
 	"encoding/xml"
 	"errors"
@@ -135,7 +136,7 @@ func (h *handler) getBlob(q *request) error {
 		q.w.WriteHeader(http.StatusOK)
 		return nil
 	}
-	rng, err := azhttp.ParseRange(q.r.Header, false)
+	rng, err := readRange(q.r.Header)
 	if err != nil {
 		return err
 	}
@@ -147,7 +148,7 @@ func (h *handler) getBlob(q *request) error {
 	if wantMD5 && rng == nil {
 		return azhttp.InvalidHeaderValue("x-ms-range-get-content-md5", "true").WithMessage("x-ms-range-get-content-md5 requires a range.")
 	}
-	return h.svc.GetBlob(q.ctx(), q.acct, q.container, q.blob, q.snapshot, rng, pre, func(d *Download) error {
+	err = h.svc.GetBlob(q.ctx(), q.acct, q.container, q.blob, q.snapshot, rng, pre, func(d *Download) error {
 		if wantMD5 && d.Length > maxRangeMD5 {
 			return azhttp.ErrOutOfRangeInput.WithMessage("x-ms-range-get-content-md5 is allowed for ranges up to 4 MiB.")
 		}
@@ -192,6 +193,10 @@ func (h *handler) getBlob(q *request) error {
 		}
 		return nil
 	})
+	if cr := contentRangeOf(err); cr != "" {
+		hdr.Set("Content-Range", cr)
+	}
+	return err
 }
 
 func (h *handler) deleteBlob(q *request) error {
@@ -285,15 +290,30 @@ func (h *handler) putBlock(q *request) error {
 }
 
 // parseBlockList reads Put Block List's body: an ordered mix of
-// <Committed>, <Uncommitted> and <Latest> elements.
-func parseBlockList(r *http.Request) ([]BlockRef, error) {
+// <Committed>, <Uncommitted> and <Latest> elements. The body's MD5 is
+// verified against Content-MD5 when one was sent, and returned.
+func parseBlockList(r *http.Request) ([]BlockRef, []byte, error) {
+	want, err := requestMD5(r.Header)
+	if err != nil {
+		return nil, nil, err
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, azhttp.MaxXMLBody+1))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(body) > azhttp.MaxXMLBody {
-		return nil, azhttp.ErrRequestBodyTooLarge
+		return nil, nil, azhttp.ErrRequestBodyTooLarge
 	}
+	sum := md5.Sum(body)
+	if want != nil && !bytes.Equal(want, sum[:]) {
+		return nil, nil, errMD5Mismatch
+	}
+	refs, err := decodeBlockList(body)
+	return refs, sum[:], err
+}
+
+// decodeBlockList decodes a Put Block List body.
+func decodeBlockList(body []byte) ([]BlockRef, error) {
 	dec := xml.NewDecoder(bytes.NewReader(body))
 	bad := azhttp.ErrInvalidXmlDocument
 	var refs []BlockRef
@@ -369,7 +389,7 @@ func (h *handler) putBlockList(q *request) error {
 	if headers.ContentType == "" {
 		headers.ContentType = "application/octet-stream"
 	}
-	refs, err := parseBlockList(q.r)
+	refs, bodyMD5, err := parseBlockList(q.r)
 	if err != nil {
 		return err
 	}
@@ -385,6 +405,8 @@ func (h *handler) putBlockList(q *request) error {
 	if err != nil {
 		return err
 	}
+	// Azure's Content-MD5 here is the block list's, not the blob's.
+	q.w.Header().Set("Content-MD5", b64(bodyMD5))
 	return writeWriteResult(q, b, http.StatusCreated)
 }
 
@@ -496,6 +518,7 @@ func (h *handler) listBlobs(q *request) error {
 		Prefix: q.q.Get("prefix"), Delimiter: q.q.Get("delimiter"), Marker: q.q.Get("marker"),
 		Max: max, Uncommitted: inc["uncommittedblobs"], Snapshots: inc["snapshots"],
 		Versions: inc["versions"], Deleted: inc["deleted"], DeletedWithVersions: inc["deletedwithversions"],
+		StartFrom: q.q.Get("startFrom"),
 	}
 	l, err := h.svc.ListBlobs(q.ctx(), q.acct, q.container, o)
 	if err != nil {
@@ -515,7 +538,7 @@ func (h *handler) listBlobs(q *request) error {
 			blobs = blobs[1:]
 			continue
 		}
-		items = append(items, blobPrefixXML{Name: prefixes[0]})
+		items = append(items, blobPrefixXML{Name: listedName(prefixes[0])})
 		prefixes = prefixes[1:]
 	}
 	doc.Blobs.Items = items
@@ -523,7 +546,7 @@ func (h *handler) listBlobs(q *request) error {
 }
 
 func blobEntryXML(e ListedBlob, inc map[string]bool, now time.Time) blobXML {
-	x := blobXML{Name: e.Name, Snapshot: e.Snapshot}
+	x := blobXML{Name: listedName(e.Name), Snapshot: e.Snapshot}
 	p := &x.Properties
 	p.BlobType, p.LeaseStatus, p.LeaseState, p.ServerEncrypted = blockBlob, "unlocked", "available", true
 	if b := e.Record; b != nil {
@@ -534,7 +557,7 @@ func blobEntryXML(e ListedBlob, inc map[string]bool, now time.Time) blobXML {
 		if b.Sealed {
 			p.Sealed = &b.Sealed
 		}
-		p.CreationTime, p.LastModified, p.Etag = azhttp.HTTPTime(b.Created), azhttp.HTTPTime(b.Modified), azhttp.ETag(b.Version)
+		p.CreationTime, p.LastModified, p.Etag = azhttp.HTTPTime(b.Created), azhttp.HTTPTime(b.Modified), listedETag(b.Version)
 		p.ContentLength = b.Size
 		p.ContentType, p.ContentEncoding, p.ContentLanguage = b.Headers.ContentType, b.Headers.ContentEncoding, b.Headers.ContentLanguage
 		p.CacheControl, p.ContentDisposition = b.Headers.CacheControl, b.Headers.ContentDisposition

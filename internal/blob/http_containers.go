@@ -3,6 +3,7 @@ package blob
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
@@ -125,15 +126,15 @@ func (h *handler) listContainers(q *request) error {
 	}
 	prefix, marker := q.q.Get("prefix"), q.q.Get("marker")
 	inc := includes(q.q.Get("include"))
-	list, next, err := h.svc.ListContainers(q.ctx(), q.acct, prefix, marker, max)
+	list, next, err := h.svc.ListContainers(q.ctx(), q.acct, prefix, containerFromMarker(q.acct, marker), max)
 	if inc["deleted"] {
-		list, next, err = h.svc.ListContainersWithDeleted(q.ctx(), q.acct, prefix, marker, max)
+		list, next, err = h.svc.ListContainersWithDeleted(q.ctx(), q.acct, prefix, containerFromMarker(q.acct, marker), max)
 	}
 	if err != nil {
 		return err
 	}
 	withMeta := inc["metadata"]
-	doc := containerListXML{ServiceEndpoint: serviceEndpoint(q), Prefix: prefix, Marker: marker, NextMarker: next}
+	doc := containerListXML{ServiceEndpoint: serviceEndpoint(q), Prefix: prefix, Marker: marker, NextMarker: containerMarker(q.acct, next)}
 	if q.q.Has("maxresults") {
 		doc.MaxResults = max
 	}
@@ -179,4 +180,23 @@ func (h *handler) getAccountInfo(q *request) error {
 	hdr.Set("x-ms-account-kind", "StorageV2")
 	hdr.Set("x-ms-is-hns-enabled", strconv.FormatBool(false))
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
+}
+
+// containerMarker is List Containers' NextMarker for the page that starts
+// at container name: Azure writes it as "/account/container".
+func containerMarker(acct, name string) string {
+	if name == "" {
+		return ""
+	}
+	return "/" + acct + "/" + name
+}
+
+// containerFromMarker reads a List Containers marker back into the name
+// its page starts at. A bare container name (a marker some emulators
+// hand out) is taken as it is.
+func containerFromMarker(acct, marker string) string {
+	if name, ok := strings.CutPrefix(marker, "/"+acct+"/"); ok {
+		return name
+	}
+	return marker
 }

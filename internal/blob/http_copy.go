@@ -169,6 +169,11 @@ func (h *handler) copyBlob(q *request) error {
 	hdr := q.w.Header()
 	hdr.Set("x-ms-copy-id", b.Copy.ID)
 	hdr.Set("x-ms-copy-status", b.Copy.Status)
+	if q.r.Header.Get("x-ms-requires-sync") == "true" && b.Headers.ContentMD5 != nil {
+		// Copy Blob From URL echoes the MD5 of what it copied, the
+		// source's own Content-MD5; an asynchronous Copy Blob does not.
+		hdr.Set("Content-MD5", b64(b.Headers.ContentMD5))
+	}
 	return writeWriteResult(q, b, http.StatusAccepted)
 }
 

@@ -100,7 +100,7 @@ func (h *handler) appendBlock(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	writeDigests(hdr, w)
+	writeSentDigests(hdr, w, c)
 	writeStructuredEcho(hdr, w)
 	hdr.Set("x-ms-blob-append-offset", strconv.FormatInt(w.AppendOffset, 10))
 	hdr.Set("x-ms-blob-committed-block-count", strconv.Itoa(w.Blob.Extents))
@@ -172,7 +172,7 @@ func (h *handler) putPage(q *request) error {
 			return err
 		}
 		b = w.Blob
-		writeDigests(hdr, w)
+		writeSentDigests(hdr, w, c)
 		writeStructuredEcho(hdr, w)
 	case "clear":
 		if q.r.ContentLength > 0 {
@@ -202,7 +202,7 @@ type pageRangeXML struct {
 }
 
 func (h *handler) getPageRanges(q *request) error {
-	rng, err := azhttp.ParseRange(q.r.Header, false)
+	rng, err := readRange(q.r.Header)
 	if err != nil {
 		return err
 	}

@@ -14,10 +14,13 @@ import (
 type ListBlobsOptions struct {
 	Prefix, Delimiter, Marker string
 	Max                       int
-	Uncommitted               bool // include blobs that have only uncommitted blocks
-	Snapshots                 bool // include each blob's snapshots, oldest first, before it
-	Versions                  bool // include each blob's previous versions, oldest first, before it
-	Deleted                   bool // include soft-deleted blobs (and snapshots, with Snapshots)
+	// StartFrom lists from this name on (inclusive), "" from the start.
+	// (endBefore belongs to the Apache Arrow listing format only.)
+	StartFrom   string
+	Uncommitted bool // include blobs that have only uncommitted blocks
+	Snapshots   bool // include each blob's snapshots, oldest first, before it
+	Versions    bool // include each blob's previous versions, oldest first, before it
+	Deleted     bool // include soft-deleted blobs (and snapshots, with Snapshots)
 	// DeletedWithVersions lists a deleted blob that has versions once,
 	// marked HasVersionsOnly.
 	DeletedWithVersions bool
@@ -53,9 +56,7 @@ func (s *Service) ListBlobs(ctx context.Context, acct, container string, o ListB
 		end := kv.PrefixEnd(records.StrPrefix(o.Prefix))
 		blockEnd := kv.PrefixEnd(blocks.StrPrefix(o.Prefix))
 		cursor := o.Prefix
-		if o.Marker > cursor {
-			cursor = o.Marker
-		}
+		cursor = max(cursor, o.Marker, o.StartFrom)
 		recs := &nameCursor{r: r, base: records, end: end}
 		blks := &nameCursor{r: r, base: blocks, end: blockEnd}
 		recs.seek(cursor)

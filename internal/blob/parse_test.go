@@ -32,7 +32,7 @@ func TestParseBlockList(t *testing.T) {
 	}
 	for _, tc := range tests {
 		r, _ := http.NewRequest(http.MethodPut, "/", strings.NewReader(tc.body))
-		got, err := parseBlockList(r)
+		got, _, err := parseBlockList(r)
 		if tc.err != nil {
 			if !errors.Is(err, tc.err) {
 				t.Errorf("%q: error %v, want %v", tc.body, err, tc.err)
@@ -111,7 +111,7 @@ func FuzzParseBlockList(f *testing.F) {
 	f.Add(`<BlockList><Latest><![CDATA[AAAA]]></Latest></BlockList>`)
 	f.Fuzz(func(t *testing.T, body string) {
 		r, _ := http.NewRequest(http.MethodPut, "/", strings.NewReader(body))
-		refs, err := parseBlockList(r)
+		refs, _, err := parseBlockList(r)
 		if err != nil {
 			return
 		}

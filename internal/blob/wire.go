@@ -3,6 +3,9 @@ package blob
 import (
 	"encoding/base64"
 	"encoding/xml"
+	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
@@ -57,17 +60,17 @@ type blobListXML struct {
 }
 
 type blobPrefixXML struct {
-	XMLName xml.Name `xml:"BlobPrefix"`
-	Name    string   `xml:"Name"`
+	XMLName xml.Name      `xml:"BlobPrefix"`
+	Name    listedNameXML `xml:"Name"`
 }
 
 type blobXML struct {
-	XMLName   xml.Name `xml:"Blob"`
-	Name      string   `xml:"Name"`
-	Deleted   bool     `xml:"Deleted,omitempty"`
-	Snapshot  string   `xml:"Snapshot,omitempty"`
-	VersionID string   `xml:"VersionId,omitempty"`
-	IsCurrent *bool    `xml:"IsCurrentVersion,omitempty"`
+	XMLName   xml.Name      `xml:"Blob"`
+	Name      listedNameXML `xml:"Name"`
+	Deleted   bool          `xml:"Deleted,omitempty"`
+	Snapshot  string        `xml:"Snapshot,omitempty"`
+	VersionID string        `xml:"VersionId,omitempty"`
+	IsCurrent *bool         `xml:"IsCurrentVersion,omitempty"`
 	// HasVersionsOnly marks a deleted blob listed for its versions.
 	HasVersionsOnly *bool               `xml:"HasVersionsOnly,omitempty"`
 	Properties      blobPropertiesXML   `xml:"Properties"`
@@ -134,4 +137,51 @@ func blocksToXML(blocks []BlockInfo) blocksXML {
 		out.Blocks = append(out.Blocks, blockXML{Name: base64.StdEncoding.EncodeToString(b.ID), Size: b.Size})
 	}
 	return out
+}
+
+// listedETag is a blob's ETag as List Blobs writes it: bare, without the
+// quotes of the ETag header. (List Containers keeps the quotes; Azure
+// has always listed the two differently, and SDKs pass both through.)
+func listedETag(version uint64) string { return strings.Trim(azhttp.ETag(version), `"`) }
+
+// listedNameXML is a blob name in a listing. A name holding a character
+// XML 1.0 cannot carry (most control characters, U+FFFE, U+FFFF) is
+// written percent-encoded with Encoded="true", as Azure does and the
+// SDKs decode; any other name is written as it is.
+type listedNameXML struct {
+	Encoded bool   `xml:"Encoded,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+func listedName(name string) listedNameXML {
+	if !utf8.ValidString(name) {
+		return listedNameXML{Encoded: true, Text: percentEncode(name)}
+	}
+	for _, c := range name {
+		if !xmlChar(c) {
+			return listedNameXML{Encoded: true, Text: percentEncode(name)}
+		}
+	}
+	return listedNameXML{Text: name}
+}
+
+// xmlChar reports whether XML 1.0 can carry c (the Char production).
+func xmlChar(c rune) bool {
+	return c == '\t' || c == '\n' || c == '\r' || c >= 0x20 && c <= 0xD7FF || c >= 0xE000 && c <= 0xFFFD || c >= 0x10000 && c <= 0x10FFFF
+}
+
+// percentEncode escapes every byte but the unreserved ones and '/', so
+// that both path and query unescaping give the name back ('+' and space
+// included).
+func percentEncode(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_.~/", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
 }

@@ -16,15 +16,17 @@ type Request struct {
 	Method string
 	URL    string
 	// Header names starting with x-ms- go on the wire spelled as given, as
-	// the SDKs send metadata names (the service keeps their case); others
-	// are canonicalised.
+	// the SDKs send metadata names (the service keeps their case), and so
+	// does Content-MD5; others are canonicalised.
 	Header map[string]string
 	Body   []byte // nil sends no body
 }
 
 // setHeader sets one of a Request's headers on h.
 func setHeader(h http.Header, name, value string) {
-	if len(name) >= 5 && strings.EqualFold(name[:5], "x-ms-") {
+	// Content-MD5 too goes as the SDKs spell it: their Shared Key signing
+	// looks it up by that spelling, not the canonical Content-Md5.
+	if len(name) >= 5 && strings.EqualFold(name[:5], "x-ms-") || strings.EqualFold(name, "Content-MD5") {
 		h.Del(name)
 		h[name] = []string{value}
 		return

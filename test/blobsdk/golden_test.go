@@ -184,6 +184,9 @@ func writeNode(out *bytes.Buffer, n *xmlNode, depth int) {
 	if len(n.children) == 0 {
 		text := n.text
 		if p, ok := volatile[n.name]; ok && text != "" {
+			if strings.HasPrefix(text, `"`) {
+				p = `"` + p + `"` // quoting is part of the format: List Containers quotes ETags, List Blobs does not
+			}
 			text = p
 		}
 		_ = xml.EscapeText(out, []byte(text))

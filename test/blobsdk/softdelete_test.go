@@ -25,7 +25,8 @@ func (f *fixture) setSoftDelete(days int32) {
 }
 
 // TestDeleteRetentionPolicyValidation: soft delete keeps data 1 to 365
-// days; Azure refuses other values and an enabled policy without days.
+// days; Azure refuses other values and an enabled policy without days as
+// an invalid document (azblob's own live tests expect InvalidXmlDocument).
 func TestDeleteRetentionPolicyValidation(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -33,7 +34,7 @@ func TestDeleteRetentionPolicyValidation(t *testing.T) {
 		_, err := f.svc.SetProperties(t.Context(), &service.SetPropertiesOptions{
 			DeleteRetentionPolicy: &service.RetentionPolicy{Enabled: ptr(true), Days: ptr(days)},
 		})
-		mustErr(t, err, http.StatusBadRequest, bloberror.InvalidXMLNodeValue, "DeleteRetentionPolicy Days=%d", days)
+		mustErr(t, err, http.StatusBadRequest, bloberror.InvalidXMLDocument, "DeleteRetentionPolicy Days=%d", days)
 	}
 	_, err := f.svc.SetProperties(t.Context(), &service.SetPropertiesOptions{
 		DeleteRetentionPolicy: &service.RetentionPolicy{Enabled: ptr(true)},

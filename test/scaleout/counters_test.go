@@ -32,11 +32,10 @@ const counterClients = 16
 
 // incrementsEach is 50, the full contention test: 800 increments, each
 // taking about ten read + conditional-write attempts when sixteen clients
-// race. Under the race detector, where each attempt costs several times
-// its CPU, and with -short, it is 10, which keeps CI's -race run of the
-// package within its minute; the 16-way contention is the same.
+// race (CI runs it so, under the race detector). With -short it is 10;
+// the 16-way contention is the same.
 func incrementsEach() int {
-	if raceDetector || testing.Short() {
+	if testing.Short() {
 		return 10
 	}
 	return 50

@@ -26,11 +26,9 @@ func TestQueueConsumersAcrossFrontEnds(t *testing.T) {
 		producers = 8
 		consumers = 8
 	)
-	// 2,000 messages; under the race detector, where every request costs
-	// several times its CPU, and with -short, 800, which keeps CI's -race
-	// run of the package within its minute.
+	// 2,000 messages (800 with -short).
 	total := 2000
-	if raceDetector || testing.Short() {
+	if testing.Short() {
 		total = 800
 	}
 	if _, err := d.queue(0, "drain").Create(ctx, nil); err != nil {

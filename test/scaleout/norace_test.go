@@ -1,5 +1,0 @@
-//go:build !race
-
-package scaleout_test
-
-const raceDetector = false

@@ -448,3 +448,17 @@ func DecodeStructured(r io.Reader, bodyLen, contentLen int64) ([]byte, error) {
 	}
 	return data, nil
 }
+
+// StreamStructured sends the length bytes stream writes to w as a
+// structured message in StructuredSegmentSize segments: the structured
+// form of a download, for every service.
+func StreamStructured(w io.Writer, length int64, stream func(io.Writer) error) error {
+	enc, err := NewStructuredWriter(w, length, StructuredSegmentSize)
+	if err != nil {
+		return err
+	}
+	if err := stream(enc); err != nil {
+		return err
+	}
+	return enc.Close()
+}

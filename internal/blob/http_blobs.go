@@ -182,7 +182,7 @@ func (h *handler) getBlob(q *request) error {
 		send := d.Stream
 		if structured {
 			azhttp.WriteStructuredHeaders(hdr, d.Length)
-			send = func(w io.Writer) error { return streamStructured(w, d) }
+			send = func(w io.Writer) error { return azhttp.StreamStructured(w, d.Length, d.Stream) }
 		}
 		q.w.WriteHeader(status)
 		if err := send(q.w); err != nil {
@@ -260,12 +260,18 @@ func blockID(v string) ([]byte, error) {
 	return id, nil
 }
 
-func (h *handler) putBlock(q *request) error {
+// blockIDParam reads the blockid query parameter Put Block and Put Block
+// From URL need.
+func blockIDParam(q *request) ([]byte, error) {
 	raw := q.q.Get("blockid")
 	if raw == "" {
-		return azhttp.MissingRequiredQueryParameter("blockid")
+		return nil, azhttp.MissingRequiredQueryParameter("blockid")
 	}
-	id, err := blockID(raw)
+	return blockID(raw)
+}
+
+func (h *handler) putBlock(q *request) error {
+	id, err := blockIDParam(q)
 	if err != nil {
 		return err
 	}

@@ -129,18 +129,10 @@ func (h *handler) copyBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	// Only Copy Blob From URL may take the source's tags, and then no
-	// x-ms-tags of its own.
-	copyTags := false
-	switch opt := q.r.Header.Get("x-ms-copy-source-tag-option"); opt {
-	case "", "REPLACE":
-	case "COPY":
-		if q.r.Header.Get("x-ms-requires-sync") != "true" || tags != nil {
-			return azhttp.InvalidHeaderValue("x-ms-copy-source-tag-option", opt)
-		}
-		copyTags = true
-	default:
-		return azhttp.InvalidHeaderValue("x-ms-copy-source-tag-option", opt)
+	// Only Copy Blob From URL may take the source's tags.
+	copyTags, err := copySourceTagOption(q.r.Header, tags, q.r.Header.Get("x-ms-requires-sync") == "true")
+	if err != nil {
+		return err
 	}
 	srcTags, err := sourceIfTags(q.r.Header)
 	if err != nil {
@@ -186,4 +178,22 @@ func (h *handler) abortCopy(q *request) error {
 		return azhttp.MissingRequiredQueryParameter("copyid")
 	}
 	return h.svc.AbortCopy(q.ctx(), q.acct, q.container, q.blob, id, preconditions(q.r.Header))
+}
+
+// copySourceTagOption reads x-ms-copy-source-tag-option: COPY (the
+// destination takes the source's tags) is allowed only where the
+// operation takes it and with no x-ms-tags of the request's own; REPLACE
+// or nothing keeps the request's tags.
+func copySourceTagOption(h http.Header, tags Tags, allowed bool) (bool, error) {
+	switch opt := h.Get("x-ms-copy-source-tag-option"); opt {
+	case "", "REPLACE":
+		return false, nil
+	case "COPY":
+		if !allowed || tags != nil {
+			return false, azhttp.InvalidHeaderValue("x-ms-copy-source-tag-option", opt)
+		}
+		return true, nil
+	default:
+		return false, azhttp.InvalidHeaderValue("x-ms-copy-source-tag-option", opt)
+	}
 }

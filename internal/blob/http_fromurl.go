@@ -141,16 +141,9 @@ func (h *handler) putBlobFromURL(q *request) error {
 	if err != nil {
 		return err
 	}
-	copyTags := false
-	switch opt := q.r.Header.Get("x-ms-copy-source-tag-option"); opt {
-	case "", "REPLACE":
-	case "COPY":
-		if tags != nil {
-			return azhttp.InvalidHeaderValue("x-ms-copy-source-tag-option", opt)
-		}
-		copyTags = true
-	default:
-		return azhttp.InvalidHeaderValue("x-ms-copy-source-tag-option", opt)
+	copyTags, err := copySourceTagOption(q.r.Header, tags, true)
+	if err != nil {
+		return err
 	}
 	src, err := h.sourceRead(q, false, maxSinglePutBlobLen)
 	if err != nil {
@@ -166,11 +159,7 @@ func (h *handler) putBlobFromURL(q *request) error {
 
 // putBlockFromURL serves Put Block From URL.
 func (h *handler) putBlockFromURL(q *request) error {
-	raw := q.q.Get("blockid")
-	if raw == "" {
-		return azhttp.MissingRequiredQueryParameter("blockid")
-	}
-	id, err := blockID(raw)
+	id, err := blockIDParam(q)
 	if err != nil {
 		return err
 	}
@@ -193,12 +182,8 @@ func (h *handler) putBlockFromURL(q *request) error {
 
 // appendBlockFromURL serves Append Block From URL.
 func (h *handler) appendBlockFromURL(q *request) error {
-	var ac AppendConditions
-	var err error
-	if ac.MaxSize, err = optionalInt(q.r.Header, "x-ms-blob-condition-maxsize"); err != nil {
-		return err
-	}
-	if ac.AppendPos, err = optionalInt(q.r.Header, "x-ms-blob-condition-appendpos"); err != nil {
+	ac, err := appendConditions(q.r.Header)
+	if err != nil {
 		return err
 	}
 	if err := emptyBody(q); err != nil {

@@ -75,13 +75,20 @@ func (h *handler) createEmpty(q *request, typ string, headers ContentHeaders, me
 	return writeWriteResult(q, b, http.StatusCreated)
 }
 
-func (h *handler) appendBlock(q *request) error {
+// appendConditions reads Append Block's own conditions.
+func appendConditions(h http.Header) (AppendConditions, error) {
 	var ac AppendConditions
 	var err error
-	if ac.MaxSize, err = optionalInt(q.r.Header, "x-ms-blob-condition-maxsize"); err != nil {
-		return err
+	if ac.MaxSize, err = optionalInt(h, "x-ms-blob-condition-maxsize"); err != nil {
+		return ac, err
 	}
-	if ac.AppendPos, err = optionalInt(q.r.Header, "x-ms-blob-condition-appendpos"); err != nil {
+	ac.AppendPos, err = optionalInt(h, "x-ms-blob-condition-appendpos")
+	return ac, err
+}
+
+func (h *handler) appendBlock(q *request) error {
+	ac, err := appendConditions(q.r.Header)
+	if err != nil {
 		return err
 	}
 	if payloadLength(q.r) == 0 {

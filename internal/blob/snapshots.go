@@ -91,7 +91,13 @@ type SnapshotInfo struct {
 
 // listSnapshots returns the blob's snapshots, oldest first.
 func listSnapshots(r kv.Reader, acct, container, name string) ([]SnapshotInfo, error) {
-	p := snapshotsPrefix(acct, container, name)
+	return listKept(r, snapshotsPrefix(acct, container, name), func(id string) string { return "" })
+}
+
+// listKept returns the records kept under p (snapshots or versions),
+// oldest first; point gives each record's point from its id ("" leaves
+// it unset).
+func listKept(r kv.Reader, p []byte, point func(id string) string) ([]SnapshotInfo, error) {
 	var out []SnapshotInfo
 	var failed error
 	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
@@ -103,6 +109,7 @@ func listSnapshots(r kv.Reader, acct, container, name string) ([]SnapshotInfo, e
 		if failed = record.Decode(v, info.Record); failed != nil {
 			return false
 		}
+		info.Record.point = point(info.ID)
 		out = append(out, info)
 		return true
 	})

@@ -1,7 +1,6 @@
 package blob
 
 import (
-	"io"
 	"net/http"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -71,16 +70,4 @@ func checkStructuredDownload(d *Download) error {
 		return azhttp.ErrOutOfRangeInput.WithMessage("x-ms-structured-body is allowed for ranges up to 4 MiB.")
 	}
 	return nil
-}
-
-// streamStructured sends the download's bytes to w as a structured message.
-func streamStructured(w io.Writer, d *Download) error {
-	enc, err := azhttp.NewStructuredWriter(w, d.Length, azhttp.StructuredSegmentSize)
-	if err != nil {
-		return err
-	}
-	if err := d.Stream(enc); err != nil {
-		return err
-	}
-	return enc.Close()
 }

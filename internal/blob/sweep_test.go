@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -47,12 +46,7 @@ func TestSweepSparesLiveFrontEnds(t *testing.T) {
 	t.Cleanup(func() { _ = store.Close() })
 	front := func() *Service {
 		s := New(Config{Store: store, Now: clock.Now})
-		reg, err := liveness.Register(t.Context(), store, clock.Now, slog.New(slog.DiscardHandler))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = reg.Close(t.Context()) })
-		s.UseProcesses(reg)
+		s.UseProcesses(testkit.Process(t, store, clock.Now))
 		return s
 	}
 	a, b := front(), front()

@@ -195,23 +195,7 @@ func (t *Tx) newVersion(acct, container, name string, b *Blob) error {
 
 // listVersions returns the blob's previous versions, oldest first.
 func listVersions(r kv.Reader, acct, container, name string) ([]SnapshotInfo, error) {
-	p := versionsPrefix(acct, container, name)
-	var out []SnapshotInfo
-	var failed error
-	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
-		var info SnapshotInfo
-		if info.ID, failed = nameAfter(k, len(p)); failed != nil {
-			return false
-		}
-		info.Record = &Blob{}
-		if failed = record.Decode(v, info.Record); failed != nil {
-			return false
-		}
-		info.Record.point = versionPoint(info.ID)
-		out = append(out, info)
-		return true
-	})
-	return out, errors.Join(err, failed)
+	return listKept(r, versionsPrefix(acct, container, name), versionPoint)
 }
 
 // keepVersionData removes from candidates the data objects that a

@@ -108,7 +108,7 @@ func (h *handler) getFile(q *request) error {
 		send := d.Stream
 		if structured {
 			azhttp.WriteStructuredHeaders(hdr, d.Length)
-			send = func(w io.Writer) error { return streamStructured(w, d) }
+			send = func(w io.Writer) error { return azhttp.StreamStructured(w, d.Length, d.Stream) }
 		}
 		q.w.WriteHeader(status)
 		if q.r.Method == http.MethodHead {

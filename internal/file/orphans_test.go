@@ -2,7 +2,6 @@ package file
 
 import (
 	"errors"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -25,12 +24,7 @@ func TestOrphanHandlesClosedWhenTheirProcessIsGone(t *testing.T) {
 	accounts := azhttp.NewAccounts(azhttp.Account{Name: testAcct, Keys: [][]byte{[]byte("key")}})
 	front := func() *Service {
 		s := New(Config{Store: store, Now: clock.Now, Accounts: accounts})
-		reg, err := liveness.Register(t.Context(), store, clock.Now, slog.New(slog.DiscardHandler))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = reg.Close(t.Context()) })
-		s.UseProcesses(reg)
+		s.UseProcesses(testkit.Process(t, store, clock.Now))
 		return s
 	}
 	a, b := front(), front()

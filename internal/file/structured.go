@@ -32,15 +32,3 @@ func structuredRange(q *request, length int64) (bool, io.Reader, error) {
 	}
 	return true, bytes.NewReader(data), nil
 }
-
-// streamStructured sends a download's bytes to w as a structured message.
-func streamStructured(w io.Writer, d *Download) error {
-	enc, err := azhttp.NewStructuredWriter(w, d.Length, azhttp.StructuredSegmentSize)
-	if err != nil {
-		return err
-	}
-	if err := d.Stream(enc); err != nil {
-		return err
-	}
-	return enc.Close()
-}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -22,7 +24,9 @@ func benchCommand(args []string, getenv func(string) string, stdout, stderr io.W
 		case "null-server":
 			return nullServer(args[1:], stderr)
 		case "compare":
-			return compare(args[1:], stdout)
+			return compare(args[1:], stdout, stderr)
+		case "fsync":
+			return fsyncLatency(args[1:], stdout, stderr)
 		}
 	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
@@ -36,12 +40,17 @@ func benchCommand(args []string, getenv func(string) string, stdout, stderr io.W
 	listBlobs := fs.Int("list-blobs", 10_000, "blobs in blob-list's container")
 	asJSON := fs.Bool("json", false, "print results as JSON")
 	quiet := fs.Bool("q", false, "no progress lines")
+	serverPID := fs.Int("server-pid", 0, "the server's process id on this machine: report its user+sys CPU time per operation (Linux /proc)")
 	fs.Usage = func() {
 		// Usage goes to stderr on the way to an error or -h; there is
 		// nowhere left to report a failed write.
 		_, _ = fmt.Fprintf(stderr, "usage: cerulean bench [flags] workload... (or all, or storage: every workload but cosmos-*)\n"+
 			"       cerulean bench null-server ADDR...      serve the no-work ceiling on each address\n"+
-			"       cerulean bench compare NAME=FILE...     ratio table of --json results, first against the others\n"+
+			"       cerulean bench compare [-null NAME] [-fsync FILE] NAME=FILE...\n"+
+			"                                               ratio table of --json results, first against the others;\n"+
+			"                                               with -null, each as a fraction of its ceiling\n"+
+			"       cerulean bench fsync [-dir DIR] [-n N] [-c CLIENTS] [-json]\n"+
+			"                                               the disk's 4 KiB write+fdatasync latency and durable-write ceiling\n"+
 			"workloads: %s\n", strings.Join(bench.Names(), ", "))
 		fs.PrintDefaults()
 	}
@@ -71,7 +80,13 @@ func benchCommand(args []string, getenv func(string) string, stdout, stderr io.W
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	cfg := bench.Config{ConnectionString: *conn, CosmosConnectionString: *cosmosConn, Concurrency: *clients, Duration: *duration, Ops: *ops, Warmup: *warmup}
+	if *serverPID > 0 {
+		// A wrong pid must fail now, not once per workload.
+		if _, err := bench.ProcessCPU(*serverPID); err != nil {
+			return fmt.Errorf("-server-pid: %w", err)
+		}
+	}
+	cfg := bench.Config{ConnectionString: *conn, CosmosConnectionString: *cosmosConn, Concurrency: *clients, Duration: *duration, Ops: *ops, Warmup: *warmup, ServerPID: *serverPID}
 	if !*quiet {
 		cfg.Progress = stderr
 	}
@@ -124,8 +139,20 @@ func nullServer(addrs []string, stderr io.Writer) error {
 	}
 }
 
-// compare prints the ratio table of NAME=FILE result sets.
-func compare(args []string, stdout io.Writer) error {
+// compare prints the ratio table of NAME=FILE result sets and, given the
+// null server's name, the table of fractions of each workload's ceiling.
+func compare(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	nullName := fs.String("null", "", "NAME of the null server's results: also print each workload as a fraction of its ceiling")
+	fsyncFile := fs.String("fsync", "", "--json output of bench fsync: durable small writes are also held to clients ÷ mean fdatasync latency")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	args = fs.Args()
 	if len(args) < 2 {
 		return fmt.Errorf("compare needs at least two NAME=FILE arguments")
 	}
@@ -142,5 +169,57 @@ func compare(args []string, stdout io.Writer) error {
 		}
 		names, runs = append(names, name), append(runs, res)
 	}
-	return bench.WriteComparison(stdout, names, runs)
+	if err := bench.WriteComparison(stdout, names, runs); err != nil {
+		return err
+	}
+	if *nullName == "" {
+		return nil
+	}
+	null := slices.Index(names, *nullName)
+	if null < 0 {
+		return fmt.Errorf("-null %q names none of the results", *nullName)
+	}
+	var fsync time.Duration
+	if *fsyncFile != "" {
+		r, err := bench.ReadFsync(*fsyncFile)
+		if err != nil {
+			return err
+		}
+		fsync = r.Mean
+		if _, err := fmt.Fprintf(stdout, "\nceilings: reads and other workloads, the null server; durable small writes, min(null, clients ÷ %.3f ms mean fdatasync)\n", r.MeanMs); err != nil {
+			return err
+		}
+	} else if _, err := fmt.Fprintln(stdout, "\nceilings: the null server (no fsync measurement given)"); err != nil {
+		return err
+	}
+	return bench.WriteCeilings(stdout, names, runs, null, fsync)
+}
+
+// fsyncLatency measures the disk's small durable write latency in dir and
+// prints it with the durable-write ceiling it implies for clients.
+func fsyncLatency(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench fsync", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", ".", "a directory on the filesystem to measure (the server's data directory)")
+	n := fs.Int("n", 500, "write+fdatasync rounds")
+	clients := fs.Int("c", 8, "concurrent clients the ceiling is computed for")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	r, err := bench.MeasureFsync(*dir, *n)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	_, err = fmt.Fprintf(stdout, "4 KiB write+fdatasync in %s, %d rounds: p50 %.3f ms, mean %.3f ms; ceiling for durable small writes at %d clients: %.0f ops/s\n",
+		r.Dir, r.N, r.P50Ms, r.MeanMs, *clients, bench.FsyncCeiling(*clients, r.Mean))
+	return err
 }

@@ -26,6 +26,10 @@ type Config struct {
 	Ops                    int           // measured operations in all, overrides Duration
 	Warmup                 time.Duration
 	Progress               io.Writer // one line a second while running; nil for none
+	// ServerPID, when > 0, is the server's process on this machine: its
+	// user+sys CPU time over the measured window is reported per
+	// operation.
+	ServerPID int
 }
 
 // Workload is one named benchmark.
@@ -56,6 +60,11 @@ type Result struct {
 	LatencyMs   map[string]any `json:"latency_ms"`
 	Errors      map[string]int `json:"errors"`
 	VerifyError string         `json:"verify_error,omitempty"`
+	// ServerCPUSeconds is the server process's user+sys CPU time over the
+	// measured window and CPUMicrosPerOp that per successful operation;
+	// both are absent without Config.ServerPID.
+	ServerCPUSeconds float64 `json:"server_cpu_seconds,omitempty"`
+	CPUMicrosPerOp   float64 `json:"cpu_us_per_op,omitempty"`
 }
 
 // Run sets a workload up, warms it up and measures it.
@@ -86,12 +95,26 @@ func Run(ctx context.Context, cfg Config, w Workload) (*Result, error) {
 	}
 	defer cancel()
 	var done atomic.Int64
+	var cpuBefore time.Duration
+	if cfg.ServerPID > 0 {
+		if cpuBefore, err = ProcessCPU(cfg.ServerPID); err != nil {
+			return nil, err
+		}
+	}
 	stopProgress := progress(cfg.Progress, w.Name(), &done)
 	start := time.Now()
 	rec := drive(mctx, w, n, int64(cfg.Ops), &done)
 	elapsed := time.Since(start)
 	stopProgress()
 	res := rec.result(w.Name(), n, elapsed)
+	if cfg.ServerPID > 0 {
+		cpuAfter, err := ProcessCPU(cfg.ServerPID)
+		if err != nil {
+			return nil, err
+		}
+		res.ServerCPUSeconds = (cpuAfter - cpuBefore).Seconds()
+		res.CPUMicrosPerOp = cpuPerOp(cpuAfter-cpuBefore, res.Ops)
+	}
 	if err := w.Verify(ctx); err != nil {
 		res.VerifyError = err.Error()
 	}

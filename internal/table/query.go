@@ -61,7 +61,7 @@ type EntityPage struct {
 // the read set (and so the conflicts) to that partition.
 func (t *Tx) QueryEntities(acct, table string, q EntityQuery) (EntityPage, error) {
 	var page EntityPage
-	if _, err := loadTable(t.tx, acct, table); err != nil {
+	if err := checkTable(t.tx, acct, table); err != nil {
 		return page, err
 	}
 	prefix := entitiesPrefix(acct, table)

@@ -17,6 +17,7 @@ var workloads = map[string]func() Workload{
 	"table-point-get":       func() Workload { return &tablePointGet{} },
 	"table-partition-query": func() Workload { return &tablePartitionQuery{} },
 	"table-batch-100":       func() Workload { return &tableBatch100{} },
+	"table-upsert-100k":     func() Workload { return &tableUpsert{} },
 	"queue-put":             func() Workload { return &queuePut{} },
 	"queue-get-delete":      func() Workload { return &queueGetDelete{} },
 	"cosmos-create":         func() Workload { return &cosmosCreate{} },

@@ -1,11 +1,8 @@
 package table
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -102,50 +99,6 @@ func parseEntityJSON(body []byte) (*entityBody, error) {
 
 func invalidInput(format string, args ...any) error {
 	return azhttp.ErrInvalidInput.WithMessage(format, args...)
-}
-
-// readObject decodes one JSON object of scalar members, keeping their
-// order and refusing duplicates.
-func readObject(body []byte) ([]jsonMember, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	malformed := func() error {
-		return invalidInput("The request body is not a valid JSON entity.")
-	}
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, malformed()
-	}
-	var members []jsonMember
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, malformed()
-		}
-		name, ok := t.(string)
-		if !ok {
-			return nil, malformed()
-		}
-		if seen[name] {
-			return nil, azhttp.ErrDuplicatePropertiesSpecified.WithMessage("The property %q is specified more than once.", name)
-		}
-		seen[name] = true
-		v, err := dec.Token()
-		if err != nil {
-			return nil, malformed()
-		}
-		if _, isDelim := v.(json.Delim); isDelim {
-			return nil, invalidInput("The value of property %q is an object or an array; only primitive values are supported.", name)
-		}
-		members = append(members, jsonMember{name: name, value: v})
-	}
-	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
-		return nil, malformed()
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, malformed()
-	}
-	return members, nil
 }
 
 // jsonValue converts one JSON value to its EDM value.

@@ -58,7 +58,7 @@ type EntityWrite struct {
 // written (nil after a delete). A failed condition is an error, which
 // the caller must let abort the transaction.
 func (t *Tx) Write(acct, table string, w EntityWrite) (*Entity, error) {
-	if _, err := loadTable(t.tx, acct, table); err != nil {
+	if err := checkTable(t.tx, acct, table); err != nil {
 		return nil, err
 	}
 	key := entityKey(acct, table, w.PartitionKey, w.RowKey)
@@ -149,7 +149,7 @@ func (t *Tx) DeleteEntity(acct, table, pk, rk string, cond IfMatch) error {
 
 // GetEntity returns one entity, or ResourceNotFound.
 func (t *Tx) GetEntity(acct, table, pk, rk string) (*Entity, error) {
-	if _, err := loadTable(t.tx, acct, table); err != nil {
+	if err := checkTable(t.tx, acct, table); err != nil {
 		return nil, err
 	}
 	e, _, err := loadEntity(t.tx, entityKey(acct, table, pk, rk), pk, rk)

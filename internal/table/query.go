@@ -61,7 +61,7 @@ type EntityPage struct {
 // the read set (and so the conflicts) to that partition.
 func (t *Tx) QueryEntities(acct, table string, q EntityQuery) (EntityPage, error) {
 	var page EntityPage
-	if _, err := loadTable(t.tx, acct, table); err != nil {
+	if err := checkTable(t.tx, acct, table); err != nil {
 		return page, err
 	}
 	prefix := entitiesPrefix(acct, table)
@@ -184,6 +184,28 @@ func scanEntities(r kv.Reader, prefix tuple.Key, start, end []byte, q EntityQuer
 		}
 		return true
 	}
+	var raw rawRecord
+	getRaw := raw.get
+	// matchRaw decides a one-value entity; it reports false to stop.
+	matchRaw := func(pk, rk string, payload []byte) bool {
+		if err := raw.parse(pk, rk, payload); err != nil {
+			// decodeEntity refuses it too, with the error a query reports.
+			if _, failed = decodeEntity(pk, rk, payload); failed == nil {
+				failed = err
+			}
+			return false
+		}
+		budget.charge()
+		if q.Access.AllowsEntity(pk, rk) && (q.Filter == nil || q.Filter.Match(getRaw)) {
+			e, err := decodeEntity(pk, rk, payload)
+			if err != nil {
+				failed = err
+				return false
+			}
+			page.Entities = append(page.Entities, e)
+		}
+		return true
+	}
 	err := r.Scan(start, end, func(k, v []byte) bool {
 		pk, rk, chunk, err := decodeEntityKey(k, len(prefix))
 		if err != nil {
@@ -191,6 +213,11 @@ func scanEntities(r kv.Reader, prefix tuple.Key, start, end []byte, q EntityQuer
 			return false
 		}
 		if chunk > 0 {
+			if cur == nil && chunk == 1 && raw.parsed && raw.pk == pk && raw.rk == rk {
+				// A chunk after a head that counts none.
+				failed = errCorrupt
+				return false
+			}
 			if cur == nil || cur.pk != pk || cur.rk != rk || chunk != len(cur.parts) {
 				// A chunk whose head lies before the scan start (a
 				// continuation never points inside an entity) or is lost.
@@ -206,6 +233,11 @@ func scanEntities(r kv.Reader, prefix tuple.Key, start, end []byte, q EntityQuer
 			page.NextPK, page.NextRK, page.HasNext = pk, rk, true
 			stopped = true
 			return false
+		}
+		if len(v) >= 1 && v[0] == 0 {
+			// The whole entity is in this value: match it in place and
+			// decode it only if the page returns it.
+			return matchRaw(pk, rk, v[1:])
 		}
 		cur = &pending{pk: pk, rk: rk, parts: [][]byte{bytes.Clone(v)}}
 		return true

@@ -548,7 +548,9 @@ func (h *handler) listBlobs(q *request) error {
 		prefixes = prefixes[1:]
 	}
 	doc.Blobs.Items = items
-	return azhttp.WriteXML(q.w, http.StatusOK, doc)
+	w := listingWriter{b: make([]byte, 0, 512+768*len(items))}
+	w.blobList(&doc)
+	return writeListing(q.w, w.b)
 }
 
 func blobEntryXML(e ListedBlob, inc map[string]bool, now time.Time) blobXML {

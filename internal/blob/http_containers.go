@@ -160,7 +160,9 @@ func (h *handler) listContainers(q *request) error {
 		}
 		doc.Containers.Items = append(doc.Containers.Items, x)
 	}
-	return azhttp.WriteXML(q.w, http.StatusOK, doc)
+	w := listingWriter{b: make([]byte, 0, 512+512*len(list))}
+	w.containerList(&doc)
+	return writeListing(q.w, w.b)
 }
 
 func (h *handler) getServiceProperties(q *request) error {

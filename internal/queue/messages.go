@@ -79,7 +79,7 @@ func (t *Tx) PutMessage(acct, queue, text string, o PutOptions) (*Message, error
 	}
 	m := &message{
 		ID:       newMessageID(),
-		Seq:      t.tx.Version(),
+		Seq:      t.nextSeq(),
 		Inserted: t.now,
 		Visible:  t.now.Add(o.Visibility),
 		Receipt:  t.tx.Version(),
@@ -130,45 +130,59 @@ var errMessageTooLarge = azhttp.ErrRequestBodyTooLarge.WithMessage("The request 
 // and one runs again, so a message is never handed out twice within its
 // visibility window.
 func (t *Tx) GetMessages(acct, queue string, n int, visibility time.Duration) ([]Message, error) {
+	out, _, err := t.getMessages(acct, queue, n, visibility, nil)
+	return out, err
+}
+
+// getMessages is GetMessages scanning from start (nil: the queue's first
+// message), which must be a head its caller got from headCache. It also
+// returns the head a later scan may start from once this one commits.
+func (t *Tx) getMessages(acct, queue string, n int, visibility time.Duration, start []byte) ([]Message, []byte, error) {
 	if _, err := loadQueue(t.tx, acct, queue); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	taken, expired, err := scanVisible(t.tx, acct, queue, t.now, n, true)
+	taken, expired, head, err := scanVisible(t.tx, acct, queue, t.now, n, true, start)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, k := range expired {
 		if err := t.tx.Delete(k); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	var out []Message
 	for _, km := range taken {
 		if err := t.tx.Delete(km.key); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		m := km.msg
 		m.Visible = t.now.Add(visibility)
 		m.DequeueCount++
 		m.Receipt = t.tx.Version()
 		if err := t.tx.Set(messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, m.wire(true))
 	}
-	return out, nil
+	return out, head, nil
 }
 
 // GetMessages runs Tx.GetMessages in a transaction of its own.
+// It starts its scan at the queue's cached head, past the tombstones its
+// earlier Gets left (see headCache).
 func (s *Service) GetMessages(ctx context.Context, acct, queue string, n int, visibility time.Duration) ([]Message, error) {
+	began := s.clock()
+	start := s.heads.start(acct, queue, began)
 	var out []Message
+	var head []byte
 	err := s.Update(ctx, func(t *Tx) (err error) {
-		out, err = t.GetMessages(acct, queue, n, visibility)
+		out, head, err = t.getMessages(acct, queue, n, visibility, start)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("get messages: %w", err)
 	}
+	s.heads.advance(acct, queue, head, began)
 	return out, nil
 }
 
@@ -178,7 +192,7 @@ func (t *Tx) PeekMessages(acct, queue string, n int) ([]Message, error) {
 	if _, err := loadQueue(t.tx, acct, queue); err != nil {
 		return nil, err
 	}
-	taken, _, err := scanVisible(t.tx, acct, queue, t.now, n, false)
+	taken, _, _, err := scanVisible(t.tx, acct, queue, t.now, n, false, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -208,11 +222,18 @@ type keyedMessage struct {
 }
 
 // scanVisible reads the first n messages visible at now that have not
-// expired. With collect it also returns the keys of the expired messages
-// it passed (at most maxExpiredPerGet), for the caller to delete.
-func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect bool) (taken []keyedMessage, expired [][]byte, err error) {
+// expired, starting at start (nil: the queue's first message). With
+// collect it also returns the keys of the expired messages it passed (at
+// most maxExpiredPerGet), for the caller to delete. head is where a later
+// scan may start once the caller has deleted taken and expired: the first
+// key it passed and left in place, or else where it stopped.
+func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect bool, start []byte) (taken []keyedMessage, expired [][]byte, head []byte, err error) {
+	if start == nil {
+		start = messagesPrefix(acct, queue)
+	}
+	end := visibleEnd(acct, queue, now)
 	var failed error
-	err = r.Scan(messagesPrefix(acct, queue), visibleEnd(acct, queue, now), func(k, v []byte) bool {
+	err = r.Scan(start, end, func(k, v []byte) bool {
 		exp, err := expiresAt(v)
 		if err != nil {
 			failed = err
@@ -221,6 +242,8 @@ func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect 
 		if !exp.IsZero() && !exp.After(now) {
 			if collect && len(expired) < maxExpiredPerGet {
 				expired = append(expired, bytes.Clone(k))
+			} else if head == nil {
+				head = bytes.Clone(k)
 			}
 			return true
 		}
@@ -232,7 +255,13 @@ func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect 
 		taken = append(taken, keyedMessage{key: bytes.Clone(k), msg: m})
 		return len(taken) < n
 	})
-	return taken, expired, errors.Join(err, failed)
+	if head == nil {
+		head = end
+		if len(taken) == n {
+			head = taken[n-1].key // deleted by the caller; the next scan starts there
+		}
+	}
+	return taken, expired, head, errors.Join(err, failed)
 }
 
 // lookup finds the message a pop receipt names and checks that it is the

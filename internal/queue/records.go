@@ -23,7 +23,7 @@ type queueRecord struct {
 // the record repeats them so that a value read alone is complete.
 type message struct {
 	ID       [16]byte // a random GUID
-	Seq      uint64   // commit version of the Put: insertion order
+	Seq      uint64   // insertion order: the Put's commit version and its place in its transaction (Tx.nextSeq)
 	Inserted time.Time
 	// Expires is when the message stops existing; zero means never
 	// (messagettl=-1, or a TTL beyond what a time can carry).

@@ -13,12 +13,14 @@ type Config = azhttp.ServiceConfig
 
 // Service is the Queue service of every account the server hosts: queues
 // and messages over the store, with no wire concerns. It is safe for
-// concurrent use; it keeps no state outside the store.
+// concurrent use; it keeps no state outside the store but a cache of where
+// each queue's visible messages begin (headCache), which only saves work.
 type Service struct {
 	store    kv.Store
 	accounts *azhttp.Accounts // the sweeper walks every account's queues
 	now      func() time.Time
 	log      *slog.Logger
+	heads    headCache // where each queue's Get Messages may start scanning
 }
 
 // New returns a Service over cfg.Store.

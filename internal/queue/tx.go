@@ -17,6 +17,25 @@ import (
 type Tx struct {
 	tx  kv.Txn
 	now time.Time
+	// puts counts the messages this Tx has put, so that each gets a Seq
+	// of its own (see nextSeq).
+	puts uint64
+}
+
+// seqShift leaves room in a Seq for the puts of one transaction: a
+// message's Seq is its Put's commit version shifted left, plus its place
+// among that transaction's puts. Two puts to one queue in one Tx would
+// otherwise share visibility time and Seq, and so one key. Seqs stored
+// before the shift (the bare version) still sort before every later one.
+const seqShift = 20
+
+// nextSeq is the Seq of the next message this Tx puts. kv.MaxTxnSize
+// keeps a transaction well under 1<<seqShift puts (each writes over 64
+// bytes), so the count never reaches the version's bits.
+func (t *Tx) nextSeq() uint64 {
+	seq := t.tx.Version()<<seqShift | t.puts
+	t.puts++
+	return seq
 }
 
 // In returns a Tx over tx, reading the clock once.

@@ -4,13 +4,10 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 	"os"
 	"testing"
 	"time"
-
-	"github.com/cockroachdb/pebble/v2/vfs"
-
-	"github.com/cerulean-db/cerulean/internal/kv/pebble"
 )
 
 // benchListSizes are the container sizes BenchmarkListBlobsScale lists.
@@ -31,15 +28,7 @@ func benchListSizes() []int {
 // without the disk's fsync latency).
 func newListingService(b *testing.B, n int) *Service {
 	b.Helper()
-	store, err := pebble.Open("", pebble.Options{FS: vfs.NewMem()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		if err := store.Close(); err != nil {
-			b.Error(err)
-		}
-	})
+	store := testkit.MemPebble(b)
 	s := New(Config{Store: store})
 	ctx := context.Background()
 	if _, err := s.CreateContainer(ctx, testAcct, "c", nil, ""); err != nil {

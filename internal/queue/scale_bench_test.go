@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"fmt"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 	"log/slog"
 	"os"
 	"strings"
@@ -10,10 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
-
 	"github.com/cerulean-db/cerulean/internal/azhttp"
-	"github.com/cerulean-db/cerulean/internal/kv/pebble"
 )
 
 // benchQueueSizes are the queue lengths the scale benchmarks measure at.
@@ -49,15 +47,7 @@ func (c *backlogClock) Now() time.Time {
 // the disk's fsync latency, which would drown the per-length differences.
 func newScaleService(b *testing.B) (*Service, *backlogClock) {
 	b.Helper()
-	store, err := pebble.Open("", pebble.Options{FS: vfs.NewMem()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		if err := store.Close(); err != nil {
-			b.Error(err)
-		}
-	})
+	store := testkit.MemPebble(b)
 	accounts, err := azhttp.LoadAccounts(func(string) string { return "" })
 	if err != nil {
 		b.Fatal(err)

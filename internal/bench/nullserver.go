@@ -17,8 +17,11 @@ import (
 //     bytes as the blob's upload carried when that was larger (blob-get-8m);
 //     List Blobs an EnumerationResults page of as many names as blobs were
 //     put into the container (pages of 5,000, rendered once and reused);
-//     the blob "counter" reads as the number of conditional writes it took,
-//     so that blob-cond-update's no-lost-update check holds.
+//     the blob "counter" holds the number of conditional writes it took,
+//     with that number as its ETag: an If-Match write succeeds only on the
+//     current ETag (one compare-and-swap) and is refused with 412 otherwise,
+//     as the real service does, so that blob-cond-update's no-lost-update
+//     check holds and its conflicts happen.
 //   - Table: a fixed entity for a point GET, a fixed page of 1,000 entities
 //     for a query, a one-change batch response for $batch, 204 for updates.
 //   - Queue: a QueueMessagesList with one message for Get Messages, 204 for
@@ -149,7 +152,14 @@ func (n *nullServer) blob(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("x-ms-blob-type") != "" {
 			switch {
 			case isCounter && r.Header.Get("If-Match") != "":
-				n.counter(path).Add(1)
+				c := n.counter(path)
+				old, err := strconv.ParseInt(strings.Trim(r.Header.Get("If-Match"), `"`), 10, 64)
+				if err != nil || !c.CompareAndSwap(old, old+1) {
+					w.Header().Set("x-ms-error-code", "ConditionNotMet")
+					reply(w, http.StatusPreconditionFailed, "", nil)
+					return
+				}
+				w.Header().Set("ETag", strconv.Quote(strconv.FormatInt(old+1, 10)))
 			case isCounter:
 				n.counter(path) // created at 0
 			case r.ContentLength > int64(len(n.body)):
@@ -168,7 +178,9 @@ func (n *nullServer) blob(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if isCounter {
-			body := []byte(strconv.FormatInt(n.counter(path).Load(), 10))
+			v := strconv.FormatInt(n.counter(path).Load(), 10)
+			body := []byte(v)
+			w.Header().Set("ETag", strconv.Quote(v))
 			if r.Method == http.MethodHead {
 				body = nil
 			}

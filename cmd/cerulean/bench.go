@@ -27,6 +27,8 @@ func benchCommand(args []string, getenv func(string) string, stdout, stderr io.W
 			return compare(args[1:], stdout, stderr)
 		case "fsync":
 			return fsyncLatency(args[1:], stdout, stderr)
+		case "idle-conns":
+			return idleConns(args[1:], stdout, stderr)
 		}
 	}
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
@@ -40,7 +42,7 @@ func benchCommand(args []string, getenv func(string) string, stdout, stderr io.W
 	listBlobs := fs.Int("list-blobs", 10_000, "blobs in blob-list's container")
 	asJSON := fs.Bool("json", false, "print results as JSON")
 	quiet := fs.Bool("q", false, "no progress lines")
-	serverPID := fs.Int("server-pid", 0, "the server's process id on this machine: report its user+sys CPU time per operation (Linux /proc)")
+	serverPID := fs.Int("server-pid", 0, "the server's process id on this machine: report its user+sys CPU time per operation and its RSS (Linux /proc)")
 	fs.Usage = func() {
 		// Usage goes to stderr on the way to an error or -h; there is
 		// nowhere left to report a failed write.
@@ -221,5 +223,40 @@ func fsyncLatency(args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = fmt.Fprintf(stdout, "4 KiB write+fdatasync in %s, %d rounds: p50 %.3f ms, mean %.3f ms; ceiling for durable small writes at %d clients: %.0f ops/s\n",
 		r.Dir, r.N, r.P50Ms, r.MeanMs, *clients, bench.FsyncCeiling(*clients, r.Mean))
+	return err
+}
+
+// idleConns holds idle connections open against a server and prints its
+// RSS before and while holding them.
+func idleConns(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench idle-conns", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:10000", "the server's HOST:PORT")
+	n := fs.Int("n", 1000, "idle connections; every other one sends a partial request line")
+	hold := fs.Duration("hold", 5*time.Second, "how long the connections are held before RSS is read")
+	pid := fs.Int("server-pid", 0, "the server's process id on this machine (required, Linux /proc)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if *pid <= 0 {
+		return fmt.Errorf("idle-conns needs -server-pid")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	r, err := bench.IdleConns(ctx, *addr, *n, *hold, *pid)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	_, err = fmt.Fprintf(stdout, "%d idle connections to %s (%d with a partial request line) held %s: server RSS %.1f MiB before, %.1f MiB held (%.1f KiB per connection), peak %.1f MiB; %d closed by the server\n",
+		r.Conns, r.Addr, r.Partial, *hold, r.RSSBeforeMiB, r.RSSHeldMiB, r.PerConnKiB, r.PeakRSSMiB, r.ClosedByPeer)
 	return err
 }

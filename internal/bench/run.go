@@ -65,6 +65,11 @@ type Result struct {
 	// both are absent without Config.ServerPID.
 	ServerCPUSeconds float64 `json:"server_cpu_seconds,omitempty"`
 	CPUMicrosPerOp   float64 `json:"cpu_us_per_op,omitempty"`
+	// ServerPeakRSSMiB is the server's peak RSS (VmHWM, since it started)
+	// and ServerRSSMiB its RSS after the measured window; both absent
+	// without Config.ServerPID.
+	ServerPeakRSSMiB float64 `json:"server_peak_rss_mib,omitempty"`
+	ServerRSSMiB     float64 `json:"server_rss_mib,omitempty"`
 }
 
 // Run sets a workload up, warms it up and measures it.
@@ -114,6 +119,11 @@ func Run(ctx context.Context, cfg Config, w Workload) (*Result, error) {
 		}
 		res.ServerCPUSeconds = (cpuAfter - cpuBefore).Seconds()
 		res.CPUMicrosPerOp = cpuPerOp(cpuAfter-cpuBefore, res.Ops)
+		mem, err := ProcessMemory(cfg.ServerPID)
+		if err != nil {
+			return nil, err
+		}
+		res.ServerPeakRSSMiB, res.ServerRSSMiB = mib(mem.PeakRSS), mib(mem.RSS)
 	}
 	if err := w.Verify(ctx); err != nil {
 		res.VerifyError = err.Error()

@@ -15,12 +15,21 @@ import (
 // own verification (blob-cond-update: no lost update).
 func TestWorkloadsAgainstServer(t *testing.T) {
 	env := servertest.Start(t)
-	for _, name := range bench.Names() {
+	// The server runs in this process: -server-pid's path is exercised
+	// (its figure includes the clients' CPU).
+	cfg := bench.Config{ConnectionString: env.ConnectionString, Concurrency: 4, Ops: 40, ServerPID: os.Getpid(),
+		CosmosConnectionString: "AccountEndpoint=" + env.CosmosURL + ";AccountKey=" + env.CosmosKey + ";"}
+	runBriefly(t, cfg, 6, bench.Names())
+}
+
+// runBriefly runs each named workload with cfg (big8m operations for the
+// 8 MiB ones, 120 blobs for blob-list): each must complete every
+// operation without errors and pass its own verification.
+func runBriefly(t *testing.T, cfg bench.Config, big8m int, names []string) {
+	t.Helper()
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			// The server runs in this process: -server-pid's path is
-			// exercised (its figure includes the clients' CPU).
-			cfg := bench.Config{ConnectionString: env.ConnectionString, Concurrency: 4, Ops: 40, ServerPID: os.Getpid(),
-				CosmosConnectionString: "AccountEndpoint=" + env.CosmosURL + ";AccountKey=" + env.CosmosKey + ";"}
+			cfg := cfg
 			w, err := bench.New(name)
 			if err != nil {
 				t.Fatal(err)
@@ -29,7 +38,7 @@ func TestWorkloadsAgainstServer(t *testing.T) {
 			case name == "blob-list":
 				w = bench.NewBlobList(120)
 			case strings.HasSuffix(name, "-8m"):
-				cfg.Ops = 6
+				cfg.Ops = big8m
 			}
 			res, err := bench.Run(context.Background(), cfg, w)
 			if err != nil {

@@ -281,10 +281,8 @@ func (s *Service) DeleteDatabase(ctx context.Context, db string, pre Preconditio
 		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
 			return err
 		}
-		for _, p := range [][]byte{containersPrefix(db), itemsOfDatabase(db), chunksOfDatabase(db), uniqueOfDatabase(db), scriptsOfDatabase(db), changesOfDatabase(db), changeSeqOfDatabase(db), offersOfDatabase(db), usersPrefix(db), permissionsOfDatabase(db)} {
-			if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
-				return err
-			}
+		if err := kv.DeletePrefixes(tx, containersPrefix(db), itemsOfDatabase(db), chunksOfDatabase(db), uniqueOfDatabase(db), scriptsOfDatabase(db), changesOfDatabase(db), changeSeqOfDatabase(db), offersOfDatabase(db), usersPrefix(db), permissionsOfDatabase(db)); err != nil {
+			return err
 		}
 		s.noteVersion(tx.Version())
 		return tx.Delete(databaseKey(db))
@@ -616,10 +614,8 @@ func (s *Service) DeleteContainer(ctx context.Context, db, coll string, pre Prec
 		if err := pre.check(conditions.Write, true, c.rec.str("_etag")); err != nil {
 			return err
 		}
-		for _, p := range [][]byte{itemsPrefix(db, coll), chunksOfContainer(db, coll), uniquePrefix(db, coll), scriptsOfContainer(db, coll), changesPrefix(db, coll), changeSeqKey(db, coll)} {
-			if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
-				return err
-			}
+		if err := kv.DeletePrefixes(tx, itemsPrefix(db, coll), chunksOfContainer(db, coll), uniquePrefix(db, coll), scriptsOfContainer(db, coll), changesPrefix(db, coll), changeSeqKey(db, coll)); err != nil {
+			return err
 		}
 		if err := tx.Delete(offerKey(db, coll)); err != nil {
 			return err

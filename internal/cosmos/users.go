@@ -208,8 +208,7 @@ func (s *Service) DeleteUser(ctx context.Context, db, user string, pre Precondit
 		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
 			return err
 		}
-		p := permissionsPrefix(db, user)
-		if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
+		if err := kv.DeletePrefixes(tx, permissionsPrefix(db, user)); err != nil {
 			return err
 		}
 		s.noteVersion(tx.Version())

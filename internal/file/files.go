@@ -7,7 +7,6 @@ import (
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
-	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
@@ -130,12 +129,7 @@ func (t *Tx) dropContent(acct, share string, id uint64) error {
 		}
 		return t.tx.DeleteRange(x, kv.PrefixEnd(x))
 	}
-	for _, p := range []tuple.Key{x, d} {
-		if err := t.tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return kv.DeletePrefixes(t.tx, x, d)
 }
 
 // GetFileProperties returns a file's record.

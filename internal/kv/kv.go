@@ -99,3 +99,13 @@ func PrefixEnd(prefix []byte) []byte {
 
 // IsRetryable reports whether err is a conflict the caller may retry.
 func IsRetryable(err error) bool { return errors.Is(err, ErrConflict) }
+
+// DeletePrefixes deletes every key that starts with one of prefixes.
+func DeletePrefixes[P ~[]byte](w Writer, prefixes ...P) error {
+	for _, p := range prefixes {
+		if err := w.DeleteRange(p, PrefixEnd(p)); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -82,10 +82,27 @@ func freePort(t testing.TB) int {
 
 // StartProcess runs bin on dataDir, with extra serve flags appended, and
 // waits until every service accepts connections. It is killed at cleanup
-// if still running.
+// if still running. The ports are picked free but released before the
+// server binds them, so another process may take one in between: a start
+// that fails only because a port was taken is tried again on new ports.
 func StartProcess(t testing.TB, bin, dataDir string, extra ...string) *Process {
 	t.Helper()
-	p := &Process{BlobPort: freePort(t), QueuePort: freePort(t), TablePort: freePort(t), FilePort: freePort(t), cosmosPort: freePort(t), SearchPort: freePort(t), done: make(chan struct{})}
+	for attempt := 1; ; attempt++ {
+		p, portTaken := startProcess(t, bin, dataDir, extra)
+		if !portTaken {
+			return p
+		}
+		if attempt == 5 {
+			t.Fatalf("server could not bind its ports in %d attempts:\n%s", attempt, p.Log())
+		}
+	}
+}
+
+// startProcess is one attempt of StartProcess; portTaken reports a server
+// that exited because one of its ports was in use.
+func startProcess(t testing.TB, bin, dataDir string, extra []string) (p *Process, portTaken bool) {
+	t.Helper()
+	p = &Process{BlobPort: freePort(t), QueuePort: freePort(t), TablePort: freePort(t), FilePort: freePort(t), cosmosPort: freePort(t), SearchPort: freePort(t), done: make(chan struct{})}
 	logf, err := os.CreateTemp("", "cerulean-log-")
 	if err != nil {
 		t.Fatal(err)
@@ -117,6 +134,9 @@ func StartProcess(t testing.TB, bin, dataDir string, extra ...string) *Process {
 			}
 			select {
 			case <-p.done:
+				if strings.Contains(p.Log(), "address already in use") {
+					return p, true
+				}
 				t.Fatalf("server exited while starting:\n%s", p.Log())
 			default:
 			}
@@ -131,7 +151,7 @@ func StartProcess(t testing.TB, bin, dataDir string, extra ...string) *Process {
 		azhttp.DevAccount, azhttp.DevKey, ep(p.BlobPort), ep(p.QueuePort), ep(p.TablePort), ep(p.FilePort))
 	p.CosmosURL = fmt.Sprintf("http://127.0.0.1:%d/", p.cosmosPort)
 	p.CosmosKey = cosmos.EmulatorKey
-	return p
+	return p, false
 }
 
 // Kill sends SIGKILL and waits for the process to be gone.

@@ -6,9 +6,13 @@ package upgrade_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +20,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 
+	"github.com/cerulean-db/cerulean/internal/kv/pebble"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
+	"github.com/cerulean-db/cerulean/internal/server"
 	"github.com/cerulean-db/cerulean/internal/servertest"
 )
 
@@ -128,6 +135,10 @@ func TestUpgradeFromFixture(t *testing.T) {
 	env := servertest.Start(t, servertest.WithDataDir(dir))
 	c := connect(t, env)
 	c.check(t, old)
+	// Opening marked the directory as holding this release's records.
+	if prev, err := record.OpenDataFormat(context.Background(), env.Store, "data directory"); err != nil || prev != record.Latest {
+		t.Fatalf("data format after opening: %d, %v", prev, err)
+	}
 
 	added := &manifest{
 		Containers: []containerFixture{{Name: "new-container", Metadata: map[string]string{"k": "v"},
@@ -206,5 +217,40 @@ func shutdown(t *testing.T, env *servertest.Env) {
 	defer cancel()
 	if err := env.Server.Shutdown(ctx); err != nil {
 		t.Fatalf("shutdown: %v", err)
+	}
+}
+
+// TestNewerDataFormatRefused: a data directory a newer release marked is
+// refused at startup, naming both formats, and left as it was.
+func TestNewerDataFormatRefused(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(fixtureDir, "data"))); err != nil {
+		t.Fatal(err)
+	}
+	store, err := pebble.Open(dir, pebble.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := errors.Join(record.SetDataFormat(ctx, store, record.Latest+1), store.Close()); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.Start(ctx, server.Config{Host: "127.0.0.1", DataDir: dir, Logger: slog.New(slog.DiscardHandler)})
+	if err == nil {
+		_ = srv.Shutdown(ctx)
+		t.Fatal("a data directory of a newer data format was opened")
+	}
+	want := fmt.Sprintf("data directory %s was written by a newer cerulean (data format %d); this release reads up to %d", dir, record.Latest+1, record.Latest)
+	if !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %q does not say %q", err, want)
+	}
+	// The refusal released the directory: a release that reads the format
+	// can open it.
+	store, err = pebble.Open(dir, pebble.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -10,6 +10,7 @@ require (
 	github.com/blevesearch/bleve/v2 v2.6.3
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
+	github.com/fxamacker/cbor/v2 v2.10.0
 	github.com/google/btree v1.1.3
 	github.com/jackc/pgx/v5 v5.12.0
 )
@@ -49,6 +50,7 @@ require (
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.2 // indirect
 	github.com/mschoch/smat v0.2.0 // indirect
+	github.com/x448/float16 v0.8.4 // indirect
 	go.etcd.io/bbolt v1.4.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 )

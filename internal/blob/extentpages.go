@@ -15,9 +15,10 @@ import (
 // that each carry the blob's name (up to ~1 kB), past the transaction
 // limit. So their extents are stored in pages: the page holding extents
 // [i, i+extentsPerPage) is one value under extentKey(i), in a compact
-// binary form. Page blobs keep one JSON extent per key, keyed by end
-// offset, because Put Page needs range scans by offset; a JSON value starts
-// with '{', a page with pageFormat, so a reader tells them apart (and reads
+// binary form. Page blobs keep one extent record per key, keyed by end
+// offset, because Put Page needs range scans by offset; a page starts with
+// pageFormat, a record never does (a JSON record starts with '{', a binary
+// one with record.FormatCBOR), so a reader tells them apart (and reads
 // block blobs written one extent per key before pages existed).
 
 // extentsPerPage bounds a page below kv.MaxValueSize: an extent encodes in
@@ -26,6 +27,10 @@ const extentsPerPage = 900
 
 // pageFormat is the first byte of an extent page.
 const pageFormat = 0x01
+
+// isPage reports whether v is an extent page rather than one extent's
+// record.
+func isPage(v []byte) bool { return len(v) > 0 && v[0] == pageFormat }
 
 var errBadPage = errors.New("malformed extent page")
 
@@ -84,7 +89,7 @@ func decodePage(out []extent, key, v []byte) ([]extent, error) {
 // JSON extent) under key to out.
 func decodeExtents(out []extent, key, v []byte) ([]extent, error) {
 	key = append([]byte(nil), key...)
-	if len(v) > 0 && v[0] == '{' {
+	if !isPage(v) {
 		e := extent{key: key}
 		if err := record.Decode(v, &e); err != nil {
 			return out, err
@@ -134,7 +139,7 @@ func appendExtent(tx kv.Txn, acct, container, name string, idx int, e extent) er
 	if err != nil {
 		return err
 	}
-	if len(v) > 0 && v[0] == '{' {
+	if !isPage(v) {
 		return record.Store(tx, extentKey(acct, container, name, idx), e)
 	}
 	page, err := decodePage(nil, key, v)

@@ -153,7 +153,7 @@ func (s *Service) putOffer(tx kv.Txn, db, coll, resource, ownerRID string, t Thr
 		"_etag":           etagOf(v),
 		"_ts":             s.unixNow(),
 	}
-	b, err := marshal(r)
+	b, err := encodeRecord(r)
 	if err != nil {
 		return err
 	}
@@ -274,7 +274,7 @@ func (s *Service) ReplaceOffer(ctx context.Context, rid string, body []byte, pre
 		}
 		v := tx.Version()
 		r["content"], r["_etag"], r["_ts"] = want.content(), etagOf(v), s.unixNow()
-		b, err := marshal(r)
+		b, err := encodeRecord(r)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/cosmos/query"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	kvrecord "github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
 // compiledQuery is a parsed SQL query, as the query engine provides it.
@@ -54,11 +55,12 @@ func (q *Query) runWith(docs []map[string]any, params map[string]any, udfs query
 	return out, nil
 }
 
-// decodeForQuery decodes stored JSON the way the query engine takes it
+// decodeForQuery decodes a stored item (JSON) or resource record (binary,
+// or JSON from an earlier release) the way the query engine takes it
 // (numbers as float64).
 func decodeForQuery(b []byte) (map[string]any, error) {
 	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := kvrecord.Decode(b, &m); err != nil {
 		return nil, err
 	}
 	return m, nil

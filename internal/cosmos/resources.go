@@ -11,6 +11,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	kvrecord "github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
 // record is a database or container as stored: its JSON properties,
@@ -63,12 +64,29 @@ func validID(kind, id string) error {
 	return nil
 }
 
+// parseRecord decodes a stored database, container, offer, script, user
+// or permission record, binary or (written by an earlier release) JSON.
 func parseRecord(b []byte) (record, error) {
 	var r record
-	if err := json.Unmarshal(b, &r); err != nil {
+	if err := kvrecord.Decode(b, &r); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// encodeRecord renders r for kv in the binary record format, holding what
+// its JSON holds: numbers become float64 and json.Number values numbers,
+// as parseRecord returned them from a JSON record.
+func encodeRecord(r record) ([]byte, error) {
+	b, err := marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	return kvrecord.Encode(m), nil
 }
 
 // decodeObject decodes a request body as a JSON object, keeping numbers
@@ -227,7 +245,7 @@ func (s *Service) CreateDatabase(ctx context.Context, props []byte, throughput .
 		}
 		out["_rid"], out["_self"], out["_etag"], out["_ts"] = rid, "dbs/"+rid+"/", etagOf(v), s.unixNow()
 		out["_colls"], out["_users"] = "colls/", "users/"
-		b, err := marshal(out)
+		b, err := encodeRecord(out)
 		if err != nil {
 			return err
 		}
@@ -479,7 +497,7 @@ func (s *Service) CreateContainer(ctx context.Context, db string, props []byte, 
 		rid := encodeRID(ridFromVersion(dbRID, v, 4))
 		out["_rid"], out["_self"], out["_etag"], out["_ts"] = rid, "dbs/"+dbRec.str("_rid")+"/colls/"+rid+"/", etagOf(v), s.unixNow()
 		out["_docs"], out["_sprocs"], out["_triggers"], out["_udfs"], out["_conflicts"] = "docs/", "sprocs/", "triggers/", "udfs/", "conflicts/"
-		b, err := marshal(out)
+		b, err := encodeRecord(out)
 		if err != nil {
 			return err
 		}
@@ -568,7 +586,7 @@ func (s *Service) ReplaceContainer(ctx context.Context, db, coll string, props [
 			out[k] = old.rec[k]
 		}
 		out["_etag"], out["_ts"] = etagOf(v), s.unixNow()
-		b, err := marshal(out)
+		b, err := encodeRecord(out)
 		if err != nil {
 			return err
 		}

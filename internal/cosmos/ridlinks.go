@@ -3,11 +3,11 @@ package cosmos
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 
 	"net/http"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	kvrecord "github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -103,14 +103,16 @@ func findByRID(rd kv.Reader, parent []byte, rid string, ownerRID []byte, ridLen 
 	var found bool
 	var derr error
 	err := rd.Scan(parent, kv.PrefixEnd(parent), func(_, v []byte) bool {
-		if !bytes.Contains(v, needle) {
+		// A JSON record (written by an earlier release) that does not
+		// hold the rid's text is not the one.
+		if kvrecord.Format(v) == kvrecord.FormatJSON && !bytes.Contains(v, needle) {
 			return true
 		}
 		var r struct {
 			ID  string `json:"id"`
 			RID string `json:"_rid"`
 		}
-		if err := json.Unmarshal(v, &r); err != nil {
+		if err := kvrecord.Decode(v, &r); err != nil {
 			derr = err
 			return false
 		}

@@ -189,7 +189,7 @@ func (s *Service) CreateScript(ctx context.Context, db, coll string, kind Script
 		}
 		rid := encodeRID(append(ridFromVersion(c.ridBytes, v, 7), kind.ridType()))
 		out["_rid"], out["_self"], out["_etag"], out["_ts"] = rid, c.rec.str("_self")+string(kind)+"/"+rid+"/", etagOf(v), s.unixNow()
-		b, err := marshal(out)
+		b, err := encodeRecord(out)
 		if err != nil {
 			return err
 		}
@@ -242,7 +242,7 @@ func (s *Service) ReplaceScript(ctx context.Context, db, coll string, kind Scrip
 			out[k] = val
 		}
 		out["_rid"], out["_self"], out["_etag"], out["_ts"] = old["_rid"], old["_self"], etagOf(v), s.unixNow()
-		b, err := marshal(out)
+		b, err := encodeRecord(out)
 		if err != nil {
 			return err
 		}

@@ -100,7 +100,7 @@ func (s *Service) CreateUser(ctx context.Context, db string, props []byte) (*Dat
 		rid := encodeRID(ridFromVersion(decodeRID(dbRec.str("_rid")), v, 4))
 		out["_rid"], out["_self"], out["_etag"], out["_ts"] = rid, "dbs/"+dbRec.str("_rid")+"/users/"+rid+"/", etagOf(v), s.unixNow()
 		out["_permissions"] = "permissions/"
-		b, err := marshal(out)
+		b, err := encodeRecord(out)
 		if err != nil {
 			return err
 		}
@@ -165,7 +165,7 @@ func (s *Service) ReplaceUser(ctx context.Context, db, user string, props []byte
 			out[k] = val
 		}
 		out["_rid"], out["_self"], out["_etag"], out["_ts"], out["_permissions"] = old["_rid"], old["_self"], etagOf(v), s.unixNow(), "permissions/"
-		b, err := marshal(out)
+		b, err := encodeRecord(out)
 		if err != nil {
 			return err
 		}
@@ -398,7 +398,7 @@ func (s *Service) writePermission(ctx context.Context, db, user, perm string, pr
 			out["_rid"], out["_self"] = old["_rid"], old["_self"]
 		}
 		out["_etag"], out["_ts"] = etagOf(v), s.unixNow()
-		b, err := marshal(out)
+		b, err := encodeRecord(out)
 		if err != nil {
 			return err
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
 	"github.com/cerulean-db/cerulean/internal/kv/postgres"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/liveness"
 	"github.com/cerulean-db/cerulean/internal/queue"
 	"github.com/cerulean-db/cerulean/internal/search/indexer"
@@ -139,6 +140,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkDataFormat(ctx, cfg, store); err != nil {
+		return nil, errors.Join(err, store.Close())
+	}
 	s := &Server{store: store, log: cfg.Logger, errs: make(chan error, 8)}
 	if err := s.setupStorageTLS(cfg); err != nil {
 		return nil, errors.Join(err, store.Close())
@@ -213,6 +217,29 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	return s, nil
+}
+
+// checkDataFormat refuses a store a newer release wrote, before anything
+// reads a record from it, and marks an older one as holding the records
+// this release writes (each old record is rewritten binary on its next
+// write; docs/decisions/20261122_binary_records.md).
+func checkDataFormat(ctx context.Context, cfg Config, store kv.Store) error {
+	what := "data directory " + cfg.DataDir
+	switch {
+	case cfg.Store != "":
+		what = "database"
+	case cfg.InMemory:
+		return nil // nothing older or newer to find
+	}
+	prev, err := record.OpenDataFormat(ctx, store, what)
+	if err != nil {
+		return err
+	}
+	if prev != 0 && prev != record.Latest {
+		cfg.Logger.Info("store upgraded: records are rewritten in the new format as they change",
+			"from_data_format", prev, "to_data_format", record.Latest)
+	}
+	return nil
 }
 
 func openStore(ctx context.Context, cfg Config) (kv.Store, error) {

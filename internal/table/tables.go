@@ -2,7 +2,6 @@ package table
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -162,7 +161,7 @@ func (s *Service) QueryTables(ctx context.Context, acct string, filter *odata.Fi
 		var failed error
 		err := r.Scan(start, kv.PrefixEnd(base), func(k, v []byte) bool {
 			var t Table
-			if failed = json.Unmarshal(v, &t); failed != nil {
+			if failed = record.Decode(v, &t); failed != nil {
 				return false
 			}
 			if len(page.Tables) == top || budget.spent() {

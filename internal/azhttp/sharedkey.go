@@ -36,9 +36,11 @@ func (a *Authenticator) sharedKey(r *http.Request, header, account string) (Acce
 	if err != nil {
 		return Access{}, err
 	}
-	candidates := stringsToSign(r, account, lite)
+	var candidates iter.Seq[string]
 	if a.Service == "table" {
 		candidates = slices.Values(tableStringsToSign(r, account, lite))
+	} else {
+		candidates = stringsToSign(r, account, lite)
 	}
 	sig, err := base64.StdEncoding.DecodeString(sigText)
 	if err != nil || !signedBy(acct, sig, candidates) {

@@ -23,6 +23,8 @@ var ErrAccountSpec = errors.New("malformed account spec")
 type Account struct {
 	Name string
 	Keys [][]byte
+	// macs holds each key's HMAC state (NewAccounts fills it).
+	macs []*keyMACs
 }
 
 // Accounts is an immutable set of accounts, safe for concurrent use.
@@ -39,7 +41,8 @@ func NewAccounts(accts ...Account) *Accounts {
 		if _, dup := a.byName[acct.Name]; !dup {
 			a.names = append(a.names, acct.Name)
 		}
-		a.byName[acct.Name] = Account{Name: acct.Name, Keys: append([][]byte(nil), acct.Keys...)}
+		keys := append([][]byte(nil), acct.Keys...)
+		a.byName[acct.Name] = Account{Name: acct.Name, Keys: keys, macs: macsOf(keys)}
 	}
 	sort.Strings(a.names)
 	return a

@@ -2,9 +2,6 @@ package azhttp
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"iter"
 	"net/http"
 	"time"
 )
@@ -63,22 +60,6 @@ func authFailed(format string, args ...any) *Error {
 	e := ErrAuthenticationFailed.WithMessage(format, args...)
 	e.Message = ErrAuthenticationFailed.Message + "\n" + e.Message
 	return e
-}
-
-// signedBy reports whether sig is the HMAC-SHA256 of any candidate
-// string-to-sign under any of the keys. Trying every key is how key
-// rotation works: either key of an account is valid at any time.
-func signedBy(keys [][]byte, sig []byte, candidates iter.Seq[string]) bool {
-	for c := range candidates {
-		for _, key := range keys {
-			m := hmac.New(sha256.New, key)
-			m.Write([]byte(c))
-			if hmac.Equal(m.Sum(nil), sig) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // uniq drops repeated strings, keeping order (the first is the canonical

@@ -94,7 +94,7 @@ func (a *Authenticator) sas(r *http.Request, q url.Values, account, container, b
 
 	candidates := sasStrings(scope, q, account, sv)
 	sig, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(q.Get("sig"), " ", "+")) // a raw '+' decodes as a space
-	if err != nil || !signedBy(acct.Keys, sig, slices.Values(candidates)) {
+	if err != nil || !signedBy(acct, sig, slices.Values(candidates)) {
 		shown := ""
 		if len(candidates) > 0 {
 			shown = candidates[0]

@@ -1,6 +1,7 @@
 package azhttp
 
 import (
+	"cmp"
 	"encoding/base64"
 	"iter"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // sharedKey verifies an "Authorization: SharedKey[Lite] account:signature"
@@ -34,12 +36,14 @@ func (a *Authenticator) sharedKey(r *http.Request, header, account string) (Acce
 	if err != nil {
 		return Access{}, err
 	}
-	candidates := stringsToSign(r, account, lite)
+	var candidates iter.Seq[string]
 	if a.Service == "table" {
 		candidates = slices.Values(tableStringsToSign(r, account, lite))
+	} else {
+		candidates = stringsToSign(r, account, lite)
 	}
 	sig, err := base64.StdEncoding.DecodeString(sigText)
-	if err != nil || !signedBy(acct.Keys, sig, candidates) {
+	if err != nil || !signedBy(acct, sig, candidates) {
 		var first string
 		for first = range candidates {
 			break
@@ -61,33 +65,28 @@ func stringsToSign(r *http.Request, account string, lite bool) iter.Seq[string] 
 	// request signed the documented way costs one HMAC.
 	paths, dates, headers := resourcePaths(r, account), dateFields(h, false), canonicalHeaders(h)
 	suffix, query, lengths := compSuffix(r), canonicalQuery(r.URL.RawQuery), contentLengths(r)
+	// The fields around Content-Length and Date, joined once.
+	var head, mid, tail string
+	if lite {
+		mid = h.Get("Content-MD5") + "\n" + h.Get("Content-Type") + "\n"
+	} else {
+		head = r.Method + "\n" + h.Get("Content-Encoding") + "\n" + h.Get("Content-Language") + "\n"
+		mid = h.Get("Content-MD5") + "\n" + h.Get("Content-Type") + "\n"
+		tail = h.Get("If-Modified-Since") + "\n" + h.Get("If-Match") + "\n" + h.Get("If-None-Match") + "\n" +
+			h.Get("If-Unmodified-Since") + "\n" + h.Get("Range") + "\n"
+	}
 	return uniqSeq(func(yield func(string) bool) {
 		for _, path := range paths {
 			for _, date := range dates {
 				for _, hdrs := range headers {
 					if lite {
-						if !yield(r.Method + "\n" + h.Get("Content-MD5") + "\n" + h.Get("Content-Type") + "\n" + date + "\n" + hdrs + "/" + account + path + suffix) {
+						if !yield(r.Method + "\n" + mid + date + "\n" + hdrs + "/" + account + path + suffix) {
 							return
 						}
 						continue
 					}
 					for _, length := range lengths {
-						s := strings.Join([]string{
-							r.Method,
-							h.Get("Content-Encoding"),
-							h.Get("Content-Language"),
-							length,
-							h.Get("Content-MD5"),
-							h.Get("Content-Type"),
-							date,
-							h.Get("If-Modified-Since"),
-							h.Get("If-Match"),
-							h.Get("If-None-Match"),
-							h.Get("If-Unmodified-Since"),
-							h.Get("Range"),
-							hdrs + "/" + account + path + query,
-						}, "\n")
-						if !yield(s) {
+						if !yield(head + length + "\n" + mid + date + "\n" + tail + hdrs + "/" + account + path + query) {
 							return
 						}
 					}
@@ -97,16 +96,27 @@ func stringsToSign(r *http.Request, account string, lite bool) iter.Seq[string] 
 	})
 }
 
-// uniqSeq drops repeated strings from seq, keeping order.
+// uniqSeq drops repeated strings from seq, keeping order. The usual
+// caller stops at the first string, so the set starts with the second.
 func uniqSeq(seq iter.Seq[string]) iter.Seq[string] {
 	return func(yield func(string) bool) {
-		seen := map[string]bool{}
+		var first string
+		var seen map[string]bool
+		n := 0
 		for s := range seq {
-			if !seen[s] {
+			n++
+			switch {
+			case n == 1:
+				first = s
+			case s == first || seen[s]:
+				continue
+			case seen == nil:
+				seen = map[string]bool{s: true}
+			default:
 				seen[s] = true
-				if !yield(s) {
-					return
-				}
+			}
+			if !yield(s) {
+				return
 			}
 		}
 	}
@@ -208,43 +218,92 @@ func compSuffix(r *http.Request) string {
 // canonicalHeaders returns the x-ms-* header block, one "name:value\n" line
 // per header. The document sorts names by byte order; the SDKs sort them
 // culture-aware (see sdkHeaderLess), and values with inner runs of spaces
-// are signed both collapsed (document) and as sent (SDKs).
+// are signed both collapsed (document) and as sent (SDKs). Forms that
+// come out the same (the usual case: the orders agree and no value has a
+// run of spaces) are built once.
 func canonicalHeaders(h http.Header) []string {
-	values := map[string][]string{}
-	var names []string
+	type field struct{ name, value string }
+	var fields []field
 	for k, v := range h {
-		name := strings.ToLower(strings.TrimSpace(k))
-		if strings.HasPrefix(name, "x-ms-") {
-			if _, ok := values[name]; !ok {
-				names = append(names, name)
-			}
-			values[name] = append(values[name], v...)
+		name := strings.TrimSpace(k)
+		if len(name) < len("x-ms-") || !strings.EqualFold(name[:len("x-ms-")], "x-ms-") {
+			continue
 		}
+		fields = append(fields, field{strings.ToLower(name), strings.Join(v, ",")})
 	}
-	if len(names) == 0 {
+	if len(fields) == 0 {
 		// The SDKs join an empty block with its own separator.
 		return []string{"", "\n"}
 	}
-	ordinal := slices.Clone(names)
-	sort.Strings(ordinal)
-	sdk := slices.Clone(names)
-	sort.SliceStable(sdk, func(i, j int) bool { return sdkHeaderLess(sdk[i], sdk[j]) })
-
+	slices.SortStableFunc(fields, func(a, b field) int { return strings.Compare(a.name, b.name) })
+	// Keys that differ only in case are one header: their values join.
+	merged := fields[:1]
+	for _, f := range fields[1:] {
+		if last := &merged[len(merged)-1]; last.name == f.name {
+			last.value += "," + f.value
+			continue
+		}
+		merged = append(merged, f)
+	}
+	fields = merged
+	collapsedValues := make([]string, len(fields))
+	anyCollapsed := false
+	for i, f := range fields {
+		collapsedValues[i] = collapseSpaces(f.value)
+		anyCollapsed = anyCollapsed || collapsedValues[i] != f.value
+	}
+	ordinal := make([]int, len(fields))
+	for i := range ordinal {
+		ordinal[i] = i
+	}
+	orders := [][]int{ordinal}
+	if !slices.IsSortedFunc(fields, func(a, b field) int { return sdkHeaderCompare(a.name, b.name) }) {
+		sdk := slices.Clone(ordinal)
+		slices.SortFunc(sdk, func(a, b int) int { return sdkHeaderCompare(fields[a].name, fields[b].name) })
+		orders = append(orders, sdk)
+	}
+	block := func(order []int, values func(int) string) string {
+		n := 0
+		for _, i := range order {
+			n += len(fields[i].name) + len(values(i)) + 2
+		}
+		var b strings.Builder
+		b.Grow(n)
+		for _, i := range order {
+			b.WriteString(fields[i].name)
+			b.WriteByte(':')
+			b.WriteString(values(i))
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
+	collapsed := func(i int) string { return collapsedValues[i] }
+	raw := func(i int) string { return fields[i].value }
 	var out []string
-	for _, order := range [][]string{ordinal, sdk} {
-		for _, collapse := range []bool{true, false} {
-			var b strings.Builder
-			for _, name := range order {
-				v := strings.Join(values[name], ",")
-				if collapse {
-					v = strings.Join(strings.Fields(v), " ")
-				}
-				b.WriteString(name + ":" + v + "\n")
-			}
-			out = append(out, b.String())
+	for _, order := range orders {
+		out = append(out, block(order, collapsed))
+		if anyCollapsed {
+			out = append(out, block(order, raw))
 		}
 	}
-	return uniq(out)
+	return out
+}
+
+// collapseSpaces is v with leading and trailing white space dropped and
+// inner runs of it replaced by one space; v itself when that changes
+// nothing, found without allocating.
+func collapseSpaces(v string) string {
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c > ' ' && c < utf8.RuneSelf {
+			continue
+		}
+		if c == ' ' && i > 0 && i+1 < len(v) && v[i+1] != ' ' {
+			continue
+		}
+		return strings.Join(strings.Fields(v), " ")
+	}
+	return v
 }
 
 // canonicalQuery is the query part of the Shared Key canonicalized
@@ -274,31 +333,44 @@ func canonicalQuery(raw string) string {
 // .NET's culture-invariant comparison): hyphens and apostrophes are
 // ignored, other punctuation sorts before '+', then digits, then letters.
 // Names equal under that rule fall back to byte order.
-func sdkHeaderLess(a, b string) bool {
-	if c := slices.Compare(collationKey(a), collationKey(b)); c != 0 {
-		return c < 0
+func sdkHeaderLess(a, b string) bool { return sdkHeaderCompare(a, b) < 0 }
+
+// sdkHeaderCompare is sdkHeaderLess as a three-way comparison.
+func sdkHeaderCompare(a, b string) int {
+	i, j := 0, 0
+	for {
+		var ka, kb int
+		ka, i = nextCollationWeight(a, i)
+		kb, j = nextCollationWeight(b, j)
+		if ka != kb || ka < 0 {
+			if c := cmp.Compare(ka, kb); c != 0 {
+				return c
+			}
+			return strings.Compare(a, b)
+		}
 	}
-	return a < b
 }
 
-func collationKey(s string) []int {
-	key := make([]int, 0, len(s))
-	for i := 0; i < len(s); i++ {
+// nextCollationWeight returns the weight of the first character of s at
+// or after i that the SDK order does not ignore, and the index after it;
+// -1 at the end of s.
+func nextCollationWeight(s string, i int) (int, int) {
+	for ; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case c == '-' || c == '\'':
 			continue
 		case c >= 'a' && c <= 'z':
-			key = append(key, 0x300+int(c-'a'))
+			return 0x300 + int(c-'a'), i + 1
 		case c >= 'A' && c <= 'Z':
-			key = append(key, 0x300+int(c-'A'))
+			return 0x300 + int(c-'A'), i + 1
 		case c >= '0' && c <= '9':
-			key = append(key, 0x200+int(c-'0'))
+			return 0x200 + int(c-'0'), i + 1
 		case c == '+':
-			key = append(key, 0x1ff)
+			return 0x1ff, i + 1
 		default:
-			key = append(key, 0x100+int(c))
+			return 0x100 + int(c), i + 1
 		}
 	}
-	return key
+	return -1, i
 }

@@ -1,12 +1,13 @@
 package azhttp
 
 import (
+	"bytes"
 	"encoding/xml"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -17,7 +18,18 @@ const MaxXMLBody = 8 << 20
 func HTTPTime(t time.Time) string { return t.UTC().Format(http.TimeFormat) }
 
 // ETag renders a commit version the way Azure Storage renders ETags.
-func ETag(version uint64) string { return fmt.Sprintf("\"0x%X\"", version) }
+func ETag(version uint64) string {
+	b := make([]byte, 0, len(`"0x"`)+16)
+	b = append(b, `"0x`...)
+	start := len(b)
+	b = strconv.AppendUint(b, version, 16)
+	for i := start; i < len(b); i++ {
+		if b[i] >= 'a' {
+			b[i] -= 'a' - 'A'
+		}
+	}
+	return string(append(b, '"'))
+}
 
 // ReadXML decodes a bounded XML request body into v.
 func ReadXML(r *http.Request, v any) error {
@@ -36,17 +48,38 @@ func ReadXML(r *http.Request, v any) error {
 
 // WriteXML sends v as an XML response body with status.
 func WriteXML(w http.ResponseWriter, status int, v any) error {
-	body, err := xml.Marshal(v)
-	if err != nil {
-		return err
+	x := xmlWriters.Get().(*xmlWriter)
+	if err := x.enc.Encode(v); err != nil {
+		return err // the encoder may hold half an element: not reused
 	}
 	w.Header().Set("Content-Type", "application/xml")
-	w.Header().Set("Content-Length", strconv.Itoa(len(xml.Header)+len(body)))
+	w.Header().Set("Content-Length", strconv.Itoa(len(xml.Header)+x.body.Len()))
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, xml.Header)
-	_, _ = w.Write(body)
+	_, _ = w.Write(x.body.Bytes())
+	if x.body.Cap() <= maxPooledXML {
+		x.body.Reset()
+		xmlWriters.Put(x)
+	}
 	return nil
 }
+
+// xmlWriter is an encoder and the buffer it writes to, kept for reuse:
+// xml.Marshal allocates a 4 KiB buffered writer for every response.
+type xmlWriter struct {
+	body bytes.Buffer
+	enc  *xml.Encoder
+}
+
+// maxPooledXML bounds the buffers kept: a large listing's is left to the
+// collector.
+const maxPooledXML = 64 << 10
+
+var xmlWriters = sync.Pool{New: func() any {
+	x := &xmlWriter{}
+	x.enc = xml.NewEncoder(&x.body)
+	return x
+}}
 
 // WriteEmpty sends a bodiless status.
 func WriteEmpty(w http.ResponseWriter, status int) error {

@@ -28,6 +28,7 @@ func Run(t *testing.T, o Opener) {
 		{"ScanOrderAndBounds", testScan},
 		{"DeleteRange", testDeleteRange},
 		{"ReadYourWrites", testReadYourWrites},
+		{"RepeatedReads", testRepeatedReads},
 		{"RollbackOnError", testRollbackOnError},
 		{"RollbackOnPanic", testRollbackOnPanic},
 		{"SnapshotIsolation", testSnapshotIsolation},

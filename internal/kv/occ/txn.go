@@ -2,6 +2,7 @@ package occ
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"time"
 
@@ -23,14 +24,29 @@ var _ kv.Txn = (*txn)(nil)
 func (t *txn) Version() uint64 { return t.version }
 
 func (t *txn) Get(key []byte) ([]byte, error) {
-	t.reads.addKey(key)
 	if p, ok := t.writes.lookup(key); ok {
+		t.reads.addKey(key)
 		if p.Delete {
 			return nil, kv.ErrNotFound
 		}
 		return bytes.Clone(p.Value), nil
 	}
-	return t.snap.Get(key)
+	if h, ok := t.reads.held(key); ok {
+		if !h.found {
+			return nil, kv.ErrNotFound
+		}
+		return bytes.Clone(h.value), nil
+	}
+	v, err := t.snap.Get(key)
+	switch {
+	case err == nil:
+		t.reads.hold(key, v, true)
+	case errors.Is(err, kv.ErrNotFound):
+		t.reads.hold(key, nil, false)
+	default:
+		t.reads.addKey(key)
+	}
+	return v, err
 }
 
 // Scan merges the snapshot with the buffered writes.

@@ -33,8 +33,14 @@ type WriteSet struct {
 	size   int
 }
 
+// writeNodes is the node free list every write set's tree shares (it is
+// safe for concurrent use): btree.NewG would allocate one per transaction.
+var writeNodes = btree.NewFreeListG[Write](btree.DefaultFreeListSize)
+
+func writeLess(a, b Write) bool { return bytes.Compare(a.Key, b.Key) < 0 }
+
 func newWriteSet() *WriteSet {
-	return &WriteSet{points: btree.NewG(16, func(a, b Write) bool { return bytes.Compare(a.Key, b.Key) < 0 })}
+	return &WriteSet{points: btree.NewWithFreeListG(16, writeLess, writeNodes)}
 }
 
 // Empty reports whether nothing was written.

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -46,6 +47,12 @@ func Open(dir string, o Options) (*Store, error) {
 		L0CompactionThreshold:       4,
 		L0StopWritesThreshold:       24,
 		Logger:                      quietLogger{},
+	}
+	// Every write path first looks up keys that usually do not exist yet
+	// (a new blob, entity or message): a Bloom filter per table answers
+	// those from memory instead of searching each table's index.
+	for i := range opts.Levels {
+		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 	}
 	db, err := pebble.Open(dir, opts)
 	if err != nil {
@@ -99,11 +106,17 @@ func (e *engine) Apply(w *occ.WriteSet) (func() error, error) {
 		if err != nil {
 			return
 		}
+		// The batch copies the key in: write the prefixed key there
+		// directly rather than building it first.
+		var op *pebble.DeferredBatchOp
 		if p.Delete {
-			err = b.Delete(userKey(p.Key), nil)
+			op = b.DeleteDeferred(len(userPrefix) + len(p.Key))
 		} else {
-			err = b.Set(userKey(p.Key), p.Value, nil)
+			op = b.SetDeferred(len(userPrefix)+len(p.Key), len(p.Value))
+			copy(op.Value, p.Value)
 		}
+		copy(op.Key[copy(op.Key, userPrefix):], p.Key)
+		err = op.Finish()
 	})
 	if err != nil {
 		return nil, errors.Join(err, b.Close())

@@ -68,17 +68,21 @@ func (w *worker) begin(changes map[string]string) {
 // items of the keys it wrote (deleted keys map to the zero item). An
 // acknowledgement that came before the crash began is in the synced
 // state; one that came after is only in flight.
+//
+// The ETags of a late acknowledgement join the registry only if the
+// recovered state holds the write: a server that lost power would never
+// have sent it, so an ETag nobody could have seen may be issued again.
 func (w *worker) commit(result map[string]item) error {
+	if w.crashing.Load() {
+		w.ackedPending = result
+		return nil
+	}
 	for key, it := range result {
 		if it.content != "" {
 			if err := w.etags.record(w.scope(), key, it); err != nil {
 				return err
 			}
 		}
-	}
-	if w.crashing.Load() {
-		w.ackedPending = result
-		return nil
 	}
 	for key, it := range result {
 		if it.content == "" {

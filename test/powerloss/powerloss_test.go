@@ -20,10 +20,10 @@ import (
 )
 
 var (
-	points  = flag.Int("powerloss.points", 12, "crash points to survive")
+	points  = flag.Int("powerloss.points", 20, "crash points to survive")
 	seed    = flag.Uint64("powerloss.seed", 0, "seed of the workers' choices and the crash moments (0: random)")
 	workers = flag.Int("powerloss.workers", 2, "concurrent workers per service")
-	maxLoad = flag.Duration("powerloss.load", 300*time.Millisecond, "longest stretch of load before a crash point")
+	maxLoad = flag.Duration("powerloss.load", 500*time.Millisecond, "longest stretch of load before a crash point")
 )
 
 var noRetry = policy.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}

@@ -81,6 +81,14 @@ func TestPowerLoss(t *testing.T) {
 	}
 	fs := vfs.NewCrashableMem()
 	n := startLoaded(t, ctx, fs, loads)
+	// Only the running node is stopped at the end: a cleanup per node
+	// would keep every crashed store (its whole file system) in memory
+	// until the test ends.
+	t.Cleanup(func() {
+		if err := n.stop(context.Background()); err != nil {
+			t.Errorf("stopping the services: %v", err)
+		}
+	})
 	for _, l := range loads {
 		if err := l.setup(ctx); err != nil {
 			t.Fatalf("%s setup: %v", l.name(), err)
@@ -192,11 +200,6 @@ func startLoaded(t *testing.T, ctx context.Context, fs vfs.FS, loads []workload)
 	if err != nil {
 		t.Fatalf("start the services on the crashed file system: %v", err)
 	}
-	t.Cleanup(func() {
-		if err := n.stop(context.Background()); err != nil {
-			t.Errorf("stopping the services: %v", err)
-		}
-	})
 	for _, l := range loads {
 		if err := l.connect(n); err != nil {
 			t.Fatalf("%s clients: %v", l.name(), err)

@@ -28,6 +28,11 @@ type container struct {
 	pkKind   string
 	unique   [][][]string // per unique key, its paths split
 	ridBytes []byte
+	// index is the indexing policy; indexReady and indexPolicyText are
+	// the range index's state (rangeindex.go), read by Tx.container.
+	index           *indexPolicy
+	indexReady      bool
+	indexPolicyText string
 }
 
 func (c *container) rid() string { return c.rec.str("_rid") }
@@ -281,7 +286,7 @@ func (s *Service) DeleteDatabase(ctx context.Context, db string, pre Preconditio
 		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
 			return err
 		}
-		if err := kv.DeletePrefixes(tx, containersPrefix(db), itemsOfDatabase(db), chunksOfDatabase(db), uniqueOfDatabase(db), scriptsOfDatabase(db), changesOfDatabase(db), changeSeqOfDatabase(db), offersOfDatabase(db), usersPrefix(db), permissionsOfDatabase(db)); err != nil {
+		if err := kv.DeletePrefixes(tx, containersPrefix(db), itemsOfDatabase(db), chunksOfDatabase(db), uniqueOfDatabase(db), indexOfDatabase(db), indexStatesOfDatabase(db), scriptsOfDatabase(db), changesOfDatabase(db), changeSeqOfDatabase(db), offersOfDatabase(db), usersPrefix(db), permissionsOfDatabase(db)); err != nil {
 			return err
 		}
 		s.noteVersion(tx.Version())
@@ -389,6 +394,11 @@ func parseContainer(db string, r record) (*container, error) {
 			c.unique = append(c.unique, split)
 		}
 	}
+	pol, err := parseIndexPolicy(r["indexingPolicy"])
+	if err != nil {
+		return nil, err
+	}
+	c.index = pol
 	c.ridBytes = decodeRID(r.str("_rid"))
 	return c, nil
 }
@@ -483,6 +493,9 @@ func (s *Service) CreateContainer(ctx context.Context, db string, props []byte, 
 		if err != nil {
 			return err
 		}
+		if err := initIndexState(tx, db, id, b); err != nil {
+			return err
+		}
 		s.noteVersion(v)
 		if len(throughput) > 0 {
 			if err := s.putOffer(tx, db, id, out.str("_self"), rid, throughput[0]); err != nil {
@@ -536,7 +549,9 @@ func (s *Service) ReplaceContainer(ctx context.Context, db, coll string, props [
 	}
 	stripSystem(m)
 	var out record
+	var rebuild string
 	err = s.store.Update(ctx, func(tx kv.Txn) error {
+		rebuild = ""
 		old, err := loadContainer(tx, db, coll)
 		if err != nil {
 			return err
@@ -572,11 +587,19 @@ func (s *Service) ReplaceContainer(ctx context.Context, db, coll string, props [
 		if err != nil {
 			return err
 		}
+		if rebuild, err = resetIndex(tx, old, b); err != nil {
+			return err
+		}
 		s.noteVersion(v)
 		return tx.Set(containerKey(db, coll), b)
 	})
 	if err != nil {
 		return nil, err
+	}
+	if rebuild != "" {
+		if err := s.buildIndex(ctx, db, coll, rebuild); err != nil {
+			return nil, err
+		}
 	}
 	return newContainer(out)
 }
@@ -614,7 +637,7 @@ func (s *Service) DeleteContainer(ctx context.Context, db, coll string, pre Prec
 		if err := pre.check(conditions.Write, true, c.rec.str("_etag")); err != nil {
 			return err
 		}
-		if err := kv.DeletePrefixes(tx, itemsPrefix(db, coll), chunksOfContainer(db, coll), uniquePrefix(db, coll), scriptsOfContainer(db, coll), changesPrefix(db, coll), changeSeqKey(db, coll)); err != nil {
+		if err := kv.DeletePrefixes(tx, itemsPrefix(db, coll), chunksOfContainer(db, coll), uniquePrefix(db, coll), indexPrefix(db, coll), indexStateKey(db, coll), scriptsOfContainer(db, coll), changesPrefix(db, coll), changeSeqKey(db, coll)); err != nil {
 			return err
 		}
 		if err := tx.Delete(offerKey(db, coll)); err != nil {

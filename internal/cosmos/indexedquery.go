@@ -78,6 +78,16 @@ type pageRequest struct {
 // item's stored value.
 type readKey struct {
 	key, item, value []byte
+	// scope, when set, maps key (an index entry) to item.
+	scope *entryScope
+}
+
+// itemKey returns the item k stands for.
+func (k readKey) itemKey() []byte {
+	if k.scope != nil {
+		return k.scope.itemOf(k.key)
+	}
+	return k.item
 }
 
 // keySource yields the keys a streamed plan reads, in the plan's order.
@@ -223,6 +233,17 @@ type entryScope struct {
 	itemsBase []byte // Ci db coll
 }
 
+// inScope reports whether an entry is well formed and in the scope's
+// partitions.
+func (s *entryScope) inScope(key []byte) bool {
+	if !bytes.HasPrefix(key, s.prefix) {
+		return false
+	}
+	rest := key[len(s.prefix):]
+	n := indexValueLen(rest)
+	return n >= 0 && bytes.HasPrefix(rest[n:], s.pkPrefix)
+}
+
 // itemOf maps an entry key to its item key, or nil when the entry is
 // malformed or outside the scope's partitions.
 func (s *entryScope) itemOf(key []byte) []byte {
@@ -262,15 +283,14 @@ func (s *entryScope) scanRanges(rs []valueRange, from []byte, n int) ([]readKey,
 			start = from
 		}
 		err := s.rd.Scan(start, end, func(k, _ []byte) bool {
-			item := s.itemOf(k)
-			if item == nil {
+			if !s.inScope(k) {
 				return true
 			}
 			if len(out) == n {
 				next = slices.Clone(k)
 				return false
 			}
-			out = append(out, readKey{key: slices.Clone(k), item: item})
+			out = append(out, readKey{key: slices.Clone(k), scope: s})
 			return true
 		})
 		if err != nil || next != nil {
@@ -330,7 +350,7 @@ func listSource(mode string, keys []readKey) *keySource {
 
 // streamSource chooses how to stream a PerDocument query, or returns nil
 // when the query must run in full.
-func (t *Tx) streamSource(c *container, comps []string, plan query.IndexPlan) (*keySource, error) {
+func (t *Tx) streamSource(c *container, comps []string, plan query.IndexPlan, from []byte) (*keySource, error) {
 	scope := func(path []string) *entryScope { return t.entryScope(c, comps, path) }
 	usable := c.indexUsable()
 	if plan.HasOrderBy {
@@ -347,6 +367,10 @@ func (t *Tx) streamSource(c *container, comps []string, plan query.IndexPlan) (*
 			return &keySource{mode: "asc", batch: func(from []byte, n int) ([]readKey, []byte, error) {
 				return sc.scanRanges(rs, from, n)
 			}}, nil
+		}
+		if ob.Desc && from != nil && bytes.HasPrefix(from, sc.prefix) {
+			// A later page needs nothing above the resume entry's value.
+			rs = below(rs, kv.PrefixEnd(sc.value(from)))
 		}
 		keys, err := sc.collect(rs)
 		if err != nil {
@@ -379,7 +403,8 @@ func (t *Tx) streamSource(c *container, comps []string, plan query.IndexPlan) (*
 			}
 			items := make([]readKey, 0, len(keys))
 			for _, k := range keys {
-				items = append(items, readKey{key: k.item, item: k.item})
+				item := k.itemKey()
+				items = append(items, readKey{key: item, item: item})
 			}
 			slices.SortFunc(items, func(a, b readKey) int { return bytes.Compare(a.key, b.key) })
 			items = slices.CompactFunc(items, func(a, b readKey) bool { return bytes.Equal(a.key, b.key) })
@@ -405,6 +430,21 @@ func (t *Tx) streamSource(c *container, comps []string, plan query.IndexPlan) (*
 		})
 		return out, next, err
 	}}, nil
+}
+
+// below cuts the spans rs at the encoded value hi.
+func below(rs []valueRange, hi []byte) []valueRange {
+	var out []valueRange
+	for _, r := range rs {
+		if bytes.Compare(r.lo, hi) >= 0 {
+			break
+		}
+		if bytes.Compare(r.hi, hi) > 0 {
+			r.hi = hi
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // numeric reports whether every span holds numbers only (a number
@@ -444,16 +484,16 @@ func (t *Tx) candidateKeys(c *container, comps []string, plan query.IndexPlan) (
 		return nil, false, err
 	}
 	for _, e := range entries {
-		keys = append(keys, e.item)
+		keys = append(keys, e.itemKey())
 	}
 	slices.SortFunc(keys, bytes.Compare)
 	return slices.CompactFunc(keys, bytes.Equal), true, nil
 }
 
 // readDoc reads and decodes the item under key (whose stored value is
-// v, when the caller has it) for a query; nil when it is absent or
-// expired.
-func (t *Tx) readDoc(c *container, key, v []byte, st *queryStats) (map[string]any, error) {
+// v, when the caller has it) for a query, only the properties names
+// lists when not nil; nil when it is absent or expired.
+func (t *Tx) readDoc(c *container, key, v []byte, names []string, st *queryStats) (map[string]any, error) {
 	if v == nil {
 		var err error
 		v, err = t.rd.Get(key)
@@ -468,7 +508,7 @@ func (t *Tx) readDoc(c *container, key, v []byte, st *queryStats) (map[string]an
 	if err != nil {
 		return nil, err
 	}
-	m, err := decodeForQuery(v)
+	m, err := decodeDoc(v, names)
 	if err != nil {
 		return nil, err
 	}
@@ -501,9 +541,15 @@ func (t *Tx) queryItemsPage(db, coll string, pk PartitionKey, q *Query, params m
 	if err := c.queryPlanErrors(plan, e.HasWhere(), !o.scanNeedsHeader || o.enableScan); err != nil {
 		return nil, err
 	}
+	var from []byte
+	if tok.Key != "" {
+		if from, err = base64.RawURLEncoding.DecodeString(tok.Key); err != nil {
+			return nil, invalidContinuation(page.continuation)
+		}
+	}
 	var src *keySource
 	if plan.PerDocument && tok.Offset == nil {
-		if src, err = t.streamSource(c, comps, plan); err != nil {
+		if src, err = t.streamSource(c, comps, plan, from); err != nil {
 			return nil, err
 		}
 	}
@@ -513,15 +559,10 @@ func (t *Tx) queryItemsPage(db, coll string, pk PartitionKey, q *Query, params m
 	if page.continuation != "" && tok.Mode != src.mode {
 		return nil, invalidContinuation(page.continuation)
 	}
-	var from []byte
-	if tok.Key != "" {
-		if from, err = base64.RawURLEncoding.DecodeString(tok.Key); err != nil {
-			return nil, invalidContinuation(page.continuation)
-		}
-	}
 	var st queryStats
 	start := time.Now()
-	udfs := t.udfs(db, coll)
+	run := q.docRunner(params, t.udfs(db, coll))
+	names := queryProperties(q)
 	var out []json.RawMessage
 	size, skip := 0, tok.Skip
 	next := ""
@@ -531,14 +572,14 @@ func (t *Tx) queryItemsPage(db, coll string, pk PartitionKey, q *Query, params m
 			return nil, err
 		}
 		for _, k := range keys {
-			doc, err := t.readDoc(c, k.item, k.value, &st)
+			doc, err := t.readDoc(c, k.itemKey(), k.value, names, &st)
 			if err != nil {
 				return nil, err
 			}
 			if doc == nil {
 				continue
 			}
-			rows, err := q.runWith([]map[string]any{doc}, params, udfs)
+			rows, err := run(doc)
 			if err != nil {
 				return nil, err
 			}
@@ -601,7 +642,7 @@ func (t *Tx) fullPage(c *container, comps []string, q *Query, params map[string]
 	}
 	if narrowed {
 		for _, k := range keys {
-			doc, err := t.readDoc(c, k, nil, &st)
+			doc, err := t.readDoc(c, k, nil, queryProperties(q), &st)
 			if err != nil {
 				return nil, err
 			}
@@ -609,7 +650,7 @@ func (t *Tx) fullPage(c *container, comps []string, q *Query, params map[string]
 				docs = append(docs, doc)
 			}
 		}
-	} else if docs, err = t.scanDocsForQuery(c, comps, &st); err != nil {
+	} else if docs, err = t.scanDocsForQuery(c, comps, queryProperties(q), &st); err != nil {
 		return nil, err
 	}
 	st.load = time.Since(start)
@@ -630,4 +671,45 @@ func (t *Tx) fullPage(c *container, comps []string, q *Query, params map[string]
 		f.Continuation = string(b)
 	}
 	return f, nil
+}
+
+// queryProperties lists the top-level properties a query needs of each
+// item (with those time to live reads), or nil when it needs them all.
+func queryProperties(q *Query) []string {
+	e := q.engine()
+	if e == nil {
+		return nil
+	}
+	names, ok := e.RootProperties()
+	if !ok {
+		return nil
+	}
+	return append(names, "_ts", "ttl")
+}
+
+// decodeDoc decodes a stored item for a query: whole, or only names.
+func decodeDoc(v []byte, names []string) (map[string]any, error) {
+	if names == nil {
+		return decodeForQuery(v)
+	}
+	return decodeProperties(v, names)
+}
+
+// docRunner returns a function running q over one document at a time,
+// each result encoded (query.DocRunner).
+func (q *Query) docRunner(params map[string]any, udfs query.UDFs) func(map[string]any) ([]json.RawMessage, error) {
+	r := q.engine().NewDocRunner(params, query.Options{UDFs: udfs})
+	return func(doc map[string]any) ([]json.RawMessage, error) {
+		res, err := r.Run(doc)
+		if err != nil {
+			return nil, queryError(err)
+		}
+		out := make([]json.RawMessage, len(res))
+		for i, v := range res {
+			if out[i], err = encodeResult(v); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
 }

@@ -113,12 +113,12 @@ func (t *Tx) queryScope(db, coll string, pk PartitionKey, q *Query, params map[s
 }
 
 // scanDocsForQuery decodes every live item of the partitions comps
-// names.
-func (t *Tx) scanDocsForQuery(c *container, comps []string, st *queryStats) ([]map[string]any, error) {
+// names (only the properties names lists, when not nil).
+func (t *Tx) scanDocsForQuery(c *container, comps []string, names []string, st *queryStats) ([]map[string]any, error) {
 	var docs []map[string]any
 	var derr error
 	err := scanItems(t.rd, partitionPrefix(c.db, c.id, comps), nil, func(_, v []byte) bool {
-		m, err := decodeForQuery(v)
+		m, err := decodeDoc(v, names)
 		if err != nil {
 			derr = err
 			return false
@@ -159,7 +159,7 @@ func (t *Tx) queryItems(db, coll string, pk PartitionKey, q *Query, params map[s
 	}
 	if narrowed {
 		for _, k := range keys {
-			doc, err := t.readDoc(c, k, nil, &st)
+			doc, err := t.readDoc(c, k, nil, queryProperties(q), &st)
 			if err != nil {
 				return nil, err
 			}
@@ -167,7 +167,7 @@ func (t *Tx) queryItems(db, coll string, pk PartitionKey, q *Query, params map[s
 				docs = append(docs, doc)
 			}
 		}
-	} else if docs, err = t.scanDocsForQuery(c, comps, &st); err != nil {
+	} else if docs, err = t.scanDocsForQuery(c, comps, queryProperties(q), &st); err != nil {
 		return nil, err
 	}
 	st.load = time.Since(start)

@@ -1,5 +1,10 @@
 package query
 
+import (
+	"fmt"
+	"time"
+)
+
 // What a range index can do for a query, read off its text without
 // running it: which top-level AND terms of the WHERE clause bound one
 // document path (so that only documents whose indexed value lies in the
@@ -196,3 +201,106 @@ func flipComparison(op string) string {
 
 // HasWhere reports whether the query filters its documents.
 func (q *Query) HasWhere() bool { return q.sel.where != nil }
+
+// RootProperties returns the top-level document properties the query
+// reads, when it reads documents only through them (c.a, c["b"].x): a
+// run over documents holding just those properties gives the same
+// results. ok is false when the query uses a document whole (SELECT *,
+// SELECT c, udf.f(c), c[expr]) or has a subquery, which may.
+func (q *Query) RootProperties() (names []string, ok bool) {
+	s := q.sel
+	alias := q.rootAlias()
+	if alias == "" || s.star {
+		return nil, false
+	}
+	var exprs []expr
+	if s.value != nil {
+		exprs = append(exprs, s.value)
+	}
+	for _, it := range s.items {
+		exprs = append(exprs, it.e)
+	}
+	for _, src := range s.from.sources[1:] {
+		if src.alias == alias {
+			return nil, false
+		}
+		exprs = append(exprs, src.e)
+	}
+	exprs = append(exprs, s.where)
+	exprs = append(exprs, s.groupBy...)
+	for _, it := range s.orderBy {
+		exprs = append(exprs, it.e)
+	}
+	seen := map[string]bool{}
+	ok = true
+	for _, e := range exprs {
+		// Identifiers met as the target of a constant property access
+		// are fine; any other use of the root is a use of it whole.
+		allowed := map[expr]bool{}
+		walk(e, func(x expr) {
+			switch y := x.(type) {
+			case *subqueryExpr:
+				ok = false
+			case *propertyExpr:
+				if id, isIdent := y.target.(*identExpr); isIdent && id.name == alias {
+					if y.index != nil || y.name == "" {
+						ok = false
+						return
+					}
+					allowed[id] = true
+					if !seen[y.name] {
+						seen[y.name] = true
+						names = append(names, y.name)
+					}
+				}
+			case *identExpr:
+				if y.name == alias && !allowed[y] {
+					ok = false
+				}
+			}
+		})
+	}
+	if !ok {
+		return nil, false
+	}
+	return names, true
+}
+
+// DocRunner runs a query over one document at a time, as a reader that
+// stops after any document does; each Run is Run over that document
+// alone, and for a plan that is PerDocument the concatenated results
+// equal one Run over all of them in order. The clock is read once, for
+// every document. A DocRunner is not safe for concurrent use.
+type DocRunner struct {
+	q   *Query
+	ctx *runContext
+	one []map[string]any
+}
+
+// NewDocRunner returns a runner of q with params and o.
+func (q *Query) NewDocRunner(params map[string]any, o Options) *DocRunner {
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	r := &DocRunner{q: q, one: make([]map[string]any, 1)}
+	r.ctx = &runContext{params: params, now: now.UTC(), udfs: o.UDFs}
+	return r
+}
+
+// Run evaluates the query over doc.
+func (r *DocRunner) Run(doc map[string]any) (results []any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if re, ok := p.(runtimeError); ok {
+				results, err = nil, re.err
+				return
+			}
+			results, err = nil, &Error{Message: fmt.Sprintf("%s: %v", internalErrorPrefix, p)}
+		}
+	}()
+	r.one[0] = doc
+	r.ctx.docs = r.one
+	r.ctx.rowBudget = maxRows
+	return execSelect(r.q.sel, &env{run: r.ctx}), nil
+}

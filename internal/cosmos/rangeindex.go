@@ -82,6 +82,10 @@ func indexValue(v any) (enc []byte, ok bool) {
 		return indexNumber(f), true
 	case float64:
 		return indexNumber(x), true
+	case int64: // _ts, as write sets it
+		return indexNumber(float64(x)), true
+	case int:
+		return indexNumber(float64(x)), true
 	case string:
 		if len(x) > maxIndexedString {
 			x = x[:maxIndexedString]

@@ -149,6 +149,9 @@ func checkIndexConsistent(t *testing.T, s *Service, coll string) {
 		if err != nil {
 			return err
 		}
+		if err := tx.indexState(c); err != nil {
+			return err
+		}
 		want := map[string]bool{}
 		if c.maintained() {
 			err = scanItems(tx.rd, itemsPrefix("db", coll), nil, func(_, v []byte) bool {
@@ -302,6 +305,9 @@ func TestIndexFollowsPolicy(t *testing.T) {
 	}
 	err := s.view(ctx, func(tx *Tx) error {
 		c, err := tx.container("db", "items")
+		if err == nil {
+			err = tx.indexState(c)
+		}
 		if err == nil && !c.indexUsable() {
 			t.Error("index not ready after the rebuild")
 		}

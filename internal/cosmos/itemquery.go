@@ -96,6 +96,9 @@ func (t *Tx) queryScope(db, coll string, pk PartitionKey, q *Query, params map[s
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := t.indexState(c); err != nil {
+		return nil, nil, err
+	}
 	comps, err := c.scopePartitionKey(hdr, ok)
 	if err != nil {
 		return nil, nil, err

@@ -210,6 +210,9 @@ func (c *container) maintained() bool {
 
 // rangeIndex adds doc's entries.
 func (p *partition) rangeIndex(doc map[string]any) error {
+	if err := p.t.indexState(p.c); err != nil {
+		return err
+	}
 	if !p.c.maintained() {
 		return nil
 	}
@@ -223,6 +226,9 @@ func (p *partition) rangeIndex(doc map[string]any) error {
 
 // rangeUnindex removes doc's entries.
 func (p *partition) rangeUnindex(doc map[string]any) error {
+	if err := p.t.indexState(p.c); err != nil {
+		return err
+	}
 	if !p.c.maintained() {
 		return nil
 	}
@@ -231,6 +237,19 @@ func (p *partition) rangeUnindex(doc map[string]any) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// indexState reads the state of c's index into c, once per
+// transaction: only writes and queries need it, not point reads.
+func (t *Tx) indexState(c *container) error {
+	if c.indexStateRead {
+		return nil
+	}
+	if err := loadIndexState(t.rd, c); err != nil {
+		return err
+	}
+	c.indexStateRead = true
 	return nil
 }
 
@@ -274,6 +293,9 @@ func (s *Service) buildIndex(ctx context.Context, db, coll, policy string) error
 			next, done = nil, false
 			c, err := t.container(db, coll)
 			if err != nil {
+				return err
+			}
+			if err := t.indexState(c); err != nil {
 				return err
 			}
 			if c.indexPolicyText != policy {

@@ -29,8 +29,9 @@ type container struct {
 	unique   [][][]string // per unique key, its paths split
 	ridBytes []byte
 	// index is the indexing policy; indexReady and indexPolicyText are
-	// the range index's state (rangeindex.go), read by Tx.container.
+	// the range index's state (rangeindex.go), read by Tx.indexState.
 	index           *indexPolicy
+	indexStateRead  bool
 	indexReady      bool
 	indexPolicyText string
 }

@@ -75,9 +75,6 @@ func (t *Tx) container(db, coll string) (*container, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := loadIndexState(t.rd, c); err != nil {
-		return nil, err
-	}
 	if t.containers == nil {
 		t.containers = make(map[[2]string]*container)
 	}

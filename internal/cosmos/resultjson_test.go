@@ -11,7 +11,7 @@ import (
 // encoder to marshal's bytes.
 func TestEncodeResultMatchesMarshal(t *testing.T) {
 	values := []any{
-		nil, true, false, 0.0, -0.0, 1.0, -1.5, 1e20, 1e21, 1e-6, 1e-7, 123456789.125, math.MaxFloat64, math.SmallestNonzeroFloat64, -2.5e-300,
+		nil, true, false, 0.0, math.Copysign(0, -1), 1.0, -1.5, 1e20, 1e21, 1e-6, 1e-7, 123456789.125, math.MaxFloat64, math.SmallestNonzeroFloat64, -2.5e-300,
 		"", "plain", `quote " and \ backslash`, "<html> & co", "tab\tnew\nline\r", "\x00\x01\x1f\x7f", "\b\f", "é ü 日本", "\u2028\u2029", "bad \xff utf8",
 		[]any{}, []any{1.0, "x", nil, []any{true}}, map[string]any{}, map[string]any{"b": 1.0, "a": map[string]any{"z": "y", "é": []any{}}},
 	}

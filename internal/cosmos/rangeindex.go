@@ -246,6 +246,11 @@ func (t *Tx) indexState(c *container) error {
 	if c.indexStateRead {
 		return nil
 	}
+	pol, err := parseIndexPolicy(c.rec["indexingPolicy"])
+	if err != nil {
+		return err
+	}
+	c.index = pol
 	if err := loadIndexState(t.rd, c); err != nil {
 		return err
 	}

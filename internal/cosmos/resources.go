@@ -28,8 +28,9 @@ type container struct {
 	pkKind   string
 	unique   [][][]string // per unique key, its paths split
 	ridBytes []byte
-	// index is the indexing policy; indexReady and indexPolicyText are
-	// the range index's state (rangeindex.go), read by Tx.indexState.
+	// index is the indexing policy, parsed by Tx.indexState (a point
+	// read needs neither it nor the state); indexReady and
+	// indexPolicyText are the range index's state (rangeindex.go).
 	index           *indexPolicy
 	indexStateRead  bool
 	indexReady      bool
@@ -395,11 +396,6 @@ func parseContainer(db string, r record) (*container, error) {
 			c.unique = append(c.unique, split)
 		}
 	}
-	pol, err := parseIndexPolicy(r["indexingPolicy"])
-	if err != nil {
-		return nil, err
-	}
-	c.index = pol
 	c.ridBytes = decodeRID(r.str("_rid"))
 	return c, nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -52,11 +53,44 @@ func parseQueryContinuation(v string) (int, error) {
 	return c.Offset, nil
 }
 
-// runQuery parses a query request, runs it with run and answers one page
-// of results under feed name; with stats (item queries), the page carries
-// the query and index metrics the request asks for, from what run
-// measured into stats.
+// queryRunner runs a parsed query for one page.
+type queryRunner func(*Query, map[string]any, pageRequest) (*Feed, error)
+
+// offsetPaged pages a query whose run computes every result: the token
+// says how many were already sent.
+func offsetPaged(run func(*Query, map[string]any) (*Feed, error)) queryRunner {
+	return func(query *Query, params map[string]any, page pageRequest) (*Feed, error) {
+		offset, err := parseQueryContinuation(page.continuation)
+		if err != nil {
+			return nil, err
+		}
+		f, err := run(query, params)
+		if err != nil {
+			return nil, err
+		}
+		results := f.Items
+		offset = min(offset, len(results))
+		end := min(offset+page.size, len(results))
+		out := &Feed{ResourceID: f.ResourceID, Items: results[offset:end]}
+		if end < len(results) {
+			tok, _ := json.Marshal(queryContinuation{Offset: end})
+			out.Continuation = string(tok)
+		}
+		return out, nil
+	}
+}
+
+// runQuery answers a query whose run computes every result, paged by
+// offset.
 func (h *handler) runQuery(q *request, feedName string, run func(*Query, map[string]any) (*Feed, error), stats *queryStats) error {
+	return h.runPagedQuery(q, feedName, offsetPaged(run), stats)
+}
+
+// runPagedQuery parses a query request, runs it with run for one page
+// and answers that page under feed name; with stats (item queries), the
+// page carries the query and index metrics the request asks for, from
+// what run measured into stats.
+func (h *handler) runPagedQuery(q *request, feedName string, run queryRunner, stats *queryStats) error {
 	b, err := readBody(q.r)
 	if err != nil {
 		return err
@@ -78,27 +112,43 @@ func (h *handler) runQuery(q *request, feedName string, run func(*Query, map[str
 	if err != nil {
 		return err
 	}
-	offset, err := parseQueryContinuation(q.r.Header.Get("x-ms-continuation"))
+	f, err := run(query, params, pageRequest{size: size, continuation: q.r.Header.Get("x-ms-continuation")})
 	if err != nil {
 		return err
 	}
-	f, err := run(query, params)
-	if err != nil {
-		return err
-	}
-	results := f.Items
-	if offset > len(results) {
-		offset = len(results)
-	}
-	end := min(offset+size, len(results))
-	if end < len(results) {
-		tok, _ := json.Marshal(queryContinuation{Offset: end})
-		q.w.Header().Set("x-ms-continuation", string(tok))
+	if f.Continuation != "" {
+		q.w.Header().Set("x-ms-continuation", f.Continuation)
 	}
 	if stats != nil {
-		writeQueryMetrics(q, query, compile, stats, results[offset:end])
+		writeQueryMetrics(q, query, compile, stats, f.Items)
 	}
-	return h.writeFeed(q, f.ResourceID, feedName, results[offset:end])
+	q.w.Header().Set("x-ms-item-count", strconv.Itoa(len(f.Items)))
+	return h.writeJSON(q, http.StatusOK, compactFeed(f.ResourceID, feedName, f.Items))
+}
+
+// compactFeed renders a feed page of compact JSON items exactly as
+// writeFeed's marshal does ({"<name>":[…],"_count":n,"_rid":…}, keys
+// sorted), without re-validating every item.
+func compactFeed(rid, name string, items []json.RawMessage) []byte {
+	n := 64 + len(rid)
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	b = appendJSONString(b, name)
+	b = append(b, ":["...)
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	b = append(b, `],"_count":`...)
+	b = strconv.AppendInt(b, int64(len(items)), 10)
+	b = append(b, `,"_rid":`...)
+	b = appendJSONString(b, rid)
+	return append(b, '}')
 }
 
 // writeQueryPlan answers the SDKs' query-plan request. The server runs
@@ -148,17 +198,21 @@ func (h *handler) queryItems(q *request, db, coll string) error {
 	opts := itemQueryOptions{
 		// A request naming a partition key range comes from an SDK that
 		// ran the query plan; the gateway routes it without judging it.
-		gateway:        q.r.Header.Get("x-ms-documentdb-partitionkeyrangeid") == "",
-		crossPartition: strings.EqualFold(q.r.Header.Get("x-ms-documentdb-query-enablecrosspartition"), "true"),
-		stats:          &stats,
+		gateway:         q.r.Header.Get("x-ms-documentdb-partitionkeyrangeid") == "",
+		crossPartition:  strings.EqualFold(q.r.Header.Get("x-ms-documentdb-query-enablecrosspartition"), "true"),
+		scanNeedsHeader: true,
+		enableScan:      strings.EqualFold(q.r.Header.Get("x-ms-documentdb-query-enable-scan"), "true"),
+		stats:           &stats,
 	}
-	err = h.runQuery(q, "Documents", func(query *Query, params map[string]any) (*Feed, error) {
+	err = h.runPagedQuery(q, "Documents", func(query *Query, params map[string]any, page pageRequest) (*Feed, error) {
 		// A query scoped to an effective-partition-key range (a feed
 		// range) reads exactly the items whose keys hash into it.
 		if scoped && pk == "" {
-			return h.svc.QueryItemsInRange(q.r.Context(), db, coll, rng, query, params)
+			return offsetPaged(func(query *Query, params map[string]any) (*Feed, error) {
+				return h.svc.QueryItemsInRange(q.r.Context(), db, coll, rng, query, params)
+			})(query, params, page)
 		}
-		return h.svc.queryItemsAsGateway(q.r.Context(), db, coll, pk, query, params, opts)
+		return h.svc.queryItemsAsGateway(q.r.Context(), db, coll, pk, query, params, opts, page)
 	}, &stats)
 	if e := (*Error)(nil); errors.As(err, &e) && e == errCrossPartitionNotServable {
 		q.w.Header().Set("x-ms-substatus", subStatusCrossPartitionQueryNotServable)

@@ -17,6 +17,10 @@ type itemQueryOptions struct {
 	// sub-status 1004 so that the SDK fetches a plan.
 	gateway        bool
 	crossPartition bool
+	// scanNeedsHeader applies Azure's rule for a container that indexes
+	// nothing: a filtered query needs enableScan (the
+	// x-ms-documentdb-query-enable-scan header).
+	scanNeedsHeader, enableScan bool
 	// stats, when set, receives what the run read and how long it took.
 	stats *queryStats
 }
@@ -81,35 +85,43 @@ func (c *container) pinnedPartition(q *Query, params map[string]any) []string {
 	return comps
 }
 
-// queryItems is QueryItems with options.
-func (t *Tx) queryItems(db, coll string, pk PartitionKey, q *Query, params map[string]any, o itemQueryOptions) (*Feed, error) {
+// queryScope resolves the container and the partitions a query reads
+// (nil comps: all), applying the gateway's rules.
+func (t *Tx) queryScope(db, coll string, pk PartitionKey, q *Query, params map[string]any, o itemQueryOptions) (*container, []string, error) {
 	hdr, ok, err := pk.components()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c, err := t.container(db, coll)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if err := t.indexState(c); err != nil {
+		return nil, nil, err
 	}
 	comps, err := c.scopePartitionKey(hdr, ok)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if o.gateway && comps == nil && len(c.pkPaths) > 0 {
 		if pinned := c.pinnedPartition(q, params); pinned != nil {
 			comps = pinned
 		} else if !o.crossPartition {
-			return nil, crossPartitionDisabled()
+			return nil, nil, crossPartitionDisabled()
 		} else if e := q.engine(); e != nil && e.NeedsQueryPlan() {
-			return nil, errCrossPartitionNotServable
+			return nil, nil, errCrossPartitionNotServable
 		}
 	}
-	start := time.Now()
+	return c, comps, nil
+}
+
+// scanDocsForQuery decodes every live item of the partitions comps
+// names (only the properties names lists, when not nil).
+func (t *Tx) scanDocsForQuery(c *container, comps []string, names []string, st *queryStats) ([]map[string]any, error) {
 	var docs []map[string]any
 	var derr error
-	var st queryStats
-	err = scanItems(t.rd, partitionPrefix(db, coll, comps), nil, func(_, v []byte) bool {
-		m, err := decodeForQuery(v)
+	err := scanItems(t.rd, partitionPrefix(c.db, c.id, comps), nil, func(_, v []byte) bool {
+		m, err := decodeDoc(v, names)
 		if err != nil {
 			derr = err
 			return false
@@ -124,7 +136,41 @@ func (t *Tx) queryItems(db, coll string, pk PartitionKey, q *Query, params map[s
 	if err == nil {
 		err = derr
 	}
+	return docs, err
+}
+
+// queryItems is QueryItems with options: the whole result at once, over
+// the documents the range index narrows the query to, or every one.
+func (t *Tx) queryItems(db, coll string, pk PartitionKey, q *Query, params map[string]any, o itemQueryOptions) (*Feed, error) {
+	c, comps, err := t.queryScope(db, coll, pk, q, params, o)
 	if err != nil {
+		return nil, err
+	}
+	var plan query.IndexPlan
+	if e := q.engine(); e != nil {
+		plan = e.IndexPlan(params)
+		if err := c.queryPlanErrors(plan, e.HasWhere(), !o.scanNeedsHeader || o.enableScan); err != nil {
+			return nil, err
+		}
+	}
+	start := time.Now()
+	var st queryStats
+	var docs []map[string]any
+	keys, narrowed, err := t.candidateKeys(c, comps, plan)
+	if err != nil {
+		return nil, err
+	}
+	if narrowed {
+		for _, k := range keys {
+			doc, err := t.readDoc(c, k, nil, queryProperties(q), &st)
+			if err != nil {
+				return nil, err
+			}
+			if doc != nil {
+				docs = append(docs, doc)
+			}
+		}
+	} else if docs, err = t.scanDocsForQuery(c, comps, queryProperties(q), &st); err != nil {
 		return nil, err
 	}
 	st.load = time.Since(start)
@@ -140,13 +186,13 @@ func (t *Tx) queryItems(db, coll string, pk PartitionKey, q *Query, params map[s
 	return &Feed{ResourceID: c.rid(), Items: res}, nil
 }
 
-// queryItemsAsGateway runs a query request on a committed snapshot with
-// the gateway's rules and measurements.
-func (s *Service) queryItemsAsGateway(ctx context.Context, db, coll string, pk PartitionKey, q *Query, params map[string]any, o itemQueryOptions) (*Feed, error) {
+// queryItemsAsGateway runs a query request for one page on a committed
+// snapshot with the gateway's rules and measurements.
+func (s *Service) queryItemsAsGateway(ctx context.Context, db, coll string, pk PartitionKey, q *Query, params map[string]any, o itemQueryOptions, page pageRequest) (*Feed, error) {
 	var f *Feed
 	err := s.view(ctx, func(t *Tx) error {
 		var err error
-		f, err = t.queryItems(db, coll, pk, q, params, o)
+		f, err = t.queryItemsPage(db, coll, pk, q, params, o, page)
 		return err
 	})
 	if err != nil {

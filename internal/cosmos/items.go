@@ -210,7 +210,7 @@ func (p *partition) index(doc map[string]any, id string) error {
 			return err
 		}
 	}
-	return nil
+	return p.rangeIndex(doc)
 }
 
 func (p *partition) unindex(doc map[string]any) error {
@@ -219,7 +219,7 @@ func (p *partition) unindex(doc map[string]any) error {
 			return err
 		}
 	}
-	return nil
+	return p.rangeUnindex(doc)
 }
 
 // existing reads the item an operation needs (Replace, Patch, Delete):

@@ -46,7 +46,7 @@ func (q *Query) runWith(docs []map[string]any, params map[string]any, udfs query
 	}
 	out := make([]json.RawMessage, len(res))
 	for i, v := range res {
-		b, err := marshal(v)
+		b, err := encodeResult(v)
 		if err != nil {
 			return nil, err
 		}

@@ -29,6 +29,13 @@ type container struct {
 	pkKind   string
 	unique   [][][]string // per unique key, its paths split
 	ridBytes []byte
+	// index is the indexing policy, parsed by Tx.indexState (a point
+	// read needs neither it nor the state); indexReady and
+	// indexPolicyText are the range index's state (rangeindex.go).
+	index           *indexPolicy
+	indexStateRead  bool
+	indexReady      bool
+	indexPolicyText string
 }
 
 func (c *container) rid() string { return c.rec.str("_rid") }
@@ -299,7 +306,7 @@ func (s *Service) DeleteDatabase(ctx context.Context, db string, pre Preconditio
 		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
 			return err
 		}
-		if err := kv.DeletePrefixes(tx, containersPrefix(db), itemsOfDatabase(db), chunksOfDatabase(db), uniqueOfDatabase(db), scriptsOfDatabase(db), changesOfDatabase(db), changeSeqOfDatabase(db), offersOfDatabase(db), usersPrefix(db), permissionsOfDatabase(db)); err != nil {
+		if err := kv.DeletePrefixes(tx, containersPrefix(db), itemsOfDatabase(db), chunksOfDatabase(db), uniqueOfDatabase(db), indexOfDatabase(db), indexStatesOfDatabase(db), scriptsOfDatabase(db), changesOfDatabase(db), changeSeqOfDatabase(db), offersOfDatabase(db), usersPrefix(db), permissionsOfDatabase(db)); err != nil {
 			return err
 		}
 		s.noteVersion(tx.Version())
@@ -501,6 +508,9 @@ func (s *Service) CreateContainer(ctx context.Context, db string, props []byte, 
 		if err != nil {
 			return err
 		}
+		if err := initIndexState(tx, db, id, b); err != nil {
+			return err
+		}
 		s.noteVersion(v)
 		if len(throughput) > 0 {
 			if err := s.putOffer(tx, db, id, out.str("_self"), rid, throughput[0]); err != nil {
@@ -554,7 +564,9 @@ func (s *Service) ReplaceContainer(ctx context.Context, db, coll string, props [
 	}
 	stripSystem(m)
 	var out record
+	var rebuild string
 	err = s.store.Update(ctx, func(tx kv.Txn) error {
+		rebuild = ""
 		old, err := loadContainer(tx, db, coll)
 		if err != nil {
 			return err
@@ -590,11 +602,19 @@ func (s *Service) ReplaceContainer(ctx context.Context, db, coll string, props [
 		if err != nil {
 			return err
 		}
+		if rebuild, err = resetIndex(tx, old, b); err != nil {
+			return err
+		}
 		s.noteVersion(v)
 		return tx.Set(containerKey(db, coll), b)
 	})
 	if err != nil {
 		return nil, err
+	}
+	if rebuild != "" {
+		if err := s.buildIndex(ctx, db, coll, rebuild); err != nil {
+			return nil, err
+		}
 	}
 	return newContainer(out)
 }
@@ -632,7 +652,7 @@ func (s *Service) DeleteContainer(ctx context.Context, db, coll string, pre Prec
 		if err := pre.check(conditions.Write, true, c.rec.str("_etag")); err != nil {
 			return err
 		}
-		if err := kv.DeletePrefixes(tx, itemsPrefix(db, coll), chunksOfContainer(db, coll), uniquePrefix(db, coll), scriptsOfContainer(db, coll), changesPrefix(db, coll), changeSeqKey(db, coll)); err != nil {
+		if err := kv.DeletePrefixes(tx, itemsPrefix(db, coll), chunksOfContainer(db, coll), uniquePrefix(db, coll), indexPrefix(db, coll), indexStateKey(db, coll), scriptsOfContainer(db, coll), changesPrefix(db, coll), changeSeqKey(db, coll)); err != nil {
 			return err
 		}
 		if err := tx.Delete(offerKey(db, coll)); err != nil {

@@ -123,7 +123,7 @@ func execSelect(sel *selectStmt, outer *env) []any {
 	if sel.aggregate {
 		rows = groupRows(sel, outer, rows)
 	}
-	if len(sel.orderBy) > 0 {
+	if len(sel.orderBy) > 0 && len(rows) > 1 {
 		sortRows(sel.orderBy, rows)
 	}
 	results := make([]any, 0, len(rows))

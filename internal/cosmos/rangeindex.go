@@ -1,6 +1,7 @@
 package cosmos
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -199,6 +200,10 @@ func (p *partition) indexEntries(doc map[string]any) [][]byte {
 		}
 	}
 	walk(nil, doc)
+	// In key order, not the map's: concurrent writes of one item then
+	// lock the entries in the same order, where the PostgreSQL engine
+	// would otherwise deadlock them (a second each, until detected).
+	slices.SortFunc(out, bytes.Compare)
 	return out
 }
 

@@ -635,22 +635,8 @@ func (t *Tx) fullPage(c *container, comps []string, q *Query, params map[string]
 	}
 	var st queryStats
 	start := time.Now()
-	var docs []map[string]any
-	keys, narrowed, err := t.candidateKeys(c, comps, plan)
+	docs, err := t.queryDocs(c, comps, plan, q, &st)
 	if err != nil {
-		return nil, err
-	}
-	if narrowed {
-		for _, k := range keys {
-			doc, err := t.readDoc(c, k, nil, queryProperties(q), &st)
-			if err != nil {
-				return nil, err
-			}
-			if doc != nil {
-				docs = append(docs, doc)
-			}
-		}
-	} else if docs, err = t.scanDocsForQuery(c, comps, queryProperties(q), &st); err != nil {
 		return nil, err
 	}
 	st.load = time.Since(start)

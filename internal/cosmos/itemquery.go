@@ -155,22 +155,8 @@ func (t *Tx) queryItems(db, coll string, pk PartitionKey, q *Query, params map[s
 	}
 	start := time.Now()
 	var st queryStats
-	var docs []map[string]any
-	keys, narrowed, err := t.candidateKeys(c, comps, plan)
+	docs, err := t.queryDocs(c, comps, plan, q, &st)
 	if err != nil {
-		return nil, err
-	}
-	if narrowed {
-		for _, k := range keys {
-			doc, err := t.readDoc(c, k, nil, queryProperties(q), &st)
-			if err != nil {
-				return nil, err
-			}
-			if doc != nil {
-				docs = append(docs, doc)
-			}
-		}
-	} else if docs, err = t.scanDocsForQuery(c, comps, queryProperties(q), &st); err != nil {
 		return nil, err
 	}
 	st.load = time.Since(start)
@@ -199,4 +185,27 @@ func (s *Service) queryItemsAsGateway(ctx context.Context, db, coll string, pk P
 		return nil, err
 	}
 	return f, nil
+}
+
+// queryDocs reads the documents a full run of q needs: those the index
+// admits when plan narrows the query, else every item of comps' scope.
+func (t *Tx) queryDocs(c *container, comps []string, plan query.IndexPlan, q *Query, st *queryStats) ([]map[string]any, error) {
+	keys, narrowed, err := t.candidateKeys(c, comps, plan)
+	if err != nil {
+		return nil, err
+	}
+	if !narrowed {
+		return t.scanDocsForQuery(c, comps, queryProperties(q), st)
+	}
+	var docs []map[string]any
+	for _, k := range keys {
+		doc, err := t.readDoc(c, k, nil, queryProperties(q), st)
+		if err != nil {
+			return nil, err
+		}
+		if doc != nil {
+			docs = append(docs, doc)
+		}
+	}
+	return docs, nil
 }

@@ -44,11 +44,13 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		return err
 	case "bench":
 		return benchCommand(args, getenv, stdout, stderr)
+	case "connection-strings":
+		return connectionStrings(args, getenv, stdout, stderr)
 	case "help":
-		_, err := fmt.Fprintln(stdout, "usage: cerulean [serve|version|bench] [flags]; cerulean serve -h lists the flags")
+		_, err := fmt.Fprintln(stdout, "usage: cerulean [serve|version|bench|connection-strings] [flags]; cerulean serve -h lists the flags")
 		return err
 	}
-	return fmt.Errorf("unknown command %q (want serve, version or bench)", cmd)
+	return fmt.Errorf("unknown command %q (want serve, version, bench or connection-strings)", cmd)
 }
 
 // serveFlags are serve's settings.

@@ -80,7 +80,13 @@ func (s *Server) StorageCertificate() *x509.Certificate {
 // ConnectionString is the connection string of acct with key, naming each
 // Storage service's path-style endpoint with the scheme it is served on.
 func (s *Server) ConnectionString(acct, key string) string {
-	scheme := s.StorageScheme()
+	return StorageConnectionString(s.StorageScheme(), acct, key, s.blobAddr, s.queueAddr, s.tableAddr, s.fileAddr)
+}
+
+// StorageConnectionString is the connection string of acct with key for
+// Storage services at the given host:port addresses, path-style, over
+// scheme ("http" or "https").
+func StorageConnectionString(scheme, acct, key, blobAddr, queueAddr, tableAddr, fileAddr string) string {
 	return fmt.Sprintf("DefaultEndpointsProtocol=%[1]s;AccountName=%[2]s;AccountKey=%[3]s;BlobEndpoint=%[1]s://%[4]s/%[2]s;QueueEndpoint=%[1]s://%[5]s/%[2]s;TableEndpoint=%[1]s://%[6]s/%[2]s;FileEndpoint=%[1]s://%[7]s/%[2]s;",
-		scheme, acct, key, s.blobAddr, s.queueAddr, s.tableAddr, s.fileAddr)
+		scheme, acct, key, blobAddr, queueAddr, tableAddr, fileAddr)
 }

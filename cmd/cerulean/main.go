@@ -64,6 +64,7 @@ type serveFlags struct {
 	inMemory                                                      boolean
 	cosmosHTTP                                                    boolean
 	logLevel                                                      logLevel
+	logFormat                                                     logFormat
 	scriptBudget                                                  budget
 	pprof                                                         string
 	store                                                         storeURL
@@ -107,6 +108,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	// info is logLevel's zero value, which the usage text never shows as a
 	// default, so the text names it.
 	fs.Var(&f.logLevel, "log-level", "debug, info, warn or error (default info)")
+	fs.Var(&f.logFormat, "log-format", "text (key=value lines) or json (one JSON object a line) (default text)")
 	fs.Var(&f.blobVersioning, "blob-versioning", "keep previous versions of blobs (Azure's blob versioning)")
 	fs.Var(&f.containerRetention, "container-delete-retention-days", "keep deleted containers restorable this many days (1 to 365), 0 not at all")
 	fs.StringVar(&f.pprof, "pprof", "", "serve Go's pprof profiles on this address, e.g. 127.0.0.1:6060, off when empty")
@@ -271,6 +273,36 @@ func (l *logLevel) Set(s string) error {
 	return nil
 }
 
+// logFormat is how log lines are written: "" (text) or "json".
+type logFormat string
+
+func (l *logFormat) String() string {
+	if *l == "" {
+		return "text"
+	}
+	return string(*l)
+}
+
+func (l *logFormat) Set(s string) error {
+	switch strings.ToLower(s) {
+	case "text":
+		*l = ""
+	case "json":
+		*l = "json"
+	default:
+		return errors.New("not a log format (text or json)")
+	}
+	return nil
+}
+
+// handler is the slog handler writing w in format l.
+func (l logFormat) handler(w io.Writer, o *slog.HandlerOptions) slog.Handler {
+	if l == "json" {
+		return slog.NewJSONHandler(w, o)
+	}
+	return slog.NewTextHandler(w, o)
+}
+
 func envName(flagName string) string {
 	return "CERULEAN_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
@@ -290,7 +322,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.Level(f.logLevel)}))
+	logger := slog.New(f.logFormat.handler(stderr, &slog.HandlerOptions{Level: slog.Level(f.logLevel)}))
 	accounts, err := azhttp.LoadAccounts(getenv)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"log/slog"
 	"reflect"
@@ -124,6 +125,7 @@ func TestServeBadFlagRefused(t *testing.T) {
 		{"--smb-port", "-445"},
 		{"--in-memory=yes"},
 		{"--log-level", "verbose"},
+		{"--log-format", "xml"},
 		{"--data", ""},
 		{"--store", "postgres:///db"},
 		{"--store", "postgres://db.example/x", "--in-memory"},
@@ -226,5 +228,31 @@ func TestServeStorageHTTPSFlags(t *testing.T) {
 		if _, err := parse(t, args, nil); err == nil {
 			t.Errorf("%q accepted", args)
 		}
+	}
+}
+
+// TestLogFormat: --log-format json writes one JSON object a line.
+func TestLogFormat(t *testing.T) {
+	f, err := parse(t, []string{"--log-format", "JSON"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	slog.New(f.logFormat.handler(&b, nil)).Info("cerulean started", "store", "memory")
+	var line map[string]any
+	if err := json.Unmarshal([]byte(b.String()), &line); err != nil {
+		t.Fatalf("%q: %v", b.String(), err)
+	}
+	if line["msg"] != "cerulean started" || line["store"] != "memory" || line["level"] != "INFO" {
+		t.Errorf("json line %v", line)
+	}
+	f, err = parse(t, nil, map[string]string{"CERULEAN_LOG_FORMAT": "text"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	slog.New(f.logFormat.handler(&b, nil)).Info("x", "k", "v")
+	if !strings.Contains(b.String(), "level=INFO msg=x k=v") {
+		t.Errorf("text line %q", b.String())
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -217,9 +216,7 @@ func fsyncLatency(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return bench.WriteJSON(stdout, r)
 	}
 	_, err = fmt.Fprintf(stdout, "4 KiB write+fdatasync in %s, %d rounds: p50 %.3f ms, mean %.3f ms; ceiling for durable small writes at %d clients: %.0f ops/s\n",
 		r.Dir, r.N, r.P50Ms, r.MeanMs, *clients, bench.FsyncCeiling(*clients, r.Mean))
@@ -252,9 +249,7 @@ func idleConns(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return bench.WriteJSON(stdout, r)
 	}
 	_, err = fmt.Fprintf(stdout, "%d idle connections to %s (%d with a partial request line) held %s: server RSS %.1f MiB before, %.1f MiB held (%.1f KiB per connection), peak %.1f MiB; %d closed by the server\n",
 		r.Conns, r.Addr, r.Partial, *hold, r.RSSBeforeMiB, r.RSSHeldMiB, r.PerConnKiB, r.PeakRSSMiB, r.ClosedByPeer)

@@ -66,9 +66,9 @@ func mibCell(v float64) string {
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000) }
 
-// WriteJSON prints results as a JSON array.
-func WriteJSON(out io.Writer, results []*Result) error {
+// WriteJSON prints v (results, or one measurement) as indented JSON.
+func WriteJSON(out io.Writer, v any) error {
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
-	return enc.Encode(results)
+	return enc.Encode(v)
 }

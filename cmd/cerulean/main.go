@@ -17,6 +17,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
+	"github.com/cerulean-db/cerulean/internal/faults"
 	"github.com/cerulean-db/cerulean/internal/search"
 	"github.com/cerulean-db/cerulean/internal/server"
 )
@@ -66,8 +67,14 @@ type serveFlags struct {
 	logLevel                                                      logLevel
 	logFormat                                                     logFormat
 	scriptBudget                                                  budget
-	pprof                                                         string
 	store                                                         storeURL
+	// adminHost and adminPort are the operations endpoint's address;
+	// testClock and faults turn on the tools for testing concurrency.
+	adminHost      string
+	adminPort      adminPort
+	testClock      boolean
+	faultInjection boolean
+	faults         faultRules
 	// storageHTTPS, certFile and keyFile serve the Storage services over
 	// HTTPS (see server.Config).
 	storageHTTPS       boolean
@@ -84,7 +91,7 @@ type serveFlags struct {
 func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (*serveFlags, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := &serveFlags{blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, smbPort: 10445, cosmosPort: 8081, searchPort: 8082,
+	f := &serveFlags{adminPort: defaultAdminPort, blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, smbPort: 10445, cosmosPort: 8081, searchPort: 8082,
 		searchAdminKeys: apiKeys{search.DefaultAdminKey}, searchQueryKeys: apiKeys{search.DefaultQueryKey}, logLevel: logLevel(slog.LevelInfo), scriptBudget: budget(cosmos.DefaultScriptBudget)}
 	fs.StringVar(&f.host, "host", "127.0.0.1", "address to listen on")
 	fs.Var(&f.blobPort, "blob-port", "Blob service port, 0 for a free one")
@@ -111,7 +118,11 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.Var(&f.logFormat, "log-format", "text (key=value lines) or json (one JSON object a line) (default text)")
 	fs.Var(&f.blobVersioning, "blob-versioning", "keep previous versions of blobs (Azure's blob versioning)")
 	fs.Var(&f.containerRetention, "container-delete-retention-days", "keep deleted containers restorable this many days (1 to 365), 0 not at all")
-	fs.StringVar(&f.pprof, "pprof", "", "serve Go's pprof profiles on this address, e.g. 127.0.0.1:6060, off when empty")
+	fs.StringVar(&f.adminHost, "admin-host", "127.0.0.1", "address of the admin endpoint (health, readiness, metrics, pprof, web console); loopback unless you mean to expose it")
+	fs.Var(&f.adminPort, "admin-port", "admin endpoint port, 0 for a free one, off for none")
+	fs.Var(&f.testClock, "test-clock", "let tests move the services' clock forward (POST /clock/advance?by=16s on the admin port); never in production")
+	fs.Var(&f.faultInjection, "fault-injection", "turn fault injection on (rules set through PUT /faults on the admin port)")
+	fs.Var(&f.faults, "faults", "fault injection rules, e.g. blob/PutBlob=busy@50%,cosmos=throttle@10% (implies --fault-injection)")
 
 	// The environment is applied first so that the command line wins; an
 	// empty variable counts as unset.
@@ -213,6 +224,52 @@ func (p *port) Set(s string) error {
 		return errors.New("not a port number (0 to 65535)")
 	}
 	*p = port(n)
+	return nil
+}
+
+// defaultAdminPort is the admin endpoint's port unless --admin-port says.
+const defaultAdminPort = 10080
+
+// adminPort is a port, or -1 for "off".
+type adminPort int
+
+func (p *adminPort) String() string {
+	if *p < 0 {
+		return "off"
+	}
+	return strconv.Itoa(int(*p))
+}
+
+func (p *adminPort) Set(s string) error {
+	if s == "off" {
+		*p = -1
+		return nil
+	}
+	var n port
+	if err := n.Set(s); err != nil {
+		return errors.New("not a port number (0 to 65535) or off")
+	}
+	*p = adminPort(n)
+	return nil
+}
+
+// faultRules are fault injection rules in faults.Parse's syntax.
+type faultRules []faults.Rule
+
+func (r *faultRules) String() string {
+	parts := make([]string, len(*r))
+	for i, rule := range *r {
+		parts[i] = rule.String()
+	}
+	return strings.Join(parts, ",")
+}
+
+func (r *faultRules) Set(s string) error {
+	rules, err := faults.Parse(s)
+	if err != nil {
+		return err
+	}
+	*r = rules
 	return nil
 }
 
@@ -329,11 +386,6 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if f.pprof != "" {
-		if err := servePprof(f.pprof, logger); err != nil {
-			return err
-		}
-	}
 	srv, err := server.Start(ctx, server.Config{
 		Host: f.host, BlobPort: int(f.blobPort), QueuePort: int(f.queuePort), TablePort: int(f.tablePort), FilePort: int(f.filePort), SMBPort: int(f.smbPort), DataDir: f.dataDir, InMemory: bool(f.inMemory), Store: string(f.store),
 		CosmosPort: int(f.cosmosPort), CosmosHTTP: bool(f.cosmosHTTP), CosmosScriptBudget: time.Duration(f.scriptBudget),
@@ -341,6 +393,8 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 		StorageHTTPS: bool(f.storageHTTPS), StorageCertFile: f.certFile, StorageKeyFile: f.keyFile,
 		Accounts: accounts, Logger: logger,
 		BlobVersioning: bool(f.blobVersioning), ContainerDeleteRetentionDays: int(f.containerRetention),
+		AdminHost: f.adminHost, AdminPort: int(f.adminPort), AdminDisabled: f.adminPort < 0,
+		TestClock: bool(f.testClock), FaultInjection: bool(f.faultInjection), Faults: []faults.Rule(f.faults),
 	})
 	if err != nil {
 		return err

@@ -14,6 +14,11 @@ func IdleReadTimeout(d time.Duration, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
 			rc := http.NewResponseController(w)
+			// A copy of the request carries the wrapper: the server must
+			// still see its own body type afterwards, to close rather than
+			// drain an unread body (an early error answer to a client
+			// waiting on 100-continue would otherwise wait for the body).
+			r = r.WithContext(r.Context())
 			r.Body = &idleBody{ReadCloser: r.Body, rc: rc, d: d}
 		}
 		h.ServeHTTP(w, r)

@@ -91,6 +91,9 @@ func (h *handler) dispatch(q *request) error {
 	if err != nil {
 		return err
 	}
+	if err := azhttp.Routed(q.w, q.r, azhttp.OperationName(op.run)); err != nil {
+		return err
+	}
 	if err := secondaryAllows(q); err != nil {
 		return err
 	}

@@ -133,9 +133,9 @@ func (h *handler) authenticate(r *http.Request, segs []string) error {
 	if err != nil {
 		return unauthorized("The date %q is not a valid RFC 1123 date.", date)
 	}
-	if d := h.now().Sub(when); d > maxClockSkew || d < -maxClockSkew {
+	if d := h.clientNow().Sub(when); d > maxClockSkew || d < -maxClockSkew {
 		return unauthorized("The authorization token is not valid at the current time. Please create another token and retry (token start time: %s, current time: %s).",
-			when.UTC().Format(http.TimeFormat), h.now().UTC().Format(http.TimeFormat))
+			when.UTC().Format(http.TimeFormat), h.clientNow().UTC().Format(http.TimeFormat))
 	}
 	rt, link := resourceOf(segs)
 	payload := stringToSign(r.Method, rt, link, date)

@@ -26,13 +26,15 @@ type handler struct {
 	svc  *Service
 	keys [][]byte // accepted master keys
 	now  func() time.Time
-	log  *slog.Logger
+	// clientNow is the clock x-ms-date is checked against.
+	clientNow func() time.Time
+	log       *slog.Logger
 }
 
 // NewHandler returns the gateway's HTTP handler for svc, wrapped in the
 // shared plumbing (request ids, logging, panic recovery).
 func NewHandler(svc *Service) http.Handler {
-	h := &handler{svc: svc, keys: svc.keys, now: svc.now, log: svc.log}
+	h := &handler{svc: svc, keys: svc.keys, now: svc.now, clientNow: svc.clientNow, log: svc.log}
 	return azhttp.Wrap("cosmos", h.log, nil, h.writeError, http.HandlerFunc(h.serve))
 }
 
@@ -61,6 +63,9 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if err == nil {
 		err = rejectUnsupportedHeaders(r)
+	}
+	if err == nil {
+		err = azhttp.Routed(w, r, operationName(r, q.segs))
 	}
 	if err == nil {
 		err = h.route(q)

@@ -19,8 +19,12 @@ type Config struct {
 	// Keys are the accepted master keys (base64); nil means EmulatorKey.
 	Keys []string
 	// Now is the clock (tests inject one); nil means time.Now.
-	Now    func() time.Time
-	Logger *slog.Logger
+	Now func() time.Time
+	// ClientNow is the clock a request's x-ms-date is checked against:
+	// the clients' own, which a test clock moving Now ahead does not
+	// move. Nil means Now.
+	ClientNow func() time.Time
+	Logger    *slog.Logger
 	// ScriptBudget bounds the run of one stored procedure, trigger or
 	// user-defined function (a query's UDF calls share one); past it the
 	// request fails with 408 RequestTimeout and nothing it wrote is kept.
@@ -37,9 +41,10 @@ const DefaultScriptBudget = 5 * time.Second
 // methods take and return domain values; NewHandler serves it over HTTP.
 // A Service is safe for concurrent use.
 type Service struct {
-	store kv.Store
-	now   func() time.Time
-	log   *slog.Logger
+	store     kv.Store
+	now       func() time.Time
+	clientNow func() time.Time
+	log       *slog.Logger
 	// keys are the decoded master keys of Config, carried for NewHandler:
 	// only the gateway authenticates, the domain trusts its callers.
 	keys [][]byte
@@ -52,6 +57,11 @@ type Service struct {
 	scriptBudget time.Duration
 }
 
+// ObserveScripts has fn told of every server-side script run: its kind
+// ("sproc", "pretrigger", "posttrigger", "udf") and how it ended (nil, an
+// error matching script.ErrTimeout past its budget, or its failure).
+func (s *Service) ObserveScripts(fn func(kind string, err error)) { s.scripts.Observe(fn) }
+
 // New returns a Service over cfg.Store. It fails on a key that is not
 // base64.
 func New(cfg Config) (*Service, error) {
@@ -61,6 +71,10 @@ func New(cfg Config) (*Service, error) {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	s.clientNow = cfg.ClientNow
+	if s.clientNow == nil {
+		s.clientNow = s.now
 	}
 	if s.log == nil {
 		s.log = slog.Default()

@@ -149,6 +149,9 @@ func (h *handler) dispatch(q *request) error {
 	if err != nil {
 		return err
 	}
+	if err := azhttp.Routed(q.w, q.r, azhttp.OperationName(op.run)); err != nil {
+		return err
+	}
 	if secondary && !op.read {
 		return azhttp.ErrAuthorizationFailure.WithMessage("This request is not authorized to perform this operation: the secondary location is read-only.")
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -37,6 +38,8 @@ type derived struct {
 	etag string
 	seq  uint64
 	bi   bleve.Index
+	// applied is seq, readable without waiting for mu (IndexingLag).
+	applied atomic.Uint64
 	// ix and schema are the parsed definition with ETag ixETag.
 	ix     *Index
 	schema *indexSchema
@@ -130,6 +133,7 @@ func (d *derived) catchUp(rd kv.Reader, ix *Index, etag string) error {
 		return fmt.Errorf("index batch of %q: %w", ix.Name, err)
 	}
 	d.seq = seq
+	d.applied.Store(seq)
 	return nil
 }
 
@@ -182,6 +186,7 @@ func (d *derived) rebuild(rd kv.Reader, ix *Index, etag string, seq uint64) erro
 		_ = d.bi.Close()
 	}
 	d.bi, d.etag, d.seq = bi, etag, seq
+	d.applied.Store(seq)
 	return nil
 }
 
@@ -429,4 +434,33 @@ func (s *Service) CatchUp(ctx context.Context) error {
 		d.mu.Unlock()
 	}
 	return errors.Join(errs...)
+}
+
+// IndexingLag is, for each index, how many document changes in kv its
+// bleve index in this process has not applied yet: the catch-up loop's
+// backlog. Queries apply what they need first, so they never see it.
+func (s *Service) IndexingLag(ctx context.Context) (map[string]uint64, error) {
+	all, err := s.List(ctx, Indexes)
+	if err != nil {
+		return nil, err
+	}
+	lag := make(map[string]uint64, len(all))
+	err = s.store.View(ctx, func(rd kv.Reader) error {
+		for _, res := range all {
+			seq, err := readSequence(rd, res.Name)
+			if err != nil {
+				return err
+			}
+			s.derived.mu.Lock()
+			d := s.derived.m[res.Name]
+			s.derived.mu.Unlock()
+			var applied uint64
+			if d != nil {
+				applied = d.applied.Load()
+			}
+			lag[res.Name] = seq - min(seq, applied)
+		}
+		return nil
+	})
+	return lag, err
 }

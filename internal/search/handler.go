@@ -192,6 +192,9 @@ func (h *handler) handle(w http.ResponseWriter, r *http.Request) error {
 	if err := h.authenticate(r, q.queryOperation()); err != nil {
 		return err
 	}
+	if err := azhttp.Routed(w, r, q.operationName()); err != nil {
+		return err
+	}
 	return h.route(q)
 }
 

@@ -22,7 +22,8 @@ func (s *Server) startCosmos(cfg Config, svc *cosmos.Service) error {
 		return fmt.Errorf("listen for cosmos: %w", err)
 	}
 	srv := &http.Server{
-		Handler:           cosmos.NewHandler(svc),
+		Handler:           s.instrument("cosmos", cosmos.NewHandler(svc)),
+		ConnState:         s.metrics.ConnState("cosmos"),
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    1 << 20,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/blob"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
+	"github.com/cerulean-db/cerulean/internal/metrics"
 	"github.com/cerulean-db/cerulean/internal/search"
 	"github.com/cerulean-db/cerulean/internal/search/indexer"
 	"github.com/cerulean-db/cerulean/internal/table"
@@ -39,6 +40,7 @@ func (s *Server) startSearch(cfg Config, src sources) error {
 	s.stopIndexerSchedule = engine.StartScheduler(indexerSchedule)
 	svc.UseIndexers(runner{engine})
 	s.stopSearchCatchUp = svc.StartCatchUp()
+	s.metrics.Register(metrics.SearchLag(svc.IndexingLag))
 	var tlsCfg *tls.Config
 	s.searchScheme = "http"
 	if cfg.SearchHTTPS {

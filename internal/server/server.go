@@ -15,6 +15,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/blob"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
+	"github.com/cerulean-db/cerulean/internal/faults"
 	"github.com/cerulean-db/cerulean/internal/file"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
@@ -81,6 +82,22 @@ type Config struct {
 	// management plane.
 	BlobVersioning               bool
 	ContainerDeleteRetentionDays int
+
+	// AdminHost and AdminPort are where the operations endpoint (health,
+	// readiness, metrics, pprof, the web console) listens: loopback unless
+	// AdminHost says otherwise, a free port when AdminPort is 0.
+	// AdminDisabled serves none.
+	AdminHost     string
+	AdminPort     int
+	AdminDisabled bool
+	// TestClock gives the services a clock that tests move forward
+	// through the admin port's /clock or Server.Clock (Now is then
+	// ignored).
+	TestClock bool
+	// FaultInjection turns fault injection on, with Faults as its first
+	// rules (the admin port's /faults replaces them).
+	FaultInjection bool
+	Faults         []faults.Rule
 }
 
 // bodyIdleTimeout is how long a request body may stall between reads.
@@ -126,6 +143,7 @@ type Server struct {
 	servers             []*http.Server
 	wg                  sync.WaitGroup
 	errs                chan error
+	ops                 // metrics, the test clock, fault injection and the admin port
 }
 
 // Start opens the store and starts serving every service.
@@ -144,6 +162,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.Join(err, store.Close())
 	}
 	s := &Server{store: store, log: cfg.Logger, errs: make(chan error, 8)}
+	if err := s.setupOps(&cfg); err != nil {
+		return nil, errors.Join(err, store.Close())
+	}
 	if err := s.setupStorageTLS(cfg); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
@@ -166,7 +187,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	s.stopBlobPurger = blobs.StartPurger(time.Hour)
 	// Front ends sharing a store reclaim each other's abandoned work only
 	// once its owner is gone.
-	s.processes, err = liveness.Register(ctx, store, cfg.Now, cfg.Logger)
+	s.processes, err = liveness.Register(ctx, store, s.wallNow, cfg.Logger)
 	if err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
@@ -203,10 +224,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := s.startSMB(cfg, files); err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
-	cosmosSvc, err := cosmos.New(cosmos.Config{Store: store, Now: cfg.Now, Logger: cfg.Logger, ScriptBudget: cfg.CosmosScriptBudget})
+	cosmosSvc, err := cosmos.New(cosmos.Config{Store: store, Now: cfg.Now, ClientNow: s.wallNow, Logger: cfg.Logger, ScriptBudget: cfg.CosmosScriptBudget})
 	if err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
+	cosmosSvc.ObserveScripts(s.metrics.ScriptRan)
 	if err := s.startCosmos(cfg, cosmosSvc); err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
@@ -214,6 +236,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	// records their expiry in the change feed.
 	s.stopCosmosSweeper = cosmosSvc.StartTTLSweeper(30 * time.Second)
 	if err := s.startSearch(cfg, sources{blobs, tables, cosmosSvc}); err != nil {
+		return nil, errors.Join(err, s.Shutdown(context.Background()))
+	}
+	if err := s.startAdmin(cfg); err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	return s, nil
@@ -280,8 +305,9 @@ func (s *Server) listenTLS(host string, port int, name string, h http.Handler, c
 // what the log line says it is served over.
 func (s *Server) serve(ln net.Listener, name, scheme string, h http.Handler) string {
 	srv := &http.Server{
-		Handler:           azhttp.IdleReadTimeout(bodyIdleTimeout, h),
+		Handler:           azhttp.IdleReadTimeout(bodyIdleTimeout, s.instrument(name, h)),
 		ConnContext:       azhttp.CaseConnContext,
+		ConnState:         s.metrics.ConnState(name),
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    1 << 20,
@@ -327,6 +353,7 @@ func (s *Server) startSMB(cfg Config, files *file.Service) error {
 		return fmt.Errorf("listen for smb: %w", err)
 	}
 	s.smb = smb.New(smb.Config{Files: files, Accounts: cfg.Accounts, Logger: cfg.Logger, Now: cfg.Now})
+	s.metrics.CountConnections("smb", s.smb.Connections)
 	s.wg.Go(func() {
 		if err := s.smb.Serve(ln); err != nil {
 			s.errs <- fmt.Errorf("smb service: %w", err)
@@ -356,6 +383,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 	}
 	s.wg.Wait()
+	s.stopOps()
 	if s.stopSearchCatchUp != nil {
 		s.stopSearchCatchUp()
 	}

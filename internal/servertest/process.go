@@ -111,7 +111,7 @@ func startProcess(t testing.TB, bin, dataDir string, extra []string) (p *Process
 	p.cmd = exec.Command(bin, "serve", "--host", "127.0.0.1", "--data", dataDir, "--log-level", "warn",
 		"--blob-port", strconv.Itoa(p.BlobPort), "--queue-port", strconv.Itoa(p.QueuePort), "--table-port", strconv.Itoa(p.TablePort),
 		"--file-port", strconv.Itoa(p.FilePort),
-		"--cosmos-port", strconv.Itoa(p.cosmosPort), "--cosmos-http", "--search-port", strconv.Itoa(p.SearchPort))
+		"--cosmos-port", strconv.Itoa(p.cosmosPort), "--cosmos-http", "--search-port", strconv.Itoa(p.SearchPort), "--admin-port", "0")
 	p.cmd.Args = append(p.cmd.Args, extra...)
 	p.cmd.Stdout, p.cmd.Stderr = logf, logf
 	if err := p.cmd.Start(); err != nil {

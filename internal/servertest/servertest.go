@@ -12,6 +12,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
+	"github.com/cerulean-db/cerulean/internal/faults"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/search"
 	"github.com/cerulean-db/cerulean/internal/server"
@@ -39,6 +40,8 @@ type Env struct {
 	// CertPool trusts the certificate the Storage services present with
 	// WithStorageTLS or WithStorageCert (nil over plain HTTP).
 	CertPool *x509.CertPool
+	// AdminURL is the operations endpoint, "http://127.0.0.1:port".
+	AdminURL string
 }
 
 type options struct {
@@ -62,6 +65,20 @@ type options struct {
 	// protection settings.
 	blobVersioning     bool
 	containerRetention int
+	// testClock and faults turn on the tools for testing concurrency.
+	testClock bool
+	faults    []faults.Rule
+	faultsOn  bool
+}
+
+// WithTestClock gives the services a clock the test moves forward
+// (Env.Server.Clock, or POST /clock/advance on Env.AdminURL).
+func WithTestClock() Option { return func(o *options) { o.testClock = true } }
+
+// WithFaults turns fault injection on with rules (none: configured later
+// through Env.Server.Faults or PUT /faults on Env.AdminURL).
+func WithFaults(rules ...faults.Rule) Option {
+	return func(o *options) { o.faultsOn, o.faults = true, rules }
 }
 
 // WithStorageTLS serves Blob, Queue, Table and File over HTTPS with the
@@ -162,6 +179,9 @@ func Start(t testing.TB, opts ...Option) *Env {
 		CosmosScriptBudget:           o.scriptBudget,
 		BlobVersioning:               o.blobVersioning,
 		ContainerDeleteRetentionDays: o.containerRetention,
+		TestClock:                    o.testClock,
+		FaultInjection:               o.faultsOn,
+		Faults:                       o.faults,
 	})
 	if err != nil {
 		t.Fatalf("start server: %v", err)
@@ -198,5 +218,6 @@ func Start(t testing.TB, opts ...Option) *Env {
 		CosmosURL:        srv.CosmosURL(),
 		CosmosKey:        cosmos.EmulatorKey,
 		SearchURL:        srv.SearchURL(), SearchAdminKey: search.DefaultAdminKey, SearchQueryKey: search.DefaultQueryKey,
+		AdminURL: "http://" + srv.AdminAddr(),
 	}
 }

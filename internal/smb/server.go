@@ -168,3 +168,10 @@ func (s *Server) Close(ctx context.Context) error {
 		return errors.Join(err, ctx.Err())
 	}
 }
+
+// Connections is how many SMB connections are open.
+func (s *Server) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.conns)
+}

@@ -106,6 +106,9 @@ func (h *handler) dispatch(q *request) error {
 	if err != nil {
 		return err
 	}
+	if err := azhttp.Routed(q.w, q.r, azhttp.OperationName(op.run)); err != nil {
+		return err
+	}
 	// A table SAS is signed for its table (tn); a batch names its table
 	// only inside the body, so the SAS's own table is checked against
 	// every operation there.

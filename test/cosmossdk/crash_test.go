@@ -22,7 +22,7 @@ import (
 // on port (plain HTTP) and waits until it accepts connections.
 func startBinary(t *testing.T, bin, dataDir string, port int) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--host", "127.0.0.1", "--blob-port", "0", "--queue-port", "0", "--table-port", "0", "--file-port", "0", "--search-port", "0",
+	cmd := exec.Command(bin, "serve", "--host", "127.0.0.1", "--blob-port", "0", "--queue-port", "0", "--table-port", "0", "--file-port", "0", "--search-port", "0", "--admin-port", "0",
 		"--cosmos-port", strconv.Itoa(port), "--cosmos-http", "--data", dataDir, "--log-level", "error")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {

@@ -60,7 +60,7 @@ func startProcess(t *testing.T, bin, dataDir string, port int) *process {
 	lf, err := os.Create(logf)
 	must(t, err, "log file")
 	args := []string{"serve", "--host", "127.0.0.1", "--data", dataDir, "--queue-port", strconv.Itoa(port)}
-	for _, other := range []string{"blob", "table", "cosmos"} {
+	for _, other := range []string{"blob", "table", "cosmos", "admin"} {
 		args = append(args, "--"+other+"-port", "0")
 	}
 	p := &process{cmd: exec.Command(bin, args...), port: port, log: logf, done: make(chan struct{})}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
@@ -21,6 +22,8 @@ const maxCached = 512
 // use, and a fresh one carries nothing from one execution to the next.
 // An Engine is safe for concurrent use.
 type Engine struct {
+	// onRun, when set, is told of every run (see Observe).
+	onRun   atomic.Pointer[func(kind string, err error)]
 	mu      sync.Mutex
 	lru     *list.List // of *cacheEntry, most recently used first
 	entries map[cacheKey]*list.Element
@@ -42,6 +45,17 @@ type program struct {
 	// declarations, in order.
 	expression bool
 	funcs      []string
+}
+
+// Observe has fn told of every script run that got to execute: its kind
+// ("sproc", "pretrigger", "posttrigger" or "udf") and how it ended (nil,
+// ErrTimeout past its budget, or its error). fn must not block.
+func (e *Engine) Observe(fn func(kind string, err error)) { e.onRun.Store(&fn) }
+
+func (e *Engine) ran(kind string, err error) {
+	if fn := e.onRun.Load(); fn != nil {
+		(*fn)(kind, err)
+	}
 }
 
 // NewEngine returns an Engine with an empty cache.

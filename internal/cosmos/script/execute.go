@@ -38,6 +38,7 @@ func (e *Engine) RunSproc(ctx context.Context, s Script, params []byte, coll Col
 		body, err = x.resp.final(x)
 		return err
 	})
+	e.ran("sproc", err)
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +88,7 @@ func (e *Engine) RunPreTrigger(ctx context.Context, s Script, req *Request, coll
 		body, err = x.req.final(x)
 		return err
 	})
+	e.ran("pretrigger", err)
 	if err != nil {
 		return err
 	}
@@ -117,6 +119,7 @@ func (e *Engine) RunPostTrigger(ctx context.Context, s Script, req *Request, res
 		body, err = x.resp.final(x)
 		return err
 	})
+	e.ran("posttrigger", err)
 	if err != nil {
 		return err
 	}
@@ -147,6 +150,7 @@ func (e *Engine) CallUDF(ctx context.Context, s Script, args []any, o Options) (
 		}
 		return json.Unmarshal(b, &out)
 	})
+	e.ran("udf", err)
 	if err != nil {
 		return nil, err
 	}

@@ -54,9 +54,22 @@ type Manager struct {
 	closeOnce sync.Once
 	closed    atomic.Bool
 	inflight  sync.WaitGroup
+
+	// observer, when set, receives commit measurements.
+	observer atomic.Pointer[kv.Observer]
 }
 
 var _ kv.Store = (*Manager)(nil)
+
+// Observe implements kv.Observable.
+func (m *Manager) Observe(o kv.Observer) { m.observer.Store(&o) }
+
+func (m *Manager) observe() kv.Observer {
+	if o := m.observer.Load(); o != nil {
+		return *o
+	}
+	return nil
+}
 
 // New returns a Manager over e, resuming version allocation after the last
 // persisted reservation so that versions never repeat across restarts.
@@ -91,10 +104,17 @@ func (m *Manager) Update(ctx context.Context, fn func(kv.Txn) error) error {
 	}
 	defer m.inflight.Done()
 	began := m.now()
+	obs := m.observe()
 	for attempt := 1; ; attempt++ {
 		err := m.attempt(ctx, fn)
 		if !errors.Is(err, errConflict) {
+			if err == nil && obs != nil {
+				obs.Committed(m.now().Sub(began), attempt)
+			}
 			return err
+		}
+		if obs != nil {
+			obs.Conflicted()
 		}
 		if m.now().Sub(began) > retryBudget {
 			return fmt.Errorf("update after %d attempts: %w", attempt, kv.ErrConflict)
@@ -210,6 +230,9 @@ func (m *Manager) markDurable(seq uint64, err error) {
 		m.broken = err
 	}
 	if seq > m.durable {
+		if o := m.observe(); o != nil && err == nil {
+			o.Synced(int(seq - m.durable))
+		}
 		m.durable = seq
 		close(m.durCh)
 		m.durCh = make(chan struct{})

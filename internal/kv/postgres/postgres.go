@@ -47,7 +47,13 @@ type Store struct {
 	inflight sync.WaitGroup
 	closeMu  sync.RWMutex
 	now      func() time.Time
+	// observer, when set, receives commit measurements.
+	observer atomic.Pointer[kv.Observer]
 }
+
+// Observe implements kv.Observable. The database syncs its own commits,
+// so Synced is never reported.
+func (s *Store) Observe(o kv.Observer) { s.observer.Store(&o) }
 
 // Open connects to the database named by dsn (a postgres:// URL or a
 // key=value connection string), creates or checks the schema and returns
@@ -193,10 +199,20 @@ func (s *Store) Update(ctx context.Context, fn func(kv.Txn) error) error {
 		return err
 	}
 	began := s.now()
+	var obs kv.Observer
+	if o := s.observer.Load(); o != nil {
+		obs = *o
+	}
 	for attempt := 1; ; attempt++ {
 		err := s.attempt(ctx, fn)
 		if !retryable(err) {
+			if err == nil && obs != nil {
+				obs.Committed(s.now().Sub(began), attempt)
+			}
 			return err
+		}
+		if obs != nil {
+			obs.Conflicted()
 		}
 		if s.now().Sub(began) > retryBudget {
 			return fmt.Errorf("update after %d attempts: %w", attempt, kv.ErrConflict)

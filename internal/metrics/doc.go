@@ -1,0 +1,8 @@
+// Package metrics is the server's Prometheus instrumentation, served on
+// the admin port's /metrics: requests by service, operation and status
+// and their latency; the store's commit latency, conflicts, retries and
+// sync batch sizes; bytes and records stored per service; open
+// connections; Cosmos script runs and time-outs; the Search indexing
+// backlog; and injected faults. One Metrics per server, on its own
+// registry, so that servers in one process (tests) do not share counts.
+package metrics

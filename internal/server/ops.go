@@ -1,0 +1,120 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/admin"
+	"github.com/cerulean-db/cerulean/internal/faults"
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/metrics"
+	"github.com/cerulean-db/cerulean/internal/testclock"
+)
+
+// usageInterval is how often, at most, the stored bytes are counted
+// while /metrics is scraped.
+const usageInterval = time.Minute
+
+// servicePrefixes are the first byte of each service's keys.
+var servicePrefixes = map[string][]byte{
+	"blob": []byte("B"), "queue": []byte("Q"), "table": []byte("T"),
+	"file": []byte("F"), "cosmos": []byte("C"), "search": []byte("S"),
+}
+
+// ops is what the server keeps for operating it: metrics, the test
+// clock, fault injection and the admin port.
+type ops struct {
+	metrics *metrics.Metrics
+	usage   *metrics.Usage
+	// clock is the test clock (nil unless Config.TestClock).
+	clock *testclock.Clock
+	// wallNow is the clock of what a test clock must not move: the
+	// liveness of front ends and the check of clients' x-ms-date
+	// (nil means time.Now).
+	wallNow func() time.Time
+	// faults is the fault injector (nil unless Config.FaultInjection).
+	faults    *faults.Injector
+	adminAddr string
+}
+
+// setupOps makes the metrics, the test clock and the fault injector
+// before any service starts; with a test clock, cfg.Now becomes it.
+func (s *Server) setupOps(cfg *Config) error {
+	s.metrics = metrics.New()
+	if o, ok := s.store.(kv.Observable); ok {
+		o.Observe(s.metrics)
+	}
+	s.wallNow = cfg.Now
+	if cfg.TestClock {
+		s.clock = testclock.New()
+		cfg.Now = s.clock.Now
+	}
+	if cfg.FaultInjection || len(cfg.Faults) > 0 {
+		var err error
+		if s.faults, err = faults.New(cfg.Faults, cfg.Logger, s.metrics.FaultInjected); err != nil {
+			return err
+		}
+		cfg.Logger.Warn("fault injection is on: matching requests get throttling and transient failures", "rules", fmt.Sprint(cfg.Faults))
+	}
+	s.usage = metrics.NewUsage(s.store, servicePrefixes, usageInterval, cfg.Logger)
+	s.metrics.Register(s.usage)
+	return nil
+}
+
+// instrument counts and times a service's requests and lets fault
+// injection answer them.
+func (s *Server) instrument(service string, h http.Handler) http.Handler {
+	var hook func(http.ResponseWriter, *http.Request, string) error
+	if s.faults != nil {
+		hook = s.faults.For(service)
+	}
+	return s.metrics.Instrument(service, hook, h)
+}
+
+// startAdmin serves the operations endpoint, loopback unless configured.
+func (s *Server) startAdmin(cfg Config) error {
+	if cfg.AdminDisabled {
+		return nil
+	}
+	host := cfg.AdminHost
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(cfg.AdminPort)))
+	if err != nil {
+		return fmt.Errorf("listen for admin: %w", err)
+	}
+	h := admin.Handler(admin.Config{Store: s.store, Metrics: s.metrics.Handler(), Clock: s.clock, Faults: s.faults})
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 1 << 20}
+	s.servers = append(s.servers, srv)
+	s.wg.Go(func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.errs <- fmt.Errorf("admin endpoint: %w", err)
+		}
+	})
+	s.adminAddr = ln.Addr().String()
+	s.log.Info("admin endpoint listening (health, readiness, metrics, pprof, console)", "addr", "http://"+s.adminAddr+"/")
+	return nil
+}
+
+func (s *Server) stopOps() {
+	if s.usage != nil {
+		s.usage.Close()
+	}
+}
+
+// AdminAddr is the operations endpoint's host:port ("" when disabled).
+func (s *Server) AdminAddr() string { return s.adminAddr }
+
+// Clock is the test clock, nil unless the server was started with one.
+func (s *Server) Clock() *testclock.Clock { return s.clock }
+
+// Faults is the fault injector, nil unless fault injection is on.
+func (s *Server) Faults() *faults.Injector { return s.faults }
+
+// Metrics are the server's metrics.
+func (s *Server) Metrics() *metrics.Metrics { return s.metrics }

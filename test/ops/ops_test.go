@@ -1,0 +1,375 @@
+package ops
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/cerulean-db/cerulean/internal/faults"
+	"github.com/cerulean-db/cerulean/internal/servertest"
+)
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+// scrape reads /metrics with Prometheus's own text parser.
+func scrape(t *testing.T, env *servertest.Env) map[string]*dto.MetricFamily {
+	t.Helper()
+	status, body := get(t, env.AdminURL+"/metrics")
+	if status != http.StatusOK {
+		t.Fatalf("/metrics: %d %s", status, body)
+	}
+	var p expfmt.TextParser
+	fams, err := p.TextToMetricFamilies(strings.NewReader(body))
+	if err != nil {
+		t.Fatalf("/metrics is not Prometheus text: %v", err)
+	}
+	return fams
+}
+
+// value is the value of family's series with labels (0 when absent).
+func value(fams map[string]*dto.MetricFamily, family string, labels map[string]string) float64 {
+	f := fams[family]
+	if f == nil {
+		return 0
+	}
+	var sum float64
+next:
+	for _, m := range f.Metric {
+		have := map[string]string{}
+		for _, l := range m.Label {
+			have[l.GetName()] = l.GetValue()
+		}
+		for k, v := range labels {
+			if have[k] != v {
+				continue next
+			}
+		}
+		switch {
+		case m.Counter != nil:
+			sum += m.Counter.GetValue()
+		case m.Gauge != nil:
+			sum += m.Gauge.GetValue()
+		case m.Histogram != nil:
+			sum += float64(m.Histogram.GetSampleCount())
+		}
+	}
+	return sum
+}
+
+func blobClient(t *testing.T, env *servertest.Env) *azblob.Client {
+	t.Helper()
+	c, err := azblob.NewClientFromConnectionString(env.ConnectionString, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestHealthAndReadiness(t *testing.T) {
+	env := servertest.Start(t)
+	if status, body := get(t, env.AdminURL+"/healthz"); status != http.StatusOK {
+		t.Fatalf("/healthz: %d %s", status, body)
+	}
+	if status, body := get(t, env.AdminURL+"/readyz"); status != http.StatusOK {
+		t.Fatalf("/readyz: %d %s", status, body)
+	}
+	if status, _ := get(t, env.AdminURL+"/debug/pprof/"); status != http.StatusOK {
+		t.Fatalf("/debug/pprof/: %d", status)
+	}
+	if err := env.Store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	status, body := get(t, env.AdminURL+"/readyz")
+	if status != http.StatusServiceUnavailable || !strings.Contains(body, "closed") {
+		t.Fatalf("/readyz with the store closed: %d %q, want 503 naming the closed store", status, body)
+	}
+	if status, _ := get(t, env.AdminURL+"/healthz"); status != http.StatusOK {
+		t.Fatalf("/healthz with the store closed: %d, want 200 (the process still answers)", status)
+	}
+}
+
+func TestMetricsMoveWithTraffic(t *testing.T) {
+	env := servertest.Start(t)
+	ctx := context.Background()
+	created := map[string]string{"service": "blob", "operation": "CreateContainer", "status": "201"}
+	conflict := map[string]string{"service": "blob", "operation": "CreateContainer", "status": "409"}
+	before := scrape(t, env)
+	if v := value(before, "cerulean_requests_total", created); v != 0 {
+		t.Fatalf("CreateContainer counted %v before any request", v)
+	}
+	c := blobClient(t, env)
+	for i := range 3 {
+		if _, err := c.CreateContainer(ctx, fmt.Sprintf("con%d", i), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.CreateContainer(ctx, "con0", nil); err == nil {
+		t.Fatal("creating con0 twice succeeded")
+	}
+	if _, err := c.UploadBuffer(ctx, "con0", "b", []byte("hello"), nil); err != nil {
+		t.Fatal(err)
+	}
+	after := scrape(t, env)
+	for _, tc := range []struct {
+		labels map[string]string
+		want   float64
+	}{{created, 3}, {conflict, 1}, {map[string]string{"service": "blob", "operation": "PutBlob", "status": "201"}, 1}} {
+		if got := value(after, "cerulean_requests_total", tc.labels); got != tc.want {
+			t.Errorf("cerulean_requests_total%v = %v, want %v", tc.labels, got, tc.want)
+		}
+	}
+	if got := value(after, "cerulean_request_duration_seconds", map[string]string{"service": "blob", "operation": "CreateContainer"}); got != 4 {
+		t.Errorf("CreateContainer latency samples = %v, want 4", got)
+	}
+	if got := value(after, "cerulean_kv_commit_duration_seconds", nil); got < 4 {
+		t.Errorf("kv commits observed = %v, want at least the 4 writes", got)
+	}
+	if got := value(after, "cerulean_open_connections", map[string]string{"service": "blob"}); got < 1 {
+		t.Errorf("open blob connections = %v, want the SDK's", got)
+	}
+	for _, family := range []string{"cerulean_kv_conflicts_total", "cerulean_kv_retries_total", "cerulean_kv_sync_batch_commits",
+		"go_goroutines", "process_resident_memory_bytes"} {
+		if _, ok := after[family]; !ok {
+			t.Errorf("family %s missing", family)
+		}
+	}
+}
+
+// TestStoredBytes: what the store holds per service is counted in the
+// background once /metrics is scraped.
+func TestStoredBytes(t *testing.T) {
+	env := servertest.Start(t)
+	ctx := context.Background()
+	c := blobClient(t, env)
+	if _, err := c.CreateContainer(ctx, "sized", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UploadBuffer(ctx, "sized", "b", bytes.Repeat([]byte("x"), 10000), nil); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		fams := scrape(t, env)
+		records := value(fams, "cerulean_stored_records", map[string]string{"service": "blob"})
+		stored := value(fams, "cerulean_stored_bytes", map[string]string{"service": "blob"})
+		if records > 0 {
+			if stored < 10000 {
+				t.Fatalf("blob: %v records, %v bytes; want the 10,000 bytes uploaded counted", records, stored)
+			}
+			if got := value(fams, "cerulean_stored_records", map[string]string{"service": "cosmos"}); got != 0 {
+				t.Errorf("cosmos records = %v, want 0", got)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("cerulean_stored_records{service=blob} never counted the container and the blob")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestLeaseExpiresWhenTheClockMoves: a 15 s lease is gone as soon as the
+// test clock moves 16 s, with no wait.
+func TestLeaseExpiresWhenTheClockMoves(t *testing.T) {
+	env := servertest.Start(t, servertest.WithTestClock())
+	ctx := context.Background()
+	c := blobClient(t, env)
+	if _, err := c.CreateContainer(ctx, "leases", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UploadBuffer(ctx, "leases", "b", []byte("x"), nil); err != nil {
+		t.Fatal(err)
+	}
+	bc := c.ServiceClient().NewContainerClient("leases").NewBlobClient("b")
+	holder, err := lease.NewBlobClient(bc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.AcquireLease(ctx, 15, nil); err != nil {
+		t.Fatal(err)
+	}
+	other, err := lease.NewBlobClient(bc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.AcquireLease(ctx, 15, nil); err == nil {
+		t.Fatal("a second lease was granted while the first is held")
+	}
+	resp, err := http.Post(env.AdminURL+"/clock/advance?by=16s", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"offset":"16s"`) {
+		t.Fatalf("advance: %d %s", resp.StatusCode, b)
+	}
+	props, err := bc.GetProperties(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(*props.LeaseState); got != "expired" {
+		t.Errorf("lease state after 16 s: %q, want expired", got)
+	}
+	if _, err := other.AcquireLease(ctx, 15, nil); err != nil {
+		t.Fatalf("acquiring after the first lease expired: %v", err)
+	}
+	if resp, err := http.Post(env.AdminURL+"/clock/advance?by=-1s", "", nil); err != nil {
+		t.Fatal(err)
+	} else if _ = resp.Body.Close(); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("moving the clock back: %d, want 400", resp.StatusCode)
+	}
+}
+
+// TestDefaultRetryRidesThroughInjectedFaults: with half the Put Blob
+// requests answered 503 ServerBusy, the Go SDK's default retry policy
+// still completes 100 uploads, and /metrics counts every injected fault.
+func TestDefaultRetryRidesThroughInjectedFaults(t *testing.T) {
+	rules, err := faults.Parse("blob/PutBlob=busy@50%;retry-after=5ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := servertest.Start(t, servertest.WithFaults(rules...))
+	ctx := context.Background()
+	c := blobClient(t, env)
+	if _, err := c.CreateContainer(ctx, "retries", nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		body := bytes.Repeat([]byte{byte(i)}, 100+i)
+		if _, err := c.UploadBuffer(ctx, "retries", fmt.Sprintf("b%03d", i), body, nil); err != nil {
+			t.Fatalf("upload %d: %v", i, err)
+		}
+	}
+	fams := scrape(t, env)
+	injected := value(fams, "cerulean_injected_faults_total", map[string]string{"service": "blob", "operation": "PutBlob", "kind": "busy"})
+	busy := value(fams, "cerulean_requests_total", map[string]string{"service": "blob", "operation": "PutBlob", "status": "503"})
+	ok := value(fams, "cerulean_requests_total", map[string]string{"service": "blob", "operation": "PutBlob", "status": "201"})
+	if ok != 100 || injected != busy || injected < 99 {
+		t.Errorf("PutBlob: %v created, %v answered 503, %v faults counted; want 100 created and every second request (99) a counted fault", ok, busy, injected)
+	}
+	// Every blob holds what was uploaded.
+	for i := range 100 {
+		resp, err := c.DownloadStream(ctx, "retries", fmt.Sprintf("b%03d", i), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if err != nil || !bytes.Equal(got, bytes.Repeat([]byte{byte(i)}, 100+i)) {
+			t.Fatalf("blob %d: %d bytes, err %v", i, len(got), err)
+		}
+	}
+	// Off again through the admin port.
+	req, _ := http.NewRequest(http.MethodDelete, env.AdminURL+"/faults", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if len(env.Server.Faults().Rules()) != 0 {
+		t.Fatal("DELETE /faults left rules in force")
+	}
+}
+
+// TestCosmosThrottlingAndReset: Cosmos DB's 429 carries
+// x-ms-retry-after-ms, which the Cosmos SDK waits out; a reset drops the
+// connection with no answer.
+func TestCosmosThrottlingAndReset(t *testing.T) {
+	env := servertest.Start(t, servertest.WithFaults())
+	ctx := context.Background()
+	cred, err := azcosmos.NewKeyCredential(env.CosmosKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := azcosmos.NewClientWithKey(env.CosmosURL, cred, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	db, _ := client.NewDatabase("db")
+	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "c",
+		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	put := func(spec string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPut, env.AdminURL+"/faults", strings.NewReader(spec))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("PUT /faults %q: %d %s", spec, resp.StatusCode, b)
+		}
+	}
+	put("cosmos/CreateDocument=throttle@50%;retry-after=5ms")
+	cont, _ := db.NewContainer("c")
+	for i := range 20 {
+		item := fmt.Appendf(nil, `{"id":"i%d","pk":"p"}`, i)
+		if _, err := cont.CreateItem(ctx, azcosmos.NewPartitionKeyString("p"), item, nil); err != nil {
+			t.Fatalf("create %d: %v", i, err)
+		}
+	}
+	fams := scrape(t, env)
+	if got := value(fams, "cerulean_requests_total", map[string]string{"service": "cosmos", "operation": "CreateDocument", "status": "429"}); got < 19 {
+		t.Errorf("CreateDocument answered 429 %v times, want 19", got)
+	}
+
+	// Without retries the throttling answer is visible as Azure sends it.
+	noRetry, err := azcosmos.NewClientWithKey(env.CosmosURL, cred, &azcosmos.ClientOptions{ClientOptions: azcore.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put("cosmos/CreateDocument=throttle@100%")
+	nc, _ := noRetry.NewContainer("db", "c")
+	_, err = nc.CreateItem(ctx, azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"x","pk":"p"}`), nil)
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) || re.StatusCode != http.StatusTooManyRequests || re.RawResponse.Header.Get("x-ms-retry-after-ms") != "100" {
+		t.Fatalf("throttled create: %v, want 429 with x-ms-retry-after-ms 100", err)
+	}
+
+	put("blob=reset@100%")
+	resp, err := http.Get(strings.TrimSuffix(env.BlobURL, "/") + "?comp=list")
+	if err == nil {
+		_ = resp.Body.Close()
+		t.Fatalf("a reset request was answered %d", resp.StatusCode)
+	}
+	fams = scrape(t, env)
+	if got := value(fams, "cerulean_requests_total", map[string]string{"service": "blob", "status": "aborted"}); got != 1 {
+		t.Errorf("aborted blob requests counted %v, want 1", got)
+	}
+	if got := value(fams, "cerulean_injected_faults_total", map[string]string{"service": "blob", "kind": "reset"}); got != 1 {
+		t.Errorf("reset faults counted %v, want 1", got)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -222,5 +224,27 @@ func TestLogger(t *testing.T) {
 	ceruleantest.Start(t, ceruleantest.WithLogger(slog.New(slog.NewTextHandler(&buf, nil))))
 	if !strings.Contains(buf.String(), "service listening") {
 		t.Errorf("log %q, want the services' start lines", buf.String())
+	}
+}
+
+// TestTestsUseOnlyThePublicAPI: these tests stand for a user's, so they
+// import cerulean's public package and nothing internal.
+func TestTestsUseOnlyThePublicAPI(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH: cannot list the tests' imports")
+	}
+	out, err := exec.Command(goTool, "list", "-f", "{{.Name}} {{join .XTestImports \" \"}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	imports := strings.Fields(string(out))
+	if len(imports) < 2 || imports[0] != "ceruleantest" || !slices.Contains(imports, "github.com/cerulean-db/cerulean/ceruleantest") {
+		t.Fatalf("go list answered %q: not this package's test imports", out)
+	}
+	for _, p := range imports[1:] {
+		if strings.HasPrefix(p, "github.com/cerulean-db/cerulean/") && p != "github.com/cerulean-db/cerulean/ceruleantest" {
+			t.Errorf("the tests import %s", p)
+		}
 	}
 }

@@ -13,9 +13,9 @@
 //
 // The store is in memory unless Options.DataDir or Options.TempDir ask for
 // a durable one. The Cosmos DB gateway is served over HTTPS, as the
-// Cosmos SDKs expect, with a self-signed certificate made at start:
-// Server.HTTPClient (or TLSConfig, or CertPool) trusts it, and an SDK is
-// given that client as its transport. The Storage services are plain
+// Cosmos SDKs expect, with a self-signed certificate made at start (and
+// kept in a DataDir): Server.HTTPClient (or TLSConfig, or CertPool) trusts
+// it, and an SDK is given that client as its transport. The Storage services are plain
 // HTTP, as the Azure storage emulators serve them, and their connection
 // string is ready for each SDK's FromConnectionString constructor.
 //

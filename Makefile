@@ -87,8 +87,11 @@ $(GOLANGCI_LINT):
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
+# build makes the server and, apart, the load generator (which links the
+# Azure SDKs the server does not).
 build:
 	$(GO) build -o cerulean ./cmd/cerulean
+	$(GO) build -o cerulean-bench ./cmd/cerulean-bench
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)

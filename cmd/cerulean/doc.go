@@ -2,8 +2,11 @@
 //
 //	cerulean [serve] [flags]   run the server (the default command)
 //	cerulean version           print the version
-//	cerulean bench [flags] workload...
-//	                           measure an endpoint through the official SDKs
+//	cerulean connection-strings [flags]
+//	                           print the endpoints and keys serve would answer on
+//
+// The load generator is its own binary, cerulean-bench, so that the server
+// does not link the Azure SDKs.
 //
 // Every serve flag has an environment variable (CERULEAN_<FLAG>, upper-case
 // with underscores), used when the flag is not given. Values are checked

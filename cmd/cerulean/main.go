@@ -44,15 +44,20 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		_, err := fmt.Fprintln(stdout, "cerulean", version)
 		return err
 	case "bench":
-		return benchCommand(args, getenv, stdout, stderr)
+		return errBenchMoved
 	case "connection-strings":
 		return connectionStrings(args, getenv, stdout, stderr)
 	case "help":
-		_, err := fmt.Fprintln(stdout, "usage: cerulean [serve|version|bench|connection-strings] [flags]; cerulean serve -h lists the flags")
+		_, err := fmt.Fprintln(stdout, "usage: cerulean [serve|version|connection-strings] [flags]; cerulean serve -h lists the flags; the load generator is cerulean-bench")
 		return err
 	}
-	return fmt.Errorf("unknown command %q (want serve, version, bench or connection-strings)", cmd)
+	return fmt.Errorf("unknown command %q (want serve, version or connection-strings)", cmd)
 }
+
+// errBenchMoved answers "cerulean bench": the load generator is its own
+// binary, so that the server does not link the Azure SDKs it drives.
+var errBenchMoved = errors.New("bench is its own binary now, with the same subcommands and flags: cerulean-bench " +
+	"(go install github.com/cerulean-db/cerulean/cmd/cerulean-bench@latest, or go run ./cmd/cerulean-bench in a checkout)")
 
 // serveFlags are serve's settings.
 type serveFlags struct {
@@ -362,13 +367,6 @@ func (l logFormat) handler(w io.Writer, o *slog.HandlerOptions) slog.Handler {
 
 func envName(flagName string) string {
 	return "CERULEAN_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
-}
-
-func envOr(getenv func(string) string, flagName, def string) string {
-	if v := getenv(envName(flagName)); v != "" {
-		return v
-	}
-	return def
 }
 
 func serve(args []string, getenv func(string) string, stderr io.Writer) error {

@@ -17,9 +17,20 @@ import (
 	"github.com/cerulean-db/cerulean/internal/bench"
 )
 
-func benchCommand(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func main() {
+	if err := run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "cerulean-bench:", err)
+		os.Exit(1)
+	}
+}
+
+// run measures the named workloads unless args start with another
+// subcommand; "run" names the default one explicitly.
+func run(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		switch args[0] {
+		case "run":
+			args = args[1:]
 		case "null-server":
 			return nullServer(args[1:], stderr)
 		case "compare":
@@ -30,10 +41,10 @@ func benchCommand(args []string, getenv func(string) string, stdout, stderr io.W
 			return idleConns(args[1:], stdout, stderr)
 		}
 	}
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs := flag.NewFlagSet("cerulean-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	conn := fs.String("conn", envOr(getenv, "bench-conn", bench.DevConnectionString), "connection string of the endpoint to measure (env CERULEAN_BENCH_CONN)")
-	cosmosConn := fs.String("cosmos-conn", envOr(getenv, "bench-cosmos-conn", bench.DevCosmosConnectionString), "Cosmos DB connection string for the cosmos-* workloads (env CERULEAN_BENCH_COSMOS_CONN)")
+	conn := fs.String("conn", envOr(getenv, "CERULEAN_BENCH_CONN", bench.DevConnectionString), "connection string of the endpoint to measure (env CERULEAN_BENCH_CONN)")
+	cosmosConn := fs.String("cosmos-conn", envOr(getenv, "CERULEAN_BENCH_COSMOS_CONN", bench.DevCosmosConnectionString), "Cosmos DB connection string for the cosmos-* workloads (env CERULEAN_BENCH_COSMOS_CONN)")
 	clients := fs.Int("c", 8, "concurrent clients (blob-cond-update always uses 32)")
 	duration := fs.Duration("d", 10*time.Second, "measured duration per workload")
 	ops := fs.Int("n", 0, "measured operations per workload (overrides -d)")
@@ -45,13 +56,15 @@ func benchCommand(args []string, getenv func(string) string, stdout, stderr io.W
 	fs.Usage = func() {
 		// Usage goes to stderr on the way to an error or -h; there is
 		// nowhere left to report a failed write.
-		_, _ = fmt.Fprintf(stderr, "usage: cerulean bench [flags] workload... (or all, or storage: every workload but cosmos-*)\n"+
-			"       cerulean bench null-server ADDR...      serve the no-work ceiling on each address\n"+
-			"       cerulean bench compare [-null NAME] [-fsync FILE] NAME=FILE...\n"+
+		_, _ = fmt.Fprintf(stderr, "usage: cerulean-bench [run] [flags] workload... (or all, or storage: every workload but cosmos-*)\n"+
+			"       cerulean-bench null-server ADDR...      serve the no-work ceiling on each address\n"+
+			"       cerulean-bench compare [-null NAME] [-fsync FILE] NAME=FILE...\n"+
 			"                                               ratio table of --json results, first against the others;\n"+
 			"                                               with -null, each as a fraction of its ceiling\n"+
-			"       cerulean bench fsync [-dir DIR] [-n N] [-c CLIENTS] [-json]\n"+
+			"       cerulean-bench fsync [-dir DIR] [-n N] [-c CLIENTS] [-json]\n"+
 			"                                               the disk's 4 KiB write+fdatasync latency and durable-write ceiling\n"+
+			"       cerulean-bench idle-conns [-addr HOST:PORT] [-n N] [-hold D] -server-pid PID [-json]\n"+
+			"                                               the server's RSS while it holds N idle connections\n"+
 			"workloads: %s\n", strings.Join(bench.Names(), ", "))
 		fs.PrintDefaults()
 	}
@@ -143,10 +156,10 @@ func nullServer(addrs []string, stderr io.Writer) error {
 // compare prints the ratio table of NAME=FILE result sets and, given the
 // null server's name, the table of fractions of each workload's ceiling.
 func compare(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench compare", flag.ContinueOnError)
+	fs := flag.NewFlagSet("cerulean-bench compare", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	nullName := fs.String("null", "", "NAME of the null server's results: also print each workload as a fraction of its ceiling")
-	fsyncFile := fs.String("fsync", "", "--json output of bench fsync: durable small writes are also held to clients ÷ mean fdatasync latency")
+	fsyncFile := fs.String("fsync", "", "-json output of cerulean-bench fsync: durable small writes are also held to clients ÷ mean fdatasync latency")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -199,7 +212,7 @@ func compare(args []string, stdout, stderr io.Writer) error {
 // fsyncLatency measures the disk's small durable write latency in dir and
 // prints it with the durable-write ceiling it implies for clients.
 func fsyncLatency(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench fsync", flag.ContinueOnError)
+	fs := flag.NewFlagSet("cerulean-bench fsync", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", ".", "a directory on the filesystem to measure (the server's data directory)")
 	n := fs.Int("n", 500, "write+fdatasync rounds")
@@ -226,7 +239,7 @@ func fsyncLatency(args []string, stdout, stderr io.Writer) error {
 // idleConns holds idle connections open against a server and prints its
 // RSS before and while holding them.
 func idleConns(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("bench idle-conns", flag.ContinueOnError)
+	fs := flag.NewFlagSet("cerulean-bench idle-conns", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:10000", "the server's HOST:PORT")
 	n := fs.Int("n", 1000, "idle connections; every other one sends a partial request line")
@@ -254,4 +267,13 @@ func idleConns(args []string, stdout, stderr io.Writer) error {
 	_, err = fmt.Fprintf(stdout, "%d idle connections to %s (%d with a partial request line) held %s: server RSS %.1f MiB before, %.1f MiB held (%.1f KiB per connection), peak %.1f MiB; %d closed by the server\n",
 		r.Conns, r.Addr, r.Partial, *hold, r.RSSBeforeMiB, r.RSSHeldMiB, r.PerConnKiB, r.PeakRSSMiB, r.ClosedByPeer)
 	return err
+}
+
+// envOr is the environment variable name's value, or def when it is unset
+// or empty.
+func envOr(getenv func(string) string, name, def string) string {
+	if v := getenv(name); v != "" {
+		return v
+	}
+	return def
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
+	"github.com/cerulean-db/cerulean/internal/faults"
 	"github.com/cerulean-db/cerulean/internal/search"
 	"github.com/cerulean-db/cerulean/internal/server"
 )
@@ -40,6 +41,19 @@ type Options struct {
 	// Logger receives the server's log (starts, request failures); nil
 	// discards it.
 	Logger *slog.Logger
+	// TestClock gives the services a clock the test moves forward with
+	// Server.AdvanceClock, so that lease expiry, break periods, message
+	// visibility, SAS expiry and TTL arrive without a real wait.
+	TestClock bool
+	// Faults turns fault injection on with these rules (Server.SetFaults
+	// replaces them), in serve --faults syntax:
+	// "blob/PutBlob=busy@50%,cosmos=throttle@10%;retry-after=20ms".
+	// Kinds: busy, throttle, timeout, reset, latency:DURATION; a rate is a
+	// share spread evenly over the matching requests.
+	Faults string
+	// FaultInjection turns fault injection on before any rule is given
+	// (Faults implies it).
+	FaultInjection bool
 }
 
 // An Option changes the Options Start starts a server with.
@@ -58,6 +72,15 @@ func WithCosmosHTTP() Option { return func(o *Options) { o.CosmosHTTP = true } }
 
 // WithSearchHTTPS serves Azure AI Search over HTTPS (Options.SearchHTTPS).
 func WithSearchHTTPS() Option { return func(o *Options) { o.SearchHTTPS = true } }
+
+// WithTestClock gives the services a clock the test moves forward
+// (Options.TestClock).
+func WithTestClock() Option { return func(o *Options) { o.TestClock = true } }
+
+// WithFaults turns fault injection on with rules (Options.Faults).
+func WithFaults(rules string) Option {
+	return func(o *Options) { o.Faults, o.FaultInjection = rules, true }
+}
 
 // WithLogger sends the server's log to logger (Options.Logger).
 func WithLogger(logger *slog.Logger) Option { return func(o *Options) { o.Logger = logger } }
@@ -91,6 +114,10 @@ type Server struct {
 	SearchEndpoint, SearchAdminKey, SearchQueryKey string
 	// DataDir is the directory of the durable store, "" in memory.
 	DataDir string
+	// AdminURL is the operations endpoint ("http://127.0.0.1:PORT"):
+	// /healthz, /readyz, /metrics (Prometheus), /debug/pprof/, the web
+	// console, and /clock and /faults when they are on.
+	AdminURL string
 
 	srv     *server.Server
 	cert    *x509.Certificate // the HTTPS services' certificate; nil if none
@@ -115,17 +142,24 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		}
 		s.DataDir, s.tempDir = dir, dir
 	}
+	rules, err := faults.Parse(o.Faults)
+	if err != nil {
+		return nil, fmt.Errorf("ceruleantest: %w", err)
+	}
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	srv, err := server.Start(ctx, server.Config{
-		Host:        "127.0.0.1",
-		DataDir:     s.DataDir,
-		InMemory:    s.DataDir == "",
-		CosmosHTTP:  o.CosmosHTTP,
-		SearchHTTPS: o.SearchHTTPS,
-		Logger:      logger,
+		Host:           "127.0.0.1",
+		DataDir:        s.DataDir,
+		InMemory:       s.DataDir == "",
+		CosmosHTTP:     o.CosmosHTTP,
+		SearchHTTPS:    o.SearchHTTPS,
+		Logger:         logger,
+		TestClock:      o.TestClock,
+		FaultInjection: o.FaultInjection || o.Faults != "",
+		Faults:         rules,
 	})
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("ceruleantest: start: %w", err), s.removeTempDir())
@@ -147,6 +181,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	s.CosmosEndpoint, s.CosmosKey = srv.CosmosURL(), cosmos.EmulatorKey
 	s.CosmosConnectionString = "AccountEndpoint=" + s.CosmosEndpoint + ";AccountKey=" + s.CosmosKey + ";"
 	s.SearchEndpoint, s.SearchAdminKey, s.SearchQueryKey = srv.SearchURL(), search.DefaultAdminKey, search.DefaultQueryKey
+	s.AdminURL = "http://" + srv.AdminAddr()
 	return s, nil
 }
 
@@ -228,4 +263,44 @@ func (s *Server) removeTempDir() error {
 		return fmt.Errorf("ceruleantest: remove temporary data directory: %w", err)
 	}
 	return nil
+}
+
+// ErrNoTestClock is AdvanceClock's answer on a server started without
+// Options.TestClock.
+var ErrNoTestClock = errors.New("ceruleantest: the server has no test clock (Options.TestClock)")
+
+// AdvanceClock moves the services' clock forward by d and returns the new
+// time: a 15 s lease has expired once it moved 16 s.
+func (s *Server) AdvanceClock(d time.Duration) (time.Time, error) {
+	c := s.srv.Clock()
+	if c == nil {
+		return time.Time{}, ErrNoTestClock
+	}
+	return c.Advance(d)
+}
+
+// Now is the services' clock: the real time, plus what AdvanceClock added.
+func (s *Server) Now() time.Time {
+	if c := s.srv.Clock(); c != nil {
+		return c.Now()
+	}
+	return time.Now()
+}
+
+// ErrNoFaultInjection is SetFaults' answer on a server started without
+// Options.Faults or Options.FaultInjection.
+var ErrNoFaultInjection = errors.New("ceruleantest: fault injection is off (Options.FaultInjection)")
+
+// SetFaults replaces the fault injection rules (Options.Faults syntax; ""
+// removes them all).
+func (s *Server) SetFaults(rules string) error {
+	in := s.srv.Faults()
+	if in == nil {
+		return ErrNoFaultInjection
+	}
+	parsed, err := faults.Parse(rules)
+	if err != nil {
+		return fmt.Errorf("ceruleantest: %w", err)
+	}
+	return in.SetRules(parsed)
 }

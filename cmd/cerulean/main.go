@@ -80,6 +80,8 @@ type serveFlags struct {
 	testClock      boolean
 	faultInjection boolean
 	faults         faultRules
+	// minFreeSpace is the free space kept in reserve on the data volume.
+	minFreeSpace byteSize
 	// storageHTTPS, certFile and keyFile serve the Storage services over
 	// HTTPS (see server.Config).
 	storageHTTPS       boolean
@@ -96,7 +98,7 @@ type serveFlags struct {
 func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (*serveFlags, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := &serveFlags{adminPort: defaultAdminPort, blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, smbPort: 10445, cosmosPort: 8081, searchPort: 8082,
+	f := &serveFlags{adminPort: defaultAdminPort, minFreeSpace: defaultMinFreeSpace, blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, smbPort: 10445, cosmosPort: 8081, searchPort: 8082,
 		searchAdminKeys: apiKeys{search.DefaultAdminKey}, searchQueryKeys: apiKeys{search.DefaultQueryKey}, logLevel: logLevel(slog.LevelInfo), scriptBudget: budget(cosmos.DefaultScriptBudget)}
 	fs.StringVar(&f.host, "host", "127.0.0.1", "address to listen on")
 	fs.Var(&f.blobPort, "blob-port", "Blob service port, 0 for a free one")
@@ -125,6 +127,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.Var(&f.containerRetention, "container-delete-retention-days", "keep deleted containers restorable this many days (1 to 365), 0 not at all")
 	fs.StringVar(&f.adminHost, "admin-host", "127.0.0.1", "address of the admin endpoint (health, readiness, metrics, pprof, web console); loopback unless you mean to expose it")
 	fs.Var(&f.adminPort, "admin-port", "admin endpoint port, 0 for a free one, off for none")
+	fs.Var(&f.minFreeSpace, "min-free-space", "free space kept in reserve on the data volume, e.g. 256MiB or 1GiB: below it writes are refused (503) until space is freed; 0 turns the check off")
 	fs.Var(&f.testClock, "test-clock", "let tests move the services' clock forward (POST /clock/advance?by=16s on the admin port); never in production")
 	fs.Var(&f.faultInjection, "fault-injection", "turn fault injection on (rules set through PUT /faults on the admin port)")
 	fs.Var(&f.faults, "faults", "fault injection rules, e.g. blob/PutBlob=busy@50%,cosmos=throttle@10% (implies --fault-injection)")
@@ -255,6 +258,44 @@ func (p *adminPort) Set(s string) error {
 		return errors.New("not a port number (0 to 65535) or off")
 	}
 	*p = adminPort(n)
+	return nil
+}
+
+// defaultMinFreeSpace is the reserve a full volume keeps for the store to
+// finish what it has begun (log records, compactions, flushes).
+const defaultMinFreeSpace = 256 << 20
+
+// byteSize is a number of bytes: a decimal count, or one with a KiB, MiB,
+// GiB or TiB suffix (or KB, MB, GB, TB for powers of 1000).
+type byteSize uint64
+
+var sizeUnits = []struct {
+	suffix string
+	factor uint64
+}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+
+func (b *byteSize) String() string {
+	for _, u := range sizeUnits[:4] {
+		if v := uint64(*b); v != 0 && v%u.factor == 0 && v/u.factor < 1024 {
+			return strconv.FormatUint(v/u.factor, 10) + u.suffix
+		}
+	}
+	return strconv.FormatUint(uint64(*b), 10)
+}
+
+func (b *byteSize) Set(s string) error {
+	num, factor := s, uint64(1)
+	for _, u := range sizeUnits {
+		if strings.HasSuffix(s, u.suffix) {
+			num, factor = strings.TrimSuffix(s, u.suffix), u.factor
+			break
+		}
+	}
+	n, err := strconv.ParseUint(num, 10, 64)
+	if err != nil || n > (1<<63)/factor {
+		return errors.New("not a size (bytes, or a number with KiB, MiB, GiB, TiB, KB, MB, GB or TB)")
+	}
+	*b = byteSize(n * factor)
 	return nil
 }
 
@@ -393,6 +434,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 		BlobVersioning: bool(f.blobVersioning), ContainerDeleteRetentionDays: int(f.containerRetention),
 		AdminHost: f.adminHost, AdminPort: int(f.adminPort), AdminDisabled: f.adminPort < 0,
 		TestClock: bool(f.testClock), FaultInjection: bool(f.faultInjection), Faults: []faults.Rule(f.faults),
+		MinFreeBytes: uint64(f.minFreeSpace),
 	})
 	if err != nil {
 		return err

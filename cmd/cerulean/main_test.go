@@ -28,7 +28,7 @@ func TestServeDefaults(t *testing.T) {
 	want := serveFlags{host: "127.0.0.1", blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, smbPort: 10445, cosmosPort: 8081,
 		searchPort: 8082, searchAdminKeys: apiKeys{"cerulean-search-admin-key"}, searchQueryKeys: apiKeys{"cerulean-search-query-key"},
 		dataDir: "./cerulean-data", logLevel: logLevel(slog.LevelInfo), scriptBudget: budget(5 * time.Second),
-		adminHost: "127.0.0.1", adminPort: 10080}
+		adminHost: "127.0.0.1", adminPort: 10080, minFreeSpace: 256 << 20}
 	if !reflect.DeepEqual(*f, want) {
 		t.Errorf("defaults: %+v, want %+v", *f, want)
 	}
@@ -41,7 +41,7 @@ func TestServeEnvUnderstood(t *testing.T) {
 		"CERULEAN_HOST": "0.0.0.0", "CERULEAN_BLOB_PORT": "0", "CERULEAN_QUEUE_PORT": "65535",
 		"CERULEAN_TABLE_PORT": "20002", "CERULEAN_FILE_PORT": "20004", "CERULEAN_SMB_PORT": "20445", "CERULEAN_COSMOS_PORT": "20003", "CERULEAN_COSMOS_HTTP": "TRUE",
 		"CERULEAN_DATA": "/tmp/x", "CERULEAN_IN_MEMORY": "1", "CERULEAN_LOG_LEVEL": "WARN", "CERULEAN_ADMIN_PORT": "off", "CERULEAN_TEST_CLOCK": "true",
-		"CERULEAN_FAULTS": "blob/PutBlob=busy@50%;retry-after=10ms", "CERULEAN_ADMIN_HOST": "127.0.0.2",
+		"CERULEAN_FAULTS": "blob/PutBlob=busy@50%;retry-after=10ms", "CERULEAN_ADMIN_HOST": "127.0.0.2", "CERULEAN_MIN_FREE_SPACE": "1GiB",
 		"CERULEAN_COSMOS_SCRIPT_BUDGET": "750ms", "CERULEAN_SEARCH_PORT": "20005", "CERULEAN_SEARCH_HTTPS": "true",
 		"CERULEAN_SEARCH_ADMIN_KEY": "admin-1", "CERULEAN_SEARCH_QUERY_KEY": "q1,q2",
 	})
@@ -51,7 +51,7 @@ func TestServeEnvUnderstood(t *testing.T) {
 	want := serveFlags{host: "0.0.0.0", blobPort: 0, queuePort: 65535, tablePort: 20002, filePort: 20004, smbPort: 20445, cosmosPort: 20003, cosmosHTTP: true,
 		searchPort: 20005, searchHTTPS: true, searchAdminKeys: apiKeys{"admin-1"}, searchQueryKeys: apiKeys{"q1", "q2"},
 		dataDir: "/tmp/x", inMemory: true, logLevel: logLevel(slog.LevelWarn), scriptBudget: budget(750 * time.Millisecond),
-		adminHost: "127.0.0.2", adminPort: -1, testClock: true,
+		adminHost: "127.0.0.2", adminPort: -1, testClock: true, minFreeSpace: 1 << 30,
 		faults: faultRules{{Service: "blob", Operation: "PutBlob", Kind: faults.Busy, Rate: 0.5, RetryAfter: faults.Duration(10 * time.Millisecond)}}}
 	if !reflect.DeepEqual(*f, want) {
 		t.Errorf("got %+v, want %+v", *f, want)
@@ -96,6 +96,9 @@ func TestServeBadEnvRefused(t *testing.T) {
 		{"CERULEAN_STORE", "postgres://", "PostgreSQL URL"},
 		{"CERULEAN_STORE", "./data", "PostgreSQL URL"},
 		{"CERULEAN_ADMIN_PORT", "none", "port"},
+		{"CERULEAN_MIN_FREE_SPACE", "lots", "size"},
+		{"CERULEAN_MIN_FREE_SPACE", "-1MiB", "size"},
+		{"CERULEAN_MIN_FREE_SPACE", "1.5GiB", "size"},
 		{"CERULEAN_FAULTS", "blob/PutBlob=busy", "rate"},
 		{"CERULEAN_FAULTS", "blob=explode@5%", "kind"},
 		{"CERULEAN_FAULTS", "disk=busy@5%", "service"},

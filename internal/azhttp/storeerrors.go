@@ -27,6 +27,9 @@ const (
 	StoreTooLarge
 	// StoreClosed: the server is shutting down.
 	StoreClosed
+	// StoreFull: the data volume is nearly full; writes are refused until
+	// space is freed (reads and deletions go on).
+	StoreFull
 	// RequestCanceled: the client went away (or its deadline passed).
 	RequestCanceled
 )
@@ -44,6 +47,8 @@ func ClassifyStore(err error) StoreFailure {
 		return StoreTooLarge
 	case errors.Is(err, kv.ErrClosed):
 		return StoreClosed
+	case errors.Is(err, kv.ErrNoSpace):
+		return StoreFull
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return RequestCanceled
 	}
@@ -56,6 +61,8 @@ var (
 		"The request writes more than one transaction of this server may hold; see the Limits section of cerulean's README.")
 	errStoreClosed = newError(http.StatusServiceUnavailable, "ServerBusy",
 		"The server is shutting down. Please retry your request.")
+	errStoreFull = newError(http.StatusServiceUnavailable, "ServerBusy",
+		"The server's data volume is nearly full: writes are refused until space is freed. Reads and deletions are served. Please retry your request later.")
 )
 
 // StoreError maps a store failure to the Storage services' Azure error
@@ -72,6 +79,8 @@ func StoreError(ctx context.Context, err error) *Error {
 		return errStoreTooLarge
 	case StoreClosed:
 		return errStoreClosed
+	case StoreFull:
+		return errStoreFull
 	case RequestCanceled:
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return ErrOperationTimedOut

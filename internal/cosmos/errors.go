@@ -153,6 +153,8 @@ func storeFailure(ctx context.Context, err error) *Error {
 		return tooLarge("The request is larger than a transaction of this server may hold.")
 	case azhttp.StoreClosed:
 		return newError(http.StatusServiceUnavailable, "ServiceUnavailable", "The server is shutting down; retry the request.")
+	case azhttp.StoreFull:
+		return newError(http.StatusServiceUnavailable, "ServiceUnavailable", "The server's data volume is nearly full: writes are refused until space is freed; reads and deletions are served. Retry the request later.")
 	case azhttp.RequestCanceled:
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return newError(http.StatusRequestTimeout, "RequestTimeout", "The request could not be completed within the permitted time.")

@@ -31,6 +31,10 @@ var (
 	ErrTxnTooOld = errors.New("kv: transaction too old")
 	// ErrClosed is returned by every call on a closed store.
 	ErrClosed = errors.New("kv: store closed")
+	// ErrNoSpace is returned by a commit that writes while the data
+	// volume has less free space than the store keeps in reserve; reads
+	// and deletions go on, and writes resume once space is freed.
+	ErrNoSpace = errors.New("kv: the data volume is nearly full")
 )
 
 // Reader reads one consistent snapshot of the store.

@@ -22,3 +22,12 @@ type Observer interface {
 type Observable interface {
 	Observe(Observer)
 }
+
+// Fallible is a store that can fail for good: after a failed sync it
+// cannot tell which commits are durable, so it refuses every call. Failed
+// is closed then, and Failure says why; the owner stops serving, and a
+// restart recovers every acknowledged write from the write-ahead log.
+type Fallible interface {
+	Failed() <-chan struct{}
+	Failure() error
+}

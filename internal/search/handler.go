@@ -613,6 +613,8 @@ func (h *handler) resolve(r *http.Request, err error) *Error {
 		return &Error{Status: http.StatusRequestEntityTooLarge, Message: "The request is larger than a transaction of this server may hold."}
 	case azhttp.StoreClosed:
 		return &Error{Status: http.StatusServiceUnavailable, Message: "The server is shutting down; retry the request."}
+	case azhttp.StoreFull:
+		return &Error{Status: http.StatusServiceUnavailable, Message: "The server's data volume is nearly full: writes are refused until space is freed; reads and deletions are served. Retry the request later."}
 	case azhttp.RequestCanceled:
 		return &Error{Status: http.StatusServiceUnavailable, Message: "The request was cancelled."}
 	}

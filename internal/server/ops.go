@@ -39,6 +39,8 @@ type ops struct {
 	// faults is the fault injector (nil unless Config.FaultInjection).
 	faults    *faults.Injector
 	adminAddr string
+	// stopWatch ends the wait for the store to fail.
+	stopWatch chan struct{}
 }
 
 // setupOps makes the metrics, the test clock and the fault injector
@@ -62,7 +64,27 @@ func (s *Server) setupOps(cfg *Config) error {
 	}
 	s.usage = metrics.NewUsage(s.store, servicePrefixes, usageInterval, cfg.Logger)
 	s.metrics.Register(s.usage)
+	s.watchStore()
 	return nil
+}
+
+// watchStore reports a store that failed for good (a failed sync) as a
+// fatal error: serving on would answer every request with an error, and
+// only a restart recovers what was acknowledged.
+func (s *Server) watchStore() {
+	f, ok := s.store.(kv.Fallible)
+	if !ok {
+		return
+	}
+	stop := make(chan struct{})
+	s.stopWatch = stop
+	s.wg.Go(func() {
+		select {
+		case <-f.Failed():
+			s.errs <- fmt.Errorf("the store failed and cannot tell which writes are durable, so cerulean stops instead of acknowledging more (restart it: every acknowledged write is recovered from the write-ahead log): %w", f.Failure())
+		case <-stop:
+		}
+	})
 }
 
 // instrument counts and times a service's requests and lets fault
@@ -104,6 +126,15 @@ func (s *Server) startAdmin(cfg Config) error {
 func (s *Server) stopOps() {
 	if s.usage != nil {
 		s.usage.Close()
+	}
+}
+
+// stopWatching ends watchStore's wait; Shutdown calls it before waiting
+// for its goroutines.
+func (s *Server) stopWatching() {
+	if s.stopWatch != nil {
+		close(s.stopWatch)
+		s.stopWatch = nil
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
+
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/blob"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
@@ -90,6 +92,16 @@ type Config struct {
 	AdminHost     string
 	AdminPort     int
 	AdminDisabled bool
+	// MinFreeBytes, when not 0, is the free space the embedded store keeps
+	// in reserve on its volume: below it, writes are refused (503) until
+	// space is freed. FreeSpace replaces reading the volume (tests).
+	MinFreeBytes      uint64
+	FreeSpace         func() (uint64, error)
+	FreeSpaceInterval time.Duration
+	// FS is the embedded store's file system; nil is the OS's (tests
+	// inject failing or crashing ones).
+	FS vfs.FS
+
 	// TestClock gives the services a clock that tests move forward
 	// through the admin port's /clock or Server.Clock (Now is then
 	// ignored).
@@ -277,7 +289,7 @@ func openStore(ctx context.Context, cfg Config) (kv.Store, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("a data directory is required unless the store is in memory")
 	}
-	return pebble.Open(cfg.DataDir, pebble.Options{})
+	return pebble.Open(cfg.DataDir, pebble.Options{FS: cfg.FS, MinFreeBytes: cfg.MinFreeBytes, FreeSpace: cfg.FreeSpace, FreeSpaceInterval: cfg.FreeSpaceInterval, Logger: cfg.Logger})
 }
 
 func (s *Server) listen(host string, port int, name string, h http.Handler) (string, error) {
@@ -382,6 +394,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			errs = append(errs, err, srv.Close())
 		}
 	}
+	s.stopWatching()
 	s.wg.Wait()
 	s.stopOps()
 	if s.stopSearchCatchUp != nil {

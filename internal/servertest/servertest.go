@@ -69,6 +69,15 @@ type options struct {
 	testClock bool
 	faults    []faults.Rule
 	faultsOn  bool
+	// reserve and freeSpace drive the store's free-space check.
+	reserve   uint64
+	freeSpace func() (uint64, error)
+}
+
+// WithFreeSpace keeps reserve bytes free on the store's volume, reading
+// the free space from free (every 10 ms) instead of the file system.
+func WithFreeSpace(reserve uint64, free func() (uint64, error)) Option {
+	return func(o *options) { o.reserve, o.freeSpace = reserve, free }
 }
 
 // WithTestClock gives the services a clock the test moves forward
@@ -180,6 +189,9 @@ func Start(t testing.TB, opts ...Option) *Env {
 		BlobVersioning:               o.blobVersioning,
 		ContainerDeleteRetentionDays: o.containerRetention,
 		TestClock:                    o.testClock,
+		MinFreeBytes:                 o.reserve,
+		FreeSpace:                    o.freeSpace,
+		FreeSpaceInterval:            10 * time.Millisecond,
 		FaultInjection:               o.faultsOn,
 		Faults:                       o.faults,
 	})

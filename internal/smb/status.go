@@ -84,7 +84,7 @@ func statusOf(err error) (uint32, bool) {
 		// Windows answers a server too busy to finish with this; SMB
 		// clients retry it.
 		return statusInsufficientResources, true
-	case azhttp.StoreTooLarge:
+	case azhttp.StoreTooLarge, azhttp.StoreFull:
 		return statusDiskFull, true
 	case azhttp.RequestCanceled:
 		return statusCancelled, true

@@ -46,6 +46,8 @@ type Manager struct {
 	durable uint64
 	durCh   chan struct{}
 	broken  error
+	// failed is closed when broken is first set.
+	failed chan struct{}
 
 	verMu    sync.Mutex
 	version  atomic.Uint64
@@ -60,6 +62,16 @@ type Manager struct {
 }
 
 var _ kv.Store = (*Manager)(nil)
+
+// Failed implements kv.Fallible: it is closed once a sync has failed.
+func (m *Manager) Failed() <-chan struct{} { return m.failed }
+
+// Failure implements kv.Fallible: the failed sync's error, nil before.
+func (m *Manager) Failure() error {
+	m.durMu.Lock()
+	defer m.durMu.Unlock()
+	return m.broken
+}
 
 // Observe implements kv.Observable.
 func (m *Manager) Observe(o kv.Observer) { m.observer.Store(&o) }
@@ -78,7 +90,7 @@ func New(e Engine) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load version: %w", err)
 	}
-	m := &Manager{engine: e, now: time.Now, active: map[uint64]int{}, durCh: make(chan struct{}), reserved: v}
+	m := &Manager{engine: e, now: time.Now, active: map[uint64]int{}, durCh: make(chan struct{}), failed: make(chan struct{}), reserved: v}
 	m.version.Store(v)
 	return m, nil
 }
@@ -228,6 +240,7 @@ func (m *Manager) markDurable(seq uint64, err error) {
 	defer m.durMu.Unlock()
 	if err != nil && m.broken == nil {
 		m.broken = err
+		close(m.failed)
 	}
 	if seq > m.durable {
 		if o := m.observe(); o != nil && err == nil {

@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -26,12 +28,25 @@ var (
 type Options struct {
 	// FS replaces the real file system (tests use vfs.NewMem or a crashable FS).
 	FS vfs.FS
+	// MinFreeBytes, when not 0, is the free space kept in reserve on the
+	// data volume: below it, commits that write fail with kv.ErrNoSpace
+	// (deletions still commit) until space is freed.
+	MinFreeBytes uint64
+	// FreeSpace reads the volume's free space for MinFreeBytes (tests);
+	// nil reads it from the file system holding the directory.
+	FreeSpace func() (uint64, error)
+	// FreeSpaceInterval is how often the free space is read (0: every
+	// second).
+	FreeSpaceInterval time.Duration
+	// Logger receives the store's warnings (a nearly full volume).
+	Logger *slog.Logger
 }
 
 // Store is a durable kv.Store in one directory.
 type Store struct {
 	*occ.Manager
 	db        *pebble.DB
+	space     *spaceGuard // nil without Options.MinFreeBytes
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -58,17 +73,27 @@ func Open(dir string, o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)
 	}
-	m, err := occ.New(&engine{db: db})
+	e := &engine{db: db}
+	if o.MinFreeBytes > 0 {
+		e.space = newSpaceGuard(dir, o.MinFreeBytes, o.FreeSpace, o.FreeSpaceInterval, o.Logger)
+	}
+	m, err := occ.New(e)
 	if err != nil {
+		if e.space != nil {
+			e.space.close()
+		}
 		return nil, errors.Join(err, db.Close())
 	}
-	return &Store{Manager: m, db: db}, nil
+	return &Store{Manager: m, db: db, space: e.space}, nil
 }
 
 // Close waits for in-flight transactions, then closes the database. Calls
 // after the first return the first result.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		if s.space != nil {
+			s.space.close()
+		}
 		if err := s.Manager.Close(); err != nil {
 			s.closeErr = err
 			return
@@ -78,7 +103,10 @@ func (s *Store) Close() error {
 	return s.closeErr
 }
 
-type engine struct{ db *pebble.DB }
+type engine struct {
+	db    *pebble.DB
+	space *spaceGuard // nil without Options.MinFreeBytes
+}
 
 func userKey(k []byte) []byte {
 	out := make([]byte, 0, len(k)+1)
@@ -95,6 +123,11 @@ func userBound(k []byte) []byte {
 func (e *engine) Snapshot() occ.Snapshot { return snapshot{e.db.NewSnapshot()} }
 
 func (e *engine) Apply(w *occ.WriteSet) (func() error, error) {
+	if e.space != nil {
+		if err := e.space.admit(w); err != nil {
+			return nil, err
+		}
+	}
 	b := e.db.NewBatch()
 	for _, r := range w.Ranges() {
 		if err := b.DeleteRange(userKey(r.Start), userBound(r.End), nil); err != nil {

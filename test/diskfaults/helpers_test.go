@@ -1,0 +1,33 @@
+package diskfaults
+
+import (
+	"bytes"
+	"io"
+	"testing"
+)
+
+func must(t *testing.T, what string, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// err2 keeps the error of a call that also returns a response.
+func err2[T any](_ T, err error) error { return err }
+
+func readAll(t *testing.T, r io.ReadCloser) []byte {
+	t.Helper()
+	defer func() { _ = r.Close() }()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+type readSeekNopCloser struct{ *bytes.Reader }
+
+func (readSeekNopCloser) Close() error { return nil }
+
+func nopCloser(b []byte) readSeekNopCloser { return readSeekNopCloser{bytes.NewReader(b)} }

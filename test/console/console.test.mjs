@@ -1,7 +1,7 @@
 // The web console in headless Chromium, driven by playwright-core. Run by
 // console_test.go, which starts the server, seeds it with the Go SDKs and
 // passes names and URLs in CERULEAN_CONSOLE_* variables.
-import { test, before, after } from 'node:test';
+import { test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +19,8 @@ const shots = process.env.CERULEAN_CONSOLE_SCREENSHOTS;
 let context;
 let page;
 let profile;
+// Uncaught script errors on the page; each test must leave none.
+const pageErrors = [];
 
 before(async () => {
   profile = mkdtempSync(join(tmpdir(), 'cerulean-console-chromium-'));
@@ -34,14 +36,17 @@ before(async () => {
   page.setDefaultTimeout(15000);
   // Every confirm() (delete, clear) is accepted.
   page.on('dialog', (d) => d.accept());
-  // A script error on the page fails the test that caused it.
-  page.on('pageerror', (err) => { throw err; });
+  page.on('pageerror', (err) => pageErrors.push(err));
   if (shots) mkdirSync(shots, { recursive: true });
 });
 
 after(async () => {
   await context?.close();
   if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  assert.deepEqual(pageErrors.splice(0).map(String), [], 'script errors on the page');
 });
 
 async function screenshot(name) {
@@ -60,9 +65,8 @@ test('the landing page lists the container the Go SDK created, and every service
   const [db] = env('CERULEAN_CONSOLE_COSMOS').split('/');
   await page.locator('section.card[data-service=cosmos]').getByRole('link', { name: db, exact: true }).waitFor();
   await page.locator('section.card[data-service=search]').getByRole('link', { name: env('CERULEAN_CONSOLE_SEARCH_INDEX'), exact: true }).waitFor();
-  for (const s of ['queue', 'file']) {
-    await page.locator(`section.card[data-service=${s}] .count`).filter({ hasText: '(' }).waitFor();
-  }
+  await page.locator('section.card[data-service=queue]').getByRole('link', { name: 'orders-to-ship', exact: true }).waitFor();
+  await page.locator('section.card[data-service=file]').getByRole('link', { name: 'team-docs', exact: true }).waitFor();
   await screenshot('landing');
 });
 
@@ -84,6 +88,18 @@ test('a file uploaded in the console becomes a blob, with its ETag and metadata'
   await page.locator('#blob-detail .status.ok').waitFor();
   assert.equal(await page.getByLabel('metadata value').last().inputValue(), 'console');
   await screenshot('blob-container');
+
+  // Another client leases the blob: the console shows it leased and can
+  // break the lease.
+  const lease = await fetch(`${consoleURL}console/api/blob/${container}/uploaded-in-console.bin?comp=lease`, {
+    method: 'PUT', headers: { 'X-Cerulean-Console': '1', 'x-ms-lease-action': 'acquire', 'x-ms-lease-duration': '-1' },
+  });
+  assert.equal(lease.status, 201, await lease.text());
+  await row.getByRole('link', { name: 'uploaded-in-console.bin' }).click();
+  await page.locator('#blob-detail .badge.leased').waitFor();
+  await page.getByRole('button', { name: 'Break lease' }).click();
+  await page.locator('#blob-detail .badge.broken').waitFor();
+  assert.equal(await row.locator('.badge').innerText(), 'broken');
 });
 
 test('saving an entity someone else changed shows the 412 conflict, and a reload saves', async () => {
@@ -123,12 +139,33 @@ test('saving an entity someone else changed shows the 412 conflict, and a reload
 test('Cosmos DB: a SQL query, a stored procedure with a partition key, the change feed', async () => {
   const [db, coll] = env('CERULEAN_CONSOLE_COSMOS').split('/');
   await open(`#/cosmos/${encodeURIComponent(db)}/${encodeURIComponent(coll)}`);
-  await page.locator('#cosmos-sql').fill("SELECT c.id, c.price, c.stock, c._etag FROM c WHERE c.category = 'tools' ORDER BY c.price");
+  await page.locator('#cosmos-sql').fill("SELECT c.id, c.category, c.price, c._etag FROM c WHERE c.category = 'tools' ORDER BY c.price");
   await page.locator('#cosmos-run').click();
   await page.locator('#cosmos-status').filter({ hasText: '2 results' }).waitFor();
   const text = await page.locator('#cosmos-results').innerText();
   assert.ok(text.indexOf('hammer') < text.indexOf('saw'), text);
+
+  // Someone else replaces the item while the console has it open: the
+  // console's replace, under the _etag it read, is a 412 conflict.
+  await page.getByRole('link', { name: 'saw', exact: true }).click();
+  const itemJSON = page.locator('#cosmos-item-json');
+  await itemJSON.waitFor();
+  const item = JSON.parse(await itemJSON.inputValue());
   await screenshot('cosmos-query');
+  const other = await fetch(`${consoleURL}console/api/cosmos/dbs/${db}/colls/${coll}/docs/saw`, {
+    method: 'PUT', body: JSON.stringify({ id: 'saw', category: 'tools', price: 25, stock: item.stock }),
+    headers: { 'X-Cerulean-Console': '1', 'Content-Type': 'application/json', 'x-ms-documentdb-partitionkey': '["tools"]' },
+  });
+  assert.equal(other.status, 200, await other.text());
+  await itemJSON.fill(JSON.stringify({ ...item, price: 19 }, null, 2));
+  await page.locator('#cosmos-replace').click();
+  const conflict = page.locator('#cosmos-item-status .status.conflict');
+  await conflict.waitFor();
+  assert.equal(await conflict.getAttribute('data-status'), '412');
+  assert.equal(await conflict.getAttribute('data-code'), 'PreconditionFailed');
+  await conflict.getByRole('button', { name: 'Reload latest' }).click();
+  await page.locator('#cosmos-item .status.ok').waitFor();
+  assert.equal(JSON.parse(await itemJSON.inputValue()).price, 25);
 
   await page.getByRole('tab', { name: 'Stored procedures' }).click();
   await page.locator('#sproc-params').fill('["saw", 5]');

@@ -28,6 +28,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 	"github.com/cerulean-db/cerulean/internal/console"
 	"github.com/cerulean-db/cerulean/internal/servertest"
 	"github.com/cerulean-db/cerulean/internal/testkit"
@@ -81,6 +83,18 @@ func TestConsoleInBrowser(t *testing.T) {
 		entities = tables.NewClient(tableName)
 		_, err = entities.AddEntity(ctx, mustJSON(t, map[string]any{"PartitionKey": entityPK, "RowKey": entityRK, "Status": "new", "Quantity": 3}), nil)
 		testkit.Must(t, err, "add entity")
+		qcred, err := azqueue.NewSharedKeyCredential(env.Account, env.Key)
+		testkit.Must(t, err, "queue credential")
+		queues, err := azqueue.NewServiceClientWithSharedKeyCredential(env.QueueURL, qcred, nil)
+		testkit.Must(t, err, "queue client")
+		_, err = queues.CreateQueue(ctx, "orders-to-ship", nil)
+		testkit.Must(t, err, "create queue")
+		fcred, err := service.NewSharedKeyCredential(env.Account, env.Key)
+		testkit.Must(t, err, "file credential")
+		shares, err := service.NewClientWithSharedKeyCredential(env.FileURL, fcred, nil)
+		testkit.Must(t, err, "file client")
+		_, err = shares.NewShareClient("team-docs").Create(ctx, nil)
+		testkit.Must(t, err, "create share")
 		seedCosmos(t, env.CosmosURL, env.CosmosKey)
 		seedSearch(t, env.SearchURL, env.SearchAdminKey)
 

@@ -176,8 +176,20 @@ async function blobDetail(panel, container, name, refreshList) {
     ['Lease duration', hd.get('x-ms-lease-duration')], ['Content-MD5', hd.get('Content-MD5')],
     ['Access tier', hd.get('x-ms-access-tier')], ['Created', hd.get('x-ms-creation-time')],
   ].filter(([, v]) => v);
+  // A lease another client holds can be broken at once from here, as
+  // Break Lease with a zero period does.
+  const leased = hd.get('x-ms-lease-state') === 'leased';
+  const breakLease = async () => {
+    try {
+      await send('blob', path, { method: 'PUT', query: { comp: 'lease' }, headers: { 'x-ms-lease-action': 'break', 'x-ms-lease-break-period': '0' } });
+      await refreshList();
+      await blobDetail(panel, container, name, refreshList);
+      panel.append(okBox('Lease broken.'));
+    } catch (err) { show(status, errorBox(err, { what: 'the lease' })); }
+  };
   show(panel, h('h2', {}, name),
     h('dl', { class: 'kv' }, fields.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
+    leased ? h('div', { class: 'row' }, h('button', { class: 'danger', onclick: breakLease }, 'Break lease')) : null,
     h('h2', {}, 'Metadata'),
     h('form', { onsubmit: save, id: 'meta-form' }, rowsBox,
       h('div', { class: 'row' }, h('button', { type: 'button', onclick: () => addRow() }, 'Add'), h('button', { class: 'primary' }, 'Save metadata'))),

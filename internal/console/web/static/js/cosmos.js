@@ -55,6 +55,15 @@ function pkOf(item, paths) {
   }));
 }
 
+// pkKnown reports whether item carries a value at every key path.
+function pkKnown(item, paths) {
+  return paths.every((p) => {
+    let v = item;
+    for (const part of p.split('/').filter(Boolean)) v = v == null ? undefined : v[part];
+    return v !== undefined;
+  });
+}
+
 // parseLoose reads a JSON value, or takes the text as a string.
 function parseLoose(text) {
   try { return JSON.parse(text); } catch { return text; }
@@ -101,10 +110,12 @@ async function itemsTab(target, cpath, paths) {
     cont = resp.headers.get('x-ms-continuation') || '';
     show(status, h('p', { class: 'muted' }, `${docs.length} results · ${resp.headers.get('x-ms-request-charge') || 0} RU`));
     const rows = docs.map((d) => {
-      const isItem = d && typeof d === 'object' && d.id !== undefined && d._etag !== undefined;
+      // A result can be edited when it names an item: its id and
+      // partition key are there (a projection may leave them out).
+      const editable = d && typeof d === 'object' && typeof d.id === 'string' && pkKnown(d, paths);
       return h('tr', {},
-        h('td', {}, isItem ? h('a', { href: '#', onclick: (e) => { e.preventDefault(); edit(d); } }, d.id) : ''),
-        h('td', {}, isItem ? etag(d._etag) : ''),
+        h('td', {}, editable ? h('a', { href: '#', onclick: (e) => { e.preventDefault(); open(d); } }, d.id) : (d?.id ?? '')),
+        h('td', {}, d?._etag ? etag(d._etag) : ''),
         h('td', {}, h('pre', { class: 'json' }, pretty(d))));
     });
     if (append) tbody.append(...rows);
@@ -112,19 +123,29 @@ async function itemsTab(target, cpath, paths) {
     show(more, cont ? h('button', { onclick: () => run(true) }, 'More') : null);
   }
 
+  // open reads the whole item (the result may be a projection) and edits
+  // it.
+  async function open(d) {
+    try {
+      const resp = await send('cosmos', `${cpath}/docs/${seg(d.id)}`, { headers: { 'x-ms-documentdb-partitionkey': pkOf(d, paths) } });
+      edit(await resp.json());
+    } catch (err) { show(editor, errorBox(err)); }
+  }
+
   // edit replaces the item under the _etag it was read with.
   function edit(item) {
-    const text = h('textarea', { class: 'json', spellcheck: 'false', 'aria-label': 'item (JSON)' }, pretty(item));
-    const st = h('div');
+    const text = h('textarea', { class: 'json', id: 'cosmos-item-json', spellcheck: 'false', 'aria-label': 'item (JSON)' }, pretty(item));
+    const st = h('div', { id: 'cosmos-item-status' });
     const path = `${cpath}/docs/${seg(item.id)}`;
     const reload = async () => {
       try {
         const resp = await send('cosmos', path, { headers: { 'x-ms-documentdb-partitionkey': pkOf(item, paths) } });
         edit(await resp.json());
+        editor.append(okBox('Reloaded the latest version; your edits were discarded.'));
       } catch (err) { show(st, errorBox(err)); }
     };
     show(editor, h('h2', {}, item.id, ' ', etag(item._etag)), text,
-      h('div', { class: 'row' }, h('button', { class: 'primary', onclick: async () => {
+      h('div', { class: 'row' }, h('button', { class: 'primary', id: 'cosmos-replace', onclick: async () => {
         try {
           const next = JSON.parse(text.value);
           const resp = await send('cosmos', path, { method: 'PUT', body: JSON.stringify(next), headers: {

@@ -63,7 +63,9 @@ func TestProxySignsEachService(t *testing.T) {
 	}{
 		{"blob create container", "PUT", "/console/api/blob/photos?restype=container", nil, "", 201, ""},
 		{"blob put", "PUT", "/console/api/blob/photos/a%20dir/b.txt", map[string]string{"x-ms-blob-type": "BlockBlob", "Content-Type": "text/plain"}, "hello", 201, ""},
+		{"blob put, an awkward name", "PUT", "/console/api/blob/photos/odd%20%2B%C3%BC%25%23%3F.txt", map[string]string{"x-ms-blob-type": "BlockBlob"}, "x", 201, ""},
 		{"blob list", "GET", "/console/api/blob/photos?restype=container&comp=list&include=metadata", nil, "", 200, "<Name>a dir/b.txt</Name>"},
+		{"blob list, the awkward name", "GET", "/console/api/blob/photos?restype=container&comp=list&prefix=odd", nil, "", 200, "<Name>odd +ü%#?.txt</Name>"},
 		{"blob get", "GET", "/console/api/blob/photos/a%20dir/b.txt", nil, "", 200, "hello"},
 		{"queue create", "PUT", "/console/api/queue/jobs", nil, "", 201, ""},
 		{"queue put", "POST", "/console/api/queue/jobs/messages", nil, "<QueueMessage><MessageText>hi</MessageText></QueueMessage>", 201, ""},

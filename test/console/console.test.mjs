@@ -212,6 +212,7 @@ test('Files: a share, a directory, an upload and its listing', async () => {
   const row = page.locator('#file-list tr[data-file="uploaded-in-console.bin"]');
   await row.waitFor();
   assert.match(await row.innerText(), /300\.0 KiB/);
+  assert.match(await row.locator('.etag').innerText(), /0x[0-9A-F]+/);
   const download = page.waitForEvent('download');
   await row.getByRole('button', { name: 'Download' }).click();
   assert.equal((await download).suggestedFilename(), 'uploaded-in-console.bin');

@@ -58,12 +58,12 @@ async function directoryView(main, share, dirs) {
       for (const d of xmlAll(doc, 'Directory')) {
         const name = xmlText(d, 'Name');
         rows.push(h('tr', {}, h('td', {}, '📁 ', h('a', { href: href(share, [...dirs, name]) }, name + '/')), h('td', {}, ''),
-          h('td', {}, fmtDate(xmlText(d, 'LastModified'))), h('td', {}, etag(xmlText(d, 'Etag'))), h('td', {})));
+          h('td', {}, fmtDate(xmlText(d, 'Last-Modified'))), h('td', {}, etag(xmlText(d, 'Etag'))), h('td', {})));
       }
       for (const f of xmlAll(doc, 'File')) {
         const name = xmlText(f, 'Name');
         rows.push(h('tr', { 'data-file': name }, h('td', {}, name), h('td', {}, size(xmlText(f, 'Content-Length'))),
-          h('td', {}, fmtDate(xmlText(f, 'LastModified'))), h('td', {}, etag(xmlText(f, 'Etag'))),
+          h('td', {}, fmtDate(xmlText(f, 'Last-Modified'))), h('td', {}, etag(xmlText(f, 'Etag'))),
           h('td', { class: 'actions' }, h('button', { class: 'small', onclick: () => download(name) }, 'Download'), ' ',
             h('button', { class: 'small danger', onclick: () => remove(name) }, 'Delete'))));
       }

@@ -266,4 +266,3 @@ func seedSearch(t *testing.T, endpoint, adminKey string) {
 	}
 	do(http.MethodPost, "/indexes/"+searchIndex+"/docs/index", fmt.Sprintf(`{"value":[%s]}`, strings.Join(docs, ",")), http.StatusOK)
 }
-

@@ -59,6 +59,25 @@ func TestProxyPassesTheServicesAnswers(t *testing.T) {
 	}
 }
 
+// TestProxyResponsesAreNotPages: a blob stored as HTML comes back
+// sandboxed, so even a browser that rendered it would not run it as the
+// console's origin.
+func TestProxyResponsesAreNotPages(t *testing.T) {
+	site, _ := startConsole(t)
+	consoleCall(t, site, "PUT", "/console/api/blob/web?restype=container", nil, "")
+	resp, _ := consoleCall(t, site, "PUT", "/console/api/blob/web/page.html", map[string]string{"x-ms-blob-type": "BlockBlob", "x-ms-blob-content-type": "text/html"}, "<script>alert(1)</script>")
+	if resp.StatusCode != 201 {
+		t.Fatalf("put blob: %d", resp.StatusCode)
+	}
+	resp, body := consoleCall(t, site, "GET", "/console/api/blob/web/page.html", nil, "")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/html" || body != "<script>alert(1)</script>" {
+		t.Fatalf("get blob: %d %s %q", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.HasPrefix(csp, "sandbox") || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("a proxied body is served with CSP %q, X-Content-Type-Options %q", csp, resp.Header.Get("X-Content-Type-Options"))
+	}
+}
+
 func withIfMatch(h map[string]string, etag string) map[string]string {
 	out := map[string]string{"If-Match": etag}
 	for k, v := range h {

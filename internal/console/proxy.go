@@ -35,6 +35,9 @@ func newProxies(cfg Config) (map[string]*serviceProxy, error) {
 	// on its own would no longer match the Content-Length and MD5 the
 	// service sent.
 	transport.DisableCompression = true
+	// The services are this server's own: never reach them through an
+	// HTTP proxy the environment names.
+	transport.Proxy = nil
 	out := map[string]*serviceProxy{}
 	add := func(name, raw string, s signer) error {
 		if raw == "" {
@@ -132,7 +135,9 @@ func (p *serviceProxy) rewrite(pr *httputil.ProxyRequest) {
 }
 
 // dropPageHeaders keeps a service's CORS and cookie headers from the
-// page: the console is same-origin and must not widen that.
+// page: the console is same-origin and must not widen that. A body is
+// data for the page's scripts, never a document of the console's origin
+// (a blob stored as text/html), so it is sandboxed and never sniffed.
 func dropPageHeaders(resp *http.Response) error {
 	for name := range resp.Header {
 		if strings.HasPrefix(name, "Access-Control-") {
@@ -140,6 +145,8 @@ func dropPageHeaders(resp *http.Response) error {
 		}
 	}
 	resp.Header.Del("Set-Cookie")
+	resp.Header.Set("Content-Security-Policy", "sandbox; default-src 'none'")
+	resp.Header.Set("X-Content-Type-Options", "nosniff")
 	return nil
 }
 

@@ -32,12 +32,14 @@ jsdeps:
 	cd test/blobjs && npm ci --no-audit --no-fund
 	cd test/filejs && npm ci --no-audit --no-fund
 	cd test/searchjs && npm ci --no-audit --no-fund
+	cd test/console && npm ci --no-audit --no-fund
 
 # debtools installs, from Debian's packages, the clients the tests drive
 # that npm and the module proxy do not have: Samba's (smbclient, and
 # samba-testsuite for smbtorture) for test/smbclient, the legacy
 # Python Cosmos SDK (python3-azure-cosmos, 3.1.1 on bookworm) for
-# test/cosmospy, and PostgreSQL's server for the shared-database engine.
+# test/cosmospy, PostgreSQL's server for the shared-database engine, and
+# Chromium, which test/console drives headless through playwright-core.
 # It installs only what is missing, and only as root with apt-get (CI);
 # elsewhere those tests skip.
 debtools:
@@ -45,11 +47,12 @@ debtools:
 	if ! command -v smbclient >/dev/null 2>&1 || ! command -v smbtorture >/dev/null 2>&1; then pkgs="smbclient samba-testsuite"; fi; \
 	if ! /usr/bin/python3 -c 'import azure.cosmos.cosmos_client' >/dev/null 2>&1; then pkgs="$$pkgs python3-azure-cosmos"; fi; \
 	if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then pkgs="$$pkgs postgresql"; fi; \
+	if [ ! -x /usr/bin/chromium ]; then pkgs="$$pkgs chromium"; fi; \
 	if [ -z "$$pkgs" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$pkgs; \
 	else \
-	  echo "missing and this is not root:$$pkgs; the SMB client and legacy Python SDK tests will skip"; \
+	  echo "missing and this is not root:$$pkgs; the SMB client, legacy Python SDK and console browser tests will skip"; \
 	fi
 
 # race runs every test with the race detector. Unless

@@ -1,0 +1,83 @@
+package console
+
+import (
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// Config names the services the console reaches and their credentials. A
+// service whose URL is empty is left out of the console.
+type Config struct {
+	// BlobURL, QueueURL, TableURL and FileURL are the Storage service URLs
+	// with the account path, ending in "/"
+	// (http://127.0.0.1:10000/devstoreaccount1/).
+	BlobURL, QueueURL, TableURL, FileURL string
+	// Account and Key (base64) sign the Storage requests.
+	Account, Key string
+	// CosmosURL is the Cosmos DB gateway's endpoint, CosmosKey its master
+	// key (base64).
+	CosmosURL, CosmosKey string
+	// SearchURL is the Search endpoint, SearchAdminKey its admin api-key.
+	SearchURL, SearchAdminKey string
+	// RootCAs trusts the services' HTTPS certificates; nil trusts the
+	// system's roots.
+	RootCAs *x509.CertPool
+	// Logger receives one line per refused or failed proxy request; nil
+	// discards them.
+	Logger *slog.Logger
+	// Now dates the signatures (nil: time.Now). Pass the server's clock
+	// when a test clock may move it, so that signatures stay within the
+	// skew the services allow.
+	Now func() time.Time
+}
+
+// New returns the console's handler. It serves the landing page at "/",
+// the page's assets and the signing proxy under "/console/", and 404 for
+// every other path, so it can sit under a mux's catch-all pattern.
+func New(cfg Config) (http.Handler, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	proxies, err := newProxies(cfg)
+	if err != nil {
+		return nil, err
+	}
+	services := map[string]bool{}
+	for name := range proxies {
+		services[name] = true
+	}
+	servicesJSON, err := json.Marshal(map[string]any{"account": cfg.Account, "services": services})
+	if err != nil {
+		return nil, fmt.Errorf("console services: %w", err)
+	}
+	mux := http.NewServeMux()
+	page := pageHandler()
+	mux.Handle("GET /{$}", page)
+	mux.Handle("GET /console/{$}", page)
+	mux.Handle("GET /console/static/", staticHandler())
+	mux.HandleFunc("GET /console/services.json", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write(servicesJSON)
+	})
+	mux.Handle("/console/api/{service}/", proxyHandler(proxies, cfg.Logger))
+	return checkHost(cfg.Logger, mux), nil
+}
+
+// decodeKey decodes a base64 account or master key.
+func decodeKey(what, key string) ([]byte, error) {
+	b, err := base64.StdEncoding.DecodeString(key)
+	if err != nil || len(b) == 0 {
+		return nil, fmt.Errorf("console: the %s key is not base64", what)
+	}
+	return b, nil
+}

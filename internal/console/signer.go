@@ -1,0 +1,66 @@
+package console
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/cosmos"
+)
+
+// A signer adds a service's credential, and the headers the service
+// requires that the page may leave out, to an outgoing request.
+type signer interface {
+	sign(r *http.Request, now time.Time) error
+}
+
+// cosmosVersion is the x-ms-version sent when the page sends none.
+const cosmosVersion = "2020-11-05"
+
+// sharedKey signs Storage requests with the account key (Shared Key),
+// through azhttp's own canonicalization.
+type sharedKey struct {
+	service, account string
+	key              []byte
+}
+
+func (s sharedKey) sign(r *http.Request, now time.Time) error {
+	if r.Header.Get("x-ms-version") == "" {
+		r.Header.Set("x-ms-version", azhttp.DefaultVersion)
+	}
+	if s.service == "table" {
+		// The Table service speaks OData JSON; these say which.
+		setDefault(r.Header, "DataServiceVersion", "3.0")
+		setDefault(r.Header, "MaxDataServiceVersion", "3.0;NetFx")
+		setDefault(r.Header, "Accept", "application/json;odata=minimalmetadata")
+	}
+	azhttp.SignSharedKey(r, s.service, s.account, s.key, now)
+	return nil
+}
+
+// masterKey signs Cosmos DB requests with the master key, through
+// internal/cosmos's own token code.
+type masterKey struct{ key []byte }
+
+func (m masterKey) sign(r *http.Request, now time.Time) error {
+	setDefault(r.Header, "x-ms-version", cosmosVersion)
+	if err := cosmos.SignMasterKey(r, m.key, now); err != nil {
+		return fmt.Errorf("cosmos: %w", err)
+	}
+	return nil
+}
+
+// apiKey authorizes Search requests with the admin api-key.
+type apiKey struct{ key string }
+
+func (a apiKey) sign(r *http.Request, _ time.Time) error {
+	r.Header.Set("api-key", a.key)
+	return nil
+}
+
+func setDefault(h http.Header, name, value string) {
+	if h.Get(name) == "" {
+		h.Set(name, value)
+	}
+}

@@ -1,0 +1,219 @@
+// The web console in headless Chromium, driven by playwright-core. Run by
+// console_test.go, which starts the server, seeds it with the Go SDKs and
+// passes names and URLs in CERULEAN_CONSOLE_* variables.
+import { test, before, after, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const env = (name) => {
+  const v = process.env[name];
+  assert.ok(v, `${name} is not set: run this through go test`);
+  return v;
+};
+const consoleURL = env('CERULEAN_CONSOLE_URL');
+const shots = process.env.CERULEAN_CONSOLE_SCREENSHOTS;
+
+let context;
+let page;
+let profile;
+// Uncaught script errors on the page; each test must leave none.
+const pageErrors = [];
+
+before(async () => {
+  profile = mkdtempSync(join(tmpdir(), 'cerulean-console-chromium-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: env('CERULEAN_CHROMIUM'),
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    acceptDownloads: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  page = context.pages()[0] || await context.newPage();
+  page.setDefaultTimeout(15000);
+  // Every confirm() (delete, clear) is accepted.
+  page.on('dialog', (d) => d.accept());
+  page.on('pageerror', (err) => pageErrors.push(err));
+  if (shots) mkdirSync(shots, { recursive: true });
+});
+
+after(async () => {
+  await context?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  assert.deepEqual(pageErrors.splice(0).map(String), [], 'script errors on the page');
+});
+
+async function screenshot(name) {
+  if (shots) await page.screenshot({ path: join(shots, `${name}.png`) });
+}
+
+async function open(hash) {
+  await page.goto(consoleURL + hash);
+}
+
+test('the landing page lists the container the Go SDK created, and every service', async () => {
+  await open('');
+  const blobCard = page.locator('section.card[data-service=blob]');
+  await blobCard.getByRole('link', { name: env('CERULEAN_CONSOLE_CONTAINER'), exact: true }).waitFor();
+  await page.locator('section.card[data-service=table]').getByRole('link', { name: env('CERULEAN_CONSOLE_TABLE'), exact: true }).waitFor();
+  const [db] = env('CERULEAN_CONSOLE_COSMOS').split('/');
+  await page.locator('section.card[data-service=cosmos]').getByRole('link', { name: db, exact: true }).waitFor();
+  await page.locator('section.card[data-service=search]').getByRole('link', { name: env('CERULEAN_CONSOLE_SEARCH_INDEX'), exact: true }).waitFor();
+  await page.locator('section.card[data-service=queue]').getByRole('link', { name: 'orders-to-ship', exact: true }).waitFor();
+  await page.locator('section.card[data-service=file]').getByRole('link', { name: 'team-docs', exact: true }).waitFor();
+  await screenshot('landing');
+});
+
+test('a file uploaded in the console becomes a blob, with its ETag and metadata', async () => {
+  const container = env('CERULEAN_CONSOLE_CONTAINER');
+  await open('#/');
+  await page.locator('section.card[data-service=blob]').getByRole('link', { name: container, exact: true }).click();
+  await page.locator('#upload-file').setInputFiles(env('CERULEAN_CONSOLE_UPLOAD'));
+  await page.locator('#upload-button').click();
+  const row = page.locator('#blob-list tr[data-blob="uploaded-in-console.bin"]');
+  await row.waitFor();
+  assert.match(await row.locator('.etag').innerText(), /^"?0x[0-9A-F]+"?$/);
+  // Metadata is saved under the ETag the panel shows.
+  await row.getByRole('link', { name: 'uploaded-in-console.bin' }).click();
+  await page.locator('#meta-form').getByRole('button', { name: 'Add' }).click();
+  await page.getByLabel('metadata name').last().fill('reviewedby');
+  await page.getByLabel('metadata value').last().fill('console');
+  await page.getByRole('button', { name: 'Save metadata' }).click();
+  await page.locator('#blob-detail .status.ok').waitFor();
+  assert.equal(await page.getByLabel('metadata value').last().inputValue(), 'console');
+  await screenshot('blob-container');
+
+  // Another client leases the blob: the console shows it leased and can
+  // break the lease.
+  const lease = await fetch(`${consoleURL}console/api/blob/${container}/uploaded-in-console.bin?comp=lease`, {
+    method: 'PUT', headers: { 'X-Cerulean-Console': '1', 'x-ms-lease-action': 'acquire', 'x-ms-lease-duration': '-1' },
+  });
+  assert.equal(lease.status, 201, await lease.text());
+  await row.getByRole('link', { name: 'uploaded-in-console.bin' }).click();
+  await page.locator('#blob-detail .badge.leased').waitFor();
+  await page.getByRole('button', { name: 'Break lease' }).click();
+  await page.locator('#blob-detail .badge.broken').waitFor();
+  assert.equal(await row.locator('.badge').innerText(), 'broken');
+});
+
+test('saving an entity someone else changed shows the 412 conflict, and a reload saves', async () => {
+  const table = env('CERULEAN_CONSOLE_TABLE');
+  await open(`#/table/${encodeURIComponent(table)}`);
+  const row = page.locator(`#entity-list tr[data-pk="${env('CERULEAN_CONSOLE_PK')}"][data-rk="${env('CERULEAN_CONSOLE_RK')}"]`);
+  await row.getByRole('link', { name: 'Edit' }).click();
+  await page.locator('#entity-etag .etag').waitFor();
+  const loaded = await page.locator('#entity-etag .etag').innerText();
+  const editor = page.locator('#entity-json');
+  const entity = JSON.parse(await editor.inputValue());
+  assert.equal(entity.Status, 'new');
+
+  // The Go SDK changes the entity between the console's load and save.
+  const hook = await fetch(env('CERULEAN_CONSOLE_HOOKS') + '/change-entity', { method: 'POST' });
+  assert.equal(hook.status, 204, await hook.text());
+
+  await editor.fill(JSON.stringify({ ...entity, Status: 'shipped' }, null, 2));
+  await page.locator('#entity-save').click();
+  const conflict = page.locator('#entity-status .status.conflict');
+  await conflict.waitFor();
+  assert.equal(await conflict.getAttribute('data-status'), '412');
+  assert.equal(await conflict.getAttribute('data-code'), 'UpdateConditionNotSatisfied'); // the Table service's code for 412
+  assert.match(await conflict.innerText(), /changed by someone else/);
+  await screenshot('table-conflict');
+
+  await conflict.getByRole('button', { name: 'Reload latest' }).click();
+  await page.locator('#entity-status .status.ok').waitFor();
+  const reloaded = JSON.parse(await editor.inputValue());
+  assert.equal(reloaded.Status, 'changed-by-go-sdk');
+  assert.notEqual(await page.locator('#entity-etag .etag').innerText(), loaded);
+  await editor.fill(JSON.stringify({ ...reloaded, Status: 'saved-after-reload' }, null, 2));
+  await page.locator('#entity-save').click();
+  await page.locator('#entity-status .status.ok').waitFor();
+});
+
+test('Cosmos DB: a SQL query, a stored procedure with a partition key, the change feed', async () => {
+  const [db, coll] = env('CERULEAN_CONSOLE_COSMOS').split('/');
+  await open(`#/cosmos/${encodeURIComponent(db)}/${encodeURIComponent(coll)}`);
+  await page.locator('#cosmos-sql').fill("SELECT c.id, c.category, c.price, c._etag FROM c WHERE c.category = 'tools' ORDER BY c.price");
+  await page.locator('#cosmos-run').click();
+  await page.locator('#cosmos-status').filter({ hasText: '2 results' }).waitFor();
+  const text = await page.locator('#cosmos-results').innerText();
+  assert.ok(text.indexOf('hammer') < text.indexOf('saw'), text);
+
+  // Someone else replaces the item while the console has it open: the
+  // console's replace, under the _etag it read, is a 412 conflict.
+  await page.getByRole('link', { name: 'saw', exact: true }).click();
+  const itemJSON = page.locator('#cosmos-item-json');
+  await itemJSON.waitFor();
+  const item = JSON.parse(await itemJSON.inputValue());
+  await screenshot('cosmos-query');
+  const other = await fetch(`${consoleURL}console/api/cosmos/dbs/${db}/colls/${coll}/docs/saw`, {
+    method: 'PUT', body: JSON.stringify({ id: 'saw', category: 'tools', price: 25, stock: item.stock }),
+    headers: { 'X-Cerulean-Console': '1', 'Content-Type': 'application/json', 'x-ms-documentdb-partitionkey': '["tools"]' },
+  });
+  assert.equal(other.status, 200, await other.text());
+  await itemJSON.fill(JSON.stringify({ ...item, price: 19 }, null, 2));
+  await page.locator('#cosmos-replace').click();
+  const conflict = page.locator('#cosmos-item-status .status.conflict');
+  await conflict.waitFor();
+  assert.equal(await conflict.getAttribute('data-status'), '412');
+  assert.equal(await conflict.getAttribute('data-code'), 'PreconditionFailed');
+  await conflict.getByRole('button', { name: 'Reload latest' }).click();
+  await page.locator('#cosmos-item .status.ok').waitFor();
+  assert.equal(JSON.parse(await itemJSON.inputValue()).price, 25);
+
+  await page.getByRole('tab', { name: 'Stored procedures' }).click();
+  await page.locator('#sproc-params').fill('["saw", 5]');
+  await page.locator('#sproc-pk').fill('tools');
+  await page.locator('#sproc-run').click();
+  await page.locator('#sproc-result').filter({ hasText: '"stock": 12' }).waitFor();
+
+  await page.getByRole('tab', { name: 'Change feed' }).click();
+  await page.locator('#change-feed').filter({ hasText: 'kettle' }).waitFor();
+});
+
+test('Search explorer: text and $filter', async () => {
+  await open(`#/search/${encodeURIComponent(env('CERULEAN_CONSOLE_SEARCH_INDEX'))}`);
+  await page.locator('#search-text').fill('rooms');
+  await page.locator('#search-filter').fill("city eq 'Lisbon'");
+  await page.locator('#search-orderby').fill('rating desc');
+  await page.locator('#search-run').click();
+  await page.locator('#search-status').filter({ hasText: '2 matching' }).waitFor();
+  const res = JSON.parse(await page.locator('#search-results').innerText());
+  assert.deepEqual(res.value.map((d) => d.name), ['Harbour View', 'Seaside Budget']);
+  await screenshot('search-explorer');
+});
+
+test('Queues: put, peek, clear', async () => {
+  await open('#/queue');
+  await page.getByLabel('queue name').fill('console-jobs');
+  await page.getByRole('button', { name: 'Create queue' }).click();
+  await page.locator('#message-text').fill('<hello & welcome>');
+  await page.getByRole('button', { name: 'Put message' }).click();
+  await page.locator('#message-list').filter({ hasText: '<hello & welcome>' }).waitFor();
+  await page.getByRole('button', { name: 'Clear queue' }).click();
+  await page.locator('#message-list').filter({ hasText: 'No visible messages.' }).waitFor();
+});
+
+test('Files: a share, a directory, an upload and its listing', async () => {
+  await open('#/file');
+  await page.getByLabel('share name').fill('console-share');
+  await page.getByRole('button', { name: 'Create share' }).click();
+  await page.getByLabel('directory name').fill('reports');
+  await page.getByRole('button', { name: 'New directory' }).click();
+  await page.getByRole('link', { name: 'reports/' }).click();
+  await page.getByLabel('files to upload').setInputFiles(env('CERULEAN_CONSOLE_UPLOAD'));
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  const row = page.locator('#file-list tr[data-file="uploaded-in-console.bin"]');
+  await row.waitFor();
+  assert.match(await row.innerText(), /300\.0 KiB/);
+  assert.match(await row.locator('.etag').innerText(), /0x[0-9A-F]+/);
+  const download = page.waitForEvent('download');
+  await row.getByRole('button', { name: 'Download' }).click();
+  assert.equal((await download).suggestedFilename(), 'uploaded-in-console.bin');
+});

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -9,9 +10,13 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/admin"
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/console"
+	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/faults"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/metrics"
+	"github.com/cerulean-db/cerulean/internal/search"
 	"github.com/cerulean-db/cerulean/internal/testclock"
 )
 
@@ -110,7 +115,11 @@ func (s *Server) startAdmin(cfg Config) error {
 	if err != nil {
 		return fmt.Errorf("listen for admin: %w", err)
 	}
-	h := admin.Handler(admin.Config{Store: s.store, Metrics: s.metrics.Handler(), Clock: s.clock, Faults: s.faults})
+	ui, err := s.console(cfg)
+	if err != nil {
+		return errors.Join(err, ln.Close())
+	}
+	h := admin.Handler(admin.Config{Store: s.store, Metrics: s.metrics.Handler(), Clock: s.clock, Faults: s.faults, Console: ui})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 1 << 20}
 	s.servers = append(s.servers, srv)
 	s.wg.Go(func() {
@@ -149,3 +158,28 @@ func (s *Server) Faults() *faults.Injector { return s.faults }
 
 // Metrics are the server's metrics.
 func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
+
+// console is the web console over this server's own services, signing as
+// the development account, with the Cosmos key and the first Search admin
+// key, and trusting the server's certificates.
+func (s *Server) console(cfg Config) (http.Handler, error) {
+	scheme := s.StorageScheme()
+	storage := func(addr string) string { return scheme + "://" + addr + "/" + azhttp.DevAccount + "/" }
+	pool := x509.NewCertPool()
+	for _, c := range []*x509.Certificate{s.HTTPSCertificate(), s.StorageCertificate()} {
+		if c != nil {
+			pool.AddCert(c)
+		}
+	}
+	searchKey := search.DefaultAdminKey
+	if len(cfg.SearchAdminKeys) > 0 {
+		searchKey = cfg.SearchAdminKeys[0]
+	}
+	return console.New(console.Config{
+		BlobURL: storage(s.blobAddr), QueueURL: storage(s.queueAddr), TableURL: storage(s.tableAddr), FileURL: storage(s.fileAddr),
+		Account: azhttp.DevAccount, Key: azhttp.DevKey,
+		CosmosURL: s.CosmosURL(), CosmosKey: cosmos.EmulatorKey,
+		SearchURL: s.SearchURL(), SearchAdminKey: searchKey,
+		RootCAs: pool, Logger: cfg.Logger,
+	})
+}

@@ -30,7 +30,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
-	"github.com/cerulean-db/cerulean/internal/console"
 	"github.com/cerulean-db/cerulean/internal/servertest"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
@@ -98,17 +97,6 @@ func TestConsoleInBrowser(t *testing.T) {
 		seedCosmos(t, env.CosmosURL, env.CosmosKey)
 		seedSearch(t, env.SearchURL, env.SearchAdminKey)
 
-		h, err := console.New(console.Config{
-			BlobURL: env.BlobURL, QueueURL: env.QueueURL, TableURL: env.TableURL, FileURL: env.FileURL,
-			Account: env.Account, Key: env.Key,
-			CosmosURL: env.CosmosURL, CosmosKey: env.CosmosKey,
-			SearchURL: env.SearchURL, SearchAdminKey: env.SearchAdminKey,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		site := httptest.NewServer(h)
-		t.Cleanup(site.Close)
 		hooks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path != "/change-entity" {
 				http.NotFound(w, r)
@@ -131,7 +119,7 @@ func TestConsoleInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		return []string{
-			"CERULEAN_CONSOLE_URL=" + site.URL + "/",
+			"CERULEAN_CONSOLE_URL=" + env.AdminURL + "/",
 			"CERULEAN_CONSOLE_HOOKS=" + hooks.URL,
 			"CERULEAN_CONSOLE_UPLOAD=" + file,
 			"CERULEAN_CONSOLE_CONTAINER=" + sdkContainer,

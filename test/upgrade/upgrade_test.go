@@ -26,12 +26,21 @@ import (
 	"github.com/cerulean-db/cerulean/internal/servertest"
 )
 
-// generate rewrites the fixture. Only a release that writes the fixture's
-// data format may run it: the fixture exists to hold records in the
-// format earlier releases wrote (JSON records, data format 1).
-var generate = flag.Bool("generate", false, "rewrite testdata/v1 with this build (only a data-format-1 release may)")
+// generate writes the fixture of this release's data format,
+// testdata/v<record.Latest>. Each release that changes the data format
+// adds its own; the fixtures of earlier formats are kept, so that every
+// later release is tested against data each earlier one wrote.
+var generate = flag.Bool("generate", false, "write testdata/v<data format> with this build")
 
-const fixtureDir = "testdata/v1"
+// fixtureDirs are the committed fixtures, one per data format.
+func fixtureDirs(t *testing.T) []string {
+	t.Helper()
+	dirs, err := filepath.Glob("testdata/v*")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no fixtures in testdata: %v", err)
+	}
+	return dirs
+}
 
 // fixture is what the generator writes; snapshot timestamps are filled in
 // when it runs.
@@ -98,11 +107,13 @@ func readManifest(t *testing.T, path string) *manifest {
 	return &m
 }
 
-// TestGenerateFixture writes testdata/v1 and its manifest (with -generate).
+// TestGenerateFixture writes the fixture of this release's data format
+// and its manifest (with -generate).
 func TestGenerateFixture(t *testing.T) {
 	if !*generate {
-		t.Skip("run with -generate to rewrite the fixture")
+		t.Skip("run with -generate to write the fixture of this release's data format")
 	}
+	fixtureDir := fmt.Sprintf("testdata/v%d", record.Latest)
 	dir := filepath.Join(fixtureDir, "data")
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
@@ -122,10 +133,16 @@ func TestGenerateFixture(t *testing.T) {
 	}
 }
 
-// TestUpgradeFromFixture opens a copy of the fixture, reads everything it
-// lists, writes new records and rewrites old ones, then reopens and reads
-// both.
+// TestUpgradeFromFixture opens a copy of each fixture, reads everything
+// it lists, writes new records and rewrites old ones, then reopens and
+// reads both.
 func TestUpgradeFromFixture(t *testing.T) {
+	for _, fixtureDir := range fixtureDirs(t) {
+		t.Run(filepath.Base(fixtureDir), func(t *testing.T) { upgradeFrom(t, fixtureDir) })
+	}
+}
+
+func upgradeFrom(t *testing.T, fixtureDir string) {
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join(fixtureDir, "data"))); err != nil {
 		t.Fatal(err)
@@ -224,7 +241,7 @@ func shutdown(t *testing.T, env *servertest.Env) {
 // refused at startup, naming both formats, and left as it was.
 func TestNewerDataFormatRefused(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join(fixtureDir, "data"))); err != nil {
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(fixtureDirs(t)[0], "data"))); err != nil {
 		t.Fatal(err)
 	}
 	store, err := pebble.Open(dir, pebble.Options{})

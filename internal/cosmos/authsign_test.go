@@ -14,7 +14,8 @@ func TestSignMasterKeyIsAccepted(t *testing.T) {
 	key, _ := base64.StdEncoding.DecodeString(EmulatorKey)
 	other := []byte("another key, not the account's")
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	h := &handler{keys: [][]byte{key}, now: func() time.Time { return now }}
+	clock := func() time.Time { return now }
+	h := &handler{keys: [][]byte{key}, now: clock, clientNow: clock}
 	for _, path := range []string{"/", "/dbs", "/dbs/shop", "/dbs/shop/colls/products/docs", "/dbs/shop/colls/products/docs/a%20b", "/dbs/shop/colls/products/sprocs/restock"} {
 		for _, tc := range []struct {
 			key    []byte

@@ -22,6 +22,9 @@ type storageOp struct {
 	// service, "" means a service SAS cannot even be signed for the URL
 	// (service-level operations).
 	account, service string
+	// containerSASOnly: a service SAS for one object is not for this
+	// operation's kind of resource (a directory is not a file).
+	containerSASOnly bool
 	// prep readies the target with the account key; call is the request.
 	prep func(t testing.TB, f *fixture, n *target)
 	call func(n *target) call
@@ -96,7 +99,7 @@ func runMatrix(t *testing.T, svc storageService, ops []storageOp) {
 					name: "service SAS on the container", letters: svc.containerLetters, needs: op.service,
 					sign: func(f *fixture, n *target, sp string) sasValues { return svc.serviceSAS(f, n, false, sp) },
 				})
-				if op.level == 'o' && svc.objectLetters != "" {
+				if op.level == 'o' && svc.objectLetters != "" && !op.containerSASOnly {
 					kinds = append(kinds, sasKind{
 						name: "service SAS on the object", letters: svc.objectLetters, needs: op.service,
 						sign: func(f *fixture, n *target, sp string) sasValues { return svc.serviceSAS(f, n, true, sp) },

@@ -87,6 +87,8 @@ type call struct {
 	query  url.Values
 	header map[string]string
 	body   []byte
+	// account addresses another account than the development one.
+	account string
 }
 
 func (c call) url(base string, extra url.Values) string {
@@ -96,6 +98,9 @@ func (c call) url(base string, extra url.Values) string {
 	}
 	for k, v := range extra {
 		q[k] = append(q[k], v...)
+	}
+	if c.account != "" {
+		base = strings.Replace(base, "/devstoreaccount1/", "/"+c.account+"/", 1)
 	}
 	u := base + c.path
 	if len(q) > 0 {

@@ -14,7 +14,7 @@ import (
 // do to it: read needs r, write needs w (a for queue messages and table
 // entities).
 type probe struct {
-	svc        storageService
+	svc         storageService
 	writeLetter string
 	// object makes an object in container with the account key.
 	object func(t testing.TB, f *fixture, n *target)

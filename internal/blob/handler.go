@@ -28,7 +28,7 @@ type handler struct {
 // the plumbing every service shares (request ids, versions, CORS, logging).
 func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts, log: svc.log}
-	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "blob", Now: svc.now, Policy: h.storedPolicy}
+	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "blob", Now: svc.now, Wall: time.Now, Policy: h.storedPolicy}
 	h.props = svcprops.New(svc.store, "blob", func(acct string) []byte { return servicePropsKey(acct) })
 	return azhttp.HostStyle(svc.accounts, azhttp.Wrap("blob", h.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve)))
 }

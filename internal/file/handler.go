@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -26,7 +27,7 @@ type handler struct {
 // the plumbing every service shares (request ids, versions, CORS, logging).
 func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts, log: svc.log}
-	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "file", Now: svc.now, Policy: h.storedPolicy}
+	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "file", Now: svc.now, Wall: time.Now, Policy: h.storedPolicy}
 	h.props = svcprops.New(svc.store, "file", func(acct string) []byte { return servicePropsKey(acct) })
 	return azhttp.HostStyle(svc.accounts, azhttp.Wrap("file", h.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve)))
 }

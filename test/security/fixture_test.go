@@ -119,7 +119,9 @@ func (f *fixture) withSAS(t testing.TB, service string, c call, sas url.Values) 
 // withKey sends c to service signed with the account key.
 func (f *fixture) withKey(t testing.TB, service string, c call, scheme keyScheme) testkit.Response {
 	t.Helper()
-	return f.signedAs(t, service, c, scheme, f.env.Account, f.env.Key, f.clock.Now())
+	// Signed at the wall clock's time, as a client would: the server's
+	// clock is the one the test moves.
+	return f.signedAs(t, service, c, scheme, f.env.Account, f.env.Key, time.Now())
 }
 
 // signedAs sends c signed by account with key, x-ms-date set to date.

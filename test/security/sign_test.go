@@ -115,10 +115,16 @@ const (
 // documents it, for the Table service's forms when table is set. r's
 // x-ms-date is set to date unless it already has one.
 func signSharedKey(r *http.Request, account, key string, scheme keyScheme, table bool, date time.Time) {
-	if r.Header.Get("x-ms-date") == "" {
+	if r.Header.Get("x-ms-date") == "" && r.Header.Get("Date") == "" {
 		r.Header.Set("x-ms-date", date.UTC().Format(http.TimeFormat))
 	}
 	h := r.Header
+	// The Date field: empty when x-ms-date is sent (it is signed among
+	// the x-ms- headers); the Table forms carry the date either way.
+	dateField, tableDate := h.Get("Date"), h.Get("Date")
+	if d := h.Get("x-ms-date"); d != "" {
+		dateField, tableDate = "", d
+	}
 	resource := "/" + account + r.URL.EscapedPath()
 	comp := ""
 	if c := r.URL.Query().Get("comp"); r.URL.Query().Has("comp") {
@@ -127,18 +133,18 @@ func signSharedKey(r *http.Request, account, key string, scheme keyScheme, table
 	var s string
 	switch {
 	case table && scheme == sharedKeyLite:
-		s = h.Get("x-ms-date") + "\n" + resource + comp
+		s = tableDate + "\n" + resource + comp
 	case table:
-		s = strings.Join([]string{r.Method, h.Get("Content-MD5"), h.Get("Content-Type"), h.Get("x-ms-date"), resource + comp}, "\n")
+		s = strings.Join([]string{r.Method, h.Get("Content-MD5"), h.Get("Content-Type"), tableDate, resource + comp}, "\n")
 	case scheme == sharedKeyLite:
-		s = strings.Join([]string{r.Method, h.Get("Content-MD5"), h.Get("Content-Type"), ""}, "\n") + "\n" + canonicalHeaders(h) + resource + comp
+		s = strings.Join([]string{r.Method, h.Get("Content-MD5"), h.Get("Content-Type"), dateField}, "\n") + "\n" + canonicalHeaders(h) + resource + comp
 	default:
 		length := ""
 		if r.ContentLength > 0 {
 			length = strconv.FormatInt(r.ContentLength, 10)
 		}
 		s = strings.Join([]string{r.Method, h.Get("Content-Encoding"), h.Get("Content-Language"), length,
-			h.Get("Content-MD5"), h.Get("Content-Type"), "", h.Get("If-Modified-Since"), h.Get("If-Match"),
+			h.Get("Content-MD5"), h.Get("Content-Type"), dateField, h.Get("If-Modified-Since"), h.Get("If-Match"),
 			h.Get("If-None-Match"), h.Get("If-Unmodified-Since"), h.Get("Range")}, "\n") + "\n" +
 			canonicalHeaders(h) + resource + canonicalQuery(r.URL.Query())
 	}

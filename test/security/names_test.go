@@ -59,8 +59,10 @@ func TestNamesStayInTheirContainer(t *testing.T) {
 			put: func(path string, body []byte) call {
 				return call{method: http.MethodPut, path: path, header: map[string]string{"x-ms-blob-type": "BlockBlob"}, body: body}
 			},
-			get:  func(path string) call { return call{method: http.MethodGet, path: path} },
-			list: func(c string) call { return call{method: http.MethodGet, path: c, query: q("restype", "container", "comp", "list")} },
+			get: func(path string) call { return call{method: http.MethodGet, path: path} },
+			list: func(c string) call {
+				return call{method: http.MethodGet, path: c, query: q("restype", "container", "comp", "list")}
+			},
 			sas: func(c string) sasValues {
 				return sasValues{service: "blob", resource: "/" + f.env.Account + "/" + c, sr: "c", permissions: "rcwdl"}
 			},

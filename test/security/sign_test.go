@@ -40,7 +40,9 @@ type sasValues struct {
 	version           string // sv; sasVersion when empty
 	snapshot          string
 	tableName         string // tn
-	extra             url.Values
+	// Table SAS key bounds (spk, srk, epk, erk).
+	startPK, startRK, endPK, endRK string
+	extra                          url.Values
 }
 
 // sign returns the SAS query parameters for v under key.
@@ -66,8 +68,13 @@ func (v sasValues) sign(account, key string) url.Values {
 		case "queue":
 			fields = []string{v.permissions, st, se, cr, v.identifier, v.ip, v.protocol, sv}
 		case "table":
-			fields = []string{v.permissions, st, se, cr, v.identifier, v.ip, v.protocol, sv, "", "", "", ""}
+			fields = []string{v.permissions, st, se, cr, v.identifier, v.ip, v.protocol, sv, v.startPK, v.startRK, v.endPK, v.endRK}
 			q.Set("tn", v.tableName)
+			for k, f := range map[string]string{"spk": v.startPK, "srk": v.startRK, "epk": v.endPK, "erk": v.endRK} {
+				if f != "" {
+					q.Set(k, f)
+				}
+			}
 		}
 		if v.sr != "" {
 			q.Set("sr", v.sr)

@@ -2,6 +2,7 @@ package security
 
 import (
 	"bytes"
+	"crypto/tls"
 	"io"
 	"net/http"
 	"net/url"
@@ -21,6 +22,8 @@ type fixture struct {
 	env   *servertest.Env
 	clock *testkit.Clock
 	seq   atomic.Int64
+	// client trusts the server's certificate when Storage is on HTTPS.
+	client *http.Client
 }
 
 // Second account, for signatures replayed across accounts.
@@ -42,7 +45,13 @@ func newFixture(t *testing.T, opts ...servertest.Option) *fixture {
 		}),
 	}, opts...)
 	env := servertest.Start(t, opts...)
-	return &fixture{t: t, env: env, clock: clock}
+	f := &fixture{t: t, env: env, clock: clock, client: client}
+	if env.CertPool != nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = &tls.Config{RootCAs: env.CertPool}
+		f.client = &http.Client{Timeout: client.Timeout, CheckRedirect: client.CheckRedirect, Transport: tr}
+	}
+	return f
 }
 
 // name returns a fresh lower-case name with the given prefix, valid for
@@ -124,7 +133,7 @@ func (f *fixture) withSAS(t testing.TB, service string, c call, sas url.Values) 
 	for k, v := range c.header {
 		r.Header.Set(k, v)
 	}
-	return do(t, r)
+	return doWith(t, f.client, r)
 }
 
 // withKey sends c to service signed with the account key.
@@ -140,7 +149,7 @@ func (f *fixture) signedAs(t testing.TB, service string, c call, scheme keySchem
 	t.Helper()
 	r := f.rawRequest(t, service, c)
 	signSharedKey(r, account, key, scheme, service == "table", date)
-	return do(t, r)
+	return doWith(t, f.client, r)
 }
 
 // rawRequest builds c as an http.Request (unsigned).
@@ -175,7 +184,13 @@ var client = &http.Client{
 // do sends r and reads the answer.
 func do(t testing.TB, r *http.Request) testkit.Response {
 	t.Helper()
-	resp, err := client.Do(r)
+	return doWith(t, client, r)
+}
+
+// doWith sends r with c and reads the answer.
+func doWith(t testing.TB, c *http.Client, r *http.Request) testkit.Response {
+	t.Helper()
+	resp, err := c.Do(r)
 	if err != nil {
 		t.Fatalf("%s %s: %v", r.Method, r.URL, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/servertest"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
@@ -317,4 +318,25 @@ func TestSASReplay(t *testing.T) {
 		foreign := v.sign(f.env.Account, otherKey)
 		refuses(t, f.withSAS(t, p.svc.name, p.read(n), foreign), "AuthenticationFailed", "SAS signed with another account's key")
 	})
+}
+
+// TestSASOverHTTPS: over HTTPS a SAS with spr=https is served, and so is
+// one with spr=https,http, on every Storage service; the same SAS over
+// plain HTTP is refused (see TestSASProtocolAndIP).
+func TestSASOverHTTPS(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, servertest.WithStorageTLS())
+	for _, p := range probes {
+		n := p.setup(t, f)
+		for _, spr := range []string{"https", "https,http"} {
+			for _, account := range []bool{false, true} {
+				v := p.sasFor(f, n, "r")
+				if account {
+					v = sasValues{services: p.svc.ss, resourceTypes: "o", permissions: "r", expiry: v.expiry}
+				}
+				v.protocol = spr
+				wantOK(t, f.sasRead(t, p, n, v), p.svc.name+" spr="+spr+" over HTTPS")
+			}
+		}
+	}
 }

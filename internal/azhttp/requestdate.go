@@ -13,10 +13,11 @@ import (
 const MaxDateSkew = 15 * time.Minute
 
 // checkRequestDate refuses a Shared Key request whose x-ms-date (or, when
-// absent, Date) is missing, unreadable or more than MaxDateSkew from the
-// wall clock. The wall clock, not Now: the date is the client's reading
-// of real time, while Now is the service's clock, which tests move to
-// cross lease, retention and expiry windows.
+// absent, Date) is missing, unreadable or more than MaxDateSkew from both
+// the wall clock and the service's clock (Now). In production the two are
+// one; tests move the service's clock to cross lease, retention and expiry
+// windows while SDK clients keep signing with real time, and a client
+// that signs by the service's clock (the console) stays valid too.
 func (a *Authenticator) checkRequestDate(r *http.Request) error {
 	if a.Wall == nil {
 		return nil
@@ -32,12 +33,17 @@ func (a *Authenticator) checkRequestDate(r *http.Request) error {
 	if err != nil {
 		return authFailed("The Date header in the request is incorrect: %q.", v)
 	}
-	now := a.Wall()
-	switch {
-	case now.Sub(when) > MaxDateSkew:
-		return authFailed("Request date header too old: '%s'", when.UTC().Format(http.TimeFormat))
-	case when.Sub(now) > MaxDateSkew:
-		return authFailed("Request date header too far in the future: '%s'", when.UTC().Format(http.TimeFormat))
+	wall, service := a.Wall(), a.now()
+	if within(when, wall) || within(when, service) {
+		return nil
 	}
-	return nil
+	if when.Before(wall) {
+		return authFailed("Request date header too old: '%s'", when.UTC().Format(http.TimeFormat))
+	}
+	return authFailed("Request date header too far in the future: '%s'", when.UTC().Format(http.TimeFormat))
+}
+
+func within(when, now time.Time) bool {
+	d := now.Sub(when)
+	return d <= MaxDateSkew && d >= -MaxDateSkew
 }

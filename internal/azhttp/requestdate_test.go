@@ -41,6 +41,19 @@ func TestCheckRequestDate(t *testing.T) {
 			t.Errorf("%s: err = %v, want refused %v", tc.name, err, tc.wantRefused)
 		}
 	}
+	// A service clock moved ahead (as tests move it): a date near either
+	// clock passes, one near neither does not.
+	moved := &Authenticator{Wall: func() time.Time { return wall }, Now: func() time.Time { return wall.Add(48 * time.Hour) }}
+	for _, tc := range []struct {
+		d    time.Duration
+		want bool
+	}{{0, true}, {48 * time.Hour, true}, {48*time.Hour + 10*time.Minute, true}, {24 * time.Hour, false}, {-time.Hour, false}} {
+		r := httptest.NewRequest(http.MethodGet, "/devstoreaccount1/c", nil)
+		r.Header.Set("x-ms-date", at(tc.d))
+		if err := moved.checkRequestDate(r); (err == nil) != tc.want {
+			t.Errorf("service clock 48h ahead, date %v from the wall: err = %v, want accepted %v", tc.d, err, tc.want)
+		}
+	}
 	if err := (&Authenticator{}).checkRequestDate(httptest.NewRequest(http.MethodGet, "/", nil)); err != nil {
 		t.Errorf("without a wall clock the date is not checked, got %v", err)
 	}

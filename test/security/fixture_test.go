@@ -3,6 +3,7 @@ package security
 import (
 	"bytes"
 	"crypto/tls"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -54,21 +55,11 @@ func newFixture(t *testing.T, opts ...servertest.Option) *fixture {
 	return f
 }
 
-// name returns a fresh lower-case name with the given prefix, valid for
-// containers, queues, tables and shares alike.
+// name returns a fresh name with the given lower-case prefix, valid for
+// containers, queues, tables and shares alike (letters and digits, at
+// least three).
 func (f *fixture) name(prefix string) string {
-	return prefix + strings.ReplaceAll(strings.ToLower(time.Now().Format("150405")), ":", "") + itoa(f.seq.Add(1))
-}
-
-func itoa(n int64) string {
-	var b [20]byte
-	i := len(b)
-	for n > 0 || i == len(b) {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(b[i:])
+	return fmt.Sprintf("%s%06d", prefix, f.seq.Add(1))
 }
 
 // serviceURL is the root of a Storage service for the development account,

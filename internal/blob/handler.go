@@ -248,6 +248,10 @@ func route(q *request) (operation, error) {
 			return operation{either('o', 'r', 'e'), anonBlob, (*handler).getBlob}, nil
 		case comp == "" && read:
 			return operation{need('o', 'r'), anonBlob, (*handler).getBlob}, nil
+		case comp == "" && m == http.MethodDelete && q.q.Has("versionid"):
+			// Azure's "Delete version (x)": Delete (d) deletes a blob or a
+			// snapshot, not a version.
+			return operation{need('o', 'x'), anonNever, (*handler).deleteBlob}, nil
 		case comp == "" && m == http.MethodDelete:
 			return operation{need('o', 'd'), anonNever, (*handler).deleteBlob}, nil
 		case comp == "block" && m == http.MethodPut && fromURL:

@@ -5,10 +5,14 @@ import (
 	"encoding/base64"
 	"net/http"
 	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/servertest"
 )
 
 var blobService = storageService{
 	name: "blob", ss: "b",
+	// Versioning on, so that deleting a version is in the matrix.
+	options:          []servertest.Option{servertest.WithBlobDataProtection(true, 0)},
 	accountLetters:   "rwdxylacuptfi",
 	containerLetters: "racwdxyltfmeopi",
 	objectLetters:    "racwdxytmeopi",
@@ -38,6 +42,17 @@ func prepContainer(t testing.TB, f *fixture, n *target) {
 }
 
 func prepNothing(testing.TB, *fixture, *target) {}
+
+// prepOldVersion writes the blob twice and notes the first version's id.
+func prepOldVersion(t testing.TB, f *fixture, n *target) {
+	resp := f.withKey(t, "blob", putBlockBlob(n), sharedKey)
+	must2xx(t, resp, "put the first version")
+	n.note = resp.Header.Get("x-ms-version-id")
+	if n.note == "" {
+		t.Fatal("Put Blob with versioning on answered no x-ms-version-id")
+	}
+	prepBlob(t, f, n)
+}
 
 func prepAppendBlob(t testing.TB, f *fixture, n *target) {
 	f.prepare(t, "blob", call{method: http.MethodPut, path: blobPath(n), header: map[string]string{"x-ms-blob-type": "AppendBlob"}})
@@ -143,6 +158,10 @@ var blobOps = []storageOp{
 	{name: "Put Page", level: 'o', account: "w", service: "w", prep: prepPageBlob,
 		call: blobCall(http.MethodPut, "page", map[string]string{"x-ms-page-write": "update", "x-ms-range": "bytes=0-511"}, bytes.Repeat([]byte{7}, 512))},
 	{name: "Delete Blob", level: 'o', account: "d", service: "d", prep: prepBlob, call: blobCall(http.MethodDelete, "", nil, nil)},
+	{name: "Delete Blob Version", level: 'o', account: "x", service: "x", prep: prepOldVersion,
+		call: func(n *target) call {
+			return call{method: http.MethodDelete, path: blobPath(n), query: q("versionid", n.note)}
+		}},
 	{name: "Snapshot Blob", level: 'o', account: "c|w", service: "c|w", prep: prepBlob, call: blobCall(http.MethodPut, "snapshot", nil, nil)},
 	{name: "Set Blob Tier", level: 'o', account: "w", service: "w", prep: prepBlob,
 		call: blobCall(http.MethodPut, "tier", map[string]string{"x-ms-access-tier": "Cool"}, nil)},

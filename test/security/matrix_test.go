@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/servertest"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
@@ -49,6 +50,8 @@ type storageService struct {
 	// on the container (queue, table, share) and on one object ("" when
 	// the service has no object-scoped SAS).
 	accountLetters, containerLetters, objectLetters string
+	// options start the server the matrix runs on.
+	options []servertest.Option
 	// createContainer makes the container the object operations run in.
 	createContainer func(t testing.TB, f *fixture, name string)
 	// serviceSAS signs a service SAS for n: for its object when object is
@@ -70,7 +73,7 @@ type sasKind struct {
 // letter that does not, and is refused once any letter it cannot do
 // without is taken away from the full set.
 func runMatrix(t *testing.T, svc storageService, ops []storageOp) {
-	f := newFixture(t)
+	f := newFixture(t, svc.options...)
 	var attempts atomic.Int64
 	t.Cleanup(func() { t.Logf("%s: %d operations, %d signed attempts", svc.name, len(ops), attempts.Load()) })
 	for _, op := range ops {

@@ -74,3 +74,49 @@ func TestBatchStaysInItsContainer(t *testing.T) {
 		t.Errorf("the victim's blob after the batches: HTTP %d %q", resp.StatusCode, resp.Body)
 	}
 }
+
+// TestTableBatchStaysInItsTable: an entity group transaction under a
+// table SAS may not write to another table, whichever table its
+// operations name.
+func TestTableBatchStaysInItsTable(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	own, victim := f.name("own"), f.name("victim")
+	for _, name := range []string{own, victim} {
+		tableService.createContainer(t, f, name)
+	}
+	sas := sasValues{service: "table", resource: "/" + f.env.Account + "/" + own, tableName: own, permissions: "raud", expiry: f.clock.Now().Add(time.Hour)}
+	token := sas.sign(f.env.Account, f.env.Key)
+	insert := func(table, rk string) string {
+		return "--changeset_c\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n" +
+			"POST " + f.env.TableURL + table + " HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json;odata=nometadata\r\n" +
+			"Prefer: return-no-content\r\nDataServiceVersion: 3.0\r\n\r\n" + `{"PartitionKey":"p","RowKey":"` + rk + `"}` + "\r\n"
+	}
+	batch := func(ops ...string) call {
+		body := "--batch_b\r\nContent-Type: multipart/mixed; boundary=changeset_c\r\n\r\n" + strings.Join(ops, "") + "--changeset_c--\r\n--batch_b--\r\n"
+		return call{method: http.MethodPost, path: "$batch", header: map[string]string{"Content-Type": "multipart/mixed; boundary=batch_b",
+			"Accept": "application/json;odata=nometadata", "DataServiceVersion": "3.0"}, body: []byte(body)}
+	}
+	for _, ops := range [][]string{
+		{insert(victim, "evil")},
+		{insert(own, "fine"), insert(victim, "evil")},
+	} {
+		resp := f.withSAS(t, "table", batch(ops...), token)
+		if resp.StatusCode/100 == 5 {
+			t.Errorf("batch reaching another table: HTTP %d\n%s", resp.StatusCode, resp.Body)
+		}
+	}
+	got := f.withKey(t, "table", call{method: http.MethodGet, path: victim + "(PartitionKey='p',RowKey='evil')"}, sharedKey)
+	if got.StatusCode != http.StatusNotFound {
+		t.Errorf("the other table after the batches: HTTP %d %s", got.StatusCode, got.Body)
+	}
+	// The transaction is all or nothing: its own table's insert is undone.
+	got = f.withKey(t, "table", call{method: http.MethodGet, path: own + "(PartitionKey='p',RowKey='fine')"}, sharedKey)
+	if got.StatusCode != http.StatusNotFound {
+		t.Errorf("the SAS's table after the refused batch: HTTP %d %s", got.StatusCode, got.Body)
+	}
+	// A batch on its own table goes through.
+	resp := f.withSAS(t, "table", batch(insert(own, "ok")), token)
+	must2xx(t, resp, "batch on the SAS's own table")
+	must2xx(t, f.withKey(t, "table", call{method: http.MethodGet, path: own + "(PartitionKey='p',RowKey='ok')"}, sharedKey), "the batch's entity")
+}

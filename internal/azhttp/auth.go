@@ -18,6 +18,9 @@ type Authenticator struct {
 	Accounts *Accounts
 	Service  string           // "blob", "queue", "table", "file"
 	Now      func() time.Time // nil means time.Now
+	// Wall is the wall clock Shared Key request dates are checked
+	// against, with Now (see MaxDateSkew); nil leaves them unchecked.
+	Wall func() time.Time
 	// Policy resolves the signed identifier (si) of a service SAS; nil
 	// means no identifier resolves (403 AuthenticationFailed).
 	Policy func(ctx context.Context, account, container, id string) (StoredPolicy, bool, error)

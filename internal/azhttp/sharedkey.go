@@ -50,6 +50,9 @@ func (a *Authenticator) sharedKey(r *http.Request, header, account string) (Acce
 		}
 		return Access{}, authFailed("The MAC signature found in the HTTP request '%s' is not the same as any computed signature. Server used following string to sign: '%s'.", sigText, first)
 	}
+	if err := a.checkRequestDate(r); err != nil {
+		return Access{}, err
+	}
 	return Access{Kind: AccessSharedKey, Account: account}, nil
 }
 

@@ -40,6 +40,9 @@ func ReadXML(r *http.Request, v any) error {
 	if len(body) > MaxXMLBody {
 		return ErrRequestBodyTooLarge
 	}
+	if err := CheckXML(body); err != nil {
+		return err
+	}
 	if err := xml.Unmarshal(body, v); err != nil {
 		return ErrInvalidXmlDocument
 	}

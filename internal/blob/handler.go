@@ -28,7 +28,7 @@ type handler struct {
 // the plumbing every service shares (request ids, versions, CORS, logging).
 func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts, log: svc.log}
-	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "blob", Now: svc.now, Policy: h.storedPolicy}
+	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "blob", Now: svc.now, Wall: time.Now, Policy: h.storedPolicy}
 	h.props = svcprops.New(svc.store, "blob", func(acct string) []byte { return servicePropsKey(acct) })
 	return azhttp.HostStyle(svc.accounts, azhttp.Wrap("blob", h.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve)))
 }
@@ -251,6 +251,10 @@ func route(q *request) (operation, error) {
 			return operation{either('o', 'r', 'e'), anonBlob, (*handler).getBlob}, nil
 		case comp == "" && read:
 			return operation{need('o', 'r'), anonBlob, (*handler).getBlob}, nil
+		case comp == "" && m == http.MethodDelete && q.q.Has("versionid"):
+			// Azure's "Delete version (x)": Delete (d) deletes a blob or a
+			// snapshot, not a version.
+			return operation{need('o', 'x'), anonNever, (*handler).deleteBlob}, nil
 		case comp == "" && m == http.MethodDelete:
 			return operation{need('o', 'd'), anonNever, (*handler).deleteBlob}, nil
 		case comp == "block" && m == http.MethodPut && fromURL:

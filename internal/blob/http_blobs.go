@@ -357,6 +357,9 @@ func decodeBlockList(body []byte) ([]BlockRef, error) {
 			default:
 				return nil, bad
 			}
+		case xml.Directive:
+			// A DTD: Azure's parsers prohibit them (see azhttp.CheckXML).
+			return nil, bad
 		case xml.CharData:
 			if current != nil {
 				text = append(text, t...)

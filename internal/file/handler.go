@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -26,7 +27,7 @@ type handler struct {
 // the plumbing every service shares (request ids, versions, CORS, logging).
 func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts, log: svc.log}
-	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "file", Now: svc.now, Policy: h.storedPolicy}
+	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "file", Now: svc.now, Wall: time.Now, Policy: h.storedPolicy}
 	h.props = svcprops.New(svc.store, "file", func(acct string) []byte { return servicePropsKey(acct) })
 	return azhttp.HostStyle(svc.accounts, azhttp.Wrap("file", h.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve)))
 }
@@ -135,25 +136,25 @@ func route(q *request) (operation, error) {
 		}
 		switch {
 		case comp == "" && m == http.MethodPut:
-			return operation{need('c', 'c'), (*handler).createShare}, nil
+			return operation{shareNeed(either('c', 'c', 'w')), (*handler).createShare}, nil
 		case comp == "" && read, comp == "metadata" && read:
-			return operation{need('c', 'r'), (*handler).getShareProperties}, nil
+			return operation{shareNeed(need('c', 'r')), (*handler).getShareProperties}, nil
 		case comp == "" && m == http.MethodDelete:
-			return operation{need('c', 'd'), (*handler).deleteShare}, nil
+			return operation{shareNeed(need('c', 'd')), (*handler).deleteShare}, nil
 		case comp == "metadata" && m == http.MethodPut:
-			return operation{need('c', 'w'), (*handler).setShareMetadata}, nil
+			return operation{shareNeed(need('c', 'w')), (*handler).setShareMetadata}, nil
 		case comp == "properties" && m == http.MethodPut:
-			return operation{need('c', 'w'), (*handler).setShareProperties}, nil
+			return operation{shareNeed(need('c', 'w')), (*handler).setShareProperties}, nil
 		case comp == "acl" && read:
-			return operation{need('c', 'r'), (*handler).getShareACL}, nil
+			return operation{ownerNeed(), (*handler).getShareACL}, nil
 		case comp == "acl" && m == http.MethodPut:
-			return operation{need('c', 'w'), (*handler).setShareACL}, nil
+			return operation{ownerNeed(), (*handler).setShareACL}, nil
 		case comp == "lease" && m == http.MethodPut:
-			return operation{need('c', 'w'), (*handler).leaseShare}, nil
+			return operation{shareNeed(need('c', 'w')), (*handler).leaseShare}, nil
 		case comp == "snapshot" && m == http.MethodPut:
-			return operation{need('c', 'c'), (*handler).snapshotShare}, nil
+			return operation{shareNeed(need('c', 'c')), (*handler).snapshotShare}, nil
 		case comp == "stats" && m == http.MethodGet:
-			return operation{need('c', 'r'), (*handler).getShareStats}, nil
+			return operation{shareNeed(need('c', 'r')), (*handler).getShareStats}, nil
 		case comp == "filepermission" && m == http.MethodPut:
 			return operation{need('c', 'c'), (*handler).createPermission}, nil
 		case comp == "filepermission" && m == http.MethodGet:
@@ -169,7 +170,7 @@ func route(q *request) (operation, error) {
 	case restype == "directory":
 		switch {
 		case comp == "" && m == http.MethodPut:
-			return operation{need('o', 'c'), (*handler).createDirectory}, nil
+			return operation{either('o', 'c', 'w'), (*handler).createDirectory}, nil
 		case comp == "" && read:
 			return operation{need('o', 'r'), (*handler).getDirectoryProperties}, nil
 		case comp == "" && m == http.MethodDelete:
@@ -188,7 +189,7 @@ func route(q *request) (operation, error) {
 		case comp == "" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
 			return operation{need('o', 'w'), (*handler).copyFile}, nil
 		case comp == "" && m == http.MethodPut:
-			return operation{need('o', 'c'), (*handler).createFile}, nil
+			return operation{either('o', 'c', 'w'), (*handler).createFile}, nil
 		case comp == "" && m == http.MethodGet:
 			return operation{need('o', 'r'), (*handler).getFile}, nil
 		case comp == "" && m == http.MethodHead:

@@ -23,9 +23,9 @@ func routeSnapshot(q *request, restype, comp string) (operation, error) {
 	read := m == http.MethodGet || m == http.MethodHead
 	switch {
 	case restype == "share" && q.path == "" && (comp == "" || comp == "metadata") && read:
-		return operation{need('c', 'r'), (*handler).getShareProperties}, nil
+		return operation{shareNeed(need('c', 'r')), (*handler).getShareProperties}, nil
 	case restype == "share" && q.path == "" && comp == "" && m == http.MethodDelete:
-		return operation{need('c', 'd'), (*handler).deleteShare}, nil
+		return operation{shareNeed(need('c', 'd')), (*handler).deleteShare}, nil
 	case restype == "directory" && comp == "" && read:
 		return operation{need('o', 'r'), (*handler).getDirectoryProperties}, nil
 	case restype == "directory" && comp == "list" && m == http.MethodGet:

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/svcprops"
@@ -26,7 +27,7 @@ type handler struct {
 // plumbing every service shares (request ids, versions, CORS, logging).
 func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts}
-	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "queue", Now: svc.now, Policy: h.storedPolicy}
+	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "queue", Now: svc.now, Wall: time.Now, Policy: h.storedPolicy}
 	h.props = svcprops.New(svc.store, "queue", func(acct string) []byte { return servicePropsKey(acct) })
 	return azhttp.HostStyle(svc.accounts, azhttp.Wrap("queue", svc.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve)))
 }

@@ -104,6 +104,9 @@ func parseMessageText(body []byte, optional bool) (*string, error) {
 		return nil, azhttp.ErrInvalidXmlDocument
 	}
 	var doc queueMessageXML
+	if err := azhttp.CheckXML(body); err != nil {
+		return nil, err
+	}
 	if err := xml.Unmarshal(body, &doc); err != nil {
 		return nil, azhttp.ErrInvalidXmlDocument
 	}

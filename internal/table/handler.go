@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/svcprops"
@@ -30,7 +31,7 @@ type handler struct {
 // plumbing every service shares; errors are sent as OData JSON.
 func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts}
-	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "table", Now: svc.now, Policy: h.storedPolicy}
+	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "table", Now: svc.now, Wall: time.Now, Policy: h.storedPolicy}
 	h.props = svcprops.New(svc.store, "table", func(acct string) []byte { return servicePropsKey(acct) })
 	return azhttp.HostStyle(svc.accounts, azhttp.Wrap("table", svc.log, h.corsRules, azhttp.WriteErrorJSON, http.HandlerFunc(h.serve)))
 }

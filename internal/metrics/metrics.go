@@ -85,26 +85,66 @@ func (m *Metrics) Handler() http.Handler {
 // the fault injection hook the service consults once it has routed a
 // request (azhttp.Routed).
 func (m *Metrics) Instrument(service string, fault func(http.ResponseWriter, *http.Request, string) error, h http.Handler) http.Handler {
+	series := &serviceSeries{m: m, service: service}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		info := &azhttp.RequestInfo{Fault: fault}
-		sw := &statusWriter{ResponseWriter: w}
+		t := &tracked{statusWriter: statusWriter{ResponseWriter: w}, info: azhttp.RequestInfo{Fault: fault}}
 		defer func() {
-			status := strconv.Itoa(sw.status())
 			p := recover()
+			status := t.status()
 			if p != nil {
 				if err, ok := p.(error); ok && errors.Is(err, http.ErrAbortHandler) {
-					status = "aborted"
+					status = aborted
 				}
 			}
-			m.requests.WithLabelValues(service, info.Operation, status).Inc()
-			m.latency.WithLabelValues(service, info.Operation).Observe(time.Since(start).Seconds())
+			series.observe(t.info.Operation, status, time.Since(start))
 			if p != nil {
 				panic(p)
 			}
 		}()
-		h.ServeHTTP(sw, azhttp.WithRequestInfo(r, info))
+		h.ServeHTTP(&t.statusWriter, azhttp.WithRequestInfo(r, &t.info))
 	})
+}
+
+// tracked is one request's writer and routing record, allocated together.
+type tracked struct {
+	statusWriter
+	info azhttp.RequestInfo
+}
+
+// aborted stands for a dropped connection in the status label.
+const aborted = -1
+
+// serviceSeries keeps one service's series handles, so that a request
+// does not look its labels up in the vectors.
+type serviceSeries struct {
+	m        *Metrics
+	service  string
+	counters sync.Map // seriesKey -> prometheus.Counter
+	timers   sync.Map // operation -> prometheus.Observer
+}
+
+type seriesKey struct {
+	operation string
+	status    int
+}
+
+func (s *serviceSeries) observe(operation string, status int, took time.Duration) {
+	k := seriesKey{operation, status}
+	c, ok := s.counters.Load(k)
+	if !ok {
+		label := strconv.Itoa(status)
+		if status == aborted {
+			label = "aborted"
+		}
+		c, _ = s.counters.LoadOrStore(k, s.m.requests.WithLabelValues(s.service, operation, label))
+	}
+	c.(prometheus.Counter).Inc()
+	o, ok := s.timers.Load(operation)
+	if !ok {
+		o, _ = s.timers.LoadOrStore(operation, s.m.latency.WithLabelValues(s.service, operation))
+	}
+	o.(prometheus.Observer).Observe(took.Seconds())
 }
 
 // statusWriter remembers the status a handler answered.

@@ -93,12 +93,22 @@ build:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
-# fuzz runs each fuzz target for FUZZTIME (default 30s).
+# fuzz runs each fuzz target for FUZZTIME (default 30s): every Fuzz*
+# target in every package, or only the packages FUZZPKGS lists and the
+# targets the regular expression FUZZ matches, e.g.
+#   make fuzz FUZZPKGS=./internal/smb FUZZ=Sealed FUZZTIME=3m FUZZPARALLEL=1
+# FUZZPARALLEL is the number of fuzzing workers (go test -parallel;
+# default GOMAXPROCS). A crash stops the loop with the failing input
+# written under the package's testdata/fuzz/<target>/, from where every
+# plain go test run replays it as a seed.
 FUZZTIME ?= 30s
+FUZZPKGS ?= $(PKGS)
+FUZZ ?= .
+FUZZPARALLEL ?=
 fuzz:
-	@for pkg in $$($(GO) list $(PKGS)); do \
-	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	@for pkg in $$($(GO) list $(FUZZPKGS)); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' | grep -E -- '$(FUZZ)'); do \
 	    echo "fuzz $$pkg $$target"; \
-	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $(if $(FUZZPARALLEL),-parallel $(FUZZPARALLEL)) $$pkg || exit 1; \
 	  done; \
 	done

@@ -196,11 +196,13 @@ func FuzzCopyAndWriteHeaders(f *testing.F) {
 // path; a path checkNames accepts has no empty, "." or ".." element (it
 // never leaves its share) and creates a directory or is refused with a
 // 4xx; a handle-list marker that parses is written back as one that
-// parses to the same position, and resumes a listing; a share snapshot
+// parses to the same position, and resumes a listing and a force close
+// of handles; a share snapshot
 // time that parses is written as one that parses to itself.
 func FuzzPathsAndMarkers(f *testing.F) {
 	for _, seed := range [][3]string{
 		{"/acct/s/d/f", "7:d/f", "2024-01-02T03:04:05.1234567Z"},
+		{"/acct/s/d", "2:d", "2024-01-02T03:04:05.1234567Z"},
 		{"/acct/s/../x", "18446744073709551615:", "2024-01-02T03:04:05Z"},
 		{"/acct/s/a//b/", ":", "2024-01-02T03:04:05+14:00"},
 		{"acct/s%2F../x", "007:a:b", "now"},
@@ -236,8 +238,14 @@ func FuzzPathsAndMarkers(f *testing.F) {
 				t.Fatalf("marker %q: %+v written as %q reads %+v, %v", marker, pos, pos.marker(), again, err)
 			}
 			s := fuzzFile(t)
-			if _, err := s.ListHandles(t.Context(), testAcct, "s", "", true, marker, 10); err != nil {
+			all := AccessRead | AccessWrite | AccessDelete
+			open(t, s, "d/f", HandleOptions{Access: AccessRead, ShareAccess: all})
+			open(t, s, "d", HandleOptions{Dir: true, Access: AccessRead, ShareAccess: all})
+			if _, err := s.ListHandles(t.Context(), testAcct, "s", "", true, marker, 1); err != nil {
 				checkRefusal(t, "list handles", err)
+			}
+			if _, err := s.ForceCloseHandles(t.Context(), testAcct, "s", "", nil, true, marker); err != nil {
+				checkRefusal(t, "force close handles", err)
 			}
 		}
 		if snap, ok := ParseSnapshot(snapshot); ok {

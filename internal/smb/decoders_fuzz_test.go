@@ -347,12 +347,22 @@ func loggedOn(t testing.TB) (*conn, *session) {
 // FuzzSealed: any messages encrypted with the session's key are
 // decrypted and answered, and the answer decrypts with the client's key;
 // a frame changed after encryption is refused, closing the connection.
+// The seeds include TREE_CONNECT, which the other targets reach only
+// by chance.
 func FuzzSealed(f *testing.F) {
 	f.Add(testRequest(cmdCreate, 1, createBody("d\\f.txt", 0x12019f, 1, 0)), uint16(0))
 	f.Add(testRequest(cmdEcho, 0, []byte{4, 0, 0, 0}), uint16(0))
 	f.Add(testRequest(cmdQueryDirectory, 1, make([]byte, 33)), uint16(7))
 	f.Add(testRequest(cmdCreate, 2, createBody("srvsvc", 0x12019f, 1, 0)), uint16(40))
 	f.Add([]byte{0xFD, 'S', 'M', 'B'}, uint16(0))
+	for _, share := range []string{`\\127.0.0.1\s`, `\\h\IPC$`, `\\h\missing`, `s`} {
+		path := utf16le(share)
+		tc := make([]byte, 8, 8+len(path))
+		le.PutUint16(tc, 9)
+		le.PutUint16(tc[4:], headerSize+8)
+		le.PutUint16(tc[6:], uint16(len(path)))
+		f.Add(testRequest(cmdTreeConnect, 0, append(tc, path...)), uint16(0))
+	}
 	f.Fuzz(func(t *testing.T, plain []byte, flip uint16) {
 		c, s := loggedOn(t)
 		client := &session{id: s.id, seal: s.unseal}

@@ -115,6 +115,17 @@ func FuzzSMBPropertyHeaders(f *testing.F) {
 			checkRefusal(t, "create", err)
 			return
 		}
+		if c.Attributes != "" && n.SMB.Attributes != c.Attributes {
+			t.Fatalf("created with attributes %q, has %q", c.Attributes, n.SMB.Attributes)
+		}
+		for _, tm := range []struct {
+			given *time.Time
+			has   time.Time
+		}{{c.CreationTime, n.SMB.CreationTime}, {c.LastWriteTime, n.SMB.LastWriteTime}, {c.ChangeTime, n.SMB.ChangeTime}} {
+			if tm.given != nil && !tm.has.Equal(*tm.given) && !tm.has.Equal(tm.given.Truncate(100*time.Nanosecond)) {
+				t.Fatalf("created with time %v, has %v", *tm.given, tm.has)
+			}
+		}
 		if dir {
 			n, err = s.SetDirectoryProperties(ctx, testAcct, "s", "d", u, Preconditions{})
 		} else {

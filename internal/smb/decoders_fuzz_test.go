@@ -28,8 +28,12 @@ import (
 // can log on.
 func newTestConn(t testing.TB) *conn {
 	t.Helper()
+	accounts, err := azhttp.LoadAccounts(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
 	store := memory.Open()
-	files := file.New(file.Config{Store: store})
+	files := file.New(file.Config{Store: store, Accounts: accounts, Logger: slog.New(slog.DiscardHandler)})
 	ctx := context.Background()
 	if _, err := files.CreateShare(ctx, azhttp.DevAccount, "s", file.ShareSpec{}); err != nil {
 		t.Fatal(err)
@@ -38,10 +42,6 @@ func newTestConn(t testing.TB) *conn {
 		t.Fatal(err)
 	}
 	if _, err := files.CreateFile(ctx, azhttp.DevAccount, "s", "d/f.txt", 100, file.ContentHeaders{}, file.SMBChange{}, nil, file.Preconditions{}); err != nil {
-		t.Fatal(err)
-	}
-	accounts, err := azhttp.LoadAccounts(func(string) string { return "" })
-	if err != nil {
 		t.Fatal(err)
 	}
 	srv := New(Config{Files: files, Accounts: accounts, Logger: slog.New(slog.DiscardHandler)})

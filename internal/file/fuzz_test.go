@@ -375,3 +375,36 @@ func hasHeader(h http.Header, name string) bool {
 	}
 	return false
 }
+
+// FuzzSDDLToBinary: a permission the SDDL check accepts converts to the
+// binary form Get Permission answers with x-ms-file-permission-format:
+// binary (or is refused as not implemented, for what that form cannot
+// carry), and that binary form converts back to an SDDL that converts to
+// the same binary: what a client reads in one format it can set in the
+// other.
+func FuzzSDDLToBinary(f *testing.F) {
+	for _, seed := range []string{defaultPermission, "O:BAG:SYD:P(A;OICI;FA;;;SY)S:(AU;SA;FA;;;WD)", "O:S-1-5-21-1-2-3-500G:SYD:",
+		"O:BAG:SYD:(XA;;FA;;;WD;(Member_of {SID(BA)}))", "O:SYG:SYD:PAI(A;OICIIO;0x1200a9;;;AU)(D;;WD;;;BG)", "D:(A;;GA;;;WD)", "O:BA"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, sddl string) {
+		if !validSDDL(sddl) {
+			return
+		}
+		b, err := SDDLToBinary(sddl)
+		if err != nil {
+			if !errors.Is(err, azhttp.ErrNotImplemented) {
+				t.Fatalf("%q was accepted as a permission, but its binary form fails: %v", sddl, err)
+			}
+			return
+		}
+		back, err := BinaryToSDDL(b)
+		if err != nil {
+			t.Fatalf("%q: binary %s does not convert back: %v", sddl, b, err)
+		}
+		again, err := SDDLToBinary(back)
+		if err != nil || again != b {
+			t.Fatalf("%q: binary %s reads as %q, which converts to %s, %v", sddl, b, back, again, err)
+		}
+	})
+}

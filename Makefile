@@ -99,12 +99,30 @@ build:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(PKGS)
 
-# fuzz runs each fuzz target for FUZZTIME (default 30s).
+# fuzz runs each fuzz target for FUZZTIME (default 30s): every Fuzz*
+# target in every package, or only the packages FUZZPKGS lists and the
+# targets the regular expression FUZZ matches, e.g.
+#   make fuzz FUZZPKGS=./internal/smb FUZZ=Sealed FUZZTIME=3m FUZZPARALLEL=1
+# FUZZPARALLEL is the number of fuzzing workers (go test -parallel;
+# default GOMAXPROCS). A crash stops the loop with the failing input
+# written under the package's testdata/fuzz/<target>/, from where every
+# plain go test run replays it as a seed. Go before 1.27 can end a timed
+# run with a bare "context deadline exceeded" and no failing input (a
+# race in its fuzzing coordinator, golang/go#75804); that is reported
+# and is not a finding.
 FUZZTIME ?= 30s
+FUZZPKGS ?= $(PKGS)
+FUZZ ?= .
+FUZZPARALLEL ?=
 fuzz:
-	@for pkg in $$($(GO) list $(PKGS)); do \
-	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	@log=$$(mktemp); trap 'rm -f $$log $$log.rc' EXIT; \
+	for pkg in $$($(GO) list $(FUZZPKGS)); do \
+	  for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' | grep -E -- '$(FUZZ)'); do \
 	    echo "fuzz $$pkg $$target"; \
-	    $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	    { $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $(if $(FUZZPARALLEL),-parallel $(FUZZPARALLEL)) $$pkg; echo $$? > $$log.rc; } 2>&1 | tee $$log; \
+	    if [ "$$(cat $$log.rc)" != 0 ]; then \
+	      if grep -q 'Failing input written to' $$log || ! grep -q 'context deadline exceeded' $$log; then exit 1; fi; \
+	      echo "fuzz: $$target ended on the fuzzing deadline race (golang/go#75804) with no failing input"; \
+	    fi; \
 	  done; \
 	done

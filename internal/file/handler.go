@@ -231,9 +231,7 @@ func splitPath(p string) (acct, share, path string) {
 }
 
 // checkNames applies Azure's naming rules for shares, directories and
-// files: share names as container names; path elements of 1 to 255
-// characters, the whole path at most 2048, none of the characters Windows
-// forbids.
+// files: share names as container names, paths as CheckPath says.
 func checkNames(share, path string) error {
 	if share != "" && !validShareName(share) {
 		if n := len(share); n < 3 || n > 63 {
@@ -244,6 +242,15 @@ func checkNames(share, path string) error {
 	if path == "" {
 		return nil
 	}
+	return CheckPath(path)
+}
+
+// CheckPath applies Azure's naming rules for the path of a directory or
+// file within a share ("/"-separated): elements of 1 to 255 characters,
+// the whole path at most 2048, none of the characters Windows forbids.
+// SMB names follow the same rules, so that whatever one protocol creates
+// the other can reach.
+func CheckPath(path string) error {
 	if utf8.RuneCountInString(path) > 2048 {
 		return azhttp.ErrOutOfRangeInput.WithMessage("The specified resource name length is not within the permissible limits.")
 	}

@@ -212,25 +212,22 @@ func (c *conn) create(r *request) response {
 }
 
 // sharePath turns an SMB path ("dir\file", no leading separator) into a
-// path of the file model, refusing names Azure Files refuses.
+// path of the file model, refusing names Azure Files refuses: those
+// FileREST refuses (file.CheckPath), and '/' within a name.
 func sharePath(name string) (string, bool) {
 	name = strings.TrimPrefix(name, "\\")
 	name = strings.TrimSuffix(name, "::$DATA")
 	if name == "" {
 		return "", true
 	}
-	parts := strings.Split(name, "\\")
-	for _, p := range parts {
-		if p == "" || p == "." || p == ".." || len(p) > 255 || strings.ContainsAny(p, "\"/:|<>*?") {
-			return "", false
-		}
-		for _, r := range p {
-			if r < 0x20 {
-				return "", false
-			}
-		}
+	if strings.Contains(name, "/") {
+		return "", false
 	}
-	return strings.Join(parts, "/"), true
+	path := strings.ReplaceAll(name, "\\", "/")
+	if file.CheckPath(path) != nil {
+		return "", false
+	}
+	return path, true
 }
 
 // lookup finds the open a request's FileId names: the file of the

@@ -224,13 +224,20 @@ func fromUTF16LE(b []byte) string {
 const filetimeEpoch = 116444736000000000
 
 // filetime converts a time to Windows FILETIME (100 ns since 1601).
+// filetimeEpochSeconds is 1601-01-01 in Unix seconds, negated.
+const filetimeEpochSeconds = filetimeEpoch / 1e7
+
+// filetime converts in seconds and 100 ns units apart: UnixNano is
+// undefined outside 1678–2262, and FileREST sets times up to 9999. A time
+// before 1601 has no FILETIME and reads as 0.
 func filetime(t time.Time) uint64 {
-	if t.IsZero() {
+	secs := t.Unix() + filetimeEpochSeconds
+	if t.IsZero() || secs < 0 {
 		return 0
 	}
-	return uint64(t.UnixNano()/100 + filetimeEpoch)
+	return uint64(secs)*1e7 + uint64(t.Nanosecond()/100)
 }
 
 func fromFiletime(v uint64) time.Time {
-	return time.Unix(0, (int64(v)-filetimeEpoch)*100).UTC()
+	return time.Unix(int64(v/1e7)-filetimeEpochSeconds, int64(v%1e7)*100).UTC()
 }

@@ -103,7 +103,10 @@ func (s *Service) receive(ctx context.Context, acct, container, blob string, c C
 	}
 	// The memory is reserved before a byte is read, so bodies announced
 	// but trickled in count from the start.
-	reserve := min(c.Length, stageTxnBytes)
+	reserve := c.Length
+	if c.Length > inlineLimit {
+		reserve = stageTxnBytes // the staging buffer
+	}
 	if !s.bodies.acquire(reserve) {
 		s.log.Warn("upload refused: the memory for request bodies is in use by other uploads",
 			"account", acct, "container", container, "blob", blob, "content_length", c.Length, "limit_bytes", s.bodies.limitBytes())

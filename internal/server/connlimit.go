@@ -63,7 +63,7 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 // noteRefusal counts a refused connection and logs the count at most
 // once per refusalLogInterval.
 func (l *connLimiter) noteRefusal() {
-	n := l.refused.Add(1)
+	l.refused.Add(1)
 	now := time.Now().UnixNano()
 	last := l.lastLog.Load()
 	if now-last < int64(refusalLogInterval) && last != 0 {
@@ -72,7 +72,7 @@ func (l *connLimiter) noteRefusal() {
 	if !l.lastLog.CompareAndSwap(last, now) {
 		return
 	}
-	n = l.refused.Swap(0)
+	n := l.refused.Swap(0)
 	l.log.Warn("connection limit reached: closing new connections until open ones end",
 		"service", l.name, "max_connections", l.limit, "refused", n)
 }

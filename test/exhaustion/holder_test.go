@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 			os.Exit(2)
 		}
 		holdConnections(count, strings.Split(os.Getenv(holderAddrsEnv), ","), os.Stdout)
-		return
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }
@@ -45,7 +45,7 @@ func TestMain(m *testing.M) {
 // again. Every 200 ms it prints "held N redialed M".
 func holdConnections(count int, addrs []string, out io.Writer) {
 	if err := raiseFileLimit(count + 200); err != nil {
-		fmt.Fprintln(out, "error", err)
+		_, _ = fmt.Fprintln(out, "error", err) // the parent reports it, if it is still there
 		return
 	}
 	var held, redialed atomic.Int64
@@ -87,7 +87,9 @@ func holdConnections(count int, addrs []string, out io.Writer) {
 		}
 	}
 	for {
-		fmt.Fprintf(out, "held %d redialed %d\n", held.Load(), redialed.Load())
+		if _, err := fmt.Fprintf(out, "held %d redialed %d\n", held.Load(), redialed.Load()); err != nil {
+			return // the test that started this process is gone
+		}
 		time.Sleep(200 * time.Millisecond)
 	}
 }

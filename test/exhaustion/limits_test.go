@@ -263,6 +263,19 @@ func TestSizeAndDepthLimits(t *testing.T) {
 	if status, body := search("PUT", "/indexes/exh?api-version=2024-07-01", `{"name":"exh","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"v","type":"Edm.String"}]}`); status != 201 {
 		t.Fatalf("create index: %d %s", status, body)
 	}
+	complexFields := func(levels int) string {
+		f := `{"name":"leaf","type":"Edm.String"}`
+		for i := range levels {
+			f = fmt.Sprintf(`{"name":"c%d","type":"Edm.ComplexType","fields":[%s]}`, i, f)
+		}
+		return f
+	}
+	if status, body := search("PUT", "/indexes/nested?api-version=2024-07-01", `{"name":"nested","fields":[{"name":"id","type":"Edm.String","key":true},`+complexFields(9)+`]}`); status != 201 {
+		t.Errorf("an index with fields nested 10 levels deep: want 201, got %d %s", status, body)
+	}
+	if status, body := search("PUT", "/indexes/deep?api-version=2024-07-01", `{"name":"deep","fields":[{"name":"id","type":"Edm.String","key":true},`+complexFields(11)+`]}`); status != 400 {
+		t.Errorf("an index with complex fields nested 11 levels deep: want 400, got %d %s", status, body)
+	}
 	if status, _ := search("POST", "/indexes/exh/docs/index?api-version=2024-07-01", `{"value":[{"@search.action":"upload","id":"1","v":"`+strings.Repeat("v", 4<<20)+`"}]}`); status != 413 {
 		t.Errorf("a 4 MiB document batch: want 413, got %d", status)
 	}

@@ -17,10 +17,7 @@ import (
 const maxBodyMemory = 64 * stageTxnBytes
 
 // bodyMemory is the service's account of upload memory in use.
-type bodyMemory struct {
-	inUse atomic.Int64
-	limit int64 // maxBodyMemory; tests lower it
-}
+type bodyMemory struct{ inUse atomic.Int64 }
 
 // errUploadsBusy answers an upload past maxBodyMemory.
 var errUploadsBusy = azhttp.ErrServerBusy.WithMessage("The server is busy receiving other uploads. Please retry your request.")
@@ -28,7 +25,7 @@ var errUploadsBusy = azhttp.ErrServerBusy.WithMessage("The server is busy receiv
 // acquire reserves n bytes, reporting false (and reserving nothing) when
 // that would exceed the limit.
 func (m *bodyMemory) acquire(n int64) bool {
-	if m.inUse.Add(n) > m.limitBytes() {
+	if m.inUse.Add(n) > maxBodyMemory {
 		m.inUse.Add(-n)
 		return false
 	}
@@ -36,11 +33,3 @@ func (m *bodyMemory) acquire(n int64) bool {
 }
 
 func (m *bodyMemory) release(n int64) { m.inUse.Add(-n) }
-
-// limitBytes is the limit in force, for log lines.
-func (m *bodyMemory) limitBytes() int64 {
-	if m.limit == 0 {
-		return maxBodyMemory
-	}
-	return m.limit
-}

@@ -109,7 +109,7 @@ func (s *Service) receive(ctx context.Context, acct, container, blob string, c C
 	}
 	if !s.bodies.acquire(reserve) {
 		s.log.Warn("upload refused: the memory for request bodies is in use by other uploads",
-			"account", acct, "container", container, "blob", blob, "content_length", c.Length, "limit_bytes", s.bodies.limitBytes())
+			"account", acct, "container", container, "blob", blob, "content_length", c.Length, "limit_bytes", maxBodyMemory)
 		return nil, errUploadsBusy
 	}
 	defer s.bodies.release(reserve)

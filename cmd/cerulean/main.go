@@ -88,6 +88,8 @@ type serveFlags struct {
 	certFile, keyFile  string
 	blobVersioning     boolean
 	containerRetention retentionDays
+	// maxConns bounds each HTTP listener's open connections.
+	maxConns maxConnections
 }
 
 // parseServeFlags reads serve's settings from the environment, then from
@@ -127,6 +129,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.Var(&f.containerRetention, "container-delete-retention-days", "keep deleted containers restorable this many days (1 to 365), 0 not at all")
 	fs.StringVar(&f.adminHost, "admin-host", "127.0.0.1", "address of the admin endpoint (health, readiness, metrics, pprof, web console); loopback unless you mean to expose it")
 	fs.Var(&f.adminPort, "admin-port", "admin endpoint port, 0 for a free one, off for none")
+	fs.Var(&f.maxConns, "max-connections", "connections each HTTP service holds open at once; past it new ones are closed at once (clients retry) (default "+strconv.Itoa(server.DefaultMaxConnections)+")")
 	fs.Var(&f.minFreeSpace, "min-free-space", "free space kept in reserve on the data volume, e.g. 256MiB or 1GiB: below it writes are refused (503) until space is freed; 0 turns the check off")
 	fs.Var(&f.testClock, "test-clock", "let tests move the services' clock forward (POST /clock/advance?by=16s on the admin port); never in production")
 	fs.Var(&f.faultInjection, "fault-injection", "turn fault injection on (rules set through PUT /faults on the admin port)")
@@ -434,7 +437,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 		BlobVersioning: bool(f.blobVersioning), ContainerDeleteRetentionDays: int(f.containerRetention),
 		AdminHost: f.adminHost, AdminPort: int(f.adminPort), AdminDisabled: f.adminPort < 0,
 		TestClock: bool(f.testClock), FaultInjection: bool(f.faultInjection), Faults: []faults.Rule(f.faults),
-		MinFreeBytes: uint64(f.minFreeSpace),
+		MinFreeBytes: uint64(f.minFreeSpace), MaxConnections: int(f.maxConns),
 	})
 	if err != nil {
 		return err

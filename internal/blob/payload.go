@@ -101,6 +101,18 @@ func (s *Service) receive(ctx context.Context, acct, container, blob string, c C
 	if c.Length < 0 {
 		return nil, azhttp.ErrMissingContentLengthHeader
 	}
+	// The memory is reserved before a byte is read, so bodies announced
+	// but trickled in count from the start.
+	reserve := c.Length
+	if c.Length > inlineLimit {
+		reserve = stageTxnBytes // the staging buffer
+	}
+	if !s.bodies.acquire(reserve) {
+		s.log.Warn("upload refused: the memory for request bodies is in use by other uploads",
+			"account", acct, "container", container, "blob", blob, "content_length", c.Length, "limit_bytes", maxBodyMemory)
+		return nil, errUploadsBusy
+	}
+	defer s.bodies.release(reserve)
 	var p *payload
 	if c.Length > inlineLimit {
 		var err error

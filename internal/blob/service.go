@@ -28,6 +28,8 @@ type Service struct {
 	// are running, so that SweepStaged spares their uploads in progress.
 	processes *liveness.Registry
 	dp        dataProtection
+	// bodies accounts for upload bytes held in memory (bodymemory.go).
+	bodies bodyMemory
 }
 
 // UseProcesses makes staged uploads carry this process's id, and

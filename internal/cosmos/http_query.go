@@ -26,6 +26,9 @@ func parseQuerySpec(b []byte) (querySpec, map[string]any, error) {
 	if strings.TrimSpace(spec.Query) == "" {
 		return spec, nil, badRequest("The query text is missing.")
 	}
+	if err := checkQueryText(spec.Query); err != nil {
+		return spec, nil, err
+	}
 	params := make(map[string]any, len(spec.Parameters))
 	for _, p := range spec.Parameters {
 		if !strings.HasPrefix(p.Name, "@") {

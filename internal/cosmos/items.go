@@ -257,7 +257,7 @@ func (t *Tx) CreateItem(db, coll string, pk PartitionKey, doc []byte, opts ItemO
 			return t.CreateItem(db, coll, pk, doc, opts.untriggered())
 		})
 	}
-	m, err := decodeObject(doc)
+	m, err := decodeItem(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +294,7 @@ func (t *Tx) UpsertItem(db, coll string, pk PartitionKey, doc []byte, opts ItemO
 		})
 		return item, created && err == nil, err
 	}
-	m, err := decodeObject(doc)
+	m, err := decodeItem(doc)
 	if err != nil {
 		return nil, false, err
 	}
@@ -330,7 +330,7 @@ func (t *Tx) ReplaceItem(db, coll string, pk PartitionKey, id string, doc []byte
 			return t.ReplaceItem(db, coll, pk, id, doc, opts.untriggered())
 		})
 	}
-	m, err := decodeObject(doc)
+	m, err := decodeItem(doc)
 	if err != nil {
 		return nil, err
 	}

@@ -21,6 +21,7 @@ func (s *Server) startCosmos(cfg Config, svc *cosmos.Service) error {
 	if err != nil {
 		return fmt.Errorf("listen for cosmos: %w", err)
 	}
+	ln = limitConnections(ln, s.maxConns, "cosmos", s.log)
 	srv := &http.Server{
 		Handler:           s.instrument("cosmos", cosmos.NewHandler(svc)),
 		ConnState:         s.metrics.ConnState("cosmos"),

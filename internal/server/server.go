@@ -110,6 +110,10 @@ type Config struct {
 	// rules (the admin port's /faults replaces them).
 	FaultInjection bool
 	Faults         []faults.Rule
+
+	// MaxConnections bounds the connections each HTTP listener holds
+	// open at once; 0 is DefaultMaxConnections (connlimit.go).
+	MaxConnections int
 }
 
 // bodyIdleTimeout is how long a request body may stall between reads.
@@ -153,6 +157,7 @@ type Server struct {
 	cert                *tls.Certificate // the HTTPS services' certificate, once made
 	storageTLS          *tls.Config      // Blob, Queue, Table and File over HTTPS; nil for HTTP
 	servers             []*http.Server
+	maxConns            int // Config.MaxConnections
 	wg                  sync.WaitGroup
 	errs                chan error
 	ops                 // metrics, the test clock, fault injection and the admin port
@@ -173,7 +178,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := checkDataFormat(ctx, cfg, store); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
-	s := &Server{store: store, log: cfg.Logger, errs: make(chan error, 8)}
+	s := &Server{store: store, log: cfg.Logger, errs: make(chan error, 8), maxConns: cfg.MaxConnections}
 	if err := s.setupOps(&cfg); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
@@ -304,6 +309,7 @@ func (s *Server) listenTLS(host string, port int, name string, h http.Handler, c
 	if err != nil {
 		return "", fmt.Errorf("listen for %s: %w", name, err)
 	}
+	ln = limitConnections(ln, s.maxConns, name, s.log)
 	scheme := "http"
 	if cfg != nil {
 		ln, scheme = tls.NewListener(ln, cfg), "https"

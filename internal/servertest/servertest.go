@@ -72,7 +72,13 @@ type options struct {
 	// reserve and freeSpace drive the store's free-space check.
 	reserve   uint64
 	freeSpace func() (uint64, error)
+	// maxConns bounds each HTTP listener's open connections (0: the
+	// server's default).
+	maxConns int
 }
+
+// WithMaxConnections bounds the connections each HTTP listener holds open.
+func WithMaxConnections(n int) Option { return func(o *options) { o.maxConns = n } }
 
 // WithFreeSpace keeps reserve bytes free on the store's volume, reading
 // the free space from free (every 10 ms) instead of the file system.
@@ -194,6 +200,7 @@ func Start(t testing.TB, opts ...Option) *Env {
 		FreeSpaceInterval:            10 * time.Millisecond,
 		FaultInjection:               o.faultsOn,
 		Faults:                       o.faults,
+		MaxConnections:               o.maxConns,
 	})
 	if err != nil {
 		t.Fatalf("start server: %v", err)

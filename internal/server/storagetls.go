@@ -56,6 +56,7 @@ func (s *Server) listenStorage(host string, port int, name string, h http.Handle
 	if err != nil {
 		return "", fmt.Errorf("listen for %s: %w", name, err)
 	}
+	ln = limitConnections(ln, s.maxConns, name, s.log)
 	return s.serve(azhttp.CaseTLSListener(ln, s.storageTLS), name, "https", azhttp.CaseTLS(h)), nil
 }
 

@@ -22,10 +22,7 @@ func (a *Authenticator) checkRequestDate(r *http.Request) error {
 	if a.Wall == nil {
 		return nil
 	}
-	v := r.Header.Get("x-ms-date")
-	if v == "" {
-		v = r.Header.Get("Date")
-	}
+	v := RequestDate(r)
 	if v == "" {
 		return authFailed("Request date header not specified. Send x-ms-date or Date.")
 	}
@@ -34,7 +31,7 @@ func (a *Authenticator) checkRequestDate(r *http.Request) error {
 		return authFailed("The Date header in the request is incorrect: %q.", v)
 	}
 	wall, service := a.Wall(), a.now()
-	if within(when, wall) || within(when, service) {
+	if WithinDateSkew(when, wall) || WithinDateSkew(when, service) {
 		return nil
 	}
 	if when.Before(wall) {
@@ -43,7 +40,18 @@ func (a *Authenticator) checkRequestDate(r *http.Request) error {
 	return authFailed("Request date header too far in the future: '%s'", when.UTC().Format(http.TimeFormat))
 }
 
-func within(when, now time.Time) bool {
+// RequestDate is the date a request was signed at: x-ms-date, or Date
+// when x-ms-date is absent ("" when neither is sent).
+func RequestDate(r *http.Request) string {
+	if v := r.Header.Get("x-ms-date"); v != "" {
+		return v
+	}
+	return r.Header.Get("Date")
+}
+
+// WithinDateSkew reports whether a request signed at when may be served
+// at now: at most MaxDateSkew either way (Storage and Cosmos DB alike).
+func WithinDateSkew(when, now time.Time) bool {
 	d := now.Sub(when)
 	return d <= MaxDateSkew && d >= -MaxDateSkew
 }

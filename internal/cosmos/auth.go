@@ -7,17 +7,14 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
 // EmulatorKey is the Cosmos DB emulator's well-known master key, which
 // cerulean accepts by default.
 const EmulatorKey = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
 
-// maxClockSkew is how far x-ms-date may be from the server's clock; Cosmos
-// DB rejects older or newer signatures so that a captured one cannot be
-// replayed later.
-const maxClockSkew = 15 * time.Minute
 
 // authToken is a parsed Authorization header: the URL-encoded
 // "type=master&ver=1.0&sig=<base64 HMAC-SHA256>".
@@ -122,10 +119,7 @@ func (h *handler) authenticate(r *http.Request, segs []string) error {
 	if err != nil {
 		return err
 	}
-	date := r.Header.Get("x-ms-date")
-	if date == "" {
-		date = r.Header.Get("Date")
-	}
+	date := azhttp.RequestDate(r)
 	if date == "" {
 		return unauthorized("The request must carry x-ms-date or Date.")
 	}
@@ -133,7 +127,7 @@ func (h *handler) authenticate(r *http.Request, segs []string) error {
 	if err != nil {
 		return unauthorized("The date %q is not a valid RFC 1123 date.", date)
 	}
-	if d := h.clientNow().Sub(when); d > maxClockSkew || d < -maxClockSkew {
+	if !azhttp.WithinDateSkew(when, h.clientNow()) {
 		return unauthorized("The authorization token is not valid at the current time. Please create another token and retry (token start time: %s, current time: %s).",
 			when.UTC().Format(http.TimeFormat), h.clientNow().UTC().Format(http.TimeFormat))
 	}

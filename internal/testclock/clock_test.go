@@ -24,8 +24,8 @@ func TestAdvance(t *testing.T) {
 	h := c.Handler()
 	for _, tc := range []struct {
 		method, target, body string
-		status                int
-		want                  string
+		status               int
+		want                 string
 	}{
 		{http.MethodPost, "/clock/advance?by=1m", "", 200, `"offset":"1m16s"`},
 		{http.MethodPost, "/clock/advance", `{"by":"4s"}`, 200, `"offset":"1m20s"`},

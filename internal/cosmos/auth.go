@@ -15,7 +15,6 @@ import (
 // cerulean accepts by default.
 const EmulatorKey = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=="
 
-
 // authToken is a parsed Authorization header: the URL-encoded
 // "type=master&ver=1.0&sig=<base64 HMAC-SHA256>".
 type authToken struct {

@@ -80,6 +80,10 @@ func connectionStrings(args []string, getenv func(string) string, stdout, stderr
 	export("AZURE_SEARCH_ENDPOINT", fmt.Sprintf("%s://%s", searchScheme, addr(f.searchPort)))
 	export("AZURE_SEARCH_ADMIN_KEY", f.searchAdminKeys[0])
 	export("AZURE_SEARCH_QUERY_KEY", f.searchQueryKeys[0])
+	if f.adminPort > 0 {
+		// The admin endpoint: health and readiness checks, metrics, the console.
+		export("CERULEAN_ADMIN_URL", "http://"+net.JoinHostPort(clientHost(f.adminHost), strconv.Itoa(int(f.adminPort))))
+	}
 	_, err = io.WriteString(stdout, b.String())
 	return err
 }

@@ -35,20 +35,21 @@ func freePorts(t *testing.T, n int) []string {
 // The printed storage connection string is the one a server started with
 // the same flags reports, and the lines survive a shell's eval.
 func TestConnectionStringsMatchTheServer(t *testing.T) {
-	p := freePorts(t, 6)
-	args := []string{"--blob-port", p[0], "--queue-port", p[1], "--table-port", p[2], "--file-port", p[3], "--cosmos-port", p[4], "--search-port", p[5], "--storage-https"}
+	p := freePorts(t, 7)
+	args := []string{"--blob-port", p[0], "--queue-port", p[1], "--table-port", p[2], "--file-port", p[3], "--cosmos-port", p[4], "--search-port", p[5], "--storage-https",
+		"--admin-port", p[6]}
 	var out bytes.Buffer
 	if err := run(append([]string{"connection-strings"}, args...), envOf(nil), &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := server.Start(t.Context(), server.Config{Host: "127.0.0.1", BlobPort: atoi(t, p[0]), QueuePort: atoi(t, p[1]), TablePort: atoi(t, p[2]), FilePort: atoi(t, p[3]),
-		SMBPort: 0, CosmosPort: atoi(t, p[4]), SearchPort: atoi(t, p[5]), InMemory: true, StorageHTTPS: true, Logger: slog.New(slog.DiscardHandler)})
+		SMBPort: 0, CosmosPort: atoi(t, p[4]), SearchPort: atoi(t, p[5]), AdminPort: atoi(t, p[6]), InMemory: true, StorageHTTPS: true, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Shutdown(t.Context()) })
 
-	sh := exec.Command("sh", "-c", `eval "$(cat)"; printf '%s\n' "$AZURE_STORAGE_CONNECTION_STRING" "$COSMOS_ENDPOINT" "$AZURE_SEARCH_ENDPOINT" "$AZURE_SEARCH_ADMIN_KEY"`)
+	sh := exec.Command("sh", "-c", `eval "$(cat)"; printf '%s\n' "$AZURE_STORAGE_CONNECTION_STRING" "$COSMOS_ENDPOINT" "$AZURE_SEARCH_ENDPOINT" "$AZURE_SEARCH_ADMIN_KEY" "$CERULEAN_ADMIN_URL"`)
 	sh.Stdin = &out
 	got, err := sh.Output()
 	if err != nil {
@@ -59,6 +60,7 @@ func TestConnectionStringsMatchTheServer(t *testing.T) {
 		"https://127.0.0.1:" + p[4] + "/",
 		"http://127.0.0.1:" + p[5],
 		"cerulean-search-admin-key",
+		"http://" + srv.AdminAddr(),
 	}, "\n") + "\n"
 	if string(got) != want {
 		t.Errorf("after eval:\n%s\nwant:\n%s", got, want)

@@ -5,7 +5,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
-func accountKey(acct string) tuple.Key { return tuple.New("Ba").Str(acct) }
+func accountKey(acct string) tuple.Key { return tuple.New(accountTag).Str(acct) }
 
 func servicePropsKey(acct string) tuple.Key { return accountKey(acct).Raw("p") }
 
@@ -128,4 +128,22 @@ func blobRanges(acct, container, name string) [][2][]byte {
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}
 	return out
+}
+
+// accountTag starts every key of an account's resources.
+const accountTag = "Ba"
+
+// ObjectKey reports whether key is a blob's record (one per blob; its
+// content, snapshots and versions are other keys). The metrics count
+// objects with it.
+func ObjectKey(key []byte) bool {
+	if len(key) < len(accountTag) || string(key[:len(accountTag)]) != accountTag {
+		return false
+	}
+	r, err := tuple.NewReader(key, len(accountTag))
+	if err != nil {
+		return false
+	}
+	_, err = r.Str()
+	return err == nil && r.Tag('o')
 }

@@ -12,9 +12,9 @@ func containersPrefix(db string) tuple.Key { return tuple.New("Cc").Str(db) }
 
 // itemsPrefix covers every item of a container, or of a database when coll
 // is omitted by the caller using itemsOfDatabase.
-func itemsPrefix(db, coll string) tuple.Key { return tuple.New("Ci").Str(db).Str(coll) }
+func itemsPrefix(db, coll string) tuple.Key { return tuple.New(itemsTag()).Str(db).Str(coll) }
 
-func itemsOfDatabase(db string) tuple.Key { return tuple.New("Ci").Str(db) }
+func itemsOfDatabase(db string) tuple.Key { return tuple.New(itemsTag()).Str(db) }
 
 // partitionPrefix covers a logical partition, or every partition sharing a
 // prefix of a hierarchical key.
@@ -57,3 +57,10 @@ func scriptsPrefix(db, coll string, kind ScriptKind) tuple.Key {
 func scriptsOfContainer(db, coll string) tuple.Key { return tuple.New("Cs").Str(db).Str(coll) }
 
 func scriptsOfDatabase(db string) tuple.Key { return tuple.New("Cs").Str(db) }
+
+// ObjectKey reports whether key is an item's (one per item: a large
+// item's pieces are under their own tag); the metrics count objects with
+// it.
+func ObjectKey(key []byte) bool {
+	return len(key) >= len(itemsTag()) && string(key[:len(itemsTag())]) == itemsTag()
+}

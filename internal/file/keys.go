@@ -8,7 +8,7 @@ import (
 // rootID is the ID of every share's root directory.
 const rootID = 0
 
-func accountKey(acct string) tuple.Key { return tuple.New("Fa").Str(acct) }
+func accountKey(acct string) tuple.Key { return tuple.New(accountTag).Str(acct) }
 
 func servicePropsKey(acct string) tuple.Key { return accountKey(acct).Raw("p") }
 
@@ -109,4 +109,21 @@ func lockKey(acct, share string, file, handle, offset, length uint64, exclusive 
 		mode = 1
 	}
 	return handleLocksPrefix(acct, share, file, handle).Uint(offset).Uint(length).Uint(mode)
+}
+
+// accountTag starts every key of an account's resources.
+const accountTag = "Fa"
+
+// ObjectKey reports whether key is a file or directory of a share's tree
+// (the metrics count objects with it).
+func ObjectKey(key []byte) bool {
+	if len(key) < len(accountTag) || string(key[:len(accountTag)]) != accountTag {
+		return false
+	}
+	r, err := tuple.NewReader(key, len(accountTag))
+	if err != nil {
+		return false
+	}
+	_, err = r.Str()
+	return err == nil && r.Tag('n')
 }

@@ -16,21 +16,21 @@ import (
 // that no snapshot is held for the whole store.
 const usagePage = 10000
 
-// Usage reports the bytes (keys and values) and records stored under each
-// service's key prefix. Counting reads the whole store, so it is done in
+// Usage reports the bytes (keys and values), records and objects stored
+// under each service's key prefix. Counting reads the whole store, so it is done in
 // the background, only while /metrics is being scraped, at most once per
 // interval; a scrape answers the last count.
 type Usage struct {
 	store    kv.Store
-	prefixes map[string][]byte // service -> key prefix
+	services map[string]Stored
 	every    time.Duration
 	log      *slog.Logger
 
-	bytesDesc, recordsDesc *prometheus.Desc
+	bytesDesc, recordsDesc, objectsDesc *prometheus.Desc
 
 	mu       sync.Mutex
-	counted  map[string][2]float64 // service -> bytes, records
-	started  time.Time             // of the last count begun
+	counted  map[string]usage
+	started  time.Time // of the last count begun
 	running  bool
 	closed   bool
 	ctx      context.Context
@@ -38,21 +38,38 @@ type Usage struct {
 	finished sync.WaitGroup
 }
 
-// NewUsage counts what store holds under each service's prefix, at most
-// once per every.
-func NewUsage(store kv.Store, prefixes map[string][]byte, every time.Duration, log *slog.Logger) *Usage {
+// Stored is where a service's data lies: every key under Prefix is its,
+// and Object tells the keys that are one object each (a blob, a message,
+// an entity, a file or directory, an item, a document) from the rest.
+type Stored struct {
+	Prefix []byte
+	Object func(key []byte) bool
+}
+
+// usage is one service's count.
+type usage struct{ bytes, records, objects float64 }
+
+// NewUsage counts what store holds for each service, at most once per
+// every.
+func NewUsage(store kv.Store, services map[string]Stored, every time.Duration, log *slog.Logger) *Usage {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Usage{
-		store: store, prefixes: prefixes, every: every, log: log, ctx: ctx, cancel: cancel,
+		store: store, services: services, every: every, log: log, ctx: ctx, cancel: cancel,
 		bytesDesc: prometheus.NewDesc(namespace+"_stored_bytes",
 			"Bytes of keys and values in the store, by service (counted in the background while scraped).", []string{"service"}, nil),
 		recordsDesc: prometheus.NewDesc(namespace+"_stored_records",
 			"Records (store keys) by service; an object is one record or more (counted in the background while scraped).", []string{"service"}, nil),
+		objectsDesc: prometheus.NewDesc(namespace+"_stored_objects",
+			"Objects by service: blobs, queue messages, table entities, files and directories, Cosmos DB items, Search documents (counted in the background while scraped).", []string{"service"}, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
-func (u *Usage) Describe(ch chan<- *prometheus.Desc) { ch <- u.bytesDesc; ch <- u.recordsDesc }
+func (u *Usage) Describe(ch chan<- *prometheus.Desc) {
+	ch <- u.bytesDesc
+	ch <- u.recordsDesc
+	ch <- u.objectsDesc
+}
 
 // Collect implements prometheus.Collector: it answers the last count and
 // starts a new one when that is older than the interval.
@@ -66,8 +83,9 @@ func (u *Usage) Collect(ch chan<- prometheus.Metric) {
 	counted := u.counted
 	u.mu.Unlock()
 	for service, c := range counted {
-		ch <- prometheus.MustNewConstMetric(u.bytesDesc, prometheus.GaugeValue, c[0], service)
-		ch <- prometheus.MustNewConstMetric(u.recordsDesc, prometheus.GaugeValue, c[1], service)
+		ch <- prometheus.MustNewConstMetric(u.bytesDesc, prometheus.GaugeValue, c.bytes, service)
+		ch <- prometheus.MustNewConstMetric(u.recordsDesc, prometheus.GaugeValue, c.records, service)
+		ch <- prometheus.MustNewConstMetric(u.objectsDesc, prometheus.GaugeValue, c.objects, service)
 	}
 }
 
@@ -85,11 +103,11 @@ func (u *Usage) Close() {
 
 func (u *Usage) count() {
 	defer u.finished.Done()
-	counted := make(map[string][2]float64, len(u.prefixes))
+	counted := make(map[string]usage, len(u.services))
 	var err error
-	for service, prefix := range u.prefixes {
-		var c [2]float64
-		if c, err = u.countPrefix(prefix); err != nil {
+	for service, stored := range u.services {
+		var c usage
+		if c, err = u.countService(stored); err != nil {
 			break
 		}
 		counted[service] = c
@@ -106,9 +124,9 @@ func (u *Usage) count() {
 	u.counted = counted
 }
 
-func (u *Usage) countPrefix(prefix []byte) ([2]float64, error) {
-	var c [2]float64
-	start, end := prefix, kv.PrefixEnd(prefix)
+func (u *Usage) countService(stored Stored) (usage, error) {
+	var c usage
+	start, end := stored.Prefix, kv.PrefixEnd(stored.Prefix)
 	for start != nil {
 		var next []byte
 		n := 0
@@ -120,8 +138,11 @@ func (u *Usage) countPrefix(prefix []byte) ([2]float64, error) {
 					return false
 				}
 				n++
-				c[0] += float64(len(k) + len(v))
-				c[1]++
+				c.bytes += float64(len(k) + len(v))
+				c.records++
+				if stored.Object(k) {
+					c.objects++
+				}
 				return true
 			})
 		})

@@ -6,7 +6,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
-func accountKey(acct string) tuple.Key { return tuple.New("Qa").Str(acct) }
+func accountKey(acct string) tuple.Key { return tuple.New(accountTag).Str(acct) }
 
 func servicePropsKey(acct string) tuple.Key { return accountKey(acct).Raw("p") }
 
@@ -36,4 +36,21 @@ func unixNanos(t time.Time) uint64 {
 		return 0
 	}
 	return uint64(n)
+}
+
+// accountTag starts every key of an account's resources.
+const accountTag = "Qa"
+
+// ObjectKey reports whether key is a queue message (the metrics count
+// objects with it).
+func ObjectKey(key []byte) bool {
+	if len(key) < len(accountTag) || string(key[:len(accountTag)]) != accountTag {
+		return false
+	}
+	r, err := tuple.NewReader(key, len(accountTag))
+	if err != nil {
+		return false
+	}
+	_, err = r.Str()
+	return err == nil && r.Tag('m')
 }

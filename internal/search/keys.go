@@ -16,7 +16,7 @@ func definitionChunks(kind Kind, name string) tuple.Key {
 }
 
 // documentsPrefix covers every document of an index.
-func documentsPrefix(index string) tuple.Key { return tuple.New("Sd").Str(index) }
+func documentsPrefix(index string) tuple.Key { return tuple.New(documentsTag).Str(index) }
 
 // DocumentKey is where the document with key value key of an index is
 // stored; the document layer writes it, index statistics count it.
@@ -29,4 +29,13 @@ func resourceName(key []byte, prefix tuple.Key) (string, error) {
 		return "", err
 	}
 	return r.Str()
+}
+
+// documentsTag starts every document's key.
+const documentsTag = "Sd"
+
+// ObjectKey reports whether key is a Search document's (one per
+// document); the metrics count objects with it.
+func ObjectKey(key []byte) bool {
+	return len(key) >= len(documentsTag) && string(key[:len(documentsTag)]) == documentsTag
 }

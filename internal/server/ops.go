@@ -11,12 +11,16 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/admin"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/blob"
 	"github.com/cerulean-db/cerulean/internal/console"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/faults"
+	"github.com/cerulean-db/cerulean/internal/file"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/metrics"
+	"github.com/cerulean-db/cerulean/internal/queue"
 	"github.com/cerulean-db/cerulean/internal/search"
+	"github.com/cerulean-db/cerulean/internal/table"
 	"github.com/cerulean-db/cerulean/internal/testclock"
 )
 
@@ -24,10 +28,15 @@ import (
 // while /metrics is scraped.
 const usageInterval = time.Minute
 
-// servicePrefixes are the first byte of each service's keys.
-var servicePrefixes = map[string][]byte{
-	"blob": []byte("B"), "queue": []byte("Q"), "table": []byte("T"),
-	"file": []byte("F"), "cosmos": []byte("C"), "search": []byte("S"),
+// storedData is where each service's data lies in the store: the first
+// byte of its keys, and which keys are objects.
+var storedData = map[string]metrics.Stored{
+	"blob":   {Prefix: []byte("B"), Object: blob.ObjectKey},
+	"queue":  {Prefix: []byte("Q"), Object: queue.ObjectKey},
+	"table":  {Prefix: []byte("T"), Object: table.ObjectKey},
+	"file":   {Prefix: []byte("F"), Object: file.ObjectKey},
+	"cosmos": {Prefix: []byte("C"), Object: cosmos.ObjectKey},
+	"search": {Prefix: []byte("S"), Object: search.ObjectKey},
 }
 
 // ops is what the server keeps for operating it: metrics, the test
@@ -67,7 +76,7 @@ func (s *Server) setupOps(cfg *Config) error {
 		}
 		cfg.Logger.Warn("fault injection is on: matching requests get throttling and transient failures", "rules", fmt.Sprint(cfg.Faults))
 	}
-	s.usage = metrics.NewUsage(s.store, servicePrefixes, usageInterval, cfg.Logger)
+	s.usage = metrics.NewUsage(s.store, storedData, usageInterval, cfg.Logger)
 	s.metrics.Register(s.usage)
 	s.watchStore()
 	return nil

@@ -10,7 +10,7 @@ import (
 // lower-cased name, records keep the name as created.
 func tableID(name string) string { return strings.ToLower(name) }
 
-func accountKey(acct string) tuple.Key { return tuple.New("Ta").Str(acct) }
+func accountKey(acct string) tuple.Key { return tuple.New(accountTag).Str(acct) }
 
 func servicePropsKey(acct string) tuple.Key { return accountKey(acct).Raw("p") }
 
@@ -61,4 +61,29 @@ func decodeEntityKey(key []byte, prefixLen int) (pk, rk string, chunk int, err e
 		return pk, rk, int(n), nil
 	}
 	return "", "", 0, tuple.ErrMalformed
+}
+
+// accountTag starts every key of an account's resources.
+const accountTag = "Ta"
+
+// ObjectKey reports whether key is an entity's head record (a large
+// entity continues in chunk keys after it). The metrics count objects
+// with it.
+func ObjectKey(key []byte) bool {
+	if len(key) < len(accountTag) || string(key[:len(accountTag)]) != accountTag {
+		return false
+	}
+	r, err := tuple.NewReader(key, len(accountTag))
+	if err != nil {
+		return false
+	}
+	if _, err := r.Str(); err != nil || !r.Tag('e') {
+		return false
+	}
+	for range 3 { // table, PartitionKey, RowKey
+		if _, err := r.Str(); err != nil {
+			return false
+		}
+	}
+	return r.Done()
 }

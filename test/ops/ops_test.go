@@ -14,8 +14,11 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
+	fileservice "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 
@@ -161,36 +164,113 @@ func TestMetricsMoveWithTraffic(t *testing.T) {
 	}
 }
 
-// TestStoredBytes: what the store holds per service is counted in the
-// background once /metrics is scraped.
+// TestStoredBytes: what the store holds per service — bytes, records and
+// objects (blobs, messages, entities, files and directories, items,
+// documents) — is counted in the background once /metrics is scraped.
 func TestStoredBytes(t *testing.T) {
 	env := servertest.Start(t)
 	ctx := context.Background()
 	c := blobClient(t, env)
-	if _, err := c.CreateContainer(ctx, "sized", nil); err != nil {
-		t.Fatal(err)
+	must(t, err2(c.CreateContainer(ctx, "sized", nil)))
+	must(t, err2(c.UploadBuffer(ctx, "sized", "b", bytes.Repeat([]byte("x"), 10000), nil)))
+	must(t, err2(c.UploadBuffer(ctx, "sized", "big", bytes.Repeat([]byte("y"), 5<<20), nil)))
+	queues, err := azqueue.NewServiceClientFromConnectionString(env.ConnectionString, nil)
+	must(t, err)
+	must(t, err2(queues.CreateQueue(ctx, "sized", nil)))
+	for range 3 {
+		must(t, err2(queues.NewQueueClient("sized").EnqueueMessage(ctx, "m", nil)))
 	}
-	if _, err := c.UploadBuffer(ctx, "sized", "b", bytes.Repeat([]byte("x"), 10000), nil); err != nil {
-		t.Fatal(err)
+	tables, err := aztables.NewServiceClientFromConnectionString(env.ConnectionString, nil)
+	must(t, err)
+	must(t, err2(tables.CreateTable(ctx, "sized", nil)))
+	tc := tables.NewClient("sized")
+	must(t, err2(tc.AddEntity(ctx, []byte(`{"PartitionKey":"p","RowKey":"small"}`), nil)))
+	large := fmt.Sprintf(`{"PartitionKey":"p","RowKey":"large","A":%q,"B":%q,"C":%q}`,
+		strings.Repeat("a", 30000), strings.Repeat("b", 30000), strings.Repeat("c", 30000))
+	must(t, err2(tc.AddEntity(ctx, []byte(large), nil)))
+	shares, err := fileservice.NewClientFromConnectionString(env.ConnectionString, nil)
+	must(t, err)
+	share := shares.NewShareClient("sized")
+	must(t, err2(share.Create(ctx, nil)))
+	must(t, err2(share.NewRootDirectoryClient().NewSubdirectoryClient("dir").Create(ctx, nil)))
+	must(t, err2(share.NewRootDirectoryClient().NewFileClient("f.txt").Create(ctx, 10, nil)))
+	cred, _ := azcosmos.NewKeyCredential(env.CosmosKey)
+	cosmos, err := azcosmos.NewClientWithKey(env.CosmosURL, cred, nil)
+	must(t, err)
+	must(t, err2(cosmos.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil)))
+	db, _ := cosmos.NewDatabase("db")
+	must(t, err2(db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "c",
+		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil)))
+	items, _ := db.NewContainer("c")
+	for i, size := range []int{10, 500000} { // the second is stored in pieces
+		item := fmt.Appendf(nil, `{"id":"i%d","pk":"p","pad":%q}`, i, strings.Repeat("z", size))
+		must(t, err2(items.CreateItem(ctx, azcosmos.NewPartitionKeyString("p"), item, nil)))
 	}
+	searchPut(t, env, "/indexes/sized", `{"name":"sized","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"t","type":"Edm.String","searchable":true}]}`)
+	searchPost(t, env, "/indexes/sized/docs/index", `{"value":[{"@search.action":"upload","id":"1","t":"one"},{"@search.action":"upload","id":"2","t":"two"}]}`)
+
+	want := map[string]float64{"blob": 2, "queue": 3, "table": 2, "file": 2, "cosmos": 2, "search": 2}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		fams := scrape(t, env)
-		records := value(fams, "cerulean_stored_records", map[string]string{"service": "blob"})
-		stored := value(fams, "cerulean_stored_bytes", map[string]string{"service": "blob"})
-		if records > 0 {
-			if stored < 10000 {
-				t.Fatalf("blob: %v records, %v bytes; want the 10,000 bytes uploaded counted", records, stored)
+		if value(fams, "cerulean_stored_records", map[string]string{"service": "blob"}) > 0 {
+			for service, n := range want {
+				labels := map[string]string{"service": service}
+				if got := value(fams, "cerulean_stored_objects", labels); got != n {
+					t.Errorf("%s objects = %v, want %v", service, got, n)
+				}
+				records := value(fams, "cerulean_stored_records", labels)
+				if records < n {
+					t.Errorf("%s: %v records for %v objects", service, records, n)
+				}
+				// The large blob, entity and item span several records
+				// each: only their first is an object.
+				if (service == "blob" || service == "table" || service == "cosmos") && records < n+2 {
+					t.Errorf("%s: %v records for %v objects, want the large ones' pieces among them", service, records, n)
+				}
 			}
-			if got := value(fams, "cerulean_stored_records", map[string]string{"service": "cosmos"}); got != 0 {
-				t.Errorf("cosmos records = %v, want 0", got)
+			if got := value(fams, "cerulean_stored_bytes", map[string]string{"service": "blob"}); got < 5<<20 {
+				t.Errorf("blob bytes = %v, want the 5 MiB uploaded counted", got)
 			}
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("cerulean_stored_records{service=blob} never counted the container and the blob")
+			t.Fatal("the stored data was never counted")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// err2 keeps the error of a call that also returns a response.
+func err2[T any](_ T, err error) error { return err }
+
+func searchPut(t *testing.T, env *servertest.Env, path, body string) {
+	searchDo(t, env, http.MethodPut, path, body)
+}
+
+func searchPost(t *testing.T, env *servertest.Env, path, body string) {
+	searchDo(t, env, http.MethodPost, path, body)
+}
+
+func searchDo(t *testing.T, env *servertest.Env, method, path, body string) {
+	t.Helper()
+	req, err := http.NewRequest(method, env.SearchURL+path+"?api-version=2024-07-01", strings.NewReader(body))
+	must(t, err)
+	req.Header.Set("api-key", env.SearchAdminKey)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	must(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, b)
 	}
 }
 

@@ -107,3 +107,15 @@ func (r *Reader) Raw(n int) error {
 	r.rest = r.rest[n:]
 	return nil
 }
+
+// Tag reports whether the next raw byte is tag, and skips it if so.
+func (r *Reader) Tag(tag byte) bool {
+	if len(r.rest) == 0 || r.rest[0] != tag {
+		return false
+	}
+	r.rest = r.rest[1:]
+	return true
+}
+
+// Done reports whether every element has been read.
+func (r *Reader) Done() bool { return len(r.rest) == 0 }

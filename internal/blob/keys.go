@@ -137,13 +137,6 @@ const accountTag = "Ba"
 // content, snapshots and versions are other keys). The metrics count
 // objects with it.
 func ObjectKey(key []byte) bool {
-	if len(key) < len(accountTag) || string(key[:len(accountTag)]) != accountTag {
-		return false
-	}
-	r, err := tuple.NewReader(key, len(accountTag))
-	if err != nil {
-		return false
-	}
-	_, err = r.Str()
-	return err == nil && r.Tag('o')
+	_, ok := tuple.Tagged(key, accountTag, 'o')
+	return ok
 }

@@ -117,13 +117,6 @@ const accountTag = "Fa"
 // ObjectKey reports whether key is a file or directory of a share's tree
 // (the metrics count objects with it).
 func ObjectKey(key []byte) bool {
-	if len(key) < len(accountTag) || string(key[:len(accountTag)]) != accountTag {
-		return false
-	}
-	r, err := tuple.NewReader(key, len(accountTag))
-	if err != nil {
-		return false
-	}
-	_, err = r.Str()
-	return err == nil && r.Tag('n')
+	_, ok := tuple.Tagged(key, accountTag, 'n')
+	return ok
 }

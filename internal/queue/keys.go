@@ -44,13 +44,6 @@ const accountTag = "Qa"
 // ObjectKey reports whether key is a queue message (the metrics count
 // objects with it).
 func ObjectKey(key []byte) bool {
-	if len(key) < len(accountTag) || string(key[:len(accountTag)]) != accountTag {
-		return false
-	}
-	r, err := tuple.NewReader(key, len(accountTag))
-	if err != nil {
-		return false
-	}
-	_, err = r.Str()
-	return err == nil && r.Tag('m')
+	_, ok := tuple.Tagged(key, accountTag, 'm')
+	return ok
 }

@@ -70,14 +70,8 @@ const accountTag = "Ta"
 // entity continues in chunk keys after it). The metrics count objects
 // with it.
 func ObjectKey(key []byte) bool {
-	if len(key) < len(accountTag) || string(key[:len(accountTag)]) != accountTag {
-		return false
-	}
-	r, err := tuple.NewReader(key, len(accountTag))
-	if err != nil {
-		return false
-	}
-	if _, err := r.Str(); err != nil || !r.Tag('e') {
+	r, ok := tuple.Tagged(key, accountTag, 'e')
+	if !ok {
 		return false
 	}
 	for range 3 { // table, PartitionKey, RowKey

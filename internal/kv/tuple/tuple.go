@@ -119,3 +119,17 @@ func (r *Reader) Tag(tag byte) bool {
 
 // Done reports whether every element has been read.
 func (r *Reader) Done() bool { return len(r.rest) == 0 }
+
+// Tagged reads key as prefix, one string element and the raw byte tag —
+// the "<service><account><tag>…" layout of the Storage services' keys —
+// and returns a reader after the tag, or false when key is not that.
+func Tagged(key []byte, prefix string, tag byte) (*Reader, bool) {
+	if len(key) < len(prefix) || string(key[:len(prefix)]) != prefix {
+		return nil, false
+	}
+	r := &Reader{rest: key[len(prefix):]}
+	if _, err := r.Bytes(); err != nil || !r.Tag(tag) {
+		return nil, false
+	}
+	return r, true
+}

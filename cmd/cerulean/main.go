@@ -127,7 +127,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.Var(&f.logFormat, "log-format", "text (key=value lines) or json (one JSON object a line) (default text)")
 	fs.Var(&f.blobVersioning, "blob-versioning", "keep previous versions of blobs (Azure's blob versioning)")
 	fs.Var(&f.containerRetention, "container-delete-retention-days", "keep deleted containers restorable this many days (1 to 365), 0 not at all")
-	fs.StringVar(&f.adminHost, "admin-host", "127.0.0.1", "address of the admin endpoint (health, readiness, metrics, pprof, web console); loopback unless you mean to expose it")
+	fs.StringVar(&f.adminHost, "admin-host", "127.0.0.1", "address of the admin endpoint (health, readiness, metrics, pprof, web console); it asks for no credential, so keep it on loopback unless a proxy of yours authenticates")
 	fs.Var(&f.adminPort, "admin-port", "admin endpoint port, 0 for a free one, off for none")
 	fs.Var(&f.maxConns, "max-connections", "connections each HTTP service holds open at once; past it new ones are closed at once (clients retry) (default "+strconv.Itoa(server.DefaultMaxConnections)+")")
 	fs.Var(&f.minFreeSpace, "min-free-space", "free space kept in reserve on the data volume, e.g. 256MiB or 1GiB: below it writes are refused (503) until space is freed; 0 turns the check off")

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"flag"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -54,8 +56,13 @@ func eventually(t *testing.T, what string, fn func() error) {
 	}
 }
 
+// reserve is the free space the test server keeps.
+const reserve = 64 << 20
+
+// rounds repeats the fill-and-free cycle (a long run).
+var rounds = flag.Int("diskfaults.rounds", 1, "times TestDiskFull fills the volume and frees it again")
+
 func TestDiskFull(t *testing.T) {
-	const reserve = 64 << 20
 	var free atomic.Uint64
 	free.Store(10 << 30)
 	env := servertest.Start(t, servertest.WithDataDir(t.TempDir()),
@@ -79,14 +86,7 @@ func TestDiskFull(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Acknowledged before the volume fills.
-	kept := bytes.Repeat([]byte("kept "), 1000)
 	must(t, "create container", err2(blobs.CreateContainer(ctx, "full", nil)))
-	must(t, "upload kept", err2(blobs.UploadBuffer(ctx, "full", "kept", kept, nil)))
-	must(t, "upload doomed", err2(blobs.UploadBuffer(ctx, "full", "doomed", []byte("x"), nil)))
-	bb := blobs.ServiceClient().NewContainerClient("full").NewBlockBlobClient("staged")
-	blockA := base64.StdEncoding.EncodeToString([]byte("block-a"))
-	must(t, "stage block A", err2(bb.StageBlock(ctx, blockA, nopCloser(bytes.Repeat([]byte("A"), 4<<20)), nil)))
 	must(t, "create table", err2(tables.CreateTable(ctx, "full", nil)))
 	tc := tables.NewClient("full")
 	must(t, "create queue", err2(queues.CreateQueue(ctx, "full", nil)))
@@ -96,11 +96,33 @@ func TestDiskFull(t *testing.T) {
 	must(t, "create cosmos container", err2(db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "c",
 		PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil)))
 	items, _ := db.NewContainer("c")
+	for round := range *rounds {
+		fillAndFree(t, ctx, env, &free, blobs, tc, qc, items, round)
+	}
+	if err := blobstore.CheckInvariants(ctx, env.Store); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fillAndFree is one round of a volume filling up and space coming back:
+// writes of every service refused, reads and deletions served, nothing
+// half-written visible, then everything accepted again.
+func fillAndFree(t *testing.T, ctx context.Context, env *servertest.Env, free *atomic.Uint64, blobs *azblob.Client,
+	tc *aztables.Client, qc *azqueue.QueueClient, items *azcosmos.ContainerClient, round int) {
+	t.Helper()
+	name := func(s string) string { return fmt.Sprintf("%s-%d", s, round) }
+	// Acknowledged before the volume fills.
+	kept := bytes.Repeat([]byte("kept "), 1000)
+	must(t, "upload kept", err2(blobs.UploadBuffer(ctx, "full", name("kept"), kept, nil)))
+	must(t, "upload doomed", err2(blobs.UploadBuffer(ctx, "full", name("doomed"), []byte("x"), nil)))
+	bb := blobs.ServiceClient().NewContainerClient("full").NewBlockBlobClient(name("staged"))
+	blockA := base64.StdEncoding.EncodeToString([]byte("block-a"))
+	must(t, "stage block A", err2(bb.StageBlock(ctx, blockA, nopCloser(bytes.Repeat([]byte("A"), 4<<20)), nil)))
 
 	free.Store(reserve - 1)
 	var writeErr error
 	eventually(t, "writes refused once the volume is nearly full", func() error {
-		_, writeErr = blobs.UploadBuffer(ctx, "full", "during", []byte("x"), nil)
+		_, writeErr = blobs.UploadBuffer(ctx, "full", name("during"), []byte("x"), nil)
 		if writeErr == nil {
 			return errors.New("a write was accepted")
 		}
@@ -110,15 +132,15 @@ func TestDiskFull(t *testing.T) {
 	if !strings.Contains(writeErr.Error(), "nearly full") {
 		t.Errorf("the answer does not say why: %v", writeErr)
 	}
-	_, err = bb.StageBlock(ctx, base64.StdEncoding.EncodeToString([]byte("block-b")), nopCloser(bytes.Repeat([]byte("B"), 4<<20)), nil)
+	_, err := bb.StageBlock(ctx, base64.StdEncoding.EncodeToString([]byte("block-b")), nopCloser(bytes.Repeat([]byte("B"), 4<<20)), nil)
 	wantFull(t, "Put Block", err)
 	_, err = bb.CommitBlockList(ctx, []string{blockA}, nil)
 	wantFull(t, "Put Block List", err)
-	_, err = tc.AddEntity(ctx, []byte(`{"PartitionKey":"p","RowKey":"r"}`), nil)
+	_, err = tc.AddEntity(ctx, (fmt.Appendf(nil, `{"PartitionKey":"p","RowKey":%q}`, name("r"))), nil)
 	wantFull(t, "Insert Entity", err)
 	_, err = qc.EnqueueMessage(ctx, "m", nil)
 	wantFull(t, "Put Message", err)
-	_, err = items.CreateItem(ctx, azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"i","pk":"p"}`), nil)
+	_, err = items.CreateItem(ctx, azcosmos.NewPartitionKeyString("p"), (fmt.Appendf(nil, `{"id":%q,"pk":"p"}`, name("i"))), nil)
 	wantFull(t, "Create Document", err)
 	if resp, err := http.Get(env.AdminURL + "/readyz"); err != nil {
 		t.Fatal(err)
@@ -127,13 +149,13 @@ func TestDiskFull(t *testing.T) {
 	}
 
 	// Reads go on, and deletions (how space comes back) are served.
-	got, err := blobs.DownloadStream(ctx, "full", "kept", nil)
+	got, err := blobs.DownloadStream(ctx, "full", name("kept"), nil)
 	must(t, "read kept", err)
 	body := readAll(t, got.Body)
 	if !bytes.Equal(body, kept) {
 		t.Fatal("the acknowledged blob changed")
 	}
-	must(t, "delete doomed", err2(blobs.DeleteBlob(ctx, "full", "doomed", nil)))
+	must(t, "delete doomed", err2(blobs.DeleteBlob(ctx, "full", name("doomed"), nil)))
 	// Nothing half-written is visible: the refused commit left no blob.
 	if _, err := bb.GetProperties(ctx, nil); err == nil {
 		t.Fatal("the refused block list made the blob visible")
@@ -142,7 +164,7 @@ func TestDiskFull(t *testing.T) {
 	// Space comes back: writes resume without a restart.
 	free.Store(10 << 30)
 	eventually(t, "writes resume once space is freed", func() error {
-		_, err := blobs.UploadBuffer(ctx, "full", "after", []byte("y"), nil)
+		_, err := blobs.UploadBuffer(ctx, "full", name("after"), []byte("y"), nil)
 		return err
 	})
 	must(t, "commit the staged block", err2(bb.CommitBlockList(ctx, []string{blockA}, nil)))
@@ -151,10 +173,7 @@ func TestDiskFull(t *testing.T) {
 	if got := readAll(t, staged.Body); !bytes.Equal(got, bytes.Repeat([]byte("A"), 4<<20)) {
 		t.Fatalf("the staged blob holds %d bytes", len(got))
 	}
-	must(t, "insert entity", err2(tc.AddEntity(ctx, []byte(`{"PartitionKey":"p","RowKey":"r"}`), nil)))
+	must(t, "insert entity", err2(tc.AddEntity(ctx, (fmt.Appendf(nil, `{"PartitionKey":"p","RowKey":%q}`, name("r"))), nil)))
 	must(t, "put message", err2(qc.EnqueueMessage(ctx, "m", nil)))
-	must(t, "create item", err2(items.CreateItem(ctx, azcosmos.NewPartitionKeyString("p"), []byte(`{"id":"i","pk":"p"}`), nil)))
-	if err := blobstore.CheckInvariants(ctx, env.Store); err != nil {
-		t.Fatal(err)
-	}
+	must(t, "create item", err2(items.CreateItem(ctx, azcosmos.NewPartitionKeyString("p"), (fmt.Appendf(nil, `{"id":%q,"pk":"p"}`, name("i"))), nil)))
 }

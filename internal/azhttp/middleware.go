@@ -47,6 +47,9 @@ func Wrap(service string, logger *slog.Logger, cors CORSSource, errorWriter func
 		hdr.Set("Date", start.UTC().Format(http.TimeFormat))
 
 		defer func() {
+			if info, ok := ctx.Value(requestInfoKey{}).(*RequestInfo); ok {
+				info.Status = rec.statusCode()
+			}
 			logger.LogAttrs(ctx, slog.LevelInfo, "request",
 				slog.String("service", service),
 				slog.String("method", r.Method),

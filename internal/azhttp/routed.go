@@ -14,7 +14,8 @@ import (
 // RequestInfo is what the layer serving a request learns from the service
 // handling it, and what it hands that service: the serving layer puts one
 // in the request's context (WithRequestInfo), the service names the
-// operation once it has routed the request (Routed).
+// operation once it has routed the request (Routed), and Wrap records the
+// status it answered.
 type RequestInfo struct {
 	// Operation is the routed operation's name (Azure's, e.g. "PutBlob"),
 	// empty when the request was refused before routing.
@@ -22,6 +23,9 @@ type RequestInfo struct {
 	// Fault, when set, is asked once the operation is known whether to
 	// answer with an injected fault instead (see Routed).
 	Fault func(w http.ResponseWriter, r *http.Request, operation string) error
+	// Status is the status answered, set by Wrap when the request ends
+	// (whatever it holds when the handler's panic dropped the connection).
+	Status int
 }
 
 type requestInfoKey struct{}

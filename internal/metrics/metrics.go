@@ -81,35 +81,30 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 }
 
-// Instrument counts and times service's requests. fault, when not nil, is
-// the fault injection hook the service consults once it has routed a
-// request (azhttp.Routed).
+// Instrument counts and times service's requests, by the operation the
+// service routed each to and the status azhttp.Wrap recorded. fault, when
+// not nil, is the fault injection hook the service consults once it has
+// routed a request (azhttp.Routed).
 func (m *Metrics) Instrument(service string, fault func(http.ResponseWriter, *http.Request, string) error, h http.Handler) http.Handler {
 	series := &serviceSeries{m: m, service: service}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		t := &tracked{statusWriter: statusWriter{ResponseWriter: w}, info: azhttp.RequestInfo{Fault: fault}}
+		info := &azhttp.RequestInfo{Fault: fault}
 		defer func() {
 			p := recover()
-			status := t.status()
+			status := info.Status
 			if p != nil {
 				if err, ok := p.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 					status = aborted
 				}
 			}
-			series.observe(t.info.Operation, status, time.Since(start))
+			series.observe(info.Operation, status, time.Since(start))
 			if p != nil {
 				panic(p)
 			}
 		}()
-		h.ServeHTTP(&t.statusWriter, azhttp.WithRequestInfo(r, &t.info))
+		h.ServeHTTP(w, azhttp.WithRequestInfo(r, info))
 	})
-}
-
-// tracked is one request's writer and routing record, allocated together.
-type tracked struct {
-	statusWriter
-	info azhttp.RequestInfo
 }
 
 // aborted stands for a dropped connection in the status label.
@@ -145,43 +140,6 @@ func (s *serviceSeries) observe(operation string, status int, took time.Duration
 		o, _ = s.timers.LoadOrStore(operation, s.m.latency.WithLabelValues(s.service, operation))
 	}
 	o.(prometheus.Observer).Observe(took.Seconds())
-}
-
-// statusWriter remembers the status a handler answered.
-type statusWriter struct {
-	http.ResponseWriter
-	code int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.code == 0 && code >= 200 {
-		w.code = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.code == 0 {
-		w.code = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection's writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// Flush passes a flush on (streamed answers).
-func (w *statusWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-func (w *statusWriter) status() int {
-	if w.code == 0 {
-		return http.StatusOK
-	}
-	return w.code
 }
 
 // ConnState is an http.Server.ConnState hook counting service's open

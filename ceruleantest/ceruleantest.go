@@ -171,11 +171,8 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	s.client = &http.Client{Transport: transport}
 
 	s.Account, s.Key = azhttp.DevAccount, azhttp.DevKey
-	scheme := srv.StorageScheme()
-	s.BlobURL = fmt.Sprintf("%s://%s/%s/", scheme, srv.BlobAddr(), s.Account)
-	s.QueueURL = fmt.Sprintf("%s://%s/%s/", scheme, srv.QueueAddr(), s.Account)
-	s.TableURL = fmt.Sprintf("%s://%s/%s/", scheme, srv.TableAddr(), s.Account)
-	s.FileURL = fmt.Sprintf("%s://%s/%s/", scheme, srv.FileAddr(), s.Account)
+	urls := srv.StorageURLs(s.Account)
+	s.BlobURL, s.QueueURL, s.TableURL, s.FileURL = urls.Blob, urls.Queue, urls.Table, urls.File
 	s.SMBAddr = srv.SMBAddr()
 	s.ConnectionString = srv.ConnectionString(s.Account, s.Key)
 	s.CosmosEndpoint, s.CosmosKey = srv.CosmosURL(), cosmos.EmulatorKey

@@ -172,8 +172,7 @@ func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 // the development account, with the Cosmos key and the first Search admin
 // key, and trusting the server's certificates.
 func (s *Server) console(cfg Config) (http.Handler, error) {
-	scheme := s.StorageScheme()
-	storage := func(addr string) string { return scheme + "://" + addr + "/" + azhttp.DevAccount + "/" }
+	urls := s.StorageURLs(azhttp.DevAccount)
 	pool := x509.NewCertPool()
 	for _, c := range []*x509.Certificate{s.HTTPSCertificate(), s.StorageCertificate()} {
 		if c != nil {
@@ -185,7 +184,7 @@ func (s *Server) console(cfg Config) (http.Handler, error) {
 		searchKey = cfg.SearchAdminKeys[0]
 	}
 	return console.New(console.Config{
-		BlobURL: storage(s.blobAddr), QueueURL: storage(s.queueAddr), TableURL: storage(s.tableAddr), FileURL: storage(s.fileAddr),
+		BlobURL: urls.Blob, QueueURL: urls.Queue, TableURL: urls.Table, FileURL: urls.File,
 		Account: azhttp.DevAccount, Key: azhttp.DevKey,
 		CosmosURL: s.CosmosURL(), CosmosKey: cosmos.EmulatorKey,
 		SearchURL: s.SearchURL(), SearchAdminKey: searchKey,

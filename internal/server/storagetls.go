@@ -84,6 +84,16 @@ func (s *Server) ConnectionString(acct, key string) string {
 	return StorageConnectionString(s.StorageScheme(), acct, key, s.blobAddr, s.queueAddr, s.tableAddr, s.fileAddr)
 }
 
+// StorageURLs are the Storage services' URLs for one account,
+// path-style and ending in "/" (http://127.0.0.1:10000/devstoreaccount1/).
+type StorageURLs struct{ Blob, Queue, Table, File string }
+
+// StorageURLs are the Storage services' URLs for acct.
+func (s *Server) StorageURLs(acct string) StorageURLs {
+	url := func(addr string) string { return s.StorageScheme() + "://" + addr + "/" + acct + "/" }
+	return StorageURLs{Blob: url(s.blobAddr), Queue: url(s.queueAddr), Table: url(s.tableAddr), File: url(s.fileAddr)}
+}
+
 // StorageConnectionString is the connection string of acct with key for
 // Storage services at the given host:port addresses, path-style, over
 // scheme ("http" or "https").

@@ -3,7 +3,6 @@ package servertest
 import (
 	"context"
 	"crypto/x509"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -212,11 +211,7 @@ func Start(t testing.TB, opts ...Option) *Env {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	scheme := srv.StorageScheme()
-	blobURL := fmt.Sprintf("%s://%s/%s/", scheme, srv.BlobAddr(), azhttp.DevAccount)
-	queueURL := fmt.Sprintf("%s://%s/%s/", scheme, srv.QueueAddr(), azhttp.DevAccount)
-	tableURL := fmt.Sprintf("%s://%s/%s/", scheme, srv.TableAddr(), azhttp.DevAccount)
-	fileURL := fmt.Sprintf("%s://%s/%s/", scheme, srv.FileAddr(), azhttp.DevAccount)
+	urls := srv.StorageURLs(azhttp.DevAccount)
 	var pool *x509.CertPool
 	if cert := srv.StorageCertificate(); cert != nil {
 		pool = x509.NewCertPool()
@@ -224,10 +219,10 @@ func Start(t testing.TB, opts ...Option) *Env {
 	}
 	return &Env{
 		CertPool:         pool,
-		BlobURL:          blobURL,
-		QueueURL:         queueURL,
-		TableURL:         tableURL,
-		FileURL:          fileURL,
+		BlobURL:          urls.Blob,
+		QueueURL:         urls.Queue,
+		TableURL:         urls.Table,
+		FileURL:          urls.File,
 		SMBAddr:          srv.SMBAddr(),
 		Account:          azhttp.DevAccount,
 		Key:              azhttp.DevKey,

@@ -305,13 +305,7 @@ func (b *byteSize) Set(s string) error {
 // faultRules are fault injection rules in faults.Parse's syntax.
 type faultRules []faults.Rule
 
-func (r *faultRules) String() string {
-	parts := make([]string, len(*r))
-	for i, rule := range *r {
-		parts[i] = rule.String()
-	}
-	return strings.Join(parts, ",")
-}
+func (r *faultRules) String() string { return faults.String(*r) }
 
 func (r *faultRules) Set(s string) error {
 	rules, err := faults.Parse(s)

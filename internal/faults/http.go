@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -28,7 +29,7 @@ func (in *Injector) Handler() http.Handler {
 			var rules []Rule
 			if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 				var b rulesBody
-				dec := json.NewDecoder(strings.NewReader(string(body)))
+				dec := json.NewDecoder(bytes.NewReader(body))
 				dec.DisallowUnknownFields()
 				err = dec.Decode(&b)
 				rules = b.Rules

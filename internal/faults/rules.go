@@ -106,6 +106,15 @@ func (r Rule) String() string {
 	return b.String()
 }
 
+// String writes rules in the spec syntax Parse reads.
+func String(rules []Rule) string {
+	parts := make([]string, len(rules))
+	for i, r := range rules {
+		parts[i] = r.String()
+	}
+	return strings.Join(parts, ",")
+}
+
 // Parse reads a comma-separated list of rules, each
 //
 //	service[/Operation]=kind[:delay]@rate[;retry-after=duration]

@@ -74,7 +74,7 @@ func (s *Server) setupOps(cfg *Config) error {
 		if s.faults, err = faults.New(cfg.Faults, cfg.Logger, s.metrics.FaultInjected); err != nil {
 			return err
 		}
-		cfg.Logger.Warn("fault injection is on: matching requests get throttling and transient failures", "rules", fmt.Sprint(cfg.Faults))
+		cfg.Logger.Warn("fault injection is on: matching requests get throttling and transient failures", "rules", faults.String(cfg.Faults))
 	}
 	s.usage = metrics.NewUsage(s.store, storedData, usageInterval, cfg.Logger)
 	s.metrics.Register(s.usage)

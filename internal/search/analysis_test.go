@@ -68,7 +68,11 @@ func TestAnalysisServedByBleve(t *testing.T) {
 			{"@odata.type":"#Microsoft.Azure.Search.StandardAnalyzer","name":"std","stopwords":["the"]},
 			{"@odata.type":"#Microsoft.Azure.Search.StopAnalyzer","name":"stp"}],
 		"normalizers":[{"@odata.type":"#Microsoft.Azure.Search.CustomNormalizer","name":"lower","tokenFilters":["lowercase"],"charFilters":["dashes"]}]}`)
-	a, err := analysisOf(d)
+	ix, err := decodeDefinition(Indexes, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ix.(*Index).analysis()
 	if err != nil {
 		t.Fatal(err)
 	}

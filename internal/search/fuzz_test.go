@@ -56,7 +56,7 @@ func FuzzDefinitions(f *testing.F) {
 			t.Fatal(err)
 		}
 		if kind == DataSources {
-			again["credentials"] = res.Definition["credentials"]
+			again["credentials"] = jsonObject(res.Definition)["credentials"]
 		}
 		res2, created, err := s.Put(ctx, kind, res.Name, again, PutOptions{})
 		if err != nil || created {

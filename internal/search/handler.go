@@ -288,13 +288,20 @@ func (h *handler) route(q *request) error {
 	return notFound("The resource '%s' was not found.", q.r.URL.Path)
 }
 
-// newConnectionString reports whether a data source definition carries a
-// connection string to check (an update may leave it out, or send
-// "<unchanged>", to keep the stored one).
-func newConnectionString(def map[string]any) bool {
-	c, _ := def["credentials"].(map[string]any)
-	s, _ := c["connectionString"].(string)
-	return s != "" && s != "<unchanged>"
+// checkConnection checks a data source definition's connection string
+// against this server when it carries one (an update may leave it out,
+// or send "<unchanged>", to keep the stored one). A definition that does
+// not decode is left to Put to refuse.
+func (h *handler) checkConnection(def map[string]any) error {
+	d, err := decodeDefinition(DataSources, def)
+	if err != nil {
+		return nil //nolint:nilerr // Put answers the definition's error
+	}
+	ds := d.(*DataSource)
+	if conn := ds.ConnectionString(); conn == "" || conn == unchangedSecret {
+		return nil
+	}
+	return h.svc.indexers.CheckDataSource(ds)
 }
 
 // indexerAction runs, resets or reports an existing indexer.
@@ -393,8 +400,8 @@ func (h *handler) put(q *request, create bool) error {
 	if err != nil {
 		return err
 	}
-	if q.kind == DataSources && h.svc.indexers != nil && newConnectionString(def) {
-		if err := h.svc.indexers.CheckDataSource(def); err != nil {
+	if q.kind == DataSources && h.svc.indexers != nil {
+		if err := h.checkConnection(def); err != nil {
 			return err
 		}
 	}
@@ -404,7 +411,7 @@ func (h *handler) put(q *request, create bool) error {
 	}
 	// Azure runs an indexer as soon as it is created, unless disabled. A
 	// POST names it in the body only: res.Name is the name either way.
-	if q.kind == Indexers && created && h.svc.indexers != nil && def["disabled"] != true {
+	if ix, ok := res.Definition.(*Indexer); ok && created && h.svc.indexers != nil && !deref(ix.Disabled) {
 		if err := h.svc.indexers.Start(q.r.Context(), res.Name); err != nil {
 			h.log.Warn("indexer did not start on create", "indexer", res.Name, "err", err)
 		}

@@ -834,16 +834,30 @@ func TestBatchSize(t *testing.T) {
 
 func TestCheckDataSource(t *testing.T) {
 	e := newEnv(t)
-	good := map[string]any{"type": "azureblob", "credentials": map[string]any{"connectionString": storageConn}, "container": map[string]any{"name": "docs"}}
+	good := decodeDataSource(t, map[string]any{"type": "azureblob", "credentials": map[string]any{"connectionString": storageConn}, "container": map[string]any{"name": "docs"}})
 	if err := e.engine.CheckDataSource(good); err != nil {
 		t.Fatal(err)
 	}
-	bad := map[string]any{"type": "cosmosdb", "credentials": map[string]any{"connectionString": "AccountEndpoint=https://x/;AccountKey=bm9wZQ==;Database=d"}, "container": map[string]any{"name": "c"}}
+	bad := decodeDataSource(t, map[string]any{"type": "cosmosdb", "credentials": map[string]any{"connectionString": "AccountEndpoint=https://x/;AccountKey=bm9wZQ==;Database=d"}, "container": map[string]any{"name": "c"}})
 	err := e.engine.CheckDataSource(bad)
 	var se *search.Error
 	if !errors.As(err, &se) || se.Status != 400 || !strings.Contains(se.Message, "not a key") {
 		t.Fatalf("bad key: %v", err)
 	}
+}
+
+// decodeDataSource decodes a data source definition as the service does.
+func decodeDataSource(t *testing.T, def map[string]any) *search.DataSource {
+	t.Helper()
+	b, err := json.Marshal(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds search.DataSource
+	if err := json.Unmarshal(b, &ds); err != nil {
+		t.Fatal(err)
+	}
+	return &ds
 }
 
 // TestCosmosCustomQuery: the data source's query runs with

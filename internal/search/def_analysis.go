@@ -306,6 +306,23 @@ func defaultInt(n *json.Number, path string, lo, hi, def int64) (int64, error) {
 	return v, err
 }
 
+// intRange is a pair of integer properties in [lo, hi], each defaulted
+// when not given, the first not greater than the second.
+func intRange(where, lowKey, highKey string, low, high *json.Number, lo, hi, lowDef, highDef int64) (int64, int64, error) {
+	l, err := defaultInt(low, where+"."+lowKey, lo, hi, lowDef)
+	if err != nil {
+		return 0, 0, err
+	}
+	h, err := defaultInt(high, where+"."+highKey, lo, hi, highDef)
+	if err != nil {
+		return 0, 0, err
+	}
+	if l > h {
+		return 0, 0, invalid(where+"."+lowKey, "%s (%d) must not be greater than %s (%d).", lowKey, l, highKey, h)
+	}
+	return l, h, nil
+}
+
 func (c *UnservableComponent) serve(_ *analysisBuilder, where string) error {
 	return unservable(where, c.what, c.ODataType)
 }
@@ -332,16 +349,9 @@ func (c *KeywordTokenizer) serve(b *analysisBuilder, where string) error {
 }
 
 func (c *NGramTokenFilter) serve(b *analysisBuilder, where string) error {
-	minGram, err := defaultInt(c.MinGram, where+".minGram", 1, 300, 1)
+	minGram, maxGram, err := intRange(where, "minGram", "maxGram", c.MinGram, c.MaxGram, 1, 300, 1, 2)
 	if err != nil {
 		return err
-	}
-	maxGram, err := defaultInt(c.MaxGram, where+".maxGram", 1, 300, 2)
-	if err != nil {
-		return err
-	}
-	if minGram > maxGram {
-		return invalid(where+".minGram", "minGram (%d) must not be greater than maxGram (%d).", minGram, maxGram)
 	}
 	cfg := map[string]any{"type": "ngram", "min": float64(minGram), "max": float64(maxGram)}
 	if localType(c.ODataType) == "EdgeNGramTokenFilterV2" {
@@ -363,16 +373,9 @@ func (b *analysisBuilder) filter(name string, cfg map[string]any) error {
 }
 
 func (c *LengthTokenFilter) serve(b *analysisBuilder, where string) error {
-	lo, err := defaultInt(c.Min, where+".min", 0, 300, 0)
+	lo, hi, err := intRange(where, "min", "max", c.Min, c.Max, 0, 300, 0, 300)
 	if err != nil {
 		return err
-	}
-	hi, err := defaultInt(c.Max, where+".max", 0, 300, 300)
-	if err != nil {
-		return err
-	}
-	if lo > hi {
-		return invalid(where+".min", "min (%d) must not be greater than max (%d).", lo, hi)
 	}
 	return b.filter(c.Name, map[string]any{"type": "length", "min": float64(lo), "max": float64(hi)})
 }

@@ -164,35 +164,21 @@ func (fn *ScoringFunction) validate(where string, fields map[string]*Field) erro
 // validateParameters checks the parameters of the function's type.
 func (fn *ScoringFunction) validateParameters(where string) error {
 	pat := where + "." + fn.Type
-	missing := func(given bool) error {
-		if given {
-			return nil
-		}
+	given := map[string]bool{"magnitude": fn.Magnitude != nil, "freshness": fn.Freshness != nil, "distance": fn.Distance != nil, "tag": fn.Tag != nil}
+	if !given[fn.Type] {
 		return invalid(pat, "A %s function needs its '%s' parameters.", fn.Type, fn.Type)
 	}
 	switch fn.Type {
 	case "magnitude":
-		if err := missing(fn.Magnitude != nil); err != nil {
-			return err
-		}
 		return fn.Magnitude.validate(pat)
 	case "freshness":
-		if err := missing(fn.Freshness != nil); err != nil {
-			return err
-		}
 		d := fn.Freshness.BoostingDuration
 		if d == "" || !iso8601Duration.MatchString(d) || d == "P" || strings.HasSuffix(d, "T") {
 			return invalid(pat+".boostingDuration", "The boosting duration '%s' is not an ISO 8601 duration such as P7D or PT12H.", d)
 		}
 	case "distance":
-		if err := missing(fn.Distance != nil); err != nil {
-			return err
-		}
 		return fn.Distance.validate(pat)
 	case "tag":
-		if err := missing(fn.Tag != nil); err != nil {
-			return err
-		}
 		if fn.Tag.TagsParameter == "" {
 			return invalid(pat+".tagsParameter", "The tag function needs tagsParameter.")
 		}

@@ -305,25 +305,19 @@ type Skillset struct {
 	IndexProjections  json.RawMessage `json:"indexProjections"`
 	KnowledgeStore    json.RawMessage `json:"knowledgeStore"`
 	Name              string          `json:"name"`
-	Skills            []Skill         `json:"skills"`
+	Skills            SkillList       `json:"skills"`
 }
 
 // DefinitionName is the skillset's name.
 func (s *Skillset) DefinitionName() string { return s.Name }
 
-// UnmarshalJSON decodes the skills through their registry.
-func (s *Skillset) UnmarshalJSON(b []byte) error {
-	type plain Skillset
-	var w struct {
-		plain
-		Skills json.RawMessage `json:"skills"`
-	}
-	if err := unmarshalJSON(b, &w); err != nil {
-		return err
-	}
-	*s = Skillset(w.plain)
-	var err error
-	s.Skills, err = decodeComponents(skills, w.Skills)
+// SkillList is a skillset's skills, decoded through their registry.
+type SkillList []Skill
+
+// UnmarshalJSON decodes each skill as the Go type of its @odata.type.
+func (l *SkillList) UnmarshalJSON(b []byte) error {
+	list, err := decodeComponents(skills, b)
+	*l = list
 	return err
 }
 

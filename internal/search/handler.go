@@ -600,6 +600,16 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	}
 }
 
+// storeErrors are the answers to the store's failures.
+var storeErrors = map[azhttp.StoreFailure]Error{
+	azhttp.StoreBusy:       {Status: http.StatusServiceUnavailable, Message: "The service is busy with conflicting writes; retry the request."},
+	azhttp.StoreTimedOut:   {Status: http.StatusServiceUnavailable, Message: "The request could not be completed in time; retry the request."},
+	azhttp.StoreTooLarge:   {Status: http.StatusRequestEntityTooLarge, Message: "The request is larger than a transaction of this server may hold."},
+	azhttp.StoreClosed:     {Status: http.StatusServiceUnavailable, Message: "The server is shutting down; retry the request."},
+	azhttp.StoreFull:       {Status: http.StatusServiceUnavailable, Message: "The server's data volume is nearly full: writes are refused until space is freed; reads and deletions are served. Retry the request later."},
+	azhttp.RequestCanceled: {Status: http.StatusServiceUnavailable, Message: "The request was cancelled."},
+}
+
 // resolve maps any error to a Search error; unknown errors are logged and
 // become 500 so that internals never leak.
 func (h *handler) resolve(r *http.Request, err error) *Error {
@@ -611,19 +621,8 @@ func (h *handler) resolve(r *http.Request, err error) *Error {
 	if errors.As(err, &ae) {
 		return &Error{Status: ae.Status, Code: ae.Code, Message: ae.Message}
 	}
-	switch azhttp.ClassifyStore(err) {
-	case azhttp.StoreBusy:
-		return &Error{Status: http.StatusServiceUnavailable, Message: "The service is busy with conflicting writes; retry the request."}
-	case azhttp.StoreTimedOut:
-		return &Error{Status: http.StatusServiceUnavailable, Message: "The request could not be completed in time; retry the request."}
-	case azhttp.StoreTooLarge:
-		return &Error{Status: http.StatusRequestEntityTooLarge, Message: "The request is larger than a transaction of this server may hold."}
-	case azhttp.StoreClosed:
-		return &Error{Status: http.StatusServiceUnavailable, Message: "The server is shutting down; retry the request."}
-	case azhttp.StoreFull:
-		return &Error{Status: http.StatusServiceUnavailable, Message: "The server's data volume is nearly full: writes are refused until space is freed; reads and deletions are served. Retry the request later."}
-	case azhttp.RequestCanceled:
-		return &Error{Status: http.StatusServiceUnavailable, Message: "The request was cancelled."}
+	if e, ok := storeErrors[azhttp.ClassifyStore(err)]; ok {
+		return &Error{Status: e.Status, Message: e.Message}
 	}
 	h.log.ErrorContext(r.Context(), "search request failed", "err", err, "path", r.URL.Path, "request_id", azhttp.RequestID(r.Context()))
 	return &Error{Status: http.StatusInternalServerError, Message: "An unknown error occurred while processing this request."}

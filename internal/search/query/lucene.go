@@ -475,23 +475,14 @@ func (p *luceneParser) rangeClause(field string, at int) (SearchNode, error) {
 	return n, err
 }
 
+// boosted is a node with a boost of its own: a leaf, or a group.
+type boosted interface{ setBoost(float64) }
+
+func (l *Leaf) setBoost(b float64)     { l.Boost = b }
+func (n *BoolNode) setBoost(b float64) { n.Boost = b }
+
 func setBoost(n SearchNode, boost float64) {
-	switch n := n.(type) {
-	case *TermNode:
-		n.Boost = boost
-	case *PhraseNode:
-		n.Boost = boost
-	case *PrefixNode:
-		n.Boost = boost
-	case *WildcardNode:
-		n.Boost = boost
-	case *RegexNode:
-		n.Boost = boost
-	case *FuzzyNode:
-		n.Boost = boost
-	case *RangeNode:
-		n.Boost = boost
-	case *BoolNode:
-		n.Boost = boost
+	if b, ok := n.(boosted); ok {
+		b.setBoost(boost)
 	}
 }

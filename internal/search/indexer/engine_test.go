@@ -172,6 +172,19 @@ func (e *env) putBlob(t *testing.T, name, body string, meta azhttp.Metadata) {
 	}
 }
 
+// shopItems creates the Cosmos DB database "shop" with the container
+// "items", partitioned by /pk.
+func (e *env) shopItems(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := e.cosmos.CreateDatabase(ctx, []byte(`{"id":"shop"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.cosmos.CreateContainer(ctx, "shop", []byte(`{"id":"items","partitionKey":{"paths":["/pk"]}}`)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // docsContainer creates the blob container "docs".
 func (e *env) docsContainer(t *testing.T) {
 	t.Helper()
@@ -327,12 +340,7 @@ func TestBlobDefaultKeyAndParsingModes(t *testing.T) {
 func TestCosmosIndexerIndexesOnlyChanges(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.cosmos.CreateDatabase(ctx, []byte(`{"id":"shop"}`)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.cosmos.CreateContainer(ctx, "shop", []byte(`{"id":"items","partitionKey":{"paths":["/pk"]}}`)); err != nil {
-		t.Fatal(err)
-	}
+	e.shopItems(t)
 	upsert := func(doc string) {
 		t.Helper()
 		var m map[string]any
@@ -861,12 +869,7 @@ func decodeDataSource(t *testing.T, def map[string]any) *search.DataSource {
 func TestCosmosCustomQuery(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.cosmos.CreateDatabase(ctx, []byte(`{"id":"shop"}`)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.cosmos.CreateContainer(ctx, "shop", []byte(`{"id":"items","partitionKey":{"paths":["/pk"]}}`)); err != nil {
-		t.Fatal(err)
-	}
+	e.shopItems(t)
 	for _, doc := range []string{`{"id":"1","pk":"p","name":"One","kind":"a"}`, `{"id":"2","pk":"p","name":"Two","kind":"b"}`} {
 		if _, err := e.cosmos.CreateItem(ctx, "shop", "items", cosmos.PartitionKey(`["p"]`), []byte(doc), cosmos.ItemOptions{}); err != nil {
 			t.Fatal(err)

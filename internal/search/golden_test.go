@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/definitions.golden")
@@ -98,4 +100,64 @@ func TestDefinitionsGolden(t *testing.T) {
 	put(Indexers, `{"name":"b3","dataSourceName":"ds","targetIndexName":"hotels","fieldMappings":[{"sourceFieldName":"a","mappingFunction":{"name":"nope"}}]}`)
 	put(Skillsets, `{"name":"b4","skills":[{"@odata.type":"#Microsoft.Skills.Util.ShaperSkill","inputs":[{"source":"x"}]}]}`)
 	put(DataSources, `{"name":"b5","type":"azureblob","credentials":{"connectionString":"x"},"container":{"name":"c"},"identity":"x"}`)
+}
+
+// TestEarlierStoredDefinitions: definitions as earlier releases stored
+// them (the normalised JSON object with its properties in sorted order)
+// read back and are answered exactly as those releases answered them,
+// as testdata/definitions.golden records.
+func TestEarlierStoredDefinitions(t *testing.T) {
+	golden, err := os.ReadFile("testdata/definitions.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newService(t)
+	ctx := context.Background()
+	n := 0
+	for _, line := range bytes.Split(bytes.TrimSpace(golden), []byte("\n")) {
+		kindText, body, _ := bytes.Cut(line, []byte(" "))
+		kind, ok := ParseKind(string(kindText))
+		if !ok || bytes.HasPrefix(body, []byte("ERR ")) {
+			continue
+		}
+		def, err := decodeObject(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		etag, _ := def["@odata.etag"].(string)
+		var version uint64
+		if _, err := fmt.Sscanf(etag, `"0x8D%X"`, &version); err != nil {
+			t.Fatalf("etag %s: %v", etag, err)
+		}
+		delete(def, "@odata.etag")
+		if kind == DataSources {
+			def["credentials"] = map[string]any{"connectionString": "UseDevelopmentStorage=true"}
+		}
+		old, err := json.Marshal(def) // as earlier releases encoded the definition
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, _ := def["name"].(string)
+		if err := s.store.Update(ctx, func(tx kv.Txn) error {
+			return storeDefinition(tx, kind, name, version, old)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Get(ctx, kind, name)
+		if err != nil {
+			t.Fatalf("%s %s: %v", kind, name, err)
+		}
+		if got := mustJSON(t, res.Body()); !bytes.Equal(got, body) {
+			t.Fatalf("%s %s reads back as\n%s\nwant\n%s", kind, name, got, body)
+		}
+		if kind == Indexes {
+			if _, err := ParseIndex(res.Definition); err != nil {
+				t.Fatalf("stored index %s does not parse: %v", name, err)
+			}
+		}
+		n++
+	}
+	if n < 10 {
+		t.Fatalf("only %d definitions in the golden file", n)
+	}
 }

@@ -284,6 +284,9 @@ func (p *IndexerParameters) Validate() error {
 	return nil
 }
 
+// Validate checks the mapping and fills in its target.
+func (m *FieldMapping) Validate() error { return m.validate("fieldMapping") }
+
 func (m *FieldMapping) validate(where string) error {
 	if m.SourceFieldName == "" {
 		return invalid(where+".sourceFieldName", "A field mapping needs sourceFieldName.")

@@ -127,6 +127,10 @@ var scoringFieldTypes = map[string]struct {
 	"tag":       {func(f *Field) bool { return f.ElementType == "Edm.String" }, "Edm.String or Collection(Edm.String)"},
 }
 
+// Validate checks the function alone (not the field it names) and fills
+// in its interpolation.
+func (fn *ScoringFunction) Validate() error { return fn.validate("scoringFunction", nil) }
+
 func (fn *ScoringFunction) validate(where string, fields map[string]*Field) error {
 	var f *Field
 	if fields != nil {

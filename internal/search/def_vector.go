@@ -148,6 +148,9 @@ var hnswRanges = []struct {
 	{"efSearch", func(p *VectorAlgorithmParameters) **json.Number { return &p.EfSearch }, "500", 100, 1000},
 }
 
+// Validate checks the algorithm and fills in its parameters' defaults.
+func (a *VectorAlgorithm) Validate() error { return a.validate("vectorAlgorithm") }
+
 func (a *VectorAlgorithm) validate(where string) error {
 	if !validComponentName(a.Name) {
 		return componentNameError(where+".name", "vector search algorithm", a.Name)

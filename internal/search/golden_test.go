@@ -96,6 +96,53 @@ func TestDefinitionsGolden(t *testing.T) {
 	} {
 		put(Indexes, bad)
 	}
+	for _, bad := range []string{
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"a","tokenizer":"standard_v2","tokenFilters":"lowercase"}]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"a","tokenizer":"nope"}]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"a","tokenizer":"standard_v2","charFilters":[7]}]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"tokenFilters":[{"@odata.type":"#Microsoft.Azure.Search.EdgeNGramTokenFilterV2","name":"e","minGram":3,"maxGram":2}]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"tokenFilters":[{"@odata.type":"#Microsoft.Azure.Search.StopwordsTokenFilter","name":"s","stopwordsLanguage":"klingon"}]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.StandardAnalyzer","name":"en.lucene"}]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"charFilters":[{"@odata.type":"#Microsoft.Azure.Search.PatternReplaceCharFilter","name":"p","pattern":"("}]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"normalizers":[{"@odata.type":"#Microsoft.Azure.Search.CustomNormalizer","name":"n","tokenFilters":["asciifolding"]}]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"charFilters":[null]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"vectorSearch":{"algorithms":[{"name":"h","kind":"flat"}]}}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"vectorSearch":{"profiles":[{"name":"p","algorithm":"x"}]}}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"vectorSearch":"x"}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"n","type":"Edm.Int32"}],"scoringProfiles":[{"name":"p","functions":[{"type":"magnitude","fieldName":"n","boost":2}]}]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"n","type":"Edm.Int32"}],"scoringProfiles":[{"name":"p","functions":[{"type":"freshness","fieldName":"n","boost":2,"freshness":{"boostingDuration":"P1D"}}]}]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"defaultScoringProfile":"none"}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"corsOptions":{"allowedOrigins":[]}}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"similarity":{"@odata.type":"#Microsoft.Azure.Search.ClassicSimilarity"}}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"encryptionKey":{"keyVaultKeyName":"k"}}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"v","type":"Collection(Edm.Single)","dimensions":3}]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"s","type":"Edm.Int32","analyzer":"en.lucene"}]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"s","type":"Edm.String","analyzer":"en.microsoft"}]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"s","type":"Edm.String","normalizer":"none"}]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"c","type":"Edm.ComplexType","fields":[]}]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"c","type":"Edm.ComplexType","fields":[{"name":"k","type":"Edm.String","key":true}]}]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.Strin","key":true}]}`,
+		`{"name":"b6","fields":[]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String"}]}`,
+	} {
+		put(Indexes, bad)
+	}
+	put(SynonymMaps, `{"name":"b7","format":"wordnet","synonyms":"a"}`)
+	put(SynonymMaps, `{"name":"b7","format":"solr","synonyms":"a => b => c"}`)
+	put(SynonymMaps, `{"name":"b7","format":"solr","synonyms":7}`)
+	put(Aliases, `{"name":"b8","indexes":"hotels"}`)
+	put(Aliases, `{"name":"b8","indexes":["nope"]}`)
+	put(DataSources, `{"name":"b9","type":"azuresql","credentials":{"connectionString":"x"},"container":{"name":"c"}}`)
+	put(DataSources, `{"name":"b9","type":"azureblob","credentials":{"connectionString":"x"},"container":{"name":""}}`)
+	put(DataSources, `{"name":"b9","type":"azureblob","credentials":{"connectionString":"x"},"container":{"name":"c"},"dataDeletionDetectionPolicy":{"@odata.type":"#Microsoft.Azure.Search.NativeBlobSoftDeleteDeletionDetectionPolicy"}}`)
+	put(Indexers, `{"name":"b10","dataSourceName":"ds","targetIndexName":"hotels","schedule":{"interval":"PT1M"}}`)
+	put(Indexers, `{"name":"b10","dataSourceName":"nope","targetIndexName":"hotels"}`)
+	put(Indexers, `{"name":"b10","targetIndexName":"hotels"}`)
+	put(Indexers, `{"name":"b10","dataSourceName":"ds","targetIndexName":"hotels","fieldMappings":"x"}`)
+	put(Skillsets, `{"name":"b11","skills":[{"@odata.type":"#Microsoft.Skills.Util.ShaperSkill","inputs":"x"}]}`)
+	put(Skillsets, `{"name":"b11","skills":[{"@odata.type":"Shaper"}]}`)
+	put(Skillsets, `{"name":"b11","skills":[]}`)
+	put(Skillsets, `{"name":"b11","skills":[{"@odata.type":"#Microsoft.Skills.Util.ShaperSkill","name":"x"},{"@odata.type":"#Microsoft.Skills.Util.ShaperSkill","name":"x"}]}`)
 	put(Indexers, `{"name":"b2","dataSourceName":"ds","targetIndexName":"hotels","parameters":{"batchSize":"x"}}`)
 	put(Indexers, `{"name":"b3","dataSourceName":"ds","targetIndexName":"hotels","fieldMappings":[{"sourceFieldName":"a","mappingFunction":{"name":"nope"}}]}`)
 	put(Skillsets, `{"name":"b4","skills":[{"@odata.type":"#Microsoft.Skills.Util.ShaperSkill","inputs":[{"source":"x"}]}]}`)

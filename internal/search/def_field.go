@@ -229,7 +229,7 @@ func (p *fieldValidator) fields(fs []*Field, where string, depth int) error {
 	if depth > 10 {
 		return invalid(where, "Fields may be nested at most 10 levels deep.")
 	}
-	seen := map[string]bool{}
+	seen := nameSet{}
 	for i, f := range fs {
 		at := at(where, i)
 		if f == nil {
@@ -238,10 +238,9 @@ func (p *fieldValidator) fields(fs []*Field, where string, depth int) error {
 		if err := p.field(f, at, depth); err != nil {
 			return err
 		}
-		if seen[f.Name] {
-			return invalid(at+".name", "The field name '%s' is used more than once.", f.Name)
+		if err := seen.add("field", at, f.Name); err != nil {
+			return err
 		}
-		seen[f.Name] = true
 	}
 	return nil
 }

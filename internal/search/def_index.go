@@ -156,16 +156,15 @@ func (ix *Index) validateParts(byPath map[string]*Field) error {
 			return err
 		}
 	}
-	names := map[string]bool{}
+	names := nameSet{}
 	for i, p := range ix.ScoringProfiles {
 		where := at("index.scoringProfiles", i)
 		if err := p.validate(where, byPath); err != nil {
 			return err
 		}
-		if names[p.Name] {
-			return invalid(where+".name", "The scoring profile name '%s' is used more than once.", p.Name)
+		if err := names.add("scoring profile", where, p.Name); err != nil {
+			return err
 		}
-		names[p.Name] = true
 	}
 	if dsp := deref(ix.DefaultScoringProfile); dsp != "" && !names[dsp] {
 		return invalid("index.defaultScoringProfile", "The default scoring profile '%s' is not defined in the index.", dsp)

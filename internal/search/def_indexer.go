@@ -338,17 +338,16 @@ func (s *Skillset) Validate() error {
 	if len(s.Skills) == 0 {
 		return invalid("skillset.skills", "A skillset needs at least one skill.")
 	}
-	names := map[string]bool{}
+	names := nameSet{}
 	for i, sk := range s.Skills {
 		h := sk.Head()
 		where := at("skillset.skills", i)
 		if err := h.validate(where, i); err != nil {
 			return err
 		}
-		if names[h.Name] {
-			return invalid(where+".name", "The skill name '%s' is used more than once.", h.Name)
+		if err := names.add("skill", where, h.Name); err != nil {
+			return err
 		}
-		names[h.Name] = true
 	}
 	s.Description = nonEmpty(deref(s.Description))
 	return nil

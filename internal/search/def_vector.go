@@ -101,16 +101,15 @@ func (vs *VectorSearch) validate() (map[string]bool, error) {
 	if vs == nil {
 		return map[string]bool{}, nil
 	}
-	algs := map[string]bool{}
+	algs := nameSet{}
 	for i, a := range vs.Algorithms {
 		where := at("index.vectorSearch.algorithms", i)
 		if err := a.validate(where); err != nil {
 			return nil, err
 		}
-		if algs[a.Name] {
-			return nil, invalid(where+".name", "The algorithm name '%s' is used more than once.", a.Name)
+		if err := algs.add("algorithm", where, a.Name); err != nil {
+			return nil, err
 		}
-		algs[a.Name] = true
 	}
 	vecs := map[string]bool{}
 	for _, z := range vs.Vectorizers {
@@ -120,16 +119,15 @@ func (vs *VectorSearch) validate() (map[string]bool, error) {
 	for _, c := range vs.Compressions {
 		comps[c.Name] = true
 	}
-	names := map[string]bool{}
+	names := nameSet{}
 	for i, p := range vs.Profiles {
 		where := at("index.vectorSearch.profiles", i)
 		if err := p.validate(where, algs, vecs, comps); err != nil {
 			return nil, err
 		}
-		if names[p.Name] {
-			return nil, invalid(where+".name", "The profile name '%s' is used more than once.", p.Name)
+		if err := names.add("profile", where, p.Name); err != nil {
+			return nil, err
 		}
-		names[p.Name] = true
 	}
 	vs.Algorithms, vs.Profiles = orEmpty(vs.Algorithms), orEmpty(vs.Profiles)
 	vs.Vectorizers, vs.Compressions = orEmpty(vs.Vectorizers), orEmpty(vs.Compressions)

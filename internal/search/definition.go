@@ -352,5 +352,18 @@ func orEmpty[T any](list []T) []T {
 	return list
 }
 
+// nameSet holds the names a list has used so far.
+type nameSet map[string]bool
+
+// add refuses a name the list has used already, naming the entry at
+// where; what is how messages name the list's entries.
+func (n nameSet) add(what, where, name string) error {
+	if n[name] {
+		return invalid(where+".name", "The %s name '%s' is used more than once.", what, name)
+	}
+	n[name] = true
+	return nil
+}
+
 // at is the path of a list's element.
 func at(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }

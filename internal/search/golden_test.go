@@ -55,17 +55,7 @@ func TestDefinitionsGolden(t *testing.T) {
 	put(Indexes, hotels)
 	put(Indexes, `{"name":"x1","fields":[{"name":"id","type":"Edm.String","key":true,"normalizer":"lowercase"},{"name":"d","type":"Edm.DateTimeOffset"},{"name":"n","type":"Edm.Int64"},{"name":"g","type":"Edm.GeographyPoint"},{"name":"tg","type":"Collection(Edm.String)"}],"scoringProfiles":[{"name":"p","text":{"weights":{"id":2}},"functions":[{"type":"freshness","fieldName":"d","boost":2,"freshness":{"boostingDuration":"P7D"}},{"type":"magnitude","fieldName":"n","boost":3,"magnitude":{"boostingRangeStart":1,"boostingRangeEnd":9,"constantBoostBeyondRange":true}},{"type":"distance","fieldName":"g","boost":1.5,"interpolation":"quadratic","distance":{"referencePointParameter":"here","boostingDistance":10}},{"type":"tag","fieldName":"tg","boost":2,"tag":{"tagsParameter":"t"}}]}],"defaultScoringProfile":"p","corsOptions":{"allowedOrigins":["*"]},"suggesters":[{"name":"sg","sourceFields":["id"]}],"similarity":{"@odata.type":"#Microsoft.Azure.Search.BM25Similarity","k1":1.2},"semantic":{"configurations":[{"name":"c","prioritizedFields":{"titleField":{"fieldName":"id"},"prioritizedContentFields":[{"fieldName":"id"}]}}]}}`)
 	put(Indexes, `{"name":"x2","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"t","type":"Edm.String","analyzer":"every"},{"name":"v","type":"Collection(Edm.Single)","dimensions":4,"vectorSearchProfile":"vp"}],
-		"charFilters":[{"@odata.type":"#Microsoft.Azure.Search.PatternReplaceCharFilter","name":"dashes","pattern":"-","replacement":" "}],
-		"tokenizers":[{"@odata.type":"#Microsoft.Azure.Search.KeywordTokenizerV2","name":"whole"}],
-		"tokenFilters":[
-			{"@odata.type":"#Microsoft.Azure.Search.EdgeNGramTokenFilterV2","name":"prefixes","minGram":2,"maxGram":4,"side":"back"},
-			{"@odata.type":"#Microsoft.Azure.Search.NGramTokenFilterV2","name":"grams"},
-			{"@odata.type":"#Microsoft.Azure.Search.LengthTokenFilter","name":"short","max":3},
-			{"@odata.type":"#Microsoft.Azure.Search.TruncateTokenFilter","name":"cut","length":2},
-			{"@odata.type":"#Microsoft.Azure.Search.UniqueTokenFilter","name":"once"},
-			{"@odata.type":"#Microsoft.Azure.Search.StopwordsTokenFilter","name":"mystop","stopwords":["a"]},
-			{"@odata.type":"#Microsoft.Azure.Search.StopwordsTokenFilter","name":"frstop","stopwordsLanguage":"french"},
-			{"@odata.type":"#Microsoft.Azure.Search.ElisionTokenFilter","name":"elide","articles":["l"]}],
+		`+analysisComponents+`
 		"analyzers":[
 			{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"every","tokenizer":"whole","tokenFilters":["grams","short","cut","once","mystop","frstop","elide"]},
 			{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"plain","tokenizer":"standard_v2"},

@@ -74,8 +74,8 @@ type (
 		ComponentHead
 		MaxTokenLength *json.Number `json:"maxTokenLength,omitempty" shape:"int"`
 	}
-	// NGramTokenFilter makes n-grams of each token; EdgeNGramTokenFilterV2
-	// (Edge true) only those at one side.
+	// NGramTokenFilter makes n-grams of each token (NGramTokenFilterV2), or
+	// only those at one side (EdgeNGramTokenFilterV2).
 	NGramTokenFilter struct {
 		ComponentHead
 		MaxGram *json.Number `json:"maxGram,omitempty" shape:"int"`
@@ -118,8 +118,8 @@ type (
 		TokenFilters []string `json:"tokenFilters"`
 		Tokenizer    *string  `json:"tokenizer"`
 	}
-	// StandardAnalyzer is Lucene's standard analyzer, StopAnalyzer (Stop
-	// true) its letter-tokenizing variant with English stop words.
+	// StandardAnalyzer is Lucene's standard analyzer (StandardAnalyzer), or
+	// its letter-tokenizing variant with English stop words (StopAnalyzer).
 	StandardAnalyzer struct {
 		ComponentHead
 		MaxTokenLength *json.Number `json:"maxTokenLength,omitempty" shape:"int"`
@@ -159,15 +159,15 @@ func (*UnservableComponent) normalizer()      {}
 // The registries: each list's @odata.type values (without the
 // "#Microsoft.Azure.Search." prefix, which clients may leave out).
 var (
-	analyzers = &union[Analyzer]{tag: "@odata.type", members: map[string]func() Analyzer{
+	analyzers = componentUnion("analyzer", map[string]func() Analyzer{
 		"CustomAnalyzer":   func() Analyzer { return &CustomAnalyzer{} },
 		"StandardAnalyzer": func() Analyzer { return &StandardAnalyzer{} },
 		"StopAnalyzer":     func() Analyzer { return &StandardAnalyzer{} },
-	}, other: func() Analyzer { return &UnservableComponent{what: "analyzer"} }}
-	tokenizers = &union[Tokenizer]{tag: "@odata.type", members: map[string]func() Tokenizer{
+	})
+	tokenizers = componentUnion("tokenizer", map[string]func() Tokenizer{
 		"KeywordTokenizerV2": func() Tokenizer { return &KeywordTokenizer{} },
-	}, other: func() Tokenizer { return &UnservableComponent{what: "tokenizer"} }}
-	tokenFilters = &union[TokenFilter]{tag: "@odata.type", members: map[string]func() TokenFilter{
+	})
+	tokenFilters = componentUnion("token filter", map[string]func() TokenFilter{
 		"EdgeNGramTokenFilterV2": func() TokenFilter { return &NGramTokenFilter{} },
 		"NGramTokenFilterV2":     func() TokenFilter { return &NGramTokenFilter{} },
 		"LengthTokenFilter":      func() TokenFilter { return &LengthTokenFilter{} },
@@ -175,14 +175,24 @@ var (
 		"UniqueTokenFilter":      func() TokenFilter { return &UniqueTokenFilter{} },
 		"StopwordsTokenFilter":   func() TokenFilter { return &StopwordsTokenFilter{} },
 		"ElisionTokenFilter":     func() TokenFilter { return &ElisionTokenFilter{} },
-	}, other: func() TokenFilter { return &UnservableComponent{what: "token filter"} }}
-	charFilters = &union[CharFilter]{tag: "@odata.type", members: map[string]func() CharFilter{
+	})
+	charFilters = componentUnion("char filter", map[string]func() CharFilter{
 		"PatternReplaceCharFilter": func() CharFilter { return &PatternReplaceCharFilter{} },
-	}, other: func() CharFilter { return &UnservableComponent{what: "char filter"} }}
-	normalizers = &union[Normalizer]{tag: "@odata.type", members: map[string]func() Normalizer{
+	})
+	normalizers = componentUnion("normalizer", map[string]func() Normalizer{
 		"CustomNormalizer": func() Normalizer { return &CustomNormalizer{} },
-	}, other: func() Normalizer { return &UnservableComponent{what: "normalizer"} }}
+	})
 )
+
+// componentUnion is the registry of one list of analysis components:
+// types outside members decode as UnservableComponent, which messages
+// name as what.
+func componentUnion[T AnalysisComponent](what string, members map[string]func() T) *union[T] {
+	return &union[T]{tag: "@odata.type", members: members, other: func() T {
+		var c AnalysisComponent = &UnservableComponent{what: what}
+		return c.(T)
+	}}
+}
 
 func init() {
 	registerShape[Analyzer](analyzers)

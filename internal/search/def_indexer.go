@@ -413,16 +413,16 @@ func (h *SkillHead) validate(where string, i int) error {
 
 // The skills cerulean runs.
 type (
-	// ShaperSkill gathers its inputs into one object.
-	ShaperSkill struct{ SkillHead }
-	// ConditionalSkill picks whenTrue or whenFalse by condition.
-	ConditionalSkill struct{ SkillHead }
 	// MergeSkill merges texts into one, between tags.
 	MergeSkill struct {
 		SkillHead
 		InsertPostTag *string `json:"insertPostTag,omitempty"`
 		InsertPreTag  *string `json:"insertPreTag,omitempty"`
 	}
+	// ShaperSkill gathers its inputs into one object.
+	ShaperSkill struct{ SkillHead }
+	// ConditionalSkill picks whenTrue or whenFalse by condition.
+	ConditionalSkill struct{ SkillHead }
 	// SplitSkill splits text into pages or sentences.
 	SplitSkill struct {
 		SkillHead

@@ -72,6 +72,12 @@ func TestDefinitionsGolden(t *testing.T) {
 	put(Indexers, `{"name":"ixr","dataSourceName":"ds","targetIndexName":"hotels","skillsetName":"sk","disabled":true,"schedule":{"interval":"PT5M"},"parameters":{"batchSize":5,"configuration":{"parsingMode":"json"}},"fieldMappings":[{"sourceFieldName":"a","mappingFunction":{"name":"base64Encode"}},{"sourceFieldName":"b","targetFieldName":"id","mappingFunction":{"name":"extractTokenAtPosition","parameters":{"delimiter":" ","position":1}}}],"outputFieldMappings":[{"sourceFieldName":"/document/x","targetFieldName":"title"}]}`)
 	put(Indexers, `{"name":"ixr2","dataSourceName":"ds","targetIndexName":"hotels"}`)
 	put(Aliases, `{"name":"al","indexes":["hotels"]}`)
+	putRefused(put)
+}
+
+// putRefused puts definitions the service refuses, each for a reason of
+// its own.
+func putRefused(put func(kind Kind, body string)) {
 	for _, bad := range []string{
 		`{"name":"b1","fields":[{"name":"id","type":"Edm.String","key":"yes"}]}`,
 		`{"name":"b1","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"v","type":"Collection(Edm.Single)","dimensions":1.5}]}`,

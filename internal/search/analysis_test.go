@@ -46,12 +46,9 @@ func terms(t *testing.T, m *mapping.IndexMappingImpl, analyzer, text string) []s
 	return out
 }
 
-// TestAnalysisServedByBleve: every analyzer and normalizer name an index
-// may use resolves to an analyzer bleve builds, and the ones with a
-// well-known behaviour behave so.
-func TestAnalysisServedByBleve(t *testing.T) {
-	d := def(t, `{"name":"x1","fields":[{"name":"id","type":"Edm.String","key":true}],
-		"charFilters":[{"@odata.type":"#Microsoft.Azure.Search.PatternReplaceCharFilter","name":"dashes","pattern":"-","replacement":" "}],
+// analysisComponents are char filters, tokenizers and token filters of
+// every type cerulean serves, as properties of an index definition.
+const analysisComponents = `"charFilters":[{"@odata.type":"#Microsoft.Azure.Search.PatternReplaceCharFilter","name":"dashes","pattern":"-","replacement":" "}],
 		"tokenizers":[{"@odata.type":"#Microsoft.Azure.Search.KeywordTokenizerV2","name":"whole"}],
 		"tokenFilters":[
 			{"@odata.type":"#Microsoft.Azure.Search.EdgeNGramTokenFilterV2","name":"prefixes","minGram":2,"maxGram":4},
@@ -61,14 +58,25 @@ func TestAnalysisServedByBleve(t *testing.T) {
 			{"@odata.type":"#Microsoft.Azure.Search.UniqueTokenFilter","name":"once"},
 			{"@odata.type":"#Microsoft.Azure.Search.StopwordsTokenFilter","name":"mystop","stopwords":["hotel"]},
 			{"@odata.type":"#Microsoft.Azure.Search.StopwordsTokenFilter","name":"frstop","stopwordsLanguage":"french"},
-			{"@odata.type":"#Microsoft.Azure.Search.ElisionTokenFilter","name":"elide","articles":["l","d"]}],
+			{"@odata.type":"#Microsoft.Azure.Search.ElisionTokenFilter","name":"elide","articles":["l","d"]}],`
+
+// TestAnalysisServedByBleve: every analyzer and normalizer name an index
+// may use resolves to an analyzer bleve builds, and the ones with a
+// well-known behaviour behave so.
+func TestAnalysisServedByBleve(t *testing.T) {
+	d := def(t, `{"name":"x1","fields":[{"name":"id","type":"Edm.String","key":true}],
+		`+analysisComponents+`
 		"analyzers":[
 			{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"prefix","tokenizer":"standard_v2","tokenFilters":["lowercase","prefixes"],"charFilters":["dashes","html_strip"]},
 			{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"every","tokenizer":"whole","tokenFilters":["grams","short","cut","once","mystop","frstop","elide","apostrophe","porter_stem","reverse","unique","stopwords","cjk_width","cjk_bigram","arabic_normalization","german_normalization","hindi_normalization","indic_normalization","persian_normalization","sorani_normalization"]},
 			{"@odata.type":"#Microsoft.Azure.Search.StandardAnalyzer","name":"std","stopwords":["the"]},
 			{"@odata.type":"#Microsoft.Azure.Search.StopAnalyzer","name":"stp"}],
 		"normalizers":[{"@odata.type":"#Microsoft.Azure.Search.CustomNormalizer","name":"lower","tokenFilters":["lowercase"],"charFilters":["dashes"]}]}`)
-	a, err := analysisOf(d)
+	ix, err := decodeDefinition(Indexes, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := ix.(*Index).analysis()
 	if err != nil {
 		t.Fatal(err)
 	}

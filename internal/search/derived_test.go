@@ -53,15 +53,21 @@ func searchKeys(t *testing.T, s *Service, index, text, filter string) []string {
 	return keys
 }
 
+// twoProcesses are two Services over one store, as two server processes
+// would be.
+func twoProcesses(t *testing.T) (a, b *Service) {
+	t.Helper()
+	store := memory.Open()
+	t.Cleanup(func() { _ = store.Close() })
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	return New(Config{Store: store, Logger: quiet}), New(Config{Store: store, Logger: quiet})
+}
+
 // TestDerivedIndexFollowsAnotherProcess: two Services over one store
 // stand for two server processes; what one writes the other's searches
 // see, including deletes, a changed definition and a recreated index.
 func TestDerivedIndexFollowsAnotherProcess(t *testing.T) {
-	store := memory.Open()
-	t.Cleanup(func() { _ = store.Close() })
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a := New(Config{Store: store, Logger: quiet})
-	b := New(Config{Store: store, Logger: quiet})
+	a, b := twoProcesses(t)
 	putIndex(t, a, docsIndex)
 	upload(t, a, "docs", map[string]any{"id": "1", "title": "red apple"}, map[string]any{"id": "2", "title": "green apple"})
 	if got := fmt.Sprint(searchKeys(t, b, "docs", "apple", "")); got != "[1 2]" {
@@ -101,11 +107,7 @@ func TestDerivedIndexRebuildsWhenLogTrimmed(t *testing.T) {
 	old := logRetention
 	logRetention = 4
 	t.Cleanup(func() { logRetention = old })
-	store := memory.Open()
-	t.Cleanup(func() { _ = store.Close() })
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a := New(Config{Store: store, Logger: quiet})
-	b := New(Config{Store: store, Logger: quiet})
+	a, b := twoProcesses(t)
 	putIndex(t, a, docsIndex)
 	upload(t, a, "docs", map[string]any{"id": "0", "title": "first"})
 	if got := fmt.Sprint(searchKeys(t, b, "docs", "first", "")); got != "[0]" {

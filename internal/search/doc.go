@@ -7,7 +7,21 @@
 // the real service returns (a field is retrievable unless told otherwise,
 // and so on), refuses index updates Azure refuses, and keeps every
 // definition with an ETag taken from the commit version of the
-// transaction that wrote it, so equal ETags mean the same write. The
+// transaction that wrote it, so equal ETags mean the same write.
+//
+// A definition is a Go type per kind (Index, SynonymMap, DataSource,
+// Indexer, Skillset, Alias; the Definition interface), decoded with
+// encoding/json after a walk of the request's JSON alongside the type
+// refuses values of the wrong JSON type at their path. Analysis
+// components and skills are tagged unions on @odata.type: one Go type per
+// type, found in a small registry, and a catch-all for the rest. Each
+// type's Validate answers the service's 400 naming the JSON path of the
+// value at fault. map[string]any remains only for documents and for
+// values Azure leaves free-form (indexer configuration, mapping function
+// parameters, the properties of skills cerulean does not run). Responses
+// are written from the types with their properties in sorted order, as
+// the service writes them, and definitions stored by earlier releases (the
+// same JSON, sorted) read back unchanged. The
 // handler only translates the wire (api-key, api-version, If-Match /
 // If-None-Match, Prefer, OData paths such as /indexes('name')) to one
 // Service call.

@@ -55,7 +55,7 @@ func mustPut(t *testing.T, s *Service, kind Kind, name, body string, opts PutOpt
 
 func fieldsByName(res *Resource) map[string]map[string]any {
 	out := map[string]map[string]any{}
-	for _, f := range res.Definition["fields"].([]any) {
+	for _, f := range res.Body()["fields"].([]any) {
 		m := f.(map[string]any)
 		out[m["name"].(string)] = m
 	}
@@ -89,7 +89,7 @@ func TestIndexFieldDefaults(t *testing.T) {
 	if addr := fields["addr"]; len(addr) != 3 || addr["fields"] == nil {
 		t.Errorf("complex field normalised to %v, want name, type and fields only", addr)
 	}
-	if sim := res.Definition["similarity"].(map[string]any); sim["@odata.type"] != bm25 {
+	if sim := res.Body()["similarity"].(map[string]any); sim["@odata.type"] != bm25 {
 		t.Errorf("similarity %v", sim)
 	}
 	ix, err := ParseIndex(res.Definition)
@@ -373,7 +373,7 @@ func TestIndexerReferences(t *testing.T) {
 	}
 	mustPut(t, s, Indexes, "", hotels, PutOptions{CreateOnly: true})
 	res := mustPut(t, s, Indexers, "ixr", indexer, PutOptions{})
-	if m := res.Definition["fieldMappings"].([]any)[0].(map[string]any); m["targetFieldName"] != "id" {
+	if m := res.Body()["fieldMappings"].([]any)[0].(map[string]any); m["targetFieldName"] != "id" {
 		t.Errorf("field mapping %v", m)
 	}
 	for body, want := range map[string]string{
@@ -400,7 +400,7 @@ func TestDataSourceSecret(t *testing.T) {
 	ctx := context.Background()
 	mustPut(t, s, DataSources, "ds", `{"type":"cosmosdb","credentials":{"connectionString":"AccountEndpoint=x;AccountKey=y;Database=db"},"container":{"name":"c"}}`, PutOptions{})
 	res := mustPut(t, s, DataSources, "ds", `{"type":"cosmosdb","description":"d","credentials":{"connectionString":null},"container":{"name":"c"}}`, PutOptions{})
-	if cs := res.Definition["credentials"].(map[string]any)["connectionString"]; cs != "AccountEndpoint=x;AccountKey=y;Database=db" {
+	if cs := jsonObject(res.Definition)["credentials"].(map[string]any)["connectionString"]; cs != "AccountEndpoint=x;AccountKey=y;Database=db" {
 		t.Errorf("connection string after an update without it: %v", cs)
 	}
 	b, _ := json.Marshal(res.Body())
@@ -422,7 +422,7 @@ func TestDataSourceSecret(t *testing.T) {
 func TestSkillsetNamesSkills(t *testing.T) {
 	s := newService(t)
 	res := mustPut(t, s, Skillsets, "sk", `{"skills":[{"@odata.type":"#Microsoft.Skills.Util.ShaperSkill","inputs":[{"name":"a","source":"/document/a"}],"outputs":[{"name":"o"}]},{"@odata.type":"#Microsoft.Skills.Text.SplitSkill"}]}`, PutOptions{})
-	skills := res.Definition["skills"].([]any)
+	skills := res.Body()["skills"].([]any)
 	if skills[0].(map[string]any)["name"] != "#1" || skills[1].(map[string]any)["name"] != "#2" || skills[0].(map[string]any)["context"] != "/document" {
 		t.Errorf("skills %v", skills)
 	}
@@ -477,12 +477,12 @@ func TestLargeDefinition(t *testing.T) {
 		t.Fatalf("definition of %d bytes does not exercise chunking", size)
 	}
 	got, err := s.Get(ctx, Indexes, "wide")
-	if err != nil || got.ETag != created.ETag || len(got.Definition["fields"].([]any)) != 901 {
+	if err != nil || got.ETag != created.ETag || len(got.Body()["fields"].([]any)) != 901 {
 		t.Fatalf("get: %v", err)
 	}
 	mustPut(t, s, Indexes, "", smallIndex, PutOptions{CreateOnly: true})
 	list, err := s.List(ctx, Indexes)
-	if err != nil || len(list) != 2 || list[0].Name != "hotels" || list[1].Name != "wide" || len(list[1].Definition["fields"].([]any)) != 901 {
+	if err != nil || len(list) != 2 || list[0].Name != "hotels" || list[1].Name != "wide" || len(list[1].Body()["fields"].([]any)) != 901 {
 		t.Fatalf("list: %v %v", list, err)
 	}
 	// An update rewrites the chunks.
@@ -505,7 +505,7 @@ func TestLargeDefinition(t *testing.T) {
 	big := `{"format":"solr","synonyms":"` + strings.Repeat(`alpha, beta\n`, 20000) + `"}`
 	mustPut(t, s, SynonymMaps, "syn", big, PutOptions{})
 	small := mustPut(t, s, SynonymMaps, "syn", `{"format":"solr","synonyms":"a, b"}`, PutOptions{})
-	if small.Definition["synonyms"] != "a, b" {
+	if small.Body()["synonyms"] != "a, b" {
 		t.Errorf("shrunk synonym map %v", small.Definition)
 	}
 	if err := s.store.View(ctx, func(rd kv.Reader) error {
@@ -517,7 +517,7 @@ func TestLargeDefinition(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Get(ctx, SynonymMaps, "syn"); err != nil || got.Definition["synonyms"] != "a, b" {
+	if got, err := s.Get(ctx, SynonymMaps, "syn"); err != nil || got.Body()["synonyms"] != "a, b" {
 		t.Errorf("read after shrinking: %v %v", got, err)
 	}
 }

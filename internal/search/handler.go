@@ -288,13 +288,20 @@ func (h *handler) route(q *request) error {
 	return notFound("The resource '%s' was not found.", q.r.URL.Path)
 }
 
-// newConnectionString reports whether a data source definition carries a
-// connection string to check (an update may leave it out, or send
-// "<unchanged>", to keep the stored one).
-func newConnectionString(def map[string]any) bool {
-	c, _ := def["credentials"].(map[string]any)
-	s, _ := c["connectionString"].(string)
-	return s != "" && s != "<unchanged>"
+// checkConnection checks a data source definition's connection string
+// against this server when it carries one (an update may leave it out,
+// or send "<unchanged>", to keep the stored one). A definition that does
+// not decode is left to Put to refuse.
+func (h *handler) checkConnection(def map[string]any) error {
+	d, err := decodeDefinition(DataSources, def)
+	if err != nil {
+		return nil //nolint:nilerr // Put answers the definition's error
+	}
+	ds := d.(*DataSource)
+	if conn := ds.ConnectionString(); conn == "" || conn == unchangedSecret {
+		return nil
+	}
+	return h.svc.indexers.CheckDataSource(ds)
 }
 
 // indexerAction runs, resets or reports an existing indexer.
@@ -393,8 +400,8 @@ func (h *handler) put(q *request, create bool) error {
 	if err != nil {
 		return err
 	}
-	if q.kind == DataSources && h.svc.indexers != nil && newConnectionString(def) {
-		if err := h.svc.indexers.CheckDataSource(def); err != nil {
+	if q.kind == DataSources && h.svc.indexers != nil {
+		if err := h.checkConnection(def); err != nil {
 			return err
 		}
 	}
@@ -404,7 +411,7 @@ func (h *handler) put(q *request, create bool) error {
 	}
 	// Azure runs an indexer as soon as it is created, unless disabled. A
 	// POST names it in the body only: res.Name is the name either way.
-	if q.kind == Indexers && created && h.svc.indexers != nil && def["disabled"] != true {
+	if ix, ok := res.Definition.(*Indexer); ok && created && h.svc.indexers != nil && !deref(ix.Disabled) {
 		if err := h.svc.indexers.Start(q.r.Context(), res.Name); err != nil {
 			h.log.Warn("indexer did not start on create", "indexer", res.Name, "err", err)
 		}
@@ -593,6 +600,16 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	}
 }
 
+// storeErrors are the answers to the store's failures.
+var storeErrors = map[azhttp.StoreFailure]Error{
+	azhttp.StoreBusy:       {Status: http.StatusServiceUnavailable, Message: "The service is busy with conflicting writes; retry the request."},
+	azhttp.StoreTimedOut:   {Status: http.StatusServiceUnavailable, Message: "The request could not be completed in time; retry the request."},
+	azhttp.StoreTooLarge:   {Status: http.StatusRequestEntityTooLarge, Message: "The request is larger than a transaction of this server may hold."},
+	azhttp.StoreClosed:     {Status: http.StatusServiceUnavailable, Message: "The server is shutting down; retry the request."},
+	azhttp.StoreFull:       {Status: http.StatusServiceUnavailable, Message: "The server's data volume is nearly full: writes are refused until space is freed; reads and deletions are served. Retry the request later."},
+	azhttp.RequestCanceled: {Status: http.StatusServiceUnavailable, Message: "The request was cancelled."},
+}
+
 // resolve maps any error to a Search error; unknown errors are logged and
 // become 500 so that internals never leak.
 func (h *handler) resolve(r *http.Request, err error) *Error {
@@ -604,19 +621,8 @@ func (h *handler) resolve(r *http.Request, err error) *Error {
 	if errors.As(err, &ae) {
 		return &Error{Status: ae.Status, Code: ae.Code, Message: ae.Message}
 	}
-	switch azhttp.ClassifyStore(err) {
-	case azhttp.StoreBusy:
-		return &Error{Status: http.StatusServiceUnavailable, Message: "The service is busy with conflicting writes; retry the request."}
-	case azhttp.StoreTimedOut:
-		return &Error{Status: http.StatusServiceUnavailable, Message: "The request could not be completed in time; retry the request."}
-	case azhttp.StoreTooLarge:
-		return &Error{Status: http.StatusRequestEntityTooLarge, Message: "The request is larger than a transaction of this server may hold."}
-	case azhttp.StoreClosed:
-		return &Error{Status: http.StatusServiceUnavailable, Message: "The server is shutting down; retry the request."}
-	case azhttp.StoreFull:
-		return &Error{Status: http.StatusServiceUnavailable, Message: "The server's data volume is nearly full: writes are refused until space is freed; reads and deletions are served. Retry the request later."}
-	case azhttp.RequestCanceled:
-		return &Error{Status: http.StatusServiceUnavailable, Message: "The request was cancelled."}
+	if e, ok := storeErrors[azhttp.ClassifyStore(err)]; ok {
+		return &Error{Status: e.Status, Message: e.Message}
 	}
 	h.log.ErrorContext(r.Context(), "search request failed", "err", err, "path", r.URL.Path, "request_id", azhttp.RequestID(r.Context()))
 	return &Error{Status: http.StatusInternalServerError, Message: "An unknown error occurred while processing this request."}

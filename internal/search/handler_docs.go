@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -138,11 +137,13 @@ func (h *handler) indexBatch(q *request) error {
 	return h.writeValue(q, status, map[string]any{"value": values})
 }
 
-// decodeStrict decodes a JSON request body, numbers kept exact.
-func decodeStrict(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
+// readJSON reads and decodes a JSON request body, numbers kept exact.
+func readJSON(r *http.Request, v any) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	if err := unmarshalJSON(body, v); err != nil {
 		return badRequest("The request is invalid. Details: The request body is not valid JSON for this operation: %v", err)
 	}
 	return nil
@@ -180,12 +181,8 @@ type searchBody struct {
 }
 
 func (h *handler) searchPost(q *request) error {
-	body, err := readBody(q.r)
-	if err != nil {
-		return err
-	}
 	var b searchBody
-	if err := decodeStrict(body, &b); err != nil {
+	if err := readJSON(q.r, &b); err != nil {
 		return err
 	}
 	if b.SemanticConfiguration != "" || b.Answers != "" || b.Captions != "" || b.SemanticQuery != "" || strings.EqualFold(b.QueryType, "semantic") {
@@ -423,12 +420,8 @@ type suggestBody struct {
 }
 
 func (h *handler) suggestPost(q *request, auto bool) error {
-	body, err := readBody(q.r)
-	if err != nil {
-		return err
-	}
 	var b suggestBody
-	if err := decodeStrict(body, &b); err != nil {
+	if err := readJSON(q.r, &b); err != nil {
 		return err
 	}
 	req := &SuggestRequest{Search: b.Search, SuggesterName: b.SuggesterName, Fuzzy: b.Fuzzy, Filter: b.Filter,

@@ -127,7 +127,7 @@ func (s *Service) scoringWeights(qc *queryContext, req *SearchRequest) (map[stri
 	name := req.ScoringProfile
 	explicit := name != ""
 	if name == "" {
-		name, _ = qc.ix.Definition["defaultScoringProfile"].(string)
+		name = deref(qc.ix.DefaultScoringProfile)
 	}
 	if name == "" {
 		if len(req.ScoringParameters) > 0 {
@@ -135,22 +135,20 @@ func (s *Service) scoringWeights(qc *queryContext, req *SearchRequest) (map[stri
 		}
 		return nil, nil, nil
 	}
-	profiles, _ := qc.ix.Definition["scoringProfiles"].([]any)
-	for _, p := range profiles {
-		pm, _ := p.(map[string]any)
-		if pm["name"] != name {
+	for _, p := range qc.ix.ScoringProfiles {
+		if p.Name != name {
 			continue
 		}
-		fns, err := scoringProfileFunctions(pm, req.ScoringParameters, s.now().UTC())
+		fns, err := scoringProfileFunctions(p, req.ScoringParameters, s.now().UTC())
 		if err != nil {
 			return nil, nil, err
 		}
 		weights := map[string]float64{}
-		text, _ := pm["text"].(map[string]any)
-		ws, _ := text["weights"].(map[string]any)
-		for path, w := range ws {
-			if x, ok := query.ToFloat(w); ok {
-				weights[path] = x
+		if p.Text != nil {
+			for path, w := range p.Text.Weights {
+				if x, err := w.Float64(); err == nil {
+					weights[path] = x
+				}
 			}
 		}
 		return weights, fns, nil
@@ -179,8 +177,9 @@ func (s *Service) synonymsFor(qc *queryContext) (map[string][]SynonymRule, error
 				return nil, err
 			}
 			if err == nil {
-				text, _ := res.Definition["synonyms"].(string)
-				rules, _ = ParseSynonyms(text)
+				if sm, ok := res.Definition.(*SynonymMap); ok {
+					rules, _ = ParseSynonyms(deref(sm.Synonyms))
+				}
 			}
 			cache[name] = rules
 		}
@@ -365,32 +364,7 @@ func (s *Service) vectorPlans(qc *queryContext, vqs []VectorQuery) ([]*vectorPla
 
 // metricOf is the similarity metric of a vector search profile's
 // algorithm (cosine unless the algorithm says otherwise).
-func metricOf(ix *Index, profile string) string {
-	vs, _ := ix.Definition["vectorSearch"].(map[string]any)
-	var alg string
-	profiles, _ := vs["profiles"].([]any)
-	for _, p := range profiles {
-		pm, _ := p.(map[string]any)
-		if pm["name"] == profile {
-			alg, _ = pm["algorithm"].(string)
-		}
-	}
-	algs, _ := vs["algorithms"].([]any)
-	for _, a := range algs {
-		am, _ := a.(map[string]any)
-		if am["name"] != alg {
-			continue
-		}
-		for _, key := range []string{"hnswParameters", "exhaustiveKnnParameters"} {
-			if p, ok := am[key].(map[string]any); ok {
-				if m, ok := p["metric"].(string); ok && m != "" {
-					return m
-				}
-			}
-		}
-	}
-	return "cosine"
-}
+func metricOf(ix *Index, profile string) string { return ix.VectorSearch.metric(profile) }
 
 // nearest scores every candidate exactly and returns the k best. The
 // score follows Azure's: cosine 1/(1+(1-cos)), euclidean 1/(1+d),

@@ -94,18 +94,20 @@ type Resource struct {
 	// ETag is quoted, as the ETag header carries it; @odata.etag holds the
 	// same string.
 	ETag string
-	// Definition is the resource's JSON object in the service's normalised
-	// shape, without @odata.etag (Body adds it).
-	Definition map[string]any
+	// Definition is the resource's definition in the service's normalised
+	// shape (*Index, *SynonymMap, …).
+	Definition Definition
 }
 
 // Body renders the resource as the service returns it: its definition
 // with @odata.etag, and secrets (a data source's connection string)
-// withheld as the real service withholds them.
+// withheld as the real service withholds them. It is a JSON object, so
+// that it encodes with its properties in order, as the service writes
+// them, and $select can pick from it.
 func (r *Resource) Body() map[string]any {
-	out := make(map[string]any, len(r.Definition)+1)
-	for k, v := range r.Definition {
-		out[k] = v
+	out := jsonObject(r.Definition)
+	if out == nil {
+		out = map[string]any{}
 	}
 	out["@odata.etag"] = r.ETag
 	if r.Kind == DataSources {
@@ -179,7 +181,7 @@ func storeDefinition(tx kv.Txn, kind Kind, name string, version uint64, def []by
 func etagOf(v uint64) string { return fmt.Sprintf(`"0x8D%013X"`, v) }
 
 func (st *stored) resource(kind Kind, name string) (*Resource, error) {
-	def, err := decodeObject(st.Definition)
+	def, err := loadDefinition(kind, st.Definition)
 	if err != nil {
 		return nil, fmt.Errorf("decode stored %s %q: %w", kind.label(), name, err)
 	}
@@ -265,6 +267,11 @@ func (s *Service) Put(ctx context.Context, kind Kind, name string, def map[strin
 	}
 	delete(def, "@odata.etag")
 	delete(def, "@odata.context")
+	if kind == Indexes {
+		if err := checkIndexProperties(def); err != nil {
+			return nil, false, err
+		}
+	}
 	err = s.store.Update(ctx, func(tx kv.Txn) error {
 		res, created = nil, false
 		old, found, err := loadStored(tx, kind, name)
@@ -282,15 +289,17 @@ func (s *Service) Put(ctx context.Context, kind Kind, name string, def map[strin
 		if err := opts.check(found, etag); err != nil {
 			return err
 		}
-		var oldDef map[string]any
+		var oldDef Definition
 		if found {
-			if oldDef, err = decodeObject(old.Definition); err != nil {
+			if oldDef, err = loadDefinition(kind, old.Definition); err != nil {
 				return fmt.Errorf("decode stored %s %q: %w", kind.label(), name, err)
 			}
 		}
-		v := &validation{rd: tx, kind: kind, name: name, def: cloneJSON(def), old: oldDef, allowDowntime: opts.AllowIndexDowntime}
-		norm, err := v.run()
+		norm, err := decodeDefinition(kind, def)
 		if err != nil {
+			return err
+		}
+		if err := validateDefinition(tx, norm, oldDef, opts.AllowIndexDowntime); err != nil {
 			return err
 		}
 		b, err := json.Marshal(norm)
@@ -423,29 +432,4 @@ func (s *Service) Delete(ctx context.Context, kind Kind, name string, p Precondi
 		}
 		return nil
 	})
-}
-
-// cloneJSON deep-copies a decoded JSON value so that validation may
-// rewrite it freely.
-func cloneJSON(m map[string]any) map[string]any {
-	out, _ := cloneValue(m).(map[string]any)
-	return out
-}
-
-func cloneValue(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = cloneValue(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = cloneValue(x)
-		}
-		return out
-	}
-	return v
 }

@@ -20,7 +20,7 @@ type IndexerRunner interface {
 	Forget(ctx context.Context, name string) error
 	// CheckDataSource validates a data source definition's connection
 	// (accounts and keys of this server).
-	CheckDataSource(def map[string]any) error
+	CheckDataSource(ds *DataSource) error
 }
 
 // UseIndexers connects the indexer runner; call it before NewHandler.

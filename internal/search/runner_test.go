@@ -24,7 +24,7 @@ func (r *startRecorder) Start(_ context.Context, name string) error {
 func (r *startRecorder) Reset(context.Context, string) error         { return nil }
 func (r *startRecorder) Status(context.Context, string) (any, error) { return map[string]any{}, nil }
 func (r *startRecorder) Forget(context.Context, string) error        { return nil }
-func (r *startRecorder) CheckDataSource(map[string]any) error        { return nil }
+func (r *startRecorder) CheckDataSource(*DataSource) error           { return nil }
 
 // TestCreatedIndexerStarts: Azure runs an indexer when it is created,
 // whether by POST (the name in the body only, as the SDKs send it) or by

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/json"
 	"math"
 	"sort"
 	"strconv"
@@ -39,74 +40,81 @@ type scoringFunc struct {
 
 // scoringProfileFunctions reads the functions of profile pm with the
 // request's scoringParameters ("name-value" or "name-v1,v2").
-func scoringProfileFunctions(pm map[string]any, params []string, now time.Time) (*scoringFunctions, error) {
-	fns, _ := pm["functions"].([]any)
-	if len(fns) == 0 {
+func scoringProfileFunctions(p *ScoringProfile, params []string, now time.Time) (*scoringFunctions, error) {
+	if len(p.Functions) == 0 {
 		return nil, nil
 	}
 	named := map[string]string{}
-	for _, p := range params {
-		name, value, ok := strings.Cut(p, "-")
+	for _, param := range params {
+		name, value, ok := strings.Cut(param, "-")
 		if !ok || name == "" {
-			return nil, badRequest("The scoring parameter '%s' is not of the form name-value.", p)
+			return nil, badRequest("The scoring parameter '%s' is not of the form name-value.", param)
 		}
 		named[name] = value
 	}
 	out := &scoringFunctions{aggregation: "sum"}
-	if a, _ := pm["functionAggregation"].(string); a != "" {
+	if a := deref(p.FunctionAggregation); a != "" {
 		out.aggregation = a
 	}
-	for _, raw := range fns {
-		fm, _ := raw.(map[string]any)
-		f := scoringFunc{now: now}
-		f.typ, _ = fm["type"].(string)
-		f.path, _ = fm["fieldName"].(string)
-		f.interpolation, _ = fm["interpolation"].(string)
-		f.boost, _ = query.ToFloat(fm["boost"])
-		switch f.typ {
-		case "magnitude":
-			p, _ := fm["magnitude"].(map[string]any)
-			f.start, _ = query.ToFloat(p["boostingRangeStart"])
-			f.end, _ = query.ToFloat(p["boostingRangeEnd"])
-			f.constBeyond, _ = p["constantBoostBeyondRange"].(bool)
-		case "freshness":
-			p, _ := fm["freshness"].(map[string]any)
-			d, _ := p["boostingDuration"].(string)
-			dur, err := ParseDuration(d)
-			if err != nil || dur <= 0 {
-				return nil, badRequest("The boostingDuration '%s' of a freshness function is not a positive ISO 8601 duration.", d)
-			}
-			f.duration = dur
-		case "distance":
-			p, _ := fm["distance"].(map[string]any)
-			name, _ := p["referencePointParameter"].(string)
-			f.km, _ = query.ToFloat(p["boostingDistance"])
-			v, ok := named[name]
-			if !ok {
-				return nil, badRequest("Expected a value for the scoring parameter '%s' of the distance function.", name)
-			}
-			lonText, latText, ok := strings.Cut(v, ",")
-			lon, err1 := strconv.ParseFloat(strings.TrimSpace(lonText), 64)
-			lat, err2 := strconv.ParseFloat(strings.TrimSpace(latText), 64)
-			if !ok || err1 != nil || err2 != nil || lon < -180 || lon > 180 || lat < -90 || lat > 90 {
-				return nil, badRequest("The scoring parameter '%s' must be a longitude and a latitude separated by a comma.", name)
-			}
-			f.lon, f.lat = lon, lat
-		case "tag":
-			p, _ := fm["tag"].(map[string]any)
-			name, _ := p["tagsParameter"].(string)
-			v, ok := named[name]
-			if !ok {
-				return nil, badRequest("Expected a value for the scoring parameter '%s' of the tag function.", name)
-			}
-			f.tags = map[string]bool{}
-			for _, t := range strings.Split(v, ",") {
-				f.tags[strings.ToLower(strings.TrimSpace(t))] = true
-			}
+	for _, fn := range p.Functions {
+		f, err := scoringFunctionOf(fn, named, now)
+		if err != nil {
+			return nil, err
 		}
 		out.fns = append(out.fns, f)
 	}
 	return out, nil
+}
+
+// numberOf is a stored number (0 when absent).
+func numberOf(n *json.Number) float64 {
+	if n == nil {
+		return 0
+	}
+	f, _ := n.Float64()
+	return f
+}
+
+// scoringFunctionOf reads one function with the request's parameters.
+func scoringFunctionOf(fn *ScoringFunction, named map[string]string, now time.Time) (scoringFunc, error) {
+	f := scoringFunc{now: now, typ: fn.Type, path: fn.FieldName, interpolation: fn.Interpolation, boost: numberOf(fn.Boost)}
+	switch {
+	case fn.Type == "magnitude" && fn.Magnitude != nil:
+		f.start, f.end = numberOf(fn.Magnitude.BoostingRangeStart), numberOf(fn.Magnitude.BoostingRangeEnd)
+		f.constBeyond = deref(fn.Magnitude.ConstantBoostBeyondRange)
+	case fn.Type == "freshness" && fn.Freshness != nil:
+		d := fn.Freshness.BoostingDuration
+		dur, err := ParseDuration(d)
+		if err != nil || dur <= 0 {
+			return f, badRequest("The boostingDuration '%s' of a freshness function is not a positive ISO 8601 duration.", d)
+		}
+		f.duration = dur
+	case fn.Type == "distance" && fn.Distance != nil:
+		name := fn.Distance.ReferencePointParameter
+		f.km = numberOf(fn.Distance.BoostingDistance)
+		v, ok := named[name]
+		if !ok {
+			return f, badRequest("Expected a value for the scoring parameter '%s' of the distance function.", name)
+		}
+		lonText, latText, ok := strings.Cut(v, ",")
+		lon, err1 := strconv.ParseFloat(strings.TrimSpace(lonText), 64)
+		lat, err2 := strconv.ParseFloat(strings.TrimSpace(latText), 64)
+		if !ok || err1 != nil || err2 != nil || lon < -180 || lon > 180 || lat < -90 || lat > 90 {
+			return f, badRequest("The scoring parameter '%s' must be a longitude and a latitude separated by a comma.", name)
+		}
+		f.lon, f.lat = lon, lat
+	case fn.Type == "tag" && fn.Tag != nil:
+		name := fn.Tag.TagsParameter
+		v, ok := named[name]
+		if !ok {
+			return f, badRequest("Expected a value for the scoring parameter '%s' of the tag function.", name)
+		}
+		f.tags = map[string]bool{}
+		for _, t := range strings.Split(v, ",") {
+			f.tags[strings.ToLower(strings.TrimSpace(t))] = true
+		}
+	}
+	return f, nil
 }
 
 // fraction is how far doc lies within f's range, in [0, 1], and whether

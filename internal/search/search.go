@@ -170,17 +170,53 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 		return nil, err
 	}
 	defer release()
-	schema := qc.schema
+	p, err := s.planSearch(qc, req)
+	if err != nil {
+		return nil, err
+	}
+	// The text part: every match, in score order.
+	var textHits []*hit
+	if p.hasText || len(p.vectors) == 0 {
+		if textHits, err = qc.textHits(p); err != nil {
+			return nil, err
+		}
+	}
+	hits := textHits
+	if len(p.vectors) > 0 {
+		if hits, err = qc.vectorHits(p, textHits, req.VectorFilterMode == "postFilter"); err != nil {
+			return nil, err
+		}
+	}
+	return qc.results(p, req, hits)
+}
 
+// searchPlan is a search request parsed against the index.
+type searchPlan struct {
+	hasText     bool
+	textQuery   bquery.Query
+	filter      *query.Filter
+	filterQuery bquery.Query
+	exact       bool
+	order       []query.OrderClause
+	selected    []string
+	facets      []*query.Facet
+	highlights  []highlightField
+	vectors     []*vectorPlan
+	functions   *scoringFunctions
+}
+
+func (s *Service) planSearch(qc *queryContext, req *SearchRequest) (*searchPlan, error) {
+	schema := qc.schema
 	mode, err := query.ParseSearchMode(req.SearchMode)
 	if err != nil {
 		return nil, queryError(err)
 	}
+	p := &searchPlan{filterQuery: bquery.NewMatchAllQuery(), exact: true}
 	text := req.Search
 	// "*" alone (as SDK samples send with vector queries) matches
 	// everything without ranking: next to vector queries it is no text
 	// query at all.
-	hasText := strings.TrimSpace(text) != "" && strings.TrimSpace(text) != "*"
+	p.hasText = strings.TrimSpace(text) != "" && strings.TrimSpace(text) != "*"
 	if strings.TrimSpace(text) == "" {
 		text = "*"
 	}
@@ -198,6 +234,7 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 	if err != nil {
 		return nil, err
 	}
+	p.functions = functions
 	syn, err := s.synonymsFor(qc)
 	if err != nil {
 		return nil, err
@@ -209,115 +246,120 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 		}
 		node = exp.node(node)
 	}
-	textQuery, err := query.TranslateSearch(node, query.SearchOptions{Schema: schema, Fields: fields, Mode: mode})
-	if err != nil {
+	if p.textQuery, err = query.TranslateSearch(node, query.SearchOptions{Schema: schema, Fields: fields, Mode: mode}); err != nil {
 		return nil, queryError(err)
 	}
-	var filter *query.Filter
-	filterQuery := bquery.Query(bquery.NewMatchAllQuery())
-	exact := true
+	if err := p.parseClauses(req, schema); err != nil {
+		return nil, err
+	}
+	if p.vectors, err = s.vectorPlans(qc, req.VectorQueries); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// parseClauses parses $filter, $orderby, $select, facets and highlight.
+func (p *searchPlan) parseClauses(req *SearchRequest, schema *indexSchema) error {
+	var err error
 	if strings.TrimSpace(req.Filter) != "" {
-		if filter, err = query.ParseFilter(req.Filter, schema); err != nil {
-			return nil, queryError(err)
+		if p.filter, err = query.ParseFilter(req.Filter, schema); err != nil {
+			return queryError(err)
 		}
-		filterQuery, exact = filter.Query()
+		p.filterQuery, p.exact = p.filter.Query()
 	}
-	order, err := query.ParseOrderBy(req.OrderBy, schema)
-	if req.OrderBy == "" {
-		order, err = nil, nil
+	if req.OrderBy != "" {
+		if p.order, err = query.ParseOrderBy(req.OrderBy, schema); err != nil {
+			return queryError(err)
+		}
 	}
-	if err != nil {
-		return nil, queryError(err)
+	if p.selected, err = query.ParseSelect(req.Select, schema); err != nil {
+		return queryError(err)
 	}
-	selected, err := query.ParseSelect(req.Select, schema)
-	if err != nil {
-		return nil, queryError(err)
-	}
-	facets := make([]*query.Facet, 0, len(req.Facets))
+	p.facets = make([]*query.Facet, 0, len(req.Facets))
 	for _, f := range req.Facets {
 		pf, err := query.ParseFacet(f, schema)
 		if err != nil {
-			return nil, queryError(err)
+			return queryError(err)
 		}
-		facets = append(facets, pf)
+		p.facets = append(p.facets, pf)
 	}
-	highlights, err := parseHighlight(req.Highlight, schema)
-	if err != nil {
-		return nil, err
-	}
-	vectors, err := s.vectorPlans(qc, req.VectorQueries)
-	if err != nil {
-		return nil, err
-	}
+	p.highlights, err = parseHighlight(req.Highlight, schema)
+	return err
+}
 
-	// The text part: every match, in score order.
-	var textHits []*hit
-	if hasText || len(vectors) == 0 {
-		q := textQuery
-		if filter != nil && len(filter.Scoring) > 0 {
-			q = bquery.NewBooleanQuery(append([]bquery.Query{textQuery}, filter.Scoring...), nil, nil)
-		}
-		var allowed map[string]bool
-		if filter != nil {
-			// The filter runs as a search of its own: bleve's
-			// BooleanQuery.AddFilter leaks a searcher (and its index
-			// snapshot) per query, and a filter must not score anyway.
-			if allowed, err = qc.matchingKeys(filterQuery); err != nil {
-				return nil, err
-			}
-		}
-		textHits, err = qc.bleveSearch(q, len(highlights) > 0, allowed)
-		if err != nil {
+// textHits runs the text part of a search: every match, in score order.
+func (qc *queryContext) textHits(p *searchPlan) ([]*hit, error) {
+	q := p.textQuery
+	if p.filter != nil && len(p.filter.Scoring) > 0 {
+		q = bquery.NewBooleanQuery(append([]bquery.Query{p.textQuery}, p.filter.Scoring...), nil, nil)
+	}
+	var allowed map[string]bool
+	var err error
+	if p.filter != nil {
+		// The filter runs as a search of its own: bleve's
+		// BooleanQuery.AddFilter leaks a searcher (and its index
+		// snapshot) per query, and a filter must not score anyway.
+		if allowed, err = qc.matchingKeys(p.filterQuery); err != nil {
 			return nil, err
-		}
-		if textHits, err = qc.keepMatching(textHits, filter, exact); err != nil {
-			return nil, err
-		}
-		if functions != nil {
-			if textHits, err = qc.loadDocs(textHits); err != nil {
-				return nil, err
-			}
-			functions.apply(textHits)
 		}
 	}
-	hits := textHits
-	if len(vectors) > 0 {
-		// preFilter (the default) searches the neighbours among the
-		// documents passing the filter; postFilter finds the k nearest
-		// of all and then drops those failing the filter, so fewer than
-		// k may remain, as in Azure.
-		post := req.VectorFilterMode == "postFilter" && filter != nil
-		var candidates, passing []*hit
+	hits, err := qc.bleveSearch(q, len(p.highlights) > 0, allowed)
+	if err != nil {
+		return nil, err
+	}
+	if hits, err = qc.keepMatching(hits, p.filter, p.exact); err != nil {
+		return nil, err
+	}
+	if p.functions != nil {
+		if hits, err = qc.loadDocs(hits); err != nil {
+			return nil, err
+		}
+		p.functions.apply(hits)
+	}
+	return hits, nil
+}
+
+// vectorHits runs the vector queries and fuses them with the text hits.
+// preFilter (the default) searches the neighbours among the documents
+// passing the filter; postFilter finds the k nearest of all and then
+// drops those failing the filter, so fewer than k may remain, as in
+// Azure.
+func (qc *queryContext) vectorHits(p *searchPlan, textHits []*hit, postFilter bool) ([]*hit, error) {
+	post := postFilter && p.filter != nil
+	var candidates, passing []*hit
+	var err error
+	if post {
+		candidates, err = qc.filtered(bquery.NewMatchAllQuery(), nil, true)
+		if err == nil {
+			passing, err = qc.filtered(p.filterQuery, p.filter, p.exact)
+		}
+	} else {
+		candidates, err = qc.filtered(p.filterQuery, p.filter, p.exact)
+	}
+	if err != nil {
+		return nil, err
+	}
+	lists := make([][]*hit, 0, len(p.vectors)+1)
+	if p.hasText {
+		lists = append(lists, textHits)
+	}
+	for _, v := range p.vectors {
+		near := v.nearest(candidates)
 		if post {
-			candidates, err = qc.filtered(bquery.NewMatchAllQuery(), nil, true)
-			if err == nil {
-				passing, err = qc.filtered(filterQuery, filter, exact)
-			}
-		} else {
-			candidates, err = qc.filtered(filterQuery, filter, exact)
+			near = keepKeys(near, passing)
 		}
-		if err != nil {
-			return nil, err
-		}
-		lists := make([][]*hit, 0, len(vectors)+1)
-		if hasText {
-			lists = append(lists, textHits)
-		}
-		for _, v := range vectors {
-			near := v.nearest(candidates)
-			if post {
-				near = keepKeys(near, passing)
-			}
-			lists = append(lists, near)
-		}
-		if len(lists) == 1 {
-			hits = lists[0]
-		} else {
-			hits = fuse(lists, vectors, hasText)
-		}
+		lists = append(lists, near)
 	}
+	if len(lists) == 1 {
+		return lists[0], nil
+	}
+	return fuse(lists, p.vectors, p.hasText), nil
+}
 
-	if len(facets) > 0 || len(order) > 0 {
+// results counts, facets, orders and pages the hits.
+func (qc *queryContext) results(p *searchPlan, req *SearchRequest, hits []*hit) (*SearchResults, error) {
+	var err error
+	if len(p.facets) > 0 || len(p.order) > 0 {
 		if hits, err = qc.loadDocs(hits); err != nil {
 			return nil, err
 		}
@@ -327,15 +369,15 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 		n := int64(len(hits))
 		out.Count = &n
 	}
-	if len(facets) > 0 {
+	if len(p.facets) > 0 {
 		out.Facets = map[string][]FacetBucket{}
-		for _, f := range facets {
+		for _, f := range p.facets {
 			out.Facets[f.Path] = facetBuckets(f, hits)
 			out.FacetOrder = append(out.FacetOrder, f.Path)
 		}
 	}
-	if len(order) > 0 {
-		sortHits(hits, order, schema)
+	if len(p.order) > 0 {
+		sortHits(hits, p.order, qc.schema)
 	}
 	top := defaultTop
 	if req.Top != nil {
@@ -358,9 +400,9 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 		return nil, err
 	}
 	for _, h := range pageHits {
-		sh := SearchHit{Key: h.key, Score: h.score, Document: project(qc.ix.Fields, h.doc, selected)}
-		if len(highlights) > 0 {
-			sh.Highlights = highlightHit(h, highlights, req.HighlightPreTag, req.HighlightPostTag)
+		sh := SearchHit{Key: h.key, Score: h.score, Document: project(qc.ix.Fields, h.doc, p.selected)}
+		if len(p.highlights) > 0 {
+			sh.Highlights = highlightHit(h, p.highlights, req.HighlightPreTag, req.HighlightPostTag)
 		}
 		out.Hits = append(out.Hits, sh)
 	}

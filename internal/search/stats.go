@@ -64,12 +64,11 @@ func (s *Service) resolveIndex(rd kv.Reader, name string) (*Resource, error) {
 	if aerr != nil {
 		return nil, err // the index's 404
 	}
-	targets, _ := alias.Definition["indexes"].([]any)
-	if len(targets) != 1 {
+	a, ok := alias.Definition.(*Alias)
+	if !ok || len(a.Indexes) != 1 {
 		return nil, err
 	}
-	target, _ := targets[0].(string)
-	return s.load(rd, Indexes, target)
+	return s.load(rd, Indexes, a.Indexes[0])
 }
 
 // ServiceStats are the service's counters: resources of each kind,

@@ -79,14 +79,9 @@ func (s *Service) suggestScope(rd kv.Reader, index string, req *SuggestRequest) 
 		}
 	}()
 	var fields []string
-	sugs, _ := qc.ix.Definition["suggesters"].([]any)
-	for _, sg := range sugs {
-		m, _ := sg.(map[string]any)
-		if m["name"] == req.SuggesterName {
-			src, _ := m["sourceFields"].([]any)
-			for _, f := range src {
-				fields = append(fields, f.(string))
-			}
+	for _, sg := range qc.ix.Suggesters {
+		if sg.Name == req.SuggesterName {
+			fields = append(fields, sg.SourceFields...)
 		}
 	}
 	if fields == nil {

@@ -79,28 +79,3 @@ func synonymTerms(s string, line int) ([]string, error) {
 	}
 	return terms, nil
 }
-
-func (v *validation) synonymMap() (map[string]any, error) {
-	d := v.def
-	format, _, err := getString(d, "format", "synonymMap")
-	if err != nil {
-		return nil, err
-	}
-	if format != "solr" {
-		return nil, invalid("synonymMap.format", "The synonym map format must be 'solr', not '%s'.", format)
-	}
-	text, ok, err := getString(d, "synonyms", "synonymMap")
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, invalid("synonymMap.synonyms", "The synonym map must have synonyms.")
-	}
-	if _, err := ParseSynonyms(text); err != nil {
-		return nil, invalid("synonymMap.synonyms", "The synonym rules are not valid Solr format: %v.", err)
-	}
-	if enc, ok := d["encryptionKey"]; ok && enc != nil {
-		return nil, invalid("synonymMap.encryptionKey", "Customer-managed encryption keys (Azure Key Vault) are not supported by cerulean.")
-	}
-	return map[string]any{"name": v.name, "format": "solr", "synonyms": text, "encryptionKey": nil}, nil
-}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -284,7 +285,7 @@ func (e *Engine) Status(ctx context.Context, name string) (*Status, error) {
 // names an account and key it has. A failure is a 400 *search.Error in
 // the service's shape; the handler may call it on data source and
 // indexer create and update, as Azure checks the connection then.
-func (e *Engine) CheckDataSource(def map[string]any) error {
+func (e *Engine) CheckDataSource(def *search.DataSource) error {
 	if err := e.checkDataSource(def); err != nil {
 		return &search.Error{Status: http.StatusBadRequest,
 			Message: "The request is invalid. Details: dataSource.credentials.connectionString : " + sentence(err.Error())}
@@ -292,7 +293,7 @@ func (e *Engine) CheckDataSource(def map[string]any) error {
 	return nil
 }
 
-func (e *Engine) checkDataSource(def map[string]any) error {
+func (e *Engine) checkDataSource(def *search.DataSource) error {
 	ds, err := parseDataSource(def)
 	if err != nil {
 		return err
@@ -320,15 +321,16 @@ type plan struct {
 	maxInBatch int
 }
 
-func intOf(params map[string]any, key string, def int) int {
-	if params == nil || params[key] == nil {
+// intOf is an indexer parameter, or def when it is not set.
+func intOf(n *json.Number, def int) int {
+	if n == nil {
 		return def
 	}
-	n, err := intParam(params[key])
+	v, err := n.Int64()
 	if err != nil {
 		return def
 	}
-	return n
+	return int(v)
 }
 
 func (e *Engine) plan(ctx context.Context, name string) (*plan, error) {
@@ -336,9 +338,11 @@ func (e *Engine) plan(ctx context.Context, name string) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	def := ixr.Definition
-	dsName, _ := def["dataSourceName"].(string)
-	indexName, _ := def["targetIndexName"].(string)
+	def, ok := ixr.Definition.(*search.Indexer)
+	if !ok {
+		return nil, fmt.Errorf("the indexer definition is a %T", ixr.Definition)
+	}
+	dsName, indexName := def.DataSourceName, def.TargetIndexName
 	dsr, err := e.cfg.Search.Get(ctx, search.DataSources, dsName)
 	if err != nil {
 		return nil, fmt.Errorf("the data source '%s' could not be read: %w", dsName, err)
@@ -355,13 +359,16 @@ func (e *Engine) plan(ctx context.Context, name string) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	params, _ := def["parameters"].(map[string]any)
-	config, _ := params["configuration"].(map[string]any)
-	p.maxFailed = intOf(params, "maxFailedItems", 0)
-	p.maxInBatch = intOf(params, "maxFailedItemsPerBatch", 0)
+	params := def.Parameters
+	if params == nil {
+		params = &search.IndexerParameters{}
+	}
+	config := params.Configuration
+	p.maxFailed = intOf(params.MaxFailedItems, 0)
+	p.maxInBatch = intOf(params.MaxFailedItemsPerBatch, 0)
 	switch ds.typ {
 	case "azureblob":
-		p.batchSize = intOf(params, "batchSize", 10)
+		p.batchSize = intOf(params.BatchSize, 10)
 		if e.cfg.Blob == nil {
 			return nil, errors.New("this server has no Blob service")
 		}
@@ -379,7 +386,7 @@ func (e *Engine) plan(ctx context.Context, name string) (*plan, error) {
 		}
 		p.src = &blobSource{svc: e.cfg.Blob, target: target, container: ds.container, prefix: prefix, cfg: bc, deletion: ds.deletion}
 	case "azuretable":
-		p.batchSize = intOf(params, "batchSize", 1000)
+		p.batchSize = intOf(params.BatchSize, 1000)
 		if e.cfg.Table == nil {
 			return nil, errors.New("this server has no Table service")
 		}
@@ -395,7 +402,7 @@ func (e *Engine) plan(ctx context.Context, name string) (*plan, error) {
 		}
 		p.src = &tableSource{svc: e.cfg.Table, account: target.account, table: ds.container, filter: filter, deletion: ds.deletion}
 	case "cosmosdb":
-		p.batchSize = intOf(params, "batchSize", 1000)
+		p.batchSize = intOf(params.BatchSize, 1000)
 		if e.cfg.Cosmos == nil {
 			return nil, errors.New("this server has no Cosmos DB service")
 		}
@@ -410,12 +417,13 @@ func (e *Engine) plan(ctx context.Context, name string) (*plan, error) {
 	if p.batchSize < 1 {
 		p.batchSize = 1
 	}
-	mappings, err := parseMappings(def["fieldMappings"], p.index, "fieldMappings")
+	mappings, err := parseMappings(def.FieldMappings, p.index, "fieldMappings")
 	if err != nil {
 		return nil, err
 	}
 	p.mapper = newMapper(p.index, mappings)
-	if ss, _ := def["skillsetName"].(string); ss != "" {
+	if def.SkillsetName != nil && *def.SkillsetName != "" {
+		ss := *def.SkillsetName
 		res, err := e.cfg.Search.Get(ctx, search.Skillsets, ss)
 		if err != nil {
 			return nil, fmt.Errorf("the skillset '%s' could not be read: %w", ss, err)
@@ -423,7 +431,7 @@ func (e *Engine) plan(ctx context.Context, name string) (*plan, error) {
 		if p.skills, err = parseSkillset(res.Definition); err != nil {
 			return nil, err
 		}
-		if p.outputs, err = parseMappings(def["outputFieldMappings"], p.index, "outputFieldMappings"); err != nil {
+		if p.outputs, err = parseMappings(def.OutputFieldMappings, p.index, "outputFieldMappings"); err != nil {
 			return nil, err
 		}
 	}

@@ -172,6 +172,41 @@ func (e *env) putBlob(t *testing.T, name, body string, meta azhttp.Metadata) {
 	}
 }
 
+// shopItems creates the Cosmos DB database "shop" with the container
+// "items", partitioned by /pk.
+func (e *env) shopItems(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := e.cosmos.CreateDatabase(ctx, []byte(`{"id":"shop"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.cosmos.CreateContainer(ctx, "shop", []byte(`{"id":"items","partitionKey":{"paths":["/pk"]}}`)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// docsContainer creates the blob container "docs".
+func (e *env) docsContainer(t *testing.T) {
+	t.Helper()
+	if _, err := e.blobs.CreateContainer(context.Background(), azhttp.DevAccount, "docs", nil, ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// blobDataSource defines the data source "blobs" over the container
+// "docs".
+func (e *env) blobDataSource(t *testing.T) {
+	t.Helper()
+	e.put(t, search.DataSources, `{"name":"blobs","type":"azureblob","credentials":{"connectionString":"`+storageConn+`"},"container":{"name":"docs"}}`)
+}
+
+// blobIndex defines the index "docs" and the data source "blobs".
+func (e *env) blobIndex(t *testing.T) {
+	t.Helper()
+	e.put(t, search.Indexes, docsIndex)
+	e.blobDataSource(t)
+}
+
 func (e *env) run(t *testing.T, name string) *ExecutionResult {
 	t.Helper()
 	res, err := e.engine.Run(context.Background(), name)
@@ -191,9 +226,7 @@ func equal(t *testing.T, what string, got, want []string) {
 func TestBlobJSONIndexerIndexesOnlyChanges(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
-		t.Fatal(err)
-	}
+	e.docsContainer(t)
 	e.putBlob(t, "a.json", `{"id":"a","title":"Alpha","rating":5}`, nil)
 	e.clock.Advance(time.Millisecond)
 	e.putBlob(t, "b.json", `{"id":"b","title":"Beta","rating":3}`, nil)
@@ -307,12 +340,7 @@ func TestBlobDefaultKeyAndParsingModes(t *testing.T) {
 func TestCosmosIndexerIndexesOnlyChanges(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.cosmos.CreateDatabase(ctx, []byte(`{"id":"shop"}`)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.cosmos.CreateContainer(ctx, "shop", []byte(`{"id":"items","partitionKey":{"paths":["/pk"]}}`)); err != nil {
-		t.Fatal(err)
-	}
+	e.shopItems(t)
 	upsert := func(doc string) {
 		t.Helper()
 		var m map[string]any
@@ -413,15 +441,12 @@ func TestTableIndexerIndexesOnlyChanges(t *testing.T) {
 func TestStatusShape(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
-		t.Fatal(err)
-	}
+	e.docsContainer(t)
 	e.putBlob(t, "a.json", `{"id":"a"}`, nil)
 	e.putBlob(t, "b.json", `{"id":"b"}`, nil)
 	e.putBlob(t, "bad.json", `{"id":`, nil)
 	e.sink.fail["b"] = true
-	e.put(t, search.Indexes, docsIndex)
-	e.put(t, search.DataSources, `{"name":"blobs","type":"azureblob","credentials":{"connectionString":"`+storageConn+`"},"container":{"name":"docs"}}`)
+	e.blobIndex(t)
 	e.put(t, search.Indexers, `{"name":"ix","dataSourceName":"blobs","targetIndexName":"docs","parameters":{"maxFailedItems":5,"maxFailedItemsPerBatch":5,"configuration":{"parsingMode":"json"}}}`)
 	e.run(t, "ix")
 	st, err := e.engine.Status(ctx, "ix")
@@ -470,14 +495,10 @@ func TestStatusShape(t *testing.T) {
 // so the next run retries.
 func TestMaxFailedItems(t *testing.T) {
 	e := newEnv(t)
-	ctx := context.Background()
-	if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
-		t.Fatal(err)
-	}
+	e.docsContainer(t)
 	e.putBlob(t, "a.json", `{"id":"a"}`, nil)
 	e.sink.fail["a"] = true
-	e.put(t, search.Indexes, docsIndex)
-	e.put(t, search.DataSources, `{"name":"blobs","type":"azureblob","credentials":{"connectionString":"`+storageConn+`"},"container":{"name":"docs"}}`)
+	e.blobIndex(t)
 	e.put(t, search.Indexers, `{"name":"ix","dataSourceName":"blobs","targetIndexName":"docs","parameters":{"configuration":{"parsingMode":"json"}}}`)
 	res := e.run(t, "ix")
 	if res.Status != "transientFailure" || res.ErrorMessage == nil || !strings.Contains(*res.ErrorMessage, "maxFailedItems") {
@@ -496,11 +517,8 @@ func TestMaxFailedItems(t *testing.T) {
 func TestRunErrors(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
-		t.Fatal(err)
-	}
-	e.put(t, search.Indexes, docsIndex)
-	e.put(t, search.DataSources, `{"name":"blobs","type":"azureblob","credentials":{"connectionString":"`+storageConn+`"},"container":{"name":"docs"}}`)
+	e.docsContainer(t)
+	e.blobIndex(t)
 	e.put(t, search.DataSources, `{"name":"badkey","type":"azureblob","credentials":{"connectionString":"AccountName=devstoreaccount1;AccountKey=`+base64.StdEncoding.EncodeToString([]byte("nope"))+`"},"container":{"name":"docs"}}`)
 	e.put(t, search.Skillsets, `{"name":"ai","skills":[{"@odata.type":"#Microsoft.Skills.Text.V3.EntityRecognitionSkill","inputs":[{"name":"text","source":"/document/content"}],"outputs":[{"name":"persons"}]}]}`)
 	e.put(t, search.Indexers, `{"name":"withai","dataSourceName":"blobs","targetIndexName":"docs","skillsetName":"ai"}`)
@@ -520,13 +538,9 @@ func TestRunErrors(t *testing.T) {
 // output field mappings place their results.
 func TestUtilitySkills(t *testing.T) {
 	e := newEnv(t)
-	ctx := context.Background()
-	if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
-		t.Fatal(err)
-	}
+	e.docsContainer(t)
 	e.putBlob(t, "a.json", `{"id":"a","title":"Hello there. Second one!","lang":null}`, nil)
-	e.put(t, search.Indexes, docsIndex)
-	e.put(t, search.DataSources, `{"name":"blobs","type":"azureblob","credentials":{"connectionString":"`+storageConn+`"},"container":{"name":"docs"}}`)
+	e.blobIndex(t)
 	e.put(t, search.Skillsets, `{"name":"util","skills":[
 		{"@odata.type":"#Microsoft.Skills.Text.SplitSkill","name":"split","textSplitMode":"sentences","inputs":[{"name":"text","source":"/document/title"}],"outputs":[{"name":"textItems","targetName":"sentences"}]},
 		{"@odata.type":"#Microsoft.Skills.Text.MergeSkill","name":"merge","insertPreTag":"[","insertPostTag":"]","inputs":[{"name":"text","source":"/document/id"},{"name":"itemsToInsert","source":"/document/sentences"}],"outputs":[{"name":"mergedText"}]},
@@ -550,12 +564,9 @@ func TestUtilitySkills(t *testing.T) {
 func TestScheduleClaim(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
-		t.Fatal(err)
-	}
+	e.docsContainer(t)
 	e.putBlob(t, "a.json", `{"id":"a"}`, nil)
-	e.put(t, search.Indexes, docsIndex)
-	e.put(t, search.DataSources, `{"name":"blobs","type":"azureblob","credentials":{"connectionString":"`+storageConn+`"},"container":{"name":"docs"}}`)
+	e.blobIndex(t)
 	e.put(t, search.Indexers, `{"name":"ix","dataSourceName":"blobs","targetIndexName":"docs","schedule":{"interval":"PT5M","startTime":"2026-03-01T11:00:00Z"},"parameters":{"configuration":{"parsingMode":"json"}}}`)
 	e.put(t, search.Indexers, `{"name":"unscheduled","dataSourceName":"blobs","targetIndexName":"docs"}`)
 	other := e.newEngine(t, "engine-2")
@@ -600,11 +611,8 @@ func TestScheduleClaim(t *testing.T) {
 func TestRunInProgressIsClaimed(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
-		t.Fatal(err)
-	}
-	e.put(t, search.Indexes, docsIndex)
-	e.put(t, search.DataSources, `{"name":"blobs","type":"azureblob","credentials":{"connectionString":"`+storageConn+`"},"container":{"name":"docs"}}`)
+	e.docsContainer(t)
+	e.blobIndex(t)
 	e.put(t, search.Indexers, `{"name":"ix","dataSourceName":"blobs","targetIndexName":"docs"}`)
 	// A claim taken by a process that then stopped.
 	crashed := e.newEngine(t, "crashed")
@@ -639,12 +647,9 @@ func TestRunInProgressIsClaimed(t *testing.T) {
 func TestStartRunsInBackground(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
-		t.Fatal(err)
-	}
+	e.docsContainer(t)
 	e.putBlob(t, "a.json", `{"id":"a"}`, nil)
-	e.put(t, search.Indexes, docsIndex)
-	e.put(t, search.DataSources, `{"name":"blobs","type":"azureblob","credentials":{"connectionString":"`+storageConn+`"},"container":{"name":"docs"}}`)
+	e.blobIndex(t)
 	e.put(t, search.Indexers, `{"name":"ix","dataSourceName":"blobs","targetIndexName":"docs","parameters":{"configuration":{"parsingMode":"json"}}}`)
 	if err := e.engine.Start(ctx, "ix"); err != nil {
 		t.Fatal(err)
@@ -741,8 +746,7 @@ func blobEnv(t *testing.T, indexerExtra string) *env {
 	if _, err := e.blobs.CreateContainer(context.Background(), azhttp.DevAccount, "docs", nil, ""); err != nil {
 		t.Fatal(err)
 	}
-	e.put(t, search.Indexes, docsIndex)
-	e.put(t, search.DataSources, `{"name":"blobs","type":"azureblob","credentials":{"connectionString":"`+storageConn+`"},"container":{"name":"docs"}}`)
+	e.blobIndex(t)
 	e.put(t, search.Indexers, `{"name":"ix","dataSourceName":"blobs","targetIndexName":"docs","parameters":{"configuration":{"parsingMode":"json"}}`+indexerExtra+`}`)
 	return e
 }
@@ -834,11 +838,11 @@ func TestBatchSize(t *testing.T) {
 
 func TestCheckDataSource(t *testing.T) {
 	e := newEnv(t)
-	good := map[string]any{"type": "azureblob", "credentials": map[string]any{"connectionString": storageConn}, "container": map[string]any{"name": "docs"}}
+	good := decodeDataSource(t, map[string]any{"type": "azureblob", "credentials": map[string]any{"connectionString": storageConn}, "container": map[string]any{"name": "docs"}})
 	if err := e.engine.CheckDataSource(good); err != nil {
 		t.Fatal(err)
 	}
-	bad := map[string]any{"type": "cosmosdb", "credentials": map[string]any{"connectionString": "AccountEndpoint=https://x/;AccountKey=bm9wZQ==;Database=d"}, "container": map[string]any{"name": "c"}}
+	bad := decodeDataSource(t, map[string]any{"type": "cosmosdb", "credentials": map[string]any{"connectionString": "AccountEndpoint=https://x/;AccountKey=bm9wZQ==;Database=d"}, "container": map[string]any{"name": "c"}})
 	err := e.engine.CheckDataSource(bad)
 	var se *search.Error
 	if !errors.As(err, &se) || se.Status != 400 || !strings.Contains(se.Message, "not a key") {
@@ -846,17 +850,26 @@ func TestCheckDataSource(t *testing.T) {
 	}
 }
 
+// decodeDataSource decodes a data source definition as the service does.
+func decodeDataSource(t *testing.T, def map[string]any) *search.DataSource {
+	t.Helper()
+	b, err := json.Marshal(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ds search.DataSource
+	if err := json.Unmarshal(b, &ds); err != nil {
+		t.Fatal(err)
+	}
+	return &ds
+}
+
 // TestCosmosCustomQuery: the data source's query runs with
 // @HighWaterMark, and its projection decides what is indexed.
 func TestCosmosCustomQuery(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.cosmos.CreateDatabase(ctx, []byte(`{"id":"shop"}`)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.cosmos.CreateContainer(ctx, "shop", []byte(`{"id":"items","partitionKey":{"paths":["/pk"]}}`)); err != nil {
-		t.Fatal(err)
-	}
+	e.shopItems(t)
 	for _, doc := range []string{`{"id":"1","pk":"p","name":"One","kind":"a"}`, `{"id":"2","pk":"p","name":"Two","kind":"b"}`} {
 		if _, err := e.cosmos.CreateItem(ctx, "shop", "items", cosmos.PartitionKey(`["p"]`), []byte(doc), cosmos.ItemOptions{}); err != nil {
 			t.Fatal(err)

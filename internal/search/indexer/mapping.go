@@ -22,27 +22,18 @@ type fieldMapping struct {
 // mappingFunc transforms one mapped value.
 type mappingFunc func(v any) (any, error)
 
-func parseMappings(list any, index *search.Index, what string) ([]fieldMapping, error) {
-	raw, _ := list.([]any)
-	out := make([]fieldMapping, 0, len(raw))
-	for _, r := range raw {
-		m, ok := r.(map[string]any)
-		if !ok {
-			continue
-		}
-		fm := fieldMapping{}
-		fm.source, _ = m["sourceFieldName"].(string)
-		fm.target, _ = m["targetFieldName"].(string)
+func parseMappings(list []*search.FieldMapping, index *search.Index, what string) ([]fieldMapping, error) {
+	out := make([]fieldMapping, 0, len(list))
+	for _, m := range list {
+		fm := fieldMapping{source: m.SourceFieldName, target: m.TargetFieldName}
 		if fm.target == "" {
 			fm.target = fm.source
 		}
 		if indexField(index, fm.target) == nil {
 			return nil, fmt.Errorf("the %s entry for '%s' names the target field '%s', which the index '%s' does not have", what, fm.source, fm.target, index.Name)
 		}
-		if f, ok := m["mappingFunction"].(map[string]any); ok {
-			name, _ := f["name"].(string)
-			params, _ := f["parameters"].(map[string]any)
-			fn, err := mappingFunction(name, params)
+		if f := m.MappingFunction; f != nil {
+			fn, err := mappingFunction(f.Name, f.Parameters)
 			if err != nil {
 				return nil, err
 			}

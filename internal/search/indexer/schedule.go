@@ -16,28 +16,25 @@ type schedule struct {
 	key      string
 }
 
-func parseSchedule(def map[string]any) (*schedule, bool) {
-	if disabled, _ := def["disabled"].(bool); disabled {
+func parseSchedule(def search.Definition) (*schedule, bool) {
+	ix, ok := def.(*search.Indexer)
+	if !ok || ix.Disabled != nil && *ix.Disabled || ix.Schedule == nil {
 		return nil, false
 	}
-	m, ok := def["schedule"].(map[string]any)
-	if !ok {
-		return nil, false
-	}
-	iv, _ := m["interval"].(string)
+	iv := ix.Schedule.Interval
 	d, err := search.ParseDuration(iv)
 	if err != nil || d <= 0 {
 		return nil, false
 	}
 	s := &schedule{interval: d, key: iv}
-	if st, _ := m["startTime"].(string); st != "" {
-		t, err := time.Parse(time.RFC3339Nano, st)
+	if st := ix.Schedule.StartTime; st != nil && *st != "" {
+		t, err := time.Parse(time.RFC3339Nano, *st)
 		if err != nil {
 			return nil, false
 		}
 		t = t.UTC()
 		s.start = &t
-		s.key += "|" + st
+		s.key += "|" + *st
 	}
 	return s, true
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cerulean-db/cerulean/internal/search"
 )
 
 // skill is one built-in utility skill of a skillset, run with the
@@ -27,50 +29,73 @@ const (
 	conditionalSkill = "#Microsoft.Skills.Util.ConditionalSkill"
 )
 
-func parseSkillset(def map[string]any) ([]skill, error) {
-	raw, _ := def["skills"].([]any)
-	out := make([]skill, 0, len(raw))
-	for _, r := range raw {
-		m, _ := r.(map[string]any)
-		sk := skill{inputs: map[string]string{}, outputs: map[string]string{}, params: m}
-		sk.typ, _ = m["@odata.type"].(string)
-		sk.name, _ = m["name"].(string)
-		switch sk.typ {
-		case shaperSkill, mergeSkill, splitSkill, conditionalSkill:
-		default:
-			return nil, fmt.Errorf("the skill '%s' of type '%s' needs Azure AI services, which cerulean does not provide; it runs only the utility skills Shaper, Merge, Split and Conditional", sk.name, sk.typ)
-		}
-		if ctx, _ := m["context"].(string); ctx != "" && ctx != "/document" {
-			return nil, fmt.Errorf("the skill '%s' has the context '%s'; cerulean runs skills only in the context '/document'", sk.name, ctx)
-		}
-		ins, _ := m["inputs"].([]any)
-		for _, x := range ins {
-			in, _ := x.(map[string]any)
-			name, _ := in["name"].(string)
-			src, _ := in["source"].(string)
-			if _, nested := in["inputs"]; nested && in["inputs"] != nil {
-				if list, _ := in["inputs"].([]any); len(list) > 0 {
-					return nil, fmt.Errorf("the skill '%s' has nested inputs, which cerulean does not run", sk.name)
-				}
-			}
-			if strings.Contains(src, "*") {
-				return nil, fmt.Errorf("the skill '%s' reads '%s'; cerulean does not enumerate collections ('*') in skill inputs", sk.name, src)
-			}
-			sk.inputs[name] = src
-		}
-		outs, _ := m["outputs"].([]any)
-		for _, x := range outs {
-			o, _ := x.(map[string]any)
-			name, _ := o["name"].(string)
-			target, _ := o["targetName"].(string)
-			if target == "" {
-				target = name
-			}
-			sk.outputs[name] = target
+func parseSkillset(def search.Definition) ([]skill, error) {
+	ss, ok := def.(*search.Skillset)
+	if !ok {
+		return nil, fmt.Errorf("the skillset definition is a %T", def)
+	}
+	out := make([]skill, 0, len(ss.Skills))
+	for _, s := range ss.Skills {
+		sk, err := parseSkill(s)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, sk)
 	}
 	return out, nil
+}
+
+func parseSkill(s search.Skill) (skill, error) {
+	h := s.Head()
+	sk := skill{typ: h.ODataType, name: h.Name, inputs: map[string]string{}, outputs: map[string]string{}, params: skillParams(s)}
+	switch sk.typ {
+	case shaperSkill, mergeSkill, splitSkill, conditionalSkill:
+	default:
+		return sk, fmt.Errorf("the skill '%s' of type '%s' needs Azure AI services, which cerulean does not provide; it runs only the utility skills Shaper, Merge, Split and Conditional", sk.name, sk.typ)
+	}
+	if h.Context != "" && h.Context != "/document" {
+		return sk, fmt.Errorf("the skill '%s' has the context '%s'; cerulean runs skills only in the context '/document'", sk.name, h.Context)
+	}
+	for _, in := range h.Inputs {
+		if len(in.Inputs) > 0 {
+			return sk, fmt.Errorf("the skill '%s' has nested inputs, which cerulean does not run", sk.name)
+		}
+		if strings.Contains(in.Source, "*") {
+			return sk, fmt.Errorf("the skill '%s' reads '%s'; cerulean does not enumerate collections ('*') in skill inputs", sk.name, in.Source)
+		}
+		sk.inputs[in.Name] = in.Source
+	}
+	for _, o := range h.Outputs {
+		target := o.TargetName
+		if target == "" {
+			target = o.Name
+		}
+		sk.outputs[o.Name] = target
+	}
+	return sk, nil
+}
+
+// skillParams are the parameters of the skills that have any, as the run
+// functions read them.
+func skillParams(s search.Skill) map[string]any {
+	params := map[string]any{}
+	switch s := s.(type) {
+	case *search.MergeSkill:
+		setString(params, "insertPreTag", s.InsertPreTag)
+		setString(params, "insertPostTag", s.InsertPostTag)
+	case *search.SplitSkill:
+		setString(params, "textSplitMode", s.TextSplitMode)
+		if s.MaximumPageLength != nil {
+			params["maximumPageLength"] = *s.MaximumPageLength
+		}
+	}
+	return params
+}
+
+func setString(params map[string]any, name string, v *string) {
+	if v != nil {
+		params[name] = *v
+	}
 }
 
 // enrich runs the skills over one document's enrichment tree (/document).

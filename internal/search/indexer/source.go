@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/search"
 )
 
 // item is one source document a run may index.
@@ -67,26 +69,29 @@ type dataSource struct {
 	deletion                    *deletionPolicy
 }
 
-func parseDataSource(def map[string]any) (*dataSource, error) {
-	ds := &dataSource{}
-	ds.typ, _ = def["type"].(string)
-	if creds, ok := def["credentials"].(map[string]any); ok {
-		ds.conn, _ = creds["connectionString"].(string)
+func parseDataSource(def search.Definition) (*dataSource, error) {
+	d, ok := def.(*search.DataSource)
+	if !ok {
+		return nil, fmt.Errorf("the data source definition is a %T", def)
 	}
-	if c, ok := def["container"].(map[string]any); ok {
-		ds.container, _ = c["name"].(string)
-		ds.query, _ = c["query"].(string)
+	ds := &dataSource{typ: d.Type, conn: d.ConnectionString()}
+	if c := d.Container; c != nil {
+		ds.container = c.Name
+		if c.Query != nil {
+			ds.query = *c.Query
+		}
 	}
-	if p, ok := def["dataChangeDetectionPolicy"].(map[string]any); ok {
-		ds.changeColumn, _ = p["highWaterMarkColumnName"].(string)
+	if p := d.DataChangeDetectionPolicy; p != nil {
+		ds.changeColumn = p.HighWaterMarkColumnName
 	}
-	if p, ok := def["dataDeletionDetectionPolicy"].(map[string]any); ok {
-		col, _ := p["softDeleteColumnName"].(string)
-		marker, _ := p["softDeleteMarkerValue"].(string)
-		if col == "" {
+	if p := d.DataDeletionDetectionPolicy; p != nil {
+		if p.SoftDeleteColumnName == "" {
 			return nil, fmt.Errorf("the data source's deletion detection policy has no softDeleteColumnName")
 		}
-		ds.deletion = &deletionPolicy{column: col, marker: marker}
+		ds.deletion = &deletionPolicy{column: p.SoftDeleteColumnName}
+		if p.SoftDeleteMarkerValue != nil {
+			ds.deletion.marker = *p.SoftDeleteMarkerValue
+		}
 	}
 	if ds.conn == "" || ds.container == "" {
 		return nil, fmt.Errorf("the data source has no connection string or container")

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
 	"reflect"
@@ -159,7 +160,7 @@ func compareValue(v any, op CompareOp, lit Literal) bool {
 		}
 	case LitInt:
 		if n, isInt := toInt64(v); isInt {
-			c, ok = cmpInt(n, lit.Int), true
+			c, ok = cmp.Compare(n, lit.Int), true
 		} else if f, isNum := ToFloat(v); isNum {
 			return compareFloat(f, op, lit.Float)
 		}
@@ -170,7 +171,7 @@ func compareValue(v any, op CompareOp, lit Literal) bool {
 	case LitBool:
 		var b bool
 		if b, ok = v.(bool); ok {
-			c = cmpInt(boolInt(b), boolInt(lit.Bool))
+			c = cmp.Compare(boolInt(b), boolInt(lit.Bool))
 		}
 	case LitDateTime:
 		var t time.Time
@@ -212,16 +213,6 @@ func compareFloat(a float64, op CompareOp, b float64) bool {
 		return cmpResult(1, op)
 	}
 	return cmpResult(0, op)
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func boolInt(b bool) int64 {

@@ -30,15 +30,25 @@ var searchSeeds = []string{
 	"Rating:5", `\`, "[* TO *]", "x^0.5", "~", "^", "/",
 }
 
-func FuzzSimple(f *testing.F) {
+// seedSearches adds every search seed, in any mode.
+func seedSearches(f *testing.F) {
 	for _, s := range searchSeeds {
 		f.Add(s, false)
 	}
+}
+
+// modeOf is the search mode a fuzzed bool picks.
+func modeOf(all bool) SearchMode {
+	if all {
+		return ModeAll
+	}
+	return ModeAny
+}
+
+func FuzzSimple(f *testing.F) {
+	seedSearches(f)
 	f.Fuzz(func(t *testing.T, text string, all bool) {
-		mode := ModeAny
-		if all {
-			mode = ModeAll
-		}
+		mode := modeOf(all)
 		n := ParseSimple(text, mode)
 		if n == nil {
 			t.Fatalf("%q: nil AST", text)
@@ -78,14 +88,9 @@ func sharedIndex(t *testing.T) (bleve.Index, []map[string]any) {
 }
 
 func FuzzLucene(f *testing.F) {
-	for _, s := range searchSeeds {
-		f.Add(s, false)
-	}
+	seedSearches(f)
 	f.Fuzz(func(t *testing.T, text string, all bool) {
-		mode := ModeAny
-		if all {
-			mode = ModeAll
-		}
+		mode := modeOf(all)
 		n, err := ParseLucene(text, mode)
 		if err != nil {
 			checkSyntaxError(t, text, err)

@@ -202,85 +202,108 @@ func (p *luceneParser) clause(field string, depth int) (SearchNode, error) {
 	}
 	switch c := p.s[p.i]; c {
 	case '(':
-		p.i++
-		n, err := p.query(field, depth+1)
-		if err != nil {
-			return nil, err
-		}
-		p.skipSpace()
-		if p.i >= len(p.s) || p.s[p.i] != ')' {
-			return nil, p.errAt(p.i, "missing ')'")
-		}
-		p.i++
-		boost, err := p.boost()
-		if err != nil {
-			return nil, err
-		}
-		if boost != 0 {
-			if b, ok := n.(*BoolNode); ok {
-				b.Boost = boost
-			} else {
-				setBoost(n, boost)
-			}
-		}
-		return n, nil
+		return p.group(field, depth)
 	case '"':
-		p.i++
-		var b strings.Builder
-		for p.i < len(p.s) && p.s[p.i] != '"' {
-			if p.s[p.i] == '\\' && p.i+1 < len(p.s) {
-				p.i++
-			}
-			b.WriteByte(p.s[p.i])
-			p.i++
-		}
-		if p.i >= len(p.s) {
-			return nil, p.errAt(at, "unterminated phrase")
-		}
-		p.i++
-		n := &PhraseNode{Leaf: Leaf{At: at, Field: field}, Text: b.String()}
-		if p.i < len(p.s) && p.s[p.i] == '~' {
-			p.i++
-			slop, ok, err := p.number()
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				if slop < 0 || slop != float64(int(slop)) || slop > 1<<20 {
-					return nil, p.errAt(at, "invalid proximity distance")
-				}
-				n.Slop = int(slop)
-			}
-		}
-		var err error
-		n.Boost, err = p.boost()
-		return n, err
+		return p.phrase(field, at)
 	case '/':
-		p.i++
-		var b strings.Builder
-		for p.i < len(p.s) && p.s[p.i] != '/' {
-			if p.s[p.i] == '\\' && p.i+1 < len(p.s) && p.s[p.i+1] == '/' {
-				p.i++
-			}
-			b.WriteByte(p.s[p.i])
-			p.i++
-		}
-		if p.i >= len(p.s) {
-			return nil, p.errAt(at, "unterminated regular expression")
-		}
-		p.i++
-		if _, err := regexp.Compile(b.String()); err != nil {
-			return nil, p.errAt(at, "invalid regular expression: %v", err)
-		}
-		n := &RegexNode{Leaf: Leaf{At: at, Field: field}, Pattern: b.String()}
-		var err error
-		n.Boost, err = p.boost()
-		return n, err
+		return p.regex(field, at)
 	case '[', '{':
 		return p.rangeClause(field, at)
 	case ')', ']', '}', '^', '~', ':':
 		return nil, p.errAt(p.i, "unexpected '%c'", c)
 	}
+	return p.term(field, at)
+}
+
+// readQuoted reads s from i, just past an opening delimiter, up to the
+// closing one; a backslash escapes the next byte when escapes says so.
+// end is just past the closing delimiter, closed false when there was
+// none.
+func readQuoted(s string, i int, closing byte, escapes func(next byte) bool) (text string, end int, closed bool) {
+	var b strings.Builder
+	for i < len(s) && s[i] != closing {
+		if s[i] == '\\' && i+1 < len(s) && escapes(s[i+1]) {
+			i++
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	if i >= len(s) {
+		return b.String(), i, false
+	}
+	return b.String(), i + 1, true
+}
+
+// anyByte: a backslash escapes whatever follows it.
+func anyByte(byte) bool { return true }
+
+func (p *luceneParser) group(field string, depth int) (SearchNode, error) {
+	p.i++
+	n, err := p.query(field, depth+1)
+	if err != nil {
+		return nil, err
+	}
+	p.skipSpace()
+	if p.i >= len(p.s) || p.s[p.i] != ')' {
+		return nil, p.errAt(p.i, "missing ')'")
+	}
+	p.i++
+	boost, err := p.boost()
+	if err != nil {
+		return nil, err
+	}
+	if boost != 0 {
+		if b, ok := n.(*BoolNode); ok {
+			b.Boost = boost
+		} else {
+			setBoost(n, boost)
+		}
+	}
+	return n, nil
+}
+
+func (p *luceneParser) phrase(field string, at int) (SearchNode, error) {
+	text, end, closed := readQuoted(p.s, p.i+1, '"', anyByte)
+	p.i = end
+	if !closed {
+		return nil, p.errAt(at, "unterminated phrase")
+	}
+	n := &PhraseNode{Leaf: Leaf{At: at, Field: field}, Text: text}
+	if p.i < len(p.s) && p.s[p.i] == '~' {
+		p.i++
+		slop, ok, err := p.number()
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if slop < 0 || slop != float64(int(slop)) || slop > 1<<20 {
+				return nil, p.errAt(at, "invalid proximity distance")
+			}
+			n.Slop = int(slop)
+		}
+	}
+	var err error
+	n.Boost, err = p.boost()
+	return n, err
+}
+
+func (p *luceneParser) regex(field string, at int) (SearchNode, error) {
+	pattern, end, closed := readQuoted(p.s, p.i+1, '/', func(next byte) bool { return next == '/' })
+	p.i = end
+	if !closed {
+		return nil, p.errAt(at, "unterminated regular expression")
+	}
+	if _, err := regexp.Compile(pattern); err != nil {
+		return nil, p.errAt(at, "invalid regular expression: %v", err)
+	}
+	n := &RegexNode{Leaf: Leaf{At: at, Field: field}, Pattern: pattern}
+	var err error
+	n.Boost, err = p.boost()
+	return n, err
+}
+
+// term is a term, prefix, wildcard or fuzzy clause.
+func (p *luceneParser) term(field string, at int) (SearchNode, error) {
 	text, wild := p.termText()
 	if text == "" {
 		return nil, p.errAt(p.i, "missing term")
@@ -406,20 +429,12 @@ func (p *luceneParser) rangeClause(field string, at int) (SearchNode, error) {
 			return "", false, p.errAt(p.i, "unterminated range")
 		}
 		if p.s[p.i] == '"' {
-			p.i++
-			var b strings.Builder
-			for p.i < len(p.s) && p.s[p.i] != '"' {
-				if p.s[p.i] == '\\' && p.i+1 < len(p.s) {
-					p.i++
-				}
-				b.WriteByte(p.s[p.i])
-				p.i++
-			}
-			if p.i >= len(p.s) {
+			text, end, closed := readQuoted(p.s, p.i+1, '"', anyByte)
+			p.i = end
+			if !closed {
 				return "", false, p.errAt(at, "unterminated range")
 			}
-			p.i++
-			return b.String(), false, nil
+			return text, false, nil
 		}
 		start := p.i
 		var b strings.Builder
@@ -460,23 +475,14 @@ func (p *luceneParser) rangeClause(field string, at int) (SearchNode, error) {
 	return n, err
 }
 
+// boosted is a node with a boost of its own: a leaf, or a group.
+type boosted interface{ setBoost(float64) }
+
+func (l *Leaf) setBoost(b float64)     { l.Boost = b }
+func (n *BoolNode) setBoost(b float64) { n.Boost = b }
+
 func setBoost(n SearchNode, boost float64) {
-	switch n := n.(type) {
-	case *TermNode:
-		n.Boost = boost
-	case *PhraseNode:
-		n.Boost = boost
-	case *PrefixNode:
-		n.Boost = boost
-	case *WildcardNode:
-		n.Boost = boost
-	case *RegexNode:
-		n.Boost = boost
-	case *FuzzyNode:
-		n.Boost = boost
-	case *RangeNode:
-		n.Boost = boost
-	case *BoolNode:
-		n.Boost = boost
+	if b, ok := n.(boosted); ok {
+		b.setBoost(boost)
 	}
 }

@@ -119,20 +119,10 @@ func (p *simpleParser) sub(depth int) SearchNode {
 			negate++
 		case c == '"':
 			at := p.i
-			p.i++
-			var b strings.Builder
-			for p.i < len(p.s) && p.s[p.i] != '"' {
-				if p.s[p.i] == '\\' && p.i+1 < len(p.s) {
-					p.i++
-				}
-				b.WriteByte(p.s[p.i])
-				p.i++
-			}
-			if p.i < len(p.s) {
-				p.i++ // closing quote
-			}
-			if strings.TrimSpace(b.String()) != "" {
-				add(&PhraseNode{Leaf: Leaf{At: at}, Text: b.String()}, at)
+			text, end, _ := readQuoted(p.s, p.i+1, '"', anyByte)
+			p.i = end
+			if strings.TrimSpace(text) != "" {
+				add(&PhraseNode{Leaf: Leaf{At: at}, Text: text}, at)
 			}
 		default:
 			at := p.i

@@ -98,47 +98,31 @@ func (t *searchTranslator) node(n SearchNode) (query.Query, error) {
 	case *BoolNode:
 		return t.boolean(n)
 	case *TermNode:
-		return t.leaf(n.Leaf, func(field string) query.Query {
-			q := query.NewMatchQuery(n.Text)
-			q.SetField(field)
-			return q
-		})
+		return t.leaf(n.Leaf, func(field string) query.Query { return onField(query.NewMatchQuery(n.Text), field) })
 	case *PhraseNode:
 		return t.leaf(n.Leaf, func(field string) query.Query {
 			if n.Slop > 0 {
 				q := query.NewMatchQuery(n.Text)
 				q.SetOperator(query.MatchQueryOperatorAnd)
-				q.SetField(field)
-				return q
+				return onField(q, field)
 			}
-			q := query.NewMatchPhraseQuery(n.Text)
-			q.SetField(field)
-			return q
+			return onField(query.NewMatchPhraseQuery(n.Text), field)
 		})
 	case *PrefixNode:
 		return t.leaf(n.Leaf, func(field string) query.Query {
-			q := query.NewPrefixQuery(strings.ToLower(n.Prefix))
-			q.SetField(field)
-			return q
+			return onField(query.NewPrefixQuery(strings.ToLower(n.Prefix)), field)
 		})
 	case *WildcardNode:
 		return t.leaf(n.Leaf, func(field string) query.Query {
-			q := query.NewWildcardQuery(strings.ToLower(n.Pattern))
-			q.SetField(field)
-			return q
+			return onField(query.NewWildcardQuery(strings.ToLower(n.Pattern)), field)
 		})
 	case *RegexNode:
-		return t.leaf(n.Leaf, func(field string) query.Query {
-			q := query.NewRegexpQuery(n.Pattern)
-			q.SetField(field)
-			return q
-		})
+		return t.leaf(n.Leaf, func(field string) query.Query { return onField(query.NewRegexpQuery(n.Pattern), field) })
 	case *FuzzyNode:
 		return t.leaf(n.Leaf, func(field string) query.Query {
 			q := query.NewFuzzyQuery(strings.ToLower(n.Text))
 			q.SetFuzziness(n.Distance)
-			q.SetField(field)
-			return q
+			return onField(q, field)
 		})
 	case *RangeNode:
 		return t.leaf(n.Leaf, func(field string) query.Query {
@@ -146,14 +130,10 @@ func (t *searchTranslator) node(n SearchNode) (query.Query, error) {
 			if lo == "" && hi == "" {
 				// [* TO *]: any term in the field (bleve refuses a range
 				// without bounds).
-				q := query.NewWildcardQuery("*")
-				q.SetField(field)
-				return q
+				return onField(query.NewWildcardQuery("*"), field)
 			}
 			incLo, incHi := n.IncludeLower, n.IncludeUpper
-			q := query.NewTermRangeInclusiveQuery(lo, hi, &incLo, &incHi)
-			q.SetField(field)
-			return q
+			return onField(query.NewTermRangeInclusiveQuery(lo, hi, &incLo, &incHi), field)
 		})
 	}
 	return nil, errorf(ParamSearch, n.Pos(), "unsupported query node %T", n)
@@ -247,4 +227,10 @@ func (t *searchTranslator) boolean(b *BoolNode) (query.Query, error) {
 		}
 	}
 	return q, nil
+}
+
+// onField sets the field a bleve query searches.
+func onField[Q query.FieldableQuery](q Q, field string) Q {
+	q.SetField(field)
+	return q
 }

@@ -1,0 +1,522 @@
+package search
+
+import (
+	"encoding/json"
+	"reflect"
+	"regexp"
+	"strings"
+)
+
+// AnalysisComponent is one analyzer, tokenizer, token filter, char filter
+// or normalizer of an index. Each @odata.type is its own Go type, decoded
+// through the registry of its list (analyzers, tokenizers, …); a type
+// outside the registry decodes as UnservableComponent, which Validate
+// refuses.
+type AnalysisComponent interface {
+	ComponentName() string
+	ComponentType() string
+	// serve checks the component and registers how bleve serves it.
+	serve(b *analysisBuilder, where string) error
+}
+
+// Analyzer is an entry of an index's analyzers.
+type Analyzer interface {
+	AnalysisComponent
+	analyzer()
+}
+
+// Tokenizer is an entry of an index's tokenizers.
+type Tokenizer interface {
+	AnalysisComponent
+	tokenizer()
+}
+
+// TokenFilter is an entry of an index's tokenFilters.
+type TokenFilter interface {
+	AnalysisComponent
+	tokenFilter()
+}
+
+// CharFilter is an entry of an index's charFilters.
+type CharFilter interface {
+	AnalysisComponent
+	charFilter()
+}
+
+// Normalizer is an entry of an index's normalizers.
+type Normalizer interface {
+	AnalysisComponent
+	normalizer()
+}
+
+// ComponentHead is what every analysis component has: its type and name.
+type ComponentHead struct {
+	ODataType string `json:"@odata.type"`
+	Name      string `json:"name"`
+}
+
+// ComponentName is the component's name.
+func (h *ComponentHead) ComponentName() string { return h.Name }
+
+// ComponentType is the component's @odata.type.
+func (h *ComponentHead) ComponentType() string { return h.ODataType }
+
+// The component types cerulean serves, by list.
+type (
+	// PatternReplaceCharFilter replaces what a regular expression matches.
+	PatternReplaceCharFilter struct {
+		ComponentHead
+		Pattern     *string `json:"pattern,omitempty"`
+		Replacement *string `json:"replacement,omitempty"`
+	}
+	// KeywordTokenizer keeps the whole input as one token.
+	KeywordTokenizer struct {
+		ComponentHead
+		MaxTokenLength *json.Number `json:"maxTokenLength,omitempty" shape:"int"`
+	}
+	// NGramTokenFilter makes n-grams of each token (NGramTokenFilterV2), or
+	// only those at one side (EdgeNGramTokenFilterV2).
+	NGramTokenFilter struct {
+		ComponentHead
+		MaxGram *json.Number `json:"maxGram,omitempty" shape:"int"`
+		MinGram *json.Number `json:"minGram,omitempty" shape:"int"`
+		Side    *string      `json:"side,omitempty"`
+	}
+	// LengthTokenFilter drops tokens outside a length range.
+	LengthTokenFilter struct {
+		ComponentHead
+		Max *json.Number `json:"max,omitempty" shape:"int"`
+		Min *json.Number `json:"min,omitempty" shape:"int"`
+	}
+	// TruncateTokenFilter cuts tokens to a length.
+	TruncateTokenFilter struct {
+		ComponentHead
+		Length *json.Number `json:"length,omitempty" shape:"int"`
+	}
+	// UniqueTokenFilter drops repeated tokens.
+	UniqueTokenFilter struct {
+		ComponentHead
+		OnlyOnSamePosition *bool `json:"onlyOnSamePosition,omitempty"`
+	}
+	// StopwordsTokenFilter drops stop words: a list, or a language's.
+	StopwordsTokenFilter struct {
+		ComponentHead
+		IgnoreCase        *bool    `json:"ignoreCase,omitempty"`
+		RemoveTrailing    *bool    `json:"removeTrailing,omitempty"`
+		Stopwords         []string `json:"stopwords,omitempty"`
+		StopwordsLanguage *string  `json:"stopwordsLanguage,omitempty"`
+	}
+	// ElisionTokenFilter removes elided articles (l', d').
+	ElisionTokenFilter struct {
+		ComponentHead
+		Articles []string `json:"articles,omitempty"`
+	}
+	// CustomAnalyzer chains char filters, a tokenizer and token filters.
+	CustomAnalyzer struct {
+		ComponentHead
+		CharFilters  []string `json:"charFilters"`
+		TokenFilters []string `json:"tokenFilters"`
+		Tokenizer    *string  `json:"tokenizer"`
+	}
+	// StandardAnalyzer is Lucene's standard analyzer (StandardAnalyzer), or
+	// its letter-tokenizing variant with English stop words (StopAnalyzer).
+	StandardAnalyzer struct {
+		ComponentHead
+		MaxTokenLength *json.Number `json:"maxTokenLength,omitempty" shape:"int"`
+		Stopwords      []string     `json:"stopwords,omitempty"`
+	}
+	// CustomNormalizer lower-cases and char-filters whole values.
+	CustomNormalizer struct {
+		ComponentHead
+		CharFilters  []string `json:"charFilters,omitempty"`
+		TokenFilters []string `json:"tokenFilters,omitempty"`
+	}
+	// UnservableComponent is a component of a type cerulean cannot serve
+	// in its list; Validate refuses it.
+	UnservableComponent struct {
+		ComponentHead
+		what string
+	}
+)
+
+func (*PatternReplaceCharFilter) charFilter() {}
+func (*KeywordTokenizer) tokenizer()          {}
+func (*NGramTokenFilter) tokenFilter()        {}
+func (*LengthTokenFilter) tokenFilter()       {}
+func (*TruncateTokenFilter) tokenFilter()     {}
+func (*UniqueTokenFilter) tokenFilter()       {}
+func (*StopwordsTokenFilter) tokenFilter()    {}
+func (*ElisionTokenFilter) tokenFilter()      {}
+func (*CustomAnalyzer) analyzer()             {}
+func (*StandardAnalyzer) analyzer()           {}
+func (*CustomNormalizer) normalizer()         {}
+func (*UnservableComponent) analyzer()        {}
+func (*UnservableComponent) tokenizer()       {}
+func (*UnservableComponent) tokenFilter()     {}
+func (*UnservableComponent) charFilter()      {}
+func (*UnservableComponent) normalizer()      {}
+
+// The registries: each list's @odata.type values (without the
+// "#Microsoft.Azure.Search." prefix, which clients may leave out).
+var (
+	analyzers = componentUnion("analyzer", map[string]func() Analyzer{
+		"CustomAnalyzer":   func() Analyzer { return &CustomAnalyzer{} },
+		"StandardAnalyzer": func() Analyzer { return &StandardAnalyzer{} },
+		"StopAnalyzer":     func() Analyzer { return &StandardAnalyzer{} },
+	})
+	tokenizers = componentUnion("tokenizer", map[string]func() Tokenizer{
+		"KeywordTokenizerV2": func() Tokenizer { return &KeywordTokenizer{} },
+	})
+	tokenFilters = componentUnion("token filter", map[string]func() TokenFilter{
+		"EdgeNGramTokenFilterV2": func() TokenFilter { return &NGramTokenFilter{} },
+		"NGramTokenFilterV2":     func() TokenFilter { return &NGramTokenFilter{} },
+		"LengthTokenFilter":      func() TokenFilter { return &LengthTokenFilter{} },
+		"TruncateTokenFilter":    func() TokenFilter { return &TruncateTokenFilter{} },
+		"UniqueTokenFilter":      func() TokenFilter { return &UniqueTokenFilter{} },
+		"StopwordsTokenFilter":   func() TokenFilter { return &StopwordsTokenFilter{} },
+		"ElisionTokenFilter":     func() TokenFilter { return &ElisionTokenFilter{} },
+	})
+	charFilters = componentUnion("char filter", map[string]func() CharFilter{
+		"PatternReplaceCharFilter": func() CharFilter { return &PatternReplaceCharFilter{} },
+	})
+	normalizers = componentUnion("normalizer", map[string]func() Normalizer{
+		"CustomNormalizer": func() Normalizer { return &CustomNormalizer{} },
+	})
+)
+
+// componentUnion is the registry of one list of analysis components:
+// types outside members decode as UnservableComponent, which messages
+// name as what.
+func componentUnion[T AnalysisComponent](what string, members map[string]func() T) *union[T] {
+	return &union[T]{tag: "@odata.type", members: members, other: func() T {
+		var c AnalysisComponent = &UnservableComponent{what: what}
+		return c.(T)
+	}}
+}
+
+func init() {
+	registerShape[Analyzer](analyzers)
+	registerShape[Tokenizer](tokenizers)
+	registerShape[TokenFilter](tokenFilters)
+	registerShape[CharFilter](charFilters)
+	registerShape[Normalizer](normalizers)
+}
+
+func registerShape[T any](u *union[T]) {
+	shapeOf[reflect.TypeOf((*T)(nil)).Elem()] = u.typeOf
+}
+
+// localType is an @odata.type without the service's prefix.
+func localType(t string) string { return strings.TrimPrefix(t, odataPrefix) }
+
+// analysisBuilder collects what bleve needs for an index's analysis, and
+// the names each list may refer to.
+type analysisBuilder struct {
+	a                         *Analysis
+	tokenizers, filters, char map[string]string
+	seen                      map[string]bool
+}
+
+func newAnalysisBuilder() *analysisBuilder {
+	b := &analysisBuilder{
+		a: &Analysis{
+			TokenMaps: map[string]map[string]any{}, CharFilters: map[string]map[string]any{}, Tokenizers: map[string]map[string]any{},
+			TokenFilters: map[string]map[string]any{}, Analyzers: map[string]map[string]any{},
+			Analyzer: map[string]string{}, Normalizer: map[string]string{},
+		},
+		tokenizers: copyMap(builtinTokenizers), filters: copyMap(builtinTokenFilters), char: copyMap(builtinCharFilters),
+		seen: map[string]bool{},
+	}
+	for name, def := range builtinAnalyzers {
+		if s, ok := def.(string); ok {
+			b.a.Analyzer[name] = s
+			continue
+		}
+		bn := bleveName("analyzer", name)
+		b.a.Analyzers[bn] = def.(map[string]any)
+		b.a.Analyzer[name] = bn
+	}
+	for name, cfg := range builtinNormalizers {
+		bn := bleveName("normalizer", name)
+		b.a.Analyzers[bn] = cfg
+		b.a.Normalizer[name] = bn
+	}
+	return b
+}
+
+func copyMap[V any](m map[string]V) map[string]V {
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// analysis validates the index's analysis components, in the order they
+// may refer to each other, and returns how bleve serves them.
+func (ix *Index) analysis() (*Analysis, error) {
+	b := newAnalysisBuilder()
+	for _, list := range []struct {
+		path       string
+		components []AnalysisComponent
+	}{
+		{"index.charFilters", components(ix.CharFilters)},
+		{"index.tokenizers", components(ix.Tokenizers)},
+		{"index.tokenFilters", components(ix.TokenFilters)},
+		{"index.analyzers", components(ix.Analyzers)},
+		{"index.normalizers", components(ix.Normalizers)},
+	} {
+		for i, c := range list.components {
+			if err := b.add(at(list.path, i), c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return b.a, nil
+}
+
+func components[T AnalysisComponent](list []T) []AnalysisComponent {
+	out := make([]AnalysisComponent, len(list))
+	for i, c := range list {
+		out[i] = c
+	}
+	return out
+}
+
+func (b *analysisBuilder) add(where string, c AnalysisComponent) error {
+	name := c.ComponentName()
+	if !validComponentName(name) {
+		return componentNameError(where+".name", "analysis component", name)
+	}
+	if b.seen[name] {
+		return invalid(where+".name", "The name '%s' is used by more than one analyzer, tokenizer, token filter, char filter or normalizer of the index.", name)
+	}
+	b.seen[name] = true
+	if _, isAnalyzer := c.(Analyzer); isAnalyzer && strings.HasPrefix(where, "index.analyzers") {
+		if _, builtin := builtinAnalyzers[name]; builtin {
+			return invalid(where+".name", "The analyzer name '%s' is the name of a predefined analyzer.", name)
+		}
+	}
+	return c.serve(b, where)
+}
+
+// stopWords registers a stop word list as a token map and a filter, both
+// named bn.
+func (b *analysisBuilder) stopWords(bn string, words []string) {
+	b.a.TokenMaps[bn] = map[string]any{"type": "custom", "tokens": stringsToAny(words)}
+	b.a.TokenFilters[bn] = map[string]any{"type": "stop_tokens", "stop_token_map": bn}
+}
+
+// defaultInt is an integer property in [lo, hi], or def when not given.
+func defaultInt(n *json.Number, path string, lo, hi, def int64) (int64, error) {
+	v, ok, err := intIn(n, path, lo, hi)
+	if !ok {
+		v = def
+	}
+	return v, err
+}
+
+// intRange is a pair of integer properties in [lo, hi], each defaulted
+// when not given, the first not greater than the second.
+func intRange(where, lowKey, highKey string, low, high *json.Number, lo, hi, lowDef, highDef int64) (int64, int64, error) {
+	l, err := defaultInt(low, where+"."+lowKey, lo, hi, lowDef)
+	if err != nil {
+		return 0, 0, err
+	}
+	h, err := defaultInt(high, where+"."+highKey, lo, hi, highDef)
+	if err != nil {
+		return 0, 0, err
+	}
+	if l > h {
+		return 0, 0, invalid(where+"."+lowKey, "%s (%d) must not be greater than %s (%d).", lowKey, l, highKey, h)
+	}
+	return l, h, nil
+}
+
+func (c *UnservableComponent) serve(_ *analysisBuilder, where string) error {
+	return unservable(where, c.what, c.ODataType)
+}
+
+func (c *PatternReplaceCharFilter) serve(b *analysisBuilder, where string) error {
+	if c.Pattern == nil {
+		return invalid(where+".pattern", "The pattern is required.")
+	}
+	if _, err := regexp.Compile(*c.Pattern); err != nil {
+		return invalid(where+".pattern", "The pattern '%s' is not a regular expression cerulean can run: %v", *c.Pattern, err)
+	}
+	bn := bleveName("char", c.Name)
+	b.a.CharFilters[bn] = map[string]any{"type": "regexp", "regexp": *c.Pattern, "replace": deref(c.Replacement)}
+	b.char[c.Name] = bn
+	return nil
+}
+
+func (c *KeywordTokenizer) serve(b *analysisBuilder, where string) error {
+	if _, _, err := intIn(c.MaxTokenLength, where+".maxTokenLength", 1, 300); err != nil {
+		return err
+	}
+	b.tokenizers[c.Name] = "single"
+	return nil
+}
+
+func (c *NGramTokenFilter) serve(b *analysisBuilder, where string) error {
+	minGram, maxGram, err := intRange(where, "minGram", "maxGram", c.MinGram, c.MaxGram, 1, 300, 1, 2)
+	if err != nil {
+		return err
+	}
+	cfg := map[string]any{"type": "ngram", "min": float64(minGram), "max": float64(maxGram)}
+	if localType(c.ODataType) == "EdgeNGramTokenFilterV2" {
+		side := deref(c.Side)
+		if side != "" && side != "front" && side != "back" {
+			return invalid(where+".side", "The side must be 'front' or 'back'.")
+		}
+		cfg = map[string]any{"type": "edge_ngram", "min": float64(minGram), "max": float64(maxGram), "back": side == "back"}
+	}
+	return b.filter(c.Name, cfg)
+}
+
+// filter registers a token filter of the index under its own name.
+func (b *analysisBuilder) filter(name string, cfg map[string]any) error {
+	bn := bleveName("filter", name)
+	b.a.TokenFilters[bn] = cfg
+	b.filters[name] = bn
+	return nil
+}
+
+func (c *LengthTokenFilter) serve(b *analysisBuilder, where string) error {
+	lo, hi, err := intRange(where, "min", "max", c.Min, c.Max, 0, 300, 0, 300)
+	if err != nil {
+		return err
+	}
+	return b.filter(c.Name, map[string]any{"type": "length", "min": float64(lo), "max": float64(hi)})
+}
+
+func (c *TruncateTokenFilter) serve(b *analysisBuilder, where string) error {
+	n, err := defaultInt(c.Length, where+".length", 1, 300, 300)
+	if err != nil {
+		return err
+	}
+	return b.filter(c.Name, map[string]any{"type": "truncate_token", "length": float64(n)})
+}
+
+func (c *UniqueTokenFilter) serve(b *analysisBuilder, where string) error {
+	if deref(c.OnlyOnSamePosition) {
+		return invalid(where+".onlyOnSamePosition", "cerulean serves the unique token filter over the whole token stream only (onlyOnSamePosition false).")
+	}
+	return b.filter(c.Name, map[string]any{"type": "unique"})
+}
+
+func (c *StopwordsTokenFilter) serve(b *analysisBuilder, where string) error {
+	lang := deref(c.StopwordsLanguage)
+	if len(c.Stopwords) > 0 && lang != "" {
+		return invalid(where, "Give either stopwords or stopwordsLanguage, not both.")
+	}
+	if len(c.Stopwords) > 0 {
+		bn := bleveName("filter", c.Name)
+		b.stopWords(bn, c.Stopwords)
+		b.filters[c.Name] = bn
+		return nil
+	}
+	if lang == "" {
+		lang = "english"
+	}
+	stop, ok := stopwordLanguages[lang]
+	if !ok {
+		return invalid(where+".stopwordsLanguage", "The stopwords language '%s' is not one cerulean has a list for.", lang)
+	}
+	b.filters[c.Name] = stop
+	return nil
+}
+
+func (c *ElisionTokenFilter) serve(b *analysisBuilder, where string) error {
+	if len(c.Articles) == 0 {
+		return invalid(where+".articles", "cerulean needs the list of articles for an elision filter.")
+	}
+	bn := bleveName("filter", c.Name)
+	b.a.TokenMaps[bn] = map[string]any{"type": "custom", "tokens": stringsToAny(c.Articles)}
+	return b.filter(c.Name, map[string]any{"type": "elision", "articles_token_map": bn})
+}
+
+func (c *CustomAnalyzer) serve(b *analysisBuilder, where string) error {
+	if c.Tokenizer == nil {
+		return invalid(where+".tokenizer", "A custom analyzer needs a tokenizer.")
+	}
+	bt, ok := b.tokenizers[*c.Tokenizer]
+	if !ok {
+		return invalid(where+".tokenizer", "The tokenizer '%s' is not defined in the index and is not a predefined tokenizer cerulean serves (%s).", *c.Tokenizer, strings.Join(sortedKeys(builtinTokenizers), ", "))
+	}
+	filters, err := resolve(c.TokenFilters, b.filters, func(f string) error {
+		return invalid(where+".tokenFilters", "The token filter '%s' is not defined in the index and is not a predefined token filter cerulean serves (%s).", f, strings.Join(sortedKeys(builtinTokenFilters), ", "))
+	})
+	if err != nil {
+		return err
+	}
+	chars, err := resolve(c.CharFilters, b.char, func(f string) error {
+		return invalid(where+".charFilters", "The char filter '%s' is not defined in the index and is not a predefined char filter cerulean serves (%s).", f, strings.Join(sortedKeys(builtinCharFilters), ", "))
+	})
+	if err != nil {
+		return err
+	}
+	c.TokenFilters, c.CharFilters = orEmpty(c.TokenFilters), orEmpty(c.CharFilters)
+	bn := bleveName("analyzer", c.Name)
+	b.a.Analyzers[bn] = map[string]any{"type": "custom", "tokenizer": bt, "token_filters": filters, "char_filters": chars}
+	b.a.Analyzer[c.Name] = bn
+	return nil
+}
+
+// resolve maps names to bleve names, answering missing for the first one
+// not defined.
+func resolve(names []string, defined map[string]string, missing func(string) error) ([]any, error) {
+	out := []any{}
+	for _, n := range names {
+		bn, ok := defined[n]
+		if !ok {
+			return nil, missing(n)
+		}
+		out = append(out, bn)
+	}
+	return out, nil
+}
+
+func (c *StandardAnalyzer) serve(b *analysisBuilder, where string) error {
+	if n, _, err := intIn(c.MaxTokenLength, where+".maxTokenLength", 1, 300); err != nil {
+		return err
+	} else if n != 0 && n != 255 {
+		return invalid(where+".maxTokenLength", "cerulean serves the standard analyzer with the default maxTokenLength (255) only.")
+	}
+	stop := localType(c.ODataType) == "StopAnalyzer"
+	tokenizer := "unicode"
+	if stop {
+		tokenizer = "letter"
+	}
+	bn := bleveName("analyzer", c.Name)
+	cfg := map[string]any{"type": "custom", "tokenizer": tokenizer, "token_filters": []any{"to_lower"}}
+	if len(c.Stopwords) > 0 {
+		b.stopWords(bn, c.Stopwords)
+		cfg["token_filters"] = []any{"to_lower", bn}
+	} else if stop {
+		cfg["token_filters"] = []any{"to_lower", "stop_en"}
+	}
+	b.a.Analyzers[bn] = cfg
+	b.a.Analyzer[c.Name] = bn
+	return nil
+}
+
+func (c *CustomNormalizer) serve(b *analysisBuilder, where string) error {
+	filters := []any{}
+	for _, f := range c.TokenFilters {
+		if f != "lowercase" {
+			return invalid(where+".tokenFilters", "cerulean serves normalizers with the 'lowercase' token filter only, not '%s'.", f)
+		}
+		filters = append(filters, "to_lower")
+	}
+	chars, err := resolve(c.CharFilters, b.char, func(f string) error {
+		return invalid(where+".charFilters", "The char filter '%s' is not defined in the index and is not a predefined char filter cerulean serves.", f)
+	})
+	if err != nil {
+		return err
+	}
+	bn := bleveName("normalizer", c.Name)
+	b.a.Analyzers[bn] = map[string]any{"type": "custom", "tokenizer": "single", "token_filters": filters, "char_filters": chars}
+	b.a.Normalizer[c.Name] = bn
+	return nil
+}

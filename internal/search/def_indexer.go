@@ -1,0 +1,520 @@
+package search
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// isNull reports whether a raw property is absent or JSON null.
+func isNull(b json.RawMessage) bool { return len(b) == 0 || string(b) == "null" }
+
+// unsupported refuses a property cerulean does not serve when it is set.
+func unsupported(b json.RawMessage, where, format string, args ...any) error {
+	if isNull(b) {
+		return nil
+	}
+	return invalid(where, format, args...)
+}
+
+// DataSource is where an indexer reads from.
+type DataSource struct {
+	Container                   *DataContainer               `json:"container"`
+	Credentials                 *DataSourceCredentials       `json:"credentials"`
+	DataChangeDetectionPolicy   *DataChangeDetectionPolicy   `json:"dataChangeDetectionPolicy"`
+	DataDeletionDetectionPolicy *DataDeletionDetectionPolicy `json:"dataDeletionDetectionPolicy"`
+	Description                 *string                      `json:"description"`
+	EncryptionKey               json.RawMessage              `json:"encryptionKey"`
+	Identity                    json.RawMessage              `json:"identity"`
+	Name                        string                       `json:"name"`
+	Subtype                     json.RawMessage              `json:"subtype"`
+	Type                        string                       `json:"type"`
+}
+
+// DataContainer names the container (blob container, table, Cosmos
+// container) and an optional query over it.
+type DataContainer struct {
+	Name  string  `json:"name"`
+	Query *string `json:"query"`
+}
+
+// DataSourceCredentials hold the connection string, which responses
+// withhold.
+type DataSourceCredentials struct {
+	ConnectionString *string `json:"connectionString"`
+}
+
+// DataChangeDetectionPolicy is the high water mark policy.
+type DataChangeDetectionPolicy struct {
+	ODataType               string `json:"@odata.type"`
+	HighWaterMarkColumnName string `json:"highWaterMarkColumnName,omitempty"`
+}
+
+// DataDeletionDetectionPolicy is the soft delete column policy.
+type DataDeletionDetectionPolicy struct {
+	ODataType             string  `json:"@odata.type"`
+	SoftDeleteColumnName  string  `json:"softDeleteColumnName,omitempty"`
+	SoftDeleteMarkerValue *string `json:"softDeleteMarkerValue,omitempty"`
+}
+
+// dataSourceTypes are the data source types an indexer could read from
+// this server's own services.
+var dataSourceTypes = map[string]bool{"azureblob": true, "azuretable": true, "cosmosdb": true}
+
+// unchangedSecret is what clients send back for a withheld secret.
+const unchangedSecret = "<unchanged>"
+
+// DefinitionName is the data source's name.
+func (d *DataSource) DefinitionName() string { return d.Name }
+
+// ConnectionString is the data source's connection string ("" when it
+// has none).
+func (d *DataSource) ConnectionString() string {
+	if d.Credentials == nil {
+		return ""
+	}
+	return deref(d.Credentials.ConnectionString)
+}
+
+// keepSecret takes the stored connection string when the update sends
+// none or "<unchanged>".
+func (d *DataSource) keepSecret(old *DataSource) {
+	if conn := d.ConnectionString(); (conn == "" || conn == unchangedSecret) && old != nil && old.ConnectionString() != "" {
+		d.Credentials = &DataSourceCredentials{ConnectionString: ptr(old.ConnectionString())}
+	}
+}
+
+// Validate checks the data source and normalises it.
+func (d *DataSource) Validate() error {
+	if err := unsupported(d.EncryptionKey, "dataSource.encryptionKey", "'%s' (managed identities and Azure Key Vault) is not supported by cerulean; use a connection string.", "encryptionKey"); err != nil {
+		return err
+	}
+	var id Identity
+	if !isNull(d.Identity) && (json.Unmarshal(d.Identity, &id) != nil || id.ODataType != "#Microsoft.Azure.Search.DataNoneIdentity") {
+		return invalid("dataSource.identity", "'%s' (managed identities and Azure Key Vault) is not supported by cerulean; use a connection string.", "identity")
+	}
+	if !dataSourceTypes[d.Type] {
+		return invalid("dataSource.type", "The data source type '%s' is not supported by cerulean; it indexes its own Blob ('azureblob'), Table ('azuretable') and Cosmos DB ('cosmosdb') data.", d.Type)
+	}
+	if d.ConnectionString() == "" || d.ConnectionString() == unchangedSecret {
+		return invalid("dataSource.credentials.connectionString", "The data source needs a connection string.")
+	}
+	if d.Container == nil {
+		return invalid("dataSource.container", "The data source needs a container.")
+	}
+	if d.Container.Name == "" {
+		return invalid("dataSource.container.name", "The data source needs a container name.")
+	}
+	if err := d.validatePolicies(); err != nil {
+		return err
+	}
+	d.Description, d.Container.Query = nonEmpty(deref(d.Description)), nonEmpty(deref(d.Container.Query))
+	d.EncryptionKey, d.Identity, d.Subtype = nil, nil, nil
+	return nil
+}
+
+func (d *DataSource) validatePolicies() error {
+	if c := d.DataChangeDetectionPolicy; c != nil {
+		if c.ODataType != odataPrefix+"HighWaterMarkChangeDetectionPolicy" {
+			return invalid("dataSource.dataChangeDetectionPolicy", "The change detection policy '%s' is not supported by cerulean; use %sHighWaterMarkChangeDetectionPolicy.", c.ODataType, odataPrefix)
+		}
+		if c.HighWaterMarkColumnName == "" {
+			return invalid("dataSource.dataChangeDetectionPolicy.highWaterMarkColumnName", "The high water mark policy needs highWaterMarkColumnName.")
+		}
+	}
+	if p := d.DataDeletionDetectionPolicy; p != nil {
+		if p.ODataType != odataPrefix+"SoftDeleteColumnDeletionDetectionPolicy" {
+			return invalid("dataSource.dataDeletionDetectionPolicy", "The deletion detection policy '%s' is not supported by cerulean; use %sSoftDeleteColumnDeletionDetectionPolicy.", p.ODataType, odataPrefix)
+		}
+		if p.SoftDeleteColumnName == "" {
+			return invalid("dataSource.dataDeletionDetectionPolicy.softDeleteColumnName", "The soft delete policy needs softDeleteColumnName.")
+		}
+	}
+	return nil
+}
+
+// Indexer reads a data source into an index.
+type Indexer struct {
+	Cache               json.RawMessage    `json:"cache"`
+	DataSourceName      string             `json:"dataSourceName"`
+	Description         *string            `json:"description"`
+	Disabled            *bool              `json:"disabled"`
+	EncryptionKey       json.RawMessage    `json:"encryptionKey"`
+	FieldMappings       []*FieldMapping    `json:"fieldMappings"`
+	Name                string             `json:"name"`
+	OutputFieldMappings []*FieldMapping    `json:"outputFieldMappings"`
+	Parameters          *IndexerParameters `json:"parameters"`
+	Schedule            *IndexingSchedule  `json:"schedule"`
+	SkillsetName        *string            `json:"skillsetName"`
+	TargetIndexName     string             `json:"targetIndexName"`
+}
+
+// IndexingSchedule runs an indexer every interval from an optional start.
+type IndexingSchedule struct {
+	Interval  string  `json:"interval"`
+	StartTime *string `json:"startTime"`
+}
+
+// IndexerParameters shape a run; Configuration holds the data source
+// type's settings, which are free-form.
+type IndexerParameters struct {
+	BatchSize              *json.Number   `json:"batchSize" shape:"int"`
+	Configuration          map[string]any `json:"configuration"`
+	MaxFailedItems         *json.Number   `json:"maxFailedItems" shape:"int"`
+	MaxFailedItemsPerBatch *json.Number   `json:"maxFailedItemsPerBatch" shape:"int"`
+}
+
+// FieldMapping maps a source field to an index field, optionally through
+// a mapping function.
+type FieldMapping struct {
+	MappingFunction *FieldMappingFunction `json:"mappingFunction"`
+	SourceFieldName string                `json:"sourceFieldName"`
+	TargetFieldName string                `json:"targetFieldName"`
+}
+
+// FieldMappingFunction is a mapping function with its (free-form)
+// parameters.
+type FieldMappingFunction struct {
+	Name       string         `json:"name"`
+	Parameters map[string]any `json:"parameters"`
+}
+
+// mappingFunctions are the field mapping functions the service defines.
+var mappingFunctions = map[string]bool{
+	"base64Encode": true, "base64Decode": true, "extractTokenAtPosition": true, "jsonArrayToStringCollection": true,
+	"urlEncode": true, "urlDecode": true, "fixedLengthEncode": true, "toJson": true,
+}
+
+// DefinitionName is the indexer's name.
+func (ix *Indexer) DefinitionName() string { return ix.Name }
+
+// references are the resources an indexer names, for the service to
+// check they exist.
+func (ix *Indexer) references() []struct {
+	key  string
+	kind Kind
+	name string
+	need bool
+} {
+	return []struct {
+		key  string
+		kind Kind
+		name string
+		need bool
+	}{{"dataSourceName", DataSources, ix.DataSourceName, true}, {"targetIndexName", Indexes, ix.TargetIndexName, true}, {"skillsetName", Skillsets, deref(ix.SkillsetName), false}}
+}
+
+// Validate checks the indexer alone and normalises it.
+func (ix *Indexer) Validate() error {
+	if err := unsupported(ix.EncryptionKey, "indexer.encryptionKey", "Customer-managed encryption keys (Azure Key Vault) are not supported by cerulean."); err != nil {
+		return err
+	}
+	if err := unsupported(ix.Cache, "indexer.cache", "The enrichment cache is not supported by cerulean."); err != nil {
+		return err
+	}
+	for _, r := range ix.references() {
+		if r.name == "" && r.need {
+			return invalid("indexer."+r.key, "The indexer needs %s.", r.key)
+		}
+	}
+	if err := ix.Schedule.Validate(); err != nil {
+		return err
+	}
+	if err := ix.Parameters.Validate(); err != nil {
+		return err
+	}
+	for _, list := range []struct {
+		name string
+		ms   *[]*FieldMapping
+	}{{"fieldMappings", &ix.FieldMappings}, {"outputFieldMappings", &ix.OutputFieldMappings}} {
+		*list.ms = orEmpty(*list.ms)
+		for i, m := range *list.ms {
+			if err := m.validate(at("indexer."+list.name, i)); err != nil {
+				return err
+			}
+		}
+	}
+	ix.Description, ix.SkillsetName = nonEmpty(deref(ix.Description)), nonEmpty(deref(ix.SkillsetName))
+	ix.Cache, ix.EncryptionKey = nil, nil
+	return nil
+}
+
+// Validate checks the schedule's interval and start time.
+func (s *IndexingSchedule) Validate() error {
+	if s == nil {
+		return nil
+	}
+	dur, err := ParseDuration(s.Interval)
+	if err != nil || dur < 5*time.Minute || dur > 24*time.Hour {
+		return invalid("indexer.schedule.interval", "The schedule interval '%s' must be an ISO 8601 duration from PT5M to P1D.", s.Interval)
+	}
+	if s.StartTime != nil {
+		if _, err := time.Parse(time.RFC3339Nano, *s.StartTime); err != nil {
+			return invalid("indexer.schedule.startTime", "The start time '%s' is not a date and time with a zone (RFC 3339).", *s.StartTime)
+		}
+	}
+	return nil
+}
+
+// Validate checks the parameters' ranges and fills in their defaults.
+func (p *IndexerParameters) Validate() error {
+	if p == nil {
+		return nil
+	}
+	for _, k := range []struct {
+		key    string
+		n      *json.Number
+		lo, hi int64
+	}{{"batchSize", p.BatchSize, 1, 1 << 31}, {"maxFailedItems", p.MaxFailedItems, -1, 1 << 31}, {"maxFailedItemsPerBatch", p.MaxFailedItemsPerBatch, -1, 1 << 31}} {
+		if _, _, err := intIn(k.n, "indexer.parameters."+k.key, k.lo, k.hi); err != nil {
+			return err
+		}
+	}
+	if p.MaxFailedItems == nil {
+		p.MaxFailedItems = number("0")
+	}
+	if p.MaxFailedItemsPerBatch == nil {
+		p.MaxFailedItemsPerBatch = number("0")
+	}
+	if p.Configuration == nil {
+		p.Configuration = map[string]any{}
+	}
+	return nil
+}
+
+// Validate checks the mapping and fills in its target.
+func (m *FieldMapping) Validate() error { return m.validate("fieldMapping") }
+
+func (m *FieldMapping) validate(where string) error {
+	if m.SourceFieldName == "" {
+		return invalid(where+".sourceFieldName", "A field mapping needs sourceFieldName.")
+	}
+	if m.MappingFunction != nil && !mappingFunctions[m.MappingFunction.Name] {
+		return invalid(where+".mappingFunction.name", "The mapping function '%s' does not exist.", m.MappingFunction.Name)
+	}
+	if m.TargetFieldName == "" {
+		m.TargetFieldName = m.SourceFieldName
+	}
+	return nil
+}
+
+// Skillset is the skills an indexer runs over each document.
+type Skillset struct {
+	CognitiveServices map[string]any  `json:"cognitiveServices"`
+	Description       *string         `json:"description"`
+	EncryptionKey     json.RawMessage `json:"encryptionKey"`
+	IndexProjections  json.RawMessage `json:"indexProjections"`
+	KnowledgeStore    json.RawMessage `json:"knowledgeStore"`
+	Name              string          `json:"name"`
+	Skills            SkillList       `json:"skills"`
+}
+
+// DefinitionName is the skillset's name.
+func (s *Skillset) DefinitionName() string { return s.Name }
+
+// SkillList is a skillset's skills, decoded through their registry.
+type SkillList []Skill
+
+// UnmarshalJSON decodes each skill as the Go type of its @odata.type.
+func (l *SkillList) UnmarshalJSON(b []byte) error {
+	list, err := decodeComponents(skills, b)
+	*l = list
+	return err
+}
+
+// Validate checks the skillset and names unnamed skills by position, as
+// the service does.
+func (s *Skillset) Validate() error {
+	for _, k := range []struct {
+		key string
+		raw json.RawMessage
+	}{{"encryptionKey", s.EncryptionKey}, {"knowledgeStore", s.KnowledgeStore}, {"indexProjections", s.IndexProjections}} {
+		if err := unsupported(k.raw, "skillset."+k.key, "'%s' is not supported by cerulean.", k.key); err != nil {
+			return err
+		}
+	}
+	if len(s.Skills) == 0 {
+		return invalid("skillset.skills", "A skillset needs at least one skill.")
+	}
+	names := nameSet{}
+	for i, sk := range s.Skills {
+		h := sk.Head()
+		where := at("skillset.skills", i)
+		if err := h.validate(where, i); err != nil {
+			return err
+		}
+		if err := names.add("skill", where, h.Name); err != nil {
+			return err
+		}
+	}
+	s.Description = nonEmpty(deref(s.Description))
+	return nil
+}
+
+// Skill is one skill of a skillset: one Go type per @odata.type cerulean
+// runs, OtherSkill for the rest (kept as given; runs refuse them).
+type Skill interface {
+	Head() *SkillHead
+}
+
+// SkillHead is what every skill has.
+type SkillHead struct {
+	ODataType   string         `json:"@odata.type"`
+	Context     string         `json:"context"`
+	Description *string        `json:"description"`
+	Inputs      []*SkillInput  `json:"inputs"`
+	Name        string         `json:"name"`
+	Outputs     []*SkillOutput `json:"outputs"`
+}
+
+// Head is the skill's common part.
+func (h *SkillHead) Head() *SkillHead { return h }
+
+// SkillInput is a skill's input: a source path or expression, or nested
+// inputs.
+type SkillInput struct {
+	Inputs        []*SkillInput `json:"inputs,omitempty"`
+	Name          string        `json:"name"`
+	Source        string        `json:"source,omitempty"`
+	SourceContext string        `json:"sourceContext,omitempty"`
+}
+
+// SkillOutput is a skill's output and the name it is kept under.
+type SkillOutput struct {
+	Name       string `json:"name"`
+	TargetName string `json:"targetName,omitempty"`
+}
+
+func (h *SkillHead) validate(where string, i int) error {
+	if !strings.HasPrefix(h.ODataType, "#Microsoft.Skills.") {
+		return invalid(where+".@odata.type", "The skill type '%s' is not a skill type (#Microsoft.Skills.…).", h.ODataType)
+	}
+	if h.Name == "" {
+		h.Name = fmt.Sprintf("#%d", i+1)
+	}
+	for j, in := range h.Inputs {
+		if in == nil || in.Name == "" {
+			return invalid(at(where+".inputs", j)+".name", "Every skill input and output needs a name.")
+		}
+	}
+	for j, out := range h.Outputs {
+		if out == nil || out.Name == "" {
+			return invalid(at(where+".outputs", j)+".name", "Every skill input and output needs a name.")
+		}
+	}
+	if h.Context == "" {
+		h.Context = "/document"
+	}
+	h.Inputs, h.Outputs = orEmpty(h.Inputs), orEmpty(h.Outputs)
+	return nil
+}
+
+// The skills cerulean runs.
+type (
+	// MergeSkill merges texts into one, between tags.
+	MergeSkill struct {
+		SkillHead
+		InsertPostTag *string `json:"insertPostTag,omitempty"`
+		InsertPreTag  *string `json:"insertPreTag,omitempty"`
+	}
+	// ShaperSkill gathers its inputs into one object.
+	ShaperSkill struct{ SkillHead }
+	// ConditionalSkill picks whenTrue or whenFalse by condition.
+	ConditionalSkill struct{ SkillHead }
+	// SplitSkill splits text into pages or sentences.
+	SplitSkill struct {
+		SkillHead
+		DefaultLanguageCode *string      `json:"defaultLanguageCode,omitempty"`
+		MaximumPageLength   *json.Number `json:"maximumPageLength,omitempty" shape:"int"`
+		MaximumPagesToTake  *json.Number `json:"maximumPagesToTake,omitempty" shape:"int"`
+		PageOverlapLength   *json.Number `json:"pageOverlapLength,omitempty" shape:"int"`
+		TextSplitMode       *string      `json:"textSplitMode,omitempty"`
+	}
+)
+
+// OtherSkill is a skill cerulean does not run (it needs Azure AI
+// services); its own properties are kept as given.
+type OtherSkill struct {
+	SkillHead
+	Properties map[string]any
+}
+
+// UnmarshalJSON keeps the properties beyond the common ones.
+func (o *OtherSkill) UnmarshalJSON(b []byte) error {
+	if err := unmarshalJSON(b, &o.SkillHead); err != nil {
+		return err
+	}
+	if err := unmarshalJSON(b, &o.Properties); err != nil {
+		return err
+	}
+	for k := range jsonFields(reflect.TypeOf(o.SkillHead)) {
+		delete(o.Properties, k)
+	}
+	return nil
+}
+
+// MarshalJSON writes the common properties with the skill's own.
+func (o *OtherSkill) MarshalJSON() ([]byte, error) {
+	m := jsonObject(&o.SkillHead)
+	for k, v := range o.Properties {
+		m[k] = v
+	}
+	return json.Marshal(m)
+}
+
+var skills = &union[Skill]{tag: "@odata.type", members: map[string]func() Skill{
+	"#Microsoft.Skills.Util.ShaperSkill":      func() Skill { return &ShaperSkill{} },
+	"#Microsoft.Skills.Util.ConditionalSkill": func() Skill { return &ConditionalSkill{} },
+	"#Microsoft.Skills.Text.MergeSkill":       func() Skill { return &MergeSkill{} },
+	"#Microsoft.Skills.Text.SplitSkill":       func() Skill { return &SplitSkill{} },
+}, other: func() Skill { return &OtherSkill{} }}
+
+func init() { registerShape[Skill](skills) }
+
+// SynonymMap is a set of Solr-format synonym rules.
+type SynonymMap struct {
+	EncryptionKey json.RawMessage `json:"encryptionKey"`
+	Format        string          `json:"format"`
+	Name          string          `json:"name"`
+	Synonyms      *string         `json:"synonyms"`
+}
+
+// DefinitionName is the synonym map's name.
+func (m *SynonymMap) DefinitionName() string { return m.Name }
+
+// Validate checks the format and the rules.
+func (m *SynonymMap) Validate() error {
+	if m.Format != "solr" {
+		return invalid("synonymMap.format", "The synonym map format must be 'solr', not '%s'.", m.Format)
+	}
+	if m.Synonyms == nil {
+		return invalid("synonymMap.synonyms", "The synonym map must have synonyms.")
+	}
+	if _, err := ParseSynonyms(*m.Synonyms); err != nil {
+		return invalid("synonymMap.synonyms", "The synonym rules are not valid Solr format: %v.", err)
+	}
+	if err := unsupported(m.EncryptionKey, "synonymMap.encryptionKey", "Customer-managed encryption keys (Azure Key Vault) are not supported by cerulean."); err != nil {
+		return err
+	}
+	m.EncryptionKey = nil
+	return nil
+}
+
+// Alias is a second name of one index.
+type Alias struct {
+	Indexes []string `json:"indexes"`
+	Name    string   `json:"name"`
+}
+
+// DefinitionName is the alias's name.
+func (a *Alias) DefinitionName() string { return a.Name }
+
+// Validate checks that the alias names exactly one index.
+func (a *Alias) Validate() error {
+	if len(a.Indexes) != 1 {
+		return invalid("alias.indexes", "An alias must map to exactly one index; this one names %d.", len(a.Indexes))
+	}
+	return nil
+}

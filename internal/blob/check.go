@@ -65,11 +65,11 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 			{stagedPrefix(), c.stagedEntry},
 			{garbagePrefix(), c.garbageEntry},
 		} {
-			err := r.Scan(scan.prefix, kv.PrefixEnd(scan.prefix), func(k, v []byte) bool {
+			err := r.Scan(scan.prefix, kv.PrefixEnd(scan.prefix), func(k, v []byte) error {
 				if err := scan.fn(k, v); err != nil {
 					c.fail("key %q: %v", k, err)
 				}
-				return true
+				return nil
 			})
 			if err != nil {
 				return err

@@ -181,13 +181,9 @@ func loadExtentsAt(r kv.Reader, acct, container, name, snapshot string) ([]exten
 		return nil, err
 	}
 	var out []extent
-	var decodeErr error
-	err = r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
-		out, decodeErr = decodeExtents(out, k, v)
-		return decodeErr == nil
+	err = r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
+		out, err = decodeExtents(out, k, v)
+		return err
 	})
-	if err == nil {
-		err = decodeErr
-	}
 	return out, err
 }

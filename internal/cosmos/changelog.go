@@ -26,11 +26,15 @@ import (
 //	                        record carrying a large item stays under the
 //	                        store's value limit)
 
-func changeSeqKey(db, coll string) tuple.Key { return tuple.New("Cq").Str(db).Str(coll) }
+func changeSeqKey(db, coll string) tuple.Key {
+	return tuple.New("Cq").Str(db).Str(coll)
+}
 
 func changeSeqOfDatabase(db string) tuple.Key { return tuple.New("Cq").Str(db) }
 
-func changesPrefix(db, coll string) tuple.Key { return tuple.New("Cf").Str(db).Str(coll) }
+func changesPrefix(db, coll string) tuple.Key {
+	return tuple.New("Cf").Str(db).Str(coll)
+}
 
 func changesOfDatabase(db string) tuple.Key { return tuple.New("Cf").Str(db) }
 

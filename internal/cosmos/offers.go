@@ -164,23 +164,18 @@ func (s *Service) putOffer(tx kv.Txn, db, coll, resource, ownerRID string, t Thr
 func findOffer(rd kv.Reader, rid string) (tuple.Key, record, error) {
 	var key tuple.Key
 	var out record
-	var perr error
 	p := offersPrefix()
-	err := rd.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+	err := rd.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
 		r, err := parseRecord(v)
 		if err != nil {
-			perr = err
-			return false
+			return err
 		}
 		if r.str("_rid") == rid {
 			key, out = append(tuple.Key(nil), k...), r
-			return false
+			return kv.ErrStopScan
 		}
-		return true
+		return nil
 	})
-	if err == nil {
-		err = perr
-	}
 	if err == nil && out == nil {
 		err = notFound("The offer %q does not exist.", rid)
 	}
@@ -279,7 +274,7 @@ func (s *Service) ReplaceOffer(ctx context.Context, rid string, body []byte, pre
 			return err
 		}
 		out = r
-		s.noteVersion(v)
+		s.noteCommit(tx)
 		return tx.Set(key, b)
 	})
 	if err != nil {

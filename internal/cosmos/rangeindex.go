@@ -42,7 +42,9 @@ func indexPathPrefix(db, coll string, path []string) tuple.Key {
 	return indexPrefix(db, coll).Bytes(p)
 }
 
-func indexStateKey(db, coll string) tuple.Key { return tuple.New("Cy").Str(db).Str(coll) }
+func indexStateKey(db, coll string) tuple.Key {
+	return tuple.New("Cy").Str(db).Str(coll)
+}
 
 func indexStatesOfDatabase(db string) tuple.Key { return tuple.New("Cy").Str(db) }
 
@@ -314,30 +316,27 @@ func (s *Service) buildIndex(ctx context.Context, db, coll, policy string) error
 			}
 			prefix := itemsPrefix(db, coll)
 			n := 0
-			var derr error
-			err = scanItems(t.rd, prefix, from, func(k, v []byte) bool {
+			err = scanItems(t.rd, prefix, from, func(k, v []byte) error {
 				doc, err := decodeObject(v)
 				if err != nil {
-					derr = err
-					return false
+					return err
 				}
 				pk, err := c.partitionKeyOf(doc)
 				if err != nil {
-					derr = err
-					return false
+					return err
 				}
 				p := &partition{t: t, c: c, pk: pk}
-				if derr = p.rangeIndex(doc); derr != nil {
-					return false
+				if err := p.rangeIndex(doc); err != nil {
+					return err
 				}
 				n++
 				if n == indexBuildBatch {
 					next = append(slices.Clone(k), 0)
-					return false
+					return kv.ErrStopScan
 				}
-				return true
+				return nil
 			})
-			if err = errors.Join(err, derr); err != nil {
+			if err != nil {
 				return err
 			}
 			if next == nil {

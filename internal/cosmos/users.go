@@ -30,7 +30,9 @@ func permissionKey(db, user, perm string) tuple.Key {
 	return permissionsPrefix(db, user).Str(perm)
 }
 
-func permissionsPrefix(db, user string) tuple.Key { return tuple.New("Cp").Str(db).Str(user) }
+func permissionsPrefix(db, user string) tuple.Key {
+	return tuple.New("Cp").Str(db).Str(user)
+}
 
 func permissionsOfDatabase(db string) tuple.Key { return tuple.New("Cp").Str(db) }
 
@@ -104,7 +106,7 @@ func (s *Service) CreateUser(ctx context.Context, db string, props []byte) (*Dat
 		if err != nil {
 			return err
 		}
-		s.noteVersion(v)
+		s.noteCommit(tx)
 		return tx.Set(userKey(db, id), b)
 	})
 	if err != nil {
@@ -169,7 +171,7 @@ func (s *Service) ReplaceUser(ctx context.Context, db, user string, props []byte
 		if err != nil {
 			return err
 		}
-		s.noteVersion(v)
+		s.noteCommit(tx)
 		return tx.Set(userKey(db, id), b)
 	})
 	if err != nil {
@@ -182,9 +184,9 @@ func movePermissions(tx kv.Txn, db, from, to string) error {
 	p := permissionsPrefix(db, from)
 	type kvPair struct{ k, v []byte }
 	var moved []kvPair
-	err := tx.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+	err := tx.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
 		moved = append(moved, kvPair{append([]byte(nil), k[len(p):]...), append([]byte(nil), v...)})
-		return true
+		return nil
 	})
 	if err != nil {
 		return err
@@ -211,7 +213,7 @@ func (s *Service) DeleteUser(ctx context.Context, db, user string, pre Precondit
 		if err := kv.DeletePrefixes(tx, permissionsPrefix(db, user)); err != nil {
 			return err
 		}
-		s.noteVersion(tx.Version())
+		s.noteCommit(tx)
 		return tx.Delete(userKey(db, user))
 	})
 }
@@ -402,7 +404,7 @@ func (s *Service) writePermission(ctx context.Context, db, user, perm string, pr
 		if err != nil {
 			return err
 		}
-		s.noteVersion(v)
+		s.noteCommit(tx)
 		return tx.Set(permissionKey(db, user, id), b)
 	})
 	if err != nil {
@@ -452,7 +454,7 @@ func (s *Service) DeletePermission(ctx context.Context, db, user, perm string, p
 		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
 			return err
 		}
-		s.noteVersion(tx.Version())
+		s.noteCommit(tx)
 		return tx.Delete(permissionKey(db, user, perm))
 	})
 }

@@ -67,11 +67,11 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 	}
 	err := store.View(ctx, func(r kv.Reader) error {
 		p := tuple.New("Fa")
-		return r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+		return r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
 			if err := c.entry(k, v); err != nil {
 				c.fail("key %q: %v", k, err)
 			}
-			return true
+			return nil
 		})
 	})
 	if err != nil {

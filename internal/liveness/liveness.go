@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -67,20 +66,19 @@ func (r *Registry) renew(ctx context.Context) (int, error) {
 		removed = 0
 		now := r.now()
 		var expired [][]byte
-		var decodeErr error
 		p := prefix()
-		err := tx.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+		err := tx.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
 			var l lease
-			if decodeErr = record.Decode(v, &l); decodeErr != nil {
-				return false
+			if err := record.Decode(v, &l); err != nil {
+				return err
 			}
 			if !now.Before(l.Expires) {
 				expired = append(expired, append([]byte(nil), k...))
 			}
-			return true
+			return nil
 		})
-		if err != nil || decodeErr != nil {
-			return fmt.Errorf("scan liveness records: %w", errors.Join(err, decodeErr))
+		if err != nil {
+			return fmt.Errorf("scan liveness records: %w", err)
 		}
 		for _, k := range expired {
 			if err := tx.Delete(k); err != nil {

@@ -29,7 +29,7 @@ func OpenDataFormat(ctx context.Context, store kv.Store, what string) (previous 
 		switch {
 		case errors.Is(err, kv.ErrNotFound):
 			empty := true
-			if err := tx.Scan(nil, nil, func(_, _ []byte) bool { empty = false; return false }); err != nil {
+			if err := tx.Scan(nil, nil, func(_, _ []byte) error { empty = false; return kv.ErrStopScan }); err != nil {
 				return err
 			}
 			if empty {

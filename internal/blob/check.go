@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
@@ -61,7 +62,7 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 			prefix []byte
 			fn     func(k, v []byte) error
 		}{
-			{tuple.New("Ba"), c.account},
+			{tuple.New(keyspace.BlobAccounts), c.account},
 			{stagedPrefix(), c.stagedEntry},
 			{garbagePrefix(), c.garbageEntry},
 		} {

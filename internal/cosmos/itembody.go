@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -34,7 +35,7 @@ const (
 	maxItemIDBytes = 1023
 )
 
-func itemChunksTag() tuple.Key { return tuple.New("Cj") }
+func itemChunksTag() tuple.Key { return tuple.New(keyspace.CosmosItemChunks) }
 
 // itemChunkPrefix is where the pieces of the item stored under key (an
 // itemKey) live. The 0x01 after the id's terminator keeps one id's pieces
@@ -44,7 +45,7 @@ func itemChunkPrefix(key []byte) tuple.Key {
 	return itemChunksTag().Raw(string(key[len(itemsTag()):])).Raw("\x01")
 }
 
-func itemsTag() string { return "Ci" }
+func itemsTag() string { return keyspace.CosmosItems }
 
 func itemChunkKey(key []byte, i int) tuple.Key { return itemChunkPrefix(key).Uint(uint64(i)) }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -112,11 +113,11 @@ func intOf(v any) int {
 	return 0
 }
 
-func offerKey(db, coll string) tuple.Key { return tuple.New("Co").Str(db).Str(coll) }
+func offerKey(db, coll string) tuple.Key { return tuple.New(keyspace.CosmosOffers).Str(db).Str(coll) }
 
-func offersOfDatabase(db string) tuple.Key { return tuple.New("Co").Str(db) }
+func offersOfDatabase(db string) tuple.Key { return tuple.New(keyspace.CosmosOffers).Str(db) }
 
-func offersPrefix() tuple.Key { return tuple.New("Co") }
+func offersPrefix() tuple.Key { return tuple.New(keyspace.CosmosOffers) }
 
 // Offer is an offer as the gateway returns it.
 type Offer struct {

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -33,9 +34,9 @@ import (
 // only when it is also ready. A container created before the index
 // existed has no state and is scanned until a Replace Container builds it.
 
-func indexPrefix(db, coll string) tuple.Key { return tuple.New("Cx").Str(db).Str(coll) }
+func indexPrefix(db, coll string) tuple.Key { return tuple.New(keyspace.CosmosIndex).Str(db).Str(coll) }
 
-func indexOfDatabase(db string) tuple.Key { return tuple.New("Cx").Str(db) }
+func indexOfDatabase(db string) tuple.Key { return tuple.New(keyspace.CosmosIndex).Str(db) }
 
 func indexPathPrefix(db, coll string, path []string) tuple.Key {
 	p, _ := json.Marshal(path)
@@ -43,10 +44,10 @@ func indexPathPrefix(db, coll string, path []string) tuple.Key {
 }
 
 func indexStateKey(db, coll string) tuple.Key {
-	return tuple.New("Cy").Str(db).Str(coll)
+	return tuple.New(keyspace.CosmosIndexStates).Str(db).Str(coll)
 }
 
-func indexStatesOfDatabase(db string) tuple.Key { return tuple.New("Cy").Str(db) }
+func indexStatesOfDatabase(db string) tuple.Key { return tuple.New(keyspace.CosmosIndexStates).Str(db) }
 
 const (
 	indexReady    = 'R'

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -22,19 +23,19 @@ import (
 //	Cp db user perm   permission record (resource as the names it
 //	                  resolves to, kept in "_grant")
 
-func userKey(db, user string) tuple.Key { return tuple.New("Cw").Str(db).Str(user) }
+func userKey(db, user string) tuple.Key { return tuple.New(keyspace.CosmosUsers).Str(db).Str(user) }
 
-func usersPrefix(db string) tuple.Key { return tuple.New("Cw").Str(db) }
+func usersPrefix(db string) tuple.Key { return tuple.New(keyspace.CosmosUsers).Str(db) }
 
 func permissionKey(db, user, perm string) tuple.Key {
 	return permissionsPrefix(db, user).Str(perm)
 }
 
 func permissionsPrefix(db, user string) tuple.Key {
-	return tuple.New("Cp").Str(db).Str(user)
+	return tuple.New(keyspace.CosmosPermissions).Str(db).Str(user)
 }
 
-func permissionsOfDatabase(db string) tuple.Key { return tuple.New("Cp").Str(db) }
+func permissionsOfDatabase(db string) tuple.Key { return tuple.New(keyspace.CosmosPermissions).Str(db) }
 
 // Permission modes.
 const (

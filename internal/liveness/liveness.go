@@ -10,6 +10,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/background"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
@@ -21,9 +22,9 @@ const (
 	RenewEvery = 10 * time.Second
 )
 
-func key(id string) tuple.Key { return tuple.New("L").Str(id) }
+func key(id string) tuple.Key { return tuple.New(keyspace.ProcessLiveness).Str(id) }
 
-func prefix() tuple.Key { return tuple.New("L") }
+func prefix() tuple.Key { return tuple.New(keyspace.ProcessLiveness) }
 
 type lease struct {
 	Expires time.Time

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
@@ -112,9 +113,9 @@ type claim struct {
 
 func (c *claim) held(now time.Time) bool { return c != nil && now.Before(c.Until) }
 
-func stateKey(name string) []byte { return tuple.New("Si").Str(name).Str("s") }
+func stateKey(name string) []byte { return tuple.New(keyspace.SearchIndexerStates).Str(name).Str("s") }
 func historyPrefix(name string) []byte {
-	return tuple.New("Si").Str(name).Str("h")
+	return tuple.New(keyspace.SearchIndexerStates).Str(name).Str("h")
 }
 func historyKey(name string, run uint64) []byte {
 	return tuple.Key(historyPrefix(name)).Uint(math.MaxUint64 - run)

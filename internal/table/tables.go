@@ -31,15 +31,7 @@ func loadTable(r kv.Reader, acct, name string) (*Table, error) {
 	if err := validateTableName(name); err != nil {
 		return nil, err
 	}
-	var t Table
-	found, err := record.Load(r, tableKey(acct, name), &t)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, azhttp.ErrTableNotFound
-	}
-	return &t, nil
+	return record.Require[Table](r, tableKey(acct, name), azhttp.ErrTableNotFound)
 }
 
 // validateTableName applies Azure's table naming rules: 3 to 63

@@ -137,6 +137,20 @@ func Load(r kv.Reader, key []byte, v any) (found bool, err error) {
 	return true, Decode(b, v)
 }
 
+// Require returns the record under key, or absent (the caller's not-found
+// error) when the key is absent.
+func Require[T any](r kv.Reader, key []byte, absent error) (*T, error) {
+	v := new(T)
+	found, err := Load(r, key, v)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, absent
+	}
+	return v, nil
+}
+
 // Store writes v under key.
 func Store(tx kv.Txn, key []byte, v any) error { return tx.Set(key, Encode(v)) }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/faults"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 	"github.com/cerulean-db/cerulean/internal/testclock"
 )
@@ -28,7 +29,7 @@ type Config struct {
 }
 
 // readyKey is the record /readyz writes to prove the store takes writes.
-var readyKey = tuple.New("Mr")
+var readyKey = tuple.New(keyspace.StoreReadinessProbe)
 
 // readyTimeout bounds the /readyz write.
 const readyTimeout = 2 * time.Second

@@ -2,7 +2,6 @@ package blob
 
 import (
 	"context"
-	"errors"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
@@ -31,26 +30,23 @@ type BlockInfo struct {
 func loadBlocks(r kv.Reader, acct, container, name string) ([]BlockInfo, error) {
 	p := blocksPrefix(acct, container, name)
 	var out []BlockInfo
-	var failed error
-	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
 		rd, err := tuple.NewReader(k, len(p))
 		if err != nil {
-			failed = err
-			return false
+			return err
 		}
 		id, err := rd.Bytes()
 		if err != nil {
-			failed = err
-			return false
+			return err
 		}
 		var b block
-		if failed = record.Decode(v, &b); failed != nil {
-			return false
+		if err := record.Decode(v, &b); err != nil {
+			return err
 		}
 		out = append(out, BlockInfo{ID: id, Size: b.Size, Data: b.Data})
-		return true
+		return nil
 	})
-	return out, errors.Join(err, failed)
+	return out, err
 }
 
 // PutBlock stores c's content as an uncommitted block of the blob under
@@ -101,16 +97,17 @@ func (s *Service) PutBlock(ctx context.Context, acct, container, name string, id
 func checkBlockIDLength(tx kv.Txn, acct, container, name string, id []byte) error {
 	p := blocksPrefix(acct, container, name)
 	var other []byte
-	var failed error
-	err := tx.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
+	err := tx.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) error {
 		rd, err := tuple.NewReader(k, len(p))
 		if err == nil {
 			other, err = rd.Bytes()
 		}
-		failed = err
-		return false
+		if err != nil {
+			return err
+		}
+		return kv.ErrStopScan
 	})
-	if err := errors.Join(err, failed); err != nil {
+	if err != nil {
 		return err
 	}
 	if other == nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
@@ -61,15 +62,15 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 			prefix []byte
 			fn     func(k, v []byte) error
 		}{
-			{tuple.New("Ba"), c.account},
+			{tuple.New(keyspace.BlobAccounts), c.account},
 			{stagedPrefix(), c.stagedEntry},
 			{garbagePrefix(), c.garbageEntry},
 		} {
-			err := r.Scan(scan.prefix, kv.PrefixEnd(scan.prefix), func(k, v []byte) bool {
+			err := r.Scan(scan.prefix, kv.PrefixEnd(scan.prefix), func(k, v []byte) error {
 				if err := scan.fn(k, v); err != nil {
 					c.fail("key %q: %v", k, err)
 				}
-				return true
+				return nil
 			})
 			if err != nil {
 				return err

@@ -94,20 +94,19 @@ func (t *Tx) retireContainer(acct, name string, c *Container) error {
 func retiredOf(r kv.Reader, acct, name string) (map[string]*retiredContainer, error) {
 	p := retiredNamePrefix(acct, name)
 	out := map[string]*retiredContainer{}
-	var failed error
-	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
-		var version string
-		if version, failed = nameAfter(k, len(p)); failed != nil {
-			return false
+	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
+		version, err := nameAfter(k, len(p))
+		if err != nil {
+			return err
 		}
 		rc := &retiredContainer{}
-		if failed = record.Decode(v, rc); failed != nil {
-			return false
+		if err := record.Decode(v, rc); err != nil {
+			return err
 		}
 		out[version] = rc
-		return true
+		return nil
 	})
-	return out, errors.Join(err, failed)
+	return out, err
 }
 
 // checkNotMoving fails with ContainerBeingDeleted while a generation of
@@ -182,10 +181,13 @@ func (s *Service) moveKeys(ctx context.Context, acct, from, to string, index boo
 				type pair struct{ k, v []byte }
 				var batch []pair
 				size := 0
-				err := tx.Scan(src, kv.PrefixEnd(src), func(k, v []byte) bool {
+				err := tx.Scan(src, kv.PrefixEnd(src), func(k, v []byte) error {
 					batch = append(batch, pair{append([]byte(nil), k...), append([]byte(nil), v...)})
 					size += 2*len(k) + len(v)
-					return size < moveBatch
+					if size >= moveBatch {
+						return kv.ErrStopScan
+					}
+					return nil
 				})
 				if err != nil {
 					return err
@@ -347,36 +349,35 @@ func (s *Service) ListContainersWithDeleted(ctx context.Context, acct, prefix, m
 		if marker > prefix {
 			start = p.Str(marker)
 		}
-		var failed error
 		retired := 0
-		err = r.Scan(start, end, func(k, v []byte) bool {
+		err = r.Scan(start, end, func(k, v []byte) error {
 			rd, err := tuple.NewReader(k, len(p))
 			if err != nil {
-				failed = err
-				return false
+				return err
 			}
 			name, err := rd.Str()
 			if err != nil {
-				failed = err
-				return false
+				return err
 			}
 			version, err := rd.Str()
 			if err != nil {
-				failed = err
-				return false
+				return err
 			}
 			rc := &retiredContainer{}
-			if failed = record.Decode(v, rc); failed != nil {
-				return false
+			if err := record.Decode(v, rc); err != nil {
+				return err
 			}
 			if !expired(&Blob{Purge: rc.Purge}, now) {
 				c := rc.Container
 				all = append(all, ContainerItem{Name: name, Container: &c, Deleted: &DeletedInfo{Version: version, Time: rc.Deleted, Purge: rc.Purge}})
 				retired++
 			}
-			return retired <= max
+			if retired > max {
+				return kv.ErrStopScan
+			}
+			return nil
 		})
-		if err := errors.Join(err, failed); err != nil {
+		if err != nil {
 			return err
 		}
 		sort.SliceStable(all, func(i, j int) bool { return all[i].Name < all[j].Name })

@@ -41,7 +41,7 @@ func countKeys(t *testing.T, store kv.Store, prefix []byte) int {
 	t.Helper()
 	n := 0
 	err := store.View(context.Background(), func(r kv.Reader) error {
-		return r.Scan(prefix, kv.PrefixEnd(prefix), func(_, _ []byte) bool { n++; return true })
+		return r.Scan(prefix, kv.PrefixEnd(prefix), func(_, _ []byte) error { n++; return nil })
 	})
 	if err != nil {
 		t.Fatal(err)

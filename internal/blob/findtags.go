@@ -140,21 +140,14 @@ func (s *Service) filterContainers(r kv.Reader, acct string, f *TagFilter, scope
 	}
 	var out []string
 	p := containersPrefix(acct)
-	var decodeErr error
-	err := r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
-		rd, err := tuple.NewReader(k, len(p))
-		if err == nil {
-			var name string
-			if name, err = rd.Str(); err == nil {
-				out = append(out, name)
-			}
+	err := r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) error {
+		name, err := nameAfter(k, len(p))
+		if err != nil {
+			return err
 		}
-		decodeErr = err
-		return err == nil
+		out = append(out, name)
+		return nil
 	})
-	if err == nil {
-		err = decodeErr
-	}
 	return out, err
 }
 
@@ -167,8 +160,7 @@ func tagCandidates(r kv.Reader, acct, container string, cmp tagComparison) ([]st
 	}
 	one := &TagCondition{}
 	var out []string
-	var decodeErr error
-	err := r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
+	err := r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) error {
 		rd, err := tuple.NewReader(k, len(tagIndexPrefix(acct, container).Str(cmp.key)))
 		var value, name string
 		if err == nil {
@@ -177,17 +169,13 @@ func tagCandidates(r kv.Reader, acct, container string, cmp tagComparison) ([]st
 			}
 		}
 		if err != nil {
-			decodeErr = err
-			return false
+			return err
 		}
 		if one.compare(cmp, Tags{{Key: cmp.key, Value: value}}) {
 			out = append(out, name)
 		}
-		return true
+		return nil
 	})
-	if err == nil {
-		err = decodeErr
-	}
 	slices.Sort(out)
 	return slices.Compact(out), err
 }

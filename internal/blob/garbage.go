@@ -3,7 +3,6 @@ package blob
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -59,7 +58,7 @@ func freeData(tx kv.Txn, acct, container, name string, doomed map[uint64]bool) e
 	// its pages so far (its own writes) give the next page number.
 	p := garbageVersionPrefix(tx.Version())
 	n := 0
-	if err := tx.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) bool { n++; return true }); err != nil {
+	if err := tx.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) error { n++; return nil }); err != nil {
 		return err
 	}
 	for len(ids) > 0 {
@@ -86,13 +85,14 @@ func collectGarbage(ctx context.Context, store kv.Store, prefix []byte) (int, er
 			n = 0
 			var key []byte
 			var page garbage
-			var decodeErr error
-			err := tx.Scan(prefix, kv.PrefixEnd(prefix), func(k, v []byte) bool {
+			err := tx.Scan(prefix, kv.PrefixEnd(prefix), func(k, v []byte) error {
 				key = append([]byte(nil), k...)
-				decodeErr = record.Decode(v, &page)
-				return false
+				if err := record.Decode(v, &page); err != nil {
+					return err
+				}
+				return kv.ErrStopScan
 			})
-			if err := errors.Join(err, decodeErr); err != nil {
+			if err != nil {
 				return err
 			}
 			if key == nil {
@@ -132,46 +132,44 @@ func (s *Service) CollectGarbage(ctx context.Context) (int, error) {
 }
 
 // collectingStore is the Service's view of the store: an update that
-// registers garbage collects it as soon as it has committed, so that the
-// deletion never rides in the commit's own transaction and every write
-// path gets it without doing anything.
+// registers garbage collects it as soon as it has committed (OnCommit),
+// so that the deletion never rides in the commit's own transaction and
+// every write path gets it without doing anything.
 type collectingStore struct {
 	kv.Store
 	log *slog.Logger
 }
 
 func (c collectingStore) Update(ctx context.Context, fn func(kv.Txn) error) error {
-	var version uint64
-	var registered bool
-	err := c.Store.Update(ctx, func(tx kv.Txn) error {
-		t := &registeringTxn{Txn: tx}
-		err := fn(t)
-		version, registered = tx.Version(), t.registered
-		return err
+	return c.Store.Update(ctx, func(tx kv.Txn) error {
+		return fn(&registeringTxn{Txn: tx, collect: func() { c.collect(ctx, tx.Version()) }})
 	})
-	if err != nil || !registered {
-		return err
-	}
-	// The write has succeeded whatever happens here: a client that went
-	// away must not stop the collection, and a failure leaves the pages to
-	// the sweep at start-up.
-	if _, cerr := collectGarbage(context.WithoutCancel(ctx), c.Store, garbageVersionPrefix(version)); cerr != nil {
-		c.log.Error("collect freed blob data; the sweep at start-up will retry", "version", version, "err", cerr)
-	}
-	return nil
 }
 
-// registeringTxn notes whether a transaction registered garbage.
+// collect deletes the garbage the commit of version registered. The write
+// has succeeded whatever happens here: a client that went away must not
+// stop the collection, and a failure leaves the pages to the sweep at
+// start-up.
+func (c collectingStore) collect(ctx context.Context, version uint64) {
+	if _, err := collectGarbage(context.WithoutCancel(ctx), c.Store, garbageVersionPrefix(version)); err != nil {
+		c.log.Error("collect freed blob data; the sweep at start-up will retry", "version", version, "err", err)
+	}
+}
+
+// registeringTxn has the garbage a transaction registers collected once
+// it commits.
 type registeringTxn struct {
 	kv.Txn
+	collect    func()
 	registered bool
 }
 
 var garbageTag = []byte(garbagePrefix())
 
 func (t *registeringTxn) Set(key, value []byte) error {
-	if bytes.HasPrefix(key, garbageTag) {
+	if !t.registered && bytes.HasPrefix(key, garbageTag) {
 		t.registered = true
+		t.OnCommit(t.collect)
 	}
 	return t.Txn.Set(key, value)
 }

@@ -2,6 +2,7 @@ package blob
 
 import (
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -84,9 +85,9 @@ func dataPrefix(acct, container, name string, data uint64) tuple.Key {
 	return accountKey(acct).Raw("d").Str(container).Str(name).Uint(data)
 }
 
-func stagedKey(data uint64) tuple.Key { return tuple.New("Bs").Uint(data) }
+func stagedKey(data uint64) tuple.Key { return tuple.New(keyspace.BlobStaged).Uint(data) }
 
-func stagedPrefix() tuple.Key { return tuple.New("Bs") }
+func stagedPrefix() tuple.Key { return tuple.New(keyspace.BlobStaged) }
 
 // garbageKey is page n of the data objects that the transaction of the
 // given version made unreferenced.
@@ -96,7 +97,7 @@ func garbageKey(version uint64, n int) tuple.Key {
 
 func garbageVersionPrefix(version uint64) tuple.Key { return garbagePrefix().Uint(version) }
 
-func garbagePrefix() tuple.Key { return tuple.New("Bg") }
+func garbagePrefix() tuple.Key { return tuple.New(keyspace.BlobGarbage) }
 
 // tagIndexKey is the tag index entry saying that the blob carries the tag
 // key=value; Find Blobs by Tags scans it. It sits under the container, so
@@ -131,7 +132,7 @@ func blobRanges(acct, container, name string) [][2][]byte {
 }
 
 // accountTag starts every key of an account's resources.
-const accountTag = "Ba"
+const accountTag = keyspace.BlobAccounts
 
 // ObjectKey reports whether key is a blob's record (one per blob; its
 // content, snapshots and versions are other keys). The metrics count

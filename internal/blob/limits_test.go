@@ -464,7 +464,7 @@ func assertNoGarbage(t *testing.T, store kv.Store) {
 	n := 0
 	err := store.View(t.Context(), func(r kv.Reader) error {
 		p := garbagePrefix()
-		return r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) bool { n++; return true })
+		return r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) error { n++; return nil })
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -481,9 +481,9 @@ func countDataObjects(t *testing.T, store kv.Store) int {
 	seen := map[string]bool{}
 	err := store.View(t.Context(), func(r kv.Reader) error {
 		p := accountKey(testAcct).Raw("d").Str("c")
-		return r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
+		return r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) error {
 			seen[string(k[:len(k)-8])] = true
-			return true
+			return nil
 		})
 	})
 	if err != nil {

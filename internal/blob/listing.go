@@ -2,7 +2,6 @@ package blob
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -209,23 +208,22 @@ func (c *nameCursor) peek() (string, []byte, bool, error) {
 func (c *nameCursor) fill() error {
 	n := 0
 	var last []byte
-	var failed error
-	err := c.r.Scan(c.from, c.end, func(k, v []byte) bool {
+	err := c.r.Scan(c.from, c.end, func(k, v []byte) error {
 		n++
 		last = append(last[:0], k...)
-		rd, err := tuple.NewReader(k, len(c.base))
-		if err == nil {
-			var name string
-			if name, err = rd.Str(); err == nil {
-				if len(c.buf) == 0 || c.buf[len(c.buf)-1].name != name {
-					c.buf = append(c.buf, namedValue{name, append([]byte(nil), v...)})
-				}
-			}
+		name, err := nameAfter(k, len(c.base))
+		if err != nil {
+			return err
 		}
-		failed = err
-		return err == nil && n < cursorBatch
+		if len(c.buf) == 0 || c.buf[len(c.buf)-1].name != name {
+			c.buf = append(c.buf, namedValue{name, append([]byte(nil), v...)})
+		}
+		if n >= cursorBatch {
+			return kv.ErrStopScan
+		}
+		return nil
 	})
-	if err := errors.Join(err, failed); err != nil {
+	if err != nil {
 		return err
 	}
 	if n < cursorBatch {

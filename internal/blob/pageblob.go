@@ -2,7 +2,6 @@ package blob
 
 import (
 	"context"
-	"errors"
 	"slices"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -91,21 +90,20 @@ func (t *Tx) writePages(acct, container, name string, start, end int64, p *paylo
 func cutPages(tx kv.Txn, acct, container, name string, from, to int64) error {
 	prefix := extentsPrefix(acct, container, name)
 	var hit []extent
-	var failed error
 	// Page extents are keyed by end offset: the first with end > from is
 	// the first that can overlap.
-	err := tx.Scan(prefix.Uint(uint64(from+1)), kv.PrefixEnd(prefix), func(k, v []byte) bool {
+	err := tx.Scan(prefix.Uint(uint64(from+1)), kv.PrefixEnd(prefix), func(k, v []byte) error {
 		e := extent{key: append([]byte(nil), k...)}
-		if failed = record.Decode(v, &e); failed != nil {
-			return false
+		if err := record.Decode(v, &e); err != nil {
+			return err
 		}
 		if e.Offset >= to {
-			return false
+			return kv.ErrStopScan
 		}
 		hit = append(hit, e)
-		return true
+		return nil
 	})
-	if err := errors.Join(err, failed); err != nil {
+	if err != nil {
 		return err
 	}
 	candidates := map[uint64]bool{}

@@ -263,22 +263,20 @@ func (s *Service) SweepStaged(ctx context.Context) (int, error) {
 	var doomed []entry
 	err = s.store.View(ctx, func(r kv.Reader) error {
 		p := stagedPrefix()
-		var decodeErr error
-		err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+		return r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
 			e := entry{key: append([]byte(nil), k...), data: lastUint(k)}
-			if decodeErr = record.Decode(v, &e.reg); decodeErr != nil {
-				return false
+			if err := record.Decode(v, &e.reg); err != nil {
+				return err
 			}
 			if s.processes != nil {
-				var alive bool
-				if alive, decodeErr = s.processes.Alive(r, e.reg.Owner); decodeErr != nil || alive {
-					return decodeErr == nil
+				alive, err := s.processes.Alive(r, e.reg.Owner)
+				if err != nil || alive {
+					return err
 				}
 			}
 			doomed = append(doomed, e)
-			return true
+			return nil
 		})
-		return errors.Join(err, decodeErr)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("sweep staged: %w", err)

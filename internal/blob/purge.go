@@ -34,43 +34,46 @@ func (s *Service) PurgeExpired(ctx context.Context) (int, error) {
 				version bool
 			}{{"n", false}, {"v", true}} {
 				p := accountKey(acct).Raw(fam.tag)
-				var failed error
-				err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+				err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
 					var b Blob
-					if failed = record.Decode(v, &b); failed != nil {
-						return false
+					if err := record.Decode(v, &b); err != nil {
+						return err
 					}
 					if b.Deleted.IsZero() || !expired(&b, now) {
-						return true
+						return nil
 					}
-					var e expiredPoint
-					e.acct = acct
-					e.container, e.name, e.point, failed = threeNames(k, len(p))
+					e := expiredPoint{acct: acct}
+					var err error
+					if e.container, e.name, e.point, err = threeNames(k, len(p)); err != nil {
+						return err
+					}
 					if fam.version {
 						e.point = versionPoint(e.point)
 					}
 					points = append(points, e)
-					return failed == nil
+					return nil
 				})
-				if err := errors.Join(err, failed); err != nil {
+				if err != nil {
 					return err
 				}
 			}
 			p := retiredPrefix(acct)
-			var failed error
-			err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+			err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
 				var rc retiredContainer
-				if failed = record.Decode(v, &rc); failed != nil {
-					return false
+				if err := record.Decode(v, &rc); err != nil {
+					return err
 				}
 				if !now.Before(rc.Purge) || rc.State != retiredAtRest {
 					ref := retiredRef{acct: acct, expired: !now.Before(rc.Purge)}
-					ref.name, ref.version, failed = twoNames(k, len(p))
+					var err error
+					if ref.name, ref.version, err = twoNames(k, len(p)); err != nil {
+						return err
+					}
 					containers = append(containers, ref)
 				}
-				return failed == nil
+				return nil
 			})
-			if err := errors.Join(err, failed); err != nil {
+			if err != nil {
 				return err
 			}
 		}

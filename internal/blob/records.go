@@ -124,15 +124,7 @@ type staged struct {
 
 // loadContainer returns the container or ErrContainerNotFound.
 func loadContainer(r kv.Reader, acct, name string) (*Container, error) {
-	var c Container
-	found, err := record.Load(r, containerKey(acct, name), &c)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, azhttp.ErrContainerNotFound
-	}
-	return &c, nil
+	return record.Require[Container](r, containerKey(acct, name), azhttp.ErrContainerNotFound)
 }
 
 // requireContainer checks that a container exists without decoding its
@@ -181,13 +173,9 @@ func loadExtentsAt(r kv.Reader, acct, container, name, snapshot string) ([]exten
 		return nil, err
 	}
 	var out []extent
-	var decodeErr error
-	err = r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
-		out, decodeErr = decodeExtents(out, k, v)
-		return decodeErr == nil
+	err = r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
+		out, err = decodeExtents(out, k, v)
+		return err
 	})
-	if err == nil {
-		err = decodeErr
-	}
 	return out, err
 }

@@ -2,7 +2,6 @@ package blob
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -66,13 +65,8 @@ func (s *Service) CreateSnapshot(ctx context.Context, acct, container, name stri
 func (s *Service) nextSnapshotID(tx kv.Txn, acct, container, name string) (string, error) {
 	t := s.clock()
 	p := snapshotsPrefix(acct, container, name)
-	var last string
-	var failed error
-	err := tx.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
-		last, failed = nameAfter(k, len(p))
-		return failed == nil
-	})
-	if err := errors.Join(err, failed); err != nil {
+	last, err := lastKey(tx, p)
+	if err != nil {
 		return "", err
 	}
 	if last != "" {
@@ -99,21 +93,20 @@ func listSnapshots(r kv.Reader, acct, container, name string) ([]SnapshotInfo, e
 // it unset).
 func listKept(r kv.Reader, p []byte, point func(id string) string) ([]SnapshotInfo, error) {
 	var out []SnapshotInfo
-	var failed error
-	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
-		var info SnapshotInfo
-		if info.ID, failed = nameAfter(k, len(p)); failed != nil {
-			return false
+	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
+		id, err := nameAfter(k, len(p))
+		if err != nil {
+			return err
 		}
-		info.Record = &Blob{}
-		if failed = record.Decode(v, info.Record); failed != nil {
-			return false
+		info := SnapshotInfo{ID: id, Record: &Blob{}}
+		if err := record.Decode(v, info.Record); err != nil {
+			return err
 		}
 		info.Record.point = point(info.ID)
 		out = append(out, info)
-		return true
+		return nil
 	})
-	return out, errors.Join(err, failed)
+	return out, err
 }
 
 // DeleteSnapshot removes one snapshot and the bytes only it referenced.
@@ -180,31 +173,7 @@ func dropUnreferenced(tx kv.Txn, acct, container, name string, candidates map[ui
 		}
 	}
 	p := snapshotExtentsPrefix(acct, container, name)
-	var failed error
-	var exts []extent
-	err := tx.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
-		rd, err := tuple.NewReader(k, len(p))
-		if err != nil {
-			failed = err
-			return false
-		}
-		owner, err := rd.Str()
-		if err != nil {
-			failed = err
-			return false
-		}
-		if owner == skip {
-			return true
-		}
-		if exts, failed = decodeExtents(exts[:0], k, v); failed != nil {
-			return false
-		}
-		for _, e := range exts {
-			delete(candidates, e.Data)
-		}
-		return true
-	})
-	if err := errors.Join(err, failed); err != nil {
+	if err := keepReferenced(tx, p, skip, candidates); err != nil {
 		return err
 	}
 	if err := keepVersionData(tx, acct, container, name, candidates, skip); err != nil {
@@ -219,9 +188,9 @@ func dropUnreferenced(tx kv.Txn, acct, container, name string, candidates map[ui
 func copyExtents(tx kv.Txn, from, to tuple.Key) error {
 	type pair struct{ k, v []byte }
 	var pairs []pair
-	err := tx.Scan(from, kv.PrefixEnd(from), func(k, v []byte) bool {
+	err := tx.Scan(from, kv.PrefixEnd(from), func(k, v []byte) error {
 		pairs = append(pairs, pair{append(append([]byte(nil), to...), k[len(from):]...), append([]byte(nil), v...)})
-		return true
+		return nil
 	})
 	if err != nil {
 		return err

@@ -30,7 +30,7 @@ func (s *Service) In(tx kv.Txn) *Tx {
 // Update runs fn in one transaction: a nil return commits everything fn
 // did through its Tx, an error or a panic discards all of it. On a
 // conflict fn runs again on a fresh snapshot, so it must have no effects
-// outside the Tx.
+// outside the Tx (kv.Txn.OnCommit is where those go).
 func (s *Service) Update(ctx context.Context, fn func(*Tx) error) error {
 	return s.store.Update(ctx, func(tx kv.Txn) error { return fn(s.In(tx)) })
 }

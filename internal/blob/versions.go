@@ -122,12 +122,12 @@ func (t *Tx) nextVersionID(acct, container, name, after string) (string, error) 
 // lastKey returns the last string element under p ("" when none).
 func lastKey(r kv.Reader, p tuple.Key) (string, error) {
 	var last string
-	var failed error
-	err := r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
-		last, failed = nameAfter(k, len(p))
-		return failed == nil
+	err := r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) error {
+		var err error
+		last, err = nameAfter(k, len(p))
+		return err
 	})
-	return last, errors.Join(err, failed)
+	return last, err
 }
 
 // keepPrevious runs before a write replaces the blob old (nil when the
@@ -205,25 +205,28 @@ func keepVersionData(tx kv.Reader, acct, container, name string, candidates map[
 		return nil
 	}
 	skipID, _ := versionOf(skip)
-	p := versionExtentsPrefix(acct, container, name)
-	var failed error
+	return keepReferenced(tx, versionExtentsPrefix(acct, container, name), skipID, candidates)
+}
+
+// keepReferenced removes from candidates the data objects that the
+// extents under p (keyed by their owner's name, a snapshot or a version)
+// reference, except those of owner skip ("" skips none).
+func keepReferenced(r kv.Reader, p tuple.Key, skip string, candidates map[uint64]bool) error {
 	var exts []extent
-	err := tx.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+	return r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
 		owner, err := nameAfter(k, len(p))
 		if err != nil {
-			failed = err
-			return false
+			return err
 		}
-		if skipID != "" && owner == skipID {
-			return true
+		if skip != "" && owner == skip {
+			return nil
 		}
-		if exts, failed = decodeExtents(exts[:0], k, v); failed != nil {
-			return false
+		if exts, err = decodeExtents(exts[:0], k, v); err != nil {
+			return err
 		}
 		for _, e := range exts {
 			delete(candidates, e.Data)
 		}
-		return true
+		return nil
 	})
-	return errors.Join(err, failed)
 }

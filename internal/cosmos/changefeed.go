@@ -122,54 +122,54 @@ func (t *Tx) readChangeFeed(db, coll string, opts ChangeFeedOptions) (*ChangeFee
 		cur  uint64
 		buf  []byte
 		stop bool
-		ferr error
 	)
 	// flush handles the record assembled in buf; it reports whether the
 	// page is full.
-	flush := func() bool {
+	flush := func() (bool, error) {
 		if buf == nil {
-			return false
+			return false, nil
 		}
 		var rec changeRecord
 		if err := json.Unmarshal(buf, &rec); err != nil {
-			ferr = errors.New("change log: malformed record")
-			return true
+			return true, errors.New("change log: malformed record")
 		}
 		buf = nil
 		f.ETag = changeFeedETag(rec.LSN)
 		item, err := t.changeEntry(c, &rec, scope, opts)
 		if err != nil {
-			ferr = err
-			return true
+			return true, err
 		}
 		if item != nil {
 			f.Items = append(f.Items, item)
 		}
-		return len(f.Items) == size
+		return len(f.Items) == size, nil
 	}
-	err = t.rd.Scan(prefix.Uint(from), kv.PrefixEnd(prefix), func(k, v []byte) bool {
+	err = t.rd.Scan(prefix.Uint(from), kv.PrefixEnd(prefix), func(k, v []byte) error {
 		rest := k[len(prefix):]
 		if len(rest) != 16 {
-			ferr = errors.New("change log: malformed key")
-			return false
+			return errors.New("change log: malformed key")
 		}
 		lsn, part := binary.BigEndian.Uint64(rest), binary.BigEndian.Uint64(rest[8:])
 		if lsn != cur || part == 0 {
-			if flush() {
+			full, err := flush()
+			if err != nil {
+				return err
+			}
+			if full {
 				stop = true
-				return false
+				return kv.ErrStopScan
 			}
 			cur = lsn
 		}
 		buf = append(buf, v...)
-		return true
+		return nil
 	})
-	if err == nil && ferr == nil && !stop && !flush() {
-		// Everything up to the snapshot's last LSN was read.
-		f.ETag = changeFeedETag(last)
-	}
-	if err == nil {
-		err = ferr
+	if err == nil && !stop {
+		var full bool
+		if full, err = flush(); err == nil && !full {
+			// Everything up to the snapshot's last LSN was read.
+			f.ETag = changeFeedETag(last)
+		}
 	}
 	if err != nil {
 		return nil, err

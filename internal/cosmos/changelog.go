@@ -9,6 +9,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/cosmos/epk"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -26,13 +27,17 @@ import (
 //	                        record carrying a large item stays under the
 //	                        store's value limit)
 
-func changeSeqKey(db, coll string) tuple.Key { return tuple.New("Cq").Str(db).Str(coll) }
+func changeSeqKey(db, coll string) tuple.Key {
+	return tuple.New(keyspace.CosmosChangeSeq).Str(db).Str(coll)
+}
 
-func changeSeqOfDatabase(db string) tuple.Key { return tuple.New("Cq").Str(db) }
+func changeSeqOfDatabase(db string) tuple.Key { return tuple.New(keyspace.CosmosChangeSeq).Str(db) }
 
-func changesPrefix(db, coll string) tuple.Key { return tuple.New("Cf").Str(db).Str(coll) }
+func changesPrefix(db, coll string) tuple.Key {
+	return tuple.New(keyspace.CosmosChanges).Str(db).Str(coll)
+}
 
-func changesOfDatabase(db string) tuple.Key { return tuple.New("Cf").Str(db) }
+func changesOfDatabase(db string) tuple.Key { return tuple.New(keyspace.CosmosChanges).Str(db) }
 
 // changeRecordPart bounds one part of a change record.
 const changeRecordPart = kv.MaxValueSize - 4096

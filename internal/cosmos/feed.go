@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
 // defaultPageSize is the page size of an item feed when none is asked for.
@@ -72,32 +74,27 @@ func (t *Tx) ReadItemFeed(db, coll string, pk PartitionKey, opts FeedOptions) (*
 	f := &Feed{ResourceID: c.rid(), Items: []json.RawMessage{}}
 	var last []byte
 	more := false
-	var derr error
 	if start == nil {
 		from = nil
 	}
-	err = scanItems(t.rd, prefix, from, func(k, v []byte) bool {
+	err = scanItems(t.rd, prefix, from, func(k, v []byte) error {
 		if len(f.Items) == size {
 			more = true
-			return false
+			return kv.ErrStopScan
 		}
 		if _, ok := c.defaultTTL(); ok {
 			doc, err := decodeForQuery(v)
 			if err != nil {
-				derr = err
-				return false
+				return err
 			}
 			if c.expired(doc, t.ts) {
-				return true
+				return nil
 			}
 		}
 		last = append(last[:0], k...)
 		f.Items = append(f.Items, json.RawMessage(v))
-		return true
+		return nil
 	})
-	if err == nil {
-		err = derr
-	}
 	if err != nil {
 		return nil, err
 	}

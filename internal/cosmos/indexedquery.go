@@ -282,16 +282,16 @@ func (s *entryScope) scanRanges(rs []valueRange, from []byte, n int) ([]readKey,
 		if from != nil && bytes.Compare(from, start) > 0 {
 			start = from
 		}
-		err := s.rd.Scan(start, end, func(k, _ []byte) bool {
+		err := s.rd.Scan(start, end, func(k, _ []byte) error {
 			if !s.inScope(k) {
-				return true
+				return nil
 			}
 			if len(out) == n {
 				next = slices.Clone(k)
-				return false
+				return kv.ErrStopScan
 			}
 			out = append(out, readKey{key: slices.Clone(k), scope: s})
-			return true
+			return nil
 		})
 		if err != nil || next != nil {
 			return out, next, err
@@ -419,14 +419,14 @@ func (t *Tx) streamSource(c *container, comps []string, plan query.IndexPlan, fr
 		}
 		var out []readKey
 		var next []byte
-		err := t.rd.Scan(start, kv.PrefixEnd(prefix), func(k, v []byte) bool {
+		err := t.rd.Scan(start, kv.PrefixEnd(prefix), func(k, v []byte) error {
 			if len(out) == n {
 				next = slices.Clone(k)
-				return false
+				return kv.ErrStopScan
 			}
 			k = slices.Clone(k)
 			out = append(out, readKey{key: k, item: k, value: slices.Clone(v)})
-			return true
+			return nil
 		})
 		return out, next, err
 	}}, nil

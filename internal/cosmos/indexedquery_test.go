@@ -154,7 +154,7 @@ func checkIndexConsistent(t *testing.T, s *Service, coll string) {
 		}
 		want := map[string]bool{}
 		if c.maintained() {
-			err = scanItems(tx.rd, itemsPrefix("db", coll), nil, func(_, v []byte) bool {
+			err = scanItems(tx.rd, itemsPrefix("db", coll), nil, func(_, v []byte) error {
 				doc, err := decodeObject(v)
 				if err != nil {
 					t.Fatal(err)
@@ -166,7 +166,7 @@ func checkIndexConsistent(t *testing.T, s *Service, coll string) {
 				for _, k := range (&partition{t: tx, c: c, pk: pk}).indexEntries(doc) {
 					want[string(k)] = true
 				}
-				return true
+				return nil
 			})
 			if err != nil {
 				return err
@@ -174,9 +174,9 @@ func checkIndexConsistent(t *testing.T, s *Service, coll string) {
 		}
 		got := map[string]bool{}
 		prefix := indexPrefix("db", coll)
-		err = tx.rd.Scan(prefix, kv.PrefixEnd(prefix), func(k, _ []byte) bool {
+		err = tx.rd.Scan(prefix, kv.PrefixEnd(prefix), func(k, _ []byte) error {
 			got[string(k)] = true
-			return true
+			return nil
 		})
 		if err != nil {
 			return err
@@ -281,7 +281,7 @@ func TestIndexFollowsPolicy(t *testing.T) {
 		n := 0
 		_ = s.view(ctx, func(tx *Tx) error {
 			p := indexPathPrefix("db", "items", path)
-			return tx.rd.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) bool { n++; return true })
+			return tx.rd.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) error { n++; return nil })
 		})
 		return n
 	}

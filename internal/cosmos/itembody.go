@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -34,7 +35,7 @@ const (
 	maxItemIDBytes = 1023
 )
 
-func itemChunksTag() tuple.Key { return tuple.New("Cj") }
+func itemChunksTag() tuple.Key { return tuple.New(keyspace.CosmosItemChunks) }
 
 // itemChunkPrefix is where the pieces of the item stored under key (an
 // itemKey) live. The 0x01 after the id's terminator keeps one id's pieces
@@ -44,7 +45,7 @@ func itemChunkPrefix(key []byte) tuple.Key {
 	return itemChunksTag().Raw(string(key[len(itemsTag()):])).Raw("\x01")
 }
 
-func itemsTag() string { return "Ci" }
+func itemsTag() string { return keyspace.CosmosItems }
 
 func itemChunkKey(key []byte, i int) tuple.Key { return itemChunkPrefix(key).Uint(uint64(i)) }
 
@@ -71,17 +72,18 @@ func itemBody(rd kv.Reader, key, v []byte) ([]byte, error) {
 	body = append(body, v[1+n1+n2:]...)
 	prefix := itemChunkPrefix(key)
 	want := 1
-	var serr error
-	err := rd.Scan(itemChunkKey(key, 1), kv.PrefixEnd(prefix), func(k, p []byte) bool {
+	err := rd.Scan(itemChunkKey(key, 1), kv.PrefixEnd(prefix), func(k, p []byte) error {
 		if len(k) != len(prefix)+8 || int(binary.BigEndian.Uint64(k[len(prefix):])) != want {
-			serr = fmt.Errorf("item %x: piece %d missing", key, want)
-			return false
+			return fmt.Errorf("item %x: piece %d missing", key, want)
 		}
 		body = append(body, p...)
 		want++
-		return want < int(pieces)
+		if want >= int(pieces) {
+			return kv.ErrStopScan
+		}
+		return nil
 	})
-	if err := errors.Join(err, serr); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	if want != int(pieces) || uint64(len(body)) != total {
@@ -128,10 +130,10 @@ func deleteItemBody(tx kv.Txn, key []byte) error {
 
 // scanItems calls fn with the key and whole JSON of every item under
 // prefix (a container's or a partition's), in key order, until fn returns
-// false. Large items are reassembled after the scan that found their head
+// an error, which it returns (kv.ErrStopScan stops without one). Large items are reassembled after the scan that found their head
 // — a reader is not asked to scan inside its own scan — in batches, so
 // memory stays bounded by the items of one batch.
-func scanItems(rd kv.Reader, prefix, from []byte, fn func(key, body []byte) bool) error {
+func scanItems(rd kv.Reader, prefix, from []byte, fn func(key, body []byte) error) error {
 	type entry struct{ k, v []byte }
 	const batch = 256
 	start := from
@@ -141,9 +143,12 @@ func scanItems(rd kv.Reader, prefix, from []byte, fn func(key, body []byte) bool
 	end := kv.PrefixEnd(prefix)
 	for {
 		var got []entry
-		err := rd.Scan(start, end, func(k, v []byte) bool {
+		err := rd.Scan(start, end, func(k, v []byte) error {
 			got = append(got, entry{append([]byte(nil), k...), append([]byte(nil), v...)})
-			return len(got) < batch
+			if len(got) == batch {
+				return kv.ErrStopScan
+			}
+			return nil
 		})
 		if err != nil {
 			return err
@@ -153,8 +158,11 @@ func scanItems(rd kv.Reader, prefix, from []byte, fn func(key, body []byte) bool
 			if err != nil {
 				return err
 			}
-			if !fn(e.k, body) {
-				return nil
+			if err := fn(e.k, body); err != nil {
+				if errors.Is(err, kv.ErrStopScan) {
+					return nil
+				}
+				return err
 			}
 		}
 		if len(got) < batch {

@@ -17,7 +17,7 @@ func countKeys(t *testing.T, store kv.Store, prefix []byte) int {
 	t.Helper()
 	n := 0
 	err := store.View(context.Background(), func(r kv.Reader) error {
-		return r.Scan(prefix, kv.PrefixEnd(prefix), func(_, _ []byte) bool { n++; return true })
+		return r.Scan(prefix, kv.PrefixEnd(prefix), func(_, _ []byte) error { n++; return nil })
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -164,9 +164,9 @@ func TestLargeItemExpires(t *testing.T) {
 	}
 	if err := s.store.View(ctx, func(r kv.Reader) error {
 		p := chunksOfContainer("db", "items")
-		return r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
+		return r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) error {
 			t.Errorf("piece %x left behind", k)
-			return true
+			return nil
 		})
 	}); err != nil {
 		t.Fatal(err)

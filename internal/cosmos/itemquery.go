@@ -119,23 +119,18 @@ func (t *Tx) queryScope(db, coll string, pk PartitionKey, q *Query, params map[s
 // names (only the properties names lists, when not nil).
 func (t *Tx) scanDocsForQuery(c *container, comps []string, names []string, st *queryStats) ([]map[string]any, error) {
 	var docs []map[string]any
-	var derr error
-	err := scanItems(t.rd, partitionPrefix(c.db, c.id, comps), nil, func(_, v []byte) bool {
+	err := scanItems(t.rd, partitionPrefix(c.db, c.id, comps), nil, func(_, v []byte) error {
 		m, err := decodeDoc(v, names)
 		if err != nil {
-			derr = err
-			return false
+			return err
 		}
 		if !c.expired(m, t.ts) {
 			st.retrievedCount++
 			st.retrievedSize += len(v)
 			docs = append(docs, m)
 		}
-		return true
+		return nil
 	})
-	if err == nil {
-		err = derr
-	}
 	return docs, err
 }
 

@@ -149,7 +149,7 @@ func (p *partition) write(doc map[string]any, old *storedItem) (*Item, error) {
 	if err := p.recordChange(op, id, it.Body, false); err != nil {
 		return nil, err
 	}
-	p.t.s.noteVersion(v)
+	p.t.s.noteCommit(p.t.tx)
 	return it, nil
 }
 

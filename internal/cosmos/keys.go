@@ -1,14 +1,19 @@
 package cosmos
 
-import "github.com/cerulean-db/cerulean/internal/kv/tuple"
+import (
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+)
 
-func databaseKey(db string) tuple.Key { return tuple.New("Cd").Str(db) }
+func databaseKey(db string) tuple.Key { return tuple.New(keyspace.CosmosDatabases).Str(db) }
 
-func databasesPrefix() tuple.Key { return tuple.New("Cd") }
+func databasesPrefix() tuple.Key { return tuple.New(keyspace.CosmosDatabases) }
 
-func containerKey(db, coll string) tuple.Key { return tuple.New("Cc").Str(db).Str(coll) }
+func containerKey(db, coll string) tuple.Key {
+	return tuple.New(keyspace.CosmosContainers).Str(db).Str(coll)
+}
 
-func containersPrefix(db string) tuple.Key { return tuple.New("Cc").Str(db) }
+func containersPrefix(db string) tuple.Key { return tuple.New(keyspace.CosmosContainers).Str(db) }
 
 // itemsPrefix covers every item of a container, or of a database when coll
 // is omitted by the caller using itemsOfDatabase.
@@ -30,9 +35,11 @@ func itemKey(db, coll string, pk []string, id string) tuple.Key {
 	return partitionPrefix(db, coll, pk).Str(id)
 }
 
-func uniquePrefix(db, coll string) tuple.Key { return tuple.New("Cu").Str(db).Str(coll) }
+func uniquePrefix(db, coll string) tuple.Key {
+	return tuple.New(keyspace.CosmosUnique).Str(db).Str(coll)
+}
 
-func uniqueOfDatabase(db string) tuple.Key { return tuple.New("Cu").Str(db) }
+func uniqueOfDatabase(db string) tuple.Key { return tuple.New(keyspace.CosmosUnique).Str(db) }
 
 // uniqueKey is the index entry of one unique key (number idx of the
 // container's policy) with the given values, in one logical partition.
@@ -54,9 +61,11 @@ func scriptsPrefix(db, coll string, kind ScriptKind) tuple.Key {
 	return scriptsOfContainer(db, coll).Str(string(kind))
 }
 
-func scriptsOfContainer(db, coll string) tuple.Key { return tuple.New("Cs").Str(db).Str(coll) }
+func scriptsOfContainer(db, coll string) tuple.Key {
+	return tuple.New(keyspace.CosmosScripts).Str(db).Str(coll)
+}
 
-func scriptsOfDatabase(db string) tuple.Key { return tuple.New("Cs").Str(db) }
+func scriptsOfDatabase(db string) tuple.Key { return tuple.New(keyspace.CosmosScripts).Str(db) }
 
 // ObjectKey reports whether key is an item's (one per item: a large
 // item's pieces are under their own tag); the metrics count objects with

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -112,11 +113,11 @@ func intOf(v any) int {
 	return 0
 }
 
-func offerKey(db, coll string) tuple.Key { return tuple.New("Co").Str(db).Str(coll) }
+func offerKey(db, coll string) tuple.Key { return tuple.New(keyspace.CosmosOffers).Str(db).Str(coll) }
 
-func offersOfDatabase(db string) tuple.Key { return tuple.New("Co").Str(db) }
+func offersOfDatabase(db string) tuple.Key { return tuple.New(keyspace.CosmosOffers).Str(db) }
 
-func offersPrefix() tuple.Key { return tuple.New("Co") }
+func offersPrefix() tuple.Key { return tuple.New(keyspace.CosmosOffers) }
 
 // Offer is an offer as the gateway returns it.
 type Offer struct {
@@ -164,23 +165,18 @@ func (s *Service) putOffer(tx kv.Txn, db, coll, resource, ownerRID string, t Thr
 func findOffer(rd kv.Reader, rid string) (tuple.Key, record, error) {
 	var key tuple.Key
 	var out record
-	var perr error
 	p := offersPrefix()
-	err := rd.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+	err := rd.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
 		r, err := parseRecord(v)
 		if err != nil {
-			perr = err
-			return false
+			return err
 		}
 		if r.str("_rid") == rid {
 			key, out = append(tuple.Key(nil), k...), r
-			return false
+			return kv.ErrStopScan
 		}
-		return true
+		return nil
 	})
-	if err == nil {
-		err = perr
-	}
 	if err == nil && out == nil {
 		err = notFound("The offer %q does not exist.", rid)
 	}
@@ -279,7 +275,7 @@ func (s *Service) ReplaceOffer(ctx context.Context, rid string, body []byte, pre
 			return err
 		}
 		out = r
-		s.noteVersion(v)
+		s.noteCommit(tx)
 		return tx.Set(key, b)
 	})
 	if err != nil {

@@ -70,24 +70,18 @@ func decodeForQuery(b []byte) (map[string]any, error) {
 // rejects (nil keeps all).
 func scanDocs(rd kv.Reader, prefix []byte, keep func(map[string]any) bool) ([]map[string]any, error) {
 	var out []map[string]any
-	var derr error
 	// scanItems reassembles items stored across values (other resources
 	// are always one value, which it passes through).
-	err := scanItems(rd, prefix, nil, func(_, v []byte) bool {
+	err := scanItems(rd, prefix, nil, func(_, v []byte) error {
 		m, err := decodeForQuery(v)
 		if err != nil {
-			derr = err
-			return false
+			return err
 		}
-		if keep != nil && !keep(m) {
-			return true
+		if keep == nil || keep(m) {
+			out = append(out, m)
 		}
-		out = append(out, m)
-		return true
+		return nil
 	})
-	if err == nil {
-		err = derr
-	}
 	return out, err
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -33,18 +34,20 @@ import (
 // only when it is also ready. A container created before the index
 // existed has no state and is scanned until a Replace Container builds it.
 
-func indexPrefix(db, coll string) tuple.Key { return tuple.New("Cx").Str(db).Str(coll) }
+func indexPrefix(db, coll string) tuple.Key { return tuple.New(keyspace.CosmosIndex).Str(db).Str(coll) }
 
-func indexOfDatabase(db string) tuple.Key { return tuple.New("Cx").Str(db) }
+func indexOfDatabase(db string) tuple.Key { return tuple.New(keyspace.CosmosIndex).Str(db) }
 
 func indexPathPrefix(db, coll string, path []string) tuple.Key {
 	p, _ := json.Marshal(path)
 	return indexPrefix(db, coll).Bytes(p)
 }
 
-func indexStateKey(db, coll string) tuple.Key { return tuple.New("Cy").Str(db).Str(coll) }
+func indexStateKey(db, coll string) tuple.Key {
+	return tuple.New(keyspace.CosmosIndexStates).Str(db).Str(coll)
+}
 
-func indexStatesOfDatabase(db string) tuple.Key { return tuple.New("Cy").Str(db) }
+func indexStatesOfDatabase(db string) tuple.Key { return tuple.New(keyspace.CosmosIndexStates).Str(db) }
 
 const (
 	indexReady    = 'R'
@@ -314,30 +317,27 @@ func (s *Service) buildIndex(ctx context.Context, db, coll, policy string) error
 			}
 			prefix := itemsPrefix(db, coll)
 			n := 0
-			var derr error
-			err = scanItems(t.rd, prefix, from, func(k, v []byte) bool {
+			err = scanItems(t.rd, prefix, from, func(k, v []byte) error {
 				doc, err := decodeObject(v)
 				if err != nil {
-					derr = err
-					return false
+					return err
 				}
 				pk, err := c.partitionKeyOf(doc)
 				if err != nil {
-					derr = err
-					return false
+					return err
 				}
 				p := &partition{t: t, c: c, pk: pk}
-				if derr = p.rangeIndex(doc); derr != nil {
-					return false
+				if err := p.rangeIndex(doc); err != nil {
+					return err
 				}
 				n++
 				if n == indexBuildBatch {
 					next = append(slices.Clone(k), 0)
-					return false
+					return kv.ErrStopScan
 				}
-				return true
+				return nil
 			})
-			if err = errors.Join(err, derr); err != nil {
+			if err != nil {
 				return err
 			}
 			if next == nil {

@@ -256,7 +256,7 @@ func (s *Service) CreateDatabase(ctx context.Context, props []byte, throughput .
 		if err != nil {
 			return err
 		}
-		s.noteVersion(v)
+		s.noteCommit(tx)
 		if len(throughput) > 0 {
 			if err := s.putOffer(tx, id, "", "dbs/"+rid+"/", rid, throughput[0]); err != nil {
 				return err
@@ -309,7 +309,7 @@ func (s *Service) DeleteDatabase(ctx context.Context, db string, pre Preconditio
 		if err := kv.DeletePrefixes(tx, containersPrefix(db), itemsOfDatabase(db), chunksOfDatabase(db), uniqueOfDatabase(db), indexOfDatabase(db), indexStatesOfDatabase(db), scriptsOfDatabase(db), changesOfDatabase(db), changeSeqOfDatabase(db), offersOfDatabase(db), usersPrefix(db), permissionsOfDatabase(db)); err != nil {
 			return err
 		}
-		s.noteVersion(tx.Version())
+		s.noteCommit(tx)
 		return tx.Delete(databaseKey(db))
 	})
 }
@@ -317,19 +317,14 @@ func (s *Service) DeleteDatabase(ctx context.Context, db string, pre Preconditio
 // scanRecords reads every record under prefix.
 func scanRecords(rd kv.Reader, prefix []byte) ([]record, error) {
 	var out []record
-	var perr error
-	err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(_, v []byte) bool {
+	err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(_, v []byte) error {
 		r, err := parseRecord(v)
 		if err != nil {
-			perr = err
-			return false
+			return err
 		}
 		out = append(out, r)
-		return true
+		return nil
 	})
-	if err == nil {
-		err = perr
-	}
 	return out, err
 }
 
@@ -511,7 +506,7 @@ func (s *Service) CreateContainer(ctx context.Context, db string, props []byte, 
 		if err := initIndexState(tx, db, id, b); err != nil {
 			return err
 		}
-		s.noteVersion(v)
+		s.noteCommit(tx)
 		if len(throughput) > 0 {
 			if err := s.putOffer(tx, db, id, out.str("_self"), rid, throughput[0]); err != nil {
 				return err
@@ -605,7 +600,7 @@ func (s *Service) ReplaceContainer(ctx context.Context, db, coll string, props [
 		if rebuild, err = resetIndex(tx, old, b); err != nil {
 			return err
 		}
-		s.noteVersion(v)
+		s.noteCommit(tx)
 		return tx.Set(containerKey(db, coll), b)
 	})
 	if err != nil {
@@ -658,7 +653,7 @@ func (s *Service) DeleteContainer(ctx context.Context, db, coll string, pre Prec
 		if err := tx.Delete(offerKey(db, coll)); err != nil {
 			return err
 		}
-		s.noteVersion(tx.Version())
+		s.noteCommit(tx)
 		return tx.Delete(containerKey(db, coll))
 	})
 }

@@ -101,30 +101,25 @@ func findByRID(rd kv.Reader, parent []byte, rid string, ownerRID []byte, ridLen 
 	needle := []byte(`"_rid":"` + rid + `"`)
 	var id string
 	var found bool
-	var derr error
-	err := rd.Scan(parent, kv.PrefixEnd(parent), func(_, v []byte) bool {
+	err := rd.Scan(parent, kv.PrefixEnd(parent), func(_, v []byte) error {
 		// A JSON record (written by an earlier release) that does not
 		// hold the rid's text is not the one.
 		if kvrecord.Format(v) == kvrecord.FormatJSON && !bytes.Contains(v, needle) {
-			return true
+			return nil
 		}
 		var r struct {
 			ID  string `json:"id"`
 			RID string `json:"_rid"`
 		}
 		if err := kvrecord.Decode(v, &r); err != nil {
-			derr = err
-			return false
+			return err
 		}
 		if r.RID == rid {
 			id, found = r.ID, true
-			return false
+			return kv.ErrStopScan
 		}
-		return true
+		return nil
 	})
-	if err == nil {
-		err = derr
-	}
 	return id, found, err
 }
 

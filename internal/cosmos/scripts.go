@@ -193,7 +193,7 @@ func (s *Service) CreateScript(ctx context.Context, db, coll string, kind Script
 		if err != nil {
 			return err
 		}
-		s.noteVersion(v)
+		s.noteCommit(tx)
 		return tx.Set(key, b)
 	})
 	if err != nil {
@@ -246,7 +246,7 @@ func (s *Service) ReplaceScript(ctx context.Context, db, coll string, kind Scrip
 		if err != nil {
 			return err
 		}
-		s.noteVersion(v)
+		s.noteCommit(tx)
 		return tx.Set(key, b)
 	})
 	if err != nil {
@@ -282,7 +282,7 @@ func (s *Service) DeleteScript(ctx context.Context, db, coll string, kind Script
 		if err != nil {
 			return err
 		}
-		s.noteVersion(tx.Version())
+		s.noteCommit(tx)
 		return tx.Delete(key)
 	})
 }

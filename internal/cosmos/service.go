@@ -95,6 +95,13 @@ func New(cfg Config) (*Service, error) {
 
 func (s *Service) unixNow() int64 { return s.now().Unix() }
 
+// noteCommit records tx's version for session tokens once tx has
+// committed: an attempt that is rolled back or retried wrote nothing.
+func (s *Service) noteCommit(tx kv.Txn) {
+	v := tx.Version()
+	tx.OnCommit(func() { s.noteVersion(v) })
+}
+
 // noteVersion records a committed version for session tokens.
 func (s *Service) noteVersion(v uint64) {
 	for {

@@ -47,7 +47,8 @@ func (s *Service) In(tx kv.Txn) *Tx {
 // Update runs fn in one kv transaction: a nil return commits every
 // operation fn ran, an error (or a panic) discards them all. On a conflict
 // with a concurrent commit fn runs again on a fresh snapshot, so it must
-// have no side effects outside the Tx.
+// have no side effects outside the Tx (kv.Txn.OnCommit is where those
+// go).
 func (s *Service) Update(ctx context.Context, fn func(*Tx) error) error {
 	return s.store.Update(ctx, func(tx kv.Txn) error {
 		t := s.In(tx)

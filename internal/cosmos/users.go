@@ -6,6 +6,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -22,17 +23,19 @@ import (
 //	Cp db user perm   permission record (resource as the names it
 //	                  resolves to, kept in "_grant")
 
-func userKey(db, user string) tuple.Key { return tuple.New("Cw").Str(db).Str(user) }
+func userKey(db, user string) tuple.Key { return tuple.New(keyspace.CosmosUsers).Str(db).Str(user) }
 
-func usersPrefix(db string) tuple.Key { return tuple.New("Cw").Str(db) }
+func usersPrefix(db string) tuple.Key { return tuple.New(keyspace.CosmosUsers).Str(db) }
 
 func permissionKey(db, user, perm string) tuple.Key {
 	return permissionsPrefix(db, user).Str(perm)
 }
 
-func permissionsPrefix(db, user string) tuple.Key { return tuple.New("Cp").Str(db).Str(user) }
+func permissionsPrefix(db, user string) tuple.Key {
+	return tuple.New(keyspace.CosmosPermissions).Str(db).Str(user)
+}
 
-func permissionsOfDatabase(db string) tuple.Key { return tuple.New("Cp").Str(db) }
+func permissionsOfDatabase(db string) tuple.Key { return tuple.New(keyspace.CosmosPermissions).Str(db) }
 
 // Permission modes.
 const (
@@ -104,7 +107,7 @@ func (s *Service) CreateUser(ctx context.Context, db string, props []byte) (*Dat
 		if err != nil {
 			return err
 		}
-		s.noteVersion(v)
+		s.noteCommit(tx)
 		return tx.Set(userKey(db, id), b)
 	})
 	if err != nil {
@@ -169,7 +172,7 @@ func (s *Service) ReplaceUser(ctx context.Context, db, user string, props []byte
 		if err != nil {
 			return err
 		}
-		s.noteVersion(v)
+		s.noteCommit(tx)
 		return tx.Set(userKey(db, id), b)
 	})
 	if err != nil {
@@ -182,9 +185,9 @@ func movePermissions(tx kv.Txn, db, from, to string) error {
 	p := permissionsPrefix(db, from)
 	type kvPair struct{ k, v []byte }
 	var moved []kvPair
-	err := tx.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+	err := tx.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
 		moved = append(moved, kvPair{append([]byte(nil), k[len(p):]...), append([]byte(nil), v...)})
-		return true
+		return nil
 	})
 	if err != nil {
 		return err
@@ -211,7 +214,7 @@ func (s *Service) DeleteUser(ctx context.Context, db, user string, pre Precondit
 		if err := kv.DeletePrefixes(tx, permissionsPrefix(db, user)); err != nil {
 			return err
 		}
-		s.noteVersion(tx.Version())
+		s.noteCommit(tx)
 		return tx.Delete(userKey(db, user))
 	})
 }
@@ -402,7 +405,7 @@ func (s *Service) writePermission(ctx context.Context, db, user, perm string, pr
 		if err != nil {
 			return err
 		}
-		s.noteVersion(v)
+		s.noteCommit(tx)
 		return tx.Set(permissionKey(db, user, id), b)
 	})
 	if err != nil {
@@ -452,7 +455,7 @@ func (s *Service) DeletePermission(ctx context.Context, db, user, perm string, p
 		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
 			return err
 		}
-		s.noteVersion(tx.Version())
+		s.noteCommit(tx)
 		return tx.Delete(permissionKey(db, user, perm))
 	})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/chunk"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
@@ -66,12 +67,12 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 		locks:   map[fileRef][]*lockRecord{},
 	}
 	err := store.View(ctx, func(r kv.Reader) error {
-		p := tuple.New("Fa")
-		return r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+		p := tuple.New(keyspace.FileAccounts)
+		return r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
 			if err := c.entry(k, v); err != nil {
 				c.fail("key %q: %v", k, err)
 			}
-			return true
+			return nil
 		})
 	})
 	if err != nil {

@@ -187,18 +187,7 @@ func hasAttribute(attrs, name string) bool {
 
 // handlesOf returns the open handles of one node in ID order.
 func (t *Tx) handlesOf(acct, share string, id uint64) ([]*Handle, error) {
-	p := handlesPrefix(acct, share, id)
-	var out []*Handle
-	var failed error
-	err := t.r.Scan(p, kv.PrefixEnd(p), func(_, v []byte) bool {
-		h := new(Handle)
-		if failed = record.Decode(v, h); failed != nil {
-			return false
-		}
-		out = append(out, h)
-		return true
-	})
-	return out, errors.Join(err, failed)
+	return record.LoadAll[Handle](t.r, handlesPrefix(acct, share, id))
 }
 
 // OpenHandle opens a handle on the directory or file at path, applying
@@ -298,7 +287,7 @@ func (t *Tx) markDeletePending(acct, share string, l *located, h *Handle, on boo
 func (t *Tx) emptyDir(acct, share string, id uint64) (bool, error) {
 	p := childrenPrefix(acct, share, id)
 	empty := true
-	err := t.r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) bool { empty = false; return false })
+	err := t.r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) error { empty = false; return kv.ErrStopScan })
 	return empty, err
 }
 

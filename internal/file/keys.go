@@ -2,6 +2,7 @@ package file
 
 import (
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -112,7 +113,7 @@ func lockKey(acct, share string, file, handle, offset, length uint64, exclusive 
 }
 
 // accountTag starts every key of an account's resources.
-const accountTag = "Fa"
+const accountTag = keyspace.FileAccounts
 
 // ObjectKey reports whether key is a file or directory of a share's tree
 // (the metrics count objects with it).

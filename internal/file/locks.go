@@ -99,36 +99,24 @@ func (l *lockRecord) blocks(offset, length uint64, exclusive, lockIntent bool, h
 func (t *Tx) lockRanges(acct, share string, file uint64) ([]lockRecord, error) {
 	p := locksPrefix(acct, share, file)
 	var out []lockRecord
-	var failed error
-	err := t.r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
+	err := t.r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) error {
 		var f [4]uint64 // handle, offset, length, mode
 		rd, err := tuple.NewReader(k, len(p))
 		for i := 0; err == nil && i < len(f); i++ {
 			f[i], err = rd.Uint()
 		}
-		if failed = err; err != nil {
-			return false
+		if err != nil {
+			return err
 		}
 		out = append(out, lockRecord{Handle: f[0], Offset: f[1], Length: f[2], Exclusive: f[3] == 1})
-		return true
+		return nil
 	})
-	return out, errors.Join(err, failed)
+	return out, err
 }
 
 // locksOf returns every lock held on a file with its count.
 func (t *Tx) locksOf(acct, share string, file uint64) ([]*lockRecord, error) {
-	p := locksPrefix(acct, share, file)
-	var out []*lockRecord
-	var failed error
-	err := t.r.Scan(p, kv.PrefixEnd(p), func(_, v []byte) bool {
-		l := new(lockRecord)
-		if failed = record.Decode(v, l); failed != nil {
-			return false
-		}
-		out = append(out, l)
-		return true
-	})
-	return out, errors.Join(err, failed)
+	return record.LoadAll[lockRecord](t.r, locksPrefix(acct, share, file))
 }
 
 // lockHandle loads the open file handle a lock or unlock goes through.
@@ -302,7 +290,7 @@ func (t *Tx) restWriteWhole(acct, share string, file uint64) error {
 func (t *Tx) dropHandleLocks(acct, share string, h *Handle) error {
 	p := handleLocksPrefix(acct, share, h.FileID, h.ID)
 	held := false
-	err := t.r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) bool { held = true; return false })
+	err := t.r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) error { held = true; return kv.ErrStopScan })
 	if err != nil || !held {
 		return err
 	}
@@ -333,9 +321,10 @@ func (t *Tx) moveLocks(acct, share string, from, to uint64) error {
 }
 
 // releasedLocks notes that this transaction releases locks on a file,
-// for Service.Update to signal LockReleased once it commits.
+// to signal LockReleased once it commits.
 func (t *Tx) releasedLocks(acct, share string, file uint64) {
-	t.released = append(t.released, fileRef{acct, share, file})
+	ref := fileRef{acct, share, file}
+	t.tx.OnCommit(func() { t.waiters.signal(ref) })
 }
 
 // lockWaiters are the channels LockReleased handed out, by file.
@@ -345,11 +334,11 @@ type lockWaiters struct {
 }
 
 // LockReleased returns a channel closed the next time a transaction run
-// by this Service (its methods, or Update) commits releasing a lock on
+// by this Service (its methods, Update or In) commits releasing a lock on
 // the file: an Unlock, or the close of a handle that held locks. It is a
-// hint for SMB lock requests that wait, which then retry Lock; a
-// transaction a caller runs through In signals nothing, so a waiter
-// should also retry on a timer. Correctness never depends on it.
+// hint for SMB lock requests that wait, which then retry Lock; a release
+// another Service (another process) commits signals nothing here, so a
+// waiter should also retry on a timer. Correctness never depends on it.
 func (s *Service) LockReleased(acct, share string, fileID uint64) <-chan struct{} {
 	w := s.waiters
 	w.mu.Lock()
@@ -363,17 +352,12 @@ func (s *Service) LockReleased(acct, share string, fileID uint64) <-chan struct{
 	return ch
 }
 
-// signal wakes the waiters of every file in refs.
-func (w *lockWaiters) signal(refs []fileRef) {
-	if len(refs) == 0 {
-		return
-	}
+// signal wakes the waiters of the file ref.
+func (w *lockWaiters) signal(ref fileRef) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for _, ref := range refs {
-		if ch, ok := w.files[ref]; ok {
-			close(ch)
-			delete(w.files, ref)
-		}
+	if ch, ok := w.files[ref]; ok {
+		close(ch)
+		delete(w.files, ref)
 	}
 }

@@ -186,7 +186,7 @@ func (t *Tx) DeleteDirectory(acct, share, path string, pre Preconditions) error 
 	// directory conflict with this delete.
 	p := childrenPrefix(acct, share, l.node.ID)
 	empty := true
-	if err := t.r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) bool { empty = false; return false }); err != nil {
+	if err := t.r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) error { empty = false; return kv.ErrStopScan }); err != nil {
 		return err
 	}
 	if !empty {

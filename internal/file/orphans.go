@@ -29,33 +29,29 @@ func (s *Service) SweepOrphanHandles(ctx context.Context) (int, error) {
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		for _, acct := range s.accounts.Names() {
 			p := accountKey(acct).Raw("h")
-			var failed error
-			err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+			err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
 				rd, err := tuple.NewReader(k, len(p))
 				if err != nil {
-					failed = err
-					return false
+					return err
 				}
 				share, err := rd.Str()
 				if err != nil {
-					failed = err
-					return false
+					return err
 				}
 				var h Handle
-				if failed = record.Decode(v, &h); failed != nil {
-					return false
+				if err := record.Decode(v, &h); err != nil {
+					return err
 				}
 				if s.processes != nil {
 					alive, err := s.processes.Alive(r, h.Owner)
 					if err != nil || alive {
-						failed = err
-						return err == nil
+						return err
 					}
 				}
 				found = append(found, orphan{acct, share, h.FileID, h.ID})
-				return true
+				return nil
 			})
-			if err := errors.Join(err, failed); err != nil {
+			if err != nil {
 				return err
 			}
 		}

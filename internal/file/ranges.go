@@ -138,19 +138,18 @@ func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, k
 func overlapping(r kv.Reader, acct, share string, file uint64, from, to int64) ([]extent, error) {
 	p := extentsPrefix(acct, share, file)
 	var out []extent
-	var failed error
-	err := r.Scan(p.Uint(uint64(from+1)), kv.PrefixEnd(p), func(k, v []byte) bool {
+	err := r.Scan(p.Uint(uint64(from+1)), kv.PrefixEnd(p), func(k, v []byte) error {
 		e := extent{key: append([]byte(nil), k...)}
-		if failed = record.Decode(v, &e); failed != nil {
-			return false
+		if err := record.Decode(v, &e); err != nil {
+			return err
 		}
 		if e.Offset >= to {
-			return false
+			return kv.ErrStopScan
 		}
 		out = append(out, e)
-		return true
+		return nil
 	})
-	return out, errors.Join(err, failed)
+	return out, err
 }
 
 // cutRange removes [from, to) from a file's extents, keeping the parts of

@@ -68,14 +68,17 @@ type Tx struct {
 	// roomy is set by a Service operation that found, on a snapshot, its
 	// share far below its quota: ChargeUsage then skips the exact read.
 	roomy bool
-	// released are the files this transaction releases locks on.
-	released []fileRef
+	// waiters are woken by the locks this transaction releases, once
+	// it commits.
+	waiters *lockWaiters
 	// owner is the process handles opened here record (UseProcesses).
 	owner string
 }
 
 // In returns the operations of s bound to tx.
-func (s *Service) In(tx kv.Txn) *Tx { return &Tx{r: tx, tx: tx, now: s.clock(), owner: s.owner()} }
+func (s *Service) In(tx kv.Txn) *Tx {
+	return &Tx{r: tx, tx: tx, now: s.clock(), owner: s.owner(), waiters: s.waiters}
+}
 
 // Update runs fn in one transaction: a nil return commits everything fn
 // did through its Tx, an error or a panic discards all of it. On a
@@ -83,15 +86,7 @@ func (s *Service) In(tx kv.Txn) *Tx { return &Tx{r: tx, tx: tx, now: s.clock(), 
 // outside the Tx. Once it commits, waiters on the files whose locks it
 // released are woken (LockReleased).
 func (s *Service) Update(ctx context.Context, fn func(*Tx) error) error {
-	var last *Tx
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		last = s.In(tx)
-		return fn(last)
-	})
-	if err == nil && last != nil {
-		s.waiters.signal(last.released)
-	}
-	return err
+	return s.store.Update(ctx, func(tx kv.Txn) error { return fn(s.In(tx)) })
 }
 
 // view runs fn on one committed snapshot; fn may only read.

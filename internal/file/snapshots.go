@@ -92,18 +92,16 @@ var namespaceTags = []string{"r", "n", "x"}
 func snapshotList(r kv.Reader, acct, share string) ([]string, error) {
 	p := snapshotsPrefix(acct, share)
 	var out []string
-	var failed error
-	err := r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
+	err := r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) error {
 		rd, err := tuple.NewReader(k, len(p))
-		if err == nil {
-			var s string
-			s, err = rd.Str()
-			out = append(out, s)
+		if err != nil {
+			return err
 		}
-		failed = err
-		return err == nil
+		s, err := rd.Str()
+		out = append(out, s)
+		return err
 	})
-	return out, errors.Join(err, failed)
+	return out, err
 }
 
 // SnapshotShare takes a snapshot of a share and returns its time (in
@@ -154,8 +152,7 @@ func (t *Tx) SnapshotShare(acct, share string, meta azhttp.Metadata) (string, *S
 	size := 0
 	for _, tag := range namespaceTags {
 		src, dst := accountKey(acct).Raw(tag).Str(share), accountKey(acct).Raw(tag).Str(ns)
-		var failed error
-		err := t.r.Scan(src, kv.PrefixEnd(src), func(k, v []byte) bool {
+		err := t.r.Scan(src, kv.PrefixEnd(src), func(k, v []byte) error {
 			rest := k[len(src):]
 			val := append([]byte(nil), v...)
 			switch tag {
@@ -163,8 +160,8 @@ func (t *Tx) SnapshotShare(acct, share string, meta azhttp.Metadata) (string, *S
 				// A snapshot's files are not leased: leases guard the live
 				// file's writes, and a snapshot takes none.
 				var n Node
-				if failed = record.Decode(v, &n); failed != nil {
-					return false
+				if err := record.Decode(v, &n); err != nil {
+					return err
 				}
 				n.Lease = lease.Lease{}
 				// Nor are they pending deletion: the handles that would
@@ -173,12 +170,11 @@ func (t *Tx) SnapshotShare(acct, share string, meta azhttp.Metadata) (string, *S
 				val = record.Encode(&n)
 			case "x":
 				var e extent
-				if failed = record.Decode(v, &e); failed != nil {
-					return false
+				if err := record.Decode(v, &e); err != nil {
+					return err
 				}
 				if len(rest) < 8 {
-					failed = tuple.ErrMalformed
-					return false
+					return tuple.ErrMalformed
 				}
 				file := binary.BigEndian.Uint64(rest)
 				if ref := [2]uint64{file, e.Data}; !holds[ref] {
@@ -189,13 +185,12 @@ func (t *Tx) SnapshotShare(acct, share string, meta azhttp.Metadata) (string, *S
 			key := append(append([]byte(nil), dst...), rest...)
 			size += len(key) + len(val)
 			if size > SnapshotRecordBudget {
-				failed = errSnapshotTooLarge
-				return false
+				return errSnapshotTooLarge
 			}
 			copies = append(copies, kvPair{key, val})
-			return true
+			return nil
 		})
-		if err := errors.Join(err, failed); err != nil {
+		if err != nil {
 			return "", nil, err
 		}
 	}
@@ -273,22 +268,20 @@ func (t *Tx) deleteSnapshot(acct, share, snap string) error {
 	}
 	held := map[[2]uint64]object{}
 	p := accountKey(acct).Raw("x").Str(ns)
-	var failed error
-	err := t.r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+	err := t.r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
 		var e extent
-		if failed = record.Decode(v, &e); failed != nil {
-			return false
+		if err := record.Decode(v, &e); err != nil {
+			return err
 		}
 		rest := k[len(p):]
 		if len(rest) < 8 {
-			failed = tuple.ErrMalformed
-			return false
+			return tuple.ErrMalformed
 		}
 		file := binary.BigEndian.Uint64(rest)
 		held[[2]uint64{file, e.Data}] = object{file, e.Data, e.Offset - e.DataOff, e.DataSize}
-		return true
+		return nil
 	})
-	if err := errors.Join(err, failed); err != nil {
+	if err != nil {
 		return err
 	}
 	if err := t.tx.Delete(snapshotKey(acct, share, snap)); err != nil {
@@ -336,7 +329,7 @@ func dataInUse(r kv.Reader, acct, share string, file, data uint64, origin, size 
 func isHeld(r kv.Reader, acct, share string, file, data uint64) (bool, error) {
 	p := holdsPrefix(acct, share, file).Uint(data)
 	held := false
-	err := r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) bool { held = true; return false })
+	err := r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) error { held = true; return kv.ErrStopScan })
 	return held, err
 }
 
@@ -344,11 +337,11 @@ func isHeld(r kv.Reader, acct, share string, file, data uint64) (bool, error) {
 func heldData(r kv.Reader, acct, share string, file uint64) (map[uint64]bool, error) {
 	p := holdsPrefix(acct, share, file)
 	out := map[uint64]bool{}
-	err := r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
+	err := r.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) error {
 		if rest := k[len(p):]; len(rest) >= 8 {
 			out[binary.BigEndian.Uint64(rest)] = true
 		}
-		return true
+		return nil
 	})
 	return out, err
 }
@@ -489,19 +482,18 @@ func (s *Service) ListRangesDiff(ctx context.Context, acct, share, path, prev st
 func findFile(r kv.Reader, acct, share string, id uint64) (*Node, error) {
 	p := accountKey(acct).Raw("n").Str(share)
 	var out *Node
-	var failed error
-	err := r.Scan(p, kv.PrefixEnd(p), func(_, v []byte) bool {
+	err := r.Scan(p, kv.PrefixEnd(p), func(_, v []byte) error {
 		var n Node
-		if failed = record.Decode(v, &n); failed != nil {
-			return false
+		if err := record.Decode(v, &n); err != nil {
+			return err
 		}
 		if !n.Dir && n.ID == id {
 			out = &n
-			return false
+			return kv.ErrStopScan
 		}
-		return true
+		return nil
 	})
-	return out, errors.Join(err, failed)
+	return out, err
 }
 
 // diffExtents compares two extent lists over [lo, hi).

@@ -13,9 +13,14 @@
 // with any concurrent commit that wrote a key it read or into a range it
 // scanned (phantoms included; a Scan stopped early has read only up to
 // where it stopped). Update then runs the closure again on a fresh
-// snapshot, so the closure must have no effects outside the transaction;
-// only when retries run out does it return ErrConflict. Other errors are
-// never retried.
+// snapshot, so the closure must have no effects outside the transaction:
+// it registers them with Txn.OnCommit, which runs them once the attempt
+// has committed and is durable. Only when retries run out does Update
+// return ErrConflict. Other errors are never retried. Every engine runs
+// its Updates through one retry loop, Retry.Transact.
+//
+// Scan callbacks return an error: any error stops the scan and Scan
+// returns it unchanged; ErrStopScan stops it without one.
 //
 // Durability: neither View nor Update returns before everything it
 // observed or wrote is durable, so no response can show data that a crash

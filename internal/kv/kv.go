@@ -35,6 +35,9 @@ var (
 	// volume has less free space than the store keeps in reserve; reads
 	// and deletions go on, and writes resume once space is freed.
 	ErrNoSpace = errors.New("kv: the data volume is nearly full")
+	// ErrStopScan, returned by a Scan callback, ends the scan early
+	// without an error: Scan returns nil.
+	ErrStopScan = errors.New("kv: scan stopped")
 )
 
 // Reader reads one consistent snapshot of the store.
@@ -45,11 +48,13 @@ var (
 type Reader interface {
 	// Get returns the value of key, or ErrNotFound.
 	Get(key []byte) ([]byte, error)
-	// Scan calls fn for every key in [start, end) in ascending order until fn
-	// returns false. A nil end means "to the end of the keyspace".
+	// Scan calls fn for every key in [start, end) in ascending order. A nil
+	// end means "to the end of the keyspace". An error from fn stops the
+	// scan: ErrStopScan makes Scan return nil, any other error is returned
+	// unchanged (errors.Is and errors.As see it as fn returned it).
 	// Inside an Update, only the part of the range actually visited counts as
 	// read for conflict detection.
-	Scan(start, end []byte, fn func(key, value []byte) bool) error
+	Scan(start, end []byte, fn func(key, value []byte) error) error
 }
 
 // Writer buffers writes; they become visible to others atomically at commit.
@@ -70,6 +75,14 @@ type Txn interface {
 	// life (restarts included) and greater than the version of every
 	// transaction that committed before this one began.
 	Version() uint64
+	// OnCommit registers fn to run once this attempt has committed and
+	// everything it wrote is durable, before Update returns: the place for
+	// effects outside the store (waking waiters, notifying caches,
+	// counting). fn never runs for an attempt that fails, rolls back or
+	// loses a conflict (a retry starts with no registrations). Functions
+	// run in the order registered, on the goroutine that called Update;
+	// an attempt that wrote nothing commits too.
+	OnCommit(fn func())
 }
 
 // Store is the storage contract every engine implements.
@@ -82,7 +95,8 @@ type Store interface {
 	View(ctx context.Context, fn func(Reader) error) error
 	// Update runs fn in a transaction. A nil return commits; an error or a
 	// panic discards every write. On a conflict fn runs again on a fresh
-	// snapshot, so fn must have no side effects outside the transaction.
+	// snapshot, so fn must have no side effects outside the transaction:
+	// those are registered with Txn.OnCommit.
 	Update(ctx context.Context, fn func(Txn) error) error
 	// Close releases the store; in-flight calls finish first.
 	Close() error

@@ -7,7 +7,8 @@ import "errors"
 var ErrReadOnly = errors.New("kv: write on a read-only snapshot")
 
 // ReadOnly presents a View's Reader as a Txn whose writes fail with
-// ErrReadOnly and whose Version is 0, so that a layer's read operations can
+// ErrReadOnly, whose Version is 0 and whose OnCommit runs its function at
+// once (a snapshot has nothing to commit), so that a layer's read operations can
 // run the same code inside a transaction and on a snapshot (a snapshot
 // read never conflicts, so it never runs twice).
 func ReadOnly(r Reader) Txn { return readOnly{r} }
@@ -18,3 +19,4 @@ func (readOnly) Set(_, _ []byte) error         { return ErrReadOnly }
 func (readOnly) Delete([]byte) error           { return ErrReadOnly }
 func (readOnly) DeleteRange(_, _ []byte) error { return ErrReadOnly }
 func (readOnly) Version() uint64               { return 0 }
+func (readOnly) OnCommit(fn func())            { fn() }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/background"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
@@ -22,9 +22,9 @@ const (
 	RenewEvery = 10 * time.Second
 )
 
-func key(id string) tuple.Key { return tuple.New("L").Str(id) }
+func key(id string) tuple.Key { return tuple.New(keyspace.ProcessLiveness).Str(id) }
 
-func prefix() tuple.Key { return tuple.New("L") }
+func prefix() tuple.Key { return tuple.New(keyspace.ProcessLiveness) }
 
 type lease struct {
 	Expires time.Time
@@ -67,20 +67,19 @@ func (r *Registry) renew(ctx context.Context) (int, error) {
 		removed = 0
 		now := r.now()
 		var expired [][]byte
-		var decodeErr error
 		p := prefix()
-		err := tx.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
+		err := tx.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
 			var l lease
-			if decodeErr = record.Decode(v, &l); decodeErr != nil {
-				return false
+			if err := record.Decode(v, &l); err != nil {
+				return err
 			}
 			if !now.Before(l.Expires) {
 				expired = append(expired, append([]byte(nil), k...))
 			}
-			return true
+			return nil
 		})
-		if err != nil || decodeErr != nil {
-			return fmt.Errorf("scan liveness records: %w", errors.Join(err, decodeErr))
+		if err != nil {
+			return fmt.Errorf("scan liveness records: %w", err)
 		}
 		for _, k := range expired {
 			if err := tx.Delete(k); err != nil {

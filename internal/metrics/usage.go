@@ -132,10 +132,10 @@ func (u *Usage) countService(stored Stored) (usage, error) {
 		n := 0
 		err := u.store.View(u.ctx, func(rd kv.Reader) error {
 			next = nil
-			return rd.Scan(start, end, func(k, v []byte) bool {
+			return rd.Scan(start, end, func(k, v []byte) error {
 				if n == usagePage {
 					next = bytes.Clone(k)
-					return false
+					return kv.ErrStopScan
 				}
 				n++
 				c.bytes += float64(len(k) + len(v))
@@ -143,7 +143,7 @@ func (u *Usage) countService(stored Stored) (usage, error) {
 				if stored.Object(k) {
 					c.objects++
 				}
-				return true
+				return nil
 			})
 		})
 		if err != nil {

@@ -73,24 +73,20 @@ func checkInvariants(t *testing.T, store kv.Store) {
 	err := store.View(context.Background(), func(r kv.Reader) error {
 		base := accountKey(acct).Raw("m")
 		ids := map[string]map[[16]byte]bool{}
-		var failed error
-		err := r.Scan(base, kv.PrefixEnd(base), func(k, v []byte) bool {
+		return r.Scan(base, kv.PrefixEnd(base), func(k, v []byte) error {
 			rd, err := tuple.NewReader(k, len(base))
 			if err != nil {
-				failed = err
-				return false
+				return err
 			}
 			queue, err1 := rd.Str()
 			visible, err2 := rd.Uint()
 			seq, err3 := rd.Uint()
 			if err := errors.Join(err1, err2, err3); err != nil {
-				failed = err
-				return false
+				return err
 			}
 			m, err := decodeMessage(v)
 			if err != nil {
-				failed = err
-				return false
+				return err
 			}
 			if unixNanos(m.Visible) != visible || m.Seq != seq {
 				t.Errorf("message %x of %s under key (%d, %d) but record says (%d, %d)", m.ID, queue, visible, seq, unixNanos(m.Visible), m.Seq)
@@ -108,9 +104,8 @@ func checkInvariants(t *testing.T, store kv.Store) {
 				t.Errorf("message id %s appears twice in %s", formatID(m.ID), queue)
 			}
 			ids[queue][m.ID] = true
-			return true
+			return nil
 		})
-		return errors.Join(err, failed)
 	})
 	if err != nil {
 		t.Errorf("invariant check: %v", err)
@@ -123,7 +118,7 @@ func storedMessages(t *testing.T, s *Service, queue string) int {
 	n := 0
 	err := s.store.View(context.Background(), func(r kv.Reader) error {
 		p := messagesPrefix(acct, queue)
-		return r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) bool { n++; return true })
+		return r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) error { n++; return nil })
 	})
 	if err != nil {
 		t.Fatal(err)

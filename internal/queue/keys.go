@@ -3,6 +3,7 @@ package queue
 import (
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -39,7 +40,7 @@ func unixNanos(t time.Time) uint64 {
 }
 
 // accountTag starts every key of an account's resources.
-const accountTag = "Qa"
+const accountTag = keyspace.QueueAccounts
 
 // ObjectKey reports whether key is a queue message (the metrics count
 // objects with it).

@@ -232,12 +232,10 @@ func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect 
 		start = messagesPrefix(acct, queue)
 	}
 	end := visibleEnd(acct, queue, now)
-	var failed error
-	err = r.Scan(start, end, func(k, v []byte) bool {
+	err = r.Scan(start, end, func(k, v []byte) error {
 		exp, err := expiresAt(v)
 		if err != nil {
-			failed = err
-			return false
+			return err
 		}
 		if !exp.IsZero() && !exp.After(now) {
 			if collect && len(expired) < maxExpiredPerGet {
@@ -245,15 +243,17 @@ func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect 
 			} else if head == nil {
 				head = bytes.Clone(k)
 			}
-			return true
+			return nil
 		}
 		m, err := decodeMessage(v)
 		if err != nil {
-			failed = err
-			return false
+			return err
 		}
 		taken = append(taken, keyedMessage{key: bytes.Clone(k), msg: m})
-		return len(taken) < n
+		if len(taken) >= n {
+			return kv.ErrStopScan
+		}
+		return nil
 	})
 	if head == nil {
 		head = end
@@ -261,7 +261,7 @@ func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect 
 			head = taken[n-1].key // deleted by the caller; the next scan starts there
 		}
 	}
-	return taken, expired, head, errors.Join(err, failed)
+	return taken, expired, head, err
 }
 
 // lookup finds the message a pop receipt names and checks that it is the

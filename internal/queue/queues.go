@@ -68,20 +68,18 @@ func (t *Tx) GetQueueProperties(acct, name string) (*QueueProperties, error) {
 		return nil, err
 	}
 	n := 0
-	var failed error
 	p := messagesPrefix(acct, name)
-	err = t.tx.Scan(p, kv.PrefixEnd(p), func(_, v []byte) bool {
+	err = t.tx.Scan(p, kv.PrefixEnd(p), func(_, v []byte) error {
 		exp, err := expiresAt(v)
 		if err != nil {
-			failed = err
-			return false
+			return err
 		}
 		if exp.IsZero() || exp.After(t.now) {
 			n++
 		}
-		return true
+		return nil
 	})
-	if err = errors.Join(err, failed); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return &QueueProperties{Metadata: q.Metadata, ApproximateMessages: n}, nil

@@ -109,13 +109,5 @@ var maxExpiry = time.Unix(0, math.MaxInt64).UTC()
 
 // loadQueue returns the queue or ErrQueueNotFound.
 func loadQueue(r kv.Reader, acct, name string) (*queueRecord, error) {
-	var q queueRecord
-	found, err := record.Load(r, queueKey(acct, name), &q)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, azhttp.ErrQueueNotFound
-	}
-	return &q, nil
+	return record.Require[queueRecord](r, queueKey(acct, name), azhttp.ErrQueueNotFound)
 }

@@ -3,7 +3,6 @@ package queue
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"github.com/cerulean-db/cerulean/internal/background"
 	"time"
@@ -56,25 +55,23 @@ func (s *Service) sweepQueue(ctx context.Context, acct, queue string) (int, erro
 			next, deleted = nil, 0
 			now := s.clock()
 			var doomed [][]byte
-			var failed error
 			seen := 0
-			err := tx.Scan(start, end, func(k, v []byte) bool {
+			err := tx.Scan(start, end, func(k, v []byte) error {
 				if seen == sweepBatch {
 					next = bytes.Clone(k)
-					return false
+					return kv.ErrStopScan
 				}
 				seen++
 				exp, err := expiresAt(v)
 				if err != nil {
-					failed = err
-					return false
+					return err
 				}
 				if !exp.IsZero() && !exp.After(now) {
 					doomed = append(doomed, bytes.Clone(k))
 				}
-				return true
+				return nil
 			})
-			if err = errors.Join(err, failed); err != nil {
+			if err != nil {
 				return err
 			}
 			for _, k := range doomed {

@@ -44,7 +44,8 @@ func (s *Service) In(tx kv.Txn) *Tx { return &Tx{tx: tx, now: s.clock()} }
 // Update runs fn in one kv transaction: fn's nil return commits every
 // operation it ran, an error or a panic discards them all. On a conflict
 // fn runs again on a fresh snapshot (and a fresh clock reading), so it
-// must have no side effects outside the Tx.
+// must have no side effects outside the Tx (kv.Txn.OnCommit is where
+// those go).
 func (s *Service) Update(ctx context.Context, fn func(*Tx) error) error {
 	return s.store.Update(ctx, func(tx kv.Txn) error { return fn(s.In(tx)) })
 }

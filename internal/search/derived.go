@@ -76,12 +76,12 @@ func (d *derived) catchUp(rd kv.Reader, ix *Index, etag string) error {
 	// Apply the log from d.seq+1 to seq, unless it was trimmed past us.
 	prefix := changeLogPrefix(ix.Name)
 	first := uint64(0)
-	if err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(k, _ []byte) bool {
+	if err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(k, _ []byte) error {
 		r, rerr := tuple.NewReader(k, len(prefix))
 		if rerr == nil {
 			first, _ = r.Uint()
 		}
-		return false
+		return kv.ErrStopScan
 	}); err != nil {
 		return err
 	}
@@ -89,8 +89,7 @@ func (d *derived) catchUp(rd kv.Reader, ix *Index, etag string) error {
 		return d.rebuild(rd, ix, etag, seq)
 	}
 	keys := map[string]bool{}
-	var failed error
-	if err := rd.Scan(prefix.Uint(d.seq+1), prefix.Uint(seq+1), func(k, _ []byte) bool {
+	if err := rd.Scan(prefix.Uint(d.seq+1), prefix.Uint(seq+1), func(k, _ []byte) error {
 		r, rerr := tuple.NewReader(k, len(prefix))
 		if rerr == nil {
 			_, rerr = r.Uint()
@@ -100,16 +99,12 @@ func (d *derived) catchUp(rd kv.Reader, ix *Index, etag string) error {
 			key, rerr = r.Str()
 		}
 		if rerr != nil {
-			failed = fmt.Errorf("read change log of index %q: %w", ix.Name, rerr)
-			return false
+			return fmt.Errorf("read change log of index %q: %w", ix.Name, rerr)
 		}
 		keys[key] = true
-		return true
+		return nil
 	}); err != nil {
 		return err
-	}
-	if failed != nil {
-		return failed
 	}
 	batch := d.bi.NewBatch()
 	for key := range keys {
@@ -151,36 +146,42 @@ func (d *derived) rebuild(rd kv.Reader, ix *Index, etag string, seq uint64) erro
 	}
 	batch := bi.NewBatch()
 	prefix := documentsPrefix(ix.Name)
-	var failed error
-	if err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(k, v []byte) bool {
-		r, rerr := tuple.NewReader(k, len(prefix))
-		var key string
-		if rerr == nil {
-			key, rerr = r.Str()
+	// The documents' own failures carry the rebuild's prefix; the
+	// store's come out as they are.
+	failed := func(err error) error { return fmt.Errorf("rebuild bleve index of %q: %w", ix.Name, err) }
+	err = rd.Scan(prefix, kv.PrefixEnd(prefix), func(k, v []byte) error {
+		r, err := tuple.NewReader(k, len(prefix))
+		if err != nil {
+			return failed(err)
 		}
-		var doc map[string]any
-		if rerr == nil {
-			doc, rerr = decodeDocument(v)
+		key, err := r.Str()
+		if err != nil {
+			return failed(err)
 		}
-		if rerr == nil {
-			rerr = batch.Index(key, bleveDocument(ix.Fields, doc))
+		doc, err := decodeDocument(v)
+		if err != nil {
+			return failed(err)
 		}
-		if rerr == nil && batch.Size() >= 1000 {
-			rerr = bi.Batch(batch)
+		if err := batch.Index(key, bleveDocument(ix.Fields, doc)); err != nil {
+			return failed(err)
+		}
+		if batch.Size() >= 1000 {
+			err = bi.Batch(batch)
 			batch.Reset()
+			if err != nil {
+				return failed(err)
+			}
 		}
-		failed = rerr
-		return rerr == nil
-	}); err != nil {
+		return nil
+	})
+	if err == nil {
+		if err = bi.Batch(batch); err != nil {
+			err = failed(err)
+		}
+	}
+	if err != nil {
 		_ = bi.Close()
 		return err
-	}
-	if failed == nil {
-		failed = bi.Batch(batch)
-	}
-	if failed != nil {
-		_ = bi.Close()
-		return fmt.Errorf("rebuild bleve index of %q: %w", ix.Name, failed)
 	}
 	if d.bi != nil {
 		_ = d.bi.Close()

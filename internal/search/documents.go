@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 	"github.com/cerulean-db/cerulean/internal/search/query"
 )
@@ -54,9 +55,9 @@ const (
 // commit in sequence order and the log has no gaps; entries older than
 // logRetention batches are trimmed, and a reader that fell further
 // behind rebuilds from the documents.
-func sequenceKey(index string) tuple.Key { return tuple.New("Sq").Str(index) }
+func sequenceKey(index string) tuple.Key { return tuple.New(keyspace.SearchSequences).Str(index) }
 func changeLogPrefix(index string) tuple.Key {
-	return tuple.New("Sl").Str(index)
+	return tuple.New(keyspace.SearchChangeLog).Str(index)
 }
 
 // logRetention is how many batches of change log are kept (a variable

@@ -342,7 +342,7 @@ func TestIndexStatsAndDelete(t *testing.T) {
 	if err := s.store.View(ctx, func(rd kv.Reader) error {
 		n := 0
 		p := documentsPrefix("hotels")
-		if err := rd.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) bool { n++; return true }); err != nil {
+		if err := rd.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) error { n++; return nil }); err != nil {
 			return err
 		}
 		if n != 0 {
@@ -494,9 +494,9 @@ func TestLargeDefinition(t *testing.T) {
 	}
 	if err := s.store.View(ctx, func(rd kv.Reader) error {
 		p := definitionChunks(Indexes, "wide")
-		return rd.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
+		return rd.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) error {
 			t.Errorf("chunk %x outlived its index", k)
-			return true
+			return nil
 		})
 	}); err != nil {
 		t.Fatal(err)
@@ -510,9 +510,9 @@ func TestLargeDefinition(t *testing.T) {
 	}
 	if err := s.store.View(ctx, func(rd kv.Reader) error {
 		p := definitionChunks(SynonymMaps, "syn")
-		return rd.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) bool {
+		return rd.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) error {
 			t.Errorf("chunk %x outlived its definition", k)
-			return true
+			return nil
 		})
 	}); err != nil {
 		t.Fatal(err)

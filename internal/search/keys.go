@@ -1,18 +1,23 @@
 package search
 
-import "github.com/cerulean-db/cerulean/internal/kv/tuple"
+import (
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+)
 
 // resourceKey is the definition of one resource.
 func resourceKey(kind Kind, name string) tuple.Key {
-	return tuple.New("Sr").Str(string(kind)).Str(name)
+	return tuple.New(keyspace.SearchResources).Str(string(kind)).Str(name)
 }
 
 // resourcesPrefix covers every resource of one kind, in name order.
-func resourcesPrefix(kind Kind) tuple.Key { return tuple.New("Sr").Str(string(kind)) }
+func resourcesPrefix(kind Kind) tuple.Key {
+	return tuple.New(keyspace.SearchResources).Str(string(kind))
+}
 
 // definitionChunks holds a definition too large for its resource's value.
 func definitionChunks(kind Kind, name string) tuple.Key {
-	return tuple.New("Sc").Str(string(kind)).Str(name)
+	return tuple.New(keyspace.SearchResourceChunks).Str(string(kind)).Str(name)
 }
 
 // documentsPrefix covers every document of an index.
@@ -32,7 +37,7 @@ func resourceName(key []byte, prefix tuple.Key) (string, error) {
 }
 
 // documentsTag starts every document's key.
-const documentsTag = "Sd"
+const documentsTag = keyspace.SearchDocuments
 
 // ObjectKey reports whether key is a Search document's (one per
 // document); the metrics count objects with it.

@@ -367,21 +367,20 @@ func (s *Service) List(ctx context.Context, kind Kind) ([]*Resource, error) {
 		var (
 			records []stored
 			names   []string
-			scanErr error
 		)
-		err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(key, value []byte) bool {
+		err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(key, value []byte) error {
 			var st stored
-			if scanErr = record.Decode(value, &st); scanErr != nil {
-				return false
+			if err := record.Decode(value, &st); err != nil {
+				return err
 			}
-			var name string
-			if name, scanErr = resourceName(key, prefix); scanErr != nil {
-				return false
+			name, err := resourceName(key, prefix)
+			if err != nil {
+				return err
 			}
 			records, names = append(records, st), append(names, name)
-			return true
+			return nil
 		})
-		if err := errors.Join(err, scanErr); err != nil {
+		if err != nil {
 			return err
 		}
 		for i := range records {

@@ -35,10 +35,10 @@ func (s *Service) IndexStats(ctx context.Context, name string) (IndexStats, erro
 func countDocuments(rd kv.Reader, index string) (IndexStats, error) {
 	var st IndexStats
 	prefix := documentsPrefix(index)
-	err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(key, value []byte) bool {
+	err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(key, value []byte) error {
 		st.DocumentCount++
 		st.StorageSize += int64(len(key) + len(value))
-		return true
+		return nil
 	})
 	return st, err
 }
@@ -89,23 +89,18 @@ func (s *Service) ServiceStats(ctx context.Context) (ServiceStats, error) {
 		for _, k := range Kinds {
 			prefix := resourcesPrefix(k)
 			var names []string
-			var decodeErr error
-			if err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(key, _ []byte) bool {
+			if err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(key, _ []byte) error {
 				st.Counts[k]++
 				if k == Indexes {
 					name, err := resourceName(key, prefix)
 					if err != nil {
-						decodeErr = err
-						return false
+						return err
 					}
 					names = append(names, name)
 				}
-				return true
+				return nil
 			}); err != nil {
 				return err
-			}
-			if decodeErr != nil {
-				return decodeErr
 			}
 			for _, n := range names {
 				ix, err := countDocuments(rd, n)

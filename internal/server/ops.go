@@ -17,6 +17,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/faults"
 	"github.com/cerulean-db/cerulean/internal/file"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/metrics"
 	"github.com/cerulean-db/cerulean/internal/queue"
 	"github.com/cerulean-db/cerulean/internal/search"
@@ -29,14 +30,14 @@ import (
 const usageInterval = time.Minute
 
 // storedData is where each service's data lies in the store: the first
-// byte of its keys, and which keys are objects.
+// byte of its keys (its keyspace.Space), and which keys are objects.
 var storedData = map[string]metrics.Stored{
-	"blob":   {Prefix: []byte("B"), Object: blob.ObjectKey},
-	"queue":  {Prefix: []byte("Q"), Object: queue.ObjectKey},
-	"table":  {Prefix: []byte("T"), Object: table.ObjectKey},
-	"file":   {Prefix: []byte("F"), Object: file.ObjectKey},
-	"cosmos": {Prefix: []byte("C"), Object: cosmos.ObjectKey},
-	"search": {Prefix: []byte("S"), Object: search.ObjectKey},
+	"blob":   {Prefix: []byte(keyspace.BlobSpace), Object: blob.ObjectKey},
+	"queue":  {Prefix: []byte(keyspace.QueueSpace), Object: queue.ObjectKey},
+	"table":  {Prefix: []byte(keyspace.TableSpace), Object: table.ObjectKey},
+	"file":   {Prefix: []byte(keyspace.FileSpace), Object: file.ObjectKey},
+	"cosmos": {Prefix: []byte(keyspace.CosmosSpace), Object: cosmos.ObjectKey},
+	"search": {Prefix: []byte(keyspace.SearchSpace), Object: search.ObjectKey},
 }
 
 // ops is what the server keeps for operating it: metrics, the test

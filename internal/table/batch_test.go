@@ -262,7 +262,7 @@ func TestLargeEntityChunks(t *testing.T) {
 	keys := 0
 	err = s.store.View(ctx, func(r kv.Reader) error {
 		p := entitiesPrefix(testAccount, "big")
-		return r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool { keys++; return true })
+		return r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error { keys++; return nil })
 	})
 	if err != nil {
 		t.Fatal(err)

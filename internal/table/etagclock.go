@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
 )
@@ -18,7 +19,7 @@ const etagWindow = 1e7
 
 // clockKey holds the ETag watermark: a tick (100 ns after 1970) that no
 // committed entity write has reached. See etagClock.
-func clockKey() tuple.Key { return tuple.New("Tc") }
+func clockKey() tuple.Key { return tuple.New(keyspace.TableETagClock) }
 
 // unixEpochTicks is 1970-01-01 in Timestamp ticks (100 ns after 0001-01-01).
 var unixEpochTicks = odata.Ticks(time.Unix(0, 0).UTC())

@@ -3,6 +3,7 @@ package table
 import (
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -64,7 +65,7 @@ func decodeEntityKey(key []byte, prefixLen int) (pk, rk string, chunk int, err e
 }
 
 // accountTag starts every key of an account's resources.
-const accountTag = "Ta"
+const accountTag = keyspace.TableAccounts
 
 // ObjectKey reports whether key is an entity's head record (a large
 // entity continues in chunk keys after it). The metrics count objects

@@ -167,72 +167,69 @@ func scanEntities(r kv.Reader, prefix tuple.Key, start, end []byte, q EntityQuer
 	budget := newScanBudget()
 	var (
 		cur     *pending // the entity being assembled
-		failed  error
 		stopped bool
 	)
-	// finish decides the assembled entity; it reports false to stop.
-	finish := func() bool {
+	// finish decides the assembled entity.
+	finish := func() error {
 		e, err := cur.entity()
 		cur = nil
 		if err != nil {
-			failed = err
-			return false
+			return err
 		}
 		budget.charge()
 		if q.Access.AllowsEntity(e.PartitionKey, e.RowKey) && (q.Filter == nil || q.Filter.Match(e.Get)) {
 			page.Entities = append(page.Entities, e)
 		}
-		return true
+		return nil
 	}
 	var raw rawRecord
 	getRaw := raw.get
-	// matchRaw decides a one-value entity; it reports false to stop.
-	matchRaw := func(pk, rk string, payload []byte) bool {
+	// matchRaw decides a one-value entity.
+	matchRaw := func(pk, rk string, payload []byte) error {
 		if err := raw.parse(pk, rk, payload); err != nil {
 			// decodeEntity refuses it too, with the error a query reports.
-			if _, failed = decodeEntity(pk, rk, payload); failed == nil {
-				failed = err
+			if _, derr := decodeEntity(pk, rk, payload); derr != nil {
+				return derr
 			}
-			return false
+			return err
 		}
 		budget.charge()
 		if q.Access.AllowsEntity(pk, rk) && (q.Filter == nil || q.Filter.Match(getRaw)) {
 			e, err := decodeEntity(pk, rk, payload)
 			if err != nil {
-				failed = err
-				return false
+				return err
 			}
 			page.Entities = append(page.Entities, e)
 		}
-		return true
+		return nil
 	}
-	err := r.Scan(start, end, func(k, v []byte) bool {
+	err := r.Scan(start, end, func(k, v []byte) error {
 		pk, rk, chunk, err := decodeEntityKey(k, len(prefix))
 		if err != nil {
-			failed = err
-			return false
+			return err
 		}
 		if chunk > 0 {
 			if cur == nil && chunk == 1 && raw.parsed && raw.pk == pk && raw.rk == rk {
 				// A chunk after a head that counts none.
-				failed = errCorrupt
-				return false
+				return errCorrupt
 			}
 			if cur == nil || cur.pk != pk || cur.rk != rk || chunk != len(cur.parts) {
 				// A chunk whose head lies before the scan start (a
 				// continuation never points inside an entity) or is lost.
-				return true
+				return nil
 			}
 			cur.parts = append(cur.parts, bytes.Clone(v))
-			return true
+			return nil
 		}
-		if cur != nil && !finish() {
-			return false
+		if cur != nil {
+			if err := finish(); err != nil {
+				return err
+			}
 		}
 		if len(page.Entities) >= q.Top || budget.spent() {
 			page.NextPK, page.NextRK, page.HasNext = pk, rk, true
 			stopped = true
-			return false
+			return kv.ErrStopScan
 		}
 		if len(v) >= 1 && v[0] == 0 {
 			// The whole entity is in this value: match it in place and
@@ -240,16 +237,13 @@ func scanEntities(r kv.Reader, prefix tuple.Key, start, end []byte, q EntityQuer
 			return matchRaw(pk, rk, v[1:])
 		}
 		cur = &pending{pk: pk, rk: rk, parts: [][]byte{bytes.Clone(v)}}
-		return true
+		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if failed != nil {
-		return failed
-	}
-	if cur != nil && !stopped && !finish() {
-		return failed
+	if cur != nil && !stopped {
+		return finish()
 	}
 	return nil
 }

@@ -36,8 +36,8 @@ type countingReader struct {
 	s *visitCounter
 }
 
-func (r countingReader) Scan(start, end []byte, fn func(k, v []byte) bool) error {
-	return r.Reader.Scan(start, end, func(k, v []byte) bool {
+func (r countingReader) Scan(start, end []byte, fn func(k, v []byte) error) error {
+	return r.Reader.Scan(start, end, func(k, v []byte) error {
 		r.s.mu.Lock()
 		r.s.visited = append(r.s.visited, bytes.Clone(k))
 		r.s.mu.Unlock()

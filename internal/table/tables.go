@@ -31,15 +31,7 @@ func loadTable(r kv.Reader, acct, name string) (*Table, error) {
 	if err := validateTableName(name); err != nil {
 		return nil, err
 	}
-	var t Table
-	found, err := record.Load(r, tableKey(acct, name), &t)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, azhttp.ErrTableNotFound
-	}
-	return &t, nil
+	return record.Require[Table](r, tableKey(acct, name), azhttp.ErrTableNotFound)
 }
 
 // validateTableName applies Azure's table naming rules: 3 to 63
@@ -158,26 +150,21 @@ func (s *Service) QueryTables(ctx context.Context, acct string, filter *odata.Fi
 			start = base.Str(tableID(next))
 		}
 		budget := newScanBudget()
-		var failed error
-		err := r.Scan(start, kv.PrefixEnd(base), func(k, v []byte) bool {
+		return r.Scan(start, kv.PrefixEnd(base), func(k, v []byte) error {
 			var t Table
-			if failed = record.Decode(v, &t); failed != nil {
-				return false
+			if err := record.Decode(v, &t); err != nil {
+				return err
 			}
 			if len(page.Tables) == top || budget.spent() {
 				page.Next = t.Name
-				return false
+				return kv.ErrStopScan
 			}
 			budget.charge()
 			if filter == nil || filter.Match(tableGetter(t.Name)) {
 				page.Tables = append(page.Tables, &t)
 			}
-			return true
+			return nil
 		})
-		if err != nil {
-			return err
-		}
-		return failed
 	})
 	if err != nil {
 		return TablePage{}, fmt.Errorf("query tables: %w", err)

@@ -45,21 +45,20 @@ func CheckAfter(t testing.TB, store kv.Store, checks ...StoreCheck) {
 // in strictly ascending order, the order every range read relies on.
 func KeysAscending(ctx context.Context, store kv.Store) error {
 	var prev []byte
-	var bad error
 	err := store.View(ctx, func(r kv.Reader) error {
-		return r.Scan(nil, nil, func(k, _ []byte) bool {
+		return r.Scan(nil, nil, func(k, _ []byte) error {
 			switch {
 			case len(k) == 0:
-				bad = fmt.Errorf("scan yielded an empty key after %q", prev)
+				return fmt.Errorf("scan yielded an empty key after %q", prev)
 			case prev != nil && bytes.Compare(prev, k) >= 0:
-				bad = fmt.Errorf("scan yielded %q after %q", k, prev)
+				return fmt.Errorf("scan yielded %q after %q", k, prev)
 			}
 			prev = append(prev[:0], k...)
-			return bad == nil
+			return nil
 		})
 	})
 	if err != nil {
 		return fmt.Errorf("scan store: %w", err)
 	}
-	return bad
+	return nil
 }

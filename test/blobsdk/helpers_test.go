@@ -402,10 +402,10 @@ func statStore(t testing.TB, env *servertest.Env) storeStats {
 	}
 	var st storeStats
 	err := env.Store.View(context.Background(), func(r kv.Reader) error {
-		return r.Scan(nil, nil, func(k, v []byte) bool {
+		return r.Scan(nil, nil, func(k, v []byte) error {
 			st.Keys++
 			st.Bytes += int64(len(k) + len(v))
-			return true
+			return nil
 		})
 	})
 	must(t, err, "scanning the store")

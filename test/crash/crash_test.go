@@ -570,10 +570,10 @@ func TestCrashRecovery(t *testing.T) {
 	var keys int
 	var total int64
 	err := env.Store.View(ctx, func(r kv.Reader) error {
-		return r.Scan(nil, nil, func(k, v []byte) bool {
+		return r.Scan(nil, nil, func(k, v []byte) error {
 			keys++
 			total += int64(len(k) + len(v))
-			return true
+			return nil
 		})
 	})
 	if err != nil {

@@ -286,7 +286,7 @@ func countPrefix(t *testing.T, env *servertest.Env, prefix string) int {
 	n := 0
 	err := env.Store.View(t.Context(), func(r kv.Reader) error {
 		p := []byte(prefix)
-		return r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) bool { n++; return true })
+		return r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) error { n++; return nil })
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -45,12 +45,10 @@ func Read(r kv.Reader, object tuple.Key, from, n int64, w io.Writer) error {
 	}
 	first, last := from/Size, (from+n-1)/Size
 	want := first
-	var werr error
-	err := r.Scan(Key(object, first), Key(object, last+1), func(k, v []byte) bool {
+	err := r.Scan(Key(object, first), Key(object, last+1), func(k, v []byte) error {
 		idx := int64(binary.BigEndian.Uint64(k[len(k)-8:]))
 		if idx != want {
-			werr = ErrGone
-			return false
+			return ErrGone
 		}
 		lo, hi := int64(0), int64(len(v))
 		if idx == first {
@@ -60,14 +58,13 @@ func Read(r kv.Reader, object tuple.Key, from, n int64, w io.Writer) error {
 			hi = from + n - last*Size
 		}
 		if lo > hi || hi > int64(len(v)) {
-			werr = ErrGone
-			return false
+			return ErrGone
 		}
-		_, werr = w.Write(v[lo:hi])
 		want++
-		return werr == nil
+		_, err := w.Write(v[lo:hi])
+		return err
 	})
-	if err := errors.Join(err, werr); err != nil {
+	if err != nil {
 		return err
 	}
 	if want != last+1 {

@@ -80,7 +80,7 @@ func (r countingReader) Get(key []byte) ([]byte, error) {
 	return r.Reader.Get(key)
 }
 
-func (r countingReader) Scan(start, end []byte, fn func(key, value []byte) bool) error {
+func (r countingReader) Scan(start, end []byte, fn func(key, value []byte) error) error {
 	r.c.note("scan %q..%q", start, end)
 	return r.Reader.Scan(start, end, fn)
 }
@@ -101,7 +101,7 @@ func (t countingTxn) Get(key []byte) ([]byte, error) {
 	return t.Txn.Get(key)
 }
 
-func (t countingTxn) Scan(start, end []byte, fn func(key, value []byte) bool) error {
+func (t countingTxn) Scan(start, end []byte, fn func(key, value []byte) error) error {
 	t.c.note("scan %q..%q", start, end)
 	return t.Txn.Scan(start, end, fn)
 }

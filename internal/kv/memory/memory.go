@@ -75,9 +75,13 @@ func (s snapshot) Get(key []byte) ([]byte, error) {
 	return bytes.Clone(it.value), nil
 }
 
-func (s snapshot) Scan(start, end []byte, fn func(key, value []byte) bool) error {
-	ascend(s.tree, start, end, func(it item) bool { return fn(it.key, it.value) })
-	return nil
+func (s snapshot) Scan(start, end []byte, fn func(key, value []byte) error) error {
+	var err error
+	ascend(s.tree, start, end, func(it item) bool {
+		err = fn(it.key, it.value)
+		return err == nil
+	})
+	return err
 }
 
 func (s snapshot) Release() {}

@@ -4,9 +4,10 @@ package occ
 type Snapshot interface {
 	// Get returns the value of key or kv.ErrNotFound.
 	Get(key []byte) ([]byte, error)
-	// Scan visits [start, end) in ascending order until fn returns false;
-	// a nil end is unbounded. Slices are valid only during fn.
-	Scan(start, end []byte, fn func(key, value []byte) bool) error
+	// Scan visits [start, end) in ascending order until fn returns an
+	// error, which it returns unchanged (kv.ErrStopScan included); a nil
+	// end is unbounded. Slices are valid only during fn.
+	Scan(start, end []byte, fn func(key, value []byte) error) error
 	// Release frees the snapshot.
 	Release()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,9 +14,17 @@ import (
 // versionBatch is how many versions one persisted reservation covers.
 const versionBatch = 1 << 16
 
-// retryBudget bounds how long Update keeps re-running a transaction that
-// conflicts; a hot key under many writers needs many rounds.
-const retryBudget = 30 * time.Second
+// retry re-runs an Update's attempt that lost a conflict at commit; a hot
+// key under many writers needs many rounds, so the budget is generous.
+func retry(now func() time.Time) kv.Retry {
+	return kv.Retry{
+		Conflict:     func(err error) bool { return errors.Is(err, errConflict) },
+		Budget:       30 * time.Second,
+		FirstBackoff: 50 * time.Microsecond,
+		MaxBackoff:   16 * time.Millisecond,
+		Now:          now,
+	}
+}
 
 var errConflict = errors.New("occ: read set changed")
 
@@ -32,6 +39,7 @@ type commitRecord struct {
 type Manager struct {
 	engine Engine
 	now    func() time.Time
+	retry  kv.Retry
 
 	// commitMu: commits hold it exclusively; taking a snapshot holds it
 	// shared, so a snapshot contains exactly the first `applied` commits.
@@ -91,6 +99,7 @@ func New(e Engine) (*Manager, error) {
 		return nil, fmt.Errorf("load version: %w", err)
 	}
 	m := &Manager{engine: e, now: time.Now, active: map[uint64]int{}, durCh: make(chan struct{}), failed: make(chan struct{}), reserved: v}
+	m.retry = retry(m.now)
 	m.version.Store(v)
 	return m, nil
 }
@@ -115,29 +124,10 @@ func (m *Manager) Update(ctx context.Context, fn func(kv.Txn) error) error {
 		return err
 	}
 	defer m.inflight.Done()
-	began := m.now()
-	obs := m.observe()
-	for attempt := 1; ; attempt++ {
-		err := m.attempt(ctx, fn)
-		if !errors.Is(err, errConflict) {
-			if err == nil && obs != nil {
-				obs.Committed(m.now().Sub(began), attempt)
-			}
-			return err
-		}
-		if obs != nil {
-			obs.Conflicted()
-		}
-		if m.now().Sub(began) > retryBudget {
-			return fmt.Errorf("update after %d attempts: %w", attempt, kv.ErrConflict)
-		}
-		if err := backoff(ctx, attempt); err != nil {
-			return err
-		}
-	}
+	return m.retry.Transact(ctx, m.observe(), func(hooks *kv.Hooks) error { return m.attempt(ctx, hooks, fn) })
 }
 
-func (m *Manager) attempt(ctx context.Context, fn func(kv.Txn) error) error {
+func (m *Manager) attempt(ctx context.Context, hooks *kv.Hooks, fn func(kv.Txn) error) error {
 	snap, seq := m.trackedSnapshot()
 	defer snap.Release()
 	defer m.track(seq, -1)
@@ -148,7 +138,7 @@ func (m *Manager) attempt(ctx context.Context, fn func(kv.Txn) error) error {
 	if err != nil {
 		return err
 	}
-	t := &txn{snap: snap, start: seq, began: m.now(), version: version, writes: newWriteSet()}
+	t := &txn{Hooks: hooks, snap: snap, start: seq, began: m.now(), version: version, writes: newWriteSet()}
 	if err := fn(t); err != nil {
 		return err
 	}
@@ -307,19 +297,4 @@ func (m *Manager) Close() error {
 	m.closeOnce.Do(func() { m.closed.Store(true) })
 	m.inflight.Wait()
 	return nil
-}
-
-// backoff sleeps a random time whose bound doubles with each attempt, up to
-// 16 ms, so that contenders spread out instead of colliding again.
-func backoff(ctx context.Context, attempt int) error {
-	ceiling := min(50*time.Microsecond<<min(attempt, 10), 16*time.Millisecond)
-	d := time.Duration(rand.Int64N(int64(ceiling)) + 1)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

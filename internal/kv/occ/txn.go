@@ -11,6 +11,7 @@ import (
 
 // txn is one attempt of an Update: snapshot reads, buffered writes.
 type txn struct {
+	*kv.Hooks
 	snap    Snapshot
 	start   uint64 // commits applied when the snapshot was taken
 	began   time.Time
@@ -50,52 +51,62 @@ func (t *txn) Get(key []byte) ([]byte, error) {
 }
 
 // Scan merges the snapshot with the buffered writes.
-func (t *txn) Scan(start, end []byte, fn func(key, value []byte) bool) error {
+func (t *txn) Scan(start, end []byte, fn func(key, value []byte) error) error {
 	var last []byte
-	stopped := false
-	emit := func(k, v []byte) bool {
+	stopped := false // fn returned an error
+	emit := func(k, v []byte) error {
 		last = append(last[:0], k...)
-		if !fn(k, v) {
-			stopped = true
-			return false
-		}
-		return true
+		err := fn(k, v)
+		stopped = err != nil
+		return err
 	}
 	var pending []Write
 	t.writes.ascendSpan(Span{start, end}, func(p Write) bool { pending = append(pending, p); return true })
-	err := t.snap.Scan(start, end, func(k, v []byte) bool {
+	err := t.snap.Scan(start, end, func(k, v []byte) error {
 		for len(pending) > 0 && bytes.Compare(pending[0].Key, k) <= 0 {
 			p := pending[0]
 			pending = pending[1:]
 			same := bytes.Equal(p.Key, k)
-			if !p.Delete && !emit(p.Key, p.Value) {
-				return false
+			if !p.Delete {
+				if err := emit(p.Key, p.Value); err != nil {
+					return err
+				}
 			}
 			if same {
-				return true
+				return nil
 			}
 		}
 		if t.writes.rangeDeleted(k) {
-			return true
+			return nil
 		}
 		return emit(k, v)
 	})
-	if err != nil {
-		return err
-	}
-	for !stopped && len(pending) > 0 {
+	for err == nil && len(pending) > 0 {
 		p := pending[0]
 		pending = pending[1:]
 		if !p.Delete {
-			emit(p.Key, p.Value)
+			err = emit(p.Key, p.Value)
 		}
+	}
+	if err != nil && !stopped {
+		return err
 	}
 	span := Span{Start: bytes.Clone(start), End: bytes.Clone(end)}
 	if stopped {
+		// What was visited is read, whatever fn made of it.
 		span.End = append(last, 0)
 	}
 	t.reads.addSpan(span)
-	return nil
+	return scanResult(err)
+}
+
+// scanResult is what Scan returns when the snapshot's scan ended with err:
+// a callback's ErrStopScan is a stop, not a failure.
+func scanResult(err error) error {
+	if errors.Is(err, kv.ErrStopScan) {
+		return nil
+	}
+	return err
 }
 
 func (t *txn) Set(key, value []byte) error {
@@ -141,6 +152,6 @@ func checkSize(key []byte, valueLen, txnSize int) error {
 type reader struct{ snap Snapshot }
 
 func (r reader) Get(key []byte) ([]byte, error) { return r.snap.Get(key) }
-func (r reader) Scan(start, end []byte, fn func(key, value []byte) bool) error {
-	return r.snap.Scan(start, end, fn)
+func (r reader) Scan(start, end []byte, fn func(key, value []byte) error) error {
+	return scanResult(r.snap.Scan(start, end, fn))
 }

@@ -198,18 +198,21 @@ func (s snapshot) Get(key []byte) ([]byte, error) {
 	return v, nil
 }
 
-func (s snapshot) Scan(start, end []byte, fn func(key, value []byte) bool) error {
+func (s snapshot) Scan(start, end []byte, fn func(key, value []byte) error) error {
 	it, err := s.s.NewIter(&pebble.IterOptions{LowerBound: userKey(start), UpperBound: userBound(end)})
 	if err != nil {
 		return err
 	}
 	for ok := it.First(); ok; ok = it.Next() {
 		v, err := it.ValueAndErr()
-		if err != nil {
-			return errors.Join(err, it.Close())
+		if err == nil {
+			err = fn(it.Key()[len(userPrefix):], v)
 		}
-		if !fn(it.Key()[len(userPrefix):], v) {
-			break
+		if err != nil {
+			if cerr := it.Close(); cerr != nil {
+				return errors.Join(err, cerr)
+			}
+			return err // unchanged: the caller may compare it
 		}
 	}
 	// Close reports the iterator's error too.

@@ -10,38 +10,30 @@ import (
 
 func TestConformance(t *testing.T) {
 	kvtest.Run(t, kvtest.Opener{
-		Open: func(t *testing.T) kv.Store {
-			dir := t.TempDir()
-			s, err := pebble.Open(dir, pebble.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				if err := s.Close(); err != nil {
-					t.Error(err)
-				}
-			})
-			dirs[s] = dir
-			return s
-		},
+		Open: func(t *testing.T) kv.Store { return openIn(t, t.TempDir()) },
 		Reopen: func(t *testing.T, old kv.Store) kv.Store {
 			dir := dirs[old.(*pebble.Store)]
 			if err := old.Close(); err != nil {
 				t.Fatal(err)
 			}
-			s, err := pebble.Open(dir, pebble.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() {
-				if err := s.Close(); err != nil {
-					t.Error(err)
-				}
-			})
-			dirs[s] = dir
-			return s
+			return openIn(t, dir)
 		},
 	})
+}
+
+// openIn opens the store in dir, closed when the test ends.
+func openIn(t *testing.T, dir string) *pebble.Store {
+	s, err := pebble.Open(dir, pebble.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	dirs[s] = dir
+	return s
 }
 
 // dirs remembers each open store's directory; the suite runs serially.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,9 +19,17 @@ import (
 // A database holding a newer one is refused at open.
 const SchemaVersion = 1
 
-// retryBudget bounds how long Update keeps re-running a transaction that
-// the database aborted as a serialization failure.
-const retryBudget = 30 * time.Second
+// retry re-runs an Update's attempt that the database aborted as a
+// serialization failure (or a deadlock).
+func retry(now func() time.Time) kv.Retry {
+	return kv.Retry{
+		Conflict:     retryable,
+		Budget:       30 * time.Second,
+		FirstBackoff: 100 * time.Microsecond,
+		MaxBackoff:   32 * time.Millisecond,
+		Now:          now,
+	}
+}
 
 // scanPage is how many rows one scan query fetches; a scan reads page by
 // page so that the callback may write between pages on the same connection.
@@ -47,6 +54,7 @@ type Store struct {
 	inflight sync.WaitGroup
 	closeMu  sync.RWMutex
 	now      func() time.Time
+	retry    kv.Retry
 	// observer, when set, receives commit measurements.
 	observer atomic.Pointer[kv.Observer]
 }
@@ -79,7 +87,7 @@ func Open(ctx context.Context, dsn string, o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	s := &Store{pool: pool, now: time.Now}
+	s := &Store{pool: pool, now: time.Now, retry: retry(time.Now)}
 	if err := s.migrate(ctx, o.Schema); err != nil {
 		pool.Close()
 		return nil, err
@@ -109,7 +117,7 @@ func (s *Store) migrate(ctx context.Context, schema string) error {
 			if _, err = s.pool.Exec(ctx, stmt); err == nil || !duplicateDDL(err) {
 				break
 			}
-			if err := backoff(ctx, attempt); err != nil {
+			if err := s.retry.Backoff(ctx, attempt); err != nil {
 				return err
 			}
 		}
@@ -195,35 +203,14 @@ func (s *Store) Update(ctx context.Context, fn func(kv.Txn) error) error {
 		return err
 	}
 	defer s.inflight.Done()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	began := s.now()
 	var obs kv.Observer
 	if o := s.observer.Load(); o != nil {
 		obs = *o
 	}
-	for attempt := 1; ; attempt++ {
-		err := s.attempt(ctx, fn)
-		if !retryable(err) {
-			if err == nil && obs != nil {
-				obs.Committed(s.now().Sub(began), attempt)
-			}
-			return err
-		}
-		if obs != nil {
-			obs.Conflicted()
-		}
-		if s.now().Sub(began) > retryBudget {
-			return fmt.Errorf("update after %d attempts: %w", attempt, kv.ErrConflict)
-		}
-		if err := backoff(ctx, attempt); err != nil {
-			return err
-		}
-	}
+	return s.retry.Transact(ctx, obs, func(hooks *kv.Hooks) error { return s.attempt(ctx, hooks, fn) })
 }
 
-func (s *Store) attempt(ctx context.Context, fn func(kv.Txn) error) (err error) {
+func (s *Store) attempt(ctx context.Context, hooks *kv.Hooks, fn func(kv.Txn) error) (err error) {
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.Serializable})
 	if err != nil {
 		return fmt.Errorf("postgres: begin: %w", err)
@@ -234,7 +221,7 @@ func (s *Store) attempt(ctx context.Context, fn func(kv.Txn) error) (err error) 
 			_ = tx.Rollback(context.WithoutCancel(ctx))
 		}
 	}()
-	t := &txn{ctx: ctx, tx: tx, began: s.now(), writable: true}
+	t := &txn{Hooks: hooks, ctx: ctx, tx: tx, began: s.now(), writable: true}
 	ferr := fn(t)
 	if t.failed != nil && (retryable(t.failed) || ferr == nil) {
 		// A statement failed inside fn; whatever fn made of the error,
@@ -274,32 +261,19 @@ func (s *Store) Close() error {
 	return nil
 }
 
-// backoff sleeps a random time whose bound doubles with each attempt, up to
-// 32 ms, so that contenders spread out instead of colliding again.
-func backoff(ctx context.Context, attempt int) error {
-	ceiling := min(100*time.Microsecond<<min(attempt, 10), 32*time.Millisecond)
-	t := time.NewTimer(time.Duration(rand.Int64N(int64(ceiling)) + 1))
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // txn is one attempt. Writes are queued and sent in one batch before the
 // next read and at commit, so a transaction that writes many keys costs
 // one round trip for them.
 type txn struct {
-	ctx      context.Context
-	tx       pgx.Tx
-	began    time.Time
-	writable bool
-	pending  pgx.Batch
-	size     int
-	version  uint64
-	failed   error
+	*kv.Hooks // nil in a View
+	ctx       context.Context
+	tx        pgx.Tx
+	began     time.Time
+	writable  bool
+	pending   pgx.Batch
+	size      int
+	version   uint64
+	failed    error
 }
 
 // fail remembers the first database error; once a statement has failed
@@ -346,7 +320,7 @@ func (t *txn) Get(key []byte) ([]byte, error) {
 
 type row struct{ k, v []byte }
 
-func (t *txn) Scan(start, end []byte, fn func(key, value []byte) bool) error {
+func (t *txn) Scan(start, end []byte, fn func(key, value []byte) error) error {
 	if start == nil {
 		start = []byte{}
 	}
@@ -380,8 +354,11 @@ func (t *txn) Scan(start, end []byte, fn func(key, value []byte) bool) error {
 			return t.fail(err)
 		}
 		for _, r := range page {
-			if !fn(r.k, r.v) {
-				return nil
+			if err := fn(r.k, r.v); err != nil {
+				if errors.Is(err, kv.ErrStopScan) {
+					return nil
+				}
+				return err
 			}
 		}
 		if len(page) < scanPage {

@@ -7,13 +7,14 @@ import (
 	"strconv"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 )
 
 // dataFormatKey holds the store's data format: the newest record format a
 // release that wrote to the store writes, in decimal. Stores written before
 // the key existed hold JSON records only (FormatJSON). No service key
 // starts with 'M'.
-var dataFormatKey = []byte("Mf")
+var dataFormatKey = []byte(keyspace.StoreDataFormat)
 
 // OpenDataFormat checks that this release reads the store's data format
 // and records the format this release writes. A store from a newer release
@@ -29,7 +30,7 @@ func OpenDataFormat(ctx context.Context, store kv.Store, what string) (previous 
 		switch {
 		case errors.Is(err, kv.ErrNotFound):
 			empty := true
-			if err := tx.Scan(nil, nil, func(_, _ []byte) bool { empty = false; return false }); err != nil {
+			if err := tx.Scan(nil, nil, func(_, _ []byte) error { empty = false; return kv.ErrStopScan }); err != nil {
 				return err
 			}
 			if empty {

@@ -1,8 +1,6 @@
 package record
 
 import (
-	"errors"
-
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
@@ -19,26 +17,24 @@ func Page[T any](r kv.Reader, base tuple.Key, prefix, marker string, max int, ad
 		start = base.Str(marker)
 	}
 	n := 0
-	var failed error
-	err = r.Scan(start, end, func(k, v []byte) bool {
-		var name string
-		name, failed = nameAt(k, len(base))
-		if failed != nil {
-			return false
+	err = r.Scan(start, end, func(k, v []byte) error {
+		name, err := nameAt(k, len(base))
+		if err != nil {
+			return err
 		}
 		if n == max {
 			next = name
-			return false
+			return kv.ErrStopScan
 		}
 		rec := new(T)
-		if failed = Decode(v, rec); failed != nil {
-			return false
+		if err := Decode(v, rec); err != nil {
+			return err
 		}
 		add(name, rec)
 		n++
-		return true
+		return nil
 	})
-	return next, errors.Join(err, failed)
+	return next, err
 }
 
 // nameAt decodes the string element at offset skip of key.

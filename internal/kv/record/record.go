@@ -137,7 +137,35 @@ func Load(r kv.Reader, key []byte, v any) (found bool, err error) {
 	return true, Decode(b, v)
 }
 
+// Require returns the record under key, or absent (the caller's not-found
+// error) when the key is absent.
+func Require[T any](r kv.Reader, key []byte, absent error) (*T, error) {
+	v := new(T)
+	found, err := Load(r, key, v)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, absent
+	}
+	return v, nil
+}
+
 // Store writes v under key.
 func Store(tx kv.Txn, key []byte, v any) error { return tx.Set(key, Encode(v)) }
+
+// LoadAll decodes every record whose key starts with prefix, in key order.
+func LoadAll[T any](r kv.Reader, prefix []byte) ([]*T, error) {
+	var out []*T
+	err := r.Scan(prefix, kv.PrefixEnd(prefix), func(_, v []byte) error {
+		rec := new(T)
+		if err := Decode(v, rec); err != nil {
+			return err
+		}
+		out = append(out, rec)
+		return nil
+	})
+	return out, err
+}
 
 var reflectMapStringAny = reflect.TypeFor[map[string]any]()

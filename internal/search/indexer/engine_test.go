@@ -809,7 +809,7 @@ func TestHistoryIsBounded(t *testing.T) {
 	n := 0
 	err = e.store.View(ctx, func(rd kv.Reader) error {
 		p := historyPrefix("ix")
-		return rd.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) bool { n++; return true })
+		return rd.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) error { n++; return nil })
 	})
 	if err != nil || n != maxHistory {
 		t.Fatalf("stored history entries: %d (%v)", n, err)

@@ -1,7 +1,6 @@
 package indexer
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
@@ -113,8 +113,10 @@ type claim struct {
 
 func (c *claim) held(now time.Time) bool { return c != nil && now.Before(c.Until) }
 
-func stateKey(name string) []byte      { return tuple.New("Si").Str(name).Str("s") }
-func historyPrefix(name string) []byte { return tuple.New("Si").Str(name).Str("h") }
+func stateKey(name string) []byte { return tuple.New(keyspace.SearchIndexerStates).Str(name).Str("s") }
+func historyPrefix(name string) []byte {
+	return tuple.New(keyspace.SearchIndexerStates).Str(name).Str("h")
+}
 func historyKey(name string, run uint64) []byte {
 	return tuple.Key(historyPrefix(name)).Uint(math.MaxUint64 - run)
 }
@@ -130,17 +132,19 @@ func loadState(rd kv.Reader, name string) (*state, error) {
 // loadHistory reads up to maxHistory results, newest first.
 func loadHistory(rd kv.Reader, name string) ([]ExecutionResult, error) {
 	var out []ExecutionResult
-	var derr error
 	prefix := historyPrefix(name)
-	err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(_, v []byte) bool {
+	err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(_, v []byte) error {
 		var r ExecutionResult
-		if derr = record.Decode(v, &r); derr != nil {
-			return false
+		if err := record.Decode(v, &r); err != nil {
+			return err
 		}
 		out = append(out, r)
-		return len(out) < maxHistory
+		if len(out) >= maxHistory {
+			return kv.ErrStopScan
+		}
+		return nil
 	})
-	if err := errors.Join(err, derr); err != nil {
+	if err != nil {
 		return nil, fmt.Errorf("load indexer history: %w", err)
 	}
 	return out, nil

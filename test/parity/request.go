@@ -1,0 +1,163 @@
+package parity
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// A Target is the server a recording is replayed against: the base URL of
+// each service (path style, ending in "/") and its credentials.
+type Target struct {
+	Blob, Queue, Table, File, Search string
+	// Account and Key (base64) sign Storage requests; SearchKey is the
+	// Search admin api-key.
+	Account, Key, SearchKey string
+	Client                  *http.Client
+}
+
+// serviceOf names the service a recorded host belongs to.
+func serviceOf(host string) string {
+	h := strings.ToLower(host)
+	for _, s := range []string{"blob", "queue", "table", "file"} {
+		if strings.Contains(h, "."+s+".core.") {
+			return s
+		}
+	}
+	if strings.Contains(h, ".search.windows.net") {
+		return "search"
+	}
+	return ""
+}
+
+func (t *Target) base(service string) string {
+	switch service {
+	case "blob":
+		return t.Blob
+	case "queue":
+		return t.Queue
+	case "table":
+		return t.Table
+	case "file":
+		return t.File
+	case "search":
+		return strings.TrimSuffix(t.Search, "/") + "/"
+	}
+	return ""
+}
+
+// hostRewriter maps every "https://host/" a recording names (in URLs,
+// headers and bodies) to the local base URL of the host's service.
+func (t *Target) hostRewriter(rec *Recording) *strings.Replacer {
+	seen := map[string]bool{}
+	var pairs []string
+	for _, e := range rec.Entries {
+		u, err := url.Parse(e.RequestURI)
+		if err != nil || seen[u.Host] {
+			continue
+		}
+		seen[u.Host] = true
+		if base := t.base(serviceOf(u.Host)); base != "" {
+			pairs = append(pairs, "https://"+u.Host+"/", base, "http://"+u.Host+"/", base)
+		}
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// headersNotSent are recorded request headers the replay sets itself (or
+// that describe the recording client's connection).
+var headersNotSent = map[string]bool{
+	"authorization": true, "content-length": true, "connection": true, "user-agent": true,
+	"accept-encoding": true, "x-ms-date": true, "date": true, "api-key": true, "host": true,
+	"x-ms-client-request-id": true, "x-ms-return-client-request-id": true,
+	"traceparent": true, "transfer-encoding": true,
+}
+
+// timeHeaders carry dates a test computed from a recorded one (an hour
+// before the Last-Modified it read); they move with the replay's clock.
+var timeHeaders = []string{"If-Modified-Since", "If-Unmodified-Since", "x-ms-source-if-modified-since", "x-ms-source-if-unmodified-since"}
+
+// request builds the live request for entry e: addressed to the target,
+// every bound value replaced, dates moved by shift, and signed.
+func (t *Target) request(e *Entry, hosts *strings.Replacer, b *binder, shift time.Duration, now time.Time) (*http.Request, error) {
+	u, err := url.Parse(e.RequestURI)
+	if err != nil {
+		return nil, fmt.Errorf("request URI: %w", err)
+	}
+	service := serviceOf(u.Host)
+	if t.base(service) == "" {
+		return nil, fmt.Errorf("no local service for host %s", u.Host)
+	}
+	target := b.rewrite(hosts.Replace(e.RequestURI))
+	target = shiftSAS(target, shift)
+	ct, _ := e.RequestHeaders.Get("Content-Type")
+	body, err := decodeBody(e.RequestBody, ct)
+	if err != nil {
+		return nil, fmt.Errorf("request body: %w", err)
+	}
+	if isText(ct) {
+		body = []byte(b.rewrite(hosts.Replace(string(body))))
+	}
+	req, err := http.NewRequest(e.RequestMethod, target, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.ContentLength = int64(len(body))
+	if len(body) == 0 {
+		req.Body = http.NoBody
+	}
+	for _, name := range e.RequestHeaders.Names() {
+		if headersNotSent[strings.ToLower(name)] {
+			continue
+		}
+		req.Header[http.CanonicalHeaderKey(name)] = []string{b.rewrite(hosts.Replace(e.RequestHeaders[name]))}
+	}
+	for _, name := range timeHeaders {
+		if v := req.Header.Get(name); v != "" {
+			if tm, err := http.ParseTime(v); err == nil {
+				req.Header.Set(name, tm.Add(shift).UTC().Format(http.TimeFormat))
+			}
+		}
+	}
+	if service == "search" {
+		req.Header.Set("api-key", t.SearchKey)
+		return req, nil
+	}
+	if u.Query().Get("sig") != "" {
+		return req, t.resignSAS(req, service)
+	}
+	key, err := base64.StdEncoding.DecodeString(t.Key)
+	if err != nil {
+		return nil, err
+	}
+	azhttp.SignSharedKey(req, service, t.Account, key, now)
+	return req, nil
+}
+
+// shiftSAS moves a SAS token's start and expiry by shift, so that a token
+// valid for an hour from the recording is valid for an hour from now.
+func shiftSAS(target string, shift time.Duration) string {
+	u, err := url.Parse(target)
+	if err != nil || u.RawQuery == "" {
+		return target
+	}
+	q := u.Query()
+	if q.Get("sig") == "" {
+		return target
+	}
+	for _, f := range []string{"st", "se"} {
+		if v := q.Get(f); v != "" {
+			if tm, err := time.Parse(time.RFC3339, v); err == nil {
+				q.Set(f, tm.Add(shift).UTC().Format("2006-01-02T15:04:05Z"))
+			}
+		}
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}

@@ -151,12 +151,21 @@ func shiftSAS(target string, shift time.Duration) string {
 	if q.Get("sig") == "" {
 		return target
 	}
-	for _, f := range []string{"st", "se"} {
-		if v := q.Get(f); v != "" {
-			if tm, err := time.Parse(time.RFC3339, v); err == nil {
-				q.Set(f, tm.Add(shift).UTC().Format("2006-01-02T15:04:05Z"))
-			}
+	// A sanitized start or expiry ("st=start&se=end") becomes a window
+	// around now.
+	now := time.Now().UTC()
+	for f, fallback := range map[string]time.Time{"st": now.Add(-15 * time.Minute), "se": now.Add(time.Hour)} {
+		v := q.Get(f)
+		if v == "" {
+			continue
 		}
+		tm, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			tm = fallback
+		} else {
+			tm = tm.Add(shift)
+		}
+		q.Set(f, tm.UTC().Format("2006-01-02T15:04:05Z"))
 	}
 	u.RawQuery = q.Encode()
 	return u.String()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -102,7 +103,7 @@ func (t *Target) request(e *Entry, hosts *strings.Replacer, b *binder, shift tim
 		return nil, fmt.Errorf("request body: %w", err)
 	}
 	if isText(ct) {
-		body = []byte(b.rewrite(hosts.Replace(string(body))))
+		body = []byte(shiftPolicyTimes(b.rewrite(hosts.Replace(string(body))), shift))
 	}
 	req, err := http.NewRequest(e.RequestMethod, target, bytes.NewReader(body))
 	if err != nil {
@@ -169,4 +170,22 @@ func shiftSAS(target string, shift time.Duration) string {
 	}
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// policyTime is a stored access policy's start or expiry in a Set ACL
+// body.
+var policyTime = regexp.MustCompile(`<(Start|Expiry)>([^<]+)</(Start|Expiry)>`)
+
+// shiftPolicyTimes moves the start and expiry of stored access policies
+// by shift, as shiftSAS moves a token's: a policy valid for an hour from
+// the recording is valid for an hour from now.
+func shiftPolicyTimes(body string, shift time.Duration) string {
+	return policyTime.ReplaceAllStringFunc(body, func(m string) string {
+		parts := policyTime.FindStringSubmatch(m)
+		t, err := time.Parse(time.RFC3339Nano, parts[2])
+		if err != nil {
+			return m
+		}
+		return "<" + parts[1] + ">" + t.Add(shift).UTC().Format("2006-01-02T15:04:05Z") + "</" + parts[3] + ">"
+	})
 }

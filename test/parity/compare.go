@@ -34,7 +34,7 @@ var headerKinds = map[string]kind{
 	"x-ms-file-id": kindFileID, "x-ms-continuation-nextpartitionkey": kindMarker,
 	"x-ms-continuation-nextrowkey": kindMarker, "x-ms-continuation-nexttablename": kindMarker,
 	"last-modified": kindLoose, "x-ms-request-id": kindLoose, "request-id": kindLoose,
-	"x-ms-file-parent-id": kindLoose, "x-ms-file-permission-key": kindLoose, "x-ms-lease-time": kindLoose,
+	"x-ms-file-parent-id": kindFileID, "x-ms-file-permission-key": kindLoose, "x-ms-lease-time": kindLoose,
 	"x-ms-copy-progress": kindLoose,
 }
 
@@ -46,7 +46,7 @@ var xmlKinds = map[string]kind{
 	"ExpirationTime": kindLoose, "TimeNextVisible": kindLoose, "CopyCompletionTime": kindLoose,
 	"LastAccessTime": kindLoose, "DeletedTime": kindLoose, "ChangeTime": kindLoose,
 	"LastWriteTime": kindLoose, "CreationTime": kindLoose, "AccessTierChangeTime": kindLoose,
-	"ParentId": kindLoose, "PermissionKey": kindLoose, "CopyProgress": kindLoose,
+	"ParentId": kindFileID, "DirectoryId": kindFileID, "PermissionKey": kindLoose, "CopyProgress": kindLoose,
 }
 
 // jsonKinds are the JSON keys whose value the server chooses.

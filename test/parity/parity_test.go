@@ -16,9 +16,14 @@ import (
 
 var report = flag.Bool("parity.report", false, "print every recording that differs and the per-service score instead of checking the known differences")
 
-// startTarget starts a fresh server for one recording.
-func startTarget(t testing.TB) *Target {
-	env := servertest.Start(t)
+// startTarget starts a fresh server for one recording, with blob
+// versioning on when the recording's account had it.
+func startTarget(t testing.TB, rec *Recording) *Target {
+	var opts []servertest.Option
+	if rec.Versioned() {
+		opts = append(opts, servertest.WithBlobDataProtection(true, 0))
+	}
+	env := servertest.Start(t, opts...)
 	return &Target{
 		Blob: env.BlobURL, Queue: env.QueueURL, Table: env.TableURL, File: env.FileURL, Search: env.SearchURL,
 		Account: env.Account, Key: env.Key, SearchKey: env.SearchAdminKey,
@@ -41,7 +46,7 @@ func replayAll(t *testing.T) []Result {
 		for i, rec := range recs {
 			t.Run(rec.Name, func(t *testing.T) {
 				t.Parallel()
-				r := startTarget(t).Replay(rec)
+				r := startTarget(t, rec).Replay(rec)
 				mu.Lock()
 				results[i] = r
 				mu.Unlock()

@@ -175,3 +175,15 @@ func header(h http.Header, name string) (string, bool) {
 	}
 	return strings.Join(v, ", "), true
 }
+
+// Versioned reports whether the recording ran on an account with blob
+// versioning on: its answers carry version ids. The replay turns
+// versioning on for it.
+func (r *Recording) Versioned() bool {
+	for _, e := range r.Entries {
+		if _, ok := e.ResponseHeaders.Get("x-ms-version-id"); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -107,7 +107,7 @@ func TestSelfCheck(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			target := startTarget(t)
+			target := startTarget(t, c.rec)
 			if c.mutate != nil {
 				switch c.service {
 				case "queue":

@@ -19,7 +19,7 @@ var report = flag.Bool("parity.report", false, "print every recording that diffe
 // startTarget starts a fresh server for one recording, with blob
 // versioning on when the recording's account had it.
 func startTarget(t testing.TB, rec *Recording) *Target {
-	var opts []servertest.Option
+	opts := []servertest.Option{servertest.WithTestClock()}
 	if rec.Versioned() {
 		opts = append(opts, servertest.WithBlobDataProtection(true, 0))
 	}
@@ -28,6 +28,7 @@ func startTarget(t testing.TB, rec *Recording) *Target {
 		Blob: env.BlobURL, Queue: env.QueueURL, Table: env.TableURL, File: env.FileURL, Search: env.SearchURL,
 		Account: env.Account, Key: env.Key, SearchKey: env.SearchAdminKey,
 		Client: &http.Client{Timeout: 30 * time.Second},
+		Clock:  env.Server.Clock(),
 	}
 }
 

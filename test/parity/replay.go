@@ -33,13 +33,26 @@ func (d *Difference) String() string {
 func (t *Target) Replay(rec *Recording) Result {
 	hosts := t.hostRewriter(rec)
 	c := &comparer{b: newBinder()}
-	shift := time.Since(recordedStart(rec))
+	start := recordedStart(rec)
+	liveStart := t.now()
+	shift := liveStart.Sub(start)
 	for i := range rec.Entries {
 		e := &rec.Entries[i]
+		if t.Clock != nil {
+			// Keep the server's clock at least as far from the start
+			// as the recording's was when it sent this request.
+			if at, ok := entryTime(e); ok {
+				if behind := at.Sub(start) - t.now().Sub(liveStart); behind > 0 {
+					if _, err := t.Clock.Advance(behind); err != nil {
+						return Result{Recording: rec, Diff: &Difference{Index: i, Method: e.RequestMethod, URI: e.RequestURI, Reason: err.Error()}}
+					}
+				}
+			}
+		}
 		diff := func(format string, args ...any) Result {
 			return Result{Recording: rec, Diff: &Difference{Index: i, Method: e.RequestMethod, URI: e.RequestURI, Reason: fmt.Sprintf(format, args...)}}
 		}
-		req, err := t.request(e, hosts, c.b, shift, time.Now())
+		req, err := t.request(e, hosts, c.b, shift, t.now())
 		if err != nil {
 			return diff("cannot replay: %v", err)
 		}
@@ -59,19 +72,28 @@ func (t *Target) Replay(rec *Recording) Result {
 	return Result{Recording: rec}
 }
 
-// recordedStart is when the recording began: the first date its first
-// request or answer carries.
+// recordedStart is when the recording began: the first date one of its
+// requests carries.
 func recordedStart(rec *Recording) time.Time {
-	for _, e := range rec.Entries {
-		for _, h := range []Headers{e.RequestHeaders, e.ResponseHeaders} {
-			for _, name := range []string{"x-ms-date", "Date"} {
-				if v, ok := h.Get(name); ok {
-					if t, err := http.ParseTime(v); err == nil {
-						return t
-					}
+	for i := range rec.Entries {
+		if t, ok := entryTime(&rec.Entries[i]); ok {
+			return t
+		}
+	}
+	return time.Now()
+}
+
+// entryTime is when the recording sent e: its request's x-ms-date or
+// Date, else the Date of Azure's answer.
+func entryTime(e *Entry) (time.Time, bool) {
+	for _, h := range []Headers{e.RequestHeaders, e.ResponseHeaders} {
+		for _, name := range []string{"x-ms-date", "Date"} {
+			if v, ok := h.Get(name); ok {
+				if t, err := http.ParseTime(v); err == nil {
+					return t, true
 				}
 			}
 		}
 	}
-	return time.Now()
+	return time.Time{}, false
 }

@@ -21,6 +21,25 @@ type Target struct {
 	// Search admin api-key.
 	Account, Key, SearchKey string
 	Client                  *http.Client
+	// Clock, when set, is the server's test clock: the replay moves it
+	// forward as the recording's own clock moved between requests, so
+	// that a message's time to live or a lease's duration runs out where
+	// it ran out for Azure, without waiting.
+	Clock Clock
+}
+
+// A Clock is a server clock the replay can move forward.
+type Clock interface {
+	Now() time.Time
+	Advance(d time.Duration) (time.Time, error)
+}
+
+// now is the target's time: its clock's, or the real time.
+func (t *Target) now() time.Time {
+	if t.Clock != nil {
+		return t.Clock.Now()
+	}
+	return time.Now()
 }
 
 // serviceOf names the service a recorded host belongs to.

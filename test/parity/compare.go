@@ -172,11 +172,15 @@ func (c *comparer) compare(e *Entry, resp *http.Response, body []byte) error {
 }
 
 // mediaType normalizes a Content-Type for comparison: parameters in any
-// spacing, case-insensitively.
+// spacing, case-insensitively, without a multipart boundary (which the
+// server chooses).
 func mediaType(v string) string {
-	parts := strings.Split(strings.ToLower(v), ";")
-	for i := range parts {
-		parts[i] = strings.TrimSpace(parts[i])
+	var parts []string
+	for _, p := range strings.Split(strings.ToLower(v), ";") {
+		p = strings.TrimSpace(p)
+		if !strings.HasPrefix(p, "boundary=") {
+			parts = append(parts, p)
+		}
 	}
 	return strings.Join(parts, ";")
 }

@@ -133,6 +133,13 @@ func decodeBody(raw json.RawMessage, contentType string) ([]byte, error) {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, err
 		}
+		if strings.HasPrefix(strings.ToLower(contentType), "multipart/") {
+			// Some recorders store batch bodies as base64 despite their
+			// textual type; a batch body always opens with "--".
+			if b, err := base64.StdEncoding.DecodeString(s); err == nil && bytes.HasPrefix(b, []byte("--")) {
+				return b, nil
+			}
+		}
 		if isText(contentType) {
 			return []byte(s), nil
 		}

@@ -31,7 +31,6 @@ func (d *Difference) String() string {
 // answer with Azure's, stopping at the first that differs: every later
 // request depends on the state the earlier ones left.
 func (t *Target) Replay(rec *Recording) Result {
-	hosts := t.hostRewriter(rec)
 	c := &comparer{b: newBinder()}
 	start := recordedStart(rec)
 	liveStart := t.now()
@@ -52,7 +51,7 @@ func (t *Target) Replay(rec *Recording) Result {
 		diff := func(format string, args ...any) Result {
 			return Result{Recording: rec, Diff: &Difference{Index: i, Method: e.RequestMethod, URI: e.RequestURI, Reason: fmt.Sprintf(format, args...)}}
 		}
-		req, err := t.request(e, hosts, c.b, shift, t.now())
+		req, err := t.request(e, c.b, shift, t.now())
 		if err != nil {
 			return diff("cannot replay: %v", err)
 		}

@@ -72,22 +72,24 @@ func (t *Target) base(service string) string {
 	return ""
 }
 
-// hostRewriter maps every "https://host/" a recording names (in URLs,
-// headers and bodies) to the local base URL of the host's service.
-func (t *Target) hostRewriter(rec *Recording) *strings.Replacer {
-	seen := map[string]bool{}
-	var pairs []string
-	for _, e := range rec.Entries {
-		u, err := url.Parse(e.RequestURI)
-		if err != nil || seen[u.Host] {
-			continue
+// azureHost matches an Azure Storage or Search endpoint in a URL, in
+// whatever form the recording's sanitizers left its account name
+// (Sanitized, fakeaccount, or a real name inside a batch body).
+var azureHost = regexp.MustCompile(`(?i)https?://[a-z0-9_-]+\.(blob|queue|table|file)\.core\.windows\.net/|https?://[a-z0-9_-]+\.search\.windows\.net/`)
+
+// rewriteHosts replaces every Azure endpoint s names with the local base
+// URL of its service.
+func (t *Target) rewriteHosts(s string) string {
+	return azureHost.ReplaceAllStringFunc(s, func(m string) string {
+		u, err := url.Parse(m)
+		if err != nil {
+			return m
 		}
-		seen[u.Host] = true
 		if base := t.base(serviceOf(u.Host)); base != "" {
-			pairs = append(pairs, "https://"+u.Host+"/", base, "http://"+u.Host+"/", base)
+			return base
 		}
-	}
-	return strings.NewReplacer(pairs...)
+		return m
+	})
 }
 
 // headersNotSent are recorded request headers the replay sets itself (or
@@ -105,7 +107,7 @@ var timeHeaders = []string{"If-Modified-Since", "If-Unmodified-Since", "x-ms-sou
 
 // request builds the live request for entry e: addressed to the target,
 // every bound value replaced, dates moved by shift, and signed.
-func (t *Target) request(e *Entry, hosts *strings.Replacer, b *binder, shift time.Duration, now time.Time) (*http.Request, error) {
+func (t *Target) request(e *Entry, b *binder, shift time.Duration, now time.Time) (*http.Request, error) {
 	u, err := url.Parse(e.RequestURI)
 	if err != nil {
 		return nil, fmt.Errorf("request URI: %w", err)
@@ -114,7 +116,7 @@ func (t *Target) request(e *Entry, hosts *strings.Replacer, b *binder, shift tim
 	if t.base(service) == "" {
 		return nil, fmt.Errorf("no local service for host %s", u.Host)
 	}
-	target := b.rewrite(hosts.Replace(e.RequestURI))
+	target := b.rewrite(t.rewriteHosts(e.RequestURI))
 	target = shiftSAS(target, shift)
 	ct, _ := e.RequestHeaders.Get("Content-Type")
 	body, err := decodeBody(e.RequestBody, ct)
@@ -122,7 +124,7 @@ func (t *Target) request(e *Entry, hosts *strings.Replacer, b *binder, shift tim
 		return nil, fmt.Errorf("request body: %w", err)
 	}
 	if isText(ct) {
-		body = []byte(shiftPolicyTimes(b.rewrite(hosts.Replace(string(body))), shift))
+		body = []byte(shiftPolicyTimes(b.rewrite(t.rewriteHosts(string(body))), shift))
 	}
 	req, err := http.NewRequest(e.RequestMethod, target, bytes.NewReader(body))
 	if err != nil {
@@ -136,7 +138,12 @@ func (t *Target) request(e *Entry, hosts *strings.Replacer, b *binder, shift tim
 		if headersNotSent[strings.ToLower(name)] {
 			continue
 		}
-		req.Header[http.CanonicalHeaderKey(name)] = []string{b.rewrite(hosts.Replace(e.RequestHeaders[name]))}
+		req.Header[http.CanonicalHeaderKey(name)] = []string{b.rewrite(t.rewriteHosts(e.RequestHeaders[name]))}
+	}
+	if boundary, ok := multipartBoundary(body); ok && strings.HasPrefix(strings.ToLower(ct), "multipart/") {
+		// The sanitizers rewrite the boundary in the header, not in the
+		// body; the body's own first line is the one that holds.
+		req.Header.Set("Content-Type", "multipart/mixed; boundary="+boundary)
 	}
 	for _, name := range timeHeaders {
 		if v := req.Header.Get(name); v != "" {
@@ -207,4 +214,14 @@ func shiftPolicyTimes(body string, shift time.Duration) string {
 		}
 		return "<" + parts[1] + ">" + t.Add(shift).UTC().Format("2006-01-02T15:04:05Z") + "</" + parts[3] + ">"
 	})
+}
+
+// multipartBoundary is the boundary a multipart body opens with.
+func multipartBoundary(body []byte) (string, bool) {
+	line, _, _ := strings.Cut(string(body), "\n")
+	line = strings.TrimSpace(line)
+	if !strings.HasPrefix(line, "--") || len(line) < 3 {
+		return "", false
+	}
+	return line[2:], true
 }

@@ -92,6 +92,27 @@ func serverTime(v string) bool {
 // server chooses.
 type comparer struct {
 	b *binder
+	// shift is how far the replay moved the times a request carried (a
+	// stored access policy's start and expiry); they come back moved.
+	shift time.Duration
+}
+
+// policyTimes are the elements whose time the client chose and the
+// replay moved by shift.
+var policyTimes = map[string]bool{"Start": true, "Expiry": true}
+
+// movedTime compares a time the replay moved: the live one must be the
+// recorded one plus shift, to the second the request carried.
+func (c *comparer) movedTime(what, rec, live string) error {
+	r, err1 := time.Parse(time.RFC3339Nano, rec)
+	l, err2 := time.Parse(time.RFC3339Nano, live)
+	if err1 != nil || err2 != nil {
+		return c.value(what, rec, live)
+	}
+	if d := l.Sub(r.Add(c.shift)); d <= -time.Second || d >= time.Second {
+		return fmt.Errorf("%s is %s, Azure %s (moved by the replay to %s)", what, live, rec, r.Add(c.shift).UTC().Format(time.RFC3339))
+	}
+	return nil
 }
 
 // value compares a value the client or the data decides, unless Azure's
@@ -455,6 +476,9 @@ func (c *comparer) xmlElem(path string, rec, live *xmlNode) error {
 		}
 		if k, ok := xmlKinds[rec.name]; ok {
 			return c.chosen(path, k, rec.text, live.text)
+		}
+		if policyTimes[rec.name] {
+			return c.movedTime(path, rec.text, live.text)
 		}
 		return c.value(path, rec.text, live.text)
 	}

@@ -31,10 +31,10 @@ func (d *Difference) String() string {
 // answer with Azure's, stopping at the first that differs: every later
 // request depends on the state the earlier ones left.
 func (t *Target) Replay(rec *Recording) Result {
-	c := &comparer{b: newBinder()}
 	start := recordedStart(rec)
 	liveStart := t.now()
 	shift := liveStart.Sub(start)
+	c := &comparer{b: newBinder(), shift: shift}
 	for i := range rec.Entries {
 		e := &rec.Entries[i]
 		if t.Clock != nil {

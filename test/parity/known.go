@@ -2,6 +2,7 @@ package parity
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"strconv"
@@ -19,13 +20,12 @@ type KnownDifference struct {
 // line, "service/file.json #INDEX reason", blank lines and lines starting
 // with "#" ignored. Every entry must give a reason.
 func LoadKnownDifferences(path string) (map[string]KnownDifference, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	known := map[string]KnownDifference{}
-	s := bufio.NewScanner(f)
+	s := bufio.NewScanner(bytes.NewReader(data))
 	for n := 1; s.Scan(); n++ {
 		line := strings.TrimSpace(s.Text())
 		if line == "" || strings.HasPrefix(line, "#") {

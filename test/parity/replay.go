@@ -60,7 +60,9 @@ func (t *Target) Replay(rec *Recording) Result {
 			return diff("request failed: %v", err)
 		}
 		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		if cerr := resp.Body.Close(); err == nil {
+			err = cerr
+		}
 		if err != nil {
 			return diff("reading the answer: %v", err)
 		}

@@ -29,7 +29,9 @@ func breakProxy(t *testing.T, base string, mutate func(n int, resp *http.Respons
 		},
 		ModifyResponse: func(resp *http.Response) error {
 			body, err := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			if cerr := resp.Body.Close(); err == nil {
+				err = cerr
+			}
 			if err != nil {
 				return err
 			}

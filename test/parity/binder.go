@@ -16,18 +16,13 @@ import (
 // message.
 type kind string
 
+// kindLoose binds without checking (dates, request ids); kindReceipt is
+// checked in one direction only. The other kinds are named where they are
+// used (headerKinds, xmlKinds, jsonKinds).
 const (
-	kindETag      kind = "ETag"
-	kindVersion   kind = "version id"
-	kindSnapshot  kind = "snapshot"
-	kindCopy      kind = "copy id"
-	kindLease     kind = "lease id"
-	kindMessage   kind = "message id"
+	kindLoose     kind = ""
 	kindReceipt   kind = "pop receipt"
-	kindMarker    kind = "continuation marker"
-	kindFileID    kind = "file id"
-	kindLoose     kind = "" // dates, request ids: bound, never checked
-	minBoundChars      = 6  // shorter values are too likely to occur by chance
+	minBoundChars      = 6 // shorter values are too likely to occur by chance
 )
 
 // binder maps each server-chosen value Azure returned to the value

@@ -7,10 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -45,29 +46,29 @@ func frontEndHeader(service, name, value string) bool {
 // headerKinds are the response headers whose value the server chooses,
 // and how each is bound.
 var headerKinds = map[string]kind{
-	"etag": kindETag, "x-ms-version-id": kindVersion, "x-ms-snapshot": kindSnapshot,
-	"x-ms-copy-id": kindCopy, "x-ms-lease-id": kindLease, "x-ms-popreceipt": kindReceipt,
-	"x-ms-file-id": kindFileID, "x-ms-continuation-nextpartitionkey": kindMarker,
-	"x-ms-continuation-nextrowkey": kindMarker, "x-ms-continuation-nexttablename": kindMarker,
+	"etag": "ETag", "x-ms-version-id": "version id", "x-ms-snapshot": "snapshot",
+	"x-ms-copy-id": "copy id", "x-ms-lease-id": "lease id", "x-ms-popreceipt": kindReceipt,
+	"x-ms-file-id": "file id", "x-ms-continuation-nextpartitionkey": "continuation marker",
+	"x-ms-continuation-nextrowkey": "continuation marker", "x-ms-continuation-nexttablename": "continuation marker",
 	"last-modified": kindLoose, "x-ms-request-id": kindLoose, "request-id": kindLoose,
-	"x-ms-file-parent-id": kindFileID, "x-ms-file-permission-key": kindLoose, "x-ms-lease-time": kindLoose,
+	"x-ms-file-parent-id": "file id", "x-ms-file-permission-key": kindLoose, "x-ms-lease-time": kindLoose,
 	"x-ms-copy-progress": kindLoose,
 }
 
 // xmlKinds are the XML elements whose text the server chooses.
 var xmlKinds = map[string]kind{
-	"Etag": kindETag, "NextMarker": kindMarker, "MessageId": kindMessage, "PopReceipt": kindReceipt,
-	"Snapshot": kindSnapshot, "VersionId": kindVersion, "CopyId": kindCopy, "FileId": kindFileID,
+	"Etag": "ETag", "NextMarker": "continuation marker", "MessageId": "message id", "PopReceipt": kindReceipt,
+	"Snapshot": "snapshot", "VersionId": "version id", "CopyId": "copy id", "FileId": "file id",
 	"Last-Modified": kindLoose, "Creation-Time": kindLoose, "InsertionTime": kindLoose,
 	"ExpirationTime": kindLoose, "TimeNextVisible": kindLoose, "CopyCompletionTime": kindLoose,
 	"LastAccessTime": kindLoose, "DeletedTime": kindLoose, "ChangeTime": kindLoose,
 	"LastWriteTime": kindLoose, "CreationTime": kindLoose, "AccessTierChangeTime": kindLoose,
-	"ParentId": kindFileID, "DirectoryId": kindFileID, "PermissionKey": kindLoose, "CopyProgress": kindLoose,
+	"ParentId": "file id", "DirectoryId": "file id", "PermissionKey": kindLoose, "CopyProgress": kindLoose,
 }
 
 // jsonKinds are the JSON keys whose value the server chooses.
 var jsonKinds = map[string]kind{
-	"odata.etag": kindETag, "@odata.etag": kindETag, "Timestamp": kindLoose,
+	"odata.etag": "ETag", "@odata.etag": "ETag", "Timestamp": kindLoose,
 }
 
 // presenceOnly are JSON keys and XML elements and attributes whose value
@@ -408,14 +409,7 @@ func keySets[V any](path string, rec, live map[string]V) error {
 	return nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // xmlNode is an element: its attributes, its text when it has no child
 // elements, and its children grouped by name in document order.
@@ -433,10 +427,10 @@ func parseXML(b []byte) (*xmlNode, error) {
 	var text strings.Builder
 	for {
 		tok, err := d.Token()
-		if errors.Is(err, io.EOF) {
-			break
-		}
 		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return root, nil
+			}
 			return nil, err
 		}
 		top := stack[len(stack)-1]
@@ -459,7 +453,6 @@ func parseXML(b []byte) (*xmlNode, error) {
 			stack = stack[:len(stack)-1]
 		}
 	}
-	return root, nil
 }
 
 func (c *comparer) xmlBody(rec, live []byte) error {

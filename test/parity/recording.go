@@ -101,21 +101,20 @@ func LoadRecordings(dir string) ([]*Recording, error) {
 
 // LoadRecording reads the recording at path, named relative to dir.
 func LoadRecording(dir, path string) (*Recording, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var rec Recording
-	if err := json.Unmarshal(data, &rec); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	rel, err := filepath.Rel(dir, path)
 	if err != nil {
 		return nil, err
 	}
-	rec.Name = filepath.ToSlash(rel)
+	rec := &Recording{Name: filepath.ToSlash(rel)}
 	rec.Service, _, _ = strings.Cut(rec.Name, "/")
-	return &rec, nil
+	data, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(data, rec)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("recording %s: %w", rec.Name, err)
+	}
+	return rec, nil
 }
 
 // decodeBody turns a recorded body back into the bytes that were sent:

@@ -2,7 +2,6 @@ package parity
 
 import (
 	"bytes"
-	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -157,9 +156,9 @@ func (t *Target) request(e *Entry, b *binder, shift time.Duration, now time.Time
 		return req, nil
 	}
 	if u.Query().Get("sig") != "" {
-		return req, t.resignSAS(req, service)
+		return req, t.resignSAS(req.URL, service)
 	}
-	key, err := base64.StdEncoding.DecodeString(t.Key)
+	key, err := t.key()
 	if err != nil {
 		return nil, err
 	}

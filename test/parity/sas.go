@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 )
@@ -15,9 +14,9 @@ import (
 // and sanitized away. The strings to sign are the ones Azure documents
 // ("Create an account SAS", "Create a service SAS"), written here apart
 // from the server's verifier so that the two check each other.
-func (t *Target) resignSAS(req *http.Request, service string) error {
-	q := req.URL.Query()
-	key, err := base64.StdEncoding.DecodeString(t.Key)
+func (t *Target) resignSAS(u *url.URL, service string) error {
+	q := u.Query()
+	key, err := t.key()
 	if err != nil {
 		return err
 	}
@@ -25,16 +24,19 @@ func (t *Target) resignSAS(req *http.Request, service string) error {
 	if q.Get("ss") != "" || q.Get("srt") != "" {
 		fields = t.accountSASFields(q)
 	} else {
-		if fields, err = t.serviceSASFields(service, req.URL, q); err != nil {
+		if fields, err = t.serviceSASFields(service, u, q); err != nil {
 			return err
 		}
 	}
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte(strings.Join(fields, "\n")))
 	q.Set("sig", base64.StdEncoding.EncodeToString(m.Sum(nil)))
-	req.URL.RawQuery = q.Encode()
+	u.RawQuery = q.Encode()
 	return nil
 }
+
+// key is the target's account key, decoded.
+func (t *Target) key() ([]byte, error) { return base64.StdEncoding.DecodeString(t.Key) }
 
 func (t *Target) accountSASFields(q url.Values) []string {
 	f := []string{t.Account, q.Get("sp"), q.Get("ss"), q.Get("srt"), q.Get("st"), q.Get("se"), q.Get("sip"), q.Get("spr"), q.Get("sv")}

@@ -11,7 +11,7 @@ GOLANGCI_LINT_VERSION := v2.6.2
 LINT_BIN := $(CURDIR)/.bin
 GOLANGCI_LINT := $(LINT_BIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 
-.PHONY: test race unit lint fmt bench fuzz build jsdeps debtools
+.PHONY: test race unit lint fmt bench fuzz build jsdeps debtools parity
 
 # test is what CI runs: formatting, vet, golangci-lint and every test with
 # the race detector. Building golangci-lint on a fresh machine is mostly
@@ -68,6 +68,14 @@ race:
 	$(GO) test -race -count=1 -timeout 20m $(PKGS); status=$$?; \
 	if [ -n "$$pgdir" ]; then scripts/test-postgres stop $$pgdir; fi; \
 	exit $$status
+
+# parity replays Microsoft's recorded Azure SDK traffic (test/parity/
+# testdata) against a fresh in-process server per recording and prints
+# each recording whose answers differ from Azure's (its first difference)
+# and a score per service. It reports; go test ./test/parity/ (part of
+# race) checks the result against test/parity/known_differences.txt.
+parity:
+	cd test/parity && $(GO) test -count=1 -run '^TestParity$$' -args -parity.report
 
 unit:
 	$(GO) test -count=1 -short $(PKGS)

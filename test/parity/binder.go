@@ -1,0 +1,119 @@
+package parity
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// A kind groups the server-chosen values that must correspond one to one
+// between Azure and cerulean: two requests that got the same ETag from
+// Azure must get the same ETag here, and two that got different ETags
+// from Azure must get different ones here. Pop receipts are checked in
+// the second direction only: Azure gives every message of one Get
+// Messages call the same receipt, which clients treat as opaque per
+// message.
+type kind string
+
+// kindLoose binds without checking (dates, request ids); kindReceipt is
+// checked in one direction only. The other kinds are named where they are
+// used (headerKinds, xmlKinds, jsonKinds).
+const (
+	kindLoose     kind = ""
+	kindReceipt   kind = "pop receipt"
+	minBoundChars      = 6 // shorter values are too likely to occur by chance
+)
+
+// binder maps each server-chosen value Azure returned to the value
+// cerulean returned in its place, checks that the correspondence is one
+// to one within a kind, and rewrites later requests with it.
+type binder struct {
+	subst map[string]string          // recorded -> live, every form
+	fwd   map[kind]map[string]string // recorded -> live
+	back  map[kind]map[string]string // live -> recorded
+	repl  *strings.Replacer          // built from subst on demand
+}
+
+func newBinder() *binder {
+	return &binder{subst: map[string]string{}, fwd: map[kind]map[string]string{}, back: map[kind]map[string]string{}}
+}
+
+// sanitized reports whether a recorded value was replaced by the
+// recording's sanitizers, so that nothing can be bound to it.
+func sanitized(v string) bool {
+	return strings.Contains(v, "Sanitized") || strings.Contains(v, "REDACTED") || v == "00000000-0000-0000-0000-000000000000"
+}
+
+// bind records that cerulean answered live where Azure answered rec. It
+// returns an error when the pair contradicts an earlier one of the same
+// kind.
+func (b *binder) bind(k kind, rec, live string) error {
+	if rec == "" || sanitized(rec) {
+		return nil
+	}
+	if k != kindLoose {
+		// An ETag is the same value quoted (in a header) or not (in a
+		// listing).
+		rec, live := strings.Trim(rec, `"`), strings.Trim(live, `"`)
+		if b.fwd[k] == nil {
+			b.fwd[k], b.back[k] = map[string]string{}, map[string]string{}
+		}
+		if prev, ok := b.fwd[k][rec]; ok && prev != live && k != kindReceipt {
+			return fmt.Errorf("Azure returned the %s %q again, cerulean changed it from %q to %q", k, rec, prev, live)
+		}
+		if prev, ok := b.back[k][live]; ok && prev != rec {
+			return fmt.Errorf("Azure changed the %s from %q to %q, cerulean returned %q both times", k, prev, rec, live)
+		}
+		b.fwd[k][rec], b.back[k][live] = live, rec
+	}
+	if rec == live || len(rec) < minBoundChars {
+		return nil
+	}
+	b.add(rec, live)
+	if u := strings.Trim(rec, `"`); u != rec && len(u) >= minBoundChars {
+		b.add(u, strings.Trim(live, `"`))
+	}
+	return nil
+}
+
+// add substitutes live for rec, in the forms a later request may carry it
+// in: as is, and escaped in a query or a path.
+func (b *binder) add(rec, live string) {
+	b.subst[rec] = live
+	b.subst[url.QueryEscape(rec)] = url.QueryEscape(live)
+	b.subst[url.PathEscape(rec)] = url.PathEscape(live)
+	b.repl = nil
+}
+
+// bound returns the live value bound to rec, if any.
+func (b *binder) bound(rec string) (string, bool) {
+	v, ok := b.subst[rec]
+	return v, ok
+}
+
+// rewrite replaces every bound recorded value in s by its live value,
+// longest first so that no value is cut by a shorter one inside it.
+func (b *binder) rewrite(s string) string {
+	if len(b.subst) == 0 {
+		return s
+	}
+	if b.repl == nil {
+		keys := make([]string, 0, len(b.subst))
+		for k := range b.subst {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			if len(keys[i]) != len(keys[j]) {
+				return len(keys[i]) > len(keys[j])
+			}
+			return keys[i] < keys[j]
+		})
+		pairs := make([]string, 0, 2*len(keys))
+		for _, k := range keys {
+			pairs = append(pairs, k, b.subst[k])
+		}
+		b.repl = strings.NewReplacer(pairs...)
+	}
+	return b.repl.Replace(s)
+}

@@ -1,0 +1,195 @@
+package parity
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// A Recording is one recorded test: its requests and Azure's answers, in
+// the order they were sent.
+type Recording struct {
+	// Name is the recording's path under testdata ("blob/x.json"), and
+	// Service the first element of that path.
+	Name, Service string
+	Entries       []Entry `json:"Entries"`
+}
+
+// An Entry is one request and Azure's answer, as the test proxy stores
+// them: bodies are JSON values when the content type is JSON, text
+// (a string, or a list of lines) when it is text, and base64 otherwise.
+type Entry struct {
+	RequestURI      string          `json:"RequestUri"`
+	RequestMethod   string          `json:"RequestMethod"`
+	RequestHeaders  Headers         `json:"RequestHeaders"`
+	RequestBody     json.RawMessage `json:"RequestBody"`
+	StatusCode      int             `json:"StatusCode"`
+	ResponseHeaders Headers         `json:"ResponseHeaders"`
+	ResponseBody    json.RawMessage `json:"ResponseBody"`
+}
+
+// Headers are recorded headers; a value is a string or a list of strings.
+type Headers map[string]string
+
+// UnmarshalJSON joins a header recorded as a list with ", ", as it went
+// over the wire.
+func (h *Headers) UnmarshalJSON(b []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*h = make(Headers, len(raw))
+	for k, v := range raw {
+		var s string
+		if err := json.Unmarshal(v, &s); err == nil {
+			(*h)[k] = s
+			continue
+		}
+		var list []string
+		if err := json.Unmarshal(v, &list); err != nil {
+			return fmt.Errorf("header %s: %w", k, err)
+		}
+		(*h)[k] = strings.Join(list, ", ")
+	}
+	return nil
+}
+
+// Get returns the header named name, case-insensitively.
+func (h Headers) Get(name string) (string, bool) {
+	for k, v := range h {
+		if strings.EqualFold(k, name) {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// Names returns the header names, sorted, so that reports are stable.
+func (h Headers) Names() []string {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// LoadRecordings reads every recording under dir (dir/<service>/*.json),
+// sorted by name.
+func LoadRecordings(dir string) ([]*Recording, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*", "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	recs := make([]*Recording, 0, len(paths))
+	for _, p := range paths {
+		rec, err := LoadRecording(dir, p)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, rec)
+	}
+	return recs, nil
+}
+
+// LoadRecording reads the recording at path, named relative to dir.
+func LoadRecording(dir, path string) (*Recording, error) {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
+		return nil, err
+	}
+	rec := &Recording{Name: filepath.ToSlash(rel)}
+	rec.Service, _, _ = strings.Cut(rec.Name, "/")
+	data, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(data, rec)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("recording %s: %w", rec.Name, err)
+	}
+	return rec, nil
+}
+
+// decodeBody turns a recorded body back into the bytes that were sent:
+// null is empty, a list of strings is the lines joined, a string is text
+// for a textual content type and base64 for any other, and any other JSON
+// value is that JSON.
+func decodeBody(raw json.RawMessage, contentType string) ([]byte, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil, nil
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		if strings.HasPrefix(strings.ToLower(contentType), "multipart/") {
+			// Some recorders store batch bodies as base64 despite their
+			// textual type; a batch body always opens with "--".
+			if b, err := base64.StdEncoding.DecodeString(s); err == nil && bytes.HasPrefix(b, []byte("--")) {
+				return b, nil
+			}
+		}
+		if isText(contentType) {
+			return []byte(s), nil
+		}
+		if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+			return b, nil
+		}
+		return []byte(s), nil
+	case '[':
+		var lines []string
+		if err := json.Unmarshal(raw, &lines); err == nil {
+			return []byte(strings.Join(lines, "")), nil
+		}
+	}
+	// A JSON body is sent as recorded (compacted): decoding it would
+	// reorder keys and round large numbers.
+	var out bytes.Buffer
+	if err := json.Compact(&out, raw); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}
+
+// isText reports whether the test proxy stores a body of this content
+// type as text rather than base64.
+func isText(contentType string) bool {
+	ct := strings.ToLower(contentType)
+	for _, t := range []string{"text/", "xml", "json", "multipart/mixed", "x-www-form-urlencoded"} {
+		if strings.Contains(ct, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// header returns the header's value from a live response's http.Header.
+func header(h http.Header, name string) (string, bool) {
+	v, ok := h[http.CanonicalHeaderKey(name)]
+	if !ok {
+		return "", false
+	}
+	return strings.Join(v, ", "), true
+}
+
+// Versioned reports whether the recording ran on an account with blob
+// versioning on: its answers carry version ids. The replay turns
+// versioning on for it.
+func (r *Recording) Versioned() bool {
+	for _, e := range r.Entries {
+		if _, ok := e.ResponseHeaders.Get("x-ms-version-id"); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,226 @@
+package parity
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
+)
+
+// A Target is the server a recording is replayed against: the base URL of
+// each service (path style, ending in "/") and its credentials.
+type Target struct {
+	Blob, Queue, Table, File, Search string
+	// Account and Key (base64) sign Storage requests; SearchKey is the
+	// Search admin api-key.
+	Account, Key, SearchKey string
+	Client                  *http.Client
+	// Clock, when set, is the server's test clock: the replay moves it
+	// forward as the recording's own clock moved between requests, so
+	// that a message's time to live or a lease's duration runs out where
+	// it ran out for Azure, without waiting.
+	Clock Clock
+}
+
+// A Clock is a server clock the replay can move forward.
+type Clock interface {
+	Now() time.Time
+	Advance(d time.Duration) (time.Time, error)
+}
+
+// now is the target's time: its clock's, or the real time.
+func (t *Target) now() time.Time {
+	if t.Clock != nil {
+		return t.Clock.Now()
+	}
+	return time.Now()
+}
+
+// serviceOf names the service a recorded host belongs to.
+func serviceOf(host string) string {
+	h := strings.ToLower(host)
+	for _, s := range []string{"blob", "queue", "table", "file"} {
+		if strings.Contains(h, "."+s+".core.") {
+			return s
+		}
+	}
+	if strings.Contains(h, ".search.windows.net") {
+		return "search"
+	}
+	return ""
+}
+
+func (t *Target) base(service string) string {
+	switch service {
+	case "blob":
+		return t.Blob
+	case "queue":
+		return t.Queue
+	case "table":
+		return t.Table
+	case "file":
+		return t.File
+	case "search":
+		return strings.TrimSuffix(t.Search, "/") + "/"
+	}
+	return ""
+}
+
+// azureHost matches an Azure Storage or Search endpoint in a URL, in
+// whatever form the recording's sanitizers left its account name
+// (Sanitized, fakeaccount, or a real name inside a batch body).
+var azureHost = regexp.MustCompile(`(?i)https?://[a-z0-9_-]+\.(blob|queue|table|file)\.core\.windows\.net/|https?://[a-z0-9_-]+\.search\.windows\.net/`)
+
+// rewriteHosts replaces every Azure endpoint s names with the local base
+// URL of its service.
+func (t *Target) rewriteHosts(s string) string {
+	return azureHost.ReplaceAllStringFunc(s, func(m string) string {
+		u, err := url.Parse(m)
+		if err != nil {
+			return m
+		}
+		if base := t.base(serviceOf(u.Host)); base != "" {
+			return base
+		}
+		return m
+	})
+}
+
+// headersNotSent are recorded request headers the replay sets itself (or
+// that describe the recording client's connection).
+var headersNotSent = map[string]bool{
+	"authorization": true, "content-length": true, "connection": true, "user-agent": true,
+	"accept-encoding": true, "x-ms-date": true, "date": true, "api-key": true, "host": true,
+	"x-ms-client-request-id": true, "x-ms-return-client-request-id": true,
+	"traceparent": true, "transfer-encoding": true,
+}
+
+// timeHeaders carry dates a test computed from a recorded one (an hour
+// before the Last-Modified it read); they move with the replay's clock.
+var timeHeaders = []string{"If-Modified-Since", "If-Unmodified-Since", "x-ms-source-if-modified-since", "x-ms-source-if-unmodified-since"}
+
+// request builds the live request for entry e: addressed to the target,
+// every bound value replaced, dates moved by shift, and signed.
+func (t *Target) request(e *Entry, b *binder, shift time.Duration, now time.Time) (*http.Request, error) {
+	u, err := url.Parse(e.RequestURI)
+	if err != nil {
+		return nil, fmt.Errorf("request URI: %w", err)
+	}
+	service := serviceOf(u.Host)
+	if t.base(service) == "" {
+		return nil, fmt.Errorf("no local service for host %s", u.Host)
+	}
+	target := b.rewrite(t.rewriteHosts(e.RequestURI))
+	target = shiftSAS(target, shift)
+	ct, _ := e.RequestHeaders.Get("Content-Type")
+	body, err := decodeBody(e.RequestBody, ct)
+	if err != nil {
+		return nil, fmt.Errorf("request body: %w", err)
+	}
+	if isText(ct) {
+		body = []byte(shiftPolicyTimes(b.rewrite(t.rewriteHosts(string(body))), shift))
+	}
+	req, err := http.NewRequest(e.RequestMethod, target, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.ContentLength = int64(len(body))
+	if len(body) == 0 {
+		req.Body = http.NoBody
+	}
+	for _, name := range e.RequestHeaders.Names() {
+		if headersNotSent[strings.ToLower(name)] {
+			continue
+		}
+		req.Header[http.CanonicalHeaderKey(name)] = []string{b.rewrite(t.rewriteHosts(e.RequestHeaders[name]))}
+	}
+	if boundary, ok := multipartBoundary(body); ok && strings.HasPrefix(strings.ToLower(ct), "multipart/") {
+		// The sanitizers rewrite the boundary in the header, not in the
+		// body; the body's own first line is the one that holds.
+		req.Header.Set("Content-Type", "multipart/mixed; boundary="+boundary)
+	}
+	for _, name := range timeHeaders {
+		if v := req.Header.Get(name); v != "" {
+			if tm, err := http.ParseTime(v); err == nil {
+				req.Header.Set(name, tm.Add(shift).UTC().Format(http.TimeFormat))
+			}
+		}
+	}
+	if service == "search" {
+		req.Header.Set("api-key", t.SearchKey)
+		return req, nil
+	}
+	if u.Query().Get("sig") != "" {
+		return req, t.resignSAS(req.URL, service)
+	}
+	key, err := t.key()
+	if err != nil {
+		return nil, err
+	}
+	azhttp.SignSharedKey(req, service, t.Account, key, now)
+	return req, nil
+}
+
+// shiftSAS moves a SAS token's start and expiry by shift, so that a token
+// valid for an hour from the recording is valid for an hour from now.
+func shiftSAS(target string, shift time.Duration) string {
+	u, err := url.Parse(target)
+	if err != nil || u.RawQuery == "" {
+		return target
+	}
+	q := u.Query()
+	if q.Get("sig") == "" {
+		return target
+	}
+	// A sanitized start or expiry ("st=start&se=end") becomes a window
+	// around now.
+	now := time.Now().UTC()
+	for f, fallback := range map[string]time.Time{"st": now.Add(-15 * time.Minute), "se": now.Add(time.Hour)} {
+		v := q.Get(f)
+		if v == "" {
+			continue
+		}
+		tm, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			tm = fallback
+		} else {
+			tm = tm.Add(shift)
+		}
+		q.Set(f, tm.UTC().Format("2006-01-02T15:04:05Z"))
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// policyTime is a stored access policy's start or expiry in a Set ACL
+// body.
+var policyTime = regexp.MustCompile(`<(Start|Expiry)>([^<]+)</(Start|Expiry)>`)
+
+// shiftPolicyTimes moves the start and expiry of stored access policies
+// by shift, as shiftSAS moves a token's: a policy valid for an hour from
+// the recording is valid for an hour from now.
+func shiftPolicyTimes(body string, shift time.Duration) string {
+	return policyTime.ReplaceAllStringFunc(body, func(m string) string {
+		parts := policyTime.FindStringSubmatch(m)
+		t, err := time.Parse(time.RFC3339Nano, parts[2])
+		if err != nil {
+			return m
+		}
+		return "<" + parts[1] + ">" + t.Add(shift).UTC().Format("2006-01-02T15:04:05Z") + "</" + parts[3] + ">"
+	})
+}
+
+// multipartBoundary is the boundary a multipart body opens with.
+func multipartBoundary(body []byte) (string, bool) {
+	line, _, _ := strings.Cut(string(body), "\n")
+	line = strings.TrimSpace(line)
+	if !strings.HasPrefix(line, "--") || len(line) < 3 {
+		return "", false
+	}
+	return line[2:], true
+}

@@ -1,0 +1,132 @@
+package parity
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// breakProxy serves base's service through a reverse proxy that lets
+// mutate change each answer, and returns the proxy's base URL (same
+// path). It is the deliberately wrong server of the self-check.
+func breakProxy(t *testing.T, base string, mutate func(n int, resp *http.Response, body []byte) []byte) string {
+	t.Helper()
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(&url.URL{Scheme: u.Scheme, Host: u.Host})
+			r.Out.Host = u.Host
+		},
+		ModifyResponse: func(resp *http.Response) error {
+			body, err := io.ReadAll(resp.Body)
+			if cerr := resp.Body.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+			body = mutate(n, resp, body)
+			n++
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+			resp.ContentLength = int64(len(body))
+			resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+			return nil
+		},
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	return srv.URL + u.Path
+}
+
+// TestSelfCheck replays recordings that match through a proxy that
+// breaks one thing in one answer; the replayer must report each.
+func TestSelfCheck(t *testing.T) {
+	load := func(name string) *Recording {
+		rec, err := LoadRecording("testdata", "testdata/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec
+	}
+	queue := load("queue/test_queue.pyTestStorageQueuetest_update_message.json")
+	file := load("file/test_directory.pyTestStorageDirectorytest_create_directories_fail_on_exist.json")
+	cases := []struct {
+		name    string
+		rec     *Recording
+		service string
+		mutate  func(n int, resp *http.Response, body []byte) []byte
+		want    string // in the reported reason
+	}{
+		{"unbroken", queue, "queue", nil, ""},
+		{"status code", queue, "queue", func(n int, resp *http.Response, body []byte) []byte {
+			if n == 3 {
+				resp.StatusCode = http.StatusOK
+			}
+			return body
+		}, "status 200"},
+		{"error code", file, "file", func(n int, resp *http.Response, body []byte) []byte {
+			if resp.Header.Get("x-ms-error-code") != "" {
+				resp.Header.Set("x-ms-error-code", "ResourceTypeMismatch")
+				body = bytes.ReplaceAll(body, []byte("ResourceAlreadyExists"), []byte("ResourceTypeMismatch"))
+			}
+			return body
+		}, `error code "ResourceTypeMismatch"`},
+		{"header missing", queue, "queue", func(n int, resp *http.Response, body []byte) []byte {
+			resp.Header.Del("x-ms-time-next-visible")
+			return body
+		}, "header x-ms-time-next-visible missing"},
+		{"header value", file, "file", func(n int, resp *http.Response, body []byte) []byte {
+			if resp.Header.Get("x-ms-file-attributes") != "" {
+				resp.Header.Set("x-ms-file-attributes", "Directory | ReadOnly")
+			}
+			return body
+		}, "header x-ms-file-attributes"},
+		{"body field", queue, "queue", func(n int, resp *http.Response, body []byte) []byte {
+			return bytes.ReplaceAll(body, []byte("<DequeueCount>2<"), []byte("<DequeueCount>1<"))
+		}, "DequeueCount"},
+		{"body element missing", queue, "queue", func(n int, resp *http.Response, body []byte) []byte {
+			return bytes.ReplaceAll(body, []byte("<MessageText>message1</MessageText>"), nil)
+		}, `lacks "MessageText"`},
+		{"ETag kept across a write", file, "file", func(n int, resp *http.Response, body []byte) []byte {
+			if resp.Header.Get("ETag") != "" {
+				resp.Header.Set("ETag", `"0x1CE1A0000000000"`)
+			}
+			return body
+		}, "Azure changed the ETag"},
+		{"pop receipt not bound", queue, "queue", func(n int, resp *http.Response, body []byte) []byte {
+			return bytes.ReplaceAll(body, []byte("<PopReceipt>"), []byte("<PopReceipt>x"))
+		}, "status 400"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			target := startTarget(t, c.rec)
+			if c.mutate != nil {
+				switch c.service {
+				case "queue":
+					target.Queue = breakProxy(t, target.Queue, c.mutate)
+				case "file":
+					target.File = breakProxy(t, target.File, c.mutate)
+				}
+			}
+			r := target.Replay(c.rec)
+			switch {
+			case c.want == "" && r.Diff != nil:
+				t.Fatalf("the unbroken server differs: %s", r.Diff)
+			case c.want != "" && r.Diff == nil:
+				t.Fatalf("the replayer did not notice")
+			case c.want != "" && !strings.Contains(r.Diff.Reason, c.want):
+				t.Fatalf("reported %q, want it to mention %q", r.Diff, c.want)
+			}
+		})
+	}
+}

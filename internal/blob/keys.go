@@ -71,17 +71,10 @@ func uncommittedPrefix(acct, container string) tuple.Key {
 	return accountKey(acct).Raw("u").Str(container)
 }
 
-// blockCountKey is one shard of the blob's uncommitted block count.
-func blockCountKey(acct, container, name string, shard uint32) tuple.Key {
-	return blockCountPrefix(acct, container, name).Uint(uint64(shard))
-}
-
+// blockCountPrefix holds the shards of the blob's uncommitted block
+// count (blockcount.go).
 func blockCountPrefix(acct, container, name string) tuple.Key {
 	return accountKey(acct).Raw("k").Str(container).Str(name)
-}
-
-func dataPrefix(acct, container, name string, data uint64) tuple.Key {
-	return accountKey(acct).Raw("d").Str(container).Str(name).Uint(data)
 }
 
 func stagedKey(data uint64) tuple.Key { return tuple.New("Bs").Uint(data) }

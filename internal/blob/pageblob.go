@@ -36,7 +36,7 @@ func (s *Service) PutPages(ctx context.Context, acct, container, name string, st
 	var out *Blob
 	w, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
 		var err error
-		out, err = t.writePages(acct, container, name, start, start+p.size-1, p, sc, pre)
+		out, err = t.writePages(acct, container, name, start, start+p.Size-1, p, sc, pre)
 		return err
 	})
 	if err != nil {
@@ -77,10 +77,10 @@ func (t *Tx) writePages(acct, container, name string, start, end int64, p *paylo
 		if p == nil {
 			return nil
 		}
-		if err := p.place(t.tx); err != nil {
+		if err := p.Place(t.tx, t.tx.Version()); err != nil {
 			return err
 		}
-		e := extent{Data: p.data, Offset: start, Size: p.size}
+		e := extent{Data: p.ID(), Offset: start, Size: p.Size}
 		return record.Store(t.tx, extentSlot(acct, container, name, e), e)
 	})
 }

@@ -48,9 +48,7 @@ var ErrMD5Mismatch = azhttp.ErrMd5Mismatch.WithMessage("The MD5 value specified 
 type Payload[O comparable] struct {
 	Owner O
 	Size  int64
-	// MD5 is the MD5 of the bytes received; CRC64 their CRC64, computed
-	// only when the client sent one to verify.
-	MD5, CRC64 []byte
+	Digests
 
 	layout *Layout[O]
 	inline []byte // content the commit transaction writes
@@ -58,10 +56,38 @@ type Payload[O comparable] struct {
 	staged bool   // written by earlier transactions, registered as staged
 }
 
+// Digests are the digests of the bytes received: their MD5, and their
+// CRC64 when the client sent one to verify (Azure then echoes it back).
+type Digests struct {
+	MD5, CRC64 []byte
+}
+
+// Read reads the whole content into memory (so Length must be small:
+// InlineLimit or a service's own bound) and verifies it, for a service
+// that writes it inside its own transaction.
+func (c Upload) Read() ([]byte, Digests, error) {
+	if c.Length < 0 {
+		return nil, Digests{}, azhttp.ErrMissingContentLengthHeader
+	}
+	data := make([]byte, c.Length)
+	if _, err := io.ReadFull(c.Body, data); err != nil {
+		return nil, Digests{}, fmt.Errorf("read body: %w", errBodyShort(err))
+	}
+	sum := md5.Sum(data)
+	d := Digests{MD5: sum[:]}
+	if c.CRC64 != nil {
+		d.CRC64 = azhttp.CRC64(data)
+	}
+	if err := c.verify(d); err != nil {
+		return nil, Digests{}, err
+	}
+	return data, d, nil
+}
+
 // Inline is data already in memory, written by the commit that places it.
 func (l *Layout[O]) Inline(o O, data []byte) *Payload[O] {
 	sum := md5.Sum(data)
-	return &Payload[O]{Owner: o, Size: int64(len(data)), MD5: sum[:], layout: l, inline: data}
+	return &Payload[O]{Owner: o, Size: int64(len(data)), Digests: Digests{MD5: sum[:]}, layout: l, inline: data}
 }
 
 // Receive reads exactly c.Length bytes of c.Body for o and verifies
@@ -70,24 +96,18 @@ func (l *Layout[O]) Inline(o O, data []byte) *Payload[O] {
 // belong to this call until it returns a Payload: on any error it has
 // removed what it staged.
 func (s *Store[O]) Receive(ctx context.Context, o O, c Upload) (*Payload[O], error) {
-	var p *Payload[O]
-	if c.Length > InlineLimit {
-		var err error
-		if p, err = s.Stage(ctx, o, c.Body, c.Length, c.CRC64 != nil); err != nil {
+	if c.Length <= InlineLimit {
+		data, d, err := c.Read()
+		if err != nil {
 			return nil, err
 		}
-	} else {
-		data := make([]byte, c.Length)
-		if _, err := io.ReadFull(c.Body, data); err != nil {
-			return nil, fmt.Errorf("read body: %w", errBodyShort(err))
-		}
-		p = s.layout.Inline(o, data)
-		if c.CRC64 != nil {
-			p.CRC64 = azhttp.CRC64(data)
-		}
+		return &Payload[O]{Owner: o, Size: c.Length, Digests: d, layout: s.layout, inline: data}, nil
 	}
-	err := c.verify(p.MD5, p.CRC64)
+	p, err := s.Stage(ctx, o, c.Body, c.Length, c.CRC64 != nil)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.verify(p.Digests); err != nil {
 		s.Discard(ctx, p)
 		return nil, err
 	}
@@ -95,16 +115,16 @@ func (s *Store[O]) Receive(ctx context.Context, o O, c Upload) (*Payload[O], err
 }
 
 // verify checks the content, once read, against what the client said.
-func (c Upload) verify(md5Sum, crc64Sum []byte) error {
+func (c Upload) verify(d Digests) error {
 	if c.Done != nil {
 		if err := c.Done(); err != nil {
 			return err
 		}
 	}
-	if c.MD5 != nil && !bytes.Equal(c.MD5, md5Sum) {
+	if c.MD5 != nil && !bytes.Equal(c.MD5, d.MD5) {
 		return ErrMD5Mismatch
 	}
-	if c.CRC64 != nil && !bytes.Equal(c.CRC64, crc64Sum) {
+	if c.CRC64 != nil && !bytes.Equal(c.CRC64, d.CRC64) {
 		return azhttp.ErrCrc64Mismatch
 	}
 	return nil

@@ -29,28 +29,13 @@ type BlockInfo struct {
 
 // loadBlocks returns the blob's uncommitted blocks in block-ID order.
 func loadBlocks(r kv.Reader, acct, container, name string) ([]BlockInfo, error) {
-	p := blocksPrefix(acct, container, name)
 	var out []BlockInfo
-	var failed error
-	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
-		rd, err := tuple.NewReader(k, len(p))
-		if err != nil {
-			failed = err
-			return false
-		}
+	err := record.Each(r, blocksPrefix(acct, container, name), func(rd *tuple.Reader, b *block) error {
 		id, err := rd.Bytes()
-		if err != nil {
-			failed = err
-			return false
-		}
-		var b block
-		if failed = record.Decode(v, &b); failed != nil {
-			return false
-		}
 		out = append(out, BlockInfo{ID: id, Size: b.Size, Data: b.Data})
-		return true
+		return err
 	})
-	return out, errors.Join(err, failed)
+	return out, err
 }
 
 // PutBlock stores c's content as an uncommitted block of the blob under

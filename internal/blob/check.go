@@ -37,24 +37,7 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 		tagIndex:   map[blobID]Tags{},
 		kept:       newKeptChecker(),
 	}
-	err := store.View(ctx, func(r kv.Reader) error {
-		p := tuple.New(accountTag)
-		err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
-			if err := c.account(k, v); err != nil {
-				c.Fail("key %q: %v", k, err)
-			}
-			return true
-		})
-		if err != nil {
-			return err
-		}
-		return c.Registries(r)
-	})
-	if err != nil {
-		return fmt.Errorf("check invariants: %w", err)
-	}
-	c.verify()
-	return c.Err()
+	return c.Run(ctx, store, tuple.New(accountTag), c.account, c.verify)
 }
 
 type checker struct {
@@ -73,23 +56,8 @@ type checker struct {
 
 // account files one key of the Ba keyspace.
 func (c *checker) account(k, v []byte) error {
-	rd, err := tuple.NewReader(k, 2)
-	if err != nil {
-		return err
-	}
-	acct, err := rd.Str()
-	if err != nil {
-		return err
-	}
-	at := len(accountKey(acct))
-	if at >= len(k) {
-		return tuple.ErrMalformed
-	}
-	tag := k[at]
-	if tag == 'p' {
-		return nil
-	}
-	if rd, err = tuple.NewReader(k, at+1); err != nil {
+	acct, tag, rd, err := tuple.ReadTagged(k, accountTag)
+	if err != nil || tag == 'p' {
 		return err
 	}
 	container, err := rd.Str()

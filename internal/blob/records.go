@@ -115,15 +115,7 @@ type block struct {
 
 // loadContainer returns the container or ErrContainerNotFound.
 func loadContainer(r kv.Reader, acct, name string) (*Container, error) {
-	var c Container
-	found, err := record.Load(r, containerKey(acct, name), &c)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, azhttp.ErrContainerNotFound
-	}
-	return &c, nil
+	return record.Require[Container](r, containerKey(acct, name), azhttp.ErrContainerNotFound)
 }
 
 // requireContainer checks that a container exists without decoding its

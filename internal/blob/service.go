@@ -1,8 +1,6 @@
 package blob
 
 import (
-	"errors"
-	"github.com/cerulean-db/cerulean/internal/liveness"
 	"log/slog"
 	"time"
 
@@ -10,6 +8,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/extentstore"
 	"github.com/cerulean-db/cerulean/internal/lease"
+	"github.com/cerulean-db/cerulean/internal/liveness"
 )
 
 // Config is what a Service needs.
@@ -70,17 +69,7 @@ type Preconditions struct {
 // check evaluates conditional headers, mapping outcomes to Azure's errors;
 // exists is the error for If-None-Match: * on an existing resource.
 func check(c conditions.Conditions, kind conditions.Kind, st conditions.State, exists error) error {
-	err := c.Check(kind, st)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, conditions.ErrNotModified):
-		return azhttp.ErrNotModified
-	case errors.Is(err, conditions.ErrAlreadyExists):
-		return exists
-	default:
-		return azhttp.ErrConditionNotMet
-	}
+	return c.Answer(kind, st, conditions.Answers{NotModified: azhttp.ErrNotModified, AlreadyExists: exists, NotMet: azhttp.ErrConditionNotMet})
 }
 
 // checkBlob verifies a request against a blob (nil when absent): first the

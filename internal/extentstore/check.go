@@ -1,6 +1,7 @@
 package extentstore
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -96,6 +97,30 @@ func (c *Checker[O]) ref(o O, id uint64, what string, need, exact int64) {
 	if exact >= 0 {
 		r.exact = exact
 	}
+}
+
+// Run checks a service's keyspace on one snapshot of store: it hands
+// every key under prefix to file (an error is a violation of that key),
+// reads the registries, calls verify once everything is read, and returns
+// Err. Run it on a quiescent store: in-flight writes may be half-way.
+func (c *Checker[O]) Run(ctx context.Context, store kv.Store, prefix []byte, file func(k, v []byte) error, verify func()) error {
+	err := store.View(ctx, func(r kv.Reader) error {
+		err := r.Scan(prefix, kv.PrefixEnd(prefix), func(k, v []byte) bool {
+			if err := file(k, v); err != nil {
+				c.Fail("key %q: %v", k, err)
+			}
+			return true
+		})
+		if err != nil {
+			return err
+		}
+		return c.Registries(r)
+	})
+	if err != nil {
+		return fmt.Errorf("check invariants: %w", err)
+	}
+	verify()
+	return c.Err()
 }
 
 // Violations are the violations recorded so far, unsorted.

@@ -59,22 +59,9 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 		perms:   map[[2]string]map[string]bool{},
 		uses:    map[[2]string][]string{},
 		locks:   map[fileRef][]*lockRecord{},
-		Checker: extentstore.NewChecker(objects),
+		Checker: *extentstore.NewChecker(objects),
 	}
-	err := store.View(ctx, func(r kv.Reader) error {
-		p := tuple.New("Fa")
-		return r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
-			if err := c.entry(k, v); err != nil {
-				c.Fail("key %q: %v", k, err)
-			}
-			return true
-		})
-	})
-	if err != nil {
-		return fmt.Errorf("check invariants: %w", err)
-	}
-	c.verify()
-	return c.Err()
+	return c.Run(ctx, store, tuple.New(accountTag), c.entry, c.verify)
 }
 
 type fileChecker struct {
@@ -94,7 +81,7 @@ type fileChecker struct {
 	uses    map[[2]string][]string        // explicit permissions of nodes
 	locks   map[fileRef][]*lockRecord     // byte-range locks by file
 	// Checker checks the data objects and holds every violation.
-	*extentstore.Checker[fileRef]
+	extentstore.Checker[fileRef]
 }
 
 // nodePlace is where a node's record is keyed, as handles name it.
@@ -106,23 +93,8 @@ type nodePlace struct {
 
 // entry files one key of the Fa keyspace.
 func (c *fileChecker) entry(k, v []byte) error {
-	rd, err := tuple.NewReader(k, 2)
-	if err != nil {
-		return err
-	}
-	acct, err := rd.Str()
-	if err != nil {
-		return err
-	}
-	at := len(accountKey(acct))
-	if at >= len(k) {
-		return tuple.ErrMalformed
-	}
-	tag := k[at]
-	if tag == 'p' { // service properties
-		return nil
-	}
-	if err := rd.Raw(1); err != nil {
+	acct, tag, rd, err := tuple.ReadTagged(k, accountTag)
+	if err != nil || tag == 'p' { // 'p': service properties
 		return err
 	}
 	share, err := rd.Str()

@@ -28,34 +28,20 @@ func (s *Service) SweepOrphanHandles(ctx context.Context) (int, error) {
 	var found []orphan
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		for _, acct := range s.accounts.Names() {
-			p := accountKey(acct).Raw("h")
-			var failed error
-			err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) bool {
-				rd, err := tuple.NewReader(k, len(p))
-				if err != nil {
-					failed = err
-					return false
-				}
+			err := record.Each(r, accountKey(acct).Raw("h"), func(rd *tuple.Reader, h *Handle) error {
 				share, err := rd.Str()
 				if err != nil {
-					failed = err
-					return false
-				}
-				var h Handle
-				if failed = record.Decode(v, &h); failed != nil {
-					return false
+					return err
 				}
 				if s.processes != nil {
-					alive, err := s.processes.Alive(r, h.Owner)
-					if err != nil || alive {
-						failed = err
-						return err == nil
+					if alive, err := s.processes.Alive(r, h.Owner); err != nil || alive {
+						return err
 					}
 				}
 				found = append(found, orphan{acct, share, h.FileID, h.ID})
-				return true
+				return nil
 			})
-			if err := errors.Join(err, failed); err != nil {
+			if err != nil {
 				return err
 			}
 		}

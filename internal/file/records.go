@@ -121,15 +121,7 @@ func (n *Node) state() conditions.State {
 
 // loadShare returns the share or ErrShareNotFound.
 func loadShare(r kv.Reader, acct, name string) (*Share, error) {
-	var s Share
-	found, err := record.Load(r, shareKey(acct, name), &s)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, azhttp.ErrShareNotFound
-	}
-	return &s, nil
+	return record.Require[Share](r, shareKey(acct, name), azhttp.ErrShareNotFound)
 }
 
 // loadNode returns the node stored at key, nil when absent.

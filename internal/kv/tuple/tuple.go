@@ -133,3 +133,21 @@ func Tagged(key []byte, prefix string, tag byte) (*Reader, bool) {
 	}
 	return r, true
 }
+
+// ReadTagged reads key as prefix, one string element and a raw tag byte —
+// the "<service><account><tag>…" layout of the Storage services' keys —
+// and returns the account, the tag and a reader after the tag.
+func ReadTagged(key []byte, prefix string) (acct string, tag byte, r *Reader, err error) {
+	if len(key) < len(prefix) || string(key[:len(prefix)]) != prefix {
+		return "", 0, nil, ErrMalformed
+	}
+	r = &Reader{rest: key[len(prefix):]}
+	if acct, err = r.Str(); err != nil {
+		return "", 0, nil, err
+	}
+	if len(r.rest) == 0 {
+		return "", 0, nil, ErrMalformed
+	}
+	tag, r.rest = r.rest[0], r.rest[1:]
+	return acct, tag, r, nil
+}

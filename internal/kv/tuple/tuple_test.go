@@ -55,3 +55,18 @@ func TestMalformed(t *testing.T) {
 		t.Fatal("short uint decoded")
 	}
 }
+
+func TestReadTagged(t *testing.T) {
+	acct, tag, r, err := ReadTagged(New("Ba").Str("acct").Raw("c").Str("container"), "Ba")
+	if err != nil || acct != "acct" || tag != 'c' {
+		t.Fatalf("ReadTagged = %q %q %v", acct, tag, err)
+	}
+	if name, err := r.Str(); err != nil || name != "container" {
+		t.Fatalf("after the tag: %q, %v", name, err)
+	}
+	for _, bad := range []Key{New("Fa").Str("acct").Raw("c"), New("Ba").Str("acct"), New("Ba")} {
+		if _, _, _, err := ReadTagged(bad, "Ba"); err == nil {
+			t.Errorf("ReadTagged(%q) accepted it", bad)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package blob
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/cerulean-db/cerulean/internal/extentstore"
@@ -74,11 +75,11 @@ func (c *checker) account(k, v []byte) error {
 	if tag == 'r' {
 		return c.retiredEntry(acct, container, rd, v)
 	}
-	name, err := rd.Str()
-	if err != nil {
+	f := rd.Fields()
+	b := blobID{acct, container, f.Str()}
+	if err := f.Err(); err != nil {
 		return err
 	}
-	b := blobID{acct, container, name}
 	switch tag {
 	case 'o':
 		rec := &Blob{}
@@ -94,12 +95,9 @@ func (c *checker) account(k, v []byte) error {
 		c.extents[b] = append(c.extents[b], exts...)
 		c.refExtents(b, exts, "extent of "+b.String())
 	case 'u':
-		id, err := rd.Bytes()
-		if err != nil {
-			return err
-		}
+		id := f.Bytes()
 		var blk block
-		if err := record.Decode(v, &blk); err != nil {
+		if err := errors.Join(f.Err(), record.Decode(v, &blk)); err != nil {
 			return err
 		}
 		c.blocks[b]++
@@ -107,22 +105,15 @@ func (c *checker) account(k, v []byte) error {
 	case 'k':
 		c.counts[b] += counter.Decode(v)
 	case 'd':
-		data, err := rd.Uint()
-		if err != nil {
+		data, idx := f.Uint(), f.Uint()
+		if err := f.Err(); err != nil {
 			return err
 		}
-		chunk, err := rd.Uint()
-		if err != nil {
-			return err
-		}
-		c.Chunk(b, data, chunk, len(v))
+		c.Chunk(b, data, idx, len(v))
 	case 'n':
-		snap, err := rd.Str()
-		if err != nil {
-			return err
-		}
+		snap := f.Str()
 		rec := &Blob{}
-		if err := record.Decode(v, rec); err != nil {
+		if err := errors.Join(f.Err(), record.Decode(v, rec)); err != nil {
 			return err
 		}
 		if c.snapshots[b] == nil {
@@ -130,12 +121,9 @@ func (c *checker) account(k, v []byte) error {
 		}
 		c.snapshots[b][snap] = rec
 	case 'z':
-		snap, err := rd.Str()
-		if err != nil {
-			return err
-		}
+		snap := f.Str()
 		exts, err := decodeExtents(nil, k, v)
-		if err != nil {
+		if err := errors.Join(f.Err(), err); err != nil {
 			return err
 		}
 		if c.snapExts[b] == nil {

@@ -2,6 +2,7 @@ package file
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -97,8 +98,9 @@ func (c *fileChecker) entry(k, v []byte) error {
 	if err != nil || tag == 'p' { // 'p': service properties
 		return err
 	}
-	share, err := rd.Str()
-	if err != nil {
+	f := rd.Fields()
+	share := f.Str()
+	if err := f.Err(); err != nil {
 		return err
 	}
 	sh := [2]string{acct, share}
@@ -106,22 +108,14 @@ func (c *fileChecker) entry(k, v []byte) error {
 	case 's':
 		c.shares[sh] = true
 	case 'S':
-		snap, err := rd.Str()
-		if err != nil {
+		snap := f.Str()
+		if err := f.Err(); err != nil {
 			return err
 		}
 		c.shares[[2]string{acct, SnapshotNamespace(share, snap)}] = true
 	case 'k':
-		file, err := rd.Uint()
-		if err != nil {
-			return err
-		}
-		data, err := rd.Uint()
-		if err != nil {
-			return err
-		}
-		snap, err := rd.Str()
-		if err != nil {
+		file, data, snap := f.Uint(), f.Uint(), f.Str()
+		if err := f.Err(); err != nil {
 			return err
 		}
 		c.holds[holdRef{dataRef{fileRef{acct, share, file}, data}, snap}] = true
@@ -137,16 +131,9 @@ func (c *fileChecker) entry(k, v []byte) error {
 			c.uses[sh] = append(c.uses[sh], n.SMB.Permission)
 		}
 	case 'n':
-		parent, err := rd.Uint()
-		if err != nil {
-			return err
-		}
-		name, err := rd.Str()
-		if err != nil {
-			return err
-		}
+		parent, name := f.Uint(), f.Str()
 		var n Node
-		if err := record.Decode(v, &n); err != nil {
+		if err := errors.Join(f.Err(), record.Decode(v, &n)); err != nil {
 			return err
 		}
 		if n.ParentID != parent {
@@ -164,16 +151,9 @@ func (c *fileChecker) entry(k, v []byte) error {
 			c.files[ref] = &n
 		}
 	case 'x':
-		file, err := rd.Uint()
-		if err != nil {
-			return err
-		}
-		end, err := rd.Uint()
-		if err != nil {
-			return err
-		}
+		file, end := f.Uint(), f.Uint()
 		var e extent
-		if err := record.Decode(v, &e); err != nil {
+		if err := errors.Join(f.Err(), record.Decode(v, &e)); err != nil {
 			return err
 		}
 		if e.Offset+e.Size != int64(end) {
@@ -182,30 +162,15 @@ func (c *fileChecker) entry(k, v []byte) error {
 		ref := fileRef{acct, share, file}
 		c.extents[ref] = append(c.extents[ref], e)
 	case 'd':
-		file, err := rd.Uint()
-		if err != nil {
-			return err
-		}
-		data, err := rd.Uint()
-		if err != nil {
-			return err
-		}
-		idx, err := rd.Uint()
-		if err != nil {
+		file, data, idx := f.Uint(), f.Uint(), f.Uint()
+		if err := f.Err(); err != nil {
 			return err
 		}
 		c.Chunk(fileRef{acct, share, file}, data, idx, len(v))
 	case 'h':
-		node, err := rd.Uint()
-		if err != nil {
-			return err
-		}
-		id, err := rd.Uint()
-		if err != nil {
-			return err
-		}
+		node, id := f.Uint(), f.Uint()
 		h := new(Handle)
-		if err := record.Decode(v, h); err != nil {
+		if err := errors.Join(f.Err(), record.Decode(v, h)); err != nil {
 			return err
 		}
 		if h.FileID != node || h.ID != id {
@@ -214,20 +179,17 @@ func (c *fileChecker) entry(k, v []byte) error {
 		ref := fileRef{acct, share, node}
 		c.handles[ref] = append(c.handles[ref], h)
 	case 'u':
-		if _, err := rd.Uint(); err != nil {
-			return err
+		if f.Uint(); f.Err() != nil {
+			return f.Err()
 		}
 		if len(v) != 8 {
 			return fmt.Errorf("usage shard of %d bytes", len(v))
 		}
 		c.usage[sh] += counter.Decode(v)
 	case 'P':
-		key, err := rd.Str()
-		if err != nil {
-			return err
-		}
+		key := f.Str()
 		var p storedPermission
-		if err := record.Decode(v, &p); err != nil {
+		if err := errors.Join(f.Err(), record.Decode(v, &p)); err != nil {
 			return err
 		}
 		if !validSDDL(p.SDDL) || permissionKey(p.SDDL) != key {

@@ -70,3 +70,14 @@ func TestReadTagged(t *testing.T) {
 		}
 	}
 }
+
+func TestFields(t *testing.T) {
+	r, _ := NewReader(New("T").Str("a").Uint(7).Bytes([]byte{0, 1}), 1)
+	f := r.Fields()
+	if s, n, b := f.Str(), f.Uint(), f.Bytes(); s != "a" || n != 7 || !bytes.Equal(b, []byte{0, 1}) || f.Err() != nil {
+		t.Fatalf("Fields read %q %d %v, err %v", s, n, b, f.Err())
+	}
+	if n, s := f.Uint(), f.Str(); n != 0 || s != "" || f.Err() == nil {
+		t.Fatalf("reads past the end: %d %q, err %v", n, s, f.Err())
+	}
+}

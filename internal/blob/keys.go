@@ -77,17 +77,11 @@ func blockCountPrefix(acct, container, name string) tuple.Key {
 	return accountKey(acct).Raw("k").Str(container).Str(name)
 }
 
-func stagedKey(data uint64) tuple.Key { return tuple.New("Bs").Uint(data) }
-
+// stagedPrefix holds the registrations of uploads staged but not yet
+// committed, keyed by data object; garbagePrefix the pages of data
+// objects a commit freed, keyed by its version and page number. Both
+// registries belong to the content store (package extentstore).
 func stagedPrefix() tuple.Key { return tuple.New("Bs") }
-
-// garbageKey is page n of the data objects that the transaction of the
-// given version made unreferenced.
-func garbageKey(version uint64, n int) tuple.Key {
-	return garbageVersionPrefix(version).Uint(uint64(n))
-}
-
-func garbageVersionPrefix(version uint64) tuple.Key { return garbagePrefix().Uint(version) }
 
 func garbagePrefix() tuple.Key { return tuple.New("Bg") }
 

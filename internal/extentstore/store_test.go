@@ -69,16 +69,19 @@ func newStore(t *testing.T) *Store[owner] {
 	return New(kvs, testLayout, time.Now, slog.New(slog.DiscardHandler))
 }
 
-func count(t *testing.T, s kv.Store, prefix []byte) int {
+// left fails the test when a key under prefix is left, naming it.
+func left(t *testing.T, s kv.Store, prefix []byte, after string) {
 	t.Helper()
-	n := 0
-	err := s.View(t.Context(), func(r kv.Reader) error {
-		return r.Scan(prefix, kv.PrefixEnd(prefix), func(_, _ []byte) bool { n++; return true })
+	var key []byte
+	scanErr := s.View(t.Context(), func(r kv.Reader) error {
+		return r.Scan(prefix, kv.PrefixEnd(prefix), func(k, _ []byte) bool { key = append(key, k...); return false })
 	})
-	if err != nil {
-		t.Fatal(err)
+	switch {
+	case scanErr != nil:
+		t.Fatal(scanErr)
+	case key != nil:
+		t.Fatalf("key %q left after %s", key, after)
 	}
-	return n
 }
 
 // check runs the Checker over the whole test keyspace, the objects
@@ -87,24 +90,14 @@ func check(t *testing.T, s *Store[owner], refs map[uint64]int64) error {
 	t.Helper()
 	c := NewChecker(testLayout)
 	return c.Run(t.Context(), s, tuple.New("Xd"), func(k, v []byte) error {
-		rd, err := tuple.NewReader(k, 2)
+		rd, err := tuple.NewReader(k, len("Xd"))
 		if err != nil {
 			return err
 		}
-		o, err := rd.Str()
-		if err != nil {
-			return err
-		}
-		id, err := rd.Uint()
-		if err != nil {
-			return err
-		}
-		idx, err := rd.Uint()
-		if err != nil {
-			return err
-		}
+		f := rd.Fields()
+		o, id, idx := f.Str(), f.Uint(), f.Uint()
 		c.Chunk(owner(o), id, idx, len(v))
-		return nil
+		return f.Err()
 	}, func() {
 		for id, need := range refs {
 			c.Ref("o", id, fmt.Sprintf("ref %d", id), need)
@@ -146,9 +139,7 @@ func TestReceiveVerifiesAndPlaces(t *testing.T) {
 			if !errors.Is(err, framing) {
 				t.Fatalf("failed framing: %v", err)
 			}
-			if n := count(t, s, tuple.New("X")); n != 0 {
-				t.Fatalf("rejected uploads left %d keys", n)
-			}
+			left(t, s, tuple.New("X"), "rejected uploads")
 			p, err := s.Receive(t.Context(), "o", Upload{Body: bytes.NewReader(data), Length: int64(size), MD5: sum[:], CRC64: azhttp.CRC64(data)})
 			if err != nil {
 				t.Fatal(err)
@@ -165,9 +156,7 @@ func TestReceiveVerifiesAndPlaces(t *testing.T) {
 			if got := read(t, s, "o", p.ID(), 5, 10); !bytes.Equal(got, data[5:15]) {
 				t.Fatal("a range reads other bytes")
 			}
-			if n := count(t, s, testLayout.Staged); n != 0 {
-				t.Fatalf("%d staged registrations after placing", n)
-			}
+			left(t, s, testLayout.Staged, "placing")
 			if err := check(t, s, map[uint64]int64{p.ID(): int64(size)}); err != nil {
 				t.Fatal(err)
 			}
@@ -186,9 +175,7 @@ func TestDiscardAndSweep(t *testing.T) {
 		t.Fatalf("a staged object is not a violation: %v", err)
 	}
 	s.Discard(t.Context(), p)
-	if n := count(t, s, tuple.New("X")); n != 0 {
-		t.Fatalf("Discard left %d keys", n)
-	}
+	left(t, s, tuple.New("X"), "Discard")
 	// What a crash leaves staged goes with the sweep.
 	if _, err := s.Stage(t.Context(), "o", bytes.NewReader(data), int64(len(data)), false); err != nil {
 		t.Fatal(err)
@@ -196,9 +183,7 @@ func TestDiscardAndSweep(t *testing.T) {
 	if n, err := s.SweepStaged(t.Context()); err != nil || n != 1 {
 		t.Fatalf("sweep: %d, %v", n, err)
 	}
-	if n := count(t, s, tuple.New("X")); n != 0 {
-		t.Fatalf("the sweep left %d keys", n)
-	}
+	left(t, s, tuple.New("X"), "the sweep")
 	// A staged object the sweep reclaimed cannot be committed.
 	p, err = s.Stage(t.Context(), "o", bytes.NewReader(data), int64(len(data)), false)
 	if err != nil {
@@ -243,9 +228,7 @@ func TestFreeCollectsAfterCommit(t *testing.T) {
 		if want := n > inlineFrees; (registered > 0) != want {
 			t.Errorf("%d objects: registered %d pages", n, registered)
 		}
-		if left := count(t, s, tuple.New("X")); left != 0 {
-			t.Fatalf("%d objects freed: %d keys left", n, left)
-		}
+		left(t, s, tuple.New("X"), fmt.Sprintf("freeing %d objects", n))
 	}
 }
 

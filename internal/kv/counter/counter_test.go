@@ -1,7 +1,6 @@
 package counter
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
@@ -11,9 +10,8 @@ import (
 )
 
 func TestCounter(t *testing.T) {
-	ctx := context.Background()
-	store := memory.Open()
-	t.Cleanup(func() { _ = store.Close() })
+	ctx, store := t.Context(), memory.Open()
+	defer func() { _ = store.Close() }()
 	c, other := At(tuple.New("Tc").Str("a")), At(tuple.New("Tc").Str("b"))
 	sum := func(c Counter) int64 {
 		t.Helper()

@@ -64,3 +64,8 @@ func (registrations) ParseFreed(v []byte) (blobID, []uint64, error) {
 func (e extent) Span() extentstore.Span {
 	return extentstore.Span{Data: e.Data, DataOff: e.DataOff, Offset: e.Offset, Size: e.Size}
 }
+
+// WithSpan is a page blob extent narrowed to s (extentstore.Cut).
+func (e extent) WithSpan(s extentstore.Span) extent {
+	return extent{BlockID: e.BlockID, Data: s.Data, DataOff: s.DataOff, Offset: s.Offset, Size: s.Size}
+}

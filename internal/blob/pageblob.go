@@ -2,11 +2,11 @@ package blob
 
 import (
 	"context"
-	"errors"
 	"slices"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/extentstore"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
@@ -89,49 +89,13 @@ func (t *Tx) writePages(acct, container, name string, start, end int64, p *paylo
 // of overlapping extents outside it and deleting data objects nothing
 // references any more.
 func cutPages(tx kv.Txn, acct, container, name string, from, to int64) error {
-	prefix := extentsPrefix(acct, container, name)
-	var hit []extent
-	var failed error
-	// Page extents are keyed by end offset: the first with end > from is
-	// the first that can overlap.
-	err := tx.Scan(prefix.Uint(uint64(from+1)), kv.PrefixEnd(prefix), func(k, v []byte) bool {
-		e := extent{key: append([]byte(nil), k...)}
-		if failed = record.Decode(v, &e); failed != nil {
-			return false
-		}
-		if e.Offset >= to {
-			return false
-		}
-		hit = append(hit, e)
-		return true
-	})
-	if err := errors.Join(err, failed); err != nil {
+	dropped, err := extentstore.Cut[extent](tx, extentsPrefix(acct, container, name), from, to)
+	if err != nil {
 		return err
 	}
-	candidates := map[uint64]bool{}
-	for _, e := range hit {
-		if err := tx.Delete(e.key); err != nil {
-			return err
-		}
-		eEnd := e.Offset + e.Size
-		kept := false
-		if e.Offset < from {
-			left := extent{Data: e.Data, DataOff: e.DataOff, Offset: e.Offset, Size: from - e.Offset}
-			if err := record.Store(tx, extentSlot(acct, container, name, left), left); err != nil {
-				return err
-			}
-			kept = true
-		}
-		if eEnd > to {
-			right := extent{Data: e.Data, DataOff: e.DataOff + to - e.Offset, Offset: to, Size: eEnd - to}
-			if err := record.Store(tx, extentSlot(acct, container, name, right), right); err != nil {
-				return err
-			}
-			kept = true
-		}
-		if !kept {
-			candidates[e.Data] = true
-		}
+	candidates := make(map[uint64]bool, len(dropped))
+	for data := range dropped {
+		candidates[data] = true
 	}
 	return dropUnreferenced(tx, acct, container, name, candidates, "", true)
 }

@@ -56,7 +56,7 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 			ext := extentsOf(t, tx, f)
 			last := ext[len(ext)-1]
 			last.Offset += 100 << 10
-			if err := tx.Delete(last.key); err != nil {
+			if err := tx.Delete(extentKey(testAcct, "s", f.ID, last.Offset+last.Size)); err != nil {
 				return err
 			}
 			return record.Store(tx, extentKey(testAcct, "s", f.ID, last.Offset+last.Size), last)

@@ -28,3 +28,10 @@ func (f fileRef) String() string { return fmt.Sprintf("%s/%s file %d", f.acct, f
 func (e extent) Span() extentstore.Span {
 	return extentstore.Span{Data: e.Data, DataOff: e.DataOff, Offset: e.Offset, Size: e.Size}
 }
+
+// WithSpan is the extent narrowed to s, a part of its data object
+// (extentstore.Cut).
+func (e extent) WithSpan(s extentstore.Span) extent {
+	e.Data, e.DataOff, e.Offset, e.Size = s.Data, s.DataOff, s.Offset, s.Size
+	return e
+}

@@ -2,7 +2,6 @@ package file
 
 import (
 	"context"
-	"errors"
 	"io"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -117,60 +116,18 @@ func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, k
 }
 
 // overlapping returns the extents of a file that overlap [from, to), in
-// offset order. Extents are keyed by end offset: the first with an end
-// beyond from is the first that can overlap.
+// offset order.
 func overlapping(r kv.Reader, acct, share string, file uint64, from, to int64) ([]extent, error) {
-	p := extentsPrefix(acct, share, file)
-	var out []extent
-	var failed error
-	err := r.Scan(p.Uint(uint64(from+1)), kv.PrefixEnd(p), func(k, v []byte) bool {
-		e := extent{key: append([]byte(nil), k...)}
-		if failed = record.Decode(v, &e); failed != nil {
-			return false
-		}
-		if e.Offset >= to {
-			return false
-		}
-		out = append(out, e)
-		return true
-	})
-	return out, errors.Join(err, failed)
+	return extentstore.Overlapping[extent](r, extentsPrefix(acct, share, file), from, to)
 }
 
 // cutRange removes [from, to) from a file's extents, keeping the parts of
 // overlapping extents outside it, and deletes data objects that nothing,
 // no snapshot either, references any more.
 func cutRange(tx kv.Txn, acct, share string, file uint64, from, to int64) error {
-	hit, err := overlapping(tx, acct, share, file, from, to)
+	dropped, err := extentstore.Cut[extent](tx, extentsPrefix(acct, share, file), from, to)
 	if err != nil {
 		return err
-	}
-	dropped := map[uint64]extent{}
-	for _, e := range hit {
-		if err := tx.Delete(e.key); err != nil {
-			return err
-		}
-		end := e.Offset + e.Size
-		kept := false
-		if e.Offset < from {
-			left := e
-			left.Size = from - e.Offset
-			if err := record.Store(tx, extentKey(acct, share, file, from), left); err != nil {
-				return err
-			}
-			kept = true
-		}
-		if end > to {
-			right := e
-			right.DataOff, right.Offset, right.Size = e.DataOff+to-e.Offset, to, end-to
-			if err := record.Store(tx, extentKey(acct, share, file, end), right); err != nil {
-				return err
-			}
-			kept = true
-		}
-		if !kept {
-			dropped[e.Data] = e
-		}
 	}
 	unreferenced := map[uint64]bool{}
 	for data, e := range dropped {

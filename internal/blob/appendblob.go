@@ -47,7 +47,7 @@ func (s *Service) AppendBlock(ctx context.Context, acct, container, name string,
 	var offset int64
 	w, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
 		tx := t.tx
-		b, err := t.existingBlob(p.acct, p.container, p.blob, "", conditions.Write, pre)
+		b, err := t.existingBlob(p.Owner.acct, p.Owner.container, p.Owner.name, "", conditions.Write, pre)
 		if err != nil {
 			return err
 		}
@@ -56,25 +56,25 @@ func (s *Service) AppendBlock(ctx context.Context, acct, container, name string,
 			return azhttp.ErrInvalidBlobType
 		case b.Sealed:
 			return azhttp.ErrBlobIsSealed
-		case ac.MaxSize != nil && b.Size+p.size > *ac.MaxSize:
+		case ac.MaxSize != nil && b.Size+p.Size > *ac.MaxSize:
 			return azhttp.ErrMaxBlobSizeConditionNotMet
 		case ac.AppendPos != nil && b.Size != *ac.AppendPos:
 			return azhttp.ErrAppendPositionConditionNotMet
 		case b.Extents >= maxCommittedBlocks:
 			return azhttp.ErrBlockCountExceedsLimit
 		}
-		if err := p.place(tx); err != nil {
+		if err := p.Place(tx, tx.Version()); err != nil {
 			return err
 		}
 		offset = b.Size
-		if err := appendExtent(tx, p.acct, p.container, p.blob, b.Extents, extent{Data: p.data, Offset: offset, Size: p.size}); err != nil {
+		if err := appendExtent(tx, p.Owner.acct, p.Owner.container, p.Owner.name, b.Extents, extent{Data: p.ID(), Offset: offset, Size: p.Size}); err != nil {
 			return err
 		}
-		b.Size += p.size
+		b.Size += p.Size
 		b.Extents++
 		b.Version, b.Modified = tx.Version(), t.now
 		out = b
-		return record.Store(tx, blobKey(p.acct, p.container, p.blob), b)
+		return record.Store(tx, blobKey(p.Owner.acct, p.Owner.container, p.Owner.name), b)
 	})
 	if err != nil {
 		return nil, err

@@ -35,33 +35,33 @@ func (t *Tx) PutBlob(acct, container, name string, data []byte, h ContentHeaders
 	if len(data) > inlineLimit {
 		return nil, azhttp.ErrRequestBodyTooLarge
 	}
-	return t.putBlob(inlinePayload(acct, container, name, data), h, meta, tags, pre)
+	return t.putBlob(objects.Inline(blobID{acct, container, name}, data), h, meta, tags, pre)
 }
 
 func (t *Tx) putBlob(p *payload, h ContentHeaders, meta azhttp.Metadata, tags Tags, pre Preconditions) (*Blob, error) {
 	if h.ContentMD5 == nil {
-		h.ContentMD5 = p.md5
+		h.ContentMD5 = p.MD5
 	}
-	old, err := t.blobForWrite(p.acct, p.container, p.blob, conditions.Create, pre)
+	old, err := t.blobForWrite(p.Owner.acct, p.Owner.container, p.Owner.name, conditions.Create, pre)
 	if err != nil {
 		return nil, err
 	}
-	if err := p.place(t.tx); err != nil {
+	if err := p.Place(t.tx, t.tx.Version()); err != nil {
 		return nil, err
 	}
 	var extents []extent
-	if p.size > 0 {
-		extents = []extent{{Data: p.data, Size: p.size}}
+	if p.Size > 0 {
+		extents = []extent{{Data: p.ID(), Size: p.Size}}
 	}
-	rec := t.newRecord(old, p.size, h, meta)
+	rec := t.newRecord(old, p.Size, h, meta)
 	rec.Tags = tags
-	if err := t.keepPrevious(p.acct, p.container, p.blob, old, rec); err != nil {
+	if err := t.keepPrevious(p.Owner.acct, p.Owner.container, p.Owner.name, old, rec); err != nil {
 		return nil, err
 	}
-	if err := pre.Encryption.apply(t, p.acct, p.container, rec); err != nil {
+	if err := pre.Encryption.apply(t, p.Owner.acct, p.Owner.container, rec); err != nil {
 		return nil, err
 	}
-	if err := commitContent(t.tx, p.acct, p.container, p.blob, old, rec, extents); err != nil {
+	if err := commitContent(t.tx, p.Owner.acct, p.Owner.container, p.Owner.name, old, rec, extents); err != nil {
 		return nil, err
 	}
 	return rec, nil

@@ -28,23 +28,11 @@ type BlockInfo struct {
 
 // loadBlocks returns the blob's uncommitted blocks in block-ID order.
 func loadBlocks(r kv.Reader, acct, container, name string) ([]BlockInfo, error) {
-	p := blocksPrefix(acct, container, name)
 	var out []BlockInfo
-	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
-		rd, err := tuple.NewReader(k, len(p))
-		if err != nil {
-			return err
-		}
+	err := record.Each(r, blocksPrefix(acct, container, name), func(rd *tuple.Reader, b *block) error {
 		id, err := rd.Bytes()
-		if err != nil {
-			return err
-		}
-		var b block
-		if err := record.Decode(v, &b); err != nil {
-			return err
-		}
 		out = append(out, BlockInfo{ID: id, Size: b.Size, Data: b.Data})
-		return nil
+		return err
 	})
 	return out, err
 }
@@ -59,32 +47,32 @@ func (s *Service) PutBlock(ctx context.Context, acct, container, name string, id
 	}
 	w, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
 		tx := t.tx
-		current, err := t.blobForWrite(p.acct, p.container, p.blob, conditions.Write, Preconditions{LeaseID: leaseID})
+		current, err := t.blobForWrite(p.Owner.acct, p.Owner.container, p.Owner.name, conditions.Write, Preconditions{LeaseID: leaseID})
 		if err != nil {
 			return err
 		}
 		if current != nil && current.Type != blockBlob {
 			return azhttp.ErrInvalidBlobType
 		}
-		if err := checkBlockIDLength(tx, p.acct, p.container, p.blob, id); err != nil {
+		if err := checkBlockIDLength(tx, p.Owner.acct, p.Owner.container, p.Owner.name, id); err != nil {
 			return err
 		}
 		var replaced block
-		found, err := record.Load(tx, blockKey(p.acct, p.container, p.blob, id), &replaced)
+		found, err := record.Load(tx, blockKey(p.Owner.acct, p.Owner.container, p.Owner.name, id), &replaced)
 		if err != nil {
 			return err
 		}
 		if found {
-			if err := deleteData(tx, p.acct, p.container, p.blob, replaced.Data); err != nil {
+			if err := objects.Delete(tx, p.Owner, replaced.Data); err != nil {
 				return err
 			}
-		} else if err := countBlock(tx, p.acct, p.container, p.blob, id, near); err != nil {
+		} else if err := countBlock(tx, p.Owner.acct, p.Owner.container, p.Owner.name, id, near); err != nil {
 			return err
 		}
-		if err := p.place(tx); err != nil {
+		if err := p.Place(tx, tx.Version()); err != nil {
 			return err
 		}
-		return record.Store(tx, blockKey(p.acct, p.container, p.blob, id), block{Data: p.data, Size: p.size})
+		return record.Store(tx, blockKey(p.Owner.acct, p.Owner.container, p.Owner.name, id), block{Data: p.ID(), Size: p.Size})
 	})
 	if err != nil {
 		return nil, err

@@ -58,9 +58,7 @@ func (c *checker) versionEntry(tag byte, b blobID, rd *tuple.Reader, k, v []byte
 		c.kept.versionExts[b] = map[string][]extent{}
 	}
 	c.kept.versionExts[b][id] = append(c.kept.versionExts[b][id], exts...)
-	for _, e := range exts {
-		c.ref(b, e.Data, "extent of version "+id+" of "+b.String())
-	}
+	c.refExtents(b, exts, "extent of version "+id+" of "+b.String())
 	return nil
 }
 
@@ -84,7 +82,7 @@ func (c *checker) verifyKept() {
 			rec := k.versions[b][id]
 			switch {
 			case rec == nil:
-				c.fail("%s: extents of version %s without its record", b, id)
+				c.Fail("%s: extents of version %s without its record", b, id)
 			case rec.Type != pageBlob:
 				checkSequence(c, b.String()+" version "+id, rec, exts)
 			}
@@ -94,13 +92,13 @@ func (c *checker) verifyKept() {
 		for id, rec := range vers {
 			what := fmt.Sprintf("%s version %s", b, id)
 			if rec.VersionID != id {
-				c.fail("%s: record says version %q", what, rec.VersionID)
+				c.Fail("%s: record says version %q", what, rec.VersionID)
 			}
 			if cur := c.blobs[b]; cur != nil && cur.VersionID == id {
-				c.fail("%s: is also the blob's current version", what)
+				c.Fail("%s: is also the blob's current version", what)
 			}
 			if rec.Type != pageBlob && rec.Size > 0 && len(k.versionExts[b][id]) == 0 {
-				c.fail("%s: record says %d bytes; there are no extents", what, rec.Size)
+				c.Fail("%s: record says %d bytes; there are no extents", what, rec.Size)
 			}
 			checkDeletion(c, what, rec)
 		}
@@ -109,24 +107,24 @@ func (c *checker) verifyKept() {
 		for id, rec := range snaps {
 			what := fmt.Sprintf("%s snapshot %s", b, id)
 			if rec.DeletedBase && rec.Deleted.IsZero() {
-				c.fail("%s: a deleted blob's state that is not soft-deleted", what)
+				c.Fail("%s: a deleted blob's state that is not soft-deleted", what)
 			}
 			checkDeletion(c, what, rec)
 		}
 	}
 	for b, rec := range c.blobs {
 		if !rec.Deleted.IsZero() || rec.DeletedBase {
-			c.fail("%s: the blob itself is marked soft-deleted", b)
+			c.Fail("%s: the blob itself is marked soft-deleted", b)
 		}
 	}
 	for ct, what := range k.orphans {
 		if !k.retired[ct] {
-			c.fail("%s", what)
+			c.Fail("%s", what)
 		}
 	}
 	for ct := range k.moving {
 		if c.containers[ct] {
-			c.fail("%s/%s: a live container while a deleted one of the name moves", ct[0], ct[1])
+			c.Fail("%s/%s: a live container while a deleted one of the name moves", ct[0], ct[1])
 		}
 	}
 }
@@ -149,10 +147,10 @@ func (c *checker) retiredEntry(acct, name string, rd *tuple.Reader, v []byte) er
 		c.kept.retired[[2]string{acct, name}] = true
 		c.kept.moving[[2]string{acct, name}] = true
 	default:
-		c.fail("%s/%s version %s: unknown state %q", acct, name, version, rc.State)
+		c.Fail("%s/%s version %s: unknown state %q", acct, name, version, rc.State)
 	}
 	if rc.Purge.Before(rc.Deleted) {
-		c.fail("%s/%s version %s: deleted at %v, purged at %v", acct, name, version, rc.Deleted, rc.Purge)
+		c.Fail("%s/%s version %s: deleted at %v, purged at %v", acct, name, version, rc.Deleted, rc.Purge)
 	}
 	return nil
 }
@@ -166,7 +164,7 @@ func (c *checker) setAsideRetiredTags() {
 			continue
 		}
 		if len(c.tagIndex[b]) > 0 {
-			c.fail("blob %s of a deleted container has tag index entries", b)
+			c.Fail("blob %s of a deleted container has tag index entries", b)
 		}
 		c.tagIndex[b] = rec.Tags
 	}
@@ -174,6 +172,6 @@ func (c *checker) setAsideRetiredTags() {
 
 func checkDeletion(c *checker, what string, rec *Blob) {
 	if rec.Deleted.IsZero() != rec.Purge.IsZero() || !rec.Purge.IsZero() && rec.Purge.Before(rec.Deleted) {
-		c.fail("%s: deleted at %v, purged at %v", what, rec.Deleted, rec.Purge)
+		c.Fail("%s: deleted at %v, purged at %v", what, rec.Deleted, rec.Purge)
 	}
 }

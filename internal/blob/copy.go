@@ -71,7 +71,7 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 	var payloads []*payload
 	discardAll := func() {
 		for _, p := range payloads {
-			s.discard(ctx, p)
+			s.store.Discard(ctx, p)
 		}
 	}
 	err := s.store.View(ctx, func(r kv.Reader) error {
@@ -144,10 +144,10 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 		}
 		extents := make([]extent, len(payloads))
 		for i, p := range payloads {
-			if err := p.place(t.tx); err != nil {
+			if err := p.Place(t.tx, t.tx.Version()); err != nil {
 				return err
 			}
-			extents[i] = extent{BlockID: srcExtents[i].BlockID, Data: p.data, Offset: srcExtents[i].Offset, Size: p.size}
+			extents[i] = extent{BlockID: srcExtents[i].BlockID, Data: p.ID(), Offset: srcExtents[i].Offset, Size: p.Size}
 		}
 		meta := req.Metadata
 		if meta == nil {
@@ -185,9 +185,9 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 func (s *Service) stageExtent(ctx context.Context, r kv.Reader, src CopySource, e extent, req CopyRequest) (*payload, error) {
 	pr, pw := io.Pipe()
 	go func() {
-		pw.CloseWithError(readData(r, src.Acct, src.Container, src.Blob, e.Data, e.DataOff, e.Size, pw))
+		pw.CloseWithError(objects.Read(r, blobID{src.Acct, src.Container, src.Blob}, e.Data, e.DataOff, e.Size, pw))
 	}()
-	p, err := s.stageAll(ctx, req.Acct, req.Container, req.Blob, pr, e.Size, false)
+	p, err := s.store.Stage(ctx, blobID{req.Acct, req.Container, req.Blob}, pr, e.Size, false)
 	pr.CloseWithError(errors.New("copy ended"))
 	return p, err
 }

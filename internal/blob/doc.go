@@ -25,7 +25,9 @@
 // upload too large for one transaction is staged in its own transactions
 // and registered under Bs; the small metadata commit that makes it visible
 // removes the registration, a rejected commit deletes the staged data, and
-// a sweep at start-up removes what a crash left staged.
+// a sweep at start-up removes what a crash left staged. The content store
+// Blob shares with Files (package extentstore) does that work; this
+// package names its keys and registry records (objects.go).
 //
 // Service holds the rules and speaks no HTTP; NewHandler serves it on the
 // wire, translating each request into one Service call. Tx runs item
@@ -37,9 +39,9 @@
 // Every record that grows with a blob's block count stays within the kv
 // limits: extents of block and append blobs are packed 900 to a value
 // (extentpages.go); uncommitted blocks are dropped with one range delete
-// and counted in sharded keys (blockcount.go); and a commit that frees
+// and counted in a sharded counter (package counter, blockcount.go); and a commit that frees
 // more than a few data objects registers them under Bg, to be deleted
-// after it commits in transactions of bounded size (garbage.go).
+// after it commits in transactions of bounded size (package extentstore).
 // A blob's index tags live in its record (so a snapshot keeps the tags
 // it was taken with); every change to them also moves the blob's entries
 // under "Ba acct t", which Find Blobs by Tags scans (tags.go, findtags.go).

@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/extentstore"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
 const testAcct = "acct"
@@ -51,8 +53,16 @@ func countKeys(t *testing.T, store kv.Store, prefix []byte) int {
 
 // blobDataKeys counts the payload chunks stored for one blob.
 func blobDataKeys(t *testing.T, store kv.Store, container, name string) int {
-	return countKeys(t, store, accountKey(testAcct).Raw("d").Str(container).Str(name))
+	return countKeys(t, store, objects.Objects(blobID{testAcct, container, name}))
 }
+
+// dataPrefix is the key prefix of one data object's chunks.
+func dataPrefix(acct, container, name string, data uint64) tuple.Key {
+	return objects.Objects(blobID{acct, container, name}).Uint(data)
+}
+
+// stageTxnBytes is the content one staging transaction writes.
+const stageTxnBytes = extentstore.StageTxnBytes
 
 func contentOf(b []byte) Content {
 	return Content{Body: bytes.NewReader(b), Length: int64(len(b))}

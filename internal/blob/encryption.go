@@ -112,12 +112,12 @@ func (t *Tx) writeScope(acct, container, scope string) (string, error) {
 // and the two never come together.
 func checkEncryption(c *checker, what string, rec *Blob) {
 	if rec.KeySHA256 != nil && len(rec.KeySHA256) != 32 {
-		c.fail("%s: customer-provided key hash of %d bytes", what, len(rec.KeySHA256))
+		c.Fail("%s: customer-provided key hash of %d bytes", what, len(rec.KeySHA256))
 	}
 	if rec.EncryptionScope != "" && !validScopeName(rec.EncryptionScope) {
-		c.fail("%s: encryption scope %q", what, rec.EncryptionScope)
+		c.Fail("%s: encryption scope %q", what, rec.EncryptionScope)
 	}
 	if rec.KeySHA256 != nil && rec.EncryptionScope != "" {
-		c.fail("%s: both a customer-provided key and encryption scope %q", what, rec.EncryptionScope)
+		c.Fail("%s: both a customer-provided key and encryption scope %q", what, rec.EncryptionScope)
 	}
 }

@@ -72,30 +72,17 @@ func uncommittedPrefix(acct, container string) tuple.Key {
 	return accountKey(acct).Raw("u").Str(container)
 }
 
-// blockCountKey is one shard of the blob's uncommitted block count.
-func blockCountKey(acct, container, name string, shard uint32) tuple.Key {
-	return blockCountPrefix(acct, container, name).Uint(uint64(shard))
-}
-
+// blockCountPrefix holds the shards of the blob's uncommitted block
+// count (blockcount.go).
 func blockCountPrefix(acct, container, name string) tuple.Key {
 	return accountKey(acct).Raw("k").Str(container).Str(name)
 }
 
-func dataPrefix(acct, container, name string, data uint64) tuple.Key {
-	return accountKey(acct).Raw("d").Str(container).Str(name).Uint(data)
-}
-
-func stagedKey(data uint64) tuple.Key { return tuple.New(keyspace.BlobStaged).Uint(data) }
-
+// stagedPrefix holds the registrations of uploads staged but not yet
+// committed, keyed by data object; garbagePrefix the pages of data
+// objects a commit freed, keyed by its version and page number. Both
+// registries belong to the content store (package extentstore).
 func stagedPrefix() tuple.Key { return tuple.New(keyspace.BlobStaged) }
-
-// garbageKey is page n of the data objects that the transaction of the
-// given version made unreferenced.
-func garbageKey(version uint64, n int) tuple.Key {
-	return garbageVersionPrefix(version).Uint(uint64(n))
-}
-
-func garbageVersionPrefix(version uint64) tuple.Key { return garbagePrefix().Uint(version) }
 
 func garbagePrefix() tuple.Key { return tuple.New(keyspace.BlobGarbage) }
 

@@ -3,11 +3,9 @@ package blob
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"github.com/cerulean-db/cerulean/internal/kv/chunk"
-	"hash/fnv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -162,7 +160,6 @@ func seedBlocks(t *testing.T, store kv.Store, name string, from, to int) {
 	for lo := from; lo < to; lo += 2000 {
 		hi := min(lo+2000, to)
 		err := store.Update(t.Context(), func(tx kv.Txn) error {
-			counts := map[uint32]int64{}
 			for i := lo; i < hi; i++ {
 				id, data := testBlockID(i), 1<<63|uint64(i)
 				if err := tx.Set(chunk.Key(dataPrefix(testAcct, "c", name, data), 0), []byte{byte(i)}); err != nil {
@@ -171,17 +168,7 @@ func seedBlocks(t *testing.T, store kv.Store, name string, from, to int) {
 				if err := record.Store(tx, blockKey(testAcct, "c", name, id), block{Data: data, Size: 1}); err != nil {
 					return err
 				}
-				h := fnv.New32a()
-				h.Write(id)
-				counts[h.Sum32()%blockCountShards]++
-			}
-			for shard, n := range counts {
-				key := blockCountKey(testAcct, "c", name, shard)
-				v, err := tx.Get(key)
-				if err != nil && !errors.Is(err, kv.ErrNotFound) {
-					return err
-				}
-				if err := tx.Set(key, binary.BigEndian.AppendUint64(nil, uint64(decodeCount(v)+n))); err != nil {
+				if err := blockCount(testAcct, "c", name).Add(tx, id, 1); err != nil {
 					return err
 				}
 			}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/extentstore"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
@@ -35,7 +36,7 @@ func (s *Service) PutPages(ctx context.Context, acct, container, name string, st
 	var out *Blob
 	w, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
 		var err error
-		out, err = t.writePages(acct, container, name, start, start+p.size-1, p, sc, pre)
+		out, err = t.writePages(acct, container, name, start, start+p.Size-1, p, sc, pre)
 		return err
 	})
 	if err != nil {
@@ -76,10 +77,10 @@ func (t *Tx) writePages(acct, container, name string, start, end int64, p *paylo
 		if p == nil {
 			return nil
 		}
-		if err := p.place(t.tx); err != nil {
+		if err := p.Place(t.tx, t.tx.Version()); err != nil {
 			return err
 		}
-		e := extent{Data: p.data, Offset: start, Size: p.size}
+		e := extent{Data: p.ID(), Offset: start, Size: p.Size}
 		return record.Store(t.tx, extentSlot(acct, container, name, e), e)
 	})
 }
@@ -88,48 +89,13 @@ func (t *Tx) writePages(acct, container, name string, start, end int64, p *paylo
 // of overlapping extents outside it and deleting data objects nothing
 // references any more.
 func cutPages(tx kv.Txn, acct, container, name string, from, to int64) error {
-	prefix := extentsPrefix(acct, container, name)
-	var hit []extent
-	// Page extents are keyed by end offset: the first with end > from is
-	// the first that can overlap.
-	err := tx.Scan(prefix.Uint(uint64(from+1)), kv.PrefixEnd(prefix), func(k, v []byte) error {
-		e := extent{key: append([]byte(nil), k...)}
-		if err := record.Decode(v, &e); err != nil {
-			return err
-		}
-		if e.Offset >= to {
-			return kv.ErrStopScan
-		}
-		hit = append(hit, e)
-		return nil
-	})
+	dropped, err := extentstore.Cut[extent](tx, extentsPrefix(acct, container, name), from, to)
 	if err != nil {
 		return err
 	}
-	candidates := map[uint64]bool{}
-	for _, e := range hit {
-		if err := tx.Delete(e.key); err != nil {
-			return err
-		}
-		eEnd := e.Offset + e.Size
-		kept := false
-		if e.Offset < from {
-			left := extent{Data: e.Data, DataOff: e.DataOff, Offset: e.Offset, Size: from - e.Offset}
-			if err := record.Store(tx, extentSlot(acct, container, name, left), left); err != nil {
-				return err
-			}
-			kept = true
-		}
-		if eEnd > to {
-			right := extent{Data: e.Data, DataOff: e.DataOff + to - e.Offset, Offset: to, Size: eEnd - to}
-			if err := record.Store(tx, extentSlot(acct, container, name, right), right); err != nil {
-				return err
-			}
-			kept = true
-		}
-		if !kept {
-			candidates[e.Data] = true
-		}
+	candidates := make(map[uint64]bool, len(dropped))
+	for data := range dropped {
+		candidates[data] = true
 	}
 	return dropUnreferenced(tx, acct, container, name, candidates, "", true)
 }

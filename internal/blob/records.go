@@ -113,15 +113,6 @@ type block struct {
 	Size int64
 }
 
-// staged registers a data object written outside its commit transaction.
-type staged struct {
-	Account, Container, Blob string
-	Created                  time.Time
-	// Owner is the id of the process staging it (liveness); empty in
-	// registrations written before front ends shared a store.
-	Owner string `json:",omitempty"`
-}
-
 // loadContainer returns the container or ErrContainerNotFound.
 func loadContainer(r kv.Reader, acct, name string) (*Container, error) {
 	return record.Require[Container](r, containerKey(acct, name), azhttp.ErrContainerNotFound)

@@ -1,14 +1,14 @@
 package blob
 
 import (
-	"errors"
-	"github.com/cerulean-db/cerulean/internal/liveness"
 	"log/slog"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/extentstore"
 	"github.com/cerulean-db/cerulean/internal/lease"
+	"github.com/cerulean-db/cerulean/internal/liveness"
 )
 
 // Config is what a Service needs.
@@ -18,16 +18,16 @@ type Config = azhttp.ServiceConfig
 // rules of containers, blobs, blocks and pages over the kv store. It speaks
 // no HTTP; NewHandler serves it on the wire.
 type Service struct {
-	store collectingStore
+	// store is the kv store as the content store (package extentstore)
+	// wraps it: an update that frees many data objects deletes them
+	// once it has committed.
+	store *extentstore.Store[blobID]
 	// accounts are not a domain rule: the handler authenticates against
 	// them, and is built from the Service alone.
 	accounts *azhttp.Accounts
 	now      func() time.Time
 	log      *slog.Logger
-	// processes, when set, tells which server processes sharing the store
-	// are running, so that SweepStaged spares their uploads in progress.
-	processes *liveness.Registry
-	dp        dataProtection
+	dp       dataProtection
 	// bodies accounts for upload bytes held in memory (bodymemory.go).
 	bodies bodyMemory
 }
@@ -36,12 +36,12 @@ type Service struct {
 // SweepStaged reclaim only those whose process is gone. Without it,
 // SweepStaged takes every staged upload for abandoned, which is right only
 // for a store no other process uses.
-func (s *Service) UseProcesses(p *liveness.Registry) { s.processes = p }
+func (s *Service) UseProcesses(p *liveness.Registry) { s.store.UseProcesses(p) }
 
 // New returns a Service over cfg.Store.
 func New(cfg Config, opts ...Option) *Service {
 	cfg = cfg.WithDefaults()
-	s := &Service{store: collectingStore{Store: cfg.Store, log: cfg.Logger}, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
+	s := &Service{store: extentstore.New(cfg.Store, objects, cfg.Now, cfg.Logger), accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger}
 	for _, o := range opts {
 		o(&s.dp)
 	}
@@ -69,17 +69,7 @@ type Preconditions struct {
 // check evaluates conditional headers, mapping outcomes to Azure's errors;
 // exists is the error for If-None-Match: * on an existing resource.
 func check(c conditions.Conditions, kind conditions.Kind, st conditions.State, exists error) error {
-	err := c.Check(kind, st)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, conditions.ErrNotModified):
-		return azhttp.ErrNotModified
-	case errors.Is(err, conditions.ErrAlreadyExists):
-		return exists
-	default:
-		return azhttp.ErrConditionNotMet
-	}
+	return c.Answer(kind, st, conditions.Answers{NotModified: azhttp.ErrNotModified, AlreadyExists: exists, NotMet: azhttp.ErrConditionNotMet})
 }
 
 // checkBlob verifies a request against a blob (nil when absent): first the

@@ -179,7 +179,7 @@ func dropUnreferenced(tx kv.Txn, acct, container, name string, candidates map[ui
 	if err := keepVersionData(tx, acct, container, name, candidates, skip); err != nil {
 		return err
 	}
-	return freeData(tx, acct, container, name, candidates)
+	return objects.Free(tx, blobID{acct, container, name}, candidates)
 }
 
 // copyExtents copies the extent keys (pages or single extents) under from

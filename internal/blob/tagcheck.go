@@ -32,16 +32,16 @@ func (c *checker) verifyTagIndex() {
 	for b, rec := range c.blobs {
 		tags := rec.Tags
 		if valid, err := newTags(tags); err != nil || !slices.Equal(valid, tags) {
-			c.fail("blob %s: stored tags %v are not valid and sorted (%v)", b, tags, err)
+			c.Fail("blob %s: stored tags %v are not valid and sorted (%v)", b, tags, err)
 		}
 		// Index entries come in key order, which is the tags' sort order.
 		if got := c.tagIndex[b]; !slices.Equal(got, tags) {
-			c.fail("blob %s: tag index %v, record tags %v", b, got, tags)
+			c.Fail("blob %s: tag index %v, record tags %v", b, got, tags)
 		}
 	}
 	for b, got := range c.tagIndex {
 		if c.blobs[b] == nil {
-			c.fail("tag index entries %v for missing blob %s", got, b)
+			c.Fail("tag index entries %v for missing blob %s", got, b)
 		}
 	}
 }

@@ -139,27 +139,27 @@ func checkTier(c *checker, what string, rec *Blob) {
 	switch rec.Tier {
 	case "":
 		if !rec.TierChanged.IsZero() || rec.Rehydrate != nil {
-			c.fail("%s: no tier but a tier change time or rehydration", what)
+			c.Fail("%s: no tier but a tier change time or rehydration", what)
 		}
 		return
 	case tierHot, tierCool, tierCold, tierArchive:
 	default:
-		c.fail("%s: unknown tier %q", what, rec.Tier)
+		c.Fail("%s: unknown tier %q", what, rec.Tier)
 	}
 	if rec.Type != blockBlob {
-		c.fail("%s: a %s with tier %s", what, rec.Type, rec.Tier)
+		c.Fail("%s: a %s with tier %s", what, rec.Type, rec.Tier)
 	}
 	if rec.TierChanged.IsZero() {
-		c.fail("%s: tier %s without its change time", what, rec.Tier)
+		c.Fail("%s: tier %s without its change time", what, rec.Tier)
 	}
 	if p := rec.Rehydrate; p != nil {
 		switch {
 		case rec.Tier != tierArchive:
-			c.fail("%s: rehydrating from %s, not Archive", what, rec.Tier)
+			c.Fail("%s: rehydrating from %s, not Archive", what, rec.Tier)
 		case p.To != tierHot && p.To != tierCool && p.To != tierCold:
-			c.fail("%s: rehydrating to %q", what, p.To)
+			c.Fail("%s: rehydrating to %q", what, p.To)
 		case p.Priority != "Standard" && p.Priority != "High":
-			c.fail("%s: rehydrate priority %q", what, p.Priority)
+			c.Fail("%s: rehydrate priority %q", what, p.Priority)
 		}
 	}
 }

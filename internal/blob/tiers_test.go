@@ -24,8 +24,8 @@ func TestTierTransitions(t *testing.T) {
 		}
 		var c checker
 		checkTier(&c, what, b)
-		if len(c.violations) != 0 {
-			t.Fatalf("%s: %v", what, c.violations)
+		if len(c.Violations()) != 0 {
+			t.Fatalf("%s: %v", what, c.Violations())
 		}
 	}
 	step("archive", tierArchive, "Standard", t0, false, "")
@@ -64,8 +64,8 @@ func TestCheckTierFindsBadTiers(t *testing.T) {
 	} {
 		var c checker
 		checkTier(&c, "b", &tc.rec)
-		if len(c.violations) == 0 || !strings.Contains(c.violations[0], tc.want) {
-			t.Errorf("%+v: violations %v, want one mentioning %q", tc.rec, c.violations, tc.want)
+		if len(c.Violations()) == 0 || !strings.Contains(c.Violations()[0], tc.want) {
+			t.Errorf("%+v: violations %v, want one mentioning %q", tc.rec, c.Violations(), tc.want)
 		}
 	}
 }

@@ -89,6 +89,28 @@ func (c Conditions) Check(kind Kind, s State) error {
 	return nil
 }
 
+// Answers are a protocol's errors for the failures Check reports.
+type Answers struct {
+	NotModified   error // for ErrNotModified
+	AlreadyExists error // for ErrAlreadyExists
+	NotMet        error // for ErrConditionNotMet
+}
+
+// Answer evaluates c against s as Check does and answers a failure with
+// the protocol's error for it.
+func (c Conditions) Answer(kind Kind, s State, a Answers) error {
+	switch err := c.Check(kind, s); {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrNotModified):
+		return a.NotModified
+	case errors.Is(err, ErrAlreadyExists):
+		return a.AlreadyExists
+	default:
+		return a.NotMet
+	}
+}
+
 func matches(list []string, etag string) bool {
 	for _, e := range list {
 		if e == "*" || e == etag || strings.TrimPrefix(e, "W/") == etag {

@@ -73,3 +73,22 @@ func TestPrefixAndEmpty(t *testing.T) {
 		t.Fatalf("source condition not applied: %+v", c)
 	}
 }
+
+func TestAnswer(t *testing.T) {
+	a := Answers{NotModified: errors.New("304"), AlreadyExists: errors.New("409"), NotMet: errors.New("412")}
+	st := State{Exists: true, ETag: `"0x1"`}
+	for _, tc := range []struct {
+		c    Conditions
+		kind Kind
+		want error
+	}{
+		{Conditions{}, Write, nil},
+		{Conditions{IfNoneMatch: []string{`"0x1"`}}, Read, a.NotModified},
+		{Conditions{IfNoneMatch: []string{"*"}}, Create, a.AlreadyExists},
+		{Conditions{IfMatch: []string{`"0x2"`}}, Write, a.NotMet},
+	} {
+		if got := tc.c.Answer(tc.kind, st, a); got != tc.want {
+			t.Errorf("%+v kind %d: %v, want %v", tc.c, tc.kind, got, tc.want)
+		}
+	}
+}

@@ -2,19 +2,16 @@ package file
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/extentstore"
 	"github.com/cerulean-db/cerulean/internal/kv"
-	"github.com/cerulean-db/cerulean/internal/kv/chunk"
-	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
+	"github.com/cerulean-db/cerulean/internal/kv/counter"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
-
-// maxReported is how many violations CheckInvariants spells out.
-const maxReported = 10
 
 // fileRef names a file, or a directory, across accounts and shares.
 type fileRef struct {
@@ -56,8 +53,6 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 		files:   map[fileRef]*Node{},
 		parents: map[fileRef][]string{},
 		extents: map[fileRef][]extent{},
-		chunks:  map[dataRef][]int64{},
-		bytes:   map[dataRef]int64{},
 		holds:   map[holdRef]bool{},
 		nodes:   map[fileRef]nodePlace{},
 		handles: map[fileRef][]*Handle{},
@@ -65,25 +60,9 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 		perms:   map[[2]string]map[string]bool{},
 		uses:    map[[2]string][]string{},
 		locks:   map[fileRef][]*lockRecord{},
+		Checker: *extentstore.NewChecker(objects),
 	}
-	err := store.View(ctx, func(r kv.Reader) error {
-		p := tuple.New(keyspace.FileAccounts)
-		return r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
-			if err := c.entry(k, v); err != nil {
-				c.fail("key %q: %v", k, err)
-			}
-			return nil
-		})
-	})
-	if err != nil {
-		return fmt.Errorf("check invariants: %w", err)
-	}
-	c.verify()
-	if len(c.violations) == 0 {
-		return nil
-	}
-	shown := c.violations[:min(len(c.violations), maxReported)]
-	return fmt.Errorf("file invariants: %d violations:\n\t%s", len(c.violations), strings.Join(shown, "\n\t"))
+	return c.Run(ctx, store, tuple.New(accountTag), c.entry, c.verify)
 }
 
 type fileChecker struct {
@@ -93,18 +72,17 @@ type fileChecker struct {
 	files  map[fileRef]*Node
 	// parents are the directories records claim to sit under, with the
 	// names that claim them.
-	parents    map[fileRef][]string
-	extents    map[fileRef][]extent
-	chunks     map[dataRef][]int64 // chunk indexes, in key order
-	bytes      map[dataRef]int64
-	holds      map[holdRef]bool              // live share's data objects held by snapshots
-	nodes      map[fileRef]nodePlace         // every directory and file
-	handles    map[fileRef][]*Handle         // open handles by node
-	usage      map[[2]string]int64           // sum of each share's usage shards
-	perms      map[[2]string]map[string]bool // stored permission keys
-	uses       map[[2]string][]string        // explicit permissions of nodes
-	locks      map[fileRef][]*lockRecord     // byte-range locks by file
-	violations []string
+	parents map[fileRef][]string
+	extents map[fileRef][]extent
+	holds   map[holdRef]bool              // live share's data objects held by snapshots
+	nodes   map[fileRef]nodePlace         // every directory and file
+	handles map[fileRef][]*Handle         // open handles by node
+	usage   map[[2]string]int64           // sum of each share's usage shards
+	perms   map[[2]string]map[string]bool // stored permission keys
+	uses    map[[2]string][]string        // explicit permissions of nodes
+	locks   map[fileRef][]*lockRecord     // byte-range locks by file
+	// Checker checks the data objects and holds every violation.
+	extentstore.Checker[fileRef]
 }
 
 // nodePlace is where a node's record is keyed, as handles name it.
@@ -114,33 +92,15 @@ type nodePlace struct {
 	dir, pending bool
 }
 
-func (c *fileChecker) fail(format string, args ...any) {
-	c.violations = append(c.violations, fmt.Sprintf(format, args...))
-}
-
 // entry files one key of the Fa keyspace.
 func (c *fileChecker) entry(k, v []byte) error {
-	rd, err := tuple.NewReader(k, 2)
-	if err != nil {
+	acct, tag, rd, err := tuple.ReadTagged(k, accountTag)
+	if err != nil || tag == 'p' { // 'p': service properties
 		return err
 	}
-	acct, err := rd.Str()
-	if err != nil {
-		return err
-	}
-	at := len(accountKey(acct))
-	if at >= len(k) {
-		return tuple.ErrMalformed
-	}
-	tag := k[at]
-	if tag == 'p' { // service properties
-		return nil
-	}
-	if err := rd.Raw(1); err != nil {
-		return err
-	}
-	share, err := rd.Str()
-	if err != nil {
+	f := rd.Fields()
+	share := f.Str()
+	if err := f.Err(); err != nil {
 		return err
 	}
 	sh := [2]string{acct, share}
@@ -148,22 +108,14 @@ func (c *fileChecker) entry(k, v []byte) error {
 	case 's':
 		c.shares[sh] = true
 	case 'S':
-		snap, err := rd.Str()
-		if err != nil {
+		snap := f.Str()
+		if err := f.Err(); err != nil {
 			return err
 		}
 		c.shares[[2]string{acct, SnapshotNamespace(share, snap)}] = true
 	case 'k':
-		file, err := rd.Uint()
-		if err != nil {
-			return err
-		}
-		data, err := rd.Uint()
-		if err != nil {
-			return err
-		}
-		snap, err := rd.Str()
-		if err != nil {
+		file, data, snap := f.Uint(), f.Uint(), f.Str()
+		if err := f.Err(); err != nil {
 			return err
 		}
 		c.holds[holdRef{dataRef{fileRef{acct, share, file}, data}, snap}] = true
@@ -179,20 +131,13 @@ func (c *fileChecker) entry(k, v []byte) error {
 			c.uses[sh] = append(c.uses[sh], n.SMB.Permission)
 		}
 	case 'n':
-		parent, err := rd.Uint()
-		if err != nil {
-			return err
-		}
-		name, err := rd.Str()
-		if err != nil {
-			return err
-		}
+		parent, name := f.Uint(), f.Str()
 		var n Node
-		if err := record.Decode(v, &n); err != nil {
+		if err := errors.Join(f.Err(), record.Decode(v, &n)); err != nil {
 			return err
 		}
 		if n.ParentID != parent {
-			c.fail("%s/%s: %q records parent %d but is keyed under %d", acct, share, name, n.ParentID, parent)
+			c.Fail("%s/%s: %q records parent %d but is keyed under %d", acct, share, name, n.ParentID, parent)
 		}
 		c.parents[fileRef{acct, share, parent}] = append(c.parents[fileRef{acct, share, parent}], name)
 		if n.SMB.Permission != "" {
@@ -206,76 +151,49 @@ func (c *fileChecker) entry(k, v []byte) error {
 			c.files[ref] = &n
 		}
 	case 'x':
-		file, err := rd.Uint()
-		if err != nil {
-			return err
-		}
-		end, err := rd.Uint()
-		if err != nil {
-			return err
-		}
+		file, end := f.Uint(), f.Uint()
 		var e extent
-		if err := record.Decode(v, &e); err != nil {
+		if err := errors.Join(f.Err(), record.Decode(v, &e)); err != nil {
 			return err
 		}
 		if e.Offset+e.Size != int64(end) {
-			c.fail("%s/%s file %d: extent [%d,+%d) keyed by end %d", acct, share, file, e.Offset, e.Size, end)
+			c.Fail("%s/%s file %d: extent [%d,+%d) keyed by end %d", acct, share, file, e.Offset, e.Size, end)
 		}
 		ref := fileRef{acct, share, file}
 		c.extents[ref] = append(c.extents[ref], e)
 	case 'd':
-		file, err := rd.Uint()
-		if err != nil {
+		file, data, idx := f.Uint(), f.Uint(), f.Uint()
+		if err := f.Err(); err != nil {
 			return err
 		}
-		data, err := rd.Uint()
-		if err != nil {
-			return err
-		}
-		idx, err := rd.Uint()
-		if err != nil {
-			return err
-		}
-		ref := dataRef{fileRef{acct, share, file}, data}
-		c.chunks[ref] = append(c.chunks[ref], int64(idx))
-		c.bytes[ref] += int64(len(v))
+		c.Chunk(fileRef{acct, share, file}, data, idx, len(v))
 	case 'h':
-		node, err := rd.Uint()
-		if err != nil {
-			return err
-		}
-		id, err := rd.Uint()
-		if err != nil {
-			return err
-		}
+		node, id := f.Uint(), f.Uint()
 		h := new(Handle)
-		if err := record.Decode(v, h); err != nil {
+		if err := errors.Join(f.Err(), record.Decode(v, h)); err != nil {
 			return err
 		}
 		if h.FileID != node || h.ID != id {
-			c.fail("%s/%s: handle %d of node %d is keyed as handle %d of node %d", acct, share, h.ID, h.FileID, id, node)
+			c.Fail("%s/%s: handle %d of node %d is keyed as handle %d of node %d", acct, share, h.ID, h.FileID, id, node)
 		}
 		ref := fileRef{acct, share, node}
 		c.handles[ref] = append(c.handles[ref], h)
 	case 'u':
-		if _, err := rd.Uint(); err != nil {
-			return err
+		if f.Uint(); f.Err() != nil {
+			return f.Err()
 		}
 		if len(v) != 8 {
 			return fmt.Errorf("usage shard of %d bytes", len(v))
 		}
-		c.usage[sh] += decodeUsage(v)
+		c.usage[sh] += counter.Decode(v)
 	case 'P':
-		key, err := rd.Str()
-		if err != nil {
-			return err
-		}
+		key := f.Str()
 		var p storedPermission
-		if err := record.Decode(v, &p); err != nil {
+		if err := errors.Join(f.Err(), record.Decode(v, &p)); err != nil {
 			return err
 		}
 		if !validSDDL(p.SDDL) || permissionKey(p.SDDL) != key {
-			c.fail("%s/%s: permission key %q holds %q, whose key is %q", acct, share, key, p.SDDL, permissionKey(p.SDDL))
+			c.Fail("%s/%s: permission key %q holds %q, whose key is %q", acct, share, key, p.SDDL, permissionKey(p.SDDL))
 		}
 		if c.perms[sh] == nil {
 			c.perms[sh] = map[string]bool{}
@@ -292,109 +210,85 @@ func (c *fileChecker) entry(k, v []byte) error {
 func (c *fileChecker) verify() {
 	for sh := range c.shares {
 		if !c.roots[sh] {
-			c.fail("%s/%s: share has no root directory", sh[0], sh[1])
+			c.Fail("%s/%s: share has no root directory", sh[0], sh[1])
 		}
 		if base, _, ok := splitSnapshotNS(sh[1]); ok && !c.shares[[2]string{sh[0], base}] {
-			c.fail("%s/%s: snapshot outlives its share", sh[0], sh[1])
+			c.Fail("%s/%s: snapshot outlives its share", sh[0], sh[1])
 		}
 	}
 	for sh := range c.roots {
 		if !c.shares[sh] {
-			c.fail("%s/%s: root directory outlives its share", sh[0], sh[1])
+			c.Fail("%s/%s: root directory outlives its share", sh[0], sh[1])
 		}
 	}
 	c.verifyShareAccounting()
 	for parent, names := range c.parents {
 		if !c.dirs[parent] {
-			c.fail("%s/%s: %v sit under directory %d, which does not exist", parent.acct, parent.share, names, parent.id)
+			c.Fail("%s/%s: %v sit under directory %d, which does not exist", parent.acct, parent.share, names, parent.id)
 		}
 	}
-	referenced := map[dataRef]bool{}
 	named := map[holdRef]bool{} // holds that snapshot extents need
 	for ref, exts := range c.extents {
 		n := c.files[ref]
 		if n == nil {
-			c.fail("%s/%s: extents of file %d, which does not exist", ref.acct, ref.share, ref.id)
+			c.Fail("%s/%s: extents of file %d, which does not exist", ref.acct, ref.share, ref.id)
 			continue
 		}
 		sort.Slice(exts, func(i, j int) bool { return exts[i].Offset < exts[j].Offset })
 		prevEnd := int64(0)
 		for _, e := range exts {
 			if e.Offset < prevEnd || e.Size < 1 || e.Offset+e.Size > n.Size {
-				c.fail("%s/%s file %d: extent [%d,+%d) overlaps another or lies outside size %d", ref.acct, ref.share, ref.id, e.Offset, e.Size, n.Size)
+				c.Fail("%s/%s file %d: extent [%d,+%d) overlaps another or lies outside size %d", ref.acct, ref.share, ref.id, e.Offset, e.Size, n.Size)
 			}
 			prevEnd = e.Offset + e.Size
 			// Data objects live under the live share, snapshots' too.
 			base, snap, inSnapshot := splitSnapshotNS(ref.share)
-			d := dataRef{fileRef{ref.acct, base, ref.id}, e.Data}
-			referenced[d] = true
+			owner := fileRef{ref.acct, base, ref.id}
+			d := dataRef{owner, e.Data}
+			c.RefSized(owner, e.Data, fmt.Sprintf("%s/%s file %d: extent at %d", ref.acct, ref.share, ref.id, e.Offset), e.DataSize)
 			if inSnapshot {
 				h := holdRef{d, snap}
 				named[h] = true
 				if !c.holds[h] {
-					c.fail("%s/%s file %d: snapshot extent at %d names data %d, which the snapshot does not hold", ref.acct, ref.share, ref.id, e.Offset, e.Data)
+					c.Fail("%s/%s file %d: snapshot extent at %d names data %d, which the snapshot does not hold", ref.acct, ref.share, ref.id, e.Offset, e.Data)
 				}
 			}
 			if e.DataOff < 0 || e.DataOff+e.Size > e.DataSize {
-				c.fail("%s/%s file %d: extent at %d reads [%d,+%d) of data %d, sized %d", ref.acct, ref.share, ref.id, e.Offset, e.DataOff, e.Size, e.Data, e.DataSize)
-			}
-			if want := chunksFor(e.DataSize); !sameChunks(c.chunks[d], want) || c.bytes[d] != e.DataSize {
-				c.fail("%s/%s file %d: data %d has chunks %v holding %d bytes, want 0..%d holding %d", ref.acct, ref.share, ref.id, e.Data, c.chunks[d], c.bytes[d], want-1, e.DataSize)
+				c.Fail("%s/%s file %d: extent at %d reads [%d,+%d) of data %d, sized %d", ref.acct, ref.share, ref.id, e.Offset, e.DataOff, e.Size, e.Data, e.DataSize)
 			}
 		}
 	}
 	c.verifyHandles()
 	c.verifyLocks()
-	for d := range c.chunks {
-		if !referenced[d] {
-			c.fail("%s/%s file %d: data %d is referenced by no extent", d.file.acct, d.file.share, d.file.id, d.data)
-		}
-	}
 	for h := range c.holds {
 		if !named[h] {
-			c.fail("%s/%s file %d: snapshot %s holds data %d, which none of its extents names", h.data.file.acct, h.data.file.share, h.data.file.id, h.snapshot, h.data.data)
+			c.Fail("%s/%s file %d: snapshot %s holds data %d, which none of its extents names", h.data.file.acct, h.data.file.share, h.data.file.id, h.snapshot, h.data.data)
 		}
 	}
-}
-
-// chunksFor is how many chunks hold a data object of size bytes.
-func chunksFor(size int64) int64 { return (size + chunk.Size - 1) / chunk.Size }
-
-// sameChunks reports whether got is exactly 0..want-1.
-func sameChunks(got []int64, want int64) bool {
-	if int64(len(got)) != want {
-		return false
-	}
-	for i, idx := range got {
-		if idx != int64(i) {
-			return false
-		}
-	}
-	return true
 }
 
 func (c *fileChecker) verifyHandles() {
 	for ref, hs := range c.handles {
 		at, ok := c.nodes[ref]
 		if !ok {
-			c.fail("%s/%s: %d handles open on node %d, which does not exist", ref.acct, ref.share, len(hs), ref.id)
+			c.Fail("%s/%s: %d handles open on node %d, which does not exist", ref.acct, ref.share, len(hs), ref.id)
 			continue
 		}
 		for i, h := range hs {
 			if h.ParentID != at.parent || h.Name != at.name || h.Dir != at.dir {
-				c.fail("%s/%s: handle %d names node %d as %q under %d (dir %v), but it is %q under %d (dir %v)",
+				c.Fail("%s/%s: handle %d names node %d as %q under %d (dir %v), but it is %q under %d (dir %v)",
 					ref.acct, ref.share, h.ID, ref.id, h.Name, h.ParentID, h.Dir, at.name, at.parent, at.dir)
 			}
 			for _, o := range hs[:i] {
 				if conflicts(h.Access, h.ShareAccess, o.Access, o.ShareAccess) {
-					c.fail("%s/%s: handles %d and %d on node %d deny each other's access", ref.acct, ref.share, o.ID, h.ID, ref.id)
+					c.Fail("%s/%s: handles %d and %d on node %d deny each other's access", ref.acct, ref.share, o.ID, h.ID, ref.id)
 				}
 			}
 		}
 	}
 	for ref, at := range c.nodes {
 		if at.pending && len(c.handles[ref]) == 0 {
-			c.fail("%s/%s: node %d is delete-pending with no handle open", ref.acct, ref.share, ref.id)
+			c.Fail("%s/%s: node %d is delete-pending with no handle open", ref.acct, ref.share, ref.id)
 		}
 	}
 }
@@ -409,12 +303,12 @@ func (c *fileChecker) verifyShareAccounting() {
 	}
 	for sh := range c.usage {
 		if !c.shares[sh] {
-			c.fail("%s/%s: usage outlives its share", sh[0], sh[1])
+			c.Fail("%s/%s: usage outlives its share", sh[0], sh[1])
 		}
 	}
 	for sh := range c.perms {
 		if !c.shares[sh] {
-			c.fail("%s/%s: stored permissions outlive their share", sh[0], sh[1])
+			c.Fail("%s/%s: stored permissions outlive their share", sh[0], sh[1])
 		}
 	}
 	for sh := range c.shares {
@@ -424,11 +318,11 @@ func (c *fileChecker) verifyShareAccounting() {
 		if base, _, ok := splitSnapshotNS(sh[1]); ok {
 			stored = [2]string{sh[0], base}
 		} else if c.usage[sh] != sizes[sh] {
-			c.fail("%s/%s: usage is %d bytes but its files hold %d", sh[0], sh[1], c.usage[sh], sizes[sh])
+			c.Fail("%s/%s: usage is %d bytes but its files hold %d", sh[0], sh[1], c.usage[sh], sizes[sh])
 		}
 		for _, p := range c.uses[sh] {
 			if !c.perms[stored][permissionKey(p)] {
-				c.fail("%s/%s: permission %q is set but not stored under key %q", sh[0], sh[1], p, permissionKey(p))
+				c.Fail("%s/%s: permission %q is set but not stored under key %q", sh[0], sh[1], p, permissionKey(p))
 			}
 		}
 	}
@@ -448,10 +342,10 @@ func (c *fileChecker) lock(acct, share string, rd *tuple.Reader, v []byte) error
 		return err
 	}
 	if string(lockKey(acct, share, parts[0], l.Handle, l.Offset, l.Length, l.Exclusive)) != string(lockKey(acct, share, parts[0], parts[1], parts[2], parts[3], parts[4] == 1)) || parts[4] > 1 {
-		c.fail("%s/%s file %d: lock %+v is keyed as %v", acct, share, parts[0], *l, parts)
+		c.Fail("%s/%s file %d: lock %+v is keyed as %v", acct, share, parts[0], *l, parts)
 	}
 	if l.Count < 1 || !validLockRange(l.Offset, l.Length) {
-		c.fail("%s/%s file %d: lock %+v has no count or runs past the largest offset", acct, share, parts[0], *l)
+		c.Fail("%s/%s file %d: lock %+v has no count or runs past the largest offset", acct, share, parts[0], *l)
 	}
 	ref := fileRef{acct, share, parts[0]}
 	c.locks[ref] = append(c.locks[ref], l)
@@ -469,13 +363,13 @@ func (c *fileChecker) verifyLocks() {
 			}
 			switch {
 			case h == nil:
-				c.fail("%s/%s file %d: lock [%d,+%d) held through handle %d, which is not open on it", ref.acct, ref.share, ref.id, l.Offset, l.Length, l.Handle)
+				c.Fail("%s/%s file %d: lock [%d,+%d) held through handle %d, which is not open on it", ref.acct, ref.share, ref.id, l.Offset, l.Length, l.Handle)
 			case h.Dir:
-				c.fail("%s/%s directory %d: lock [%d,+%d) on a directory", ref.acct, ref.share, ref.id, l.Offset, l.Length)
+				c.Fail("%s/%s directory %d: lock [%d,+%d) on a directory", ref.acct, ref.share, ref.id, l.Offset, l.Length)
 			}
 			for _, o := range ls[:i] {
 				if o.Handle != l.Handle && (o.blocks(l.Offset, l.Length, l.Exclusive, true, l.Handle) || l.blocks(o.Offset, o.Length, o.Exclusive, true, o.Handle)) {
-					c.fail("%s/%s file %d: locks of handles %d and %d conflict", ref.acct, ref.share, ref.id, o.Handle, l.Handle)
+					c.Fail("%s/%s file %d: locks of handles %d and %d conflict", ref.acct, ref.share, ref.id, o.Handle, l.Handle)
 				}
 			}
 		}

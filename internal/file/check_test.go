@@ -8,6 +8,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
 // layout builds a share with a directory, a file with two ranges (one cut
@@ -48,14 +49,14 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 			ext := extentsOf(t, tx, f)
 			return tx.Delete(chunk.Key(dataPrefix(testAcct, "s", f.ID, ext[0].Data), 1))
 		}},
-		{"orphan data", "referenced by no extent", func(tx kv.Txn, f *Node) error {
+		{"orphan data", "referenced by nothing", func(tx kv.Txn, f *Node) error {
 			return chunk.Write(tx, dataPrefix(testAcct, "s", f.ID, 999), 0, []byte("stray"))
 		}},
 		{"extent beyond size", "outside size", func(tx kv.Txn, f *Node) error {
 			ext := extentsOf(t, tx, f)
 			last := ext[len(ext)-1]
 			last.Offset += 100 << 10
-			if err := tx.Delete(last.key); err != nil {
+			if err := tx.Delete(extentKey(testAcct, "s", f.ID, last.Offset+last.Size)); err != nil {
 				return err
 			}
 			return record.Store(tx, extentKey(testAcct, "s", f.ID, last.Offset+last.Size), last)
@@ -94,4 +95,9 @@ func extentsOf(t *testing.T, r kv.Reader, f *Node) []extent {
 func wipe(tx kv.Txn) error {
 	p := accountKey(testAcct)
 	return tx.DeleteRange(p, kv.PrefixEnd(p))
+}
+
+// dataPrefix is the key prefix of one data object's chunks.
+func dataPrefix(acct, share string, file, data uint64) tuple.Key {
+	return objects.Objects(dataOwner(acct, share, file)).Uint(data)
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
-	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/lease"
 )
@@ -247,14 +246,14 @@ func (t *Tx) copyBatch(req CopyRequest, r kv.Reader, src *Node, copyID string, p
 	n := l.node
 	for _, p := range pieces {
 		var buf bytes.Buffer
-		if err := readData(r, req.SrcAcct, req.SrcShare, src.ID, p.Data, p.DataOff, p.Size, &buf); err != nil {
+		if err := objects.Read(r, dataOwner(req.SrcAcct, req.SrcShare, src.ID), p.Data, p.DataOff, p.Size, &buf); err != nil {
 			return nil, err
 		}
 		id, err := t.newID()
 		if err != nil {
 			return nil, err
 		}
-		if err := chunk.Write(t.tx, dataPrefix(req.Acct, req.Share, n.ID, id), 0, buf.Bytes()); err != nil {
+		if err := objects.Write(t.tx, dataOwner(req.Acct, req.Share, n.ID), id, buf.Bytes()); err != nil {
 			return nil, err
 		}
 		e := extent{Data: id, Offset: p.Offset, Size: p.Size, DataSize: p.Size}

@@ -34,7 +34,9 @@
 // are found by one scan from its start. A write or clear cuts what it
 // overlaps, keeping the outer parts, and deletes data objects nothing
 // references any more. Bytes no extent covers read as zeros, so a 4 TiB
-// file costs one record until it is written.
+// file costs one record until it is written. Data objects are written,
+// read, freed and checked through the content store Blob shares (package
+// extentstore, objects.go), which also verifies a Put Range's digests.
 //
 // A share snapshot (snapshots.go) copies the share's r, n and x records,
 // in one transaction, under the namespace "share@snapshot-time", which no
@@ -108,8 +110,8 @@
 // does.
 //
 // A share's usage is the sum of its files' sizes (not the bytes written
-// into them), kept in 64 counter shards so that creates and deletes in one
-// share seldom conflict; creating or growing a file past the share's quota
+// into them), kept in a sharded counter (package counter) so that creates
+// and deletes in one share seldom conflict; creating or growing a file past the share's quota
 // is ShareSizeLimitReached (usage.go). A share's lease (package lease,
 // 15 to 60 s or infinite) guards only its deletion; its stored access
 // policies live in its record, where a service SAS's si is looked up.

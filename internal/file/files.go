@@ -104,7 +104,7 @@ func (t *Tx) createFile(acct, share, path string, size int64, h ContentHeaders, 
 // dropContent deletes every extent of a file and its data objects, but
 // those a snapshot holds.
 func (t *Tx) dropContent(acct, share string, id uint64) error {
-	x, d := extentsPrefix(acct, share, id), filePayloadPrefix(acct, share, id)
+	x, owner := extentsPrefix(acct, share, id), dataOwner(acct, share, id)
 	held, err := heldData(t.r, acct, share, id)
 	if err != nil {
 		return err
@@ -122,14 +122,13 @@ func (t *Tx) dropContent(acct, share string, id uint64) error {
 				continue
 			}
 			held[e.Data] = true // deleted once
-			p := dataPrefix(acct, share, id, e.Data)
-			if err := t.tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
+			if err := objects.Delete(t.tx, owner, e.Data); err != nil {
 				return err
 			}
 		}
 		return t.tx.DeleteRange(x, kv.PrefixEnd(x))
 	}
-	return kv.DeletePrefixes(t.tx, x, d)
+	return kv.DeletePrefixes(t.tx, x, objects.Objects(owner))
 }
 
 // GetFileProperties returns a file's record.

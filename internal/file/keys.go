@@ -3,6 +3,7 @@ package file
 import (
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
+	"github.com/cerulean-db/cerulean/internal/kv/counter"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -52,10 +53,6 @@ func filePayloadPrefix(acct, share string, file uint64) tuple.Key {
 	return accountKey(acct).Raw("d").Str(baseShare(share)).Uint(file)
 }
 
-func dataPrefix(acct, share string, file, data uint64) tuple.Key {
-	return filePayloadPrefix(acct, share, file).Uint(data)
-}
-
 // handlesPrefix covers the open handles of the directory or file with
 // the given ID.
 func handlesPrefix(acct, share string, node uint64) tuple.Key {
@@ -78,10 +75,10 @@ func shareRanges(acct, share string) [][2][]byte {
 	return out
 }
 
-// usageKey is one shard of a share's usage counter: the bytes its files
-// hold, as a signed big-endian delta sum (see usage.go).
-func usageKey(acct, share string, shard uint32) tuple.Key {
-	return accountKey(acct).Raw("u").Str(share).Uint(uint64(shard))
+// usageCounter is a share's usage: the bytes its files hold, counted in
+// the shards "Fa acct u share shard" (see usage.go).
+func usageCounter(acct, share string) counter.Counter {
+	return counter.At(accountKey(acct).Raw("u").Str(share))
 }
 
 // permissionKeyKey is where the SDDL a permission key names is stored.

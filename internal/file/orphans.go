@@ -28,23 +28,13 @@ func (s *Service) SweepOrphanHandles(ctx context.Context) (int, error) {
 	var found []orphan
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		for _, acct := range s.accounts.Names() {
-			p := accountKey(acct).Raw("h")
-			err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
-				rd, err := tuple.NewReader(k, len(p))
-				if err != nil {
-					return err
-				}
+			err := record.Each(r, accountKey(acct).Raw("h"), func(rd *tuple.Reader, h *Handle) error {
 				share, err := rd.Str()
 				if err != nil {
 					return err
 				}
-				var h Handle
-				if err := record.Decode(v, &h); err != nil {
-					return err
-				}
 				if s.processes != nil {
-					alive, err := s.processes.Alive(r, h.Owner)
-					if err != nil || alive {
+					if alive, err := s.processes.Alive(r, h.Owner); err != nil || alive {
 						return err
 					}
 				}

@@ -1,15 +1,11 @@
 package file
 
 import (
-	"bytes"
 	"context"
-	"crypto/md5"
-	"errors"
-	"fmt"
-	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"io"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/extentstore"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
@@ -42,8 +38,6 @@ type Written struct {
 	ContentCRC64 []byte
 }
 
-var errMD5Mismatch = azhttp.ErrMd5Mismatch.WithMessage("The MD5 value specified in the request did not match with the MD5 value calculated by the server.")
-
 // PutRange writes c's content at offset of a file, after verifying c.MD5
 // and c.CRC64.
 // The range must lie within the file's size.
@@ -51,25 +45,14 @@ func (s *Service) PutRange(ctx context.Context, acct, share, path string, offset
 	if c.Length < 1 || c.Length > MaxPutRange {
 		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A Put Range writes 1 byte to 4 MiB.")
 	}
-	data := make([]byte, c.Length)
-	if _, err := io.ReadFull(c.Body, data); err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			return nil, azhttp.ErrInvalidInput.WithMessage("The request body is shorter than its Content-Length.")
-		}
-		return nil, fmt.Errorf("read body: %w", err)
-	}
-	sum := md5.Sum(data)
-	if c.MD5 != nil && !bytes.Equal(c.MD5, sum[:]) {
-		return nil, errMD5Mismatch
-	}
-	var crc []byte
-	if c.CRC64 != nil {
-		if crc = azhttp.CRC64(data); !bytes.Equal(c.CRC64, crc) {
-			return nil, azhttp.ErrCrc64Mismatch
-		}
+	// The content store reads and verifies the bytes; they are written
+	// by the transaction that finds the file.
+	data, sums, err := extentstore.Upload{Body: c.Body, Length: c.Length, MD5: c.MD5, CRC64: c.CRC64}.Read()
+	if err != nil {
+		return nil, err
 	}
 	var out *Node
-	err := s.Update(ctx, func(t *Tx) error {
+	err = s.Update(ctx, func(t *Tx) error {
 		var err error
 		out, err = t.writeRange(acct, share, path, offset, offset+int64(len(data)), data, c.KeepLastWriteTime, pre)
 		return err
@@ -77,7 +60,7 @@ func (s *Service) PutRange(ctx context.Context, acct, share, path string, offset
 	if err != nil {
 		return nil, err
 	}
-	return &Written{File: out, ContentMD5: sum[:], ContentCRC64: crc}, nil
+	return &Written{File: out, ContentMD5: sums.MD5, ContentCRC64: sums.CRC64}, nil
 }
 
 // PutRange writes data at offset of a file inside t's transaction.
@@ -124,7 +107,7 @@ func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, k
 		if err != nil {
 			return err
 		}
-		if err := chunk.Write(t.tx, dataPrefix(acct, share, n.ID, id), 0, data); err != nil {
+		if err := objects.Write(t.tx, dataOwner(acct, share, n.ID), id, data); err != nil {
 			return err
 		}
 		e := extent{Data: id, Offset: from, Size: to - from, DataSize: to - from}
@@ -133,60 +116,20 @@ func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, k
 }
 
 // overlapping returns the extents of a file that overlap [from, to), in
-// offset order. Extents are keyed by end offset: the first with an end
-// beyond from is the first that can overlap.
+// offset order.
 func overlapping(r kv.Reader, acct, share string, file uint64, from, to int64) ([]extent, error) {
-	p := extentsPrefix(acct, share, file)
-	var out []extent
-	err := r.Scan(p.Uint(uint64(from+1)), kv.PrefixEnd(p), func(k, v []byte) error {
-		e := extent{key: append([]byte(nil), k...)}
-		if err := record.Decode(v, &e); err != nil {
-			return err
-		}
-		if e.Offset >= to {
-			return kv.ErrStopScan
-		}
-		out = append(out, e)
-		return nil
-	})
-	return out, err
+	return extentstore.Overlapping[extent](r, extentsPrefix(acct, share, file), from, to)
 }
 
 // cutRange removes [from, to) from a file's extents, keeping the parts of
 // overlapping extents outside it, and deletes data objects that nothing,
 // no snapshot either, references any more.
 func cutRange(tx kv.Txn, acct, share string, file uint64, from, to int64) error {
-	hit, err := overlapping(tx, acct, share, file, from, to)
+	dropped, err := extentstore.Cut[extent](tx, extentsPrefix(acct, share, file), from, to)
 	if err != nil {
 		return err
 	}
-	dropped := map[uint64]extent{}
-	for _, e := range hit {
-		if err := tx.Delete(e.key); err != nil {
-			return err
-		}
-		end := e.Offset + e.Size
-		kept := false
-		if e.Offset < from {
-			left := e
-			left.Size = from - e.Offset
-			if err := record.Store(tx, extentKey(acct, share, file, from), left); err != nil {
-				return err
-			}
-			kept = true
-		}
-		if end > to {
-			right := e
-			right.DataOff, right.Offset, right.Size = e.DataOff+to-e.Offset, to, end-to
-			if err := record.Store(tx, extentKey(acct, share, file, end), right); err != nil {
-				return err
-			}
-			kept = true
-		}
-		if !kept {
-			dropped[e.Data] = e
-		}
-	}
+	unreferenced := map[uint64]bool{}
 	for data, e := range dropped {
 		// A piece may survive in the file, or a snapshot may hold it.
 		referenced, err := dataInUse(tx, acct, share, file, data, e.Offset-e.DataOff, e.DataSize)
@@ -194,13 +137,10 @@ func cutRange(tx kv.Txn, acct, share string, file uint64, from, to int64) error 
 			return err
 		}
 		if !referenced {
-			p := dataPrefix(acct, share, file, data)
-			if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
-				return err
-			}
+			unreferenced[data] = true
 		}
 	}
-	return nil
+	return objects.Free(tx, dataOwner(acct, share, file), unreferenced)
 }
 
 // Range is an inclusive byte range of a file.
@@ -308,27 +248,5 @@ func (s *Service) GetFile(ctx context.Context, acct, share, path string, rng *Ra
 
 // Stream writes the download's bytes to w; unwritten bytes read as zeros.
 func (d *Download) Stream(w io.Writer) error {
-	off, end := d.Offset, d.Offset+d.Length
-	for _, e := range d.extents {
-		if e.Offset > off {
-			if err := chunk.Zeros(w, e.Offset-off); err != nil {
-				return err
-			}
-			off = e.Offset
-		}
-		take := min(e.Offset+e.Size, end) - off
-		if take <= 0 {
-			continue
-		}
-		if err := readData(d.r, d.acct, d.shr, d.File.ID, e.Data, e.DataOff+off-e.Offset, take, w); err != nil {
-			return err
-		}
-		off += take
-	}
-	return chunk.Zeros(w, end-off)
-}
-
-// readData writes n bytes of a data object from offset from to w.
-func readData(r kv.Reader, acct, share string, file, data uint64, from, n int64, w io.Writer) error {
-	return chunk.Read(r, dataPrefix(acct, share, file, data), from, n, w)
+	return extentstore.Stream(objects, d.r, dataOwner(d.acct, d.shr, d.File.ID), d.extents, d.Offset, d.Length, w)
 }

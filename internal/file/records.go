@@ -108,8 +108,6 @@ type extent struct {
 	// DataSize is the whole data object's size: every piece of it lies in
 	// [Offset-DataOff, Offset-DataOff+DataSize).
 	DataSize int64
-
-	key []byte // where the extent is stored
 }
 
 func (n *Node) state() conditions.State {

@@ -124,15 +124,5 @@ type Preconditions struct {
 
 // check evaluates conditional headers, mapping outcomes to Azure's errors.
 func check(pre Preconditions, kind conditions.Kind, st conditions.State, exists error) error {
-	err := pre.Check(kind, st)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, conditions.ErrNotModified):
-		return azhttp.ErrNotModified
-	case errors.Is(err, conditions.ErrAlreadyExists):
-		return exists
-	default:
-		return azhttp.ErrConditionNotMet
-	}
+	return pre.Answer(kind, st, conditions.Answers{NotModified: azhttp.ErrNotModified, AlreadyExists: exists, NotMet: azhttp.ErrConditionNotMet})
 }

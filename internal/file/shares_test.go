@@ -223,7 +223,7 @@ func TestCheckInvariantsCatchesAccountingDamage(t *testing.T) {
 		damage     func(tx kv.Txn) error
 	}{
 		{"usage drift", "usage is", func(tx kv.Txn) error {
-			return tx.Set(usageKey(testAcct, "s", 7), binary.BigEndian.AppendUint64(nil, 1))
+			return tx.Set(usageCounter(testAcct, "s").Shard(7), binary.BigEndian.AppendUint64(nil, 1))
 		}},
 		{"unstored permission", "not stored under key", func(tx kv.Txn) error {
 			n, err := loadNode(tx, nodeKey(testAcct, "s", rootID, "empty"))
@@ -240,7 +240,7 @@ func TestCheckInvariantsCatchesAccountingDamage(t *testing.T) {
 			return record.Store(tx, permissionKeyKey(testAcct, "s", "1*1"), storedPermission{SDDL: defaultPermission})
 		}},
 		{"usage of a deleted share", "usage outlives", func(tx kv.Txn) error {
-			return tx.Set(usageKey(testAcct, "gone", 0), binary.BigEndian.AppendUint64(nil, 0))
+			return tx.Set(usageCounter(testAcct, "gone").Shard(0), binary.BigEndian.AppendUint64(nil, 0))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

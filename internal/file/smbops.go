@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
-	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
@@ -259,7 +258,7 @@ func (s *Service) WriteHandle(ctx context.Context, acct, share string, fileID, h
 		if err != nil {
 			return err
 		}
-		if err := chunk.Write(t.tx, dataPrefix(acct, share, n.ID, id), 0, data); err != nil {
+		if err := objects.Write(t.tx, dataOwner(acct, share, n.ID), id, data); err != nil {
 			return err
 		}
 		return record.Store(t.tx, extentKey(acct, share, n.ID, end), extent{Data: id, Offset: offset, Size: int64(len(data)), DataSize: int64(len(data))})

@@ -299,8 +299,7 @@ func (t *Tx) deleteSnapshot(acct, share, snap string) error {
 			return err
 		}
 		if !used {
-			d := dataPrefix(acct, share, o.file, o.data)
-			if err := t.tx.DeleteRange(d, kv.PrefixEnd(d)); err != nil {
+			if err := objects.Delete(t.tx, dataOwner(acct, share, o.file), o.data); err != nil {
 				return err
 			}
 		}

@@ -2,9 +2,7 @@ package file
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
-	"hash/fnv"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -14,8 +12,8 @@ import (
 // a file's size, not the bytes written into it: Get Share Stats "may not
 // include all recently created or recently resized files"), and the quota
 // bounds it. One counter key would make every create and delete in a share
-// conflict with every other, so the usage is kept in usageShards keys, a
-// file counting in the shard its record's key hashes to.
+// conflict with every other, so the usage is a sharded counter (package
+// counter), a file counting in the shard its record's key hashes to.
 //
 // Refusing a write past the quota needs the total, and reading every shard
 // inside the transaction would bring the conflicts back. So a Service
@@ -25,10 +23,7 @@ import (
 // quotaMargin. The quota can therefore be passed only by more than
 // quotaMargin bytes of files created in the share during one operation;
 // the usage itself is always exact.
-const (
-	usageShards = 64
-	quotaMargin = 1 << 30
-)
+const quotaMargin = 1 << 30
 
 var errShareFull = azhttp.ErrShareSizeLimitReached
 
@@ -55,21 +50,9 @@ func (s *Service) GetShareStats(ctx context.Context, acct, name, leaseID string)
 	return out, err
 }
 
-// shareUsage sums a share's usage shards with point reads (an LSM engine
-// keeps every overwritten version of a shard until compaction, which a
-// scan would step over).
+// shareUsage sums a share's usage shards.
 func shareUsage(r kv.Reader, acct, share string) (int64, error) {
-	var total int64
-	for shard := range uint32(usageShards) {
-		v, err := r.Get(usageKey(acct, share, shard))
-		switch {
-		case err == nil:
-			total += decodeUsage(v)
-		case !errors.Is(err, kv.ErrNotFound):
-			return 0, err
-		}
-	}
-	return total, nil
+	return usageCounter(acct, share).Sum(r)
 }
 
 // roomFor reports, from a snapshot, whether growing a share by delta bytes
@@ -124,25 +107,5 @@ func (t *Tx) ChargeUsage(acct, share string, nodeKey []byte, delta int64) error 
 			return errShareFull
 		}
 	}
-	h := fnv.New32a()
-	h.Write(nodeKey)
-	key := usageKey(acct, share, h.Sum32()%usageShards)
-	var n int64
-	v, err := t.tx.Get(key)
-	switch {
-	case err == nil:
-		n = decodeUsage(v)
-	case !errors.Is(err, kv.ErrNotFound):
-		return err
-	}
-	return t.tx.Set(key, binary.BigEndian.AppendUint64(nil, uint64(n+delta)))
-}
-
-// decodeUsage reads one shard; a shard may be negative, when files
-// counted in other shards shrank through it.
-func decodeUsage(v []byte) int64 {
-	if len(v) != 8 {
-		return 0
-	}
-	return int64(binary.BigEndian.Uint64(v))
+	return usageCounter(acct, share).Add(t.tx, nodeKey, delta)
 }

@@ -133,3 +133,58 @@ func Tagged(key []byte, prefix string, tag byte) (*Reader, bool) {
 	}
 	return r, true
 }
+
+// ReadTagged reads key as prefix, one string element and a raw tag byte —
+// the "<service><account><tag>…" layout of the Storage services' keys —
+// and returns the account, the tag and a reader after the tag.
+func ReadTagged(key []byte, prefix string) (acct string, tag byte, r *Reader, err error) {
+	if len(key) < len(prefix) || string(key[:len(prefix)]) != prefix {
+		return "", 0, nil, ErrMalformed
+	}
+	r = &Reader{rest: key[len(prefix):]}
+	if acct, err = r.Str(); err != nil {
+		return "", 0, nil, err
+	}
+	if len(r.rest) == 0 {
+		return "", 0, nil, ErrMalformed
+	}
+	tag, r.rest = r.rest[0], r.rest[1:]
+	return acct, tag, r, nil
+}
+
+// Fields reads a key's elements as Reader does but keeps the first error
+// instead of returning it: every read after it returns a zero value, and
+// Err reports it. Code that reads several elements checks once.
+type Fields struct {
+	r   *Reader
+	err error
+}
+
+// Fields returns the rest of r's key as Fields.
+func (r *Reader) Fields() *Fields { return &Fields{r: r} }
+
+// Bytes reads a byte-string element.
+func (f *Fields) Bytes() []byte {
+	if f.err != nil {
+		return nil
+	}
+	b, err := f.r.Bytes()
+	f.err = err
+	return b
+}
+
+// Str reads a string element.
+func (f *Fields) Str() string { return string(f.Bytes()) }
+
+// Uint reads an integer element.
+func (f *Fields) Uint() uint64 {
+	if f.err != nil {
+		return 0
+	}
+	v, err := f.r.Uint()
+	f.err = err
+	return v
+}
+
+// Err is the first error a read met.
+func (f *Fields) Err() error { return f.err }

@@ -55,3 +55,29 @@ func TestMalformed(t *testing.T) {
 		t.Fatal("short uint decoded")
 	}
 }
+
+func TestReadTagged(t *testing.T) {
+	acct, tag, r, err := ReadTagged(New("Ba").Str("acct").Raw("c").Str("container"), "Ba")
+	if err != nil || acct != "acct" || tag != 'c' {
+		t.Fatalf("ReadTagged = %q %q %v", acct, tag, err)
+	}
+	if name, err := r.Str(); err != nil || name != "container" {
+		t.Fatalf("after the tag: %q, %v", name, err)
+	}
+	for _, bad := range []Key{New("Fa").Str("acct").Raw("c"), New("Ba").Str("acct"), New("Ba")} {
+		if _, _, _, err := ReadTagged(bad, "Ba"); err == nil {
+			t.Errorf("ReadTagged(%q) accepted it", bad)
+		}
+	}
+}
+
+func TestFields(t *testing.T) {
+	r, _ := NewReader(New("T").Str("a").Uint(7).Bytes([]byte{0, 1}), 1)
+	f := r.Fields()
+	if s, n, b := f.Str(), f.Uint(), f.Bytes(); s != "a" || n != 7 || !bytes.Equal(b, []byte{0, 1}) || f.Err() != nil {
+		t.Fatalf("Fields read %q %d %v, err %v", s, n, b, f.Err())
+	}
+	if n, s := f.Uint(), f.Str(); n != 0 || s != "" || f.Err() == nil {
+		t.Fatalf("reads past the end: %d %q, err %v", n, s, f.Err())
+	}
+}

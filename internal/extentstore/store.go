@@ -1,0 +1,184 @@
+package extentstore
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/chunk"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+	"github.com/cerulean-db/cerulean/internal/liveness"
+)
+
+// Layout is where a service keeps its data objects. O names an owner of
+// data objects (a blob, a file); a data object is named by its owner and
+// a number unique among the owner's objects.
+type Layout[O comparable] struct {
+	// Name names the content in log lines ("blob").
+	Name string
+	// Objects is the key prefix of o's data objects: the chunks of
+	// object id are keyed Objects(o).Uint(id).Uint(chunk index).
+	Objects func(o O) tuple.Key
+	// Staged keys the registry of objects staged but not yet committed
+	// (Staged.Uint(id)), Freed the registry of objects a commit freed
+	// (Freed.Uint(commit version).Uint(page)). Both are nil for a
+	// service that writes every object inside its commit and deletes it
+	// there too.
+	Staged, Freed tuple.Key
+	// Registrations reads and writes the records of both registries;
+	// nil when they are.
+	Registrations Registrations[O]
+}
+
+// Registrations encodes a service's registry records, whose format the
+// service owns (records written by earlier releases must read back).
+type Registrations[O comparable] interface {
+	// Staged is the record registering one staged object of o.
+	Staged(o O, s Staging) any
+	ParseStaged(v []byte) (O, Staging, error)
+	// Freed is the record of one page of o's freed objects.
+	Freed(o O, ids []uint64) any
+	ParseFreed(v []byte) (O, []uint64, error)
+}
+
+// Staging is what a staged object's registration says besides its owner.
+type Staging struct {
+	Created time.Time
+	// Process is the id of the server process staging it (package
+	// liveness); empty in registrations written before front ends
+	// shared a store.
+	Process string
+}
+
+// Store is a service's content store over its kv.Store. Its Update
+// collects the data objects a commit registered as freed once the commit
+// is done; View and Close are the kv.Store's.
+type Store[O comparable] struct {
+	kv.Store
+	layout *Layout[O]
+	now    func() time.Time
+	log    *slog.Logger
+	// processes, when set, tells which server processes sharing the
+	// store are running, so that SweepStaged spares their uploads.
+	processes *liveness.Registry
+}
+
+// New returns the content store of layout over store; now stamps staged
+// registrations.
+func New[O comparable](store kv.Store, layout *Layout[O], now func() time.Time, log *slog.Logger) *Store[O] {
+	return &Store[O]{Store: store, layout: layout, now: now, log: log}
+}
+
+// UseProcesses makes staged uploads name this process, and SweepStaged
+// reclaim only those whose process is gone. Without it, SweepStaged takes
+// every staged upload for abandoned, which is right only for a store no
+// other process uses.
+func (s *Store[O]) UseProcesses(p *liveness.Registry) { s.processes = p }
+
+func (l *Layout[O]) object(o O, id uint64) tuple.Key { return l.Objects(o).Uint(id) }
+
+// Write stores b as the whole content of object id of o.
+func (l *Layout[O]) Write(w kv.Writer, o O, id uint64, b []byte) error {
+	return chunk.Write(w, l.object(o, id), 0, b)
+}
+
+// Delete deletes object id of o: one range delete, whatever its size.
+func (l *Layout[O]) Delete(w kv.Writer, o O, id uint64) error {
+	return kv.DeletePrefixes(w, l.object(o, id))
+}
+
+// Read writes bytes [from, from+n) of object id of o to w; chunk.ErrGone
+// when the object lost chunks under a long read.
+func (l *Layout[O]) Read(r kv.Reader, o O, id uint64, from, n int64, w io.Writer) error {
+	return chunk.Read(r, l.object(o, id), from, n, w)
+}
+
+// Span is a run of content: bytes [Offset, Offset+Size) of a blob or
+// file are bytes [DataOff, DataOff+Size) of data object Data.
+type Span struct {
+	Data    uint64
+	DataOff int64
+	Offset  int64
+	Size    int64
+}
+
+// Spanned is a service's extent record, which knows its Span.
+type Spanned interface{ Span() Span }
+
+// Stream writes bytes [off, off+n) of the content made of extents (sorted
+// by offset, none overlapping) of owner o to w, reading chunks from r.
+// Bytes no extent covers (unwritten pages and ranges) read as zeros.
+func Stream[O comparable, E Spanned](l *Layout[O], r kv.Reader, o O, extents []E, off, n int64, w io.Writer) error {
+	end := off + n
+	for _, x := range extents {
+		if off >= end {
+			return nil
+		}
+		e := x.Span()
+		eEnd := e.Offset + e.Size
+		if eEnd <= off {
+			continue
+		}
+		if e.Offset >= end {
+			break
+		}
+		if e.Offset > off {
+			if err := chunk.Zeros(w, e.Offset-off); err != nil {
+				return err
+			}
+			off = e.Offset
+		}
+		take := min(eEnd, end) - off
+		if err := l.Read(r, o, e.Data, e.DataOff+off-e.Offset, take, w); err != nil {
+			return err
+		}
+		off += take
+	}
+	if off < end {
+		return chunk.Zeros(w, end-off)
+	}
+	return nil
+}
+
+// Update runs fn in a transaction of the kv.Store. When fn registered
+// freed data objects (Free), they are deleted once it has committed, in
+// transactions of their own, so that the deletion never rides in the
+// commit and every write path gets it without doing anything.
+func (s *Store[O]) Update(ctx context.Context, fn func(kv.Txn) error) error {
+	if s.layout.Freed == nil {
+		return s.Store.Update(ctx, fn)
+	}
+	return s.Store.Update(ctx, func(tx kv.Txn) error {
+		t := &registeringTxn{Txn: tx, freed: s.layout.Freed}
+		if err := fn(t); err != nil || !t.registered {
+			return err
+		}
+		version := tx.Version()
+		// The write has succeeded whatever happens in the collection: a
+		// client that went away must not stop it, and a failure leaves
+		// the pages to the sweep.
+		tx.OnCommit(func() {
+			if _, cerr := s.collect(context.WithoutCancel(ctx), s.layout.Freed.Uint(version)); cerr != nil {
+				s.log.Error("collect freed "+s.layout.Name+" data; the sweep at start-up will retry", "version", version, "err", cerr)
+			}
+		})
+		return nil
+	})
+}
+
+// registeringTxn notes whether a transaction registered freed objects.
+type registeringTxn struct {
+	kv.Txn
+	freed      []byte
+	registered bool
+}
+
+func (t *registeringTxn) Set(key, value []byte) error {
+	if bytes.HasPrefix(key, t.freed) {
+		t.registered = true
+	}
+	return t.Txn.Set(key, value)
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,4 +63,26 @@ func KeysAscending(ctx context.Context, store kv.Store) error {
 		return fmt.Errorf("scan store: %w", err)
 	}
 	return bad
+}
+
+// CheckCatches proves an invariant check can fail: check must pass on
+// store as the test left it, then report a violation containing want
+// once corrupt has changed the store directly, in one transaction,
+// behind the service's back.
+func CheckCatches(t testing.TB, store kv.Store, check func(context.Context) error, corrupt func(kv.Txn) error, want string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := check(ctx); err != nil {
+		t.Fatalf("the check fails before the corruption: %v", err)
+	}
+	if err := store.Update(ctx, corrupt); err != nil {
+		t.Fatalf("corrupt the store: %v", err)
+	}
+	err := check(ctx)
+	switch {
+	case err == nil:
+		t.Errorf("the check passed a corrupted store; want a violation mentioning %q", want)
+	case !strings.Contains(err.Error(), want):
+		t.Errorf("the check reported %v; want a violation mentioning %q", err, want)
+	}
 }

@@ -1,0 +1,211 @@
+package search
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+)
+
+// maxReported is how many violations CheckInvariants spells out.
+const maxReported = 10
+
+// CheckInvariants reads the service's resources, documents and change
+// logs in one snapshot and verifies what queries rely on: every resource
+// definition decodes (an index's also parses); every document belongs to
+// an index that exists, decodes, and holds its own key in the index's key
+// field; an index's change sequence and log belong to an index that
+// exists and the log runs no further than the sequence; and each index's
+// bleve index, once caught up to the snapshot as a query would catch it
+// up, holds exactly the snapshot's documents. It describes the first
+// violations in its error. Run it on a quiet store.
+func (s *Service) CheckInvariants(ctx context.Context) error {
+	c := searchChecker{indexes: map[string]*Index{}, docs: map[string][]string{}, seqs: map[string]uint64{}}
+	err := s.store.View(ctx, func(rd kv.Reader) error {
+		for _, kind := range Kinds {
+			if err := c.resources(rd, kind); err != nil {
+				return err
+			}
+		}
+		for _, scan := range []struct {
+			tag string
+			fn  func(index string, r *tuple.Reader, v []byte) error
+		}{
+			{documentsTag, c.document},
+			{"Sq", c.sequence},
+			{"Sl", c.logEntry},
+		} {
+			prefix := tuple.New(scan.tag)
+			err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(k, v []byte) bool {
+				r, err := tuple.NewReader(k, len(prefix))
+				var index string
+				if err == nil {
+					index, err = r.Str()
+				}
+				if err == nil {
+					if c.indexes[index] == nil {
+						c.fail("key %q belongs to index %q, which does not exist", k, index)
+						return true
+					}
+					err = scan.fn(index, r, v)
+				}
+				if err != nil {
+					c.fail("key %q: %v", k, err)
+				}
+				return true
+			})
+			if err != nil {
+				return err
+			}
+		}
+		for name := range c.indexes {
+			if err := s.checkDerived(rd, name, c.docs[name]); err != nil {
+				c.fail("index %q: %v", name, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("check search invariants: %w", err)
+	}
+	if len(c.violations) == 0 {
+		return nil
+	}
+	shown := c.violations[:min(len(c.violations), maxReported)]
+	return fmt.Errorf("search invariants: %d violations:\n\t%s", len(c.violations), strings.Join(shown, "\n\t"))
+}
+
+// searchChecker gathers one snapshot's indexes and their documents.
+type searchChecker struct {
+	indexes    map[string]*Index
+	docs       map[string][]string // document keys by index
+	seqs       map[string]uint64   // change sequences by index
+	violations []string
+}
+
+func (c *searchChecker) fail(format string, args ...any) {
+	c.violations = append(c.violations, fmt.Sprintf(format, args...))
+}
+
+// resources decodes every resource of kind, parsing indexes.
+func (c *searchChecker) resources(rd kv.Reader, kind Kind) error {
+	prefix := resourcesPrefix(kind)
+	type entry struct {
+		name string
+		st   stored
+	}
+	var all []entry
+	err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(k, v []byte) bool {
+		name, err := resourceName(k, prefix)
+		var st stored
+		if err == nil {
+			err = record.Decode(v, &st)
+		}
+		if err != nil {
+			c.fail("%s %q: %v", kind.label(), k, err)
+			return true
+		}
+		all = append(all, entry{name, st})
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	for _, e := range all {
+		if err := e.st.loadChunks(rd, kind, e.name); err != nil {
+			c.fail("%v", err)
+			continue
+		}
+		res, err := e.st.resource(kind, e.name)
+		if err != nil {
+			c.fail("%v", err)
+			continue
+		}
+		if kind != Indexes {
+			continue
+		}
+		ix, err := ParseIndex(res.Definition)
+		if err != nil {
+			c.fail("index %q: stored definition does not parse: %v", e.name, err)
+			continue
+		}
+		c.indexes[e.name] = ix
+	}
+	return nil
+}
+
+// document checks one stored document of index.
+func (c *searchChecker) document(index string, r *tuple.Reader, v []byte) error {
+	key, err := r.Str()
+	if err != nil {
+		return err
+	}
+	doc, err := decodeDocument(v)
+	if err != nil {
+		return fmt.Errorf("document %q of index %q does not decode: %w", key, index, err)
+	}
+	if ix := c.indexes[index]; ix.Key != nil && doc[ix.Key.Name] != key {
+		c.fail("document %q of index %q holds %v in its key field %q", key, index, doc[ix.Key.Name], ix.Key.Name)
+	}
+	c.docs[index] = append(c.docs[index], key)
+	return nil
+}
+
+// sequence reads an index's change sequence (its log entries follow).
+func (c *searchChecker) sequence(index string, _ *tuple.Reader, v []byte) error {
+	if len(v) != 8 {
+		return fmt.Errorf("change sequence of index %q: %d bytes", index, len(v))
+	}
+	c.seqs[index] = binary.BigEndian.Uint64(v)
+	return nil
+}
+
+// logEntry checks one change log entry against its index's sequence.
+func (c *searchChecker) logEntry(index string, r *tuple.Reader, _ []byte) error {
+	seq, err := r.Uint()
+	if err != nil {
+		return err
+	}
+	if _, err := r.Str(); err != nil {
+		return err
+	}
+	if seq > c.seqs[index] {
+		c.fail("index %q: change log entry %d is past the change sequence %d", index, seq, c.seqs[index])
+	}
+	return nil
+}
+
+// checkDerived catches index's bleve index up to rd, as a query does, and
+// compares its documents with keys, the documents of rd.
+func (s *Service) checkDerived(rd kv.Reader, index string, keys []string) error {
+	q, release, err := s.open(rd, index)
+	if err != nil {
+		return fmt.Errorf("catch up: %w", err)
+	}
+	defer release()
+	n, err := q.d.bi.DocCount()
+	if err != nil {
+		return fmt.Errorf("count bleve documents: %w", err)
+	}
+	if n != uint64(len(keys)) {
+		return fmt.Errorf("the caught-up bleve index holds %d documents, the store %d", n, len(keys))
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	req := bleve.NewSearchRequestOptions(bleve.NewDocIDQuery(keys), 0, 0, false)
+	res, err := q.d.bi.Search(req)
+	if err != nil {
+		return fmt.Errorf("look up documents in bleve: %w", err)
+	}
+	if res.Total != uint64(len(keys)) {
+		return fmt.Errorf("the caught-up bleve index finds %d of the store's %d documents", res.Total, len(keys))
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+package table
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+)
+
+// maxReported is how many violations CheckInvariants spells out.
+const maxReported = 10
+
+// CheckInvariants reads every account's tables and entities in one
+// snapshot, with the ETag watermark, and verifies what reads and
+// conditional writes rely on: every table record decodes and sits under
+// its lower-cased name; every entity belongs to a table that exists, has
+// exactly the chunks its head announces, and decodes whole; and every
+// entity stamped by the ETag clock carries a tick below the stored
+// watermark, so that no later write (after a restart too) can issue its
+// ETag again. It describes the first violations in its error. Run it on a
+// quiet store.
+func (s *Service) CheckInvariants(ctx context.Context) error {
+	c := tableChecker{tables: map[[2]string]bool{}}
+	base := tuple.New(accountTag)
+	err := s.store.View(ctx, func(r kv.Reader) error {
+		var err error
+		if c.watermark, err = loadWatermark(r); err != nil {
+			c.fail("ETag watermark: %v", err)
+		}
+		return r.Scan(base, kv.PrefixEnd(base), func(k, v []byte) bool {
+			if err := c.entry(k, v); err != nil {
+				c.fail("key %q: %v", k, err)
+			}
+			return true
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("check table invariants: %w", err)
+	}
+	c.finishEntity()
+	for _, e := range c.entities {
+		if !c.tables[e] {
+			c.fail("entities of table %s/%s, which does not exist", e[0], e[1])
+		}
+	}
+	if len(c.violations) == 0 {
+		return nil
+	}
+	shown := c.violations[:min(len(c.violations), maxReported)]
+	return fmt.Errorf("table invariants: %d violations:\n\t%s", len(c.violations), strings.Join(shown, "\n\t"))
+}
+
+// tableChecker gathers one snapshot's tables and entities. Keys arrive in
+// order: an entity's head, then its chunks; an account's entities ('e')
+// before its table records ('t').
+type tableChecker struct {
+	watermark uint64
+	tables    map[[2]string]bool
+	entities  [][2]string // tables that hold entities, in key order
+	// head is the entity being read: its key, the chunks its head
+	// announced, the payload so far and the chunks met.
+	head struct {
+		acct, table, pk, rk string
+		extra, met          int
+		payload             []byte
+	}
+	inEntity   bool
+	violations []string
+}
+
+func (c *tableChecker) fail(format string, args ...any) {
+	c.violations = append(c.violations, fmt.Sprintf(format, args...))
+}
+
+// entry files one key of the account keyspace.
+func (c *tableChecker) entry(k, v []byte) error {
+	rd, err := tuple.NewReader(k, len(accountTag))
+	if err != nil {
+		return err
+	}
+	acct, err := rd.Str()
+	if err != nil {
+		return err
+	}
+	switch {
+	case rd.Tag('p'):
+		return nil // service properties: decoded by package svcprops
+	case rd.Tag('t'):
+		c.finishEntity()
+		id, err := rd.Str()
+		if err != nil {
+			return err
+		}
+		var t Table
+		if err := record.Decode(v, &t); err != nil {
+			return fmt.Errorf("table %s/%s: %w", acct, id, err)
+		}
+		if tableID(t.Name) != id {
+			c.fail("table %s/%s records the name %q", acct, id, t.Name)
+		}
+		c.tables[[2]string{acct, id}] = true
+		return nil
+	case rd.Tag('e'):
+		table, err := rd.Str()
+		if err != nil {
+			return err
+		}
+		prefix := entitiesPrefix(acct, table)
+		pk, rk, chunk, err := decodeEntityKey(k, len(prefix))
+		if err != nil {
+			return err
+		}
+		c.entity(acct, table, pk, rk, chunk, v)
+		return nil
+	}
+	return fmt.Errorf("unknown record kind in account %s", acct)
+}
+
+// entity files an entity's head (chunk 0) or one of its chunks.
+func (c *tableChecker) entity(acct, table, pk, rk string, chunk int, v []byte) {
+	h := &c.head
+	if chunk > 0 {
+		if !c.inEntity || h.acct != acct || h.table != table || h.pk != pk || h.rk != rk {
+			c.fail("chunk %d of entity %s/%s (%q, %q) has no head", chunk, acct, table, pk, rk)
+			return
+		}
+		h.met++
+		if chunk != h.met {
+			c.fail("entity %s/%s (%q, %q): chunk %d follows chunk %d", acct, table, pk, rk, chunk, h.met-1)
+			h.met = chunk
+		}
+		h.payload = append(h.payload, v...)
+		return
+	}
+	c.finishEntity()
+	if n := len(c.entities); n == 0 || c.entities[n-1] != [2]string{acct, table} {
+		c.entities = append(c.entities, [2]string{acct, table})
+	}
+	if len(v) < 1 || int(v[0]) >= maxChunks {
+		c.fail("entity %s/%s (%q, %q): head announces no valid chunk count", acct, table, pk, rk)
+		return
+	}
+	c.inEntity = true
+	h.acct, h.table, h.pk, h.rk = acct, table, pk, rk
+	h.extra, h.met, h.payload = int(v[0]), 0, append(h.payload[:0], v[1:]...)
+}
+
+// finishEntity checks the entity read so far, once all its chunks are in.
+func (c *tableChecker) finishEntity() {
+	if !c.inEntity {
+		return
+	}
+	c.inEntity = false
+	h := &c.head
+	if h.met != h.extra {
+		c.fail("entity %s/%s (%q, %q): head announces %d chunks, %d stored", h.acct, h.table, h.pk, h.rk, h.extra, h.met)
+		return
+	}
+	e, err := decodeEntity(h.pk, h.rk, h.payload)
+	if err != nil {
+		c.fail("entity %s/%s: %v", h.acct, h.table, err)
+		return
+	}
+	// An entity the clock stamped renders its tick as both ETag and
+	// Timestamp; one stored before that carries a small counter.
+	if e.Timestamp == int64(e.Version)+unixEpochTicks && e.Version >= c.watermark {
+		c.fail("entity %s/%s (%q, %q): tick %d is not below the ETag watermark %d", h.acct, h.table, h.pk, h.rk, e.Version, c.watermark)
+	}
+}

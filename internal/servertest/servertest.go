@@ -265,6 +265,8 @@ func checkInvariants(t testing.TB) func(context.Context, *server.Server) {
 		invariantChecks.Add(1)
 		if err != nil {
 			t.Errorf("store invariants violated when the server stopped: %v", err)
+			return
 		}
+		t.Logf("store invariants hold as the server stops")
 	}
 }

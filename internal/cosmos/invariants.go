@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/invariant"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
-
-// maxReported is how many violations CheckInvariants spells out.
-const maxReported = 10
 
 // CheckInvariants reads every database and container in one snapshot and
 // verifies what reads, queries and the change feed rely on:
@@ -37,7 +35,8 @@ const maxReported = 10
 // store.
 func (s *Service) CheckInvariants(ctx context.Context) error {
 	c := &cosmosChecker{databases: map[string]bool{}, containers: map[[2]string]*container{}}
-	err := s.store.View(ctx, func(rd kv.Reader) error {
+	return invariant.Check(ctx, s.store, "cosmos", func(rd kv.Reader, v *invariant.Violations) error {
+		c.v = v
 		if err := c.resources(rd); err != nil {
 			return err
 		}
@@ -49,26 +48,14 @@ func (s *Service) CheckInvariants(ctx context.Context) error {
 			}
 		}
 		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("check cosmos invariants: %w", err)
-	}
-	if len(c.violations) == 0 {
-		return nil
-	}
-	shown := c.violations[:min(len(c.violations), maxReported)]
-	return fmt.Errorf("cosmos invariants: %d violations:\n\t%s", len(c.violations), strings.Join(shown, "\n\t"))
+	}, nil)
 }
 
 type cosmosChecker struct {
 	databases  map[string]bool
 	containers map[[2]string]*container
 	order      [][2]string // containers in key order
-	violations []string
-}
-
-func (c *cosmosChecker) fail(format string, args ...any) {
-	c.violations = append(c.violations, fmt.Sprintf(format, args...))
+	v          *invariant.Violations
 }
 
 // resources reads the database and container records, then checks that
@@ -78,9 +65,9 @@ func (c *cosmosChecker) resources(rd kv.Reader) error {
 		r, err := parseRecord(v)
 		switch {
 		case err != nil:
-			c.fail("database %q: %v", names[0], err)
+			c.v.Add("database %q: %v", names[0], err)
 		case r.str("id") != names[0]:
-			c.fail("database %q records the id %q", names[0], r.str("id"))
+			c.v.Add("database %q records the id %q", names[0], r.str("id"))
 		}
 		c.databases[names[0]] = true
 	})
@@ -100,7 +87,7 @@ func (c *cosmosChecker) resources(rd kv.Reader) error {
 	}
 	for _, k := range c.order {
 		if !c.databases[k[0]] {
-			c.fail("container %s/%s: its database does not exist", k[0], k[1])
+			c.v.Add("container %s/%s: its database does not exist", k[0], k[1])
 		}
 		r, err := parseRecord(records[k])
 		var ct *container
@@ -114,11 +101,11 @@ func (c *cosmosChecker) resources(rd kv.Reader) error {
 			err = loadIndexState(rd, ct)
 		}
 		if err != nil {
-			c.fail("container %s/%s: %v", k[0], k[1], err)
+			c.v.Add("container %s/%s: %v", k[0], k[1], err)
 			continue
 		}
 		if ct.id != k[1] {
-			c.fail("container %s/%s records the id %q", k[0], k[1], ct.id)
+			c.v.Add("container %s/%s records the id %q", k[0], k[1], ct.id)
 		}
 		c.containers[k] = ct
 	}
@@ -138,24 +125,24 @@ func (c *cosmosChecker) resources(rd kv.Reader) error {
 			case "Cw":
 				users[k] = true
 				if !c.databases[k[0]] {
-					c.fail("user %s/%s: its database does not exist", k[0], k[1])
+					c.v.Add("user %s/%s: its database does not exist", k[0], k[1])
 				}
 			case "Cp":
 				if !users[k] {
-					c.fail("permission of user %s/%s: the user does not exist", k[0], k[1])
+					c.v.Add("permission of user %s/%s: the user does not exist", k[0], k[1])
 				}
 			case "Co":
 				if k[1] == "" && !c.databases[k[0]] || k[1] != "" && c.containers[k] == nil {
-					c.fail("offer of %s/%s: its resource does not exist", k[0], k[1])
+					c.v.Add("offer of %s/%s: its resource does not exist", k[0], k[1])
 				}
 			default:
 				if c.containers[k] == nil {
-					c.fail("%s of %s/%s: the container does not exist", scoped.what, k[0], k[1])
+					c.v.Add("%s of %s/%s: the container does not exist", scoped.what, k[0], k[1])
 				}
 			}
 			if scoped.tag != "Cy" && scoped.tag != "Cq" {
 				if _, err := parseRecord(v); err != nil {
-					c.fail("%s of %s/%s: %v", scoped.what, k[0], k[1], err)
+					c.v.Add("%s of %s/%s: %v", scoped.what, k[0], k[1], err)
 				}
 			}
 		})
@@ -168,7 +155,7 @@ func (c *cosmosChecker) resources(rd kv.Reader) error {
 	for _, tag := range []string{itemsTag(), "Cj", "Cu", "Cx", "Cf"} {
 		err := scanNamed(rd, tag, 2, func(names []string, _ []byte) {
 			if k := [2]string{names[0], names[1]}; c.containers[k] == nil {
-				c.fail("%s key of %s/%s: the container does not exist", tag, k[0], k[1])
+				c.v.Add("%s key of %s/%s: the container does not exist", tag, k[0], k[1])
 			}
 		})
 		if err != nil {
@@ -224,13 +211,13 @@ func (c *cosmosChecker) container(rd kv.Reader, ct *container) error {
 		}
 		doc, err := decodeObject(body)
 		if err != nil {
-			c.fail("item %q of %s: %v", k, name, err)
+			c.v.Add("item %q of %s: %v", k, name, err)
 			return true
 		}
 		id, _ := doc["id"].(string)
 		pk, err := ct.partitionKeyOf(doc)
 		if err != nil || !bytes.Equal(k, itemKey(ct.db, ct.id, pk, id)) {
-			c.fail("item %q of %s is not keyed by its id %q and partition key %v (%v)", k, name, id, pk, err)
+			c.v.Add("item %q of %s is not keyed by its id %q and partition key %v (%v)", k, name, id, pk, err)
 			return true
 		}
 		etags[string(k)], _ = doc["_etag"].(string)
@@ -246,7 +233,7 @@ func (c *cosmosChecker) container(rd kv.Reader, ct *container) error {
 		return true
 	})
 	if err != nil {
-		c.fail("items of %s: %v", name, err)
+		c.v.Add("items of %s: %v", name, err)
 		return nil
 	}
 	stored := 0
@@ -255,16 +242,16 @@ func (c *cosmosChecker) container(rd kv.Reader, ct *container) error {
 		return err
 	}
 	if stored != pieces {
-		c.fail("items of %s: heads announce %d further pieces, %d stored", name, pieces, stored)
+		c.v.Add("items of %s: heads announce %d further pieces, %d stored", name, pieces, stored)
 	}
 	up := uniquePrefix(ct.db, ct.id)
 	if err := rd.Scan(up, kv.PrefixEnd(up), func(k, v []byte) bool {
 		id, ok := unique[string(k)]
 		switch {
 		case !ok:
-			c.fail("unique key entry %q of %s names no stored item's values", k, name)
+			c.v.Add("unique key entry %q of %s names no stored item's values", k, name)
 		case id != string(v):
-			c.fail("unique key entry %q of %s names item %q, the values are item %q's", k, name, v, id)
+			c.v.Add("unique key entry %q of %s names item %q, the values are item %q's", k, name, v, id)
 		}
 		delete(unique, string(k))
 		return true
@@ -272,7 +259,7 @@ func (c *cosmosChecker) container(rd kv.Reader, ct *container) error {
 		return err
 	}
 	for k, id := range unique {
-		c.fail("item %q of %s has no unique key entry %q", id, name, k)
+		c.v.Add("item %q of %s has no unique key entry %q", id, name, k)
 	}
 	if err := c.rangeIndex(rd, ct, ranged); err != nil {
 		return err
@@ -294,10 +281,10 @@ func (c *cosmosChecker) rangeIndex(rd kv.Reader, ct *container, want map[string]
 	err := rd.Scan(ip, kv.PrefixEnd(ip), func(k, _ []byte) bool {
 		switch {
 		case !ct.maintained():
-			c.fail("range index of %s holds entry %q, but does not follow the container's policy", name, k)
+			c.v.Add("range index of %s holds entry %q, but does not follow the container's policy", name, k)
 			return false
 		case !want[string(k)]:
-			c.fail("range index entry %q of %s belongs to no stored item", k, name)
+			c.v.Add("range index entry %q of %s belongs to no stored item", k, name)
 		}
 		delete(want, string(k))
 		return true
@@ -307,7 +294,7 @@ func (c *cosmosChecker) rangeIndex(rd kv.Reader, ct *container, want map[string]
 	}
 	if ct.maintained() && ct.indexReady {
 		for k := range want {
-			c.fail("range index of %s is ready but lacks entry %q", name, k)
+			c.v.Add("range index of %s is ready but lacks entry %q", name, k)
 		}
 	}
 	return nil
@@ -319,7 +306,7 @@ func (c *cosmosChecker) changeLog(rd kv.Reader, ct *container, etags map[string]
 	name := ct.db + "/" + ct.id
 	last, err := lastLSN(rd, ct.db, ct.id)
 	if err != nil {
-		c.fail("change log of %s: %v", name, err)
+		c.v.Add("change log of %s: %v", name, err)
 		return nil
 	}
 	prefix := changesPrefix(ct.db, ct.id)
@@ -332,9 +319,9 @@ func (c *cosmosChecker) changeLog(rd kv.Reader, ct *container, etags map[string]
 		}
 		var rec changeRecord
 		if err := json.Unmarshal(record, &rec); err != nil {
-			c.fail("change %d of %s does not decode: %v", lsn, name, err)
+			c.v.Add("change %d of %s does not decode: %v", lsn, name, err)
 		} else if rec.LSN != lsn {
-			c.fail("change %d of %s records LSN %d", lsn, name, rec.LSN)
+			c.v.Add("change %d of %s records LSN %d", lsn, name, rec.LSN)
 		} else {
 			latest[string(itemKey(ct.db, ct.id, rec.PK, rec.ID))] = latestChange{lsn, rec.Op, rec.ETag}
 		}
@@ -350,17 +337,17 @@ func (c *cosmosChecker) changeLog(rd kv.Reader, ct *container, etags map[string]
 			part, err = r.Uint()
 		}
 		if err != nil {
-			c.fail("change key %q of %s: %v", k, name, err)
+			c.v.Add("change key %q of %s: %v", k, name, err)
 			return true
 		}
 		if part == 0 {
 			finish()
 			if n != next {
-				c.fail("change log of %s: LSN %d follows %d", name, n, next-1)
+				c.v.Add("change log of %s: LSN %d follows %d", name, n, next-1)
 			}
 			lsn, next = n, n+1
 		} else if n != lsn {
-			c.fail("change log of %s: part %d of LSN %d without its first part", name, part, n)
+			c.v.Add("change log of %s: part %d of LSN %d without its first part", name, part, n)
 			return true
 		}
 		record = append(record, v...)
@@ -371,17 +358,17 @@ func (c *cosmosChecker) changeLog(rd kv.Reader, ct *container, etags map[string]
 	}
 	finish()
 	if next-1 != last {
-		c.fail("change log of %s ends at LSN %d, its last LSN is %d", name, next-1, last)
+		c.v.Add("change log of %s ends at LSN %d, its last LSN is %d", name, next-1, last)
 	}
 	for key, ch := range latest {
 		etag, stored := etags[key]
 		switch {
 		case ch.op == opDelete && stored:
-			c.fail("item %q of %s is stored, but its latest change (LSN %d) deleted it", key, name, ch.lsn)
+			c.v.Add("item %q of %s is stored, but its latest change (LSN %d) deleted it", key, name, ch.lsn)
 		case ch.op != opDelete && !stored:
-			c.fail("item %q of %s is gone, but its latest change (LSN %d) is a %s", key, name, ch.lsn, ch.op)
+			c.v.Add("item %q of %s is gone, but its latest change (LSN %d) is a %s", key, name, ch.lsn, ch.op)
 		case ch.op != opDelete && etag != ch.etag:
-			c.fail("item %q of %s has _etag %s, its latest change (LSN %d) wrote %s", key, name, etag, ch.lsn, ch.etag)
+			c.v.Add("item %q of %s has _etag %s, its latest change (LSN %d) wrote %s", key, name, etag, ch.lsn, ch.etag)
 		}
 	}
 	return nil

@@ -4,15 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/invariant"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
-
-// maxReported is how many violations CheckInvariants spells out.
-const maxReported = 10
 
 // CheckInvariants reads every account's queues and messages in one
 // snapshot and verifies what Get Messages and the pop receipts rely on:
@@ -21,32 +18,20 @@ const maxReported = 10
 // the key), in a queue that exists; a message's id and Seq are unique in
 // its queue; its dequeue count is not negative and its pop receipt was
 // issued no earlier than the Put that made it; it expires after it was
-// inserted. It describes the
-// first violations in its error. Run it on a quiet store.
+// inserted. It describes the first violations in its error. Run it on a
+// quiet store.
 func (s *Service) CheckInvariants(ctx context.Context) error {
-	c := queueChecker{queues: map[[2]string]bool{}, ids: map[[2]string]map[[16]byte]bool{}, seqs: map[[2]string]map[uint64]bool{}}
-	base := tuple.New(accountTag)
-	err := s.store.View(ctx, func(r kv.Reader) error {
-		return r.Scan(base, kv.PrefixEnd(base), func(k, v []byte) bool {
-			if err := c.entry(k, v); err != nil {
-				c.fail("key %q: %v", k, err)
+	c := queueChecker{queues: map[[2]string]bool{}, messagesOf: map[[2]string]int{}, ids: map[[2]string]map[[16]byte]bool{}, seqs: map[[2]string]map[uint64]bool{}}
+	return invariant.Check(ctx, s.store, "queue", func(r kv.Reader, v *invariant.Violations) error {
+		c.v = v
+		return v.Scan(r, tuple.New(accountTag), c.entry)
+	}, func(v *invariant.Violations) {
+		for q, n := range c.messagesOf {
+			if !c.queues[q] {
+				v.Add("queue %s/%s holds %d messages but does not exist", q[0], q[1], n)
 			}
-			return true
-		})
-	})
-	if err != nil {
-		return fmt.Errorf("check queue invariants: %w", err)
-	}
-	for q, present := range c.messagesOf {
-		if !c.queues[q] {
-			c.fail("queue %s/%s holds %d messages but does not exist", q[0], q[1], present)
 		}
-	}
-	if len(c.violations) == 0 {
-		return nil
-	}
-	shown := c.violations[:min(len(c.violations), maxReported)]
-	return fmt.Errorf("queue invariants: %d violations:\n\t%s", len(c.violations), strings.Join(shown, "\n\t"))
+	})
 }
 
 // queueChecker gathers one snapshot's queues and messages. Keys arrive
@@ -57,41 +42,32 @@ type queueChecker struct {
 	messagesOf map[[2]string]int
 	ids        map[[2]string]map[[16]byte]bool
 	seqs       map[[2]string]map[uint64]bool
-	violations []string
-}
-
-func (c *queueChecker) fail(format string, args ...any) {
-	c.violations = append(c.violations, fmt.Sprintf(format, args...))
+	v          *invariant.Violations
 }
 
 // entry files one key of the account keyspace.
 func (c *queueChecker) entry(k, v []byte) error {
-	rd, err := tuple.NewReader(k, len(accountTag))
+	acct, kind, rd, err := invariant.AccountKey(k, accountTag)
 	if err != nil {
 		return err
 	}
-	acct, err := rd.Str()
-	if err != nil {
-		return err
-	}
-	switch {
-	case rd.Tag('p'):
-		return nil // service properties: decoded by their own reader
-	case rd.Tag('q'):
+	switch kind {
+	case 'p':
+		return nil // service properties: decoded by package svcprops
+	case 'q':
 		name, err := rd.Str()
-		if err != nil {
-			return err
+		if err == nil {
+			err = record.Decode(v, &queueRecord{})
 		}
-		var q queueRecord
-		if err := record.Decode(v, &q); err != nil {
-			return fmt.Errorf("queue %s/%s: %w", acct, name, err)
+		if err != nil {
+			return fmt.Errorf("queue record in account %s: %w", acct, err)
 		}
 		c.queues[[2]string{acct, name}] = true
 		return nil
-	case rd.Tag('m'):
+	case 'm':
 		return c.message(acct, rd, k, v)
 	}
-	return fmt.Errorf("unknown record kind in account %s", acct)
+	return fmt.Errorf("unknown record kind %q in account %s", kind, acct)
 }
 
 func (c *queueChecker) message(acct string, rd *tuple.Reader, k, v []byte) error {
@@ -114,29 +90,26 @@ func (c *queueChecker) message(acct string, rd *tuple.Reader, k, v []byte) error
 	q := [2]string{acct, queue}
 	id := formatID(m.ID)
 	if !bytes.Equal(k, messageKey(acct, queue, m.Visible, m.Seq)) {
-		c.fail("message %s of %s/%s under key (%d, %d) but its record says (%d, %d)", id, acct, queue, visible, seq, unixNanos(m.Visible), m.Seq)
-	}
-	if c.messagesOf == nil {
-		c.messagesOf = map[[2]string]int{}
+		c.v.Add("message %s of %s/%s under key (%d, %d) but its record says (%d, %d)", id, acct, queue, visible, seq, unixNanos(m.Visible), m.Seq)
 	}
 	c.messagesOf[q]++
 	if c.ids[q] == nil {
 		c.ids[q], c.seqs[q] = map[[16]byte]bool{}, map[uint64]bool{}
 	}
 	if c.ids[q][m.ID] {
-		c.fail("message id %s appears twice in %s/%s", id, acct, queue)
+		c.v.Add("message id %s appears twice in %s/%s", id, acct, queue)
 	}
 	if c.seqs[q][m.Seq] {
-		c.fail("message %s of %s/%s shares Seq %d with another message", id, acct, queue, m.Seq)
+		c.v.Add("message %s of %s/%s shares Seq %d with another message", id, acct, queue, m.Seq)
 	}
 	c.ids[q][m.ID], c.seqs[q][m.Seq] = true, true
 	switch {
 	case m.DequeueCount < 0:
-		c.fail("message %s of %s/%s has dequeue count %d", id, acct, queue, m.DequeueCount)
+		c.v.Add("message %s of %s/%s has dequeue count %d", id, acct, queue, m.DequeueCount)
 	case m.Receipt < m.Seq>>seqShift:
-		c.fail("message %s of %s/%s has a pop receipt of version %d, older than its Put (Seq %d)", id, acct, queue, m.Receipt, m.Seq)
+		c.v.Add("message %s of %s/%s has a pop receipt of version %d, older than its Put (Seq %d)", id, acct, queue, m.Receipt, m.Seq)
 	case !m.Expires.IsZero() && !m.Expires.After(m.Inserted):
-		c.fail("message %s of %s/%s expires at %v, not after its insertion at %v", id, acct, queue, m.Expires, m.Inserted)
+		c.v.Add("message %s of %s/%s expires at %v, not after its insertion at %v", id, acct, queue, m.Expires, m.Inserted)
 	}
 	return nil
 }

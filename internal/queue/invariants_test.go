@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -24,48 +25,42 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 		}
 		return key, m
 	}
-	for _, c := range []struct {
-		name    string
-		corrupt func(kv.Txn) error
-		want    string
-	}{
-		{"message under another visibility time", func(tx kv.Txn) error {
+	testkit.CheckCatches(t, func(t *testing.T) (kv.Store, func(context.Context) error) {
+		store := memory.Open()
+		t.Cleanup(func() { _ = store.Close() })
+		s := newServiceOver(t, store, newFakeClock())
+		mustCreate(t, s, "q")
+		mustPut(t, s, "q", "hello", PutOptions{TTL: time.Hour})
+		return store, s.CheckInvariants
+	}, []testkit.Corruption{
+		{Name: "message under another visibility time", Corrupt: func(tx kv.Txn) error {
 			key, m := stored(tx)
 			if err := tx.Delete(key); err != nil {
 				return err
 			}
 			return tx.Set(messageKey(acct, "q", m.Visible.Add(time.Second), m.Seq), encodeMessage(m))
-		}, "its record says"},
-		{"message that does not decode", func(tx kv.Txn) error {
+		}, Want: "its record says"},
+		{Name: "message that does not decode", Corrupt: func(tx kv.Txn) error {
 			key, _ := stored(tx)
 			return tx.Set(key, []byte{messageFormat, 1, 2})
-		}, "corrupt stored message"},
-		{"message of a deleted queue", func(tx kv.Txn) error {
+		}, Want: "corrupt stored message"},
+		{Name: "message of a deleted queue", Corrupt: func(tx kv.Txn) error {
 			return tx.Delete(queueKey(acct, "q"))
-		}, "does not exist"},
-		{"one id twice", func(tx kv.Txn) error {
+		}, Want: "does not exist"},
+		{Name: "one id twice", Corrupt: func(tx kv.Txn) error {
 			_, m := stored(tx)
 			m.Seq++
 			return tx.Set(messageKey(acct, "q", m.Visible, m.Seq), encodeMessage(m))
-		}, "appears twice"},
-		{"negative dequeue count", func(tx kv.Txn) error {
+		}, Want: "appears twice"},
+		{Name: "negative dequeue count", Corrupt: func(tx kv.Txn) error {
 			key, m := stored(tx)
 			m.DequeueCount = -1
 			return tx.Set(key, encodeMessage(m))
-		}, "dequeue count -1"},
-		{"expiry before insertion", func(tx kv.Txn) error {
+		}, Want: "dequeue count -1"},
+		{Name: "expiry before insertion", Corrupt: func(tx kv.Txn) error {
 			key, m := stored(tx)
 			m.Expires = m.Inserted.Add(-time.Second)
 			return tx.Set(key, encodeMessage(m))
-		}, "not after its insertion"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			store := memory.Open()
-			t.Cleanup(func() { _ = store.Close() })
-			s := newServiceOver(t, store, newFakeClock())
-			mustCreate(t, s, "q")
-			mustPut(t, s, "q", "hello", PutOptions{TTL: time.Hour})
-			testkit.CheckCatches(t, store, s.CheckInvariants, c.corrupt, c.want)
-		})
-	}
+		}, Want: "not after its insertion"},
+	})
 }

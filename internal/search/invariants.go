@@ -4,17 +4,14 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"strings"
 
 	"github.com/blevesearch/bleve/v2"
 
+	"github.com/cerulean-db/cerulean/internal/invariant"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
-
-// maxReported is how many violations CheckInvariants spells out.
-const maxReported = 10
 
 // CheckInvariants reads the service's resources, documents and change
 // logs in one snapshot and verifies what queries rely on: every resource
@@ -27,7 +24,8 @@ const maxReported = 10
 // violations in its error. Run it on a quiet store.
 func (s *Service) CheckInvariants(ctx context.Context) error {
 	c := searchChecker{indexes: map[string]*Index{}, docs: map[string][]string{}, seqs: map[string]uint64{}}
-	err := s.store.View(ctx, func(rd kv.Reader) error {
+	return invariant.Check(ctx, s.store, "search", func(rd kv.Reader, v *invariant.Violations) error {
+		c.v = v
 		for _, kind := range Kinds {
 			if err := c.resources(rd, kind); err != nil {
 				return err
@@ -42,23 +40,19 @@ func (s *Service) CheckInvariants(ctx context.Context) error {
 			{"Sl", c.logEntry},
 		} {
 			prefix := tuple.New(scan.tag)
-			err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(k, v []byte) bool {
+			err := v.Scan(rd, prefix, func(k, val []byte) error {
 				r, err := tuple.NewReader(k, len(prefix))
 				var index string
 				if err == nil {
 					index, err = r.Str()
 				}
-				if err == nil {
-					if c.indexes[index] == nil {
-						c.fail("key %q belongs to index %q, which does not exist", k, index)
-						return true
-					}
-					err = scan.fn(index, r, v)
-				}
 				if err != nil {
-					c.fail("key %q: %v", k, err)
+					return err
 				}
-				return true
+				if c.indexes[index] == nil {
+					return fmt.Errorf("belongs to index %q, which does not exist", index)
+				}
+				return scan.fn(index, r, val)
 			})
 			if err != nil {
 				return err
@@ -66,31 +60,19 @@ func (s *Service) CheckInvariants(ctx context.Context) error {
 		}
 		for name := range c.indexes {
 			if err := s.checkDerived(rd, name, c.docs[name]); err != nil {
-				c.fail("index %q: %v", name, err)
+				v.Add("index %q: %v", name, err)
 			}
 		}
 		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("check search invariants: %w", err)
-	}
-	if len(c.violations) == 0 {
-		return nil
-	}
-	shown := c.violations[:min(len(c.violations), maxReported)]
-	return fmt.Errorf("search invariants: %d violations:\n\t%s", len(c.violations), strings.Join(shown, "\n\t"))
+	}, nil)
 }
 
 // searchChecker gathers one snapshot's indexes and their documents.
 type searchChecker struct {
-	indexes    map[string]*Index
-	docs       map[string][]string // document keys by index
-	seqs       map[string]uint64   // change sequences by index
-	violations []string
-}
-
-func (c *searchChecker) fail(format string, args ...any) {
-	c.violations = append(c.violations, fmt.Sprintf(format, args...))
+	indexes map[string]*Index
+	docs    map[string][]string // document keys by index
+	seqs    map[string]uint64   // change sequences by index
+	v       *invariant.Violations
 }
 
 // resources decodes every resource of kind, parsing indexes.
@@ -108,7 +90,7 @@ func (c *searchChecker) resources(rd kv.Reader, kind Kind) error {
 			err = record.Decode(v, &st)
 		}
 		if err != nil {
-			c.fail("%s %q: %v", kind.label(), k, err)
+			c.v.Add("%s %q: %v", kind.label(), k, err)
 			return true
 		}
 		all = append(all, entry{name, st})
@@ -119,12 +101,12 @@ func (c *searchChecker) resources(rd kv.Reader, kind Kind) error {
 	}
 	for _, e := range all {
 		if err := e.st.loadChunks(rd, kind, e.name); err != nil {
-			c.fail("%v", err)
+			c.v.Add("%v", err)
 			continue
 		}
 		res, err := e.st.resource(kind, e.name)
 		if err != nil {
-			c.fail("%v", err)
+			c.v.Add("%v", err)
 			continue
 		}
 		if kind != Indexes {
@@ -132,7 +114,7 @@ func (c *searchChecker) resources(rd kv.Reader, kind Kind) error {
 		}
 		ix, err := ParseIndex(res.Definition)
 		if err != nil {
-			c.fail("index %q: stored definition does not parse: %v", e.name, err)
+			c.v.Add("index %q: stored definition does not parse: %v", e.name, err)
 			continue
 		}
 		c.indexes[e.name] = ix
@@ -151,7 +133,7 @@ func (c *searchChecker) document(index string, r *tuple.Reader, v []byte) error 
 		return fmt.Errorf("document %q of index %q does not decode: %w", key, index, err)
 	}
 	if ix := c.indexes[index]; ix.Key != nil && doc[ix.Key.Name] != key {
-		c.fail("document %q of index %q holds %v in its key field %q", key, index, doc[ix.Key.Name], ix.Key.Name)
+		c.v.Add("document %q of index %q holds %v in its key field %q", key, index, doc[ix.Key.Name], ix.Key.Name)
 	}
 	c.docs[index] = append(c.docs[index], key)
 	return nil
@@ -176,7 +158,7 @@ func (c *searchChecker) logEntry(index string, r *tuple.Reader, _ []byte) error 
 		return err
 	}
 	if seq > c.seqs[index] {
-		c.fail("index %q: change log entry %d is past the change sequence %d", index, seq, c.seqs[index])
+		c.v.Add("index %q: change log entry %d is past the change sequence %d", index, seq, c.seqs[index])
 	}
 	return nil
 }

@@ -3,15 +3,12 @@ package table
 import (
 	"context"
 	"fmt"
-	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/invariant"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
-
-// maxReported is how many violations CheckInvariants spells out.
-const maxReported = 10
 
 // CheckInvariants reads every account's tables and entities in one
 // snapshot, with the ETag watermark, and verifies what reads and
@@ -24,33 +21,21 @@ const maxReported = 10
 // quiet store.
 func (s *Service) CheckInvariants(ctx context.Context) error {
 	c := tableChecker{tables: map[[2]string]bool{}}
-	base := tuple.New(accountTag)
-	err := s.store.View(ctx, func(r kv.Reader) error {
+	return invariant.Check(ctx, s.store, "table", func(r kv.Reader, v *invariant.Violations) error {
+		c.v = v
 		var err error
 		if c.watermark, err = loadWatermark(r); err != nil {
-			c.fail("ETag watermark: %v", err)
+			v.Add("ETag watermark: %v", err)
 		}
-		return r.Scan(base, kv.PrefixEnd(base), func(k, v []byte) bool {
-			if err := c.entry(k, v); err != nil {
-				c.fail("key %q: %v", k, err)
+		return v.Scan(r, tuple.New(accountTag), c.entry)
+	}, func(v *invariant.Violations) {
+		c.finishEntity()
+		for _, e := range c.entities {
+			if !c.tables[e] {
+				v.Add("entities of table %s/%s, which does not exist", e[0], e[1])
 			}
-			return true
-		})
-	})
-	if err != nil {
-		return fmt.Errorf("check table invariants: %w", err)
-	}
-	c.finishEntity()
-	for _, e := range c.entities {
-		if !c.tables[e] {
-			c.fail("entities of table %s/%s, which does not exist", e[0], e[1])
 		}
-	}
-	if len(c.violations) == 0 {
-		return nil
-	}
-	shown := c.violations[:min(len(c.violations), maxReported)]
-	return fmt.Errorf("table invariants: %d violations:\n\t%s", len(c.violations), strings.Join(shown, "\n\t"))
+	})
 }
 
 // tableChecker gathers one snapshot's tables and entities. Keys arrive in
@@ -67,56 +52,47 @@ type tableChecker struct {
 		extra, met          int
 		payload             []byte
 	}
-	inEntity   bool
-	violations []string
-}
-
-func (c *tableChecker) fail(format string, args ...any) {
-	c.violations = append(c.violations, fmt.Sprintf(format, args...))
+	inEntity bool
+	v        *invariant.Violations
 }
 
 // entry files one key of the account keyspace.
 func (c *tableChecker) entry(k, v []byte) error {
-	rd, err := tuple.NewReader(k, len(accountTag))
+	acct, kind, rd, err := invariant.AccountKey(k, accountTag)
 	if err != nil {
 		return err
 	}
-	acct, err := rd.Str()
-	if err != nil {
-		return err
-	}
-	switch {
-	case rd.Tag('p'):
+	switch kind {
+	case 'p':
 		return nil // service properties: decoded by package svcprops
-	case rd.Tag('t'):
+	case 't':
 		c.finishEntity()
-		id, err := rd.Str()
-		if err != nil {
-			return err
-		}
 		var t Table
-		if err := record.Decode(v, &t); err != nil {
-			return fmt.Errorf("table %s/%s: %w", acct, id, err)
+		id, err := rd.Str()
+		if err == nil {
+			err = record.Decode(v, &t)
+		}
+		if err != nil {
+			return fmt.Errorf("table record in account %s: %w", acct, err)
 		}
 		if tableID(t.Name) != id {
-			c.fail("table %s/%s records the name %q", acct, id, t.Name)
+			c.v.Add("table %s/%s records the name %q", acct, id, t.Name)
 		}
 		c.tables[[2]string{acct, id}] = true
 		return nil
-	case rd.Tag('e'):
+	case 'e':
 		table, err := rd.Str()
 		if err != nil {
 			return err
 		}
-		prefix := entitiesPrefix(acct, table)
-		pk, rk, chunk, err := decodeEntityKey(k, len(prefix))
+		pk, rk, chunk, err := decodeEntityKey(k, len(entitiesPrefix(acct, table)))
 		if err != nil {
 			return err
 		}
 		c.entity(acct, table, pk, rk, chunk, v)
 		return nil
 	}
-	return fmt.Errorf("unknown record kind in account %s", acct)
+	return fmt.Errorf("unknown record kind %q in account %s", kind, acct)
 }
 
 // entity files an entity's head (chunk 0) or one of its chunks.
@@ -124,12 +100,12 @@ func (c *tableChecker) entity(acct, table, pk, rk string, chunk int, v []byte) {
 	h := &c.head
 	if chunk > 0 {
 		if !c.inEntity || h.acct != acct || h.table != table || h.pk != pk || h.rk != rk {
-			c.fail("chunk %d of entity %s/%s (%q, %q) has no head", chunk, acct, table, pk, rk)
+			c.v.Add("chunk %d of entity %s/%s (%q, %q) has no head", chunk, acct, table, pk, rk)
 			return
 		}
 		h.met++
 		if chunk != h.met {
-			c.fail("entity %s/%s (%q, %q): chunk %d follows chunk %d", acct, table, pk, rk, chunk, h.met-1)
+			c.v.Add("entity %s/%s (%q, %q): chunk %d follows chunk %d", acct, table, pk, rk, chunk, h.met-1)
 			h.met = chunk
 		}
 		h.payload = append(h.payload, v...)
@@ -140,7 +116,7 @@ func (c *tableChecker) entity(acct, table, pk, rk string, chunk int, v []byte) {
 		c.entities = append(c.entities, [2]string{acct, table})
 	}
 	if len(v) < 1 || int(v[0]) >= maxChunks {
-		c.fail("entity %s/%s (%q, %q): head announces no valid chunk count", acct, table, pk, rk)
+		c.v.Add("entity %s/%s (%q, %q): head announces no valid chunk count", acct, table, pk, rk)
 		return
 	}
 	c.inEntity = true
@@ -156,17 +132,17 @@ func (c *tableChecker) finishEntity() {
 	c.inEntity = false
 	h := &c.head
 	if h.met != h.extra {
-		c.fail("entity %s/%s (%q, %q): head announces %d chunks, %d stored", h.acct, h.table, h.pk, h.rk, h.extra, h.met)
+		c.v.Add("entity %s/%s (%q, %q): head announces %d chunks, %d stored", h.acct, h.table, h.pk, h.rk, h.extra, h.met)
 		return
 	}
 	e, err := decodeEntity(h.pk, h.rk, h.payload)
 	if err != nil {
-		c.fail("entity %s/%s: %v", h.acct, h.table, err)
+		c.v.Add("entity %s/%s: %v", h.acct, h.table, err)
 		return
 	}
 	// An entity the clock stamped renders its tick as both ETag and
 	// Timestamp; one stored before that carries a small counter.
 	if e.Timestamp == int64(e.Version)+unixEpochTicks && e.Version >= c.watermark {
-		c.fail("entity %s/%s (%q, %q): tick %d is not below the ETag watermark %d", h.acct, h.table, h.pk, h.rk, e.Version, c.watermark)
+		c.v.Add("entity %s/%s (%q, %q): tick %d is not below the ETag watermark %d", h.acct, h.table, h.pk, h.rk, e.Version, c.watermark)
 	}
 }

@@ -2,54 +2,35 @@ package servertest_test
 
 import (
 	"context"
-	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
-
-// recordingTB is a test whose errors are recorded instead of failing it,
-// so that a test can watch the harness fail another.
-type recordingTB struct {
-	testing.TB
-	mu     sync.Mutex
-	errors []string
-}
-
-func (r *recordingTB) Errorf(format string, args ...any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
-}
-
-func (r *recordingTB) recorded() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return strings.Join(r.errors, "\n")
-}
 
 // TestStopChecksInvariants: a server whose store a test corrupted fails
 // that test when it stops, naming the service whose invariant broke; an
 // intact one passes and counts as checked.
 func TestStopChecksInvariants(t *testing.T) {
 	ctx := context.Background()
-	intact := &recordingTB{TB: t}
+	intact := &testkit.Recorder{TB: t}
+	t.Cleanup(intact.RunCleanups)
 	env := servertest.Start(intact)
 	before := servertest.InvariantChecks()
 	if err := env.Server.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := intact.recorded(); got != "" {
+	if got := intact.ErrorText(); got != "" {
 		t.Errorf("an intact store failed the check: %s", got)
 	}
 	if servertest.InvariantChecks() != before+1 {
 		t.Errorf("the stop was not counted as checked")
 	}
 
-	corrupt := &recordingTB{TB: t}
+	corrupt := &testkit.Recorder{TB: t}
+	t.Cleanup(corrupt.RunCleanups)
 	env = servertest.Start(corrupt)
 	// A queue message whose record does not decode, in a queue that does
 	// not exist: written behind the Queue service's back.
@@ -60,7 +41,7 @@ func TestStopChecksInvariants(t *testing.T) {
 	if err := env.Server.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := corrupt.recorded(); !strings.Contains(got, "store invariants violated") || !strings.Contains(got, "queue:") {
+	if got := corrupt.ErrorText(); !strings.Contains(got, "store invariants violated") || !strings.Contains(got, "queue:") {
 		t.Errorf("the corrupted store stopped with %q, want a queue invariant violation", got)
 	}
 }

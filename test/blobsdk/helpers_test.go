@@ -416,15 +416,8 @@ func (f *fixture) accountSAS(perms sas.AccountPermissions, start, expiry time.Ti
 // accountSASFor is accountSAS for the given resource types (srt).
 func (f *fixture) accountSASFor(rt sas.AccountResourceTypes, perms sas.AccountPermissions, start, expiry time.Time) string {
 	f.t.Helper()
-	qp, err := sas.AccountSignatureValues{
-		Protocol:      sas.ProtocolHTTPSandHTTP,
-		StartTime:     start,
-		ExpiryTime:    expiry,
-		Permissions:   perms.String(),
-		ResourceTypes: rt.String(),
-	}.SignWithSharedKey(f.cred)
-	must(f.t, err, "signing account SAS")
-	return qp.Encode()
+	v := sas.AccountSignatureValues{Protocol: sas.ProtocolHTTPSandHTTP, StartTime: start, ExpiryTime: expiry, Permissions: perms.String(), ResourceTypes: rt.String()}
+	return testkit.SignSAS(f.t, v.SignWithSharedKey, f.cred)
 }
 
 // fullAccountSAS returns an account SAS valid for an hour with every permission

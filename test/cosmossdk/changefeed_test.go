@@ -3,18 +3,15 @@ package cosmossdk
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"slices"
 	"sort"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/cosmos/epk"
 	"github.com/cerulean-db/cerulean/internal/servertest"
 )
@@ -294,11 +291,8 @@ func TestChangeFeedAcrossKill9(t *testing.T) {
 	}
 	bin := servertest.BuildBinary(t)
 	dataDir := t.TempDir()
-	l, _ := net.Listen("tcp", "127.0.0.1:0")
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close() // only the free port number was wanted
-	env := &servertest.Env{CosmosURL: "http://127.0.0.1:" + strconv.Itoa(port) + "/", CosmosKey: cosmos.EmulatorKey}
-	proc := startBinary(t, bin, dataDir, port)
+	proc := servertest.StartProcess(t, bin, dataDir)
+	env := &servertest.Env{CosmosURL: proc.CosmosURL, CosmosKey: proc.CosmosKey}
 	ctx := context.Background()
 	c := newClient(t, env)
 	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
@@ -347,13 +341,11 @@ func TestChangeFeedAcrossKill9(t *testing.T) {
 			t.Fatalf("change feed before the kill: %v", err)
 		}
 	}
-	if err := proc.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	proc.Kill()
 	wg.Wait()
-	_ = proc.Wait()
 
-	startBinary(t, bin, dataDir, port)
+	proc = servertest.StartProcess(t, bin, dataDir)
+	env = &servertest.Env{CosmosURL: proc.CosmosURL, CosmosKey: proc.CosmosKey}
 	cc2, _ := newClient(t, env).NewContainer("db", "items")
 	for {
 		before := len(seen)

@@ -153,15 +153,8 @@ func statusOf(resp *http.Response) any {
 // accountSAS signs an account SAS for the queue service.
 func (f *fixture) accountSAS(perms sas.AccountPermissions, rt sas.AccountResourceTypes, start, expiry time.Time) string {
 	f.t.Helper()
-	qp, err := sas.AccountSignatureValues{
-		Protocol:      sas.ProtocolHTTPSandHTTP,
-		StartTime:     start,
-		ExpiryTime:    expiry,
-		Permissions:   perms.String(),
-		ResourceTypes: rt.String(),
-	}.SignWithSharedKey(f.cred)
-	must(f.t, err, "signing account SAS")
-	return qp.Encode()
+	v := sas.AccountSignatureValues{Protocol: sas.ProtocolHTTPSandHTTP, StartTime: start, ExpiryTime: expiry, Permissions: perms.String(), ResourceTypes: rt.String()}
+	return testkit.SignSAS(f.t, v.SignWithSharedKey, f.cred)
 }
 
 // fullAccountSAS is an account SAS with every queue permission, valid for
@@ -179,9 +172,7 @@ func (f *fixture) queueSAS(queue string, v sas.QueueSignatureValues) string {
 	if v.Protocol == "" {
 		v.Protocol = sas.ProtocolHTTPSandHTTP
 	}
-	qp, err := v.SignWithSharedKey(f.cred)
-	must(f.t, err, "signing queue SAS")
-	return qp.Encode()
+	return testkit.SignSAS(f.t, v.SignWithSharedKey, f.cred)
 }
 
 // sasQueue returns a queue client authorised only by a SAS query.

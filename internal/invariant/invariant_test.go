@@ -1,4 +1,4 @@
-package invariant_test
+package invariant
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cerulean-db/cerulean/internal/invariant"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
@@ -29,18 +28,18 @@ func TestCheck(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	quiet := func(kv.Reader, *invariant.Violations) error { return nil }
-	if err := invariant.Check(ctx, store, "quiet", quiet, nil); err != nil {
+	quiet := func(kv.Reader, *Violations) error { return nil }
+	if err := Check(ctx, store, "quiet", quiet, nil); err != nil {
 		t.Errorf("no violation: %v", err)
 	}
-	err := invariant.Check(ctx, store, "noisy", func(r kv.Reader, v *invariant.Violations) error {
+	err := Check(ctx, store, "noisy", func(r kv.Reader, v *Violations) error {
 		return v.Scan(r, []byte("x"), func(k, _ []byte) error {
 			if string(k) == "xb" {
 				return errors.New("refused")
 			}
 			return nil
 		})
-	}, func(v *invariant.Violations) {
+	}, func(v *Violations) {
 		for range 11 {
 			v.Add("finish %d", 1)
 		}
@@ -49,7 +48,7 @@ func TestCheck(t *testing.T) {
 		t.Errorf("violations: %v", err)
 	}
 	broken := errors.New("store gone")
-	if err := invariant.Check(ctx, store, "read", func(kv.Reader, *invariant.Violations) error { return broken }, nil); !errors.Is(err, broken) {
+	if err := Check(ctx, store, "read", func(kv.Reader, *Violations) error { return broken }, nil); !errors.Is(err, broken) {
 		t.Errorf("a failed read: %v", err)
 	}
 }
@@ -57,7 +56,7 @@ func TestCheck(t *testing.T) {
 // TestAccountKey: a key splits into account, kind and the kind's
 // elements; a key that ends after the account has no kind.
 func TestAccountKey(t *testing.T) {
-	acct, kind, rest, err := invariant.AccountKey(tuple.New("Qa").Str("acct").Raw("m").Str("jobs"), "Qa")
+	acct, kind, rest, err := AccountKey(tuple.New("Qa").Str("acct").Raw("m").Str("jobs"), "Qa")
 	var queue string
 	if err == nil {
 		queue, err = rest.Str()
@@ -65,7 +64,7 @@ func TestAccountKey(t *testing.T) {
 	if err != nil || acct != "acct" || kind != 'm' || queue != "jobs" {
 		t.Errorf("AccountKey: %q, %q, %q, %v", acct, kind, queue, err)
 	}
-	if _, _, _, err := invariant.AccountKey(tuple.New("Qa").Str("acct"), "Qa"); err == nil {
+	if _, _, _, err := AccountKey(tuple.New("Qa").Str("acct"), "Qa"); err == nil {
 		t.Error("a key without a kind split without an error")
 	}
 }

@@ -3,12 +3,11 @@ package queue
 import (
 	"bytes"
 	"context"
-	"fmt"
+	"errors"
 
 	"github.com/cerulean-db/cerulean/internal/invariant"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
-	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
 // CheckInvariants reads every account's queues and messages in one
@@ -24,7 +23,7 @@ func (s *Service) CheckInvariants(ctx context.Context) error {
 	c := queueChecker{queues: map[[2]string]bool{}, messagesOf: map[[2]string]int{}, ids: map[[2]string]map[[16]byte]bool{}, seqs: map[[2]string]map[uint64]bool{}}
 	return invariant.Check(ctx, s.store, "queue", func(r kv.Reader, v *invariant.Violations) error {
 		c.v = v
-		return v.Scan(r, tuple.New(accountTag), c.entry)
+		return v.Scan(r, []byte(accountTag), c.entry)
 	}, func(v *invariant.Violations) {
 		for q, n := range c.messagesOf {
 			if !c.queues[q] {
@@ -59,30 +58,20 @@ func (c *queueChecker) entry(k, v []byte) error {
 		if err == nil {
 			err = record.Decode(v, &queueRecord{})
 		}
-		if err != nil {
-			return fmt.Errorf("queue record in account %s: %w", acct, err)
-		}
-		c.queues[[2]string{acct, name}] = true
-		return nil
+		c.queues[[2]string{acct, name}] = err == nil
+		return err
 	case 'm':
-		return c.message(acct, rd, k, v)
+		queue, err := rd.Str()
+		if err != nil {
+			return err
+		}
+		return c.message(acct, queue, k, v)
 	}
-	return fmt.Errorf("unknown record kind %q in account %s", kind, acct)
+	return errors.New("unknown kind of record")
 }
 
-func (c *queueChecker) message(acct string, rd *tuple.Reader, k, v []byte) error {
-	queue, err := rd.Str()
-	if err != nil {
-		return err
-	}
-	visible, err := rd.Uint()
-	if err != nil {
-		return err
-	}
-	seq, err := rd.Uint()
-	if err != nil {
-		return err
-	}
+// message checks one message of queue; k is its key.
+func (c *queueChecker) message(acct, queue string, k, v []byte) error {
 	m, err := decodeMessage(v)
 	if err != nil {
 		return err
@@ -90,7 +79,7 @@ func (c *queueChecker) message(acct string, rd *tuple.Reader, k, v []byte) error
 	q := [2]string{acct, queue}
 	id := formatID(m.ID)
 	if !bytes.Equal(k, messageKey(acct, queue, m.Visible, m.Seq)) {
-		c.v.Add("message %s of %s/%s under key (%d, %d) but its record says (%d, %d)", id, acct, queue, visible, seq, unixNanos(m.Visible), m.Seq)
+		c.v.Add("message %s of %s/%s is not under the key its record names (visible at %d, Seq %d)", id, acct, queue, unixNanos(m.Visible), m.Seq)
 	}
 	c.messagesOf[q]++
 	if c.ids[q] == nil {

@@ -39,7 +39,7 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 				return err
 			}
 			return tx.Set(messageKey(acct, "q", m.Visible.Add(time.Second), m.Seq), encodeMessage(m))
-		}, Want: "its record says"},
+		}, Want: "not under the key its record names"},
 		{Name: "message that does not decode", Corrupt: func(tx kv.Txn) error {
 			key, _ := stored(tx)
 			return tx.Set(key, []byte{messageFormat, 1, 2})

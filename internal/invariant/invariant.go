@@ -53,11 +53,25 @@ func Check(ctx context.Context, store kv.Store, what string, read func(kv.Reader
 	return fmt.Errorf("%s invariants: %d violations:\n\t%s", what, len(v.found), strings.Join(shown, "\n\t"))
 }
 
-// AccountKey splits a key of a Storage service's account keyspace —
+// ScanAccounts scans a Storage service's account keyspace — prefix, then
+// each account's records, as accountKey splits them — and calls fn with
+// every record but the accounts' service properties (kind 'p', package
+// svcprops's), recording its errors as Scan does.
+func (v *Violations) ScanAccounts(r kv.Reader, prefix string, fn func(acct string, kind byte, rest *tuple.Reader, k, val []byte) error) error {
+	return v.Scan(r, []byte(prefix), func(k, val []byte) error {
+		acct, kind, rest, err := accountKey(k, prefix)
+		if err != nil || kind == 'p' {
+			return err
+		}
+		return fn(acct, kind, rest, k, val)
+	})
+}
+
+// accountKey splits a key of a Storage service's account keyspace —
 // prefix, the account, one byte naming the kind of record, then that
 // kind's elements — into the account, the kind and a reader over the
 // elements.
-func AccountKey(k []byte, prefix string) (acct string, kind byte, rest *tuple.Reader, err error) {
+func accountKey(k []byte, prefix string) (acct string, kind byte, rest *tuple.Reader, err error) {
 	rd, err := tuple.NewReader(k, len(prefix))
 	if err == nil {
 		acct, err = rd.Str()

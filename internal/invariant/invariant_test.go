@@ -53,10 +53,10 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// TestAccountKey: a key splits into account, kind and the kind's
+// TestAccountKeySplits: a key splits into account, kind and the kind's
 // elements; a key that ends after the account has no kind.
 func TestAccountKey(t *testing.T) {
-	acct, kind, rest, err := AccountKey(tuple.New("Qa").Str("acct").Raw("m").Str("jobs"), "Qa")
+	acct, kind, rest, err := accountKey(tuple.New("Qa").Str("acct").Raw("m").Str("jobs"), "Qa")
 	var queue string
 	if err == nil {
 		queue, err = rest.Str()
@@ -64,7 +64,7 @@ func TestAccountKey(t *testing.T) {
 	if err != nil || acct != "acct" || kind != 'm' || queue != "jobs" {
 		t.Errorf("AccountKey: %q, %q, %q, %v", acct, kind, queue, err)
 	}
-	if _, _, _, err := AccountKey(tuple.New("Qa").Str("acct"), "Qa"); err == nil {
+	if _, _, _, err := accountKey(tuple.New("Qa").Str("acct"), "Qa"); err == nil {
 		t.Error("a key without a kind split without an error")
 	}
 }

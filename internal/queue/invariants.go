@@ -8,6 +8,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/invariant"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
 // CheckInvariants reads every account's queues and messages in one
@@ -23,7 +24,7 @@ func (s *Service) CheckInvariants(ctx context.Context) error {
 	c := queueChecker{queues: map[[2]string]bool{}, messagesOf: map[[2]string]int{}, ids: map[[2]string]map[[16]byte]bool{}, seqs: map[[2]string]map[uint64]bool{}}
 	return invariant.Check(ctx, s.store, "queue", func(r kv.Reader, v *invariant.Violations) error {
 		c.v = v
-		return v.Scan(r, []byte(accountTag), c.entry)
+		return v.ScanAccounts(r, accountTag, c.entry)
 	}, func(v *invariant.Violations) {
 		for q, n := range c.messagesOf {
 			if !c.queues[q] {
@@ -44,15 +45,9 @@ type queueChecker struct {
 	v          *invariant.Violations
 }
 
-// entry files one key of the account keyspace.
-func (c *queueChecker) entry(k, v []byte) error {
-	acct, kind, rd, err := invariant.AccountKey(k, accountTag)
-	if err != nil {
-		return err
-	}
+// entry files one record of an account: a queue or a message.
+func (c *queueChecker) entry(acct string, kind byte, rd *tuple.Reader, k, v []byte) error {
 	switch kind {
-	case 'p':
-		return nil // service properties: decoded by package svcprops
 	case 'q':
 		name, err := rd.Str()
 		if err == nil {

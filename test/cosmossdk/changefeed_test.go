@@ -289,20 +289,10 @@ func TestChangeFeedAcrossKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills a real server")
 	}
-	bin := servertest.BuildBinary(t)
-	dataDir := t.TempDir()
-	proc := servertest.StartProcess(t, bin, dataDir)
-	env := &servertest.Env{CosmosURL: proc.CosmosURL, CosmosKey: proc.CosmosKey}
+	bin, dataDir := servertest.BuildBinary(t), t.TempDir()
+	proc, env := startKillable(t, bin, dataDir)
 	ctx := context.Background()
-	c := newClient(t, env)
-	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	db, _ := c.NewDatabase("db")
-	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "items", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	cc, _ := c.NewContainer("db", "items")
+	cc := createItems(t, newClient(t, env))
 	var mu sync.Mutex
 	acked := map[string]bool{}
 	var wg sync.WaitGroup
@@ -344,8 +334,7 @@ func TestChangeFeedAcrossKill9(t *testing.T) {
 	proc.Kill()
 	wg.Wait()
 
-	proc = servertest.StartProcess(t, bin, dataDir)
-	env = &servertest.Env{CosmosURL: proc.CosmosURL, CosmosKey: proc.CosmosKey}
+	_, env = startKillable(t, bin, dataDir)
 	cc2, _ := newClient(t, env).NewContainer("db", "items")
 	for {
 		before := len(seen)

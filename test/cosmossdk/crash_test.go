@@ -20,19 +20,10 @@ func TestAcknowledgedItemsSurviveKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills a real server")
 	}
-	bin := servertest.BuildBinary(t)
-	dataDir := t.TempDir()
-	proc := servertest.StartProcess(t, bin, dataDir)
-	env := &servertest.Env{CosmosURL: proc.CosmosURL, CosmosKey: proc.CosmosKey}
+	bin, dataDir := servertest.BuildBinary(t), t.TempDir()
+	proc, env := startKillable(t, bin, dataDir)
 	ctx := context.Background()
-	c := newClient(t, env)
-	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	db, _ := c.NewDatabase("db")
-	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "items", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createItems(t, newClient(t, env))
 	var mu sync.Mutex
 	acked := map[string]string{} // "pk/id" -> etag
 	var wg sync.WaitGroup
@@ -66,8 +57,7 @@ func TestAcknowledgedItemsSurviveKill9(t *testing.T) {
 	proc.Kill()
 	wg.Wait()
 
-	proc = servertest.StartProcess(t, bin, dataDir)
-	env = &servertest.Env{CosmosURL: proc.CosmosURL, CosmosKey: proc.CosmosKey}
+	_, env = startKillable(t, bin, dataDir)
 	cc, _ := newClient(t, env).NewContainer("db", "items")
 	mu.Lock()
 	defer mu.Unlock()

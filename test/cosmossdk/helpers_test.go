@@ -44,6 +44,13 @@ func setup(t testing.TB, opts ...servertest.Option) (*servertest.Env, *azcosmos.
 	t.Helper()
 	env := servertest.Start(t, opts...)
 	c := newClient(t, env)
+	return env, c, createItems(t, c)
+}
+
+// createItems creates database "db" and its container "items",
+// partitioned on /pk.
+func createItems(t testing.TB, c *azcosmos.Client) *azcosmos.ContainerClient {
+	t.Helper()
 	ctx := context.Background()
 	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
 		t.Fatalf("create database: %v", err)
@@ -62,7 +69,15 @@ func setup(t testing.TB, opts ...servertest.Option) (*servertest.Env, *azcosmos.
 	if err != nil {
 		t.Fatal(err)
 	}
-	return env, c, cc
+	return cc
+}
+
+// startKillable runs the built binary bin on dataDir, for a test that
+// kills it, and returns it with the Env of its Cosmos gateway.
+func startKillable(t *testing.T, bin, dataDir string) (*servertest.Process, *servertest.Env) {
+	t.Helper()
+	proc := servertest.StartProcess(t, bin, dataDir)
+	return proc, &servertest.Env{CosmosURL: proc.CosmosURL, CosmosKey: proc.CosmosKey}
 }
 
 // statusOf returns the HTTP status of an SDK error (0 if none).

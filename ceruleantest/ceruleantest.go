@@ -16,6 +16,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
+	"github.com/cerulean-db/cerulean/internal/embedhook"
 	"github.com/cerulean-db/cerulean/internal/faults"
 	"github.com/cerulean-db/cerulean/internal/search"
 	"github.com/cerulean-db/cerulean/internal/server"
@@ -150,7 +151,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	srv, err := server.Start(ctx, server.Config{
+	cfg := server.Config{
 		Host:           "127.0.0.1",
 		DataDir:        s.DataDir,
 		InMemory:       s.DataDir == "",
@@ -160,9 +161,17 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		TestClock:      o.TestClock,
 		FaultInjection: o.FaultInjection || o.Faults != "",
 		Faults:         rules,
-	})
+	}
+	hooks := embedhook.FromContext(ctx)
+	if hooks.Configure != nil {
+		hooks.Configure(&cfg)
+	}
+	srv, err := server.Start(ctx, cfg)
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("ceruleantest: start: %w", err), s.removeTempDir())
+	}
+	if hooks.Started != nil {
+		hooks.Started(srv)
 	}
 	s.srv = srv
 	s.cert = srv.HTTPSCertificate()

@@ -10,12 +10,15 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 
@@ -217,13 +220,54 @@ func TestSearchHTTPS(t *testing.T) {
 	}
 }
 
-// TestLogger: the server's log goes to the logger given.
+// TestLogger: the server's log goes to the logger given. (The log is a
+// file: the server's goroutines write it while the test runs.)
 func TestLogger(t *testing.T) {
 	t.Parallel()
-	var buf syncBuffer
-	ceruleantest.Start(t, ceruleantest.WithLogger(slog.New(slog.NewTextHandler(&buf, nil))))
-	if !strings.Contains(buf.String(), "service listening") {
-		t.Errorf("log %q, want the services' start lines", buf.String())
+	log, err := os.Create(filepath.Join(t.TempDir(), "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = log.Close() })
+	ceruleantest.Start(t, ceruleantest.WithLogger(slog.New(slog.NewTextHandler(log, nil))))
+	if b, err := os.ReadFile(log.Name()); err != nil || !strings.Contains(string(b), "service listening") {
+		t.Errorf("log %q (%v), want the services' start lines", b, err)
+	}
+}
+
+// TestClockExpiresALease: a 15 s lease expires at once when the test
+// moves the clock 16 s.
+func TestClockExpiresALease(t *testing.T) {
+	srv := ceruleantest.Start(t, ceruleantest.WithTestClock())
+	ctx := context.Background()
+	blobs, err := azblob.NewClientFromConnectionString(srv.ConnectionString, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blobs.CreateContainer(ctx, "leases", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blobs.UploadBuffer(ctx, "leases", "b", []byte("x"), nil); err != nil {
+		t.Fatal(err)
+	}
+	b := blobs.ServiceClient().NewContainerClient("leases").NewBlobClient("b")
+	first, _ := lease.NewBlobClient(b, nil)
+	second, _ := lease.NewBlobClient(b, nil)
+	if _, err := first.AcquireLease(ctx, 15, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.AcquireLease(ctx, 15, nil); err == nil {
+		t.Fatal("a second lease was granted while the first is held")
+	}
+	before := srv.Now()
+	if now, err := srv.AdvanceClock(16 * time.Second); err != nil || now.Sub(before) < 16*time.Second {
+		t.Fatalf("AdvanceClock: %v, %v", now, err)
+	}
+	if _, err := second.AcquireLease(ctx, 15, nil); err != nil {
+		t.Fatalf("the first lease did not expire: %v", err)
+	}
+	if _, err := ceruleantest.Start(t).AdvanceClock(time.Second); !errors.Is(err, ceruleantest.ErrNoTestClock) {
+		t.Errorf("AdvanceClock without a test clock: %v", err)
 	}
 }
 

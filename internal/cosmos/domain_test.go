@@ -33,16 +33,22 @@ func (c *testClock) Advance(d time.Duration) {
 
 // newTestService returns a Service over a fresh in-memory store with
 // database "db" and container "items" (containerProps, by default with
-// partition key /pk), and its clock.
+// partition key /pk), and its clock. When the test ends, the store must
+// pass CheckInvariants.
 func newTestService(t *testing.T, containerProps string) (*Service, *testClock) {
 	t.Helper()
 	store := memory.Open()
-	t.Cleanup(func() { _ = store.Close() })
 	clock := &testClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	s, err := New(Config{Store: store, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if err := s.CheckInvariants(context.Background()); err != nil {
+			t.Errorf("after the test: %v", err)
+		}
+		_ = store.Close()
+	})
 	ctx := context.Background()
 	if _, err := s.CreateDatabase(ctx, []byte(`{"id":"db"}`)); err != nil {
 		t.Fatalf("create database: %v", err)

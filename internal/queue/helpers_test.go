@@ -1,7 +1,6 @@
 package queue
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -12,7 +11,6 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
-	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
 const acct = azhttp.DevAccount
@@ -65,49 +63,11 @@ func newServiceOver(t *testing.T, store kv.Store, clock *fakeClock) *Service {
 	return New(Config{Store: store, Accounts: accounts, Now: clock.Now, Logger: slog.New(slog.DiscardHandler)})
 }
 
-// checkInvariants verifies that every message sits under the key its record
-// names, that no message belongs to a queue that does not exist, and that
-// message ids are unique within a queue.
+// checkInvariants fails the test if the store breaks an invariant of
+// Service.CheckInvariants.
 func checkInvariants(t *testing.T, store kv.Store) {
 	t.Helper()
-	err := store.View(context.Background(), func(r kv.Reader) error {
-		base := accountKey(acct).Raw("m")
-		ids := map[string]map[[16]byte]bool{}
-		return r.Scan(base, kv.PrefixEnd(base), func(k, v []byte) error {
-			rd, err := tuple.NewReader(k, len(base))
-			if err != nil {
-				return err
-			}
-			queue, err1 := rd.Str()
-			visible, err2 := rd.Uint()
-			seq, err3 := rd.Uint()
-			if err := errors.Join(err1, err2, err3); err != nil {
-				return err
-			}
-			m, err := decodeMessage(v)
-			if err != nil {
-				return err
-			}
-			if unixNanos(m.Visible) != visible || m.Seq != seq {
-				t.Errorf("message %x of %s under key (%d, %d) but record says (%d, %d)", m.ID, queue, visible, seq, unixNanos(m.Visible), m.Seq)
-			}
-			if !bytes.Equal(k, messageKey(acct, queue, m.Visible, m.Seq)) {
-				t.Errorf("message %x of %s: key does not round-trip", m.ID, queue)
-			}
-			if _, err := r.Get(queueKey(acct, queue)); err != nil {
-				t.Errorf("message %x belongs to queue %s, which does not exist (%v)", m.ID, queue, err)
-			}
-			if ids[queue] == nil {
-				ids[queue] = map[[16]byte]bool{}
-			}
-			if ids[queue][m.ID] {
-				t.Errorf("message id %s appears twice in %s", formatID(m.ID), queue)
-			}
-			ids[queue][m.ID] = true
-			return nil
-		})
-	})
-	if err != nil {
+	if err := New(Config{Store: store}).CheckInvariants(context.Background()); err != nil {
 		t.Errorf("invariant check: %v", err)
 	}
 }

@@ -15,11 +15,19 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 )
 
+// newService returns a Service over a fresh in-memory store; when the
+// test ends, the store must pass CheckInvariants.
 func newService(t *testing.T) *Service {
 	t.Helper()
 	store := memory.Open()
-	t.Cleanup(func() { _ = store.Close() })
-	return New(Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	s := New(Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	t.Cleanup(func() {
+		if err := s.CheckInvariants(context.Background()); err != nil {
+			t.Errorf("after the test: %v", err)
+		}
+		_ = store.Close()
+	})
+	return s
 }
 
 func def(t *testing.T, s string) map[string]any {

@@ -31,6 +31,7 @@ const indexerSchedule = 30 * time.Second
 // indexer engine, which writes what it reads through IndexDocuments.
 func (s *Server) startSearch(cfg Config, src sources) error {
 	svc := search.New(search.Config{Store: s.store, AdminKeys: cfg.SearchAdminKeys, QueryKeys: cfg.SearchQueryKeys, Now: cfg.Now, Logger: cfg.Logger})
+	s.checkInvariantsOf("search", svc)
 	engine, err := indexer.New(indexer.Config{Store: s.store, Search: svc, Blob: src.blobs, Table: src.tables, Cosmos: src.cosmos,
 		Accounts: cfg.Accounts, Sink: documentSink(svc), Now: cfg.Now, Logger: cfg.Logger})
 	if err != nil {

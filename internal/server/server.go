@@ -114,6 +114,12 @@ type Config struct {
 	// MaxConnections bounds the connections each HTTP listener holds
 	// open at once; 0 is DefaultMaxConnections (connlimit.go).
 	MaxConnections int
+
+	// BeforeStoreClose, when set, runs once in Shutdown after the
+	// listeners and every background loop have stopped and before the
+	// store closes: the store is quiet and still open (tests check the
+	// services' invariants there, Server.CheckInvariants).
+	BeforeStoreClose func(ctx context.Context, s *Server)
 }
 
 // bodyIdleTimeout is how long a request body may stall between reads.
@@ -160,7 +166,11 @@ type Server struct {
 	maxConns            int // Config.MaxConnections
 	wg                  sync.WaitGroup
 	errs                chan error
-	ops                 // metrics, the test clock, fault injection and the admin port
+	// checked are the services CheckInvariants asks (invariants.go);
+	// onStoreClose is Config.BeforeStoreClose until Shutdown runs it.
+	checked      []checkedService
+	onStoreClose func(ctx context.Context, s *Server)
+	ops          // metrics, the test clock, fault injection and the admin port
 }
 
 // Start opens the store and starts serving every service.
@@ -178,7 +188,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := checkDataFormat(ctx, cfg, store); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
-	s := &Server{store: store, log: cfg.Logger, errs: make(chan error, 8), maxConns: cfg.MaxConnections}
+	s := &Server{store: store, log: cfg.Logger, errs: make(chan error, 8), maxConns: cfg.MaxConnections, onStoreClose: cfg.BeforeStoreClose}
 	if err := s.setupOps(&cfg); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
@@ -209,18 +219,21 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.Join(err, store.Close())
 	}
 	blobs.UseProcesses(s.processes)
+	s.checkInvariantsOf("blob", blobs)
 	s.stopBlobSweeper = blobs.StartSweeper(liveness.TTL)
 	s.blobAddr, err = s.listenStorage(cfg.Host, cfg.BlobPort, "blob", blob.NewHandler(blobs))
 	if err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	queues := queue.New(queue.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
+	s.checkInvariantsOf("queue", queues)
 	s.queueAddr, err = s.listenStorage(cfg.Host, cfg.QueuePort, "queue", queue.NewHandler(queues))
 	if err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	s.stopQueueSweeper = queues.StartSweeper(5 * time.Minute)
 	tables := table.New(table.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
+	s.checkInvariantsOf("table", tables)
 	s.tableAddr, err = s.listenStorage(cfg.Host, cfg.TablePort, "table", table.NewHandler(tables))
 	if err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
@@ -233,6 +246,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 	files.UseProcesses(s.processes)
+	s.checkInvariantsOf("file", files)
 	s.stopFileSweeper = files.StartSweeper(liveness.TTL)
 	s.fileAddr, err = s.listenStorage(cfg.Host, cfg.FilePort, "file", file.NewHandler(files))
 	if err != nil {
@@ -246,6 +260,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
 	cosmosSvc.ObserveScripts(s.metrics.ScriptRan)
+	s.checkInvariantsOf("cosmos", cosmosSvc)
 	if err := s.startCosmos(cfg, cosmosSvc); err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
 	}
@@ -434,6 +449,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 		s.processes = nil
 	}
+	s.beforeStoreClose(ctx)
 	errs = append(errs, s.store.Close())
 	return errors.Join(errs...)
 }

@@ -3,17 +3,18 @@ package servertest
 import (
 	"context"
 	"crypto/x509"
-	"io"
+	"errors"
 	"log/slog"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/cerulean-db/cerulean/ceruleantest"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
-	"github.com/cerulean-db/cerulean/internal/cosmos"
+	"github.com/cerulean-db/cerulean/internal/embedhook"
 	"github.com/cerulean-db/cerulean/internal/faults"
 	"github.com/cerulean-db/cerulean/internal/kv"
-	"github.com/cerulean-db/cerulean/internal/search"
 	"github.com/cerulean-db/cerulean/internal/server"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
@@ -41,6 +42,9 @@ type Env struct {
 	CertPool *x509.CertPool
 	// AdminURL is the operations endpoint, "http://127.0.0.1:port".
 	AdminURL string
+	// Embedded is the server as the public ceruleantest package started
+	// it (Env.Server is the same server, internals included).
+	Embedded *ceruleantest.Server
 }
 
 type options struct {
@@ -151,23 +155,35 @@ func WithBlobDataProtection(versioning bool, containerRetentionDays int) Option 
 // WithClock drives the services' clock.
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
-// Start starts a server on random loopback ports, stopped at cleanup.
-// Request logs go to stderr only when CERULEAN_TEST_LOG is set.
+// Start starts a server on random loopback ports through ceruleantest,
+// the public embedding API, with what only cerulean's own tests may set
+// added through its internal hooks; it is stopped at cleanup. When it
+// stops (at cleanup, or when the test shuts it down itself), once its
+// listeners and background work are quiet and before its store closes,
+// every service's stored invariants are checked (Server.CheckInvariants)
+// and a violation fails the test. Request logs go to stderr only when
+// CERULEAN_TEST_LOG is set.
 func Start(t testing.TB, opts ...Option) *Env {
 	t.Helper()
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	out := io.Writer(io.Discard)
+	public := ceruleantest.Options{
+		DataDir:        o.dataDir,
+		CosmosHTTP:     !o.cosmosTLS,
+		SearchHTTPS:    o.searchTLS,
+		TestClock:      o.testClock,
+		FaultInjection: o.faultsOn,
+	}
 	if os.Getenv("CERULEAN_TEST_LOG") != "" {
-		out = os.Stderr
+		public.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	if o.store == "" && o.dataDir == "" && os.Getenv(StoreEnv) == "postgres" {
 		o.store, o.schema = testkit.PostgresDSN(t), testkit.PostgresSchema()
 	}
 	if o.store != "" && o.dataDir == "" {
-		o.dataDir = t.TempDir()
+		public.DataDir = t.TempDir()
 	}
 	var accounts *azhttp.Accounts
 	if o.accountsEnv != nil {
@@ -176,42 +192,33 @@ func Start(t testing.TB, opts ...Option) *Env {
 			t.Fatalf("load accounts: %v", err)
 		}
 	}
-	srv, err := server.Start(context.Background(), server.Config{
-		Accounts:                     accounts,
-		StorageHTTPS:                 o.storageTLS,
-		StorageCertFile:              o.certFile,
-		StorageKeyFile:               o.keyFile,
-		Host:                         "127.0.0.1",
-		DataDir:                      o.dataDir,
-		InMemory:                     o.dataDir == "",
-		Store:                        o.store,
-		StoreSchema:                  o.schema,
-		Logger:                       slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Now:                          o.now,
-		CosmosHTTP:                   !o.cosmosTLS,
-		SearchHTTPS:                  o.searchTLS,
-		CosmosScriptBudget:           o.scriptBudget,
-		BlobVersioning:               o.blobVersioning,
-		ContainerDeleteRetentionDays: o.containerRetention,
-		TestClock:                    o.testClock,
-		MinFreeBytes:                 o.reserve,
-		FreeSpace:                    o.freeSpace,
-		FreeSpaceInterval:            10 * time.Millisecond,
-		FaultInjection:               o.faultsOn,
-		Faults:                       o.faults,
-		MaxConnections:               o.maxConns,
+	var srv *server.Server
+	ctx := embedhook.WithHooks(context.Background(), embedhook.Hooks{
+		Configure: func(cfg *server.Config) {
+			cfg.Accounts = accounts
+			cfg.StorageHTTPS, cfg.StorageCertFile, cfg.StorageKeyFile = o.storageTLS, o.certFile, o.keyFile
+			cfg.Store, cfg.StoreSchema = o.store, o.schema
+			cfg.Now = o.now
+			cfg.CosmosScriptBudget = o.scriptBudget
+			cfg.BlobVersioning, cfg.ContainerDeleteRetentionDays = o.blobVersioning, o.containerRetention
+			cfg.MinFreeBytes, cfg.FreeSpace, cfg.FreeSpaceInterval = o.reserve, o.freeSpace, 10*time.Millisecond
+			cfg.Faults = o.faults
+			cfg.MaxConnections = o.maxConns
+			cfg.BeforeStoreClose = checkInvariants(t)
+		},
+		Started: func(s *server.Server) { srv = s },
 	})
+	embedded, err := ceruleantest.New(ctx, public)
 	if err != nil {
 		t.Fatalf("start server: %v", err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
+		if err := embedded.Close(ctx); err != nil {
 			t.Errorf("shutdown: %v", err)
 		}
 	})
-	urls := srv.StorageURLs(azhttp.DevAccount)
 	var pool *x509.CertPool
 	if cert := srv.StorageCertificate(); cert != nil {
 		pool = x509.NewCertPool()
@@ -219,19 +226,47 @@ func Start(t testing.TB, opts ...Option) *Env {
 	}
 	return &Env{
 		CertPool:         pool,
-		BlobURL:          urls.Blob,
-		QueueURL:         urls.Queue,
-		TableURL:         urls.Table,
-		FileURL:          urls.File,
-		SMBAddr:          srv.SMBAddr(),
-		Account:          azhttp.DevAccount,
-		Key:              azhttp.DevKey,
-		ConnectionString: srv.ConnectionString(azhttp.DevAccount, azhttp.DevKey),
+		BlobURL:          embedded.BlobURL,
+		QueueURL:         embedded.QueueURL,
+		TableURL:         embedded.TableURL,
+		FileURL:          embedded.FileURL,
+		SMBAddr:          embedded.SMBAddr,
+		Account:          embedded.Account,
+		Key:              embedded.Key,
+		ConnectionString: embedded.ConnectionString,
 		Store:            srv.Store(),
 		Server:           srv,
-		CosmosURL:        srv.CosmosURL(),
-		CosmosKey:        cosmos.EmulatorKey,
-		SearchURL:        srv.SearchURL(), SearchAdminKey: search.DefaultAdminKey, SearchQueryKey: search.DefaultQueryKey,
-		AdminURL: "http://" + srv.AdminAddr(),
+		Embedded:         embedded,
+		CosmosURL:        embedded.CosmosEndpoint,
+		CosmosKey:        embedded.CosmosKey,
+		SearchURL:        embedded.SearchEndpoint, SearchAdminKey: embedded.SearchAdminKey, SearchQueryKey: embedded.SearchQueryKey,
+		AdminURL: embedded.AdminURL,
+	}
+}
+
+// invariantChecks counts the stops whose invariants were checked.
+var invariantChecks atomic.Int64
+
+// InvariantChecks is how many server stops in this test process had
+// their store's invariants checked (a suite can show that the check ran).
+func InvariantChecks() int64 { return invariantChecks.Load() }
+
+// checkInvariants is the cleanup habit of bbolt's btesting: a server's
+// store is checked when the server stops, whether the test passed or not,
+// and a violation fails the test. A test that closed the store itself
+// leaves nothing to check; that is logged, not failed.
+func checkInvariants(t testing.TB) func(context.Context, *server.Server) {
+	return func(ctx context.Context, s *server.Server) {
+		err := errors.Join(testkit.KeysAscending(ctx, s.Store()), s.CheckInvariants(ctx))
+		if errors.Is(err, kv.ErrClosed) {
+			t.Logf("store invariants not checked: the test closed the store")
+			return
+		}
+		invariantChecks.Add(1)
+		if err != nil {
+			t.Errorf("store invariants violated when the server stopped: %v", err)
+			return
+		}
+		t.Logf("store invariants hold as the server stops")
 	}
 }

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -18,15 +19,19 @@ var (
 )
 
 // newTestService returns a Service over a fresh in-memory store with a
-// fixed clock.
+// fixed clock; when the test ends, the store must pass CheckInvariants.
 func newTestService(t testing.TB) *Service {
 	t.Helper()
 	store := memory.Open()
+	accts := azhttp.NewAccounts(azhttp.Account{Name: azhttp.DevAccount, Keys: [][]byte{[]byte("key")}})
+	s := New(Config{Store: store, Accounts: accts, Now: func() time.Time { return testTime }})
 	t.Cleanup(func() {
+		if err := s.CheckInvariants(context.Background()); err != nil {
+			t.Errorf("after the test: %v", err)
+		}
 		if err := store.Close(); err != nil {
 			t.Errorf("close store: %v", err)
 		}
 	})
-	accts := azhttp.NewAccounts(azhttp.Account{Name: azhttp.DevAccount, Keys: [][]byte{[]byte("key")}})
-	return New(Config{Store: store, Accounts: accts, Now: func() time.Time { return testTime }})
+	return s
 }

@@ -146,3 +146,18 @@ func (sub *substituted) apply(pr *policy.Request) error {
 	}
 	return pr.SetBody(streaming.NopCloser(bytes.NewReader(sub.req.Body)), r.Header.Get("Content-Type"))
 }
+
+// SignSAS signs with an SDK's own SAS signer — sign is a signature
+// values' SignWithSharedKey, cred its credential — and returns the query
+// string (without '?'), failing the test if the SDK refuses the values.
+func SignSAS[C, Q any, P interface {
+	*Q
+	Encode() string
+}](t testing.TB, sign func(C) (Q, error), cred C) string {
+	t.Helper()
+	q, err := sign(cred)
+	if err != nil {
+		t.Fatalf("sign SAS: %v", err)
+	}
+	return P(&q).Encode()
+}

@@ -14,31 +14,14 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
+	queuesas "github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue/sas"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/servertest"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
-
-// recordingTB collects what the kit reports instead of failing the test.
-type recordingTB struct {
-	testing.TB
-	errs     []string
-	logs     []string
-	cleanups []func()
-}
-
-func (r *recordingTB) Helper()                   {}
-func (r *recordingTB) Errorf(f string, a ...any) { r.errs = append(r.errs, fmt.Sprintf(f, a...)) }
-func (r *recordingTB) Logf(f string, a ...any)   { r.logs = append(r.logs, fmt.Sprintf(f, a...)) }
-func (r *recordingTB) Cleanup(f func())          { r.cleanups = append(r.cleanups, f) }
-
-func (r *recordingTB) runCleanups() {
-	for i := len(r.cleanups) - 1; i >= 0; i-- {
-		r.cleanups[i]()
-	}
-}
 
 func TestNameIsValidEverywhereAndUnique(t *testing.T) {
 	// Containers and queues: lower-case letters, digits and single
@@ -93,13 +76,13 @@ func TestCheckErr(t *testing.T) {
 		{"success", nil, 404, "BlobNotFound", `got success, want HTTP 404 "BlobNotFound"`},
 		{"not HTTP", errors.New("dial tcp: refused"), 404, "", "got dial tcp: refused, want HTTP 404"},
 	} {
-		rec := &recordingTB{}
+		rec := &testkit.Recorder{}
 		ok := testkit.CheckErr(rec, tc.err, tc.status, tc.code, "reading %s", "x")
 		switch {
-		case tc.want == "" && (!ok || len(rec.errs) > 0):
-			t.Errorf("%s: reported %v", tc.name, rec.errs)
-		case tc.want != "" && (ok || len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "reading x: "+tc.want)):
-			t.Errorf("%s: ok=%v reported %q, want %q", tc.name, ok, rec.errs, tc.want)
+		case tc.want == "" && (!ok || len(rec.Errors()) > 0):
+			t.Errorf("%s: reported %v", tc.name, rec.Errors())
+		case tc.want != "" && (ok || len(rec.Errors()) != 1 || !strings.Contains(rec.Errors()[0], "reading x: "+tc.want)):
+			t.Errorf("%s: ok=%v reported %q, want %q", tc.name, ok, rec.Errors(), tc.want)
 		}
 	}
 	if got := testkit.StatusOf(wrapped); got != http.StatusNotFound {
@@ -137,24 +120,24 @@ func TestCheckAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rec := &recordingTB{}
+	rec := &testkit.Recorder{}
 	broken := func(context.Context, kv.Store) error { return errors.New("orphan block") }
 	testkit.CheckAfter(rec, store, testkit.KeysAscending, broken)
-	if len(rec.errs) != 0 {
-		t.Fatalf("checks ran before the test ended: %v", rec.errs)
+	if len(rec.Errors()) != 0 {
+		t.Fatalf("checks ran before the test ended: %v", rec.Errors())
 	}
-	rec.runCleanups()
-	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "orphan block") {
-		t.Fatalf("reported %q, want only the broken check", rec.errs)
+	rec.RunCleanups()
+	if len(rec.Errors()) != 1 || !strings.Contains(rec.Errors()[0], "orphan block") {
+		t.Fatalf("reported %q, want only the broken check", rec.Errors())
 	}
 
 	closed := memory.Open()
 	_ = closed.Close()
-	rec = &recordingTB{}
+	rec = &testkit.Recorder{}
 	testkit.CheckAfter(rec, closed, broken)
-	rec.runCleanups()
-	if len(rec.errs) != 0 || len(rec.logs) != 1 {
-		t.Fatalf("closed store: errors %q, logs %q; want one log line", rec.errs, rec.logs)
+	rec.RunCleanups()
+	if len(rec.Errors()) != 0 || len(rec.Logs()) != 1 {
+		t.Fatalf("closed store: errors %q, logs %q; want one log line", rec.Errors(), rec.Logs())
 	}
 }
 
@@ -162,10 +145,10 @@ func TestGolden(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "x.golden")
 	testkit.Golden(t, path, []byte("one\ntwo\n"), true)
 	testkit.Golden(t, path, []byte("one\ntwo\n"), false)
-	rec := &recordingTB{}
+	rec := &testkit.Recorder{}
 	testkit.Golden(rec, path, []byte("one\nthree\n"), false)
-	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "line 2") || !strings.Contains(rec.errs[0], "got: three") {
-		t.Fatalf("mismatch reported as %q", rec.errs)
+	if len(rec.Errors()) != 1 || !strings.Contains(rec.Errors()[0], "line 2") || !strings.Contains(rec.Errors()[0], "got: three") {
+		t.Fatalf("mismatch reported as %q", rec.Errors())
 	}
 	if b, _ := os.ReadFile(path); string(b) != "one\ntwo\n" {
 		t.Fatalf("a comparison rewrote the file: %q", b)
@@ -204,5 +187,18 @@ func TestSigners(t *testing.T) {
 	r := testkit.BlobSharedKey(t, env.BlobURL, env.Account, env.Key).Send(t, testkit.Request{Method: http.MethodGet, URL: env.BlobURL + "?comp=list&include=metadata"})
 	if !bytes.Contains(r.Body, []byte("<Owner>kit</Owner>")) {
 		t.Errorf("List Containers: metadata name lost its case:\n%s", r.Body)
+	}
+}
+
+// TestSignSAS: the SDK's signer signs and the query carries its
+// signature and permissions.
+func TestSignSAS(t *testing.T) {
+	cred, err := azqueue.NewSharedKeyCredential("devstoreaccount1", "a2V5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := queuesas.QueueSignatureValues{QueueName: "jobs", Permissions: "r", ExpiryTime: time.Now().Add(time.Hour), Protocol: queuesas.ProtocolHTTPSandHTTP}
+	if q := testkit.SignSAS(t, v.SignWithSharedKey, cred); !strings.Contains(q, "sig=") || !strings.Contains(q, "sp=r") {
+		t.Errorf("SignSAS = %q, want a signed query with sp=r", q)
 	}
 }

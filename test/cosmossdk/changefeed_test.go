@@ -3,18 +3,15 @@ package cosmossdk
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"slices"
 	"sort"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/cosmos/epk"
 	"github.com/cerulean-db/cerulean/internal/servertest"
 )
@@ -292,23 +289,10 @@ func TestChangeFeedAcrossKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills a real server")
 	}
-	bin := servertest.BuildBinary(t)
-	dataDir := t.TempDir()
-	l, _ := net.Listen("tcp", "127.0.0.1:0")
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close() // only the free port number was wanted
-	env := &servertest.Env{CosmosURL: "http://127.0.0.1:" + strconv.Itoa(port) + "/", CosmosKey: cosmos.EmulatorKey}
-	proc := startBinary(t, bin, dataDir, port)
+	bin, dataDir := servertest.BuildBinary(t), t.TempDir()
+	proc, env := startKillable(t, bin, dataDir)
 	ctx := context.Background()
-	c := newClient(t, env)
-	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	db, _ := c.NewDatabase("db")
-	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "items", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	cc, _ := c.NewContainer("db", "items")
+	cc := createItems(t, newClient(t, env))
 	var mu sync.Mutex
 	acked := map[string]bool{}
 	var wg sync.WaitGroup
@@ -347,13 +331,10 @@ func TestChangeFeedAcrossKill9(t *testing.T) {
 			t.Fatalf("change feed before the kill: %v", err)
 		}
 	}
-	if err := proc.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	proc.Kill()
 	wg.Wait()
-	_ = proc.Wait()
 
-	startBinary(t, bin, dataDir, port)
+	_, env = startKillable(t, bin, dataDir)
 	cc2, _ := newClient(t, env).NewContainer("db", "items")
 	for {
 		before := len(seen)

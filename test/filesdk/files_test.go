@@ -27,9 +27,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/share"
 
-	filestore "github.com/cerulean-db/cerulean/internal/file"
 	"github.com/cerulean-db/cerulean/internal/servertest"
-	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 type fixture struct {
@@ -38,14 +36,9 @@ type fixture struct {
 	svc  *service.Client
 }
 
-// storeChecks run against the server's store when each test that made a
-// fixture ends: every test must leave a consistent file layout.
-var storeChecks = []testkit.StoreCheck{testkit.KeysAscending, filestore.CheckInvariants}
-
 func newFixture(t *testing.T, opts ...servertest.Option) *fixture {
 	t.Helper()
 	env := servertest.Start(t, opts...)
-	testkit.CheckAfter(t, env.Store, storeChecks...)
 	cred, err := service.NewSharedKeyCredential(env.Account, env.Key)
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
 	fileservice "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 	dto "github.com/prometheus/client_model/go"
@@ -274,33 +273,15 @@ func searchDo(t *testing.T, env *servertest.Env, method, path, body string) {
 	}
 }
 
-// TestLeaseExpiresWhenTheClockMoves: a 15 s lease is gone as soon as the
-// test clock moves 16 s, with no wait.
-func TestLeaseExpiresWhenTheClockMoves(t *testing.T) {
+// TestClockAdvancesOverHTTP: POST /clock/advance moves the clock every
+// service reads — a blob written after a 16 s advance is stamped 16 s
+// ahead of the wall clock, and the public Now agrees — and the clock
+// never moves back. (What a moved clock does to a lease, ceruleantest's
+// TestClockExpiresALease shows through the public AdvanceClock.)
+func TestClockAdvancesOverHTTP(t *testing.T) {
 	env := servertest.Start(t, servertest.WithTestClock())
 	ctx := context.Background()
-	c := blobClient(t, env)
-	if _, err := c.CreateContainer(ctx, "leases", nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.UploadBuffer(ctx, "leases", "b", []byte("x"), nil); err != nil {
-		t.Fatal(err)
-	}
-	bc := c.ServiceClient().NewContainerClient("leases").NewBlobClient("b")
-	holder, err := lease.NewBlobClient(bc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := holder.AcquireLease(ctx, 15, nil); err != nil {
-		t.Fatal(err)
-	}
-	other, err := lease.NewBlobClient(bc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := other.AcquireLease(ctx, 15, nil); err == nil {
-		t.Fatal("a second lease was granted while the first is held")
-	}
+	before := time.Now()
 	resp, err := http.Post(env.AdminURL+"/clock/advance?by=16s", "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -310,15 +291,19 @@ func TestLeaseExpiresWhenTheClockMoves(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"offset":"16s"`) {
 		t.Fatalf("advance: %d %s", resp.StatusCode, b)
 	}
-	props, err := bc.GetProperties(ctx, nil)
+	if now := env.Embedded.Now(); now.Sub(before) < 16*time.Second {
+		t.Errorf("the services' clock reads %v, %v after the advance began; want 16 s ahead", now, now.Sub(before))
+	}
+	c := blobClient(t, env)
+	if _, err := c.CreateContainer(ctx, "clock", nil); err != nil {
+		t.Fatal(err)
+	}
+	up, err := c.UploadBuffer(ctx, "clock", "b", []byte("x"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := string(*props.LeaseState); got != "expired" {
-		t.Errorf("lease state after 16 s: %q, want expired", got)
-	}
-	if _, err := other.AcquireLease(ctx, 15, nil); err != nil {
-		t.Fatalf("acquiring after the first lease expired: %v", err)
+	if ahead := up.LastModified.Sub(before); ahead < 15*time.Second {
+		t.Errorf("a blob written after the advance is stamped %v ahead of the wall clock; want 16 s", ahead)
 	}
 	if resp, err := http.Post(env.AdminURL+"/clock/advance?by=-1s", "", nil); err != nil {
 		t.Fatal(err)

@@ -3,15 +3,8 @@ package queuesdk_test
 import (
 	"context"
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,91 +12,17 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/servertest"
 )
 
-// process is a cerulean binary serving one data directory.
-type process struct {
-	cmd  *exec.Cmd
-	port int
-	log  string
-	done chan struct{}
-}
-
-// buildBinary compiles ./cmd/cerulean into a temp dir.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	must(t, err, "go env GOMOD")
-	root := filepath.Dir(strings.TrimSpace(string(out)))
-	bin := filepath.Join(t.TempDir(), "cerulean")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/cerulean")
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/cerulean: %v\n%s", err, b)
-	}
-	return bin
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err, "finding a free port")
-	defer func() { _ = l.Close() }() // only the free port number was wanted
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// startProcess runs the binary with the queue service on port and every
-// other service on a port of the kernel's choosing.
-func startProcess(t *testing.T, bin, dataDir string, port int) *process {
-	t.Helper()
-	logf := filepath.Join(t.TempDir(), "server.log")
-	lf, err := os.Create(logf)
-	must(t, err, "log file")
-	args := []string{"serve", "--host", "127.0.0.1", "--data", dataDir, "--queue-port", strconv.Itoa(port)}
-	for _, other := range []string{"blob", "table", "cosmos", "admin"} {
-		args = append(args, "--"+other+"-port", "0")
-	}
-	p := &process{cmd: exec.Command(bin, args...), port: port, log: logf, done: make(chan struct{})}
-	p.cmd.Stdout, p.cmd.Stderr = lf, lf
-	must(t, p.cmd.Start(), "starting %s", bin)
-	go func() {
-		_ = p.cmd.Wait()
-		_ = lf.Close() // the log is read back only when the test fails
-		close(p.done)
-	}()
-	t.Cleanup(p.kill)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		select {
-		case <-p.done:
-			b, _ := os.ReadFile(logf)
-			t.Fatalf("server exited before listening:\n%s", b)
-		default:
-		}
-		if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 200*time.Millisecond); err == nil {
-			_ = c.Close() // a probe connection: only the dial mattered
-			return p
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server not listening on %d after 30s", port)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// kill sends SIGKILL: no shutdown, no flush.
-func (p *process) kill() {
-	_ = p.cmd.Process.Signal(syscall.SIGKILL)
-	<-p.done
-}
-
-func (p *process) client(t *testing.T) *azqueue.ServiceClient {
+// processClient is a queue service client of the process p.
+func processClient(t *testing.T, p *servertest.Process) *azqueue.ServiceClient {
 	t.Helper()
 	cred, err := azqueue.NewSharedKeyCredential(azhttp.DevAccount, azhttp.DevKey)
 	must(t, err, "credential")
 	o := clientOptions()
 	o.Retry = policy.RetryOptions{MaxRetries: -1, TryTimeout: 10 * time.Second}
-	svc, err := azqueue.NewServiceClientWithSharedKeyCredential(fmt.Sprintf("http://127.0.0.1:%d/%s/", p.port, azhttp.DevAccount), cred, o)
+	svc, err := azqueue.NewServiceClientWithSharedKeyCredential(fmt.Sprintf("http://127.0.0.1:%d/%s/", p.QueuePort, azhttp.DevAccount), cred, o)
 	must(t, err, "client")
 	return svc
 }
@@ -115,12 +34,11 @@ func (p *process) client(t *testing.T) *azqueue.ServiceClient {
 // survived the restart — and still deletable with the pre-crash receipts.
 func TestDurability(t *testing.T) {
 	t.Parallel()
-	bin := buildBinary(t)
+	bin := servertest.BuildBinary(t)
 	dir := t.TempDir()
-	port := freePort(t)
-	p := startProcess(t, bin, dir, port)
+	p := servertest.StartProcess(t, bin, dir)
 	ctx := context.Background()
-	svc := p.client(t)
+	svc := processClient(t, p)
 	name := qname("durable")
 	_, err := svc.CreateQueue(ctx, name, nil)
 	must(t, err, "create")
@@ -161,13 +79,13 @@ func TestDurability(t *testing.T) {
 	if len(hidden) != 16 {
 		t.Fatalf("dequeued %d before the crash", len(hidden))
 	}
-	p.kill()
+	p.Kill()
 	stop.Store(true)
 	wg.Wait()
 	t.Logf("%d puts acknowledged before SIGKILL", len(acked))
 
-	p = startProcess(t, bin, dir, port)
-	qc = p.client(t).NewQueueClient(name)
+	p = servertest.StartProcess(t, bin, dir)
+	qc = processClient(t, p).NewQueueClient(name)
 	hiddenIDs := map[string]bool{}
 	for _, m := range hidden {
 		hiddenIDs[deref(m.MessageID)] = true

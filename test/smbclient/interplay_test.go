@@ -16,13 +16,11 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/servertest"
 	"github.com/cerulean-db/cerulean/internal/smb/smbtest"
-	"github.com/cerulean-db/cerulean/internal/testkit"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	sharefile "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
 	sharelease "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/lease"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
-	filestore "github.com/cerulean-db/cerulean/internal/file"
 )
 
 // restFixture is a server and share for the tests that hold SMB opens
@@ -33,7 +31,6 @@ func restFixture(t *testing.T) *fixture { return benchFixture(t) }
 func benchFixture(t testing.TB) *fixture {
 	t.Helper()
 	env := servertest.Start(t)
-	testkit.CheckAfter(t, env.Store, testkit.KeysAscending, filestore.CheckInvariants)
 	cred, err := service.NewSharedKeyCredential(env.Account, env.Key)
 	if err != nil {
 		t.Fatal(err)

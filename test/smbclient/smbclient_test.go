@@ -21,9 +21,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/share"
 
-	filestore "github.com/cerulean-db/cerulean/internal/file"
 	"github.com/cerulean-db/cerulean/internal/servertest"
-	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 type fixture struct {
@@ -47,7 +45,6 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	smbclientPath(t)
 	env := servertest.Start(t)
-	testkit.CheckAfter(t, env.Store, testkit.KeysAscending, filestore.CheckInvariants)
 	cred, err := service.NewSharedKeyCredential(env.Account, env.Key)
 	if err != nil {
 		t.Fatal(err)

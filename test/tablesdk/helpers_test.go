@@ -29,10 +29,6 @@ type fixture struct {
 	signer testkit.Signer
 }
 
-// storeChecks run against the server's store when each test that made a
-// fixture ends.
-var storeChecks = []testkit.StoreCheck{testkit.KeysAscending}
-
 // newFixture starts a fresh in-memory server for the test.
 func newFixture(t *testing.T, opts ...servertest.Option) *fixture {
 	t.Helper()
@@ -40,7 +36,6 @@ func newFixture(t *testing.T, opts ...servertest.Option) *fixture {
 	if !strings.HasSuffix(env.TableURL, "/") || !strings.Contains(env.ConnectionString, "TableEndpoint=") {
 		t.Fatalf("servertest.Env: TableURL %q, connection string %q", env.TableURL, env.ConnectionString)
 	}
-	testkit.CheckAfter(t, env.Store, storeChecks...)
 	svc, err := aztables.NewServiceClientFromConnectionString(env.ConnectionString, clientOptions())
 	if err != nil {
 		t.Fatalf("NewServiceClientFromConnectionString: %v", err)

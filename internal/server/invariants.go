@@ -1,0 +1,47 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// invariantChecker is a service that can verify what it keeps in the
+// store.
+type invariantChecker interface {
+	CheckInvariants(ctx context.Context) error
+}
+
+// checkedService is one service CheckInvariants asks.
+type checkedService struct {
+	name string
+	svc  invariantChecker
+}
+
+// checkInvariantsOf registers svc with CheckInvariants.
+func (s *Server) checkInvariantsOf(name string, svc invariantChecker) {
+	s.checked = append(s.checked, checkedService{name, svc})
+}
+
+// CheckInvariants asks every service to verify its stored state (each
+// reads one snapshot of the store) and joins what they find, each
+// violation prefixed with its service's name. Tests call it once the
+// server is quiet (Config.BeforeStoreClose); it needs the store open.
+func (s *Server) CheckInvariants(ctx context.Context) error {
+	var errs []error
+	for _, c := range s.checked {
+		if err := c.svc.CheckInvariants(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// beforeStoreClose runs Config.BeforeStoreClose the first time Shutdown
+// reaches the store (a second Shutdown finds it closed).
+func (s *Server) beforeStoreClose(ctx context.Context) {
+	if hook := s.onStoreClose; hook != nil {
+		s.onStoreClose = nil
+		hook(ctx, s)
+	}
+}

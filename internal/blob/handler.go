@@ -11,27 +11,47 @@ import (
 	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/storagefront"
 	"github.com/cerulean-db/cerulean/internal/svcprops"
 )
 
-// handler serves a Service on the wire: it authenticates and parses each
-// request, makes one call into the Service and writes its answer.
+// handler serves a Service on the wire: it parses each request, makes one
+// call into the Service and writes its answer. The front door
+// (storagefront) routes and authenticates before it.
 type handler struct {
 	svc      *Service
 	accounts *azhttp.Accounts
 	auth     *azhttp.Authenticator
 	props    *svcprops.Store // service properties, which only the wire reads
 	log      *slog.Logger
+	door     *storagefront.Door[*handler, *request] // serves a batch's sub-requests
 }
 
-// NewHandler returns the Blob service's HTTP handler over svc, wrapped in
-// the plumbing every service shares (request ids, versions, CORS, logging).
+// NewHandler returns the Blob service's HTTP handler over svc: its front
+// door over the routing table, wrapped in the plumbing every service
+// shares (request ids, versions, CORS, logging).
 func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts, log: svc.log}
-	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "blob", Now: svc.now, Wall: time.Now, Policy: h.storedPolicy}
 	h.props = svcprops.New(svc.store, "blob", func(acct string) []byte { return servicePropsKey(acct) })
-	return azhttp.HostStyle(svc.accounts, azhttp.Wrap("blob", h.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve)))
+	h.door = storagefront.New(storagefront.Config[*handler, *request]{
+		Service: "blob", Routes: routes, Receiver: h,
+		Accounts: svc.accounts, Now: svc.now, Log: svc.log, Props: h.props, WriteError: azhttp.WriteError,
+		ACL:               h.containerACL,
+		SecondaryReadOnly: errSecondaryReadOnly,
+		Parse:             parseRequest,
+		Unrouted:          unrouted,
+		CheckNames:        func(q *request) error { return checkNames(q.container, q.blob) },
+		Authenticate:      (*handler).authenticate,
+		Anonymous:         (*handler).allowAnonymous,
+		Admit:             func(q *request) error { return checkLeaseIDs(q.r.Header) },
+	})
+	h.auth = h.door.Auth
+	return h.door.Handler()
 }
+
+// Operations lists the operations the Blob service routes, by Azure's
+// names, in the routing table's order.
+func Operations() []string { return storagefront.Names(routes) }
 
 // now is the time lease states are reported as at.
 func (h *handler) now() time.Time { return h.svc.clock() }
@@ -49,80 +69,76 @@ type request struct {
 
 func (q *request) ctx() context.Context { return q.r.Context() }
 
-// anonymous says which public access level lets an unauthenticated caller
-// run an operation.
-type anonymous int
+func (q *request) Scope() (string, string) { return q.container, q.blob }
 
+func (q *request) SetAccess(a azhttp.Access) { q.access = a }
+
+// What a path addresses.
 const (
-	anonNever     anonymous = iota
-	anonBlob                // container public access "blob" or "container"
-	anonContainer           // container public access "container"
+	atService storagefront.Resource = 1 << iota
+	atContainer
+	atBlob
+	atAny = atService | atContainer | atBlob
 )
 
-// operation is one routed REST operation.
-type operation struct {
-	need azhttp.Need
-	anon anonymous
-	run  func(*handler, *request) error
-}
-
-func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
-	q := &request{w: w, r: r, q: r.URL.Query()}
-	q.acct, q.container, q.blob = splitPath(r.URL.Path)
-	if err := h.dispatch(q); err != nil {
-		azhttp.WriteError(w, r, err)
-	}
-}
-
-func (h *handler) dispatch(q *request) error {
-	if err := h.resolveAccount(q); err != nil {
-		return err
-	}
+// parseRequest splits the path and parses the snapshot or version a
+// request names.
+func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
+	q := &request{w: c.W, r: c.R, q: c.Query, acct: c.Acct, secondary: c.Secondary}
+	_, q.container, q.blob = splitPath(c.R.URL.Path)
+	var at storagefront.Address
 	if v := q.q.Get("snapshot"); v != "" {
 		var err error
 		if q.snapshot, err = parseSnapshot("snapshot", v); err != nil {
-			return err
+			return nil, at, err
 		}
 	}
 	if err := parseVersionID(q); err != nil {
-		return err
+		return nil, at, err
 	}
-	op, err := route(q)
-	if err != nil {
-		return err
+	restype, comp := q.q.Get("restype"), q.q.Get("comp")
+	switch {
+	case q.container == "":
+		at.Resource = atService
+	case q.blob != "":
+		at.Resource = atBlob
+		at.Snapshot = q.snapshot != ""
+	case restype == "container" || restype == "account" && comp == "properties":
+		at.Resource = atContainer
+	case restype == "" && comp == "":
+		// A path with only a container name and no restype addresses a
+		// blob in the $root container in Azure; unsupported here.
+		return nil, at, notSupported("The $root container")
 	}
-	if err := azhttp.Routed(q.w, q.r, azhttp.OperationName(op.run)); err != nil {
-		return err
-	}
-	if err := secondaryAllows(q); err != nil {
-		return err
-	}
-	if err := checkNames(q.container, q.blob); err != nil {
-		return err
-	}
-	q.access, err = h.authenticate(q)
-	if err != nil {
-		return err
-	}
-	if q.access.Kind == azhttp.AccessAnonymous {
-		if err := h.allowAnonymous(q, op.anon); err != nil {
-			return err
-		}
-	} else if err := q.access.Allows(op.need); err != nil {
-		return err
-	}
-	if err := checkLeaseIDs(q.r.Header); err != nil {
-		return err
-	}
-	return op.run(h, q)
+	return q, at, nil
 }
+
+func notSupported(what string) error {
+	return azhttp.ErrNotImplemented.WithMessage("%s is not supported by this server yet.", what)
+}
+
+// unrouted answers a request no route serves.
+func unrouted(c storagefront.Call, at storagefront.Address) error {
+	if at.Snapshot {
+		return azhttp.InvalidQueryParameterValue("snapshot", c.Query.Get("snapshot"), "").WithMessage("This operation is not permitted on a snapshot.")
+	}
+	return azhttp.UnroutedOperation(c.R.Method, c.Query.Get("restype"), c.Query.Get("comp"))
+}
+
+// Who may call an operation anonymously: the container's public access
+// level decides.
+const (
+	publicNever     storagefront.Public = iota
+	publicBlob                          // container public access "blob" or "container"
+	publicContainer                     // container public access "container"
+)
 
 // allowAnonymous lets an unauthenticated read through only where the
 // container's public access level allows it; elsewhere the resource is
 // reported missing, as Azure does, so that its existence is not revealed.
-func (h *handler) allowAnonymous(q *request, level anonymous) error {
+func (h *handler) allowAnonymous(q *request, level storagefront.Public) error {
 	denied := azhttp.ErrResourceNotFound
-	if level == anonNever || q.container == "" {
+	if level == publicNever || q.container == "" {
 		return denied
 	}
 	c, err := h.svc.GetContainer(q.ctx(), q.acct, q.container)
@@ -135,177 +151,99 @@ func (h *handler) allowAnonymous(q *request, level anonymous) error {
 	switch {
 	case c.PublicAccess == "container":
 		return nil
-	case c.PublicAccess == "blob" && level == anonBlob:
+	case c.PublicAccess == "blob" && level == publicBlob:
 		return nil
 	}
 	return denied
 }
 
-// storedPolicy resolves a service SAS's signed identifier from the
-// container's access policies.
-func (h *handler) storedPolicy(ctx context.Context, acct, container, id string) (azhttp.StoredPolicy, bool, error) {
+// containerACL is the container's stored access policies, which a
+// service SAS may name.
+func (h *handler) containerACL(ctx context.Context, acct, container string) ([]azhttp.SignedIdentifier, error) {
 	c, err := h.svc.GetContainer(ctx, acct, container)
 	if errors.Is(err, azhttp.ErrContainerNotFound) {
-		return azhttp.StoredPolicy{}, false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return azhttp.StoredPolicy{}, false, err
+		return nil, err
 	}
-	for _, si := range c.ACL {
-		if si.ID == id {
-			return si.Policy(), true, nil
-		}
-	}
-	return azhttp.StoredPolicy{}, false, nil
+	return c.ACL, nil
 }
 
 func need(resourceType, permission byte) azhttp.Need {
 	return azhttp.Need{Service: 'b', ResourceType: resourceType, Permission: permission}
 }
 
-// route picks the operation from the method, the addressed resource and
-// the restype/comp query parameters.
-func route(q *request) (operation, error) {
-	restype, comp, m := q.q.Get("restype"), q.q.Get("comp"), q.r.Method
-	read := m == http.MethodGet || m == http.MethodHead
-	notSupported := func(what string) (operation, error) {
-		return operation{}, azhttp.ErrNotImplemented.WithMessage("%s is not supported by this server yet.", what)
-	}
-	switch {
-	case q.container == "":
-		switch {
-		case comp == "list" && m == http.MethodGet:
-			return operation{need('s', 'l'), anonNever, (*handler).listContainers}, nil
-		case restype == "service" && comp == "properties" && m == http.MethodGet:
-			return operation{need('s', 'r'), anonNever, (*handler).getServiceProperties}, nil
-		case restype == "service" && comp == "properties" && m == http.MethodPut:
-			return operation{need('s', 'w'), anonNever, (*handler).setServiceProperties}, nil
-		case restype == "account" && comp == "properties" && read:
-			return operation{accountInfoNeed, anonNever, (*handler).getAccountInfo}, nil
-		case restype == "service" && comp == "stats" && m == http.MethodGet:
-			return operation{need('s', 'r'), anonNever, (*handler).getServiceStats}, nil
-		case comp == "blobs" && m == http.MethodGet:
-			return operation{need('s', 'f'), anonNever, (*handler).findBlobsByTags}, nil
-		case restype == "service" && comp == "userdelegationkey" && m == http.MethodPost:
-			return operation{need('s', 'r'), anonNever, (*handler).getUserDelegationKey}, nil
-		case comp == "batch" && m == http.MethodPost:
-			return operation{batchNeed, anonNever, (*handler).submitBatch}, nil
-		}
-	case q.blob == "":
-		if restype == "account" && comp == "properties" && read {
-			return operation{accountInfoNeed, anonNever, (*handler).getAccountInfo}, nil
-		}
-		if restype != "container" && comp != "" {
-			break
-		}
-		if restype == "" {
-			// A path with only a container name and no restype addresses a
-			// blob in the $root container in Azure; unsupported here.
-			return notSupported("The $root container")
-		}
-		switch {
-		case comp == "" && m == http.MethodPut:
-			return operation{containerNeed(either('c', 'c', 'w')), anonNever, (*handler).createContainer}, nil
-		case comp == "" && read:
-			return operation{containerNeed(need('c', 'r')), anonContainer, (*handler).getContainerProperties}, nil
-		case comp == "" && m == http.MethodDelete:
-			return operation{containerNeed(need('c', 'd')), anonNever, (*handler).deleteContainer}, nil
-		case comp == "metadata" && read:
-			return operation{containerNeed(need('c', 'r')), anonContainer, (*handler).getContainerProperties}, nil
-		case comp == "metadata" && m == http.MethodPut:
-			return operation{containerNeed(need('c', 'w')), anonNever, (*handler).setContainerMetadata}, nil
-		case comp == "acl" && read:
-			return operation{ownerNeed('c'), anonNever, (*handler).getContainerACL}, nil
-		case comp == "acl" && m == http.MethodPut:
-			return operation{ownerNeed('c'), anonNever, (*handler).setContainerACL}, nil
-		case comp == "list" && m == http.MethodGet:
-			return operation{need('c', 'l'), anonContainer, (*handler).listBlobs}, nil
-		case comp == "lease" && m == http.MethodPut:
-			return operation{containerNeed(leaseNeed(q.r, 'c')), anonNever, (*handler).leaseContainer}, nil
-		case comp == "blobs" && m == http.MethodGet:
-			return operation{need('c', 'f'), anonNever, (*handler).findBlobsByTags}, nil
-		case comp == "batch" && m == http.MethodPost:
-			return operation{batchNeed, anonNever, (*handler).submitBatch}, nil
-		case comp == "undelete" && m == http.MethodPut:
-			return operation{need('c', 'w'), anonNever, (*handler).restoreContainer}, nil
-		case comp == "rename":
-			return notSupported("This container operation")
-		}
-	default:
-		if restype == "account" && comp == "properties" && read {
-			return operation{accountInfoNeed, anonNever, (*handler).getAccountInfo}, nil
-		}
-		snapshotOK := read && (comp == "" || comp == "metadata" || comp == "blocklist" || comp == "pagelist") || m == http.MethodDelete && comp == "" || comp == "tags"
-		if q.snapshot != "" && !snapshotOK {
-			return operation{}, azhttp.InvalidQueryParameterValue("snapshot", q.q.Get("snapshot"), "").WithMessage("This operation is not permitted on a snapshot.")
-		}
-		fromURL := q.r.Header.Get("x-ms-copy-source") != ""
-		switch {
-		case comp == "" && m == http.MethodPut && fromURL && q.r.Header.Get("x-ms-blob-type") != "":
-			return operation{either('o', 'w', 'c'), anonNever, (*handler).putBlobFromURL}, nil
-		case comp == "" && m == http.MethodPut && fromURL:
-			return operation{either('o', 'w', 'c'), anonNever, (*handler).copyBlob}, nil
-		case comp == "" && m == http.MethodPut:
-			return operation{either('o', 'w', 'c'), anonNever, (*handler).putBlob}, nil
-		case comp == "" && m == http.MethodHead:
-			return operation{either('o', 'r', 'e'), anonBlob, (*handler).getBlob}, nil
-		case comp == "" && read:
-			return operation{need('o', 'r'), anonBlob, (*handler).getBlob}, nil
-		case comp == "" && m == http.MethodDelete && q.q.Has("versionid"):
-			// Azure's "Delete version (x)": Delete (d) deletes a blob or a
-			// snapshot, not a version.
-			return operation{need('o', 'x'), anonNever, (*handler).deleteBlob}, nil
-		case comp == "" && m == http.MethodDelete:
-			return operation{need('o', 'd'), anonNever, (*handler).deleteBlob}, nil
-		case comp == "block" && m == http.MethodPut && fromURL:
-			return operation{need('o', 'w'), anonNever, (*handler).putBlockFromURL}, nil
-		case comp == "block" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*handler).putBlock}, nil
-		case comp == "blocklist" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*handler).putBlockList}, nil
-		case comp == "blocklist" && m == http.MethodGet:
-			return operation{need('o', 'r'), anonBlob, (*handler).getBlockList}, nil
-		case comp == "properties" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*handler).setBlobProperties}, nil
-		case comp == "metadata" && read:
-			return operation{need('o', 'r'), anonBlob, (*handler).getBlobMetadata}, nil
-		case comp == "metadata" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*handler).setBlobMetadata}, nil
-		case comp == "lease" && m == http.MethodPut:
-			return operation{leaseNeed(q.r, 'o'), anonNever, (*handler).leaseBlob}, nil
-		case comp == "snapshot" && m == http.MethodPut:
-			return operation{either('o', 'w', 'c'), anonNever, (*handler).snapshotBlob}, nil
-		case comp == "copy" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*handler).abortCopy}, nil
-		case comp == "page" && m == http.MethodPut && fromURL:
-			return operation{need('o', 'w'), anonNever, (*handler).putPageFromURL}, nil
-		case comp == "page" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*handler).putPage}, nil
-		case comp == "pagelist" && m == http.MethodGet:
-			return operation{need('o', 'r'), anonBlob, (*handler).getPageRanges}, nil
-		case comp == "appendblock" && m == http.MethodPut && fromURL:
-			return operation{either('o', 'a', 'w'), anonNever, (*handler).appendBlockFromURL}, nil
-		case comp == "appendblock" && m == http.MethodPut:
-			return operation{either('o', 'a', 'w'), anonNever, (*handler).appendBlock}, nil
-		case comp == "seal" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*handler).sealBlob}, nil
-		case comp == "tier" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*handler).setBlobTier}, nil
-		case comp == "tags" && m == http.MethodPut:
-			return operation{need('o', 't'), anonNever, (*handler).setBlobTags}, nil
-		case comp == "tags" && m == http.MethodGet:
-			return operation{need('o', 't'), anonNever, (*handler).getBlobTags}, nil
-		case comp == "expiry" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*handler).setBlobExpiry}, nil
-		case comp == "incrementalcopy" && m == http.MethodPut:
-			return operation{either('o', 'w', 'c'), anonNever, (*handler).incrementalCopy}, nil
-		case comp == "undelete" && m == http.MethodPut:
-			return operation{need('o', 'w'), anonNever, (*handler).undeleteBlob}, nil
-		case comp == "immutabilityPolicies", comp == "legalhold", comp == "query":
-			return notSupported("This blob operation")
-		}
-	}
-	return operation{}, azhttp.UnroutedOperation(m, restype, comp)
+type route = storagefront.Route[*handler, *request]
+
+const (
+	httpGet, httpHead, httpPut, httpDelete, httpPost, getOrHead = http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodPost, storagefront.Read
+	copySource                                                  = "x-ms-copy-source"
+)
+
+// routes is the Blob service's routing table: Azure's operations, the
+// requests that select each (method, restype/comp, headers) and what each
+// needs of a caller. A container is addressed with restype=container.
+var routes = []route{
+	// The account.
+	{Name: "ListContainers", On: atService, Method: httpGet, Comp: "list", Need: need('s', 'l'), Run: (*handler).listContainers},
+	{Name: "GetBlobServiceProperties", On: atService, Method: httpGet, Restype: "service", Comp: "properties", Need: need('s', 'r'), Run: (*handler).getServiceProperties},
+	{Name: "SetBlobServiceProperties", On: atService, Method: httpPut, Restype: "service", Comp: "properties", Need: need('s', 'w'), Run: (*handler).setServiceProperties},
+	{Name: "GetBlobServiceStats", On: atService, Method: httpGet, Restype: "service", Comp: "stats", Need: need('s', 'r'), Run: (*handler).getServiceStats},
+	{Name: "GetAccountInformation", On: atAny, Method: getOrHead, Restype: "account", Comp: "properties", Snapshot: true, Need: accountInfoNeed, Run: (*handler).getAccountInfo},
+	{Name: "FindBlobsByTags", On: atService, Method: httpGet, Comp: "blobs", Need: need('s', 'f'), Run: (*handler).findBlobsByTags},
+	{Name: "GetUserDelegationKey", On: atService, Method: httpPost, Restype: "service", Comp: "userdelegationkey", Need: need('s', 'r'), Run: (*handler).getUserDelegationKey},
+	{Name: "BlobBatch", On: atService | atContainer, Method: httpPost, Comp: "batch", Need: batchNeed, Run: (*handler).submitBatch},
+
+	// Containers.
+	{Name: "CreateContainer", On: atContainer, Method: httpPut, Need: containerNeed(either('c', 'c', 'w')), Run: (*handler).createContainer},
+	{Name: "GetContainerProperties", On: atContainer, Method: getOrHead, Need: containerNeed(need('c', 'r')), Public: publicContainer, Run: (*handler).getContainerProperties},
+	{Name: "DeleteContainer", On: atContainer, Method: httpDelete, Need: containerNeed(need('c', 'd')), Run: (*handler).deleteContainer},
+	{Name: "GetContainerMetadata", On: atContainer, Method: getOrHead, Comp: "metadata", Need: containerNeed(need('c', 'r')), Public: publicContainer, Run: (*handler).getContainerProperties},
+	{Name: "SetContainerMetadata", On: atContainer, Method: httpPut, Comp: "metadata", Need: containerNeed(need('c', 'w')), Run: (*handler).setContainerMetadata},
+	{Name: "GetContainerACL", On: atContainer, Method: getOrHead, Comp: "acl", Need: ownerNeed('c'), Run: (*handler).getContainerACL},
+	{Name: "SetContainerACL", On: atContainer, Method: httpPut, Comp: "acl", Need: ownerNeed('c'), Run: (*handler).setContainerACL},
+	{Name: "ListBlobs", On: atContainer, Method: httpGet, Comp: "list", Need: need('c', 'l'), Public: publicContainer, Run: (*handler).listBlobs},
+	{Name: "LeaseContainer", On: atContainer, Method: httpPut, Comp: "lease", Authorize: leaseAccess('c'), Run: (*handler).leaseContainer},
+	{Name: "FindBlobsByTagsInContainer", On: atContainer, Method: httpGet, Comp: "blobs", Need: need('c', 'f'), Run: (*handler).findBlobsByTags},
+	{Name: "RestoreContainer", On: atContainer, Method: httpPut, Comp: "undelete", Need: need('c', 'w'), Run: (*handler).restoreContainer},
+	{Name: "RenameContainer", On: atContainer, Comp: "rename", Err: notSupported("Rename Container")},
+
+	// Blobs: a request naming a snapshot or version runs only the rows
+	// marked Snapshot.
+	{Name: "PutBlobFromURL", On: atBlob, Method: httpPut, Headers: []string{copySource, "x-ms-blob-type"}, Need: either('o', 'w', 'c'), Run: (*handler).putBlobFromURL},
+	{Name: "CopyBlobFromURL", On: atBlob, Method: httpPut, Headers: []string{copySource, "x-ms-requires-sync=true"}, Need: either('o', 'w', 'c'), Run: (*handler).copyBlob},
+	{Name: "CopyBlob", On: atBlob, Method: httpPut, Headers: []string{copySource}, Need: either('o', 'w', 'c'), Run: (*handler).copyBlob},
+	{Name: "PutBlob", On: atBlob, Method: httpPut, Need: either('o', 'w', 'c'), Run: (*handler).putBlob},
+	{Name: "GetBlobProperties", On: atBlob, Method: httpHead, Snapshot: true, Need: either('o', 'r', 'e'), Public: publicBlob, Run: (*handler).getBlob},
+	{Name: "GetBlob", On: atBlob, Method: httpGet, Snapshot: true, Need: need('o', 'r'), Public: publicBlob, Run: (*handler).getBlob},
+	{Name: "DeleteBlob", On: atBlob, Method: httpDelete, Snapshot: true, Authorize: deleteBlobAccess, Run: (*handler).deleteBlob},
+	{Name: "PutBlockFromURL", On: atBlob, Method: httpPut, Comp: "block", Headers: []string{copySource}, Need: need('o', 'w'), Run: (*handler).putBlockFromURL},
+	{Name: "PutBlock", On: atBlob, Method: httpPut, Comp: "block", Need: need('o', 'w'), Run: (*handler).putBlock},
+	{Name: "PutBlockList", On: atBlob, Method: httpPut, Comp: "blocklist", Need: need('o', 'w'), Run: (*handler).putBlockList},
+	{Name: "GetBlockList", On: atBlob, Method: httpGet, Comp: "blocklist", Snapshot: true, Need: need('o', 'r'), Public: publicBlob, Run: (*handler).getBlockList},
+	{Name: "SetBlobProperties", On: atBlob, Method: httpPut, Comp: "properties", Need: need('o', 'w'), Run: (*handler).setBlobProperties},
+	{Name: "GetBlobMetadata", On: atBlob, Method: getOrHead, Comp: "metadata", Snapshot: true, Need: need('o', 'r'), Public: publicBlob, Run: (*handler).getBlobMetadata},
+	{Name: "SetBlobMetadata", On: atBlob, Method: httpPut, Comp: "metadata", Need: need('o', 'w'), Run: (*handler).setBlobMetadata},
+	{Name: "LeaseBlob", On: atBlob, Method: httpPut, Comp: "lease", Authorize: leaseAccess('o'), Run: (*handler).leaseBlob},
+	{Name: "SnapshotBlob", On: atBlob, Method: httpPut, Comp: "snapshot", Need: either('o', 'w', 'c'), Run: (*handler).snapshotBlob},
+	{Name: "AbortCopyBlob", On: atBlob, Method: httpPut, Comp: "copy", Need: need('o', 'w'), Run: (*handler).abortCopy},
+	{Name: "PutPageFromURL", On: atBlob, Method: httpPut, Comp: "page", Headers: []string{copySource}, Need: need('o', 'w'), Run: (*handler).putPageFromURL},
+	{Name: "PutPage", On: atBlob, Method: httpPut, Comp: "page", Need: need('o', 'w'), Run: (*handler).putPage},
+	{Name: "GetPageRanges", On: atBlob, Method: httpGet, Comp: "pagelist", Snapshot: true, Need: need('o', 'r'), Public: publicBlob, Run: (*handler).getPageRanges},
+	{Name: "AppendBlockFromURL", On: atBlob, Method: httpPut, Comp: "appendblock", Headers: []string{copySource}, Need: either('o', 'a', 'w'), Run: (*handler).appendBlockFromURL},
+	{Name: "AppendBlock", On: atBlob, Method: httpPut, Comp: "appendblock", Need: either('o', 'a', 'w'), Run: (*handler).appendBlock},
+	{Name: "AppendBlobSeal", On: atBlob, Method: httpPut, Comp: "seal", Need: need('o', 'w'), Run: (*handler).sealBlob},
+	{Name: "SetBlobTier", On: atBlob, Method: httpPut, Comp: "tier", Need: need('o', 'w'), Run: (*handler).setBlobTier},
+	{Name: "SetBlobTags", On: atBlob, Method: httpPut, Comp: "tags", Snapshot: true, Need: need('o', 't'), Run: (*handler).setBlobTags},
+	{Name: "GetBlobTags", On: atBlob, Method: httpGet, Comp: "tags", Snapshot: true, Need: need('o', 't'), Run: (*handler).getBlobTags},
+	{Name: "SetBlobExpiry", On: atBlob, Method: httpPut, Comp: "expiry", Need: need('o', 'w'), Run: (*handler).setBlobExpiry},
+	{Name: "IncrementalCopyBlob", On: atBlob, Method: httpPut, Comp: "incrementalcopy", Need: either('o', 'w', 'c'), Run: (*handler).incrementalCopy},
+	{Name: "UndeleteBlob", On: atBlob, Method: httpPut, Comp: "undelete", Need: need('o', 'w'), Run: (*handler).undeleteBlob},
+	{Name: "SetBlobImmutabilityPolicy", On: atBlob, Method: httpPut, Comp: "immutabilityPolicies", Err: notSupported("Set Blob Immutability Policy")},
+	{Name: "DeleteBlobImmutabilityPolicy", On: atBlob, Method: httpDelete, Comp: "immutabilityPolicies", Err: notSupported("Delete Blob Immutability Policy")},
+	{Name: "SetBlobLegalHold", On: atBlob, Method: httpPut, Comp: "legalhold", Err: notSupported("Set Blob Legal Hold")},
+	{Name: "QueryBlobContents", On: atBlob, Method: httpPost, Comp: "query", Err: notSupported("Query Blob Contents")},
 }
 
 // splitPath splits a path-style URL path into account, container and blob.

@@ -6,15 +6,16 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/storagefront"
 	"github.com/cerulean-db/cerulean/internal/svcprops"
 )
 
-// handler serves a Service on the wire: it authenticates and parses each
-// request, makes one call into the Service and writes its answer.
+// handler serves a Service on the wire: it parses each request, makes one
+// call into the Service and writes its answer; the front door
+// (storagefront) routes and authenticates before it.
 type handler struct {
 	svc      *Service
 	accounts *azhttp.Accounts
@@ -23,22 +24,27 @@ type handler struct {
 	log      *slog.Logger
 }
 
-// NewHandler returns the File service's HTTP handler over svc, wrapped in
-// the plumbing every service shares (request ids, versions, CORS, logging).
+// NewHandler returns the File service's HTTP handler over svc: its front
+// door over the routing table, wrapped in the plumbing every service
+// shares (request ids, versions, CORS, logging).
 func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts, log: svc.log}
-	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "file", Now: svc.now, Wall: time.Now, Policy: h.storedPolicy}
 	h.props = svcprops.New(svc.store, "file", func(acct string) []byte { return servicePropsKey(acct) })
-	return azhttp.HostStyle(svc.accounts, azhttp.Wrap("file", h.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve)))
+	door := storagefront.New(storagefront.Config[*handler, *request]{
+		Service: "file", Routes: routes, Receiver: h,
+		Accounts: svc.accounts, Now: svc.now, Log: svc.log, Props: h.props, WriteError: azhttp.WriteError,
+		ACL:        h.shareACL,
+		Parse:      parseRequest,
+		Unrouted:   unrouted,
+		CheckNames: func(q *request) error { return checkNames(q.share, q.path) },
+	})
+	h.auth = door.Auth
+	return door.Handler()
 }
 
-func (h *handler) corsRules(r *http.Request) ([]azhttp.CORSRule, error) {
-	acct, _, _ := splitPath(r.URL.Path)
-	if _, ok := h.accounts.Lookup(acct); !ok {
-		return nil, nil
-	}
-	return h.props.CORSRules(r.Context(), acct)
-}
+// Operations lists the operations the File service routes, by Azure's
+// names, in the routing table's order.
+func Operations() []string { return storagefront.Names(routes) }
 
 // request is one parsed call.
 type request struct {
@@ -53,6 +59,10 @@ type request struct {
 
 func (q *request) ctx() context.Context { return q.r.Context() }
 
+func (q *request) Scope() (string, string) { return q.share, q.path }
+
+func (q *request) SetAccess(a azhttp.Access) { q.access = a }
+
 // ns is the share a read addresses: the live share or its snapshot.
 func (q *request) ns() string {
 	if q.snapshot == "" {
@@ -61,164 +71,129 @@ func (q *request) ns() string {
 	return SnapshotNamespace(q.share, q.snapshot)
 }
 
-// operation is one routed REST operation.
-type operation struct {
-	need azhttp.Need
-	run  func(*handler, *request) error
+// What a path addresses: the SDKs send restype=share or =directory, and
+// no restype for a file or for the share's root directory.
+const (
+	atService storagefront.Resource = 1 << iota
+	atShare
+	atDirectory
+	atFile
+	atRoot
+)
+
+// parseRequest splits the path, parses the share snapshot a request
+// names (?sharesnapshot=) and classifies what it addresses.
+func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
+	q := &request{w: c.W, r: c.R, q: c.Query, acct: c.Acct}
+	_, q.share, q.path = splitPath(c.R.URL.Path)
+	var at storagefront.Address
+	if q.q.Has("sharesnapshot") && q.share != "" {
+		v := q.q.Get("sharesnapshot")
+		snap, ok := ParseSnapshot(v)
+		if !ok {
+			return nil, at, azhttp.InvalidQueryParameterValue("sharesnapshot", v, "")
+		}
+		q.snapshot, at.Snapshot = snap, true
+	}
+	switch restype := q.q.Get("restype"); {
+	case q.share == "":
+		at.Resource = atService
+	case restype == "share":
+		if q.path == "" {
+			at.Resource = atShare
+		}
+	case restype == "directory":
+		at.Resource = atDirectory
+	case restype == "" && q.path != "":
+		at.Resource = atFile
+	case restype == "":
+		at.Resource = atRoot
+	}
+	return q, at, nil
 }
 
-func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
-	q := &request{w: w, r: r, q: r.URL.Query()}
-	q.acct, q.share, q.path = splitPath(r.URL.Path)
-	if err := h.dispatch(q); err != nil {
-		azhttp.WriteError(w, r, err)
-	}
+func notSupported(what string) error {
+	return azhttp.ErrNotImplemented.WithMessage("%s is not supported by this server yet.", what)
 }
 
-func (h *handler) dispatch(q *request) error {
-	if err := h.accounts.Require(q.acct); err != nil {
-		return err
+// unrouted answers a request no route serves. A share snapshot is
+// read-only: a write answers ShareSnapshotOperationNotSupported.
+func unrouted(c storagefront.Call, at storagefront.Address) error {
+	m, restype, comp := c.R.Method, c.Query.Get("restype"), c.Query.Get("comp")
+	switch {
+	case !at.Snapshot:
+		return azhttp.UnroutedOperation(m, restype, comp)
+	case m != http.MethodGet && m != http.MethodHead:
+		return azhttp.ErrShareSnapshotOperationNotSupported
 	}
-	op, err := route(q)
-	if err != nil {
-		return err
-	}
-	if err := azhttp.Routed(q.w, q.r, azhttp.OperationName(op.run)); err != nil {
-		return err
-	}
-	if err := checkNames(q.share, q.path); err != nil {
-		return err
-	}
-	access, err := h.auth.Authenticate(q.r, q.acct, q.share, q.path)
-	if err != nil {
-		return err
-	}
-	q.access = access
-	// Azure Files has no public access: Allows refuses anonymous requests.
-	if err := access.Allows(op.need); err != nil {
-		return err
-	}
-	q.access = access
-	return op.run(h, q)
+	return azhttp.ErrNotImplemented.WithMessage("This operation (restype=%q comp=%q) on a share snapshot is not supported by this server yet.", restype, comp)
 }
 
 func need(resourceType, permission byte) azhttp.Need {
 	return azhttp.Need{Service: 'f', ResourceType: resourceType, Permission: permission}
 }
 
-// route picks the operation from the method, the addressed resource and
-// the restype/comp query parameters. Operations of the Files REST surface
-// that are not served yet answer 501 with their name, never a pretence.
-func route(q *request) (operation, error) {
-	restype, comp, m := q.q.Get("restype"), q.q.Get("comp"), q.r.Method
-	read := m == http.MethodGet || m == http.MethodHead
-	notSupported := func(what string) (operation, error) {
-		return operation{}, azhttp.ErrNotImplemented.WithMessage("%s is not supported by this server yet.", what)
-	}
-	if q.q.Has("sharesnapshot") && q.share != "" {
-		return routeSnapshot(q, restype, comp)
-	}
-	switch {
-	case q.share == "":
-		switch {
-		case comp == "list" && m == http.MethodGet:
-			return operation{need('s', 'l'), (*handler).listShares}, nil
-		case restype == "service" && comp == "properties" && m == http.MethodGet:
-			return operation{need('s', 'r'), (*handler).getServiceProperties}, nil
-		case restype == "service" && comp == "properties" && m == http.MethodPut:
-			return operation{need('s', 'w'), (*handler).setServiceProperties}, nil
-		case comp == "userdelegationkey":
-			return notSupported("Get User Delegation Key")
-		}
-	case restype == "share":
-		if q.path != "" {
-			break
-		}
-		switch {
-		case comp == "" && m == http.MethodPut:
-			return operation{shareNeed(either('c', 'c', 'w')), (*handler).createShare}, nil
-		case comp == "" && read, comp == "metadata" && read:
-			return operation{shareNeed(need('c', 'r')), (*handler).getShareProperties}, nil
-		case comp == "" && m == http.MethodDelete:
-			return operation{shareNeed(need('c', 'd')), (*handler).deleteShare}, nil
-		case comp == "metadata" && m == http.MethodPut:
-			return operation{shareNeed(need('c', 'w')), (*handler).setShareMetadata}, nil
-		case comp == "properties" && m == http.MethodPut:
-			return operation{shareNeed(need('c', 'w')), (*handler).setShareProperties}, nil
-		case comp == "acl" && read:
-			return operation{ownerNeed(), (*handler).getShareACL}, nil
-		case comp == "acl" && m == http.MethodPut:
-			return operation{ownerNeed(), (*handler).setShareACL}, nil
-		case comp == "lease" && m == http.MethodPut:
-			return operation{shareNeed(need('c', 'w')), (*handler).leaseShare}, nil
-		case comp == "snapshot" && m == http.MethodPut:
-			return operation{shareNeed(need('c', 'c')), (*handler).snapshotShare}, nil
-		case comp == "stats" && m == http.MethodGet:
-			return operation{shareNeed(need('c', 'r')), (*handler).getShareStats}, nil
-		case comp == "filepermission" && m == http.MethodPut:
-			return operation{need('c', 'c'), (*handler).createPermission}, nil
-		case comp == "filepermission" && m == http.MethodGet:
-			return operation{need('c', 'r'), (*handler).getPermission}, nil
-		case comp == "undelete":
-			return notSupported("Restore Share")
-		}
-	case (restype == "" || restype == "directory") && comp == "listhandles" && m == http.MethodGet:
-		// The SDKs send no restype: the path names a directory or a file.
-		return operation{need('o', 'r'), (*handler).listHandles}, nil
-	case (restype == "" || restype == "directory") && comp == "forceclosehandles" && m == http.MethodPut:
-		return operation{need('o', 'w'), (*handler).forceCloseHandles}, nil
-	case restype == "directory":
-		switch {
-		case comp == "" && m == http.MethodPut:
-			return operation{either('o', 'c', 'w'), (*handler).createDirectory}, nil
-		case comp == "" && read:
-			return operation{need('o', 'r'), (*handler).getDirectoryProperties}, nil
-		case comp == "" && m == http.MethodDelete:
-			return operation{need('o', 'd'), (*handler).deleteDirectory}, nil
-		case comp == "metadata" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).setDirectoryMetadata}, nil
-		case comp == "list" && m == http.MethodGet:
-			return operation{need('c', 'l'), (*handler).listDirectory}, nil
-		case comp == "properties" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).setDirectoryProperties}, nil
-		case comp == "rename" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).renameDirectory}, nil
-		}
-	case restype == "" && q.path != "":
-		switch {
-		case comp == "" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
-			return operation{need('o', 'w'), (*handler).copyFile}, nil
-		case comp == "" && m == http.MethodPut:
-			return operation{either('o', 'c', 'w'), (*handler).createFile}, nil
-		case comp == "" && m == http.MethodGet:
-			return operation{need('o', 'r'), (*handler).getFile}, nil
-		case comp == "" && m == http.MethodHead:
-			return operation{need('o', 'r'), (*handler).getFileProperties}, nil
-		case comp == "" && m == http.MethodDelete:
-			return operation{need('o', 'd'), (*handler).deleteFile}, nil
-		case comp == "range" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
-			return operation{need('o', 'w'), (*handler).putRangeFromURL}, nil
-		case comp == "range" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).putRange}, nil
-		case comp == "rangelist" && m == http.MethodGet:
-			return operation{need('o', 'r'), (*handler).listRanges}, nil
-		case comp == "metadata" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).setFileMetadata}, nil
-		case comp == "metadata" && read:
-			return operation{need('o', 'r'), (*handler).getFileProperties}, nil
-		case comp == "properties" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).setFileProperties}, nil
-		case comp == "lease" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).leaseFile}, nil
-		case comp == "copy" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).abortCopy}, nil
-		case comp == "rename" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).renameFile}, nil
-		case comp == "symboliclink", comp == "hardlink":
-			return notSupported("NFS links")
-		}
-	}
-	return operation{}, azhttp.UnroutedOperation(m, restype, comp)
+type route = storagefront.Route[*handler, *request]
+
+const (
+	httpGet, httpHead, httpPut, httpDelete, getOrHead = http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, storagefront.Read
+	copySource                                        = "x-ms-copy-source"
+)
+
+// routes is the File service's routing table: Azure's operations, the
+// requests that select each and what each needs of a caller. A request
+// naming a share snapshot runs only the rows marked Snapshot (the reads
+// Azure serves on one, and Delete Share). Operations of the Files REST
+// surface that are not served yet answer 501 by name.
+var routes = []route{
+	{Name: "ListShares", On: atService, Method: httpGet, Comp: "list", Need: need('s', 'l'), Run: (*handler).listShares},
+	{Name: "GetFileServiceProperties", On: atService, Method: httpGet, Restype: "service", Comp: "properties", Need: need('s', 'r'), Run: (*handler).getServiceProperties},
+	{Name: "SetFileServiceProperties", On: atService, Method: httpPut, Restype: "service", Comp: "properties", Need: need('s', 'w'), Run: (*handler).setServiceProperties},
+	{Name: "GetUserDelegationKey", On: atService, Comp: "userdelegationkey", Err: notSupported("Get User Delegation Key")},
+
+	{Name: "CreateShare", On: atShare, Method: httpPut, Need: shareNeed(either('c', 'c', 'w')), Run: (*handler).createShare},
+	{Name: "GetShareProperties", On: atShare, Method: getOrHead, Snapshot: true, Need: shareNeed(need('c', 'r')), Run: (*handler).getShareProperties},
+	{Name: "GetShareMetadata", On: atShare, Method: getOrHead, Comp: "metadata", Snapshot: true, Need: shareNeed(need('c', 'r')), Run: (*handler).getShareProperties},
+	{Name: "DeleteShare", On: atShare, Method: httpDelete, Snapshot: true, Need: shareNeed(need('c', 'd')), Run: (*handler).deleteShare},
+	{Name: "SetShareMetadata", On: atShare, Method: httpPut, Comp: "metadata", Need: shareNeed(need('c', 'w')), Run: (*handler).setShareMetadata},
+	{Name: "SetShareProperties", On: atShare, Method: httpPut, Comp: "properties", Need: shareNeed(need('c', 'w')), Run: (*handler).setShareProperties},
+	{Name: "GetShareACL", On: atShare, Method: getOrHead, Comp: "acl", Need: ownerNeed(), Run: (*handler).getShareACL},
+	{Name: "SetShareACL", On: atShare, Method: httpPut, Comp: "acl", Need: ownerNeed(), Run: (*handler).setShareACL},
+	{Name: "LeaseShare", On: atShare, Method: httpPut, Comp: "lease", Need: shareNeed(need('c', 'w')), Run: (*handler).leaseShare},
+	{Name: "SnapshotShare", On: atShare, Method: httpPut, Comp: "snapshot", Need: shareNeed(need('c', 'c')), Run: (*handler).snapshotShare},
+	{Name: "GetShareStats", On: atShare, Method: httpGet, Comp: "stats", Need: shareNeed(need('c', 'r')), Run: (*handler).getShareStats},
+	{Name: "CreatePermission", On: atShare, Method: httpPut, Comp: "filepermission", Need: need('c', 'c'), Run: (*handler).createPermission},
+	{Name: "GetPermission", On: atShare, Method: httpGet, Comp: "filepermission", Need: need('c', 'r'), Run: (*handler).getPermission},
+	{Name: "RestoreShare", On: atShare, Comp: "undelete", Err: notSupported("Restore Share")},
+
+	{Name: "ListHandles", On: atDirectory | atFile | atRoot, Method: httpGet, Comp: "listhandles", Need: need('o', 'r'), Run: (*handler).listHandles},
+	{Name: "ForceCloseHandles", On: atDirectory | atFile | atRoot, Method: httpPut, Comp: "forceclosehandles", Need: need('o', 'w'), Run: (*handler).forceCloseHandles},
+
+	{Name: "CreateDirectory", On: atDirectory, Method: httpPut, Need: either('o', 'c', 'w'), Run: (*handler).createDirectory},
+	{Name: "GetDirectoryProperties", On: atDirectory, Method: getOrHead, Snapshot: true, Need: need('o', 'r'), Run: (*handler).getDirectoryProperties},
+	{Name: "DeleteDirectory", On: atDirectory, Method: httpDelete, Need: need('o', 'd'), Run: (*handler).deleteDirectory},
+	{Name: "SetDirectoryMetadata", On: atDirectory, Method: httpPut, Comp: "metadata", Need: need('o', 'w'), Run: (*handler).setDirectoryMetadata},
+	{Name: "ListDirectoriesAndFiles", On: atDirectory, Method: httpGet, Comp: "list", Snapshot: true, Need: need('c', 'l'), Run: (*handler).listDirectory},
+	{Name: "SetDirectoryProperties", On: atDirectory, Method: httpPut, Comp: "properties", Need: need('o', 'w'), Run: (*handler).setDirectoryProperties},
+	{Name: "RenameDirectory", On: atDirectory, Method: httpPut, Comp: "rename", Need: need('o', 'w'), Run: (*handler).renameDirectory},
+
+	{Name: "CopyFile", On: atFile, Method: httpPut, Headers: []string{copySource}, Need: need('o', 'w'), Run: (*handler).copyFile},
+	{Name: "CreateFile", On: atFile, Method: httpPut, Need: either('o', 'c', 'w'), Run: (*handler).createFile},
+	{Name: "GetFile", On: atFile, Method: httpGet, Snapshot: true, Need: need('o', 'r'), Run: (*handler).getFile},
+	{Name: "GetFileProperties", On: atFile, Method: httpHead, Snapshot: true, Need: need('o', 'r'), Run: (*handler).getFileProperties},
+	{Name: "DeleteFile", On: atFile, Method: httpDelete, Need: need('o', 'd'), Run: (*handler).deleteFile},
+	{Name: "PutRangeFromURL", On: atFile, Method: httpPut, Comp: "range", Headers: []string{copySource}, Need: need('o', 'w'), Run: (*handler).putRangeFromURL},
+	{Name: "PutRange", On: atFile, Method: httpPut, Comp: "range", Need: need('o', 'w'), Run: (*handler).putRange},
+	{Name: "ListRanges", On: atFile, Method: httpGet, Comp: "rangelist", Snapshot: true, Need: need('o', 'r'), Run: (*handler).listRanges},
+	{Name: "SetFileMetadata", On: atFile, Method: httpPut, Comp: "metadata", Need: need('o', 'w'), Run: (*handler).setFileMetadata},
+	{Name: "GetFileMetadata", On: atFile, Method: getOrHead, Comp: "metadata", Snapshot: true, Need: need('o', 'r'), Run: (*handler).getFileProperties},
+	{Name: "SetFileProperties", On: atFile, Method: httpPut, Comp: "properties", Need: need('o', 'w'), Run: (*handler).setFileProperties},
+	{Name: "LeaseFile", On: atFile, Method: httpPut, Comp: "lease", Need: need('o', 'w'), Run: (*handler).leaseFile},
+	{Name: "AbortCopyFile", On: atFile, Method: httpPut, Comp: "copy", Need: need('o', 'w'), Run: (*handler).abortCopy},
+	{Name: "RenameFile", On: atFile, Method: httpPut, Comp: "rename", Need: need('o', 'w'), Run: (*handler).renameFile},
+	{Name: "CreateSymbolicLink", On: atFile, Method: httpPut, Comp: "symboliclink", Err: notSupported("NFS links")},
+	{Name: "GetSymbolicLink", On: atFile, Method: httpGet, Comp: "symboliclink", Err: notSupported("NFS links")},
+	{Name: "CreateHardLink", On: atFile, Method: httpPut, Comp: "hardlink", Err: notSupported("NFS links")},
 }
 
 // splitPath splits a path-style URL path into account, share and the path

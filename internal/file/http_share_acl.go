@@ -30,20 +30,15 @@ func (h *handler) setShareACL(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
-// storedPolicy resolves a service SAS's signed identifier from the
-// share's stored access policies.
-func (h *handler) storedPolicy(ctx context.Context, acct, share, id string) (azhttp.StoredPolicy, bool, error) {
+// shareACL is the share's stored access policies, which a share SAS may
+// name.
+func (h *handler) shareACL(ctx context.Context, acct, share string) ([]azhttp.SignedIdentifier, error) {
 	sh, err := h.svc.GetShare(ctx, acct, share, "")
 	if errors.Is(err, azhttp.ErrShareNotFound) {
-		return azhttp.StoredPolicy{}, false, nil
+		return nil, nil
 	}
 	if err != nil {
-		return azhttp.StoredPolicy{}, false, err
+		return nil, err
 	}
-	for _, si := range sh.ACL {
-		if si.ID == id {
-			return si.Policy(), true, nil
-		}
-	}
-	return azhttp.StoredPolicy{}, false, nil
+	return sh.ACL, nil
 }

@@ -103,6 +103,10 @@ func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
 	case q.blob != "":
 		at.Resource = atBlob
 		at.Snapshot = q.snapshot != ""
+	case restype == "container" && comp == "rename":
+		// Renaming a container is in the SDKs but not in Azure's REST
+		// reference.
+		return nil, at, notSupported("This container operation")
 	case restype == "container" || restype == "account" && comp == "properties":
 		at.Resource = atContainer
 	case restype == "" && comp == "":
@@ -207,7 +211,6 @@ var routes = []route{
 	{Name: "LeaseContainer", On: atContainer, Method: httpPut, Comp: "lease", Authorize: leaseAccess('c'), Run: (*handler).leaseContainer},
 	{Name: "FindBlobsByTagsInContainer", On: atContainer, Method: httpGet, Comp: "blobs", Need: need('c', 'f'), Run: (*handler).findBlobsByTags},
 	{Name: "RestoreContainer", On: atContainer, Method: httpPut, Comp: "undelete", Need: need('c', 'w'), Run: (*handler).restoreContainer},
-	{Name: "RenameContainer", On: atContainer, Comp: "rename", Err: notSupported("Rename Container")},
 
 	// Blobs: a request naming a snapshot or version runs only the rows
 	// marked Snapshot.

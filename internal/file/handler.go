@@ -96,6 +96,8 @@ func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
 		q.snapshot, at.Snapshot = snap, true
 	}
 	switch restype := q.q.Get("restype"); {
+	case q.share == "" && q.q.Get("comp") == "userdelegationkey":
+		return nil, at, notSupported("Get User Delegation Key")
 	case q.share == "":
 		at.Resource = atService
 	case restype == "share":
@@ -149,7 +151,6 @@ var routes = []route{
 	{Name: "ListShares", On: atService, Method: httpGet, Comp: "list", Need: need('s', 'l'), Run: (*handler).listShares},
 	{Name: "GetFileServiceProperties", On: atService, Method: httpGet, Restype: "service", Comp: "properties", Need: need('s', 'r'), Run: (*handler).getServiceProperties},
 	{Name: "SetFileServiceProperties", On: atService, Method: httpPut, Restype: "service", Comp: "properties", Need: need('s', 'w'), Run: (*handler).setServiceProperties},
-	{Name: "GetUserDelegationKey", On: atService, Comp: "userdelegationkey", Err: notSupported("Get User Delegation Key")},
 
 	{Name: "CreateShare", On: atShare, Method: httpPut, Need: shareNeed(either('c', 'c', 'w')), Run: (*handler).createShare},
 	{Name: "GetShareProperties", On: atShare, Method: getOrHead, Snapshot: true, Need: shareNeed(need('c', 'r')), Run: (*handler).getShareProperties},

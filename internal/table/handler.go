@@ -103,8 +103,11 @@ func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
 	if q.method, err = effectiveMethod(c.R); err != nil {
 		return nil, storagefront.Address{}, err
 	}
-	if comp := q.q.Get("comp"); q.res.kind == resEntities && comp != "" && comp != "acl" {
+	switch comp := q.q.Get("comp"); {
+	case q.res.kind == resEntities && comp != "" && comp != "acl":
 		return nil, storagefront.Address{}, errCompNotValid(comp)
+	case q.res.kind == resService && q.q.Get("restype") == "account" && comp == "properties":
+		return nil, storagefront.Address{}, azhttp.ErrNotImplemented.WithMessage("Get Account Information on the Table service is not supported by this server.")
 	}
 	return q, storagefront.Address{Resource: at(q.res.kind), Method: q.method}, nil
 }
@@ -229,8 +232,6 @@ var routes = []route{
 	{Name: "GetTableServiceProperties", On: at(resService), Method: httpGet, Restype: "service", Comp: "properties", Authorize: accountLevel(need('s', 'r')), Run: (*handler).getServiceProperties},
 	{Name: "SetTableServiceProperties", On: at(resService), Method: httpPut, Restype: "service", Comp: "properties", Authorize: accountLevel(need('s', 'w')), Run: (*handler).setServiceProperties},
 	{Name: "GetTableServiceStats", On: at(resService), Method: httpGet, Restype: "service", Comp: "stats", Authorize: accountLevel(need('s', 'r')), Run: (*handler).getServiceStats},
-	{Name: "GetAccountInformation", On: at(resService), Restype: "account", Comp: "properties",
-		Err: azhttp.ErrNotImplemented.WithMessage("Get Account Information on the Table service is not supported by this server.")},
 
 	{Name: "QueryTables", On: at(resTables, resTable), Method: httpGet, Comp: anyComp, Authorize: accountLevel(need('c', 'l')), Run: (*handler).queryTablesOrTable},
 	{Name: "CreateTable", On: at(resTables), Method: httpPost, Comp: anyComp, Authorize: createTableAccess, Run: (*handler).createTable},

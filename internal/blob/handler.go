@@ -32,20 +32,17 @@ type handler struct {
 // shares (request ids, versions, CORS, logging).
 func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts, log: svc.log}
-	h.props = svcprops.New(svc.store, "blob", func(acct string) []byte { return servicePropsKey(acct) })
 	h.door = storagefront.New(storagefront.Config[*handler, *request]{
-		Service: "blob", Routes: routes, Receiver: h,
-		Accounts: svc.accounts, Now: svc.now, Log: svc.log, Props: h.props, WriteError: azhttp.WriteError,
-		ACL:               h.containerACL,
+		Service: "blob", Routes: routes, Receiver: h, Parse: parseRequest, Unrouted: unrouted,
+		Accounts: svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteError,
+		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) }, ACL: h.containerACL,
 		SecondaryReadOnly: errSecondaryReadOnly,
-		Parse:             parseRequest,
-		Unrouted:          unrouted,
 		CheckNames:        func(q *request) error { return checkNames(q.container, q.blob) },
 		Authenticate:      (*handler).authenticate,
 		Anonymous:         (*handler).allowAnonymous,
 		Admit:             func(q *request) error { return checkLeaseIDs(q.r.Header) },
 	})
-	h.auth = h.door.Auth
+	h.auth, h.props = h.door.Auth, h.door.Props
 	return h.door.Handler()
 }
 

@@ -29,16 +29,13 @@ type handler struct {
 // shares (request ids, versions, CORS, logging).
 func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts, log: svc.log}
-	h.props = svcprops.New(svc.store, "file", func(acct string) []byte { return servicePropsKey(acct) })
 	door := storagefront.New(storagefront.Config[*handler, *request]{
-		Service: "file", Routes: routes, Receiver: h,
-		Accounts: svc.accounts, Now: svc.now, Log: svc.log, Props: h.props, WriteError: azhttp.WriteError,
-		ACL:        h.shareACL,
-		Parse:      parseRequest,
-		Unrouted:   unrouted,
+		Service: "file", Routes: routes, Receiver: h, Parse: parseRequest, Unrouted: unrouted,
 		CheckNames: func(q *request) error { return checkNames(q.share, q.path) },
+		Accounts:   svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteError,
+		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) }, ACL: h.shareACL,
 	})
-	h.auth = door.Auth
+	h.auth, h.props = door.Auth, door.Props
 	return door.Handler()
 }
 

@@ -27,21 +27,14 @@ type handler struct {
 // (request ids, versions, CORS, logging).
 func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc}
-	h.props = svcprops.New(svc.store, "queue", func(acct string) []byte { return servicePropsKey(acct) })
-	return storagefront.New(storagefront.Config[*handler, *request]{
-		Service: "queue", Routes: routes, Receiver: h,
-		Accounts: svc.accounts, Now: svc.now, Log: svc.log, Props: h.props, WriteError: azhttp.WriteError,
-		ACL:               h.queueACL,
+	door := storagefront.New(storagefront.Config[*handler, *request]{
+		Service: "queue", Routes: routes, Receiver: h, Parse: parseRequest, Unrouted: unrouted, CheckNames: checkNames,
+		Accounts: svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteError,
+		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) }, ACL: h.queueACL,
 		SecondaryReadOnly: azhttp.ErrAuthorizationFailure.WithMessage("This request is not authorized to perform this operation: the secondary location is read-only."),
-		Parse:             parseRequest,
-		Unrouted:          unrouted,
-		CheckNames: func(q *request) error {
-			if q.path.queue == "" {
-				return nil
-			}
-			return checkQueueName(q.path.queue)
-		},
-	}).Handler()
+	})
+	h.props = door.Props
+	return door.Handler()
 }
 
 // Operations lists the operations the Queue service routes, by Azure's
@@ -171,6 +164,14 @@ var routes = []route{
 	{Name: "ClearMessages", On: atMessages, Method: httpDelete, Comp: storagefront.AnyComp, Authorize: permit{need: need('c', 'd')}.authorize, Run: (*handler).clearMessages},
 	{Name: "DeleteMessage", On: atMessage, Method: httpDelete, Comp: storagefront.AnyComp, Authorize: permit{need: need('o', 'p'), queueSAS: true}.authorize, Run: (*handler).deleteMessage},
 	{Name: "UpdateMessage", On: atMessage, Method: httpPut, Comp: storagefront.AnyComp, Authorize: permit{need: need('o', 'u'), queueSAS: true}.authorize, Run: (*handler).updateMessage},
+}
+
+// checkNames applies the naming rules to the queue a request addresses.
+func checkNames(q *request) error {
+	if q.path.queue == "" {
+		return nil
+	}
+	return checkQueueName(q.path.queue)
 }
 
 // checkQueueName applies Azure's queue naming rules: 3 to 63 lower-case

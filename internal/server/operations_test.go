@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/queue"
 	"github.com/cerulean-db/cerulean/internal/servertest"
 	"github.com/cerulean-db/cerulean/internal/table"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // azureOperations are the operations of each Storage service as the Azure
@@ -98,7 +98,7 @@ func TestRoutesAreAzureOperations(t *testing.T) {
 func TestOperationNames(t *testing.T) {
 	samples := []struct {
 		service, method, target string
-		header                  http.Header
+		header                  map[string]string
 		operation               string
 	}{
 		{"blob", http.MethodGet, "/c1?restype=container&comp=metadata", nil, "GetContainerMetadata"},
@@ -106,14 +106,14 @@ func TestOperationNames(t *testing.T) {
 		{"blob", http.MethodHead, "/c1/b?comp=metadata", nil, "GetBlobMetadata"},
 		{"blob", http.MethodHead, "/c1/b", nil, "GetBlobProperties"},
 		{"blob", http.MethodPut, "/c1/b?comp=tier", nil, "SetBlobTier"},
-		{"blob", http.MethodPut, "/c1/b", http.Header{"X-Ms-Copy-Source": {"http://x/y"}, "X-Ms-Requires-Sync": {"true"}}, "CopyBlobFromURL"},
+		{"blob", http.MethodPut, "/c1/b", map[string]string{"X-Ms-Copy-Source": "http://x/y", "X-Ms-Requires-Sync": "true"}, "CopyBlobFromURL"},
 		{"blob", http.MethodPut, "/c1/b?comp=seal", nil, "AppendBlobSeal"},
-		{"blob", http.MethodOptions, "/c1/b", http.Header{"Origin": {"http://example.com"}, "Access-Control-Request-Method": {"GET"}}, "PreflightBlobRequest"},
+		{"blob", http.MethodOptions, "/c1/b", map[string]string{"Origin": "http://example.com", "Access-Control-Request-Method": "GET"}, "PreflightBlobRequest"},
 		{"queue", http.MethodGet, "/q1/messages?peekonly=true", nil, "PeekMessages"},
 		{"queue", http.MethodGet, "/q1?comp=metadata", nil, "GetQueueMetadata"},
 		{"table", http.MethodGet, "/t1()", nil, "QueryEntities"},
 		{"table", http.MethodGet, "/t1(PartitionKey='p',RowKey='r')", nil, "QueryEntities"},
-		{"table", http.MethodPost, "/t1(PartitionKey='p',RowKey='r')", http.Header{"X-Http-Method": {"MERGE"}, "If-Match": {"*"}}, "MergeEntity"},
+		{"table", http.MethodPost, "/t1(PartitionKey='p',RowKey='r')", map[string]string{"X-Http-Method": "MERGE", "If-Match": "*"}, "MergeEntity"},
 		{"table", http.MethodPost, "/$batch", nil, "EntityGroupTransaction"},
 		{"file", http.MethodPut, "/s1/f?comp=range", nil, "PutRange"},
 		{"file", http.MethodGet, "/s1?restype=share&comp=metadata", nil, "GetShareMetadata"},
@@ -134,36 +134,16 @@ func TestOperationNames(t *testing.T) {
 	urls := map[string]string{"blob": env.BlobURL, "queue": env.QueueURL, "table": env.TableURL, "file": env.FileURL}
 	counted := map[string]int{}
 	for _, s := range samples {
-		req, err := http.NewRequest(s.method, strings.TrimSuffix(urls[s.service], "/")+s.target, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k, v := range s.header {
-			req.Header[k] = v
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		_ = resp.Body.Close()
+		status := testkit.Send(t, testkit.Request{Method: s.method, URL: strings.TrimSuffix(urls[s.service], "/") + s.target, Header: s.header}).StatusCode
 		key := s.service + "/" + s.operation
-		if busy := resp.StatusCode == http.StatusServiceUnavailable; busy != (key != control) {
-			t.Errorf("%s %s on %s: status %d; the fault rule %s matched: %v", s.method, s.target, s.service, resp.StatusCode, key, busy)
+		if busy := status == http.StatusServiceUnavailable; busy != (key != control) {
+			t.Errorf("%s %s on %s: status %d; the fault rule %s matched: %v", s.method, s.target, s.service, status, key, busy)
 		}
-		counted[fmt.Sprintf(`cerulean_requests_total{operation=%q,service=%q,status="%d"}`, s.operation, s.service, resp.StatusCode)]++
+		counted[fmt.Sprintf(`cerulean_requests_total{operation=%q,service=%q,status="%d"}`, s.operation, s.service, status)]++
 	}
-	resp, err := http.Get(env.AdminURL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	metrics := string(testkit.Send(t, testkit.Request{Method: http.MethodGet, URL: env.AdminURL + "/metrics"}).Body)
 	for series, n := range counted {
-		if want := fmt.Sprintf("%s %d\n", series, n); !strings.Contains(string(body), want) {
+		if want := fmt.Sprintf("%s %d\n", series, n); !strings.Contains(metrics, want) {
 			t.Errorf("metrics lack %q", want)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/svcprops"
 )
 
@@ -64,8 +65,10 @@ type Config[H any, R Request] struct {
 	// Now is the clock SAS windows are checked against.
 	Now func() time.Time
 	Log *slog.Logger
-	// Props holds the service properties, CORS rules among them.
-	Props *svcprops.Store
+	// Store holds the service properties (CORS rules among them) of each
+	// account under PropsKey(account).
+	Store    kv.Store
+	PropsKey func(acct string) []byte
 	// WriteError renders an error (XML, or Table's OData JSON).
 	WriteError func(http.ResponseWriter, *http.Request, error)
 	// ACL returns a container's stored access policies, which a service
@@ -104,6 +107,9 @@ type Door[H any, R Request] struct {
 	// Auth authenticates the service's requests (and what a handler
 	// authenticates on its own, like a copy source's SAS).
 	Auth *azhttp.Authenticator
+	// Props is the service properties, which Get and Set Service
+	// Properties serve and CORS reads.
+	Props *svcprops.Store
 }
 
 // New returns the front door cfg describes. It panics when the routing
@@ -112,7 +118,7 @@ func New[H any, R Request](cfg Config[H, R]) *Door[H, R] {
 	if err := Validate(cfg.Routes); err != nil {
 		panic(cfg.Service + " routing table: " + err.Error())
 	}
-	d := &Door[H, R]{Config: cfg}
+	d := &Door[H, R]{Config: cfg, Props: svcprops.New(cfg.Store, cfg.Service, cfg.PropsKey)}
 	d.Auth = &azhttp.Authenticator{Accounts: cfg.Accounts, Service: cfg.Service, Now: cfg.Now, Wall: time.Now, Policy: d.storedPolicy}
 	return d
 }

@@ -31,15 +31,13 @@ type handler struct {
 // errors are sent as OData JSON.
 func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts}
-	h.props = svcprops.New(svc.store, "table", func(acct string) []byte { return servicePropsKey(acct) })
-	return storagefront.New(storagefront.Config[*handler, *request]{
-		Service: "table", Routes: routes, Receiver: h,
-		Accounts: svc.accounts, Now: svc.now, Log: svc.log, Props: h.props, WriteError: azhttp.WriteErrorJSON,
-		ACL:       h.tableACL,
-		Parse:     parseRequest,
-		Unrouted:  unrouted,
-		Anonymous: refuseAnonymous,
-	}).Handler()
+	door := storagefront.New(storagefront.Config[*handler, *request]{
+		Service: "table", Routes: routes, Receiver: h, Parse: parseRequest, Unrouted: unrouted, Anonymous: refuseAnonymous,
+		Accounts: svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteErrorJSON,
+		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) }, ACL: h.tableACL,
+	})
+	h.props = door.Props
+	return door.Handler()
 }
 
 // Operations lists the operations the Table service routes, by Azure's

@@ -2,7 +2,6 @@ package file
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -30,15 +29,7 @@ func (h *handler) setShareACL(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
-// shareACL is the share's stored access policies, which a share SAS may
-// name.
-func (h *handler) shareACL(ctx context.Context, acct, share string) ([]azhttp.SignedIdentifier, error) {
-	sh, err := h.svc.GetShare(ctx, acct, share, "")
-	if errors.Is(err, azhttp.ErrShareNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return sh.ACL, nil
+// sharesOf looks live shares up by name, as a service SAS's container.
+func sharesOf(svc *Service) func(ctx context.Context, acct, name string) (*Share, error) {
+	return func(ctx context.Context, acct, name string) (*Share, error) { return svc.GetShare(ctx, acct, name, "") }
 }

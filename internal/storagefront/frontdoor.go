@@ -2,6 +2,7 @@ package storagefront
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -72,7 +73,8 @@ type Config[H any, R Request] struct {
 	// WriteError renders an error (XML, or Table's OData JSON).
 	WriteError func(http.ResponseWriter, *http.Request, error)
 	// ACL returns a container's stored access policies, which a service
-	// SAS may name; a missing container has none (nil, nil).
+	// SAS may name (see ACLFrom); a container it reports missing (404) has
+	// none.
 	ACL func(ctx context.Context, acct, container string) ([]azhttp.SignedIdentifier, error)
 	// SecondaryReadOnly, when set, makes the service answer at the
 	// account's read-only secondary endpoint (account-secondary) and is
@@ -244,6 +246,9 @@ func (d *Door[H, R]) corsRules(r *http.Request) ([]azhttp.CORSRule, error) {
 // container's stored access policies.
 func (d *Door[H, R]) storedPolicy(ctx context.Context, acct, container, id string) (azhttp.StoredPolicy, bool, error) {
 	acl, err := d.ACL(ctx, acct, container)
+	if e := (*azhttp.Error)(nil); errors.As(err, &e) && e.Status == http.StatusNotFound {
+		return azhttp.StoredPolicy{}, false, nil
+	}
 	if err != nil {
 		return azhttp.StoredPolicy{}, false, err
 	}
@@ -253,6 +258,18 @@ func (d *Door[H, R]) storedPolicy(ctx context.Context, acct, container, id strin
 		}
 	}
 	return azhttp.StoredPolicy{}, false, nil
+}
+
+// ACLFrom adapts the lookup of a container (queue, table, share) to
+// Config.ACL: acl reads the stored access policies of what get found.
+func ACLFrom[C any](get func(ctx context.Context, acct, name string) (C, error), acl func(C) []azhttp.SignedIdentifier) func(context.Context, string, string) ([]azhttp.SignedIdentifier, error) {
+	return func(ctx context.Context, acct, name string) ([]azhttp.SignedIdentifier, error) {
+		c, err := get(ctx, acct, name)
+		if err != nil {
+			return nil, err
+		}
+		return acl(c), nil
+	}
 }
 
 // accountSegment is the first segment of a path-style URL path.

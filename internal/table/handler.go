@@ -2,7 +2,6 @@ package table
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -34,30 +33,13 @@ func NewHandler(svc *Service) http.Handler {
 	door := storagefront.New(storagefront.Config[*handler, *request]{
 		Service: "table", Routes: routes, Receiver: h, Parse: parseRequest, Unrouted: unrouted, Anonymous: refuseAnonymous,
 		Accounts: svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteErrorJSON,
-		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) }, ACL: h.tableACL,
+		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) }, ACL: storagefront.ACLFrom(svc.GetTable, func(t *Table) []azhttp.SignedIdentifier { return t.ACL }),
 	})
 	h.props = door.Props
 	return door.Handler()
 }
 
-// Operations lists the operations the Table service routes, by Azure's
-// names, in the routing table's order.
-func Operations() []string { return storagefront.Names(routes) }
-
-// tableACL is the table's stored access policies, which a table SAS may
-// name.
-func (h *handler) tableACL(ctx context.Context, acct, table string) ([]azhttp.SignedIdentifier, error) {
-	t, err := h.svc.GetTable(ctx, acct, table)
-	if errors.Is(err, azhttp.ErrTableNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return t.ACL, nil
-}
-
-// request is one parsed call.
+// request is one Table request, its path parsed as OData addresses it.
 type request struct {
 	w      http.ResponseWriter
 	r      *http.Request
@@ -217,36 +199,6 @@ func writeNeeds(kind WriteKind) []azhttp.Need {
 		return []azhttp.Need{need('o', 'a'), need('o', 'u')}
 	}
 	return []azhttp.Need{need('o', 'd')}
-}
-
-type route = storagefront.Route[*handler, *request]
-
-const httpGet, httpPut, httpDelete, httpPost, merge, anyComp = http.MethodGet, http.MethodPut, http.MethodDelete, http.MethodPost, "MERGE", storagefront.AnyComp
-
-// routes is the Table service's routing table: Azure's operations, the
-// requests (after X-HTTP-Method tunnelling) that select each and what
-// each needs of a caller.
-var routes = []route{
-	{Name: "GetTableServiceProperties", On: at(resService), Method: httpGet, Restype: "service", Comp: "properties", Authorize: accountLevel(need('s', 'r')), Run: (*handler).getServiceProperties},
-	{Name: "SetTableServiceProperties", On: at(resService), Method: httpPut, Restype: "service", Comp: "properties", Authorize: accountLevel(need('s', 'w')), Run: (*handler).setServiceProperties},
-	{Name: "GetTableServiceStats", On: at(resService), Method: httpGet, Restype: "service", Comp: "stats", Authorize: accountLevel(need('s', 'r')), Run: (*handler).getServiceStats},
-
-	{Name: "QueryTables", On: at(resTables, resTable), Method: httpGet, Comp: anyComp, Authorize: accountLevel(need('c', 'l')), Run: (*handler).queryTablesOrTable},
-	{Name: "CreateTable", On: at(resTables), Method: httpPost, Comp: anyComp, Authorize: createTableAccess, Run: (*handler).createTable},
-	{Name: "DeleteTable", On: at(resTable), Method: httpDelete, Comp: anyComp, Authorize: accountLevel(need('c', 'd')), Run: (*handler).deleteTable},
-	{Name: "EntityGroupTransaction", On: at(resBatch), Method: httpPost, Comp: anyComp, Authorize: batchAccess, Run: (*handler).batch},
-	{Name: "GetTableACL", On: at(resEntities), Method: httpGet, Comp: "acl", Authorize: sharedKeyOnly, Run: (*handler).getTableACL},
-	{Name: "SetTableACL", On: at(resEntities), Method: httpPut, Comp: "acl", Authorize: sharedKeyOnly, Run: (*handler).setTableACL},
-
-	// Entities: parseRequest lets no comp but acl through to a table's
-	// entities.
-	{Name: "QueryEntities", On: at(resEntities, resEntity), Method: httpGet, Comp: anyComp, Authorize: allowAll(need('o', 'r')), Run: (*handler).queryEntitiesOrEntity},
-	{Name: "InsertEntity", On: at(resEntities), Method: httpPost, Authorize: allowAll(writeNeeds(WriteInsert)...), Run: (*handler).insertEntity},
-	{Name: "UpdateEntity", On: at(resEntity), Method: httpPut, Comp: anyComp, Headers: []string{"If-Match"}, Authorize: allowAll(writeNeeds(WriteReplace)...), Run: (*handler).updateEntity},
-	{Name: "InsertOrReplaceEntity", On: at(resEntity), Method: httpPut, Comp: anyComp, Authorize: allowAll(writeNeeds(WriteInsertOrReplace)...), Run: (*handler).updateEntity},
-	{Name: "MergeEntity", On: at(resEntity), Method: merge, Comp: anyComp, Headers: []string{"If-Match"}, Authorize: allowAll(writeNeeds(WriteMerge)...), Run: (*handler).updateEntity},
-	{Name: "InsertOrMergeEntity", On: at(resEntity), Method: merge, Comp: anyComp, Authorize: allowAll(writeNeeds(WriteInsertOrMerge)...), Run: (*handler).updateEntity},
-	{Name: "DeleteEntity", On: at(resEntity), Method: httpDelete, Comp: anyComp, Authorize: allowAll(writeNeeds(WriteDelete)...), Run: (*handler).deleteEntity},
 }
 
 // queryTablesOrTable serves Query Tables, of every table or of the one

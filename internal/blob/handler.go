@@ -33,7 +33,8 @@ func NewHandler(svc *Service) http.Handler {
 	h.door = storagefront.New(storagefront.Config[*handler, *request]{
 		Service: "blob", Routes: routes, Receiver: h, Parse: parseRequest, Unrouted: unrouted,
 		Accounts: svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteError,
-		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) }, ACL: storagefront.ACLFrom(svc.GetContainer, func(c *Container) []azhttp.SignedIdentifier { return c.ACL }),
+		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) },
+		ACL:               storagefront.ACLFrom(svc.GetContainer, func(c *Container) []azhttp.SignedIdentifier { return c.ACL }),
 		SecondaryReadOnly: errSecondaryReadOnly,
 		CheckNames:        func(q *request) error { return checkNames(q.container, q.blob) },
 		Authenticate:      (*handler).authenticate,

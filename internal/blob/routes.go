@@ -6,6 +6,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/storagefront"
 )
 
+// route is one row of the routing table.
 type route = storagefront.Route[*handler, *request]
 
 const (

@@ -30,7 +30,8 @@ func NewHandler(svc *Service) http.Handler {
 		Service: "file", Routes: routes, Receiver: h, Parse: parseRequest, Unrouted: unrouted,
 		CheckNames: func(q *request) error { return checkNames(q.share, q.path) },
 		Accounts:   svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteError,
-		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) }, ACL: storagefront.ACLFrom(sharesOf(svc), func(sh *Share) []azhttp.SignedIdentifier { return sh.ACL }),
+		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) },
+		ACL: storagefront.ACLFrom(sharesOf(svc), func(sh *Share) []azhttp.SignedIdentifier { return sh.ACL }),
 	})
 	h.auth, h.props = door.Auth, door.Props
 	return door.Handler()

@@ -33,7 +33,8 @@ func NewHandler(svc *Service) http.Handler {
 	door := storagefront.New(storagefront.Config[*handler, *request]{
 		Service: "table", Routes: routes, Receiver: h, Parse: parseRequest, Unrouted: unrouted, Anonymous: refuseAnonymous,
 		Accounts: svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteErrorJSON,
-		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) }, ACL: storagefront.ACLFrom(svc.GetTable, func(t *Table) []azhttp.SignedIdentifier { return t.ACL }),
+		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) },
+		ACL: storagefront.ACLFrom(svc.GetTable, func(t *Table) []azhttp.SignedIdentifier { return t.ACL }),
 	})
 	h.props = door.Props
 	return door.Handler()

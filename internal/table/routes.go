@@ -6,6 +6,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/storagefront"
 )
 
+// route is one row of the routing table.
 type route = storagefront.Route[*handler, *request]
 
 const httpGet, httpPut, httpDelete, httpPost, merge, anyComp = http.MethodGet, http.MethodPut, http.MethodDelete, http.MethodPost, "MERGE", storagefront.AnyComp

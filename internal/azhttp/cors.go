@@ -30,9 +30,14 @@ var errCORSHeaderMissing = ErrInvalidHeaderValue.WithMessage("A required CORS he
 // It answers preflights itself (reporting true), and for actual requests
 // arranges for the Access-Control headers to be added when the response
 // header is written.
-func applyCORS(rec *recorder, r *http.Request, src CORSSource, errorWriter func(http.ResponseWriter, *http.Request, error)) bool {
+func applyCORS(rec *recorder, r *http.Request, src CORSSource, preflight string, errorWriter func(http.ResponseWriter, *http.Request, error)) bool {
 	origin := r.Header.Get("Origin")
 	if r.Method == http.MethodOptions {
+		// The preflight is the operation (for metrics and fault injection).
+		if err := Routed(rec, r, preflight); err != nil {
+			errorWriter(rec, r, err)
+			return true
+		}
 		method := r.Header.Get("Access-Control-Request-Method")
 		if origin == "" || method == "" {
 			missing := "Origin"

@@ -30,6 +30,7 @@ func Wrap(service string, logger *slog.Logger, cors CORSSource, errorWriter func
 	if errorWriter == nil {
 		errorWriter = WriteError
 	}
+	preflight := PreflightOperation(service)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := newRequestID()
@@ -75,7 +76,7 @@ func Wrap(service string, logger *slog.Logger, cors CORSSource, errorWriter func
 
 		// CORS comes first so that even version errors carry the headers a
 		// browser needs to show them to the page.
-		if cors != nil && (r.Header.Get("Origin") != "" || r.Method == http.MethodOptions) && applyCORS(rec, r, cors, errorWriter) {
+		if cors != nil && (r.Header.Get("Origin") != "" || r.Method == http.MethodOptions) && applyCORS(rec, r, cors, preflight, errorWriter) {
 			return
 		}
 		v := r.Header.Get("x-ms-version")

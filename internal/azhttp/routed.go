@@ -3,12 +3,6 @@ package azhttp
 import (
 	"context"
 	"net/http"
-	"reflect"
-	"runtime"
-	"strings"
-	"sync"
-	"unicode"
-	"unicode/utf8"
 )
 
 // RequestInfo is what the layer serving a request learns from the service
@@ -51,23 +45,24 @@ func Routed(w http.ResponseWriter, r *http.Request, operation string) error {
 	return info.Fault(w, r, operation)
 }
 
-var operationNames sync.Map // func pointer -> name
-
-// OperationName names the operation a handler method implements after
-// the method: (*handler).putBlob is "PutBlob". Services whose routing
-// tables hold method expressions name their operations with it.
-func OperationName(method any) string {
-	pc := reflect.ValueOf(method).Pointer()
-	if name, ok := operationNames.Load(pc); ok {
-		return name.(string)
-	}
-	name := "Unknown"
-	if fn := runtime.FuncForPC(pc); fn != nil {
-		name = fn.Name()
-		name = strings.TrimSuffix(name[strings.LastIndexByte(name, '.')+1:], "-fm")
-		r, size := utf8.DecodeRuneInString(name)
-		name = string(unicode.ToUpper(r)) + name[size:]
-	}
-	operationNames.Store(pc, name)
-	return name
+// WithoutRequestInfo returns ctx without the RequestInfo of the request
+// it belongs to, for a sub-request of a batch: the batch is the operation
+// counted (and the one fault injection picks for), and its sub-requests'
+// routing must not rename it.
+func WithoutRequestInfo(ctx context.Context) context.Context {
+	return context.WithValue(ctx, requestInfoKey{}, (*RequestInfo)(nil))
 }
+
+// preflightOperations names the CORS preflight of each Storage service
+// (Azure's "Preflight Blob Request"…), which Wrap answers before the
+// service routes anything.
+var preflightOperations = map[string]string{
+	"blob":  "PreflightBlobRequest",
+	"queue": "PreflightQueueRequest",
+	"table": "PreflightTableRequest",
+	"file":  "PreflightFileRequest",
+}
+
+// PreflightOperation is the name of service's CORS preflight operation,
+// "" for a service that has none.
+func PreflightOperation(service string) string { return preflightOperations[service] }

@@ -178,7 +178,7 @@ func (h *handler) serveSubRequest(q *request, s subRequest) (*subResponse, strin
 	}
 	rec := newSubResponse()
 	rec.Header().Set("x-ms-request-id", id)
-	h.serve(rec, s.r.WithContext(ctx))
+	h.door.ServeHTTP(rec, s.r.WithContext(azhttp.WithoutRequestInfo(ctx)))
 	return rec, id
 }
 

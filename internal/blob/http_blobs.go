@@ -188,7 +188,7 @@ func (h *handler) getBlob(q *request) error {
 		if err := send(q.w); err != nil {
 			// The status line is gone: all that is left is to cut the
 			// connection so the client sees a truncated body.
-			h.log.Warn("blob download aborted", "blob", q.blob, "err", err)
+			h.svc.log.Warn("blob download aborted", "blob", q.blob, "err", err)
 			panic(http.ErrAbortHandler)
 		}
 		return nil

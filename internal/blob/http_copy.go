@@ -45,10 +45,10 @@ func (h *handler) parseCopySource(raw string) (CopySource, error) {
 		return CopySource{}, azhttp.ErrInvalidSourceBlobUrl
 	}
 	src := CopySource{URL: u}
-	if src.Acct, src.Container, src.Blob, src.Snapshot, err = sourceAddress(u, h.accounts); err != nil {
+	if src.Acct, src.Container, src.Blob, src.Snapshot, err = sourceAddress(u, h.svc.accounts); err != nil {
 		return CopySource{}, err
 	}
-	if _, ok := h.accounts.Lookup(src.Acct); !ok {
+	if _, ok := h.svc.accounts.Lookup(src.Acct); !ok {
 		return CopySource{}, azhttp.CannotVerifyCopySource(azhttp.ErrResourceNotFound.WithMessage("The copy source %s is not on this server.", u.Redacted()))
 	}
 	return src, nil

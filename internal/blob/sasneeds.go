@@ -33,12 +33,30 @@ func ownerNeed(resourceType byte) azhttp.Need {
 	return n
 }
 
-// leaseNeed: breaking a lease is allowed by delete as well as write.
-func leaseNeed(r *http.Request, resourceType byte) azhttp.Need {
-	if strings.EqualFold(r.Header.Get("x-ms-lease-action"), "break") {
-		return either(resourceType, 'w', 'd')
+// leaseAccess authorizes Lease Container ('c') and Lease Blob ('o'):
+// breaking a lease is allowed by delete as well as write. An account SAS
+// may lease a container, a service SAS never.
+func leaseAccess(resourceType byte) func(*http.Request, azhttp.Access) error {
+	return func(r *http.Request, a azhttp.Access) error {
+		n := need(resourceType, 'w')
+		if strings.EqualFold(r.Header.Get("x-ms-lease-action"), "break") {
+			n = either(resourceType, 'w', 'd')
+		}
+		if resourceType == 'c' {
+			n = containerNeed(n)
+		}
+		return a.Allows(n)
 	}
-	return need(resourceType, 'w')
+}
+
+// deleteBlobAccess authorizes Delete Blob: Azure's "Delete version (x)"
+// deletes a version; Delete (d) deletes a blob or a snapshot, not a
+// version.
+func deleteBlobAccess(r *http.Request, a azhttp.Access) error {
+	if r.URL.Query().Has("versionid") {
+		return a.Allows(need('o', 'x'))
+	}
+	return a.Allows(need('o', 'd'))
 }
 
 // writePreconditions are a write's conditions from its headers, plus the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/xml"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -34,30 +33,6 @@ func (s *Service) ServiceStats(_ context.Context, acct string) (GeoReplication, 
 
 // errSecondaryReadOnly is Azure's answer to a write sent to the secondary.
 var errSecondaryReadOnly = azhttp.ErrInsufficientAccountPermissions.WithMessage("Write operations are not allowed.")
-
-// resolveAccount sets q.acct to the account the request addresses, the
-// primary one for its secondary endpoint, and reports which it was.
-func (h *handler) resolveAccount(q *request) error {
-	if _, ok := h.accounts.Lookup(q.acct); ok {
-		return nil
-	}
-	if base, ok := strings.CutSuffix(q.acct, azhttp.SecondarySuffix); ok && base != "" {
-		if _, known := h.accounts.Lookup(base); known {
-			q.acct, q.secondary = base, true
-			return nil
-		}
-	}
-	return h.accounts.Require(q.acct)
-}
-
-// secondaryAllows refuses what the read-only secondary does not serve:
-// every request but GET and HEAD (Blob has no reading POST it serves).
-func secondaryAllows(q *request) error {
-	if !q.secondary || q.r.Method == http.MethodGet || q.r.Method == http.MethodHead {
-		return nil
-	}
-	return errSecondaryReadOnly
-}
 
 type serviceStatsXML struct {
 	XMLName        xml.Name `xml:"StorageServiceStats"`

@@ -2,42 +2,39 @@ package file
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/storagefront"
 	"github.com/cerulean-db/cerulean/internal/svcprops"
 )
 
-// handler serves a Service on the wire: it authenticates and parses each
-// request, makes one call into the Service and writes its answer.
+// handler serves the File REST API over a Service (the model SMB shares):
+// a method per operation parses, calls the Service once and writes,
+// behind the front door (storagefront).
 type handler struct {
-	svc      *Service
-	accounts *azhttp.Accounts
-	auth     *azhttp.Authenticator
-	props    *svcprops.Store // service properties, which only the wire reads
-	log      *slog.Logger
+	svc   *Service
+	auth  *azhttp.Authenticator // also checks a copy source's SAS
+	props *svcprops.Store       // service properties, which only the wire reads
 }
 
-// NewHandler returns the File service's HTTP handler over svc, wrapped in
-// the plumbing every service shares (request ids, versions, CORS, logging).
+// NewHandler returns the File service's HTTP handler over svc: its front
+// door over the routing table, wrapped in the plumbing every service
+// shares (request ids, versions, CORS, logging).
 func NewHandler(svc *Service) http.Handler {
-	h := &handler{svc: svc, accounts: svc.accounts, log: svc.log}
-	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "file", Now: svc.now, Wall: time.Now, Policy: h.storedPolicy}
-	h.props = svcprops.New(svc.store, "file", func(acct string) []byte { return servicePropsKey(acct) })
-	return azhttp.HostStyle(svc.accounts, azhttp.Wrap("file", h.log, h.corsRules, azhttp.WriteError, http.HandlerFunc(h.serve)))
-}
-
-func (h *handler) corsRules(r *http.Request) ([]azhttp.CORSRule, error) {
-	acct, _, _ := splitPath(r.URL.Path)
-	if _, ok := h.accounts.Lookup(acct); !ok {
-		return nil, nil
-	}
-	return h.props.CORSRules(r.Context(), acct)
+	h := &handler{svc: svc}
+	door := storagefront.New(storagefront.Config[*handler, *request]{
+		Service: "file", Routes: routes, Receiver: h, Parse: parseRequest, Unrouted: unrouted,
+		CheckNames: func(q *request) error { return checkNames(q.share, q.path) },
+		Accounts:   svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteError,
+		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) },
+		ACL: storagefront.ACLFrom(sharesOf(svc), func(sh *Share) []azhttp.SignedIdentifier { return sh.ACL }),
+	})
+	h.auth, h.props = door.Auth, door.Props
+	return door.Handler()
 }
 
 // request is one parsed call.
@@ -53,6 +50,10 @@ type request struct {
 
 func (q *request) ctx() context.Context { return q.r.Context() }
 
+func (q *request) Scope() (string, string) { return q.share, q.path }
+
+func (q *request) SetAccess(a azhttp.Access) { q.access = a }
+
 // ns is the share a read addresses: the live share or its snapshot.
 func (q *request) ns() string {
 	if q.snapshot == "" {
@@ -61,164 +62,68 @@ func (q *request) ns() string {
 	return SnapshotNamespace(q.share, q.snapshot)
 }
 
-// operation is one routed REST operation.
-type operation struct {
-	need azhttp.Need
-	run  func(*handler, *request) error
+// What a path addresses: the SDKs send restype=share or =directory, and
+// no restype for a file or for the share's root directory.
+const (
+	atService storagefront.Resource = 1 << iota
+	atShare
+	atDirectory
+	atFile
+	atRoot
+)
+
+// parseRequest splits the path, parses the share snapshot a request
+// names (?sharesnapshot=) and classifies what it addresses.
+func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
+	q := &request{w: c.W, r: c.R, q: c.Query, acct: c.Acct}
+	_, q.share, q.path = splitPath(c.R.URL.Path)
+	var at storagefront.Address
+	if q.q.Has("sharesnapshot") && q.share != "" {
+		v := q.q.Get("sharesnapshot")
+		snap, ok := ParseSnapshot(v)
+		if !ok {
+			return nil, at, azhttp.InvalidQueryParameterValue("sharesnapshot", v, "")
+		}
+		q.snapshot, at.Snapshot = snap, true
+	}
+	switch restype := q.q.Get("restype"); {
+	case q.share == "" && q.q.Get("comp") == "userdelegationkey":
+		return nil, at, notSupported("Get User Delegation Key")
+	case q.share == "":
+		at.Resource = atService
+	case restype == "share":
+		if q.path == "" {
+			at.Resource = atShare
+		}
+	case restype == "directory":
+		at.Resource = atDirectory
+	case restype == "" && q.path != "":
+		at.Resource = atFile
+	case restype == "":
+		at.Resource = atRoot
+	}
+	return q, at, nil
 }
 
-func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
-	q := &request{w: w, r: r, q: r.URL.Query()}
-	q.acct, q.share, q.path = splitPath(r.URL.Path)
-	if err := h.dispatch(q); err != nil {
-		azhttp.WriteError(w, r, err)
-	}
+func notSupported(what string) error {
+	return azhttp.ErrNotImplemented.WithMessage("%s is not supported by this server yet.", what)
 }
 
-func (h *handler) dispatch(q *request) error {
-	if err := h.accounts.Require(q.acct); err != nil {
-		return err
+// unrouted answers a request no route serves. A share snapshot is
+// read-only: a write answers ShareSnapshotOperationNotSupported.
+func unrouted(c storagefront.Call, at storagefront.Address) error {
+	m, restype, comp := c.R.Method, c.Query.Get("restype"), c.Query.Get("comp")
+	switch {
+	case !at.Snapshot:
+		return azhttp.UnroutedOperation(m, restype, comp)
+	case m != http.MethodGet && m != http.MethodHead:
+		return azhttp.ErrShareSnapshotOperationNotSupported
 	}
-	op, err := route(q)
-	if err != nil {
-		return err
-	}
-	if err := azhttp.Routed(q.w, q.r, azhttp.OperationName(op.run)); err != nil {
-		return err
-	}
-	if err := checkNames(q.share, q.path); err != nil {
-		return err
-	}
-	access, err := h.auth.Authenticate(q.r, q.acct, q.share, q.path)
-	if err != nil {
-		return err
-	}
-	q.access = access
-	// Azure Files has no public access: Allows refuses anonymous requests.
-	if err := access.Allows(op.need); err != nil {
-		return err
-	}
-	q.access = access
-	return op.run(h, q)
+	return azhttp.ErrNotImplemented.WithMessage("This operation (restype=%q comp=%q) on a share snapshot is not supported by this server yet.", restype, comp)
 }
 
 func need(resourceType, permission byte) azhttp.Need {
 	return azhttp.Need{Service: 'f', ResourceType: resourceType, Permission: permission}
-}
-
-// route picks the operation from the method, the addressed resource and
-// the restype/comp query parameters. Operations of the Files REST surface
-// that are not served yet answer 501 with their name, never a pretence.
-func route(q *request) (operation, error) {
-	restype, comp, m := q.q.Get("restype"), q.q.Get("comp"), q.r.Method
-	read := m == http.MethodGet || m == http.MethodHead
-	notSupported := func(what string) (operation, error) {
-		return operation{}, azhttp.ErrNotImplemented.WithMessage("%s is not supported by this server yet.", what)
-	}
-	if q.q.Has("sharesnapshot") && q.share != "" {
-		return routeSnapshot(q, restype, comp)
-	}
-	switch {
-	case q.share == "":
-		switch {
-		case comp == "list" && m == http.MethodGet:
-			return operation{need('s', 'l'), (*handler).listShares}, nil
-		case restype == "service" && comp == "properties" && m == http.MethodGet:
-			return operation{need('s', 'r'), (*handler).getServiceProperties}, nil
-		case restype == "service" && comp == "properties" && m == http.MethodPut:
-			return operation{need('s', 'w'), (*handler).setServiceProperties}, nil
-		case comp == "userdelegationkey":
-			return notSupported("Get User Delegation Key")
-		}
-	case restype == "share":
-		if q.path != "" {
-			break
-		}
-		switch {
-		case comp == "" && m == http.MethodPut:
-			return operation{shareNeed(either('c', 'c', 'w')), (*handler).createShare}, nil
-		case comp == "" && read, comp == "metadata" && read:
-			return operation{shareNeed(need('c', 'r')), (*handler).getShareProperties}, nil
-		case comp == "" && m == http.MethodDelete:
-			return operation{shareNeed(need('c', 'd')), (*handler).deleteShare}, nil
-		case comp == "metadata" && m == http.MethodPut:
-			return operation{shareNeed(need('c', 'w')), (*handler).setShareMetadata}, nil
-		case comp == "properties" && m == http.MethodPut:
-			return operation{shareNeed(need('c', 'w')), (*handler).setShareProperties}, nil
-		case comp == "acl" && read:
-			return operation{ownerNeed(), (*handler).getShareACL}, nil
-		case comp == "acl" && m == http.MethodPut:
-			return operation{ownerNeed(), (*handler).setShareACL}, nil
-		case comp == "lease" && m == http.MethodPut:
-			return operation{shareNeed(need('c', 'w')), (*handler).leaseShare}, nil
-		case comp == "snapshot" && m == http.MethodPut:
-			return operation{shareNeed(need('c', 'c')), (*handler).snapshotShare}, nil
-		case comp == "stats" && m == http.MethodGet:
-			return operation{shareNeed(need('c', 'r')), (*handler).getShareStats}, nil
-		case comp == "filepermission" && m == http.MethodPut:
-			return operation{need('c', 'c'), (*handler).createPermission}, nil
-		case comp == "filepermission" && m == http.MethodGet:
-			return operation{need('c', 'r'), (*handler).getPermission}, nil
-		case comp == "undelete":
-			return notSupported("Restore Share")
-		}
-	case (restype == "" || restype == "directory") && comp == "listhandles" && m == http.MethodGet:
-		// The SDKs send no restype: the path names a directory or a file.
-		return operation{need('o', 'r'), (*handler).listHandles}, nil
-	case (restype == "" || restype == "directory") && comp == "forceclosehandles" && m == http.MethodPut:
-		return operation{need('o', 'w'), (*handler).forceCloseHandles}, nil
-	case restype == "directory":
-		switch {
-		case comp == "" && m == http.MethodPut:
-			return operation{either('o', 'c', 'w'), (*handler).createDirectory}, nil
-		case comp == "" && read:
-			return operation{need('o', 'r'), (*handler).getDirectoryProperties}, nil
-		case comp == "" && m == http.MethodDelete:
-			return operation{need('o', 'd'), (*handler).deleteDirectory}, nil
-		case comp == "metadata" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).setDirectoryMetadata}, nil
-		case comp == "list" && m == http.MethodGet:
-			return operation{need('c', 'l'), (*handler).listDirectory}, nil
-		case comp == "properties" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).setDirectoryProperties}, nil
-		case comp == "rename" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).renameDirectory}, nil
-		}
-	case restype == "" && q.path != "":
-		switch {
-		case comp == "" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
-			return operation{need('o', 'w'), (*handler).copyFile}, nil
-		case comp == "" && m == http.MethodPut:
-			return operation{either('o', 'c', 'w'), (*handler).createFile}, nil
-		case comp == "" && m == http.MethodGet:
-			return operation{need('o', 'r'), (*handler).getFile}, nil
-		case comp == "" && m == http.MethodHead:
-			return operation{need('o', 'r'), (*handler).getFileProperties}, nil
-		case comp == "" && m == http.MethodDelete:
-			return operation{need('o', 'd'), (*handler).deleteFile}, nil
-		case comp == "range" && m == http.MethodPut && q.r.Header.Get("x-ms-copy-source") != "":
-			return operation{need('o', 'w'), (*handler).putRangeFromURL}, nil
-		case comp == "range" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).putRange}, nil
-		case comp == "rangelist" && m == http.MethodGet:
-			return operation{need('o', 'r'), (*handler).listRanges}, nil
-		case comp == "metadata" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).setFileMetadata}, nil
-		case comp == "metadata" && read:
-			return operation{need('o', 'r'), (*handler).getFileProperties}, nil
-		case comp == "properties" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).setFileProperties}, nil
-		case comp == "lease" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).leaseFile}, nil
-		case comp == "copy" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).abortCopy}, nil
-		case comp == "rename" && m == http.MethodPut:
-			return operation{need('o', 'w'), (*handler).renameFile}, nil
-		case comp == "symboliclink", comp == "hardlink":
-			return notSupported("NFS links")
-		}
-	}
-	return operation{}, azhttp.UnroutedOperation(m, restype, comp)
 }
 
 // splitPath splits a path-style URL path into account, share and the path

@@ -118,7 +118,7 @@ func (h *handler) getFile(q *request) error {
 			// Headers are out: the only way left to signal a failure is to
 			// cut the body short, which the client sees against
 			// Content-Length.
-			h.log.Error("get file: stream", "share", q.share, "path", q.path, "err", err)
+			h.svc.log.Error("get file: stream", "share", q.share, "path", q.path, "err", err)
 			panic(http.ErrAbortHandler)
 		}
 		return nil

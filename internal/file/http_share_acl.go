@@ -2,7 +2,6 @@ package file
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -30,20 +29,7 @@ func (h *handler) setShareACL(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
-// storedPolicy resolves a service SAS's signed identifier from the
-// share's stored access policies.
-func (h *handler) storedPolicy(ctx context.Context, acct, share, id string) (azhttp.StoredPolicy, bool, error) {
-	sh, err := h.svc.GetShare(ctx, acct, share, "")
-	if errors.Is(err, azhttp.ErrShareNotFound) {
-		return azhttp.StoredPolicy{}, false, nil
-	}
-	if err != nil {
-		return azhttp.StoredPolicy{}, false, err
-	}
-	for _, si := range sh.ACL {
-		if si.ID == id {
-			return si.Policy(), true, nil
-		}
-	}
-	return azhttp.StoredPolicy{}, false, nil
+// sharesOf looks live shares up by name, as a service SAS's container.
+func sharesOf(svc *Service) func(ctx context.Context, acct, name string) (*Share, error) {
+	return func(ctx context.Context, acct, name string) (*Share, error) { return svc.GetShare(ctx, acct, name, "") }
 }

@@ -8,40 +8,6 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
-// routeSnapshot routes a request that names a share snapshot
-// (?sharesnapshot=). A snapshot is read-only: the reads Azure serves on
-// one run against its namespace, and Delete Share deletes it; any write
-// answers ShareSnapshotOperationNotSupported.
-func routeSnapshot(q *request, restype, comp string) (operation, error) {
-	v := q.q.Get("sharesnapshot")
-	snap, ok := ParseSnapshot(v)
-	if !ok {
-		return operation{}, azhttp.InvalidQueryParameterValue("sharesnapshot", v, "")
-	}
-	q.snapshot = snap
-	m := q.r.Method
-	read := m == http.MethodGet || m == http.MethodHead
-	switch {
-	case restype == "share" && q.path == "" && (comp == "" || comp == "metadata") && read:
-		return operation{shareNeed(need('c', 'r')), (*handler).getShareProperties}, nil
-	case restype == "share" && q.path == "" && comp == "" && m == http.MethodDelete:
-		return operation{shareNeed(need('c', 'd')), (*handler).deleteShare}, nil
-	case restype == "directory" && comp == "" && read:
-		return operation{need('o', 'r'), (*handler).getDirectoryProperties}, nil
-	case restype == "directory" && comp == "list" && m == http.MethodGet:
-		return operation{need('c', 'l'), (*handler).listDirectory}, nil
-	case restype == "" && q.path != "" && comp == "" && m == http.MethodGet:
-		return operation{need('o', 'r'), (*handler).getFile}, nil
-	case restype == "" && q.path != "" && (comp == "" || comp == "metadata") && read:
-		return operation{need('o', 'r'), (*handler).getFileProperties}, nil
-	case restype == "" && q.path != "" && comp == "rangelist" && m == http.MethodGet:
-		return operation{need('o', 'r'), (*handler).listRanges}, nil
-	case !read:
-		return operation{}, azhttp.ErrShareSnapshotOperationNotSupported
-	}
-	return operation{}, azhttp.ErrNotImplemented.WithMessage("This operation (restype=%q comp=%q) on a share snapshot is not supported by this server yet.", restype, comp)
-}
-
 func (h *handler) snapshotShare(q *request) error {
 	meta, err := azhttp.ParseMetadata(q.r.Header)
 	if err != nil {

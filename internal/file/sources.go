@@ -28,11 +28,11 @@ func (h *handler) parseSource(q *request, raw string, bad *azhttp.Error) (source
 		return source{}, azhttp.ErrNotImplemented.WithMessage("Share snapshots (sharesnapshot) as a source are not supported by this server yet.")
 	}
 	src := source{url: u}
-	src.acct, src.share, src.path = splitPath(azhttp.AccountPath(u, h.accounts))
+	src.acct, src.share, src.path = splitPath(azhttp.AccountPath(u, h.svc.accounts))
 	if src.share == "" || src.path == "" {
 		return source{}, bad
 	}
-	if _, ok := h.accounts.Lookup(src.acct); !ok {
+	if _, ok := h.svc.accounts.Lookup(src.acct); !ok {
 		return source{}, bad
 	}
 	if err := checkNames(src.share, src.path); err != nil {

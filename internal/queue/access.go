@@ -1,18 +1,33 @@
 package queue
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
-// authorize decides whether the caller's access allows op. Beyond the
-// letters Access.Allows checks, Azure confines a queue (service) SAS to
-// the message operations and Get Queue Metadata, refusing the rest with
+// permit is what one operation needs of a caller. Beyond the letters
+// Access.Allows checks, Azure confines a queue (service) SAS to the
+// message operations and Get Queue Metadata, refusing the rest with
 // AuthorizationFailure (Create Queue among them), reserves the ACL
 // operations for the account owner, and lets an account SAS create a
 // queue with either w or c.
-func (op operation) authorize(a azhttp.Access) error {
+type permit struct {
+	need azhttp.Need
+	// alt is a second permission that also grants the operation to an
+	// account SAS (Create Queue: w or c); 0 for none.
+	alt byte
+	// queueSAS marks the operations a queue (service) SAS may run; any
+	// other answers such a SAS 403 AuthorizationFailure, as Azure does.
+	queueSAS bool
+	// ownerOnly marks the operations only Shared Key may call (Get and
+	// Set Queue ACL: "only the account owner").
+	ownerOnly bool
+}
+
+// authorize decides whether the caller's access a allows the operation.
+func (op permit) authorize(_ *http.Request, a azhttp.Access) error {
 	if op.ownerOnly && a.Kind != azhttp.AccessSharedKey {
 		return azhttp.ErrAuthorizationFailure.WithMessage("%s\nOnly the account owner may call this operation.", azhttp.ErrAuthorizationFailure.Message)
 	}

@@ -2,13 +2,12 @@ package table
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/storagefront"
 	"github.com/cerulean-db/cerulean/internal/svcprops"
 )
 
@@ -17,52 +16,31 @@ import (
 const maxBody = 4 << 20
 
 // handler translates Azure's Table REST protocol (OData JSON) to Service
-// calls: it routes, authenticates and parses a request, makes one call
-// into the Service and writes its answer. It holds no table state of its
-// own.
+// calls: it parses a request, makes one call into the Service and writes
+// its answer; the front door (storagefront) routes and authenticates
+// before it. It holds no table state of its own.
 type handler struct {
 	svc      *Service
 	accounts *azhttp.Accounts
-	auth     *azhttp.Authenticator
 	props    *svcprops.Store // service properties, CORS rules among them
 }
 
-// NewHandler returns the Table service's HTTP handler, wrapped in the
-// plumbing every service shares; errors are sent as OData JSON.
+// NewHandler returns the Table service's HTTP handler: its front door
+// over the routing table, wrapped in the plumbing every service shares;
+// errors are sent as OData JSON.
 func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts}
-	h.auth = &azhttp.Authenticator{Accounts: svc.accounts, Service: "table", Now: svc.now, Wall: time.Now, Policy: h.storedPolicy}
-	h.props = svcprops.New(svc.store, "table", func(acct string) []byte { return servicePropsKey(acct) })
-	return azhttp.HostStyle(svc.accounts, azhttp.Wrap("table", svc.log, h.corsRules, azhttp.WriteErrorJSON, http.HandlerFunc(h.serve)))
+	door := storagefront.New(storagefront.Config[*handler, *request]{
+		Service: "table", Routes: routes, Receiver: h, Parse: parseRequest, Unrouted: unrouted, Anonymous: refuseAnonymous,
+		Accounts: svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteErrorJSON,
+		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) },
+		ACL: storagefront.ACLFrom(svc.GetTable, func(t *Table) []azhttp.SignedIdentifier { return t.ACL }),
+	})
+	h.props = door.Props
+	return door.Handler()
 }
 
-// storedPolicy resolves a table SAS's signed identifier.
-func (h *handler) storedPolicy(ctx context.Context, acct, table, id string) (azhttp.StoredPolicy, bool, error) {
-	t, err := h.svc.GetTable(ctx, acct, table)
-	if errors.Is(err, azhttp.ErrTableNotFound) {
-		return azhttp.StoredPolicy{}, false, nil
-	}
-	if err != nil {
-		return azhttp.StoredPolicy{}, false, err
-	}
-	for _, si := range t.ACL {
-		if si.ID == id {
-			return si.Policy(), true, nil
-		}
-	}
-	return azhttp.StoredPolicy{}, false, nil
-}
-
-// corsRules is the CORS source of the request's account.
-func (h *handler) corsRules(r *http.Request) ([]azhttp.CORSRule, error) {
-	acct, _ := splitPath(r.URL.Path)
-	if _, ok := h.accounts.Lookup(acct); !ok {
-		return nil, nil
-	}
-	return h.props.CORSRules(r.Context(), acct)
-}
-
-// request is one parsed call.
+// request is one Table request, its path parsed as OData addresses it.
 type request struct {
 	w      http.ResponseWriter
 	r      *http.Request
@@ -75,60 +53,61 @@ type request struct {
 
 func (q *request) ctx() context.Context { return q.r.Context() }
 
-// operation is one routed REST operation.
-type operation struct {
-	// authorize decides whether the caller's access allows the operation
-	// (entity key ranges are checked once the keys are known).
-	authorize func(azhttp.Access) error
-	run       func(*handler, *request) error
+// Scope is the table a table SAS must be signed for (tn); a batch names
+// its table only inside the body, so the SAS's own table is checked
+// against every operation there.
+func (q *request) Scope() (string, string) {
+	if q.res.kind == resBatch {
+		return q.q.Get("tn"), ""
+	}
+	return q.res.table, ""
 }
 
-func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
-	q := &request{w: w, r: r, q: r.URL.Query()}
-	if err := h.dispatch(q); err != nil {
-		azhttp.WriteErrorJSON(w, r, err)
+func (q *request) SetAccess(a azhttp.Access) { q.access = a }
+
+// at is the routing table's resource for what a path addresses.
+func at(kinds ...resKind) storagefront.Resource {
+	var r storagefront.Resource
+	for _, k := range kinds {
+		r |= 1 << k
 	}
+	return r
 }
 
-func (h *handler) dispatch(q *request) error {
-	acct, rest := splitPath(q.r.URL.Path)
-	q.acct = acct
-	if err := h.accounts.Require(acct); err != nil {
-		return err
-	}
+func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
+	q := &request{w: c.W, r: c.R, q: c.Query, acct: c.Acct}
+	_, rest := splitPath(c.R.URL.Path)
 	var err error
 	if q.res, err = parseResource(rest); err != nil {
-		return err
+		return nil, storagefront.Address{}, err
 	}
-	if q.method, err = effectiveMethod(q.r); err != nil {
-		return err
+	if q.method, err = effectiveMethod(c.R); err != nil {
+		return nil, storagefront.Address{}, err
 	}
-	op, err := route(q)
-	if err != nil {
-		return err
+	switch comp := q.q.Get("comp"); {
+	case q.res.kind == resEntities && comp != "" && comp != "acl":
+		return nil, storagefront.Address{}, errCompNotValid(comp)
+	case q.res.kind == resService && q.q.Get("restype") == "account" && comp == "properties":
+		return nil, storagefront.Address{}, azhttp.ErrNotImplemented.WithMessage("Get Account Information on the Table service is not supported by this server.")
 	}
-	if err := azhttp.Routed(q.w, q.r, azhttp.OperationName(op.run)); err != nil {
-		return err
+	return q, storagefront.Address{Resource: at(q.res.kind), Method: q.method}, nil
+}
+
+func errCompNotValid(comp string) error {
+	return azhttp.InvalidQueryParameterValue("comp", comp, "").WithMessage("The value %q of query parameter comp is not valid here.", comp)
+}
+
+// unrouted answers a request no route serves.
+func unrouted(c storagefront.Call, a storagefront.Address) error {
+	if comp := c.Query.Get("comp"); a.Resource == at(resEntities) && comp != "" {
+		return errCompNotValid(comp)
 	}
-	// A table SAS is signed for its table (tn); a batch names its table
-	// only inside the body, so the SAS's own table is checked against
-	// every operation there.
-	container := q.res.table
-	if q.res.kind == resBatch {
-		container = q.q.Get("tn")
-	}
-	q.access, err = h.auth.Authenticate(q.r, q.acct, container, "")
-	if err != nil {
-		return err
-	}
-	if q.access.Kind == azhttp.AccessAnonymous {
-		// Tables have no public access.
-		return azhttp.ErrAuthorizationFailure.WithMessage("%s\nThe Table service requires an authorized request (Shared Key or SAS).", azhttp.ErrAuthorizationFailure.Message)
-	}
-	if err := op.authorize(q.access); err != nil {
-		return err
-	}
-	return op.run(h, q)
+	return azhttp.ErrMethodNotAllowed.WithMessage("The %s method is not allowed on this resource.", a.Method)
+}
+
+// refuseAnonymous: tables have no public access.
+func refuseAnonymous(*handler, *request, storagefront.Public) error {
+	return azhttp.ErrAuthorizationFailure.WithMessage("%s\nThe Table service requires an authorized request (Shared Key or SAS).", azhttp.ErrAuthorizationFailure.Message)
 }
 
 // effectiveMethod applies X-HTTP-Method tunnelling (POST carrying MERGE,
@@ -165,8 +144,8 @@ func need(resourceType, permission byte) azhttp.Need {
 	return azhttp.Need{Service: 't', ResourceType: resourceType, Permission: permission}
 }
 
-func allowAll(needs ...azhttp.Need) func(azhttp.Access) error {
-	return func(a azhttp.Access) error {
+func allowAll(needs ...azhttp.Need) func(*http.Request, azhttp.Access) error {
+	return func(_ *http.Request, a azhttp.Access) error {
 		for _, n := range needs {
 			if err := a.Allows(n); err != nil {
 				return err
@@ -178,17 +157,17 @@ func allowAll(needs ...azhttp.Need) func(azhttp.Access) error {
 
 // accountLevel allows an operation on the service or on tables, which a
 // table (service) SAS never grants.
-func accountLevel(needs ...azhttp.Need) func(azhttp.Access) error {
+func accountLevel(needs ...azhttp.Need) func(*http.Request, azhttp.Access) error {
 	check := allowAll(needs...)
-	return func(a azhttp.Access) error {
+	return func(r *http.Request, a azhttp.Access) error {
 		if a.Kind == azhttp.AccessServiceSAS {
 			return azhttp.ErrAuthorizationFailure
 		}
-		return check(a)
+		return check(r, a)
 	}
 }
 
-func sharedKeyOnly(a azhttp.Access) error {
+func sharedKeyOnly(_ *http.Request, a azhttp.Access) error {
 	if a.Kind != azhttp.AccessSharedKey {
 		return azhttp.ErrAuthorizationFailure.WithMessage("%s\nOnly the account owner may call this operation.", azhttp.ErrAuthorizationFailure.Message)
 	}
@@ -196,7 +175,7 @@ func sharedKeyOnly(a azhttp.Access) error {
 }
 
 // createTableAccess allows Create Table with either w or c.
-func createTableAccess(a azhttp.Access) error {
+func createTableAccess(_ *http.Request, a azhttp.Access) error {
 	if a.Kind == azhttp.AccessServiceSAS {
 		return azhttp.ErrAuthorizationFailure
 	}
@@ -208,7 +187,7 @@ func createTableAccess(a azhttp.Access) error {
 
 // batchAccess lets a batch through to parsing; each operation in it is
 // authorized on its own.
-func batchAccess(a azhttp.Access) error { return a.Allows(need('o', 0)) }
+func batchAccess(_ *http.Request, a azhttp.Access) error { return a.Allows(need('o', 0)) }
 
 // writeNeeds is what an entity write needs.
 func writeNeeds(kind WriteKind) []azhttp.Need {
@@ -223,77 +202,22 @@ func writeNeeds(kind WriteKind) []azhttp.Need {
 	return []azhttp.Need{need('o', 'd')}
 }
 
-// route picks the operation from the method and the addressed resource.
-func route(q *request) (operation, error) {
-	m, comp, restype := q.method, q.q.Get("comp"), q.q.Get("restype")
-	notSupported := func(what string) (operation, error) {
-		return operation{}, azhttp.ErrNotImplemented.WithMessage("%s is not supported by this server.", what)
+// queryTablesOrTable serves Query Tables, of every table or of the one
+// its path names (Tables('name')).
+func (h *handler) queryTablesOrTable(q *request) error {
+	if q.res.kind == resTable {
+		return h.getTable(q)
 	}
-	switch q.res.kind {
-	case resService:
-		switch {
-		case restype == "service" && comp == "properties" && m == http.MethodGet:
-			return operation{accountLevel(need('s', 'r')), (*handler).getServiceProperties}, nil
-		case restype == "service" && comp == "properties" && m == http.MethodPut:
-			return operation{accountLevel(need('s', 'w')), (*handler).setServiceProperties}, nil
-		case restype == "service" && comp == "stats" && m == http.MethodGet:
-			return operation{accountLevel(need('s', 'r')), (*handler).getServiceStats}, nil
-		case restype == "account" && comp == "properties":
-			return notSupported("Get Account Information on the Table service")
-		}
-	case resTables:
-		switch m {
-		case http.MethodGet:
-			return operation{accountLevel(need('c', 'l')), (*handler).queryTables}, nil
-		case http.MethodPost:
-			return operation{createTableAccess, (*handler).createTable}, nil
-		}
-	case resTable:
-		switch m {
-		case http.MethodGet:
-			return operation{accountLevel(need('c', 'l')), (*handler).getTable}, nil
-		case http.MethodDelete:
-			return operation{accountLevel(need('c', 'd')), (*handler).deleteTable}, nil
-		}
-	case resBatch:
-		if m == http.MethodPost {
-			return operation{batchAccess, (*handler).batch}, nil
-		}
-	case resEntities:
-		switch {
-		case comp == "acl" && m == http.MethodGet:
-			return operation{sharedKeyOnly, (*handler).getTableACL}, nil
-		case comp == "acl" && m == http.MethodPut:
-			return operation{sharedKeyOnly, (*handler).setTableACL}, nil
-		case comp != "":
-			return operation{}, azhttp.InvalidQueryParameterValue("comp", comp, "").WithMessage("The value %q of query parameter comp is not valid here.", comp)
-		case m == http.MethodGet:
-			return operation{allowAll(need('o', 'r')), (*handler).queryEntities}, nil
-		case m == http.MethodPost:
-			return operation{allowAll(writeNeeds(WriteInsert)...), (*handler).insertEntity}, nil
-		}
-	case resEntity:
-		ifm := q.r.Header.Get("If-Match") != ""
-		switch m {
-		case http.MethodGet:
-			return operation{allowAll(need('o', 'r')), (*handler).getEntity}, nil
-		case http.MethodPut:
-			kind := WriteInsertOrReplace
-			if ifm {
-				kind = WriteReplace
-			}
-			return operation{allowAll(writeNeeds(kind)...), (*handler).updateEntity}, nil
-		case "MERGE":
-			kind := WriteInsertOrMerge
-			if ifm {
-				kind = WriteMerge
-			}
-			return operation{allowAll(writeNeeds(kind)...), (*handler).updateEntity}, nil
-		case http.MethodDelete:
-			return operation{allowAll(writeNeeds(WriteDelete)...), (*handler).deleteEntity}, nil
-		}
+	return h.queryTables(q)
+}
+
+// queryEntitiesOrEntity serves Query Entities, of a table or of the one
+// entity its path's keys name.
+func (h *handler) queryEntitiesOrEntity(q *request) error {
+	if q.res.kind == resEntity {
+		return h.getEntity(q)
 	}
-	return operation{}, azhttp.ErrMethodNotAllowed.WithMessage("The %s method is not allowed on this resource.", m)
+	return h.queryEntities(q)
 }
 
 // splitPath splits a path-style URL path into the account and the rest.

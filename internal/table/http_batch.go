@@ -145,7 +145,7 @@ func authorizeBatchOp(q *request, table string, needs ...azhttp.Need) error {
 	if q.access.Kind == azhttp.AccessServiceSAS && !strings.EqualFold(table, q.q.Get("tn")) {
 		return azhttp.ErrAuthorizationFailure.WithMessage("%s\nThe shared access signature is for table %q.", azhttp.ErrAuthorizationFailure.Message, q.q.Get("tn"))
 	}
-	return allowAll(needs...)(q.access)
+	return allowAll(needs...)(q.r, q.access)
 }
 
 // tunnelledMethod is effectiveMethod for a part's request line.

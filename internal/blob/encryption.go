@@ -65,7 +65,8 @@ type ContainerEncryption struct {
 
 // CreateContainerWithEncryption is CreateContainer for a container with
 // a default encryption scope.
-func (s *Service) CreateContainerWithEncryption(ctx context.Context, acct, name string, meta azhttp.Metadata, access string, enc ContainerEncryption) (*Container, error) {
+func (s *Service) CreateContainerWithEncryption(ctx context.Context, ref ContainerRef, o CreateContainerOptions, enc ContainerEncryption) (*Container, error) {
+	acct, name, meta, access := ref.Account, ref.Container, o.Metadata, o.Access
 	var out *Container
 	err := s.Update(ctx, func(t *Tx) error {
 		var err error

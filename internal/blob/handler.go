@@ -125,7 +125,7 @@ func (h *handler) allowAnonymous(q *request, level anonymous) error {
 	if level == anonNever || q.container == "" {
 		return denied
 	}
-	c, err := h.svc.GetContainer(q.ctx(), q.acct, q.container)
+	c, err := h.svc.GetContainer(q.ctx(), q.containerRef())
 	if errors.Is(err, azhttp.ErrContainerNotFound) {
 		return denied
 	}
@@ -144,7 +144,7 @@ func (h *handler) allowAnonymous(q *request, level anonymous) error {
 // storedPolicy resolves a service SAS's signed identifier from the
 // container's access policies.
 func (h *handler) storedPolicy(ctx context.Context, acct, container, id string) (azhttp.StoredPolicy, bool, error) {
-	c, err := h.svc.GetContainer(ctx, acct, container)
+	c, err := h.svc.GetContainer(ctx, ContainerRef{Account: acct, Container: container})
 	if errors.Is(err, azhttp.ErrContainerNotFound) {
 		return azhttp.StoredPolicy{}, false, nil
 	}

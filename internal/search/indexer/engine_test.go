@@ -165,8 +165,7 @@ const storageConn = "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;
 
 func (e *env) putBlob(t *testing.T, name, body string, meta azhttp.Metadata) {
 	t.Helper()
-	_, err := e.blobs.PutBlob(context.Background(), azhttp.DevAccount, "docs", name,
-		blob.Content{Body: strings.NewReader(body), Length: int64(len(body))}, blob.ContentHeaders{ContentType: "application/json"}, meta, nil, blob.Preconditions{})
+	_, err := e.blobs.PutBlob(context.Background(), blob.Ref{Account: azhttp.DevAccount, Container: "docs", Name: name}, blob.Content{Body: strings.NewReader(body), Length: int64(len(body))}, blob.PutBlobOptions{Headers: blob.ContentHeaders{ContentType: "application/json"}, Metadata: meta})
 	if err != nil {
 		t.Fatalf("put blob %s: %v", name, err)
 	}
@@ -191,7 +190,7 @@ func equal(t *testing.T, what string, got, want []string) {
 func TestBlobJSONIndexerIndexesOnlyChanges(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
+	if _, err := e.blobs.CreateContainer(ctx, blob.ContainerRef{Account: azhttp.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.putBlob(t, "a.json", `{"id":"a","title":"Alpha","rating":5}`, nil)
@@ -238,7 +237,7 @@ func TestBlobJSONIndexerIndexesOnlyChanges(t *testing.T) {
 
 	// Soft delete by blob metadata.
 	e.clock.Advance(time.Second)
-	if _, err := e.blobs.SetBlobMetadata(ctx, azhttp.DevAccount, "docs", "b.json", azhttp.Metadata{{"IsDeleted", "true"}}, blob.Preconditions{}); err != nil {
+	if _, err := e.blobs.SetBlobMetadata(ctx, blob.Ref{Account: azhttp.DevAccount, Container: "docs", Name: "b.json"}, azhttp.Metadata{{"IsDeleted", "true"}}, blob.Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.run(t, "blobix")
@@ -288,7 +287,7 @@ func TestBlobDefaultKeyAndParsingModes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.mode, func(t *testing.T) {
 			e := newEnv(t)
-			if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
+			if _, err := e.blobs.CreateContainer(ctx, blob.ContainerRef{Account: azhttp.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			e.putBlob(t, "f.txt", c.body, nil)
@@ -413,7 +412,7 @@ func TestTableIndexerIndexesOnlyChanges(t *testing.T) {
 func TestStatusShape(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
+	if _, err := e.blobs.CreateContainer(ctx, blob.ContainerRef{Account: azhttp.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.putBlob(t, "a.json", `{"id":"a"}`, nil)
@@ -471,7 +470,7 @@ func TestStatusShape(t *testing.T) {
 func TestMaxFailedItems(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
+	if _, err := e.blobs.CreateContainer(ctx, blob.ContainerRef{Account: azhttp.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.putBlob(t, "a.json", `{"id":"a"}`, nil)
@@ -496,7 +495,7 @@ func TestMaxFailedItems(t *testing.T) {
 func TestRunErrors(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
+	if _, err := e.blobs.CreateContainer(ctx, blob.ContainerRef{Account: azhttp.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.put(t, search.Indexes, docsIndex)
@@ -521,7 +520,7 @@ func TestRunErrors(t *testing.T) {
 func TestUtilitySkills(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
+	if _, err := e.blobs.CreateContainer(ctx, blob.ContainerRef{Account: azhttp.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.putBlob(t, "a.json", `{"id":"a","title":"Hello there. Second one!","lang":null}`, nil)
@@ -550,7 +549,7 @@ func TestUtilitySkills(t *testing.T) {
 func TestScheduleClaim(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
+	if _, err := e.blobs.CreateContainer(ctx, blob.ContainerRef{Account: azhttp.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.putBlob(t, "a.json", `{"id":"a"}`, nil)
@@ -600,7 +599,7 @@ func TestScheduleClaim(t *testing.T) {
 func TestRunInProgressIsClaimed(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
+	if _, err := e.blobs.CreateContainer(ctx, blob.ContainerRef{Account: azhttp.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.put(t, search.Indexes, docsIndex)
@@ -639,7 +638,7 @@ func TestRunInProgressIsClaimed(t *testing.T) {
 func TestStartRunsInBackground(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
+	if _, err := e.blobs.CreateContainer(ctx, blob.ContainerRef{Account: azhttp.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.putBlob(t, "a.json", `{"id":"a"}`, nil)
@@ -738,7 +737,7 @@ func FuzzParseContent(f *testing.F) {
 func blobEnv(t *testing.T, indexerExtra string) *env {
 	t.Helper()
 	e := newEnv(t)
-	if _, err := e.blobs.CreateContainer(context.Background(), azhttp.DevAccount, "docs", nil, ""); err != nil {
+	if _, err := e.blobs.CreateContainer(context.Background(), blob.ContainerRef{Account: azhttp.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.put(t, search.Indexes, docsIndex)

@@ -1,0 +1,19 @@
+package blob
+
+// ref names the blob a request addresses.
+func (q *request) ref() Ref {
+	return q.ref()
+}
+
+// snapshotRef is ref at the request's ?snapshot= or ?versionid=, for the
+// operations that read one.
+func (q *request) snapshotRef() Ref {
+	r := q.ref()
+	r.Snapshot = q.snapshot
+	return r
+}
+
+// containerRef names the container a request addresses.
+func (q *request) containerRef() ContainerRef {
+	return q.containerRef()
+}

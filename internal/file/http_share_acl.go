@@ -9,7 +9,7 @@ import (
 )
 
 func (h *handler) getShareACL(q *request) error {
-	sh, err := h.svc.GetShare(q.ctx(), q.acct, q.share, q.r.Header.Get("x-ms-lease-id"))
+	sh, err := h.svc.GetShare(q.ctx(), q.shareRef(), q.r.Header.Get("x-ms-lease-id"))
 	if err != nil {
 		return err
 	}
@@ -22,7 +22,7 @@ func (h *handler) setShareACL(q *request) error {
 	if err != nil {
 		return err
 	}
-	sh, err := h.svc.SetShareACL(q.ctx(), q.acct, q.share, acl, q.r.Header.Get("x-ms-lease-id"))
+	sh, err := h.svc.SetShareACL(q.ctx(), q.shareRef(), acl, q.r.Header.Get("x-ms-lease-id"))
 	if err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func (h *handler) setShareACL(q *request) error {
 // storedPolicy resolves a service SAS's signed identifier from the
 // share's stored access policies.
 func (h *handler) storedPolicy(ctx context.Context, acct, share, id string) (azhttp.StoredPolicy, bool, error) {
-	sh, err := h.svc.GetShare(ctx, acct, share, "")
+	sh, err := h.svc.GetShare(ctx, ShareRef{Account: acct, Share: share}, "")
 	if errors.Is(err, azhttp.ErrShareNotFound) {
 		return azhttp.StoredPolicy{}, false, nil
 	}

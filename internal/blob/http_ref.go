@@ -2,7 +2,7 @@ package blob
 
 // ref names the blob a request addresses.
 func (q *request) ref() Ref {
-	return q.ref()
+	return Ref{Account: q.acct, Container: q.container, Name: q.blob}
 }
 
 // snapshotRef is ref at the request's ?snapshot= or ?versionid=, for the
@@ -15,5 +15,5 @@ func (q *request) snapshotRef() Ref {
 
 // containerRef names the container a request addresses.
 func (q *request) containerRef() ContainerRef {
-	return q.containerRef()
+	return ContainerRef{Account: q.acct, Container: q.container}
 }

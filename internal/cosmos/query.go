@@ -95,16 +95,17 @@ func scanDocs(rd kv.Reader, prefix []byte, keep func(map[string]any) bool) ([]ma
 // logical partition (or a hierarchical key prefix, or the whole container
 // when pk is empty) and returns every result, in the query's order.
 // Expired items are left out.
-func (t *Tx) QueryItems(db, coll string, pk PartitionKey, q *Query, params map[string]any) (*Feed, error) {
+func (t *Tx) QueryItems(ref CollectionRef, pk PartitionKey, q *Query, params map[string]any) (*Feed, error) {
+	db, coll := ref.DB, ref.Coll
 	return t.queryItems(db, coll, pk, q, params, itemQueryOptions{})
 }
 
 // QueryItems is Tx.QueryItems on a committed snapshot.
-func (s *Service) QueryItems(ctx context.Context, db, coll string, pk PartitionKey, q *Query, params map[string]any) (*Feed, error) {
+func (s *Service) QueryItems(ctx context.Context, ref CollectionRef, pk PartitionKey, q *Query, params map[string]any) (*Feed, error) {
 	var f *Feed
 	err := s.view(ctx, func(t *Tx) error {
 		var err error
-		f, err = t.QueryItems(db, coll, pk, q, params)
+		f, err = t.QueryItems(ref, pk, q, params)
 		return err
 	})
 	if err != nil {

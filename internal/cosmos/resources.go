@@ -535,7 +535,8 @@ func normalize(m map[string]any) record {
 
 // GetContainer reads a container, subject to pre (a matching IfNoneMatch
 // is ErrNotModified).
-func (s *Service) GetContainer(ctx context.Context, db, coll string, pre Preconditions) (*Container, error) {
+func (s *Service) GetContainer(ctx context.Context, ref CollectionRef, pre Preconditions) (*Container, error) {
+	db, coll := ref.DB, ref.Coll
 	var c *container
 	err := s.store.View(ctx, func(rd kv.Reader) error {
 		var err error
@@ -554,7 +555,8 @@ func (s *Service) GetContainer(ctx context.Context, db, coll string, pre Precond
 // ReplaceContainer replaces a container's settings (props, whose "id" must
 // be coll); its partition key and unique key policy cannot change, as in
 // Cosmos DB.
-func (s *Service) ReplaceContainer(ctx context.Context, db, coll string, props []byte, pre Preconditions) (*Container, error) {
+func (s *Service) ReplaceContainer(ctx context.Context, ref CollectionRef, props []byte, pre Preconditions) (*Container, error) {
+	db, coll := ref.DB, ref.Coll
 	m, err := decodeObject(props)
 	if err != nil {
 		return nil, err
@@ -643,7 +645,8 @@ func samePartitionKey(a, b any) bool {
 }
 
 // DeleteContainer deletes a container with its items and scripts.
-func (s *Service) DeleteContainer(ctx context.Context, db, coll string, pre Preconditions) error {
+func (s *Service) DeleteContainer(ctx context.Context, ref CollectionRef, pre Preconditions) error {
+	db, coll := ref.DB, ref.Coll
 	return s.store.Update(ctx, func(tx kv.Txn) error {
 		c, err := loadContainer(tx, db, coll)
 		if err != nil {

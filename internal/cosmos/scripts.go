@@ -165,7 +165,8 @@ func (t *Tx) script(db, coll string, kind ScriptKind, id string) (*Script, error
 // "id", "body" (the JavaScript text) and, for a trigger, "triggerType"
 // (Pre or Post) and "triggerOperation" (All, Create, Update, Replace,
 // Delete or Upsert). An existing id of the same kind is ErrConflict.
-func (s *Service) CreateScript(ctx context.Context, db, coll string, kind ScriptKind, props []byte) (*Script, error) {
+func (s *Service) CreateScript(ctx context.Context, ref CollectionRef, kind ScriptKind, props []byte) (*Script, error) {
+	db, coll := ref.DB, ref.Coll
 	m, id, err := parseScript(kind, props)
 	if err != nil {
 		return nil, err
@@ -204,7 +205,8 @@ func (s *Service) CreateScript(ctx context.Context, db, coll string, kind Script
 
 // GetScript reads a script, subject to pre (a matching IfNoneMatch is
 // ErrNotModified).
-func (s *Service) GetScript(ctx context.Context, db, coll string, kind ScriptKind, id string, pre Preconditions) (*Script, error) {
+func (s *Service) GetScript(ctx context.Context, ref ScriptRef, pre Preconditions) (*Script, error) {
+	db, coll, kind, id := ref.DB, ref.Coll, ref.Kind, ref.ID
 	var sc *Script
 	err := s.view(ctx, func(t *Tx) error {
 		var err error
@@ -222,7 +224,8 @@ func (s *Service) GetScript(ctx context.Context, db, coll string, kind ScriptKin
 
 // ReplaceScript replaces a script with props (whose "id" must be id),
 // validated as CreateScript's. The script must exist and meet pre.
-func (s *Service) ReplaceScript(ctx context.Context, db, coll string, kind ScriptKind, id string, props []byte, pre Preconditions) (*Script, error) {
+func (s *Service) ReplaceScript(ctx context.Context, ref ScriptRef, props []byte, pre Preconditions) (*Script, error) {
+	db, coll, kind, id := ref.DB, ref.Coll, ref.Kind, ref.ID
 	m, bodyID, err := parseScript(kind, props)
 	if err != nil {
 		return nil, err
@@ -276,7 +279,8 @@ func existingScript(tx kv.Txn, db, coll string, kind ScriptKind, id string, pre 
 }
 
 // DeleteScript deletes a script, which must exist and meet pre.
-func (s *Service) DeleteScript(ctx context.Context, db, coll string, kind ScriptKind, id string, pre Preconditions) error {
+func (s *Service) DeleteScript(ctx context.Context, ref ScriptRef, pre Preconditions) error {
+	db, coll, kind, id := ref.DB, ref.Coll, ref.Kind, ref.ID
 	return s.store.Update(ctx, func(tx kv.Txn) error {
 		key, _, err := existingScript(tx, db, coll, kind, id, pre)
 		if err != nil {
@@ -289,7 +293,8 @@ func (s *Service) DeleteScript(ctx context.Context, db, coll string, kind Script
 
 // ListScripts returns every script of one kind in a container, in id
 // order; the feed's ResourceID is the container's _rid.
-func (s *Service) ListScripts(ctx context.Context, db, coll string, kind ScriptKind) (*Feed, error) {
+func (s *Service) ListScripts(ctx context.Context, ref CollectionRef, kind ScriptKind) (*Feed, error) {
+	db, coll := ref.DB, ref.Coll
 	var all []record
 	var rid string
 	err := s.store.View(ctx, func(rd kv.Reader) error {
@@ -308,7 +313,8 @@ func (s *Service) ListScripts(ctx context.Context, db, coll string, kind ScriptK
 }
 
 // QueryScripts runs q over the scripts of one kind in a container.
-func (s *Service) QueryScripts(ctx context.Context, db, coll string, kind ScriptKind, q *Query, params map[string]any) (*Feed, error) {
+func (s *Service) QueryScripts(ctx context.Context, ref CollectionRef, kind ScriptKind, q *Query, params map[string]any) (*Feed, error) {
+	db, coll := ref.DB, ref.Coll
 	var docs []map[string]any
 	var rid string
 	err := s.store.View(ctx, func(rd kv.Reader) error {

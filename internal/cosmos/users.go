@@ -114,7 +114,8 @@ func (s *Service) CreateUser(ctx context.Context, db string, props []byte) (*Dat
 }
 
 // GetUser reads a user.
-func (s *Service) GetUser(ctx context.Context, db, user string, pre Preconditions) (*Database, error) {
+func (s *Service) GetUser(ctx context.Context, ref UserRef, pre Preconditions) (*Database, error) {
+	db, user := ref.DB, ref.User
 	var r record
 	err := s.store.View(ctx, func(rd kv.Reader) error {
 		var err error
@@ -132,7 +133,8 @@ func (s *Service) GetUser(ctx context.Context, db, user string, pre Precondition
 
 // ReplaceUser replaces a user's properties; a new id renames the user,
 // its permissions going with it.
-func (s *Service) ReplaceUser(ctx context.Context, db, user string, props []byte, pre Preconditions) (*Database, error) {
+func (s *Service) ReplaceUser(ctx context.Context, ref UserRef, props []byte, pre Preconditions) (*Database, error) {
+	db, user := ref.DB, ref.User
 	m, id, err := newResource(props, "user")
 	if err != nil {
 		return nil, err
@@ -199,7 +201,8 @@ func movePermissions(tx kv.Txn, db, from, to string) error {
 }
 
 // DeleteUser deletes a user and its permissions.
-func (s *Service) DeleteUser(ctx context.Context, db, user string, pre Preconditions) error {
+func (s *Service) DeleteUser(ctx context.Context, ref UserRef, pre Preconditions) error {
+	db, user := ref.DB, ref.User
 	return s.store.Update(ctx, func(tx kv.Txn) error {
 		r, err := loadUser(tx, db, user)
 		if err != nil {
@@ -331,13 +334,15 @@ func permissionFrom(db, user string, r record) *Permission {
 // CreatePermission creates a permission of user from its JSON properties:
 // id, permissionMode (Read or All), resource (a resource link) and
 // optionally resourcePartitionKey.
-func (s *Service) CreatePermission(ctx context.Context, db, user string, props []byte) (*Permission, error) {
+func (s *Service) CreatePermission(ctx context.Context, ref UserRef, props []byte) (*Permission, error) {
+	db, user := ref.DB, ref.User
 	return s.writePermission(ctx, db, user, "", props, Preconditions{})
 }
 
 // ReplacePermission replaces a permission's properties (its id may not
 // change).
-func (s *Service) ReplacePermission(ctx context.Context, db, user, perm string, props []byte, pre Preconditions) (*Permission, error) {
+func (s *Service) ReplacePermission(ctx context.Context, ref UserRef, perm string, props []byte, pre Preconditions) (*Permission, error) {
+	db, user := ref.DB, ref.User
 	return s.writePermission(ctx, db, user, perm, props, pre)
 }
 
@@ -412,7 +417,8 @@ func (s *Service) writePermission(ctx context.Context, db, user, perm string, pr
 }
 
 // GetPermission reads a permission.
-func (s *Service) GetPermission(ctx context.Context, db, user, perm string, pre Preconditions) (*Permission, error) {
+func (s *Service) GetPermission(ctx context.Context, ref UserRef, perm string, pre Preconditions) (*Permission, error) {
+	db, user := ref.DB, ref.User
 	var r record
 	err := s.store.View(ctx, func(rd kv.Reader) error {
 		if _, err := loadUser(rd, db, user); err != nil {
@@ -437,7 +443,8 @@ func (s *Service) GetPermission(ctx context.Context, db, user, perm string, pre 
 
 // DeletePermission deletes a permission; tokens minted from it stop
 // working.
-func (s *Service) DeletePermission(ctx context.Context, db, user, perm string, pre Preconditions) error {
+func (s *Service) DeletePermission(ctx context.Context, ref UserRef, perm string, pre Preconditions) error {
+	db, user := ref.DB, ref.User
 	return s.store.Update(ctx, func(tx kv.Txn) error {
 		if _, err := loadUser(tx, db, user); err != nil {
 			return err
@@ -459,7 +466,8 @@ func (s *Service) DeletePermission(ctx context.Context, db, user, perm string, p
 
 // ListPermissions returns a user's permissions in id order, and the
 // user's _rid.
-func (s *Service) ListPermissions(ctx context.Context, db, user string) ([]*Permission, string, error) {
+func (s *Service) ListPermissions(ctx context.Context, ref UserRef) ([]*Permission, string, error) {
+	db, user := ref.DB, ref.User
 	var all []record
 	var rid string
 	err := s.store.View(ctx, func(rd kv.Reader) error {

@@ -322,7 +322,7 @@ func TestCosmosIndexerIndexesOnlyChanges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := e.cosmos.UpsertItem(ctx, "shop", "items", pk, []byte(doc), cosmos.ItemOptions{}); err != nil {
+		if _, _, err := e.cosmos.UpsertItem(ctx, cosmos.CollectionRef{DB: "shop", Coll: "items"}, pk, []byte(doc), cosmos.ItemOptions{}); err != nil {
 			t.Fatalf("upsert %s: %v", doc, err)
 		}
 	}
@@ -857,7 +857,7 @@ func TestCosmosCustomQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, doc := range []string{`{"id":"1","pk":"p","name":"One","kind":"a"}`, `{"id":"2","pk":"p","name":"Two","kind":"b"}`} {
-		if _, err := e.cosmos.CreateItem(ctx, "shop", "items", cosmos.PartitionKey(`["p"]`), []byte(doc), cosmos.ItemOptions{}); err != nil {
+		if _, err := e.cosmos.CreateItem(ctx, cosmos.CollectionRef{DB: "shop", Coll: "items"}, cosmos.PartitionKey(`["p"]`), []byte(doc), cosmos.ItemOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -330,7 +330,7 @@ func (t *Tx) ReplaceItem(ref ItemRef, doc []byte, opts ItemOptions) (*Item, erro
 			return nil, err
 		}
 		return t.triggered(db, coll, pk, "Replace", doc, opts.Triggers, func(doc []byte) (*Item, error) {
-			return t.ReplaceItem(ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: pk, ID: id}, doc, opts.untriggered())
+			return t.ReplaceItem(ItemRef{CollectionRef: ref.CollectionRef, PartitionKey: pk, ID: id}, doc, opts.untriggered())
 		})
 	}
 	m, err := decodeItem(doc)
@@ -382,7 +382,7 @@ func (t *Tx) DeleteItem(ref ItemRef, opts ItemOptions) (*Item, error) {
 	db, coll, pk, id := ref.DB, ref.Coll, ref.PartitionKey, ref.ID
 	if opts.Triggers.any() {
 		return t.triggered(db, coll, pk, "Delete", nil, opts.Triggers, func([]byte) (*Item, error) {
-			return t.DeleteItem(ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: pk, ID: id}, opts.untriggered())
+			return t.DeleteItem(ref, opts.untriggered())
 		})
 	}
 	p, err := t.partition(db, coll, pk, nil)
@@ -432,78 +432,61 @@ func (t *Tx) ReadItem(ref ItemRef, opts ItemOptions) (*Item, error) {
 
 // CreateItem is Tx.CreateItem in a transaction of its own.
 func (s *Service) CreateItem(ctx context.Context, ref CollectionRef, pk PartitionKey, doc []byte, opts ItemOptions) (*Item, error) {
-	var it *Item
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		it, err = t.CreateItem(ref, pk, doc, opts)
-		return err
-	})
-	return done(it, err)
+	return s.updateItem(ctx, func(t *Tx) (*Item, error) { return t.CreateItem(ref, pk, doc, opts) })
 }
 
 // UpsertItem is Tx.UpsertItem in a transaction of its own.
 func (s *Service) UpsertItem(ctx context.Context, ref CollectionRef, pk PartitionKey, doc []byte, opts ItemOptions) (*Item, bool, error) {
-	var it *Item
 	var created bool
-	err := s.Update(ctx, func(t *Tx) error {
+	it, err := s.updateItem(ctx, func(t *Tx) (*Item, error) {
+		var it *Item
 		var err error
 		it, created, err = t.UpsertItem(ref, pk, doc, opts)
-		return err
+		return it, err
 	})
-	it, err = done(it, err)
 	return it, created && err == nil, err
 }
 
 // ReplaceItem is Tx.ReplaceItem in a transaction of its own.
 func (s *Service) ReplaceItem(ctx context.Context, ref ItemRef, doc []byte, opts ItemOptions) (*Item, error) {
-	db, coll, pk, id := ref.DB, ref.Coll, ref.PartitionKey, ref.ID
-	var it *Item
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		it, err = t.ReplaceItem(ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: pk, ID: id}, doc, opts)
-		return err
-	})
-	return done(it, err)
+	return s.updateItem(ctx, func(t *Tx) (*Item, error) { return t.ReplaceItem(ref, doc, opts) })
 }
 
 // PatchItem is Tx.PatchItem in a transaction of its own.
 func (s *Service) PatchItem(ctx context.Context, ref ItemRef, patch *Patch, opts ItemOptions) (*Item, error) {
-	db, coll, pk, id := ref.DB, ref.Coll, ref.PartitionKey, ref.ID
-	var it *Item
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		it, err = t.PatchItem(ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: pk, ID: id}, patch, opts)
-		return err
-	})
-	return done(it, err)
+	return s.updateItem(ctx, func(t *Tx) (*Item, error) { return t.PatchItem(ref, patch, opts) })
 }
 
 // DeleteItem is Tx.DeleteItem in a transaction of its own.
 func (s *Service) DeleteItem(ctx context.Context, ref ItemRef, opts ItemOptions) (*Item, error) {
-	db, coll, pk, id := ref.DB, ref.Coll, ref.PartitionKey, ref.ID
-	var it *Item
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		it, err = t.DeleteItem(ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: pk, ID: id}, opts)
-		return err
-	})
-	return done(it, err)
+	return s.updateItem(ctx, func(t *Tx) (*Item, error) { return t.DeleteItem(ref, opts) })
 }
 
 // ReadItem is Tx.ReadItem on a committed snapshot: a read commits nothing,
 // so it never waits for a commit or conflicts with a writer.
 func (s *Service) ReadItem(ctx context.Context, ref ItemRef, opts ItemOptions) (*Item, error) {
-	db, coll, pk, id := ref.DB, ref.Coll, ref.PartitionKey, ref.ID
 	var it *Item
 	err := s.view(ctx, func(t *Tx) error {
 		var err error
-		it, err = t.ReadItem(ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: pk, ID: id}, opts)
+		it, err = t.ReadItem(ref, opts)
 		return err
 	})
 	if err != nil && !errors.Is(err, ErrNotModified) && !errors.Is(err, ErrPreconditionFailed) {
 		return nil, err
 	}
 	return it, err
+}
+
+// updateItem runs op in a transaction of its own; the item is dropped
+// when the transaction did not commit (done).
+func (s *Service) updateItem(ctx context.Context, op func(*Tx) (*Item, error)) (*Item, error) {
+	var it *Item
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		it, err = op(t)
+		return err
+	})
+	return done(it, err)
 }
 
 // done drops the result of an operation that did not commit.

@@ -116,46 +116,12 @@ func (s *Service) QueryItems(ctx context.Context, ref CollectionRef, pk Partitio
 
 // QueryDatabases runs q over the databases.
 func (s *Service) QueryDatabases(ctx context.Context, q *Query, params map[string]any) (*Feed, error) {
-	var docs []map[string]any
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		var err error
-		docs, err = scanDocs(rd, databasesPrefix(), nil)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	res, err := q.run(docs, params)
-	if err != nil {
-		return nil, err
-	}
-	return &Feed{Items: res}, nil
+	return s.queryFeed(ctx, nil, databasesPrefix(), q, params)
 }
 
 // QueryContainers runs q over the containers of db.
 func (s *Service) QueryContainers(ctx context.Context, db string, q *Query, params map[string]any) (*Feed, error) {
-	var docs []map[string]any
-	var rid string
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		dbRec, ok, err := getRecord(rd, databaseKey(db))
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return notFound("Database %q does not exist.", db)
-		}
-		rid = dbRec.str("_rid")
-		docs, err = scanDocs(rd, containersPrefix(db), nil)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	res, err := q.run(docs, params)
-	if err != nil {
-		return nil, err
-	}
-	return &Feed{ResourceID: rid, Items: res}, nil
+	return s.queryFeed(ctx, databaseRID(db), containersPrefix(db), q, params)
 }
 
 // evalCondition evaluates a patch condition ("FROM c WHERE …") on doc.

@@ -335,16 +335,7 @@ func scanRecords(rd kv.Reader, prefix []byte) ([]record, error) {
 
 // ListDatabases returns every database, in id order.
 func (s *Service) ListDatabases(ctx context.Context) (*Feed, error) {
-	var all []record
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		var err error
-		all, err = scanRecords(rd, databasesPrefix())
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return recordFeed("", all)
+	return s.listFeed(ctx, nil, databasesPrefix())
 }
 
 // recordFeed is the feed of a list of databases or containers.
@@ -669,22 +660,5 @@ func (s *Service) DeleteContainer(ctx context.Context, ref CollectionRef, pre Pr
 // ListContainers returns every container of db, in id order; the feed's
 // ResourceID is the database's _rid.
 func (s *Service) ListContainers(ctx context.Context, db string) (*Feed, error) {
-	var all []record
-	var dbRID string
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		dbRec, ok, err := getRecord(rd, databaseKey(db))
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return notFound("Database %q does not exist.", db)
-		}
-		dbRID = dbRec.str("_rid")
-		all, err = scanRecords(rd, containersPrefix(db))
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return recordFeed(dbRID, all)
+	return s.listFeed(ctx, databaseRID(db), containersPrefix(db))
 }

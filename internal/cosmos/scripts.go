@@ -294,44 +294,10 @@ func (s *Service) DeleteScript(ctx context.Context, ref ScriptRef, pre Precondit
 // ListScripts returns every script of one kind in a container, in id
 // order; the feed's ResourceID is the container's _rid.
 func (s *Service) ListScripts(ctx context.Context, ref CollectionRef, kind ScriptKind) (*Feed, error) {
-	db, coll := ref.DB, ref.Coll
-	var all []record
-	var rid string
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		c, err := loadContainer(rd, db, coll)
-		if err != nil {
-			return err
-		}
-		rid = c.rid()
-		all, err = scanRecords(rd, scriptsPrefix(db, coll, kind))
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return recordFeed(rid, all)
+	return s.listFeed(ctx, containerRID(ref), scriptsPrefix(ref.DB, ref.Coll, kind))
 }
 
 // QueryScripts runs q over the scripts of one kind in a container.
 func (s *Service) QueryScripts(ctx context.Context, ref CollectionRef, kind ScriptKind, q *Query, params map[string]any) (*Feed, error) {
-	db, coll := ref.DB, ref.Coll
-	var docs []map[string]any
-	var rid string
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		c, err := loadContainer(rd, db, coll)
-		if err != nil {
-			return err
-		}
-		rid = c.rid()
-		docs, err = scanDocs(rd, scriptsPrefix(db, coll, kind), nil)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	res, err := q.run(docs, params)
-	if err != nil {
-		return nil, err
-	}
-	return &Feed{ResourceID: rid, Items: res}, nil
+	return s.queryFeed(ctx, containerRID(ref), scriptsPrefix(ref.DB, ref.Coll, kind), q, params)
 }

@@ -222,42 +222,16 @@ func (s *Service) DeleteUser(ctx context.Context, ref UserRef, pre Preconditions
 // ListUsers returns the users of db in id order; the feed's ResourceID is
 // the database's _rid.
 func (s *Service) ListUsers(ctx context.Context, db string) (*Feed, error) {
-	var all []record
-	var rid string
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		dbRec, err := loadDatabaseRecord(rd, db)
-		if err != nil {
-			return err
-		}
-		rid = dbRec.str("_rid")
-		all, err = scanRecords(rd, usersPrefix(db))
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return recordFeed(rid, all)
+	return s.listFeed(ctx, databaseRID(db), usersPrefix(db))
 }
 
 // QueryUsers runs q over the users of db.
 func (s *Service) QueryUsers(ctx context.Context, db string, q *Query, params map[string]any) (*Feed, error) {
-	var docs []map[string]any
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		if _, err := loadDatabaseRecord(rd, db); err != nil {
-			return err
-		}
-		var err error
-		docs, err = scanDocs(rd, usersPrefix(db), nil)
-		return err
-	})
-	if err != nil {
-		return nil, err
+	databaseExists := func(rd kv.Reader) (string, error) {
+		_, err := loadDatabaseRecord(rd, db)
+		return "", err
 	}
-	res, err := q.run(docs, params)
-	if err != nil {
-		return nil, err
-	}
-	return &Feed{Items: res}, nil
+	return s.queryFeed(ctx, databaseExists, usersPrefix(db), q, params)
 }
 
 // ---- permissions ----

@@ -3,6 +3,7 @@ package cosmos
 import (
 	"context"
 
+	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
@@ -80,4 +81,22 @@ func (p parentRID) check(rd kv.Reader) (string, error) {
 		return "", nil
 	}
 	return p(rd)
+}
+
+// readRecord loads a resource's record in one snapshot and checks a
+// read's conditions (a matching IfNoneMatch is ErrNotModified) on it.
+func (s *Service) readRecord(ctx context.Context, pre Preconditions, load func(kv.Reader) (record, error)) (record, error) {
+	var r record
+	err := s.store.View(ctx, func(rd kv.Reader) error {
+		var err error
+		r, err = load(rd)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := pre.check(conditions.Read, true, r.str("_etag")); err != nil {
+		return nil, err
+	}
+	return r, nil
 }

@@ -199,16 +199,11 @@ func (s *Service) QueryOffers(ctx context.Context, q *Query, params map[string]a
 
 // GetOffer reads the offer whose _rid is rid.
 func (s *Service) GetOffer(ctx context.Context, rid string, pre Preconditions) (*Offer, error) {
-	var r record
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		var err error
-		_, r, err = findOffer(rd, rid)
-		return err
+	r, err := s.readRecord(ctx, pre, func(rd kv.Reader) (record, error) {
+		_, r, err := findOffer(rd, rid)
+		return r, err
 	})
 	if err != nil {
-		return nil, err
-	}
-	if err := pre.check(conditions.Read, true, r.str("_etag")); err != nil {
 		return nil, err
 	}
 	return newOffer(r)

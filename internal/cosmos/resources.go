@@ -273,20 +273,8 @@ func (s *Service) CreateDatabase(ctx context.Context, props []byte, throughput .
 // GetDatabase reads a database, subject to pre (a matching IfNoneMatch is
 // ErrNotModified).
 func (s *Service) GetDatabase(ctx context.Context, db string, pre Preconditions) (*Database, error) {
-	var r record
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		var ok bool
-		var err error
-		r, ok, err = getRecord(rd, databaseKey(db))
-		if err == nil && !ok {
-			err = notFound("Database %q does not exist.", db)
-		}
-		return err
-	})
+	r, err := s.readRecord(ctx, pre, func(rd kv.Reader) (record, error) { return loadDatabaseRecord(rd, db) })
 	if err != nil {
-		return nil, err
-	}
-	if err := pre.check(conditions.Read, true, r.str("_etag")); err != nil {
 		return nil, err
 	}
 	return newDatabase(r)
@@ -296,14 +284,7 @@ func (s *Service) GetDatabase(ctx context.Context, db string, pre Preconditions)
 // scripts.
 func (s *Service) DeleteDatabase(ctx context.Context, db string, pre Preconditions) error {
 	return s.store.Update(ctx, func(tx kv.Txn) error {
-		r, ok, err := getRecord(tx, databaseKey(db))
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return notFound("Database %q does not exist.", db)
-		}
-		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
+		if err := pre.checkWrite(loadDatabaseRecord(tx, db)); err != nil {
 			return err
 		}
 		if err := kv.DeletePrefixes(tx, containersPrefix(db), itemsOfDatabase(db), chunksOfDatabase(db), uniqueOfDatabase(db), indexOfDatabase(db), indexStatesOfDatabase(db), scriptsOfDatabase(db), changesOfDatabase(db), changeSeqOfDatabase(db), offersOfDatabase(db), usersPrefix(db), permissionsOfDatabase(db)); err != nil {

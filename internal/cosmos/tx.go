@@ -151,3 +151,12 @@ func (p Preconditions) check(kind conditions.Kind, exists bool, etag string) err
 		return preconditionFailed()
 	}
 }
+
+// checkWrite checks a write's conditions on the record a load returned,
+// or passes the load's error on: pre.checkWrite(loadUser(tx, db, user)).
+func (p Preconditions) checkWrite(r record, err error) error {
+	if err != nil {
+		return err
+	}
+	return p.check(conditions.Write, true, r.str("_etag"))
+}

@@ -62,6 +62,18 @@ func loadDatabaseRecord(rd kv.Reader, db string) (record, error) {
 	return r, err
 }
 
+// loadPermission loads a permission of a user that must exist.
+func loadPermission(rd kv.Reader, ref UserRef, perm string) (record, error) {
+	if _, err := loadUser(rd, ref.DB, ref.User); err != nil {
+		return nil, err
+	}
+	r, ok, err := getRecord(rd, permissionKey(ref.DB, ref.User, perm))
+	if err == nil && !ok {
+		err = notFound("Permission %q does not exist.", perm)
+	}
+	return r, err
+}
+
 func loadUser(rd kv.Reader, db, user string) (record, error) {
 	if _, err := loadDatabaseRecord(rd, db); err != nil {
 		return nil, err
@@ -115,17 +127,8 @@ func (s *Service) CreateUser(ctx context.Context, db string, props []byte) (*Dat
 
 // GetUser reads a user.
 func (s *Service) GetUser(ctx context.Context, ref UserRef, pre Preconditions) (*Database, error) {
-	db, user := ref.DB, ref.User
-	var r record
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		var err error
-		r, err = loadUser(rd, db, user)
-		return err
-	})
+	r, err := s.readRecord(ctx, pre, func(rd kv.Reader) (record, error) { return loadUser(rd, ref.DB, ref.User) })
 	if err != nil {
-		return nil, err
-	}
-	if err := pre.check(conditions.Read, true, r.str("_etag")); err != nil {
 		return nil, err
 	}
 	return newDatabase(r)
@@ -204,11 +207,7 @@ func movePermissions(tx kv.Txn, db, from, to string) error {
 func (s *Service) DeleteUser(ctx context.Context, ref UserRef, pre Preconditions) error {
 	db, user := ref.DB, ref.User
 	return s.store.Update(ctx, func(tx kv.Txn) error {
-		r, err := loadUser(tx, db, user)
-		if err != nil {
-			return err
-		}
-		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
+		if err := pre.checkWrite(loadUser(tx, db, user)); err != nil {
 			return err
 		}
 		if err := kv.DeletePrefixes(tx, permissionsPrefix(db, user)); err != nil {
@@ -392,49 +391,22 @@ func (s *Service) writePermission(ctx context.Context, db, user, perm string, pr
 
 // GetPermission reads a permission.
 func (s *Service) GetPermission(ctx context.Context, ref UserRef, perm string, pre Preconditions) (*Permission, error) {
-	db, user := ref.DB, ref.User
-	var r record
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		if _, err := loadUser(rd, db, user); err != nil {
-			return err
-		}
-		var ok bool
-		var err error
-		r, ok, err = getRecord(rd, permissionKey(db, user, perm))
-		if err == nil && !ok {
-			err = notFound("Permission %q does not exist.", perm)
-		}
-		return err
-	})
+	r, err := s.readRecord(ctx, pre, func(rd kv.Reader) (record, error) { return loadPermission(rd, ref, perm) })
 	if err != nil {
 		return nil, err
 	}
-	if err := pre.check(conditions.Read, true, r.str("_etag")); err != nil {
-		return nil, err
-	}
-	return permissionFrom(db, user, r), nil
+	return permissionFrom(ref.DB, ref.User, r), nil
 }
 
 // DeletePermission deletes a permission; tokens minted from it stop
 // working.
 func (s *Service) DeletePermission(ctx context.Context, ref UserRef, perm string, pre Preconditions) error {
-	db, user := ref.DB, ref.User
 	return s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := loadUser(tx, db, user); err != nil {
-			return err
-		}
-		r, ok, err := getRecord(tx, permissionKey(db, user, perm))
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return notFound("Permission %q does not exist.", perm)
-		}
-		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
+		if err := pre.checkWrite(loadPermission(tx, ref, perm)); err != nil {
 			return err
 		}
 		s.noteVersion(tx.Version())
-		return tx.Delete(permissionKey(db, user, perm))
+		return tx.Delete(permissionKey(ref.DB, ref.User, perm))
 	})
 }
 

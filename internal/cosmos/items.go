@@ -275,7 +275,7 @@ func (t *Tx) CreateItem(ref CollectionRef, pk PartitionKey, doc []byte, opts Ite
 		return nil, err
 	}
 	if old != nil {
-		return nil, conflict("Entity with the specified id already exists in the system.")
+		return nil, idTaken()
 	}
 	return p.write(m, nil)
 }

@@ -18,6 +18,31 @@ import (
 // system properties included.
 type record map[string]any
 
+// idTaken is the answer to a create whose id another resource has.
+func idTaken() *Error {
+	return conflict("Entity with the specified id already exists in the system.")
+}
+
+// mustBeNew fails with idTaken when key holds a record.
+func mustBeNew(rd kv.Reader, key []byte) error {
+	_, exists, err := getRecord(rd, key)
+	if err == nil && exists {
+		err = idTaken()
+	}
+	return err
+}
+
+// stamped is a resource's record: its properties m and the system
+// properties of its write at version v.
+func (s *Service) stamped(m map[string]any, rid, self any, v uint64) record {
+	out := make(record, len(m)+4)
+	for k, val := range m {
+		out[k] = val
+	}
+	out["_rid"], out["_self"], out["_etag"], out["_ts"] = rid, self, etagOf(v), s.unixNow()
+	return out
+}
+
 func (r record) str(k string) string { v, _ := r[k].(string); return v }
 
 // container is a container record with its partition key and unique key
@@ -237,20 +262,12 @@ func (s *Service) CreateDatabase(ctx context.Context, props []byte, throughput .
 	}
 	var out record
 	err = s.store.Update(ctx, func(tx kv.Txn) error {
-		_, exists, err := getRecord(tx, databaseKey(id))
-		if err != nil {
+		if err := mustBeNew(tx, databaseKey(id)); err != nil {
 			return err
-		}
-		if exists {
-			return conflict("Entity with the specified id already exists in the system.")
 		}
 		v := tx.Version()
 		rid := encodeRID(ridFromVersion(nil, v, 4))
-		out = record{}
-		for k, val := range m {
-			out[k] = val
-		}
-		out["_rid"], out["_self"], out["_etag"], out["_ts"] = rid, "dbs/"+rid+"/", etagOf(v), s.unixNow()
+		out = s.stamped(m, rid, "dbs/"+rid+"/", v)
 		out["_colls"], out["_users"] = "colls/", "users/"
 		b, err := encodeRecord(out)
 		if err != nil {
@@ -438,23 +455,16 @@ func (s *Service) CreateContainer(ctx context.Context, db string, props []byte, 
 	}
 	var out record
 	err = s.store.Update(ctx, func(tx kv.Txn) error {
-		dbRec, ok, err := getRecord(tx, databaseKey(db))
+		dbRec, err := loadDatabaseRecord(tx, db)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			return notFound("Database %q does not exist.", db)
-		}
-		if _, exists, err := getRecord(tx, containerKey(db, id)); err != nil {
+		if err := mustBeNew(tx, containerKey(db, id)); err != nil {
 			return err
-		} else if exists {
-			return conflict("Entity with the specified id already exists in the system.")
 		}
 		v := tx.Version()
-		out = record{}
-		for k, val := range m {
-			out[k] = val
-		}
+		rid := encodeRID(ridFromVersion(decodeRID(dbRec.str("_rid")), v, 4))
+		out = s.stamped(m, rid, "dbs/"+dbRec.str("_rid")+"/colls/"+rid+"/", v)
 		if out["indexingPolicy"] == nil {
 			out["indexingPolicy"] = defaultIndexingPolicy()
 		}
@@ -472,9 +482,6 @@ func (s *Service) CreateContainer(ctx context.Context, db string, props []byte, 
 		if out["conflictResolutionPolicy"] == nil {
 			out["conflictResolutionPolicy"] = map[string]any{"mode": "LastWriterWins", "conflictResolutionPath": "/_ts", "conflictResolutionProcedure": ""}
 		}
-		dbRID := decodeRID(dbRec.str("_rid"))
-		rid := encodeRID(ridFromVersion(dbRID, v, 4))
-		out["_rid"], out["_self"], out["_etag"], out["_ts"] = rid, "dbs/"+dbRec.str("_rid")+"/colls/"+rid+"/", etagOf(v), s.unixNow()
 		out["_docs"], out["_sprocs"], out["_triggers"], out["_udfs"], out["_conflicts"] = "docs/", "sprocs/", "triggers/", "udfs/", "conflicts/"
 		b, err := encodeRecord(out)
 		if err != nil {

@@ -178,18 +178,12 @@ func (s *Service) CreateScript(ctx context.Context, ref CollectionRef, kind Scri
 			return err
 		}
 		key := scriptKey(db, coll, kind, id)
-		if _, exists, err := getRecord(tx, key); err != nil {
+		if err := mustBeNew(tx, key); err != nil {
 			return err
-		} else if exists {
-			return conflict("Entity with the specified id already exists in the system.")
 		}
 		v := tx.Version()
-		out = record{}
-		for k, val := range m {
-			out[k] = val
-		}
 		rid := encodeRID(append(ridFromVersion(c.ridBytes, v, 7), kind.ridType()))
-		out["_rid"], out["_self"], out["_etag"], out["_ts"] = rid, c.rec.str("_self")+string(kind)+"/"+rid+"/", etagOf(v), s.unixNow()
+		out = s.stamped(m, rid, c.rec.str("_self")+string(kind)+"/"+rid+"/", v)
 		b, err := encodeRecord(out)
 		if err != nil {
 			return err
@@ -240,11 +234,7 @@ func (s *Service) ReplaceScript(ctx context.Context, ref ScriptRef, props []byte
 			return err
 		}
 		v := tx.Version()
-		out = record{}
-		for k, val := range m {
-			out[k] = val
-		}
-		out["_rid"], out["_self"], out["_etag"], out["_ts"] = old["_rid"], old["_self"], etagOf(v), s.unixNow()
+		out = s.stamped(m, old["_rid"], old["_self"], v)
 		b, err := encodeRecord(out)
 		if err != nil {
 			return err

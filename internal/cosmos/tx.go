@@ -146,7 +146,7 @@ func (p Preconditions) check(kind conditions.Kind, exists bool, etag string) err
 	case errors.Is(err, conditions.ErrNotModified):
 		return ErrNotModified
 	case errors.Is(err, conditions.ErrAlreadyExists):
-		return conflict("Entity with the specified id already exists in the system.")
+		return idTaken()
 	default:
 		return preconditionFailed()
 	}

@@ -99,18 +99,12 @@ func (s *Service) CreateUser(ctx context.Context, db string, props []byte) (*Dat
 		if err != nil {
 			return err
 		}
-		if _, exists, err := getRecord(tx, userKey(db, id)); err != nil {
+		if err := mustBeNew(tx, userKey(db, id)); err != nil {
 			return err
-		} else if exists {
-			return conflict("Entity with the specified id already exists in the system.")
 		}
 		v := tx.Version()
-		out = record{}
-		for k, val := range m {
-			out[k] = val
-		}
 		rid := encodeRID(ridFromVersion(decodeRID(dbRec.str("_rid")), v, 4))
-		out["_rid"], out["_self"], out["_etag"], out["_ts"] = rid, "dbs/"+dbRec.str("_rid")+"/users/"+rid+"/", etagOf(v), s.unixNow()
+		out = s.stamped(m, rid, "dbs/"+dbRec.str("_rid")+"/users/"+rid+"/", v)
 		out["_permissions"] = "permissions/"
 		b, err := encodeRecord(out)
 		if err != nil {
@@ -155,7 +149,7 @@ func (s *Service) ReplaceUser(ctx context.Context, ref UserRef, props []byte, pr
 			if _, exists, err := getRecord(tx, userKey(db, id)); err != nil {
 				return err
 			} else if exists {
-				return conflict("Entity with the specified id already exists in the system.")
+				return idTaken()
 			}
 			if err := movePermissions(tx, db, user, id); err != nil {
 				return err
@@ -165,11 +159,8 @@ func (s *Service) ReplaceUser(ctx context.Context, ref UserRef, props []byte, pr
 			}
 		}
 		v := tx.Version()
-		out = record{}
-		for k, val := range m {
-			out[k] = val
-		}
-		out["_rid"], out["_self"], out["_etag"], out["_ts"], out["_permissions"] = old["_rid"], old["_self"], etagOf(v), s.unixNow(), "permissions/"
+		out = s.stamped(m, old["_rid"], old["_self"], v)
+		out["_permissions"] = "permissions/"
 		b, err := encodeRecord(out)
 		if err != nil {
 			return err
@@ -342,7 +333,7 @@ func (s *Service) writePermission(ctx context.Context, db, user, perm string, pr
 		}
 		switch {
 		case perm == "" && exists:
-			return conflict("Entity with the specified id already exists in the system.")
+			return idTaken()
 		case perm != "" && !exists:
 			return notFound("Permission %q does not exist.", perm)
 		}

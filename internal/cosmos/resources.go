@@ -32,6 +32,22 @@ func mustBeNew(rd kv.Reader, key []byte) error {
 	return err
 }
 
+// newInDatabase is the record of a new container or user (kind "colls"
+// or "users") of database db, to be stored at key: the database must
+// exist and key be free.
+func (s *Service) newInDatabase(tx kv.Txn, db string, key []byte, kind string, m map[string]any) (record, uint64, error) {
+	dbRec, err := loadDatabaseRecord(tx, db)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := mustBeNew(tx, key); err != nil {
+		return nil, 0, err
+	}
+	v := tx.Version()
+	rid := encodeRID(ridFromVersion(decodeRID(dbRec.str("_rid")), v, 4))
+	return s.stamped(m, rid, "dbs/"+dbRec.str("_rid")+"/"+kind+"/"+rid+"/", v), v, nil
+}
+
 // stamped is a resource's record: its properties m and the system
 // properties of its write at version v.
 func (s *Service) stamped(m map[string]any, rid, self any, v uint64) record {
@@ -455,16 +471,11 @@ func (s *Service) CreateContainer(ctx context.Context, db string, props []byte, 
 	}
 	var out record
 	err = s.store.Update(ctx, func(tx kv.Txn) error {
-		dbRec, err := loadDatabaseRecord(tx, db)
-		if err != nil {
+		var v uint64
+		var err error
+		if out, v, err = s.newInDatabase(tx, db, containerKey(db, id), "colls", m); err != nil {
 			return err
 		}
-		if err := mustBeNew(tx, containerKey(db, id)); err != nil {
-			return err
-		}
-		v := tx.Version()
-		rid := encodeRID(ridFromVersion(decodeRID(dbRec.str("_rid")), v, 4))
-		out = s.stamped(m, rid, "dbs/"+dbRec.str("_rid")+"/colls/"+rid+"/", v)
 		if out["indexingPolicy"] == nil {
 			out["indexingPolicy"] = defaultIndexingPolicy()
 		}
@@ -492,7 +503,7 @@ func (s *Service) CreateContainer(ctx context.Context, db string, props []byte, 
 		}
 		s.noteVersion(v)
 		if len(throughput) > 0 {
-			if err := s.putOffer(tx, db, id, out.str("_self"), rid, throughput[0]); err != nil {
+			if err := s.putOffer(tx, db, id, out.str("_self"), out.str("_rid"), throughput[0]); err != nil {
 				return err
 			}
 		}

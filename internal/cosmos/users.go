@@ -95,16 +95,11 @@ func (s *Service) CreateUser(ctx context.Context, db string, props []byte) (*Dat
 	}
 	var out record
 	err = s.store.Update(ctx, func(tx kv.Txn) error {
-		dbRec, err := loadDatabaseRecord(tx, db)
-		if err != nil {
+		var v uint64
+		var err error
+		if out, v, err = s.newInDatabase(tx, db, userKey(db, id), "users", m); err != nil {
 			return err
 		}
-		if err := mustBeNew(tx, userKey(db, id)); err != nil {
-			return err
-		}
-		v := tx.Version()
-		rid := encodeRID(ridFromVersion(decodeRID(dbRec.str("_rid")), v, 4))
-		out = s.stamped(m, rid, "dbs/"+dbRec.str("_rid")+"/users/"+rid+"/", v)
 		out["_permissions"] = "permissions/"
 		b, err := encodeRecord(out)
 		if err != nil {

@@ -396,7 +396,7 @@ type Download struct {
 	extents               []extent
 }
 
-// GetBlob reads the blob (or rng within it) under pre and hands the open
+// GetBlob reads the blob (or o.Range within it) under o.Conditions and hands the open
 // read to send. Everything send streams comes from one snapshot, however
 // long the client takes: a download that began before an overwrite
 // finishes with the old content, never a mix and never cut short.

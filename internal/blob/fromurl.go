@@ -93,8 +93,8 @@ func (s *Service) readSource(ctx context.Context, req SourceRead, fn func(src *B
 
 // PutBlobFromURL creates or replaces a block blob with the content of a
 // source blob, as Put Blob would with that content as its body. With
-// copyProperties the source's content headers fill in those h leaves
-// empty; copyTags takes the source's tags instead of tags.
+// o.CopyProperties the source's content headers fill in those o.Headers
+// leaves empty; o.CopyTags takes the source's tags instead of o.Tags.
 func (s *Service) PutBlobFromURL(ctx context.Context, ref Ref, req SourceRead, o PutBlobFromURLOptions) (*Written, error) {
 	h, tags := o.Headers, o.Tags
 	var w *Written

@@ -149,7 +149,7 @@ type PageList struct {
 }
 
 // GetPageRanges lists the written ranges of a page blob (or snapshot),
-// within rng when given; with prev, the ranges changed since that snapshot
+// within o.Range when given; with o.PrevSnapshot, the ranges changed since that snapshot
 // and the ranges cleared since.
 func (s *Service) GetPageRanges(ctx context.Context, ref Ref, o GetPageRangesOptions) (*PageList, error) {
 	acct, container, name, snapshot, prev, rng, pre := ref.Account, ref.Container, ref.Name, ref.Snapshot, o.PrevSnapshot, o.Range, o.Conditions

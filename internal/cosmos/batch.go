@@ -127,7 +127,7 @@ func (s *Service) ExecuteBatch(ctx context.Context, ref CollectionRef, pk Partit
 // ExecuteBulk runs a non-atomic batch (the SDKs' bulk mode): each
 // operation in its own transaction on its own partition (op.PartitionKey,
 // or its document's), with its conditions honoured exactly as a single
-// request's. An operation's *Error is its result; unless continueOnError,
+// request's. An operation's *Error is its result; unless o.ContinueOnError,
 // the operations after the first failure are not run (ErrFailedDependency).
 // Any other error fails the whole request.
 func (s *Service) ExecuteBulk(ctx context.Context, ref CollectionRef, ops []BatchOperation, o BulkOptions) ([]BatchResult, error) {

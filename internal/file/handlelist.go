@@ -127,8 +127,8 @@ func (t *Tx) walkNode(acct, share, path string, l *located, recursive bool, fn f
 	return nil
 }
 
-// ListHandles lists up to max handles open on path and, when recursive,
-// beneath it, from marker on.
+// ListHandles lists up to o.Max handles open on ref's path and, when o.Recursive,
+// beneath it, from o.Marker on.
 func (s *Service) ListHandles(ctx context.Context, ref Ref, o ListHandlesOptions) (*HandleList, error) {
 	acct, share, path, recursive, marker, max := ref.Account, ref.Share, ref.Path, o.Recursive, o.Marker, o.Max
 	from, err := parseHandleMarker(marker)
@@ -161,8 +161,9 @@ type ForceClosed struct {
 	NextMarker string
 }
 
-// ForceCloseHandles closes the handle with ID id (every handle when id is
-// nil) open on path and, when recursive, beneath it, from marker on. A
+// ForceCloseHandles closes the handle o.HandleID names (every handle when
+// it is nil) open on ref's path and, when o.Recursive, beneath it, from
+// o.Marker on. A
 // handle ID that is not open closes nothing. Force-closing the last
 // handle of a delete-pending node does not delete it: it stays, no longer
 // pending (Azure: force-closing a delete-on-close handle "might not cause

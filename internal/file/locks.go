@@ -146,8 +146,8 @@ func (t *Tx) lockHandle(acct, share string, fileID, handleID uint64, offset, len
 	return nil
 }
 
-// Lock takes a byte-range lock on the file fileID through handle
-// handleID, or fails at once with ErrLockConflict (an SMB request that
+// Lock takes a byte-range lock on the file through the handle ref
+// names, or fails at once with ErrLockConflict (an SMB request that
 // may wait retries when LockReleased fires). A handle may stack shared
 // locks on one range, and take a shared lock within its own exclusive
 // one, but never overlap an exclusive lock with any other of its locks.
@@ -183,7 +183,7 @@ func (t *Tx) Lock(ref HandleRef, r LockRange) error {
 	return record.Store(t.tx, key, same)
 }
 
-// Unlock releases one lock handle handleID holds on exactly [offset,
+// Unlock releases one lock the handle ref names holds on exactly [offset,
 // offset+length): an exclusive one when it holds both kinds there, else
 // one of its stacked shared ones. ErrRangeNotLocked when it holds none.
 func (s *Service) Unlock(ctx context.Context, ref HandleRef, offset, length uint64) error {
@@ -215,9 +215,9 @@ func (t *Tx) Unlock(ref HandleRef, offset, length uint64) error {
 	return ErrRangeNotLocked
 }
 
-// CheckRange reports ErrLockConflict when reading (write false) or
-// writing [offset, offset+length) of file fileID through handle handleID
-// (0: a REST request, which holds no locks) conflicts with the locks
+// CheckRange reports ErrLockConflict when reading (a.Write false) or
+// writing [a.Offset, a.Offset+a.Length) of a file through the handle ref
+// names (HandleID 0: a REST request, which holds no locks) conflicts with the locks
 // held: exclusive locks of other handles block reads and writes, shared
 // locks block every write, their holder's too (MS-FSA 2.1.4.10 with
 // exclusive intent for writes). A range past the largest offset is taken
@@ -241,7 +241,7 @@ func (t *Tx) CheckRange(ref HandleRef, a RangeAccess) error {
 }
 
 // Locks lists the locks held on a file through one handle (every handle
-// when handleID is 0), each stacked lock once.
+// when ref.HandleID is 0), each stacked lock once.
 func (s *Service) Locks(ctx context.Context, ref HandleRef) ([]LockRange, error) {
 	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
 	var out []LockRange

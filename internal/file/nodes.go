@@ -239,8 +239,8 @@ type Listing struct {
 	NextMarker string
 }
 
-// ListDirectory lists up to max entries of a directory whose names start
-// with prefix, from marker on, in name order. Entries an SMB handle has
+// ListDirectory lists up to o.Max entries of a directory whose names start
+// with o.Prefix, from o.Marker on, in name order. Entries an SMB handle has
 // delete-pending are left out (the page may come out shorter).
 func (s *Service) ListDirectory(ctx context.Context, ref Ref, o ListDirectoryOptions) (*Listing, error) {
 	acct, share, path, prefix, marker, max := ref.Account, ref.Share, ref.Path, o.Prefix, o.Marker, o.Max

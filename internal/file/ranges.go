@@ -276,8 +276,8 @@ type Download struct {
 	extents   []extent
 }
 
-// GetFile reads a file (bytes [rng.Start, rng.End] of it when rng is not
-// nil; End < 0 means to the end) and hands it to send, which runs on the
+// GetFile reads a file (bytes [o.Range.Start, o.Range.End] of it when o.Range is
+// not nil; End < 0 means to the end) and hands it to send, which runs on the
 // snapshot the properties were read from.
 func (s *Service) GetFile(ctx context.Context, ref Ref, o GetFileOptions, send func(*Download) error) error {
 	acct, share, rng, pre := ref.Account, ref.Share, o.Range, o.Conditions

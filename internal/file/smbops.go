@@ -327,7 +327,7 @@ func (s *Service) updateHandle(ctx context.Context, acct, share string, fileID, 
 }
 
 // RenameHandle moves the node a handle is open on to dest, a path within
-// the share, replacing a file there when replace is set (as Rename
+// the share, replacing a file there when o.ReplaceIfExists is set (as Rename
 // does). The handle must hold Delete access; every other handle open on
 // the node shares delete, or the handle could not have opened, so no
 // other handle is consulted. The node keeps its ID, and its handles

@@ -422,8 +422,9 @@ type RangeDiff struct {
 }
 
 // ListRangesDiff compares a file (share may be a snapshot namespace) with
-// the same file in the earlier snapshot prev of its share, within
-// [rng.Start, rng.End] (the whole file when rng is nil). A byte is
+// the same file in the earlier snapshot o.PrevSnapshot of its share,
+// within [o.Range.Start, o.Range.End] (the whole file when o.Range is
+// nil). A byte is
 // changed when it now reads from a different data object, or the same at
 // another place, than in prev; cleared when prev had it written and now
 // nothing does. The file must be the same file (not recreated) in both;

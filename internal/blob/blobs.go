@@ -248,13 +248,7 @@ type PropertyChange struct {
 // SetBlobProperties replaces the blob's content headers and, for page
 // blobs, resizes it and updates its sequence number.
 func (s *Service) SetBlobProperties(ctx context.Context, ref Ref, c PropertyChange, pre Preconditions) (*Blob, error) {
-	var out *Blob
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.SetBlobProperties(ref, c, pre)
-		return err
-	})
-	return out, err
+	return inTx(ctx, s.Update, func(t *Tx) (*Blob, error) { return t.SetBlobProperties(ref, c, pre) })
 }
 
 // SetBlobProperties replaces the blob's content headers and, for page
@@ -287,13 +281,7 @@ func (t *Tx) SetBlobProperties(ref Ref, c PropertyChange, pre Preconditions) (*B
 
 // SetBlobMetadata replaces the blob's metadata.
 func (s *Service) SetBlobMetadata(ctx context.Context, ref Ref, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
-	var out *Blob
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.SetBlobMetadata(ref, meta, pre)
-		return err
-	})
-	return out, err
+	return inTx(ctx, s.Update, func(t *Tx) (*Blob, error) { return t.SetBlobMetadata(ref, meta, pre) })
 }
 
 // SetBlobMetadata replaces the blob's metadata.
@@ -364,13 +352,7 @@ func (t *Tx) DeleteBlob(ref Ref, snaps DeleteSnapshots, pre Preconditions) error
 
 // GetBlobProperties returns the record of an existing blob under pre.
 func (s *Service) GetBlobProperties(ctx context.Context, ref Ref, pre Preconditions) (*Blob, error) {
-	var out *Blob
-	err := s.view(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.GetBlobProperties(ref, pre)
-		return err
-	})
-	return out, err
+	return inTx(ctx, s.view, func(t *Tx) (*Blob, error) { return t.GetBlobProperties(ref, pre) })
 }
 
 // GetBlobProperties returns the record of an existing blob (or of one of

@@ -16,13 +16,7 @@ func (s *Service) CreateContainer(ctx context.Context, ref ContainerRef, o Creat
 	if err := s.finishMoves(ctx, acct, name); err != nil {
 		return nil, err
 	}
-	var out *Container
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.CreateContainer(ref, o)
-		return err
-	})
-	return out, err
+	return inTx(ctx, s.Update, func(t *Tx) (*Container, error) { return t.CreateContainer(ref, o) })
 }
 
 // CreateContainer creates a container, or fails with ContainerAlreadyExists.
@@ -50,13 +44,7 @@ func (t *Tx) createContainer(acct, name string, meta azhttp.Metadata, access str
 
 // GetContainer returns a container's record.
 func (s *Service) GetContainer(ctx context.Context, ref ContainerRef) (*Container, error) {
-	var out *Container
-	err := s.view(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.GetContainer(ref)
-		return err
-	})
-	return out, err
+	return inTx(ctx, s.view, func(t *Tx) (*Container, error) { return t.GetContainer(ref) })
 }
 
 // GetContainer returns a container's record, or ErrContainerNotFound.

@@ -67,13 +67,7 @@ type ContainerEncryption struct {
 // a default encryption scope.
 func (s *Service) CreateContainerWithEncryption(ctx context.Context, ref ContainerRef, o CreateContainerOptions, enc ContainerEncryption) (*Container, error) {
 	acct, name, meta, access := ref.Account, ref.Container, o.Metadata, o.Access
-	var out *Container
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.createContainer(acct, name, meta, access, enc)
-		return err
-	})
-	return out, err
+	return inTx(ctx, s.Update, func(t *Tx) (*Container, error) { return t.createContainer(acct, name, meta, access, enc) })
 }
 
 // apply gives a blob record written by the request its encryption: the

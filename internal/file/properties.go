@@ -81,13 +81,7 @@ type FileProperties struct {
 // objects nothing references any more; growing adds bytes that read as
 // zeros and cost nothing. It ends what a finished copy reported.
 func (s *Service) SetFileProperties(ctx context.Context, ref Ref, p FileProperties, pre Preconditions) (*Node, error) {
-	var out *Node
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.SetFileProperties(ref, p, pre)
-		return err
-	})
-	return out, err
+	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.SetFileProperties(ref, p, pre) })
 }
 
 // SetFileProperties sets a file's properties inside t's transaction.
@@ -134,13 +128,7 @@ func (t *Tx) SetFileProperties(ref Ref, p FileProperties, pre Preconditions) (*N
 // SetDirectoryProperties sets a directory's SMB properties ("" is the
 // root).
 func (s *Service) SetDirectoryProperties(ctx context.Context, ref Ref, smb SMBUpdate, pre Preconditions) (*Node, error) {
-	var out *Node
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.SetDirectoryProperties(ref, smb, pre)
-		return err
-	})
-	return out, err
+	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.SetDirectoryProperties(ref, smb, pre) })
 }
 
 // SetDirectoryProperties sets a directory's SMB properties inside t's

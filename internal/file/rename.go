@@ -28,13 +28,7 @@ type Rename struct {
 // record moves and nothing else: a file keeps its ID and so its content
 // and lease, a directory keeps its ID and so its whole subtree.
 func (s *Service) Rename(ctx context.Context, ref ShareRef, r Rename) (*Node, error) {
-	var out *Node
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.Rename(ref, r)
-		return err
-	})
-	return out, err
+	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.Rename(ref, r) })
 }
 
 // Rename moves a directory or file inside t's transaction.

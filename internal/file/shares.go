@@ -37,13 +37,7 @@ var AccessTiers = []string{"TransactionOptimized", "Hot", "Cool"}
 
 // CreateShare creates a share with its root directory.
 func (s *Service) CreateShare(ctx context.Context, ref ShareRef, spec ShareSpec) (*Share, error) {
-	var out *Share
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.CreateShare(ref, spec)
-		return err
-	})
-	return out, err
+	return inTx(ctx, s.Update, func(t *Tx) (*Share, error) { return t.CreateShare(ref, spec) })
 }
 
 // CreateShare creates a share inside t's transaction.
@@ -68,13 +62,7 @@ func (t *Tx) CreateShare(ref ShareRef, spec ShareSpec) (*Share, error) {
 // be the share's active lease (ShareLeaseCodes otherwise).
 func (s *Service) GetShare(ctx context.Context, ref ShareRef, leaseID string) (*Share, error) {
 	acct, name := ref.Account, ref.Share
-	var out *Share
-	err := s.view(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.share(acct, name, leaseID, false)
-		return err
-	})
-	return out, err
+	return inTx(ctx, s.view, func(t *Tx) (*Share, error) { return t.share(acct, name, leaseID, false) })
 }
 
 // share loads a share and checks the lease ID a request carries against

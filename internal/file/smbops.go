@@ -78,13 +78,7 @@ var (
 // either happens with its effects or not at all. Opening a ReadOnly file
 // for writing, or overwriting it, answers ReadOnlyAttribute.
 func (s *Service) Open(ctx context.Context, ref Ref, o OpenRequest) (*OpenResult, error) {
-	var out *OpenResult
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.Open(ref, o)
-		return err
-	})
-	return out, err
+	return inTx(ctx, s.Update, func(t *Tx) (*OpenResult, error) { return t.Open(ref, o) })
 }
 
 // Open opens path inside t's transaction.
@@ -333,13 +327,7 @@ func (s *Service) updateHandle(ctx context.Context, acct, share string, fileID, 
 // other handle is consulted. The node keeps its ID, and its handles
 // follow it.
 func (s *Service) RenameHandle(ctx context.Context, ref HandleRef, dest string, o RenameHandleOptions) (*Node, error) {
-	var out *Node
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.RenameHandle(ref, dest, o)
-		return err
-	})
-	return out, err
+	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.RenameHandle(ref, dest, o) })
 }
 
 // RenameHandle renames inside t's transaction.

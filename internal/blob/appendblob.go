@@ -13,7 +13,8 @@ const maxAppendBlock = 100 << 20
 
 // CreateEmpty creates (or replaces) an append blob, or a page blob of the
 // given size, with no content.
-func (s *Service) CreateEmpty(ctx context.Context, acct, container, name, typ string, size, seq int64, h ContentHeaders, meta azhttp.Metadata, tags Tags, pre Preconditions) (*Blob, error) {
+func (s *Service) CreateEmpty(ctx context.Context, ref Ref, o CreateEmptyOptions) (*Blob, error) {
+	acct, container, name, typ, size, seq, h, meta, tags, pre := ref.Account, ref.Container, ref.Name, o.Type, o.Size, o.Sequence, o.Headers, o.Metadata, o.Tags, o.Conditions
 	var out *Blob
 	err := s.Update(ctx, func(t *Tx) error {
 		old, err := t.blobForWrite(acct, container, name, conditions.Create, pre)
@@ -42,7 +43,8 @@ type AppendConditions struct {
 // AppendBlock adds c's content as a new block at the end of an append
 // blob, verifying c.MD5 when given, and reports the offset it was written
 // at.
-func (s *Service) AppendBlock(ctx context.Context, acct, container, name string, c Content, ac AppendConditions, pre Preconditions) (*Written, error) {
+func (s *Service) AppendBlock(ctx context.Context, ref Ref, c Content, ac AppendConditions, pre Preconditions) (*Written, error) {
+	acct, container, name := ref.Account, ref.Container, ref.Name
 	var out *Blob
 	var offset int64
 	w, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
@@ -87,7 +89,8 @@ func (s *Service) AppendBlock(ctx context.Context, acct, container, name string,
 // x-ms-blob-condition-appendpos, the size the blob must have. Sealing is
 // idempotent and, as Azure documents, leaves the ETag and Last-Modified
 // as they were.
-func (s *Service) SealBlob(ctx context.Context, acct, container, name string, appendPos *int64, pre Preconditions) (*Blob, error) {
+func (s *Service) SealBlob(ctx context.Context, ref Ref, appendPos *int64, pre Preconditions) (*Blob, error) {
+	acct, container, name := ref.Account, ref.Container, ref.Name
 	var out *Blob
 	err := s.Update(ctx, func(t *Tx) error {
 		b, err := t.existingBlob(acct, container, name, "", conditions.Write, pre)

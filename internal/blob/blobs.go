@@ -15,7 +15,8 @@ import (
 
 // PutBlob creates or replaces a block blob with c's content, verifying
 // c.MD5 when given. A rejected or failed write leaves the store as it was.
-func (s *Service) PutBlob(ctx context.Context, acct, container, name string, c Content, h ContentHeaders, meta azhttp.Metadata, tags Tags, pre Preconditions) (*Written, error) {
+func (s *Service) PutBlob(ctx context.Context, ref Ref, c Content, o PutBlobOptions) (*Written, error) {
+	acct, container, name, h, meta, tags, pre := ref.Account, ref.Container, ref.Name, o.Headers, o.Metadata, o.Tags, o.Conditions
 	var out *Blob
 	w, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
 		var err error
@@ -31,7 +32,8 @@ func (s *Service) PutBlob(ctx context.Context, acct, container, name string, c C
 
 // PutBlob creates or replaces a block blob with data, which the
 // transaction carries itself: it may be at most 4 MiB.
-func (t *Tx) PutBlob(acct, container, name string, data []byte, h ContentHeaders, meta azhttp.Metadata, tags Tags, pre Preconditions) (*Blob, error) {
+func (t *Tx) PutBlob(ref Ref, data []byte, o PutBlobOptions) (*Blob, error) {
+	acct, container, name, h, meta, tags, pre := ref.Account, ref.Container, ref.Name, o.Headers, o.Metadata, o.Tags, o.Conditions
 	if len(data) > inlineLimit {
 		return nil, azhttp.ErrRequestBodyTooLarge
 	}
@@ -245,19 +247,14 @@ type PropertyChange struct {
 
 // SetBlobProperties replaces the blob's content headers and, for page
 // blobs, resizes it and updates its sequence number.
-func (s *Service) SetBlobProperties(ctx context.Context, acct, container, name string, c PropertyChange, pre Preconditions) (*Blob, error) {
-	var out *Blob
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.SetBlobProperties(acct, container, name, c, pre)
-		return err
-	})
-	return out, err
+func (s *Service) SetBlobProperties(ctx context.Context, ref Ref, c PropertyChange, pre Preconditions) (*Blob, error) {
+	return inTx(ctx, s.Update, func(t *Tx) (*Blob, error) { return t.SetBlobProperties(ref, c, pre) })
 }
 
 // SetBlobProperties replaces the blob's content headers and, for page
 // blobs, resizes it and updates its sequence number.
-func (t *Tx) SetBlobProperties(acct, container, name string, c PropertyChange, pre Preconditions) (*Blob, error) {
+func (t *Tx) SetBlobProperties(ref Ref, c PropertyChange, pre Preconditions) (*Blob, error) {
+	acct, container, name := ref.Account, ref.Container, ref.Name
 	return t.updateBlob(acct, container, name, pre, func(b *Blob) error {
 		if (c.Size != nil || c.SequenceAction != "") && b.Type != pageBlob {
 			return azhttp.ErrInvalidBlobType
@@ -283,18 +280,13 @@ func (t *Tx) SetBlobProperties(acct, container, name string, c PropertyChange, p
 }
 
 // SetBlobMetadata replaces the blob's metadata.
-func (s *Service) SetBlobMetadata(ctx context.Context, acct, container, name string, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
-	var out *Blob
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.SetBlobMetadata(acct, container, name, meta, pre)
-		return err
-	})
-	return out, err
+func (s *Service) SetBlobMetadata(ctx context.Context, ref Ref, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
+	return inTx(ctx, s.Update, func(t *Tx) (*Blob, error) { return t.SetBlobMetadata(ref, meta, pre) })
 }
 
 // SetBlobMetadata replaces the blob's metadata.
-func (t *Tx) SetBlobMetadata(acct, container, name string, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
+func (t *Tx) SetBlobMetadata(ref Ref, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
+	acct, container, name := ref.Account, ref.Container, ref.Name
 	return t.updateBlob(acct, container, name, pre, func(b *Blob) error {
 		if err := t.newVersion(acct, container, name, b); err != nil {
 			return err
@@ -316,13 +308,14 @@ const (
 
 // DeleteBlob removes a blob with its blocks, bytes and (as asked) its
 // snapshots, or only its snapshots.
-func (s *Service) DeleteBlob(ctx context.Context, acct, container, name string, snaps DeleteSnapshots, pre Preconditions) error {
-	return s.Update(ctx, func(t *Tx) error { return t.DeleteBlob(acct, container, name, snaps, pre) })
+func (s *Service) DeleteBlob(ctx context.Context, ref Ref, snaps DeleteSnapshots, pre Preconditions) error {
+	return s.Update(ctx, func(t *Tx) error { return t.DeleteBlob(ref, snaps, pre) })
 }
 
 // DeleteBlob removes a blob with its blocks, bytes and (as asked) its
 // snapshots, or only its snapshots.
-func (t *Tx) DeleteBlob(acct, container, name string, snaps DeleteSnapshots, pre Preconditions) error {
+func (t *Tx) DeleteBlob(ref Ref, snaps DeleteSnapshots, pre Preconditions) error {
+	acct, container, name := ref.Account, ref.Container, ref.Name
 	b, err := t.existingBlob(acct, container, name, "", conditions.Write, pre)
 	if err != nil {
 		return err
@@ -358,19 +351,14 @@ func (t *Tx) DeleteBlob(acct, container, name string, snaps DeleteSnapshots, pre
 }
 
 // GetBlobProperties returns the record of an existing blob under pre.
-func (s *Service) GetBlobProperties(ctx context.Context, acct, container, name, snapshot string, pre Preconditions) (*Blob, error) {
-	var out *Blob
-	err := s.view(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.GetBlobProperties(acct, container, name, snapshot, pre)
-		return err
-	})
-	return out, err
+func (s *Service) GetBlobProperties(ctx context.Context, ref Ref, pre Preconditions) (*Blob, error) {
+	return inTx(ctx, s.view, func(t *Tx) (*Blob, error) { return t.GetBlobProperties(ref, pre) })
 }
 
 // GetBlobProperties returns the record of an existing blob (or of one of
 // its snapshots) under pre.
-func (t *Tx) GetBlobProperties(acct, container, name, snapshot string, pre Preconditions) (*Blob, error) {
+func (t *Tx) GetBlobProperties(ref Ref, pre Preconditions) (*Blob, error) {
+	acct, container, name, snapshot := ref.Account, ref.Container, ref.Name, ref.Snapshot
 	return t.existingBlob(acct, container, name, snapshot, conditions.Read, pre)
 }
 
@@ -390,11 +378,12 @@ type Download struct {
 	extents               []extent
 }
 
-// GetBlob reads the blob (or rng within it) under pre and hands the open
+// GetBlob reads the blob (or o.Range within it) under o.Conditions and hands the open
 // read to send. Everything send streams comes from one snapshot, however
 // long the client takes: a download that began before an overwrite
 // finishes with the old content, never a mix and never cut short.
-func (s *Service) GetBlob(ctx context.Context, acct, container, name, snapshot string, rng *ByteRange, pre Preconditions, send func(*Download) error) error {
+func (s *Service) GetBlob(ctx context.Context, ref Ref, o GetBlobOptions, send func(*Download) error) error {
+	acct, container, name, snapshot, rng, pre := ref.Account, ref.Container, ref.Name, ref.Snapshot, o.Range, o.Conditions
 	return s.view(ctx, func(t *Tx) error {
 		b, err := t.existingBlob(acct, container, name, snapshot, conditions.Read, pre)
 		if err != nil {

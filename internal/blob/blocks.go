@@ -40,7 +40,8 @@ func loadBlocks(r kv.Reader, acct, container, name string) ([]BlockInfo, error) 
 // PutBlock stores c's content as an uncommitted block of the blob under
 // id, verifying c.MD5 when given. Only the lease is checked: Put Block
 // takes no conditional headers.
-func (s *Service) PutBlock(ctx context.Context, acct, container, name string, id []byte, c Content, leaseID string) (*Written, error) {
+func (s *Service) PutBlock(ctx context.Context, ref Ref, id []byte, c Content, leaseID string) (*Written, error) {
+	acct, container, name := ref.Account, ref.Container, ref.Name
 	near, err := s.nearBlockLimit(ctx, acct, container, name)
 	if err != nil {
 		return nil, err
@@ -130,7 +131,8 @@ type BlockRef struct {
 
 // PutBlockList commits the blob as the concatenation of the referenced
 // blocks; uncommitted blocks not referenced are discarded.
-func (s *Service) PutBlockList(ctx context.Context, acct, container, name string, refs []BlockRef, h ContentHeaders, meta azhttp.Metadata, tags Tags, pre Preconditions) (*Blob, error) {
+func (s *Service) PutBlockList(ctx context.Context, ref Ref, refs []BlockRef, o PutBlobOptions) (*Blob, error) {
+	acct, container, name, h, meta, tags, pre := ref.Account, ref.Container, ref.Name, o.Headers, o.Metadata, o.Tags, o.Conditions
 	if len(refs) > maxCommittedBlocks {
 		return nil, azhttp.ErrBlockListTooLong
 	}
@@ -208,7 +210,8 @@ type BlockListing struct {
 }
 
 // GetBlockList lists the committed and/or uncommitted blocks of a blob.
-func (s *Service) GetBlockList(ctx context.Context, acct, container, name, snapshot string, committed, uncommitted bool) (*BlockListing, error) {
+func (s *Service) GetBlockList(ctx context.Context, ref Ref, o GetBlockListOptions) (*BlockListing, error) {
+	acct, container, name, snapshot, committed, uncommitted := ref.Account, ref.Container, ref.Name, ref.Snapshot, o.Committed, o.Uncommitted
 	out := &BlockListing{}
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		if err := requireContainer(r, acct, container); err != nil {

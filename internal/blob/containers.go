@@ -11,21 +11,17 @@ import (
 )
 
 // CreateContainer creates a container, or fails with ContainerAlreadyExists.
-func (s *Service) CreateContainer(ctx context.Context, acct, name string, meta azhttp.Metadata, access string) (*Container, error) {
+func (s *Service) CreateContainer(ctx context.Context, ref ContainerRef, o CreateContainerOptions) (*Container, error) {
+	acct, name := ref.Account, ref.Container
 	if err := s.finishMoves(ctx, acct, name); err != nil {
 		return nil, err
 	}
-	var out *Container
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.CreateContainer(acct, name, meta, access)
-		return err
-	})
-	return out, err
+	return inTx(ctx, s.Update, func(t *Tx) (*Container, error) { return t.CreateContainer(ref, o) })
 }
 
 // CreateContainer creates a container, or fails with ContainerAlreadyExists.
-func (t *Tx) CreateContainer(acct, name string, meta azhttp.Metadata, access string) (*Container, error) {
+func (t *Tx) CreateContainer(ref ContainerRef, o CreateContainerOptions) (*Container, error) {
+	acct, name, meta, access := ref.Account, ref.Container, o.Metadata, o.Access
 	return t.createContainer(acct, name, meta, access, ContainerEncryption{})
 }
 
@@ -47,18 +43,13 @@ func (t *Tx) createContainer(acct, name string, meta azhttp.Metadata, access str
 }
 
 // GetContainer returns a container's record.
-func (s *Service) GetContainer(ctx context.Context, acct, name string) (*Container, error) {
-	var out *Container
-	err := s.view(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.GetContainer(acct, name)
-		return err
-	})
-	return out, err
+func (s *Service) GetContainer(ctx context.Context, ref ContainerRef) (*Container, error) {
+	return inTx(ctx, s.view, func(t *Tx) (*Container, error) { return t.GetContainer(ref) })
 }
 
 // GetContainer returns a container's record, or ErrContainerNotFound.
-func (t *Tx) GetContainer(acct, name string) (*Container, error) {
+func (t *Tx) GetContainer(ref ContainerRef) (*Container, error) {
+	acct, name := ref.Account, ref.Container
 	return loadContainer(t.r, acct, name)
 }
 
@@ -83,21 +74,24 @@ func (s *Service) updateContainer(ctx context.Context, acct, name string, pre Pr
 }
 
 // SetContainerMetadata replaces a container's metadata.
-func (s *Service) SetContainerMetadata(ctx context.Context, acct, name string, meta azhttp.Metadata, pre Preconditions) (*Container, error) {
+func (s *Service) SetContainerMetadata(ctx context.Context, ref ContainerRef, meta azhttp.Metadata, pre Preconditions) (*Container, error) {
+	acct, name := ref.Account, ref.Container
 	return s.updateContainer(ctx, acct, name, pre, func(c *Container) { c.Metadata = meta })
 }
 
 // SetContainerACL replaces a container's public access level and stored
 // access policies.
-func (s *Service) SetContainerACL(ctx context.Context, acct, name, access string, acl []azhttp.SignedIdentifier, pre Preconditions) (*Container, error) {
+func (s *Service) SetContainerACL(ctx context.Context, ref ContainerRef, access string, acl []azhttp.SignedIdentifier, pre Preconditions) (*Container, error) {
+	acct, name := ref.Account, ref.Container
 	return s.updateContainer(ctx, acct, name, pre, func(c *Container) {
 		c.PublicAccess, c.ACL = access, acl
 	})
 }
 
 // DeleteContainer removes a container with every blob, block and byte in it.
-func (s *Service) DeleteContainer(ctx context.Context, acct, name string, pre Preconditions) error {
-	if err := s.Update(ctx, func(t *Tx) error { return t.DeleteContainer(acct, name, pre) }); err != nil {
+func (s *Service) DeleteContainer(ctx context.Context, ref ContainerRef, pre Preconditions) error {
+	acct, name := ref.Account, ref.Container
+	if err := s.Update(ctx, func(t *Tx) error { return t.DeleteContainer(ref, pre) }); err != nil {
 		return err
 	}
 	if s.dp.containerRetention == 0 {
@@ -112,7 +106,8 @@ func (s *Service) DeleteContainer(ctx context.Context, acct, name string, pre Pr
 }
 
 // DeleteContainer removes a container with every blob, block and byte in it.
-func (t *Tx) DeleteContainer(acct, name string, pre Preconditions) error {
+func (t *Tx) DeleteContainer(ref ContainerRef, pre Preconditions) error {
+	acct, name := ref.Account, ref.Container
 	c, err := loadContainer(t.r, acct, name)
 	if err != nil {
 		return err

@@ -193,7 +193,8 @@ func (s *Service) stageExtent(ctx context.Context, r kv.Reader, src CopySource, 
 }
 
 // AbortCopy answers Abort Copy Blob: copies here never stay pending.
-func (s *Service) AbortCopy(ctx context.Context, acct, container, name, copyID string, pre Preconditions) error {
+func (s *Service) AbortCopy(ctx context.Context, ref Ref, copyID string, pre Preconditions) error {
+	acct, container, name := ref.Account, ref.Container, ref.Name
 	return s.view(ctx, func(t *Tx) error {
 		b, err := t.existingBlob(acct, container, name, "", conditions.Read, pre)
 		if err != nil {

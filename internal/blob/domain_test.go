@@ -24,7 +24,7 @@ func newTestService(t *testing.T) (*Service, kv.Store) {
 	t.Helper()
 	store := memory.Open()
 	s := New(Config{Store: store})
-	if _, err := s.CreateContainer(t.Context(), testAcct, "c", nil, ""); err != nil {
+	if _, err := s.CreateContainer(t.Context(), ContainerRef{Account: testAcct, Container: "c"}, CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -71,7 +71,7 @@ func contentOf(b []byte) Content {
 func readBlob(t *testing.T, s *Service, name string) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	err := s.GetBlob(t.Context(), testAcct, "c", name, "", nil, Preconditions{}, func(d *Download) error {
+	err := s.GetBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: name}, GetBlobOptions{}, func(d *Download) error {
 		return d.Stream(&out)
 	})
 	if err != nil {
@@ -82,7 +82,7 @@ func readBlob(t *testing.T, s *Service, name string) []byte {
 
 func blobExists(t *testing.T, s *Service, name string) bool {
 	t.Helper()
-	_, err := s.GetBlobProperties(t.Context(), testAcct, "c", name, "", Preconditions{})
+	_, err := s.GetBlobProperties(t.Context(), Ref{Account: testAcct, Container: "c", Name: name}, Preconditions{})
 	if errors.Is(err, azhttp.ErrBlobNotFound) {
 		return false
 	}
@@ -101,14 +101,14 @@ func TestServicePutAndReadBack(t *testing.T) {
 		sum := md5.Sum(data)
 		c := contentOf(data)
 		c.MD5 = sum[:]
-		w, err := s.PutBlob(ctx, testAcct, "c", name, c, ContentHeaders{ContentType: "text/plain"}, azhttp.Metadata{{"k", "v"}}, nil, Preconditions{})
+		w, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "c", Name: name}, c, PutBlobOptions{Headers: ContentHeaders{ContentType: "text/plain"}, Metadata: azhttp.Metadata{{"k", "v"}}})
 		if err != nil {
 			t.Fatalf("put %s: %v", name, err)
 		}
 		if !bytes.Equal(w.ContentMD5, sum[:]) || !bytes.Equal(w.Blob.Headers.ContentMD5, sum[:]) {
 			t.Errorf("%s: MD5 %x / stored %x, want %x", name, w.ContentMD5, w.Blob.Headers.ContentMD5, sum)
 		}
-		b, err := s.GetBlobProperties(ctx, testAcct, "c", name, "", Preconditions{})
+		b, err := s.GetBlobProperties(ctx, Ref{Account: testAcct, Container: "c", Name: name}, Preconditions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +119,7 @@ func TestServicePutAndReadBack(t *testing.T) {
 			t.Errorf("%s: read %d bytes back, want %d", name, len(got), len(data))
 		}
 	}
-	if _, err := s.PutBlob(ctx, testAcct, "missing", "x", contentOf(small), ContentHeaders{}, nil, nil, Preconditions{}); !errors.Is(err, azhttp.ErrContainerNotFound) {
+	if _, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "missing", Name: "x"}, contentOf(small), PutBlobOptions{}); !errors.Is(err, azhttp.ErrContainerNotFound) {
 		t.Errorf("put into a missing container: %v, want ContainerNotFound", err)
 	}
 }
@@ -129,16 +129,16 @@ func TestServicePutAndReadBack(t *testing.T) {
 func TestUpdateCommitsTogether(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.PutBlob(ctx, testAcct, "c", "a", contentOf([]byte("old")), ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
+	if _, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "c", Name: "a"}, contentOf([]byte("old")), PutBlobOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var meta, put *Blob
 	err := s.Update(ctx, func(tx *Tx) error {
 		var err error
-		if meta, err = tx.SetBlobMetadata(testAcct, "c", "a", azhttp.Metadata{{"state", "moved"}}, Preconditions{}); err != nil {
+		if meta, err = tx.SetBlobMetadata(Ref{Account: testAcct, Container: "c", Name: "a"}, azhttp.Metadata{{"state", "moved"}}, Preconditions{}); err != nil {
 			return err
 		}
-		put, err = tx.PutBlob(testAcct, "c", "b", []byte("new"), ContentHeaders{}, nil, nil, Preconditions{})
+		put, err = tx.PutBlob(Ref{Account: testAcct, Container: "c", Name: "b"}, []byte("new"), PutBlobOptions{})
 		return err
 	})
 	if err != nil {
@@ -147,7 +147,7 @@ func TestUpdateCommitsTogether(t *testing.T) {
 	if meta.Version != put.Version {
 		t.Errorf("versions %d and %d: not one transaction", meta.Version, put.Version)
 	}
-	a, err := s.GetBlobProperties(ctx, testAcct, "c", "a", "", Preconditions{})
+	a, err := s.GetBlobProperties(ctx, Ref{Account: testAcct, Container: "c", Name: "a"}, Preconditions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,10 +167,10 @@ func TestUpdateRollsBackTogether(t *testing.T) {
 	before := countKeys(t, store, nil)
 
 	err := s.Update(ctx, func(tx *Tx) error {
-		if _, err := tx.PutBlob(testAcct, "c", "first", []byte("1"), ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
+		if _, err := tx.PutBlob(Ref{Account: testAcct, Container: "c", Name: "first"}, []byte("1"), PutBlobOptions{}); err != nil {
 			return err
 		}
-		_, err := tx.PutBlob(testAcct, "no-such-container", "second", []byte("2"), ContentHeaders{}, nil, nil, Preconditions{})
+		_, err := tx.PutBlob(Ref{Account: testAcct, Container: "no-such-container", Name: "second"}, []byte("2"), PutBlobOptions{})
 		return err
 	})
 	if !errors.Is(err, azhttp.ErrContainerNotFound) {
@@ -182,7 +182,7 @@ func TestUpdateRollsBackTogether(t *testing.T) {
 
 	errStop := errors.New("stop")
 	err = s.Update(ctx, func(tx *Tx) error {
-		if _, err := tx.PutBlob(testAcct, "c", "first", []byte("1"), ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
+		if _, err := tx.PutBlob(Ref{Account: testAcct, Container: "c", Name: "first"}, []byte("1"), PutBlobOptions{}); err != nil {
 			return err
 		}
 		return errStop
@@ -207,7 +207,7 @@ func TestInCallerOwnedTransaction(t *testing.T) {
 	errLater := errors.New("caller fails after the blob operations")
 	err := store.Update(ctx, func(tx kv.Txn) error {
 		b := s.In(tx)
-		if _, err := b.PutBlob(testAcct, "c", "x", []byte("x"), ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
+		if _, err := b.PutBlob(Ref{Account: testAcct, Container: "c", Name: "x"}, []byte("x"), PutBlobOptions{}); err != nil {
 			return err
 		}
 		if err := tx.Set(own, []byte("v")); err != nil {
@@ -224,17 +224,17 @@ func TestInCallerOwnedTransaction(t *testing.T) {
 
 	err = store.Update(ctx, func(tx kv.Txn) error {
 		b := s.In(tx)
-		if _, err := b.PutBlob(testAcct, "c", "x", []byte("x"), ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
+		if _, err := b.PutBlob(Ref{Account: testAcct, Container: "c", Name: "x"}, []byte("x"), PutBlobOptions{}); err != nil {
 			return err
 		}
-		if _, err := b.GetContainer(testAcct, "c"); err != nil {
+		if _, err := b.GetContainer(ContainerRef{Account: testAcct, Container: "c"}); err != nil {
 			return err
 		}
 		// The transaction reads its own writes.
-		if _, err := b.GetBlobProperties(testAcct, "c", "x", "", Preconditions{}); err != nil {
+		if _, err := b.GetBlobProperties(Ref{Account: testAcct, Container: "c", Name: "x"}, Preconditions{}); err != nil {
 			return err
 		}
-		if err := b.DeleteBlob(testAcct, "c", "x", KeepSnapshots, Preconditions{}); err != nil {
+		if err := b.DeleteBlob(Ref{Account: testAcct, Container: "c", Name: "x"}, KeepSnapshots, Preconditions{}); err != nil {
 			return err
 		}
 		return tx.Set(own, []byte("v"))
@@ -253,10 +253,10 @@ func TestInCallerOwnedTransaction(t *testing.T) {
 func TestMD5MismatchLeavesNoData(t *testing.T) {
 	s, store := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.CreateEmpty(ctx, testAcct, "c", "append", appendBlob, 0, 0, ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
+	if _, err := s.CreateEmpty(ctx, Ref{Account: testAcct, Container: "c", Name: "append"}, CreateEmptyOptions{Type: appendBlob}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateEmpty(ctx, testAcct, "c", "pages", pageBlob, 8<<20, 0, ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
+	if _, err := s.CreateEmpty(ctx, Ref{Account: testAcct, Container: "c", Name: "pages"}, CreateEmptyOptions{Type: pageBlob, Size: 8 << 20}); err != nil {
 		t.Fatal(err)
 	}
 	wrong := md5.Sum([]byte("something else"))
@@ -270,19 +270,19 @@ func TestMD5MismatchLeavesNoData(t *testing.T) {
 	pages := bytes.Repeat([]byte{1}, 2*pageSize)
 	uploads := map[string]func(name string, c Content) error{
 		"PutBlob": func(name string, c Content) error {
-			_, err := s.PutBlob(ctx, testAcct, "c", name, c, ContentHeaders{}, nil, nil, Preconditions{})
+			_, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "c", Name: name}, c, PutBlobOptions{})
 			return err
 		},
 		"PutBlock": func(name string, c Content) error {
-			_, err := s.PutBlock(ctx, testAcct, "c", name, []byte("block-1"), c, "")
+			_, err := s.PutBlock(ctx, Ref{Account: testAcct, Container: "c", Name: name}, []byte("block-1"), c, "")
 			return err
 		},
 		"AppendBlock": func(_ string, c Content) error {
-			_, err := s.AppendBlock(ctx, testAcct, "c", "append", c, AppendConditions{}, Preconditions{})
+			_, err := s.AppendBlock(ctx, Ref{Account: testAcct, Container: "c", Name: "append"}, c, AppendConditions{}, Preconditions{})
 			return err
 		},
 		"PutPages": func(_ string, c Content) error {
-			_, err := s.PutPages(ctx, testAcct, "c", "pages", 0, c, SequenceConditions{}, Preconditions{})
+			_, err := s.PutPages(ctx, Ref{Account: testAcct, Container: "c", Name: "pages"}, 0, c, PageWriteOptions{})
 			return err
 		},
 	}
@@ -318,19 +318,19 @@ func TestRefusedUploadLeavesNoData(t *testing.T) {
 	s, store := newTestService(t)
 	ctx := t.Context()
 	large := bytes.Repeat([]byte{9}, inlineLimit+1)
-	if _, err := s.PutBlob(ctx, testAcct, "c", "exists", contentOf([]byte("v1")), ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
+	if _, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "c", Name: "exists"}, contentOf([]byte("v1")), PutBlobOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	before := countKeys(t, store, nil)
 
 	var ifNoneMatch Preconditions
 	ifNoneMatch.IfNoneMatch = []string{"*"}
-	if _, err := s.PutBlob(ctx, testAcct, "c", "exists", contentOf(large), ContentHeaders{}, nil, nil, ifNoneMatch); !errors.Is(err, azhttp.ErrBlobAlreadyExists) {
+	if _, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "c", Name: "exists"}, contentOf(large), PutBlobOptions{Conditions: ifNoneMatch}); !errors.Is(err, azhttp.ErrBlobAlreadyExists) {
 		t.Errorf("conditional put: %v, want BlobAlreadyExists", err)
 	}
 	// The body ends after one staging transaction has been written.
 	short := Content{Body: bytes.NewReader(make([]byte, stageTxnBytes+100)), Length: stageTxnBytes + inlineLimit}
-	if _, err := s.PutBlob(ctx, testAcct, "c", "short", short, ContentHeaders{}, nil, nil, Preconditions{}); !errors.Is(err, azhttp.ErrInvalidInput) {
+	if _, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "c", Name: "short"}, short, PutBlobOptions{}); !errors.Is(err, azhttp.ErrInvalidInput) {
 		t.Errorf("short body: %v, want InvalidInput", err)
 	}
 	if after := countKeys(t, store, nil); after != before {

@@ -65,14 +65,9 @@ type ContainerEncryption struct {
 
 // CreateContainerWithEncryption is CreateContainer for a container with
 // a default encryption scope.
-func (s *Service) CreateContainerWithEncryption(ctx context.Context, acct, name string, meta azhttp.Metadata, access string, enc ContainerEncryption) (*Container, error) {
-	var out *Container
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.createContainer(acct, name, meta, access, enc)
-		return err
-	})
-	return out, err
+func (s *Service) CreateContainerWithEncryption(ctx context.Context, ref ContainerRef, o CreateContainerOptions, enc ContainerEncryption) (*Container, error) {
+	acct, name, meta, access := ref.Account, ref.Container, o.Metadata, o.Access
+	return inTx(ctx, s.Update, func(t *Tx) (*Container, error) { return t.createContainer(acct, name, meta, access, enc) })
 }
 
 // apply gives a blob record written by the request its encryption: the

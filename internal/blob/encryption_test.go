@@ -23,7 +23,7 @@ func TestEncryptionRules(t *testing.T) {
 		return errors.As(err, &e) && e.Code == code
 	}
 
-	if _, err := s.PutBlob(ctx, testAcct, "c", "k", contentOf([]byte("abc")), ContentHeaders{}, nil, nil, Preconditions{Encryption: key}); err != nil {
+	if _, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "c", Name: "k"}, contentOf([]byte("abc")), PutBlobOptions{Conditions: Preconditions{Encryption: key}}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -36,31 +36,31 @@ func TestEncryptionRules(t *testing.T) {
 		{"the key", key, ""},
 		{"operation without keys", nil, ""},
 	} {
-		_, err := s.GetBlobProperties(ctx, testAcct, "c", "k", "", Preconditions{Encryption: tc.enc})
+		_, err := s.GetBlobProperties(ctx, Ref{Account: testAcct, Container: "c", Name: "k"}, Preconditions{Encryption: tc.enc})
 		if tc.code == "" && err != nil || tc.code != "" && !isCode(err, tc.code) {
 			t.Errorf("%s: got %v, want %q", tc.name, err, tc.code)
 		}
 	}
 	// Overwriting needs no key and drops it.
-	if _, err := s.PutBlob(ctx, testAcct, "c", "k", contentOf([]byte("x")), ContentHeaders{}, nil, nil, Preconditions{Encryption: none}); err != nil {
+	if _, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "c", Name: "k"}, contentOf([]byte("x")), PutBlobOptions{Conditions: Preconditions{Encryption: none}}); err != nil {
 		t.Fatalf("overwrite without the key: %v", err)
 	}
-	if b, err := s.GetBlobProperties(ctx, testAcct, "c", "k", "", Preconditions{Encryption: none}); err != nil || b.KeySHA256 != nil {
+	if b, err := s.GetBlobProperties(ctx, Ref{Account: testAcct, Container: "c", Name: "k"}, Preconditions{Encryption: none}); err != nil || b.KeySHA256 != nil {
 		t.Fatalf("after overwrite: %v, key hash %x", err, b.KeySHA256)
 	}
 
-	if _, err := s.CreateContainerWithEncryption(ctx, testAcct, "deny", nil, "", ContainerEncryption{DefaultScope: "tenant", DenyOverride: true}); err != nil {
+	if _, err := s.CreateContainerWithEncryption(ctx, ContainerRef{Account: testAcct, Container: "deny"}, CreateContainerOptions{}, ContainerEncryption{DefaultScope: "tenant", DenyOverride: true}); err != nil {
 		t.Fatal(err)
 	}
-	w, err := s.PutBlob(ctx, testAcct, "deny", "d", contentOf(nil), ContentHeaders{}, nil, nil, Preconditions{Encryption: none})
+	w, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "deny", Name: "d"}, contentOf(nil), PutBlobOptions{Conditions: Preconditions{Encryption: none}})
 	if err != nil || w.Blob.EncryptionScope != "tenant" {
 		t.Fatalf("default scope: %v, scope %q", err, w.Blob.EncryptionScope)
 	}
-	_, err = s.PutBlob(ctx, testAcct, "deny", "e", contentOf(nil), ContentHeaders{}, nil, nil, Preconditions{Encryption: &Encryption{Scope: "elsewhere"}})
+	_, err = s.PutBlob(ctx, Ref{Account: testAcct, Container: "deny", Name: "e"}, contentOf(nil), PutBlobOptions{Conditions: Preconditions{Encryption: &Encryption{Scope: "elsewhere"}}})
 	if !isCode(err, "AuthorizationFailure") {
 		t.Fatalf("override denied: got %v", err)
 	}
-	_, err = s.CreateEmpty(ctx, testAcct, "deny", "a", appendBlob, 0, 0, ContentHeaders{}, nil, nil, Preconditions{Encryption: &Encryption{Scope: "tenant"}})
+	_, err = s.CreateEmpty(ctx, Ref{Account: testAcct, Container: "deny", Name: "a"}, CreateEmptyOptions{Type: appendBlob, Conditions: Preconditions{Encryption: &Encryption{Scope: "tenant"}}})
 	if err != nil {
 		t.Fatalf("the default scope named: %v", err)
 	}

@@ -93,19 +93,20 @@ func (s *Service) readSource(ctx context.Context, req SourceRead, fn func(src *B
 
 // PutBlobFromURL creates or replaces a block blob with the content of a
 // source blob, as Put Blob would with that content as its body. With
-// copyProperties the source's content headers fill in those h leaves
-// empty; copyTags takes the source's tags instead of tags.
-func (s *Service) PutBlobFromURL(ctx context.Context, req SourceRead, acct, container, name string, h ContentHeaders, copyProperties bool, meta azhttp.Metadata, tags Tags, copyTags bool, pre Preconditions) (*Written, error) {
+// o.CopyProperties the source's content headers fill in those o.Headers
+// leaves empty; o.CopyTags takes the source's tags instead of o.Tags.
+func (s *Service) PutBlobFromURL(ctx context.Context, ref Ref, req SourceRead, o PutBlobFromURLOptions) (*Written, error) {
+	h, tags := o.Headers, o.Tags
 	var w *Written
 	err := s.readSource(ctx, req, func(src *Blob, c Content) error {
-		if copyProperties {
+		if o.CopyProperties {
 			h = inheritHeaders(h, src.Headers)
 		}
-		if copyTags {
+		if o.CopyTags {
 			tags = src.Tags
 		}
 		var err error
-		w, err = s.PutBlob(ctx, acct, container, name, c, h, meta, tags, pre)
+		w, err = s.PutBlob(ctx, ref, c, PutBlobOptions{Headers: h, Metadata: o.Metadata, Tags: tags, Conditions: o.Conditions})
 		return err
 	})
 	return w, err
@@ -129,22 +130,22 @@ func inheritHeaders(own, src ContentHeaders) ContentHeaders {
 }
 
 // PutBlockFromURL stages a range of a source blob as an uncommitted block.
-func (s *Service) PutBlockFromURL(ctx context.Context, req SourceRead, acct, container, name string, id []byte, leaseID string) (*Written, error) {
+func (s *Service) PutBlockFromURL(ctx context.Context, ref Ref, req SourceRead, id []byte, leaseID string) (*Written, error) {
 	var w *Written
 	err := s.readSource(ctx, req, func(_ *Blob, c Content) error {
 		var err error
-		w, err = s.PutBlock(ctx, acct, container, name, id, c, leaseID)
+		w, err = s.PutBlock(ctx, ref, id, c, leaseID)
 		return err
 	})
 	return w, err
 }
 
 // AppendBlockFromURL appends a range of a source blob to an append blob.
-func (s *Service) AppendBlockFromURL(ctx context.Context, req SourceRead, acct, container, name string, ac AppendConditions, pre Preconditions) (*Written, error) {
+func (s *Service) AppendBlockFromURL(ctx context.Context, ref Ref, req SourceRead, ac AppendConditions, pre Preconditions) (*Written, error) {
 	var w *Written
 	err := s.readSource(ctx, req, func(_ *Blob, c Content) error {
 		var err error
-		w, err = s.AppendBlock(ctx, acct, container, name, c, ac, pre)
+		w, err = s.AppendBlock(ctx, ref, c, ac, pre)
 		return err
 	})
 	return w, err
@@ -152,11 +153,11 @@ func (s *Service) AppendBlockFromURL(ctx context.Context, req SourceRead, acct, 
 
 // PutPageFromURL writes a range of a source blob into a page blob at
 // start; the range's length must be the destination range's.
-func (s *Service) PutPageFromURL(ctx context.Context, req SourceRead, acct, container, name string, start int64, sc SequenceConditions, pre Preconditions) (*Written, error) {
+func (s *Service) PutPageFromURL(ctx context.Context, ref Ref, req SourceRead, start int64, o PageWriteOptions) (*Written, error) {
 	var w *Written
 	err := s.readSource(ctx, req, func(_ *Blob, c Content) error {
 		var err error
-		w, err = s.PutPages(ctx, acct, container, name, start, c, sc, pre)
+		w, err = s.PutPages(ctx, ref, start, c, o)
 		return err
 	})
 	return w, err

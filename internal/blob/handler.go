@@ -34,7 +34,7 @@ func NewHandler(svc *Service) http.Handler {
 		Service: "blob", Routes: routes, Receiver: h, Parse: parseRequest, Unrouted: unrouted,
 		Accounts: svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteError,
 		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) },
-		ACL:               storagefront.ACLFrom(svc.GetContainer, func(c *Container) []azhttp.SignedIdentifier { return c.ACL }),
+		ACL:               storagefront.ACLFrom(containersOf(svc), func(c *Container) []azhttp.SignedIdentifier { return c.ACL }),
 		SecondaryReadOnly: errSecondaryReadOnly,
 		CheckNames:        func(q *request) error { return checkNames(q.container, q.blob) },
 		Authenticate:      (*handler).authenticate,
@@ -137,7 +137,7 @@ func (h *handler) allowAnonymous(q *request, level storagefront.Public) error {
 	if level == publicNever || q.container == "" {
 		return denied
 	}
-	c, err := h.svc.GetContainer(q.ctx(), q.acct, q.container)
+	c, err := h.svc.GetContainer(q.ctx(), q.containerRef())
 	if errors.Is(err, azhttp.ErrContainerNotFound) {
 		return denied
 	}

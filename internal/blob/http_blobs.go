@@ -105,7 +105,7 @@ func (h *handler) putBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	w, err := h.svc.PutBlob(q.ctx(), q.acct, q.container, q.blob, c, headers, meta, tags, pre)
+	w, err := h.svc.PutBlob(q.ctx(), q.ref(), c, PutBlobOptions{Headers: headers, Metadata: meta, Tags: tags, Conditions: pre})
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (h *handler) getBlob(q *request) error {
 	}
 	hdr := q.w.Header()
 	if q.r.Method == http.MethodHead {
-		b, err := h.svc.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, q.snapshot, pre)
+		b, err := h.svc.GetBlobProperties(q.ctx(), q.snapshotRef(), pre)
 		if err != nil {
 			return err
 		}
@@ -148,7 +148,7 @@ func (h *handler) getBlob(q *request) error {
 	if wantMD5 && rng == nil {
 		return azhttp.InvalidHeaderValue("x-ms-range-get-content-md5", "true").WithMessage("x-ms-range-get-content-md5 requires a range.")
 	}
-	err = h.svc.GetBlob(q.ctx(), q.acct, q.container, q.blob, q.snapshot, rng, pre, func(d *Download) error {
+	err = h.svc.GetBlob(q.ctx(), q.snapshotRef(), GetBlobOptions{Range: rng, Conditions: pre}, func(d *Download) error {
 		if wantMD5 && d.Length > maxRangeMD5 {
 			return azhttp.ErrOutOfRangeInput.WithMessage("x-ms-range-get-content-md5 is allowed for ranges up to 4 MiB.")
 		}
@@ -209,13 +209,13 @@ func (h *handler) deleteBlob(q *request) error {
 	case q.snapshot != "" && mode != "":
 		return azhttp.InvalidHeaderValue("x-ms-delete-snapshots", mode).WithMessage("x-ms-delete-snapshots is not allowed when deleting a snapshot.")
 	case q.snapshot != "":
-		err = h.svc.DeleteSnapshot(q.ctx(), q.acct, q.container, q.blob, q.snapshot, conditions.FromHeader(q.r.Header, ""))
+		err = h.svc.DeleteSnapshot(q.ctx(), q.snapshotRef(), conditions.FromHeader(q.r.Header, ""))
 	case mode == "":
-		err = h.svc.DeleteBlob(q.ctx(), q.acct, q.container, q.blob, KeepSnapshots, preconditions(q.r.Header))
+		err = h.svc.DeleteBlob(q.ctx(), q.ref(), KeepSnapshots, preconditions(q.r.Header))
 	case mode == "include":
-		err = h.svc.DeleteBlob(q.ctx(), q.acct, q.container, q.blob, IncludeSnapshots, preconditions(q.r.Header))
+		err = h.svc.DeleteBlob(q.ctx(), q.ref(), IncludeSnapshots, preconditions(q.r.Header))
 	case mode == "only":
-		err = h.svc.DeleteBlob(q.ctx(), q.acct, q.container, q.blob, OnlySnapshots, preconditions(q.r.Header))
+		err = h.svc.DeleteBlob(q.ctx(), q.ref(), OnlySnapshots, preconditions(q.r.Header))
 	default:
 		return azhttp.InvalidHeaderValue("x-ms-delete-snapshots", mode)
 	}
@@ -240,7 +240,7 @@ func (h *handler) snapshotBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	id, b, err := h.svc.CreateSnapshot(q.ctx(), q.acct, q.container, q.blob, meta, pre)
+	id, b, err := h.svc.CreateSnapshot(q.ctx(), q.ref(), meta, pre)
 	if err != nil {
 		return err
 	}
@@ -283,7 +283,7 @@ func (h *handler) putBlock(q *request) error {
 	if err != nil {
 		return err
 	}
-	w, err := h.svc.PutBlock(q.ctx(), q.acct, q.container, q.blob, id, c, q.r.Header.Get("x-ms-lease-id"))
+	w, err := h.svc.PutBlock(q.ctx(), q.ref(), id, c, q.r.Header.Get("x-ms-lease-id"))
 	if err != nil {
 		return err
 	}
@@ -410,7 +410,7 @@ func (h *handler) putBlockList(q *request) error {
 	if err != nil {
 		return err
 	}
-	b, err := h.svc.PutBlockList(q.ctx(), q.acct, q.container, q.blob, refs, headers, meta, tags, pre)
+	b, err := h.svc.PutBlockList(q.ctx(), q.ref(), refs, PutBlobOptions{Headers: headers, Metadata: meta, Tags: tags, Conditions: pre})
 	if err != nil {
 		return err
 	}
@@ -430,7 +430,7 @@ func (h *handler) getBlockList(q *request) error {
 	default:
 		return azhttp.InvalidQueryParameterValue("blocklisttype", v, "")
 	}
-	l, err := h.svc.GetBlockList(q.ctx(), q.acct, q.container, q.blob, q.snapshot, committed, uncommitted)
+	l, err := h.svc.GetBlockList(q.ctx(), q.snapshotRef(), GetBlockListOptions{Committed: committed, Uncommitted: uncommitted})
 	if err != nil {
 		return err
 	}
@@ -477,7 +477,7 @@ func (h *handler) setBlobProperties(q *request) error {
 	default:
 		return azhttp.InvalidHeaderValue("x-ms-sequence-number-action", change.SequenceAction)
 	}
-	b, err := h.svc.SetBlobProperties(q.ctx(), q.acct, q.container, q.blob, change, preconditions(q.r.Header))
+	b, err := h.svc.SetBlobProperties(q.ctx(), q.ref(), change, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -489,7 +489,7 @@ func (h *handler) getBlobMetadata(q *request) error {
 	if err != nil {
 		return err
 	}
-	b, err := h.svc.GetBlobProperties(q.ctx(), q.acct, q.container, q.blob, q.snapshot, pre)
+	b, err := h.svc.GetBlobProperties(q.ctx(), q.snapshotRef(), pre)
 	if err != nil {
 		return err
 	}
@@ -510,7 +510,7 @@ func (h *handler) setBlobMetadata(q *request) error {
 	if err != nil {
 		return err
 	}
-	b, err := h.svc.SetBlobMetadata(q.ctx(), q.acct, q.container, q.blob, meta, pre)
+	b, err := h.svc.SetBlobMetadata(q.ctx(), q.ref(), meta, pre)
 	if err != nil {
 		return err
 	}
@@ -529,7 +529,7 @@ func (h *handler) listBlobs(q *request) error {
 		Versions: inc["versions"], Deleted: inc["deleted"], DeletedWithVersions: inc["deletedwithversions"],
 		StartFrom: q.q.Get("startFrom"),
 	}
-	l, err := h.svc.ListBlobs(q.ctx(), q.acct, q.container, o)
+	l, err := h.svc.ListBlobs(q.ctx(), q.containerRef(), o)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func (h *handler) createContainer(q *request) error {
 	if enc.DefaultScope, enc.DenyOverride, err = containerEncryption(q.r.Header); err != nil {
 		return err
 	}
-	c, err := h.svc.CreateContainerWithEncryption(q.ctx(), q.acct, q.container, meta, access, enc)
+	c, err := h.svc.CreateContainerWithEncryption(q.ctx(), q.containerRef(), CreateContainerOptions{Metadata: meta, Access: access}, enc)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (h *handler) createContainer(q *request) error {
 }
 
 func (h *handler) getContainerProperties(q *request) error {
-	c, err := h.svc.GetContainer(q.ctx(), q.acct, q.container)
+	c, err := h.svc.GetContainer(q.ctx(), q.containerRef())
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (h *handler) getContainerProperties(q *request) error {
 }
 
 func (h *handler) deleteContainer(q *request) error {
-	if err := h.svc.DeleteContainer(q.ctx(), q.acct, q.container, preconditions(q.r.Header)); err != nil {
+	if err := h.svc.DeleteContainer(q.ctx(), q.containerRef(), preconditions(q.r.Header)); err != nil {
 		return err
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
@@ -82,7 +82,7 @@ func (h *handler) setContainerMetadata(q *request) error {
 	if err != nil {
 		return err
 	}
-	c, err := h.svc.SetContainerMetadata(q.ctx(), q.acct, q.container, meta, preconditions(q.r.Header))
+	c, err := h.svc.SetContainerMetadata(q.ctx(), q.containerRef(), meta, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func (h *handler) setContainerMetadata(q *request) error {
 }
 
 func (h *handler) getContainerACL(q *request) error {
-	c, err := h.svc.GetContainer(q.ctx(), q.acct, q.container)
+	c, err := h.svc.GetContainer(q.ctx(), q.containerRef())
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func (h *handler) setContainerACL(q *request) error {
 	if err != nil {
 		return err
 	}
-	c, err := h.svc.SetContainerACL(q.ctx(), q.acct, q.container, access, acl, preconditions(q.r.Header))
+	c, err := h.svc.SetContainerACL(q.ctx(), q.containerRef(), access, acl, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}

@@ -83,7 +83,7 @@ func (h *handler) authorizeCopySource(q *request, src CopySource, ownKey bool) e
 	case ownKey && q.access.Kind == azhttp.AccessSharedKey && q.access.Account == src.Acct:
 		return nil
 	}
-	c, err := h.svc.GetContainer(q.ctx(), src.Acct, src.Container)
+	c, err := h.svc.GetContainer(q.ctx(), ContainerRef{Account: src.Acct, Container: src.Container})
 	if err == nil && (c.PublicAccess == "blob" || c.PublicAccess == "container") {
 		return nil
 	}
@@ -177,7 +177,7 @@ func (h *handler) abortCopy(q *request) error {
 	if id == "" {
 		return azhttp.MissingRequiredQueryParameter("copyid")
 	}
-	return h.svc.AbortCopy(q.ctx(), q.acct, q.container, q.blob, id, preconditions(q.r.Header))
+	return h.svc.AbortCopy(q.ctx(), q.ref(), id, preconditions(q.r.Header))
 }
 
 // copySourceTagOption reads x-ms-copy-source-tag-option: COPY (the

@@ -149,7 +149,7 @@ func (h *handler) putBlobFromURL(q *request) error {
 	if err != nil {
 		return err
 	}
-	w, err := h.svc.PutBlobFromURL(q.ctx(), src, q.acct, q.container, q.blob, headers, copyProps, meta, tags, copyTags, writePreconditions(q))
+	w, err := h.svc.PutBlobFromURL(q.ctx(), q.ref(), src, PutBlobFromURLOptions{Headers: headers, CopyProperties: copyProps, Metadata: meta, Tags: tags, CopyTags: copyTags, Conditions: writePreconditions(q)})
 	if err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func (h *handler) putBlockFromURL(q *request) error {
 	if err != nil {
 		return err
 	}
-	w, err := h.svc.PutBlockFromURL(q.ctx(), src, q.acct, q.container, q.blob, id, q.r.Header.Get("x-ms-lease-id"))
+	w, err := h.svc.PutBlockFromURL(q.ctx(), q.ref(), src, id, q.r.Header.Get("x-ms-lease-id"))
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func (h *handler) appendBlockFromURL(q *request) error {
 	if err != nil {
 		return err
 	}
-	w, err := h.svc.AppendBlockFromURL(q.ctx(), src, q.acct, q.container, q.blob, ac, preconditions(q.r.Header))
+	w, err := h.svc.AppendBlockFromURL(q.ctx(), q.ref(), src, ac, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -245,7 +245,7 @@ func (h *handler) putPageFromURL(q *request) error {
 	if err != nil {
 		return err
 	}
-	w, err := h.svc.PutPageFromURL(q.ctx(), src, q.acct, q.container, q.blob, rng.Start, sc, preconditions(q.r.Header))
+	w, err := h.svc.PutPageFromURL(q.ctx(), q.ref(), src, rng.Start, PageWriteOptions{Sequence: sc, Conditions: preconditions(q.r.Header)})
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ func (h *handler) leaseBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.svc.LeaseBlob(q.ctx(), q.acct, q.container, q.blob, req, conditions.FromHeader(q.r.Header, ""), ifTags(q.r.Header))
+	out, err := h.svc.LeaseBlob(q.ctx(), q.ref(), req, conditions.FromHeader(q.r.Header, ""), ifTags(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -22,7 +22,7 @@ func (h *handler) leaseContainer(q *request) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.svc.LeaseContainer(q.ctx(), q.acct, q.container, req, conditions.FromHeader(q.r.Header, ""))
+	out, err := h.svc.LeaseContainer(q.ctx(), q.containerRef(), req, conditions.FromHeader(q.r.Header, ""))
 	if err != nil {
 		return err
 	}

@@ -68,7 +68,7 @@ func (h *handler) createEmpty(q *request, typ string, headers ContentHeaders, me
 	if err != nil {
 		return err
 	}
-	b, err := h.svc.CreateEmpty(q.ctx(), q.acct, q.container, q.blob, typ, size, seq, headers, meta, tags, pre)
+	b, err := h.svc.CreateEmpty(q.ctx(), q.ref(), CreateEmptyOptions{Type: typ, Size: size, Sequence: seq, Headers: headers, Metadata: meta, Tags: tags, Conditions: pre})
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func (h *handler) appendBlock(q *request) error {
 	if err != nil {
 		return err
 	}
-	w, err := h.svc.AppendBlock(q.ctx(), q.acct, q.container, q.blob, c, ac, pre)
+	w, err := h.svc.AppendBlock(q.ctx(), q.ref(), c, ac, pre)
 	if err != nil {
 		return err
 	}
@@ -119,7 +119,7 @@ func (h *handler) sealBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	b, err := h.svc.SealBlob(q.ctx(), q.acct, q.container, q.blob, pos, preconditions(q.r.Header))
+	b, err := h.svc.SealBlob(q.ctx(), q.ref(), pos, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -174,7 +174,7 @@ func (h *handler) putPage(q *request) error {
 		if err != nil {
 			return err
 		}
-		w, err := h.svc.PutPages(q.ctx(), q.acct, q.container, q.blob, rng.Start, c, sc, pre)
+		w, err := h.svc.PutPages(q.ctx(), q.ref(), rng.Start, c, PageWriteOptions{Sequence: sc, Conditions: pre})
 		if err != nil {
 			return err
 		}
@@ -185,7 +185,7 @@ func (h *handler) putPage(q *request) error {
 		if q.r.ContentLength > 0 {
 			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("A page clear takes no body.")
 		}
-		if b, err = h.svc.ClearPages(q.ctx(), q.acct, q.container, q.blob, rng.Start, rng.End, sc, pre); err != nil {
+		if b, err = h.svc.ClearPages(q.ctx(), q.ref(), rng.Start, rng.End, PageWriteOptions{Sequence: sc, Conditions: pre}); err != nil {
 			return err
 		}
 	case "":
@@ -219,7 +219,7 @@ func (h *handler) getPageRanges(q *request) error {
 			return err
 		}
 	}
-	l, err := h.svc.GetPageRanges(q.ctx(), q.acct, q.container, q.blob, q.snapshot, prev, rng, preconditions(q.r.Header))
+	l, err := h.svc.GetPageRanges(q.ctx(), q.snapshotRef(), GetPageRangesOptions{PrevSnapshot: prev, Range: rng, Conditions: preconditions(q.r.Header)})
 	if err != nil {
 		return err
 	}

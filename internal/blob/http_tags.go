@@ -53,14 +53,14 @@ func (h *handler) setBlobTags(q *request) error {
 	if err != nil {
 		return err
 	}
-	if err := h.svc.SetBlobTags(q.ctx(), q.acct, q.container, q.blob, q.snapshot, tags, tagsPreconditions(q.r.Header)); err != nil {
+	if err := h.svc.SetBlobTags(q.ctx(), q.snapshotRef(), tags, tagsPreconditions(q.r.Header)); err != nil {
 		return err
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 }
 
 func (h *handler) getBlobTags(q *request) error {
-	tags, err := h.svc.GetBlobTags(q.ctx(), q.acct, q.container, q.blob, q.snapshot, tagsPreconditions(q.r.Header))
+	tags, err := h.svc.GetBlobTags(q.ctx(), q.snapshotRef(), tagsPreconditions(q.r.Header))
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,7 @@ func (h *handler) undeleteBlob(q *request) error {
 	if q.snapshot != "" {
 		return azhttp.InvalidQueryParameterValue("snapshot", q.q.Get("snapshot"), "").WithMessage("This operation is not permitted on a snapshot.")
 	}
-	if err := h.svc.UndeleteBlob(q.ctx(), q.acct, q.container, q.blob); err != nil {
+	if err := h.svc.UndeleteBlob(q.ctx(), q.ref()); err != nil {
 		return err
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusOK)

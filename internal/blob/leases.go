@@ -12,7 +12,8 @@ import (
 
 // LeaseBlob runs a lease operation on a blob. Leasing never changes the
 // blob's ETag or Last-Modified.
-func (s *Service) LeaseBlob(ctx context.Context, acct, container, name string, req lease.Request, cond conditions.Conditions, ifTags *TagCondition) (*lease.Outcome, error) {
+func (s *Service) LeaseBlob(ctx context.Context, ref Ref, req lease.Request, cond conditions.Conditions, ifTags *TagCondition) (*lease.Outcome, error) {
+	acct, container, name := ref.Account, ref.Container, ref.Name
 	var out *lease.Outcome
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		b, err := findBlob(tx, acct, container, name, "")
@@ -37,7 +38,8 @@ func (s *Service) LeaseBlob(ctx context.Context, acct, container, name string, r
 }
 
 // LeaseContainer runs a lease operation on a container.
-func (s *Service) LeaseContainer(ctx context.Context, acct, name string, req lease.Request, cond conditions.Conditions) (*lease.Outcome, error) {
+func (s *Service) LeaseContainer(ctx context.Context, ref ContainerRef, req lease.Request, cond conditions.Conditions) (*lease.Outcome, error) {
+	acct, name := ref.Account, ref.Container
 	var out *lease.Outcome
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		c, err := loadContainer(tx, acct, name)

@@ -104,7 +104,7 @@ func newLimitsService(t *testing.T, onPebble bool) (*Service, *sizedStore) {
 			t.Error(err)
 		}
 	})
-	if _, err := s.CreateContainer(t.Context(), testAcct, "c", nil, ""); err != nil {
+	if _, err := s.CreateContainer(t.Context(), ContainerRef{Account: testAcct, Container: "c"}, CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return s, store
@@ -112,7 +112,7 @@ func newLimitsService(t *testing.T, onPebble bool) (*Service, *sizedStore) {
 
 // putBlock stages data as block id of the blob, as Put Block's handler does.
 func putBlock(ctx context.Context, s *Service, name string, id, data []byte) error {
-	_, err := s.PutBlock(ctx, testAcct, "c", name, id, contentOf(data), "")
+	_, err := s.PutBlock(ctx, Ref{Account: testAcct, Container: "c", Name: name}, id, contentOf(data), "")
 	return err
 }
 
@@ -189,7 +189,7 @@ func commitBlocks(t *testing.T, s *Service, name string, idx []int) time.Duratio
 		refs[i] = BlockRef{ID: testBlockID(n), From: Uncommitted}
 	}
 	began := time.Now()
-	if _, err := s.PutBlockList(t.Context(), testAcct, "c", name, refs, ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
+	if _, err := s.PutBlockList(t.Context(), Ref{Account: testAcct, Container: "c", Name: name}, refs, PutBlobOptions{}); err != nil {
 		t.Fatalf("put block list of %d blocks: %v", len(refs), err)
 	}
 	return time.Since(began)
@@ -227,10 +227,10 @@ func TestPutBlockListOf50000Blocks(t *testing.T) {
 	for i := range rev {
 		rev[i] = BlockRef{ID: testBlockID(len(idx) - 1 - i), From: Committed}
 	}
-	if _, err := s.PutBlockList(t.Context(), testAcct, "c", "big", rev, ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
+	if _, err := s.PutBlockList(t.Context(), Ref{Account: testAcct, Container: "c", Name: "big"}, rev, PutBlobOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	l, err := s.GetBlockList(t.Context(), testAcct, "c", "big", "", true, true)
+	l, err := s.GetBlockList(t.Context(), Ref{Account: testAcct, Container: "c", Name: "big"}, GetBlockListOptions{Committed: true, Uncommitted: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,11 +238,11 @@ func TestPutBlockListOf50000Blocks(t *testing.T) {
 		t.Fatalf("block list after recommit: %d committed (first %q), %d uncommitted", len(l.Committed), l.Committed[0].ID, len(l.Uncommitted))
 	}
 	// A snapshot copies the pages; deleting it frees nothing in use.
-	snap, _, err := s.CreateSnapshot(t.Context(), testAcct, "c", "big", nil, Preconditions{})
+	snap, _, err := s.CreateSnapshot(t.Context(), Ref{Account: testAcct, Container: "c", Name: "big"}, nil, Preconditions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DeleteSnapshot(t.Context(), testAcct, "c", "big", snap, Preconditions{}.Conditions); err != nil {
+	if err := s.DeleteSnapshot(t.Context(), Ref{Account: testAcct, Container: "c", Name: "big", Snapshot: snap}, Preconditions{}.Conditions); err != nil {
 		t.Fatal(err)
 	}
 	if got := readBlob(t, s, "big"); len(got) != len(idx) || got[0] != byte(len(idx)-1) {
@@ -264,7 +264,7 @@ func TestLongBlobNameWith30000Blocks(t *testing.T) {
 	}
 	// Overwriting the blob frees 30,000 data objects after the commit.
 	store.reset()
-	if _, err := s.PutBlob(t.Context(), testAcct, "c", name, contentOf([]byte("new")), ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
+	if _, err := s.PutBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: name}, contentOf([]byte("new")), PutBlobOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("overwrite freeing %d data objects: %v", len(idx), store)
@@ -314,7 +314,7 @@ func TestBlockListTooLong(t *testing.T) {
 	for i := range refs {
 		refs[i] = BlockRef{ID: testBlockID(i), From: Latest}
 	}
-	_, err := s.PutBlockList(t.Context(), testAcct, "c", "b", refs, ContentHeaders{}, nil, nil, Preconditions{})
+	_, err := s.PutBlockList(t.Context(), Ref{Account: testAcct, Container: "c", Name: "b"}, refs, PutBlobOptions{})
 	if !errors.Is(err, azhttp.ErrBlockListTooLong) {
 		t.Fatalf("%d blocks: %v, want BlockListTooLong", len(refs), err)
 	}
@@ -322,14 +322,14 @@ func TestBlockListTooLong(t *testing.T) {
 
 func TestAppendBlobPages(t *testing.T) {
 	s, _ := newLimitsService(t, false)
-	if _, err := s.CreateEmpty(t.Context(), testAcct, "c", "log", appendBlob, 0, 0, ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
+	if _, err := s.CreateEmpty(t.Context(), Ref{Account: testAcct, Container: "c", Name: "log"}, CreateEmptyOptions{Type: appendBlob}); err != nil {
 		t.Fatal(err)
 	}
 	n := extentsPerPage*2 + 5
 	var want []byte
 	for i := range n {
 		data := []byte{byte(i), byte(i >> 8)}
-		if _, err := s.AppendBlock(t.Context(), testAcct, "c", "log", contentOf(data), AppendConditions{}, Preconditions{}); err != nil {
+		if _, err := s.AppendBlock(t.Context(), Ref{Account: testAcct, Container: "c", Name: "log"}, contentOf(data), AppendConditions{}, Preconditions{}); err != nil {
 			t.Fatalf("append %d: %v", i, err)
 		}
 		want = append(want, data...)
@@ -376,7 +376,7 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 		}
 	})
 	s := New(Config{Store: store, Accounts: azhttp.NewAccounts(azhttp.Account{Name: testAcct})})
-	if _, err := s.CreateContainer(ctx, testAcct, "c", nil, ""); err != nil {
+	if _, err := s.CreateContainer(ctx, ContainerRef{Account: testAcct, Container: "c"}, CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {
@@ -384,13 +384,13 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.PutBlockList(ctx, testAcct, "c", "b", []BlockRef{{ID: testBlockID(0), From: Latest}, {ID: testBlockID(1), From: Latest}}, ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
+	if _, err := s.PutBlockList(ctx, Ref{Account: testAcct, Container: "c", Name: "b"}, []BlockRef{{ID: testBlockID(0), From: Latest}, {ID: testBlockID(1), From: Latest}}, PutBlobOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := putBlock(ctx, s, "b", testBlockID(7), []byte("pending")); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.CreateSnapshot(ctx, testAcct, "c", "b", nil, Preconditions{}); err != nil {
+	if _, _, err := s.CreateSnapshot(ctx, Ref{Account: testAcct, Container: "c", Name: "b"}, nil, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := CheckInvariants(ctx, store); err != nil {

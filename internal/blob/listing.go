@@ -44,7 +44,8 @@ type BlobListing struct {
 }
 
 // ListBlobs lists one page of a container's blobs from one snapshot.
-func (s *Service) ListBlobs(ctx context.Context, acct, container string, o ListBlobsOptions) (*BlobListing, error) {
+func (s *Service) ListBlobs(ctx context.Context, ref ContainerRef, o ListBlobsOptions) (*BlobListing, error) {
+	acct, container := ref.Account, ref.Container
 	out := &BlobListing{}
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		if err := requireContainer(r, acct, container); err != nil {

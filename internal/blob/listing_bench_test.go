@@ -31,14 +31,14 @@ func newListingService(b *testing.B, n int) *Service {
 	store := testkit.MemPebble(b)
 	s := New(Config{Store: store})
 	ctx := context.Background()
-	if _, err := s.CreateContainer(ctx, testAcct, "c", nil, ""); err != nil {
+	if _, err := s.CreateContainer(ctx, ContainerRef{Account: testAcct, Container: "c"}, CreateContainerOptions{}); err != nil {
 		b.Fatal(err)
 	}
 	const batch = 5_000
 	for done := 0; done < n; done += batch {
 		err := s.Update(ctx, func(tx *Tx) error {
 			for i := done; i < min(done+batch, n); i++ {
-				if _, err := tx.PutBlob(testAcct, "c", fmt.Sprintf("dir/blob-%08d", i), nil, ContentHeaders{ContentType: "text/plain"}, nil, nil, Preconditions{}); err != nil {
+				if _, err := tx.PutBlob(Ref{Account: testAcct, Container: "c", Name: fmt.Sprintf("dir/blob-%08d", i)}, nil, PutBlobOptions{Headers: ContentHeaders{ContentType: "text/plain"}}); err != nil {
 					return err
 				}
 			}
@@ -86,7 +86,7 @@ func BenchmarkListBlobsScale(b *testing.B) {
 					marker := ""
 					listed := 0
 					for {
-						l, err := s.ListBlobs(ctx, testAcct, "c", ListBlobsOptions{Marker: marker, Max: 5000})
+						l, err := s.ListBlobs(ctx, ContainerRef{Account: testAcct, Container: "c"}, ListBlobsOptions{Marker: marker, Max: 5000})
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -119,7 +119,7 @@ func BenchmarkListBlobsScale(b *testing.B) {
 // the direct writer.
 func BenchmarkRenderBlobPage(b *testing.B) {
 	s := newListingService(b, 5000)
-	l, err := s.ListBlobs(context.Background(), testAcct, "c", ListBlobsOptions{Max: 5000})
+	l, err := s.ListBlobs(context.Background(), ContainerRef{Account: testAcct, Container: "c"}, ListBlobsOptions{Max: 5000})
 	if err != nil {
 		b.Fatal(err)
 	}

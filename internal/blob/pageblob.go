@@ -32,7 +32,8 @@ func (c SequenceConditions) check(seq int64) error {
 
 // PutPages writes c's content over the pages from start on of a page
 // blob, verifying c.MD5 when given. start and c.Length are page-aligned.
-func (s *Service) PutPages(ctx context.Context, acct, container, name string, start int64, c Content, sc SequenceConditions, pre Preconditions) (*Written, error) {
+func (s *Service) PutPages(ctx context.Context, ref Ref, start int64, c Content, o PageWriteOptions) (*Written, error) {
+	acct, container, name, sc, pre := ref.Account, ref.Container, ref.Name, o.Sequence, o.Conditions
 	var out *Blob
 	w, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
 		var err error
@@ -48,14 +49,9 @@ func (s *Service) PutPages(ctx context.Context, acct, container, name string, st
 
 // ClearPages clears the page range [start, end] of a page blob; both ends
 // are page-aligned.
-func (s *Service) ClearPages(ctx context.Context, acct, container, name string, start, end int64, sc SequenceConditions, pre Preconditions) (*Blob, error) {
-	var out *Blob
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.writePages(acct, container, name, start, end, nil, sc, pre)
-		return err
-	})
-	return out, err
+func (s *Service) ClearPages(ctx context.Context, ref Ref, start, end int64, o PageWriteOptions) (*Blob, error) {
+	acct, container, name, sc, pre := ref.Account, ref.Container, ref.Name, o.Sequence, o.Conditions
+	return inTx(ctx, s.Update, func(t *Tx) (*Blob, error) { return t.writePages(acct, container, name, start, end, nil, sc, pre) })
 }
 
 // writePages writes p over the page range [start, end], or clears the
@@ -111,9 +107,10 @@ type PageList struct {
 }
 
 // GetPageRanges lists the written ranges of a page blob (or snapshot),
-// within rng when given; with prev, the ranges changed since that snapshot
+// within o.Range when given; with o.PrevSnapshot, the ranges changed since that snapshot
 // and the ranges cleared since.
-func (s *Service) GetPageRanges(ctx context.Context, acct, container, name, snapshot, prev string, rng *ByteRange, pre Preconditions) (*PageList, error) {
+func (s *Service) GetPageRanges(ctx context.Context, ref Ref, o GetPageRangesOptions) (*PageList, error) {
+	acct, container, name, snapshot, prev, rng, pre := ref.Account, ref.Container, ref.Name, ref.Snapshot, o.PrevSnapshot, o.Range, o.Conditions
 	out := &PageList{}
 	err := s.view(ctx, func(t *Tx) error {
 		r := t.r

@@ -19,7 +19,8 @@ const snapshotLayout = "2006-01-02T15:04:05.0000000Z"
 // CreateSnapshot makes a read-only copy of the blob's current content and
 // properties. The copy shares the blob's immutable data objects; meta, when
 // given, replaces the metadata of the snapshot.
-func (s *Service) CreateSnapshot(ctx context.Context, acct, container, name string, meta azhttp.Metadata, pre Preconditions) (string, *Blob, error) {
+func (s *Service) CreateSnapshot(ctx context.Context, ref Ref, meta azhttp.Metadata, pre Preconditions) (string, *Blob, error) {
+	acct, container, name := ref.Account, ref.Container, ref.Name
 	var id string
 	var out *Blob
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
@@ -110,7 +111,8 @@ func listKept(r kv.Reader, p []byte, point func(id string) string) ([]SnapshotIn
 }
 
 // DeleteSnapshot removes one snapshot and the bytes only it referenced.
-func (s *Service) DeleteSnapshot(ctx context.Context, acct, container, name, snapshot string, cond conditions.Conditions) error {
+func (s *Service) DeleteSnapshot(ctx context.Context, ref Ref, cond conditions.Conditions) error {
+	acct, container, name, snapshot := ref.Account, ref.Container, ref.Name, ref.Snapshot
 	return s.Update(ctx, func(t *Tx) error {
 		return t.deletePoint(acct, container, name, snapshot, cond)
 	})

@@ -150,7 +150,7 @@ func (t *Tx) deletePoint(acct, container, name, point string, cond conditions.Co
 	}
 	if b.point == "" {
 		// A version ID naming the current version deletes the blob.
-		return t.DeleteBlob(acct, container, name, KeepSnapshots, Preconditions{Conditions: cond})
+		return t.DeleteBlob(Ref{Account: acct, Container: container, Name: name}, KeepSnapshots, Preconditions{Conditions: cond})
 	}
 	policy, err := t.softDelete(acct)
 	if err != nil {
@@ -167,12 +167,13 @@ func (t *Tx) deletePoint(acct, container, name, point string, cond conditions.Co
 // and, when the blob itself is gone, its newest soft-deleted state (never
 // with versioning, where a deleted blob is a previous version to promote
 // by copying it). It fails with BlobNotFound when there is nothing.
-func (s *Service) UndeleteBlob(ctx context.Context, acct, container, name string) error {
-	return s.Update(ctx, func(t *Tx) error { return t.UndeleteBlob(acct, container, name) })
+func (s *Service) UndeleteBlob(ctx context.Context, ref Ref) error {
+	return s.Update(ctx, func(t *Tx) error { return t.UndeleteBlob(ref) })
 }
 
 // UndeleteBlob restores what the blob's soft delete keeps.
-func (t *Tx) UndeleteBlob(acct, container, name string) error {
+func (t *Tx) UndeleteBlob(ref Ref) error {
+	acct, container, name := ref.Account, ref.Container, ref.Name
 	if err := requireContainer(t.r, acct, container); err != nil {
 		return err
 	}

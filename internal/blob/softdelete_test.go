@@ -23,7 +23,7 @@ func newProtectedService(t *testing.T, clock *testkit.Clock, softDays int, opts 
 	store := memory.Open()
 	accts := azhttp.NewAccounts(azhttp.Account{Name: testAcct, Keys: [][]byte{[]byte("k")}})
 	s := New(Config{Store: store, Accounts: accts, Now: clock.Now}, opts...)
-	if _, err := s.CreateContainer(t.Context(), testAcct, "c", nil, ""); err != nil {
+	if _, err := s.CreateContainer(t.Context(), ContainerRef{Account: testAcct, Container: "c"}, CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if softDays > 0 {
@@ -46,7 +46,7 @@ func newProtectedService(t *testing.T, clock *testkit.Clock, softDays int, opts 
 
 func putBytes(t *testing.T, s *Service, name string, data []byte) *Blob {
 	t.Helper()
-	w, err := s.PutBlob(t.Context(), testAcct, "c", name, contentOf(data), ContentHeaders{}, nil, Tags{{"k", "v"}}, Preconditions{})
+	w, err := s.PutBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: name}, contentOf(data), PutBlobOptions{Tags: Tags{{"k", "v"}}})
 	if err != nil {
 		t.Fatalf("put %s: %v", name, err)
 	}
@@ -60,7 +60,7 @@ func TestPurgeExpiredFreesSoftDeletedData(t *testing.T) {
 	s, store := newProtectedService(t, clock, 1)
 	data := bytes.Repeat([]byte("soft"), inlineLimit) // staged: several data chunks
 	putBytes(t, s, "doc", data)
-	if err := s.DeleteBlob(t.Context(), testAcct, "c", "doc", KeepSnapshots, Preconditions{}); err != nil {
+	if err := s.DeleteBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: "doc"}, KeepSnapshots, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	if blobExists(t, s, "doc") || blobDataKeys(t, store, "c", "doc") == 0 {
@@ -69,7 +69,7 @@ func TestPurgeExpiredFreesSoftDeletedData(t *testing.T) {
 	if n, err := s.PurgeExpired(t.Context()); err != nil || n != 0 {
 		t.Fatalf("purge within the retention: %d, %v", n, err)
 	}
-	if err := s.UndeleteBlob(t.Context(), testAcct, "c", "doc"); err != nil {
+	if err := s.UndeleteBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: "doc"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readBlob(t, s, "doc"); !bytes.Equal(got, data) {
@@ -78,7 +78,7 @@ func TestPurgeExpiredFreesSoftDeletedData(t *testing.T) {
 	if n := countKeys(t, store, tagIndexPrefix(testAcct, "c")); n != 1 {
 		t.Errorf("undeleted blob: %d tag index entries, want 1", n)
 	}
-	if err := s.DeleteBlob(t.Context(), testAcct, "c", "doc", KeepSnapshots, Preconditions{}); err != nil {
+	if err := s.DeleteBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: "doc"}, KeepSnapshots, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(24 * time.Hour)
@@ -91,7 +91,7 @@ func TestPurgeExpiredFreesSoftDeletedData(t *testing.T) {
 	if n := blobDataKeys(t, store, "c", "doc"); n != 0 {
 		t.Errorf("%d data keys left after the purge", n)
 	}
-	if err := s.UndeleteBlob(t.Context(), testAcct, "c", "doc"); !errors.Is(err, azhttp.ErrBlobNotFound) {
+	if err := s.UndeleteBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: "doc"}); !errors.Is(err, azhttp.ErrBlobNotFound) {
 		t.Errorf("undelete after the purge: %v, want BlobNotFound", err)
 	}
 }
@@ -106,7 +106,7 @@ func TestVersionIDsAreMonotonic(t *testing.T) {
 	for i := range 3 {
 		ids = append(ids, putBytes(t, s, "doc", bytes.Repeat([]byte{byte('a' + i)}, inlineLimit+1)).VersionID)
 	}
-	if err := s.DeleteBlob(t.Context(), testAcct, "c", "doc", KeepSnapshots, Preconditions{}); err != nil {
+	if err := s.DeleteBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: "doc"}, KeepSnapshots, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	ids = append(ids, putBytes(t, s, "doc", []byte("new")).VersionID)
@@ -116,14 +116,14 @@ func TestVersionIDsAreMonotonic(t *testing.T) {
 		}
 	}
 	before := blobDataKeys(t, store, "c", "doc")
-	if err := s.DeleteSnapshot(t.Context(), testAcct, "c", "doc", versionPoint(ids[0]), conditions.Conditions{}); err != nil {
+	if err := s.DeleteSnapshot(t.Context(), Ref{Account: testAcct, Container: "c", Name: "doc", Snapshot: versionPoint(ids[0])}, conditions.Conditions{}); err != nil {
 		t.Fatal(err)
 	}
 	if after := blobDataKeys(t, store, "c", "doc"); after >= before {
 		t.Errorf("deleting version 1 freed nothing: %d data keys, then %d", before, after)
 	}
 	var got bytes.Buffer
-	err := s.GetBlob(t.Context(), testAcct, "c", "doc", versionPoint(ids[1]), nil, Preconditions{}, func(d *Download) error { return d.Stream(&got) })
+	err := s.GetBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: "doc", Snapshot: versionPoint(ids[1])}, GetBlobOptions{}, func(d *Download) error { return d.Stream(&got) })
 	if err != nil || !bytes.Equal(got.Bytes(), bytes.Repeat([]byte{'b'}, inlineLimit+1)) {
 		t.Errorf("version 2 after deleting version 1: %d bytes, %v", got.Len(), err)
 	}
@@ -137,19 +137,21 @@ func TestInterruptedContainerMoveIsFinished(t *testing.T) {
 	s, store := newProtectedService(t, clock, 0, WithContainerRetention(5))
 	data := bytes.Repeat([]byte("x"), inlineLimit+7)
 	putBytes(t, s, "doc", data)
-	if err := s.Update(t.Context(), func(tx *Tx) error { return tx.DeleteContainer(testAcct, "c", Preconditions{}) }); err != nil {
+	if err := s.Update(t.Context(), func(tx *Tx) error {
+		return tx.DeleteContainer(ContainerRef{Account: testAcct, Container: "c"}, Preconditions{})
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if err := CheckInvariants(t.Context(), store); err != nil {
 		t.Fatalf("mid-move: %v", err)
 	}
 	if err := s.Update(t.Context(), func(tx *Tx) error {
-		_, err := tx.CreateContainer(testAcct, "c", nil, "")
+		_, err := tx.CreateContainer(ContainerRef{Account: testAcct, Container: "c"}, CreateContainerOptions{})
 		return err
 	}); !errors.Is(err, azhttp.ErrContainerBeingDeleted) {
 		t.Fatalf("Create Container in a transaction while the old one moves: %v, want ContainerBeingDeleted", err)
 	}
-	if _, err := s.CreateContainer(t.Context(), testAcct, "c", nil, ""); err != nil {
+	if _, err := s.CreateContainer(t.Context(), ContainerRef{Account: testAcct, Container: "c"}, CreateContainerOptions{}); err != nil {
 		t.Fatalf("Create Container: %v", err)
 	}
 	if blobExists(t, s, "doc") {
@@ -163,7 +165,7 @@ func TestInterruptedContainerMoveIsFinished(t *testing.T) {
 	if _, err := s.RestoreContainer(t.Context(), testAcct, "c", version); !errors.Is(err, azhttp.ErrContainerAlreadyExists) {
 		t.Fatalf("restore over a live container: %v", err)
 	}
-	if err := s.DeleteContainer(t.Context(), testAcct, "c", Preconditions{}); err != nil {
+	if err := s.DeleteContainer(t.Context(), ContainerRef{Account: testAcct, Container: "c"}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.RestoreContainer(t.Context(), testAcct, "c", version); err != nil {
@@ -191,17 +193,17 @@ func TestUndeleteUnderANewBlob(t *testing.T) {
 	clock := testkit.NewClock(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
 	s, _ := newProtectedService(t, clock, 3)
 	putBytes(t, s, "doc", []byte("old"))
-	if err := s.DeleteBlob(t.Context(), testAcct, "c", "doc", KeepSnapshots, Preconditions{}); err != nil {
+	if err := s.DeleteBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: "doc"}, KeepSnapshots, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	putBytes(t, s, "doc", []byte("new"))
-	if err := s.UndeleteBlob(t.Context(), testAcct, "c", "doc"); err != nil {
+	if err := s.UndeleteBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: "doc"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readBlob(t, s, "doc"); string(got) != "new" {
 		t.Errorf("blob after undelete: %q, want the new content", got)
 	}
-	l, err := s.ListBlobs(t.Context(), testAcct, "c", ListBlobsOptions{Max: 10, Snapshots: true})
+	l, err := s.ListBlobs(t.Context(), ContainerRef{Account: testAcct, Container: "c"}, ListBlobsOptions{Max: 10, Snapshots: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +211,7 @@ func TestUndeleteUnderANewBlob(t *testing.T) {
 		t.Fatalf("listing after undelete: %+v, want a live snapshot then the blob", l.Blobs)
 	}
 	var got bytes.Buffer
-	err = s.GetBlob(t.Context(), testAcct, "c", "doc", l.Blobs[0].Snapshot, nil, Preconditions{}, func(d *Download) error { return d.Stream(&got) })
+	err = s.GetBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: "doc", Snapshot: l.Blobs[0].Snapshot}, GetBlobOptions{}, func(d *Download) error { return d.Stream(&got) })
 	if err != nil || got.String() != "old" {
 		t.Errorf("the snapshot: %q, %v; want the deleted content", got.String(), err)
 	}

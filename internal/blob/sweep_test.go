@@ -50,7 +50,7 @@ func TestSweepSparesLiveFrontEnds(t *testing.T) {
 		return s
 	}
 	a, b := front(), front()
-	if _, err := a.CreateContainer(t.Context(), testAcct, "c", nil, ""); err != nil {
+	if _, err := a.CreateContainer(t.Context(), ContainerRef{Account: testAcct, Container: "c"}, CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	data := bytes.Repeat([]byte("cerulean"), 3*stageTxnBytes/8)
@@ -58,7 +58,7 @@ func TestSweepSparesLiveFrontEnds(t *testing.T) {
 		paused: make(chan struct{}), resume: make(chan struct{})}
 	done := make(chan error, 1)
 	go func() {
-		_, err := a.PutBlob(t.Context(), testAcct, "c", "big", Content{Body: body, Length: int64(len(data))}, ContentHeaders{}, nil, nil, Preconditions{})
+		_, err := a.PutBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: "big"}, Content{Body: body, Length: int64(len(data))}, PutBlobOptions{})
 		done <- err
 	}()
 	<-body.paused
@@ -84,7 +84,7 @@ func TestSweepSparesLiveFrontEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The store still takes the same upload.
-	if _, err := a.PutBlob(t.Context(), testAcct, "c", "big", contentOf(data), ContentHeaders{}, nil, nil, Preconditions{}); err != nil {
+	if _, err := a.PutBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: "big"}, contentOf(data), PutBlobOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -93,7 +93,8 @@ func checkTags(cond *TagCondition, b *Blob) error {
 // Find Blobs by Tags, leaves out). Like Azure, it changes neither the
 // ETag nor the Last-Modified time. An active lease needs no lease ID, but
 // a wrong one is refused.
-func (s *Service) SetBlobTags(ctx context.Context, acct, container, name, snapshot string, tags Tags, pre Preconditions) error {
+func (s *Service) SetBlobTags(ctx context.Context, ref Ref, tags Tags, pre Preconditions) error {
+	acct, container, name, snapshot := ref.Account, ref.Container, ref.Name, ref.Snapshot
 	return s.store.Update(ctx, func(tx kv.Txn) error {
 		b, err := findBlob(tx, acct, container, name, snapshot)
 		if err != nil {
@@ -123,7 +124,8 @@ func (s *Service) SetBlobTags(ctx context.Context, acct, container, name, snapsh
 }
 
 // GetBlobTags returns the index tags of a blob or of one of its snapshots.
-func (s *Service) GetBlobTags(ctx context.Context, acct, container, name, snapshot string, pre Preconditions) (Tags, error) {
+func (s *Service) GetBlobTags(ctx context.Context, ref Ref, pre Preconditions) (Tags, error) {
+	acct, container, name, snapshot := ref.Account, ref.Container, ref.Name, ref.Snapshot
 	var out Tags
 	err := s.view(ctx, func(t *Tx) error {
 		b, err := t.existingBlob(acct, container, name, snapshot, conditions.Read, Preconditions{LeaseID: pre.LeaseID, IfTags: pre.IfTags})

@@ -86,12 +86,13 @@ func (b *Blob) settleTier(now time.Time) {
 // (200). Only the lease is a precondition: Set Blob Tier takes no
 // conditional headers, and a tier change leaves the ETag and
 // Last-Modified as they were, as Azure does.
-func (s *Service) SetBlobTier(ctx context.Context, acct, container, name, tier, priority, leaseID string) (accepted bool, err error) {
+func (s *Service) SetBlobTier(ctx context.Context, ref Ref, tier string, o SetBlobTierOptions) (accepted bool, err error) {
+	acct, container, name, priority := ref.Account, ref.Container, ref.Name, o.Priority
 	if priority == "" {
 		priority = "Standard"
 	}
 	err = s.Update(ctx, func(t *Tx) error {
-		b, err := t.existingBlob(acct, container, name, "", conditions.Write, Preconditions{LeaseID: leaseID})
+		b, err := t.existingBlob(acct, container, name, "", conditions.Write, Preconditions{LeaseID: o.LeaseID})
 		if err != nil {
 			return err
 		}

@@ -16,13 +16,13 @@ import (
 func TestPutBlobLookups(t *testing.T) {
 	store := kvtest.NewCounting(memory.Open())
 	s := New(Config{Store: store})
-	if _, err := s.CreateContainer(t.Context(), testAcct, "c", nil, ""); err != nil {
+	if _, err := s.CreateContainer(t.Context(), ContainerRef{Account: testAcct, Container: "c"}, CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	store.Reset()
 	data := bytes.Repeat([]byte("x"), 1024)
 	c := Content{Body: bytes.NewReader(data), Length: int64(len(data))}
-	if _, err := s.PutBlob(t.Context(), testAcct, "c", "b", c, ContentHeaders{}, nil, nil, Preconditions{Encryption: &Encryption{}}); err != nil {
+	if _, err := s.PutBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: "b"}, c, PutBlobOptions{Conditions: Preconditions{Encryption: &Encryption{}}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := store.Lookups(); len(got) != 3 {

@@ -56,21 +56,21 @@ func (t *Tx) apply(db, coll string, pk PartitionKey, op BatchOperation) BatchRes
 	var r BatchResult
 	switch op.Type {
 	case OperationCreate:
-		r.Item, r.Err = t.CreateItem(db, coll, pk, op.Doc, op.Options)
+		r.Item, r.Err = t.CreateItem(CollectionRef{DB: db, Coll: coll}, pk, op.Doc, op.Options)
 		r.Created = r.Err == nil
 	case OperationUpsert:
-		r.Item, r.Created, r.Err = t.UpsertItem(db, coll, pk, op.Doc, op.Options)
+		r.Item, r.Created, r.Err = t.UpsertItem(CollectionRef{DB: db, Coll: coll}, pk, op.Doc, op.Options)
 	case OperationReplace:
-		r.Item, r.Err = t.ReplaceItem(db, coll, pk, op.ID, op.Doc, op.Options)
+		r.Item, r.Err = t.ReplaceItem(ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: pk, ID: op.ID}, op.Doc, op.Options)
 	case OperationPatch:
-		r.Item, r.Err = t.PatchItem(db, coll, pk, op.ID, op.Patch, op.Options)
+		r.Item, r.Err = t.PatchItem(ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: pk, ID: op.ID}, op.Patch, op.Options)
 	case OperationDelete:
-		r.Item, r.Err = t.DeleteItem(db, coll, pk, op.ID, op.Options)
+		r.Item, r.Err = t.DeleteItem(ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: pk, ID: op.ID}, op.Options)
 	case OperationRead:
 		// A batch checks a read's id like a write's, where a point read
 		// of an impossible id simply finds nothing.
 		if r.Err = validID("item", op.ID); r.Err == nil {
-			r.Item, r.Err = t.ReadItem(db, coll, pk, op.ID, op.Options)
+			r.Item, r.Err = t.ReadItem(ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: pk, ID: op.ID}, op.Options)
 		}
 	default:
 		r.Err = badRequest("The operation type %q is not supported.", op.Type)
@@ -82,7 +82,8 @@ func (t *Tx) apply(db, coll string, pk PartitionKey, op BatchOperation) BatchRes
 // partition pk names, in one kv transaction. Either all commit, or an
 // operation fails with an *Error and none does: then the results come with
 // ErrBatchFailed. Any other error fails the whole request.
-func (s *Service) ExecuteBatch(ctx context.Context, db, coll string, pk PartitionKey, ops []BatchOperation) ([]BatchResult, error) {
+func (s *Service) ExecuteBatch(ctx context.Context, ref CollectionRef, pk PartitionKey, ops []BatchOperation) ([]BatchResult, error) {
+	db, coll := ref.DB, ref.Coll
 	if strings.TrimSpace(string(pk)) == "" {
 		return nil, badRequest("A transactional batch must name its partition key in x-ms-documentdb-partitionkey.")
 	}
@@ -126,10 +127,11 @@ func (s *Service) ExecuteBatch(ctx context.Context, db, coll string, pk Partitio
 // ExecuteBulk runs a non-atomic batch (the SDKs' bulk mode): each
 // operation in its own transaction on its own partition (op.PartitionKey,
 // or its document's), with its conditions honoured exactly as a single
-// request's. An operation's *Error is its result; unless continueOnError,
+// request's. An operation's *Error is its result; unless o.ContinueOnError,
 // the operations after the first failure are not run (ErrFailedDependency).
 // Any other error fails the whole request.
-func (s *Service) ExecuteBulk(ctx context.Context, db, coll string, ops []BatchOperation, continueOnError bool) ([]BatchResult, error) {
+func (s *Service) ExecuteBulk(ctx context.Context, ref CollectionRef, ops []BatchOperation, o BulkOptions) ([]BatchResult, error) {
+	db, coll, continueOnError := ref.DB, ref.Coll, o.ContinueOnError
 	results := make([]BatchResult, len(ops))
 	failed := false
 	for i, op := range ops {

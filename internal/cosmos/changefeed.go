@@ -75,7 +75,8 @@ func changeFeedETag(lsn uint64) string { return `"` + strconv.FormatUint(lsn, 10
 // ReadChangeFeed reads the next page of a container's change feed from a
 // committed snapshot. A page with no changes comes back empty with the
 // ETag to poll with (the gateway answers it 304 Not Modified).
-func (s *Service) ReadChangeFeed(ctx context.Context, db, coll string, opts ChangeFeedOptions) (*ChangeFeed, error) {
+func (s *Service) ReadChangeFeed(ctx context.Context, ref CollectionRef, opts ChangeFeedOptions) (*ChangeFeed, error) {
+	db, coll := ref.DB, ref.Coll
 	var f *ChangeFeed
 	err := s.view(ctx, func(t *Tx) error {
 		var err error

@@ -31,7 +31,7 @@ func drainFeed(t *testing.T, s *Service, coll string, opts ChangeFeedOptions) ([
 	t.Helper()
 	var out []feedEntry
 	for range 10_000 {
-		f, err := s.ReadChangeFeed(context.Background(), "db", coll, opts)
+		f, err := s.ReadChangeFeed(context.Background(), CollectionRef{DB: "db", Coll: coll}, opts)
 		if err != nil {
 			t.Fatalf("read change feed: %v", err)
 		}
@@ -69,7 +69,7 @@ func TestChangeFeedConcurrentWritersMissNothing(t *testing.T) {
 		wg.Go(func() {
 			for i := range each {
 				doc := fmt.Sprintf(`{"id":"w%d-%d","pk":"p%d","n":%d}`, w, i%5, i%3, i)
-				if _, _, err := s.UpsertItem(ctx, "db", "items", "", []byte(doc), ItemOptions{}); err != nil {
+				if _, _, err := s.UpsertItem(ctx, CollectionRef{DB: "db", Coll: "items"}, "", []byte(doc), ItemOptions{}); err != nil {
 					t.Errorf("upsert: %v", err)
 					return
 				}
@@ -111,11 +111,11 @@ func TestChangeFeedTTLAndDeletes(t *testing.T) {
 	s, clock := newTestService(t, `{"id":"items","partitionKey":{"paths":["/pk"]},"defaultTtl":10}`)
 	ctx := context.Background()
 	for _, id := range []string{"e", "d"} {
-		if _, err := s.CreateItem(ctx, "db", "items", "", []byte(`{"id":"`+id+`","pk":"p"}`), ItemOptions{}); err != nil {
+		if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, "", []byte(`{"id":"`+id+`","pk":"p"}`), ItemOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.DeleteItem(ctx, "db", "items", pkOf(t, "p"), "d", ItemOptions{}); err != nil {
+	if _, err := s.DeleteItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pkOf(t, "p"), ID: "d"}, ItemOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(20 * time.Second)
@@ -123,7 +123,7 @@ func TestChangeFeedTTLAndDeletes(t *testing.T) {
 		t.Fatalf("latest version shows expired or deleted items: %+v", latest)
 	}
 	// Writing the id again removes the expired item first.
-	if _, err := s.CreateItem(ctx, "db", "items", "", []byte(`{"id":"e","pk":"p","n":2}`), ItemOptions{}); err != nil {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, "", []byte(`{"id":"e","pk":"p","n":2}`), ItemOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	all, _ := drainFeed(t, s, "items", ChangeFeedOptions{Mode: AllVersionsAndDeletes})
@@ -152,7 +152,7 @@ func TestChangeFeedLargeItemAndHierarchicalScope(t *testing.T) {
 		`{"id":"3","t":"b","u":"x"}`,
 	}
 	for _, d := range docs {
-		if _, err := s.CreateItem(ctx, "db", "items", "", []byte(d), ItemOptions{}); err != nil {
+		if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, "", []byte(d), ItemOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -190,11 +190,11 @@ func TestTTLSweepRecordsExpiries(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, item := range []string{`{"id":"a","pk":"p"}`, `{"id":"b","pk":"q"}`, `{"id":"long","pk":"p","ttl":100}`} {
-		if _, err := s.CreateItem(ctx, "db", "items", "", []byte(item), ItemOptions{}); err != nil {
+		if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, "", []byte(item), ItemOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := s.CreateItem(ctx, "db", "keep", "", []byte(`{"id":"k","pk":"p"}`), ItemOptions{}); err != nil {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "keep"}, "", []byte(`{"id":"k","pk":"p"}`), ItemOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := s.SweepExpired(ctx); err != nil || n != 0 {
@@ -215,7 +215,7 @@ func TestTTLSweepRecordsExpiries(t *testing.T) {
 	if got, want := strings.Join(ops, " "), "create:false create:false create:false delete:true delete:true"; got != want {
 		t.Fatalf("all versions: %s, want %s", got, want)
 	}
-	if it, err := s.ReadItem(ctx, "db", "keep", pkOf(t, "p"), "k", ItemOptions{}); err != nil || it == nil {
+	if it, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "keep"}, PartitionKey: pkOf(t, "p"), ID: "k"}, ItemOptions{}); err != nil || it == nil {
 		t.Fatalf("an item of a container without TTL: %v", err)
 	}
 }

@@ -97,14 +97,14 @@ func TestDatabasesAndContainers(t *testing.T) {
 	if _, err := s.GetDatabase(ctx, "db", Preconditions{IfNoneMatch: []string{d.ETag}}); !errors.Is(err, ErrNotModified) {
 		t.Fatalf("get database If-None-Match: %v, want ErrNotModified", err)
 	}
-	c, err := s.GetContainer(ctx, "db", "items", Preconditions{})
+	c, err := s.GetContainer(ctx, CollectionRef{DB: "db", Coll: "items"}, Preconditions{})
 	if err != nil || c.ID != "items" {
 		t.Fatalf("get container: %+v, %v", c, err)
 	}
-	if _, err := s.ReplaceContainer(ctx, "db", "items", []byte(`{"id":"items","defaultTtl":-1}`), Preconditions{IfMatch: []string{`"stale"`}}); !errors.Is(err, ErrPreconditionFailed) {
+	if _, err := s.ReplaceContainer(ctx, CollectionRef{DB: "db", Coll: "items"}, []byte(`{"id":"items","defaultTtl":-1}`), Preconditions{IfMatch: []string{`"stale"`}}); !errors.Is(err, ErrPreconditionFailed) {
 		t.Fatalf("replace container with a stale ETag: %v", err)
 	}
-	c2, err := s.ReplaceContainer(ctx, "db", "items", []byte(`{"id":"items","defaultTtl":-1}`), Preconditions{IfMatch: []string{c.ETag}})
+	c2, err := s.ReplaceContainer(ctx, CollectionRef{DB: "db", Coll: "items"}, []byte(`{"id":"items","defaultTtl":-1}`), Preconditions{IfMatch: []string{c.ETag}})
 	if err != nil || c2.ETag == c.ETag {
 		t.Fatalf("replace container: %+v, %v", c2, err)
 	}
@@ -112,10 +112,10 @@ func TestDatabasesAndContainers(t *testing.T) {
 	if err != nil || len(f.Items) != 1 || f.ResourceID != d.RID {
 		t.Fatalf("list containers: %+v, %v", f, err)
 	}
-	if err := s.DeleteContainer(ctx, "db", "items", Preconditions{}); err != nil {
+	if err := s.DeleteContainer(ctx, CollectionRef{DB: "db", Coll: "items"}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateItem(ctx, "db", "items", pkOf(t, "a"), []byte(`{"id":"1","pk":"a"}`), ItemOptions{}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "a"), []byte(`{"id":"1","pk":"a"}`), ItemOptions{}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("create in a deleted container: %v, want ErrNotFound", err)
 	}
 	if err := s.DeleteDatabase(ctx, "db", Preconditions{}); err != nil {
@@ -131,25 +131,25 @@ func TestItemOperations(t *testing.T) {
 	ctx := context.Background()
 	pk := pkOf(t, "a")
 
-	created, err := s.CreateItem(ctx, "db", "items", pk, []byte(`{"id":"1","pk":"a","n":1,"big":1152921504606846977}`), ItemOptions{})
+	created, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, []byte(`{"id":"1","pk":"a","n":1,"big":1152921504606846977}`), ItemOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if created.ID != "1" || created.ETag == "" || created.RID == "" || created.Self == "" || created.TS == 0 {
 		t.Fatalf("created item lacks system properties: %+v", created)
 	}
-	if _, err := s.CreateItem(ctx, "db", "items", pk, []byte(`{"id":"1","pk":"a"}`), ItemOptions{}); !errors.Is(err, ErrConflict) {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, []byte(`{"id":"1","pk":"a"}`), ItemOptions{}); !errors.Is(err, ErrConflict) {
 		t.Fatalf("duplicate create: %v, want ErrConflict", err)
 	}
-	if _, err := s.CreateItem(ctx, "db", "items", pkOf(t, "b"), []byte(`{"id":"2","pk":"a"}`), ItemOptions{}); !errors.Is(err, ErrBadRequest) {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "b"), []byte(`{"id":"2","pk":"a"}`), ItemOptions{}); !errors.Is(err, ErrBadRequest) {
 		t.Fatalf("create with a mismatched partition key: %v, want ErrBadRequest", err)
 	}
 	// Without a partition key the document's own is used.
-	if _, err := s.CreateItem(ctx, "db", "items", "", []byte(`{"id":"3","pk":"a"}`), ItemOptions{}); err != nil {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, "", []byte(`{"id":"3","pk":"a"}`), ItemOptions{}); err != nil {
 		t.Fatalf("create without a partition key: %v", err)
 	}
 
-	read, err := s.ReadItem(ctx, "db", "items", pk, "1", ItemOptions{})
+	read, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "1"}, ItemOptions{})
 	if err != nil || read.ETag != created.ETag || string(read.Body) != string(created.Body) {
 		t.Fatalf("read: %+v, %v", read, err)
 	}
@@ -161,33 +161,33 @@ func TestItemOperations(t *testing.T) {
 	if string(raw["big"]) != "1152921504606846977" {
 		t.Fatalf("a large integer lost precision: %s", raw["big"])
 	}
-	nm, err := s.ReadItem(ctx, "db", "items", pk, "1", ItemOptions{Preconditions: Preconditions{IfNoneMatch: []string{created.ETag}}})
+	nm, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "1"}, ItemOptions{Preconditions: Preconditions{IfNoneMatch: []string{created.ETag}}})
 	if !errors.Is(err, ErrNotModified) || nm == nil || nm.ETag != created.ETag {
 		t.Fatalf("read If-None-Match: %+v, %v; want the item with ErrNotModified", nm, err)
 	}
-	if _, err := s.ReadItem(ctx, "db", "items", pk, "missing", ItemOptions{}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "missing"}, ItemOptions{}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("read missing: %v", err)
 	}
 
-	replaced, err := s.ReplaceItem(ctx, "db", "items", pk, "1", []byte(`{"id":"1","pk":"a","n":2}`), ifMatch(created.ETag))
+	replaced, err := s.ReplaceItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "1"}, []byte(`{"id":"1","pk":"a","n":2}`), ifMatch(created.ETag))
 	if err != nil {
 		t.Fatalf("replace with the current ETag: %v", err)
 	}
 	if replaced.ETag == created.ETag || replaced.RID != created.RID {
 		t.Fatalf("replace: ETag must change and _rid stay: %+v vs %+v", replaced, created)
 	}
-	if _, err := s.ReplaceItem(ctx, "db", "items", pk, "1", []byte(`{"id":"1","pk":"a","n":3}`), ifMatch(created.ETag)); !errors.Is(err, ErrPreconditionFailed) {
+	if _, err := s.ReplaceItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "1"}, []byte(`{"id":"1","pk":"a","n":3}`), ifMatch(created.ETag)); !errors.Is(err, ErrPreconditionFailed) {
 		t.Fatalf("replace with a stale ETag: %v, want ErrPreconditionFailed", err)
 	}
-	if _, err := s.ReplaceItem(ctx, "db", "items", pk, "nope", []byte(`{"id":"nope","pk":"a"}`), ItemOptions{}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.ReplaceItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "nope"}, []byte(`{"id":"nope","pk":"a"}`), ItemOptions{}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("replace missing: %v", err)
 	}
 
-	up, created2, err := s.UpsertItem(ctx, "db", "items", pk, []byte(`{"id":"4","pk":"a","n":4}`), ItemOptions{})
+	up, created2, err := s.UpsertItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, []byte(`{"id":"4","pk":"a","n":4}`), ItemOptions{})
 	if err != nil || !created2 || up.ID != "4" {
 		t.Fatalf("upsert new: %+v, %v, %v", up, created2, err)
 	}
-	up2, created2, err := s.UpsertItem(ctx, "db", "items", pk, []byte(`{"id":"4","pk":"a","n":5}`), ItemOptions{})
+	up2, created2, err := s.UpsertItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, []byte(`{"id":"4","pk":"a","n":5}`), ItemOptions{})
 	if err != nil || created2 || up2.ETag == up.ETag {
 		t.Fatalf("upsert existing: %+v, %v, %v", up2, created2, err)
 	}
@@ -196,14 +196,14 @@ func TestItemOperations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	patched, err := s.PatchItem(ctx, "db", "items", pk, "1", patch, ifMatch(replaced.ETag))
+	patched, err := s.PatchItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "1"}, patch, ifMatch(replaced.ETag))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if field(t, patched, "n") != float64(12) || field(t, patched, "tag") != "x" {
 		t.Fatalf("patched body %s", patched.Body)
 	}
-	if _, err := s.PatchItem(ctx, "db", "items", pk, "1", patch, ifMatch(replaced.ETag)); !errors.Is(err, ErrPreconditionFailed) {
+	if _, err := s.PatchItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "1"}, patch, ifMatch(replaced.ETag)); !errors.Is(err, ErrPreconditionFailed) {
 		t.Fatalf("patch with a stale ETag: %v", err)
 	}
 
@@ -211,7 +211,7 @@ func TestItemOperations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := s.QueryItems(ctx, "db", "items", pk, q, map[string]any{"@min": 5})
+	f, err := s.QueryItems(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, q, map[string]any{"@min": 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,23 +219,23 @@ func TestItemOperations(t *testing.T) {
 		t.Fatalf("query results %s", got)
 	}
 
-	deleted, err := s.DeleteItem(ctx, "db", "items", pk, "1", ifMatch(`"stale"`))
+	deleted, err := s.DeleteItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "1"}, ifMatch(`"stale"`))
 	if !errors.Is(err, ErrPreconditionFailed) || deleted != nil {
 		t.Fatalf("delete with a stale ETag: %+v, %v", deleted, err)
 	}
-	deleted, err = s.DeleteItem(ctx, "db", "items", pk, "1", ifMatch(patched.ETag))
+	deleted, err = s.DeleteItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "1"}, ifMatch(patched.ETag))
 	if err != nil || deleted.ETag != patched.ETag {
 		t.Fatalf("delete: %+v, %v", deleted, err)
 	}
-	if _, err := s.ReadItem(ctx, "db", "items", pk, "1", ItemOptions{}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "1"}, ItemOptions{}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("read after delete: %v", err)
 	}
 
-	feed, err := s.ReadItemFeed(ctx, "db", "items", pk, FeedOptions{MaxItemCount: 1})
+	feed, err := s.ReadItemFeed(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, FeedOptions{MaxItemCount: 1})
 	if err != nil || len(feed.Items) != 1 || feed.Continuation == "" {
 		t.Fatalf("feed page 1: %+v, %v", feed, err)
 	}
-	feed, err = s.ReadItemFeed(ctx, "db", "items", pk, FeedOptions{MaxItemCount: 1, Continuation: feed.Continuation})
+	feed, err = s.ReadItemFeed(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, FeedOptions{MaxItemCount: 1, Continuation: feed.Continuation})
 	if err != nil || len(feed.Items) != 1 || feed.Continuation != "" {
 		t.Fatalf("feed page 2: %+v, %v", feed, err)
 	}
@@ -256,22 +256,22 @@ func TestUniqueKeyAndTTL(t *testing.T) {
 	s, clock := newTestService(t, `{"id":"items","partitionKey":{"paths":["/pk"]},"defaultTtl":60,"uniqueKeyPolicy":{"uniqueKeys":[{"paths":["/email"]}]}}`)
 	ctx := context.Background()
 	pk := pkOf(t, "a")
-	if _, err := s.CreateItem(ctx, "db", "items", pk, []byte(`{"id":"1","pk":"a","email":"x@y"}`), ItemOptions{}); err != nil {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, []byte(`{"id":"1","pk":"a","email":"x@y"}`), ItemOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateItem(ctx, "db", "items", pk, []byte(`{"id":"2","pk":"a","email":"x@y"}`), ItemOptions{}); !errors.Is(err, ErrConflict) {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, []byte(`{"id":"2","pk":"a","email":"x@y"}`), ItemOptions{}); !errors.Is(err, ErrConflict) {
 		t.Fatalf("unique key violation: %v, want ErrConflict", err)
 	}
 	// Another partition has its own unique keys.
-	if _, err := s.CreateItem(ctx, "db", "items", pkOf(t, "b"), []byte(`{"id":"2","pk":"b","email":"x@y"}`), ItemOptions{}); err != nil {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "b"), []byte(`{"id":"2","pk":"b","email":"x@y"}`), ItemOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(61 * time.Second)
-	if _, err := s.ReadItem(ctx, "db", "items", pk, "1", ItemOptions{}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "1"}, ItemOptions{}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("expired item: %v, want ErrNotFound", err)
 	}
 	// The expired holder no longer owns its unique key.
-	if _, err := s.CreateItem(ctx, "db", "items", pk, []byte(`{"id":"2","pk":"a","email":"x@y"}`), ItemOptions{}); err != nil {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, []byte(`{"id":"2","pk":"a","email":"x@y"}`), ItemOptions{}); err != nil {
 		t.Fatalf("create over an expired unique key holder: %v", err)
 	}
 }
@@ -283,14 +283,14 @@ func TestUpdateCommitsTogether(t *testing.T) {
 	var first, second *Item
 	err := s.Update(ctx, func(tx *Tx) error {
 		var err error
-		if first, err = tx.CreateItem("db", "items", pk, []byte(`{"id":"1","pk":"a"}`), ItemOptions{}); err != nil {
+		if first, err = tx.CreateItem(CollectionRef{DB: "db", Coll: "items"}, pk, []byte(`{"id":"1","pk":"a"}`), ItemOptions{}); err != nil {
 			return err
 		}
 		// The second operation sees the first.
-		if _, err := tx.ReadItem("db", "items", pk, "1", ItemOptions{}); err != nil {
+		if _, err := tx.ReadItem(ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "1"}, ItemOptions{}); err != nil {
 			return err
 		}
-		second, err = tx.CreateItem("db", "items", pk, []byte(`{"id":"2","pk":"a"}`), ItemOptions{})
+		second, err = tx.CreateItem(CollectionRef{DB: "db", Coll: "items"}, pk, []byte(`{"id":"2","pk":"a"}`), ItemOptions{})
 		return err
 	})
 	if err != nil {
@@ -300,7 +300,7 @@ func TestUpdateCommitsTogether(t *testing.T) {
 		t.Fatalf("one commit gives one ETag and distinct _rids: %+v, %+v", first, second)
 	}
 	for _, id := range []string{"1", "2"} {
-		if _, err := s.ReadItem(ctx, "db", "items", pk, id, ItemOptions{}); err != nil {
+		if _, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: id}, ItemOptions{}); err != nil {
 			t.Fatalf("read %s after commit: %v", id, err)
 		}
 	}
@@ -310,29 +310,29 @@ func TestUpdateRollsBack(t *testing.T) {
 	s, _ := newTestService(t, "")
 	ctx := context.Background()
 	pk := pkOf(t, "a")
-	if _, err := s.CreateItem(ctx, "db", "items", pk, []byte(`{"id":"taken","pk":"a"}`), ItemOptions{}); err != nil {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, []byte(`{"id":"taken","pk":"a"}`), ItemOptions{}); err != nil {
 		t.Fatal(err)
 	}
 
 	// The second operation fails: the first is rolled back with it.
 	err := s.Update(ctx, func(tx *Tx) error {
-		if _, err := tx.CreateItem("db", "items", pk, []byte(`{"id":"new","pk":"a"}`), ItemOptions{}); err != nil {
+		if _, err := tx.CreateItem(CollectionRef{DB: "db", Coll: "items"}, pk, []byte(`{"id":"new","pk":"a"}`), ItemOptions{}); err != nil {
 			return err
 		}
-		_, err := tx.CreateItem("db", "items", pk, []byte(`{"id":"taken","pk":"a"}`), ItemOptions{})
+		_, err := tx.CreateItem(CollectionRef{DB: "db", Coll: "items"}, pk, []byte(`{"id":"taken","pk":"a"}`), ItemOptions{})
 		return err
 	})
 	if !errors.Is(err, ErrConflict) {
 		t.Fatalf("Update: %v, want ErrConflict", err)
 	}
-	if _, err := s.ReadItem(ctx, "db", "items", pk, "new", ItemOptions{}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "new"}, ItemOptions{}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("the first operation survived a failed transaction: %v", err)
 	}
 
 	// fn's own error rolls back everything too.
 	errAbort := errors.New("abort")
 	err = s.Update(ctx, func(tx *Tx) error {
-		if _, err := tx.DeleteItem("db", "items", pk, "taken", ItemOptions{}); err != nil {
+		if _, err := tx.DeleteItem(ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "taken"}, ItemOptions{}); err != nil {
 			return err
 		}
 		return errAbort
@@ -340,7 +340,7 @@ func TestUpdateRollsBack(t *testing.T) {
 	if !errors.Is(err, errAbort) {
 		t.Fatalf("Update: %v, want errAbort", err)
 	}
-	if _, err := s.ReadItem(ctx, "db", "items", pk, "taken", ItemOptions{}); err != nil {
+	if _, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "taken"}, ItemOptions{}); err != nil {
 		t.Fatalf("a rolled back delete took effect: %v", err)
 	}
 }
@@ -364,10 +364,10 @@ func TestInCallerTransaction(t *testing.T) {
 	pk := pkOf(t, "a")
 	err = store.Update(ctx, func(tx kv.Txn) error {
 		t := s.In(tx)
-		if _, err := t.CreateItem("db", "items", pk, []byte(`{"id":"1","pk":"a"}`), ItemOptions{}); err != nil {
+		if _, err := t.CreateItem(CollectionRef{DB: "db", Coll: "items"}, pk, []byte(`{"id":"1","pk":"a"}`), ItemOptions{}); err != nil {
 			return err
 		}
-		if _, err := t.CreateItem("db", "items", pk, []byte(`{"id":"1","pk":"a"}`), ItemOptions{}); !errors.Is(err, ErrConflict) {
+		if _, err := t.CreateItem(CollectionRef{DB: "db", Coll: "items"}, pk, []byte(`{"id":"1","pk":"a"}`), ItemOptions{}); !errors.Is(err, ErrConflict) {
 			return errors.New("duplicate id in one transaction was not a conflict")
 		}
 		return errors.New("roll back")
@@ -375,7 +375,7 @@ func TestInCallerTransaction(t *testing.T) {
 	if err == nil || err.Error() != "roll back" {
 		t.Fatalf("store.Update: %v", err)
 	}
-	if _, err := s.ReadItem(ctx, "db", "items", pk, "1", ItemOptions{}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "1"}, ItemOptions{}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("item of a rolled back caller transaction: %v", err)
 	}
 }
@@ -389,7 +389,7 @@ func TestExecuteBatch(t *testing.T) {
 		{Type: OperationUpsert, Doc: []byte(`{"id":"2","pk":"a"}`)},
 		{Type: OperationRead, ID: "1"},
 	}
-	res, err := s.ExecuteBatch(ctx, "db", "items", pk, ops)
+	res, err := s.ExecuteBatch(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, ops)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,14 +401,14 @@ func TestExecuteBatch(t *testing.T) {
 		{Type: OperationDelete, ID: "2"},
 		{Type: OperationCreate, Doc: []byte(`{"id":"1","pk":"a"}`)},
 	}
-	res, err = s.ExecuteBatch(ctx, "db", "items", pk, ops)
+	res, err = s.ExecuteBatch(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, ops)
 	if !errors.Is(err, ErrBatchFailed) {
 		t.Fatalf("failing batch: %v, want ErrBatchFailed", err)
 	}
 	if !errors.Is(res[0].Err, ErrFailedDependency) || !errors.Is(res[1].Err, ErrConflict) {
 		t.Fatalf("failing batch results %+v", res)
 	}
-	if _, err := s.ReadItem(ctx, "db", "items", pk, "2", ItemOptions{}); err != nil {
+	if _, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "2"}, ItemOptions{}); err != nil {
 		t.Fatalf("a failed batch's delete took effect: %v", err)
 	}
 }

@@ -13,6 +13,9 @@ import (
 
 // ExecuteOptions are the options of a stored procedure's run.
 type ExecuteOptions struct {
+	// Params is a JSON array of the procedure's arguments; empty means
+	// none.
+	Params []byte
 	// EnableLogging keeps what the script wrote with console.log.
 	EnableLogging bool
 }
@@ -41,8 +44,7 @@ func engineScript(sc *Script) script.Script {
 }
 
 // ExecuteStoredProcedure runs stored procedure id of a container in the
-// logical partition pk names, with params (a JSON array of its arguments;
-// empty means none). The whole run is one transaction: every read sees
+// logical partition pk names, with opts.Params as its arguments. The whole run is one transaction: every read sees
 // one snapshot, and the writes commit together when the script completes
 // or not at all when it throws or runs past the script budget. A conflict
 // with a concurrent commit runs the script again from the start.
@@ -50,8 +52,9 @@ func engineScript(sc *Script) script.Script {
 // A thrown error is ErrBadRequest (or the status of the failed operation
 // it rethrows), a compile error ErrBadRequest, a timeout 408
 // RequestTimeout.
-func (s *Service) ExecuteStoredProcedure(ctx context.Context, db, coll string, pk PartitionKey, id string, params []byte, opts ExecuteOptions) (*ExecuteResult, error) {
-	params, err := sprocParams(params)
+func (s *Service) ExecuteStoredProcedure(ctx context.Context, ref CollectionRef, pk PartitionKey, id string, opts ExecuteOptions) (*ExecuteResult, error) {
+	db, coll := ref.DB, ref.Coll
+	params, err := sprocParams(opts.Params)
 	if err != nil {
 		return nil, err
 	}

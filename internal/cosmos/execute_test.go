@@ -36,19 +36,19 @@ func newScriptService(t *testing.T, budget time.Duration) *Service {
 func mustCreateScript(t *testing.T, s *Service, kind ScriptKind, props map[string]any) {
 	t.Helper()
 	b, _ := json.Marshal(props)
-	if _, err := s.CreateScript(context.Background(), "db", "items", kind, b); err != nil {
+	if _, err := s.CreateScript(context.Background(), CollectionRef{DB: "db", Coll: "items"}, kind, b); err != nil {
 		t.Fatalf("create %s %v: %v", kind, props["id"], err)
 	}
 }
 
 func execute(t *testing.T, s *Service, id, pk, params string) (*ExecuteResult, error) {
 	t.Helper()
-	return s.ExecuteStoredProcedure(context.Background(), "db", "items", pkOf(t, pk), id, []byte(params), ExecuteOptions{EnableLogging: true})
+	return s.ExecuteStoredProcedure(context.Background(), CollectionRef{DB: "db", Coll: "items"}, pkOf(t, pk), id, ExecuteOptions{Params: []byte(params), EnableLogging: true})
 }
 
 func countItems(t *testing.T, s *Service, pk string) int {
 	t.Helper()
-	f, err := s.ReadItemFeed(context.Background(), "db", "items", pkOf(t, pk), FeedOptions{MaxItemCount: 1000})
+	f, err := s.ReadItemFeed(context.Background(), CollectionRef{DB: "db", Coll: "items"}, pkOf(t, pk), FeedOptions{MaxItemCount: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestStoredProcedureCounter(t *testing.T) {
 	for err := range errs {
 		t.Fatalf("execute: %v", err)
 	}
-	it, err := s.ReadItem(context.Background(), "db", "items", pkOf(t, "a"), "c", ItemOptions{})
+	it, err := s.ReadItem(context.Background(), ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pkOf(t, "a"), ID: "c"}, ItemOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestStoredProcedureThrowRollsBack(t *testing.T) {
 
 func TestStoredProcedureCallbackErrors(t *testing.T) {
 	s := newScriptService(t, 0)
-	if _, err := s.CreateItem(context.Background(), "db", "items", pkOf(t, "a"), []byte(`{"id":"x","pk":"a"}`), ItemOptions{}); err != nil {
+	if _, err := s.CreateItem(context.Background(), CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "a"), []byte(`{"id":"x","pk":"a"}`), ItemOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	mustCreateScript(t, s, StoredProcedures, map[string]any{"id": "stale", "body": `function stale() {
@@ -192,7 +192,7 @@ func TestStoredProcedureLogAndQuery(t *testing.T) {
 	s := newScriptService(t, 0)
 	ctx := context.Background()
 	for i, pk := range []string{"a", "a", "b"} {
-		if _, err := s.CreateItem(ctx, "db", "items", pkOf(t, pk), fmt.Appendf(nil, `{"id":"%d","pk":"%s","n":%d}`, i, pk, i), ItemOptions{}); err != nil {
+		if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pkOf(t, pk), fmt.Appendf(nil, `{"id":"%d","pk":"%s","n":%d}`, i, pk, i), ItemOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -237,7 +237,7 @@ func TestStoredProcedureTimeout(t *testing.T) {
 	}()
 	// Another request is served while the script spins.
 	time.Sleep(50 * time.Millisecond)
-	if _, err := s.CreateItem(context.Background(), "db", "items", pkOf(t, "b"), []byte(`{"id":"other","pk":"b"}`), ItemOptions{}); err != nil {
+	if _, err := s.CreateItem(context.Background(), CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "b"), []byte(`{"id":"other","pk":"b"}`), ItemOptions{}); err != nil {
 		t.Fatalf("a request during a spinning script: %v", err)
 	}
 	if time.Since(start) > 250*time.Millisecond {
@@ -273,65 +273,65 @@ func TestTriggers(t *testing.T) {
 		if (!ok) throw new Error("not accepted");
 	}`})
 	pre := ItemOptions{Triggers: TriggerNames{Pre: []string{"stamp"}}}
-	it, err := s.CreateItem(ctx, "db", "items", pkOf(t, "a"), []byte(`{"id":"1","pk":"a"}`), pre)
+	it, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "a"), []byte(`{"id":"1","pk":"a"}`), pre)
 	if err != nil || field(t, it, "stamped") != true {
 		t.Fatalf("create with a pre-trigger: %+v, %v", it, err)
 	}
 	tagged := ItemOptions{Triggers: TriggerNames{Pre: []string{"stamp"}, Headers: map[string]string{"x-ms-client-tag": "tests"}}}
-	if it, err := s.CreateItem(ctx, "db", "items", pkOf(t, "a"), []byte(`{"id":"1h","pk":"a"}`), tagged); err != nil || field(t, it, "by") != "tests" {
+	if it, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "a"), []byte(`{"id":"1h","pk":"a"}`), tagged); err != nil || field(t, it, "by") != "tests" {
 		t.Fatalf("a pre-trigger reading a request header (any case): %+v, %v", it, err)
 	}
-	if _, err := s.CreateItem(ctx, "db", "items", pkOf(t, "a"), []byte(`{"id":"2","pk":"a","reject":true}`), pre); !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "rejected by stamp") {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "a"), []byte(`{"id":"2","pk":"a","reject":true}`), pre); !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "rejected by stamp") {
 		t.Fatalf("create rejected by a pre-trigger: %v", err)
 	}
-	if _, err := s.ReadItem(ctx, "db", "items", pkOf(t, "a"), "2", ItemOptions{}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pkOf(t, "a"), ID: "2"}, ItemOptions{}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("a rejected item exists: %v", err)
 	}
-	if _, err := s.CreateItem(ctx, "db", "items", pkOf(t, "a"), []byte(`{"id":"3","pk":"a"}`), ItemOptions{}); err != nil {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "a"), []byte(`{"id":"3","pk":"a"}`), ItemOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if it, _ := s.ReadItem(ctx, "db", "items", pkOf(t, "a"), "3", ItemOptions{}); field(t, it, "stamped") != nil {
+	if it, _ := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pkOf(t, "a"), ID: "3"}, ItemOptions{}); field(t, it, "stamped") != nil {
 		t.Fatal("a trigger ran without being named")
 	}
 
 	post := ItemOptions{Triggers: TriggerNames{Post: []string{"audit"}}}
-	it, err = s.CreateItem(ctx, "db", "items", pkOf(t, "a"), []byte(`{"id":"4","pk":"a"}`), post)
+	it, err = s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "a"), []byte(`{"id":"4","pk":"a"}`), post)
 	if err != nil {
 		t.Fatalf("create with a post-trigger: %v", err)
 	}
-	audit, err := s.ReadItem(ctx, "db", "items", pkOf(t, "a"), "audit-4", ItemOptions{})
+	audit, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pkOf(t, "a"), ID: "audit-4"}, ItemOptions{})
 	if err != nil || field(t, audit, "of") != it.ETag {
 		t.Fatalf("post-trigger's item: %+v, %v (written item etag %s)", audit, err, it.ETag)
 	}
-	if _, err := s.CreateItem(ctx, "db", "items", pkOf(t, "a"), []byte(`{"id":"5","pk":"a","failAfter":true}`), post); !errors.Is(err, ErrBadRequest) {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "a"), []byte(`{"id":"5","pk":"a","failAfter":true}`), post); !errors.Is(err, ErrBadRequest) {
 		t.Fatalf("a post-trigger that throws: %v", err)
 	}
-	if _, err := s.ReadItem(ctx, "db", "items", pkOf(t, "a"), "5", ItemOptions{}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pkOf(t, "a"), ID: "5"}, ItemOptions{}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("a post-trigger's throw left the item: %v", err)
 	}
 
 	// Triggers on replace, upsert and delete.
-	if _, err := s.ReplaceItem(ctx, "db", "items", pkOf(t, "a"), "3", []byte(`{"id":"3","pk":"a"}`), pre); err != nil {
+	if _, err := s.ReplaceItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pkOf(t, "a"), ID: "3"}, []byte(`{"id":"3","pk":"a"}`), pre); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.UpsertItem(ctx, "db", "items", pkOf(t, "a"), []byte(`{"id":"6","pk":"a"}`), pre); err != nil {
+	if _, _, err := s.UpsertItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "a"), []byte(`{"id":"6","pk":"a"}`), pre); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"3", "6"} {
-		if it, _ := s.ReadItem(ctx, "db", "items", pkOf(t, "a"), id, ItemOptions{}); field(t, it, "stamped") != true {
+		if it, _ := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pkOf(t, "a"), ID: id}, ItemOptions{}); field(t, it, "stamped") != true {
 			t.Fatalf("item %s was not stamped", id)
 		}
 	}
-	if _, err := s.DeleteItem(ctx, "db", "items", pkOf(t, "a"), "6", post); !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "invalid for 'Delete'") {
+	if _, err := s.DeleteItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pkOf(t, "a"), ID: "6"}, post); !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "invalid for 'Delete'") {
 		t.Fatalf("delete naming a Create trigger: %v", err)
 	}
-	if _, err := s.CreateItem(ctx, "db", "items", pkOf(t, "a"), []byte(`{"id":"7","pk":"a"}`), ItemOptions{Triggers: TriggerNames{Pre: []string{"audit"}}}); !errors.Is(err, ErrBadRequest) {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "a"), []byte(`{"id":"7","pk":"a"}`), ItemOptions{Triggers: TriggerNames{Pre: []string{"audit"}}}); !errors.Is(err, ErrBadRequest) {
 		t.Fatalf("a post-trigger named as a pre-trigger: %v", err)
 	}
-	if _, err := s.CreateItem(ctx, "db", "items", pkOf(t, "a"), []byte(`{"id":"7","pk":"a"}`), ItemOptions{Triggers: TriggerNames{Pre: []string{"nope"}}}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "a"), []byte(`{"id":"7","pk":"a"}`), ItemOptions{Triggers: TriggerNames{Pre: []string{"nope"}}}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("a missing trigger: %v", err)
 	}
-	if _, err := s.ReadItem(ctx, "db", "items", pkOf(t, "a"), "7", ItemOptions{}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pkOf(t, "a"), ID: "7"}, ItemOptions{}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("an operation refused for its triggers wrote: %v", err)
 	}
 }
@@ -340,7 +340,7 @@ func TestUDFs(t *testing.T) {
 	s := newScriptService(t, 300*time.Millisecond)
 	ctx := context.Background()
 	for i := range 4 {
-		if _, err := s.CreateItem(ctx, "db", "items", pkOf(t, "a"), fmt.Appendf(nil, `{"id":"%d","pk":"a","price":%d}`, i, i*10), ItemOptions{}); err != nil {
+		if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "a"), fmt.Appendf(nil, `{"id":"%d","pk":"a","price":%d}`, i, i*10), ItemOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -351,7 +351,7 @@ func TestUDFs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := s.QueryItems(ctx, "db", "items", pkOf(t, "a"), q, nil)
+	f, err := s.QueryItems(ctx, CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "a"), q, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -364,7 +364,7 @@ func TestUDFs(t *testing.T) {
 	}
 	for name, want := range map[string]int{"missing": http.StatusBadRequest, "fail": http.StatusBadRequest, "spin": http.StatusRequestTimeout} {
 		q, _ := ParseQuery("SELECT VALUE udf." + name + "() FROM c")
-		_, err := s.QueryItems(ctx, "db", "items", pkOf(t, "a"), q, nil)
+		_, err := s.QueryItems(ctx, CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "a"), q, nil)
 		var e *Error
 		if !errors.As(err, &e) || e.Status != want {
 			t.Errorf("udf.%s: %v, want %d", name, err, want)
@@ -400,7 +400,7 @@ func TestStoredProcedureWriteQuota(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := s.QueryItems(context.Background(), "db", "items", pkOf(t, "a"), q, nil)
+	f, err := s.QueryItems(context.Background(), CollectionRef{DB: "db", Coll: "items"}, pkOf(t, "a"), q, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

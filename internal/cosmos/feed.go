@@ -37,7 +37,8 @@ type FeedOptions struct {
 // ReadItemFeed reads a container's items (or one logical partition's, or
 // a hierarchical key prefix's, as pk names) in key order, one page at a
 // time. Expired items are left out.
-func (t *Tx) ReadItemFeed(db, coll string, pk PartitionKey, opts FeedOptions) (*Feed, error) {
+func (t *Tx) ReadItemFeed(ref CollectionRef, pk PartitionKey, opts FeedOptions) (*Feed, error) {
+	db, coll := ref.DB, ref.Coll
 	size := opts.MaxItemCount
 	if size <= 0 {
 		size = defaultPageSize
@@ -105,11 +106,11 @@ func (t *Tx) ReadItemFeed(db, coll string, pk PartitionKey, opts FeedOptions) (*
 }
 
 // ReadItemFeed is Tx.ReadItemFeed on a committed snapshot.
-func (s *Service) ReadItemFeed(ctx context.Context, db, coll string, pk PartitionKey, opts FeedOptions) (*Feed, error) {
+func (s *Service) ReadItemFeed(ctx context.Context, ref CollectionRef, pk PartitionKey, opts FeedOptions) (*Feed, error) {
 	var f *Feed
 	err := s.view(ctx, func(t *Tx) error {
 		var err error
-		f, err = t.ReadItemFeed(db, coll, pk, opts)
+		f, err = t.ReadItemFeed(ref, pk, opts)
 		return err
 	})
 	if err != nil {

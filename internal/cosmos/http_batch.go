@@ -91,9 +91,9 @@ func (h *handler) batch(q *request, db, coll string) error {
 	var results []BatchResult
 	if v := q.r.Header.Get("x-ms-cosmos-batch-atomic"); v != "" && !strings.EqualFold(v, "true") {
 		continueOnError := strings.EqualFold(q.r.Header.Get("x-ms-cosmos-batch-continue-on-error"), "true")
-		results, err = h.svc.ExecuteBulk(q.r.Context(), db, coll, ops, continueOnError)
+		results, err = h.svc.ExecuteBulk(q.r.Context(), CollectionRef{DB: db, Coll: coll}, ops, BulkOptions{ContinueOnError: continueOnError})
 	} else {
-		results, err = h.svc.ExecuteBatch(q.r.Context(), db, coll, partitionKey(q.r), ops)
+		results, err = h.svc.ExecuteBatch(q.r.Context(), CollectionRef{DB: db, Coll: coll}, partitionKey(q.r), ops)
 	}
 	if err != nil && !errors.Is(err, ErrBatchFailed) {
 		return err

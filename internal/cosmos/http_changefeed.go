@@ -67,7 +67,7 @@ func (h *handler) readChangeFeed(q *request, db, coll string) error {
 	if !validEPK(opts.MinEPK) || !validEPK(opts.MaxEPK) {
 		return badRequest("The effective partition key range [%q, %q) is invalid.", opts.MinEPK, opts.MaxEPK)
 	}
-	f, err := h.svc.ReadChangeFeed(r.Context(), db, coll, opts)
+	f, err := h.svc.ReadChangeFeed(r.Context(), CollectionRef{DB: db, Coll: coll}, opts)
 	if err != nil {
 		return err
 	}

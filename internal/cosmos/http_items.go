@@ -46,12 +46,12 @@ func (h *handler) createItem(q *request, db, coll string) error {
 	var it *Item
 	if strings.EqualFold(q.r.Header.Get("x-ms-documentdb-is-upsert"), "true") {
 		var created bool
-		it, created, err = h.svc.UpsertItem(q.r.Context(), db, coll, partitionKey(q.r), doc, itemOptions(q.r))
+		it, created, err = h.svc.UpsertItem(q.r.Context(), CollectionRef{DB: db, Coll: coll}, partitionKey(q.r), doc, itemOptions(q.r))
 		if !created {
 			status = http.StatusOK
 		}
 	} else {
-		it, err = h.svc.CreateItem(q.r.Context(), db, coll, partitionKey(q.r), doc, itemOptions(q.r))
+		it, err = h.svc.CreateItem(q.r.Context(), CollectionRef{DB: db, Coll: coll}, partitionKey(q.r), doc, itemOptions(q.r))
 	}
 	if err != nil {
 		return err
@@ -64,7 +64,7 @@ func (h *handler) replaceItem(q *request, db, coll, id string) error {
 	if err != nil {
 		return err
 	}
-	it, err := h.svc.ReplaceItem(q.r.Context(), db, coll, partitionKey(q.r), id, doc, itemOptions(q.r))
+	it, err := h.svc.ReplaceItem(q.r.Context(), ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: partitionKey(q.r), ID: id}, doc, itemOptions(q.r))
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (h *handler) patchItem(q *request, db, coll, id string) error {
 	if err != nil {
 		return err
 	}
-	it, err := h.svc.PatchItem(q.r.Context(), db, coll, partitionKey(q.r), id, patch, itemOptions(q.r))
+	it, err := h.svc.PatchItem(q.r.Context(), ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: partitionKey(q.r), ID: id}, patch, itemOptions(q.r))
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func (h *handler) patchItem(q *request, db, coll, id string) error {
 }
 
 func (h *handler) deleteItem(q *request, db, coll, id string) error {
-	it, err := h.svc.DeleteItem(q.r.Context(), db, coll, partitionKey(q.r), id, itemOptions(q.r))
+	it, err := h.svc.DeleteItem(q.r.Context(), ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: partitionKey(q.r), ID: id}, itemOptions(q.r))
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (h *handler) readItem(q *request, db, coll, id string) error {
 	// Triggers run on writes only; a read ignores them, as Cosmos DB does.
 	opts := itemOptions(q.r)
 	opts.Triggers = TriggerNames{}
-	it, err := h.svc.ReadItem(q.r.Context(), db, coll, partitionKey(q.r), id, opts)
+	it, err := h.svc.ReadItem(q.r.Context(), ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: partitionKey(q.r), ID: id}, opts)
 	if it != nil {
 		// A failed condition still names the item's version.
 		q.w.Header().Set("etag", it.ETag)
@@ -117,8 +117,7 @@ func (h *handler) readItemFeed(q *request, db, coll string) error {
 	if err != nil {
 		return err
 	}
-	f, err := h.svc.ReadItemFeed(q.r.Context(), db, coll, partitionKey(q.r),
-		FeedOptions{MaxItemCount: size, Continuation: q.r.Header.Get("x-ms-continuation")})
+	f, err := h.svc.ReadItemFeed(q.r.Context(), CollectionRef{DB: db, Coll: coll}, partitionKey(q.r), FeedOptions{MaxItemCount: size, Continuation: q.r.Header.Get("x-ms-continuation")})
 	if err != nil {
 		return err
 	}

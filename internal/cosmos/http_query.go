@@ -212,7 +212,7 @@ func (h *handler) queryItems(q *request, db, coll string) error {
 		// range) reads exactly the items whose keys hash into it.
 		if scoped && pk == "" {
 			return offsetPaged(func(query *Query, params map[string]any) (*Feed, error) {
-				return h.svc.QueryItemsInRange(q.r.Context(), db, coll, rng, query, params)
+				return h.svc.QueryItemsInRange(q.r.Context(), CollectionRef{DB: db, Coll: coll}, rng, query, params)
 			})(query, params, page)
 		}
 		return h.svc.queryItemsAsGateway(q.r.Context(), db, coll, pk, query, params, opts, page)

@@ -65,7 +65,7 @@ func (h *handler) createContainer(q *request, db string) error {
 }
 
 func (h *handler) getContainer(q *request, db, coll string) error {
-	c, err := h.svc.GetContainer(q.r.Context(), db, coll, preconditions(q.r))
+	c, err := h.svc.GetContainer(q.r.Context(), CollectionRef{DB: db, Coll: coll}, preconditions(q.r))
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (h *handler) replaceContainer(q *request, db, coll string) error {
 	if err != nil {
 		return err
 	}
-	c, err := h.svc.ReplaceContainer(q.r.Context(), db, coll, b, preconditions(q.r))
+	c, err := h.svc.ReplaceContainer(q.r.Context(), CollectionRef{DB: db, Coll: coll}, b, preconditions(q.r))
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (h *handler) replaceContainer(q *request, db, coll string) error {
 }
 
 func (h *handler) deleteContainer(q *request, db, coll string) error {
-	if err := h.svc.DeleteContainer(q.r.Context(), db, coll, preconditions(q.r)); err != nil {
+	if err := h.svc.DeleteContainer(q.r.Context(), CollectionRef{DB: db, Coll: coll}, preconditions(q.r)); err != nil {
 		return err
 	}
 	return h.writeJSON(q, http.StatusNoContent, nil)
@@ -103,7 +103,7 @@ func (h *handler) listContainers(q *request, db string) error {
 // whole hash space: cerulean keeps every container in one physical
 // partition.
 func (h *handler) listPartitionKeyRanges(q *request, db, coll string) error {
-	c, err := h.svc.GetContainer(q.r.Context(), db, coll, Preconditions{})
+	c, err := h.svc.GetContainer(q.r.Context(), CollectionRef{DB: db, Coll: coll}, Preconditions{})
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ func (h *handler) createScript(q *request, db, coll string, kind ScriptKind) err
 	if err != nil {
 		return err
 	}
-	sc, err := h.svc.CreateScript(q.r.Context(), db, coll, kind, b)
+	sc, err := h.svc.CreateScript(q.r.Context(), CollectionRef{DB: db, Coll: coll}, kind, b)
 	if err != nil {
 		return err
 	}
@@ -21,7 +21,7 @@ func (h *handler) createScript(q *request, db, coll string, kind ScriptKind) err
 }
 
 func (h *handler) getScript(q *request, db, coll string, kind ScriptKind, id string) error {
-	sc, err := h.svc.GetScript(q.r.Context(), db, coll, kind, id, preconditions(q.r))
+	sc, err := h.svc.GetScript(q.r.Context(), ScriptRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, Kind: kind, ID: id}, preconditions(q.r))
 	if err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func (h *handler) replaceScript(q *request, db, coll string, kind ScriptKind, id
 	if err != nil {
 		return err
 	}
-	sc, err := h.svc.ReplaceScript(q.r.Context(), db, coll, kind, id, b, preconditions(q.r))
+	sc, err := h.svc.ReplaceScript(q.r.Context(), ScriptRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, Kind: kind, ID: id}, b, preconditions(q.r))
 	if err != nil {
 		return err
 	}
@@ -41,14 +41,14 @@ func (h *handler) replaceScript(q *request, db, coll string, kind ScriptKind, id
 }
 
 func (h *handler) deleteScript(q *request, db, coll string, kind ScriptKind, id string) error {
-	if err := h.svc.DeleteScript(q.r.Context(), db, coll, kind, id, preconditions(q.r)); err != nil {
+	if err := h.svc.DeleteScript(q.r.Context(), ScriptRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, Kind: kind, ID: id}, preconditions(q.r)); err != nil {
 		return err
 	}
 	return h.writeJSON(q, http.StatusNoContent, nil)
 }
 
 func (h *handler) listScripts(q *request, db, coll string, kind ScriptKind) error {
-	f, err := h.svc.ListScripts(q.r.Context(), db, coll, kind)
+	f, err := h.svc.ListScripts(q.r.Context(), CollectionRef{DB: db, Coll: coll}, kind)
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func (h *handler) listScripts(q *request, db, coll string, kind ScriptKind) erro
 
 func (h *handler) queryScripts(q *request, db, coll string, kind ScriptKind) error {
 	return h.runQuery(q, kind.FeedName(), func(query *Query, params map[string]any) (*Feed, error) {
-		return h.svc.QueryScripts(q.r.Context(), db, coll, kind, query, params)
+		return h.svc.QueryScripts(q.r.Context(), CollectionRef{DB: db, Coll: coll}, kind, query, params)
 	}, nil)
 }
 
@@ -71,7 +71,7 @@ func (h *handler) executeStoredProcedure(q *request, db, coll, id string) error 
 		return err
 	}
 	logging := strings.EqualFold(q.r.Header.Get("x-ms-documentdb-script-enable-logging"), "true")
-	res, err := h.svc.ExecuteStoredProcedure(q.r.Context(), db, coll, partitionKey(q.r), id, b, ExecuteOptions{EnableLogging: logging})
+	res, err := h.svc.ExecuteStoredProcedure(q.r.Context(), CollectionRef{DB: db, Coll: coll}, partitionKey(q.r), id, ExecuteOptions{Params: b, EnableLogging: logging})
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func (h *handler) routeUsers(q *request) error {
 		user := segs[3]
 		switch m {
 		case http.MethodGet:
-			u, err := h.svc.GetUser(ctx, db, user, preconditions(q.r))
+			u, err := h.svc.GetUser(ctx, UserRef{DB: db, User: user}, preconditions(q.r))
 			if err != nil {
 				return err
 			}
@@ -49,13 +49,13 @@ func (h *handler) routeUsers(q *request) error {
 			if err != nil {
 				return err
 			}
-			u, err := h.svc.ReplaceUser(ctx, db, user, b, preconditions(q.r))
+			u, err := h.svc.ReplaceUser(ctx, UserRef{DB: db, User: user}, b, preconditions(q.r))
 			if err != nil {
 				return err
 			}
 			return h.writeResource(q, http.StatusOK, u.ETag, u.Body)
 		case http.MethodDelete:
-			if err := h.svc.DeleteUser(ctx, db, user, preconditions(q.r)); err != nil {
+			if err := h.svc.DeleteUser(ctx, UserRef{DB: db, User: user}, preconditions(q.r)); err != nil {
 				return err
 			}
 			return h.writeJSON(q, http.StatusNoContent, nil)
@@ -79,7 +79,7 @@ func (h *handler) routePermissionFeed(q *request, db, user string) error {
 	ctx := q.r.Context()
 	switch q.r.Method {
 	case http.MethodGet:
-		ps, rid, err := h.svc.ListPermissions(ctx, db, user)
+		ps, rid, err := h.svc.ListPermissions(ctx, UserRef{DB: db, User: user})
 		if err != nil {
 			return err
 		}
@@ -93,7 +93,7 @@ func (h *handler) routePermissionFeed(q *request, db, user string) error {
 	case http.MethodPost:
 		if isQuery(q.r) {
 			return h.runQuery(q, "Permissions", func(query *Query, params map[string]any) (*Feed, error) {
-				ps, rid, err := h.svc.ListPermissions(ctx, db, user)
+				ps, rid, err := h.svc.ListPermissions(ctx, UserRef{DB: db, User: user})
 				if err != nil {
 					return nil, err
 				}
@@ -118,7 +118,7 @@ func (h *handler) routePermissionFeed(q *request, db, user string) error {
 		if err != nil {
 			return err
 		}
-		p, err := h.svc.CreatePermission(ctx, db, user, b)
+		p, err := h.svc.CreatePermission(ctx, UserRef{DB: db, User: user}, b)
 		if err != nil {
 			return err
 		}
@@ -134,7 +134,7 @@ func (h *handler) routePermission(q *request, db, user, perm string) error {
 	ctx := q.r.Context()
 	switch q.r.Method {
 	case http.MethodGet:
-		p, err := h.svc.GetPermission(ctx, db, user, perm, preconditions(q.r))
+		p, err := h.svc.GetPermission(ctx, UserRef{DB: db, User: user}, perm, preconditions(q.r))
 		if err != nil {
 			return err
 		}
@@ -144,13 +144,13 @@ func (h *handler) routePermission(q *request, db, user, perm string) error {
 		if err != nil {
 			return err
 		}
-		p, err := h.svc.ReplacePermission(ctx, db, user, perm, b, preconditions(q.r))
+		p, err := h.svc.ReplacePermission(ctx, UserRef{DB: db, User: user}, perm, b, preconditions(q.r))
 		if err != nil {
 			return err
 		}
 		return h.writePermission(q, http.StatusOK, p)
 	case http.MethodDelete:
-		if err := h.svc.DeletePermission(ctx, db, user, perm, preconditions(q.r)); err != nil {
+		if err := h.svc.DeletePermission(ctx, UserRef{DB: db, User: user}, perm, preconditions(q.r)); err != nil {
 			return err
 		}
 		return h.writeJSON(q, http.StatusNoContent, nil)

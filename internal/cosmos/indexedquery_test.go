@@ -212,13 +212,13 @@ func TestIndexedQueriesMatchScan(t *testing.T) {
 	const items = 250
 	for i := range items {
 		doc, _ := json.Marshal(randomDoc(r, fmt.Sprintf("i%03d", r.IntN(items*2))))
-		if _, _, err := s.UpsertItem(ctx, "db", "items", "", doc, ItemOptions{}); err != nil {
+		if _, _, err := s.UpsertItem(ctx, CollectionRef{DB: "db", Coll: "items"}, "", doc, ItemOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if i%10 == 0 {
 			id := fmt.Sprintf("i%03d", r.IntN(items*2))
 			for _, pk := range []string{"a", "b", "c"} {
-				if _, err := s.DeleteItem(ctx, "db", "items", pkOf(t, pk), id, ItemOptions{}); err != nil && !errors.Is(err, ErrNotFound) {
+				if _, err := s.DeleteItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pkOf(t, pk), ID: id}, ItemOptions{}); err != nil && !errors.Is(err, ErrNotFound) {
 					t.Fatal(err)
 				}
 			}
@@ -230,7 +230,7 @@ func TestIndexedQueriesMatchScan(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, pk := range []string{"a", "b", "c"} {
-				if _, err := s.PatchItem(ctx, "db", "items", pkOf(t, pk), id, p, ItemOptions{}); err != nil && !errors.Is(err, ErrNotFound) {
+				if _, err := s.PatchItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pkOf(t, pk), ID: id}, p, ItemOptions{}); err != nil && !errors.Is(err, ErrNotFound) {
 					t.Fatal(err)
 				}
 			}
@@ -272,7 +272,7 @@ func TestIndexFollowsPolicy(t *testing.T) {
 	ctx := context.Background()
 	for i := range 1200 {
 		doc := fmt.Sprintf(`{"id":"i%d","pk":"p%d","n":%d,"big":{"x":1,"y":"%s"}}`, i, i%3, i%50, strings.Repeat("z", 2000))
-		if _, err := s.CreateItem(ctx, "db", "items", "", []byte(doc), ItemOptions{}); err != nil {
+		if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, "", []byte(doc), ItemOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -296,7 +296,7 @@ func TestIndexFollowsPolicy(t *testing.T) {
 	}
 	// Replace with a policy indexing /big/x only: the index is rebuilt
 	// (in several transactions: 1,200 items).
-	if _, err := s.ReplaceContainer(ctx, "db", "items", []byte(`{"id":"items","partitionKey":{"paths":["/pk"]},"indexingPolicy":{"includedPaths":[{"path":"/big/x/?"}],"excludedPaths":[{"path":"/*"}]}}`), Preconditions{}); err != nil {
+	if _, err := s.ReplaceContainer(ctx, CollectionRef{DB: "db", Coll: "items"}, []byte(`{"id":"items","partitionKey":{"paths":["/pk"]},"indexingPolicy":{"includedPaths":[{"path":"/big/x/?"}],"excludedPaths":[{"path":"/*"}]}}`), Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	checkIndexConsistent(t, s, "items")
@@ -316,7 +316,7 @@ func TestIndexFollowsPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DeleteContainer(ctx, "db", "items", Preconditions{}); err != nil {
+	if err := s.DeleteContainer(ctx, CollectionRef{DB: "db", Coll: "items"}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, prefix := range [][]byte{indexPrefix("db", "items"), indexStateKey("db", "items")} {
@@ -335,7 +335,7 @@ func TestQueryIndexErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, coll := range []string{"items", "plain"} {
-		if _, err := s.CreateItem(ctx, "db", coll, "", []byte(`{"id":"1","pk":"a","n":1,"s":"x","secret":2}`), ItemOptions{}); err != nil {
+		if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: coll}, "", []byte(`{"id":"1","pk":"a","n":1,"s":"x","secret":2}`), ItemOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -388,7 +388,7 @@ func TestStreamedPagesReadWhatTheyReturn(t *testing.T) {
 	err := s.Update(ctx, func(tx *Tx) error {
 		for i := range items {
 			doc := fmt.Sprintf(`{"id":"%05d","pk":"p","n":%d,"cat":"c%d"}`, i, i, i%100)
-			if _, err := tx.CreateItem("db", "items", "", []byte(doc), ItemOptions{}); err != nil {
+			if _, err := tx.CreateItem(CollectionRef{DB: "db", Coll: "items"}, "", []byte(doc), ItemOptions{}); err != nil {
 				return err
 			}
 		}

@@ -19,7 +19,7 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 	testkit.CheckCatches(t, func(t *testing.T) (kv.Store, func(context.Context) error) {
 		s, _ := newTestService(t, props)
 		for pk, doc := range map[string]string{"a": `{"id":"1","pk":"a","n":1,"email":"a@example.com"}`, "b": `{"id":"2","pk":"b","n":2,"email":"b@example.com"}`} {
-			if _, err := s.CreateItem(context.Background(), "db", "items", pkOf(t, pk), []byte(doc), ItemOptions{}); err != nil {
+			if _, err := s.CreateItem(context.Background(), CollectionRef{DB: "db", Coll: "items"}, pkOf(t, pk), []byte(doc), ItemOptions{}); err != nil {
 				t.Fatal(err)
 			}
 		}

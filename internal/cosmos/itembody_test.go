@@ -50,15 +50,15 @@ func TestLargeItemsSpanValues(t *testing.T) {
 	}
 	pk := pkOf(t, "a")
 	const size = 1900 * 1024
-	created, err := s.CreateItem(ctx, "db", "items", pk, bigDoc("big", size), ItemOptions{})
+	created, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, bigDoc("big", size), ItemOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// An id that extends "big" must not share its pieces.
-	if _, err := s.CreateItem(ctx, "db", "items", pk, bigDoc("big\x00x", 200*1024), ItemOptions{}); err != nil {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, bigDoc("big\x00x", 200*1024), ItemOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateItem(ctx, "db", "items", pk, []byte(`{"id":"small","pk":"a"}`), ItemOptions{}); err != nil {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, []byte(`{"id":"small","pk":"a"}`), ItemOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	chunks := chunksOfContainer("db", "items")
@@ -66,15 +66,15 @@ func TestLargeItemsSpanValues(t *testing.T) {
 	if got := countKeys(t, store, chunks); got != want {
 		t.Fatalf("%d pieces stored, want %d", got, want)
 	}
-	got, err := s.ReadItem(ctx, "db", "items", pk, "big", ItemOptions{})
+	got, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "big"}, ItemOptions{})
 	if err != nil || string(got.Body) != string(created.Body) {
 		t.Fatalf("read back %d bytes (%v), want %d", len(got.Body), err, len(created.Body))
 	}
-	f, err := s.ReadItemFeed(ctx, "db", "items", pk, FeedOptions{MaxItemCount: 1})
+	f, err := s.ReadItemFeed(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, FeedOptions{MaxItemCount: 1})
 	if err != nil || len(f.Items) != 1 || string(f.Items[0]) != string(created.Body) {
 		t.Fatalf("feed page: %d items, %v", len(f.Items), err)
 	}
-	f, err = s.ReadItemFeed(ctx, "db", "items", pk, FeedOptions{MaxItemCount: 5, Continuation: f.Continuation})
+	f, err = s.ReadItemFeed(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, FeedOptions{MaxItemCount: 5, Continuation: f.Continuation})
 	if err != nil || len(f.Items) != 2 {
 		t.Fatalf("feed rest: %d items, %v", len(f.Items), err)
 	}
@@ -82,7 +82,7 @@ func TestLargeItemsSpanValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	qf, err := s.QueryItems(ctx, "db", "items", pk, q, nil)
+	qf, err := s.QueryItems(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, q, nil)
 	if err != nil || rawStrings(qf.Items) != `{"id":"big","n":1945600},{"id":"big\u0000x","n":204800}` {
 		t.Fatalf("query: %s, %v", rawStrings(qf.Items), err)
 	}
@@ -90,29 +90,29 @@ func TestLargeItemsSpanValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	patched, err := s.PatchItem(ctx, "db", "items", pk, "big", patch, ifMatch(created.ETag))
+	patched, err := s.PatchItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "big"}, patch, ifMatch(created.ETag))
 	if err != nil || field(t, patched, "n") != 2.0 || len(patched.Body) != len(created.Body) {
 		t.Fatalf("patch: %v", err)
 	}
-	if _, err := s.CreateItem(ctx, "db", "items", pk, bigDoc("huge", 2<<20), ItemOptions{}); !errors.Is(err, ErrTooLarge) {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, bigDoc("huge", 2<<20), ItemOptions{}); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("a 2 MB+ item: %v, want ErrTooLarge", err)
 	}
-	if _, err := s.ReplaceItem(ctx, "db", "items", pk, "big", []byte(`{"id":"big","pk":"a"}`), ItemOptions{}); err != nil {
+	if _, err := s.ReplaceItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "big"}, []byte(`{"id":"big","pk":"a"}`), ItemOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := countKeys(t, store, chunks); got != 3 {
 		t.Fatalf("%d pieces after shrinking, want 3 (the other large item's)", got)
 	}
-	if _, err := s.DeleteItem(ctx, "db", "items", pk, "big\x00x", ItemOptions{}); err != nil {
+	if _, err := s.DeleteItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "big\x00x"}, ItemOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := countKeys(t, store, chunks); got != 0 {
 		t.Fatalf("%d pieces after delete", got)
 	}
-	if _, err := s.CreateItem(ctx, "db", "items", pk, bigDoc("again", size), ItemOptions{}); err != nil {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, bigDoc("again", size), ItemOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DeleteContainer(ctx, "db", "items", Preconditions{}); err != nil {
+	if err := s.DeleteContainer(ctx, CollectionRef{DB: "db", Coll: "items"}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := countKeys(t, store, chunksOfDatabase("db")); got != 0 {
@@ -129,14 +129,14 @@ func TestItemIDRules(t *testing.T) {
 	pk := pkOf(t, "a")
 	create := func(id string) error {
 		b, _ := json.Marshal(map[string]any{"id": id, "pk": "a"})
-		_, err := s.CreateItem(ctx, "db", "items", pk, b, ItemOptions{})
+		_, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, b, ItemOptions{})
 		return err
 	}
 	long := strings.Repeat("é", 511) + "x" // 1023 bytes
 	if err := create(long); err != nil {
 		t.Fatalf("a 1023-byte id: %v", err)
 	}
-	if it, err := s.ReadItem(ctx, "db", "items", pk, long, ItemOptions{}); err != nil || it.ID != long {
+	if it, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: long}, ItemOptions{}); err != nil || it.ID != long {
 		t.Fatalf("read the 1023-byte id: %v", err)
 	}
 	for _, id := range []string{long + "y", "", "a/b", `a\b`, "a?b", "a#b", "trailing "} {
@@ -152,14 +152,14 @@ func TestLargeItemExpires(t *testing.T) {
 	s, clock := newTestService(t, `{"id":"items","partitionKey":{"paths":["/pk"]},"defaultTtl":10}`)
 	ctx := context.Background()
 	pk := pkOf(t, "a")
-	if _, err := s.CreateItem(ctx, "db", "items", pk, bigDoc("big", 500*1024), ItemOptions{}); err != nil {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, bigDoc("big", 500*1024), ItemOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(11 * time.Second)
-	if _, err := s.ReadItem(ctx, "db", "items", pk, "big", ItemOptions{}); !errors.Is(err, ErrNotFound) {
+	if _, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "big"}, ItemOptions{}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("expired large item: %v, want ErrNotFound", err)
 	}
-	if _, err := s.CreateItem(ctx, "db", "items", pk, []byte(`{"id":"big","pk":"a"}`), ItemOptions{}); err != nil {
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, []byte(`{"id":"big","pk":"a"}`), ItemOptions{}); err != nil {
 		t.Fatalf("create over the expired item: %v", err)
 	}
 	if err := s.store.View(ctx, func(r kv.Reader) error {

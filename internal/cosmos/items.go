@@ -247,14 +247,15 @@ func (p *partition) existing(id string, opts ItemOptions) (*storedItem, error) {
 // existing id is ErrConflict. An empty pk takes the partition key from doc,
 // else doc's must match it. Create honours no preconditions, as in Cosmos
 // DB; opts is there for the options a create may carry.
-func (t *Tx) CreateItem(db, coll string, pk PartitionKey, doc []byte, opts ItemOptions) (*Item, error) {
+func (t *Tx) CreateItem(ref CollectionRef, pk PartitionKey, doc []byte, opts ItemOptions) (*Item, error) {
+	db, coll := ref.DB, ref.Coll
 	if opts.Triggers.any() {
 		pk, err := t.triggerPartition(db, coll, pk, doc)
 		if err != nil {
 			return nil, err
 		}
 		return t.triggered(db, coll, pk, "Create", doc, opts.Triggers, func(doc []byte) (*Item, error) {
-			return t.CreateItem(db, coll, pk, doc, opts.untriggered())
+			return t.CreateItem(ref, pk, doc, opts.untriggered())
 		})
 	}
 	m, err := decodeItem(doc)
@@ -274,21 +275,22 @@ func (t *Tx) CreateItem(db, coll string, pk PartitionKey, doc []byte, opts ItemO
 		return nil, err
 	}
 	if old != nil {
-		return nil, conflict("Entity with the specified id already exists in the system.")
+		return nil, idTaken()
 	}
 	return p.write(m, nil)
 }
 
 // UpsertItem creates doc, or replaces the item with its id (subject to
 // opts' conditions). created says which.
-func (t *Tx) UpsertItem(db, coll string, pk PartitionKey, doc []byte, opts ItemOptions) (item *Item, created bool, err error) {
+func (t *Tx) UpsertItem(ref CollectionRef, pk PartitionKey, doc []byte, opts ItemOptions) (item *Item, created bool, err error) {
+	db, coll := ref.DB, ref.Coll
 	if opts.Triggers.any() {
 		pk, err := t.triggerPartition(db, coll, pk, doc)
 		if err != nil {
 			return nil, false, err
 		}
 		item, err = t.triggered(db, coll, pk, "Upsert", doc, opts.Triggers, func(doc []byte) (*Item, error) {
-			it, c, err := t.UpsertItem(db, coll, pk, doc, opts.untriggered())
+			it, c, err := t.UpsertItem(ref, pk, doc, opts.untriggered())
 			created = c
 			return it, err
 		})
@@ -320,14 +322,15 @@ func (t *Tx) UpsertItem(db, coll string, pk PartitionKey, doc []byte, opts ItemO
 // ReplaceItem replaces item id with doc, whose "id" must be id; the item
 // must exist (ErrNotFound) and meet opts' conditions: IfMatch with a stale
 // ETag is ErrPreconditionFailed.
-func (t *Tx) ReplaceItem(db, coll string, pk PartitionKey, id string, doc []byte, opts ItemOptions) (*Item, error) {
+func (t *Tx) ReplaceItem(ref ItemRef, doc []byte, opts ItemOptions) (*Item, error) {
+	db, coll, pk, id := ref.DB, ref.Coll, ref.PartitionKey, ref.ID
 	if opts.Triggers.any() {
 		pk, err := t.triggerPartition(db, coll, pk, doc)
 		if err != nil {
 			return nil, err
 		}
 		return t.triggered(db, coll, pk, "Replace", doc, opts.Triggers, func(doc []byte) (*Item, error) {
-			return t.ReplaceItem(db, coll, pk, id, doc, opts.untriggered())
+			return t.ReplaceItem(ItemRef{CollectionRef: ref.CollectionRef, PartitionKey: pk, ID: id}, doc, opts.untriggered())
 		})
 	}
 	m, err := decodeItem(doc)
@@ -350,7 +353,8 @@ func (t *Tx) ReplaceItem(db, coll string, pk PartitionKey, id string, doc []byte
 
 // PatchItem applies a patch (see ParsePatch) to item id, which must exist
 // and meet opts' conditions and the patch's own condition.
-func (t *Tx) PatchItem(db, coll string, pk PartitionKey, id string, patch *Patch, opts ItemOptions) (*Item, error) {
+func (t *Tx) PatchItem(ref ItemRef, patch *Patch, opts ItemOptions) (*Item, error) {
+	db, coll, pk, id := ref.DB, ref.Coll, ref.PartitionKey, ref.ID
 	if opts.Triggers.any() {
 		return nil, noTriggersForPatch()
 	}
@@ -374,10 +378,11 @@ func (t *Tx) PatchItem(db, coll string, pk PartitionKey, id string, patch *Patch
 
 // DeleteItem deletes item id, which must exist and meet opts'
 // conditions, and returns it as it was.
-func (t *Tx) DeleteItem(db, coll string, pk PartitionKey, id string, opts ItemOptions) (*Item, error) {
+func (t *Tx) DeleteItem(ref ItemRef, opts ItemOptions) (*Item, error) {
+	db, coll, pk, id := ref.DB, ref.Coll, ref.PartitionKey, ref.ID
 	if opts.Triggers.any() {
 		return t.triggered(db, coll, pk, "Delete", nil, opts.Triggers, func([]byte) (*Item, error) {
-			return t.DeleteItem(db, coll, pk, id, opts.untriggered())
+			return t.DeleteItem(ref, opts.untriggered())
 		})
 	}
 	p, err := t.partition(db, coll, pk, nil)
@@ -404,7 +409,8 @@ func (t *Tx) DeleteItem(db, coll string, pk PartitionKey, id string, opts ItemOp
 // opts' conditions fail (ErrNotModified when IfNoneMatch matches,
 // ErrPreconditionFailed when IfMatch does not) it returns the item along
 // with the error, so that the caller can still name its ETag.
-func (t *Tx) ReadItem(db, coll string, pk PartitionKey, id string, opts ItemOptions) (*Item, error) {
+func (t *Tx) ReadItem(ref ItemRef, opts ItemOptions) (*Item, error) {
+	db, coll, pk, id := ref.DB, ref.Coll, ref.PartitionKey, ref.ID
 	p, err := t.partition(db, coll, pk, nil)
 	if err != nil {
 		return nil, err
@@ -425,75 +431,62 @@ func (t *Tx) ReadItem(db, coll string, pk PartitionKey, id string, opts ItemOpti
 // ---- single operations, each its own transaction ----
 
 // CreateItem is Tx.CreateItem in a transaction of its own.
-func (s *Service) CreateItem(ctx context.Context, db, coll string, pk PartitionKey, doc []byte, opts ItemOptions) (*Item, error) {
-	var it *Item
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		it, err = t.CreateItem(db, coll, pk, doc, opts)
-		return err
-	})
-	return done(it, err)
+func (s *Service) CreateItem(ctx context.Context, ref CollectionRef, pk PartitionKey, doc []byte, opts ItemOptions) (*Item, error) {
+	return s.updateItem(ctx, func(t *Tx) (*Item, error) { return t.CreateItem(ref, pk, doc, opts) })
 }
 
 // UpsertItem is Tx.UpsertItem in a transaction of its own.
-func (s *Service) UpsertItem(ctx context.Context, db, coll string, pk PartitionKey, doc []byte, opts ItemOptions) (*Item, bool, error) {
-	var it *Item
+func (s *Service) UpsertItem(ctx context.Context, ref CollectionRef, pk PartitionKey, doc []byte, opts ItemOptions) (*Item, bool, error) {
 	var created bool
-	err := s.Update(ctx, func(t *Tx) error {
+	it, err := s.updateItem(ctx, func(t *Tx) (*Item, error) {
+		var it *Item
 		var err error
-		it, created, err = t.UpsertItem(db, coll, pk, doc, opts)
-		return err
+		it, created, err = t.UpsertItem(ref, pk, doc, opts)
+		return it, err
 	})
-	it, err = done(it, err)
 	return it, created && err == nil, err
 }
 
 // ReplaceItem is Tx.ReplaceItem in a transaction of its own.
-func (s *Service) ReplaceItem(ctx context.Context, db, coll string, pk PartitionKey, id string, doc []byte, opts ItemOptions) (*Item, error) {
-	var it *Item
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		it, err = t.ReplaceItem(db, coll, pk, id, doc, opts)
-		return err
-	})
-	return done(it, err)
+func (s *Service) ReplaceItem(ctx context.Context, ref ItemRef, doc []byte, opts ItemOptions) (*Item, error) {
+	return s.updateItem(ctx, func(t *Tx) (*Item, error) { return t.ReplaceItem(ref, doc, opts) })
 }
 
 // PatchItem is Tx.PatchItem in a transaction of its own.
-func (s *Service) PatchItem(ctx context.Context, db, coll string, pk PartitionKey, id string, patch *Patch, opts ItemOptions) (*Item, error) {
-	var it *Item
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		it, err = t.PatchItem(db, coll, pk, id, patch, opts)
-		return err
-	})
-	return done(it, err)
+func (s *Service) PatchItem(ctx context.Context, ref ItemRef, patch *Patch, opts ItemOptions) (*Item, error) {
+	return s.updateItem(ctx, func(t *Tx) (*Item, error) { return t.PatchItem(ref, patch, opts) })
 }
 
 // DeleteItem is Tx.DeleteItem in a transaction of its own.
-func (s *Service) DeleteItem(ctx context.Context, db, coll string, pk PartitionKey, id string, opts ItemOptions) (*Item, error) {
-	var it *Item
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		it, err = t.DeleteItem(db, coll, pk, id, opts)
-		return err
-	})
-	return done(it, err)
+func (s *Service) DeleteItem(ctx context.Context, ref ItemRef, opts ItemOptions) (*Item, error) {
+	return s.updateItem(ctx, func(t *Tx) (*Item, error) { return t.DeleteItem(ref, opts) })
 }
 
 // ReadItem is Tx.ReadItem on a committed snapshot: a read commits nothing,
 // so it never waits for a commit or conflicts with a writer.
-func (s *Service) ReadItem(ctx context.Context, db, coll string, pk PartitionKey, id string, opts ItemOptions) (*Item, error) {
+func (s *Service) ReadItem(ctx context.Context, ref ItemRef, opts ItemOptions) (*Item, error) {
 	var it *Item
 	err := s.view(ctx, func(t *Tx) error {
 		var err error
-		it, err = t.ReadItem(db, coll, pk, id, opts)
+		it, err = t.ReadItem(ref, opts)
 		return err
 	})
 	if err != nil && !errors.Is(err, ErrNotModified) && !errors.Is(err, ErrPreconditionFailed) {
 		return nil, err
 	}
 	return it, err
+}
+
+// updateItem runs op in a transaction of its own; the item is dropped
+// when the transaction did not commit (done).
+func (s *Service) updateItem(ctx context.Context, op func(*Tx) (*Item, error)) (*Item, error) {
+	var it *Item
+	err := s.Update(ctx, func(t *Tx) error {
+		var err error
+		it, err = op(t)
+		return err
+	})
+	return done(it, err)
 }
 
 // done drops the result of an operation that did not commit.

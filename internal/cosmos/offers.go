@@ -185,48 +185,21 @@ func findOffer(rd kv.Reader, rid string) (tuple.Key, record, error) {
 
 // ListOffers returns every offer.
 func (s *Service) ListOffers(ctx context.Context) (*Feed, error) {
-	var all []record
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		var err error
-		all, err = scanRecords(rd, offersPrefix())
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return recordFeed("", all)
+	return s.listFeed(ctx, nil, offersPrefix())
 }
 
 // QueryOffers runs q over the offers.
 func (s *Service) QueryOffers(ctx context.Context, q *Query, params map[string]any) (*Feed, error) {
-	var docs []map[string]any
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		var err error
-		docs, err = scanDocs(rd, offersPrefix(), nil)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	res, err := q.run(docs, params)
-	if err != nil {
-		return nil, err
-	}
-	return &Feed{Items: res}, nil
+	return s.queryFeed(ctx, nil, offersPrefix(), q, params)
 }
 
 // GetOffer reads the offer whose _rid is rid.
 func (s *Service) GetOffer(ctx context.Context, rid string, pre Preconditions) (*Offer, error) {
-	var r record
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		var err error
-		_, r, err = findOffer(rd, rid)
-		return err
+	r, err := s.readRecord(ctx, pre, func(rd kv.Reader) (record, error) {
+		_, r, err := findOffer(rd, rid)
+		return r, err
 	})
 	if err != nil {
-		return nil, err
-	}
-	if err := pre.check(conditions.Read, true, r.str("_etag")); err != nil {
 		return nil, err
 	}
 	return newOffer(r)

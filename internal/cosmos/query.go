@@ -89,16 +89,17 @@ func scanDocs(rd kv.Reader, prefix []byte, keep func(map[string]any) bool) ([]ma
 // logical partition (or a hierarchical key prefix, or the whole container
 // when pk is empty) and returns every result, in the query's order.
 // Expired items are left out.
-func (t *Tx) QueryItems(db, coll string, pk PartitionKey, q *Query, params map[string]any) (*Feed, error) {
+func (t *Tx) QueryItems(ref CollectionRef, pk PartitionKey, q *Query, params map[string]any) (*Feed, error) {
+	db, coll := ref.DB, ref.Coll
 	return t.queryItems(db, coll, pk, q, params, itemQueryOptions{})
 }
 
 // QueryItems is Tx.QueryItems on a committed snapshot.
-func (s *Service) QueryItems(ctx context.Context, db, coll string, pk PartitionKey, q *Query, params map[string]any) (*Feed, error) {
+func (s *Service) QueryItems(ctx context.Context, ref CollectionRef, pk PartitionKey, q *Query, params map[string]any) (*Feed, error) {
 	var f *Feed
 	err := s.view(ctx, func(t *Tx) error {
 		var err error
-		f, err = t.QueryItems(db, coll, pk, q, params)
+		f, err = t.QueryItems(ref, pk, q, params)
 		return err
 	})
 	if err != nil {
@@ -109,46 +110,12 @@ func (s *Service) QueryItems(ctx context.Context, db, coll string, pk PartitionK
 
 // QueryDatabases runs q over the databases.
 func (s *Service) QueryDatabases(ctx context.Context, q *Query, params map[string]any) (*Feed, error) {
-	var docs []map[string]any
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		var err error
-		docs, err = scanDocs(rd, databasesPrefix(), nil)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	res, err := q.run(docs, params)
-	if err != nil {
-		return nil, err
-	}
-	return &Feed{Items: res}, nil
+	return s.queryFeed(ctx, nil, databasesPrefix(), q, params)
 }
 
 // QueryContainers runs q over the containers of db.
 func (s *Service) QueryContainers(ctx context.Context, db string, q *Query, params map[string]any) (*Feed, error) {
-	var docs []map[string]any
-	var rid string
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		dbRec, ok, err := getRecord(rd, databaseKey(db))
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return notFound("Database %q does not exist.", db)
-		}
-		rid = dbRec.str("_rid")
-		docs, err = scanDocs(rd, containersPrefix(db), nil)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	res, err := q.run(docs, params)
-	if err != nil {
-		return nil, err
-	}
-	return &Feed{ResourceID: rid, Items: res}, nil
+	return s.queryFeed(ctx, databaseRID(db), containersPrefix(db), q, params)
 }
 
 // evalCondition evaluates a patch condition ("FROM c WHERE …") on doc.

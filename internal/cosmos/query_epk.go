@@ -25,7 +25,8 @@ func epkRangeOf(r *http.Request) (rng EPKRange, ok bool, err error) {
 // QueryItemsInRange runs q over the items whose effective partition key
 // lies in rng, on a committed snapshot: what a query scoped to a feed
 // range selects.
-func (s *Service) QueryItemsInRange(ctx context.Context, db, coll string, rng EPKRange, q *Query, params map[string]any) (*Feed, error) {
+func (s *Service) QueryItemsInRange(ctx context.Context, ref CollectionRef, rng EPKRange, q *Query, params map[string]any) (*Feed, error) {
+	db, coll := ref.DB, ref.Coll
 	var f *Feed
 	err := s.view(ctx, func(t *Tx) error {
 		c, err := t.container(db, coll)

@@ -18,6 +18,47 @@ import (
 // system properties included.
 type record map[string]any
 
+// idTaken is the answer to a create whose id another resource has.
+func idTaken() *Error {
+	return conflict("Entity with the specified id already exists in the system.")
+}
+
+// mustBeNew fails with idTaken when key holds a record.
+func mustBeNew(rd kv.Reader, key []byte) error {
+	_, exists, err := getRecord(rd, key)
+	if err == nil && exists {
+		err = idTaken()
+	}
+	return err
+}
+
+// newInDatabase is the record of a new container or user (kind "colls"
+// or "users") of database db, to be stored at key: the database must
+// exist and key be free.
+func (s *Service) newInDatabase(tx kv.Txn, db string, key []byte, kind string, m map[string]any) (record, error) {
+	dbRec, err := loadDatabaseRecord(tx, db)
+	if err != nil {
+		return nil, err
+	}
+	if err := mustBeNew(tx, key); err != nil {
+		return nil, err
+	}
+	v := tx.Version()
+	rid := encodeRID(ridFromVersion(decodeRID(dbRec.str("_rid")), v, 4))
+	return s.stamped(m, rid, "dbs/"+dbRec.str("_rid")+"/"+kind+"/"+rid+"/", v), nil
+}
+
+// stamped is a resource's record: its properties m and the system
+// properties of its write at version v.
+func (s *Service) stamped(m map[string]any, rid, self any, v uint64) record {
+	out := make(record, len(m)+4)
+	for k, val := range m {
+		out[k] = val
+	}
+	out["_rid"], out["_self"], out["_etag"], out["_ts"] = rid, self, etagOf(v), s.unixNow()
+	return out
+}
+
 func (r record) str(k string) string { v, _ := r[k].(string); return v }
 
 // container is a container record with its partition key and unique key
@@ -237,20 +278,12 @@ func (s *Service) CreateDatabase(ctx context.Context, props []byte, throughput .
 	}
 	var out record
 	err = s.store.Update(ctx, func(tx kv.Txn) error {
-		_, exists, err := getRecord(tx, databaseKey(id))
-		if err != nil {
+		if err := mustBeNew(tx, databaseKey(id)); err != nil {
 			return err
-		}
-		if exists {
-			return conflict("Entity with the specified id already exists in the system.")
 		}
 		v := tx.Version()
 		rid := encodeRID(ridFromVersion(nil, v, 4))
-		out = record{}
-		for k, val := range m {
-			out[k] = val
-		}
-		out["_rid"], out["_self"], out["_etag"], out["_ts"] = rid, "dbs/"+rid+"/", etagOf(v), s.unixNow()
+		out = s.stamped(m, rid, "dbs/"+rid+"/", v)
 		out["_colls"], out["_users"] = "colls/", "users/"
 		b, err := encodeRecord(out)
 		if err != nil {
@@ -273,20 +306,8 @@ func (s *Service) CreateDatabase(ctx context.Context, props []byte, throughput .
 // GetDatabase reads a database, subject to pre (a matching IfNoneMatch is
 // ErrNotModified).
 func (s *Service) GetDatabase(ctx context.Context, db string, pre Preconditions) (*Database, error) {
-	var r record
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		var ok bool
-		var err error
-		r, ok, err = getRecord(rd, databaseKey(db))
-		if err == nil && !ok {
-			err = notFound("Database %q does not exist.", db)
-		}
-		return err
-	})
+	r, err := s.readRecord(ctx, pre, func(rd kv.Reader) (record, error) { return loadDatabaseRecord(rd, db) })
 	if err != nil {
-		return nil, err
-	}
-	if err := pre.check(conditions.Read, true, r.str("_etag")); err != nil {
 		return nil, err
 	}
 	return newDatabase(r)
@@ -296,14 +317,7 @@ func (s *Service) GetDatabase(ctx context.Context, db string, pre Preconditions)
 // scripts.
 func (s *Service) DeleteDatabase(ctx context.Context, db string, pre Preconditions) error {
 	return s.store.Update(ctx, func(tx kv.Txn) error {
-		r, ok, err := getRecord(tx, databaseKey(db))
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return notFound("Database %q does not exist.", db)
-		}
-		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
+		if err := pre.checkWrite(loadDatabaseRecord(tx, db)); err != nil {
 			return err
 		}
 		if err := kv.DeletePrefixes(tx, containersPrefix(db), itemsOfDatabase(db), chunksOfDatabase(db), uniqueOfDatabase(db), indexOfDatabase(db), indexStatesOfDatabase(db), scriptsOfDatabase(db), changesOfDatabase(db), changeSeqOfDatabase(db), offersOfDatabase(db), usersPrefix(db), permissionsOfDatabase(db)); err != nil {
@@ -330,16 +344,7 @@ func scanRecords(rd kv.Reader, prefix []byte) ([]record, error) {
 
 // ListDatabases returns every database, in id order.
 func (s *Service) ListDatabases(ctx context.Context) (*Feed, error) {
-	var all []record
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		var err error
-		all, err = scanRecords(rd, databasesPrefix())
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return recordFeed("", all)
+	return s.listFeed(ctx, nil, databasesPrefix())
 }
 
 // recordFeed is the feed of a list of databases or containers.
@@ -461,22 +466,9 @@ func (s *Service) CreateContainer(ctx context.Context, db string, props []byte, 
 	}
 	var out record
 	err = s.store.Update(ctx, func(tx kv.Txn) error {
-		dbRec, ok, err := getRecord(tx, databaseKey(db))
-		if err != nil {
+		var err error
+		if out, err = s.newInDatabase(tx, db, containerKey(db, id), "colls", m); err != nil {
 			return err
-		}
-		if !ok {
-			return notFound("Database %q does not exist.", db)
-		}
-		if _, exists, err := getRecord(tx, containerKey(db, id)); err != nil {
-			return err
-		} else if exists {
-			return conflict("Entity with the specified id already exists in the system.")
-		}
-		v := tx.Version()
-		out = record{}
-		for k, val := range m {
-			out[k] = val
 		}
 		if out["indexingPolicy"] == nil {
 			out["indexingPolicy"] = defaultIndexingPolicy()
@@ -495,9 +487,6 @@ func (s *Service) CreateContainer(ctx context.Context, db string, props []byte, 
 		if out["conflictResolutionPolicy"] == nil {
 			out["conflictResolutionPolicy"] = map[string]any{"mode": "LastWriterWins", "conflictResolutionPath": "/_ts", "conflictResolutionProcedure": ""}
 		}
-		dbRID := decodeRID(dbRec.str("_rid"))
-		rid := encodeRID(ridFromVersion(dbRID, v, 4))
-		out["_rid"], out["_self"], out["_etag"], out["_ts"] = rid, "dbs/"+dbRec.str("_rid")+"/colls/"+rid+"/", etagOf(v), s.unixNow()
 		out["_docs"], out["_sprocs"], out["_triggers"], out["_udfs"], out["_conflicts"] = "docs/", "sprocs/", "triggers/", "udfs/", "conflicts/"
 		b, err := encodeRecord(out)
 		if err != nil {
@@ -508,7 +497,7 @@ func (s *Service) CreateContainer(ctx context.Context, db string, props []byte, 
 		}
 		s.noteCommit(tx)
 		if len(throughput) > 0 {
-			if err := s.putOffer(tx, db, id, out.str("_self"), rid, throughput[0]); err != nil {
+			if err := s.putOffer(tx, db, id, out.str("_self"), out.str("_rid"), throughput[0]); err != nil {
 				return err
 			}
 		}
@@ -530,7 +519,8 @@ func normalize(m map[string]any) record {
 
 // GetContainer reads a container, subject to pre (a matching IfNoneMatch
 // is ErrNotModified).
-func (s *Service) GetContainer(ctx context.Context, db, coll string, pre Preconditions) (*Container, error) {
+func (s *Service) GetContainer(ctx context.Context, ref CollectionRef, pre Preconditions) (*Container, error) {
+	db, coll := ref.DB, ref.Coll
 	var c *container
 	err := s.store.View(ctx, func(rd kv.Reader) error {
 		var err error
@@ -549,7 +539,8 @@ func (s *Service) GetContainer(ctx context.Context, db, coll string, pre Precond
 // ReplaceContainer replaces a container's settings (props, whose "id" must
 // be coll); its partition key and unique key policy cannot change, as in
 // Cosmos DB.
-func (s *Service) ReplaceContainer(ctx context.Context, db, coll string, props []byte, pre Preconditions) (*Container, error) {
+func (s *Service) ReplaceContainer(ctx context.Context, ref CollectionRef, props []byte, pre Preconditions) (*Container, error) {
+	db, coll := ref.DB, ref.Coll
 	m, err := decodeObject(props)
 	if err != nil {
 		return nil, err
@@ -638,7 +629,8 @@ func samePartitionKey(a, b any) bool {
 }
 
 // DeleteContainer deletes a container with its items and scripts.
-func (s *Service) DeleteContainer(ctx context.Context, db, coll string, pre Preconditions) error {
+func (s *Service) DeleteContainer(ctx context.Context, ref CollectionRef, pre Preconditions) error {
+	db, coll := ref.DB, ref.Coll
 	return s.store.Update(ctx, func(tx kv.Txn) error {
 		c, err := loadContainer(tx, db, coll)
 		if err != nil {
@@ -661,22 +653,5 @@ func (s *Service) DeleteContainer(ctx context.Context, db, coll string, pre Prec
 // ListContainers returns every container of db, in id order; the feed's
 // ResourceID is the database's _rid.
 func (s *Service) ListContainers(ctx context.Context, db string) (*Feed, error) {
-	var all []record
-	var dbRID string
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		dbRec, ok, err := getRecord(rd, databaseKey(db))
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return notFound("Database %q does not exist.", db)
-		}
-		dbRID = dbRec.str("_rid")
-		all, err = scanRecords(rd, containersPrefix(db))
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return recordFeed(dbRID, all)
+	return s.listFeed(ctx, databaseRID(db), containersPrefix(db))
 }

@@ -48,7 +48,7 @@ func newScaleContainer(b *testing.B, n int) *Service {
 		err := s.Update(ctx, func(t *Tx) error {
 			for i := start; i < min(n, start+scaleFillBatch); i++ {
 				doc := fmt.Sprintf(`{"id":"%07d","pk":"p%02d","n":%d,"cat":"c%d","name":"item %d"}`, i, i%100, i, i%max(n/10, 1), i)
-				if _, err := t.CreateItem("db", "items", "", []byte(doc), ItemOptions{}); err != nil {
+				if _, err := t.CreateItem(CollectionRef{DB: "db", Coll: "items"}, "", []byte(doc), ItemOptions{}); err != nil {
 					return err
 				}
 			}

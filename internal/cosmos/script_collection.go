@@ -15,10 +15,10 @@ import (
 // partition key is refused as Cosmos DB refuses it (400, "PartitionKey
 // extracted from document doesn't match the one specified in the header").
 type scriptCollection struct {
-	t        *Tx
-	c        *container
-	db, coll string
-	pk       PartitionKey
+	t   *Tx
+	c   *container
+	ref CollectionRef
+	pk  PartitionKey
 	// storeErr is the first failure of the store itself. The script sees
 	// it as a failed operation and may catch it, but the transaction
 	// cannot commit after it: the run fails with it instead, so that a
@@ -53,7 +53,7 @@ func (sc *scriptCollection) wrote(n int) { sc.written += 2*n + writeOverhead }
 
 // newScriptCollection binds the collection to partition comps of c.
 func (t *Tx) newScriptCollection(c *container, comps []string) *scriptCollection {
-	return &scriptCollection{t: t, c: c, db: c.db, coll: c.id, pk: partitionKeyFrom(comps)}
+	return &scriptCollection{t: t, c: c, ref: CollectionRef{DB: c.db, Coll: c.id}, pk: partitionKeyFrom(comps)}
 }
 
 // partitionKeyFrom renders canonical components as a partition key.
@@ -65,7 +65,7 @@ func partitionKeyFrom(comps []string) PartitionKey {
 func (sc *scriptCollection) SelfLink() string { return sc.c.rec.str("_self") }
 
 // AltLink is the container's name-based link ("dbs/<db>/colls/<coll>").
-func (sc *scriptCollection) AltLink() string { return "dbs/" + sc.db + "/colls/" + sc.coll }
+func (sc *scriptCollection) AltLink() string { return "dbs/" + sc.ref.DB + "/colls/" + sc.ref.Coll }
 
 // note keeps the first store failure; operation failures (*Error) are the
 // script's to handle.
@@ -77,6 +77,11 @@ func (sc *scriptCollection) note(err error) error {
 	return err
 }
 
+// item names item id of the partition the script runs in.
+func (sc *scriptCollection) item(id string) ItemRef {
+	return ItemRef{CollectionRef: sc.ref, PartitionKey: sc.pk, ID: id}
+}
+
 func itemOptionsOf(o script.DocOptions) ItemOptions {
 	var opts ItemOptions
 	if o.IfMatch != "" {
@@ -86,7 +91,7 @@ func itemOptionsOf(o script.DocOptions) ItemOptions {
 }
 
 func (sc *scriptCollection) CreateDocument(doc []byte, o script.DocOptions) ([]byte, error) {
-	it, err := sc.t.CreateItem(sc.db, sc.coll, sc.pk, doc, itemOptionsOf(o))
+	it, err := sc.t.CreateItem(sc.ref, sc.pk, doc, itemOptionsOf(o))
 	if err != nil {
 		return nil, sc.note(err)
 	}
@@ -95,7 +100,7 @@ func (sc *scriptCollection) CreateDocument(doc []byte, o script.DocOptions) ([]b
 }
 
 func (sc *scriptCollection) UpsertDocument(doc []byte, o script.DocOptions) ([]byte, error) {
-	it, _, err := sc.t.UpsertItem(sc.db, sc.coll, sc.pk, doc, itemOptionsOf(o))
+	it, _, err := sc.t.UpsertItem(sc.ref, sc.pk, doc, itemOptionsOf(o))
 	if err != nil {
 		return nil, sc.note(err)
 	}
@@ -104,7 +109,7 @@ func (sc *scriptCollection) UpsertDocument(doc []byte, o script.DocOptions) ([]b
 }
 
 func (sc *scriptCollection) ReadDocument(id string, o script.DocOptions) ([]byte, error) {
-	it, err := sc.t.ReadItem(sc.db, sc.coll, sc.pk, id, itemOptionsOf(o))
+	it, err := sc.t.ReadItem(sc.item(id), itemOptionsOf(o))
 	if err != nil {
 		return nil, sc.note(err)
 	}
@@ -112,7 +117,7 @@ func (sc *scriptCollection) ReadDocument(id string, o script.DocOptions) ([]byte
 }
 
 func (sc *scriptCollection) ReplaceDocument(id string, doc []byte, o script.DocOptions) ([]byte, error) {
-	it, err := sc.t.ReplaceItem(sc.db, sc.coll, sc.pk, id, doc, itemOptionsOf(o))
+	it, err := sc.t.ReplaceItem(sc.item(id), doc, itemOptionsOf(o))
 	if err != nil {
 		return nil, sc.note(err)
 	}
@@ -121,7 +126,7 @@ func (sc *scriptCollection) ReplaceDocument(id string, doc []byte, o script.DocO
 }
 
 func (sc *scriptCollection) DeleteDocument(id string, o script.DocOptions) error {
-	_, err := sc.t.DeleteItem(sc.db, sc.coll, sc.pk, id, itemOptionsOf(o))
+	_, err := sc.t.DeleteItem(sc.item(id), itemOptionsOf(o))
 	if err == nil {
 		sc.wrote(0)
 	}
@@ -140,7 +145,7 @@ func (sc *scriptCollection) QueryDocuments(text string, params map[string]any, p
 	if err != nil {
 		return nil, "", sc.note(err)
 	}
-	f, err := sc.t.QueryItems(sc.db, sc.coll, sc.pk, q, params)
+	f, err := sc.t.QueryItems(sc.ref, sc.pk, q, params)
 	if err != nil {
 		return nil, "", sc.note(err)
 	}
@@ -159,7 +164,7 @@ func (sc *scriptCollection) QueryDocuments(text string, params map[string]any, p
 
 // ReadDocuments reads the bound partition's items a page at a time.
 func (sc *scriptCollection) ReadDocuments(pageSize int, continuation string) ([][]byte, string, error) {
-	f, err := sc.t.ReadItemFeed(sc.db, sc.coll, sc.pk, FeedOptions{MaxItemCount: pageSize, Continuation: continuation})
+	f, err := sc.t.ReadItemFeed(sc.ref, sc.pk, FeedOptions{MaxItemCount: pageSize, Continuation: continuation})
 	if err != nil {
 		return nil, "", sc.note(err)
 	}

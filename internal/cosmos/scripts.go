@@ -165,7 +165,8 @@ func (t *Tx) script(db, coll string, kind ScriptKind, id string) (*Script, error
 // "id", "body" (the JavaScript text) and, for a trigger, "triggerType"
 // (Pre or Post) and "triggerOperation" (All, Create, Update, Replace,
 // Delete or Upsert). An existing id of the same kind is ErrConflict.
-func (s *Service) CreateScript(ctx context.Context, db, coll string, kind ScriptKind, props []byte) (*Script, error) {
+func (s *Service) CreateScript(ctx context.Context, ref CollectionRef, kind ScriptKind, props []byte) (*Script, error) {
+	db, coll := ref.DB, ref.Coll
 	m, id, err := parseScript(kind, props)
 	if err != nil {
 		return nil, err
@@ -177,18 +178,12 @@ func (s *Service) CreateScript(ctx context.Context, db, coll string, kind Script
 			return err
 		}
 		key := scriptKey(db, coll, kind, id)
-		if _, exists, err := getRecord(tx, key); err != nil {
+		if err := mustBeNew(tx, key); err != nil {
 			return err
-		} else if exists {
-			return conflict("Entity with the specified id already exists in the system.")
 		}
 		v := tx.Version()
-		out = record{}
-		for k, val := range m {
-			out[k] = val
-		}
 		rid := encodeRID(append(ridFromVersion(c.ridBytes, v, 7), kind.ridType()))
-		out["_rid"], out["_self"], out["_etag"], out["_ts"] = rid, c.rec.str("_self")+string(kind)+"/"+rid+"/", etagOf(v), s.unixNow()
+		out = s.stamped(m, rid, c.rec.str("_self")+string(kind)+"/"+rid+"/", v)
 		b, err := encodeRecord(out)
 		if err != nil {
 			return err
@@ -204,7 +199,8 @@ func (s *Service) CreateScript(ctx context.Context, db, coll string, kind Script
 
 // GetScript reads a script, subject to pre (a matching IfNoneMatch is
 // ErrNotModified).
-func (s *Service) GetScript(ctx context.Context, db, coll string, kind ScriptKind, id string, pre Preconditions) (*Script, error) {
+func (s *Service) GetScript(ctx context.Context, ref ScriptRef, pre Preconditions) (*Script, error) {
+	db, coll, kind, id := ref.DB, ref.Coll, ref.Kind, ref.ID
 	var sc *Script
 	err := s.view(ctx, func(t *Tx) error {
 		var err error
@@ -222,7 +218,8 @@ func (s *Service) GetScript(ctx context.Context, db, coll string, kind ScriptKin
 
 // ReplaceScript replaces a script with props (whose "id" must be id),
 // validated as CreateScript's. The script must exist and meet pre.
-func (s *Service) ReplaceScript(ctx context.Context, db, coll string, kind ScriptKind, id string, props []byte, pre Preconditions) (*Script, error) {
+func (s *Service) ReplaceScript(ctx context.Context, ref ScriptRef, props []byte, pre Preconditions) (*Script, error) {
+	db, coll, kind, id := ref.DB, ref.Coll, ref.Kind, ref.ID
 	m, bodyID, err := parseScript(kind, props)
 	if err != nil {
 		return nil, err
@@ -237,11 +234,7 @@ func (s *Service) ReplaceScript(ctx context.Context, db, coll string, kind Scrip
 			return err
 		}
 		v := tx.Version()
-		out = record{}
-		for k, val := range m {
-			out[k] = val
-		}
-		out["_rid"], out["_self"], out["_etag"], out["_ts"] = old["_rid"], old["_self"], etagOf(v), s.unixNow()
+		out = s.stamped(m, old["_rid"], old["_self"], v)
 		b, err := encodeRecord(out)
 		if err != nil {
 			return err
@@ -276,7 +269,8 @@ func existingScript(tx kv.Txn, db, coll string, kind ScriptKind, id string, pre 
 }
 
 // DeleteScript deletes a script, which must exist and meet pre.
-func (s *Service) DeleteScript(ctx context.Context, db, coll string, kind ScriptKind, id string, pre Preconditions) error {
+func (s *Service) DeleteScript(ctx context.Context, ref ScriptRef, pre Preconditions) error {
+	db, coll, kind, id := ref.DB, ref.Coll, ref.Kind, ref.ID
 	return s.store.Update(ctx, func(tx kv.Txn) error {
 		key, _, err := existingScript(tx, db, coll, kind, id, pre)
 		if err != nil {
@@ -289,43 +283,11 @@ func (s *Service) DeleteScript(ctx context.Context, db, coll string, kind Script
 
 // ListScripts returns every script of one kind in a container, in id
 // order; the feed's ResourceID is the container's _rid.
-func (s *Service) ListScripts(ctx context.Context, db, coll string, kind ScriptKind) (*Feed, error) {
-	var all []record
-	var rid string
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		c, err := loadContainer(rd, db, coll)
-		if err != nil {
-			return err
-		}
-		rid = c.rid()
-		all, err = scanRecords(rd, scriptsPrefix(db, coll, kind))
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return recordFeed(rid, all)
+func (s *Service) ListScripts(ctx context.Context, ref CollectionRef, kind ScriptKind) (*Feed, error) {
+	return s.listFeed(ctx, containerRID(ref), scriptsPrefix(ref.DB, ref.Coll, kind))
 }
 
 // QueryScripts runs q over the scripts of one kind in a container.
-func (s *Service) QueryScripts(ctx context.Context, db, coll string, kind ScriptKind, q *Query, params map[string]any) (*Feed, error) {
-	var docs []map[string]any
-	var rid string
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		c, err := loadContainer(rd, db, coll)
-		if err != nil {
-			return err
-		}
-		rid = c.rid()
-		docs, err = scanDocs(rd, scriptsPrefix(db, coll, kind), nil)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	res, err := q.run(docs, params)
-	if err != nil {
-		return nil, err
-	}
-	return &Feed{ResourceID: rid, Items: res}, nil
+func (s *Service) QueryScripts(ctx context.Context, ref CollectionRef, kind ScriptKind, q *Query, params map[string]any) (*Feed, error) {
+	return s.queryFeed(ctx, containerRID(ref), scriptsPrefix(ref.DB, ref.Coll, kind), q, params)
 }

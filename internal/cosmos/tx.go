@@ -147,8 +147,17 @@ func (p Preconditions) check(kind conditions.Kind, exists bool, etag string) err
 	case errors.Is(err, conditions.ErrNotModified):
 		return ErrNotModified
 	case errors.Is(err, conditions.ErrAlreadyExists):
-		return conflict("Entity with the specified id already exists in the system.")
+		return idTaken()
 	default:
 		return preconditionFailed()
 	}
+}
+
+// checkWrite checks a write's conditions on the record a load returned,
+// or passes the load's error on: pre.checkWrite(loadUser(tx, db, user)).
+func (p Preconditions) checkWrite(r record, err error) error {
+	if err != nil {
+		return err
+	}
+	return p.check(conditions.Write, true, r.str("_etag"))
 }

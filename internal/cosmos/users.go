@@ -65,6 +65,18 @@ func loadDatabaseRecord(rd kv.Reader, db string) (record, error) {
 	return r, err
 }
 
+// loadPermission loads a permission of a user that must exist.
+func loadPermission(rd kv.Reader, ref UserRef, perm string) (record, error) {
+	if _, err := loadUser(rd, ref.DB, ref.User); err != nil {
+		return nil, err
+	}
+	r, ok, err := getRecord(rd, permissionKey(ref.DB, ref.User, perm))
+	if err == nil && !ok {
+		err = notFound("Permission %q does not exist.", perm)
+	}
+	return r, err
+}
+
 func loadUser(rd kv.Reader, db, user string) (record, error) {
 	if _, err := loadDatabaseRecord(rd, db); err != nil {
 		return nil, err
@@ -86,22 +98,10 @@ func (s *Service) CreateUser(ctx context.Context, db string, props []byte) (*Dat
 	}
 	var out record
 	err = s.store.Update(ctx, func(tx kv.Txn) error {
-		dbRec, err := loadDatabaseRecord(tx, db)
-		if err != nil {
+		var err error
+		if out, err = s.newInDatabase(tx, db, userKey(db, id), "users", m); err != nil {
 			return err
 		}
-		if _, exists, err := getRecord(tx, userKey(db, id)); err != nil {
-			return err
-		} else if exists {
-			return conflict("Entity with the specified id already exists in the system.")
-		}
-		v := tx.Version()
-		out = record{}
-		for k, val := range m {
-			out[k] = val
-		}
-		rid := encodeRID(ridFromVersion(decodeRID(dbRec.str("_rid")), v, 4))
-		out["_rid"], out["_self"], out["_etag"], out["_ts"] = rid, "dbs/"+dbRec.str("_rid")+"/users/"+rid+"/", etagOf(v), s.unixNow()
 		out["_permissions"] = "permissions/"
 		b, err := encodeRecord(out)
 		if err != nil {
@@ -117,17 +117,9 @@ func (s *Service) CreateUser(ctx context.Context, db string, props []byte) (*Dat
 }
 
 // GetUser reads a user.
-func (s *Service) GetUser(ctx context.Context, db, user string, pre Preconditions) (*Database, error) {
-	var r record
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		var err error
-		r, err = loadUser(rd, db, user)
-		return err
-	})
+func (s *Service) GetUser(ctx context.Context, ref UserRef, pre Preconditions) (*Database, error) {
+	r, err := s.readRecord(ctx, pre, func(rd kv.Reader) (record, error) { return loadUser(rd, ref.DB, ref.User) })
 	if err != nil {
-		return nil, err
-	}
-	if err := pre.check(conditions.Read, true, r.str("_etag")); err != nil {
 		return nil, err
 	}
 	return newDatabase(r)
@@ -135,7 +127,8 @@ func (s *Service) GetUser(ctx context.Context, db, user string, pre Precondition
 
 // ReplaceUser replaces a user's properties; a new id renames the user,
 // its permissions going with it.
-func (s *Service) ReplaceUser(ctx context.Context, db, user string, props []byte, pre Preconditions) (*Database, error) {
+func (s *Service) ReplaceUser(ctx context.Context, ref UserRef, props []byte, pre Preconditions) (*Database, error) {
+	db, user := ref.DB, ref.User
 	m, id, err := newResource(props, "user")
 	if err != nil {
 		return nil, err
@@ -153,7 +146,7 @@ func (s *Service) ReplaceUser(ctx context.Context, db, user string, props []byte
 			if _, exists, err := getRecord(tx, userKey(db, id)); err != nil {
 				return err
 			} else if exists {
-				return conflict("Entity with the specified id already exists in the system.")
+				return idTaken()
 			}
 			if err := movePermissions(tx, db, user, id); err != nil {
 				return err
@@ -163,11 +156,8 @@ func (s *Service) ReplaceUser(ctx context.Context, db, user string, props []byte
 			}
 		}
 		v := tx.Version()
-		out = record{}
-		for k, val := range m {
-			out[k] = val
-		}
-		out["_rid"], out["_self"], out["_etag"], out["_ts"], out["_permissions"] = old["_rid"], old["_self"], etagOf(v), s.unixNow(), "permissions/"
+		out = s.stamped(m, old["_rid"], old["_self"], v)
+		out["_permissions"] = "permissions/"
 		b, err := encodeRecord(out)
 		if err != nil {
 			return err
@@ -202,13 +192,10 @@ func movePermissions(tx kv.Txn, db, from, to string) error {
 }
 
 // DeleteUser deletes a user and its permissions.
-func (s *Service) DeleteUser(ctx context.Context, db, user string, pre Preconditions) error {
+func (s *Service) DeleteUser(ctx context.Context, ref UserRef, pre Preconditions) error {
+	db, user := ref.DB, ref.User
 	return s.store.Update(ctx, func(tx kv.Txn) error {
-		r, err := loadUser(tx, db, user)
-		if err != nil {
-			return err
-		}
-		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
+		if err := pre.checkWrite(loadUser(tx, db, user)); err != nil {
 			return err
 		}
 		if err := kv.DeletePrefixes(tx, permissionsPrefix(db, user)); err != nil {
@@ -222,42 +209,16 @@ func (s *Service) DeleteUser(ctx context.Context, db, user string, pre Precondit
 // ListUsers returns the users of db in id order; the feed's ResourceID is
 // the database's _rid.
 func (s *Service) ListUsers(ctx context.Context, db string) (*Feed, error) {
-	var all []record
-	var rid string
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		dbRec, err := loadDatabaseRecord(rd, db)
-		if err != nil {
-			return err
-		}
-		rid = dbRec.str("_rid")
-		all, err = scanRecords(rd, usersPrefix(db))
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return recordFeed(rid, all)
+	return s.listFeed(ctx, databaseRID(db), usersPrefix(db))
 }
 
 // QueryUsers runs q over the users of db.
 func (s *Service) QueryUsers(ctx context.Context, db string, q *Query, params map[string]any) (*Feed, error) {
-	var docs []map[string]any
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		if _, err := loadDatabaseRecord(rd, db); err != nil {
-			return err
-		}
-		var err error
-		docs, err = scanDocs(rd, usersPrefix(db), nil)
-		return err
-	})
-	if err != nil {
-		return nil, err
+	databaseExists := func(rd kv.Reader) (string, error) {
+		_, err := loadDatabaseRecord(rd, db)
+		return "", err
 	}
-	res, err := q.run(docs, params)
-	if err != nil {
-		return nil, err
-	}
-	return &Feed{Items: res}, nil
+	return s.queryFeed(ctx, databaseExists, usersPrefix(db), q, params)
 }
 
 // ---- permissions ----
@@ -334,13 +295,15 @@ func permissionFrom(db, user string, r record) *Permission {
 // CreatePermission creates a permission of user from its JSON properties:
 // id, permissionMode (Read or All), resource (a resource link) and
 // optionally resourcePartitionKey.
-func (s *Service) CreatePermission(ctx context.Context, db, user string, props []byte) (*Permission, error) {
+func (s *Service) CreatePermission(ctx context.Context, ref UserRef, props []byte) (*Permission, error) {
+	db, user := ref.DB, ref.User
 	return s.writePermission(ctx, db, user, "", props, Preconditions{})
 }
 
 // ReplacePermission replaces a permission's properties (its id may not
 // change).
-func (s *Service) ReplacePermission(ctx context.Context, db, user, perm string, props []byte, pre Preconditions) (*Permission, error) {
+func (s *Service) ReplacePermission(ctx context.Context, ref UserRef, perm string, props []byte, pre Preconditions) (*Permission, error) {
+	db, user := ref.DB, ref.User
 	return s.writePermission(ctx, db, user, perm, props, pre)
 }
 
@@ -367,7 +330,7 @@ func (s *Service) writePermission(ctx context.Context, db, user, perm string, pr
 		}
 		switch {
 		case perm == "" && exists:
-			return conflict("Entity with the specified id already exists in the system.")
+			return idTaken()
 		case perm != "" && !exists:
 			return notFound("Permission %q does not exist.", perm)
 		}
@@ -415,54 +378,30 @@ func (s *Service) writePermission(ctx context.Context, db, user, perm string, pr
 }
 
 // GetPermission reads a permission.
-func (s *Service) GetPermission(ctx context.Context, db, user, perm string, pre Preconditions) (*Permission, error) {
-	var r record
-	err := s.store.View(ctx, func(rd kv.Reader) error {
-		if _, err := loadUser(rd, db, user); err != nil {
-			return err
-		}
-		var ok bool
-		var err error
-		r, ok, err = getRecord(rd, permissionKey(db, user, perm))
-		if err == nil && !ok {
-			err = notFound("Permission %q does not exist.", perm)
-		}
-		return err
-	})
+func (s *Service) GetPermission(ctx context.Context, ref UserRef, perm string, pre Preconditions) (*Permission, error) {
+	r, err := s.readRecord(ctx, pre, func(rd kv.Reader) (record, error) { return loadPermission(rd, ref, perm) })
 	if err != nil {
 		return nil, err
 	}
-	if err := pre.check(conditions.Read, true, r.str("_etag")); err != nil {
-		return nil, err
-	}
-	return permissionFrom(db, user, r), nil
+	return permissionFrom(ref.DB, ref.User, r), nil
 }
 
 // DeletePermission deletes a permission; tokens minted from it stop
 // working.
-func (s *Service) DeletePermission(ctx context.Context, db, user, perm string, pre Preconditions) error {
+func (s *Service) DeletePermission(ctx context.Context, ref UserRef, perm string, pre Preconditions) error {
 	return s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := loadUser(tx, db, user); err != nil {
-			return err
-		}
-		r, ok, err := getRecord(tx, permissionKey(db, user, perm))
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return notFound("Permission %q does not exist.", perm)
-		}
-		if err := pre.check(conditions.Write, true, r.str("_etag")); err != nil {
+		if err := pre.checkWrite(loadPermission(tx, ref, perm)); err != nil {
 			return err
 		}
 		s.noteCommit(tx)
-		return tx.Delete(permissionKey(db, user, perm))
+		return tx.Delete(permissionKey(ref.DB, ref.User, perm))
 	})
 }
 
 // ListPermissions returns a user's permissions in id order, and the
 // user's _rid.
-func (s *Service) ListPermissions(ctx context.Context, db, user string) ([]*Permission, string, error) {
+func (s *Service) ListPermissions(ctx context.Context, ref UserRef) ([]*Permission, string, error) {
+	db, user := ref.DB, ref.User
 	var all []record
 	var rid string
 	err := s.store.View(ctx, func(rd kv.Reader) error {

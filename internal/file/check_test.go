@@ -17,19 +17,19 @@ func layout(t *testing.T) (*Service, kv.Store, *Node) {
 	t.Helper()
 	s, store := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.CreateDirectory(ctx, testAcct, "s", "d", SMBChange{}, nil); err != nil {
+	if _, err := s.CreateDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "d"}, SMBChange{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	f, err := s.CreateFile(ctx, testAcct, "s", "d/f", 300<<10, ContentHeaders{}, SMBChange{}, nil, Preconditions{})
+	f, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "d/f"}, CreateFileOptions{Size: 300 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateFile(ctx, testAcct, "s", "empty", 10, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); err != nil {
+	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "empty"}, CreateFileOptions{Size: 10}); err != nil {
 		t.Fatal(err)
 	}
 	put(t, s, "d/f", 0, bytes.Repeat([]byte("x"), 200<<10))
 	put(t, s, "d/f", 250<<10, []byte("tail"))
-	if _, err := s.ClearRange(ctx, testAcct, "s", "d/f", 10, 20, Preconditions{}); err != nil {
+	if _, err := s.ClearRange(ctx, Ref{Account: testAcct, Share: "s", Path: "d/f"}, 10, 20, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := CheckInvariants(ctx, store); err != nil {

@@ -105,7 +105,7 @@ type CopyRequest struct {
 func (s *Service) CopyFile(ctx context.Context, req CopyRequest) (*Node, error) {
 	var out *Node
 	err := s.view(ctx, func(v *Tx) error {
-		src, err := v.GetFileProperties(req.SrcAcct, req.SrcShare, req.SrcPath, Preconditions{})
+		src, err := v.GetFileProperties(Ref{Account: req.SrcAcct, Share: req.SrcShare, Path: req.SrcPath}, Preconditions{})
 		if err != nil {
 			return err
 		}
@@ -303,7 +303,8 @@ func (t *Tx) endCopy(acct, share string, l *located, status, description string)
 // AbortCopy aborts a pending Copy File, leaving the destination with zero
 // length and its metadata. Copies here finish before they answer, so a
 // copy is pending only when a crash cut it short.
-func (s *Service) AbortCopy(ctx context.Context, acct, share, path, copyID string, pre Preconditions) error {
+func (s *Service) AbortCopy(ctx context.Context, ref Ref, copyID string, pre Preconditions) error {
+	acct, share, path := ref.Account, ref.Share, ref.Path
 	return s.Update(ctx, func(t *Tx) error {
 		l, err := t.existingFor(acct, share, path, false, pre, useAttributes)
 		if err != nil {

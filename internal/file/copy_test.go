@@ -54,7 +54,7 @@ func TestCopyBatches(t *testing.T) {
 func TestAbortPendingCopy(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.CreateFile(ctx, testAcct, "s", "src", 100, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); err != nil {
+	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "src"}, CreateFileOptions{Size: 100}); err != nil {
 		t.Fatal(err)
 	}
 	put(t, s, "src", 0, bytes.Repeat([]byte("x"), 100))
@@ -63,7 +63,7 @@ func TestAbortPendingCopy(t *testing.T) {
 	var src *Node
 	err := s.Update(ctx, func(t *Tx) error {
 		var err error
-		if src, err = t.GetFileProperties(testAcct, "s", "src", Preconditions{}); err != nil {
+		if src, err = t.GetFileProperties(Ref{Account: testAcct, Share: "s", Path: "src"}, Preconditions{}); err != nil {
 			return err
 		}
 		// The first transaction of a copy, as a crash would leave it.
@@ -73,21 +73,21 @@ func TestAbortPendingCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := s.GetFileProperties(ctx, testAcct, "s", "dst", Preconditions{})
+	n, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "dst"}, Preconditions{})
 	if err != nil || n.Copy.Status != CopyPending || n.Size != 100 {
 		t.Fatalf("pending copy: %+v %v", n, err)
 	}
-	if err := s.AbortCopy(ctx, testAcct, "s", "dst", "copy-2", Preconditions{}); !errors.Is(err, azhttp.ErrCopyIdMismatch) {
+	if err := s.AbortCopy(ctx, Ref{Account: testAcct, Share: "s", Path: "dst"}, "copy-2", Preconditions{}); !errors.Is(err, azhttp.ErrCopyIdMismatch) {
 		t.Fatalf("abort by another ID: %v", err)
 	}
-	if err := s.AbortCopy(ctx, testAcct, "s", "dst", "copy-1", Preconditions{}); err != nil {
+	if err := s.AbortCopy(ctx, Ref{Account: testAcct, Share: "s", Path: "dst"}, "copy-1", Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
-	n, err = s.GetFileProperties(ctx, testAcct, "s", "dst", Preconditions{})
+	n, err = s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "dst"}, Preconditions{})
 	if err != nil || n.Copy.Status != CopyAborted || n.Size != 0 || len(n.Metadata) != 1 {
 		t.Fatalf("aborted copy: %+v %v", n, err)
 	}
-	if err := s.AbortCopy(ctx, testAcct, "s", "dst", "copy-1", Preconditions{}); !errors.Is(err, azhttp.ErrNoPendingCopyOperation) {
+	if err := s.AbortCopy(ctx, Ref{Account: testAcct, Share: "s", Path: "dst"}, "copy-1", Preconditions{}); !errors.Is(err, azhttp.ErrNoPendingCopyOperation) {
 		t.Fatalf("second abort: %v", err)
 	}
 	err = s.Update(ctx, func(t *Tx) error {
@@ -104,13 +104,13 @@ func TestAbortPendingCopy(t *testing.T) {
 func TestFailedCopyDropsContent(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.CreateFile(ctx, testAcct, "s", "src", 10, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); err != nil {
+	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "src"}, CreateFileOptions{Size: 10}); err != nil {
 		t.Fatal(err)
 	}
 	put(t, s, "src", 0, []byte("0123456789"))
 	req := CopyRequest{SrcAcct: testAcct, SrcShare: "s", SrcPath: "src", Acct: testAcct, Share: "s", Path: "dst"}
 	err := s.view(ctx, func(v *Tx) error {
-		src, err := v.GetFileProperties(testAcct, "s", "src", Preconditions{})
+		src, err := v.GetFileProperties(Ref{Account: testAcct, Share: "s", Path: "src"}, Preconditions{})
 		if err != nil {
 			return err
 		}
@@ -130,7 +130,7 @@ func TestFailedCopyDropsContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.failCopy(ctx, req, "c", errors.New("disk on fire"))
-	n, err := s.GetFileProperties(ctx, testAcct, "s", "dst", Preconditions{})
+	n, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "dst"}, Preconditions{})
 	if err != nil || n.Copy.Status != CopyFailed || n.Size != 0 || n.Copy.Description == "" {
 		t.Fatalf("failed copy: %+v %v", n, err)
 	}

@@ -20,7 +20,7 @@ func newTestService(t *testing.T) (*Service, kv.Store) {
 	t.Helper()
 	store := memory.Open()
 	s := New(Config{Store: store})
-	if _, err := s.CreateShare(t.Context(), testAcct, "s", ShareSpec{}); err != nil {
+	if _, err := s.CreateShare(t.Context(), ShareRef{Account: testAcct, Share: "s"}, ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -48,7 +48,7 @@ func countKeys(t *testing.T, store kv.Store, prefix []byte) int {
 func read(t *testing.T, s *Service, path string, rng *Range) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	err := s.GetFile(t.Context(), testAcct, "s", path, rng, Preconditions{}, func(d *Download) error { return d.Stream(&buf) })
+	err := s.GetFile(t.Context(), Ref{Account: testAcct, Share: "s", Path: path}, GetFileOptions{Range: rng}, func(d *Download) error { return d.Stream(&buf) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func read(t *testing.T, s *Service, path string, rng *Range) []byte {
 
 func put(t *testing.T, s *Service, path string, off int64, data []byte) *Node {
 	t.Helper()
-	w, err := s.PutRange(t.Context(), testAcct, "s", path, off, Content{Body: bytes.NewReader(data), Length: int64(len(data))}, Preconditions{})
+	w, err := s.PutRange(t.Context(), Ref{Account: testAcct, Share: "s", Path: path}, off, Content{Body: bytes.NewReader(data), Length: int64(len(data))}, Preconditions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,38 +67,38 @@ func put(t *testing.T, s *Service, path string, off int64, data []byte) *Node {
 func TestTreeRules(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.CreateDirectory(ctx, testAcct, "s", "a/b", SMBChange{}, nil); !errors.Is(err, azhttp.ErrParentNotFound) {
+	if _, err := s.CreateDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "a/b"}, SMBChange{}, nil); !errors.Is(err, azhttp.ErrParentNotFound) {
 		t.Fatalf("create under a missing parent: %v, want ParentNotFound", err)
 	}
-	if _, err := s.CreateDirectory(ctx, testAcct, "s", "a", SMBChange{}, nil); err != nil {
+	if _, err := s.CreateDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "a"}, SMBChange{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateDirectory(ctx, testAcct, "s", "a", SMBChange{}, nil); !errors.Is(err, azhttp.ErrResourceAlreadyExists) {
+	if _, err := s.CreateDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "a"}, SMBChange{}, nil); !errors.Is(err, azhttp.ErrResourceAlreadyExists) {
 		t.Fatalf("second create: %v, want ResourceAlreadyExists", err)
 	}
-	f, err := s.CreateFile(ctx, testAcct, "s", "a/f", 10, ContentHeaders{}, SMBChange{}, nil, Preconditions{})
+	f, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "a/f"}, CreateFileOptions{Size: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f.SMB.Attributes != "Archive" || f.ParentID == rootID {
 		t.Errorf("file record %+v: want Archive under a's ID", f)
 	}
-	if err := s.DeleteDirectory(ctx, testAcct, "s", "a", Preconditions{}); !errors.Is(err, azhttp.ErrDirectoryNotEmpty) {
+	if err := s.DeleteDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "a"}, Preconditions{}); !errors.Is(err, azhttp.ErrDirectoryNotEmpty) {
 		t.Fatalf("delete non-empty: %v, want DirectoryNotEmpty", err)
 	}
-	if _, err := s.GetDirectory(ctx, testAcct, "s", "a/f", Preconditions{}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := s.GetDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "a/f"}, Preconditions{}); !errors.Is(err, azhttp.ErrResourceNotFound) {
 		t.Fatalf("a file read as a directory: %v, want ResourceNotFound", err)
 	}
-	if _, err := s.CreateShare(ctx, testAcct, "s", ShareSpec{}); !errors.Is(err, azhttp.ErrShareAlreadyExists) {
+	if _, err := s.CreateShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ShareSpec{}); !errors.Is(err, azhttp.ErrShareAlreadyExists) {
 		t.Fatalf("second share: %v", err)
 	}
-	if err := s.DeleteFile(ctx, testAcct, "s", "a/f", Preconditions{}); err != nil {
+	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "a/f"}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DeleteDirectory(ctx, testAcct, "s", "a", Preconditions{}); err != nil {
+	if err := s.DeleteDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "a"}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.GetDirectory(ctx, testAcct, "nope", "", Preconditions{}); !errors.Is(err, azhttp.ErrShareNotFound) {
+	if _, err := s.GetDirectory(ctx, Ref{Account: testAcct, Share: "nope"}, Preconditions{}); !errors.Is(err, azhttp.ErrShareNotFound) {
 		t.Fatalf("missing share: %v", err)
 	}
 }
@@ -110,7 +110,7 @@ func TestRangesSplitAndFree(t *testing.T) {
 	s, store := newTestService(t)
 	ctx := t.Context()
 	const size = 300_000
-	if _, err := s.CreateFile(ctx, testAcct, "s", "f", size, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); err != nil {
+	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{Size: size}); err != nil {
 		t.Fatal(err)
 	}
 	model := make([]byte, size)
@@ -121,7 +121,7 @@ func TestRangesSplitAndFree(t *testing.T) {
 	}
 	write(0, 'a', 200_000)
 	write(50_000, 'b', 10)
-	if _, err := s.ClearRange(ctx, testAcct, "s", "f", 100_000, 149_999, Preconditions{}); err != nil {
+	if _, err := s.ClearRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, 100_000, 149_999, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	clear(model[100_000:150_000])
@@ -132,7 +132,7 @@ func TestRangesSplitAndFree(t *testing.T) {
 	if got := read(t, s, "f", &Range{Start: 49_990, End: 50_019}); !bytes.Equal(got, model[49_990:50_020]) {
 		t.Fatalf("ranged read %q", got)
 	}
-	l, err := s.ListRanges(ctx, testAcct, "s", "f", nil, Preconditions{})
+	l, err := s.ListRanges(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, nil, Preconditions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,16 +146,16 @@ func TestRangesSplitAndFree(t *testing.T) {
 		}
 	}
 	// Clearing everything frees every data object.
-	if _, err := s.ClearRange(ctx, testAcct, "s", "f", 0, size-1, Preconditions{}); err != nil {
+	if _, err := s.ClearRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, 0, size-1, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := countKeys(t, store, accountKey(testAcct).Raw("d")); n != 0 {
 		t.Errorf("%d payload chunks left after clearing the whole file", n)
 	}
-	if _, err := s.PutRange(ctx, testAcct, "s", "f", size-5, Content{Body: bytes.NewReader(make([]byte, 10)), Length: 10}, Preconditions{}); !errors.Is(err, azhttp.ErrInvalidRange) {
+	if _, err := s.PutRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, size-5, Content{Body: bytes.NewReader(make([]byte, 10)), Length: 10}, Preconditions{}); !errors.Is(err, azhttp.ErrInvalidRange) {
 		t.Errorf("write past the end: %v, want InvalidRange", err)
 	}
-	if _, err := s.PutRange(ctx, testAcct, "s", "f", 0, Content{Body: bytes.NewReader([]byte("x")), Length: 1, MD5: make([]byte, 16)}, Preconditions{}); !errors.Is(err, azhttp.ErrMd5Mismatch) {
+	if _, err := s.PutRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, 0, Content{Body: bytes.NewReader([]byte("x")), Length: 1, MD5: make([]byte, 16)}, Preconditions{}); !errors.Is(err, azhttp.ErrMd5Mismatch) {
 		t.Errorf("bad MD5: %v, want Md5Mismatch", err)
 	}
 }
@@ -165,19 +165,19 @@ func TestRangesSplitAndFree(t *testing.T) {
 func TestIfMatch(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	f, err := s.CreateFile(ctx, testAcct, "s", "f", 10, ContentHeaders{}, SMBChange{}, nil, Preconditions{})
+	f, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{Size: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	etag := azhttp.ETag(f.Version)
-	g, err := s.SetFileMetadata(ctx, testAcct, "s", "f", azhttp.Metadata{{"k", "v"}}, Preconditions{Conditions: conditions.Conditions{IfMatch: []string{etag}}})
+	g, err := s.SetFileMetadata(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, azhttp.Metadata{{"k", "v"}}, Preconditions{Conditions: conditions.Conditions{IfMatch: []string{etag}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if azhttp.ETag(g.Version) == etag {
 		t.Error("the ETag did not change")
 	}
-	_, err = s.SetFileMetadata(ctx, testAcct, "s", "f", nil, Preconditions{Conditions: conditions.Conditions{IfMatch: []string{etag}}})
+	_, err = s.SetFileMetadata(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, nil, Preconditions{Conditions: conditions.Conditions{IfMatch: []string{etag}}})
 	if !errors.Is(err, azhttp.ErrConditionNotMet) {
 		t.Errorf("stale If-Match: %v, want ConditionNotMet", err)
 	}
@@ -189,13 +189,13 @@ func TestUpdateIsAtomic(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
 	err := s.Update(ctx, func(tx *Tx) error {
-		if _, err := tx.CreateDirectory(testAcct, "s", "d", SMBChange{}, nil); err != nil {
+		if _, err := tx.CreateDirectory(Ref{Account: testAcct, Share: "s", Path: "d"}, SMBChange{}, nil); err != nil {
 			return err
 		}
-		if _, err := tx.CreateFile(testAcct, "s", "d/f", 4, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); err != nil {
+		if _, err := tx.CreateFile(Ref{Account: testAcct, Share: "s", Path: "d/f"}, CreateFileOptions{Size: 4}); err != nil {
 			return err
 		}
-		_, err := tx.PutRange(testAcct, "s", "d/f", 0, []byte("abcd"), Preconditions{})
+		_, err := tx.PutRange(Ref{Account: testAcct, Share: "s", Path: "d/f"}, 0, []byte("abcd"), Preconditions{})
 		return err
 	})
 	if err != nil {
@@ -206,10 +206,10 @@ func TestUpdateIsAtomic(t *testing.T) {
 	}
 	boom := errors.New("boom")
 	err = s.Update(ctx, func(tx *Tx) error {
-		if _, err := tx.CreateDirectory(testAcct, "s", "e", SMBChange{}, nil); err != nil {
+		if _, err := tx.CreateDirectory(Ref{Account: testAcct, Share: "s", Path: "e"}, SMBChange{}, nil); err != nil {
 			return err
 		}
-		if err := tx.DeleteFile(testAcct, "s", "d/f", Preconditions{}); err != nil {
+		if err := tx.DeleteFile(Ref{Account: testAcct, Share: "s", Path: "d/f"}, Preconditions{}); err != nil {
 			return err
 		}
 		return boom
@@ -217,7 +217,7 @@ func TestUpdateIsAtomic(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("update: %v", err)
 	}
-	if _, err := s.GetDirectory(ctx, testAcct, "s", "e", Preconditions{}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := s.GetDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "e"}, Preconditions{}); !errors.Is(err, azhttp.ErrResourceNotFound) {
 		t.Errorf("rolled-back directory: %v, want ResourceNotFound", err)
 	}
 	if got := read(t, s, "d/f", nil); string(got) != "abcd" {
@@ -231,19 +231,19 @@ func TestListingPages(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
 	for _, n := range []string{"b", "d"} {
-		if _, err := s.CreateDirectory(ctx, testAcct, "s", n, SMBChange{}, nil); err != nil {
+		if _, err := s.CreateDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: n}, SMBChange{}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, n := range []string{"a", "c", "e"} {
-		if _, err := s.CreateFile(ctx, testAcct, "s", n, 0, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); err != nil {
+		if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: n}, CreateFileOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var names []string
 	marker := ""
 	for {
-		l, err := s.ListDirectory(ctx, testAcct, "s", "", "", marker, 2)
+		l, err := s.ListDirectory(ctx, Ref{Account: testAcct, Share: "s"}, ListDirectoryOptions{Marker: marker, Max: 2})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,8 @@ const MaxFileSize = 4 << 40
 // reads as zeros), replacing a file already at path and its content; a
 // leased file is replaced only by a request carrying its lease ID, and
 // keeps the lease.
-func (s *Service) CreateFile(ctx context.Context, acct, share, path string, size int64, h ContentHeaders, smb SMBChange, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
+func (s *Service) CreateFile(ctx context.Context, ref Ref, o CreateFileOptions) (*Node, error) {
+	acct, share, size := ref.Account, ref.Share, o.Size
 	roomy, err := s.roomFor(ctx, acct, share, size)
 	if err != nil {
 		return nil, err
@@ -26,14 +27,15 @@ func (s *Service) CreateFile(ctx context.Context, acct, share, path string, size
 	err = s.Update(ctx, func(t *Tx) error {
 		t.roomy = roomy
 		var err error
-		out, err = t.CreateFile(acct, share, path, size, h, smb, meta, pre)
+		out, err = t.CreateFile(ref, o)
 		return err
 	})
 	return out, err
 }
 
 // CreateFile creates a file inside t's transaction.
-func (t *Tx) CreateFile(acct, share, path string, size int64, h ContentHeaders, smb SMBChange, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
+func (t *Tx) CreateFile(ref Ref, o CreateFileOptions) (*Node, error) {
+	acct, share, path, size, h, smb, meta, pre := ref.Account, ref.Share, ref.Path, o.Size, o.Headers, o.SMB, o.Metadata, o.Conditions
 	return t.createFile(acct, share, path, size, h, smb, meta, pre, useReplace)
 }
 
@@ -132,18 +134,13 @@ func (t *Tx) dropContent(acct, share string, id uint64) error {
 }
 
 // GetFileProperties returns a file's record.
-func (s *Service) GetFileProperties(ctx context.Context, acct, share, path string, pre Preconditions) (*Node, error) {
-	var out *Node
-	err := s.view(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.GetFileProperties(acct, share, path, pre)
-		return err
-	})
-	return out, err
+func (s *Service) GetFileProperties(ctx context.Context, ref Ref, pre Preconditions) (*Node, error) {
+	return inTx(ctx, s.view, func(t *Tx) (*Node, error) { return t.GetFileProperties(ref, pre) })
 }
 
 // GetFileProperties returns a file's record as t sees it.
-func (t *Tx) GetFileProperties(acct, share, path string, pre Preconditions) (*Node, error) {
+func (t *Tx) GetFileProperties(ref Ref, pre Preconditions) (*Node, error) {
+	acct, share, path := ref.Account, ref.Share, ref.Path
 	l, err := t.existing(acct, share, path, false, conditions.Read, pre)
 	if err != nil {
 		return nil, err
@@ -152,7 +149,8 @@ func (t *Tx) GetFileProperties(acct, share, path string, pre Preconditions) (*No
 }
 
 // SetFileMetadata replaces a file's metadata.
-func (s *Service) SetFileMetadata(ctx context.Context, acct, share, path string, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
+func (s *Service) SetFileMetadata(ctx context.Context, ref Ref, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
+	acct, share, path := ref.Account, ref.Share, ref.Path
 	return s.updateNode(ctx, acct, share, path, false, pre, useWrite, func(n *Node) error {
 		n.Metadata = meta
 		return nil
@@ -160,12 +158,13 @@ func (s *Service) SetFileMetadata(ctx context.Context, acct, share, path string,
 }
 
 // DeleteFile deletes a file and its content.
-func (s *Service) DeleteFile(ctx context.Context, acct, share, path string, pre Preconditions) error {
-	return s.Update(ctx, func(t *Tx) error { return t.DeleteFile(acct, share, path, pre) })
+func (s *Service) DeleteFile(ctx context.Context, ref Ref, pre Preconditions) error {
+	return s.Update(ctx, func(t *Tx) error { return t.DeleteFile(ref, pre) })
 }
 
 // DeleteFile deletes a file inside t's transaction.
-func (t *Tx) DeleteFile(acct, share, path string, pre Preconditions) error {
+func (t *Tx) DeleteFile(ref Ref, pre Preconditions) error {
+	acct, share, path := ref.Account, ref.Share, ref.Path
 	l, err := t.existingFor(acct, share, path, false, pre, useDelete)
 	if err != nil {
 		return err

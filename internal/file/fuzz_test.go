@@ -37,7 +37,7 @@ func checkRefusal(t *testing.T, what string, err error) {
 func fuzzFile(t *testing.T) *Service {
 	t.Helper()
 	s, _ := newTestService(t)
-	if _, err := s.CreateDirectory(t.Context(), testAcct, "s", "d", SMBChange{}, nil); err != nil {
+	if _, err := s.CreateDirectory(t.Context(), Ref{Account: testAcct, Share: "s", Path: "d"}, SMBChange{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	mkFile(t, s, "d/f", 1024)
@@ -107,9 +107,9 @@ func FuzzSMBPropertyHeaders(f *testing.F) {
 		ctx := t.Context()
 		var n *Node
 		if dir {
-			n, err = s.CreateDirectory(ctx, testAcct, "s", "d/new", c, nil)
+			n, err = s.CreateDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "d/new"}, c, nil)
 		} else {
-			n, err = s.CreateFile(ctx, testAcct, "s", "d/new", 0, ContentHeaders{}, c, nil, Preconditions{})
+			n, err = s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "d/new"}, CreateFileOptions{SMB: c})
 		}
 		if err != nil {
 			checkRefusal(t, "create", err)
@@ -127,9 +127,9 @@ func FuzzSMBPropertyHeaders(f *testing.F) {
 			}
 		}
 		if dir {
-			n, err = s.SetDirectoryProperties(ctx, testAcct, "s", "d", u, Preconditions{})
+			n, err = s.SetDirectoryProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "d"}, u, Preconditions{})
 		} else {
-			n, err = s.SetFileProperties(ctx, testAcct, "s", "d/f", FileProperties{SMB: u}, Preconditions{})
+			n, err = s.SetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "d/f"}, FileProperties{SMB: u}, Preconditions{})
 		}
 		if err != nil {
 			checkRefusal(t, "set properties", err)
@@ -238,7 +238,7 @@ func FuzzPathsAndMarkers(f *testing.F) {
 				}
 			}
 			s, _ := newTestService(t)
-			if _, err := s.CreateDirectory(t.Context(), testAcct, "s", path, SMBChange{}, nil); err != nil {
+			if _, err := s.CreateDirectory(t.Context(), Ref{Account: testAcct, Share: "s", Path: path}, SMBChange{}, nil); err != nil {
 				checkRefusal(t, "create directory", err)
 			}
 		}
@@ -254,10 +254,10 @@ func FuzzPathsAndMarkers(f *testing.F) {
 			all := AccessRead | AccessWrite | AccessDelete
 			open(t, s, "d/f", HandleOptions{Access: AccessRead, ShareAccess: all})
 			open(t, s, "d", HandleOptions{Dir: true, Access: AccessRead, ShareAccess: all})
-			if _, err := s.ListHandles(t.Context(), testAcct, "s", "", true, marker, 1); err != nil {
+			if _, err := s.ListHandles(t.Context(), Ref{Account: testAcct, Share: "s"}, ListHandlesOptions{Recursive: true, Marker: marker, Max: 1}); err != nil {
 				checkRefusal(t, "list handles", err)
 			}
-			if _, err := s.ForceCloseHandles(t.Context(), testAcct, "s", "", nil, true, marker); err != nil {
+			if _, err := s.ForceCloseHandles(t.Context(), Ref{Account: testAcct, Share: "s"}, ForceCloseOptions{Recursive: true, Marker: marker}); err != nil {
 				checkRefusal(t, "force close handles", err)
 			}
 		}
@@ -347,13 +347,13 @@ func FuzzRESTRequest(f *testing.F) {
 		t.Cleanup(func() { _ = store.Close() })
 		testkit.CheckAfter(t, store, CheckInvariants)
 		ctx := t.Context()
-		if _, err := s.CreateShare(ctx, azhttp.DevAccount, "share", ShareSpec{}); err != nil {
+		if _, err := s.CreateShare(ctx, ShareRef{Account: azhttp.DevAccount, Share: "share"}, ShareSpec{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CreateDirectory(ctx, azhttp.DevAccount, "share", "d", SMBChange{}, nil); err != nil {
+		if _, err := s.CreateDirectory(ctx, Ref{Account: azhttp.DevAccount, Share: "share", Path: "d"}, SMBChange{}, nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CreateFile(ctx, azhttp.DevAccount, "share", "d/f", 1024, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); err != nil {
+		if _, err := s.CreateFile(ctx, Ref{Account: azhttp.DevAccount, Share: "share", Path: "d/f"}, CreateFileOptions{Size: 1024}); err != nil {
 			t.Fatal(err)
 		}
 		rec := httptest.NewRecorder()

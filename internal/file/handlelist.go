@@ -127,9 +127,10 @@ func (t *Tx) walkNode(acct, share, path string, l *located, recursive bool, fn f
 	return nil
 }
 
-// ListHandles lists up to max handles open on path and, when recursive,
-// beneath it, from marker on.
-func (s *Service) ListHandles(ctx context.Context, acct, share, path string, recursive bool, marker string, max int) (*HandleList, error) {
+// ListHandles lists up to o.Max handles open on ref's path and, when o.Recursive,
+// beneath it, from o.Marker on.
+func (s *Service) ListHandles(ctx context.Context, ref Ref, o ListHandlesOptions) (*HandleList, error) {
+	acct, share, path, recursive, marker, max := ref.Account, ref.Share, ref.Path, o.Recursive, o.Marker, o.Max
 	from, err := parseHandleMarker(marker)
 	if err != nil {
 		return nil, err
@@ -160,13 +161,15 @@ type ForceClosed struct {
 	NextMarker string
 }
 
-// ForceCloseHandles closes the handle with ID id (every handle when id is
-// nil) open on path and, when recursive, beneath it, from marker on. A
+// ForceCloseHandles closes the handle o.HandleID names (every handle when
+// it is nil) open on ref's path and, when o.Recursive, beneath it, from
+// o.Marker on. A
 // handle ID that is not open closes nothing. Force-closing the last
 // handle of a delete-pending node does not delete it: it stays, no longer
 // pending (Azure: force-closing a delete-on-close handle "might not cause
 // the file to be deleted").
-func (s *Service) ForceCloseHandles(ctx context.Context, acct, share, path string, id *uint64, recursive bool, marker string) (*ForceClosed, error) {
+func (s *Service) ForceCloseHandles(ctx context.Context, ref Ref, o ForceCloseOptions) (*ForceClosed, error) {
+	acct, share, path, id, recursive, marker := ref.Account, ref.Share, ref.Path, o.HandleID, o.Recursive, o.Marker
 	from, err := parseHandleMarker(marker)
 	if err != nil {
 		return nil, err

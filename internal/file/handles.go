@@ -195,18 +195,13 @@ func (t *Tx) handlesOf(acct, share string, id uint64) ([]*Handle, error) {
 // is denied by an open handle's share mode, when its share mode denies an
 // open handle's access, or when it asks to write or delete a file under
 // an active lease. A delete-pending node answers DeletePending.
-func (s *Service) OpenHandle(ctx context.Context, acct, share, path string, o HandleOptions) (*Handle, error) {
-	var out *Handle
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.OpenHandle(acct, share, path, o)
-		return err
-	})
-	return out, err
+func (s *Service) OpenHandle(ctx context.Context, ref Ref, o HandleOptions) (*Handle, error) {
+	return inTx(ctx, s.Update, func(t *Tx) (*Handle, error) { return t.OpenHandle(ref, o) })
 }
 
 // OpenHandle opens a handle inside t's transaction.
-func (t *Tx) OpenHandle(acct, share, path string, o HandleOptions) (*Handle, error) {
+func (t *Tx) OpenHandle(ref Ref, o HandleOptions) (*Handle, error) {
+	acct, share, path := ref.Account, ref.Share, ref.Path
 	if o.Access&^AccessAll != 0 || o.ShareAccess&^AccessAll != 0 {
 		return nil, azhttp.ErrInvalidInput.WithMessage("Unknown access rights or share mode.")
 	}
@@ -324,13 +319,14 @@ func (t *Tx) handleNode(acct, share string, fileID, handleID uint64) (*Handle, *
 // SetDeleteOnClose sets or clears the delete-pending state of the node a
 // handle is open on (SMB's delete disposition). While it is set, FileREST
 // operations on the node answer DeletePending and listings leave it out.
-func (s *Service) SetDeleteOnClose(ctx context.Context, acct, share string, fileID, handleID uint64, on bool) error {
-	return s.Update(ctx, func(t *Tx) error { return t.SetDeleteOnClose(acct, share, fileID, handleID, on) })
+func (s *Service) SetDeleteOnClose(ctx context.Context, ref HandleRef, o DeleteOnCloseOptions) error {
+	return s.Update(ctx, func(t *Tx) error { return t.SetDeleteOnClose(ref, o) })
 }
 
 // SetDeleteOnClose changes a node's delete disposition inside t's
 // transaction.
-func (t *Tx) SetDeleteOnClose(acct, share string, fileID, handleID uint64, on bool) error {
+func (t *Tx) SetDeleteOnClose(ref HandleRef, o DeleteOnCloseOptions) error {
+	acct, share, fileID, handleID, on := ref.Account, ref.Share, ref.FileID, ref.HandleID, o.DeleteOnClose
 	h, l, err := t.handleNode(acct, share, fileID, handleID)
 	if err != nil {
 		return err
@@ -341,12 +337,13 @@ func (t *Tx) SetDeleteOnClose(acct, share string, fileID, handleID uint64, on bo
 // CloseHandle closes a handle. Closing the last handle of a
 // delete-pending node deletes it, a file with its content; a directory
 // that is not empty by then stays, no longer pending.
-func (s *Service) CloseHandle(ctx context.Context, acct, share string, fileID, handleID uint64) error {
-	return s.Update(ctx, func(t *Tx) error { return t.CloseHandle(acct, share, fileID, handleID) })
+func (s *Service) CloseHandle(ctx context.Context, ref HandleRef) error {
+	return s.Update(ctx, func(t *Tx) error { return t.CloseHandle(ref) })
 }
 
 // CloseHandle closes a handle inside t's transaction.
-func (t *Tx) CloseHandle(acct, share string, fileID, handleID uint64) error {
+func (t *Tx) CloseHandle(ref HandleRef) error {
+	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
 	h, l, err := t.handleNode(acct, share, fileID, handleID)
 	if err != nil {
 		return err

@@ -17,7 +17,7 @@ const (
 
 func mkFile(t *testing.T, s *Service, path string, size int64) *Node {
 	t.Helper()
-	n, err := s.CreateFile(t.Context(), testAcct, "s", path, size, ContentHeaders{}, SMBChange{}, nil, Preconditions{})
+	n, err := s.CreateFile(t.Context(), Ref{Account: testAcct, Share: "s", Path: path}, CreateFileOptions{Size: size})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func mkFile(t *testing.T, s *Service, path string, size int64) *Node {
 
 func open(t *testing.T, s *Service, path string, o HandleOptions) *Handle {
 	t.Helper()
-	h, err := s.OpenHandle(t.Context(), testAcct, "s", path, o)
+	h, err := s.OpenHandle(t.Context(), Ref{Account: testAcct, Share: "s", Path: path}, o)
 	if err != nil {
 		t.Fatalf("open %s %+v: %v", path, o, err)
 	}
@@ -35,7 +35,7 @@ func open(t *testing.T, s *Service, path string, o HandleOptions) *Handle {
 
 func closeH(t *testing.T, s *Service, h *Handle) {
 	t.Helper()
-	if err := s.CloseHandle(t.Context(), testAcct, "s", h.FileID, h.ID); err != nil {
+	if err := s.CloseHandle(t.Context(), HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}); err != nil {
 		t.Fatalf("close handle %d: %v", h.ID, err)
 	}
 }
@@ -62,7 +62,7 @@ func TestOpenSharingRules(t *testing.T) {
 			s, _ := newTestService(t)
 			mkFile(t, s, "f", 1)
 			first := open(t, s, "f", HandleOptions{Access: tc.a, ShareAccess: tc.aShare})
-			_, err := s.OpenHandle(t.Context(), testAcct, "s", "f", HandleOptions{Access: tc.b, ShareAccess: tc.bShare})
+			_, err := s.OpenHandle(t.Context(), Ref{Account: testAcct, Share: "s", Path: "f"}, HandleOptions{Access: tc.b, ShareAccess: tc.bShare})
 			if tc.conflict != errors.Is(err, azhttp.ErrSharingViolation) || (!tc.conflict && err != nil) {
 				t.Fatalf("second open: %v, want conflict %v", err, tc.conflict)
 			}
@@ -83,16 +83,22 @@ func TestRESTAgainstHandles(t *testing.T) {
 	mkFile(t, s, "f", 4)
 	ops := map[string]func() error{
 		"get file": func() error {
-			return s.GetFile(ctx, testAcct, "s", "f", nil, Preconditions{}, func(*Download) error { return nil })
+			return s.GetFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, GetFileOptions{}, func(*Download) error { return nil })
 		},
-		"list ranges": func() error { _, err := s.ListRanges(ctx, testAcct, "s", "f", nil, Preconditions{}); return err },
-		"put range": func() error {
-			_, err := s.PutRange(ctx, testAcct, "s", "f", 0, contentOf("ab"), Preconditions{})
+		"list ranges": func() error {
+			_, err := s.ListRanges(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, nil, Preconditions{})
 			return err
 		},
-		"set metadata": func() error { _, err := s.SetFileMetadata(ctx, testAcct, "s", "f", nil, Preconditions{}); return err },
+		"put range": func() error {
+			_, err := s.PutRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, 0, contentOf("ab"), Preconditions{})
+			return err
+		},
+		"set metadata": func() error {
+			_, err := s.SetFileMetadata(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, nil, Preconditions{})
+			return err
+		},
 		"get properties": func() error {
-			_, err := s.GetFileProperties(ctx, testAcct, "s", "f", Preconditions{})
+			_, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{})
 			return err
 		},
 	}
@@ -105,7 +111,7 @@ func TestRESTAgainstHandles(t *testing.T) {
 			t.Errorf("%s beside a share-read handle: %v, want SharingViolation %v", name, err, writes[name])
 		}
 	}
-	if _, err := s.CreateFile(ctx, testAcct, "s", "f", 4, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); !errors.Is(err, azhttp.ErrSharingViolation) {
+	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{Size: 4}); !errors.Is(err, azhttp.ErrSharingViolation) {
 		t.Errorf("create over the file: %v, want SharingViolation", err)
 	}
 	closeH(t, s, h)
@@ -116,18 +122,18 @@ func TestRESTAgainstHandles(t *testing.T) {
 			t.Errorf("%s beside a handle sharing everything: %v", name, err)
 		}
 	}
-	if err := s.DeleteFile(ctx, testAcct, "s", "f", Preconditions{}); !errors.Is(err, azhttp.ErrSharingViolation) {
+	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{}); !errors.Is(err, azhttp.ErrSharingViolation) {
 		t.Errorf("delete with a handle open: %v, want SharingViolation", err)
 	}
 	// Create File over the file keeps its ID, so the handle stays open
 	// on it and closes by the ID it was opened with.
 	n := mkFile(t, s, "f", 8)
-	l, err := s.ListHandles(ctx, testAcct, "s", "f", false, "", 10)
+	l, err := s.ListHandles(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, ListHandlesOptions{Max: 10})
 	if err != nil || len(l.Handles) != 1 || n.ID != h.FileID || l.Handles[0].FileID != h.FileID {
 		t.Fatalf("handles after replace: %+v %v, want one on file %d (the file now %d)", l, err, h.FileID, n.ID)
 	}
 	closeH(t, s, h)
-	if err := s.DeleteFile(ctx, testAcct, "s", "f", Preconditions{}); err != nil {
+	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{}); err != nil {
 		t.Fatalf("delete once closed: %v", err)
 	}
 }
@@ -141,19 +147,19 @@ func contentOf(s string) Content {
 func TestReadOnlyAttribute(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.CreateFile(ctx, testAcct, "s", "f", 4, ContentHeaders{}, SMBChange{Attributes: "ReadOnly | Archive"}, nil, Preconditions{}); err != nil {
+	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{Size: 4, SMB: SMBChange{Attributes: "ReadOnly | Archive"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SetFileMetadata(ctx, testAcct, "s", "f", nil, Preconditions{}); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
+	if _, err := s.SetFileMetadata(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, nil, Preconditions{}); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
 		t.Errorf("set metadata: %v", err)
 	}
-	if _, err := s.PutRange(ctx, testAcct, "s", "f", 0, contentOf("x"), Preconditions{}); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
+	if _, err := s.PutRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, 0, contentOf("x"), Preconditions{}); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
 		t.Errorf("put range: %v", err)
 	}
-	if _, err := s.ClearRange(ctx, testAcct, "s", "f", 0, 1, Preconditions{}); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
+	if _, err := s.ClearRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, 0, 1, Preconditions{}); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
 		t.Errorf("clear range: %v", err)
 	}
-	if _, err := s.CreateFile(ctx, testAcct, "s", "f", 4, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
+	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{Size: 4}); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
 		t.Errorf("create over it: %v", err)
 	}
 	if azhttp.ErrReadOnlyAttribute.Status != 412 {
@@ -161,11 +167,11 @@ func TestReadOnlyAttribute(t *testing.T) {
 	}
 	read(t, s, "f", nil)
 	h := open(t, s, "f", HandleOptions{Access: d, ShareAccess: AccessAll})
-	if err := s.SetDeleteOnClose(ctx, testAcct, "s", h.FileID, h.ID, true); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
+	if err := s.SetDeleteOnClose(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, DeleteOnCloseOptions{DeleteOnClose: true}); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
 		t.Errorf("delete-on-close of a read-only file: %v", err)
 	}
 	closeH(t, s, h)
-	if err := s.DeleteFile(ctx, testAcct, "s", "f", Preconditions{}); err != nil {
+	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{}); err != nil {
 		t.Errorf("delete: %v", err)
 	}
 }
@@ -181,25 +187,25 @@ func TestDeleteOnClose(t *testing.T) {
 	mkFile(t, s, "g", 1)
 	other := open(t, s, "f", HandleOptions{Access: r, ShareAccess: AccessAll})
 	del := open(t, s, "f", HandleOptions{Access: d, ShareAccess: AccessAll, DeleteOnClose: true})
-	if _, err := s.GetFileProperties(ctx, testAcct, "s", "f", Preconditions{}); !errors.Is(err, azhttp.ErrDeletePending) {
+	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{}); !errors.Is(err, azhttp.ErrDeletePending) {
 		t.Fatalf("get properties: %v, want DeletePending", err)
 	}
-	if _, err := s.OpenHandle(ctx, testAcct, "s", "f", HandleOptions{ShareAccess: AccessAll}); !errors.Is(err, azhttp.ErrDeletePending) {
+	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, HandleOptions{ShareAccess: AccessAll}); !errors.Is(err, azhttp.ErrDeletePending) {
 		t.Fatalf("open: %v, want DeletePending", err)
 	}
-	if _, err := s.LeaseFile(ctx, testAcct, "s", "f", lease.Request{Action: lease.Acquire}); !errors.Is(err, azhttp.ErrDeletePending) {
+	if _, err := s.LeaseFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, lease.Request{Action: lease.Acquire}); !errors.Is(err, azhttp.ErrDeletePending) {
 		t.Fatalf("lease: %v, want DeletePending", err)
 	}
-	l, err := s.ListDirectory(ctx, testAcct, "s", "", "", "", 10)
+	l, err := s.ListDirectory(ctx, Ref{Account: testAcct, Share: "s"}, ListDirectoryOptions{Max: 10})
 	if err != nil || len(l.Entries) != 1 || l.Entries[0].Name != "g" {
 		t.Fatalf("listing: %+v %v, want only g", l, err)
 	}
 	closeH(t, s, del)
-	if _, err := s.GetFileProperties(ctx, testAcct, "s", "f", Preconditions{}); !errors.Is(err, azhttp.ErrDeletePending) {
+	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{}); !errors.Is(err, azhttp.ErrDeletePending) {
 		t.Fatalf("after closing the delete handle, one still open: %v, want DeletePending", err)
 	}
 	closeH(t, s, other)
-	if _, err := s.GetFileProperties(ctx, testAcct, "s", "f", Preconditions{}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{}); !errors.Is(err, azhttp.ErrResourceNotFound) {
 		t.Fatalf("after the last close: %v, want ResourceNotFound", err)
 	}
 	if n := countKeys(t, store, filePayloadPrefix(testAcct, "s", f.ID)) + countKeys(t, store, extentsPrefix(testAcct, "s", f.ID)); n != 0 {
@@ -208,18 +214,18 @@ func TestDeleteOnClose(t *testing.T) {
 
 	// A disposition cleared before the close keeps the file.
 	g := open(t, s, "g", HandleOptions{Access: d, ShareAccess: AccessAll, DeleteOnClose: true})
-	if err := s.SetDeleteOnClose(ctx, testAcct, "s", g.FileID, g.ID, false); err != nil {
+	if err := s.SetDeleteOnClose(ctx, HandleRef{Account: testAcct, Share: "s", FileID: g.FileID, HandleID: g.ID}, DeleteOnCloseOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	closeH(t, s, g)
-	if _, err := s.GetFileProperties(ctx, testAcct, "s", "g", Preconditions{}); err != nil {
+	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "g"}, Preconditions{}); err != nil {
 		t.Fatalf("g after a cleared disposition: %v", err)
 	}
-	if err := s.CloseHandle(ctx, testAcct, "s", g.FileID, g.ID); !errors.Is(err, ErrHandleClosed) {
+	if err := s.CloseHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: g.FileID, HandleID: g.ID}); !errors.Is(err, ErrHandleClosed) {
 		t.Fatalf("second close: %v, want ErrHandleClosed", err)
 	}
 	// Delete-on-close needs Delete access.
-	if _, err := s.OpenHandle(ctx, testAcct, "s", "g", HandleOptions{Access: r, ShareAccess: AccessAll, DeleteOnClose: true}); !errors.Is(err, azhttp.ErrInvalidInput) {
+	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s", Path: "g"}, HandleOptions{Access: r, ShareAccess: AccessAll, DeleteOnClose: true}); !errors.Is(err, azhttp.ErrInvalidInput) {
 		t.Fatalf("delete-on-close without Delete access: %v, want InvalidInput", err)
 	}
 }
@@ -230,31 +236,31 @@ func TestDeleteOnClose(t *testing.T) {
 func TestDirectoryDeleteOnClose(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.CreateDirectory(ctx, testAcct, "s", "dir", SMBChange{}, nil); err != nil {
+	if _, err := s.CreateDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "dir"}, SMBChange{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	mkFile(t, s, "dir/f", 1)
-	if _, err := s.OpenHandle(ctx, testAcct, "s", "dir", HandleOptions{Dir: true, Access: d, ShareAccess: AccessAll, DeleteOnClose: true}); !errors.Is(err, azhttp.ErrDirectoryNotEmpty) {
+	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s", Path: "dir"}, HandleOptions{Dir: true, Access: d, ShareAccess: AccessAll, DeleteOnClose: true}); !errors.Is(err, azhttp.ErrDirectoryNotEmpty) {
 		t.Fatalf("mark a non-empty directory: %v, want DirectoryNotEmpty", err)
 	}
-	if err := s.DeleteFile(ctx, testAcct, "s", "dir/f", Preconditions{}); err != nil {
+	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "dir/f"}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.OpenHandle(ctx, testAcct, "s", "", HandleOptions{Dir: true, Access: d, ShareAccess: AccessAll, DeleteOnClose: true}); !errors.Is(err, azhttp.ErrInvalidInput) {
+	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s"}, HandleOptions{Dir: true, Access: d, ShareAccess: AccessAll, DeleteOnClose: true}); !errors.Is(err, azhttp.ErrInvalidInput) {
 		t.Fatalf("mark the root: %v, want InvalidInput", err)
 	}
-	if _, err := s.OpenHandle(ctx, testAcct, "s", "dir", HandleOptions{Access: r}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s", Path: "dir"}, HandleOptions{Access: r}); !errors.Is(err, azhttp.ErrResourceNotFound) {
 		t.Fatalf("open a directory as a file: %v, want ResourceNotFound", err)
 	}
 	h := open(t, s, "dir", HandleOptions{Dir: true, Access: d, ShareAccess: AccessAll, DeleteOnClose: true})
-	if _, err := s.CreateFile(ctx, testAcct, "s", "dir/g", 1, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); !errors.Is(err, azhttp.ErrDeletePending) {
+	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "dir/g"}, CreateFileOptions{Size: 1}); !errors.Is(err, azhttp.ErrDeletePending) {
 		t.Fatalf("create inside a pending directory: %v, want DeletePending", err)
 	}
-	if err := s.DeleteDirectory(ctx, testAcct, "s", "dir", Preconditions{}); !errors.Is(err, azhttp.ErrDeletePending) {
+	if err := s.DeleteDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "dir"}, Preconditions{}); !errors.Is(err, azhttp.ErrDeletePending) {
 		t.Fatalf("REST delete of a pending directory: %v, want DeletePending", err)
 	}
 	closeH(t, s, h)
-	if _, err := s.GetDirectory(ctx, testAcct, "s", "dir", Preconditions{}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := s.GetDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "dir"}, Preconditions{}); !errors.Is(err, azhttp.ErrResourceNotFound) {
 		t.Fatalf("directory after the last close: %v, want ResourceNotFound", err)
 	}
 }
@@ -266,15 +272,15 @@ func TestLeaseAndHandles(t *testing.T) {
 	ctx := t.Context()
 	mkFile(t, s, "f", 1)
 	h := open(t, s, "f", HandleOptions{Access: w, ShareAccess: AccessAll})
-	if _, err := s.LeaseFile(ctx, testAcct, "s", "f", lease.Request{Action: lease.Acquire, ProposedID: leaseA}); !errors.Is(err, azhttp.ErrSharingViolation) {
+	if _, err := s.LeaseFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, lease.Request{Action: lease.Acquire, ProposedID: leaseA}); !errors.Is(err, azhttp.ErrSharingViolation) {
 		t.Fatalf("acquire beside a write handle: %v, want SharingViolation", err)
 	}
 	closeH(t, s, h)
 	h = open(t, s, "f", HandleOptions{Access: r, ShareAccess: AccessAll})
-	if _, err := s.LeaseFile(ctx, testAcct, "s", "f", lease.Request{Action: lease.Acquire, ProposedID: leaseA}); err != nil {
+	if _, err := s.LeaseFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, lease.Request{Action: lease.Acquire, ProposedID: leaseA}); err != nil {
 		t.Fatalf("acquire beside a read handle: %v", err)
 	}
-	if _, err := s.OpenHandle(ctx, testAcct, "s", "f", HandleOptions{Access: w, ShareAccess: AccessAll}); !errors.Is(err, azhttp.ErrSharingViolation) {
+	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, HandleOptions{Access: w, ShareAccess: AccessAll}); !errors.Is(err, azhttp.ErrSharingViolation) {
 		t.Fatalf("write open of a leased file: %v, want SharingViolation", err)
 	}
 	closeH(t, s, open(t, s, "f", HandleOptions{Access: r, ShareAccess: AccessAll}))
@@ -287,7 +293,7 @@ func TestLeaseAndHandles(t *testing.T) {
 func TestListAndForceClose(t *testing.T) {
 	s, store := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.CreateDirectory(ctx, testAcct, "s", "a", SMBChange{}, nil); err != nil {
+	if _, err := s.CreateDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "a"}, SMBChange{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	mkFile(t, s, "a/x", 1)
@@ -307,7 +313,7 @@ func TestListAndForceClose(t *testing.T) {
 	var got []string
 	marker := ""
 	for pages := 0; ; pages++ {
-		l, err := s.ListHandles(ctx, testAcct, "s", "", true, marker, 2)
+		l, err := s.ListHandles(ctx, Ref{Account: testAcct, Share: "s"}, ListHandlesOptions{Recursive: true, Marker: marker, Max: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -320,7 +326,7 @@ func TestListAndForceClose(t *testing.T) {
 		if pages == 0 {
 			// Close the handle the marker names: the next page still
 			// starts where it would have been.
-			if _, err := s.ForceCloseHandles(ctx, testAcct, "s", "a/x", nil, false, ""); err != nil {
+			if _, err := s.ForceCloseHandles(ctx, Ref{Account: testAcct, Share: "s", Path: "a/x"}, ForceCloseOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			want = []string{"", "a", "b"}
@@ -330,29 +336,29 @@ func TestListAndForceClose(t *testing.T) {
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("listed %q, want %q", got, want)
 	}
-	l, err := s.ListHandles(ctx, testAcct, "s", "", false, "", 10)
+	l, err := s.ListHandles(ctx, Ref{Account: testAcct, Share: "s"}, ListHandlesOptions{Max: 10})
 	if err != nil || len(l.Handles) != 1 || l.Handles[0].Path != "" {
 		t.Fatalf("non-recursive root listing: %+v %v, want the root's handle", l, err)
 	}
-	if _, err := s.ListHandles(ctx, testAcct, "s", "", false, "junk", 10); !errors.Is(err, azhttp.ErrInvalidQueryParameterValue) {
+	if _, err := s.ListHandles(ctx, Ref{Account: testAcct, Share: "s"}, ListHandlesOptions{Marker: "junk", Max: 10}); !errors.Is(err, azhttp.ErrInvalidQueryParameterValue) {
 		t.Fatalf("bad marker: %v", err)
 	}
 	// A pending file whose handles are force-closed stays, not pending.
 	h := open(t, s, "a/x", HandleOptions{Access: d, ShareAccess: AccessAll, DeleteOnClose: true})
 	missing := uint64(1)
-	if out, err := s.ForceCloseHandles(ctx, testAcct, "s", "a", &missing, true, ""); err != nil || out.Closed != 0 {
+	if out, err := s.ForceCloseHandles(ctx, Ref{Account: testAcct, Share: "s", Path: "a"}, ForceCloseOptions{HandleID: &missing, Recursive: true}); err != nil || out.Closed != 0 {
 		t.Fatalf("force close of a handle ID not open: %+v %v", out, err)
 	}
-	if out, err := s.ForceCloseHandles(ctx, testAcct, "s", "a", &h.ID, true, ""); err != nil || out.Closed != 1 {
+	if out, err := s.ForceCloseHandles(ctx, Ref{Account: testAcct, Share: "s", Path: "a"}, ForceCloseOptions{HandleID: &h.ID, Recursive: true}); err != nil || out.Closed != 1 {
 		t.Fatalf("force close by ID: %+v %v", out, err)
 	}
-	if _, err := s.GetFileProperties(ctx, testAcct, "s", "a/x", Preconditions{}); err != nil {
+	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "a/x"}, Preconditions{}); err != nil {
 		t.Fatalf("file after force close: %v", err)
 	}
-	if _, err := s.ForceCloseHandles(ctx, testAcct, "s", "b", nil, true, ""); !errors.Is(err, azhttp.ErrInvalidHeaderValue) {
+	if _, err := s.ForceCloseHandles(ctx, Ref{Account: testAcct, Share: "s", Path: "b"}, ForceCloseOptions{Recursive: true}); !errors.Is(err, azhttp.ErrInvalidHeaderValue) {
 		t.Fatalf("recursive force close on a file: %v, want InvalidHeaderValue", err)
 	}
-	out, err := s.ForceCloseHandles(ctx, testAcct, "s", "", nil, true, "")
+	out, err := s.ForceCloseHandles(ctx, Ref{Account: testAcct, Share: "s"}, ForceCloseOptions{Recursive: true})
 	if err != nil || out.Closed != 3 || out.NextMarker != "" {
 		t.Fatalf("force close all: %+v %v, want 3", out, err)
 	}
@@ -366,13 +372,13 @@ func TestDeleteShareDropsHandles(t *testing.T) {
 	s, store := newTestService(t)
 	mkFile(t, s, "f", 1)
 	h := open(t, s, "f", HandleOptions{Access: r})
-	if err := s.DeleteShare(t.Context(), testAcct, "s", ""); err != nil {
+	if err := s.DeleteShare(t.Context(), ShareRef{Account: testAcct, Share: "s"}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if n := countKeys(t, store, accountKey(testAcct).Raw("h")); n != 0 {
 		t.Fatalf("%d handle keys outlive the share", n)
 	}
-	if err := s.CloseHandle(t.Context(), testAcct, "s", h.FileID, h.ID); !errors.Is(err, ErrHandleClosed) {
+	if err := s.CloseHandle(t.Context(), HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}); !errors.Is(err, ErrHandleClosed) {
 		t.Fatalf("close after the share went: %v, want ErrHandleClosed", err)
 	}
 }
@@ -439,7 +445,7 @@ func TestConcurrentOpensAreExclusive(t *testing.T) {
 	errs := make(chan error, n)
 	for range n {
 		go func() {
-			_, err := s.OpenHandle(t.Context(), testAcct, "s", "f", HandleOptions{Access: r | w})
+			_, err := s.OpenHandle(t.Context(), Ref{Account: testAcct, Share: "s", Path: "f"}, HandleOptions{Access: r | w})
 			errs <- err
 		}()
 	}
@@ -476,11 +482,11 @@ func TestForceCloseInBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := s.ForceCloseHandles(ctx, testAcct, "s", "f", nil, false, "")
+	first, err := s.ForceCloseHandles(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, ForceCloseOptions{})
 	if err != nil || first.Closed != forceCloseBatch || first.NextMarker == "" {
 		t.Fatalf("first batch: %+v %v", first, err)
 	}
-	rest, err := s.ForceCloseHandles(ctx, testAcct, "s", "f", nil, false, first.NextMarker)
+	rest, err := s.ForceCloseHandles(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, ForceCloseOptions{Marker: first.NextMarker})
 	if err != nil || rest.Closed != 1 || rest.NextMarker != "" {
 		t.Fatalf("second batch: %+v %v", rest, err)
 	}

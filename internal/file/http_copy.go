@@ -118,7 +118,7 @@ func (h *handler) abortCopy(q *request) error {
 	if id == "" {
 		return azhttp.MissingRequiredQueryParameter("copyid")
 	}
-	if err := h.svc.AbortCopy(q.ctx(), q.acct, q.share, q.path, id, preconditions(q.r.Header)); err != nil {
+	if err := h.svc.AbortCopy(q.ctx(), q.ref(), id, preconditions(q.r.Header)); err != nil {
 		return err
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)

@@ -20,7 +20,7 @@ func (h *handler) createDirectory(q *request) error {
 	if err != nil {
 		return err
 	}
-	n, err := h.svc.CreateDirectory(q.ctx(), q.acct, q.share, q.path, smb, meta)
+	n, err := h.svc.CreateDirectory(q.ctx(), q.ref(), smb, meta)
 	if err != nil {
 		return err
 	}
@@ -29,7 +29,7 @@ func (h *handler) createDirectory(q *request) error {
 }
 
 func (h *handler) getDirectoryProperties(q *request) error {
-	n, err := h.svc.GetDirectory(q.ctx(), q.acct, q.ns(), q.path, preconditions(q.r.Header))
+	n, err := h.svc.GetDirectory(q.ctx(), q.readRef(), preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func (h *handler) setDirectoryMetadata(q *request) error {
 	if err != nil {
 		return err
 	}
-	n, err := h.svc.SetDirectoryMetadata(q.ctx(), q.acct, q.share, q.path, meta, preconditions(q.r.Header))
+	n, err := h.svc.SetDirectoryMetadata(q.ctx(), q.ref(), meta, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func (h *handler) setDirectoryMetadata(q *request) error {
 }
 
 func (h *handler) deleteDirectory(q *request) error {
-	if err := h.svc.DeleteDirectory(q.ctx(), q.acct, q.share, q.path, preconditions(q.r.Header)); err != nil {
+	if err := h.svc.DeleteDirectory(q.ctx(), q.ref(), preconditions(q.r.Header)); err != nil {
 		return err
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
@@ -103,7 +103,7 @@ func (h *handler) listDirectory(q *request) error {
 	}
 	inc := includes(q.q.Get("include"))
 	prefix, marker := q.q.Get("prefix"), q.q.Get("marker")
-	l, err := h.svc.ListDirectory(q.ctx(), q.acct, q.ns(), q.path, prefix, marker, max)
+	l, err := h.svc.ListDirectory(q.ctx(), q.readRef(), ListDirectoryOptions{Prefix: prefix, Marker: marker, Max: max})
 	if err != nil {
 		return err
 	}

@@ -37,7 +37,7 @@ func (h *handler) createFile(q *request) error {
 	if err != nil {
 		return err
 	}
-	n, err := h.svc.CreateFile(q.ctx(), q.acct, q.share, q.path, size, headers, smb, meta, preconditions(q.r.Header))
+	n, err := h.svc.CreateFile(q.ctx(), q.ref(), CreateFileOptions{Size: size, Headers: headers, SMB: smb, Metadata: meta, Conditions: preconditions(q.r.Header)})
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func (h *handler) createFile(q *request) error {
 }
 
 func (h *handler) getFileProperties(q *request) error {
-	n, err := h.svc.GetFileProperties(q.ctx(), q.acct, q.ns(), q.path, preconditions(q.r.Header))
+	n, err := h.svc.GetFileProperties(q.ctx(), q.readRef(), preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (h *handler) getFile(q *request) error {
 	if wantMD5 && (rng == nil || rng.End < 0 || rng.End-rng.Start+1 > MaxPutRange) {
 		return azhttp.InvalidHeaderValue("x-ms-range-get-content-md5", "true").WithMessage("x-ms-range-get-content-md5 needs a closed range of at most 4 MiB.")
 	}
-	return h.svc.GetFile(q.ctx(), q.acct, q.ns(), q.path, rng, preconditions(q.r.Header), func(d *Download) error {
+	return h.svc.GetFile(q.ctx(), q.readRef(), GetFileOptions{Range: rng, Conditions: preconditions(q.r.Header)}, func(d *Download) error {
 		if structured && d.Length > MaxPutRange {
 			return azhttp.ErrOutOfRangeInput.WithMessage("x-ms-structured-body is allowed for ranges up to 4 MiB.")
 		}
@@ -130,7 +130,7 @@ func (h *handler) setFileMetadata(q *request) error {
 	if err != nil {
 		return err
 	}
-	n, err := h.svc.SetFileMetadata(q.ctx(), q.acct, q.share, q.path, meta, preconditions(q.r.Header))
+	n, err := h.svc.SetFileMetadata(q.ctx(), q.ref(), meta, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func (h *handler) setFileMetadata(q *request) error {
 }
 
 func (h *handler) deleteFile(q *request) error {
-	if err := h.svc.DeleteFile(q.ctx(), q.acct, q.share, q.path, preconditions(q.r.Header)); err != nil {
+	if err := h.svc.DeleteFile(q.ctx(), q.ref(), preconditions(q.r.Header)); err != nil {
 		return err
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
@@ -189,7 +189,7 @@ func (h *handler) putRange(q *request) error {
 		if c.MD5 != nil && c.CRC64 != nil {
 			return azhttp.ErrInvalidInput.WithMessage("Content-MD5 and x-ms-content-crc64 may not both be specified.")
 		}
-		w, err := h.svc.PutRange(q.ctx(), q.acct, q.share, q.path, rng.Start, c, pre)
+		w, err := h.svc.PutRange(q.ctx(), q.ref(), rng.Start, c, pre)
 		if err != nil {
 			return err
 		}
@@ -208,7 +208,7 @@ func (h *handler) putRange(q *request) error {
 		if q.r.Header.Get("Content-MD5") != "" {
 			return azhttp.UnsupportedHeader("Content-MD5", q.r.Header.Get("Content-MD5")).WithMessage("A range clear takes no Content-MD5.")
 		}
-		if n, err = h.svc.ClearRange(q.ctx(), q.acct, q.share, q.path, rng.Start, rng.End, pre); err != nil {
+		if n, err = h.svc.ClearRange(q.ctx(), q.ref(), rng.Start, rng.End, pre); err != nil {
 			return err
 		}
 	case "":
@@ -241,7 +241,7 @@ func (h *handler) listRanges(q *request) error {
 	if q.q.Has("prevsharesnapshot") {
 		return h.listRangesDiff(q, rng)
 	}
-	l, err := h.svc.ListRanges(q.ctx(), q.acct, q.ns(), q.path, rng, preconditions(q.r.Header))
+	l, err := h.svc.ListRanges(q.ctx(), q.readRef(), rng, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}

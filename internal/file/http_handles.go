@@ -65,7 +65,7 @@ func (h *handler) listHandles(q *request) error {
 		return err
 	}
 	marker := q.q.Get("marker")
-	l, err := h.svc.ListHandles(q.ctx(), q.acct, q.share, q.path, recursive, marker, max)
+	l, err := h.svc.ListHandles(q.ctx(), q.ref(), ListHandlesOptions{Recursive: recursive, Marker: marker, Max: max})
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (h *handler) forceCloseHandles(q *request) error {
 		n, _ := strconv.ParseUint(raw, 10, 64)
 		id = &n
 	}
-	out, err := h.svc.ForceCloseHandles(q.ctx(), q.acct, q.share, q.path, id, recursive, q.q.Get("marker"))
+	out, err := h.svc.ForceCloseHandles(q.ctx(), q.ref(), ForceCloseOptions{HandleID: id, Recursive: recursive, Marker: q.q.Get("marker")})
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ func (h *handler) leaseFile(q *request) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.svc.LeaseFile(q.ctx(), q.acct, q.share, q.path, req)
+	out, err := h.svc.LeaseFile(q.ctx(), q.ref(), req)
 	if err != nil {
 		return err
 	}
@@ -21,7 +21,7 @@ func (h *handler) leaseShare(q *request) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.svc.LeaseShare(q.ctx(), q.acct, q.share, req)
+	out, err := h.svc.LeaseShare(q.ctx(), q.shareRef(), req)
 	if err != nil {
 		return err
 	}

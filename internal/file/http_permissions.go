@@ -52,7 +52,7 @@ func (h *handler) createPermission(q *request) error {
 			return err
 		}
 	}
-	key, err := h.svc.CreatePermission(q.ctx(), q.acct, q.share, doc.Permission)
+	key, err := h.svc.CreatePermission(q.ctx(), q.shareRef(), doc.Permission)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (h *handler) getPermission(q *request) error {
 	if err != nil {
 		return err
 	}
-	sddl, err := h.svc.GetPermission(q.ctx(), q.acct, q.share, key)
+	sddl, err := h.svc.GetPermission(q.ctx(), q.shareRef(), key)
 	if err != nil {
 		return err
 	}

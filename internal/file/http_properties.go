@@ -76,7 +76,7 @@ func (h *handler) setFileProperties(q *request) error {
 	if p.SMB, err = parseSMBUpdate(q.r.Header, false, true); err != nil {
 		return err
 	}
-	n, err := h.svc.SetFileProperties(q.ctx(), q.acct, q.share, q.path, p, preconditions(q.r.Header))
+	n, err := h.svc.SetFileProperties(q.ctx(), q.ref(), p, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (h *handler) setDirectoryProperties(q *request) error {
 	if err != nil {
 		return err
 	}
-	n, err := h.svc.SetDirectoryProperties(q.ctx(), q.acct, q.share, q.path, smb, preconditions(q.r.Header))
+	n, err := h.svc.SetDirectoryProperties(q.ctx(), q.ref(), smb, preconditions(q.r.Header))
 	if err != nil {
 		return err
 	}

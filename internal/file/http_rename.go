@@ -62,7 +62,7 @@ func (h *handler) rename(q *request, dir bool) error {
 		ct := q.r.Header.Get("x-ms-content-type")
 		r.ContentType = &ct
 	}
-	n, err := h.svc.Rename(q.ctx(), q.acct, q.share, r)
+	n, err := h.svc.Rename(q.ctx(), q.shareRef(), r)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 func (h *handler) getShareACL(q *request) error {
-	sh, err := h.svc.GetShare(q.ctx(), q.acct, q.share, q.r.Header.Get("x-ms-lease-id"))
+	sh, err := h.svc.GetShare(q.ctx(), q.shareRef(), q.r.Header.Get("x-ms-lease-id"))
 	if err != nil {
 		return err
 	}
@@ -21,7 +21,7 @@ func (h *handler) setShareACL(q *request) error {
 	if err != nil {
 		return err
 	}
-	sh, err := h.svc.SetShareACL(q.ctx(), q.acct, q.share, acl, q.r.Header.Get("x-ms-lease-id"))
+	sh, err := h.svc.SetShareACL(q.ctx(), q.shareRef(), acl, q.r.Header.Get("x-ms-lease-id"))
 	if err != nil {
 		return err
 	}
@@ -31,5 +31,7 @@ func (h *handler) setShareACL(q *request) error {
 
 // sharesOf looks live shares up by name, as a service SAS's container.
 func sharesOf(svc *Service) func(ctx context.Context, acct, name string) (*Share, error) {
-	return func(ctx context.Context, acct, name string) (*Share, error) { return svc.GetShare(ctx, acct, name, "") }
+	return func(ctx context.Context, acct, name string) (*Share, error) {
+		return svc.GetShare(ctx, ShareRef{Account: acct, Share: name}, "")
+	}
 }

@@ -58,7 +58,7 @@ func (h *handler) createShare(q *request) error {
 	if err != nil {
 		return err
 	}
-	sh, err := h.svc.CreateShare(q.ctx(), q.acct, q.share, ShareSpec{Quota: quota, AccessTier: tier, Metadata: meta})
+	sh, err := h.svc.CreateShare(q.ctx(), q.shareRef(), ShareSpec{Quota: quota, AccessTier: tier, Metadata: meta})
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (h *handler) createShare(q *request) error {
 }
 
 func (h *handler) getShareProperties(q *request) error {
-	sh, err := h.svc.GetShare(q.ctx(), q.acct, q.ns(), q.r.Header.Get("x-ms-lease-id"))
+	sh, err := h.svc.GetShare(q.ctx(), q.readShareRef(), q.r.Header.Get("x-ms-lease-id"))
 	if err != nil {
 		return err
 	}
@@ -88,7 +88,7 @@ func (h *handler) setShareMetadata(q *request) error {
 	if err != nil {
 		return err
 	}
-	sh, err := h.svc.SetShareMetadata(q.ctx(), q.acct, q.share, meta, q.r.Header.Get("x-ms-lease-id"))
+	sh, err := h.svc.SetShareMetadata(q.ctx(), q.shareRef(), meta, q.r.Header.Get("x-ms-lease-id"))
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func (h *handler) setShareProperties(q *request) error {
 	if err != nil {
 		return err
 	}
-	sh, err := h.svc.SetShareProperties(q.ctx(), q.acct, q.share, quota, tier, q.r.Header.Get("x-ms-lease-id"))
+	sh, err := h.svc.SetShareProperties(q.ctx(), q.shareRef(), SharePropertiesOptions{Quota: quota, Tier: tier, LeaseID: q.r.Header.Get("x-ms-lease-id")})
 	if err != nil {
 		return err
 	}
@@ -127,9 +127,9 @@ func (h *handler) deleteShare(q *request) error {
 	leaseID := q.r.Header.Get("x-ms-lease-id")
 	switch v := q.r.Header.Get("x-ms-delete-snapshots"); {
 	case v == "" || q.snapshot != "":
-		err = h.svc.DeleteShare(q.ctx(), q.acct, q.ns(), leaseID)
+		err = h.svc.DeleteShare(q.ctx(), q.readShareRef(), leaseID)
 	case v == "include" || v == "include-leased":
-		err = h.svc.DeleteShareAndSnapshots(q.ctx(), q.acct, q.share, leaseID)
+		err = h.svc.DeleteShareAndSnapshots(q.ctx(), q.shareRef(), leaseID)
 	default:
 		return azhttp.InvalidHeaderValue("x-ms-delete-snapshots", v)
 	}

@@ -13,7 +13,7 @@ func (h *handler) snapshotShare(q *request) error {
 	if err != nil {
 		return err
 	}
-	snap, sh, err := h.svc.SnapshotShare(q.ctx(), q.acct, q.share, meta)
+	snap, sh, err := h.svc.SnapshotShare(q.ctx(), q.shareRef(), meta)
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func (h *handler) listRangesDiff(q *request, rng *Range) error {
 		}
 		renames = b
 	}
-	d, err := h.svc.ListRangesDiff(q.ctx(), q.acct, q.ns(), q.path, prev, renames, rng, preconditions(q.r.Header))
+	d, err := h.svc.ListRangesDiff(q.ctx(), q.readRef(), ListRangesDiffOptions{PrevSnapshot: prev, FollowRenames: renames, Range: rng, Conditions: preconditions(q.r.Header)})
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,8 @@ import (
 // and break at once: an acquire's duration is always lease.Infinite and a
 // break takes no period. Leasing never changes the file's ETag or
 // Last-Modified.
-func (s *Service) LeaseFile(ctx context.Context, acct, share, path string, req lease.Request) (*lease.Outcome, error) {
+func (s *Service) LeaseFile(ctx context.Context, ref Ref, req lease.Request) (*lease.Outcome, error) {
+	acct, share, path := ref.Account, ref.Share, ref.Path
 	req.Duration, req.BreakPeriod = lease.Infinite, nil
 	var out *lease.Outcome
 	err := s.Update(ctx, func(t *Tx) error {

@@ -20,29 +20,29 @@ const (
 func TestLeaseGuardsWrites(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.CreateFile(ctx, testAcct, "s", "f", 10, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); err != nil {
+	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{Size: 10}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := s.LeaseFile(ctx, testAcct, "s", "f", lease.Request{Action: lease.Acquire, ProposedID: leaseA})
+	out, err := s.LeaseFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, lease.Request{Action: lease.Acquire, ProposedID: leaseA})
 	if err != nil || out.ID != leaseA {
 		t.Fatalf("acquire: %+v, %v", out, err)
 	}
 	without, wrong, with := Preconditions{}, Preconditions{LeaseID: leaseB}, Preconditions{LeaseID: leaseA}
 	writes := map[string]func(Preconditions) error{
 		"put range": func(p Preconditions) error {
-			_, err := s.PutRange(ctx, testAcct, "s", "f", 0, Content{Body: bytes.NewReader([]byte("ab")), Length: 2}, p)
+			_, err := s.PutRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, 0, Content{Body: bytes.NewReader([]byte("ab")), Length: 2}, p)
 			return err
 		},
 		"clear range": func(p Preconditions) error {
-			_, err := s.ClearRange(ctx, testAcct, "s", "f", 0, 1, p)
+			_, err := s.ClearRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, 0, 1, p)
 			return err
 		},
 		"set metadata": func(p Preconditions) error {
-			_, err := s.SetFileMetadata(ctx, testAcct, "s", "f", nil, p)
+			_, err := s.SetFileMetadata(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, nil, p)
 			return err
 		},
 		"create over": func(p Preconditions) error {
-			_, err := s.CreateFile(ctx, testAcct, "s", "f", 10, ContentHeaders{}, SMBChange{}, nil, p)
+			_, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{Size: 10, Conditions: p})
 			return err
 		},
 	}
@@ -57,20 +57,20 @@ func TestLeaseGuardsWrites(t *testing.T) {
 			t.Errorf("%s with the lease ID: %v", name, err)
 		}
 	}
-	if err := s.DeleteFile(ctx, testAcct, "s", "f", without); !errors.Is(err, azhttp.ErrLeaseNotPresentWithFileOperation) {
+	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, without); !errors.Is(err, azhttp.ErrLeaseNotPresentWithFileOperation) {
 		t.Errorf("delete without the lease ID: %v", err)
 	}
-	n, err := s.GetFileProperties(ctx, testAcct, "s", "f", without)
+	n, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, without)
 	if err != nil {
 		t.Fatalf("read without the lease ID: %v", err)
 	}
 	if n.Lease.State != lease.Leased || n.Lease.ID != leaseA {
 		t.Errorf("the file replaced by a create lost its lease: %+v", n.Lease)
 	}
-	if _, err := s.GetFileProperties(ctx, testAcct, "s", "f", wrong); !errors.Is(err, azhttp.ErrLeaseIdMismatchWithFileOperation) {
+	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, wrong); !errors.Is(err, azhttp.ErrLeaseIdMismatchWithFileOperation) {
 		t.Errorf("read with another lease ID: %v", err)
 	}
-	if err := s.DeleteFile(ctx, testAcct, "s", "f", with); err != nil {
+	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, with); err != nil {
 		t.Errorf("delete with the lease ID: %v", err)
 	}
 }
@@ -80,12 +80,12 @@ func TestLeaseGuardsWrites(t *testing.T) {
 func TestLeaseOperations(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	f, err := s.CreateFile(ctx, testAcct, "s", "f", 10, ContentHeaders{}, SMBChange{}, nil, Preconditions{})
+	f, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{Size: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	do := func(req lease.Request) (*lease.Outcome, error) {
-		return s.LeaseFile(ctx, testAcct, "s", "f", req)
+		return s.LeaseFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, req)
 	}
 	if _, err := do(lease.Request{Action: lease.Release, ID: leaseA}); !errors.Is(err, azhttp.ErrLeaseNotPresentWithLeaseOperation) {
 		t.Errorf("release of no lease: %v", err)
@@ -110,11 +110,11 @@ func TestLeaseOperations(t *testing.T) {
 	if out, err = do(lease.Request{Action: lease.Break}); err != nil || out.Time != 0 {
 		t.Fatalf("break: %+v, %v", out, err)
 	}
-	n, err := s.GetFileProperties(ctx, testAcct, "s", "f", Preconditions{})
+	n, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{})
 	if err != nil || n.Lease.State != lease.Broken {
 		t.Fatalf("after break: %+v, %v", n, err)
 	}
-	if _, err := s.SetFileMetadata(ctx, testAcct, "s", "f", nil, Preconditions{}); err != nil {
+	if _, err := s.SetFileMetadata(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, nil, Preconditions{}); err != nil {
 		t.Errorf("write after break: %v", err)
 	}
 	if _, err := do(lease.Request{Action: lease.Acquire, ProposedID: leaseB}); err != nil {
@@ -123,10 +123,10 @@ func TestLeaseOperations(t *testing.T) {
 	if _, err := do(lease.Request{Action: lease.Release, ID: leaseB}); err != nil {
 		t.Fatalf("release: %v", err)
 	}
-	if _, err := s.SetFileMetadata(ctx, testAcct, "s", "f", nil, Preconditions{LeaseID: leaseB}); !errors.Is(err, azhttp.ErrLeaseNotPresentWithFileOperation) {
+	if _, err := s.SetFileMetadata(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, nil, Preconditions{LeaseID: leaseB}); !errors.Is(err, azhttp.ErrLeaseNotPresentWithFileOperation) {
 		t.Errorf("write naming a released lease: %v, want LeaseNotPresentWithFileOperation", err)
 	}
-	if _, err := s.LeaseFile(ctx, testAcct, "s", "missing", lease.Request{Action: lease.Acquire}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := s.LeaseFile(ctx, Ref{Account: testAcct, Share: "s", Path: "missing"}, lease.Request{Action: lease.Acquire}); !errors.Is(err, azhttp.ErrResourceNotFound) {
 		t.Errorf("lease of a missing file: %v", err)
 	}
 }

@@ -134,17 +134,18 @@ func (t *Tx) lockHandle(acct, share string, fileID, handleID uint64, offset, len
 	return nil
 }
 
-// Lock takes a byte-range lock on the file fileID through handle
-// handleID, or fails at once with ErrLockConflict (an SMB request that
+// Lock takes a byte-range lock on the file through the handle ref
+// names, or fails at once with ErrLockConflict (an SMB request that
 // may wait retries when LockReleased fires). A handle may stack shared
 // locks on one range, and take a shared lock within its own exclusive
 // one, but never overlap an exclusive lock with any other of its locks.
-func (s *Service) Lock(ctx context.Context, acct, share string, fileID, handleID uint64, r LockRange) error {
-	return s.Update(ctx, func(t *Tx) error { return t.Lock(acct, share, fileID, handleID, r) })
+func (s *Service) Lock(ctx context.Context, ref HandleRef, r LockRange) error {
+	return s.Update(ctx, func(t *Tx) error { return t.Lock(ref, r) })
 }
 
 // Lock takes a byte-range lock inside t's transaction.
-func (t *Tx) Lock(acct, share string, fileID, handleID uint64, r LockRange) error {
+func (t *Tx) Lock(ref HandleRef, r LockRange) error {
+	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
 	if err := t.lockHandle(acct, share, fileID, handleID, r.Offset, r.Length); err != nil {
 		return err
 	}
@@ -170,15 +171,16 @@ func (t *Tx) Lock(acct, share string, fileID, handleID uint64, r LockRange) erro
 	return record.Store(t.tx, key, same)
 }
 
-// Unlock releases one lock handle handleID holds on exactly [offset,
+// Unlock releases one lock the handle ref names holds on exactly [offset,
 // offset+length): an exclusive one when it holds both kinds there, else
 // one of its stacked shared ones. ErrRangeNotLocked when it holds none.
-func (s *Service) Unlock(ctx context.Context, acct, share string, fileID, handleID uint64, offset, length uint64) error {
-	return s.Update(ctx, func(t *Tx) error { return t.Unlock(acct, share, fileID, handleID, offset, length) })
+func (s *Service) Unlock(ctx context.Context, ref HandleRef, offset, length uint64) error {
+	return s.Update(ctx, func(t *Tx) error { return t.Unlock(ref, offset, length) })
 }
 
 // Unlock releases a lock inside t's transaction.
-func (t *Tx) Unlock(acct, share string, fileID, handleID uint64, offset, length uint64) error {
+func (t *Tx) Unlock(ref HandleRef, offset, length uint64) error {
+	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
 	if err := t.lockHandle(acct, share, fileID, handleID, offset, length); err != nil {
 		return err
 	}
@@ -201,15 +203,16 @@ func (t *Tx) Unlock(acct, share string, fileID, handleID uint64, offset, length 
 	return ErrRangeNotLocked
 }
 
-// CheckRange reports ErrLockConflict when reading (write false) or
-// writing [offset, offset+length) of file fileID through handle handleID
-// (0: a REST request, which holds no locks) conflicts with the locks
+// CheckRange reports ErrLockConflict when reading (a.Write false) or
+// writing [a.Offset, a.Offset+a.Length) of a file through the handle ref
+// names (HandleID 0: a REST request, which holds no locks) conflicts with the locks
 // held: exclusive locks of other handles block reads and writes, shared
 // locks block every write, their holder's too (MS-FSA 2.1.4.10 with
 // exclusive intent for writes). A range past the largest offset is taken
 // to end there. The scan of the file's locks is in the read set, so a
 // lock taken concurrently conflicts with the transaction.
-func (t *Tx) CheckRange(acct, share string, fileID, handleID uint64, offset, length uint64, write bool) error {
+func (t *Tx) CheckRange(ref HandleRef, a RangeAccess) error {
+	acct, share, fileID, handleID, offset, length, write := ref.Account, ref.Share, ref.FileID, ref.HandleID, a.Offset, a.Length, a.Write
 	if offset == 0 && length == 0 {
 		return nil
 	}
@@ -226,8 +229,9 @@ func (t *Tx) CheckRange(acct, share string, fileID, handleID uint64, offset, len
 }
 
 // Locks lists the locks held on a file through one handle (every handle
-// when handleID is 0), each stacked lock once.
-func (s *Service) Locks(ctx context.Context, acct, share string, fileID, handleID uint64) ([]LockRange, error) {
+// when ref.HandleID is 0), each stacked lock once.
+func (s *Service) Locks(ctx context.Context, ref HandleRef) ([]LockRange, error) {
+	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
 	var out []LockRange
 	err := s.view(ctx, func(t *Tx) error {
 		locks, err := t.locksOf(acct, share, fileID)
@@ -258,7 +262,7 @@ func (t *Tx) restRead(acct, share string, file uint64, from, to int64) error {
 	if to <= from {
 		return nil
 	}
-	return t.CheckRange(acct, share, file, 0, uint64(from), uint64(to-from), false)
+	return t.CheckRange(HandleRef{Account: acct, Share: share, FileID: file}, RangeAccess{Offset: uint64(from), Length: uint64(to - from)})
 }
 
 // restWrite refuses a REST write of [from, to) that any lock covers.
@@ -266,7 +270,7 @@ func (t *Tx) restWrite(acct, share string, file uint64, from, to int64) error {
 	if to <= from {
 		return nil
 	}
-	return t.CheckRange(acct, share, file, 0, uint64(from), uint64(to-from), true)
+	return t.CheckRange(HandleRef{Account: acct, Share: share, FileID: file}, RangeAccess{Offset: uint64(from), Length: uint64(to - from), Write: true})
 }
 
 // restWriteWhole refuses a REST operation that needs write access to the

@@ -25,18 +25,20 @@ import (
 
 func lock(t *testing.T, s *Service, h *Handle, off, n uint64, excl bool) error {
 	t.Helper()
-	return s.Lock(t.Context(), testAcct, "s", h.FileID, h.ID, LockRange{Offset: off, Length: n, Exclusive: excl})
+	return s.Lock(t.Context(), HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, LockRange{Offset: off, Length: n, Exclusive: excl})
 }
 
 func unlock(t *testing.T, s *Service, h *Handle, off, n uint64) error {
 	t.Helper()
-	return s.Unlock(t.Context(), testAcct, "s", h.FileID, h.ID, off, n)
+	return s.Unlock(t.Context(), HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, off, n)
 }
 
 // checkRange runs CheckRange in a transaction of its own.
 func checkRange(t *testing.T, s *Service, file, handle, off, n uint64, write bool) error {
 	t.Helper()
-	return s.Update(t.Context(), func(tx *Tx) error { return tx.CheckRange(testAcct, "s", file, handle, off, n, write) })
+	return s.Update(t.Context(), func(tx *Tx) error {
+		return tx.CheckRange(HandleRef{Account: testAcct, Share: "s", FileID: file, HandleID: handle}, RangeAccess{Offset: off, Length: n, Write: write})
+	})
 }
 
 func must(t *testing.T, err error) {
@@ -160,7 +162,7 @@ func TestUnlockRules(t *testing.T) {
 	must(t, lock(t, s, b, 30, 5, false))
 	must(t, lock(t, s, b, 30, 5, false))
 	must(t, lock(t, s, b, 30, 5, false))
-	if ls, err := s.Locks(t.Context(), testAcct, "s", f.ID, b.ID); err != nil || len(ls) != 3 {
+	if ls, err := s.Locks(t.Context(), HandleRef{Account: testAcct, Share: "s", FileID: f.ID, HandleID: b.ID}); err != nil || len(ls) != 3 {
 		t.Fatalf("stacked locks: %v %v, want 3", ls, err)
 	}
 	for range 3 {
@@ -183,12 +185,12 @@ func TestCloseReleasesLocks(t *testing.T) {
 		{"CloseHandle", func(t *testing.T, s *Service, h *Handle) { closeH(t, s, h) }},
 		{"ForceCloseHandles", func(t *testing.T, s *Service, h *Handle) {
 			id := h.ID
-			if _, err := s.ForceCloseHandles(t.Context(), testAcct, "s", "f", &id, false, ""); err != nil {
+			if _, err := s.ForceCloseHandles(t.Context(), Ref{Account: testAcct, Share: "s", Path: "f"}, ForceCloseOptions{HandleID: &id}); err != nil {
 				t.Fatal(err)
 			}
 		}},
 		{"delete on close", func(t *testing.T, s *Service, h *Handle) {
-			must(t, s.SetDeleteOnClose(t.Context(), testAcct, "s", h.FileID, h.ID, true))
+			must(t, s.SetDeleteOnClose(t.Context(), HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, DeleteOnCloseOptions{DeleteOnClose: true}))
 			closeH(t, s, h)
 		}},
 	} {
@@ -214,7 +216,7 @@ func TestCloseReleasesLocks(t *testing.T) {
 			}
 			wantErr(t, "other locks once closed", lock(t, s, other, 0, 100, true), nil)
 			closeH(t, s, other)
-			_, err := s.GetFileProperties(t.Context(), testAcct, "s", "f", Preconditions{})
+			_, err := s.GetFileProperties(t.Context(), Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{})
 			if deleted := errors.Is(err, azhttp.ErrResourceNotFound); deleted != (tc.name == "delete on close") {
 				t.Fatalf("file after its handles closed: %v", err)
 			}
@@ -228,7 +230,7 @@ func TestDeleteShareDropsLocks(t *testing.T) {
 	mkFile(t, s, "f", 10)
 	h := open(t, s, "f", rw)
 	must(t, lock(t, s, h, 0, 10, true))
-	if err := s.DeleteShare(t.Context(), testAcct, "s", ""); err != nil {
+	if err := s.DeleteShare(t.Context(), ShareRef{Account: testAcct, Share: "s"}, ""); err != nil {
 		t.Fatal(err)
 	}
 	wantErr(t, "unlock after share deletion", unlock(t, s, h, 0, 10), ErrHandleClosed)
@@ -246,27 +248,27 @@ func TestRESTAgainstLocks(t *testing.T) {
 	put(t, s, "f", 0, bytes.Repeat([]byte("x"), 100))
 	h := open(t, s, "f", rw)
 	get := func(rng *Range) error {
-		return s.GetFile(ctx, testAcct, "s", "f", rng, Preconditions{}, func(d *Download) error { return d.Stream(io.Discard) })
+		return s.GetFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, GetFileOptions{Range: rng}, func(d *Download) error { return d.Stream(io.Discard) })
 	}
 	putAt := func(off int64) error {
-		_, err := s.PutRange(ctx, testAcct, "s", "f", off, contentOf("ab"), Preconditions{})
+		_, err := s.PutRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, off, contentOf("ab"), Preconditions{})
 		return err
 	}
 	resize := func(n int64) error {
-		_, err := s.SetFileProperties(ctx, testAcct, "s", "f", FileProperties{Size: &n}, Preconditions{})
+		_, err := s.SetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, FileProperties{Size: &n}, Preconditions{})
 		return err
 	}
 
 	must(t, lock(t, s, h, 40, 10, false))
 	wantErr(t, "Get File under a shared lock", get(nil), nil)
 	wantErr(t, "Put Range far from a shared lock", putAt(0), ErrLockConflict)
-	_, err := s.ClearRange(ctx, testAcct, "s", "f", 90, 99, Preconditions{})
+	_, err := s.ClearRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, 90, 99, Preconditions{})
 	wantErr(t, "Clear Range far from a shared lock", err, ErrLockConflict)
 	wantErr(t, "shrink into the shared lock", resize(45), ErrLockConflict)
 	wantErr(t, "shrink above the shared lock", resize(60), nil)
-	_, err = s.CreateFile(ctx, testAcct, "s", "f", 10, ContentHeaders{}, SMBChange{}, nil, Preconditions{})
+	_, err = s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{Size: 10})
 	wantErr(t, "Create File over a locked file", err, ErrLockConflict)
-	_, err = s.SetFileMetadata(ctx, testAcct, "s", "f", azhttp.Metadata{{"k", "v"}}, Preconditions{})
+	_, err = s.SetFileMetadata(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, azhttp.Metadata{{"k", "v"}}, Preconditions{})
 	wantErr(t, "Set File Metadata", err, nil)
 	must(t, unlock(t, s, h, 40, 10))
 
@@ -345,7 +347,7 @@ func TestConcurrentExclusiveLocks(t *testing.T) {
 		var wg sync.WaitGroup
 		for _, h := range hs {
 			wg.Go(func() {
-				err := s.Lock(t.Context(), testAcct, "s", f.ID, h.ID, LockRange{Offset: 0, Length: 10, Exclusive: true})
+				err := s.Lock(t.Context(), HandleRef{Account: testAcct, Share: "s", FileID: f.ID, HandleID: h.ID}, LockRange{Offset: 0, Length: 10, Exclusive: true})
 				switch {
 				case err == nil:
 					won.Add(1)
@@ -358,12 +360,12 @@ func TestConcurrentExclusiveLocks(t *testing.T) {
 		if won.Load() != 1 {
 			t.Fatalf("round %d: %d handles hold the exclusive lock", round, won.Load())
 		}
-		ls, err := s.Locks(t.Context(), testAcct, "s", f.ID, 0)
+		ls, err := s.Locks(t.Context(), HandleRef{Account: testAcct, Share: "s", FileID: f.ID})
 		if err != nil || len(ls) != 1 {
 			t.Fatalf("round %d: locks %v %v", round, ls, err)
 		}
 		for _, h := range hs {
-			if err := s.Unlock(t.Context(), testAcct, "s", f.ID, h.ID, 0, 10); err == nil {
+			if err := s.Unlock(t.Context(), HandleRef{Account: testAcct, Share: "s", FileID: f.ID, HandleID: h.ID}, 0, 10); err == nil {
 				break
 			}
 		}
@@ -385,14 +387,14 @@ func TestLockRacesPutRange(t *testing.T) {
 		var lockErr, putErr error
 		wg.Go(func() { lockErr = lock(t, s, h, 0, 10, true) })
 		wg.Go(func() {
-			_, putErr = s.PutRange(t.Context(), testAcct, "s", "f", 0, contentOf("zz"), Preconditions{})
+			_, putErr = s.PutRange(t.Context(), Ref{Account: testAcct, Share: "s", Path: "f"}, 0, contentOf("zz"), Preconditions{})
 		})
 		wg.Wait()
 		if lockErr != nil || (putErr != nil && !errors.Is(putErr, ErrLockConflict)) {
 			t.Fatalf("lock %v, put %v", lockErr, putErr)
 		}
 		// With the lock held, Put Range is refused.
-		_, err := s.PutRange(t.Context(), testAcct, "s", "f", 0, contentOf("zz"), Preconditions{})
+		_, err := s.PutRange(t.Context(), Ref{Account: testAcct, Share: "s", Path: "f"}, 0, contentOf("zz"), Preconditions{})
 		wantErr(t, "put under the lock", err, ErrLockConflict)
 		must(t, unlock(t, s, h, 0, 10))
 	}
@@ -407,13 +409,13 @@ func BenchmarkLocks(b *testing.B) {
 	setup := func(b *testing.B) (*Service, *Handle) {
 		s := New(Config{Store: memory.Open()})
 		ctx := b.Context()
-		if _, err := s.CreateShare(ctx, testAcct, "s", ShareSpec{}); err != nil {
+		if _, err := s.CreateShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ShareSpec{}); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := s.CreateFile(ctx, testAcct, "s", "f", 1<<20, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); err != nil {
+		if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{Size: 1 << 20}); err != nil {
 			b.Fatal(err)
 		}
-		h, err := s.OpenHandle(ctx, testAcct, "s", "f", rw)
+		h, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, rw)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -423,7 +425,7 @@ func BenchmarkLocks(b *testing.B) {
 	b.Run("PutRange", func(b *testing.B) {
 		s, _ := setup(b)
 		for b.Loop() {
-			if _, err := s.PutRange(b.Context(), testAcct, "s", "f", 0, Content{Body: bytes.NewReader(data), Length: int64(len(data))}, Preconditions{}); err != nil {
+			if _, err := s.PutRange(b.Context(), Ref{Account: testAcct, Share: "s", Path: "f"}, 0, Content{Body: bytes.NewReader(data), Length: int64(len(data))}, Preconditions{}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -432,17 +434,17 @@ func BenchmarkLocks(b *testing.B) {
 		b.Run("GetFile/locks="+strconv.Itoa(held), func(b *testing.B) {
 			s, h := setup(b)
 			ctx := b.Context()
-			if _, err := s.PutRange(ctx, testAcct, "s", "f", 0, Content{Body: bytes.NewReader(data), Length: int64(len(data))}, Preconditions{}); err != nil {
+			if _, err := s.PutRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, 0, Content{Body: bytes.NewReader(data), Length: int64(len(data))}, Preconditions{}); err != nil {
 				b.Fatal(err)
 			}
 			for i := range held {
-				if err := s.Lock(ctx, testAcct, "s", h.FileID, h.ID, LockRange{Offset: uint64(i), Length: 1}); err != nil {
+				if err := s.Lock(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, LockRange{Offset: uint64(i), Length: 1}); err != nil {
 					b.Fatal(err)
 				}
 			}
 			rng := &Range{Start: 0, End: 4095}
 			for b.Loop() {
-				if err := s.GetFile(ctx, testAcct, "s", "f", rng, Preconditions{}, func(d *Download) error { return d.Stream(io.Discard) }); err != nil {
+				if err := s.GetFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, GetFileOptions{Range: rng}, func(d *Download) error { return d.Stream(io.Discard) }); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -452,10 +454,10 @@ func BenchmarkLocks(b *testing.B) {
 		s, h := setup(b)
 		ctx := b.Context()
 		for b.Loop() {
-			if err := s.Lock(ctx, testAcct, "s", h.FileID, h.ID, LockRange{Offset: 0, Length: 10, Exclusive: true}); err != nil {
+			if err := s.Lock(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, LockRange{Offset: 0, Length: 10, Exclusive: true}); err != nil {
 				b.Fatal(err)
 			}
-			if err := s.Unlock(ctx, testAcct, "s", h.FileID, h.ID, 0, 10); err != nil {
+			if err := s.Unlock(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, 0, 10); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -549,12 +551,12 @@ func TestLocksLinearizable(t *testing.T) {
 				var err error
 				switch op.kind {
 				case "lock":
-					err = s.Lock(t.Context(), testAcct, "s", f.ID, op.handle, op.r)
+					err = s.Lock(t.Context(), HandleRef{Account: testAcct, Share: "s", FileID: f.ID, HandleID: op.handle}, op.r)
 				case "unlock":
-					err = s.Unlock(t.Context(), testAcct, "s", f.ID, op.handle, op.r.Offset, op.r.Length)
+					err = s.Unlock(t.Context(), HandleRef{Account: testAcct, Share: "s", FileID: f.ID, HandleID: op.handle}, op.r.Offset, op.r.Length)
 				default:
 					err = s.Update(t.Context(), func(tx *Tx) error {
-						return tx.CheckRange(testAcct, "s", f.ID, op.handle, op.r.Offset, op.r.Length, op.kind == "write")
+						return tx.CheckRange(HandleRef{Account: testAcct, Share: "s", FileID: f.ID, HandleID: op.handle}, RangeAccess{Offset: op.r.Offset, Length: op.r.Length, Write: op.kind == "write"})
 					})
 				}
 				ret := time.Now().UnixNano()

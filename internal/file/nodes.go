@@ -113,18 +113,13 @@ func (c SMBChange) smb(now time.Time, defaultAttrs string) SMB {
 }
 
 // CreateDirectory creates a directory; its parent must exist.
-func (s *Service) CreateDirectory(ctx context.Context, acct, share, path string, smb SMBChange, meta azhttp.Metadata) (*Node, error) {
-	var out *Node
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.CreateDirectory(acct, share, path, smb, meta)
-		return err
-	})
-	return out, err
+func (s *Service) CreateDirectory(ctx context.Context, ref Ref, smb SMBChange, meta azhttp.Metadata) (*Node, error) {
+	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.CreateDirectory(ref, smb, meta) })
 }
 
 // CreateDirectory creates a directory inside t's transaction.
-func (t *Tx) CreateDirectory(acct, share, path string, smb SMBChange, meta azhttp.Metadata) (*Node, error) {
+func (t *Tx) CreateDirectory(ref Ref, smb SMBChange, meta azhttp.Metadata) (*Node, error) {
+	acct, share, path := ref.Account, ref.Share, ref.Path
 	l, err := t.locate(acct, share, path)
 	if err != nil {
 		return nil, err
@@ -148,7 +143,8 @@ func (t *Tx) CreateDirectory(acct, share, path string, smb SMBChange, meta azhtt
 }
 
 // GetDirectory returns a directory's properties ("" is the root).
-func (s *Service) GetDirectory(ctx context.Context, acct, share, path string, pre Preconditions) (*Node, error) {
+func (s *Service) GetDirectory(ctx context.Context, ref Ref, pre Preconditions) (*Node, error) {
+	acct, share, path := ref.Account, ref.Share, ref.Path
 	var out *Node
 	err := s.view(ctx, func(t *Tx) error {
 		l, err := t.existing(acct, share, path, true, conditions.Read, pre)
@@ -161,7 +157,8 @@ func (s *Service) GetDirectory(ctx context.Context, acct, share, path string, pr
 }
 
 // SetDirectoryMetadata replaces a directory's metadata.
-func (s *Service) SetDirectoryMetadata(ctx context.Context, acct, share, path string, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
+func (s *Service) SetDirectoryMetadata(ctx context.Context, ref Ref, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
+	acct, share, path := ref.Account, ref.Share, ref.Path
 	return s.updateNode(ctx, acct, share, path, true, pre, useWrite, func(n *Node) error {
 		n.Metadata = meta
 		return nil
@@ -169,12 +166,13 @@ func (s *Service) SetDirectoryMetadata(ctx context.Context, acct, share, path st
 }
 
 // DeleteDirectory deletes an empty directory; the root cannot be deleted.
-func (s *Service) DeleteDirectory(ctx context.Context, acct, share, path string, pre Preconditions) error {
-	return s.Update(ctx, func(t *Tx) error { return t.DeleteDirectory(acct, share, path, pre) })
+func (s *Service) DeleteDirectory(ctx context.Context, ref Ref, pre Preconditions) error {
+	return s.Update(ctx, func(t *Tx) error { return t.DeleteDirectory(ref, pre) })
 }
 
 // DeleteDirectory deletes an empty directory inside t's transaction.
-func (t *Tx) DeleteDirectory(acct, share, path string, pre Preconditions) error {
+func (t *Tx) DeleteDirectory(ref Ref, pre Preconditions) error {
+	acct, share, path := ref.Account, ref.Share, ref.Path
 	if path == "" {
 		return azhttp.ErrInvalidResourceName.WithMessage("The root directory of a share cannot be deleted.")
 	}
@@ -198,13 +196,7 @@ func (t *Tx) DeleteDirectory(acct, share, path string, pre Preconditions) error 
 // updateNode applies change to an existing directory or file and gives it
 // a new version.
 func (s *Service) updateNode(ctx context.Context, acct, share, path string, dir bool, pre Preconditions, u use, change func(*Node) error) (*Node, error) {
-	var out *Node
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.updateNode(acct, share, path, dir, pre, u, change)
-		return err
-	})
-	return out, err
+	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.updateNode(acct, share, path, dir, pre, u, change) })
 }
 
 func (t *Tx) updateNode(acct, share, path string, dir bool, pre Preconditions, u use, change func(*Node) error) (*Node, error) {
@@ -235,10 +227,11 @@ type Listing struct {
 	NextMarker string
 }
 
-// ListDirectory lists up to max entries of a directory whose names start
-// with prefix, from marker on, in name order. Entries an SMB handle has
+// ListDirectory lists up to o.Max entries of a directory whose names start
+// with o.Prefix, from o.Marker on, in name order. Entries an SMB handle has
 // delete-pending are left out (the page may come out shorter).
-func (s *Service) ListDirectory(ctx context.Context, acct, share, path, prefix, marker string, max int) (*Listing, error) {
+func (s *Service) ListDirectory(ctx context.Context, ref Ref, o ListDirectoryOptions) (*Listing, error) {
+	acct, share, path, prefix, marker, max := ref.Account, ref.Share, ref.Path, o.Prefix, o.Marker, o.Max
 	var out *Listing
 	err := s.view(ctx, func(t *Tx) error {
 		l, err := t.existing(acct, share, path, true, conditions.Read, Preconditions{})

@@ -52,7 +52,9 @@ func (s *Service) SweepOrphanHandles(ctx context.Context) (int, error) {
 	}
 	closed := 0
 	for _, o := range found {
-		err := s.Update(ctx, func(t *Tx) error { return t.CloseHandle(o.acct, o.share, o.fileID, o.handle) })
+		err := s.Update(ctx, func(t *Tx) error {
+			return t.CloseHandle(HandleRef{Account: o.acct, Share: o.share, FileID: o.fileID, HandleID: o.handle})
+		})
 		switch {
 		case errors.Is(err, ErrHandleClosed):
 			// Closed meanwhile by its client or another sweep.

@@ -28,19 +28,19 @@ func TestOrphanHandlesClosedWhenTheirProcessIsGone(t *testing.T) {
 		return s
 	}
 	a, b := front(), front()
-	if _, err := a.CreateShare(t.Context(), testAcct, "s", ShareSpec{}); err != nil {
+	if _, err := a.CreateShare(t.Context(), ShareRef{Account: testAcct, Share: "s"}, ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}
 	createFile(t, a, "locked", 10)
 	createFile(t, a, "doomed", 10)
-	if _, err := a.OpenHandle(t.Context(), testAcct, "s", "locked", HandleOptions{Access: AccessRead | AccessWrite}); err != nil {
+	if _, err := a.OpenHandle(t.Context(), Ref{Account: testAcct, Share: "s", Path: "locked"}, HandleOptions{Access: AccessRead | AccessWrite}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.OpenHandle(t.Context(), testAcct, "s", "doomed", HandleOptions{Access: AccessRead | AccessDelete, ShareAccess: AccessAll, DeleteOnClose: true}); err != nil {
+	if _, err := a.OpenHandle(t.Context(), Ref{Account: testAcct, Share: "s", Path: "doomed"}, HandleOptions{Access: AccessRead | AccessDelete, ShareAccess: AccessAll, DeleteOnClose: true}); err != nil {
 		t.Fatal(err)
 	}
 	exclusive := HandleOptions{Access: AccessRead, ShareAccess: AccessRead}
-	if _, err := b.OpenHandle(t.Context(), testAcct, "s", "locked", exclusive); !errors.Is(err, azhttp.ErrSharingViolation) {
+	if _, err := b.OpenHandle(t.Context(), Ref{Account: testAcct, Share: "s", Path: "locked"}, exclusive); !errors.Is(err, azhttp.ErrSharingViolation) {
 		t.Fatalf("open against a live process's handle: %v, want SharingViolation", err)
 	}
 	if n, err := b.SweepOrphanHandles(t.Context()); err != nil || n != 0 {
@@ -50,18 +50,18 @@ func TestOrphanHandlesClosedWhenTheirProcessIsGone(t *testing.T) {
 	if n, err := b.SweepOrphanHandles(t.Context()); err != nil || n != 2 {
 		t.Fatalf("sweep after the opener's record expired: closed %d, %v", n, err)
 	}
-	h, err := b.OpenHandle(t.Context(), testAcct, "s", "locked", exclusive)
+	h, err := b.OpenHandle(t.Context(), Ref{Account: testAcct, Share: "s", Path: "locked"}, exclusive)
 	if err != nil {
 		t.Fatalf("open after the orphan was closed: %v", err)
 	}
-	if _, err := b.OpenHandle(t.Context(), testAcct, "s", "doomed", HandleOptions{Access: AccessRead, ShareAccess: AccessAll}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := b.OpenHandle(t.Context(), Ref{Account: testAcct, Share: "s", Path: "doomed"}, HandleOptions{Access: AccessRead, ShareAccess: AccessAll}); !errors.Is(err, azhttp.ErrResourceNotFound) {
 		t.Fatalf("delete-on-close file after its orphan handle closed: %v, want it gone", err)
 	}
 	// The sweep spares this live process's own handle.
 	if n, err := b.SweepOrphanHandles(t.Context()); err != nil || n != 0 {
 		t.Fatalf("second sweep closed %d, %v", n, err)
 	}
-	if err := b.CloseHandle(t.Context(), testAcct, "s", h.FileID, h.ID); err != nil {
+	if err := b.CloseHandle(t.Context(), HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -33,7 +33,8 @@ type storedPermission struct {
 var errInvalidPermission = azhttp.ErrFileInvalidPermission
 
 // CreatePermission stores an SDDL in a share and returns its key.
-func (s *Service) CreatePermission(ctx context.Context, acct, share, sddl string) (string, error) {
+func (s *Service) CreatePermission(ctx context.Context, ref ShareRef, sddl string) (string, error) {
+	acct, share := ref.Account, ref.Share
 	var key string
 	err := s.Update(ctx, func(t *Tx) error {
 		if _, err := loadShare(t.r, acct, share); err != nil {
@@ -47,7 +48,8 @@ func (s *Service) CreatePermission(ctx context.Context, acct, share, sddl string
 }
 
 // GetPermission returns the SDDL a permission key names in a share.
-func (s *Service) GetPermission(ctx context.Context, acct, share, key string) (string, error) {
+func (s *Service) GetPermission(ctx context.Context, ref ShareRef, key string) (string, error) {
+	acct, share := ref.Account, ref.Share
 	var out string
 	err := s.view(ctx, func(t *Tx) error {
 		if _, err := loadShare(t.r, acct, share); err != nil {

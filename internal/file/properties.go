@@ -80,18 +80,13 @@ type FileProperties struct {
 // size. Shrinking cuts the content beyond the new size and frees the data
 // objects nothing references any more; growing adds bytes that read as
 // zeros and cost nothing. It ends what a finished copy reported.
-func (s *Service) SetFileProperties(ctx context.Context, acct, share, path string, p FileProperties, pre Preconditions) (*Node, error) {
-	var out *Node
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.SetFileProperties(acct, share, path, p, pre)
-		return err
-	})
-	return out, err
+func (s *Service) SetFileProperties(ctx context.Context, ref Ref, p FileProperties, pre Preconditions) (*Node, error) {
+	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.SetFileProperties(ref, p, pre) })
 }
 
 // SetFileProperties sets a file's properties inside t's transaction.
-func (t *Tx) SetFileProperties(acct, share, path string, p FileProperties, pre Preconditions) (*Node, error) {
+func (t *Tx) SetFileProperties(ref Ref, p FileProperties, pre Preconditions) (*Node, error) {
+	acct, share, path := ref.Account, ref.Share, ref.Path
 	if p.Size != nil && (*p.Size < 0 || *p.Size > MaxFileSize) {
 		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A file holds 0 to 4 TiB.")
 	}
@@ -132,19 +127,14 @@ func (t *Tx) SetFileProperties(acct, share, path string, p FileProperties, pre P
 
 // SetDirectoryProperties sets a directory's SMB properties ("" is the
 // root).
-func (s *Service) SetDirectoryProperties(ctx context.Context, acct, share, path string, smb SMBUpdate, pre Preconditions) (*Node, error) {
-	var out *Node
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.SetDirectoryProperties(acct, share, path, smb, pre)
-		return err
-	})
-	return out, err
+func (s *Service) SetDirectoryProperties(ctx context.Context, ref Ref, smb SMBUpdate, pre Preconditions) (*Node, error) {
+	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.SetDirectoryProperties(ref, smb, pre) })
 }
 
 // SetDirectoryProperties sets a directory's SMB properties inside t's
 // transaction.
-func (t *Tx) SetDirectoryProperties(acct, share, path string, smb SMBUpdate, pre Preconditions) (*Node, error) {
+func (t *Tx) SetDirectoryProperties(ref Ref, smb SMBUpdate, pre Preconditions) (*Node, error) {
+	acct, share, path := ref.Account, ref.Share, ref.Path
 	if err := t.resolveUpdate(acct, share, &smb); err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func (s *Service) PutRangeFromURL(ctx context.Context, rc RangeCopy) (*Written, 
 	}
 	var buf bytes.Buffer
 	rng := &Range{Start: rc.SrcOffset, End: rc.SrcOffset + rc.Length - 1}
-	err := s.GetFile(ctx, rc.SrcAcct, rc.SrcShare, rc.SrcPath, rng, Preconditions{}, func(d *Download) error {
+	err := s.GetFile(ctx, Ref{Account: rc.SrcAcct, Share: rc.SrcShare, Path: rc.SrcPath}, GetFileOptions{Range: rng}, func(d *Download) error {
 		if d.Length != rc.Length {
 			return azhttp.ErrInvalidRange.WithMessage("The source range lies beyond the source file's end.")
 		}

@@ -41,7 +41,8 @@ type Written struct {
 // PutRange writes c's content at offset of a file, after verifying c.MD5
 // and c.CRC64.
 // The range must lie within the file's size.
-func (s *Service) PutRange(ctx context.Context, acct, share, path string, offset int64, c Content, pre Preconditions) (*Written, error) {
+func (s *Service) PutRange(ctx context.Context, ref Ref, offset int64, c Content, pre Preconditions) (*Written, error) {
+	acct, share, path := ref.Account, ref.Share, ref.Path
 	if c.Length < 1 || c.Length > MaxPutRange {
 		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A Put Range writes 1 byte to 4 MiB.")
 	}
@@ -64,20 +65,16 @@ func (s *Service) PutRange(ctx context.Context, acct, share, path string, offset
 }
 
 // PutRange writes data at offset of a file inside t's transaction.
-func (t *Tx) PutRange(acct, share, path string, offset int64, data []byte, pre Preconditions) (*Node, error) {
+func (t *Tx) PutRange(ref Ref, offset int64, data []byte, pre Preconditions) (*Node, error) {
+	acct, share, path := ref.Account, ref.Share, ref.Path
 	return t.writeRange(acct, share, path, offset, offset+int64(len(data)), data, false, pre)
 }
 
 // ClearRange clears bytes [start, end] of a file: they read as zeros and
 // no longer count as written.
-func (s *Service) ClearRange(ctx context.Context, acct, share, path string, start, end int64, pre Preconditions) (*Node, error) {
-	var out *Node
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.writeRange(acct, share, path, start, end+1, nil, false, pre)
-		return err
-	})
-	return out, err
+func (s *Service) ClearRange(ctx context.Context, ref Ref, start, end int64, pre Preconditions) (*Node, error) {
+	acct, share, path := ref.Account, ref.Share, ref.Path
+	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.writeRange(acct, share, path, start, end+1, nil, false, pre) })
 }
 
 // writeRange replaces [from, to) of a file with data, or clears it when
@@ -167,10 +164,11 @@ type RangeList struct {
 
 // ListRanges lists the written ranges of a file within [rng.Start,
 // rng.End] (the whole file when rng is nil), adjacent ones merged.
-func (s *Service) ListRanges(ctx context.Context, acct, share, path string, rng *Range, pre Preconditions) (*RangeList, error) {
+func (s *Service) ListRanges(ctx context.Context, ref Ref, rng *Range, pre Preconditions) (*RangeList, error) {
+	acct, share := ref.Account, ref.Share
 	out := &RangeList{}
 	err := s.view(ctx, func(t *Tx) error {
-		n, err := t.GetFileProperties(acct, share, path, pre)
+		n, err := t.GetFileProperties(ref, pre)
 		if err != nil {
 			return err
 		}
@@ -211,12 +209,13 @@ type Download struct {
 	extents   []extent
 }
 
-// GetFile reads a file (bytes [rng.Start, rng.End] of it when rng is not
-// nil; End < 0 means to the end) and hands it to send, which runs on the
+// GetFile reads a file (bytes [o.Range.Start, o.Range.End] of it when o.Range is
+// not nil; End < 0 means to the end) and hands it to send, which runs on the
 // snapshot the properties were read from.
-func (s *Service) GetFile(ctx context.Context, acct, share, path string, rng *Range, pre Preconditions, send func(*Download) error) error {
+func (s *Service) GetFile(ctx context.Context, ref Ref, o GetFileOptions, send func(*Download) error) error {
+	acct, share, rng, pre := ref.Account, ref.Share, o.Range, o.Conditions
 	return s.view(ctx, func(t *Tx) error {
-		n, err := t.GetFileProperties(acct, share, path, pre)
+		n, err := t.GetFileProperties(ref, pre)
 		if err != nil {
 			return err
 		}

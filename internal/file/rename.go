@@ -27,18 +27,13 @@ type Rename struct {
 // Rename moves a directory or file to another path of the same share. A
 // record moves and nothing else: a file keeps its ID and so its content
 // and lease, a directory keeps its ID and so its whole subtree.
-func (s *Service) Rename(ctx context.Context, acct, share string, r Rename) (*Node, error) {
-	var out *Node
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.Rename(acct, share, r)
-		return err
-	})
-	return out, err
+func (s *Service) Rename(ctx context.Context, ref ShareRef, r Rename) (*Node, error) {
+	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.Rename(ref, r) })
 }
 
 // Rename moves a directory or file inside t's transaction.
-func (t *Tx) Rename(acct, share string, r Rename) (*Node, error) {
+func (t *Tx) Rename(ref ShareRef, r Rename) (*Node, error) {
+	acct, share := ref.Account, ref.Share
 	if r.Source == "" || r.Dest == "" {
 		return nil, azhttp.ErrInvalidInput.WithMessage("The root directory of a share cannot be renamed or replaced.")
 	}

@@ -36,18 +36,13 @@ const DefaultAccessTier = "TransactionOptimized"
 var AccessTiers = []string{"TransactionOptimized", "Hot", "Cool"}
 
 // CreateShare creates a share with its root directory.
-func (s *Service) CreateShare(ctx context.Context, acct, name string, spec ShareSpec) (*Share, error) {
-	var out *Share
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.CreateShare(acct, name, spec)
-		return err
-	})
-	return out, err
+func (s *Service) CreateShare(ctx context.Context, ref ShareRef, spec ShareSpec) (*Share, error) {
+	return inTx(ctx, s.Update, func(t *Tx) (*Share, error) { return t.CreateShare(ref, spec) })
 }
 
 // CreateShare creates a share inside t's transaction.
-func (t *Tx) CreateShare(acct, name string, spec ShareSpec) (*Share, error) {
+func (t *Tx) CreateShare(ref ShareRef, spec ShareSpec) (*Share, error) {
+	acct, name := ref.Account, ref.Share
 	if _, err := loadShare(t.r, acct, name); err == nil {
 		return nil, azhttp.ErrShareAlreadyExists
 	} else if !errors.Is(err, azhttp.ErrShareNotFound) {
@@ -65,14 +60,9 @@ func (t *Tx) CreateShare(acct, name string, spec ShareSpec) (*Share, error) {
 
 // GetShare returns a share or ErrShareNotFound. A non-empty leaseID must
 // be the share's active lease (ShareLeaseCodes otherwise).
-func (s *Service) GetShare(ctx context.Context, acct, name, leaseID string) (*Share, error) {
-	var out *Share
-	err := s.view(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.share(acct, name, leaseID, false)
-		return err
-	})
-	return out, err
+func (s *Service) GetShare(ctx context.Context, ref ShareRef, leaseID string) (*Share, error) {
+	acct, name := ref.Account, ref.Share
+	return inTx(ctx, s.view, func(t *Tx) (*Share, error) { return t.share(acct, name, leaseID, false) })
 }
 
 // share loads a share and checks the lease ID a request carries against
@@ -89,20 +79,23 @@ func (t *Tx) share(acct, name, leaseID string, write bool) (*Share, error) {
 }
 
 // SetShareMetadata replaces a share's metadata.
-func (s *Service) SetShareMetadata(ctx context.Context, acct, name string, meta azhttp.Metadata, leaseID string) (*Share, error) {
+func (s *Service) SetShareMetadata(ctx context.Context, ref ShareRef, meta azhttp.Metadata, leaseID string) (*Share, error) {
+	acct, name := ref.Account, ref.Share
 	return s.updateShare(ctx, acct, name, leaseID, func(sh *Share) { sh.Metadata = meta })
 }
 
 // SetShareQuota changes a share's quota (GiB). A quota below the share's
 // usage is accepted, as Azure does: growing writes are refused until
 // files shrink or go.
-func (s *Service) SetShareQuota(ctx context.Context, acct, name string, quota int, leaseID string) (*Share, error) {
+func (s *Service) SetShareQuota(ctx context.Context, ref ShareRef, quota int, leaseID string) (*Share, error) {
+	acct, name := ref.Account, ref.Share
 	return s.updateShare(ctx, acct, name, leaseID, func(sh *Share) { sh.Quota = quota })
 }
 
 // SetShareProperties changes a share's quota (GiB; 0 keeps it) and
 // access tier ("" keeps it) in one update.
-func (s *Service) SetShareProperties(ctx context.Context, acct, name string, quota int, tier, leaseID string) (*Share, error) {
+func (s *Service) SetShareProperties(ctx context.Context, ref ShareRef, o SharePropertiesOptions) (*Share, error) {
+	acct, name, quota, tier, leaseID := ref.Account, ref.Share, o.Quota, o.Tier, o.LeaseID
 	return s.updateShare(ctx, acct, name, leaseID, func(sh *Share) {
 		if quota != 0 {
 			sh.Quota = quota
@@ -115,7 +108,8 @@ func (s *Service) SetShareProperties(ctx context.Context, acct, name string, quo
 }
 
 // SetShareACL replaces a share's stored access policies.
-func (s *Service) SetShareACL(ctx context.Context, acct, name string, acl []azhttp.SignedIdentifier, leaseID string) (*Share, error) {
+func (s *Service) SetShareACL(ctx context.Context, ref ShareRef, acl []azhttp.SignedIdentifier, leaseID string) (*Share, error) {
+	acct, name := ref.Account, ref.Share
 	return s.updateShare(ctx, acct, name, leaseID, func(sh *Share) { sh.ACL = acl })
 }
 
@@ -141,12 +135,13 @@ func (s *Service) updateShare(ctx context.Context, acct, name, leaseID string, c
 // for a request carrying its lease ID, and a share that has snapshots is
 // refused (DeleteShareAndSnapshots deletes them too). Given a snapshot
 // namespace, it deletes that one snapshot.
-func (s *Service) DeleteShare(ctx context.Context, acct, name, leaseID string) error {
-	return s.Update(ctx, func(t *Tx) error { return t.DeleteShare(acct, name, leaseID) })
+func (s *Service) DeleteShare(ctx context.Context, ref ShareRef, leaseID string) error {
+	return s.Update(ctx, func(t *Tx) error { return t.DeleteShare(ref, leaseID) })
 }
 
 // DeleteShare deletes a share, or one snapshot, inside t's transaction.
-func (t *Tx) DeleteShare(acct, name, leaseID string) error {
+func (t *Tx) DeleteShare(ref ShareRef, leaseID string) error {
+	acct, name := ref.Account, ref.Share
 	if share, snap, ok := splitSnapshotNS(name); ok {
 		return t.deleteSnapshot(acct, share, snap)
 	}
@@ -180,7 +175,8 @@ func (t *Tx) deleteLiveShare(acct, name string) error {
 // LeaseShare runs a lease operation on a share: 15 to 60 s or infinite,
 // with a break period, exactly as a container lease. Leasing never changes
 // the share's ETag or Last-Modified.
-func (s *Service) LeaseShare(ctx context.Context, acct, name string, req lease.Request) (*lease.Outcome, error) {
+func (s *Service) LeaseShare(ctx context.Context, ref ShareRef, req lease.Request) (*lease.Outcome, error) {
+	acct, name := ref.Account, ref.Share
 	var out *lease.Outcome
 	err := s.Update(ctx, func(t *Tx) error {
 		sh, err := loadShare(t.r, acct, name)

@@ -19,7 +19,7 @@ import (
 
 func usage(t *testing.T, s *Service, share string) int64 {
 	t.Helper()
-	st, err := s.GetShareStats(t.Context(), testAcct, share, "")
+	st, err := s.GetShareStats(t.Context(), ShareRef{Account: testAcct, Share: share}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,11 +32,11 @@ func usage(t *testing.T, s *Service, share string) int64 {
 func TestUsageCountsFileSizes(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.SetShareQuota(ctx, testAcct, "s", 1, ""); err != nil {
+	if _, err := s.SetShareQuota(ctx, ShareRef{Account: testAcct, Share: "s"}, 1, ""); err != nil {
 		t.Fatal(err)
 	}
 	create := func(path string, size int64) error {
-		_, err := s.CreateFile(ctx, testAcct, "s", path, size, ContentHeaders{}, SMBChange{}, nil, Preconditions{})
+		_, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: path}, CreateFileOptions{Size: size})
 		return err
 	}
 	if err := create("a", 600<<20); err != nil {
@@ -56,7 +56,7 @@ func TestUsageCountsFileSizes(t *testing.T) {
 	if err := create("c", 1); !errors.Is(err, azhttp.ErrShareSizeLimitReached) {
 		t.Fatalf("create on a full share: %v", err)
 	}
-	if err := s.DeleteFile(ctx, testAcct, "s", "a", Preconditions{}); err != nil {
+	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "a"}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := usage(t, s, "s"); got != 0 {
@@ -73,7 +73,7 @@ func TestUsageCountsFileSizes(t *testing.T) {
 func TestUsageUnderConcurrency(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.SetShareQuota(ctx, testAcct, "s", 1, ""); err != nil {
+	if _, err := s.SetShareQuota(ctx, ShareRef{Account: testAcct, Share: "s"}, 1, ""); err != nil {
 		t.Fatal(err)
 	}
 	const workers, size = 16, 100 << 20 // 16 × 100 MiB: only 10 fit in 1 GiB
@@ -81,7 +81,7 @@ func TestUsageUnderConcurrency(t *testing.T) {
 	errs := make([]error, workers)
 	for i := range workers {
 		wg.Go(func() {
-			_, errs[i] = s.CreateFile(ctx, testAcct, "s", fmt.Sprintf("f%d", i), size, ContentHeaders{}, SMBChange{}, nil, Preconditions{})
+			_, errs[i] = s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: fmt.Sprintf("f%d", i)}, CreateFileOptions{Size: size})
 		})
 	}
 	wg.Wait()
@@ -101,7 +101,9 @@ func TestUsageUnderConcurrency(t *testing.T) {
 		t.Fatalf("usage %d, want %d", got, created*size)
 	}
 	for i := range workers {
-		wg.Go(func() { _ = s.DeleteFile(ctx, testAcct, "s", fmt.Sprintf("f%d", i), Preconditions{}) })
+		wg.Go(func() {
+			_ = s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: fmt.Sprintf("f%d", i)}, Preconditions{})
+		})
 	}
 	wg.Wait()
 	if got := usage(t, s, "s"); got != 0 {
@@ -119,50 +121,50 @@ func TestShareLeaseRules(t *testing.T) {
 	testkit.CheckAfter(t, store, CheckInvariants)
 	s := New(Config{Store: store, Now: clock.Now})
 	ctx := t.Context()
-	if _, err := s.CreateShare(ctx, testAcct, "s", ShareSpec{}); err != nil {
+	if _, err := s.CreateShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.LeaseShare(ctx, testAcct, "s", lease.Request{Action: lease.Acquire, Duration: 10}); !errors.Is(err, azhttp.ErrInvalidHeaderValue) {
+	if _, err := s.LeaseShare(ctx, ShareRef{Account: testAcct, Share: "s"}, lease.Request{Action: lease.Acquire, Duration: 10}); !errors.Is(err, azhttp.ErrInvalidHeaderValue) {
 		t.Fatalf("acquire 10 s: %v", err)
 	}
-	out, err := s.LeaseShare(ctx, testAcct, "s", lease.Request{Action: lease.Acquire, Duration: 15, ProposedID: leaseA})
+	out, err := s.LeaseShare(ctx, ShareRef{Account: testAcct, Share: "s"}, lease.Request{Action: lease.Acquire, Duration: 15, ProposedID: leaseA})
 	if err != nil || out.ID != leaseA {
 		t.Fatalf("acquire: %+v %v", out, err)
 	}
-	if err := s.DeleteShare(ctx, testAcct, "s", ""); !errors.Is(err, azhttp.ErrLeaseIdMissing) {
+	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ""); !errors.Is(err, azhttp.ErrLeaseIdMissing) {
 		t.Fatalf("delete without the lease: %v", err)
 	}
-	if err := s.DeleteShare(ctx, testAcct, "s", leaseB); !errors.Is(err, azhttp.ErrLeaseIdMismatchWithContainerOperation) {
+	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: "s"}, leaseB); !errors.Is(err, azhttp.ErrLeaseIdMismatchWithContainerOperation) {
 		t.Fatalf("delete with another lease: %v", err)
 	}
-	if _, err := s.SetShareMetadata(ctx, testAcct, "s", azhttp.Metadata{{"k", "v"}}, ""); err != nil {
+	if _, err := s.SetShareMetadata(ctx, ShareRef{Account: testAcct, Share: "s"}, azhttp.Metadata{{"k", "v"}}, ""); err != nil {
 		t.Fatalf("metadata without the lease: %v", err)
 	}
-	if _, err := s.GetShare(ctx, testAcct, "s", leaseB); !errors.Is(err, azhttp.ErrLeaseIdMismatchWithContainerOperation) {
+	if _, err := s.GetShare(ctx, ShareRef{Account: testAcct, Share: "s"}, leaseB); !errors.Is(err, azhttp.ErrLeaseIdMismatchWithContainerOperation) {
 		t.Fatalf("get with another lease: %v", err)
 	}
 	clock.Advance(14 * time.Second)
-	if _, err := s.LeaseShare(ctx, testAcct, "s", lease.Request{Action: lease.Renew, ID: leaseA}); err != nil {
+	if _, err := s.LeaseShare(ctx, ShareRef{Account: testAcct, Share: "s"}, lease.Request{Action: lease.Renew, ID: leaseA}); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(14 * time.Second) // 28 s after acquiring, 14 after renewing
-	if err := s.DeleteShare(ctx, testAcct, "s", ""); !errors.Is(err, azhttp.ErrLeaseIdMissing) {
+	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ""); !errors.Is(err, azhttp.ErrLeaseIdMissing) {
 		t.Fatalf("delete of a renewed lease: %v", err)
 	}
 	period := 5
-	if out, err = s.LeaseShare(ctx, testAcct, "s", lease.Request{Action: lease.Break, BreakPeriod: &period}); err != nil || out.Time != 1 {
+	if out, err = s.LeaseShare(ctx, ShareRef{Account: testAcct, Share: "s"}, lease.Request{Action: lease.Break, BreakPeriod: &period}); err != nil || out.Time != 1 {
 		// The lease has 1 s left: a break takes the shorter of the two.
 		t.Fatalf("break: %+v %v", out, err)
 	}
-	if _, err := s.LeaseShare(ctx, testAcct, "s", lease.Request{Action: lease.Acquire, Duration: lease.Infinite, ProposedID: leaseB}); !errors.Is(err, azhttp.ErrLeaseAlreadyPresent) {
+	if _, err := s.LeaseShare(ctx, ShareRef{Account: testAcct, Share: "s"}, lease.Request{Action: lease.Acquire, Duration: lease.Infinite, ProposedID: leaseB}); !errors.Is(err, azhttp.ErrLeaseAlreadyPresent) {
 		t.Fatalf("acquire while breaking: %v", err)
 	}
 	clock.Advance(time.Second)
-	sh, err := s.GetShare(ctx, testAcct, "s", "")
+	sh, err := s.GetShare(ctx, ShareRef{Account: testAcct, Share: "s"}, "")
 	if err != nil || sh.Lease.At(clock.Now()).State != lease.Broken {
 		t.Fatalf("after the break: %+v %v", sh, err)
 	}
-	if err := s.DeleteShare(ctx, testAcct, "s", ""); err != nil {
+	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ""); err != nil {
 		t.Fatalf("delete of a broken lease: %v", err)
 	}
 }
@@ -172,44 +174,44 @@ func TestShareLeaseRules(t *testing.T) {
 func TestPermissionKeys(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.CreateShare(ctx, testAcct, "other", ShareSpec{}); err != nil {
+	if _, err := s.CreateShare(ctx, ShareRef{Account: testAcct, Share: "other"}, ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}
 	const sddl = "O:BAG:SYD:(A;;FA;;;SY)(A;;0x1200a9;;;BU)"
-	k1, err := s.CreatePermission(ctx, testAcct, "s", sddl)
+	k1, err := s.CreatePermission(ctx, ShareRef{Account: testAcct, Share: "s"}, sddl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k2, err := s.CreatePermission(ctx, testAcct, "s", sddl)
+	k2, err := s.CreatePermission(ctx, ShareRef{Account: testAcct, Share: "s"}, sddl)
 	if err != nil || k1 != k2 {
 		t.Fatalf("same SDDL twice: %q %q %v", k1, k2, err)
 	}
-	if got, err := s.GetPermission(ctx, testAcct, "s", k1); err != nil || got != sddl {
+	if got, err := s.GetPermission(ctx, ShareRef{Account: testAcct, Share: "s"}, k1); err != nil || got != sddl {
 		t.Fatalf("get: %q %v", got, err)
 	}
-	if _, err := s.GetPermission(ctx, testAcct, "other", k1); !errors.Is(err, azhttp.ErrFileInvalidPermissionKey) {
+	if _, err := s.GetPermission(ctx, ShareRef{Account: testAcct, Share: "other"}, k1); !errors.Is(err, azhttp.ErrFileInvalidPermissionKey) {
 		t.Fatalf("key of another share: %v", err)
 	}
 	for _, bad := range []string{"", "garbage", "O:BA", "O:BAG:SYD:(A;;FA;;SY)", "O:BAG:SYD:(A;;FA;;;SY", "G:SYO:BAD:", "O:BA G:SYD:"} {
-		if _, err := s.CreatePermission(ctx, testAcct, "s", bad); !errors.Is(err, azhttp.ErrFileInvalidPermission) {
+		if _, err := s.CreatePermission(ctx, ShareRef{Account: testAcct, Share: "s"}, bad); !errors.Is(err, azhttp.ErrFileInvalidPermission) {
 			t.Errorf("SDDL %q: %v", bad, err)
 		}
 	}
-	n, err := s.CreateFile(ctx, testAcct, "s", "f", 0, ContentHeaders{}, SMBChange{PermissionKey: k1}, nil, Preconditions{})
+	n, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{SMB: SMBChange{PermissionKey: k1}})
 	if err != nil || n.SMB.Permission != sddl {
 		t.Fatalf("create by key: %+v %v", n, err)
 	}
 	const inline = "O:SYG:SYD:P(A;OICI;FA;;;SY)S:(AU;SA;FA;;;WD)"
-	if _, err := s.CreateDirectory(ctx, testAcct, "other", "d", SMBChange{Permission: inline}, nil); err != nil {
+	if _, err := s.CreateDirectory(ctx, Ref{Account: testAcct, Share: "other", Path: "d"}, SMBChange{Permission: inline}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.GetPermission(ctx, testAcct, "other", permissionKey(inline)); err != nil || got != inline {
+	if got, err := s.GetPermission(ctx, ShareRef{Account: testAcct, Share: "other"}, permissionKey(inline)); err != nil || got != inline {
 		t.Fatalf("inline permission: %q %v", got, err)
 	}
-	if got, err := s.GetPermission(ctx, testAcct, "s", permissionKey("")); err != nil || got != defaultPermission {
+	if got, err := s.GetPermission(ctx, ShareRef{Account: testAcct, Share: "s"}, permissionKey("")); err != nil || got != defaultPermission {
 		t.Fatalf("default permission: %q %v", got, err)
 	}
-	if _, err := s.CreateFile(ctx, testAcct, "other", "g", 0, ContentHeaders{}, SMBChange{PermissionKey: k1}, nil, Preconditions{}); !errors.Is(err, azhttp.ErrFileInvalidPermissionKey) {
+	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "other", Path: "g"}, CreateFileOptions{SMB: SMBChange{PermissionKey: k1}}); !errors.Is(err, azhttp.ErrFileInvalidPermissionKey) {
 		t.Fatalf("create with a key of another share: %v", err)
 	}
 }
@@ -274,7 +276,7 @@ func TestUsageInARoomyShare(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range workers {
 		wg.Go(func() {
-			if _, err := s.CreateFile(ctx, testAcct, "s", fmt.Sprintf("f%d", i), size, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); err != nil {
+			if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: fmt.Sprintf("f%d", i)}, CreateFileOptions{Size: size}); err != nil {
 				t.Error(err)
 			}
 		})
@@ -298,14 +300,14 @@ func FuzzValidSDDL(f *testing.F) {
 		store := memory.Open()
 		defer func() { _ = store.Close() }()
 		s := New(Config{Store: store})
-		if _, err := s.CreateShare(t.Context(), testAcct, "s", ShareSpec{}); err != nil {
+		if _, err := s.CreateShare(t.Context(), ShareRef{Account: testAcct, Share: "s"}, ShareSpec{}); err != nil {
 			t.Fatal(err)
 		}
-		key, err := s.CreatePermission(t.Context(), testAcct, "s", sddl)
+		key, err := s.CreatePermission(t.Context(), ShareRef{Account: testAcct, Share: "s"}, sddl)
 		if err != nil {
 			t.Fatalf("accepted %q but could not store it: %v", sddl, err)
 		}
-		if got, err := s.GetPermission(t.Context(), testAcct, "s", key); err != nil || got != sddl {
+		if got, err := s.GetPermission(t.Context(), ShareRef{Account: testAcct, Share: "s"}, key); err != nil || got != sddl {
 			t.Fatalf("%q read back as %q, %v", sddl, got, err)
 		}
 		if err := CheckInvariants(t.Context(), store); err != nil {

@@ -76,18 +76,13 @@ var (
 // overwriting as the disposition says, in one transaction: the open
 // either happens with its effects or not at all. Opening a ReadOnly file
 // for writing, or overwriting it, answers ReadOnlyAttribute.
-func (s *Service) Open(ctx context.Context, acct, share, path string, o OpenRequest) (*OpenResult, error) {
-	var out *OpenResult
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.Open(acct, share, path, o)
-		return err
-	})
-	return out, err
+func (s *Service) Open(ctx context.Context, ref Ref, o OpenRequest) (*OpenResult, error) {
+	return inTx(ctx, s.Update, func(t *Tx) (*OpenResult, error) { return t.Open(ref, o) })
 }
 
 // Open opens path inside t's transaction.
-func (t *Tx) Open(acct, share, path string, o OpenRequest) (*OpenResult, error) {
+func (t *Tx) Open(ref Ref, o OpenRequest) (*OpenResult, error) {
+	acct, share, path := ref.Account, ref.Share, ref.Path
 	l, err := t.locate(acct, share, path)
 	if err != nil {
 		return nil, err
@@ -100,9 +95,9 @@ func (t *Tx) Open(acct, share, path string, o OpenRequest) (*OpenResult, error) 
 			return nil, azhttp.ErrResourceNotFound
 		}
 		if o.Dir {
-			n, err = t.CreateDirectory(acct, share, path, SMBChange{Attributes: o.Attributes}, nil)
+			n, err = t.CreateDirectory(ref, SMBChange{Attributes: o.Attributes}, nil)
 		} else {
-			n, err = t.CreateFile(acct, share, path, 0, ContentHeaders{}, SMBChange{Attributes: o.Attributes}, nil, Preconditions{})
+			n, err = t.CreateFile(ref, CreateFileOptions{SMB: SMBChange{Attributes: o.Attributes}})
 		}
 		if err != nil {
 			return nil, err
@@ -135,7 +130,7 @@ func (t *Tx) Open(acct, share, path string, o OpenRequest) (*OpenResult, error) 
 	}
 	ho := o.HandleOptions
 	ho.Dir = n.Dir
-	h, err := t.OpenHandle(acct, share, path, ho)
+	h, err := t.OpenHandle(ref, ho)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +161,8 @@ func (t *Tx) Open(acct, share, path string, o OpenRequest) (*OpenResult, error) 
 
 // HandleInfo returns an open handle and the node it is open on, as one
 // snapshot has them; a handle that is not open is ErrHandleClosed.
-func (s *Service) HandleInfo(ctx context.Context, acct, share string, fileID, handleID uint64) (*Handle, *Node, error) {
+func (s *Service) HandleInfo(ctx context.Context, ref HandleRef) (*Handle, *Node, error) {
+	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
 	var h *Handle
 	var n *Node
 	err := s.view(ctx, func(t *Tx) error {
@@ -185,7 +181,8 @@ func (s *Service) HandleInfo(ctx context.Context, acct, share string, fileID, ha
 // from offset; it returns fewer at the end of the file and none at or
 // past it. Unwritten bytes read as zeros. A range another handle's
 // exclusive lock covers is ErrLockConflict.
-func (s *Service) ReadHandle(ctx context.Context, acct, share string, fileID, handleID uint64, offset int64, length int) ([]byte, *Node, error) {
+func (s *Service) ReadHandle(ctx context.Context, ref HandleRef, offset int64, length int) ([]byte, *Node, error) {
+	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
 	var out []byte
 	var node *Node
 	err := s.view(ctx, func(t *Tx) error {
@@ -201,7 +198,7 @@ func (s *Service) ReadHandle(ctx context.Context, acct, share string, fileID, ha
 		if offset < 0 || length <= 0 {
 			return nil
 		}
-		if err := t.CheckRange(acct, share, node.ID, handleID, uint64(offset), uint64(length), false); err != nil {
+		if err := t.CheckRange(HandleRef{Account: acct, Share: share, FileID: node.ID, HandleID: handleID}, RangeAccess{Offset: uint64(offset), Length: uint64(length)}); err != nil {
 			return err
 		}
 		if offset >= node.Size {
@@ -227,7 +224,8 @@ func (s *Service) ReadHandle(ctx context.Context, acct, share string, fileID, ha
 // the file a new version (ETag) and last-modified time and sets its last
 // write time. Sharing was settled when the handle opened, so no other
 // handle is consulted; byte-range locks are (ErrLockConflict).
-func (s *Service) WriteHandle(ctx context.Context, acct, share string, fileID, handleID uint64, offset int64, data []byte) (*Node, error) {
+func (s *Service) WriteHandle(ctx context.Context, ref HandleRef, offset int64, data []byte) (*Node, error) {
+	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
 	if offset < 0 || len(data) > MaxPutRange || offset+int64(len(data)) > MaxFileSize {
 		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A write lies within 4 TiB and writes at most 4 MiB.")
 	}
@@ -238,7 +236,7 @@ func (s *Service) WriteHandle(ctx context.Context, acct, share string, fileID, h
 		if len(data) == 0 {
 			return nil
 		}
-		if err := t.CheckRange(acct, share, n.ID, handleID, uint64(offset), uint64(len(data)), true); err != nil {
+		if err := t.CheckRange(HandleRef{Account: acct, Share: share, FileID: n.ID, HandleID: handleID}, RangeAccess{Offset: uint64(offset), Length: uint64(len(data)), Write: true}); err != nil {
 			return err
 		}
 		end := offset + int64(len(data))
@@ -267,7 +265,8 @@ func (s *Service) WriteHandle(ctx context.Context, acct, share string, fileID, h
 
 // TruncateHandle sets the size of the file a handle is open on: shrinking
 // cuts the content beyond it, growing adds bytes that read as zeros.
-func (s *Service) TruncateHandle(ctx context.Context, acct, share string, fileID, handleID uint64, size int64) (*Node, error) {
+func (s *Service) TruncateHandle(ctx context.Context, ref HandleRef, size int64) (*Node, error) {
+	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
 	if size < 0 || size > MaxFileSize {
 		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A file holds 0 to 4 TiB.")
 	}
@@ -292,7 +291,8 @@ func (s *Service) TruncateHandle(ctx context.Context, acct, share string, fileID
 
 // SetHandleProperties changes the SMB properties (attributes and times)
 // of the node a handle is open on.
-func (s *Service) SetHandleProperties(ctx context.Context, acct, share string, fileID, handleID uint64, u SMBUpdate) (*Node, error) {
+func (s *Service) SetHandleProperties(ctx context.Context, ref HandleRef, u SMBUpdate) (*Node, error) {
+	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
 	return s.updateHandle(ctx, acct, share, fileID, handleID, func(t *Tx, n *Node) error {
 		u.apply(&n.SMB, t.now)
 		return nil
@@ -320,23 +320,18 @@ func (s *Service) updateHandle(ctx context.Context, acct, share string, fileID, 
 }
 
 // RenameHandle moves the node a handle is open on to dest, a path within
-// the share, replacing a file there when replace is set (as Rename
+// the share, replacing a file there when o.ReplaceIfExists is set (as Rename
 // does). The handle must hold Delete access; every other handle open on
 // the node shares delete, or the handle could not have opened, so no
 // other handle is consulted. The node keeps its ID, and its handles
 // follow it.
-func (s *Service) RenameHandle(ctx context.Context, acct, share string, fileID, handleID uint64, dest string, replace bool) (*Node, error) {
-	var out *Node
-	err := s.Update(ctx, func(t *Tx) error {
-		var err error
-		out, err = t.RenameHandle(acct, share, fileID, handleID, dest, replace)
-		return err
-	})
-	return out, err
+func (s *Service) RenameHandle(ctx context.Context, ref HandleRef, dest string, o RenameHandleOptions) (*Node, error) {
+	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.RenameHandle(ref, dest, o) })
 }
 
 // RenameHandle renames inside t's transaction.
-func (t *Tx) RenameHandle(acct, share string, fileID, handleID uint64, dest string, replace bool) (*Node, error) {
+func (t *Tx) RenameHandle(ref HandleRef, dest string, o RenameHandleOptions) (*Node, error) {
+	acct, share, fileID, handleID, replace := ref.Account, ref.Share, ref.FileID, ref.HandleID, o.ReplaceIfExists
 	h, src, err := t.handleNode(acct, share, fileID, handleID)
 	if err != nil {
 		return nil, err
@@ -450,7 +445,8 @@ func (t *Tx) ancestorIDs(acct, share, path string) ([]uint64, error) {
 // is open on, in name order from marker on (the name the previous page's
 // next marker gave), leaving out delete-pending entries as listings do.
 // next is "" at the end.
-func (s *Service) ListHandleDirectory(ctx context.Context, acct, share string, fileID, handleID uint64, marker string, max int) (dir *Node, entries []Entry, next string, err error) {
+func (s *Service) ListHandleDirectory(ctx context.Context, ref HandleRef, marker string, max int) (dir *Node, entries []Entry, next string, err error) {
+	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
 	err = s.view(ctx, func(t *Tx) error {
 		entries = nil
 		_, l, err := t.handleNode(acct, share, fileID, handleID)

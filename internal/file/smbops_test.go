@@ -10,7 +10,7 @@ import (
 
 func smbOpen(t *testing.T, s *Service, path string, o OpenRequest) *OpenResult {
 	t.Helper()
-	res, err := s.Open(t.Context(), testAcct, "s", path, o)
+	res, err := s.Open(t.Context(), Ref{Account: testAcct, Share: "s", Path: path}, o)
 	if err != nil {
 		t.Fatalf("open %s: %v", path, err)
 	}
@@ -23,17 +23,17 @@ func TestOpenDispositions(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
 	rw := HandleOptions{Access: AccessRead | AccessWrite, ShareAccess: AccessAll}
-	if _, err := s.Open(ctx, testAcct, "s", "f", OpenRequest{HandleOptions: rw, Disposition: OpenExisting}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := s.Open(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, OpenRequest{HandleOptions: rw, Disposition: OpenExisting}); !errors.Is(err, azhttp.ErrResourceNotFound) {
 		t.Fatalf("open a missing file: %v", err)
 	}
 	res := smbOpen(t, s, "f", OpenRequest{HandleOptions: rw, Disposition: CreateNew})
 	if res.Action != Created || res.Node.Dir || res.Handle.FileID != res.Node.ID {
 		t.Fatalf("create: %+v", res)
 	}
-	if _, err := s.Open(ctx, testAcct, "s", "f", OpenRequest{HandleOptions: rw, Disposition: CreateNew}); !errors.Is(err, azhttp.ErrResourceAlreadyExists) {
+	if _, err := s.Open(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, OpenRequest{HandleOptions: rw, Disposition: CreateNew}); !errors.Is(err, azhttp.ErrResourceAlreadyExists) {
 		t.Fatalf("create over a file: %v", err)
 	}
-	if _, err := s.WriteHandle(ctx, testAcct, "s", res.Handle.FileID, res.Handle.ID, 0, []byte("hello")); err != nil {
+	if _, err := s.WriteHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: res.Handle.FileID, HandleID: res.Handle.ID}, 0, []byte("hello")); err != nil {
 		t.Fatal(err)
 	}
 	again := smbOpen(t, s, "f", OpenRequest{HandleOptions: rw, Disposition: OpenOrCreate})
@@ -44,14 +44,14 @@ func TestOpenDispositions(t *testing.T) {
 	if over.Action != Overwritten || over.Node.Size != 0 || len(read(t, s, "f", nil)) != 0 {
 		t.Fatalf("overwrite: %+v", over)
 	}
-	if _, err := s.Open(ctx, testAcct, "s", "f", OpenRequest{HandleOptions: HandleOptions{Dir: true, ShareAccess: AccessAll}, Disposition: OpenExisting}); !errors.Is(err, ErrNotDirectory) {
+	if _, err := s.Open(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, OpenRequest{HandleOptions: HandleOptions{Dir: true, ShareAccess: AccessAll}, Disposition: OpenExisting}); !errors.Is(err, ErrNotDirectory) {
 		t.Fatalf("a file opened as a directory: %v", err)
 	}
 	d := smbOpen(t, s, "d", OpenRequest{HandleOptions: HandleOptions{Dir: true, ShareAccess: AccessAll}, Disposition: OpenOrCreate})
 	if !d.Node.Dir || d.Action != Created {
 		t.Fatalf("mkdir: %+v", d)
 	}
-	if _, err := s.Open(ctx, testAcct, "s", "d", OpenRequest{HandleOptions: rw, NonDir: true, Disposition: OpenExisting}); !errors.Is(err, ErrIsDirectory) {
+	if _, err := s.Open(ctx, Ref{Account: testAcct, Share: "s", Path: "d"}, OpenRequest{HandleOptions: rw, NonDir: true, Disposition: OpenExisting}); !errors.Is(err, ErrIsDirectory) {
 		t.Fatalf("a directory opened as a file: %v", err)
 	}
 	for _, h := range []*Handle{res.Handle, again.Handle, over.Handle, d.Handle} {
@@ -67,11 +67,11 @@ func TestOpenRespectsSharingAndReadOnly(t *testing.T) {
 	ctx := t.Context()
 	mkFile(t, s, "f", 0)
 	holder := smbOpen(t, s, "f", OpenRequest{HandleOptions: HandleOptions{Access: AccessRead, ShareAccess: AccessRead}, Disposition: OpenExisting})
-	h, err := s.WriteHandle(ctx, testAcct, "s", holder.Handle.FileID, holder.Handle.ID, 0, []byte("data"))
+	h, err := s.WriteHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: holder.Handle.FileID, HandleID: holder.Handle.ID}, 0, []byte("data"))
 	if err != nil || h.Size != 4 {
 		t.Fatalf("write through a read handle at the model level: %v", err)
 	}
-	if _, err := s.Open(ctx, testAcct, "s", "f", OpenRequest{HandleOptions: HandleOptions{Access: AccessWrite, ShareAccess: AccessAll}, Disposition: OverwriteOrCreate}); !errors.Is(err, azhttp.ErrSharingViolation) {
+	if _, err := s.Open(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, OpenRequest{HandleOptions: HandleOptions{Access: AccessWrite, ShareAccess: AccessAll}, Disposition: OverwriteOrCreate}); !errors.Is(err, azhttp.ErrSharingViolation) {
 		t.Fatalf("overwrite beside a deny-write handle: %v", err)
 	}
 	if got := read(t, s, "f", nil); string(got) != "data" {
@@ -79,10 +79,10 @@ func TestOpenRespectsSharingAndReadOnly(t *testing.T) {
 	}
 	closeH(t, s, holder.Handle)
 	ro := "ReadOnly"
-	if _, err := s.SetFileProperties(ctx, testAcct, "s", "f", FileProperties{SMB: SMBUpdate{Attributes: ro}}, Preconditions{}); err != nil {
+	if _, err := s.SetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, FileProperties{SMB: SMBUpdate{Attributes: ro}}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Open(ctx, testAcct, "s", "f", OpenRequest{HandleOptions: HandleOptions{Access: AccessWrite, ShareAccess: AccessAll}, Disposition: OpenExisting}); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
+	if _, err := s.Open(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, OpenRequest{HandleOptions: HandleOptions{Access: AccessWrite, ShareAccess: AccessAll}, Disposition: OpenExisting}); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
 		t.Fatalf("a write open of a ReadOnly file: %v", err)
 	}
 	smbOpen(t, s, "f", OpenRequest{HandleOptions: HandleOptions{Access: AccessRead, ShareAccess: AccessAll}, Disposition: OpenExisting})
@@ -96,11 +96,11 @@ func TestHandleIO(t *testing.T) {
 	ctx := t.Context()
 	res := smbOpen(t, s, "f", OpenRequest{HandleOptions: HandleOptions{Access: AccessRead | AccessWrite, ShareAccess: AccessAll}, Disposition: OpenOrCreate})
 	h := res.Handle
-	n1, err := s.WriteHandle(ctx, testAcct, "s", h.FileID, h.ID, 10, []byte("world"))
+	n1, err := s.WriteHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, 10, []byte("world"))
 	if err != nil || n1.Size != 15 || n1.Version == res.Node.Version {
 		t.Fatalf("write past the end: %+v %v", n1, err)
 	}
-	n2, err := s.WriteHandle(ctx, testAcct, "s", h.FileID, h.ID, 0, []byte("hello"))
+	n2, err := s.WriteHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, 0, []byte("hello"))
 	if err != nil || n2.Version == n1.Version || n2.Size != 15 {
 		t.Fatalf("write: %+v %v", n2, err)
 	}
@@ -108,22 +108,22 @@ func TestHandleIO(t *testing.T) {
 	if got := read(t, s, "f", nil); !bytes.Equal(got, want) {
 		t.Fatalf("REST reads %q", got)
 	}
-	got, _, err := s.ReadHandle(ctx, testAcct, "s", h.FileID, h.ID, 3, 100)
+	got, _, err := s.ReadHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, 3, 100)
 	if err != nil || !bytes.Equal(got, want[3:]) {
 		t.Fatalf("read through the handle: %q %v", got, err)
 	}
-	if got, _, _ := s.ReadHandle(ctx, testAcct, "s", h.FileID, h.ID, 15, 10); len(got) != 0 {
+	if got, _, _ := s.ReadHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, 15, 10); len(got) != 0 {
 		t.Fatalf("read at the end: %q", got)
 	}
-	n3, err := s.TruncateHandle(ctx, testAcct, "s", h.FileID, h.ID, 4)
+	n3, err := s.TruncateHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, 4)
 	if err != nil || n3.Size != 4 || string(read(t, s, "f", nil)) != "hell" {
 		t.Fatalf("truncate: %v", err)
 	}
 	closeH(t, s, h)
-	if _, err := s.WriteHandle(ctx, testAcct, "s", h.FileID, h.ID, 0, []byte("x")); !IsHandleClosed(err) {
+	if _, err := s.WriteHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, 0, []byte("x")); !IsHandleClosed(err) {
 		t.Fatalf("write through a closed handle: %v", err)
 	}
-	if _, _, err := s.ReadHandle(ctx, testAcct, "s", h.FileID, h.ID, 0, 1); !IsHandleClosed(err) {
+	if _, _, err := s.ReadHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, 0, 1); !IsHandleClosed(err) {
 		t.Fatalf("read through a closed handle: %v", err)
 	}
 }
@@ -141,49 +141,49 @@ func TestRenameHandle(t *testing.T) {
 	del := HandleOptions{Access: AccessDelete | AccessRead, ShareAccess: AccessAll}
 	res := smbOpen(t, s, "d/a", OpenRequest{HandleOptions: del, Disposition: OpenOrCreate})
 	h := res.Handle
-	if _, err := s.WriteHandle(ctx, testAcct, "s", h.FileID, h.ID, 0, []byte("abc")); err != nil {
+	if _, err := s.WriteHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, 0, []byte("abc")); err != nil {
 		t.Fatal(err)
 	}
 	// An attribute-only open that does not share delete blocks it.
 	other := open(t, s, "d/a", HandleOptions{})
-	if _, err := s.RenameHandle(ctx, testAcct, "s", h.FileID, h.ID, "d/b", false); !errors.Is(err, azhttp.ErrSharingViolation) {
+	if _, err := s.RenameHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, "d/b", RenameHandleOptions{}); !errors.Is(err, azhttp.ErrSharingViolation) {
 		t.Fatalf("rename beside a handle not sharing delete: %v", err)
 	}
 	closeH(t, s, other)
 	parent := open(t, s, "d", HandleOptions{Dir: true, Access: AccessRead, ShareAccess: AccessRead | AccessDelete})
-	if _, err := s.RenameHandle(ctx, testAcct, "s", h.FileID, h.ID, "d/b", false); !errors.Is(err, azhttp.ErrSharingViolation) {
+	if _, err := s.RenameHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, "d/b", RenameHandleOptions{}); !errors.Is(err, azhttp.ErrSharingViolation) {
 		t.Fatalf("rename while the parent is open denying writes: %v", err)
 	}
 	closeH(t, s, parent)
-	n, err := s.RenameHandle(ctx, testAcct, "s", h.FileID, h.ID, "b", false)
+	n, err := s.RenameHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, "b", RenameHandleOptions{})
 	if err != nil || n.ID != h.FileID {
 		t.Fatalf("rename: %v", err)
 	}
 	if string(read(t, s, "b", nil)) != "abc" {
 		t.Fatal("content lost in the rename")
 	}
-	if _, err := s.WriteHandle(ctx, testAcct, "s", h.FileID, h.ID, 3, []byte("d")); err != nil || string(read(t, s, "b", nil)) != "abcd" {
+	if _, err := s.WriteHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, 3, []byte("d")); err != nil || string(read(t, s, "b", nil)) != "abcd" {
 		t.Fatalf("the handle does not follow its node: %v", err)
 	}
 	// A directory with an open file beneath it does not move.
 	dh := smbOpen(t, s, "d", OpenRequest{HandleOptions: HandleOptions{Dir: true, Access: AccessDelete, ShareAccess: AccessAll}, Disposition: OpenExisting}).Handle
 	inner := smbOpen(t, s, "d/x", OpenRequest{HandleOptions: HandleOptions{Access: AccessRead, ShareAccess: AccessAll}, Disposition: OpenOrCreate}).Handle
-	if _, err := s.RenameHandle(ctx, testAcct, "s", dh.FileID, dh.ID, "e", false); !errors.Is(err, ErrOpenBeneath) {
+	if _, err := s.RenameHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: dh.FileID, HandleID: dh.ID}, "e", RenameHandleOptions{}); !errors.Is(err, ErrOpenBeneath) {
 		t.Fatalf("rename of a directory with an open file beneath: %v", err)
 	}
-	if _, err := s.RenameHandle(ctx, testAcct, "s", dh.FileID, dh.ID, "d/sub", false); err == nil {
+	if _, err := s.RenameHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: dh.FileID, HandleID: dh.ID}, "d/sub", RenameHandleOptions{}); err == nil {
 		t.Fatal("a directory moved into itself")
 	}
 	closeH(t, s, inner)
-	if _, err := s.RenameHandle(ctx, testAcct, "s", dh.FileID, dh.ID, "b", false); !errors.Is(err, azhttp.ErrResourceAlreadyExists) {
+	if _, err := s.RenameHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: dh.FileID, HandleID: dh.ID}, "b", RenameHandleOptions{}); !errors.Is(err, azhttp.ErrResourceAlreadyExists) {
 		t.Fatalf("rename onto an existing name without replace: %v", err)
 	}
-	if _, err := s.RenameHandle(ctx, testAcct, "s", dh.FileID, dh.ID, "e", false); err != nil {
+	if _, err := s.RenameHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: dh.FileID, HandleID: dh.ID}, "e", RenameHandleOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	closeH(t, s, dh)
 	closeH(t, s, h)
-	if _, err := s.GetDirectory(ctx, testAcct, "s", "e", Preconditions{}); err != nil {
+	if _, err := s.GetDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "e"}, Preconditions{}); err != nil {
 		t.Fatalf("the renamed directory: %v", err)
 	}
 }
@@ -201,7 +201,7 @@ func TestListHandleDirectory(t *testing.T) {
 	var names []string
 	marker := ""
 	for {
-		_, entries, next, err := s.ListHandleDirectory(ctx, testAcct, "s", root.FileID, root.ID, marker, 1)
+		_, entries, next, err := s.ListHandleDirectory(ctx, HandleRef{Account: testAcct, Share: "s", FileID: root.FileID, HandleID: root.ID}, marker, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +218,7 @@ func TestListHandleDirectory(t *testing.T) {
 	}
 	closeH(t, s, pending)
 	closeH(t, s, root)
-	if _, err := s.GetFileProperties(ctx, testAcct, "s", "b", Preconditions{}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "b"}, Preconditions{}); !errors.Is(err, azhttp.ErrResourceNotFound) {
 		t.Fatalf("the delete-pending file after its close: %v", err)
 	}
 }

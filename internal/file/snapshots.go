@@ -106,12 +106,12 @@ func snapshotList(r kv.Reader, acct, share string) ([]string, error) {
 
 // SnapshotShare takes a snapshot of a share and returns its time (in
 // SnapshotLayout) and record.
-func (s *Service) SnapshotShare(ctx context.Context, acct, share string, meta azhttp.Metadata) (string, *Share, error) {
+func (s *Service) SnapshotShare(ctx context.Context, ref ShareRef, meta azhttp.Metadata) (string, *Share, error) {
 	var snap string
 	var out *Share
 	err := s.Update(ctx, func(t *Tx) error {
 		var err error
-		snap, out, err = t.SnapshotShare(acct, share, meta)
+		snap, out, err = t.SnapshotShare(ref, meta)
 		return err
 	})
 	return snap, out, err
@@ -122,7 +122,8 @@ func (s *Service) SnapshotShare(ctx context.Context, acct, share string, meta az
 // snapshot's so that it names one snapshot of the share. Metadata, when
 // given, replaces the share's in the snapshot (which then gets its own
 // ETag and Last-Modified); otherwise the snapshot carries the share's.
-func (t *Tx) SnapshotShare(acct, share string, meta azhttp.Metadata) (string, *Share, error) {
+func (t *Tx) SnapshotShare(ref ShareRef, meta azhttp.Metadata) (string, *Share, error) {
+	acct, share := ref.Account, ref.Share
 	if _, _, ok := splitSnapshotNS(share); ok {
 		return "", nil, azhttp.ErrShareSnapshotOperationNotSupported
 	}
@@ -217,14 +218,15 @@ func (t *Tx) SnapshotShare(acct, share string, meta azhttp.Metadata) (string, *S
 // DeleteShareAndSnapshots deletes a share with all its snapshots
 // (x-ms-delete-snapshots: include). Snapshots take no leases, so
 // include-leased deletes the same; the share's own lease guards both.
-func (s *Service) DeleteShareAndSnapshots(ctx context.Context, acct, name, leaseID string) error {
-	return s.Update(ctx, func(t *Tx) error { return t.DeleteShareAndSnapshots(acct, name, leaseID) })
+func (s *Service) DeleteShareAndSnapshots(ctx context.Context, ref ShareRef, leaseID string) error {
+	return s.Update(ctx, func(t *Tx) error { return t.DeleteShareAndSnapshots(ref, leaseID) })
 }
 
 // DeleteShareAndSnapshots deletes a share with all its snapshots inside
 // t's transaction. Deleting the share deletes every data object, so no
 // hold needs counting.
-func (t *Tx) DeleteShareAndSnapshots(acct, name, leaseID string) error {
+func (t *Tx) DeleteShareAndSnapshots(ref ShareRef, leaseID string) error {
+	acct, name := ref.Account, ref.Share
 	if _, _, ok := splitSnapshotNS(name); ok {
 		return azhttp.ErrShareSnapshotOperationNotSupported
 	}
@@ -412,21 +414,23 @@ type RangeDiff struct {
 }
 
 // ListRangesDiff compares a file (share may be a snapshot namespace) with
-// the same file in the earlier snapshot prev of its share, within
-// [rng.Start, rng.End] (the whole file when rng is nil). A byte is
+// the same file in the earlier snapshot o.PrevSnapshot of its share,
+// within [o.Range.Start, o.Range.End] (the whole file when o.Range is
+// nil). A byte is
 // changed when it now reads from a different data object, or the same at
 // another place, than in prev; cleared when prev had it written and now
 // nothing does. The file must be the same file (not recreated) in both;
 // with followRenames (x-ms-file-support-rename) it may have been moved
 // since prev, and is found there by its ID.
-func (s *Service) ListRangesDiff(ctx context.Context, acct, share, path, prev string, followRenames bool, rng *Range, pre Preconditions) (*RangeDiff, error) {
+func (s *Service) ListRangesDiff(ctx context.Context, ref Ref, o ListRangesDiffOptions) (*RangeDiff, error) {
+	acct, share, path, prev, followRenames, rng, pre := ref.Account, ref.Share, ref.Path, o.PrevSnapshot, o.FollowRenames, o.Range, o.Conditions
 	out := &RangeDiff{}
 	err := s.view(ctx, func(t *Tx) error {
 		base, cur, isSnap := splitSnapshotNS(share)
 		if isSnap && prev >= cur {
 			return azhttp.InvalidQueryParameterValue("prevsharesnapshot", prev, "").WithMessage("The previous snapshot must be older than the snapshot listed.")
 		}
-		n, err := t.GetFileProperties(acct, share, path, pre)
+		n, err := t.GetFileProperties(ref, pre)
 		if err != nil {
 			return err
 		}

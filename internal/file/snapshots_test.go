@@ -21,7 +21,7 @@ import (
 
 func snapshot(t *testing.T, s *Service, share string) string {
 	t.Helper()
-	snap, _, err := s.SnapshotShare(t.Context(), testAcct, share, nil)
+	snap, _, err := s.SnapshotShare(t.Context(), ShareRef{Account: testAcct, Share: share}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func snapshot(t *testing.T, s *Service, share string) string {
 func readIn(t *testing.T, s *Service, share, path string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	err := s.GetFile(t.Context(), testAcct, share, path, nil, Preconditions{}, func(d *Download) error { return d.Stream(&buf) })
+	err := s.GetFile(t.Context(), Ref{Account: testAcct, Share: share, Path: path}, GetFileOptions{}, func(d *Download) error { return d.Stream(&buf) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func readIn(t *testing.T, s *Service, share, path string) []byte {
 
 func createFile(t *testing.T, s *Service, path string, size int64) *Node {
 	t.Helper()
-	n, err := s.CreateFile(t.Context(), testAcct, "s", path, size, ContentHeaders{}, SMBChange{}, nil, Preconditions{})
+	n, err := s.CreateFile(t.Context(), Ref{Account: testAcct, Share: "s", Path: path}, CreateFileOptions{Size: size})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,12 +58,12 @@ func dataKeys(t *testing.T, store kv.Store) int {
 func TestSnapshotIsPointInTime(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.CreateDirectory(ctx, testAcct, "s", "d", SMBChange{}, azhttp.Metadata{{"k", "v"}}); err != nil {
+	if _, err := s.CreateDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "d"}, SMBChange{}, azhttp.Metadata{{"k", "v"}}); err != nil {
 		t.Fatal(err)
 	}
 	createFile(t, s, "d/f", 8)
 	put(t, s, "d/f", 0, []byte("original"))
-	if _, err := s.LeaseFile(ctx, testAcct, "s", "d/f", lease.Request{Action: lease.Acquire, Duration: lease.Infinite}); err != nil {
+	if _, err := s.LeaseFile(ctx, Ref{Account: testAcct, Share: "s", Path: "d/f"}, lease.Request{Action: lease.Acquire, Duration: lease.Infinite}); err != nil {
 		t.Fatal(err)
 	}
 	createFile(t, s, "gone", 3)
@@ -71,15 +71,15 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 	snap := snapshot(t, s, "s")
 	ns := SnapshotNamespace("s", snap)
 
-	if _, err := s.LeaseFile(ctx, testAcct, "s", "d/f", lease.Request{Action: lease.Break}); err != nil {
+	if _, err := s.LeaseFile(ctx, Ref{Account: testAcct, Share: "s", Path: "d/f"}, lease.Request{Action: lease.Break}); err != nil {
 		t.Fatal(err)
 	}
 	put(t, s, "d/f", 0, []byte("CHANGED!"))
-	if err := s.DeleteFile(ctx, testAcct, "s", "gone", Preconditions{}); err != nil {
+	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "gone"}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	createFile(t, s, "d/new", 1)
-	if _, err := s.SetDirectoryMetadata(ctx, testAcct, "s", "d", azhttp.Metadata{{"k", "new"}}, Preconditions{}); err != nil {
+	if _, err := s.SetDirectoryMetadata(ctx, Ref{Account: testAcct, Share: "s", Path: "d"}, azhttp.Metadata{{"k", "new"}}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -92,28 +92,28 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 	if got := readIn(t, s, "s", "d/f"); string(got) != "CHANGED!" {
 		t.Errorf("live d/f reads %q", got)
 	}
-	l, err := s.ListDirectory(ctx, testAcct, ns, "d", "", "", 100)
+	l, err := s.ListDirectory(ctx, Ref{Account: testAcct, Share: ns, Path: "d"}, ListDirectoryOptions{Max: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(l.Entries) != 1 || l.Entries[0].Name != "f" {
 		t.Errorf("snapshot d lists %v, want only f", l.Entries)
 	}
-	dir, err := s.GetDirectory(ctx, testAcct, ns, "d", Preconditions{})
+	dir, err := s.GetDirectory(ctx, Ref{Account: testAcct, Share: ns, Path: "d"}, Preconditions{})
 	if err != nil || !dir.Metadata.Equal(azhttp.Metadata{{"k", "v"}}) {
 		t.Errorf("snapshot d: %v %v, want metadata k=v", dir, err)
 	}
-	f, err := s.GetFileProperties(ctx, testAcct, ns, "d/f", Preconditions{})
+	f, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: ns, Path: "d/f"}, Preconditions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f.Lease != (lease.Lease{}) {
 		t.Errorf("a snapshot's file carries a lease: %+v", f.Lease)
 	}
-	if _, err := s.GetShare(ctx, testAcct, SnapshotNamespace("s", "2001-01-01T00:00:00.0000000Z"), ""); !errors.Is(err, azhttp.ErrShareNotFound) {
+	if _, err := s.GetShare(ctx, ShareRef{Account: testAcct, Share: SnapshotNamespace("s", "2001-01-01T00:00:00.0000000Z")}, ""); !errors.Is(err, azhttp.ErrShareNotFound) {
 		t.Errorf("unknown snapshot: %v, want ShareNotFound", err)
 	}
-	if _, _, err := s.SnapshotShare(ctx, testAcct, ns, nil); !errors.Is(err, azhttp.ErrShareSnapshotOperationNotSupported) {
+	if _, _, err := s.SnapshotShare(ctx, ShareRef{Account: testAcct, Share: ns}, nil); !errors.Is(err, azhttp.ErrShareSnapshotOperationNotSupported) {
 		t.Errorf("snapshot of a snapshot: %v", err)
 	}
 }
@@ -138,7 +138,7 @@ func TestSnapshotSharesData(t *testing.T) {
 	if got := dataKeys(t, store); got != 2*before {
 		t.Fatalf("after overwrite: %d chunks, want %d", got, 2*before)
 	}
-	if err := s.DeleteShare(ctx, testAcct, SnapshotNamespace("s", snap1), ""); err != nil {
+	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: SnapshotNamespace("s", snap1)}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if got := dataKeys(t, store); got != 2*before {
@@ -147,7 +147,7 @@ func TestSnapshotSharesData(t *testing.T) {
 	if got := readIn(t, s, SnapshotNamespace("s", snap2), "f"); !bytes.Equal(got[:chunkTestSize], bytes.Repeat([]byte("a"), chunkTestSize)) {
 		t.Fatal("snapshot 2 lost its data")
 	}
-	if err := s.DeleteShare(ctx, testAcct, SnapshotNamespace("s", snap2), ""); err != nil {
+	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: SnapshotNamespace("s", snap2)}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if got := dataKeys(t, store); got != before {
@@ -157,25 +157,25 @@ func TestSnapshotSharesData(t *testing.T) {
 	// Deleting or replacing the live file keeps what a snapshot holds;
 	// deleting the snapshot then frees it.
 	snap3 := snapshot(t, s, "s")
-	if _, err := s.CreateFile(ctx, testAcct, "s", "f", 10, ContentHeaders{}, SMBChange{}, nil, Preconditions{}); err != nil {
+	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{Size: 10}); err != nil {
 		t.Fatal(err)
 	}
 	if got := dataKeys(t, store); got != before {
 		t.Fatalf("replaced file: %d chunks, want the snapshot's %d", got, before)
 	}
-	if err := s.DeleteFile(ctx, testAcct, "s", "f", Preconditions{}); err != nil {
+	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readIn(t, s, SnapshotNamespace("s", snap3), "f"); !bytes.Equal(got[:chunkTestSize], bytes.Repeat([]byte("b"), chunkTestSize)) {
 		t.Fatal("snapshot 3 lost its data")
 	}
-	if err := s.DeleteShare(ctx, testAcct, SnapshotNamespace("s", snap3), ""); err != nil {
+	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: SnapshotNamespace("s", snap3)}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if got := dataKeys(t, store); got != 0 {
 		t.Fatalf("nothing references any data: %d chunks left", got)
 	}
-	if err := s.DeleteShare(ctx, testAcct, SnapshotNamespace("s", snap3), ""); !errors.Is(err, azhttp.ErrShareNotFound) {
+	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: SnapshotNamespace("s", snap3)}, ""); !errors.Is(err, azhttp.ErrShareNotFound) {
 		t.Fatalf("deleting a deleted snapshot: %v, want ShareNotFound", err)
 	}
 }
@@ -192,16 +192,16 @@ func TestDeleteShareWithSnapshots(t *testing.T) {
 	put(t, s, "f", 0, []byte("data"))
 	snapshot(t, s, "s")
 	snapshot(t, s, "s")
-	if err := s.DeleteShare(ctx, testAcct, "s", ""); !errors.Is(err, azhttp.ErrShareHasSnapshots) {
+	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ""); !errors.Is(err, azhttp.ErrShareHasSnapshots) {
 		t.Fatalf("delete a share with snapshots: %v, want ShareHasSnapshots", err)
 	}
-	if err := s.DeleteShareAndSnapshots(ctx, testAcct, "s", ""); err != nil {
+	if err := s.DeleteShareAndSnapshots(ctx, ShareRef{Account: testAcct, Share: "s"}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if n := countKeys(t, store, accountKey(testAcct)); n != 0 {
 		t.Fatalf("%d keys left after deleting the share and its snapshots", n)
 	}
-	if err := s.DeleteShareAndSnapshots(ctx, testAcct, "s", ""); !errors.Is(err, azhttp.ErrShareNotFound) {
+	if err := s.DeleteShareAndSnapshots(ctx, ShareRef{Account: testAcct, Share: "s"}, ""); !errors.Is(err, azhttp.ErrShareNotFound) {
 		t.Fatalf("delete again: %v, want ShareNotFound", err)
 	}
 }
@@ -217,21 +217,21 @@ func TestSnapshotTimes(t *testing.T) {
 	clock := testkit.NewClock(start)
 	s := New(Config{Store: store, Now: clock.Now})
 	ctx := t.Context()
-	if _, err := s.CreateShare(ctx, testAcct, "s", ShareSpec{Metadata: azhttp.Metadata{{"a", "1"}}}); err != nil {
+	if _, err := s.CreateShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ShareSpec{Metadata: azhttp.Metadata{{"a", "1"}}}); err != nil {
 		t.Fatal(err)
 	}
-	first, rec, err := s.SnapshotShare(ctx, testAcct, "s", nil)
+	first, rec, err := s.SnapshotShare(ctx, ShareRef{Account: testAcct, Share: "s"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if first != "2017-05-10T17:52:33.0000000Z" {
 		t.Errorf("snapshot time %q", first)
 	}
-	live, _ := s.GetShare(ctx, testAcct, "s", "")
+	live, _ := s.GetShare(ctx, ShareRef{Account: testAcct, Share: "s"}, "")
 	if rec.Version != live.Version || !rec.Modified.Equal(live.Modified) || !rec.Metadata.Equal(live.Metadata) {
 		t.Errorf("a snapshot without metadata keeps the share's ETag, time and metadata: %+v vs %+v", rec, live)
 	}
-	second, rec2, err := s.SnapshotShare(ctx, testAcct, "s", azhttp.Metadata{{"b", "2"}})
+	second, rec2, err := s.SnapshotShare(ctx, ShareRef{Account: testAcct, Share: "s"}, azhttp.Metadata{{"b", "2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +241,7 @@ func TestSnapshotTimes(t *testing.T) {
 	if rec2.Version == live.Version || !rec2.Metadata.Equal(azhttp.Metadata{{"b", "2"}}) {
 		t.Errorf("a snapshot with metadata has its own ETag and only that metadata: %+v", rec2)
 	}
-	got, err := s.GetShare(ctx, testAcct, SnapshotNamespace("s", second), "")
+	got, err := s.GetShare(ctx, ShareRef{Account: testAcct, Share: SnapshotNamespace("s", second)}, "")
 	if err != nil || !got.Metadata.Equal(azhttp.Metadata{{"b", "2"}}) {
 		t.Errorf("snapshot record: %+v %v", got, err)
 	}
@@ -253,10 +253,10 @@ func TestSnapshotCountLimit(t *testing.T) {
 	for range MaxShareSnapshots {
 		snapshot(t, s, "s")
 	}
-	if _, _, err := s.SnapshotShare(t.Context(), testAcct, "s", nil); !errors.Is(err, azhttp.ErrShareSnapshotCountExceeded) {
+	if _, _, err := s.SnapshotShare(t.Context(), ShareRef{Account: testAcct, Share: "s"}, nil); !errors.Is(err, azhttp.ErrShareSnapshotCountExceeded) {
 		t.Fatalf("snapshot %d: %v, want ShareSnapshotCountExceeded", MaxShareSnapshots+1, err)
 	}
-	if err := s.DeleteShareAndSnapshots(t.Context(), testAcct, "s", ""); err != nil {
+	if err := s.DeleteShareAndSnapshots(t.Context(), ShareRef{Account: testAcct, Share: "s"}, ""); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -273,7 +273,7 @@ func TestSnapshotBudget(t *testing.T) {
 		err := s.Update(ctx, func(tx *Tx) error {
 			for i := range perTx {
 				name := fmt.Sprintf("f%06d", b*perTx+i)
-				if _, err := tx.CreateFile(testAcct, "s", name, 0, ContentHeaders{}, SMBChange{}, meta, Preconditions{}); err != nil {
+				if _, err := tx.CreateFile(Ref{Account: testAcct, Share: "s", Path: name}, CreateFileOptions{Metadata: meta}); err != nil {
 					return err
 				}
 			}
@@ -283,7 +283,7 @@ func TestSnapshotBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, _, err := s.SnapshotShare(ctx, testAcct, "s", nil)
+	_, _, err := s.SnapshotShare(ctx, ShareRef{Account: testAcct, Share: "s"}, nil)
 	var e *azhttp.Error
 	if !errors.As(err, &e) || e.Status != 501 || !strings.Contains(e.Message, "one transaction") {
 		t.Fatalf("snapshot past the budget: %v, want 501 naming the transaction limit", err)
@@ -302,7 +302,7 @@ func TestListRangesDiff(t *testing.T) {
 	put(t, s, "f", 0, bytes.Repeat([]byte("a"), 4096))
 	snap1 := snapshot(t, s, "s")
 	put(t, s, "f", 512, bytes.Repeat([]byte("b"), 512))
-	if _, err := s.ClearRange(ctx, testAcct, "s", "f", 2048, 2559, Preconditions{}); err != nil {
+	if _, err := s.ClearRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, 2048, 2559, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	snap2 := snapshot(t, s, "s")
@@ -318,7 +318,7 @@ func TestListRangesDiff(t *testing.T) {
 		{"snap2 to live", "s", snap2, nil, []Range{{Start: 3072, End: 3171}}, nil},
 		{"within a range", "s", snap1, &Range{Start: 600, End: 2100}, []Range{{Start: 600, End: 1023}}, []Range{{Start: 2048, End: 2100}}},
 	} {
-		d, err := s.ListRangesDiff(ctx, testAcct, tc.share, "f", tc.prev, false, tc.rng, Preconditions{})
+		d, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: tc.share, Path: "f"}, ListRangesDiffOptions{PrevSnapshot: tc.prev, Range: tc.rng})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -326,23 +326,23 @@ func TestListRangesDiff(t *testing.T) {
 			t.Errorf("%s: changed %v cleared %v, want %v and %v", tc.name, d.Changed, d.Cleared, tc.changed, tc.cleared)
 		}
 	}
-	if _, err := s.ListRangesDiff(ctx, testAcct, SnapshotNamespace("s", snap1), "f", snap2, false, nil, Preconditions{}); !errors.Is(err, azhttp.ErrInvalidQueryParameterValue) {
+	if _, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: SnapshotNamespace("s", snap1), Path: "f"}, ListRangesDiffOptions{PrevSnapshot: snap2}); !errors.Is(err, azhttp.ErrInvalidQueryParameterValue) {
 		t.Errorf("previous snapshot newer than the target: %v", err)
 	}
-	if _, err := s.ListRangesDiff(ctx, testAcct, "s", "f", "2001-01-01T00:00:00.0000000Z", false, nil, Preconditions{}); !errors.Is(err, azhttp.ErrPreviousSnapshotNotFound) {
+	if _, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, ListRangesDiffOptions{PrevSnapshot: "2001-01-01T00:00:00.0000000Z"}); !errors.Is(err, azhttp.ErrPreviousSnapshotNotFound) {
 		t.Errorf("unknown previous snapshot: %v", err)
 	}
 	// Deleted and created again, the file is another generation (created
 	// over, it keeps its ID and is the same file).
-	if err := s.DeleteFile(ctx, testAcct, "s", "f", Preconditions{}); err != nil {
+	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	createFile(t, s, "f", 10)
-	if _, err := s.ListRangesDiff(ctx, testAcct, "s", "f", snap1, false, nil, Preconditions{}); !errors.Is(err, azhttp.ErrFileGenerationMismatch) {
+	if _, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, ListRangesDiffOptions{PrevSnapshot: snap1}); !errors.Is(err, azhttp.ErrFileGenerationMismatch) {
 		t.Errorf("recreated file: %v, want FileGenerationMismatch", err)
 	}
 	createFile(t, s, "g", 10)
-	if _, err := s.ListRangesDiff(ctx, testAcct, "s", "g", snap1, false, nil, Preconditions{}); !errors.Is(err, azhttp.ErrPreviousSnapshotNotFound) {
+	if _, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: "s", Path: "g"}, ListRangesDiffOptions{PrevSnapshot: snap1}); !errors.Is(err, azhttp.ErrPreviousSnapshotNotFound) {
 		t.Errorf("file absent from the previous snapshot: %v", err)
 	}
 }
@@ -352,7 +352,7 @@ func TestListRangesDiff(t *testing.T) {
 func TestListSharesAndSnapshots(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.CreateShare(ctx, testAcct, "t", ShareSpec{}); err != nil {
+	if _, err := s.CreateShare(ctx, ShareRef{Account: testAcct, Share: "t"}, ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}
 	a, b := snapshot(t, s, "s"), snapshot(t, s, "s")
@@ -394,7 +394,7 @@ func TestListSharesAndSnapshots(t *testing.T) {
 	if err != nil || len(plain) != 2 {
 		t.Errorf("ListShares lists snapshots: %v %v", plain, err)
 	}
-	if err := s.DeleteShareAndSnapshots(ctx, testAcct, "t", ""); err != nil {
+	if err := s.DeleteShareAndSnapshots(ctx, ShareRef{Account: testAcct, Share: "t"}, ""); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -483,10 +483,10 @@ func TestListRangesDiffFollowsRenames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ListRangesDiff(ctx, testAcct, "s", "h", snap, false, nil, Preconditions{}); !errors.Is(err, azhttp.ErrPreviousSnapshotNotFound) {
+	if _, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: "s", Path: "h"}, ListRangesDiffOptions{PrevSnapshot: snap}); !errors.Is(err, azhttp.ErrPreviousSnapshotNotFound) {
 		t.Fatalf("moved file without support-rename: %v, want PreviousSnapshotNotFound", err)
 	}
-	d, err := s.ListRangesDiff(ctx, testAcct, "s", "h", snap, true, nil, Preconditions{})
+	d, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: "s", Path: "h"}, ListRangesDiffOptions{PrevSnapshot: snap, FollowRenames: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,7 +511,7 @@ func TestSnapshotsUnderConcurrentWrites(t *testing.T) {
 		wg.Go(func() {
 			for r := range rounds {
 				data := bytes.Repeat([]byte{byte('a' + r%26)}, size)
-				_, err := s.PutRange(ctx, testAcct, "s", fmt.Sprintf("f%d", i), 0, Content{Body: bytes.NewReader(data), Length: size}, Preconditions{})
+				_, err := s.PutRange(ctx, Ref{Account: testAcct, Share: "s", Path: fmt.Sprintf("f%d", i)}, 0, Content{Body: bytes.NewReader(data), Length: size}, Preconditions{})
 				if err != nil && !errors.Is(err, kv.ErrConflict) {
 					t.Error(err)
 					return
@@ -523,7 +523,7 @@ func TestSnapshotsUnderConcurrentWrites(t *testing.T) {
 	var mu sync.Mutex
 	wg.Go(func() {
 		for r := range rounds {
-			snap, _, err := s.SnapshotShare(ctx, testAcct, "s", nil)
+			snap, _, err := s.SnapshotShare(ctx, ShareRef{Account: testAcct, Share: "s"}, nil)
 			if errors.Is(err, kv.ErrConflict) {
 				continue
 			}
@@ -532,7 +532,7 @@ func TestSnapshotsUnderConcurrentWrites(t *testing.T) {
 				return
 			}
 			if r%2 == 0 {
-				if err := s.DeleteShare(ctx, testAcct, SnapshotNamespace("s", snap), ""); err != nil && !errors.Is(err, kv.ErrConflict) {
+				if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: SnapshotNamespace("s", snap)}, ""); err != nil && !errors.Is(err, kv.ErrConflict) {
 					t.Error(err)
 					return
 				}

@@ -36,7 +36,8 @@ type ShareStats struct {
 
 // GetShareStats returns a share's usage. A non-empty leaseID must be the
 // share's active lease.
-func (s *Service) GetShareStats(ctx context.Context, acct, name, leaseID string) (*ShareStats, error) {
+func (s *Service) GetShareStats(ctx context.Context, ref ShareRef, leaseID string) (*ShareStats, error) {
+	acct, name := ref.Account, ref.Share
 	var out *ShareStats
 	err := s.view(ctx, func(t *Tx) error {
 		sh, err := t.share(acct, name, leaseID, false)

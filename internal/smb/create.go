@@ -25,6 +25,12 @@ type open struct {
 	closedByClose bool
 }
 
+// handle names the open's handle in the file domain; acct is the
+// session's account.
+func (o *open) handle(acct string) file.HandleRef {
+	return file.HandleRef{Account: acct, Share: o.tree.share, FileID: o.id.Persistent, HandleID: o.id.Volatile}
+}
+
 // Access mask bits (MS-SMB2 2.2.13.1).
 const (
 	accReadData        uint32 = 0x00000001
@@ -177,7 +183,7 @@ func (c *conn) create(r *request) response {
 	}
 	ctx, cancel := c.opCtx()
 	defer cancel()
-	res, err := c.srv.files.Open(ctx, s.account, r.tree.share, path, req)
+	res, err := c.srv.files.Open(ctx, file.Ref{Account: s.account, Share: r.tree.share, Path: path}, req)
 	if err != nil {
 		c.srv.handles.Add(-1)
 		if req.DeleteOnClose && errors.Is(err, azhttp.ErrReadOnlyAttribute) {
@@ -271,7 +277,7 @@ func (c *conn) release(s *session, o *open) {
 	c.srv.handles.Add(-1)
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	if err := c.srv.files.CloseHandle(ctx, s.account, o.tree.share, o.id.Persistent, o.id.Volatile); err != nil && !file.IsHandleClosed(err) {
+	if err := c.srv.files.CloseHandle(ctx, o.handle(s.account)); err != nil && !file.IsHandleClosed(err) {
 		c.srv.log.Error("smb: closing a handle failed", "share", o.tree.share, "path", o.path, "err", err)
 	}
 }
@@ -289,7 +295,7 @@ func (c *conn) closeFile(r *request) response {
 	var n *file.Node
 	if flags&1 != 0 {
 		ctx, cancel := c.opCtx()
-		_, n, _ = c.srv.files.HandleInfo(ctx, r.sess.account, o.tree.share, o.id.Persistent, o.id.Volatile)
+		_, n, _ = c.srv.files.HandleInfo(ctx, o.handle(r.sess.account))
 		cancel()
 	}
 	s := r.sess
@@ -300,7 +306,7 @@ func (c *conn) closeFile(r *request) response {
 	c.srv.handles.Add(-1)
 	ctx, cancel := c.opCtx()
 	defer cancel()
-	err := c.srv.files.CloseHandle(ctx, s.account, o.tree.share, o.id.Persistent, o.id.Volatile)
+	err := c.srv.files.CloseHandle(ctx, o.handle(s.account))
 	if err != nil {
 		return c.fail(r, err)
 	}
@@ -330,7 +336,7 @@ func (c *conn) flush(r *request) response {
 	}
 	ctx, cancel := c.opCtx()
 	defer cancel()
-	if _, _, err := c.srv.files.HandleInfo(ctx, r.sess.account, o.tree.share, o.id.Persistent, o.id.Volatile); err != nil {
+	if _, _, err := c.srv.files.HandleInfo(ctx, o.handle(r.sess.account)); err != nil {
 		return c.gone(r, o, err)
 	}
 	return response{body: []byte{4, 0, 0, 0}}
@@ -360,7 +366,7 @@ func (c *conn) read(r *request) response {
 	}
 	ctx, cancel := c.opCtx()
 	defer cancel()
-	data, _, err := c.srv.files.ReadHandle(ctx, r.sess.account, o.tree.share, o.id.Persistent, o.id.Volatile, int64(offset), int(length))
+	data, _, err := c.srv.files.ReadHandle(ctx, o.handle(r.sess.account), int64(offset), int(length))
 	if err != nil {
 		return c.gone(r, o, err)
 	}
@@ -402,7 +408,7 @@ func (c *conn) writeFile(r *request) response {
 		return errResp(statusInvalidParameter)
 	case offset == ^uint64(0): // write at end of file
 		ctx, cancel := c.opCtx()
-		_, n, err := c.srv.files.HandleInfo(ctx, r.sess.account, o.tree.share, o.id.Persistent, o.id.Volatile)
+		_, n, err := c.srv.files.HandleInfo(ctx, o.handle(r.sess.account))
 		cancel()
 		if err != nil {
 			return c.gone(r, o, err)
@@ -413,7 +419,7 @@ func (c *conn) writeFile(r *request) response {
 	}
 	ctx, cancel := c.opCtx()
 	defer cancel()
-	if _, err := c.srv.files.WriteHandle(ctx, r.sess.account, o.tree.share, o.id.Persistent, o.id.Volatile, int64(offset), data); err != nil {
+	if _, err := c.srv.files.WriteHandle(ctx, o.handle(r.sess.account), int64(offset), data); err != nil {
 		return c.gone(r, o, err)
 	}
 	var w buf

@@ -35,13 +35,13 @@ func newTestConn(t testing.TB) *conn {
 	store := memory.Open()
 	files := file.New(file.Config{Store: store, Accounts: accounts, Logger: slog.New(slog.DiscardHandler)})
 	ctx := context.Background()
-	if _, err := files.CreateShare(ctx, azhttp.DevAccount, "s", file.ShareSpec{}); err != nil {
+	if _, err := files.CreateShare(ctx, file.ShareRef{Account: azhttp.DevAccount, Share: "s"}, file.ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := files.CreateDirectory(ctx, azhttp.DevAccount, "s", "d", file.SMBChange{}, nil); err != nil {
+	if _, err := files.CreateDirectory(ctx, file.Ref{Account: azhttp.DevAccount, Share: "s", Path: "d"}, file.SMBChange{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := files.CreateFile(ctx, azhttp.DevAccount, "s", "d/f.txt", 100, file.ContentHeaders{}, file.SMBChange{}, nil, file.Preconditions{}); err != nil {
+	if _, err := files.CreateFile(ctx, file.Ref{Account: azhttp.DevAccount, Share: "s", Path: "d/f.txt"}, file.CreateFileOptions{Size: 100}); err != nil {
 		t.Fatal(err)
 	}
 	srv := New(Config{Files: files, Accounts: accounts, Logger: slog.New(slog.DiscardHandler)})

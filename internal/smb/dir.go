@@ -84,7 +84,7 @@ func (c *conn) queryDirectory(r *request) response {
 			if !match(e.pattern, dot) {
 				continue
 			}
-			_, n, err := c.srv.files.HandleInfo(ctx, s.account, o.tree.share, o.id.Persistent, o.id.Volatile)
+			_, n, err := c.srv.files.HandleInfo(ctx, o.handle(s.account))
 			if err != nil {
 				return c.gone(r, o, err)
 			}
@@ -95,7 +95,7 @@ func (c *conn) queryDirectory(r *request) response {
 				continue
 			}
 		case !e.fetched || e.marker != "":
-			_, entries, next, err := c.srv.files.ListHandleDirectory(ctx, s.account, o.tree.share, o.id.Persistent, o.id.Volatile, e.marker, enumPage)
+			_, entries, next, err := c.srv.files.ListHandleDirectory(ctx, o.handle(s.account), e.marker, enumPage)
 			if err != nil {
 				return c.gone(r, o, err)
 			}

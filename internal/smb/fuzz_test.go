@@ -19,7 +19,7 @@ import (
 func fuzzConn(t testing.TB) *conn {
 	store := memory.Open()
 	files := file.New(file.Config{Store: store})
-	if _, err := files.CreateShare(context.Background(), "acct", "s", file.ShareSpec{}); err != nil {
+	if _, err := files.CreateShare(context.Background(), file.ShareRef{Account: "acct", Share: "s"}, file.ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}
 	srv := New(Config{Files: files, Accounts: azhttp.NewAccounts(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

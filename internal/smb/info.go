@@ -68,7 +68,7 @@ func (c *conn) queryInfo(r *request) response {
 			return errResp(statusObjectNameNotFound)
 		}
 		ctx, cancel := c.opCtx()
-		_, n, err := c.srv.files.HandleInfo(ctx, r.sess.account, o.tree.share, o.id.Persistent, o.id.Volatile)
+		_, n, err := c.srv.files.HandleInfo(ctx, o.handle(r.sess.account))
 		cancel()
 		if err != nil {
 			return c.gone(r, o, err)
@@ -80,7 +80,7 @@ func (c *conn) queryInfo(r *request) response {
 		}
 	case infoFilesystem:
 		ctx, cancel := c.opCtx()
-		sh, err := c.srv.files.GetShare(ctx, r.sess.account, o.tree.share, "")
+		sh, err := c.srv.files.GetShare(ctx, file.ShareRef{Account: r.sess.account, Share: o.tree.share}, "")
 		cancel()
 		if err != nil {
 			return c.gone(r, o, err)
@@ -280,7 +280,7 @@ func (c *conn) setInfo(r *request) response {
 	if typ != infoFile {
 		return errResp(statusNotSupported)
 	}
-	acct, share := r.sess.account, o.tree.share
+	acct := r.sess.account
 	ctx, cancel := c.opCtx()
 	defer cancel()
 	var err error
@@ -299,7 +299,7 @@ func (c *conn) setInfo(r *request) response {
 			}
 			u.Attributes = attrNames(attrs, o.dir, false)
 		}
-		_, err = c.srv.files.SetHandleProperties(ctx, acct, share, o.id.Persistent, o.id.Volatile, u)
+		_, err = c.srv.files.SetHandleProperties(ctx, o.handle(acct), u)
 	case fileEndOfFileInformation, fileAllocationInformation:
 		if len(in) < 8 {
 			return errResp(statusInfoLengthMismatch)
@@ -316,7 +316,7 @@ func (c *conn) setInfo(r *request) response {
 		}
 		if class == fileAllocationInformation {
 			// Allocation only cuts a file it is smaller than.
-			_, n, herr := c.srv.files.HandleInfo(ctx, acct, share, o.id.Persistent, o.id.Volatile)
+			_, n, herr := c.srv.files.HandleInfo(ctx, o.handle(acct))
 			if herr != nil {
 				return c.gone(r, o, herr)
 			}
@@ -324,7 +324,7 @@ func (c *conn) setInfo(r *request) response {
 				return response{body: []byte{2, 0}}
 			}
 		}
-		_, err = c.srv.files.TruncateHandle(ctx, acct, share, o.id.Persistent, o.id.Volatile, int64(size))
+		_, err = c.srv.files.TruncateHandle(ctx, o.handle(acct), int64(size))
 	case fileDispositionInformation, fileDispositionInformationEx:
 		if len(in) < 1 {
 			return errResp(statusInfoLengthMismatch)
@@ -332,7 +332,7 @@ func (c *conn) setInfo(r *request) response {
 		if o.granted&accDelete == 0 {
 			return errResp(statusAccessDenied)
 		}
-		err = c.srv.files.SetDeleteOnClose(ctx, acct, share, o.id.Persistent, o.id.Volatile, in[0]&1 != 0)
+		err = c.srv.files.SetDeleteOnClose(ctx, o.handle(acct), file.DeleteOnCloseOptions{DeleteOnClose: in[0]&1 != 0})
 		if err != nil {
 			if st, ok := statusOf(err); ok && st == statusAccessDenied {
 				return errResp(statusCannotDelete) // ReadOnly
@@ -381,7 +381,7 @@ func (c *conn) rename(r *request, o *open, in []byte) response {
 	}
 	ctx, cancel := c.opCtx()
 	defer cancel()
-	if _, err := c.srv.files.RenameHandle(ctx, r.sess.account, o.tree.share, o.id.Persistent, o.id.Volatile, dest, replace); err != nil {
+	if _, err := c.srv.files.RenameHandle(ctx, o.handle(r.sess.account), dest, file.RenameHandleOptions{ReplaceIfExists: replace}); err != nil {
 		return c.gone(r, o, err)
 	}
 	r.sess.mu.Lock()

@@ -19,7 +19,7 @@ import (
 func serve(t *testing.T, limits Limits) (*Server, string) {
 	t.Helper()
 	files := file.New(file.Config{Store: memory.Open()})
-	if _, err := files.CreateShare(t.Context(), azhttp.DevAccount, "s", file.ShareSpec{}); err != nil {
+	if _, err := files.CreateShare(t.Context(), file.ShareRef{Account: azhttp.DevAccount, Share: "s"}, file.ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}
 	accts, err := azhttp.LoadAccounts(func(string) string { return "" })

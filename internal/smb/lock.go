@@ -98,7 +98,7 @@ func (c *conn) lock(r *request) response {
 			if e.flags != lockUnlock {
 				return errResp(statusInvalidParameter)
 			}
-			if err := c.srv.files.Unlock(ctx, acct, share, o.id.Persistent, o.id.Volatile, e.offset, e.length); err != nil {
+			if err := c.srv.files.Unlock(ctx, o.handle(acct), e.offset, e.length); err != nil {
 				return c.gone(r, o, err)
 			}
 		}
@@ -108,10 +108,10 @@ func (c *conn) lock(r *request) response {
 	// again, so a request takes all of its locks or none.
 	try := func(ctx context.Context) (int, error) {
 		for i, e := range elems {
-			err := c.srv.files.Lock(ctx, acct, share, o.id.Persistent, o.id.Volatile, file.LockRange{Offset: e.offset, Length: e.length, Exclusive: e.flags&lockExclusive != 0})
+			err := c.srv.files.Lock(ctx, o.handle(acct), file.LockRange{Offset: e.offset, Length: e.length, Exclusive: e.flags&lockExclusive != 0})
 			if err != nil {
 				for _, u := range elems[:i] {
-					_ = c.srv.files.Unlock(ctx, acct, share, o.id.Persistent, o.id.Volatile, u.offset, u.length)
+					_ = c.srv.files.Unlock(ctx, o.handle(acct), u.offset, u.length)
 				}
 				return i, err
 			}

@@ -48,12 +48,12 @@ func FuzzNamesAgree(f *testing.F) {
 		c, _ := loggedOn(t)
 		files := c.srv.files
 		ctx := t.Context()
-		if _, err := files.CreateShare(ctx, azhttp.DevAccount, "names", file.ShareSpec{}); err != nil {
+		if _, err := files.CreateShare(ctx, file.ShareRef{Account: azhttp.DevAccount, Share: "names"}, file.ShareSpec{}); err != nil {
 			t.Fatal(err)
 		}
 		c.sessions[1].trees[3] = &tree{id: 3, share: "names"}
 		for i := 1; i < len(elems); i++ {
-			if _, err := files.CreateDirectory(ctx, azhttp.DevAccount, "names", strings.Join(elems[:i], "/"), file.SMBChange{}, nil); err != nil {
+			if _, err := files.CreateDirectory(ctx, file.Ref{Account: azhttp.DevAccount, Share: "names", Path: strings.Join(elems[:i], "/")}, file.SMBChange{}, nil); err != nil {
 				return // a parent the domain does not take either
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/file"
 )
 
 // session is one authenticated user (a storage account) on a
@@ -199,7 +200,7 @@ func (c *conn) treeConnect(r *request) (response, error) {
 	} else {
 		ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
 		defer cancel()
-		if _, err := c.srv.files.GetShare(ctx, r.sess.account, t.share, ""); err != nil {
+		if _, err := c.srv.files.GetShare(ctx, file.ShareRef{Account: r.sess.account, Share: t.share}, ""); err != nil {
 			if errors.Is(err, azhttp.ErrShareNotFound) {
 				return errResp(statusBadNetworkName), nil
 			}

@@ -27,7 +27,7 @@ func TestHandlesMeetRenameCopyAndProperties(t *testing.T) {
 	svc := smb(f.env)
 	open := func(path string, access, share filestore.Access) *filestore.Handle {
 		t.Helper()
-		h, err := svc.OpenHandle(ctx, f.env.Account, "handleops", path, filestore.HandleOptions{Access: access, ShareAccess: share})
+		h, err := svc.OpenHandle(ctx, filestore.Ref{Account: f.env.Account, Share: "handleops", Path: path}, filestore.HandleOptions{Access: access, ShareAccess: share})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +35,7 @@ func TestHandlesMeetRenameCopyAndProperties(t *testing.T) {
 	}
 	closeHandle := func(h *filestore.Handle) {
 		t.Helper()
-		if err := svc.CloseHandle(ctx, f.env.Account, "handleops", h.FileID, h.ID); err != nil {
+		if err := svc.CloseHandle(ctx, filestore.HandleRef{Account: f.env.Account, Share: "handleops", FileID: h.FileID, HandleID: h.ID}); err != nil {
 			t.Fatal(err)
 		}
 	}

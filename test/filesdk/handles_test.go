@@ -110,7 +110,7 @@ func TestShareModeMatrix(t *testing.T) {
 				t.Fatal(err)
 			}
 			svc := smb(f.env)
-			h, err := svc.OpenHandle(t.Context(), f.env.Account, "matrix", "f", filestore.HandleOptions{Access: rd, ShareAccess: row.share})
+			h, err := svc.OpenHandle(t.Context(), filestore.Ref{Account: f.env.Account, Share: "matrix", Path: "f"}, filestore.HandleOptions{Access: rd, ShareAccess: row.share})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -134,7 +134,7 @@ func TestShareModeMatrix(t *testing.T) {
 				t.Fatalf("handles: %+v %v", l, err)
 			}
 			fileID, _ := strconv.ParseUint(*l.Handles[0].FileID, 10, 64)
-			if err := svc.CloseHandle(t.Context(), f.env.Account, "matrix", fileID, h.ID); err != nil {
+			if err := svc.CloseHandle(t.Context(), filestore.HandleRef{Account: f.env.Account, Share: "matrix", FileID: fileID, HandleID: h.ID}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := fc.Delete(t.Context(), nil); err != nil {
@@ -156,7 +156,7 @@ func TestLeaseAgainstHandleAccess(t *testing.T) {
 	}
 	svc := smb(f.env)
 	for _, access := range []filestore.Access{0, rd, wr, del, rd | wr, rd | del, wr | del, all} {
-		h, err := svc.OpenHandle(t.Context(), f.env.Account, "leases", "f", filestore.HandleOptions{Access: access, ShareAccess: all})
+		h, err := svc.OpenHandle(t.Context(), filestore.Ref{Account: f.env.Account, Share: "leases", Path: "f"}, filestore.HandleOptions{Access: access, ShareAccess: all})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +166,7 @@ func TestLeaseAgainstHandleAccess(t *testing.T) {
 		} else if err != nil {
 			t.Errorf("lease beside a handle with access %v: %v", access, err)
 		}
-		if err := svc.CloseHandle(t.Context(), f.env.Account, "leases", h.FileID, h.ID); err != nil {
+		if err := svc.CloseHandle(t.Context(), filestore.HandleRef{Account: f.env.Account, Share: "leases", FileID: h.FileID, HandleID: h.ID}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -205,7 +205,7 @@ func TestDeletePendingAndReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := smb(f.env)
-	h, err := svc.OpenHandle(t.Context(), f.env.Account, "pending", "f", filestore.HandleOptions{Access: del, ShareAccess: all, DeleteOnClose: true})
+	h, err := svc.OpenHandle(t.Context(), filestore.Ref{Account: f.env.Account, Share: "pending", Path: "f"}, filestore.HandleOptions{Access: del, ShareAccess: all, DeleteOnClose: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestDeletePendingAndReadOnly(t *testing.T) {
 	if names := listNames(t, root); len(names) != 0 {
 		t.Errorf("listing shows %v, want nothing", names)
 	}
-	if err := svc.CloseHandle(t.Context(), f.env.Account, "pending", h.FileID, h.ID); err != nil {
+	if err := svc.CloseHandle(t.Context(), filestore.HandleRef{Account: f.env.Account, Share: "pending", FileID: h.FileID, HandleID: h.ID}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = fc.GetProperties(t.Context(), nil)
@@ -266,7 +266,7 @@ func TestListAndForceCloseHandles(t *testing.T) {
 	svc := smb(f.env)
 	opened := map[string]*filestore.Handle{}
 	for _, p := range []string{"d", "d/f", "d/f"} {
-		h, err := svc.OpenHandle(ctx, f.env.Account, "handles", p, filestore.HandleOptions{Dir: p == "d", Access: rd | wr, ShareAccess: all,
+		h, err := svc.OpenHandle(ctx, filestore.Ref{Account: f.env.Account, Share: "handles", Path: p}, filestore.HandleOptions{Dir: p == "d", Access: rd | wr, ShareAccess: all,
 			SessionID: 42, ClientIP: "10.1.2.3", ClientName: "workstation"})
 		if err != nil {
 			t.Fatal(err)
@@ -381,7 +381,7 @@ func TestHandlesEndWithTheirProcess(t *testing.T) {
 	if _, err := fc.Create(ctx, 4, nil); err != nil {
 		t.Fatal(err)
 	}
-	h, err := smb(f.env).OpenHandle(ctx, f.env.Account, "durable", "f", filestore.HandleOptions{Access: rd, ShareAccess: rd})
+	h, err := smb(f.env).OpenHandle(ctx, filestore.Ref{Account: f.env.Account, Share: "durable", Path: "f"}, filestore.HandleOptions{Access: rd, ShareAccess: rd})
 	if err != nil {
 		t.Fatal(err)
 	}

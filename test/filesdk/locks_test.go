@@ -28,7 +28,7 @@ func lockedFile(t *testing.T, f *fixture, shareName string) (*file.Client, *file
 		t.Fatal(err)
 	}
 	s := smb(f.env)
-	h, err := s.OpenHandle(t.Context(), f.env.Account, shareName, "f", filestore.HandleOptions{Access: rd | wr, ShareAccess: all})
+	h, err := s.OpenHandle(t.Context(), filestore.Ref{Account: f.env.Account, Share: shareName, Path: "f"}, filestore.HandleOptions{Access: rd | wr, ShareAccess: all})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestRESTAgainstByteRangeLocks(t *testing.T) {
 				}
 				fc, s, h := lockedFile(t, f, shareName)
 				ctx := t.Context()
-				if err := s.Lock(ctx, f.env.Account, shareName, h.FileID, h.ID, filestore.LockRange{Offset: 40, Length: 10, Exclusive: exclusive}); err != nil {
+				if err := s.Lock(ctx, filestore.HandleRef{Account: f.env.Account, Share: shareName, FileID: h.FileID, HandleID: h.ID}, filestore.LockRange{Offset: 40, Length: 10, Exclusive: exclusive}); err != nil {
 					t.Fatal(err)
 				}
 				err := o.run(t, fc)
@@ -122,7 +122,7 @@ func TestRESTAgainstByteRangeLocks(t *testing.T) {
 					t.Fatalf("%s: %v, want success", name, err)
 				}
 				// Unlocked, every operation passes.
-				if err := s.Unlock(ctx, f.env.Account, shareName, h.FileID, h.ID, 40, 10); err != nil {
+				if err := s.Unlock(ctx, filestore.HandleRef{Account: f.env.Account, Share: shareName, FileID: h.FileID, HandleID: h.ID}, 40, 10); err != nil {
 					t.Fatal(err)
 				}
 				if err := o.run(t, fc); err != nil {
@@ -145,7 +145,7 @@ func TestForceCloseReleasesLocks(t *testing.T) {
 	f := newFixture(t)
 	fc, s, h := lockedFile(t, f, "forced")
 	ctx := t.Context()
-	if err := s.Lock(ctx, f.env.Account, "forced", h.FileID, h.ID, filestore.LockRange{Offset: 0, Length: 1, Exclusive: true}); err != nil {
+	if err := s.Lock(ctx, filestore.HandleRef{Account: f.env.Account, Share: "forced", FileID: h.FileID, HandleID: h.ID}, filestore.LockRange{Offset: 0, Length: 1, Exclusive: true}); err != nil {
 		t.Fatal(err)
 	}
 	wake := s.LockReleased(f.env.Account, "forced", h.FileID)
@@ -157,7 +157,7 @@ func TestForceCloseReleasesLocks(t *testing.T) {
 	if _, err := fc.UploadRange(ctx, 0, streaming.NopCloser(bytes.NewReader([]byte("ab"))), nil); err != nil {
 		t.Fatalf("Put Range after force close: %v", err)
 	}
-	if err := s.Unlock(ctx, f.env.Account, "forced", h.FileID, h.ID, 0, 1); !errors.Is(err, filestore.ErrHandleClosed) {
+	if err := s.Unlock(ctx, filestore.HandleRef{Account: f.env.Account, Share: "forced", FileID: h.FileID, HandleID: h.ID}, 0, 1); !errors.Is(err, filestore.ErrHandleClosed) {
 		t.Fatalf("unlock through a force-closed handle: %v", err)
 	}
 	// The server's own Service closed the handle: this one's waiters get
@@ -178,7 +178,7 @@ func TestLocksEndWithTheirProcess(t *testing.T) {
 	f := newFixture(t, servertest.WithDataDir(dir))
 	ctx := t.Context()
 	_, s, h := lockedFile(t, f, "durable")
-	if err := s.Lock(ctx, f.env.Account, "durable", h.FileID, h.ID, filestore.LockRange{Offset: 10, Length: 5, Exclusive: false}); err != nil {
+	if err := s.Lock(ctx, filestore.HandleRef{Account: f.env.Account, Share: "durable", FileID: h.FileID, HandleID: h.ID}, filestore.LockRange{Offset: 10, Length: 5, Exclusive: false}); err != nil {
 		t.Fatal(err)
 	}
 	fc := f.svc.NewShareClient("durable").NewRootDirectoryClient().NewFileClient("f")
@@ -191,7 +191,7 @@ func TestLocksEndWithTheirProcess(t *testing.T) {
 	}
 	g := newFixture(t, servertest.WithDataDir(dir))
 	fc = g.svc.NewShareClient("durable").NewRootDirectoryClient().NewFileClient("f")
-	if ls, err := smb(g.env).Locks(ctx, g.env.Account, "durable", h.FileID, h.ID); err == nil && len(ls) != 0 {
+	if ls, err := smb(g.env).Locks(ctx, filestore.HandleRef{Account: g.env.Account, Share: "durable", FileID: h.FileID, HandleID: h.ID}); err == nil && len(ls) != 0 {
 		t.Fatalf("locks after restart: %v", ls)
 	}
 	if _, err := fc.UploadRange(ctx, 0, streaming.NopCloser(bytes.NewReader([]byte("ab"))), nil); err != nil {

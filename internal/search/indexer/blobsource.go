@@ -116,7 +116,7 @@ func (s *blobSource) read(ctx context.Context, since *int64, fn func(item) error
 	var blobs []listedBlob
 	marker := ""
 	for {
-		page, err := s.svc.ListBlobs(ctx, s.target.account, s.container, blob.ListBlobsOptions{Prefix: s.prefix, Marker: marker, Max: 5000})
+		page, err := s.svc.ListBlobs(ctx, blob.ContainerRef{Account: s.target.account, Container: s.container}, blob.ListBlobsOptions{Prefix: s.prefix, Marker: marker, Max: 5000})
 		if err != nil {
 			return fmt.Errorf("list the blobs of container '%s': %w", s.container, err)
 		}
@@ -209,7 +209,7 @@ func (s *blobSource) items(ctx context.Context, b listedBlob) ([]item, error) {
 		return []item{base}, nil
 	}
 	var buf bytes.Buffer
-	err := s.svc.GetBlob(ctx, s.target.account, s.container, b.name, "", nil, blob.Preconditions{}, func(d *blob.Download) error { return d.Stream(&buf) })
+	err := s.svc.GetBlob(ctx, blob.Ref{Account: s.target.account, Container: s.container, Name: b.name}, blob.GetBlobOptions{}, func(d *blob.Download) error { return d.Stream(&buf) })
 	if err != nil {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return nil, ctx.Err()

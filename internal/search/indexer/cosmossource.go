@@ -48,7 +48,7 @@ func (s *cosmosSource) read(ctx context.Context, since *int64, fn func(item) err
 	if err != nil {
 		return fmt.Errorf("the data source's query is not valid: %w", err)
 	}
-	feed, err := s.svc.QueryItems(ctx, s.db, s.coll, "", q, params)
+	feed, err := s.svc.QueryItems(ctx, cosmos.CollectionRef{DB: s.db, Coll: s.coll}, "", q, params)
 	if err != nil {
 		return fmt.Errorf("query container '%s' of database '%s': %w", s.coll, s.db, err)
 	}

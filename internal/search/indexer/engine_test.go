@@ -165,8 +165,7 @@ const storageConn = "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;
 
 func (e *env) putBlob(t *testing.T, name, body string, meta azhttp.Metadata) {
 	t.Helper()
-	_, err := e.blobs.PutBlob(context.Background(), azhttp.DevAccount, "docs", name,
-		blob.Content{Body: strings.NewReader(body), Length: int64(len(body))}, blob.ContentHeaders{ContentType: "application/json"}, meta, nil, blob.Preconditions{})
+	_, err := e.blobs.PutBlob(context.Background(), blob.Ref{Account: azhttp.DevAccount, Container: "docs", Name: name}, blob.Content{Body: strings.NewReader(body), Length: int64(len(body))}, blob.PutBlobOptions{Headers: blob.ContentHeaders{ContentType: "application/json"}, Metadata: meta})
 	if err != nil {
 		t.Fatalf("put blob %s: %v", name, err)
 	}
@@ -188,7 +187,7 @@ func (e *env) shopItems(t *testing.T) {
 // docsContainer creates the blob container "docs".
 func (e *env) docsContainer(t *testing.T) {
 	t.Helper()
-	if _, err := e.blobs.CreateContainer(context.Background(), azhttp.DevAccount, "docs", nil, ""); err != nil {
+	if _, err := e.blobs.CreateContainer(context.Background(), blob.ContainerRef{Account: azhttp.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -271,7 +270,7 @@ func TestBlobJSONIndexerIndexesOnlyChanges(t *testing.T) {
 
 	// Soft delete by blob metadata.
 	e.clock.Advance(time.Second)
-	if _, err := e.blobs.SetBlobMetadata(ctx, azhttp.DevAccount, "docs", "b.json", azhttp.Metadata{{"IsDeleted", "true"}}, blob.Preconditions{}); err != nil {
+	if _, err := e.blobs.SetBlobMetadata(ctx, blob.Ref{Account: azhttp.DevAccount, Container: "docs", Name: "b.json"}, azhttp.Metadata{{"IsDeleted", "true"}}, blob.Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.run(t, "blobix")
@@ -321,7 +320,7 @@ func TestBlobDefaultKeyAndParsingModes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.mode, func(t *testing.T) {
 			e := newEnv(t)
-			if _, err := e.blobs.CreateContainer(ctx, azhttp.DevAccount, "docs", nil, ""); err != nil {
+			if _, err := e.blobs.CreateContainer(ctx, blob.ContainerRef{Account: azhttp.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			e.putBlob(t, "f.txt", c.body, nil)
@@ -351,7 +350,7 @@ func TestCosmosIndexerIndexesOnlyChanges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := e.cosmos.UpsertItem(ctx, "shop", "items", pk, []byte(doc), cosmos.ItemOptions{}); err != nil {
+		if _, _, err := e.cosmos.UpsertItem(ctx, cosmos.CollectionRef{DB: "shop", Coll: "items"}, pk, []byte(doc), cosmos.ItemOptions{}); err != nil {
 			t.Fatalf("upsert %s: %v", doc, err)
 		}
 	}
@@ -743,7 +742,7 @@ func FuzzParseContent(f *testing.F) {
 func blobEnv(t *testing.T, indexerExtra string) *env {
 	t.Helper()
 	e := newEnv(t)
-	if _, err := e.blobs.CreateContainer(context.Background(), azhttp.DevAccount, "docs", nil, ""); err != nil {
+	if _, err := e.blobs.CreateContainer(context.Background(), blob.ContainerRef{Account: azhttp.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.blobIndex(t)
@@ -871,7 +870,7 @@ func TestCosmosCustomQuery(t *testing.T) {
 	ctx := context.Background()
 	e.shopItems(t)
 	for _, doc := range []string{`{"id":"1","pk":"p","name":"One","kind":"a"}`, `{"id":"2","pk":"p","name":"Two","kind":"b"}`} {
-		if _, err := e.cosmos.CreateItem(ctx, "shop", "items", cosmos.PartitionKey(`["p"]`), []byte(doc), cosmos.ItemOptions{}); err != nil {
+		if _, err := e.cosmos.CreateItem(ctx, cosmos.CollectionRef{DB: "shop", Coll: "items"}, cosmos.PartitionKey(`["p"]`), []byte(doc), cosmos.ItemOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}

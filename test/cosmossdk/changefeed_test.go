@@ -3,18 +3,16 @@ package cosmossdk
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"slices"
 	"sort"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
-	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/cosmos/epk"
 	"github.com/cerulean-db/cerulean/internal/servertest"
 )
@@ -292,41 +290,19 @@ func TestChangeFeedAcrossKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills a real server")
 	}
-	bin := servertest.BuildBinary(t)
-	dataDir := t.TempDir()
-	l, _ := net.Listen("tcp", "127.0.0.1:0")
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close() // only the free port number was wanted
-	env := &servertest.Env{CosmosURL: "http://127.0.0.1:" + strconv.Itoa(port) + "/", CosmosKey: cosmos.EmulatorKey}
-	proc := startBinary(t, bin, dataDir, port)
+	srv := startKillable(t)
+	env := srv.env
 	ctx := context.Background()
 	c := newClient(t, env)
-	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	db, _ := c.NewDatabase("db")
-	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "items", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createItems(t, ctx, c)
 	cc, _ := c.NewContainer("db", "items")
 	var mu sync.Mutex
 	acked := map[string]bool{}
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Go(func() {
-			wc, _ := newClient(t, env).NewContainer("db", "items")
-			pk := "w" + strconv.Itoa(w)
-			for i := 0; ; i++ {
-				id := pk + "-" + strconv.Itoa(i)
-				if _, err := wc.CreateItem(ctx, azcosmos.NewPartitionKeyString(pk), mustJSON(t, map[string]any{"id": id, "pk": pk}), nil); err != nil {
-					return // the server died
-				}
-				mu.Lock()
-				acked[id] = true
-				mu.Unlock()
-			}
-		})
-	}
+	wg := writeUntilDead(t, ctx, env, func(pk string, i int) string { return pk + "-" + strconv.Itoa(i) }, func(_, id string, _ azcore.ETag) {
+		mu.Lock()
+		acked[id] = true
+		mu.Unlock()
+	})
 	seen := map[string]int{}
 	opts := azcosmos.ChangeFeedOptions{FeedRange: wholeRange(t, cc), MaxItemCount: 5}
 	readSome := func(cc *azcosmos.ContainerClient) error {
@@ -347,13 +323,10 @@ func TestChangeFeedAcrossKill9(t *testing.T) {
 			t.Fatalf("change feed before the kill: %v", err)
 		}
 	}
-	if err := proc.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	srv.kill9(t)
 	wg.Wait()
-	_ = proc.Wait()
 
-	startBinary(t, bin, dataDir, port)
+	srv.restart(t)
 	cc2, _ := newClient(t, env).NewContainer("db", "items")
 	for {
 		before := len(seen)

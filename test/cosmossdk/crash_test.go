@@ -5,7 +5,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/servertest"
@@ -41,6 +41,76 @@ func startBinary(t *testing.T, bin, dataDir string, port int) *exec.Cmd {
 	return nil
 }
 
+// killableServer is a built cerulean serving Cosmos on a fixed port over a
+// data directory, so that a test can SIGKILL it and start it again on the
+// same data.
+type killableServer struct {
+	bin, dataDir string
+	port         int
+	env          *servertest.Env
+	proc         *exec.Cmd
+}
+
+func startKillable(t *testing.T) *killableServer {
+	t.Helper()
+	s := &killableServer{bin: servertest.BuildBinary(t), dataDir: t.TempDir()}
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	s.port = l.Addr().(*net.TCPAddr).Port
+	_ = l.Close() // only the free port number was wanted
+	s.env = &servertest.Env{CosmosURL: "http://127.0.0.1:" + strconv.Itoa(s.port) + "/", CosmosKey: cosmos.EmulatorKey}
+	s.proc = startBinary(t, s.bin, s.dataDir, s.port)
+	return s
+}
+
+// kill9 sends SIGKILL and reaps the process.
+func (s *killableServer) kill9(t *testing.T) {
+	t.Helper()
+	if err := s.proc.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.proc.Wait()
+}
+
+// restart starts the binary again on the same port and data directory.
+func (s *killableServer) restart(t *testing.T) {
+	t.Helper()
+	s.proc = startBinary(t, s.bin, s.dataDir, s.port)
+}
+
+// createItems makes database "db" with container "items" partitioned on /pk.
+func createItems(t *testing.T, ctx context.Context, c *azcosmos.Client) {
+	t.Helper()
+	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	db, _ := c.NewDatabase("db")
+	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "items", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeUntilDead starts four writers, each on its own client and partition
+// key "w<n>", creating items named idOf(pk, i) until a create fails (the
+// server died); ack is called for every acknowledged create.
+func writeUntilDead(t *testing.T, ctx context.Context, env *servertest.Env, idOf func(pk string, i int) string, ack func(pk, id string, etag azcore.ETag)) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() {
+			cc, _ := newClient(t, env).NewContainer("db", "items")
+			pk := "w" + strconv.Itoa(w)
+			for i := 0; ; i++ {
+				id := idOf(pk, i)
+				r, err := cc.CreateItem(ctx, azcosmos.NewPartitionKeyString(pk), mustJSON(t, map[string]any{"id": id, "pk": pk}), nil)
+				if err != nil {
+					return // the server died
+				}
+				ack(pk, id, r.ETag)
+			}
+		})
+	}
+	return &wg
+}
+
 // TestAcknowledgedItemsSurviveKill9 writes items from several clients,
 // kills the server with SIGKILL while they write, restarts it on the same
 // data directory and checks that every acknowledged item is there with
@@ -49,51 +119,17 @@ func TestAcknowledgedItemsSurviveKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills a real server")
 	}
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "cerulean")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/cerulean")
-	build.Dir = filepath.Dir(strings.TrimSpace(string(out)))
-	if b, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, b)
-	}
-	dataDir := t.TempDir()
-	l, _ := net.Listen("tcp", "127.0.0.1:0")
-	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close() // only the free port number was wanted
-	env := &servertest.Env{CosmosURL: "http://127.0.0.1:" + strconv.Itoa(port) + "/", CosmosKey: cosmos.EmulatorKey}
-
-	proc := startBinary(t, bin, dataDir, port)
+	srv := startKillable(t)
+	env := srv.env
 	ctx := context.Background()
-	c := newClient(t, env)
-	if _, err := c.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: "db"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	db, _ := c.NewDatabase("db")
-	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "items", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	createItems(t, ctx, newClient(t, env))
 	var mu sync.Mutex
 	acked := map[string]string{} // "pk/id" -> etag
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Go(func() {
-			cc, _ := newClient(t, env).NewContainer("db", "items")
-			pk := "w" + strconv.Itoa(w)
-			for i := 0; ; i++ {
-				id := strconv.Itoa(i)
-				r, err := cc.CreateItem(ctx, azcosmos.NewPartitionKeyString(pk), mustJSON(t, map[string]any{"id": id, "pk": pk}), nil)
-				if err != nil {
-					return // the server died
-				}
-				mu.Lock()
-				acked[pk+"/"+id] = string(r.ETag)
-				mu.Unlock()
-			}
-		})
-	}
+	wg := writeUntilDead(t, ctx, env, func(_ string, i int) string { return strconv.Itoa(i) }, func(pk, id string, etag azcore.ETag) {
+		mu.Lock()
+		acked[pk+"/"+id] = string(etag)
+		mu.Unlock()
+	})
 	// Kill once some writes are acknowledged, while others are in flight.
 	t0 := time.Now()
 	for time.Since(t0) < 15*time.Second {
@@ -105,13 +141,10 @@ func TestAcknowledgedItemsSurviveKill9(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if err := proc.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	srv.kill9(t)
 	wg.Wait()
-	_ = proc.Wait()
 
-	startBinary(t, bin, dataDir, port)
+	srv.restart(t)
 	cc, _ := newClient(t, env).NewContainer("db", "items")
 	mu.Lock()
 	defer mu.Unlock()

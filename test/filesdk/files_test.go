@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/md5"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -113,11 +112,7 @@ func download(t *testing.T, fc *file.Client, r file.HTTPRange) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = resp.Body.Close() }()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := testkit.ReadBody(t, resp.Body)
 	return b
 }
 

@@ -46,7 +46,10 @@ func benchFixture(t testing.TB) *fixture {
 	if _, err := sc.Create(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
-	_, port, _ := net.SplitHostPort(env.SMBAddr)
+	_, port, err := net.SplitHostPort(env.SMBAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return &fixture{env: env, svc: svc, share: sc, name: "smbshare", port: port}
 }
 

@@ -139,11 +139,7 @@ func (c *clients) cosmosREST(t *testing.T, method, path, resourceType, link stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = resp.Body.Close() }()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := testkit.ReadBody(t, resp.Body)
 	return resp.StatusCode, b
 }
 

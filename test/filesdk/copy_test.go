@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
-	"hash/crc64"
 	"net/http"
 	"testing"
 	"time"
@@ -16,12 +15,14 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/fileerror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/sas"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
+
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // azureCRC64 is Azure Storage's CRC64, computed here independently of the
 // server.
 func azureCRC64(b []byte) []byte {
-	return binary.LittleEndian.AppendUint64(nil, crc64.Checksum(b, crc64.MakeTable(0x9A6C9329AC4BC9B5)))
+	return binary.LittleEndian.AppendUint64(nil, testkit.AzureCRC64(b))
 }
 
 // patterned returns n bytes that differ from offset to offset.

@@ -11,7 +11,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/directory"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/fileerror"
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/lease"
 
 	"github.com/cerulean-db/cerulean/internal/servertest"
 	"github.com/cerulean-db/cerulean/internal/testkit"
@@ -141,14 +140,8 @@ func TestSetPropertiesLease(t *testing.T) {
 	if _, err := fc.Create(ctx, 10, nil); err != nil {
 		t.Fatal(err)
 	}
-	lc, err := lease.NewFileClient(fc, &lease.FileClientOptions{LeaseID: to.Ptr(leaseA)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lc.Acquire(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	_, err = fc.Resize(ctx, 20, nil)
+	acquireLease(t, fc, leaseA)
+	_, err := fc.Resize(ctx, 20, nil)
 	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation")
 	_, err = fc.SetHTTPHeaders(ctx, &file.SetHTTPHeadersOptions{LeaseAccessConditions: withLease(leaseB)})
 	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseIdMismatchWithFileOperation")

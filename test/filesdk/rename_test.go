@@ -10,7 +10,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/directory"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/fileerror"
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/lease"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/sas"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 )
@@ -126,13 +125,7 @@ func TestRenameLeases(t *testing.T) {
 		}
 	}
 	acquire := func(fc *file.Client, id string) {
-		lc, err := lease.NewFileClient(fc, &lease.FileClientOptions{LeaseID: to.Ptr(id)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := lc.Acquire(ctx, nil); err != nil {
-			t.Fatal(err)
-		}
+		acquireLease(t, fc, id)
 	}
 	acquire(src, leaseA)
 	acquire(dst, leaseB)

@@ -359,33 +359,20 @@ func TestSASResponseOverrides(t *testing.T) {
 	}
 	c := f.fileSAS(t, fc, sas.SignatureValues{
 		Permissions: "r", ExpiryTime: time.Now().Add(time.Hour), ShareName: "overrides", FilePath: "f",
-		CacheControl: "no-cache", ContentDisposition: "attachment; filename=x.txt", ContentEncoding: "identity",
-		ContentLanguage: "de", ContentType: "text/plain",
+		CacheControl: testkit.OverrideCacheControl, ContentDisposition: testkit.OverrideContentDisposition, ContentEncoding: testkit.OverrideContentEncoding,
+		ContentLanguage: testkit.OverrideContentLanguage, ContentType: testkit.OverrideContentType,
 	})
-	check := func(what string, cc, cd, ce, cl, ct *string) {
-		t.Helper()
-		for _, h := range []struct {
-			got  *string
-			want string
-		}{
-			{cc, "no-cache"}, {cd, "attachment; filename=x.txt"}, {ce, "identity"}, {cl, "de"}, {ct, "text/plain"},
-		} {
-			if h.got == nil || *h.got != h.want {
-				t.Errorf("%s: header %v, want %q", what, h.got, h.want)
-			}
-		}
-	}
 	p, err := c.GetProperties(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("get properties", p.CacheControl, p.ContentDisposition, p.ContentEncoding, p.ContentLanguage, p.ContentType)
+	testkit.CheckOverrides(t, "get properties", p.CacheControl, p.ContentDisposition, p.ContentEncoding, p.ContentLanguage, p.ContentType)
 	d, err := c.DownloadStream(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = d.Body.Close()
-	check("get file", d.CacheControl, d.ContentDisposition, d.ContentEncoding, d.ContentLanguage, d.ContentType)
+	testkit.CheckOverrides(t, "get file", d.CacheControl, d.ContentDisposition, d.ContentEncoding, d.ContentLanguage, d.ContentType)
 	// The stored headers stand for everyone else.
 	own, err := fc.GetProperties(ctx, nil)
 	if err != nil || *own.ContentType != "application/x-stored" || *own.CacheControl != "stored" {

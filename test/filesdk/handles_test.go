@@ -260,9 +260,7 @@ func TestListAndForceCloseHandles(t *testing.T) {
 		t.Fatal(err)
 	}
 	fc := dir.NewFileClient("f")
-	if _, err := fc.Create(ctx, 4, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 4)
 	svc := smb(f.env)
 	opened := map[string]*filestore.Handle{}
 	for _, p := range []string{"d", "d/f", "d/f"} {
@@ -378,9 +376,7 @@ func TestHandlesEndWithTheirProcess(t *testing.T) {
 	f := newFixture(t, servertest.WithDataDir(dir))
 	ctx := t.Context()
 	fc := f.share(t, "durable").NewRootDirectoryClient().NewFileClient("f")
-	if _, err := fc.Create(ctx, 4, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 4)
 	h, err := smb(f.env).OpenHandle(ctx, f.env.Account, "durable", "f", filestore.HandleOptions{Access: rd, ShareAccess: rd})
 	if err != nil {
 		t.Fatal(err)

@@ -96,9 +96,7 @@ func TestFileLease(t *testing.T) {
 	ctx := t.Context()
 	sc := f.share(t, "leases")
 	fc := sc.NewRootDirectoryClient().NewFileClient("locked.bin")
-	if _, err := fc.Create(ctx, 1024, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 1024)
 	wantLease(t, fc, "available", "unlocked", "")
 	lc := leaseClient(t, fc, leaseA)
 	acq, err := lc.Acquire(ctx, nil)
@@ -201,9 +199,7 @@ func TestFileLeaseSurvivesRestart(t *testing.T) {
 	f := newFixture(t, servertest.WithDataDir(dir))
 	ctx := t.Context()
 	fc := f.share(t, "durable").NewRootDirectoryClient().NewFileClient("f")
-	if _, err := fc.Create(ctx, 10, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 10)
 	acquireLease(t, fc, leaseA)
 	if err := f.env.Server.Shutdown(ctx); err != nil {
 		t.Fatal(err)

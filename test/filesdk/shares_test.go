@@ -46,9 +46,7 @@ func TestShareACL(t *testing.T) {
 	ctx := t.Context()
 	sc := f.share(t, "acl")
 	fc := sc.NewRootDirectoryClient().NewFileClient("f")
-	if _, err := fc.Create(ctx, 3, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 3)
 	empty, err := sc.GetAccessPolicy(ctx, nil)
 	if err != nil || len(empty.SignedIdentifiers) != 0 {
 		t.Fatalf("fresh share ACL: %+v %v", empty, err)
@@ -228,9 +226,7 @@ func TestShareStatsAndQuota(t *testing.T) {
 	}
 	root := sc.NewRootDirectoryClient()
 	a, b := root.NewFileClient("a"), root.NewFileClient("b")
-	if _, err := a.Create(ctx, 600<<20, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, a, 600<<20)
 	if _, err := a.UploadRange(ctx, 0, streaming.NopCloser(strings.NewReader("data")), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -330,9 +326,7 @@ func TestPermissions(t *testing.T) {
 	wantCode(t, err, fileerror.Code("FileInvalidPermission"))
 	// The default permission's key resolves too.
 	plain := root.NewFileClient("plain")
-	if _, err := plain.Create(ctx, 0, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, plain, 0)
 	pp, err := plain.GetProperties(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

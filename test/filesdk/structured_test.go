@@ -58,9 +58,7 @@ func TestPutRangeStructured(t *testing.T) {
 	ctx := t.Context()
 	f.share(t, "xsm")
 	plain := f.fileWith(t, "xsm", "f")
-	if _, err := plain.Create(ctx, 4096, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, plain, 4096)
 	data := bytes.Repeat([]byte("structured!"), 200)[:2048]
 
 	var echoed string
@@ -120,9 +118,7 @@ func TestGetFileStructured(t *testing.T) {
 	f.share(t, "xsmget")
 	plain := f.fileWith(t, "xsmget", "f")
 	data := bytes.Repeat([]byte("0123456789abcdef"), 256)
-	if _, err := plain.Create(ctx, int64(len(data)), nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, plain, int64(len(data)))
 	if _, err := plain.UploadRange(ctx, 0, streaming.NopCloser(bytes.NewReader(data)), nil); err != nil {
 		t.Fatal(err)
 	}

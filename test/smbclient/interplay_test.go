@@ -21,7 +21,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	sharefile "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
 	sharelease "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/lease"
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 	filestore "github.com/cerulean-db/cerulean/internal/file"
 )
 
@@ -34,14 +33,7 @@ func benchFixture(t testing.TB) *fixture {
 	t.Helper()
 	env := servertest.Start(t)
 	testkit.CheckAfter(t, env.Store, testkit.KeysAscending, filestore.CheckInvariants)
-	cred, err := service.NewSharedKeyCredential(env.Account, env.Key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := service.NewClientWithSharedKeyCredential(env.FileURL, cred, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, svc := testkit.FileService(t, env.FileURL, env.Account, env.Key)
 	sc := svc.NewShareClient("smbshare")
 	if _, err := sc.Create(t.Context(), nil); err != nil {
 		t.Fatal(err)

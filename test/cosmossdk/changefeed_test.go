@@ -287,9 +287,6 @@ func TestReadMany(t *testing.T) {
 // resumes from its last continuation. Every acknowledged item appears,
 // and no item appears twice.
 func TestChangeFeedAcrossKill9(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and kills a real server")
-	}
 	srv := startKillable(t)
 	env := srv.env
 	ctx := context.Background()

@@ -51,8 +51,13 @@ type killableServer struct {
 	proc         *exec.Cmd
 }
 
+// startKillable builds and starts the server on a free port and a fresh
+// data directory; under -short it skips the test.
 func startKillable(t *testing.T) *killableServer {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and kills a real server")
+	}
 	s := &killableServer{bin: servertest.BuildBinary(t), dataDir: t.TempDir()}
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	s.port = l.Addr().(*net.TCPAddr).Port
@@ -116,9 +121,6 @@ func writeUntilDead(t *testing.T, ctx context.Context, env *servertest.Env, idOf
 // data directory and checks that every acknowledged item is there with
 // the acknowledged _etag.
 func TestAcknowledgedItemsSurviveKill9(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and kills a real server")
-	}
 	srv := startKillable(t)
 	env := srv.env
 	ctx := context.Background()

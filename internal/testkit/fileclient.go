@@ -3,6 +3,8 @@ package testkit
 import (
 	"testing"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/lease"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 )
 
@@ -19,4 +21,19 @@ func FileService(t testing.TB, url, account, key string) (*service.SharedKeyCred
 		t.Fatal(err)
 	}
 	return cred, svc
+}
+
+// AcquireRelease takes a lease on fc with an ID the SDK picks and releases
+// it, returning the first error the service answers.
+func AcquireRelease(t testing.TB, fc *file.Client) error {
+	t.Helper()
+	lc, err := lease.NewFileClient(fc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lc.Acquire(t.Context(), nil); err != nil {
+		return err
+	}
+	_, err = lc.Release(t.Context(), nil)
+	return err
 }

@@ -20,7 +20,6 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	sharefile "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
-	sharelease "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/lease"
 	filestore "github.com/cerulean-db/cerulean/internal/file"
 )
 
@@ -132,17 +131,7 @@ func TestRESTRespectsSMBShareModes(t *testing.T) {
 			_, err := f.file("m.bin").Create(t.Context(), 10, nil)
 			return err
 		}},
-		{"Lease File", smbtest.ShareAll, func() error {
-			lc, err := sharelease.NewFileClient(f.file("m.bin"), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := lc.Acquire(t.Context(), nil); err != nil {
-				return err
-			}
-			_, err = lc.Release(t.Context(), nil)
-			return err
-		}},
+		{"Lease File", smbtest.ShareAll, func() error { return testkit.AcquireRelease(t, f.file("m.bin")) }},
 		{"Get File Properties", always, func() error {
 			_, err := f.file("m.bin").GetProperties(t.Context(), nil)
 			return err

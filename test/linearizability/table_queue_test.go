@@ -46,45 +46,28 @@ func tableIfMatchMerges(t *testing.T, fes []*servertest.Env) {
 		t.Fatal(err)
 	}
 	initial := regState{"init", string(add.ETag)}
-	model := registerModel
-	model.Init = func() any { return initial }
-
-	h := &history{}
-	runClients(t, func(cl int, rng *rand.Rand) {
+	checkRegister(t, initial, func(cl int) register {
 		tc := tables.at(cl)
-		lastETag := initial.ETag
-		for i := range *opsEach {
-			if rng.IntN(10) < 4 {
-				h.record(cl, regRead{}, func() any {
-					resp, err := tc.GetEntity(ctx, "p", "r", nil)
-					if err != nil {
-						t.Errorf("read: %v", err)
-						return regResult{}
-					}
-					var e struct{ Value string }
-					_ = json.Unmarshal(resp.Value, &e)
-					lastETag = string(resp.ETag)
-					return regResult{OK: true, Value: e.Value, ETag: lastETag}
-				})
-				continue
-			}
-			value := fmt.Sprintf("c%d-%d", cl, i)
-			ifMatch := azcore.ETag(lastETag)
-			h.record(cl, regCondWrite{IfMatch: lastETag, Value: value}, func() any {
-				resp, err := tc.UpdateEntity(ctx, entity(value), &aztables.UpdateEntityOptions{IfMatch: &ifMatch, UpdateMode: aztables.UpdateModeMerge})
-				if statusCode(err) == http.StatusPreconditionFailed {
-					return regResult{OK: false}
-				}
+		return register{
+			read: func() (string, string, error) {
+				resp, err := tc.GetEntity(ctx, "p", "r", nil)
 				if err != nil {
-					t.Errorf("merge: %v", err)
-					return regResult{}
+					return "", "", err
 				}
-				lastETag = string(resp.ETag)
-				return regResult{OK: true, ETag: lastETag}
-			})
+				var e struct{ Value string }
+				_ = json.Unmarshal(resp.Value, &e)
+				return e.Value, string(resp.ETag), nil
+			},
+			condWrite: func(ifMatch, value string) (string, error) {
+				etag := azcore.ETag(ifMatch)
+				resp, err := tc.UpdateEntity(ctx, entity(value), &aztables.UpdateEntityOptions{IfMatch: &etag, UpdateMode: aztables.UpdateModeMerge})
+				if err != nil {
+					return "", err
+				}
+				return string(resp.ETag), nil
+			},
 		}
 	})
-	check(t, model, h)
 }
 
 // Queue operations with a visibility window longer than the test, so that

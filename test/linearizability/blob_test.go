@@ -117,10 +117,9 @@ func blobConditionalWrites(t *testing.T, fes []*servertest.Env) {
 				}
 				return string(body), string(*resp.ETag), nil
 			},
-			condWrite: func(ifMatch, value string) (string, error) {
-				etag := azcore.ETag(ifMatch)
+			condWrite: func(ifMatch azcore.ETag, value string) (string, error) {
 				resp, err := bb.Upload(ctx, streamOf(value), &blockblob.UploadOptions{AccessConditions: &blob.AccessConditions{
-					ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: &etag}}})
+					ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: &ifMatch}}})
 				if err != nil {
 					return "", err
 				}

@@ -58,27 +58,15 @@ func cosmosIfMatchReplaces(t *testing.T, fes []*servertest.Env) {
 		return register{
 			read: func() (string, string, error) {
 				resp, err := cc.ReadItem(ctx, pk, "r", nil)
-				if err != nil {
-					return "", "", err
-				}
-				var doc struct{ Value string }
-				_ = json.Unmarshal(resp.Value, &doc)
-				return doc.Value, string(resp.ETag), nil
+				return jsonValue(resp.Value, resp.ETag, err)
 			},
-			condWrite: func(ifMatch, value string) (string, error) {
-				etag := azcore.ETag(ifMatch)
-				resp, err := cc.ReplaceItem(ctx, pk, "r", item(value), &azcosmos.ItemOptions{IfMatchEtag: &etag})
-				if err != nil {
-					return "", err
-				}
-				return string(resp.ETag), nil
+			condWrite: func(ifMatch azcore.ETag, value string) (string, error) {
+				resp, err := cc.ReplaceItem(ctx, pk, "r", item(value), &azcosmos.ItemOptions{IfMatchEtag: &ifMatch})
+				return string(resp.ETag), err
 			},
 			write: func(value string) (string, error) {
 				resp, err := cc.UpsertItem(ctx, pk, item(value), nil)
-				if err != nil {
-					return "", err
-				}
-				return string(resp.ETag), nil
+				return string(resp.ETag), err
 			},
 			writeSetsETag: true,
 		}

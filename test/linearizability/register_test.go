@@ -1,10 +1,13 @@
 package linearizability_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 )
 
 // register is one client's operations on the one object a register
@@ -12,7 +15,7 @@ import (
 type register struct {
 	read func() (value, etag string, err error)
 	// condWrite writes value if the object's ETag is ifMatch.
-	condWrite func(ifMatch, value string) (etag string, err error)
+	condWrite func(ifMatch azcore.ETag, value string) (etag string, err error)
 	// write writes value unconditionally; nil for a workload without
 	// blind writes.
 	write func(value string) (etag string, err error)
@@ -44,7 +47,7 @@ func checkRegister(t *testing.T, initial regState, at func(cl int) register) {
 					return regResult{OK: true, Value: v, ETag: lastETag}
 				})
 			case n < 9 || r.write == nil:
-				ifMatch := lastETag
+				ifMatch := azcore.ETag(lastETag)
 				h.record(cl, regCondWrite{IfMatch: lastETag, Value: value}, func() any {
 					etag, err := r.condWrite(ifMatch, value)
 					if statusCode(err) == http.StatusPreconditionFailed {
@@ -75,4 +78,15 @@ func checkRegister(t *testing.T, initial regState, at func(cl int) register) {
 	model := registerModel
 	model.Init = func() any { return initial }
 	check(t, model, h)
+}
+
+// jsonValue is what a register read of a JSON document (a Cosmos item, a
+// table entity) returns: its Value property and ETag, or err.
+func jsonValue(doc []byte, etag azcore.ETag, err error) (string, string, error) {
+	if err != nil {
+		return "", "", err
+	}
+	var d struct{ Value string }
+	_ = json.Unmarshal(doc, &d)
+	return d.Value, string(etag), nil
 }

@@ -51,20 +51,11 @@ func tableIfMatchMerges(t *testing.T, fes []*servertest.Env) {
 		return register{
 			read: func() (string, string, error) {
 				resp, err := tc.GetEntity(ctx, "p", "r", nil)
-				if err != nil {
-					return "", "", err
-				}
-				var e struct{ Value string }
-				_ = json.Unmarshal(resp.Value, &e)
-				return e.Value, string(resp.ETag), nil
+				return jsonValue(resp.Value, resp.ETag, err)
 			},
-			condWrite: func(ifMatch, value string) (string, error) {
-				etag := azcore.ETag(ifMatch)
-				resp, err := tc.UpdateEntity(ctx, entity(value), &aztables.UpdateEntityOptions{IfMatch: &etag, UpdateMode: aztables.UpdateModeMerge})
-				if err != nil {
-					return "", err
-				}
-				return string(resp.ETag), nil
+			condWrite: func(ifMatch azcore.ETag, value string) (string, error) {
+				resp, err := tc.UpdateEntity(ctx, entity(value), &aztables.UpdateEntityOptions{IfMatch: &ifMatch, UpdateMode: aztables.UpdateModeMerge})
+				return string(resp.ETag), err
 			},
 		}
 	})

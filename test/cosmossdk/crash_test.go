@@ -16,6 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // startBinary runs the built cerulean on dataDir with the Cosmos gateway
@@ -134,15 +135,11 @@ func TestAcknowledgedItemsSurviveKill9(t *testing.T) {
 	})
 	// Kill once some writes are acknowledged, while others are in flight.
 	t0 := time.Now()
-	for time.Since(t0) < 15*time.Second {
+	testkit.PollUntil(func() bool {
 		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 10 {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(acked) >= 10
+	}, 10*time.Millisecond, 15*time.Second)
 	srv.kill9(t)
 	wg.Wait()
 

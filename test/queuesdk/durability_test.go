@@ -19,6 +19,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // process is a cerulean binary serving one data directory.
@@ -146,15 +147,11 @@ func TestDurability(t *testing.T) {
 			}
 		})
 	}
-	for {
+	testkit.PollUntil(func() bool {
 		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 400 {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(acked) >= 400
+	}, 5*time.Millisecond, 0)
 	// A consumer takes some messages for an hour, then the server dies
 	// with puts in flight.
 	hidden := dequeue(t, qc, 16, 3600)

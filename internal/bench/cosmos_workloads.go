@@ -61,7 +61,9 @@ type cosmosBase struct{ c *azcosmos.ContainerClient }
 func (cosmosBase) cosmos()                      {}
 func (cosmosBase) Verify(context.Context) error { return nil }
 
-func (b *cosmosBase) setupContainer(ctx context.Context, c *Clients) error {
+// Setup makes what the workload runs on; workloads that need more call
+// it first.
+func (b *cosmosBase) Setup(ctx context.Context, c *Clients) error {
 	db := fmt.Sprintf("bench%08x", rand.Uint32())
 	if _, err := c.Cosmos.CreateDatabase(ctx, azcosmos.DatabaseProperties{ID: db}, nil); err != nil {
 		return err
@@ -89,8 +91,7 @@ type cosmosCreate struct {
 	n atomic.Int64
 }
 
-func (w *cosmosCreate) Name() string                                { return "cosmos-create" }
-func (w *cosmosCreate) Setup(ctx context.Context, c *Clients) error { return w.setupContainer(ctx, c) }
+func (w *cosmosCreate) Name() string { return "cosmos-create" }
 
 func (w *cosmosCreate) Op(ctx context.Context, worker int) (int64, error) {
 	pk := "p" + strconv.Itoa(worker)
@@ -105,7 +106,7 @@ type cosmosPointRead struct{ cosmosBase }
 func (w *cosmosPointRead) Name() string { return "cosmos-point-read" }
 
 func (w *cosmosPointRead) Setup(ctx context.Context, c *Clients) error {
-	if err := w.setupContainer(ctx, c); err != nil {
+	if err := w.cosmosBase.Setup(ctx, c); err != nil {
 		return err
 	}
 	for i := range pointEntities {
@@ -127,7 +128,7 @@ type cosmosQuery struct{ cosmosBase }
 func (w *cosmosQuery) Name() string { return "cosmos-query" }
 
 func (w *cosmosQuery) Setup(ctx context.Context, c *Clients) error {
-	if err := w.setupContainer(ctx, c); err != nil {
+	if err := w.cosmosBase.Setup(ctx, c); err != nil {
 		return err
 	}
 	for start := 0; start < partitionEntities; start += 100 {
@@ -171,8 +172,7 @@ type cosmosBatch struct {
 	n atomic.Int64
 }
 
-func (w *cosmosBatch) Name() string                                { return "cosmos-batch" }
-func (w *cosmosBatch) Setup(ctx context.Context, c *Clients) error { return w.setupContainer(ctx, c) }
+func (w *cosmosBatch) Name() string { return "cosmos-batch" }
 
 func (w *cosmosBatch) Op(ctx context.Context, _ int) (int64, error) {
 	pk := "b" + strconv.FormatInt(w.n.Add(1), 10)

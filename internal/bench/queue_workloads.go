@@ -19,7 +19,9 @@ type queueBase struct{ q *azqueue.QueueClient }
 func (queueBase) queues()                      {}
 func (queueBase) Verify(context.Context) error { return nil }
 
-func (b *queueBase) setupQueue(ctx context.Context, c *Clients) error {
+// Setup makes what the workload runs on; workloads that need more call
+// it first.
+func (b *queueBase) Setup(ctx context.Context, c *Clients) error {
 	b.q = c.Queues.NewQueueClient(strings.ToLower(uniqueName("bench")))
 	_, err := b.q.Create(ctx, nil)
 	return err
@@ -30,8 +32,7 @@ const message = "a small queue message of about sixty-four bytes for benchmarks.
 // queuePut enqueues one message per operation.
 type queuePut struct{ queueBase }
 
-func (w *queuePut) Name() string                                { return "queue-put" }
-func (w *queuePut) Setup(ctx context.Context, c *Clients) error { return w.setupQueue(ctx, c) }
+func (w *queuePut) Name() string { return "queue-put" }
 
 func (w *queuePut) Op(ctx context.Context, _ int) (int64, error) {
 	_, err := w.q.EnqueueMessage(ctx, message, nil)
@@ -45,7 +46,7 @@ type queueGetDelete struct{ queueBase }
 func (w *queueGetDelete) Name() string { return "queue-get-delete" }
 
 func (w *queueGetDelete) Setup(ctx context.Context, c *Clients) error {
-	if err := w.setupQueue(ctx, c); err != nil {
+	if err := w.queueBase.Setup(ctx, c); err != nil {
 		return err
 	}
 	return w.refill(ctx, 2000)

@@ -20,8 +20,7 @@ type tableUpsert struct {
 	n atomic.Int64
 }
 
-func (w *tableUpsert) Name() string                                { return "table-upsert-100k" }
-func (w *tableUpsert) Setup(ctx context.Context, c *Clients) error { return w.setupTable(ctx, c) }
+func (w *tableUpsert) Name() string { return "table-upsert-100k" }
 
 func (w *tableUpsert) Op(ctx context.Context, _ int) (int64, error) {
 	i := int((w.n.Add(1) - 1) % upsertRows)
@@ -39,9 +38,6 @@ type tableUpsertBatch struct {
 }
 
 func (w *tableUpsertBatch) Name() string { return "table-upsert-100k-batch" }
-func (w *tableUpsertBatch) Setup(ctx context.Context, c *Clients) error {
-	return w.setupTable(ctx, c)
-}
 
 func (w *tableUpsertBatch) Op(ctx context.Context, _ int) (int64, error) {
 	first := int(((w.n.Add(1) - 1) * 100) % upsertRows)

@@ -22,7 +22,9 @@ type tableBase struct{ t *aztables.Client }
 func (tableBase) tables()                      {}
 func (tableBase) Verify(context.Context) error { return nil }
 
-func (b *tableBase) setupTable(ctx context.Context, c *Clients) error {
+// Setup makes what the workload runs on; workloads that need more call
+// it first.
+func (b *tableBase) Setup(ctx context.Context, c *Clients) error {
 	b.t = c.Tables.NewClient(fmt.Sprintf("bench%08x", rand.Uint32()))
 	_, err := b.t.CreateTable(ctx, nil)
 	return err
@@ -39,8 +41,7 @@ type tableInsert struct {
 	n atomic.Int64
 }
 
-func (w *tableInsert) Name() string                                { return "table-insert" }
-func (w *tableInsert) Setup(ctx context.Context, c *Clients) error { return w.setupTable(ctx, c) }
+func (w *tableInsert) Name() string { return "table-insert" }
 
 func (w *tableInsert) Op(ctx context.Context, worker int) (int64, error) {
 	e := entity("p"+strconv.Itoa(worker), strconv.FormatInt(w.n.Add(1), 10), 1)
@@ -56,7 +57,7 @@ const pointEntities = 100
 func (w *tablePointGet) Name() string { return "table-point-get" }
 
 func (w *tablePointGet) Setup(ctx context.Context, c *Clients) error {
-	if err := w.setupTable(ctx, c); err != nil {
+	if err := w.tableBase.Setup(ctx, c); err != nil {
 		return err
 	}
 	for i := range pointEntities {
@@ -80,7 +81,7 @@ const partitionEntities = 1000
 func (w *tablePartitionQuery) Name() string { return "table-partition-query" }
 
 func (w *tablePartitionQuery) Setup(ctx context.Context, c *Clients) error {
-	if err := w.setupTable(ctx, c); err != nil {
+	if err := w.tableBase.Setup(ctx, c); err != nil {
 		return err
 	}
 	for start := 0; start < partitionEntities; start += 100 {
@@ -121,8 +122,7 @@ type tableBatch100 struct {
 	n atomic.Int64
 }
 
-func (w *tableBatch100) Name() string                                { return "table-batch-100" }
-func (w *tableBatch100) Setup(ctx context.Context, c *Clients) error { return w.setupTable(ctx, c) }
+func (w *tableBatch100) Name() string { return "table-batch-100" }
 
 func (w *tableBatch100) Op(ctx context.Context, _ int) (int64, error) {
 	pk := "batch" + strconv.FormatInt(w.n.Add(1), 10)

@@ -8,6 +8,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
 import { BlobClient, BlobSASPermissions, BlobServiceClient } from "@azure/storage-blob";
+import { expectError, readAll } from "../jskit/storage.mjs";
 
 const connectionString = process.env.CERULEAN_CONNECTION_STRING;
 
@@ -20,20 +21,6 @@ async function newContainer(name) {
   const container = service().getContainerClient(name);
   await container.create();
   return container;
-}
-
-async function expectError(promise, status, code) {
-  await assert.rejects(promise, (err) => {
-    assert.equal(err.statusCode, status, `want ${status}, got ${err.statusCode}: ${err.message}`);
-    assert.equal(err.details?.errorCode ?? err.code, code, `want ${code}: ${err.message}`);
-    return true;
-  });
-}
-
-async function readAll(stream) {
-  const parts = [];
-  for await (const part of stream) parts.push(part);
-  return Buffer.concat(parts);
 }
 
 // Azure Storage's CRC-64 (NVMe's polynomial, reflected), little endian, as

@@ -3,7 +3,6 @@ package blobsdk_test
 import (
 	"bytes"
 	"encoding/binary"
-	"hash/crc64"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/appendblob"
@@ -13,12 +12,6 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
-
-// azureCRC64 is the CRC64 Azure Storage computes (NVMe's polynomial),
-// written independently of the server's code.
-func azureCRC64(b []byte) uint64 {
-	return crc64.Checksum(b, crc64.MakeTable(0x9A6C9329AC4BC9B5))
-}
 
 // A transactional CRC64 is verified against the bytes received, echoed
 // back, and a wrong one stores nothing — for a staged block and an
@@ -34,13 +27,13 @@ func TestTransactionalCRC64(t *testing.T) {
 		TransactionalValidation: blob.TransferValidationTypeComputeCRC64(),
 	})
 	testkit.Must(t, err, "stage block with CRC64")
-	want := binary.LittleEndian.AppendUint64(nil, azureCRC64(data))
+	want := binary.LittleEndian.AppendUint64(nil, testkit.AzureCRC64(data))
 	if !bytes.Equal(resp.ContentCRC64, want) {
 		t.Fatalf("echoed x-ms-content-crc64 %x, want %x", resp.ContentCRC64, want)
 	}
 
 	_, err = bb.StageBlock(t.Context(), blockID(1), rsc(data), &blockblob.StageBlockOptions{
-		TransactionalValidation: blob.TransferValidationTypeCRC64(azureCRC64(data) ^ 1),
+		TransactionalValidation: blob.TransferValidationTypeCRC64(testkit.AzureCRC64(data) ^ 1),
 	})
 	testkit.MustErr(t, err, 400, bloberror.CRC64Mismatch, "stage block with a wrong CRC64")
 	list, err := bb.GetBlockList(t.Context(), blockblob.BlockListTypeUncommitted, nil)
@@ -53,11 +46,11 @@ func TestTransactionalCRC64(t *testing.T) {
 	_, err = ab.Create(t.Context(), nil)
 	testkit.Must(t, err, "create append blob")
 	_, err = ab.AppendBlock(t.Context(), rsc(data), &appendblob.AppendBlockOptions{
-		TransactionalValidation: blob.TransferValidationTypeCRC64(azureCRC64(data) + 1),
+		TransactionalValidation: blob.TransferValidationTypeCRC64(testkit.AzureCRC64(data) + 1),
 	})
 	testkit.MustErr(t, err, 400, bloberror.CRC64Mismatch, "append with a wrong CRC64")
 	_, err = ab.AppendBlock(t.Context(), rsc(data), &appendblob.AppendBlockOptions{
-		TransactionalValidation: blob.TransferValidationTypeCRC64(azureCRC64(data)),
+		TransactionalValidation: blob.TransferValidationTypeCRC64(testkit.AzureCRC64(data)),
 	})
 	testkit.Must(t, err, "append with the right CRC64")
 	expectContent(t, ab.BlobClient(), data, "append blob after one rejected and one accepted append")

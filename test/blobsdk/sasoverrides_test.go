@@ -8,6 +8,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
+
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // TestSASResponseOverrides: a blob SAS's rscc, rscd, rsce, rscl and rsct
@@ -26,31 +28,18 @@ func TestSASResponseOverrides(t *testing.T) {
 	qp, err := sas.BlobSignatureValues{
 		Protocol: sas.ProtocolHTTPSandHTTP, StartTime: now.Add(-time.Hour), ExpiryTime: now.Add(time.Hour),
 		Permissions: (&sas.BlobPermissions{Read: true}).String(), ContainerName: c, BlobName: "b",
-		CacheControl: "no-cache", ContentDisposition: "attachment; filename=x.txt", ContentEncoding: "identity",
-		ContentLanguage: "de", ContentType: "text/plain",
+		CacheControl: testkit.OverrideCacheControl, ContentDisposition: testkit.OverrideContentDisposition, ContentEncoding: testkit.OverrideContentEncoding,
+		ContentLanguage: testkit.OverrideContentLanguage, ContentType: testkit.OverrideContentType,
 	}.SignWithSharedKey(f.cred)
 	must(t, err, "signing blob SAS")
 	viaSAS := sasContainer(t, f, c, qp.Encode()).NewBlobClient("b")
-	check := func(what string, cc, cd, ce, cl, ct *string) {
-		t.Helper()
-		for _, h := range []struct {
-			got  *string
-			want string
-		}{
-			{cc, "no-cache"}, {cd, "attachment; filename=x.txt"}, {ce, "identity"}, {cl, "de"}, {ct, "text/plain"},
-		} {
-			if h.got == nil || *h.got != h.want {
-				t.Errorf("%s: header %v, want %q", what, h.got, h.want)
-			}
-		}
-	}
 	p, err := viaSAS.GetProperties(ctx, nil)
 	must(t, err, "Get Blob Properties with the SAS")
-	check("get properties", p.CacheControl, p.ContentDisposition, p.ContentEncoding, p.ContentLanguage, p.ContentType)
+	testkit.CheckOverrides(t, "get properties", p.CacheControl, p.ContentDisposition, p.ContentEncoding, p.ContentLanguage, p.ContentType)
 	d, err := viaSAS.DownloadStream(ctx, nil)
 	must(t, err, "Get Blob with the SAS")
 	_ = d.Body.Close()
-	check("get blob", d.CacheControl, d.ContentDisposition, d.ContentEncoding, d.ContentLanguage, d.ContentType)
+	testkit.CheckOverrides(t, "get blob", d.CacheControl, d.ContentDisposition, d.ContentEncoding, d.ContentLanguage, d.ContentType)
 	own, err := bb.GetProperties(ctx, nil)
 	if err != nil || *own.ContentType != "application/x-stored" || *own.CacheControl != "stored" {
 		t.Fatalf("shared key read: %v", err)

@@ -2,7 +2,6 @@ package blobsdk_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"io"
 	"net/http"
 	"strconv"
@@ -18,29 +17,6 @@ import (
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
-const xsmHeader = "XSM/1.0; properties=crc64"
-
-// xsm encodes data as an XSM/1.0 structured message in segments of seg
-// bytes, written from the format's description (independently of the
-// server's codec and of the SDK's).
-func xsm(data []byte, seg int) []byte {
-	n := max(1, (len(data)+seg-1)/seg)
-	var body []byte
-	for i := range n {
-		part := data[i*seg : min(len(data), (i+1)*seg)]
-		body = binary.LittleEndian.AppendUint16(body, uint16(i+1))
-		body = binary.LittleEndian.AppendUint64(body, uint64(len(part)))
-		body = append(body, part...)
-		body = binary.LittleEndian.AppendUint64(body, azureCRC64(part))
-	}
-	body = binary.LittleEndian.AppendUint64(body, azureCRC64(data))
-	out := []byte{1}
-	out = binary.LittleEndian.AppendUint64(out, uint64(13+len(body)))
-	out = binary.LittleEndian.AppendUint16(out, 1)
-	out = binary.LittleEndian.AppendUint16(out, uint16(n))
-	return append(out, body...)
-}
-
 func smValidation(seg int) blob.TransferValidationType {
 	return blob.TransferValidationTypeComputeStructuredMessageCRC64(seg)
 }
@@ -54,8 +30,8 @@ func TestStructuredUploads(t *testing.T) {
 	data := testkit.RandBytes(11, 10_000)
 	echoed := func(raw *http.Response, what string) {
 		t.Helper()
-		if got := raw.Header.Get("x-ms-structured-body"); got != xsmHeader {
-			t.Errorf("%s: x-ms-structured-body %q, want %q", what, got, xsmHeader)
+		if got := raw.Header.Get("x-ms-structured-body"); got != testkit.XSMHeader {
+			t.Errorf("%s: x-ms-structured-body %q, want %q", what, got, testkit.XSMHeader)
 		}
 	}
 
@@ -132,7 +108,7 @@ func TestStructuredDownload(t *testing.T) {
 	if !bytes.Equal(got, data[100:100+4<<20]) {
 		t.Fatalf("structured download: content differs")
 	}
-	if raw.Header.Get("x-ms-structured-body") != xsmHeader || raw.Header.Get("x-ms-structured-content-length") != strconv.Itoa(4<<20) {
+	if raw.Header.Get("x-ms-structured-body") != testkit.XSMHeader || raw.Header.Get("x-ms-structured-content-length") != strconv.Itoa(4<<20) {
 		t.Errorf("structured download headers: %q %q", raw.Header.Get("x-ms-structured-body"), raw.Header.Get("x-ms-structured-content-length"))
 	}
 	if raw.StatusCode != http.StatusPartialContent {
@@ -165,7 +141,7 @@ func TestStructuredUploadRejected(t *testing.T) {
 	data := testkit.RandBytes(14, 3000)
 	put := func(name string, body []byte, contentLen int, hdr map[string]string) testkit.Response {
 		h := map[string]string{
-			"x-ms-blob-type": "BlockBlob", "x-ms-structured-body": xsmHeader,
+			"x-ms-blob-type": "BlockBlob", "x-ms-structured-body": testkit.XSMHeader,
 			"x-ms-structured-content-length": strconv.Itoa(contentLen),
 		}
 		for k, v := range hdr {
@@ -174,9 +150,9 @@ func TestStructuredUploadRejected(t *testing.T) {
 		return sign.Send(t, testkit.Request{Method: http.MethodPut, URL: cc.NewBlobClient(name).URL(), Header: h, Body: body})
 	}
 
-	good := xsm(data, 1000)
+	good := testkit.EncodeXSM(data, 1000)
 	if r := put("ok", good, len(data), nil); r.Check(t, http.StatusCreated, "", "hand-encoded structured Put Blob") {
-		if r.Header.Get("x-ms-structured-body") != xsmHeader {
+		if r.Header.Get("x-ms-structured-body") != testkit.XSMHeader {
 			t.Errorf("x-ms-structured-body not echoed")
 		}
 		expectContent(t, cc.NewBlobClient("ok"), data, "hand-encoded structured Put Blob")
@@ -194,7 +170,7 @@ func TestStructuredUploadRejected(t *testing.T) {
 
 	// Big enough to be staged before the checksum fails.
 	bigData := testkit.RandBytes(15, 5<<20)
-	big := xsm(bigData, 1<<20)
+	big := testkit.EncodeXSM(bigData, 1<<20)
 	big[len(big)-20] ^= 1 // inside the last segment
 	put("big", big, len(bigData), nil).Check(t, http.StatusBadRequest, "Crc64Mismatch", "large corrupted message")
 

@@ -3,13 +3,9 @@
 // Offer.replace.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { CosmosClient } from "@azure/cosmos";
+import { endpoint, newClient } from "./emulator.mjs";
 
-const endpoint = process.env.CERULEAN_COSMOS_ENDPOINT;
-const key =
-  process.env.CERULEAN_COSMOS_KEY ??
-  "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
-const client = new CosmosClient({ endpoint, key, connectionPolicy: { enableEndpointDiscovery: false } });
+const client = newClient();
 let database;
 
 before(async () => {

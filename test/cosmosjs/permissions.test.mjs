@@ -5,14 +5,9 @@
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { CosmosClient, PermissionMode } from "@azure/cosmos";
+import { endpoint, connectionPolicy, newClient } from "./emulator.mjs";
 
-const endpoint = process.env.CERULEAN_COSMOS_ENDPOINT;
-const key =
-  process.env.CERULEAN_COSMOS_KEY ??
-  "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
-const connectionPolicy = { enableEndpointDiscovery: false };
-
-const admin = new CosmosClient({ endpoint, key, connectionPolicy });
+const admin = newClient();
 let database, items, other, user;
 
 before(async () => {

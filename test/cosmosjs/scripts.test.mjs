@@ -6,16 +6,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { CosmosClient, TriggerOperation, TriggerType } from "@azure/cosmos";
-
-const endpoint = process.env.CERULEAN_COSMOS_ENDPOINT;
-const key =
-  process.env.CERULEAN_COSMOS_KEY ??
-  "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
-
-function newClient() {
-  return new CosmosClient({ endpoint, key, connectionPolicy: { enableEndpointDiscovery: false } });
-}
+import { TriggerOperation, TriggerType } from "@azure/cosmos";
+import { endpoint, newClient } from "./emulator.mjs";
 
 const client = newClient();
 

@@ -22,6 +22,8 @@ import (
 
 	blobstore "github.com/cerulean-db/cerulean/internal/blob"
 	"github.com/cerulean-db/cerulean/internal/servertest"
+
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 var noRetry = azcore.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}
@@ -151,7 +153,7 @@ func fillAndFree(t *testing.T, ctx context.Context, env *servertest.Env, free *a
 	// Reads go on, and deletions (how space comes back) are served.
 	got, err := blobs.DownloadStream(ctx, "full", name("kept"), nil)
 	must(t, "read kept", err)
-	body := readAll(t, got.Body)
+	body := testkit.ReadBody(t, got.Body)
 	if !bytes.Equal(body, kept) {
 		t.Fatal("the acknowledged blob changed")
 	}
@@ -170,7 +172,7 @@ func fillAndFree(t *testing.T, ctx context.Context, env *servertest.Env, free *a
 	must(t, "commit the staged block", err2(bb.CommitBlockList(ctx, []string{blockA}, nil)))
 	staged, err := bb.DownloadStream(ctx, nil)
 	must(t, "read staged", err)
-	if got := readAll(t, staged.Body); !bytes.Equal(got, bytes.Repeat([]byte("A"), 4<<20)) {
+	if got := testkit.ReadBody(t, staged.Body); !bytes.Equal(got, bytes.Repeat([]byte("A"), 4<<20)) {
 		t.Fatalf("the staged blob holds %d bytes", len(got))
 	}
 	must(t, "insert entity", err2(tc.AddEntity(ctx, (fmt.Appendf(nil, `{"PartitionKey":"p","RowKey":%q}`, name("r"))), nil)))

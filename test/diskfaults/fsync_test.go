@@ -17,6 +17,8 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/server"
+
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 var errSyncFailed = errors.New("injected: fsync failed (EIO)")
@@ -104,7 +106,7 @@ func TestFailedSyncStopsTheServer(t *testing.T) {
 	for _, name := range acked {
 		resp, err := blobs.DownloadStream(ctx, "sync", name, nil)
 		must(t, "read "+name+" after restart", err)
-		if got := string(readAll(t, resp.Body)); got != name {
+		if got := string(testkit.ReadBody(t, resp.Body)); got != name {
 			t.Errorf("%s holds %q after restart", name, got)
 		}
 	}

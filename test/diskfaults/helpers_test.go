@@ -2,7 +2,6 @@ package diskfaults
 
 import (
 	"bytes"
-	"io"
 	"testing"
 )
 
@@ -15,16 +14,6 @@ func must(t *testing.T, what string, err error) {
 
 // err2 keeps the error of a call that also returns a response.
 func err2[T any](_ T, err error) error { return err }
-
-func readAll(t *testing.T, r io.ReadCloser) []byte {
-	t.Helper()
-	defer func() { _ = r.Close() }()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 type readSeekNopCloser struct{ *bytes.Reader }
 

@@ -6,22 +6,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { ShareServiceClient } from "@azure/storage-file-share";
+import { expectError, readAll } from "../jskit/storage.mjs";
 
 const connectionString = process.env.CERULEAN_CONNECTION_STRING;
-
-async function expectError(promise, status, code) {
-  await assert.rejects(promise, (err) => {
-    assert.equal(err.statusCode, status, `want ${status}, got ${err.statusCode}: ${err.message}`);
-    assert.equal(err.details?.errorCode ?? err.code, code, `want ${code}: ${err.message}`);
-    return true;
-  });
-}
-
-async function readAll(stream) {
-  const parts = [];
-  for await (const part of stream) parts.push(part);
-  return Buffer.concat(parts);
-}
 
 test("share, directory, ranged file, listing, metadata, lease, delete", async () => {
   assert.ok(connectionString, "CERULEAN_CONNECTION_STRING must be set");

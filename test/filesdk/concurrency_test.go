@@ -89,9 +89,7 @@ func TestLastWriterWinsOverlapping(t *testing.T) {
 		rounds = 5
 	}
 	fc := f.share(t, "lwwoverlap").NewRootDirectoryClient().NewFileClient("f")
-	if _, err := fc.Create(ctx, 3*n, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 3*n)
 	offsets := map[byte]int64{'A': 0, 'B': n}
 	write := func(writer byte, seq uint32) error {
 		off := offsets[writer]
@@ -222,9 +220,7 @@ func TestIfMatchCounterLosesNoUpdate(t *testing.T) {
 	}
 	f.share(t, "counter")
 	fc := f.fileWith(t, "counter", "n", ifMatchFromContext{})
-	if _, err := fc.Create(ctx, width, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, width)
 	if _, err := fc.UploadRange(ctx, 0, streaming.NopCloser(strings.NewReader(fmt.Sprintf("%-*d", width, 0))), nil); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
-	"hash/crc64"
 	"net/http"
 	"testing"
 	"time"
@@ -16,12 +15,14 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/fileerror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/sas"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
+
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // azureCRC64 is Azure Storage's CRC64, computed here independently of the
 // server.
 func azureCRC64(b []byte) []byte {
-	return binary.LittleEndian.AppendUint64(nil, crc64.Checksum(b, crc64.MakeTable(0x9A6C9329AC4BC9B5)))
+	return binary.LittleEndian.AppendUint64(nil, testkit.AzureCRC64(b))
 }
 
 // patterned returns n bytes that differ from offset to offset.
@@ -112,9 +113,7 @@ func TestCopyLargeFile(t *testing.T) {
 	root := sc.NewRootDirectoryClient()
 	src := root.NewFileClient("big")
 	const size = 12 << 20
-	if _, err := src.Create(ctx, size, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, src, size)
 	for i, off := range []int64{0, 4 << 20, 8 << 20} {
 		upload(t, src, off, patterned(3<<20+12345, byte(i)))
 	}
@@ -189,14 +188,10 @@ func TestCopySourceAuth(t *testing.T) {
 	sc := f.share(t, "copyauth")
 	root := sc.NewRootDirectoryClient()
 	src := root.NewFileClient("src")
-	if _, err := src.Create(ctx, 3, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, src, 3)
 	upload(t, src, 0, []byte("sas"))
 	dst := root.NewFileClient("dst")
-	if _, err := dst.Create(ctx, 0, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, dst, 0)
 	expiry := time.Now().Add(time.Hour)
 	// A SAS for the destination file alone does not cover the source.
 	dstSAS, err := dst.GetSASURL(sas.FilePermissions{Read: true, Write: true, Create: true}, expiry, nil)
@@ -250,14 +245,10 @@ func TestPutRangeFromURL(t *testing.T) {
 	sc := f.share(t, "rangeurl")
 	root := sc.NewRootDirectoryClient()
 	src, dst := root.NewFileClient("src"), root.NewFileClient("dst")
-	if _, err := src.Create(ctx, 2048, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, src, 2048)
 	data := patterned(1024, 3)
 	upload(t, src, 512, data)
-	if _, err := dst.Create(ctx, 4096, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, dst, 4096)
 	// Bytes [256, 1280) of the source: 256 zeros, then 768 written bytes.
 	want := append(make([]byte, 256), data[:768]...)
 	r, err := dst.UploadRangeFromURL(ctx, src.URL(), 256, 1000, 1024, nil)
@@ -308,9 +299,7 @@ func TestPutRangeCRC64(t *testing.T) {
 	ctx := t.Context()
 	sc := f.share(t, "crc")
 	fc := sc.NewRootDirectoryClient().NewFileClient("c")
-	if _, err := fc.Create(ctx, 100, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 100)
 	data := []byte("crc64 checked")
 	sum := base64.StdEncoding.EncodeToString(azureCRC64(data))
 	var echoed string

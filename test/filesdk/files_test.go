@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/md5"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -28,6 +27,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/share"
 
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 type fixture struct {
@@ -39,14 +39,7 @@ type fixture struct {
 func newFixture(t *testing.T, opts ...servertest.Option) *fixture {
 	t.Helper()
 	env := servertest.Start(t, opts...)
-	cred, err := service.NewSharedKeyCredential(env.Account, env.Key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := service.NewClientWithSharedKeyCredential(env.FileURL, cred, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cred, svc := testkit.FileService(t, env.FileURL, env.Account, env.Key)
 	return &fixture{env: env, cred: cred, svc: svc}
 }
 
@@ -100,17 +93,21 @@ func wantCode(t *testing.T, err error, code fileerror.Code) {
 	}
 }
 
+// createFile creates fc with size bytes (zeros).
+func createFile(t *testing.T, fc *file.Client, size int64) {
+	t.Helper()
+	if _, err := fc.Create(t.Context(), size, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func download(t *testing.T, fc *file.Client, r file.HTTPRange) []byte {
 	t.Helper()
 	resp, err := fc.DownloadStream(t.Context(), &file.DownloadStreamOptions{Range: r})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = resp.Body.Close() }()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := testkit.ReadBody(t, resp.Body)
 	return b
 }
 
@@ -342,9 +339,7 @@ func TestSparseTerabyte(t *testing.T) {
 	ctx := t.Context()
 	fc := f.share(t, "sparse").NewRootDirectoryClient().NewFileClient("big")
 	const size = 1 << 40
-	if _, err := fc.Create(ctx, size, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, size)
 	a, b := bytes.Repeat([]byte("A"), 4<<20), bytes.Repeat([]byte("B"), 1000)
 	if _, err := fc.UploadRange(ctx, 512<<30, streaming.NopCloser(bytes.NewReader(a)), nil); err != nil {
 		t.Fatal(err)
@@ -382,11 +377,8 @@ func TestSparseTerabyte(t *testing.T) {
 func TestLastWriterWins(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	ctx := t.Context()
 	fc := f.share(t, "lww").NewRootDirectoryClient().NewFileClient("f")
-	if _, err := fc.Create(ctx, 1<<16, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 1<<16)
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
 	for _, c := range []byte("xy") {
@@ -447,9 +439,7 @@ func TestNotImplemented(t *testing.T) {
 	ctx := t.Context()
 	sc := f.share(t, "nyi")
 	fc := sc.NewRootDirectoryClient().NewFileClient("f")
-	if _, err := fc.Create(ctx, 10, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 10)
 	for name, call := range map[string]func() error{
 		"restore share": func() error { _, err := f.svc.RestoreShare(ctx, "nyi", "01D00000000000000", nil); return err },
 	} {

@@ -41,9 +41,7 @@ func TestHandlesMeetRenameCopyAndProperties(t *testing.T) {
 	}
 
 	src := root.NewFileClient("src")
-	if _, err := src.Create(ctx, 4, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, src, 4)
 	upload(t, src, 0, []byte("data"))
 
 	// Rename: a handle not sharing delete refuses it; one sharing

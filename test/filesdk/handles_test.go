@@ -12,12 +12,13 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/directory"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/lease"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/sas"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/share"
 
 	filestore "github.com/cerulean-db/cerulean/internal/file"
 	"github.com/cerulean-db/cerulean/internal/servertest"
+
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // smb is the domain API the server's File service runs on, over the same
@@ -60,17 +61,7 @@ var restOps = []struct {
 		_, err := fc.GetRangeList(t.Context(), nil)
 		return err
 	}},
-	{"Lease File", func(t *testing.T, fc *file.Client) error {
-		lc, err := lease.NewFileClient(fc, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := lc.Acquire(t.Context(), nil); err != nil {
-			return err
-		}
-		_, err = lc.Release(t.Context(), nil)
-		return err
-	}},
+	{"Lease File", func(t *testing.T, fc *file.Client) error { return testkit.AcquireRelease(t, fc) }},
 	{"Get File Properties", func(t *testing.T, fc *file.Client) error {
 		_, err := fc.GetProperties(t.Context(), nil)
 		return err
@@ -260,9 +251,7 @@ func TestListAndForceCloseHandles(t *testing.T) {
 		t.Fatal(err)
 	}
 	fc := dir.NewFileClient("f")
-	if _, err := fc.Create(ctx, 4, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 4)
 	svc := smb(f.env)
 	opened := map[string]*filestore.Handle{}
 	for _, p := range []string{"d", "d/f", "d/f"} {
@@ -378,9 +367,7 @@ func TestHandlesEndWithTheirProcess(t *testing.T) {
 	f := newFixture(t, servertest.WithDataDir(dir))
 	ctx := t.Context()
 	fc := f.share(t, "durable").NewRootDirectoryClient().NewFileClient("f")
-	if _, err := fc.Create(ctx, 4, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 4)
 	h, err := smb(f.env).OpenHandle(ctx, filestore.Ref{Account: f.env.Account, Share: "durable", Path: "f"}, filestore.HandleOptions{Access: rd, ShareAccess: rd})
 	if err != nil {
 		t.Fatal(err)

@@ -47,6 +47,26 @@ func withLease(id string) *file.LeaseAccessConditions {
 }
 
 // wantLease checks the lease headers of Get File Properties.
+// leaseClient returns a lease client on fc that uses lease ID id.
+func leaseClient(t *testing.T, fc *file.Client, id string) *lease.FileClient {
+	t.Helper()
+	lc, err := lease.NewFileClient(fc, &lease.FileClientOptions{LeaseID: to.Ptr(id)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lc
+}
+
+// acquireLease takes the (infinite) lease id on fc.
+func acquireLease(t *testing.T, fc *file.Client, id string) *lease.FileClient {
+	t.Helper()
+	lc := leaseClient(t, fc, id)
+	if _, err := lc.Acquire(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return lc
+}
+
 func wantLease(t *testing.T, fc *file.Client, state, status, duration string) {
 	t.Helper()
 	p, err := fc.GetProperties(t.Context(), nil)
@@ -76,14 +96,9 @@ func TestFileLease(t *testing.T) {
 	ctx := t.Context()
 	sc := f.share(t, "leases")
 	fc := sc.NewRootDirectoryClient().NewFileClient("locked.bin")
-	if _, err := fc.Create(ctx, 1024, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 1024)
 	wantLease(t, fc, "available", "unlocked", "")
-	lc, err := lease.NewFileClient(fc, &lease.FileClientOptions{LeaseID: to.Ptr(leaseA)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lc := leaseClient(t, fc, leaseA)
 	acq, err := lc.Acquire(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -92,10 +107,7 @@ func TestFileLease(t *testing.T) {
 		t.Fatalf("acquire answered lease %v", acq.LeaseID)
 	}
 	wantLease(t, fc, "leased", "locked", "infinite")
-	other, err := lease.NewFileClient(fc, &lease.FileClientOptions{LeaseID: to.Ptr(leaseB)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := leaseClient(t, fc, leaseB)
 	_, err = other.Acquire(ctx, nil)
 	wantStatus(t, err, http.StatusConflict, "LeaseAlreadyPresent")
 
@@ -187,28 +199,17 @@ func TestFileLeaseSurvivesRestart(t *testing.T) {
 	f := newFixture(t, servertest.WithDataDir(dir))
 	ctx := t.Context()
 	fc := f.share(t, "durable").NewRootDirectoryClient().NewFileClient("f")
-	if _, err := fc.Create(ctx, 10, nil); err != nil {
-		t.Fatal(err)
-	}
-	lc, err := lease.NewFileClient(fc, &lease.FileClientOptions{LeaseID: to.Ptr(leaseA)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lc.Acquire(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 10)
+	acquireLease(t, fc, leaseA)
 	if err := f.env.Server.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
 	g := newFixture(t, servertest.WithDataDir(dir))
 	fc2 := g.svc.NewShareClient("durable").NewRootDirectoryClient().NewFileClient("f")
 	wantLease(t, fc2, "leased", "locked", "infinite")
-	_, err = fc2.SetMetadata(ctx, nil)
+	_, err := fc2.SetMetadata(ctx, nil)
 	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation")
-	lc2, err := lease.NewFileClient(fc2, &lease.FileClientOptions{LeaseID: to.Ptr(leaseA)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lc2 := leaseClient(t, fc2, leaseA)
 	if _, err := lc2.Release(ctx, nil); err != nil {
 		t.Fatalf("release after restart: %v", err)
 	}

@@ -27,9 +27,7 @@ func TestPermissionsOnChange(t *testing.T) {
 	key := *created.FilePermissionKey
 	root := sc.NewRootDirectoryClient()
 	fc := root.NewFileClient("f")
-	if _, err := fc.Create(ctx, 0, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 0)
 	if _, err := fc.SetHTTPHeaders(ctx, &file.SetHTTPHeadersOptions{Permissions: &file.Permissions{PermissionKey: &key}}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/directory"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/fileerror"
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/lease"
 
 	"github.com/cerulean-db/cerulean/internal/servertest"
 	"github.com/cerulean-db/cerulean/internal/testkit"
@@ -93,9 +92,7 @@ func TestResize(t *testing.T) {
 	ctx := t.Context()
 	sc := f.share(t, "resize")
 	fc := sc.NewRootDirectoryClient().NewFileClient("r.bin")
-	if _, err := fc.Create(ctx, 8192, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 8192)
 	head, tail := bytes.Repeat([]byte("h"), 1024), bytes.Repeat([]byte("t"), 1024)
 	upload(t, fc, 1024, head) // [1024, 2048)
 	upload(t, fc, 4096, tail) // [4096, 5120)
@@ -138,17 +135,9 @@ func TestSetPropertiesLease(t *testing.T) {
 	ctx := t.Context()
 	sc := f.share(t, "propslease")
 	fc := sc.NewRootDirectoryClient().NewFileClient("l.bin")
-	if _, err := fc.Create(ctx, 10, nil); err != nil {
-		t.Fatal(err)
-	}
-	lc, err := lease.NewFileClient(fc, &lease.FileClientOptions{LeaseID: to.Ptr(leaseA)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lc.Acquire(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	_, err = fc.Resize(ctx, 20, nil)
+	createFile(t, fc, 10)
+	acquireLease(t, fc, leaseA)
+	_, err := fc.Resize(ctx, 20, nil)
 	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation")
 	_, err = fc.SetHTTPHeaders(ctx, &file.SetHTTPHeadersOptions{LeaseAccessConditions: withLease(leaseB)})
 	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseIdMismatchWithFileOperation")
@@ -208,9 +197,7 @@ func TestLastWrittenMode(t *testing.T) {
 	root := sc.NewRootDirectoryClient()
 	src, fc := root.NewFileClient("src"), root.NewFileClient("f")
 	for _, c := range []*file.Client{src, fc} {
-		if _, err := c.Create(ctx, 10, nil); err != nil {
-			t.Fatal(err)
-		}
+		createFile(t, c, 10)
 	}
 	created := clock.Now()
 	clock.Advance(time.Hour)

@@ -10,7 +10,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/directory"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/fileerror"
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/lease"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/sas"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 )
@@ -82,13 +81,9 @@ func TestRenameReplace(t *testing.T) {
 	sc := f.share(t, "replace")
 	root := sc.NewRootDirectoryClient()
 	a, b := root.NewFileClient("a"), root.NewFileClient("b")
-	if _, err := a.Create(ctx, 3, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, a, 3)
 	upload(t, a, 0, []byte("aaa"))
-	if _, err := b.Create(ctx, 3, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, b, 3)
 	upload(t, b, 0, []byte("bbb"))
 	if _, err := b.SetHTTPHeaders(ctx, &file.SetHTTPHeadersOptions{SMBProperties: &file.SMBProperties{Attributes: &file.NTFSFileAttributes{ReadOnly: true}}}); err != nil {
 		t.Fatal(err)
@@ -121,18 +116,10 @@ func TestRenameLeases(t *testing.T) {
 	root := sc.NewRootDirectoryClient()
 	src, dst := root.NewFileClient("src"), root.NewFileClient("dst")
 	for _, fc := range []*file.Client{src, dst} {
-		if _, err := fc.Create(ctx, 1, nil); err != nil {
-			t.Fatal(err)
-		}
+		createFile(t, fc, 1)
 	}
 	acquire := func(fc *file.Client, id string) {
-		lc, err := lease.NewFileClient(fc, &lease.FileClientOptions{LeaseID: to.Ptr(id)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := lc.Acquire(ctx, nil); err != nil {
-			t.Fatal(err)
-		}
+		acquireLease(t, fc, id)
 	}
 	acquire(src, leaseA)
 	acquire(dst, leaseB)
@@ -169,9 +156,7 @@ func TestRenameDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	leaf := inner.NewFileClient("leaf")
-	if _, err := leaf.Create(ctx, 4, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, leaf, 4)
 	upload(t, leaf, 0, []byte("leaf"))
 	_, err := top.Rename(ctx, "top/inner/deeper", nil)
 	wantCode(t, err, fileerror.InvalidInput)
@@ -219,9 +204,7 @@ func TestRenameWithSAS(t *testing.T) {
 	}
 	root := svc.NewShareClient("renamesas").NewRootDirectoryClient()
 	fc := root.NewFileClient("a")
-	if _, err := fc.Create(ctx, 1, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 1)
 	if _, err := fc.Rename(ctx, "b", nil); err != nil {
 		t.Fatal(err)
 	}

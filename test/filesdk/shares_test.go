@@ -46,9 +46,7 @@ func TestShareACL(t *testing.T) {
 	ctx := t.Context()
 	sc := f.share(t, "acl")
 	fc := sc.NewRootDirectoryClient().NewFileClient("f")
-	if _, err := fc.Create(ctx, 3, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 3)
 	empty, err := sc.GetAccessPolicy(ctx, nil)
 	if err != nil || len(empty.SignedIdentifiers) != 0 {
 		t.Fatalf("fresh share ACL: %+v %v", empty, err)
@@ -228,9 +226,7 @@ func TestShareStatsAndQuota(t *testing.T) {
 	}
 	root := sc.NewRootDirectoryClient()
 	a, b := root.NewFileClient("a"), root.NewFileClient("b")
-	if _, err := a.Create(ctx, 600<<20, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, a, 600<<20)
 	if _, err := a.UploadRange(ctx, 0, streaming.NopCloser(strings.NewReader("data")), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -330,9 +326,7 @@ func TestPermissions(t *testing.T) {
 	wantCode(t, err, fileerror.Code("FileInvalidPermission"))
 	// The default permission's key resolves too.
 	plain := root.NewFileClient("plain")
-	if _, err := plain.Create(ctx, 0, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, plain, 0)
 	pp, err := plain.GetProperties(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -359,33 +353,20 @@ func TestSASResponseOverrides(t *testing.T) {
 	}
 	c := f.fileSAS(t, fc, sas.SignatureValues{
 		Permissions: "r", ExpiryTime: time.Now().Add(time.Hour), ShareName: "overrides", FilePath: "f",
-		CacheControl: "no-cache", ContentDisposition: "attachment; filename=x.txt", ContentEncoding: "identity",
-		ContentLanguage: "de", ContentType: "text/plain",
+		CacheControl: testkit.OverrideCacheControl, ContentDisposition: testkit.OverrideContentDisposition, ContentEncoding: testkit.OverrideContentEncoding,
+		ContentLanguage: testkit.OverrideContentLanguage, ContentType: testkit.OverrideContentType,
 	})
-	check := func(what string, cc, cd, ce, cl, ct *string) {
-		t.Helper()
-		for _, h := range []struct {
-			got  *string
-			want string
-		}{
-			{cc, "no-cache"}, {cd, "attachment; filename=x.txt"}, {ce, "identity"}, {cl, "de"}, {ct, "text/plain"},
-		} {
-			if h.got == nil || *h.got != h.want {
-				t.Errorf("%s: header %v, want %q", what, h.got, h.want)
-			}
-		}
-	}
 	p, err := c.GetProperties(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("get properties", p.CacheControl, p.ContentDisposition, p.ContentEncoding, p.ContentLanguage, p.ContentType)
+	testkit.CheckOverrides(t, "get properties", p.CacheControl, p.ContentDisposition, p.ContentEncoding, p.ContentLanguage, p.ContentType)
 	d, err := c.DownloadStream(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_ = d.Body.Close()
-	check("get file", d.CacheControl, d.ContentDisposition, d.ContentEncoding, d.ContentLanguage, d.ContentType)
+	testkit.CheckOverrides(t, "get file", d.CacheControl, d.ContentDisposition, d.ContentEncoding, d.ContentLanguage, d.ContentType)
 	// The stored headers stand for everyone else.
 	own, err := fc.GetProperties(ctx, nil)
 	if err != nil || *own.ContentType != "application/x-stored" || *own.CacheControl != "stored" {

@@ -35,9 +35,7 @@ func createSnapshot(t *testing.T, sc *share.Client, opts *share.CreateSnapshotOp
 func writeFile(t *testing.T, fc *file.Client, size int64, off int64, data []byte) {
 	t.Helper()
 	if size >= 0 {
-		if _, err := fc.Create(t.Context(), size, nil); err != nil {
-			t.Fatal(err)
-		}
+		createFile(t, fc, size)
 	}
 	if _, err := fc.UploadRange(t.Context(), off, streaming.NopCloser(bytes.NewReader(data)), nil); err != nil {
 		t.Fatal(err)
@@ -265,9 +263,7 @@ func TestRangeListDiff(t *testing.T) {
 	if _, err := fc.Delete(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fc.Create(ctx, 10, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, fc, 10)
 	_, err = fc.GetRangeList(ctx, &file.GetRangeListOptions{PrevShareSnapshot: to.Ptr(snap1)})
 	wantStatus(t, err, http.StatusConflict, "FileGenerationMismatch")
 

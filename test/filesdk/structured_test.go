@@ -3,7 +3,6 @@ package filesdk_test
 import (
 	"bytes"
 	"encoding/binary"
-	"hash/crc64"
 	"io"
 	"net/http"
 	"strconv"
@@ -12,6 +11,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
+
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // structuredBody is a policy that sends Put Range bodies as XSM/1.0
@@ -32,30 +33,14 @@ func (p structuredBody) Do(req *policy.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	table := crc64.MakeTable(0x9A6C9329AC4BC9B5)
-	const seg = 700
-	n := max(1, (len(data)+seg-1)/seg)
-	var body []byte
-	for i := range n {
-		part := data[i*seg : min(len(data), (i+1)*seg)]
-		body = binary.LittleEndian.AppendUint16(body, uint16(i+1))
-		body = binary.LittleEndian.AppendUint64(body, uint64(len(part)))
-		body = append(body, part...)
-		body = binary.LittleEndian.AppendUint64(body, crc64.Checksum(part, table))
-	}
-	body = binary.LittleEndian.AppendUint64(body, crc64.Checksum(data, table))
-	msg := []byte{1}
-	msg = binary.LittleEndian.AppendUint64(msg, uint64(13+len(body)))
-	msg = binary.LittleEndian.AppendUint16(msg, 1)
-	msg = binary.LittleEndian.AppendUint16(msg, uint16(n))
-	msg = append(msg, body...)
+	msg := testkit.EncodeXSM(data, 700)
 	if p.corrupt {
 		msg[13+10] ^= 1
 	}
 	if err := req.SetBody(streaming.NopCloser(bytes.NewReader(msg)), "application/octet-stream"); err != nil {
 		return nil, err
 	}
-	raw.Header["x-ms-structured-body"] = []string{"XSM/1.0; properties=crc64"}
+	raw.Header["x-ms-structured-body"] = []string{testkit.XSMHeader}
 	raw.Header["x-ms-structured-content-length"] = []string{strconv.Itoa(len(data))}
 	resp, err := req.Next()
 	if err == nil && p.echoed != nil {
@@ -73,9 +58,7 @@ func TestPutRangeStructured(t *testing.T) {
 	ctx := t.Context()
 	f.share(t, "xsm")
 	plain := f.fileWith(t, "xsm", "f")
-	if _, err := plain.Create(ctx, 4096, nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, plain, 4096)
 	data := bytes.Repeat([]byte("structured!"), 200)[:2048]
 
 	var echoed string
@@ -83,7 +66,7 @@ func TestPutRangeStructured(t *testing.T) {
 	if _, err := sm.UploadRange(ctx, 1024, streaming.NopCloser(bytes.NewReader(data)), nil); err != nil {
 		t.Fatalf("structured Put Range: %v", err)
 	}
-	if echoed != "XSM/1.0; properties=crc64" {
+	if echoed != testkit.XSMHeader {
 		t.Errorf("x-ms-structured-body echoed %q", echoed)
 	}
 	if got := download(t, plain, file.HTTPRange{Offset: 1024, Count: 2048}); !bytes.Equal(got, data) {
@@ -102,7 +85,6 @@ func TestPutRangeStructured(t *testing.T) {
 // framing and every CRC64, written from the format's description.
 func xsmContent(t *testing.T, msg []byte) []byte {
 	t.Helper()
-	table := crc64.MakeTable(0x9A6C9329AC4BC9B5)
 	if len(msg) < 21 || msg[0] != 1 || binary.LittleEndian.Uint64(msg[1:9]) != uint64(len(msg)) || binary.LittleEndian.Uint16(msg[9:11])&1 == 0 {
 		t.Fatalf("bad structured message header % x", msg[:min(len(msg), 13)])
 	}
@@ -115,13 +97,13 @@ func xsmContent(t *testing.T, msg []byte) []byte {
 		}
 		n := int(binary.LittleEndian.Uint64(msg[off+2:]))
 		part := msg[off+10 : off+10+n]
-		if binary.LittleEndian.Uint64(msg[off+10+n:]) != crc64.Checksum(part, table) {
+		if binary.LittleEndian.Uint64(msg[off+10+n:]) != testkit.AzureCRC64(part) {
 			t.Fatalf("segment %d CRC64 wrong", i)
 		}
 		out = append(out, part...)
 		off += 10 + n + 8
 	}
-	if binary.LittleEndian.Uint64(msg[off:]) != crc64.Checksum(out, table) || off+8 != len(msg) {
+	if binary.LittleEndian.Uint64(msg[off:]) != testkit.AzureCRC64(out) || off+8 != len(msg) {
 		t.Fatal("message trailer wrong")
 	}
 	return out
@@ -136,13 +118,11 @@ func TestGetFileStructured(t *testing.T) {
 	f.share(t, "xsmget")
 	plain := f.fileWith(t, "xsmget", "f")
 	data := bytes.Repeat([]byte("0123456789abcdef"), 256)
-	if _, err := plain.Create(ctx, int64(len(data)), nil); err != nil {
-		t.Fatal(err)
-	}
+	createFile(t, plain, int64(len(data)))
 	if _, err := plain.UploadRange(ctx, 0, streaming.NopCloser(bytes.NewReader(data)), nil); err != nil {
 		t.Fatal(err)
 	}
-	sm := f.fileWith(t, "xsmget", "f", withHeader{"x-ms-structured-body", "XSM/1.0; properties=crc64"})
+	sm := f.fileWith(t, "xsmget", "f", withHeader{"x-ms-structured-body", testkit.XSMHeader})
 	var raw *http.Response
 	resp, err := sm.DownloadStream(policy.WithCaptureResponse(ctx, &raw), &file.DownloadStreamOptions{Range: file.HTTPRange{Offset: 100, Count: 1000}})
 	if err != nil {
@@ -155,7 +135,7 @@ func TestGetFileStructured(t *testing.T) {
 	if got := xsmContent(t, msg); !bytes.Equal(got, data[100:1100]) {
 		t.Fatal("structured download: content differs")
 	}
-	if raw.Header.Get("x-ms-structured-body") != "XSM/1.0; properties=crc64" || raw.Header.Get("x-ms-structured-content-length") != "1000" {
+	if raw.Header.Get("x-ms-structured-body") != testkit.XSMHeader || raw.Header.Get("x-ms-structured-content-length") != "1000" {
 		t.Errorf("headers %q %q", raw.Header.Get("x-ms-structured-body"), raw.Header.Get("x-ms-structured-content-length"))
 	}
 }

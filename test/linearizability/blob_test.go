@@ -103,58 +103,37 @@ func blobConditionalWrites(t *testing.T, fes []*servertest.Env) {
 		t.Fatal(err)
 	}
 	initial := regState{"init", string(*up.ETag)}
-	registerModel.Init = func() any { return initial }
-
-	h := &history{}
-	runClients(t, func(cl int, rng *rand.Rand) {
+	checkRegister(t, initial, func(cl int) register {
 		bb := blobs.at(cl)
-		lastETag := initial.ETag
-		for i := range *opsEach {
-			value := fmt.Sprintf("c%d-%d", cl, i)
-			switch r := rng.IntN(10); {
-			case r < 4:
-				h.record(cl, regRead{}, func() any {
-					resp, err := bb.DownloadStream(ctx, nil)
-					if err != nil {
-						t.Errorf("read: %v", err)
-						return regResult{}
-					}
-					body, err := io.ReadAll(resp.Body)
-					if err := errors.Join(err, resp.Body.Close()); err != nil {
-						t.Errorf("read body: %v", err)
-						return regResult{}
-					}
-					lastETag = string(*resp.ETag)
-					return regResult{OK: true, Value: string(body), ETag: lastETag}
-				})
-			case r < 9:
-				ifMatch := azcore.ETag(lastETag)
-				h.record(cl, regCondWrite{IfMatch: lastETag, Value: value}, func() any {
-					resp, err := bb.Upload(ctx, streamOf(value), &blockblob.UploadOptions{AccessConditions: &blob.AccessConditions{
-						ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: &ifMatch}}})
-					if statusCode(err) == http.StatusPreconditionFailed {
-						return regResult{OK: false}
-					}
-					if err != nil {
-						t.Errorf("conditional write: %v", err)
-						return regResult{}
-					}
-					lastETag = string(*resp.ETag)
-					return regResult{OK: true, ETag: lastETag}
-				})
-			default:
-				h.record(cl, regWrite{Value: value}, func() any {
-					resp, err := bb.Upload(ctx, streamOf(value), nil)
-					if err != nil {
-						t.Errorf("write: %v", err)
-						return regResult{}
-					}
-					return regResult{OK: true, ETag: string(*resp.ETag)}
-				})
-			}
+		return register{
+			read: func() (string, string, error) {
+				resp, err := bb.DownloadStream(ctx, nil)
+				if err != nil {
+					return "", "", err
+				}
+				body, err := io.ReadAll(resp.Body)
+				if err := errors.Join(err, resp.Body.Close()); err != nil {
+					return "", "", fmt.Errorf("body: %w", err)
+				}
+				return string(body), string(*resp.ETag), nil
+			},
+			condWrite: func(ifMatch azcore.ETag, value string) (string, error) {
+				resp, err := bb.Upload(ctx, streamOf(value), &blockblob.UploadOptions{AccessConditions: &blob.AccessConditions{
+					ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: &ifMatch}}})
+				if err != nil {
+					return "", err
+				}
+				return string(*resp.ETag), nil
+			},
+			write: func(value string) (string, error) {
+				resp, err := bb.Upload(ctx, streamOf(value), nil)
+				if err != nil {
+					return "", err
+				}
+				return string(*resp.ETag), nil
+			},
 		}
 	})
-	check(t, registerModel, h)
 }
 
 func streamOf(s string) nopSeeker { return nopSeeker{bytes.NewReader([]byte(s))} }

@@ -2,9 +2,6 @@ package linearizability_test
 
 import (
 	"encoding/json"
-	"fmt"
-	"math/rand/v2"
-	"net/http"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -56,54 +53,22 @@ func cosmosIfMatchReplaces(t *testing.T, fes []*servertest.Env) {
 		t.Fatal(err)
 	}
 	initial := regState{"init", string(created.ETag)}
-	model := registerModel
-	model.Init = func() any { return initial }
-
-	h := &history{}
-	runClients(t, func(cl int, rng *rand.Rand) {
+	checkRegister(t, initial, func(cl int) register {
 		cc := containers.at(cl)
-		lastETag := initial.ETag
-		for i := range *opsEach {
-			value := fmt.Sprintf("c%d-%d", cl, i)
-			switch n := rng.IntN(10); {
-			case n < 4:
-				h.record(cl, regRead{}, func() any {
-					resp, err := cc.ReadItem(ctx, pk, "r", nil)
-					if err != nil {
-						t.Errorf("read: %v", err)
-						return regResult{}
-					}
-					var doc struct{ Value string }
-					_ = json.Unmarshal(resp.Value, &doc)
-					lastETag = string(resp.ETag)
-					return regResult{OK: true, Value: doc.Value, ETag: lastETag}
-				})
-			case n < 9:
-				ifMatch := azcore.ETag(lastETag)
-				h.record(cl, regCondWrite{IfMatch: lastETag, Value: value}, func() any {
-					resp, err := cc.ReplaceItem(ctx, pk, "r", item(value), &azcosmos.ItemOptions{IfMatchEtag: &ifMatch})
-					if statusCode(err) == http.StatusPreconditionFailed {
-						return regResult{OK: false}
-					}
-					if err != nil {
-						t.Errorf("replace: %v", err)
-						return regResult{}
-					}
-					lastETag = string(resp.ETag)
-					return regResult{OK: true, ETag: lastETag}
-				})
-			default:
-				h.record(cl, regWrite{Value: value}, func() any {
-					resp, err := cc.UpsertItem(ctx, pk, item(value), nil)
-					if err != nil {
-						t.Errorf("upsert: %v", err)
-						return regResult{}
-					}
-					lastETag = string(resp.ETag)
-					return regResult{OK: true, ETag: lastETag}
-				})
-			}
+		return register{
+			read: func() (string, string, error) {
+				resp, err := cc.ReadItem(ctx, pk, "r", nil)
+				return jsonValue(resp.Value, resp.ETag, err)
+			},
+			condWrite: func(ifMatch azcore.ETag, value string) (string, error) {
+				resp, err := cc.ReplaceItem(ctx, pk, "r", item(value), &azcosmos.ItemOptions{IfMatchEtag: &ifMatch})
+				return string(resp.ETag), err
+			},
+			write: func(value string) (string, error) {
+				resp, err := cc.UpsertItem(ctx, pk, item(value), nil)
+				return string(resp.ETag), err
+			},
+			writeSetsETag: true,
 		}
 	})
-	check(t, model, h)
 }

@@ -46,45 +46,19 @@ func tableIfMatchMerges(t *testing.T, fes []*servertest.Env) {
 		t.Fatal(err)
 	}
 	initial := regState{"init", string(add.ETag)}
-	model := registerModel
-	model.Init = func() any { return initial }
-
-	h := &history{}
-	runClients(t, func(cl int, rng *rand.Rand) {
+	checkRegister(t, initial, func(cl int) register {
 		tc := tables.at(cl)
-		lastETag := initial.ETag
-		for i := range *opsEach {
-			if rng.IntN(10) < 4 {
-				h.record(cl, regRead{}, func() any {
-					resp, err := tc.GetEntity(ctx, "p", "r", nil)
-					if err != nil {
-						t.Errorf("read: %v", err)
-						return regResult{}
-					}
-					var e struct{ Value string }
-					_ = json.Unmarshal(resp.Value, &e)
-					lastETag = string(resp.ETag)
-					return regResult{OK: true, Value: e.Value, ETag: lastETag}
-				})
-				continue
-			}
-			value := fmt.Sprintf("c%d-%d", cl, i)
-			ifMatch := azcore.ETag(lastETag)
-			h.record(cl, regCondWrite{IfMatch: lastETag, Value: value}, func() any {
+		return register{
+			read: func() (string, string, error) {
+				resp, err := tc.GetEntity(ctx, "p", "r", nil)
+				return jsonValue(resp.Value, resp.ETag, err)
+			},
+			condWrite: func(ifMatch azcore.ETag, value string) (string, error) {
 				resp, err := tc.UpdateEntity(ctx, entity(value), &aztables.UpdateEntityOptions{IfMatch: &ifMatch, UpdateMode: aztables.UpdateModeMerge})
-				if statusCode(err) == http.StatusPreconditionFailed {
-					return regResult{OK: false}
-				}
-				if err != nil {
-					t.Errorf("merge: %v", err)
-					return regResult{}
-				}
-				lastETag = string(resp.ETag)
-				return regResult{OK: true, ETag: lastETag}
-			})
+				return string(resp.ETag), err
+			},
 		}
 	})
-	check(t, model, h)
 }
 
 // Queue operations with a visibility window longer than the test, so that

@@ -23,6 +23,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/faults"
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 func get(t *testing.T, url string) (int, string) {
@@ -31,11 +32,7 @@ func get(t *testing.T, url string) (int, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = resp.Body.Close() }()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := testkit.ReadBody(t, resp.Body)
 	return resp.StatusCode, string(b)
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // processClient is a queue service client of the process p.
@@ -64,15 +65,11 @@ func TestDurability(t *testing.T) {
 			}
 		})
 	}
-	for {
+	testkit.PollUntil(func() bool {
 		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 400 {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		defer mu.Unlock()
+		return len(acked) >= 400
+	}, 5*time.Millisecond, 0)
 	// A consumer takes some messages for an hour, then the server dies
 	// with puts in flight.
 	hidden := dequeue(t, qc, 16, 3600)

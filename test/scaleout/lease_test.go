@@ -20,6 +20,20 @@ func leasedBlob(d *deployment, i int) *blockblob.Client {
 	return d.blob(i).ServiceClient().NewContainerClient("leases").NewBlockBlobClient("l")
 }
 
+// startLeaseDeployment starts a deployment with container "leases"
+// holding the blob leasedBlob names, its content "v0".
+func startLeaseDeployment(t *testing.T) *deployment {
+	t.Helper()
+	d := startDeployment(t)
+	if _, err := d.blob(0).CreateContainer(t.Context(), "leases", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := upload(leasedBlob(d, 0), t, "v0", ""); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 func upload(bb *blockblob.Client, t *testing.T, body, leaseID string) error {
 	var o *blockblob.UploadOptions
 	if leaseID != "" {
@@ -60,14 +74,8 @@ func wantRefused(t *testing.T, err error, status int, code, what string) {
 // writes again.
 func TestBlobLeaseAcrossFrontEnds(t *testing.T) {
 	t.Parallel()
-	d := startDeployment(t)
+	d := startLeaseDeployment(t)
 	ctx := t.Context()
-	if _, err := d.blob(0).CreateContainer(ctx, "leases", nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := upload(leasedBlob(d, 0), t, "v0", ""); err != nil {
-		t.Fatal(err)
-	}
 	holder, other := "11111111-1111-1111-1111-111111111111", "22222222-2222-2222-2222-222222222222"
 	lc, err := lease.NewBlobClient(leasedBlob(d, 0), &lease.BlobClientOptions{LeaseID: &holder})
 	if err != nil {
@@ -135,14 +143,8 @@ func TestBlobLeaseAcrossFrontEnds(t *testing.T) {
 // only the winner's Put Blob succeeds before it releases.
 func TestBlobLeaseRaceAcrossFrontEnds(t *testing.T) {
 	t.Parallel()
-	d := startDeployment(t)
+	d := startLeaseDeployment(t)
 	ctx := t.Context()
-	if _, err := d.blob(0).CreateContainer(ctx, "leases", nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := upload(leasedBlob(d, 0), t, "v0", ""); err != nil {
-		t.Fatal(err)
-	}
 	const rounds = 20
 	for r := range rounds {
 		won := make([]bool, frontEnds)

@@ -16,23 +16,12 @@ var blobService = storageService{
 	accountLetters:   "rwdxylacuptfi",
 	containerLetters: "racwdxyltfmeopi",
 	objectLetters:    "racwdxytmeopi",
-	createContainer: func(t testing.TB, f *fixture, name string) {
-		f.prepare(t, "blob", call{method: http.MethodPut, path: name, query: q("restype", "container")})
-	},
-	serviceSAS: func(f *fixture, n *target, object bool, sp string) sasValues {
-		v := sasValues{service: "blob", resource: "/" + f.env.Account + "/" + n.container, sr: "c", permissions: sp}
-		if object {
-			v.resource += "/" + n.object
-			v.sr = "b"
-		}
-		return v
-	},
+	createContainer:  createWithRestype("blob", "container"),
+	serviceSAS:       objectScopedSAS("blob", "c", "b"),
 }
 
-func blobPath(n *target) string { return n.container + "/" + n.object }
-
 func putBlockBlob(n *target) call {
-	return call{method: http.MethodPut, path: blobPath(n), header: map[string]string{"x-ms-blob-type": "BlockBlob"}, body: []byte("matrix")}
+	return call{method: http.MethodPut, path: objectPath(n), header: map[string]string{"x-ms-blob-type": "BlockBlob"}, body: []byte("matrix")}
 }
 
 func prepBlob(t testing.TB, f *fixture, n *target) { f.prepare(t, "blob", putBlockBlob(n)) }
@@ -55,28 +44,28 @@ func prepOldVersion(t testing.TB, f *fixture, n *target) {
 }
 
 func prepAppendBlob(t testing.TB, f *fixture, n *target) {
-	f.prepare(t, "blob", call{method: http.MethodPut, path: blobPath(n), header: map[string]string{"x-ms-blob-type": "AppendBlob"}})
+	f.prepare(t, "blob", call{method: http.MethodPut, path: objectPath(n), header: map[string]string{"x-ms-blob-type": "AppendBlob"}})
 }
 
 func prepPageBlob(t testing.TB, f *fixture, n *target) {
-	f.prepare(t, "blob", call{method: http.MethodPut, path: blobPath(n), header: map[string]string{"x-ms-blob-type": "PageBlob", "x-ms-blob-content-length": "512"}})
+	f.prepare(t, "blob", call{method: http.MethodPut, path: objectPath(n), header: map[string]string{"x-ms-blob-type": "PageBlob", "x-ms-blob-content-length": "512"}})
 }
 
 func prepLeasedBlob(t testing.TB, f *fixture, n *target) {
 	prepBlob(t, f, n)
-	f.prepare(t, "blob", call{method: http.MethodPut, path: blobPath(n), query: q("comp", "lease"),
+	f.prepare(t, "blob", call{method: http.MethodPut, path: objectPath(n), query: q("comp", "lease"),
 		header: map[string]string{"x-ms-lease-action": "acquire", "x-ms-lease-duration": "-1"}})
 }
 
 var blockID = base64.StdEncoding.EncodeToString([]byte("block-0001"))
 
 func prepStagedBlock(t testing.TB, f *fixture, n *target) {
-	f.prepare(t, "blob", call{method: http.MethodPut, path: blobPath(n), query: q("comp", "block", "blockid", blockID), body: []byte("staged")})
+	f.prepare(t, "blob", call{method: http.MethodPut, path: objectPath(n), query: q("comp", "block", "blockid", blockID), body: []byte("staged")})
 }
 
 func blobCall(method, comp string, header map[string]string, body []byte) func(n *target) call {
 	return func(n *target) call {
-		c := call{method: method, path: blobPath(n), header: header, body: body}
+		c := call{method: method, path: objectPath(n), header: header, body: body}
 		if comp != "" {
 			c.query = q("comp", comp)
 		}
@@ -141,7 +130,7 @@ var blobOps = []storageOp{
 	{name: "Put Blob (overwrite)", level: 'o', account: "w", service: "w", prep: prepBlob, call: putBlockBlob},
 	{name: "Put Block", level: 'o', account: "w", service: "w", prep: prepNothing,
 		call: func(n *target) call {
-			return call{method: http.MethodPut, path: blobPath(n), query: q("comp", "block", "blockid", blockID), body: []byte("blk")}
+			return call{method: http.MethodPut, path: objectPath(n), query: q("comp", "block", "blockid", blockID), body: []byte("blk")}
 		}},
 	// "Write: create or write content, properties, metadata, or block
 	// list"; create alone writes a new blob by Put Blob only.
@@ -149,7 +138,7 @@ var blobOps = []storageOp{
 		call: blobCall(http.MethodPut, "blocklist", nil, []byte(`<?xml version="1.0" encoding="utf-8"?><BlockList><Latest>`+blockID+`</Latest></BlockList>`))},
 	{name: "Get Block List", level: 'o', account: "r", service: "r", prep: prepBlob,
 		call: func(n *target) call {
-			return call{method: http.MethodGet, path: blobPath(n), query: q("comp", "blocklist", "blocklisttype", "all")}
+			return call{method: http.MethodGet, path: objectPath(n), query: q("comp", "blocklist", "blocklisttype", "all")}
 		}},
 	{name: "Create Append Blob (new)", level: 'o', account: "c|w", service: "c|w", prep: prepNothing,
 		call: blobCall(http.MethodPut, "", map[string]string{"x-ms-blob-type": "AppendBlob"}, nil)},
@@ -160,7 +149,7 @@ var blobOps = []storageOp{
 	{name: "Delete Blob", level: 'o', account: "d", service: "d", prep: prepBlob, call: blobCall(http.MethodDelete, "", nil, nil)},
 	{name: "Delete Blob Version", level: 'o', account: "x", service: "x", prep: prepOldVersion,
 		call: func(n *target) call {
-			return call{method: http.MethodDelete, path: blobPath(n), query: q("versionid", n.note)}
+			return call{method: http.MethodDelete, path: objectPath(n), query: q("versionid", n.note)}
 		}},
 	{name: "Snapshot Blob", level: 'o', account: "c|w", service: "c|w", prep: prepBlob, call: blobCall(http.MethodPut, "snapshot", nil, nil)},
 	{name: "Set Blob Tier", level: 'o', account: "w", service: "w", prep: prepBlob,

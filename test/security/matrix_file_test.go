@@ -10,23 +10,12 @@ var fileService = storageService{
 	accountLetters:   accountLetters,
 	containerLetters: "rcwdl",
 	objectLetters:    "rcwd",
-	createContainer: func(t testing.TB, f *fixture, name string) {
-		f.prepare(t, "file", call{method: http.MethodPut, path: name, query: q("restype", "share")})
-	},
-	serviceSAS: func(f *fixture, n *target, object bool, sp string) sasValues {
-		v := sasValues{service: "file", resource: "/" + f.env.Account + "/" + n.container, sr: "s", permissions: sp}
-		if object {
-			v.resource += "/" + n.object
-			v.sr = "f"
-		}
-		return v
-	},
+	createContainer:  createWithRestype("file", "share"),
+	serviceSAS:       objectScopedSAS("file", "s", "f"),
 }
 
-func filePath(n *target) string { return n.container + "/" + n.object }
-
 func createFile(n *target) call {
-	return call{method: http.MethodPut, path: filePath(n), header: map[string]string{"x-ms-type": "file", "x-ms-content-length": "16"}}
+	return call{method: http.MethodPut, path: objectPath(n), header: map[string]string{"x-ms-type": "file", "x-ms-content-length": "16"}}
 }
 
 func prepShare(t testing.TB, f *fixture, n *target) { fileService.createContainer(t, f, n.container) }
@@ -34,12 +23,12 @@ func prepShare(t testing.TB, f *fixture, n *target) { fileService.createContaine
 func prepFile(t testing.TB, f *fixture, n *target) { f.prepare(t, "file", createFile(n)) }
 
 func prepDirectory(t testing.TB, f *fixture, n *target) {
-	f.prepare(t, "file", call{method: http.MethodPut, path: filePath(n), query: q("restype", "directory")})
+	f.prepare(t, "file", call{method: http.MethodPut, path: objectPath(n), query: q("restype", "directory")})
 }
 
 func fileCall(method, comp string, header map[string]string, body []byte) func(n *target) call {
 	return func(n *target) call {
-		c := call{method: method, path: filePath(n), header: header, body: body}
+		c := call{method: method, path: objectPath(n), header: header, body: body}
 		if comp != "" {
 			c.query = q("comp", comp)
 		}
@@ -55,7 +44,7 @@ func shareCall(method string, query ...string) func(n *target) call {
 
 func directoryCall(method string, query ...string) func(n *target) call {
 	return func(n *target) call {
-		return call{method: method, path: filePath(n), query: q(append([]string{"restype", "directory"}, query...)...)}
+		return call{method: method, path: objectPath(n), query: q(append([]string{"restype", "directory"}, query...)...)}
 	}
 }
 

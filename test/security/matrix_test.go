@@ -59,6 +59,32 @@ type storageService struct {
 	serviceSAS func(f *fixture, n *target, object bool, sp string) sasValues
 }
 
+// objectPath is the path of n's object, for the services whose objects
+// sit directly under the container (blob, file).
+func objectPath(n *target) string { return n.container + "/" + n.object }
+
+// createWithRestype is a storageService.createContainer that makes the
+// container with a PUT naming its restype (blob containers, file shares).
+func createWithRestype(service, restype string) func(t testing.TB, f *fixture, name string) {
+	return func(t testing.TB, f *fixture, name string) {
+		f.prepare(t, service, call{method: http.MethodPut, path: name, query: q("restype", restype)})
+	}
+}
+
+// objectScopedSAS is a storageService.serviceSAS for a service whose SAS
+// names either the container (signed resource containerSR) or one object
+// in it (objectSR).
+func objectScopedSAS(service, containerSR, objectSR string) func(f *fixture, n *target, object bool, sp string) sasValues {
+	return func(f *fixture, n *target, object bool, sp string) sasValues {
+		v := sasValues{service: service, resource: "/" + f.env.Account + "/" + n.container, sr: containerSR, permissions: sp}
+		if object {
+			v.resource += "/" + n.object
+			v.sr = objectSR
+		}
+		return v
+	}
+}
+
 // sasKind is one way of signing a SAS for the matrix.
 type sasKind struct {
 	name    string

@@ -16,11 +16,10 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/servertest"
 	"github.com/cerulean-db/cerulean/internal/smb/smbtest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	sharefile "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
-	sharelease "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/lease"
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 )
 
 // restFixture is a server and share for the tests that hold SMB opens
@@ -31,19 +30,15 @@ func restFixture(t *testing.T) *fixture { return benchFixture(t) }
 func benchFixture(t testing.TB) *fixture {
 	t.Helper()
 	env := servertest.Start(t)
-	cred, err := service.NewSharedKeyCredential(env.Account, env.Key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := service.NewClientWithSharedKeyCredential(env.FileURL, cred, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, svc := testkit.FileService(t, env.FileURL, env.Account, env.Key)
 	sc := svc.NewShareClient("smbshare")
 	if _, err := sc.Create(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
-	_, port, _ := net.SplitHostPort(env.SMBAddr)
+	_, port, err := net.SplitHostPort(env.SMBAddr)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return &fixture{env: env, svc: svc, share: sc, name: "smbshare", port: port}
 }
 
@@ -134,17 +129,7 @@ func TestRESTRespectsSMBShareModes(t *testing.T) {
 			_, err := f.file("m.bin").Create(t.Context(), 10, nil)
 			return err
 		}},
-		{"Lease File", smbtest.ShareAll, func() error {
-			lc, err := sharelease.NewFileClient(f.file("m.bin"), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := lc.Acquire(t.Context(), nil); err != nil {
-				return err
-			}
-			_, err = lc.Release(t.Context(), nil)
-			return err
-		}},
+		{"Lease File", smbtest.ShareAll, func() error { return testkit.AcquireRelease(t, f.file("m.bin")) }},
 		{"Get File Properties", always, func() error {
 			_, err := f.file("m.bin").GetProperties(t.Context(), nil)
 			return err

@@ -8,8 +8,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +20,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/share"
 
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 type fixture struct {
@@ -44,24 +43,7 @@ func smbclientPath(t *testing.T) string {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	smbclientPath(t)
-	env := servertest.Start(t)
-	cred, err := service.NewSharedKeyCredential(env.Account, env.Key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := service.NewClientWithSharedKeyCredential(env.FileURL, cred, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := svc.NewShareClient("smbshare")
-	if _, err := sc.Create(t.Context(), nil); err != nil {
-		t.Fatal(err)
-	}
-	_, port, err := net.SplitHostPort(env.SMBAddr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &fixture{env: env, svc: svc, share: sc, name: "smbshare", port: port}
+	return benchFixture(t)
 }
 
 // smb runs smbclient commands against the share at the given protocol
@@ -128,11 +110,7 @@ func (f *fixture) restRead(t *testing.T, path string) []byte {
 	if err != nil {
 		t.Fatalf("REST read %s: %v", path, err)
 	}
-	defer func() { _ = resp.Body.Close() }()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := testkit.ReadBody(t, resp.Body)
 	return b
 }
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -139,11 +138,7 @@ func (c *clients) cosmosREST(t *testing.T, method, path, resourceType, link stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = resp.Body.Close() }()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := testkit.ReadBody(t, resp.Body)
 	return resp.StatusCode, b
 }
 
@@ -448,7 +443,7 @@ func (c *clients) check(t *testing.T, m *manifest) {
 			if err != nil {
 				t.Fatalf("file %s: %v", p, err)
 			}
-			got := readAll(t, resp.Body)
+			got := string(testkit.ReadBody(t, resp.Body))
 			if got != content {
 				t.Errorf("file %s = %q, want %q", p, got, content)
 			}
@@ -462,17 +457,7 @@ func download(t *testing.T, bc *blob.Client) string {
 	if err != nil {
 		t.Fatalf("download: %v", err)
 	}
-	return readAll(t, resp.Body)
-}
-
-func readAll(t *testing.T, r io.ReadCloser) string {
-	t.Helper()
-	defer func() { _ = r.Close() }()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return string(testkit.ReadBody(t, resp.Body))
 }
 
 // equalMetadata compares metadata names case-insensitively: Go's HTTP

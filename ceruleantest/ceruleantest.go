@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/embedhook"
 	"github.com/cerulean-db/cerulean/internal/faults"
@@ -179,7 +179,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	transport.TLSClientConfig = s.TLSConfig()
 	s.client = &http.Client{Transport: transport}
 
-	s.Account, s.Key = azhttp.DevAccount, azhttp.DevKey
+	s.Account, s.Key = azauth.DevAccount, azauth.DevKey
 	urls := srv.StorageURLs(s.Account)
 	s.BlobURL, s.QueueURL, s.TableURL, s.FileURL = urls.Blob, urls.Queue, urls.Table, urls.File
 	s.SMBAddr = srv.SMBAddr()

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/server"
 )
@@ -27,7 +27,7 @@ func connectionStrings(args []string, getenv func(string) string, stdout, stderr
 	if err != nil {
 		return err
 	}
-	accounts, err := azhttp.LoadAccounts(getenv)
+	accounts, err := azauth.LoadAccounts(getenv)
 	if err != nil {
 		return err
 	}
@@ -59,8 +59,8 @@ func connectionStrings(args []string, getenv func(string) string, stdout, stderr
 	export := func(name, value string) { fmt.Fprintf(&b, "export %s=%s\n", name, shellQuote(value)) }
 	names := accounts.Names()
 	first := names[0]
-	if _, ok := accounts.Lookup(azhttp.DevAccount); ok {
-		first = azhttp.DevAccount
+	if _, ok := accounts.Lookup(azauth.DevAccount); ok {
+		first = azauth.DevAccount
 	}
 	storage := func(name string) string {
 		acct, _ := accounts.Lookup(name)

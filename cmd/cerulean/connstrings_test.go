@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/server"
 )
 
@@ -56,7 +56,7 @@ func TestConnectionStringsMatchTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := strings.Join([]string{
-		srv.ConnectionString(azhttp.DevAccount, azhttp.DevKey),
+		srv.ConnectionString(azauth.DevAccount, azauth.DevKey),
 		"https://127.0.0.1:" + p[4] + "/",
 		"http://127.0.0.1:" + p[5],
 		"cerulean-search-admin-key",

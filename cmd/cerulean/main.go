@@ -15,11 +15,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/faults"
 	"github.com/cerulean-db/cerulean/internal/search"
 	"github.com/cerulean-db/cerulean/internal/server"
+	"github.com/cerulean-db/cerulean/internal/svcprops"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -350,8 +351,8 @@ func (d *retentionDays) String() string { return strconv.Itoa(int(*d)) }
 
 func (d *retentionDays) Set(s string) error {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > azhttp.MaxDeleteRetentionDays {
-		return fmt.Errorf("not a number of days (0 to %d)", azhttp.MaxDeleteRetentionDays)
+	if err != nil || n < 0 || n > svcprops.MaxDeleteRetentionDays {
+		return fmt.Errorf("not a number of days (0 to %d)", svcprops.MaxDeleteRetentionDays)
 	}
 	*d = retentionDays(n)
 	return nil
@@ -416,7 +417,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 		return err
 	}
 	logger := slog.New(f.logFormat.handler(stderr, &slog.HandlerOptions{Level: slog.Level(f.logLevel)}))
-	accounts, err := azhttp.LoadAccounts(getenv)
+	accounts, err := azauth.LoadAccounts(getenv)
 	if err != nil {
 		return err
 	}
@@ -444,7 +445,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 		where = f.store.redacted()
 	}
 	logger.Info("cerulean started", "version", version, "store", where, "accounts", strings.Join(accounts.Names(), ","))
-	logger.Info("storage connection string", "value", srv.ConnectionString(azhttp.DevAccount, azhttp.DevKey))
+	logger.Info("storage connection string", "value", srv.ConnectionString(azauth.DevAccount, azauth.DevKey))
 	select {
 	case <-ctx.Done():
 		logger.Info("shutting down")

@@ -5,22 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"time"
-)
 
-// MaxSignedIdentifiers is Azure's limit of stored access policies per
-// container, queue, table or share.
-const MaxSignedIdentifiers = 5
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
+)
 
 // xmlTime is the ISO 8601 form Azure uses inside XML bodies.
 const xmlTime = "2006-01-02T15:04:05.0000000Z"
-
-// SignedIdentifier is one stored access policy.
-type SignedIdentifier struct {
-	ID          string
-	Start       time.Time // zero when not set
-	Expiry      time.Time
-	Permissions string
-}
 
 type signedIdentifiersXML struct {
 	XMLName     xml.Name              `xml:"SignedIdentifiers"`
@@ -49,33 +40,33 @@ func ParseISOTime(s string) (time.Time, error) {
 }
 
 // ParseSignedIdentifiers reads a Set ACL body; an empty body clears them.
-func ParseSignedIdentifiers(r *http.Request) ([]SignedIdentifier, error) {
+func ParseSignedIdentifiers(r *http.Request) ([]azauth.SignedIdentifier, error) {
 	var doc signedIdentifiersXML
 	if r.ContentLength != 0 {
 		if err := ReadXML(r, &doc); err != nil {
 			return nil, err
 		}
 	}
-	if len(doc.Identifiers) > MaxSignedIdentifiers {
-		return nil, ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. At most %d signed identifiers are allowed.", MaxSignedIdentifiers)
+	if len(doc.Identifiers) > azauth.MaxSignedIdentifiers {
+		return nil, azerr.ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. At most %d signed identifiers are allowed.", azauth.MaxSignedIdentifiers)
 	}
-	out := make([]SignedIdentifier, 0, len(doc.Identifiers))
+	out := make([]azauth.SignedIdentifier, 0, len(doc.Identifiers))
 	for _, x := range doc.Identifiers {
 		if x.ID == "" || len(x.ID) > 64 {
-			return nil, ErrInvalidXmlNodeValue.WithMessage("The value for one of the XML nodes is not in the correct format: signed identifier Id %q.", x.ID)
+			return nil, azerr.ErrInvalidXmlNodeValue.WithMessage("The value for one of the XML nodes is not in the correct format: signed identifier Id %q.", x.ID)
 		}
-		si := SignedIdentifier{ID: x.ID}
+		si := azauth.SignedIdentifier{ID: x.ID}
 		if p := x.AccessPolicy; p != nil {
 			si.Permissions = p.Permission
 			var err error
 			if p.Start != "" {
 				if si.Start, err = ParseISOTime(p.Start); err != nil {
-					return nil, ErrInvalidXmlNodeValue.WithMessage("The value for one of the XML nodes is not in the correct format: Start %q.", p.Start)
+					return nil, azerr.ErrInvalidXmlNodeValue.WithMessage("The value for one of the XML nodes is not in the correct format: Start %q.", p.Start)
 				}
 			}
 			if p.Expiry != "" {
 				if si.Expiry, err = ParseISOTime(p.Expiry); err != nil {
-					return nil, ErrInvalidXmlNodeValue.WithMessage("The value for one of the XML nodes is not in the correct format: Expiry %q.", p.Expiry)
+					return nil, azerr.ErrInvalidXmlNodeValue.WithMessage("The value for one of the XML nodes is not in the correct format: Expiry %q.", p.Expiry)
 				}
 			}
 		}
@@ -85,7 +76,7 @@ func ParseSignedIdentifiers(r *http.Request) ([]SignedIdentifier, error) {
 }
 
 // WriteSignedIdentifiers sends a Get ACL body.
-func WriteSignedIdentifiers(w http.ResponseWriter, ids []SignedIdentifier) error {
+func WriteSignedIdentifiers(w http.ResponseWriter, ids []azauth.SignedIdentifier) error {
 	doc := signedIdentifiersXML{Identifiers: make([]signedIdentifierXML, 0, len(ids))}
 	for _, si := range ids {
 		p := &accessPolicyXML{Permission: si.Permissions}
@@ -98,9 +89,4 @@ func WriteSignedIdentifiers(w http.ResponseWriter, ids []SignedIdentifier) error
 		doc.Identifiers = append(doc.Identifiers, signedIdentifierXML{ID: si.ID, AccessPolicy: p})
 	}
 	return WriteXML(w, http.StatusOK, doc)
-}
-
-// Policy returns the identifier's policy in the form SAS checks use.
-func (si SignedIdentifier) Policy() StoredPolicy {
-	return StoredPolicy{Start: si.Start, Expiry: si.Expiry, Permissions: si.Permissions}
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // ByteRange is a requested byte range, both ends inclusive; End < 0 means
@@ -23,7 +25,7 @@ func ParseRange(h http.Header, closed bool) (*ByteRange, error) {
 	if v == "" {
 		return nil, nil
 	}
-	bad := InvalidHeaderValue(name, v)
+	bad := azerr.InvalidHeaderValue(name, v)
 	spec, ok := strings.CutPrefix(v, "bytes=")
 	if !ok {
 		return nil, bad

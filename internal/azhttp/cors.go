@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // CORSRule is one rule of a service's CORS settings, as stored by Set
@@ -24,7 +26,7 @@ type CORSSource func(r *http.Request) ([]CORSRule, error)
 // errCORSHeaderMissing answers an OPTIONS request without Origin or
 // Access-Control-Request-Method: the Storage services have no OPTIONS
 // operation but the preflight.
-var errCORSHeaderMissing = ErrInvalidHeaderValue.WithMessage("A required CORS header is not present.")
+var errCORSHeaderMissing = azerr.ErrInvalidHeaderValue.WithMessage("A required CORS header is not present.")
 
 // applyCORS handles a request carrying Origin, and every OPTIONS request.
 // It answers preflights itself (reporting true), and for actual requests
@@ -44,7 +46,7 @@ func applyCORS(rec *recorder, r *http.Request, src CORSSource, preflight string,
 			if origin != "" {
 				missing = "Access-Control-Request-Method"
 			}
-			errorWriter(rec, r, errCORSHeaderMissing.WithDetails(Detail{"MessageDetails", "Invalid required CORS header " + missing}))
+			errorWriter(rec, r, errCORSHeaderMissing.WithDetails(azerr.Detail{Name: "MessageDetails", Value: "Invalid required CORS header " + missing}))
 			return true
 		}
 		// Preflights are answered without authentication: the browser
@@ -71,7 +73,7 @@ func applyCORS(rec *recorder, r *http.Request, src CORSSource, preflight string,
 			rec.WriteHeader(http.StatusOK)
 			return true
 		}
-		errorWriter(rec, r, ErrCorsPreflightFailure)
+		errorWriter(rec, r, azerr.ErrCorsPreflightFailure)
 		return true
 	}
 

@@ -1,16 +1,14 @@
-// Package azhttp is the HTTP plumbing every cerulean storage service shares:
-// Azure's error model and error codes, the request middleware (request ids,
-// x-ms-version handling, logging, panic recovery, CORS), the account table,
-// and authentication of Shared Key, Shared Key Lite and shared access
-// signature (SAS) requests.
+// Package azhttp is the HTTP plumbing every cerulean storage service
+// shares: the request middleware (Wrap: request ids, x-ms-version
+// handling, logging, panic recovery, CORS), the writers of Azure's error
+// documents (WriteError, WriteErrorJSON; the errors themselves are
+// azerr's), the record of the operation a request was routed to (Routed),
+// and the wire helpers of the Storage protocols: XML bodies and their
+// shape limits, byte ranges, metadata headers, lease requests, Set/Get
+// ACL bodies, header and response case.
 //
-// The wire behaviour follows the Azure Storage REST reference ("Authorize
-// with Shared Key", "Create an account SAS", "Create a service SAS", "CORS
-// support for Azure Storage", "Status and error codes"), so that the official
-// Azure SDKs work against cerulean unchanged. Where the SDKs deviate from the
-// documents (header ordering, path escaping, SAS layouts signed with old
-// versions) the verifier accepts both forms rather than rejecting real
-// clients.
+// Authentication is azauth's, the error model azerr's, structured message
+// bodies azbody's; azhttp uses them and none of them uses azhttp.
 //
 // URL styles: HostStyle decides, for every storage service alike, whether
 // a request names its account in the Host (production style,

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/azauth"
 )
 
 // Azure addresses an account by host name (production style:
@@ -24,15 +26,6 @@ import (
 // storage and the emulators answer on the same port.
 const SecondarySuffix = "-secondary"
 
-type hostStyleKey struct{}
-
-// hostStyle is the request as the client addressed it, before HostStyle
-// put the account in front of its path.
-type hostStyle struct {
-	account       string // the host's first label: an account, or account-secondary
-	path, escaped string // r.URL.Path and r.URL.EscapedPath() as sent
-}
-
 // HostStyle serves h with host-style requests turned into path-style
 // ones: when the first label of the Host is a known account (or a known
 // account followed by "-secondary"), that label is put in front of the
@@ -40,15 +33,15 @@ type hostStyle struct {
 // label is no account, pass unchanged (path style). The request line
 // (r.RequestURI) is left as sent, so that the original header block can
 // still be found for it (OriginalHeaderNames).
-func HostStyle(accounts *Accounts, h http.Handler) http.Handler {
+func HostStyle(accounts *azauth.Accounts, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		acct, ok := HostAccount(r.Host, accounts)
 		if !ok {
 			h.ServeHTTP(w, r)
 			return
 		}
-		style := &hostStyle{account: acct, path: r.URL.Path, escaped: r.URL.EscapedPath()}
-		r = r.WithContext(context.WithValue(r.Context(), hostStyleKey{}, style))
+		style := &azauth.HostStyleRequest{Account: acct, Path: r.URL.Path, Escaped: r.URL.EscapedPath()}
+		r = r.WithContext(context.WithValue(r.Context(), azauth.HostStyleKey{}, style))
 		u := *r.URL
 		u.Path = "/" + acct + ensureSlash(u.Path)
 		if u.RawPath != "" {
@@ -70,7 +63,7 @@ func ensureSlash(p string) string {
 // style: its first label, when that is a known account or a known
 // account followed by "-secondary". IP addresses and single-label hosts
 // (localhost, a container's service name) address no account.
-func HostAccount(host string, accounts *Accounts) (string, bool) {
+func HostAccount(host string, accounts *azauth.Accounts) (string, bool) {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
@@ -96,7 +89,7 @@ func HostAccount(host string, accounts *Accounts) (string, bool) {
 
 // IsHostStyle reports whether r addressed its account by host name.
 func IsHostStyle(r *http.Request) bool {
-	_, ok := r.Context().Value(hostStyleKey{}).(*hostStyle)
+	_, ok := r.Context().Value(azauth.HostStyleKey{}).(*azauth.HostStyleRequest)
 	return ok
 }
 
@@ -114,32 +107,11 @@ func AccountURL(r *http.Request, acct string) string {
 	return scheme + "://" + r.Host + "/" + acct + "/"
 }
 
-// signedPaths returns, for a host-style request, the forms of the path the
-// client may have signed (what it sent: the account is in the host, so the
-// canonicalized resource is "/account" + path), and false for a path-style
-// one.
-func signedPaths(r *http.Request) ([]string, bool) {
-	style, ok := r.Context().Value(hostStyleKey{}).(*hostStyle)
-	if !ok {
-		return nil, false
-	}
-	paths := []string{rawPath(r), style.escaped}
-	if !strings.ContainsFunc(style.path, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
-		paths = append(paths, style.path)
-	}
-	for i, p := range paths {
-		if p == "" {
-			paths[i] = "/"
-		}
-	}
-	return uniq(paths), true
-}
-
 // AccountPath is the path-style form of u's (decoded) path: u.Path with
 // the account in front when u names it in its host. Services parse URLs
 // a request carries (copy sources, batch parts) with it, so that a
 // production-style URL works wherever a path-style one does.
-func AccountPath(u *url.URL, accounts *Accounts) string {
+func AccountPath(u *url.URL, accounts *azauth.Accounts) string {
 	if acct, ok := HostAccount(u.Host, accounts); ok {
 		return "/" + acct + ensureSlash(u.Path)
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
@@ -23,10 +24,10 @@ const (
 // ParseLeaseRequest reads a Lease Blob / Container / Share / File
 // request's headers under the given terms.
 func ParseLeaseRequest(h http.Header, terms LeaseTerms) (lease.Request, error) {
-	invalid := func(name string) *Error { return InvalidHeaderValue(name, h.Get(name)) }
+	invalid := func(name string) *azerr.Error { return azerr.InvalidHeaderValue(name, h.Get(name)) }
 	raw := h.Get("x-ms-lease-action")
 	if raw == "" {
-		return lease.Request{}, MissingRequiredHeader("x-ms-lease-action")
+		return lease.Request{}, azerr.MissingRequiredHeader("x-ms-lease-action")
 	}
 	action, ok := lease.ParseAction(raw)
 	if !ok || terms == InfiniteOnly && action == lease.Renew {
@@ -47,7 +48,7 @@ func ParseLeaseRequest(h http.Header, terms LeaseTerms) (lease.Request, error) {
 			break
 		}
 		if v == "" {
-			return req, MissingRequiredHeader("x-ms-lease-duration")
+			return req, azerr.MissingRequiredHeader("x-ms-lease-duration")
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil || (n != lease.Infinite && (n < 15 || n > 60)) {
@@ -56,10 +57,10 @@ func ParseLeaseRequest(h http.Header, terms LeaseTerms) (lease.Request, error) {
 		req.Duration = n
 	case lease.Renew, lease.Release, lease.Change:
 		if req.ID == "" {
-			return req, MissingRequiredHeader("x-ms-lease-id")
+			return req, azerr.MissingRequiredHeader("x-ms-lease-id")
 		}
 		if action == lease.Change && req.ProposedID == "" {
-			return req, MissingRequiredHeader("x-ms-proposed-lease-id")
+			return req, azerr.MissingRequiredHeader("x-ms-proposed-lease-id")
 		}
 	case lease.Break:
 		if v := h.Get("x-ms-lease-break-period"); v != "" && terms == FiniteOrInfinite {

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 const (
@@ -51,17 +53,17 @@ func ParseMetadata(h http.Header) (Metadata, error) {
 		}
 		name := lk[len(metaPrefix):]
 		if name == "" {
-			return nil, ErrEmptyMetadataKey
+			return nil, azerr.ErrEmptyMetadataKey
 		}
 		if !validIdentifier(name) {
-			return nil, ErrInvalidMetadata
+			return nil, azerr.ErrInvalidMetadata
 		}
 		v := strings.Join(vs, ",")
 		size += len(name) + len(v)
 		out = append(out, [2]string{name, v})
 	}
 	if size > MaxMetadataSize {
-		return nil, ErrMetadataTooLarge
+		return nil, azerr.ErrMetadataTooLarge
 	}
 	// Header maps have no order; a stored order must not depend on the
 	// map's, or two identical requests would list differently.

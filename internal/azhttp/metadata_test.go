@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 func TestParseMetadata(t *testing.T) {
@@ -19,10 +21,10 @@ func TestParseMetadata(t *testing.T) {
 		t.Fatalf("metadata %v", m)
 	}
 	for name, want := range map[string]error{
-		"x-ms-meta-1abc":  ErrInvalidMetadata,
-		"x-ms-meta-a-b":   ErrInvalidMetadata,
-		"x-ms-meta-":      ErrEmptyMetadataKey,
-		"x-ms-meta-large": ErrMetadataTooLarge,
+		"x-ms-meta-1abc":  azerr.ErrInvalidMetadata,
+		"x-ms-meta-a-b":   azerr.ErrInvalidMetadata,
+		"x-ms-meta-":      azerr.ErrEmptyMetadataKey,
+		"x-ms-meta-large": azerr.ErrMetadataTooLarge,
 	} {
 		h := http.Header{}
 		v := "v"

@@ -8,15 +8,14 @@ import (
 	"net/http"
 	"runtime/debug"
 	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // DefaultVersion is the x-ms-version cerulean answers requests that did not
 // name one (anonymous browser GETs, for example).
 const DefaultVersion = "2026-06-06"
-
-// firstVersion is the oldest x-ms-version accepted: older ones predate the
-// Shared Key canonicalization cerulean implements.
-const firstVersion = "2009-09-19"
 
 // Wrap returns h wrapped with the plumbing every service shares: request
 // ids, x-ms-version validation and echo, Date and Server headers, panic
@@ -70,7 +69,7 @@ func Wrap(service string, logger *slog.Logger, cors CORSSource, errorWriter func
 			}
 			logger.ErrorContext(ctx, "panic serving request", "panic", p, "stack", string(debug.Stack()), "request_id", id)
 			if !rec.wroteHeader {
-				errorWriter(rec, r, ErrInternalError)
+				errorWriter(rec, r, azerr.ErrInternalError)
 			}
 		}()
 
@@ -83,24 +82,15 @@ func Wrap(service string, logger *slog.Logger, cors CORSSource, errorWriter func
 		switch {
 		case v == "":
 			hdr.Set("x-ms-version", DefaultVersion)
-		case !validVersion(v):
+		case !azauth.ValidVersion(v):
 			hdr.Set("x-ms-version", DefaultVersion)
-			errorWriter(rec, r, ErrInvalidHeaderValue.WithMessage("The value for one of the HTTP headers is not in the correct format. (x-ms-version: %q)", v))
+			errorWriter(rec, r, azerr.ErrInvalidHeaderValue.WithMessage("The value for one of the HTTP headers is not in the correct format. (x-ms-version: %q)", v))
 			return
 		default:
 			hdr.Set("x-ms-version", v)
 		}
 		h.ServeHTTP(rec, r)
 	})
-}
-
-// validVersion accepts any real date from 2009-09-19 on, future ones
-// included: SDKs move to new versions before cerulean knows about them.
-func validVersion(v string) bool {
-	if _, err := time.Parse(time.DateOnly, v); err != nil {
-		return false
-	}
-	return v >= firstVersion
 }
 
 // recorder remembers what was written, for the log line and for panics

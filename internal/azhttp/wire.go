@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // MaxXMLBody bounds the XML documents clients send.
@@ -38,13 +40,13 @@ func ReadXML(r *http.Request, v any) error {
 		return err
 	}
 	if len(body) > MaxXMLBody {
-		return ErrRequestBodyTooLarge
+		return azerr.ErrRequestBodyTooLarge
 	}
 	if err := CheckXML(body); err != nil {
 		return err
 	}
 	if err := xml.Unmarshal(body, v); err != nil {
-		return ErrInvalidXmlDocument
+		return azerr.ErrInvalidXmlDocument
 	}
 	return nil
 }
@@ -100,11 +102,11 @@ func MaxResults(q url.Values) (int, error) {
 	}
 	n, err := strconv.Atoi(vs[0])
 	if err != nil {
-		return 0, InvalidQueryParameterValue("maxresults", vs[0], "")
+		return 0, azerr.InvalidQueryParameterValue("maxresults", vs[0], "")
 	}
 	if n < 1 {
 		// Above 5000 is not an error: the listing is capped at 5000.
-		return 0, OutOfRangeQueryParameterValue("maxresults", vs[0], 1, 5000)
+		return 0, azerr.OutOfRangeQueryParameterValue("maxresults", vs[0], 1, 5000)
 	}
 	return min(n, 5000), nil
 }

@@ -3,6 +3,8 @@ package azhttp
 import (
 	"bytes"
 	"encoding/xml"
+
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // MaxXMLDepth bounds how deeply the elements of a request document may
@@ -12,8 +14,8 @@ import (
 const MaxXMLDepth = 64
 
 var (
-	errXMLDTD   = ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. (DTDs are not allowed)")
-	errXMLDepth = ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. (Elements nest more than %d deep)", MaxXMLDepth)
+	errXMLDTD   = azerr.ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. (DTDs are not allowed)")
+	errXMLDepth = azerr.ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. (Elements nest more than %d deep)", MaxXMLDepth)
 )
 
 // CheckXML refuses, with 400 InvalidXmlDocument, a request document that

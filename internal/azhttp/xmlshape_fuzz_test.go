@@ -5,6 +5,8 @@ import (
 	"encoding/xml"
 	"errors"
 	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // FuzzCheckXML: CheckXML never panics, and refuses a document exactly
@@ -18,7 +20,7 @@ func FuzzCheckXML(f *testing.F) {
 	f.Add(bytes.Repeat([]byte("<a>"), 70))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		err := CheckXML(body)
-		if err != nil && !errors.Is(err, ErrInvalidXmlDocument) {
+		if err != nil && !errors.Is(err, azerr.ErrInvalidXmlDocument) {
 			t.Fatalf("CheckXML(%q) = %v, not InvalidXmlDocument", body, err)
 		}
 		want := false

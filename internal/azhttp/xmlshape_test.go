@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 func TestCheckXML(t *testing.T) {
@@ -26,7 +28,7 @@ func TestCheckXML(t *testing.T) {
 	}
 	for _, c := range cases {
 		err := CheckXML([]byte(c.doc))
-		if refused := errors.Is(err, ErrInvalidXmlDocument); refused != c.refused || err != nil && !refused {
+		if refused := errors.Is(err, azerr.ErrInvalidXmlDocument); refused != c.refused || err != nil && !refused {
 			t.Errorf("CheckXML(%.60q) = %v, want refused %v", c.doc, err, c.refused)
 		}
 	}

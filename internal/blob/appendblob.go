@@ -3,7 +3,7 @@ package blob
 import (
 	"context"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
@@ -55,15 +55,15 @@ func (s *Service) AppendBlock(ctx context.Context, ref Ref, c Content, ac Append
 		}
 		switch {
 		case b.Type != appendBlob:
-			return azhttp.ErrInvalidBlobType
+			return azerr.ErrInvalidBlobType
 		case b.Sealed:
-			return azhttp.ErrBlobIsSealed
+			return azerr.ErrBlobIsSealed
 		case ac.MaxSize != nil && b.Size+p.Size > *ac.MaxSize:
-			return azhttp.ErrMaxBlobSizeConditionNotMet
+			return azerr.ErrMaxBlobSizeConditionNotMet
 		case ac.AppendPos != nil && b.Size != *ac.AppendPos:
-			return azhttp.ErrAppendPositionConditionNotMet
+			return azerr.ErrAppendPositionConditionNotMet
 		case b.Extents >= maxCommittedBlocks:
-			return azhttp.ErrBlockCountExceedsLimit
+			return azerr.ErrBlockCountExceedsLimit
 		}
 		if err := p.Place(tx, tx.Version()); err != nil {
 			return err
@@ -99,9 +99,9 @@ func (s *Service) SealBlob(ctx context.Context, ref Ref, appendPos *int64, pre P
 		}
 		switch {
 		case b.Type != appendBlob:
-			return azhttp.ErrInvalidBlobType
+			return azerr.ErrInvalidBlobType
 		case appendPos != nil && b.Size != *appendPos:
-			return azhttp.ErrAppendPositionConditionNotMet
+			return azerr.ErrAppendPositionConditionNotMet
 		case b.Sealed:
 			out = b
 			return nil

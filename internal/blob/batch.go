@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 )
 
 // maxBatchSubRequests is Azure's limit on the sub-requests of one batch.
@@ -39,18 +39,18 @@ func subRequestKind(r *http.Request) batchKind {
 // access, which covers sub-requests that carry no credentials themselves.
 type batchAccessKey struct{}
 
-func contextWithBatchAccess(ctx context.Context, a azhttp.Access) context.Context {
+func contextWithBatchAccess(ctx context.Context, a azauth.Access) context.Context {
 	return context.WithValue(ctx, batchAccessKey{}, a)
 }
 
 // batchAccess returns the access of the batch q arrived in, when q is a
 // sub-request whose batch lends it its SAS.
-func batchAccess(q *request) (azhttp.Access, bool) {
-	a, ok := q.ctx().Value(batchAccessKey{}).(azhttp.Access)
+func batchAccess(q *request) (azauth.Access, bool) {
+	a, ok := q.ctx().Value(batchAccessKey{}).(azauth.Access)
 	return a, ok && a.Account == q.acct
 }
 
 // batchNeed is what the batch request itself needs: any account SAS for
 // the Blob service (Azure checks each sub-request's own permission), or a
 // service SAS for the container (submitBatch refuses the others).
-var batchNeed = azhttp.Need{Service: 'b'}
+var batchNeed = azauth.Need{Service: 'b'}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // batchBody writes parts as a multipart/mixed batch body with boundary "b".
@@ -42,21 +42,21 @@ func TestParseBatch(t *testing.T) {
 		container string
 		body      []byte
 		subs      int
-		refused   *azhttp.Error
+		refused   *azerr.Error
 	}{
 		{"deletes", "", batchBody(del("/acct/c/a"), del("/acct/d/b")), 2, nil},
 		{"set tier in the container", "c", batchBody(tier("/acct/c/a"), tier("/acct/c/b%20c")), 2, nil},
 		{"headers ended by the delimiter", "", batchBody("DELETE /acct/c/a HTTP/1.1\r\nx-ms-date: now\r\n"), 1, nil},
 		{"the most sub-requests", "", batchBody(many[:maxBatchSubRequests]...), maxBatchSubRequests, nil},
-		{"one too many", "", batchBody(many...), 0, azhttp.ErrExceedsMaxBatchRequestCount},
-		{"mixed kinds", "", batchBody(del("/acct/c/a"), tier("/acct/c/b")), 0, azhttp.ErrAllBatchSubRequestsShouldBeSameApi},
-		{"no sub-requests", "", batchBody(), 0, azhttp.ErrInvalidInput},
-		{"not multipart", "", []byte("DELETE /acct/c/a HTTP/1.1\r\n\r\n"), 0, azhttp.ErrInvalidInput},
-		{"an operation a batch cannot carry", "", batchBody("GET /acct/c/a HTTP/1.1\r\n\r\n"), 0, azhttp.ErrInvalidInput},
-		{"another container", "c", batchBody(del("/acct/c/a"), del("/acct/d/a")), 0, azhttp.ErrInvalidInput},
-		{"another account", "", batchBody(del("/other/c/a")), 0, azhttp.ErrInvalidInput},
-		{"a sub-request with a body", "", batchBody("DELETE /acct/c/a HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"), 0, azhttp.ErrInvalidInput},
-		{"not a request", "", batchBody("hello\r\n\r\n"), 0, azhttp.ErrInvalidInput},
+		{"one too many", "", batchBody(many...), 0, azerr.ErrExceedsMaxBatchRequestCount},
+		{"mixed kinds", "", batchBody(del("/acct/c/a"), tier("/acct/c/b")), 0, azerr.ErrAllBatchSubRequestsShouldBeSameApi},
+		{"no sub-requests", "", batchBody(), 0, azerr.ErrInvalidInput},
+		{"not multipart", "", []byte("DELETE /acct/c/a HTTP/1.1\r\n\r\n"), 0, azerr.ErrInvalidInput},
+		{"an operation a batch cannot carry", "", batchBody("GET /acct/c/a HTTP/1.1\r\n\r\n"), 0, azerr.ErrInvalidInput},
+		{"another container", "c", batchBody(del("/acct/c/a"), del("/acct/d/a")), 0, azerr.ErrInvalidInput},
+		{"another account", "", batchBody(del("/other/c/a")), 0, azerr.ErrInvalidInput},
+		{"a sub-request with a body", "", batchBody("DELETE /acct/c/a HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"), 0, azerr.ErrInvalidInput},
+		{"not a request", "", batchBody("hello\r\n\r\n"), 0, azerr.ErrInvalidInput},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			subs, refused := (&handler{}).parseBatch(batchRequest(tc.container), tc.body, "b")

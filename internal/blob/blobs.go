@@ -6,6 +6,7 @@ import (
 	"crypto/md5"
 	"io"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -35,7 +36,7 @@ func (s *Service) PutBlob(ctx context.Context, ref Ref, c Content, o PutBlobOpti
 func (t *Tx) PutBlob(ref Ref, data []byte, o PutBlobOptions) (*Blob, error) {
 	acct, container, name, h, meta, tags, pre := ref.Account, ref.Container, ref.Name, o.Headers, o.Metadata, o.Tags, o.Conditions
 	if len(data) > inlineLimit {
-		return nil, azhttp.ErrRequestBodyTooLarge
+		return nil, azerr.ErrRequestBodyTooLarge
 	}
 	return t.putBlob(objects.Inline(blobID{acct, container, name}, data), h, meta, tags, pre)
 }
@@ -93,7 +94,7 @@ func findBlob(r kv.Reader, acct, container, name, snapshot string) (*Blob, error
 		return nil, err
 	}
 	if b == nil || !b.Deleted.IsZero() {
-		return nil, azhttp.ErrBlobNotFound
+		return nil, azerr.ErrBlobNotFound
 	}
 	return b, nil
 }
@@ -107,7 +108,7 @@ func (t *Tx) existingBlob(acct, container, name, snapshot string, kind condition
 	}
 	b.settleTier(t.now)
 	if snapshot != "" {
-		if err := check(pre.Conditions, kind, b.state(), azhttp.ErrBlobAlreadyExists); err != nil {
+		if err := check(pre.Conditions, kind, b.state(), azerr.ErrBlobAlreadyExists); err != nil {
 			return nil, err
 		}
 		if err := checkTags(pre.IfTags, b); err != nil {
@@ -225,7 +226,7 @@ func (t *Tx) updateBlob(acct, container, name string, pre Preconditions, change 
 		return nil, err
 	}
 	if b.Tier == tierArchive {
-		return nil, azhttp.ErrBlobArchived
+		return nil, azerr.ErrBlobArchived
 	}
 	if err := change(b); err != nil {
 		return nil, err
@@ -257,7 +258,7 @@ func (t *Tx) SetBlobProperties(ref Ref, c PropertyChange, pre Preconditions) (*B
 	acct, container, name := ref.Account, ref.Container, ref.Name
 	return t.updateBlob(acct, container, name, pre, func(b *Blob) error {
 		if (c.Size != nil || c.SequenceAction != "") && b.Type != pageBlob {
-			return azhttp.ErrInvalidBlobType
+			return azerr.ErrInvalidBlobType
 		}
 		if c.Headers != nil {
 			b.Headers = *c.Headers
@@ -332,7 +333,7 @@ func (t *Tx) DeleteBlob(ref Ref, snaps DeleteSnapshots, pre Preconditions) error
 	case snaps == OnlySnapshots:
 		return t.removeSnapshots(acct, container, name, policy)
 	case has && snaps == KeepSnapshots:
-		return azhttp.ErrSnapshotsPresent
+		return azerr.ErrSnapshotsPresent
 	case t.dp.versioning || policy != nil:
 		if err := t.removeSnapshots(acct, container, name, policy); err != nil {
 			return err
@@ -390,7 +391,7 @@ func (s *Service) GetBlob(ctx context.Context, ref Ref, o GetBlobOptions, send f
 			return err
 		}
 		if b.Tier == tierArchive {
-			return azhttp.ErrBlobArchived
+			return azerr.ErrBlobArchived
 		}
 		r := t.r
 		d := &Download{Record: b, Length: b.Size, r: r, acct: acct, container: container, name: name}

@@ -3,7 +3,7 @@ package blob
 import (
 	"context"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/counter"
 )
@@ -20,7 +20,7 @@ import (
 // Blocks landing on one blob during one Put Block.
 const blockLimitMargin = 1024
 
-var errTooManyUncommitted = azhttp.ErrBlockCountExceedsLimit.WithMessage("The uncommitted block count cannot exceed the maximum limit of 100,000 blocks.")
+var errTooManyUncommitted = azerr.ErrBlockCountExceedsLimit.WithMessage("The uncommitted block count cannot exceed the maximum limit of 100,000 blocks.")
 
 // blockCount is the blob's count of uncommitted blocks.
 func blockCount(acct, container, name string) counter.Counter {

@@ -3,7 +3,7 @@ package blob
 import (
 	"context"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
@@ -53,7 +53,7 @@ func (s *Service) PutBlock(ctx context.Context, ref Ref, id []byte, c Content, l
 			return err
 		}
 		if current != nil && current.Type != blockBlob {
-			return azhttp.ErrInvalidBlobType
+			return azerr.ErrInvalidBlobType
 		}
 		if err := checkBlockIDLength(tx, p.Owner.acct, p.Owner.container, p.Owner.name, id); err != nil {
 			return err
@@ -109,7 +109,7 @@ func checkBlockIDLength(tx kv.Txn, acct, container, name string, id []byte) erro
 		}
 	}
 	if other != nil && len(other) != len(id) {
-		return azhttp.ErrInvalidBlobOrBlock.WithMessage("The specified blob or block content is invalid. All block IDs of a blob must have the same length.")
+		return azerr.ErrInvalidBlobOrBlock.WithMessage("The specified blob or block content is invalid. All block IDs of a blob must have the same length.")
 	}
 	return nil
 }
@@ -134,7 +134,7 @@ type BlockRef struct {
 func (s *Service) PutBlockList(ctx context.Context, ref Ref, refs []BlockRef, o PutBlobOptions) (*Blob, error) {
 	acct, container, name, h, meta, tags, pre := ref.Account, ref.Container, ref.Name, o.Headers, o.Metadata, o.Tags, o.Conditions
 	if len(refs) > maxCommittedBlocks {
-		return nil, azhttp.ErrBlockListTooLong
+		return nil, azerr.ErrBlockListTooLong
 	}
 	var out *Blob
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
@@ -144,7 +144,7 @@ func (s *Service) PutBlockList(ctx context.Context, ref Ref, refs []BlockRef, o 
 			return err
 		}
 		if old != nil && old.Type != blockBlob {
-			return azhttp.ErrInvalidBlobType
+			return azerr.ErrInvalidBlobType
 		}
 		committed := map[string]extent{}
 		if old != nil {
@@ -171,7 +171,7 @@ func (s *Service) PutBlockList(ctx context.Context, ref Ref, refs []BlockRef, o 
 		for _, ref := range refs {
 			e, ok := resolveBlock(ref, committed, uncommitted)
 			if !ok {
-				return azhttp.ErrInvalidBlockList
+				return azerr.ErrInvalidBlockList
 			}
 			extents = append(extents, e)
 			size += e.Size
@@ -228,10 +228,10 @@ func (s *Service) GetBlockList(ctx context.Context, ref Ref, o GetBlockListOptio
 			}
 		}
 		if out.Record == nil && len(blocks) == 0 {
-			return azhttp.ErrBlobNotFound
+			return azerr.ErrBlobNotFound
 		}
 		if out.Record != nil && out.Record.Type != blockBlob {
-			return azhttp.ErrInvalidBlobType
+			return azerr.ErrInvalidBlobType
 		}
 		if uncommitted {
 			out.Uncommitted = blocks

@@ -3,7 +3,7 @@ package blob
 import (
 	"sync/atomic"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/extentstore"
 )
 
@@ -21,7 +21,7 @@ const maxBodyMemory = 64 * extentstore.StageTxnBytes
 type bodyMemory struct{ inUse atomic.Int64 }
 
 // errUploadsBusy answers an upload past maxBodyMemory.
-var errUploadsBusy = azhttp.ErrServerBusy.WithMessage("The server is busy receiving other uploads. Please retry your request.")
+var errUploadsBusy = azerr.ErrServerBusy.WithMessage("The server is busy receiving other uploads. Please retry your request.")
 
 // acquire reserves n bytes, reporting false (and reserving nothing) when
 // that would exceed the limit.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
@@ -27,8 +29,8 @@ func (t *Tx) CreateContainer(ref ContainerRef, o CreateContainerOptions) (*Conta
 
 func (t *Tx) createContainer(acct, name string, meta azhttp.Metadata, access string, enc ContainerEncryption) (*Container, error) {
 	if _, err := loadContainer(t.r, acct, name); err == nil {
-		return nil, azhttp.ErrContainerAlreadyExists
-	} else if !errors.Is(err, azhttp.ErrContainerNotFound) {
+		return nil, azerr.ErrContainerAlreadyExists
+	} else if !errors.Is(err, azerr.ErrContainerNotFound) {
 		return nil, err
 	}
 	if err := checkNotMoving(t.r, acct, name); err != nil {
@@ -81,7 +83,7 @@ func (s *Service) SetContainerMetadata(ctx context.Context, ref ContainerRef, me
 
 // SetContainerACL replaces a container's public access level and stored
 // access policies.
-func (s *Service) SetContainerACL(ctx context.Context, ref ContainerRef, access string, acl []azhttp.SignedIdentifier, pre Preconditions) (*Container, error) {
+func (s *Service) SetContainerACL(ctx context.Context, ref ContainerRef, access string, acl []azauth.SignedIdentifier, pre Preconditions) (*Container, error) {
 	acct, name := ref.Account, ref.Container
 	return s.updateContainer(ctx, acct, name, pre, func(c *Container) {
 		c.PublicAccess, c.ACL = access, acl

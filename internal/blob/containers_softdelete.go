@@ -7,7 +7,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
@@ -118,7 +118,7 @@ func checkNotMoving(r kv.Reader, acct, name string) error {
 	}
 	for _, rc := range gens {
 		if rc.State != retiredAtRest {
-			return azhttp.ErrContainerBeingDeleted
+			return azerr.ErrContainerBeingDeleted
 		}
 	}
 	return nil
@@ -251,10 +251,10 @@ func (s *Service) RestoreContainer(ctx context.Context, acct, deleted, version s
 			return err
 		}
 		if !found || expired(&Blob{Purge: rc.Purge}, t.now) {
-			return azhttp.ErrContainerNotFound
+			return azerr.ErrContainerNotFound
 		}
 		if _, err := t.r.Get(containerKey(acct, deleted)); err == nil {
-			return azhttp.ErrContainerAlreadyExists
+			return azerr.ErrContainerAlreadyExists
 		} else if !errors.Is(err, kv.ErrNotFound) {
 			return err
 		}
@@ -284,7 +284,7 @@ func (s *Service) completeRestore(ctx context.Context, acct, name, version strin
 			return err
 		}
 		if !found || rc.State != retiredBack {
-			return azhttp.ErrContainerNotFound
+			return azerr.ErrContainerNotFound
 		}
 		c := rc.Container
 		c.Version, c.Modified = t.tx.Version(), t.now

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -85,32 +86,32 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 		// Azure rehydrates an archived source into a pending copy; copies
 		// here are synchronous, so an archived source is refused.
 		if b.settleTier(s.clock()); b.Tier == tierArchive {
-			return azhttp.ErrBlobArchived
+			return azerr.ErrBlobArchived
 		}
 		if req.Incremental && b.Type != pageBlob {
-			return azhttp.ErrInvalidBlobType
+			return azerr.ErrInvalidBlobType
 		}
 		if req.Tier != "" && b.Type != blockBlob {
-			return azhttp.ErrInvalidBlobTier
+			return azerr.ErrInvalidBlobTier
 		}
 		if b.KeySHA256 != nil {
 			// Its key would be needed to read it; Copy Blob takes none.
-			return azhttp.ErrBlobUsesCustomerSpecifiedEncryption
+			return azerr.ErrBlobUsesCustomerSpecifiedEncryption
 		}
 		if src.Snapshot == "" {
 			if err := b.Lease.CheckUse(s.clock(), req.SourceLeaseID, false); err != nil {
-				return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)
+				return azerr.LeaseError(err, azerr.BlobLeaseCodes)
 			}
 		}
-		if err := check(req.SourceCond, conditions.Read, b.state(), azhttp.ErrSourceConditionNotMet); err != nil {
+		if err := check(req.SourceCond, conditions.Read, b.state(), azerr.ErrSourceConditionNotMet); err != nil {
 			if req.Sync {
 				return sourceError(err)
 			}
-			return azhttp.ErrSourceConditionNotMet
+			return azerr.ErrSourceConditionNotMet
 		}
 		if err := checkTags(req.SourceIfTags, b); err != nil {
-			if errors.Is(err, azhttp.ErrConditionNotMet) {
-				return azhttp.ErrSourceConditionNotMet
+			if errors.Is(err, azerr.ErrConditionNotMet) {
+				return azerr.ErrSourceConditionNotMet
 			}
 			return err
 		}
@@ -202,11 +203,11 @@ func (s *Service) AbortCopy(ctx context.Context, ref Ref, copyID string, pre Pre
 		}
 		// An infinite lease on the destination makes the lease ID mandatory.
 		if err := b.Lease.CheckUse(t.now, pre.LeaseID, b.Lease.DurationType(t.now) == "infinite"); err != nil {
-			return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)
+			return azerr.LeaseError(err, azerr.BlobLeaseCodes)
 		}
 		if b.Copy != nil && b.Copy.ID != copyID {
-			return azhttp.ErrCopyIdMismatch
+			return azerr.ErrCopyIdMismatch
 		}
-		return azhttp.ErrNoPendingCopyOperation
+		return azerr.ErrNoPendingCopyOperation
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/extentstore"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -83,7 +84,7 @@ func readBlob(t *testing.T, s *Service, name string) []byte {
 func blobExists(t *testing.T, s *Service, name string) bool {
 	t.Helper()
 	_, err := s.GetBlobProperties(t.Context(), Ref{Account: testAcct, Container: "c", Name: name}, Preconditions{})
-	if errors.Is(err, azhttp.ErrBlobNotFound) {
+	if errors.Is(err, azerr.ErrBlobNotFound) {
 		return false
 	}
 	if err != nil {
@@ -119,7 +120,7 @@ func TestServicePutAndReadBack(t *testing.T) {
 			t.Errorf("%s: read %d bytes back, want %d", name, len(got), len(data))
 		}
 	}
-	if _, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "missing", Name: "x"}, contentOf(small), PutBlobOptions{}); !errors.Is(err, azhttp.ErrContainerNotFound) {
+	if _, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "missing", Name: "x"}, contentOf(small), PutBlobOptions{}); !errors.Is(err, azerr.ErrContainerNotFound) {
 		t.Errorf("put into a missing container: %v, want ContainerNotFound", err)
 	}
 }
@@ -173,7 +174,7 @@ func TestUpdateRollsBackTogether(t *testing.T) {
 		_, err := tx.PutBlob(Ref{Account: testAcct, Container: "no-such-container", Name: "second"}, []byte("2"), PutBlobOptions{})
 		return err
 	})
-	if !errors.Is(err, azhttp.ErrContainerNotFound) {
+	if !errors.Is(err, azerr.ErrContainerNotFound) {
 		t.Fatalf("second put: %v, want ContainerNotFound", err)
 	}
 	if blobExists(t, s, "first") {
@@ -296,7 +297,7 @@ func TestMD5MismatchLeavesNoData(t *testing.T) {
 			}
 			name := op + "-" + size
 			before := countKeys(t, store, nil)
-			if err := upload(name, bad(data)); !errors.Is(err, azhttp.ErrMd5Mismatch) {
+			if err := upload(name, bad(data)); !errors.Is(err, azerr.ErrMd5Mismatch) {
 				t.Errorf("%s: %v, want Md5Mismatch", name, err)
 			}
 			if n := blobDataKeys(t, store, "c", name); n != 0 {
@@ -325,12 +326,12 @@ func TestRefusedUploadLeavesNoData(t *testing.T) {
 
 	var ifNoneMatch Preconditions
 	ifNoneMatch.IfNoneMatch = []string{"*"}
-	if _, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "c", Name: "exists"}, contentOf(large), PutBlobOptions{Conditions: ifNoneMatch}); !errors.Is(err, azhttp.ErrBlobAlreadyExists) {
+	if _, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "c", Name: "exists"}, contentOf(large), PutBlobOptions{Conditions: ifNoneMatch}); !errors.Is(err, azerr.ErrBlobAlreadyExists) {
 		t.Errorf("conditional put: %v, want BlobAlreadyExists", err)
 	}
 	// The body ends after one staging transaction has been written.
 	short := Content{Body: bytes.NewReader(make([]byte, stageTxnBytes+100)), Length: stageTxnBytes + inlineLimit}
-	if _, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "c", Name: "short"}, short, PutBlobOptions{}); !errors.Is(err, azhttp.ErrInvalidInput) {
+	if _, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "c", Name: "short"}, short, PutBlobOptions{}); !errors.Is(err, azerr.ErrInvalidInput) {
 		t.Errorf("short body: %v, want InvalidInput", err)
 	}
 	if after := countKeys(t, store, nil); after != before {

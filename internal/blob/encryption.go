@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 )
 
@@ -29,11 +29,11 @@ const accountEncryptionScope = "$account-encryption-key"
 var (
 	// errCPKMismatch: Azure documents that every request for a blob
 	// written with a key must include the same key, failing with 409.
-	errCPKMismatch = azhttp.ErrBlobUsesCustomerSpecifiedEncryption.WithMessage(
+	errCPKMismatch = azerr.ErrBlobUsesCustomerSpecifiedEncryption.WithMessage(
 		"The blob is encrypted with customer specified encryption, but the key provided in the request is not the one it was encrypted with.")
 	// errScopeOverride answers a write naming a scope other than the
 	// default of a container that denies overriding it.
-	errScopeOverride = azhttp.ErrAuthorizationFailure.WithMessage(
+	errScopeOverride = azerr.ErrAuthorizationFailure.WithMessage(
 		"The container's default encryption scope may not be overridden: the request names another encryption scope.")
 )
 
@@ -49,7 +49,7 @@ func (e *Encryption) check(kind conditions.Kind, b *Blob) error {
 	}
 	switch {
 	case b.KeySHA256 != nil && e.KeySHA256 == nil:
-		return azhttp.ErrBlobUsesCustomerSpecifiedEncryption
+		return azerr.ErrBlobUsesCustomerSpecifiedEncryption
 	case b.KeySHA256 != nil && !bytes.Equal(b.KeySHA256, e.KeySHA256):
 		return errCPKMismatch
 	}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // The domain rules of customer-provided keys and scopes, without HTTP: a
@@ -19,7 +19,7 @@ func TestEncryptionRules(t *testing.T) {
 	other := &Encryption{KeySHA256: bytes.Repeat([]byte{8}, 32)}
 	none := &Encryption{}
 	isCode := func(err error, code string) bool {
-		var e *azhttp.Error
+		var e *azerr.Error
 		return errors.As(err, &e) && e.Code == code
 	}
 

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 )
 
@@ -31,12 +31,12 @@ type SourceRead struct {
 // sourceError is the answer for a source that a GET would have refused
 // with err.
 func sourceError(err error) error {
-	var e *azhttp.Error
+	var e *azerr.Error
 	switch {
-	case errors.Is(err, azhttp.ErrConditionNotMet):
-		return azhttp.ErrSourceConditionNotMet
+	case errors.Is(err, azerr.ErrConditionNotMet):
+		return azerr.ErrSourceConditionNotMet
 	case errors.As(err, &e):
-		return azhttp.CannotVerifyCopySource(e)
+		return azerr.CannotVerifyCopySource(e)
 	}
 	return err
 }
@@ -49,14 +49,14 @@ func (s *Service) readSource(ctx context.Context, req SourceRead, fn func(src *B
 	return s.view(ctx, func(t *Tx) error {
 		b, err := t.existingBlob(src.Acct, src.Container, src.Blob, src.Snapshot, conditions.Read, Preconditions{Conditions: req.Cond})
 		if err == nil && req.IfTags != nil {
-			if cerr := checkTags(req.IfTags, b); errors.Is(cerr, azhttp.ErrConditionNotMet) {
-				err = azhttp.ErrConditionNotMet
+			if cerr := checkTags(req.IfTags, b); errors.Is(cerr, azerr.ErrConditionNotMet) {
+				err = azerr.ErrConditionNotMet
 			} else if cerr != nil {
 				return cerr // a malformed x-ms-source-if-tags is the request's fault
 			}
 		}
 		if err == nil && b.Tier == tierArchive {
-			err = azhttp.ErrBlobArchived
+			err = azerr.ErrBlobArchived
 		}
 		if err != nil {
 			return sourceError(err)
@@ -64,7 +64,7 @@ func (s *Service) readSource(ctx context.Context, req SourceRead, fn func(src *B
 		d := &Download{Record: b, Length: b.Size, r: t.r, acct: src.Acct, container: src.Container, name: src.Blob}
 		if rng := req.Range; rng != nil {
 			if rng.Start >= b.Size || rng.End >= b.Size {
-				return azhttp.CannotVerifyCopySource(azhttp.ErrInvalidRange)
+				return azerr.CannotVerifyCopySource(azerr.ErrInvalidRange)
 			}
 			end := b.Size - 1
 			if rng.End >= 0 {
@@ -73,7 +73,7 @@ func (s *Service) readSource(ctx context.Context, req SourceRead, fn func(src *B
 			d.Offset, d.Length, d.Ranged = rng.Start, end-rng.Start+1, true
 		}
 		if req.MaxLength > 0 && d.Length > req.MaxLength {
-			return azhttp.ErrRequestBodyTooLarge.WithMessage("The source range of %d bytes exceeds the %d bytes this operation takes.", d.Length, req.MaxLength)
+			return azerr.ErrRequestBodyTooLarge.WithMessage("The source range of %d bytes exceeds the %d bytes this operation takes.", d.Length, req.MaxLength)
 		}
 		if d.extents, err = loadExtentsAt(t.r, src.Acct, src.Container, src.Blob, src.Snapshot); err != nil {
 			return err

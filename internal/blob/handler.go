@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/storagefront"
 	"github.com/cerulean-db/cerulean/internal/svcprops"
@@ -20,7 +22,7 @@ import (
 // authenticated it.
 type handler struct {
 	svc   *Service
-	auth  *azhttp.Authenticator
+	auth  *azauth.Authenticator
 	props *svcprops.Store                        // service properties, which only the wire reads
 	door  *storagefront.Door[*handler, *request] // serves a batch's sub-requests
 }
@@ -34,7 +36,7 @@ func NewHandler(svc *Service) http.Handler {
 		Service: "blob", Routes: routes, Receiver: h, Parse: parseRequest, Unrouted: unrouted,
 		Accounts: svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteError,
 		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) },
-		ACL:               storagefront.ACLFrom(containersOf(svc), func(c *Container) []azhttp.SignedIdentifier { return c.ACL }),
+		ACL:               storagefront.ACLFrom(containersOf(svc), func(c *Container) []azauth.SignedIdentifier { return c.ACL }),
 		SecondaryReadOnly: errSecondaryReadOnly,
 		CheckNames:        func(q *request) error { return checkNames(q.container, q.blob) },
 		Authenticate:      (*handler).authenticate,
@@ -55,7 +57,7 @@ type request struct {
 	q                     url.Values
 	acct, container, blob string
 	snapshot              string // ?snapshot=, normalised
-	access                azhttp.Access
+	access                azauth.Access
 	secondary             bool // addressed at acct-secondary (acct is the primary)
 }
 
@@ -63,7 +65,7 @@ func (q *request) ctx() context.Context { return q.r.Context() }
 
 func (q *request) Scope() (string, string) { return q.container, q.blob }
 
-func (q *request) SetAccess(a azhttp.Access) { q.access = a }
+func (q *request) SetAccess(a azauth.Access) { q.access = a }
 
 // What a path addresses.
 const (
@@ -110,15 +112,15 @@ func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
 }
 
 func notSupported(what string) error {
-	return azhttp.ErrNotImplemented.WithMessage("%s is not supported by this server yet.", what)
+	return azerr.ErrNotImplemented.WithMessage("%s is not supported by this server yet.", what)
 }
 
 // unrouted answers a request no route serves.
 func unrouted(c storagefront.Call, at storagefront.Address) error {
 	if at.Snapshot {
-		return azhttp.InvalidQueryParameterValue("snapshot", c.Query.Get("snapshot"), "").WithMessage("This operation is not permitted on a snapshot.")
+		return azerr.InvalidQueryParameterValue("snapshot", c.Query.Get("snapshot"), "").WithMessage("This operation is not permitted on a snapshot.")
 	}
-	return azhttp.UnroutedOperation(c.R.Method, c.Query.Get("restype"), c.Query.Get("comp"))
+	return azerr.UnroutedOperation(c.R.Method, c.Query.Get("restype"), c.Query.Get("comp"))
 }
 
 // Who may call an operation anonymously: the container's public access
@@ -133,12 +135,12 @@ const (
 // container's public access level allows it; elsewhere the resource is
 // reported missing, as Azure does, so that its existence is not revealed.
 func (h *handler) allowAnonymous(q *request, level storagefront.Public) error {
-	denied := azhttp.ErrResourceNotFound
+	denied := azerr.ErrResourceNotFound
 	if level == publicNever || q.container == "" {
 		return denied
 	}
 	c, err := h.svc.GetContainer(q.ctx(), q.containerRef())
-	if errors.Is(err, azhttp.ErrContainerNotFound) {
+	if errors.Is(err, azerr.ErrContainerNotFound) {
 		return denied
 	}
 	if err != nil {
@@ -153,8 +155,8 @@ func (h *handler) allowAnonymous(q *request, level storagefront.Public) error {
 	return denied
 }
 
-func need(resourceType, permission byte) azhttp.Need {
-	return azhttp.Need{Service: 'b', ResourceType: resourceType, Permission: permission}
+func need(resourceType, permission byte) azauth.Need {
+	return azauth.Need{Service: 'b', ResourceType: resourceType, Permission: permission}
 }
 
 // splitPath splits a path-style URL path into account, container and blob.
@@ -168,19 +170,19 @@ func splitPath(p string) (acct, container, blob string) {
 // checkNames applies Azure's naming rules: a name of the wrong length is
 // OutOfRangeInput, one with wrong characters InvalidResourceName.
 func checkNames(container, blob string) error {
-	tooLong := azhttp.ErrOutOfRangeInput.WithMessage("The specified resource name length is not within the permissible limits.")
+	tooLong := azerr.ErrOutOfRangeInput.WithMessage("The specified resource name length is not within the permissible limits.")
 	if container != "" && !validContainerName(container) {
 		if n := len(container); (n < 3 || n > 63) && container[0] != '$' {
 			return tooLong
 		}
-		return azhttp.ErrInvalidResourceName
+		return azerr.ErrInvalidResourceName
 	}
 	// Azure counts characters, not bytes.
 	if utf8.RuneCountInString(blob) > 1024 {
 		return tooLong
 	}
 	if strings.ContainsRune(blob, 0) {
-		return azhttp.ErrInvalidResourceName.WithMessage("Blob names may not contain the NUL character.")
+		return azerr.ErrInvalidResourceName.WithMessage("Blob names may not contain the NUL character.")
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/lease"
@@ -32,7 +33,7 @@ func parseContentHeaders(h http.Header, plain bool) (ContentHeaders, error) {
 	if v := h.Get("x-ms-blob-content-md5"); v != "" {
 		md5, err := base64.StdEncoding.DecodeString(v)
 		if err != nil || len(md5) != 16 {
-			return c, azhttp.InvalidHeaderValue("x-ms-blob-content-md5", v)
+			return c, azerr.InvalidHeaderValue("x-ms-blob-content-md5", v)
 		}
 		c.ContentMD5 = md5
 	}
@@ -50,7 +51,7 @@ func requestMD5(h http.Header) ([]byte, error) {
 	}
 	md5, err := base64.StdEncoding.DecodeString(v)
 	if err != nil || len(md5) != 16 {
-		return nil, azhttp.ErrInvalidMd5
+		return nil, azerr.ErrInvalidMd5
 	}
 	return md5, nil
 }
@@ -132,7 +133,7 @@ func writeBlobHeaders(h http.Header, b *Blob, now time.Time) {
 func parseSnapshot(name, v string) (string, error) {
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
-		return "", azhttp.InvalidQueryParameterValue(name, v, "")
+		return "", azerr.InvalidQueryParameterValue(name, v, "")
 	}
 	return t.UTC().Format(snapshotLayout), nil
 }
@@ -143,7 +144,7 @@ func parseSnapshot(name, v string) (string, error) {
 func checkLeaseIDs(h http.Header) error {
 	for _, name := range []string{"x-ms-lease-id", "x-ms-source-lease-id", "x-ms-proposed-lease-id"} {
 		if v := h.Get(name); v != "" && !lease.ValidID(v) {
-			return azhttp.InvalidHeaderValue(name, v)
+			return azerr.InvalidHeaderValue(name, v)
 		}
 	}
 	return nil

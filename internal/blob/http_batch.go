@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -41,8 +43,8 @@ type subRequest struct {
 func (h *handler) submitBatch(q *request) error {
 	// A service SAS never reaches account scope, and one signed for a
 	// single blob covers no batch.
-	if q.access.Kind == azhttp.AccessServiceSAS && (q.container == "" || q.access.Resource != "c") {
-		return azhttp.ErrAuthorizationFailure
+	if q.access.Kind == azauth.AccessServiceSAS && (q.container == "" || q.access.Resource != "c") {
+		return azerr.ErrAuthorizationFailure
 	}
 	boundary, err := batchBoundary(q.r.Header.Get("Content-Type"))
 	if err != nil {
@@ -53,7 +55,7 @@ func (h *handler) submitBatch(q *request) error {
 		return err
 	}
 	if len(body) > maxBatchBody {
-		return azhttp.ErrRequestBodyTooLarge
+		return azerr.ErrRequestBodyTooLarge
 	}
 
 	respBoundary := "batchresponse_" + newBatchID()
@@ -90,18 +92,18 @@ func (h *handler) submitBatch(q *request) error {
 // batchBoundary reads the boundary of a multipart/mixed Content-Type.
 func batchBoundary(contentType string) (string, error) {
 	if contentType == "" {
-		return "", azhttp.MissingRequiredHeader("Content-Type")
+		return "", azerr.MissingRequiredHeader("Content-Type")
 	}
 	mt, params, err := mime.ParseMediaType(contentType)
 	if err != nil || mt != "multipart/mixed" || params["boundary"] == "" {
-		return "", azhttp.InvalidHeaderValue("Content-Type", contentType)
+		return "", azerr.InvalidHeaderValue("Content-Type", contentType)
 	}
 	return params["boundary"], nil
 }
 
 // parseBatch splits the body into sub-requests. A batch Azure refuses as
 // a whole comes back as the error to report in its place.
-func (h *handler) parseBatch(q *request, body []byte, boundary string) ([]subRequest, *azhttp.Error) {
+func (h *handler) parseBatch(q *request, body []byte, boundary string) ([]subRequest, *azerr.Error) {
 	mr := multipart.NewReader(bytes.NewReader(body), boundary)
 	var subs []subRequest
 	var kind batchKind
@@ -111,34 +113,34 @@ func (h *handler) parseBatch(q *request, body []byte, boundary string) ([]subReq
 			break
 		}
 		if err != nil {
-			return nil, azhttp.ErrInvalidInput
+			return nil, azerr.ErrInvalidInput
 		}
 		if len(subs) == maxBatchSubRequests {
-			return nil, azhttp.ErrExceedsMaxBatchRequestCount
+			return nil, azerr.ErrExceedsMaxBatchRequestCount
 		}
 		s, err := readSubRequest(q, part)
 		if err != nil {
-			return nil, azhttp.ErrInvalidInput
+			return nil, azerr.ErrInvalidInput
 		}
 		k := subRequestKind(s.r)
 		switch {
 		case k == 0:
-			return nil, azhttp.ErrInvalidInput
+			return nil, azerr.ErrInvalidInput
 		case kind == 0:
 			kind = k
 		case k != kind:
-			return nil, azhttp.ErrAllBatchSubRequestsShouldBeSameApi
+			return nil, azerr.ErrAllBatchSubRequestsShouldBeSameApi
 		}
 		acct, container, _ := splitPath(s.r.URL.Path)
 		if acct != q.acct || q.container != "" && container != q.container {
 			// Every sub-request belongs to the batch's account and, at
 			// container scope, to its container.
-			return nil, azhttp.ErrInvalidInput
+			return nil, azerr.ErrInvalidInput
 		}
 		subs = append(subs, s)
 	}
 	if len(subs) == 0 {
-		return nil, azhttp.ErrInvalidInput
+		return nil, azerr.ErrInvalidInput
 	}
 	return subs, nil
 }
@@ -185,13 +187,13 @@ func (h *handler) serveSubRequest(q *request, s subRequest) (*subResponse, strin
 // inheritsBatchAccess says whether a sub-request without credentials of
 // its own may act with the batch's: an account SAS, or a service SAS for
 // the batch's container (parseBatch keeps sub-requests inside it).
-func inheritsBatchAccess(a azhttp.Access) bool {
-	return a.Kind == azhttp.AccessAccountSAS || a.Kind == azhttp.AccessServiceSAS && a.Resource == "c"
+func inheritsBatchAccess(a azauth.Access) bool {
+	return a.Kind == azauth.AccessAccountSAS || a.Kind == azauth.AccessServiceSAS && a.Resource == "c"
 }
 
 // authenticate proves who sent q. A batch sub-request carrying neither an
 // Authorization header nor a SAS of its own acts with the batch's SAS.
-func (h *handler) authenticate(q *request) (azhttp.Access, error) {
+func (h *handler) authenticate(q *request) (azauth.Access, error) {
 	if a, ok := batchAccess(q); ok && q.r.Header.Get("Authorization") == "" && !q.q.Has("sig") {
 		return a, nil
 	}

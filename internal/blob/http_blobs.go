@@ -12,6 +12,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azbody"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 )
@@ -25,10 +28,10 @@ func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 // every upload, bounded by limit.
 func contentLength(r *http.Request, limit int64) (int64, error) {
 	if r.ContentLength < 0 {
-		return 0, azhttp.ErrMissingContentLengthHeader
+		return 0, azerr.ErrMissingContentLengthHeader
 	}
 	if r.ContentLength > limit {
-		return 0, azhttp.ErrRequestBodyTooLarge
+		return 0, azerr.ErrRequestBodyTooLarge
 	}
 	return r.ContentLength, nil
 }
@@ -47,13 +50,13 @@ func content(q *request, limit int64) (Content, error) {
 	if err != nil {
 		return Content{}, err
 	}
-	crc, err := azhttp.ParseCRC64(q.r.Header, "x-ms-content-crc64")
+	crc, err := azbody.ParseCRC64(q.r.Header, "x-ms-content-crc64")
 	if err != nil {
 		return Content{}, err
 	}
 	if want != nil && crc != nil {
 		// Azure verifies one transactional digest, never both.
-		return Content{}, azhttp.ErrInvalidInput.WithMessage("Content-MD5 and x-ms-content-crc64 may not both be specified.")
+		return Content{}, azerr.ErrInvalidInput.WithMessage("Content-MD5 and x-ms-content-crc64 may not both be specified.")
 	}
 	return Content{Body: q.r.Body, Length: n, MD5: want, CRC64: crc}, nil
 }
@@ -75,9 +78,9 @@ func (h *handler) putBlob(q *request) error {
 	switch typ {
 	case blockBlob, pageBlob, appendBlob:
 	case "":
-		return azhttp.MissingRequiredHeader("x-ms-blob-type")
+		return azerr.MissingRequiredHeader("x-ms-blob-type")
 	default:
-		return azhttp.InvalidHeaderValue("x-ms-blob-type", typ)
+		return azerr.InvalidHeaderValue("x-ms-blob-type", typ)
 	}
 	meta, err := azhttp.ParseRequestMetadata(q.r)
 	if err != nil {
@@ -131,7 +134,7 @@ func (h *handler) getBlob(q *request) error {
 			hdr.Set("Content-MD5", b64(b.Headers.ContentMD5))
 		}
 		writeTierHeaders(hdr, b)
-		azhttp.WriteSASOverrides(hdr, q.access, q.r.URL.Query())
+		azauth.WriteSASOverrides(hdr, q.access, q.r.URL.Query())
 		hdr.Set("Content-Length", strconv.FormatInt(b.Size, 10))
 		q.w.WriteHeader(http.StatusOK)
 		return nil
@@ -140,17 +143,17 @@ func (h *handler) getBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	structured, err := azhttp.WantsStructuredBody(q.r.Header)
+	structured, err := azbody.WantsStructuredBody(q.r.Header)
 	if err != nil {
 		return err
 	}
 	wantMD5 := q.r.Header.Get("x-ms-range-get-content-md5") == "true"
 	if wantMD5 && rng == nil {
-		return azhttp.InvalidHeaderValue("x-ms-range-get-content-md5", "true").WithMessage("x-ms-range-get-content-md5 requires a range.")
+		return azerr.InvalidHeaderValue("x-ms-range-get-content-md5", "true").WithMessage("x-ms-range-get-content-md5 requires a range.")
 	}
 	err = h.svc.GetBlob(q.ctx(), q.snapshotRef(), GetBlobOptions{Range: rng, Conditions: pre}, func(d *Download) error {
 		if wantMD5 && d.Length > maxRangeMD5 {
-			return azhttp.ErrOutOfRangeInput.WithMessage("x-ms-range-get-content-md5 is allowed for ranges up to 4 MiB.")
+			return azerr.ErrOutOfRangeInput.WithMessage("x-ms-range-get-content-md5 is allowed for ranges up to 4 MiB.")
 		}
 		if structured {
 			if err := checkStructuredDownload(d); err != nil {
@@ -160,7 +163,7 @@ func (h *handler) getBlob(q *request) error {
 		b := d.Record
 		writeBlobHeaders(hdr, b, h.now())
 		writeContentHeaders(hdr, b.Headers)
-		azhttp.WriteSASOverrides(hdr, q.access, q.r.URL.Query())
+		azauth.WriteSASOverrides(hdr, q.access, q.r.URL.Query())
 		hdr.Set("Content-Length", strconv.FormatInt(d.Length, 10))
 		status := http.StatusOK
 		if d.Ranged {
@@ -181,8 +184,8 @@ func (h *handler) getBlob(q *request) error {
 		}
 		send := d.Stream
 		if structured {
-			azhttp.WriteStructuredHeaders(hdr, d.Length)
-			send = func(w io.Writer) error { return azhttp.StreamStructured(w, d.Length, d.Stream) }
+			azbody.WriteStructuredHeaders(hdr, d.Length)
+			send = func(w io.Writer) error { return azbody.StreamStructured(w, d.Length, d.Stream) }
 		}
 		q.w.WriteHeader(status)
 		if err := send(q.w); err != nil {
@@ -207,7 +210,7 @@ func (h *handler) deleteBlob(q *request) error {
 	var err error
 	switch {
 	case q.snapshot != "" && mode != "":
-		return azhttp.InvalidHeaderValue("x-ms-delete-snapshots", mode).WithMessage("x-ms-delete-snapshots is not allowed when deleting a snapshot.")
+		return azerr.InvalidHeaderValue("x-ms-delete-snapshots", mode).WithMessage("x-ms-delete-snapshots is not allowed when deleting a snapshot.")
 	case q.snapshot != "":
 		err = h.svc.DeleteSnapshot(q.ctx(), q.snapshotRef(), conditions.FromHeader(q.r.Header, ""))
 	case mode == "":
@@ -217,7 +220,7 @@ func (h *handler) deleteBlob(q *request) error {
 	case mode == "only":
 		err = h.svc.DeleteBlob(q.ctx(), q.ref(), OnlySnapshots, preconditions(q.r.Header))
 	default:
-		return azhttp.InvalidHeaderValue("x-ms-delete-snapshots", mode)
+		return azerr.InvalidHeaderValue("x-ms-delete-snapshots", mode)
 	}
 	if err != nil {
 		return err
@@ -252,10 +255,10 @@ func (h *handler) snapshotBlob(q *request) error {
 func blockID(v string) ([]byte, error) {
 	id, err := base64.StdEncoding.DecodeString(v)
 	if err != nil || len(id) == 0 {
-		return nil, azhttp.InvalidQueryParameterValue("blockid", v, "")
+		return nil, azerr.InvalidQueryParameterValue("blockid", v, "")
 	}
 	if len(id) > maxBlockIDLen {
-		return nil, azhttp.ErrInvalidBlockId
+		return nil, azerr.ErrInvalidBlockId
 	}
 	return id, nil
 }
@@ -265,7 +268,7 @@ func blockID(v string) ([]byte, error) {
 func blockIDParam(q *request) ([]byte, error) {
 	raw := q.q.Get("blockid")
 	if raw == "" {
-		return nil, azhttp.MissingRequiredQueryParameter("blockid")
+		return nil, azerr.MissingRequiredQueryParameter("blockid")
 	}
 	return blockID(raw)
 }
@@ -308,7 +311,7 @@ func parseBlockList(r *http.Request) ([]BlockRef, []byte, error) {
 		return nil, nil, err
 	}
 	if len(body) > azhttp.MaxXMLBody {
-		return nil, nil, azhttp.ErrRequestBodyTooLarge
+		return nil, nil, azerr.ErrRequestBodyTooLarge
 	}
 	sum := md5.Sum(body)
 	if want != nil && !bytes.Equal(want, sum[:]) {
@@ -321,7 +324,7 @@ func parseBlockList(r *http.Request) ([]BlockRef, []byte, error) {
 // decodeBlockList decodes a Put Block List body.
 func decodeBlockList(body []byte) ([]BlockRef, error) {
 	dec := xml.NewDecoder(bytes.NewReader(body))
-	bad := azhttp.ErrInvalidXmlDocument
+	bad := azerr.ErrInvalidXmlDocument
 	var refs []BlockRef
 	depth := 0
 	var current *BlockRef
@@ -368,7 +371,7 @@ func decodeBlockList(body []byte) ([]BlockRef, error) {
 			if depth == 2 && current != nil {
 				id, err := blockID(string(bytes.TrimSpace(text)))
 				if err != nil {
-					return nil, azhttp.ErrInvalidBlockList
+					return nil, azerr.ErrInvalidBlockList
 				}
 				current.ID = id
 				refs = append(refs, *current)
@@ -428,7 +431,7 @@ func (h *handler) getBlockList(q *request) error {
 	case "all":
 		uncommitted = true
 	default:
-		return azhttp.InvalidQueryParameterValue("blocklisttype", v, "")
+		return azerr.InvalidQueryParameterValue("blocklisttype", v, "")
 	}
 	l, err := h.svc.GetBlockList(q.ctx(), q.snapshotRef(), GetBlockListOptions{Committed: committed, Uncommitted: uncommitted})
 	if err != nil {
@@ -459,7 +462,7 @@ func (h *handler) setBlobProperties(q *request) error {
 		return err
 	}
 	if change.Size != nil && (*change.Size%pageSize != 0 || *change.Size < 0 || *change.Size > maxPageBlobSize) {
-		return azhttp.InvalidHeaderValue("x-ms-blob-content-length", q.r.Header.Get("x-ms-blob-content-length")).WithMessage("x-ms-blob-content-length must be a multiple of 512 up to 8 TiB.")
+		return azerr.InvalidHeaderValue("x-ms-blob-content-length", q.r.Header.Get("x-ms-blob-content-length")).WithMessage("x-ms-blob-content-length must be a multiple of 512 up to 8 TiB.")
 	}
 	if change.Sequence, err = optionalInt(q.r.Header, "x-ms-blob-sequence-number"); err != nil {
 		return err
@@ -468,14 +471,14 @@ func (h *handler) setBlobProperties(q *request) error {
 	case "":
 	case "max", "update":
 		if change.Sequence == nil {
-			return azhttp.MissingRequiredHeader("x-ms-blob-sequence-number")
+			return azerr.MissingRequiredHeader("x-ms-blob-sequence-number")
 		}
 	case "increment":
 		if change.Sequence != nil {
-			return azhttp.InvalidHeaderValue("x-ms-blob-sequence-number", q.r.Header.Get("x-ms-blob-sequence-number")).WithMessage("x-ms-blob-sequence-number is not allowed with the increment action.")
+			return azerr.InvalidHeaderValue("x-ms-blob-sequence-number", q.r.Header.Get("x-ms-blob-sequence-number")).WithMessage("x-ms-blob-sequence-number is not allowed with the increment action.")
 		}
 	default:
-		return azhttp.InvalidHeaderValue("x-ms-sequence-number-action", change.SequenceAction)
+		return azerr.InvalidHeaderValue("x-ms-sequence-number-action", change.SequenceAction)
 	}
 	b, err := h.svc.SetBlobProperties(q.ctx(), q.ref(), change, preconditions(q.r.Header))
 	if err != nil {

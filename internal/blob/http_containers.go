@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -20,7 +21,7 @@ func publicAccess(h http.Header) (string, error) {
 	case "", "container", "blob":
 		return v, nil
 	default:
-		return "", azhttp.InvalidHeaderValue("x-ms-blob-public-access", v)
+		return "", azerr.InvalidHeaderValue("x-ms-blob-public-access", v)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 )
@@ -14,10 +16,10 @@ import (
 // server, path style (/account/container/blob) or production style (the
 // account in the host name), with ?snapshot=. Every operation that takes
 // a source URL parses it here, and only here.
-func sourceAddress(u *url.URL, accounts *azhttp.Accounts) (acct, container, blob, snapshot string, err error) {
+func sourceAddress(u *url.URL, accounts *azauth.Accounts) (acct, container, blob, snapshot string, err error) {
 	acct, container, blob = splitPath(azhttp.AccountPath(u, accounts))
 	if container == "" || blob == "" {
-		return "", "", "", "", azhttp.ErrInvalidSourceBlobUrl
+		return "", "", "", "", azerr.ErrInvalidSourceBlobUrl
 	}
 	if v := u.Query().Get("snapshot"); v != "" {
 		if snapshot, err = parseSnapshot("snapshot", v); err != nil {
@@ -26,7 +28,7 @@ func sourceAddress(u *url.URL, accounts *azhttp.Accounts) (acct, container, blob
 	}
 	if v := u.Query().Get("versionid"); v != "" {
 		if snapshot != "" {
-			return "", "", "", "", azhttp.ErrInvalidSourceBlobUrl
+			return "", "", "", "", azerr.ErrInvalidSourceBlobUrl
 		}
 		id, err := parseSnapshot("versionid", v)
 		if err != nil {
@@ -42,14 +44,14 @@ func sourceAddress(u *url.URL, accounts *azhttp.Accounts) (acct, container, blob
 func (h *handler) parseCopySource(raw string) (CopySource, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Path == "" {
-		return CopySource{}, azhttp.ErrInvalidSourceBlobUrl
+		return CopySource{}, azerr.ErrInvalidSourceBlobUrl
 	}
 	src := CopySource{URL: u}
 	if src.Acct, src.Container, src.Blob, src.Snapshot, err = sourceAddress(u, h.svc.accounts); err != nil {
 		return CopySource{}, err
 	}
 	if _, ok := h.svc.accounts.Lookup(src.Acct); !ok {
-		return CopySource{}, azhttp.CannotVerifyCopySource(azhttp.ErrResourceNotFound.WithMessage("The copy source %s is not on this server.", u.Redacted()))
+		return CopySource{}, azerr.CannotVerifyCopySource(azerr.ErrResourceNotFound.WithMessage("The copy source %s is not on this server.", u.Redacted()))
 	}
 	return src, nil
 }
@@ -63,10 +65,10 @@ func (h *handler) authorizeCopySource(q *request, src CopySource, ownKey bool) e
 	if v := q.r.Header.Get("x-ms-copy-source-authorization"); v != "" {
 		scheme, _, _ := strings.Cut(v, " ")
 		if !strings.EqualFold(scheme, "Bearer") {
-			return azhttp.InvalidHeaderValue("x-ms-copy-source-authorization", v).WithMessage("Only the Bearer scheme is supported in x-ms-copy-source-authorization.")
+			return azerr.InvalidHeaderValue("x-ms-copy-source-authorization", v).WithMessage("Only the Bearer scheme is supported in x-ms-copy-source-authorization.")
 		}
 		// This server issues no OAuth tokens, so none verifies.
-		return azhttp.CannotVerifyCopySource(&azhttp.Error{Status: http.StatusUnauthorized, Message: "Server failed to authenticate the request. Please refer to the information in the www-authenticate header."})
+		return azerr.CannotVerifyCopySource(&azerr.Error{Status: http.StatusUnauthorized, Message: "Server failed to authenticate the request. Please refer to the information in the www-authenticate header."})
 	}
 	fake := &http.Request{Method: http.MethodGet, URL: src.URL, Header: http.Header{}, RemoteAddr: q.r.RemoteAddr, TLS: q.r.TLS}
 	fake = fake.WithContext(q.ctx())
@@ -75,12 +77,12 @@ func (h *handler) authorizeCopySource(q *request, src CopySource, ownKey bool) e
 		return copySourceDenied(err)
 	}
 	switch {
-	case access.Kind != azhttp.AccessAnonymous:
+	case access.Kind != azauth.AccessAnonymous:
 		if err := access.Allows(need('o', 'r')); err != nil {
 			return copySourceDenied(err)
 		}
 		return nil
-	case ownKey && q.access.Kind == azhttp.AccessSharedKey && q.access.Account == src.Acct:
+	case ownKey && q.access.Kind == azauth.AccessSharedKey && q.access.Account == src.Acct:
 		return nil
 	}
 	c, err := h.svc.GetContainer(q.ctx(), ContainerRef{Account: src.Acct, Container: src.Container})
@@ -88,15 +90,15 @@ func (h *handler) authorizeCopySource(q *request, src CopySource, ownKey bool) e
 		return nil
 	}
 	// Azure answers an anonymous read of a private blob as if it were missing.
-	return azhttp.CannotVerifyCopySource(azhttp.ErrResourceNotFound)
+	return azerr.CannotVerifyCopySource(azerr.ErrResourceNotFound)
 }
 
 // copySourceDenied is CannotVerifyCopySource for a source whose
 // authorization failed with err.
 func copySourceDenied(err error) error {
-	var e *azhttp.Error
+	var e *azerr.Error
 	if errors.As(err, &e) {
-		return azhttp.CannotVerifyCopySource(e)
+		return azerr.CannotVerifyCopySource(e)
 	}
 	return err
 }
@@ -171,11 +173,11 @@ func (h *handler) copyBlob(q *request) error {
 
 func (h *handler) abortCopy(q *request) error {
 	if v := q.r.Header.Get("x-ms-copy-action"); v != "abort" {
-		return azhttp.InvalidHeaderValue("x-ms-copy-action", v).WithMessage("The value for header x-ms-copy-action must be \"abort\".")
+		return azerr.InvalidHeaderValue("x-ms-copy-action", v).WithMessage("The value for header x-ms-copy-action must be \"abort\".")
 	}
 	id := q.q.Get("copyid")
 	if id == "" {
-		return azhttp.MissingRequiredQueryParameter("copyid")
+		return azerr.MissingRequiredQueryParameter("copyid")
 	}
 	return h.svc.AbortCopy(q.ctx(), q.ref(), id, preconditions(q.r.Header))
 }
@@ -190,10 +192,10 @@ func copySourceTagOption(h http.Header, tags Tags, allowed bool) (bool, error) {
 		return false, nil
 	case "COPY":
 		if !allowed || tags != nil {
-			return false, azhttp.InvalidHeaderValue("x-ms-copy-source-tag-option", opt)
+			return false, azerr.InvalidHeaderValue("x-ms-copy-source-tag-option", opt)
 		}
 		return true, nil
 	default:
-		return false, azhttp.InvalidHeaderValue("x-ms-copy-source-tag-option", opt)
+		return false, azerr.InvalidHeaderValue("x-ms-copy-source-tag-option", opt)
 	}
 }

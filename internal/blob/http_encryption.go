@@ -7,7 +7,8 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // requestEncryption reads the customer-provided key headers of an
@@ -24,22 +25,22 @@ func requestEncryption(q *request, write bool) (*Encryption, error) {
 		// leave out the algorithm.
 		switch {
 		case key == "":
-			return nil, azhttp.MissingRequiredHeader("x-ms-encryption-key")
+			return nil, azerr.MissingRequiredHeader("x-ms-encryption-key")
 		case sum == "":
-			return nil, azhttp.MissingRequiredHeader("x-ms-encryption-key-sha256")
+			return nil, azerr.MissingRequiredHeader("x-ms-encryption-key-sha256")
 		case alg == "" && write:
-			return nil, azhttp.MissingRequiredHeader("x-ms-encryption-algorithm")
+			return nil, azerr.MissingRequiredHeader("x-ms-encryption-algorithm")
 		case alg != "" && alg != "AES256":
-			return nil, azhttp.InvalidHeaderValue("x-ms-encryption-algorithm", alg)
+			return nil, azerr.InvalidHeaderValue("x-ms-encryption-algorithm", alg)
 		}
 		raw, err := base64.StdEncoding.DecodeString(key)
 		if err != nil || len(raw) != 32 {
-			return nil, azhttp.InvalidHeaderValue("x-ms-encryption-key", key).WithMessage("The encryption key must be a Base64-encoded AES-256 key.")
+			return nil, azerr.InvalidHeaderValue("x-ms-encryption-key", key).WithMessage("The encryption key must be a Base64-encoded AES-256 key.")
 		}
 		want := sha256.Sum256(raw)
 		got, err := base64.StdEncoding.DecodeString(sum)
 		if err != nil || !bytes.Equal(got, want[:]) {
-			return nil, azhttp.InvalidHeaderValue("x-ms-encryption-key-sha256", sum).WithMessage("The SHA-256 hash of the encryption key does not match x-ms-encryption-key-sha256.")
+			return nil, azerr.InvalidHeaderValue("x-ms-encryption-key-sha256", sum).WithMessage("The SHA-256 hash of the encryption key does not match x-ms-encryption-key-sha256.")
 		}
 		e.KeySHA256 = want[:]
 	}
@@ -48,17 +49,17 @@ func requestEncryption(q *request, write bool) (*Encryption, error) {
 	}
 	scope := h.Get("x-ms-encryption-scope")
 	if scope != "" && !validScopeName(scope) {
-		return nil, azhttp.InvalidHeaderValue("x-ms-encryption-scope", scope)
+		return nil, azerr.InvalidHeaderValue("x-ms-encryption-scope", scope)
 	}
 	if ses := sasEncryptionScope(q); ses != "" {
 		// A SAS signed for a scope writes only in that scope.
 		if scope != "" && scope != ses {
-			return nil, azhttp.ErrAuthorizationFailure.WithMessage("The encryption scope of the request does not match the encryption scope (ses) of its SAS.")
+			return nil, azerr.ErrAuthorizationFailure.WithMessage("The encryption scope of the request does not match the encryption scope (ses) of its SAS.")
 		}
 		scope = ses
 	}
 	if scope != "" && e.KeySHA256 != nil {
-		return nil, azhttp.InvalidHeaderValue("x-ms-encryption-scope", scope).WithMessage("An encryption scope may not be combined with a customer-provided key.")
+		return nil, azerr.InvalidHeaderValue("x-ms-encryption-scope", scope).WithMessage("An encryption scope may not be combined with a customer-provided key.")
 	}
 	e.Scope = scope
 	return e, nil
@@ -68,7 +69,7 @@ func requestEncryption(q *request, write bool) (*Encryption, error) {
 // authorised q, "" for none. The SAS signature covers ses, so a request
 // that got this far carries the value its signer chose.
 func sasEncryptionScope(q *request) string {
-	if q.access.Kind == azhttp.AccessSharedKey || q.access.Kind == azhttp.AccessAnonymous {
+	if q.access.Kind == azauth.AccessSharedKey || q.access.Kind == azauth.AccessAnonymous {
 		return ""
 	}
 	return q.q.Get("ses")
@@ -124,13 +125,13 @@ func containerEncryption(h http.Header) (scope string, deny bool, err error) {
 		return "", false, nil
 	}
 	if scope == "" || rawDeny == "" {
-		return "", false, azhttp.ErrContainerOperationFailure
+		return "", false, azerr.ErrContainerOperationFailure
 	}
 	if !validScopeName(scope) {
-		return "", false, azhttp.InvalidHeaderValue("x-ms-default-encryption-scope", scope)
+		return "", false, azerr.InvalidHeaderValue("x-ms-default-encryption-scope", scope)
 	}
 	if deny, err = strconv.ParseBool(rawDeny); err != nil {
-		return "", false, azhttp.InvalidHeaderValue("x-ms-deny-encryption-scope-override", rawDeny)
+		return "", false, azerr.InvalidHeaderValue("x-ms-deny-encryption-scope-override", rawDeny)
 	}
 	return scope, deny, nil
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/azbody"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 )
@@ -34,11 +36,11 @@ func (h *handler) sourceRead(q *request, withRange bool, maxLength int64) (Sourc
 	if req.MD5, err = digestHeader(q.r.Header, "x-ms-source-content-md5", 16); err != nil {
 		return SourceRead{}, err
 	}
-	if req.CRC64, err = azhttp.ParseCRC64(q.r.Header, "x-ms-source-content-crc64"); err != nil {
+	if req.CRC64, err = azbody.ParseCRC64(q.r.Header, "x-ms-source-content-crc64"); err != nil {
 		return SourceRead{}, err
 	}
 	if req.MD5 != nil && req.CRC64 != nil {
-		return SourceRead{}, azhttp.ErrInvalidInput.WithMessage("x-ms-source-content-md5 and x-ms-source-content-crc64 may not both be specified.")
+		return SourceRead{}, azerr.ErrInvalidInput.WithMessage("x-ms-source-content-md5 and x-ms-source-content-crc64 may not both be specified.")
 	}
 	return req, nil
 }
@@ -50,7 +52,7 @@ func sourceRange(h http.Header) (*ByteRange, error) {
 	if v == "" {
 		return nil, nil
 	}
-	bad := azhttp.InvalidHeaderValue("x-ms-source-range", v)
+	bad := azerr.InvalidHeaderValue("x-ms-source-range", v)
 	spec, ok := strings.CutPrefix(v, "bytes=")
 	if !ok {
 		return nil, bad
@@ -77,7 +79,7 @@ func sourceIfTags(h http.Header) (*TagCondition, error) {
 	}
 	c, err := ParseTagCondition(v)
 	if err != nil || c.names("@") {
-		return nil, azhttp.InvalidHeaderValue("x-ms-source-if-tags", v).WithMessage("The x-ms-source-if-tags expression is not valid.")
+		return nil, azerr.InvalidHeaderValue("x-ms-source-if-tags", v).WithMessage("The x-ms-source-if-tags expression is not valid.")
 	}
 	return c, nil
 }
@@ -90,7 +92,7 @@ func digestHeader(h http.Header, name string, size int) ([]byte, error) {
 	}
 	sum, err := base64.StdEncoding.DecodeString(v)
 	if err != nil || len(sum) != size {
-		return nil, azhttp.InvalidHeaderValue(name, v)
+		return nil, azerr.InvalidHeaderValue(name, v)
 	}
 	return sum, nil
 }
@@ -99,7 +101,7 @@ func digestHeader(h http.Header, name string, size int) ([]byte, error) {
 // source.
 func emptyBody(q *request) error {
 	if q.r.ContentLength > 0 {
-		return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("The request body must be empty: the content comes from x-ms-copy-source.")
+		return azerr.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("The request body must be empty: the content comes from x-ms-copy-source.")
 	}
 	return nil
 }
@@ -108,7 +110,7 @@ func emptyBody(q *request) error {
 // content instead of a body.
 func (h *handler) putBlobFromURL(q *request) error {
 	if typ := q.r.Header.Get("x-ms-blob-type"); typ != blockBlob {
-		return azhttp.InvalidHeaderValue("x-ms-blob-type", typ).WithMessage("Put Blob From URL creates block blobs only.")
+		return azerr.InvalidHeaderValue("x-ms-blob-type", typ).WithMessage("Put Blob From URL creates block blobs only.")
 	}
 	if err := emptyBody(q); err != nil {
 		return err
@@ -119,7 +121,7 @@ func (h *handler) putBlobFromURL(q *request) error {
 	case "false", "False":
 		copyProps = false
 	default:
-		return azhttp.InvalidHeaderValue("x-ms-copy-source-blob-properties", v)
+		return azerr.InvalidHeaderValue("x-ms-copy-source-blob-properties", v)
 	}
 	// The request's own Content-* headers describe its empty body, not
 	// the blob: only the x-ms-blob-* forms count.
@@ -210,19 +212,19 @@ func (h *handler) appendBlockFromURL(q *request) error {
 func (h *handler) putPageFromURL(q *request) error {
 	if mode := q.r.Header.Get("x-ms-page-write"); mode != "update" {
 		if mode == "" {
-			return azhttp.MissingRequiredHeader("x-ms-page-write")
+			return azerr.MissingRequiredHeader("x-ms-page-write")
 		}
-		return azhttp.InvalidHeaderValue("x-ms-page-write", mode)
+		return azerr.InvalidHeaderValue("x-ms-page-write", mode)
 	}
 	rng, err := azhttp.ParseRange(q.r.Header, false)
 	if err != nil {
 		return err
 	}
 	if rng == nil || rng.End < 0 {
-		return azhttp.MissingRequiredHeader("x-ms-range").WithMessage("Put Page From URL needs a closed range in x-ms-range.")
+		return azerr.MissingRequiredHeader("x-ms-range").WithMessage("Put Page From URL needs a closed range in x-ms-range.")
 	}
 	if q.r.Header.Get("x-ms-source-range") == "" {
-		return azhttp.MissingRequiredHeader("x-ms-source-range")
+		return azerr.MissingRequiredHeader("x-ms-source-range")
 	}
 	if err := emptyBody(q); err != nil {
 		return err
@@ -233,13 +235,13 @@ func (h *handler) putPageFromURL(q *request) error {
 	}
 	length := rng.End - rng.Start + 1
 	if rng.Start%pageSize != 0 || length%pageSize != 0 {
-		return azhttp.ErrInvalidPageRange.WithMessage("The page range specified is invalid: ranges must be 512-byte aligned.")
+		return azerr.ErrInvalidPageRange.WithMessage("The page range specified is invalid: ranges must be 512-byte aligned.")
 	}
 	if src.Range.End < 0 || src.Range.End-src.Range.Start+1 != length {
-		return azhttp.InvalidHeaderValue("x-ms-source-range", q.r.Header.Get("x-ms-source-range")).WithMessage("The source range must be closed and as long as the destination range.")
+		return azerr.InvalidHeaderValue("x-ms-source-range", q.r.Header.Get("x-ms-source-range")).WithMessage("The source range must be closed and as long as the destination range.")
 	}
 	if length > maxPutPage {
-		return azhttp.ErrInvalidPageRange.WithMessage("A Put Page writes at most 4 MiB.")
+		return azerr.ErrInvalidPageRange.WithMessage("A Put Page writes at most 4 MiB.")
 	}
 	sc, err := sequenceConditions(q.r.Header)
 	if err != nil {

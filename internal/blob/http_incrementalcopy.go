@@ -3,7 +3,7 @@ package blob
 import (
 	"net/http"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // incrementalCopy serves Incremental Copy Blob: the source, a page blob
@@ -12,14 +12,14 @@ import (
 func (h *handler) incrementalCopy(q *request) error {
 	raw := q.r.Header.Get("x-ms-copy-source")
 	if raw == "" {
-		return azhttp.MissingRequiredHeader("x-ms-copy-source")
+		return azerr.MissingRequiredHeader("x-ms-copy-source")
 	}
 	src, err := h.parseCopySource(raw)
 	if err != nil {
 		return err
 	}
 	if src.Snapshot == "" {
-		return azhttp.ErrIncrementalCopySourceMustBeSnapshot
+		return azerr.ErrIncrementalCopySourceMustBeSnapshot
 	}
 	if err := h.authorizeCopySource(q, src, false); err != nil {
 		return err

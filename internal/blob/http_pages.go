@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -17,7 +18,7 @@ func optionalInt(h http.Header, name string) (*int64, error) {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 {
-		return nil, azhttp.InvalidHeaderValue(name, v)
+		return nil, azerr.InvalidHeaderValue(name, v)
 	}
 	return &n, nil
 }
@@ -39,7 +40,7 @@ func hasContentHeaders(h http.Header) bool {
 // createEmpty serves Put Blob for append and page blobs: no body.
 func (h *handler) createEmpty(q *request, typ string, headers ContentHeaders, meta azhttp.Metadata) error {
 	if q.r.ContentLength > 0 {
-		return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("The request body must be empty when creating a %s.", typ)
+		return azerr.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("The request body must be empty when creating a %s.", typ)
 	}
 	var size, seq int64
 	if typ == pageBlob {
@@ -48,10 +49,10 @@ func (h *handler) createEmpty(q *request, typ string, headers ContentHeaders, me
 			return err
 		}
 		if n == nil {
-			return azhttp.MissingRequiredHeader("x-ms-blob-content-length")
+			return azerr.MissingRequiredHeader("x-ms-blob-content-length")
 		}
 		if *n%pageSize != 0 || *n > maxPageBlobSize {
-			return azhttp.InvalidHeaderValue("x-ms-blob-content-length", q.r.Header.Get("x-ms-blob-content-length")).WithMessage("x-ms-blob-content-length must be a multiple of 512 up to 8 TiB.")
+			return azerr.InvalidHeaderValue("x-ms-blob-content-length", q.r.Header.Get("x-ms-blob-content-length")).WithMessage("x-ms-blob-content-length must be a multiple of 512 up to 8 TiB.")
 		}
 		size = *n
 		if n, err = optionalInt(q.r.Header, "x-ms-blob-sequence-number"); err != nil {
@@ -92,7 +93,7 @@ func (h *handler) appendBlock(q *request) error {
 		return err
 	}
 	if payloadLength(q.r) == 0 {
-		return azhttp.InvalidHeaderValue("Content-Length", "0").WithMessage("Append Block needs a body of 1 byte to 100 MiB.")
+		return azerr.InvalidHeaderValue("Content-Length", "0").WithMessage("Append Block needs a body of 1 byte to 100 MiB.")
 	}
 	pre, err := withEncryption(q, true)
 	if err != nil {
@@ -146,10 +147,10 @@ func (h *handler) putPage(q *request) error {
 		return err
 	}
 	if rng == nil || rng.End < 0 {
-		return azhttp.MissingRequiredHeader("x-ms-range").WithMessage("Put Page needs a closed range in x-ms-range or Range.")
+		return azerr.MissingRequiredHeader("x-ms-range").WithMessage("Put Page needs a closed range in x-ms-range or Range.")
 	}
 	if rng.Start%pageSize != 0 || (rng.End+1)%pageSize != 0 {
-		return azhttp.ErrInvalidPageRange.WithMessage("The page range specified is invalid: ranges must be 512-byte aligned.")
+		return azerr.ErrInvalidPageRange.WithMessage("The page range specified is invalid: ranges must be 512-byte aligned.")
 	}
 	sc, err := sequenceConditions(q.r.Header)
 	if err != nil {
@@ -165,10 +166,10 @@ func (h *handler) putPage(q *request) error {
 	switch mode := q.r.Header.Get("x-ms-page-write"); mode {
 	case "update":
 		if length > maxPutPage {
-			return azhttp.ErrInvalidPageRange.WithMessage("A Put Page writes at most 4 MiB.")
+			return azerr.ErrInvalidPageRange.WithMessage("A Put Page writes at most 4 MiB.")
 		}
 		if n := payloadLength(q.r); n != length {
-			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(n, 10)).WithMessage("Content-Length %d does not match the range length %d.", n, length)
+			return azerr.InvalidHeaderValue("Content-Length", strconv.FormatInt(n, 10)).WithMessage("Content-Length %d does not match the range length %d.", n, length)
 		}
 		c, err := content(q, maxPutPage)
 		if err != nil {
@@ -183,15 +184,15 @@ func (h *handler) putPage(q *request) error {
 		writeStructuredEcho(hdr, w)
 	case "clear":
 		if q.r.ContentLength > 0 {
-			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("A page clear takes no body.")
+			return azerr.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("A page clear takes no body.")
 		}
 		if b, err = h.svc.ClearPages(q.ctx(), q.ref(), rng.Start, rng.End, PageWriteOptions{Sequence: sc, Conditions: pre}); err != nil {
 			return err
 		}
 	case "":
-		return azhttp.MissingRequiredHeader("x-ms-page-write")
+		return azerr.MissingRequiredHeader("x-ms-page-write")
 	default:
-		return azhttp.InvalidHeaderValue("x-ms-page-write", mode)
+		return azerr.InvalidHeaderValue("x-ms-page-write", mode)
 	}
 	hdr.Set("x-ms-blob-sequence-number", strconv.FormatInt(b.SequenceNumber, 10))
 	return writeWriteResult(q, b, http.StatusCreated)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 )
@@ -76,7 +77,7 @@ func requestTags(h http.Header) (Tags, error) {
 	}
 	vals, err := url.ParseQuery(v)
 	if err != nil {
-		return nil, azhttp.InvalidHeaderValue("x-ms-tags", v)
+		return nil, azerr.InvalidHeaderValue("x-ms-tags", v)
 	}
 	in := make([]Tag, 0, len(vals))
 	for k, vs := range vals {
@@ -107,11 +108,11 @@ type filterBlobXML struct {
 func (h *handler) findBlobsByTags(q *request) error {
 	where := q.q.Get("where")
 	if where == "" {
-		return azhttp.MissingRequiredQueryParameter("where")
+		return azerr.MissingRequiredQueryParameter("where")
 	}
 	f, err := ParseTagFilter(where)
 	if err != nil {
-		return azhttp.InvalidQueryParameterValue("where", where, "").WithMessage("The where expression is not valid.")
+		return azerr.InvalidQueryParameterValue("where", where, "").WithMessage("The where expression is not valid.")
 	}
 	max, err := azhttp.MaxResults(q.q)
 	if err != nil {

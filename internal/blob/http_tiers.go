@@ -3,6 +3,7 @@ package blob
 import (
 	"net/http"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -17,7 +18,7 @@ func (h *handler) setBlobTier(q *request) error {
 	switch priority {
 	case "", "Standard", "High":
 	default:
-		return azhttp.InvalidHeaderValue("x-ms-rehydrate-priority", priority)
+		return azerr.InvalidHeaderValue("x-ms-rehydrate-priority", priority)
 	}
 	accepted, err := h.svc.SetBlobTier(q.ctx(), q.ref(), tier, SetBlobTierOptions{Priority: priority, LeaseID: q.r.Header.Get("x-ms-lease-id")})
 	if err != nil {
@@ -41,7 +42,7 @@ func uploadTier(q *request, typ string, headers *ContentHeaders) error {
 		return err
 	}
 	if typ != blockBlob {
-		return azhttp.ErrInvalidBlobTier
+		return azerr.ErrInvalidBlobTier
 	}
 	headers.Tier = tier
 	return nil

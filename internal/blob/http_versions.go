@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -19,7 +20,7 @@ func parseVersionID(q *request) error {
 		return err
 	}
 	if q.snapshot != "" {
-		return azhttp.InvalidQueryParameterValue("versionid", v, "").WithMessage("The snapshot and versionid parameters are mutually exclusive.")
+		return azerr.InvalidQueryParameterValue("versionid", v, "").WithMessage("The snapshot and versionid parameters are mutually exclusive.")
 	}
 	q.snapshot = versionPoint(id)
 	return nil
@@ -45,9 +46,9 @@ func checkDeleteType(q *request) error {
 	case "":
 		return nil
 	case "permanent":
-		return azhttp.ErrNotImplemented.WithMessage("Permanent delete of soft-deleted snapshots and versions is not supported by this server yet.")
+		return azerr.ErrNotImplemented.WithMessage("Permanent delete of soft-deleted snapshots and versions is not supported by this server yet.")
 	default:
-		return azhttp.InvalidQueryParameterValue("deletetype", v, "")
+		return azerr.InvalidQueryParameterValue("deletetype", v, "")
 	}
 }
 
@@ -70,7 +71,7 @@ func (h *handler) writeDeleteType(q *request) error {
 
 func (h *handler) undeleteBlob(q *request) error {
 	if q.snapshot != "" {
-		return azhttp.InvalidQueryParameterValue("snapshot", q.q.Get("snapshot"), "").WithMessage("This operation is not permitted on a snapshot.")
+		return azerr.InvalidQueryParameterValue("snapshot", q.q.Get("snapshot"), "").WithMessage("This operation is not permitted on a snapshot.")
 	}
 	if err := h.svc.UndeleteBlob(q.ctx(), q.ref()); err != nil {
 		return err
@@ -81,14 +82,14 @@ func (h *handler) undeleteBlob(q *request) error {
 func (h *handler) restoreContainer(q *request) error {
 	name := q.r.Header.Get("x-ms-deleted-container-name")
 	if name == "" {
-		return azhttp.MissingRequiredHeader("x-ms-deleted-container-name")
+		return azerr.MissingRequiredHeader("x-ms-deleted-container-name")
 	}
 	version := q.r.Header.Get("x-ms-deleted-container-version")
 	if version == "" {
-		return azhttp.MissingRequiredHeader("x-ms-deleted-container-version")
+		return azerr.MissingRequiredHeader("x-ms-deleted-container-version")
 	}
 	if name != q.container {
-		return azhttp.ErrNotImplemented.WithMessage("Restoring a deleted container under another name is not supported by this server.")
+		return azerr.ErrNotImplemented.WithMessage("Restoring a deleted container under another name is not supported by this server.")
 	}
 	c, err := h.svc.RestoreContainer(q.ctx(), q.acct, name, version)
 	if err != nil {

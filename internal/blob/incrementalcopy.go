@@ -1,7 +1,7 @@
 package blob
 
 import (
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/lease"
 )
@@ -25,14 +25,14 @@ func checkIncrementalDest(old *Blob, src CopySource) error {
 		return nil
 	}
 	if !old.IncrementalCopy {
-		return azhttp.ErrInvalidBlobType.WithMessage("The destination of an incremental copy must be an incremental copy blob.")
+		return azerr.ErrInvalidBlobType.WithMessage("The destination of an incremental copy must be an incremental copy blob.")
 	}
 	if old.Copy == nil || old.Copy.IncrementalSource != sourceName(src) {
-		return azhttp.ErrIncrementalCopyBlobMismatch
+		return azerr.ErrIncrementalCopyBlobMismatch
 	}
 	// Normalised snapshot times compare as strings.
 	if src.Snapshot <= old.Copy.SourceSnapshot {
-		return azhttp.ErrIncrementalCopyOfEarlierSnapshotNotAllowed
+		return azerr.ErrIncrementalCopyOfEarlierSnapshotNotAllowed
 	}
 	return nil
 }

@@ -3,7 +3,7 @@ package blob
 import (
 	"context"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
@@ -20,7 +20,7 @@ func (s *Service) LeaseBlob(ctx context.Context, ref Ref, req lease.Request, con
 		if err != nil {
 			return err
 		}
-		if err := check(cond, conditions.Write, b.state(), azhttp.ErrConditionNotMet); err != nil {
+		if err := check(cond, conditions.Write, b.state(), azerr.ErrConditionNotMet); err != nil {
 			return err
 		}
 		if err := checkTags(ifTags, b); err != nil {
@@ -28,7 +28,7 @@ func (s *Service) LeaseBlob(ctx context.Context, ref Ref, req lease.Request, con
 		}
 		next, res, err := b.Lease.Apply(s.clock(), req, lease.NewID)
 		if err != nil {
-			return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)
+			return azerr.LeaseError(err, azerr.BlobLeaseCodes)
 		}
 		b.Lease = next
 		out = &lease.Outcome{Result: res, Version: b.Version, Modified: b.Modified}
@@ -46,12 +46,12 @@ func (s *Service) LeaseContainer(ctx context.Context, ref ContainerRef, req leas
 		if err != nil {
 			return err
 		}
-		if err := check(cond, conditions.Write, c.state(), azhttp.ErrConditionNotMet); err != nil {
+		if err := check(cond, conditions.Write, c.state(), azerr.ErrConditionNotMet); err != nil {
 			return err
 		}
 		next, res, err := c.Lease.Apply(s.clock(), req, lease.NewID)
 		if err != nil {
-			return azhttp.LeaseError(err, azhttp.ContainerLeaseCodes)
+			return azerr.LeaseError(err, azerr.ContainerLeaseCodes)
 		}
 		c.Lease = next
 		out = &lease.Outcome{Result: res, Version: c.Version, Modified: c.Modified}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,8 +13,10 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
@@ -95,7 +96,7 @@ func newLimitsService(t *testing.T, onPebble bool) (*Service, *sizedStore) {
 		inner = memory.Open()
 	}
 	store := &sizedStore{Store: inner}
-	s := New(Config{Store: store, Accounts: azhttp.NewAccounts(azhttp.Account{Name: testAcct})})
+	s := New(Config{Store: store, Accounts: azauth.NewAccounts(azauth.Account{Name: testAcct})})
 	t.Cleanup(func() {
 		if err := CheckInvariants(context.Background(), store); err != nil {
 			t.Error(err)
@@ -281,7 +282,7 @@ func TestUncommittedBlockLimitAndCollection(t *testing.T) {
 	seedBlocks(t, store, "many", 0, maxUncommittedBlocks-2*blockLimitMargin)
 	stageBlocks(t, s, "many", maxUncommittedBlocks-2*blockLimitMargin, maxUncommittedBlocks)
 	err := putBlock(t.Context(), s, "many", testBlockID(maxUncommittedBlocks), []byte{1})
-	if !errors.Is(err, azhttp.ErrBlockCountExceedsLimit) {
+	if !errors.Is(err, azerr.ErrBlockCountExceedsLimit) {
 		t.Fatalf("block %d: %v, want BlockCountExceedsLimit", maxUncommittedBlocks+1, err)
 	}
 	// Replacing an existing block is no new block.
@@ -315,7 +316,7 @@ func TestBlockListTooLong(t *testing.T) {
 		refs[i] = BlockRef{ID: testBlockID(i), From: Latest}
 	}
 	_, err := s.PutBlockList(t.Context(), Ref{Account: testAcct, Container: "c", Name: "b"}, refs, PutBlobOptions{})
-	if !errors.Is(err, azhttp.ErrBlockListTooLong) {
+	if !errors.Is(err, azerr.ErrBlockListTooLong) {
 		t.Fatalf("%d blocks: %v, want BlockListTooLong", len(refs), err)
 	}
 }
@@ -375,7 +376,7 @@ func TestCheckInvariantsFindsCorruption(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	s := New(Config{Store: store, Accounts: azhttp.NewAccounts(azhttp.Account{Name: testAcct})})
+	s := New(Config{Store: store, Accounts: azauth.NewAccounts(azauth.Account{Name: testAcct})})
 	if _, err := s.CreateContainer(ctx, ContainerRef{Account: testAcct, Container: "c"}, CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}

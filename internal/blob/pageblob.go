@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/extentstore"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -25,7 +25,7 @@ type SequenceConditions struct {
 
 func (c SequenceConditions) check(seq int64) error {
 	if (c.LE != nil && seq > *c.LE) || (c.LT != nil && seq >= *c.LT) || (c.EQ != nil && seq != *c.EQ) {
-		return azhttp.ErrSequenceNumberConditionNotMet
+		return azerr.ErrSequenceNumberConditionNotMet
 	}
 	return nil
 }
@@ -59,13 +59,13 @@ func (s *Service) ClearPages(ctx context.Context, ref Ref, start, end int64, o P
 func (t *Tx) writePages(acct, container, name string, start, end int64, p *payload, sc SequenceConditions, pre Preconditions) (*Blob, error) {
 	return t.updateBlob(acct, container, name, pre, func(b *Blob) error {
 		if b.Type != pageBlob {
-			return azhttp.ErrInvalidBlobType
+			return azerr.ErrInvalidBlobType
 		}
 		if err := sc.check(b.SequenceNumber); err != nil {
 			return err
 		}
 		if end >= b.Size {
-			return azhttp.ErrInvalidPageRange
+			return azerr.ErrInvalidPageRange
 		}
 		if err := cutPages(t.tx, acct, container, name, start, end+1); err != nil {
 			return err
@@ -119,7 +119,7 @@ func (s *Service) GetPageRanges(ctx context.Context, ref Ref, o GetPageRangesOpt
 			return err
 		}
 		if b.Type != pageBlob {
-			return azhttp.ErrInvalidBlobType
+			return azerr.ErrInvalidBlobType
 		}
 		out.Record = b
 		cur, err := loadExtentsAt(r, acct, container, name, snapshot)
@@ -133,7 +133,7 @@ func (s *Service) GetPageRanges(ctx context.Context, ref Ref, o GetPageRangesOpt
 				return err
 			}
 			if pb == nil {
-				return azhttp.ErrPreviousSnapshotNotFound
+				return azerr.ErrPreviousSnapshotNotFound
 			}
 			if old, err = loadExtentsAt(r, acct, container, name, prev); err != nil {
 				return err

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -22,13 +23,13 @@ func TestParseBlockList(t *testing.T) {
 		   <Latest> AAAA </Latest>
 		 </BlockList>`, []BlockRef{{[]byte{0, 0, 0}, Latest}}, nil},
 		{`<BlockList></BlockList>`, nil, nil},
-		{`<BlockList><Latest>AAAA</Latest>`, nil, azhttp.ErrInvalidXmlDocument},
-		{`<Blocks><Latest>AAAA</Latest></Blocks>`, nil, azhttp.ErrInvalidXmlDocument},
-		{`<BlockList><Other>AAAA</Other></BlockList>`, nil, azhttp.ErrInvalidXmlDocument},
-		{`<BlockList><Latest><X/></Latest></BlockList>`, nil, azhttp.ErrInvalidXmlDocument},
-		{`<BlockList><Latest>!!!</Latest></BlockList>`, nil, azhttp.ErrInvalidBlockList},
-		{`not xml`, nil, azhttp.ErrInvalidXmlDocument},
-		{``, nil, azhttp.ErrInvalidXmlDocument},
+		{`<BlockList><Latest>AAAA</Latest>`, nil, azerr.ErrInvalidXmlDocument},
+		{`<Blocks><Latest>AAAA</Latest></Blocks>`, nil, azerr.ErrInvalidXmlDocument},
+		{`<BlockList><Other>AAAA</Other></BlockList>`, nil, azerr.ErrInvalidXmlDocument},
+		{`<BlockList><Latest><X/></Latest></BlockList>`, nil, azerr.ErrInvalidXmlDocument},
+		{`<BlockList><Latest>!!!</Latest></BlockList>`, nil, azerr.ErrInvalidBlockList},
+		{`not xml`, nil, azerr.ErrInvalidXmlDocument},
+		{``, nil, azerr.ErrInvalidXmlDocument},
 	}
 	for _, tc := range tests {
 		r, _ := http.NewRequest(http.MethodPut, "/", strings.NewReader(tc.body))
@@ -78,7 +79,7 @@ func TestParseRange(t *testing.T) {
 		}
 		got, err := azhttp.ParseRange(h, false)
 		if tc.bad {
-			if !errors.Is(err, azhttp.ErrInvalidHeaderValue) {
+			if !errors.Is(err, azerr.ErrInvalidHeaderValue) {
 				t.Errorf("%q: error %v, want InvalidHeaderValue", tc.header, err)
 			}
 			continue

@@ -5,7 +5,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azbody"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/background"
 	"github.com/cerulean-db/cerulean/internal/extentstore"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -31,7 +32,7 @@ type Content struct {
 	// Structured, when the body came as a structured message, decodes
 	// it: Body reads the content through it, and it must end where the
 	// content does (structured.go).
-	Structured *azhttp.StructuredReader
+	Structured *azbody.StructuredReader
 }
 
 // Written is what a write that carried content reports.
@@ -72,7 +73,7 @@ func (s *Service) upload(ctx context.Context, acct, container, blob string, c Co
 // announced but trickled in count from the start.
 func (s *Service) receive(ctx context.Context, acct, container, blob string, c Content) (*payload, error) {
 	if c.Length < 0 {
-		return nil, azhttp.ErrMissingContentLengthHeader
+		return nil, azerr.ErrMissingContentLengthHeader
 	}
 	reserve := c.Length
 	if c.Length > inlineLimit {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // readRange reads the range a Get Blob or Get Page Ranges asks for, nil
@@ -21,7 +21,7 @@ func readRange(h http.Header) (*ByteRange, error) {
 	if v := h.Get("x-ms-range"); v != "" {
 		r, ok := parseByteRange(v)
 		if !ok {
-			return nil, azhttp.InvalidHeaderValue("x-ms-range", v)
+			return nil, azerr.InvalidHeaderValue("x-ms-range", v)
 		}
 		return r, nil
 	}
@@ -79,8 +79,8 @@ func allDigits(s string) bool {
 // in Content-Range ("bytes */size") so that a client learns the length.
 type unsatisfiableRange struct{ size int64 }
 
-func (e *unsatisfiableRange) Error() string { return azhttp.ErrInvalidRange.Error() }
-func (e *unsatisfiableRange) Unwrap() error { return azhttp.ErrInvalidRange }
+func (e *unsatisfiableRange) Error() string { return azerr.ErrInvalidRange.Error() }
+func (e *unsatisfiableRange) Unwrap() error { return azerr.ErrInvalidRange }
 
 // contentRangeOf returns the Content-Range header a 416 answer carries,
 // "" when err is not an unsatisfiable range.

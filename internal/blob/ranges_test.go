@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 func TestReadRange(t *testing.T) {
@@ -42,8 +42,8 @@ func TestReadRange(t *testing.T) {
 		}
 		got, err := readRange(h)
 		if tc.bad {
-			var e *azhttp.Error
-			if !errors.As(err, &e) || !errors.Is(err, azhttp.ErrInvalidHeaderValue) || e.Detail("HeaderName") != "x-ms-range" {
+			var e *azerr.Error
+			if !errors.As(err, &e) || !errors.Is(err, azerr.ErrInvalidHeaderValue) || e.Detail("HeaderName") != "x-ms-range" {
 				t.Errorf("x-ms-range %q Range %q: error %v, want InvalidHeaderValue naming x-ms-range", tc.xms, tc.std, err)
 			}
 			continue
@@ -56,14 +56,14 @@ func TestReadRange(t *testing.T) {
 
 func TestUnsatisfiableRangeIsInvalidRange(t *testing.T) {
 	err := error(&unsatisfiableRange{size: 42})
-	var e *azhttp.Error
-	if !errors.Is(err, azhttp.ErrInvalidRange) || !errors.As(err, &e) || e.Status != http.StatusRequestedRangeNotSatisfiable {
+	var e *azerr.Error
+	if !errors.Is(err, azerr.ErrInvalidRange) || !errors.As(err, &e) || e.Status != http.StatusRequestedRangeNotSatisfiable {
 		t.Fatalf("%v is not InvalidRange", err)
 	}
 	if got := contentRangeOf(err); got != "bytes */42" {
 		t.Errorf("Content-Range %q", got)
 	}
-	if got := contentRangeOf(azhttp.ErrInvalidRange); got != "" {
+	if got := contentRangeOf(azerr.ErrInvalidRange); got != "" {
 		t.Errorf("plain InvalidRange gave Content-Range %q", got)
 	}
 }

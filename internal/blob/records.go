@@ -4,6 +4,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
@@ -17,7 +19,7 @@ type Container struct {
 	Modified     time.Time
 	Metadata     azhttp.Metadata
 	PublicAccess string // "", "blob" or "container"
-	ACL          []azhttp.SignedIdentifier
+	ACL          []azauth.SignedIdentifier
 	Lease        lease.Lease
 	// DefaultEncryptionScope is the scope of blobs written without one,
 	// "" for a container created before scopes were kept (read as
@@ -115,7 +117,7 @@ type block struct {
 
 // loadContainer returns the container or ErrContainerNotFound.
 func loadContainer(r kv.Reader, acct, name string) (*Container, error) {
-	return record.Require[Container](r, containerKey(acct, name), azhttp.ErrContainerNotFound)
+	return record.Require[Container](r, containerKey(acct, name), azerr.ErrContainerNotFound)
 }
 
 // requireContainer checks that a container exists without decoding its
@@ -124,7 +126,7 @@ func loadContainer(r kv.Reader, acct, name string) (*Container, error) {
 func requireContainer(r kv.Reader, acct, name string) error {
 	_, err := r.Get(containerKey(acct, name))
 	if errors.Is(err, kv.ErrNotFound) {
-		return azhttp.ErrContainerNotFound
+		return azerr.ErrContainerNotFound
 	}
 	return err
 }

@@ -3,9 +3,9 @@ package blob
 import (
 	"testing"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/record/recordtest"
+	"github.com/cerulean-db/cerulean/internal/svcprops"
 )
 
 // TestRecordsRoundTrip: every record the Blob service keeps reads back
@@ -20,7 +20,7 @@ func TestRecordsRoundTrip(t *testing.T) {
 	t.Run("staged", func(t *testing.T) { recordtest.RoundTrip[staged](t, n) })
 	t.Run("garbage", func(t *testing.T) { recordtest.RoundTrip[garbage](t, n) })
 	t.Run("retiredContainer", func(t *testing.T) { recordtest.RoundTrip[retiredContainer](t, n) })
-	t.Run("ServiceProperties", func(t *testing.T) { recordtest.RoundTrip[azhttp.ServiceProperties](t, n) })
+	t.Run("ServiceProperties", func(t *testing.T) { recordtest.RoundTrip[svcprops.ServiceProperties](t, n) })
 }
 
 // TestExtentRecordIsNotAPage: a page blob's extent record and an extent

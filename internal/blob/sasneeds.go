@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 )
 
 // What each operation needs from a SAS, per Azure's "Create a service SAS"
@@ -12,7 +12,7 @@ import (
 // story.
 
 // either is an operation that either of two letters grants.
-func either(resourceType, permission, or byte) azhttp.Need {
+func either(resourceType, permission, or byte) azauth.Need {
 	n := need(resourceType, permission)
 	n.Or = or
 	return n
@@ -21,13 +21,13 @@ func either(resourceType, permission, or byte) azhttp.Need {
 // containerNeed is an operation on the container itself: an account SAS
 // with srt=c may perform it, a service SAS never (a container SAS reaches
 // the container's blobs and its listing only).
-func containerNeed(n azhttp.Need) azhttp.Need {
+func containerNeed(n azauth.Need) azauth.Need {
 	n.NoServiceSAS = true
 	return n
 }
 
 // ownerNeed is an operation only the account owner may call.
-func ownerNeed(resourceType byte) azhttp.Need {
+func ownerNeed(resourceType byte) azauth.Need {
 	n := need(resourceType, 0)
 	n.OwnerOnly = true
 	return n
@@ -36,8 +36,8 @@ func ownerNeed(resourceType byte) azhttp.Need {
 // leaseAccess authorizes Lease Container ('c') and Lease Blob ('o'):
 // breaking a lease is allowed by delete as well as write. An account SAS
 // may lease a container, a service SAS never.
-func leaseAccess(resourceType byte) func(*http.Request, azhttp.Access) error {
-	return func(r *http.Request, a azhttp.Access) error {
+func leaseAccess(resourceType byte) func(*http.Request, azauth.Access) error {
+	return func(r *http.Request, a azauth.Access) error {
 		n := need(resourceType, 'w')
 		if strings.EqualFold(r.Header.Get("x-ms-lease-action"), "break") {
 			n = either(resourceType, 'w', 'd')
@@ -52,7 +52,7 @@ func leaseAccess(resourceType byte) func(*http.Request, azhttp.Access) error {
 // deleteBlobAccess authorizes Delete Blob: Azure's "Delete version (x)"
 // deletes a version; Delete (d) deletes a blob or a snapshot, not a
 // version.
-func deleteBlobAccess(r *http.Request, a azhttp.Access) error {
+func deleteBlobAccess(r *http.Request, a azauth.Access) error {
 	if r.URL.Query().Has("versionid") {
 		return a.Allows(need('o', 'x'))
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -32,7 +33,7 @@ func (s *Service) ServiceStats(_ context.Context, acct string) (GeoReplication, 
 }
 
 // errSecondaryReadOnly is Azure's answer to a write sent to the secondary.
-var errSecondaryReadOnly = azhttp.ErrInsufficientAccountPermissions.WithMessage("Write operations are not allowed.")
+var errSecondaryReadOnly = azerr.ErrInsufficientAccountPermissions.WithMessage("Write operations are not allowed.")
 
 type serviceStatsXML struct {
 	XMLName        xml.Name `xml:"StorageServiceStats"`
@@ -46,7 +47,7 @@ type serviceStatsXML struct {
 // on the secondary endpoint; the primary refuses the comp=stats value.
 func (h *handler) getServiceStats(q *request) error {
 	if !q.secondary {
-		return azhttp.InvalidQueryParameterValue("comp", q.q.Get("comp"), "")
+		return azerr.InvalidQueryParameterValue("comp", q.q.Get("comp"), "")
 	}
 	geo, err := h.svc.ServiceStats(q.ctx(), q.acct)
 	if err != nil {
@@ -62,7 +63,7 @@ func (h *handler) getServiceStats(q *request) error {
 // caller that did not authenticate with an OAuth (Microsoft Entra ID)
 // bearer token: a user delegation key is only ever issued to an Entra
 // identity, so Shared Key and SAS callers get 403 AuthenticationFailed.
-var errBearerRequired = azhttp.ErrAuthenticationFailed.WithDetails(azhttp.Detail{Name: "AuthenticationErrorDetail", Value: "Only authentication scheme Bearer is supported"})
+var errBearerRequired = azerr.ErrAuthenticationFailed.WithDetails(azerr.Detail{Name: "AuthenticationErrorDetail", Value: "Only authentication scheme Bearer is supported"})
 
 // getUserDelegationKey answers Get User Delegation Key. This server has
 // no Entra ID, so no caller can hold the bearer token it requires.

@@ -4,15 +4,18 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/extentstore"
 	"github.com/cerulean-db/cerulean/internal/lease"
 	"github.com/cerulean-db/cerulean/internal/liveness"
+	"github.com/cerulean-db/cerulean/internal/svcconfig"
 )
 
 // Config is what a Service needs.
-type Config = azhttp.ServiceConfig
+type Config = svcconfig.Config
 
 // Service is the Blob service of every account the server hosts: the
 // rules of containers, blobs, blocks and pages over the kv store. It speaks
@@ -24,7 +27,7 @@ type Service struct {
 	store *extentstore.Store[blobID]
 	// accounts are not a domain rule: the handler authenticates against
 	// them, and is built from the Service alone.
-	accounts *azhttp.Accounts
+	accounts *azauth.Accounts
 	now      func() time.Time
 	log      *slog.Logger
 	dp       dataProtection
@@ -69,7 +72,7 @@ type Preconditions struct {
 // check evaluates conditional headers, mapping outcomes to Azure's errors;
 // exists is the error for If-None-Match: * on an existing resource.
 func check(c conditions.Conditions, kind conditions.Kind, st conditions.State, exists error) error {
-	return c.Answer(kind, st, conditions.Answers{NotModified: azhttp.ErrNotModified, AlreadyExists: exists, NotMet: azhttp.ErrConditionNotMet})
+	return c.Answer(kind, st, conditions.Answers{NotModified: azerr.ErrNotModified, AlreadyExists: exists, NotMet: azerr.ErrConditionNotMet})
 }
 
 // checkBlob verifies a request against a blob (nil when absent): first the
@@ -79,13 +82,13 @@ func (t *Tx) checkBlob(pre Preconditions, kind conditions.Kind, b *Blob) error {
 	if b != nil {
 		l = b.Lease
 		if pre.CreateOnly {
-			return azhttp.ErrAuthorizationPermissionMismatch
+			return azerr.ErrAuthorizationPermissionMismatch
 		}
 	}
 	if err := l.CheckUse(t.now, pre.LeaseID, kind != conditions.Read); err != nil {
-		return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)
+		return azerr.LeaseError(err, azerr.BlobLeaseCodes)
 	}
-	if err := check(pre.Conditions, kind, b.state(), azhttp.ErrBlobAlreadyExists); err != nil {
+	if err := check(pre.Conditions, kind, b.state(), azerr.ErrBlobAlreadyExists); err != nil {
 		return err
 	}
 	if err := checkTags(pre.IfTags, b); err != nil {
@@ -98,9 +101,9 @@ func (t *Tx) checkBlob(pre Preconditions, kind conditions.Kind, b *Blob) error {
 // needs the active lease's ID, other operations fail with a wrong one.
 func (t *Tx) checkContainer(pre Preconditions, c *Container, deleting bool) error {
 	if err := c.Lease.CheckUse(t.now, pre.LeaseID, deleting); err != nil {
-		return azhttp.LeaseError(err, azhttp.ContainerLeaseCodes)
+		return azerr.LeaseError(err, azerr.ContainerLeaseCodes)
 	}
-	return check(pre.Conditions, conditions.Write, c.state(), azhttp.ErrConditionNotMet)
+	return check(pre.Conditions, conditions.Write, c.state(), azerr.ErrConditionNotMet)
 }
 
 func (c *Container) state() conditions.State {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -29,13 +30,13 @@ func (s *Service) CreateSnapshot(ctx context.Context, ref Ref, meta azhttp.Metad
 			return err
 		}
 		if b.settleTier(s.clock()); b.Tier == tierArchive {
-			return azhttp.ErrBlobArchived
+			return azerr.ErrBlobArchived
 		}
 		// Like a read, a snapshot needs no lease ID but refuses a wrong one.
 		if err := b.Lease.CheckUse(s.clock(), pre.LeaseID, false); err != nil {
-			return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)
+			return azerr.LeaseError(err, azerr.BlobLeaseCodes)
 		}
-		if err := check(pre.Conditions, conditions.Write, b.state(), azhttp.ErrConditionNotMet); err != nil {
+		if err := check(pre.Conditions, conditions.Write, b.state(), azerr.ErrConditionNotMet); err != nil {
 			return err
 		}
 		if err := checkTags(pre.IfTags, b); err != nil {

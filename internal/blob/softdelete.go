@@ -4,11 +4,12 @@ import (
 	"context"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/lease"
+	"github.com/cerulean-db/cerulean/internal/svcprops"
 )
 
 // Blob soft delete keeps what Delete Blob removes for the retention days
@@ -27,7 +28,7 @@ type retention struct {
 
 // softDelete returns the account's blob soft delete policy, nil when off.
 func (t *Tx) softDelete(acct string) (*retention, error) {
-	p := azhttp.DefaultServiceProperties("blob")
+	p := svcprops.DefaultServiceProperties("blob")
 	if _, err := record.Load(t.r, servicePropsKey(acct), &p); err != nil {
 		return nil, err
 	}
@@ -228,7 +229,7 @@ func (t *Tx) UndeleteBlob(ref Ref) error {
 		}
 	}
 	if !found {
-		return azhttp.ErrBlobNotFound
+		return azerr.ErrBlobNotFound
 	}
 	if restore == nil {
 		return nil

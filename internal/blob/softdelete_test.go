@@ -7,11 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
+	"github.com/cerulean-db/cerulean/internal/svcprops"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
@@ -21,14 +23,14 @@ import (
 func newProtectedService(t *testing.T, clock *testkit.Clock, softDays int, opts ...Option) (*Service, kv.Store) {
 	t.Helper()
 	store := memory.Open()
-	accts := azhttp.NewAccounts(azhttp.Account{Name: testAcct, Keys: [][]byte{[]byte("k")}})
+	accts := azauth.NewAccounts(azauth.Account{Name: testAcct, Keys: [][]byte{[]byte("k")}})
 	s := New(Config{Store: store, Accounts: accts, Now: clock.Now}, opts...)
 	if _, err := s.CreateContainer(t.Context(), ContainerRef{Account: testAcct, Container: "c"}, CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if softDays > 0 {
-		p := azhttp.DefaultServiceProperties("blob")
-		p.DeleteRetentionPolicy = &azhttp.RetentionXML{Enabled: true, Days: &softDays}
+		p := svcprops.DefaultServiceProperties("blob")
+		p.DeleteRetentionPolicy = &svcprops.RetentionXML{Enabled: true, Days: &softDays}
 		if err := store.Update(t.Context(), func(tx kv.Txn) error { return record.Store(tx, servicePropsKey(testAcct), p) }); err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +93,7 @@ func TestPurgeExpiredFreesSoftDeletedData(t *testing.T) {
 	if n := blobDataKeys(t, store, "c", "doc"); n != 0 {
 		t.Errorf("%d data keys left after the purge", n)
 	}
-	if err := s.UndeleteBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: "doc"}); !errors.Is(err, azhttp.ErrBlobNotFound) {
+	if err := s.UndeleteBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: "doc"}); !errors.Is(err, azerr.ErrBlobNotFound) {
 		t.Errorf("undelete after the purge: %v, want BlobNotFound", err)
 	}
 }
@@ -148,7 +150,7 @@ func TestInterruptedContainerMoveIsFinished(t *testing.T) {
 	if err := s.Update(t.Context(), func(tx *Tx) error {
 		_, err := tx.CreateContainer(ContainerRef{Account: testAcct, Container: "c"}, CreateContainerOptions{})
 		return err
-	}); !errors.Is(err, azhttp.ErrContainerBeingDeleted) {
+	}); !errors.Is(err, azerr.ErrContainerBeingDeleted) {
 		t.Fatalf("Create Container in a transaction while the old one moves: %v, want ContainerBeingDeleted", err)
 	}
 	if _, err := s.CreateContainer(t.Context(), ContainerRef{Account: testAcct, Container: "c"}, CreateContainerOptions{}); err != nil {
@@ -162,7 +164,7 @@ func TestInterruptedContainerMoveIsFinished(t *testing.T) {
 		t.Fatalf("List Containers with deleted: %+v, %v", items, err)
 	}
 	version := items[1].Deleted.Version
-	if _, err := s.RestoreContainer(t.Context(), testAcct, "c", version); !errors.Is(err, azhttp.ErrContainerAlreadyExists) {
+	if _, err := s.RestoreContainer(t.Context(), testAcct, "c", version); !errors.Is(err, azerr.ErrContainerAlreadyExists) {
 		t.Fatalf("restore over a live container: %v", err)
 	}
 	if err := s.DeleteContainer(t.Context(), ContainerRef{Account: testAcct, Container: "c"}, Preconditions{}); err != nil {

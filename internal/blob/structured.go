@@ -3,7 +3,8 @@ package blob
 import (
 	"net/http"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azbody"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // maxStructuredDownload is the largest range Get Blob returns as a
@@ -15,33 +16,33 @@ const maxStructuredDownload = 4 << 20
 // content, at most limit bytes, is read through the message's decoder,
 // which verifies every segment's CRC64 and the message's.
 func structuredContent(q *request, limit int64) (c Content, ok bool, err error) {
-	ok, n, err := azhttp.ParseStructuredBody(q.r.Header)
+	ok, n, err := azbody.ParseStructuredBody(q.r.Header)
 	if err != nil || !ok {
 		return Content{}, ok, err
 	}
 	if q.r.ContentLength < 0 {
-		return Content{}, true, azhttp.ErrMissingContentLengthHeader
+		return Content{}, true, azerr.ErrMissingContentLengthHeader
 	}
 	if n > limit {
-		return Content{}, true, azhttp.ErrRequestBodyTooLarge
+		return Content{}, true, azerr.ErrRequestBodyTooLarge
 	}
 	if n > q.r.ContentLength {
-		return Content{}, true, azhttp.InvalidHeaderValue("x-ms-structured-content-length", q.r.Header.Get("x-ms-structured-content-length")).
+		return Content{}, true, azerr.InvalidHeaderValue("x-ms-structured-content-length", q.r.Header.Get("x-ms-structured-content-length")).
 			WithMessage("x-ms-structured-content-length is larger than the message in the body.")
 	}
 	if q.r.Header.Get("Content-MD5") != "" || q.r.Header.Get("x-ms-content-crc64") != "" {
 		// The message carries its own checksums: Azure takes one form of
 		// transactional validation per request.
-		return Content{}, true, azhttp.ErrInvalidInput.WithMessage("A structured body may not be combined with Content-MD5 or x-ms-content-crc64.")
+		return Content{}, true, azerr.ErrInvalidInput.WithMessage("A structured body may not be combined with Content-MD5 or x-ms-content-crc64.")
 	}
-	d := azhttp.NewStructuredReader(q.r.Body, q.r.ContentLength, n)
+	d := azbody.NewStructuredReader(q.r.Body, q.r.ContentLength, n)
 	return Content{Body: d, Length: n, Structured: d}, true, nil
 }
 
 // payloadLength is the size of the content a write carries: the
 // structured message's content length, or the body's.
 func payloadLength(r *http.Request) int64 {
-	if ok, n, err := azhttp.ParseStructuredBody(r.Header); ok && err == nil {
+	if ok, n, err := azbody.ParseStructuredBody(r.Header); ok && err == nil {
 		return n
 	}
 	return r.ContentLength
@@ -59,7 +60,7 @@ func (c Content) finish() error {
 // and verified, as Azure does.
 func writeStructuredEcho(h http.Header, w *Written) {
 	if w.Structured {
-		h.Set("x-ms-structured-body", azhttp.StructuredBodyCRC64)
+		h.Set("x-ms-structured-body", azbody.StructuredBodyCRC64)
 	}
 }
 
@@ -67,7 +68,7 @@ func writeStructuredEcho(h http.Header, w *Written) {
 // encodes in one response.
 func checkStructuredDownload(d *Download) error {
 	if d.Length > maxStructuredDownload {
-		return azhttp.ErrOutOfRangeInput.WithMessage("x-ms-structured-body is allowed for ranges up to 4 MiB.")
+		return azerr.ErrOutOfRangeInput.WithMessage("x-ms-structured-body is allowed for ranges up to 4 MiB.")
 	}
 	return nil
 }

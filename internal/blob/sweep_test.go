@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/liveness"
 	"github.com/cerulean-db/cerulean/internal/testkit"
@@ -74,7 +74,7 @@ func TestSweepSparesLiveFrontEnds(t *testing.T) {
 	}
 	close(body.resume)
 	err := <-done
-	if !errors.Is(err, azhttp.ErrServerBusy) {
+	if !errors.Is(err, azerr.ErrServerBusy) {
 		t.Fatalf("commit of a reclaimed upload: %v, want ServerBusy", err)
 	}
 	if n := countKeys(t, store, stagedPrefix()); n != 0 {

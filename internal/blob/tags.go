@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
@@ -27,8 +27,8 @@ const (
 )
 
 var (
-	errInvalidTag   = &azhttp.Error{Status: http.StatusBadRequest, Code: "InvalidTag", Message: "The tags specified are invalid. It contains characters that are not permitted."}
-	errTagsTooLarge = &azhttp.Error{Status: http.StatusBadRequest, Code: "TagsTooLarge", Message: "The tags specified exceed the maximum permissible limit."}
+	errInvalidTag   = &azerr.Error{Status: http.StatusBadRequest, Code: "InvalidTag", Message: "The tags specified are invalid. It contains characters that are not permitted."}
+	errTagsTooLarge = &azerr.Error{Status: http.StatusBadRequest, Code: "TagsTooLarge", Message: "The tags specified exceed the maximum permissible limit."}
 )
 
 // validTagChar reports whether Azure allows c in a tag key or value:
@@ -80,10 +80,10 @@ func checkTags(cond *TagCondition, b *Blob) error {
 		return nil
 	}
 	if cond.malformed != "" {
-		return azhttp.InvalidHeaderValue("x-ms-if-tags", cond.malformed).WithMessage("The x-ms-if-tags expression is not valid.")
+		return azerr.InvalidHeaderValue("x-ms-if-tags", cond.malformed).WithMessage("The x-ms-if-tags expression is not valid.")
 	}
 	if b == nil || !cond.Match(b.Tags) {
-		return azhttp.ErrConditionNotMet
+		return azerr.ErrConditionNotMet
 	}
 	return nil
 }
@@ -101,9 +101,9 @@ func (s *Service) SetBlobTags(ctx context.Context, ref Ref, tags Tags, pre Preco
 			return err
 		}
 		if err := b.Lease.CheckUse(s.clock(), pre.LeaseID, false); err != nil {
-			return azhttp.LeaseError(err, azhttp.BlobLeaseCodes)
+			return azerr.LeaseError(err, azerr.BlobLeaseCodes)
 		}
-		if err := check(pre.Conditions, conditions.Write, b.state(), azhttp.ErrConditionNotMet); err != nil {
+		if err := check(pre.Conditions, conditions.Write, b.state(), azerr.ErrConditionNotMet); err != nil {
 			return err
 		}
 		if err := checkTags(pre.IfTags, b); err != nil {
@@ -133,7 +133,7 @@ func (s *Service) GetBlobTags(ctx context.Context, ref Ref, pre Preconditions) (
 			return err
 		}
 		// The blob's conditions fail as a write's do: 412, never 304.
-		if err := check(pre.Conditions, conditions.Write, b.state(), azhttp.ErrConditionNotMet); err != nil {
+		if err := check(pre.Conditions, conditions.Write, b.state(), azerr.ErrConditionNotMet); err != nil {
 			return err
 		}
 		out = b.Tags

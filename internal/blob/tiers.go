@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
@@ -44,9 +44,9 @@ func ParseTier(header, v string) (string, error) {
 		}
 	}
 	if len(v) > 1 && (v[0] == 'P' || v[0] == 'p') {
-		return "", azhttp.ErrInvalidBlobTier
+		return "", azerr.ErrInvalidBlobTier
 	}
-	return "", azhttp.InvalidHeaderValue(header, v)
+	return "", azerr.InvalidHeaderValue(header, v)
 }
 
 // TierReport is what reads show of a blob's tier.
@@ -97,7 +97,7 @@ func (s *Service) SetBlobTier(ctx context.Context, ref Ref, tier string, o SetBl
 			return err
 		}
 		if b.Type != blockBlob {
-			return azhttp.ErrInvalidBlobType
+			return azerr.ErrInvalidBlobType
 		}
 		if accepted, err = b.changeTier(tier, priority, t.now); err != nil {
 			return err
@@ -118,7 +118,7 @@ func (b *Blob) changeTier(tier, priority string, now time.Time) (pending bool, e
 		// A rehydration cannot be cancelled or redirected; repeating it
 		// may only raise its priority.
 		if tier != b.Rehydrate.To {
-			return false, azhttp.ErrBlobBeingRehydrated
+			return false, azerr.ErrBlobBeingRehydrated
 		}
 		if done := now.Add(wait); done.Before(b.Rehydrate.Done) {
 			b.Rehydrate.Done, b.Rehydrate.Priority = done, priority

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
 )
@@ -35,7 +36,7 @@ func (s sharedKey) sign(r *http.Request, now time.Time) error {
 		setDefault(r.Header, "MaxDataServiceVersion", "3.0;NetFx")
 		setDefault(r.Header, "Accept", "application/json;odata=minimalmetadata")
 	}
-	azhttp.SignSharedKey(r, s.service, s.account, s.key, now)
+	azauth.SignSharedKey(r, s.service, s.account, s.key, now)
 	return nil
 }
 

@@ -8,7 +8,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 )
 
 // EmulatorKey is the Cosmos DB emulator's well-known master key, which
@@ -118,7 +118,7 @@ func (h *handler) authenticate(r *http.Request, segs []string) error {
 	if err != nil {
 		return err
 	}
-	date := azhttp.RequestDate(r)
+	date := azauth.RequestDate(r)
 	if date == "" {
 		return unauthorized("The request must carry x-ms-date or Date.")
 	}
@@ -126,7 +126,7 @@ func (h *handler) authenticate(r *http.Request, segs []string) error {
 	if err != nil {
 		return unauthorized("The date %q is not a valid RFC 1123 date.", date)
 	}
-	if !azhttp.WithinDateSkew(when, h.clientNow()) {
+	if !azauth.WithinDateSkew(when, h.clientNow()) {
 		return unauthorized("The authorization token is not valid at the current time. Please create another token and retry (token start time: %s, current time: %s).",
 			when.UTC().Format(http.TimeFormat), h.clientNow().UTC().Format(http.TimeFormat))
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -102,7 +103,7 @@ func (h *handler) resolve(r *http.Request, err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	var ae *azhttp.Error
+	var ae *azerr.Error
 	if errors.As(err, &ae) {
 		return &Error{Status: ae.Status, Code: ae.Code, Message: ae.Message}
 	}
@@ -144,18 +145,18 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 // transaction past its time 408, a record past the store's limits 413, a
 // closing server 503.
 func storeFailure(ctx context.Context, err error) *Error {
-	switch azhttp.ClassifyStore(err) {
-	case azhttp.StoreBusy:
+	switch azerr.ClassifyStore(err) {
+	case azerr.StoreBusy:
 		return newError(http.StatusTooManyRequests, "TooManyRequests", "The request rate is too large. Please retry after some time.")
-	case azhttp.StoreTimedOut:
+	case azerr.StoreTimedOut:
 		return newError(http.StatusRequestTimeout, "RequestTimeout", "The request could not be completed within the permitted time.")
-	case azhttp.StoreTooLarge:
+	case azerr.StoreTooLarge:
 		return tooLarge("The request is larger than a transaction of this server may hold.")
-	case azhttp.StoreClosed:
+	case azerr.StoreClosed:
 		return newError(http.StatusServiceUnavailable, "ServiceUnavailable", "The server is shutting down; retry the request.")
-	case azhttp.StoreFull:
+	case azerr.StoreFull:
 		return newError(http.StatusServiceUnavailable, "ServiceUnavailable", "The server's data volume is nearly full: writes are refused until space is freed; reads and deletions are served. Retry the request later.")
-	case azhttp.RequestCanceled:
+	case azerr.RequestCanceled:
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return newError(http.StatusRequestTimeout, "RequestTimeout", "The request could not be completed within the permitted time.")
 		}

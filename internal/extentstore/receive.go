@@ -8,7 +8,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azbody"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
@@ -41,7 +42,7 @@ type Upload struct {
 }
 
 // ErrMD5Mismatch: the bytes received do not have the MD5 the client sent.
-var ErrMD5Mismatch = azhttp.ErrMd5Mismatch.WithMessage("The MD5 value specified in the request did not match with the MD5 value calculated by the server.")
+var ErrMD5Mismatch = azerr.ErrMd5Mismatch.WithMessage("The MD5 value specified in the request did not match with the MD5 value calculated by the server.")
 
 // Payload is content on its way into the store: received and verified,
 // not yet part of a commit.
@@ -67,7 +68,7 @@ type Digests struct {
 // that writes it inside its own transaction.
 func (c Upload) Read() ([]byte, Digests, error) {
 	if c.Length < 0 {
-		return nil, Digests{}, azhttp.ErrMissingContentLengthHeader
+		return nil, Digests{}, azerr.ErrMissingContentLengthHeader
 	}
 	data := make([]byte, c.Length)
 	if _, err := io.ReadFull(c.Body, data); err != nil {
@@ -76,7 +77,7 @@ func (c Upload) Read() ([]byte, Digests, error) {
 	sum := md5.Sum(data)
 	d := Digests{MD5: sum[:]}
 	if c.CRC64 != nil {
-		d.CRC64 = azhttp.CRC64(data)
+		d.CRC64 = azbody.CRC64(data)
 	}
 	if err := c.verify(d); err != nil {
 		return nil, Digests{}, err
@@ -125,7 +126,7 @@ func (c Upload) verify(d Digests) error {
 		return ErrMD5Mismatch
 	}
 	if c.CRC64 != nil && !bytes.Equal(c.CRC64, d.CRC64) {
-		return azhttp.ErrCrc64Mismatch
+		return azerr.ErrCrc64Mismatch
 	}
 	return nil
 }
@@ -138,7 +139,7 @@ func (s *Store[O]) Stage(ctx context.Context, o O, body io.Reader, length int64,
 	p := &Payload[O]{Owner: o, Size: length, layout: s.layout}
 	h := md5.New()
 	var sink io.Writer = h
-	crc := azhttp.NewCRC64()
+	crc := azbody.NewCRC64()
 	if withCRC64 {
 		sink = io.MultiWriter(h, crc)
 	}
@@ -148,7 +149,7 @@ func (s *Store[O]) Stage(ctx context.Context, o O, body io.Reader, length int64,
 	}
 	p.MD5 = h.Sum(nil)
 	if withCRC64 {
-		p.CRC64 = azhttp.CRC64Bytes(crc.Sum64())
+		p.CRC64 = azbody.CRC64Bytes(crc.Sum64())
 	}
 	return p, nil
 }
@@ -188,7 +189,7 @@ func (s *Store[O]) stage(ctx context.Context, p *Payload[O], body io.Reader) err
 
 // errReclaimed: a front end that took this process for gone reclaimed the
 // upload's staged data; committing would reference missing data.
-var errReclaimed = azhttp.ErrServerBusy.WithMessage("The upload's staged data was reclaimed while it was in progress. Please retry your request.")
+var errReclaimed = azerr.ErrServerBusy.WithMessage("The upload's staged data was reclaimed while it was in progress. Please retry your request.")
 
 // Place makes the payload part of tx: inline content is written as data
 // object id, staged content keeps the object it was staged as and is
@@ -231,7 +232,7 @@ func (s *Store[O]) Discard(ctx context.Context, p *Payload[O]) {
 // errBodyShort maps a body that ended before Content-Length to Azure's error.
 func errBodyShort(err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return azhttp.ErrInvalidInput.WithMessage("The request body is shorter than its Content-Length.")
+		return azerr.ErrInvalidInput.WithMessage("The request body is shorter than its Content-Length.")
 	}
 	return err
 }

@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azbody"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
@@ -123,15 +124,15 @@ func TestReceiveVerifiesAndPlaces(t *testing.T) {
 			bad := append([]byte(nil), sum[:]...)
 			bad[0] ^= 1
 			_, err := s.Receive(t.Context(), "o", Upload{Body: bytes.NewReader(data), Length: int64(size), MD5: bad})
-			if !errors.Is(err, azhttp.ErrMd5Mismatch) {
+			if !errors.Is(err, azerr.ErrMd5Mismatch) {
 				t.Fatalf("bad MD5: %v", err)
 			}
 			_, err = s.Receive(t.Context(), "o", Upload{Body: bytes.NewReader(data), Length: int64(size), CRC64: []byte{1, 2, 3, 4, 5, 6, 7, 8}})
-			if !errors.Is(err, azhttp.ErrCrc64Mismatch) {
+			if !errors.Is(err, azerr.ErrCrc64Mismatch) {
 				t.Fatalf("bad CRC64: %v", err)
 			}
 			_, err = s.Receive(t.Context(), "o", Upload{Body: bytes.NewReader(data[:size-1]), Length: int64(size)})
-			if !errors.Is(err, azhttp.ErrInvalidInput) {
+			if !errors.Is(err, azerr.ErrInvalidInput) {
 				t.Fatalf("short body: %v", err)
 			}
 			framing := errors.New("framing")
@@ -140,11 +141,11 @@ func TestReceiveVerifiesAndPlaces(t *testing.T) {
 				t.Fatalf("failed framing: %v", err)
 			}
 			left(t, s, tuple.New("X"), "rejected uploads")
-			p, err := s.Receive(t.Context(), "o", Upload{Body: bytes.NewReader(data), Length: int64(size), MD5: sum[:], CRC64: azhttp.CRC64(data)})
+			p, err := s.Receive(t.Context(), "o", Upload{Body: bytes.NewReader(data), Length: int64(size), MD5: sum[:], CRC64: azbody.CRC64(data)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(p.MD5, sum[:]) || !bytes.Equal(p.CRC64, azhttp.CRC64(data)) {
+			if !bytes.Equal(p.MD5, sum[:]) || !bytes.Equal(p.CRC64, azbody.CRC64(data)) {
 				t.Fatal("the payload's digests are not the content's")
 			}
 			if err := s.Update(t.Context(), func(tx kv.Txn) error { return p.Place(tx, tx.Version()) }); err != nil {
@@ -193,7 +194,7 @@ func TestDiscardAndSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = s.Update(t.Context(), func(tx kv.Txn) error { return p.Place(tx, tx.Version()) })
-	if !errors.Is(err, azhttp.ErrServerBusy) {
+	if !errors.Is(err, azerr.ErrServerBusy) {
 		t.Fatalf("placing reclaimed data: %v", err)
 	}
 }

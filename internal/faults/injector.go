@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -140,38 +141,38 @@ const cosmosRetryAfter = 100 * time.Millisecond
 // set on w.
 func answer(w http.ResponseWriter, service string, r Rule) error {
 	retryAfter := time.Duration(r.RetryAfter)
-	var err *azhttp.Error
+	var err *azerr.Error
 	switch service {
 	case "cosmos":
 		switch r.Kind {
 		case Throttle:
-			err = &azhttp.Error{Status: http.StatusTooManyRequests, Code: "TooManyRequests",
+			err = &azerr.Error{Status: http.StatusTooManyRequests, Code: "TooManyRequests",
 				Message: "Request rate is large. More Request Units may be needed, so no changes were made. Please retry this request later."}
 			w.Header().Set("x-ms-substatus", "3200")
 			if retryAfter == 0 {
 				retryAfter = cosmosRetryAfter
 			}
 		case Timeout:
-			err = &azhttp.Error{Status: http.StatusRequestTimeout, Code: "RequestTimeout",
+			err = &azerr.Error{Status: http.StatusRequestTimeout, Code: "RequestTimeout",
 				Message: "The request could not be completed within the permitted time. Please retry the request."}
 		default:
-			err = &azhttp.Error{Status: http.StatusServiceUnavailable, Code: "ServiceUnavailable",
+			err = &azerr.Error{Status: http.StatusServiceUnavailable, Code: "ServiceUnavailable",
 				Message: "The service is currently unavailable. Please retry the request."}
 		}
 	case "search":
 		if r.Kind == Timeout {
-			err = &azhttp.Error{Status: http.StatusGatewayTimeout, Message: "The request timed out. Please retry the request."}
+			err = &azerr.Error{Status: http.StatusGatewayTimeout, Message: "The request timed out. Please retry the request."}
 		} else {
-			err = &azhttp.Error{Status: http.StatusServiceUnavailable, Message: "The service is too busy to process the request. Please retry later."}
+			err = &azerr.Error{Status: http.StatusServiceUnavailable, Message: "The service is too busy to process the request. Please retry later."}
 		}
 	default: // the Storage services
 		switch r.Kind {
 		case Timeout:
-			err = azhttp.ErrOperationTimedOut
+			err = azerr.ErrOperationTimedOut
 		case Throttle:
-			err = azhttp.ErrServerBusy.WithMessage("Operations per second is over the account limit.")
+			err = azerr.ErrServerBusy.WithMessage("Operations per second is over the account limit.")
 		default:
-			err = azhttp.ErrServerBusy.WithMessage("The server is busy.")
+			err = azerr.ErrServerBusy.WithMessage("The server is busy.")
 		}
 	}
 	if retryAfter > 0 {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
@@ -184,7 +185,7 @@ func copyBatches(exts []extent) [][]extent {
 // (the source has no content to copy).
 func (t *Tx) startCopy(req CopyRequest, src *Node, copyID string, done bool) (*Node, error) {
 	if req.Path == "" {
-		return nil, azhttp.ErrResourceAlreadyExists.WithMessage("The share's root is a directory.")
+		return nil, azerr.ErrResourceAlreadyExists.WithMessage("The share's root is a directory.")
 	}
 	l, err := t.locate(req.Acct, req.Share, req.Path)
 	if err != nil {
@@ -224,7 +225,7 @@ var errCopyEnded = errors.New("file: copy ended")
 // pendingCopy returns the destination while it still waits for copyID.
 func (t *Tx) pendingCopy(acct, share, path, copyID string, pre Preconditions) (*located, error) {
 	l, err := t.existingFor(acct, share, path, false, Preconditions{LeaseID: pre.LeaseID}, useAttributes)
-	if errors.Is(err, azhttp.ErrResourceNotFound) {
+	if errors.Is(err, azerr.ErrResourceNotFound) {
 		return nil, errCopyEnded
 	}
 	if err != nil {
@@ -313,9 +314,9 @@ func (s *Service) AbortCopy(ctx context.Context, ref Ref, copyID string, pre Pre
 		c := l.node.Copy
 		switch {
 		case c == nil || c.Status != CopyPending:
-			return azhttp.ErrNoPendingCopyOperation
+			return azerr.ErrNoPendingCopyOperation
 		case c.ID != copyID:
-			return azhttp.ErrCopyIdMismatch
+			return azerr.ErrCopyIdMismatch
 		}
 		return t.endCopy(acct, share, l, CopyAborted, "The copy was aborted.")
 	})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -77,7 +78,7 @@ func TestAbortPendingCopy(t *testing.T) {
 	if err != nil || n.Copy.Status != CopyPending || n.Size != 100 {
 		t.Fatalf("pending copy: %+v %v", n, err)
 	}
-	if err := s.AbortCopy(ctx, Ref{Account: testAcct, Share: "s", Path: "dst"}, "copy-2", Preconditions{}); !errors.Is(err, azhttp.ErrCopyIdMismatch) {
+	if err := s.AbortCopy(ctx, Ref{Account: testAcct, Share: "s", Path: "dst"}, "copy-2", Preconditions{}); !errors.Is(err, azerr.ErrCopyIdMismatch) {
 		t.Fatalf("abort by another ID: %v", err)
 	}
 	if err := s.AbortCopy(ctx, Ref{Account: testAcct, Share: "s", Path: "dst"}, "copy-1", Preconditions{}); err != nil {
@@ -87,7 +88,7 @@ func TestAbortPendingCopy(t *testing.T) {
 	if err != nil || n.Copy.Status != CopyAborted || n.Size != 0 || len(n.Metadata) != 1 {
 		t.Fatalf("aborted copy: %+v %v", n, err)
 	}
-	if err := s.AbortCopy(ctx, Ref{Account: testAcct, Share: "s", Path: "dst"}, "copy-1", Preconditions{}); !errors.Is(err, azhttp.ErrNoPendingCopyOperation) {
+	if err := s.AbortCopy(ctx, Ref{Account: testAcct, Share: "s", Path: "dst"}, "copy-1", Preconditions{}); !errors.Is(err, azerr.ErrNoPendingCopyOperation) {
 		t.Fatalf("second abort: %v", err)
 	}
 	err = s.Update(ctx, func(t *Tx) error {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // The binary permission format (x-ms-file-permission-format: binary) is a
@@ -19,7 +19,7 @@ import (
 // outside the subset (conditional or object ACEs, domain-relative
 // aliases) answers 501 rather than being converted wrongly.
 
-var errDescriptorUnsupported = azhttp.ErrNotImplemented.WithMessage("This permission uses security descriptor features the binary format conversion of this server does not support yet.")
+var errDescriptorUnsupported = azerr.ErrNotImplemented.WithMessage("This permission uses security descriptor features the binary format conversion of this server does not support yet.")
 
 // errBadDescriptor marks malformed input, answered FileInvalidPermission.
 var errBadDescriptor = errors.New("malformed security descriptor")

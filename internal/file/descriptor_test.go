@@ -6,7 +6,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // TestDescriptorKnownAnswer: the binary form of a small descriptor is the
@@ -50,7 +50,7 @@ func TestDescriptorRoundTrip(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"not base64!", base64.StdEncoding.EncodeToString([]byte{1, 0, 4, 0x80}), ""} {
-		if _, err := BinaryToSDDL(bad); !errors.Is(err, azhttp.ErrFileInvalidPermission) {
+		if _, err := BinaryToSDDL(bad); !errors.Is(err, azerr.ErrFileInvalidPermission) {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
@@ -58,7 +58,7 @@ func TestDescriptorRoundTrip(t *testing.T) {
 		if !validSDDL(unsupported) {
 			t.Fatalf("%q is not valid SDDL", unsupported)
 		}
-		if _, err := SDDLToBinary(unsupported); !errors.Is(err, azhttp.ErrNotImplemented) {
+		if _, err := SDDLToBinary(unsupported); !errors.Is(err, azerr.ErrNotImplemented) {
 			t.Errorf("%q: %v", unsupported, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -67,13 +68,13 @@ func put(t *testing.T, s *Service, path string, off int64, data []byte) *Node {
 func TestTreeRules(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
-	if _, err := s.CreateDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "a/b"}, SMBChange{}, nil); !errors.Is(err, azhttp.ErrParentNotFound) {
+	if _, err := s.CreateDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "a/b"}, SMBChange{}, nil); !errors.Is(err, azerr.ErrParentNotFound) {
 		t.Fatalf("create under a missing parent: %v, want ParentNotFound", err)
 	}
 	if _, err := s.CreateDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "a"}, SMBChange{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "a"}, SMBChange{}, nil); !errors.Is(err, azhttp.ErrResourceAlreadyExists) {
+	if _, err := s.CreateDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "a"}, SMBChange{}, nil); !errors.Is(err, azerr.ErrResourceAlreadyExists) {
 		t.Fatalf("second create: %v, want ResourceAlreadyExists", err)
 	}
 	f, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "a/f"}, CreateFileOptions{Size: 10})
@@ -83,13 +84,13 @@ func TestTreeRules(t *testing.T) {
 	if f.SMB.Attributes != "Archive" || f.ParentID == rootID {
 		t.Errorf("file record %+v: want Archive under a's ID", f)
 	}
-	if err := s.DeleteDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "a"}, Preconditions{}); !errors.Is(err, azhttp.ErrDirectoryNotEmpty) {
+	if err := s.DeleteDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "a"}, Preconditions{}); !errors.Is(err, azerr.ErrDirectoryNotEmpty) {
 		t.Fatalf("delete non-empty: %v, want DirectoryNotEmpty", err)
 	}
-	if _, err := s.GetDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "a/f"}, Preconditions{}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := s.GetDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "a/f"}, Preconditions{}); !errors.Is(err, azerr.ErrResourceNotFound) {
 		t.Fatalf("a file read as a directory: %v, want ResourceNotFound", err)
 	}
-	if _, err := s.CreateShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ShareSpec{}); !errors.Is(err, azhttp.ErrShareAlreadyExists) {
+	if _, err := s.CreateShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ShareSpec{}); !errors.Is(err, azerr.ErrShareAlreadyExists) {
 		t.Fatalf("second share: %v", err)
 	}
 	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "a/f"}, Preconditions{}); err != nil {
@@ -98,7 +99,7 @@ func TestTreeRules(t *testing.T) {
 	if err := s.DeleteDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "a"}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.GetDirectory(ctx, Ref{Account: testAcct, Share: "nope"}, Preconditions{}); !errors.Is(err, azhttp.ErrShareNotFound) {
+	if _, err := s.GetDirectory(ctx, Ref{Account: testAcct, Share: "nope"}, Preconditions{}); !errors.Is(err, azerr.ErrShareNotFound) {
 		t.Fatalf("missing share: %v", err)
 	}
 }
@@ -152,10 +153,10 @@ func TestRangesSplitAndFree(t *testing.T) {
 	if n := countKeys(t, store, accountKey(testAcct).Raw("d")); n != 0 {
 		t.Errorf("%d payload chunks left after clearing the whole file", n)
 	}
-	if _, err := s.PutRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, size-5, Content{Body: bytes.NewReader(make([]byte, 10)), Length: 10}, Preconditions{}); !errors.Is(err, azhttp.ErrInvalidRange) {
+	if _, err := s.PutRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, size-5, Content{Body: bytes.NewReader(make([]byte, 10)), Length: 10}, Preconditions{}); !errors.Is(err, azerr.ErrInvalidRange) {
 		t.Errorf("write past the end: %v, want InvalidRange", err)
 	}
-	if _, err := s.PutRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, 0, Content{Body: bytes.NewReader([]byte("x")), Length: 1, MD5: make([]byte, 16)}, Preconditions{}); !errors.Is(err, azhttp.ErrMd5Mismatch) {
+	if _, err := s.PutRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, 0, Content{Body: bytes.NewReader([]byte("x")), Length: 1, MD5: make([]byte, 16)}, Preconditions{}); !errors.Is(err, azerr.ErrMd5Mismatch) {
 		t.Errorf("bad MD5: %v, want Md5Mismatch", err)
 	}
 }
@@ -178,7 +179,7 @@ func TestIfMatch(t *testing.T) {
 		t.Error("the ETag did not change")
 	}
 	_, err = s.SetFileMetadata(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, nil, Preconditions{Conditions: conditions.Conditions{IfMatch: []string{etag}}})
-	if !errors.Is(err, azhttp.ErrConditionNotMet) {
+	if !errors.Is(err, azerr.ErrConditionNotMet) {
 		t.Errorf("stale If-Match: %v, want ConditionNotMet", err)
 	}
 }
@@ -217,7 +218,7 @@ func TestUpdateIsAtomic(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("update: %v", err)
 	}
-	if _, err := s.GetDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "e"}, Preconditions{}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := s.GetDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "e"}, Preconditions{}); !errors.Is(err, azerr.ErrResourceNotFound) {
 		t.Errorf("rolled-back directory: %v, want ResourceNotFound", err)
 	}
 	if got := read(t, s, "d/f", nil); string(got) != "abcd" {

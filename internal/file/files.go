@@ -3,6 +3,7 @@ package file
 import (
 	"context"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -43,20 +44,20 @@ func (t *Tx) CreateFile(ref Ref, o CreateFileOptions) (*Node, error) {
 // handles allow the replacing use u.
 func (t *Tx) createFile(acct, share, path string, size int64, h ContentHeaders, smb SMBChange, meta azhttp.Metadata, pre Preconditions, replace use) (*Node, error) {
 	if path == "" {
-		return nil, azhttp.ErrResourceAlreadyExists.WithMessage("The share's root is a directory.")
+		return nil, azerr.ErrResourceAlreadyExists.WithMessage("The share's root is a directory.")
 	}
 	if size < 0 || size > MaxFileSize {
-		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A file holds 0 to 4 TiB.")
+		return nil, azerr.ErrOutOfRangeInput.WithMessage("A file holds 0 to 4 TiB.")
 	}
 	l, err := t.locate(acct, share, path)
 	if err != nil {
 		return nil, err
 	}
 	if l.node != nil && l.node.Dir {
-		return nil, azhttp.ErrResourceAlreadyExists.WithMessage("A directory of that name already exists.")
+		return nil, azerr.ErrResourceAlreadyExists.WithMessage("A directory of that name already exists.")
 	}
 	if l.node != nil && l.node.DeletePending {
-		return nil, azhttp.ErrDeletePending
+		return nil, azerr.ErrDeletePending
 	}
 	// The file replaced keeps its lease, and replacing it is a write the
 	// lease guards; a lease ID on a new file names no lease.
@@ -65,9 +66,9 @@ func (t *Tx) createFile(acct, share, path string, size int64, h ContentHeaders, 
 		held = l.node.Lease
 	}
 	if err := held.CheckUse(t.now, pre.LeaseID, true); err != nil {
-		return nil, azhttp.LeaseError(err, azhttp.FileLeaseCodes)
+		return nil, azerr.LeaseError(err, azerr.FileLeaseCodes)
 	}
-	if err := check(pre, conditions.Create, l.node.state(), azhttp.ErrResourceAlreadyExists); err != nil {
+	if err := check(pre, conditions.Create, l.node.state(), azerr.ErrResourceAlreadyExists); err != nil {
 		return nil, err
 	}
 	if err := t.resolvePermission(acct, share, &smb); err != nil {

@@ -13,7 +13,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/sas"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
@@ -26,7 +27,7 @@ import (
 // checkRefusal fails unless err is an Azure client error.
 func checkRefusal(t *testing.T, what string, err error) {
 	t.Helper()
-	var e *azhttp.Error
+	var e *azerr.Error
 	if !errors.As(err, &e) || e.Status < 400 || e.Status > 499 {
 		t.Fatalf("%s: %v (%T), want an Azure 4xx", what, err, err)
 	}
@@ -309,7 +310,7 @@ func FuzzRESTRequest(f *testing.F) {
 	} {
 		f.Add(seed.method, seed.target, seed.headers, []byte(seed.body))
 	}
-	cred, err := service.NewSharedKeyCredential(azhttp.DevAccount, azhttp.DevKey)
+	cred, err := service.NewSharedKeyCredential(azauth.DevAccount, azauth.DevKey)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -323,7 +324,7 @@ func FuzzRESTRequest(f *testing.F) {
 		f.Fatal(err)
 	}
 	token := qp.Encode()
-	accounts, err := azhttp.LoadAccounts(func(string) string { return "" })
+	accounts, err := azauth.LoadAccounts(func(string) string { return "" })
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -333,7 +334,7 @@ func FuzzRESTRequest(f *testing.F) {
 		if query != "" {
 			query += "&"
 		}
-		req, err := http.NewRequest(methods[int(method)%len(methods)], "http://127.0.0.1/"+azhttp.DevAccount+"/"+path+"?"+query+token, bytes.NewReader(body))
+		req, err := http.NewRequest(methods[int(method)%len(methods)], "http://127.0.0.1/"+azauth.DevAccount+"/"+path+"?"+query+token, bytes.NewReader(body))
 		if err != nil {
 			return
 		}
@@ -347,13 +348,13 @@ func FuzzRESTRequest(f *testing.F) {
 		t.Cleanup(func() { _ = store.Close() })
 		testkit.CheckAfter(t, store, CheckInvariants)
 		ctx := t.Context()
-		if _, err := s.CreateShare(ctx, ShareRef{Account: azhttp.DevAccount, Share: "share"}, ShareSpec{}); err != nil {
+		if _, err := s.CreateShare(ctx, ShareRef{Account: azauth.DevAccount, Share: "share"}, ShareSpec{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CreateDirectory(ctx, Ref{Account: azhttp.DevAccount, Share: "share", Path: "d"}, SMBChange{}, nil); err != nil {
+		if _, err := s.CreateDirectory(ctx, Ref{Account: azauth.DevAccount, Share: "share", Path: "d"}, SMBChange{}, nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CreateFile(ctx, Ref{Account: azhttp.DevAccount, Share: "share", Path: "d/f"}, CreateFileOptions{Size: 1024}); err != nil {
+		if _, err := s.CreateFile(ctx, Ref{Account: azauth.DevAccount, Share: "share", Path: "d/f"}, CreateFileOptions{Size: 1024}); err != nil {
 			t.Fatal(err)
 		}
 		rec := httptest.NewRecorder()
@@ -395,7 +396,7 @@ func FuzzSDDLToBinary(f *testing.F) {
 		}
 		b, err := SDDLToBinary(sddl)
 		if err != nil {
-			if !errors.Is(err, azhttp.ErrNotImplemented) {
+			if !errors.Is(err, azerr.ErrNotImplemented) {
 				t.Fatalf("%q was accepted as a permission, but its binary form fails: %v", sddl, err)
 			}
 			return

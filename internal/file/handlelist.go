@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
@@ -49,7 +49,7 @@ func parseHandleMarker(m string) (*handlePos, error) {
 	id, path, ok := strings.Cut(m, ":")
 	n, err := strconv.ParseUint(id, 10, 64)
 	if !ok || err != nil {
-		return nil, azhttp.ErrInvalidQueryParameterValue.WithMessage("The marker %q was not returned by this server.", m)
+		return nil, azerr.ErrInvalidQueryParameterValue.WithMessage("The marker %q was not returned by this server.", m)
 	}
 	return &handlePos{path: path, id: n}, nil
 }
@@ -85,7 +85,7 @@ func (t *Tx) walkHandles(acct, share, path string, recursive bool, fn func(path 
 		return err
 	}
 	if l.node == nil {
-		return azhttp.ErrResourceNotFound
+		return azerr.ErrResourceNotFound
 	}
 	err = t.walkNode(acct, share, path, l, recursive, fn)
 	if errors.Is(err, errStopWalk) {
@@ -185,7 +185,7 @@ func (s *Service) ForceCloseHandles(ctx context.Context, ref Ref, o ForceCloseOp
 				return err
 			}
 			if l.node != nil && !l.node.Dir {
-				return azhttp.InvalidHeaderValue("x-ms-recursive", "true").WithMessage("x-ms-recursive is valid only for directories.")
+				return azerr.InvalidHeaderValue("x-ms-recursive", "true").WithMessage("x-ms-recursive is valid only for directories.")
 			}
 		}
 		type target struct {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/storagefront"
 	"github.com/cerulean-db/cerulean/internal/svcprops"
@@ -17,7 +19,7 @@ import (
 // behind the front door (storagefront).
 type handler struct {
 	svc   *Service
-	auth  *azhttp.Authenticator // also checks a copy source's SAS
+	auth  *azauth.Authenticator // also checks a copy source's SAS
 	props *svcprops.Store       // service properties, which only the wire reads
 }
 
@@ -31,7 +33,7 @@ func NewHandler(svc *Service) http.Handler {
 		CheckNames: func(q *request) error { return checkNames(q.share, q.path) },
 		Accounts:   svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteError,
 		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) },
-		ACL: storagefront.ACLFrom(sharesOf(svc), func(sh *Share) []azhttp.SignedIdentifier { return sh.ACL }),
+		ACL: storagefront.ACLFrom(sharesOf(svc), func(sh *Share) []azauth.SignedIdentifier { return sh.ACL }),
 	})
 	h.auth, h.props = door.Auth, door.Props
 	return door.Handler()
@@ -45,14 +47,14 @@ type request struct {
 	acct, share, path string
 	// snapshot is ?sharesnapshot= in SnapshotLayout, "" for the live share.
 	snapshot string
-	access   azhttp.Access // who the request proved to be
+	access   azauth.Access // who the request proved to be
 }
 
 func (q *request) ctx() context.Context { return q.r.Context() }
 
 func (q *request) Scope() (string, string) { return q.share, q.path }
 
-func (q *request) SetAccess(a azhttp.Access) { q.access = a }
+func (q *request) SetAccess(a azauth.Access) { q.access = a }
 
 // ns is the share a read addresses: the live share or its snapshot.
 func (q *request) ns() string {
@@ -82,7 +84,7 @@ func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
 		v := q.q.Get("sharesnapshot")
 		snap, ok := ParseSnapshot(v)
 		if !ok {
-			return nil, at, azhttp.InvalidQueryParameterValue("sharesnapshot", v, "")
+			return nil, at, azerr.InvalidQueryParameterValue("sharesnapshot", v, "")
 		}
 		q.snapshot, at.Snapshot = snap, true
 	}
@@ -106,7 +108,7 @@ func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
 }
 
 func notSupported(what string) error {
-	return azhttp.ErrNotImplemented.WithMessage("%s is not supported by this server yet.", what)
+	return azerr.ErrNotImplemented.WithMessage("%s is not supported by this server yet.", what)
 }
 
 // unrouted answers a request no route serves. A share snapshot is
@@ -115,15 +117,15 @@ func unrouted(c storagefront.Call, at storagefront.Address) error {
 	m, restype, comp := c.R.Method, c.Query.Get("restype"), c.Query.Get("comp")
 	switch {
 	case !at.Snapshot:
-		return azhttp.UnroutedOperation(m, restype, comp)
+		return azerr.UnroutedOperation(m, restype, comp)
 	case m != http.MethodGet && m != http.MethodHead:
-		return azhttp.ErrShareSnapshotOperationNotSupported
+		return azerr.ErrShareSnapshotOperationNotSupported
 	}
-	return azhttp.ErrNotImplemented.WithMessage("This operation (restype=%q comp=%q) on a share snapshot is not supported by this server yet.", restype, comp)
+	return azerr.ErrNotImplemented.WithMessage("This operation (restype=%q comp=%q) on a share snapshot is not supported by this server yet.", restype, comp)
 }
 
-func need(resourceType, permission byte) azhttp.Need {
-	return azhttp.Need{Service: 'f', ResourceType: resourceType, Permission: permission}
+func need(resourceType, permission byte) azauth.Need {
+	return azauth.Need{Service: 'f', ResourceType: resourceType, Permission: permission}
 }
 
 // splitPath splits a path-style URL path into account, share and the path
@@ -140,9 +142,9 @@ func splitPath(p string) (acct, share, path string) {
 func checkNames(share, path string) error {
 	if share != "" && !validShareName(share) {
 		if n := len(share); n < 3 || n > 63 {
-			return azhttp.ErrOutOfRangeInput.WithMessage("The specified resource name length is not within the permissible limits.")
+			return azerr.ErrOutOfRangeInput.WithMessage("The specified resource name length is not within the permissible limits.")
 		}
-		return azhttp.ErrInvalidResourceName
+		return azerr.ErrInvalidResourceName
 	}
 	if path == "" {
 		return nil
@@ -157,12 +159,12 @@ func checkNames(share, path string) error {
 // the other can reach.
 func CheckPath(path string) error {
 	if utf8.RuneCountInString(path) > 2048 {
-		return azhttp.ErrOutOfRangeInput.WithMessage("The specified resource name length is not within the permissible limits.")
+		return azerr.ErrOutOfRangeInput.WithMessage("The specified resource name length is not within the permissible limits.")
 	}
 	for _, part := range strings.Split(path, "/") {
 		if part == "" || part == "." || part == ".." || utf8.RuneCountInString(part) > 255 ||
 			strings.ContainsAny(part, "\"\\:|<>*?") || strings.ContainsFunc(part, func(r rune) bool { return r < 0x20 }) {
-			return azhttp.ErrInvalidResourceName
+			return azerr.ErrInvalidResourceName
 		}
 	}
 	return nil

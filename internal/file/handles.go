@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
@@ -120,8 +120,8 @@ var (
 )
 
 var (
-	errReadOnly = azhttp.ErrReadOnlyAttribute
-	errSharing  = azhttp.ErrSharingViolation
+	errReadOnly = azerr.ErrReadOnlyAttribute
+	errSharing  = azerr.ErrSharingViolation
 )
 
 // conflicts reports whether two sets of (access, share mode) cannot both
@@ -203,7 +203,7 @@ func (s *Service) OpenHandle(ctx context.Context, ref Ref, o HandleOptions) (*Ha
 func (t *Tx) OpenHandle(ref Ref, o HandleOptions) (*Handle, error) {
 	acct, share, path := ref.Account, ref.Share, ref.Path
 	if o.Access&^AccessAll != 0 || o.ShareAccess&^AccessAll != 0 {
-		return nil, azhttp.ErrInvalidInput.WithMessage("Unknown access rights or share mode.")
+		return nil, azerr.ErrInvalidInput.WithMessage("Unknown access rights or share mode.")
 	}
 	l, err := t.locate(acct, share, path)
 	if err != nil {
@@ -211,10 +211,10 @@ func (t *Tx) OpenHandle(ref Ref, o HandleOptions) (*Handle, error) {
 	}
 	n := l.node
 	if n == nil || n.Dir != o.Dir {
-		return nil, azhttp.ErrResourceNotFound
+		return nil, azerr.ErrResourceNotFound
 	}
 	if n.DeletePending {
-		return nil, azhttp.ErrDeletePending
+		return nil, azerr.ErrDeletePending
 	}
 	if !n.Dir && o.Access&(AccessWrite|AccessDelete) != 0 && n.Lease.Active(t.now) {
 		return nil, errSharing
@@ -254,12 +254,12 @@ func (t *Tx) markDeletePending(acct, share string, l *located, h *Handle, on boo
 		return nil
 	}
 	if h.Access&AccessDelete == 0 {
-		return azhttp.ErrInvalidInput.WithMessage("A delete disposition needs a handle opened with Delete access.")
+		return azerr.ErrInvalidInput.WithMessage("A delete disposition needs a handle opened with Delete access.")
 	}
 	if on {
 		switch {
 		case n.ID == rootID && n.Dir:
-			return azhttp.ErrInvalidInput.WithMessage("The root directory of a share cannot be deleted.")
+			return azerr.ErrInvalidInput.WithMessage("The root directory of a share cannot be deleted.")
 		case hasAttribute(n.SMB.Attributes, "ReadOnly"):
 			return errReadOnly
 		}
@@ -269,7 +269,7 @@ func (t *Tx) markDeletePending(acct, share string, l *located, h *Handle, on boo
 				return err
 			}
 			if !empty {
-				return azhttp.ErrDirectoryNotEmpty
+				return azerr.ErrDirectoryNotEmpty
 			}
 		}
 	}
@@ -289,7 +289,7 @@ func (t *Tx) emptyDir(acct, share string, id uint64) (bool, error) {
 // handleNode loads an open handle and the node it is open on.
 func (t *Tx) handleNode(acct, share string, fileID, handleID uint64) (*Handle, *located, error) {
 	if _, err := loadShare(t.r, acct, share); err != nil {
-		if errors.Is(err, azhttp.ErrShareNotFound) {
+		if errors.Is(err, azerr.ErrShareNotFound) {
 			return nil, nil, ErrHandleClosed
 		}
 		return nil, nil, err

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/lease"
@@ -63,7 +63,7 @@ func TestOpenSharingRules(t *testing.T) {
 			mkFile(t, s, "f", 1)
 			first := open(t, s, "f", HandleOptions{Access: tc.a, ShareAccess: tc.aShare})
 			_, err := s.OpenHandle(t.Context(), Ref{Account: testAcct, Share: "s", Path: "f"}, HandleOptions{Access: tc.b, ShareAccess: tc.bShare})
-			if tc.conflict != errors.Is(err, azhttp.ErrSharingViolation) || (!tc.conflict && err != nil) {
+			if tc.conflict != errors.Is(err, azerr.ErrSharingViolation) || (!tc.conflict && err != nil) {
 				t.Fatalf("second open: %v, want conflict %v", err, tc.conflict)
 			}
 			closeH(t, s, first)
@@ -107,11 +107,11 @@ func TestRESTAgainstHandles(t *testing.T) {
 	h := open(t, s, "f", HandleOptions{Access: r, ShareAccess: r})
 	for name, op := range ops {
 		err := op()
-		if writes[name] != errors.Is(err, azhttp.ErrSharingViolation) || (!writes[name] && err != nil) {
+		if writes[name] != errors.Is(err, azerr.ErrSharingViolation) || (!writes[name] && err != nil) {
 			t.Errorf("%s beside a share-read handle: %v, want SharingViolation %v", name, err, writes[name])
 		}
 	}
-	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{Size: 4}); !errors.Is(err, azhttp.ErrSharingViolation) {
+	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{Size: 4}); !errors.Is(err, azerr.ErrSharingViolation) {
 		t.Errorf("create over the file: %v, want SharingViolation", err)
 	}
 	closeH(t, s, h)
@@ -122,7 +122,7 @@ func TestRESTAgainstHandles(t *testing.T) {
 			t.Errorf("%s beside a handle sharing everything: %v", name, err)
 		}
 	}
-	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{}); !errors.Is(err, azhttp.ErrSharingViolation) {
+	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{}); !errors.Is(err, azerr.ErrSharingViolation) {
 		t.Errorf("delete with a handle open: %v, want SharingViolation", err)
 	}
 	// Create File over the file keeps its ID, so the handle stays open
@@ -150,24 +150,24 @@ func TestReadOnlyAttribute(t *testing.T) {
 	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{Size: 4, SMB: SMBChange{Attributes: "ReadOnly | Archive"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.SetFileMetadata(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, nil, Preconditions{}); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
+	if _, err := s.SetFileMetadata(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, nil, Preconditions{}); !errors.Is(err, azerr.ErrReadOnlyAttribute) {
 		t.Errorf("set metadata: %v", err)
 	}
-	if _, err := s.PutRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, 0, contentOf("x"), Preconditions{}); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
+	if _, err := s.PutRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, 0, contentOf("x"), Preconditions{}); !errors.Is(err, azerr.ErrReadOnlyAttribute) {
 		t.Errorf("put range: %v", err)
 	}
-	if _, err := s.ClearRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, 0, 1, Preconditions{}); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
+	if _, err := s.ClearRange(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, 0, 1, Preconditions{}); !errors.Is(err, azerr.ErrReadOnlyAttribute) {
 		t.Errorf("clear range: %v", err)
 	}
-	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{Size: 4}); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
+	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{Size: 4}); !errors.Is(err, azerr.ErrReadOnlyAttribute) {
 		t.Errorf("create over it: %v", err)
 	}
-	if azhttp.ErrReadOnlyAttribute.Status != 412 {
-		t.Errorf("ReadOnlyAttribute status %d, want 412", azhttp.ErrReadOnlyAttribute.Status)
+	if azerr.ErrReadOnlyAttribute.Status != 412 {
+		t.Errorf("ReadOnlyAttribute status %d, want 412", azerr.ErrReadOnlyAttribute.Status)
 	}
 	read(t, s, "f", nil)
 	h := open(t, s, "f", HandleOptions{Access: d, ShareAccess: AccessAll})
-	if err := s.SetDeleteOnClose(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, DeleteOnCloseOptions{DeleteOnClose: true}); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
+	if err := s.SetDeleteOnClose(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, DeleteOnCloseOptions{DeleteOnClose: true}); !errors.Is(err, azerr.ErrReadOnlyAttribute) {
 		t.Errorf("delete-on-close of a read-only file: %v", err)
 	}
 	closeH(t, s, h)
@@ -187,13 +187,13 @@ func TestDeleteOnClose(t *testing.T) {
 	mkFile(t, s, "g", 1)
 	other := open(t, s, "f", HandleOptions{Access: r, ShareAccess: AccessAll})
 	del := open(t, s, "f", HandleOptions{Access: d, ShareAccess: AccessAll, DeleteOnClose: true})
-	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{}); !errors.Is(err, azhttp.ErrDeletePending) {
+	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{}); !errors.Is(err, azerr.ErrDeletePending) {
 		t.Fatalf("get properties: %v, want DeletePending", err)
 	}
-	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, HandleOptions{ShareAccess: AccessAll}); !errors.Is(err, azhttp.ErrDeletePending) {
+	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, HandleOptions{ShareAccess: AccessAll}); !errors.Is(err, azerr.ErrDeletePending) {
 		t.Fatalf("open: %v, want DeletePending", err)
 	}
-	if _, err := s.LeaseFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, lease.Request{Action: lease.Acquire}); !errors.Is(err, azhttp.ErrDeletePending) {
+	if _, err := s.LeaseFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, lease.Request{Action: lease.Acquire}); !errors.Is(err, azerr.ErrDeletePending) {
 		t.Fatalf("lease: %v, want DeletePending", err)
 	}
 	l, err := s.ListDirectory(ctx, Ref{Account: testAcct, Share: "s"}, ListDirectoryOptions{Max: 10})
@@ -201,11 +201,11 @@ func TestDeleteOnClose(t *testing.T) {
 		t.Fatalf("listing: %+v %v, want only g", l, err)
 	}
 	closeH(t, s, del)
-	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{}); !errors.Is(err, azhttp.ErrDeletePending) {
+	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{}); !errors.Is(err, azerr.ErrDeletePending) {
 		t.Fatalf("after closing the delete handle, one still open: %v, want DeletePending", err)
 	}
 	closeH(t, s, other)
-	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{}); !errors.Is(err, azerr.ErrResourceNotFound) {
 		t.Fatalf("after the last close: %v, want ResourceNotFound", err)
 	}
 	if n := countKeys(t, store, filePayloadPrefix(testAcct, "s", f.ID)) + countKeys(t, store, extentsPrefix(testAcct, "s", f.ID)); n != 0 {
@@ -225,7 +225,7 @@ func TestDeleteOnClose(t *testing.T) {
 		t.Fatalf("second close: %v, want ErrHandleClosed", err)
 	}
 	// Delete-on-close needs Delete access.
-	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s", Path: "g"}, HandleOptions{Access: r, ShareAccess: AccessAll, DeleteOnClose: true}); !errors.Is(err, azhttp.ErrInvalidInput) {
+	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s", Path: "g"}, HandleOptions{Access: r, ShareAccess: AccessAll, DeleteOnClose: true}); !errors.Is(err, azerr.ErrInvalidInput) {
 		t.Fatalf("delete-on-close without Delete access: %v, want InvalidInput", err)
 	}
 }
@@ -240,27 +240,27 @@ func TestDirectoryDeleteOnClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	mkFile(t, s, "dir/f", 1)
-	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s", Path: "dir"}, HandleOptions{Dir: true, Access: d, ShareAccess: AccessAll, DeleteOnClose: true}); !errors.Is(err, azhttp.ErrDirectoryNotEmpty) {
+	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s", Path: "dir"}, HandleOptions{Dir: true, Access: d, ShareAccess: AccessAll, DeleteOnClose: true}); !errors.Is(err, azerr.ErrDirectoryNotEmpty) {
 		t.Fatalf("mark a non-empty directory: %v, want DirectoryNotEmpty", err)
 	}
 	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "dir/f"}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s"}, HandleOptions{Dir: true, Access: d, ShareAccess: AccessAll, DeleteOnClose: true}); !errors.Is(err, azhttp.ErrInvalidInput) {
+	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s"}, HandleOptions{Dir: true, Access: d, ShareAccess: AccessAll, DeleteOnClose: true}); !errors.Is(err, azerr.ErrInvalidInput) {
 		t.Fatalf("mark the root: %v, want InvalidInput", err)
 	}
-	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s", Path: "dir"}, HandleOptions{Access: r}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s", Path: "dir"}, HandleOptions{Access: r}); !errors.Is(err, azerr.ErrResourceNotFound) {
 		t.Fatalf("open a directory as a file: %v, want ResourceNotFound", err)
 	}
 	h := open(t, s, "dir", HandleOptions{Dir: true, Access: d, ShareAccess: AccessAll, DeleteOnClose: true})
-	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "dir/g"}, CreateFileOptions{Size: 1}); !errors.Is(err, azhttp.ErrDeletePending) {
+	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "dir/g"}, CreateFileOptions{Size: 1}); !errors.Is(err, azerr.ErrDeletePending) {
 		t.Fatalf("create inside a pending directory: %v, want DeletePending", err)
 	}
-	if err := s.DeleteDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "dir"}, Preconditions{}); !errors.Is(err, azhttp.ErrDeletePending) {
+	if err := s.DeleteDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "dir"}, Preconditions{}); !errors.Is(err, azerr.ErrDeletePending) {
 		t.Fatalf("REST delete of a pending directory: %v, want DeletePending", err)
 	}
 	closeH(t, s, h)
-	if _, err := s.GetDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "dir"}, Preconditions{}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := s.GetDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "dir"}, Preconditions{}); !errors.Is(err, azerr.ErrResourceNotFound) {
 		t.Fatalf("directory after the last close: %v, want ResourceNotFound", err)
 	}
 }
@@ -272,7 +272,7 @@ func TestLeaseAndHandles(t *testing.T) {
 	ctx := t.Context()
 	mkFile(t, s, "f", 1)
 	h := open(t, s, "f", HandleOptions{Access: w, ShareAccess: AccessAll})
-	if _, err := s.LeaseFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, lease.Request{Action: lease.Acquire, ProposedID: leaseA}); !errors.Is(err, azhttp.ErrSharingViolation) {
+	if _, err := s.LeaseFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, lease.Request{Action: lease.Acquire, ProposedID: leaseA}); !errors.Is(err, azerr.ErrSharingViolation) {
 		t.Fatalf("acquire beside a write handle: %v, want SharingViolation", err)
 	}
 	closeH(t, s, h)
@@ -280,7 +280,7 @@ func TestLeaseAndHandles(t *testing.T) {
 	if _, err := s.LeaseFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, lease.Request{Action: lease.Acquire, ProposedID: leaseA}); err != nil {
 		t.Fatalf("acquire beside a read handle: %v", err)
 	}
-	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, HandleOptions{Access: w, ShareAccess: AccessAll}); !errors.Is(err, azhttp.ErrSharingViolation) {
+	if _, err := s.OpenHandle(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, HandleOptions{Access: w, ShareAccess: AccessAll}); !errors.Is(err, azerr.ErrSharingViolation) {
 		t.Fatalf("write open of a leased file: %v, want SharingViolation", err)
 	}
 	closeH(t, s, open(t, s, "f", HandleOptions{Access: r, ShareAccess: AccessAll}))
@@ -340,7 +340,7 @@ func TestListAndForceClose(t *testing.T) {
 	if err != nil || len(l.Handles) != 1 || l.Handles[0].Path != "" {
 		t.Fatalf("non-recursive root listing: %+v %v, want the root's handle", l, err)
 	}
-	if _, err := s.ListHandles(ctx, Ref{Account: testAcct, Share: "s"}, ListHandlesOptions{Marker: "junk", Max: 10}); !errors.Is(err, azhttp.ErrInvalidQueryParameterValue) {
+	if _, err := s.ListHandles(ctx, Ref{Account: testAcct, Share: "s"}, ListHandlesOptions{Marker: "junk", Max: 10}); !errors.Is(err, azerr.ErrInvalidQueryParameterValue) {
 		t.Fatalf("bad marker: %v", err)
 	}
 	// A pending file whose handles are force-closed stays, not pending.
@@ -355,7 +355,7 @@ func TestListAndForceClose(t *testing.T) {
 	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "a/x"}, Preconditions{}); err != nil {
 		t.Fatalf("file after force close: %v", err)
 	}
-	if _, err := s.ForceCloseHandles(ctx, Ref{Account: testAcct, Share: "s", Path: "b"}, ForceCloseOptions{Recursive: true}); !errors.Is(err, azhttp.ErrInvalidHeaderValue) {
+	if _, err := s.ForceCloseHandles(ctx, Ref{Account: testAcct, Share: "s", Path: "b"}, ForceCloseOptions{Recursive: true}); !errors.Is(err, azerr.ErrInvalidHeaderValue) {
 		t.Fatalf("recursive force close on a file: %v, want InvalidHeaderValue", err)
 	}
 	out, err := s.ForceCloseHandles(ctx, Ref{Account: testAcct, Share: "s"}, ForceCloseOptions{Recursive: true})
@@ -454,7 +454,7 @@ func TestConcurrentOpensAreExclusive(t *testing.T) {
 		switch err := <-errs; {
 		case err == nil:
 			won++
-		case !errors.Is(err, azhttp.ErrSharingViolation):
+		case !errors.Is(err, azerr.ErrSharingViolation):
 			t.Errorf("open: %v", err)
 		}
 	}

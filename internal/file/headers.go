@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 )
@@ -38,13 +39,13 @@ func parseAttributes(h http.Header, dir bool) (string, error) {
 			}
 		}
 		if !found {
-			return "", azhttp.InvalidHeaderValue("x-ms-file-attributes", v)
+			return "", azerr.InvalidHeaderValue("x-ms-file-attributes", v)
 		}
 	}
 	if dir {
 		set["Directory"] = true
 	} else if set["Directory"] {
-		return "", azhttp.InvalidHeaderValue("x-ms-file-attributes", v).WithMessage("A file cannot have the Directory attribute.")
+		return "", azerr.InvalidHeaderValue("x-ms-file-attributes", v).WithMessage("A file cannot have the Directory attribute.")
 	}
 	var out []string
 	for _, a := range ntfsAttributes {
@@ -64,7 +65,7 @@ func parseSMBTime(h http.Header, name string) (*time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
-		return nil, azhttp.InvalidHeaderValue(name, v)
+		return nil, azerr.InvalidHeaderValue(name, v)
 	}
 	return &t, nil
 }
@@ -89,7 +90,7 @@ func parseSMB(h http.Header, dir bool) (SMBChange, error) {
 	switch p := h.Get("x-ms-file-permission"); {
 	case p == "" || strings.EqualFold(p, "inherit") || strings.EqualFold(p, "preserve"):
 	case len(p) > 8<<10:
-		return c, azhttp.InvalidHeaderValue("x-ms-file-permission", "").WithMessage("A permission in a header holds at most 8 KiB.")
+		return c, azerr.InvalidHeaderValue("x-ms-file-permission", "").WithMessage("A permission in a header holds at most 8 KiB.")
 	default:
 		binary, err := binaryPermissionFormat("x-ms-file-permission-format", h.Get("x-ms-file-permission-format"))
 		if err != nil {
@@ -148,7 +149,7 @@ func parseContentHeaders(h http.Header) (ContentHeaders, error) {
 	if v := h.Get("x-ms-content-md5"); v != "" {
 		b, err := base64.StdEncoding.DecodeString(v)
 		if err != nil || len(b) != 16 {
-			return c, azhttp.InvalidHeaderValue("x-ms-content-md5", v)
+			return c, azerr.InvalidHeaderValue("x-ms-content-md5", v)
 		}
 		c.ContentMD5 = b
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/azbody"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -29,19 +31,19 @@ func parseCopySMB(h http.Header) (CopySMB, error) {
 	hasPermission := h.Get("x-ms-file-permission") != "" || h.Get("x-ms-file-permission-key") != ""
 	switch {
 	case mode == "" && hasPermission:
-		return c, azhttp.MissingRequiredHeader("x-ms-file-permission-copy-mode").WithMessage("A permission given to Copy File needs x-ms-file-permission-copy-mode: override.")
+		return c, azerr.MissingRequiredHeader("x-ms-file-permission-copy-mode").WithMessage("A permission given to Copy File needs x-ms-file-permission-copy-mode: override.")
 	case mode == "":
 	case strings.EqualFold(mode, "source"):
 		if hasPermission {
-			return c, azhttp.InvalidHeaderValue("x-ms-file-permission-copy-mode", mode).WithMessage("x-ms-file-permission-copy-mode: source takes no x-ms-file-permission.")
+			return c, azerr.InvalidHeaderValue("x-ms-file-permission-copy-mode", mode).WithMessage("x-ms-file-permission-copy-mode: source takes no x-ms-file-permission.")
 		}
 		c.PermissionFromSource = true
 	case strings.EqualFold(mode, "override"):
 		if !hasPermission {
-			return c, azhttp.MissingRequiredHeader("x-ms-file-permission").WithMessage("x-ms-file-permission-copy-mode: override needs x-ms-file-permission.")
+			return c, azerr.MissingRequiredHeader("x-ms-file-permission").WithMessage("x-ms-file-permission-copy-mode: override needs x-ms-file-permission.")
 		}
 	default:
-		return c, azhttp.InvalidHeaderValue("x-ms-file-permission-copy-mode", mode)
+		return c, azerr.InvalidHeaderValue("x-ms-file-permission-copy-mode", mode)
 	}
 	var err error
 	if c.SMBChange, err = parseSMB(given, false); err != nil {
@@ -53,12 +55,12 @@ func parseCopySMB(h http.Header) (CopySMB, error) {
 
 func (h *handler) copyFile(q *request) error {
 	raw := q.r.Header.Get("x-ms-copy-source")
-	src, err := h.parseSource(q, raw, azhttp.InvalidHeaderValue("x-ms-copy-source", raw))
+	src, err := h.parseSource(q, raw, azerr.InvalidHeaderValue("x-ms-copy-source", raw))
 	if err != nil {
 		return err
 	}
 	if err := h.authorizeSource(q, src, 'r'); err != nil {
-		return azhttp.ErrCannotVerifyCopySource.WithMessage("This request is not authorized to perform this operation using this source: %v", err)
+		return azerr.ErrCannotVerifyCopySource.WithMessage("This request is not authorized to perform this operation using this source: %v", err)
 	}
 	req := CopyRequest{SourceURL: raw, SrcAcct: src.acct, SrcShare: src.share, SrcPath: src.path,
 		Acct: q.acct, Share: q.share, Path: q.path, Dest: preconditions(q.r.Header)}
@@ -110,13 +112,13 @@ func writeCopyHeaders(h http.Header, c *CopyInfo) {
 func (h *handler) abortCopy(q *request) error {
 	if v := q.r.Header.Get("x-ms-copy-action"); v != "abort" {
 		if v == "" {
-			return azhttp.MissingRequiredHeader("x-ms-copy-action")
+			return azerr.MissingRequiredHeader("x-ms-copy-action")
 		}
-		return azhttp.InvalidHeaderValue("x-ms-copy-action", v).WithMessage("The value for header x-ms-copy-action must be \"abort\".")
+		return azerr.InvalidHeaderValue("x-ms-copy-action", v).WithMessage("The value for header x-ms-copy-action must be \"abort\".")
 	}
 	id := q.q.Get("copyid")
 	if id == "" {
-		return azhttp.MissingRequiredQueryParameter("copyid")
+		return azerr.MissingRequiredQueryParameter("copyid")
 	}
 	if err := h.svc.AbortCopy(q.ctx(), q.ref(), id, preconditions(q.r.Header)); err != nil {
 		return err
@@ -128,45 +130,45 @@ func (h *handler) putRangeFromURL(q *request) error {
 	hdr := q.r.Header
 	if v := hdr.Get("x-ms-write"); v != "update" {
 		if v == "" {
-			return azhttp.MissingRequiredHeader("x-ms-write")
+			return azerr.MissingRequiredHeader("x-ms-write")
 		}
-		return azhttp.InvalidHeaderValue("x-ms-write", v).WithMessage("Put Range From URL only updates: x-ms-write must be \"update\".")
+		return azerr.InvalidHeaderValue("x-ms-write", v).WithMessage("Put Range From URL only updates: x-ms-write must be \"update\".")
 	}
 	if q.r.ContentLength > 0 {
-		return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Put Range From URL takes no body.")
+		return azerr.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Put Range From URL takes no body.")
 	}
 	if hdr.Get("x-ms-copy-source-authorization") != "" {
-		return azhttp.ErrNotImplemented.WithMessage("x-ms-copy-source-authorization (OAuth for the source) is not supported by this server yet.")
+		return azerr.ErrNotImplemented.WithMessage("x-ms-copy-source-authorization (OAuth for the source) is not supported by this server yet.")
 	}
 	dst, err := azhttp.ParseRange(hdr, true)
 	if err != nil {
 		return err
 	}
 	if dst == nil {
-		return azhttp.MissingRequiredHeader("x-ms-range").WithMessage("Put Range From URL needs a closed range in x-ms-range or Range.")
+		return azerr.MissingRequiredHeader("x-ms-range").WithMessage("Put Range From URL needs a closed range in x-ms-range or Range.")
 	}
 	srcRange := hdr.Get("x-ms-source-range")
 	if srcRange == "" {
-		return azhttp.MissingRequiredHeader("x-ms-source-range")
+		return azerr.MissingRequiredHeader("x-ms-source-range")
 	}
 	sr, err := azhttp.ParseRange(http.Header{"X-Ms-Range": {srcRange}}, true)
 	if err != nil || sr == nil || sr.End < 0 {
-		return azhttp.InvalidHeaderValue("x-ms-source-range", srcRange)
+		return azerr.InvalidHeaderValue("x-ms-source-range", srcRange)
 	}
 	length := dst.End - dst.Start + 1
 	if sr.End-sr.Start+1 != length {
-		return azhttp.InvalidHeaderValue("x-ms-source-range", srcRange).WithMessage("The source range and the destination range differ in length.")
+		return azerr.InvalidHeaderValue("x-ms-source-range", srcRange).WithMessage("The source range and the destination range differ in length.")
 	}
 	if length > MaxPutRange {
-		return azhttp.InvalidHeaderValue("x-ms-range", hdr.Get("x-ms-range")).WithMessage("A Put Range From URL writes at most 4 MiB.")
+		return azerr.InvalidHeaderValue("x-ms-range", hdr.Get("x-ms-range")).WithMessage("A Put Range From URL writes at most 4 MiB.")
 	}
 	raw := hdr.Get("x-ms-copy-source")
-	src, err := h.parseSource(q, raw, azhttp.InvalidHeaderValue("x-ms-copy-source", raw))
+	src, err := h.parseSource(q, raw, azerr.InvalidHeaderValue("x-ms-copy-source", raw))
 	if err != nil {
 		return err
 	}
 	if err := h.authorizeSource(q, src, 'r'); err != nil {
-		return azhttp.ErrCannotVerifyCopySource.WithMessage("This request is not authorized to perform this operation using this source: %v", err)
+		return azerr.ErrCannotVerifyCopySource.WithMessage("This request is not authorized to perform this operation using this source: %v", err)
 	}
 	rc := RangeCopy{SrcAcct: src.acct, SrcShare: src.share, SrcPath: src.path, SrcOffset: sr.Start,
 		Acct: q.acct, Share: q.share, Path: q.path, Offset: dst.Start, Length: length, Dest: preconditions(hdr)}
@@ -175,7 +177,7 @@ func (h *handler) putRangeFromURL(q *request) error {
 		"x-ms-source-if-match-crc64":      &rc.IfMatchCRC64,
 		"x-ms-source-if-none-match-crc64": &rc.IfNoneMatchCRC64,
 	} {
-		if *into, err = azhttp.ParseCRC64(hdr, name); err != nil {
+		if *into, err = azbody.ParseCRC64(hdr, name); err != nil {
 			return err
 		}
 	}
@@ -204,6 +206,6 @@ func parseLastWriteMode(h http.Header) (bool, error) {
 	case strings.EqualFold(v, "preserve"):
 		return true, nil
 	default:
-		return false, azhttp.InvalidHeaderValue("x-ms-file-last-write-time", v)
+		return false, azerr.InvalidHeaderValue("x-ms-file-last-write-time", v)
 	}
 }

@@ -5,12 +5,13 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
 func (h *handler) createDirectory(q *request) error {
 	if q.path == "" {
-		return azhttp.ErrResourceAlreadyExists.WithMessage("The share's root directory always exists.")
+		return azerr.ErrResourceAlreadyExists.WithMessage("The share's root directory always exists.")
 	}
 	smb, err := parseSMB(q.r.Header, true)
 	if err != nil {

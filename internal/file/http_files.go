@@ -10,20 +10,23 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azbody"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
 func (h *handler) createFile(q *request) error {
 	v := q.r.Header.Get("x-ms-content-length")
 	if v == "" {
-		return azhttp.MissingRequiredHeader("x-ms-content-length")
+		return azerr.MissingRequiredHeader("x-ms-content-length")
 	}
 	size, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || size < 0 || size > MaxFileSize {
-		return azhttp.InvalidHeaderValue("x-ms-content-length", v).WithMessage("x-ms-content-length must be 0 to 4 TiB.")
+		return azerr.InvalidHeaderValue("x-ms-content-length", v).WithMessage("x-ms-content-length must be 0 to 4 TiB.")
 	}
 	if q.r.ContentLength > 0 {
-		return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Create File takes no body; write content with Put Range.")
+		return azerr.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Create File takes no body; write content with Put Range.")
 	}
 	smb, err := parseSMB(q.r.Header, false)
 	if err != nil {
@@ -52,7 +55,7 @@ func (h *handler) getFileProperties(q *request) error {
 	}
 	hdr := q.w.Header()
 	writeFileHeaders(hdr, n, h.svc.clock())
-	azhttp.WriteSASOverrides(hdr, q.access, q.q)
+	azauth.WriteSASOverrides(hdr, q.access, q.q)
 	hdr.Set("Content-Length", strconv.FormatInt(n.Size, 10))
 	if n.Headers.ContentMD5 != nil {
 		hdr.Set("Content-MD5", base64.StdEncoding.EncodeToString(n.Headers.ContentMD5))
@@ -66,24 +69,24 @@ func (h *handler) getFile(q *request) error {
 	if err != nil {
 		return err
 	}
-	structured, err := azhttp.WantsStructuredBody(q.r.Header)
+	structured, err := azbody.WantsStructuredBody(q.r.Header)
 	if err != nil {
 		return err
 	}
 	wantMD5 := q.r.Header.Get("x-ms-range-get-content-md5") == "true"
 	if wantMD5 && structured {
-		return azhttp.ErrInvalidInput.WithMessage("x-ms-range-get-content-md5 may not be combined with x-ms-structured-body.")
+		return azerr.ErrInvalidInput.WithMessage("x-ms-range-get-content-md5 may not be combined with x-ms-structured-body.")
 	}
 	if wantMD5 && (rng == nil || rng.End < 0 || rng.End-rng.Start+1 > MaxPutRange) {
-		return azhttp.InvalidHeaderValue("x-ms-range-get-content-md5", "true").WithMessage("x-ms-range-get-content-md5 needs a closed range of at most 4 MiB.")
+		return azerr.InvalidHeaderValue("x-ms-range-get-content-md5", "true").WithMessage("x-ms-range-get-content-md5 needs a closed range of at most 4 MiB.")
 	}
 	return h.svc.GetFile(q.ctx(), q.readRef(), GetFileOptions{Range: rng, Conditions: preconditions(q.r.Header)}, func(d *Download) error {
 		if structured && d.Length > MaxPutRange {
-			return azhttp.ErrOutOfRangeInput.WithMessage("x-ms-structured-body is allowed for ranges up to 4 MiB.")
+			return azerr.ErrOutOfRangeInput.WithMessage("x-ms-structured-body is allowed for ranges up to 4 MiB.")
 		}
 		hdr := q.w.Header()
 		writeFileHeaders(hdr, d.File, h.svc.clock())
-		azhttp.WriteSASOverrides(hdr, q.access, q.q)
+		azauth.WriteSASOverrides(hdr, q.access, q.q)
 		hdr.Set("Accept-Ranges", "bytes")
 		hdr.Set("Content-Length", strconv.FormatInt(d.Length, 10))
 		status := http.StatusOK
@@ -107,8 +110,8 @@ func (h *handler) getFile(q *request) error {
 		}
 		send := d.Stream
 		if structured {
-			azhttp.WriteStructuredHeaders(hdr, d.Length)
-			send = func(w io.Writer) error { return azhttp.StreamStructured(w, d.Length, d.Stream) }
+			azbody.WriteStructuredHeaders(hdr, d.Length)
+			send = func(w io.Writer) error { return azbody.StreamStructured(w, d.Length, d.Stream) }
 		}
 		q.w.WriteHeader(status)
 		if q.r.Method == http.MethodHead {
@@ -154,7 +157,7 @@ func (h *handler) putRange(q *request) error {
 		return err
 	}
 	if rng == nil {
-		return azhttp.MissingRequiredHeader("x-ms-range").WithMessage("Put Range needs a closed range in x-ms-range or Range.")
+		return azerr.MissingRequiredHeader("x-ms-range").WithMessage("Put Range needs a closed range in x-ms-range or Range.")
 	}
 	length := rng.End - rng.Start + 1
 	pre := preconditions(q.r.Header)
@@ -163,31 +166,31 @@ func (h *handler) putRange(q *request) error {
 	switch mode := q.r.Header.Get("x-ms-write"); mode {
 	case "update":
 		if length > MaxPutRange {
-			return azhttp.ErrRequestBodyTooLarge.WithMessage("A Put Range writes at most 4 MiB.")
+			return azerr.ErrRequestBodyTooLarge.WithMessage("A Put Range writes at most 4 MiB.")
 		}
 		structured, body, err := structuredRange(q, length)
 		if err != nil {
 			return err
 		}
 		if !structured && q.r.ContentLength != length {
-			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Content-Length %d does not match the range length %d.", q.r.ContentLength, length)
+			return azerr.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Content-Length %d does not match the range length %d.", q.r.ContentLength, length)
 		}
 		c := Content{Body: body, Length: length}
 		if v := q.r.Header.Get("Content-MD5"); v != "" {
 			b, err := base64.StdEncoding.DecodeString(v)
 			if err != nil || len(b) != md5.Size {
-				return azhttp.ErrInvalidMd5
+				return azerr.ErrInvalidMd5
 			}
 			c.MD5 = b
 		}
-		if c.CRC64, err = azhttp.ParseCRC64(q.r.Header, "x-ms-content-crc64"); err != nil {
+		if c.CRC64, err = azbody.ParseCRC64(q.r.Header, "x-ms-content-crc64"); err != nil {
 			return err
 		}
 		if c.KeepLastWriteTime, err = parseLastWriteMode(q.r.Header); err != nil {
 			return err
 		}
 		if c.MD5 != nil && c.CRC64 != nil {
-			return azhttp.ErrInvalidInput.WithMessage("Content-MD5 and x-ms-content-crc64 may not both be specified.")
+			return azerr.ErrInvalidInput.WithMessage("Content-MD5 and x-ms-content-crc64 may not both be specified.")
 		}
 		w, err := h.svc.PutRange(q.ctx(), q.ref(), rng.Start, c, pre)
 		if err != nil {
@@ -195,7 +198,7 @@ func (h *handler) putRange(q *request) error {
 		}
 		n = w.File
 		if structured {
-			hdr.Set("x-ms-structured-body", azhttp.StructuredBodyCRC64)
+			hdr.Set("x-ms-structured-body", azbody.StructuredBodyCRC64)
 		}
 		hdr.Set("Content-MD5", base64.StdEncoding.EncodeToString(w.ContentMD5))
 		if w.ContentCRC64 != nil {
@@ -203,18 +206,18 @@ func (h *handler) putRange(q *request) error {
 		}
 	case "clear":
 		if q.r.ContentLength > 0 {
-			return azhttp.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("A range clear takes no body.")
+			return azerr.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("A range clear takes no body.")
 		}
 		if q.r.Header.Get("Content-MD5") != "" {
-			return azhttp.UnsupportedHeader("Content-MD5", q.r.Header.Get("Content-MD5")).WithMessage("A range clear takes no Content-MD5.")
+			return azerr.UnsupportedHeader("Content-MD5", q.r.Header.Get("Content-MD5")).WithMessage("A range clear takes no Content-MD5.")
 		}
 		if n, err = h.svc.ClearRange(q.ctx(), q.ref(), rng.Start, rng.End, pre); err != nil {
 			return err
 		}
 	case "":
-		return azhttp.MissingRequiredHeader("x-ms-write")
+		return azerr.MissingRequiredHeader("x-ms-write")
 	default:
-		return azhttp.InvalidHeaderValue("x-ms-write", mode)
+		return azerr.InvalidHeaderValue("x-ms-write", mode)
 	}
 	hdr.Set("ETag", azhttp.ETag(n.Version))
 	hdr.Set("Last-Modified", azhttp.HTTPTime(n.Modified))

@@ -6,14 +6,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
 // ownerOnly refuses List Handles and Force Close Handles to a SAS: Azure
 // lets only the account owner call them.
 func ownerOnly(q *request) error {
-	if q.access.Kind != azhttp.AccessSharedKey {
-		return azhttp.ErrAuthorizationFailure.WithMessage("%s\nOnly the account owner may call this operation.", azhttp.ErrAuthorizationFailure.Message)
+	if q.access.Kind != azauth.AccessSharedKey {
+		return azerr.ErrAuthorizationFailure.WithMessage("%s\nOnly the account owner may call this operation.", azerr.ErrAuthorizationFailure.Message)
 	}
 	return nil
 }
@@ -26,7 +28,7 @@ func parseRecursive(h http.Header) (bool, error) {
 	case "true":
 		return true, nil
 	default:
-		return false, azhttp.InvalidHeaderValue("x-ms-recursive", v)
+		return false, azerr.InvalidHeaderValue("x-ms-recursive", v)
 	}
 }
 
@@ -95,7 +97,7 @@ func (h *handler) forceCloseHandles(q *request) error {
 	}
 	raw := q.r.Header.Get("x-ms-handle-id")
 	if raw == "" {
-		return azhttp.MissingRequiredHeader("x-ms-handle-id")
+		return azerr.MissingRequiredHeader("x-ms-handle-id")
 	}
 	recursive, err := parseRecursive(q.r.Header)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -25,7 +26,7 @@ func binaryPermissionFormat(name, v string) (bool, error) {
 	case strings.EqualFold(v, "binary"):
 		return true, nil
 	}
-	return false, azhttp.InvalidHeaderValue(name, v)
+	return false, azerr.InvalidHeaderValue(name, v)
 }
 
 func (h *handler) createPermission(q *request) error {
@@ -34,14 +35,14 @@ func (h *handler) createPermission(q *request) error {
 		return err
 	}
 	if len(body) > 2*MaxPermissionSize {
-		return azhttp.ErrRequestBodyTooLarge
+		return azerr.ErrRequestBodyTooLarge
 	}
 	var doc permissionJSON
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return azhttp.ErrInvalidInput.WithMessage("The request body is not a JSON permission document.")
+		return azerr.ErrInvalidInput.WithMessage("The request body is not a JSON permission document.")
 	}
 	if doc.Permission == "" {
-		return azhttp.ErrInvalidInput.WithMessage("The permission document has no permission.")
+		return azerr.ErrInvalidInput.WithMessage("The permission document has no permission.")
 	}
 	binary, err := binaryPermissionFormat("format", doc.Format)
 	if err != nil {
@@ -63,7 +64,7 @@ func (h *handler) createPermission(q *request) error {
 func (h *handler) getPermission(q *request) error {
 	key := q.r.Header.Get("x-ms-file-permission-key")
 	if key == "" {
-		return azhttp.MissingRequiredHeader("x-ms-file-permission-key")
+		return azerr.MissingRequiredHeader("x-ms-file-permission-key")
 	}
 	format := q.r.Header.Get("x-ms-file-permission-format")
 	binary, err := binaryPermissionFormat("x-ms-file-permission-format", format)

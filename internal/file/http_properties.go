@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -66,7 +67,7 @@ func (h *handler) setFileProperties(q *request) error {
 	if v := q.r.Header.Get("x-ms-content-length"); v != "" {
 		size, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || size < 0 || size > MaxFileSize {
-			return azhttp.InvalidHeaderValue("x-ms-content-length", v).WithMessage("x-ms-content-length must be 0 to 4 TiB.")
+			return azerr.InvalidHeaderValue("x-ms-content-length", v).WithMessage("x-ms-content-length must be 0 to 4 TiB.")
 		}
 		p.Size = &size
 	}

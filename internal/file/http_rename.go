@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -15,7 +16,7 @@ func renameBool(h http.Header, name string) (bool, error) {
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, azhttp.InvalidHeaderValue(name, v)
+		return false, azerr.InvalidHeaderValue(name, v)
 	}
 	return b, nil
 }
@@ -25,14 +26,14 @@ func renameBool(h http.Header, name string) (bool, error) {
 func (h *handler) rename(q *request, dir bool) error {
 	raw := q.r.Header.Get("x-ms-file-rename-source")
 	if raw == "" {
-		return azhttp.MissingRequiredHeader("x-ms-file-rename-source")
+		return azerr.MissingRequiredHeader("x-ms-file-rename-source")
 	}
-	src, err := h.parseSource(q, raw, azhttp.InvalidHeaderValue("x-ms-file-rename-source", raw))
+	src, err := h.parseSource(q, raw, azerr.InvalidHeaderValue("x-ms-file-rename-source", raw))
 	if err != nil {
 		return err
 	}
 	if src.acct != q.acct || src.share != q.share {
-		return azhttp.InvalidHeaderValue("x-ms-file-rename-source", raw).WithMessage("A rename moves a file or directory within its share.")
+		return azerr.InvalidHeaderValue("x-ms-file-rename-source", raw).WithMessage("A rename moves a file or directory within its share.")
 	}
 	if err := h.authorizeSource(q, src, 'd'); err != nil {
 		return err
@@ -46,7 +47,7 @@ func (h *handler) rename(q *request, dir bool) error {
 		return err
 	}
 	if r.IgnoreReadOnly && !r.ReplaceIfExists {
-		return azhttp.InvalidHeaderValue("x-ms-file-rename-ignore-readonly", "true").WithMessage("x-ms-file-rename-ignore-readonly needs x-ms-file-rename-replace-if-exists: true.")
+		return azerr.InvalidHeaderValue("x-ms-file-rename-ignore-readonly", "true").WithMessage("x-ms-file-rename-ignore-readonly needs x-ms-file-rename-replace-if-exists: true.")
 	}
 	if r.SMB, err = parseSMBUpdate(q.r.Header, dir, false); err != nil {
 		return err

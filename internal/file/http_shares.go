@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -17,7 +18,7 @@ func parseQuota(h http.Header) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 || n > MaxQuota {
-		return 0, azhttp.InvalidHeaderValue("x-ms-share-quota", v).WithMessage("x-ms-share-quota must be 1 to %d (GiB).", MaxQuota)
+		return 0, azerr.InvalidHeaderValue("x-ms-share-quota", v).WithMessage("x-ms-share-quota must be 1 to %d (GiB).", MaxQuota)
 	}
 	return n, nil
 }
@@ -34,7 +35,7 @@ func parseTier(h http.Header) (string, error) {
 			return t, nil
 		}
 	}
-	return "", azhttp.InvalidHeaderValue("x-ms-access-tier", v).WithMessage("x-ms-access-tier must be TransactionOptimized, Hot or Cool on a standard storage account.")
+	return "", azerr.InvalidHeaderValue("x-ms-access-tier", v).WithMessage("x-ms-access-tier must be TransactionOptimized, Hot or Cool on a standard storage account.")
 }
 
 func writeShare(h http.Header, sh *Share) {
@@ -48,7 +49,7 @@ func (h *handler) createShare(q *request) error {
 		return err
 	}
 	if p := q.r.Header.Get("x-ms-enabled-protocols"); p != "" && p != "SMB" {
-		return azhttp.ErrNotImplemented.WithMessage("NFS shares are not supported by this server yet.")
+		return azerr.ErrNotImplemented.WithMessage("NFS shares are not supported by this server yet.")
 	}
 	meta, err := azhttp.ParseMetadata(q.r.Header)
 	if err != nil {
@@ -101,7 +102,7 @@ func (h *handler) setShareMetadata(q *request) error {
 func (h *handler) setShareProperties(q *request) error {
 	for _, name := range []string{"x-ms-root-squash", "x-ms-enable-snapshot-virtual-directory-access", "x-ms-share-paid-bursting-enabled", "x-ms-share-provisioned-iops", "x-ms-share-provisioned-bandwidth-mibps"} {
 		if q.r.Header.Get(name) != "" {
-			return azhttp.ErrNotImplemented.WithMessage("Set Share Properties with %s is not supported by this server yet.", name)
+			return azerr.ErrNotImplemented.WithMessage("Set Share Properties with %s is not supported by this server yet.", name)
 		}
 	}
 	quota, err := parseQuota(q.r.Header)
@@ -131,7 +132,7 @@ func (h *handler) deleteShare(q *request) error {
 	case v == "include" || v == "include-leased":
 		err = h.svc.DeleteShareAndSnapshots(q.ctx(), q.shareRef(), leaseID)
 	default:
-		return azhttp.InvalidHeaderValue("x-ms-delete-snapshots", v)
+		return azerr.InvalidHeaderValue("x-ms-delete-snapshots", v)
 	}
 	if err != nil {
 		return err
@@ -175,7 +176,7 @@ func (h *handler) listShares(q *request) error {
 	}
 	inc := includes(q.q.Get("include"))
 	if inc["deleted"] {
-		return azhttp.ErrNotImplemented.WithMessage("Listing deleted shares is not supported by this server yet.")
+		return azerr.ErrNotImplemented.WithMessage("Listing deleted shares is not supported by this server yet.")
 	}
 	prefix, marker := q.q.Get("prefix"), q.q.Get("marker")
 	var list []ShareItem

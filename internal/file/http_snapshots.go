@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -58,13 +59,13 @@ func (h *handler) listRangesDiff(q *request, rng *Range) error {
 	v := q.q.Get("prevsharesnapshot")
 	prev, ok := ParseSnapshot(v)
 	if !ok {
-		return azhttp.InvalidQueryParameterValue("prevsharesnapshot", v, "")
+		return azerr.InvalidQueryParameterValue("prevsharesnapshot", v, "")
 	}
 	renames := false
 	if v := q.r.Header.Get("x-ms-file-support-rename"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return azhttp.InvalidHeaderValue("x-ms-file-support-rename", v)
+			return azerr.InvalidHeaderValue("x-ms-file-support-rename", v)
 		}
 		renames = b
 	}

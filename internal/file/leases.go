@@ -3,7 +3,7 @@ package file
 import (
 	"context"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/lease"
 )
@@ -22,10 +22,10 @@ func (s *Service) LeaseFile(ctx context.Context, ref Ref, req lease.Request) (*l
 			return err
 		}
 		if l.node == nil || l.node.Dir {
-			return azhttp.ErrResourceNotFound
+			return azerr.ErrResourceNotFound
 		}
 		if l.node.DeletePending {
-			return azhttp.ErrDeletePending
+			return azerr.ErrDeletePending
 		}
 		// Acquiring takes write and delete access and shares only reads
 		// (https://learn.microsoft.com/rest/api/storageservices/managing-file-locks).
@@ -37,7 +37,7 @@ func (s *Service) LeaseFile(ctx context.Context, ref Ref, req lease.Request) (*l
 		n := l.node
 		next, res, err := n.Lease.Apply(t.now, req, lease.NewID)
 		if err != nil {
-			return azhttp.LeaseError(err, azhttp.FileLeaseCodes)
+			return azerr.LeaseError(err, azerr.FileLeaseCodes)
 		}
 		n.Lease = next
 		out = &lease.Outcome{Result: res, Version: n.Version, Modified: n.Modified}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
@@ -47,17 +47,17 @@ func TestLeaseGuardsWrites(t *testing.T) {
 		},
 	}
 	for name, write := range writes {
-		if err := write(without); !errors.Is(err, azhttp.ErrLeaseNotPresentWithFileOperation) {
+		if err := write(without); !errors.Is(err, azerr.ErrLeaseNotPresentWithFileOperation) {
 			t.Errorf("%s without the lease ID: %v, want LeaseNotPresentWithFileOperation", name, err)
 		}
-		if err := write(wrong); !errors.Is(err, azhttp.ErrLeaseIdMismatchWithFileOperation) {
+		if err := write(wrong); !errors.Is(err, azerr.ErrLeaseIdMismatchWithFileOperation) {
 			t.Errorf("%s with another lease ID: %v, want LeaseIdMismatchWithFileOperation", name, err)
 		}
 		if err := write(with); err != nil {
 			t.Errorf("%s with the lease ID: %v", name, err)
 		}
 	}
-	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, without); !errors.Is(err, azhttp.ErrLeaseNotPresentWithFileOperation) {
+	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, without); !errors.Is(err, azerr.ErrLeaseNotPresentWithFileOperation) {
 		t.Errorf("delete without the lease ID: %v", err)
 	}
 	n, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, without)
@@ -67,7 +67,7 @@ func TestLeaseGuardsWrites(t *testing.T) {
 	if n.Lease.State != lease.Leased || n.Lease.ID != leaseA {
 		t.Errorf("the file replaced by a create lost its lease: %+v", n.Lease)
 	}
-	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, wrong); !errors.Is(err, azhttp.ErrLeaseIdMismatchWithFileOperation) {
+	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, wrong); !errors.Is(err, azerr.ErrLeaseIdMismatchWithFileOperation) {
 		t.Errorf("read with another lease ID: %v", err)
 	}
 	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, with); err != nil {
@@ -87,7 +87,7 @@ func TestLeaseOperations(t *testing.T) {
 	do := func(req lease.Request) (*lease.Outcome, error) {
 		return s.LeaseFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, req)
 	}
-	if _, err := do(lease.Request{Action: lease.Release, ID: leaseA}); !errors.Is(err, azhttp.ErrLeaseNotPresentWithLeaseOperation) {
+	if _, err := do(lease.Request{Action: lease.Release, ID: leaseA}); !errors.Is(err, azerr.ErrLeaseNotPresentWithLeaseOperation) {
 		t.Errorf("release of no lease: %v", err)
 	}
 	out, err := do(lease.Request{Action: lease.Acquire})
@@ -97,10 +97,10 @@ func TestLeaseOperations(t *testing.T) {
 	if out.Version != f.Version {
 		t.Error("acquiring changed the file's version")
 	}
-	if _, err := do(lease.Request{Action: lease.Acquire, ProposedID: leaseB}); !errors.Is(err, azhttp.ErrLeaseAlreadyPresent) {
+	if _, err := do(lease.Request{Action: lease.Acquire, ProposedID: leaseB}); !errors.Is(err, azerr.ErrLeaseAlreadyPresent) {
 		t.Errorf("second acquire: %v, want LeaseAlreadyPresent", err)
 	}
-	if _, err := do(lease.Request{Action: lease.Change, ID: leaseB, ProposedID: leaseA}); !errors.Is(err, azhttp.ErrLeaseIdMismatchWithLeaseOperation) {
+	if _, err := do(lease.Request{Action: lease.Change, ID: leaseB, ProposedID: leaseA}); !errors.Is(err, azerr.ErrLeaseIdMismatchWithLeaseOperation) {
 		t.Errorf("change with the wrong ID: %v, want LeaseIdMismatchWithLeaseOperation", err)
 	}
 	if out, err = do(lease.Request{Action: lease.Change, ID: out.ID, ProposedID: leaseA}); err != nil || out.ID != leaseA {
@@ -123,10 +123,10 @@ func TestLeaseOperations(t *testing.T) {
 	if _, err := do(lease.Request{Action: lease.Release, ID: leaseB}); err != nil {
 		t.Fatalf("release: %v", err)
 	}
-	if _, err := s.SetFileMetadata(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, nil, Preconditions{LeaseID: leaseB}); !errors.Is(err, azhttp.ErrLeaseNotPresentWithFileOperation) {
+	if _, err := s.SetFileMetadata(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, nil, Preconditions{LeaseID: leaseB}); !errors.Is(err, azerr.ErrLeaseNotPresentWithFileOperation) {
 		t.Errorf("write naming a released lease: %v, want LeaseNotPresentWithFileOperation", err)
 	}
-	if _, err := s.LeaseFile(ctx, Ref{Account: testAcct, Share: "s", Path: "missing"}, lease.Request{Action: lease.Acquire}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := s.LeaseFile(ctx, Ref{Account: testAcct, Share: "s", Path: "missing"}, lease.Request{Action: lease.Acquire}); !errors.Is(err, azerr.ErrResourceNotFound) {
 		t.Errorf("lease of a missing file: %v", err)
 	}
 }

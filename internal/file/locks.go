@@ -6,7 +6,7 @@ import (
 	"math"
 	"sync"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
@@ -19,7 +19,7 @@ var (
 	// lock, for a write or an exclusive lock) covers the range. It is
 	// FileREST's 409 FileLockConflict; SMB answers STATUS_LOCK_NOT_GRANTED
 	// to a lock request and STATUS_FILE_LOCK_CONFLICT to a read or write.
-	ErrLockConflict = azhttp.ErrFileLockConflict
+	ErrLockConflict = azerr.ErrFileLockConflict
 	// ErrRangeNotLocked: an unlock names no range this handle holds
 	// exactly (SMB: STATUS_RANGE_NOT_LOCKED).
 	ErrRangeNotLocked = errors.New("file: range is not locked by this handle")

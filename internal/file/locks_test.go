@@ -17,6 +17,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
@@ -217,7 +218,7 @@ func TestCloseReleasesLocks(t *testing.T) {
 			wantErr(t, "other locks once closed", lock(t, s, other, 0, 100, true), nil)
 			closeH(t, s, other)
 			_, err := s.GetFileProperties(t.Context(), Ref{Account: testAcct, Share: "s", Path: "f"}, Preconditions{})
-			if deleted := errors.Is(err, azhttp.ErrResourceNotFound); deleted != (tc.name == "delete on close") {
+			if deleted := errors.Is(err, azerr.ErrResourceNotFound); deleted != (tc.name == "delete on close") {
 				t.Fatalf("file after its handles closed: %v", err)
 			}
 		})

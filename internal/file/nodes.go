@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -51,10 +52,10 @@ func (t *Tx) locate(acct, share, path string) (*located, error) {
 			return &located{key: key, parentID: parent, node: n}, nil
 		}
 		if n == nil || !n.Dir {
-			return nil, azhttp.ErrParentNotFound
+			return nil, azerr.ErrParentNotFound
 		}
 		if n.DeletePending {
-			return nil, azhttp.ErrDeletePending
+			return nil, azerr.ErrDeletePending
 		}
 		parent = n.ID
 	}
@@ -71,17 +72,17 @@ func (t *Tx) existing(acct, share, path string, dir bool, kind conditions.Kind, 
 		return nil, err
 	}
 	if l.node == nil || l.node.Dir != dir {
-		return nil, azhttp.ErrResourceNotFound
+		return nil, azerr.ErrResourceNotFound
 	}
 	if l.node.DeletePending {
-		return nil, azhttp.ErrDeletePending
+		return nil, azerr.ErrDeletePending
 	}
 	if !dir {
 		if err := l.node.Lease.CheckUse(t.now, pre.LeaseID, kind != conditions.Read); err != nil {
-			return nil, azhttp.LeaseError(err, azhttp.FileLeaseCodes)
+			return nil, azerr.LeaseError(err, azerr.FileLeaseCodes)
 		}
 	}
-	if err := check(pre, kind, l.node.state(), azhttp.ErrResourceAlreadyExists); err != nil {
+	if err := check(pre, kind, l.node.state(), azerr.ErrResourceAlreadyExists); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -125,10 +126,10 @@ func (t *Tx) CreateDirectory(ref Ref, smb SMBChange, meta azhttp.Metadata) (*Nod
 		return nil, err
 	}
 	if l.node != nil && l.node.DeletePending {
-		return nil, azhttp.ErrDeletePending
+		return nil, azerr.ErrDeletePending
 	}
 	if l.node != nil {
-		return nil, azhttp.ErrResourceAlreadyExists
+		return nil, azerr.ErrResourceAlreadyExists
 	}
 	if err := t.resolvePermission(acct, share, &smb); err != nil {
 		return nil, err
@@ -174,7 +175,7 @@ func (s *Service) DeleteDirectory(ctx context.Context, ref Ref, pre Precondition
 func (t *Tx) DeleteDirectory(ref Ref, pre Preconditions) error {
 	acct, share, path := ref.Account, ref.Share, ref.Path
 	if path == "" {
-		return azhttp.ErrInvalidResourceName.WithMessage("The root directory of a share cannot be deleted.")
+		return azerr.ErrInvalidResourceName.WithMessage("The root directory of a share cannot be deleted.")
 	}
 	l, err := t.existingFor(acct, share, path, true, pre, useDelete)
 	if err != nil {
@@ -188,7 +189,7 @@ func (t *Tx) DeleteDirectory(ref Ref, pre Preconditions) error {
 		return err
 	}
 	if !empty {
-		return azhttp.ErrDirectoryNotEmpty
+		return azerr.ErrDirectoryNotEmpty
 	}
 	return t.tx.Delete(l.key)
 }

@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/liveness"
 	"github.com/cerulean-db/cerulean/internal/testkit"
@@ -21,7 +22,7 @@ func TestOrphanHandlesClosedWhenTheirProcessIsGone(t *testing.T) {
 	store := memory.Open()
 	t.Cleanup(func() { _ = store.Close() })
 	testkit.CheckAfter(t, store, CheckInvariants)
-	accounts := azhttp.NewAccounts(azhttp.Account{Name: testAcct, Keys: [][]byte{[]byte("key")}})
+	accounts := azauth.NewAccounts(azauth.Account{Name: testAcct, Keys: [][]byte{[]byte("key")}})
 	front := func() *Service {
 		s := New(Config{Store: store, Now: clock.Now, Accounts: accounts})
 		s.UseProcesses(testkit.Process(t, store, clock.Now))
@@ -40,7 +41,7 @@ func TestOrphanHandlesClosedWhenTheirProcessIsGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	exclusive := HandleOptions{Access: AccessRead, ShareAccess: AccessRead}
-	if _, err := b.OpenHandle(t.Context(), Ref{Account: testAcct, Share: "s", Path: "locked"}, exclusive); !errors.Is(err, azhttp.ErrSharingViolation) {
+	if _, err := b.OpenHandle(t.Context(), Ref{Account: testAcct, Share: "s", Path: "locked"}, exclusive); !errors.Is(err, azerr.ErrSharingViolation) {
 		t.Fatalf("open against a live process's handle: %v, want SharingViolation", err)
 	}
 	if n, err := b.SweepOrphanHandles(t.Context()); err != nil || n != 0 {
@@ -54,7 +55,7 @@ func TestOrphanHandlesClosedWhenTheirProcessIsGone(t *testing.T) {
 	if err != nil {
 		t.Fatalf("open after the orphan was closed: %v", err)
 	}
-	if _, err := b.OpenHandle(t.Context(), Ref{Account: testAcct, Share: "s", Path: "doomed"}, HandleOptions{Access: AccessRead, ShareAccess: AccessAll}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := b.OpenHandle(t.Context(), Ref{Account: testAcct, Share: "s", Path: "doomed"}, HandleOptions{Access: AccessRead, ShareAccess: AccessAll}); !errors.Is(err, azerr.ErrResourceNotFound) {
 		t.Fatalf("delete-on-close file after its orphan handle closed: %v, want it gone", err)
 	}
 	// The sweep spares this live process's own handle.

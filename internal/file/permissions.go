@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
@@ -30,7 +30,7 @@ type storedPermission struct {
 	SDDL string
 }
 
-var errInvalidPermission = azhttp.ErrFileInvalidPermission
+var errInvalidPermission = azerr.ErrFileInvalidPermission
 
 // CreatePermission stores an SDDL in a share and returns its key.
 func (s *Service) CreatePermission(ctx context.Context, ref ShareRef, sddl string) (string, error) {
@@ -66,7 +66,7 @@ func (s *Service) GetPermission(ctx context.Context, ref ShareRef, key string) (
 // resolves without a record.
 func (t *Tx) permission(acct, share, key string) (string, error) {
 	if !validPermissionKey(key) {
-		return "", azhttp.ErrFileInvalidPermissionKey
+		return "", azerr.ErrFileInvalidPermissionKey
 	}
 	var p storedPermission
 	found, err := record.Load(t.r, permissionKeyKey(acct, share, key), &p)
@@ -78,7 +78,7 @@ func (t *Tx) permission(acct, share, key string) (string, error) {
 	case key == permissionKey(""):
 		return defaultPermission, nil
 	}
-	return "", azhttp.ErrFileInvalidPermissionKey
+	return "", azerr.ErrFileInvalidPermissionKey
 }
 
 // storePermission validates an SDDL and stores it under its key, unless
@@ -106,7 +106,7 @@ func (t *Tx) storePermission(acct, share, sddl string) (string, error) {
 func (t *Tx) resolvePermission(acct, share string, c *SMBChange) error {
 	switch {
 	case c.PermissionKey != "" && c.Permission != "":
-		return azhttp.InvalidHeaderValue("x-ms-file-permission-key", c.PermissionKey).WithMessage("Only one of x-ms-file-permission and x-ms-file-permission-key may be set.")
+		return azerr.InvalidHeaderValue("x-ms-file-permission-key", c.PermissionKey).WithMessage("Only one of x-ms-file-permission and x-ms-file-permission-key may be set.")
 	case c.PermissionKey != "":
 		sddl, err := t.permission(acct, share, c.PermissionKey)
 		if err != nil {

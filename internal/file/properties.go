@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // TimeChange is what a Set Properties, Rename or Copy asks of one SMB
@@ -88,7 +88,7 @@ func (s *Service) SetFileProperties(ctx context.Context, ref Ref, p FileProperti
 func (t *Tx) SetFileProperties(ref Ref, p FileProperties, pre Preconditions) (*Node, error) {
 	acct, share, path := ref.Account, ref.Share, ref.Path
 	if p.Size != nil && (*p.Size < 0 || *p.Size > MaxFileSize) {
-		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A file holds 0 to 4 TiB.")
+		return nil, azerr.ErrOutOfRangeInput.WithMessage("A file holds 0 to 4 TiB.")
 	}
 	if err := t.resolveUpdate(acct, share, &p.SMB); err != nil {
 		return nil, err

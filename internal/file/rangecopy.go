@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"context"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azbody"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // RangeCopy is one Put Range From URL: Length bytes at SrcOffset of a
@@ -30,13 +31,13 @@ type RangeCopy struct {
 // answer carries the CRC64 of the bytes copied.
 func (s *Service) PutRangeFromURL(ctx context.Context, rc RangeCopy) (*Written, error) {
 	if rc.Length < 1 || rc.Length > MaxPutRange {
-		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A Put Range From URL writes 1 byte to 4 MiB.")
+		return nil, azerr.ErrOutOfRangeInput.WithMessage("A Put Range From URL writes 1 byte to 4 MiB.")
 	}
 	var buf bytes.Buffer
 	rng := &Range{Start: rc.SrcOffset, End: rc.SrcOffset + rc.Length - 1}
 	err := s.GetFile(ctx, Ref{Account: rc.SrcAcct, Share: rc.SrcShare, Path: rc.SrcPath}, GetFileOptions{Range: rng}, func(d *Download) error {
 		if d.Length != rc.Length {
-			return azhttp.ErrInvalidRange.WithMessage("The source range lies beyond the source file's end.")
+			return azerr.ErrInvalidRange.WithMessage("The source range lies beyond the source file's end.")
 		}
 		return d.Stream(&buf)
 	})
@@ -44,13 +45,13 @@ func (s *Service) PutRangeFromURL(ctx context.Context, rc RangeCopy) (*Written, 
 		return nil, err
 	}
 	data := buf.Bytes()
-	crc := azhttp.CRC64(data)
+	crc := azbody.CRC64(data)
 	switch {
 	case rc.SourceCRC64 != nil && !bytes.Equal(rc.SourceCRC64, crc):
-		return nil, azhttp.ErrCrc64Mismatch
+		return nil, azerr.ErrCrc64Mismatch
 	case rc.IfMatchCRC64 != nil && !bytes.Equal(rc.IfMatchCRC64, crc),
 		rc.IfNoneMatchCRC64 != nil && bytes.Equal(rc.IfNoneMatchCRC64, crc):
-		return nil, azhttp.ErrSourceConditionNotMet
+		return nil, azerr.ErrSourceConditionNotMet
 	}
 	var out *Node
 	err = s.Update(ctx, func(t *Tx) error {

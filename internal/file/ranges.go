@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/extentstore"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -44,7 +45,7 @@ type Written struct {
 func (s *Service) PutRange(ctx context.Context, ref Ref, offset int64, c Content, pre Preconditions) (*Written, error) {
 	acct, share, path := ref.Account, ref.Share, ref.Path
 	if c.Length < 1 || c.Length > MaxPutRange {
-		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A Put Range writes 1 byte to 4 MiB.")
+		return nil, azerr.ErrOutOfRangeInput.WithMessage("A Put Range writes 1 byte to 4 MiB.")
 	}
 	// The content store reads and verifies the bytes; they are written
 	// by the transaction that finds the file.
@@ -82,7 +83,7 @@ func (s *Service) ClearRange(ctx context.Context, ref Ref, start, end int64, pre
 func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, keepLastWrite bool, pre Preconditions) (*Node, error) {
 	return t.updateNode(acct, share, path, false, pre, useWrite, func(n *Node) error {
 		if from < 0 || to <= from || to > n.Size {
-			return azhttp.ErrInvalidRange
+			return azerr.ErrInvalidRange
 		}
 		// FileREST's rule: a Put Range needs write access to the entire
 		// file. A write through an SMB handle meets only the locks on its
@@ -225,7 +226,7 @@ func (s *Service) GetFile(ctx context.Context, ref Ref, o GetFileOptions, send f
 		d := &Download{File: n, Length: n.Size, r: t.r, acct: acct, shr: share}
 		if rng != nil {
 			if rng.Start >= n.Size {
-				return azhttp.ErrInvalidRange
+				return azerr.ErrInvalidRange
 			}
 			end := n.Size - 1
 			if rng.End >= 0 && rng.End < end {

@@ -3,6 +3,8 @@ package file
 import (
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -25,7 +27,7 @@ type Share struct {
 	TierChanged time.Time `json:",omitzero"`
 	// ACL are the share's stored access policies (Set Share ACL), which a
 	// service SAS names with si.
-	ACL []azhttp.SignedIdentifier `json:",omitempty"`
+	ACL []azauth.SignedIdentifier `json:",omitempty"`
 	// Lease locks the share against deletion (Lease Share).
 	Lease lease.Lease `json:",omitzero"`
 }
@@ -119,7 +121,7 @@ func (n *Node) state() conditions.State {
 
 // loadShare returns the share or ErrShareNotFound.
 func loadShare(r kv.Reader, acct, name string) (*Share, error) {
-	return record.Require[Share](r, shareKey(acct, name), azhttp.ErrShareNotFound)
+	return record.Require[Share](r, shareKey(acct, name), azerr.ErrShareNotFound)
 }
 
 // loadNode returns the node stored at key, nil when absent.

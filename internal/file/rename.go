@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
@@ -35,10 +36,10 @@ func (s *Service) Rename(ctx context.Context, ref ShareRef, r Rename) (*Node, er
 func (t *Tx) Rename(ref ShareRef, r Rename) (*Node, error) {
 	acct, share := ref.Account, ref.Share
 	if r.Source == "" || r.Dest == "" {
-		return nil, azhttp.ErrInvalidInput.WithMessage("The root directory of a share cannot be renamed or replaced.")
+		return nil, azerr.ErrInvalidInput.WithMessage("The root directory of a share cannot be renamed or replaced.")
 	}
 	if r.Dir && strings.HasPrefix(r.Dest, r.Source+"/") {
-		return nil, azhttp.ErrInvalidInput.WithMessage("A directory cannot be moved into its own subtree.")
+		return nil, azerr.ErrInvalidInput.WithMessage("A directory cannot be moved into its own subtree.")
 	}
 	src, err := t.existingFor(acct, share, r.Source, r.Dir, Preconditions{LeaseID: r.SourceLeaseID}, useRename)
 	if err != nil {
@@ -83,13 +84,13 @@ func (t *Tx) Rename(ref ShareRef, r Rename) (*Node, error) {
 func (t *Tx) replaceable(acct, share string, r Rename, old *Node) error {
 	switch {
 	case !r.ReplaceIfExists:
-		return azhttp.ErrResourceAlreadyExists
+		return azerr.ErrResourceAlreadyExists
 	case old.Dir != r.Dir:
-		return azhttp.ErrResourceTypeMismatch
+		return azerr.ErrResourceTypeMismatch
 	case old.Dir:
-		return azhttp.ErrResourceAlreadyExists.WithMessage("A rename replaces only a file at its destination, not a directory.")
+		return azerr.ErrResourceAlreadyExists.WithMessage("A rename replaces only a file at its destination, not a directory.")
 	case hasAttribute(old.SMB.Attributes, "ReadOnly") && !r.IgnoreReadOnly:
-		return azhttp.ErrReadOnlyAttribute
+		return azerr.ErrReadOnlyAttribute
 	}
 	l, err := t.existingFor(acct, share, r.Dest, false, Preconditions{LeaseID: r.DestLeaseID}, useDelete)
 	if err != nil {

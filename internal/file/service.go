@@ -3,17 +3,19 @@ package file
 import (
 	"context"
 	"errors"
-	"github.com/cerulean-db/cerulean/internal/liveness"
 	"log/slog"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/liveness"
+	"github.com/cerulean-db/cerulean/internal/svcconfig"
 )
 
 // Config is what a Service needs.
-type Config = azhttp.ServiceConfig
+type Config = svcconfig.Config
 
 // Service is the File service of every account the server hosts: the
 // rules of shares, directories, files and their ranges over the kv store.
@@ -22,7 +24,7 @@ type Service struct {
 	store kv.Store
 	// accounts are not a domain rule: the handler authenticates against
 	// them, and is built from the Service alone.
-	accounts *azhttp.Accounts
+	accounts *azauth.Accounts
 	now      func() time.Time
 	log      *slog.Logger
 	waiters  *lockWaiters
@@ -124,7 +126,7 @@ type Preconditions struct {
 
 // check evaluates conditional headers, mapping outcomes to Azure's errors.
 func check(pre Preconditions, kind conditions.Kind, st conditions.State, exists error) error {
-	return pre.Answer(kind, st, conditions.Answers{NotModified: azhttp.ErrNotModified, AlreadyExists: exists, NotMet: azhttp.ErrConditionNotMet})
+	return pre.Answer(kind, st, conditions.Answers{NotModified: azerr.ErrNotModified, AlreadyExists: exists, NotMet: azerr.ErrConditionNotMet})
 }
 
 // inTx is the Service form of a Tx operation: it runs op through run

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
@@ -44,8 +46,8 @@ func (s *Service) CreateShare(ctx context.Context, ref ShareRef, spec ShareSpec)
 func (t *Tx) CreateShare(ref ShareRef, spec ShareSpec) (*Share, error) {
 	acct, name := ref.Account, ref.Share
 	if _, err := loadShare(t.r, acct, name); err == nil {
-		return nil, azhttp.ErrShareAlreadyExists
-	} else if !errors.Is(err, azhttp.ErrShareNotFound) {
+		return nil, azerr.ErrShareAlreadyExists
+	} else if !errors.Is(err, azerr.ErrShareNotFound) {
 		return nil, err
 	}
 	sh := &Share{Version: t.tx.Version(), Created: t.now, Modified: t.now, Quota: cmp.Or(spec.Quota, DefaultQuota),
@@ -73,7 +75,7 @@ func (t *Tx) share(acct, name, leaseID string, write bool) (*Share, error) {
 		return nil, err
 	}
 	if err := sh.Lease.CheckUse(t.now, leaseID, write); err != nil {
-		return nil, azhttp.LeaseError(err, azhttp.ShareLeaseCodes)
+		return nil, azerr.LeaseError(err, azerr.ShareLeaseCodes)
 	}
 	return sh, nil
 }
@@ -108,7 +110,7 @@ func (s *Service) SetShareProperties(ctx context.Context, ref ShareRef, o ShareP
 }
 
 // SetShareACL replaces a share's stored access policies.
-func (s *Service) SetShareACL(ctx context.Context, ref ShareRef, acl []azhttp.SignedIdentifier, leaseID string) (*Share, error) {
+func (s *Service) SetShareACL(ctx context.Context, ref ShareRef, acl []azauth.SignedIdentifier, leaseID string) (*Share, error) {
 	acct, name := ref.Account, ref.Share
 	return s.updateShare(ctx, acct, name, leaseID, func(sh *Share) { sh.ACL = acl })
 }
@@ -153,7 +155,7 @@ func (t *Tx) DeleteShare(ref ShareRef, leaseID string) error {
 		return err
 	}
 	if len(snaps) > 0 {
-		return azhttp.ErrShareHasSnapshots
+		return azerr.ErrShareHasSnapshots
 	}
 	return t.deleteLiveShare(acct, name)
 }
@@ -185,7 +187,7 @@ func (s *Service) LeaseShare(ctx context.Context, ref ShareRef, req lease.Reques
 		}
 		next, res, err := sh.Lease.Apply(t.now, req, lease.NewID)
 		if err != nil {
-			return azhttp.LeaseError(err, azhttp.ShareLeaseCodes)
+			return azerr.LeaseError(err, azerr.ShareLeaseCodes)
 		}
 		sh.Lease = next
 		out = &lease.Outcome{Result: res, Version: sh.Version, Modified: sh.Modified}

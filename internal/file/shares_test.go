@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
@@ -46,14 +47,14 @@ func TestUsageCountsFileSizes(t *testing.T) {
 	if got := usage(t, s, "s"); got != 600<<20 {
 		t.Fatalf("usage %d, want %d", got, 600<<20)
 	}
-	if err := create("b", 500<<20); !errors.Is(err, azhttp.ErrShareSizeLimitReached) {
+	if err := create("b", 500<<20); !errors.Is(err, azerr.ErrShareSizeLimitReached) {
 		t.Fatalf("create past quota: %v", err)
 	}
 	// Replacing a file counts only the difference.
 	if err := create("a", 1<<30); err != nil {
 		t.Fatalf("replace within quota: %v", err)
 	}
-	if err := create("c", 1); !errors.Is(err, azhttp.ErrShareSizeLimitReached) {
+	if err := create("c", 1); !errors.Is(err, azerr.ErrShareSizeLimitReached) {
 		t.Fatalf("create on a full share: %v", err)
 	}
 	if err := s.DeleteFile(ctx, Ref{Account: testAcct, Share: "s", Path: "a"}, Preconditions{}); err != nil {
@@ -90,7 +91,7 @@ func TestUsageUnderConcurrency(t *testing.T) {
 		switch {
 		case err == nil:
 			created++
-		case !errors.Is(err, azhttp.ErrShareSizeLimitReached):
+		case !errors.Is(err, azerr.ErrShareSizeLimitReached):
 			t.Fatal(err)
 		}
 	}
@@ -124,23 +125,23 @@ func TestShareLeaseRules(t *testing.T) {
 	if _, err := s.CreateShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.LeaseShare(ctx, ShareRef{Account: testAcct, Share: "s"}, lease.Request{Action: lease.Acquire, Duration: 10}); !errors.Is(err, azhttp.ErrInvalidHeaderValue) {
+	if _, err := s.LeaseShare(ctx, ShareRef{Account: testAcct, Share: "s"}, lease.Request{Action: lease.Acquire, Duration: 10}); !errors.Is(err, azerr.ErrInvalidHeaderValue) {
 		t.Fatalf("acquire 10 s: %v", err)
 	}
 	out, err := s.LeaseShare(ctx, ShareRef{Account: testAcct, Share: "s"}, lease.Request{Action: lease.Acquire, Duration: 15, ProposedID: leaseA})
 	if err != nil || out.ID != leaseA {
 		t.Fatalf("acquire: %+v %v", out, err)
 	}
-	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ""); !errors.Is(err, azhttp.ErrLeaseIdMissing) {
+	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ""); !errors.Is(err, azerr.ErrLeaseIdMissing) {
 		t.Fatalf("delete without the lease: %v", err)
 	}
-	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: "s"}, leaseB); !errors.Is(err, azhttp.ErrLeaseIdMismatchWithContainerOperation) {
+	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: "s"}, leaseB); !errors.Is(err, azerr.ErrLeaseIdMismatchWithContainerOperation) {
 		t.Fatalf("delete with another lease: %v", err)
 	}
 	if _, err := s.SetShareMetadata(ctx, ShareRef{Account: testAcct, Share: "s"}, azhttp.Metadata{{"k", "v"}}, ""); err != nil {
 		t.Fatalf("metadata without the lease: %v", err)
 	}
-	if _, err := s.GetShare(ctx, ShareRef{Account: testAcct, Share: "s"}, leaseB); !errors.Is(err, azhttp.ErrLeaseIdMismatchWithContainerOperation) {
+	if _, err := s.GetShare(ctx, ShareRef{Account: testAcct, Share: "s"}, leaseB); !errors.Is(err, azerr.ErrLeaseIdMismatchWithContainerOperation) {
 		t.Fatalf("get with another lease: %v", err)
 	}
 	clock.Advance(14 * time.Second)
@@ -148,7 +149,7 @@ func TestShareLeaseRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.Advance(14 * time.Second) // 28 s after acquiring, 14 after renewing
-	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ""); !errors.Is(err, azhttp.ErrLeaseIdMissing) {
+	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ""); !errors.Is(err, azerr.ErrLeaseIdMissing) {
 		t.Fatalf("delete of a renewed lease: %v", err)
 	}
 	period := 5
@@ -156,7 +157,7 @@ func TestShareLeaseRules(t *testing.T) {
 		// The lease has 1 s left: a break takes the shorter of the two.
 		t.Fatalf("break: %+v %v", out, err)
 	}
-	if _, err := s.LeaseShare(ctx, ShareRef{Account: testAcct, Share: "s"}, lease.Request{Action: lease.Acquire, Duration: lease.Infinite, ProposedID: leaseB}); !errors.Is(err, azhttp.ErrLeaseAlreadyPresent) {
+	if _, err := s.LeaseShare(ctx, ShareRef{Account: testAcct, Share: "s"}, lease.Request{Action: lease.Acquire, Duration: lease.Infinite, ProposedID: leaseB}); !errors.Is(err, azerr.ErrLeaseAlreadyPresent) {
 		t.Fatalf("acquire while breaking: %v", err)
 	}
 	clock.Advance(time.Second)
@@ -189,11 +190,11 @@ func TestPermissionKeys(t *testing.T) {
 	if got, err := s.GetPermission(ctx, ShareRef{Account: testAcct, Share: "s"}, k1); err != nil || got != sddl {
 		t.Fatalf("get: %q %v", got, err)
 	}
-	if _, err := s.GetPermission(ctx, ShareRef{Account: testAcct, Share: "other"}, k1); !errors.Is(err, azhttp.ErrFileInvalidPermissionKey) {
+	if _, err := s.GetPermission(ctx, ShareRef{Account: testAcct, Share: "other"}, k1); !errors.Is(err, azerr.ErrFileInvalidPermissionKey) {
 		t.Fatalf("key of another share: %v", err)
 	}
 	for _, bad := range []string{"", "garbage", "O:BA", "O:BAG:SYD:(A;;FA;;SY)", "O:BAG:SYD:(A;;FA;;;SY", "G:SYO:BAD:", "O:BA G:SYD:"} {
-		if _, err := s.CreatePermission(ctx, ShareRef{Account: testAcct, Share: "s"}, bad); !errors.Is(err, azhttp.ErrFileInvalidPermission) {
+		if _, err := s.CreatePermission(ctx, ShareRef{Account: testAcct, Share: "s"}, bad); !errors.Is(err, azerr.ErrFileInvalidPermission) {
 			t.Errorf("SDDL %q: %v", bad, err)
 		}
 	}
@@ -211,7 +212,7 @@ func TestPermissionKeys(t *testing.T) {
 	if got, err := s.GetPermission(ctx, ShareRef{Account: testAcct, Share: "s"}, permissionKey("")); err != nil || got != defaultPermission {
 		t.Fatalf("default permission: %q %v", got, err)
 	}
-	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "other", Path: "g"}, CreateFileOptions{SMB: SMBChange{PermissionKey: k1}}); !errors.Is(err, azhttp.ErrFileInvalidPermissionKey) {
+	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "other", Path: "g"}, CreateFileOptions{SMB: SMBChange{PermissionKey: k1}}); !errors.Is(err, azerr.ErrFileInvalidPermissionKey) {
 		t.Fatalf("create with a key of another share: %v", err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
@@ -92,7 +92,7 @@ func (t *Tx) Open(ref Ref, o OpenRequest) (*OpenResult, error) {
 	if n == nil {
 		switch o.Disposition {
 		case OpenExisting, Overwrite:
-			return nil, azhttp.ErrResourceNotFound
+			return nil, azerr.ErrResourceNotFound
 		}
 		if o.Dir {
 			n, err = t.CreateDirectory(ref, SMBChange{Attributes: o.Attributes}, nil)
@@ -106,17 +106,17 @@ func (t *Tx) Open(ref Ref, o OpenRequest) (*OpenResult, error) {
 	} else {
 		switch {
 		case n.DeletePending:
-			return nil, azhttp.ErrDeletePending
+			return nil, azerr.ErrDeletePending
 		case o.Dir && !n.Dir:
 			return nil, ErrNotDirectory
 		case o.NonDir && n.Dir:
 			return nil, ErrIsDirectory
 		case o.Disposition == CreateNew:
-			return nil, azhttp.ErrResourceAlreadyExists
+			return nil, azerr.ErrResourceAlreadyExists
 		}
 		overwrite := o.Disposition == Overwrite || o.Disposition == OverwriteOrCreate || o.Disposition == Supersede
 		if n.Dir && overwrite {
-			return nil, azhttp.ErrInvalidInput.WithMessage("A directory cannot be overwritten.")
+			return nil, azerr.ErrInvalidInput.WithMessage("A directory cannot be overwritten.")
 		}
 		if !n.Dir && (overwrite || o.Access&AccessWrite != 0) && hasAttribute(n.SMB.Attributes, "ReadOnly") {
 			return nil, errReadOnly
@@ -227,7 +227,7 @@ func (s *Service) ReadHandle(ctx context.Context, ref HandleRef, offset int64, l
 func (s *Service) WriteHandle(ctx context.Context, ref HandleRef, offset int64, data []byte) (*Node, error) {
 	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
 	if offset < 0 || len(data) > MaxPutRange || offset+int64(len(data)) > MaxFileSize {
-		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A write lies within 4 TiB and writes at most 4 MiB.")
+		return nil, azerr.ErrOutOfRangeInput.WithMessage("A write lies within 4 TiB and writes at most 4 MiB.")
 	}
 	return s.updateHandle(ctx, acct, share, fileID, handleID, func(t *Tx, n *Node) error {
 		if n.Dir {
@@ -268,7 +268,7 @@ func (s *Service) WriteHandle(ctx context.Context, ref HandleRef, offset int64, 
 func (s *Service) TruncateHandle(ctx context.Context, ref HandleRef, size int64) (*Node, error) {
 	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
 	if size < 0 || size > MaxFileSize {
-		return nil, azhttp.ErrOutOfRangeInput.WithMessage("A file holds 0 to 4 TiB.")
+		return nil, azerr.ErrOutOfRangeInput.WithMessage("A file holds 0 to 4 TiB.")
 	}
 	return s.updateHandle(ctx, acct, share, fileID, handleID, func(t *Tx, n *Node) error {
 		if n.Dir {
@@ -337,11 +337,11 @@ func (t *Tx) RenameHandle(ref HandleRef, dest string, o RenameHandleOptions) (*N
 		return nil, err
 	}
 	if h.Access&AccessDelete == 0 {
-		return nil, azhttp.ErrInvalidInput.WithMessage("A rename needs a handle opened with Delete access.")
+		return nil, azerr.ErrInvalidInput.WithMessage("A rename needs a handle opened with Delete access.")
 	}
 	n := src.node
 	if n.ID == rootID && n.Dir {
-		return nil, azhttp.ErrInvalidInput.WithMessage("The root directory of a share cannot be renamed.")
+		return nil, azerr.ErrInvalidInput.WithMessage("The root directory of a share cannot be renamed.")
 	}
 	// As on Windows, every other handle on the node must share delete
 	// (attribute-only ones too, which took no part in sharing when they
@@ -350,7 +350,7 @@ func (t *Tx) RenameHandle(ref HandleRef, dest string, o RenameHandleOptions) (*N
 		return nil, err
 	}
 	if dest == "" {
-		return nil, azhttp.ErrInvalidInput.WithMessage("The root directory of a share cannot be replaced.")
+		return nil, azerr.ErrInvalidInput.WithMessage("The root directory of a share cannot be replaced.")
 	}
 	ancestors, err := t.ancestorIDs(acct, share, dest)
 	if err != nil {
@@ -358,7 +358,7 @@ func (t *Tx) RenameHandle(ref HandleRef, dest string, o RenameHandleOptions) (*N
 	}
 	for _, id := range ancestors {
 		if n.Dir && id == n.ID {
-			return nil, azhttp.ErrInvalidInput.WithMessage("A directory cannot be moved into its own subtree.")
+			return nil, azerr.ErrInvalidInput.WithMessage("A directory cannot be moved into its own subtree.")
 		}
 	}
 	dst, err := t.locate(acct, share, dest)
@@ -385,7 +385,7 @@ func (t *Tx) RenameHandle(ref HandleRef, dest string, o RenameHandleOptions) (*N
 	}
 	if dst.node != nil {
 		if dst.node.DeletePending {
-			return nil, azhttp.ErrDeletePending
+			return nil, azerr.ErrDeletePending
 		}
 		if err := t.replaceable(acct, share, Rename{Dest: dest, Dir: n.Dir, ReplaceIfExists: replace}, dst.node); err != nil {
 			return nil, err
@@ -433,7 +433,7 @@ func (t *Tx) ancestorIDs(acct, share, path string) ([]uint64, error) {
 			return nil, err
 		}
 		if n == nil || !n.Dir {
-			return nil, azhttp.ErrParentNotFound
+			return nil, azerr.ErrParentNotFound
 		}
 		parent = n.ID
 		ids = append(ids, parent)

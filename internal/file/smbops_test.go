@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 func smbOpen(t *testing.T, s *Service, path string, o OpenRequest) *OpenResult {
@@ -23,14 +23,14 @@ func TestOpenDispositions(t *testing.T) {
 	s, _ := newTestService(t)
 	ctx := t.Context()
 	rw := HandleOptions{Access: AccessRead | AccessWrite, ShareAccess: AccessAll}
-	if _, err := s.Open(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, OpenRequest{HandleOptions: rw, Disposition: OpenExisting}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := s.Open(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, OpenRequest{HandleOptions: rw, Disposition: OpenExisting}); !errors.Is(err, azerr.ErrResourceNotFound) {
 		t.Fatalf("open a missing file: %v", err)
 	}
 	res := smbOpen(t, s, "f", OpenRequest{HandleOptions: rw, Disposition: CreateNew})
 	if res.Action != Created || res.Node.Dir || res.Handle.FileID != res.Node.ID {
 		t.Fatalf("create: %+v", res)
 	}
-	if _, err := s.Open(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, OpenRequest{HandleOptions: rw, Disposition: CreateNew}); !errors.Is(err, azhttp.ErrResourceAlreadyExists) {
+	if _, err := s.Open(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, OpenRequest{HandleOptions: rw, Disposition: CreateNew}); !errors.Is(err, azerr.ErrResourceAlreadyExists) {
 		t.Fatalf("create over a file: %v", err)
 	}
 	if _, err := s.WriteHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: res.Handle.FileID, HandleID: res.Handle.ID}, 0, []byte("hello")); err != nil {
@@ -71,7 +71,7 @@ func TestOpenRespectsSharingAndReadOnly(t *testing.T) {
 	if err != nil || h.Size != 4 {
 		t.Fatalf("write through a read handle at the model level: %v", err)
 	}
-	if _, err := s.Open(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, OpenRequest{HandleOptions: HandleOptions{Access: AccessWrite, ShareAccess: AccessAll}, Disposition: OverwriteOrCreate}); !errors.Is(err, azhttp.ErrSharingViolation) {
+	if _, err := s.Open(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, OpenRequest{HandleOptions: HandleOptions{Access: AccessWrite, ShareAccess: AccessAll}, Disposition: OverwriteOrCreate}); !errors.Is(err, azerr.ErrSharingViolation) {
 		t.Fatalf("overwrite beside a deny-write handle: %v", err)
 	}
 	if got := read(t, s, "f", nil); string(got) != "data" {
@@ -82,7 +82,7 @@ func TestOpenRespectsSharingAndReadOnly(t *testing.T) {
 	if _, err := s.SetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, FileProperties{SMB: SMBUpdate{Attributes: ro}}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Open(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, OpenRequest{HandleOptions: HandleOptions{Access: AccessWrite, ShareAccess: AccessAll}, Disposition: OpenExisting}); !errors.Is(err, azhttp.ErrReadOnlyAttribute) {
+	if _, err := s.Open(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, OpenRequest{HandleOptions: HandleOptions{Access: AccessWrite, ShareAccess: AccessAll}, Disposition: OpenExisting}); !errors.Is(err, azerr.ErrReadOnlyAttribute) {
 		t.Fatalf("a write open of a ReadOnly file: %v", err)
 	}
 	smbOpen(t, s, "f", OpenRequest{HandleOptions: HandleOptions{Access: AccessRead, ShareAccess: AccessAll}, Disposition: OpenExisting})
@@ -146,12 +146,12 @@ func TestRenameHandle(t *testing.T) {
 	}
 	// An attribute-only open that does not share delete blocks it.
 	other := open(t, s, "d/a", HandleOptions{})
-	if _, err := s.RenameHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, "d/b", RenameHandleOptions{}); !errors.Is(err, azhttp.ErrSharingViolation) {
+	if _, err := s.RenameHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, "d/b", RenameHandleOptions{}); !errors.Is(err, azerr.ErrSharingViolation) {
 		t.Fatalf("rename beside a handle not sharing delete: %v", err)
 	}
 	closeH(t, s, other)
 	parent := open(t, s, "d", HandleOptions{Dir: true, Access: AccessRead, ShareAccess: AccessRead | AccessDelete})
-	if _, err := s.RenameHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, "d/b", RenameHandleOptions{}); !errors.Is(err, azhttp.ErrSharingViolation) {
+	if _, err := s.RenameHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, "d/b", RenameHandleOptions{}); !errors.Is(err, azerr.ErrSharingViolation) {
 		t.Fatalf("rename while the parent is open denying writes: %v", err)
 	}
 	closeH(t, s, parent)
@@ -175,7 +175,7 @@ func TestRenameHandle(t *testing.T) {
 		t.Fatal("a directory moved into itself")
 	}
 	closeH(t, s, inner)
-	if _, err := s.RenameHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: dh.FileID, HandleID: dh.ID}, "b", RenameHandleOptions{}); !errors.Is(err, azhttp.ErrResourceAlreadyExists) {
+	if _, err := s.RenameHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: dh.FileID, HandleID: dh.ID}, "b", RenameHandleOptions{}); !errors.Is(err, azerr.ErrResourceAlreadyExists) {
 		t.Fatalf("rename onto an existing name without replace: %v", err)
 	}
 	if _, err := s.RenameHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: dh.FileID, HandleID: dh.ID}, "e", RenameHandleOptions{}); err != nil {
@@ -218,7 +218,7 @@ func TestListHandleDirectory(t *testing.T) {
 	}
 	closeH(t, s, pending)
 	closeH(t, s, root)
-	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "b"}, Preconditions{}); !errors.Is(err, azhttp.ErrResourceNotFound) {
+	if _, err := s.GetFileProperties(ctx, Ref{Account: testAcct, Share: "s", Path: "b"}, Preconditions{}); !errors.Is(err, azerr.ErrResourceNotFound) {
 		t.Fatalf("the delete-pending file after its close: %v", err)
 	}
 }

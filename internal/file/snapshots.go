@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
@@ -39,7 +40,7 @@ const (
 	SnapshotLayout = "2006-01-02T15:04:05.0000000Z"
 )
 
-var errSnapshotTooLarge = azhttp.ErrNotImplemented.WithMessage(
+var errSnapshotTooLarge = azerr.ErrNotImplemented.WithMessage(
 	"Snapshotting a share whose directory, file and range records exceed %d bytes (one transaction) is not supported by this server.", SnapshotRecordBudget)
 
 // SnapshotNamespace names the snapshot taken at snapshot (in
@@ -125,7 +126,7 @@ func (s *Service) SnapshotShare(ctx context.Context, ref ShareRef, meta azhttp.M
 func (t *Tx) SnapshotShare(ref ShareRef, meta azhttp.Metadata) (string, *Share, error) {
 	acct, share := ref.Account, ref.Share
 	if _, _, ok := splitSnapshotNS(share); ok {
-		return "", nil, azhttp.ErrShareSnapshotOperationNotSupported
+		return "", nil, azerr.ErrShareSnapshotOperationNotSupported
 	}
 	sh, err := loadShare(t.r, acct, share)
 	if err != nil {
@@ -136,7 +137,7 @@ func (t *Tx) SnapshotShare(ref ShareRef, meta azhttp.Metadata) (string, *Share, 
 		return "", nil, err
 	}
 	if len(existing) >= MaxShareSnapshots {
-		return "", nil, azhttp.ErrShareSnapshotCountExceeded
+		return "", nil, azerr.ErrShareSnapshotCountExceeded
 	}
 	at := t.now
 	if n := len(existing); n > 0 {
@@ -228,7 +229,7 @@ func (s *Service) DeleteShareAndSnapshots(ctx context.Context, ref ShareRef, lea
 func (t *Tx) DeleteShareAndSnapshots(ref ShareRef, leaseID string) error {
 	acct, name := ref.Account, ref.Share
 	if _, _, ok := splitSnapshotNS(name); ok {
-		return azhttp.ErrShareSnapshotOperationNotSupported
+		return azerr.ErrShareSnapshotOperationNotSupported
 	}
 	if _, err := t.share(acct, name, leaseID, true); err != nil {
 		return err
@@ -428,7 +429,7 @@ func (s *Service) ListRangesDiff(ctx context.Context, ref Ref, o ListRangesDiffO
 	err := s.view(ctx, func(t *Tx) error {
 		base, cur, isSnap := splitSnapshotNS(share)
 		if isSnap && prev >= cur {
-			return azhttp.InvalidQueryParameterValue("prevsharesnapshot", prev, "").WithMessage("The previous snapshot must be older than the snapshot listed.")
+			return azerr.InvalidQueryParameterValue("prevsharesnapshot", prev, "").WithMessage("The previous snapshot must be older than the snapshot listed.")
 		}
 		n, err := t.GetFileProperties(ref, pre)
 		if err != nil {
@@ -436,15 +437,15 @@ func (s *Service) ListRangesDiff(ctx context.Context, ref Ref, o ListRangesDiffO
 		}
 		out.File = n
 		prevNS := SnapshotNamespace(base, prev)
-		if _, err := loadShare(t.r, acct, prevNS); errors.Is(err, azhttp.ErrShareNotFound) {
-			return azhttp.ErrPreviousSnapshotNotFound
+		if _, err := loadShare(t.r, acct, prevNS); errors.Is(err, azerr.ErrShareNotFound) {
+			return azerr.ErrPreviousSnapshotNotFound
 		} else if err != nil {
 			return err
 		}
 		var then *Node
 		old, err := t.locate(acct, prevNS, path)
 		switch {
-		case errors.Is(err, azhttp.ErrParentNotFound):
+		case errors.Is(err, azerr.ErrParentNotFound):
 		case err != nil:
 			return err
 		case old.node != nil && !old.node.Dir:
@@ -457,9 +458,9 @@ func (s *Service) ListRangesDiff(ctx context.Context, ref Ref, o ListRangesDiffO
 		}
 		switch {
 		case then == nil:
-			return azhttp.ErrPreviousSnapshotNotFound
+			return azerr.ErrPreviousSnapshotNotFound
 		case then.ID != n.ID:
-			return azhttp.ErrFileGenerationMismatch
+			return azerr.ErrFileGenerationMismatch
 		}
 		lo, hi := window(rng, max(n.Size, then.Size))
 		if lo >= hi {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
@@ -110,10 +111,10 @@ func TestSnapshotIsPointInTime(t *testing.T) {
 	if f.Lease != (lease.Lease{}) {
 		t.Errorf("a snapshot's file carries a lease: %+v", f.Lease)
 	}
-	if _, err := s.GetShare(ctx, ShareRef{Account: testAcct, Share: SnapshotNamespace("s", "2001-01-01T00:00:00.0000000Z")}, ""); !errors.Is(err, azhttp.ErrShareNotFound) {
+	if _, err := s.GetShare(ctx, ShareRef{Account: testAcct, Share: SnapshotNamespace("s", "2001-01-01T00:00:00.0000000Z")}, ""); !errors.Is(err, azerr.ErrShareNotFound) {
 		t.Errorf("unknown snapshot: %v, want ShareNotFound", err)
 	}
-	if _, _, err := s.SnapshotShare(ctx, ShareRef{Account: testAcct, Share: ns}, nil); !errors.Is(err, azhttp.ErrShareSnapshotOperationNotSupported) {
+	if _, _, err := s.SnapshotShare(ctx, ShareRef{Account: testAcct, Share: ns}, nil); !errors.Is(err, azerr.ErrShareSnapshotOperationNotSupported) {
 		t.Errorf("snapshot of a snapshot: %v", err)
 	}
 }
@@ -175,7 +176,7 @@ func TestSnapshotSharesData(t *testing.T) {
 	if got := dataKeys(t, store); got != 0 {
 		t.Fatalf("nothing references any data: %d chunks left", got)
 	}
-	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: SnapshotNamespace("s", snap3)}, ""); !errors.Is(err, azhttp.ErrShareNotFound) {
+	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: SnapshotNamespace("s", snap3)}, ""); !errors.Is(err, azerr.ErrShareNotFound) {
 		t.Fatalf("deleting a deleted snapshot: %v, want ShareNotFound", err)
 	}
 }
@@ -192,7 +193,7 @@ func TestDeleteShareWithSnapshots(t *testing.T) {
 	put(t, s, "f", 0, []byte("data"))
 	snapshot(t, s, "s")
 	snapshot(t, s, "s")
-	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ""); !errors.Is(err, azhttp.ErrShareHasSnapshots) {
+	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ""); !errors.Is(err, azerr.ErrShareHasSnapshots) {
 		t.Fatalf("delete a share with snapshots: %v, want ShareHasSnapshots", err)
 	}
 	if err := s.DeleteShareAndSnapshots(ctx, ShareRef{Account: testAcct, Share: "s"}, ""); err != nil {
@@ -201,7 +202,7 @@ func TestDeleteShareWithSnapshots(t *testing.T) {
 	if n := countKeys(t, store, accountKey(testAcct)); n != 0 {
 		t.Fatalf("%d keys left after deleting the share and its snapshots", n)
 	}
-	if err := s.DeleteShareAndSnapshots(ctx, ShareRef{Account: testAcct, Share: "s"}, ""); !errors.Is(err, azhttp.ErrShareNotFound) {
+	if err := s.DeleteShareAndSnapshots(ctx, ShareRef{Account: testAcct, Share: "s"}, ""); !errors.Is(err, azerr.ErrShareNotFound) {
 		t.Fatalf("delete again: %v, want ShareNotFound", err)
 	}
 }
@@ -253,7 +254,7 @@ func TestSnapshotCountLimit(t *testing.T) {
 	for range MaxShareSnapshots {
 		snapshot(t, s, "s")
 	}
-	if _, _, err := s.SnapshotShare(t.Context(), ShareRef{Account: testAcct, Share: "s"}, nil); !errors.Is(err, azhttp.ErrShareSnapshotCountExceeded) {
+	if _, _, err := s.SnapshotShare(t.Context(), ShareRef{Account: testAcct, Share: "s"}, nil); !errors.Is(err, azerr.ErrShareSnapshotCountExceeded) {
 		t.Fatalf("snapshot %d: %v, want ShareSnapshotCountExceeded", MaxShareSnapshots+1, err)
 	}
 	if err := s.DeleteShareAndSnapshots(t.Context(), ShareRef{Account: testAcct, Share: "s"}, ""); err != nil {
@@ -284,7 +285,7 @@ func TestSnapshotBudget(t *testing.T) {
 		}
 	}
 	_, _, err := s.SnapshotShare(ctx, ShareRef{Account: testAcct, Share: "s"}, nil)
-	var e *azhttp.Error
+	var e *azerr.Error
 	if !errors.As(err, &e) || e.Status != 501 || !strings.Contains(e.Message, "one transaction") {
 		t.Fatalf("snapshot past the budget: %v, want 501 naming the transaction limit", err)
 	}
@@ -326,10 +327,10 @@ func TestListRangesDiff(t *testing.T) {
 			t.Errorf("%s: changed %v cleared %v, want %v and %v", tc.name, d.Changed, d.Cleared, tc.changed, tc.cleared)
 		}
 	}
-	if _, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: SnapshotNamespace("s", snap1), Path: "f"}, ListRangesDiffOptions{PrevSnapshot: snap2}); !errors.Is(err, azhttp.ErrInvalidQueryParameterValue) {
+	if _, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: SnapshotNamespace("s", snap1), Path: "f"}, ListRangesDiffOptions{PrevSnapshot: snap2}); !errors.Is(err, azerr.ErrInvalidQueryParameterValue) {
 		t.Errorf("previous snapshot newer than the target: %v", err)
 	}
-	if _, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, ListRangesDiffOptions{PrevSnapshot: "2001-01-01T00:00:00.0000000Z"}); !errors.Is(err, azhttp.ErrPreviousSnapshotNotFound) {
+	if _, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, ListRangesDiffOptions{PrevSnapshot: "2001-01-01T00:00:00.0000000Z"}); !errors.Is(err, azerr.ErrPreviousSnapshotNotFound) {
 		t.Errorf("unknown previous snapshot: %v", err)
 	}
 	// Deleted and created again, the file is another generation (created
@@ -338,11 +339,11 @@ func TestListRangesDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	createFile(t, s, "f", 10)
-	if _, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, ListRangesDiffOptions{PrevSnapshot: snap1}); !errors.Is(err, azhttp.ErrFileGenerationMismatch) {
+	if _, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, ListRangesDiffOptions{PrevSnapshot: snap1}); !errors.Is(err, azerr.ErrFileGenerationMismatch) {
 		t.Errorf("recreated file: %v, want FileGenerationMismatch", err)
 	}
 	createFile(t, s, "g", 10)
-	if _, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: "s", Path: "g"}, ListRangesDiffOptions{PrevSnapshot: snap1}); !errors.Is(err, azhttp.ErrPreviousSnapshotNotFound) {
+	if _, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: "s", Path: "g"}, ListRangesDiffOptions{PrevSnapshot: snap1}); !errors.Is(err, azerr.ErrPreviousSnapshotNotFound) {
 		t.Errorf("file absent from the previous snapshot: %v", err)
 	}
 }
@@ -483,7 +484,7 @@ func TestListRangesDiffFollowsRenames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: "s", Path: "h"}, ListRangesDiffOptions{PrevSnapshot: snap}); !errors.Is(err, azhttp.ErrPreviousSnapshotNotFound) {
+	if _, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: "s", Path: "h"}, ListRangesDiffOptions{PrevSnapshot: snap}); !errors.Is(err, azerr.ErrPreviousSnapshotNotFound) {
 		t.Fatalf("moved file without support-rename: %v, want PreviousSnapshotNotFound", err)
 	}
 	d, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: "s", Path: "h"}, ListRangesDiffOptions{PrevSnapshot: snap, FollowRenames: true})

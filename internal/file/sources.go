@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -16,16 +18,16 @@ type source struct {
 
 // parseSource reads a path-style URL of a file or directory of this
 // server. bad is the error for a URL that names none.
-func (h *handler) parseSource(q *request, raw string, bad *azhttp.Error) (source, error) {
+func (h *handler) parseSource(q *request, raw string, bad *azerr.Error) (source, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Path == "" {
 		return source{}, bad
 	}
 	if u.Host != "" && u.Host != q.r.Host {
-		return source{}, azhttp.ErrNotImplemented.WithMessage("A source outside this server's File endpoint (%s) is not supported.", u.Host)
+		return source{}, azerr.ErrNotImplemented.WithMessage("A source outside this server's File endpoint (%s) is not supported.", u.Host)
 	}
 	if u.Query().Has("sharesnapshot") {
-		return source{}, azhttp.ErrNotImplemented.WithMessage("Share snapshots (sharesnapshot) as a source are not supported by this server yet.")
+		return source{}, azerr.ErrNotImplemented.WithMessage("Share snapshots (sharesnapshot) as a source are not supported by this server yet.")
 	}
 	src := source{url: u}
 	src.acct, src.share, src.path = splitPath(azhttp.AccountPath(u, h.svc.accounts))
@@ -49,12 +51,12 @@ func (h *handler) authorizeSource(q *request, src source, permission byte) error
 	u := *src.url
 	switch {
 	case u.Query().Has("sig"):
-	case q.access.Kind == azhttp.AccessSharedKey && q.access.Account == src.acct:
+	case q.access.Kind == azauth.AccessSharedKey && q.access.Account == src.acct:
 		return nil
-	case q.access.Kind == azhttp.AccessAccountSAS || q.access.Kind == azhttp.AccessServiceSAS:
+	case q.access.Kind == azauth.AccessAccountSAS || q.access.Kind == azauth.AccessServiceSAS:
 		u.RawQuery = q.r.URL.RawQuery
 	default:
-		return azhttp.ErrCannotVerifyCopySource
+		return azerr.ErrCannotVerifyCopySource
 	}
 	fake := (&http.Request{Method: http.MethodGet, URL: &u, Header: http.Header{}, RemoteAddr: q.r.RemoteAddr, TLS: q.r.TLS}).WithContext(q.ctx())
 	access, err := h.auth.Authenticate(fake, src.acct, src.share, src.path)

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"io"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azbody"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // structuredRange reads a Put Range body sent as a structured message
@@ -12,21 +13,21 @@ import (
 // before the range is written, and its content must be length bytes. A
 // plain body is returned as it is.
 func structuredRange(q *request, length int64) (bool, io.Reader, error) {
-	ok, n, err := azhttp.ParseStructuredBody(q.r.Header)
+	ok, n, err := azbody.ParseStructuredBody(q.r.Header)
 	if err != nil || !ok {
 		return false, q.r.Body, err
 	}
 	if n != length {
-		return true, nil, azhttp.InvalidHeaderValue("x-ms-structured-content-length", q.r.Header.Get("x-ms-structured-content-length")).
+		return true, nil, azerr.InvalidHeaderValue("x-ms-structured-content-length", q.r.Header.Get("x-ms-structured-content-length")).
 			WithMessage("x-ms-structured-content-length %d does not match the range length %d.", n, length)
 	}
 	if q.r.ContentLength < 0 {
-		return true, nil, azhttp.ErrMissingContentLengthHeader
+		return true, nil, azerr.ErrMissingContentLengthHeader
 	}
 	if q.r.Header.Get("Content-MD5") != "" || q.r.Header.Get("x-ms-content-crc64") != "" {
-		return true, nil, azhttp.ErrInvalidInput.WithMessage("A structured body may not be combined with Content-MD5 or x-ms-content-crc64.")
+		return true, nil, azerr.ErrInvalidInput.WithMessage("A structured body may not be combined with Content-MD5 or x-ms-content-crc64.")
 	}
-	data, err := azhttp.DecodeStructured(q.r.Body, q.r.ContentLength, n)
+	data, err := azbody.DecodeStructured(q.r.Body, q.r.ContentLength, n)
 	if err != nil {
 		return true, nil, err
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
@@ -25,7 +25,7 @@ import (
 // the usage itself is always exact.
 const quotaMargin = 1 << 30
 
-var errShareFull = azhttp.ErrShareSizeLimitReached
+var errShareFull = azerr.ErrShareSizeLimitReached
 
 // ShareStats is what Get Share Stats reports.
 type ShareStats struct {
@@ -69,7 +69,7 @@ func (s *Service) roomFor(ctx context.Context, acct, share string, delta int64) 
 	roomy := false
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		sh, err := loadShare(r, acct, share)
-		if errors.Is(err, azhttp.ErrShareNotFound) {
+		if errors.Is(err, azerr.ErrShareNotFound) {
 			return nil
 		}
 		if err != nil {

@@ -4,7 +4,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // permit is what one operation needs of a caller. Beyond the letters
@@ -14,7 +15,7 @@ import (
 // operations for the account owner, and lets an account SAS create a
 // queue with either w or c.
 type permit struct {
-	need azhttp.Need
+	need azauth.Need
 	// alt is a second permission that also grants the operation to an
 	// account SAS (Create Queue: w or c); 0 for none.
 	alt byte
@@ -27,12 +28,12 @@ type permit struct {
 }
 
 // authorize decides whether the caller's access a allows the operation.
-func (op permit) authorize(_ *http.Request, a azhttp.Access) error {
-	if op.ownerOnly && a.Kind != azhttp.AccessSharedKey {
-		return azhttp.ErrAuthorizationFailure.WithMessage("%s\nOnly the account owner may call this operation.", azhttp.ErrAuthorizationFailure.Message)
+func (op permit) authorize(_ *http.Request, a azauth.Access) error {
+	if op.ownerOnly && a.Kind != azauth.AccessSharedKey {
+		return azerr.ErrAuthorizationFailure.WithMessage("%s\nOnly the account owner may call this operation.", azerr.ErrAuthorizationFailure.Message)
 	}
-	if a.Kind == azhttp.AccessServiceSAS && !op.queueSAS {
-		return azhttp.ErrAuthorizationFailure
+	if a.Kind == azauth.AccessServiceSAS && !op.queueSAS {
+		return azerr.ErrAuthorizationFailure
 	}
 	err := a.Allows(op.need)
 	if err != nil && op.alt != 0 {
@@ -51,11 +52,11 @@ const queuePermissions = "raup"
 
 // checkQueuePermissions refuses a Set Queue ACL body whose policies grant
 // letters a queue does not have (400 InvalidXmlDocument).
-func checkQueuePermissions(acl []azhttp.SignedIdentifier) error {
+func checkQueuePermissions(acl []azauth.SignedIdentifier) error {
 	for _, si := range acl {
 		for _, c := range si.Permissions {
 			if !strings.ContainsRune(queuePermissions, c) {
-				return azhttp.ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. The permission %q of signed identifier %q is not one of %s.", string(c), si.ID, queuePermissions)
+				return azerr.ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. The permission %q of signed identifier %q is not one of %s.", string(c), si.ID, queuePermissions)
 			}
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 )
@@ -109,7 +109,7 @@ func TestTxRollsBackTogether(t *testing.T) {
 		_, err := tx.PutMessage(acct, "missing", "x", PutOptions{})
 		return err
 	})
-	wantErr(t, err, azhttp.ErrQueueNotFound, "put to a missing queue")
+	wantErr(t, err, azerr.ErrQueueNotFound, "put to a missing queue")
 
 	errAbort := errors.New("abort")
 	err = s.Update(ctx, func(tx *Tx) error {
@@ -168,10 +168,10 @@ func TestStoreErrorsPassThrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := s.PutMessage(context.Background(), acct, "q", "x", PutOptions{})
-	if !errors.Is(err, kv.ErrClosed) || azhttp.ClassifyStore(err) != azhttp.StoreClosed {
+	if !errors.Is(err, kv.ErrClosed) || azerr.ClassifyStore(err) != azerr.StoreClosed {
 		t.Fatalf("put on a closed store: %v", err)
 	}
-	var ae *azhttp.Error
+	var ae *azerr.Error
 	if errors.As(err, &ae) {
 		t.Errorf("the service mapped a store failure to %s", ae.Code)
 	}

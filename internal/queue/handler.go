@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/storagefront"
 	"github.com/cerulean-db/cerulean/internal/svcprops"
@@ -30,7 +32,7 @@ func NewHandler(svc *Service) http.Handler {
 		Service: "queue", Routes: routes, Receiver: h, Parse: parseRequest, Unrouted: unrouted, CheckNames: checkNames,
 		Accounts: svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteError,
 		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) }, ACL: svc.GetQueueACL,
-		SecondaryReadOnly: azhttp.ErrAuthorizationFailure.WithMessage("This request is not authorized to perform this operation: the secondary location is read-only."),
+		SecondaryReadOnly: azerr.ErrAuthorizationFailure.WithMessage("This request is not authorized to perform this operation: the secondary location is read-only."),
 	})
 	h.props = door.Props
 	return door.Handler()
@@ -43,14 +45,14 @@ type request struct {
 	q      url.Values
 	path   resourcePath
 	acct   string // the primary account, "-secondary" removed
-	access azhttp.Access
+	access azauth.Access
 }
 
 func (q *request) ctx() context.Context { return q.r.Context() }
 
 func (q *request) Scope() (string, string) { return q.path.queue, "" }
 
-func (q *request) SetAccess(a azhttp.Access) { q.access = a }
+func (q *request) SetAccess(a azauth.Access) { q.access = a }
 
 // resourcePath is what a path-style URL addresses:
 // /account[/queue[/messages[/messageid]]].
@@ -94,7 +96,7 @@ func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
 	var at storagefront.Address
 	switch p := q.path; {
 	case p.invalid:
-		return nil, at, azhttp.ErrInvalidUri
+		return nil, at, azerr.ErrInvalidUri
 	case p.queue == "":
 		at.Resource = atService
 	case !p.messages:
@@ -112,13 +114,13 @@ func unrouted(c storagefront.Call, _ storagefront.Address) error {
 	switch m := c.R.Method; m {
 	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodPost, http.MethodDelete:
 		restype, comp := c.Query.Get("restype"), c.Query.Get("comp")
-		return azhttp.InvalidQueryParameterValue("comp", comp, fmt.Sprintf("%s with restype=%q comp=%q is not an operation on this resource", m, restype, comp))
+		return azerr.InvalidQueryParameterValue("comp", comp, fmt.Sprintf("%s with restype=%q comp=%q is not an operation on this resource", m, restype, comp))
 	}
-	return azhttp.ErrUnsupportedHttpVerb
+	return azerr.ErrUnsupportedHttpVerb
 }
 
-func need(resourceType, permission byte) azhttp.Need {
-	return azhttp.Need{Service: 'q', ResourceType: resourceType, Permission: permission}
+func need(resourceType, permission byte) azauth.Need {
+	return azauth.Need{Service: 'q', ResourceType: resourceType, Permission: permission}
 }
 
 // checkNames applies the naming rules to the queue a request addresses.
@@ -134,14 +136,14 @@ func checkNames(q *request) error {
 // digit.
 func checkQueueName(n string) error {
 	if len(n) < 3 || len(n) > 63 {
-		return azhttp.ErrOutOfRangeInput.WithMessage("The specified resource name length is not within the permissible limits.")
+		return azerr.ErrOutOfRangeInput.WithMessage("The specified resource name length is not within the permissible limits.")
 	}
 	if n[0] == '-' || n[len(n)-1] == '-' || strings.Contains(n, "--") {
-		return azhttp.ErrInvalidResourceName
+		return azerr.ErrInvalidResourceName
 	}
 	for _, c := range n {
 		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
-			return azhttp.ErrInvalidResourceName
+			return azerr.ErrInvalidResourceName
 		}
 	}
 	return nil

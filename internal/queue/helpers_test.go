@@ -8,12 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 )
 
-const acct = azhttp.DevAccount
+const acct = azauth.DevAccount
 
 // fakeClock is a clock tests move by hand; visibility and TTL are driven
 // with it instead of sleeping.
@@ -56,7 +57,7 @@ func newTestService(t *testing.T) (*Service, *fakeClock) {
 
 func newServiceOver(t *testing.T, store kv.Store, clock *fakeClock) *Service {
 	t.Helper()
-	accounts, err := azhttp.LoadAccounts(func(string) string { return "" })
+	accounts, err := azauth.LoadAccounts(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func texts(msgs []Message) []string {
 }
 
 // wantErr fails unless err is the Azure error want.
-func wantErr(t *testing.T, err error, want *azhttp.Error, what string) {
+func wantErr(t *testing.T, err error, want *azerr.Error, what string) {
 	t.Helper()
 	if !errors.Is(err, want) {
 		t.Errorf("%s: got %v, want %s (%d)", what, err, want.Code, want.Status)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -71,7 +72,7 @@ func (h *handler) clearMessages(q *request) error {
 func popReceipt(q *request) (string, error) {
 	v := q.q.Get("popreceipt")
 	if v == "" {
-		return "", azhttp.MissingRequiredQueryParameter("popreceipt")
+		return "", azerr.MissingRequiredQueryParameter("popreceipt")
 	}
 	return v, nil
 }
@@ -93,7 +94,7 @@ func (h *handler) updateMessage(q *request) error {
 		return err
 	}
 	if !q.q.Has("visibilitytimeout") {
-		return azhttp.MissingRequiredQueryParameter("visibilitytimeout")
+		return azerr.MissingRequiredQueryParameter("visibilitytimeout")
 	}
 	vt, err := intParam(q.q, "visibilitytimeout", 0, 0, int64(MaxVisibilityTimeout/time.Second))
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
@@ -72,7 +72,7 @@ func (t *Tx) PutMessage(acct, queue, text string, o PutOptions) (*Message, error
 		o.TTL = DefaultTTL
 	}
 	if !o.NoExpiry && o.Visibility >= o.TTL {
-		return nil, azhttp.InvalidQueryParameterValue("visibilitytimeout", secondsText(o.Visibility), "messagettl must be greater than visibilitytimeout")
+		return nil, azerr.InvalidQueryParameterValue("visibilitytimeout", secondsText(o.Visibility), "messagettl must be greater than visibilitytimeout")
 	}
 	if _, err := loadQueue(t.tx, acct, queue); err != nil {
 		return nil, err
@@ -122,7 +122,7 @@ func expiry(now time.Time, ttl time.Duration) time.Time {
 
 // errMessageTooLarge is Azure's answer to a message over 64 KiB: 413
 // RequestBodyTooLarge (not the documented-but-unused MessageTooLarge).
-var errMessageTooLarge = azhttp.ErrRequestBodyTooLarge.WithMessage("The request body is too large and exceeds the maximum permissible limit. (MaxLimit: %d)", MaxMessageSize)
+var errMessageTooLarge = azerr.ErrRequestBodyTooLarge.WithMessage("The request body is too large and exceeds the maximum permissible limit. (MaxLimit: %d)", MaxMessageSize)
 
 // GetMessages hands out up to n visible messages, oldest visible first,
 // hiding each for visibility and giving it a new pop receipt and
@@ -272,16 +272,16 @@ func (t *Tx) lookup(acct, queue, id, popReceipt string) ([]byte, *message, error
 	}
 	rc, err := parseReceipt(popReceipt)
 	if err != nil {
-		return nil, nil, azhttp.InvalidQueryParameterValue("popreceipt", popReceipt, "invalid pop receipt format")
+		return nil, nil, azerr.InvalidQueryParameterValue("popreceipt", popReceipt, "invalid pop receipt format")
 	}
 	want, ok := parseID(id)
 	if !ok {
-		return nil, nil, azhttp.ErrMessageNotFound
+		return nil, nil, azerr.ErrMessageNotFound
 	}
 	key := messageKey(acct, queue, rc.visibleAt(), rc.seq)
 	v, err := t.tx.Get(key)
 	if errors.Is(err, kv.ErrNotFound) {
-		return nil, nil, azhttp.ErrMessageNotFound
+		return nil, nil, azerr.ErrMessageNotFound
 	}
 	if err != nil {
 		return nil, nil, err
@@ -291,10 +291,10 @@ func (t *Tx) lookup(acct, queue, id, popReceipt string) ([]byte, *message, error
 		return nil, nil, err
 	}
 	if m.ID != want || m.expired(t.now) {
-		return nil, nil, azhttp.ErrMessageNotFound
+		return nil, nil, azerr.ErrMessageNotFound
 	}
 	if m.Receipt != rc.version {
-		return nil, nil, azhttp.ErrPopReceiptMismatch
+		return nil, nil, azerr.ErrPopReceiptMismatch
 	}
 	return key, m, nil
 }
@@ -330,7 +330,7 @@ func (t *Tx) UpdateMessage(acct, queue, id, popReceipt string, visibility time.D
 	}
 	visible := t.now.Add(visibility)
 	if !m.Expires.IsZero() && visible.After(m.Expires) {
-		return nil, azhttp.InvalidQueryParameterValue("visibilitytimeout", secondsText(visibility), "the message would become visible after it expires")
+		return nil, azerr.InvalidQueryParameterValue("visibilitytimeout", secondsText(visibility), "the message would become visible after it expires")
 	}
 	if err := t.tx.Delete(key); err != nil {
 		return nil, err

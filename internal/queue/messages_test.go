@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
 )
 
@@ -41,7 +41,7 @@ func TestPutGetDelete(t *testing.T) {
 	if msgs := mustGet(t, s, "q", 32, time.Second); len(msgs) != 0 {
 		t.Errorf("deleted message came back: %+v", msgs)
 	}
-	wantErr(t, s.DeleteMessage(ctx, acct, "q", got[0].ID, got[0].PopReceipt), azhttp.ErrMessageNotFound, "second delete")
+	wantErr(t, s.DeleteMessage(ctx, acct, "q", got[0].ID, got[0].PopReceipt), azerr.ErrMessageNotFound, "second delete")
 }
 
 // TestVisibilityWindow: an invisible message is not handed out until its
@@ -69,10 +69,10 @@ func TestVisibilityWindow(t *testing.T) {
 	if again[0].PopReceipt == first.PopReceipt {
 		t.Fatal("second get reused the pop receipt")
 	}
-	wantErr(t, s.DeleteMessage(ctx, acct, "q", first.ID, first.PopReceipt), azhttp.ErrMessageNotFound, "delete with stale receipt")
+	wantErr(t, s.DeleteMessage(ctx, acct, "q", first.ID, first.PopReceipt), azerr.ErrMessageNotFound, "delete with stale receipt")
 	text := "hijack"
 	_, err := s.UpdateMessage(ctx, acct, "q", first.ID, first.PopReceipt, 0, &text)
-	wantErr(t, err, azhttp.ErrMessageNotFound, "update with stale receipt")
+	wantErr(t, err, azerr.ErrMessageNotFound, "update with stale receipt")
 	if err := s.DeleteMessage(ctx, acct, "q", again[0].ID, again[0].PopReceipt); err != nil {
 		t.Fatalf("delete with current receipt: %v", err)
 	}
@@ -119,7 +119,7 @@ func TestUpdateMessage(t *testing.T) {
 	if up.PopReceipt == got.PopReceipt || !up.Visible.Equal(clock.Now().Add(10*time.Second)) {
 		t.Errorf("update result: %+v", up)
 	}
-	wantErr(t, s.DeleteMessage(ctx, acct, "q", got.ID, got.PopReceipt), azhttp.ErrMessageNotFound, "delete with pre-update receipt")
+	wantErr(t, s.DeleteMessage(ctx, acct, "q", got.ID, got.PopReceipt), azerr.ErrMessageNotFound, "delete with pre-update receipt")
 	clock.Advance(9 * time.Second)
 	if msgs := mustPeek(t, s, "q", 1); len(msgs) != 0 {
 		t.Fatalf("visible before the updated window ended: %+v", msgs)
@@ -164,9 +164,9 @@ func TestPopReceiptMismatch(t *testing.T) {
 	if !up.Visible.Equal(got.Visible) {
 		t.Fatalf("test setup: the update moved the message (%v vs %v)", up.Visible, got.Visible)
 	}
-	wantErr(t, s.DeleteMessage(ctx, acct, "q", got.ID, got.PopReceipt), azhttp.ErrPopReceiptMismatch, "delete with superseded receipt at the same key")
+	wantErr(t, s.DeleteMessage(ctx, acct, "q", got.ID, got.PopReceipt), azerr.ErrPopReceiptMismatch, "delete with superseded receipt at the same key")
 	_, err = s.UpdateMessage(ctx, acct, "q", got.ID, got.PopReceipt, 0, nil)
-	wantErr(t, err, azhttp.ErrPopReceiptMismatch, "update with superseded receipt at the same key")
+	wantErr(t, err, azerr.ErrPopReceiptMismatch, "update with superseded receipt at the same key")
 }
 
 func TestReceiptOfAnotherMessage(t *testing.T) {
@@ -175,10 +175,10 @@ func TestReceiptOfAnotherMessage(t *testing.T) {
 	mustCreate(t, s, "q")
 	a := mustPut(t, s, "q", "a", PutOptions{})
 	b := mustPut(t, s, "q", "b", PutOptions{})
-	wantErr(t, s.DeleteMessage(ctx, acct, "q", b.ID, a.PopReceipt), azhttp.ErrMessageNotFound, "b with a's receipt")
-	wantErr(t, s.DeleteMessage(ctx, acct, "q", "not-a-guid", a.PopReceipt), azhttp.ErrMessageNotFound, "non-GUID id")
-	wantErr(t, s.DeleteMessage(ctx, acct, "q", a.ID, "garbage!"), azhttp.ErrInvalidQueryParameterValue, "malformed receipt")
-	wantErr(t, s.DeleteMessage(ctx, acct, "nope", a.ID, a.PopReceipt), azhttp.ErrQueueNotFound, "missing queue")
+	wantErr(t, s.DeleteMessage(ctx, acct, "q", b.ID, a.PopReceipt), azerr.ErrMessageNotFound, "b with a's receipt")
+	wantErr(t, s.DeleteMessage(ctx, acct, "q", "not-a-guid", a.PopReceipt), azerr.ErrMessageNotFound, "non-GUID id")
+	wantErr(t, s.DeleteMessage(ctx, acct, "q", a.ID, "garbage!"), azerr.ErrInvalidQueryParameterValue, "malformed receipt")
+	wantErr(t, s.DeleteMessage(ctx, acct, "nope", a.ID, a.PopReceipt), azerr.ErrQueueNotFound, "missing queue")
 	if n := storedMessages(t, s, "q"); n != 2 {
 		t.Errorf("%d messages left, want 2", n)
 	}
@@ -207,7 +207,7 @@ func TestTTL(t *testing.T) {
 	if err != nil || p.ApproximateMessages != 1 {
 		t.Fatalf("count at expiry: %+v %v", p, err)
 	}
-	wantErr(t, s.DeleteMessage(ctx, acct, "q", m.ID, m.PopReceipt), azhttp.ErrMessageNotFound, "delete expired")
+	wantErr(t, s.DeleteMessage(ctx, acct, "q", m.ID, m.PopReceipt), azerr.ErrMessageNotFound, "delete expired")
 	got := mustGet(t, s, "q", 32, time.Second)
 	if !slices.Equal(texts(got), []string{"long"}) {
 		t.Fatalf("get at expiry: %v", texts(got))
@@ -226,7 +226,7 @@ func TestExpiryWhileInvisible(t *testing.T) {
 	mustPut(t, s, "q", "x", PutOptions{TTL: time.Minute})
 	m := mustGet(t, s, "q", 1, 50*time.Second)[0]
 	_, err := s.UpdateMessage(context.Background(), acct, "q", m.ID, m.PopReceipt, 2*time.Minute, nil)
-	wantErr(t, err, azhttp.ErrInvalidQueryParameterValue, "update beyond expiry")
+	wantErr(t, err, azerr.ErrInvalidQueryParameterValue, "update beyond expiry")
 	clock.Advance(time.Minute)
 	if got := mustGet(t, s, "q", 32, time.Second); len(got) != 0 {
 		t.Fatalf("expired message returned: %+v", got)
@@ -263,7 +263,7 @@ func TestVisibilityMustBeBelowTTL(t *testing.T) {
 	s, _ := newTestService(t)
 	mustCreate(t, s, "q")
 	_, err := s.PutMessage(context.Background(), acct, "q", "x", PutOptions{Visibility: time.Minute, TTL: time.Minute})
-	wantErr(t, err, azhttp.ErrInvalidQueryParameterValue, "visibility == ttl")
+	wantErr(t, err, azerr.ErrInvalidQueryParameterValue, "visibility == ttl")
 	if _, err := s.PutMessage(context.Background(), acct, "q", "x", PutOptions{Visibility: time.Hour, NoExpiry: true}); err != nil {
 		t.Errorf("visibility with no expiry: %v", err)
 	}
@@ -353,11 +353,11 @@ func TestClearAndDeleteQueue(t *testing.T) {
 		t.Fatalf("%d messages after delete queue", n)
 	}
 	_, err := s.PutMessage(ctx, acct, "q", "x", PutOptions{})
-	wantErr(t, err, azhttp.ErrQueueNotFound, "put to deleted queue")
+	wantErr(t, err, azerr.ErrQueueNotFound, "put to deleted queue")
 	_, err = s.GetMessages(ctx, acct, "q", 1, time.Second)
-	wantErr(t, err, azhttp.ErrQueueNotFound, "get from deleted queue")
-	wantErr(t, s.ClearMessages(ctx, acct, "q"), azhttp.ErrQueueNotFound, "clear deleted queue")
-	wantErr(t, s.DeleteQueue(ctx, acct, "q"), azhttp.ErrQueueNotFound, "delete deleted queue")
+	wantErr(t, err, azerr.ErrQueueNotFound, "get from deleted queue")
+	wantErr(t, s.ClearMessages(ctx, acct, "q"), azerr.ErrQueueNotFound, "clear deleted queue")
+	wantErr(t, s.DeleteQueue(ctx, acct, "q"), azerr.ErrQueueNotFound, "delete deleted queue")
 }
 
 // TestSweep removes expired messages, visible or not, and nothing else.
@@ -386,7 +386,7 @@ func TestMessageTooLarge(t *testing.T) {
 	mustCreate(t, s, "q")
 	big := string(make([]byte, MaxMessageSize+1))
 	_, err := s.PutMessage(context.Background(), acct, "q", big, PutOptions{})
-	wantErr(t, err, azhttp.ErrRequestBodyTooLarge, "put 64 KiB + 1")
+	wantErr(t, err, azerr.ErrRequestBodyTooLarge, "put 64 KiB + 1")
 	mustPut(t, s, "q", big[:MaxMessageSize], PutOptions{})
 }
 
@@ -466,5 +466,5 @@ func TestWindowSurvivesRestart(t *testing.T) {
 	if len(again) != 1 || again[0].ID != put.ID || again[0].DequeueCount != 2 {
 		t.Fatalf("after the window: %+v", again)
 	}
-	wantErr(t, s.DeleteMessage(context.Background(), acct, "q", got.ID, got.PopReceipt), azhttp.ErrMessageNotFound, "pre-restart receipt after re-get")
+	wantErr(t, s.DeleteMessage(context.Background(), acct, "q", got.ID, got.PopReceipt), azerr.ErrMessageNotFound, "pre-restart receipt after re-get")
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -31,10 +32,10 @@ func intParam(q url.Values, name string, def, lo, hi int64) (int64, error) {
 	}
 	n, err := strconv.ParseInt(vs[0], 10, 64)
 	if err != nil {
-		return 0, azhttp.InvalidQueryParameterValue(name, vs[0], "")
+		return 0, azerr.InvalidQueryParameterValue(name, vs[0], "")
 	}
 	if n < lo || n > hi {
-		return 0, azhttp.OutOfRangeQueryParameterValue(name, vs[0], lo, hi)
+		return 0, azerr.OutOfRangeQueryParameterValue(name, vs[0], lo, hi)
 	}
 	return n, nil
 }
@@ -101,20 +102,20 @@ func parseMessageText(body []byte, optional bool) (*string, error) {
 		if optional {
 			return nil, nil
 		}
-		return nil, azhttp.ErrInvalidXmlDocument
+		return nil, azerr.ErrInvalidXmlDocument
 	}
 	var doc queueMessageXML
 	if err := azhttp.CheckXML(body); err != nil {
 		return nil, err
 	}
 	if err := xml.Unmarshal(body, &doc); err != nil {
-		return nil, azhttp.ErrInvalidXmlDocument
+		return nil, azerr.ErrInvalidXmlDocument
 	}
 	if doc.Text == nil {
-		return nil, azhttp.ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. (QueueMessage has no MessageText)")
+		return nil, azerr.ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. (QueueMessage has no MessageText)")
 	}
 	if !utf8.ValidString(*doc.Text) {
-		return nil, azhttp.ErrInvalidXmlDocument
+		return nil, azerr.ErrInvalidXmlDocument
 	}
 	if len(*doc.Text) > MaxMessageSize {
 		return nil, errMessageTooLarge

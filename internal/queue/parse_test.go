@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 func TestParseMessageText(t *testing.T) {
@@ -15,18 +15,18 @@ func TestParseMessageText(t *testing.T) {
 		body     string
 		optional bool
 		want     string // "" with wantErr nil means nil text
-		wantErr  *azhttp.Error
+		wantErr  *azerr.Error
 	}{
 		{body: `<QueueMessage><MessageText>hi</MessageText></QueueMessage>`, want: "hi"},
 		{body: `<?xml version="1.0" encoding="utf-8"?><QueueMessage><MessageText>a &amp; &lt;b&gt;</MessageText></QueueMessage>`, want: "a & <b>"},
 		{body: `<QueueMessage><MessageText></MessageText></QueueMessage>`, want: ""},
 		{body: ``, optional: true},
-		{body: ``, wantErr: azhttp.ErrInvalidXmlDocument},
-		{body: `<QueueMessage><MessageText>x</QueueMessage>`, wantErr: azhttp.ErrInvalidXmlDocument},
-		{body: `<QueueMessage></QueueMessage>`, wantErr: azhttp.ErrInvalidXmlDocument},
-		{body: `<Other><MessageText>x</MessageText></Other>`, wantErr: azhttp.ErrInvalidXmlDocument},
-		{body: `not xml`, wantErr: azhttp.ErrInvalidXmlDocument},
-		{body: `<QueueMessage><MessageText>` + strings.Repeat("x", MaxMessageSize+1) + `</MessageText></QueueMessage>`, wantErr: azhttp.ErrRequestBodyTooLarge},
+		{body: ``, wantErr: azerr.ErrInvalidXmlDocument},
+		{body: `<QueueMessage><MessageText>x</QueueMessage>`, wantErr: azerr.ErrInvalidXmlDocument},
+		{body: `<QueueMessage></QueueMessage>`, wantErr: azerr.ErrInvalidXmlDocument},
+		{body: `<Other><MessageText>x</MessageText></Other>`, wantErr: azerr.ErrInvalidXmlDocument},
+		{body: `not xml`, wantErr: azerr.ErrInvalidXmlDocument},
+		{body: `<QueueMessage><MessageText>` + strings.Repeat("x", MaxMessageSize+1) + `</MessageText></QueueMessage>`, wantErr: azerr.ErrRequestBodyTooLarge},
 		{body: `<QueueMessage><MessageText>` + strings.Repeat("&amp;", MaxMessageSize) + `</MessageText></QueueMessage>`, want: strings.Repeat("&", MaxMessageSize)},
 	} {
 		got, err := parseMessageText([]byte(tc.body), tc.optional)
@@ -57,21 +57,21 @@ func TestPutOptions(t *testing.T) {
 	for _, tc := range []struct {
 		query, version string
 		want           PutOptions
-		wantErr        *azhttp.Error
+		wantErr        *azerr.Error
 	}{
 		{query: "", want: PutOptions{TTL: DefaultTTL}},
 		{query: "visibilitytimeout=10&messagettl=60", want: PutOptions{Visibility: 10 * time.Second, TTL: time.Minute}},
 		{query: "messagettl=-1", want: PutOptions{NoExpiry: true}},
-		{query: "messagettl=-1", version: "2017-04-17", wantErr: azhttp.ErrOutOfRangeQueryParameterValue},
-		{query: "messagettl=604801", version: "2017-04-17", wantErr: azhttp.ErrOutOfRangeQueryParameterValue},
+		{query: "messagettl=-1", version: "2017-04-17", wantErr: azerr.ErrOutOfRangeQueryParameterValue},
+		{query: "messagettl=604801", version: "2017-04-17", wantErr: azerr.ErrOutOfRangeQueryParameterValue},
 		{query: "messagettl=31536000", version: "2024-08-04", want: PutOptions{TTL: 365 * 24 * time.Hour}},
-		{query: "messagettl=0", wantErr: azhttp.ErrOutOfRangeQueryParameterValue},
-		{query: "messagettl=-2", wantErr: azhttp.ErrOutOfRangeQueryParameterValue},
-		{query: "messagettl=abc", wantErr: azhttp.ErrInvalidQueryParameterValue},
-		{query: "visibilitytimeout=-1", wantErr: azhttp.ErrOutOfRangeQueryParameterValue},
-		{query: "visibilitytimeout=604801", wantErr: azhttp.ErrOutOfRangeQueryParameterValue},
-		{query: "visibilitytimeout=1.5", wantErr: azhttp.ErrInvalidQueryParameterValue},
-		{query: "visibilitytimeout=99999999999999999999", wantErr: azhttp.ErrInvalidQueryParameterValue},
+		{query: "messagettl=0", wantErr: azerr.ErrOutOfRangeQueryParameterValue},
+		{query: "messagettl=-2", wantErr: azerr.ErrOutOfRangeQueryParameterValue},
+		{query: "messagettl=abc", wantErr: azerr.ErrInvalidQueryParameterValue},
+		{query: "visibilitytimeout=-1", wantErr: azerr.ErrOutOfRangeQueryParameterValue},
+		{query: "visibilitytimeout=604801", wantErr: azerr.ErrOutOfRangeQueryParameterValue},
+		{query: "visibilitytimeout=1.5", wantErr: azerr.ErrInvalidQueryParameterValue},
+		{query: "visibilitytimeout=99999999999999999999", wantErr: azerr.ErrInvalidQueryParameterValue},
 	} {
 		q, _ := url.ParseQuery(tc.query)
 		got, err := putOptions(q, tc.version)
@@ -93,11 +93,11 @@ func TestNumMessages(t *testing.T) {
 		n, err := numMessages(v)
 		switch want {
 		case -1:
-			if !errors.Is(err, azhttp.ErrOutOfRangeQueryParameterValue) {
+			if !errors.Is(err, azerr.ErrOutOfRangeQueryParameterValue) {
 				t.Errorf("%q: %v %v", q, n, err)
 			}
 		case -2:
-			if !errors.Is(err, azhttp.ErrInvalidQueryParameterValue) {
+			if !errors.Is(err, azerr.ErrInvalidQueryParameterValue) {
 				t.Errorf("%q: %v %v", q, n, err)
 			}
 		default:
@@ -158,11 +158,11 @@ func TestMessageRecordRoundTrip(t *testing.T) {
 }
 
 func TestQueueNames(t *testing.T) {
-	for name, want := range map[string]*azhttp.Error{
+	for name, want := range map[string]*azerr.Error{
 		"abc": nil, "my-queue-1": nil, "0queue": nil, strings.Repeat("a", 63): nil,
-		"ab": azhttp.ErrOutOfRangeInput, strings.Repeat("a", 64): azhttp.ErrOutOfRangeInput,
-		"-abc": azhttp.ErrInvalidResourceName, "abc-": azhttp.ErrInvalidResourceName, "a--b": azhttp.ErrInvalidResourceName,
-		"Abc": azhttp.ErrInvalidResourceName, "a_bc": azhttp.ErrInvalidResourceName, "abc.d": azhttp.ErrInvalidResourceName,
+		"ab": azerr.ErrOutOfRangeInput, strings.Repeat("a", 64): azerr.ErrOutOfRangeInput,
+		"-abc": azerr.ErrInvalidResourceName, "abc-": azerr.ErrInvalidResourceName, "a--b": azerr.ErrInvalidResourceName,
+		"Abc": azerr.ErrInvalidResourceName, "a_bc": azerr.ErrInvalidResourceName, "abc.d": azerr.ErrInvalidResourceName,
 	} {
 		err := checkQueueName(name)
 		if want == nil && err != nil || want != nil && !errors.Is(err, want) {
@@ -194,13 +194,13 @@ func TestSplitPath(t *testing.T) {
 func TestQueryErrorDetails(t *testing.T) {
 	q, _ := url.ParseQuery("numofmessages=33&visibilitytimeout=soon")
 	_, err := numMessages(q)
-	var e *azhttp.Error
+	var e *azerr.Error
 	if !errors.As(err, &e) || e.Detail("QueryParameterName") != "numofmessages" || e.Detail("QueryParameterValue") != "33" ||
 		e.Detail("MinimumAllowed") != "1" || e.Detail("MaximumAllowed") != "32" {
 		t.Errorf("numofmessages=33: %v %+v", err, e)
 	}
 	_, err = intParam(q, "visibilitytimeout", 0, 0, 10)
-	if !errors.As(err, &e) || e.Code != azhttp.ErrInvalidQueryParameterValue.Code || e.Detail("QueryParameterName") != "visibilitytimeout" || e.Detail("QueryParameterValue") != "soon" {
+	if !errors.As(err, &e) || e.Code != azerr.ErrInvalidQueryParameterValue.Code || e.Detail("QueryParameterName") != "visibilitytimeout" || e.Detail("QueryParameterValue") != "soon" {
 		t.Errorf("visibilitytimeout=soon: %v %+v", err, e)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
@@ -22,8 +24,8 @@ func (s *Service) CreateQueue(ctx context.Context, acct, name string, meta azhtt
 				created = false
 				return nil
 			}
-			return azhttp.ErrQueueAlreadyExists
-		case !errors.Is(err, azhttp.ErrQueueNotFound):
+			return azerr.ErrQueueAlreadyExists
+		case !errors.Is(err, azerr.ErrQueueNotFound):
 			return err
 		}
 		created = true
@@ -99,8 +101,8 @@ func (s *Service) GetQueueProperties(ctx context.Context, acct, name string) (*Q
 }
 
 // GetQueueACL returns a queue's stored access policies.
-func (s *Service) GetQueueACL(ctx context.Context, acct, name string) ([]azhttp.SignedIdentifier, error) {
-	var out []azhttp.SignedIdentifier
+func (s *Service) GetQueueACL(ctx context.Context, acct, name string) ([]azauth.SignedIdentifier, error) {
+	var out []azauth.SignedIdentifier
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		q, err := loadQueue(r, acct, name)
 		if err == nil {
@@ -135,7 +137,7 @@ func (s *Service) SetQueueMetadata(ctx context.Context, acct, name string, meta 
 }
 
 // SetQueueACL replaces a queue's stored access policies.
-func (s *Service) SetQueueACL(ctx context.Context, acct, name string, acl []azhttp.SignedIdentifier) error {
+func (s *Service) SetQueueACL(ctx context.Context, acct, name string, acl []azauth.SignedIdentifier) error {
 	if err := s.updateQueue(ctx, acct, name, func(q *queueRecord) { q.ACL = acl }); err != nil {
 		return fmt.Errorf("set queue acl: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -22,9 +23,9 @@ func TestCreateQueueIdempotence(t *testing.T) {
 		t.Fatalf("create with the same metadata: created=%v err=%v, want 204", created, err)
 	}
 	_, err = s.CreateQueue(ctx, acct, "q", azhttp.Metadata{{"a", "1"}})
-	wantErr(t, err, azhttp.ErrQueueAlreadyExists, "create with other metadata")
+	wantErr(t, err, azerr.ErrQueueAlreadyExists, "create with other metadata")
 	_, err = s.CreateQueue(ctx, acct, "q", nil)
-	wantErr(t, err, azhttp.ErrQueueAlreadyExists, "create with no metadata")
+	wantErr(t, err, azerr.ErrQueueAlreadyExists, "create with no metadata")
 }
 
 func TestQueueMetadataAndCount(t *testing.T) {
@@ -45,9 +46,9 @@ func TestQueueMetadataAndCount(t *testing.T) {
 	if v, _ := p.Metadata.Get("k"); v != "v" || p.ApproximateMessages != 3 {
 		t.Errorf("properties: %+v", p)
 	}
-	wantErr(t, s.SetQueueMetadata(ctx, acct, "nope", nil), azhttp.ErrQueueNotFound, "set metadata of missing queue")
+	wantErr(t, s.SetQueueMetadata(ctx, acct, "nope", nil), azerr.ErrQueueNotFound, "set metadata of missing queue")
 	_, err = s.GetQueueProperties(ctx, acct, "nope")
-	wantErr(t, err, azhttp.ErrQueueNotFound, "properties of missing queue")
+	wantErr(t, err, azerr.ErrQueueNotFound, "properties of missing queue")
 }
 
 func TestListQueuesPages(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
@@ -16,7 +18,7 @@ import (
 type queueRecord struct {
 	Created  time.Time
 	Metadata azhttp.Metadata
-	ACL      []azhttp.SignedIdentifier
+	ACL      []azauth.SignedIdentifier
 }
 
 // message is one stored message. Its key holds Visible and Seq as well;
@@ -109,5 +111,5 @@ var maxExpiry = time.Unix(0, math.MaxInt64).UTC()
 
 // loadQueue returns the queue or ErrQueueNotFound.
 func loadQueue(r kv.Reader, acct, name string) (*queueRecord, error) {
-	return record.Require[queueRecord](r, queueKey(acct, name), azhttp.ErrQueueNotFound)
+	return record.Require[queueRecord](r, queueKey(acct, name), azerr.ErrQueueNotFound)
 }

@@ -3,7 +3,6 @@ package queue
 import (
 	"context"
 	"fmt"
-	"github.com/cerulean-db/cerulean/internal/testkit"
 	"log/slog"
 	"os"
 	"strings"
@@ -11,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // benchQueueSizes are the queue lengths the scale benchmarks measure at.
@@ -48,7 +48,7 @@ func (c *backlogClock) Now() time.Time {
 func newScaleService(b *testing.B) (*Service, *backlogClock) {
 	b.Helper()
 	store := testkit.MemPebble(b)
-	accounts, err := azhttp.LoadAccounts(func(string) string { return "" })
+	accounts, err := azauth.LoadAccounts(func(string) string { return "" })
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,12 +4,13 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/svcconfig"
 )
 
 // Config is what a Service needs.
-type Config = azhttp.ServiceConfig
+type Config = svcconfig.Config
 
 // Service is the Queue service of every account the server hosts: queues
 // and messages over the store, with no wire concerns. It is safe for
@@ -17,7 +18,7 @@ type Config = azhttp.ServiceConfig
 // each queue's visible messages begin (headCache), which only saves work.
 type Service struct {
 	store    kv.Store
-	accounts *azhttp.Accounts // the sweeper walks every account's queues
+	accounts *azauth.Accounts // the sweeper walks every account's queues
 	now      func() time.Time
 	log      *slog.Logger
 	heads    headCache // where each queue's Get Messages may start scanning

@@ -17,7 +17,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue/sas"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -51,7 +51,7 @@ func TestWireGolden(t *testing.T) {
 	s, clock := newTestService(t)
 	srv := httptest.NewServer(NewHandler(s))
 	defer srv.Close()
-	cred, err := azqueue.NewSharedKeyCredential(acct, azhttp.DevKey)
+	cred, err := azqueue.NewSharedKeyCredential(acct, azauth.DevKey)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 )
@@ -601,13 +602,13 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 }
 
 // storeErrors are the answers to the store's failures.
-var storeErrors = map[azhttp.StoreFailure]Error{
-	azhttp.StoreBusy:       {Status: http.StatusServiceUnavailable, Message: "The service is busy with conflicting writes; retry the request."},
-	azhttp.StoreTimedOut:   {Status: http.StatusServiceUnavailable, Message: "The request could not be completed in time; retry the request."},
-	azhttp.StoreTooLarge:   {Status: http.StatusRequestEntityTooLarge, Message: "The request is larger than a transaction of this server may hold."},
-	azhttp.StoreClosed:     {Status: http.StatusServiceUnavailable, Message: "The server is shutting down; retry the request."},
-	azhttp.StoreFull:       {Status: http.StatusServiceUnavailable, Message: "The server's data volume is nearly full: writes are refused until space is freed; reads and deletions are served. Retry the request later."},
-	azhttp.RequestCanceled: {Status: http.StatusServiceUnavailable, Message: "The request was cancelled."},
+var storeErrors = map[azerr.StoreFailure]Error{
+	azerr.StoreBusy:       {Status: http.StatusServiceUnavailable, Message: "The service is busy with conflicting writes; retry the request."},
+	azerr.StoreTimedOut:   {Status: http.StatusServiceUnavailable, Message: "The request could not be completed in time; retry the request."},
+	azerr.StoreTooLarge:   {Status: http.StatusRequestEntityTooLarge, Message: "The request is larger than a transaction of this server may hold."},
+	azerr.StoreClosed:     {Status: http.StatusServiceUnavailable, Message: "The server is shutting down; retry the request."},
+	azerr.StoreFull:       {Status: http.StatusServiceUnavailable, Message: "The server's data volume is nearly full: writes are refused until space is freed; reads and deletions are served. Retry the request later."},
+	azerr.RequestCanceled: {Status: http.StatusServiceUnavailable, Message: "The request was cancelled."},
 }
 
 // resolve maps any error to a Search error; unknown errors are logged and
@@ -617,11 +618,11 @@ func (h *handler) resolve(r *http.Request, err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	var ae *azhttp.Error
+	var ae *azerr.Error
 	if errors.As(err, &ae) {
 		return &Error{Status: ae.Status, Code: ae.Code, Message: ae.Message}
 	}
-	if e, ok := storeErrors[azhttp.ClassifyStore(err)]; ok {
+	if e, ok := storeErrors[azerr.ClassifyStore(err)]; ok {
 		return &Error{Status: e.Status, Message: e.Message}
 	}
 	h.log.ErrorContext(r.Context(), "search request failed", "err", err, "path", r.URL.Path, "request_id", azhttp.RequestID(r.Context()))

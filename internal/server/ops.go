@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/admin"
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/blob"
 	"github.com/cerulean-db/cerulean/internal/console"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
@@ -173,7 +173,7 @@ func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 // the development account, with the Cosmos key and the first Search admin
 // key, and trusting the server's certificates.
 func (s *Server) console(cfg Config) (http.Handler, error) {
-	urls := s.StorageURLs(azhttp.DevAccount)
+	urls := s.StorageURLs(azauth.DevAccount)
 	pool := x509.NewCertPool()
 	for _, c := range []*x509.Certificate{s.HTTPSCertificate(), s.StorageCertificate()} {
 		if c != nil {
@@ -186,7 +186,7 @@ func (s *Server) console(cfg Config) (http.Handler, error) {
 	}
 	return console.New(console.Config{
 		BlobURL: urls.Blob, QueueURL: urls.Queue, TableURL: urls.Table, FileURL: urls.File,
-		Account: azhttp.DevAccount, Key: azhttp.DevKey,
+		Account: azauth.DevAccount, Key: azauth.DevKey,
 		CosmosURL: s.CosmosURL(), CosmosKey: cosmos.EmulatorKey,
 		SearchURL: s.SearchURL(), SearchAdminKey: searchKey,
 		RootCAs: pool, Logger: cfg.Logger,

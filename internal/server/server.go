@@ -14,6 +14,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/blob"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
@@ -28,6 +29,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/queue"
 	"github.com/cerulean-db/cerulean/internal/search/indexer"
 	"github.com/cerulean-db/cerulean/internal/smb"
+	"github.com/cerulean-db/cerulean/internal/svcprops"
 	"github.com/cerulean-db/cerulean/internal/table"
 )
 
@@ -66,7 +68,7 @@ type Config struct {
 	// derived Search indexes). StoreSchema optionally names the schema.
 	Store       string
 	StoreSchema string
-	Accounts    *azhttp.Accounts
+	Accounts    *azauth.Accounts
 	Logger      *slog.Logger
 	// Now is the clock the services use; nil means time.Now.
 	Now func() time.Time
@@ -179,7 +181,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Accounts == nil {
-		cfg.Accounts = azhttp.NewAccounts(azhttp.Account{Name: azhttp.DevAccount, Keys: [][]byte{mustKey(azhttp.DevKey)}})
+		cfg.Accounts = azauth.NewAccounts(azauth.Account{Name: azauth.DevAccount, Keys: [][]byte{mustKey(azauth.DevKey)}})
 	}
 	store, err := openStore(ctx, cfg)
 	if err != nil {
@@ -195,8 +197,8 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := s.setupStorageTLS(cfg); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
-	if cfg.ContainerDeleteRetentionDays < 0 || cfg.ContainerDeleteRetentionDays > azhttp.MaxDeleteRetentionDays {
-		return nil, errors.Join(fmt.Errorf("container delete retention of %d days: want 0 to %d", cfg.ContainerDeleteRetentionDays, azhttp.MaxDeleteRetentionDays), store.Close())
+	if cfg.ContainerDeleteRetentionDays < 0 || cfg.ContainerDeleteRetentionDays > svcprops.MaxDeleteRetentionDays {
+		return nil, errors.Join(fmt.Errorf("container delete retention of %d days: want 0 to %d", cfg.ContainerDeleteRetentionDays, svcprops.MaxDeleteRetentionDays), store.Close())
 	}
 	blobs := blob.New(blob.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger},
 		blob.WithVersioning(cfg.BlobVersioning), blob.WithContainerRetention(cfg.ContainerDeleteRetentionDays))
@@ -455,7 +457,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 func mustKey(k string) []byte {
-	accts, err := azhttp.ParseAccounts("x:" + k)
+	accts, err := azauth.ParseAccounts("x:" + k)
 	if err != nil {
 		panic(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
 )
 
@@ -146,9 +146,9 @@ func startProcess(t testing.TB, bin, dataDir string, extra []string) (p *Process
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	ep := func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d/%s", port, azhttp.DevAccount) }
+	ep := func(port int) string { return fmt.Sprintf("http://127.0.0.1:%d/%s", port, azauth.DevAccount) }
 	p.ConnectionString = fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%s;AccountKey=%s;BlobEndpoint=%s;QueueEndpoint=%s;TableEndpoint=%s;FileEndpoint=%s;",
-		azhttp.DevAccount, azhttp.DevKey, ep(p.BlobPort), ep(p.QueuePort), ep(p.TablePort), ep(p.FilePort))
+		azauth.DevAccount, azauth.DevKey, ep(p.BlobPort), ep(p.QueuePort), ep(p.TablePort), ep(p.FilePort))
 	p.CosmosURL = fmt.Sprintf("http://127.0.0.1:%d/", p.cosmosPort)
 	p.CosmosKey = cosmos.EmulatorKey
 	return p, false

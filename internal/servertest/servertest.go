@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/ceruleantest"
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/embedhook"
 	"github.com/cerulean-db/cerulean/internal/faults"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -185,10 +185,10 @@ func Start(t testing.TB, opts ...Option) *Env {
 	if o.store != "" && o.dataDir == "" {
 		public.DataDir = t.TempDir()
 	}
-	var accounts *azhttp.Accounts
+	var accounts *azauth.Accounts
 	if o.accountsEnv != nil {
 		var err error
-		if accounts, err = azhttp.LoadAccounts(o.accountsEnv); err != nil {
+		if accounts, err = azauth.LoadAccounts(o.accountsEnv); err != nil {
 			t.Fatalf("load accounts: %v", err)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/file"
 )
 
@@ -186,7 +186,7 @@ func (c *conn) create(r *request) response {
 	res, err := c.srv.files.Open(ctx, file.Ref{Account: s.account, Share: r.tree.share, Path: path}, req)
 	if err != nil {
 		c.srv.handles.Add(-1)
-		if req.DeleteOnClose && errors.Is(err, azhttp.ErrReadOnlyAttribute) {
+		if req.DeleteOnClose && errors.Is(err, azerr.ErrReadOnlyAttribute) {
 			return errResp(statusCannotDelete)
 		}
 		return c.fail(r, err)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/file"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/md4"
@@ -28,20 +28,20 @@ import (
 // can log on.
 func newTestConn(t testing.TB) *conn {
 	t.Helper()
-	accounts, err := azhttp.LoadAccounts(func(string) string { return "" })
+	accounts, err := azauth.LoadAccounts(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
 	store := memory.Open()
 	files := file.New(file.Config{Store: store, Accounts: accounts, Logger: slog.New(slog.DiscardHandler)})
 	ctx := context.Background()
-	if _, err := files.CreateShare(ctx, file.ShareRef{Account: azhttp.DevAccount, Share: "s"}, file.ShareSpec{}); err != nil {
+	if _, err := files.CreateShare(ctx, file.ShareRef{Account: azauth.DevAccount, Share: "s"}, file.ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := files.CreateDirectory(ctx, file.Ref{Account: azhttp.DevAccount, Share: "s", Path: "d"}, file.SMBChange{}, nil); err != nil {
+	if _, err := files.CreateDirectory(ctx, file.Ref{Account: azauth.DevAccount, Share: "s", Path: "d"}, file.SMBChange{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := files.CreateFile(ctx, file.Ref{Account: azhttp.DevAccount, Share: "s", Path: "d/f.txt"}, file.CreateFileOptions{Size: 100}); err != nil {
+	if _, err := files.CreateFile(ctx, file.Ref{Account: azauth.DevAccount, Share: "s", Path: "d/f.txt"}, file.CreateFileOptions{Size: 100}); err != nil {
 		t.Fatal(err)
 	}
 	srv := New(Config{Files: files, Accounts: accounts, Logger: slog.New(slog.DiscardHandler)})
@@ -198,8 +198,8 @@ func (n *ntlmClient) negotiateMessage() []byte {
 // right key; the session key it exports is n.exported with key exchange,
 // the base key otherwise.
 func (n *ntlmClient) authenticateMessage(negotiate, challenge []byte) (auth, sessionKey []byte) {
-	const account = azhttp.DevAccount
-	hash := md4.Sum(utf16le(azhttp.DevKey))
+	const account = azauth.DevAccount
+	hash := md4.Sum(utf16le(azauth.DevKey))
 	respKey := hmacMD5(hash[:], utf16le(strings.ToUpper(account)), n.domain)
 	blob := []byte{1, 1, 0, 0, 0, 0, 0, 0}
 	blob = le.AppendUint64(blob, 133_000_000_000_000_000)
@@ -318,7 +318,7 @@ func FuzzSessionSetup(f *testing.F) {
 		if st != statusSuccess {
 			t.Fatalf("an untouched logon answered %#x", st)
 		}
-		if s.account != azhttp.DevAccount || s.signKey == nil || s.cmac == nil && c.dialect >= dialect300 {
+		if s.account != azauth.DevAccount || s.signKey == nil || s.cmac == nil && c.dialect >= dialect300 {
 			t.Fatalf("logged on as %q with signing key %x", s.account, s.signKey)
 		}
 		if (s.seal != nil) != c.gcm || (s.unseal != nil) != c.gcm {
@@ -334,7 +334,7 @@ func loggedOn(t testing.TB) (*conn, *session) {
 	t.Helper()
 	c := newTestConn(t)
 	c.negotiated, c.dialect, c.gcm = true, dialect311, true
-	s := &session{id: 1, valid: true, account: azhttp.DevAccount, trees: map[uint32]*tree{1: {id: 1, share: "s"}, 2: {id: 2, ipc: true}},
+	s := &session{id: 1, valid: true, account: azauth.DevAccount, trees: map[uint32]*tree{1: {id: 1, share: "s"}, 2: {id: 2, ipc: true}},
 		opens: map[uint64]*open{}, ntlm: &ntlmServer{accounts: c.srv.accounts, now: c.srv.now}}
 	s.ntlm.sessionKey = []byte("session-key-16-b")
 	if err := s.deriveKeys(dialect311, true); err != nil {

@@ -8,7 +8,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/file"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 )
@@ -22,7 +22,7 @@ func fuzzConn(t testing.TB) *conn {
 	if _, err := files.CreateShare(context.Background(), file.ShareRef{Account: "acct", Share: "s"}, file.ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}
-	srv := New(Config{Files: files, Accounts: azhttp.NewAccounts(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv := New(Config{Files: files, Accounts: azauth.NewAccounts(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	a, b := net.Pipe()
 	t.Cleanup(func() { _ = a.Close(); _ = b.Close() })
 	go func() { _, _ = io.Copy(io.Discard, b) }()

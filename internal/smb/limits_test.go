@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/file"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/smb/smbtest"
@@ -19,10 +19,10 @@ import (
 func serve(t *testing.T, limits Limits) (*Server, string) {
 	t.Helper()
 	files := file.New(file.Config{Store: memory.Open()})
-	if _, err := files.CreateShare(t.Context(), file.ShareRef{Account: azhttp.DevAccount, Share: "s"}, file.ShareSpec{}); err != nil {
+	if _, err := files.CreateShare(t.Context(), file.ShareRef{Account: azauth.DevAccount, Share: "s"}, file.ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}
-	accts, err := azhttp.LoadAccounts(func(string) string { return "" })
+	accts, err := azauth.LoadAccounts(func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func serve(t *testing.T, limits Limits) (*Server, string) {
 
 func dial(t *testing.T, addr string) *smbtest.Client {
 	t.Helper()
-	c, err := smbtest.Dial(addr, azhttp.DevAccount, azhttp.DevKey)
+	c, err := smbtest.Dial(addr, azauth.DevAccount, azauth.DevKey)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/sas"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/file"
 )
 
@@ -30,7 +30,7 @@ func FuzzNamesAgree(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	cred, err := service.NewSharedKeyCredential(azhttp.DevAccount, azhttp.DevKey)
+	cred, err := service.NewSharedKeyCredential(azauth.DevAccount, azauth.DevKey)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -48,12 +48,12 @@ func FuzzNamesAgree(f *testing.F) {
 		c, _ := loggedOn(t)
 		files := c.srv.files
 		ctx := t.Context()
-		if _, err := files.CreateShare(ctx, file.ShareRef{Account: azhttp.DevAccount, Share: "names"}, file.ShareSpec{}); err != nil {
+		if _, err := files.CreateShare(ctx, file.ShareRef{Account: azauth.DevAccount, Share: "names"}, file.ShareSpec{}); err != nil {
 			t.Fatal(err)
 		}
 		c.sessions[1].trees[3] = &tree{id: 3, share: "names"}
 		for i := 1; i < len(elems); i++ {
-			if _, err := files.CreateDirectory(ctx, file.Ref{Account: azhttp.DevAccount, Share: "names", Path: strings.Join(elems[:i], "/")}, file.SMBChange{}, nil); err != nil {
+			if _, err := files.CreateDirectory(ctx, file.Ref{Account: azauth.DevAccount, Share: "names", Path: strings.Join(elems[:i], "/")}, file.SMBChange{}, nil); err != nil {
 				return // a parent the domain does not take either
 			}
 		}
@@ -63,7 +63,7 @@ func FuzzNamesAgree(f *testing.F) {
 			for i, e := range elems {
 				escaped[i] = url.PathEscape(e)
 			}
-			req, err := http.NewRequest(method, "http://127.0.0.1/"+azhttp.DevAccount+"/names/"+strings.Join(escaped, "/")+"?"+token, nil)
+			req, err := http.NewRequest(method, "http://127.0.0.1/"+azauth.DevAccount+"/names/"+strings.Join(escaped, "/")+"?"+token, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/md4"
 )
 
@@ -59,7 +59,7 @@ var errLogon = errors.New("smb: logon failure")
 
 // ntlmServer is one authentication in progress.
 type ntlmServer struct {
-	accounts  *azhttp.Accounts
+	accounts  *azauth.Accounts
 	now       func() time.Time
 	negotiate []byte
 	challenge []byte
@@ -199,7 +199,7 @@ func (s *ntlmServer) authenticate(auth []byte) error {
 
 // lookup finds the account a user name names; account names are
 // lowercase, and Windows sends the name as the user typed it.
-func (s *ntlmServer) lookup(name string) (azhttp.Account, bool) {
+func (s *ntlmServer) lookup(name string) (azauth.Account, bool) {
 	if a, ok := s.accounts.Lookup(name); ok {
 		return a, true
 	}

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/file"
 )
 
@@ -57,7 +57,7 @@ func (l Limits) withDefaults() Limits {
 // Config is what a Server needs.
 type Config struct {
 	Files    *file.Service
-	Accounts *azhttp.Accounts
+	Accounts *azauth.Accounts
 	Logger   *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
@@ -67,7 +67,7 @@ type Config struct {
 // Server serves SMB2/3 over TCP on the Files model.
 type Server struct {
 	files    *file.Service
-	accounts *azhttp.Accounts
+	accounts *azauth.Accounts
 	log      *slog.Logger
 	now      func() time.Time
 	limits   Limits

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/file"
 )
 
@@ -201,7 +201,7 @@ func (c *conn) treeConnect(r *request) (response, error) {
 		ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
 		defer cancel()
 		if _, err := c.srv.files.GetShare(ctx, file.ShareRef{Account: r.sess.account, Share: t.share}, ""); err != nil {
-			if errors.Is(err, azhttp.ErrShareNotFound) {
+			if errors.Is(err, azerr.ErrShareNotFound) {
 				return errResp(statusBadNetworkName), nil
 			}
 			return c.internal(r, err), nil

@@ -3,7 +3,7 @@ package smb
 import (
 	"errors"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/file"
 )
 
@@ -59,7 +59,7 @@ const (
 // errors meet the wire; what it does not know is STATUS_INTERNAL_ERROR
 // (and logged by the caller).
 func statusOf(err error) (uint32, bool) {
-	var se *azhttp.Error
+	var se *azerr.Error
 	switch {
 	case err == nil:
 		return statusSuccess, true
@@ -79,14 +79,14 @@ func statusOf(err error) (uint32, bool) {
 	if st, ok := lockStatus(err); ok {
 		return st, true
 	}
-	switch azhttp.ClassifyStore(err) {
-	case azhttp.StoreBusy, azhttp.StoreTimedOut, azhttp.StoreClosed:
+	switch azerr.ClassifyStore(err) {
+	case azerr.StoreBusy, azerr.StoreTimedOut, azerr.StoreClosed:
 		// Windows answers a server too busy to finish with this; SMB
 		// clients retry it.
 		return statusInsufficientResources, true
-	case azhttp.StoreTooLarge, azhttp.StoreFull:
+	case azerr.StoreTooLarge, azerr.StoreFull:
 		return statusDiskFull, true
-	case azhttp.RequestCanceled:
+	case azerr.RequestCanceled:
 		return statusCancelled, true
 	}
 	return statusInternalError, false

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/svcprops"
@@ -42,10 +44,10 @@ type Address struct {
 type Request interface {
 	// Scope is what a service SAS must be signed for: the container
 	// (queue, table, share) addressed and the object within it, as
-	// azhttp.Authenticator.Authenticate takes them.
+	// azauth.Authenticator.Authenticate takes them.
 	Scope() (container, object string)
 	// SetAccess records who the request proved to be.
-	SetAccess(azhttp.Access)
+	SetAccess(azauth.Access)
 }
 
 // Config describes one Storage service to its front door: its routing
@@ -62,7 +64,7 @@ type Config[H any, R Request] struct {
 	// called on: the service's handler.
 	Receiver H
 
-	Accounts *azhttp.Accounts
+	Accounts *azauth.Accounts
 	// Now is the clock SAS windows are checked against.
 	Now func() time.Time
 	Log *slog.Logger
@@ -75,7 +77,7 @@ type Config[H any, R Request] struct {
 	// ACL returns a container's stored access policies, which a service
 	// SAS may name (see ACLFrom); a container it reports missing (404) has
 	// none.
-	ACL func(ctx context.Context, acct, container string) ([]azhttp.SignedIdentifier, error)
+	ACL func(ctx context.Context, acct, container string) ([]azauth.SignedIdentifier, error)
 	// SecondaryReadOnly, when set, makes the service answer at the
 	// account's read-only secondary endpoint (account-secondary) and is
 	// its answer to anything but a read there.
@@ -92,7 +94,7 @@ type Config[H any, R Request] struct {
 	CheckNames func(R) error
 	// Authenticate, when set, replaces the front door's authentication
 	// (Blob: a batch's sub-requests act with the batch's SAS).
-	Authenticate func(H, R) (azhttp.Access, error)
+	Authenticate func(H, R) (azauth.Access, error)
 	// Anonymous, when set, decides whether an anonymous caller may run
 	// the route (public access); otherwise authorization refuses it.
 	Anonymous func(H, R, Public) error
@@ -108,7 +110,7 @@ type Door[H any, R Request] struct {
 	Config[H, R]
 	// Auth authenticates the service's requests (and what a handler
 	// authenticates on its own, like a copy source's SAS).
-	Auth *azhttp.Authenticator
+	Auth *azauth.Authenticator
 	// Props is the service properties, which Get and Set Service
 	// Properties serve and CORS reads.
 	Props *svcprops.Store
@@ -121,7 +123,7 @@ func New[H any, R Request](cfg Config[H, R]) *Door[H, R] {
 		panic(cfg.Service + " routing table: " + err.Error())
 	}
 	d := &Door[H, R]{Config: cfg, Props: svcprops.New(cfg.Store, cfg.Service, cfg.PropsKey)}
-	d.Auth = &azhttp.Authenticator{Accounts: cfg.Accounts, Service: cfg.Service, Now: cfg.Now, Wall: time.Now, Policy: d.storedPolicy}
+	d.Auth = &azauth.Authenticator{Accounts: cfg.Accounts, Service: cfg.Service, Now: cfg.Now, Wall: time.Now, Policy: d.storedPolicy}
 	return d
 }
 
@@ -176,7 +178,7 @@ func (d *Door[H, R]) dispatch(w http.ResponseWriter, r *http.Request) error {
 	}
 	q.SetAccess(access)
 	switch {
-	case access.Kind == azhttp.AccessAnonymous && d.Anonymous != nil:
+	case access.Kind == azauth.AccessAnonymous && d.Anonymous != nil:
 		err = d.Anonymous(d.Receiver, q, rt.Public)
 	case rt.Authorize != nil:
 		err = rt.Authorize(r, access)
@@ -204,7 +206,7 @@ func (d *Door[H, R]) route(c Call, a Address) *Route[H, R] {
 	return nil
 }
 
-func (d *Door[H, R]) authenticate(c Call, q R) (azhttp.Access, error) {
+func (d *Door[H, R]) authenticate(c Call, q R) (azauth.Access, error) {
 	if d.Authenticate != nil {
 		return d.Authenticate(d.Receiver, q)
 	}
@@ -244,26 +246,26 @@ func (d *Door[H, R]) corsRules(r *http.Request) ([]azhttp.CORSRule, error) {
 
 // storedPolicy resolves a service SAS's signed identifier from the
 // container's stored access policies.
-func (d *Door[H, R]) storedPolicy(ctx context.Context, acct, container, id string) (azhttp.StoredPolicy, bool, error) {
+func (d *Door[H, R]) storedPolicy(ctx context.Context, acct, container, id string) (azauth.StoredPolicy, bool, error) {
 	acl, err := d.ACL(ctx, acct, container)
-	if e := (*azhttp.Error)(nil); errors.As(err, &e) && e.Status == http.StatusNotFound {
-		return azhttp.StoredPolicy{}, false, nil
+	if e := (*azerr.Error)(nil); errors.As(err, &e) && e.Status == http.StatusNotFound {
+		return azauth.StoredPolicy{}, false, nil
 	}
 	if err != nil {
-		return azhttp.StoredPolicy{}, false, err
+		return azauth.StoredPolicy{}, false, err
 	}
 	for _, si := range acl {
 		if si.ID == id {
 			return si.Policy(), true, nil
 		}
 	}
-	return azhttp.StoredPolicy{}, false, nil
+	return azauth.StoredPolicy{}, false, nil
 }
 
 // ACLFrom adapts the lookup of a container (queue, table, share) to
 // Config.ACL: acl reads the stored access policies of what get found.
-func ACLFrom[C any](get func(ctx context.Context, acct, name string) (C, error), acl func(C) []azhttp.SignedIdentifier) func(context.Context, string, string) ([]azhttp.SignedIdentifier, error) {
-	return func(ctx context.Context, acct, name string) ([]azhttp.SignedIdentifier, error) {
+func ACLFrom[C any](get func(ctx context.Context, acct, name string) (C, error), acl func(C) []azauth.SignedIdentifier) func(context.Context, string, string) ([]azauth.SignedIdentifier, error) {
+	return func(ctx context.Context, acct, name string) ([]azauth.SignedIdentifier, error) {
 		c, err := get(ctx, acct, name)
 		if err != nil {
 			return nil, err

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -15,18 +17,18 @@ type fakeHandler struct{ ran []string }
 
 type fakeRequest struct {
 	path   string
-	access azhttp.Access
+	access azauth.Access
 }
 
 func (q *fakeRequest) Scope() (string, string)   { return q.path, "" }
-func (q *fakeRequest) SetAccess(a azhttp.Access) { q.access = a }
+func (q *fakeRequest) SetAccess(a azauth.Access) { q.access = a }
 
 const (
 	atRoot Resource = 1 << iota
 	atThing
 )
 
-var errNotServed = azhttp.ErrNotImplemented.WithMessage("not served")
+var errNotServed = azerr.ErrNotImplemented.WithMessage("not served")
 
 func run(name string) func(*fakeHandler, *fakeRequest) error {
 	return func(h *fakeHandler, _ *fakeRequest) error {
@@ -36,7 +38,7 @@ func run(name string) func(*fakeHandler, *fakeRequest) error {
 }
 
 func fakeRoutes() []Route[*fakeHandler, *fakeRequest] {
-	open := func(*http.Request, azhttp.Access) error { return nil }
+	open := func(*http.Request, azauth.Access) error { return nil }
 	return []Route[*fakeHandler, *fakeRequest]{
 		{Name: "ListThings", On: atRoot, Method: http.MethodGet, Comp: "list", Authorize: open, Run: run("ListThings")},
 		{Name: "CopyThingFromURL", On: atThing, Method: http.MethodPut, Headers: []string{"x-ms-copy-source", "x-ms-requires-sync=true"}, Authorize: open, Run: run("CopyThingFromURL")},
@@ -44,7 +46,7 @@ func fakeRoutes() []Route[*fakeHandler, *fakeRequest] {
 		{Name: "GetThing", On: atThing, Method: Read, Snapshot: true, Authorize: open, Run: run("GetThing")},
 		{Name: "PeekThing", On: atThing, Method: http.MethodGet, Comp: AnyComp, Params: []string{"peekonly=true"}, Authorize: open, Run: run("PeekThing")},
 		{Name: "TakeThing", On: atThing, Method: http.MethodGet, Comp: AnyComp, Changes: true, Authorize: open, Run: run("TakeThing")},
-		{Name: "GetThingStats", On: atRoot, Method: http.MethodGet, Restype: "service", Comp: "stats", Need: azhttp.Need{Service: 'b', ResourceType: 's', Permission: 'r'}, Run: run("GetThingStats")},
+		{Name: "GetThingStats", On: atRoot, Method: http.MethodGet, Restype: "service", Comp: "stats", Need: azauth.Need{Service: 'b', ResourceType: 's', Permission: 'r'}, Run: run("GetThingStats")},
 		{Name: "SealThing", On: atThing, Method: http.MethodPut, Comp: "seal", Err: errNotServed},
 	}
 }
@@ -54,9 +56,9 @@ var errUnrouted = errors.New("unrouted")
 func newFakeDoor(h *fakeHandler) *Door[*fakeHandler, *fakeRequest] {
 	return New(Config[*fakeHandler, *fakeRequest]{
 		Service: "blob", Routes: fakeRoutes(), Receiver: h,
-		Accounts:          azhttp.NewAccounts(azhttp.Account{Name: "acct", Keys: [][]byte{[]byte("key")}}),
+		Accounts:          azauth.NewAccounts(azauth.Account{Name: "acct", Keys: [][]byte{[]byte("key")}}),
 		WriteError:        azhttp.WriteError,
-		SecondaryReadOnly: azhttp.ErrInsufficientAccountPermissions,
+		SecondaryReadOnly: azerr.ErrInsufficientAccountPermissions,
 		Parse: func(c Call) (*fakeRequest, Address, error) {
 			_, rest, _ := strings.Cut(strings.TrimPrefix(c.R.URL.Path, "/"), "/")
 			at := Address{Resource: atRoot, Snapshot: c.Query.Has("snapshot")}
@@ -133,11 +135,11 @@ func TestDispatch(t *testing.T) {
 	// The secondary serves reads only; a GET that changes state is none.
 	for target, wantErr := range map[string]bool{"/acct-secondary/t": false, "/acct-secondary/t?comp=x": true} {
 		_, _, err := serve(t, http.MethodGet, target, nil)
-		if refused := errors.Is(err, azhttp.ErrInsufficientAccountPermissions); refused != wantErr {
+		if refused := errors.Is(err, azerr.ErrInsufficientAccountPermissions); refused != wantErr {
 			t.Errorf("GET %s on the secondary: err %v, want refused %v", target, err, wantErr)
 		}
 	}
-	if _, _, err := serve(t, http.MethodPut, "/acct-secondary/t", nil); !errors.Is(err, azhttp.ErrInsufficientAccountPermissions) {
+	if _, _, err := serve(t, http.MethodPut, "/acct-secondary/t", nil); !errors.Is(err, azerr.ErrInsufficientAccountPermissions) {
 		t.Errorf("PUT on the secondary: err %v, want it refused", err)
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 )
 
 // Resource is a set of the kinds of resource a service's paths address
@@ -54,13 +54,13 @@ type Route[H, R any] struct {
 	// request the service reports as addressing one matches no other row.
 	Snapshot bool
 
-	// Need is what the caller's access must allow (azhttp.Access.Allows),
+	// Need is what the caller's access must allow (azauth.Access.Allows),
 	// unless Authorize decides instead.
-	Need azhttp.Need
+	Need azauth.Need
 	// Authorize, when set, decides whether the caller's access allows the
 	// operation (what it needs depends on the request, or on more than a
 	// Need says).
-	Authorize func(r *http.Request, a azhttp.Access) error
+	Authorize func(r *http.Request, a azauth.Access) error
 	// Public is the rule for an anonymous caller (see Public).
 	Public Public
 	// Changes marks a GET that changes state (Get Messages): the

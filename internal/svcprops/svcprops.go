@@ -21,15 +21,15 @@ func New(store kv.Store, service string, key func(acct string) []byte) *Store {
 	return &Store{kv: store, service: service, key: key}
 }
 
-func (s *Store) load(r kv.Reader, acct string) (azhttp.ServiceProperties, error) {
-	p := azhttp.DefaultServiceProperties(s.service)
+func (s *Store) load(r kv.Reader, acct string) (ServiceProperties, error) {
+	p := DefaultServiceProperties(s.service)
 	_, err := record.Load(r, s.key(acct), &p)
 	return p, err
 }
 
 // Get returns the account's properties (the defaults before any Set).
-func (s *Store) Get(ctx context.Context, acct string) (azhttp.ServiceProperties, error) {
-	var p azhttp.ServiceProperties
+func (s *Store) Get(ctx context.Context, acct string) (ServiceProperties, error) {
+	var p ServiceProperties
 	err := s.kv.View(ctx, func(r kv.Reader) error {
 		var err error
 		p, err = s.load(r, acct)
@@ -40,7 +40,7 @@ func (s *Store) Get(ctx context.Context, acct string) (azhttp.ServiceProperties,
 
 // Set overlays the elements present in set (last writer wins). Elements
 // that only the Blob service has are ignored elsewhere.
-func (s *Store) Set(ctx context.Context, acct string, set azhttp.ServiceProperties) error {
+func (s *Store) Set(ctx context.Context, acct string, set ServiceProperties) error {
 	if err := set.Validate(); err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (s *Store) ServeGet(w http.ResponseWriter, r *http.Request, acct string) er
 
 // ServeSet answers Set Service Properties (202 Accepted, as Azure does).
 func (s *Store) ServeSet(w http.ResponseWriter, r *http.Request, acct string) error {
-	var p azhttp.ServiceProperties
+	var p ServiceProperties
 	if err := azhttp.ReadXML(r, &p); err != nil {
 		return err
 	}

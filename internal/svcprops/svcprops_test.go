@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 )
 
@@ -22,9 +21,9 @@ func TestSetMergesAndStripsBlobOnlyElements(t *testing.T) {
 	if err != nil || p.Logging == nil || p.StaticWebsite != nil {
 		t.Fatalf("defaults: %+v %v", p, err)
 	}
-	set := azhttp.ServiceProperties{
-		Cors:          &azhttp.CorsXML{Rules: []azhttp.CorsRuleXML{{AllowedOrigins: "*", AllowedMethods: "GET"}}},
-		StaticWebsite: &azhttp.StaticWebsiteXML{Enabled: true},
+	set := ServiceProperties{
+		Cors:          &CorsXML{Rules: []CorsRuleXML{{AllowedOrigins: "*", AllowedMethods: "GET"}}},
+		StaticWebsite: &StaticWebsiteXML{Enabled: true},
 	}
 	if err := q.Set(ctx, "a", set); err != nil {
 		t.Fatal(err)
@@ -39,7 +38,7 @@ func TestSetMergesAndStripsBlobOnlyElements(t *testing.T) {
 	if p, _ := q.Get(ctx, "b"); len(p.Cors.Rules) != 0 {
 		t.Fatal("properties leaked to another account")
 	}
-	tooMany := azhttp.ServiceProperties{Cors: &azhttp.CorsXML{Rules: make([]azhttp.CorsRuleXML, 6)}}
+	tooMany := ServiceProperties{Cors: &CorsXML{Rules: make([]CorsRuleXML, 6)}}
 	if err := q.Set(ctx, "a", tooMany); err == nil {
 		t.Fatal("six CORS rules accepted")
 	}

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
 )
@@ -188,7 +188,7 @@ func TestParseResource(t *testing.T) {
 	for _, tc := range tests {
 		got, err := parseResource(tc.rest)
 		if tc.bad {
-			if !errors.Is(err, azhttp.ErrInvalidUri) {
+			if !errors.Is(err, azerr.ErrInvalidUri) {
 				t.Errorf("%q: err = %v, want InvalidUri", tc.rest, err)
 			}
 			continue
@@ -216,7 +216,7 @@ func TestBatchAtomic(t *testing.T) {
 	}
 	_, err := s.Batch(ctx, testAccount, "tbl", ops)
 	var be *BatchError
-	if !errors.As(err, &be) || be.Index != 56 || !errors.Is(be.Err, azhttp.ErrEntityAlreadyExists) {
+	if !errors.As(err, &be) || be.Index != 56 || !errors.Is(be.Err, azerr.ErrEntityAlreadyExists) {
 		t.Fatalf("Batch err = %v", err)
 	}
 	page, err := s.QueryEntities(ctx, testAccount, "tbl", EntityQuery{Top: maxPageSize})

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // Continuation tokens (x-ms-continuation-NextPartitionKey, -NextRowKey and
@@ -22,7 +22,7 @@ func encodeContinuation(key string) string {
 // decodeContinuation reverses encodeContinuation; a malformed token is
 // InvalidInput, as Azure answers.
 func decodeContinuation(token string) (string, error) {
-	bad := azhttp.ErrInvalidInput.WithMessage("The continuation token %q is not valid.", token)
+	bad := azerr.ErrInvalidInput.WithMessage("The continuation token %q is not valid.", token)
 	rest, ok := strings.CutPrefix(token, "1!")
 	if !ok {
 		return "", bad

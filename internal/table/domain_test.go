@@ -4,7 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
@@ -26,7 +27,7 @@ func mustCreateTable(t *testing.T, s *Service, name string) {
 }
 
 // wantAzErr fails unless err is the Azure error want.
-func wantAzErr(t *testing.T, err error, want *azhttp.Error, what string) {
+func wantAzErr(t *testing.T, err error, want *azerr.Error, what string) {
 	t.Helper()
 	if !errors.Is(err, want) {
 		t.Errorf("%s: got %v, want %s (%d)", what, err, want.Code, want.Status)
@@ -139,7 +140,7 @@ func TestTxRollsBackTogether(t *testing.T) {
 		_, err := tx.InsertEntity(testAccount, "tbl", "p", "new", nil)
 		return err
 	})
-	wantAzErr(t, err, azhttp.ErrEntityAlreadyExists, "second insert of a row")
+	wantAzErr(t, err, azerr.ErrEntityAlreadyExists, "second insert of a row")
 
 	errAbort := errors.New("abort")
 	err = s.Update(t.Context(), func(tx *Tx) error {
@@ -197,23 +198,23 @@ func TestTxIfMatch(t *testing.T) {
 	_, err = write(func(tx *Tx) (*Entity, error) {
 		return tx.UpdateEntity(testAccount, "tbl", "p", "r", at(v1), props("C", 3))
 	})
-	wantAzErr(t, err, azhttp.ErrUpdateConditionNotSatisfied, "update at a stale version")
+	wantAzErr(t, err, azerr.ErrUpdateConditionNotSatisfied, "update at a stale version")
 	_, err = write(func(tx *Tx) (*Entity, error) {
 		return tx.MergeEntity(testAccount, "tbl", "p", "r", at(v1), props("C", 3))
 	})
-	wantAzErr(t, err, azhttp.ErrUpdateConditionNotSatisfied, "merge at a stale version")
+	wantAzErr(t, err, azerr.ErrUpdateConditionNotSatisfied, "merge at a stale version")
 	_, err = write(func(tx *Tx) (*Entity, error) {
 		return tx.UpdateEntity(testAccount, "tbl", "p", "r", IfMatch{}, props("C", 3))
 	})
-	wantAzErr(t, err, azhttp.ErrUpdateConditionNotSatisfied, "update with an empty condition")
+	wantAzErr(t, err, azerr.ErrUpdateConditionNotSatisfied, "update with an empty condition")
 	_, err = write(func(tx *Tx) (*Entity, error) {
 		return nil, tx.DeleteEntity(testAccount, "tbl", "p", "r", at(v1))
 	})
-	wantAzErr(t, err, azhttp.ErrUpdateConditionNotSatisfied, "delete at a stale version")
+	wantAzErr(t, err, azerr.ErrUpdateConditionNotSatisfied, "delete at a stale version")
 	_, err = write(func(tx *Tx) (*Entity, error) {
 		return tx.MergeEntity(testAccount, "tbl", "p", "missing", IfMatch{Any: true}, nil)
 	})
-	wantAzErr(t, err, azhttp.ErrResourceNotFound, "merge of a missing entity")
+	wantAzErr(t, err, azerr.ErrResourceNotFound, "merge of a missing entity")
 
 	v3, err := write(func(tx *Tx) (*Entity, error) {
 		return tx.MergeEntity(testAccount, "tbl", "p", "r", IfMatch{Versions: []uint64{v1.Version, v2.Version}}, props("C", 3))
@@ -238,7 +239,7 @@ func TestTxIfMatch(t *testing.T) {
 		t.Fatalf("delete with *: %v", err)
 	}
 	_, err = s.GetEntity(t.Context(), testAccount, "tbl", "p", "r")
-	wantAzErr(t, err, azhttp.ErrResourceNotFound, "get after delete")
+	wantAzErr(t, err, azerr.ErrResourceNotFound, "get after delete")
 }
 
 // TestTxMissingTable: every entity operation fails on a missing table.
@@ -248,26 +249,26 @@ func TestTxMissingTable(t *testing.T) {
 		_, err := tx.InsertOrMergeEntity(testAccount, "nope", "p", "r", nil)
 		return err
 	})
-	wantAzErr(t, err, azhttp.ErrTableNotFound, "write to a missing table")
+	wantAzErr(t, err, azerr.ErrTableNotFound, "write to a missing table")
 	_, err = s.QueryEntities(t.Context(), testAccount, "nope", EntityQuery{Top: 1})
-	wantAzErr(t, err, azhttp.ErrTableNotFound, "query of a missing table")
+	wantAzErr(t, err, azerr.ErrTableNotFound, "query of a missing table")
 }
 
 // TestStoreErrorsPassThrough: the service hands store failures back
 // unmapped, for the wire layer to classify.
 func TestStoreErrorsPassThrough(t *testing.T) {
 	store := memory.Open()
-	accts := azhttp.NewAccounts(azhttp.Account{Name: testAccount, Keys: [][]byte{[]byte("key")}})
+	accts := azauth.NewAccounts(azauth.Account{Name: testAccount, Keys: [][]byte{[]byte("key")}})
 	s := New(Config{Store: store, Accounts: accts})
 	mustCreateTable(t, s, "tbl")
 	if err := store.Close(); err != nil {
 		t.Fatal(err)
 	}
 	_, err := s.Batch(t.Context(), testAccount, "tbl", []EntityWrite{{Kind: WriteInsert, PartitionKey: "p", RowKey: "r"}})
-	if !errors.Is(err, kv.ErrClosed) || azhttp.ClassifyStore(err) != azhttp.StoreClosed {
+	if !errors.Is(err, kv.ErrClosed) || azerr.ClassifyStore(err) != azerr.StoreClosed {
 		t.Fatalf("batch on a closed store: %v", err)
 	}
-	var ae *azhttp.Error
+	var ae *azerr.Error
 	if errors.As(err, &ae) {
 		t.Errorf("the service mapped a store failure to %s", ae.Code)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
 )
 
@@ -122,35 +122,35 @@ func TestParseEntityJSONErrors(t *testing.T) {
 	long := strings.Repeat("a", 256)
 	tests := []struct {
 		body string
-		want *azhttp.Error
+		want *azerr.Error
 	}{
-		{`not json`, azhttp.ErrInvalidInput},
-		{`{"a":1} trailing`, azhttp.ErrInvalidInput},
-		{`["a"]`, azhttp.ErrInvalidInput},
-		{`{"A":{"nested":1}}`, azhttp.ErrInvalidInput},
-		{`{"A":[1]}`, azhttp.ErrInvalidInput},
-		{`{"A":1,"A":2}`, azhttp.ErrDuplicatePropertiesSpecified},
-		{`{"A@odata.type":"Edm.Decimal","A":"1"}`, azhttp.ErrInvalidInput},
-		{`{"A@odata.type":5,"A":"1"}`, azhttp.ErrInvalidInput},
-		{`{"A@odata.type":"Edm.Int32","A":3000000000}`, azhttp.ErrInvalidInput},
-		{`{"A@odata.type":"Edm.Int64","A":"x"}`, azhttp.ErrInvalidInput},
-		{`{"A@odata.type":"Edm.Guid","A":"nope"}`, azhttp.ErrInvalidInput},
-		{`{"A@odata.type":"Edm.Binary","A":"***"}`, azhttp.ErrInvalidInput},
-		{`{"A@odata.type":"Edm.DateTime","A":"1500-01-01T00:00:00Z"}`, azhttp.ErrInvalidInput},
-		{`{"A@odata.type":"Edm.Boolean","A":1}`, azhttp.ErrInvalidInput},
-		{`{"A@odata.type":"Edm.Boolean","A":"yes"}`, azhttp.ErrInvalidInput},
-		{`{"A@odata.type":"Edm.DateTime","A":"2026-02-30T00:00:00Z"}`, azhttp.ErrInvalidInput},
-		{`{"A":1e999}`, azhttp.ErrInvalidInput},
-		{`{"PartitionKey":5}`, azhttp.ErrInvalidInput},
-		{`{"PartitionKey":null}`, azhttp.ErrPropertiesNeedValue},
-		{`{"PartitionKey":"a/b"}`, azhttp.ErrOutOfRangeInput},
-		{`{"RowKey":"a\u0001"}`, azhttp.ErrOutOfRangeInput},
-		{`{"RowKey":"` + strings.Repeat("k", 513) + `"}`, azhttp.ErrKeyValueTooLarge},
-		{`{"` + long + `":1}`, azhttp.ErrPropertyNameTooLong},
-		{`{"has space":1}`, azhttp.ErrPropertyNameInvalid},
-		{`{"1st":1}`, azhttp.ErrPropertyNameInvalid},
-		{`{"":1}`, azhttp.ErrPropertyNameInvalid},
-		{`{"S":"` + strings.Repeat("x", 32<<10+1) + `"}`, azhttp.ErrPropertyValueTooLarge},
+		{`not json`, azerr.ErrInvalidInput},
+		{`{"a":1} trailing`, azerr.ErrInvalidInput},
+		{`["a"]`, azerr.ErrInvalidInput},
+		{`{"A":{"nested":1}}`, azerr.ErrInvalidInput},
+		{`{"A":[1]}`, azerr.ErrInvalidInput},
+		{`{"A":1,"A":2}`, azerr.ErrDuplicatePropertiesSpecified},
+		{`{"A@odata.type":"Edm.Decimal","A":"1"}`, azerr.ErrInvalidInput},
+		{`{"A@odata.type":5,"A":"1"}`, azerr.ErrInvalidInput},
+		{`{"A@odata.type":"Edm.Int32","A":3000000000}`, azerr.ErrInvalidInput},
+		{`{"A@odata.type":"Edm.Int64","A":"x"}`, azerr.ErrInvalidInput},
+		{`{"A@odata.type":"Edm.Guid","A":"nope"}`, azerr.ErrInvalidInput},
+		{`{"A@odata.type":"Edm.Binary","A":"***"}`, azerr.ErrInvalidInput},
+		{`{"A@odata.type":"Edm.DateTime","A":"1500-01-01T00:00:00Z"}`, azerr.ErrInvalidInput},
+		{`{"A@odata.type":"Edm.Boolean","A":1}`, azerr.ErrInvalidInput},
+		{`{"A@odata.type":"Edm.Boolean","A":"yes"}`, azerr.ErrInvalidInput},
+		{`{"A@odata.type":"Edm.DateTime","A":"2026-02-30T00:00:00Z"}`, azerr.ErrInvalidInput},
+		{`{"A":1e999}`, azerr.ErrInvalidInput},
+		{`{"PartitionKey":5}`, azerr.ErrInvalidInput},
+		{`{"PartitionKey":null}`, azerr.ErrPropertiesNeedValue},
+		{`{"PartitionKey":"a/b"}`, azerr.ErrOutOfRangeInput},
+		{`{"RowKey":"a\u0001"}`, azerr.ErrOutOfRangeInput},
+		{`{"RowKey":"` + strings.Repeat("k", 513) + `"}`, azerr.ErrKeyValueTooLarge},
+		{`{"` + long + `":1}`, azerr.ErrPropertyNameTooLong},
+		{`{"has space":1}`, azerr.ErrPropertyNameInvalid},
+		{`{"1st":1}`, azerr.ErrPropertyNameInvalid},
+		{`{"":1}`, azerr.ErrPropertyNameInvalid},
+		{`{"S":"` + strings.Repeat("x", 32<<10+1) + `"}`, azerr.ErrPropertyValueTooLarge},
 	}
 	for _, tc := range tests {
 		_, err := parseEntityJSON([]byte(tc.body))
@@ -169,7 +169,7 @@ func TestParseEntityJSONErrors(t *testing.T) {
 		b.WriteString(`,"P` + strconv.Itoa(i) + `":1`)
 	}
 	b.WriteString("}")
-	if _, err := parseEntityJSON([]byte(b.String())); !errors.Is(err, azhttp.ErrTooManyProperties) {
+	if _, err := parseEntityJSON([]byte(b.String())); !errors.Is(err, azerr.ErrTooManyProperties) {
 		t.Errorf("253 properties: err = %v", err)
 	}
 }
@@ -192,7 +192,7 @@ func TestEntitySizeLimit(t *testing.T) {
 		props = append(props, Property{Name: "S" + strconv.Itoa(i), Value: odata.StringValue(strings.Repeat("x", 32<<10))})
 	}
 	e := &Entity{PartitionKey: "p", RowKey: "r", Properties: props}
-	if err := e.validate(); !errors.Is(err, azhttp.ErrEntityTooLarge) {
+	if err := e.validate(); !errors.Is(err, azerr.ErrEntityTooLarge) {
 		t.Fatalf("validate = %v, size %d", err, e.size())
 	}
 	e.Properties = props[:15]
@@ -237,7 +237,7 @@ func TestETag(t *testing.T) {
 	}
 	// Strong, malformed or a list: refused as Azure refuses them.
 	for _, bad := range []string{"garbage", strings.TrimPrefix(etag(5), "W/"), `W/"a"b"`, etag(5) + ", " + etag(7), `W/`, `"*"`} {
-		if _, _, err := parseIfMatch(bad); !errors.Is(err, azhttp.ErrInvalidInput) {
+		if _, _, err := parseIfMatch(bad); !errors.Is(err, azerr.ErrInvalidInput) {
 			t.Errorf("If-Match %s: err %v, want InvalidInput", bad, err)
 		}
 	}
@@ -258,7 +258,7 @@ func TestContinuation(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{"", "x", "1!", "1!3!YWJ", "1!2!YWJj", "2!0!", "1!01!Y", "1!-0!", "1!4!****"} {
-		if _, err := decodeContinuation(bad); !errors.Is(err, azhttp.ErrInvalidInput) {
+		if _, err := decodeContinuation(bad); !errors.Is(err, azerr.ErrInvalidInput) {
 			t.Errorf("decode(%q) err = %v", bad, err)
 		}
 	}
@@ -271,7 +271,7 @@ func FuzzContinuation(f *testing.F) {
 	f.Fuzz(func(t *testing.T, token string) {
 		key, err := decodeContinuation(token)
 		if err != nil {
-			if !errors.Is(err, azhttp.ErrInvalidInput) {
+			if !errors.Is(err, azerr.ErrInvalidInput) {
 				t.Fatalf("decode(%q): %v", token, err)
 			}
 			return
@@ -292,7 +292,7 @@ func FuzzParseEntityJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		doc, err := parseEntityJSON(body)
 		if err != nil {
-			var e *azhttp.Error
+			var e *azerr.Error
 			if !errors.As(err, &e) || e.Status != 400 {
 				t.Fatalf("error %v is not a 400 Azure error", err)
 			}

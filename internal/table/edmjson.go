@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
 )
 
@@ -60,7 +60,7 @@ func parseEntityJSON(body []byte) (*entityBody, error) {
 			s, ok := m.value.(string)
 			if !ok || annotated && typeName != odata.String.String() {
 				if m.value == nil {
-					return nil, azhttp.ErrPropertiesNeedValue.WithMessage("The %s property needs a value.", m.name)
+					return nil, azerr.ErrPropertiesNeedValue.WithMessage("The %s property needs a value.", m.name)
 				}
 				return nil, invalidInput("The %s property must be a string.", m.name)
 			}
@@ -92,13 +92,13 @@ func parseEntityJSON(body []byte) (*entityBody, error) {
 		out.Properties = append(out.Properties, Property{Name: m.name, Value: v})
 	}
 	if len(out.Properties) > maxProperties {
-		return nil, azhttp.ErrTooManyProperties.WithMessage("The entity contains more properties than allowed. Each entity can include up to %d properties to store data. Each entity also has 3 system properties.", maxProperties)
+		return nil, azerr.ErrTooManyProperties.WithMessage("The entity contains more properties than allowed. Each entity can include up to %d properties to store data. Each entity also has 3 system properties.", maxProperties)
 	}
 	return out, nil
 }
 
 func invalidInput(format string, args ...any) error {
-	return azhttp.ErrInvalidInput.WithMessage(format, args...)
+	return azerr.ErrInvalidInput.WithMessage(format, args...)
 }
 
 // jsonValue converts one JSON value to its EDM value.

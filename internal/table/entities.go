@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
 )
 
@@ -76,14 +76,14 @@ func (t *Tx) Write(acct, table string, w EntityWrite) (*Entity, error) {
 	switch w.Kind {
 	case WriteInsert:
 		if st.found {
-			return nil, azhttp.ErrEntityAlreadyExists
+			return nil, azerr.ErrEntityAlreadyExists
 		}
 	case WriteReplace, WriteMerge, WriteDelete:
 		if !st.found {
-			return nil, azhttp.ErrResourceNotFound
+			return nil, azerr.ErrResourceNotFound
 		}
 		if !w.IfMatch.matches(st.version) {
-			return nil, azhttp.ErrUpdateConditionNotSatisfied
+			return nil, azerr.ErrUpdateConditionNotSatisfied
 		}
 	}
 	if w.Kind == WriteDelete {
@@ -157,7 +157,7 @@ func (t *Tx) GetEntity(acct, table, pk, rk string) (*Entity, error) {
 		return nil, err
 	}
 	if e == nil {
-		return nil, azhttp.ErrResourceNotFound
+		return nil, azerr.ErrResourceNotFound
 	}
 	return e, nil
 }

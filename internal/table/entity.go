@@ -5,7 +5,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
 )
 
@@ -79,10 +79,10 @@ func (e *Entity) merge(props []Property) {
 // checked after merging, since the result is what must fit.
 func (e *Entity) validate() error {
 	if len(e.Properties) > maxProperties {
-		return azhttp.ErrTooManyProperties.WithMessage("The entity contains more properties than allowed. Each entity can include up to %d properties to store data. Each entity also has 3 system properties.", maxProperties)
+		return azerr.ErrTooManyProperties.WithMessage("The entity contains more properties than allowed. Each entity can include up to %d properties to store data. Each entity also has 3 system properties.", maxProperties)
 	}
 	if e.size() > maxEntityBytes {
-		return azhttp.ErrEntityTooLarge.WithMessage("The entity is larger than the maximum allowed size (1MB).")
+		return azerr.ErrEntityTooLarge.WithMessage("The entity is larger than the maximum allowed size (1MB).")
 	}
 	return nil
 }
@@ -127,14 +127,14 @@ func utf16Bytes(s string) int {
 // validateKey applies Azure's rules for PartitionKey and RowKey values.
 func validateKey(name, v string) error {
 	if utf16Bytes(v) > maxKeyBytes {
-		return azhttp.ErrKeyValueTooLarge.WithMessage("The %s value exceeds the maximum size of 1 KiB.", name)
+		return azerr.ErrKeyValueTooLarge.WithMessage("The %s value exceeds the maximum size of 1 KiB.", name)
 	}
 	if !utf8.ValidString(v) {
-		return azhttp.ErrInvalidInput.WithMessage("The %s value is not valid UTF-8.", name)
+		return azerr.ErrInvalidInput.WithMessage("The %s value is not valid UTF-8.", name)
 	}
 	for _, r := range v {
 		if r == '/' || r == '\\' || r == '#' || r == '?' || r <= 0x1f || r >= 0x7f && r <= 0x9f {
-			return azhttp.ErrOutOfRangeInput.WithMessage("The '%s' parameter of value '%s' is out of range: the characters / \\ # ? and control characters are not allowed.", name, v)
+			return azerr.ErrOutOfRangeInput.WithMessage("The '%s' parameter of value '%s' is out of range: the characters / \\ # ? and control characters are not allowed.", name, v)
 		}
 	}
 	return nil
@@ -144,16 +144,16 @@ func validateKey(name, v string) error {
 // 255 characters, and a C# identifier.
 func validatePropertyName(name string) error {
 	if utf8.RuneCountInString(name) > maxPropertyName {
-		return azhttp.ErrPropertyNameTooLong.WithMessage("The property name %.40q... exceeds the maximum allowed length (%d).", name, maxPropertyName)
+		return azerr.ErrPropertyNameTooLong.WithMessage("The property name %.40q... exceeds the maximum allowed length (%d).", name, maxPropertyName)
 	}
 	for i, r := range name {
 		if r == '_' || unicode.IsLetter(r) || i > 0 && (unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || unicode.Is(unicode.Pc, r)) {
 			continue
 		}
-		return azhttp.ErrPropertyNameInvalid.WithMessage("The property name %q is invalid: property names must be C# identifiers.", name)
+		return azerr.ErrPropertyNameInvalid.WithMessage("The property name %q is invalid: property names must be C# identifiers.", name)
 	}
 	if name == "" {
-		return azhttp.ErrPropertyNameInvalid.WithMessage("A property name is empty.")
+		return azerr.ErrPropertyNameInvalid.WithMessage("A property name is empty.")
 	}
 	return nil
 }
@@ -163,15 +163,15 @@ func validateValue(name string, v odata.Value) error {
 	switch v.Type {
 	case odata.String:
 		if utf16Bytes(v.Str) > maxValueBytes {
-			return azhttp.ErrPropertyValueTooLarge.WithMessage("The value of property %q is larger than 64 KiB.", name)
+			return azerr.ErrPropertyValueTooLarge.WithMessage("The value of property %q is larger than 64 KiB.", name)
 		}
 	case odata.Binary:
 		if len(v.Str) > maxValueBytes {
-			return azhttp.ErrPropertyValueTooLarge.WithMessage("The value of property %q is larger than 64 KiB.", name)
+			return azerr.ErrPropertyValueTooLarge.WithMessage("The value of property %q is larger than 64 KiB.", name)
 		}
 	case odata.DateTime:
 		if v.Num < odata.MinDateTime || v.Num > odata.MaxDateTime {
-			return azhttp.ErrOutOfRangeInput.WithMessage("The DateTime value of property %q is outside 1601-01-01 to 9999-12-31.", name)
+			return azerr.ErrOutOfRangeInput.WithMessage("The DateTime value of property %q is outside 1601-01-01 to 9999-12-31.", name)
 		}
 	}
 	return nil

@@ -2,10 +2,10 @@ package table
 
 import (
 	"net/url"
-
-	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"strings"
 	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // etagLayout is the datetime inside an ETag: seven fractional digits.
@@ -68,7 +68,7 @@ func parseIfMatch(h string) (cond IfMatch, sent bool, err error) {
 		return IfMatch{Any: true}, true, nil
 	}
 	if !weakETag(h) {
-		return IfMatch{}, true, azhttp.ErrInvalidInput.WithMessage("%s\nThe If-Match value %q is not a weak ETag (W/\"...\") or *.", azhttp.ErrInvalidInput.Message, h)
+		return IfMatch{}, true, azerr.ErrInvalidInput.WithMessage("%s\nThe If-Match value %q is not a weak ETag (W/\"...\") or *.", azerr.ErrInvalidInput.Message, h)
 	}
 	if v, ok := parseETag(h); ok {
 		cond.Versions = []uint64{v}

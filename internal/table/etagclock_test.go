@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
@@ -14,7 +15,7 @@ import (
 
 // clockedService returns a Service over store whose clock reads *now.
 func clockedService(store kv.Store, now *time.Time, mu *sync.Mutex) *Service {
-	accts := azhttp.NewAccounts(azhttp.Account{Name: azhttp.DevAccount, Keys: [][]byte{[]byte("key")}})
+	accts := azauth.NewAccounts(azauth.Account{Name: azauth.DevAccount, Keys: [][]byte{[]byte("key")}})
 	return New(Config{Store: store, Accounts: accts, Now: func() time.Time {
 		mu.Lock()
 		defer mu.Unlock()
@@ -130,7 +131,7 @@ func TestLegacyETagsStillMatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.WriteEntity(t.Context(), testAccount, "tbl", EntityWrite{Kind: WriteReplace, PartitionKey: "p", RowKey: "r", IfMatch: cond})
-	wantAzErr(t, err, azhttp.ErrUpdateConditionNotSatisfied, "stale legacy ETag")
+	wantAzErr(t, err, azerr.ErrUpdateConditionNotSatisfied, "stale legacy ETag")
 	cond, _, _ = parseIfMatch(got.ETag())
 	e, err := s.WriteEntity(t.Context(), testAccount, "tbl", EntityWrite{Kind: WriteReplace, PartitionKey: "p", RowKey: "r", IfMatch: cond})
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -84,7 +84,7 @@ func loadGoldenEntities(t *testing.T) []*Entity {
 func goldenOutcome(t *testing.T, entities []*Entity, filter string) []string {
 	f, err := parseFilter(map[string][]string{"$filter": {filter}})
 	if err != nil {
-		var e *azhttp.Error
+		var e *azerr.Error
 		if !errors.As(err, &e) {
 			t.Fatalf("filter %q: error %v is not an Azure error", filter, err)
 		}

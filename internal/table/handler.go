@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/storagefront"
 	"github.com/cerulean-db/cerulean/internal/svcprops"
@@ -21,7 +23,7 @@ const maxBody = 4 << 20
 // before it. It holds no table state of its own.
 type handler struct {
 	svc      *Service
-	accounts *azhttp.Accounts
+	accounts *azauth.Accounts
 	props    *svcprops.Store // service properties, CORS rules among them
 }
 
@@ -34,7 +36,7 @@ func NewHandler(svc *Service) http.Handler {
 		Service: "table", Routes: routes, Receiver: h, Parse: parseRequest, Unrouted: unrouted, Anonymous: refuseAnonymous,
 		Accounts: svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteErrorJSON,
 		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) },
-		ACL: storagefront.ACLFrom(svc.GetTable, func(t *Table) []azhttp.SignedIdentifier { return t.ACL }),
+		ACL: storagefront.ACLFrom(svc.GetTable, func(t *Table) []azauth.SignedIdentifier { return t.ACL }),
 	})
 	h.props = door.Props
 	return door.Handler()
@@ -48,7 +50,7 @@ type request struct {
 	acct   string
 	res    resource
 	method string // after X-HTTP-Method tunnelling; PATCH is MERGE
-	access azhttp.Access
+	access azauth.Access
 }
 
 func (q *request) ctx() context.Context { return q.r.Context() }
@@ -63,7 +65,7 @@ func (q *request) Scope() (string, string) {
 	return q.res.table, ""
 }
 
-func (q *request) SetAccess(a azhttp.Access) { q.access = a }
+func (q *request) SetAccess(a azauth.Access) { q.access = a }
 
 // at is the routing table's resource for what a path addresses.
 func at(kinds ...resKind) storagefront.Resource {
@@ -88,13 +90,13 @@ func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
 	case q.res.kind == resEntities && comp != "" && comp != "acl":
 		return nil, storagefront.Address{}, errCompNotValid(comp)
 	case q.res.kind == resService && q.q.Get("restype") == "account" && comp == "properties":
-		return nil, storagefront.Address{}, azhttp.ErrNotImplemented.WithMessage("Get Account Information on the Table service is not supported by this server.")
+		return nil, storagefront.Address{}, azerr.ErrNotImplemented.WithMessage("Get Account Information on the Table service is not supported by this server.")
 	}
 	return q, storagefront.Address{Resource: at(q.res.kind), Method: q.method}, nil
 }
 
 func errCompNotValid(comp string) error {
-	return azhttp.InvalidQueryParameterValue("comp", comp, "").WithMessage("The value %q of query parameter comp is not valid here.", comp)
+	return azerr.InvalidQueryParameterValue("comp", comp, "").WithMessage("The value %q of query parameter comp is not valid here.", comp)
 }
 
 // unrouted answers a request no route serves.
@@ -102,12 +104,12 @@ func unrouted(c storagefront.Call, a storagefront.Address) error {
 	if comp := c.Query.Get("comp"); a.Resource == at(resEntities) && comp != "" {
 		return errCompNotValid(comp)
 	}
-	return azhttp.ErrMethodNotAllowed.WithMessage("The %s method is not allowed on this resource.", a.Method)
+	return azerr.ErrMethodNotAllowed.WithMessage("The %s method is not allowed on this resource.", a.Method)
 }
 
 // refuseAnonymous: tables have no public access.
 func refuseAnonymous(*handler, *request, storagefront.Public) error {
-	return azhttp.ErrAuthorizationFailure.WithMessage("%s\nThe Table service requires an authorized request (Shared Key or SAS).", azhttp.ErrAuthorizationFailure.Message)
+	return azerr.ErrAuthorizationFailure.WithMessage("%s\nThe Table service requires an authorized request (Shared Key or SAS).", azerr.ErrAuthorizationFailure.Message)
 }
 
 // effectiveMethod applies X-HTTP-Method tunnelling (POST carrying MERGE,
@@ -117,16 +119,16 @@ func effectiveMethod(r *http.Request) (string, error) {
 	m := r.Method
 	if len(xs) > 0 {
 		if len(xs) > 1 || strings.Contains(xs[0], ",") {
-			return "", azhttp.ErrXMethodIncorrectCount
+			return "", azerr.ErrXMethodIncorrectCount
 		}
 		if r.Method != http.MethodPost {
-			return "", azhttp.ErrXMethodNotUsingPost
+			return "", azerr.ErrXMethodNotUsingPost
 		}
 		m = strings.ToUpper(strings.TrimSpace(xs[0]))
 		switch m {
 		case "MERGE", http.MethodPut, http.MethodDelete:
 		default:
-			return "", azhttp.ErrXMethodIncorrectValue.WithMessage("The specified X-HTTP-Method %q is invalid: use MERGE, PUT or DELETE.", xs[0])
+			return "", azerr.ErrXMethodIncorrectValue.WithMessage("The specified X-HTTP-Method %q is invalid: use MERGE, PUT or DELETE.", xs[0])
 		}
 	}
 	if m == http.MethodPatch {
@@ -140,12 +142,12 @@ func effectiveMethod(r *http.Request) (string, error) {
 // tables), w (create tables, set properties) and c (create tables). A
 // table SAS reaches only the entities of its table; stored access policies
 // (Get/Set Table ACL) are for Shared Key only.
-func need(resourceType, permission byte) azhttp.Need {
-	return azhttp.Need{Service: 't', ResourceType: resourceType, Permission: permission}
+func need(resourceType, permission byte) azauth.Need {
+	return azauth.Need{Service: 't', ResourceType: resourceType, Permission: permission}
 }
 
-func allowAll(needs ...azhttp.Need) func(*http.Request, azhttp.Access) error {
-	return func(_ *http.Request, a azhttp.Access) error {
+func allowAll(needs ...azauth.Need) func(*http.Request, azauth.Access) error {
+	return func(_ *http.Request, a azauth.Access) error {
 		for _, n := range needs {
 			if err := a.Allows(n); err != nil {
 				return err
@@ -157,27 +159,27 @@ func allowAll(needs ...azhttp.Need) func(*http.Request, azhttp.Access) error {
 
 // accountLevel allows an operation on the service or on tables, which a
 // table (service) SAS never grants.
-func accountLevel(needs ...azhttp.Need) func(*http.Request, azhttp.Access) error {
+func accountLevel(needs ...azauth.Need) func(*http.Request, azauth.Access) error {
 	check := allowAll(needs...)
-	return func(r *http.Request, a azhttp.Access) error {
-		if a.Kind == azhttp.AccessServiceSAS {
-			return azhttp.ErrAuthorizationFailure
+	return func(r *http.Request, a azauth.Access) error {
+		if a.Kind == azauth.AccessServiceSAS {
+			return azerr.ErrAuthorizationFailure
 		}
 		return check(r, a)
 	}
 }
 
-func sharedKeyOnly(_ *http.Request, a azhttp.Access) error {
-	if a.Kind != azhttp.AccessSharedKey {
-		return azhttp.ErrAuthorizationFailure.WithMessage("%s\nOnly the account owner may call this operation.", azhttp.ErrAuthorizationFailure.Message)
+func sharedKeyOnly(_ *http.Request, a azauth.Access) error {
+	if a.Kind != azauth.AccessSharedKey {
+		return azerr.ErrAuthorizationFailure.WithMessage("%s\nOnly the account owner may call this operation.", azerr.ErrAuthorizationFailure.Message)
 	}
 	return nil
 }
 
 // createTableAccess allows Create Table with either w or c.
-func createTableAccess(_ *http.Request, a azhttp.Access) error {
-	if a.Kind == azhttp.AccessServiceSAS {
-		return azhttp.ErrAuthorizationFailure
+func createTableAccess(_ *http.Request, a azauth.Access) error {
+	if a.Kind == azauth.AccessServiceSAS {
+		return azerr.ErrAuthorizationFailure
 	}
 	if err := a.Allows(need('c', 'w')); err == nil {
 		return nil
@@ -187,19 +189,19 @@ func createTableAccess(_ *http.Request, a azhttp.Access) error {
 
 // batchAccess lets a batch through to parsing; each operation in it is
 // authorized on its own.
-func batchAccess(_ *http.Request, a azhttp.Access) error { return a.Allows(need('o', 0)) }
+func batchAccess(_ *http.Request, a azauth.Access) error { return a.Allows(need('o', 0)) }
 
 // writeNeeds is what an entity write needs.
-func writeNeeds(kind WriteKind) []azhttp.Need {
+func writeNeeds(kind WriteKind) []azauth.Need {
 	switch kind {
 	case WriteInsert:
-		return []azhttp.Need{need('o', 'a')}
+		return []azauth.Need{need('o', 'a')}
 	case WriteReplace, WriteMerge:
-		return []azhttp.Need{need('o', 'u')}
+		return []azauth.Need{need('o', 'u')}
 	case WriteInsertOrReplace, WriteInsertOrMerge:
-		return []azhttp.Need{need('o', 'a'), need('o', 'u')}
+		return []azauth.Need{need('o', 'a'), need('o', 'u')}
 	}
-	return []azhttp.Need{need('o', 'd')}
+	return []azauth.Need{need('o', 'd')}
 }
 
 // queryTablesOrTable serves Query Tables, of every table or of the one

@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
 )
 
-const testAccount = azhttp.DevAccount
+const testAccount = azauth.DevAccount
 
 // testTime is the clock of services built by newTestService.
 var (
@@ -23,7 +23,7 @@ var (
 func newTestService(t testing.TB) *Service {
 	t.Helper()
 	store := memory.Open()
-	accts := azhttp.NewAccounts(azhttp.Account{Name: azhttp.DevAccount, Keys: [][]byte{[]byte("key")}})
+	accts := azauth.NewAccounts(azauth.Account{Name: azauth.DevAccount, Keys: [][]byte{[]byte("key")}})
 	s := New(Config{Store: store, Accounts: accts, Now: func() time.Time { return testTime }})
 	t.Cleanup(func() {
 		if err := s.CheckInvariants(context.Background()); err != nil {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -31,7 +33,7 @@ func (h *handler) batch(q *request) error {
 	}
 	parts, changeset, err := parseBatch(q.r.Header.Get("Content-Type"), body)
 	if err != nil {
-		return azhttp.ErrInvalidInput.WithMessage("%s\n%v", azhttp.ErrInvalidInput.Message, err)
+		return azerr.ErrInvalidInput.WithMessage("%s\n%v", azerr.ErrInvalidInput.Message, err)
 	}
 	if !changeset {
 		return h.batchQuery(q, parts[0])
@@ -44,13 +46,13 @@ func (h *handler) batch(q *request) error {
 		if err == nil && i > 0 {
 			switch {
 			case !strings.EqualFold(op.table, ops[0].table):
-				err = azhttp.ErrInvalidInput.WithMessage("All operations of a change set must act on one table.")
+				err = azerr.ErrInvalidInput.WithMessage("All operations of a change set must act on one table.")
 			case op.write.PartitionKey != ops[0].write.PartitionKey:
-				err = azhttp.ErrInvalidInput.WithMessage("All operations of a change set must act on one partition (PartitionKey %q, not %q).", ops[0].write.PartitionKey, op.write.PartitionKey)
+				err = azerr.ErrInvalidInput.WithMessage("All operations of a change set must act on one partition (PartitionKey %q, not %q).", ops[0].write.PartitionKey, op.write.PartitionKey)
 			}
 		}
 		if err == nil && rows[op.write.RowKey] {
-			err = azhttp.ErrInvalidDuplicateRow
+			err = azerr.ErrInvalidDuplicateRow
 		}
 		if err != nil {
 			return h.batchFailure(q, i, p, err)
@@ -81,7 +83,7 @@ func (h *handler) batchOperation(q *request, p batchPart) (batchOp, error) {
 	}
 	acct, rest := splitPath(azhttp.AccountPath(p.url, h.accounts))
 	if acct != q.acct {
-		return batchOp{}, azhttp.ErrInvalidInput.WithMessage("An operation addresses account %q, not %q.", acct, q.acct)
+		return batchOp{}, azerr.ErrInvalidInput.WithMessage("An operation addresses account %q, not %q.", acct, q.acct)
 	}
 	res, err := parseResource(rest)
 	if err != nil {
@@ -112,11 +114,11 @@ func (h *handler) batchOperation(q *request, p batchPart) (batchOp, error) {
 		}
 	case res.kind == resEntity && method == http.MethodDelete:
 		if !conditional {
-			return batchOp{}, azhttp.MissingRequiredHeader("If-Match").WithMessage("%s\nDelete Entity requires If-Match.", azhttp.ErrMissingRequiredHeader.Message)
+			return batchOp{}, azerr.MissingRequiredHeader("If-Match").WithMessage("%s\nDelete Entity requires If-Match.", azerr.ErrMissingRequiredHeader.Message)
 		}
 		op.write.Kind = WriteDelete
 	default:
-		return batchOp{}, azhttp.ErrInvalidInput.WithMessage("%s on this resource is not an operation a change set may hold.", method)
+		return batchOp{}, azerr.ErrInvalidInput.WithMessage("%s on this resource is not an operation a change set may hold.", method)
 	}
 	op.write.IfMatch = cond
 	op.write.PartitionKey, op.write.RowKey = res.pk, res.rk
@@ -127,7 +129,7 @@ func (h *handler) batchOperation(q *request, p batchPart) (batchOp, error) {
 		}
 		if op.write.Kind == WriteInsert {
 			if !doc.HasPartitionKey || !doc.HasRowKey {
-				return batchOp{}, azhttp.ErrPropertiesNeedValue.WithMessage("The PartitionKey and RowKey properties need values.")
+				return batchOp{}, azerr.ErrPropertiesNeedValue.WithMessage("The PartitionKey and RowKey properties need values.")
 			}
 			op.write.PartitionKey, op.write.RowKey = doc.PartitionKey, doc.RowKey
 		}
@@ -141,9 +143,9 @@ func (h *handler) batchOperation(q *request, p batchPart) (batchOp, error) {
 
 // authorizeBatchOp checks one operation against the caller's access; a
 // table SAS covers only the table it was signed for.
-func authorizeBatchOp(q *request, table string, needs ...azhttp.Need) error {
-	if q.access.Kind == azhttp.AccessServiceSAS && !strings.EqualFold(table, q.q.Get("tn")) {
-		return azhttp.ErrAuthorizationFailure.WithMessage("%s\nThe shared access signature is for table %q.", azhttp.ErrAuthorizationFailure.Message, q.q.Get("tn"))
+func authorizeBatchOp(q *request, table string, needs ...azauth.Need) error {
+	if q.access.Kind == azauth.AccessServiceSAS && !strings.EqualFold(table, q.q.Get("tn")) {
+		return azerr.ErrAuthorizationFailure.WithMessage("%s\nThe shared access signature is for table %q.", azerr.ErrAuthorizationFailure.Message, q.q.Get("tn"))
 	}
 	return allowAll(needs...)(q.r, q.access)
 }
@@ -207,10 +209,10 @@ func (h *handler) batchSuccess(q *request, op batchOp, e *Entity) *partResponse 
 // err: 202, and a change set response holding only that failure, its
 // message prefixed "index:" as Azure does.
 func (h *handler) batchFailure(q *request, index int, p batchPart, err error) error {
-	if se := azhttp.StoreError(q.ctx(), err); se != nil {
+	if se := azerr.StoreError(q.ctx(), err); se != nil {
 		err = se
 	}
-	var e *azhttp.Error
+	var e *azerr.Error
 	if errors.As(err, &e) {
 		err = e.WithMessage("%d:%s", index, e.Message)
 	}
@@ -233,7 +235,7 @@ func (h *handler) batchQuery(q *request, p batchPart) error {
 	acct, rest := splitPath(azhttp.AccountPath(p.url, h.accounts))
 	res, err := parseResource(rest)
 	if err == nil && (acct != q.acct || res.kind != resEntity) {
-		err = azhttp.ErrInvalidInput.WithMessage("A query in a batch must read one entity of this account.")
+		err = azerr.ErrInvalidInput.WithMessage("A query in a batch must read one entity of this account.")
 	}
 	level := minimalMetadata
 	if err == nil {

@@ -3,6 +3,7 @@ package table
 import (
 	"net/http"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -16,7 +17,7 @@ func checkKeys(q *request, pk, rk string) error {
 		return err
 	}
 	if !q.access.AllowsEntity(pk, rk) {
-		return azhttp.ErrAuthorizationFailure.WithMessage("%s\nThe entity is outside the key range of the shared access signature.", azhttp.ErrAuthorizationFailure.Message)
+		return azerr.ErrAuthorizationFailure.WithMessage("%s\nThe entity is outside the key range of the shared access signature.", azerr.ErrAuthorizationFailure.Message)
 	}
 	return nil
 }
@@ -42,7 +43,7 @@ func (h *handler) insertEntity(q *request) error {
 		return err
 	}
 	if !doc.HasPartitionKey || !doc.HasRowKey {
-		return azhttp.ErrPropertiesNeedValue.WithMessage("The PartitionKey and RowKey properties need values.")
+		return azerr.ErrPropertiesNeedValue.WithMessage("The PartitionKey and RowKey properties need values.")
 	}
 	if err := checkKeys(q, doc.PartitionKey, doc.RowKey); err != nil {
 		return err
@@ -119,7 +120,7 @@ func (h *handler) deleteEntity(q *request) error {
 		return err
 	}
 	if !conditional {
-		return azhttp.MissingRequiredHeader("If-Match").WithMessage("%s\nDelete Entity requires If-Match (an ETag, or * to delete unconditionally).", azhttp.ErrMissingRequiredHeader.Message)
+		return azerr.MissingRequiredHeader("If-Match").WithMessage("%s\nDelete Entity requires If-Match (an ETag, or * to delete unconditionally).", azerr.ErrMissingRequiredHeader.Message)
 	}
 	if _, err := h.svc.WriteEntity(q.ctx(), q.acct, q.res.table, EntityWrite{Kind: WriteDelete, PartitionKey: pk, RowKey: rk, IfMatch: cond}); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
 )
@@ -18,7 +19,7 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	if int64(len(body)) > limit {
-		return nil, azhttp.ErrRequestBodyTooLarge
+		return nil, azerr.ErrRequestBodyTooLarge
 	}
 	return body, nil
 }
@@ -31,7 +32,7 @@ func parseTop(q map[string][]string) (int, error) {
 	}
 	n, err := strconv.Atoi(vs[0])
 	if err != nil || n < 1 || n > maxPageSize {
-		return 0, azhttp.ErrInvalidInput.WithMessage("The value %q of $top is not valid: it must be an integer from 1 to %d.", vs[0], maxPageSize)
+		return 0, azerr.ErrInvalidInput.WithMessage("The value %q of $top is not valid: it must be an integer from 1 to %d.", vs[0], maxPageSize)
 	}
 	return n, nil
 }
@@ -44,7 +45,7 @@ func parseFilter(q map[string][]string) (*odata.Filter, error) {
 	}
 	f, err := odata.Parse(vs[0])
 	if err != nil {
-		return nil, azhttp.ErrInvalidInput.WithMessage("%s\n%v", azhttp.ErrInvalidInput.Message, err)
+		return nil, azerr.ErrInvalidInput.WithMessage("%s\n%v", azerr.ErrInvalidInput.Message, err)
 	}
 	return f, nil
 }
@@ -76,10 +77,10 @@ func (h *handler) createTable(q *request) error {
 	}
 	var doc struct{ TableName *string }
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return azhttp.ErrInvalidInput.WithMessage("The request body is not a valid JSON table.")
+		return azerr.ErrInvalidInput.WithMessage("The request body is not a valid JSON table.")
 	}
 	if doc.TableName == nil {
-		return azhttp.ErrPropertiesNeedValue.WithMessage("The TableName property needs a value.")
+		return azerr.ErrPropertiesNeedValue.WithMessage("The TableName property needs a value.")
 	}
 	t, err := h.svc.CreateTable(q.ctx(), q.acct, *doc.TableName)
 	if err != nil {

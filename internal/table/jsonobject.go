@@ -3,7 +3,7 @@ package table
 import (
 	"encoding/json"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // readObject decodes one JSON object of scalar members, keeping their
@@ -35,7 +35,7 @@ func readObject(body []byte) ([]jsonMember, error) {
 				return nil, malformed()
 			}
 			if duplicateMember(members, &seen, name) {
-				return nil, azhttp.ErrDuplicatePropertiesSpecified.WithMessage("The property %q is specified more than once.", name)
+				return nil, azerr.ErrDuplicatePropertiesSpecified.WithMessage("The property %q is specified more than once.", name)
 			}
 			if s.next() != ':' {
 				return nil, malformed()

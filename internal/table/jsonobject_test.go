@@ -7,7 +7,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // readObjectDecoder is readObject as encoding/json's Decoder.Token
@@ -34,7 +34,7 @@ func readObjectDecoder(body []byte) ([]jsonMember, error) {
 			return nil, malformed()
 		}
 		if seen[name] {
-			return nil, azhttp.ErrDuplicatePropertiesSpecified.WithMessage("The property %q is specified more than once.", name)
+			return nil, azerr.ErrDuplicatePropertiesSpecified.WithMessage("The property %q is specified more than once.", name)
 		}
 		seen[name] = true
 		v, err := dec.Token()

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
@@ -44,7 +44,7 @@ type EntityQuery struct {
 	NextPK, NextRK string
 	HasNext        bool
 	// Access confines the query to a table SAS's key range.
-	Access azhttp.Access
+	Access azauth.Access
 }
 
 // EntityPage is one page of results; HasNext says another page follows,

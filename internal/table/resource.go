@@ -3,7 +3,7 @@ package table
 import (
 	"strings"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 // resKind is what a request path addresses.
@@ -96,7 +96,7 @@ func parseResource(rest string) (resource, error) {
 // text after it.
 func quotedValue(s string) (value, tail string, err error) {
 	if !strings.HasPrefix(s, "'") {
-		return "", "", azhttp.ErrInvalidUri
+		return "", "", azerr.ErrInvalidUri
 	}
 	var b strings.Builder
 	for i := 1; i < len(s); i++ {
@@ -111,9 +111,9 @@ func quotedValue(s string) (value, tail string, err error) {
 		}
 		return b.String(), s[i+1:], nil
 	}
-	return "", "", azhttp.ErrInvalidUri
+	return "", "", azerr.ErrInvalidUri
 }
 
 func badURI(rest string) error {
-	return azhttp.ErrInvalidUri.WithMessage("The requested URI does not represent any resource on the server: %q.", rest)
+	return azerr.ErrInvalidUri.WithMessage("The requested URI does not represent any resource on the server: %q.", rest)
 }

@@ -4,13 +4,14 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/svcconfig"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
 )
 
 // Config is what a Service needs.
-type Config = azhttp.ServiceConfig
+type Config = svcconfig.Config
 
 // Service is the Table service of every account the server hosts: tables
 // and entities over the store, with no wire concerns. It is safe for
@@ -18,7 +19,7 @@ type Config = azhttp.ServiceConfig
 // clock's memory of the last tick, which the store's watermark backs.
 type Service struct {
 	store    kv.Store
-	accounts *azhttp.Accounts // the accounts requests authenticate against
+	accounts *azauth.Accounts // the accounts requests authenticate against
 	now      func() time.Time
 	log      *slog.Logger
 	etags    *etagClock

@@ -3,7 +3,7 @@ package table
 import (
 	"errors"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
@@ -17,7 +17,7 @@ func checkTable(r kv.Reader, acct, name string) error {
 	}
 	_, err := r.Get(tableKey(acct, name))
 	if errors.Is(err, kv.ErrNotFound) {
-		return azhttp.ErrTableNotFound
+		return azerr.ErrTableNotFound
 	}
 	return err
 }

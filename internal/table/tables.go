@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
@@ -17,7 +18,7 @@ type Table struct {
 	Name    string // as created; lookups ignore case
 	Version uint64 // commit version of its last change
 	Created time.Time
-	ACL     []azhttp.SignedIdentifier // stored access policies
+	ACL     []azauth.SignedIdentifier // stored access policies
 }
 
 // loadTable returns the table or ErrTableNotFound. Every entity
@@ -31,7 +32,7 @@ func loadTable(r kv.Reader, acct, name string) (*Table, error) {
 	if err := validateTableName(name); err != nil {
 		return nil, err
 	}
-	return record.Require[Table](r, tableKey(acct, name), azhttp.ErrTableNotFound)
+	return record.Require[Table](r, tableKey(acct, name), azerr.ErrTableNotFound)
 }
 
 // validateTableName applies Azure's table naming rules: 3 to 63
@@ -39,7 +40,7 @@ func loadTable(r kv.Reader, acct, name string) (*Table, error) {
 // letter, and not "tables" in any case (else InvalidResourceName).
 func validateTableName(n string) error {
 	if len(n) < 3 || len(n) > 63 {
-		return azhttp.ErrOutOfRangeInput.WithMessage("The specified resource name length is not within the permissible limits.")
+		return azerr.ErrOutOfRangeInput.WithMessage("The specified resource name length is not within the permissible limits.")
 	}
 	for i := 0; i < len(n); i++ {
 		c := n[i]
@@ -56,7 +57,7 @@ func validateTableName(n string) error {
 
 // errTableNameInvalid is InvalidResourceName with the message the Table
 // service sends, spelling included (the SDKs look for it).
-var errTableNameInvalid = azhttp.ErrInvalidResourceName.WithMessage("The specifed resource name contains invalid characters.")
+var errTableNameInvalid = azerr.ErrInvalidResourceName.WithMessage("The specifed resource name contains invalid characters.")
 
 // CreateTable creates a table, or fails with TableAlreadyExists, also
 // when a table of the same name in another case exists.
@@ -67,8 +68,8 @@ func (s *Service) CreateTable(ctx context.Context, acct, name string) (*Table, e
 	var out *Table
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		if _, err := loadTable(tx, acct, name); err == nil {
-			return azhttp.ErrTableAlreadyExists
-		} else if !errors.Is(err, azhttp.ErrTableNotFound) {
+			return azerr.ErrTableAlreadyExists
+		} else if !errors.Is(err, azerr.ErrTableNotFound) {
 			return err
 		}
 		out = &Table{Name: name, Version: tx.Version(), Created: odata.TicksTime(s.clock())}
@@ -115,7 +116,7 @@ func (s *Service) DeleteTable(ctx context.Context, acct, name string) error {
 }
 
 // SetTableACL replaces a table's stored access policies.
-func (s *Service) SetTableACL(ctx context.Context, acct, name string, acl []azhttp.SignedIdentifier) error {
+func (s *Service) SetTableACL(ctx context.Context, acct, name string, acl []azauth.SignedIdentifier) error {
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		t, err := loadTable(tx, acct, name)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
 )
@@ -27,9 +28,9 @@ func responseFormat(r *http.Request, q url.Values) (metadataLevel, error) {
 	case strings.Contains(lv, "json") || lv == "" || strings.Contains(lv, "*/*"):
 		return minimalMetadata, nil
 	case strings.Contains(lv, "atom") || strings.Contains(lv, "xml"):
-		return 0, azhttp.ErrAtomFormatNotSupported
+		return 0, azerr.ErrAtomFormatNotSupported
 	}
-	return 0, azhttp.ErrInvalidInput.WithMessage("The response format %q is not supported.", v)
+	return 0, azerr.ErrInvalidInput.WithMessage("The response format %q is not supported.", v)
 }
 
 // baseURL is the account URL as the client addressed it, ending in "/".
@@ -58,7 +59,7 @@ func parseSelect(v string) (selection, error) {
 	for _, name := range strings.Split(v, ",") {
 		name = strings.TrimSpace(name)
 		if name == "" {
-			return nil, azhttp.ErrInvalidInput.WithMessage("The $select list %q has an empty entry.", v)
+			return nil, azerr.ErrInvalidInput.WithMessage("The $select list %q has an empty entry.", v)
 		}
 		out = append(out, name)
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/kv/kvtest"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 )
@@ -18,7 +18,7 @@ func newCountingService(t *testing.T) (*Service, *kvtest.Counting) {
 			t.Errorf("close store: %v", err)
 		}
 	})
-	accts := azhttp.NewAccounts(azhttp.Account{Name: azhttp.DevAccount, Keys: [][]byte{[]byte("key")}})
+	accts := azauth.NewAccounts(azauth.Account{Name: azauth.DevAccount, Keys: [][]byte{[]byte("key")}})
 	s := New(Config{Store: store, Accounts: accts, Now: func() time.Time { return testTime }})
 	if _, err := s.CreateTable(t.Context(), "acct", "tbl"); err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/server"
 
 	"github.com/cerulean-db/cerulean/internal/testkit"
@@ -60,7 +60,7 @@ func TestFailedSyncStopsTheServer(t *testing.T) {
 	inj := &failingSyncs{}
 	srv := start(t, dir, errorfs.Wrap(vfs.Default, inj))
 	ctx := context.Background()
-	conn := srv.ConnectionString(azhttp.DevAccount, azhttp.DevKey)
+	conn := srv.ConnectionString(azauth.DevAccount, azauth.DevKey)
 	blobs, err := azblob.NewClientFromConnectionString(conn, &azblob.ClientOptions{ClientOptions: noRetry})
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +99,7 @@ func TestFailedSyncStopsTheServer(t *testing.T) {
 
 	restarted := start(t, dir, nil)
 	defer func() { _ = restarted.Shutdown(context.Background()) }()
-	blobs, err = azblob.NewClientFromConnectionString(restarted.ConnectionString(azhttp.DevAccount, azhttp.DevKey), nil)
+	blobs, err = azblob.NewClientFromConnectionString(restarted.ConnectionString(azauth.DevAccount, azauth.DevKey), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

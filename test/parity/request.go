@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 )
 
 // A Target is the server a recording is replayed against: the base URL of
@@ -162,7 +162,7 @@ func (t *Target) request(e *Entry, b *binder, shift time.Duration, now time.Time
 	if err != nil {
 		return nil, err
 	}
-	azhttp.SignSharedKey(req, service, t.Account, key, now)
+	azauth.SignSharedKey(req, service, t.Account, key, now)
 	return req, nil
 }
 

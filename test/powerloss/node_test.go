@@ -13,12 +13,14 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/blob"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
 	"github.com/cerulean-db/cerulean/internal/liveness"
 	"github.com/cerulean-db/cerulean/internal/queue"
+	"github.com/cerulean-db/cerulean/internal/svcconfig"
 	"github.com/cerulean-db/cerulean/internal/table"
 )
 
@@ -56,12 +58,12 @@ func startNode(ctx context.Context, fs vfs.FS) (n *node, err error) {
 			err = errors.Join(err, n.stop(context.Background()))
 		}
 	}()
-	accounts, err := azhttp.LoadAccounts(func(string) string { return "" })
+	accounts, err := azauth.LoadAccounts(func(string) string { return "" })
 	if err != nil {
 		return nil, err
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	cfg := azhttp.ServiceConfig{Store: store, Accounts: accounts, Logger: log}
+	cfg := svcconfig.Config{Store: store, Accounts: accounts, Logger: log}
 
 	blobs := blob.New(cfg)
 	// The embedded store is this process's alone: every staged upload
@@ -101,9 +103,9 @@ func startNode(ctx context.Context, fs vfs.FS) (n *node, err error) {
 	if err != nil {
 		return n, err
 	}
-	acct := azhttp.DevAccount
+	acct := azauth.DevAccount
 	n.connectionString = fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=%[1]s;AccountKey=%[2]s;BlobEndpoint=http://%[3]s/%[1]s;QueueEndpoint=http://%[4]s/%[1]s;TableEndpoint=http://%[5]s/%[1]s;",
-		acct, azhttp.DevKey, blobAddr, queueAddr, tableAddr)
+		acct, azauth.DevKey, blobAddr, queueAddr, tableAddr)
 	n.cosmosURL = "http://" + cosmosAddr + "/"
 	return n, nil
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/servertest"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
@@ -19,11 +19,11 @@ import (
 // processClient is a queue service client of the process p.
 func processClient(t *testing.T, p *servertest.Process) *azqueue.ServiceClient {
 	t.Helper()
-	cred, err := azqueue.NewSharedKeyCredential(azhttp.DevAccount, azhttp.DevKey)
+	cred, err := azqueue.NewSharedKeyCredential(azauth.DevAccount, azauth.DevKey)
 	must(t, err, "credential")
 	o := clientOptions()
 	o.Retry = policy.RetryOptions{MaxRetries: -1, TryTimeout: 10 * time.Second}
-	svc, err := azqueue.NewServiceClientWithSharedKeyCredential(fmt.Sprintf("http://127.0.0.1:%d/%s/", p.QueuePort, azhttp.DevAccount), cred, o)
+	svc, err := azqueue.NewServiceClientWithSharedKeyCredential(fmt.Sprintf("http://127.0.0.1:%d/%s/", p.QueuePort, azauth.DevAccount), cred, o)
 	must(t, err, "client")
 	return svc
 }

@@ -13,14 +13,14 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 	queuesas "github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue/sas"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 )
 
 // TestSignerAgreesWithSDKs: the matrix's own SAS signer produces the
 // signatures the official SDKs produce for the same values, so what the
 // matrix proves holds for SAS tokens clients really send.
 func TestSignerAgreesWithSDKs(t *testing.T) {
-	account, key := azhttp.DevAccount, azhttp.DevKey
+	account, key := azauth.DevAccount, azauth.DevKey
 	start := time.Date(2026, 6, 1, 11, 0, 0, 0, time.UTC)
 	expiry := start.Add(2 * time.Hour)
 	check := func(what, sdkSig string, v sasValues) {

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 )
 
 // connectionString splits "Key=Value;Key=Value" into lower-cased keys.
@@ -50,9 +50,9 @@ type storageTarget struct {
 
 // devBlobEndpoint is where UseDevelopmentStorage=true points, as the SDKs
 // expand it.
-const devBlobEndpoint = "http://127.0.0.1:10000/" + azhttp.DevAccount
+const devBlobEndpoint = "http://127.0.0.1:10000/" + azauth.DevAccount
 
-func parseStorage(conn string, accounts *azhttp.Accounts) (*storageTarget, error) {
+func parseStorage(conn string, accounts *azauth.Accounts) (*storageTarget, error) {
 	kv, err := connectionString(conn)
 	if err != nil {
 		return nil, err
@@ -61,7 +61,7 @@ func parseStorage(conn string, accounts *azhttp.Accounts) (*storageTarget, error
 		return nil, fmt.Errorf("connection strings with ResourceId (managed identity) are not supported by cerulean; use AccountName and AccountKey")
 	}
 	if strings.EqualFold(kv["usedevelopmentstorage"], "true") {
-		return &storageTarget{account: azhttp.DevAccount, blobEndpoint: devBlobEndpoint}, nil
+		return &storageTarget{account: azauth.DevAccount, blobEndpoint: devBlobEndpoint}, nil
 	}
 	if _, ok := kv["sharedaccesssignature"]; ok {
 		return nil, fmt.Errorf("connection strings with a SharedAccessSignature are not supported by cerulean; use AccountName and AccountKey")

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/blob"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -54,7 +54,7 @@ type Config struct {
 	Table  *table.Service
 	Cosmos *cosmos.Service
 	// Accounts are the storage accounts connection strings must name.
-	Accounts *azhttp.Accounts
+	Accounts *azauth.Accounts
 	// CosmosKeys are the Cosmos DB master keys (base64); nil means
 	// cosmos.EmulatorKey.
 	CosmosKeys []string

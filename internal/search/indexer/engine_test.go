@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/blob"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
@@ -101,7 +102,7 @@ type env struct {
 	blobs  *blob.Service
 	tables *table.Service
 	cosmos *cosmos.Service
-	accts  *azhttp.Accounts
+	accts  *azauth.Accounts
 	sink   *sink
 	engine *Engine
 }
@@ -111,12 +112,12 @@ func newEnv(t *testing.T) *env {
 	store := memory.Open()
 	t.Cleanup(func() { _ = store.Close() })
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	key, err := base64.StdEncoding.DecodeString(azhttp.DevKey)
+	key, err := base64.StdEncoding.DecodeString(azauth.DevKey)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := &env{store: store, clock: &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)},
-		accts: azhttp.NewAccounts(azhttp.Account{Name: azhttp.DevAccount, Keys: [][]byte{key}})}
+		accts: azauth.NewAccounts(azauth.Account{Name: azauth.DevAccount, Keys: [][]byte{key}})}
 	e.search = search.New(search.Config{Store: store, Now: e.clock.Now, Logger: log})
 	e.blobs = blob.New(blob.Config{Store: store, Accounts: e.accts, Now: e.clock.Now, Logger: log})
 	e.tables = table.New(table.Config{Store: store, Accounts: e.accts, Now: e.clock.Now, Logger: log})
@@ -161,11 +162,11 @@ const docsIndex = `{"name":"docs","fields":[
 	{"name":"content","type":"Edm.String"},
 	{"name":"summary","type":"Edm.String"}]}`
 
-const storageConn = "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + azhttp.DevKey + ";BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;"
+const storageConn = "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + azauth.DevKey + ";BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;"
 
 func (e *env) putBlob(t *testing.T, name, body string, meta azhttp.Metadata) {
 	t.Helper()
-	_, err := e.blobs.PutBlob(context.Background(), blob.Ref{Account: azhttp.DevAccount, Container: "docs", Name: name}, blob.Content{Body: strings.NewReader(body), Length: int64(len(body))}, blob.PutBlobOptions{Headers: blob.ContentHeaders{ContentType: "application/json"}, Metadata: meta})
+	_, err := e.blobs.PutBlob(context.Background(), blob.Ref{Account: azauth.DevAccount, Container: "docs", Name: name}, blob.Content{Body: strings.NewReader(body), Length: int64(len(body))}, blob.PutBlobOptions{Headers: blob.ContentHeaders{ContentType: "application/json"}, Metadata: meta})
 	if err != nil {
 		t.Fatalf("put blob %s: %v", name, err)
 	}
@@ -187,7 +188,7 @@ func (e *env) shopItems(t *testing.T) {
 // docsContainer creates the blob container "docs".
 func (e *env) docsContainer(t *testing.T) {
 	t.Helper()
-	if _, err := e.blobs.CreateContainer(context.Background(), blob.ContainerRef{Account: azhttp.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
+	if _, err := e.blobs.CreateContainer(context.Background(), blob.ContainerRef{Account: azauth.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -270,7 +271,7 @@ func TestBlobJSONIndexerIndexesOnlyChanges(t *testing.T) {
 
 	// Soft delete by blob metadata.
 	e.clock.Advance(time.Second)
-	if _, err := e.blobs.SetBlobMetadata(ctx, blob.Ref{Account: azhttp.DevAccount, Container: "docs", Name: "b.json"}, azhttp.Metadata{{"IsDeleted", "true"}}, blob.Preconditions{}); err != nil {
+	if _, err := e.blobs.SetBlobMetadata(ctx, blob.Ref{Account: azauth.DevAccount, Container: "docs", Name: "b.json"}, azhttp.Metadata{{"IsDeleted", "true"}}, blob.Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.run(t, "blobix")
@@ -320,7 +321,7 @@ func TestBlobDefaultKeyAndParsingModes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.mode, func(t *testing.T) {
 			e := newEnv(t)
-			if _, err := e.blobs.CreateContainer(ctx, blob.ContainerRef{Account: azhttp.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
+			if _, err := e.blobs.CreateContainer(ctx, blob.ContainerRef{Account: azauth.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			e.putBlob(t, "f.txt", c.body, nil)
@@ -397,13 +398,13 @@ func TestCosmosIndexerIndexesOnlyChanges(t *testing.T) {
 func TestTableIndexerIndexesOnlyChanges(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	if _, err := e.tables.CreateTable(ctx, azhttp.DevAccount, "people"); err != nil {
+	if _, err := e.tables.CreateTable(ctx, azauth.DevAccount, "people"); err != nil {
 		t.Fatal(err)
 	}
 	write := func(pk, rk string, props ...table.Property) {
 		t.Helper()
 		e.clock.Advance(time.Millisecond)
-		if _, err := e.tables.WriteEntity(ctx, azhttp.DevAccount, "people", table.EntityWrite{Kind: table.WriteInsertOrReplace, PartitionKey: pk, RowKey: rk, Properties: props}); err != nil {
+		if _, err := e.tables.WriteEntity(ctx, azauth.DevAccount, "people", table.EntityWrite{Kind: table.WriteInsertOrReplace, PartitionKey: pk, RowKey: rk, Properties: props}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -688,15 +689,15 @@ func TestMappingFunctions(t *testing.T) {
 }
 
 func TestConnectionStrings(t *testing.T) {
-	key, _ := base64.StdEncoding.DecodeString(azhttp.DevKey)
-	accts := azhttp.NewAccounts(azhttp.Account{Name: azhttp.DevAccount, Keys: [][]byte{key}})
+	key, _ := base64.StdEncoding.DecodeString(azauth.DevKey)
+	accts := azauth.NewAccounts(azauth.Account{Name: azauth.DevAccount, Keys: [][]byte{key}})
 	for _, c := range []struct {
 		conn, endpoint, err string
 	}{
 		{"UseDevelopmentStorage=true", "http://127.0.0.1:10000/devstoreaccount1", ""},
-		{"AccountName=devstoreaccount1;AccountKey=" + azhttp.DevKey, "https://devstoreaccount1.blob.core.windows.net", ""},
+		{"AccountName=devstoreaccount1;AccountKey=" + azauth.DevKey, "https://devstoreaccount1.blob.core.windows.net", ""},
 		{storageConn, "http://127.0.0.1:10000/devstoreaccount1", ""},
-		{"AccountName=other;AccountKey=" + azhttp.DevKey, "", "does not exist"},
+		{"AccountName=other;AccountKey=" + azauth.DevKey, "", "does not exist"},
 		{"AccountName=devstoreaccount1;AccountKey=bm9wZQ==", "", "is not a key"},
 		{"ResourceId=/subscriptions/x", "", "not supported"},
 		{"BlobEndpoint=http://x;SharedAccessSignature=sv=1", "", "not supported"},
@@ -742,7 +743,7 @@ func FuzzParseContent(f *testing.F) {
 func blobEnv(t *testing.T, indexerExtra string) *env {
 	t.Helper()
 	e := newEnv(t)
-	if _, err := e.blobs.CreateContainer(context.Background(), blob.ContainerRef{Account: azhttp.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
+	if _, err := e.blobs.CreateContainer(context.Background(), blob.ContainerRef{Account: azauth.DevAccount, Container: "docs"}, blob.CreateContainerOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	e.blobIndex(t)

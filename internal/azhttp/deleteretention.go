@@ -1,7 +1,0 @@
-package azhttp
-
-// Blob soft delete keeps deleted data for 1 to 365 days.
-const (
-	MinDeleteRetentionDays = 1
-	MaxDeleteRetentionDays = 365
-)

@@ -52,7 +52,7 @@ type options struct {
 	// uncheckedBecause, when set, is why the store cannot be checked as
 	// the server stops (the test destroys it on purpose).
 	uncheckedBecause string
-	now     func() time.Time
+	now              func() time.Time
 	// cosmosTLS serves the Cosmos DB gateway over HTTPS; searchTLS the
 	// Search service.
 	cosmosTLS, searchTLS bool

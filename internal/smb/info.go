@@ -52,10 +52,7 @@ func (c *conn) queryInfo(r *request) response {
 	typ, class := b.u8(2), b.u8(3)
 	outLen := b.u32(4)
 	id := b.fileID(24)
-	if b.bad {
-		return errResp(statusInvalidParameter)
-	}
-	o, st := c.lookup(r, id)
+	o, st := c.openOf(r, id)
 	if o == nil {
 		return errResp(st)
 	}
@@ -67,9 +64,7 @@ func (c *conn) queryInfo(r *request) response {
 			// No 8.3 short names, as on a volume that does not make them.
 			return errResp(statusObjectNameNotFound)
 		}
-		ctx, cancel := c.opCtx()
-		_, n, err := c.srv.files.HandleInfo(ctx, o.handle(r.sess.account))
-		cancel()
+		n, err := c.node(r, o)
 		if err != nil {
 			return c.gone(r, o, err)
 		}
@@ -270,10 +265,7 @@ func (c *conn) setInfo(r *request) response {
 	bufLen, bufOff := b.u32(4), b.u16(8)
 	id := b.fileID(16)
 	in := b.buffer(uint32(bufOff), bufLen)
-	if b.bad {
-		return errResp(statusInvalidParameter)
-	}
-	o, st := c.lookup(r, id)
+	o, st := c.openOf(r, id)
 	if o == nil {
 		return errResp(st)
 	}

@@ -29,16 +29,21 @@ func setEntityHeaders(q *request, e *Entity) {
 	setODataHeaders(hdr)
 }
 
+// readEntity reads and parses the entity a request's body carries.
+func readEntity(q *request) (*entityBody, error) {
+	body, err := readBody(q.r, maxBody)
+	if err != nil {
+		return nil, err
+	}
+	return parseEntityJSON(body)
+}
+
 func (h *handler) insertEntity(q *request) error {
 	level, err := responseFormat(q.r, q.q)
 	if err != nil {
 		return err
 	}
-	body, err := readBody(q.r, maxBody)
-	if err != nil {
-		return err
-	}
-	doc, err := parseEntityJSON(body)
+	doc, err := readEntity(q)
 	if err != nil {
 		return err
 	}
@@ -79,11 +84,7 @@ func (h *handler) updateEntity(q *request) error {
 	if err := checkKeys(q, pk, rk); err != nil {
 		return err
 	}
-	body, err := readBody(q.r, maxBody)
-	if err != nil {
-		return err
-	}
-	doc, err := parseEntityJSON(body)
+	doc, err := readEntity(q)
 	if err != nil {
 		return err
 	}
@@ -165,24 +166,17 @@ func (h *handler) queryEntities(q *request) error {
 	if err != nil {
 		return err
 	}
-	filter, err := parseFilter(q.q)
-	if err != nil {
-		return err
-	}
-	top, err := parseTop(q.q)
+	filter, top, err := parseFilterTop(q.q)
 	if err != nil {
 		return err
 	}
 	query := EntityQuery{Filter: filter, Top: top, Access: q.access}
-	if token := q.q.Get("NextPartitionKey"); token != "" {
-		if query.NextPK, err = decodeContinuation(token); err != nil {
+	if query.NextPK, query.HasNext, err = continuation(q.q, "NextPartitionKey"); err != nil {
+		return err
+	}
+	if query.HasNext {
+		if query.NextRK, _, err = continuation(q.q, "NextRowKey"); err != nil {
 			return err
-		}
-		query.HasNext = true
-		if token := q.q.Get("NextRowKey"); token != "" {
-			if query.NextRK, err = decodeContinuation(token); err != nil {
-				return err
-			}
 		}
 	}
 	page, err := h.svc.QueryEntities(q.ctx(), q.acct, q.res.table, query)

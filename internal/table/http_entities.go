@@ -130,12 +130,19 @@ func (h *handler) deleteEntity(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 }
 
-func (h *handler) getEntity(q *request) error {
+// readShape parses how a read wants its entities answered: the metadata
+// level of the JSON and the properties $select keeps.
+func readShape(q *request) (metadataLevel, selection, error) {
 	level, err := responseFormat(q.r, q.q)
 	if err != nil {
-		return err
+		return level, nil, err
 	}
 	sel, err := parseSelect(q.q.Get("$select"))
+	return level, sel, err
+}
+
+func (h *handler) getEntity(q *request) error {
+	level, sel, err := readShape(q)
 	if err != nil {
 		return err
 	}
@@ -158,11 +165,7 @@ func (h *handler) getEntity(q *request) error {
 }
 
 func (h *handler) queryEntities(q *request) error {
-	level, err := responseFormat(q.r, q.q)
-	if err != nil {
-		return err
-	}
-	sel, err := parseSelect(q.q.Get("$select"))
+	level, sel, err := readShape(q)
 	if err != nil {
 		return err
 	}

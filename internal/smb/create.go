@@ -209,13 +209,7 @@ func (c *conn) create(r *request) response {
 	w.u8(0) // OplockLevel: none is ever granted
 	w.u8(0)
 	w.u32(createActions[res.Action])
-	w.u64(filetime(n.SMB.CreationTime))
-	w.u64(filetime(n.SMB.LastWriteTime)) // last access: not tracked
-	w.u64(filetime(n.SMB.LastWriteTime))
-	w.u64(filetime(n.SMB.ChangeTime))
-	w.u64(allocation(n))
-	w.u64(endOfFile(n))
-	w.u32(attrBits(n))
+	w.openInfo(n)
 	w.u32(0)
 	w.fileID(o.id)
 	w.u32(0) // no create contexts answered
@@ -336,13 +330,7 @@ func (c *conn) closeFile(r *request) response {
 	if n != nil {
 		w.u16(1)
 		w.u32(0)
-		w.u64(filetime(n.SMB.CreationTime))
-		w.u64(filetime(n.SMB.LastWriteTime))
-		w.u64(filetime(n.SMB.LastWriteTime))
-		w.u64(filetime(n.SMB.ChangeTime))
-		w.u64(allocation(n))
-		w.u64(endOfFile(n))
-		w.u32(attrBits(n))
+		w.openInfo(n)
 	} else {
 		w.zero(58)
 	}

@@ -142,13 +142,7 @@ func fileInfo(class uint8, o *open, n *file.Node) (data []byte, fixed, ok bool) 
 		w.raw(name)
 		return w.b, false, true
 	case fileNetworkOpenInformation:
-		w.u64(filetime(n.SMB.CreationTime))
-		w.u64(filetime(n.SMB.LastWriteTime))
-		w.u64(filetime(n.SMB.LastWriteTime))
-		w.u64(filetime(n.SMB.ChangeTime))
-		w.u64(allocation(n))
-		w.u64(endOfFile(n))
-		w.u32(attrBits(n))
+		w.openInfo(n)
 		w.u32(0)
 	case fileAttributeTagInformation:
 		w.u32(attrBits(n))
@@ -169,11 +163,27 @@ func fileInfo(class uint8, o *open, n *file.Node) (data []byte, fixed, ok bool) 
 	return w.b, true, true
 }
 
-func basic(w *buf, n *file.Node) {
+// times writes a node's four FILETIMEs: creation, last access (not
+// tracked: the last write stands in), last write and change.
+func (w *buf) times(n *file.Node) {
 	w.u64(filetime(n.SMB.CreationTime))
 	w.u64(filetime(n.SMB.LastWriteTime))
 	w.u64(filetime(n.SMB.LastWriteTime))
 	w.u64(filetime(n.SMB.ChangeTime))
+}
+
+// openInfo writes what CREATE, CLOSE and FileNetworkOpenInformation
+// answer of a node, in their order: its times, allocation, end of file
+// and attributes.
+func (w *buf) openInfo(n *file.Node) {
+	w.times(n)
+	w.u64(allocation(n))
+	w.u64(endOfFile(n))
+	w.u32(attrBits(n))
+}
+
+func basic(w *buf, n *file.Node) {
+	w.times(n)
 	w.u32(attrBits(n))
 	w.u32(0)
 }

@@ -175,21 +175,10 @@ func (c *checker) verify() {
 			c.Fail("%s: record says %d bytes in %d extents; there are none", b, rec.Size, rec.Extents)
 		}
 	}
-	for b, snaps := range c.snapExts {
-		for snap, exts := range snaps {
-			rec := c.snapshots[b][snap]
-			if rec != nil {
-				checkTier(c, b.String()+" snapshot "+snap, rec)
-				checkEncryption(c, b.String()+" snapshot "+snap, rec)
-			}
-			switch {
-			case rec == nil:
-				c.Fail("%s: extents of snapshot %s without its record", b, snap)
-			case rec.Type != pageBlob:
-				checkSequence(c, b.String()+" snapshot "+snap, rec, exts)
-			}
-		}
-	}
+	checkPointExtents(c, "snapshot", c.snapExts, c.snapshots, func(what string, rec *Blob) {
+		checkTier(c, what, rec)
+		checkEncryption(c, what, rec)
+	})
 	for b, snaps := range c.snapshots {
 		if c.blobs[b] == nil && !allSoftDeleted(snaps) {
 			c.Fail("%s: snapshots of a blob that does not exist", b)
@@ -210,6 +199,28 @@ func (c *checker) verify() {
 
 // checkSequence verifies that a block or append blob's extents lie end to
 // end and add up to its record.
+// checkPointExtents checks the extents of blobs' snapshots or versions
+// (kind) against their records: each has one, and a block or append
+// blob's extents run in sequence. also, when given, checks each record
+// found first.
+func checkPointExtents(c *checker, kind string, exts map[blobID]map[string][]extent, recs map[blobID]map[string]*Blob, also func(what string, rec *Blob)) {
+	for b, points := range exts {
+		for point, pexts := range points {
+			rec := recs[b][point]
+			what := b.String() + " " + kind + " " + point
+			if rec != nil && also != nil {
+				also(what, rec)
+			}
+			switch {
+			case rec == nil:
+				c.Fail("%s: extents of %s %s without its record", b, kind, point)
+			case rec.Type != pageBlob:
+				checkSequence(c, what, rec, pexts)
+			}
+		}
+	}
+}
+
 func checkSequence(c *checker, what string, rec *Blob, exts []extent) {
 	var offset int64
 	for i, e := range exts {

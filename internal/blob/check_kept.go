@@ -77,17 +77,7 @@ func allSoftDeleted(snaps map[string]*Blob) bool {
 // every key lives in a live or a retired container, never both.
 func (c *checker) verifyKept() {
 	k := c.kept
-	for b, vers := range k.versionExts {
-		for id, exts := range vers {
-			rec := k.versions[b][id]
-			switch {
-			case rec == nil:
-				c.Fail("%s: extents of version %s without its record", b, id)
-			case rec.Type != pageBlob:
-				checkSequence(c, b.String()+" version "+id, rec, exts)
-			}
-		}
-	}
+	checkPointExtents(c, "version", k.versionExts, k.versions, nil)
 	for b, vers := range k.versions {
 		for id, rec := range vers {
 			what := fmt.Sprintf("%s version %s", b, id)

@@ -193,13 +193,5 @@ func validContainerName(n string) bool {
 	case "$root", "$logs", "$web":
 		return true
 	}
-	if len(n) < 3 || len(n) > 63 || n[0] == '-' || n[len(n)-1] == '-' || strings.Contains(n, "--") {
-		return false
-	}
-	for _, c := range n {
-		if ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-'; !ok {
-			return false
-		}
-	}
-	return true
+	return storagefront.ValidName(n)
 }

@@ -100,11 +100,7 @@ func (h *handler) putBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	tags, err := requestTags(q.r.Header)
-	if err != nil {
-		return err
-	}
-	pre, err := writeWithEncryption(q)
+	tags, pre, err := creation(q)
 	if err != nil {
 		return err
 	}

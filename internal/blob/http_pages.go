@@ -61,11 +61,7 @@ func (h *handler) createEmpty(q *request, typ string, headers ContentHeaders, me
 			seq = *n
 		}
 	}
-	tags, err := requestTags(q.r.Header)
-	if err != nil {
-		return err
-	}
-	pre, err := writeWithEncryption(q)
+	tags, pre, err := creation(q)
 	if err != nil {
 		return err
 	}

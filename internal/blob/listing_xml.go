@@ -105,6 +105,20 @@ func (w *listingWriter) boolOmitEmpty(tag string, v bool) {
 	}
 }
 
+// boolIfSet writes an optional element: nothing where v is nil.
+func (w *listingWriter) boolIfSet(tag string, v *bool) {
+	if v != nil {
+		w.bool(tag, *v)
+	}
+}
+
+// intIfSet writes an optional number: nothing where v is nil.
+func intIfSet[T int | int64](w *listingWriter, tag string, v *T) {
+	if v != nil {
+		w.int(tag, int64(*v))
+	}
+}
+
 func (w *listingWriter) attr(name, value string) {
 	w.b = append(w.b, ' ')
 	w.b = append(w.b, name...)
@@ -169,19 +183,13 @@ func (w *listingWriter) blob(x *blobXML) {
 	w.boolOmitEmpty("Deleted", x.Deleted)
 	w.textOmitEmpty("Snapshot", x.Snapshot)
 	w.textOmitEmpty("VersionId", x.VersionID)
-	if x.IsCurrent != nil {
-		w.bool("IsCurrentVersion", *x.IsCurrent)
-	}
-	if x.HasVersionsOnly != nil {
-		w.bool("HasVersionsOnly", *x.HasVersionsOnly)
-	}
+	w.boolIfSet("IsCurrentVersion", x.IsCurrent)
+	w.boolIfSet("HasVersionsOnly", x.HasVersionsOnly)
 	p := &x.Properties
 	w.open("Properties")
 	w.text("Creation-Time", p.CreationTime)
 	w.textOmitEmpty("DeletedTime", p.DeletedTime)
-	if p.RemainingDays != nil {
-		w.int("RemainingRetentionDays", int64(*p.RemainingDays))
-	}
+	intIfSet(w, "RemainingRetentionDays", p.RemainingDays)
 	w.text("Last-Modified", p.LastModified)
 	w.text("Etag", p.Etag)
 	w.int("Content-Length", p.ContentLength)
@@ -192,12 +200,8 @@ func (w *listingWriter) blob(x *blobXML) {
 	w.text("Cache-Control", p.CacheControl)
 	w.text("Content-Disposition", p.ContentDisposition)
 	w.text("BlobType", p.BlobType)
-	if p.SequenceNumber != nil {
-		w.int("x-ms-blob-sequence-number", *p.SequenceNumber)
-	}
-	if p.Sealed != nil {
-		w.bool("Sealed", *p.Sealed)
-	}
+	intIfSet(w, "x-ms-blob-sequence-number", p.SequenceNumber)
+	w.boolIfSet("Sealed", p.Sealed)
 	w.textOmitEmpty("AccessTier", p.AccessTier)
 	w.boolOmitEmpty("AccessTierInferred", p.AccessTierInferred)
 	w.textOmitEmpty("AccessTierChangeTime", p.AccessTierChangeTime)
@@ -263,9 +267,7 @@ func (w *listingWriter) containerList(d *containerListXML) {
 		w.bool("HasImmutabilityPolicy", p.HasImmutabilityPolicy)
 		w.bool("HasLegalHold", p.HasLegalHold)
 		w.textOmitEmpty("DeletedTime", p.DeletedTime)
-		if p.RemainingDays != nil {
-			w.int("RemainingRetentionDays", int64(*p.RemainingDays))
-		}
+		intIfSet(w, "RemainingRetentionDays", p.RemainingDays)
 		w.text("DefaultEncryptionScope", p.DefaultEncryptionScope)
 		w.bool("DenyEncryptionScopeOverride", p.DenyEncryptionScopeOverride)
 		w.close("Properties")

@@ -68,6 +68,18 @@ func writePreconditions(q *request) Preconditions {
 	return pre
 }
 
+// creation reads what a request that creates a blob outright (Put Blob,
+// or an empty page or append blob) says beyond its headers and metadata:
+// the tags to give it and the conditions on the blob it may replace.
+func creation(q *request) (Tags, Preconditions, error) {
+	tags, err := requestTags(q.r.Header)
+	if err != nil {
+		return nil, Preconditions{}, err
+	}
+	pre, err := writeWithEncryption(q)
+	return tags, pre, err
+}
+
 // writeWithEncryption is withEncryption for operations that create or
 // replace a blob: as with writePreconditions, a SAS that grants create but
 // not write may only create.

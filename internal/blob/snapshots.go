@@ -32,14 +32,7 @@ func (s *Service) CreateSnapshot(ctx context.Context, ref Ref, meta azhttp.Metad
 		if b.settleTier(s.clock()); b.Tier == tierArchive {
 			return azerr.ErrBlobArchived
 		}
-		// Like a read, a snapshot needs no lease ID but refuses a wrong one.
-		if err := b.Lease.CheckUse(s.clock(), pre.LeaseID, false); err != nil {
-			return azerr.LeaseError(err, azerr.BlobLeaseCodes)
-		}
-		if err := check(pre.Conditions, conditions.Write, b.state(), azerr.ErrConditionNotMet); err != nil {
-			return err
-		}
-		if err := checkTags(pre.IfTags, b); err != nil {
+		if err := s.checkLeaseFree(b, pre); err != nil {
 			return err
 		}
 		if err := pre.Encryption.check(conditions.Write, b); err != nil {

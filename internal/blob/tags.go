@@ -88,6 +88,19 @@ func checkTags(cond *TagCondition, b *Blob) error {
 	return nil
 }
 
+// checkLeaseFree applies the preconditions of a write that, like a read,
+// needs no lease ID but refuses a wrong one (Snapshot Blob, Set Blob
+// Tags): the lease, the write conditions, the tag conditions.
+func (s *Service) checkLeaseFree(b *Blob, pre Preconditions) error {
+	if err := b.Lease.CheckUse(s.clock(), pre.LeaseID, false); err != nil {
+		return azerr.LeaseError(err, azerr.BlobLeaseCodes)
+	}
+	if err := check(pre.Conditions, conditions.Write, b.state(), azerr.ErrConditionNotMet); err != nil {
+		return err
+	}
+	return checkTags(pre.IfTags, b)
+}
+
 // SetBlobTags replaces the index tags of a blob or, as Azure allows since
 // version 2020-08-04, of one of its snapshots (which the tag index, like
 // Find Blobs by Tags, leaves out). Like Azure, it changes neither the
@@ -100,13 +113,7 @@ func (s *Service) SetBlobTags(ctx context.Context, ref Ref, tags Tags, pre Preco
 		if err != nil {
 			return err
 		}
-		if err := b.Lease.CheckUse(s.clock(), pre.LeaseID, false); err != nil {
-			return azerr.LeaseError(err, azerr.BlobLeaseCodes)
-		}
-		if err := check(pre.Conditions, conditions.Write, b.state(), azerr.ErrConditionNotMet); err != nil {
-			return err
-		}
-		if err := checkTags(pre.IfTags, b); err != nil {
+		if err := s.checkLeaseFree(b, pre); err != nil {
 			return err
 		}
 		if b.point != "" {

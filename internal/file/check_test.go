@@ -67,17 +67,7 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, store, f := layout(t)
-			if err := store.Update(t.Context(), func(tx kv.Txn) error { return tc.damage(tx, f) }); err != nil {
-				t.Fatal(err)
-			}
-			err := CheckInvariants(t.Context(), store)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("got %v, want a violation mentioning %q", err, tc.want)
-			}
-			// Undo the damage so the check every test ends with passes.
-			if err := store.Update(t.Context(), func(tx kv.Txn) error { return wipe(tx) }); err != nil {
-				t.Fatal(err)
-			}
+			wantViolation(t, store, func(tx kv.Txn) error { return tc.damage(tx, f) }, tc.want)
 		})
 	}
 }
@@ -89,6 +79,23 @@ func extentsOf(t *testing.T, r kv.Reader, f *Node) []extent {
 		t.Fatalf("extents: %v %v", ext, err)
 	}
 	return ext
+}
+
+// wantViolation applies damage to the store, wants CheckInvariants to
+// report a violation mentioning want, then wipes the keyspace so that the
+// check every test ends with passes.
+func wantViolation(t *testing.T, store kv.Store, damage func(kv.Txn) error, want string) {
+	t.Helper()
+	if err := store.Update(t.Context(), damage); err != nil {
+		t.Fatal(err)
+	}
+	err := CheckInvariants(t.Context(), store)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want a violation mentioning %q", err, want)
+	}
+	if err := store.Update(t.Context(), wipe); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // wipe deletes the whole File keyspace.

@@ -151,11 +151,7 @@ func (t *Tx) GetFileProperties(ref Ref, pre Preconditions) (*Node, error) {
 
 // SetFileMetadata replaces a file's metadata.
 func (s *Service) SetFileMetadata(ctx context.Context, ref Ref, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
-	acct, share, path := ref.Account, ref.Share, ref.Path
-	return s.updateNode(ctx, acct, share, path, false, pre, useWrite, func(n *Node) error {
-		n.Metadata = meta
-		return nil
-	})
+	return s.setMetadata(ctx, ref, false, meta, pre)
 }
 
 // DeleteFile deletes a file and its content.

@@ -140,7 +140,7 @@ func splitPath(p string) (acct, share, path string) {
 // checkNames applies Azure's naming rules for shares, directories and
 // files: share names as container names, paths as CheckPath says.
 func checkNames(share, path string) error {
-	if share != "" && !validShareName(share) {
+	if share != "" && !storagefront.ValidName(share) {
 		if n := len(share); n < 3 || n > 63 {
 			return azerr.ErrOutOfRangeInput.WithMessage("The specified resource name length is not within the permissible limits.")
 		}
@@ -168,16 +168,4 @@ func CheckPath(path string) error {
 		}
 	}
 	return nil
-}
-
-func validShareName(n string) bool {
-	if len(n) < 3 || len(n) > 63 || n[0] == '-' || n[len(n)-1] == '-' || strings.Contains(n, "--") {
-		return false
-	}
-	for _, c := range n {
-		if ok := c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-'; !ok {
-			return false
-		}
-	}
-	return true
 }

@@ -420,16 +420,7 @@ func TestCheckInvariantsCatchesHandleDamage(t *testing.T) {
 			s, store := newTestService(t)
 			mkFile(t, s, "f", 1)
 			h := open(t, s, "f", HandleOptions{Access: w})
-			if err := store.Update(t.Context(), func(tx kv.Txn) error { return tc.damage(tx, h) }); err != nil {
-				t.Fatal(err)
-			}
-			err := CheckInvariants(t.Context(), store)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("got %v, want a violation mentioning %q", err, tc.want)
-			}
-			if err := store.Update(t.Context(), func(tx kv.Txn) error { return wipe(tx) }); err != nil {
-				t.Fatal(err)
-			}
+			wantViolation(t, store, func(tx kv.Txn) error { return tc.damage(tx, h) }, tc.want)
 		})
 	}
 }

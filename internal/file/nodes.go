@@ -159,8 +159,12 @@ func (s *Service) GetDirectory(ctx context.Context, ref Ref, pre Preconditions) 
 
 // SetDirectoryMetadata replaces a directory's metadata.
 func (s *Service) SetDirectoryMetadata(ctx context.Context, ref Ref, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
-	acct, share, path := ref.Account, ref.Share, ref.Path
-	return s.updateNode(ctx, acct, share, path, true, pre, useWrite, func(n *Node) error {
+	return s.setMetadata(ctx, ref, true, meta, pre)
+}
+
+// setMetadata replaces the metadata of a directory (dir) or a file.
+func (s *Service) setMetadata(ctx context.Context, ref Ref, dir bool, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
+	return s.updateNode(ctx, ref.Account, ref.Share, ref.Path, dir, pre, useWrite, func(n *Node) error {
 		n.Metadata = meta
 		return nil
 	})

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -248,16 +247,7 @@ func TestCheckInvariantsCatchesAccountingDamage(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, store, _ := layout(t)
-			if err := store.Update(t.Context(), tc.damage); err != nil {
-				t.Fatal(err)
-			}
-			err := CheckInvariants(t.Context(), store)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("got %v, want a violation mentioning %q", err, tc.want)
-			}
-			if err := store.Update(t.Context(), wipe); err != nil {
-				t.Fatal(err)
-			}
+			wantViolation(t, store, tc.damage, tc.want)
 		})
 	}
 }

@@ -130,9 +130,7 @@ func TestTxRollsBackTogether(t *testing.T) {
 		t.Errorf("%d messages stored, want 1", n)
 	}
 	// kept's receipt is still its current one: the delete was undone.
-	if err := s.DeleteMessage(ctx, acct, "q", kept.ID, kept.PopReceipt); err != nil {
-		t.Errorf("delete with the put's receipt: %v", err)
-	}
+	mustDelete(t, s, "q", kept, "delete with the put's receipt")
 }
 
 // TestTxClockReadOnce: every operation of a Tx shares the time In read.

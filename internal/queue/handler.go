@@ -138,13 +138,8 @@ func checkQueueName(n string) error {
 	if len(n) < 3 || len(n) > 63 {
 		return azerr.ErrOutOfRangeInput.WithMessage("The specified resource name length is not within the permissible limits.")
 	}
-	if n[0] == '-' || n[len(n)-1] == '-' || strings.Contains(n, "--") {
+	if !storagefront.ValidName(n) {
 		return azerr.ErrInvalidResourceName
-	}
-	for _, c := range n {
-		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' {
-			return azerr.ErrInvalidResourceName
-		}
 	}
 	return nil
 }

@@ -112,6 +112,14 @@ func mustGet(t *testing.T, s *Service, queue string, n int, vt time.Duration) []
 	return msgs
 }
 
+// mustDelete deletes m with its receipt; what says which receipt it is.
+func mustDelete(t *testing.T, s *Service, queue string, m *Message, what string) {
+	t.Helper()
+	if err := s.DeleteMessage(context.Background(), acct, queue, m.ID, m.PopReceipt); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
 func mustPeek(t *testing.T, s *Service, queue string, n int) []Message {
 	t.Helper()
 	msgs, err := s.PeekMessages(context.Background(), acct, queue, n)

@@ -362,15 +362,18 @@ func (s *Service) UpdateMessage(ctx context.Context, acct, queue, id, popReceipt
 
 // ClearMessages deletes every message of a queue.
 func (s *Service) ClearMessages(ctx context.Context, acct, queue string) error {
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := loadQueue(tx, acct, queue); err != nil {
-			return err
-		}
-		p := messagesPrefix(acct, queue)
-		return tx.DeleteRange(p, kv.PrefixEnd(p))
-	})
+	err := s.store.Update(ctx, func(tx kv.Txn) error { return clearQueue(tx, acct, queue) })
 	if err != nil {
 		return fmt.Errorf("clear messages: %w", err)
 	}
 	return nil
+}
+
+// clearQueue deletes every message of a queue that must exist.
+func clearQueue(tx kv.Txn, acct, queue string) error {
+	if _, err := loadQueue(tx, acct, queue); err != nil {
+		return err
+	}
+	p := messagesPrefix(acct, queue)
+	return tx.DeleteRange(p, kv.PrefixEnd(p))
 }

@@ -34,9 +34,7 @@ func TestPutGetDelete(t *testing.T) {
 	if got[0].PopReceipt == put.PopReceipt {
 		t.Errorf("get issued the put's pop receipt again")
 	}
-	if err := s.DeleteMessage(ctx, acct, "q", got[0].ID, got[0].PopReceipt); err != nil {
-		t.Fatalf("delete: %v", err)
-	}
+	mustDelete(t, s, "q", &got[0], "delete")
 	clock.Advance(time.Minute)
 	if msgs := mustGet(t, s, "q", 32, time.Second); len(msgs) != 0 {
 		t.Errorf("deleted message came back: %+v", msgs)
@@ -73,9 +71,7 @@ func TestVisibilityWindow(t *testing.T) {
 	text := "hijack"
 	_, err := s.UpdateMessage(ctx, acct, "q", first.ID, first.PopReceipt, 0, &text)
 	wantErr(t, err, azerr.ErrMessageNotFound, "update with stale receipt")
-	if err := s.DeleteMessage(ctx, acct, "q", again[0].ID, again[0].PopReceipt); err != nil {
-		t.Fatalf("delete with current receipt: %v", err)
-	}
+	mustDelete(t, s, "q", &again[0], "delete with current receipt")
 }
 
 // TestReceiptOutlivesWindow: as in Azure, time alone does not invalidate a
@@ -86,18 +82,14 @@ func TestReceiptOutlivesWindow(t *testing.T) {
 	mustPut(t, s, "q", "slow", PutOptions{})
 	m := mustGet(t, s, "q", 1, 10*time.Second)[0]
 	clock.Advance(time.Hour)
-	if err := s.DeleteMessage(context.Background(), acct, "q", m.ID, m.PopReceipt); err != nil {
-		t.Fatalf("delete after the window, nobody else took it: %v", err)
-	}
+	mustDelete(t, s, "q", &m, "delete after the window, nobody else took it")
 }
 
 func TestPutReceiptDeletes(t *testing.T) {
 	s, _ := newTestService(t)
 	mustCreate(t, s, "q")
 	m := mustPut(t, s, "q", "x", PutOptions{Visibility: time.Hour})
-	if err := s.DeleteMessage(context.Background(), acct, "q", m.ID, m.PopReceipt); err != nil {
-		t.Fatalf("delete with the put's receipt: %v", err)
-	}
+	mustDelete(t, s, "q", m, "delete with the put's receipt")
 	if n := storedMessages(t, s, "q"); n != 0 {
 		t.Errorf("%d messages left", n)
 	}
@@ -142,9 +134,7 @@ func TestUpdateMessage(t *testing.T) {
 	if len(peek) != 1 || peek[0].Text != "v2" {
 		t.Fatalf("after a visibility-only update: %+v", peek)
 	}
-	if err := s.DeleteMessage(ctx, acct, "q", up2.ID, up2.PopReceipt); err != nil {
-		t.Fatalf("delete with the update's receipt: %v", err)
-	}
+	mustDelete(t, s, "q", up2, "delete with the update's receipt")
 }
 
 // TestPopReceiptMismatch: an update that leaves the message where it was

@@ -40,11 +40,7 @@ func (s *Service) CreateQueue(ctx context.Context, acct, name string, meta azhtt
 // DeleteQueue removes a queue and every message in it.
 func (s *Service) DeleteQueue(ctx context.Context, acct, name string) error {
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		if _, err := loadQueue(tx, acct, name); err != nil {
-			return err
-		}
-		p := messagesPrefix(acct, name)
-		if err := tx.DeleteRange(p, kv.PrefixEnd(p)); err != nil {
+		if err := clearQueue(tx, acct, name); err != nil {
 			return err
 		}
 		return tx.Delete(queueKey(acct, name))

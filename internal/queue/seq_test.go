@@ -71,8 +71,6 @@ func TestGetPastManyConsumed(t *testing.T) {
 		if len(got) != 1 || got[0].Text != fmt.Sprint(i) {
 			t.Fatalf("Get %d gave %v", i, texts(got))
 		}
-		if err := s.DeleteMessage(context.Background(), acct, "q", got[0].ID, got[0].PopReceipt); err != nil {
-			t.Fatal(err)
-		}
+		mustDelete(t, s, "q", &got[0], "delete")
 	}
 }

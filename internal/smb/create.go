@@ -69,20 +69,33 @@ func expandAccess(m uint32) uint32 {
 	return m &^ (accGenericAll | accGenericExecute | accGenericWrite | accGenericRead | accMaximumAllowed)
 }
 
-// modelAccess is the part of an access mask that takes part in sharing.
-func modelAccess(m uint32) file.Access {
+// accessBits maps wire bits onto the model's access: any of mask set
+// grants a.
+type accessBits []struct {
+	mask uint32
+	a    file.Access
+}
+
+// model is the model access the bits set in m grant.
+func (t accessBits) model(m uint32) file.Access {
 	var a file.Access
-	if m&(accReadData|accExecute) != 0 {
-		a |= file.AccessRead
-	}
-	if m&(accWriteData|accAppendData) != 0 {
-		a |= file.AccessWrite
-	}
-	if m&accDelete != 0 {
-		a |= file.AccessDelete
+	for _, b := range t {
+		if m&b.mask != 0 {
+			a |= b.a
+		}
 	}
 	return a
 }
+
+// desiredBits is the part of an access mask that takes part in sharing.
+var desiredBits = accessBits{
+	{accReadData | accExecute, file.AccessRead},
+	{accWriteData | accAppendData, file.AccessWrite},
+	{accDelete, file.AccessDelete},
+}
+
+// modelAccess is the part of an access mask that takes part in sharing.
+func modelAccess(m uint32) file.Access { return desiredBits.model(m) }
 
 // Share access bits.
 const (
@@ -91,19 +104,14 @@ const (
 	shareDelete uint32 = 4
 )
 
-func modelShare(s uint32) file.Access {
-	var a file.Access
-	if s&shareRead != 0 {
-		a |= file.AccessRead
-	}
-	if s&shareWrite != 0 {
-		a |= file.AccessWrite
-	}
-	if s&shareDelete != 0 {
-		a |= file.AccessDelete
-	}
-	return a
+var shareBits = accessBits{
+	{shareRead, file.AccessRead},
+	{shareWrite, file.AccessWrite},
+	{shareDelete, file.AccessDelete},
 }
+
+// modelShare is the access a CREATE's share mask lets others have.
+func modelShare(s uint32) file.Access { return shareBits.model(s) }
 
 // Create options and actions.
 const (
@@ -201,13 +209,7 @@ func (c *conn) create(r *request) response {
 	w.u8(0) // OplockLevel: none is ever granted
 	w.u8(0)
 	w.u32(createActions[res.Action])
-	w.u64(filetime(n.SMB.CreationTime))
-	w.u64(filetime(n.SMB.LastWriteTime)) // last access: not tracked
-	w.u64(filetime(n.SMB.LastWriteTime))
-	w.u64(filetime(n.SMB.ChangeTime))
-	w.u64(allocation(n))
-	w.u64(endOfFile(n))
-	w.u32(attrBits(n))
+	w.openInfo(n)
 	w.u32(0)
 	w.fileID(o.id)
 	w.u32(0) // no create contexts answered
@@ -255,6 +257,24 @@ func (c *conn) lookup(r *request, id fileID) (*open, uint32) {
 	return o, statusSuccess
 }
 
+// openOf finds the open a request names once its fixed part is read: a
+// request cut short answers STATUS_INVALID_PARAMETER before the FileId is
+// looked at.
+func (c *conn) openOf(r *request, id fileID) (*open, uint32) {
+	if r.b.bad {
+		return nil, statusInvalidParameter
+	}
+	return c.lookup(r, id)
+}
+
+// node is the file or directory an open names, as the file model has it.
+func (c *conn) node(r *request, o *open) (*file.Node, error) {
+	ctx, cancel := c.opCtx()
+	defer cancel()
+	_, n, err := c.srv.files.HandleInfo(ctx, o.handle(r.sess.account))
+	return n, err
+}
+
 // gone answers a domain error on an open: a handle the file model no
 // longer has (force-closed, or its share deleted) is forgotten and
 // answers STATUS_FILE_CLOSED, as Azure answers after Force Close Handles.
@@ -285,18 +305,13 @@ func (c *conn) release(s *session, o *open) {
 // closeFile answers CLOSE, with the file's attributes when asked.
 func (c *conn) closeFile(r *request) response {
 	flags := r.b.u16(2)
-	o, st := c.lookup(r, r.b.fileID(8))
-	if r.b.bad {
-		return errResp(statusInvalidParameter)
-	}
+	o, st := c.openOf(r, r.b.fileID(8))
 	if o == nil {
 		return errResp(st)
 	}
 	var n *file.Node
 	if flags&1 != 0 {
-		ctx, cancel := c.opCtx()
-		_, n, _ = c.srv.files.HandleInfo(ctx, o.handle(r.sess.account))
-		cancel()
+		n, _ = c.node(r, o)
 	}
 	s := r.sess
 	s.mu.Lock()
@@ -315,13 +330,7 @@ func (c *conn) closeFile(r *request) response {
 	if n != nil {
 		w.u16(1)
 		w.u32(0)
-		w.u64(filetime(n.SMB.CreationTime))
-		w.u64(filetime(n.SMB.LastWriteTime))
-		w.u64(filetime(n.SMB.LastWriteTime))
-		w.u64(filetime(n.SMB.ChangeTime))
-		w.u64(allocation(n))
-		w.u64(endOfFile(n))
-		w.u32(attrBits(n))
+		w.openInfo(n)
 	} else {
 		w.zero(58)
 	}
@@ -334,9 +343,7 @@ func (c *conn) flush(r *request) response {
 	if o == nil {
 		return errResp(st)
 	}
-	ctx, cancel := c.opCtx()
-	defer cancel()
-	if _, _, err := c.srv.files.HandleInfo(ctx, o.handle(r.sess.account)); err != nil {
+	if _, err := c.node(r, o); err != nil {
 		return c.gone(r, o, err)
 	}
 	return response{body: []byte{4, 0, 0, 0}}
@@ -349,10 +356,7 @@ func (c *conn) read(r *request) response {
 	offset := b.u64(8)
 	id := b.fileID(16)
 	minCount := b.u32(32)
-	if b.bad {
-		return errResp(statusInvalidParameter)
-	}
-	o, st := c.lookup(r, id)
+	o, st := c.openOf(r, id)
 	if o == nil {
 		return errResp(st)
 	}
@@ -392,10 +396,7 @@ func (c *conn) writeFile(r *request) response {
 	offset := b.u64(8)
 	id := b.fileID(16)
 	data := b.buffer(uint32(dataOff), length)
-	if b.bad {
-		return errResp(statusInvalidParameter)
-	}
-	o, st := c.lookup(r, id)
+	o, st := c.openOf(r, id)
 	if o == nil {
 		return errResp(st)
 	}
@@ -407,9 +408,7 @@ func (c *conn) writeFile(r *request) response {
 	case length > maxIO:
 		return errResp(statusInvalidParameter)
 	case offset == ^uint64(0): // write at end of file
-		ctx, cancel := c.opCtx()
-		_, n, err := c.srv.files.HandleInfo(ctx, o.handle(r.sess.account))
-		cancel()
+		n, err := c.node(r, o)
 		if err != nil {
 			return c.gone(r, o, err)
 		}

@@ -157,10 +157,7 @@ func dirEntry(class uint8, e file.Entry) []byte {
 		w.raw(name)
 		return w.b
 	}
-	w.u64(filetime(n.SMB.CreationTime))
-	w.u64(filetime(n.SMB.LastWriteTime))
-	w.u64(filetime(n.SMB.LastWriteTime))
-	w.u64(filetime(n.SMB.ChangeTime))
+	w.times(n)
 	w.u64(endOfFile(n))
 	w.u64(allocation(n))
 	w.u32(attrBits(n))

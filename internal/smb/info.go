@@ -52,10 +52,7 @@ func (c *conn) queryInfo(r *request) response {
 	typ, class := b.u8(2), b.u8(3)
 	outLen := b.u32(4)
 	id := b.fileID(24)
-	if b.bad {
-		return errResp(statusInvalidParameter)
-	}
-	o, st := c.lookup(r, id)
+	o, st := c.openOf(r, id)
 	if o == nil {
 		return errResp(st)
 	}
@@ -67,9 +64,7 @@ func (c *conn) queryInfo(r *request) response {
 			// No 8.3 short names, as on a volume that does not make them.
 			return errResp(statusObjectNameNotFound)
 		}
-		ctx, cancel := c.opCtx()
-		_, n, err := c.srv.files.HandleInfo(ctx, o.handle(r.sess.account))
-		cancel()
+		n, err := c.node(r, o)
 		if err != nil {
 			return c.gone(r, o, err)
 		}
@@ -147,13 +142,7 @@ func fileInfo(class uint8, o *open, n *file.Node) (data []byte, fixed, ok bool) 
 		w.raw(name)
 		return w.b, false, true
 	case fileNetworkOpenInformation:
-		w.u64(filetime(n.SMB.CreationTime))
-		w.u64(filetime(n.SMB.LastWriteTime))
-		w.u64(filetime(n.SMB.LastWriteTime))
-		w.u64(filetime(n.SMB.ChangeTime))
-		w.u64(allocation(n))
-		w.u64(endOfFile(n))
-		w.u32(attrBits(n))
+		w.openInfo(n)
 		w.u32(0)
 	case fileAttributeTagInformation:
 		w.u32(attrBits(n))
@@ -174,11 +163,27 @@ func fileInfo(class uint8, o *open, n *file.Node) (data []byte, fixed, ok bool) 
 	return w.b, true, true
 }
 
-func basic(w *buf, n *file.Node) {
+// times writes a node's four FILETIMEs: creation, last access (not
+// tracked: the last write stands in), last write and change.
+func (w *buf) times(n *file.Node) {
 	w.u64(filetime(n.SMB.CreationTime))
 	w.u64(filetime(n.SMB.LastWriteTime))
 	w.u64(filetime(n.SMB.LastWriteTime))
 	w.u64(filetime(n.SMB.ChangeTime))
+}
+
+// openInfo writes what CREATE, CLOSE and FileNetworkOpenInformation
+// answer of a node, in their order: its times, allocation, end of file
+// and attributes.
+func (w *buf) openInfo(n *file.Node) {
+	w.times(n)
+	w.u64(allocation(n))
+	w.u64(endOfFile(n))
+	w.u32(attrBits(n))
+}
+
+func basic(w *buf, n *file.Node) {
+	w.times(n)
 	w.u32(attrBits(n))
 	w.u32(0)
 }
@@ -270,10 +275,7 @@ func (c *conn) setInfo(r *request) response {
 	bufLen, bufOff := b.u32(4), b.u16(8)
 	id := b.fileID(16)
 	in := b.buffer(uint32(bufOff), bufLen)
-	if b.bad {
-		return errResp(statusInvalidParameter)
-	}
-	o, st := c.lookup(r, id)
+	o, st := c.openOf(r, id)
 	if o == nil {
 		return errResp(st)
 	}

@@ -68,8 +68,10 @@ func (d *decoder) fail() {
 	d.b = nil
 }
 
-func (d *decoder) uvarint() uint64 {
-	v, n := binary.Uvarint(d.b)
+// varNum reads one number with read (binary.Uvarint or binary.Varint);
+// a short or overlong one fails the decoder.
+func varNum[T uint64 | int64](d *decoder, read func([]byte) (T, int)) T {
+	v, n := read(d.b)
 	if n <= 0 {
 		d.fail()
 		return 0
@@ -78,15 +80,9 @@ func (d *decoder) uvarint() uint64 {
 	return v
 }
 
-func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
+func (d *decoder) uvarint() uint64 { return varNum(d, binary.Uvarint) }
+
+func (d *decoder) varint() int64 { return varNum(d, binary.Varint) }
 
 func (d *decoder) bytes(n uint64) string {
 	if n > uint64(len(d.b)) {

@@ -29,16 +29,21 @@ func setEntityHeaders(q *request, e *Entity) {
 	setODataHeaders(hdr)
 }
 
+// readEntity reads and parses the entity a request's body carries.
+func readEntity(q *request) (*entityBody, error) {
+	body, err := readBody(q.r, maxBody)
+	if err != nil {
+		return nil, err
+	}
+	return parseEntityJSON(body)
+}
+
 func (h *handler) insertEntity(q *request) error {
 	level, err := responseFormat(q.r, q.q)
 	if err != nil {
 		return err
 	}
-	body, err := readBody(q.r, maxBody)
-	if err != nil {
-		return err
-	}
-	doc, err := parseEntityJSON(body)
+	doc, err := readEntity(q)
 	if err != nil {
 		return err
 	}
@@ -79,11 +84,7 @@ func (h *handler) updateEntity(q *request) error {
 	if err := checkKeys(q, pk, rk); err != nil {
 		return err
 	}
-	body, err := readBody(q.r, maxBody)
-	if err != nil {
-		return err
-	}
-	doc, err := parseEntityJSON(body)
+	doc, err := readEntity(q)
 	if err != nil {
 		return err
 	}
@@ -129,12 +130,19 @@ func (h *handler) deleteEntity(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 }
 
-func (h *handler) getEntity(q *request) error {
+// readShape parses how a read wants its entities answered: the metadata
+// level of the JSON and the properties $select keeps.
+func readShape(q *request) (metadataLevel, selection, error) {
 	level, err := responseFormat(q.r, q.q)
 	if err != nil {
-		return err
+		return level, nil, err
 	}
 	sel, err := parseSelect(q.q.Get("$select"))
+	return level, sel, err
+}
+
+func (h *handler) getEntity(q *request) error {
+	level, sel, err := readShape(q)
 	if err != nil {
 		return err
 	}
@@ -157,32 +165,21 @@ func (h *handler) getEntity(q *request) error {
 }
 
 func (h *handler) queryEntities(q *request) error {
-	level, err := responseFormat(q.r, q.q)
+	level, sel, err := readShape(q)
 	if err != nil {
 		return err
 	}
-	sel, err := parseSelect(q.q.Get("$select"))
-	if err != nil {
-		return err
-	}
-	filter, err := parseFilter(q.q)
-	if err != nil {
-		return err
-	}
-	top, err := parseTop(q.q)
+	filter, top, err := parseFilterTop(q.q)
 	if err != nil {
 		return err
 	}
 	query := EntityQuery{Filter: filter, Top: top, Access: q.access}
-	if token := q.q.Get("NextPartitionKey"); token != "" {
-		if query.NextPK, err = decodeContinuation(token); err != nil {
+	if query.NextPK, query.HasNext, err = continuation(q.q, "NextPartitionKey"); err != nil {
+		return err
+	}
+	if query.HasNext {
+		if query.NextRK, _, err = continuation(q.q, "NextRowKey"); err != nil {
 			return err
-		}
-		query.HasNext = true
-		if token := q.q.Get("NextRowKey"); token != "" {
-			if query.NextRK, err = decodeContinuation(token); err != nil {
-				return err
-			}
 		}
 	}
 	page, err := h.svc.QueryEntities(q.ctx(), q.acct, q.res.table, query)

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
@@ -35,6 +36,31 @@ func parseTop(q map[string][]string) (int, error) {
 		return 0, azerr.ErrInvalidInput.WithMessage("The value %q of $top is not valid: it must be an integer from 1 to %d.", vs[0], maxPageSize)
 	}
 	return n, nil
+}
+
+// parseFilterTop parses the $filter and $top that Query Tables and Query
+// Entities share, in that order.
+func parseFilterTop(q map[string][]string) (*odata.Filter, int, error) {
+	filter, err := parseFilter(q)
+	if err != nil {
+		return nil, 0, err
+	}
+	top, err := parseTop(q)
+	if err != nil {
+		return nil, 0, err
+	}
+	return filter, top, nil
+}
+
+// continuation decodes the continuation token in the query parameter
+// name; ok is false where the query sends none.
+func continuation(q url.Values, name string) (token string, ok bool, err error) {
+	v := q.Get(name)
+	if v == "" {
+		return "", false, nil
+	}
+	token, err = decodeContinuation(v)
+	return token, true, err
 }
 
 // parseFilter parses $filter; a malformed filter is InvalidInput.
@@ -119,19 +145,13 @@ func (h *handler) queryTables(q *request) error {
 	if err != nil {
 		return err
 	}
-	filter, err := parseFilter(q.q)
+	filter, top, err := parseFilterTop(q.q)
 	if err != nil {
 		return err
 	}
-	top, err := parseTop(q.q)
+	next, _, err := continuation(q.q, "NextTableName")
 	if err != nil {
 		return err
-	}
-	next := ""
-	if token := q.q.Get("NextTableName"); token != "" {
-		if next, err = decodeContinuation(token); err != nil {
-			return err
-		}
 	}
 	page, err := h.svc.QueryTables(q.ctx(), q.acct, filter, top, next)
 	if err != nil {

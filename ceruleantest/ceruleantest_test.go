@@ -25,12 +25,20 @@ import (
 	"github.com/cerulean-db/cerulean/ceruleantest"
 )
 
-func putBlob(t *testing.T, conn, container, name, content string) {
+// connect is the client newClient makes from the connection string conn
+// with the SDK's default options; a string the SDK refuses stops the test.
+func connect[C, O any](t *testing.T, newClient func(conn string, options *O) (C, error), conn string) C {
 	t.Helper()
-	client, err := azblob.NewClientFromConnectionString(conn, nil)
+	c, err := newClient(conn, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c
+}
+
+func putBlob(t *testing.T, conn, container, name, content string) {
+	t.Helper()
+	client := connect(t, azblob.NewClientFromConnectionString, conn)
 	if _, err := client.CreateContainer(context.Background(), container, nil); err != nil {
 		t.Fatalf("create container: %v", err)
 	}
@@ -41,10 +49,7 @@ func putBlob(t *testing.T, conn, container, name, content string) {
 
 func getBlob(t *testing.T, conn, container, name string) string {
 	t.Helper()
-	client, err := azblob.NewClientFromConnectionString(conn, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := connect(t, azblob.NewClientFromConnectionString, conn)
 	resp, err := client.DownloadStream(context.Background(), container, name, nil)
 	if err != nil {
 		t.Fatalf("download: %v", err)
@@ -64,20 +69,14 @@ func TestEveryEndpointAnswers(t *testing.T) {
 	t.Parallel()
 	srv := ceruleantest.Start(t)
 	ctx := context.Background()
-	queues, err := azqueue.NewServiceClientFromConnectionString(srv.ConnectionString, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	queues := connect(t, azqueue.NewServiceClientFromConnectionString, srv.ConnectionString)
 	if _, err := queues.CreateQueue(ctx, "jobs", nil); err != nil {
 		t.Fatalf("create queue: %v", err)
 	}
 	if strings.TrimSuffix(queues.URL(), "/")+"/" != srv.QueueURL {
 		t.Errorf("queue client URL %s, want QueueURL %s", queues.URL(), srv.QueueURL)
 	}
-	files, err := service.NewClientFromConnectionString(srv.ConnectionString, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := connect(t, service.NewClientFromConnectionString, srv.ConnectionString)
 	if _, err := files.CreateShare(ctx, "docs", nil); err != nil {
 		t.Fatalf("create share: %v", err)
 	}
@@ -240,10 +239,7 @@ func TestLogger(t *testing.T) {
 func TestClockExpiresALease(t *testing.T) {
 	srv := ceruleantest.Start(t, ceruleantest.WithTestClock())
 	ctx := context.Background()
-	blobs, err := azblob.NewClientFromConnectionString(srv.ConnectionString, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	blobs := connect(t, azblob.NewClientFromConnectionString, srv.ConnectionString)
 	if _, err := blobs.CreateContainer(ctx, "leases", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -20,10 +20,7 @@ import (
 func TestFaultsAndRetries(t *testing.T) {
 	srv := ceruleantest.Start(t, ceruleantest.WithFaults("blob/PutBlob=busy@50%;retry-after=5ms"))
 	ctx := context.Background()
-	blobs, err := azblob.NewClientFromConnectionString(srv.ConnectionString, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	blobs := connect(t, azblob.NewClientFromConnectionString, srv.ConnectionString)
 	if _, err := blobs.CreateContainer(ctx, "retries", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package azauth_test
 
 import (
 	"context"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -91,25 +90,7 @@ func hostDialer(addr string) *http.Client {
 func newHostStyleServer(t *testing.T, auth *azauth.Authenticator) (*httptest.Server, *outcome) {
 	t.Helper()
 	o := &outcome{}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		account, container, blob := splitPath(r.URL.Path)
-		account = strings.TrimSuffix(account, azhttp.SecondarySuffix)
-		acc, err := auth.Authenticate(r, account, container, blob)
-		o.mu.Lock()
-		o.access, o.err = acc, err
-		o.calls++
-		o.mu.Unlock()
-		if err != nil {
-			azhttp.WriteError(w, r, err)
-			return
-		}
-		if r.Method == http.MethodPut {
-			w.WriteHeader(http.StatusCreated)
-			return
-		}
-		w.WriteHeader(http.StatusOK)
-	})
+	h := authHandler(auth, o, func(account string) string { return strings.TrimSuffix(account, azhttp.SecondarySuffix) })
 	srv := httptest.NewServer(azhttp.HostStyle(auth.Accounts, azhttp.Wrap(auth.Service, quietLogger, nil, azhttp.WriteError, h)))
 	t.Cleanup(srv.Close)
 	return srv, o

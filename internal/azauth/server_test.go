@@ -64,10 +64,22 @@ func (o *outcome) get() (azauth.Access, int, error) {
 func newAuthServer(t *testing.T, auth *azauth.Authenticator) (*httptest.Server, *outcome) {
 	t.Helper()
 	o := &outcome{}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := authHandler(auth, o, func(account string) string { return account })
+	srv := httptest.NewServer(azhttp.Wrap(auth.Service, quietLogger, nil, azhttp.WriteError, h))
+	t.Cleanup(srv.Close)
+	return srv, o
+}
+
+// authHandler authenticates every request for the account (as primary
+// maps the path's first segment), container and blob its path names,
+// records the outcome in o, and answers an authenticated request with an
+// empty success: the handler behind both newAuthServer and
+// newHostStyleServer.
+func authHandler(auth *azauth.Authenticator, o *outcome, primary func(account string) string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		account, container, blob := splitPath(r.URL.Path)
-		acc, err := auth.Authenticate(r, account, container, blob)
+		acc, err := auth.Authenticate(r, primary(account), container, blob)
 		o.mu.Lock()
 		o.access, o.err = acc, err
 		o.calls++
@@ -85,9 +97,6 @@ func newAuthServer(t *testing.T, auth *azauth.Authenticator) (*httptest.Server, 
 			w.WriteHeader(http.StatusOK)
 		}
 	})
-	srv := httptest.NewServer(azhttp.Wrap(auth.Service, quietLogger, nil, azhttp.WriteError, h))
-	t.Cleanup(srv.Close)
-	return srv, o
 }
 
 // clientOptions disables retries (a 403 must surface at once) and installs

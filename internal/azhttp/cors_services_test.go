@@ -23,31 +23,19 @@ func TestPreflightEveryStorageService(t *testing.T) {
 	ctx := t.Context()
 	origins, methods, headers := to.Ptr("https://app.example"), to.Ptr("GET,PUT"), to.Ptr("x-ms-meta-*,content-type")
 
-	bcred, err := blobservice.NewSharedKeyCredential(env.Account, env.Key)
-	must(t, err)
-	bsvc, err := blobservice.NewClientWithSharedKeyCredential(env.BlobURL, bcred, nil)
-	must(t, err)
-	_, err = bsvc.SetProperties(ctx, &blobservice.SetPropertiesOptions{CORS: []*blobservice.CORSRule{{AllowedOrigins: origins, AllowedMethods: methods, AllowedHeaders: headers, ExposedHeaders: to.Ptr(""), MaxAgeInSeconds: to.Ptr[int32](60)}}})
+	bsvc := sharedKeyClient(t, env, env.BlobURL, blobservice.NewSharedKeyCredential, blobservice.NewClientWithSharedKeyCredential)
+	_, err := bsvc.SetProperties(ctx, &blobservice.SetPropertiesOptions{CORS: []*blobservice.CORSRule{{AllowedOrigins: origins, AllowedMethods: methods, AllowedHeaders: headers, ExposedHeaders: to.Ptr(""), MaxAgeInSeconds: to.Ptr[int32](60)}}})
 	must(t, err)
 
-	qcred, err := azqueue.NewSharedKeyCredential(env.Account, env.Key)
-	must(t, err)
-	qsvc, err := azqueue.NewServiceClientWithSharedKeyCredential(env.QueueURL, qcred, nil)
-	must(t, err)
+	qsvc := sharedKeyClient(t, env, env.QueueURL, azqueue.NewSharedKeyCredential, azqueue.NewServiceClientWithSharedKeyCredential)
 	_, err = qsvc.SetProperties(ctx, &azqueue.SetPropertiesOptions{CORS: []*azqueue.CORSRule{{AllowedOrigins: origins, AllowedMethods: methods, AllowedHeaders: headers, ExposedHeaders: to.Ptr(""), MaxAgeInSeconds: to.Ptr[int32](60)}}})
 	must(t, err)
 
-	tcred, err := aztables.NewSharedKeyCredential(env.Account, env.Key)
-	must(t, err)
-	tsvc, err := aztables.NewServiceClientWithSharedKey(env.TableURL, tcred, nil)
-	must(t, err)
+	tsvc := sharedKeyClient(t, env, env.TableURL, aztables.NewSharedKeyCredential, aztables.NewServiceClientWithSharedKey)
 	_, err = tsvc.SetProperties(ctx, aztables.ServiceProperties{Cors: []*aztables.CorsRule{{AllowedOrigins: origins, AllowedMethods: methods, AllowedHeaders: headers, ExposedHeaders: to.Ptr(""), MaxAgeInSeconds: to.Ptr[int32](60)}}}, nil)
 	must(t, err)
 
-	fcred, err := fileservice.NewSharedKeyCredential(env.Account, env.Key)
-	must(t, err)
-	fsvc, err := fileservice.NewClientWithSharedKeyCredential(env.FileURL, fcred, nil)
-	must(t, err)
+	fsvc := sharedKeyClient(t, env, env.FileURL, fileservice.NewSharedKeyCredential, fileservice.NewClientWithSharedKeyCredential)
 	_, err = fsvc.SetProperties(ctx, &fileservice.SetPropertiesOptions{CORS: []*fileservice.CORSRule{{AllowedOrigins: origins, AllowedMethods: methods, AllowedHeaders: headers, ExposedHeaders: to.Ptr(""), MaxAgeInSeconds: to.Ptr[int32](60)}}})
 	must(t, err)
 
@@ -81,6 +69,17 @@ func TestPreflightEveryStorageService(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sharedKeyClient is the client an SDK's own constructors make for url
+// with the Shared Key credential of env's account, given default options.
+func sharedKeyClient[Cred, Client, Opts any](t *testing.T, env *servertest.Env, url string, newCred func(account, key string) (Cred, error), newClient func(string, Cred, *Opts) (Client, error)) Client {
+	t.Helper()
+	cred, err := newCred(env.Account, env.Key)
+	must(t, err)
+	c, err := newClient(url, cred, nil)
+	must(t, err)
+	return c
 }
 
 func must(t *testing.T, err error) {

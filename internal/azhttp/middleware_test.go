@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-var guid = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+var guidForm = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
 
 func TestWrap(t *testing.T) {
 	var seenID string
@@ -51,7 +51,7 @@ func TestWrap(t *testing.T) {
 			if w.Code != tc.wantStatus || wireHeader(w).Get("x-ms-error-code") != tc.wantCode || wireHeader(w).Get("x-ms-version") != tc.wantVer {
 				t.Fatalf("status=%d headers=%v body=%s", w.Code, w.Header(), w.Body)
 			}
-			if !guid.MatchString(id) || (tc.wantCode == "" && seenID != id) {
+			if !guidForm.MatchString(id) || (tc.wantCode == "" && seenID != id) {
 				t.Fatalf("request id %q (handler saw %q)", id, seenID)
 			}
 			if wireHeader(w).Get("Server") != "cerulean" {
@@ -83,7 +83,7 @@ func TestNewRequestIDUnique(t *testing.T) {
 	seen := map[string]bool{}
 	for range 1000 {
 		id := newRequestID()
-		if seen[id] || !guid.MatchString(id) {
+		if seen[id] || !guidForm.MatchString(id) {
 			t.Fatalf("bad or repeated id %q", id)
 		}
 		seen[id] = true

@@ -149,16 +149,9 @@ func (w *cosmosQuery) Setup(ctx context.Context, c *Clients) error {
 
 func (w *cosmosQuery) Op(ctx context.Context, _ int) (int64, error) {
 	pager := w.c.NewQueryItemsPager("SELECT c.id, c.n FROM c WHERE c.n >= 500 ORDER BY c.n DESC", azcosmos.NewPartitionKeyString("q"), nil)
-	seen, bytes := 0, int64(0)
-	for pager.More() {
-		page, err := pager.NextPage(ctx)
-		if err != nil {
-			return 0, err
-		}
-		seen += len(page.Items)
-		for _, it := range page.Items {
-			bytes += int64(len(it))
-		}
+	seen, bytes, err := drain(ctx, pager, func(p azcosmos.QueryItemsResponse) [][]byte { return p.Items })
+	if err != nil {
+		return 0, err
 	}
 	if seen != partitionEntities/2 {
 		return 0, fmt.Errorf("query returned %d items, want %d", seen, partitionEntities/2)

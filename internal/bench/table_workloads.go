@@ -99,16 +99,9 @@ func (w *tablePartitionQuery) Setup(ctx context.Context, c *Clients) error {
 func (w *tablePartitionQuery) Op(ctx context.Context, _ int) (int64, error) {
 	filter := "PartitionKey eq 'part'"
 	pager := w.t.NewListEntitiesPager(&aztables.ListEntitiesOptions{Filter: &filter})
-	seen, bytes := 0, int64(0)
-	for pager.More() {
-		page, err := pager.NextPage(ctx)
-		if err != nil {
-			return 0, err
-		}
-		seen += len(page.Entities)
-		for _, e := range page.Entities {
-			bytes += int64(len(e))
-		}
+	seen, bytes, err := drain(ctx, pager, func(p aztables.ListEntitiesResponse) [][]byte { return p.Entities })
+	if err != nil {
+		return 0, err
 	}
 	if seen != partitionEntities {
 		return 0, fmt.Errorf("queried %d entities, want %d", seen, partitionEntities)

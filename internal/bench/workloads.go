@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"sort"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 )
 
 // workloads builds each named workload fresh for a run.
@@ -48,3 +51,19 @@ func New(name string) (Workload, error) {
 
 // NewBlobList returns blob-list over a container of n blobs (for scaling runs).
 func NewBlobList(n int) Workload { return &blobList{blobs: n} }
+
+// drain reads every page of pager and counts the rows rows(page) finds on
+// them and their bytes: the measure of the query workloads.
+func drain[T any](ctx context.Context, pager *runtime.Pager[T], rows func(T) [][]byte) (seen int, bytes int64, err error) {
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return 0, 0, err
+		}
+		seen += len(rows(page))
+		for _, r := range rows(page) {
+			bytes += int64(len(r))
+		}
+	}
+	return seen, bytes, nil
+}

@@ -3,7 +3,6 @@ package blob
 import (
 	"bufio"
 	"bytes"
-	"crypto/rand"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/guid"
 )
 
 // Blob Batch (comp=batch) carries Delete Blob or Set Blob Tier
@@ -277,10 +277,4 @@ func reasonPhrase(status int, rec *subResponse) string {
 }
 
 // newBatchID returns a random UUID for a response boundary.
-func newBatchID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never returns an error
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
+func newBatchID() string { return guid.New() }

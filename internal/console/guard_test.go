@@ -14,13 +14,28 @@ import (
 // is not added.
 func send(t *testing.T, site *httptest.Server, method, url, host string, header map[string]string) (*http.Response, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := newRequest(t, method, url, nil)
 	if host != "" {
 		req.Host = host
 	}
+	return exchange(t, site, req, header)
+}
+
+// newRequest is http.NewRequest that stops the test on error.
+func newRequest(t *testing.T, method, url string, body io.Reader) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(method, url, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req
+}
+
+// exchange sets header on req (over what the caller set), sends it with
+// site's client and reads the whole answer, so send and consoleCall
+// differ only in how they build the request.
+func exchange(t *testing.T, site *httptest.Server, req *http.Request, header map[string]string) (*http.Response, string) {
+	t.Helper()
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}

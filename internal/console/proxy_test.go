@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -32,24 +31,9 @@ func startConsole(t *testing.T) (*httptest.Server, *servertest.Env) {
 // consoleCall is one request as the page sends it.
 func consoleCall(t *testing.T, site *httptest.Server, method, path string, header map[string]string, body string) (*http.Response, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, site.URL+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
+	req := newRequest(t, method, site.URL+path, strings.NewReader(body))
 	req.Header.Set(console.ConsoleHeader, "1")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := site.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(resp.Body)
-	_ = resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, string(b)
+	return exchange(t, site, req, header)
 }
 
 func TestProxySignsEachService(t *testing.T) {

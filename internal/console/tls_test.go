@@ -4,7 +4,6 @@ import (
 	"crypto/x509"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/console"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // TestProxyTrustsRootCAs: Cosmos DB and Search over HTTPS with the
@@ -20,14 +20,7 @@ import (
 func TestProxyTrustsRootCAs(t *testing.T) {
 	dir := t.TempDir()
 	env := servertest.Start(t, servertest.WithDataDir(dir), servertest.WithCosmosTLS(), servertest.WithSearchTLS())
-	pem, err := os.ReadFile(filepath.Join(dir, cosmos.CertFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		t.Fatal("no certificate in the server's certificate file")
-	}
+	pool := testkit.CertPool(t, filepath.Join(dir, cosmos.CertFile))
 	for _, tc := range []struct {
 		roots *x509.CertPool
 		want  int

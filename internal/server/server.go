@@ -221,24 +221,18 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, errors.Join(err, store.Close())
 	}
 	blobs.UseProcesses(s.processes)
-	s.checkInvariantsOf("blob", blobs)
 	s.stopBlobSweeper = blobs.StartSweeper(liveness.TTL)
-	s.blobAddr, err = s.listenStorage(cfg.Host, cfg.BlobPort, "blob", blob.NewHandler(blobs))
-	if err != nil {
-		return nil, errors.Join(err, s.Shutdown(context.Background()))
+	if s.blobAddr, err = s.serveStorage(cfg.Host, cfg.BlobPort, "blob", blobs, blob.NewHandler(blobs)); err != nil {
+		return nil, err
 	}
 	queues := queue.New(queue.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
-	s.checkInvariantsOf("queue", queues)
-	s.queueAddr, err = s.listenStorage(cfg.Host, cfg.QueuePort, "queue", queue.NewHandler(queues))
-	if err != nil {
-		return nil, errors.Join(err, s.Shutdown(context.Background()))
+	if s.queueAddr, err = s.serveStorage(cfg.Host, cfg.QueuePort, "queue", queues, queue.NewHandler(queues)); err != nil {
+		return nil, err
 	}
 	s.stopQueueSweeper = queues.StartSweeper(5 * time.Minute)
 	tables := table.New(table.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
-	s.checkInvariantsOf("table", tables)
-	s.tableAddr, err = s.listenStorage(cfg.Host, cfg.TablePort, "table", table.NewHandler(tables))
-	if err != nil {
-		return nil, errors.Join(err, s.Shutdown(context.Background()))
+	if s.tableAddr, err = s.serveStorage(cfg.Host, cfg.TablePort, "table", tables, table.NewHandler(tables)); err != nil {
+		return nil, err
 	}
 	files := file.New(file.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
 	if cfg.Store == "" {
@@ -248,11 +242,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		}
 	}
 	files.UseProcesses(s.processes)
-	s.checkInvariantsOf("file", files)
 	s.stopFileSweeper = files.StartSweeper(liveness.TTL)
-	s.fileAddr, err = s.listenStorage(cfg.Host, cfg.FilePort, "file", file.NewHandler(files))
-	if err != nil {
-		return nil, errors.Join(err, s.Shutdown(context.Background()))
+	if s.fileAddr, err = s.serveStorage(cfg.Host, cfg.FilePort, "file", files, file.NewHandler(files)); err != nil {
+		return nil, err
 	}
 	if err := s.startSMB(cfg, files); err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
@@ -312,6 +304,18 @@ func openStore(ctx context.Context, cfg Config) (kv.Store, error) {
 		return nil, errors.New("a data directory is required unless the store is in memory")
 	}
 	return pebble.Open(cfg.DataDir, pebble.Options{FS: cfg.FS, MinFreeBytes: cfg.MinFreeBytes, FreeSpace: cfg.FreeSpace, FreeSpaceInterval: cfg.FreeSpaceInterval, Logger: cfg.Logger})
+}
+
+// serveStorage registers the Storage service svc, called name, with
+// CheckInvariants and serves h for it on host:port; a listener that
+// cannot start shuts down what the server has started so far.
+func (s *Server) serveStorage(host string, port int, name string, svc invariantChecker, h http.Handler) (string, error) {
+	s.checkInvariantsOf(name, svc)
+	addr, err := s.listenStorage(host, port, name, h)
+	if err != nil {
+		return "", errors.Join(err, s.Shutdown(context.Background()))
+	}
+	return addr, nil
 }
 
 func (s *Server) listen(host string, port int, name string, h http.Handler) (string, error) {

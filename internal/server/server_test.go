@@ -2,15 +2,14 @@ package server_test
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // TestSearchOverHTTPS: with --search-https the Search service answers
@@ -22,14 +21,7 @@ func TestSearchOverHTTPS(t *testing.T) {
 	if !strings.HasPrefix(env.SearchURL, "https://") || !strings.HasPrefix(env.CosmosURL, "https://") {
 		t.Fatalf("endpoints %s and %s, want https", env.SearchURL, env.CosmosURL)
 	}
-	pem, err := os.ReadFile(filepath.Join(dir, cosmos.CertFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(pem) {
-		t.Fatal("the certificate file holds no certificate")
-	}
+	pool := testkit.CertPool(t, filepath.Join(dir, cosmos.CertFile))
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 	get := func(c *http.Client, url string) (*http.Response, error) {
 		req, err := http.NewRequest(http.MethodGet, url, nil)

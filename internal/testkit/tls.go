@@ -84,3 +84,19 @@ func ResolvingClient(pool *x509.CertPool, hosts map[string]string) *http.Client 
 		},
 	}}
 }
+
+// CertPool is a pool holding the certificates of the PEM file certFile
+// (such as the one the server writes to its data directory for its
+// HTTPS endpoints); a file without a certificate stops the test.
+func CertPool(t testing.TB, certFile string) *x509.CertPool {
+	t.Helper()
+	pem, err := os.ReadFile(certFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		t.Fatalf("no certificate in %s", certFile)
+	}
+	return pool
+}

@@ -1,21 +1,11 @@
 // blob.js: containers and blobs: upload, download, delete, properties,
 // metadata (saved with If-Match) and lease state, ETags throughout.
-import { call, send, checked, h, show, errorBox, okBox, etag, size, seg, segs, parseXML, xmlText, xmlAll, saveAs, crumbs, fmtDate } from './wire.js';
+import { call, send, checked, h, show, errorBox, okBox, etag, size, seg, segs, parseXML, xmlText, xmlAll, saveAs, crumbs, fmtDate, listPages, createForm } from './wire.js';
 
 const href = (container, name) => `#/blob/${encodeURIComponent(container)}` + (name ? `/${encodeURIComponent(name)}` : '');
 
 async function listContainers() {
-  const out = [];
-  let marker = '';
-  do {
-    const resp = await send('blob', '', { query: { comp: 'list', marker } });
-    const doc = parseXML(await resp.text());
-    for (const c of xmlAll(doc, 'Container')) {
-      out.push({ name: xmlText(c, 'Name'), etag: xmlText(c, 'Etag'), lease: xmlText(c, 'LeaseState'), modified: xmlText(c, 'Last-Modified') });
-    }
-    marker = xmlText(doc, 'NextMarker');
-  } while (marker);
-  return out;
+  return listPages('blob', 'Container', (c) => ({ name: xmlText(c, 'Name'), etag: xmlText(c, 'Etag'), lease: xmlText(c, 'LeaseState'), modified: xmlText(c, 'Last-Modified') }));
 }
 
 export async function listTop() {
@@ -32,15 +22,7 @@ function leaseBadge(state) {
 }
 
 async function containersView(main) {
-  const status = h('div');
-  const name = h('input', { placeholder: 'new container name', 'aria-label': 'container name' });
-  const form = h('form', { class: 'row', onsubmit: async (e) => {
-    e.preventDefault();
-    try {
-      await send('blob', seg(name.value), { method: 'PUT', query: { restype: 'container' } });
-      location.hash = href(name.value);
-    } catch (err) { show(status, errorBox(err, { what: 'the container' })); }
-  } }, name, h('button', { class: 'primary' }, 'Create container'));
+  const { form, status } = createForm('container', (name) => send('blob', seg(name), { method: 'PUT', query: { restype: 'container' } }), href);
   const rows = (await listContainers()).map((c) => h('tr', {},
     h('td', {}, h('a', { href: href(c.name) }, c.name)), h('td', {}, fmtDate(c.modified)),
     h('td', {}, etag(c.etag)), h('td', {}, leaseBadge(c.lease))));

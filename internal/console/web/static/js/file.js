@@ -1,20 +1,13 @@
 // file.js: file shares: browse directories, download and upload files,
 // make directories.
-import { send, h, show, errorBox, okBox, etag, size, seg, parseXML, xmlText, xmlAll, saveAs, crumbs, fmtDate } from './wire.js';
+import { send, h, show, errorBox, okBox, etag, size, seg, parseXML, xmlText, xmlAll, saveAs, crumbs, fmtDate, listPages, createForm } from './wire.js';
 
 const href = (share, dirs = []) => '#/file/' + [share, ...dirs].map(encodeURIComponent).join('/');
 // rangeSize is the most one Put Range may write.
 const rangeSize = 4 * 1024 * 1024;
 
 async function listShares() {
-  const out = [];
-  let marker = '';
-  do {
-    const doc = parseXML(await (await send('file', '', { query: { comp: 'list', marker } })).text());
-    for (const s of xmlAll(doc, 'Share')) out.push({ name: xmlText(s, 'Name'), etag: xmlText(s, 'Etag'), quota: xmlText(s, 'Quota') });
-    marker = xmlText(doc, 'NextMarker');
-  } while (marker);
-  return out;
+  return listPages('file', 'Share', (s) => ({ name: xmlText(s, 'Name'), etag: xmlText(s, 'Etag'), quota: xmlText(s, 'Quota') }));
 }
 
 export async function listTop() {
@@ -27,15 +20,7 @@ export async function render(main, parts) {
 }
 
 async function sharesView(main) {
-  const status = h('div');
-  const name = h('input', { placeholder: 'new share name', 'aria-label': 'share name' });
-  const form = h('form', { class: 'row', onsubmit: async (e) => {
-    e.preventDefault();
-    try {
-      await send('file', seg(name.value), { method: 'PUT', query: { restype: 'share' } });
-      location.hash = href(name.value);
-    } catch (err) { show(status, errorBox(err, { what: 'the share' })); }
-  } }, name, h('button', { class: 'primary' }, 'Create share'));
+  const { form, status } = createForm('share', (name) => send('file', seg(name), { method: 'PUT', query: { restype: 'share' } }), href);
   const shares = await listShares();
   show(main, crumbs(['Overview', '#/'], 'Files'), h('h1', {}, 'File shares'), form, status,
     h('table', { class: 'list' }, h('thead', {}, h('tr', {}, ['Name', 'Quota (GiB)', 'ETag'].map((t) => h('th', {}, t)))),

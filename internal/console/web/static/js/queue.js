@@ -1,17 +1,10 @@
 // queue.js: queues: peek, put and clear messages.
-import { send, h, show, errorBox, okBox, seg, parseXML, xmlText, xmlAll, escapeXML, crumbs, fmtDate } from './wire.js';
+import { send, h, show, errorBox, okBox, seg, parseXML, xmlText, xmlAll, escapeXML, crumbs, fmtDate, listPages, createForm, nameList } from './wire.js';
 
 const href = (q) => `#/queue/${encodeURIComponent(q)}`;
 
 async function listQueues() {
-  const out = [];
-  let marker = '';
-  do {
-    const doc = parseXML(await (await send('queue', '', { query: { comp: 'list', marker } })).text());
-    for (const q of xmlAll(doc, 'Queue')) out.push(xmlText(q, 'Name'));
-    marker = xmlText(doc, 'NextMarker');
-  } while (marker);
-  return out;
+  return listPages('queue', 'Queue', (q) => xmlText(q, 'Name'));
 }
 
 export async function listTop() {
@@ -24,19 +17,10 @@ export async function render(main, parts) {
 }
 
 async function queuesView(main) {
-  const status = h('div');
-  const name = h('input', { placeholder: 'new queue name', 'aria-label': 'queue name' });
-  const form = h('form', { class: 'row', onsubmit: async (e) => {
-    e.preventDefault();
-    try {
-      await send('queue', seg(name.value), { method: 'PUT' });
-      location.hash = href(name.value);
-    } catch (err) { show(status, errorBox(err, { what: 'the queue' })); }
-  } }, name, h('button', { class: 'primary' }, 'Create queue'));
+  const { form, status } = createForm('queue', (name) => send('queue', seg(name), { method: 'PUT' }), href);
   const names = await listQueues();
   show(main, crumbs(['Overview', '#/'], 'Queues'), h('h1', {}, 'Queues'), form, status,
-    h('table', { class: 'list' }, h('thead', {}, h('tr', {}, h('th', {}, 'Name'))),
-      h('tbody', {}, names.length ? names.map((n) => h('tr', {}, h('td', {}, h('a', { href: href(n) }, n)))) : h('tr', {}, h('td', { class: 'muted' }, 'No queues.')))));
+    nameList('Name', names, href, 'No queues.'));
 }
 
 async function queueView(main, queue) {

@@ -1,6 +1,6 @@
 // search.js: Search indexes and the search explorer (search text,
 // $filter, $orderby, results as JSON).
-import { send, h, show, errorBox, etag, seg, crumbs, pretty } from './wire.js';
+import { send, h, show, errorBox, etag, seg, crumbs, pretty, nameList } from './wire.js';
 
 const apiVersion = { 'api-version': '2024-07-01' };
 const href = (name) => `#/search/${encodeURIComponent(name)}`;
@@ -21,8 +21,7 @@ export async function render(main, parts) {
 async function indexesView(main) {
   const names = await listIndexes();
   show(main, crumbs(['Overview', '#/'], 'Search'), h('h1', {}, 'Search indexes'),
-    h('table', { class: 'list' }, h('thead', {}, h('tr', {}, h('th', {}, 'Index'))),
-      h('tbody', {}, names.length ? names.map((n) => h('tr', {}, h('td', {}, h('a', { href: href(n) }, n)))) : h('tr', {}, h('td', { class: 'muted' }, 'No indexes.')))));
+    nameList('Index', names, href, 'No indexes.'));
 }
 
 async function explorer(main, index) {

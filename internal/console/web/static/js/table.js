@@ -1,7 +1,7 @@
 // table.js: tables: query with $filter, and edit one entity under the
 // ETag it was read with (If-Match), so that a change someone else made in
 // between comes back as 412 UpdateConditionNotMet and is shown as such.
-import { send, h, show, errorBox, okBox, etag, seg, crumbs, pretty } from './wire.js';
+import { send, h, show, errorBox, okBox, etag, seg, crumbs, pretty, createForm, nameList } from './wire.js';
 
 const json = { Accept: 'application/json;odata=minimalmetadata' };
 const href = (t, pk, rk) => `#/table/${encodeURIComponent(t)}` + (pk !== undefined ? `/${encodeURIComponent(pk)}/${encodeURIComponent(rk)}` : '');
@@ -31,19 +31,10 @@ export async function render(main, parts) {
 }
 
 async function tablesView(main) {
-  const status = h('div');
-  const name = h('input', { placeholder: 'new table name', 'aria-label': 'table name' });
-  const form = h('form', { class: 'row', onsubmit: async (e) => {
-    e.preventDefault();
-    try {
-      await send('table', 'Tables', { method: 'POST', headers: { ...json, 'Content-Type': 'application/json', Prefer: 'return-no-content' }, body: JSON.stringify({ TableName: name.value }) });
-      location.hash = href(name.value);
-    } catch (err) { show(status, errorBox(err, { what: 'the table' })); }
-  } }, name, h('button', { class: 'primary' }, 'Create table'));
+  const { form, status } = createForm('table', (name) => send('table', 'Tables', { method: 'POST', headers: { ...json, 'Content-Type': 'application/json', Prefer: 'return-no-content' }, body: JSON.stringify({ TableName: name }) }), href);
   const names = await listTables();
   show(main, crumbs(['Overview', '#/'], 'Tables'), h('h1', {}, 'Tables'), form, status,
-    h('table', { class: 'list' }, h('thead', {}, h('tr', {}, h('th', {}, 'Name'))),
-      h('tbody', {}, names.length ? names.map((n) => h('tr', {}, h('td', {}, h('a', { href: href(n) }, n)))) : h('tr', {}, h('td', { class: 'muted' }, 'No tables.')))));
+    nameList('Name', names, href, 'No tables.'));
 }
 
 // userProps are an entity's own properties, without the OData

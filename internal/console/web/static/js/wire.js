@@ -172,3 +172,40 @@ export function fmtDate(s) {
 
 // pretty is JSON indented for reading.
 export const pretty = (v) => JSON.stringify(v, null, 2);
+
+// listPages is every item of a Storage XML listing (comp=list on the
+// service's root), page after page until no NextMarker: item(e) for each
+// element named tag.
+export async function listPages(service, tag, item) {
+  const out = [];
+  let marker = '';
+  do {
+    const doc = parseXML(await (await send(service, '', { query: { comp: 'list', marker } })).text());
+    for (const e of xmlAll(doc, tag)) out.push(item(e));
+    marker = xmlText(doc, 'NextMarker');
+  } while (marker);
+  return out;
+}
+
+// createForm is the form that makes a new resource of kind what from the
+// name in its one field: create(name) makes it and the page moves to
+// go(name); a failure is shown in status, which the view places.
+export function createForm(what, create, go) {
+  const status = h('div');
+  const name = h('input', { placeholder: `new ${what} name`, 'aria-label': `${what} name` });
+  const form = h('form', { class: 'row', onsubmit: async (e) => {
+    e.preventDefault();
+    try {
+      await create(name.value);
+      location.hash = go(name.value);
+    } catch (err) { show(status, errorBox(err, { what: `the ${what}` })); }
+  } }, name, h('button', { class: 'primary' }, `Create ${what}`));
+  return { form, status };
+}
+
+// nameList is a one-column list of names, each linked to href(name), or
+// the none text when there are none.
+export function nameList(heading, names, href, none) {
+  return h('table', { class: 'list' }, h('thead', {}, h('tr', {}, h('th', {}, heading))),
+    h('tbody', {}, names.length ? names.map((n) => h('tr', {}, h('td', {}, h('a', { href: href(n) }, n)))) : h('tr', {}, h('td', { class: 'muted' }, none))));
+}

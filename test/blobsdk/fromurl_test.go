@@ -226,10 +226,7 @@ func TestPutPageFromURL(t *testing.T) {
 	must(t, err, "create page blob")
 	var raw *http.Response
 	_, err = pb.UploadPagesFromURL(policy.WithCaptureResponse(ctx, &raw), srcURL, 512, 1024, 1024, nil)
-	must(t, err, "Put Page From URL")
-	if raw.StatusCode != http.StatusCreated {
-		t.Errorf("Put Page From URL: status %d, want 201", raw.StatusCode)
-	}
+	mustStatus(t, err, raw, http.StatusCreated, "Put Page From URL")
 	want := make([]byte, 4096)
 	copy(want[1024:2048], data[512:1536])
 	expectContent(t, pb.BlobClient(), want, "pages written from URL")

@@ -141,12 +141,13 @@ func (r *recorder) mark() int {
 // the kit under the names this suite's files use
 
 var (
-	cname     = testkit.Name // a unique container name starting with tag
-	randBytes = testkit.RandBytes
-	describe  = testkit.Describe
-	must      = testkit.Must
-	checkErr  = testkit.CheckErr[bloberror.Code]
-	mustErr   = testkit.MustErr[bloberror.Code]
+	cname      = testkit.Name // a unique container name starting with tag
+	randBytes  = testkit.RandBytes
+	describe   = testkit.Describe
+	must       = testkit.Must
+	mustStatus = testkit.MustStatus
+	checkErr   = testkit.CheckErr[bloberror.Code]
+	mustErr    = testkit.MustErr[bloberror.Code]
 )
 
 func ptr[T any](v T) *T { return testkit.Ptr(v) }

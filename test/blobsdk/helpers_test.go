@@ -84,6 +84,11 @@ func (f *fixture) newServiceClient() *service.Client {
 	return svc
 }
 
+// signer returns a raw-request sender signed with the fixture's Shared Key.
+func (f *fixture) signer() testkit.Signer {
+	return testkit.BlobSharedKey(f.t, f.env.BlobURL, f.env.Account, f.env.Key)
+}
+
 // createContainer creates a container and fails the test unless the server
 // answers 201.
 func (f *fixture) createContainer(name string, opts *container.CreateOptions) *container.Client {

@@ -522,6 +522,28 @@ func queueConsumer(ctx context.Context, c clients, st *state) {
 
 func ptr[T any](v T) *T { return &v }
 
+// checkOneBatch checks a partition written only by batches of size rows
+// that share a generation: after a kill it must hold one whole batch, no
+// older than the last acknowledged and no newer than the last attempted.
+// gens counts the partition's rows by generation; fail stops the test.
+// It returns the surviving generation, and ok false when the partition is
+// empty and nothing in it was ever acknowledged.
+func checkOneBatch(fail func(string, ...any), partition string, gens map[int]int, size, acked, tried int) (gen int, ok bool) {
+	if acked == 0 && len(gens) == 0 {
+		return 0, false
+	}
+	if len(gens) != 1 {
+		fail("%s holds a mix of batches: %v", partition, gens)
+	}
+	for g, count := range gens {
+		if count != size || g < acked || g > tried {
+			fail("%s: generation %d x%d, acknowledged %d, attempted %d", partition, g, count, acked, tried)
+		}
+		gen = g
+	}
+	return gen, true
+}
+
 // verify checks the restarted server against everything acknowledged.
 func verify(t *testing.T, c clients, st *state, cycle int) {
 	t.Helper()
@@ -593,17 +615,7 @@ func verify(t *testing.T, c clients, st *state, cycle int) {
 				gens[m.Gen]++
 			}
 		}
-		acked := st.tableAcked[pk]
-		if acked == 0 && len(gens) == 0 {
-			continue
-		}
-		if len(gens) != 1 {
-			fail("partition %s holds a mix of batches: %v", pk, gens)
-		}
-		for g, count := range gens {
-			if count != batchSize || g < acked || g > tried {
-				fail("partition %s: generation %d x%d, acknowledged %d, attempted %d", pk, g, count, acked, tried)
-			}
+		if g, ok := checkOneBatch(fail, "partition "+pk, gens, batchSize, st.tableAcked[pk], tried); ok {
 			st.tableAcked[pk], st.tableTried[pk] = g, g
 		}
 	}
@@ -632,17 +644,7 @@ func verify(t *testing.T, c clients, st *state, cycle int) {
 				gens[d.Gen]++
 			}
 		}
-		acked := st.cosmosGenAck[pkv]
-		if acked == 0 && len(gens) == 0 {
-			continue
-		}
-		if len(gens) != 1 {
-			fail("Cosmos partition %s holds a mix of batches: %v", pkv, gens)
-		}
-		for g, count := range gens {
-			if count != cosmosBatchN || g < acked || g > tried {
-				fail("Cosmos partition %s: generation %d x%d, acknowledged %d, attempted %d", pkv, g, count, acked, tried)
-			}
+		if g, ok := checkOneBatch(fail, "Cosmos partition "+pkv, gens, cosmosBatchN, st.cosmosGenAck[pkv], tried); ok {
 			st.cosmosGenAck[pkv], st.cosmosGenTry[pkv] = g, g
 		}
 	}

@@ -293,6 +293,30 @@ type cosmosDoc struct {
 	Gen int    `json:"gen"`
 }
 
+// attempt counts a conditional increment in *tried before it is sent:
+// the server may apply it even if it dies before answering.
+func (st *state) attempt(tried *int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	*tried++
+}
+
+// settleIncrement records the answer to a conditional increment counted by
+// attempt: acknowledged on success, withdrawn on 412 (another writer got
+// there first and nothing changed). It reports whether the writer goes
+// on; any other failure means the server is down.
+func (st *state) settleIncrement(err error, tried, acked *int) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	switch {
+	case err == nil:
+		*acked++
+	case statusOf(err) == http.StatusPreconditionFailed:
+		*tried--
+	}
+	return err == nil || statusOf(err) == http.StatusPreconditionFailed
+}
+
 // cosmosCounter increments a Cosmos item with read -> If-Match replace.
 func cosmosCounter(ctx context.Context, c clients, st *state) {
 	pk := azcosmos.NewPartitionKeyString("c")
@@ -305,20 +329,10 @@ func cosmosCounter(ctx context.Context, c clients, st *state) {
 		_ = json.Unmarshal(resp.Value, &d)
 		d.N++
 		body, _ := json.Marshal(d)
-		st.mu.Lock()
-		st.cosmosTried++
-		st.mu.Unlock()
+		st.attempt(&st.cosmosTried)
 		etag := resp.ETag
 		_, err = c.cosmos.ReplaceItem(ctx, pk, "counter", body, &azcosmos.ItemOptions{IfMatchEtag: &etag})
-		st.mu.Lock()
-		switch {
-		case err == nil:
-			st.cosmosAcked++
-		case statusOf(err) == http.StatusPreconditionFailed:
-			st.cosmosTried--
-		}
-		st.mu.Unlock()
-		if err != nil && statusOf(err) != http.StatusPreconditionFailed {
+		if !st.settleIncrement(err, &st.cosmosTried, &st.cosmosAcked) {
 			return
 		}
 	}
@@ -439,20 +453,10 @@ func counterUser(ctx context.Context, c clients, st *state) {
 			return
 		}
 		n, _ := strconv.Atoi(string(body))
-		st.mu.Lock()
-		st.counterTried++
-		st.mu.Unlock()
+		st.attempt(&st.counterTried)
 		_, err = bb.Upload(ctx, nopCloser{bytes.NewReader([]byte(strconv.Itoa(n + 1)))}, &blockblob.UploadOptions{
 			AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: resp.ETag}}})
-		st.mu.Lock()
-		switch {
-		case err == nil:
-			st.counterAcked++
-		case statusOf(err) == http.StatusPreconditionFailed:
-			st.counterTried--
-		}
-		st.mu.Unlock()
-		if err != nil && statusOf(err) != http.StatusPreconditionFailed {
+		if !st.settleIncrement(err, &st.counterTried, &st.counterAcked) {
 			return
 		}
 	}

@@ -312,10 +312,7 @@ func TestBlobDeleteAndNotFound(t *testing.T) {
 
 	var raw *http.Response
 	_, err := bb.Delete(policy.WithCaptureResponse(ctx, &raw), nil)
-	must(t, err, "Delete Blob")
-	if raw.StatusCode != http.StatusAccepted {
-		t.Errorf("Delete Blob: status %d, want 202", raw.StatusCode)
-	}
+	mustStatus(t, err, raw, http.StatusAccepted, "Delete Blob")
 	_, err = bb.GetProperties(ctx, nil)
 	checkErr(t, err, http.StatusNotFound, bloberror.BlobNotFound, "Get Blob Properties after delete")
 	_, err = bb.DownloadStream(ctx, nil)

@@ -26,10 +26,7 @@ func TestContainerLifecycle(t *testing.T) {
 
 	var raw *http.Response
 	cr, err := cc.Create(policy.WithCaptureResponse(ctx, &raw), &container.CreateOptions{Metadata: strMeta(map[string]string{"owner": "alice", "Team": "Blue"})})
-	must(t, err, "Create Container")
-	if raw.StatusCode != http.StatusCreated {
-		t.Errorf("Create Container: status %d, want 201", raw.StatusCode)
-	}
+	mustStatus(t, err, raw, http.StatusCreated, "Create Container")
 	if cr.ETag == nil || *cr.ETag == "" || cr.LastModified == nil {
 		t.Fatalf("Create Container: ETag %v Last-Modified %v; both required", deref(cr.ETag), deref(cr.LastModified))
 	}
@@ -81,10 +78,7 @@ func TestContainerLifecycle(t *testing.T) {
 
 	raw = nil
 	_, err = cc.Delete(policy.WithCaptureResponse(ctx, &raw), nil)
-	must(t, err, "Delete Container")
-	if raw.StatusCode != http.StatusAccepted {
-		t.Errorf("Delete Container: status %d, want 202", raw.StatusCode)
-	}
+	mustStatus(t, err, raw, http.StatusAccepted, "Delete Container")
 
 	_, err = cc.GetProperties(ctx, nil)
 	checkErr(t, err, http.StatusNotFound, bloberror.ContainerNotFound, "Get Container Properties after delete")
@@ -373,10 +367,7 @@ func TestServiceProperties(t *testing.T) {
 	}
 	var raw *http.Response
 	_, err := f.svc.SetProperties(policy.WithCaptureResponse(ctx, &raw), &service.SetPropertiesOptions{CORS: rules, DefaultServiceVersion: ptr("2020-10-02")})
-	must(t, err, "Set Blob Service Properties")
-	if raw.StatusCode != http.StatusAccepted {
-		t.Errorf("Set Blob Service Properties: status %d, want 202", raw.StatusCode)
-	}
+	mustStatus(t, err, raw, http.StatusAccepted, "Set Blob Service Properties")
 
 	check := func(what, wantVersion string) {
 		t.Helper()

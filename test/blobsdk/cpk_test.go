@@ -130,7 +130,7 @@ func TestCustomerProvidedKeyHeaders(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	cc := f.createContainer(testkit.Name("cpkhdr"), nil)
-	sign := testkit.BlobSharedKey(t, f.env.BlobURL, f.env.Account, f.env.Key)
+	sign := f.signer()
 	key, hash := cpk(3)
 	good := map[string]string{
 		"x-ms-encryption-key": *key.EncryptionKey, "x-ms-encryption-key-sha256": hash, "x-ms-encryption-algorithm": "AES256",

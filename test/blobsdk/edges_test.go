@@ -22,11 +22,6 @@ import (
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
-// signer returns a raw-request sender signed with the fixture's Shared Key.
-func (f *fixture) signer() testkit.Signer {
-	return testkit.BlobSharedKey(f.t, f.env.BlobURL, f.env.Account, f.env.Key)
-}
-
 // TestRangeEdges: the Range forms Azure accepts (bytes=n- and bytes=n-m),
 // the ones a plain Range header ignores (whole blob, 200), x-ms-range
 // taking precedence and refusing what it cannot parse, and 416 with

@@ -110,7 +110,7 @@ func TestEncryptionScopes(t *testing.T) {
 func TestEncryptionScopeHeaders(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	sign := testkit.BlobSharedKey(t, f.env.BlobURL, f.env.Account, f.env.Key)
+	sign := f.signer()
 	url := f.env.BlobURL + testkit.Name("half") + "?restype=container"
 	sign.Send(t, testkit.Request{Method: http.MethodPut, URL: url, Header: map[string]string{"x-ms-default-encryption-scope": "s1"}}).
 		Check(t, http.StatusBadRequest, "ContainerOperationFailure", "default scope without deny-override")

@@ -27,6 +27,15 @@ func readSAS(t *testing.T, bc *blob.Client) string {
 	return u
 }
 
+// uploadSource uploads data as the block blob "source" in cc and returns
+// it with a URL that lets a From URL operation read it.
+func uploadSource(t *testing.T, cc *container.Client, data []byte) (*blockblob.Client, string) {
+	t.Helper()
+	src := cc.NewBlockBlobClient("source")
+	upload(t, src, data, nil)
+	return src, readSAS(t, src.BlobClient())
+}
+
 // TestPutBlobFromURL: Put Blob From URL makes a block blob with the
 // source's content (201), copies its content headers unless told not to,
 // takes tier, tags and metadata from the request, verifies
@@ -143,10 +152,8 @@ func TestPutBlockFromURL(t *testing.T) {
 	f := newFixture(t)
 	ctx := t.Context()
 	cc := f.createContainer(cname("block-from-url"), nil)
-	src := cc.NewBlockBlobClient("source")
 	data := randBytes(42, 8192)
-	upload(t, src, data, nil)
-	srcURL := readSAS(t, src.BlobClient())
+	src, srcURL := uploadSource(t, cc, data)
 
 	dst := cc.NewBlockBlobClient("dest")
 	first := md5.Sum(data[:4096])
@@ -186,9 +193,7 @@ func TestAppendBlockFromURL(t *testing.T) {
 	f := newFixture(t)
 	ctx := t.Context()
 	cc := f.createContainer(cname("append-from-url"), nil)
-	src := cc.NewBlockBlobClient("source")
-	upload(t, src, []byte("0123456789"), nil)
-	srcURL := readSAS(t, src.BlobClient())
+	_, srcURL := uploadSource(t, cc, []byte("0123456789"))
 
 	ab := cc.NewAppendBlobClient("log")
 	_, err := ab.Create(ctx, nil)
@@ -216,20 +221,15 @@ func TestPutPageFromURL(t *testing.T) {
 	f := newFixture(t)
 	ctx := t.Context()
 	cc := f.createContainer(cname("page-from-url"), nil)
-	src := cc.NewBlockBlobClient("source")
 	data := randBytes(43, 2048)
-	upload(t, src, data, nil)
-	srcURL := readSAS(t, src.BlobClient())
+	_, srcURL := uploadSource(t, cc, data)
 
 	pb := cc.NewPageBlobClient("disk")
 	_, err := pb.Create(ctx, 4096, nil)
 	must(t, err, "create page blob")
 	var raw *http.Response
 	_, err = pb.UploadPagesFromURL(policy.WithCaptureResponse(ctx, &raw), srcURL, 512, 1024, 1024, nil)
-	must(t, err, "Put Page From URL")
-	if raw.StatusCode != http.StatusCreated {
-		t.Errorf("Put Page From URL: status %d, want 201", raw.StatusCode)
-	}
+	mustStatus(t, err, raw, http.StatusCreated, "Put Page From URL")
 	want := make([]byte, 4096)
 	copy(want[1024:2048], data[512:1536])
 	expectContent(t, pb.BlobClient(), want, "pages written from URL")

@@ -32,7 +32,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 func TestGoldenXML(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	g := goldenClient{t: t, signer: testkit.BlobSharedKey(t, f.env.BlobURL, f.env.Account, f.env.Key), base: f.env.BlobURL}
+	g := goldenClient{t: t, signer: f.signer(), base: f.env.BlobURL}
 
 	g.do(http.StatusCreated, http.MethodPut, "gold-a?restype=container", map[string]string{"x-ms-meta-owner": "alice", "x-ms-meta-tier": "hot"}, nil)
 	g.do(http.StatusCreated, http.MethodPut, "gold-b?restype=container", nil, nil)

@@ -84,6 +84,11 @@ func (f *fixture) newServiceClient() *service.Client {
 	return svc
 }
 
+// signer returns a raw-request sender signed with the fixture's Shared Key.
+func (f *fixture) signer() testkit.Signer {
+	return testkit.BlobSharedKey(f.t, f.env.BlobURL, f.env.Account, f.env.Key)
+}
+
 // createContainer creates a container and fails the test unless the server
 // answers 201.
 func (f *fixture) createContainer(name string, opts *container.CreateOptions) *container.Client {
@@ -141,12 +146,13 @@ func (r *recorder) mark() int {
 // the kit under the names this suite's files use
 
 var (
-	cname     = testkit.Name // a unique container name starting with tag
-	randBytes = testkit.RandBytes
-	describe  = testkit.Describe
-	must      = testkit.Must
-	checkErr  = testkit.CheckErr[bloberror.Code]
-	mustErr   = testkit.MustErr[bloberror.Code]
+	cname      = testkit.Name // a unique container name starting with tag
+	randBytes  = testkit.RandBytes
+	describe   = testkit.Describe
+	must       = testkit.Must
+	mustStatus = testkit.MustStatus
+	checkErr   = testkit.CheckErr[bloberror.Code]
+	mustErr    = testkit.MustErr[bloberror.Code]
 )
 
 func ptr[T any](v T) *T { return testkit.Ptr(v) }

@@ -137,7 +137,7 @@ func TestStructuredUploadRejected(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	cc := f.createContainer(testkit.Name("xsmbad"), nil)
-	sign := testkit.BlobSharedKey(t, f.env.BlobURL, f.env.Account, f.env.Key)
+	sign := f.signer()
 	data := testkit.RandBytes(14, 3000)
 	put := func(name string, body []byte, contentLen int, hdr map[string]string) testkit.Response {
 		h := map[string]string{

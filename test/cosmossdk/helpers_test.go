@@ -14,10 +14,25 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cerulean-db/cerulean/internal/servertest"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
+
+// countAll reads every page of p and adds up what size counts on each.
+func countAll[T any](t testing.TB, p *runtime.Pager[T], size func(T) int) int {
+	t.Helper()
+	n := 0
+	for p.More() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += size(page)
+	}
+	return n
+}
 
 // newClient returns an azcosmos client for env.
 func newClient(t testing.TB, env *servertest.Env) *azcosmos.Client {

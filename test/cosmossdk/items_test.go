@@ -77,27 +77,11 @@ func TestDatabaseAndContainerLifecycle(t *testing.T) {
 	}
 
 	// Feeds.
-	pager := c.NewQueryDatabasesPager("SELECT * FROM dbs", nil)
-	n := 0
-	for pager.More() {
-		page, err := pager.NextPage(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n += len(page.Databases)
-	}
+	n := countAll(t, c.NewQueryDatabasesPager("SELECT * FROM dbs", nil), func(p azcosmos.QueryDatabasesResponse) int { return len(p.Databases) })
 	if n != 1 {
 		t.Fatalf("databases = %d", n)
 	}
-	cpager := db.NewQueryContainersPager("SELECT * FROM c", nil)
-	n = 0
-	for cpager.More() {
-		page, err := cpager.NextPage(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n += len(page.Containers)
-	}
+	n = countAll(t, db.NewQueryContainersPager("SELECT * FROM c", nil), func(p azcosmos.QueryContainersResponse) int { return len(p.Containers) })
 	if n != 2 {
 		t.Fatalf("containers = %d", n)
 	}

@@ -17,15 +17,8 @@ func TestContainerThroughputReadReplace(t *testing.T) {
 	ctx := context.Background()
 	db, _ := c.NewDatabase("db")
 	manual := azcosmos.NewManualThroughputProperties(400)
-	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "manual", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}},
-		&azcosmos.CreateContainerOptions{ThroughputProperties: &manual}); err != nil {
-		t.Fatal(err)
-	}
-	cc, _ := db.NewContainer("manual")
-	r, err := cc.ReadThroughput(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cc := createWithThroughput(t, db, "manual", manual)
+	r := readThroughput(t, cc)
 	if n, ok := r.ThroughputProperties.ManualThroughput(); !ok || n != 400 {
 		t.Fatalf("manual throughput = %d, %v", n, ok)
 	}
@@ -47,10 +40,7 @@ func TestContainerThroughputReadReplace(t *testing.T) {
 	if *rr.ThroughputProperties.ETag == *staleETag {
 		t.Fatal("the offer's etag did not change on replace")
 	}
-	r, err = cc.ReadThroughput(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r = readThroughput(t, cc)
 	if n, _ := r.ThroughputProperties.ManualThroughput(); n != 1200 {
 		t.Fatalf("read after replace = %d", n)
 	}
@@ -90,15 +80,8 @@ func TestAutoscaleThroughput(t *testing.T) {
 	ctx := context.Background()
 	db, _ := c.NewDatabase("db")
 	auto := azcosmos.NewAutoscaleThroughputPropertiesWithIncrement(5000, 10)
-	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{ID: "auto", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}},
-		&azcosmos.CreateContainerOptions{ThroughputProperties: &auto}); err != nil {
-		t.Fatal(err)
-	}
-	cc, _ := db.NewContainer("auto")
-	r, err := cc.ReadThroughput(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cc := createWithThroughput(t, db, "auto", auto)
+	r := readThroughput(t, cc)
 	if n, ok := r.ThroughputProperties.AutoscaleMaxThroughput(); !ok || n != 5000 {
 		t.Fatalf("autoscale max = %d, %v", n, ok)
 	}
@@ -108,10 +91,7 @@ func TestAutoscaleThroughput(t *testing.T) {
 	if _, err := cc.ReplaceThroughput(ctx, azcosmos.NewAutoscaleThroughputProperties(10000), nil); err != nil {
 		t.Fatal(err)
 	}
-	r, err = cc.ReadThroughput(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r = readThroughput(t, cc)
 	if n, _ := r.ThroughputProperties.AutoscaleMaxThroughput(); n != 10000 {
 		t.Fatalf("autoscale max after replace = %d", n)
 	}
@@ -141,4 +121,26 @@ func TestAutoscaleThroughput(t *testing.T) {
 	if _, err := badc.Read(ctx, nil); statusOf(err) != http.StatusNotFound {
 		t.Fatalf("a refused create left a container: %v", err)
 	}
+}
+
+// createWithThroughput creates container id in db, partitioned on /pk,
+// with the offer tp.
+func createWithThroughput(t *testing.T, db *azcosmos.DatabaseClient, id string, tp azcosmos.ThroughputProperties) *azcosmos.ContainerClient {
+	t.Helper()
+	if _, err := db.CreateContainer(t.Context(), azcosmos.ContainerProperties{ID: id, PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}},
+		&azcosmos.CreateContainerOptions{ThroughputProperties: &tp}); err != nil {
+		t.Fatal(err)
+	}
+	cc, _ := db.NewContainer(id)
+	return cc
+}
+
+// readThroughput is the container's offer as Read Throughput reports it.
+func readThroughput(t *testing.T, cc *azcosmos.ContainerClient) azcosmos.ThroughputResponse {
+	t.Helper()
+	r, err := cc.ReadThroughput(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -101,6 +101,16 @@ func createFile(t *testing.T, fc *file.Client, size int64) {
 	}
 }
 
+// writeFile writes data at off into fc, creating fc first with size
+// bytes unless size is negative.
+func writeFile(t *testing.T, fc *file.Client, size int64, off int64, data []byte) {
+	t.Helper()
+	if size >= 0 {
+		createFile(t, fc, size)
+	}
+	upload(t, fc, off, data)
+}
+
 func download(t *testing.T, fc *file.Client, r file.HTTPRange) []byte {
 	t.Helper()
 	resp, err := fc.DownloadStream(t.Context(), &file.DownloadStreamOptions{Range: r})

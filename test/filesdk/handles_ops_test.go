@@ -41,8 +41,7 @@ func TestHandlesMeetRenameCopyAndProperties(t *testing.T) {
 	}
 
 	src := root.NewFileClient("src")
-	createFile(t, src, 4)
-	upload(t, src, 0, []byte("data"))
+	writeFile(t, src, 4, 0, []byte("data"))
 
 	// Rename: a handle not sharing delete refuses it; one sharing
 	// everything follows the file to its new name.

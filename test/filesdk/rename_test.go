@@ -81,10 +81,8 @@ func TestRenameReplace(t *testing.T) {
 	sc := f.share(t, "replace")
 	root := sc.NewRootDirectoryClient()
 	a, b := root.NewFileClient("a"), root.NewFileClient("b")
-	createFile(t, a, 3)
-	upload(t, a, 0, []byte("aaa"))
-	createFile(t, b, 3)
-	upload(t, b, 0, []byte("bbb"))
+	writeFile(t, a, 3, 0, []byte("aaa"))
+	writeFile(t, b, 3, 0, []byte("bbb"))
 	if _, err := b.SetHTTPHeaders(ctx, &file.SetHTTPHeadersOptions{SMBProperties: &file.SMBProperties{Attributes: &file.NTFSFileAttributes{ReadOnly: true}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -156,8 +154,7 @@ func TestRenameDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	leaf := inner.NewFileClient("leaf")
-	createFile(t, leaf, 4)
-	upload(t, leaf, 0, []byte("leaf"))
+	writeFile(t, leaf, 4, 0, []byte("leaf"))
 	_, err := top.Rename(ctx, "top/inner/deeper", nil)
 	wantCode(t, err, fileerror.InvalidInput)
 	if _, err := sc.NewDirectoryClient("other").Create(ctx, nil); err != nil {

@@ -32,16 +32,6 @@ func createSnapshot(t *testing.T, sc *share.Client, opts *share.CreateSnapshotOp
 	return *resp.Snapshot
 }
 
-func writeFile(t *testing.T, fc *file.Client, size int64, off int64, data []byte) {
-	t.Helper()
-	if size >= 0 {
-		createFile(t, fc, size)
-	}
-	if _, err := fc.UploadRange(t.Context(), off, streaming.NopCloser(bytes.NewReader(data)), nil); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func withSnapshot(t *testing.T, sc *share.Client, snap string) *share.Client {
 	t.Helper()
 	ss, err := sc.WithSnapshot(snap)

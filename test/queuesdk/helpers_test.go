@@ -76,9 +76,10 @@ func (f *fixture) createQueue(name string, opts *azqueue.CreateOptions) *azqueue
 
 // the kit under the names this suite's files use
 var (
-	qname    = testkit.Name // a unique queue name starting with tag
-	must     = testkit.Must
-	checkErr = testkit.CheckErr[queueerror.Code]
+	qname      = testkit.Name // a unique queue name starting with tag
+	must       = testkit.Must
+	mustStatus = testkit.MustStatus
+	checkErr   = testkit.CheckErr[queueerror.Code]
 )
 
 func ptr[T any](v T) *T { return testkit.Ptr(v) }
@@ -119,6 +120,18 @@ func approxCount(t testing.TB, qc *azqueue.QueueClient) int32 {
 		t.Fatal("GetProperties: no x-ms-approximate-messages-count")
 	}
 	return *p.ApproximateMessagesCount
+}
+
+// checkReceiptRejected checks that a pop receipt which is no longer the
+// message's current one neither deletes nor updates it: both answer 404
+// MessageNotFound. whose names the receipt in failure messages.
+func checkReceiptRejected(t testing.TB, qc *azqueue.QueueClient, id, receipt, whose string) {
+	t.Helper()
+	ctx := context.Background()
+	_, err := qc.DeleteMessage(ctx, id, receipt, nil)
+	checkErr(t, err, http.StatusNotFound, queueerror.MessageNotFound, "Delete with %s", whose)
+	_, err = qc.UpdateMessage(ctx, id, receipt, "stale", nil)
+	checkErr(t, err, http.StatusNotFound, queueerror.MessageNotFound, "Update with %s", whose)
 }
 
 // metaGet looks a metadata name up case-insensitively: Go's HTTP client

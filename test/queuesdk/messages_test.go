@@ -28,10 +28,7 @@ func TestMessageLifecycle(t *testing.T) {
 
 	var raw *http.Response
 	resp, err := qc.EnqueueMessage(policy.WithCaptureResponse(ctx, &raw), "hello <world> & friends", nil)
-	must(t, err, "EnqueueMessage")
-	if raw.StatusCode != http.StatusCreated {
-		t.Errorf("EnqueueMessage: status %d, want 201", raw.StatusCode)
-	}
+	mustStatus(t, err, raw, http.StatusCreated, "EnqueueMessage")
 	put := resp.Messages[0]
 	if !guid.MatchString(deref(put.MessageID)) || deref(put.PopReceipt) == "" {
 		t.Errorf("enqueued: id %q receipt %q", deref(put.MessageID), deref(put.PopReceipt))
@@ -59,10 +56,7 @@ func TestMessageLifecycle(t *testing.T) {
 	}
 
 	_, err = qc.DeleteMessage(policy.WithCaptureResponse(ctx, &raw), deref(m.MessageID), deref(m.PopReceipt), nil)
-	must(t, err, "DeleteMessage")
-	if raw.StatusCode != http.StatusNoContent {
-		t.Errorf("DeleteMessage: status %d, want 204", raw.StatusCode)
-	}
+	mustStatus(t, err, raw, http.StatusNoContent, "DeleteMessage")
 	f.clock.Advance(time.Minute)
 	if got := dequeue(t, qc, 32, 30); len(got) != 0 {
 		t.Errorf("deleted message dequeued again")
@@ -92,11 +86,8 @@ func TestMessageReappears(t *testing.T) {
 	if len(fast) != 1 || deref(fast[0].MessageID) != deref(slow.MessageID) || deref(fast[0].DequeueCount) != 2 {
 		t.Fatalf("after the window: %+v", fast)
 	}
-	_, err := qc.DeleteMessage(ctx, deref(slow.MessageID), deref(slow.PopReceipt), nil)
-	checkErr(t, err, http.StatusNotFound, queueerror.MessageNotFound, "Delete with the slow consumer's receipt")
-	_, err = qc.UpdateMessage(ctx, deref(slow.MessageID), deref(slow.PopReceipt), "stolen", nil)
-	checkErr(t, err, http.StatusNotFound, queueerror.MessageNotFound, "Update with the slow consumer's receipt")
-	_, err = qc.DeleteMessage(ctx, deref(fast[0].MessageID), deref(fast[0].PopReceipt), nil)
+	checkReceiptRejected(t, qc, deref(slow.MessageID), deref(slow.PopReceipt), "the slow consumer's receipt")
+	_, err := qc.DeleteMessage(ctx, deref(fast[0].MessageID), deref(fast[0].PopReceipt), nil)
 	must(t, err, "Delete with the current receipt")
 	if n := approxCount(t, qc); n != 0 {
 		t.Errorf("count after delete: %d", n)
@@ -115,20 +106,14 @@ func TestUpdateMessage(t *testing.T) {
 
 	var raw *http.Response
 	up, err := qc.UpdateMessage(policy.WithCaptureResponse(ctx, &raw), deref(m.MessageID), deref(m.PopReceipt), "final", &azqueue.UpdateMessageOptions{VisibilityTimeout: ptr(int32(20))})
-	must(t, err, "UpdateMessage")
-	if raw.StatusCode != http.StatusNoContent {
-		t.Errorf("UpdateMessage: status %d, want 204", raw.StatusCode)
-	}
+	mustStatus(t, err, raw, http.StatusNoContent, "UpdateMessage")
 	if deref(up.PopReceipt) == "" || deref(up.PopReceipt) == deref(m.PopReceipt) {
 		t.Errorf("UpdateMessage receipt %q (old %q)", deref(up.PopReceipt), deref(m.PopReceipt))
 	}
 	if !deref(up.TimeNextVisible).Equal(f.clock.Now().Add(20 * time.Second)) {
 		t.Errorf("TimeNextVisible %v, want now+20s", deref(up.TimeNextVisible))
 	}
-	_, err = qc.DeleteMessage(ctx, deref(m.MessageID), deref(m.PopReceipt), nil)
-	checkErr(t, err, http.StatusNotFound, queueerror.MessageNotFound, "Delete with the pre-update receipt")
-	_, err = qc.UpdateMessage(ctx, deref(m.MessageID), deref(m.PopReceipt), "again", nil)
-	checkErr(t, err, http.StatusNotFound, queueerror.MessageNotFound, "Update with the pre-update receipt")
+	checkReceiptRejected(t, qc, deref(m.MessageID), deref(m.PopReceipt), "the pre-update receipt")
 
 	f.clock.Advance(19 * time.Second)
 	if p := peek(t, qc, 1); len(p) != 0 {
@@ -422,10 +407,7 @@ func TestClearMessages(t *testing.T) {
 	dequeue(t, qc, 10, 300) // invisible messages are cleared too
 	var raw *http.Response
 	_, err := qc.ClearMessages(policy.WithCaptureResponse(ctx, &raw), nil)
-	must(t, err, "ClearMessages")
-	if raw.StatusCode != http.StatusNoContent {
-		t.Errorf("ClearMessages: status %d, want 204", raw.StatusCode)
-	}
+	mustStatus(t, err, raw, http.StatusNoContent, "ClearMessages")
 	if n := approxCount(t, qc); n != 0 {
 		t.Errorf("count after clear: %d", n)
 	}

@@ -26,10 +26,7 @@ func TestCreateQueue(t *testing.T) {
 
 	var raw *http.Response
 	_, err := f.svc.NewQueueClient(name).Create(policy.WithCaptureResponse(ctx, &raw), &azqueue.CreateOptions{Metadata: map[string]*string{"size": ptr("xl"), "color": ptr("blue")}})
-	must(t, err, "repeat Create with identical metadata")
-	if raw.StatusCode != http.StatusNoContent {
-		t.Errorf("repeat Create with identical metadata: status %d, want 204", raw.StatusCode)
-	}
+	mustStatus(t, err, raw, http.StatusNoContent, "repeat Create with identical metadata")
 	_, err = f.svc.CreateQueue(ctx, name, &azqueue.CreateOptions{Metadata: map[string]*string{"color": ptr("red")}})
 	checkErr(t, err, http.StatusConflict, queueerror.QueueAlreadyExists, "Create with other metadata")
 	_, err = f.svc.CreateQueue(ctx, name, nil)
@@ -52,10 +49,7 @@ func TestDeleteQueue(t *testing.T) {
 	enqueue(t, qc, "gone with the queue", nil)
 	var raw *http.Response
 	_, err := qc.Delete(policy.WithCaptureResponse(ctx, &raw), nil)
-	must(t, err, "Delete queue")
-	if raw.StatusCode != http.StatusNoContent {
-		t.Errorf("Delete queue: status %d, want 204", raw.StatusCode)
-	}
+	mustStatus(t, err, raw, http.StatusNoContent, "Delete queue")
 	_, err = qc.Delete(ctx, nil)
 	checkErr(t, err, http.StatusNotFound, queueerror.QueueNotFound, "Delete missing queue")
 	_, err = qc.GetProperties(ctx, nil)
@@ -135,10 +129,7 @@ func TestQueueMetadata(t *testing.T) {
 
 	var raw *http.Response
 	_, err := qc.SetMetadata(policy.WithCaptureResponse(ctx, &raw), &azqueue.SetMetadataOptions{Metadata: map[string]*string{"b": ptr("2"), "c": ptr("three")}})
-	must(t, err, "SetMetadata")
-	if raw.StatusCode != http.StatusNoContent {
-		t.Errorf("SetMetadata: status %d, want 204", raw.StatusCode)
-	}
+	mustStatus(t, err, raw, http.StatusNoContent, "SetMetadata")
 	p, err := qc.GetProperties(ctx, nil)
 	must(t, err, "GetProperties")
 	if deref(p.ApproximateMessagesCount) != 3 {
@@ -223,10 +214,7 @@ func TestServiceProperties(t *testing.T) {
 	rule := &azqueue.CORSRule{AllowedOrigins: ptr("https://app.example"), AllowedMethods: ptr("GET,POST"), AllowedHeaders: ptr("x-ms-*"), ExposedHeaders: ptr("x-ms-request-id"), MaxAgeInSeconds: ptr(int32(60))}
 	var raw *http.Response
 	_, err = f.svc.SetProperties(policy.WithCaptureResponse(ctx, &raw), &azqueue.SetPropertiesOptions{CORS: []*azqueue.CORSRule{rule}})
-	must(t, err, "SetProperties")
-	if raw.StatusCode != http.StatusAccepted {
-		t.Errorf("SetProperties: status %d, want 202", raw.StatusCode)
-	}
+	mustStatus(t, err, raw, http.StatusAccepted, "SetProperties")
 	p, err = f.svc.GetServiceProperties(ctx, nil)
 	must(t, err, "GetServiceProperties")
 	if len(p.CORS) != 1 || deref(p.CORS[0].AllowedOrigins) != "https://app.example" || deref(p.CORS[0].MaxAgeInSeconds) != 60 {

@@ -199,6 +199,20 @@ func TestTableIfMatchCounter(t *testing.T) {
 	runCounter(t, d, func(cl int) counter { return tableCounter{d.table(cl, "counters")} })
 }
 
+// counterValue decodes the counter from a JSON entity or item whose
+// field N (or n: the match is case-insensitive) holds it; what and field
+// name the body and the field in errors.
+func counterValue(body []byte, what, field string) (int, error) {
+	var v struct{ N *int }
+	if err := json.Unmarshal(body, &v); err != nil {
+		return 0, fmt.Errorf("%s %s: %w", what, body, err)
+	}
+	if v.N == nil {
+		return 0, fmt.Errorf("%s %s has no %s", what, body, field)
+	}
+	return *v.N, nil
+}
+
 type tableCounter struct{ tc *aztables.Client }
 
 func (tableCounter) entity(n int) []byte {
@@ -211,14 +225,11 @@ func (c tableCounter) read(ctx context.Context) (int, azcore.ETag, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	var e struct{ N *int }
-	if err := json.Unmarshal(resp.Value, &e); err != nil {
-		return 0, "", fmt.Errorf("entity %s: %w", resp.Value, err)
+	n, err := counterValue(resp.Value, "entity", "N")
+	if err != nil {
+		return 0, "", err
 	}
-	if e.N == nil {
-		return 0, "", fmt.Errorf("entity %s has no N", resp.Value)
-	}
-	return *e.N, resp.ETag, nil
+	return n, resp.ETag, nil
 }
 
 func (c tableCounter) write(ctx context.Context, n int, ifMatch azcore.ETag) (bool, error) {
@@ -278,14 +289,11 @@ func (c cosmosCounter) read(ctx context.Context) (int, azcore.ETag, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	var it struct{ N *int }
-	if err := json.Unmarshal(resp.Value, &it); err != nil {
-		return 0, "", fmt.Errorf("item %s: %w", resp.Value, err)
+	n, err := counterValue(resp.Value, "item", "n")
+	if err != nil {
+		return 0, "", err
 	}
-	if it.N == nil {
-		return 0, "", fmt.Errorf("item %s has no n", resp.Value)
-	}
-	return *it.N, resp.ETag, nil
+	return n, resp.ETag, nil
 }
 
 func (c cosmosCounter) write(ctx context.Context, n int, ifMatch azcore.ETag) (bool, error) {

@@ -293,6 +293,30 @@ type cosmosDoc struct {
 	Gen int    `json:"gen"`
 }
 
+// attempt counts a conditional increment in *tried before it is sent:
+// the server may apply it even if it dies before answering.
+func (st *state) attempt(tried *int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	*tried++
+}
+
+// settleIncrement records the answer to a conditional increment counted by
+// attempt: acknowledged on success, withdrawn on 412 (another writer got
+// there first and nothing changed). It reports whether the writer goes
+// on; any other failure means the server is down.
+func (st *state) settleIncrement(err error, tried, acked *int) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	switch {
+	case err == nil:
+		*acked++
+	case statusOf(err) == http.StatusPreconditionFailed:
+		*tried--
+	}
+	return err == nil || statusOf(err) == http.StatusPreconditionFailed
+}
+
 // cosmosCounter increments a Cosmos item with read -> If-Match replace.
 func cosmosCounter(ctx context.Context, c clients, st *state) {
 	pk := azcosmos.NewPartitionKeyString("c")
@@ -305,20 +329,10 @@ func cosmosCounter(ctx context.Context, c clients, st *state) {
 		_ = json.Unmarshal(resp.Value, &d)
 		d.N++
 		body, _ := json.Marshal(d)
-		st.mu.Lock()
-		st.cosmosTried++
-		st.mu.Unlock()
+		st.attempt(&st.cosmosTried)
 		etag := resp.ETag
 		_, err = c.cosmos.ReplaceItem(ctx, pk, "counter", body, &azcosmos.ItemOptions{IfMatchEtag: &etag})
-		st.mu.Lock()
-		switch {
-		case err == nil:
-			st.cosmosAcked++
-		case statusOf(err) == http.StatusPreconditionFailed:
-			st.cosmosTried--
-		}
-		st.mu.Unlock()
-		if err != nil && statusOf(err) != http.StatusPreconditionFailed {
+		if !st.settleIncrement(err, &st.cosmosTried, &st.cosmosAcked) {
 			return
 		}
 	}
@@ -439,20 +453,10 @@ func counterUser(ctx context.Context, c clients, st *state) {
 			return
 		}
 		n, _ := strconv.Atoi(string(body))
-		st.mu.Lock()
-		st.counterTried++
-		st.mu.Unlock()
+		st.attempt(&st.counterTried)
 		_, err = bb.Upload(ctx, nopCloser{bytes.NewReader([]byte(strconv.Itoa(n + 1)))}, &blockblob.UploadOptions{
 			AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: resp.ETag}}})
-		st.mu.Lock()
-		switch {
-		case err == nil:
-			st.counterAcked++
-		case statusOf(err) == http.StatusPreconditionFailed:
-			st.counterTried--
-		}
-		st.mu.Unlock()
-		if err != nil && statusOf(err) != http.StatusPreconditionFailed {
+		if !st.settleIncrement(err, &st.counterTried, &st.counterAcked) {
 			return
 		}
 	}
@@ -521,6 +525,28 @@ func queueConsumer(ctx context.Context, c clients, st *state) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// checkOneBatch checks a partition written only by batches of size rows
+// that share a generation: after a kill it must hold one whole batch, no
+// older than the last acknowledged and no newer than the last attempted.
+// gens counts the partition's rows by generation; fail stops the test.
+// It returns the surviving generation, and ok false when the partition is
+// empty and nothing in it was ever acknowledged.
+func checkOneBatch(fail func(string, ...any), partition string, gens map[int]int, size, acked, tried int) (gen int, ok bool) {
+	if acked == 0 && len(gens) == 0 {
+		return 0, false
+	}
+	if len(gens) != 1 {
+		fail("%s holds a mix of batches: %v", partition, gens)
+	}
+	for g, count := range gens {
+		if count != size || g < acked || g > tried {
+			fail("%s: generation %d x%d, acknowledged %d, attempted %d", partition, g, count, acked, tried)
+		}
+		gen = g
+	}
+	return gen, true
+}
 
 // verify checks the restarted server against everything acknowledged.
 func verify(t *testing.T, c clients, st *state, cycle int) {
@@ -593,17 +619,7 @@ func verify(t *testing.T, c clients, st *state, cycle int) {
 				gens[m.Gen]++
 			}
 		}
-		acked := st.tableAcked[pk]
-		if acked == 0 && len(gens) == 0 {
-			continue
-		}
-		if len(gens) != 1 {
-			fail("partition %s holds a mix of batches: %v", pk, gens)
-		}
-		for g, count := range gens {
-			if count != batchSize || g < acked || g > tried {
-				fail("partition %s: generation %d x%d, acknowledged %d, attempted %d", pk, g, count, acked, tried)
-			}
+		if g, ok := checkOneBatch(fail, "partition "+pk, gens, batchSize, st.tableAcked[pk], tried); ok {
 			st.tableAcked[pk], st.tableTried[pk] = g, g
 		}
 	}
@@ -632,17 +648,7 @@ func verify(t *testing.T, c clients, st *state, cycle int) {
 				gens[d.Gen]++
 			}
 		}
-		acked := st.cosmosGenAck[pkv]
-		if acked == 0 && len(gens) == 0 {
-			continue
-		}
-		if len(gens) != 1 {
-			fail("Cosmos partition %s holds a mix of batches: %v", pkv, gens)
-		}
-		for g, count := range gens {
-			if count != cosmosBatchN || g < acked || g > tried {
-				fail("Cosmos partition %s: generation %d x%d, acknowledged %d, attempted %d", pkv, g, count, acked, tried)
-			}
+		if g, ok := checkOneBatch(fail, "Cosmos partition "+pkv, gens, cosmosBatchN, st.cosmosGenAck[pkv], tried); ok {
 			st.cosmosGenAck[pkv], st.cosmosGenTry[pkv] = g, g
 		}
 	}

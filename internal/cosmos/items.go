@@ -222,18 +222,28 @@ func (p *partition) unindex(doc map[string]any) error {
 	return p.rangeUnindex(doc)
 }
 
+// present reads item id for an operation that needs it: an absent or
+// expired one is ErrNotFound.
+func (p *partition) present(id string) (*storedItem, error) {
+	it, err := p.get(id)
+	if err != nil {
+		return nil, err
+	}
+	if it == nil {
+		return nil, itemNotFound()
+	}
+	return it, nil
+}
+
 // existing reads the item an operation needs (Replace, Patch, Delete):
 // the id must be valid, the item present and opts' conditions met.
 func (p *partition) existing(id string, opts ItemOptions) (*storedItem, error) {
 	if err := validID("item", id); err != nil {
 		return nil, err
 	}
-	old, err := p.get(id)
+	old, err := p.present(id)
 	if err != nil {
 		return nil, err
-	}
-	if old == nil {
-		return nil, itemNotFound()
 	}
 	if err := opts.check(conditions.Write, true, old.etag()); err != nil {
 		return nil, err
@@ -415,12 +425,9 @@ func (t *Tx) ReadItem(ref ItemRef, opts ItemOptions) (*Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	it, err := p.get(id)
+	it, err := p.present(id)
 	if err != nil {
 		return nil, err
-	}
-	if it == nil {
-		return nil, itemNotFound()
 	}
 	if err := opts.check(conditions.Read, true, it.etag()); err != nil {
 		return it.item(), err

@@ -200,25 +200,26 @@ func fmix64(v uint64) uint64 {
 	return v
 }
 
+// murmur128's multipliers.
+const murmurC1, murmurC2 = 0x87c37b91114253d5, 0x4cf5ad432745937f
+
+// murmurK1 and murmurK2 scramble the first and second word of a block
+// (or of the tail) before it is mixed into h1 and h2.
+func murmurK1(k uint64) uint64 { return bits.RotateLeft64(k*murmurC1, 31) * murmurC2 }
+func murmurK2(k uint64) uint64 { return bits.RotateLeft64(k*murmurC2, 33) * murmurC1 }
+
 // murmur128 is MurmurHash3_x64_128, returning the low and high halves.
 func murmur128(data []byte, seedLo, seedHi uint64) (uint64, uint64) {
-	const c1, c2 = 0x87c37b91114253d5, 0x4cf5ad432745937f
 	h1, h2 := seedLo, seedHi
 	pos := 0
 	for ; pos+16 <= len(data); pos += 16 {
 		k1 := binary.LittleEndian.Uint64(data[pos:])
 		k2 := binary.LittleEndian.Uint64(data[pos+8:])
-		k1 *= c1
-		k1 = bits.RotateLeft64(k1, 31)
-		k1 *= c2
-		h1 ^= k1
+		h1 ^= murmurK1(k1)
 		h1 = bits.RotateLeft64(h1, 27)
 		h1 += h2
 		h1 = h1*5 + 0x52dce729
-		k2 *= c2
-		k2 = bits.RotateLeft64(k2, 33)
-		k2 *= c1
-		h2 ^= k2
+		h2 ^= murmurK2(k2)
 		h2 = bits.RotateLeft64(h2, 31)
 		h2 += h1
 		h2 = h2*5 + 0x38495ab5
@@ -232,14 +233,8 @@ func murmur128(data []byte, seedLo, seedHi uint64) (uint64, uint64) {
 		k1 ^= uint64(tail[i]) << (8 * i)
 	}
 	// The SDKs mix both tail words even when empty.
-	k2 *= c2
-	k2 = bits.RotateLeft64(k2, 33)
-	k2 *= c1
-	h2 ^= k2
-	k1 *= c1
-	k1 = bits.RotateLeft64(k1, 31)
-	k1 *= c2
-	h1 ^= k1
+	h2 ^= murmurK2(k2)
+	h1 ^= murmurK1(k1)
 	n := uint64(len(data))
 	h1 ^= n
 	h2 ^= n

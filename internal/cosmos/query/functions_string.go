@@ -32,8 +32,8 @@ func init() {
 		return string(r)
 	})))
 	register("SUBSTRING", 3, 3, pure(fnSubstring))
-	register("LEFT", 2, 2, pure(fnLeft))
-	register("RIGHT", 2, 2, pure(fnRight))
+	register("LEFT", 2, 2, pure(runeCut(func(r []rune, n int) []rune { return r[:n] })))
+	register("RIGHT", 2, 2, pure(runeCut(func(r []rune, n int) []rune { return r[len(r)-n:] })))
 	register("REPLACE", 3, 3, pure(fnReplace))
 	register("REPLICATE", 2, 2, pure(fnReplicate))
 	register("TOSTRING", 1, 1, pure(fnToString))
@@ -148,30 +148,21 @@ func fnSubstring(a []any) any {
 	return string(r[start:end])
 }
 
-func fnLeft(a []any) any {
-	s, ok := a[0].(string)
-	if !ok {
-		return undefined
+// runeCut adapts LEFT and RIGHT: cut takes n characters (a[1], clamped
+// to the string's length) from the runes of string a[0].
+func runeCut(cut func(r []rune, n int) []rune) func([]any) any {
+	return func(a []any) any {
+		s, ok := a[0].(string)
+		if !ok {
+			return undefined
+		}
+		r := []rune(s)
+		n, ok := intArg(a[1], len(r))
+		if !ok {
+			return undefined
+		}
+		return string(cut(r, n))
 	}
-	r := []rune(s)
-	n, ok := intArg(a[1], len(r))
-	if !ok {
-		return undefined
-	}
-	return string(r[:n])
-}
-
-func fnRight(a []any) any {
-	s, ok := a[0].(string)
-	if !ok {
-		return undefined
-	}
-	r := []rune(s)
-	n, ok := intArg(a[1], len(r))
-	if !ok {
-		return undefined
-	}
-	return string(r[len(r)-n:])
 }
 
 func fnReplace(a []any) any {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -107,7 +108,7 @@ func (p *partition) write(doc map[string]any, old *storedItem) (*Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !samePK(pk, p.pk) {
+	if !slices.Equal(pk, p.pk) {
 		return nil, badRequest("PartitionKey extracted from document doesn't match the one specified in the header.")
 	}
 	id, _ := doc["id"].(string)

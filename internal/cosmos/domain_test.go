@@ -4,41 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
-
-// testClock is a settable clock, so that time to live can be tested
-// without sleeping.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // newTestService returns a Service over a fresh in-memory store with
 // database "db" and container "items" (containerProps, by default with
 // partition key /pk), and its clock. When the test ends, the store must
 // pass CheckInvariants.
-func newTestService(t *testing.T, containerProps string) (*Service, *testClock) {
+func newTestService(t *testing.T, containerProps string) (*Service, *testkit.Clock) {
 	t.Helper()
 	store := memory.Open()
-	clock := &testClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	clock := testkit.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	s, err := New(Config{Store: store, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)

@@ -9,15 +9,16 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // tokenGateway serves a fresh service whose clock starts now, with
 // database db, container items and user u.
-func tokenGateway(t *testing.T) (*gateway, *testClock) {
+func tokenGateway(t *testing.T) (*gateway, *testkit.Clock) {
 	t.Helper()
 	store := memory.Open()
 	t.Cleanup(func() { _ = store.Close() })
-	clock := &testClock{now: time.Now()}
+	clock := testkit.NewClock(time.Now())
 	s, err := New(Config{Store: store, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)

@@ -223,6 +223,19 @@ func (p *partition) unindex(doc map[string]any) error {
 	return p.rangeUnindex(doc)
 }
 
+// itemPartition decodes item doc and finds the partition it goes to.
+func (t *Tx) itemPartition(db, coll string, pk PartitionKey, doc []byte) (map[string]any, *partition, error) {
+	m, err := decodeItem(doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := t.partition(db, coll, pk, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, p, nil
+}
+
 // present reads item id for an operation that needs it: an absent or
 // expired one is ErrNotFound.
 func (p *partition) present(id string) (*storedItem, error) {
@@ -269,11 +282,7 @@ func (t *Tx) CreateItem(ref CollectionRef, pk PartitionKey, doc []byte, opts Ite
 			return t.CreateItem(ref, pk, doc, opts.untriggered())
 		})
 	}
-	m, err := decodeItem(doc)
-	if err != nil {
-		return nil, err
-	}
-	p, err := t.partition(db, coll, pk, m)
+	m, p, err := t.itemPartition(db, coll, pk, doc)
 	if err != nil {
 		return nil, err
 	}
@@ -307,11 +316,7 @@ func (t *Tx) UpsertItem(ref CollectionRef, pk PartitionKey, doc []byte, opts Ite
 		})
 		return item, created && err == nil, err
 	}
-	m, err := decodeItem(doc)
-	if err != nil {
-		return nil, false, err
-	}
-	p, err := t.partition(db, coll, pk, m)
+	m, p, err := t.itemPartition(db, coll, pk, doc)
 	if err != nil {
 		return nil, false, err
 	}
@@ -344,11 +349,7 @@ func (t *Tx) ReplaceItem(ref ItemRef, doc []byte, opts ItemOptions) (*Item, erro
 			return t.ReplaceItem(ItemRef{CollectionRef: ref.CollectionRef, PartitionKey: pk, ID: id}, doc, opts.untriggered())
 		})
 	}
-	m, err := decodeItem(doc)
-	if err != nil {
-		return nil, err
-	}
-	p, err := t.partition(db, coll, pk, m)
+	m, p, err := t.itemPartition(db, coll, pk, doc)
 	if err != nil {
 		return nil, err
 	}

@@ -265,6 +265,20 @@ func (p *partition) existing(id string, opts ItemOptions) (*storedItem, error) {
 	return old, nil
 }
 
+// existingItem finds the partition of an item an operation needs (Patch,
+// Delete) and reads it there, as partition.existing does.
+func (t *Tx) existingItem(db, coll string, pk PartitionKey, id string, opts ItemOptions) (*partition, *storedItem, error) {
+	p, err := t.partition(db, coll, pk, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	old, err := p.existing(id, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, old, nil
+}
+
 // ---- item operations in a transaction ----
 
 // CreateItem stores doc (a JSON object with an "id") as a new item; an
@@ -373,11 +387,7 @@ func (t *Tx) PatchItem(ref ItemRef, patch *Patch, opts ItemOptions) (*Item, erro
 	if patch == nil || patch.req == nil {
 		return nil, badRequest("The patch request has no operations.")
 	}
-	p, err := t.partition(db, coll, pk, nil)
-	if err != nil {
-		return nil, err
-	}
-	old, err := p.existing(id, opts)
+	p, old, err := t.existingItem(db, coll, pk, id, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -397,11 +407,7 @@ func (t *Tx) DeleteItem(ref ItemRef, opts ItemOptions) (*Item, error) {
 			return t.DeleteItem(ref, opts.untriggered())
 		})
 	}
-	p, err := t.partition(db, coll, pk, nil)
-	if err != nil {
-		return nil, err
-	}
-	old, err := p.existing(id, opts)
+	p, old, err := t.existingItem(db, coll, pk, id, opts)
 	if err != nil {
 		return nil, err
 	}

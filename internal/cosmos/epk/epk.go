@@ -154,16 +154,16 @@ func InRange(e, minInclusive, maxExclusive string) bool {
 	return Compare(e, maxExclusive) < 0
 }
 
+// murmur32K scrambles a word of MurmurHash3_x86_32's input (a block, or
+// the tail) before it is mixed into the hash.
+func murmur32K(k uint32) uint32 { return bits.RotateLeft32(k*0xcc9e2d51, 15) * 0x1b873593 }
+
 func murmur32(data []byte, seed uint32) uint32 {
-	const c1, c2 = 0xcc9e2d51, 0x1b873593
 	h := seed
 	n := len(data) &^ 3
 	for i := 0; i < n; i += 4 {
 		k := binary.LittleEndian.Uint32(data[i:])
-		k *= c1
-		k = bits.RotateLeft32(k, 15)
-		k *= c2
-		h ^= k
+		h ^= murmur32K(k)
 		h = bits.RotateLeft32(h, 13)
 		h = h*5 + 0xe6546b64
 	}
@@ -177,10 +177,7 @@ func murmur32(data []byte, seed uint32) uint32 {
 		fallthrough
 	case 1:
 		k ^= uint32(data[n])
-		k *= c1
-		k = bits.RotateLeft32(k, 15)
-		k *= c2
-		h ^= k
+		h ^= murmur32K(k)
 	}
 	h ^= uint32(len(data))
 	h ^= h >> 16

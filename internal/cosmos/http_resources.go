@@ -13,10 +13,7 @@ func bodyAndThroughput(r *http.Request) ([]byte, []Throughput, error) {
 		return nil, nil, err
 	}
 	tp, err := requestThroughput(r)
-	if err != nil {
-		return nil, nil, err
-	}
-	return b, tp, nil
+	return b, tp, err
 }
 
 // ---- databases ----

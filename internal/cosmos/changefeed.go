@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -182,7 +183,7 @@ func (t *Tx) readChangeFeed(db, coll string, opts ChangeFeedOptions) (*ChangeFee
 // not report it: out of scope, before Since, or (latest version) a delete
 // or a version superseded since.
 func (t *Tx) changeEntry(c *container, rec *changeRecord, scope []string, opts ChangeFeedOptions) (json.RawMessage, error) {
-	if len(rec.PK) < len(scope) || !samePK(rec.PK[:len(scope)], scope) {
+	if len(rec.PK) < len(scope) || !slices.Equal(rec.PK[:len(scope)], scope) {
 		return nil, nil
 	}
 	if (opts.MinEPK != "" || opts.MaxEPK != "") && !epk.InRange(rec.EPK, opts.MinEPK, opts.MaxEPK) {

@@ -25,6 +25,16 @@ type feedEntry struct {
 	} `json:"metadata"`
 }
 
+// expiryOps lists entries as "operation:expired", space-separated, so
+// that a test can tell deletes from expiries.
+func expiryOps(entries []feedEntry) string {
+	var ops []string
+	for _, e := range entries {
+		ops = append(ops, fmt.Sprintf("%s:%v", e.Metadata.OperationType, e.Metadata.TimeToLiveExpired))
+	}
+	return strings.Join(ops, " ")
+}
+
 // drainFeed reads a change feed from opts until a page comes back empty
 // and returns the entries and the ETag to resume with.
 func drainFeed(t *testing.T, s *Service, coll string, opts ChangeFeedOptions) ([]feedEntry, ChangeFeedOptions) {
@@ -127,11 +137,7 @@ func TestChangeFeedTTLAndDeletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	all, _ := drainFeed(t, s, "items", ChangeFeedOptions{Mode: AllVersionsAndDeletes})
-	var ops []string
-	for _, e := range all {
-		ops = append(ops, fmt.Sprintf("%s:%v", e.Metadata.OperationType, e.Metadata.TimeToLiveExpired))
-	}
-	if got, want := strings.Join(ops, " "), "create:false create:false delete:false delete:true create:false"; got != want {
+	if got, want := expiryOps(all), "create:false create:false delete:false delete:true create:false"; got != want {
 		t.Fatalf("all versions: %s, want %s", got, want)
 	}
 	if all[3].Previous["id"] != "e" || all[3].Previous["pk"] != "p" || all[4].Current["n"] != float64(2) {
@@ -208,11 +214,7 @@ func TestTTLSweepRecordsExpiries(t *testing.T) {
 		t.Fatalf("second sweep: %d %v, want 0", n, err)
 	}
 	all, _ := drainFeed(t, s, "items", ChangeFeedOptions{Mode: AllVersionsAndDeletes})
-	var ops []string
-	for _, e := range all {
-		ops = append(ops, fmt.Sprintf("%s:%v", e.Metadata.OperationType, e.Metadata.TimeToLiveExpired))
-	}
-	if got, want := strings.Join(ops, " "), "create:false create:false create:false delete:true delete:true"; got != want {
+	if got, want := expiryOps(all), "create:false create:false create:false delete:true delete:true"; got != want {
 		t.Fatalf("all versions: %s, want %s", got, want)
 	}
 	if it, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "keep"}, PartitionKey: pkOf(t, "p"), ID: "k"}, ItemOptions{}); err != nil || it == nil {

@@ -4,51 +4,45 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
-
-// testClock is a settable clock, so that time to live can be tested
-// without sleeping.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // newTestService returns a Service over a fresh in-memory store with
 // database "db" and container "items" (containerProps, by default with
 // partition key /pk), and its clock. When the test ends, the store must
 // pass CheckInvariants.
-func newTestService(t *testing.T, containerProps string) (*Service, *testClock) {
+func newTestService(t *testing.T, containerProps string) (*Service, *testkit.Clock) {
 	t.Helper()
-	store := memory.Open()
-	clock := &testClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	s, err := New(Config{Store: store, Now: clock.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	clock := testkit.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	s, _ := newItemsService(t, Config{Now: clock.Now}, containerProps)
 	t.Cleanup(func() {
 		if err := s.CheckInvariants(context.Background()); err != nil {
 			t.Errorf("after the test: %v", err)
 		}
-		_ = store.Close()
 	})
+	return s, clock
+}
+
+// newItemsService returns a Service made with cfg, holding database "db"
+// and container "items" (containerProps, by default with partition key
+// /pk), and its store: cfg.Store, or else a fresh in-memory one closed
+// when the test ends.
+func newItemsService(t testing.TB, cfg Config, containerProps string) (*Service, kv.Store) {
+	t.Helper()
+	if cfg.Store == nil {
+		store := memory.Open()
+		t.Cleanup(func() { _ = store.Close() })
+		cfg.Store = store
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	if _, err := s.CreateDatabase(ctx, []byte(`{"id":"db"}`)); err != nil {
 		t.Fatalf("create database: %v", err)
@@ -59,7 +53,7 @@ func newTestService(t *testing.T, containerProps string) (*Service, *testClock) 
 	if _, err := s.CreateContainer(ctx, "db", []byte(containerProps)); err != nil {
 		t.Fatalf("create container: %v", err)
 	}
-	return s, clock
+	return s, cfg.Store
 }
 
 func pkOf(t *testing.T, v string) PartitionKey {
@@ -348,21 +342,10 @@ func TestUpdateRollsBack(t *testing.T) {
 // TestInCallerTransaction: the item operations run inside a transaction
 // the caller owns, next to its own writes.
 func TestInCallerTransaction(t *testing.T) {
-	store := memory.Open()
-	t.Cleanup(func() { _ = store.Close() })
-	s, err := New(Config{Store: store})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, store := newItemsService(t, Config{}, "")
 	ctx := context.Background()
-	if _, err := s.CreateDatabase(ctx, []byte(`{"id":"db"}`)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.CreateContainer(ctx, "db", []byte(`{"id":"items","partitionKey":{"paths":["/pk"]}}`)); err != nil {
-		t.Fatal(err)
-	}
 	pk := pkOf(t, "a")
-	err = store.Update(ctx, func(tx kv.Txn) error {
+	err := store.Update(ctx, func(tx kv.Txn) error {
 		t := s.In(tx)
 		if _, err := t.CreateItem(CollectionRef{DB: "db", Coll: "items"}, pk, []byte(`{"id":"1","pk":"a"}`), ItemOptions{}); err != nil {
 			return err

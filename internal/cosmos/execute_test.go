@@ -10,26 +10,12 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/cerulean-db/cerulean/internal/kv/memory"
 )
 
 // newScriptService is newTestService with a script budget of its own.
 func newScriptService(t *testing.T, budget time.Duration) *Service {
 	t.Helper()
-	store := memory.Open()
-	t.Cleanup(func() { _ = store.Close() })
-	s, err := New(Config{Store: store, ScriptBudget: budget})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if _, err := s.CreateDatabase(ctx, []byte(`{"id":"db"}`)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.CreateContainer(ctx, "db", []byte(`{"id":"items","partitionKey":{"paths":["/pk"]}}`)); err != nil {
-		t.Fatal(err)
-	}
+	s, _ := newItemsService(t, Config{ScriptBudget: budget}, "")
 	return s
 }
 

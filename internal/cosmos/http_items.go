@@ -19,6 +19,11 @@ func (h *handler) writeItem(q *request, db, coll string, status int, it *Item, w
 	return h.writeJSON(q, status, body)
 }
 
+// itemRef names item id of db/coll in the request's partition key.
+func itemRef(r *http.Request, db, coll, id string) ItemRef {
+	return ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: partitionKey(r), ID: id}
+}
+
 func itemOptions(r *http.Request) ItemOptions {
 	o := ItemOptions{
 		Preconditions: preconditions(r),
@@ -64,7 +69,7 @@ func (h *handler) replaceItem(q *request, db, coll, id string) error {
 	if err != nil {
 		return err
 	}
-	it, err := h.svc.ReplaceItem(q.r.Context(), ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: partitionKey(q.r), ID: id}, doc, itemOptions(q.r))
+	it, err := h.svc.ReplaceItem(q.r.Context(), itemRef(q.r, db, coll, id), doc, itemOptions(q.r))
 	if err != nil {
 		return err
 	}
@@ -80,7 +85,7 @@ func (h *handler) patchItem(q *request, db, coll, id string) error {
 	if err != nil {
 		return err
 	}
-	it, err := h.svc.PatchItem(q.r.Context(), ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: partitionKey(q.r), ID: id}, patch, itemOptions(q.r))
+	it, err := h.svc.PatchItem(q.r.Context(), itemRef(q.r, db, coll, id), patch, itemOptions(q.r))
 	if err != nil {
 		return err
 	}
@@ -88,7 +93,7 @@ func (h *handler) patchItem(q *request, db, coll, id string) error {
 }
 
 func (h *handler) deleteItem(q *request, db, coll, id string) error {
-	it, err := h.svc.DeleteItem(q.r.Context(), ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: partitionKey(q.r), ID: id}, itemOptions(q.r))
+	it, err := h.svc.DeleteItem(q.r.Context(), itemRef(q.r, db, coll, id), itemOptions(q.r))
 	if err != nil {
 		return err
 	}
@@ -99,7 +104,7 @@ func (h *handler) readItem(q *request, db, coll, id string) error {
 	// Triggers run on writes only; a read ignores them, as Cosmos DB does.
 	opts := itemOptions(q.r)
 	opts.Triggers = TriggerNames{}
-	it, err := h.svc.ReadItem(q.r.Context(), ItemRef{CollectionRef: CollectionRef{DB: db, Coll: coll}, PartitionKey: partitionKey(q.r), ID: id}, opts)
+	it, err := h.svc.ReadItem(q.r.Context(), itemRef(q.r, db, coll, id), opts)
 	if it != nil {
 		// A failed condition still names the item's version.
 		q.w.Header().Set("etag", it.ETag)

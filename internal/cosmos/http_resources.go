@@ -5,14 +5,21 @@ import (
 	"net/http"
 )
 
+// bodyAndThroughput reads a create request's body and the throughput
+// its headers ask to provision (none, or one).
+func bodyAndThroughput(r *http.Request) ([]byte, []Throughput, error) {
+	b, err := readBody(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	tp, err := requestThroughput(r)
+	return b, tp, err
+}
+
 // ---- databases ----
 
 func (h *handler) createDatabase(q *request) error {
-	b, err := readBody(q.r)
-	if err != nil {
-		return err
-	}
-	tp, err := requestThroughput(q.r)
+	b, tp, err := bodyAndThroughput(q.r)
 	if err != nil {
 		return err
 	}
@@ -49,11 +56,7 @@ func (h *handler) listDatabases(q *request) error {
 // ---- containers ----
 
 func (h *handler) createContainer(q *request, db string) error {
-	b, err := readBody(q.r)
-	if err != nil {
-		return err
-	}
-	tp, err := requestThroughput(q.r)
+	b, tp, err := bodyAndThroughput(q.r)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
-	"github.com/cerulean-db/cerulean/internal/kv/memory"
 )
 
 // countKeys counts the keys under prefix.
@@ -35,19 +34,8 @@ func bigDoc(id string, n int) []byte {
 // sees it whole; shrinking or deleting it leaves no piece behind, and one
 // past 2 MB is refused with 413.
 func TestLargeItemsSpanValues(t *testing.T) {
-	store := memory.Open()
-	t.Cleanup(func() { _ = store.Close() })
-	s, err := New(Config{Store: store, Now: func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, store := newItemsService(t, Config{Now: func() time.Time { return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC) }}, "")
 	ctx := context.Background()
-	if _, err := s.CreateDatabase(ctx, []byte(`{"id":"db"}`)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.CreateContainer(ctx, "db", []byte(`{"id":"items","partitionKey":{"paths":["/pk"]}}`)); err != nil {
-		t.Fatal(err)
-	}
 	pk := pkOf(t, "a")
 	const size = 1900 * 1024
 	created, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, bigDoc("big", size), ItemOptions{})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -107,7 +108,7 @@ func (p *partition) write(doc map[string]any, old *storedItem) (*Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !samePK(pk, p.pk) {
+	if !slices.Equal(pk, p.pk) {
 		return nil, badRequest("PartitionKey extracted from document doesn't match the one specified in the header.")
 	}
 	id, _ := doc["id"].(string)
@@ -222,23 +223,60 @@ func (p *partition) unindex(doc map[string]any) error {
 	return p.rangeUnindex(doc)
 }
 
+// itemPartition decodes item doc and finds the partition it goes to.
+func (t *Tx) itemPartition(db, coll string, pk PartitionKey, doc []byte) (map[string]any, *partition, error) {
+	m, err := decodeItem(doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := t.partition(db, coll, pk, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, p, nil
+}
+
+// present reads item id for an operation that needs it: an absent or
+// expired one is ErrNotFound.
+func (p *partition) present(id string) (*storedItem, error) {
+	it, err := p.get(id)
+	if err != nil {
+		return nil, err
+	}
+	if it == nil {
+		return nil, itemNotFound()
+	}
+	return it, nil
+}
+
 // existing reads the item an operation needs (Replace, Patch, Delete):
 // the id must be valid, the item present and opts' conditions met.
 func (p *partition) existing(id string, opts ItemOptions) (*storedItem, error) {
 	if err := validID("item", id); err != nil {
 		return nil, err
 	}
-	old, err := p.get(id)
+	old, err := p.present(id)
 	if err != nil {
 		return nil, err
-	}
-	if old == nil {
-		return nil, itemNotFound()
 	}
 	if err := opts.check(conditions.Write, true, old.etag()); err != nil {
 		return nil, err
 	}
 	return old, nil
+}
+
+// existingItem finds the partition of an item an operation needs (Patch,
+// Delete) and reads it there, as partition.existing does.
+func (t *Tx) existingItem(db, coll string, pk PartitionKey, id string, opts ItemOptions) (*partition, *storedItem, error) {
+	p, err := t.partition(db, coll, pk, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	old, err := p.existing(id, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, old, nil
 }
 
 // ---- item operations in a transaction ----
@@ -258,11 +296,7 @@ func (t *Tx) CreateItem(ref CollectionRef, pk PartitionKey, doc []byte, opts Ite
 			return t.CreateItem(ref, pk, doc, opts.untriggered())
 		})
 	}
-	m, err := decodeItem(doc)
-	if err != nil {
-		return nil, err
-	}
-	p, err := t.partition(db, coll, pk, m)
+	m, p, err := t.itemPartition(db, coll, pk, doc)
 	if err != nil {
 		return nil, err
 	}
@@ -296,11 +330,7 @@ func (t *Tx) UpsertItem(ref CollectionRef, pk PartitionKey, doc []byte, opts Ite
 		})
 		return item, created && err == nil, err
 	}
-	m, err := decodeItem(doc)
-	if err != nil {
-		return nil, false, err
-	}
-	p, err := t.partition(db, coll, pk, m)
+	m, p, err := t.itemPartition(db, coll, pk, doc)
 	if err != nil {
 		return nil, false, err
 	}
@@ -333,11 +363,7 @@ func (t *Tx) ReplaceItem(ref ItemRef, doc []byte, opts ItemOptions) (*Item, erro
 			return t.ReplaceItem(ItemRef{CollectionRef: ref.CollectionRef, PartitionKey: pk, ID: id}, doc, opts.untriggered())
 		})
 	}
-	m, err := decodeItem(doc)
-	if err != nil {
-		return nil, err
-	}
-	p, err := t.partition(db, coll, pk, m)
+	m, p, err := t.itemPartition(db, coll, pk, doc)
 	if err != nil {
 		return nil, err
 	}
@@ -361,11 +387,7 @@ func (t *Tx) PatchItem(ref ItemRef, patch *Patch, opts ItemOptions) (*Item, erro
 	if patch == nil || patch.req == nil {
 		return nil, badRequest("The patch request has no operations.")
 	}
-	p, err := t.partition(db, coll, pk, nil)
-	if err != nil {
-		return nil, err
-	}
-	old, err := p.existing(id, opts)
+	p, old, err := t.existingItem(db, coll, pk, id, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -385,11 +407,7 @@ func (t *Tx) DeleteItem(ref ItemRef, opts ItemOptions) (*Item, error) {
 			return t.DeleteItem(ref, opts.untriggered())
 		})
 	}
-	p, err := t.partition(db, coll, pk, nil)
-	if err != nil {
-		return nil, err
-	}
-	old, err := p.existing(id, opts)
+	p, old, err := t.existingItem(db, coll, pk, id, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -415,12 +433,9 @@ func (t *Tx) ReadItem(ref ItemRef, opts ItemOptions) (*Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	it, err := p.get(id)
+	it, err := p.present(id)
 	if err != nil {
 		return nil, err
-	}
-	if it == nil {
-		return nil, itemNotFound()
 	}
 	if err := opts.check(conditions.Read, true, it.etag()); err != nil {
 		return it.item(), err

@@ -180,15 +180,3 @@ func (c *container) scopePartitionKey(pk []string, ok bool) ([]string, error) {
 	}
 	return pk, nil
 }
-
-func samePK(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}

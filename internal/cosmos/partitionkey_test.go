@@ -1,6 +1,7 @@
 package cosmos
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -19,7 +20,7 @@ func TestParsePartitionKeyHeader(t *testing.T) {
 		{"[" + strconv.QuoteToASCII("😀 é") + "]", []string{`"😀 é"`}},
 	} {
 		got, ok, err := parsePartitionKeyHeader(tc.header)
-		if err != nil || !ok || !samePK(got, tc.want) {
+		if err != nil || !ok || !slices.Equal(got, tc.want) {
 			t.Errorf("parsePartitionKeyHeader(%s) = %q, %v, %v; want %q", tc.header, got, ok, err, tc.want)
 		}
 	}
@@ -32,7 +33,7 @@ func TestParsePartitionKeyHeader(t *testing.T) {
 	c := &container{pkPaths: [][]string{{"a", "b"}}}
 	doc, _ := decodeObject([]byte(`{"a":{"b":2.0}}`))
 	pk, err := c.partitionKeyOf(doc)
-	if err != nil || !samePK(pk, []string{"2"}) {
+	if err != nil || !slices.Equal(pk, []string{"2"}) {
 		t.Fatalf("partitionKeyOf = %q, %v", pk, err)
 	}
 }

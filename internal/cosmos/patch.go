@@ -301,13 +301,13 @@ func getAt(doc map[string]any, path []string) (any, bool) {
 	return cur, true
 }
 
-// parentOf returns the container holding the last element of path, with
-// a setter for the array case (arrays change length).
-func parentOf(doc map[string]any, path []string) (any, func(any) error, error) {
+// parentOf returns the container holding the last element of path, that
+// element's name, and a setter for the array case (arrays change length).
+func parentOf(doc map[string]any, path []string) (any, string, func(any) error, error) {
 	parentPath := path[:len(path)-1]
 	parent, ok := getAt(doc, parentPath)
 	if !ok {
-		return nil, nil, badRequest("The patch path /%s does not exist.", strings.Join(parentPath, "/"))
+		return nil, "", nil, badRequest("The patch path /%s does not exist.", strings.Join(parentPath, "/"))
 	}
 	setParent := func(v any) error {
 		if len(parentPath) == 0 {
@@ -315,17 +315,16 @@ func parentOf(doc map[string]any, path []string) (any, func(any) error, error) {
 		}
 		return setAt(doc, parentPath, v, false)
 	}
-	return parent, setParent, nil
+	return parent, path[len(path)-1], setParent, nil
 }
 
 // setAt sets the value at path. In an array, add (insert=true) inserts at
 // the index ("-" appends) and set/replace overwrite it.
 func setAt(doc map[string]any, path []string, v any, insert bool) error {
-	parent, setParent, err := parentOf(doc, path)
+	parent, last, setParent, err := parentOf(doc, path)
 	if err != nil {
 		return err
 	}
-	last := path[len(path)-1]
 	switch x := parent.(type) {
 	case map[string]any:
 		x[last] = v
@@ -350,11 +349,10 @@ func setAt(doc map[string]any, path []string, v any, insert bool) error {
 }
 
 func removeAt(doc map[string]any, path []string) error {
-	parent, setParent, err := parentOf(doc, path)
+	parent, last, setParent, err := parentOf(doc, path)
 	if err != nil {
 		return err
 	}
-	last := path[len(path)-1]
 	switch x := parent.(type) {
 	case map[string]any:
 		if _, ok := x[last]; !ok {

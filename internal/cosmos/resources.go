@@ -137,6 +137,17 @@ func encodeRecord(r record) ([]byte, error) {
 	return kvrecord.Encode(m), nil
 }
 
+// setRecord stores r at key as the last step of a write transaction,
+// noting its version for the change clock when it commits.
+func (s *Service) setRecord(tx kv.Txn, key []byte, r record) error {
+	b, err := encodeRecord(r)
+	if err != nil {
+		return err
+	}
+	s.noteCommit(tx)
+	return tx.Set(key, b)
+}
+
 // decodeObject decodes a request body as a JSON object, keeping numbers
 // as written.
 func decodeObject(b []byte) (map[string]any, error) {

@@ -33,17 +33,8 @@ const scaleFillBatch = 500
 // that an equality on cat matches 10 items at every size.
 func newScaleContainer(b *testing.B, n int) *Service {
 	b.Helper()
-	s, err := New(Config{Store: testkit.MemPebble(b), Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, _ := newItemsService(b, Config{Store: testkit.MemPebble(b), Logger: slog.New(slog.DiscardHandler)}, "")
 	ctx := context.Background()
-	if _, err := s.CreateDatabase(ctx, []byte(`{"id":"db"}`)); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := s.CreateContainer(ctx, "db", []byte(`{"id":"items","partitionKey":{"paths":["/pk"]}}`)); err != nil {
-		b.Fatal(err)
-	}
 	for start := 0; start < n; start += scaleFillBatch {
 		err := s.Update(ctx, func(t *Tx) error {
 			for i := start; i < min(n, start+scaleFillBatch); i++ {

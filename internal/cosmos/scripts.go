@@ -184,12 +184,7 @@ func (s *Service) CreateScript(ctx context.Context, ref CollectionRef, kind Scri
 		v := tx.Version()
 		rid := encodeRID(append(ridFromVersion(c.ridBytes, v, 7), kind.ridType()))
 		out = s.stamped(m, rid, c.rec.str("_self")+string(kind)+"/"+rid+"/", v)
-		b, err := encodeRecord(out)
-		if err != nil {
-			return err
-		}
-		s.noteCommit(tx)
-		return tx.Set(key, b)
+		return s.setRecord(tx, key, out)
 	})
 	if err != nil {
 		return nil, err
@@ -235,12 +230,7 @@ func (s *Service) ReplaceScript(ctx context.Context, ref ScriptRef, props []byte
 		}
 		v := tx.Version()
 		out = s.stamped(m, old["_rid"], old["_self"], v)
-		b, err := encodeRecord(out)
-		if err != nil {
-			return err
-		}
-		s.noteCommit(tx)
-		return tx.Set(key, b)
+		return s.setRecord(tx, key, out)
 	})
 	if err != nil {
 		return nil, err

@@ -9,15 +9,16 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // tokenGateway serves a fresh service whose clock starts now, with
 // database db, container items and user u.
-func tokenGateway(t *testing.T) (*gateway, *testClock) {
+func tokenGateway(t *testing.T) (*gateway, *testkit.Clock) {
 	t.Helper()
 	store := memory.Open()
 	t.Cleanup(func() { _ = store.Close() })
-	clock := &testClock{now: time.Now()}
+	clock := testkit.NewClock(time.Now())
 	s, err := New(Config{Store: store, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +29,15 @@ func tokenGateway(t *testing.T) (*gateway, *testClock) {
 	g.expect(201, "POST", "dbs/db/colls/items/docs", `{"id":"a","pk":"p"}`, map[string]string{"x-ms-documentdb-partitionkey": `["p"]`})
 	g.expect(201, "POST", "dbs/db/users", `{"id":"u"}`, nil)
 	return g, clock
+}
+
+// expectWithToken sends method path with token and hdr and fails the
+// test, naming what, unless the status is want.
+func (g *gateway) expectWithToken(want int, what, token, method, path string, hdr map[string]string) {
+	g.t.Helper()
+	if got := g.withToken(token, method, path, "", hdr); got != want {
+		g.t.Fatalf("%s: %d", what, got)
+	}
 }
 
 // withToken sends a request authorized by a resource token.
@@ -67,40 +77,26 @@ func TestResourceTokenLifetime(t *testing.T) {
 	perm := `{"id":"p1","permissionMode":"Read","resource":"dbs/db/colls/items"}`
 	_, body := g.expect(201, "POST", "dbs/db/users/u/permissions", perm, map[string]string{"x-ms-documentdb-expiry-seconds": "60"})
 	tok := tokenOf(t, body)
-	if got := g.withToken(tok, "GET", "dbs/db/colls/items/docs/a", "", pkHdr); got != 200 {
-		t.Fatalf("read with a fresh token: %d", got)
-	}
-	if got := g.withToken(tok, "DELETE", "dbs/db/colls/items/docs/a", "", pkHdr); got != 403 {
-		t.Fatalf("delete with a Read token: %d", got)
-	}
-	if got := g.withToken(tok, "GET", "dbs/db/users", "", nil); got != 403 {
-		t.Fatalf("list users with a container token: %d", got)
-	}
+	g.expectWithToken(200, "read with a fresh token", tok, "GET", "dbs/db/colls/items/docs/a", pkHdr)
+	g.expectWithToken(403, "delete with a Read token", tok, "DELETE", "dbs/db/colls/items/docs/a", pkHdr)
+	g.expectWithToken(403, "list users with a container token", tok, "GET", "dbs/db/users", nil)
 
 	// Tampering with the payload breaks the signature.
 	sig, payload, _ := strings.Cut(tok, ";")
 	forged := sig + ";" + payload[:len(payload)-2] + "zz"
-	if got := g.withToken(forged, "GET", "dbs/db/colls/items/docs/a", "", pkHdr); got != 401 {
-		t.Fatalf("forged token: %d", got)
-	}
+	g.expectWithToken(401, "forged token", forged, "GET", "dbs/db/colls/items/docs/a", pkHdr)
 
 	clock.Advance(61 * time.Second)
-	if got := g.withToken(tok, "GET", "dbs/db/colls/items/docs/a", "", pkHdr); got != 401 {
-		t.Fatalf("expired token: %d", got)
-	}
+	g.expectWithToken(401, "expired token", tok, "GET", "dbs/db/colls/items/docs/a", pkHdr)
 
 	// A new read mints a new token; deleting and recreating the
 	// permission revokes the tokens of the old one.
 	_, body = g.expect(200, "GET", "dbs/db/users/u/permissions/p1", "", nil)
 	tok = tokenOf(t, body)
-	if got := g.withToken(tok, "GET", "dbs/db/colls/items/docs/a", "", pkHdr); got != 200 {
-		t.Fatalf("re-minted token: %d", got)
-	}
+	g.expectWithToken(200, "re-minted token", tok, "GET", "dbs/db/colls/items/docs/a", pkHdr)
 	g.expect(204, "DELETE", "dbs/db/users/u/permissions/p1", "", nil)
 	g.expect(201, "POST", "dbs/db/users/u/permissions", perm, nil)
-	if got := g.withToken(tok, "GET", "dbs/db/colls/items/docs/a", "", pkHdr); got != 401 {
-		t.Fatalf("token of a deleted permission: %d", got)
-	}
+	g.expectWithToken(401, "token of a deleted permission", tok, "GET", "dbs/db/colls/items/docs/a", pkHdr)
 
 	for _, bad := range []struct {
 		body string
@@ -129,23 +125,15 @@ func TestResourceTokenLifetime(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, body = g.expect(201, "POST", "dbs/db/users/u/permissions", `{"id":"byself","permissionMode":"All","resource":"`+coll.Self+`"}`, nil)
-	if got := g.withToken(tokenOf(t, body), "DELETE", "dbs/db/colls/items/docs/a", "", pkHdr); got != 204 {
-		t.Fatalf("token granted by _self deleting an item: %d", got)
-	}
+	g.expectWithToken(204, "token granted by _self deleting an item", tokenOf(t, body), "DELETE", "dbs/db/colls/items/docs/a", pkHdr)
 	g.expect(201, "POST", "dbs/db/colls/items/docs", `{"id":"a","pk":"p"}`, pkHdr)
 
 	// A database-wide grant reaches its containers but not its users.
 	_, body = g.expect(201, "POST", "dbs/db/users/u/permissions", `{"id":"dbwide","permissionMode":"All","resource":"dbs/db/"}`, nil)
 	dbTok := tokenOf(t, body)
-	if got := g.withToken(dbTok, "GET", "dbs/db/colls/items/docs/a", "", pkHdr); got != 200 {
-		t.Fatalf("database-wide token reading an item: %d", got)
-	}
-	if got := g.withToken(dbTok, "GET", "dbs/db/users", "", nil); got != 403 {
-		t.Fatalf("database-wide token listing users: %d", got)
-	}
-	if got := g.withToken(dbTok, "GET", "offers", "", nil); got != 403 {
-		t.Fatalf("database-wide token listing offers: %d", got)
-	}
+	g.expectWithToken(200, "database-wide token reading an item", dbTok, "GET", "dbs/db/colls/items/docs/a", pkHdr)
+	g.expectWithToken(403, "database-wide token listing users", dbTok, "GET", "dbs/db/users", nil)
+	g.expectWithToken(403, "database-wide token listing offers", dbTok, "GET", "offers", nil)
 
 	// Renaming a user keeps its permissions; deleting it removes them.
 	g.expect(200, "PUT", "dbs/db/users/u", `{"id":"v"}`, nil)

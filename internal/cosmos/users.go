@@ -103,12 +103,7 @@ func (s *Service) CreateUser(ctx context.Context, db string, props []byte) (*Dat
 			return err
 		}
 		out["_permissions"] = "permissions/"
-		b, err := encodeRecord(out)
-		if err != nil {
-			return err
-		}
-		s.noteCommit(tx)
-		return tx.Set(userKey(db, id), b)
+		return s.setRecord(tx, userKey(db, id), out)
 	})
 	if err != nil {
 		return nil, err
@@ -158,12 +153,7 @@ func (s *Service) ReplaceUser(ctx context.Context, ref UserRef, props []byte, pr
 		v := tx.Version()
 		out = s.stamped(m, old["_rid"], old["_self"], v)
 		out["_permissions"] = "permissions/"
-		b, err := encodeRecord(out)
-		if err != nil {
-			return err
-		}
-		s.noteCommit(tx)
-		return tx.Set(userKey(db, id), b)
+		return s.setRecord(tx, userKey(db, id), out)
 	})
 	if err != nil {
 		return nil, err
@@ -364,12 +354,7 @@ func (s *Service) writePermission(ctx context.Context, db, user, perm string, pr
 			out["_rid"], out["_self"] = old["_rid"], old["_self"]
 		}
 		out["_etag"], out["_ts"] = etagOf(v), s.unixNow()
-		b, err := encodeRecord(out)
-		if err != nil {
-			return err
-		}
-		s.noteCommit(tx)
-		return tx.Set(permissionKey(db, user, id), b)
+		return s.setRecord(tx, permissionKey(db, user, id), out)
 	})
 	if err != nil {
 		return nil, err

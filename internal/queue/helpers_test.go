@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,36 +11,20 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 const acct = azauth.DevAccount
 
-// fakeClock is a clock tests move by hand; visibility and TTL are driven
-// with it instead of sleeping.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
+// newFakeClock returns the clock tests move by hand, so that visibility
+// and TTL are driven with it instead of sleeping.
+func newFakeClock() *testkit.Clock {
+	return testkit.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 }
 
 // newTestService returns a Service over a fresh memory store driven by a
 // fake clock, and registers a cleanup that checks the store's invariants.
-func newTestService(t *testing.T) (*Service, *fakeClock) {
+func newTestService(t *testing.T) (*Service, *testkit.Clock) {
 	t.Helper()
 	clock := newFakeClock()
 	store := memory.Open()
@@ -55,7 +38,7 @@ func newTestService(t *testing.T) (*Service, *fakeClock) {
 	return s, clock
 }
 
-func newServiceOver(t *testing.T, store kv.Store, clock *fakeClock) *Service {
+func newServiceOver(t *testing.T, store kv.Store, clock *testkit.Clock) *Service {
 	t.Helper()
 	accounts, err := azauth.LoadAccounts(func(string) string { return "" })
 	if err != nil {

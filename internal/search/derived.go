@@ -14,6 +14,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 
+	"github.com/cerulean-db/cerulean/internal/background"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 	"github.com/cerulean-db/cerulean/internal/search/query"
@@ -371,27 +372,11 @@ const catchUpInterval = 500 * time.Millisecond
 // waiting for a query. Queries catch up on their own snapshot anyway;
 // the loop only takes that work off their path.
 func (s *Service) StartCatchUp() (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(catchUpInterval)
-		defer t.Stop()
-		for {
-			if err := s.CatchUp(ctx); err != nil && ctx.Err() == nil {
-				s.log.Warn("search index catch-up failed", "err", err)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
+	return background.NowAndEvery(context.Background(), catchUpInterval, func(ctx context.Context) {
+		if err := s.CatchUp(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("search index catch-up failed", "err", err)
 		}
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
+	})
 }
 
 // CatchUp brings the bleve index of every index up to the documents in

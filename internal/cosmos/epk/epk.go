@@ -154,16 +154,16 @@ func InRange(e, minInclusive, maxExclusive string) bool {
 	return Compare(e, maxExclusive) < 0
 }
 
+// murmur32K scrambles a word of MurmurHash3_x86_32's input (a block, or
+// the tail) before it is mixed into the hash.
+func murmur32K(k uint32) uint32 { return bits.RotateLeft32(k*0xcc9e2d51, 15) * 0x1b873593 }
+
 func murmur32(data []byte, seed uint32) uint32 {
-	const c1, c2 = 0xcc9e2d51, 0x1b873593
 	h := seed
 	n := len(data) &^ 3
 	for i := 0; i < n; i += 4 {
 		k := binary.LittleEndian.Uint32(data[i:])
-		k *= c1
-		k = bits.RotateLeft32(k, 15)
-		k *= c2
-		h ^= k
+		h ^= murmur32K(k)
 		h = bits.RotateLeft32(h, 13)
 		h = h*5 + 0xe6546b64
 	}
@@ -177,10 +177,7 @@ func murmur32(data []byte, seed uint32) uint32 {
 		fallthrough
 	case 1:
 		k ^= uint32(data[n])
-		k *= c1
-		k = bits.RotateLeft32(k, 15)
-		k *= c2
-		h ^= k
+		h ^= murmur32K(k)
 	}
 	h ^= uint32(len(data))
 	h ^= h >> 16
@@ -200,25 +197,26 @@ func fmix64(v uint64) uint64 {
 	return v
 }
 
+// murmur128's multipliers.
+const murmurC1, murmurC2 = 0x87c37b91114253d5, 0x4cf5ad432745937f
+
+// murmurK1 and murmurK2 scramble the first and second word of a block
+// (or of the tail) before it is mixed into h1 and h2.
+func murmurK1(k uint64) uint64 { return bits.RotateLeft64(k*murmurC1, 31) * murmurC2 }
+func murmurK2(k uint64) uint64 { return bits.RotateLeft64(k*murmurC2, 33) * murmurC1 }
+
 // murmur128 is MurmurHash3_x64_128, returning the low and high halves.
 func murmur128(data []byte, seedLo, seedHi uint64) (uint64, uint64) {
-	const c1, c2 = 0x87c37b91114253d5, 0x4cf5ad432745937f
 	h1, h2 := seedLo, seedHi
 	pos := 0
 	for ; pos+16 <= len(data); pos += 16 {
 		k1 := binary.LittleEndian.Uint64(data[pos:])
 		k2 := binary.LittleEndian.Uint64(data[pos+8:])
-		k1 *= c1
-		k1 = bits.RotateLeft64(k1, 31)
-		k1 *= c2
-		h1 ^= k1
+		h1 ^= murmurK1(k1)
 		h1 = bits.RotateLeft64(h1, 27)
 		h1 += h2
 		h1 = h1*5 + 0x52dce729
-		k2 *= c2
-		k2 = bits.RotateLeft64(k2, 33)
-		k2 *= c1
-		h2 ^= k2
+		h2 ^= murmurK2(k2)
 		h2 = bits.RotateLeft64(h2, 31)
 		h2 += h1
 		h2 = h2*5 + 0x38495ab5
@@ -232,14 +230,8 @@ func murmur128(data []byte, seedLo, seedHi uint64) (uint64, uint64) {
 		k1 ^= uint64(tail[i]) << (8 * i)
 	}
 	// The SDKs mix both tail words even when empty.
-	k2 *= c2
-	k2 = bits.RotateLeft64(k2, 33)
-	k2 *= c1
-	h2 ^= k2
-	k1 *= c1
-	k1 = bits.RotateLeft64(k1, 31)
-	k1 *= c2
-	h1 ^= k1
+	h2 ^= murmurK2(k2)
+	h1 ^= murmurK1(k1)
 	n := uint64(len(data))
 	h1 ^= n
 	h2 ^= n

@@ -1,6 +1,9 @@
 package query
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // What the gateway needs to know about a query's filter without running
 // it: which document paths the WHERE clause reads (the index metrics an
@@ -64,7 +67,7 @@ func (q *Query) PinnedValue(path []string, params map[string]any) (v any, ok boo
 		}
 		for _, side := range [2][2]expr{{b.left, b.right}, {b.right, b.left}} {
 			p, isPath := rootPath(side[0], alias)
-			if !isPath || !samePath(p, path) {
+			if !isPath || !slices.Equal(p, path) {
 				continue
 			}
 			switch x := side[1].(type) {
@@ -128,18 +131,6 @@ func rootPath(e expr, alias string) ([]string, bool) {
 		return append(p, x.name), true
 	}
 	return nil, false
-}
-
-func samePath(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // NeedsQueryPlan reports whether running the query across partitions

@@ -77,28 +77,30 @@ func dateTimePart(v any) string {
 	if !ok {
 		return ""
 	}
-	switch strings.ToLower(s) {
-	case "year", "yyyy", "yy":
-		return "year"
-	case "month", "mm", "m":
-		return "month"
-	case "day", "dd", "d":
-		return "day"
-	case "hour", "hh":
-		return "hour"
-	case "minute", "mi", "n":
-		return "minute"
-	case "second", "ss", "s":
-		return "second"
-	case "millisecond", "ms":
-		return "millisecond"
-	case "microsecond", "mcs":
-		return "microsecond"
-	case "nanosecond", "ns":
-		return "nanosecond"
-	}
-	return ""
+	return dateTimeParts[strings.ToLower(s)]
 }
+
+// dateTimeParts maps each DateTimePart name and abbreviation Cosmos
+// accepts to the part's name.
+var dateTimeParts = func() map[string]string {
+	m := map[string]string{}
+	for part, names := range map[string][]string{
+		"year":        {"year", "yyyy", "yy"},
+		"month":       {"month", "mm", "m"},
+		"day":         {"day", "dd", "d"},
+		"hour":        {"hour", "hh"},
+		"minute":      {"minute", "mi", "n"},
+		"second":      {"second", "ss", "s"},
+		"millisecond": {"millisecond", "ms"},
+		"microsecond": {"microsecond", "mcs"},
+		"nanosecond":  {"nanosecond", "ns"},
+	} {
+		for _, n := range names {
+			m[n] = part
+		}
+	}
+	return m
+}()
 
 var partDurations = map[string]time.Duration{
 	"hour":        time.Hour,
@@ -121,7 +123,8 @@ func addMonths(t time.Time, n int) time.Time {
 	return time.Date(ny, nm, d, hh, mm, ss, t.Nanosecond(), time.UTC)
 }
 
-func floorDiv(a, b int) int {
+// floorDiv divides rounding toward negative infinity.
+func floorDiv[T int | int64](a, b T) T {
 	q := a / b
 	if (a%b != 0) && ((a < 0) != (b < 0)) {
 		q--
@@ -180,15 +183,7 @@ func fnDateTimeDiff(a []any) any {
 		return math.Round(ed.Sub(sd).Hours() / 24)
 	}
 	d := partDurations[part]
-	return float64(floorDiv64(e.UnixNano(), int64(d)) - floorDiv64(s.UnixNano(), int64(d)))
-}
-
-func floorDiv64(a, b int64) int64 {
-	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
-		q--
-	}
-	return q
+	return float64(floorDiv(e.UnixNano(), int64(d)) - floorDiv(s.UnixNano(), int64(d)))
 }
 
 func fnDateTimePart(a []any) any {

@@ -31,9 +31,9 @@ func init() {
 		}
 		return string(r)
 	})))
-	register("SUBSTRING", 3, 3, pure(fnSubstring))
-	register("LEFT", 2, 2, pure(fnLeft))
-	register("RIGHT", 2, 2, pure(fnRight))
+	register("SUBSTRING", 3, 3, pure(runeCut(func(r []rune, n []int) []rune { return r[n[0]:min(n[0]+n[1], len(r))] })))
+	register("LEFT", 2, 2, pure(runeCut(func(r []rune, n []int) []rune { return r[:n[0]] })))
+	register("RIGHT", 2, 2, pure(runeCut(func(r []rune, n []int) []rune { return r[len(r)-n[0]:] })))
 	register("REPLACE", 3, 3, pure(fnReplace))
 	register("REPLICATE", 2, 2, pure(fnReplicate))
 	register("TOSTRING", 1, 1, pure(fnToString))
@@ -133,45 +133,25 @@ func intArg(v any, limit int) (int, bool) {
 	return int(f), true
 }
 
-func fnSubstring(a []any) any {
-	s, ok := a[0].(string)
-	if !ok {
-		return undefined
+// runeCut adapts SUBSTRING, LEFT and RIGHT: the arguments after string
+// a[0] are character counts, each truncated and clamped to [0, the
+// string's length], and cut takes the characters they name from its
+// runes.
+func runeCut(cut func(r []rune, n []int) []rune) func([]any) any {
+	return func(a []any) any {
+		s, ok := a[0].(string)
+		if !ok {
+			return undefined
+		}
+		r := []rune(s)
+		n := make([]int, len(a)-1)
+		for i, v := range a[1:] {
+			if n[i], ok = intArg(v, len(r)); !ok {
+				return undefined
+			}
+		}
+		return string(cut(r, n))
 	}
-	r := []rune(s)
-	start, ok1 := intArg(a[1], len(r))
-	n, ok2 := intArg(a[2], len(r))
-	if !ok1 || !ok2 {
-		return undefined
-	}
-	end := min(start+n, len(r))
-	return string(r[start:end])
-}
-
-func fnLeft(a []any) any {
-	s, ok := a[0].(string)
-	if !ok {
-		return undefined
-	}
-	r := []rune(s)
-	n, ok := intArg(a[1], len(r))
-	if !ok {
-		return undefined
-	}
-	return string(r[:n])
-}
-
-func fnRight(a []any) any {
-	s, ok := a[0].(string)
-	if !ok {
-		return undefined
-	}
-	r := []rune(s)
-	n, ok := intArg(a[1], len(r))
-	if !ok {
-		return undefined
-	}
-	return string(r[len(r)-n:])
 }
 
 func fnReplace(a []any) any {

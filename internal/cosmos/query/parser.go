@@ -458,34 +458,20 @@ func (p *parser) parseExpr() expr {
 	return cond
 }
 
-func (p *parser) parseCoalesce() expr {
-	start := p.peek().pos
-	e := p.parseOr()
-	for p.acceptOp("??") {
-		right := p.parseOr()
-		e = &binaryExpr{exprBase{p.src(start)}, "??", e, right}
-		p.countOperator()
-	}
-	return e
-}
+func (p *parser) parseCoalesce() expr { return p.leftAssoc("??", p.acceptOp, p.parseOr) }
 
-func (p *parser) parseOr() expr {
-	start := p.peek().pos
-	e := p.parseAnd()
-	for p.acceptKeyword("OR") {
-		right := p.parseAnd()
-		e = &binaryExpr{exprBase{p.src(start)}, "OR", e, right}
-		p.countOperator()
-	}
-	return e
-}
+func (p *parser) parseOr() expr { return p.leftAssoc("OR", p.acceptKeyword, p.parseAnd) }
 
-func (p *parser) parseAnd() expr {
+func (p *parser) parseAnd() expr { return p.leftAssoc("AND", p.acceptKeyword, p.parseNot) }
+
+// leftAssoc parses operand (op operand)*, nesting to the left; accept
+// consumes op when it comes next.
+func (p *parser) leftAssoc(op string, accept func(string) bool, operand func() expr) expr {
 	start := p.peek().pos
-	e := p.parseNot()
-	for p.acceptKeyword("AND") {
-		right := p.parseNot()
-		e = &binaryExpr{exprBase{p.src(start)}, "AND", e, right}
+	e := operand()
+	for accept(op) {
+		right := operand()
+		e = &binaryExpr{exprBase{p.src(start)}, op, e, right}
 		p.countOperator()
 	}
 	return e

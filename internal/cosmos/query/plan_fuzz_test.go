@@ -133,29 +133,26 @@ func admits(pf PathFilter, v any) bool {
 func compareScalars(a, b any) (int, bool) {
 	switch x := a.(type) {
 	case float64:
-		y, ok := b.(float64)
-		switch {
-		case !ok:
-			return 0, false
-		case x < y:
-			return -1, true
-		case x > y:
-			return 1, true
-		}
-		return 0, true
+		return compareSame(x, b)
 	case string:
-		y, ok := b.(string)
-		switch {
-		case !ok:
-			return 0, false
-		case x < y:
-			return -1, true
-		case x > y:
-			return 1, true
-		}
-		return 0, true
+		return compareSame(x, b)
 	}
 	return 0, false
+}
+
+// compareSame orders x against b, which must be of x's type.
+func compareSame[T float64 | string](x T, b any) (int, bool) {
+	y, ok := b.(T)
+	if !ok {
+		return 0, false
+	}
+	switch {
+	case x < y:
+		return -1, true
+	case x > y:
+		return 1, true
+	}
+	return 0, true
 }
 
 func sameJSON(a, b any) bool {

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -98,7 +99,7 @@ func equalValues(a, b any) (equal, ok bool) {
 func compareValues(a, b any) int {
 	ra, rb := rank(a), rank(b)
 	if ra != rb {
-		return cmpInt(ra, rb)
+		return cmp.Compare(ra, rb)
 	}
 	return compareSameRank(a, b, ra)
 }
@@ -125,14 +126,7 @@ func compareSameRank(a, b any, r int) int {
 		}
 		return 0
 	case rankString:
-		x, y := a.(string), b.(string)
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
+		return cmp.Compare(a.(string), b.(string))
 	case rankArray:
 		x, y := a.([]any), b.([]any)
 		for i := 0; i < len(x) && i < len(y); i++ {
@@ -140,7 +134,7 @@ func compareSameRank(a, b any, r int) int {
 				return c
 			}
 		}
-		return cmpInt(len(x), len(y))
+		return cmp.Compare(len(x), len(y))
 	case rankObject:
 		x, y := a.(map[string]any), b.(map[string]any)
 		kx, ky := sortedKeys(x), sortedKeys(y)
@@ -155,19 +149,9 @@ func compareSameRank(a, b any, r int) int {
 				return c
 			}
 		}
-		return cmpInt(len(kx), len(ky))
+		return cmp.Compare(len(kx), len(ky))
 	}
 	return 0 // undefined and null are each a single value
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // formatNumber renders a number the way JavaScript (and Cosmos) does:

@@ -332,13 +332,22 @@ func (x *execution) readDocument(c goja.FunctionCall) goja.Value {
 	x.requireArgs(c, "readDocument", 1)
 	ref := x.documentLink(c.Argument(0))
 	_, cb := x.optionsAndCallback(c.Argument(1), c.Argument(2))
+	return x.onDocument(ref, cb, func(id string) ([]byte, error) {
+		return x.coll.ReadDocument(id, DocOptions{})
+	})
+}
+
+// onDocument is the tail of a call on one document: once the request is
+// accepted it resolves ref, runs op on the document's id and calls cb
+// back with the document op returns.
+func (x *execution) onDocument(ref docRef, cb goja.Callable, op func(id string) ([]byte, error)) goja.Value {
 	if !x.accepted() {
 		return x.vm.ToValue(false)
 	}
 	var res []byte
 	id, err := x.resolve(ref)
 	if err == nil {
-		res, err = x.coll.ReadDocument(id, DocOptions{})
+		res, err = op(id)
 	}
 	x.finish(cb, err, x.point(res))
 	return x.vm.ToValue(true)
@@ -349,16 +358,9 @@ func (x *execution) replaceDocument(c goja.FunctionCall) goja.Value {
 	ref := x.documentLink(c.Argument(0))
 	doc := x.documentBody(c.Argument(1), false)
 	opts, cb := x.optionsAndCallback(c.Argument(2), c.Argument(3))
-	if !x.accepted() {
-		return x.vm.ToValue(false)
-	}
-	var res []byte
-	id, err := x.resolve(ref)
-	if err == nil {
-		res, err = x.coll.ReplaceDocument(id, doc, DocOptions{IfMatch: optString(opts, "etag")})
-	}
-	x.finish(cb, err, x.point(res))
-	return x.vm.ToValue(true)
+	return x.onDocument(ref, cb, func(id string) ([]byte, error) {
+		return x.coll.ReplaceDocument(id, doc, DocOptions{IfMatch: optString(opts, "etag")})
+	})
 }
 
 func (x *execution) deleteDocument(c goja.FunctionCall) goja.Value {

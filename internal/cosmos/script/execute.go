@@ -20,29 +20,46 @@ var errNoCollection = errors.New("script: stored procedures and triggers need a 
 // transaction: the caller commits when RunSproc returns no error and
 // rolls back otherwise.
 func (e *Engine) RunSproc(ctx context.Context, s Script, params []byte, coll Collection, o Options) (*Result, error) {
-	if coll == nil {
-		return nil, errNoCollection
-	}
-	p, err := e.program(s)
-	if err != nil {
-		return nil, err
-	}
-	x := newExecution(ctx, s.ID, coll, o)
-	x.req = &message{raw: params}
-	x.resp = &message{response: true}
-	var body []byte
-	err = x.guard(func() error {
-		if _, err := x.call(p, func() ([]goja.Value, error) { return x.paramArgs(params) }); err != nil {
-			return err
-		}
-		body, err = x.resp.final(x)
-		return err
+	body, x, err := e.runInCollection(ctx, "sproc", s, coll, o, func(x *execution) (*message, func() ([]goja.Value, error)) {
+		x.req = &message{raw: params}
+		x.resp = &message{response: true}
+		return x.resp, func() ([]goja.Value, error) { return x.paramArgs(params) }
 	})
-	e.ran("sproc", err)
 	if err != nil {
 		return nil, err
 	}
 	return &Result{Body: body, Log: x.log.String()}, nil
+}
+
+// runInCollection is what stored procedures and triggers share: it
+// compiles s and calls it once against coll, and returns the body the
+// script left in the message setup names (with the execution, for its
+// log and headers). setup fills the execution's request and response
+// and gives the script's arguments (nil for none). kind labels the run's
+// metrics.
+func (e *Engine) runInCollection(ctx context.Context, kind string, s Script, coll Collection, o Options, setup func(x *execution) (*message, func() ([]goja.Value, error))) ([]byte, *execution, error) {
+	if coll == nil {
+		return nil, nil, errNoCollection
+	}
+	p, err := e.program(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	x := newExecution(ctx, s.ID, coll, o)
+	out, args := setup(x)
+	var body []byte
+	err = x.guard(func() error {
+		if _, err := x.call(p, args); err != nil {
+			return err
+		}
+		body, err = out.final(x)
+		return err
+	})
+	e.ran(kind, err)
+	if err != nil {
+		return nil, nil, err
+	}
+	return body, x, nil
 }
 
 // paramArgs spreads a JSON array into arguments.
@@ -71,24 +88,10 @@ func (x *execution) paramArgs(params []byte) ([]goja.Value, error) {
 // getBody returned) is written back to req.Body, its setValue calls to
 // req.Headers. On error req is unchanged.
 func (e *Engine) RunPreTrigger(ctx context.Context, s Script, req *Request, coll Collection, o Options) error {
-	if coll == nil {
-		return errNoCollection
-	}
-	p, err := e.program(s)
-	if err != nil {
-		return err
-	}
-	x := newExecution(ctx, s.ID, coll, o)
-	x.req = &message{raw: req.Body, headers: maps.Clone(req.Headers), opType: req.OperationType}
-	var body []byte
-	err = x.guard(func() error {
-		if _, err := x.call(p, nil); err != nil {
-			return err
-		}
-		body, err = x.req.final(x)
-		return err
+	body, x, err := e.runInCollection(ctx, "pretrigger", s, coll, o, func(x *execution) (*message, func() ([]goja.Value, error)) {
+		x.req = &message{raw: req.Body, headers: maps.Clone(req.Headers), opType: req.OperationType}
+		return x.req, nil
 	})
-	e.ran("pretrigger", err)
 	if err != nil {
 		return err
 	}
@@ -101,25 +104,11 @@ func (e *Engine) RunPreTrigger(ctx context.Context, s Script, req *Request, coll
 // as the response body is written back to resp.Body. A throw fails (and
 // so rolls back) the operation.
 func (e *Engine) RunPostTrigger(ctx context.Context, s Script, req *Request, resp *Response, coll Collection, o Options) error {
-	if coll == nil {
-		return errNoCollection
-	}
-	p, err := e.program(s)
-	if err != nil {
-		return err
-	}
-	x := newExecution(ctx, s.ID, coll, o)
-	x.req = &message{raw: req.Body, headers: maps.Clone(req.Headers), opType: req.OperationType}
-	x.resp = &message{raw: resp.Body, response: true}
-	var body []byte
-	err = x.guard(func() error {
-		if _, err := x.call(p, nil); err != nil {
-			return err
-		}
-		body, err = x.resp.final(x)
-		return err
+	body, _, err := e.runInCollection(ctx, "posttrigger", s, coll, o, func(x *execution) (*message, func() ([]goja.Value, error)) {
+		x.req = &message{raw: req.Body, headers: maps.Clone(req.Headers), opType: req.OperationType}
+		x.resp = &message{raw: resp.Body, response: true}
+		return x.resp, nil
 	})
-	e.ran("posttrigger", err)
 	if err != nil {
 		return err
 	}

@@ -6,9 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
-	"sync"
 	"testing"
-	"time"
 )
 
 // fakeStatus is the fake's operation failure.
@@ -236,24 +234,4 @@ func (f *fakeCollection) seed(t *testing.T, docs ...string) {
 		}
 		f.store(m, nil)
 	}
-}
-
-// fakeClock is a clock tests move by hand.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{t: time.Unix(1700000000, 0)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
 }

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"cmp"
 	"errors"
 	"sort"
 	"strconv"
@@ -434,13 +435,7 @@ func compareKeys(a, b goja.Value) int {
 		}
 		return 0
 	case 4:
-		as, bs := a.String(), b.String()
-		switch {
-		case as < bs:
-			return -1
-		case as > bs:
-			return 1
-		}
+		return cmp.Compare(a.String(), b.String())
 	}
 	return 0
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 func sproc(id, body string) Script { return Script{ID: id, ETag: `"1"`, Body: body} }
@@ -356,7 +358,7 @@ function bulkImport(docs) {
 
 func TestNotAcceptedNearBudget(t *testing.T) {
 	coll := newFakeCollection()
-	clock := newFakeClock()
+	clock := testkit.NewClock(time.Unix(1700000000, 0))
 	// Each create takes 100ms of the 5s budget: calls stop being accepted
 	// at 4s, after 40 creates.
 	coll.onCall = func(string) { clock.Advance(100 * time.Millisecond) }
@@ -369,7 +371,7 @@ func TestNotAcceptedNearBudget(t *testing.T) {
 	var rounds []int
 	for done := 0; done < len(docs); {
 		params, _ := json.Marshal([]any{docs[done:]})
-		clock = newFakeClock()
+		clock = testkit.NewClock(time.Unix(1700000000, 0))
 		res, err := e.RunSproc(context.Background(), s, params, coll, Options{Now: clock.Now})
 		if err != nil {
 			t.Fatalf("round %d: %v", len(rounds), err)
@@ -391,7 +393,7 @@ func TestNotAcceptedNearBudget(t *testing.T) {
 	// A refused call does not run, though an accepted one still calls back.
 	coll = newFakeCollection()
 	coll.seed(t, `{"id":"a"}`)
-	clock = newFakeClock()
+	clock = testkit.NewClock(time.Unix(1700000000, 0))
 	coll.onCall = func(op string) {
 		if op == "read" {
 			clock.Advance(4100 * time.Millisecond)
@@ -415,7 +417,7 @@ func TestNotAcceptedNearBudget(t *testing.T) {
 	}
 
 	// Past the budget on the script's clock the script is stopped.
-	clock = newFakeClock()
+	clock = testkit.NewClock(time.Unix(1700000000, 0))
 	coll.onCall = func(string) { clock.Advance(6 * time.Second) }
 	_, err = e.RunSproc(context.Background(), sproc("over", `function () {
 		var c = getContext().getCollection();

@@ -23,25 +23,8 @@ import (
 	"github.com/cerulean-db/cerulean/internal/search"
 	"github.com/cerulean-db/cerulean/internal/table"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
-
-// clock is a test clock that moves only when told.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // sink is an in-test document store: it keeps documents by key and
 // records every batch; keys in fail are refused.
@@ -97,7 +80,7 @@ func (s *sink) actions() []string {
 
 type env struct {
 	store  kv.Store
-	clock  *clock
+	clock  *testkit.Clock
 	search *search.Service
 	blobs  *blob.Service
 	tables *table.Service
@@ -116,7 +99,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{store: store, clock: &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)},
+	e := &env{store: store, clock: testkit.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)),
 		accts: azauth.NewAccounts(azauth.Account{Name: azauth.DevAccount, Keys: [][]byte{key}})}
 	e.search = search.New(search.Config{Store: store, Now: e.clock.Now, Logger: log})
 	e.blobs = blob.New(blob.Config{Store: store, Accounts: e.accts, Now: e.clock.Now, Logger: log})

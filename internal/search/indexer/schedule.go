@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/background"
 	"github.com/cerulean-db/cerulean/internal/search"
 )
 
@@ -111,25 +112,9 @@ func (e *Engine) RunDue(ctx context.Context) ([]string, error) {
 // function is called (or the Engine is closed); stop waits for a run in
 // progress to end.
 func (e *Engine) StartScheduler(tick time.Duration) (stop func()) {
-	ctx, cancel := context.WithCancel(e.base)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(tick)
-		defer t.Stop()
-		for {
-			if _, err := e.RunDue(ctx); err != nil && ctx.Err() == nil {
-				e.log.Warn("indexer: scheduled runs", "err", err)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
+	return background.NowAndEvery(e.base, tick, func(ctx context.Context) {
+		if _, err := e.RunDue(ctx); err != nil && ctx.Err() == nil {
+			e.log.Warn("indexer: scheduled runs", "err", err)
 		}
-	}()
-	return func() {
-		cancel()
-		<-done
-	}
+	})
 }

@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -409,7 +410,7 @@ func compareValues(l, r any, op string) bool {
 	var c int
 	switch {
 	case lnum && rnum:
-		c = cmpFloat(lf, rf)
+		c = cmp.Compare(lf, rf) // JSON numbers: never NaN
 	case l == nil || r == nil:
 		eq := l == nil && r == nil
 		return op == "==" && eq || op == "!=" && !eq
@@ -440,14 +441,4 @@ func number(v any) (float64, bool) {
 		return f, err == nil
 	}
 	return 0, false
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

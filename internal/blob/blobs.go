@@ -249,7 +249,7 @@ type PropertyChange struct {
 // SetBlobProperties replaces the blob's content headers and, for page
 // blobs, resizes it and updates its sequence number.
 func (s *Service) SetBlobProperties(ctx context.Context, ref Ref, c PropertyChange, pre Preconditions) (*Blob, error) {
-	return inTx(ctx, s.Update, func(t *Tx) (*Blob, error) { return t.SetBlobProperties(ref, c, pre) })
+	return kv.Returning(ctx, s.Update, func(t *Tx) (*Blob, error) { return t.SetBlobProperties(ref, c, pre) })
 }
 
 // SetBlobProperties replaces the blob's content headers and, for page
@@ -282,7 +282,7 @@ func (t *Tx) SetBlobProperties(ref Ref, c PropertyChange, pre Preconditions) (*B
 
 // SetBlobMetadata replaces the blob's metadata.
 func (s *Service) SetBlobMetadata(ctx context.Context, ref Ref, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
-	return inTx(ctx, s.Update, func(t *Tx) (*Blob, error) { return t.SetBlobMetadata(ref, meta, pre) })
+	return kv.Returning(ctx, s.Update, func(t *Tx) (*Blob, error) { return t.SetBlobMetadata(ref, meta, pre) })
 }
 
 // SetBlobMetadata replaces the blob's metadata.
@@ -353,7 +353,7 @@ func (t *Tx) DeleteBlob(ref Ref, snaps DeleteSnapshots, pre Preconditions) error
 
 // GetBlobProperties returns the record of an existing blob under pre.
 func (s *Service) GetBlobProperties(ctx context.Context, ref Ref, pre Preconditions) (*Blob, error) {
-	return inTx(ctx, s.view, func(t *Tx) (*Blob, error) { return t.GetBlobProperties(ref, pre) })
+	return kv.Returning(ctx, s.view, func(t *Tx) (*Blob, error) { return t.GetBlobProperties(ref, pre) })
 }
 
 // GetBlobProperties returns the record of an existing blob (or of one of

@@ -18,7 +18,7 @@ func (s *Service) CreateContainer(ctx context.Context, ref ContainerRef, o Creat
 	if err := s.finishMoves(ctx, acct, name); err != nil {
 		return nil, err
 	}
-	return inTx(ctx, s.Update, func(t *Tx) (*Container, error) { return t.CreateContainer(ref, o) })
+	return kv.Returning(ctx, s.Update, func(t *Tx) (*Container, error) { return t.CreateContainer(ref, o) })
 }
 
 // CreateContainer creates a container, or fails with ContainerAlreadyExists.
@@ -46,7 +46,7 @@ func (t *Tx) createContainer(acct, name string, meta azhttp.Metadata, access str
 
 // GetContainer returns a container's record.
 func (s *Service) GetContainer(ctx context.Context, ref ContainerRef) (*Container, error) {
-	return inTx(ctx, s.view, func(t *Tx) (*Container, error) { return t.GetContainer(ref) })
+	return kv.Returning(ctx, s.view, func(t *Tx) (*Container, error) { return t.GetContainer(ref) })
 }
 
 // GetContainer returns a container's record, or ErrContainerNotFound.

@@ -2,7 +2,6 @@ package blob
 
 import (
 	"bytes"
-	"context"
 	"crypto/md5"
 	"errors"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 const testAcct = "acct"
@@ -29,7 +29,7 @@ func newTestService(t *testing.T) (*Service, kv.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if n := countKeys(t, store, stagedPrefix()); n != 0 {
+		if n := testkit.CountKeys(t, store, stagedPrefix()); n != 0 {
 			t.Errorf("%d staged uploads left behind", n)
 		}
 		if err := store.Close(); err != nil {
@@ -39,22 +39,9 @@ func newTestService(t *testing.T) (*Service, kv.Store) {
 	return s, store
 }
 
-// countKeys counts the keys under prefix (nil: the whole store).
-func countKeys(t *testing.T, store kv.Store, prefix []byte) int {
-	t.Helper()
-	n := 0
-	err := store.View(context.Background(), func(r kv.Reader) error {
-		return r.Scan(prefix, kv.PrefixEnd(prefix), func(_, _ []byte) error { n++; return nil })
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 // blobDataKeys counts the payload chunks stored for one blob.
 func blobDataKeys(t *testing.T, store kv.Store, container, name string) int {
-	return countKeys(t, store, objects.Objects(blobID{testAcct, container, name}))
+	return testkit.CountKeys(t, store, objects.Objects(blobID{testAcct, container, name}))
 }
 
 // dataPrefix is the key prefix of one data object's chunks.
@@ -165,7 +152,7 @@ func TestUpdateCommitsTogether(t *testing.T) {
 func TestUpdateRollsBackTogether(t *testing.T) {
 	s, store := newTestService(t)
 	ctx := t.Context()
-	before := countKeys(t, store, nil)
+	before := testkit.CountKeys(t, store, nil)
 
 	err := s.Update(ctx, func(tx *Tx) error {
 		if _, err := tx.PutBlob(Ref{Account: testAcct, Container: "c", Name: "first"}, []byte("1"), PutBlobOptions{}); err != nil {
@@ -194,7 +181,7 @@ func TestUpdateRollsBackTogether(t *testing.T) {
 	if blobExists(t, s, "first") {
 		t.Error("blob survived a transaction whose function failed")
 	}
-	if after := countKeys(t, store, nil); after != before {
+	if after := testkit.CountKeys(t, store, nil); after != before {
 		t.Errorf("%d keys before, %d after rolled-back transactions", before, after)
 	}
 }
@@ -219,7 +206,7 @@ func TestInCallerOwnedTransaction(t *testing.T) {
 	if !errors.Is(err, errLater) {
 		t.Fatal(err)
 	}
-	if blobExists(t, s, "x") || countKeys(t, store, own) != 0 {
+	if blobExists(t, s, "x") || testkit.CountKeys(t, store, own) != 0 {
 		t.Error("a rolled-back caller transaction left writes behind")
 	}
 
@@ -243,7 +230,7 @@ func TestInCallerOwnedTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if blobExists(t, s, "x") || countKeys(t, store, own) != 1 {
+	if blobExists(t, s, "x") || testkit.CountKeys(t, store, own) != 1 {
 		t.Error("the committed caller transaction did not apply all its writes")
 	}
 }
@@ -296,14 +283,14 @@ func TestMD5MismatchLeavesNoData(t *testing.T) {
 				}
 			}
 			name := op + "-" + size
-			before := countKeys(t, store, nil)
+			before := testkit.CountKeys(t, store, nil)
 			if err := upload(name, bad(data)); !errors.Is(err, azerr.ErrMd5Mismatch) {
 				t.Errorf("%s: %v, want Md5Mismatch", name, err)
 			}
 			if n := blobDataKeys(t, store, "c", name); n != 0 {
 				t.Errorf("%s: %d data keys left under the blob", name, n)
 			}
-			if after := countKeys(t, store, nil); after != before {
+			if after := testkit.CountKeys(t, store, nil); after != before {
 				t.Errorf("%s: %d keys before, %d after", name, before, after)
 			}
 		}
@@ -322,7 +309,7 @@ func TestRefusedUploadLeavesNoData(t *testing.T) {
 	if _, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "c", Name: "exists"}, contentOf([]byte("v1")), PutBlobOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	before := countKeys(t, store, nil)
+	before := testkit.CountKeys(t, store, nil)
 
 	var ifNoneMatch Preconditions
 	ifNoneMatch.IfNoneMatch = []string{"*"}
@@ -334,7 +321,7 @@ func TestRefusedUploadLeavesNoData(t *testing.T) {
 	if _, err := s.PutBlob(ctx, Ref{Account: testAcct, Container: "c", Name: "short"}, short, PutBlobOptions{}); !errors.Is(err, azerr.ErrInvalidInput) {
 		t.Errorf("short body: %v, want InvalidInput", err)
 	}
-	if after := countKeys(t, store, nil); after != before {
+	if after := testkit.CountKeys(t, store, nil); after != before {
 		t.Errorf("%d keys before, %d after refused uploads", before, after)
 	}
 	if got := readBlob(t, s, "exists"); string(got) != "v1" {

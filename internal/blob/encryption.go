@@ -6,6 +6,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
 // Encryption is what a request says about a blob's encryption: the
@@ -67,7 +68,7 @@ type ContainerEncryption struct {
 // a default encryption scope.
 func (s *Service) CreateContainerWithEncryption(ctx context.Context, ref ContainerRef, o CreateContainerOptions, enc ContainerEncryption) (*Container, error) {
 	acct, name, meta, access := ref.Account, ref.Container, o.Metadata, o.Access
-	return inTx(ctx, s.Update, func(t *Tx) (*Container, error) { return t.createContainer(acct, name, meta, access, enc) })
+	return kv.Returning(ctx, s.Update, func(t *Tx) (*Container, error) { return t.createContainer(acct, name, meta, access, enc) })
 }
 
 // apply gives a blob record written by the request its encryption: the

@@ -51,7 +51,7 @@ func (s *Service) PutPages(ctx context.Context, ref Ref, start int64, c Content,
 // are page-aligned.
 func (s *Service) ClearPages(ctx context.Context, ref Ref, start, end int64, o PageWriteOptions) (*Blob, error) {
 	acct, container, name, sc, pre := ref.Account, ref.Container, ref.Name, o.Sequence, o.Conditions
-	return inTx(ctx, s.Update, func(t *Tx) (*Blob, error) { return t.writePages(acct, container, name, start, end, nil, sc, pre) })
+	return kv.Returning(ctx, s.Update, func(t *Tx) (*Blob, error) { return t.writePages(acct, container, name, start, end, nil, sc, pre) })
 }
 
 // writePages writes p over the page range [start, end], or clears the

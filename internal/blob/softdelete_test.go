@@ -77,7 +77,7 @@ func TestPurgeExpiredFreesSoftDeletedData(t *testing.T) {
 	if got := readBlob(t, s, "doc"); !bytes.Equal(got, data) {
 		t.Fatalf("undeleted blob: %d bytes, want %d", len(got), len(data))
 	}
-	if n := countKeys(t, store, tagIndexPrefix(testAcct, "c")); n != 1 {
+	if n := testkit.CountKeys(t, store, tagIndexPrefix(testAcct, "c")); n != 1 {
 		t.Errorf("undeleted blob: %d tag index entries, want 1", n)
 	}
 	if err := s.DeleteBlob(t.Context(), Ref{Account: testAcct, Container: "c", Name: "doc"}, KeepSnapshots, Preconditions{}); err != nil {
@@ -87,7 +87,7 @@ func TestPurgeExpiredFreesSoftDeletedData(t *testing.T) {
 	if n, err := s.PurgeExpired(t.Context()); err != nil || n != 1 {
 		t.Fatalf("purge after the retention: %d, %v; want 1", n, err)
 	}
-	if n := countKeys(t, store, accountKey(testAcct).Raw("n")); n != 0 {
+	if n := testkit.CountKeys(t, store, accountKey(testAcct).Raw("n")); n != 0 {
 		t.Errorf("%d snapshot records left", n)
 	}
 	if n := blobDataKeys(t, store, "c", "doc"); n != 0 {
@@ -176,14 +176,14 @@ func TestInterruptedContainerMoveIsFinished(t *testing.T) {
 	if got := readBlob(t, s, "doc"); !bytes.Equal(got, data) {
 		t.Errorf("restored blob: %d bytes, want %d", len(got), len(data))
 	}
-	if n := countKeys(t, store, tagIndexPrefix(testAcct, "c")); n != 1 {
+	if n := testkit.CountKeys(t, store, tagIndexPrefix(testAcct, "c")); n != 1 {
 		t.Errorf("restored container: %d tag index entries, want 1", n)
 	}
 	clock.Advance(5 * 24 * time.Hour)
 	if n, err := s.PurgeExpired(t.Context()); err != nil || n != 1 {
 		t.Fatalf("purge of the expired generation: %d, %v; want 1", n, err)
 	}
-	if n := countKeys(t, store, retiredPrefix(testAcct)); n != 0 {
+	if n := testkit.CountKeys(t, store, retiredPrefix(testAcct)); n != 0 {
 		t.Errorf("%d retired containers left", n)
 	}
 }

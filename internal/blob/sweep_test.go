@@ -62,7 +62,7 @@ func TestSweepSparesLiveFrontEnds(t *testing.T) {
 		done <- err
 	}()
 	<-body.paused
-	if n := countKeys(t, store, stagedPrefix()); n != 1 {
+	if n := testkit.CountKeys(t, store, stagedPrefix()); n != 1 {
 		t.Fatalf("%d staged uploads while the upload is in progress, want 1", n)
 	}
 	if n, err := b.SweepStaged(t.Context()); err != nil || n != 0 {
@@ -77,7 +77,7 @@ func TestSweepSparesLiveFrontEnds(t *testing.T) {
 	if !errors.Is(err, azerr.ErrServerBusy) {
 		t.Fatalf("commit of a reclaimed upload: %v, want ServerBusy", err)
 	}
-	if n := countKeys(t, store, stagedPrefix()); n != 0 {
+	if n := testkit.CountKeys(t, store, stagedPrefix()); n != 0 {
 		t.Errorf("%d staged uploads left", n)
 	}
 	if err := CheckInvariants(t.Context(), store); err != nil {

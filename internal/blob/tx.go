@@ -40,15 +40,3 @@ func (s *Service) Update(ctx context.Context, fn func(*Tx) error) error {
 func (s *Service) view(ctx context.Context, fn func(*Tx) error) error {
 	return s.store.View(ctx, func(r kv.Reader) error { return fn(&Tx{r: r, now: s.clock(), dp: s.dp}) })
 }
-
-// inTx is the Service form of a Tx operation: it runs op through run
-// (s.Update, or s.view for a read) and returns op's result.
-func inTx[T any](ctx context.Context, run func(context.Context, func(*Tx) error) error, op func(*Tx) (T, error)) (T, error) {
-	var out T
-	err := run(ctx, func(t *Tx) error {
-		var err error
-		out, err = op(t)
-		return err
-	})
-	return out, err
-}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // randomDoc is an item whose properties take every type the index
@@ -320,7 +321,7 @@ func TestIndexFollowsPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, prefix := range [][]byte{indexPrefix("db", "items"), indexStateKey("db", "items")} {
-		if n := countKeys(t, s.store, prefix); n != 0 {
+		if n := testkit.CountKeys(t, s.store, prefix); n != 0 {
 			t.Fatalf("%d keys left under %q", n, prefix)
 		}
 	}

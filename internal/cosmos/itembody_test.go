@@ -9,20 +9,8 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
-
-// countKeys counts the keys under prefix.
-func countKeys(t *testing.T, store kv.Store, prefix []byte) int {
-	t.Helper()
-	n := 0
-	err := store.View(context.Background(), func(r kv.Reader) error {
-		return r.Scan(prefix, kv.PrefixEnd(prefix), func(_, _ []byte) error { n++; return nil })
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
 
 func bigDoc(id string, n int) []byte {
 	b, _ := json.Marshal(map[string]any{"id": id, "pk": "a", "blob": strings.Repeat("x", n), "n": 1})
@@ -51,7 +39,7 @@ func TestLargeItemsSpanValues(t *testing.T) {
 	}
 	chunks := chunksOfContainer("db", "items")
 	want := (len(created.Body)+itemChunkSize-1)/itemChunkSize - 1 + 3
-	if got := countKeys(t, store, chunks); got != want {
+	if got := testkit.CountKeys(t, store, chunks); got != want {
 		t.Fatalf("%d pieces stored, want %d", got, want)
 	}
 	got, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "big"}, ItemOptions{})
@@ -88,13 +76,13 @@ func TestLargeItemsSpanValues(t *testing.T) {
 	if _, err := s.ReplaceItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "big"}, []byte(`{"id":"big","pk":"a"}`), ItemOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := countKeys(t, store, chunks); got != 3 {
+	if got := testkit.CountKeys(t, store, chunks); got != 3 {
 		t.Fatalf("%d pieces after shrinking, want 3 (the other large item's)", got)
 	}
 	if _, err := s.DeleteItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, PartitionKey: pk, ID: "big\x00x"}, ItemOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := countKeys(t, store, chunks); got != 0 {
+	if got := testkit.CountKeys(t, store, chunks); got != 0 {
 		t.Fatalf("%d pieces after delete", got)
 	}
 	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, pk, bigDoc("again", size), ItemOptions{}); err != nil {
@@ -103,7 +91,7 @@ func TestLargeItemsSpanValues(t *testing.T) {
 	if err := s.DeleteContainer(ctx, CollectionRef{DB: "db", Coll: "items"}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := countKeys(t, store, chunksOfDatabase("db")); got != 0 {
+	if got := testkit.CountKeys(t, store, chunksOfDatabase("db")); got != 0 {
 		t.Fatalf("%d pieces after container delete", got)
 	}
 }

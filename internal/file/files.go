@@ -136,7 +136,7 @@ func (t *Tx) dropContent(acct, share string, id uint64) error {
 
 // GetFileProperties returns a file's record.
 func (s *Service) GetFileProperties(ctx context.Context, ref Ref, pre Preconditions) (*Node, error) {
-	return inTx(ctx, s.view, func(t *Tx) (*Node, error) { return t.GetFileProperties(ref, pre) })
+	return kv.Returning(ctx, s.view, func(t *Tx) (*Node, error) { return t.GetFileProperties(ref, pre) })
 }
 
 // GetFileProperties returns a file's record as t sees it.

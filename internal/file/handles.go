@@ -196,7 +196,7 @@ func (t *Tx) handlesOf(acct, share string, id uint64) ([]*Handle, error) {
 // open handle's access, or when it asks to write or delete a file under
 // an active lease. A delete-pending node answers DeletePending.
 func (s *Service) OpenHandle(ctx context.Context, ref Ref, o HandleOptions) (*Handle, error) {
-	return inTx(ctx, s.Update, func(t *Tx) (*Handle, error) { return t.OpenHandle(ref, o) })
+	return kv.Returning(ctx, s.Update, func(t *Tx) (*Handle, error) { return t.OpenHandle(ref, o) })
 }
 
 // OpenHandle opens a handle inside t's transaction.

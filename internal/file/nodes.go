@@ -115,7 +115,7 @@ func (c SMBChange) smb(now time.Time, defaultAttrs string) SMB {
 
 // CreateDirectory creates a directory; its parent must exist.
 func (s *Service) CreateDirectory(ctx context.Context, ref Ref, smb SMBChange, meta azhttp.Metadata) (*Node, error) {
-	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.CreateDirectory(ref, smb, meta) })
+	return kv.Returning(ctx, s.Update, func(t *Tx) (*Node, error) { return t.CreateDirectory(ref, smb, meta) })
 }
 
 // CreateDirectory creates a directory inside t's transaction.
@@ -201,7 +201,7 @@ func (t *Tx) DeleteDirectory(ref Ref, pre Preconditions) error {
 // updateNode applies change to an existing directory or file and gives it
 // a new version.
 func (s *Service) updateNode(ctx context.Context, acct, share, path string, dir bool, pre Preconditions, u use, change func(*Node) error) (*Node, error) {
-	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.updateNode(acct, share, path, dir, pre, u, change) })
+	return kv.Returning(ctx, s.Update, func(t *Tx) (*Node, error) { return t.updateNode(acct, share, path, dir, pre, u, change) })
 }
 
 func (t *Tx) updateNode(acct, share, path string, dir bool, pre Preconditions, u use, change func(*Node) error) (*Node, error) {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
+	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
 // TimeChange is what a Set Properties, Rename or Copy asks of one SMB
@@ -81,7 +82,7 @@ type FileProperties struct {
 // objects nothing references any more; growing adds bytes that read as
 // zeros and cost nothing. It ends what a finished copy reported.
 func (s *Service) SetFileProperties(ctx context.Context, ref Ref, p FileProperties, pre Preconditions) (*Node, error) {
-	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.SetFileProperties(ref, p, pre) })
+	return kv.Returning(ctx, s.Update, func(t *Tx) (*Node, error) { return t.SetFileProperties(ref, p, pre) })
 }
 
 // SetFileProperties sets a file's properties inside t's transaction.
@@ -128,7 +129,7 @@ func (t *Tx) SetFileProperties(ref Ref, p FileProperties, pre Preconditions) (*N
 // SetDirectoryProperties sets a directory's SMB properties ("" is the
 // root).
 func (s *Service) SetDirectoryProperties(ctx context.Context, ref Ref, smb SMBUpdate, pre Preconditions) (*Node, error) {
-	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.SetDirectoryProperties(ref, smb, pre) })
+	return kv.Returning(ctx, s.Update, func(t *Tx) (*Node, error) { return t.SetDirectoryProperties(ref, smb, pre) })
 }
 
 // SetDirectoryProperties sets a directory's SMB properties inside t's

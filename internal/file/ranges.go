@@ -75,7 +75,7 @@ func (t *Tx) PutRange(ref Ref, offset int64, data []byte, pre Preconditions) (*N
 // no longer count as written.
 func (s *Service) ClearRange(ctx context.Context, ref Ref, start, end int64, pre Preconditions) (*Node, error) {
 	acct, share, path := ref.Account, ref.Share, ref.Path
-	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.writeRange(acct, share, path, start, end+1, nil, false, pre) })
+	return kv.Returning(ctx, s.Update, func(t *Tx) (*Node, error) { return t.writeRange(acct, share, path, start, end+1, nil, false, pre) })
 }
 
 // writeRange replaces [from, to) of a file with data, or clears it when

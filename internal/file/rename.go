@@ -7,6 +7,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
@@ -29,7 +30,7 @@ type Rename struct {
 // record moves and nothing else: a file keeps its ID and so its content
 // and lease, a directory keeps its ID and so its whole subtree.
 func (s *Service) Rename(ctx context.Context, ref ShareRef, r Rename) (*Node, error) {
-	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.Rename(ref, r) })
+	return kv.Returning(ctx, s.Update, func(t *Tx) (*Node, error) { return t.Rename(ref, r) })
 }
 
 // Rename moves a directory or file inside t's transaction.

@@ -128,15 +128,3 @@ type Preconditions struct {
 func check(pre Preconditions, kind conditions.Kind, st conditions.State, exists error) error {
 	return pre.Answer(kind, st, conditions.Answers{NotModified: azerr.ErrNotModified, AlreadyExists: exists, NotMet: azerr.ErrConditionNotMet})
 }
-
-// inTx is the Service form of a Tx operation: it runs op through run
-// (s.Update, or s.view for a read) and returns op's result.
-func inTx[T any](ctx context.Context, run func(context.Context, func(*Tx) error) error, op func(*Tx) (T, error)) (T, error) {
-	var out T
-	err := run(ctx, func(t *Tx) error {
-		var err error
-		out, err = op(t)
-		return err
-	})
-	return out, err
-}

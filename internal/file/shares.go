@@ -39,7 +39,7 @@ var AccessTiers = []string{"TransactionOptimized", "Hot", "Cool"}
 
 // CreateShare creates a share with its root directory.
 func (s *Service) CreateShare(ctx context.Context, ref ShareRef, spec ShareSpec) (*Share, error) {
-	return inTx(ctx, s.Update, func(t *Tx) (*Share, error) { return t.CreateShare(ref, spec) })
+	return kv.Returning(ctx, s.Update, func(t *Tx) (*Share, error) { return t.CreateShare(ref, spec) })
 }
 
 // CreateShare creates a share inside t's transaction.
@@ -64,7 +64,7 @@ func (t *Tx) CreateShare(ref ShareRef, spec ShareSpec) (*Share, error) {
 // be the share's active lease (ShareLeaseCodes otherwise).
 func (s *Service) GetShare(ctx context.Context, ref ShareRef, leaseID string) (*Share, error) {
 	acct, name := ref.Account, ref.Share
-	return inTx(ctx, s.view, func(t *Tx) (*Share, error) { return t.share(acct, name, leaseID, false) })
+	return kv.Returning(ctx, s.view, func(t *Tx) (*Share, error) { return t.share(acct, name, leaseID, false) })
 }
 
 // share loads a share and checks the lease ID a request carries against

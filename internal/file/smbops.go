@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
+	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
@@ -77,7 +78,7 @@ var (
 // either happens with its effects or not at all. Opening a ReadOnly file
 // for writing, or overwriting it, answers ReadOnlyAttribute.
 func (s *Service) Open(ctx context.Context, ref Ref, o OpenRequest) (*OpenResult, error) {
-	return inTx(ctx, s.Update, func(t *Tx) (*OpenResult, error) { return t.Open(ref, o) })
+	return kv.Returning(ctx, s.Update, func(t *Tx) (*OpenResult, error) { return t.Open(ref, o) })
 }
 
 // Open opens path inside t's transaction.
@@ -326,7 +327,7 @@ func (s *Service) updateHandle(ctx context.Context, acct, share string, fileID, 
 // other handle is consulted. The node keeps its ID, and its handles
 // follow it.
 func (s *Service) RenameHandle(ctx context.Context, ref HandleRef, dest string, o RenameHandleOptions) (*Node, error) {
-	return inTx(ctx, s.Update, func(t *Tx) (*Node, error) { return t.RenameHandle(ref, dest, o) })
+	return kv.Returning(ctx, s.Update, func(t *Tx) (*Node, error) { return t.RenameHandle(ref, dest, o) })
 }
 
 // RenameHandle renames inside t's transaction.

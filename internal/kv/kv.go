@@ -127,3 +127,16 @@ func DeletePrefixes[P ~[]byte](w Writer, prefixes ...P) error {
 	}
 	return nil
 }
+
+// Returning runs op in a transaction of any kind X through run (a store's
+// Update, or a View over its own transaction type) and returns op's
+// result, so that a caller need not capture it in the closure.
+func Returning[X, T any](ctx context.Context, run func(context.Context, func(X) error) error, op func(X) (T, error)) (T, error) {
+	var out T
+	err := run(ctx, func(x X) error {
+		var err error
+		out, err = op(x)
+		return err
+	})
+	return out, err
+}

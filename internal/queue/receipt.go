@@ -1,7 +1,6 @@
 package queue
 
 import (
-	"crypto/rand"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
@@ -9,6 +8,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/cerulean-db/cerulean/internal/guid"
 )
 
 // receipt is a decoded pop receipt: the key the message was left under by
@@ -53,13 +54,7 @@ func parseReceipt(s string) (receipt, error) {
 func (r receipt) visibleAt() time.Time { return time.Unix(0, int64(r.visible)).UTC() }
 
 // newMessageID returns a random version-4 GUID.
-func newMessageID() [16]byte {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never returns an error
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return b
-}
+func newMessageID() [16]byte { return guid.NewBytes() }
 
 // formatID renders an id the way Azure renders message ids.
 func formatID(id [16]byte) string {

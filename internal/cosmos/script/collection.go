@@ -2,7 +2,6 @@ package script
 
 import (
 	"bytes"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/dop251/goja"
+
+	"github.com/cerulean-db/cerulean/internal/guid"
 )
 
 // collectionObject is getContext().getCollection(): the document
@@ -230,13 +231,7 @@ func hasID(doc []byte) bool {
 	return probe.ID != nil && (!ok || s != "")
 }
 
-func newGUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
+func newGUID() string { return guid.New() }
 
 // finish reports an operation's outcome: to the callback when there is
 // one, else a failure ends the script. A failure without an HTTP status

@@ -2,8 +2,6 @@ package blob
 
 import (
 	"context"
-	"encoding/xml"
-	"net/http"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
@@ -35,14 +33,6 @@ func (s *Service) ServiceStats(_ context.Context, acct string) (GeoReplication, 
 // errSecondaryReadOnly is Azure's answer to a write sent to the secondary.
 var errSecondaryReadOnly = azerr.ErrInsufficientAccountPermissions.WithMessage("Write operations are not allowed.")
 
-type serviceStatsXML struct {
-	XMLName        xml.Name `xml:"StorageServiceStats"`
-	GeoReplication struct {
-		Status       string `xml:"Status"`
-		LastSyncTime string `xml:"LastSyncTime"`
-	} `xml:"GeoReplication"`
-}
-
 // getServiceStats answers Get Blob Service Stats, which Azure serves only
 // on the secondary endpoint; the primary refuses the comp=stats value.
 func (h *handler) getServiceStats(q *request) error {
@@ -53,10 +43,7 @@ func (h *handler) getServiceStats(q *request) error {
 	if err != nil {
 		return err
 	}
-	var doc serviceStatsXML
-	doc.GeoReplication.Status = geo.Status
-	doc.GeoReplication.LastSyncTime = azhttp.HTTPTime(geo.LastSyncTime)
-	return azhttp.WriteXML(q.w, http.StatusOK, doc)
+	return azhttp.WriteServiceStats(q.w, geo.Status, geo.LastSyncTime)
 }
 
 // errBearerRequired is how Azure refuses Get User Delegation Key to a

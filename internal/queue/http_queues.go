@@ -122,8 +122,5 @@ func (h *handler) setServiceProperties(q *request) error {
 // getServiceStats answers as the emulators do: one store is its own
 // secondary, always live and in sync.
 func (h *handler) getServiceStats(q *request) error {
-	var doc serviceStatsXML
-	doc.GeoReplication.Status = "live"
-	doc.GeoReplication.LastSyncTime = azhttp.HTTPTime(h.svc.clock())
-	return azhttp.WriteXML(q.w, http.StatusOK, doc)
+	return azhttp.WriteServiceStats(q.w, "live", h.svc.clock())
 }

@@ -70,11 +70,3 @@ func messageToXML(m Message, full bool) messageXML {
 	}
 	return x
 }
-
-type serviceStatsXML struct {
-	XMLName        xml.Name `xml:"StorageServiceStats"`
-	GeoReplication struct {
-		Status       string `xml:"Status"`
-		LastSyncTime string `xml:"LastSyncTime"`
-	} `xml:"GeoReplication"`
-}

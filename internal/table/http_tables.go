@@ -2,7 +2,6 @@ package table
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"io"
 	"net/http"
 	"net/url"
@@ -205,22 +204,10 @@ func (h *handler) setTableACL(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 }
 
-// serviceStatsXML is Get Table Service Stats' document.
-type serviceStatsXML struct {
-	XMLName        xml.Name `xml:"StorageServiceStats"`
-	GeoReplication struct {
-		Status       string `xml:"Status"`
-		LastSyncTime string `xml:"LastSyncTime"`
-	} `xml:"GeoReplication"`
-}
-
 // getServiceStats answers as the emulators do: one store is its own
 // secondary, always live and in sync.
 func (h *handler) getServiceStats(q *request) error {
-	var doc serviceStatsXML
-	doc.GeoReplication.Status = "live"
-	doc.GeoReplication.LastSyncTime = azhttp.HTTPTime(h.svc.now())
-	return azhttp.WriteXML(q.w, http.StatusOK, doc)
+	return azhttp.WriteServiceStats(q.w, "live", h.svc.now())
 }
 
 func (h *handler) getServiceProperties(q *request) error {

@@ -1,21 +1,17 @@
 package cosmos
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/cerulean-db/cerulean/internal/selfsigned"
 )
 
 // Certificate files the gateway keeps in the data directory, so that a user
@@ -65,37 +61,18 @@ func LoadOrCreateCertificate(dir string) (cert tls.Certificate, certPath string,
 }
 
 func selfSigned(now time.Time) (certPEM, keyPEM []byte, err error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, nil, fmt.Errorf("generate cosmos key: %w", err)
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
-	if err != nil {
-		return nil, nil, fmt.Errorf("generate cosmos serial: %w", err)
-	}
 	// The Storage services share the certificate (--storage-https) and
 	// answer production-style host names under localhost
 	// (devstoreaccount1.blob.localhost), hence the wildcard names.
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: "localhost", Organization: []string{"cerulean"}},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.AddDate(5, 0, 0),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		DNSNames:              []string{"localhost", "*.localhost", "*.blob.localhost", "*.queue.localhost", "*.table.localhost", "*.file.localhost"},
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	certPEM, keyPEM, err = selfsigned.PEM(selfsigned.Options{
+		Subject:   pkix.Name{CommonName: "localhost", Organization: []string{"cerulean"}},
+		DNSNames:  []string{"localhost", "*.localhost", "*.blob.localhost", "*.queue.localhost", "*.table.localhost", "*.file.localhost"},
+		IPs:       []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		NotBefore: now.Add(-time.Hour),
+		NotAfter:  now.AddDate(5, 0, 0),
+	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("create cosmos certificate: %w", err)
+		return nil, nil, fmt.Errorf("cosmos certificate: %w", err)
 	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, nil, fmt.Errorf("marshal cosmos key: %w", err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), nil
+	return certPEM, keyPEM, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue/sas"
 
 	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -76,13 +77,7 @@ func TestWireGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		req.Header.Set("x-ms-version", "2024-08-04")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = resp.Body.Close() }()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return testkit.Do(t, req)
 	}
 	ids := regexp.MustCompile(`<MessageId>[0-9a-f-]{36}</MessageId>`)
 	golden := func(name string, status, want int, body string) {

@@ -1,6 +1,8 @@
 package search
 
 import (
+	"maps"
+	"slices"
 	"sort"
 )
 
@@ -137,11 +139,4 @@ func stringsToAny(s []string) []any {
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -252,13 +252,7 @@ func TestSizeAndDepthLimits(t *testing.T) {
 		req, _ := http.NewRequestWithContext(ctx, method, env.SearchURL+path, strings.NewReader(body))
 		req.Header.Set("api-key", env.SearchAdminKey)
 		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = resp.Body.Close() }()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return testkit.Do(t, req)
 	}
 	if status, body := search("PUT", "/indexes/exh?api-version=2024-07-01", `{"name":"exh","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"v","type":"Edm.String"}]}`); status != 201 {
 		t.Fatalf("create index: %d %s", status, body)

@@ -13,7 +13,6 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/storagefront"
-	"github.com/cerulean-db/cerulean/internal/svcprops"
 )
 
 // handler serves the Blob REST API over a Service: each of its methods
@@ -21,10 +20,10 @@ import (
 // writes the answer, once the front door (storagefront) has routed and
 // authenticated it.
 type handler struct {
-	svc   *Service
-	auth  *azauth.Authenticator
-	props *svcprops.Store                        // service properties, which only the wire reads
-	door  *storagefront.Door[*handler, *request] // serves a batch's sub-requests
+	svc *Service
+	// door routes and authenticates requests, a batch's sub-requests
+	// too; its Auth and Props serve the handlers.
+	door *storagefront.Door[*handler, *request]
 }
 
 // NewHandler returns the Blob service's HTTP handler over svc: its front
@@ -43,7 +42,6 @@ func NewHandler(svc *Service) http.Handler {
 		Anonymous:         (*handler).allowAnonymous,
 		Admit:             func(q *request) error { return checkLeaseIDs(q.r.Header) },
 	})
-	h.auth, h.props = h.door.Auth, h.door.Props
 	return h.door.Handler()
 }
 
@@ -160,12 +158,7 @@ func need(resourceType, permission byte) azauth.Need {
 }
 
 // splitPath splits a path-style URL path into account, container and blob.
-func splitPath(p string) (acct, container, blob string) {
-	p = strings.TrimPrefix(p, "/")
-	acct, rest, _ := strings.Cut(p, "/")
-	container, blob, _ = strings.Cut(rest, "/")
-	return acct, container, blob
-}
+func splitPath(p string) (acct, container, blob string) { return storagefront.SplitPath(p) }
 
 // checkNames applies Azure's naming rules: a name of the wrong length is
 // OutOfRangeInput, one with wrong characters InvalidResourceName.

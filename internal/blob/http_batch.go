@@ -197,7 +197,7 @@ func (h *handler) authenticate(q *request) (azauth.Access, error) {
 	if a, ok := batchAccess(q); ok && q.r.Header.Get("Authorization") == "" && !q.q.Has("sig") {
 		return a, nil
 	}
-	return h.auth.Authenticate(q.r, q.acct, q.container, q.blob)
+	return h.door.Auth.Authenticate(q.r, q.acct, q.container, q.blob)
 }
 
 // subResponse records one sub-request's answer.

@@ -167,11 +167,11 @@ func (h *handler) listContainers(q *request) error {
 }
 
 func (h *handler) getServiceProperties(q *request) error {
-	return h.props.ServeGet(q.w, q.r, q.acct)
+	return h.door.Props.ServeGet(q.w, q.r, q.acct)
 }
 
 func (h *handler) setServiceProperties(q *request) error {
-	return h.props.ServeSet(q.w, q.r, q.acct)
+	return h.door.Props.ServeSet(q.w, q.r, q.acct)
 }
 
 // getAccountInfo serves Get Account Information. The development account

@@ -72,7 +72,7 @@ func (h *handler) authorizeCopySource(q *request, src CopySource, ownKey bool) e
 	}
 	fake := &http.Request{Method: http.MethodGet, URL: src.URL, Header: http.Header{}, RemoteAddr: q.r.RemoteAddr, TLS: q.r.TLS}
 	fake = fake.WithContext(q.ctx())
-	access, err := h.auth.Authenticate(fake, src.Acct, src.Container, src.Blob)
+	access, err := h.door.Auth.Authenticate(fake, src.Acct, src.Container, src.Blob)
 	if err != nil {
 		return copySourceDenied(err)
 	}

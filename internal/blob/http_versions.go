@@ -56,7 +56,7 @@ func checkDeleteType(q *request) error {
 // deleted data is kept, by soft delete or, for the blob itself, as a
 // previous version.
 func (h *handler) writeDeleteType(q *request) error {
-	p, err := h.props.Get(q.ctx(), q.acct)
+	p, err := h.door.Props.Get(q.ctx(), q.acct)
 	if err != nil {
 		return err
 	}

@@ -131,9 +131,7 @@ func need(resourceType, permission byte) azauth.Need {
 // splitPath splits a path-style URL path into account, share and the path
 // of a directory or file within it (without a trailing slash).
 func splitPath(p string) (acct, share, path string) {
-	p = strings.TrimPrefix(p, "/")
-	acct, rest, _ := strings.Cut(p, "/")
-	share, path, _ = strings.Cut(rest, "/")
+	acct, share, path = storagefront.SplitPath(p)
 	return acct, share, strings.TrimSuffix(path, "/")
 }
 

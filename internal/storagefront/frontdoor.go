@@ -276,6 +276,14 @@ func ACLFrom[C any](get func(ctx context.Context, acct, name string) (C, error),
 
 // accountSegment is the first segment of a path-style URL path.
 func accountSegment(p string) string {
-	acct, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	acct, _, _ := SplitPath(p)
 	return acct
+}
+
+// SplitPath splits a path-style URL path into the account, the service's
+// top-level resource (container, share, queue, table) and the rest.
+func SplitPath(p string) (acct, resource, rest string) {
+	acct, rest, _ = strings.Cut(strings.TrimPrefix(p, "/"), "/")
+	resource, rest, _ = strings.Cut(rest, "/")
+	return acct, resource, rest
 }

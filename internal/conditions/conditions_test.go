@@ -87,7 +87,7 @@ func TestAnswer(t *testing.T) {
 		{Conditions{IfNoneMatch: []string{"*"}}, Create, a.AlreadyExists},
 		{Conditions{IfMatch: []string{`"0x2"`}}, Write, a.NotMet},
 	} {
-		if got := tc.c.Answer(tc.kind, st, a); got != tc.want {
+		if got := tc.c.Answer(tc.kind, st, a); got != tc.want { //nolint:errorlint // the answer is the sentinel itself, never wrapped
 			t.Errorf("%+v kind %d: %v, want %v", tc.c, tc.kind, got, tc.want)
 		}
 	}

@@ -149,7 +149,7 @@ func (s *Store[O]) SweepStaged(ctx context.Context) (int, error) {
 		owner O
 	}
 	var doomed []entry
-	err = s.Store.View(ctx, func(r kv.Reader) error {
+	err = s.View(ctx, func(r kv.Reader) error {
 		p := s.layout.Staged
 		return r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
 			var reg Staging

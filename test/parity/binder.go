@@ -60,10 +60,10 @@ func (b *binder) bind(k kind, rec, live string) error {
 			b.fwd[k], b.back[k] = map[string]string{}, map[string]string{}
 		}
 		if prev, ok := b.fwd[k][rec]; ok && prev != live && k != kindReceipt {
-			return fmt.Errorf("Azure returned the %s %q again, cerulean changed it from %q to %q", k, rec, prev, live)
+			return fmt.Errorf("the recording repeats the %s %q (Azure kept it), cerulean changed it from %q to %q", k, rec, prev, live)
 		}
 		if prev, ok := b.back[k][live]; ok && prev != rec {
-			return fmt.Errorf("Azure changed the %s from %q to %q, cerulean returned %q both times", k, prev, rec, live)
+			return fmt.Errorf("the recording changes the %s from %q to %q (Azure changed it), cerulean returned %q both times", k, prev, rec, live)
 		}
 		b.fwd[k][rec], b.back[k][live] = live, rec
 	}

@@ -102,7 +102,7 @@ func TestSelfCheck(t *testing.T) {
 				resp.Header.Set("ETag", `"0x1CE1A0000000000"`)
 			}
 			return body
-		}, "Azure changed the ETag"},
+		}, "changes the ETag"},
 		{"pop receipt not bound", queue, "queue", func(n int, resp *http.Response, body []byte) []byte {
 			return bytes.ReplaceAll(body, []byte("<PopReceipt>"), []byte("<PopReceipt>x"))
 		}, "status 400"},

@@ -101,7 +101,7 @@ func testScanError(t *testing.T, o Opener) {
 		scanErr = r.Scan(nil, nil, failAtB(&visits))
 		return scanErr
 	})
-	if scanErr != error(boom) {
+	if scanErr != error(boom) { //nolint:errorlint // the contract: the callback's error comes back unchanged, not wrapped
 		t.Fatalf("View's Scan returned %v, want the callback's error itself", scanErr)
 	}
 	check("View", err, visits)

@@ -80,12 +80,16 @@ func (h Headers) Names() []string {
 	return names
 }
 
-// LoadRecordings reads every recording under dir (dir/<service>/*.json),
-// sorted by name.
+// LoadRecordings reads every recording under dir (dir/<service>/*.json
+// from the test proxy, dir/<service>/*.yaml from go-vcr), sorted by name.
 func LoadRecordings(dir string) ([]*Recording, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*", "*.json"))
-	if err != nil {
-		return nil, err
+	var paths []string
+	for _, pattern := range []string{"*.json", "*.yaml"} {
+		found, err := filepath.Glob(filepath.Join(dir, "*", pattern))
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, found...)
 	}
 	sort.Strings(paths)
 	recs := make([]*Recording, 0, len(paths))
@@ -109,7 +113,11 @@ func LoadRecording(dir, path string) (*Recording, error) {
 	rec.Service, _, _ = strings.Cut(rec.Name, "/")
 	data, err := os.ReadFile(path)
 	if err == nil {
-		err = json.Unmarshal(data, rec)
+		if strings.HasSuffix(path, ".yaml") {
+			rec.Entries, err = parseCassette(data)
+		} else {
+			err = json.Unmarshal(data, rec)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("recording %s: %w", rec.Name, err)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -34,7 +36,7 @@ func (t *Target) Replay(rec *Recording) Result {
 	start := recordedStart(rec)
 	liveStart := t.now()
 	shift := liveStart.Sub(start)
-	c := &comparer{b: newBinder(), shift: shift}
+	c := &comparer{b: newBinder(), shift: shift, account: recordedAccount(rec), live: t.Account}
 	for i := range rec.Entries {
 		e := &rec.Entries[i]
 		if t.Clock != nil {
@@ -71,6 +73,20 @@ func (t *Target) Replay(rec *Recording) Result {
 		}
 	}
 	return Result{Recording: rec}
+}
+
+// recordedAccount is the account the recording ran on: the first label
+// of its first request's host.
+func recordedAccount(rec *Recording) string {
+	if len(rec.Entries) == 0 {
+		return ""
+	}
+	u, err := url.Parse(rec.Entries[0].RequestURI)
+	if err != nil {
+		return ""
+	}
+	name, _, _ := strings.Cut(u.Hostname(), ".")
+	return name
 }
 
 // recordedStart is when the recording began: the first date one of its

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/azauth"
 )
@@ -122,7 +123,7 @@ func (t *Target) request(e *Entry, b *binder, shift time.Duration, now time.Time
 	if err != nil {
 		return nil, fmt.Errorf("request body: %w", err)
 	}
-	if isText(ct) {
+	if isText(ct) || looksLikeMarkup(body) {
 		body = []byte(shiftPolicyTimes(b.rewrite(t.rewriteHosts(string(body))), shift))
 	}
 	req, err := http.NewRequest(e.RequestMethod, target, bytes.NewReader(body))
@@ -134,7 +135,9 @@ func (t *Target) request(e *Entry, b *binder, shift time.Duration, now time.Time
 		req.Body = http.NoBody
 	}
 	for _, name := range e.RequestHeaders.Names() {
-		if headersNotSent[strings.ToLower(name)] {
+		if headersNotSent[strings.ToLower(name)] || strings.HasPrefix(name, ":") {
+			// ":method" and the other HTTP/2 pseudo-headers some
+			// recorders kept are not headers.
 			continue
 		}
 		req.Header[http.CanonicalHeaderKey(name)] = []string{b.rewrite(t.rewriteHosts(e.RequestHeaders[name]))}
@@ -213,6 +216,13 @@ func shiftPolicyTimes(body string, shift time.Duration) string {
 		}
 		return "<" + parts[1] + ">" + t.Add(shift).UTC().Format("2006-01-02T15:04:05Z") + "</" + parts[3] + ">"
 	})
+}
+
+// looksLikeMarkup reports whether a body sent without a content type is
+// an XML or JSON document (older SDKs set no Content-Type on Set ACL).
+func looksLikeMarkup(body []byte) bool {
+	b := bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
+	return len(b) > 0 && (b[0] == '<' || b[0] == '{') && utf8.Valid(b)
 }
 
 // multipartBoundary is the boundary a multipart body opens with.

@@ -81,11 +81,11 @@ func (l Lease) acquire(now time.Time, req Request, newID func() string) (Lease, 
 	id := req.ProposedID
 	switch l.State {
 	case Leased:
-		if id != l.ID {
+		if !SameID(id, l.ID) {
 			return l, Result{}, ErrAlreadyPresent
 		}
 	case Breaking:
-		if id == l.ID {
+		if SameID(id, l.ID) {
 			return l, Result{}, ErrBreakingCannotAcquire
 		}
 		return l, Result{}, ErrAlreadyPresent
@@ -104,7 +104,7 @@ func (l Lease) renew(now time.Time, id string) (Lease, Result, error) {
 	switch {
 	case l.State == Available:
 		return l, Result{}, ErrNotPresentWithLeaseOp
-	case id != l.ID:
+	case !SameID(id, l.ID):
 		return l, Result{}, ErrIDMismatchWithLeaseOp
 	case l.State == Breaking || l.State == Broken:
 		return l, Result{}, ErrBrokenCannotBeRenewed
@@ -125,13 +125,13 @@ func (l Lease) change(id, proposed string) (Lease, Result, error) {
 	case Available, Expired, Broken:
 		return l, Result{}, ErrNotPresentWithLeaseOp
 	case Breaking:
-		if id == l.ID {
+		if SameID(id, l.ID) {
 			return l, Result{}, ErrBreakingCannotChange
 		}
 		return l, Result{}, ErrIDMismatchWithLeaseOp
 	}
 	// Changing to the ID it already has is allowed (a retried change).
-	if id != l.ID && proposed != l.ID {
+	if !SameID(id, l.ID) && !SameID(proposed, l.ID) {
 		return l, Result{}, ErrIDMismatchWithLeaseOp
 	}
 	l.ID = proposed
@@ -142,7 +142,7 @@ func (l Lease) release(id string) (Lease, Result, error) {
 	switch {
 	case l.State == Available:
 		return l, Result{}, ErrNotPresentWithLeaseOp
-	case id != l.ID:
+	case !SameID(id, l.ID):
 		return l, Result{}, ErrIDMismatchWithLeaseOp
 	}
 	return Lease{}, Result{ID: id}, nil

@@ -100,7 +100,7 @@ func (l Lease) CheckUse(now time.Time, id string, write bool) error {
 		return nil
 	case !active:
 		return ErrNotPresent
-	case id != l.ID:
+	case !SameID(id, l.ID):
 		return ErrIDMismatch
 	}
 	return nil

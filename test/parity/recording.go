@@ -100,6 +100,13 @@ func LoadRecordings(dir string) ([]*Recording, error) {
 		}
 		recs = append(recs, rec)
 	}
+	rs, err := loadRestorations(restoredPath(dir))
+	if err != nil {
+		return nil, err
+	}
+	if err := restore(recs, rs); err != nil {
+		return nil, err
+	}
 	return recs, nil
 }
 

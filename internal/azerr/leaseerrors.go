@@ -26,10 +26,12 @@ var (
 		NotPresent: ErrLeaseNotPresentWithContainerOperation.WithMessage("There is currently no lease on the file share."),
 		Noun:       "file share",
 	}
-	// Azure Files answers a write without the lease ID of a leased file
-	// with a code that names the lease as absent from the request.
+	// A write naming a lease on a file that has none answers
+	// LeaseNotPresentWithFileOperation; one without the lease ID of a
+	// leased file answers LeaseIdMissing, as for a blob (Delete File in
+	// the azfile recording TestFileAcquireLease).
 	FileLeaseCodes = LeaseCodes{
-		IDMissing:  ErrLeaseNotPresentWithFileOperation.WithMessage("There is currently a lease on the file and no lease ID was specified in the request."),
+		IDMissing:  ErrLeaseIdMissing.WithMessage("There is currently a lease on the file and no lease ID was specified in the request."),
 		IDMismatch: ErrLeaseIdMismatchWithFileOperation, NotPresent: ErrLeaseNotPresentWithFileOperation, Noun: "file",
 	}
 )

@@ -99,8 +99,14 @@ func (t *Tx) createFile(acct, share, path string, size int64, h ContentHeaders, 
 	} else if id, err = t.newID(); err != nil {
 		return nil, err
 	}
+	// A new file is marked for backup whatever attributes the create
+	// names, as NTFS marks one: Azure answers "Hidden | Archive" to a
+	// Create File with x-ms-file-attributes: hidden (the Python recording
+	// test_create_file).
+	props := smb.smb(t.now, "Archive")
+	props.Attributes = addAttribute(props.Attributes, "Archive")
 	n := &Node{ID: id, ParentID: l.parentID, Version: t.tx.Version(), Created: t.now, Modified: t.now,
-		SMB: smb.smb(t.now, "Archive"), Metadata: meta, Size: size, Headers: h, Lease: held}
+		SMB: props, Metadata: meta, Size: size, Headers: h, Lease: held}
 	return n, record.Store(t.tx, l.key, n)
 }
 

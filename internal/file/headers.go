@@ -137,7 +137,23 @@ func writeNode(h http.Header, n *Node) {
 	writeSMB(h, n)
 }
 
-// parseContentHeaders reads a Create File's x-ms-content-* headers.
+// contentHeaderNames are the request headers that set a file's content
+// headers.
+var contentHeaderNames = []string{"x-ms-content-type", "x-ms-content-encoding", "x-ms-content-language", "x-ms-content-disposition", "x-ms-cache-control", "x-ms-content-md5"}
+
+// hasContentHeader reports whether h names any of a file's content
+// headers.
+func hasContentHeader(h http.Header) bool {
+	for _, name := range contentHeaderNames {
+		if _, ok := h[http.CanonicalHeaderKey(name)]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// parseContentHeaders reads the x-ms-content-* headers of a Create File
+// or Set File Properties.
 func parseContentHeaders(h http.Header) (ContentHeaders, error) {
 	c := ContentHeaders{
 		ContentType:        h.Get("x-ms-content-type"),

@@ -36,7 +36,7 @@ func (h *handler) getDirectoryProperties(q *request) error {
 	}
 	hdr := q.w.Header()
 	writeNode(hdr, n)
-	hdr.Set("x-ms-server-encrypted", "true")
+	hdr.Set("x-ms-server-encrypted", strconv.FormatBool(!n.MetadataCleared))
 	azhttp.WriteMetadata(hdr, n.Metadata)
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
@@ -52,6 +52,7 @@ func (h *handler) setDirectoryMetadata(q *request) error {
 	}
 	hdr := q.w.Header()
 	hdr.Set("ETag", azhttp.ETag(n.Version))
+	hdr.Set("Last-Modified", azhttp.HTTPTime(n.Modified))
 	hdr.Set("x-ms-request-server-encrypted", "true")
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
@@ -72,7 +73,7 @@ type listingXML struct {
 	Prefix          string   `xml:"Prefix,omitempty"`
 	Marker          string   `xml:"Marker,omitempty"`
 	MaxResults      int      `xml:"MaxResults,omitempty"`
-	DirectoryID     string   `xml:"DirectoryId"`
+	DirectoryID     string   `xml:"DirectoryId,omitempty"`
 	Entries         struct {
 		Items []any `xml:",any"`
 	} `xml:"Entries"`
@@ -82,7 +83,7 @@ type listingXML struct {
 type entryXML struct {
 	XMLName       xml.Name
 	Name          string             `xml:"Name"`
-	FileID        string             `xml:"FileId"`
+	FileID        string             `xml:"FileId,omitempty"`
 	Properties    entryPropertiesXML `xml:"Properties"`
 	Attributes    string             `xml:"Attributes,omitempty"`
 	PermissionKey string             `xml:"PermissionKey,omitempty"`
@@ -109,14 +110,21 @@ func (h *handler) listDirectory(q *request) error {
 		return err
 	}
 	extended := q.r.Header.Get("x-ms-file-extended-info") == "true"
+	ids := q.since(listingIDVersion)
 	doc := listingXML{ServiceEndpoint: serviceEndpoint(q), ShareName: q.share, ShareSnapshot: q.snapshot, DirectoryPath: q.path, Prefix: prefix, Marker: marker,
-		NextMarker: l.NextMarker, DirectoryID: strconv.FormatUint(l.Directory.ID, 10)}
+		NextMarker: l.NextMarker}
+	if ids {
+		doc.DirectoryID = strconv.FormatUint(l.Directory.ID, 10)
+	}
 	if q.q.Has("maxresults") {
 		doc.MaxResults = max
 	}
 	doc.Entries.Items = []any{}
 	for _, e := range l.Entries {
-		x := entryXML{XMLName: xml.Name{Local: "File"}, Name: e.Name, FileID: strconv.FormatUint(e.ID, 10)}
+		x := entryXML{XMLName: xml.Name{Local: "File"}, Name: e.Name}
+		if ids {
+			x.FileID = strconv.FormatUint(e.ID, 10)
+		}
 		if e.Dir {
 			x.XMLName.Local = "Directory"
 		} else {

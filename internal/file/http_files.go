@@ -36,6 +36,12 @@ func (h *handler) createFile(q *request) error {
 	if err != nil {
 		return err
 	}
+	// Without x-ms-content-type the request's own Content-Type becomes
+	// the file's: the Python SDK sends application/xml, and Azure then
+	// reports it (the recording test_create_file).
+	if headers.ContentType == "" {
+		headers.ContentType = q.r.Header.Get("Content-Type")
+	}
 	meta, err := azhttp.ParseMetadata(q.r.Header)
 	if err != nil {
 		return err

@@ -75,11 +75,20 @@ func (h *handler) getShareProperties(q *request) error {
 	hdr := q.w.Header()
 	writeShare(hdr, sh)
 	hdr.Set("x-ms-share-quota", strconv.Itoa(sh.Quota))
-	hdr.Set("x-ms-enabled-protocols", "SMB")
-	tier, changed := sh.tier()
-	hdr.Set("x-ms-access-tier", tier)
-	hdr.Set("x-ms-access-tier-change-time", azhttp.HTTPTime(changed))
-	azhttp.WriteLeaseState(hdr, sh.Lease, h.svc.clock())
+	// Shares take neither immutability policies nor legal holds, and Azure
+	// says so (the Go SDK's recordings at 2018-03-28, the JavaScript SDK's
+	// at 2020-02-10).
+	hdr.Set("x-ms-has-immutability-policy", "false")
+	hdr.Set("x-ms-has-legal-hold", "false")
+	if q.since(shareTierVersion) {
+		tier, changed := sh.tier()
+		hdr.Set("x-ms-access-tier", tier)
+		hdr.Set("x-ms-access-tier-change-time", azhttp.HTTPTime(changed))
+	}
+	if q.since(shareLeaseVersion) {
+		hdr.Set("x-ms-enabled-protocols", "SMB")
+		azhttp.WriteLeaseState(hdr, sh.Lease, h.svc.clock())
+	}
 	azhttp.WriteMetadata(hdr, sh.Metadata)
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
@@ -161,9 +170,9 @@ type shareXML struct {
 		Quota         int    `xml:"Quota"`
 		AccessTier    string `xml:"AccessTier,omitempty"`
 		TierChanged   string `xml:"AccessTierChangeTime,omitempty"`
-		Protocols     string `xml:"EnabledProtocols"`
-		LeaseStatus   string `xml:"LeaseStatus"`
-		LeaseState    string `xml:"LeaseState"`
+		Protocols     string `xml:"EnabledProtocols,omitempty"`
+		LeaseStatus   string `xml:"LeaseStatus,omitempty"`
+		LeaseState    string `xml:"LeaseState,omitempty"`
 		LeaseDuration string `xml:"LeaseDuration,omitempty"`
 	} `xml:"Properties"`
 	Metadata *azhttp.MetadataXML `xml:"Metadata,omitempty"`
@@ -195,16 +204,21 @@ func (h *handler) listShares(q *request) error {
 	}
 	doc.Shares.Items = make([]shareXML, 0, len(list))
 	now := h.svc.clock()
+	tiers, leases := q.since(shareTierVersion), q.since(shareLeaseVersion)
 	for _, s := range list {
 		x := shareXML{Name: s.Name, Snapshot: s.Snapshot}
 		x.Properties.LastModified = azhttp.HTTPTime(s.Modified)
 		x.Properties.Etag = azhttp.ETag(s.Version)
 		x.Properties.Quota = s.Quota
-		tier, changed := s.tier()
-		x.Properties.AccessTier, x.Properties.TierChanged = tier, azhttp.HTTPTime(changed)
-		x.Properties.Protocols = "SMB"
-		x.Properties.LeaseStatus, x.Properties.LeaseState = s.Lease.Status(now), s.Lease.At(now).State.String()
-		x.Properties.LeaseDuration = s.Lease.DurationType(now)
+		if tiers {
+			tier, changed := s.tier()
+			x.Properties.AccessTier, x.Properties.TierChanged = tier, azhttp.HTTPTime(changed)
+		}
+		if leases {
+			x.Properties.Protocols = "SMB"
+			x.Properties.LeaseStatus, x.Properties.LeaseState = s.Lease.Status(now), s.Lease.At(now).State.String()
+			x.Properties.LeaseDuration = s.Lease.DurationType(now)
+		}
 		if inc["metadata"] {
 			m := azhttp.MetadataXML(s.Metadata)
 			x.Metadata = &m

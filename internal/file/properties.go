@@ -72,7 +72,8 @@ func (u SMBUpdate) apply(s *SMB, now time.Time) {
 // FileProperties is one Set File Properties: the content headers replace
 // the file's (absent ones are cleared); Size, when not nil, resizes it.
 type FileProperties struct {
-	Headers ContentHeaders
+	// Headers replace the file's content headers; nil keeps them.
+	Headers *ContentHeaders
 	Size    *int64
 	SMB     SMBUpdate
 }
@@ -119,7 +120,9 @@ func (t *Tx) SetFileProperties(ref Ref, p FileProperties, pre Preconditions) (*N
 			}
 			n.Size = *p.Size
 		}
-		n.Headers = p.Headers
+		if p.Headers != nil {
+			n.Headers = *p.Headers
+		}
 		p.SMB.apply(&n.SMB, t.now)
 		n.Copy = nil
 		return nil

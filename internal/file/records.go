@@ -85,6 +85,11 @@ type Node struct {
 	// Copy is the last Copy File that wrote this file, until Put Range or
 	// Set File Properties changes it.
 	Copy *CopyInfo `json:",omitempty"`
+	// MetadataCleared is set on a directory whose metadata Set Directory
+	// Metadata last replaced with none: Azure then reports the directory
+	// not server-encrypted, which a directory created without metadata is
+	// (the azfile recording TestDirGetSetMetadataDefault).
+	MetadataCleared bool `json:",omitempty"`
 }
 
 // CopyInfo is what a file reports of the Copy File that made it. A copy

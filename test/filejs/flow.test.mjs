@@ -92,9 +92,9 @@ test("share, directory, ranged file, listing, metadata, lease, delete", async ()
   assert.equal(leased.leaseStatus, "locked");
   assert.equal(leased.leaseDuration, "infinite");
   const patch = Buffer.from("leased write");
-  await expectError(file.uploadRange(patch, 0, patch.length), 412, "LeaseNotPresentWithFileOperation");
-  await expectError(file.setMetadata({ color: "red" }), 412, "LeaseNotPresentWithFileOperation");
-  await expectError(file.delete(), 412, "LeaseNotPresentWithFileOperation");
+  await expectError(file.uploadRange(patch, 0, patch.length), 412, "LeaseIdMissing");
+  await expectError(file.setMetadata({ color: "red" }), 412, "LeaseIdMissing");
+  await expectError(file.delete(), 412, "LeaseIdMissing");
   await file.uploadRange(patch, 0, patch.length, { leaseAccessConditions: { leaseId } });
   patch.copy(want, 0);
   const afterLease = await file.download(0, 64);

@@ -157,7 +157,8 @@ func TestCopySMB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *p.FileAttributes != "Hidden" || !p.FileCreationTime.Equal(created) {
+	// The source was created Hidden, and a new file gets Archive too.
+	if *p.FileAttributes != "Hidden | Archive" || !p.FileCreationTime.Equal(created) {
 		t.Errorf("from source: %q %v", *p.FileAttributes, p.FileCreationTime)
 	}
 	ro := root.NewFileClient("ro")

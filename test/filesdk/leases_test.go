@@ -113,21 +113,21 @@ func TestFileLease(t *testing.T) {
 
 	body := func() *bytes.Reader { return bytes.NewReader([]byte("leased bytes")) }
 	_, err = fc.UploadRange(ctx, 0, streaming.NopCloser(body()), nil)
-	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation")
+	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseIdMissing")
 	_, err = fc.UploadRange(ctx, 0, streaming.NopCloser(body()), &file.UploadRangeOptions{LeaseAccessConditions: withLease(leaseB)})
 	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseIdMismatchWithFileOperation")
 	if _, err := fc.UploadRange(ctx, 0, streaming.NopCloser(body()), &file.UploadRangeOptions{LeaseAccessConditions: withLease(leaseA)}); err != nil {
 		t.Fatalf("Put Range with the lease ID: %v", err)
 	}
 	_, err = fc.SetMetadata(ctx, &file.SetMetadataOptions{Metadata: map[string]*string{"k": to.Ptr("v")}})
-	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation")
+	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseIdMissing")
 	if _, err := fc.SetMetadata(ctx, &file.SetMetadataOptions{Metadata: map[string]*string{"k": to.Ptr("v")}, LeaseAccessConditions: withLease(leaseA)}); err != nil {
 		t.Fatalf("Set Metadata with the lease ID: %v", err)
 	}
 	_, err = fc.Create(ctx, 10, nil)
-	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation")
+	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseIdMissing")
 	_, err = fc.Delete(ctx, nil)
-	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation")
+	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseIdMissing")
 	if got := download(t, fc, file.HTTPRange{Count: 12}); string(got) != "leased bytes" {
 		t.Errorf("read without the lease ID: %q", got)
 	}
@@ -208,7 +208,7 @@ func TestFileLeaseSurvivesRestart(t *testing.T) {
 	fc2 := g.svc.NewShareClient("durable").NewRootDirectoryClient().NewFileClient("f")
 	wantLease(t, fc2, "leased", "locked", "infinite")
 	_, err := fc2.SetMetadata(ctx, nil)
-	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation")
+	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseIdMissing")
 	lc2 := leaseClient(t, fc2, leaseA)
 	if _, err := lc2.Release(ctx, nil); err != nil {
 		t.Fatalf("release after restart: %v", err)

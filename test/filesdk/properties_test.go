@@ -138,7 +138,7 @@ func TestSetPropertiesLease(t *testing.T) {
 	createFile(t, fc, 10)
 	acquireLease(t, fc, leaseA)
 	_, err := fc.Resize(ctx, 20, nil)
-	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation")
+	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseIdMissing")
 	_, err = fc.SetHTTPHeaders(ctx, &file.SetHTTPHeadersOptions{LeaseAccessConditions: withLease(leaseB)})
 	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseIdMismatchWithFileOperation")
 	if _, err := fc.Resize(ctx, 20, &file.ResizeOptions{LeaseAccessConditions: withLease(leaseA)}); err != nil {

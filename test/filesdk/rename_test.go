@@ -124,10 +124,10 @@ func TestRenameLeases(t *testing.T) {
 	replace := to.Ptr(true)
 	_, err := src.Rename(ctx, "dst", &file.RenameOptions{ReplaceIfExists: replace,
 		DestinationLeaseAccessConditions: &file.DestinationLeaseAccessConditions{DestinationLeaseID: to.Ptr(leaseB)}})
-	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation")
+	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseIdMissing")
 	_, err = src.Rename(ctx, "dst", &file.RenameOptions{ReplaceIfExists: replace,
 		SourceLeaseAccessConditions: &file.SourceLeaseAccessConditions{SourceLeaseID: to.Ptr(leaseA)}})
-	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseNotPresentWithFileOperation")
+	wantStatus(t, err, http.StatusPreconditionFailed, "LeaseIdMissing")
 	if _, err := src.Rename(ctx, "dst", &file.RenameOptions{ReplaceIfExists: replace,
 		SourceLeaseAccessConditions:      &file.SourceLeaseAccessConditions{SourceLeaseID: to.Ptr(leaseA)},
 		DestinationLeaseAccessConditions: &file.DestinationLeaseAccessConditions{DestinationLeaseID: to.Ptr(leaseB)}}); err != nil {

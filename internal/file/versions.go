@@ -1,0 +1,30 @@
+package file
+
+import "github.com/cerulean-db/cerulean/internal/azhttp"
+
+// Versions of the Files REST API from which an answer carries more. An
+// older x-ms-version gets the answer Azure gave it: the Go SDK's
+// recordings at 2018-03-28 list shares with only Last-Modified, Etag and
+// Quota, and entries without ids.
+const (
+	// shareTierVersion added share access tiers (AccessTier,
+	// AccessTierChangeTime).
+	shareTierVersion = "2019-12-12"
+	// shareLeaseVersion added share leases (LeaseStatus, LeaseState,
+	// LeaseDuration) and a share's EnabledProtocols.
+	shareLeaseVersion = "2020-02-10"
+	// listingIDVersion added the listed directory's DirectoryId and each
+	// entry's FileId to List Directories and Files.
+	listingIDVersion = "2020-04-08"
+)
+
+// since reports whether the request asks for version v of the API or a
+// later one; a request without x-ms-version gets the newest.
+func (q *request) since(v string) bool {
+	asked := q.r.Header.Get("x-ms-version")
+	if asked == "" {
+		asked = azhttp.DefaultVersion
+	}
+	// Versions are dates written YYYY-MM-DD: they order as strings.
+	return asked >= v
+}

@@ -53,7 +53,7 @@ func (t *Target) Replay(rec *Recording) Result {
 		diff := func(format string, args ...any) Result {
 			return Result{Recording: rec, Diff: &Difference{Index: i, Method: e.RequestMethod, URI: e.RequestURI, Reason: fmt.Sprintf(format, args...)}}
 		}
-		req, err := t.request(e, c.b, shift, t.now())
+		req, err := t.request(e, rec.Service, c.b, shift, t.now())
 		if err != nil {
 			return diff("cannot replay: %v", err)
 		}

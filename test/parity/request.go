@@ -2,6 +2,7 @@ package parity
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -107,16 +108,23 @@ var timeHeaders = []string{"If-Modified-Since", "If-Unmodified-Since", "x-ms-sou
 
 // request builds the live request for entry e: addressed to the target,
 // every bound value replaced, dates moved by shift, and signed.
-func (t *Target) request(e *Entry, b *binder, shift time.Duration, now time.Time) (*http.Request, error) {
+func (t *Target) request(e *Entry, recService string, b *binder, shift time.Duration, now time.Time) (*http.Request, error) {
 	u, err := url.Parse(e.RequestURI)
 	if err != nil {
 		return nil, fmt.Errorf("request URI: %w", err)
 	}
 	service := serviceOf(u.Host)
+	target := t.rewriteHosts(e.RequestURI)
+	if service == "" && placeholderHost(u.Host) {
+		// A sanitizer replaced the whole host ("https://REDACTED/"):
+		// the recording's folder says which service it spoke to.
+		service = recService
+		target = strings.TrimSuffix(t.base(service), "/") + strings.TrimPrefix(e.RequestURI, u.Scheme+"://"+u.Host)
+	}
 	if t.base(service) == "" {
 		return nil, fmt.Errorf("no local service for host %s", u.Host)
 	}
-	target := b.rewrite(t.rewriteHosts(e.RequestURI))
+	target = b.rewrite(target)
 	target = shiftSAS(target, shift)
 	ct, _ := e.RequestHeaders.Get("Content-Type")
 	body, err := decodeBody(e.RequestBody, ct)
@@ -125,6 +133,9 @@ func (t *Target) request(e *Entry, b *binder, shift time.Duration, now time.Time
 	}
 	if isText(ct) || looksLikeMarkup(body) {
 		body = []byte(shiftPolicyTimes(b.rewrite(t.rewriteHosts(string(body))), shift))
+	}
+	if service == "search" {
+		body = t.localConnectionStrings(body)
 	}
 	req, err := http.NewRequest(e.RequestMethod, target, bytes.NewReader(body))
 	if err != nil {
@@ -223,6 +234,34 @@ func shiftPolicyTimes(body string, shift time.Duration) string {
 func looksLikeMarkup(body []byte) bool {
 	b := bytes.TrimSpace(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
 	return len(b) > 0 && (b[0] == '<' || b[0] == '{') && utf8.Valid(b)
+}
+
+// placeholderHost reports a host a sanitizer wrote in place of the real
+// one.
+func placeholderHost(host string) bool {
+	switch strings.ToLower(host) {
+	case "redacted", "sanitized", "endpoint":
+		return true
+	}
+	return false
+}
+
+// sanitizedConnectionString is a Search data source's connection string
+// that a sanitizer replaced; Azure saw the real one.
+var sanitizedConnectionString = regexp.MustCompile(`("connectionString"\s*:\s*)"(Sanitized|REDACTED)"`)
+
+// localConnectionStrings gives a data source whose connection string was
+// sanitized one for this server's Blob service, the only data source a
+// local server can offer, so the definition is checked as Azure checked
+// the real one.
+func (t *Target) localConnectionStrings(body []byte) []byte {
+	if !sanitizedConnectionString.Match(body) {
+		return body
+	}
+	conn := "DefaultEndpointsProtocol=http;AccountName=" + t.Account + ";AccountKey=" + t.Key +
+		";BlobEndpoint=" + strings.TrimSuffix(t.Blob, "/")
+	quoted, _ := json.Marshal(conn)
+	return sanitizedConnectionString.ReplaceAll(body, append([]byte("${1}"), quoted...))
 }
 
 // multipartBoundary is the boundary a multipart body opens with.

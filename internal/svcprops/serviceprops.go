@@ -73,11 +73,16 @@ type StaticWebsiteXML struct {
 }
 
 // DefaultServiceProperties is what a service has before any Set ("blob",
-// "queue", "table" or "file").
+// "queue", "table" or "file"). Hour metrics are on for a new account, with
+// API-level statistics kept 7 days, as Azure documents ("Enabling and
+// Configuring Storage Analytics") and its recorded answers show
+// (go-aztables TestGetProperties, go-azblob TestAccountDeleteRetentionPolicy).
 func DefaultServiceProperties(service string) ServiceProperties {
+	includeAPIs, sevenDays := true, 7
 	p := ServiceProperties{
-		Logging:       &LoggingXML{Version: "1.0"},
-		HourMetrics:   &MetricsXML{Version: "1.0"},
+		Logging: &LoggingXML{Version: "1.0"},
+		HourMetrics: &MetricsXML{Version: "1.0", Enabled: true, IncludeAPIs: &includeAPIs,
+			RetentionPolicy: RetentionXML{Enabled: true, Days: &sevenDays}},
 		MinuteMetrics: &MetricsXML{Version: "1.0"},
 		Cors:          &CorsXML{},
 	}

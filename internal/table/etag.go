@@ -8,8 +8,10 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
-// etagLayout is the datetime inside an ETag: seven fractional digits.
-const etagLayout = "2006-01-02T15:04:05.0000000Z"
+// etagLayout is the datetime inside an ETag: up to seven fractional
+// digits, trailing zeros dropped, as Azure writes it
+// (W/"datetime'2021-04-13T15%3A57%3A40.96242Z'" in a recorded answer).
+const etagLayout = "2006-01-02T15:04:05.9999999Z"
 
 // etag renders a commit version as a Table ETag, W/"datetime'…'" with the
 // colons escaped as Azure sends them. The datetime is the version read as

@@ -2,6 +2,7 @@ package table
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -190,11 +191,18 @@ func (h *handler) getTableACL(q *request) error {
 	if err != nil {
 		return err
 	}
-	return azhttp.WriteSignedIdentifiers(q.w, t.ACL)
+	return azhttp.WriteTableSignedIdentifiers(q.w, t.ACL)
 }
 
 func (h *handler) setTableACL(q *request) error {
 	acl, err := azhttp.ParseSignedIdentifiers(q.r)
+	if e, ok := errors.AsType[*azerr.Error](err); ok && errors.Is(e, azerr.ErrInvalidXmlNodeValue) {
+		// The Table service refuses a malformed signed identifier as a
+		// malformed document: one without an Id, its expiry in
+		// nanoseconds, is 400 InvalidXmlDocument (recorded in go-aztables
+		// TestSetInvalidAccessPolicy).
+		return azerr.ErrInvalidXmlDocument.WithMessage("%s\n%s", azerr.ErrInvalidXmlDocument.Message, e.Message)
+	}
 	if err != nil {
 		return err
 	}

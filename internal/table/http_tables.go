@@ -179,7 +179,14 @@ func (h *handler) queryTables(q *request) error {
 }
 
 func (h *handler) deleteTable(q *request) error {
-	if err := h.svc.DeleteTable(q.ctx(), q.acct, q.res.table); err != nil {
+	err := h.svc.DeleteTable(q.ctx(), q.acct, q.res.table)
+	if errors.Is(err, azerr.ErrTableNotFound) {
+		// Delete Table names a missing table ResourceNotFound, where the
+		// operations on its entities and ACL say TableNotFound (recorded
+		// in go-storage StorageClientSuite TestReturnsStorageServiceError).
+		return azerr.ErrResourceNotFound
+	}
+	if err != nil {
 		return err
 	}
 	setODataHeaders(q.w.Header())

@@ -290,3 +290,18 @@ func TestDefaultServiceProperties(t *testing.T) {
 		}
 	}
 }
+
+// TestDeleteMissingTable: Delete Table answers a missing table 404
+// ResourceNotFound, where Set Table ACL answers TableNotFound (recorded in
+// go-storage StorageClientSuite TestReturnsStorageServiceError and
+// StorageTableSuite TestSetPermissionsUnsuccessfully).
+func TestDeleteMissingTable(t *testing.T) {
+	w := newWire(t)
+	h := map[string]string{"Accept": "application/json;odata=nometadata"}
+	r := w.send(http.MethodDelete, "Tables('missing')", h, "")
+	r.Check(t, http.StatusNotFound, "ResourceNotFound", "delete a missing table")
+	w.createTable("gone")
+	w.send(http.MethodDelete, "Tables('gone')", h, "").Check(t, http.StatusNoContent, "", "delete a table")
+	w.send(http.MethodDelete, "Tables('gone')", h, "").Check(t, http.StatusNotFound, "ResourceNotFound", "delete it again")
+	w.send(http.MethodGet, "gone()", h, "").Check(t, http.StatusNotFound, "TableNotFound", "query the deleted table")
+}

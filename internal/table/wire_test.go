@@ -198,8 +198,10 @@ func checkXMLError(t *testing.T, r testkit.Response, status int, code, what stri
 // answer errors in OData's XML form (recorded in go-aztables
 // TestSetTooManyCors, TestRetentionTooLong, TestSetTooManyAccessPolicies
 // and TestSetInvalidAccessPolicy, go-storage StorageTableSuite
-// TestSetPermissionsUnsuccessfully); a signed identifier without an Id
-// is a malformed document.
+// TestSetPermissionsUnsuccessfully); a signed identifier without an Id,
+// or with one over 64 characters, is a malformed document, as the Blob
+// and Queue recordings show for the long Id (go-azblob
+// TestContainerSetPermissionsSignedIdentifierTooLong).
 func TestXMLOperationErrors(t *testing.T) {
 	w := newWire(t)
 	xmlBody := map[string]string{"Content-Type": "application/xml", "Accept": "application/xml"}
@@ -220,6 +222,10 @@ func TestXMLOperationErrors(t *testing.T) {
 	checkXMLError(t, r, http.StatusBadRequest, "InvalidXmlDocument", "six signed identifiers")
 	r = w.send(http.MethodPut, "acls?comp=acl", xmlBody, `<SignedIdentifiers><SignedIdentifier><AccessPolicy><Expiry>2042-01-01T01:01:01.000000001Z</Expiry></AccessPolicy></SignedIdentifier></SignedIdentifiers>`)
 	checkXMLError(t, r, http.StatusBadRequest, "InvalidXmlDocument", "a signed identifier without an Id")
+	r = w.send(http.MethodPut, "acls?comp=acl", xmlBody, `<SignedIdentifiers><SignedIdentifier><Id>`+strings.Repeat("i", 65)+`</Id><AccessPolicy><Permission>r</Permission></AccessPolicy></SignedIdentifier></SignedIdentifiers>`)
+	checkXMLError(t, r, http.StatusBadRequest, "InvalidXmlDocument", "a 65-character Id")
+	r = w.send(http.MethodPut, "acls?comp=acl", xmlBody, `<SignedIdentifiers><SignedIdentifier><Id>`+strings.Repeat("i", 64)+`</Id><AccessPolicy><Permission>r</Permission></AccessPolicy></SignedIdentifier></SignedIdentifiers>`)
+	r.Check(t, http.StatusNoContent, "", "a 64-character Id")
 
 	// Entity operations keep answering JSON.
 	r = w.send(http.MethodGet, "acls(PartitionKey='p',RowKey='r')", map[string]string{"Accept": "application/json;odata=minimalmetadata"}, "")

@@ -73,18 +73,24 @@ type StaticWebsiteXML struct {
 }
 
 // DefaultServiceProperties is what a service has before any Set ("blob",
-// "queue", "table" or "file"). Hour metrics are on for a new account, with
-// API-level statistics kept 7 days, as Azure documents ("Enabling and
-// Configuring Storage Analytics") and its recorded answers show
-// (go-aztables TestGetProperties, go-azblob TestAccountDeleteRetentionPolicy).
+// "queue", "table" or "file").
 func DefaultServiceProperties(service string) ServiceProperties {
-	includeAPIs, sevenDays := true, 7
 	p := ServiceProperties{
-		Logging: &LoggingXML{Version: "1.0"},
-		HourMetrics: &MetricsXML{Version: "1.0", Enabled: true, IncludeAPIs: &includeAPIs,
-			RetentionPolicy: RetentionXML{Enabled: true, Days: &sevenDays}},
+		Logging:       &LoggingXML{Version: "1.0"},
+		HourMetrics:   &MetricsXML{Version: "1.0"},
 		MinuteMetrics: &MetricsXML{Version: "1.0"},
 		Cors:          &CorsXML{},
+	}
+	if service == "table" {
+		// Hour metrics are on for a new account, with API-level
+		// statistics kept 7 days, as Azure documents ("Enabling and
+		// Configuring Storage Analytics") and its recorded answers show
+		// (go-aztables TestGetProperties; go-azblob
+		// TestAccountDeleteRetentionPolicy shows the same for Blob, whose
+		// default is not changed here).
+		includeAPIs, sevenDays := true, 7
+		p.HourMetrics = &MetricsXML{Version: "1.0", Enabled: true, IncludeAPIs: &includeAPIs,
+			RetentionPolicy: RetentionXML{Enabled: true, Days: &sevenDays}}
 	}
 	if service == "blob" {
 		p.DeleteRetentionPolicy = &RetentionXML{}

@@ -51,22 +51,20 @@ func TestSetMergesAndStripsBlobOnlyElements(t *testing.T) {
 	}
 }
 
-// TestDefaultHourMetrics: a new account's services keep hour metrics with
-// API-level statistics for 7 days, as Azure's recorded answers show
-// (go-aztables TestGetProperties, go-storage StorageSuite
+// TestDefaultHourMetrics: a new account's Table service keeps hour
+// metrics with API-level statistics for 7 days, as Azure's recorded
+// answers show (go-aztables TestGetProperties, go-storage StorageSuite
 // TestGetServiceProperties), and minute metrics off.
 func TestDefaultHourMetrics(t *testing.T) {
-	for _, service := range []string{"blob", "queue", "table", "file"} {
-		p := DefaultServiceProperties(service)
-		h, m := p.HourMetrics, p.MinuteMetrics
-		if h == nil || !h.Enabled || h.IncludeAPIs == nil || !*h.IncludeAPIs || !h.RetentionPolicy.Enabled || h.RetentionPolicy.Days == nil || *h.RetentionPolicy.Days != 7 {
-			t.Errorf("%s: hour metrics %+v", service, h)
-		}
-		if m == nil || m.Enabled || m.IncludeAPIs != nil || m.RetentionPolicy.Enabled {
-			t.Errorf("%s: minute metrics %+v", service, m)
-		}
-		if err := p.Validate(); err != nil {
-			t.Errorf("%s: defaults do not validate: %v", service, err)
-		}
+	p := DefaultServiceProperties("table")
+	h, m := p.HourMetrics, p.MinuteMetrics
+	if h == nil || !h.Enabled || h.IncludeAPIs == nil || !*h.IncludeAPIs || !h.RetentionPolicy.Enabled || h.RetentionPolicy.Days == nil || *h.RetentionPolicy.Days != 7 {
+		t.Errorf("hour metrics %+v", h)
+	}
+	if m == nil || m.Enabled || m.IncludeAPIs != nil || m.RetentionPolicy.Enabled {
+		t.Errorf("minute metrics %+v", m)
+	}
+	if err := p.Validate(); err != nil {
+		t.Errorf("defaults do not validate: %v", err)
 	}
 }

@@ -77,8 +77,24 @@ func ParseSignedIdentifiers(r *http.Request) ([]azauth.SignedIdentifier, error) 
 
 // WriteSignedIdentifiers sends a Get ACL body.
 func WriteSignedIdentifiers(w http.ResponseWriter, ids []azauth.SignedIdentifier) error {
+	return writeSignedIdentifiers(w, ids, false)
+}
+
+// WriteTableSignedIdentifiers sends a Get Table ACL body: the Table
+// service leaves out the <AccessPolicy> of an identifier whose policy
+// sets nothing (recorded in go-aztables TestSetNullAccessPolicy and
+// TestSetMultipleAccessPolicies).
+func WriteTableSignedIdentifiers(w http.ResponseWriter, ids []azauth.SignedIdentifier) error {
+	return writeSignedIdentifiers(w, ids, true)
+}
+
+func writeSignedIdentifiers(w http.ResponseWriter, ids []azauth.SignedIdentifier, omitEmptyPolicy bool) error {
 	doc := signedIdentifiersXML{Identifiers: make([]signedIdentifierXML, 0, len(ids))}
 	for _, si := range ids {
+		if omitEmptyPolicy && si.Start.IsZero() && si.Expiry.IsZero() && si.Permissions == "" {
+			doc.Identifiers = append(doc.Identifiers, signedIdentifierXML{ID: si.ID})
+			continue
+		}
 		p := &accessPolicyXML{Permission: si.Permissions}
 		if !si.Start.IsZero() {
 			p.Start = si.Start.Format(xmlTime)

@@ -42,6 +42,13 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 
 // WriteErrorJSON writes err in the Table service's OData JSON error form.
 func WriteErrorJSON(w http.ResponseWriter, r *http.Request, err error) {
+	WriteErrorJSONAs(w, r, err, "application/json;odata=minimalmetadata;streaming=true;charset=utf-8")
+}
+
+// WriteErrorJSONAs is WriteErrorJSON with the answer's Content-Type given:
+// the Table service labels an error with the metadata level the request
+// asked for.
+func WriteErrorJSONAs(w http.ResponseWriter, r *http.Request, err error, contentType string) {
 	e, msg := prepareError(w, r, err)
 	if e == nil {
 		return
@@ -59,7 +66,24 @@ func WriteErrorJSON(w http.ResponseWriter, r *http.Request, err error) {
 	enc.SetEscapeHTML(false)
 	// Encoding plain strings cannot fail.
 	_ = enc.Encode(map[string]odataError{"odata.error": {Code: e.Code, Message: odataMessage{Lang: "en-US", Value: msg}}})
-	finishError(w, r, e.Status, "application/json;odata=minimalmetadata;streaming=true;charset=utf-8", bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	finishError(w, r, e.Status, contentType, bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
+// WriteErrorODataXML writes err in OData's XML error form, which the Table
+// service answers on its XML operations (service properties, table ACLs):
+// <m:error> holding <m:code> and <m:message xml:lang="en-US">, no details.
+func WriteErrorODataXML(w http.ResponseWriter, r *http.Request, err error) {
+	e, msg := prepareError(w, r, err)
+	if e == nil {
+		return
+	}
+	var b bytes.Buffer
+	b.WriteString(`<?xml version="1.0" encoding="utf-8"?><m:error xmlns:m="http://schemas.microsoft.com/ado/2007/08/dataservices/metadata"><m:code>`)
+	b.WriteString(xmlEscape(e.Code))
+	b.WriteString(`</m:code><m:message xml:lang="en-US">`)
+	b.WriteString(xmlEscape(msg))
+	b.WriteString("</m:message></m:error>")
+	finishError(w, r, e.Status, "application/xml", b.Bytes())
 }
 
 // prepareError resolves err to an *Error, sets the headers every error

@@ -148,6 +148,35 @@ func TestWriteErrorJSON(t *testing.T) {
 	}
 }
 
+// TestWriteErrorODataXML: the Table service's XML operations answer
+// errors in OData's XML form (recorded in go-aztables TestSetTooManyCors
+// and TestSetTooManyAccessPolicies, go-storage StorageTableSuite
+// TestSetPermissionsUnsuccessfully).
+func TestWriteErrorODataXML(t *testing.T) {
+	r := httptest.NewRequest("PUT", "/devstoreaccount1/t1?comp=acl", nil)
+	w := httptest.NewRecorder()
+	w.Header().Set("x-ms-request-id", "rid-3")
+	w.Header().Set("Content-Type", "application/json") // set before the failure; must not survive
+	WriteErrorODataXML(w, r, azerr.ErrInvalidXmlDocument.WithDetails(azerr.Detail{Name: "Reason", Value: "r"}))
+	if w.Code != http.StatusBadRequest || w.Header().Get("x-ms-error-code") != "InvalidXmlDocument" || w.Header().Get("Content-Type") != "application/xml" {
+		t.Fatalf("status=%d headers=%v", w.Code, w.Header())
+	}
+	var doc struct {
+		XMLName xml.Name `xml:"http://schemas.microsoft.com/ado/2007/08/dataservices/metadata error"`
+		Code    string   `xml:"http://schemas.microsoft.com/ado/2007/08/dataservices/metadata code"`
+		Message struct {
+			Lang string `xml:"http://www.w3.org/XML/1998/namespace lang,attr"`
+			Text string `xml:",chardata"`
+		} `xml:"http://schemas.microsoft.com/ado/2007/08/dataservices/metadata message"`
+	}
+	if err := xml.Unmarshal(w.Body.Bytes(), &doc); err != nil {
+		t.Fatalf("%v: %s", err, w.Body.Bytes())
+	}
+	if doc.Code != "InvalidXmlDocument" || doc.Message.Lang != "en-US" || !strings.Contains(doc.Message.Text, "\nRequestId:rid-3\nTime:") || strings.Contains(w.Body.String(), "Reason") {
+		t.Fatalf("doc = %+v in %s", doc, w.Body.Bytes())
+	}
+}
+
 func TestWriteErrorKeepsContentRangeOn416(t *testing.T) {
 	for _, tc := range []struct {
 		err  *azerr.Error

@@ -81,6 +81,17 @@ func DefaultServiceProperties(service string) ServiceProperties {
 		MinuteMetrics: &MetricsXML{Version: "1.0"},
 		Cors:          &CorsXML{},
 	}
+	if service == "table" {
+		// Hour metrics are on for a new account, with API-level
+		// statistics kept 7 days, as Azure documents ("Enabling and
+		// Configuring Storage Analytics") and its recorded answers show
+		// (go-aztables TestGetProperties; go-azblob
+		// TestAccountDeleteRetentionPolicy shows the same for Blob, whose
+		// default is not changed here).
+		includeAPIs, sevenDays := true, 7
+		p.HourMetrics = &MetricsXML{Version: "1.0", Enabled: true, IncludeAPIs: &includeAPIs,
+			RetentionPolicy: RetentionXML{Enabled: true, Days: &sevenDays}}
+	}
 	if service == "blob" {
 		p.DeleteRetentionPolicy = &RetentionXML{}
 		p.StaticWebsite = &StaticWebsiteXML{}

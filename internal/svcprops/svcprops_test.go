@@ -50,3 +50,21 @@ func TestSetMergesAndStripsBlobOnlyElements(t *testing.T) {
 		t.Fatal("blob lost its static website element")
 	}
 }
+
+// TestDefaultHourMetrics: a new account's Table service keeps hour
+// metrics with API-level statistics for 7 days, as Azure's recorded
+// answers show (go-aztables TestGetProperties, go-storage StorageSuite
+// TestGetServiceProperties), and minute metrics off.
+func TestDefaultHourMetrics(t *testing.T) {
+	p := DefaultServiceProperties("table")
+	h, m := p.HourMetrics, p.MinuteMetrics
+	if h == nil || !h.Enabled || h.IncludeAPIs == nil || !*h.IncludeAPIs || !h.RetentionPolicy.Enabled || h.RetentionPolicy.Days == nil || *h.RetentionPolicy.Days != 7 {
+		t.Errorf("hour metrics %+v", h)
+	}
+	if m == nil || m.Enabled || m.IncludeAPIs != nil || m.RetentionPolicy.Enabled {
+		t.Errorf("minute metrics %+v", m)
+	}
+	if err := p.Validate(); err != nil {
+		t.Errorf("defaults do not validate: %v", err)
+	}
+}

@@ -273,3 +273,47 @@ func TestStoreErrorsPassThrough(t *testing.T) {
 		t.Errorf("the service mapped a store failure to %s", ae.Code)
 	}
 }
+
+// TestQueryTablesRangeEndsWithLastPage: paging through a TableName range
+// with $top, the page holding the range's last tables carries no
+// continuation, though tables beyond the range exist: Azure ends after
+// the last full page rather than answering a further, empty one.
+func TestQueryTablesRangeEndsWithLastPage(t *testing.T) {
+	s := newTestService(t)
+	for _, name := range []string{"aaa", "rng1", "rng2", "rng3", "rng4", "zzz1", "zzz2"} {
+		mustCreateTable(t, s, name)
+	}
+	filter, err := odata.Parse("TableName ge 'rng' and TableName lt 'rnh'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	next := ""
+	for pages := 1; ; pages++ {
+		page, err := s.QueryTables(t.Context(), testAccount, filter, 2, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tb := range page.Tables {
+			got = append(got, tb.Name)
+		}
+		if page.Next == "" {
+			if pages != 2 {
+				t.Errorf("%d pages, want 2", pages)
+			}
+			break
+		}
+		if len(page.Tables) == 0 || pages > 2 {
+			t.Fatalf("page %d: %d tables, continuation %q", pages, len(page.Tables), page.Next)
+		}
+		next = page.Next
+	}
+	if len(got) != 4 || got[0] != "rng1" || got[3] != "rng4" {
+		t.Errorf("tables %v", got)
+	}
+	// Without a filter the continuation still points at the next table.
+	page, err := s.QueryTables(t.Context(), testAccount, nil, 2, "")
+	if err != nil || page.Next != "rng2" {
+		t.Errorf("unfiltered first page: next %q, %v", page.Next, err)
+	}
+}

@@ -83,6 +83,9 @@ func (t *Tx) Write(acct, table string, w EntityWrite) (*Entity, error) {
 			return nil, azerr.ErrResourceNotFound
 		}
 		if !w.IfMatch.matches(st.version) {
+			if w.IfMatch.Unreadable {
+				return nil, azerr.ErrConditionNotMet
+			}
 			return nil, azerr.ErrUpdateConditionNotSatisfied
 		}
 	}

@@ -8,8 +8,10 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
-// etagLayout is the datetime inside an ETag: seven fractional digits.
-const etagLayout = "2006-01-02T15:04:05.0000000Z"
+// etagLayout is the datetime inside an ETag: up to seven fractional
+// digits, trailing zeros dropped, as Azure writes it
+// (W/"datetime'2021-04-13T15%3A57%3A40.96242Z'" in a recorded answer).
+const etagLayout = "2006-01-02T15:04:05.9999999Z"
 
 // etag renders a commit version as a Table ETag, W/"datetime'…'" with the
 // colons escaped as Azure sends them. The datetime is the version read as
@@ -51,6 +53,12 @@ func parseETag(s string) (uint64, bool) {
 type IfMatch struct {
 	Any      bool // "*": any version
 	Versions []uint64
+	// Unreadable: a weak ETag with no datetime in it (W/"wrong"), which
+	// matches nothing and fails as 412 ConditionNotMet where a readable
+	// one that matches nothing fails as UpdateConditionNotSatisfied
+	// (recorded in go-storage StorageEntitySuite TestMerge and TestUpdate,
+	// which send W/"datetime''2017-04-01T01%3A07%3A23.8881885Z''").
+	Unreadable bool
 }
 
 // parseIfMatch reads an If-Match header; sent reports whether there was
@@ -73,7 +81,27 @@ func parseIfMatch(h string) (cond IfMatch, sent bool, err error) {
 	if v, ok := parseETag(h); ok {
 		cond.Versions = []uint64{v}
 	}
+	cond.Unreadable = !datetimeETag(h)
 	return cond, true, nil
+}
+
+// datetimeETag reports whether a weak ETag holds a datetime, as every
+// ETag Azure issues does, whether or not this server issued it.
+func datetimeETag(s string) bool {
+	inner, ok := strings.CutPrefix(s[2:], `"datetime'`)
+	if !ok {
+		return false
+	}
+	inner, ok = strings.CutSuffix(inner, `'"`)
+	if !ok {
+		return false
+	}
+	text, err := url.PathUnescape(inner)
+	if err != nil {
+		return false
+	}
+	_, err = time.Parse(time.RFC3339Nano, text)
+	return err == nil
 }
 
 // weakETag reports whether s is one weak entity tag, W/"…" (or w/"…"),

@@ -2,6 +2,7 @@ package table
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -34,13 +35,44 @@ func NewHandler(svc *Service) http.Handler {
 	h := &handler{svc: svc, accounts: svc.accounts}
 	door := storagefront.New(storagefront.Config[*handler, *request]{
 		Service: "table", Routes: routes, Receiver: h, Parse: parseRequest, Unrouted: unrouted, Anonymous: refuseAnonymous,
-		Accounts: svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteErrorJSON,
+		Accounts: svc.accounts, Now: svc.now, Log: svc.log, WriteError: h.writeError,
 		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) },
 		ACL: storagefront.ACLFrom(svc.GetTable, func(t *Table) []azauth.SignedIdentifier { return t.ACL }),
 	})
 	h.props = door.Props
 	return door.Handler()
 }
+
+// writeError answers err as Azure's Table service does: the XML
+// operations (service properties and stats, table ACLs) in OData's XML
+// error form, the rest in OData JSON labelled with the metadata level the
+// request asked for (a nometadata request's ConditionNotMet is
+// application/json;odata=nometadata, recorded in go-storage
+// StorageEntitySuite TestDelete), or as plain application/json when Azure
+// refused the request before reading its format.
+func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	q := r.URL.Query()
+	_, rest := splitPath(azhttp.AccountPath(r.URL, h.accounts))
+	if res, perr := parseResource(rest); perr == nil && (res.kind == resService || res.kind == resEntities && q.Get("comp") == "acl") {
+		azhttp.WriteErrorODataXML(w, r, err)
+		return
+	}
+	if _, ok := errors.AsType[unnegotiated](err); ok {
+		azhttp.WriteErrorJSONAs(w, r, err, "application/json")
+		return
+	}
+	level, ferr := responseFormat(r, q)
+	if ferr != nil {
+		level = minimalMetadata
+	}
+	azhttp.WriteErrorJSONAs(w, r, err, level.contentType())
+}
+
+// unnegotiated marks an error Azure answers before it reads what format
+// the request wants: its answer is plain application/json.
+type unnegotiated struct{ error }
+
+func (u unnegotiated) Unwrap() error { return u.error }
 
 // request is one Table request, its path parsed as OData addresses it.
 type request struct {

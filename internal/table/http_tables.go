@@ -2,6 +2,7 @@ package table
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -178,7 +179,14 @@ func (h *handler) queryTables(q *request) error {
 }
 
 func (h *handler) deleteTable(q *request) error {
-	if err := h.svc.DeleteTable(q.ctx(), q.acct, q.res.table); err != nil {
+	err := h.svc.DeleteTable(q.ctx(), q.acct, q.res.table)
+	if errors.Is(err, azerr.ErrTableNotFound) {
+		// Delete Table names a missing table ResourceNotFound, where the
+		// operations on its entities and ACL say TableNotFound (recorded
+		// in go-storage StorageClientSuite TestReturnsStorageServiceError).
+		return azerr.ErrResourceNotFound
+	}
+	if err != nil {
 		return err
 	}
 	setODataHeaders(q.w.Header())
@@ -190,11 +198,18 @@ func (h *handler) getTableACL(q *request) error {
 	if err != nil {
 		return err
 	}
-	return azhttp.WriteSignedIdentifiers(q.w, t.ACL)
+	return azhttp.WriteTableSignedIdentifiers(q.w, t.ACL)
 }
 
 func (h *handler) setTableACL(q *request) error {
 	acl, err := azhttp.ParseSignedIdentifiers(q.r)
+	if e, ok := errors.AsType[*azerr.Error](err); ok && errors.Is(e, azerr.ErrInvalidXmlNodeValue) {
+		// The Table service refuses a malformed signed identifier as a
+		// malformed document: one without an Id, its expiry in
+		// nanoseconds, is 400 InvalidXmlDocument (recorded in go-aztables
+		// TestSetInvalidAccessPolicy).
+		return azerr.ErrInvalidXmlDocument.WithMessage("%s\n%s", azerr.ErrInvalidXmlDocument.Message, e.Message)
+	}
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,13 @@ func parseResource(rest string) (resource, error) {
 		return resource{kind: resTables}, nil
 	}
 	name, args, hasArgs := strings.Cut(rest, "(")
+	if name == "" && hasArgs {
+		// "/(retry)": parentheses after no table name address nothing,
+		// and Azure says so before it reads the request's format (404
+		// ResourceNotFound as plain application/json, recorded in
+		// go-storage StorageClientSuite Test_doRetry).
+		return resource{}, unnegotiated{azerr.ErrResourceNotFound}
+	}
 	if name == "" || strings.ContainsAny(name, "/')") {
 		return resource{}, badURI(rest)
 	}

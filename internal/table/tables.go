@@ -156,12 +156,16 @@ func (s *Service) QueryTables(ctx context.Context, acct string, filter *odata.Fi
 			if err := record.Decode(v, &t); err != nil {
 				return err
 			}
-			if len(page.Tables) == top || budget.spent() {
+			keep := filter == nil || filter.Match(tableGetter(t.Name))
+			if budget.spent() || len(page.Tables) == top && keep {
 				page.Next = t.Name
 				return kv.ErrStopScan
 			}
 			budget.charge()
-			if filter == nil || filter.Match(tableGetter(t.Name)) {
+			// A full page looks on for a table the filter keeps: Azure
+			// ends a TableName range with its last page, not with an
+			// empty one after it.
+			if keep && len(page.Tables) < top {
 				page.Tables = append(page.Tables, &t)
 			}
 			return nil

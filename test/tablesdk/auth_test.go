@@ -246,6 +246,20 @@ func TestTableSAS(t *testing.T) {
 	must(t, err, "read via stored policy")
 	_, err = viaPolicy.AddEntity(ctx, entity("p", "x", nil), nil)
 	wantCode(t, err, http.StatusForbidden, "AuthorizationPermissionMismatch")
+	// The policy decides at every request: once it stops allowing reads,
+	// or is gone, the same SAS stops working at once.
+	_, err = c.SetAccessPolicy(ctx, &aztables.SetAccessPolicyOptions{TableACL: []*aztables.SignedIdentifier{
+		{ID: to.Ptr("ro"), AccessPolicy: &aztables.AccessPolicy{Expiry: &expiry, Permission: to.Ptr("a")}},
+	}})
+	must(t, err, "SetAccessPolicy: add only")
+	_, err = viaPolicy.GetEntity(ctx, "a", "1", nil)
+	wantCode(t, err, http.StatusForbidden, "AuthorizationPermissionMismatch")
+	_, err = viaPolicy.AddEntity(ctx, entity("p", "x", nil), nil)
+	must(t, err, "insert via the changed policy")
+	_, err = c.SetAccessPolicy(ctx, &aztables.SetAccessPolicyOptions{})
+	must(t, err, "SetAccessPolicy: none")
+	_, err = viaPolicy.GetEntity(ctx, "a", "1", nil)
+	wantCode(t, err, http.StatusForbidden, "AuthenticationFailed")
 
 	// Expired.
 	expired := f.tableSAS(c, aztables.SASSignatureValues{Permissions: "r", ExpiryTime: time.Now().Add(-time.Minute).UTC()})

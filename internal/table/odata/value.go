@@ -157,9 +157,12 @@ var (
 // type it claims to be.
 var ErrBadValue = errors.New("odata: malformed value")
 
-// wireTime is how DateTime values and Timestamps go on the wire: seven
-// fractional digits, as Azure sends them.
-const wireTime = "2006-01-02T15:04:05.0000000Z"
+// wireTime is how DateTime values and Timestamps go on the wire: up to
+// seven fractional digits with trailing zeros dropped, and no fraction at
+// all on a whole second, as Azure writes them ("1992-12-20T21:55:00Z",
+// "2022-04-13T19:28:58.730374Z", "2013-08-02T17:37:43.0090043Z" in the
+// recorded answers of test/parity).
+const wireTime = "2006-01-02T15:04:05.9999999Z"
 
 // FormatDateTime renders ticks the way Azure sends DateTime values.
 func FormatDateTime(ticks int64) string { return TicksTime(ticks).Format(wireTime) }

@@ -1,6 +1,7 @@
 package parity
 
 import (
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"net/http"
@@ -23,11 +24,19 @@ func startTarget(t testing.TB, rec *Recording) *Target {
 	if rec.Versioned() {
 		opts = append(opts, servertest.WithBlobDataProtection(true, 0))
 	}
+	httpsOnly := rec.HTTPSOnlySAS()
+	if httpsOnly {
+		opts = append(opts, servertest.WithStorageTLS())
+	}
 	env := servertest.Start(t, opts...)
+	client := &http.Client{Timeout: 30 * time.Second}
+	if httpsOnly {
+		client.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: env.CertPool, MinVersion: tls.VersionTLS12}}
+	}
 	return &Target{
 		Blob: env.BlobURL, Queue: env.QueueURL, Table: env.TableURL, File: env.FileURL, Search: env.SearchURL,
 		Account: env.Account, Key: env.Key, SearchKey: env.SearchAdminKey,
-		Client: &http.Client{Timeout: 30 * time.Second},
+		Client: client,
 		Clock:  env.Server.Clock(),
 	}
 }

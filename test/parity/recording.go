@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -203,6 +204,19 @@ func header(h http.Header, name string) (string, bool) {
 func (r *Recording) Versioned() bool {
 	for _, e := range r.Entries {
 		if _, ok := e.ResponseHeaders.Get("x-ms-version-id"); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// HTTPSOnlySAS reports whether one of the recording's requests carries a
+// SAS that allows HTTPS only (spr=https): the replay then serves Storage
+// over HTTPS, as Azure did, rather than have the token refused.
+func (r *Recording) HTTPSOnlySAS() bool {
+	for _, e := range r.Entries {
+		u, err := url.Parse(e.RequestURI)
+		if err == nil && u.Query().Get("sig") != "" && u.Query().Get("spr") == "https" {
 			return true
 		}
 	}

@@ -81,6 +81,13 @@ func DefaultServiceProperties(service string) ServiceProperties {
 		MinuteMetrics: &MetricsXML{Version: "1.0"},
 		Cors:          &CorsXML{},
 	}
+	if service == "queue" || service == "table" {
+		// A new account's Queue and Table services record hourly metrics,
+		// API by API, kept seven days (the Get Service Properties of a
+		// fresh account in the azqueue and aztables recordings).
+		include, days := true, 7
+		p.HourMetrics = &MetricsXML{Version: "1.0", Enabled: true, IncludeAPIs: &include, RetentionPolicy: RetentionXML{Enabled: true, Days: &days}}
+	}
 	if service == "blob" {
 		p.DeleteRetentionPolicy = &RetentionXML{}
 		p.StaticWebsite = &StaticWebsiteXML{}
@@ -194,6 +201,31 @@ func (c CorsRuleXML) validate() error {
 	return nil
 }
 
+// normalized returns the rule as Azure stores it: methods listed without
+// spaces, and in each header list the literal names before the prefixed
+// ones (x-ms-meta-data*), each group in the order sent. A CORS rule set in
+// the azqueue recording TestSetPropertiesSetCors with "GET, PUT" and
+// "x-ms-meta-data*,x-ms-meta-target*,x-ms-meta-xyz,x-ms-meta-foo" reads
+// back as "GET,PUT" and "x-ms-meta-xyz,x-ms-meta-foo,x-ms-meta-data*,x-ms-meta-target*".
+func (c CorsRuleXML) normalized() CorsRuleXML {
+	c.AllowedMethods = strings.Join(splitComma(c.AllowedMethods), ",")
+	c.AllowedHeaders = literalThenPrefixed(c.AllowedHeaders)
+	c.ExposedHeaders = literalThenPrefixed(c.ExposedHeaders)
+	return c
+}
+
+func literalThenPrefixed(list string) string {
+	var literal, prefixed []string
+	for _, h := range splitComma(list) {
+		if strings.HasSuffix(h, "*") && h != "*" {
+			prefixed = append(prefixed, h)
+		} else {
+			literal = append(literal, h)
+		}
+	}
+	return strings.Join(append(literal, prefixed...), ",")
+}
+
 // Merge overlays the elements present in set onto p.
 func (p *ServiceProperties) Merge(set ServiceProperties) {
 	if set.Logging != nil {
@@ -206,7 +238,11 @@ func (p *ServiceProperties) Merge(set ServiceProperties) {
 		p.MinuteMetrics = set.MinuteMetrics
 	}
 	if set.Cors != nil {
-		p.Cors = set.Cors
+		cors := &CorsXML{Rules: make([]CorsRuleXML, 0, len(set.Cors.Rules))}
+		for _, rule := range set.Cors.Rules {
+			cors.Rules = append(cors.Rules, rule.normalized())
+		}
+		p.Cors = cors
 	}
 	if set.DefaultServiceVersion != "" {
 		p.DefaultServiceVersion = set.DefaultServiceVersion

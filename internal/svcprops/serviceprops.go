@@ -201,7 +201,8 @@ func (c CorsRuleXML) validate() error {
 	return nil
 }
 
-// normalized returns the rule as Azure stores it: methods listed without
+// normalized returns the rule as Azure's Queue service stores it (the
+// other services' recordings have not shown it yet): methods listed without
 // spaces, and in each header list the literal names before the prefixed
 // ones (x-ms-meta-data*), each group in the order sent. A CORS rule set in
 // the azqueue recording TestSetPropertiesSetCors with "GET, PUT" and
@@ -238,11 +239,7 @@ func (p *ServiceProperties) Merge(set ServiceProperties) {
 		p.MinuteMetrics = set.MinuteMetrics
 	}
 	if set.Cors != nil {
-		cors := &CorsXML{Rules: make([]CorsRuleXML, 0, len(set.Cors.Rules))}
-		for _, rule := range set.Cors.Rules {
-			cors.Rules = append(cors.Rules, rule.normalized())
-		}
-		p.Cors = cors
+		p.Cors = set.Cors
 	}
 	if set.DefaultServiceVersion != "" {
 		p.DefaultServiceVersion = set.DefaultServiceVersion

@@ -60,6 +60,12 @@ func TestSetQueueACLIdOver64(t *testing.T) {
 	wantElements(t, "set ACL with a 65-character id", resp.Body,
 		"<LineNumber>2</LineNumber>", "<LinePosition>259</LinePosition>",
 		"<Reason>Signed identifier ID cannot be empty or over 64 characters in length</Reason>")
+	// No Id at all is refused the same way (the aztables recording
+	// TestSetInvalidAccessPolicy shows the code for a policy without one).
+	noID := "<SignedIdentifier><AccessPolicy><Permission>r</Permission></AccessPolicy></SignedIdentifier>"
+	resp = do(http.MethodPut, "/aclq?comp=acl", aclPrologue+"<SignedIdentifiers>"+noID+"</SignedIdentifiers>")
+	resp.Check(t, http.StatusBadRequest, "InvalidXmlDocument", "set ACL without an id")
+	wantElements(t, "set ACL without an id", resp.Body, "<Reason>Signed identifier ID cannot be empty or over 64 characters in length</Reason>")
 	// 64 characters is allowed.
 	ok := strings.ReplaceAll(one, id, id[:64])
 	do(http.MethodPut, "/aclq?comp=acl", aclPrologue+"<SignedIdentifiers>"+ok+"</SignedIdentifiers>").Check(t, http.StatusNoContent, "", "set ACL with a 64-character id")

@@ -8,7 +8,7 @@
 // SDK deletes every LF from the XML it sends, whatever the server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { QueueServiceClient } from "@azure/storage-queue";
+import { QueueServiceClient, StorageSharedKeyCredential } from "@azure/storage-queue";
 
 const connectionString = process.env.CERULEAN_CONNECTION_STRING;
 
@@ -50,5 +50,25 @@ test("message text round-trips through update", async () => {
     const [peeked] = (await queue.peekMessages()).peekedMessageItems;
     assert.equal(peeked.messageText, text);
   }
+  await queue.delete();
+});
+
+// The read-only secondary endpoint, path style (the account name with
+// "-secondary" as the first path segment), signed with the primary's key
+// as the SDK signs it.
+test("the path-style secondary endpoint answers reads and refuses writes", async () => {
+  const queue = await newQueue("jssecondary");
+  await queue.sendMessage("readable from the secondary");
+  const fields = Object.fromEntries(connectionString.split(";").filter(Boolean).map((kv) => {
+    const i = kv.indexOf("=");
+    return [kv.slice(0, i), kv.slice(i + 1)];
+  }));
+  const primary = fields.QueueEndpoint.replace(/\/$/, "");
+  assert.ok(primary.endsWith("/" + fields.AccountName), `path-style endpoint expected, got ${primary}`);
+  const credential = new StorageSharedKeyCredential(fields.AccountName, fields.AccountKey);
+  const secondary = new QueueServiceClient(primary + "-secondary", credential).getQueueClient("jssecondary");
+  const peeked = await secondary.peekMessages();
+  assert.deepEqual(peeked.peekedMessageItems.map((m) => m.messageText), ["readable from the secondary"]);
+  await assert.rejects(secondary.sendMessage("x"), (err) => err.statusCode === 403);
   await queue.delete();
 });

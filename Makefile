@@ -31,6 +31,7 @@ jsdeps:
 	cd test/cosmosjs && npm ci --no-audit --no-fund
 	cd test/blobjs && npm ci --no-audit --no-fund
 	cd test/filejs && npm ci --no-audit --no-fund
+	cd test/queuejs && npm ci --no-audit --no-fund
 	cd test/searchjs && npm ci --no-audit --no-fund
 	cd test/console && npm ci --no-audit --no-fund
 

@@ -1,10 +1,13 @@
 package azhttp
 
 import (
+	"bytes"
 	"encoding/xml"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/azerr"
@@ -39,22 +42,34 @@ func ParseISOTime(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("time %q is not ISO 8601", s)
 }
 
+// maxSignedIdentifierID is the longest stored access policy id Azure takes.
+const maxSignedIdentifierID = 64
+
 // ParseSignedIdentifiers reads a Set ACL body; an empty body clears them.
+// Azure refuses a body it cannot take as InvalidXmlDocument with the
+// document position it stopped at: an id that is empty or too long stops
+// it at the node after that SignedIdentifier; too many identifiers are
+// found after reading the whole document, at line and position 0.
 func ParseSignedIdentifiers(r *http.Request) ([]azauth.SignedIdentifier, error) {
 	var doc signedIdentifiersXML
+	var body []byte
 	if r.ContentLength != 0 {
-		if err := ReadXML(r, &doc); err != nil {
+		var err error
+		if body, err = readXML(r, &doc); err != nil {
 			return nil, err
 		}
 	}
+	for i, x := range doc.Identifiers {
+		if x.ID == "" || len(x.ID) > maxSignedIdentifierID {
+			line, pos := nodeAfterChild(body, "SignedIdentifier", i)
+			return nil, invalidXMLAt(line, pos, "Signed identifier ID cannot be empty or over 64 characters in length")
+		}
+	}
 	if len(doc.Identifiers) > azauth.MaxSignedIdentifiers {
-		return nil, azerr.ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. At most %d signed identifiers are allowed.", azauth.MaxSignedIdentifiers)
+		return nil, invalidXMLAt(0, 0, "")
 	}
 	out := make([]azauth.SignedIdentifier, 0, len(doc.Identifiers))
 	for _, x := range doc.Identifiers {
-		if x.ID == "" || len(x.ID) > 64 {
-			return nil, azerr.ErrInvalidXmlNodeValue.WithMessage("The value for one of the XML nodes is not in the correct format: signed identifier Id %q.", x.ID)
-		}
 		si := azauth.SignedIdentifier{ID: x.ID}
 		if p := x.AccessPolicy; p != nil {
 			si.Permissions = p.Permission
@@ -75,34 +90,74 @@ func ParseSignedIdentifiers(r *http.Request) ([]azauth.SignedIdentifier, error) 
 	return out, nil
 }
 
-// WriteSignedIdentifiers sends a Get ACL body.
+// invalidXMLAt is InvalidXmlDocument with the detail elements Azure adds
+// when it refuses a document's content: where it stopped and why.
+func invalidXMLAt(line, pos int, reason string) *azerr.Error {
+	return azerr.ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid.").WithDetails(
+		azerr.Detail{Name: "LineNumber", Value: strconv.Itoa(line)},
+		azerr.Detail{Name: "LinePosition", Value: strconv.Itoa(pos)},
+		azerr.Detail{Name: "Reason", Value: reason},
+	)
+}
+
+// nodeAfterChild returns the line and position (both from 1) of the name
+// of the first tag after the end of the root's child number n named name:
+// where a reader that checks each child once it has read it stands.
+// It returns 0, 0 when body has no such child.
+func nodeAfterChild(body []byte, name string, n int) (line, pos int) {
+	d := xml.NewDecoder(bytes.NewReader(body))
+	depth, seen := 0, -1
+	for {
+		at := d.InputOffset()
+		tok, err := d.Token()
+		if err != nil {
+			return 0, 0
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if seen == n {
+				return lineAndPosition(body, int(at)+len("<"))
+			}
+			depth++
+		case xml.EndElement:
+			if seen == n {
+				return lineAndPosition(body, int(at)+len("</"))
+			}
+			depth--
+			if depth == 1 && t.Name.Local == name {
+				seen++
+			}
+		}
+	}
+}
+
+// lineAndPosition turns a byte offset into a line and a character position
+// on it, both counted from 1.
+func lineAndPosition(body []byte, offset int) (line, pos int) {
+	before := body[:min(offset, len(body))]
+	last := bytes.LastIndexByte(before, '\n')
+	return bytes.Count(before, []byte("\n")) + 1, utf8.RuneCount(before[last+1:]) + 1
+}
+
+// WriteSignedIdentifiers sends a Get ACL body (containers, queues,
+// tables, shares).
 func WriteSignedIdentifiers(w http.ResponseWriter, ids []azauth.SignedIdentifier) error {
-	return writeSignedIdentifiers(w, ids, false)
-}
-
-// WriteTableSignedIdentifiers sends a Get Table ACL body: the Table
-// service leaves out the <AccessPolicy> of an identifier whose policy
-// sets nothing (recorded in go-aztables TestSetNullAccessPolicy and
-// TestSetMultipleAccessPolicies).
-func WriteTableSignedIdentifiers(w http.ResponseWriter, ids []azauth.SignedIdentifier) error {
-	return writeSignedIdentifiers(w, ids, true)
-}
-
-func writeSignedIdentifiers(w http.ResponseWriter, ids []azauth.SignedIdentifier, omitEmptyPolicy bool) error {
 	doc := signedIdentifiersXML{Identifiers: make([]signedIdentifierXML, 0, len(ids))}
 	for _, si := range ids {
-		if omitEmptyPolicy && si.Start.IsZero() && si.Expiry.IsZero() && si.Permissions == "" {
-			doc.Identifiers = append(doc.Identifiers, signedIdentifierXML{ID: si.ID})
-			continue
+		x := signedIdentifierXML{ID: si.ID}
+		// An identifier stored without a policy comes back as its Id
+		// alone (go-azqueue and go-aztables recordings:
+		// TestSetNullAccessPolicy, TestSetMultipleAccessPolicies).
+		if si.Permissions != "" || !si.Start.IsZero() || !si.Expiry.IsZero() {
+			x.AccessPolicy = &accessPolicyXML{Permission: si.Permissions}
+			if !si.Start.IsZero() {
+				x.AccessPolicy.Start = si.Start.Format(xmlTime)
+			}
+			if !si.Expiry.IsZero() {
+				x.AccessPolicy.Expiry = si.Expiry.Format(xmlTime)
+			}
 		}
-		p := &accessPolicyXML{Permission: si.Permissions}
-		if !si.Start.IsZero() {
-			p.Start = si.Start.Format(xmlTime)
-		}
-		if !si.Expiry.IsZero() {
-			p.Expiry = si.Expiry.Format(xmlTime)
-		}
-		doc.Identifiers = append(doc.Identifiers, signedIdentifierXML{ID: si.ID, AccessPolicy: p})
+		doc.Identifiers = append(doc.Identifiers, x)
 	}
 	return WriteXML(w, http.StatusOK, doc)
 }

@@ -35,20 +35,27 @@ func ETag(version uint64) string {
 
 // ReadXML decodes a bounded XML request body into v.
 func ReadXML(r *http.Request, v any) error {
+	_, err := readXML(r, v)
+	return err
+}
+
+// readXML is ReadXML that also returns the body it decoded, for a caller
+// that must point at where in the document a value sits.
+func readXML(r *http.Request, v any) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxXMLBody+1))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(body) > MaxXMLBody {
-		return azerr.ErrRequestBodyTooLarge
+		return nil, azerr.ErrRequestBodyTooLarge
 	}
 	if err := CheckXML(body); err != nil {
-		return err
+		return nil, err
 	}
 	if err := xml.Unmarshal(body, v); err != nil {
-		return azerr.ErrInvalidXmlDocument
+		return nil, azerr.ErrInvalidXmlDocument
 	}
-	return nil
+	return body, nil
 }
 
 // WriteXML sends v as an XML response body with status.

@@ -2,7 +2,9 @@ package queue
 
 import (
 	"encoding/xml"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
@@ -44,13 +46,53 @@ type messagesXML struct {
 // messageXML is one QueueMessage; Put Message leaves out DequeueCount and
 // MessageText, Peek Messages PopReceipt and TimeNextVisible.
 type messageXML struct {
-	MessageID       string  `xml:"MessageId"`
-	InsertionTime   string  `xml:"InsertionTime"`
-	ExpirationTime  string  `xml:"ExpirationTime"`
-	PopReceipt      string  `xml:"PopReceipt,omitempty"`
-	TimeNextVisible string  `xml:"TimeNextVisible,omitempty"`
-	DequeueCount    *int64  `xml:"DequeueCount,omitempty"`
-	MessageText     *string `xml:"MessageText,omitempty"`
+	MessageID       string       `xml:"MessageId"`
+	InsertionTime   string       `xml:"InsertionTime"`
+	ExpirationTime  string       `xml:"ExpirationTime"`
+	PopReceipt      string       `xml:"PopReceipt,omitempty"`
+	TimeNextVisible string       `xml:"TimeNextVisible,omitempty"`
+	DequeueCount    *int64       `xml:"DequeueCount,omitempty"`
+	MessageText     *messageText `xml:"MessageText,omitempty"`
+}
+
+// messageText is a message's text as Azure writes it: only &, <, > and
+// CR escaped (CR because every XML reader turns a literal one into LF),
+// quotes, tabs and line feeds as they are. encoding/xml would write
+// numeric references (&#34;, &#39;, &#x9;, &#xA;) that the JavaScript
+// SDK's XML reader, which decodes only the named entities, hands to the
+// caller undecoded.
+type messageText struct {
+	Escaped string `xml:",innerxml"`
+}
+
+func newMessageText(text string) *messageText {
+	var b strings.Builder
+	b.Grow(len(text))
+	for _, r := range text {
+		switch {
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '\r':
+			b.WriteString("&#xD;")
+		case !xmlChar(r):
+			b.WriteRune(utf8.RuneError) // as encoding/xml does; no XML body can carry one in
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return &messageText{Escaped: b.String()}
+}
+
+// xmlChar reports whether r may appear in an XML document (XML 1.0 Char).
+func xmlChar(r rune) bool {
+	return r == 0x09 || r == 0x0A || r == 0x0D ||
+		r >= 0x20 && r <= 0xD7FF ||
+		r >= 0xE000 && r <= 0xFFFD ||
+		r >= 0x10000 && r <= 0x10FFFF
 }
 
 // messageToXML renders m; full adds DequeueCount and MessageText.
@@ -66,7 +108,7 @@ func messageToXML(m Message, full bool) messageXML {
 	}
 	if full {
 		x.DequeueCount = &m.DequeueCount
-		x.MessageText = &m.Text
+		x.MessageText = newMessageText(m.Text)
 	}
 	return x
 }

@@ -81,16 +81,13 @@ func DefaultServiceProperties(service string) ServiceProperties {
 		MinuteMetrics: &MetricsXML{Version: "1.0"},
 		Cors:          &CorsXML{},
 	}
-	if service == "table" {
-		// Hour metrics are on for a new account, with API-level
-		// statistics kept 7 days, as Azure documents ("Enabling and
-		// Configuring Storage Analytics") and its recorded answers show
-		// (go-aztables TestGetProperties; go-azblob
-		// TestAccountDeleteRetentionPolicy shows the same for Blob, whose
-		// default is not changed here).
-		includeAPIs, sevenDays := true, 7
-		p.HourMetrics = &MetricsXML{Version: "1.0", Enabled: true, IncludeAPIs: &includeAPIs,
-			RetentionPolicy: RetentionXML{Enabled: true, Days: &sevenDays}}
+	if service == "queue" || service == "table" {
+		// A new account's Queue and Table services record hourly metrics,
+		// API by API, kept seven days, as Azure documents ("Enabling and
+		// Configuring Storage Analytics") and the Get Service Properties
+		// of a fresh account in the azqueue and aztables recordings show.
+		include, days := true, 7
+		p.HourMetrics = &MetricsXML{Version: "1.0", Enabled: true, IncludeAPIs: &include, RetentionPolicy: RetentionXML{Enabled: true, Days: &days}}
 	}
 	if service == "blob" {
 		p.DeleteRetentionPolicy = &RetentionXML{}
@@ -203,6 +200,32 @@ func (c CorsRuleXML) validate() error {
 		}
 	}
 	return nil
+}
+
+// normalized returns the rule as Azure's Queue service stores it (the
+// other services' recordings have not shown it yet): methods listed without
+// spaces, and in each header list the literal names before the prefixed
+// ones (x-ms-meta-data*), each group in the order sent. A CORS rule set in
+// the azqueue recording TestSetPropertiesSetCors with "GET, PUT" and
+// "x-ms-meta-data*,x-ms-meta-target*,x-ms-meta-xyz,x-ms-meta-foo" reads
+// back as "GET,PUT" and "x-ms-meta-xyz,x-ms-meta-foo,x-ms-meta-data*,x-ms-meta-target*".
+func (c CorsRuleXML) normalized() CorsRuleXML {
+	c.AllowedMethods = strings.Join(splitComma(c.AllowedMethods), ",")
+	c.AllowedHeaders = literalThenPrefixed(c.AllowedHeaders)
+	c.ExposedHeaders = literalThenPrefixed(c.ExposedHeaders)
+	return c
+}
+
+func literalThenPrefixed(list string) string {
+	var literal, prefixed []string
+	for _, h := range splitComma(list) {
+		if strings.HasSuffix(h, "*") && h != "*" {
+			prefixed = append(prefixed, h)
+		} else {
+			literal = append(literal, h)
+		}
+	}
+	return strings.Join(append(literal, prefixed...), ",")
 }
 
 // Merge overlays the elements present in set onto p.

@@ -47,6 +47,13 @@ func (s *Store) Set(ctx context.Context, acct string, set ServiceProperties) err
 	if s.service != "blob" {
 		set.DeleteRetentionPolicy, set.StaticWebsite = nil, nil
 	}
+	if s.service == "queue" && set.Cors != nil {
+		cors := &CorsXML{Rules: make([]CorsRuleXML, 0, len(set.Cors.Rules))}
+		for _, rule := range set.Cors.Rules {
+			cors.Rules = append(cors.Rules, rule.normalized())
+		}
+		set.Cors = cors
+	}
 	return s.kv.Update(ctx, func(tx kv.Txn) error {
 		p, err := s.load(tx, acct)
 		if err != nil {

@@ -198,7 +198,7 @@ func (h *handler) getTableACL(q *request) error {
 	if err != nil {
 		return err
 	}
-	return azhttp.WriteTableSignedIdentifiers(q.w, t.ACL)
+	return azhttp.WriteSignedIdentifiers(q.w, t.ACL)
 }
 
 func (h *handler) setTableACL(q *request) error {

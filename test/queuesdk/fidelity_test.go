@@ -37,7 +37,7 @@ func TestSetQueueACLValidation(t *testing.T) {
 	must(t, err, "five policies")
 
 	_, err = qc.SetAccessPolicy(ctx, &azqueue.SetAccessPolicyOptions{QueueACL: []*azqueue.SignedIdentifier{policyOf(strings.Repeat("i", 65), "r")}})
-	checkErr(t, err, http.StatusBadRequest, queueerror.InvalidXMLNodeValue, "a 65-character Id")
+	checkErr(t, err, http.StatusBadRequest, queueerror.InvalidXMLDocument, "a 65-character Id")
 	for _, bad := range []string{"rw", "d", "rl", "x"} {
 		_, err = qc.SetAccessPolicy(ctx, &azqueue.SetAccessPolicyOptions{QueueACL: []*azqueue.SignedIdentifier{policyOf("p", bad)}})
 		checkErr(t, err, http.StatusBadRequest, queueerror.InvalidXMLDocument, "permission "+bad)

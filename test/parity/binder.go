@@ -1,8 +1,11 @@
 package parity
 
 import (
+	"bytes"
+	"encoding/xml"
 	"fmt"
 	"net/url"
+	"path"
 	"sort"
 	"strings"
 )
@@ -33,6 +36,8 @@ type binder struct {
 	fwd   map[kind]map[string]string // recorded -> live
 	back  map[kind]map[string]string // live -> recorded
 	repl  *strings.Replacer          // built from subst on demand
+	// receipts are the pop receipts cerulean last gave, by message id.
+	receipts map[string]string
 }
 
 func newBinder() *binder {
@@ -116,4 +121,69 @@ func (b *binder) rewrite(s string) string {
 		b.repl = strings.NewReplacer(pairs...)
 	}
 	return b.repl.Replace(s)
+}
+
+// Pop receipts are bound per message. Azure gives every message of one
+// Get Messages call the same receipt and cerulean one each, so a
+// recorded receipt stands for several live ones; the receipt a later
+// request carries is the one cerulean last gave the message the request
+// names (.../messages/<id>?popreceipt=...).
+
+// liveMessage is one message id and pop receipt from a live answer.
+type liveMessage struct {
+	ID         string `xml:"MessageId"`
+	PopReceipt string `xml:"PopReceipt"`
+}
+
+// noteReceipts records the receipts a live answer gave: those in a Get
+// Messages body, and the x-ms-popreceipt of an answer about one message.
+func (b *binder) noteReceipts(reqURL *url.URL, header string, body []byte) {
+	if b.receipts == nil {
+		b.receipts = map[string]string{}
+	}
+	if header != "" {
+		if id, ok := messageID(reqURL); ok {
+			b.receipts[id] = header
+		}
+	}
+	if !bytes.Contains(body, []byte("<QueueMessagesList")) {
+		return
+	}
+	var list struct {
+		Messages []liveMessage `xml:"QueueMessage"`
+	}
+	if xml.Unmarshal(body, &list) != nil {
+		return
+	}
+	for _, m := range list.Messages {
+		if m.ID != "" && m.PopReceipt != "" {
+			b.receipts[m.ID] = m.PopReceipt
+		}
+	}
+}
+
+// useReceipt gives a request about one message the receipt cerulean last
+// gave that message.
+func (b *binder) useReceipt(u *url.URL) {
+	id, ok := messageID(u)
+	if !ok {
+		return
+	}
+	q := u.Query()
+	if q.Get("popreceipt") == "" {
+		return
+	}
+	if r, ok := b.receipts[id]; ok {
+		q.Set("popreceipt", r)
+		u.RawQuery = q.Encode()
+	}
+}
+
+// messageID is the id a .../messages/<id> URL names.
+func messageID(u *url.URL) (string, bool) {
+	dir, id := path.Split(u.Path)
+	if id == "" || !strings.HasSuffix(dir, "/messages/") {
+		return "", false
+	}
+	return id, true
 }

@@ -141,6 +141,9 @@ func (t *Target) request(e *Entry, recService string, b *binder, shift time.Dura
 	if err != nil {
 		return nil, err
 	}
+	if service == "queue" {
+		b.useReceipt(req.URL)
+	}
 	req.ContentLength = int64(len(body))
 	if len(body) == 0 {
 		req.Body = http.NoBody

@@ -1,0 +1,189 @@
+package pebble_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/pebble"
+)
+
+// virtualVolume is a volume of capacity bytes holding only dir: its free
+// space is what dir's files leave of it, blocks allocated ahead
+// (preallocated logs) included, as statfs would say of a real one.
+func virtualVolume(dir string, capacity int64) func() (uint64, error) {
+	return func() (uint64, error) {
+		var used int64
+		err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil // removed while walked (an obsolete file)
+				}
+				return err
+			}
+			info, err := d.Info()
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if st, ok := info.Sys().(*syscall.Stat_t); ok {
+				used += st.Blocks * 512
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+		return uint64(max(capacity-used, 0)), nil
+	}
+}
+
+// putObject writes object i: ten values of 100 KB that do not compress.
+func putObject(ctx context.Context, s kv.Store, i int) error {
+	r := rand.New(rand.NewPCG(uint64(i), 1))
+	return s.Update(ctx, func(tx kv.Txn) error {
+		for c := range 10 {
+			v := make([]byte, 100_000)
+			for j := range v {
+				v[j] = byte(r.Uint32())
+			}
+			if err := tx.Set(fmt.Appendf(nil, "obj/%05d/%02d", i, c), v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func deleteObject(ctx context.Context, s kv.Store, i int) error {
+	return s.Update(ctx, func(tx kv.Txn) error {
+		p := fmt.Appendf(nil, "obj/%05d/", i)
+		return tx.DeleteRange(p, kv.PrefixEnd(p))
+	})
+}
+
+// TestDeletingGivesSpaceBack fills a 96 MiB volume until writes are
+// refused, deletes every other object and expects writes to resume by
+// themselves: the store compacts the deleted ranges away instead of
+// leaving their tombstones for later.
+func TestDeletingGivesSpaceBack(t *testing.T) {
+	dir := t.TempDir()
+	const capacity, reserve = 96 << 20, 12 << 20
+	s, err := pebble.Open(dir, pebble.Options{MinFreeBytes: reserve, FreeSpace: virtualVolume(dir, capacity),
+		FreeSpaceInterval: 20 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	s.EndStartup()
+	ctx := context.Background()
+	n := 0
+	for ; ; n++ {
+		err := putObject(ctx, s, n)
+		if errors.Is(err, kv.ErrNoSpace) {
+			if !strings.Contains(err.Error(), pebble.ReserveFlag) {
+				t.Errorf("the refusal does not name the setting of the reserve: %v", err)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatalf("object %d: %v", n, err)
+		}
+		if n > capacity>>20 {
+			t.Fatalf("%d MiB written to a %d MiB volume without a refusal", n, capacity>>20)
+		}
+	}
+	if n < 60 {
+		t.Errorf("refused after %d MiB on a %d MiB volume with %d MiB kept free", n, capacity>>20, reserve>>20)
+	}
+	for i := 0; i < n; i += 2 {
+		if err := deleteObject(ctx, s, i); err != nil {
+			t.Fatalf("delete %d on a full volume: %v", i, err)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := putObject(ctx, s, n)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, kv.ErrNoSpace) {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("writes still refused 30 s after half the data was deleted")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// What was kept reads back whole.
+	if err := s.View(ctx, func(r kv.Reader) error {
+		for i := 1; i < n; i += 2 {
+			for c := range 10 {
+				if _, err := r.Get(fmt.Appendf(nil, "obj/%05d/%02d", i, c)); err != nil {
+					return fmt.Errorf("object %d chunk %d: %w", i, c, err)
+				}
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestStartupUsesTheEmergencyMargin: until EndStartup, a nearly full
+// volume still takes writes while a quarter of the reserve is free (what
+// a server writes as it starts); afterwards it refuses them.
+func TestStartupUsesTheEmergencyMargin(t *testing.T) {
+	const reserve = 64 << 20
+	free := uint64(reserve / 2)
+	s, err := pebble.Open(t.TempDir(), pebble.Options{MinFreeBytes: reserve, FreeSpace: func() (uint64, error) { return free, nil },
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = s.Close() }()
+	ctx := context.Background()
+	write := func() error {
+		return s.Update(ctx, func(tx kv.Txn) error { return tx.Set([]byte("k"), []byte("v")) })
+	}
+	if err := write(); err != nil {
+		t.Fatalf("a start-up write with half the reserve free: %v", err)
+	}
+	s.EndStartup()
+	if err := write(); !errors.Is(err, kv.ErrNoSpace) {
+		t.Fatalf("a write after start-up with half the reserve free: %v, want ErrNoSpace", err)
+	}
+	// Deleting is how space comes back: always admitted.
+	if err := s.Update(ctx, func(tx kv.Txn) error { return tx.Delete([]byte("k")) }); err != nil {
+		t.Fatalf("a deletion on a full volume: %v", err)
+	}
+}
+
+func TestDefaultReserve(t *testing.T) {
+	for _, c := range []struct{ volume, want uint64 }{
+		{128 << 20, 6710886}, // 5%
+		{400 << 20, 20 << 20},
+		{5 << 30, 256 << 20},
+		{1 << 40, 256 << 20}, // bounded
+	} {
+		if got := pebble.DefaultReserve(c.volume); got != c.want {
+			t.Errorf("DefaultReserve(%d) = %d, want %d", c.volume, got, c.want)
+		}
+	}
+}

@@ -134,9 +134,9 @@ func Open(dir string, o Options) (*Store, error) {
 }
 
 // EndStartup ends the start-up's use of the emergency margin: until it is
-// called, writes are admitted on a nearly full volume while a quarter of
-// the reserve is still free, so that what a server writes as it starts
-// never keeps it from serving reads.
+// called, writes are admitted on a nearly full volume while 128 KiB is
+// still free, so that the little a server writes as it starts does not
+// keep it from serving reads.
 func (s *Store) EndStartup() {
 	if s.space != nil {
 		s.space.endStartup()

@@ -18,6 +18,11 @@ import (
 // unless Options.FreeSpaceInterval says.
 const spaceInterval = time.Second
 
+// startupMargin is the free space below which even the writes of a
+// start are refused: they are a few KiB (the data format, this process's
+// liveness record), far less than the reserve.
+const startupMargin = 128 << 10
+
 // AutoReserve, as Options.MinFreeBytes, keeps DefaultReserve of the
 // data volume's size in reserve.
 const AutoReserve = ^uint64(0)
@@ -45,9 +50,9 @@ const ReserveFlag = "--min-free-space"
 // (reclaimer), so that deleting data gives its space back promptly.
 //
 // While the server starts (until endStartup), writes are admitted down
-// to an emergency margin of a quarter of the reserve: the little
-// bookkeeping a start writes must not keep a server on a nearly full
-// volume from serving reads.
+// to an emergency margin (startupMargin): the few KiB of bookkeeping a
+// start writes must not keep a server on a nearly full volume from
+// serving reads.
 type spaceGuard struct {
 	reserve   uint64
 	emergency uint64
@@ -77,7 +82,7 @@ func newSpaceGuard(dir string, reserve uint64, free func() (uint64, error), log 
 	if log == nil {
 		log = slog.Default()
 	}
-	g := &spaceGuard{reserve: reserve, emergency: reserve / 4, free: free, log: log.With("dir", dir), stop: make(chan struct{})}
+	g := &spaceGuard{reserve: reserve, emergency: min(reserve, startupMargin), free: free, log: log.With("dir", dir), stop: make(chan struct{})}
 	g.starting.Store(true)
 	g.check()
 	return g

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -147,13 +148,16 @@ func TestDeletingGivesSpaceBack(t *testing.T) {
 }
 
 // TestStartupUsesTheEmergencyMargin: until EndStartup, a nearly full
-// volume still takes writes while a quarter of the reserve is free (what
-// a server writes as it starts); afterwards it refuses them.
+// volume still takes writes while 128 KiB is free (what a server writes
+// as it starts); afterwards it refuses them, and below the margin so
+// does the start.
 func TestStartupUsesTheEmergencyMargin(t *testing.T) {
 	const reserve = 64 << 20
-	free := uint64(reserve / 2)
-	s, err := pebble.Open(t.TempDir(), pebble.Options{MinFreeBytes: reserve, FreeSpace: func() (uint64, error) { return free, nil },
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	var free atomic.Uint64
+	free.Store(200 << 10)
+	s, err := pebble.Open(t.TempDir(), pebble.Options{MinFreeBytes: reserve, FreeSpace: func() (uint64, error) { return free.Load(), nil },
+		FreeSpaceInterval: 10 * time.Millisecond,
+		Logger:            slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,11 +167,18 @@ func TestStartupUsesTheEmergencyMargin(t *testing.T) {
 		return s.Update(ctx, func(tx kv.Txn) error { return tx.Set([]byte("k"), []byte("v")) })
 	}
 	if err := write(); err != nil {
-		t.Fatalf("a start-up write with half the reserve free: %v", err)
+		t.Fatalf("a start-up write with 200 KiB free: %v", err)
 	}
+	free.Store(100 << 10)
+	time.Sleep(50 * time.Millisecond) // a few readings
+	if err := write(); !errors.Is(err, kv.ErrNoSpace) {
+		t.Fatalf("a start-up write with 100 KiB free: %v, want ErrNoSpace", err)
+	}
+	free.Store(200 << 10)
+	time.Sleep(50 * time.Millisecond)
 	s.EndStartup()
 	if err := write(); !errors.Is(err, kv.ErrNoSpace) {
-		t.Fatalf("a write after start-up with half the reserve free: %v, want ErrNoSpace", err)
+		t.Fatalf("a write after start-up with 200 KiB free: %v, want ErrNoSpace", err)
 	}
 	// Deleting is how space comes back: always admitted.
 	if err := s.Update(ctx, func(tx kv.Txn) error { return tx.Delete([]byte("k")) }); err != nil {

@@ -2,13 +2,15 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/cerulean-db/cerulean/internal/faults"
 	"io"
 	"log/slog"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cerulean-db/cerulean/internal/faults"
+	"github.com/cerulean-db/cerulean/internal/server"
 )
 
 func envOf(vars map[string]string) func(string) string {
@@ -197,6 +199,14 @@ func TestServeFlagOverridesEnv(t *testing.T) {
 	}
 	if !f.inMemory {
 		t.Error("--in-memory lost to CERULEAN_IN_MEMORY=0")
+	}
+	// auto, the default reserve, can be asked for over a fixed one.
+	f, err = parse(t, []string{"--min-free-space", "auto"}, map[string]string{"CERULEAN_MIN_FREE_SPACE": "1GiB"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.minFreeSpace != (reserveSize{auto: true}) || f.minFreeSpace.bytes() != server.AutoMinFree {
+		t.Errorf("--min-free-space auto read as %+v", f.minFreeSpace)
 	}
 }
 

@@ -56,10 +56,16 @@ func mountSmallVolume(t *testing.T, size int) string {
 func allocated(t *testing.T, dir string) (onDisk, apparent int64) {
 	t.Helper()
 	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // removed while walked (a compaction's input)
+		}
 		if err != nil || d.IsDir() {
 			return err
 		}
 		info, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}

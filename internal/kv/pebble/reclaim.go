@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -127,10 +128,19 @@ func (r *reclaimer) run() error {
 			r.deleted.putBack(spans[i:])
 			return nil
 		}
+		if s.End != nil && bytes.Compare(s.Start, s.End) >= 0 {
+			continue // an empty range deleted nothing
+		}
 		if err := r.db.Compact(ctx, userKey(s.Start), userBound(s.End), false); err != nil {
-			r.deleted.putBack(spans[i:])
 			if errors.Is(err, context.Canceled) && r.ctx.Err() != nil {
 				return nil // the store is closing
+			}
+			// Out of room or out of time, the range is tried again
+			// later; a range pebble will not compact is not.
+			if errors.Is(err, syscall.ENOSPC) || errors.Is(err, context.DeadlineExceeded) {
+				r.deleted.putBack(spans[i:])
+			} else {
+				r.deleted.putBack(spans[i+1:])
 			}
 			return err
 		}

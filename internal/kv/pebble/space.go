@@ -61,7 +61,10 @@ type spaceGuard struct {
 
 	starting atomic.Bool
 	full     atomic.Bool
-	lastFree atomic.Uint64
+	// enospcUntil (Unix nanoseconds) holds the refusal after the file
+	// system answered ENOSPC, whatever the free space reads meanwhile.
+	enospcUntil atomic.Int64
+	lastFree    atomic.Uint64
 	// written is what admitted writes carried since the last reading:
 	// past an eighth of the reserve the free space is read again at
 	// once, so that uploads arriving faster than the readings cannot
@@ -139,7 +142,7 @@ func (g *spaceGuard) check() (uint64, bool) {
 		return 0, false
 	}
 	g.lastFree.Store(n)
-	full := n < g.reserve
+	full := n < g.reserve || time.Now().UnixNano() < g.enospcUntil.Load()
 	if g.full.Swap(full) == full {
 		return n, true
 	}
@@ -154,8 +157,11 @@ func (g *spaceGuard) check() (uint64, bool) {
 
 // diskFull marks the volume full at once: the file system refused to
 // allocate space (something else filled the volume between two reads of
-// its free space). The next check that finds the reserve free lifts it.
+// its free space, or a quota the free space does not show). The first
+// check that finds the reserve free once the volume has been calm for
+// diskFullCalm lifts it.
 func (g *spaceGuard) diskFull() {
+	g.enospcUntil.Store(time.Now().Add(diskFullCalm).UnixNano())
 	if !g.full.Swap(true) {
 		g.log.Error("data volume full: refusing writes until space is freed (reads and deletions go on; "+ReserveFlag+" sets the reserve)",
 			"reserve_bytes", g.reserve)

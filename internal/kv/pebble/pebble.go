@@ -68,8 +68,16 @@ type Store struct {
 const (
 	memTableSize   = 4 << 20
 	memTablesQueue = 2
-	targetFileSize = 1 << 20
 )
+
+// tableSize is the size of the store's tables for a reserve of reserve
+// bytes: a 32nd of it, from 1 to 8 MiB (8 MiB without a reserve).
+func tableSize(reserve uint64) int64 {
+	if reserve == 0 {
+		return 8 << 20
+	}
+	return int64(min(max(reserve/32, 1<<20), 8<<20))
+}
 
 // Open opens (or creates) the store in dir.
 func Open(dir string, o Options) (*Store, error) {
@@ -102,11 +110,12 @@ func Open(dir string, o Options) (*Store, error) {
 	// takes with it: with pebble's default sizes (doubling per level, to
 	// 128 MiB at the bottom) deleting every other 1 MiB blob on a full
 	// 400 MiB volume asked for a 60 MB compaction that never fitted in
-	// the reserve, so the space never came back. 1 MiB files at every
-	// level keep each compaction to a few MiB: deleted data comes back a
-	// little at a time, within the reserve.
+	// the reserve, so the space never came back. Files of a 32nd of the
+	// reserve at every level (1 MiB on a 400 MiB volume, 8 MiB with the
+	// largest default reserve) keep each compaction well within it:
+	// deleted data comes back a little at a time.
 	for i := range opts.TargetFileSizes {
-		opts.TargetFileSizes[i] = targetFileSize
+		opts.TargetFileSizes[i] = tableSize(o.MinFreeBytes)
 	}
 	// Every write path first looks up keys that usually do not exist yet
 	// (a new blob, entity or message): a Bloom filter per table answers

@@ -57,8 +57,12 @@ func putObject(ctx context.Context, s kv.Store, i int) error {
 	return s.Update(ctx, func(tx kv.Txn) error {
 		for c := range 10 {
 			v := make([]byte, 100_000)
-			for j := range v {
-				v[j] = byte(r.Uint32())
+			for j := 0; j < len(v); j += 8 {
+				x := r.Uint64()
+				for k := j; k < min(j+8, len(v)); k++ {
+					v[k] = byte(x)
+					x >>= 8
+				}
 			}
 			if err := tx.Set(fmt.Appendf(nil, "obj/%05d/%02d", i, c), v); err != nil {
 				return err
@@ -80,9 +84,21 @@ func deleteObject(ctx context.Context, s kv.Store, i int) error {
 // themselves: the store compacts the deleted ranges away instead of
 // leaving their tombstones for later.
 func TestDeletingGivesSpaceBack(t *testing.T) {
+	// The reserve sets the size of the store's tables (a 32nd of it,
+	// from 1 MiB), and so that of its compactions.
+	for _, c := range []struct{ capacity, reserve int64 }{{96 << 20, 12 << 20}, {256 << 20, 96 << 20}, {640 << 20, 256 << 20}} {
+		t.Run(fmt.Sprintf("%dMiB-reserve", c.reserve>>20), func(t *testing.T) {
+			if testing.Short() && c.capacity > 100<<20 {
+				t.Skip("writes hundreds of MiB")
+			}
+			deletingGivesSpaceBack(t, c.capacity, c.reserve)
+		})
+	}
+}
+
+func deletingGivesSpaceBack(t *testing.T, capacity, reserve int64) {
 	dir := t.TempDir()
-	const capacity, reserve = 96 << 20, 12 << 20
-	s, err := pebble.Open(dir, pebble.Options{MinFreeBytes: reserve, FreeSpace: virtualVolume(dir, capacity),
+	s, err := pebble.Open(dir, pebble.Options{MinFreeBytes: uint64(reserve), FreeSpace: virtualVolume(dir, capacity),
 		FreeSpaceInterval: 20 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -106,11 +122,11 @@ func TestDeletingGivesSpaceBack(t *testing.T) {
 		if err != nil {
 			t.Fatalf("object %d: %v", n, err)
 		}
-		if n > capacity>>20 {
+		if int64(n) > capacity>>20 {
 			t.Fatalf("%d MiB written to a %d MiB volume without a refusal", n, capacity>>20)
 		}
 	}
-	if n < 60 {
+	if int64(n) < (capacity-reserve)>>20*6/10 {
 		t.Errorf("refused after %d MiB on a %d MiB volume with %d MiB kept free", n, capacity>>20, reserve>>20)
 	}
 	for i := 0; i < n; i += 2 {

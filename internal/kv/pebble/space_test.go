@@ -88,8 +88,8 @@ func TestDeletingGivesSpaceBack(t *testing.T) {
 	// from 1 MiB), and so that of its compactions.
 	for _, c := range []struct{ capacity, reserve int64 }{{96 << 20, 12 << 20}, {256 << 20, 96 << 20}, {640 << 20, 256 << 20}} {
 		t.Run(fmt.Sprintf("%dMiB-reserve", c.reserve>>20), func(t *testing.T) {
-			if testing.Short() && c.capacity > 100<<20 {
-				t.Skip("writes hundreds of MiB")
+			if (testing.Short() || raceEnabled) && c.capacity > 100<<20 {
+				t.Skip("writes hundreds of MiB (run without -short and -race)")
 			}
 			deletingGivesSpaceBack(t, c.capacity, c.reserve)
 		})

@@ -82,7 +82,7 @@ type serveFlags struct {
 	faultInjection boolean
 	faults         faultRules
 	// minFreeSpace is the free space kept in reserve on the data volume.
-	minFreeSpace byteSize
+	minFreeSpace reserveSize
 	// storageHTTPS, certFile and keyFile serve the Storage services over
 	// HTTPS (see server.Config).
 	storageHTTPS       boolean
@@ -101,7 +101,7 @@ type serveFlags struct {
 func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (*serveFlags, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := &serveFlags{adminPort: defaultAdminPort, minFreeSpace: defaultMinFreeSpace, blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, smbPort: 10445, cosmosPort: 8081, searchPort: 8082,
+	f := &serveFlags{adminPort: defaultAdminPort, minFreeSpace: reserveSize{auto: true}, blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, smbPort: 10445, cosmosPort: 8081, searchPort: 8082,
 		searchAdminKeys: apiKeys{search.DefaultAdminKey}, searchQueryKeys: apiKeys{search.DefaultQueryKey}, logLevel: logLevel(slog.LevelInfo), scriptBudget: budget(cosmos.DefaultScriptBudget)}
 	fs.StringVar(&f.host, "host", "127.0.0.1", "address to listen on")
 	fs.Var(&f.blobPort, "blob-port", "Blob service port, 0 for a free one")
@@ -131,7 +131,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.StringVar(&f.adminHost, "admin-host", "127.0.0.1", "address of the admin endpoint (health, readiness, metrics, pprof, web console); it asks for no credential, so keep it on loopback unless a proxy of yours authenticates")
 	fs.Var(&f.adminPort, "admin-port", "admin endpoint port, 0 for a free one, off for none")
 	fs.Var(&f.maxConns, "max-connections", "connections each HTTP service holds open at once; past it new ones are closed at once (clients retry) (default "+strconv.Itoa(server.DefaultMaxConnections)+")")
-	fs.Var(&f.minFreeSpace, "min-free-space", "free space kept in reserve on the data volume, e.g. 256MiB or 1GiB: below it writes are refused (503) until space is freed; 0 turns the check off")
+	fs.Var(&f.minFreeSpace, "min-free-space", "free space kept in reserve on the data volume, e.g. 256MiB or 1GiB, or auto: 5% of the volume, at most 256MiB (default auto); below it writes are refused (503) until space is freed; 0 turns the check off")
 	fs.Var(&f.testClock, "test-clock", "let tests move the services' clock forward (POST /clock/advance?by=16s on the admin port); never in production")
 	fs.Var(&f.faultInjection, "fault-injection", "turn fault injection on (rules set through PUT /faults on the admin port)")
 	fs.Var(&f.faults, "faults", "fault injection rules, e.g. blob/PutBlob=busy@50%,cosmos=throttle@10% (implies --fault-injection)")
@@ -265,9 +265,42 @@ func (p *adminPort) Set(s string) error {
 	return nil
 }
 
-// defaultMinFreeSpace is the reserve a full volume keeps for the store to
-// finish what it has begun (log records, compactions, flushes).
-const defaultMinFreeSpace = 256 << 20
+// reserveSize is --min-free-space: the reserve a full volume keeps for
+// the store to finish what it has begun (log records, compactions,
+// flushes). auto, the default, scales it with the volume (5%, at most
+// 256 MiB): a fixed 256 MiB took most of a small CI volume.
+type reserveSize struct {
+	auto bool
+	size byteSize
+}
+
+func (r *reserveSize) String() string {
+	if r.auto {
+		return "auto"
+	}
+	return r.size.String()
+}
+
+func (r *reserveSize) Set(s string) error {
+	if s == "auto" {
+		*r = reserveSize{auto: true}
+		return nil
+	}
+	var b byteSize
+	if err := b.Set(s); err != nil {
+		return errors.New("not a size (bytes, or a number with KiB, MiB, GiB, TiB, KB, MB, GB or TB) or auto")
+	}
+	*r = reserveSize{size: b}
+	return nil
+}
+
+// bytes is the reserve as server.Config.MinFreeBytes takes it.
+func (r reserveSize) bytes() uint64 {
+	if r.auto {
+		return server.AutoMinFree
+	}
+	return uint64(r.size)
+}
 
 // byteSize is a number of bytes: a decimal count, or one with a KiB, MiB,
 // GiB or TiB suffix (or KB, MB, GB, TB for powers of 1000).
@@ -423,7 +456,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv, err := server.Start(ctx, server.Config{
+	srv, err := startUnlessStopped(ctx, server.Config{
 		Host: f.host, BlobPort: int(f.blobPort), QueuePort: int(f.queuePort), TablePort: int(f.tablePort), FilePort: int(f.filePort), SMBPort: int(f.smbPort), DataDir: f.dataDir, InMemory: bool(f.inMemory), Store: string(f.store),
 		CosmosPort: int(f.cosmosPort), CosmosHTTP: bool(f.cosmosHTTP), CosmosScriptBudget: time.Duration(f.scriptBudget),
 		SearchPort: int(f.searchPort), SearchHTTPS: bool(f.searchHTTPS), SearchAdminKeys: f.searchAdminKeys, SearchQueryKeys: f.searchQueryKeys,
@@ -432,7 +465,7 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 		BlobVersioning: bool(f.blobVersioning), ContainerDeleteRetentionDays: int(f.containerRetention),
 		AdminHost: f.adminHost, AdminPort: int(f.adminPort), AdminDisabled: f.adminPort < 0,
 		TestClock: bool(f.testClock), FaultInjection: bool(f.faultInjection), Faults: []faults.Rule(f.faults),
-		MinFreeBytes: uint64(f.minFreeSpace), MaxConnections: int(f.maxConns),
+		MinFreeBytes: f.minFreeSpace.bytes(), MaxConnections: int(f.maxConns),
 	})
 	if err != nil {
 		return err
@@ -452,7 +485,59 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 	case err = <-srv.Err():
 		logger.Error("listener failed", "err", err)
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// A second signal now ends the process at once.
+	stop()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	return errors.Join(err, srv.Shutdown(shutdownCtx))
+	done := make(chan error, 1)
+	go func() { done <- srv.Shutdown(shutdownCtx) }()
+	select {
+	case serr := <-done:
+		return errors.Join(err, serr)
+	case <-time.After(shutdownTimeout + shutdownGrace):
+		// The store is stuck (a commit waiting for space on a full
+		// volume): exiting without closing it loses nothing
+		// acknowledged, which is already synced to its log.
+		return errors.Join(err, errShutdownStuck)
+	}
+}
+
+// shutdownTimeout is how long in-flight requests may finish at shutdown;
+// shutdownGrace how much longer closing the store may take before the
+// process exits without it.
+const (
+	shutdownTimeout = 30 * time.Second
+	shutdownGrace   = 10 * time.Second
+)
+
+var errShutdownStuck = errors.New("shutdown did not finish; exiting without closing the store (every acknowledged write is already in its log)")
+
+// startUnlessStopped starts the server, or gives up when ctx ends first
+// (SIGTERM while the store waits for space on a full volume): the
+// process then exits, and every acknowledged write is already in the
+// store's log.
+func startUnlessStopped(ctx context.Context, cfg server.Config) (*server.Server, error) {
+	type started struct {
+		srv *server.Server
+		err error
+	}
+	ch := make(chan started, 1)
+	go func() {
+		srv, err := server.Start(ctx, cfg)
+		ch <- started{srv, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.srv, r.err
+	case <-ctx.Done():
+		select {
+		case r := <-ch: // Start noticed and returned
+			if r.err == nil {
+				return r.srv, nil // the caller shuts it down
+			}
+			return nil, r.err
+		case <-time.After(shutdownGrace):
+			return nil, errors.New("stopped while starting")
+		}
+	}
 }

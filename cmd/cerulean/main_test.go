@@ -2,13 +2,15 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/cerulean-db/cerulean/internal/faults"
 	"io"
 	"log/slog"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cerulean-db/cerulean/internal/faults"
+	"github.com/cerulean-db/cerulean/internal/server"
 )
 
 func envOf(vars map[string]string) func(string) string {
@@ -28,7 +30,7 @@ func TestServeDefaults(t *testing.T) {
 	want := serveFlags{host: "127.0.0.1", blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, smbPort: 10445, cosmosPort: 8081,
 		searchPort: 8082, searchAdminKeys: apiKeys{"cerulean-search-admin-key"}, searchQueryKeys: apiKeys{"cerulean-search-query-key"},
 		dataDir: "./cerulean-data", logLevel: logLevel(slog.LevelInfo), scriptBudget: budget(5 * time.Second),
-		adminHost: "127.0.0.1", adminPort: 10080, minFreeSpace: 256 << 20}
+		adminHost: "127.0.0.1", adminPort: 10080, minFreeSpace: reserveSize{auto: true}}
 	if !reflect.DeepEqual(*f, want) {
 		t.Errorf("defaults: %+v, want %+v", *f, want)
 	}
@@ -51,7 +53,7 @@ func TestServeEnvUnderstood(t *testing.T) {
 	want := serveFlags{host: "0.0.0.0", blobPort: 0, queuePort: 65535, tablePort: 20002, filePort: 20004, smbPort: 20445, cosmosPort: 20003, cosmosHTTP: true,
 		searchPort: 20005, searchHTTPS: true, searchAdminKeys: apiKeys{"admin-1"}, searchQueryKeys: apiKeys{"q1", "q2"},
 		dataDir: "/tmp/x", inMemory: true, logLevel: logLevel(slog.LevelWarn), scriptBudget: budget(750 * time.Millisecond),
-		adminHost: "127.0.0.2", adminPort: -1, testClock: true, minFreeSpace: 1 << 30,
+		adminHost: "127.0.0.2", adminPort: -1, testClock: true, minFreeSpace: reserveSize{size: 1 << 30},
 		faults: faultRules{{Service: "blob", Operation: "PutBlob", Kind: faults.Busy, Rate: 0.5, RetryAfter: faults.Duration(10 * time.Millisecond)}}}
 	if !reflect.DeepEqual(*f, want) {
 		t.Errorf("got %+v, want %+v", *f, want)
@@ -197,6 +199,14 @@ func TestServeFlagOverridesEnv(t *testing.T) {
 	}
 	if !f.inMemory {
 		t.Error("--in-memory lost to CERULEAN_IN_MEMORY=0")
+	}
+	// auto, the default reserve, can be asked for over a fixed one.
+	f, err = parse(t, []string{"--min-free-space", "auto"}, map[string]string{"CERULEAN_MIN_FREE_SPACE": "1GiB"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.minFreeSpace != (reserveSize{auto: true}) || f.minFreeSpace.bytes() != server.AutoMinFree {
+		t.Errorf("--min-free-space auto read as %+v", f.minFreeSpace)
 	}
 }
 

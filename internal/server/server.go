@@ -96,7 +96,8 @@ type Config struct {
 	AdminDisabled bool
 	// MinFreeBytes, when not 0, is the free space the embedded store keeps
 	// in reserve on its volume: below it, writes are refused (503) until
-	// space is freed. FreeSpace replaces reading the volume (tests).
+	// space is freed. AutoMinFree keeps 5% of the volume, at most 256 MiB.
+	// FreeSpace replaces reading the volume (tests).
 	MinFreeBytes      uint64
 	FreeSpace         func() (uint64, error)
 	FreeSpaceInterval time.Duration
@@ -123,6 +124,10 @@ type Config struct {
 	// services' invariants there, Server.CheckInvariants).
 	BeforeStoreClose func(ctx context.Context, s *Server)
 }
+
+// AutoMinFree, as Config.MinFreeBytes, sizes the reserve from the
+// volume: 5% of it, at most 256 MiB.
+const AutoMinFree = pebble.AutoReserve
 
 // bodyIdleTimeout is how long a request body may stall between reads.
 const bodyIdleTimeout = time.Minute
@@ -266,6 +271,12 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if err := s.startAdmin(cfg); err != nil {
 		return nil, errors.Join(err, s.Shutdown(context.Background()))
+	}
+	// What the start wrote (the data format, this process's liveness
+	// record, the sweeps) may use the embedded store's emergency margin
+	// on a nearly full volume; from here on, writes keep the reserve.
+	if p, ok := store.(*pebble.Store); ok {
+		p.EndStartup()
 	}
 	return s, nil
 }

@@ -43,6 +43,9 @@ func newWriteSet() *WriteSet {
 	return &WriteSet{points: btree.NewWithFreeListG(16, writeLess, writeNodes)}
 }
 
+// Size is how many bytes of keys and values the set writes.
+func (w *WriteSet) Size() int { return w.size }
+
 // Empty reports whether nothing was written.
 func (w *WriteSet) Empty() bool { return w.points.Len() == 0 && len(w.ranges) == 0 }
 

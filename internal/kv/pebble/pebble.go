@@ -30,7 +30,8 @@ type Options struct {
 	FS vfs.FS
 	// MinFreeBytes, when not 0, is the free space kept in reserve on the
 	// data volume: below it, commits that write fail with kv.ErrNoSpace
-	// (deletions still commit) until space is freed.
+	// (deletions still commit) until space is freed. AutoReserve keeps
+	// DefaultReserve of the volume's size.
 	MinFreeBytes uint64
 	// FreeSpace reads the volume's free space for MinFreeBytes (tests);
 	// nil reads it from the file system holding the directory.
@@ -47,21 +48,74 @@ type Store struct {
 	*occ.Manager
 	db        *pebble.DB
 	space     *spaceGuard // nil without Options.MinFreeBytes
+	backoff   *diskFullBackoff
+	reclaim   *reclaimer // nil without Options.MinFreeBytes
 	closeOnce sync.Once
 	closeErr  error
 }
 
+// The store's footprint on disk follows from its memtables: pebble
+// preallocates each write-ahead log file to 110% of the memtable size
+// and keeps MemTableStopWritesThreshold+1 obsolete log files for reuse.
+// With 64 MiB memtables and 4 of them, an idle store took 71 MB and a
+// store of 74 MB of blobs 435 MB. With 4 MiB memtables (pebble's own
+// default) and at most 2 queued, a fresh store takes under 5 MiB, and
+// the logs at most about 6 × 4.4 MiB (the live one, two queued, three
+// kept for reuse) whatever the data; large uploads flush more often, but
+// a flush of 4 MiB is milliseconds and writers stall only while two are
+// pending. Durability is unchanged: every commit is still synced before
+// it is acknowledged.
+const (
+	memTableSize   = 4 << 20
+	memTablesQueue = 2
+)
+
+// tableSize is the size of the store's tables for a reserve of reserve
+// bytes: a 32nd of it, from 1 to 8 MiB (8 MiB without a reserve).
+func tableSize(reserve uint64) int64 {
+	if reserve == 0 {
+		return 8 << 20
+	}
+	return int64(min(max(reserve/32, 1<<20), 8<<20))
+}
+
 // Open opens (or creates) the store in dir.
 func Open(dir string, o Options) (*Store, error) {
+	if o.MinFreeBytes == AutoReserve {
+		size, err := volumeBytes(dir)
+		if err != nil {
+			return nil, fmt.Errorf("size the free-space reserve: %w", err)
+		}
+		o.MinFreeBytes = DefaultReserve(size)
+	}
+	var space *spaceGuard
+	if o.MinFreeBytes > 0 {
+		space = newSpaceGuard(dir, o.MinFreeBytes, o.FreeSpace, o.Logger)
+	}
+	backoff := newDiskFullBackoff(space, o.Logger)
+	fs := o.FS
+	if fs == nil {
+		fs = vfs.Default
+	}
 	opts := &pebble.Options{
-		FS: o.FS,
-		// Payload chunks arrive megabytes at a time: a small memtable
-		// would flush (and stall writers) every few uploads.
-		MemTableSize:                64 << 20,
-		MemTableStopWritesThreshold: 4,
+		FS:                          vfs.OnDiskFull(fs, backoff.onDiskFull),
+		MemTableSize:                memTableSize,
+		MemTableStopWritesThreshold: memTablesQueue,
 		L0CompactionThreshold:       4,
 		L0StopWritesThreshold:       24,
 		Logger:                      quietLogger{},
+	}
+	// Compactions rewrite whole files before they free their inputs, and
+	// a flushed file's key range decides which lower files a compaction
+	// takes with it: with pebble's default sizes (doubling per level, to
+	// 128 MiB at the bottom) deleting every other 1 MiB blob on a full
+	// 400 MiB volume asked for a 60 MB compaction that never fitted in
+	// the reserve, so the space never came back. Files of a 32nd of the
+	// reserve at every level (1 MiB on a 400 MiB volume, 8 MiB with the
+	// largest default reserve) keep each compaction well within it:
+	// deleted data comes back a little at a time.
+	for i := range opts.TargetFileSizes {
+		opts.TargetFileSizes[i] = tableSize(o.MinFreeBytes)
 	}
 	// Every write path first looks up keys that usually do not exist yet
 	// (a new blob, entity or message): a Bloom filter per table answers
@@ -71,29 +125,56 @@ func Open(dir string, o Options) (*Store, error) {
 	}
 	db, err := pebble.Open(dir, opts)
 	if err != nil {
+		backoff.close()
 		return nil, fmt.Errorf("open pebble in %s: %w", dir, err)
 	}
-	e := &engine{db: db}
-	if o.MinFreeBytes > 0 {
-		e.space = newSpaceGuard(dir, o.MinFreeBytes, o.FreeSpace, o.FreeSpaceInterval, o.Logger)
+	e := &engine{db: db, space: space}
+	if space != nil {
+		e.reclaim = newReclaimer(db)
+		space.reclaim = e.reclaim.run
+		space.run(o.FreeSpaceInterval)
 	}
 	m, err := occ.New(e)
 	if err != nil {
-		if e.space != nil {
-			e.space.close()
-		}
+		e.stop(backoff)
 		return nil, errors.Join(err, db.Close())
 	}
-	return &Store{Manager: m, db: db, space: e.space}, nil
+	return &Store{Manager: m, db: db, space: space, backoff: backoff, reclaim: e.reclaim}, nil
+}
+
+// EndStartup ends the start-up's use of the emergency margin: until it is
+// called, writes are admitted on a nearly full volume while 128 KiB is
+// still free, so that the little a server writes as it starts does not
+// keep it from serving reads.
+func (s *Store) EndStartup() {
+	if s.space != nil {
+		s.space.endStartup()
+	}
+}
+
+func (e *engine) stop(backoff *diskFullBackoff) {
+	if e.reclaim != nil {
+		e.reclaim.cancel()
+	}
+	if e.space != nil {
+		e.space.close()
+	}
+	backoff.close()
 }
 
 // Close waits for in-flight transactions, then closes the database. Calls
 // after the first return the first result.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		if s.reclaim != nil {
+			s.reclaim.cancel()
+		}
 		if s.space != nil {
 			s.space.close()
 		}
+		// A store closing on a full volume stops waiting between
+		// retries; what cannot be written fails instead.
+		s.backoff.close()
 		if err := s.Manager.Close(); err != nil {
 			s.closeErr = err
 			return
@@ -104,8 +185,9 @@ func (s *Store) Close() error {
 }
 
 type engine struct {
-	db    *pebble.DB
-	space *spaceGuard // nil without Options.MinFreeBytes
+	db      *pebble.DB
+	space   *spaceGuard // nil without Options.MinFreeBytes
+	reclaim *reclaimer  // nil without Options.MinFreeBytes
 }
 
 func userKey(k []byte) []byte {
@@ -126,6 +208,9 @@ func (e *engine) Apply(w *occ.WriteSet) (func() error, error) {
 	if e.space != nil {
 		if err := e.space.admit(w); err != nil {
 			return nil, err
+		}
+		if e.space.short() {
+			e.reclaim.deleted.note(w)
 		}
 	}
 	b := e.db.NewBatch()

@@ -429,6 +429,7 @@ type xmlNode struct {
 	attrs    map[string]string
 	text     string
 	children map[string][]*xmlNode
+	order    []string // the children's names in document order
 }
 
 func parseXML(b []byte) (*xmlNode, error) {
@@ -452,6 +453,7 @@ func parseXML(b []byte) (*xmlNode, error) {
 				n.attrs[a.Name.Local] = a.Value
 			}
 			top.children[n.name] = append(top.children[n.name], n)
+			top.order = append(top.order, n.name)
 			stack = append(stack, n)
 			text.Reset()
 		case xml.CharData:
@@ -477,6 +479,14 @@ func (c *comparer) xmlBody(rec, live []byte) error {
 	}
 	return c.xmlElem("", r, l)
 }
+
+// mixedLists are the list elements whose entries come in more than one
+// kind (a listing's directories and files, blob prefixes and blobs): the
+// order across kinds is part of the answer.
+var mixedLists = map[string]bool{"Entries": true, "Blobs": true}
+
+// isList reports whether an element is such a list.
+func isList(n *xmlNode) bool { return mixedLists[n.name] && len(n.children) > 1 }
 
 func (c *comparer) xmlElem(path string, rec, live *xmlNode) error {
 	for _, a := range sortedKeys(rec.attrs) {
@@ -514,6 +524,14 @@ func (c *comparer) xmlElem(path string, rec, live *xmlNode) error {
 		if len(r) != len(l) {
 			return fmt.Errorf("%s has %d <%s>, Azure %d", path, len(l), name, len(r))
 		}
+	}
+	if isList(rec) && !slices.Equal(rec.order, live.order) {
+		// A list of mixed entries (<Directory> and <File>, <BlobPrefix>
+		// and <Blob>) is in one order across its kinds.
+		return fmt.Errorf("%s lists %v, Azure %v", path, live.order, rec.order)
+	}
+	for _, name := range sortedKeys(rec.children) {
+		r, l := rec.children[name], live.children[name]
 		for i := range r {
 			p := path + "/" + name
 			if len(r) > 1 {

@@ -430,10 +430,10 @@ func (h *handler) put(q *request, create bool) error {
 		// An update answers minimal unless a representation was asked for.
 		status = http.StatusNoContent
 	}
-	if pref != "" {
-		q.w.Header().Set("Preference-Applied", "return="+pref)
-	}
 	q.w.Header().Set("ETag", res.ETag)
+	if status == http.StatusCreated {
+		q.w.Header().Set("Location", resourceLocation(q.r, q.kind, res.Name))
+	}
 	if status == http.StatusNoContent {
 		return h.writeJSON(q, status, nil)
 	}
@@ -532,9 +532,10 @@ func (h *handler) serviceStats(q *request) error {
 }
 
 // context is the @odata.context of a response: the service's $metadata
-// document and what the body holds.
+// document and what the body holds. writeValue drops it when the request
+// asked for odata.metadata=none.
 func (h *handler) context(q *request, what string) string {
-	return "http://" + q.r.Host + "/$metadata#" + what
+	return serviceURL(q.r) + "/$metadata#" + what
 }
 
 func (h *handler) writeResource(q *request, status int, res *Resource) error {
@@ -544,6 +545,9 @@ func (h *handler) writeResource(q *request, status int, res *Resource) error {
 }
 
 func (h *handler) writeValue(q *request, status int, v any) error {
+	if m, ok := v.(map[string]any); ok && requestedMetadata(q.r) == metadataNone {
+		delete(m, "@odata.context")
+	}
 	var sb strings.Builder
 	enc := json.NewEncoder(&sb)
 	enc.SetEscapeHTML(false)
@@ -553,14 +557,12 @@ func (h *handler) writeValue(q *request, status int, v any) error {
 	return h.writeJSON(q, status, []byte(strings.TrimSuffix(sb.String(), "\n")))
 }
 
-// contentType is the service's JSON media type.
-const contentType = "application/json; odata.metadata=minimal; charset=utf-8"
-
 func (h *handler) writeJSON(q *request, status int, body []byte) error {
 	hdr := q.w.Header()
 	commonHeaders(hdr, q.r)
+	hdr.Set("Preference-Applied", appliedPreference)
 	if body != nil {
-		hdr.Set("Content-Type", contentType)
+		hdr.Set("Content-Type", jsonContentType(q.r))
 		hdr.Set("Content-Length", strconv.Itoa(len(body)))
 	}
 	q.w.WriteHeader(status)
@@ -569,6 +571,12 @@ func (h *handler) writeJSON(q *request, status int, body []byte) error {
 	}
 	return nil
 }
+
+// appliedPreference is the Preference-Applied of every successful answer,
+// whatever Prefer asked (a PUT sent with Prefer: return=representation
+// included): the synonym map recording answers it to each list, create,
+// update and delete, and no error carries it.
+const appliedPreference = `odata.include-annotations="*"`
 
 // commonHeaders are the headers every answer carries: the request id
 // under the names the Search service uses, and no Storage x-ms-version.
@@ -593,7 +601,8 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		inner["details"] = e.Details
 	}
 	body, _ := json.Marshal(map[string]any{"error": inner})
-	hdr.Set("Content-Type", contentType)
+	hdr.Set("Content-Type", errorContentType)
+	hdr.Set("Content-Language", "en")
 	hdr.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(e.Status)
 	if r.Method != http.MethodHead {

@@ -13,6 +13,9 @@ import (
 type wire struct {
 	t   *testing.T
 	srv *httptest.Server
+	// client is the server's own client when set (to trust a TLS test
+	// server), http.DefaultClient otherwise.
+	client *http.Client
 }
 
 func newWire(t *testing.T) *wire {
@@ -35,7 +38,11 @@ func (w *wire) call(method, path, body string, hdr map[string]string) (*http.Res
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	client := w.client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -171,7 +178,7 @@ func TestPreferAndStatuses(t *testing.T) {
 		t.Errorf("update without Prefer: %d %v", resp.StatusCode, body)
 	}
 	resp, body = w.call("PUT", "/indexes/hotels"+v, smallIndex, map[string]string{"Prefer": "return=representation"})
-	if resp.StatusCode != 200 || body["name"] != "hotels" || resp.Header.Get("Preference-Applied") != "return=representation" {
+	if resp.StatusCode != 200 || body["name"] != "hotels" || resp.Header.Get("Preference-Applied") != appliedPreference {
 		t.Errorf("update with representation: %d %v", resp.StatusCode, body)
 	}
 	resp, _ = w.call("PUT", "/synonymmaps('s')"+v, `{"name":"s","format":"solr","synonyms":"a,b"}`, map[string]string{"Prefer": "return=minimal"})

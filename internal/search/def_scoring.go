@@ -21,15 +21,16 @@ type TextWeights struct {
 }
 
 // ScoringFunction boosts documents by one field's value; the parameters
-// of its type are set, the others nil.
+// of its type are set, the others nil, and written as null as the
+// service writes them (the Python SDK's scoring aggregation recording).
 type ScoringFunction struct {
 	Boost         *json.Number       `json:"boost"`
-	Distance      *DistanceFunction  `json:"distance,omitempty"`
+	Distance      *DistanceFunction  `json:"distance"`
 	FieldName     string             `json:"fieldName"`
-	Freshness     *FreshnessFunction `json:"freshness,omitempty"`
+	Freshness     *FreshnessFunction `json:"freshness"`
 	Interpolation string             `json:"interpolation"`
-	Magnitude     *MagnitudeFunction `json:"magnitude,omitempty"`
-	Tag           *TagFunction       `json:"tag,omitempty"`
+	Magnitude     *MagnitudeFunction `json:"magnitude"`
+	Tag           *TagFunction       `json:"tag"`
 	Type          string             `json:"type"`
 }
 
@@ -80,7 +81,7 @@ func (p *ScoringProfile) validate(where string, fields map[string]*Field) error 
 		if len(p.Functions) > 0 {
 			p.FunctionAggregation = ptr("sum")
 		}
-	case "sum", "average", "minimum", "maximum", "firstMatching":
+	case "sum", "average", "minimum", "maximum", "firstMatching", "product":
 	default:
 		return invalid(where+".functionAggregation", "The function aggregation '%s' is not one of sum, average, minimum, maximum or firstMatching.", agg)
 	}

@@ -1,0 +1,182 @@
+package search
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestVersionShapes: a resource is written with the properties its
+// api-version has. Sources: the Python SDK's index recordings at
+// 2025-11-01-preview (permissionFilterOption, purviewEnabled, and on each
+// field permissionFilter and sensitivityLabel), the data source tutorial's
+// answer at 2025-05-01-preview (indexerPermissionOptions: []), and the
+// REST reference's 2024-07-01 shapes, which have none of them.
+func TestVersionShapes(t *testing.T) {
+	w := newWire(t)
+	if resp, body := w.call("POST", "/indexes"+v, smallIndex, nil); resp.StatusCode != 201 {
+		t.Fatalf("create: %d %v", resp.StatusCode, body)
+	}
+	w.call("POST", "/datasources"+v, `{"name":"ds","type":"azureblob","credentials":{"connectionString":"UseDevelopmentStorage=true"},"container":{"name":"c"}}`, nil)
+	fieldOf := func(body map[string]any) map[string]any {
+		fields, _ := body["fields"].([]any)
+		if len(fields) == 0 {
+			t.Fatalf("no fields: %v", body)
+		}
+		return fields[0].(map[string]any)
+	}
+	for _, c := range []struct {
+		version                             string
+		permissions, purview, dsPermissions bool
+	}{
+		{"2024-07-01", false, false, false},
+		{"2025-09-01", false, false, false},
+		{"2025-03-01-preview", false, false, false},
+		{"2025-05-01-preview", true, false, true},
+		{"2025-11-01-preview", true, true, true},
+	} {
+		_, body := w.call("GET", "/indexes('hotels')?api-version="+c.version, "", nil)
+		_, hasOption := body["permissionFilterOption"]
+		purview, hasPurview := body["purviewEnabled"]
+		field := fieldOf(body)
+		_, hasFilter := field["permissionFilter"]
+		_, hasLabel := field["sensitivityLabel"]
+		if hasOption != c.permissions || hasFilter != c.permissions || hasPurview != c.purview || hasLabel != c.purview || (hasPurview && purview != false) {
+			t.Errorf("index at %s: %v", c.version, body)
+		}
+		_, list := w.call("GET", "/indexes?api-version="+c.version, "", nil)
+		values, _ := list["value"].([]any)
+		if _, ok := values[0].(map[string]any)["permissionFilterOption"]; len(values) != 1 || ok != c.permissions {
+			t.Errorf("index list at %s: %v", c.version, list)
+		}
+		_, ds := w.call("GET", "/datasources('ds')?api-version="+c.version, "", nil)
+		if opts, ok := ds["indexerPermissionOptions"]; ok != c.dsPermissions || (ok && len(opts.([]any)) != 0) {
+			t.Errorf("data source at %s: %v", c.version, ds)
+		}
+	}
+	// A definition read at 2025-11-01-preview goes back unchanged (the
+	// Python SDK's index update sends purviewEnabled: false); a feature
+	// cerulean does not serve is refused by name.
+	_, body := w.call("GET", "/indexes('hotels')?api-version=2025-11-01-preview", "", nil)
+	delete(body, "@odata.context")
+	back, _ := json.Marshal(body)
+	if resp, got := w.call("PUT", "/indexes('hotels')?api-version=2025-11-01-preview", string(back), map[string]string{"Prefer": "return=representation"}); resp.StatusCode != 200 {
+		t.Errorf("update with the definition as read: %d %v", resp.StatusCode, got)
+	}
+	on := strings.Replace(smallIndex, `"fields"`, `"purviewEnabled":true,"fields"`, 1)
+	if resp, got := w.call("PUT", "/indexes('hotels')?api-version=2025-11-01-preview", on, nil); resp.StatusCode != 501 {
+		t.Errorf("purviewEnabled true: %d %v", resp.StatusCode, got)
+	}
+}
+
+// TestServiceStatsByVersion: from 2025-11-01-preview the service
+// statistics carry the day's indexer runtime and its limit (the Python
+// SDK's test_search_index_client recording); 2024-07-01 has neither.
+func TestServiceStatsByVersion(t *testing.T) {
+	w := newWire(t)
+	_, old := w.call("GET", "/servicestats"+v, "", nil)
+	if _, ok := old["indexersRuntime"]; ok {
+		t.Errorf("2024-07-01: %v", old)
+	}
+	_, body := w.call("GET", "/servicestats?api-version=2025-11-01-preview", "", nil)
+	rt, _ := body["indexersRuntime"].(map[string]any)
+	limits, _ := body["limits"].(map[string]any)
+	begin, _ := rt["beginningTime"].(string)
+	end, _ := rt["endingTime"].(string)
+	if _, ok := limits["maxCumulativeIndexerRuntimeSeconds"]; !ok || rt["usedSeconds"] != float64(0) || rt["remainingSeconds"] != nil ||
+		!strings.HasSuffix(begin, "T00:00:00Z") || !strings.HasSuffix(end, "T00:00:00Z") || begin >= end {
+		t.Errorf("2025-11-01-preview: %v", body)
+	}
+}
+
+// TestRetiredSkills: from 2023-07-01-Preview the service refuses the
+// retired text skills, naming SentimentSkill before an
+// EntityRecognitionSkill that comes first (the Python SDK's
+// test_skillset_crud recording at 2023-07-01-Preview); 2020-06-30 still
+// creates them (the deprecated skills page: last available in
+// 2021-04-30-Preview).
+func TestRetiredSkills(t *testing.T) {
+	w := newWire(t)
+	skillset := `{"name":"ss","skills":[` +
+		`{"@odata.type":"#Microsoft.Skills.Text.EntityRecognitionSkill","inputs":[{"name":"text","source":"/document/content"}],"outputs":[{"name":"organizations","targetName":"o"}]},` +
+		`{"@odata.type":"#Microsoft.Skills.Text.SentimentSkill","inputs":[{"name":"text","source":"/document/content"}],"outputs":[{"name":"score","targetName":"s"}]}]}`
+	resp, body := w.call("POST", "/skillsets?api-version=2023-07-01-Preview", skillset, nil)
+	want := "Skillset 'ss' contains a skill of type 'Microsoft.Skills.Text.SentimentSkill' which is not supported in this API version. Refer https://go.microsoft.com/fwlink/?linkid=2036733 for details and recommendations"
+	if code, msg := errorOf(body); resp.StatusCode != 400 || code != "" || msg != want {
+		t.Errorf("2023-07-01-Preview: %d %v", resp.StatusCode, body)
+	}
+	if resp, body := w.call("PUT", "/skillsets('ss')?api-version=2023-11-01", skillset, nil); resp.StatusCode != 400 {
+		t.Errorf("2023-11-01: %d %v", resp.StatusCode, body)
+	}
+	if resp, body := w.call("POST", "/skillsets?api-version=2020-06-30", skillset, nil); resp.StatusCode != 201 {
+		t.Errorf("2020-06-30: %d %v", resp.StatusCode, body)
+	}
+}
+
+// TestProductAggregation: 2025-11-01-preview accepts the product function
+// aggregation and writes each function with every type's parameters,
+// null but its own (the Python SDK's
+// test_scoring_profile_product_aggregation recording); 2024-07-01 does
+// not know it.
+func TestProductAggregation(t *testing.T) {
+	w := newWire(t)
+	index := `{"name":"agg","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"d","type":"Edm.DateTimeOffset","filterable":true}],` +
+		`"scoringProfiles":[{"name":"p","functionAggregation":"product","functions":[{"fieldName":"d","boost":2.5,"freshness":{"boostingDuration":"P7D"},"type":"freshness"}]}]}`
+	if resp, body := w.call("POST", "/indexes"+v, index, nil); resp.StatusCode != 400 {
+		t.Errorf("2024-07-01: %d %v", resp.StatusCode, body)
+	}
+	resp, body := w.call("POST", "/indexes?api-version=2025-11-01-preview", index, nil)
+	profiles, _ := body["scoringProfiles"].([]any)
+	if resp.StatusCode != 201 || len(profiles) != 1 {
+		t.Fatalf("2025-11-01-preview: %d %v", resp.StatusCode, body)
+	}
+	p := profiles[0].(map[string]any)
+	fn := p["functions"].([]any)[0].(map[string]any)
+	for _, k := range []string{"magnitude", "distance", "tag"} {
+		if v, ok := fn[k]; !ok || v != nil {
+			t.Errorf("function's %s: %v", k, fn)
+		}
+	}
+	if p["functionAggregation"] != "product" || fn["freshness"] == nil {
+		t.Errorf("profile %v", p)
+	}
+}
+
+// TestProductMultiplier: the product aggregation multiplies the factors
+// each function applies alone.
+func TestProductMultiplier(t *testing.T) {
+	sf := &scoringFunctions{aggregation: "product"}
+	sum := &scoringFunctions{aggregation: "sum"}
+	parts := []float64{1, 0.5} // two functions doubling and adding half
+	if got := sf.combine(parts); got != 3 {
+		t.Errorf("product of 2 and 1.5: %v", got)
+	}
+	if got := sum.combine(parts); got != 2.5 {
+		t.Errorf("sum: %v", got)
+	}
+}
+
+// TestIndexStatsSummary: GET /indexstats lists each index's statistics
+// (the .NET SDK's GetIndexStatsSummaryWithNoIndexes recording: an empty
+// value with no index).
+func TestIndexStatsSummary(t *testing.T) {
+	w := newWire(t)
+	resp, body := w.call("GET", "/indexstats?api-version=2025-03-01-preview", "", nil)
+	if values, ok := body["value"].([]any); resp.StatusCode != 200 || !ok || len(values) != 0 {
+		t.Errorf("no index: %d %v", resp.StatusCode, body)
+	}
+	w.call("POST", "/indexes"+v, smallIndex, nil)
+	w.call("POST", "/indexes('hotels')/docs/search.index"+v, `{"value":[{"@search.action":"upload","id":"1","title":"a"}]}`, nil)
+	_, body = w.call("GET", "/indexstats?api-version=2025-03-01-preview", "", nil)
+	values, _ := body["value"].([]any)
+	if len(values) != 1 {
+		t.Fatalf("one index: %v", body)
+	}
+	st := values[0].(map[string]any)
+	if st["name"] != "hotels" || st["documentCount"] != float64(1) || st["storageSize"].(float64) <= 0 {
+		t.Errorf("stats %v", st)
+	}
+	if resp, _ := w.call("POST", "/indexstats"+v, "", nil); resp.StatusCode != 405 {
+		t.Errorf("POST: %d", resp.StatusCode)
+	}
+}

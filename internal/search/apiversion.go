@@ -17,16 +17,18 @@ type apiVersion struct {
 
 // stableVersions are the generally available api-versions the service
 // answers (REST reference, "API versions": 2025-09-01, 2024-07-01,
-// 2023-11-01, 2020-06-30, 2019-05-06), and 2026-04-01.
+// 2023-11-01, 2020-06-30, 2019-05-06, and in its earlier editions
+// 2017-11-11 and 2016-09-01, never retired), and 2026-04-01.
 var stableVersions = map[string]bool{
-	"2019-05-06": true, "2020-06-30": true, "2023-11-01": true, "2024-07-01": true, "2025-09-01": true, "2026-04-01": true,
+	"2016-09-01": true, "2017-11-11": true, "2019-05-06": true, "2020-06-30": true, "2023-11-01": true, "2024-07-01": true,
+	"2025-09-01": true, "2026-04-01": true,
 }
 
 // previewVersions are the previews the REST reference lists, the
 // deprecated 2023-07-01-preview included (still answered); a preview
 // dated after the last of them is accepted too, as newer SDKs send it.
 var previewVersions = map[string]bool{
-	"2019-05-06": true, "2020-06-30": true, "2021-04-30": true, "2023-07-01": true, "2023-10-01": true,
+	"2016-09-01": true, "2017-11-11": true, "2019-05-06": true, "2020-06-30": true, "2021-04-30": true, "2023-07-01": true, "2023-10-01": true,
 	"2024-03-01": true, "2024-05-01": true, "2024-09-01": true, "2024-11-01": true,
 	"2025-03-01": true, "2025-05-01": true, "2025-08-01": true, "2025-11-01": true,
 }
@@ -86,7 +88,19 @@ func (v apiVersion) has(f feature) bool {
 // purviewEnabled, a field's permissionFilter and sensitivityLabel, the
 // service statistics' indexersRuntime, the product function
 // aggregation).
+//
+// An index's description and a field's stored and vectorEncoding are
+// absent at 2023-10-01-preview (the Java SDK's index recordings) and
+// present at 2025-11-01-preview. stored arrived with the storage options
+// of 2024-03-01-preview (REST reference, "API versions") and is stable in
+// 2024-07-01; vectorEncoding came with binary vectors in
+// 2024-05-01-preview, stable in 2024-07-01; the description is taken to
+// be there from 2024-03-01-preview and 2024-07-01, as 2024-07-01 answers
+// carried it before versions were told apart.
 var (
+	indexDescription     = feature{preview: "2024-03-01", stable: "2024-07-01"}
+	storedAttribute      = feature{preview: "2024-03-01", stable: "2024-07-01"}
+	vectorEncodingField  = feature{preview: "2024-05-01", stable: "2024-07-01"}
 	documentPermissions  = feature{preview: "2025-05-01"}
 	purviewLabels        = feature{preview: "2025-11-01"}
 	indexerRuntimeQuota  = feature{preview: "2025-11-01"}
@@ -106,6 +120,9 @@ func requestVersion(q *request) apiVersion {
 func shapeBody(kind Kind, body map[string]any, v apiVersion) {
 	switch kind {
 	case Indexes:
+		if !v.has(indexDescription) {
+			delete(body, "description")
+		}
 		if v.has(documentPermissions) {
 			setDefault(body, "permissionFilterOption", nil)
 		}
@@ -126,6 +143,12 @@ func shapeFields(fields []any, v apiVersion) {
 		field, ok := f.(map[string]any)
 		if !ok {
 			continue
+		}
+		if !v.has(storedAttribute) {
+			delete(field, "stored")
+		}
+		if !v.has(vectorEncodingField) {
+			delete(field, "vectorEncoding")
 		}
 		if sub, ok := field["fields"].([]any); ok {
 			shapeFields(sub, v)

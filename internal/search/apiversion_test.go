@@ -180,3 +180,101 @@ func TestIndexStatsSummary(t *testing.T) {
 		t.Errorf("POST: %d", resp.StatusCode)
 	}
 }
+
+// TestOlderVersionShapes: at 2023-10-01-preview an index has no
+// description and its fields neither stored nor vectorEncoding (the Java
+// SDK's deleteIndexIsIdempotent recording); 2024-07-01 has all three.
+func TestOlderVersionShapes(t *testing.T) {
+	w := newWire(t)
+	_, body := w.call("POST", "/indexes?api-version=2023-10-01-preview", smallIndex, nil)
+	fields, _ := body["fields"].([]any)
+	if len(fields) == 0 {
+		t.Fatalf("create: %v", body)
+	}
+	field := fields[0].(map[string]any)
+	_, hasDescription := body["description"]
+	_, hasStored := field["stored"]
+	_, hasEncoding := field["vectorEncoding"]
+	if hasDescription || hasStored || hasEncoding || field["synonymMaps"] == nil {
+		t.Errorf("2023-10-01-preview: %v", body)
+	}
+	for _, version := range []string{"2024-07-01", "2024-05-01-preview"} {
+		_, body = w.call("GET", "/indexes('hotels')?api-version="+version, "", nil)
+		field = body["fields"].([]any)[0].(map[string]any)
+		_, hasDescription = body["description"]
+		_, hasStored = field["stored"]
+		_, hasEncoding = field["vectorEncoding"]
+		if !hasDescription || !hasStored || !hasEncoding {
+			t.Errorf("%s: %v", version, body)
+		}
+	}
+}
+
+// TestSkillShapes: every skill input is written with sourceContext and
+// inputs, and a skill cerulean keeps as given with the properties of its
+// type the service writes (the Java SDK's deleteSkillsetIsIdempotent
+// recording: an OcrSkill with textExtractionAlgorithm, lineEnding and
+// defaultLanguageCode null).
+func TestSkillShapes(t *testing.T) {
+	w := newWire(t)
+	resp, body := w.call("POST", "/skillsets?api-version=2023-10-01-preview", `{"name":"ocr","skills":[{"@odata.type":"#Microsoft.Skills.Vision.OcrSkill",`+
+		`"inputs":[{"name":"url","source":"/document/url"}],"outputs":[{"name":"text","targetName":"t"}],"detectOrientation":false}]}`, nil)
+	skills, _ := body["skills"].([]any)
+	if resp.StatusCode != 201 || len(skills) != 1 {
+		t.Fatalf("create: %d %v", resp.StatusCode, body)
+	}
+	skill := skills[0].(map[string]any)
+	for _, k := range []string{"textExtractionAlgorithm", "lineEnding", "defaultLanguageCode"} {
+		if v, ok := skill[k]; !ok || v != nil {
+			t.Errorf("%s: %v", k, skill)
+		}
+	}
+	in := skill["inputs"].([]any)[0].(map[string]any)
+	if v, ok := in["sourceContext"]; !ok || v != nil {
+		t.Errorf("input %v", in)
+	}
+	if l, ok := in["inputs"].([]any); !ok || len(l) != 0 {
+		t.Errorf("input %v", in)
+	}
+}
+
+// TestErrorCodes: the failures whose answers carry a code do. Sources:
+// the Java SDK's recordings — deleteIndexIsIdempotent (deleting a missing
+// index: 404 OperationNotAllowed, detail IndexNotFoundInService) and
+// getIndexThrowsOnNotFound (reading one: no code),
+// createIndexFailsWithUsefulMessageOnUserError (no key field: 400
+// OperationNotAllowed, detail MissingKeyField) and
+// createSynonymMapFailsWithUsefulMessageOnUserError (two '=>' in a rule:
+// 400 InvalidRequestParameter, detail InvalidSynonymMapSyntax).
+func TestErrorCodes(t *testing.T) {
+	w := newWire(t)
+	detail := func(body map[string]any) string {
+		e, _ := body["error"].(map[string]any)
+		d, _ := e["details"].([]any)
+		if len(d) != 1 {
+			return ""
+		}
+		code, _ := d[0].(map[string]any)["code"].(string)
+		return code
+	}
+	for _, c := range []struct {
+		method, path, body string
+		status             int
+		code, detail       string
+	}{
+		{"DELETE", "/indexes('hotels')", "", 404, "OperationNotAllowed", "IndexNotFoundInService"},
+		{"GET", "/indexes('hotels')", "", 404, "", ""},
+		{"DELETE", "/synonymmaps('s')", "", 404, "", ""},
+		{"POST", "/indexes", `{"name":"hotels","fields":[{"name":"id","type":"Edm.String"}]}`, 400, "OperationNotAllowed", "MissingKeyField"},
+		{"POST", "/synonymmaps", `{"name":"s","format":"solr","synonyms":"a => b => c"}`, 400, "InvalidRequestParameter", "InvalidSynonymMapSyntax"},
+	} {
+		resp, body := w.call(c.method, c.path+v, c.body, nil)
+		if code, _ := errorOf(body); resp.StatusCode != c.status || code != c.code || detail(body) != c.detail {
+			t.Errorf("%s %s: %d %v", c.method, c.path, resp.StatusCode, body)
+		}
+	}
+	_, body := w.call("POST", "/synonymmaps"+v, `{"name":"s","format":"solr","synonyms":"x\na => b => c"}`, nil)
+	if _, msg := errorOf(body); msg != "Syntax error in line 2: 'a => b => c'. Only one explicit mapping (=>) can be specified in a synonym rule." {
+		t.Errorf("message %q", msg)
+	}
+}

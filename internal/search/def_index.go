@@ -131,7 +131,12 @@ func (ix *Index) Validate() error {
 		return err
 	}
 	if fv.keys != 1 {
-		return invalid("index", "Found %d key fields in index '%s'. Each index must have exactly one key field.", fv.keys, ix.Name)
+		// Code and detail as the service answers an index without a key
+		// (the Java SDK's createIndexFailsWithUsefulMessageOnUserError
+		// recording).
+		e := invalid("index", "Found %d key fields in index '%s'. Each index must have exactly one key field.", fv.keys, ix.Name)
+		e.Code, e.Details = "OperationNotAllowed", []ErrorDetail{{Code: "MissingKeyField", Message: e.Message}}
+		return e
 	}
 	for _, f := range ix.Fields {
 		if f.Key {

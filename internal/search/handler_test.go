@@ -97,8 +97,9 @@ const smallIndex = `{"name":"hotels","fields":[{"name":"id","type":"Edm.String",
 
 // TestAPIVersions: every version the service answers is accepted — the
 // stable and preview versions the REST reference lists ("API versions"),
-// the deprecated 2023-07-01-Preview included, and previews newer than
-// the list — and the retired ones (2015-02-28 and the 2014/2015
+// the deprecated 2023-07-01-Preview included, 2016-09-01 and 2017-11-11
+// that its earlier editions list and were never retired, and previews
+// newer than the list — and the retired ones (2015-02-28 and the 2014/2015
 // previews, "Discontinued versions") and versions that never existed are
 // refused as the service refuses them.
 func TestAPIVersions(t *testing.T) {
@@ -116,7 +117,7 @@ func TestAPIVersions(t *testing.T) {
 			t.Errorf("api-version %s: %d %v", version, resp.StatusCode, body)
 		}
 	}
-	for _, version := range []string{"2019-05-06", "2020-06-30", "2023-11-01", "2024-07-01", "2025-09-01", "2026-04-01",
+	for _, version := range []string{"2016-09-01", "2017-11-11", "2016-09-01-Preview", "2017-11-11-Preview", "2019-05-06", "2020-06-30", "2023-11-01", "2024-07-01", "2025-09-01", "2026-04-01",
 		"2019-05-06-Preview", "2020-06-30-Preview", "2021-04-30-Preview", "2023-07-01-Preview", "2023-10-01-Preview",
 		"2024-03-01-preview", "2024-05-01-Preview", "2024-09-01-preview", "2024-11-01-preview", "2025-03-01-preview",
 		"2025-05-01-preview", "2025-08-01-preview", "2025-11-01-preview", "2026-05-01-preview"} {

@@ -36,7 +36,7 @@ func ParseSynonyms(text string) ([]SynonymRule, error) {
 				rules = append(rules, SynonymRule{Inputs: in, Outputs: out})
 			}
 		default:
-			return nil, fmt.Errorf("line %d: a rule may contain '=>' at most once", n+1)
+			return nil, fmt.Errorf("Syntax error in line %d: '%s'. Only one explicit mapping (=>) can be specified in a synonym rule.", n+1, line) //nolint:staticcheck // the service's message, written as it writes it
 		}
 	}
 	return rules, nil

@@ -70,13 +70,14 @@ func AcceptedVersion(s string) bool {
 }
 
 // feature is a part of the protocol that some versions have: from the
-// preview dated preview on, and from the stable version dated stable on
-// ("" while it is in preview only).
-type feature struct{ preview, stable string }
+// preview dated preview on (and before the preview dated previewUntil,
+// when a later preview dropped it), and from the stable version dated
+// stable on ("" while it is in preview only).
+type feature struct{ preview, previewUntil, stable string }
 
 func (v apiVersion) has(f feature) bool {
 	if v.preview {
-		return v.date >= f.preview
+		return v.date >= f.preview && (f.previewUntil == "" || v.date < f.previewUntil)
 	}
 	return f.stable != "" && v.date >= f.stable
 }
@@ -87,7 +88,12 @@ func (v apiVersion) has(f feature) bool {
 // 2025-11-01-preview (the index's permissionFilterOption and
 // purviewEnabled, a field's permissionFilter and sensitivityLabel, the
 // service statistics' indexersRuntime, the product function
-// aggregation).
+// aggregation). At 2026-05-01-preview a field's sensitivityLabel gives
+// way to sensitivityLabelId, sensitivityLabelName, sourceDocumentId and
+// sharepointSiteUrl, and the index gains
+// sharePointConnectorAppRegistration; 2026-04-01 has the product
+// aggregation and none of the others (the .NET SDK's CreateIndex and
+// CrudIndexWithProductScoringAggregation recordings).
 //
 // An index's description and a field's stored and vectorEncoding are
 // absent at 2023-10-01-preview (the Java SDK's index recordings) and
@@ -98,13 +104,30 @@ func (v apiVersion) has(f feature) bool {
 // be there from 2024-03-01-preview and 2024-07-01, as 2024-07-01 answers
 // carried it before versions were told apart.
 var (
-	indexDescription     = feature{preview: "2024-03-01", stable: "2024-07-01"}
-	storedAttribute      = feature{preview: "2024-03-01", stable: "2024-07-01"}
-	vectorEncodingField  = feature{preview: "2024-05-01", stable: "2024-07-01"}
-	documentPermissions  = feature{preview: "2025-05-01"}
+	indexDescription    = feature{preview: "2024-03-01", stable: "2024-07-01"}
+	storedAttribute     = feature{preview: "2024-03-01", stable: "2024-07-01"}
+	vectorEncodingField = feature{preview: "2024-05-01", stable: "2024-07-01"}
+	documentPermissions = feature{preview: "2025-05-01"}
+	// rankingOrder (default BoostedRerankerScore) came with scoring
+	// profiles over semantic ranking in 2025-05-01-preview, stable in
+	// 2025-09-01 (REST reference, "Use scoring profiles with semantic
+	// ranker"); flightingOptIn (default false) is seen first at
+	// 2026-05-01-preview (the .NET SDK's CreateIndex recording) and is
+	// not in 2026-04-01.
+	semanticRankingOrder = feature{preview: "2025-05-01", stable: "2025-09-01"}
+	// Compression (scalar quantization) arrived in 2024-03-01-preview and
+	// vectorizers (integrated vectorization) in 2023-10-01-Preview, both
+	// stable in 2024-07-01 (REST reference, "API versions"); the .NET
+	// SDK's CreateIndex recording at 2023-10-01-Preview has vectorizers
+	// and no compressions.
+	vectorCompression    = feature{preview: "2024-03-01", stable: "2024-07-01"}
+	vectorizers          = feature{preview: "2023-10-01", stable: "2024-07-01"}
+	semanticFlighting    = feature{preview: "2026-05-01"}
 	purviewLabels        = feature{preview: "2025-11-01"}
+	sensitivityLabel     = feature{preview: "2025-11-01", previewUntil: "2026-05-01"}
+	sharePointFields     = feature{preview: "2026-05-01"}
 	indexerRuntimeQuota  = feature{preview: "2025-11-01"}
-	productAggregation   = feature{preview: "2025-11-01"}
+	productAggregation   = feature{preview: "2025-11-01", stable: "2026-04-01"}
 	retiredTextSkillsOff = feature{preview: "2023-07-01", stable: "2023-11-01"}
 )
 
@@ -129,11 +152,38 @@ func shapeBody(kind Kind, body map[string]any, v apiVersion) {
 		if v.has(purviewLabels) {
 			setDefault(body, "purviewEnabled", false)
 		}
+		if v.has(sharePointFields) {
+			setDefault(body, "sharePointConnectorAppRegistration", nil)
+		}
 		fields, _ := body["fields"].([]any)
 		shapeFields(fields, v)
+		if vs, ok := body["vectorSearch"].(map[string]any); ok {
+			shapeVectorSearch(vs, v)
+		}
+		if semantic, ok := body["semantic"].(map[string]any); ok {
+			configs, _ := semantic["configurations"].([]any)
+			for _, c := range configs {
+				if config, ok := c.(map[string]any); ok {
+					versioned(config, "rankingOrder", "BoostedRerankerScore", v.has(semanticRankingOrder))
+					versioned(config, "flightingOptIn", false, v.has(semanticFlighting))
+				}
+			}
+		}
 	case DataSources:
 		if v.has(documentPermissions) {
 			setDefault(body, "indexerPermissionOptions", []any{})
+		}
+	}
+}
+
+func shapeVectorSearch(vs map[string]any, v apiVersion) {
+	versioned(vs, "compressions", []any{}, v.has(vectorCompression))
+	versioned(vs, "vectorizers", []any{}, v.has(vectorizers))
+	profiles, _ := vs["profiles"].([]any)
+	for _, p := range profiles {
+		if profile, ok := p.(map[string]any); ok {
+			versioned(profile, "compression", nil, v.has(vectorCompression))
+			versioned(profile, "vectorizer", nil, v.has(vectorizers))
 		}
 	}
 }
@@ -157,9 +207,24 @@ func shapeFields(fields []any, v apiVersion) {
 		if v.has(documentPermissions) {
 			setDefault(field, "permissionFilter", nil)
 		}
-		if v.has(purviewLabels) {
+		if v.has(sensitivityLabel) {
 			setDefault(field, "sensitivityLabel", nil)
 		}
+		if v.has(sharePointFields) {
+			for _, k := range []string{"sensitivityLabelId", "sensitivityLabelName", "sourceDocumentId", "sharepointSiteUrl"} {
+				setDefault(field, k, nil)
+			}
+		}
+	}
+}
+
+// versioned writes key with its default when the version has it and
+// leaves it out when it does not.
+func versioned(m map[string]any, key string, value any, has bool) {
+	if has {
+		setDefault(m, key, value)
+	} else {
+		delete(m, key)
 	}
 }
 

@@ -2,6 +2,8 @@ package search
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -276,5 +278,84 @@ func TestErrorCodes(t *testing.T) {
 	_, body := w.call("POST", "/synonymmaps"+v, `{"name":"s","format":"solr","synonyms":"x\na => b => c"}`, nil)
 	if _, msg := errorOf(body); msg != "Syntax error in line 2: 'a => b => c'. Only one explicit mapping (=>) can be specified in a synonym rule." {
 		t.Errorf("message %q", msg)
+	}
+}
+
+// TestIndexShapesAcrossVersions: the same index read at each version has
+// that version's properties. Sources: the .NET SDK's CreateIndex
+// recordings at 2023-10-01-Preview (vectorizers but no compressions, a
+// null defaultConfiguration, boosts written 2.0) and 2026-05-01-preview
+// (flightingOptIn, rankingOrder, sensitivityLabelId and the other
+// SharePoint field properties, sharePointConnectorAppRegistration), and
+// CrudIndexWithProductScoringAggregation at 2026-04-01 (rankingOrder and
+// compressions, none of the preview properties, the product
+// aggregation).
+func TestIndexShapesAcrossVersions(t *testing.T) {
+	w := newWire(t)
+	index := `{"name":"shapes","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"loc","type":"Edm.GeographyPoint","filterable":true},
+		{"name":"vec","type":"Collection(Edm.Single)","searchable":true,"dimensions":3,"vectorSearchProfile":"p"}],
+		"scoringProfiles":[{"name":"near","functionAggregation":"product","functions":[{"fieldName":"loc","boost":2,"type":"distance","distance":{"referencePointParameter":"here","boostingDistance":100}}]}],
+		"semantic":{"configurations":[{"name":"sc","prioritizedFields":{"titleField":{"fieldName":"id"}}}]},
+		"vectorSearch":{"profiles":[{"name":"p","algorithm":"h"}],"algorithms":[{"name":"h","kind":"hnsw"}]}}`
+	resp, body := w.call("POST", "/indexes?api-version=2026-04-01", index, nil)
+	if resp.StatusCode != 201 {
+		t.Fatalf("create at 2026-04-01: %d %v", resp.StatusCode, body)
+	}
+	req, _ := http.NewRequest("GET", w.srv.URL+"/indexes('shapes')"+v, nil)
+	req.Header.Set("api-key", DefaultAdminKey)
+	raw, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, _ := io.ReadAll(raw.Body)
+	_ = raw.Body.Close()
+	if !strings.Contains(string(text), `"boost":2.0`) || !strings.Contains(string(text), `"boostingDistance":100.0`) {
+		t.Errorf("doubles: %s", text)
+	}
+	keys := func(m any) map[string]bool {
+		out := map[string]bool{}
+		if mm, ok := m.(map[string]any); ok {
+			for k := range mm {
+				out[k] = true
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		version                                                string
+		compressions, vectorizers, rankingOrder, flighting, sp bool
+	}{
+		{"2023-10-01-Preview", false, true, false, false, false},
+		{"2023-11-01", false, false, false, false, false},
+		{"2024-07-01", true, true, false, false, false},
+		{"2026-04-01", true, true, true, false, false},
+		{"2025-11-01-preview", true, true, true, false, false},
+		{"2026-05-01-preview", true, true, true, true, true},
+	} {
+		_, body := w.call("GET", "/indexes('shapes')?api-version="+c.version, "", nil)
+		vs := body["vectorSearch"].(map[string]any)
+		profile := keys(vs["profiles"].([]any)[0])
+		semantic := body["semantic"].(map[string]any)
+		config := semantic["configurations"].([]any)[0].(map[string]any)
+		field := keys(body["fields"].([]any)[0])
+		index := keys(body)
+		if keys(vs)["compressions"] != c.compressions || profile["compression"] != c.compressions ||
+			keys(vs)["vectorizers"] != c.vectorizers || profile["vectorizer"] != c.vectorizers {
+			t.Errorf("%s vectorSearch: %v", c.version, vs)
+		}
+		if _, ok := semantic["defaultConfiguration"]; !ok || keys(config)["rankingOrder"] != c.rankingOrder || keys(config)["flightingOptIn"] != c.flighting {
+			t.Errorf("%s semantic: %v", c.version, semantic)
+		}
+		if c.rankingOrder && config["rankingOrder"] != "BoostedRerankerScore" || c.flighting && config["flightingOptIn"] != false {
+			t.Errorf("%s semantic defaults: %v", c.version, config)
+		}
+		if field["sensitivityLabelId"] != c.sp || field["sharepointSiteUrl"] != c.sp || field["sourceDocumentId"] != c.sp ||
+			index["sharePointConnectorAppRegistration"] != c.sp || (c.sp && field["sensitivityLabel"]) {
+			t.Errorf("%s SharePoint properties: %v", c.version, body)
+		}
+		algorithm := vs["algorithms"].([]any)[0].(map[string]any)
+		if v, ok := algorithm["exhaustiveKnnParameters"]; !ok || v != nil {
+			t.Errorf("%s algorithm: %v", c.version, algorithm)
+		}
 	}
 }

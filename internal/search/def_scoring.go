@@ -101,6 +101,8 @@ func (t *TextWeights) validate(where, profile string, fields map[string]*Field) 
 			}
 		}
 		n := t.Weights[path]
+		double(&n)
+		t.Weights[path] = n
 		w, _, err := finite(&n, where+".weights."+path)
 		if err != nil {
 			return err
@@ -142,6 +144,7 @@ func (fn *ScoringFunction) validate(where string, fields map[string]*Field) erro
 			return invalid(where+".fieldName", "The field '%s' of a scoring function must be filterable.", fn.FieldName)
 		}
 	}
+	double(fn.Boost)
 	boost, ok, err := finite(fn.Boost, where+".boost")
 	if err != nil {
 		return err
@@ -192,6 +195,8 @@ func (fn *ScoringFunction) validateParameters(where string) error {
 }
 
 func (m *MagnitudeFunction) validate(pat string) error {
+	double(m.BoostingRangeStart)
+	double(m.BoostingRangeEnd)
 	for _, r := range []struct {
 		k string
 		n *json.Number
@@ -206,6 +211,7 @@ func (m *MagnitudeFunction) validate(pat string) error {
 }
 
 func (d *DistanceFunction) validate(pat string) error {
+	double(d.BoostingDistance)
 	if d.ReferencePointParameter == "" {
 		return invalid(pat+".referencePointParameter", "The distance function needs referencePointParameter.")
 	}

@@ -131,6 +131,19 @@ var (
 	retiredTextSkillsOff = feature{preview: "2023-07-01", stable: "2023-11-01"}
 )
 
+// typeName is a type of the service's model as @odata.context names it at
+// the request's api-version: Microsoft.Azure.Search.V2025_11_01_Preview.
+// ServiceStatistics at 2025-11-01-preview, …V2024_07_01.IndexStatistics
+// at 2024-07-01 (the Python and .NET SDKs' recordings).
+func typeName(q *request, name string) string {
+	v := requestVersion(q)
+	ns := "V" + strings.ReplaceAll(v.date, "-", "_")
+	if v.preview {
+		ns += "_Preview"
+	}
+	return "Microsoft.Azure.Search." + ns + "." + name
+}
+
 // requestVersion is the request's api-version, already checked by handle.
 func requestVersion(q *request) apiVersion {
 	v, _ := parseAPIVersion(q.r.URL.Query().Get("api-version"))

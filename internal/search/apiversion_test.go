@@ -81,6 +81,14 @@ func TestServiceStatsByVersion(t *testing.T) {
 		t.Errorf("2024-07-01: %v", old)
 	}
 	_, body := w.call("GET", "/servicestats?api-version=2025-11-01-preview", "", nil)
+	// The context names the model of the request's version (the same
+	// recording: …$metadata#Microsoft.Azure.Search.V2025_11_01_Preview.ServiceStatistics).
+	if ctx, _ := body["@odata.context"].(string); !strings.HasSuffix(ctx, "/$metadata#Microsoft.Azure.Search.V2025_11_01_Preview.ServiceStatistics") {
+		t.Errorf("@odata.context %q", ctx)
+	}
+	if ctx, _ := old["@odata.context"].(string); !strings.HasSuffix(ctx, "#Microsoft.Azure.Search.V2024_07_01.ServiceStatistics") {
+		t.Errorf("@odata.context at 2024-07-01 %q", ctx)
+	}
 	rt, _ := body["indexersRuntime"].(map[string]any)
 	limits, _ := body["limits"].(map[string]any)
 	begin, _ := rt["beginningTime"].(string)

@@ -323,7 +323,7 @@ func (h *handler) indexerAction(q *request, op string) error {
 		if err := json.Unmarshal(b, &body); err != nil {
 			return err
 		}
-		body["@odata.context"] = h.context(q, "Microsoft.Azure.Search.V2024_07_01.IndexerExecutionInfo")
+		body["@odata.context"] = h.context(q, typeName(q, "IndexerExecutionInfo"))
 		return h.writeValue(q, http.StatusOK, body)
 	}
 	return methodNotAllowed(q.r.Method)
@@ -496,7 +496,7 @@ func (h *handler) indexStats(q *request) error {
 		return err
 	}
 	return h.writeValue(q, http.StatusOK, map[string]any{
-		"@odata.context": h.context(q, "Microsoft.Azure.Search.V2024_07_01.IndexStatistics"),
+		"@odata.context": h.context(q, typeName(q, "IndexStatistics")),
 		"documentCount":  st.DocumentCount, "storageSize": st.StorageSize, "vectorIndexSize": st.VectorIndexSize,
 	})
 }
@@ -515,7 +515,7 @@ func (h *handler) indexStatsSummary(q *request) error {
 		values = append(values, map[string]any{"name": st.Name, "documentCount": st.DocumentCount, "storageSize": st.StorageSize, "vectorIndexSize": st.VectorIndexSize})
 	}
 	return h.writeValue(q, http.StatusOK, map[string]any{
-		"@odata.context": h.context(q, "Collection(Microsoft.Azure.Search.V2024_07_01.IndexStatisticsSummary)"),
+		"@odata.context": h.context(q, "Collection("+typeName(q, "IndexStatisticsSummary")+")"),
 		"value":          values,
 	})
 }
@@ -527,7 +527,7 @@ func (h *handler) serviceStats(q *request) error {
 	}
 	counter := func(usage int64, quota any) map[string]any { return map[string]any{"usage": usage, "quota": quota} }
 	body := map[string]any{
-		"@odata.context": h.context(q, "Microsoft.Azure.Search.V2024_07_01.ServiceStatistics"),
+		"@odata.context": h.context(q, typeName(q, "ServiceStatistics")),
 		"counters": map[string]any{
 			"aliasesCount":     counter(st.Counts[Aliases], nil),
 			"documentCount":    counter(st.DocumentCount, nil),

@@ -118,3 +118,51 @@ func TestAnalysisServedByBleve(t *testing.T) {
 		t.Errorf("normalizer standard = %q", got)
 	}
 }
+
+// TestPatternAnalyzer: the pattern analyzer splits where its pattern
+// matches (default \W+), lower-cases unless told not to, drops its stop
+// words, honours the Java flags Go can, and is written back with its
+// defaults (the .NET SDK's UpdateIndex recording: a PatternAnalyzer with
+// pattern, flags CASE_INSENSITIVE|MULTILINE and stop words, answered
+// with lowercase true).
+func TestPatternAnalyzer(t *testing.T) {
+	d := def(t, `{"name":"pa","fields":[{"name":"id","type":"Edm.String","key":true}],"analyzers":[
+		{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"dflt"},
+		{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"semi","pattern":";","lowercase":false,"stopwords":["b"]},
+		{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"ci","pattern":"X","flags":"CASE_INSENSITIVE|MULTILINE"},
+		{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"lit","pattern":".","flags":"LITERAL"}]}`)
+	res, err := decodeDefinition(Indexes, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := res.(*Index)
+	a, err := ix.analysis()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := bleveMapping(t, a)
+	for _, c := range []struct{ analyzer, text, want string }{
+		{"dflt", "Hello, World-wide web", "hello|world|wide|web"},
+		{"semi", "A;b;C D", "A|C D"},
+		{"ci", "axbXc", "a|b|c"},
+		{"lit", "a.b-c", "a|b-c"},
+	} {
+		if got := strings.Join(terms(t, m, a.Analyzer[c.analyzer], c.text), "|"); got != c.want {
+			t.Errorf("%s on %q: %q, want %q", c.analyzer, c.text, got, c.want)
+		}
+	}
+	body := jsonObject(ix)
+	first := body["analyzers"].([]any)[0].(map[string]any)
+	if first["lowercase"] != true || first["pattern"] != `\W+` || first["flags"] != nil {
+		t.Errorf("defaults written back: %v", first)
+	}
+	if l, ok := first["stopwords"].([]any); !ok || len(l) != 0 {
+		t.Errorf("stopwords written back: %v", first)
+	}
+	bad := def(t, `{"name":"pa","fields":[{"name":"id","type":"Edm.String","key":true}],"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"c","flags":"COMMENTS"}]}`)
+	if res, err := decodeDefinition(Indexes, bad); err == nil {
+		if _, err := res.(*Index).analysis(); err == nil {
+			t.Error("the COMMENTS flag accepted")
+		}
+	}
+}

@@ -163,6 +163,7 @@ var (
 		"CustomAnalyzer":   func() Analyzer { return &CustomAnalyzer{} },
 		"StandardAnalyzer": func() Analyzer { return &StandardAnalyzer{} },
 		"StopAnalyzer":     func() Analyzer { return &StandardAnalyzer{} },
+		"PatternAnalyzer":  func() Analyzer { return &PatternAnalyzer{} },
 	})
 	tokenizers = componentUnion("tokenizer", map[string]func() Tokenizer{
 		"KeywordTokenizerV2": func() Tokenizer { return &KeywordTokenizer{} },

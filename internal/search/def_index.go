@@ -131,7 +131,12 @@ func (ix *Index) Validate() error {
 		return err
 	}
 	if fv.keys != 1 {
-		return invalid("index", "Found %d key fields in index '%s'. Each index must have exactly one key field.", fv.keys, ix.Name)
+		// Code and detail as the service answers an index without a key
+		// (the Java SDK's createIndexFailsWithUsefulMessageOnUserError
+		// recording).
+		e := invalid("index", "Found %d key fields in index '%s'. Each index must have exactly one key field.", fv.keys, ix.Name)
+		e.Code, e.Details = "OperationNotAllowed", []ErrorDetail{{Code: "MissingKeyField", Message: e.Message}}
+		return e
 	}
 	for _, f := range ix.Fields {
 		if f.Key {
@@ -279,6 +284,8 @@ func (s *Similarity) Validate() error {
 	if s.ODataType != bm25 {
 		return invalid("index.similarity", "The similarity '%s' is not supported by cerulean; it ranks with BM25 (%s).", s.ODataType, bm25)
 	}
+	double(s.K1)
+	double(s.B)
 	if _, _, err := finite(s.K1, "index.similarity.k1"); err != nil {
 		return err
 	}
@@ -288,15 +295,21 @@ func (s *Similarity) Validate() error {
 
 // SemanticSettings are the index's semantic configurations, kept as the
 // client gave them (cerulean ranks without a semantic ranker).
+// defaultConfiguration is written null when unset, as the service does
+// (the .NET SDK's CreateIndex recording at 2023-10-01-Preview).
 type SemanticSettings struct {
 	Configurations       []*SemanticConfiguration `json:"configurations,omitempty"`
-	DefaultConfiguration *string                  `json:"defaultConfiguration,omitempty"`
+	DefaultConfiguration *string                  `json:"defaultConfiguration"`
 }
 
-// SemanticConfiguration is one semantic configuration.
+// SemanticConfiguration is one semantic configuration. rankingOrder and
+// flightingOptIn exist at some api-versions only; shapeBody writes their
+// defaults there.
 type SemanticConfiguration struct {
+	FlightingOptIn    *bool                      `json:"flightingOptIn,omitempty"`
 	Name              string                     `json:"name"`
 	PrioritizedFields *SemanticPrioritizedFields `json:"prioritizedFields,omitempty"`
+	RankingOrder      *string                    `json:"rankingOrder,omitempty"`
 }
 
 // SemanticPrioritizedFields name the fields a semantic configuration

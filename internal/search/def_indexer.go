@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"reflect"
 	"strings"
 	"time"
@@ -373,12 +374,31 @@ type SkillHead struct {
 func (h *SkillHead) Head() *SkillHead { return h }
 
 // SkillInput is a skill's input: a source path or expression, or nested
-// inputs.
+// inputs. The service writes sourceContext (null when unset) and inputs
+// ([] when none) on every input (the Java SDK's skillset recordings).
 type SkillInput struct {
-	Inputs        []*SkillInput `json:"inputs,omitempty"`
+	Inputs        []*SkillInput `json:"inputs"`
 	Name          string        `json:"name"`
 	Source        string        `json:"source,omitempty"`
-	SourceContext string        `json:"sourceContext,omitempty"`
+	SourceContext *string       `json:"sourceContext"`
+}
+
+// MarshalJSON writes inputs as [] when there are none, also for a
+// definition stored before they were normalised.
+func (in SkillInput) MarshalJSON() ([]byte, error) {
+	type plain SkillInput
+	p := plain(in)
+	p.Inputs = orEmpty(p.Inputs)
+	return json.Marshal(p)
+}
+
+func (in *SkillInput) normalise() {
+	in.Inputs = orEmpty(in.Inputs)
+	for _, sub := range in.Inputs {
+		if sub != nil {
+			sub.normalise()
+		}
+	}
 }
 
 // SkillOutput is a skill's output and the name it is kept under.
@@ -398,6 +418,7 @@ func (h *SkillHead) validate(where string, i int) error {
 		if in == nil || in.Name == "" {
 			return invalid(at(where+".inputs", j)+".name", "Every skill input and output needs a name.")
 		}
+		in.normalise()
 	}
 	for j, out := range h.Outputs {
 		if out == nil || out.Name == "" {
@@ -455,13 +476,25 @@ func (o *OtherSkill) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MarshalJSON writes the common properties with the skill's own.
+// MarshalJSON writes the common properties with the skill's own, and
+// those of its type the service writes when unset.
 func (o *OtherSkill) MarshalJSON() ([]byte, error) {
 	m := jsonObject(&o.SkillHead)
+	for k, v := range otherSkillDefaults[o.ODataType] {
+		m[k] = v
+	}
 	for k, v := range o.Properties {
 		m[k] = v
 	}
 	return json.Marshal(m)
+}
+
+// otherSkillDefaults are, by skill type, the properties the service
+// writes for a skill cerulean keeps as given, with the value it writes
+// when the definition leaves them out. Source: the Java SDK's skillset
+// recordings at 2023-10-01-preview (OcrSkill).
+var otherSkillDefaults = map[string]map[string]any{
+	"#Microsoft.Skills.Vision.OcrSkill": {"textExtractionAlgorithm": nil, "lineEnding": nil, "defaultLanguageCode": nil, "detectOrientation": false},
 }
 
 var skills = &union[Skill]{tag: "@odata.type", members: map[string]func() Skill{
@@ -493,7 +526,10 @@ func (m *SynonymMap) Validate() error {
 		return invalid("synonymMap.synonyms", "The synonym map must have synonyms.")
 	}
 	if _, err := ParseSynonyms(*m.Synonyms); err != nil {
-		return invalid("synonymMap.synonyms", "The synonym rules are not valid Solr format: %v.", err)
+		// The service's answer to a rule with two '=>' (the Java SDK's
+		// createSynonymMapFailsWithUsefulMessageOnUserError recording).
+		return &Error{Status: http.StatusBadRequest, Code: "InvalidRequestParameter", Message: err.Error(),
+			Details: []ErrorDetail{{Code: "InvalidSynonymMapSyntax", Message: err.Error()}}}
 	}
 	if err := unsupported(m.EncryptionKey, "synonymMap.encryptionKey", "Customer-managed encryption keys (Azure Key Vault) are not supported by cerulean."); err != nil {
 		return err

@@ -21,15 +21,16 @@ type TextWeights struct {
 }
 
 // ScoringFunction boosts documents by one field's value; the parameters
-// of its type are set, the others nil.
+// of its type are set, the others nil, and written as null as the
+// service writes them (the Python SDK's scoring aggregation recording).
 type ScoringFunction struct {
 	Boost         *json.Number       `json:"boost"`
-	Distance      *DistanceFunction  `json:"distance,omitempty"`
+	Distance      *DistanceFunction  `json:"distance"`
 	FieldName     string             `json:"fieldName"`
-	Freshness     *FreshnessFunction `json:"freshness,omitempty"`
+	Freshness     *FreshnessFunction `json:"freshness"`
 	Interpolation string             `json:"interpolation"`
-	Magnitude     *MagnitudeFunction `json:"magnitude,omitempty"`
-	Tag           *TagFunction       `json:"tag,omitempty"`
+	Magnitude     *MagnitudeFunction `json:"magnitude"`
+	Tag           *TagFunction       `json:"tag"`
 	Type          string             `json:"type"`
 }
 
@@ -80,7 +81,7 @@ func (p *ScoringProfile) validate(where string, fields map[string]*Field) error 
 		if len(p.Functions) > 0 {
 			p.FunctionAggregation = ptr("sum")
 		}
-	case "sum", "average", "minimum", "maximum", "firstMatching":
+	case "sum", "average", "minimum", "maximum", "firstMatching", "product":
 	default:
 		return invalid(where+".functionAggregation", "The function aggregation '%s' is not one of sum, average, minimum, maximum or firstMatching.", agg)
 	}
@@ -100,6 +101,8 @@ func (t *TextWeights) validate(where, profile string, fields map[string]*Field) 
 			}
 		}
 		n := t.Weights[path]
+		double(&n)
+		t.Weights[path] = n
 		w, _, err := finite(&n, where+".weights."+path)
 		if err != nil {
 			return err
@@ -141,6 +144,7 @@ func (fn *ScoringFunction) validate(where string, fields map[string]*Field) erro
 			return invalid(where+".fieldName", "The field '%s' of a scoring function must be filterable.", fn.FieldName)
 		}
 	}
+	double(fn.Boost)
 	boost, ok, err := finite(fn.Boost, where+".boost")
 	if err != nil {
 		return err
@@ -191,6 +195,8 @@ func (fn *ScoringFunction) validateParameters(where string) error {
 }
 
 func (m *MagnitudeFunction) validate(pat string) error {
+	double(m.BoostingRangeStart)
+	double(m.BoostingRangeEnd)
 	for _, r := range []struct {
 		k string
 		n *json.Number
@@ -205,6 +211,7 @@ func (m *MagnitudeFunction) validate(pat string) error {
 }
 
 func (d *DistanceFunction) validate(pat string) error {
+	double(d.BoostingDistance)
 	if d.ReferencePointParameter == "" {
 		return invalid(pat+".referencePointParameter", "The distance function needs referencePointParameter.")
 	}

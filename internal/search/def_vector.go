@@ -15,8 +15,8 @@ type VectorSearch struct {
 // VectorAlgorithm is an approximate (hnsw) or exhaustive k-NN algorithm;
 // the parameters of its kind are set.
 type VectorAlgorithm struct {
-	ExhaustiveKnnParameters *VectorAlgorithmParameters `json:"exhaustiveKnnParameters,omitempty"`
-	HNSWParameters          *VectorAlgorithmParameters `json:"hnswParameters,omitempty"`
+	ExhaustiveKnnParameters *VectorAlgorithmParameters `json:"exhaustiveKnnParameters"`
+	HNSWParameters          *VectorAlgorithmParameters `json:"hnswParameters"`
 	Kind                    string                     `json:"kind"`
 	Name                    string                     `json:"name"`
 }

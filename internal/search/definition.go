@@ -318,6 +318,18 @@ func finite(n *json.Number, path string) (float64, bool, error) {
 	return f, true, nil
 }
 
+// double writes a number of an Edm.Double property as the service writes
+// it, with a fraction: a boost given as 2 comes back as 2.0 (the .NET
+// SDK's CreateIndex recordings: "boost": 2.0, "boostingDistance": 100.0).
+func double(n *json.Number) {
+	if n == nil {
+		return
+	}
+	if s := n.String(); s != "" && !strings.ContainsAny(s, ".eE") {
+		*n = json.Number(s + ".0")
+	}
+}
+
 // number is a literal as a JSON number.
 func number(s string) *json.Number {
 	n := json.Number(s)

@@ -532,7 +532,9 @@ func (s *Service) CountDocuments(ctx context.Context, index string) (int64, erro
 
 // project keeps the retrievable fields of doc, or only the selected
 // paths (top-level names, or sub-field paths "a/b") when selected is not
-// nil. Fields missing from doc are returned as null, as Azure does.
+// nil. Fields missing from doc are returned as null, as Azure does, and
+// a collection never set (or set to null) as [] — the service keeps no
+// null collection.
 func project(fields []*Field, doc map[string]any, selected []string) map[string]any {
 	if selected == nil {
 		return retrievable(fields, doc)
@@ -551,7 +553,7 @@ func retrievable(fields []*Field, doc map[string]any) map[string]any {
 		if !f.Retrievable && !f.IsComplex() {
 			continue
 		}
-		v := doc[f.Name]
+		v := readBack(f, doc[f.Name])
 		if f.IsComplex() && v != nil {
 			switch x := v.(type) {
 			case map[string]any:
@@ -570,6 +572,15 @@ func retrievable(fields []*Field, doc map[string]any) map[string]any {
 	return out
 }
 
+// readBack is a stored value as the service returns it: a collection
+// that is absent or null is empty.
+func readBack(f *Field, v any) any {
+	if v == nil && f.Collection {
+		return []any{}
+	}
+	return v
+}
+
 func copyPath(fields []*Field, src, dst map[string]any, parts []string) {
 	var f *Field
 	for _, c := range fields {
@@ -580,7 +591,7 @@ func copyPath(fields []*Field, src, dst map[string]any, parts []string) {
 	if f == nil {
 		return
 	}
-	v := src[f.Name]
+	v := readBack(f, src[f.Name])
 	if len(parts) == 1 {
 		if f.IsComplex() || f.Retrievable {
 			if m, ok := v.(map[string]any); ok && f.IsComplex() {

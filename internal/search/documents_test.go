@@ -384,3 +384,48 @@ func TestHighlightFragments(t *testing.T) {
 		t.Errorf("bad highlight count: %d", resp.StatusCode)
 	}
 }
+
+// TestCollectionsReadBackEmpty: a collection field never set, set to []
+// or set to null reads back as [], at the top level, inside a complex
+// field and as a complex collection, in lookups, searches and $select.
+// Source: issue 33's account of the service's answers (documents are
+// read back with [] where cerulean answered null).
+func TestCollectionsReadBackEmpty(t *testing.T) {
+	w := newWire(t)
+	index := `{"name":"coll","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"tags","type":"Collection(Edm.String)"},
+		{"name":"rooms","type":"Collection(Edm.ComplexType)","fields":[{"name":"n","type":"Edm.String"},{"name":"beds","type":"Collection(Edm.Int32)"}]},
+		{"name":"addr","type":"Edm.ComplexType","fields":[{"name":"city","type":"Edm.String"},{"name":"zips","type":"Collection(Edm.Int32)"}]}]}`
+	if resp, body := w.call("POST", "/indexes"+v, index, nil); resp.StatusCode != 201 {
+		t.Fatalf("create: %d %v", resp.StatusCode, body)
+	}
+	batch := `{"value":[{"@search.action":"upload","id":"unset"},{"@search.action":"upload","id":"empty","tags":[],"rooms":[{"n":"a"}],"addr":{"city":"x"}},
+		{"@search.action":"upload","id":"null","tags":null,"rooms":null,"addr":{"city":"y","zips":null}}]}`
+	if resp, body := w.call("POST", "/indexes('coll')/docs/search.index"+v, batch, nil); resp.StatusCode != 200 {
+		t.Fatalf("upload: %d %v", resp.StatusCode, body)
+	}
+	empty := func(v any) bool { l, ok := v.([]any); return ok && len(l) == 0 }
+	for _, key := range []string{"unset", "empty", "null"} {
+		_, doc := w.call("GET", "/indexes('coll')/docs('"+key+"')"+v, "", nil)
+		if !empty(doc["tags"]) {
+			t.Errorf("%s: tags %v", key, doc)
+		}
+		if key != "empty" && !empty(doc["rooms"]) {
+			t.Errorf("%s: rooms %v", key, doc)
+		}
+		if addr, ok := doc["addr"].(map[string]any); ok && !empty(addr["zips"]) {
+			t.Errorf("%s: addr %v", key, doc)
+		}
+	}
+	_, doc := w.call("GET", "/indexes('coll')/docs('empty')"+v, "", nil)
+	if rooms, _ := doc["rooms"].([]any); len(rooms) != 1 || !empty(rooms[0].(map[string]any)["beds"]) {
+		t.Errorf("a room's unset collection: %v", doc)
+	}
+	if _, doc := w.call("GET", "/indexes('coll')/docs('unset')"+v, "", nil); doc["addr"] != nil {
+		t.Errorf("an unset complex field is null: %v", doc)
+	}
+	_, res := w.call("GET", "/indexes('coll')/docs"+v+"&search=*&$select=id,tags,rooms/n&$filter="+url.QueryEscape("id eq 'unset'"), "", nil)
+	hits, _ := res["value"].([]any)
+	if len(hits) != 1 || !empty(hits[0].(map[string]any)["tags"]) || !empty(hits[0].(map[string]any)["rooms"]) {
+		t.Errorf("search with $select: %v", res)
+	}
+}

@@ -81,7 +81,7 @@ func putRefused(put func(kind Kind, body string)) {
 	for _, bad := range []string{
 		`{"name":"b1","fields":[{"name":"id","type":"Edm.String","key":"yes"}]}`,
 		`{"name":"b1","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"v","type":"Collection(Edm.Single)","dimensions":1.5}]}`,
-		`{"name":"b1","fields":[{"name":"id","type":"Edm.String","key":true}],"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"p"}]}`,
+		`{"name":"b1","fields":[{"name":"id","type":"Edm.String","key":true}],"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"p","flags":"COMMENTS"}]}`,
 		`{"name":"b1","fields":[{"name":"id","type":"Edm.String","key":true}],"tokenFilters":[{"@odata.type":"#Microsoft.Azure.Search.LengthTokenFilter","name":"p","min":"x"}]}`,
 		`{"name":"b1","fields":[{"name":"id","type":"Edm.String","key":true}],"suggesters":[{"name":"s","sourceFields":[null]}]}`,
 		`{"name":"b1","fields":[{"name":"id","type":"Edm.String","key":true}],"scoringProfiles":[{"name":"s","text":{"weights":{"id":"x"}}}]}`,

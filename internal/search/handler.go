@@ -44,27 +44,6 @@ func NewHandler(svc *Service) http.Handler {
 	return azhttp.Wrap("search", h.log, nil, h.writeError, http.HandlerFunc(h.serve))
 }
 
-// gaVersions are the generally available api-versions the SDKs send;
-// previews from 2023-07-01-preview on are accepted too.
-var gaVersions = map[string]bool{
-	"2019-05-06": true, "2020-06-30": true, "2023-11-01": true, "2024-07-01": true, "2025-09-01": true, "2026-04-01": true,
-}
-
-var previewVersion = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})-[Pp]review$`)
-
-// AcceptedVersion reports whether an api-version is one cerulean serves.
-func AcceptedVersion(v string) bool {
-	if gaVersions[v] {
-		return true
-	}
-	m := previewVersion.FindStringSubmatch(v)
-	if m == nil {
-		return false
-	}
-	_, err := time.Parse(time.DateOnly, m[1])
-	return err == nil && m[1] >= "2023-07-01"
-}
-
 // request is one parsed call.
 type request struct {
 	w http.ResponseWriter
@@ -74,8 +53,8 @@ type request struct {
 	kind Kind
 	name string
 	rest []segment
-	// statsPath is /servicestats.
-	statsPath bool
+	// statsPath is /servicestats, indexStatsPath /indexstats.
+	statsPath, indexStatsPath bool
 }
 
 // segment is one path segment; OData's key form name('key') sets key.
@@ -113,6 +92,10 @@ func parsePath(r *http.Request) (*request, error) {
 	}
 	if len(segs) == 1 && !segs[0].hasKey && strings.EqualFold(segs[0].name, "servicestats") {
 		q.statsPath = true
+		return q, nil
+	}
+	if len(segs) == 1 && !segs[0].hasKey && strings.EqualFold(segs[0].name, "indexstats") {
+		q.indexStatsPath = true
 		return q, nil
 	}
 	kind, ok := ParseKind(segs[0].name)
@@ -176,8 +159,8 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) handle(w http.ResponseWriter, r *http.Request) error {
-	if !AcceptedVersion(r.URL.Query().Get("api-version")) {
-		return badRequest("Invalid or missing api-version query string parameter.")
+	if _, err := parseAPIVersion(r.URL.Query().Get("api-version")); err != nil {
+		return err
 	}
 	q, err := parsePath(r)
 	if err != nil {
@@ -231,6 +214,7 @@ func keyIn(key []byte, keys [][]byte) bool {
 // route dispatches on the parsed path:
 //
 //	/servicestats                              service statistics
+//	/indexstats                                every index's statistics
 //	/{kind}                                    list (GET), create (POST)
 //	/{kind}('name') or /{kind}/name            get, create or update (PUT), delete
 //	/indexes('name')/search.stats              index statistics (also /stats)
@@ -238,9 +222,12 @@ func keyIn(key []byte, keys [][]byte) bool {
 //	/indexers('name')/search.run|reset|status  indexer runs (h.indexerAction)
 func (h *handler) route(q *request) error {
 	m := q.r.Method
-	if q.statsPath {
+	if q.statsPath || q.indexStatsPath {
 		if m != http.MethodGet {
 			return methodNotAllowed(m)
+		}
+		if q.indexStatsPath {
+			return h.indexStatsSummary(q)
 		}
 		return h.serviceStats(q)
 	}
@@ -336,7 +323,7 @@ func (h *handler) indexerAction(q *request, op string) error {
 		if err := json.Unmarshal(b, &body); err != nil {
 			return err
 		}
-		body["@odata.context"] = h.context(q, "Microsoft.Azure.Search.V2024_07_01.IndexerExecutionInfo")
+		body["@odata.context"] = h.context(q, typeName(q, "IndexerExecutionInfo"))
 		return h.writeValue(q, http.StatusOK, body)
 	}
 	return methodNotAllowed(q.r.Method)
@@ -401,6 +388,16 @@ func (h *handler) put(q *request, create bool) error {
 	if err != nil {
 		return err
 	}
+	name := q.name
+	if name == "" {
+		name, _ = def["name"].(string)
+	}
+	if err := checkVersion(q.kind, name, def, requestVersion(q)); err != nil {
+		return err
+	}
+	if err := dropUnservedDefaults(q.kind, def); err != nil {
+		return err
+	}
 	if q.kind == DataSources && h.svc.indexers != nil {
 		if err := h.checkConnection(def); err != nil {
 			return err
@@ -430,10 +427,10 @@ func (h *handler) put(q *request, create bool) error {
 		// An update answers minimal unless a representation was asked for.
 		status = http.StatusNoContent
 	}
-	if pref != "" {
-		q.w.Header().Set("Preference-Applied", "return="+pref)
-	}
 	q.w.Header().Set("ETag", res.ETag)
+	if status == http.StatusCreated {
+		q.w.Header().Set("Location", resourceLocation(q.r, q.kind, res.Name))
+	}
 	if status == http.StatusNoContent {
 		return h.writeJSON(q, status, nil)
 	}
@@ -475,8 +472,10 @@ func (h *handler) list(q *request) error {
 		return err
 	}
 	values := make([]any, 0, len(all))
+	version := requestVersion(q)
 	for _, res := range all {
 		body := res.Body()
+		shapeBody(res.Kind, body, version)
 		if selected != nil {
 			picked := make(map[string]any, len(selected))
 			for _, k := range selected {
@@ -497,8 +496,27 @@ func (h *handler) indexStats(q *request) error {
 		return err
 	}
 	return h.writeValue(q, http.StatusOK, map[string]any{
-		"@odata.context": h.context(q, "Microsoft.Azure.Search.V2024_07_01.IndexStatistics"),
+		"@odata.context": h.context(q, typeName(q, "IndexStatistics")),
 		"documentCount":  st.DocumentCount, "storageSize": st.StorageSize, "vectorIndexSize": st.VectorIndexSize,
+	})
+}
+
+// indexStatsSummary answers GET /indexstats (Get Index Stats Summary):
+// each index's name and counts. Source: the .NET SDK's
+// GetIndexStatsSummaryWithNoIndexes recording ({"@odata.context":
+// "…/$metadata#Collection(…IndexStatisticsSummary)", "value": []}).
+func (h *handler) indexStatsSummary(q *request) error {
+	all, err := h.svc.IndexStatsSummary(q.r.Context())
+	if err != nil {
+		return err
+	}
+	values := make([]any, 0, len(all))
+	for _, st := range all {
+		values = append(values, map[string]any{"name": st.Name, "documentCount": st.DocumentCount, "storageSize": st.StorageSize, "vectorIndexSize": st.VectorIndexSize})
+	}
+	return h.writeValue(q, http.StatusOK, map[string]any{
+		"@odata.context": h.context(q, "Collection("+typeName(q, "IndexStatisticsSummary")+")"),
+		"value":          values,
 	})
 }
 
@@ -508,8 +526,8 @@ func (h *handler) serviceStats(q *request) error {
 		return err
 	}
 	counter := func(usage int64, quota any) map[string]any { return map[string]any{"usage": usage, "quota": quota} }
-	return h.writeValue(q, http.StatusOK, map[string]any{
-		"@odata.context": h.context(q, "Microsoft.Azure.Search.V2024_07_01.ServiceStatistics"),
+	body := map[string]any{
+		"@odata.context": h.context(q, typeName(q, "ServiceStatistics")),
 		"counters": map[string]any{
 			"aliasesCount":     counter(st.Counts[Aliases], nil),
 			"documentCount":    counter(st.DocumentCount, nil),
@@ -528,22 +546,39 @@ func (h *handler) serviceStats(q *request) error {
 			"maxComplexObjectsInCollectionsPerDocument": 3000,
 			"maxStoragePerIndex":                        nil,
 		},
-	})
+	}
+	if requestVersion(q).has(indexerRuntimeQuota) {
+		// The day's indexer runtime quota (from 2025-11-01-preview, the
+		// Python SDK's recording): cerulean sets none and does not meter
+		// indexer time, so nothing is used and nothing is limited.
+		day := h.svc.now().UTC().Truncate(24 * time.Hour)
+		body["indexersRuntime"] = map[string]any{
+			"usedSeconds": 0, "remainingSeconds": nil,
+			"beginningTime": day.Format(time.RFC3339), "endingTime": day.Add(24 * time.Hour).Format(time.RFC3339),
+		}
+		body["limits"].(map[string]any)["maxCumulativeIndexerRuntimeSeconds"] = nil
+	}
+	return h.writeValue(q, http.StatusOK, body)
 }
 
 // context is the @odata.context of a response: the service's $metadata
-// document and what the body holds.
+// document and what the body holds. writeValue drops it when the request
+// asked for odata.metadata=none.
 func (h *handler) context(q *request, what string) string {
-	return "http://" + q.r.Host + "/$metadata#" + what
+	return serviceURL(q.r) + "/$metadata#" + what
 }
 
 func (h *handler) writeResource(q *request, status int, res *Resource) error {
 	body := res.Body()
+	shapeBody(res.Kind, body, requestVersion(q))
 	body["@odata.context"] = h.context(q, string(res.Kind)+"/$entity")
 	return h.writeValue(q, status, body)
 }
 
 func (h *handler) writeValue(q *request, status int, v any) error {
+	if m, ok := v.(map[string]any); ok && requestedMetadata(q.r) == metadataNone {
+		delete(m, "@odata.context")
+	}
 	var sb strings.Builder
 	enc := json.NewEncoder(&sb)
 	enc.SetEscapeHTML(false)
@@ -553,14 +588,12 @@ func (h *handler) writeValue(q *request, status int, v any) error {
 	return h.writeJSON(q, status, []byte(strings.TrimSuffix(sb.String(), "\n")))
 }
 
-// contentType is the service's JSON media type.
-const contentType = "application/json; odata.metadata=minimal; charset=utf-8"
-
 func (h *handler) writeJSON(q *request, status int, body []byte) error {
 	hdr := q.w.Header()
 	commonHeaders(hdr, q.r)
+	hdr.Set("Preference-Applied", appliedPreference)
 	if body != nil {
-		hdr.Set("Content-Type", contentType)
+		hdr.Set("Content-Type", jsonContentType(q.r))
 		hdr.Set("Content-Length", strconv.Itoa(len(body)))
 	}
 	q.w.WriteHeader(status)
@@ -569,6 +602,12 @@ func (h *handler) writeJSON(q *request, status int, body []byte) error {
 	}
 	return nil
 }
+
+// appliedPreference is the Preference-Applied of every successful answer,
+// whatever Prefer asked (a PUT sent with Prefer: return=representation
+// included): the synonym map recording answers it to each list, create,
+// update and delete, and no error carries it.
+const appliedPreference = `odata.include-annotations="*"`
 
 // commonHeaders are the headers every answer carries: the request id
 // under the names the Search service uses, and no Storage x-ms-version.
@@ -593,7 +632,8 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		inner["details"] = e.Details
 	}
 	body, _ := json.Marshal(map[string]any{"error": inner})
-	hdr.Set("Content-Type", contentType)
+	hdr.Set("Content-Type", errorContentType)
+	hdr.Set("Content-Language", "en")
 	hdr.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(e.Status)
 	if r.Method != http.MethodHead {

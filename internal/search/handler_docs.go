@@ -102,6 +102,7 @@ func (h *handler) count(q *request) error {
 	body := []byte(strconv.FormatInt(n, 10))
 	hdr := q.w.Header()
 	commonHeaders(hdr, q.r)
+	hdr.Set("Preference-Applied", appliedPreference)
 	hdr.Set("Content-Type", "text/plain; charset=utf-8")
 	hdr.Set("Content-Length", strconv.Itoa(len(body)))
 	q.w.WriteHeader(http.StatusOK)
@@ -309,7 +310,7 @@ func (h *handler) runSearch(q *request, req *SearchRequest) error {
 		}
 		values = append(values, doc)
 	}
-	body := map[string]any{"@odata.context": h.context(q, "docs(*)"), "value": values}
+	body := map[string]any{"@odata.context": h.docsContext(q), "value": values}
 	if res.Count != nil {
 		body["@odata.count"] = *res.Count
 	}
@@ -348,7 +349,7 @@ func (h *handler) runSearch(q *request, req *SearchRequest) error {
 		}
 		u.Path += "/search.post.search"
 		u.RawQuery = "api-version=" + url.QueryEscape(q.r.URL.Query().Get("api-version"))
-		body["@odata.nextLink"] = "http://" + q.r.Host + u.Path + "?" + u.RawQuery
+		body["@odata.nextLink"] = serviceURL(q.r) + u.Path + "?" + u.RawQuery
 	}
 	return h.writeValue(q, http.StatusOK, body)
 }
@@ -459,7 +460,7 @@ func (h *handler) runSuggest(q *request, req *SuggestRequest, auto bool) error {
 		for i, c := range res {
 			values[i] = map[string]any{"text": c.Text, "queryPlusText": c.QueryPlusText}
 		}
-		return h.writeValue(q, http.StatusOK, map[string]any{"@odata.context": h.context(q, "docs(*)"), "value": values})
+		return h.writeValue(q, http.StatusOK, map[string]any{"@odata.context": h.docsContext(q), "value": values})
 	}
 	res, err := h.svc.Suggest(q.r.Context(), q.name, req)
 	if err != nil {
@@ -471,5 +472,11 @@ func (h *handler) runSuggest(q *request, req *SuggestRequest, auto bool) error {
 		doc["@search.text"] = s.Text
 		values[i] = doc
 	}
-	return h.writeValue(q, http.StatusOK, map[string]any{"@odata.context": h.context(q, "docs(*)"), "value": values})
+	return h.writeValue(q, http.StatusOK, map[string]any{"@odata.context": h.docsContext(q), "value": values})
+}
+
+// docsContext is the @odata.context of a document listing: the index's
+// own $metadata ("https://svc.search.windows.net/indexes('hotels')/$metadata#docs(*)").
+func (h *handler) docsContext(q *request) string {
+	return serviceURL(q.r) + entityPath(Indexes, q.name) + "/$metadata#docs(*)"
 }

@@ -13,6 +13,9 @@ import (
 type wire struct {
 	t   *testing.T
 	srv *httptest.Server
+	// client is the server's own client when set (to trust a TLS test
+	// server), http.DefaultClient otherwise.
+	client *http.Client
 }
 
 func newWire(t *testing.T) *wire {
@@ -35,7 +38,11 @@ func (w *wire) call(method, path, body string, hdr map[string]string) (*http.Res
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	client := w.client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -88,15 +95,32 @@ const v = "?api-version=2024-07-01"
 
 const smallIndex = `{"name":"hotels","fields":[{"name":"id","type":"Edm.String","key":true},{"name":"title","type":"Edm.String"}]}`
 
-func TestAPIVersionRequired(t *testing.T) {
+// TestAPIVersions: every version the service answers is accepted — the
+// stable and preview versions the REST reference lists ("API versions"),
+// the deprecated 2023-07-01-Preview included, 2016-09-01 and 2017-11-11
+// that its earlier editions list and were never retired, and previews
+// newer than the list — and the retired ones (2015-02-28 and the 2014/2015
+// previews, "Discontinued versions") and versions that never existed are
+// refused as the service refuses them.
+func TestAPIVersions(t *testing.T) {
 	w := newWire(t)
-	for _, path := range []string{"/indexes", "/indexes?api-version=", "/indexes?api-version=2015-02-28", "/indexes?api-version=2024-13-01-preview", "/servicestats?api-version=latest"} {
+	for _, path := range []string{"/indexes", "/indexes?api-version="} {
 		resp, body := w.call("GET", path, "", nil)
-		if _, msg := errorOf(body); resp.StatusCode != 400 || msg != "Invalid or missing api-version query string parameter." {
+		if code, msg := errorOf(body); resp.StatusCode != 400 || code != "" || msg != "Invalid or missing api-version query string parameter." {
 			t.Errorf("%s: %d %v", path, resp.StatusCode, body)
 		}
 	}
-	for _, version := range []string{"2024-07-01", "2025-09-01", "2026-04-01", "2023-11-01", "2025-08-01-preview", "2024-05-01-Preview"} {
+	for _, version := range []string{"2015-02-28", "2015-02-28-Preview", "2014-07-31-Preview", "2014-10-20-Preview", "2016-01-01",
+		"2024-13-01-preview", "2023-08-15-preview", "latest", "2024-07-01-beta"} {
+		resp, body := w.call("GET", "/indexes?api-version="+version, "", nil)
+		if code, msg := errorOf(body); resp.StatusCode != 400 || code != "" || msg != "The version indicated by the api-version query string parameter does not exist." {
+			t.Errorf("api-version %s: %d %v", version, resp.StatusCode, body)
+		}
+	}
+	for _, version := range []string{"2016-09-01", "2017-11-11", "2016-09-01-Preview", "2017-11-11-Preview", "2019-05-06", "2020-06-30", "2023-11-01", "2024-07-01", "2025-09-01", "2026-04-01",
+		"2019-05-06-Preview", "2020-06-30-Preview", "2021-04-30-Preview", "2023-07-01-Preview", "2023-10-01-Preview",
+		"2024-03-01-preview", "2024-05-01-Preview", "2024-09-01-preview", "2024-11-01-preview", "2025-03-01-preview",
+		"2025-05-01-preview", "2025-08-01-preview", "2025-11-01-preview", "2026-05-01-preview"} {
 		if resp, body := w.call("GET", "/indexes?api-version="+version, "", nil); resp.StatusCode != 200 {
 			t.Errorf("api-version %s: %d %v", version, resp.StatusCode, body)
 		}
@@ -171,7 +195,7 @@ func TestPreferAndStatuses(t *testing.T) {
 		t.Errorf("update without Prefer: %d %v", resp.StatusCode, body)
 	}
 	resp, body = w.call("PUT", "/indexes/hotels"+v, smallIndex, map[string]string{"Prefer": "return=representation"})
-	if resp.StatusCode != 200 || body["name"] != "hotels" || resp.Header.Get("Preference-Applied") != "return=representation" {
+	if resp.StatusCode != 200 || body["name"] != "hotels" || resp.Header.Get("Preference-Applied") != appliedPreference {
 		t.Errorf("update with representation: %d %v", resp.StatusCode, body)
 	}
 	resp, _ = w.call("PUT", "/synonymmaps('s')"+v, `{"name":"s","format":"solr","synonyms":"a,b"}`, map[string]string{"Prefer": "return=minimal"})

@@ -24,6 +24,9 @@ func (q *request) operationName() string {
 	if q.statsPath {
 		return "GetServiceStatistics"
 	}
+	if q.indexStatsPath {
+		return "GetIndexStatsSummary"
+	}
 	names := kindNames[q.kind]
 	switch {
 	case q.name == "" && m == http.MethodGet:

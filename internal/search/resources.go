@@ -344,7 +344,7 @@ func (s *Service) load(rd kv.Reader, kind Kind, name string) (*Resource, error) 
 	return st.resource(kind, name)
 }
 
-func (s *Service) notFound(kind Kind, name string) error {
+func (s *Service) notFound(kind Kind, name string) *Error {
 	return notFound("No %s with the name '%s' was found in a service named '%s'.", kind.label(), name, s.name)
 }
 
@@ -415,6 +415,15 @@ func (s *Service) Delete(ctx context.Context, kind Kind, name string, p Precondi
 			if err := p.check(found, etag); err != nil {
 				return err
 			}
+		}
+		if !found && kind == Indexes {
+			// Deleting a missing index is refused with a code and a
+			// detail that reading one is not (the Java SDK's
+			// deleteIndexIsIdempotent and getIndexThrowsOnNotFound
+			// recordings).
+			e := s.notFound(kind, name)
+			e.Code, e.Details = "OperationNotAllowed", []ErrorDetail{{Code: "IndexNotFoundInService", Message: e.Message}}
+			return e
 		}
 		if !found {
 			return s.notFound(kind, name)

@@ -15,7 +15,7 @@ import (
 // applies, with how their boosts combine.
 type scoringFunctions struct {
 	fns         []scoringFunc
-	aggregation string // sum (default), average, minimum, maximum, firstMatching
+	aggregation string // sum (default), average, minimum, maximum, firstMatching, product
 }
 
 // scoringFunc is one function of a scoring profile: how far a document's
@@ -211,11 +211,25 @@ func (sf *scoringFunctions) multiplier(doc map[string]any) float64 {
 			break
 		}
 	}
+	return sf.combine(parts)
+}
+
+// combine aggregates the contributions of the functions that reached a
+// document into the multiplier.
+func (sf *scoringFunctions) combine(parts []float64) float64 {
 	if len(parts) == 0 {
 		return 1
 	}
 	var d float64
 	switch sf.aggregation {
+	case "product":
+		// The product of the functions' results, each function's result
+		// being the factor it alone would apply (1 + its contribution).
+		m := 1.0
+		for _, p := range parts {
+			m *= max(1+p, 0)
+		}
+		return m
 	case "average":
 		for _, p := range parts {
 			d += p

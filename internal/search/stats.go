@@ -71,6 +71,39 @@ func (s *Service) resolveIndex(rd kv.Reader, name string) (*Resource, error) {
 	return s.load(rd, Indexes, a.Indexes[0])
 }
 
+// IndexStatsSummary is every index's statistics, by name, read on one
+// snapshot, in name order.
+func (s *Service) IndexStatsSummary(ctx context.Context) ([]NamedIndexStats, error) {
+	var out []NamedIndexStats
+	err := s.store.View(ctx, func(rd kv.Reader) error {
+		out = nil
+		prefix := resourcesPrefix(Indexes)
+		var names []string
+		if err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(key, _ []byte) error {
+			name, err := resourceName(key, prefix)
+			names = append(names, name)
+			return err
+		}); err != nil {
+			return err
+		}
+		for _, n := range names {
+			st, err := countDocuments(rd, n)
+			if err != nil {
+				return err
+			}
+			out = append(out, NamedIndexStats{Name: n, IndexStats: st})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// NamedIndexStats are one index's statistics and its name.
+type NamedIndexStats struct {
+	Name string
+	IndexStats
+}
+
 // ServiceStats are the service's counters: resources of each kind,
 // documents and storage over every index.
 type ServiceStats struct {

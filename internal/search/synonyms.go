@@ -27,39 +27,34 @@ func ParseSynonyms(text string) ([]SynonymRule, error) {
 		parts := strings.Split(line, "=>")
 		switch len(parts) {
 		case 1:
-			terms, err := synonymTerms(parts[0], n+1)
-			if err != nil {
-				return nil, err
+			if terms := synonymTerms(parts[0]); len(terms) > 0 {
+				rules = append(rules, SynonymRule{Inputs: terms, Equivalent: true})
 			}
-			rules = append(rules, SynonymRule{Inputs: terms, Equivalent: true})
 		case 2:
-			in, err := synonymTerms(parts[0], n+1)
-			if err != nil {
-				return nil, err
+			in, out := synonymTerms(parts[0]), synonymTerms(parts[1])
+			if len(in) > 0 && len(out) > 0 {
+				rules = append(rules, SynonymRule{Inputs: in, Outputs: out})
 			}
-			out, err := synonymTerms(parts[1], n+1)
-			if err != nil {
-				return nil, err
-			}
-			rules = append(rules, SynonymRule{Inputs: in, Outputs: out})
 		default:
-			return nil, fmt.Errorf("line %d: a rule may contain '=>' at most once", n+1)
+			return nil, fmt.Errorf("Syntax error in line %d: '%s'. Only one explicit mapping (=>) can be specified in a synonym rule.", n+1, line) //nolint:staticcheck // the service's message, written as it writes it
 		}
 	}
 	return rules, nil
 }
 
-func synonymTerms(s string, line int) ([]string, error) {
+// synonymTerms splits one side of a rule at its commas. Empty terms are
+// skipped, and a side with none makes no rule, as Solr's parser does:
+// the service accepts a map whose lines are single characters, "," and
+// " " among them (the Python SDK's synonym map recording, whose update
+// sends "Washington, Wash. => WA" one character a line).
+func synonymTerms(s string) []string {
 	var terms []string
 	var cur strings.Builder
-	flush := func() error {
-		t := strings.Join(strings.Fields(cur.String()), " ")
-		cur.Reset()
-		if t == "" {
-			return fmt.Errorf("line %d: empty term", line)
+	flush := func() {
+		if t := strings.Join(strings.Fields(cur.String()), " "); t != "" {
+			terms = append(terms, t)
 		}
-		terms = append(terms, t)
-		return nil
+		cur.Reset()
 	}
 	for i := 0; i < len(s); i++ {
 		switch {
@@ -67,15 +62,11 @@ func synonymTerms(s string, line int) ([]string, error) {
 			i++
 			cur.WriteByte(s[i])
 		case s[i] == ',':
-			if err := flush(); err != nil {
-				return nil, err
-			}
+			flush()
 		default:
 			cur.WriteByte(s[i])
 		}
 	}
-	if err := flush(); err != nil {
-		return nil, err
-	}
-	return terms, nil
+	flush()
+	return terms
 }

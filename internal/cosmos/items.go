@@ -314,8 +314,8 @@ func (t *Tx) CreateItem(ref CollectionRef, pk PartitionKey, doc []byte, opts Ite
 	return p.write(m, nil)
 }
 
-// UpsertItem creates doc, or replaces the item with its id (subject to
-// opts' conditions). created says which.
+// UpsertItem creates doc (ignoring opts' conditions), or replaces the
+// item with its id (subject to them). created says which.
 func (t *Tx) UpsertItem(ref CollectionRef, pk PartitionKey, doc []byte, opts ItemOptions) (item *Item, created bool, err error) {
 	db, coll := ref.DB, ref.Coll
 	if opts.Triggers.any() {
@@ -342,8 +342,15 @@ func (t *Tx) UpsertItem(ref CollectionRef, pk PartitionKey, doc []byte, opts Ite
 	if err != nil {
 		return nil, false, err
 	}
-	if err := opts.check(conditions.Write, old != nil, old.etag()); err != nil {
-		return nil, false, err
+	// An upsert that creates ignores its conditions; one that replaces
+	// honours them, as Azure does (the .NET SDK's IfMatchEtag and
+	// IfNoneMatchEtag: "ignored when materialized as Create, otherwise for
+	// Replace the ETag constraint is applied"). First-write-wins schemes
+	// built on ETags depend on it.
+	if old != nil {
+		if err := opts.check(conditions.Write, true, old.etag()); err != nil {
+			return nil, false, err
+		}
 	}
 	item, err = p.write(m, old)
 	return item, old == nil && err == nil, err

@@ -98,6 +98,20 @@ const replaceWithEtagReport = `function replaceWithEtagReport(id, etag) {
     });
 }`;
 
+// Upserts {id, pk, v} with the etag given and reports what happened.
+const upsertWithEtagReport = `function upsertWithEtagReport(id, pk, v, etag) {
+    var collection = getContext().getCollection();
+    var response = getContext().getResponse();
+    var ok = collection.upsertDocument(collection.getSelfLink(), { id: id, pk: pk, v: v }, { etag: etag }, function (err, doc) {
+        if (err) {
+            response.setBody({ failed: true, number: err.number });
+            return;
+        }
+        response.setBody({ failed: false, v: doc.v });
+    });
+    if (!ok) throw new Error("upsert was not accepted");
+}`;
+
 // Writes two things, then replaces with the etag given and rethrows any error.
 const replaceWithEtagRethrow = `function replaceWithEtagRethrow(id, etag, pk) {
     var collection = getContext().getCollection();
@@ -422,6 +436,25 @@ test("a sproc's stale etag replace gets 412 in its callback; rethrown, nothing i
   assert.equal(after._etag, v3._etag);
   const side = await container.item("side-effect", "e").read();
   assert.equal(side.statusCode, 404, "the sproc's create must be undone");
+});
+
+// upsertDocument follows the rule of an upsert request: with an etag it
+// creates an item that does not exist and applies the etag to one that does
+// (the .NET SDK documents IfMatchEtag as ignored when an upsert is
+// "materialized as Create").
+test("a sproc's upsertDocument with an etag creates a missing item; a stale etag on an existing one is 412", async (t) => {
+  const container = await freshContainer(t, "upsert");
+  const s = container.scripts;
+  await s.storedProcedures.create({ id: "upsert", body: upsertWithEtagReport });
+  const stale = '"00000000-0000-0000-0000-000000000000"';
+  const { resource: created } = await s.storedProcedure("upsert").execute("u", ["y", "u", 1, stale]);
+  assert.deepEqual(created, { failed: false, v: 1 });
+  const { resource: v1 } = await container.item("y", "u").read();
+  assert.equal(v1.v, 1);
+  const { resource: refused } = await s.storedProcedure("upsert").execute("u", ["y", "u", 2, stale]);
+  assert.deepEqual(refused, { failed: true, number: 412 });
+  const { resource: replaced } = await s.storedProcedure("upsert").execute("u", ["y", "u", 3, v1._etag]);
+  assert.deepEqual(replaced, { failed: false, v: 3 });
 });
 
 test("post-trigger keeps a per-partition count exact under 40 concurrent creates; a throwing one undoes the create", async (t) => {

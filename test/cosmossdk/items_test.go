@@ -227,9 +227,74 @@ func TestNoLostUpdateOrDelete(t *testing.T) {
 	if _, err := cc.DeleteItem(ctx, pk, "x", &azcosmos.ItemOptions{IfMatchEtag: &cur}); err != nil {
 		t.Fatalf("delete with current etag: %v", err)
 	}
-	// An upsert conditioned on a deleted version does not resurrect it.
-	if _, err := cc.UpsertItem(ctx, pk, mustJSON(t, map[string]any{"id": "x", "pk": "a"}), &azcosmos.ItemOptions{IfMatchEtag: &cur}); statusOf(err) != http.StatusPreconditionFailed {
-		t.Fatalf("upsert on deleted version: %v", err)
+}
+
+// TestUpsertIfMatchCreatesMissing: an upsert conditioned on an ETag creates
+// an item that does not exist (201) and applies the condition to one that
+// does (412 when stale, 200 when current), as Azure does: the .NET SDK
+// documents IfMatchEtag and IfNoneMatchEtag as "ignored when materialized as
+// Create", and the Rust SDK's recorded test item_upsert_if_match_etag shows
+// the 200 and the 412 on an existing item. State stores build
+// first-write-wins on it.
+func TestUpsertIfMatchCreatesMissing(t *testing.T) {
+	_, _, cc := setup(t)
+	ctx := context.Background()
+	pk := azcosmos.NewPartitionKeyString("a")
+	stale := azcore.ETag(`"00000000-0000-0000-0000-000000000000"`)
+	created, err := cc.UpsertItem(ctx, pk, mustJSON(t, map[string]any{"id": "u", "pk": "a", "v": 1}), &azcosmos.ItemOptions{IfMatchEtag: &stale})
+	if err != nil || created.RawResponse.StatusCode != http.StatusCreated {
+		t.Fatalf("upsert If-Match on a missing item: %v, want 201", err)
+	}
+	if _, err := cc.UpsertItem(ctx, pk, mustJSON(t, map[string]any{"id": "u", "pk": "a", "v": 2}), &azcosmos.ItemOptions{IfMatchEtag: &stale}); statusOf(err) != http.StatusPreconditionFailed {
+		t.Fatalf("stale upsert on an existing item: %v, want 412", err)
+	}
+	cur := created.ETag
+	replaced, err := cc.UpsertItem(ctx, pk, mustJSON(t, map[string]any{"id": "u", "pk": "a", "v": 3}), &azcosmos.ItemOptions{IfMatchEtag: &cur})
+	if err != nil || replaced.RawResponse.StatusCode != http.StatusOK {
+		t.Fatalf("upsert with the current ETag: %v, want 200", err)
+	}
+	// The same after a delete: the deleted version's ETag names nothing,
+	// so the upsert creates.
+	if _, err := cc.DeleteItem(ctx, pk, "u", nil); err != nil {
+		t.Fatal(err)
+	}
+	old := replaced.ETag
+	again, err := cc.UpsertItem(ctx, pk, mustJSON(t, map[string]any{"id": "u", "pk": "a", "v": 4}), &azcosmos.ItemOptions{IfMatchEtag: &old})
+	if err != nil || again.RawResponse.StatusCode != http.StatusCreated {
+		t.Fatalf("upsert If-Match after delete: %v, want 201", err)
+	}
+	got, err := cc.ReadItem(ctx, pk, "u", nil)
+	if err != nil || decode(t, got.Value)["v"].(float64) != 4 {
+		t.Fatalf("item after upserts: %v", err)
+	}
+}
+
+// TestBatchUpsertIfMatch: in a transactional batch an upsert conditioned
+// on an ETag creates a missing item and fails an existing stale one, with
+// the same rule as a single upsert.
+func TestBatchUpsertIfMatch(t *testing.T) {
+	_, _, cc := setup(t)
+	ctx := context.Background()
+	pk := azcosmos.NewPartitionKeyString("b")
+	v1, err := cc.CreateItem(ctx, pk, mustJSON(t, map[string]any{"id": "have", "pk": "b", "v": 1}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cc.ReplaceItem(ctx, pk, "have", mustJSON(t, map[string]any{"id": "have", "pk": "b", "v": 2}), nil); err != nil {
+		t.Fatal(err)
+	}
+	stale := v1.ETag
+	b := cc.NewTransactionalBatch(pk)
+	b.UpsertItem(mustJSON(t, map[string]any{"id": "new", "pk": "b"}), &azcosmos.TransactionalBatchItemOptions{IfMatchETag: &stale})
+	resp, err := cc.ExecuteTransactionalBatch(ctx, b, nil)
+	if err != nil || !resp.Success || resp.OperationResults[0].StatusCode != http.StatusCreated {
+		t.Fatalf("batch upsert If-Match on a missing item: %v %+v, want 201", err, resp.OperationResults)
+	}
+	b = cc.NewTransactionalBatch(pk)
+	b.UpsertItem(mustJSON(t, map[string]any{"id": "have", "pk": "b", "v": 3}), &azcosmos.TransactionalBatchItemOptions{IfMatchETag: &stale})
+	resp, err = cc.ExecuteTransactionalBatch(ctx, b, nil)
+	if err != nil || resp.Success || resp.OperationResults[0].StatusCode != http.StatusPreconditionFailed {
+		t.Fatalf("batch upsert with a stale ETag: %v %+v, want 412", err, resp.OperationResults)
 	}
 }
 

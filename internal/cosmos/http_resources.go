@@ -3,6 +3,7 @@ package cosmos
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 )
 
 // bodyAndThroughput reads a create request's body and the throughput
@@ -71,6 +72,13 @@ func (h *handler) getContainer(q *request, db, coll string) error {
 	c, err := h.svc.GetContainer(q.r.Context(), CollectionRef{DB: db, Coll: coll}, preconditions(q.r))
 	if err != nil {
 		return err
+	}
+	if strings.EqualFold(q.r.Header.Get("x-ms-documentdb-populatequotainfo"), "true") {
+		// A read that asks for quota information learns how far the
+		// index has come since the last policy change, in percent (the
+		// SDKs' IndexTransformationProgress). A policy change rebuilds
+		// the index before it is answered, so a read always sees it done.
+		q.w.Header().Set("x-ms-documentdb-collection-index-transformation-progress", "100")
 	}
 	return h.writeResource(q, http.StatusOK, c.ETag, c.Body)
 }

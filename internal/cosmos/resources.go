@@ -373,6 +373,56 @@ func recordFeed(rid string, rs []record) (*Feed, error) {
 
 // ---- containers ----
 
+// completeIndexingPolicy fills what a container definition left out of its
+// indexing policy the way Azure does, as the JavaScript SDK's container
+// tests (run against Azure) check: no policy or {} is the default; a
+// policy without includedPaths includes "/*"; the _etag exclusion is added
+// after the excluded paths given. With indexingMode "none" nothing is
+// indexed and both lists stay empty. The rest is kept as sent.
+func completeIndexingPolicy(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		if v == nil {
+			return defaultIndexingPolicy()
+		}
+		return v // parseIndexPolicy refuses it
+	}
+	if m["indexingMode"] == nil {
+		m["indexingMode"] = "consistent"
+	}
+	if m["automatic"] == nil {
+		m["automatic"] = true
+	}
+	if mode, _ := m["indexingMode"].(string); strings.EqualFold(mode, "none") {
+		for _, k := range []string{"includedPaths", "excludedPaths"} {
+			if m[k] == nil {
+				m[k] = []any{}
+			}
+		}
+		return m
+	}
+	if m["includedPaths"] == nil {
+		m["includedPaths"] = []any{map[string]any{"path": "/*"}}
+	}
+	excluded, _ := m["excludedPaths"].([]any)
+	if !hasIndexPath(excluded, etagExcludedPath) {
+		m["excludedPaths"] = append(excluded, map[string]any{"path": etagExcludedPath})
+	}
+	return m
+}
+
+// etagExcludedPath is the path Azure excludes from every policy.
+const etagExcludedPath = `/"_etag"/?`
+
+func hasIndexPath(list []any, path string) bool {
+	for _, e := range list {
+		if em, _ := e.(map[string]any); em != nil && em["path"] == path {
+			return true
+		}
+	}
+	return false
+}
+
 func defaultIndexingPolicy() map[string]any {
 	return map[string]any{
 		"indexingMode":  "consistent",
@@ -481,9 +531,7 @@ func (s *Service) CreateContainer(ctx context.Context, db string, props []byte, 
 		if out, err = s.newInDatabase(tx, db, containerKey(db, id), "colls", m); err != nil {
 			return err
 		}
-		if out["indexingPolicy"] == nil {
-			out["indexingPolicy"] = defaultIndexingPolicy()
-		}
+		out["indexingPolicy"] = completeIndexingPolicy(out["indexingPolicy"])
 		if pk, ok := out["partitionKey"].(map[string]any); ok {
 			if pk["kind"] == nil {
 				pk["kind"] = "Hash"
@@ -588,9 +636,7 @@ func (s *Service) ReplaceContainer(ctx context.Context, ref CollectionRef, props
 				out[k] = old.rec[k]
 			}
 		}
-		if out["indexingPolicy"] == nil {
-			out["indexingPolicy"] = defaultIndexingPolicy()
-		}
+		out["indexingPolicy"] = completeIndexingPolicy(out["indexingPolicy"])
 		for _, k := range []string{"_rid", "_self", "_docs", "_sprocs", "_triggers", "_udfs", "_conflicts"} {
 			out[k] = old.rec[k]
 		}

@@ -162,9 +162,21 @@ func TestStoredProcedureCallbackErrors(t *testing.T) {
 	if _, err := execute(t, s, "rethrow", "a", ""); err == nil {
 		t.Fatal("a rethrown conflict succeeded")
 	}
-	mustCreateScript(t, s, StoredProcedures, map[string]any{"id": "broken", "body": `function broken( {`})
-	if _, err := execute(t, s, "broken", "a", ""); !errors.Is(err, ErrBadRequest) {
-		t.Fatalf("a script that does not compile: %v, want ErrBadRequest", err)
+	// A script with a syntax error is refused when it is stored, as Azure
+	// compiles scripts then, whether created or replaced.
+	broken, _ := json.Marshal(map[string]any{"id": "broken", "body": `function broken( {`})
+	if _, err := s.CreateScript(context.Background(), CollectionRef{DB: "db", Coll: "items"}, StoredProcedures, broken); !errors.Is(err, ErrBadRequest) {
+		t.Fatalf("creating a script that does not compile: %v, want ErrBadRequest", err)
+	}
+	mustCreateScript(t, s, StoredProcedures, map[string]any{"id": "broken", "body": `function broken() {}`})
+	if _, err := s.ReplaceScript(context.Background(), ScriptRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, Kind: StoredProcedures, ID: "broken"}, broken, Preconditions{}); !errors.Is(err, ErrBadRequest) {
+		t.Fatalf("replacing a script with one that does not compile: %v, want ErrBadRequest", err)
+	}
+	for kind, body := range map[ScriptKind]string{UserDefinedFunctions: `function (x) { return x +; }`, Triggers: `function t() { var }`} {
+		b, _ := json.Marshal(map[string]any{"id": "bad", "body": body, "triggerType": "Pre", "triggerOperation": "All"})
+		if _, err := s.CreateScript(context.Background(), CollectionRef{DB: "db", Coll: "items"}, kind, b); !errors.Is(err, ErrBadRequest) {
+			t.Fatalf("creating a %s that does not compile: %v, want ErrBadRequest", kind, err)
+		}
 	}
 	if _, err := execute(t, s, "missing", "a", ""); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("a missing sproc: %v, want ErrNotFound", err)

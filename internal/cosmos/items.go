@@ -111,6 +111,9 @@ func (p *partition) write(doc map[string]any, old *storedItem) (*Item, error) {
 	if !slices.Equal(pk, p.pk) {
 		return nil, badRequest("PartitionKey extracted from document doesn't match the one specified in the header.")
 	}
+	if err := p.c.checkItemTTL(doc); err != nil {
+		return nil, err
+	}
 	id, _ := doc["id"].(string)
 	stripItemSystem(doc)
 	v := p.t.tx.Version()

@@ -525,6 +525,9 @@ func (s *Service) CreateContainer(ctx context.Context, db string, props []byte, 
 	if _, err := parseContainer(db, normalize(m)); err != nil {
 		return nil, err
 	}
+	if err := checkDefaultTTL(normalize(m)); err != nil {
+		return nil, err
+	}
 	var out record
 	err = s.store.Update(ctx, func(tx kv.Txn) error {
 		var err error
@@ -620,6 +623,9 @@ func (s *Service) ReplaceContainer(ctx context.Context, ref CollectionRef, props
 			return err
 		}
 		norm := normalize(m)
+		if err := checkDefaultTTL(norm); err != nil {
+			return err
+		}
 		if norm["partitionKey"] != nil && !samePartitionKey(norm["partitionKey"], old.rec["partitionKey"]) {
 			return badRequest("The partition key of a container cannot be changed.")
 		}

@@ -393,3 +393,34 @@ func TestPatch(t *testing.T) {
 }
 
 var _ = azcore.ETag("")
+
+// TestContentPathIsContainerRID: an item write or read answers
+// x-ms-content-path with the container's _rid and x-ms-alt-content-path
+// with its name-based path, as Azure does (the Rust SDK's recorded item
+// tests); the SDKs keep session tokens by it.
+func TestContentPathIsContainerRID(t *testing.T) {
+	_, _, cc := setup(t)
+	ctx := context.Background()
+	props, err := cc.Read(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rid := props.ContainerProperties.ResourceID
+	pk := azcosmos.NewPartitionKeyString("a")
+	created, err := cc.CreateItem(ctx, pk, mustJSON(t, map[string]any{"id": "cp", "pk": "a"}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := cc.ReadItem(ctx, pk, "cp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, h := range map[string]http.Header{"create": created.RawResponse.Header, "read": read.RawResponse.Header} {
+		if got := h.Get("x-ms-content-path"); rid == "" || got != rid {
+			t.Errorf("%s: x-ms-content-path %q, want the container's _rid %q", name, got, rid)
+		}
+		if got := h.Get("x-ms-alt-content-path"); got != "dbs/db/colls/items" {
+			t.Errorf("%s: x-ms-alt-content-path %q", name, got)
+		}
+	}
+}

@@ -2,8 +2,11 @@ package cosmossdk
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -422,5 +425,33 @@ func TestContentPathIsContainerRID(t *testing.T) {
 		if got := h.Get("x-ms-alt-content-path"); got != "dbs/db/colls/items" {
 			t.Errorf("%s: x-ms-alt-content-path %q", name, got)
 		}
+	}
+}
+
+// TestSessionTokenFromTheFuture: a read with the session token a write
+// answered is served; one with a token beyond every committed write is
+// 404 with substatus 1002 (ReadSessionNotAvailable), as Azure answers a
+// session it cannot serve and as the JavaScript SDK's session tests
+// check.
+func TestSessionTokenFromTheFuture(t *testing.T) {
+	_, _, cc := setup(t)
+	ctx := context.Background()
+	pk := azcosmos.NewPartitionKeyString("a")
+	created, err := cc.CreateItem(ctx, pk, mustJSON(t, map[string]any{"id": "s", "pk": "a"}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := created.RawResponse.Header.Get("x-ms-session-token")
+	if !strings.HasPrefix(tok, "0:") {
+		t.Fatalf("session token %q", tok)
+	}
+	if _, err := cc.ReadItem(ctx, pk, "s", &azcosmos.ItemOptions{SessionToken: &tok}); err != nil {
+		t.Fatalf("read with the write's session token: %v", err)
+	}
+	future := "0:-1#" + strconv.FormatUint(1<<62, 10)
+	_, err = cc.ReadItem(ctx, pk, "s", &azcosmos.ItemOptions{SessionToken: &future})
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) || re.StatusCode != http.StatusNotFound || re.RawResponse.Header.Get("x-ms-substatus") != "1002" {
+		t.Fatalf("read with a session token from the future: %v, want 404/1002", err)
 	}
 }

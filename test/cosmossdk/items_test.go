@@ -455,3 +455,29 @@ func TestSessionTokenFromTheFuture(t *testing.T) {
 		t.Fatalf("read with a session token from the future: %v, want 404/1002", err)
 	}
 }
+
+// TestItemIDCharactersOnCreate: through the gateway Azure creates items
+// whose ids hold '?', '#', '/', tabs, line breaks or trailing spaces and
+// refuses a backslash with 400 (the Java SDK's CosmosItemIdEncodingTest,
+// run against Azure). The items are there for queries.
+func TestItemIDCharactersOnCreate(t *testing.T) {
+	_, _, cc := setup(t)
+	ctx := context.Background()
+	ids := []string{"q?mark", "pound#sign", "for/ward", "tab\tin", "line\nfeed", "trailing ", "trailing   ", " leading", "pct%20in"}
+	for _, id := range ids {
+		pk := azcosmos.NewPartitionKeyString(id)
+		if _, err := cc.CreateItem(ctx, pk, mustJSON(t, map[string]any{"id": id, "pk": id}), nil); err != nil {
+			t.Errorf("create id %q: %v", id, err)
+		}
+	}
+	if _, err := cc.CreateItem(ctx, azcosmos.NewPartitionKeyString("b"), mustJSON(t, map[string]any{"id": `back\slash`, "pk": "b"}), nil); statusOf(err) != http.StatusBadRequest {
+		t.Errorf("create id with a backslash: %v, want 400", err)
+	}
+	got := queryIDs(t, cc, "SELECT * FROM c", azcosmos.NewPartitionKey())
+	sort.Strings(got)
+	want := append([]string(nil), ids...)
+	sort.Strings(want)
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("items: %q, want %q", got, want)
+	}
+}

@@ -56,10 +56,19 @@ func (h *handler) listDatabases(q *request) error {
 
 // ---- containers ----
 
+// systemPartitionKeyBefore is the first API version under which a
+// container needs a partition key; one created without it under an older
+// version is non-partitioned, and Azure describes it with its system
+// partition key (the SDKs address its items with the None partition key).
+const systemPartitionKeyBefore = "2018-12-31"
+
 func (h *handler) createContainer(q *request, db string) error {
 	b, tp, err := bodyAndThroughput(q.r)
 	if err != nil {
 		return err
+	}
+	if v := q.r.Header.Get("x-ms-version"); v != "" && v < systemPartitionKeyBefore {
+		b = withSystemPartitionKey(b)
 	}
 	c, err := h.svc.CreateContainer(q.r.Context(), db, b, tp...)
 	if err != nil {
@@ -143,4 +152,21 @@ func (h *handler) listPartitionKeyRanges(q *request, db, coll string) error {
 	}
 	q.w.Header().Set("etag", c.ETag)
 	return h.writeFeed(q, c.RID, "PartitionKeyRanges", []json.RawMessage{b})
+}
+
+// withSystemPartitionKey gives a container definition without a partition
+// key the system one, {"paths":["/_partitionKey"],"kind":"Hash",
+// "systemKey":true}; a definition that is not a JSON object, or has a
+// partition key, is left for CreateContainer to judge.
+func withSystemPartitionKey(b []byte) []byte {
+	m, err := decodeObject(b)
+	if err != nil || m["partitionKey"] != nil {
+		return b
+	}
+	m["partitionKey"] = map[string]any{"paths": []any{"/_partitionKey"}, "kind": "Hash", "systemKey": true}
+	out, err := marshal(m)
+	if err != nil {
+		return b
+	}
+	return out
 }

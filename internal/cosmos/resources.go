@@ -447,7 +447,10 @@ func defaultIndexingPolicy() map[string]any {
 // partition key and unique key policy.
 func parseContainer(db string, r record) (*container, error) {
 	c := &container{db: db, id: r.str("id"), rec: r, pkKind: "Hash"}
-	if pk, ok := r["partitionKey"].(map[string]any); ok {
+	// A system partition key (a non-partitioned container of an older
+	// API version) leaves the container one logical partition, addressed
+	// with the None partition key.
+	if pk, ok := r["partitionKey"].(map[string]any); ok && pk["systemKey"] != true {
 		paths, _ := pk["paths"].([]any)
 		if kind, _ := pk["kind"].(string); kind != "" {
 			c.pkKind = kind
@@ -463,7 +466,7 @@ func parseContainer(db string, r record) (*container, error) {
 			}
 			c.pkPaths = append(c.pkPaths, split)
 		}
-	} else if r["partitionKey"] != nil {
+	} else if !ok && r["partitionKey"] != nil {
 		return nil, badRequest("The partition key definition is invalid.")
 	}
 	if ukp, ok := r["uniqueKeyPolicy"].(map[string]any); ok {
@@ -550,7 +553,7 @@ func (s *Service) CreateContainer(ctx context.Context, db string, props []byte, 
 			if pk["kind"] == nil {
 				pk["kind"] = "Hash"
 			}
-			if pk["version"] == nil {
+			if pk["version"] == nil && pk["systemKey"] != true {
 				pk["version"] = 2
 			}
 		}

@@ -2,7 +2,9 @@ package cosmossdk
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"sort"
 	"strconv"
@@ -479,5 +481,59 @@ func TestItemIDCharactersOnCreate(t *testing.T) {
 	sort.Strings(want)
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("items: %q, want %q", got, want)
+	}
+}
+
+// TestNonPartitionedContainer: a container created without a partition
+// key under an API version older than 2018-12-31 is non-partitioned:
+// Azure describes it with its system partition key
+// ({"paths":["/_partitionKey"],"kind":"Hash","systemKey":true}, what the
+// SDKs look for to send the None partition key) and its items are
+// created, read, replaced, queried and deleted without one.
+func TestNonPartitionedContainer(t *testing.T) {
+	env, c, _ := setup(t)
+	ctx := context.Background()
+	resp, body := send(t, env, rawRequest{method: "POST", path: "/dbs/db/colls", resourceType: "colls", link: "dbs/db",
+		body:   []byte(`{"id":"legacy"}`),
+		header: map[string]string{"x-ms-version": "2018-06-18", "Content-Type": "application/json"}})
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create legacy container: %d %s", resp.StatusCode, body)
+	}
+	db, _ := c.NewDatabase("db")
+	cc, _ := db.NewContainer("legacy")
+	_, body = send(t, env, rawRequest{method: "GET", path: "/dbs/db/colls/legacy", resourceType: "colls", link: "dbs/db/colls/legacy"})
+	var def struct {
+		PartitionKey map[string]any `json:"partitionKey"`
+	}
+	if err := json.Unmarshal(body, &def); err != nil {
+		t.Fatal(err)
+	}
+	if pk := def.PartitionKey; pk["systemKey"] != true || pk["kind"] != "Hash" || fmt.Sprint(pk["paths"]) != "[/_partitionKey]" {
+		t.Fatalf("partition key of a legacy container: %v", pk)
+	}
+	none := azcosmos.NewPartitionKey()
+	if _, err := cc.CreateItem(ctx, none, mustJSON(t, map[string]any{"id": "a", "v": 1}), nil); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if _, err := cc.ReplaceItem(ctx, none, "a", mustJSON(t, map[string]any{"id": "a", "v": 2}), nil); err != nil {
+		t.Fatalf("replace: %v", err)
+	}
+	got, err := cc.ReadItem(ctx, none, "a", nil)
+	if err != nil || decode(t, got.Value)["v"].(float64) != 2 {
+		t.Fatalf("read: %v", err)
+	}
+	if ids := queryIDs(t, cc, "SELECT * FROM c", azcosmos.NewPartitionKey()); len(ids) != 1 || ids[0] != "a" {
+		t.Fatalf("query: %v", ids)
+	}
+	if _, err := cc.DeleteItem(ctx, none, "a", nil); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	// A container created without a partition key under a current API
+	// version is not given the system key.
+	resp, body = send(t, env, rawRequest{method: "POST", path: "/dbs/db/colls", resourceType: "colls", link: "dbs/db",
+		body:   []byte(`{"id":"current"}`),
+		header: map[string]string{"x-ms-version": "2020-07-15", "Content-Type": "application/json"}})
+	if resp.StatusCode != http.StatusCreated || strings.Contains(string(body), "systemKey") {
+		t.Fatalf("create without a partition key, current version: %d %s", resp.StatusCode, body)
 	}
 }

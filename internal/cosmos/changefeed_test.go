@@ -1,15 +1,19 @@
 package cosmos
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/cosmos/epk"
+	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
 type feedEntry struct {
@@ -70,7 +74,9 @@ func drainFeed(t *testing.T, s *Service, coll string, opts ChangeFeedOptions) ([
 // once, in LSN order with no gap — the property that lets a feed resume
 // after any page without missing or repeating anything.
 func TestChangeFeedConcurrentWritersMissNothing(t *testing.T) {
-	s, _ := newTestService(t, "")
+	// All versions are kept only for a container whose change feed policy
+	// asks for them.
+	s, _ := newTestService(t, `{"id":"items","partitionKey":{"paths":["/pk"]},"changeFeedPolicy":{"retentionDuration":60}}`)
 	ctx := context.Background()
 	const writers, each = 8, 40
 	done := make(chan struct{})
@@ -118,7 +124,7 @@ func TestChangeFeedConcurrentWritersMissNothing(t *testing.T) {
 // timeToLiveExpired in the all-versions feed, and the latest-version feed
 // never shows an expired or deleted item.
 func TestChangeFeedTTLAndDeletes(t *testing.T) {
-	s, clock := newTestService(t, `{"id":"items","partitionKey":{"paths":["/pk"]},"defaultTtl":10}`)
+	s, clock := newTestService(t, `{"id":"items","partitionKey":{"paths":["/pk"]},"defaultTtl":10,"changeFeedPolicy":{"retentionDuration":60}}`)
 	ctx := context.Background()
 	for _, id := range []string{"e", "d"} {
 		if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, "", []byte(`{"id":"`+id+`","pk":"p"}`), ItemOptions{}); err != nil {
@@ -149,7 +155,7 @@ func TestChangeFeedTTLAndDeletes(t *testing.T) {
 // value comes back whole; a hierarchical key prefix and an EPK range
 // select exactly their items.
 func TestChangeFeedLargeItemAndHierarchicalScope(t *testing.T) {
-	s, _ := newTestService(t, `{"id":"items","partitionKey":{"paths":["/t","/u"],"kind":"MultiHash","version":2}}`)
+	s, _ := newTestService(t, `{"id":"items","partitionKey":{"paths":["/t","/u"],"kind":"MultiHash","version":2},"changeFeedPolicy":{"retentionDuration":60}}`)
 	ctx := context.Background()
 	big := strings.Repeat("x", 97_000)
 	docs := []string{
@@ -190,7 +196,7 @@ func TestChangeFeedLargeItemAndHierarchicalScope(t *testing.T) {
 // delete marked timeToLiveExpired; items not yet expired, and containers
 // without a TTL, are left alone, and a second sweep finds nothing.
 func TestTTLSweepRecordsExpiries(t *testing.T) {
-	s, clock := newTestService(t, `{"id":"items","partitionKey":{"paths":["/pk"]},"defaultTtl":10}`)
+	s, clock := newTestService(t, `{"id":"items","partitionKey":{"paths":["/pk"]},"defaultTtl":10,"changeFeedPolicy":{"retentionDuration":60}}`)
 	ctx := context.Background()
 	if _, err := s.CreateContainer(ctx, "db", []byte(`{"id":"keep","partitionKey":{"paths":["/pk"]}}`), Throughput{}); err != nil {
 		t.Fatal(err)
@@ -219,5 +225,178 @@ func TestTTLSweepRecordsExpiries(t *testing.T) {
 	}
 	if it, err := s.ReadItem(ctx, ItemRef{CollectionRef: CollectionRef{DB: "db", Coll: "keep"}, PartitionKey: pkOf(t, "p"), ID: "k"}, ItemOptions{}); err != nil || it == nil {
 		t.Fatalf("an item of a container without TTL: %v", err)
+	}
+}
+
+// cosmosBytes is what a container's items and change log take in the
+// store: the bytes of their keys and values.
+func cosmosBytes(t *testing.T, s *Service, coll string) (items, log int) {
+	t.Helper()
+	sum := func(prefix []byte) int {
+		n := 0
+		err := s.store.View(context.Background(), func(rd kv.Reader) error {
+			return rd.Scan(prefix, kv.PrefixEnd(prefix), func(k, v []byte) error { n += len(k) + len(v); return nil })
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	return sum(itemsPrefix("db", coll)), sum(changesPrefix("db", coll)) + sum(changeSeqKey("db", coll))
+}
+
+// TestChangeLogStaysBoundedUnderReplaces: 100,000 replaces (10,000 with
+// -short or -race) of one item in
+// a default container (no change feed policy) leave the item and a log
+// within a few times the item's own storage, as in Azure, whose
+// latest-version feed keeps only the latest change of each item; the
+// latest-version feed still serves the item, once, at its last version.
+func TestChangeLogStaysBoundedUnderReplaces(t *testing.T) {
+	s, _ := newTestService(t, "")
+	ctx := context.Background()
+	ref := CollectionRef{DB: "db", Coll: "items"}
+	pad := strings.Repeat("x", 400)
+	if _, err := s.CreateItem(ctx, ref, "", []byte(`{"id":"counter","pk":"p","n":0,"pad":"`+pad+`"}`), ItemOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	one, _ := cosmosBytes(t, s, "items")
+	replaces := 100_000
+	if testing.Short() || raceEnabled {
+		replaces = 10_000 // the same bound, in a tenth of the time
+	}
+	maxSeen := 0
+	for i := 1; i <= replaces; i++ {
+		doc := fmt.Sprintf(`{"id":"counter","pk":"p","n":%d,"pad":"%s"}`, i, pad)
+		if _, err := s.ReplaceItem(ctx, ItemRef{CollectionRef: ref, PartitionKey: pkOf(t, "p"), ID: "counter"}, []byte(doc), ItemOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if i%10_000 == 0 {
+			items, log := cosmosBytes(t, s, "items")
+			maxSeen = max(maxSeen, items+log)
+		}
+	}
+	items, log := cosmosBytes(t, s, "items")
+	t.Logf("one item %d B; after %d replaces: item %d B, change log %d B (most seen %d B)", one, replaces, items, log, maxSeen)
+	// Between compactions the log grows by at most compactMinGrowth
+	// records, each about the size of the item.
+	if bound := 2 * one * (compactMinGrowth + 2); maxSeen > bound || items+log > bound {
+		t.Fatalf("storage peaked at %d B, want at most %d B", maxSeen, bound)
+	}
+	if _, err := s.CompactChangeFeeds(ctx); err != nil {
+		t.Fatal(err)
+	}
+	items, log = cosmosBytes(t, s, "items")
+	if items+log > 3*one {
+		t.Fatalf("after compaction: item %d B + log %d B, want at most 3 × %d B", items, log, one)
+	}
+	latest, _ := drainFeed(t, s, "items", ChangeFeedOptions{})
+	if len(latest) != 1 || latest[0].N != replaces {
+		t.Fatalf("latest-version feed after compaction: %+v", latest)
+	}
+}
+
+// TestCompactionKeepsFeedGuarantees: random creates, replaces and deletes
+// of a few items, with the log compacted (inline and explicitly) between
+// them, while a latest-version reader resumes page by page from its ETag:
+// every drain returns exactly the items whose current version was written
+// after the reader's position, each once, in LSN order — what it would
+// have read without compaction. The seed is printed for replay.
+func TestCompactionKeepsFeedGuarantees(t *testing.T) {
+	seed := time.Now().UnixNano()
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(uint64(seed), 0))
+	s, _ := newTestService(t, "")
+	ctx := context.Background()
+	ref := CollectionRef{DB: "db", Coll: "items"}
+	type version struct {
+		lsn uint64
+		n   int
+	}
+	current := map[string]version{} // live items: the LSN of their current version
+	var lsn uint64
+	opts := ChangeFeedOptions{MaxItemCount: 3}
+	var pos uint64
+	for step := range 3000 {
+		id := fmt.Sprintf("i%d", r.IntN(12))
+		pk := pkOf(t, "p")
+		switch _, live := current[id]; {
+		case live && r.IntN(4) == 0:
+			if _, err := s.DeleteItem(ctx, ItemRef{CollectionRef: ref, PartitionKey: pk, ID: id}, ItemOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			lsn++
+			delete(current, id)
+		default:
+			doc := fmt.Sprintf(`{"id":%q,"pk":"p","n":%d}`, id, step)
+			if _, _, err := s.UpsertItem(ctx, ref, "", []byte(doc), ItemOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			lsn++
+			current[id] = version{lsn, step}
+		}
+		if r.IntN(50) == 0 {
+			if _, err := s.CompactChangeFeeds(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if r.IntN(20) != 0 {
+			continue
+		}
+		var got []feedEntry
+		got, opts = drainFeed(t, s, "items", opts)
+		var want []version
+		for _, v := range current {
+			if v.lsn > pos {
+				want = append(want, v)
+			}
+		}
+		slices.SortFunc(want, func(a, b version) int { return cmp.Compare(a.lsn, b.lsn) })
+		if len(got) != len(want) {
+			t.Fatalf("step %d: read %d changes after LSN %d, want %d", step, len(got), pos, len(want))
+		}
+		for i, e := range got {
+			if e.LSN != want[i].lsn || e.N != want[i].n {
+				t.Fatalf("step %d: change %d is LSN %d (n %d), want LSN %d (n %d)", step, i, e.LSN, e.N, want[i].lsn, want[i].n)
+			}
+		}
+		pos = opts.After
+		if pos != lsn {
+			t.Fatalf("step %d: the feed resumes after %d, the last LSN is %d", step, pos, lsn)
+		}
+	}
+}
+
+// TestChangeFeedPolicyRetention: a container whose changeFeedPolicy sets
+// a retentionDuration keeps every version and delete for the
+// all-versions-and-deletes feed for that long; past it compaction keeps
+// only what the latest-version feed serves.
+func TestChangeFeedPolicyRetention(t *testing.T) {
+	s, clock := newTestService(t, `{"id":"items","partitionKey":{"paths":["/pk"]},"changeFeedPolicy":{"retentionDuration":10}}`)
+	ctx := context.Background()
+	ref := CollectionRef{DB: "db", Coll: "items"}
+	for n := range 20 {
+		if _, _, err := s.UpsertItem(ctx, ref, "", []byte(fmt.Sprintf(`{"id":"a","pk":"p","n":%d}`, n)), ItemOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.CreateItem(ctx, ref, "", []byte(`{"id":"gone","pk":"p"}`), ItemOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeleteItem(ctx, ItemRef{CollectionRef: ref, PartitionKey: pkOf(t, "p"), ID: "gone"}, ItemOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CompactChangeFeeds(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if all, _ := drainFeed(t, s, "items", ChangeFeedOptions{Mode: AllVersionsAndDeletes}); len(all) != 22 {
+		t.Fatalf("within the retention: %d changes, want 22", len(all))
+	}
+	clock.Advance(11 * time.Minute)
+	if _, err := s.CompactChangeFeeds(ctx); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := drainFeed(t, s, "items", ChangeFeedOptions{Mode: AllVersionsAndDeletes})
+	if len(all) != 1 || all[0].Current["n"] != float64(19) || all[0].Metadata.LSN != 20 {
+		t.Fatalf("past the retention: %+v, want the current version of a only", all)
 	}
 }

@@ -162,9 +162,21 @@ func TestStoredProcedureCallbackErrors(t *testing.T) {
 	if _, err := execute(t, s, "rethrow", "a", ""); err == nil {
 		t.Fatal("a rethrown conflict succeeded")
 	}
-	mustCreateScript(t, s, StoredProcedures, map[string]any{"id": "broken", "body": `function broken( {`})
-	if _, err := execute(t, s, "broken", "a", ""); !errors.Is(err, ErrBadRequest) {
-		t.Fatalf("a script that does not compile: %v, want ErrBadRequest", err)
+	// A script with a syntax error is refused when it is stored, as Azure
+	// compiles scripts then, whether created or replaced.
+	broken, _ := json.Marshal(map[string]any{"id": "broken", "body": `function broken( {`})
+	if _, err := s.CreateScript(context.Background(), CollectionRef{DB: "db", Coll: "items"}, StoredProcedures, broken); !errors.Is(err, ErrBadRequest) {
+		t.Fatalf("creating a script that does not compile: %v, want ErrBadRequest", err)
+	}
+	mustCreateScript(t, s, StoredProcedures, map[string]any{"id": "broken", "body": `function broken() {}`})
+	if _, err := s.ReplaceScript(context.Background(), ScriptRef{CollectionRef: CollectionRef{DB: "db", Coll: "items"}, Kind: StoredProcedures, ID: "broken"}, broken, Preconditions{}); !errors.Is(err, ErrBadRequest) {
+		t.Fatalf("replacing a script with one that does not compile: %v, want ErrBadRequest", err)
+	}
+	for kind, body := range map[ScriptKind]string{UserDefinedFunctions: `function (x) { return x +; }`, Triggers: `function t() { var }`} {
+		b, _ := json.Marshal(map[string]any{"id": "bad", "body": body, "triggerType": "Pre", "triggerOperation": "All"})
+		if _, err := s.CreateScript(context.Background(), CollectionRef{DB: "db", Coll: "items"}, kind, b); !errors.Is(err, ErrBadRequest) {
+			t.Fatalf("creating a %s that does not compile: %v, want ErrBadRequest", kind, err)
+		}
 	}
 	if _, err := execute(t, s, "missing", "a", ""); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("a missing sproc: %v, want ErrNotFound", err)
@@ -392,5 +404,46 @@ func TestStoredProcedureWriteQuota(t *testing.T) {
 	}
 	if len(f.Items) != 1 || string(f.Items[0]) != fmt.Sprint(done) {
 		t.Fatalf("count %s, want %d committed", f.Items, done)
+	}
+}
+
+// upsertWithEtag upserts {id, pk: "a", v} with the etag given and reports
+// what happened.
+const upsertWithEtag = `function upsertWithEtag(id, v, etag) {
+	var coll = getContext().getCollection();
+	var ok = coll.upsertDocument(coll.getSelfLink(), {id: id, pk: "a", v: v}, {etag: etag}, function (err, doc) {
+		if (err) {
+			getContext().getResponse().setBody({failed: true, number: err.number});
+			return;
+		}
+		getContext().getResponse().setBody({failed: false, v: doc.v});
+	});
+	if (!ok) throw new Error("not accepted");
+}`
+
+// TestStoredProcedureUpsertWithEtag: upsertDocument with an etag creates
+// a missing item and applies the etag to an existing one (412 in the
+// callback when stale), as an upsert request does: the .NET SDK documents
+// IfMatchEtag as ignored when an upsert is "materialized as Create".
+func TestStoredProcedureUpsertWithEtag(t *testing.T) {
+	s := newScriptService(t, 0)
+	mustCreateScript(t, s, StoredProcedures, map[string]any{"id": "up", "body": upsertWithEtag})
+	stale := `"00000000-0000-0000-0000-000000000000"`
+	for i, c := range []struct {
+		v    int
+		etag string
+		want string
+	}{
+		{1, stale, `{"failed":false,"v":1}`},
+		{2, stale, `{"failed":true,"number":412}`},
+	} {
+		params, _ := json.Marshal([]any{"y", c.v, c.etag})
+		r, err := execute(t, s, "up", "a", string(params))
+		if err != nil {
+			t.Fatalf("run %d: %v", i, err)
+		}
+		if string(r.Body) != c.want {
+			t.Fatalf("run %d: %s, want %s", i, r.Body, c.want)
+		}
 	}
 }

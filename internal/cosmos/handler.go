@@ -2,6 +2,7 @@ package cosmos
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -66,6 +67,13 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if err == nil {
 		err = azhttp.Routed(w, r, operationName(r, q.segs))
+	}
+	if err == nil && isItemRead(r, q.segs) {
+		if tok := r.Header.Get("x-ms-session-token"); tok != "" {
+			if err = h.svc.checkSession(r.Context(), tok); errors.Is(err, ErrNotFound) {
+				w.Header().Set("x-ms-substatus", "1002")
+			}
+		}
 	}
 	if err == nil {
 		err = h.route(q)

@@ -11,12 +11,25 @@ import (
 func (h *handler) writeItem(q *request, db, coll string, status int, it *Item, withBody bool) error {
 	q.w.Header().Set("etag", it.ETag)
 	q.w.Header().Set("x-ms-alt-content-path", "dbs/"+db+"/colls/"+coll)
-	q.w.Header().Set("x-ms-content-path", "dbs/"+db+"/colls/"+coll)
+	// The content path is the container's _rid, as Azure answers it
+	// (the Rust SDK's recorded item tests): SDKs key the session tokens
+	// they keep by it.
+	q.w.Header().Set("x-ms-content-path", containerRIDOf(it.Self))
 	var body []byte
 	if withBody {
 		body = it.Body
 	}
 	return h.writeJSON(q, status, body)
+}
+
+// containerRIDOf reads the container's _rid out of an item's _self
+// ("dbs/<db rid>/colls/<container rid>/docs/<item rid>/").
+func containerRIDOf(self string) string {
+	segs := strings.Split(strings.Trim(self, "/"), "/")
+	if len(segs) < 4 {
+		return ""
+	}
+	return segs[3]
 }
 
 // itemRef names item id of db/coll in the request's partition key.

@@ -3,6 +3,7 @@ package cosmos
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 )
 
 // bodyAndThroughput reads a create request's body and the throughput
@@ -55,10 +56,19 @@ func (h *handler) listDatabases(q *request) error {
 
 // ---- containers ----
 
+// systemPartitionKeyBefore is the first API version under which a
+// container needs a partition key; one created without it under an older
+// version is non-partitioned, and Azure describes it with its system
+// partition key (the SDKs address its items with the None partition key).
+const systemPartitionKeyBefore = "2018-12-31"
+
 func (h *handler) createContainer(q *request, db string) error {
 	b, tp, err := bodyAndThroughput(q.r)
 	if err != nil {
 		return err
+	}
+	if v := q.r.Header.Get("x-ms-version"); v != "" && v < systemPartitionKeyBefore {
+		b = withSystemPartitionKey(b)
 	}
 	c, err := h.svc.CreateContainer(q.r.Context(), db, b, tp...)
 	if err != nil {
@@ -71,6 +81,13 @@ func (h *handler) getContainer(q *request, db, coll string) error {
 	c, err := h.svc.GetContainer(q.r.Context(), CollectionRef{DB: db, Coll: coll}, preconditions(q.r))
 	if err != nil {
 		return err
+	}
+	if strings.EqualFold(q.r.Header.Get("x-ms-documentdb-populatequotainfo"), "true") {
+		// A read that asks for quota information learns how far the
+		// index has come since the last policy change, in percent (the
+		// SDKs' IndexTransformationProgress). A policy change rebuilds
+		// the index before it is answered, so a read always sees it done.
+		q.w.Header().Set("x-ms-documentdb-collection-index-transformation-progress", "100")
 	}
 	return h.writeResource(q, http.StatusOK, c.ETag, c.Body)
 }
@@ -135,4 +152,21 @@ func (h *handler) listPartitionKeyRanges(q *request, db, coll string) error {
 	}
 	q.w.Header().Set("etag", c.ETag)
 	return h.writeFeed(q, c.RID, "PartitionKeyRanges", []json.RawMessage{b})
+}
+
+// withSystemPartitionKey gives a container definition without a partition
+// key the system one, {"paths":["/_partitionKey"],"kind":"Hash",
+// "systemKey":true}; a definition that is not a JSON object, or has a
+// partition key, is left for CreateContainer to judge.
+func withSystemPartitionKey(b []byte) []byte {
+	m, err := decodeObject(b)
+	if err != nil || m["partitionKey"] != nil {
+		return b
+	}
+	m["partitionKey"] = map[string]any{"paths": []any{"/_partitionKey"}, "kind": "Hash", "systemKey": true}
+	out, err := marshal(m)
+	if err != nil {
+		return b
+	}
+	return out
 }

@@ -448,3 +448,61 @@ func TestStreamedPagesReadWhatTheyReturn(t *testing.T) {
 		t.Fatalf("offset token: %v %v %q", err, len(f.Items), f.Continuation)
 	}
 }
+
+// TestIndexingPolicyForms: the legacy root path "/" (with an "indexes"
+// list, as the 3.x JavaScript SDK's query tests send it) indexes every
+// path as "/*" does, and partial policies are completed as Azure completes
+// them (the JavaScript SDK's container tests, run against Azure, check
+// these echoes): "/*" included when no included path is given, the _etag
+// exclusion appended after the excluded paths given, nothing in "none"
+// mode.
+func TestIndexingPolicyForms(t *testing.T) {
+	s, _ := newTestService(t, `{"id":"items","partitionKey":{"paths":["/pk"]},"indexingPolicy":{"includedPaths":[{"path":"/","indexes":[{"kind":"Range","dataType":"Number","precision":-1},{"kind":"Hash","dataType":"String","precision":3},{"kind":"Spatial","dataType":"Point"}]}]}}`)
+	ctx := context.Background()
+	if _, err := s.CreateItem(ctx, CollectionRef{DB: "db", Coll: "items"}, "", []byte(`{"id":"a","pk":"p","n":1,"o":{"s":"x"}}`), ItemOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	checkIndexConsistent(t, s, "items")
+	err := s.view(ctx, func(tx *Tx) error {
+		c, err := tx.container("db", "items")
+		if err != nil {
+			return err
+		}
+		pol, err := parseIndexPolicy(c.rec["indexingPolicy"])
+		if err != nil {
+			return err
+		}
+		for _, path := range [][]string{{"n"}, {"o", "s"}, {"pk"}} {
+			if !pol.indexed(path) {
+				t.Errorf("%v not indexed under the root path /", path)
+			}
+		}
+		if pol.indexed([]string{"_etag"}) {
+			t.Error("_etag indexed")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const etag = `{"path":"/\"_etag\"/?"}`
+	for _, c := range []struct{ policy, want string }{
+		{`{}`, `{"automatic":true,"excludedPaths":[` + etag + `],"includedPaths":[{"path":"/*"}],"indexingMode":"consistent"}`},
+		{`{"includedPaths":[{"path":"/a/?"}]}`, `{"automatic":true,"excludedPaths":[` + etag + `],"includedPaths":[{"path":"/a/?"}],"indexingMode":"consistent"}`},
+		{`{"indexingMode":"consistent","excludedPaths":[{"path":"/x/*"}]}`, `{"automatic":true,"excludedPaths":[{"path":"/x/*"},` + etag + `],"includedPaths":[{"path":"/*"}],"indexingMode":"consistent"}`},
+		{`{"excludedPaths":[` + etag + `,{"path":"/x/*"}]}`, `{"automatic":true,"excludedPaths":[` + etag + `,{"path":"/x/*"}],"includedPaths":[{"path":"/*"}],"indexingMode":"consistent"}`},
+		{`{"indexingMode":"none","automatic":false}`, `{"automatic":false,"excludedPaths":[],"includedPaths":[],"indexingMode":"none"}`},
+	} {
+		c2, err := s.CreateContainer(ctx, "db", []byte(`{"id":"c`+fmt.Sprint(len(c.policy))+`","partitionKey":{"paths":["/pk"]},"indexingPolicy":`+c.policy+`}`))
+		if err != nil {
+			t.Fatalf("%s: %v", c.policy, err)
+		}
+		var got struct{ IndexingPolicy json.RawMessage }
+		if err := json.Unmarshal(c2.Body, &got); err != nil {
+			t.Fatal(err)
+		}
+		if string(got.IndexingPolicy) != c.want {
+			t.Errorf("policy %s echoed as\n %s, want\n %s", c.policy, got.IndexingPolicy, c.want)
+		}
+	}
+}

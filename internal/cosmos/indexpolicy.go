@@ -101,11 +101,14 @@ func parseIndexPolicy(v any) (*indexPolicy, error) {
 	return p, nil
 }
 
-// parseIndexPattern reads "/*", "/a/?", "/a/b/*", `/"a b"/?`, "/a/[]/?".
+// parseIndexPattern reads "/*", "/a/?", "/a/b/*", `/"a b"/?`, "/a/[]/?",
+// and the legacy root path "/" of policies written for the first index
+// layout (the 3.x JavaScript SDK's query tests still send it, with an
+// "indexes" list), which covers every path as "/*" does.
 func parseIndexPattern(path string) (indexPattern, error) {
 	var pat indexPattern
 	switch {
-	case path == "/*":
+	case path == "/*" || path == "/":
 		return indexPattern{subtree: true}, nil
 	case strings.HasSuffix(path, "/*"):
 		pat.subtree = true

@@ -48,9 +48,13 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 		{Name: "item changed without a change record", Corrupt: func(tx kv.Txn) error {
 			return tx.Set(a(), []byte(strings.Replace(string(mustGet(tx, a())), `"_etag":"`, `"_etag":"x`, 1)))
 		}, Want: "its latest change"},
-		{Name: "change log with a gap", Corrupt: func(tx kv.Txn) error {
-			return tx.Set(changeSeqKey("db", "items"), binary.BigEndian.AppendUint64(nil, 9))
-		}, Want: "its last LSN is 9"},
+		{Name: "change log past its last LSN", Corrupt: func(tx kv.Txn) error {
+			return tx.Set(changeSeqKey("db", "items"), binary.BigEndian.AppendUint64(nil, 1))
+		}, Want: "past its last LSN 1"},
+		{Name: "record of an item's current version compacted away", Corrupt: func(tx kv.Txn) error {
+			k := changesPrefix("db", "items").Uint(1)
+			return tx.DeleteRange(k, kv.PrefixEnd(k))
+		}, Want: "no change record"},
 		{Name: "item of a deleted container", Corrupt: func(tx kv.Txn) error {
 			return tx.Delete(containerKey("db", "items"))
 		}, Want: "the container does not exist"},

@@ -111,6 +111,9 @@ func (p *partition) write(doc map[string]any, old *storedItem) (*Item, error) {
 	if !slices.Equal(pk, p.pk) {
 		return nil, badRequest("PartitionKey extracted from document doesn't match the one specified in the header.")
 	}
+	if err := p.c.checkItemTTL(doc); err != nil {
+		return nil, err
+	}
 	id, _ := doc["id"].(string)
 	stripItemSystem(doc)
 	v := p.t.tx.Version()
@@ -314,8 +317,8 @@ func (t *Tx) CreateItem(ref CollectionRef, pk PartitionKey, doc []byte, opts Ite
 	return p.write(m, nil)
 }
 
-// UpsertItem creates doc, or replaces the item with its id (subject to
-// opts' conditions). created says which.
+// UpsertItem creates doc (ignoring opts' conditions), or replaces the
+// item with its id (subject to them). created says which.
 func (t *Tx) UpsertItem(ref CollectionRef, pk PartitionKey, doc []byte, opts ItemOptions) (item *Item, created bool, err error) {
 	db, coll := ref.DB, ref.Coll
 	if opts.Triggers.any() {
@@ -342,8 +345,15 @@ func (t *Tx) UpsertItem(ref CollectionRef, pk PartitionKey, doc []byte, opts Ite
 	if err != nil {
 		return nil, false, err
 	}
-	if err := opts.check(conditions.Write, old != nil, old.etag()); err != nil {
-		return nil, false, err
+	// An upsert that creates ignores its conditions; one that replaces
+	// honours them, as Azure does (the .NET SDK's IfMatchEtag and
+	// IfNoneMatchEtag: "ignored when materialized as Create, otherwise for
+	// Replace the ETag constraint is applied"). First-write-wins schemes
+	// built on ETags depend on it.
+	if old != nil {
+		if err := opts.check(conditions.Write, true, old.etag()); err != nil {
+			return nil, false, err
+		}
 	}
 	item, err = p.write(m, old)
 	return item, old == nil && err == nil, err

@@ -106,6 +106,17 @@ func validID(kind, id string) error {
 	} else if utf8.RuneCountInString(id) > 255 {
 		return badRequest("The input %s id is longer than 255 characters.", kind)
 	}
+	if kind == "item" {
+		// Through the gateway Azure creates items whose ids hold '/',
+		// '?', '#', control characters or trailing spaces, and refuses
+		// only a backslash (the Java SDK's CosmosItemIdEncodingTest,
+		// run against Azure); an id with '/' cannot be addressed by path
+		// afterwards, only queried.
+		if strings.ContainsRune(id, '\\') {
+			return badRequest("The input item id %q contains an invalid character ('\\').", id)
+		}
+		return nil
+	}
 	if strings.ContainsAny(id, `/\?#`) || strings.HasSuffix(id, " ") {
 		return badRequest("The input %s id %q contains an invalid character ('/', '\\', '?', '#' or a trailing space).", kind, id)
 	}
@@ -373,6 +384,56 @@ func recordFeed(rid string, rs []record) (*Feed, error) {
 
 // ---- containers ----
 
+// completeIndexingPolicy fills what a container definition left out of its
+// indexing policy the way Azure does, as the JavaScript SDK's container
+// tests (run against Azure) check: no policy or {} is the default; a
+// policy without includedPaths includes "/*"; the _etag exclusion is added
+// after the excluded paths given. With indexingMode "none" nothing is
+// indexed and both lists stay empty. The rest is kept as sent.
+func completeIndexingPolicy(v any) any {
+	m, ok := v.(map[string]any)
+	if !ok {
+		if v == nil {
+			return defaultIndexingPolicy()
+		}
+		return v // parseIndexPolicy refuses it
+	}
+	if m["indexingMode"] == nil {
+		m["indexingMode"] = "consistent"
+	}
+	if m["automatic"] == nil {
+		m["automatic"] = true
+	}
+	if mode, _ := m["indexingMode"].(string); strings.EqualFold(mode, "none") {
+		for _, k := range []string{"includedPaths", "excludedPaths"} {
+			if m[k] == nil {
+				m[k] = []any{}
+			}
+		}
+		return m
+	}
+	if m["includedPaths"] == nil {
+		m["includedPaths"] = []any{map[string]any{"path": "/*"}}
+	}
+	excluded, _ := m["excludedPaths"].([]any)
+	if !hasIndexPath(excluded, etagExcludedPath) {
+		m["excludedPaths"] = append(excluded, map[string]any{"path": etagExcludedPath})
+	}
+	return m
+}
+
+// etagExcludedPath is the path Azure excludes from every policy.
+const etagExcludedPath = `/"_etag"/?`
+
+func hasIndexPath(list []any, path string) bool {
+	for _, e := range list {
+		if em, _ := e.(map[string]any); em != nil && em["path"] == path {
+			return true
+		}
+	}
+	return false
+}
+
 func defaultIndexingPolicy() map[string]any {
 	return map[string]any{
 		"indexingMode":  "consistent",
@@ -386,7 +447,10 @@ func defaultIndexingPolicy() map[string]any {
 // partition key and unique key policy.
 func parseContainer(db string, r record) (*container, error) {
 	c := &container{db: db, id: r.str("id"), rec: r, pkKind: "Hash"}
-	if pk, ok := r["partitionKey"].(map[string]any); ok {
+	// A system partition key (a non-partitioned container of an older
+	// API version) leaves the container one logical partition, addressed
+	// with the None partition key.
+	if pk, ok := r["partitionKey"].(map[string]any); ok && pk["systemKey"] != true {
 		paths, _ := pk["paths"].([]any)
 		if kind, _ := pk["kind"].(string); kind != "" {
 			c.pkKind = kind
@@ -402,7 +466,7 @@ func parseContainer(db string, r record) (*container, error) {
 			}
 			c.pkPaths = append(c.pkPaths, split)
 		}
-	} else if r["partitionKey"] != nil {
+	} else if !ok && r["partitionKey"] != nil {
 		return nil, badRequest("The partition key definition is invalid.")
 	}
 	if ukp, ok := r["uniqueKeyPolicy"].(map[string]any); ok {
@@ -475,20 +539,21 @@ func (s *Service) CreateContainer(ctx context.Context, db string, props []byte, 
 	if _, err := parseContainer(db, normalize(m)); err != nil {
 		return nil, err
 	}
+	if err := checkDefaultTTL(normalize(m)); err != nil {
+		return nil, err
+	}
 	var out record
 	err = s.store.Update(ctx, func(tx kv.Txn) error {
 		var err error
 		if out, err = s.newInDatabase(tx, db, containerKey(db, id), "colls", m); err != nil {
 			return err
 		}
-		if out["indexingPolicy"] == nil {
-			out["indexingPolicy"] = defaultIndexingPolicy()
-		}
+		out["indexingPolicy"] = completeIndexingPolicy(out["indexingPolicy"])
 		if pk, ok := out["partitionKey"].(map[string]any); ok {
 			if pk["kind"] == nil {
 				pk["kind"] = "Hash"
 			}
-			if pk["version"] == nil {
+			if pk["version"] == nil && pk["systemKey"] != true {
 				pk["version"] = 2
 			}
 		}
@@ -572,6 +637,9 @@ func (s *Service) ReplaceContainer(ctx context.Context, ref CollectionRef, props
 			return err
 		}
 		norm := normalize(m)
+		if err := checkDefaultTTL(norm); err != nil {
+			return err
+		}
 		if norm["partitionKey"] != nil && !samePartitionKey(norm["partitionKey"], old.rec["partitionKey"]) {
 			return badRequest("The partition key of a container cannot be changed.")
 		}
@@ -588,9 +656,7 @@ func (s *Service) ReplaceContainer(ctx context.Context, ref CollectionRef, props
 				out[k] = old.rec[k]
 			}
 		}
-		if out["indexingPolicy"] == nil {
-			out["indexingPolicy"] = defaultIndexingPolicy()
-		}
+		out["indexingPolicy"] = completeIndexingPolicy(out["indexingPolicy"])
 		for _, k := range []string{"_rid", "_self", "_docs", "_sprocs", "_triggers", "_udfs", "_conflicts"} {
 			out[k] = old.rec[k]
 		}

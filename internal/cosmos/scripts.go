@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/cosmos/script"
 	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
@@ -120,8 +121,14 @@ func parseScript(kind ScriptKind, props []byte) (map[string]any, string, error) 
 	if err != nil {
 		return nil, "", err
 	}
-	if _, ok := m["body"].(string); !ok {
+	body, ok := m["body"].(string)
+	if !ok {
 		return nil, "", badRequest("The input content is invalid because the required property 'body' (the %s's JavaScript text) is missing or not a string.", kind.noun())
+	}
+	// Cosmos DB compiles a script when it is stored: a syntax error is
+	// refused now, not at its first run.
+	if err := script.CheckSyntax(script.Script{ID: id, Body: body}); err != nil {
+		return nil, "", badRequest("%s", gatewayMessage("Encountered exception while compiling function. Exception = "+strings.TrimPrefix(err.Error(), script.ErrCompile.Error()+": ")))
 	}
 	if kind != Triggers {
 		return m, id, nil

@@ -55,6 +55,8 @@ type Service struct {
 	// (id, _etag).
 	scripts      *script.Engine
 	scriptBudget time.Duration
+	// compactions paces the compaction of containers' change logs.
+	compactions compactions
 }
 
 // ObserveScripts has fn told of every server-side script run: its kind

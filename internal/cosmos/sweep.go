@@ -99,10 +99,17 @@ func (s *Service) SweepExpired(ctx context.Context) (int, error) {
 	return removed, nil
 }
 
-// StartTTLSweeper removes expired items every interval until the returned
-// stop is called.
+// StartTTLSweeper removes expired items, and then compacts the change
+// logs (compaction.go), every interval until the returned stop is called.
 func (s *Service) StartTTLSweeper(interval time.Duration) (stop func()) {
-	return background.Every(interval, s.log, "cosmos TTL sweep", s.SweepExpired)
+	return background.Every(interval, s.log, "cosmos TTL sweep", func(ctx context.Context) (int, error) {
+		n, err := s.SweepExpired(ctx)
+		if err != nil {
+			return n, err
+		}
+		m, err := s.CompactChangeFeeds(ctx)
+		return n + m, err
+	})
 }
 
 // isNotFound reports a 404 answer, whatever its message.

@@ -14,6 +14,41 @@ import (
 // items expire n seconds after their last write unless their own "ttl"
 // says otherwise (-1: never).
 
+// maxTTL is the largest time to live, container or item, Azure accepts
+// (2^31-1 seconds).
+const maxTTL = math.MaxInt32
+
+// validTTL reports whether v is a time to live Azure accepts: -1 or a
+// whole number of seconds from 1 to maxTTL (the .NET SDK documents both
+// defaultTtl and ttl as "a nonzero positive integer, '-1', or null", the
+// time-to-live article that an item's ttl may not be null).
+func validTTL(v any) bool {
+	n, ok := ttlNumber(v)
+	return ok && (n == -1 || n >= 1 && n <= maxTTL)
+}
+
+// checkDefaultTTL refuses a container definition whose defaultTtl Azure
+// refuses (0 among them); absent or null turns time to live off.
+func checkDefaultTTL(r record) error {
+	if v, ok := r["defaultTtl"]; ok && v != nil && !validTTL(v) {
+		return badRequest("The value of the 'defaultTtl' property of the collection is invalid: it must be -1 or a positive integer of at most %d.", maxTTL)
+	}
+	return nil
+}
+
+// checkItemTTL refuses an item whose ttl Azure refuses (0, null, negative
+// other than -1, fractions, more than maxTTL) in a container with time to
+// live on; without it the item's ttl means nothing.
+func (c *container) checkItemTTL(doc map[string]any) error {
+	if _, on := c.defaultTTL(); !on {
+		return nil
+	}
+	if v, ok := doc["ttl"]; ok && !validTTL(v) {
+		return badRequest("The value of the 'ttl' property of the document is invalid: it must be -1 or a positive integer of at most %d; leave it out for the collection's defaultTtl.", maxTTL)
+	}
+	return nil
+}
+
 // defaultTTL returns the container's default TTL and whether it has one.
 func (c *container) defaultTTL() (int64, bool) {
 	return ttlNumber(c.rec["defaultTtl"])

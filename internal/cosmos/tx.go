@@ -50,11 +50,16 @@ func (s *Service) In(tx kv.Txn) *Tx {
 // have no side effects outside the Tx (kv.Txn.OnCommit is where those
 // go).
 func (s *Service) Update(ctx context.Context, fn func(*Tx) error) error {
-	return s.store.Update(ctx, func(tx kv.Txn) error {
-		t := s.In(tx)
+	var t *Tx
+	err := s.store.Update(ctx, func(tx kv.Txn) error {
+		t = s.In(tx)
 		t.ctx = ctx
 		return fn(t)
 	})
+	if err == nil && len(t.lsns) > 0 {
+		s.compactAfterCommit(ctx, t)
+	}
+	return err
 }
 
 // view runs read-only operations on a committed snapshot: reads need no

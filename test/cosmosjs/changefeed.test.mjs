@@ -4,7 +4,7 @@
 // deletes. js_test.go starts the server and sets the endpoint.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { ChangeFeedStartFrom, ChangeFeedMode, StatusCodes } from "@azure/cosmos";
+import { ChangeFeedStartFrom, ChangeFeedMode, ChangeFeedPolicy, ChangeFeedRetentionTimeSpan, StatusCodes } from "@azure/cosmos";
 import { endpoint, newClient } from "./emulator.mjs";
 
 const client = newClient();
@@ -15,8 +15,8 @@ before(async () => {
   ({ database } = await client.databases.createIfNotExists({ id: "cfdb" }));
 });
 
-async function newContainer(id) {
-  const { container } = await database.containers.createIfNotExists({ id, partitionKey: { paths: ["/pk"] } });
+async function newContainer(id, extra = {}) {
+  const { container } = await database.containers.createIfNotExists({ id, partitionKey: { paths: ["/pk"] }, ...extra });
   return container;
 }
 
@@ -85,8 +85,14 @@ test("per partition key, per feed range, from now and from a time", async () => 
   assert.equal(fromPast.items.length, 7);
 });
 
+// All versions and deletes are kept for a container whose change feed
+// policy sets a retention, as the SDK sets it.
 test("all versions and deletes", async () => {
-  const c = await newContainer("cf-avad");
+  const c = await newContainer("cf-avad", {
+    changeFeedPolicy: new ChangeFeedPolicy(ChangeFeedRetentionTimeSpan.fromMinutes(5)),
+  });
+  const { resource: def } = await c.read();
+  assert.deepEqual(def.changeFeedPolicy, { retentionDuration: 5 });
   const it = c.items.getChangeFeedIterator({
     changeFeedStartFrom: ChangeFeedStartFrom.Now(),
     changeFeedMode: ChangeFeedMode.AllVersionsAndDeletes,
@@ -104,4 +110,17 @@ test("all versions and deletes", async () => {
   assert.equal(items[2].metadata.timeToLiveExpired, false);
   const lsns = items.map((e) => e.metadata.lsn);
   assert.ok(lsns[0] < lsns[1] && lsns[1] < lsns[2], `LSNs in commit order: ${lsns}`);
+});
+
+// A counter replaced many times in a default container: the latest-version
+// feed has it once, at its last version, and a reader that resumes from
+// an old continuation gets that one change, not the history.
+test("a hot item's history does not pile up in the latest-version feed", async () => {
+  const c = await newContainer("cf-hot");
+  const it = c.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning() });
+  await drain(it);
+  for (let n = 1; n <= 300; n++) await c.items.upsert({ id: "counter", pk: "p", n });
+  const { items } = await drain(it);
+  assert.equal(items.length, 1);
+  assert.equal(items[0].n, 300);
 });

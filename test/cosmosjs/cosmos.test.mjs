@@ -144,6 +144,37 @@ test("transactional batch is atomic (207 / 424)", async () => {
   assert.deepEqual(resources.map((r) => r.id).sort(), ["e1", "e2"]);
 });
 
+// An upsert with If-Match creates an item that does not exist and applies
+// the condition to one that does, in bulk as in a single request (the .NET
+// SDK documents IfMatchEtag as ignored when an upsert is "materialized as
+// Create").
+test("bulk upsert with If-Match creates a missing item and refuses a stale one", async () => {
+  const { resource: v1 } = await container.items.create({ id: "bup1", pk: "bu", v: 1 });
+  await container.item("bup1", "bu").replace({ id: "bup1", pk: "bu", v: 2 });
+  const results = await container.items.executeBulkOperations([
+    { operationType: "Upsert", partitionKey: "bu", ifMatch: v1._etag, resourceBody: { id: "bup2", pk: "bu", v: 1 } },
+    { operationType: "Upsert", partitionKey: "bu", ifMatch: v1._etag, resourceBody: { id: "bup1", pk: "bu", v: 3 } },
+  ]);
+  const codes = results.map((r) => r.response?.statusCode ?? r.error?.code);
+  assert.deepEqual(codes, [201, 412], JSON.stringify(results.map((r) => r.error?.message)));
+  const { resource } = await container.item("bup1", "bu").read();
+  assert.equal(resource.v, 2);
+  const { resource: created } = await container.item("bup2", "bu").read();
+  assert.equal(created.v, 1);
+});
+
+test("upsert with If-Match creates a missing item (201) and refuses a stale one (412)", async () => {
+  const stale = '"00000000-0000-0000-0000-000000000000"';
+  const { statusCode, resource } = await container.items.upsert({ id: "uim", pk: "ui", v: 1 }, { accessCondition: { type: "IfMatch", condition: stale } });
+  assert.equal(statusCode, 201);
+  await assert.rejects(
+    container.items.upsert({ id: "uim", pk: "ui", v: 2 }, { accessCondition: { type: "IfMatch", condition: stale } }),
+    (err) => err.code === 412,
+  );
+  const { statusCode: replaced } = await container.items.upsert({ id: "uim", pk: "ui", v: 3 }, { accessCondition: { type: "IfMatch", condition: resource._etag } });
+  assert.equal(replaced, 200);
+});
+
 test("bulk honours If-Match per operation (the Linux emulator ignores it)", async () => {
   const { resource: v1 } = await container.items.create({ id: "bulk1", pk: "bk", v: 1 });
   await container.item("bulk1", "bk").replace({ id: "bulk1", pk: "bk", v: 2 });

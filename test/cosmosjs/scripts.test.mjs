@@ -98,6 +98,20 @@ const replaceWithEtagReport = `function replaceWithEtagReport(id, etag) {
     });
 }`;
 
+// Upserts {id, pk, v} with the etag given and reports what happened.
+const upsertWithEtagReport = `function upsertWithEtagReport(id, pk, v, etag) {
+    var collection = getContext().getCollection();
+    var response = getContext().getResponse();
+    var ok = collection.upsertDocument(collection.getSelfLink(), { id: id, pk: pk, v: v }, { etag: etag }, function (err, doc) {
+        if (err) {
+            response.setBody({ failed: true, number: err.number });
+            return;
+        }
+        response.setBody({ failed: false, v: doc.v });
+    });
+    if (!ok) throw new Error("upsert was not accepted");
+}`;
+
 // Writes two things, then replaces with the etag given and rethrows any error.
 const replaceWithEtagRethrow = `function replaceWithEtagRethrow(id, etag, pk) {
     var collection = getContext().getCollection();
@@ -424,6 +438,25 @@ test("a sproc's stale etag replace gets 412 in its callback; rethrown, nothing i
   assert.equal(side.statusCode, 404, "the sproc's create must be undone");
 });
 
+// upsertDocument follows the rule of an upsert request: with an etag it
+// creates an item that does not exist and applies the etag to one that does
+// (the .NET SDK documents IfMatchEtag as ignored when an upsert is
+// "materialized as Create").
+test("a sproc's upsertDocument with an etag creates a missing item; a stale etag on an existing one is 412", async (t) => {
+  const container = await freshContainer(t, "upsert");
+  const s = container.scripts;
+  await s.storedProcedures.create({ id: "upsert", body: upsertWithEtagReport });
+  const stale = '"00000000-0000-0000-0000-000000000000"';
+  const { resource: created } = await s.storedProcedure("upsert").execute("u", ["y", "u", 1, stale]);
+  assert.deepEqual(created, { failed: false, v: 1 });
+  const { resource: v1 } = await container.item("y", "u").read();
+  assert.equal(v1.v, 1);
+  const { resource: refused } = await s.storedProcedure("upsert").execute("u", ["y", "u", 2, stale]);
+  assert.deepEqual(refused, { failed: true, number: 412 });
+  const { resource: replaced } = await s.storedProcedure("upsert").execute("u", ["y", "u", 3, v1._etag]);
+  assert.deepEqual(replaced, { failed: false, v: 3 });
+});
+
 test("post-trigger keeps a per-partition count exact under 40 concurrent creates; a throwing one undoes the create", async (t) => {
   const container = await freshContainer(t, "post");
   await container.scripts.triggers.create({
@@ -680,4 +713,83 @@ test("script logging: console.log output in x-ms-documentdb-script-log-results",
   const withoutLog = await sproc.execute("g", ["Ada Lovelace"]);
   assert.equal(withoutLog.resource, "done");
   assert.equal(scriptLog(withoutLog.headers), undefined, "no log unless asked for");
+});
+
+// The script API members the SDK's own stored procedure tests
+// (test/public/functional/sproc.spec.ts, run against Azure) use, with the
+// results they check there.
+test("the SDK's sproc tests: getBody/setBody, appendValue, parameters, queries by partition key value", async (t) => {
+  const container = await freshContainer(t, "sdkapi");
+  const s = container.scripts;
+  await s.storedProcedures.create({
+    id: "sproc1",
+    body: function () {
+      for (let i = 0; i < 1000; i++) {
+        const item = getContext().getResponse().getBody();
+        if (i > 0 && item !== i - 1) throw "body mismatch";
+        getContext().getResponse().setBody(i);
+      }
+    },
+  });
+  assert.equal((await s.storedProcedure("sproc1").execute(undefined)).resource, 999);
+  await s.storedProcedures.create({
+    id: "sproc2",
+    body: function () {
+      for (let i = 0; i < 10; i++) getContext().getResponse().appendValue("Body", i);
+    },
+  });
+  const { resource: appended } = await s.storedProcedure("sproc2").execute(undefined);
+  assert.equal(appended, "0123456789");
+  await s.storedProcedures.create({
+    id: "sproc3",
+    body: function (input) {
+      getContext().getResponse().setBody("a" + input.temp);
+    },
+  });
+  assert.equal((await s.storedProcedure("sproc3").execute(undefined, [{ temp: "so" }])).resource, "aso");
+
+  // A container partitioned on /key, items with partition key values of
+  // every kind; the query sproc sees only its partition's.
+  const { container: keyed } = await container.database.containers.create({ id: "coll1", partitionKey: { paths: ["/key"] } });
+  const documents = [
+    { id: "document1" },
+    { id: "document2", key: null, prop: 1 },
+    { id: "document3", key: false, prop: 1 },
+    { id: "document4", key: true, prop: 1 },
+    { id: "document5", key: 1, prop: 1 },
+    { id: "document6", key: "A", prop: 1 },
+  ];
+  for (const d of documents) await keyed.items.create(d);
+  await keyed.scripts.storedProcedures.create({
+    id: "querySproc",
+    body: function () {
+      const context = getContext();
+      const container2 = context.getCollection();
+      const response = context.getResponse();
+      const accept = container2.queryDocuments(container2.getSelfLink(), "SELECT r.id, r.key, r.prop FROM r", {}, function (err, docs) {
+        if (err) throw new Error("Error" + err.message);
+        response.setBody(docs);
+      });
+      if (!accept) throw "Unable to read player details, abort ";
+    },
+  });
+  const { resource: nullKey } = await keyed.scripts.storedProcedure("querySproc").execute(null, []);
+  assert.deepEqual(nullKey, [documents[1]]);
+  const { resource: oneKey } = await keyed.scripts.storedProcedure("querySproc").execute(1, null);
+  assert.deepEqual(oneKey, [documents[4]]);
+});
+
+test("a script with a syntax error is refused when created or replaced (400)", async (t) => {
+  const container = await freshContainer(t, "syntax");
+  const s = container.scripts;
+  await expectStatus(s.storedProcedures.create({ id: "bad", body: "function bad( { getContext()" }), 400);
+  await expectStatus(s.userDefinedFunctions.create({ id: "bad", body: "function (x) { return x +; }" }), 400);
+  await expectStatus(
+    s.triggers.create({ id: "bad", body: "function () { var }", triggerType: TriggerType.Pre, triggerOperation: TriggerOperation.All }),
+    400,
+  );
+  const { resource: good } = await s.storedProcedures.create({ id: "good", body: "function () { const x = 10; }" });
+  await expectStatus(s.storedProcedure("good").replace({ ...good, body: "function () { const x = ; }" }), 400);
+  const { resource: still } = await s.storedProcedure("good").read();
+  assert.equal(still.body, "function () { const x = 10; }");
 });

@@ -1,7 +1,8 @@
 // Package cosmospy drives cerulean's Cosmos gateway with the legacy Python
 // SDK, azure-cosmos 3.1.1 as Debian packages it (python3-azure-cosmos;
 // `make debtools` installs it in CI). That SDK reads x-ms-continuation
-// case-sensitively, addresses resources by their _self links and runs
+// case-sensitively, addresses resources by their _self links, keeps
+// session tokens per partition key range and runs
 // cross-partition ORDER BY and aggregates from the query plan in the
 // gateway's 400. The scripts live in testdata and assert themselves: each
 // prints "ok <step>" per step and "PASS" at the end, and exits non-zero on

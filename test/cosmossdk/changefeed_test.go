@@ -7,12 +7,14 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/cerulean-db/cerulean/internal/cosmos/epk"
+	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/servertest"
 )
 
@@ -358,4 +360,48 @@ func TestChangeFeedAcrossKill9(t *testing.T) {
 		}
 	}
 	t.Logf("%d acknowledged items, %d in the feed across kill -9", len(acked), len(seen))
+}
+
+// storeBytes is what the whole store holds: the bytes of its keys and
+// values.
+func storeBytes(t *testing.T, env *servertest.Env) int {
+	t.Helper()
+	n := 0
+	err := env.Server.Store().View(context.Background(), func(rd kv.Reader) error {
+		return rd.Scan(nil, []byte{0xff, 0xff, 0xff, 0xff}, func(k, v []byte) error { n += len(k) + len(v); return nil })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestReplacesDoNotGrowTheStore: 3,000 replaces of one 0.5 KiB item in a
+// default container, through the SDK, leave the store about where one
+// version of the item left it: the change feed keeps the latest change of
+// each item, as Azure's latest-version feed does (it grew by 2.9 MB
+// before). The latest-version feed serves the item once.
+func TestReplacesDoNotGrowTheStore(t *testing.T) {
+	env, _, cc := setup(t)
+	ctx := context.Background()
+	pk := azcosmos.NewPartitionKeyString("p")
+	pad := strings.Repeat("x", 450)
+	before := storeBytes(t, env)
+	if _, err := cc.CreateItem(ctx, pk, mustJSON(t, map[string]any{"id": "counter", "pk": "p", "n": 0, "pad": pad}), nil); err != nil {
+		t.Fatal(err)
+	}
+	one := storeBytes(t, env) - before
+	for n := 1; n <= 3000; n++ {
+		if _, err := cc.ReplaceItem(ctx, pk, "counter", mustJSON(t, map[string]any{"id": "counter", "pk": "p", "n": n, "pad": pad}), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grown := storeBytes(t, env) - before
+	t.Logf("one version: %d B; after 3,000 replaces: %d B", one, grown)
+	if grown > 12*one {
+		t.Fatalf("3,000 replaces grew the store by %d B, one version takes %d B", grown, one)
+	}
+	if ids, _ := changeIDs(t, cc, azcosmos.ChangeFeedOptions{FeedRange: wholeRange(t, cc)}); !slices.Equal(ids, []string{"counter"}) {
+		t.Fatalf("latest-version feed: %v", ids)
+	}
 }

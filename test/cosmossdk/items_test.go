@@ -2,8 +2,13 @@ package cosmossdk
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -227,9 +232,74 @@ func TestNoLostUpdateOrDelete(t *testing.T) {
 	if _, err := cc.DeleteItem(ctx, pk, "x", &azcosmos.ItemOptions{IfMatchEtag: &cur}); err != nil {
 		t.Fatalf("delete with current etag: %v", err)
 	}
-	// An upsert conditioned on a deleted version does not resurrect it.
-	if _, err := cc.UpsertItem(ctx, pk, mustJSON(t, map[string]any{"id": "x", "pk": "a"}), &azcosmos.ItemOptions{IfMatchEtag: &cur}); statusOf(err) != http.StatusPreconditionFailed {
-		t.Fatalf("upsert on deleted version: %v", err)
+}
+
+// TestUpsertIfMatchCreatesMissing: an upsert conditioned on an ETag creates
+// an item that does not exist (201) and applies the condition to one that
+// does (412 when stale, 200 when current), as Azure does: the .NET SDK
+// documents IfMatchEtag and IfNoneMatchEtag as "ignored when materialized as
+// Create", and the Rust SDK's recorded test item_upsert_if_match_etag shows
+// the 200 and the 412 on an existing item. State stores build
+// first-write-wins on it.
+func TestUpsertIfMatchCreatesMissing(t *testing.T) {
+	_, _, cc := setup(t)
+	ctx := context.Background()
+	pk := azcosmos.NewPartitionKeyString("a")
+	stale := azcore.ETag(`"00000000-0000-0000-0000-000000000000"`)
+	created, err := cc.UpsertItem(ctx, pk, mustJSON(t, map[string]any{"id": "u", "pk": "a", "v": 1}), &azcosmos.ItemOptions{IfMatchEtag: &stale})
+	if err != nil || created.RawResponse.StatusCode != http.StatusCreated {
+		t.Fatalf("upsert If-Match on a missing item: %v, want 201", err)
+	}
+	if _, err := cc.UpsertItem(ctx, pk, mustJSON(t, map[string]any{"id": "u", "pk": "a", "v": 2}), &azcosmos.ItemOptions{IfMatchEtag: &stale}); statusOf(err) != http.StatusPreconditionFailed {
+		t.Fatalf("stale upsert on an existing item: %v, want 412", err)
+	}
+	cur := created.ETag
+	replaced, err := cc.UpsertItem(ctx, pk, mustJSON(t, map[string]any{"id": "u", "pk": "a", "v": 3}), &azcosmos.ItemOptions{IfMatchEtag: &cur})
+	if err != nil || replaced.RawResponse.StatusCode != http.StatusOK {
+		t.Fatalf("upsert with the current ETag: %v, want 200", err)
+	}
+	// The same after a delete: the deleted version's ETag names nothing,
+	// so the upsert creates.
+	if _, err := cc.DeleteItem(ctx, pk, "u", nil); err != nil {
+		t.Fatal(err)
+	}
+	old := replaced.ETag
+	again, err := cc.UpsertItem(ctx, pk, mustJSON(t, map[string]any{"id": "u", "pk": "a", "v": 4}), &azcosmos.ItemOptions{IfMatchEtag: &old})
+	if err != nil || again.RawResponse.StatusCode != http.StatusCreated {
+		t.Fatalf("upsert If-Match after delete: %v, want 201", err)
+	}
+	got, err := cc.ReadItem(ctx, pk, "u", nil)
+	if err != nil || decode(t, got.Value)["v"].(float64) != 4 {
+		t.Fatalf("item after upserts: %v", err)
+	}
+}
+
+// TestBatchUpsertIfMatch: in a transactional batch an upsert conditioned
+// on an ETag creates a missing item and fails an existing stale one, with
+// the same rule as a single upsert.
+func TestBatchUpsertIfMatch(t *testing.T) {
+	_, _, cc := setup(t)
+	ctx := context.Background()
+	pk := azcosmos.NewPartitionKeyString("b")
+	v1, err := cc.CreateItem(ctx, pk, mustJSON(t, map[string]any{"id": "have", "pk": "b", "v": 1}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cc.ReplaceItem(ctx, pk, "have", mustJSON(t, map[string]any{"id": "have", "pk": "b", "v": 2}), nil); err != nil {
+		t.Fatal(err)
+	}
+	stale := v1.ETag
+	b := cc.NewTransactionalBatch(pk)
+	b.UpsertItem(mustJSON(t, map[string]any{"id": "new", "pk": "b"}), &azcosmos.TransactionalBatchItemOptions{IfMatchETag: &stale})
+	resp, err := cc.ExecuteTransactionalBatch(ctx, b, nil)
+	if err != nil || !resp.Success || resp.OperationResults[0].StatusCode != http.StatusCreated {
+		t.Fatalf("batch upsert If-Match on a missing item: %v %+v, want 201", err, resp.OperationResults)
+	}
+	b = cc.NewTransactionalBatch(pk)
+	b.UpsertItem(mustJSON(t, map[string]any{"id": "have", "pk": "b", "v": 3}), &azcosmos.TransactionalBatchItemOptions{IfMatchETag: &stale})
+	resp, err = cc.ExecuteTransactionalBatch(ctx, b, nil)
+	if err != nil || resp.Success || resp.OperationResults[0].StatusCode != http.StatusPreconditionFailed {
+		t.Fatalf("batch upsert with a stale ETag: %v %+v, want 412", err, resp.OperationResults)
 	}
 }
 
@@ -328,3 +398,142 @@ func TestPatch(t *testing.T) {
 }
 
 var _ = azcore.ETag("")
+
+// TestContentPathIsContainerRID: an item write or read answers
+// x-ms-content-path with the container's _rid and x-ms-alt-content-path
+// with its name-based path, as Azure does (the Rust SDK's recorded item
+// tests); the SDKs keep session tokens by it.
+func TestContentPathIsContainerRID(t *testing.T) {
+	_, _, cc := setup(t)
+	ctx := context.Background()
+	props, err := cc.Read(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rid := props.ContainerProperties.ResourceID
+	pk := azcosmos.NewPartitionKeyString("a")
+	created, err := cc.CreateItem(ctx, pk, mustJSON(t, map[string]any{"id": "cp", "pk": "a"}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := cc.ReadItem(ctx, pk, "cp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, h := range map[string]http.Header{"create": created.RawResponse.Header, "read": read.RawResponse.Header} {
+		if got := h.Get("x-ms-content-path"); rid == "" || got != rid {
+			t.Errorf("%s: x-ms-content-path %q, want the container's _rid %q", name, got, rid)
+		}
+		if got := h.Get("x-ms-alt-content-path"); got != "dbs/db/colls/items" {
+			t.Errorf("%s: x-ms-alt-content-path %q", name, got)
+		}
+	}
+}
+
+// TestSessionTokenFromTheFuture: a read with the session token a write
+// answered is served; one with a token beyond every committed write is
+// 404 with substatus 1002 (ReadSessionNotAvailable), as Azure answers a
+// session it cannot serve and as the JavaScript SDK's session tests
+// check.
+func TestSessionTokenFromTheFuture(t *testing.T) {
+	_, _, cc := setup(t)
+	ctx := context.Background()
+	pk := azcosmos.NewPartitionKeyString("a")
+	created, err := cc.CreateItem(ctx, pk, mustJSON(t, map[string]any{"id": "s", "pk": "a"}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := created.RawResponse.Header.Get("x-ms-session-token")
+	if !strings.HasPrefix(tok, "0:") {
+		t.Fatalf("session token %q", tok)
+	}
+	if _, err := cc.ReadItem(ctx, pk, "s", &azcosmos.ItemOptions{SessionToken: &tok}); err != nil {
+		t.Fatalf("read with the write's session token: %v", err)
+	}
+	future := "0:-1#" + strconv.FormatUint(1<<62, 10)
+	_, err = cc.ReadItem(ctx, pk, "s", &azcosmos.ItemOptions{SessionToken: &future})
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) || re.StatusCode != http.StatusNotFound || re.RawResponse.Header.Get("x-ms-substatus") != "1002" {
+		t.Fatalf("read with a session token from the future: %v, want 404/1002", err)
+	}
+}
+
+// TestItemIDCharactersOnCreate: through the gateway Azure creates items
+// whose ids hold '?', '#', '/', tabs, line breaks or trailing spaces and
+// refuses a backslash with 400 (the Java SDK's CosmosItemIdEncodingTest,
+// run against Azure). The items are there for queries.
+func TestItemIDCharactersOnCreate(t *testing.T) {
+	_, _, cc := setup(t)
+	ctx := context.Background()
+	ids := []string{"q?mark", "pound#sign", "for/ward", "tab\tin", "line\nfeed", "trailing ", "trailing   ", " leading", "pct%20in"}
+	for _, id := range ids {
+		pk := azcosmos.NewPartitionKeyString(id)
+		if _, err := cc.CreateItem(ctx, pk, mustJSON(t, map[string]any{"id": id, "pk": id}), nil); err != nil {
+			t.Errorf("create id %q: %v", id, err)
+		}
+	}
+	if _, err := cc.CreateItem(ctx, azcosmos.NewPartitionKeyString("b"), mustJSON(t, map[string]any{"id": `back\slash`, "pk": "b"}), nil); statusOf(err) != http.StatusBadRequest {
+		t.Errorf("create id with a backslash: %v, want 400", err)
+	}
+	got := queryIDs(t, cc, "SELECT * FROM c", azcosmos.NewPartitionKey())
+	sort.Strings(got)
+	want := append([]string(nil), ids...)
+	sort.Strings(want)
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("items: %q, want %q", got, want)
+	}
+}
+
+// TestNonPartitionedContainer: a container created without a partition
+// key under an API version older than 2018-12-31 is non-partitioned:
+// Azure describes it with its system partition key
+// ({"paths":["/_partitionKey"],"kind":"Hash","systemKey":true}, what the
+// SDKs look for to send the None partition key) and its items are
+// created, read, replaced, queried and deleted without one.
+func TestNonPartitionedContainer(t *testing.T) {
+	env, c, _ := setup(t)
+	ctx := context.Background()
+	resp, body := send(t, env, rawRequest{method: "POST", path: "/dbs/db/colls", resourceType: "colls", link: "dbs/db",
+		body:   []byte(`{"id":"legacy"}`),
+		header: map[string]string{"x-ms-version": "2018-06-18", "Content-Type": "application/json"}})
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create legacy container: %d %s", resp.StatusCode, body)
+	}
+	db, _ := c.NewDatabase("db")
+	cc, _ := db.NewContainer("legacy")
+	_, body = send(t, env, rawRequest{method: "GET", path: "/dbs/db/colls/legacy", resourceType: "colls", link: "dbs/db/colls/legacy"})
+	var def struct {
+		PartitionKey map[string]any `json:"partitionKey"`
+	}
+	if err := json.Unmarshal(body, &def); err != nil {
+		t.Fatal(err)
+	}
+	if pk := def.PartitionKey; pk["systemKey"] != true || pk["kind"] != "Hash" || fmt.Sprint(pk["paths"]) != "[/_partitionKey]" {
+		t.Fatalf("partition key of a legacy container: %v", pk)
+	}
+	none := azcosmos.NewPartitionKey()
+	if _, err := cc.CreateItem(ctx, none, mustJSON(t, map[string]any{"id": "a", "v": 1}), nil); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if _, err := cc.ReplaceItem(ctx, none, "a", mustJSON(t, map[string]any{"id": "a", "v": 2}), nil); err != nil {
+		t.Fatalf("replace: %v", err)
+	}
+	got, err := cc.ReadItem(ctx, none, "a", nil)
+	if err != nil || decode(t, got.Value)["v"].(float64) != 2 {
+		t.Fatalf("read: %v", err)
+	}
+	if ids := queryIDs(t, cc, "SELECT * FROM c", azcosmos.NewPartitionKey()); len(ids) != 1 || ids[0] != "a" {
+		t.Fatalf("query: %v", ids)
+	}
+	if _, err := cc.DeleteItem(ctx, none, "a", nil); err != nil {
+		t.Fatalf("delete: %v", err)
+	}
+	// A container created without a partition key under a current API
+	// version is not given the system key.
+	resp, body = send(t, env, rawRequest{method: "POST", path: "/dbs/db/colls", resourceType: "colls", link: "dbs/db",
+		body:   []byte(`{"id":"current"}`),
+		header: map[string]string{"x-ms-version": "2020-07-15", "Content-Type": "application/json"}})
+	if resp.StatusCode != http.StatusCreated || strings.Contains(string(body), "systemKey") {
+		t.Fatalf("create without a partition key, current version: %d %s", resp.StatusCode, body)
+	}
+}

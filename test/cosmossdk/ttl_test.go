@@ -70,3 +70,60 @@ func TestTimeToLive(t *testing.T) {
 		t.Fatalf("item with ttl -1: %v", err)
 	}
 }
+
+// TestTimeToLiveValidation: a container's defaultTtl and an item's ttl
+// must be -1 or a whole number of seconds from 1 to 2^31-1, as Azure
+// requires (the .NET SDK documents both as "a nonzero positive integer,
+// '-1', or null"; the time-to-live article says an item's ttl may not be
+// null; the JavaScript SDK's TTL test, run against Azure, has a defaultTtl
+// of 0 or -10 and an item ttl of null or -10 refused with 400). Leaving
+// them out is always fine.
+func TestTimeToLiveValidation(t *testing.T) {
+	_, c, _ := setup(t)
+	ctx := context.Background()
+	db, _ := c.NewDatabase("db")
+	for _, bad := range []int32{0, -10} {
+		if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{
+			ID: "bad", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}, DefaultTimeToLive: &bad,
+		}, nil); statusOf(err) != http.StatusBadRequest {
+			t.Fatalf("defaultTtl %d: %v, want 400", bad, err)
+		}
+	}
+	ttl := int32(100)
+	if _, err := db.CreateContainer(ctx, azcosmos.ContainerProperties{
+		ID: "ttl", PartitionKeyDefinition: azcosmos.PartitionKeyDefinition{Paths: []string{"/pk"}}, DefaultTimeToLive: &ttl,
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	cc, _ := db.NewContainer("ttl")
+	props, err := cc.Read(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := int32(0)
+	props.ContainerProperties.DefaultTimeToLive = &zero
+	if _, err := cc.Replace(ctx, *props.ContainerProperties, nil); statusOf(err) != http.StatusBadRequest {
+		t.Fatalf("replace with defaultTtl 0: %v, want 400", err)
+	}
+	pk := azcosmos.NewPartitionKeyString("p")
+	for i, bad := range []string{`0`, `-5`, `2147483648`, `null`, `1.5`, `"5"`} {
+		body := []byte(`{"id":"bad` + string(rune('a'+i)) + `","pk":"p","ttl":` + bad + `}`)
+		if _, err := cc.CreateItem(ctx, pk, body, nil); statusOf(err) != http.StatusBadRequest {
+			t.Errorf("item ttl %s: %v, want 400", bad, err)
+		}
+		if _, err := cc.UpsertItem(ctx, pk, body, nil); statusOf(err) != http.StatusBadRequest {
+			t.Errorf("upsert with item ttl %s: %v, want 400", bad, err)
+		}
+	}
+	for i, good := range []string{`-1`, `1`, `2147483647`} {
+		body := []byte(`{"id":"good` + string(rune('a'+i)) + `","pk":"p","ttl":` + good + `}`)
+		if _, err := cc.CreateItem(ctx, pk, body, nil); err != nil {
+			t.Errorf("item ttl %s: %v", good, err)
+		}
+	}
+	ops := azcosmos.PatchOperations{}
+	ops.AppendSet("/ttl", 0)
+	if _, err := cc.PatchItem(ctx, pk, "gooda", ops, nil); statusOf(err) != http.StatusBadRequest {
+		t.Errorf("patch ttl to 0: %v, want 400", err)
+	}
+}

@@ -82,7 +82,11 @@ func optTrue(o *goja.Object, name string) bool {
 	if o == nil {
 		return false
 	}
-	b, ok := o.Get(name).Export().(bool)
+	v := o.Get(name) // nil when o has no such property
+	if v == nil {
+		return false
+	}
+	b, ok := v.Export().(bool)
 	return ok && b
 }
 

@@ -66,6 +66,41 @@ func (m *message) appendBody(x *execution, v goja.Value) {
 	m.setBody(x, next)
 }
 
+// appendValue is Cosmos DB's appendValue(name, value): the value named
+// ("Body", in any case, or a header) becomes what JavaScript's += makes of
+// it, starting from an empty string. The JavaScript SDK's stored
+// procedure test, run against Azure, appends 0 to 9 to "Body" and reads
+// back 0123456789.
+func (m *message) appendValue(x *execution, name string, v goja.Value) {
+	if strings.EqualFold(name, "body") {
+		cur := m.body(x)
+		if goja.IsUndefined(cur) || goja.IsNull(cur) {
+			cur = x.vm.ToValue("")
+		}
+		m.setBody(x, jsAdd(x.vm, cur, v))
+		return
+	}
+	cur, _ := m.header(name)
+	m.setHeader(name, jsAdd(x.vm, x.vm.ToValue(cur), v).String())
+}
+
+// jsAdd is JavaScript's a + b: a sum when both are numbers, else the
+// concatenation of their string forms.
+func jsAdd(vm *goja.Runtime, a, b goja.Value) goja.Value {
+	if isNumber(a) && isNumber(b) {
+		return vm.ToValue(a.ToFloat() + b.ToFloat())
+	}
+	return vm.ToValue(a.String() + b.String())
+}
+
+func isNumber(v goja.Value) bool {
+	switch v.Export().(type) {
+	case int64, float64:
+		return true
+	}
+	return false
+}
+
 // final is the body after the script: the original bytes unless the
 // script changed it.
 func (m *message) final(x *execution) ([]byte, error) {
@@ -133,9 +168,13 @@ func (m *message) object(x *execution) *goja.Object {
 		m.appendBody(x, c.Argument(0))
 		return goja.Undefined()
 	})
+	set("appendValue", func(c goja.FunctionCall) goja.Value {
+		m.appendValue(x, c.Argument(0).String(), c.Argument(1))
+		return goja.Undefined()
+	})
 	set("getValue", func(c goja.FunctionCall) goja.Value {
 		name := c.Argument(0).String()
-		if name == "body" {
+		if strings.EqualFold(name, "body") {
 			return m.body(x)
 		}
 		if v, ok := m.header(name); ok {
@@ -145,7 +184,7 @@ func (m *message) object(x *execution) *goja.Object {
 	})
 	set("setValue", func(c goja.FunctionCall) goja.Value {
 		name, v := c.Argument(0).String(), c.Argument(1)
-		if name == "body" {
+		if strings.EqualFold(name, "body") {
 			m.setBody(x, v)
 		} else {
 			m.setHeader(name, v.String())

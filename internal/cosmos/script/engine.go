@@ -2,6 +2,7 @@ package script
 
 import (
 	"container/list"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -100,6 +101,23 @@ func (e *Engine) program(s Script) (*program, error) {
 	return p, nil
 }
 
+// CheckSyntax reports (as ErrCompile) a script body that does not parse as
+// JavaScript in any of the shapes compile accepts. Cosmos DB compiles a
+// script when it is created or replaced and refuses one with a syntax
+// error then; a body that parses but defines no function is only found
+// out when it runs.
+func CheckSyntax(s Script) error {
+	_, err := compile(s)
+	if err != nil && errors.Is(err, errNoFunction) {
+		return nil
+	}
+	return err
+}
+
+// errNoFunction is the compile error of a body that parses but defines no
+// function.
+var errNoFunction = errors.New("the script body does not define a function")
+
 // compile accepts the shapes Cosmos DB users write: one or more function
 // declarations ("function name(a) {…}", the portal's form) or a lone
 // function expression ("function (a) {…}", what the JavaScript SDK sends
@@ -124,7 +142,7 @@ func compile(s Script) (p *program, err error) {
 		if endsWithFunctionExpression(ast1) {
 			return compiled(s.Body, ast1, true, nil)
 		}
-		return nil, fmt.Errorf("%w: the script body does not define a function", ErrCompile)
+		return nil, fmt.Errorf("%w: %w", ErrCompile, errNoFunction)
 	}
 	// An anonymous function is not a statement; as an expression it is.
 	// The newline keeps a trailing line comment from swallowing the ")".

@@ -587,17 +587,22 @@ func TestStoreFailureEndsScript(t *testing.T) {
 
 func TestBodiesAndParameters(t *testing.T) {
 	for name, tc := range map[string]struct{ body, params, want string }{
-		"declaration":    {`function add(a, b) { getContext().getResponse().setBody(a + b); }`, `[1, 2]`, `3`},
-		"anonymous":      {"function (a) {\n getContext().getResponse().setBody(a.x);\n} // trailing comment", `[{"x":"y"}]`, `"y"`},
-		"arrow":          {`(a, b) => { getContext().getResponse().setBody([a, b]); }`, `["p"]`, `["p",null]`},
-		"single param":   {`function (a) { getContext().getResponse().setBody(a); }`, `{"k":1}`, `{"k":1}`},
-		"no params":      {`function () { getContext().getResponse().setBody(arguments.length); }`, ``, `0`},
-		"no body":        {`function () {}`, `[]`, ``},
-		"two functions":  {"function main() { getContext().getResponse().setBody(second()); }\nfunction second() { return 'h'; }", `[]`, `"h"`},
-		"append":         {`function () { var r = getContext().getResponse(); r.appendBody("a"); r.appendBody("b"); }`, `[]`, `"ab"`},
-		"request body":   {`function () { getContext().getResponse().setBody(getContext().getRequest().getBody()); }`, `[7]`, `[7]`},
-		"max size":       {`function () { var r = getContext().getResponse(); r.setBody(r.getMaxResponseBodySize()); }`, `[]`, `2097152`},
-		"__ has request": {`function () { __.response.setBody(typeof __.request.getBody); }`, `[]`, `"function"`},
+		"declaration":   {`function add(a, b) { getContext().getResponse().setBody(a + b); }`, `[1, 2]`, `3`},
+		"anonymous":     {"function (a) {\n getContext().getResponse().setBody(a.x);\n} // trailing comment", `[{"x":"y"}]`, `"y"`},
+		"arrow":         {`(a, b) => { getContext().getResponse().setBody([a, b]); }`, `["p"]`, `["p",null]`},
+		"single param":  {`function (a) { getContext().getResponse().setBody(a); }`, `{"k":1}`, `{"k":1}`},
+		"no params":     {`function () { getContext().getResponse().setBody(arguments.length); }`, ``, `0`},
+		"no body":       {`function () {}`, `[]`, ``},
+		"two functions": {"function main() { getContext().getResponse().setBody(second()); }\nfunction second() { return 'h'; }", `[]`, `"h"`},
+		"append":        {`function () { var r = getContext().getResponse(); r.appendBody("a"); r.appendBody("b"); }`, `[]`, `"ab"`},
+		// The JavaScript SDK's stored procedure test (run against Azure)
+		// appends 0 to 9 to "Body" and reads back 0123456789.
+		"appendValue":        {`function () { for (var i = 0; i < 10; i++) getContext().getResponse().appendValue("Body", i); }`, `[]`, `"0123456789"`},
+		"appendValue header": {`function () { var r = getContext().getResponse(); r.appendValue("x-a", 1); r.appendValue("x-a", "b"); r.appendValue("body", r.getValue("x-a")); }`, `[]`, `"1b"`},
+		"setValue Body":      {`function () { getContext().getResponse().setValue("Body", 5); }`, `[]`, `5`},
+		"request body":       {`function () { getContext().getResponse().setBody(getContext().getRequest().getBody()); }`, `[7]`, `[7]`},
+		"max size":           {`function () { var r = getContext().getResponse(); r.setBody(r.getMaxResponseBodySize()); }`, `[]`, `2097152`},
+		"__ has request":     {`function () { __.response.setBody(typeof __.request.getBody); }`, `[]`, `"function"`},
 	} {
 		res, err := run(t, newFakeCollection(), tc.body, tc.params)
 		if err != nil {

@@ -150,6 +150,22 @@ client.DeleteItem(replaced["_self"], {"partitionKey": "p2"})
 expect_failure(404, lambda: client.ReadItem(replaced["_self"], {"partitionKey": "p2"}))
 ok("delete")
 
+# Session consistency as this SDK keeps it: the token of the container's
+# last write, per partition key range; a read with a token from the
+# future is 404 with substatus 1002 (ReadSessionNotAvailable).
+token = client.session.get_session_token(link)
+assert token.startswith("0:"), token
+got = client.ReadItem("dbs/legacy/colls/items/docs/item08", {"partitionKey": "p3", "sessionToken": token})
+assert got["n"] == 8, got
+e = expect_failure(
+    404,
+    lambda: client.ReadItem(
+        "dbs/legacy/colls/items/docs/item08", {"partitionKey": "p3", "sessionToken": "0:-1#4611686018427387904"}
+    ),
+)
+assert e.sub_status == 1002, e.sub_status
+ok("session tokens kept per range; a token from the future is 404/1002")
+
 # The change feed, per partition key range, from the beginning and then
 # from the etag the last page answered with.
 ranges = list(client._ReadPartitionKeyRanges(link))

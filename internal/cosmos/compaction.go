@@ -1,0 +1,279 @@
+package cosmos
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
+)
+
+// Change log compaction. The log gets a record for every write, but a
+// latest-version reader is only ever served the record of an item's
+// current version: a record whose item has been written again, or
+// deleted, is skipped when read (changeEntry). Such a record is garbage
+// from the moment it is superseded, for good: versions never come back.
+// Compaction deletes it, so a counter replaced a million times costs one
+// record, as in Azure, where the latest-version feed keeps the latest
+// change of each item.
+//
+// A container whose changeFeedPolicy sets a retentionDuration (minutes)
+// keeps every record — intermediate versions and deletes, for the
+// all-versions-and-deletes feed — for that long after its write; past it
+// only what a latest-version reader needs.
+//
+// Nothing a reader can be served is removed and LSNs are never reused or
+// reordered: a reader resuming after LSN n reads the same records it
+// would have read without compaction, less the ones it would have
+// skipped. The log simply has gaps.
+//
+// A write that makes a container's log grow by as many records as the
+// last compaction kept (at least compactMinGrowth) compacts it after its
+// commit, so the work is proportional to the writes; the TTL sweeper also
+// compacts every container now and then, for logs whose writers stopped.
+
+// compactMinGrowth is the fewest new records that make a container's log
+// due for compaction: a small log (a hot counter) is compacted every few
+// writes, so it never holds more than a few versions of its items, and a
+// large one when it has doubled, so the work per write stays constant.
+const compactMinGrowth = 8
+
+// compactBatch bounds the records one compaction transaction deletes.
+const compactBatch = 512
+
+// compactionState is what the service remembers of a container's last
+// compaction, to tell when the next is due.
+type compactionState struct {
+	mu      sync.Mutex // held while compacting: one compaction per container
+	lastLSN uint64     // the log's last LSN when the last compaction began
+	kept    uint64     // records it kept
+}
+
+type compactions struct {
+	mu sync.Mutex
+	by map[[2]string]*compactionState
+}
+
+func (c *compactions) state(k [2]string) *compactionState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.by == nil {
+		c.by = make(map[[2]string]*compactionState)
+	}
+	st, ok := c.by[k]
+	if !ok {
+		st = &compactionState{}
+		c.by[k] = st
+	}
+	return st
+}
+
+// compactAfterCommit compacts the logs the committed transaction t grew
+// past their due point. A failure is logged: the write committed.
+func (s *Service) compactAfterCommit(ctx context.Context, t *Tx) {
+	for k, n := range t.lsns {
+		st := s.compactions.state(k)
+		if !st.mu.TryLock() {
+			continue // being compacted
+		}
+		due := n >= st.lastLSN+max(compactMinGrowth, st.kept)
+		st.mu.Unlock()
+		if !due {
+			continue
+		}
+		if _, _, err := s.compactChangeLog(ctx, k[0], k[1]); err != nil && !isNotFound(err) && ctx.Err() == nil {
+			s.log.Warn("cosmos change log compaction", "db", k[0], "container", k[1], "err", err)
+		}
+	}
+}
+
+// CompactChangeFeeds compacts the change log of every container and
+// returns how many records it removed.
+func (s *Service) CompactChangeFeeds(ctx context.Context) (int, error) {
+	var refs [][2]string
+	err := s.view(ctx, func(t *Tx) error {
+		dbs, err := scanRecords(t.rd, databasesPrefix())
+		if err != nil {
+			return err
+		}
+		for _, d := range dbs {
+			colls, err := scanRecords(t.rd, containersPrefix(d.str("id")))
+			if err != nil {
+				return err
+			}
+			for _, c := range colls {
+				refs = append(refs, [2]string{d.str("id"), c.str("id")})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, r := range refs {
+		removed, _, err := s.compactChangeLog(ctx, r[0], r[1])
+		total += removed
+		if err != nil && !isNotFound(err) {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// changeRetention is how long a container keeps every change record: its
+// changeFeedPolicy's retentionDuration (minutes), 0 without one.
+func (c *container) changeRetention() time.Duration {
+	p, _ := c.rec["changeFeedPolicy"].(map[string]any)
+	if p == nil {
+		return 0
+	}
+	m, ok := ttlNumber(p["retentionDuration"])
+	if !ok || m <= 0 {
+		return 0
+	}
+	return time.Duration(m) * time.Minute
+}
+
+// compactChangeLog removes the garbage records of one container's log and
+// returns how many it removed and kept.
+func (s *Service) compactChangeLog(ctx context.Context, db, coll string) (removed, kept int, err error) {
+	st := s.compactions.state([2]string{db, coll})
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var from uint64 = 1
+	var last uint64
+	for first := true; ; first = false {
+		var garbage []uint64
+		var next uint64
+		var more bool
+		err := s.view(ctx, func(t *Tx) error {
+			garbage, next, more = nil, 0, false
+			c, err := t.container(db, coll)
+			if err != nil {
+				return err
+			}
+			if first {
+				if last, err = lastLSN(t.rd, db, coll); err != nil {
+					return err
+				}
+			}
+			keepAfter := int64(-1) // a record written after this (Unix s) is kept
+			if r := c.changeRetention(); r > 0 {
+				keepAfter = t.ts - int64(r/time.Second)
+			}
+			var n int
+			garbage, next, more, n, err = t.changeGarbage(c, from, keepAfter)
+			kept += n
+			return err
+		})
+		if err != nil {
+			return removed, kept, err
+		}
+		if len(garbage) > 0 {
+			prefix := changesPrefix(db, coll)
+			err := s.store.Update(ctx, func(tx kv.Txn) error {
+				for _, lsn := range garbage {
+					k := prefix.Uint(lsn)
+					if err := tx.DeleteRange(k, kv.PrefixEnd(k)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return removed, kept, err
+			}
+			removed += len(garbage)
+		}
+		if !more {
+			break
+		}
+		from = next
+	}
+	st.lastLSN, st.kept = last, uint64(kept)
+	return removed, kept, nil
+}
+
+// changeGarbage reads the records of c's log from LSN from on, up to
+// compactBatch garbage records, and returns those, where to go on (more
+// says whether there is more), and how many live records it passed.
+// keepAfter keeps every record written after it (Unix seconds; -1: none).
+func (t *Tx) changeGarbage(c *container, from uint64, keepAfter int64) (garbage []uint64, next uint64, more bool, live int, err error) {
+	prefix := changesPrefix(c.db, c.id)
+	var cur uint64
+	var buf []byte
+	judge := func() error {
+		if buf == nil {
+			return nil
+		}
+		var rec changeRecord
+		if err := json.Unmarshal(buf, &rec); err != nil {
+			return errors.New("change log: malformed record")
+		}
+		buf = nil
+		keep, err := t.changeLive(c, &rec)
+		if err != nil {
+			return err
+		}
+		if keep || (keepAfter >= 0 && rec.TS > keepAfter) {
+			live++
+			return nil
+		}
+		garbage = append(garbage, rec.LSN)
+		return nil
+	}
+	err = t.rd.Scan(prefix.Uint(from), kv.PrefixEnd(prefix), func(k, v []byte) error {
+		rest := k[len(prefix):]
+		if len(rest) != 16 {
+			return errors.New("change log: malformed key")
+		}
+		lsn, part := binary.BigEndian.Uint64(rest), binary.BigEndian.Uint64(rest[8:])
+		if lsn != cur || part == 0 {
+			if err := judge(); err != nil {
+				return err
+			}
+			if len(garbage) == compactBatch {
+				next, more = lsn, true
+				return kv.ErrStopScan
+			}
+			cur = lsn
+		}
+		buf = append(buf, v...)
+		return nil
+	})
+	if err == nil && !more {
+		err = judge()
+	}
+	return garbage, next, more, live, err
+}
+
+// changeLive reports whether a latest-version reader can be served rec:
+// it writes the current version of its item. (An expired item's record
+// stays: a container whose time to live is turned off brings it back.)
+func (t *Tx) changeLive(c *container, rec *changeRecord) (bool, error) {
+	if rec.Op == opDelete {
+		return false, nil
+	}
+	key := itemKey(c.db, c.id, rec.PK, rec.ID)
+	v, err := t.rd.Get(key)
+	if errors.Is(err, kv.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	b, err := itemBody(t.rd, key, v)
+	if err != nil {
+		return false, err
+	}
+	props, err := pickProperties(b, []string{"_etag"})
+	if err != nil {
+		return false, err
+	}
+	etag, _ := props["_etag"].(string)
+	return etag == rec.ETag, nil
+}

@@ -61,6 +61,18 @@ type request struct {
 
 func (q *request) ctx() context.Context { return q.r.Context() }
 
+// version is the x-ms-version the request is answered at: the one the
+// middleware echoed (the client's, or the default when it sent none).
+func (q *request) version() string {
+	if v := q.w.Header().Get("x-ms-version"); v != "" {
+		return v
+	}
+	if v := q.r.Header.Get("x-ms-version"); v != "" {
+		return v
+	}
+	return azhttp.DefaultVersion
+}
+
 func (q *request) Scope() (string, string) { return q.container, q.blob }
 
 func (q *request) SetAccess(a azauth.Access) { q.access = a }

@@ -56,18 +56,34 @@ func requestMD5(h http.Header) ([]byte, error) {
 	return md5, nil
 }
 
-// writeDigests echoes the digests of the content a write received.
-func writeDigests(h http.Header, w *Written) {
+// crc64Version is the first x-ms-version whose answers to a write of
+// content carry x-ms-content-crc64. From it on, Put Block, Append Block
+// and Put Page return Content-MD5 only when the client sent one; before
+// it they always did (the Go SDK's recordings at 2018-03-28 and
+// 2020-10-02 show both sides).
+const crc64Version = "2019-02-02"
+
+// writeDigests echoes the digests of the content a write received, for
+// Put Blob and the From-URL writes: Content-MD5 always, and the CRC64 of
+// the bytes written from crc64Version on.
+func writeDigests(q *request, w *Written) {
+	h := q.w.Header()
 	h.Set("Content-MD5", b64(w.ContentMD5))
-	if w.ContentCRC64 != nil {
+	if q.version() >= crc64Version && w.ContentCRC64 != nil {
 		h.Set("x-ms-content-crc64", b64(w.ContentCRC64))
 	}
 }
 
-// writeSentDigests echoes the digests a request sent, for Append Block
-// and Put Page: unlike Put Blob and Put Block, Azure returns Content-MD5
-// there only when the client sent one to verify.
-func writeSentDigests(h http.Header, w *Written, c Content) {
+// writeSentDigests echoes the digests of the content of Put Block,
+// Append Block and Put Page: from crc64Version on, Content-MD5 only when
+// the client sent one to verify and the CRC64 of the bytes written
+// always; before it, Content-MD5 always.
+func writeSentDigests(q *request, w *Written, c Content) {
+	if q.version() < crc64Version {
+		writeDigests(q, w)
+		return
+	}
+	h := q.w.Header()
 	if c.MD5 != nil {
 		h.Set("Content-MD5", b64(w.ContentMD5))
 	}

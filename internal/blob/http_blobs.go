@@ -108,7 +108,7 @@ func (h *handler) putBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	writeDigests(q.w.Header(), w)
+	writeDigests(q, w)
 	writeStructuredEcho(q.w.Header(), w)
 	return writeWriteResult(q, w.Blob, http.StatusCreated)
 }
@@ -287,7 +287,7 @@ func (h *handler) putBlock(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	writeDigests(hdr, w)
+	writeSentDigests(q, w, c)
 	writeStructuredEcho(hdr, w)
 	hdr.Set("x-ms-request-server-encrypted", "true")
 	writeEncryption(hdr, &Blob{KeySHA256: enc.KeySHA256, EncryptionScope: enc.Scope})
@@ -296,25 +296,26 @@ func (h *handler) putBlock(q *request) error {
 
 // parseBlockList reads Put Block List's body: an ordered mix of
 // <Committed>, <Uncommitted> and <Latest> elements. The body's MD5 is
-// verified against Content-MD5 when one was sent, and returned.
-func parseBlockList(r *http.Request) ([]BlockRef, []byte, error) {
+// verified against Content-MD5 when one was sent; the body's digests
+// are returned, with the Content-MD5 sent.
+func parseBlockList(r *http.Request) ([]BlockRef, *Written, []byte, error) {
 	want, err := requestMD5(r.Header)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, azhttp.MaxXMLBody+1))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(body) > azhttp.MaxXMLBody {
-		return nil, nil, azerr.ErrRequestBodyTooLarge
+		return nil, nil, nil, azerr.ErrRequestBodyTooLarge
 	}
 	sum := md5.Sum(body)
 	if want != nil && !bytes.Equal(want, sum[:]) {
-		return nil, nil, errMD5Mismatch
+		return nil, nil, nil, errMD5Mismatch
 	}
 	refs, err := decodeBlockList(body)
-	return refs, sum[:], err
+	return refs, &Written{ContentMD5: sum[:], ContentCRC64: azbody.CRC64(body)}, want, err
 }
 
 // decodeBlockList decodes a Put Block List body.
@@ -397,7 +398,7 @@ func (h *handler) putBlockList(q *request) error {
 	if headers.ContentType == "" {
 		headers.ContentType = "application/octet-stream"
 	}
-	refs, bodyMD5, err := parseBlockList(q.r)
+	refs, digests, sentMD5, err := parseBlockList(q.r)
 	if err != nil {
 		return err
 	}
@@ -413,8 +414,8 @@ func (h *handler) putBlockList(q *request) error {
 	if err != nil {
 		return err
 	}
-	// Azure's Content-MD5 here is the block list's, not the blob's.
-	q.w.Header().Set("Content-MD5", b64(bodyMD5))
+	// Azure's digests here are the block list's, not the blob's.
+	writeSentDigests(q, digests, Content{MD5: sentMD5})
 	return writeWriteResult(q, b, http.StatusCreated)
 }
 

@@ -104,7 +104,7 @@ func (h *handler) appendBlock(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	writeSentDigests(hdr, w, c)
+	writeSentDigests(q, w, c)
 	writeStructuredEcho(hdr, w)
 	hdr.Set("x-ms-blob-append-offset", strconv.FormatInt(w.AppendOffset, 10))
 	hdr.Set("x-ms-blob-committed-block-count", strconv.Itoa(w.Blob.Extents))
@@ -176,7 +176,7 @@ func (h *handler) putPage(q *request) error {
 			return err
 		}
 		b = w.Blob
-		writeSentDigests(hdr, w, c)
+		writeSentDigests(q, w, c)
 		writeStructuredEcho(hdr, w)
 	case "clear":
 		if q.r.ContentLength > 0 {

@@ -33,7 +33,7 @@ func TestParseBlockList(t *testing.T) {
 	}
 	for _, tc := range tests {
 		r, _ := http.NewRequest(http.MethodPut, "/", strings.NewReader(tc.body))
-		got, _, err := parseBlockList(r)
+		got, _, _, err := parseBlockList(r)
 		if tc.err != nil {
 			if !errors.Is(err, tc.err) {
 				t.Errorf("%q: error %v, want %v", tc.body, err, tc.err)
@@ -112,7 +112,7 @@ func FuzzParseBlockList(f *testing.F) {
 	f.Add(`<BlockList><Latest><![CDATA[AAAA]]></Latest></BlockList>`)
 	f.Fuzz(func(t *testing.T, body string) {
 		r, _ := http.NewRequest(http.MethodPut, "/", strings.NewReader(body))
-		refs, _, err := parseBlockList(r)
+		refs, _, _, err := parseBlockList(r)
 		if err != nil {
 			return
 		}

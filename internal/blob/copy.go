@@ -135,6 +135,11 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 	var out *Blob
 	err = s.Update(ctx, func(t *Tx) error {
 		old, err := t.blobForWrite(req.Acct, req.Container, req.Blob, conditions.Create, req.Dest)
+		if errors.Is(err, azerr.ErrConditionNotMet) && !req.Sync {
+			// Copy Blob names the side whose condition failed
+			// (go-azblob-TestBlobStartCopyDestIfMatchFalse).
+			return azerr.ErrTargetConditionNotMet
+		}
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/guid"
 )
 
 // sourceAddress reads a copy source URL that addresses a blob of this
@@ -175,9 +176,15 @@ func (h *handler) abortCopy(q *request) error {
 	if v := q.r.Header.Get("x-ms-copy-action"); v != "abort" {
 		return azerr.InvalidHeaderValue("x-ms-copy-action", v).WithMessage("The value for header x-ms-copy-action must be \"abort\".")
 	}
-	id := q.q.Get("copyid")
-	if id == "" {
+	raw := q.q.Get("copyid")
+	if raw == "" {
 		return azerr.MissingRequiredQueryParameter("copyid")
+	}
+	// A copy id that is no GUID is refused before the blob is looked at
+	// (go-azblob-TestBlobAbortCopyNoCopyStarted).
+	id, ok := guid.Parse(raw)
+	if !ok {
+		return azerr.InvalidQueryParameterValue("copyid", raw, "copyid needs to be valid Guid.")
 	}
 	return h.svc.AbortCopy(q.ctx(), q.ref(), id, preconditions(q.r.Header))
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azauth"
@@ -145,7 +146,16 @@ func (h *handler) copyBlob(q *request) error {
 	if err != nil {
 		return err
 	}
+	var seal *bool
+	if v := q.r.Header.Get("x-ms-seal-blob"); v != "" {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return azerr.InvalidHeaderValue("x-ms-seal-blob", v)
+		}
+		seal = &on
+	}
 	b, err := h.svc.CopyBlob(q.ctx(), CopyRequest{
+		Seal:          seal,
 		Source:        src,
 		SourceCond:    conditions.FromHeader(q.r.Header, "x-ms-source-"),
 		SourceLeaseID: q.r.Header.Get("x-ms-source-lease-id"),

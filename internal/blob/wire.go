@@ -102,8 +102,8 @@ type blobPropertiesXML struct {
 	AccessTierChangeTime string  `xml:"AccessTierChangeTime,omitempty"`
 	ArchiveStatus        string  `xml:"ArchiveStatus,omitempty"`
 	RehydratePriority    string  `xml:"RehydratePriority,omitempty"`
-	LeaseStatus          string  `xml:"LeaseStatus"`
-	LeaseState           string  `xml:"LeaseState"`
+	LeaseStatus          string  `xml:"LeaseStatus,omitempty"` // none for snapshots and old versions
+	LeaseState           string  `xml:"LeaseState,omitempty"`
 	LeaseDuration        string  `xml:"LeaseDuration,omitempty"`
 	CopyID               string  `xml:"CopyId,omitempty"`
 	CopySource           string  `xml:"CopySource,omitempty"`
@@ -119,10 +119,12 @@ type blobPropertiesXML struct {
 	TagCount                  int    `xml:"TagCount,omitempty"`
 }
 
+// blockListXML is Get Block List's answer: only the lists asked for
+// (go-azblob-TestBlobSetTierOnCommit lists committed blocks alone).
 type blockListXML struct {
-	XMLName     xml.Name  `xml:"BlockList"`
-	Committed   blocksXML `xml:"CommittedBlocks"`
-	Uncommitted blocksXML `xml:"UncommittedBlocks"`
+	XMLName     xml.Name   `xml:"BlockList"`
+	Committed   *blocksXML `xml:"CommittedBlocks,omitempty"`
+	Uncommitted *blocksXML `xml:"UncommittedBlocks,omitempty"`
 }
 
 type blocksXML struct {
@@ -134,8 +136,8 @@ type blockXML struct {
 	Size int64  `xml:"Size"`
 }
 
-func blocksToXML(blocks []BlockInfo) blocksXML {
-	out := blocksXML{Blocks: make([]blockXML, 0, len(blocks))}
+func blocksToXML(blocks []BlockInfo) *blocksXML {
+	out := &blocksXML{Blocks: make([]blockXML, 0, len(blocks))}
 	for _, b := range blocks {
 		out.Blocks = append(out.Blocks, blockXML{Name: base64.StdEncoding.EncodeToString(b.ID), Size: b.Size})
 	}

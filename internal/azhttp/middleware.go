@@ -84,7 +84,7 @@ func Wrap(service string, logger *slog.Logger, cors CORSSource, errorWriter func
 			hdr.Set("x-ms-version", DefaultVersion)
 		case !azauth.ValidVersion(v):
 			hdr.Set("x-ms-version", DefaultVersion)
-			errorWriter(rec, r, azerr.ErrInvalidHeaderValue.WithMessage("The value for one of the HTTP headers is not in the correct format. (x-ms-version: %q)", v))
+			errorWriter(rec, r, azerr.InvalidHeaderValue("x-ms-version", v))
 			return
 		default:
 			hdr.Set("x-ms-version", v)

@@ -33,6 +33,7 @@ func TestWrap(t *testing.T) {
 		{"defaults", "/", nil, 200, "", DefaultVersion},
 		{"version echoed", "/", map[string]string{"x-ms-version": "2021-08-06"}, 200, "", "2021-08-06"},
 		{"future version accepted", "/", map[string]string{"x-ms-version": "2031-01-01"}, 200, "", "2031-01-01"},
+		{"far future version refused", "/", map[string]string{"x-ms-version": "2099-11-05"}, 400, "InvalidHeaderValue", DefaultVersion},
 		{"too old", "/", map[string]string{"x-ms-version": "2008-01-01"}, 400, "InvalidHeaderValue", DefaultVersion},
 		{"malformed", "/", map[string]string{"x-ms-version": "2021-13-45"}, 400, "InvalidHeaderValue", DefaultVersion},
 		{"panic", "/panic", map[string]string{"x-ms-client-request-id": "cid-7"}, 500, "InternalError", DefaultVersion},

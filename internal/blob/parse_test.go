@@ -141,3 +141,18 @@ func FuzzParseRange(f *testing.F) {
 		}
 	})
 }
+
+// TestLiteralQueryValue: a malformed snapshot is echoed with its '+' as
+// sent, as Azure does in go-azblob-TestBlobSnapshotOfSnapshot.
+func TestLiteralQueryValue(t *testing.T) {
+	for _, tc := range []struct{ raw, want string }{
+		{"comp=snapshot&snapshot=2021-01-01+01%3A01%3A01++0000+UTC", "2021-01-01+01:01:01++0000+UTC"},
+		{"snapshot=a%20b", "a b"},
+		{"comp=snapshot", "default"},
+		{"snapshot=%zz", "default"},
+	} {
+		if got := literalQueryValue(tc.raw, "snapshot", "default"); got != tc.want {
+			t.Errorf("literalQueryValue(%q) = %q, want %q", tc.raw, got, tc.want)
+		}
+	}
+}

@@ -217,3 +217,16 @@ func TestRecordedPropertyAnswers(t *testing.T) {
 		t.Errorf("service properties at 2018-03-28: %s, want no AllowPermanentDelete", props.Body)
 	}
 }
+
+// A blob committed with block IDs of one length takes uncommitted blocks
+// whose IDs have another (go-azblob-TestBlobPutBlockListModifyBlob).
+func TestRecordedBlockIDLengthAfterCommit(t *testing.T) {
+	f := newFixture(t)
+	r := newRecorded(t, f, "idlen", "2020-10-02")
+	r.must(r.send(http.MethodPut, "/b?comp=block&blockid=AAAAAA%3D%3D", nil, []byte("one")), http.StatusCreated, "", "put a 4-byte block ID")
+	r.must(r.send(http.MethodPut, "/b?comp=blocklist", nil, []byte(`<BlockList><Latest>AAAAAA==</Latest></BlockList>`)), http.StatusCreated, "", "commit")
+	r.must(r.send(http.MethodPut, "/b?comp=block&blockid=0001", nil, []byte("two")), http.StatusCreated, "", "put a 3-byte block ID")
+	r.send(http.MethodPut, "/b?comp=block&blockid=AAAAAA%3D%3D", nil, []byte("three")).
+		Check(t, http.StatusBadRequest, "InvalidBlobOrBlock", "a 4-byte block ID among 3-byte uncommitted ones")
+	r.must(r.send(http.MethodPut, "/b?comp=blocklist", nil, []byte(`<BlockList><Latest>0001</Latest></BlockList>`)), http.StatusCreated, "", "commit the 3-byte block")
+}

@@ -10,7 +10,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
-	"github.com/cerulean-db/cerulean/internal/lease"
+	"github.com/cerulean-db/cerulean/internal/guid"
 )
 
 // parseContentHeaders reads the x-ms-blob-* content headers of Put Blob's
@@ -156,12 +156,21 @@ func parseSnapshot(name, v string) (string, error) {
 
 // checkLeaseIDs refuses a lease ID that is not a GUID, whatever the
 // operation: Azure answers 400 InvalidHeaderValue naming the header
-// rather than comparing it with the lease held (which would be 412).
+// rather than comparing it with the lease held (which would be 412). A
+// GUID in any form .NET parses (32 digits, braced, either case) is
+// accepted and rewritten to the canonical form leases are kept in, so
+// that every later comparison sees one spelling.
 func checkLeaseIDs(h http.Header) error {
 	for _, name := range []string{"x-ms-lease-id", "x-ms-source-lease-id", "x-ms-proposed-lease-id"} {
-		if v := h.Get(name); v != "" && !lease.ValidID(v) {
+		v := h.Get(name)
+		if v == "" {
+			continue
+		}
+		id, ok := guid.Parse(v)
+		if !ok {
 			return azerr.InvalidHeaderValue(name, v)
 		}
+		h.Set(name, id)
 	}
 	return nil
 }

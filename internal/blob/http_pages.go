@@ -173,10 +173,13 @@ func (h *handler) putPage(q *request) error {
 		return azerr.MissingRequiredHeader("Range").WithMessage("Put Page needs a closed range in x-ms-range or Range.")
 	}
 	if rng.Start%pageSize != 0 || (rng.End+1)%pageSize != 0 {
-		// A range that is not whole pages is a malformed Range header to
-		// Azure, whichever header carried it
-		// (go-azblob-TestBlobClearPagesInvalidRange).
-		return azerr.InvalidHeaderValue("Range", rangeValue(q.r.Header)).WithMessage("The page range specified is invalid: ranges must be 512-byte aligned.")
+		if q.r.Header.Get("x-ms-page-write") == "clear" {
+			// A clear of a range that is not whole pages is a malformed
+			// Range header to Azure, whichever header carried it
+			// (go-azblob-TestBlobClearPagesInvalidRange).
+			return azerr.InvalidHeaderValue("Range", rangeValue(q.r.Header)).WithMessage("The page range specified is invalid: ranges must be 512-byte aligned.")
+		}
+		return azerr.ErrInvalidPageRange.WithMessage("The page range specified is invalid: ranges must be 512-byte aligned.")
 	}
 	sc, err := sequenceConditions(q.r.Header)
 	if err != nil {

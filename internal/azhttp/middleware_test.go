@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 )
@@ -33,6 +34,9 @@ func TestWrap(t *testing.T) {
 		{"defaults", "/", nil, 200, "", DefaultVersion},
 		{"version echoed", "/", map[string]string{"x-ms-version": "2021-08-06"}, 200, "", "2021-08-06"},
 		{"future version accepted", "/", map[string]string{"x-ms-version": "2031-01-01"}, 200, "", "2031-01-01"},
+		{"a SAS's version when none is sent", "/?sv=2018-03-28&sig=x", nil, 200, "", "2018-03-28"},
+		{"x-ms-version before a SAS's", "/?sv=2018-03-28&sig=x", map[string]string{"x-ms-version": "2021-08-06"}, 200, "", "2021-08-06"},
+		{"far future version refused", "/", map[string]string{"x-ms-version": "2099-11-05"}, 400, "InvalidHeaderValue", DefaultVersion},
 		{"too old", "/", map[string]string{"x-ms-version": "2008-01-01"}, 400, "InvalidHeaderValue", DefaultVersion},
 		{"malformed", "/", map[string]string{"x-ms-version": "2021-13-45"}, 400, "InvalidHeaderValue", DefaultVersion},
 		{"panic", "/panic", map[string]string{"x-ms-client-request-id": "cid-7"}, 500, "InternalError", DefaultVersion},
@@ -69,7 +73,7 @@ func TestWrap(t *testing.T) {
 			if err := json.Unmarshal(lines[len(lines)-1], &line); err != nil {
 				t.Fatal(err)
 			}
-			if line["msg"] != "request" || line["service"] != "blob" || line["status"] != float64(tc.wantStatus) || line["request_id"] != id || line["path"] != tc.path {
+			if line["msg"] != "request" || line["service"] != "blob" || line["status"] != float64(tc.wantStatus) || line["request_id"] != id || line["path"] != strings.SplitN(tc.path, "?", 2)[0] {
 				t.Fatalf("log line = %v", line)
 			}
 			if tc.name == "panic" && len(lines) < 2 {

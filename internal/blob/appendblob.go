@@ -106,7 +106,10 @@ func (s *Service) SealBlob(ctx context.Context, ref Ref, appendPos *int64, pre P
 			out = b
 			return nil
 		}
+		// Sealing is a write: the blob gets a new ETag
+		// (go-azblob-TestSealAppendBlob).
 		b.Sealed, out = true, b
+		b.Version, b.Modified = t.tx.Version(), t.now
 		return record.Store(t.tx, blobKey(acct, container, name), b)
 	})
 	return out, err

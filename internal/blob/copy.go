@@ -41,6 +41,10 @@ type CopySource struct {
 
 // CopyRequest is one Copy Blob / Copy Blob From URL.
 type CopyRequest struct {
+	// Seal (x-ms-seal-blob), when set, says whether a copied append blob
+	// is sealed; unset, the copy is sealed when its source is
+	// (go-azblob-TestCopySealedBlob, go-azblob-TestCopyUnsealedBlob).
+	Seal          *bool
 	Source        CopySource
 	SourceCond    conditions.Conditions
 	SourceLeaseID string
@@ -135,6 +139,11 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 	var out *Blob
 	err = s.Update(ctx, func(t *Tx) error {
 		old, err := t.blobForWrite(req.Acct, req.Container, req.Blob, conditions.Create, req.Dest)
+		if errors.Is(err, azerr.ErrConditionNotMet) && !req.Sync {
+			// Copy Blob names the side whose condition failed
+			// (go-azblob-TestBlobStartCopyDestIfMatchFalse).
+			return azerr.ErrTargetConditionNotMet
+		}
 		if err != nil {
 			return err
 		}
@@ -158,6 +167,12 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 		headers.Tier = req.Tier
 		out = t.newRecord(old, srcRec.Size, headers, meta)
 		out.Type, out.Tags = srcRec.Type, req.Tags
+		if out.Type == appendBlob {
+			out.Sealed = srcRec.Sealed
+			if req.Seal != nil {
+				out.Sealed = *req.Seal
+			}
+		}
 		if req.CopyTags {
 			out.Tags = srcRec.Tags
 		}

@@ -151,20 +151,3 @@ func appendExtent(tx kv.Txn, acct, container, name string, idx int, e extent) er
 	}
 	return tx.Set(key, encodePage(append(page, e)))
 }
-
-// firstExtent returns a block or append blob's first extent, if any.
-func firstExtent(r kv.Reader, acct, container, name string) (*extent, error) {
-	key := extentKey(acct, container, name, 0)
-	v, err := r.Get(key)
-	if errors.Is(err, kv.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	exts, err := decodeExtents(nil, key, v)
-	if err != nil || len(exts) == 0 {
-		return nil, err
-	}
-	return &exts[0], nil
-}

@@ -61,6 +61,18 @@ type request struct {
 
 func (q *request) ctx() context.Context { return q.r.Context() }
 
+// version is the x-ms-version the request is answered at: the one the
+// middleware echoed (the client's, or the default when it sent none).
+func (q *request) version() string {
+	if v := q.w.Header().Get("x-ms-version"); v != "" {
+		return v
+	}
+	if v := q.r.Header.Get("x-ms-version"); v != "" {
+		return v
+	}
+	return azhttp.DefaultVersion
+}
+
 func (q *request) Scope() (string, string) { return q.container, q.blob }
 
 func (q *request) SetAccess(a azauth.Access) { q.access = a }
@@ -73,6 +85,22 @@ const (
 	atAny = atService | atContainer | atBlob
 )
 
+// literalQueryValue is the first value of a query parameter decoded as
+// Azure decodes it, '+' staying '+' (url.Values makes it a space); def
+// when the raw query does not hold it.
+func literalQueryValue(rawQuery, name, def string) string {
+	for part := range strings.SplitSeq(rawQuery, "&") {
+		k, v, _ := strings.Cut(part, "=")
+		if k != name {
+			continue
+		}
+		if lit, err := url.PathUnescape(v); err == nil {
+			return lit
+		}
+	}
+	return def
+}
+
 // parseRequest splits the path and parses the snapshot or version a
 // request names.
 func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
@@ -82,7 +110,9 @@ func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
 	if v := q.q.Get("snapshot"); v != "" {
 		var err error
 		if q.snapshot, err = parseSnapshot("snapshot", v); err != nil {
-			return nil, at, err
+			// Azure echoes the value with its '+' as sent
+			// (go-azblob-TestBlobSnapshotOfSnapshot).
+			return nil, at, azerr.InvalidQueryParameterValue("snapshot", literalQueryValue(c.R.URL.RawQuery, "snapshot", v), "")
 		}
 	}
 	if err := parseVersionID(q); err != nil {
@@ -117,6 +147,15 @@ func notSupported(what string) error {
 func unrouted(c storagefront.Call, at storagefront.Address) error {
 	if at.Snapshot {
 		return azerr.InvalidQueryParameterValue("snapshot", c.Query.Get("snapshot"), "").WithMessage("This operation is not permitted on a snapshot.")
+	}
+	if _, container, _ := splitPath(c.R.URL.Path); container == "" && c.R.Method == http.MethodPut {
+		// At the account, comp names the operation: Azure answers a
+		// PUT it does not know (Create Container without a name) naming
+		// comp, with an empty reason (go-azblob-TestContainerCreateEmptyName).
+		return azerr.ErrInvalidQueryParameterValue.WithDetails(
+			azerr.Detail{Name: "QueryParameterName", Value: "comp"},
+			azerr.Detail{Name: "QueryParameterValue", Value: c.Query.Get("comp")},
+			azerr.Detail{Name: "Reason"})
 	}
 	return azerr.UnroutedOperation(c.R.Method, c.Query.Get("restype"), c.Query.Get("comp"))
 }

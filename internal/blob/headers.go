@@ -10,7 +10,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
-	"github.com/cerulean-db/cerulean/internal/lease"
+	"github.com/cerulean-db/cerulean/internal/guid"
 )
 
 // parseContentHeaders reads the x-ms-blob-* content headers of Put Blob's
@@ -56,18 +56,34 @@ func requestMD5(h http.Header) ([]byte, error) {
 	return md5, nil
 }
 
-// writeDigests echoes the digests of the content a write received.
-func writeDigests(h http.Header, w *Written) {
+// crc64Version is the first x-ms-version whose answers to a write of
+// content carry x-ms-content-crc64. From it on, Put Block, Append Block
+// and Put Page return Content-MD5 only when the client sent one; before
+// it they always did (the Go SDK's recordings at 2018-03-28 and
+// 2020-10-02 show both sides).
+const crc64Version = "2019-02-02"
+
+// writeDigests echoes the digests of the content a write received, for
+// Put Blob and the From-URL writes: Content-MD5 always, and the CRC64 of
+// the bytes written from crc64Version on.
+func writeDigests(q *request, w *Written) {
+	h := q.w.Header()
 	h.Set("Content-MD5", b64(w.ContentMD5))
-	if w.ContentCRC64 != nil {
+	if q.version() >= crc64Version && w.ContentCRC64 != nil {
 		h.Set("x-ms-content-crc64", b64(w.ContentCRC64))
 	}
 }
 
-// writeSentDigests echoes the digests a request sent, for Append Block
-// and Put Page: unlike Put Blob and Put Block, Azure returns Content-MD5
-// there only when the client sent one to verify.
-func writeSentDigests(h http.Header, w *Written, c Content) {
+// writeSentDigests echoes the digests of the content of Put Block,
+// Append Block and Put Page: from crc64Version on, Content-MD5 only when
+// the client sent one to verify and the CRC64 of the bytes written
+// always; before it, Content-MD5 always.
+func writeSentDigests(q *request, w *Written, c Content) {
+	if q.version() < crc64Version {
+		writeDigests(q, w)
+		return
+	}
+	h := q.w.Header()
 	if c.MD5 != nil {
 		h.Set("Content-MD5", b64(w.ContentMD5))
 	}
@@ -140,12 +156,21 @@ func parseSnapshot(name, v string) (string, error) {
 
 // checkLeaseIDs refuses a lease ID that is not a GUID, whatever the
 // operation: Azure answers 400 InvalidHeaderValue naming the header
-// rather than comparing it with the lease held (which would be 412).
+// rather than comparing it with the lease held (which would be 412). A
+// GUID in any form .NET parses (32 digits, braced, either case) is
+// accepted and rewritten to the canonical form leases are kept in, so
+// that every later comparison sees one spelling.
 func checkLeaseIDs(h http.Header) error {
 	for _, name := range []string{"x-ms-lease-id", "x-ms-source-lease-id", "x-ms-proposed-lease-id"} {
-		if v := h.Get(name); v != "" && !lease.ValidID(v) {
+		v := h.Get(name)
+		if v == "" {
+			continue
+		}
+		id, ok := guid.Parse(v)
+		if !ok {
 			return azerr.InvalidHeaderValue(name, v)
 		}
+		h.Set(name, id)
 	}
 	return nil
 }

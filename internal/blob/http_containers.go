@@ -51,6 +51,12 @@ func (h *handler) createContainer(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
+// immutableStorageVersion is the first x-ms-version whose Get Container
+// Properties says whether version-level immutability is enabled (never,
+// here): the Go SDK's recordings at 2020-10-02 carry the header
+// (go-azblob-TestContainerCreateEmptyMetadata), those at 2018-03-28 not.
+const immutableStorageVersion = "2020-06-12"
+
 func (h *handler) getContainerProperties(q *request) error {
 	c, err := h.svc.GetContainer(q.ctx(), q.containerRef())
 	if err != nil {
@@ -63,6 +69,9 @@ func (h *handler) getContainerProperties(q *request) error {
 		azhttp.WriteLeaseState(hdr, c.Lease, h.now())
 		hdr.Set("x-ms-has-immutability-policy", "false")
 		hdr.Set("x-ms-has-legal-hold", "false")
+		if q.version() >= immutableStorageVersion {
+			hdr.Set("x-ms-immutable-storage-with-versioning-enabled", "false")
+		}
 		writeContainerEncryption(hdr, c)
 		if c.PublicAccess != "" {
 			hdr.Set("x-ms-blob-public-access", c.PublicAccess)
@@ -166,8 +175,24 @@ func (h *handler) listContainers(q *request) error {
 	return writeListing(q.w, w.b)
 }
 
+// permanentDeleteVersion is the first x-ms-version taken to list
+// AllowPermanentDelete in the DeleteRetentionPolicy: the Go SDK's
+// recordings at 2020-10-02 have it (false unless set,
+// go-azblob-TestAccountDeleteRetentionPolicy), those at 2018-03-28 not
+// (go-storage-StorageSuite-TestSetServiceProperties).
+const permanentDeleteVersion = "2020-06-12"
+
 func (h *handler) getServiceProperties(q *request) error {
-	return h.door.Props.ServeGet(q.w, q.r, q.acct)
+	p, err := h.door.Props.Get(q.ctx(), q.acct)
+	if err != nil {
+		return err
+	}
+	if d := p.DeleteRetentionPolicy; d != nil && d.AllowPermanentDelete == nil && q.version() >= permanentDeleteVersion {
+		withFlag := *d
+		withFlag.AllowPermanentDelete = new(bool)
+		p.DeleteRetentionPolicy = &withFlag
+	}
+	return azhttp.WriteXML(q.w, http.StatusOK, p)
 }
 
 func (h *handler) setServiceProperties(q *request) error {

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/guid"
 )
 
 // sourceAddress reads a copy source URL that addresses a blob of this
@@ -144,7 +146,16 @@ func (h *handler) copyBlob(q *request) error {
 	if err != nil {
 		return err
 	}
+	var seal *bool
+	if v := q.r.Header.Get("x-ms-seal-blob"); v != "" {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return azerr.InvalidHeaderValue("x-ms-seal-blob", v)
+		}
+		seal = &on
+	}
 	b, err := h.svc.CopyBlob(q.ctx(), CopyRequest{
+		Seal:          seal,
 		Source:        src,
 		SourceCond:    conditions.FromHeader(q.r.Header, "x-ms-source-"),
 		SourceLeaseID: q.r.Header.Get("x-ms-source-lease-id"),
@@ -175,9 +186,15 @@ func (h *handler) abortCopy(q *request) error {
 	if v := q.r.Header.Get("x-ms-copy-action"); v != "abort" {
 		return azerr.InvalidHeaderValue("x-ms-copy-action", v).WithMessage("The value for header x-ms-copy-action must be \"abort\".")
 	}
-	id := q.q.Get("copyid")
-	if id == "" {
+	raw := q.q.Get("copyid")
+	if raw == "" {
 		return azerr.MissingRequiredQueryParameter("copyid")
+	}
+	// A copy id that is no GUID is refused before the blob is looked at
+	// (go-azblob-TestBlobAbortCopyNoCopyStarted).
+	id, ok := guid.Parse(raw)
+	if !ok {
+		return azerr.InvalidQueryParameterValue("copyid", raw, "copyid needs to be valid Guid.")
 	}
 	return h.svc.AbortCopy(q.ctx(), q.ref(), id, preconditions(q.r.Header))
 }

@@ -155,7 +155,7 @@ func (h *handler) putBlobFromURL(q *request) error {
 	if err != nil {
 		return err
 	}
-	writeDigests(q.w.Header(), w)
+	writeDigests(q, w)
 	return writeWriteResult(q, w.Blob, http.StatusCreated)
 }
 
@@ -177,7 +177,7 @@ func (h *handler) putBlockFromURL(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	writeDigests(hdr, w)
+	writeDigests(q, w)
 	hdr.Set("x-ms-request-server-encrypted", "true")
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
@@ -200,7 +200,7 @@ func (h *handler) appendBlockFromURL(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	writeDigests(hdr, w)
+	writeDigests(q, w)
 	hdr.Set("x-ms-blob-append-offset", strconv.FormatInt(w.AppendOffset, 10))
 	hdr.Set("x-ms-blob-committed-block-count", strconv.Itoa(w.Blob.Extents))
 	return writeWriteResult(q, w.Blob, http.StatusCreated)
@@ -252,7 +252,7 @@ func (h *handler) putPageFromURL(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	writeDigests(hdr, w)
+	writeDigests(q, w)
 	hdr.Set("x-ms-blob-sequence-number", strconv.FormatInt(w.Blob.SequenceNumber, 10))
 	return writeWriteResult(q, w.Blob, http.StatusCreated)
 }

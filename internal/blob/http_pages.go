@@ -104,7 +104,7 @@ func (h *handler) appendBlock(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	writeSentDigests(hdr, w, c)
+	writeSentDigests(q, w, c)
 	writeStructuredEcho(hdr, w)
 	hdr.Set("x-ms-blob-append-offset", strconv.FormatInt(w.AppendOffset, 10))
 	hdr.Set("x-ms-blob-committed-block-count", strconv.Itoa(w.Blob.Extents))
@@ -124,17 +124,42 @@ func (h *handler) sealBlob(q *request) error {
 	return writeWriteResult(q, b, http.StatusOK)
 }
 
+// sequenceConditions reads x-ms-if-sequence-number-le/-lt/-eq. A negative
+// number is 400 InvalidInput, not InvalidHeaderValue (the Go SDK's
+// recordings go-azblob-TestBlobPutPagesIfSequenceNumberLTENegOne and
+// go-azblob-TestBlobClearPagesIfSequenceNumberEqualNegOne).
 func sequenceConditions(h http.Header) (SequenceConditions, error) {
 	var c SequenceConditions
-	var err error
-	if c.LE, err = optionalInt(h, "x-ms-if-sequence-number-le"); err != nil {
-		return c, err
+	for _, f := range []struct {
+		name string
+		into **int64
+	}{
+		{"x-ms-if-sequence-number-le", &c.LE},
+		{"x-ms-if-sequence-number-lt", &c.LT},
+		{"x-ms-if-sequence-number-eq", &c.EQ},
+	} {
+		v := h.Get(f.name)
+		if v == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		switch {
+		case err != nil:
+			return c, azerr.InvalidHeaderValue(f.name, v)
+		case n < 0:
+			return c, azerr.ErrInvalidInput
+		}
+		*f.into = &n
 	}
-	if c.LT, err = optionalInt(h, "x-ms-if-sequence-number-lt"); err != nil {
-		return c, err
+	return c, nil
+}
+
+// rangeValue is the range a request sent, x-ms-range before Range.
+func rangeValue(h http.Header) string {
+	if v := h.Get("x-ms-range"); v != "" {
+		return v
 	}
-	c.EQ, err = optionalInt(h, "x-ms-if-sequence-number-eq")
-	return c, err
+	return h.Get("Range")
 }
 
 func (h *handler) putPage(q *request) error {
@@ -143,9 +168,17 @@ func (h *handler) putPage(q *request) error {
 		return err
 	}
 	if rng == nil || rng.End < 0 {
-		return azerr.MissingRequiredHeader("x-ms-range").WithMessage("Put Page needs a closed range in x-ms-range or Range.")
+		// Azure names the header Range whichever of the two was meant
+		// (go-azblob-TestBlobPutPagesEmptyBody).
+		return azerr.MissingRequiredHeader("Range").WithMessage("Put Page needs a closed range in x-ms-range or Range.")
 	}
 	if rng.Start%pageSize != 0 || (rng.End+1)%pageSize != 0 {
+		if q.r.Header.Get("x-ms-page-write") == "clear" {
+			// A clear of a range that is not whole pages is a malformed
+			// Range header to Azure, whichever header carried it
+			// (go-azblob-TestBlobClearPagesInvalidRange).
+			return azerr.InvalidHeaderValue("Range", rangeValue(q.r.Header)).WithMessage("The page range specified is invalid: ranges must be 512-byte aligned.")
+		}
 		return azerr.ErrInvalidPageRange.WithMessage("The page range specified is invalid: ranges must be 512-byte aligned.")
 	}
 	sc, err := sequenceConditions(q.r.Header)
@@ -176,7 +209,7 @@ func (h *handler) putPage(q *request) error {
 			return err
 		}
 		b = w.Blob
-		writeSentDigests(hdr, w, c)
+		writeSentDigests(q, w, c)
 		writeStructuredEcho(hdr, w)
 	case "clear":
 		if q.r.ContentLength > 0 {

@@ -196,6 +196,9 @@ func (w *listingWriter) blob(x *blobXML) {
 	w.text("Content-Type", p.ContentType)
 	w.text("Content-Encoding", p.ContentEncoding)
 	w.text("Content-Language", p.ContentLanguage)
+	if p.ContentCRC64 != nil {
+		w.text("Content-CRC64", *p.ContentCRC64)
+	}
 	w.text("Content-MD5", p.ContentMD5)
 	w.text("Cache-Control", p.CacheControl)
 	w.text("Content-Disposition", p.ContentDisposition)
@@ -207,8 +210,8 @@ func (w *listingWriter) blob(x *blobXML) {
 	w.textOmitEmpty("AccessTierChangeTime", p.AccessTierChangeTime)
 	w.textOmitEmpty("ArchiveStatus", p.ArchiveStatus)
 	w.textOmitEmpty("RehydratePriority", p.RehydratePriority)
-	w.text("LeaseStatus", p.LeaseStatus)
-	w.text("LeaseState", p.LeaseState)
+	w.textOmitEmpty("LeaseStatus", p.LeaseStatus)
+	w.textOmitEmpty("LeaseState", p.LeaseState)
 	w.textOmitEmpty("LeaseDuration", p.LeaseDuration)
 	w.textOmitEmpty("CopyId", p.CopyID)
 	w.textOmitEmpty("CopySource", p.CopySource)
@@ -225,6 +228,10 @@ func (w *listingWriter) blob(x *blobXML) {
 	}
 	w.close("Properties")
 	w.metadata(x.Metadata)
+	if x.OrMetadata != nil {
+		w.open("OrMetadata")
+		w.close("OrMetadata")
+	}
 	if x.Tags != nil {
 		w.open("Tags")
 		w.open("TagSet")

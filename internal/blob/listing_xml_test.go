@@ -66,6 +66,11 @@ func randBlobXML(r *rand.Rand) blobXML {
 	p.CustomerProvidedKeySha256, p.EncryptionScope, p.TagCount = s(), s(), r.IntN(3)
 	x.Metadata = randMeta(r)
 	if r.IntN(2) == 0 {
+		crc := s()
+		p.ContentCRC64 = &crc
+		x.OrMetadata = &struct{}{}
+	}
+	if r.IntN(2) == 0 {
 		x.Tags = &tagsXML{}
 		for range r.IntN(3) {
 			x.Tags.TagSet.Tags = append(x.Tags.TagSet.Tags, tagXML{Key: s(), Value: s()})

@@ -33,7 +33,7 @@ func TestParseBlockList(t *testing.T) {
 	}
 	for _, tc := range tests {
 		r, _ := http.NewRequest(http.MethodPut, "/", strings.NewReader(tc.body))
-		got, _, err := parseBlockList(r)
+		got, _, _, err := parseBlockList(r)
 		if tc.err != nil {
 			if !errors.Is(err, tc.err) {
 				t.Errorf("%q: error %v, want %v", tc.body, err, tc.err)
@@ -112,7 +112,7 @@ func FuzzParseBlockList(f *testing.F) {
 	f.Add(`<BlockList><Latest><![CDATA[AAAA]]></Latest></BlockList>`)
 	f.Fuzz(func(t *testing.T, body string) {
 		r, _ := http.NewRequest(http.MethodPut, "/", strings.NewReader(body))
-		refs, _, err := parseBlockList(r)
+		refs, _, _, err := parseBlockList(r)
 		if err != nil {
 			return
 		}
@@ -140,4 +140,19 @@ func FuzzParseRange(f *testing.F) {
 			t.Fatalf("accepted %q as %+v", v, r)
 		}
 	})
+}
+
+// TestLiteralQueryValue: a malformed snapshot is echoed with its '+' as
+// sent, as Azure does in go-azblob-TestBlobSnapshotOfSnapshot.
+func TestLiteralQueryValue(t *testing.T) {
+	for _, tc := range []struct{ raw, want string }{
+		{"comp=snapshot&snapshot=2021-01-01+01%3A01%3A01++0000+UTC", "2021-01-01+01:01:01++0000+UTC"},
+		{"snapshot=a%20b", "a b"},
+		{"comp=snapshot", "default"},
+		{"snapshot=%zz", "default"},
+	} {
+		if got := literalQueryValue(tc.raw, "snapshot", "default"); got != tc.want {
+			t.Errorf("literalQueryValue(%q) = %q, want %q", tc.raw, got, tc.want)
+		}
+	}
 }

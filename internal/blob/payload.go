@@ -40,8 +40,8 @@ type Written struct {
 	// Blob is the blob's record after the write; nil after Put Block,
 	// which leaves the record alone.
 	Blob *Blob
-	// ContentCRC64 is the CRC64 of the bytes received, computed only when
-	// the client sent one to verify (Azure then echoes it back).
+	// ContentCRC64 is the CRC64 of the bytes received: Azure answers
+	// every write of content with it (from x-ms-version 2019-02-02).
 	ContentCRC64 []byte
 	// ContentMD5 is the MD5 of the bytes received; Azure echoes it back.
 	ContentMD5 []byte
@@ -85,7 +85,7 @@ func (s *Service) receive(ctx context.Context, acct, container, blob string, c C
 		return nil, errUploadsBusy
 	}
 	defer s.bodies.release(reserve)
-	return s.store.Receive(ctx, blobID{acct, container, blob}, extentstore.Upload{Body: c.Body, Length: c.Length, MD5: c.MD5, CRC64: c.CRC64, Done: c.finish})
+	return s.store.Receive(ctx, blobID{acct, container, blob}, extentstore.Upload{Body: c.Body, Length: c.Length, MD5: c.MD5, CRC64: c.CRC64, WithCRC64: true, Done: c.finish})
 }
 
 // SweepStaged deletes the staged data objects of uploads whose process is

@@ -16,10 +16,17 @@ import (
 // refused (InvalidHeaderValue), but Range is the standard HTTP header: a
 // value in any other form (a suffix "bytes=-n", several ranges, end
 // before start, garbage) is ignored and the whole blob served, as an HTTP
-// server may ignore a Range it cannot satisfy as asked.
+// server may ignore a Range it cannot satisfy as asked. An x-ms-range
+// with a negative start ("bytes=-1-", "bytes=-2-497", what an SDK writes
+// for a negative offset) is ignored too: Azure answers the whole blob or
+// page list (go-azblob-TestBlobDownloadDataNegativeOffset,
+// go-azblob-TestBlobGetPageRangesInvalidRange).
 func readRange(h http.Header) (*ByteRange, error) {
 	if v := h.Get("x-ms-range"); v != "" {
 		r, ok := parseByteRange(v)
+		if !ok && negativeStart(v) {
+			return nil, nil
+		}
 		if !ok {
 			return nil, azerr.InvalidHeaderValue("x-ms-range", v)
 		}
@@ -31,6 +38,16 @@ func readRange(h http.Header) (*ByteRange, error) {
 		}
 	}
 	return nil, nil
+}
+
+// negativeStart reports whether a range is "bytes=-N-" or "bytes=-N-M".
+func negativeStart(v string) bool {
+	spec, ok := strings.CutPrefix(strings.TrimSpace(v), "bytes=-")
+	if !ok {
+		return false
+	}
+	from, to, ok := strings.Cut(spec, "-")
+	return ok && allDigits(from) && (to == "" || allDigits(to))
 }
 
 // parseByteRange parses "bytes=start-" or "bytes=start-end" (end >= start).

@@ -29,6 +29,12 @@ func TestReadRange(t *testing.T) {
 		{"bytes=10-19", "bytes=0-1", &ByteRange{Start: 10, End: 19}, false},
 		{"bytes=3-", "", &ByteRange{Start: 3, End: -1}, false},
 		{"bytes=-5", "bytes=0-1", nil, true},
+		// A negative start is ignored, as Azure ignored it in the Go SDK's
+		// recordings go-azblob-TestBlobDownloadDataNegativeOffset and
+		// go-azblob-TestBlobGetPageRangesInvalidRange.
+		{"bytes=-1-", "", nil, false},
+		{"bytes=-2-497", "", nil, false},
+		{"bytes=-2-4x", "", nil, true},
 		{"garbage", "", nil, true},
 		{"bytes=10-5", "", nil, true},
 	}

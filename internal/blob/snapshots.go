@@ -44,12 +44,15 @@ func (s *Service) CreateSnapshot(ctx context.Context, ref Ref, meta azhttp.Metad
 		snap := *b
 		snap.Lease = lease.Lease{}
 		if meta != nil {
+			// New metadata makes the snapshot a write of its own, with an
+			// ETag of its own (go-azblob-TestBlobSnapshotMetadata).
 			snap.Metadata = meta
+			snap.Version, snap.Modified = tx.Version(), s.clock()
 		}
 		if err := copyExtents(tx, extentsPrefix(acct, container, name), contentPrefix(acct, container, name, id)); err != nil {
 			return err
 		}
-		out = b
+		out = &snap
 		return record.Store(tx, snapshotKey(acct, container, name, id), snap)
 	})
 	return id, out, err

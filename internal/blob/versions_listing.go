@@ -88,8 +88,13 @@ func keptEntries(r kv.Reader, acct, container, name string, base *Blob, o ListBl
 func listVersionAndDeletion(x *blobXML, e ListedBlob, inc map[string]bool, now time.Time) {
 	b := e.Record
 	if _, isVersion := versionOf(b.point); inc["versions"] && e.Snapshot == "" && b.VersionID != "" {
-		current := !isVersion
-		x.VersionID, x.IsCurrent = b.VersionID, &current
+		// Only the current version says so; the others list no
+		// IsCurrentVersion (go-azblob-TestDeleteSpecificBlobVersion).
+		x.VersionID = b.VersionID
+		if !isVersion {
+			current := true
+			x.IsCurrent = &current
+		}
 	}
 	if e.VersionsOnly {
 		yes := true

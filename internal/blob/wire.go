@@ -75,51 +75,56 @@ type blobXML struct {
 	HasVersionsOnly *bool               `xml:"HasVersionsOnly,omitempty"`
 	Properties      blobPropertiesXML   `xml:"Properties"`
 	Metadata        *azhttp.MetadataXML `xml:"Metadata,omitempty"`
-	Tags            *tagsXML            `xml:"Tags,omitempty"`
+	// OrMetadata (object replication) is listed empty when set.
+	OrMetadata *struct{} `xml:"OrMetadata,omitempty"`
+	Tags       *tagsXML  `xml:"Tags,omitempty"`
 }
 
 type blobPropertiesXML struct {
-	CreationTime         string `xml:"Creation-Time"`
-	DeletedTime          string `xml:"DeletedTime,omitempty"`
-	RemainingDays        *int   `xml:"RemainingRetentionDays,omitempty"`
-	LastModified         string `xml:"Last-Modified"`
-	Etag                 string `xml:"Etag"`
-	ContentLength        int64  `xml:"Content-Length"`
-	ContentType          string `xml:"Content-Type"`
-	ContentEncoding      string `xml:"Content-Encoding"`
-	ContentLanguage      string `xml:"Content-Language"`
-	ContentMD5           string `xml:"Content-MD5"`
-	CacheControl         string `xml:"Cache-Control"`
-	ContentDisposition   string `xml:"Content-Disposition"`
-	BlobType             string `xml:"BlobType"`
-	SequenceNumber       *int64 `xml:"x-ms-blob-sequence-number,omitempty"`
-	Sealed               *bool  `xml:"Sealed,omitempty"`
-	AccessTier           string `xml:"AccessTier,omitempty"`
-	AccessTierInferred   bool   `xml:"AccessTierInferred,omitempty"`
-	AccessTierChangeTime string `xml:"AccessTierChangeTime,omitempty"`
-	ArchiveStatus        string `xml:"ArchiveStatus,omitempty"`
-	RehydratePriority    string `xml:"RehydratePriority,omitempty"`
-	LeaseStatus          string `xml:"LeaseStatus"`
-	LeaseState           string `xml:"LeaseState"`
-	LeaseDuration        string `xml:"LeaseDuration,omitempty"`
-	CopyID               string `xml:"CopyId,omitempty"`
-	CopySource           string `xml:"CopySource,omitempty"`
-	CopyStatus           string `xml:"CopyStatus,omitempty"`
-	CopyProgress         string `xml:"CopyProgress,omitempty"`
-	CopyCompletionTime   string `xml:"CopyCompletionTime,omitempty"`
-	ServerEncrypted      bool   `xml:"ServerEncrypted"`
-	IncrementalCopy      bool   `xml:"IncrementalCopy,omitempty"`
-	DestinationSnapshot  string `xml:"DestinationSnapshot,omitempty"`
+	CreationTime         string  `xml:"Creation-Time"`
+	DeletedTime          string  `xml:"DeletedTime,omitempty"`
+	RemainingDays        *int    `xml:"RemainingRetentionDays,omitempty"`
+	LastModified         string  `xml:"Last-Modified"`
+	Etag                 string  `xml:"Etag"`
+	ContentLength        int64   `xml:"Content-Length"`
+	ContentType          string  `xml:"Content-Type"`
+	ContentEncoding      string  `xml:"Content-Encoding"`
+	ContentLanguage      string  `xml:"Content-Language"`
+	ContentCRC64         *string `xml:"Content-CRC64,omitempty"`
+	ContentMD5           string  `xml:"Content-MD5"`
+	CacheControl         string  `xml:"Cache-Control"`
+	ContentDisposition   string  `xml:"Content-Disposition"`
+	BlobType             string  `xml:"BlobType"`
+	SequenceNumber       *int64  `xml:"x-ms-blob-sequence-number,omitempty"`
+	Sealed               *bool   `xml:"Sealed,omitempty"`
+	AccessTier           string  `xml:"AccessTier,omitempty"`
+	AccessTierInferred   bool    `xml:"AccessTierInferred,omitempty"`
+	AccessTierChangeTime string  `xml:"AccessTierChangeTime,omitempty"`
+	ArchiveStatus        string  `xml:"ArchiveStatus,omitempty"`
+	RehydratePriority    string  `xml:"RehydratePriority,omitempty"`
+	LeaseStatus          string  `xml:"LeaseStatus,omitempty"` // none for snapshots and old versions
+	LeaseState           string  `xml:"LeaseState,omitempty"`
+	LeaseDuration        string  `xml:"LeaseDuration,omitempty"`
+	CopyID               string  `xml:"CopyId,omitempty"`
+	CopySource           string  `xml:"CopySource,omitempty"`
+	CopyStatus           string  `xml:"CopyStatus,omitempty"`
+	CopyProgress         string  `xml:"CopyProgress,omitempty"`
+	CopyCompletionTime   string  `xml:"CopyCompletionTime,omitempty"`
+	ServerEncrypted      bool    `xml:"ServerEncrypted"`
+	IncrementalCopy      bool    `xml:"IncrementalCopy,omitempty"`
+	DestinationSnapshot  string  `xml:"DestinationSnapshot,omitempty"`
 	// CustomerProvidedKeySha256 and EncryptionScope: http_encryption.go.
 	CustomerProvidedKeySha256 string `xml:"CustomerProvidedKeySha256,omitempty"`
 	EncryptionScope           string `xml:"EncryptionScope,omitempty"`
 	TagCount                  int    `xml:"TagCount,omitempty"`
 }
 
+// blockListXML is Get Block List's answer: only the lists asked for
+// (go-azblob-TestBlobSetTierOnCommit lists committed blocks alone).
 type blockListXML struct {
-	XMLName     xml.Name  `xml:"BlockList"`
-	Committed   blocksXML `xml:"CommittedBlocks"`
-	Uncommitted blocksXML `xml:"UncommittedBlocks"`
+	XMLName     xml.Name   `xml:"BlockList"`
+	Committed   *blocksXML `xml:"CommittedBlocks,omitempty"`
+	Uncommitted *blocksXML `xml:"UncommittedBlocks,omitempty"`
 }
 
 type blocksXML struct {
@@ -131,8 +136,8 @@ type blockXML struct {
 	Size int64  `xml:"Size"`
 }
 
-func blocksToXML(blocks []BlockInfo) blocksXML {
-	out := blocksXML{Blocks: make([]blockXML, 0, len(blocks))}
+func blocksToXML(blocks []BlockInfo) *blocksXML {
+	out := &blocksXML{Blocks: make([]blockXML, 0, len(blocks))}
 	for _, b := range blocks {
 		out.Blocks = append(out.Blocks, blockXML{Name: base64.StdEncoding.EncodeToString(b.ID), Size: b.Size})
 	}

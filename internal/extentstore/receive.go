@@ -35,6 +35,9 @@ type Upload struct {
 	// CRC64 is the x-ms-content-crc64 the client sent (8 bytes, little
 	// endian, Azure's polynomial), nil when it sent none.
 	CRC64 []byte
+	// WithCRC64 asks for the CRC64 of the bytes received even when the
+	// client sent none to verify: Blob answers every write with it.
+	WithCRC64 bool
 	// Done, when set, is called once Length bytes are read: a framing
 	// around the content (a structured message) that did not end with it
 	// fails the upload.
@@ -58,7 +61,8 @@ type Payload[O comparable] struct {
 }
 
 // Digests are the digests of the bytes received: their MD5, and their
-// CRC64 when the client sent one to verify (Azure then echoes it back).
+// CRC64 when the client sent one to verify (Azure then echoes it back)
+// or the upload asked for it (Upload.WithCRC64).
 type Digests struct {
 	MD5, CRC64 []byte
 }
@@ -76,7 +80,7 @@ func (c Upload) Read() ([]byte, Digests, error) {
 	}
 	sum := md5.Sum(data)
 	d := Digests{MD5: sum[:]}
-	if c.CRC64 != nil {
+	if c.wantCRC64() {
 		d.CRC64 = azbody.CRC64(data)
 	}
 	if err := c.verify(d); err != nil {
@@ -104,7 +108,7 @@ func (s *Store[O]) Receive(ctx context.Context, o O, c Upload) (*Payload[O], err
 		}
 		return &Payload[O]{Owner: o, Size: c.Length, Digests: d, layout: s.layout, inline: data}, nil
 	}
-	p, err := s.Stage(ctx, o, c.Body, c.Length, c.CRC64 != nil)
+	p, err := s.Stage(ctx, o, c.Body, c.Length, c.wantCRC64())
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +118,9 @@ func (s *Store[O]) Receive(ctx context.Context, o O, c Upload) (*Payload[O], err
 	}
 	return p, nil
 }
+
+// wantCRC64 says whether the CRC64 of the bytes is to be computed.
+func (c Upload) wantCRC64() bool { return c.CRC64 != nil || c.WithCRC64 }
 
 // verify checks the content, once read, against what the client said.
 func (c Upload) verify(d Digests) error {

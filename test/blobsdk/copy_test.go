@@ -97,7 +97,9 @@ func TestCopyBlobConditionsAndLeases(t *testing.T) {
 	mustErr(t, err, http.StatusPreconditionFailed, bloberror.SourceConditionNotMet, "stale source If-Match")
 	_, err = db.StartCopyFromURL(t.Context(), sb.URL(), &blob.StartCopyFromURLOptions{
 		AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: &stale}}})
-	mustErr(t, err, http.StatusPreconditionFailed, bloberror.ConditionNotMet, "stale destination If-Match")
+	// Copy Blob names the side whose condition failed (the Go SDK's
+	// recording go-azblob-TestBlobStartCopyDestIfMatchFalse).
+	mustErr(t, err, http.StatusPreconditionFailed, bloberror.TargetConditionNotMet, "stale destination If-Match")
 	_, err = db.StartCopyFromURL(t.Context(), sb.URL(), &blob.StartCopyFromURLOptions{
 		AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfNoneMatch: ptr(azcore.ETagAny)}}})
 	mustErr(t, err, http.StatusConflict, bloberror.BlobAlreadyExists, "If-None-Match * on an existing destination")

@@ -40,10 +40,12 @@ func TestSealAppendBlob(t *testing.T) {
 
 	r, err := ab.Seal(t.Context(), nil)
 	must(t, err, "Seal")
-	if deref(r.IsSealed) != true || !sameETag(etagOf(r.ETag), etagOf(before.ETag)) {
-		t.Fatalf("Seal answered sealed %v ETag %v, want true and the unchanged %v", deref(r.IsSealed), deref(r.ETag), deref(before.ETag))
+	// Sealing is a write with an ETag of its own, as Azure's answers in
+	// the Go SDK's recording go-azblob-TestSealAppendBlob show.
+	if deref(r.IsSealed) != true || sameETag(etagOf(r.ETag), etagOf(before.ETag)) {
+		t.Fatalf("Seal answered sealed %v ETag %v, want true and an ETag other than %v", deref(r.IsSealed), deref(r.ETag), deref(before.ETag))
 	}
-	if p := props(t, ab.BlobClient()); deref(p.IsSealed) != true || !sameETag(etagOf(p.ETag), etagOf(before.ETag)) || !p.LastModified.Equal(*before.LastModified) {
+	if p := props(t, ab.BlobClient()); deref(p.IsSealed) != true || !sameETag(etagOf(p.ETag), etagOf(r.ETag)) {
 		t.Fatalf("sealed properties: sealed %v ETag %v Last-Modified %v", deref(p.IsSealed), deref(p.ETag), deref(p.LastModified))
 	}
 	d, err := ab.BlobClient().DownloadStream(t.Context(), nil)

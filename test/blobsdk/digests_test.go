@@ -1,0 +1,84 @@
+package blobsdk_test
+
+import (
+	"bytes"
+	"crypto/md5"
+	"encoding/base64"
+	"net/http"
+	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/azbody"
+	"github.com/cerulean-db/cerulean/internal/testkit"
+)
+
+// A write of content answers with the digests of the bytes written even
+// when the client sent none to verify: x-ms-content-crc64 from version
+// 2019-02-02 on, and Content-MD5 from Put Blob always but from Put Block,
+// Put Block List, Append Block and Put Page only when the client sent one
+// — before 2019-02-02 they all answered Content-MD5 and no CRC64. The
+// recordings this comes from: the Go SDK's go-azblob-TestBlobPutBlobHTTPHeaders,
+// go-azblob-TestStageGetBlocks, go-azblob-TestBlobPutBlockListHTTPHeadersEmpty,
+// go-azblob-TestBlobAppendBlockIfMatchTrue and go-azblob-TestBlobPutPagesIfMatchTrue (2020-10-02),
+// and go-storage-BlockBlobSuite-TestPutBlock, go-storage-AppendBlobSuite-TestPutAppendBlobAppendBlocks
+// and go-storage-PageBlobSuite-TestPutPagesUpdate (2018-03-28).
+func TestWriteDigestsByVersion(t *testing.T) {
+	f := newFixture(t)
+	sk := f.signer()
+	cc := f.createContainer(testkit.Name("digests"), nil)
+	data := testkit.RandBytes(3, 512)
+	list := []byte(`<?xml version="1.0" encoding="UTF-8"?><BlockList><Latest>AAAAAA==</Latest></BlockList>`)
+	b64 := base64.StdEncoding.EncodeToString
+	sum := func(b []byte) (md, crc string) {
+		m := md5.Sum(b)
+		return b64(m[:]), b64(azbody.CRC64(b))
+	}
+	for _, version := range []string{"2018-03-28", "2020-10-02"} {
+		t.Run(version, func(t *testing.T) {
+			old := version < "2019-02-02"
+			send := func(method, u string, hdr map[string]string, body []byte) testkit.Response {
+				t.Helper()
+				h := map[string]string{"x-ms-version": version}
+				for k, v := range hdr {
+					h[k] = v
+				}
+				return sk.Send(t, testkit.Request{Method: method, URL: u, Header: h, Body: body})
+			}
+			// expect checks the answer's digests: md5Always says whether
+			// Content-MD5 comes back unasked at this version.
+			expect := func(what string, r testkit.Response, body []byte, md5Always bool) {
+				t.Helper()
+				if !r.Check(t, http.StatusCreated, "", what) {
+					return
+				}
+				md, crc := sum(body)
+				if got := r.Header.Get("Content-MD5"); md5Always && got != md || !md5Always && got != "" {
+					t.Errorf("%s: Content-MD5 %q (want it: %v, %q)", what, got, md5Always, md)
+				}
+				wantCRC := crc
+				if old {
+					wantCRC = ""
+				}
+				if got := r.Header.Get("x-ms-content-crc64"); got != wantCRC {
+					t.Errorf("%s: x-ms-content-crc64 %q, want %q", what, got, wantCRC)
+				}
+			}
+			base := cc.URL() + "/" + version
+			expect("Put Blob", send(http.MethodPut, base+"-block", map[string]string{"x-ms-blob-type": "BlockBlob"}, data), data, true)
+			expect("Put Block", send(http.MethodPut, base+"-block?comp=block&blockid=AAAAAA%3D%3D", nil, data), data, old)
+			expect("Put Block List", send(http.MethodPut, base+"-block?comp=blocklist", nil, list), list, old)
+
+			send(http.MethodPut, base+"-append", map[string]string{"x-ms-blob-type": "AppendBlob"}, nil).Check(t, http.StatusCreated, "", "Create append blob")
+			expect("Append Block", send(http.MethodPut, base+"-append?comp=appendblock", nil, data), data, old)
+
+			send(http.MethodPut, base+"-page", map[string]string{"x-ms-blob-type": "PageBlob", "x-ms-blob-content-length": "1024"}, nil).Check(t, http.StatusCreated, "", "Create page blob")
+			expect("Put Page", send(http.MethodPut, base+"-page?comp=page", map[string]string{"x-ms-page-write": "update", "x-ms-range": "bytes=0-511"}, data), data, old)
+
+			// A Content-MD5 sent is always echoed.
+			md, _ := sum(data)
+			r := send(http.MethodPut, base+"-append?comp=appendblock", map[string]string{"Content-MD5": md}, data)
+			if r.Check(t, http.StatusCreated, "", "Append Block with Content-MD5") && !bytes.Equal([]byte(r.Header.Get("Content-MD5")), []byte(md)) {
+				t.Errorf("Append Block with Content-MD5: answered %q, want %q", r.Header.Get("Content-MD5"), md)
+			}
+		})
+	}
+}

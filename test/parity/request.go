@@ -154,7 +154,13 @@ func (t *Target) request(e *Entry, recService string, b *binder, shift time.Dura
 			// recorders kept are not headers.
 			continue
 		}
-		req.Header[http.CanonicalHeaderKey(name)] = []string{b.rewrite(t.rewriteHosts(e.RequestHeaders[name]))}
+		key := http.CanonicalHeaderKey(name)
+		if strings.HasPrefix(strings.ToLower(name), "x-ms-meta-") {
+			// Metadata names keep their case on the wire, as the
+			// recording client sent them.
+			key = name
+		}
+		req.Header[key] = []string{b.rewrite(t.rewriteHosts(e.RequestHeaders[name]))}
 	}
 	if boundary, ok := multipartBoundary(body); ok && strings.HasPrefix(strings.ToLower(ct), "multipart/") {
 		// The sanitizers rewrite the boundary in the header, not in the

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -62,11 +63,11 @@ func ParseSignedIdentifiers(r *http.Request) ([]azauth.SignedIdentifier, error) 
 	for i, x := range doc.Identifiers {
 		if x.ID == "" || len(x.ID) > maxSignedIdentifierID {
 			line, pos := nodeAfterChild(body, "SignedIdentifier", i)
-			return nil, invalidXMLAt(line, pos, "Signed identifier ID cannot be empty or over 64 characters in length")
+			return nil, InvalidXMLAt(line, pos, "Signed identifier ID cannot be empty or over 64 characters in length")
 		}
 	}
 	if len(doc.Identifiers) > azauth.MaxSignedIdentifiers {
-		return nil, invalidXMLAt(0, 0, "")
+		return nil, InvalidXMLAt(0, 0, "")
 	}
 	out := make([]azauth.SignedIdentifier, 0, len(doc.Identifiers))
 	for _, x := range doc.Identifiers {
@@ -90,9 +91,10 @@ func ParseSignedIdentifiers(r *http.Request) ([]azauth.SignedIdentifier, error) 
 	return out, nil
 }
 
-// invalidXMLAt is InvalidXmlDocument with the detail elements Azure adds
-// when it refuses a document's content: where it stopped and why.
-func invalidXMLAt(line, pos int, reason string) *azerr.Error {
+// InvalidXMLAt is InvalidXmlDocument with the detail elements Azure adds
+// when it refuses a document's content: where its reader stood (line and
+// position, from 1) and why.
+func InvalidXMLAt(line, pos int, reason string) *azerr.Error {
 	return azerr.ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid.").WithDetails(
 		azerr.Detail{Name: "LineNumber", Value: strconv.Itoa(line)},
 		azerr.Detail{Name: "LinePosition", Value: strconv.Itoa(pos)},
@@ -127,6 +129,31 @@ func nodeAfterChild(body []byte, name string, n int) (line, pos int) {
 			if depth == 1 && t.Name.Local == name {
 				seen++
 			}
+		}
+	}
+}
+
+// EndTagPosition returns the line and position (both from 1) of the name
+// in the end tag of the element at path (element names from the root
+// down): where a reader that checks an element once it has read it
+// stands. It returns 0, 0 when body has no such element.
+func EndTagPosition(body []byte, path ...string) (line, pos int) {
+	d := xml.NewDecoder(bytes.NewReader(body))
+	var stack []string
+	for {
+		at := d.InputOffset()
+		tok, err := d.Token()
+		if err != nil {
+			return 0, 0
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			stack = append(stack, t.Name.Local)
+		case xml.EndElement:
+			if slices.Equal(stack, path) {
+				return lineAndPosition(body, int(at)+len("</"))
+			}
+			stack = stack[:len(stack)-1]
 		}
 	}
 }

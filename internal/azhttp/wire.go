@@ -39,8 +39,11 @@ func ReadXML(r *http.Request, v any) error {
 	return err
 }
 
-// readXML is ReadXML that also returns the body it decoded, for a caller
-// that must point at where in the document a value sits.
+// ReadXMLBody is ReadXML that also returns the body it decoded, for a
+// caller that must point at where in the document a value sits.
+func ReadXMLBody(r *http.Request, v any) ([]byte, error) { return readXML(r, v) }
+
+// readXML is ReadXMLBody.
 func readXML(r *http.Request, v any) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxXMLBody+1))
 	if err != nil {

@@ -144,20 +144,39 @@ const (
 )
 
 // validate checks a retention policy; where names its parent element.
+// The reasons are Azure's (go-azblob TestAccountDeleteRetentionPolicy-
+// DaysOmitted and DaysTooSmall).
 func (r *RetentionXML) validate(where string) error {
 	if r == nil {
 		return nil
 	}
+	path := []string{"StorageServiceProperties", where}
+	if where != "DeleteRetentionPolicy" {
+		path = append(path, "RetentionPolicy")
+	}
 	switch {
 	case r.Days != nil && (*r.Days < MinRetentionDays || *r.Days > MaxRetentionDays):
-		return azerr.ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. %s: Days must be %d to %d.", where, MinRetentionDays, MaxRetentionDays).
-			WithDetails(azerr.Detail{Name: "Reason", Value: "Days " + strconv.Itoa(*r.Days) + " is out of range"})
+		return &retentionError{path: path, reason: "Retention days must be greater than 0 and less than or equal to 365 days."}
 	case r.Enabled && r.Days == nil:
-		return azerr.ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. %s: an enabled retention policy needs Days.", where).
-			WithDetails(azerr.Detail{Name: "Reason", Value: "Days is required when the retention policy is enabled"})
+		return &retentionError{path: path, reason: "Element is missing: Days."}
 	}
 	return nil
 }
+
+// A retentionError refuses a retention policy: the element it is in and
+// why. ServeSet turns it into Azure's InvalidXmlDocument with the place
+// in the document; Error reads as that code.
+type retentionError struct {
+	path   []string
+	reason string
+}
+
+func (e *retentionError) Error() string {
+	return "XML specified is not syntactically valid: " + strings.Join(e.path, "/") + ": " + e.reason
+}
+
+// Unwrap makes the error InvalidXmlDocument wherever it is classified.
+func (e *retentionError) Unwrap() error { return azerr.ErrInvalidXmlDocument }
 
 // CORS rule limits, per Azure's CORS reference.
 const (

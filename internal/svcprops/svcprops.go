@@ -2,6 +2,7 @@ package svcprops
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -85,10 +86,18 @@ func (s *Store) ServeGet(w http.ResponseWriter, r *http.Request, acct string) er
 // ServeSet answers Set Service Properties (202 Accepted, as Azure does).
 func (s *Store) ServeSet(w http.ResponseWriter, r *http.Request, acct string) error {
 	var p ServiceProperties
-	if err := azhttp.ReadXML(r, &p); err != nil {
+	body, err := azhttp.ReadXMLBody(r, &p)
+	if err != nil {
 		return err
 	}
 	if err := s.Set(r.Context(), acct, p); err != nil {
+		var re *retentionError
+		if errors.As(err, &re) {
+			// Azure checks a retention policy once it has read it, and
+			// says where its reader stood: at the policy's end tag.
+			line, pos := azhttp.EndTagPosition(body, re.path...)
+			return azhttp.InvalidXMLAt(line, pos, re.reason)
+		}
 		return err
 	}
 	return azhttp.WriteEmpty(w, http.StatusAccepted)

@@ -56,3 +56,19 @@ func TestCreateFileBody(t *testing.T) {
 		t.Errorf("the file reads %q", got)
 	}
 }
+
+// TestAbortCopyID: Abort Copy File checks that copyid is a GUID before it
+// looks for the file (the azfile recording TestFileAbortCopyNoCopyStarted
+// aborts "copynotstarted" on a file that does not exist).
+func TestAbortCopyID(t *testing.T) {
+	w := newWire(t)
+	w.do(http.MethodPut, "share?restype=share", http.StatusCreated)
+	rec := w.do(http.MethodPut, "share/missing?comp=copy&copyid=copynotstarted", http.StatusBadRequest, "x-ms-copy-action", "abort")
+	wantHeader(t, rec, "x-ms-error-code", "InvalidQueryParameterValue")
+	if body := rec.Body.String(); !strings.Contains(body, "<QueryParameterName>copyid</QueryParameterName>") ||
+		!strings.Contains(body, "<QueryParameterValue>copynotstarted</QueryParameterValue>") {
+		t.Errorf("answer %s", body)
+	}
+	rec = w.do(http.MethodPut, "share/missing?comp=copy&copyid=ca761232-ed42-11ce-bacd-00aa0057b223", http.StatusNotFound, "x-ms-copy-action", "abort")
+	wantHeader(t, rec, "x-ms-error-code", "ResourceNotFound")
+}

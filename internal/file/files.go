@@ -28,7 +28,13 @@ func (s *Service) CreateFile(ctx context.Context, ref Ref, o CreateFileOptions) 
 	err = s.Update(ctx, func(t *Tx) error {
 		t.roomy = roomy
 		var err error
-		out, err = t.CreateFile(ref, o)
+		if out, err = t.CreateFile(ref, o); err != nil || len(o.Data) == 0 {
+			return err
+		}
+		// The write keeps the times the create set: Azure reports a file
+		// created with data as last written when it was created (the
+		// azfile recording TestFileCreateData).
+		out, err = t.writeRange(ref.Account, ref.Share, ref.Path, 0, int64(len(o.Data)), o.Data, true, Preconditions{LeaseID: o.Conditions.LeaseID})
 		return err
 	})
 	return out, err

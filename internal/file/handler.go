@@ -79,6 +79,7 @@ const (
 func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
 	q := &request{w: c.W, r: c.R, q: c.Query, acct: c.Acct}
 	_, q.share, q.path = splitPath(c.R.URL.Path)
+	q.path = trailingDots(q.path, c.R.Header.Get("x-ms-allow-trailing-dot"))
 	var at storagefront.Address
 	if q.q.Has("sharesnapshot") && q.share != "" {
 		v := q.q.Get("sharesnapshot")
@@ -133,6 +134,22 @@ func need(resourceType, permission byte) azauth.Need {
 func splitPath(p string) (acct, share, path string) {
 	acct, share, path = storagefront.SplitPath(p)
 	return acct, share, strings.TrimSuffix(path, "/")
+}
+
+// trailingDots applies Azure's rule for names ending in dots: as on
+// Windows, each element of a path loses its trailing dots unless the
+// request allows them (x-ms-allow-trailing-dot: true for the path it
+// addresses, x-ms-source-allow-trailing-dot: true for a source URL).
+// allow is that header's value.
+func trailingDots(path, allow string) string {
+	if strings.EqualFold(strings.TrimSpace(allow), "true") || !strings.Contains(path, ".") {
+		return path
+	}
+	parts := strings.Split(path, "/")
+	for i, p := range parts {
+		parts[i] = strings.TrimRight(p, ".")
+	}
+	return strings.Join(parts, "/")
 }
 
 // checkNames applies Azure's naming rules for shares, directories and

@@ -9,6 +9,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azbody"
 	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
 // parseCopySMB reads Copy File's SMB headers: each may say "source" to
@@ -119,6 +120,11 @@ func (h *handler) abortCopy(q *request) error {
 	id := q.q.Get("copyid")
 	if id == "" {
 		return azerr.MissingRequiredQueryParameter("copyid")
+	}
+	// A copy ID is a GUID; Azure checks that before it looks for the file
+	// (the azfile recording TestFileAbortCopyNoCopyStarted).
+	if !lease.ValidID(id) {
+		return azerr.InvalidQueryParameterValue("copyid", id, "copyid needs to be valid Guid.")
 	}
 	if err := h.svc.AbortCopy(q.ctx(), q.ref(), id, preconditions(q.r.Header)); err != nil {
 		return err

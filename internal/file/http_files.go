@@ -25,8 +25,9 @@ func (h *handler) createFile(q *request) error {
 	if err != nil || size < 0 || size > MaxFileSize {
 		return azerr.InvalidHeaderValue("x-ms-content-length", v).WithMessage("x-ms-content-length must be 0 to 4 TiB.")
 	}
-	if q.r.ContentLength > 0 {
-		return azerr.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Create File takes no body; write content with Put Range.")
+	data, sum, err := createData(q, size)
+	if err != nil {
+		return err
 	}
 	smb, err := parseSMB(q.r.Header, false)
 	if err != nil {
@@ -46,12 +47,55 @@ func (h *handler) createFile(q *request) error {
 	if err != nil {
 		return err
 	}
-	n, err := h.svc.CreateFile(q.ctx(), q.ref(), CreateFileOptions{Size: size, Headers: headers, SMB: smb, Metadata: meta, Conditions: preconditions(q.r.Header)})
+	n, err := h.svc.CreateFile(q.ctx(), q.ref(), CreateFileOptions{Size: size, Headers: headers, SMB: smb, Metadata: meta, Conditions: preconditions(q.r.Header), Data: data})
 	if err != nil {
 		return err
 	}
 	writeNode(q.w.Header(), n)
+	if sum != nil {
+		q.w.Header().Set("Content-MD5", base64.StdEncoding.EncodeToString(sum))
+	}
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
+}
+
+// createData reads Create File's body: from version 2026-02-06 the file's
+// first bytes, up to 4 MiB and no more than the file's size, checked
+// against Content-MD5 when the request sends one. It returns the bytes
+// and their MD5 (nil for no body), which the answer echoes (the azfile
+// recordings TestFileCreateData, TestFileCreateDataIncorrectMD5).
+func createData(q *request, size int64) ([]byte, []byte, error) {
+	length := q.r.ContentLength
+	if length == 0 {
+		return nil, nil, nil
+	}
+	if !q.since(createDataVersion) || length < 0 {
+		return nil, nil, azerr.InvalidHeaderValue("Content-Length", strconv.FormatInt(length, 10)).WithMessage("Create File takes no body before version %s; write content with Put Range.", createDataVersion)
+	}
+	if length > MaxPutRange {
+		return nil, nil, azerr.ErrRequestBodyTooLarge.WithMessage("Create File writes at most 4 MiB.")
+	}
+	if length > size {
+		return nil, nil, azerr.InvalidHeaderValue("Content-Length", strconv.FormatInt(length, 10)).WithMessage("The body is longer than x-ms-content-length.")
+	}
+	var given []byte
+	if v := q.r.Header.Get("Content-MD5"); v != "" {
+		b, err := base64.StdEncoding.DecodeString(v)
+		if err != nil || len(b) != md5.Size {
+			return nil, nil, azerr.ErrInvalidMd5
+		}
+		given = b
+	}
+	data := make([]byte, length)
+	if _, err := io.ReadFull(q.r.Body, data); err != nil {
+		return nil, nil, azerr.ErrInvalidInput.WithMessage("The body ended before Content-Length bytes.")
+	}
+	sum := md5.Sum(data)
+	if given != nil && !bytes.Equal(given, sum[:]) {
+		return nil, nil, azerr.ErrMd5Mismatch.WithDetails(
+			azerr.Detail{Name: "UserSpecifiedMd5", Value: base64.StdEncoding.EncodeToString(given)},
+			azerr.Detail{Name: "ServerCalculatedMd5", Value: base64.StdEncoding.EncodeToString(sum[:])})
+	}
+	return data, sum[:], nil
 }
 
 func (h *handler) getFileProperties(q *request) error {

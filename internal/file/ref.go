@@ -29,6 +29,10 @@ type CreateFileOptions struct {
 	SMB        SMBChange
 	Metadata   azhttp.Metadata
 	Conditions Preconditions
+	// Data, at most MaxPutRange bytes and at most Size, is written from
+	// the file's start by the same transaction (Create File with a body,
+	// from version 2026-02-06).
+	Data []byte
 }
 
 // GetFileOptions are the range read (nil for the whole file) and its

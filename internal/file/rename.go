@@ -2,6 +2,7 @@ package file
 
 import (
 	"context"
+	"net/http"
 	"path"
 	"strings"
 
@@ -78,20 +79,27 @@ func (t *Tx) Rename(ref ShareRef, r Rename) (*Node, error) {
 	return n, record.Store(t.tx, dst.key, n)
 }
 
+// errRenameReadOnly is a rename's answer for a read-only file at its
+// destination: 409, where a write to a read-only file answers 412 (the
+// azfile recording TestDirectoryRenameIgnoreReadOnly).
+var errRenameReadOnly = &azerr.Error{Status: http.StatusConflict, Code: azerr.ErrReadOnlyAttribute.Code, Message: azerr.ErrReadOnlyAttribute.Message}
+
 // replaceable checks that a rename may replace what is at its
-// destination, and deletes it when it may: only a file by a file, only
-// when asked to, a read-only one only when told to ignore that, a leased one only
-// with its lease ID.
+// destination, and deletes it when it may: only a file (by a file or a
+// directory, as Azure does: the azfile recordings
+// TestDirectoryRenameIgnoreReadOnly and TestDirectoryRenameDestLease),
+// only when asked to, a read-only one only when told to ignore that, a
+// leased one only with its lease ID.
 func (t *Tx) replaceable(acct, share string, r Rename, old *Node) error {
 	switch {
 	case !r.ReplaceIfExists:
 		return azerr.ErrResourceAlreadyExists
-	case old.Dir != r.Dir:
+	case old.Dir && !r.Dir:
 		return azerr.ErrResourceTypeMismatch
 	case old.Dir:
 		return azerr.ErrResourceAlreadyExists.WithMessage("A rename replaces only a file at its destination, not a directory.")
 	case hasAttribute(old.SMB.Attributes, "ReadOnly") && !r.IgnoreReadOnly:
-		return azerr.ErrReadOnlyAttribute
+		return errRenameReadOnly
 	}
 	l, err := t.existingFor(acct, share, r.Dest, false, Preconditions{LeaseID: r.DestLeaseID}, useDelete)
 	if err != nil {

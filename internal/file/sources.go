@@ -1,8 +1,10 @@
 package file
 
 import (
+	"net"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/azerr"
@@ -16,6 +18,52 @@ type source struct {
 	acct, share, path string
 }
 
+// ownHost reports whether a source URL's host names this server's File
+// endpoint, as the SDKs send it: no host (a path), the host the request
+// came to, a loopback name (localhost, 127.0.0.1, ::1) with the request's
+// port or none, or a production-style File host of a known account
+// (account.file.core.windows.net, whatever the suffix and port), since a
+// client configured with such a URL reaches this server through its name
+// resolution or a proxy and sends its own URL as the source.
+func (h *handler) ownHost(reqHost, host string) bool {
+	if host == "" || strings.EqualFold(host, reqHost) {
+		return true
+	}
+	if _, ok := azhttp.HostAccount(host, h.svc.accounts); ok {
+		_, rest, _ := strings.Cut(hostName(host), ".")
+		service, _, _ := strings.Cut(rest, ".")
+		return strings.EqualFold(service, "file")
+	}
+	name, port := splitHostPort(host)
+	if !loopback(name) {
+		return false
+	}
+	_, reqPort := splitHostPort(reqHost)
+	return port == "" || port == reqPort
+}
+
+// splitHostPort splits host[:port] (an IPv6 address in brackets).
+func splitHostPort(host string) (name, port string) {
+	if n, p, err := net.SplitHostPort(host); err == nil {
+		return n, p
+	}
+	return strings.Trim(host, "[]"), ""
+}
+
+func hostName(host string) string {
+	name, _ := splitHostPort(host)
+	return name
+}
+
+// loopback reports whether a host name is this machine's.
+func loopback(name string) bool {
+	if strings.EqualFold(name, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(name)
+	return ip != nil && ip.IsLoopback()
+}
+
 // parseSource reads a path-style URL of a file or directory of this
 // server. bad is the error for a URL that names none.
 func (h *handler) parseSource(q *request, raw string, bad *azerr.Error) (source, error) {
@@ -23,7 +71,7 @@ func (h *handler) parseSource(q *request, raw string, bad *azerr.Error) (source,
 	if err != nil || u.Path == "" {
 		return source{}, bad
 	}
-	if u.Host != "" && u.Host != q.r.Host {
+	if !h.ownHost(q.r.Host, u.Host) {
 		return source{}, azerr.ErrNotImplemented.WithMessage("A source outside this server's File endpoint (%s) is not supported.", u.Host)
 	}
 	if u.Query().Has("sharesnapshot") {
@@ -31,6 +79,7 @@ func (h *handler) parseSource(q *request, raw string, bad *azerr.Error) (source,
 	}
 	src := source{url: u}
 	src.acct, src.share, src.path = splitPath(azhttp.AccountPath(u, h.svc.accounts))
+	src.path = trailingDots(src.path, q.r.Header.Get("x-ms-source-allow-trailing-dot"))
 	if src.share == "" || src.path == "" {
 		return source{}, bad
 	}

@@ -16,6 +16,8 @@ const (
 	// listingIDVersion added the listed directory's DirectoryId and each
 	// entry's FileId to List Directories and Files.
 	listingIDVersion = "2020-04-08"
+	// createDataVersion let Create File carry the file's first 4 MiB.
+	createDataVersion = "2026-02-06"
 )
 
 // since reports whether the request asks for version v of the API or a

@@ -53,11 +53,17 @@ func newWire(t *testing.T) *wire {
 // with the given headers and fails the test unless the status is want.
 func (w *wire) do(method, target string, want int, headers ...string) *httptest.ResponseRecorder {
 	w.t.Helper()
+	return w.doAt("127.0.0.1", method, target, want, headers...)
+}
+
+// doAt is do addressed to another host (host[:port]).
+func (w *wire) doAt(host, method, target string, want int, headers ...string) *httptest.ResponseRecorder {
+	w.t.Helper()
 	sep := "?"
 	if strings.Contains(target, "?") {
 		sep = "&"
 	}
-	req := httptest.NewRequest(method, "http://127.0.0.1/"+azauth.DevAccount+"/"+target+sep+w.token, nil)
+	req := httptest.NewRequest(method, "http://"+host+"/"+azauth.DevAccount+"/"+target+sep+w.token, nil)
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}

@@ -81,8 +81,12 @@ func TestCopyFile(t *testing.T) {
 	}
 	_, err = dst.AbortCopy(ctx, *cr.CopyID, nil)
 	wantStatus(t, err, http.StatusConflict, "NoPendingCopyOperation")
-	_, err = dst.AbortCopy(ctx, "other", nil)
+	_, err = dst.AbortCopy(ctx, "ca761232-ed42-11ce-bacd-00aa0057b223", nil)
 	wantStatus(t, err, http.StatusConflict, "NoPendingCopyOperation")
+	// A copy ID that is no GUID is refused as such (the azfile recording
+	// TestFileAbortCopyNoCopyStarted).
+	_, err = dst.AbortCopy(ctx, "other", nil)
+	wantStatus(t, err, http.StatusBadRequest, "InvalidQueryParameterValue")
 
 	// Metadata given replaces the source's; a write ends the copy report.
 	if _, err := dst.StartCopyFromURL(ctx, src.URL(), &file.StartCopyFromURLOptions{Metadata: map[string]*string{"own": to.Ptr("x")}}); err != nil {

@@ -3,9 +3,12 @@ package filesdk_test
 import (
 	"bytes"
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/directory"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
@@ -68,8 +71,14 @@ func TestRenameFile(t *testing.T) {
 	wantCode(t, err, fileerror.ParentNotFound)
 	_, err = root.NewFileClient("c.txt").Rename(ctx, "sub", &file.RenameOptions{ReplaceIfExists: to.Ptr(true)})
 	wantCode(t, err, fileerror.ResourceTypeMismatch)
-	_, err = sc.NewDirectoryClient("sub").Rename(ctx, "c.txt", &directory.RenameOptions{ReplaceIfExists: to.Ptr(true)})
-	wantCode(t, err, fileerror.ResourceTypeMismatch)
+	// A directory replaces a file, as Azure's does (the azfile recording
+	// TestDirectoryRenameIgnoreReadOnly).
+	if _, err := sc.NewDirectoryClient("sub").Rename(ctx, "c.txt", &directory.RenameOptions{ReplaceIfExists: to.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := sc.NewDirectoryClient("c.txt").GetProperties(ctx, nil); err != nil || *p.FileAttributes != "Directory" {
+		t.Errorf("the directory that replaced c.txt: %v", err)
+	}
 }
 
 // TestRenameReplace: an existing destination is replaced only when asked
@@ -88,8 +97,10 @@ func TestRenameReplace(t *testing.T) {
 	}
 	_, err := a.Rename(ctx, "b", nil)
 	wantCode(t, err, fileerror.ResourceAlreadyExists)
+	// 409, not the 412 of a write to a read-only file (the azfile
+	// recording TestDirectoryRenameIgnoreReadOnly).
 	_, err = a.Rename(ctx, "b", &file.RenameOptions{ReplaceIfExists: to.Ptr(true)})
-	wantStatus(t, err, http.StatusPreconditionFailed, "ReadOnlyAttribute")
+	wantStatus(t, err, http.StatusConflict, "ReadOnlyAttribute")
 	_, err = a.Rename(ctx, "b", &file.RenameOptions{IgnoreReadOnly: to.Ptr(true)})
 	wantCode(t, err, fileerror.InvalidHeaderValue)
 	if _, err := a.Rename(ctx, "b", &file.RenameOptions{ReplaceIfExists: to.Ptr(true), IgnoreReadOnly: to.Ptr(true)}); err != nil {
@@ -207,5 +218,66 @@ func TestRenameWithSAS(t *testing.T) {
 	}
 	if _, err := root.NewFileClient("b").GetProperties(ctx, nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// frontDoor is a transport standing for a proxy in front of the server:
+// the client speaks to the account's production URL
+// (https://account.file.core.windows.net/...), and each request reaches
+// the server path style, on its own host.
+type frontDoor struct{ base *url.URL }
+
+func (d frontDoor) Do(req *http.Request) (*http.Response, error) {
+	out := req.Clone(req.Context())
+	acct, _, _ := strings.Cut(req.URL.Host, ".")
+	u := *d.base
+	u.Path = strings.TrimSuffix(d.base.Path, "/") + "/" + acct + req.URL.Path
+	u.RawPath = ""
+	u.RawQuery = req.URL.RawQuery
+	out.URL, out.Host, out.RequestURI = &u, u.Host, ""
+	return http.DefaultTransport.RoundTrip(out)
+}
+
+// TestRenameProductionURL: a client configured with the account's
+// production-style URL sends that URL, SAS and all, as
+// x-ms-file-rename-source (as the azfile recordings show); the server
+// behind a front door that forwards path style takes it as its own.
+func TestRenameProductionURL(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	sc := f.share(t, "renameprod")
+	sasURL, err := f.svc.GetSASURL(sas.AccountResourceTypes{Service: true, Container: true, Object: true},
+		sas.AccountPermissions{Read: true, Write: true, Create: true, Delete: true, List: true}, time.Now().Add(time.Hour), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, query, _ := strings.Cut(sasURL, "?")
+	base, err := url.Parse(f.env.FileURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.Path = strings.TrimSuffix(base.Path, "/"+f.env.Account+"/")
+	prod := "https://" + f.env.Account + ".file.core.windows.net/?" + query
+	svc, err := service.NewClientWithNoCredential(prod, &service.ClientOptions{ClientOptions: azcore.ClientOptions{Transport: frontDoor{base}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := svc.NewShareClient("renameprod").NewRootDirectoryClient()
+	createFile(t, root.NewFileClient("a"), 1)
+	if _, err := root.NewFileClient("a").Rename(ctx, "b", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.NewSubdirectoryClient("d").Create(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.NewSubdirectoryClient("d").Rename(ctx, "e", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sc.NewRootDirectoryClient().NewFileClient("b").GetProperties(ctx, nil); err != nil {
+		t.Errorf("b after the rename: %v", err)
+	}
+	if _, err := sc.NewDirectoryClient("e").GetProperties(ctx, nil); err != nil {
+		t.Errorf("e after the rename: %v", err)
 	}
 }

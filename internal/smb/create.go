@@ -238,21 +238,37 @@ func sharePath(name string) (string, bool) {
 	return path, true
 }
 
-// lookup finds the open a request's FileId names: the file of the
-// previous CREATE in a related compound when it sends the related ID.
+// lookup finds the open a request's FileId names. A related request
+// of a compound that sends the all-ones FileId means the file the
+// operation before it named (MS-SMB2 3.3.5.2.7.2); when there is none,
+// it answers the failed CREATE's status if one failed in the compound,
+// else STATUS_FILE_CLOSED, as an unknown FileId does.
 func (c *conn) lookup(r *request, id fileID) (*open, uint32) {
-	if id == relatedFileID {
-		if r.prevFile == nil {
-			return nil, statusInvalidParameter
+	ch := r.chain
+	if r.related && id == relatedFileID && ch != nil {
+		if ch.file == nil {
+			if ch.createErr != statusSuccess {
+				return nil, ch.createErr
+			}
+			return nil, statusFileClosed
 		}
-		id = *r.prevFile
+		id = *ch.file
 	}
 	s := r.sess
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	o := s.opens[id.Volatile]
+	s.mu.Unlock()
 	if o == nil || o.id != id {
+		if ch != nil {
+			ch.file = nil
+			if r.related && ch.createErr != statusSuccess {
+				return nil, ch.createErr
+			}
+		}
 		return nil, statusFileClosed
+	}
+	if ch != nil {
+		ch.file = &o.id
 	}
 	return o, statusSuccess
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // tortureSuites are the smbtorture suites run against the server.
-var tortureSuites = []string{"smb2.sharemode", "smb2.deny", "smb2.lock", "smb2.create", "smb2.rename"}
+var tortureSuites = []string{"smb2.sharemode", "smb2.deny", "smb2.lock", "smb2.create", "smb2.rename", "smb2.compound"}
 
 // knownFailures reads testdata/smbtorture-known-failures.txt.
 func knownFailures(t *testing.T) map[string]string {
@@ -58,8 +58,9 @@ func runTorture(t *testing.T, f *fixture, suite string) (map[string]string, stri
 }
 
 // TestSmbtorture runs Samba's smbtorture suites for share modes, deny
-// modes, locks, create and rename against the server: every subtest
-// passes but those in the known-failures list, each with its reason.
+// modes, locks, create, rename and compound requests against the server:
+// every subtest passes but those in the known-failures list, each with
+// its reason.
 func TestSmbtorture(t *testing.T) {
 	if _, err := exec.LookPath("smbtorture"); err != nil {
 		t.Skip("smbtorture is not installed (make debtools installs samba-testsuite)")

@@ -35,6 +35,7 @@ const (
 	fsSizeInformation                    = 3
 	fsDeviceInformation                  = 4
 	fsAttributeInformation               = 5
+	fsControlInformation                 = 6
 	fsFullSizeInformation                = 7
 	fsObjectIDInformation                = 8
 	fsSectorSizeInformation              = 11
@@ -45,8 +46,8 @@ const (
 )
 
 // queryInfo answers QUERY_INFO for the file and file-system classes
-// clients use; the rest is STATUS_NOT_SUPPORTED (security descriptors
-// and quotas are not served).
+// clients use and for security descriptors; the rest is
+// STATUS_NOT_SUPPORTED (quotas are not served).
 func (c *conn) queryInfo(r *request) response {
 	b := r.b
 	typ, class := b.u8(2), b.u8(3)
@@ -57,7 +58,7 @@ func (c *conn) queryInfo(r *request) response {
 		return errResp(st)
 	}
 	var data []byte
-	var fixed bool
+	var minLen int
 	switch typ {
 	case infoFile:
 		if class == fileAlternateNameInformation {
@@ -69,7 +70,7 @@ func (c *conn) queryInfo(r *request) response {
 			return c.gone(r, o, err)
 		}
 		var ok bool
-		data, fixed, ok = fileInfo(class, o, n)
+		data, minLen, ok = fileInfo(class, o, n)
 		if !ok {
 			return errResp(statusNotSupported)
 		}
@@ -81,18 +82,25 @@ func (c *conn) queryInfo(r *request) response {
 			return c.gone(r, o, err)
 		}
 		var ok bool
-		data, fixed, ok = fsInfo(class, o.tree.share, sh)
+		data, minLen, ok = fsInfo(class, o.tree.share, sh)
 		if !ok {
 			return errResp(statusNotSupported)
 		}
+	case infoSecurity:
+		return c.querySecurity(r, o, b.u32(16), outLen)
 	default:
 		return errResp(statusNotSupported)
 	}
+	// A buffer smaller than the class's structure (its fixed part and
+	// the first, padded, character of a variable name) is
+	// STATUS_INFO_LENGTH_MISMATCH; one that holds the structure but not
+	// all of a variable part gets what fits and STATUS_BUFFER_OVERFLOW,
+	// as Windows answers (smbtorture smb2.getinfo.q*_buffercheck).
 	status := statusSuccess
+	if outLen < uint32(minLen) {
+		return errResp(statusInfoLengthMismatch)
+	}
 	if uint32(len(data)) > outLen {
-		if fixed {
-			return errResp(statusInfoLengthMismatch)
-		}
 		data, status = data[:outLen], statusBufferOverflow
 	}
 	var w buf
@@ -106,9 +114,100 @@ func (c *conn) queryInfo(r *request) response {
 	return response{status: status, body: w.b}
 }
 
-// fileInfo encodes one file information class; fixed says whether a
-// short buffer is an error or a truncation.
-func fileInfo(class uint8, o *open, n *file.Node) (data []byte, fixed, ok bool) {
+// Security information parts a query asks for (MS-DTYP 2.4.7).
+const (
+	ownerSecurityInformation = 0x1
+	groupSecurityInformation = 0x2
+	daclSecurityInformation  = 0x4
+)
+
+// querySecurity answers a security descriptor query from the permission
+// kept with the directory or file (the one Files REST reads and sets as
+// x-ms-file-permission): the owner, group and DACL asked for, in a
+// self-relative descriptor. A SACL is not kept, so none is returned. A
+// buffer too small for it answers STATUS_BUFFER_TOO_SMALL with the size
+// needed, as Windows does (smbtorture smb2.getinfo.qsec_buffercheck).
+func (c *conn) querySecurity(r *request, o *open, parts, outLen uint32) response {
+	if o.granted&accReadControl == 0 {
+		return errResp(statusAccessDenied)
+	}
+	n, err := c.node(r, o)
+	if err != nil {
+		return c.gone(r, o, err)
+	}
+	full, err := file.Descriptor(n.SMB.Permission)
+	if err != nil {
+		return errResp(statusInternalError)
+	}
+	sd := selectDescriptor(full, parts)
+	if uint32(len(sd)) > outLen {
+		var w buf
+		w.u16(9)
+		w.u16(0)
+		w.u32(4)
+		w.u32(uint32(len(sd)))
+		return response{status: statusBufferTooSmall, body: w.b}
+	}
+	var w buf
+	w.u16(9)
+	w.u16(headerSize + 8)
+	w.u32(uint32(len(sd)))
+	w.raw(sd)
+	return response{body: w.b}
+}
+
+// selectDescriptor rebuilds a self-relative security descriptor with
+// only the parts asked for; a part the descriptor lacks or that is
+// malformed is left out.
+func selectDescriptor(sd []byte, parts uint32) []byte {
+	if len(sd) < 20 {
+		return nil
+	}
+	control := le.Uint16(sd[2:]) & 0x8000 // self-relative
+	part := func(at int, sid bool) []byte {
+		off := int(le.Uint32(sd[at:]))
+		if off == 0 || off+8 > len(sd) {
+			return nil
+		}
+		size := int(le.Uint16(sd[off+2:])) // an ACL's size
+		if sid {
+			size = 8 + 4*int(sd[off+1])
+		}
+		if off+size > len(sd) {
+			return nil
+		}
+		return sd[off : off+size]
+	}
+	out := make([]byte, 20)
+	out[0] = 1
+	add := func(at int, data []byte) {
+		if data != nil {
+			le.PutUint32(out[at:], uint32(len(out)))
+			out = append(out, data...)
+		}
+	}
+	if parts&ownerSecurityInformation != 0 {
+		add(4, part(4, true))
+	}
+	if parts&groupSecurityInformation != 0 {
+		add(8, part(8, true))
+	}
+	if parts&daclSecurityInformation != 0 {
+		if dacl := part(16, false); dacl != nil {
+			// The DACL's own control bits (present, protected,
+			// auto-inherited) go with it.
+			control |= le.Uint16(sd[2:]) & (0x0004 | 0x1000 | 0x0400 | 0x0100)
+			add(16, dacl)
+		}
+	}
+	le.PutUint16(out[2:], control)
+	return out
+}
+
+// fileInfo encodes one file information class; minLen is the size of
+// its structure in MS-FSCC (for a variable-length one, with one name
+// character, padded to 8), the least output buffer a query may give.
+func fileInfo(class uint8, o *open, n *file.Node) (data []byte, minLen int, ok bool) {
 	var w buf
 	switch class {
 	case fileBasicInformation:
@@ -135,12 +234,12 @@ func fileInfo(class uint8, o *open, n *file.Node) (data []byte, fixed, ok bool) 
 		name := utf16le("\\" + winPath(o.path))
 		w.u32(uint32(len(name)))
 		w.raw(name)
-		return w.b, false, true
+		return w.b, 104, true
 	case fileNormalizedNameInformation:
 		name := utf16le(winPath(o.path))
 		w.u32(uint32(len(name)))
 		w.raw(name)
-		return w.b, false, true
+		return w.b, 8, true
 	case fileNetworkOpenInformation:
 		w.openInfo(n)
 		w.u32(0)
@@ -156,11 +255,11 @@ func fileInfo(class uint8, o *open, n *file.Node) (data []byte, fixed, ok bool) 
 			w.u64(allocation(n))
 			w.raw(name)
 		}
-		return w.b, false, true
+		return w.b, 32, true
 	default:
-		return nil, false, false
+		return nil, 0, false
 	}
-	return w.b, true, true
+	return w.b, len(w.b), true
 }
 
 // times writes a node's four FILETIMEs: creation, last access (not
@@ -218,7 +317,7 @@ func winPath(p string) string {
 // fsInfo encodes one file-system information class for share name. The
 // size is the share's quota; free space is the quota too, as usage is
 // not tracked.
-func fsInfo(class uint8, name string, sh *file.Share) (data []byte, fixed, ok bool) {
+func fsInfo(class uint8, name string, sh *file.Share) (data []byte, minLen int, ok bool) {
 	var w buf
 	units := uint64(sh.Quota) << 30 / bytesPerUnit
 	switch class {
@@ -230,7 +329,7 @@ func fsInfo(class uint8, name string, sh *file.Share) (data []byte, fixed, ok bo
 		w.u8(0)
 		w.u8(0)
 		w.raw(label)
-		return w.b, false, true
+		return w.b, 24, true
 	case fsSizeInformation:
 		w.u64(units)
 		w.u64(units)
@@ -251,7 +350,16 @@ func fsInfo(class uint8, name string, sh *file.Share) (data []byte, fixed, ok bo
 		w.u32(255)
 		w.u32(uint32(len(name)))
 		w.raw(name)
-		return w.b, false, true
+		return w.b, 16, true
+	case fsControlInformation:
+		// Quotas are not kept over SMB (Azure Files has none): the
+		// volume answers as one with quotas off, no free-space
+		// filtering and no default quota threshold or limit.
+		w.zero(24)
+		w.u64(math.MaxUint64)
+		w.u64(math.MaxUint64)
+		w.u32(0)
+		w.u32(0)
 	case fsObjectIDInformation:
 		w.zero(64)
 	case fsSectorSizeInformation:
@@ -262,9 +370,9 @@ func fsInfo(class uint8, name string, sh *file.Share) (data []byte, fixed, ok bo
 		w.u32(0)
 		w.u32(0)
 	default:
-		return nil, false, false
+		return nil, 0, false
 	}
-	return w.b, true, true
+	return w.b, len(w.b), true
 }
 
 // setInfo answers SET_INFO for basic information (times and

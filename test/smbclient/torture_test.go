@@ -12,7 +12,7 @@ import (
 )
 
 // tortureSuites are the smbtorture suites run against the server.
-var tortureSuites = []string{"smb2.sharemode", "smb2.deny", "smb2.lock", "smb2.create", "smb2.rename", "smb2.compound"}
+var tortureSuites = []string{"smb2.sharemode", "smb2.deny", "smb2.lock", "smb2.create", "smb2.rename", "smb2.compound", "smb2.getinfo"}
 
 // knownFailures reads testdata/smbtorture-known-failures.txt.
 func knownFailures(t *testing.T) map[string]string {

@@ -1,0 +1,114 @@
+package smb
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/file"
+)
+
+func queryInfoBody(typ, class uint8, outLen, additional uint32, id fileID) []byte {
+	b := make([]byte, 41)
+	binary.LittleEndian.PutUint16(b, 41)
+	b[2], b[3] = typ, class
+	binary.LittleEndian.PutUint32(b[4:], outLen)
+	binary.LittleEndian.PutUint32(b[16:], additional)
+	binary.LittleEndian.PutUint64(b[24:], id.Persistent)
+	binary.LittleEndian.PutUint64(b[32:], id.Volatile)
+	return b
+}
+
+// queryAfterCreate creates name and queries it in one related compound,
+// returning the query's answer.
+func queryAfterCreate(t *testing.T, c *conn, name string, typ, class uint8, outLen, additional uint32) []byte {
+	t.Helper()
+	msgs := handleCompound(t, c, compound(true, false,
+		testRequest(cmdCreate, 1, createBody(name, 0x12019f, 3, 0)),
+		testRequest(cmdQueryInfo, 1, queryInfoBody(typ, class, outLen, additional, relatedFileID)),
+		testRequest(cmdClose, 1, closeBody(relatedFileID))))
+	if len(msgs) != 3 || binary.LittleEndian.Uint32(msgs[0][8:]) != statusSuccess {
+		t.Fatalf("create %s failed", name)
+	}
+	return msgs[1]
+}
+
+// TestQueryInfoBufferSizes: a buffer smaller than a class's structure is
+// STATUS_INFO_LENGTH_MISMATCH, one that holds the structure but not its
+// whole variable part is truncated with STATUS_BUFFER_OVERFLOW, as
+// Windows answers (smbtorture smb2.getinfo.qfile_buffercheck and
+// qfs_buffercheck give these sizes).
+func TestQueryInfoBufferSizes(t *testing.T) {
+	c := fuzzConn(t)
+	for _, tc := range []struct {
+		name       string
+		typ, class uint8
+		outLen     uint32
+		want       uint32
+	}{
+		{"basic short", infoFile, fileBasicInformation, 39, statusInfoLengthMismatch},
+		{"basic", infoFile, fileBasicInformation, 40, statusSuccess},
+		{"all short", infoFile, fileAllInformation, 103, statusInfoLengthMismatch},
+		{"all without the whole name", infoFile, fileAllInformation, 104, statusBufferOverflow},
+		{"stream short", infoFile, fileStreamInformation, 31, statusInfoLengthMismatch},
+		{"stream without the whole name", infoFile, fileStreamInformation, 32, statusBufferOverflow},
+		{"volume short", infoFilesystem, fsVolumeInformation, 23, statusInfoLengthMismatch},
+		{"volume", infoFilesystem, fsVolumeInformation, 24, statusSuccess},
+		{"attribute short", infoFilesystem, fsAttributeInformation, 15, statusInfoLengthMismatch},
+		{"attribute without the whole name", infoFilesystem, fsAttributeInformation, 16, statusBufferOverflow},
+		{"control", infoFilesystem, fsControlInformation, 48, statusSuccess},
+	} {
+		m := queryAfterCreate(t, c, "sizes.txt", tc.typ, tc.class, tc.outLen, 0)
+		if got := binary.LittleEndian.Uint32(m[8:]); got != tc.want {
+			t.Errorf("%s: status %#x, want %#x", tc.name, got, tc.want)
+		}
+		if tc.want == statusBufferOverflow {
+			if n := binary.LittleEndian.Uint32(m[headerSize+4:]); n != tc.outLen {
+				t.Errorf("%s: %d bytes returned, want the %d that fit", tc.name, n, tc.outLen)
+			}
+		}
+	}
+}
+
+// TestQuerySecurity: a security query answers the owner, group and DACL
+// of the permission kept with the file, the default one here, and a
+// buffer too small for it STATUS_BUFFER_TOO_SMALL with the size needed
+// (smbtorture smb2.getinfo.qsec_buffercheck).
+func TestQuerySecurity(t *testing.T) {
+	c := fuzzConn(t)
+	full, err := file.Descriptor("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := queryAfterCreate(t, c, "sec.txt", infoSecurity, 0, 4096, ownerSecurityInformation|groupSecurityInformation|daclSecurityInformation)
+	if st := binary.LittleEndian.Uint32(m[8:]); st != statusSuccess {
+		t.Fatalf("status %#x", st)
+	}
+	n := binary.LittleEndian.Uint32(m[headerSize+4:])
+	sd := m[headerSize+8 : headerSize+8+int(n)]
+	got, err := file.BinaryToSDDL(b64(sd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := file.BinaryToSDDL(b64(full))
+	if got != want {
+		t.Errorf("descriptor %s, want %s", got, want)
+	}
+
+	// The owner alone: no group, no DACL.
+	m = queryAfterCreate(t, c, "sec.txt", infoSecurity, 0, 4096, ownerSecurityInformation)
+	sd = m[headerSize+8:]
+	if binary.LittleEndian.Uint32(sd[4:]) == 0 || binary.LittleEndian.Uint32(sd[8:]) != 0 || binary.LittleEndian.Uint32(sd[16:]) != 0 {
+		t.Errorf("owner query gave offsets owner %d group %d dacl %d", binary.LittleEndian.Uint32(sd[4:]), binary.LittleEndian.Uint32(sd[8:]), binary.LittleEndian.Uint32(sd[16:]))
+	}
+
+	m = queryAfterCreate(t, c, "sec.txt", infoSecurity, 0, 1, ownerSecurityInformation|groupSecurityInformation|daclSecurityInformation)
+	if st := binary.LittleEndian.Uint32(m[8:]); st != statusBufferTooSmall {
+		t.Fatalf("small buffer: status %#x", st)
+	}
+	if need := binary.LittleEndian.Uint32(m[headerSize+8:]); need != n {
+		t.Errorf("small buffer: needs %d, want %d", need, n)
+	}
+}
+
+func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }

@@ -290,11 +290,14 @@ func (s *Service) TruncateHandle(ctx context.Context, ref HandleRef, size int64)
 	})
 }
 
-// SetHandleProperties changes the SMB properties (attributes and times)
-// of the node a handle is open on.
+// SetHandleProperties changes the SMB properties (attributes, times and
+// permission) of the node a handle is open on.
 func (s *Service) SetHandleProperties(ctx context.Context, ref HandleRef, u SMBUpdate) (*Node, error) {
 	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
 	return s.updateHandle(ctx, acct, share, fileID, handleID, func(t *Tx, n *Node) error {
+		if err := t.resolveUpdate(acct, share, &u); err != nil {
+			return err
+		}
 		u.apply(&n.SMB, t.now)
 		return nil
 	})

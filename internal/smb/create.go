@@ -43,6 +43,8 @@ const (
 	accWriteAttributes uint32 = 0x00000100
 	accDelete          uint32 = 0x00010000
 	accReadControl     uint32 = 0x00020000
+	accWriteDAC        uint32 = 0x00040000
+	accWriteOwner      uint32 = 0x00080000
 	accSynchronize     uint32 = 0x00100000
 	accMaximumAllowed  uint32 = 0x02000000
 	accGenericAll      uint32 = 0x10000000

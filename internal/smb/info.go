@@ -1,8 +1,11 @@
 package smb
 
 import (
+	"encoding/base64"
+	"errors"
 	"math"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/file"
 )
 
@@ -156,30 +159,55 @@ func (c *conn) querySecurity(r *request, o *open, parts, outLen uint32) response
 	return response{body: w.b}
 }
 
-// selectDescriptor rebuilds a self-relative security descriptor with
-// only the parts asked for; a part the descriptor lacks or that is
-// malformed is left out.
-func selectDescriptor(sd []byte, parts uint32) []byte {
-	if len(sd) < 20 {
-		return nil
+// descriptor is a security descriptor's parts: each nil when absent.
+type descriptor struct {
+	owner, group, dacl []byte
+	daclControl        uint16 // the DACL's control bits: present, protected, auto-inherited
+}
+
+const daclControlBits = 0x0004 | 0x0008 | 0x0100 | 0x0400 | 0x1000
+
+// parseDescriptor splits a self-relative security descriptor into its
+// owner, group and DACL; ok is false when it is malformed.
+func parseDescriptor(sd []byte) (d descriptor, ok bool) {
+	if len(sd) < 20 || sd[0] != 1 {
+		return d, false
 	}
-	control := le.Uint16(sd[2:]) & 0x8000 // self-relative
+	ok = true
 	part := func(at int, sid bool) []byte {
 		off := int(le.Uint32(sd[at:]))
-		if off == 0 || off+8 > len(sd) {
+		if off == 0 {
+			return nil
+		}
+		if off < 20 || off+8 > len(sd) {
+			ok = false
 			return nil
 		}
 		size := int(le.Uint16(sd[off+2:])) // an ACL's size
 		if sid {
 			size = 8 + 4*int(sd[off+1])
 		}
-		if off+size > len(sd) {
+		if size < 8 || off+size > len(sd) {
+			ok = false
 			return nil
 		}
 		return sd[off : off+size]
 	}
+	d.owner, d.group = part(4, true), part(8, true)
+	control := le.Uint16(sd[2:])
+	if control&0x0004 != 0 {
+		d.dacl = part(16, false)
+		d.daclControl = control & daclControlBits
+	}
+	return d, ok
+}
+
+// encode builds the self-relative descriptor of d's parts that parts
+// (security information bits) asks for.
+func (d descriptor) encode(parts uint32) []byte {
 	out := make([]byte, 20)
 	out[0] = 1
+	control := uint16(0x8000) // self-relative
 	add := func(at int, data []byte) {
 		if data != nil {
 			le.PutUint32(out[at:], uint32(len(out)))
@@ -187,21 +215,77 @@ func selectDescriptor(sd []byte, parts uint32) []byte {
 		}
 	}
 	if parts&ownerSecurityInformation != 0 {
-		add(4, part(4, true))
+		add(4, d.owner)
 	}
 	if parts&groupSecurityInformation != 0 {
-		add(8, part(8, true))
+		add(8, d.group)
 	}
-	if parts&daclSecurityInformation != 0 {
-		if dacl := part(16, false); dacl != nil {
-			// The DACL's own control bits (present, protected,
-			// auto-inherited) go with it.
-			control |= le.Uint16(sd[2:]) & (0x0004 | 0x1000 | 0x0400 | 0x0100)
-			add(16, dacl)
-		}
+	if parts&daclSecurityInformation != 0 && d.dacl != nil {
+		control |= d.daclControl
+		add(16, d.dacl)
 	}
 	le.PutUint16(out[2:], control)
 	return out
+}
+
+// selectDescriptor rebuilds a self-relative security descriptor with
+// only the parts asked for.
+func selectDescriptor(sd []byte, parts uint32) []byte {
+	d, _ := parseDescriptor(sd)
+	return d.encode(parts)
+}
+
+// setSecurity answers a security descriptor SET_INFO: the owner, group
+// or DACL it carries (as its security information bits say) replace
+// those of the permission kept with the directory or file, which Files
+// REST then reads as x-ms-file-permission. The owner and group need
+// WRITE_OWNER access, the DACL WRITE_DAC. A SACL is not kept.
+func (c *conn) setSecurity(r *request, o *open, parts uint32, in []byte) response {
+	parts &= ownerSecurityInformation | groupSecurityInformation | daclSecurityInformation
+	if parts&(ownerSecurityInformation|groupSecurityInformation) != 0 && o.granted&accWriteOwner == 0 ||
+		parts&daclSecurityInformation != 0 && o.granted&accWriteDAC == 0 {
+		return errResp(statusAccessDenied)
+	}
+	set, ok := parseDescriptor(in)
+	if !ok {
+		return errResp(statusInvalidSecurityDescr)
+	}
+	n, err := c.node(r, o)
+	if err != nil {
+		return c.gone(r, o, err)
+	}
+	cur, err := file.Descriptor(n.SMB.Permission)
+	if err != nil {
+		return errResp(statusInternalError)
+	}
+	d, _ := parseDescriptor(cur)
+	if parts&ownerSecurityInformation != 0 && set.owner != nil {
+		d.owner = set.owner
+	}
+	if parts&groupSecurityInformation != 0 && set.group != nil {
+		d.group = set.group
+	}
+	if parts&daclSecurityInformation != 0 {
+		if set.dacl == nil {
+			// A null DACL (no access control) has no SDDL form
+			// Azure Files keeps.
+			return errResp(statusInvalidSecurityDescr)
+		}
+		d.dacl, d.daclControl = set.dacl, set.daclControl
+	}
+	sddl, err := file.BinaryToSDDL(base64.StdEncoding.EncodeToString(d.encode(ownerSecurityInformation | groupSecurityInformation | daclSecurityInformation)))
+	if err != nil {
+		return errResp(statusInvalidSecurityDescr)
+	}
+	ctx, cancel := c.opCtx()
+	defer cancel()
+	if _, err := c.srv.files.SetHandleProperties(ctx, o.handle(r.sess.account), file.SMBUpdate{Permission: &sddl}); err != nil {
+		if errors.Is(err, azerr.ErrFileInvalidPermission) {
+			return errResp(statusInvalidSecurityDescr)
+		}
+		return c.gone(r, o, err)
+	}
+	return response{body: []byte{2, 0}}
 }
 
 // fileInfo encodes one file information class; minLen is the size of
@@ -386,6 +470,9 @@ func (c *conn) setInfo(r *request) response {
 	o, st := c.openOf(r, id)
 	if o == nil {
 		return errResp(st)
+	}
+	if typ == infoSecurity {
+		return c.setSecurity(r, o, b.u32(12), in)
 	}
 	if typ != infoFile {
 		return errResp(statusNotSupported)

@@ -112,3 +112,58 @@ func TestQuerySecurity(t *testing.T) {
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+func setInfoBody(typ, class uint8, additional uint32, id fileID, data []byte) []byte {
+	b := make([]byte, 32, 32+len(data))
+	binary.LittleEndian.PutUint16(b, 33)
+	b[2], b[3] = typ, class
+	binary.LittleEndian.PutUint32(b[4:], uint32(len(data)))
+	binary.LittleEndian.PutUint16(b[8:], headerSize+32)
+	binary.LittleEndian.PutUint32(b[12:], additional)
+	binary.LittleEndian.PutUint64(b[16:], id.Persistent)
+	binary.LittleEndian.PutUint64(b[24:], id.Volatile)
+	return append(b, data...)
+}
+
+// TestSetSecurity: a security SET_INFO replaces the parts it names of the
+// permission kept with the file, which a query (and Files REST) then
+// reads; without WRITE_DAC access it is refused (smbtorture
+// smb2.compound.related4 sets a DACL this way).
+func TestSetSecurity(t *testing.T) {
+	c := fuzzConn(t)
+	sd, err := file.Descriptor("O:BAG:BAD:(A;;FA;;;WD)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := uint32(ownerSecurityInformation | groupSecurityInformation | daclSecurityInformation)
+	set := func(access uint32, parts uint32) []uint32 {
+		return statuses(handleCompound(t, c, compound(true, false,
+			testRequest(cmdCreate, 1, createBody("acl.txt", access, 3, 0)),
+			testRequest(cmdSetInfo, 1, setInfoBody(infoSecurity, 0, parts, relatedFileID, sd)),
+			testRequest(cmdClose, 1, closeBody(relatedFileID)))))
+	}
+	if st := set(0x12019f, daclSecurityInformation); st[1] != statusAccessDenied {
+		t.Errorf("without WRITE_DAC: status %#x, want access denied", st[1])
+	}
+	// The DACL alone: the owner and group stay the default's (SYSTEM).
+	if st := set(0x1f01ff, daclSecurityInformation); st[1] != statusSuccess {
+		t.Fatalf("set DACL: status %#x", st[1])
+	}
+	m := queryAfterCreate(t, c, "acl.txt", infoSecurity, 0, 4096, all)
+	n := binary.LittleEndian.Uint32(m[headerSize+4:])
+	got, err := file.BinaryToSDDL(b64(m[headerSize+8 : headerSize+8+int(n)]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "O:SYG:SYD:(A;;FA;;;WD)" {
+		t.Errorf("after setting the DACL: %s", got)
+	}
+	if st := set(0x1f01ff, all); st[1] != statusSuccess {
+		t.Fatalf("set all: status %#x", st[1])
+	}
+	m = queryAfterCreate(t, c, "acl.txt", infoSecurity, 0, 4096, all)
+	n = binary.LittleEndian.Uint32(m[headerSize+4:])
+	if got, _ = file.BinaryToSDDL(b64(m[headerSize+8 : headerSize+8+int(n)])); got != "O:BAG:BAD:(A;;FA;;;WD)" {
+		t.Errorf("after setting all: %s", got)
+	}
+}

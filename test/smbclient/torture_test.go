@@ -60,7 +60,8 @@ func runTorture(t *testing.T, f *fixture, suite string) (map[string]string, stri
 // TestSmbtorture runs Samba's smbtorture suites for share modes, deny
 // modes, locks, create, rename and compound requests against the server:
 // every subtest passes but those in the known-failures list, each with
-// its reason.
+// its reason. CERULEAN_SMBTORTURE=<suite> runs one suite only, and
+// CERULEAN_SMBTORTURE_LOG=1 logs smbtorture's output when all is well too.
 func TestSmbtorture(t *testing.T) {
 	if _, err := exec.LookPath("smbtorture"); err != nil {
 		t.Skip("smbtorture is not installed (make debtools installs samba-testsuite)")
@@ -94,7 +95,7 @@ func TestSmbtorture(t *testing.T) {
 				}
 			}
 			t.Logf("%s: %d of %d subtests pass", suite, passed, len(results))
-			if t.Failed() {
+			if t.Failed() || os.Getenv("CERULEAN_SMBTORTURE_LOG") != "" {
 				t.Logf("output:\n%s", out)
 			}
 		})

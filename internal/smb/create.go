@@ -2,6 +2,7 @@ package smb
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"strings"
 	"time"
@@ -147,8 +148,13 @@ func (c *conn) create(r *request) response {
 	opts := b.u32(40)
 	nameOff, nameLen := b.u16(44), b.u16(46)
 	name := b.buffer(uint32(nameOff), uint32(nameLen))
+	contexts := b.buffer(b.u32(48), b.u32(52))
 	if b.bad {
 		return errResp(statusInvalidParameter)
+	}
+	permission, st := createPermission(contexts)
+	if st != statusSuccess {
+		return errResp(st)
 	}
 	if r.tree.ipc {
 		return errResp(statusNotSupported) // named pipes (RPC) are not served
@@ -190,6 +196,7 @@ func (c *conn) create(r *request) response {
 		Disposition: d,
 		NonDir:      opts&optNonDirectory != 0,
 		Attributes:  attrNames(attrs, opts&optDirectory != 0, true),
+		Permission:  permission,
 	}
 	ctx, cancel := c.opCtx()
 	defer cancel()
@@ -238,6 +245,61 @@ func sharePath(name string) (string, bool) {
 		return "", false
 	}
 	return path, true
+}
+
+// createPermission reads the security descriptor create context
+// ("SecD", MS-SMB2 2.2.13.2.1) of a CREATE's contexts as the SDDL a
+// created file or directory gets: "" when there is none. The other
+// contexts are not acted on. A malformed chain of contexts is
+// STATUS_INVALID_PARAMETER, a descriptor without an SDDL form
+// STATUS_INVALID_SECURITY_DESCR.
+func createPermission(contexts []byte) (string, uint32) {
+	for len(contexts) > 0 {
+		if len(contexts) < 16 {
+			return "", statusInvalidParameter
+		}
+		next := le.Uint32(contexts)
+		nameOff, nameLen := int(le.Uint16(contexts[4:])), int(le.Uint16(contexts[6:]))
+		dataOff, dataLen := int(le.Uint16(contexts[10:])), int(le.Uint32(contexts[12:]))
+		end := len(contexts)
+		if next != 0 {
+			end = int(next)
+		}
+		if end > len(contexts) || nameOff+nameLen > end || dataLen > 0 && dataOff+dataLen > end || next != 0 && next%8 != 0 {
+			return "", statusInvalidParameter
+		}
+		if string(contexts[nameOff:nameOff+nameLen]) == "SecD" {
+			d, ok := parseDescriptor(contexts[dataOff : dataOff+dataLen])
+			if !ok || d.owner == nil || d.group == nil || d.dacl == nil {
+				// Azure Files keeps owner, group and DACL; a part
+				// left out is taken from the default permission.
+				def, _ := file.Descriptor("")
+				dd, _ := parseDescriptor(def)
+				if !ok {
+					return "", statusInvalidSecurityDescr
+				}
+				if d.owner == nil {
+					d.owner = dd.owner
+				}
+				if d.group == nil {
+					d.group = dd.group
+				}
+				if d.dacl == nil {
+					d.dacl, d.daclControl = dd.dacl, dd.daclControl
+				}
+			}
+			sddl, err := file.BinaryToSDDL(base64.StdEncoding.EncodeToString(d.encode(ownerSecurityInformation | groupSecurityInformation | daclSecurityInformation)))
+			if err != nil {
+				return "", statusInvalidSecurityDescr
+			}
+			return sddl, statusSuccess
+		}
+		if next == 0 {
+			break
+		}
+		contexts = contexts[end:]
+	}
+	return "", statusSuccess
 }
 
 // lookup finds the open a request's FileId names. A related request

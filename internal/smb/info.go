@@ -15,37 +15,40 @@ const (
 	infoFilesystem = 2
 	infoSecurity   = 3
 
-	fileBasicInformation                 = 4
-	fileStandardInformation              = 5
-	fileInternalInformation              = 6
-	fileEaInformation                    = 7
-	fileAccessInformation                = 8
-	fileRenameInformation                = 10
-	fileDispositionInformation           = 13
-	filePositionInformation              = 14
-	fileModeInformation                  = 16
-	fileAlignmentInformation             = 17
-	fileAllInformation                   = 18
-	fileAllocationInformation            = 19
-	fileEndOfFileInformation             = 20
-	fileAlternateNameInformation         = 21
-	fileStreamInformation                = 22
-	fileNetworkOpenInformation           = 34
-	fileAttributeTagInformation          = 35
-	fileDispositionInformationEx         = 64
-	fileNormalizedNameInformation        = 48
-	fsVolumeInformation                  = 1
-	fsSizeInformation                    = 3
-	fsDeviceInformation                  = 4
-	fsAttributeInformation               = 5
-	fsControlInformation                 = 6
-	fsFullSizeInformation                = 7
-	fsObjectIDInformation                = 8
-	fsSectorSizeInformation              = 11
-	bytesPerSector                       = 512
-	sectorsPerUnit                       = 8 // 4 KiB clusters
-	bytesPerUnit                         = bytesPerSector * sectorsPerUnit
-	fileSystemAttributes          uint32 = 0x00000003 | 0x00000004 | 0x00000002 | 0x00040000 // case-sensitive search, case-preserved names, unicode names, persistent ACLs
+	fileBasicInformation          = 4
+	fileStandardInformation       = 5
+	fileInternalInformation       = 6
+	fileEaInformation             = 7
+	fileAccessInformation         = 8
+	fileRenameInformation         = 10
+	fileDispositionInformation    = 13
+	filePositionInformation       = 14
+	fileModeInformation           = 16
+	fileAlignmentInformation      = 17
+	fileAllInformation            = 18
+	fileAllocationInformation     = 19
+	fileEndOfFileInformation      = 20
+	fileAlternateNameInformation  = 21
+	fileStreamInformation         = 22
+	fileNetworkOpenInformation    = 34
+	fileAttributeTagInformation   = 35
+	fileDispositionInformationEx  = 64
+	fileNormalizedNameInformation = 48
+	fsVolumeInformation           = 1
+	fsSizeInformation             = 3
+	fsDeviceInformation           = 4
+	fsAttributeInformation        = 5
+	fsControlInformation          = 6
+	fsFullSizeInformation         = 7
+	fsObjectIDInformation         = 8
+	fsSectorSizeInformation       = 11
+	bytesPerSector                = 512
+	sectorsPerUnit                = 8 // 4 KiB clusters
+	bytesPerUnit                  = bytesPerSector * sectorsPerUnit
+	// fileSystemAttributes: case-sensitive search, case-preserved names,
+	// Unicode names, persistent ACLs (security descriptors are kept) and
+	// named streams.
+	fileSystemAttributes uint32 = 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | 0x00040000
 )
 
 // queryInfo answers QUERY_INFO for the file and file-system classes

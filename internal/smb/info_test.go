@@ -167,3 +167,39 @@ func TestSetSecurity(t *testing.T) {
 		t.Errorf("after setting all: %s", got)
 	}
 }
+
+// TestCreateSecurityContext: a CREATE's security descriptor create
+// context ("SecD") is the permission the created file gets (smbtorture
+// smb2.create.aclfile and acldir create with one and read it back).
+func TestCreateSecurityContext(t *testing.T) {
+	c := fuzzConn(t)
+	sd, err := file.Descriptor("O:BAG:BAD:(A;;FA;;;AU)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := createBody("secd.txt", 0x12019f, 2, 0)
+	for len(body)%8 != 0 {
+		body = append(body, 0)
+	}
+	ctxOff := headerSize + len(body)
+	ctx := make([]byte, 24, 24+len(sd))
+	binary.LittleEndian.PutUint16(ctx[4:], 16) // name offset
+	binary.LittleEndian.PutUint16(ctx[6:], 4)
+	copy(ctx[16:], "SecD")
+	binary.LittleEndian.PutUint16(ctx[10:], 24) // data offset
+	binary.LittleEndian.PutUint32(ctx[12:], uint32(len(sd)))
+	ctx = append(ctx, sd...)
+	binary.LittleEndian.PutUint32(body[48:], uint32(ctxOff))
+	binary.LittleEndian.PutUint32(body[52:], uint32(len(ctx)))
+	msgs := handleCompound(t, c, compound(true, false,
+		testRequest(cmdCreate, 1, append(body, ctx...)),
+		testRequest(cmdQueryInfo, 1, queryInfoBody(infoSecurity, 0, 4096, ownerSecurityInformation|groupSecurityInformation|daclSecurityInformation, relatedFileID)),
+		testRequest(cmdClose, 1, closeBody(relatedFileID))))
+	if st := statuses(msgs); st[0] != statusSuccess || st[1] != statusSuccess {
+		t.Fatalf("statuses %#x", st)
+	}
+	n := binary.LittleEndian.Uint32(msgs[1][headerSize+4:])
+	if got, _ := file.BinaryToSDDL(b64(msgs[1][headerSize+8 : headerSize+8+int(n)])); got != "O:BAG:BAD:(A;;FA;;;AU)" {
+		t.Errorf("created with %s", got)
+	}
+}

@@ -265,7 +265,7 @@ func createPermission(contexts []byte) (string, uint32) {
 		if next != 0 {
 			end = int(next)
 		}
-		if end > len(contexts) || nameOff+nameLen > end || dataLen > 0 && dataOff+dataLen > end || next != 0 && next%8 != 0 {
+		if end > len(contexts) || nameOff+nameLen > end || dataOff+dataLen > end || next != 0 && next%8 != 0 {
 			return "", statusInvalidParameter
 		}
 		if string(contexts[nameOff:nameOff+nameLen]) == "SecD" {

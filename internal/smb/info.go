@@ -199,8 +199,10 @@ func parseDescriptor(sd []byte) (d descriptor, ok bool) {
 	d.owner, d.group = part(4, true), part(8, true)
 	control := le.Uint16(sd[2:])
 	if control&0x0004 != 0 {
-		d.dacl = part(16, false)
-		d.daclControl = control & daclControlBits
+		// Present with no ACL is a null DACL: dacl stays nil.
+		if d.dacl = part(16, false); d.dacl != nil {
+			d.daclControl = control & daclControlBits
+		}
 	}
 	return d, ok
 }

@@ -421,3 +421,18 @@ func formatRights(mask uint32) string {
 	}
 	return fmt.Sprintf("0x%x", mask)
 }
+
+// Descriptor returns the binary self-relative security descriptor of a
+// directory's or file's permission (its SMB.Permission, "" for the
+// default one): what an SMB security query answers, the same descriptor
+// x-ms-file-permission-format binary gives.
+func Descriptor(sddl string) ([]byte, error) {
+	if sddl == "" {
+		sddl = defaultPermission
+	}
+	b64, err := SDDLToBinary(sddl)
+	if err != nil {
+		return nil, err
+	}
+	return base64.StdEncoding.DecodeString(b64)
+}

@@ -56,6 +56,9 @@ type OpenRequest struct {
 	// Attributes are the attribute names a created or overwritten node
 	// gets ("" for the default).
 	Attributes string
+	// Permission is the SDDL a created node gets ("" inherits), as an
+	// SMB security descriptor create context gives it.
+	Permission string
 }
 
 // OpenResult is an open handle and its node as the open left it.
@@ -96,9 +99,9 @@ func (t *Tx) Open(ref Ref, o OpenRequest) (*OpenResult, error) {
 			return nil, azerr.ErrResourceNotFound
 		}
 		if o.Dir {
-			n, err = t.CreateDirectory(ref, SMBChange{Attributes: o.Attributes}, nil)
+			n, err = t.CreateDirectory(ref, SMBChange{Attributes: o.Attributes, Permission: o.Permission}, nil)
 		} else {
-			n, err = t.CreateFile(ref, CreateFileOptions{SMB: SMBChange{Attributes: o.Attributes}})
+			n, err = t.CreateFile(ref, CreateFileOptions{SMB: SMBChange{Attributes: o.Attributes, Permission: o.Permission}})
 		}
 		if err != nil {
 			return nil, err
@@ -290,11 +293,14 @@ func (s *Service) TruncateHandle(ctx context.Context, ref HandleRef, size int64)
 	})
 }
 
-// SetHandleProperties changes the SMB properties (attributes and times)
-// of the node a handle is open on.
+// SetHandleProperties changes the SMB properties (attributes, times and
+// permission) of the node a handle is open on.
 func (s *Service) SetHandleProperties(ctx context.Context, ref HandleRef, u SMBUpdate) (*Node, error) {
 	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
 	return s.updateHandle(ctx, acct, share, fileID, handleID, func(t *Tx, n *Node) error {
+		if err := t.resolveUpdate(acct, share, &u); err != nil {
+			return err
+		}
 		u.apply(&n.SMB, t.now)
 		return nil
 	})

@@ -128,8 +128,10 @@ type request struct {
 	b    *body
 	sess *session
 	tree *tree
-	// fileID resolves a related compound's "previous file".
-	prevFile *fileID
+	// related: the request is a related operation of a compound; its
+	// session, tree and all-ones FileId come from chain.
+	related bool
+	chain   *chain
 	// sealed is the session whose encryption carried the request: its
 	// answers are encrypted for it, not signed.
 	sealed *session
@@ -158,6 +160,18 @@ type response struct {
 
 func errResp(status uint32) response { return response{status: status} }
 
+// chain is what one frame's requests hand on to the related requests
+// after them (MS-SMB2 3.3.5.2.7.2): the session and tree the last
+// request used (none once a lookup failed), the file the last request
+// that named one resolved, and the status of a failed CREATE, which a
+// related request that then finds no file answers instead.
+type chain struct {
+	sess      *session
+	tree      *tree
+	file      *fileID
+	createErr uint32
+}
+
 // handleFrame answers one frame: a message or a compound chain of them.
 // A malformed frame is an error, and the connection closes.
 func (c *conn) handleFrame(frame []byte) ([]byte, error) {
@@ -173,10 +187,7 @@ func (c *conn) handleFrame(frame []byte) ([]byte, error) {
 		m    []byte
 	}
 	var done []answered
-	var prevSess *session
-	var prevTree *tree
-	var prevFile *fileID
-	createErr := statusSuccess // a failed CREATE fails the related requests after it
+	ch := &chain{}
 	for off := 0; off < len(frame); {
 		h, err := parseHeader(frame[off:])
 		if err != nil || h.Flags&flagResponse != 0 {
@@ -189,24 +200,24 @@ func (c *conn) handleFrame(frame []byte) ([]byte, error) {
 			}
 			end = off + int(h.NextCommand)
 		}
-		r := &request{h: h, msg: frame[off:end], sealed: c.sealing}
+		// A related first request has no operation before it to take
+		// its session from: it fails as a related request whose
+		// session lookup failed (STATUS_INVALID_PARAMETER).
+		r := &request{h: h, msg: frame[off:end], sealed: c.sealing, related: h.Flags&flagRelated != 0, chain: ch}
 		r.b = newBody(r.msg)
-		related := h.Flags&flagRelated != 0 && off > 0
-		var resp response
-		if related && createErr != statusSuccess {
-			resp = errResp(createErr)
-		} else {
-			if related {
-				r.sess, r.tree, r.prevFile = prevSess, prevTree, prevFile
-			}
-			if resp, err = c.dispatch(r, related); err != nil {
-				return nil, err
-			}
+		resp, err := c.dispatch(r)
+		if err != nil {
+			return nil, err
+		}
+		if h.Command <= cmdOplockBreak { // an unknown command leaves the chain as it was
+			ch.sess, ch.tree = r.sess, r.tree
 		}
 		if h.Command == cmdCreate {
-			prevFile, createErr = resp.created, resp.status
+			ch.file = resp.created
+			if resp.status != statusSuccess {
+				ch.createErr = resp.status
+			}
 		}
-		prevSess, prevTree = r.sess, r.tree
 		if !resp.none {
 			done = append(done, answered{r, resp, c.build(r, resp)})
 		}
@@ -215,11 +226,16 @@ func (c *conn) handleFrame(frame []byte) ([]byte, error) {
 	var out []byte
 	for i, a := range done {
 		m := a.m
-		if i < len(done)-1 {
+		// Every response of a compound, the last too, is padded to
+		// 8 bytes, as Windows does (smbtorture smb2.compound.
+		// compound-padding reads a 3-byte READ answer as 24 bytes).
+		if len(done) > 1 {
 			for len(m)%8 != 0 {
 				m = append(m, 0)
 			}
-			le.PutUint32(m[20:], uint32(len(m)))
+			if i < len(done)-1 {
+				le.PutUint32(m[20:], uint32(len(m)))
+			}
 		}
 		c.sign(a.r, a.resp, m)
 		if a.resp.sent != nil {
@@ -232,11 +248,14 @@ func (c *conn) handleFrame(frame []byte) ([]byte, error) {
 
 // dispatch checks the request's session, tree and signature and runs
 // its command.
-func (c *conn) dispatch(r *request, related bool) (response, error) {
+func (c *conn) dispatch(r *request) (response, error) {
 	h := r.h
 	c.chargeCredits(h)
 	if !c.negotiated && h.Command != cmdNegotiate {
 		return response{}, errors.New("smb: request before NEGOTIATE")
+	}
+	if h.Command > cmdOplockBreak {
+		return errResp(statusInvalidParameter), nil
 	}
 	switch h.Command {
 	case cmdNegotiate:
@@ -247,7 +266,15 @@ func (c *conn) dispatch(r *request, related bool) (response, error) {
 		c.cancelPending(h)
 		return response{none: true}, nil
 	}
-	if r.sess == nil || !related {
+	if r.related && h.Command != cmdSessionSetup {
+		// A related request uses the session of the operation before
+		// it; when that had none, the compound is malformed there.
+		r.sess = r.chain.sess
+		if r.sess == nil || !r.sess.valid {
+			r.sess = nil
+			return errResp(statusInvalidParameter), nil
+		}
+	} else {
 		c.mu.Lock()
 		r.sess = c.sessions[h.SessionID]
 		c.mu.Unlock()
@@ -257,6 +284,7 @@ func (c *conn) dispatch(r *request, related bool) (response, error) {
 	}
 	s := r.sess
 	if s == nil || !s.valid {
+		r.sess = nil
 		return errResp(statusUserSessionDeleted), nil
 	}
 	if h.Flags&flagSigned != 0 && !c.verify(s, r.msg) {
@@ -272,7 +300,9 @@ func (c *conn) dispatch(r *request, related bool) (response, error) {
 	case cmdTreeConnect:
 		return c.treeConnect(r)
 	}
-	if r.tree == nil || !related {
+	if r.related {
+		r.tree = r.chain.tree
+	} else {
 		s.mu.Lock()
 		r.tree = s.trees[h.TreeID]
 		s.mu.Unlock()
@@ -305,6 +335,12 @@ func (c *conn) dispatch(r *request, related bool) (response, error) {
 	case cmdSetInfo:
 		return c.setInfo(r), nil
 	case cmdChangeNotify:
+		// Change notifications are not served, but the FileId is
+		// resolved first, so that a related compound's failure reaches
+		// it as it reaches every request naming a file.
+		if _, status := c.openOf(r, r.b.fileID(8)); status != statusSuccess {
+			return errResp(status), nil
+		}
 		return errResp(statusNotSupported), nil
 	case cmdOplockBreak:
 		// No oplock or lease is ever granted, so none can break.

@@ -2,6 +2,7 @@ package smb
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"strings"
 	"time"
@@ -43,6 +44,8 @@ const (
 	accWriteAttributes uint32 = 0x00000100
 	accDelete          uint32 = 0x00010000
 	accReadControl     uint32 = 0x00020000
+	accWriteDAC        uint32 = 0x00040000
+	accWriteOwner      uint32 = 0x00080000
 	accSynchronize     uint32 = 0x00100000
 	accMaximumAllowed  uint32 = 0x02000000
 	accGenericAll      uint32 = 0x10000000
@@ -145,8 +148,13 @@ func (c *conn) create(r *request) response {
 	opts := b.u32(40)
 	nameOff, nameLen := b.u16(44), b.u16(46)
 	name := b.buffer(uint32(nameOff), uint32(nameLen))
+	contexts := b.buffer(b.u32(48), b.u32(52))
 	if b.bad {
 		return errResp(statusInvalidParameter)
+	}
+	permission, st := createPermission(contexts)
+	if st != statusSuccess {
+		return errResp(st)
 	}
 	if r.tree.ipc {
 		return errResp(statusNotSupported) // named pipes (RPC) are not served
@@ -188,6 +196,7 @@ func (c *conn) create(r *request) response {
 		Disposition: d,
 		NonDir:      opts&optNonDirectory != 0,
 		Attributes:  attrNames(attrs, opts&optDirectory != 0, true),
+		Permission:  permission,
 	}
 	ctx, cancel := c.opCtx()
 	defer cancel()
@@ -238,21 +247,92 @@ func sharePath(name string) (string, bool) {
 	return path, true
 }
 
-// lookup finds the open a request's FileId names: the file of the
-// previous CREATE in a related compound when it sends the related ID.
-func (c *conn) lookup(r *request, id fileID) (*open, uint32) {
-	if id == relatedFileID {
-		if r.prevFile == nil {
-			return nil, statusInvalidParameter
+// createPermission reads the security descriptor create context
+// ("SecD", MS-SMB2 2.2.13.2.1) of a CREATE's contexts as the SDDL a
+// created file or directory gets: "" when there is none. The other
+// contexts are not acted on. A malformed chain of contexts is
+// STATUS_INVALID_PARAMETER, a descriptor without an SDDL form
+// STATUS_INVALID_SECURITY_DESCR.
+func createPermission(contexts []byte) (string, uint32) {
+	for len(contexts) > 0 {
+		if len(contexts) < 16 {
+			return "", statusInvalidParameter
 		}
-		id = *r.prevFile
+		next := le.Uint32(contexts)
+		nameOff, nameLen := int(le.Uint16(contexts[4:])), int(le.Uint16(contexts[6:]))
+		dataOff, dataLen := int(le.Uint16(contexts[10:])), int(le.Uint32(contexts[12:]))
+		end := len(contexts)
+		if next != 0 {
+			end = int(next)
+		}
+		if end > len(contexts) || nameOff+nameLen > end || dataOff+dataLen > end || next != 0 && next%8 != 0 {
+			return "", statusInvalidParameter
+		}
+		if string(contexts[nameOff:nameOff+nameLen]) == "SecD" {
+			d, ok := parseDescriptor(contexts[dataOff : dataOff+dataLen])
+			if !ok || d.owner == nil || d.group == nil || d.dacl == nil {
+				// Azure Files keeps owner, group and DACL; a part
+				// left out is taken from the default permission.
+				def, _ := file.Descriptor("")
+				dd, _ := parseDescriptor(def)
+				if !ok {
+					return "", statusInvalidSecurityDescr
+				}
+				if d.owner == nil {
+					d.owner = dd.owner
+				}
+				if d.group == nil {
+					d.group = dd.group
+				}
+				if d.dacl == nil {
+					d.dacl, d.daclControl = dd.dacl, dd.daclControl
+				}
+			}
+			sddl, err := file.BinaryToSDDL(base64.StdEncoding.EncodeToString(d.encode(ownerSecurityInformation | groupSecurityInformation | daclSecurityInformation)))
+			if err != nil {
+				return "", statusInvalidSecurityDescr
+			}
+			return sddl, statusSuccess
+		}
+		if next == 0 {
+			break
+		}
+		contexts = contexts[end:]
+	}
+	return "", statusSuccess
+}
+
+// lookup finds the open a request's FileId names. A related request
+// of a compound that sends the all-ones FileId means the file the
+// operation before it named (MS-SMB2 3.3.5.2.7.2); when there is none,
+// it answers the failed CREATE's status if one failed in the compound,
+// else STATUS_FILE_CLOSED, as an unknown FileId does.
+func (c *conn) lookup(r *request, id fileID) (*open, uint32) {
+	ch := r.chain
+	if r.related && id == relatedFileID && ch != nil {
+		if ch.file == nil {
+			if ch.createErr != statusSuccess {
+				return nil, ch.createErr
+			}
+			return nil, statusFileClosed
+		}
+		id = *ch.file
 	}
 	s := r.sess
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	o := s.opens[id.Volatile]
+	s.mu.Unlock()
 	if o == nil || o.id != id {
+		if ch != nil {
+			ch.file = nil
+			if r.related && ch.createErr != statusSuccess {
+				return nil, ch.createErr
+			}
+		}
 		return nil, statusFileClosed
+	}
+	if ch != nil {
+		ch.file = &o.id
 	}
 	return o, statusSuccess
 }

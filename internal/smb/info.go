@@ -1,8 +1,11 @@
 package smb
 
 import (
+	"encoding/base64"
+	"errors"
 	"math"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/file"
 )
 
@@ -12,41 +15,45 @@ const (
 	infoFilesystem = 2
 	infoSecurity   = 3
 
-	fileBasicInformation                 = 4
-	fileStandardInformation              = 5
-	fileInternalInformation              = 6
-	fileEaInformation                    = 7
-	fileAccessInformation                = 8
-	fileRenameInformation                = 10
-	fileDispositionInformation           = 13
-	filePositionInformation              = 14
-	fileModeInformation                  = 16
-	fileAlignmentInformation             = 17
-	fileAllInformation                   = 18
-	fileAllocationInformation            = 19
-	fileEndOfFileInformation             = 20
-	fileAlternateNameInformation         = 21
-	fileStreamInformation                = 22
-	fileNetworkOpenInformation           = 34
-	fileAttributeTagInformation          = 35
-	fileDispositionInformationEx         = 64
-	fileNormalizedNameInformation        = 48
-	fsVolumeInformation                  = 1
-	fsSizeInformation                    = 3
-	fsDeviceInformation                  = 4
-	fsAttributeInformation               = 5
-	fsFullSizeInformation                = 7
-	fsObjectIDInformation                = 8
-	fsSectorSizeInformation              = 11
-	bytesPerSector                       = 512
-	sectorsPerUnit                       = 8 // 4 KiB clusters
-	bytesPerUnit                         = bytesPerSector * sectorsPerUnit
-	fileSystemAttributes          uint32 = 0x00000003 | 0x00000004 | 0x00000002 | 0x00040000 // case-sensitive search, case-preserved names, unicode names, persistent ACLs
+	fileBasicInformation          = 4
+	fileStandardInformation       = 5
+	fileInternalInformation       = 6
+	fileEaInformation             = 7
+	fileAccessInformation         = 8
+	fileRenameInformation         = 10
+	fileDispositionInformation    = 13
+	filePositionInformation       = 14
+	fileModeInformation           = 16
+	fileAlignmentInformation      = 17
+	fileAllInformation            = 18
+	fileAllocationInformation     = 19
+	fileEndOfFileInformation      = 20
+	fileAlternateNameInformation  = 21
+	fileStreamInformation         = 22
+	fileNetworkOpenInformation    = 34
+	fileAttributeTagInformation   = 35
+	fileDispositionInformationEx  = 64
+	fileNormalizedNameInformation = 48
+	fsVolumeInformation           = 1
+	fsSizeInformation             = 3
+	fsDeviceInformation           = 4
+	fsAttributeInformation        = 5
+	fsControlInformation          = 6
+	fsFullSizeInformation         = 7
+	fsObjectIDInformation         = 8
+	fsSectorSizeInformation       = 11
+	bytesPerSector                = 512
+	sectorsPerUnit                = 8 // 4 KiB clusters
+	bytesPerUnit                  = bytesPerSector * sectorsPerUnit
+	// fileSystemAttributes: case-sensitive search, case-preserved names,
+	// Unicode names, persistent ACLs (security descriptors are kept) and
+	// named streams.
+	fileSystemAttributes uint32 = 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | 0x00040000
 )
 
 // queryInfo answers QUERY_INFO for the file and file-system classes
-// clients use; the rest is STATUS_NOT_SUPPORTED (security descriptors
-// and quotas are not served).
+// clients use and for security descriptors; the rest is
+// STATUS_NOT_SUPPORTED (quotas are not served).
 func (c *conn) queryInfo(r *request) response {
 	b := r.b
 	typ, class := b.u8(2), b.u8(3)
@@ -57,7 +64,7 @@ func (c *conn) queryInfo(r *request) response {
 		return errResp(st)
 	}
 	var data []byte
-	var fixed bool
+	var minLen int
 	switch typ {
 	case infoFile:
 		if class == fileAlternateNameInformation {
@@ -69,7 +76,7 @@ func (c *conn) queryInfo(r *request) response {
 			return c.gone(r, o, err)
 		}
 		var ok bool
-		data, fixed, ok = fileInfo(class, o, n)
+		data, minLen, ok = fileInfo(class, o, n)
 		if !ok {
 			return errResp(statusNotSupported)
 		}
@@ -81,18 +88,25 @@ func (c *conn) queryInfo(r *request) response {
 			return c.gone(r, o, err)
 		}
 		var ok bool
-		data, fixed, ok = fsInfo(class, o.tree.share, sh)
+		data, minLen, ok = fsInfo(class, o.tree.share, sh)
 		if !ok {
 			return errResp(statusNotSupported)
 		}
+	case infoSecurity:
+		return c.querySecurity(r, o, b.u32(16), outLen)
 	default:
 		return errResp(statusNotSupported)
 	}
+	// A buffer smaller than the class's structure (its fixed part and
+	// the first, padded, character of a variable name) is
+	// STATUS_INFO_LENGTH_MISMATCH; one that holds the structure but not
+	// all of a variable part gets what fits and STATUS_BUFFER_OVERFLOW,
+	// as Windows answers (smbtorture smb2.getinfo.q*_buffercheck).
 	status := statusSuccess
+	if outLen < uint32(minLen) {
+		return errResp(statusInfoLengthMismatch)
+	}
 	if uint32(len(data)) > outLen {
-		if fixed {
-			return errResp(statusInfoLengthMismatch)
-		}
 		data, status = data[:outLen], statusBufferOverflow
 	}
 	var w buf
@@ -106,9 +120,183 @@ func (c *conn) queryInfo(r *request) response {
 	return response{status: status, body: w.b}
 }
 
-// fileInfo encodes one file information class; fixed says whether a
-// short buffer is an error or a truncation.
-func fileInfo(class uint8, o *open, n *file.Node) (data []byte, fixed, ok bool) {
+// Security information parts a query asks for (MS-DTYP 2.4.7).
+const (
+	ownerSecurityInformation = 0x1
+	groupSecurityInformation = 0x2
+	daclSecurityInformation  = 0x4
+)
+
+// querySecurity answers a security descriptor query from the permission
+// kept with the directory or file (the one Files REST reads and sets as
+// x-ms-file-permission): the owner, group and DACL asked for, in a
+// self-relative descriptor. A SACL is not kept, so none is returned. A
+// buffer too small for it answers STATUS_BUFFER_TOO_SMALL with the size
+// needed, as Windows does (smbtorture smb2.getinfo.qsec_buffercheck).
+func (c *conn) querySecurity(r *request, o *open, parts, outLen uint32) response {
+	if o.granted&accReadControl == 0 {
+		return errResp(statusAccessDenied)
+	}
+	n, err := c.node(r, o)
+	if err != nil {
+		return c.gone(r, o, err)
+	}
+	full, err := file.Descriptor(n.SMB.Permission)
+	if err != nil {
+		return errResp(statusInternalError)
+	}
+	sd := selectDescriptor(full, parts)
+	if uint32(len(sd)) > outLen {
+		var w buf
+		w.u16(9)
+		w.u16(0)
+		w.u32(4)
+		w.u32(uint32(len(sd)))
+		return response{status: statusBufferTooSmall, body: w.b}
+	}
+	var w buf
+	w.u16(9)
+	w.u16(headerSize + 8)
+	w.u32(uint32(len(sd)))
+	w.raw(sd)
+	return response{body: w.b}
+}
+
+// descriptor is a security descriptor's parts: each nil when absent.
+type descriptor struct {
+	owner, group, dacl []byte
+	daclControl        uint16 // the DACL's control bits: present, protected, auto-inherited
+}
+
+const daclControlBits = 0x0004 | 0x0008 | 0x0100 | 0x0400 | 0x1000
+
+// parseDescriptor splits a self-relative security descriptor into its
+// owner, group and DACL; ok is false when it is malformed.
+func parseDescriptor(sd []byte) (d descriptor, ok bool) {
+	if len(sd) < 20 || sd[0] != 1 {
+		return d, false
+	}
+	ok = true
+	part := func(at int, sid bool) []byte {
+		off := int(le.Uint32(sd[at:]))
+		if off == 0 {
+			return nil
+		}
+		if off < 20 || off+8 > len(sd) {
+			ok = false
+			return nil
+		}
+		size := int(le.Uint16(sd[off+2:])) // an ACL's size
+		if sid {
+			size = 8 + 4*int(sd[off+1])
+		}
+		if size < 8 || off+size > len(sd) {
+			ok = false
+			return nil
+		}
+		return sd[off : off+size]
+	}
+	d.owner, d.group = part(4, true), part(8, true)
+	control := le.Uint16(sd[2:])
+	if control&0x0004 != 0 {
+		// Present with no ACL is a null DACL: dacl stays nil.
+		if d.dacl = part(16, false); d.dacl != nil {
+			d.daclControl = control & daclControlBits
+		}
+	}
+	return d, ok
+}
+
+// encode builds the self-relative descriptor of d's parts that parts
+// (security information bits) asks for.
+func (d descriptor) encode(parts uint32) []byte {
+	out := make([]byte, 20)
+	out[0] = 1
+	control := uint16(0x8000) // self-relative
+	add := func(at int, data []byte) {
+		if data != nil {
+			le.PutUint32(out[at:], uint32(len(out)))
+			out = append(out, data...)
+		}
+	}
+	if parts&ownerSecurityInformation != 0 {
+		add(4, d.owner)
+	}
+	if parts&groupSecurityInformation != 0 {
+		add(8, d.group)
+	}
+	if parts&daclSecurityInformation != 0 && d.dacl != nil {
+		control |= d.daclControl
+		add(16, d.dacl)
+	}
+	le.PutUint16(out[2:], control)
+	return out
+}
+
+// selectDescriptor rebuilds a self-relative security descriptor with
+// only the parts asked for.
+func selectDescriptor(sd []byte, parts uint32) []byte {
+	d, _ := parseDescriptor(sd)
+	return d.encode(parts)
+}
+
+// setSecurity answers a security descriptor SET_INFO: the owner, group
+// or DACL it carries (as its security information bits say) replace
+// those of the permission kept with the directory or file, which Files
+// REST then reads as x-ms-file-permission. The owner and group need
+// WRITE_OWNER access, the DACL WRITE_DAC. A SACL is not kept.
+func (c *conn) setSecurity(r *request, o *open, parts uint32, in []byte) response {
+	parts &= ownerSecurityInformation | groupSecurityInformation | daclSecurityInformation
+	if parts&(ownerSecurityInformation|groupSecurityInformation) != 0 && o.granted&accWriteOwner == 0 ||
+		parts&daclSecurityInformation != 0 && o.granted&accWriteDAC == 0 {
+		return errResp(statusAccessDenied)
+	}
+	set, ok := parseDescriptor(in)
+	if !ok {
+		return errResp(statusInvalidSecurityDescr)
+	}
+	n, err := c.node(r, o)
+	if err != nil {
+		return c.gone(r, o, err)
+	}
+	cur, err := file.Descriptor(n.SMB.Permission)
+	if err != nil {
+		return errResp(statusInternalError)
+	}
+	d, _ := parseDescriptor(cur)
+	if parts&ownerSecurityInformation != 0 && set.owner != nil {
+		d.owner = set.owner
+	}
+	if parts&groupSecurityInformation != 0 && set.group != nil {
+		d.group = set.group
+	}
+	if parts&daclSecurityInformation != 0 {
+		if set.dacl == nil {
+			// A null DACL (no access control) has no SDDL form
+			// Azure Files keeps.
+			return errResp(statusInvalidSecurityDescr)
+		}
+		d.dacl, d.daclControl = set.dacl, set.daclControl
+	}
+	sddl, err := file.BinaryToSDDL(base64.StdEncoding.EncodeToString(d.encode(ownerSecurityInformation | groupSecurityInformation | daclSecurityInformation)))
+	if err != nil {
+		return errResp(statusInvalidSecurityDescr)
+	}
+	ctx, cancel := c.opCtx()
+	defer cancel()
+	if _, err := c.srv.files.SetHandleProperties(ctx, o.handle(r.sess.account), file.SMBUpdate{Permission: &sddl}); err != nil {
+		if errors.Is(err, azerr.ErrFileInvalidPermission) {
+			return errResp(statusInvalidSecurityDescr)
+		}
+		return c.gone(r, o, err)
+	}
+	return response{body: []byte{2, 0}}
+}
+
+// fileInfo encodes one file information class; minLen is the size of
+// its structure in MS-FSCC (for a variable-length one, with one name
+// character, padded to 8), the least output buffer a query may give.
+func fileInfo(class uint8, o *open, n *file.Node) (data []byte, minLen int, ok bool) {
 	var w buf
 	switch class {
 	case fileBasicInformation:
@@ -135,12 +323,12 @@ func fileInfo(class uint8, o *open, n *file.Node) (data []byte, fixed, ok bool) 
 		name := utf16le("\\" + winPath(o.path))
 		w.u32(uint32(len(name)))
 		w.raw(name)
-		return w.b, false, true
+		return w.b, 104, true
 	case fileNormalizedNameInformation:
 		name := utf16le(winPath(o.path))
 		w.u32(uint32(len(name)))
 		w.raw(name)
-		return w.b, false, true
+		return w.b, 8, true
 	case fileNetworkOpenInformation:
 		w.openInfo(n)
 		w.u32(0)
@@ -156,11 +344,11 @@ func fileInfo(class uint8, o *open, n *file.Node) (data []byte, fixed, ok bool) 
 			w.u64(allocation(n))
 			w.raw(name)
 		}
-		return w.b, false, true
+		return w.b, 32, true
 	default:
-		return nil, false, false
+		return nil, 0, false
 	}
-	return w.b, true, true
+	return w.b, len(w.b), true
 }
 
 // times writes a node's four FILETIMEs: creation, last access (not
@@ -218,7 +406,7 @@ func winPath(p string) string {
 // fsInfo encodes one file-system information class for share name. The
 // size is the share's quota; free space is the quota too, as usage is
 // not tracked.
-func fsInfo(class uint8, name string, sh *file.Share) (data []byte, fixed, ok bool) {
+func fsInfo(class uint8, name string, sh *file.Share) (data []byte, minLen int, ok bool) {
 	var w buf
 	units := uint64(sh.Quota) << 30 / bytesPerUnit
 	switch class {
@@ -230,7 +418,7 @@ func fsInfo(class uint8, name string, sh *file.Share) (data []byte, fixed, ok bo
 		w.u8(0)
 		w.u8(0)
 		w.raw(label)
-		return w.b, false, true
+		return w.b, 24, true
 	case fsSizeInformation:
 		w.u64(units)
 		w.u64(units)
@@ -251,7 +439,16 @@ func fsInfo(class uint8, name string, sh *file.Share) (data []byte, fixed, ok bo
 		w.u32(255)
 		w.u32(uint32(len(name)))
 		w.raw(name)
-		return w.b, false, true
+		return w.b, 16, true
+	case fsControlInformation:
+		// Quotas are not kept over SMB (Azure Files has none): the
+		// volume answers as one with quotas off, no free-space
+		// filtering and no default quota threshold or limit.
+		w.zero(24)
+		w.u64(math.MaxUint64)
+		w.u64(math.MaxUint64)
+		w.u32(0)
+		w.u32(0)
 	case fsObjectIDInformation:
 		w.zero(64)
 	case fsSectorSizeInformation:
@@ -262,9 +459,9 @@ func fsInfo(class uint8, name string, sh *file.Share) (data []byte, fixed, ok bo
 		w.u32(0)
 		w.u32(0)
 	default:
-		return nil, false, false
+		return nil, 0, false
 	}
-	return w.b, true, true
+	return w.b, len(w.b), true
 }
 
 // setInfo answers SET_INFO for basic information (times and
@@ -278,6 +475,9 @@ func (c *conn) setInfo(r *request) response {
 	o, st := c.openOf(r, id)
 	if o == nil {
 		return errResp(st)
+	}
+	if typ == infoSecurity {
+		return c.setSecurity(r, o, b.u32(12), in)
 	}
 	if typ != infoFile {
 		return errResp(statusNotSupported)

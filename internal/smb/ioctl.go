@@ -26,6 +26,12 @@ func (c *conn) ioctl(r *request) response {
 	case fsctlDFSGetReferrals, fsctlDFSGetReferralsEx:
 		return errResp(statusNotFound)
 	}
+	// Every other control acts on a file: a FileId that names no open
+	// answers STATUS_FILE_CLOSED before the control itself is looked
+	// at, as Windows does (smbtorture smb2.compound.related5).
+	if _, status := c.lookup(r, b.fileID(8)); status != statusSuccess {
+		return errResp(status)
+	}
 	return errResp(statusNotSupported)
 }
 

@@ -52,6 +52,7 @@ const (
 	statusNetworkSessionExpired  uint32 = 0xC000035C
 	statusInvalidOplockProtocol  uint32 = 0xC00000E3
 	statusBadImpersonationLevel  uint32 = 0xC00000A5
+	statusInvalidSecurityDescr   uint32 = 0xC0000079
 )
 
 // statusOf maps an error of the file model to the NTSTATUS Windows

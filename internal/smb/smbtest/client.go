@@ -397,6 +397,48 @@ func (c *Client) CloseFile(id FileID) (uint32, error) {
 	return st, err
 }
 
+// QueryInfo queries an info type and class of an open (additional is the
+// security information for a security query) with an output buffer of
+// outLen bytes, and returns what the server answers.
+func (c *Client) QueryInfo(id FileID, typ, class uint8, additional, outLen uint32) ([]byte, uint32, error) {
+	var b []byte
+	b = le.AppendUint16(b, 41)
+	b = append(b, typ, class)
+	b = le.AppendUint32(b, outLen)
+	b = le.AppendUint16(b, 0) // no input buffer
+	b = le.AppendUint16(b, 0)
+	b = le.AppendUint32(b, 0)
+	b = le.AppendUint32(b, additional)
+	b = le.AppendUint32(b, 0)
+	b = append(b, id[:]...)
+	b = append(b, 0)
+	st, body, err := c.call(0x10, b)
+	if err != nil || st != StatusSuccess || len(body) < 8 {
+		return nil, st, err
+	}
+	dOff, dLen := int(le.Uint16(body[2:]))-64, int(le.Uint32(body[4:]))
+	if dOff < 0 || dOff+dLen > len(body) {
+		return nil, st, errors.New("smbtest: bad query info response")
+	}
+	return body[dOff : dOff+dLen], st, nil
+}
+
+// SetInfo sets an info type and class of an open from data (additional
+// is the security information for a security descriptor).
+func (c *Client) SetInfo(id FileID, typ, class uint8, additional uint32, data []byte) (uint32, error) {
+	var b []byte
+	b = le.AppendUint16(b, 33)
+	b = append(b, typ, class)
+	b = le.AppendUint32(b, uint32(len(data)))
+	b = le.AppendUint16(b, 64+32)
+	b = le.AppendUint16(b, 0)
+	b = le.AppendUint32(b, additional)
+	b = append(b, id[:]...)
+	b = append(b, data...)
+	st, _, err := c.call(0x11, b)
+	return st, err
+}
+
 // Read reads up to n bytes at off.
 func (c *Client) Read(id FileID, off uint64, n uint32) ([]byte, uint32, error) {
 	var b []byte

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -134,7 +135,9 @@ const bodyIdleTimeout = time.Minute
 
 // Server is a running cerulean.
 type Server struct {
-	store    kv.Store
+	store kv.Store
+	// dirLock is the data directory's lock, nil unless the store is embedded.
+	dirLock  *dataDirLock
 	log      *slog.Logger
 	blobAddr string
 	// queueAddr is the Queue service's host:port; stopQueueSweeper ends
@@ -181,12 +184,23 @@ type Server struct {
 }
 
 // Start opens the store and starts serving every service.
-func Start(ctx context.Context, cfg Config) (*Server, error) {
+func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Accounts == nil {
 		cfg.Accounts = azauth.NewAccounts(azauth.Account{Name: azauth.DevAccount, Keys: [][]byte{mustKey(azauth.DevKey)}})
+	}
+	var dirLock *dataDirLock
+	if cfg.Store == "" && !cfg.InMemory && cfg.DataDir != "" && cfg.FS == nil {
+		if dirLock, err = lockDataDir(cfg.DataDir); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				dirLock.release()
+			}
+		}()
 	}
 	store, err := openStore(ctx, cfg)
 	if err != nil {
@@ -195,7 +209,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := checkDataFormat(ctx, cfg, store); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
-	s := &Server{store: store, log: cfg.Logger, errs: make(chan error, 8), maxConns: cfg.MaxConnections, onStoreClose: cfg.BeforeStoreClose}
+	s := &Server{store: store, dirLock: dirLock, log: cfg.Logger, errs: make(chan error, 8), maxConns: cfg.MaxConnections, onStoreClose: cfg.BeforeStoreClose}
 	if err := s.setupOps(&cfg); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
@@ -314,7 +328,12 @@ func openStore(ctx context.Context, cfg Config) (kv.Store, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("a data directory is required unless the store is in memory")
 	}
-	return pebble.Open(cfg.DataDir, pebble.Options{FS: cfg.FS, MinFreeBytes: cfg.MinFreeBytes, FreeSpace: cfg.FreeSpace, FreeSpaceInterval: cfg.FreeSpaceInterval, Logger: cfg.Logger})
+	store, err := pebble.Open(cfg.DataDir, pebble.Options{FS: cfg.FS, MinFreeBytes: cfg.MinFreeBytes, FreeSpace: cfg.FreeSpace, FreeSpaceInterval: cfg.FreeSpaceInterval, Logger: cfg.Logger})
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		// The store's own lock: held by a release without the pid file.
+		return nil, dataDirInUse(cfg.DataDir, 0)
+	}
+	return store, err
 }
 
 // serveStorage registers the Storage service svc, called name, with
@@ -468,6 +487,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.beforeStoreClose(ctx)
 	errs = append(errs, s.store.Close())
+	s.dirLock.release()
 	return errors.Join(errs...)
 }
 

@@ -442,6 +442,16 @@ func envName(flagName string) string {
 }
 
 func serve(args []string, getenv func(string) string, stderr io.Writer) error {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	return serveUntil(args, getenv, stderr, sigs)
+}
+
+// serveUntil serves until the first signal on sigs, then shuts down
+// gracefully; a second signal stops at once (every acknowledged write is
+// already synced to the store's log, so nothing acknowledged is lost).
+func serveUntil(args []string, getenv func(string) string, stderr io.Writer, sigs <-chan os.Signal) error {
 	f, err := parseServeFlags(args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
@@ -454,8 +464,21 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// The first signal cancels ctx (a start still under way gives up);
+	// a second closes again.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	again := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-ctx.Done():
+			return
+		}
+		<-sigs
+		close(again)
+	}()
 	srv, err := startUnlessStopped(ctx, server.Config{
 		Host: f.host, BlobPort: int(f.blobPort), QueuePort: int(f.queuePort), TablePort: int(f.tablePort), FilePort: int(f.filePort), SMBPort: int(f.smbPort), DataDir: f.dataDir, InMemory: bool(f.inMemory), Store: string(f.store),
 		CosmosPort: int(f.cosmosPort), CosmosHTTP: bool(f.cosmosHTTP), CosmosScriptBudget: time.Duration(f.scriptBudget),
@@ -481,19 +504,30 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 	logger.Info("storage connection string", "value", srv.ConnectionString(azauth.DevAccount, azauth.DevKey))
 	select {
 	case <-ctx.Done():
-		logger.Info("shutting down")
 	case err = <-srv.Err():
 		logger.Error("listener failed", "err", err)
+		cancel() // a signal from here on stops at once
 	}
-	// A second signal now ends the process at once.
-	stop()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
+	logger.Info("stopping: waiting for the requests in flight; press Ctrl-C again to stop at once (acknowledged writes are durable)",
+		"requests", srv.InFlight(), "up_to", shutdownTimeout.String())
+	shutdownCtx, cancelShutdown := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancelShutdown()
 	done := make(chan error, 1)
 	go func() { done <- srv.Shutdown(shutdownCtx) }()
 	select {
 	case serr := <-done:
-		return errors.Join(err, serr)
+		if errors.Is(serr, context.DeadlineExceeded) {
+			// Say what the deadline cut short, not just that it passed.
+			serr = fmt.Errorf("stopped after %s: the requests still running then were cut off", shutdownTimeout)
+		} else if serr != nil {
+			serr = fmt.Errorf("stopped: %w", serr)
+		}
+		if err = errors.Join(err, serr); err == nil {
+			logger.Info("stopped")
+		}
+		return err
+	case <-again:
+		return errors.Join(err, errStoppedAtOnce)
 	case <-time.After(shutdownTimeout + shutdownGrace):
 		// The store is stuck (a commit waiting for space on a full
 		// volume): exiting without closing it loses nothing
@@ -504,13 +538,16 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 
 // shutdownTimeout is how long in-flight requests may finish at shutdown;
 // shutdownGrace how much longer closing the store may take before the
-// process exits without it.
-const (
+// process exits without it. Variables so that tests can shorten them.
+var (
 	shutdownTimeout = 30 * time.Second
 	shutdownGrace   = 10 * time.Second
 )
 
-var errShutdownStuck = errors.New("shutdown did not finish; exiting without closing the store (every acknowledged write is already in its log)")
+var (
+	errShutdownStuck = errors.New("stopped without closing the store: shutdown did not finish (every acknowledged write is already in its log)")
+	errStoppedAtOnce = errors.New("stopped at once on a second signal (every acknowledged write is already in the store's log)")
+)
 
 // startUnlessStopped starts the server, or gives up when ctx ends first
 // (SIGTERM while the store waits for space on a full volume): the

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -137,7 +138,10 @@ const bodyIdleTimeout = time.Minute
 type Server struct {
 	store kv.Store
 	// dirLock is the data directory's lock, nil unless the store is embedded.
-	dirLock  *dataDirLock
+	dirLock *dataDirLock
+	// inFlight counts the HTTP requests being served, for what a
+	// shutdown waits for.
+	inFlight atomic.Int64
 	log      *slog.Logger
 	blobAddr string
 	// queueAddr is the Queue service's host:port; stopQueueSweeper ends
@@ -374,7 +378,7 @@ func (s *Server) listenTLS(host string, port int, name string, h http.Handler, c
 // what the log line says it is served over.
 func (s *Server) serve(ln net.Listener, name, scheme string, h http.Handler) string {
 	srv := &http.Server{
-		Handler:           azhttp.IdleReadTimeout(bodyIdleTimeout, s.instrument(name, h)),
+		Handler:           s.countInFlight(azhttp.IdleReadTimeout(bodyIdleTimeout, s.instrument(name, h))),
 		ConnContext:       azhttp.CaseConnContext,
 		ConnState:         s.metrics.ConnState(name),
 		ReadHeaderTimeout: 30 * time.Second,
@@ -391,6 +395,19 @@ func (s *Server) serve(ln net.Listener, name, scheme string, h http.Handler) str
 	s.log.Info("service listening", "service", name, "addr", ln.Addr().String(), "scheme", scheme)
 	return ln.Addr().String()
 }
+
+// countInFlight counts the requests h is serving.
+func (s *Server) countInFlight(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.inFlight.Add(1)
+		defer s.inFlight.Add(-1)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// InFlight is how many requests the HTTP services are serving now: what
+// a Shutdown begun now waits for.
+func (s *Server) InFlight() int { return int(s.inFlight.Load()) }
 
 // BlobAddr is the blob service's host:port.
 func (s *Server) BlobAddr() string { return s.blobAddr }

@@ -20,7 +20,7 @@ import (
 // answers on, so that a shell or a CI job can `eval` them before starting
 // its tests.
 func connectionStrings(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	f, err := parseServeFlags(args, getenv, stderr)
+	f, err := parseFlagsOf("connection-strings", args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}

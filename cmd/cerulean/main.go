@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,22 +38,71 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	cmd := "serve"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
+	} else if len(args) > 0 {
+		switch strings.TrimLeft(args[0], "-") {
+		case "version":
+			cmd = "version"
+		case "help", "h":
+			cmd = "help"
+		}
 	}
 	switch cmd {
 	case "serve":
 		return serve(args, getenv, stderr)
 	case "version":
-		_, err := fmt.Fprintln(stdout, "cerulean", version)
+		_, err := fmt.Fprintln(stdout, versionLine())
 		return err
 	case "bench":
 		return errBenchMoved
 	case "connection-strings":
 		return connectionStrings(args, getenv, stdout, stderr)
 	case "help":
-		_, err := fmt.Fprintln(stdout, "usage: cerulean [serve|version|connection-strings] [flags]; cerulean serve -h lists the flags; the load generator is cerulean-bench")
+		_, err := io.WriteString(stdout, usageText)
 		return err
 	}
-	return fmt.Errorf("unknown command %q (want serve, version or connection-strings)", cmd)
+	return fmt.Errorf("unknown command %q (want serve, version or connection-strings; cerulean --help lists them)", cmd)
+}
+
+// usageText is what cerulean --help prints: the subcommands.
+const usageText = `usage: cerulean [command] [flags]
+
+commands:
+  serve                serve every service (the default when no command is given);
+                       cerulean serve --help lists its flags and their environment variables
+  connection-strings   print, as shell export lines, the connection strings, endpoints, keys
+                       and certificate a server started with the same flags answers on
+  version              print the version and the commit it was built from
+  help                 print this text
+
+The load generator is its own binary: cerulean-bench.
+`
+
+// commit is the commit built, set with -ldflags "-X main.commit=..."; when
+// empty, the one the Go toolchain recorded (go build in a checkout).
+var commit = ""
+
+// versionLine is "cerulean VERSION (commit REVISION)".
+func versionLine() string {
+	v, c, modified := version, commit, false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version // go install ...@vX.Y.Z
+		}
+		for _, s := range bi.Settings {
+			switch {
+			case s.Key == "vcs.revision" && c == "":
+				c = s.Value
+			case s.Key == "vcs.modified" && s.Value == "true":
+				modified = true
+			}
+		}
+	}
+	if c == "" {
+		c = "unknown"
+	} else if modified && commit == "" {
+		c += ", with uncommitted changes"
+	}
+	return "cerulean " + v + " (commit " + c + ")"
 }
 
 // errBenchMoved answers "cerulean bench": the load generator is its own
@@ -91,6 +141,9 @@ type serveFlags struct {
 	containerRetention retentionDays
 	// maxConns bounds each HTTP listener's open connections.
 	maxConns maxConnections
+	// notes are what Azurite flags that change nothing here said, for
+	// the log.
+	notes []string
 }
 
 // parseServeFlags reads serve's settings from the environment, then from
@@ -99,7 +152,19 @@ type serveFlags struct {
 // default in place; a bad environment value is refused even when a flag
 // overrides it.
 func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (*serveFlags, error) {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	return parseFlagsOf("serve", args, getenv, stderr)
+}
+
+// commandIntro is the first lines of each command's help, after its usage line.
+var commandIntro = map[string]string{
+	"serve":              "Serves Blob, Queue, Table, Files (REST and SMB), Cosmos DB and Azure AI Search until Ctrl-C.",
+	"connection-strings": "Prints, as shell export lines, what a server started with the same flags and environment answers on.",
+}
+
+// parseFlagsOf reads the settings of command (serve, or a command that
+// takes serve's flags to say what that server would answer on).
+func parseFlagsOf(command string, args []string, getenv func(string) string, stderr io.Writer) (*serveFlags, error) {
+	fs := flag.NewFlagSet("cerulean "+command, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := &serveFlags{adminPort: defaultAdminPort, minFreeSpace: reserveSize{auto: true}, blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, smbPort: 10445, cosmosPort: 8081, searchPort: 8082,
 		searchAdminKeys: apiKeys{search.DefaultAdminKey}, searchQueryKeys: apiKeys{search.DefaultQueryKey}, logLevel: logLevel(slog.LevelInfo), scriptBudget: budget(cosmos.DefaultScriptBudget)}
@@ -148,9 +213,18 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 			}
 		}
 	})
+	// Azurite's spellings, added after the environment is read: they
+	// have no variables of their own.
+	notes := addAzuriteFlags(fs, f)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: cerulean %s [flags]\n\n%s\n\nflags:\n", command, commandIntro[command])
+		printFlags(fs)
+		fmt.Fprintf(fs.Output(), "\nAzurite's spellings are accepted where cerulean has the same setting: %s.\n", azuriteAliasList())
+	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	f.notes = *notes
 	if err := errors.Join(envErrs...); err != nil {
 		return nil, err
 	}
@@ -460,6 +534,9 @@ func serveUntil(args []string, getenv func(string) string, stderr io.Writer, sig
 		return err
 	}
 	logger := slog.New(f.logFormat.handler(stderr, &slog.HandlerOptions{Level: slog.Level(f.logLevel)}))
+	for _, note := range f.notes {
+		logger.Info("Azurite flag: " + note)
+	}
 	accounts, err := azauth.LoadAccounts(getenv)
 	if err != nil {
 		return err

@@ -126,4 +126,6 @@ func (r *refusedFlag) String() string { return "" }
 
 func (r *refusedFlag) IsBoolFlag() bool { return r.boolean }
 
-func (r *refusedFlag) Set(string) error { return errors.New("an Azurite flag cerulean has no setting for: " + r.why) }
+func (r *refusedFlag) Set(string) error {
+	return errors.New("an Azurite flag cerulean has no setting for: " + r.why)
+}

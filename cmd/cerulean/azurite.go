@@ -22,6 +22,7 @@ var azuriteAliases = map[string]string{
 	"queueHost":           "host",
 	"tableHost":           "host",
 	"location":            "data",
+	"l":                   "data",
 	"inMemoryPersistence": "in-memory",
 	// --cert and --key are spelt alike in both.
 }
@@ -41,7 +42,9 @@ var azuriteRefused = map[string]struct {
 	"pwd":    {false, "cerulean takes an unencrypted PEM certificate and key (--cert and --key); convert a PFX with openssl pkcs12 -nodes"},
 	"oauth":  {false, "cerulean authenticates with Shared Key and SAS only; use the account key (cerulean connection-strings prints it)"},
 	"debug":  {false, "use --log-level debug (cerulean logs to stderr; redirect it to keep a file)"},
+	"d":      {false, "use --log-level debug (cerulean logs to stderr; redirect it to keep a file)"},
 	"silent": {true, "use --log-level warn"},
+	"s":      {true, "use --log-level warn"},
 }
 
 // addAzuriteFlags registers Azurite's spellings on fs; the notes of the

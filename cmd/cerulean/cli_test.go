@@ -68,7 +68,7 @@ func firstLine(s string) string {
 // set them.
 func TestAzuriteFlagsAccepted(t *testing.T) {
 	f, err := parse(t, []string{"--blobPort", "20000", "--queuePort", "20001", "--tablePort", "20002", "--blobHost", "0.0.0.0",
-		"--location", "/tmp/azurite", "--inMemoryPersistence", "--cert", "c.pem", "--key", "k.pem", "--skipApiVersionCheck", "--loose"}, nil)
+		"-l", "/tmp/azurite", "--inMemoryPersistence", "--cert", "c.pem", "--key", "k.pem", "--skipApiVersionCheck", "--loose"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,6 +96,24 @@ func TestAzuriteFlagsRefused(t *testing.T) {
 		_, err := parse(t, tc.args, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want refused naming %s", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestAdminAllowedHosts: --admin-allowed-hosts and its variable take a
+// comma-separated list; a URL in it is refused.
+func TestAdminAllowedHosts(t *testing.T) {
+	f, err := parse(t, []string{"--admin-allowed-hosts", "devbox, cerulean.internal:8443"}, nil)
+	if err != nil || len(f.adminAllowed) != 2 || f.adminAllowed[0] != "devbox" || f.adminAllowed[1] != "cerulean.internal:8443" {
+		t.Errorf("flag: %q, %v", f.adminAllowed, err)
+	}
+	f, err = parse(t, nil, map[string]string{"CERULEAN_ADMIN_ALLOWED_HOSTS": "devbox"})
+	if err != nil || len(f.adminAllowed) != 1 {
+		t.Errorf("variable: %+v, %v", f, err)
+	}
+	for _, bad := range []string{"http://devbox", "devbox,", "devbox/console"} {
+		if _, err := parse(t, []string{"--admin-allowed-hosts", bad}, nil); err == nil {
+			t.Errorf("%q accepted", bad)
 		}
 	}
 }

@@ -128,6 +128,7 @@ type serveFlags struct {
 	// testClock and faults turn on the tools for testing concurrency.
 	adminHost      string
 	adminPort      adminPort
+	adminAllowed   hostList
 	testClock      boolean
 	faultInjection boolean
 	faults         faultRules
@@ -195,6 +196,8 @@ func parseFlagsOf(command string, args []string, getenv func(string) string, std
 	fs.Var(&f.containerRetention, "container-delete-retention-days", "keep deleted containers restorable this many days (1 to 365), 0 not at all")
 	fs.StringVar(&f.adminHost, "admin-host", "127.0.0.1", "address of the admin endpoint (health, readiness, metrics, pprof, web console); it asks for no credential, so keep it on loopback unless a proxy of yours authenticates")
 	fs.Var(&f.adminPort, "admin-port", "admin endpoint port, 0 for a free one, off for none")
+	fs.Var(&f.adminAllowed, "admin-allowed-hosts", "comma-separated Host names the web console also answers (a reverse proxy's, a container's published name), each host or host:port; "+
+		"its own address and localhost on any port from a loopback peer (SSH -L, VS Code, kubectl port-forward) need no entry")
 	fs.Var(&f.maxConns, "max-connections", "connections each HTTP service holds open at once; past it new ones are closed at once (clients retry) (default "+strconv.Itoa(server.DefaultMaxConnections)+")")
 	fs.Var(&f.minFreeSpace, "min-free-space", "free space kept in reserve on the data volume, e.g. 256MiB or 1GiB, or auto: 5% of the volume, at most 256MiB (default auto); below it writes are refused (503) until space is freed; 0 turns the check off")
 	fs.Var(&f.testClock, "test-clock", "let tests move the services' clock forward (POST /clock/advance?by=16s on the admin port); never in production")
@@ -296,6 +299,25 @@ func (k *apiKeys) Set(s string) error {
 		keys = append(keys, key)
 	}
 	*k = keys
+	return nil
+}
+
+// hostList is a comma-separated list of Host header values: host or
+// host:port, without a scheme or a path.
+type hostList []string
+
+func (l *hostList) String() string { return strings.Join(*l, ",") }
+
+func (l *hostList) Set(s string) error {
+	var hosts []string
+	for _, h := range strings.Split(s, ",") {
+		h = strings.TrimSpace(h)
+		if h == "" || strings.ContainsAny(h, "/@ ") {
+			return errors.New("not a list of host names (comma-separated host or host:port, no scheme or path)")
+		}
+		hosts = append(hosts, h)
+	}
+	*l = hosts
 	return nil
 }
 
@@ -563,7 +585,7 @@ func serveUntil(args []string, getenv func(string) string, stderr io.Writer, sig
 		StorageHTTPS: bool(f.storageHTTPS), StorageCertFile: f.certFile, StorageKeyFile: f.keyFile,
 		Accounts: accounts, Logger: logger,
 		BlobVersioning: bool(f.blobVersioning), ContainerDeleteRetentionDays: int(f.containerRetention),
-		AdminHost: f.adminHost, AdminPort: int(f.adminPort), AdminDisabled: f.adminPort < 0,
+		AdminHost: f.adminHost, AdminPort: int(f.adminPort), AdminDisabled: f.adminPort < 0, AdminAllowedHosts: f.adminAllowed,
 		TestClock: bool(f.testClock), FaultInjection: bool(f.faultInjection), Faults: []faults.Rule(f.faults),
 		MinFreeBytes: f.minFreeSpace.bytes(), MaxConnections: int(f.maxConns),
 	})

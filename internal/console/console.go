@@ -31,6 +31,10 @@ type Config struct {
 	// Logger receives one line per refused or failed proxy request; nil
 	// discards them.
 	Logger *slog.Logger
+	// AllowedHosts are Host header values the console answers besides the
+	// address it was reached on and loopback port forwards: "host:port",
+	// or "host" for any port (a reverse proxy's or a container's name).
+	AllowedHosts []string
 	// Now dates the signatures (nil: time.Now). Pass the server's clock
 	// when a test clock may move it, so that signatures stay within the
 	// skew the services allow.
@@ -70,7 +74,7 @@ func New(cfg Config) (http.Handler, error) {
 		_, _ = w.Write(servicesJSON)
 	})
 	mux.Handle("/console/api/{service}/", proxyHandler(proxies, cfg.Logger))
-	return checkHost(cfg.Logger, mux), nil
+	return checkHost(cfg.Logger, cfg.AllowedHosts, mux), nil
 }
 
 // decodeKey decodes a base64 account or master key.

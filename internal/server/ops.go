@@ -189,6 +189,6 @@ func (s *Server) console(cfg Config) (http.Handler, error) {
 		Account: azauth.DevAccount, Key: azauth.DevKey,
 		CosmosURL: s.CosmosURL(), CosmosKey: cosmos.EmulatorKey,
 		SearchURL: s.SearchURL(), SearchAdminKey: searchKey,
-		RootCAs: pool, Logger: cfg.Logger,
+		RootCAs: pool, Logger: cfg.Logger, AllowedHosts: cfg.AdminAllowedHosts,
 	})
 }

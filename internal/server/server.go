@@ -96,6 +96,10 @@ type Config struct {
 	AdminHost     string
 	AdminPort     int
 	AdminDisabled bool
+	// AdminAllowedHosts are the Host names the web console answers
+	// besides its own address and loopback port forwards
+	// (console.Config.AllowedHosts).
+	AdminAllowedHosts []string
 	// MinFreeBytes, when not 0, is the free space the embedded store keeps
 	// in reserve on its volume: below it, writes are refused (503) until
 	// space is freed. AutoMinFree keeps 5% of the volume, at most 256 MiB.

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -244,6 +245,27 @@ func parseFlagsOf(command string, args []string, getenv func(string) string, std
 		return nil, errors.New("the data directory is empty: give --data a directory, or use --in-memory")
 	}
 	return f, nil
+}
+
+// certDir is where the generated HTTPS certificate is kept: the data
+// directory, or with --in-memory the user's cache directory (cerulean
+// there), so that an in-memory server still presents a certificate a
+// client trusted once; "" (memory only) when there is no cache directory.
+func (f *serveFlags) certDir() string {
+	if !f.inMemory {
+		return "" // the data directory
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(cache, "cerulean")
+}
+
+// serverConfig is the part of server.Config connection-strings needs to
+// find the certificate.
+func (f *serveFlags) certConfig() server.Config {
+	return server.Config{DataDir: f.dataDir, InMemory: bool(f.inMemory), CertDir: f.certDir()}
 }
 
 // boolean is a switch: a bare --flag means true, and a value is exactly
@@ -582,7 +604,7 @@ func serveUntil(args []string, getenv func(string) string, stderr io.Writer, sig
 		Host: f.host, BlobPort: int(f.blobPort), QueuePort: int(f.queuePort), TablePort: int(f.tablePort), FilePort: int(f.filePort), SMBPort: int(f.smbPort), DataDir: f.dataDir, InMemory: bool(f.inMemory), Store: string(f.store),
 		CosmosPort: int(f.cosmosPort), CosmosHTTP: bool(f.cosmosHTTP), CosmosScriptBudget: time.Duration(f.scriptBudget),
 		SearchPort: int(f.searchPort), SearchHTTPS: bool(f.searchHTTPS), SearchAdminKeys: f.searchAdminKeys, SearchQueryKeys: f.searchQueryKeys,
-		StorageHTTPS: bool(f.storageHTTPS), StorageCertFile: f.certFile, StorageKeyFile: f.keyFile,
+		StorageHTTPS: bool(f.storageHTTPS), StorageCertFile: f.certFile, StorageKeyFile: f.keyFile, CertDir: f.certDir(),
 		Accounts: accounts, Logger: logger,
 		BlobVersioning: bool(f.blobVersioning), ContainerDeleteRetentionDays: int(f.containerRetention),
 		AdminHost: f.adminHost, AdminPort: int(f.adminPort), AdminDisabled: f.adminPort < 0, AdminAllowedHosts: f.adminAllowed,

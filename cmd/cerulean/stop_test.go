@@ -50,6 +50,8 @@ var inMemoryOnFreePorts = []string{"--in-memory", "--blob-port", "0", "--queue-p
 // channel delivers serve's error.
 func serving(t *testing.T, log *syncBuffer, sigs chan os.Signal, extra ...string) <-chan error {
 	t.Helper()
+	// --in-memory keeps its certificate in the user's cache directory.
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	done := make(chan error, 1)
 	go func() {
 		done <- serveUntil(append(append([]string{}, inMemoryOnFreePorts...), extra...), envOf(nil), log, sigs)

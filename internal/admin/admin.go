@@ -25,6 +25,10 @@ type Config struct {
 	Clock *testclock.Clock
 	// Faults, when set, is the fault injector /faults configures.
 	Faults *faults.Injector
+	// CertificatePEM, when set, is the HTTPS services' generated
+	// certificate, served at /certificate.pem for clients to trust (an
+	// in-memory server has no file of it).
+	CertificatePEM []byte
 	// Console serves every other path (the web console); nil answers 404.
 	Console http.Handler
 }
@@ -73,6 +77,12 @@ func Handler(cfg Config) http.Handler {
 	} else {
 		mux.Handle("/faults", turnedOff("fault injection is off: start cerulean with --fault-injection "+
 			"(or CERULEAN_FAULT_INJECTION=true), or give rules with --faults, e.g. blob=busy@10%"))
+	}
+	if cfg.CertificatePEM != nil {
+		mux.HandleFunc("GET /certificate.pem", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/x-pem-file")
+			_, _ = w.Write(cfg.CertificatePEM)
+		})
 	}
 	if cfg.Console != nil {
 		mux.Handle("/", cfg.Console)

@@ -81,6 +81,11 @@ type Config struct {
 	// them over HTTPS with that certificate instead.
 	StorageHTTPS                    bool
 	StorageCertFile, StorageKeyFile string
+	// CertDir is where the generated HTTPS certificate is kept, so that a
+	// client trusts it once; empty means DataDir, or memory only with
+	// InMemory (the command line gives in-memory servers a directory in
+	// the user's cache, see CertificatePath).
+	CertDir string
 
 	// BlobVersioning keeps previous versions of blobs;
 	// ContainerDeleteRetentionDays (0 to 365) keeps deleted containers
@@ -146,6 +151,8 @@ type Server struct {
 	// inFlight counts the HTTP requests being served, for what a
 	// shutdown waits for.
 	inFlight atomic.Int64
+	// certPath is the generated certificate's file, "" in memory.
+	certPath string
 	log      *slog.Logger
 	blobAddr string
 	// queueAddr is the Queue service's host:port; stopQueueSweeper ends

@@ -26,13 +26,16 @@ type dataDirLock struct{ f *os.File }
 
 // lockDataDir takes dir's lock file, creating dir as the store would.
 func lockDataDir(dir string) (*dataDirLock, error) {
+	// A directory where the file cannot be made (a full or read-only
+	// volume) goes without it: the store opens it or says why not, and
+	// its own lock still keeps a second server out.
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
+		return nil, nil
 	}
 	path := filepath.Join(dir, dataDirLockName)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("open data directory lock: %w", err)
+		return nil, nil
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		pid := readPid(f)

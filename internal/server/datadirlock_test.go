@@ -1,14 +1,18 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/cerulean-db/cerulean/internal/server"
@@ -53,4 +57,53 @@ func TestSecondServerOnDataDir(t *testing.T) {
 	if err := again.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestDataDirHeldByStoreLock: a directory whose store another process
+// holds without the pid file (an older release) is refused with the same
+// advice, the pid unknown, not the store's bare lock error. The store
+// locks with fcntl, which a process shares with itself, so a child
+// process holds the lock.
+func TestDataDirHeldByStoreLock(t *testing.T) {
+	dir := t.TempDir()
+	child := exec.Command(os.Args[0], "-test.run=^TestHoldStoreLock$")
+	child.Env = append(os.Environ(), "CERULEAN_TEST_HOLD_LOCK="+dir)
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = child.Process.Kill(); _ = child.Wait() }()
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil { // "locked"
+		t.Fatal(err)
+	}
+	srv, err := startOn(t, dir)
+	if err == nil {
+		_ = srv.Shutdown(context.Background())
+		t.Fatal("started on a directory whose store another process holds")
+	}
+	if !errors.Is(err, server.ErrDataDirInUse) || !strings.Contains(err.Error(), "another cerulean;") || !strings.Contains(err.Error(), "--data") {
+		t.Errorf("store-held directory: %v, want ErrDataDirInUse without a pid", err)
+	}
+}
+
+// TestHoldStoreLock is TestDataDirHeldByStoreLock's child: it holds the
+// store's lock file as the store does until killed.
+func TestHoldStoreLock(t *testing.T) {
+	dir := os.Getenv("CERULEAN_TEST_HOLD_LOCK")
+	if dir == "" {
+		t.Skip("run by TestDataDirHeldByStoreLock")
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "LOCK"), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lk := syscall.Flock_t{Type: syscall.F_WRLCK}
+	if err := syscall.FcntlFlock(f.Fd(), syscall.F_SETLK, &lk); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println("locked")
+	select {}
 }

@@ -615,6 +615,9 @@ func serveUntil(args []string, getenv func(string) string, stderr io.Writer, sig
 		return err
 	}
 	where := f.dataDir
+	if abs, err := filepath.Abs(f.dataDir); err == nil {
+		where = abs // "./cerulean-data" says nothing about where the shell was
+	}
 	if f.inMemory {
 		where = "memory (nothing persists)"
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -134,5 +135,22 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("a second signal did not stop at once")
+	}
+}
+
+// TestDataDirLoggedAbsolute: the start-up line names the data directory
+// as an absolute path, whatever directory the shell was in.
+func TestDataDirLoggedAbsolute(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	var log syncBuffer
+	sigs := make(chan os.Signal, 2)
+	done := serving(t, &log, sigs, "--in-memory=false", "--data", "rel-data")
+	sigs <- os.Interrupt
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if want := "store=" + filepath.Join(dir, "rel-data") + " "; !strings.Contains(log.String(), want) {
+		t.Errorf("start-up log lacks %q:\n%s", want, log.String())
 	}
 }

@@ -143,3 +143,17 @@ func TestConsoleAllowedHosts(t *testing.T) {
 		}
 	}
 }
+
+// TestFavicon: the icon browsers ask for on their own is there.
+func TestFavicon(t *testing.T) {
+	h, err := console.New(console.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := httptest.NewServer(h)
+	t.Cleanup(site.Close)
+	resp, body := send(t, site, "GET", site.URL+"/favicon.ico", "", nil)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/svg+xml" || !strings.HasPrefix(body, "<svg") {
+		t.Errorf("/favicon.ico: %d %s %.80q", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+}

@@ -586,19 +586,24 @@ func serveUntil(args []string, getenv func(string) string, stderr io.Writer, sig
 		return err
 	}
 	// The first signal cancels ctx (a start still under way gives up);
-	// a second closes again.
+	// one after the stop has begun closes again.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	again := make(chan struct{})
+	again, finished := make(chan struct{}), make(chan struct{})
+	defer close(finished)
 	go func() {
 		select {
 		case <-sigs:
 			cancel()
-		case <-ctx.Done():
+		case <-ctx.Done(): // a listener failed: the stop has begun
+		case <-finished:
 			return
 		}
-		<-sigs
-		close(again)
+		select {
+		case <-sigs:
+			close(again)
+		case <-finished:
+		}
 	}()
 	srv, err := startUnlessStopped(ctx, server.Config{
 		Host: f.host, BlobPort: int(f.blobPort), QueuePort: int(f.queuePort), TablePort: int(f.tablePort), FilePort: int(f.filePort), SMBPort: int(f.smbPort), DataDir: f.dataDir, InMemory: bool(f.inMemory), Store: string(f.store),

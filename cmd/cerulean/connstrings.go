@@ -20,7 +20,7 @@ import (
 // answers on, so that a shell or a CI job can `eval` them before starting
 // its tests.
 func connectionStrings(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	f, err := parseServeFlags(args, getenv, stderr)
+	f, err := parseFlagsOf("connection-strings", args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
@@ -83,6 +83,19 @@ func connectionStrings(args []string, getenv func(string) string, stdout, stderr
 	if f.adminPort > 0 {
 		// The admin endpoint: health and readiness checks, metrics, the console.
 		export("CERULEAN_ADMIN_URL", "http://"+net.JoinHostPort(clientHost(f.adminHost), strconv.Itoa(int(f.adminPort))))
+	}
+	if f.certFile == "" && (cosmosScheme == "https" || searchScheme == "https" || storageScheme == "https") {
+		if path := server.CertificatePath(f.certConfig()); path != "" {
+			// The generated certificate the HTTPS services present. Node's
+			// variable adds to its roots; Python's and Go's replace the
+			// system bundle, so they are printed for the shells and
+			// processes that talk only to cerulean, not exported here.
+			export("CERULEAN_CERT_FILE", path)
+			export("NODE_EXTRA_CA_CERTS", path)
+			fmt.Fprintf(&b, "# Python (requests / azure-core): export REQUESTS_CA_BUNDLE=%s  (or SSL_CERT_FILE=%[1]s); replaces the system CA bundle\n", shellQuote(path))
+			fmt.Fprintf(&b, "# Go: export SSL_CERT_FILE=%s; replaces the system CA file (SSL_CERT_DIR still adds)\n", shellQuote(path))
+			fmt.Fprintf(&b, "# .NET / Java: import it into the trust store (see the README: Trusting the certificate)\n")
+		}
 	}
 	_, err = io.WriteString(stdout, b.String())
 	return err

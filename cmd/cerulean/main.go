@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,22 +39,71 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	cmd := "serve"
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
+	} else if len(args) > 0 {
+		switch strings.TrimLeft(args[0], "-") {
+		case "version":
+			cmd = "version"
+		case "help", "h":
+			cmd = "help"
+		}
 	}
 	switch cmd {
 	case "serve":
 		return serve(args, getenv, stderr)
 	case "version":
-		_, err := fmt.Fprintln(stdout, "cerulean", version)
+		_, err := fmt.Fprintln(stdout, versionLine())
 		return err
 	case "bench":
 		return errBenchMoved
 	case "connection-strings":
 		return connectionStrings(args, getenv, stdout, stderr)
 	case "help":
-		_, err := fmt.Fprintln(stdout, "usage: cerulean [serve|version|connection-strings] [flags]; cerulean serve -h lists the flags; the load generator is cerulean-bench")
+		_, err := io.WriteString(stdout, usageText)
 		return err
 	}
-	return fmt.Errorf("unknown command %q (want serve, version or connection-strings)", cmd)
+	return fmt.Errorf("unknown command %q (want serve, version or connection-strings; cerulean --help lists them)", cmd)
+}
+
+// usageText is what cerulean --help prints: the subcommands.
+const usageText = `usage: cerulean [command] [flags]
+
+commands:
+  serve                serve every service (the default when no command is given);
+                       cerulean serve --help lists its flags and their environment variables
+  connection-strings   print, as shell export lines, the connection strings, endpoints, keys
+                       and certificate a server started with the same flags answers on
+  version              print the version and the commit it was built from
+  help                 print this text
+
+The load generator is its own binary: cerulean-bench.
+`
+
+// commit is the commit built, set with -ldflags "-X main.commit=..."; when
+// empty, the one the Go toolchain recorded (go build in a checkout).
+var commit = ""
+
+// versionLine is "cerulean VERSION (commit REVISION)".
+func versionLine() string {
+	v, c, modified := version, commit, false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version // go install ...@vX.Y.Z
+		}
+		for _, s := range bi.Settings {
+			switch {
+			case s.Key == "vcs.revision" && c == "":
+				c = s.Value
+			case s.Key == "vcs.modified" && s.Value == "true":
+				modified = true
+			}
+		}
+	}
+	if c == "" {
+		c = "unknown"
+	} else if modified && commit == "" {
+		c += ", with uncommitted changes"
+	}
+	return "cerulean " + v + " (commit " + c + ")"
 }
 
 // errBenchMoved answers "cerulean bench": the load generator is its own
@@ -78,6 +129,7 @@ type serveFlags struct {
 	// testClock and faults turn on the tools for testing concurrency.
 	adminHost      string
 	adminPort      adminPort
+	adminAllowed   hostList
 	testClock      boolean
 	faultInjection boolean
 	faults         faultRules
@@ -91,6 +143,9 @@ type serveFlags struct {
 	containerRetention retentionDays
 	// maxConns bounds each HTTP listener's open connections.
 	maxConns maxConnections
+	// notes are what Azurite flags that change nothing here said, for
+	// the log.
+	notes []string
 }
 
 // parseServeFlags reads serve's settings from the environment, then from
@@ -99,7 +154,19 @@ type serveFlags struct {
 // default in place; a bad environment value is refused even when a flag
 // overrides it.
 func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (*serveFlags, error) {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	return parseFlagsOf("serve", args, getenv, stderr)
+}
+
+// commandIntro is the first lines of each command's help, after its usage line.
+var commandIntro = map[string]string{
+	"serve":              "Serves Blob, Queue, Table, Files (REST and SMB), Cosmos DB and Azure AI Search until Ctrl-C.",
+	"connection-strings": "Prints, as shell export lines, what a server started with the same flags and environment answers on.",
+}
+
+// parseFlagsOf reads the settings of command (serve, or a command that
+// takes serve's flags to say what that server would answer on).
+func parseFlagsOf(command string, args []string, getenv func(string) string, stderr io.Writer) (*serveFlags, error) {
+	fs := flag.NewFlagSet("cerulean "+command, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := &serveFlags{adminPort: defaultAdminPort, minFreeSpace: reserveSize{auto: true}, blobPort: 10000, queuePort: 10001, tablePort: 10002, filePort: 10003, smbPort: 10445, cosmosPort: 8081, searchPort: 8082,
 		searchAdminKeys: apiKeys{search.DefaultAdminKey}, searchQueryKeys: apiKeys{search.DefaultQueryKey}, logLevel: logLevel(slog.LevelInfo), scriptBudget: budget(cosmos.DefaultScriptBudget)}
@@ -130,6 +197,8 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.Var(&f.containerRetention, "container-delete-retention-days", "keep deleted containers restorable this many days (1 to 365), 0 not at all")
 	fs.StringVar(&f.adminHost, "admin-host", "127.0.0.1", "address of the admin endpoint (health, readiness, metrics, pprof, web console); it asks for no credential, so keep it on loopback unless a proxy of yours authenticates")
 	fs.Var(&f.adminPort, "admin-port", "admin endpoint port, 0 for a free one, off for none")
+	fs.Var(&f.adminAllowed, "admin-allowed-hosts", "comma-separated Host names the web console also answers (a reverse proxy's, a container's published name), each host or host:port; "+
+		"its own address and localhost on any port from a loopback peer (SSH -L, VS Code, kubectl port-forward) need no entry")
 	fs.Var(&f.maxConns, "max-connections", "connections each HTTP service holds open at once; past it new ones are closed at once (clients retry) (default "+strconv.Itoa(server.DefaultMaxConnections)+")")
 	fs.Var(&f.minFreeSpace, "min-free-space", "free space kept in reserve on the data volume, e.g. 256MiB or 1GiB, or auto: 5% of the volume, at most 256MiB (default auto); below it writes are refused (503) until space is freed; 0 turns the check off")
 	fs.Var(&f.testClock, "test-clock", "let tests move the services' clock forward (POST /clock/advance?by=16s on the admin port); never in production")
@@ -148,9 +217,18 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 			}
 		}
 	})
+	// Azurite's spellings, added after the environment is read: they
+	// have no variables of their own.
+	notes := addAzuriteFlags(fs, f)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: cerulean %s [flags]\n\n%s\n\nflags:\n", command, commandIntro[command])
+		printFlags(fs)
+		fmt.Fprintf(fs.Output(), "\nAzurite's spellings are accepted where cerulean has the same setting: %s.\n", azuriteAliasList())
+	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	f.notes = *notes
 	if err := errors.Join(envErrs...); err != nil {
 		return nil, err
 	}
@@ -167,6 +245,27 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		return nil, errors.New("the data directory is empty: give --data a directory, or use --in-memory")
 	}
 	return f, nil
+}
+
+// certDir is where the generated HTTPS certificate is kept: the data
+// directory, or with --in-memory the user's cache directory (cerulean
+// there), so that an in-memory server still presents a certificate a
+// client trusted once; "" (memory only) when there is no cache directory.
+func (f *serveFlags) certDir() string {
+	if !f.inMemory {
+		return "" // the data directory
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(cache, "cerulean")
+}
+
+// serverConfig is the part of server.Config connection-strings needs to
+// find the certificate.
+func (f *serveFlags) certConfig() server.Config {
+	return server.Config{DataDir: f.dataDir, InMemory: bool(f.inMemory), CertDir: f.certDir()}
 }
 
 // boolean is a switch: a bare --flag means true, and a value is exactly
@@ -222,6 +321,25 @@ func (k *apiKeys) Set(s string) error {
 		keys = append(keys, key)
 	}
 	*k = keys
+	return nil
+}
+
+// hostList is a comma-separated list of Host header values: host or
+// host:port, without a scheme or a path.
+type hostList []string
+
+func (l *hostList) String() string { return strings.Join(*l, ",") }
+
+func (l *hostList) Set(s string) error {
+	var hosts []string
+	for _, h := range strings.Split(s, ",") {
+		h = strings.TrimSpace(h)
+		if h == "" || strings.ContainsAny(h, "/@ ") {
+			return errors.New("not a list of host names (comma-separated host or host:port, no scheme or path)")
+		}
+		hosts = append(hosts, h)
+	}
+	*l = hosts
 	return nil
 }
 
@@ -442,6 +560,16 @@ func envName(flagName string) string {
 }
 
 func serve(args []string, getenv func(string) string, stderr io.Writer) error {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	return serveUntil(args, getenv, stderr, sigs)
+}
+
+// serveUntil serves until the first signal on sigs, then shuts down
+// gracefully; a second signal stops at once (every acknowledged write is
+// already synced to the store's log, so nothing acknowledged is lost).
+func serveUntil(args []string, getenv func(string) string, stderr io.Writer, sigs <-chan os.Signal) error {
 	f, err := parseServeFlags(args, getenv, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
@@ -450,20 +578,41 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 		return err
 	}
 	logger := slog.New(f.logFormat.handler(stderr, &slog.HandlerOptions{Level: slog.Level(f.logLevel)}))
+	for _, note := range f.notes {
+		logger.Info("Azurite flag: " + note)
+	}
 	accounts, err := azauth.LoadAccounts(getenv)
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// The first signal cancels ctx (a start still under way gives up);
+	// one after the stop has begun closes again.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	again, finished := make(chan struct{}), make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-ctx.Done(): // a listener failed: the stop has begun
+		case <-finished:
+			return
+		}
+		select {
+		case <-sigs:
+			close(again)
+		case <-finished:
+		}
+	}()
 	srv, err := startUnlessStopped(ctx, server.Config{
 		Host: f.host, BlobPort: int(f.blobPort), QueuePort: int(f.queuePort), TablePort: int(f.tablePort), FilePort: int(f.filePort), SMBPort: int(f.smbPort), DataDir: f.dataDir, InMemory: bool(f.inMemory), Store: string(f.store),
 		CosmosPort: int(f.cosmosPort), CosmosHTTP: bool(f.cosmosHTTP), CosmosScriptBudget: time.Duration(f.scriptBudget),
 		SearchPort: int(f.searchPort), SearchHTTPS: bool(f.searchHTTPS), SearchAdminKeys: f.searchAdminKeys, SearchQueryKeys: f.searchQueryKeys,
-		StorageHTTPS: bool(f.storageHTTPS), StorageCertFile: f.certFile, StorageKeyFile: f.keyFile,
+		StorageHTTPS: bool(f.storageHTTPS), StorageCertFile: f.certFile, StorageKeyFile: f.keyFile, CertDir: f.certDir(),
 		Accounts: accounts, Logger: logger,
 		BlobVersioning: bool(f.blobVersioning), ContainerDeleteRetentionDays: int(f.containerRetention),
-		AdminHost: f.adminHost, AdminPort: int(f.adminPort), AdminDisabled: f.adminPort < 0,
+		AdminHost: f.adminHost, AdminPort: int(f.adminPort), AdminDisabled: f.adminPort < 0, AdminAllowedHosts: f.adminAllowed,
 		TestClock: bool(f.testClock), FaultInjection: bool(f.faultInjection), Faults: []faults.Rule(f.faults),
 		MinFreeBytes: f.minFreeSpace.bytes(), MaxConnections: int(f.maxConns),
 	})
@@ -471,6 +620,9 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 		return err
 	}
 	where := f.dataDir
+	if abs, err := filepath.Abs(f.dataDir); err == nil {
+		where = abs // "./cerulean-data" says nothing about where the shell was
+	}
 	if f.inMemory {
 		where = "memory (nothing persists)"
 	}
@@ -481,19 +633,30 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 	logger.Info("storage connection string", "value", srv.ConnectionString(azauth.DevAccount, azauth.DevKey))
 	select {
 	case <-ctx.Done():
-		logger.Info("shutting down")
 	case err = <-srv.Err():
 		logger.Error("listener failed", "err", err)
+		cancel() // a signal from here on stops at once
 	}
-	// A second signal now ends the process at once.
-	stop()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
+	logger.Info("stopping: waiting for the requests in flight; press Ctrl-C again to stop at once (acknowledged writes are durable)",
+		"requests", srv.InFlight(), "up_to", shutdownTimeout.String())
+	shutdownCtx, cancelShutdown := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancelShutdown()
 	done := make(chan error, 1)
 	go func() { done <- srv.Shutdown(shutdownCtx) }()
 	select {
 	case serr := <-done:
-		return errors.Join(err, serr)
+		if errors.Is(serr, context.DeadlineExceeded) {
+			// Say what the deadline cut short, not just that it passed.
+			serr = fmt.Errorf("stopped after %s: the requests still running then were cut off", shutdownTimeout)
+		} else if serr != nil {
+			serr = fmt.Errorf("stopped: %w", serr)
+		}
+		if err = errors.Join(err, serr); err == nil {
+			logger.Info("stopped")
+		}
+		return err
+	case <-again:
+		return errors.Join(err, errStoppedAtOnce)
 	case <-time.After(shutdownTimeout + shutdownGrace):
 		// The store is stuck (a commit waiting for space on a full
 		// volume): exiting without closing it loses nothing
@@ -504,13 +667,16 @@ func serve(args []string, getenv func(string) string, stderr io.Writer) error {
 
 // shutdownTimeout is how long in-flight requests may finish at shutdown;
 // shutdownGrace how much longer closing the store may take before the
-// process exits without it.
-const (
+// process exits without it. Variables so that tests can shorten them.
+var (
 	shutdownTimeout = 30 * time.Second
 	shutdownGrace   = 10 * time.Second
 )
 
-var errShutdownStuck = errors.New("shutdown did not finish; exiting without closing the store (every acknowledged write is already in its log)")
+var (
+	errShutdownStuck = errors.New("stopped without closing the store: shutdown did not finish (every acknowledged write is already in its log)")
+	errStoppedAtOnce = errors.New("stopped at once on a second signal (every acknowledged write is already in the store's log)")
+)
 
 // startUnlessStopped starts the server, or gives up when ctx ends first
 // (SIGTERM while the store waits for space on a full volume): the

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/pprof"
@@ -24,6 +25,10 @@ type Config struct {
 	Clock *testclock.Clock
 	// Faults, when set, is the fault injector /faults configures.
 	Faults *faults.Injector
+	// CertificatePEM, when set, is the HTTPS services' generated
+	// certificate, served at /certificate.pem for clients to trust (an
+	// in-memory server has no file of it).
+	CertificatePEM []byte
 	// Console serves every other path (the web console); nil answers 404.
 	Console http.Handler
 }
@@ -62,9 +67,22 @@ func Handler(cfg Config) http.Handler {
 		h := cfg.Clock.Handler()
 		mux.Handle("/clock", h)
 		mux.Handle("/clock/", h)
+	} else {
+		h := turnedOff("the test clock is off: start cerulean with --test-clock (or CERULEAN_TEST_CLOCK=true) to move it")
+		mux.Handle("/clock", h)
+		mux.Handle("/clock/", h)
 	}
 	if cfg.Faults != nil {
 		mux.Handle("/faults", cfg.Faults.Handler())
+	} else {
+		mux.Handle("/faults", turnedOff("fault injection is off: start cerulean with --fault-injection "+
+			"(or CERULEAN_FAULT_INJECTION=true), or give rules with --faults, e.g. blob=busy@10%"))
+	}
+	if cfg.CertificatePEM != nil {
+		mux.HandleFunc("GET /certificate.pem", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/x-pem-file")
+			_, _ = w.Write(cfg.CertificatePEM)
+		})
 	}
 	if cfg.Console != nil {
 		mux.Handle("/", cfg.Console)
@@ -79,5 +97,19 @@ func ready(ctx context.Context, store kv.Store) error {
 	defer cancel()
 	return store.Update(ctx, func(tx kv.Txn) error {
 		return tx.Set(readyKey, []byte(time.Now().UTC().Format(time.RFC3339Nano)))
+	})
+}
+
+// turnedOff answers every request for a tool the server was started
+// without, saying how to turn it on, rather than leaving the path to the
+// console's 404 page.
+func turnedOff(how string) http.Handler {
+	body, _ := json.Marshal(struct {
+		Error string `json:"error"`
+	}{how})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write(append(body, '\n'))
 	})
 }

@@ -106,6 +106,9 @@ func prepareError(w http.ResponseWriter, r *http.Request, err error) (*azerr.Err
 		}
 	}
 	h.Set("x-ms-error-code", e.Code)
+	if note, ok := r.Context().Value(errorNoteKey{}).(*errorNote); ok {
+		note.code, note.message = e.Code, e.Message
+	}
 	id := RequestID(r.Context())
 	if id == "" {
 		id = h.Get("x-ms-request-id")
@@ -175,3 +178,10 @@ func loggerFrom(ctx context.Context) *slog.Logger {
 	}
 	return slog.Default()
 }
+
+// errorNote is the error a request was answered with, for Wrap's log
+// line: a 403 says there why it was refused (which signature field,
+// which permission), as the answer's message does.
+type errorNote struct{ code, message string }
+
+type errorNoteKey struct{}

@@ -35,6 +35,8 @@ func Wrap(service string, logger *slog.Logger, cors CORSSource, errorWriter func
 		id := newRequestID()
 		ctx := context.WithValue(r.Context(), requestIDKey, id)
 		ctx = context.WithValue(ctx, loggerKey, logger)
+		failure := &errorNote{}
+		ctx = context.WithValue(ctx, errorNoteKey{}, failure)
 		r = r.WithContext(ctx)
 		rec := &recorder{ResponseWriter: w}
 
@@ -50,14 +52,21 @@ func Wrap(service string, logger *slog.Logger, cors CORSSource, errorWriter func
 			if info, ok := ctx.Value(requestInfoKey{}).(*RequestInfo); ok {
 				info.Status = rec.statusCode()
 			}
-			logger.LogAttrs(ctx, slog.LevelInfo, "request",
+			attrs := []slog.Attr{
 				slog.String("service", service),
 				slog.String("method", r.Method),
 				slog.String("path", r.URL.Path),
 				slog.Int("status", rec.statusCode()),
 				slog.Int64("bytes", rec.bytes),
 				slog.Duration("duration", time.Since(start)),
-				slog.String("request_id", id))
+				slog.String("request_id", id)}
+			if failure.code != "" {
+				attrs = append(attrs, slog.String("error_code", failure.code))
+				if rec.statusCode() == http.StatusForbidden {
+					attrs = append(attrs, slog.String("reason", failure.message))
+				}
+			}
+			logger.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
 		}()
 		defer func() {
 			p := recover()

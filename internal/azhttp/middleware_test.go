@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azerr"
 )
 
 var guidForm = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
@@ -91,5 +93,25 @@ func TestNewRequestIDUnique(t *testing.T) {
 			t.Fatalf("bad or repeated id %q", id)
 		}
 		seen[id] = true
+	}
+}
+
+// TestWrapLogsRefusalReason: a 403's log line carries the error code and
+// the reason its answer gives (which signature, which permission), so a
+// refused request can be understood from the server's log alone.
+func TestWrapLogsRefusalReason(t *testing.T) {
+	var logged bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(&logged, nil))
+	refusal := azerr.ErrAuthenticationFailed.WithMessage("The MAC signature found in the HTTP request 'x' is not the same as any computed signature.")
+	h := Wrap("blob", logger, nil, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		WriteError(w, r, refusal)
+	}))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/devstoreaccount1/c", nil))
+	var line map[string]any
+	if err := json.Unmarshal(logged.Bytes(), &line); err != nil {
+		t.Fatalf("%q: %v", logged.String(), err)
+	}
+	if line["status"] != float64(http.StatusForbidden) || line["error_code"] != "AuthenticationFailed" || line["reason"] != refusal.Message {
+		t.Errorf("403 logged as %v, want its code and reason", line)
 	}
 }

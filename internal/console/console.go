@@ -31,6 +31,10 @@ type Config struct {
 	// Logger receives one line per refused or failed proxy request; nil
 	// discards them.
 	Logger *slog.Logger
+	// AllowedHosts are Host header values the console answers besides the
+	// address it was reached on and loopback port forwards: "host:port",
+	// or "host" for any port (a reverse proxy's or a container's name).
+	AllowedHosts []string
 	// Now dates the signatures (nil: time.Now). Pass the server's clock
 	// when a test clock may move it, so that signatures stay within the
 	// skew the services allow.
@@ -70,8 +74,18 @@ func New(cfg Config) (http.Handler, error) {
 		_, _ = w.Write(servicesJSON)
 	})
 	mux.Handle("/console/api/{service}/", proxyHandler(proxies, cfg.Logger))
-	return checkHost(cfg.Logger, mux), nil
+	// Browsers ask for /favicon.ico on their own; an icon spares the
+	// console's every visit a 404 in the log and the browser's console.
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "image/svg+xml")
+		w.Header().Set("Cache-Control", "max-age=86400")
+		_, _ = io.WriteString(w, favicon)
+	})
+	return checkHost(cfg.Logger, cfg.AllowedHosts, mux), nil
 }
+
+// favicon is the console's icon: a cerulean-blue rounded square.
+const favicon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#2a52be"/><path d="M11.5 5.2A4 4 0 1 0 11.5 10.8" fill="none" stroke="#fff" stroke-width="2"/></svg>`
 
 // decodeKey decodes a base64 account or master key.
 func decodeKey(what, key string) ([]byte, error) {

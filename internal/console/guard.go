@@ -17,14 +17,17 @@ import (
 const ConsoleHeader = "X-Cerulean-Console"
 
 // checkHost refuses requests whose Host is not the address the connection
-// was accepted on (or "localhost" for a loopback address): a DNS name an
-// attacker rebinds to 127.0.0.1 reaches the port, but under its own name.
-// An Origin, when the browser sends one, must name the same host.
-func checkHost(log *slog.Logger, next http.Handler) http.Handler {
+// was accepted on (or "localhost" for a loopback address), not a loopback
+// name on any port from a loopback peer (a port forward: SSH -L, VS Code,
+// kubectl port-forward), and not in allowed: a DNS name an attacker
+// rebinds to 127.0.0.1 reaches the port, but under its own name. An
+// Origin, when the browser sends one, must name the same host.
+func checkHost(log *slog.Logger, allowed []string, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-		if !hostIsLocal(r.Host, local) {
-			refuse(w, log, r, "HostNotAllowed", "The Host header "+quote(r.Host)+" does not name the address this console was reached on.")
+		if !hostIsLocal(r.Host, local) && !forwardedLoopback(r.Host, r.RemoteAddr) && !hostListed(r.Host, allowed) {
+			refuse(w, log, r, "HostNotAllowed", "The Host header "+quote(r.Host)+" does not name the address this console was reached on; "+
+				"to reach it through a proxy or a port forward under another name, list that name with --admin-allowed-hosts (CERULEAN_ADMIN_ALLOWED_HOSTS).")
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" && !originIsHost(o, r.Host) {
@@ -53,6 +56,43 @@ func hostIsLocal(host string, local net.Addr) bool {
 	}
 	name = strings.TrimSuffix(strings.ToLower(name), ".")
 	return ip.IsLoopback() && name == "localhost"
+}
+
+// forwardedLoopback reports whether host names this machine's loopback
+// (localhost, 127.0.0.0/8, ::1) on any port and the peer is on loopback
+// too: a port forward's local end connects from there, and keeps the Host
+// the browser gave it, whose port is the forward's.
+func forwardedLoopback(host, peer string) bool {
+	peerHost, _, err := net.SplitHostPort(peer)
+	if err != nil {
+		return false
+	}
+	if ip, err := netip.ParseAddr(peerHost); err != nil || !ip.Unmap().IsLoopback() {
+		return false
+	}
+	name, _, err := net.SplitHostPort(host)
+	if err != nil {
+		return false
+	}
+	if ip, err := netip.ParseAddr(name); err == nil {
+		return ip.Unmap().IsLoopback()
+	}
+	return strings.TrimSuffix(strings.ToLower(name), ".") == "localhost"
+}
+
+// hostListed reports whether host is in allowed: an entry with a port
+// names that host:port, one without any port of that host.
+func hostListed(host string, allowed []string) bool {
+	name, _, err := net.SplitHostPort(host)
+	if err != nil {
+		name = host
+	}
+	for _, a := range allowed {
+		if strings.EqualFold(a, host) || strings.EqualFold(strings.Trim(a, "[]"), strings.Trim(name, "[]")) {
+			return true
+		}
+	}
+	return false
 }
 
 // originIsHost reports whether an Origin header is http(s)://host.

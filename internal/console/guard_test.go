@@ -92,8 +92,13 @@ func TestConsoleRefusesOtherHosts(t *testing.T) {
 		code         string
 	}{
 		{host: "attacker.example:" + port, want: http.StatusForbidden, code: "HostNotAllowed"},
-		{host: "127.0.0.2:" + port, want: http.StatusForbidden, code: "HostNotAllowed"},
-		{host: "localhost:1", want: http.StatusForbidden, code: "HostNotAllowed"},
+		{host: "rebound.example:1", want: http.StatusForbidden, code: "HostNotAllowed"},
+		{host: "attacker.example", want: http.StatusForbidden, code: "HostNotAllowed"},
+		// A loopback name on another port from a loopback peer is a port
+		// forward's (SSH -L 8080:localhost:PORT): answered.
+		{host: "127.0.0.2:" + port, want: http.StatusOK},
+		{host: "localhost:1", origin: "http://localhost:1", want: http.StatusOK},
+		{host: "[::1]:8080", want: http.StatusOK},
 		{host: "127.0.0.1", want: http.StatusForbidden, code: "HostNotAllowed"},
 		{host: "127.0.0.1:" + port, origin: "https://attacker.example", want: http.StatusForbidden, code: "OriginNotAllowed"},
 		{host: "127.0.0.1:" + port, origin: "null", want: http.StatusForbidden, code: "OriginNotAllowed"},
@@ -112,5 +117,43 @@ func TestConsoleRefusesOtherHosts(t *testing.T) {
 				t.Errorf("GET %s with Host %q, Origin %q: got %d %.200s, want %d %s", path, c.host, c.origin, resp.StatusCode, body, c.want, c.code)
 			}
 		}
+	}
+}
+
+// TestConsoleAllowedHosts: names listed in AllowedHosts (a reverse
+// proxy's, a container's) are answered, on any port when the entry names
+// none; other names still are not.
+func TestConsoleAllowedHosts(t *testing.T) {
+	h, err := console.New(console.Config{AllowedHosts: []string{"cerulean.internal", "devbox:8443"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := httptest.NewServer(h)
+	t.Cleanup(site.Close)
+	for host, want := range map[string]int{
+		"cerulean.internal:10080": http.StatusOK, "CERULEAN.internal:1": http.StatusOK, "devbox:8443": http.StatusOK,
+		"devbox:8444": http.StatusForbidden, "attacker.example:10080": http.StatusForbidden,
+	} {
+		resp, body := send(t, site, "GET", site.URL+"/", host, nil)
+		if resp.StatusCode != want {
+			t.Errorf("Host %q: %d %.200s, want %d", host, resp.StatusCode, body, want)
+		}
+		if want == http.StatusForbidden && !strings.Contains(body, "--admin-allowed-hosts") {
+			t.Errorf("Host %q refused without naming --admin-allowed-hosts: %s", host, body)
+		}
+	}
+}
+
+// TestFavicon: the icon browsers ask for on their own is there.
+func TestFavicon(t *testing.T) {
+	h, err := console.New(console.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := httptest.NewServer(h)
+	t.Cleanup(site.Close)
+	resp, body := send(t, site, "GET", site.URL+"/favicon.ico", "", nil)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/svg+xml" || !strings.HasPrefix(body, "<svg") {
+		t.Errorf("/favicon.ico: %d %s %.80q", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}
 }

@@ -32,3 +32,27 @@ func TestHostIsLocal(t *testing.T) {
 		}
 	}
 }
+
+// TestForwardedLoopback: a loopback Host on any port is a port forward's
+// only when the peer is on loopback too; a remote peer (a container's
+// published port) needs --admin-allowed-hosts.
+func TestForwardedLoopback(t *testing.T) {
+	for _, c := range []struct {
+		host, peer string
+		want       bool
+	}{
+		{"localhost:8080", "127.0.0.1:50000", true},
+		{"127.0.0.1:8080", "[::1]:50000", true},
+		{"[::1]:8080", "127.0.0.1:50000", true},
+		{"localhost.:8080", "127.0.0.1:50000", true},
+		{"localhost:8080", "172.17.0.1:50000", false},
+		{"rebound.example:8080", "127.0.0.1:50000", false},
+		{"10.0.0.5:8080", "127.0.0.1:50000", false},
+		{"localhost", "127.0.0.1:50000", false},
+		{"localhost:8080", "garbage", false},
+	} {
+		if got := forwardedLoopback(c.host, c.peer); got != c.want {
+			t.Errorf("forwardedLoopback(%q, %q) = %v, want %v", c.host, c.peer, got, c.want)
+		}
+	}
+}

@@ -2,11 +2,13 @@ package server
 
 import (
 	"crypto/tls"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -65,26 +67,69 @@ func (s *Server) CosmosAddr() string { return s.cosmosAddr }
 func (s *Server) CosmosURL() string { return s.cosmosScheme + "://" + s.cosmosAddr + "/" }
 
 // certificate is the self-signed certificate the HTTPS services (the
-// Cosmos gateway, and Search with SearchHTTPS) share, kept in the data
-// directory (generated on first start) or, in memory, made once per
-// process; a client trusts it once for both.
+// Cosmos gateway, and Search with SearchHTTPS) share, kept in
+// certificateDir (generated on first start) or, without one, made once
+// per process; a client trusts it once for both.
 func (s *Server) certificate(cfg Config) (tls.Certificate, error) {
 	if s.cert != nil {
 		return *s.cert, nil
 	}
-	dir := cfg.DataDir
-	if cfg.InMemory {
-		dir = ""
-	}
-	cert, path, err := cosmos.LoadOrCreateCertificate(dir)
+	cert, path, err := cosmos.LoadOrCreateCertificate(certificateDir(cfg))
 	if err != nil {
 		return tls.Certificate{}, err
 	}
 	if path != "" {
-		s.log.Info("TLS certificate of the HTTPS services (trust it, or use --cosmos-http)", "path", path)
+		if abs, err := filepath.Abs(path); err == nil {
+			path = abs
+		}
+		s.certPath = path
+		// The variables are the ones to set: Node's NODE_EXTRA_CA_CERTS,
+		// Python's REQUESTS_CA_BUNDLE, Go's (and OpenSSL's) SSL_CERT_FILE.
+		s.log.Info("TLS certificate of the HTTPS services: trust this file (or use --cosmos-http)", "path", path,
+			"NODE_EXTRA_CA_CERTS", path, "REQUESTS_CA_BUNDLE", path, "SSL_CERT_FILE", path)
 	} else {
-		s.log.Info("TLS certificate of the HTTPS services is self-signed and kept in memory")
+		s.log.Info("TLS certificate of the HTTPS services is self-signed and kept in memory; the admin endpoint serves it at /certificate.pem")
 	}
 	s.cert = &cert
 	return cert, nil
+}
+
+// certificateDir is where the generated certificate is kept, "" for
+// memory only.
+func certificateDir(cfg Config) string {
+	switch {
+	case cfg.CertDir != "":
+		return cfg.CertDir
+	case cfg.InMemory:
+		return ""
+	}
+	return cfg.DataDir
+}
+
+// CertificatePath is the absolute path of the certificate file a server
+// started with cfg generates (or reuses) for its HTTPS services, "" when
+// it keeps it in memory only.
+func CertificatePath(cfg Config) string {
+	dir := certificateDir(cfg)
+	if dir == "" {
+		return ""
+	}
+	path := filepath.Join(dir, cosmos.CertFile)
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
+// CertificateFile is the absolute path of the HTTPS services' generated
+// certificate, "" when it is in memory only or no service uses it.
+func (s *Server) CertificateFile() string { return s.certPath }
+
+// certificatePEM is the generated certificate in PEM, nil when no
+// service uses it.
+func (s *Server) certificatePEM() []byte {
+	if s.cert == nil || len(s.cert.Certificate) == 0 {
+		return nil
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.cert.Certificate[0]})
 }

@@ -129,7 +129,7 @@ func (s *Server) startAdmin(cfg Config) error {
 	if err != nil {
 		return errors.Join(err, ln.Close())
 	}
-	h := admin.Handler(admin.Config{Store: s.store, Metrics: s.metrics.Handler(), Clock: s.clock, Faults: s.faults, Console: ui})
+	h := admin.Handler(admin.Config{Store: s.store, Metrics: s.metrics.Handler(), Clock: s.clock, Faults: s.faults, Console: ui, CertificatePEM: s.certificatePEM()})
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute, MaxHeaderBytes: 1 << 20}
 	s.servers = append(s.servers, srv)
 	s.wg.Go(func() {
@@ -189,6 +189,6 @@ func (s *Server) console(cfg Config) (http.Handler, error) {
 		Account: azauth.DevAccount, Key: azauth.DevKey,
 		CosmosURL: s.CosmosURL(), CosmosKey: cosmos.EmulatorKey,
 		SearchURL: s.SearchURL(), SearchAdminKey: searchKey,
-		RootCAs: pool, Logger: cfg.Logger,
+		RootCAs: pool, Logger: cfg.Logger, AllowedHosts: cfg.AdminAllowedHosts,
 	})
 }

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -79,6 +81,11 @@ type Config struct {
 	// them over HTTPS with that certificate instead.
 	StorageHTTPS                    bool
 	StorageCertFile, StorageKeyFile string
+	// CertDir is where the generated HTTPS certificate is kept, so that a
+	// client trusts it once; empty means DataDir, or memory only with
+	// InMemory (the command line gives in-memory servers a directory in
+	// the user's cache, see CertificatePath).
+	CertDir string
 
 	// BlobVersioning keeps previous versions of blobs;
 	// ContainerDeleteRetentionDays (0 to 365) keeps deleted containers
@@ -94,6 +101,10 @@ type Config struct {
 	AdminHost     string
 	AdminPort     int
 	AdminDisabled bool
+	// AdminAllowedHosts are the Host names the web console answers
+	// besides its own address and loopback port forwards
+	// (console.Config.AllowedHosts).
+	AdminAllowedHosts []string
 	// MinFreeBytes, when not 0, is the free space the embedded store keeps
 	// in reserve on its volume: below it, writes are refused (503) until
 	// space is freed. AutoMinFree keeps 5% of the volume, at most 256 MiB.
@@ -134,7 +145,14 @@ const bodyIdleTimeout = time.Minute
 
 // Server is a running cerulean.
 type Server struct {
-	store    kv.Store
+	store kv.Store
+	// dirLock is the data directory's lock, nil unless the store is embedded.
+	dirLock *dataDirLock
+	// inFlight counts the HTTP requests being served, for what a
+	// shutdown waits for.
+	inFlight atomic.Int64
+	// certPath is the generated certificate's file, "" in memory.
+	certPath string
 	log      *slog.Logger
 	blobAddr string
 	// queueAddr is the Queue service's host:port; stopQueueSweeper ends
@@ -181,12 +199,23 @@ type Server struct {
 }
 
 // Start opens the store and starts serving every service.
-func Start(ctx context.Context, cfg Config) (*Server, error) {
+func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Accounts == nil {
 		cfg.Accounts = azauth.NewAccounts(azauth.Account{Name: azauth.DevAccount, Keys: [][]byte{mustKey(azauth.DevKey)}})
+	}
+	var dirLock *dataDirLock
+	if cfg.Store == "" && !cfg.InMemory && cfg.DataDir != "" && cfg.FS == nil {
+		if dirLock, err = lockDataDir(cfg.DataDir); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				dirLock.release()
+			}
+		}()
 	}
 	store, err := openStore(ctx, cfg)
 	if err != nil {
@@ -195,7 +224,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := checkDataFormat(ctx, cfg, store); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
-	s := &Server{store: store, log: cfg.Logger, errs: make(chan error, 8), maxConns: cfg.MaxConnections, onStoreClose: cfg.BeforeStoreClose}
+	s := &Server{store: store, dirLock: dirLock, log: cfg.Logger, errs: make(chan error, 8), maxConns: cfg.MaxConnections, onStoreClose: cfg.BeforeStoreClose}
 	if err := s.setupOps(&cfg); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
@@ -314,7 +343,12 @@ func openStore(ctx context.Context, cfg Config) (kv.Store, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("a data directory is required unless the store is in memory")
 	}
-	return pebble.Open(cfg.DataDir, pebble.Options{FS: cfg.FS, MinFreeBytes: cfg.MinFreeBytes, FreeSpace: cfg.FreeSpace, FreeSpaceInterval: cfg.FreeSpaceInterval, Logger: cfg.Logger})
+	store, err := pebble.Open(cfg.DataDir, pebble.Options{FS: cfg.FS, MinFreeBytes: cfg.MinFreeBytes, FreeSpace: cfg.FreeSpace, FreeSpaceInterval: cfg.FreeSpaceInterval, Logger: cfg.Logger})
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		// The store's own lock: held by a release without the pid file.
+		return nil, dataDirInUse(cfg.DataDir, 0)
+	}
+	return store, err
 }
 
 // serveStorage registers the Storage service svc, called name, with
@@ -355,7 +389,7 @@ func (s *Server) listenTLS(host string, port int, name string, h http.Handler, c
 // what the log line says it is served over.
 func (s *Server) serve(ln net.Listener, name, scheme string, h http.Handler) string {
 	srv := &http.Server{
-		Handler:           azhttp.IdleReadTimeout(bodyIdleTimeout, s.instrument(name, h)),
+		Handler:           s.countInFlight(azhttp.IdleReadTimeout(bodyIdleTimeout, s.instrument(name, h))),
 		ConnContext:       azhttp.CaseConnContext,
 		ConnState:         s.metrics.ConnState(name),
 		ReadHeaderTimeout: 30 * time.Second,
@@ -372,6 +406,19 @@ func (s *Server) serve(ln net.Listener, name, scheme string, h http.Handler) str
 	s.log.Info("service listening", "service", name, "addr", ln.Addr().String(), "scheme", scheme)
 	return ln.Addr().String()
 }
+
+// countInFlight counts the requests h is serving.
+func (s *Server) countInFlight(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.inFlight.Add(1)
+		defer s.inFlight.Add(-1)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// InFlight is how many requests the HTTP services are serving now: what
+// a Shutdown begun now waits for.
+func (s *Server) InFlight() int { return int(s.inFlight.Load()) }
 
 // BlobAddr is the blob service's host:port.
 func (s *Server) BlobAddr() string { return s.blobAddr }
@@ -468,6 +515,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.beforeStoreClose(ctx)
 	errs = append(errs, s.store.Close())
+	s.dirLock.release()
 	return errors.Join(errs...)
 }
 

@@ -379,7 +379,7 @@ func (c *clients) check(t *testing.T, m *manifest) {
 				if strings.HasSuffix(k, "@odata.type") {
 					continue // minimal metadata leaves out what the value implies
 				}
-				if fmt.Sprint(got[k]) != fmt.Sprint(v) {
+				if fmt.Sprint(got[k]) != fmt.Sprint(v) && !sameDateTime(want[k+"@odata.type"], got[k], v) {
 					t.Errorf("table %s entity %v: %s = %v, want %v", tb.Name, want["RowKey"], k, got[k], v)
 				}
 			}
@@ -488,3 +488,16 @@ func ptrs(m map[string]string) map[string]*string {
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// sameDateTime reports whether two Edm.DateTime values name the same
+// instant: a fixture written by an older release records the form that
+// release wrote ("….0000000Z"), and the wire form may since have moved to
+// Azure's (whole seconds when the fraction is zero).
+func sameDateTime(typ, got, want any) bool {
+	if typ != "Edm.DateTime" {
+		return false
+	}
+	g, err1 := time.Parse(time.RFC3339Nano, fmt.Sprint(got))
+	w, err2 := time.Parse(time.RFC3339Nano, fmt.Sprint(want))
+	return err1 == nil && err2 == nil && g.Equal(w)
+}

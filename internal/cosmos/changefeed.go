@@ -195,19 +195,8 @@ func (t *Tx) changeEntry(c *container, rec *changeRecord, scope []string, opts C
 	if opts.Mode == AllVersionsAndDeletes {
 		return allVersionsEntry(c, rec)
 	}
-	if rec.Op == opDelete {
-		return nil, nil
-	}
-	key := itemKey(c.db, c.id, rec.PK, rec.ID)
-	v, err := t.rd.Get(key)
-	if errors.Is(err, kv.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	b, err := itemBody(t.rd, key, v)
-	if err != nil {
+	b, ok, err := t.recordedItem(c, rec)
+	if err != nil || !ok {
 		return nil, err
 	}
 	doc, err := decodeObject(b)

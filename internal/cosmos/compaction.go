@@ -251,23 +251,30 @@ func (t *Tx) changeGarbage(c *container, from uint64, keepAfter int64) (garbage 
 	return garbage, next, more, live, err
 }
 
-// changeLive reports whether a latest-version reader can be served rec:
-// it writes the current version of its item. (An expired item's record
-// stays: a container whose time to live is turned off brings it back.)
-func (t *Tx) changeLive(c *container, rec *changeRecord) (bool, error) {
+// recordedItem is the stored body of the item a change record wrote,
+// unless the record is a delete or the item is gone.
+func (t *Tx) recordedItem(c *container, rec *changeRecord) ([]byte, bool, error) {
 	if rec.Op == opDelete {
-		return false, nil
+		return nil, false, nil
 	}
 	key := itemKey(c.db, c.id, rec.PK, rec.ID)
 	v, err := t.rd.Get(key)
 	if errors.Is(err, kv.ErrNotFound) {
-		return false, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
 	b, err := itemBody(t.rd, key, v)
-	if err != nil {
+	return b, err == nil, err
+}
+
+// changeLive reports whether a latest-version reader can be served rec:
+// it writes the current version of its item. (An expired item's record
+// stays: a container whose time to live is turned off brings it back.)
+func (t *Tx) changeLive(c *container, rec *changeRecord) (bool, error) {
+	b, ok, err := t.recordedItem(c, rec)
+	if err != nil || !ok {
 		return false, err
 	}
 	props, err := pickProperties(b, []string{"_etag"})

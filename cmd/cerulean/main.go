@@ -221,9 +221,11 @@ func parseFlagsOf(command string, args []string, getenv func(string) string, std
 	// have no variables of their own.
 	notes := addAzuriteFlags(fs, f)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: cerulean %s [flags]\n\n%s\n\nflags:\n", command, commandIntro[command])
+		// Usage text goes to the flag set's output; a failed write there
+		// has nowhere better to be reported.
+		_, _ = fmt.Fprintf(fs.Output(), "usage: cerulean %s [flags]\n\n%s\n\nflags:\n", command, commandIntro[command])
 		printFlags(fs)
-		fmt.Fprintf(fs.Output(), "\nAzurite's spellings are accepted where cerulean has the same setting: %s.\n", azuriteAliasList())
+		_, _ = fmt.Fprintf(fs.Output(), "\nAzurite's spellings are accepted where cerulean has the same setting: %s.\n", azuriteAliasList())
 	}
 	if err := fs.Parse(args); err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package lease
 
 import (
+	"errors"
 	"testing"
 	"time"
 )
@@ -60,7 +61,7 @@ func TestIDFormsAcrossActions(t *testing.T) {
 	if _, _, err = l.Apply(now, Request{Action: Release, ID: "ca761232-ed42-11ce-bacd-00aa0057b223"}, fixedID); err != nil {
 		t.Errorf("release under the hyphenated form: %v", err)
 	}
-	if err := l.CheckUse(now, "ca761232ed4211cebacd00aa0057b224", true); err != ErrIDMismatch {
+	if err := l.CheckUse(now, "ca761232ed4211cebacd00aa0057b224", true); !errors.Is(err, ErrIDMismatch) {
 		t.Errorf("another GUID: %v, want ErrIDMismatch", err)
 	}
 }

@@ -36,7 +36,9 @@ func TestSecondServerOnDataDir(t *testing.T) {
 	}
 	_, err = startOn(t, dir)
 	if !errors.Is(err, server.ErrDataDirInUse) {
-		first.Shutdown(context.Background())
+		if serr := first.Shutdown(context.Background()); serr != nil {
+			t.Error(serr)
+		}
 		t.Fatalf("second server on the same directory: %v, want ErrDataDirInUse", err)
 	}
 	for _, want := range []string{dir, "another cerulean (pid " + strconv.Itoa(os.Getpid()) + ")", "--data", "--store postgres://"} {

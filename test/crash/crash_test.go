@@ -96,7 +96,7 @@ func startServer(t *testing.T, bin, dataDir, tag string) *server {
 	}
 	// The other services listen on ports of the kernel's choosing, so the
 	// test never collides with a server on the default ports.
-	cmd := exec.Command(bin, "serve", "--host", "127.0.0.1", "--blob-port", strconv.Itoa(port), "--queue-port", "0", "--table-port", "0", "--file-port", "0", "--cosmos-port", "0", "--search-port", "0", "--admin-port", "0", "--data", dataDir)
+	cmd := exec.Command(bin, "serve", "--host", "127.0.0.1", "--blob-port", strconv.Itoa(port), "--queue-port", "0", "--table-port", "0", "--file-port", "0", "--cosmos-port", "0", "--search-port", "0", "--smb-port", "0", "--admin-port", "0", "--data", dataDir)
 	cmd.Stdout = lf
 	cmd.Stderr = lf
 	if err := cmd.Start(); err != nil {

@@ -29,7 +29,9 @@ func NodeTests(t *testing.T, pkg string, start func() []string) {
 		t.Fatalf("no *.test.mjs files found (%v)", err)
 	}
 	env := start()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	// A guard against a hung run, not a measure: a loaded machine running
+	// the server under the race detector takes several minutes.
+	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{"--test", "--test-reporter=spec"}, files...)...)
 	cmd.Env = append(os.Environ(), env...)

@@ -10,6 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/azcosmos"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	azservice "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 )
 
@@ -28,6 +29,7 @@ type Clients struct {
 	Tables *aztables.ServiceClient
 	Queues *azqueue.ServiceClient
 	Cosmos *azcosmos.Client
+	Files  *azservice.Client
 }
 
 func clientOptions() azcore.ClientOptions {
@@ -52,6 +54,8 @@ func NewClients(conn, cosmosConn string, w Workload) (*Clients, error) {
 		c.Cosmos, err = newCosmosClient(cosmosConn)
 	case tableWorkload:
 		c.Tables, err = aztables.NewServiceClientFromConnectionString(conn, &aztables.ClientOptions{ClientOptions: clientOptions()})
+	case fileWorkload:
+		c.Files, err = newFileClient(conn)
 	case queueWorkload:
 		c.Queues, err = azqueue.NewServiceClientFromConnectionString(conn, &azqueue.ClientOptions{ClientOptions: clientOptions()})
 	default:

@@ -182,3 +182,25 @@ func (w *cosmosBatch) Op(ctx context.Context, _ int) (int64, error) {
 	}
 	return bytes, err
 }
+
+// cosmosUpsertHot upserts into one logical partition from every client,
+// each client cycling through ids of its own: writers of one partition
+// that never touch the same item, so any conflict between them is the
+// server's own.
+type cosmosUpsertHot struct {
+	cosmosBase
+	n atomic.Int64
+}
+
+func (w *cosmosUpsertHot) Name() string { return "cosmos-upsert-hot" }
+
+func (w *cosmosUpsertHot) Op(ctx context.Context, worker int) (int64, error) {
+	n := w.n.Add(1)
+	item := cosmosItem("hot", fmt.Sprintf("w%d-%d", worker, n%hotItemsPerClient), int(n))
+	_, err := w.c.UpsertItem(ctx, azcosmos.NewPartitionKeyString("hot"), item, nil)
+	return int64(len(item)), err
+}
+
+// hotItemsPerClient is how many items each cosmos-upsert-hot client
+// cycles through.
+const hotItemsPerClient = 100

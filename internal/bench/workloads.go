@@ -28,6 +28,8 @@ var workloads = map[string]func() Workload{
 	"cosmos-point-read":       func() Workload { return &cosmosPointRead{} },
 	"cosmos-query":            func() Workload { return &cosmosQuery{} },
 	"cosmos-batch":            func() Workload { return &cosmosBatch{} },
+	"cosmos-upsert-hot":       func() Workload { return &cosmosUpsertHot{} },
+	"file-put-range":          func() Workload { return &filePutRange{} },
 }
 
 // Names lists the workloads in a stable order.

@@ -147,7 +147,7 @@ func (s *Service) compactChangeLog(ctx context.Context, db, coll string) (remove
 	var from uint64 = 1
 	var last uint64
 	for first := true; ; first = false {
-		var garbage []uint64
+		var garbage []garbageRecord
 		var next uint64
 		var more bool
 		err := s.view(ctx, func(t *Tx) error {
@@ -176,10 +176,13 @@ func (s *Service) compactChangeLog(ctx context.Context, db, coll string) (remove
 		if len(garbage) > 0 {
 			prefix := changesPrefix(db, coll)
 			err := s.store.Update(ctx, func(tx kv.Txn) error {
-				for _, lsn := range garbage {
-					k := prefix.Uint(lsn)
-					if err := tx.DeleteRange(k, kv.PrefixEnd(k)); err != nil {
-						return err
+				// Point deletions, one per part: a range deletion per
+				// record would fill the memtable with range tombstones.
+				for _, g := range garbage {
+					for part := range g.parts {
+						if err := tx.Delete(prefix.Uint(g.lsn).Uint(part)); err != nil {
+							return err
+						}
 					}
 				}
 				return nil
@@ -198,13 +201,17 @@ func (s *Service) compactChangeLog(ctx context.Context, db, coll string) (remove
 	return removed, kept, nil
 }
 
+// garbageRecord is a change record compaction removes: its LSN and how
+// many parts it is stored in.
+type garbageRecord struct{ lsn, parts uint64 }
+
 // changeGarbage reads the records of c's log from LSN from on, up to
 // compactBatch garbage records, and returns those, where to go on (more
 // says whether there is more), and how many live records it passed.
 // keepAfter keeps every record written after it (Unix seconds; -1: none).
-func (t *Tx) changeGarbage(c *container, from uint64, keepAfter int64) (garbage []uint64, next uint64, more bool, live int, err error) {
+func (t *Tx) changeGarbage(c *container, from uint64, keepAfter int64) (garbage []garbageRecord, next uint64, more bool, live int, err error) {
 	prefix := changesPrefix(c.db, c.id)
-	var cur uint64
+	var cur, parts uint64
 	var buf []byte
 	judge := func() error {
 		if buf == nil {
@@ -223,7 +230,7 @@ func (t *Tx) changeGarbage(c *container, from uint64, keepAfter int64) (garbage 
 			live++
 			return nil
 		}
-		garbage = append(garbage, rec.LSN)
+		garbage = append(garbage, garbageRecord{lsn: rec.LSN, parts: parts})
 		return nil
 	}
 	err = t.rd.Scan(prefix.Uint(from), kv.PrefixEnd(prefix), func(k, v []byte) error {
@@ -240,8 +247,9 @@ func (t *Tx) changeGarbage(c *container, from uint64, keepAfter int64) (garbage 
 				next, more = lsn, true
 				return kv.ErrStopScan
 			}
-			cur = lsn
+			cur, parts = lsn, 0
 		}
+		parts++
 		buf = append(buf, v...)
 		return nil
 	})

@@ -95,8 +95,7 @@ func itemBody(rd kv.Reader, key, v []byte) ([]byte, error) {
 // putItemBody stores body as the item under key, replacing any pieces an
 // earlier version left.
 func putItemBody(tx kv.Txn, key, body []byte) error {
-	prefix := itemChunkPrefix(key)
-	if err := tx.DeleteRange(prefix, kv.PrefixEnd(prefix)); err != nil {
+	if err := deleteItemPieces(tx, key); err != nil {
 		return err
 	}
 	if len(body) <= itemChunkSize {
@@ -121,11 +120,38 @@ func putItemBody(tx kv.Txn, key, body []byte) error {
 
 // deleteItemBody removes the item under key and its pieces.
 func deleteItemBody(tx kv.Txn, key []byte) error {
-	prefix := itemChunkPrefix(key)
-	if err := tx.DeleteRange(prefix, kv.PrefixEnd(prefix)); err != nil {
+	if err := deleteItemPieces(tx, key); err != nil {
 		return err
 	}
 	return tx.Delete(key)
+}
+
+// deleteItemPieces deletes the pieces of the item stored under key, which
+// its head counts, one key each. Most items have no pieces, and then
+// nothing is written: a range deletion per write would pile up range
+// tombstones in the store's memtable, which every later write and read
+// then pays for.
+func deleteItemPieces(tx kv.Txn, key []byte) error {
+	v, err := tx.Get(key)
+	if errors.Is(err, kv.ErrNotFound) || (err == nil && !isChunkedHead(v)) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, n1 := binary.Uvarint(v[1:])
+	pieces, n2 := binary.Uvarint(v[1+max(n1, 0):])
+	if n1 <= 0 || n2 <= 0 || pieces > maxItemSize/itemChunkSize+1 {
+		// A head this code did not write: clear every piece there may be.
+		prefix := itemChunkPrefix(key)
+		return tx.DeleteRange(prefix, kv.PrefixEnd(prefix))
+	}
+	for i := 1; i < int(pieces); i++ {
+		if err := tx.Delete(itemChunkKey(key, i)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // scanItems calls fn with the key and whole JSON of every item under

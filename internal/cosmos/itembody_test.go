@@ -2,13 +2,16 @@ package cosmos
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
@@ -158,5 +161,73 @@ func TestLargeItemExpires(t *testing.T) {
 		})
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSmallItemWritesDeleteNoRange: creating, replacing, upserting and
+// deleting items that fit one value issues no range deletion (each would
+// leave a range tombstone in the store's memtable that every later write
+// pays for); only an item that had pieces deletes them, key by key.
+func TestSmallItemWritesDeleteNoRange(t *testing.T) {
+	counted := &testkit.RangeDeletes{Store: memory.Open()}
+	t.Cleanup(func() { _ = counted.Close() })
+	s, _ := newItemsService(t, Config{Store: counted}, "")
+	ctx := context.Background()
+	coll := CollectionRef{DB: "db", Coll: "items"}
+	pk := pkOf(t, "a")
+	before := counted.Count()
+	for i := range 20 {
+		id := fmt.Sprint("item", i)
+		if _, err := s.CreateItem(ctx, coll, pk, []byte(`{"id":"`+id+`","pk":"a"}`), ItemOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ReplaceItem(ctx, ItemRef{CollectionRef: coll, PartitionKey: pk, ID: id}, []byte(`{"id":"`+id+`","pk":"a","n":2}`), ItemOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.UpsertItem(ctx, coll, pk, []byte(`{"id":"`+id+`","pk":"a","n":3}`), ItemOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.DeleteItem(ctx, ItemRef{CollectionRef: coll, PartitionKey: pk, ID: id}, ItemOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A large item replaced by a small one loses its pieces without one.
+	if _, err := s.CreateItem(ctx, coll, pk, bigDoc("big", 300*1024), ItemOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReplaceItem(ctx, ItemRef{CollectionRef: coll, PartitionKey: pk, ID: "big"}, []byte(`{"id":"big","pk":"a"}`), ItemOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := testkit.CountKeys(t, counted, chunksOfContainer("db", "items")); got != 0 {
+		t.Fatalf("%d pieces left after shrinking", got)
+	}
+	// Compaction removes the garbage records, the large one's every part
+	// included, key by key too.
+	if _, err := s.CompactChangeFeeds(ctx); err != nil {
+		t.Fatal(err)
+	}
+	parts := map[uint64][]uint64{}
+	prefix := changesPrefix("db", "items")
+	err := counted.View(ctx, func(r kv.Reader) error {
+		return r.Scan(prefix, kv.PrefixEnd(prefix), func(k, _ []byte) error {
+			rest := k[len(prefix):]
+			lsn := binary.BigEndian.Uint64(rest)
+			parts[lsn] = append(parts[lsn], binary.BigEndian.Uint64(rest[8:]))
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lsn, p := range parts {
+		if p[0] != 0 || p[len(p)-1] != uint64(len(p)-1) {
+			t.Errorf("change record %d: parts %v left", lsn, p)
+		}
+	}
+	if len(parts) != 1 {
+		t.Errorf("%d change records after compaction, want 1 (the live item's)", len(parts))
+	}
+	if n := counted.Count() - before; n != 0 {
+		t.Fatalf("%d range deletions for item writes and compaction, want 0", n)
 	}
 }

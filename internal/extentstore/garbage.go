@@ -36,9 +36,19 @@ const (
 // there are many and the layout has a Freed registry, registers them to
 // be deleted once tx has committed.
 func (l *Layout[O]) Free(tx kv.Txn, o O, doomed map[uint64]bool) error {
+	sized := make(map[uint64]int64, len(doomed))
+	for id := range doomed {
+		sized[id] = -1
+	}
+	return l.FreeSized(tx, o, sized)
+}
+
+// FreeSized is Free for objects whose sizes the caller knows (-1: not
+// known): deleted inline, a small one goes key by key (DeleteSized).
+func (l *Layout[O]) FreeSized(tx kv.Txn, o O, doomed map[uint64]int64) error {
 	if len(doomed) <= inlineFrees || l.Freed == nil {
-		for id := range doomed {
-			if err := l.Delete(tx, o, id); err != nil {
+		for id, size := range doomed {
+			if err := l.DeleteSized(tx, o, id, size); err != nil {
 				return err
 			}
 		}

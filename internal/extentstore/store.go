@@ -90,6 +90,28 @@ func (l *Layout[O]) Delete(w kv.Writer, o O, id uint64) error {
 	return kv.DeletePrefixes(w, l.object(o, id))
 }
 
+// pointDeleteChunks is the largest object, in chunks, DeleteSized
+// deletes key by key. A range deletion leaves a range tombstone in the
+// store's memtable that every later read and write pays for until it is
+// flushed, so small objects, which writes of small ranges free one per
+// write, are cheaper deleted by their keys.
+const pointDeleteChunks = 4
+
+// DeleteSized deletes object id of o, whose content is size bytes (-1
+// when not known): key by key when it is small, else as Delete does.
+func (l *Layout[O]) DeleteSized(w kv.Writer, o O, id uint64, size int64) error {
+	if size < 0 || size > pointDeleteChunks*chunk.Size {
+		return l.Delete(w, o, id)
+	}
+	obj := l.object(o, id)
+	for i := int64(0); i*chunk.Size < size; i++ {
+		if err := w.Delete(chunk.Key(obj, i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Read writes bytes [from, from+n) of object id of o to w; chunk.ErrGone
 // when the object lost chunks under a long read.
 func (l *Layout[O]) Read(r kv.Reader, o O, id uint64, from, n int64, w io.Writer) error {

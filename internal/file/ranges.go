@@ -127,7 +127,7 @@ func cutRange(tx kv.Txn, acct, share string, file uint64, from, to int64) error 
 	if err != nil {
 		return err
 	}
-	unreferenced := map[uint64]bool{}
+	unreferenced := map[uint64]int64{}
 	for data, e := range dropped {
 		// A piece may survive in the file, or a snapshot may hold it.
 		referenced, err := dataInUse(tx, acct, share, file, data, e.Offset-e.DataOff, e.DataSize)
@@ -135,10 +135,10 @@ func cutRange(tx kv.Txn, acct, share string, file uint64, from, to int64) error 
 			return err
 		}
 		if !referenced {
-			unreferenced[data] = true
+			unreferenced[data] = e.DataSize
 		}
 	}
-	return objects.Free(tx, dataOwner(acct, share, file), unreferenced)
+	return objects.FreeSized(tx, dataOwner(acct, share, file), unreferenced)
 }
 
 // Range is an inclusive byte range of a file.

@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -18,4 +19,31 @@ func CountKeys(t testing.TB, store kv.Store, prefix []byte) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// RangeDeletes wraps a store and counts the range deletions its
+// transactions issue, for tests that pin a write path to point writes (a
+// range tombstone costs every later read and write of the memtable it
+// lands in).
+type RangeDeletes struct {
+	kv.Store
+	n atomic.Int64
+}
+
+// Count is the number of DeleteRange calls made so far.
+func (s *RangeDeletes) Count() int64 { return s.n.Load() }
+
+// Update runs fn with a transaction that counts its range deletions.
+func (s *RangeDeletes) Update(ctx context.Context, fn func(kv.Txn) error) error {
+	return s.Store.Update(ctx, func(tx kv.Txn) error { return fn(rangeCountingTxn{tx, &s.n}) })
+}
+
+type rangeCountingTxn struct {
+	kv.Txn
+	n *atomic.Int64
+}
+
+func (t rangeCountingTxn) DeleteRange(start, end []byte) error {
+	t.n.Add(1)
+	return t.Txn.DeleteRange(start, end)
 }

@@ -73,9 +73,15 @@ func rangeBuckets(f *query.Facet, hits []*hit) []FacetBucket {
 	return out
 }
 
+// boundaryDateLayout is how Azure writes the bounds of a DateTimeOffset
+// range facet: milliseconds and a colon-less offset
+// ("2000-01-01T00:00:00.000+0000", as the Java SDK's recorded live tests
+// show), unlike the values of interval buckets and documents.
+const boundaryDateLayout = "2006-01-02T15:04:05.000-0700"
+
 func boundary(f *query.Facet, i int, isDate bool) any {
 	if isDate {
-		return f.TimeValues[i].UTC().Format(time.RFC3339Nano)
+		return f.TimeValues[i].UTC().Format(boundaryDateLayout)
 	}
 	if i < len(f.NumericValues) {
 		return f.NumericValues[i]

@@ -135,6 +135,7 @@ func (t *Tx) readChangeFeed(db, coll string, opts ChangeFeedOptions) (*ChangeFee
 		if err := json.Unmarshal(buf, &rec); err != nil {
 			return true, errors.New("change log: malformed record")
 		}
+		rec.LSN = cur // the key's
 		buf = nil
 		f.ETag = changeFeedETag(rec.LSN)
 		item, err := t.changeEntry(c, &rec, scope, opts)

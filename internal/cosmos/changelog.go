@@ -15,12 +15,13 @@ import (
 
 // The change log: every item write appends a record to its container's
 // log, in the write's own transaction, under the next log sequence number
-// (LSN) of the container. The LSN counter is one key every writer of the
-// container reads and writes, so concurrent writers conflict on it and
-// commit in LSN order: once a reader sees LSN n, every LSN below n is
-// committed too, and a feed that resumes after n misses nothing and
-// repeats nothing, across restarts and crashes alike (the log is in the
-// store, written with the item it describes).
+// (LSN) of the container. The store takes the number at commit
+// (kv.Txn.Append), in commit order, without the writers reading the
+// counter, so concurrent writers of a container do not conflict on it;
+// once a reader sees LSN n, every LSN below n is committed too, and a feed
+// that resumes after n misses nothing and repeats nothing, across
+// restarts and crashes alike (the log is in the store, written with the
+// item it describes).
 //
 //	Cq db coll              last LSN of the container (8 bytes, big endian)
 //	Cf db coll lsn part     change record (JSON, split into parts so that a
@@ -51,7 +52,9 @@ const (
 
 // changeRecord is one entry of the change log.
 type changeRecord struct {
-	LSN  uint64   `json:"lsn"`
+	// LSN is the record's key's; records written before the log was
+	// numbered at commit carry it in the JSON too.
+	LSN  uint64   `json:"lsn,omitempty"`
 	Op   string   `json:"op"`
 	ID   string   `json:"id"`
 	PK   []string `json:"pk"`
@@ -115,23 +118,13 @@ func lastLSN(rd kv.Reader, db, coll string) (uint64, error) {
 }
 
 // recordChange appends a change of item id to the change log of its
-// container, in the partition's transaction, under the next LSN.
+// container, in the partition's transaction. The store numbers it at
+// commit (kv.Txn.Append), in commit order, so concurrent writers of a
+// container do not conflict on its log: the record's LSN is its key's,
+// not written in the record.
 func (p *partition) recordChange(op, id string, doc []byte, ttlExpired bool) error {
 	t, c := p.t, p.c
-	k := [2]string{c.db, c.id}
-	n, ok := t.lsns[k]
-	if !ok {
-		var err error
-		if n, err = lastLSN(t.tx, c.db, c.id); err != nil {
-			return err
-		}
-		if t.lsns == nil {
-			t.lsns = make(map[[2]string]uint64)
-		}
-	}
-	n++
-	t.lsns[k] = n
-	rec := changeRecord{LSN: n, Op: op, ID: id, PK: p.pk, EPK: c.effectivePartitionKey(p.pk),
+	rec := changeRecord{Op: op, ID: id, PK: p.pk, EPK: c.effectivePartitionKey(p.pk),
 		ETag: etagOf(t.tx.Version()), TS: t.ts, TTLExpired: ttlExpired, Doc: doc}
 	if op == opDelete {
 		rec.ETag = ""
@@ -140,18 +133,25 @@ func (p *partition) recordChange(op, id string, doc []byte, ttlExpired bool) err
 	if err != nil {
 		return err
 	}
-	if err := t.tx.Set(changeSeqKey(c.db, c.id), binary.BigEndian.AppendUint64(nil, n)); err != nil {
-		return err
-	}
-	key := changesPrefix(c.db, c.id).Uint(n)
-	for part := uint64(0); len(b) > 0 || part == 0; part++ {
+	var parts [][]byte
+	for len(b) > 0 || len(parts) == 0 {
 		m := min(len(b), changeRecordPart)
-		if err := t.tx.Set(key.Uint(part), b[:m]); err != nil {
-			return err
-		}
+		parts = append(parts, b[:m])
 		b = b[m:]
 	}
-	return nil
+	k := [2]string{c.db, c.id}
+	prefix := changesPrefix(c.db, c.id)
+	return t.tx.Append(kv.Sequenced{
+		Seq:    changeSeqKey(c.db, c.id),
+		Key:    func(n uint64, part int) []byte { return prefix.Uint(n).Uint(uint64(part)) },
+		Values: parts,
+		Took: func(n uint64) {
+			if t.lsns == nil {
+				t.lsns = make(map[[2]string]uint64)
+			}
+			t.lsns[k] = max(t.lsns[k], n)
+		},
+	})
 }
 
 // withLSN returns doc, a JSON object, with "_lsn" added, as the change

@@ -221,6 +221,7 @@ func (t *Tx) changeGarbage(c *container, from uint64, keepAfter int64) (garbage 
 		if err := json.Unmarshal(buf, &rec); err != nil {
 			return errors.New("change log: malformed record")
 		}
+		rec.LSN = cur // the key's
 		buf = nil
 		keep, err := t.changeLive(c, &rec)
 		if err != nil {

@@ -51,9 +51,10 @@
 // to their container's items (Cs …) and go with it.
 //
 // Every item write also appends a record to its container's change log
-// in the same transaction, under the next LSN; writers of a container
-// conflict on Cq, so LSNs commit in order and the change feed
-// (changefeed.go), which resumes after an LSN, misses and repeats nothing.
+// in the same transaction, under the next LSN, which the store takes at
+// commit (kv.Txn.Append): LSNs commit in order without writers of a
+// container conflicting on Cq, and the change feed (changefeed.go), which
+// resumes after an LSN, misses and repeats nothing.
 // Feed ranges and x-ms-start-epk / x-ms-end-epk select items by effective
 // partition key, hashed as the SDKs do (package epk); every container is
 // one partition key range, "0", covering ["", "FF").

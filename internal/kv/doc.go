@@ -19,6 +19,14 @@
 // return ErrConflict. Other errors are never retried. Every engine runs
 // its Updates through one retry loop, Retry.Transact.
 //
+// Logs that many writers add to (a Cosmos DB container's change log) take
+// their numbers at commit: Txn.Append writes values under keys numbered
+// from a sequence, the engine taking the next number in commit order, so
+// that writers never read the counter and never conflict through it,
+// while a reader that sees number n sees every number below it. The
+// embedded engines number under their commit lock; PostgreSQL reads and
+// writes the counter as the transaction's last statements.
+//
 // Scan callbacks return an error: any error stops the scan and Scan
 // returns it unchanged; ErrStopScan stops it without one.
 //

@@ -2,7 +2,9 @@ package kv
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -83,6 +85,46 @@ type Txn interface {
 	// run in the order registered, on the goroutine that called Update;
 	// an attempt that wrote nothing commits too.
 	OnCommit(fn func())
+	// Append writes values under keys numbered from a sequence, taking
+	// the numbers at commit (see Sequenced). Appending reads nothing:
+	// transactions that append to one sequence do not conflict through
+	// it, and one that commits later takes greater numbers.
+	Append(w Sequenced) error
+}
+
+// Sequenced is an append to a sequence: at commit the transaction takes
+// the sequence's next number n (one more than the last number taken, 1
+// for the first) and writes Values[i] under Key(n, i); the sequence's key
+// Seq then holds n (8 bytes, big endian). The numbers of one sequence are
+// taken in commit order and without gaps: a reader that sees the keys of
+// number n sees those of every number below it, and several appends of
+// one transaction take consecutive numbers in the order they were made.
+// A transaction's own reads do not see its appends (they are made at
+// commit), and a transaction must not also write Seq itself. The
+// sequence's log is what the keys of its numbers make of it: appends
+// are how writers that all add to one log stop conflicting on its
+// counter.
+type Sequenced struct {
+	Seq    []byte
+	Key    func(n uint64, i int) []byte
+	Values [][]byte
+	// Took, when set, is told the number at commit, before Update
+	// returns and only for the attempt that commits.
+	Took func(n uint64)
+}
+
+// SequenceValue decodes a sequence's stored last number (0 when absent).
+func SequenceValue(v []byte, err error) (uint64, error) {
+	if errors.Is(err, ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if len(v) != 8 {
+		return 0, fmt.Errorf("kv: sequence value of %d bytes", len(v))
+	}
+	return binary.BigEndian.Uint64(v), nil
 }
 
 // Store is the storage contract every engine implements.

@@ -18,5 +18,6 @@ type readOnly struct{ Reader }
 func (readOnly) Set(_, _ []byte) error         { return ErrReadOnly }
 func (readOnly) Delete([]byte) error           { return ErrReadOnly }
 func (readOnly) DeleteRange(_, _ []byte) error { return ErrReadOnly }
+func (readOnly) Append(Sequenced) error        { return ErrReadOnly }
 func (readOnly) Version() uint64               { return 0 }
 func (readOnly) OnCommit(fn func())            { fn() }

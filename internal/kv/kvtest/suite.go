@@ -43,6 +43,8 @@ func Run(t *testing.T, o Opener) {
 		{"Versions", testVersions},
 		{"Limits", testLimits},
 		{"Durability", testDurability},
+		{"AppendInCommitOrder", testAppendInCommitOrder},
+		{"AppendRules", testAppendRules},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, o) })

@@ -2,6 +2,7 @@ package occ
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -142,7 +143,7 @@ func (m *Manager) attempt(ctx context.Context, hooks *kv.Hooks, fn func(kv.Txn) 
 	if err := fn(t); err != nil {
 		return err
 	}
-	if t.writes.Empty() {
+	if t.writes.Empty() && len(t.appends) == 0 {
 		return nil
 	}
 	if m.now().Sub(t.began) > kv.MaxTxnDuration {
@@ -158,6 +159,11 @@ func (m *Manager) commit(ctx context.Context, t *txn) error {
 			m.commitMu.Unlock()
 			return errConflict
 		}
+	}
+	took, err := m.sequence(t)
+	if err != nil {
+		m.commitMu.Unlock()
+		return err
 	}
 	wait, err := m.engine.Apply(t.writes)
 	if err != nil {
@@ -177,7 +183,52 @@ func (m *Manager) commit(ctx context.Context, t *txn) error {
 	if err != nil {
 		return fmt.Errorf("sync: %w", err)
 	}
+	took()
 	return nil
+}
+
+// sequence makes t's appends (kv.Txn.Append) under the commit lock, so
+// that numbers are taken in commit order: each sequence's last number is
+// read from the state every earlier commit left, and the values and the
+// new last numbers join t's writes (and, through them, what later
+// validations check). It returns what reports the numbers taken, to be
+// called once the commit is durable.
+func (m *Manager) sequence(t *txn) (took func(), err error) {
+	if len(t.appends) == 0 {
+		return func() {}, nil
+	}
+	for _, a := range t.appends {
+		if _, ok := t.writes.lookup(a.Seq); ok || t.writes.rangeDeleted(a.Seq) {
+			return nil, fmt.Errorf("kv: a transaction appends to the sequence %q and writes it too", a.Seq)
+		}
+	}
+	snap := m.engine.Snapshot()
+	defer snap.Release()
+	last := make(map[string]uint64, 1)
+	numbers := make([]uint64, len(t.appends))
+	for j, a := range t.appends {
+		n, ok := last[string(a.Seq)]
+		if !ok {
+			if n, err = kv.SequenceValue(snap.Get(a.Seq)); err != nil {
+				return nil, fmt.Errorf("sequence %q: %w", a.Seq, err)
+			}
+		}
+		n++
+		last[string(a.Seq)], numbers[j] = n, n
+		for i, v := range a.Values {
+			t.writes.set(a.Key(n, i), v)
+		}
+	}
+	for key, n := range last {
+		t.writes.set([]byte(key), binary.BigEndian.AppendUint64(nil, n))
+	}
+	return func() {
+		for j, a := range t.appends {
+			if a.Took != nil {
+				a.Took(numbers[j])
+			}
+		}
+	}, nil
 }
 
 func (m *Manager) snapshot() (Snapshot, uint64) {

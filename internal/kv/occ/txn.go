@@ -18,6 +18,10 @@ type txn struct {
 	version uint64
 	reads   readSet
 	writes  *WriteSet
+	// appends are made at commit (Manager.sequence); appendSize is
+	// what they will write.
+	appends    []kv.Sequenced
+	appendSize int
 }
 
 var _ kv.Txn = (*txn)(nil)
@@ -134,6 +138,33 @@ func (t *txn) DeleteRange(start, end []byte) error {
 	}
 	t.writes.deleteRange(Span{Start: bytes.Clone(start), End: bytes.Clone(end)})
 	return nil
+}
+
+// Append implements kv.Txn: the numbers are taken at commit.
+func (t *txn) Append(w kv.Sequenced) error {
+	size := len(w.Seq) + 8
+	for _, v := range w.Values {
+		size += len(v) + len(w.Seq) + 16 // a key about the sequence's length and a number
+		if len(v) > kv.MaxValueSize {
+			return kv.ErrTooLarge
+		}
+	}
+	if err := checkSize(w.Seq, 0, t.writes.size+t.appendSize+size); err != nil {
+		return err
+	}
+	w.Values = cloneValues(w.Values)
+	w.Seq = bytes.Clone(w.Seq)
+	t.appends = append(t.appends, w)
+	t.appendSize += size
+	return nil
+}
+
+func cloneValues(vs [][]byte) [][]byte {
+	out := make([][]byte, len(vs))
+	for i, v := range vs {
+		out[i] = bytes.Clone(v)
+	}
+	return out
 }
 
 func checkSize(key []byte, valueLen, txnSize int) error {

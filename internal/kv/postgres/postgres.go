@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -232,6 +233,10 @@ func (s *Store) attempt(ctx context.Context, hooks *kv.Hooks, fn func(kv.Txn) er
 	if ferr != nil {
 		return ferr
 	}
+	took, err := t.sequence()
+	if err != nil {
+		return err
+	}
 	if err := t.flush(); err != nil {
 		return err
 	}
@@ -245,6 +250,7 @@ func (s *Store) attempt(ctx context.Context, hooks *kv.Hooks, fn func(kv.Txn) er
 		return fmt.Errorf("postgres: commit: %w", err)
 	}
 	committed = true
+	took()
 	return nil
 }
 
@@ -274,6 +280,7 @@ type txn struct {
 	size      int
 	version   uint64
 	failed    error
+	appends   []kv.Sequenced
 }
 
 // fail remembers the first database error; once a statement has failed
@@ -387,7 +394,7 @@ func (t *txn) Set(key, value []byte) error {
 	if value == nil {
 		value = []byte{}
 	}
-	t.pending.Queue(`INSERT INTO cerulean_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v`,
+	t.pending.Queue(upsertSQL,
 		clone(key), clone(value))
 	return nil
 }
@@ -435,5 +442,68 @@ func (t *txn) Version() uint64 {
 	t.version = uint64(v)
 	return t.version
 }
+
+// Append implements kv.Txn: the appends are made as the transaction's
+// last statements (sequence).
+func (t *txn) Append(w kv.Sequenced) error {
+	size := len(w.Seq) + 8
+	for _, v := range w.Values {
+		if len(v) > kv.MaxValueSize {
+			return kv.ErrTooLarge
+		}
+		size += len(v) + len(w.Seq) + 16
+	}
+	if err := t.account(size); err != nil {
+		return err
+	}
+	vals := make([][]byte, len(w.Values))
+	for i, v := range w.Values {
+		vals[i] = clone(v)
+	}
+	w.Seq, w.Values = clone(w.Seq), vals
+	t.appends = append(t.appends, w)
+	return nil
+}
+
+// sequence makes the appends: it reads each sequence's last number and
+// writes the values and the new last number, as the transaction's last
+// statements. The read makes concurrent appenders to one sequence
+// conflict, so the database commits them one after the other, in the
+// order of their numbers; it returns what reports the numbers, to be
+// called once the transaction has committed.
+func (t *txn) sequence() (took func(), err error) {
+	if len(t.appends) == 0 {
+		return func() {}, nil
+	}
+	last := make(map[string]uint64, 1)
+	numbers := make([]uint64, len(t.appends))
+	for j, a := range t.appends {
+		n, ok := last[string(a.Seq)]
+		if !ok {
+			if n, err = kv.SequenceValue(t.Get(a.Seq)); err != nil {
+				return nil, err
+			}
+		}
+		n++
+		last[string(a.Seq)], numbers[j] = n, n
+		for i, v := range a.Values {
+			t.pending.Queue(upsertSQL, a.Key(n, i), v)
+		}
+	}
+	for key, n := range last {
+		t.pending.Queue(upsertSQL,
+			[]byte(key), binary.BigEndian.AppendUint64(nil, n))
+	}
+	return func() {
+		for j, a := range t.appends {
+			if a.Took != nil {
+				a.Took(numbers[j])
+			}
+		}
+	}, nil
+}
+
+// upsertSQL writes one key.
+const upsertSQL = `INSERT INTO cerulean_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v`
 
 func clone(b []byte) []byte { return append(make([]byte, 0, len(b)), b...) }

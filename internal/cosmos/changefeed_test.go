@@ -9,13 +9,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/cosmos/epk"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 type feedEntry struct {
@@ -403,13 +403,6 @@ func TestChangeFeedPolicyRetention(t *testing.T) {
 	}
 }
 
-// conflictCounter counts the attempts a store's commits lost.
-type conflictCounter struct{ n atomic.Int64 }
-
-func (c *conflictCounter) Committed(time.Duration, int) {}
-func (c *conflictCounter) Conflicted()                  { c.n.Add(1) }
-func (c *conflictCounter) Synced(int)                   {}
-
 // TestConcurrentWritersDoNotConflict: sixteen writers creating and
 // replacing distinct items of one logical partition never lose a commit
 // to each other (the change log's LSN is taken at commit, not read and
@@ -418,8 +411,7 @@ func (c *conflictCounter) Synced(int)                   {}
 func TestConcurrentWritersDoNotConflict(t *testing.T) {
 	store := memory.Open()
 	t.Cleanup(func() { _ = store.Close() })
-	var conflicts conflictCounter
-	store.(kv.Observable).Observe(&conflicts)
+	conflicts := testkit.ObserveConflicts(t, store)
 	s, _ := newItemsService(t, Config{Store: store}, "")
 	ctx := context.Background()
 	ref := CollectionRef{DB: "db", Coll: "items"}
@@ -438,7 +430,7 @@ func TestConcurrentWritersDoNotConflict(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := conflicts.n.Load(); n != 0 {
+	if n := conflicts.Count(); n != 0 {
 		t.Errorf("%d commits lost to a concurrent writer of another item", n)
 	}
 	all, _ := drainFeed(t, s, "items", ChangeFeedOptions{})

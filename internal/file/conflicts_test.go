@@ -4,20 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
-
-// conflictCounter counts the attempts a store's commits lost.
-type conflictCounter struct{ n atomic.Int64 }
-
-func (c *conflictCounter) Committed(time.Duration, int) {}
-func (c *conflictCounter) Conflicted()                  { c.n.Add(1) }
-func (c *conflictCounter) Synced(int)                   {}
 
 // TestRangeWritersOfDifferentFilesDoNotConflict: sixteen writers putting
 // ranges into files of their own in one share never lose a commit to
@@ -26,8 +17,7 @@ func (c *conflictCounter) Synced(int)                   {}
 func TestRangeWritersOfDifferentFilesDoNotConflict(t *testing.T) {
 	store := memory.Open()
 	t.Cleanup(func() { _ = store.Close() })
-	var conflicts conflictCounter
-	store.(kv.Observable).Observe(&conflicts)
+	conflicts := testkit.ObserveConflicts(t, store)
 	s := New(Config{Store: store})
 	ctx := t.Context()
 	if _, err := s.CreateShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ShareSpec{}); err != nil {
@@ -39,7 +29,7 @@ func TestRangeWritersOfDifferentFilesDoNotConflict(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	before := conflicts.n.Load()
+	before := conflicts.Count()
 	data := bytes.Repeat([]byte("x"), 4096)
 	var wg sync.WaitGroup
 	for w := range writers {
@@ -54,7 +44,7 @@ func TestRangeWritersOfDifferentFilesDoNotConflict(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := conflicts.n.Load() - before; n != 0 {
+	if n := conflicts.Count() - before; n != 0 {
 		t.Errorf("%d commits lost to a writer of another file", n)
 	}
 }

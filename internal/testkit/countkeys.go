@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
 )
@@ -46,4 +47,34 @@ type rangeCountingTxn struct {
 func (t rangeCountingTxn) DeleteRange(start, end []byte) error {
 	t.n.Add(1)
 	return t.Txn.DeleteRange(start, end)
+}
+
+// Conflicts counts the commit attempts a store's transactions lost to
+// concurrent commits: observe a store with it (kv.Observable) to pin a
+// write path free of a shared conflict point.
+type Conflicts struct{ n atomic.Int64 }
+
+// Count is the number of attempts lost so far.
+func (c *Conflicts) Count() int64 { return c.n.Load() }
+
+// Committed implements kv.Observer.
+func (c *Conflicts) Committed(time.Duration, int) {}
+
+// Conflicted implements kv.Observer.
+func (c *Conflicts) Conflicted() { c.n.Add(1) }
+
+// Synced implements kv.Observer.
+func (c *Conflicts) Synced(int) {}
+
+// ObserveConflicts makes store, which must be kv.Observable, report its
+// lost attempts to the returned counter.
+func ObserveConflicts(t testing.TB, store kv.Store) *Conflicts {
+	t.Helper()
+	o, ok := store.(kv.Observable)
+	if !ok {
+		t.Fatalf("%T reports no conflicts", store)
+	}
+	c := &Conflicts{}
+	o.Observe(c)
+	return c
 }

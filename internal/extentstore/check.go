@@ -3,16 +3,12 @@ package extentstore
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/invariant"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
-
-// maxReported is how many violations a Checker spells out.
-const maxReported = 10
 
 // Checker collects what a service's invariant check reads of its data
 // objects (chunks, references, registrations) and verifies the content
@@ -27,7 +23,7 @@ type Checker[O comparable] struct {
 	refs       map[object[O]]*reference
 	staged     map[object[O]]bool
 	freed      map[object[O]]bool
-	violations []string
+	violations invariant.Violations
 }
 
 type object[O comparable] struct {
@@ -59,9 +55,7 @@ func NewChecker[O comparable](layout *Layout[O]) *Checker[O] {
 }
 
 // Fail records a violation.
-func (c *Checker[O]) Fail(format string, args ...any) {
-	c.violations = append(c.violations, fmt.Sprintf(format, args...))
-}
+func (c *Checker[O]) Fail(format string, args ...any) { c.violations.Add(format, args...) }
 
 // Chunk records a chunk of size bytes, number idx, of object id of o.
 func (c *Checker[O]) Chunk(o O, id, idx uint64, size int) {
@@ -105,13 +99,7 @@ func (c *Checker[O]) ref(o O, id uint64, what string, need, exact int64) {
 // Err. Run it on a quiescent store: in-flight writes may be half-way.
 func (c *Checker[O]) Run(ctx context.Context, store kv.Store, prefix []byte, file func(k, v []byte) error, verify func()) error {
 	err := store.View(ctx, func(r kv.Reader) error {
-		err := r.Scan(prefix, kv.PrefixEnd(prefix), func(k, v []byte) error {
-			if err := file(k, v); err != nil {
-				c.Fail("key %q: %v", k, err)
-			}
-			return nil
-		})
-		if err != nil {
+		if err := c.violations.Scan(r, prefix, file); err != nil {
 			return err
 		}
 		return c.Registries(r)
@@ -124,7 +112,7 @@ func (c *Checker[O]) Run(ctx context.Context, store kv.Store, prefix []byte, fil
 }
 
 // Violations are the violations recorded so far, unsorted.
-func (c *Checker[O]) Violations() []string { return c.violations }
+func (c *Checker[O]) Violations() []string { return c.violations.List() }
 
 // Registries reads the layout's staged and freed registries from r.
 func (c *Checker[O]) Registries(r kv.Reader) error {
@@ -138,13 +126,7 @@ func (c *Checker[O]) Registries(r kv.Reader) error {
 		{c.layout.Staged, c.stagedEntry},
 		{c.layout.Freed, c.freedEntry},
 	} {
-		err := r.Scan(reg.prefix, kv.PrefixEnd(reg.prefix), func(k, v []byte) error {
-			if err := reg.file(k, v); err != nil {
-				c.Fail("key %q: %v", k, err)
-			}
-			return nil
-		})
-		if err != nil {
+		if err := c.violations.Scan(r, reg.prefix, reg.file); err != nil {
 			return err
 		}
 	}
@@ -212,12 +194,7 @@ func chunksFor(size int64) int64 { return (size + chunk.Size - 1) / chunk.Size }
 // none.
 func (c *Checker[O]) Err() error {
 	c.verifyObjects()
-	if len(c.violations) == 0 {
-		return nil
-	}
-	sort.Strings(c.violations)
-	shown := c.violations[:min(len(c.violations), maxReported)]
-	return fmt.Errorf("%s invariants: %d violations:\n\t%s", c.layout.Name, len(c.violations), strings.Join(shown, "\n\t"))
+	return c.violations.Err(c.layout.Name)
 }
 
 // lastUint decodes the integer element that ends a registry key.

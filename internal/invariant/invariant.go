@@ -6,6 +6,7 @@ package invariant
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -46,11 +47,23 @@ func Check(ctx context.Context, store kv.Store, what string, read func(kv.Reader
 	if finish != nil {
 		finish(&v)
 	}
+	return v.Err(what)
+}
+
+// List is the violations recorded so far, in the order recorded.
+func (v *Violations) List() []string { return v.found }
+
+// Err describes the violations recorded, the first maxReported of them
+// in sorted order (a check's maps visit in any order), in an error naming
+// the service what; nil when there are none.
+func (v *Violations) Err(what string) error {
 	if len(v.found) == 0 {
 		return nil
 	}
-	shown := v.found[:min(len(v.found), maxReported)]
-	return fmt.Errorf("%s invariants: %d violations:\n\t%s", what, len(v.found), strings.Join(shown, "\n\t"))
+	sorted := slices.Clone(v.found)
+	slices.Sort(sorted)
+	shown := sorted[:min(len(sorted), maxReported)]
+	return fmt.Errorf("%s invariants: %d violations:\n\t%s", what, len(sorted), strings.Join(shown, "\n\t"))
 }
 
 // ScanAccounts scans a Storage service's account keyspace — prefix, then

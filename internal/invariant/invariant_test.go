@@ -55,11 +55,11 @@ func TestCheck(t *testing.T) {
 			return nil
 		})
 	}, func(v *Violations) {
-		for range 11 {
-			v.Add("finish %d", 1)
+		for i := range 11 {
+			v.Add("then %02d", i) // shown after the key's, in sorted order
 		}
 	})
-	if err == nil || !strings.HasPrefix(err.Error(), "noisy invariants: 12 violations:") || !strings.Contains(err.Error(), `key "xb": `+tuple.ErrMalformed.Error()) || strings.Count(err.Error(), "\n\t") != 10 {
+	if err == nil || !strings.HasPrefix(err.Error(), "noisy invariants: 12 violations:") || !strings.Contains(err.Error(), `key "xb": `+tuple.ErrMalformed.Error()) || strings.Count(err.Error(), "\n\t") != 10 || strings.Contains(err.Error(), "then 10") {
 		t.Errorf("violations: %v", err)
 	}
 	broken := func(kv.Reader, *Violations) error { return kv.ErrClosed }

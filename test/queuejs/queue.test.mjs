@@ -87,6 +87,11 @@ test("the path-style secondary endpoint answers reads and refuses writes", async
   const secondary = new QueueServiceClient(primary + "-secondary", credential).getQueueClient("jssecondary");
   const peeked = await secondary.peekMessages();
   assert.deepEqual(peeked.peekedMessageItems.map((m) => m.messageText), ["readable from the secondary"]);
-  await assert.rejects(secondary.sendMessage("x"), (err) => err.statusCode === 403);
+  const props = await secondary.getProperties();
+  assert.equal(props.approximateMessagesCount, 1);
+  const stats = await new QueueServiceClient(primary + "-secondary", credential).getStatistics();
+  assert.equal(stats.geoReplication.status, "live");
+  await assert.rejects(secondary.sendMessage("x"), (err) => err.statusCode === 403 && err.code === "InsufficientAccountPermissions");
+  await assert.rejects(secondary.receiveMessages(), (err) => err.statusCode === 403 && err.code === "InsufficientAccountPermissions");
   await queue.delete();
 });

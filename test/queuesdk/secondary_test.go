@@ -111,6 +111,19 @@ func TestSecondaryPathStyle(t *testing.T) {
 	sec, err := azqueue.NewServiceClientWithSharedKeyCredential(secondaryURL, f.cred, clientOptions())
 	must(t, err, "path-style secondary client")
 	checkSecondary(t, f.svc, sec, "path style")
+
+	// A SAS signed for the account (its primary name) authorizes reads on
+	// the secondary too; a write it allows is still refused there.
+	name := qname("secsas")
+	qc := f.createQueue(name, nil)
+	enqueue(t, qc, "m", nil)
+	bySAS, err := azqueue.NewQueueClientWithNoCredential(secondaryURL+name+"?"+f.fullAccountSAS(), clientOptions())
+	must(t, err, "SAS client of the secondary")
+	if got := peekedTexts(peek(t, bySAS, 1)); len(got) != 1 || got[0] != "m" {
+		t.Errorf("Peek Messages on the secondary with an account SAS: %q", got)
+	}
+	_, err = bySAS.EnqueueMessage(context.Background(), "x", nil)
+	checkErr(t, err, http.StatusForbidden, queueerror.InsufficientAccountPermissions, "Put Message on the secondary with an account SAS")
 }
 
 // TestSecondaryProductionStyle: the secondary at

@@ -107,30 +107,16 @@ func InvalidXMLAt(line, pos int, reason string) *azerr.Error {
 // where a reader that checks each child once it has read it stands.
 // It returns 0, 0 when body has no such child.
 func nodeAfterChild(body []byte, name string, n int) (line, pos int) {
-	d := xml.NewDecoder(bytes.NewReader(body))
-	depth, seen := 0, -1
-	for {
-		at := d.InputOffset()
-		tok, err := d.Token()
-		if err != nil {
-			return 0, 0
+	seen := -1
+	return tagPosition(body, func(end bool, path []string) bool {
+		if seen == n {
+			return true
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if seen == n {
-				return lineAndPosition(body, int(at)+len("<"))
-			}
-			depth++
-		case xml.EndElement:
-			if seen == n {
-				return lineAndPosition(body, int(at)+len("</"))
-			}
-			depth--
-			if depth == 1 && t.Name.Local == name {
-				seen++
-			}
+		if end && len(path) == 2 && path[1] == name {
+			seen++
 		}
-	}
+		return false
+	})
 }
 
 // EndTagPosition returns the line and position (both from 1) of the name
@@ -138,29 +124,45 @@ func nodeAfterChild(body []byte, name string, n int) (line, pos int) {
 // down): where a reader that checks an element once it has read it
 // stands. It returns 0, 0 when body has no such element.
 func EndTagPosition(body []byte, path ...string) (line, pos int) {
+	return tagPosition(body, func(end bool, open []string) bool {
+		return end && slices.Equal(open, path)
+	})
+}
+
+// tagPosition walks the tags of body and returns the line and position
+// (both from 1) of the name in the first tag stop accepts, or 0, 0 when
+// it accepts none or the document ends in a syntax error first. stop sees
+// each tag with the names of the open elements from the root down: a
+// start tag once its element is open (the path ends with it), an end tag
+// while its element is still open.
+func tagPosition(body []byte, stop func(end bool, path []string) bool) (line, pos int) {
 	d := xml.NewDecoder(bytes.NewReader(body))
-	var stack []string
+	var path []string
 	for {
-		at := d.InputOffset()
+		at := int(d.InputOffset())
 		tok, err := d.Token()
 		if err != nil {
 			return 0, 0
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			stack = append(stack, t.Name.Local)
-		case xml.EndElement:
-			if slices.Equal(stack, path) {
-				return lineAndPosition(body, int(at)+len("</"))
+			path = append(path, t.Name.Local)
+			if stop(false, path) {
+				return LinePosition(body, at+len("<"))
 			}
-			stack = stack[:len(stack)-1]
+		case xml.EndElement:
+			if stop(true, path) {
+				return LinePosition(body, at+len("</"))
+			}
+			path = path[:len(path)-1]
 		}
 	}
 }
 
-// lineAndPosition turns a byte offset into a line and a character position
-// on it, both counted from 1.
-func lineAndPosition(body []byte, offset int) (line, pos int) {
+// LinePosition turns a byte offset into body into the line and the
+// character position on it, both counted from 1, as Azure reports where
+// its XML reader stood (LineNumber, LinePosition).
+func LinePosition(body []byte, offset int) (line, pos int) {
 	before := body[:min(offset, len(body))]
 	last := bytes.LastIndexByte(before, '\n')
 	return bytes.Count(before, []byte("\n")) + 1, utf8.RuneCount(before[last+1:]) + 1

@@ -32,7 +32,7 @@ func NewHandler(svc *Service) http.Handler {
 		Service: "queue", Routes: routes, Receiver: h, Parse: parseRequest, Unrouted: unrouted, CheckNames: checkNames,
 		Accounts: svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteError,
 		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) }, ACL: svc.GetQueueACL,
-		SecondaryReadOnly: azerr.ErrAuthorizationFailure.WithMessage("This request is not authorized to perform this operation: the secondary location is read-only."),
+		SecondaryReadOnly: errSecondaryReadOnly,
 	})
 	h.props = door.Props
 	return door.Handler()
@@ -40,12 +40,13 @@ func NewHandler(svc *Service) http.Handler {
 
 // request is one Queue request, its path split.
 type request struct {
-	w      http.ResponseWriter
-	r      *http.Request
-	q      url.Values
-	path   resourcePath
-	acct   string // the primary account, "-secondary" removed
-	access azauth.Access
+	w         http.ResponseWriter
+	r         *http.Request
+	q         url.Values
+	path      resourcePath
+	acct      string // the primary account, "-secondary" removed
+	secondary bool   // addressed at acct-secondary
+	access    azauth.Access
 }
 
 func (q *request) ctx() context.Context { return q.r.Context() }
@@ -92,7 +93,7 @@ const (
 )
 
 func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
-	q := &request{w: c.W, r: c.R, q: c.Query, path: splitPath(c.R.URL.Path), acct: c.Acct}
+	q := &request{w: c.W, r: c.R, q: c.Query, path: splitPath(c.R.URL.Path), acct: c.Acct, secondary: c.Secondary}
 	var at storagefront.Address
 	switch p := q.path; {
 	case p.invalid:

@@ -118,9 +118,3 @@ func (h *handler) getServiceProperties(q *request) error {
 func (h *handler) setServiceProperties(q *request) error {
 	return h.props.ServeSet(q.w, q.r, q.acct)
 }
-
-// getServiceStats answers as the emulators do: one store is its own
-// secondary, always live and in sync.
-func (h *handler) getServiceStats(q *request) error {
-	return azhttp.WriteServiceStats(q.w, "live", h.svc.clock())
-}

@@ -28,6 +28,23 @@ func TestParseMessageText(t *testing.T) {
 		{body: `not xml`, wantErr: azerr.ErrInvalidXmlDocument},
 		{body: `<QueueMessage><MessageText>` + strings.Repeat("x", MaxMessageSize+1) + `</MessageText></QueueMessage>`, wantErr: azerr.ErrRequestBodyTooLarge},
 		{body: `<QueueMessage><MessageText>` + strings.Repeat("&amp;", MaxMessageSize) + `</MessageText></QueueMessage>`, want: strings.Repeat("&", MaxMessageSize)},
+		// Characters XML 1.0 does not allow, literal or referenced, are
+		// refused (REST reference, Put Message: the text must fit in an
+		// XML request); the allowed controls, whitespace alone and
+		// characters beyond the BMP are text like any other.
+		{body: "<QueueMessage><MessageText>\x01</MessageText></QueueMessage>", wantErr: azerr.ErrInvalidXmlDocument},
+		{body: "<QueueMessage><MessageText>a\x1fb</MessageText></QueueMessage>", wantErr: azerr.ErrInvalidXmlDocument},
+		{body: "<QueueMessage><MessageText>\uFFFE</MessageText></QueueMessage>", wantErr: azerr.ErrInvalidXmlDocument},
+		{body: `<QueueMessage><MessageText>&#x1;</MessageText></QueueMessage>`, wantErr: azerr.ErrInvalidXmlDocument},
+		{body: `<QueueMessage><MessageText>&#0;</MessageText></QueueMessage>`, wantErr: azerr.ErrInvalidXmlDocument},
+		{body: `<QueueMessage><MessageText>&#xD800;</MessageText></QueueMessage>`, wantErr: azerr.ErrInvalidXmlDocument},
+		{body: `<QueueMessage><MessageText>&#xFFFF;</MessageText></QueueMessage>`, wantErr: azerr.ErrInvalidXmlDocument},
+		{body: `<QueueMessage><MessageText>&#x110000;</MessageText></QueueMessage>`, wantErr: azerr.ErrInvalidXmlDocument},
+		{body: `<QueueMessage><MessageText>&#x9;&#10;&#xD;&#x10000;&#xFFFD;</MessageText></QueueMessage>`, want: "\t\n\r\U00010000\uFFFD"},
+		{body: "<QueueMessage><MessageText>\t \U0001F642 \uFFFD</MessageText></QueueMessage>", want: "\t \U0001F642 \uFFFD"},
+		{body: `<QueueMessage><MessageText>   </MessageText></QueueMessage>`, want: "   "},
+		{body: `<QueueMessage><MessageText><![CDATA[&#x1; <raw> & ]]></MessageText></QueueMessage>`, want: "&#x1; <raw> & "},
+		{body: `<QueueMessage><!-- &#x1; --><MessageText>c</MessageText></QueueMessage>`, want: "c"},
 	} {
 		got, err := parseMessageText([]byte(tc.body), tc.optional)
 		short := tc.body[:min(len(tc.body), 60)]

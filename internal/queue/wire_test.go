@@ -146,6 +146,11 @@ func TestWireGolden(t *testing.T) {
 	golden("get-acl", raw.status, http.StatusOK, raw.body)
 	st, body = do(http.MethodGet, "?restype=service&comp=properties", "")
 	golden("service-properties", st, http.StatusOK, body)
-	st, body = do(http.MethodGet, "?restype=service&comp=stats", "")
+	// Stats are served on the secondary endpoint only (path style:
+	// /account-secondary/), with the primary's SAS.
+	st, body = do(http.MethodGet, "-secondary/?restype=service&comp=stats", "")
 	golden("service-stats", st, http.StatusOK, body)
+	if st, body := do(http.MethodGet, "?restype=service&comp=stats", ""); st != http.StatusBadRequest || !strings.Contains(body, "<Code>InvalidQueryParameterValue</Code>") {
+		t.Errorf("Get Queue Service Stats on the primary: %d %s", st, body)
+	}
 }

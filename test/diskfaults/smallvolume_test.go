@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -55,26 +54,7 @@ func mountSmallVolume(t *testing.T, size int) string {
 // preallocated ones included), and their apparent size.
 func allocated(t *testing.T, dir string) (onDisk, apparent int64) {
 	t.Helper()
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil // removed while walked (a compaction's input)
-		}
-		if err != nil || d.IsDir() {
-			return err
-		}
-		info, err := d.Info()
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		apparent += info.Size()
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			onDisk += st.Blocks * 512
-		}
-		return nil
-	})
+	onDisk, apparent, err := testkit.DiskUsage(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

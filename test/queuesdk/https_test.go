@@ -54,9 +54,7 @@ func TestProductionURLOverHTTPS(t *testing.T) {
 		t.Errorf("peeked %+v", peeked.Messages)
 	}
 	_, err = sec.NewQueueClient(name).EnqueueMessage(ctx, "x", nil)
-	if err == nil {
-		t.Error("Put Message on the secondary succeeded")
-	}
+	checkErr(t, err, http.StatusForbidden, queueerror.InsufficientAccountPermissions, "Put Message on the secondary")
 	stats, err := sec.GetStatistics(ctx, nil)
 	must(t, err, "Get Queue Service Stats on the secondary")
 	if stats.GeoReplication == nil || stats.GeoReplication.Status == nil || *stats.GeoReplication.Status != azqueue.GeoReplicationStatusLive {

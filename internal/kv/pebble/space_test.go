@@ -5,18 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // virtualVolume is a volume of capacity bytes holding only dir: its free
@@ -24,26 +22,7 @@ import (
 // (preallocated logs) included, as statfs would say of a real one.
 func virtualVolume(dir string, capacity int64) func() (uint64, error) {
 	return func() (uint64, error) {
-		var used int64
-		err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				if errors.Is(err, fs.ErrNotExist) {
-					return nil // removed while walked (an obsolete file)
-				}
-				return err
-			}
-			info, err := d.Info()
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if st, ok := info.Sys().(*syscall.Stat_t); ok {
-				used += st.Blocks * 512
-			}
-			return nil
-		})
+		used, _, err := testkit.DiskUsage(dir)
 		if err != nil {
 			return 0, err
 		}

@@ -35,6 +35,12 @@ func responseFormat(r *http.Request, q url.Values) (metadataLevel, error) {
 
 // baseURL is the account URL as the client addressed it, ending in "/".
 func baseURL(r *http.Request, acct string) string {
+	if !azhttp.IsHostStyle(r) {
+		// A path-style request to the secondary names it in its path.
+		if first, _ := splitPath(r.URL.Path); first == acct+azhttp.SecondarySuffix {
+			acct = first
+		}
+	}
 	return azhttp.AccountURL(r, acct)
 }
 

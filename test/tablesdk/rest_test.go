@@ -207,16 +207,16 @@ func TestRESTBatch(t *testing.T) {
 	stale := ins.Header.Get("ETag")
 	u := c.base + "/batchrest(PartitionKey='p',RowKey='r')"
 
-	for name, part := range map[string]string{
-		"PATCH":               "PATCH " + u + " HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json;odata=nometadata\r\nIf-Match: *\r\n\r\n{\"W\":1}",
-		"MERGE":               "MERGE " + u + " HTTP/1.1\r\nContent-Type: application/json\r\nIf-Match: *\r\n\r\n{\"X\":1}",
-		"DSV 1.0 MERGE":       "MERGE " + u + " HTTP/1.1\r\nContent-Type: application/json\r\nDataServiceVersion: 1.0;NetFx\r\nMaxDataServiceVersion: 2.0;NetFx\r\nIf-Match: *\r\n\r\n{\"Y\":1}",
-		"DSV 2.0 PUT":         "PUT " + u + " HTTP/1.1\r\nContent-Type: application/json\r\nDataServiceVersion: 2.0;NetFx\r\n\r\n{\"V\":2,\"W\":1,\"X\":1,\"Y\":1}",
-		"X-HTTP-Method MERGE": "POST " + u + " HTTP/1.1\r\nX-HTTP-Method: MERGE\r\nContent-Type: application/json\r\nIf-Match: *\r\n\r\n{\"Z\":1}",
+	for _, op := range []struct{ name, part string }{
+		{"DSV 2.0 PUT", "PUT " + u + " HTTP/1.1\r\nContent-Type: application/json\r\nDataServiceVersion: 2.0;NetFx\r\n\r\n{\"V\":2}"},
+		{"PATCH", "PATCH " + u + " HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json;odata=nometadata\r\nIf-Match: *\r\n\r\n{\"W\":1}"},
+		{"MERGE", "MERGE " + u + " HTTP/1.1\r\nContent-Type: application/json\r\nIf-Match: *\r\n\r\n{\"X\":1}"},
+		{"DSV 1.0 MERGE", "MERGE " + u + " HTTP/1.1\r\nContent-Type: application/json\r\nDataServiceVersion: 1.0;NetFx\r\nMaxDataServiceVersion: 2.0;NetFx\r\nIf-Match: *\r\n\r\n{\"Y\":1}"},
+		{"X-HTTP-Method MERGE", "POST " + u + " HTTP/1.1\r\nX-HTTP-Method: MERGE\r\nContent-Type: application/json\r\nIf-Match: *\r\n\r\n{\"Z\":1}"},
 	} {
-		body := c.batch(nil, part)
+		body := c.batch(nil, op.part)
 		if !strings.Contains(body, "HTTP/1.1 204 No Content") {
-			t.Errorf("batch %s:\n%s", name, body)
+			t.Errorf("batch %s:\n%s", op.name, body)
 		}
 	}
 	// The whole batch in the 1.0/2.0 dialect too.

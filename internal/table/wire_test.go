@@ -311,3 +311,71 @@ func TestDeleteMissingTable(t *testing.T) {
 	w.send(http.MethodDelete, "Tables('gone')", h, "").Check(t, http.StatusNotFound, "ResourceNotFound", "delete it again")
 	w.send(http.MethodGet, "gone()", h, "").Check(t, http.StatusNotFound, "TableNotFound", "query the deleted table")
 }
+
+// TestTopZero: $top=0 answers 200 with no entities (Azure, as reported
+// in Azurite issue #1428), and its continuation points at the first
+// entity, so paging on from it loses nothing; past 1000 or below 0 $top
+// stays InvalidInput.
+func TestTopZero(t *testing.T) {
+	w := newWire(t)
+	w.createTable("topzero")
+	h := map[string]string{"Accept": "application/json;odata=nometadata", "Content-Type": "application/json", "Prefer": "return-no-content"}
+	for _, rk := range []string{"a", "b"} {
+		w.send(http.MethodPost, "topzero", h, `{"PartitionKey":"p","RowKey":"`+rk+`"}`).Check(t, http.StatusNoContent, "", "insert")
+	}
+	r := w.send(http.MethodGet, "topzero()?$top=0", h, "")
+	r.Check(t, http.StatusOK, "", "$top=0")
+	if string(r.Body) != `{"value":[]}` {
+		t.Errorf("$top=0 answered %s", r.Body)
+	}
+	npk, nrk := r.Header.Get("x-ms-continuation-NextPartitionKey"), r.Header.Get("x-ms-continuation-NextRowKey")
+	if npk == "" || nrk == "" {
+		t.Fatalf("$top=0 gave no continuation: %v", r.Header)
+	}
+	r = w.send(http.MethodGet, "topzero()?NextPartitionKey="+npk+"&NextRowKey="+nrk, h, "")
+	if m := jsonEntities(t, r); len(m) != 2 {
+		t.Errorf("after the $top=0 continuation: %s", r.Body)
+	}
+	r = w.send(http.MethodGet, "Tables?$top=0", h, "")
+	r.Check(t, http.StatusOK, "", "Query Tables $top=0")
+	if string(r.Body) != `{"value":[]}` || r.Header.Get("x-ms-continuation-NextTableName") == "" {
+		t.Errorf("Query Tables $top=0: %s %v", r.Body, r.Header)
+	}
+	for _, top := range []string{"-1", "1001", "1.5"} {
+		w.send(http.MethodGet, "topzero()?$top="+top, h, "").Check(t, http.StatusBadRequest, "InvalidInput", "$top="+top)
+	}
+}
+
+func jsonEntities(t *testing.T, r testkit.Response) []any {
+	t.Helper()
+	var doc struct{ Value []any }
+	if err := json.Unmarshal(r.Body, &doc); err != nil {
+		t.Fatalf("query answer %s: %v", r.Body, err)
+	}
+	return doc.Value
+}
+
+// TestSecondaryPathStyle: the account's secondary, /<account>-secondary/
+// in path style, answers Get Table Service Stats (aztables'
+// TestGetStatistics calls it there, recorded in go-aztables
+// TestGetStatistics) and reads, naming itself in odata.metadata; a write
+// there is refused 403.
+func TestSecondaryPathStyle(t *testing.T) {
+	w := newWire(t)
+	w.createTable("replicated")
+	secondary := &wire{t: t, base: w.base + "-secondary", signer: w.signer}
+	r := secondary.send(http.MethodGet, "?restype=service&comp=stats", nil, "")
+	r.Check(t, http.StatusOK, "", "Get Table Service Stats on the secondary")
+	if !strings.Contains(string(r.Body), "<Status>live</Status>") {
+		t.Errorf("stats %s", r.Body)
+	}
+	r = secondary.send(http.MethodGet, "Tables", map[string]string{"Accept": "application/json;odata=minimalmetadata"}, "")
+	r.Check(t, http.StatusOK, "", "Query Tables on the secondary")
+	if want := `{"odata.metadata":"` + w.base + `-secondary/$metadata#Tables","value":[{"TableName":"replicated"}]}`; string(r.Body) != want {
+		t.Errorf("Query Tables on the secondary: %s, want %s", r.Body, want)
+	}
+	r = secondary.send(http.MethodPost, "Tables", map[string]string{"Content-Type": "application/json"}, `{"TableName":"written"}`)
+	if r.StatusCode != http.StatusForbidden {
+		t.Errorf("Create Table on the secondary: %d %s", r.StatusCode, r.Body)
+	}
+}

@@ -379,3 +379,37 @@ func TestSecondaryPathStyle(t *testing.T) {
 		t.Errorf("Create Table on the secondary: %d %s", r.StatusCode, r.Body)
 	}
 }
+
+// TestBatchPartHeaders: each operation's answer in a batch response
+// carries Azure's headers in Azure's order and spelling, with no
+// Content-Length or x-ms-error-code, and a failed insert still names the
+// Prefer it honoured (recorded in go-aztables TestBatchAdd and
+// TestBatchErrorHandleResponse, go-TestBatchError).
+func TestBatchPartHeaders(t *testing.T) {
+	w := newWire(t)
+	w.createTable("parts")
+	op := func(rk string) string {
+		return "--changeset_c\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n" +
+			"POST " + w.base + "/parts HTTP/1.1\r\nAccept: application/json;odata=minimalmetadata\r\nContent-Type: application/json\r\nPrefer: return-no-content\r\nDataServiceVersion: 3.0\r\n\r\n" +
+			`{"PartitionKey":"p","RowKey":"` + rk + `"}` + "\r\n"
+	}
+	batch := func(ops ...string) string {
+		body := "--batch_b\r\nContent-Type: multipart/mixed; boundary=changeset_c\r\n\r\n" + strings.Join(ops, "") + "--changeset_c--\r\n--batch_b--\r\n"
+		r := w.send(http.MethodPost, "$batch", map[string]string{"Content-Type": "multipart/mixed; boundary=batch_b"}, body)
+		r.Check(t, http.StatusAccepted, "", "$batch")
+		return string(r.Body)
+	}
+	got := batch(op("1"))
+	loc := w.base + "/parts(PartitionKey='p',RowKey='1')"
+	want := "HTTP/1.1 204 No Content\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nPreference-Applied: return-no-content\r\nDataServiceVersion: 3.0;\r\n" +
+		"Location: " + loc + "\r\nDataServiceId: " + loc + "\r\nETag: W/\"datetime'"
+	if !strings.Contains(got, want) {
+		t.Errorf("insert's part:\n%s\nwant it to hold\n%s", got, want)
+	}
+	got = batch(op("2"), op("1"))
+	want = "HTTP/1.1 409 Conflict\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nPreference-Applied: return-no-content\r\nDataServiceVersion: 3.0;\r\n" +
+		"Content-Type: application/json;odata=minimalmetadata;streaming=true;charset=utf-8\r\n\r\n{\"odata.error\":{\"code\":\"EntityAlreadyExists\",\"message\":{\"lang\":\"en-US\",\"value\":\"1:The specified entity already exists."
+	if !strings.Contains(got, want) {
+		t.Errorf("failed insert's part:\n%s\nwant it to hold\n%s", got, want)
+	}
+}

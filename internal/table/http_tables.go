@@ -28,7 +28,7 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 // parseTop reads $top: 0 to 1000, default 1000. $top=0 is a query that
 // returns no entities, as Azure answers it (a user's report against Azure
 // in Azurite issue #1428: the query Azure Storage Explorer sends with
-// $top=0 answers 200 there); its continuation points at the first match,
+// $top=0 answers 200 there); its continuation points where the scan began,
 // so paging on from it loses nothing.
 func parseTop(q map[string][]string) (int, error) {
 	vs := q["$top"]

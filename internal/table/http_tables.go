@@ -119,7 +119,7 @@ func (h *handler) createTable(q *request) error {
 	hdr := q.w.Header()
 	loc := baseURL(q.r, q.acct) + "Tables('" + t.Name + "')"
 	hdr.Set("Location", loc)
-	hdr.Set("DataServiceId", loc)
+	setAzureSpelling(hdr, "DataServiceId", loc)
 	noContent, stated := preferNoContent(q.r.Header)
 	if noContent {
 		hdr.Set("Preference-Applied", "return-no-content")

@@ -1,13 +1,18 @@
 package table
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
@@ -412,4 +417,42 @@ func TestBatchPartHeaders(t *testing.T) {
 	if !strings.Contains(got, want) {
 		t.Errorf("failed insert's part:\n%s\nwant it to hold\n%s", got, want)
 	}
+}
+
+// TestHeaderSpelling: ETag, DataServiceVersion and DataServiceId go out
+// spelled as Azure spells them (recorded answers, e.g.
+// test_table_entity.py test_insert_entity_dictionary, carry "ETag"), not
+// in Go's canonical form (Etag), for clients that match names exactly.
+func TestHeaderSpelling(t *testing.T) {
+	h := NewHandler(newTestService(t))
+	send := func(method, path, body string) http.Header {
+		t.Helper()
+		req := httptest.NewRequest(method, "http://127.0.0.1:10002/"+testAccount+"/"+path, strings.NewReader(body))
+		date := time.Now().UTC().Format(http.TimeFormat)
+		req.Header.Set("x-ms-date", date)
+		req.Header.Set("x-ms-version", "2019-02-02")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json;odata=nometadata")
+		mac := hmac.New(sha256.New, []byte("key"))
+		mac.Write([]byte(date + "\n/" + testAccount + req.URL.EscapedPath()))
+		req.Header.Set("Authorization", "SharedKeyLite "+testAccount+":"+base64.StdEncoding.EncodeToString(mac.Sum(nil)))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code >= 300 {
+			t.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body)
+		}
+		return rec.Result().Header
+	}
+	has := func(hdr http.Header, names ...string) {
+		t.Helper()
+		for _, name := range names {
+			if _, ok := hdr[name]; !ok {
+				t.Errorf("no %q among %v", name, slices.Collect(maps.Keys(hdr)))
+			}
+		}
+	}
+	has(send(http.MethodPost, "Tables", `{"TableName":"spelled"}`), "DataServiceVersion", "DataServiceId")
+	has(send(http.MethodPost, "spelled", `{"PartitionKey":"p","RowKey":"r"}`), "ETag", "DataServiceVersion", "DataServiceId")
+	has(send(http.MethodGet, "spelled(PartitionKey='p',RowKey='r')", ""), "ETag", "DataServiceVersion")
+	has(send("MERGE", "spelled(PartitionKey='p',RowKey='r')", `{"V":1}`), "ETag", "DataServiceVersion")
 }

@@ -38,6 +38,12 @@ func NewHandler(svc *Service) http.Handler {
 		Accounts: svc.accounts, Now: svc.now, Log: svc.log, WriteError: h.writeError,
 		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) },
 		ACL: storagefront.ACLFrom(svc.GetTable, func(t *Table) []azauth.SignedIdentifier { return t.ACL }),
+		// The account's read-only secondary (account-secondary, host or
+		// path style) serves reads and Get Table Service Stats, which
+		// aztables' TestGetStatistics calls there; a write is refused as
+		// the Blob service refuses one ("Write operations are not
+		// allowed.").
+		SecondaryReadOnly: azerr.ErrInsufficientAccountPermissions.WithMessage("Write operations are not allowed."),
 	})
 	h.props = door.Props
 	return door.Handler()

@@ -224,8 +224,16 @@ func (h *handler) batchFailure(q *request, index int, p batchPart, err error) er
 	if id := p.header.Get("Content-ID"); id != "" {
 		hdr.Set("Content-ID", id)
 	}
+	// A failed insert still says which Prefer it honoured (recorded in
+	// go-TestBatchError and go-aztables TestBatchErrorHandleResponse).
+	if method, merr := tunnelledMethod(p.method, p.header.Values("X-HTTP-Method")); merr == nil && method == http.MethodPost {
+		if noContent, stated := preferNoContent(http.Header(p.header)); noContent {
+			hdr.Set("Preference-Applied", "return-no-content")
+		} else if stated {
+			hdr.Set("Preference-Applied", "return-content")
+		}
+	}
 	azhttp.WriteErrorJSON(part, q.r, err)
-	part.header.Del("Content-Length") // renderBatch sets its own
 	return writeBatch(q, true, []*partResponse{part})
 }
 
@@ -258,7 +266,6 @@ func (h *handler) batchQuery(q *request, p batchPart) error {
 	hdr.Set("DataServiceVersion", "3.0;")
 	if err != nil {
 		azhttp.WriteErrorJSON(part, q.r, err)
-		part.header.Del("Content-Length")
 		return writeBatch(q, false, []*partResponse{part})
 	}
 	base := baseURL(q.r, q.acct)

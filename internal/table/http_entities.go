@@ -25,7 +25,7 @@ func checkKeys(q *request, pk, rk string) error {
 // setEntityHeaders sets what every successful entity write answers with.
 func setEntityHeaders(q *request, e *Entity) {
 	hdr := q.w.Header()
-	hdr.Set("ETag", e.ETag())
+	setAzureSpelling(hdr, "ETag", e.ETag())
 	setODataHeaders(hdr)
 }
 
@@ -72,7 +72,7 @@ func (h *handler) insertEntity(q *request) error {
 	base := baseURL(q.r, q.acct)
 	loc := base + entityPath(name, e.PartitionKey, e.RowKey)
 	hdr.Set("Location", loc)
-	hdr.Set("DataServiceId", loc)
+	setAzureSpelling(hdr, "DataServiceId", loc)
 	setEntityHeaders(q, e)
 	if noContent {
 		return azhttp.WriteEmpty(q.w, http.StatusNoContent)
@@ -172,7 +172,7 @@ func (h *handler) getEntity(q *request) error {
 	if sel != nil {
 		j.single = base + "$metadata#" + name + "/@Element&$select=" + q.q.Get("$select")
 	}
-	q.w.Header().Set("ETag", e.ETag())
+	setAzureSpelling(q.w.Header(), "ETag", e.ETag())
 	return writeJSON(q.w, http.StatusOK, level, j.appendEntity(nil, e))
 }
 

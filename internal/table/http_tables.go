@@ -25,15 +25,19 @@ func readBody(r *http.Request, limit int64) ([]byte, error) {
 	return body, nil
 }
 
-// parseTop reads $top: 1 to 1000, default 1000.
+// parseTop reads $top: 0 to 1000, default 1000. $top=0 is a query that
+// returns no entities, as Azure answers it (a user's report against Azure
+// in Azurite issue #1428: the query Azure Storage Explorer sends with
+// $top=0 answers 200 there); its continuation points where the scan began,
+// so paging on from it loses nothing.
 func parseTop(q map[string][]string) (int, error) {
 	vs := q["$top"]
 	if len(vs) == 0 {
 		return maxPageSize, nil
 	}
 	n, err := strconv.Atoi(vs[0])
-	if err != nil || n < 1 || n > maxPageSize {
-		return 0, azerr.ErrInvalidInput.WithMessage("The value %q of $top is not valid: it must be an integer from 1 to %d.", vs[0], maxPageSize)
+	if err != nil || n < 0 || n > maxPageSize {
+		return 0, azerr.ErrInvalidInput.WithMessage("The value %q of $top is not valid: it must be an integer from 0 to %d.", vs[0], maxPageSize)
 	}
 	return n, nil
 }
@@ -115,7 +119,7 @@ func (h *handler) createTable(q *request) error {
 	hdr := q.w.Header()
 	loc := baseURL(q.r, q.acct) + "Tables('" + t.Name + "')"
 	hdr.Set("Location", loc)
-	hdr.Set("DataServiceId", loc)
+	setAzureSpelling(hdr, "DataServiceId", loc)
 	noContent, stated := preferNoContent(q.r.Header)
 	if noContent {
 		hdr.Set("Preference-Applied", "return-no-content")

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -189,6 +190,47 @@ func (p *partResponse) WriteHeader(status int) {
 	}
 }
 
+// partHeaderOrder is how Azure writes an operation's answer headers in a
+// batch response: in this order and with these spellings (recorded in
+// go-aztables TestBatchAdd, TestBatchInsert, TestBatchErrorHandleResponse,
+// go-TestBatchError and go-storage TableBatchSuite). A client that reads
+// the parts itself may match the names exactly, so they are not written
+// in Go's canonical form (Etag, Dataserviceversion).
+var partHeaderOrder = []string{
+	"X-Content-Type-Options", "Cache-Control", "Preference-Applied", "DataServiceVersion",
+	"Content-Type", "Location", "DataServiceId", "ETag", "Content-ID",
+}
+
+// partHeaderOmitted are headers a shared writer sets that Azure's parts
+// do not carry: an operation's error is named only in its body, and no
+// part has a Content-Length (the same recordings).
+var partHeaderOmitted = map[string]bool{"Content-Length": true, "X-Ms-Error-Code": true}
+
+// writePartHeader writes h as Azure writes a part's headers: the known
+// ones in partHeaderOrder, then any others in name order.
+func writePartHeader(b *bytes.Buffer, h http.Header) {
+	done := make(map[string]bool, len(h))
+	write := func(name, key string) {
+		for _, v := range h[key] {
+			b.WriteString(name + ": " + v + "\r\n")
+		}
+		done[key] = true
+	}
+	for _, name := range partHeaderOrder {
+		write(name, http.CanonicalHeaderKey(name))
+	}
+	rest := make([]string, 0, len(h))
+	for key := range h {
+		if !done[key] && !partHeaderOmitted[key] {
+			rest = append(rest, key)
+		}
+	}
+	slices.Sort(rest)
+	for _, key := range rest {
+		write(key, key)
+	}
+}
+
 // boundary returns a fresh multipart boundary with prefix.
 func boundary(prefix string) string {
 	var b [16]byte
@@ -209,10 +251,7 @@ func renderBatch(batchBoundary string, changeset bool, parts []*partResponse) []
 		}
 		inner.WriteString("Content-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n")
 		fmt.Fprintf(&inner, "HTTP/1.1 %d %s\r\n", p.status, http.StatusText(p.status))
-		_ = p.Header().WriteSubset(&inner, map[string]bool{"Content-Length": true})
-		if len(p.body) > 0 {
-			fmt.Fprintf(&inner, "Content-Length: %d\r\n", len(p.body))
-		}
+		writePartHeader(&inner, p.Header())
 		inner.WriteString("\r\n")
 		inner.Write(p.body)
 		inner.WriteString("\r\n")

@@ -35,6 +35,12 @@ func responseFormat(r *http.Request, q url.Values) (metadataLevel, error) {
 
 // baseURL is the account URL as the client addressed it, ending in "/".
 func baseURL(r *http.Request, acct string) string {
+	if !azhttp.IsHostStyle(r) {
+		// A path-style request to the secondary names it in its path.
+		if first, _ := splitPath(r.URL.Path); first == acct+azhttp.SecondarySuffix {
+			acct = first
+		}
+	}
 	return azhttp.AccountURL(r, acct)
 }
 
@@ -162,7 +168,7 @@ func writeJSON(w http.ResponseWriter, status int, level metadataLevel, body []by
 
 // setODataHeaders sets the headers every Table response carries.
 func setODataHeaders(h http.Header) {
-	h.Set("DataServiceVersion", "3.0;")
+	setAzureSpelling(h, "DataServiceVersion", "3.0;")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-cache")
 }
@@ -177,4 +183,14 @@ func preferNoContent(h http.Header) (noContent, set bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// setAzureSpelling sets a header under the name as Azure spells it
+// (ETag, DataServiceVersion, DataServiceId: recorded answers carry
+// "ETag"), where http.Header.Set would write Go's canonical form (Etag,
+// Dataserviceversion) to the wire; clients that match names exactly
+// find them. Nothing reads these back from the response header map.
+func setAzureSpelling(h http.Header, name, value string) {
+	h.Del(name)
+	h[name] = []string{value}
 }

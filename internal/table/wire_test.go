@@ -1,13 +1,18 @@
 package table
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
@@ -310,4 +315,144 @@ func TestDeleteMissingTable(t *testing.T) {
 	w.send(http.MethodDelete, "Tables('gone')", h, "").Check(t, http.StatusNoContent, "", "delete a table")
 	w.send(http.MethodDelete, "Tables('gone')", h, "").Check(t, http.StatusNotFound, "ResourceNotFound", "delete it again")
 	w.send(http.MethodGet, "gone()", h, "").Check(t, http.StatusNotFound, "TableNotFound", "query the deleted table")
+}
+
+// TestTopZero: $top=0 answers 200 with no entities (Azure, as reported
+// in Azurite issue #1428), and its continuation points at the first
+// entity, so paging on from it loses nothing; past 1000 or below 0 $top
+// stays InvalidInput.
+func TestTopZero(t *testing.T) {
+	w := newWire(t)
+	w.createTable("topzero")
+	h := map[string]string{"Accept": "application/json;odata=nometadata", "Content-Type": "application/json", "Prefer": "return-no-content"}
+	for _, rk := range []string{"a", "b"} {
+		w.send(http.MethodPost, "topzero", h, `{"PartitionKey":"p","RowKey":"`+rk+`"}`).Check(t, http.StatusNoContent, "", "insert")
+	}
+	r := w.send(http.MethodGet, "topzero()?$top=0", h, "")
+	r.Check(t, http.StatusOK, "", "$top=0")
+	if string(r.Body) != `{"value":[]}` {
+		t.Errorf("$top=0 answered %s", r.Body)
+	}
+	npk, nrk := r.Header.Get("x-ms-continuation-NextPartitionKey"), r.Header.Get("x-ms-continuation-NextRowKey")
+	if npk == "" || nrk == "" {
+		t.Fatalf("$top=0 gave no continuation: %v", r.Header)
+	}
+	r = w.send(http.MethodGet, "topzero()?NextPartitionKey="+npk+"&NextRowKey="+nrk, h, "")
+	if m := jsonEntities(t, r); len(m) != 2 {
+		t.Errorf("after the $top=0 continuation: %s", r.Body)
+	}
+	r = w.send(http.MethodGet, "Tables?$top=0", h, "")
+	r.Check(t, http.StatusOK, "", "Query Tables $top=0")
+	if string(r.Body) != `{"value":[]}` || r.Header.Get("x-ms-continuation-NextTableName") == "" {
+		t.Errorf("Query Tables $top=0: %s %v", r.Body, r.Header)
+	}
+	for _, top := range []string{"-1", "1001", "1.5"} {
+		w.send(http.MethodGet, "topzero()?$top="+top, h, "").Check(t, http.StatusBadRequest, "InvalidInput", "$top="+top)
+	}
+}
+
+func jsonEntities(t *testing.T, r testkit.Response) []any {
+	t.Helper()
+	var doc struct{ Value []any }
+	if err := json.Unmarshal(r.Body, &doc); err != nil {
+		t.Fatalf("query answer %s: %v", r.Body, err)
+	}
+	return doc.Value
+}
+
+// TestSecondaryPathStyle: the account's secondary, /<account>-secondary/
+// in path style, answers Get Table Service Stats (aztables'
+// TestGetStatistics calls it there, recorded in go-aztables
+// TestGetStatistics) and reads, naming itself in odata.metadata; a write
+// there is refused 403.
+func TestSecondaryPathStyle(t *testing.T) {
+	w := newWire(t)
+	w.createTable("replicated")
+	secondary := &wire{t: t, base: w.base + "-secondary", signer: w.signer}
+	r := secondary.send(http.MethodGet, "?restype=service&comp=stats", nil, "")
+	r.Check(t, http.StatusOK, "", "Get Table Service Stats on the secondary")
+	if !strings.Contains(string(r.Body), "<Status>live</Status>") {
+		t.Errorf("stats %s", r.Body)
+	}
+	r = secondary.send(http.MethodGet, "Tables", map[string]string{"Accept": "application/json;odata=minimalmetadata"}, "")
+	r.Check(t, http.StatusOK, "", "Query Tables on the secondary")
+	if want := `{"odata.metadata":"` + w.base + `-secondary/$metadata#Tables","value":[{"TableName":"replicated"}]}`; string(r.Body) != want {
+		t.Errorf("Query Tables on the secondary: %s, want %s", r.Body, want)
+	}
+	r = secondary.send(http.MethodPost, "Tables", map[string]string{"Content-Type": "application/json"}, `{"TableName":"written"}`)
+	if r.StatusCode != http.StatusForbidden {
+		t.Errorf("Create Table on the secondary: %d %s", r.StatusCode, r.Body)
+	}
+}
+
+// TestBatchPartHeaders: each operation's answer in a batch response
+// carries Azure's headers in Azure's order and spelling, with no
+// Content-Length or x-ms-error-code, and a failed insert still names the
+// Prefer it honoured (recorded in go-aztables TestBatchAdd and
+// TestBatchErrorHandleResponse, go-TestBatchError).
+func TestBatchPartHeaders(t *testing.T) {
+	w := newWire(t)
+	w.createTable("parts")
+	op := func(rk string) string {
+		return "--changeset_c\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n" +
+			"POST " + w.base + "/parts HTTP/1.1\r\nAccept: application/json;odata=minimalmetadata\r\nContent-Type: application/json\r\nPrefer: return-no-content\r\nDataServiceVersion: 3.0\r\n\r\n" +
+			`{"PartitionKey":"p","RowKey":"` + rk + `"}` + "\r\n"
+	}
+	batch := func(ops ...string) string {
+		body := "--batch_b\r\nContent-Type: multipart/mixed; boundary=changeset_c\r\n\r\n" + strings.Join(ops, "") + "--changeset_c--\r\n--batch_b--\r\n"
+		r := w.send(http.MethodPost, "$batch", map[string]string{"Content-Type": "multipart/mixed; boundary=batch_b"}, body)
+		r.Check(t, http.StatusAccepted, "", "$batch")
+		return string(r.Body)
+	}
+	got := batch(op("1"))
+	loc := w.base + "/parts(PartitionKey='p',RowKey='1')"
+	want := "HTTP/1.1 204 No Content\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nPreference-Applied: return-no-content\r\nDataServiceVersion: 3.0;\r\n" +
+		"Location: " + loc + "\r\nDataServiceId: " + loc + "\r\nETag: W/\"datetime'"
+	if !strings.Contains(got, want) {
+		t.Errorf("insert's part:\n%s\nwant it to hold\n%s", got, want)
+	}
+	got = batch(op("2"), op("1"))
+	want = "HTTP/1.1 409 Conflict\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\nPreference-Applied: return-no-content\r\nDataServiceVersion: 3.0;\r\n" +
+		"Content-Type: application/json;odata=minimalmetadata;streaming=true;charset=utf-8\r\n\r\n{\"odata.error\":{\"code\":\"EntityAlreadyExists\",\"message\":{\"lang\":\"en-US\",\"value\":\"1:The specified entity already exists."
+	if !strings.Contains(got, want) {
+		t.Errorf("failed insert's part:\n%s\nwant it to hold\n%s", got, want)
+	}
+}
+
+// TestHeaderSpelling: ETag, DataServiceVersion and DataServiceId go out
+// spelled as Azure spells them (recorded answers, e.g.
+// test_table_entity.py test_insert_entity_dictionary, carry "ETag"), not
+// in Go's canonical form (Etag), for clients that match names exactly.
+func TestHeaderSpelling(t *testing.T) {
+	h := NewHandler(newTestService(t))
+	send := func(method, path, body string) http.Header {
+		t.Helper()
+		req := httptest.NewRequest(method, "http://127.0.0.1:10002/"+testAccount+"/"+path, strings.NewReader(body))
+		date := time.Now().UTC().Format(http.TimeFormat)
+		req.Header.Set("x-ms-date", date)
+		req.Header.Set("x-ms-version", "2019-02-02")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json;odata=nometadata")
+		mac := hmac.New(sha256.New, []byte("key"))
+		mac.Write([]byte(date + "\n/" + testAccount + req.URL.EscapedPath()))
+		req.Header.Set("Authorization", "SharedKeyLite "+testAccount+":"+base64.StdEncoding.EncodeToString(mac.Sum(nil)))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code >= 300 {
+			t.Fatalf("%s %s: %d %s", method, path, rec.Code, rec.Body)
+		}
+		return rec.Result().Header
+	}
+	has := func(hdr http.Header, names ...string) {
+		t.Helper()
+		for _, name := range names {
+			if _, ok := hdr[name]; !ok {
+				t.Errorf("no %q among %v", name, slices.Collect(maps.Keys(hdr)))
+			}
+		}
+	}
+	has(send(http.MethodPost, "Tables", `{"TableName":"spelled"}`), "DataServiceVersion", "DataServiceId")
+	has(send(http.MethodPost, "spelled", `{"PartitionKey":"p","RowKey":"r"}`), "ETag", "DataServiceVersion", "DataServiceId")
+	has(send(http.MethodGet, "spelled(PartitionKey='p',RowKey='r')", ""), "ETag", "DataServiceVersion")
+	has(send("MERGE", "spelled(PartitionKey='p',RowKey='r')", `{"V":1}`), "ETag", "DataServiceVersion")
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"maps"
 	"net/http"
 	"net/url"
 	"strings"
@@ -265,4 +266,102 @@ func TestTableSAS(t *testing.T) {
 	expired := f.tableSAS(c, aztables.SASSignatureValues{Permissions: "r", ExpiryTime: time.Now().Add(-time.Minute).UTC()})
 	_, err = expired.GetEntity(ctx, "a", "1", nil)
 	wantCode(t, err, http.StatusForbidden, "AuthenticationFailed")
+}
+
+// TestStoredPolicyTakesEffect: a SAS bound to a stored access policy
+// (si) follows the policy as it is now, not as it was when the SAS was
+// issued: narrowing its permissions, moving its expiry into the past or
+// deleting it stops the SAS at once, and restoring it brings the SAS
+// back. Source: the REST reference's "Define a stored access policy"
+// (modify or revoke a policy to change or revoke its signatures; a
+// revoked signature fails 403).
+func TestStoredPolicyTakesEffect(t *testing.T) {
+	f := newFixture(t)
+	c := f.newTable()
+	ctx := t.Context()
+	_, err := c.AddEntity(ctx, entity("p", "r", nil), nil)
+	must(t, err, "AddEntity")
+	setPolicy := func(perm string, expiry time.Time) {
+		t.Helper()
+		_, err := c.SetAccessPolicy(ctx, &aztables.SetAccessPolicyOptions{TableACL: []*aztables.SignedIdentifier{
+			{ID: to.Ptr("live"), AccessPolicy: &aztables.AccessPolicy{Expiry: &expiry, Permission: to.Ptr(perm)}},
+		}})
+		must(t, err, "SetAccessPolicy %s", perm)
+	}
+	later := time.Now().Add(time.Hour).UTC()
+	setPolicy("ra", later)
+	sas := f.tableSAS(c, aztables.SASSignatureValues{Identifier: "live"})
+	_, err = sas.GetEntity(ctx, "p", "r", nil)
+	must(t, err, "read under a policy granting r")
+	_, err = sas.AddEntity(ctx, entity("p", "a1", nil), nil)
+	must(t, err, "insert under a policy granting a")
+
+	setPolicy("a", later)
+	_, err = sas.GetEntity(ctx, "p", "r", nil)
+	wantCode(t, err, http.StatusForbidden, "AuthorizationPermissionMismatch")
+	_, err = sas.NewListEntitiesPager(nil).NextPage(ctx)
+	wantCode(t, err, http.StatusForbidden, "AuthorizationPermissionMismatch")
+	_, err = sas.AddEntity(ctx, entity("p", "a2", nil), nil)
+	must(t, err, "insert after r was taken away")
+
+	setPolicy("ra", time.Now().Add(-time.Minute).UTC())
+	_, err = sas.GetEntity(ctx, "p", "r", nil)
+	wantStatus(t, err, http.StatusForbidden, "read under an expired policy")
+
+	_, err = c.SetAccessPolicy(ctx, nil)
+	must(t, err, "delete the policies")
+	_, err = sas.GetEntity(ctx, "p", "r", nil)
+	wantStatus(t, err, http.StatusForbidden, "read under a deleted policy")
+
+	setPolicy("r", later)
+	_, err = sas.GetEntity(ctx, "p", "r", nil)
+	must(t, err, "read after the policy was restored")
+}
+
+// TestTableSASNameField: the tn field names the table in any case — the
+// JavaScript SDK sends it as the caller wrote it, aztables lowercased,
+// and both sign the lowercased name (@azure/data-tables
+// generateTableSasQueryParameters and getCanonicalName; aztables
+// SASSignatureValues.Sign) — and the SAS reaches that table whatever
+// case the request addresses it in, in single operations and in a batch.
+// A SAS for another table, or without tn, reaches nothing.
+func TestTableSASNameField(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	_, err := f.svc.CreateTable(ctx, "MixedCase", nil)
+	must(t, err, "CreateTable")
+	c := table{f.svc.NewClient("MixedCase"), "MixedCase"}
+	_, err = c.AddEntity(ctx, entity("p", "r", nil), nil)
+	must(t, err, "AddEntity")
+	signed, err := url.ParseQuery(f.tableSASQuery(c, aztables.SASSignatureValues{Permissions: aztables.SASPermissions{Read: true, Add: true}.String()}))
+	must(t, err, "parse SAS")
+	if signed.Get("tn") != "mixedcase" {
+		t.Fatalf("aztables wrote tn=%q", signed.Get("tn"))
+	}
+	for _, tn := range []string{"mixedcase", "MixedCase", "MIXEDCASE"} {
+		q := maps.Clone(signed)
+		q.Set("tn", tn)
+		for _, addressed := range []string{"MixedCase", "mixedcase"} {
+			client, err := aztables.NewClientWithNoCredential(f.serviceURL()+"/"+addressed+"?"+q.Encode(), clientOptions())
+			must(t, err, "SAS client")
+			_, err = client.GetEntity(ctx, "p", "r", nil)
+			must(t, err, "GetEntity with tn=%s on %s", tn, addressed)
+			_, err = client.SubmitTransaction(ctx, []aztables.TransactionAction{
+				{ActionType: aztables.TransactionTypeAdd, Entity: entity("p", tn+addressed, nil)},
+			}, nil)
+			must(t, err, "batch with tn=%s on %s", tn, addressed)
+		}
+	}
+	_, err = f.svc.CreateTable(ctx, "Other", nil)
+	must(t, err, "CreateTable Other")
+	other, err := aztables.NewClientWithNoCredential(f.serviceURL()+"/Other?"+signed.Encode(), clientOptions())
+	must(t, err, "SAS client for another table")
+	_, err = other.GetEntity(ctx, "p", "r", nil)
+	wantStatus(t, err, http.StatusForbidden, "a SAS for MixedCase on Other")
+	q := maps.Clone(signed)
+	q.Del("tn")
+	untargeted, err := aztables.NewClientWithNoCredential(f.serviceURL()+"/MixedCase?"+q.Encode(), clientOptions())
+	must(t, err, "SAS client without tn")
+	_, err = untargeted.GetEntity(ctx, "p", "r", nil)
+	wantStatus(t, err, http.StatusForbidden, "a table SAS without tn")
 }

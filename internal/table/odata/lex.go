@@ -42,7 +42,7 @@ func (t token) String() string {
 // lex splits a filter into tokens, decoding literals as it goes:
 //
 //	'text'                 String ('' is a quote)
-//	123, -5                Int32 (Int64 when too large for Int32)
+//	123, -5                Int32 (too large for Int32 is an error: Int64 needs its L)
 //	123L                   Int64
 //	1.5, 2e3, 7D           Double
 //	true, false            Boolean, in any case (True, FALSE), as Azure reads them
@@ -239,15 +239,16 @@ func number(s string, i int) (token, int, error) {
 		}
 		t.val = DoubleValue(f)
 	default:
-		n, err := strconv.ParseInt(num, 10, 64)
+		// An integer without a suffix is an Edm.Int32; Azure refuses one
+		// out of its range ("Unrecognized 'Edm.Int32' literal
+		// '5454161346626'", a 400 reported against Azure in
+		// microsoft/AzureStorageExplorer issue #1382) rather than reading
+		// it as an Int64.
+		n, err := strconv.ParseInt(num, 10, 32)
 		if err != nil {
-			return token{}, 0, fmt.Errorf("%w: at offset %d: %s is out of range for Int64", ErrSyntax, i, t.text)
+			return token{}, 0, fmt.Errorf("%w: at offset %d: unrecognized Edm.Int32 literal %s (an Int64 literal ends in L)", ErrSyntax, i, t.text)
 		}
-		if n >= math.MinInt32 && n <= math.MaxInt32 {
-			t.val = Int32Value(int32(n))
-		} else {
-			t.val = Int64Value(n)
-		}
+		t.val = Int32Value(int32(n))
 	}
 	return t, j, nil
 }

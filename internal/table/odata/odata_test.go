@@ -177,6 +177,23 @@ func TestParseErrorsAreSyntax(t *testing.T) {
 	}
 }
 
+// TestIntegerLiteralRange: an integer literal without a suffix is an
+// Edm.Int32, and one out of Int32's range is a syntax error, as Azure
+// answers it ("Unrecognized 'Edm.Int32' literal '5454161346626'",
+// microsoft/AzureStorageExplorer issue #1382); with L it is an Int64.
+func TestIntegerLiteralRange(t *testing.T) {
+	for _, s := range []string{"Age eq 2147483647", "Age eq -2147483648", "Age eq 5454161346626L", "Age eq -9223372036854775808L"} {
+		if _, err := Parse(s); err != nil {
+			t.Errorf("Parse(%q): %v", s, err)
+		}
+	}
+	for _, s := range []string{"Age eq 2147483648", "Age eq -2147483649", "Age eq 5454161346626", "Age eq 9223372036854775808L"} {
+		if _, err := Parse(s); !errors.Is(err, ErrSyntax) {
+			t.Errorf("Parse(%q) err = %v, want ErrSyntax", s, err)
+		}
+	}
+}
+
 // FuzzParse: anything that parses renders to a filter that parses to the
 // same tree, evaluates without panicking, and yields a key range.
 func FuzzParse(f *testing.F) {

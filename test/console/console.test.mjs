@@ -109,15 +109,14 @@ test('saving an entity someone else changed shows the 412 conflict, and a reload
   await row.getByRole('link', { name: 'Edit' }).click();
   await page.locator('#entity-etag .etag').waitFor();
   const loaded = await page.locator('#entity-etag .etag').innerText();
-  const editor = page.locator('#entity-json');
-  const entity = JSON.parse(await editor.inputValue());
-  assert.equal(entity.Status, 'new');
+  const status = page.getByLabel('value of Status');
+  assert.equal(await status.inputValue(), 'new');
 
   // The Go SDK changes the entity between the console's load and save.
   const hook = await fetch(env('CERULEAN_CONSOLE_HOOKS') + '/change-entity', { method: 'POST' });
   assert.equal(hook.status, 204, await hook.text());
 
-  await editor.fill(JSON.stringify({ ...entity, Status: 'shipped' }, null, 2));
+  await status.fill('shipped');
   await page.locator('#entity-save').click();
   const conflict = page.locator('#entity-status .status.conflict');
   await conflict.waitFor();
@@ -128,12 +127,62 @@ test('saving an entity someone else changed shows the 412 conflict, and a reload
 
   await conflict.getByRole('button', { name: 'Reload latest' }).click();
   await page.locator('#entity-status .status.ok').waitFor();
-  const reloaded = JSON.parse(await editor.inputValue());
-  assert.equal(reloaded.Status, 'changed-by-go-sdk');
+  assert.equal(await page.getByLabel('value of Status').inputValue(), 'changed-by-go-sdk');
   assert.notEqual(await page.locator('#entity-etag .etag').innerText(), loaded);
-  await editor.fill(JSON.stringify({ ...reloaded, Status: 'saved-after-reload' }, null, 2));
+  await page.getByLabel('value of Status').fill('saved-after-reload');
   await page.locator('#entity-save').click();
   await page.locator('#entity-status .status.ok').waitFor();
+});
+
+// Each property of the entity console_test.go seeds, as the editor must
+// show it: its EDM type and its value's text. console_test.go reads the
+// entity back after the save and checks each type and value.
+const typedProps = {
+  DoubleOne: ['Edm.Double', '1.0'],
+  DoubleTenth: ['Edm.Double', '0.1'],
+  DoubleNegZero: ['Edm.Double', '-0.0'],
+  DoubleHuge: ['Edm.Double', '1e+300'],
+  DoubleNaN: ['Edm.Double', 'NaN'],
+  DoubleInf: ['Edm.Double', 'Infinity'],
+  DoubleNegInf: ['Edm.Double', '-Infinity'],
+  Int32: ['Edm.Int32', '7'],
+  Int32Min: ['Edm.Int32', '-2147483648'],
+  Int64: ['Edm.Int64', '9007199254740993'],
+  Int64Small: ['Edm.Int64', '1'],
+  Bool: ['Edm.Boolean', 'true'],
+  When: ['Edm.DateTime', '2026-11-27T18:30:02.1234567Z'],
+  Id: ['Edm.Guid', 'c9da6455-213d-42c9-9a79-3e9149a57833'],
+  Bytes: ['Edm.Binary', 'AAEC/w=='],
+  Text: ['Edm.String', '1.0'],
+  Empty: ['Edm.String', ''],
+};
+
+test('saving an entity keeps every property\'s EDM type and value; a new property takes the type picked', async () => {
+  const [pk, rk] = env('CERULEAN_CONSOLE_TYPED').split('/');
+  await open(`#/table/${encodeURIComponent(env('CERULEAN_CONSOLE_TABLE'))}/${encodeURIComponent(pk)}/${encodeURIComponent(rk)}`);
+  await page.locator('#entity-etag .etag').waitFor();
+  for (const [name, [type, text]] of Object.entries(typedProps)) {
+    assert.equal(await page.getByLabel(`type of ${name}`, { exact: true }).inputValue(), type, `${name}'s type`);
+    assert.equal(await page.getByLabel(`value of ${name}`, { exact: true }).inputValue(), text, `${name}'s value`);
+  }
+  // A value that is not of its type is refused before anything is sent.
+  await page.locator('#entity-add-prop').click();
+  await page.getByLabel('property name').fill('Picked');
+  await page.getByLabel('property type').selectOption('Edm.Int64');
+  await page.getByLabel('property value').fill('forty-two');
+  await page.locator('#entity-save').click();
+  await page.locator('#entity-status .status.error').filter({ hasText: 'Picked' }).waitFor();
+  await page.getByLabel('property value').fill('42');
+  await page.locator('#entity-save').click();
+  await page.locator('#entity-status .status.ok').waitFor();
+  await screenshot('table-entity-types');
+
+  // Loaded again, the editor shows what it saved.
+  await page.getByRole('button', { name: 'Reload', exact: true }).click();
+  await page.getByLabel('type of Picked', { exact: true }).waitFor();
+  assert.equal(await page.getByLabel('type of Picked', { exact: true }).inputValue(), 'Edm.Int64');
+  assert.equal(await page.getByLabel('type of DoubleOne', { exact: true }).inputValue(), 'Edm.Double');
+  assert.equal(await page.getByLabel('value of DoubleOne', { exact: true }).inputValue(), '1.0');
 });
 
 test('Cosmos DB: a SQL query, a stored procedure with a partition key, the change feed', async () => {
@@ -175,6 +224,29 @@ test('Cosmos DB: a SQL query, a stored procedure with a partition key, the chang
 
   await page.getByRole('tab', { name: 'Change feed' }).click();
   await page.locator('#change-feed').filter({ hasText: 'kettle' }).waitFor();
+});
+
+test('Cosmos DB: replacing an item unchanged keeps every number as written; its own fields come before the system ones', async () => {
+  const [db, coll] = env('CERULEAN_CONSOLE_COSMOS').split('/');
+  const id = env('CERULEAN_CONSOLE_PRECISE');
+  await open(`#/cosmos/${encodeURIComponent(db)}/${encodeURIComponent(coll)}`);
+  await page.getByRole('tab', { name: 'Items' }).click();
+  await page.locator('#cosmos-sql').fill(`SELECT * FROM c WHERE c.id = '${id}'`);
+  await page.locator('#cosmos-run').click();
+  await page.locator('#cosmos-status').filter({ hasText: '1 results' }).waitFor();
+  await page.getByRole('link', { name: id, exact: true }).click();
+  const itemJSON = page.locator('#cosmos-item-json');
+  await itemJSON.waitFor();
+  const text = await itemJSON.inputValue();
+  for (const literal of ['"ratio": 1.0', '"negzero": -0.0', '"big": 12345678901234567891', '9007199254740993', '"weight": 2.50']) {
+    assert.ok(text.includes(literal), `the editor shows ${literal}:\n${text}`);
+  }
+  const keys = [...text.matchAll(/^  "([^"]+)":/gm)].map((m) => m[1]);
+  const firstSystem = keys.findIndex((k) => k.startsWith('_'));
+  assert.ok(firstSystem > 0 && keys.slice(firstSystem).every((k) => k.startsWith('_')), `user fields first: ${keys}`);
+  await page.locator('#cosmos-replace').click();
+  await page.locator('#cosmos-item .status.ok').filter({ hasText: 'Replaced' }).waitFor();
+  assert.ok((await itemJSON.inputValue()).includes('"ratio": 1.0'));
 });
 
 test('Search explorer: text and $filter', async () => {

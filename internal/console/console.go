@@ -42,7 +42,8 @@ type Config struct {
 }
 
 // New returns the console's handler. It serves the landing page at "/",
-// the page's assets and the signing proxy under "/console/", and 404 for
+// the page's assets, the signing proxy and the maker of shareable blob
+// links (read-only SAS URLs) under "/console/", and 404 for
 // every other path, so it can sit under a mux's catch-all pattern.
 func New(cfg Config) (http.Handler, error) {
 	if cfg.Logger == nil {
@@ -74,6 +75,12 @@ func New(cfg Config) (http.Handler, error) {
 		_, _ = w.Write(servicesJSON)
 	})
 	mux.Handle("/console/api/{service}/", proxyHandler(proxies, cfg.Logger))
+	if p, ok := proxies["blob"]; ok {
+		// The Blob proxy signs with the account key (newProxies), which
+		// signs the shareable links too.
+		key := p.signer.(sharedKey)
+		mux.Handle("POST /console/sas/blob", requireConsoleHeader(cfg.Logger, blobLinks{base: p.base, account: key.account, key: key.key, now: cfg.Now}))
+	}
 	// Browsers ask for /favicon.ico on their own; an icon spares the
 	// console's every visit a 404 in the log and the browser's console.
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) {

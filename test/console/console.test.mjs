@@ -102,6 +102,53 @@ test('a file uploaded in the console becomes a blob, with its ETag and metadata'
   assert.equal(await row.locator('.badge').innerText(), 'broken');
 });
 
+test('Blob: virtual folders, tags, a snapshot, a shareable read link, delete the container', async () => {
+  await open('#/blob');
+  await page.getByLabel('container name').fill('console-folders');
+  await page.getByRole('button', { name: 'Create container' }).click();
+  await page.locator('#upload-prefix').waitFor();
+  await page.locator('#upload-prefix').fill('reports/2026/');
+  await page.locator('#upload-file').setInputFiles(env('CERULEAN_CONSOLE_UPLOAD'));
+  await page.locator('#upload-button').click();
+  await page.locator('#blob-status .status.ok').waitFor();
+  // At the root the blob is inside a folder, and the folders lead to it.
+  await open('#/blob/console-folders');
+  await page.locator('#blob-list tr[data-folder="reports/"]').getByRole('link').click();
+  await page.locator('#blob-list tr[data-folder="reports/2026/"]').getByRole('link').click();
+  const row = page.locator('#blob-list tr[data-blob="reports/2026/uploaded-in-console.bin"]');
+  await row.getByRole('link', { name: 'uploaded-in-console.bin', exact: true }).click();
+  assert.match(await page.locator('.crumbs').innerText(), /console-folders \/ reports\/ \/ 2026\//);
+
+  await page.getByRole('button', { name: 'Add tag' }).click();
+  await page.getByLabel('tag key').last().fill('project');
+  await page.getByLabel('tag value').last().fill('apollo');
+  await page.getByRole('button', { name: 'Save tags' }).click();
+  await page.locator('#blob-tags .status.ok').waitFor();
+  const blobPath = `${consoleURL}console/api/blob/console-folders/reports/2026/uploaded-in-console.bin`;
+  const tags = await fetch(`${blobPath}?comp=tags`, { headers: { 'X-Cerulean-Console': '1' } });
+  assert.match(await tags.text(), /<Key>project<\/Key><Value>apollo<\/Value>/);
+
+  await page.locator('#take-snapshot').click();
+  await page.locator('#snapshot-list tr[data-snapshot]').waitFor();
+  await page.locator('#blob-history .status.ok').filter({ hasText: 'Snapshot' }).waitFor();
+
+  // The link reads the blob with no credential but its own.
+  await page.locator('#share-button').click();
+  const link = await page.locator('#share-url').inputValue();
+  assert.match(link, /[?&]sig=/);
+  assert.match(link, /[?&]sp=r(&|$)/);
+  const shared = await fetch(link);
+  assert.equal(shared.status, 200);
+  assert.equal((await shared.arrayBuffer()).byteLength, 300 * 1024 + 7);
+  await screenshot('blob-folders');
+
+  await page.locator('#delete-container').click();
+  await page.waitForURL(/#\/blob$/);
+  await page.getByRole('button', { name: 'Create container' }).waitFor();
+  const gone = await fetch(`${consoleURL}console/api/blob/console-folders?restype=container`, { headers: { 'X-Cerulean-Console': '1' } });
+  assert.equal(gone.status, 404);
+});
+
 test('saving an entity someone else changed shows the 412 conflict, and a reload saves', async () => {
   const table = env('CERULEAN_CONSOLE_TABLE');
   await open(`#/table/${encodeURIComponent(table)}`);
@@ -261,15 +308,35 @@ test('Search explorer: text and $filter', async () => {
   await screenshot('search-explorer');
 });
 
-test('Queues: put, peek, clear', async () => {
+test('Queues: put, peek, dequeue and delete one message, clear, delete the queue', async () => {
   await open('#/queue');
   await page.getByLabel('queue name').fill('console-jobs');
   await page.getByRole('button', { name: 'Create queue' }).click();
-  await page.locator('#message-text').fill('<hello & welcome>');
-  await page.getByRole('button', { name: 'Put message' }).click();
-  await page.locator('#message-list').filter({ hasText: '<hello & welcome>' }).waitFor();
+  for (const text of ['<hello & welcome>', 'second job']) {
+    await page.locator('#message-text').fill(text);
+    await page.getByRole('button', { name: 'Put message' }).click();
+    await page.locator('#message-list').filter({ hasText: text }).waitFor();
+  }
+  // The first message, dequeued, is invisible to a peek and deleted by
+  // its pop receipt; the second stays.
+  await page.getByRole('button', { name: 'Dequeue' }).click();
+  const dequeued = page.locator('#dequeued-message');
+  await dequeued.filter({ hasText: '<hello & welcome>' }).waitFor();
+  await page.locator('#message-list').filter({ hasNotText: '<hello & welcome>' }).filter({ hasText: 'second job' }).waitFor();
+  await screenshot('queue-dequeue');
+  await dequeued.getByRole('button', { name: 'Delete message' }).click();
+  await page.locator('#dequeued .status.ok').filter({ hasText: 'Deleted message' }).waitFor();
+  const count = await fetch(`${consoleURL}console/api/queue/console-jobs?comp=metadata`, { headers: { 'X-Cerulean-Console': '1' } });
+  assert.equal(count.headers.get('x-ms-approximate-messages-count'), '1');
+
   await page.getByRole('button', { name: 'Clear queue' }).click();
   await page.locator('#message-list').filter({ hasText: 'No visible messages.' }).waitFor();
+  await page.getByRole('button', { name: 'Delete queue' }).click();
+  await page.waitForURL(/#\/queue$/);
+  await page.getByRole('button', { name: 'Create queue' }).waitFor();
+  assert.equal(await page.getByRole('link', { name: 'console-jobs', exact: true }).count(), 0);
+  const gone = await fetch(`${consoleURL}console/api/queue/console-jobs?comp=metadata`, { headers: { 'X-Cerulean-Console': '1' } });
+  assert.equal(gone.status, 404);
 });
 
 test('Files: a share, a directory, an upload and its listing', async () => {

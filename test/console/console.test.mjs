@@ -296,6 +296,33 @@ test('Cosmos DB: replacing an item unchanged keeps every number as written; its 
   assert.ok((await itemJSON.inputValue()).includes('"ratio": 1.0'));
 });
 
+test('Cosmos DB: a new database, container and item, and the item deleted', async () => {
+  await open('#/cosmos');
+  await page.getByLabel('database name').fill('console-db');
+  await page.getByRole('button', { name: 'Create database' }).click();
+  await page.getByLabel('container name').fill('notes');
+  await page.getByLabel('partition key path').fill('/owner');
+  await page.getByRole('button', { name: 'Create container' }).click();
+  await page.locator('#cosmos-new').click();
+  const draft = page.locator('#cosmos-new-json');
+  assert.deepEqual(JSON.parse(await draft.inputValue()), { id: '', owner: '' });
+  await draft.fill('{"id": "n1", "owner": "ana", "score": 1.0, "big": 9007199254740993}');
+  await page.locator('#cosmos-create').click();
+  await page.locator('#cosmos-item .status.ok').filter({ hasText: 'Created' }).waitFor();
+  const text = await page.locator('#cosmos-item-json').inputValue();
+  assert.ok(text.indexOf('"score": 1.0') > 0 && text.indexOf('"big": 9007199254740993') > 0 && text.indexOf('"owner"') < text.indexOf('"_rid"'), text);
+  const itemURL = `${consoleURL}console/api/cosmos/dbs/console-db/colls/notes/docs/n1`;
+  const headers = { 'X-Cerulean-Console': '1', 'x-ms-documentdb-partitionkey': '["ana"]' };
+  const made = await fetch(itemURL, { headers });
+  assert.equal(made.status, 200);
+  assert.match(await made.text(), /"score":1\.0/);
+  await screenshot('cosmos-new-item');
+
+  await page.locator('#cosmos-delete').click();
+  await page.locator('#cosmos-item .status.ok').filter({ hasText: 'Deleted n1' }).waitFor();
+  assert.equal((await fetch(itemURL, { headers })).status, 404);
+});
+
 test('Search explorer: text and $filter', async () => {
   await open(`#/search/${encodeURIComponent(env('CERULEAN_CONSOLE_SEARCH_INDEX'))}`);
   await page.locator('#search-text').fill('rooms');
@@ -306,6 +333,39 @@ test('Search explorer: text and $filter', async () => {
   const res = JSON.parse(await page.locator('#search-results').innerText());
   assert.deepEqual(res.value.map((d) => d.name), ['Harbour View', 'Seaside Budget']);
   await screenshot('search-explorer');
+});
+
+test('Search: create an index, upload documents, edit the definition', async () => {
+  await open('#/search');
+  await page.locator('details summary').filter({ hasText: 'Create an index' }).click();
+  const def = { name: 'console-notes', fields: [
+    { name: 'id', type: 'Edm.String', key: true, filterable: true },
+    { name: 'title', type: 'Edm.String', searchable: true },
+    { name: 'score', type: 'Edm.Double', filterable: true, sortable: true },
+  ] };
+  await page.locator('#index-new-json').fill(JSON.stringify(def, null, 2));
+  await page.locator('#index-create').click();
+  await page.locator('#index-fields').filter({ hasText: 'score' }).waitFor();
+
+  await page.locator('#upload-panel summary').click();
+  await page.locator('#docs-json').fill(JSON.stringify([{ id: '1', title: 'hello world', score: 1.5 }, { id: '2', title: 'goodbye moon', score: 2 }], null, 2));
+  await page.locator('#docs-upload').click();
+  await page.locator('#docs-status .status.ok').filter({ hasText: '2 of 2 documents indexed' }).waitFor();
+  await page.locator('#search-text').fill('hello');
+  await page.locator('#search-run').click();
+  await page.locator('#search-status').filter({ hasText: '1 matching' }).waitFor();
+  assert.deepEqual(JSON.parse(await page.locator('#search-results').innerText()).value.map((d) => d.id), ['1']);
+
+  await page.locator('#definition-panel summary').click();
+  const current = JSON.parse(await page.locator('#index-json').inputValue());
+  current.fields.push({ name: 'tag', type: 'Edm.String', filterable: true });
+  await page.locator('#index-json').fill(JSON.stringify(current, null, 2));
+  await page.locator('#index-save').click();
+  await page.locator('#index-status .status.ok').waitFor();
+  await page.locator('#index-fields td', { hasText: /^tag$/ }).waitFor();
+  await screenshot('search-index');
+  const saved = await (await fetch(`${consoleURL}console/api/search/indexes/console-notes?api-version=2024-07-01`, { headers: { 'X-Cerulean-Console': '1' } })).json();
+  assert.ok(saved.fields.some((f) => f.name === 'tag'), JSON.stringify(saved.fields));
 });
 
 test('Queues: put, peek, dequeue and delete one message, clear, delete the queue', async () => {

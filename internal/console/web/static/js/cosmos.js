@@ -1,7 +1,8 @@
-// cosmos.js: Cosmos DB databases → containers → items: run SQL, replace an
-// item under its _etag (If-Match), run a stored procedure with parameters
-// and a partition key, and peek the change feed.
-import { call, send, checked, h, show, errorBox, okBox, etag, seg, crumbs } from './wire.js';
+// cosmos.js: Cosmos DB databases → containers → items: create databases,
+// containers and items, run SQL, replace or delete an item under its
+// _etag (If-Match), run a stored procedure with parameters and a
+// partition key, and peek the change feed.
+import { call, send, checked, h, show, errorBox, okBox, etag, seg, crumbs, createForm } from './wire.js';
 import { parseExact, stringifyExact } from './exactjson.js';
 
 const href = (...p) => '#/cosmos' + p.map((s) => '/' + encodeURIComponent(s)).join('');
@@ -29,9 +30,12 @@ export async function render(main, parts) {
   return containerView(main, parts[0], parts[1]);
 }
 
+const jsonBody = { 'Content-Type': 'application/json' };
+
 async function databasesView(main) {
+  const { form, status } = createForm('database', (id) => send('cosmos', 'dbs', { method: 'POST', headers: jsonBody, body: JSON.stringify({ id }) }), (id) => href(id));
   const dbs = await feed('dbs', 'Databases');
-  show(main, crumbs(['Overview', '#/'], 'Cosmos DB'), h('h1', {}, 'Cosmos DB databases'),
+  show(main, crumbs(['Overview', '#/'], 'Cosmos DB'), h('h1', {}, 'Cosmos DB databases'), form, status,
     h('table', { class: 'list' }, h('thead', {}, h('tr', {}, ['Database', 'ETag'].map((t) => h('th', {}, t)))),
       h('tbody', {}, dbs.length ? dbs.map((d) => h('tr', {}, h('td', {}, h('a', { href: href(d.id) }, d.id)), h('td', {}, etag(d._etag))))
         : h('tr', {}, h('td', { colspan: 2, class: 'muted' }, 'No databases.')))));
@@ -39,7 +43,19 @@ async function databasesView(main) {
 
 async function containersView(main, db) {
   const colls = await feed(`dbs/${seg(db)}/colls`, 'DocumentCollections');
+  const name = h('input', { placeholder: 'new container name', 'aria-label': 'container name' });
+  const pk = h('input', { value: '/id', 'aria-label': 'partition key path', size: 16 });
+  const status = h('div');
+  const create = async (e) => {
+    e.preventDefault();
+    try {
+      await send('cosmos', `dbs/${seg(db)}/colls`, { method: 'POST', headers: jsonBody,
+        body: JSON.stringify({ id: name.value, partitionKey: { paths: [pk.value], kind: 'Hash' } }) });
+      location.hash = href(db, name.value);
+    } catch (err) { show(status, errorBox(err, { what: 'the container' })); }
+  };
   show(main, crumbs(['Overview', '#/'], ['Cosmos DB', '#/cosmos'], db), h('h1', {}, db),
+    h('form', { class: 'row', onsubmit: create }, name, h('label', {}, 'partition key'), pk, h('button', { class: 'primary' }, 'Create container')), status,
     h('table', { class: 'list' }, h('thead', {}, h('tr', {}, ['Container', 'Partition key', 'ETag'].map((t) => h('th', {}, t)))),
       h('tbody', {}, colls.length ? colls.map((c) => h('tr', {}, h('td', {}, h('a', { href: href(db, c.id) }, c.id)),
         h('td', { class: 'mono' }, (c.partitionKey?.paths || []).join(', ')), h('td', {}, etag(c._etag))))
@@ -167,11 +183,44 @@ async function itemsTab(target, cpath, paths) {
           edit(parseExact(await resp.text()));
           editor.append(okBox('Replaced.'));
         } catch (err) { show(st, errorBox(err, { what: 'the item', onReload: reload })); }
-      } }, 'Replace (If-Match)'), h('button', { onclick: reload }, 'Reload')), st);
+      } }, 'Replace (If-Match)'), h('button', { onclick: reload }, 'Reload'),
+      h('button', { class: 'danger', id: 'cosmos-delete', onclick: async () => {
+        if (!confirm(`Delete the item ${item.id}?`)) return;
+        try {
+          await send('cosmos', path, { method: 'DELETE', headers: { 'If-Match': item._etag, 'x-ms-documentdb-partitionkey': pkOf(item, paths) } });
+          show(editor, okBox(`Deleted ${item.id}.`));
+          await run(false);
+        } catch (err) { show(st, errorBox(err, { what: 'the item', onReload: reload })); }
+      } }, 'Delete')), st);
+  }
+
+  // create makes a new item from JSON the user writes, starting from the
+  // container's id and partition key paths.
+  function create() {
+    const template = {};
+    template.id = '';
+    for (const p of paths) {
+      const parts = p.split('/').filter(Boolean);
+      let o = template;
+      parts.forEach((part, i) => { if (i === parts.length - 1) { if (!(part in o)) o[part] = ''; } else o = o[part] ??= {}; });
+    }
+    const text = h('textarea', { class: 'json', id: 'cosmos-new-json', spellcheck: 'false', 'aria-label': 'new item (JSON)' }, stringifyExact(template));
+    const st = h('div', { id: 'cosmos-new-status' });
+    show(editor, h('h2', {}, 'New item'), text, h('div', { class: 'row' }, h('button', { class: 'primary', id: 'cosmos-create', onclick: async () => {
+      try {
+        const item = parseExact(text.value);
+        const resp = await send('cosmos', `${cpath}/docs`, { method: 'POST', body: stringifyExact(item, 0), headers: {
+          ...jsonBody, 'x-ms-documentdb-partitionkey': pkOf(item, paths) } });
+        edit(parseExact(await resp.text()));
+        editor.append(okBox('Created.'));
+        await run(false);
+      } catch (err) { show(st, errorBox(err, { what: 'the item' })); }
+    } }, 'Create item')), st);
   }
 
   show(target, h('form', { onsubmit: (e) => { e.preventDefault(); run(false); } }, sql,
-    h('div', { class: 'row' }, h('button', { class: 'primary', id: 'cosmos-run' }, 'Run query'))),
+    h('div', { class: 'row' }, h('button', { class: 'primary', id: 'cosmos-run' }, 'Run query'),
+      h('button', { type: 'button', id: 'cosmos-new', onclick: create }, 'New item'))),
   status, h('div', { class: 'split' }, h('div', {}, h('table', { class: 'list', id: 'cosmos-results' },
     h('thead', {}, h('tr', {}, ['id', '_etag', 'item'].map((t) => h('th', {}, t)))), tbody), more), editor));
   await run(false);

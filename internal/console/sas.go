@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -22,18 +23,27 @@ const sasVersion = "2020-12-06"
 const maxLinkHours = 7 * 24
 
 // blobLinks makes shareable read-only links to blobs: a service SAS (sr=b,
-// or bs/bv for a snapshot or version) signed with the account key, which
-// never leaves the server. It answers POST
+// or bs/bv for a snapshot or version) signed with the key the Blob proxy
+// of the request's account (AccountHeader) signs with, which never
+// leaves the server. It answers POST
 // /console/sas/blob?container=&blob=[&snapshot=|&versionid=][&hours=]
 // with {"url", "expiry"}.
 type blobLinks struct {
-	base    *url.URL // the Blob service URL with the account path
-	account string
-	key     []byte
+	proxies map[string]*serviceProxy
 	now     func() time.Time
 }
 
 func (l blobLinks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p, ok := proxyFor(l.proxies, "blob", r)
+	var key sharedKey
+	if ok {
+		key, ok = p.signer.(sharedKey)
+	}
+	if !ok {
+		writeJSONError(w, http.StatusNotFound, "AccountNotConfigured",
+			fmt.Sprintf("%q is not a Storage account this console reaches.", r.Header.Get(AccountHeader)))
+		return
+	}
 	q := r.URL.Query()
 	container, blob := q.Get("container"), q.Get("blob")
 	if container == "" || blob == "" {
@@ -63,9 +73,9 @@ func (l blobLinks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	expiry := now.Add(time.Duration(hours) * time.Hour).Format(time.RFC3339)
 	// The string-to-sign of a Blob service SAS at sv 2020-12-06: sp st se
 	// cr si sip spr sv sr snapshot ses rscc rscd rsce rscl rsct.
-	toSign := strings.Join([]string{"r", start, expiry, "/blob/" + l.account + "/" + container + "/" + blob,
+	toSign := strings.Join([]string{"r", start, expiry, "/blob/" + key.acct + "/" + container + "/" + blob,
 		"", "", "", sasVersion, resource, snap, "", "", "", "", "", ""}, "\n")
-	mac := hmac.New(sha256.New, l.key)
+	mac := hmac.New(sha256.New, key.key)
 	mac.Write([]byte(toSign))
 	sas := url.Values{
 		"sp": {"r"}, "st": {start}, "se": {expiry}, "sv": {sasVersion}, "sr": {resource},
@@ -74,9 +84,9 @@ func (l blobLinks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if snapParam != "" {
 		sas.Set(snapParam, snap)
 	}
-	link := *l.base
-	link.Path = l.base.Path + container + "/" + blob
-	link.RawPath = l.base.EscapedPath() + url.PathEscape(container) + "/" + escapeBlobName(blob)
+	link := *p.base
+	link.Path = p.base.Path + container + "/" + blob
+	link.RawPath = p.base.EscapedPath() + url.PathEscape(container) + "/" + escapeBlobName(blob)
 	link.RawQuery = sas.Encode()
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")

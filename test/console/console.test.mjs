@@ -416,3 +416,29 @@ test('Files: a share, a directory, an upload and its listing', async () => {
   await row.getByRole('button', { name: 'Download' }).click();
   assert.equal((await download).suggestedFilename(), 'uploaded-in-console.bin');
 });
+
+test('the account switcher offers every configured Storage account, and each shows its own data', async () => {
+  const multi = env('CERULEAN_CONSOLE_MULTI_URL');
+  await page.goto(multi + '#/');
+  const pick = page.getByLabel('Storage account');
+  assert.deepEqual(await pick.locator('option').allTextContents(), env('CERULEAN_CONSOLE_ACCOUNTS').split(','));
+  const [first, second] = env('CERULEAN_CONSOLE_ACCOUNTS').split(',');
+  const blobCard = page.locator('section.card[data-service=blob]');
+  await blobCard.getByRole('link', { name: env('CERULEAN_CONSOLE_CONTAINER'), exact: true }).waitFor();
+
+  await pick.selectOption(second);
+  await page.locator('#overview-account').filter({ hasText: second }).waitFor();
+  await blobCard.filter({ hasText: 'None yet.' }).waitFor();
+  await page.goto(multi + '#/blob');
+  await page.getByLabel('container name').fill('made-in-second-account');
+  await page.getByRole('button', { name: 'Create container' }).click();
+  await page.locator('#upload-prefix').waitFor();
+  await page.goto(multi + '#/');
+  await blobCard.getByRole('link', { name: 'made-in-second-account', exact: true }).waitFor();
+  assert.equal(await page.getByLabel('Storage account').inputValue(), second);
+  await screenshot('account-switcher');
+
+  await page.getByLabel('Storage account').selectOption(first);
+  await blobCard.getByRole('link', { name: env('CERULEAN_CONSOLE_CONTAINER'), exact: true }).waitFor();
+  assert.equal(await blobCard.getByRole('link', { name: 'made-in-second-account', exact: true }).count(), 0);
+});

@@ -34,6 +34,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/console"
 	"github.com/cerulean-db/cerulean/internal/servertest"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
@@ -132,12 +133,18 @@ func TestConsoleInBrowser(t *testing.T) {
 		cosmosURL   string
 		cosmosKey   string
 		preciseETag string
+		secondBlobs *azblob.Client
 		tableURL    string
 		account     string
 		accountKey  string
 	)
 	testkit.NodeTests(t, "playwright-core", func() []string {
-		env := servertest.Start(t, servertest.WithDataDir(t.TempDir()))
+		env := servertest.Start(t, servertest.WithDataDir(t.TempDir()), servertest.WithAccountsEnv(func(name string) string {
+			if name == "CERULEAN_ACCOUNTS" {
+				return secondAccount + ":" + base64.StdEncoding.EncodeToString(secondKey)
+			}
+			return ""
+		}))
 		var err error
 		blobs, err = azblob.NewClientFromConnectionString(env.ConnectionString, nil)
 		testkit.Must(t, err, "blob client")
@@ -190,8 +197,26 @@ func TestConsoleInBrowser(t *testing.T) {
 		if err := os.WriteFile(file, upload, 0o600); err != nil {
 			t.Fatal(err)
 		}
+		// A console over both Storage accounts, for the account switcher.
+		multi, err := console.New(console.Config{
+			BlobURL: env.BlobURL, QueueURL: env.QueueURL, TableURL: env.TableURL, FileURL: env.FileURL,
+			Account: env.Account, Key: env.Key,
+			MoreAccounts: []console.StorageAccount{{Name: secondAccount, Key: secondKey}},
+			CosmosURL:    env.CosmosURL, CosmosKey: env.CosmosKey,
+			SearchURL: env.SearchURL, SearchAdminKey: env.SearchAdminKey,
+		})
+		testkit.Must(t, err, "console over two accounts")
+		multiSite := httptest.NewServer(multi)
+		t.Cleanup(multiSite.Close)
+		secondCred, err := azblob.NewSharedKeyCredential(secondAccount, base64.StdEncoding.EncodeToString(secondKey))
+		testkit.Must(t, err, "second account's credential")
+		secondBlobs, err = azblob.NewClientWithSharedKeyCredential(strings.Replace(env.BlobURL, "/"+env.Account+"/", "/"+secondAccount+"/", 1), secondCred, nil)
+		testkit.Must(t, err, "second account's blob client")
+
 		return []string{
 			"CERULEAN_CONSOLE_URL=" + env.AdminURL + "/",
+			"CERULEAN_CONSOLE_MULTI_URL=" + multiSite.URL + "/",
+			"CERULEAN_CONSOLE_ACCOUNTS=" + env.Account + "," + secondAccount,
 			"CERULEAN_CONSOLE_HOOKS=" + hooks.URL,
 			"CERULEAN_CONSOLE_UPLOAD=" + file,
 			"CERULEAN_CONSOLE_CONTAINER=" + sdkContainer,
@@ -233,7 +258,24 @@ func TestConsoleInBrowser(t *testing.T) {
 
 	checkTypedEntity(t, tableURL, account, accountKey)
 	checkPreciseItem(t, cosmosURL, cosmosKey, preciseETag)
+
+	// The container made after switching accounts is the second
+	// account's, not the default one's.
+	if _, err := secondBlobs.ServiceClient().NewContainerClient(secondContainer).GetProperties(ctx, nil); err != nil {
+		t.Errorf("the container made in the console's second account: %v", err)
+	}
+	if _, err := blobs.ServiceClient().NewContainerClient(secondContainer).GetProperties(ctx, nil); err == nil {
+		t.Errorf("the container made in the console's second account is in the default account too")
+	}
 }
+
+// secondAccount is a further Storage account the account switcher offers.
+const (
+	secondAccount   = "consoletwo"
+	secondContainer = "made-in-second-account"
+)
+
+var secondKey = []byte("the second account's 32-byte key")
 
 // checkTypedEntity reads the entity the browser saved unchanged (but for
 // the one property it added) in full metadata, and checks that every

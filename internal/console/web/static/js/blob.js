@@ -2,7 +2,7 @@
 // upload, download, delete, properties, metadata (saved with If-Match),
 // tags, snapshots and versions, lease state, and a shareable read link
 // (a SAS URL the server signs), ETags throughout.
-import { call, send, checked, h, show, errorBox, okBox, etag, size, seg, segs, parseXML, xmlText, xmlAll, escapeXML, saveAs, crumbs, fmtDate, listPages, createForm } from './wire.js';
+import { call, send, checked, h, show, errorBox, okBox, etag, size, seg, segs, parseXML, xmlText, xmlAll, escapeXML, saveAs, crumbs, fmtDate, listPages, createForm, accountHeaders } from './wire.js';
 
 // href is a container's view, or one of its virtual folders: prefix is
 // one hash segment, its slashes escaped.
@@ -226,7 +226,7 @@ function shareLink(target, container, name, which) {
   const make = async () => {
     const q = new URLSearchParams({ container, blob: name, hours: hours.value, ...which });
     try {
-      const resp = await checked(await fetch(`/console/sas/blob?${q}`, { method: 'POST', headers: { 'X-Cerulean-Console': '1' } }));
+      const resp = await checked(await fetch(`/console/sas/blob?${q}`, { method: 'POST', headers: { 'X-Cerulean-Console': '1', ...accountHeaders() } }));
       const { url, expiry } = await resp.json();
       const field = h('input', { class: 'wide mono', readonly: true, value: url, id: 'share-url', 'aria-label': 'shareable link' });
       show(out, h('div', { class: 'row' }, field,

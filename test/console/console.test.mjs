@@ -21,6 +21,10 @@ let page;
 let profile;
 // Uncaught script errors on the page; each test must leave none.
 const pageErrors = [];
+// Answers of 400 and up to the console's own paths (its page, assets and
+// icon; the services' answers through the proxy are the services'
+// business); each test must leave none.
+const consoleErrors = [];
 
 before(async () => {
   profile = mkdtempSync(join(tmpdir(), 'cerulean-console-chromium-'));
@@ -37,6 +41,10 @@ before(async () => {
   // Every confirm() (delete, clear) is accepted.
   page.on('dialog', (d) => d.accept());
   page.on('pageerror', (err) => pageErrors.push(err));
+  page.on('response', (r) => {
+    const path = new URL(r.url()).pathname;
+    if (r.status() >= 400 && !path.startsWith('/console/api/')) consoleErrors.push(`${r.status()} ${path}`);
+  });
   if (shots) mkdirSync(shots, { recursive: true });
 });
 
@@ -47,6 +55,7 @@ after(async () => {
 
 afterEach(() => {
   assert.deepEqual(pageErrors.splice(0).map(String), [], 'script errors on the page');
+  assert.deepEqual(consoleErrors.splice(0), [], 'failed requests for the console itself');
 });
 
 async function screenshot(name) {
@@ -57,7 +66,7 @@ async function open(hash) {
   await page.goto(consoleURL + hash);
 }
 
-test('the landing page lists the container the Go SDK created, and every service', async () => {
+test('the landing page lists the container the Go SDK created, and every service; /favicon.ico is an icon', async () => {
   await open('');
   const blobCard = page.locator('section.card[data-service=blob]');
   await blobCard.getByRole('link', { name: env('CERULEAN_CONSOLE_CONTAINER'), exact: true }).waitFor();
@@ -68,6 +77,13 @@ test('the landing page lists the container the Go SDK created, and every service
   await page.locator('section.card[data-service=queue]').getByRole('link', { name: 'orders-to-ship', exact: true }).waitFor();
   await page.locator('section.card[data-service=file]').getByRole('link', { name: 'team-docs', exact: true }).waitFor();
   await screenshot('landing');
+  // The icon the page names, and the one browsers ask for on their own.
+  assert.equal(await page.locator('link[rel=icon]').getAttribute('href'), '/favicon.ico');
+  const icon = await page.evaluate(async () => {
+    const r = await fetch('/favicon.ico');
+    return [r.status, r.headers.get('content-type'), (await r.text()).startsWith('<svg')];
+  });
+  assert.deepEqual(icon, [200, 'image/svg+xml', true]);
 });
 
 test('a file uploaded in the console becomes a blob, with its ETag and metadata', async () => {
@@ -222,6 +238,7 @@ test('saving an entity keeps every property\'s EDM type and value; a new propert
   await page.getByLabel('property value').fill('42');
   await page.locator('#entity-save').click();
   await page.locator('#entity-status .status.ok').waitFor();
+  await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot('table-entity-types');
 
   // Loaded again, the editor shows what it saved.

@@ -147,6 +147,8 @@ test('Blob: virtual folders, tags, a snapshot, a shareable read link, delete the
   await page.locator('#take-snapshot').click();
   await page.locator('#snapshot-list tr[data-snapshot]').waitFor();
   await page.locator('#blob-history .status.ok').filter({ hasText: 'Snapshot' }).waitFor();
+  // The account keeps versions: the upload made the current one.
+  await page.locator('#snapshot-list tr[data-version]').filter({ hasText: 'version (current)' }).waitFor();
 
   // The link reads the blob with no credential but its own.
   await page.locator('#share-button').click();
@@ -241,8 +243,23 @@ test('saving an entity keeps every property\'s EDM type and value; a new propert
   await page.evaluate(() => window.scrollTo(0, 0));
   await screenshot('table-entity-types');
 
+  // An entity inserted from the grid keeps the types picked there.
+  await open(`#/table/${encodeURIComponent(env('CERULEAN_CONSOLE_TABLE'))}`);
+  await page.locator('details summary').filter({ hasText: 'Insert an entity' }).click();
+  await page.getByLabel('new PartitionKey').fill('types');
+  await page.getByLabel('new RowKey').fill('inserted');
+  await page.locator('#entity-add-prop').click();
+  await page.getByLabel('property name').fill('Ratio');
+  await page.getByLabel('property type').selectOption('Edm.Double');
+  await page.getByLabel('property value').fill('2.0');
+  await page.getByRole('button', { name: 'Insert', exact: true }).click();
+  await page.locator('details .status.ok').filter({ hasText: 'Inserted' }).waitFor();
+  const inserted = await fetch(`${consoleURL}console/api/table/${env('CERULEAN_CONSOLE_TABLE')}(PartitionKey='types',RowKey='inserted')`, {
+    headers: { 'X-Cerulean-Console': '1', Accept: 'application/json;odata=fullmetadata' } });
+  assert.match(await inserted.text(), /"Ratio":2\.0\b/);
+
   // Loaded again, the editor shows what it saved.
-  await page.getByRole('button', { name: 'Reload', exact: true }).click();
+  await open(`#/table/${encodeURIComponent(env('CERULEAN_CONSOLE_TABLE'))}/${encodeURIComponent(pk)}/${encodeURIComponent(rk)}`);
   await page.getByLabel('type of Picked', { exact: true }).waitFor();
   assert.equal(await page.getByLabel('type of Picked', { exact: true }).inputValue(), 'Edm.Int64');
   assert.equal(await page.getByLabel('type of DoubleOne', { exact: true }).inputValue(), 'Edm.Double');

@@ -139,7 +139,9 @@ func TestConsoleInBrowser(t *testing.T) {
 		accountKey  string
 	)
 	testkit.NodeTests(t, "playwright-core", func() []string {
-		env := servertest.Start(t, servertest.WithDataDir(t.TempDir()), servertest.WithAccountsEnv(func(name string) string {
+		// Blob versioning on, so that the console's versions view has
+		// versions to list.
+		env := servertest.Start(t, servertest.WithDataDir(t.TempDir()), servertest.WithBlobDataProtection(true, 0), servertest.WithAccountsEnv(func(name string) string {
 			if name == "CERULEAN_ACCOUNTS" {
 				return secondAccount + ":" + base64.StdEncoding.EncodeToString(secondKey)
 			}

@@ -20,6 +20,10 @@ type Config struct {
 	BlobURL, QueueURL, TableURL, FileURL string
 	// Account and Key (base64) sign the Storage requests.
 	Account, Key string
+	// MoreAccounts are further Storage accounts on the same services,
+	// which the page can switch to (AccountHeader): their URLs are the
+	// Storage URLs with the account's name in place of Account's.
+	MoreAccounts []StorageAccount
 	// CosmosURL is the Cosmos DB gateway's endpoint, CosmosKey its master
 	// key (base64).
 	CosmosURL, CosmosKey string
@@ -41,8 +45,15 @@ type Config struct {
 	Now func() time.Time
 }
 
+// StorageAccount is a Storage account's name and its key (decoded).
+type StorageAccount struct {
+	Name string
+	Key  []byte
+}
+
 // New returns the console's handler. It serves the landing page at "/",
-// the page's assets and the signing proxy under "/console/", and 404 for
+// the page's assets, the signing proxy and the maker of shareable blob
+// links (read-only SAS URLs) under "/console/", and 404 for
 // every other path, so it can sit under a mux's catch-all pattern.
 func New(cfg Config) (http.Handler, error) {
 	if cfg.Logger == nil {
@@ -59,7 +70,14 @@ func New(cfg Config) (http.Handler, error) {
 	for name := range proxies {
 		services[name] = true
 	}
-	servicesJSON, err := json.Marshal(map[string]any{"account": cfg.Account, "services": services})
+	accounts := []string{}
+	if cfg.Account != "" {
+		accounts = append(accounts, cfg.Account)
+	}
+	for _, a := range cfg.MoreAccounts {
+		accounts = append(accounts, a.Name)
+	}
+	servicesJSON, err := json.Marshal(map[string]any{"account": cfg.Account, "accounts": accounts, "services": services})
 	if err != nil {
 		return nil, fmt.Errorf("console services: %w", err)
 	}
@@ -74,6 +92,9 @@ func New(cfg Config) (http.Handler, error) {
 		_, _ = w.Write(servicesJSON)
 	})
 	mux.Handle("/console/api/{service}/", proxyHandler(proxies, cfg.Logger))
+	if _, ok := proxies["blob"]; ok {
+		mux.Handle("POST /console/sas/blob", requireConsoleHeader(cfg.Logger, blobLinks{proxies: proxies, now: cfg.Now}))
+	}
 	// Browsers ask for /favicon.ico on their own; an icon spares the
 	// console's every visit a 404 in the log and the browser's console.
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) {

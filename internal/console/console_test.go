@@ -93,6 +93,9 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{BlobURL: "ftp://127.0.0.1:1/a/", Account: "a", Key: "a2V5"},
 		{CosmosURL: "http://127.0.0.1:1/", CosmosKey: ""},
 		{SearchURL: "http://127.0.0.1:1"},
+		{BlobURL: "http://127.0.0.1:1/a/", Account: "a", Key: "a2V5", MoreAccounts: []console.StorageAccount{{Name: "b"}}},
+		{BlobURL: "http://127.0.0.1:1/a/", Account: "a", Key: "a2V5", MoreAccounts: []console.StorageAccount{{Name: "a", Key: []byte("k")}}},
+		{BlobURL: "http://127.0.0.1:1/a/", Account: "a", Key: "a2V5", MoreAccounts: []console.StorageAccount{{Key: []byte("k")}}},
 	} {
 		if _, err := console.New(cfg); err == nil {
 			t.Errorf("New(%+v) accepted it", cfg)

@@ -25,7 +25,22 @@ type serviceProxy struct {
 // pageOnlyHeaders are request headers that describe the browser's page
 // rather than the call, and never reach a service. Authorization is the
 // proxy's to set.
-var pageOnlyHeaders = []string{"Authorization", "Cookie", "Origin", "Referer", ConsoleHeader, "api-key"}
+var pageOnlyHeaders = []string{"Authorization", "Cookie", "Origin", "Referer", ConsoleHeader, AccountHeader, "api-key"}
+
+// AccountHeader names the Storage account a page's request is for, when
+// the console reaches more than one (Config.MoreAccounts); without it a
+// request is for Config.Account.
+const AccountHeader = "X-Cerulean-Account"
+
+// proxyKey is the key of a service's proxy in the map newProxies builds:
+// the service's name for Config.Account and every non-Storage service,
+// "service@account" for the other Storage accounts.
+func proxyKey(service, account string) string {
+	if account == "" {
+		return service
+	}
+	return service + "@" + account
+}
 
 // newProxies builds a proxy for each service cfg names.
 func newProxies(cfg Config) (map[string]*serviceProxy, error) {
@@ -39,7 +54,7 @@ func newProxies(cfg Config) (map[string]*serviceProxy, error) {
 	// HTTP proxy the environment names.
 	transport.Proxy = nil
 	out := map[string]*serviceProxy{}
-	add := func(name, raw string, s signer) error {
+	add := func(key, name, raw string, s signer) error {
 		if raw == "" {
 			return nil
 		}
@@ -58,7 +73,7 @@ func newProxies(cfg Config) (map[string]*serviceProxy, error) {
 			ModifyResponse: dropPageHeaders,
 			ErrorHandler:   p.unreachable,
 		}
-		out[name] = p
+		out[key] = p
 		return nil
 	}
 	if cfg.BlobURL != "" || cfg.QueueURL != "" || cfg.TableURL != "" || cfg.FileURL != "" {
@@ -70,8 +85,19 @@ func newProxies(cfg Config) (map[string]*serviceProxy, error) {
 			return nil, errors.New("console: a Storage URL is set without an account")
 		}
 		for _, s := range []struct{ name, url string }{{"blob", cfg.BlobURL}, {"queue", cfg.QueueURL}, {"table", cfg.TableURL}, {"file", cfg.FileURL}} {
-			if err := add(s.name, s.url, sharedKey{service: s.name, account: cfg.Account, key: key}); err != nil {
+			if err := add(s.name, s.name, s.url, sharedKey{service: s.name, acct: cfg.Account, key: key}); err != nil {
 				return nil, err
+			}
+			for _, more := range cfg.MoreAccounts {
+				if more.Name == "" || more.Name == cfg.Account || len(more.Key) == 0 {
+					return nil, fmt.Errorf("console: a further Storage account %q needs a name of its own and a key", more.Name)
+				}
+				if s.url == "" {
+					continue
+				}
+				if err := add(proxyKey(s.name, more.Name), s.name, accountURL(s.url, cfg.Account, more.Name), sharedKey{service: s.name, acct: more.Name, key: more.Key}); err != nil {
+					return nil, err
+				}
 			}
 		}
 	}
@@ -80,7 +106,7 @@ func newProxies(cfg Config) (map[string]*serviceProxy, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := add("cosmos", cfg.CosmosURL, masterKey{key: key}); err != nil {
+		if err := add("cosmos", "cosmos", cfg.CosmosURL, masterKey{key: key}); err != nil {
 			return nil, err
 		}
 	}
@@ -88,17 +114,36 @@ func newProxies(cfg Config) (map[string]*serviceProxy, error) {
 		if cfg.SearchAdminKey == "" {
 			return nil, errors.New("console: the Search URL is set without an admin key")
 		}
-		if err := add("search", cfg.SearchURL, apiKey{key: cfg.SearchAdminKey}); err != nil {
+		if err := add("search", "search", cfg.SearchURL, apiKey{key: cfg.SearchAdminKey}); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// proxyHandler routes /console/api/{service}/... to the service's proxy.
+// accountURL is the Storage URL of account, from the URL of base (the
+// configured account): the services are path-style, so the account is
+// the path's last segment.
+func accountURL(raw, base, account string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw // newProxies's add reports it
+	}
+	dir := strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), base)
+	u.Path, u.RawPath = dir+account+"/", ""
+	return u.String()
+}
+
+// proxyHandler routes /console/api/{service}/... to the service's proxy,
+// for the account the request names (AccountHeader).
 func proxyHandler(proxies map[string]*serviceProxy, log *slog.Logger) http.Handler {
 	return requireConsoleHeader(log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, ok := proxies[r.PathValue("service")]
+		p, ok := proxyFor(proxies, r.PathValue("service"), r)
+		if !ok && proxies[r.PathValue("service")] != nil {
+			writeJSONError(w, http.StatusNotFound, "AccountNotConfigured",
+				fmt.Sprintf("%q is not a Storage account this console reaches.", r.Header.Get(AccountHeader)))
+			return
+		}
 		if !ok {
 			writeJSONError(w, http.StatusNotFound, "ServiceNotConfigured",
 				fmt.Sprintf("%q is not a service this console reaches.", r.PathValue("service")))
@@ -106,6 +151,19 @@ func proxyHandler(proxies map[string]*serviceProxy, log *slog.Logger) http.Handl
 		}
 		p.rp.ServeHTTP(w, r)
 	}))
+}
+
+// proxyFor is the proxy of service for the Storage account r names: the
+// configured account's when it names none or that one. Cosmos DB and
+// Search have one account each, whatever r names.
+func proxyFor(proxies map[string]*serviceProxy, service string, r *http.Request) (*serviceProxy, bool) {
+	p, ok := proxies[service]
+	acct := r.Header.Get(AccountHeader)
+	if !ok || acct == "" || p.signer.account() == "" || p.signer.account() == acct {
+		return p, ok
+	}
+	p, ok = proxies[proxyKey(service, acct)]
+	return p, ok
 }
 
 // rewrite points the outgoing request at the service: the path after

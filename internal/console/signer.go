@@ -14,6 +14,8 @@ import (
 // requires that the page may leave out, to an outgoing request.
 type signer interface {
 	sign(r *http.Request, now time.Time) error
+	// account is the Storage account signed for, or "".
+	account() string
 }
 
 // cosmosVersion is the x-ms-version sent when the page sends none.
@@ -22,9 +24,11 @@ const cosmosVersion = "2020-11-05"
 // sharedKey signs Storage requests with the account key (Shared Key),
 // through azhttp's own canonicalization.
 type sharedKey struct {
-	service, account string
-	key              []byte
+	service, acct string
+	key           []byte
 }
+
+func (s sharedKey) account() string { return s.acct }
 
 func (s sharedKey) sign(r *http.Request, now time.Time) error {
 	if r.Header.Get("x-ms-version") == "" {
@@ -36,13 +40,15 @@ func (s sharedKey) sign(r *http.Request, now time.Time) error {
 		setDefault(r.Header, "MaxDataServiceVersion", "3.0;NetFx")
 		setDefault(r.Header, "Accept", "application/json;odata=minimalmetadata")
 	}
-	azauth.SignSharedKey(r, s.service, s.account, s.key, now)
+	azauth.SignSharedKey(r, s.service, s.acct, s.key, now)
 	return nil
 }
 
 // masterKey signs Cosmos DB requests with the master key, through
 // internal/cosmos's own token code.
 type masterKey struct{ key []byte }
+
+func (masterKey) account() string { return "" }
 
 func (m masterKey) sign(r *http.Request, now time.Time) error {
 	setDefault(r.Header, "x-ms-version", cosmosVersion)
@@ -54,6 +60,8 @@ func (m masterKey) sign(r *http.Request, now time.Time) error {
 
 // apiKey authorizes Search requests with the admin api-key.
 type apiKey struct{ key string }
+
+func (apiKey) account() string { return "" }
 
 func (a apiKey) sign(r *http.Request, _ time.Time) error {
 	r.Header.Set("api-key", a.key)

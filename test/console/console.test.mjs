@@ -21,6 +21,10 @@ let page;
 let profile;
 // Uncaught script errors on the page; each test must leave none.
 const pageErrors = [];
+// Answers of 400 and up to the console's own paths (its page, assets and
+// icon; the services' answers through the proxy are the services'
+// business); each test must leave none.
+const consoleErrors = [];
 
 before(async () => {
   profile = mkdtempSync(join(tmpdir(), 'cerulean-console-chromium-'));
@@ -37,6 +41,10 @@ before(async () => {
   // Every confirm() (delete, clear) is accepted.
   page.on('dialog', (d) => d.accept());
   page.on('pageerror', (err) => pageErrors.push(err));
+  page.on('response', (r) => {
+    const path = new URL(r.url()).pathname;
+    if (r.status() >= 400 && !path.startsWith('/console/api/')) consoleErrors.push(`${r.status()} ${path}`);
+  });
   if (shots) mkdirSync(shots, { recursive: true });
 });
 
@@ -47,6 +55,7 @@ after(async () => {
 
 afterEach(() => {
   assert.deepEqual(pageErrors.splice(0).map(String), [], 'script errors on the page');
+  assert.deepEqual(consoleErrors.splice(0), [], 'failed requests for the console itself');
 });
 
 async function screenshot(name) {
@@ -57,7 +66,7 @@ async function open(hash) {
   await page.goto(consoleURL + hash);
 }
 
-test('the landing page lists the container the Go SDK created, and every service', async () => {
+test('the landing page lists the container the Go SDK created, and every service; /favicon.ico is an icon', async () => {
   await open('');
   const blobCard = page.locator('section.card[data-service=blob]');
   await blobCard.getByRole('link', { name: env('CERULEAN_CONSOLE_CONTAINER'), exact: true }).waitFor();
@@ -68,6 +77,13 @@ test('the landing page lists the container the Go SDK created, and every service
   await page.locator('section.card[data-service=queue]').getByRole('link', { name: 'orders-to-ship', exact: true }).waitFor();
   await page.locator('section.card[data-service=file]').getByRole('link', { name: 'team-docs', exact: true }).waitFor();
   await screenshot('landing');
+  // The icon the page names, and the one browsers ask for on their own.
+  assert.equal(await page.locator('link[rel=icon]').getAttribute('href'), '/favicon.ico');
+  const icon = await page.evaluate(async () => {
+    const r = await fetch('/favicon.ico');
+    return [r.status, r.headers.get('content-type'), (await r.text()).startsWith('<svg')];
+  });
+  assert.deepEqual(icon, [200, 'image/svg+xml', true]);
 });
 
 test('a file uploaded in the console becomes a blob, with its ETag and metadata', async () => {
@@ -102,6 +118,55 @@ test('a file uploaded in the console becomes a blob, with its ETag and metadata'
   assert.equal(await row.locator('.badge').innerText(), 'broken');
 });
 
+test('Blob: virtual folders, tags, a snapshot, a shareable read link, delete the container', async () => {
+  await open('#/blob');
+  await page.getByLabel('container name').fill('console-folders');
+  await page.getByRole('button', { name: 'Create container' }).click();
+  await page.locator('#upload-prefix').waitFor();
+  await page.locator('#upload-prefix').fill('reports/2026/');
+  await page.locator('#upload-file').setInputFiles(env('CERULEAN_CONSOLE_UPLOAD'));
+  await page.locator('#upload-button').click();
+  await page.locator('#blob-status .status.ok').waitFor();
+  // At the root the blob is inside a folder, and the folders lead to it.
+  await open('#/blob/console-folders');
+  await page.locator('#blob-list tr[data-folder="reports/"]').getByRole('link').click();
+  await page.locator('#blob-list tr[data-folder="reports/2026/"]').getByRole('link').click();
+  const row = page.locator('#blob-list tr[data-blob="reports/2026/uploaded-in-console.bin"]');
+  await row.getByRole('link', { name: 'uploaded-in-console.bin', exact: true }).click();
+  assert.match(await page.locator('.crumbs').innerText(), /console-folders \/ reports\/ \/ 2026\//);
+
+  await page.getByRole('button', { name: 'Add tag' }).click();
+  await page.getByLabel('tag key').last().fill('project');
+  await page.getByLabel('tag value').last().fill('apollo');
+  await page.getByRole('button', { name: 'Save tags' }).click();
+  await page.locator('#blob-tags .status.ok').waitFor();
+  const blobPath = `${consoleURL}console/api/blob/console-folders/reports/2026/uploaded-in-console.bin`;
+  const tags = await fetch(`${blobPath}?comp=tags`, { headers: { 'X-Cerulean-Console': '1' } });
+  assert.match(await tags.text(), /<Key>project<\/Key><Value>apollo<\/Value>/);
+
+  await page.locator('#take-snapshot').click();
+  await page.locator('#snapshot-list tr[data-snapshot]').waitFor();
+  await page.locator('#blob-history .status.ok').filter({ hasText: 'Snapshot' }).waitFor();
+  // The account keeps versions: the upload made the current one.
+  await page.locator('#snapshot-list tr[data-version]').filter({ hasText: 'version (current)' }).waitFor();
+
+  // The link reads the blob with no credential but its own.
+  await page.locator('#share-button').click();
+  const link = await page.locator('#share-url').inputValue();
+  assert.match(link, /[?&]sig=/);
+  assert.match(link, /[?&]sp=r(&|$)/);
+  const shared = await fetch(link);
+  assert.equal(shared.status, 200);
+  assert.equal((await shared.arrayBuffer()).byteLength, 300 * 1024 + 7);
+  await screenshot('blob-folders');
+
+  await page.locator('#delete-container').click();
+  await page.waitForURL(/#\/blob$/);
+  await page.getByRole('button', { name: 'Create container' }).waitFor();
+  const gone = await fetch(`${consoleURL}console/api/blob/console-folders?restype=container`, { headers: { 'X-Cerulean-Console': '1' } });
+  assert.equal(gone.status, 404);
+});
+
 test('saving an entity someone else changed shows the 412 conflict, and a reload saves', async () => {
   const table = env('CERULEAN_CONSOLE_TABLE');
   await open(`#/table/${encodeURIComponent(table)}`);
@@ -109,15 +174,14 @@ test('saving an entity someone else changed shows the 412 conflict, and a reload
   await row.getByRole('link', { name: 'Edit' }).click();
   await page.locator('#entity-etag .etag').waitFor();
   const loaded = await page.locator('#entity-etag .etag').innerText();
-  const editor = page.locator('#entity-json');
-  const entity = JSON.parse(await editor.inputValue());
-  assert.equal(entity.Status, 'new');
+  const status = page.getByLabel('value of Status');
+  assert.equal(await status.inputValue(), 'new');
 
   // The Go SDK changes the entity between the console's load and save.
   const hook = await fetch(env('CERULEAN_CONSOLE_HOOKS') + '/change-entity', { method: 'POST' });
   assert.equal(hook.status, 204, await hook.text());
 
-  await editor.fill(JSON.stringify({ ...entity, Status: 'shipped' }, null, 2));
+  await status.fill('shipped');
   await page.locator('#entity-save').click();
   const conflict = page.locator('#entity-status .status.conflict');
   await conflict.waitFor();
@@ -128,12 +192,78 @@ test('saving an entity someone else changed shows the 412 conflict, and a reload
 
   await conflict.getByRole('button', { name: 'Reload latest' }).click();
   await page.locator('#entity-status .status.ok').waitFor();
-  const reloaded = JSON.parse(await editor.inputValue());
-  assert.equal(reloaded.Status, 'changed-by-go-sdk');
+  assert.equal(await page.getByLabel('value of Status').inputValue(), 'changed-by-go-sdk');
   assert.notEqual(await page.locator('#entity-etag .etag').innerText(), loaded);
-  await editor.fill(JSON.stringify({ ...reloaded, Status: 'saved-after-reload' }, null, 2));
+  await page.getByLabel('value of Status').fill('saved-after-reload');
   await page.locator('#entity-save').click();
   await page.locator('#entity-status .status.ok').waitFor();
+});
+
+// Each property of the entity console_test.go seeds, as the editor must
+// show it: its EDM type and its value's text. console_test.go reads the
+// entity back after the save and checks each type and value.
+const typedProps = {
+  DoubleOne: ['Edm.Double', '1.0'],
+  DoubleTenth: ['Edm.Double', '0.1'],
+  DoubleNegZero: ['Edm.Double', '-0.0'],
+  DoubleHuge: ['Edm.Double', '1e+300'],
+  DoubleNaN: ['Edm.Double', 'NaN'],
+  DoubleInf: ['Edm.Double', 'Infinity'],
+  DoubleNegInf: ['Edm.Double', '-Infinity'],
+  Int32: ['Edm.Int32', '7'],
+  Int32Min: ['Edm.Int32', '-2147483648'],
+  Int64: ['Edm.Int64', '9007199254740993'],
+  Int64Small: ['Edm.Int64', '1'],
+  Bool: ['Edm.Boolean', 'true'],
+  When: ['Edm.DateTime', '2026-11-27T18:30:02.1234567Z'],
+  Id: ['Edm.Guid', 'c9da6455-213d-42c9-9a79-3e9149a57833'],
+  Bytes: ['Edm.Binary', 'AAEC/w=='],
+  Text: ['Edm.String', '1.0'],
+  Empty: ['Edm.String', ''],
+};
+
+test('saving an entity keeps every property\'s EDM type and value; a new property takes the type picked', async () => {
+  const [pk, rk] = env('CERULEAN_CONSOLE_TYPED').split('/');
+  await open(`#/table/${encodeURIComponent(env('CERULEAN_CONSOLE_TABLE'))}/${encodeURIComponent(pk)}/${encodeURIComponent(rk)}`);
+  await page.locator('#entity-etag .etag').waitFor();
+  for (const [name, [type, text]] of Object.entries(typedProps)) {
+    assert.equal(await page.getByLabel(`type of ${name}`, { exact: true }).inputValue(), type, `${name}'s type`);
+    assert.equal(await page.getByLabel(`value of ${name}`, { exact: true }).inputValue(), text, `${name}'s value`);
+  }
+  // A value that is not of its type is refused before anything is sent.
+  await page.locator('#entity-add-prop').click();
+  await page.getByLabel('property name').fill('Picked');
+  await page.getByLabel('property type').selectOption('Edm.Int64');
+  await page.getByLabel('property value').fill('forty-two');
+  await page.locator('#entity-save').click();
+  await page.locator('#entity-status .status.error').filter({ hasText: 'Picked' }).waitFor();
+  await page.getByLabel('property value').fill('42');
+  await page.locator('#entity-save').click();
+  await page.locator('#entity-status .status.ok').waitFor();
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await screenshot('table-entity-types');
+
+  // An entity inserted from the grid keeps the types picked there.
+  await open(`#/table/${encodeURIComponent(env('CERULEAN_CONSOLE_TABLE'))}`);
+  await page.locator('details summary').filter({ hasText: 'Insert an entity' }).click();
+  await page.getByLabel('new PartitionKey').fill('types');
+  await page.getByLabel('new RowKey').fill('inserted');
+  await page.locator('#entity-add-prop').click();
+  await page.getByLabel('property name').fill('Ratio');
+  await page.getByLabel('property type').selectOption('Edm.Double');
+  await page.getByLabel('property value').fill('2.0');
+  await page.getByRole('button', { name: 'Insert', exact: true }).click();
+  await page.locator('details .status.ok').filter({ hasText: 'Inserted' }).waitFor();
+  const inserted = await fetch(`${consoleURL}console/api/table/${env('CERULEAN_CONSOLE_TABLE')}(PartitionKey='types',RowKey='inserted')`, {
+    headers: { 'X-Cerulean-Console': '1', Accept: 'application/json;odata=fullmetadata' } });
+  assert.match(await inserted.text(), /"Ratio":2\.0\b/);
+
+  // Loaded again, the editor shows what it saved.
+  await open(`#/table/${encodeURIComponent(env('CERULEAN_CONSOLE_TABLE'))}/${encodeURIComponent(pk)}/${encodeURIComponent(rk)}`);
+  await page.getByLabel('type of Picked', { exact: true }).waitFor();
+  assert.equal(await page.getByLabel('type of Picked', { exact: true }).inputValue(), 'Edm.Int64');
+  assert.equal(await page.getByLabel('type of DoubleOne', { exact: true }).inputValue(), 'Edm.Double');
+  assert.equal(await page.getByLabel('value of DoubleOne', { exact: true }).inputValue(), '1.0');
 });
 
 test('Cosmos DB: a SQL query, a stored procedure with a partition key, the change feed', async () => {
@@ -177,6 +307,56 @@ test('Cosmos DB: a SQL query, a stored procedure with a partition key, the chang
   await page.locator('#change-feed').filter({ hasText: 'kettle' }).waitFor();
 });
 
+test('Cosmos DB: replacing an item unchanged keeps every number as written; its own fields come before the system ones', async () => {
+  const [db, coll] = env('CERULEAN_CONSOLE_COSMOS').split('/');
+  const id = env('CERULEAN_CONSOLE_PRECISE');
+  await open(`#/cosmos/${encodeURIComponent(db)}/${encodeURIComponent(coll)}`);
+  await page.getByRole('tab', { name: 'Items' }).click();
+  await page.locator('#cosmos-sql').fill(`SELECT * FROM c WHERE c.id = '${id}'`);
+  await page.locator('#cosmos-run').click();
+  await page.locator('#cosmos-status').filter({ hasText: '1 results' }).waitFor();
+  await page.getByRole('link', { name: id, exact: true }).click();
+  const itemJSON = page.locator('#cosmos-item-json');
+  await itemJSON.waitFor();
+  const text = await itemJSON.inputValue();
+  for (const literal of ['"ratio": 1.0', '"negzero": -0.0', '"big": 12345678901234567891', '9007199254740993', '"weight": 2.50']) {
+    assert.ok(text.includes(literal), `the editor shows ${literal}:\n${text}`);
+  }
+  const keys = [...text.matchAll(/^  "([^"]+)":/gm)].map((m) => m[1]);
+  const firstSystem = keys.findIndex((k) => k.startsWith('_'));
+  assert.ok(firstSystem > 0 && keys.slice(firstSystem).every((k) => k.startsWith('_')), `user fields first: ${keys}`);
+  await page.locator('#cosmos-replace').click();
+  await page.locator('#cosmos-item .status.ok').filter({ hasText: 'Replaced' }).waitFor();
+  assert.ok((await itemJSON.inputValue()).includes('"ratio": 1.0'));
+});
+
+test('Cosmos DB: a new database, container and item, and the item deleted', async () => {
+  await open('#/cosmos');
+  await page.getByLabel('database name').fill('console-db');
+  await page.getByRole('button', { name: 'Create database' }).click();
+  await page.getByLabel('container name').fill('notes');
+  await page.getByLabel('partition key path').fill('/owner');
+  await page.getByRole('button', { name: 'Create container' }).click();
+  await page.locator('#cosmos-new').click();
+  const draft = page.locator('#cosmos-new-json');
+  assert.deepEqual(JSON.parse(await draft.inputValue()), { id: '', owner: '' });
+  await draft.fill('{"id": "n1", "owner": "ana", "score": 1.0, "big": 9007199254740993}');
+  await page.locator('#cosmos-create').click();
+  await page.locator('#cosmos-item .status.ok').filter({ hasText: 'Created' }).waitFor();
+  const text = await page.locator('#cosmos-item-json').inputValue();
+  assert.ok(text.indexOf('"score": 1.0') > 0 && text.indexOf('"big": 9007199254740993') > 0 && text.indexOf('"owner"') < text.indexOf('"_rid"'), text);
+  const itemURL = `${consoleURL}console/api/cosmos/dbs/console-db/colls/notes/docs/n1`;
+  const headers = { 'X-Cerulean-Console': '1', 'x-ms-documentdb-partitionkey': '["ana"]' };
+  const made = await fetch(itemURL, { headers });
+  assert.equal(made.status, 200);
+  assert.match(await made.text(), /"score":1\.0/);
+  await screenshot('cosmos-new-item');
+
+  await page.locator('#cosmos-delete').click();
+  await page.locator('#cosmos-item .status.ok').filter({ hasText: 'Deleted n1' }).waitFor();
+  assert.equal((await fetch(itemURL, { headers })).status, 404);
+});
+
 test('Search explorer: text and $filter', async () => {
   await open(`#/search/${encodeURIComponent(env('CERULEAN_CONSOLE_SEARCH_INDEX'))}`);
   await page.locator('#search-text').fill('rooms');
@@ -189,15 +369,68 @@ test('Search explorer: text and $filter', async () => {
   await screenshot('search-explorer');
 });
 
-test('Queues: put, peek, clear', async () => {
+test('Search: create an index, upload documents, edit the definition', async () => {
+  await open('#/search');
+  await page.locator('details summary').filter({ hasText: 'Create an index' }).click();
+  const def = { name: 'console-notes', fields: [
+    { name: 'id', type: 'Edm.String', key: true, filterable: true },
+    { name: 'title', type: 'Edm.String', searchable: true },
+    { name: 'score', type: 'Edm.Double', filterable: true, sortable: true },
+  ] };
+  await page.locator('#index-new-json').fill(JSON.stringify(def, null, 2));
+  await page.locator('#index-create').click();
+  await page.locator('#index-fields').filter({ hasText: 'score' }).waitFor();
+
+  await page.locator('#upload-panel summary').click();
+  await page.locator('#docs-json').fill(JSON.stringify([{ id: '1', title: 'hello world', score: 1.5 }, { id: '2', title: 'goodbye moon', score: 2 }], null, 2));
+  await page.locator('#docs-upload').click();
+  await page.locator('#docs-status .status.ok').filter({ hasText: '2 of 2 documents indexed' }).waitFor();
+  await page.locator('#search-text').fill('hello');
+  await page.locator('#search-run').click();
+  await page.locator('#search-status').filter({ hasText: '1 matching' }).waitFor();
+  assert.deepEqual(JSON.parse(await page.locator('#search-results').innerText()).value.map((d) => d.id), ['1']);
+
+  await page.locator('#definition-panel summary').click();
+  const current = JSON.parse(await page.locator('#index-json').inputValue());
+  current.fields.push({ name: 'tag', type: 'Edm.String', filterable: true });
+  await page.locator('#index-json').fill(JSON.stringify(current, null, 2));
+  await page.locator('#index-save').click();
+  await page.locator('#index-status .status.ok').waitFor();
+  await page.locator('#index-fields td', { hasText: /^tag$/ }).waitFor();
+  await screenshot('search-index');
+  const saved = await (await fetch(`${consoleURL}console/api/search/indexes/console-notes?api-version=2024-07-01`, { headers: { 'X-Cerulean-Console': '1' } })).json();
+  assert.ok(saved.fields.some((f) => f.name === 'tag'), JSON.stringify(saved.fields));
+});
+
+test('Queues: put, peek, dequeue and delete one message, clear, delete the queue', async () => {
   await open('#/queue');
   await page.getByLabel('queue name').fill('console-jobs');
   await page.getByRole('button', { name: 'Create queue' }).click();
-  await page.locator('#message-text').fill('<hello & welcome>');
-  await page.getByRole('button', { name: 'Put message' }).click();
-  await page.locator('#message-list').filter({ hasText: '<hello & welcome>' }).waitFor();
+  for (const text of ['<hello & welcome>', 'second job']) {
+    await page.locator('#message-text').fill(text);
+    await page.getByRole('button', { name: 'Put message' }).click();
+    await page.locator('#message-list').filter({ hasText: text }).waitFor();
+  }
+  // The first message, dequeued, is invisible to a peek and deleted by
+  // its pop receipt; the second stays.
+  await page.getByRole('button', { name: 'Dequeue' }).click();
+  const dequeued = page.locator('#dequeued-message');
+  await dequeued.filter({ hasText: '<hello & welcome>' }).waitFor();
+  await page.locator('#message-list').filter({ hasNotText: '<hello & welcome>' }).filter({ hasText: 'second job' }).waitFor();
+  await screenshot('queue-dequeue');
+  await dequeued.getByRole('button', { name: 'Delete message' }).click();
+  await page.locator('#dequeued .status.ok').filter({ hasText: 'Deleted message' }).waitFor();
+  const count = await fetch(`${consoleURL}console/api/queue/console-jobs?comp=metadata`, { headers: { 'X-Cerulean-Console': '1' } });
+  assert.equal(count.headers.get('x-ms-approximate-messages-count'), '1');
+
   await page.getByRole('button', { name: 'Clear queue' }).click();
   await page.locator('#message-list').filter({ hasText: 'No visible messages.' }).waitFor();
+  await page.getByRole('button', { name: 'Delete queue' }).click();
+  await page.waitForURL(/#\/queue$/);
+  await page.getByRole('button', { name: 'Create queue' }).waitFor();
+  assert.equal(await page.getByRole('link', { name: 'console-jobs', exact: true }).count(), 0);
+  const gone = await fetch(`${consoleURL}console/api/queue/console-jobs?comp=metadata`, { headers: { 'X-Cerulean-Console': '1' } });
+  assert.equal(gone.status, 404);
 });
 
 test('Files: a share, a directory, an upload and its listing', async () => {
@@ -216,4 +449,30 @@ test('Files: a share, a directory, an upload and its listing', async () => {
   const download = page.waitForEvent('download');
   await row.getByRole('button', { name: 'Download' }).click();
   assert.equal((await download).suggestedFilename(), 'uploaded-in-console.bin');
+});
+
+test('the account switcher offers every configured Storage account, and each shows its own data', async () => {
+  const multi = env('CERULEAN_CONSOLE_MULTI_URL');
+  await page.goto(multi + '#/');
+  const pick = page.getByLabel('Storage account');
+  assert.deepEqual(await pick.locator('option').allTextContents(), env('CERULEAN_CONSOLE_ACCOUNTS').split(','));
+  const [first, second] = env('CERULEAN_CONSOLE_ACCOUNTS').split(',');
+  const blobCard = page.locator('section.card[data-service=blob]');
+  await blobCard.getByRole('link', { name: env('CERULEAN_CONSOLE_CONTAINER'), exact: true }).waitFor();
+
+  await pick.selectOption(second);
+  await page.locator('#overview-account').filter({ hasText: second }).waitFor();
+  await blobCard.filter({ hasText: 'None yet.' }).waitFor();
+  await page.goto(multi + '#/blob');
+  await page.getByLabel('container name').fill('made-in-second-account');
+  await page.getByRole('button', { name: 'Create container' }).click();
+  await page.locator('#upload-prefix').waitFor();
+  await page.goto(multi + '#/');
+  await blobCard.getByRole('link', { name: 'made-in-second-account', exact: true }).waitFor();
+  assert.equal(await page.getByLabel('Storage account').inputValue(), second);
+  await screenshot('account-switcher');
+
+  await page.getByLabel('Storage account').selectOption(first);
+  await blobCard.getByRole('link', { name: env('CERULEAN_CONSOLE_CONTAINER'), exact: true }).waitFor();
+  assert.equal(await blobCard.getByRole('link', { name: 'made-in-second-account', exact: true }).count(), 0);
 });

@@ -1,6 +1,6 @@
 // app.js: the router (one view per location hash) and the landing page,
 // which lists every service's top-level resources at once.
-import { h, show, errorBox } from './wire.js';
+import { h, show, errorBox, currentAccount, setAccount } from './wire.js';
 import * as blob from './blob.js';
 import * as queue from './queue.js';
 import * as table from './table.js';
@@ -25,14 +25,39 @@ async function config() {
   if (!configured) {
     const resp = await fetch('/console/services.json', { cache: 'no-store' });
     configured = await resp.json();
+    accountSwitcher(configured);
   }
   return configured;
+}
+
+// storageAccount is the Storage account the views show: the one picked
+// before, while the server still has it, or the server's default.
+const storageAccount = (cfg) => (cfg.accounts || []).includes(currentAccount()) ? currentAccount() : cfg.account;
+
+// accountSwitcher puts every Storage account the console reaches in the
+// header; picking one redraws the view for it. Cosmos DB and Search have
+// one account each and do not change.
+function accountSwitcher(cfg) {
+  const accounts = cfg.accounts || [];
+  if (accounts.length === 0) return;
+  const chosen = storageAccount(cfg);
+  setAccount(chosen === cfg.account ? '' : chosen);
+  const select = h('select', { id: 'account', 'aria-label': 'Storage account', title: 'Storage account',
+    onchange: () => {
+      setAccount(select.value === cfg.account ? '' : select.value);
+      // A resource of one account is not in another: back to the list.
+      const section = location.hash.replace(/^#\/?/, '').split('/')[0];
+      const target = ['blob', 'queue', 'table', 'file'].includes(section) ? `#/${section}` : location.hash || '#/';
+      if (location.hash === target || (target === '#/' && !location.hash)) route();
+      else location.hash = target;
+    } }, accounts.map((a) => h('option', { value: a, selected: a === chosen }, a)));
+  document.querySelector('header.top').append(h('label', { class: 'account' }, 'Storage account ', select));
 }
 
 async function landing(main) {
   const cfg = await config();
   const grid = h('div', { class: 'grid', id: 'overview' });
-  show(main, h('h1', {}, 'Overview', cfg.account ? h('span', { class: 'muted' }, ` · account ${cfg.account}`) : ''), grid);
+  show(main, h('h1', {}, 'Overview', cfg.account ? h('span', { class: 'muted', id: 'overview-account' }, ` · Storage account ${storageAccount(cfg)}`) : ''), grid);
   for (const s of services) {
     const list = h('ul', {}, h('li', { class: 'muted' }, 'Loading…'));
     const count = h('span', { class: 'count' });

@@ -1,4 +1,5 @@
-// queue.js: queues: peek, put and clear messages.
+// queue.js: queues: peek, put, dequeue and delete messages, clear and
+// delete a queue.
 import { send, h, show, errorBox, okBox, seg, parseXML, xmlText, xmlAll, escapeXML, crumbs, fmtDate, listPages, createForm, nameList } from './wire.js';
 
 const href = (q) => `#/queue/${encodeURIComponent(q)}`;
@@ -30,6 +31,8 @@ async function queueView(main, queue) {
   const tbody = h('tbody');
   const text = h('textarea', { placeholder: 'message text', id: 'message-text', 'aria-label': 'message text' });
   const ttl = h('input', { placeholder: 'time to live, s (optional)', 'aria-label': 'time to live' });
+  const visibility = h('input', { value: '30', size: 4, 'aria-label': 'visibility timeout' });
+  const dequeued = h('div', { id: 'dequeued' });
 
   async function peek() {
     const props = await send('queue', qpath, { query: { comp: 'metadata' } });
@@ -54,6 +57,42 @@ async function queueView(main, queue) {
     } catch (err) { show(status, errorBox(err)); }
   }
 
+  // dequeue gets the next message, which stays invisible to others for
+  // the visibility timeout; its pop receipt deletes it.
+  async function dequeue() {
+    try {
+      const doc = parseXML(await (await send('queue', `${qpath}/messages`, { query: { numofmessages: '1', visibilitytimeout: visibility.value || '30' } })).text());
+      const m = xmlAll(doc, 'QueueMessage')[0];
+      if (!m) { show(dequeued, h('p', { class: 'muted' }, 'No visible message to dequeue.')); return; }
+      const id = xmlText(m, 'MessageId');
+      const receipt = xmlText(m, 'PopReceipt');
+      const del = async () => {
+        try {
+          await send('queue', `${qpath}/messages/${seg(id)}`, { method: 'DELETE', query: { popreceipt: receipt } });
+          show(dequeued, okBox(`Deleted message ${id}.`));
+          await peek();
+        } catch (err) { show(dequeued, errorBox(err, { what: 'the message' })); }
+      };
+      show(dequeued, h('div', { class: 'panel', id: 'dequeued-message', 'data-id': id },
+        h('h2', {}, 'Dequeued message'),
+        h('dl', { class: 'kv' }, h('dt', {}, 'Message id'), h('dd', { class: 'mono' }, id),
+          h('dt', {}, 'Text'), h('dd', { class: 'mono' }, xmlText(m, 'MessageText')),
+          h('dt', {}, 'Dequeue count'), h('dd', {}, xmlText(m, 'DequeueCount')),
+          h('dt', {}, 'Invisible until'), h('dd', {}, fmtDate(xmlText(m, 'TimeNextVisible'))),
+          h('dt', {}, 'Pop receipt'), h('dd', { class: 'mono' }, receipt)),
+        h('div', { class: 'row' }, h('button', { class: 'danger', onclick: del }, 'Delete message'))));
+      await peek();
+    } catch (err) { show(status, errorBox(err)); }
+  }
+
+  async function removeQueue() {
+    if (!confirm(`Delete the queue ${queue} and its messages?`)) return;
+    try {
+      await send('queue', qpath, { method: 'DELETE' });
+      location.hash = '#/queue';
+    } catch (err) { show(status, errorBox(err, { what: 'the queue' })); }
+  }
+
   async function clear() {
     if (!confirm(`Delete every message in ${queue}?`)) return;
     try {
@@ -67,8 +106,10 @@ async function queueView(main, queue) {
     h('form', { onsubmit: put, class: 'panel' }, h('h2', {}, 'Put a message'), text,
       h('div', { class: 'row' }, ttl, h('button', { class: 'primary' }, 'Put message'))),
     h('div', { class: 'row' }, h('button', { onclick: () => peek().catch((err) => show(status, errorBox(err))) }, 'Peek'),
-      h('button', { class: 'danger', onclick: clear }, 'Clear queue')),
-    status,
+      h('button', { onclick: dequeue }, 'Dequeue'), h('label', {}, 'for'), visibility, h('label', {}, 's'),
+      h('button', { class: 'danger', onclick: clear }, 'Clear queue'),
+      h('button', { class: 'danger', onclick: removeQueue }, 'Delete queue')),
+    status, dequeued,
     h('table', { class: 'list', id: 'message-list' }, h('thead', {}, h('tr', {}, ['Message id', 'Inserted', 'Expires', 'Dequeue count', 'Text'].map((t) => h('th', {}, t)))), tbody));
   await peek();
 }

@@ -1,7 +1,10 @@
-// table.js: tables: query with $filter, and edit one entity under the
-// ETag it was read with (If-Match), so that a change someone else made in
-// between comes back as 412 UpdateConditionNotMet and is shown as such.
-import { send, h, show, errorBox, okBox, etag, seg, crumbs, pretty, createForm, nameList } from './wire.js';
+// table.js: tables: query with $filter, and edit one entity, property by
+// property with its EDM type, under the ETag it was read with (If-Match),
+// so that a change someone else made in between comes back as 412
+// UpdateConditionNotSatisfied and is shown as such.
+import { send, h, show, errorBox, okBox, etag, seg, crumbs, createForm, nameList } from './wire.js';
+import { parseExact } from './exactjson.js';
+import { edmTypes, isUserProp, readEntity, valueText, writeEntity } from './edm.js';
 
 const json = { Accept: 'application/json;odata=minimalmetadata' };
 const href = (t, pk, rk) => `#/table/${encodeURIComponent(t)}` + (pk !== undefined ? `/${encodeURIComponent(pk)}/${encodeURIComponent(rk)}` : '');
@@ -39,7 +42,7 @@ async function tablesView(main) {
 
 // userProps are an entity's own properties, without the OData
 // annotations the service adds.
-const userProps = (e) => Object.keys(e).filter((k) => !k.startsWith('odata.') && !k.includes('@odata.') && k !== 'PartitionKey' && k !== 'RowKey' && k !== 'Timestamp');
+const userProps = (e) => Object.keys(e).filter(isUserProp);
 
 async function tableView(main, tableName) {
   const filter = h('input', { class: 'wide', id: 'table-filter', placeholder: "$filter, e.g. PartitionKey eq 'p1' and Price gt 10" });
@@ -59,13 +62,13 @@ async function tableView(main, tableName) {
       resp = await send('table', `${seg(tableName)}()`, { headers: json, query });
     } catch (err) { show(status, errorBox(err)); return; }
     show(status);
-    const entities = (await resp.json()).value;
+    const entities = parseExact(await resp.text()).value;
     const npk = resp.headers.get('x-ms-continuation-NextPartitionKey');
     continuation = npk ? { NextPartitionKey: npk, NextRowKey: resp.headers.get('x-ms-continuation-NextRowKey') || '' } : null;
     const cols = [...new Set(entities.flatMap(userProps))].slice(0, 8);
     show(thead, h('tr', {}, ['PartitionKey', 'RowKey', ...cols, 'Timestamp', 'ETag', ''].map((c) => h('th', {}, c))));
     const rows = entities.map((e) => h('tr', { 'data-pk': e.PartitionKey, 'data-rk': e.RowKey },
-      h('td', {}, e.PartitionKey), h('td', {}, e.RowKey), cols.map((c) => h('td', {}, e[c] === undefined ? '' : String(e[c]))),
+      h('td', {}, e.PartitionKey), h('td', {}, e.RowKey), cols.map((c) => h('td', {}, e[c] === undefined || e[c] === null ? '' : valueText(e[c]))),
       h('td', {}, e.Timestamp || ''), h('td', {}, etag(e['odata.etag'])),
       h('td', { class: 'actions' }, h('a', { href: href(tableName, e.PartitionKey, e.RowKey) }, 'Edit'))));
     if (append) tbody.append(...rows);
@@ -81,18 +84,47 @@ async function tableView(main, tableName) {
   await run(false);
 }
 
+
+// propertyEditor is the grid an entity is edited in, one row per
+// property: its name, its EDM type (as Storage Explorer shows it) and its
+// value as text. Each row keeps the type it was loaded with unless the
+// user picks another. props() reads the rows back as [{name, type, text}].
+function propertyEditor(initial) {
+  const tbody = h('tbody');
+  const addRow = ({ name = '', type = 'Edm.String', text = '' } = {}, focus = false) => {
+    const nameIn = h('input', { value: name, 'aria-label': name ? `name of ${name}` : 'property name', class: 'prop-name', spellcheck: 'false' });
+    const typeIn = h('select', { 'aria-label': name ? `type of ${name}` : 'property type', class: 'prop-type' },
+      edmTypes.map((t) => h('option', { value: t, selected: t === type }, t.replace('Edm.', ''))));
+    const valueIn = h('input', { value: text, 'aria-label': name ? `value of ${name}` : 'property value', class: 'prop-value mono', spellcheck: 'false' });
+    const row = h('tr', { 'data-prop': name }, h('td', {}, nameIn), h('td', {}, typeIn), h('td', { class: 'wide' }, valueIn),
+      h('td', { class: 'actions' }, h('button', { type: 'button', class: 'small danger', title: 'Remove this property', onclick: () => row.remove() }, 'Remove')));
+    row.read = () => ({ name: nameIn.value.trim(), type: typeIn.value, text: valueIn.value });
+    tbody.append(row);
+    if (focus) nameIn.focus();
+  };
+  for (const p of initial) addRow(p);
+  const element = h('div', { class: 'props' },
+    h('table', { class: 'list', id: 'entity-props' },
+      h('thead', {}, h('tr', {}, ['Property', 'Type', 'Value', ''].map((c) => h('th', {}, c)))), tbody),
+    h('div', { class: 'row' }, h('button', { type: 'button', id: 'entity-add-prop', onclick: () => addRow({}, true) }, 'Add property')));
+  return { element, props: () => Array.from(tbody.children, (r) => r.read()) };
+}
+
 function newEntityForm(tableName) {
-  const body = h('textarea', { class: 'json', 'aria-label': 'new entity' }, pretty({ PartitionKey: '', RowKey: '' }));
+  const pk = h('input', { 'aria-label': 'new PartitionKey', placeholder: 'PartitionKey' });
+  const rk = h('input', { 'aria-label': 'new RowKey', placeholder: 'RowKey' });
+  const editor = propertyEditor([]);
   const status = h('div');
   const details = h('details', { class: 'panel' }, h('summary', {}, 'Insert an entity'),
     h('form', { onsubmit: async (e) => {
       e.preventDefault();
       try {
-        const ent = JSON.parse(body.value);
-        const resp = await send('table', seg(tableName), { method: 'POST', headers: { ...json, 'Content-Type': 'application/json', Prefer: 'return-no-content' }, body: JSON.stringify(ent) });
-        show(status, okBox('Inserted, ETag ', etag(resp.headers.get('ETag')), ' ', h('a', { href: href(tableName, ent.PartitionKey, ent.RowKey) }, 'Edit')));
+        const body = writeEntity(pk.value, rk.value, editor.props());
+        const resp = await send('table', seg(tableName), { method: 'POST', headers: { ...json, 'Content-Type': 'application/json', Prefer: 'return-no-content' }, body });
+        show(status, okBox('Inserted, ETag ', etag(resp.headers.get('ETag')), ' ', h('a', { href: href(tableName, pk.value, rk.value) }, 'Edit')));
       } catch (err) { show(status, errorBox(err, { what: 'the entity' })); }
-    } }, body, h('div', { class: 'row' }, h('button', { class: 'primary' }, 'Insert'))), status);
+    } }, h('div', { class: 'row' }, h('label', {}, 'PartitionKey'), pk, h('label', {}, 'RowKey'), rk), editor.element,
+    h('div', { class: 'row' }, h('button', { class: 'primary' }, 'Insert'))), status);
   return details;
 }
 
@@ -102,19 +134,16 @@ async function entityView(main, tableName, pk, rk) {
   const path = entityPath(tableName, pk, rk);
   const status = h('div', { id: 'entity-status' });
   const tagBox = h('span', { id: 'entity-etag' });
-  const editor = h('textarea', { class: 'json', id: 'entity-json', 'aria-label': 'entity properties (JSON)', spellcheck: 'false' });
+  const grid = h('div');
+  let editor = null;
   let loadedTag = '';
 
   async function load() {
     const resp = await send('table', path, { headers: json });
-    const ent = await resp.json();
-    loadedTag = resp.headers.get('ETag') || ent['odata.etag'];
-    const editable = {};
-    for (const [k, v] of Object.entries(ent)) {
-      if (k.startsWith('odata.') || k === 'Timestamp' || k === 'Timestamp@odata.type') continue;
-      editable[k] = v;
-    }
-    editor.value = pretty(editable);
+    const ent = readEntity(await resp.text());
+    loadedTag = resp.headers.get('ETag') || ent.etag;
+    editor = propertyEditor(ent.props);
+    show(grid, editor.element);
     show(tagBox, 'Loaded ETag ', etag(loadedTag), ent.Timestamp ? h('span', { class: 'muted' }, ` · Timestamp ${ent.Timestamp}`) : '');
   }
 
@@ -122,10 +151,10 @@ async function entityView(main, tableName, pk, rk) {
     e.preventDefault();
     let body;
     try {
-      body = JSON.parse(editor.value);
-    } catch (err) { show(status, errorBox(new Error(`The entity is not valid JSON: ${err.message}`))); return; }
+      body = writeEntity(pk, rk, editor.props());
+    } catch (err) { show(status, errorBox(err)); return; }
     try {
-      const resp = await send('table', path, { method: 'PUT', headers: { ...json, 'Content-Type': 'application/json', 'If-Match': loadedTag }, body: JSON.stringify(body) });
+      const resp = await send('table', path, { method: 'PUT', headers: { ...json, 'Content-Type': 'application/json', 'If-Match': loadedTag }, body });
       loadedTag = resp.headers.get('ETag');
       show(tagBox, 'Saved, new ETag ', etag(loadedTag));
       show(status, okBox('Saved.'));
@@ -146,7 +175,9 @@ async function entityView(main, tableName, pk, rk) {
 
   show(main, crumbs(['Overview', '#/'], ['Tables', '#/table'], [tableName, href(tableName)], `${pk} / ${rk}`),
     h('h1', {}, `${pk} / ${rk}`), h('p', {}, tagBox),
-    h('form', { onsubmit: save, class: 'panel', id: 'entity-form' }, editor,
+    h('form', { onsubmit: save, class: 'panel', id: 'entity-form' },
+      h('dl', { class: 'kv' }, h('dt', {}, 'PartitionKey'), h('dd', { class: 'mono' }, pk), h('dt', {}, 'RowKey'), h('dd', { class: 'mono' }, rk)),
+      grid,
       h('div', { class: 'row' }, h('button', { class: 'primary', id: 'entity-save' }, 'Save (If-Match)'),
         h('button', { type: 'button', onclick: () => load().then(() => show(status), (err) => show(status, errorBox(err))) }, 'Reload'),
         h('button', { type: 'button', class: 'danger', onclick: remove }, 'Delete'))),

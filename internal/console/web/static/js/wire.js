@@ -1,6 +1,26 @@
 // wire.js: calls to the services through the console's signing proxy,
 // their errors, and the small DOM helpers every view uses.
 
+// storageServices are signed per account; the others have one account.
+const storageServices = new Set(['blob', 'queue', 'table', 'file']);
+
+// account is the Storage account the page works in ('' for the server's
+// default), kept across visits; app.js offers the configured ones.
+let account = localStorage.getItem('cerulean-console-account') || '';
+
+export function currentAccount() { return account; }
+
+export function setAccount(name) {
+  account = name;
+  localStorage.setItem('cerulean-console-account', name);
+}
+
+// accountHeaders name the account for a Storage request, so that the
+// proxy signs it for that account.
+export function accountHeaders(service = 'blob') {
+  return account && storageServices.has(service) ? { 'X-Cerulean-Account': account } : {};
+}
+
 // call sends one request to a service through /console/api/{service}/.
 // path is already escaped (see seg); query is an object or
 // URLSearchParams. It resolves to the Response whatever its status.
@@ -11,7 +31,7 @@ export async function call(service, path, { method = 'GET', query, headers = {},
   if (qs) url += '?' + qs;
   return fetch(url, {
     method, body, cache: 'no-store',
-    headers: { 'X-Cerulean-Console': '1', ...headers },
+    headers: { 'X-Cerulean-Console': '1', ...accountHeaders(service), ...headers },
   });
 }
 

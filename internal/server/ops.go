@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/x509"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -169,9 +170,25 @@ func (s *Server) Faults() *faults.Injector { return s.faults }
 // Metrics are the server's metrics.
 func (s *Server) Metrics() *metrics.Metrics { return s.metrics }
 
+// consoleAccounts are the Storage accounts the console signs for: the
+// development account (its key, base64, as configured), then every other
+// configured account with its first key.
+func consoleAccounts(accts *azauth.Accounts) (devKey string, more []console.StorageAccount) {
+	devKey = azauth.DevKey
+	if a, ok := accts.Lookup(azauth.DevAccount); ok && len(a.Keys) > 0 {
+		devKey = base64.StdEncoding.EncodeToString(a.Keys[0])
+	}
+	for _, name := range accts.Names() {
+		if a, ok := accts.Lookup(name); ok && name != azauth.DevAccount && len(a.Keys) > 0 {
+			more = append(more, console.StorageAccount{Name: name, Key: a.Keys[0]})
+		}
+	}
+	return devKey, more
+}
+
 // console is the web console over this server's own services, signing as
-// the development account, with the Cosmos key and the first Search admin
-// key, and trusting the server's certificates.
+// the configured Storage accounts (consoleAccounts), with the Cosmos key
+// and the first Search admin key, and trusting the server's certificates.
 func (s *Server) console(cfg Config) (http.Handler, error) {
 	urls := s.StorageURLs(azauth.DevAccount)
 	pool := x509.NewCertPool()
@@ -180,13 +197,14 @@ func (s *Server) console(cfg Config) (http.Handler, error) {
 			pool.AddCert(c)
 		}
 	}
+	devKey, more := consoleAccounts(cfg.Accounts)
 	searchKey := search.DefaultAdminKey
 	if len(cfg.SearchAdminKeys) > 0 {
 		searchKey = cfg.SearchAdminKeys[0]
 	}
 	return console.New(console.Config{
 		BlobURL: urls.Blob, QueueURL: urls.Queue, TableURL: urls.Table, FileURL: urls.File,
-		Account: azauth.DevAccount, Key: azauth.DevKey,
+		Account: azauth.DevAccount, Key: devKey, MoreAccounts: more,
 		CosmosURL: s.CosmosURL(), CosmosKey: cosmos.EmulatorKey,
 		SearchURL: s.SearchURL(), SearchAdminKey: searchKey,
 		RootCAs: pool, Logger: cfg.Logger, AllowedHosts: cfg.AdminAllowedHosts,

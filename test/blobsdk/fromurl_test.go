@@ -2,8 +2,13 @@ package blobsdk_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/md5"
+	"fmt"
+	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +21,10 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/pageblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
+
+	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // readSAS returns the URL of a blob with a read-only blob SAS valid for
@@ -248,4 +257,164 @@ func TestPutPageFromURL(t *testing.T) {
 	})
 	checkErr(t, err, http.StatusBadRequest, bloberror.MD5Mismatch, "Put Page From URL with a wrong source MD5")
 	expectContent(t, pb.BlobClient(), want, "page blob after refused writes")
+}
+
+// sourceOp is one operation that reads a blob of this server named by a
+// URL: it copies from src into a destination named dst in cc and returns
+// the bytes the destination should then hold.
+type sourceOp struct {
+	name string
+	run  func(ctx context.Context, cc *container.Client, dst, src string) error
+}
+
+// sourceOps are every operation that takes x-ms-copy-source: Copy Blob
+// (asynchronous), Copy Blob From URL, and the four From URL writes. Each
+// leaves the destination holding the whole source.
+func sourceOps(size int64) []sourceOp {
+	return []sourceOp{
+		{"Copy Blob", func(ctx context.Context, cc *container.Client, dst, src string) error {
+			_, err := cc.NewBlobClient(dst).StartCopyFromURL(ctx, src, nil)
+			return err
+		}},
+		{"Copy Blob From URL", func(ctx context.Context, cc *container.Client, dst, src string) error {
+			_, err := cc.NewBlobClient(dst).CopyFromURL(ctx, src, nil)
+			return err
+		}},
+		{"Put Blob From URL", func(ctx context.Context, cc *container.Client, dst, src string) error {
+			_, err := cc.NewBlockBlobClient(dst).UploadBlobFromURL(ctx, src, nil)
+			return err
+		}},
+		{"Put Block From URL", func(ctx context.Context, cc *container.Client, dst, src string) error {
+			bb := cc.NewBlockBlobClient(dst)
+			if _, err := bb.StageBlockFromURL(ctx, blockID(0), src, nil); err != nil {
+				return err
+			}
+			_, err := bb.CommitBlockList(ctx, []string{blockID(0)}, nil)
+			return err
+		}},
+		{"Append Block From URL", func(ctx context.Context, cc *container.Client, dst, src string) error {
+			ab := cc.NewAppendBlobClient(dst)
+			if _, err := ab.Create(ctx, nil); err != nil {
+				return err
+			}
+			_, err := ab.AppendBlockFromURL(ctx, src, nil)
+			return err
+		}},
+		{"Put Page From URL", func(ctx context.Context, cc *container.Client, dst, src string) error {
+			pb := cc.NewPageBlobClient(dst)
+			if _, err := pb.Create(ctx, size, nil); err != nil {
+				return err
+			}
+			_, err := pb.UploadPagesFromURL(ctx, src, 0, 0, size, nil)
+			return err
+		}},
+	}
+}
+
+// TestCopySourceHostForms: a source on this server, authorized by a SAS
+// in its URL, is read whatever form its URL takes — path style on
+// 127.0.0.1, localhost or [::1], with the port the client reached,
+// another of this server's ports or none; production style with the
+// account as the first label of the host (account.blob.localhost, the
+// Azure host name, any case), the account's read-only secondary in
+// either style, and a second account of this server — by every
+// operation that takes x-ms-copy-source, from a client that reached the
+// server path style or host style. Azure reads the source over its
+// URL's scheme, so an https-only SAS (spr=https) holds for an https
+// source URL and fails like that source's GET (403) for an http one.
+func TestCopySourceHostForms(t *testing.T) {
+	t.Parallel()
+	const key2 = "c2Vjb25kLWFjY291bnQta2V5LXNlY29uZC1hY2NvdW50LWtleQ=="
+	f := newFixture(t, servertest.WithAccountsEnv(func(name string) string {
+		if name == "AZURITE_ACCOUNTS" {
+			return "account2:" + key2
+		}
+		return ""
+	}))
+	ctx := t.Context()
+	const size = 1024 // whole pages, for Put Page From URL
+	data := randBytes(44, size)
+	_, port, err := net.SplitHostPort(f.env.Server.BlobAddr())
+	must(t, err, "blob address")
+	queue, err := url.Parse(f.env.QueueURL)
+	must(t, err, "queue URL")
+	acct := f.env.Account
+
+	// The source in this account, and one in account2 read with account2's key.
+	srcContainer := cname("hostform-src")
+	upload(t, f.createContainer(srcContainer, nil).NewBlockBlobClient("source"), data, nil)
+	sign := func(cred *service.SharedKeyCredential, container string, proto sas.Protocol) string {
+		qp, err := sas.BlobSignatureValues{Protocol: proto, ExpiryTime: time.Now().Add(time.Hour), Permissions: "r",
+			ContainerName: container, BlobName: "source"}.SignWithSharedKey(cred)
+		must(t, err, "sign the source SAS")
+		return "/" + container + "/source?" + qp.Encode()
+	}
+	path := sign(f.cred, srcContainer, sas.ProtocolHTTPSandHTTP)
+	cred2, err := service.NewSharedKeyCredential("account2", key2)
+	must(t, err, "account2 credential")
+	svc2, err := service.NewClientWithSharedKeyCredential(strings.Replace(f.env.BlobURL, "/"+acct+"/", "/account2/", 1), cred2, clientOptions(nil))
+	must(t, err, "account2 client")
+	other := svc2.NewContainerClient(cname("hostform-other"))
+	_, err = other.Create(ctx, nil)
+	must(t, err, "create account2's container")
+	upload(t, other.NewBlockBlobClient("source"), data, nil)
+	otherPath := sign(cred2, strings.TrimPrefix(other.URL(), svc2.URL()), sas.ProtocolHTTPSandHTTP)
+
+	forms := []struct{ name, url string }{
+		{"127.0.0.1 with the port reached", "http://127.0.0.1:" + port + "/" + acct + path},
+		{"127.0.0.1 without a port", "http://127.0.0.1/" + acct + path},
+		{"localhost with the port reached", "http://localhost:" + port + "/" + acct + path},
+		{"localhost without a port", "http://localhost/" + acct + path},
+		{"[::1]", "http://[::1]:" + port + "/" + acct + path},
+		{"another port of this server", "http://" + queue.Host + "/" + acct + path},
+		{"https path style", "https://127.0.0.1:" + port + "/" + acct + path},
+		{"account.blob.localhost with the port", "http://" + acct + ".blob.localhost:" + port + path},
+		{"account.blob.localhost without a port", "http://" + acct + ".blob.localhost" + path},
+		{"Azure's host name", "https://" + acct + ".blob.core.windows.net" + path},
+		{"host in upper case", "http://" + strings.ToUpper(acct) + ".BLOB.LOCALHOST:" + port + path},
+		{"secondary host", "http://" + acct + "-secondary.blob.localhost:" + port + path},
+		{"secondary path style", "http://127.0.0.1:" + port + "/" + acct + "-secondary" + path},
+		{"another account, path style", "http://127.0.0.1:" + port + "/account2" + otherPath},
+		{"another account, host style", "http://account2.blob.localhost:" + port + otherPath},
+		{"https-only SAS on an https URL", "https://" + acct + ".blob.localhost:" + port + sign(f.cred, srcContainer, sas.ProtocolHTTPS)},
+	}
+
+	// The destination client reaches the server path style, then host style.
+	hostStyle := clientOptions(nil)
+	hostStyle.Transport = testkit.ResolvingClient(nil, map[string]string{acct + ".blob.localhost": f.env.Server.BlobAddr()})
+	hostSvc, err := service.NewClientWithSharedKeyCredential("http://"+acct+".blob.localhost:"+port+"/", f.cred, hostStyle)
+	must(t, err, "host-style client")
+	clients := []struct {
+		name string
+		svc  *service.Client
+	}{{"path-style client", f.svc}, {"host-style client", hostSvc}}
+	n := 0
+	for _, c := range clients {
+		cc := c.svc.NewContainerClient(cname("hostform-dst"))
+		_, err := cc.Create(ctx, nil)
+		must(t, err, "create the destination container (%s)", c.name)
+		for _, form := range forms {
+			for _, op := range sourceOps(size) {
+				n++
+				dst := fmt.Sprintf("dst%d", n)
+				if err := op.run(ctx, cc, dst, form.url); err != nil {
+					t.Errorf("%s, %s, source %s (%s): %v", c.name, op.name, form.name, form.url, err)
+					continue
+				}
+				expectContent(t, cc.NewBlobClient(dst), data, fmt.Sprintf("%s, %s, source %s", c.name, op.name, form.name))
+			}
+		}
+	}
+
+	// An https-only SAS on an http source URL: the source's own GET would
+	// be refused (AuthorizationProtocolMismatch, 403), so the copy cannot
+	// verify it.
+	httpOnly := "http://127.0.0.1:" + port + "/" + acct + sign(f.cred, srcContainer, sas.ProtocolHTTPS)
+	cc := f.svc.NewContainerClient(cname("hostform-proto"))
+	_, err = cc.Create(ctx, nil)
+	must(t, err, "create container")
+	for _, op := range sourceOps(size) {
+		err := op.run(ctx, cc, "proto", httpOnly)
+		checkErr(t, err, http.StatusForbidden, bloberror.CannotVerifyCopySource, op.name+" with an https-only source SAS on an http source URL")
+	}
 }

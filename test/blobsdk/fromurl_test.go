@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"net/http"
@@ -417,4 +418,83 @@ func TestCopySourceHostForms(t *testing.T) {
 		err := op.run(ctx, cc, "proto", httpOnly)
 		checkErr(t, err, http.StatusForbidden, bloberror.CannotVerifyCopySource, op.name+" with an https-only source SAS on an http source URL")
 	}
+}
+
+// TestCopySourceDigests: x-ms-source-content-md5 and
+// x-ms-source-content-crc64 are checked against the bytes read from the
+// source. A match copies and is echoed (Content-MD5, x-ms-content-crc64);
+// a mismatch is 400 Md5Mismatch / Crc64Mismatch and leaves the
+// destination as it was. Sources: the Go SDK's live tests
+// TestCopyBlobFromUrlSourceContentMD5, TestPutBlobFromUrlSourceContentMD5,
+// TestAppendBlockFromURL (MD5Mismatch), TestStageBlockFromURLWithCRC64,
+// TestAppendBlockFromURLWithCRC64Negative and
+// TestUploadPagesFromURLWithCRC64Negative (CRC64Mismatch).
+func TestCopySourceDigests(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	cc := f.createContainer(cname("source-digests"), nil)
+	data := randBytes(45, 1024)
+	_, srcURL := uploadSource(t, cc, data)
+	sum := md5.Sum(data)
+	badMD5 := md5sum([]byte("other bytes"))
+	crc := binary.LittleEndian.AppendUint64(nil, testkit.AzureCRC64(data))
+	badCRC := binary.LittleEndian.AppendUint64(nil, testkit.AzureCRC64(data)^1)
+	md5Check := func(what string, got []byte, err error) {
+		t.Helper()
+		must(t, err, "%s with the source's MD5", what)
+		if !bytes.Equal(got, sum[:]) {
+			t.Errorf("%s: Content-MD5 %x, want %x", what, got, sum)
+		}
+	}
+	crcCheck := func(what string, got []byte, err error) {
+		t.Helper()
+		must(t, err, "%s with the source's CRC64", what)
+		if !bytes.Equal(got, crc) {
+			t.Errorf("%s: x-ms-content-crc64 %x, want %x", what, got, crc)
+		}
+	}
+
+	// Copy Blob From URL and Put Blob From URL take an MD5 only.
+	cr, err := cc.NewBlobClient("copy").CopyFromURL(ctx, srcURL, &blob.CopyFromURLOptions{SourceContentMD5: sum[:]})
+	md5Check("Copy Blob From URL", cr.ContentMD5, err)
+	expectContent(t, cc.NewBlobClient("copy"), data, "Copy Blob From URL with the source's MD5")
+	_, err = cc.NewBlobClient("copy-bad").CopyFromURL(ctx, srcURL, &blob.CopyFromURLOptions{SourceContentMD5: badMD5})
+	checkErr(t, err, http.StatusBadRequest, bloberror.MD5Mismatch, "Copy Blob From URL with a wrong source MD5")
+	if _, err := cc.NewBlobClient("copy-bad").GetProperties(ctx, nil); !bloberror.HasCode(err, bloberror.BlobNotFound) {
+		t.Errorf("Copy Blob From URL with a wrong source MD5 left a destination: %v", err)
+	}
+	pr, err := cc.NewBlockBlobClient("put").UploadBlobFromURL(ctx, srcURL, &blockblob.UploadBlobFromURLOptions{SourceContentMD5: sum[:]})
+	md5Check("Put Blob From URL", pr.ContentMD5, err)
+
+	// The three range operations take either digest.
+	bb := cc.NewBlockBlobClient("blocks")
+	br, err := bb.StageBlockFromURL(ctx, blockID(1), srcURL, &blockblob.StageBlockFromURLOptions{SourceContentValidation: blob.SourceContentValidationTypeMD5(sum[:])})
+	md5Check("Put Block From URL", br.ContentMD5, err)
+	br, err = bb.StageBlockFromURL(ctx, blockID(2), srcURL, &blockblob.StageBlockFromURLOptions{SourceContentValidation: blob.SourceContentValidationTypeCRC64(crc)})
+	crcCheck("Put Block From URL", br.ContentCRC64, err)
+	_, err = bb.StageBlockFromURL(ctx, blockID(3), srcURL, &blockblob.StageBlockFromURLOptions{SourceContentValidation: blob.SourceContentValidationTypeCRC64(badCRC)})
+	checkErr(t, err, http.StatusBadRequest, bloberror.CRC64Mismatch, "Put Block From URL with a wrong source CRC64")
+	if bl := blockList(t, bb, blockblob.BlockListTypeUncommitted); len(bl.UncommittedBlocks) != 2 {
+		t.Errorf("uncommitted blocks %v, want the two that matched", blocksOf(bl.UncommittedBlocks))
+	}
+
+	ab := cc.NewAppendBlobClient("log")
+	_, err = ab.Create(ctx, nil)
+	must(t, err, "create append blob")
+	ar, err := ab.AppendBlockFromURL(ctx, srcURL, &appendblob.AppendBlockFromURLOptions{SourceContentValidation: blob.SourceContentValidationTypeCRC64(crc)})
+	crcCheck("Append Block From URL", ar.ContentCRC64, err)
+	_, err = ab.AppendBlockFromURL(ctx, srcURL, &appendblob.AppendBlockFromURLOptions{SourceContentValidation: blob.SourceContentValidationTypeCRC64(badCRC)})
+	checkErr(t, err, http.StatusBadRequest, bloberror.CRC64Mismatch, "Append Block From URL with a wrong source CRC64")
+	_, err = ab.AppendBlockFromURL(ctx, srcURL, &appendblob.AppendBlockFromURLOptions{SourceContentValidation: blob.SourceContentValidationTypeMD5(badMD5)})
+	checkErr(t, err, http.StatusBadRequest, bloberror.MD5Mismatch, "Append Block From URL with a wrong source MD5")
+	expectContent(t, ab.BlobClient(), data, "append blob after refused appends")
+
+	pb := cc.NewPageBlobClient("disk")
+	_, err = pb.Create(ctx, 1024, nil)
+	must(t, err, "create page blob")
+	ppr, err := pb.UploadPagesFromURL(ctx, srcURL, 0, 0, 1024, &pageblob.UploadPagesFromURLOptions{SourceContentValidation: blob.SourceContentValidationTypeCRC64(crc)})
+	crcCheck("Put Page From URL", ppr.ContentCRC64, err)
+	_, err = pb.UploadPagesFromURL(ctx, srcURL, 0, 0, 1024, &pageblob.UploadPagesFromURLOptions{SourceContentValidation: blob.SourceContentValidationTypeCRC64(badCRC)})
+	checkErr(t, err, http.StatusBadRequest, bloberror.CRC64Mismatch, "Put Page From URL with a wrong source CRC64")
 }

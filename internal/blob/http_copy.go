@@ -87,7 +87,10 @@ func (h *handler) authorizeCopySource(q *request, src CopySource, ownKey bool) e
 		if !strings.EqualFold(scheme, "Bearer") {
 			return azerr.InvalidHeaderValue("x-ms-copy-source-authorization", v).WithMessage("Only the Bearer scheme is supported in x-ms-copy-source-authorization.")
 		}
-		// This server issues no OAuth tokens, so none verifies.
+		// This server issues no OAuth tokens, so none verifies: Azure's
+		// answer to a token that does not verify is this 401 (the Go
+		// SDK's recordings TestPutBlobFromURLCopySourceAuthNegative and
+		// TestAppendBlockFromURLCopySourceAuthNegative).
 		return azerr.CannotVerifyCopySource(&azerr.Error{Status: http.StatusUnauthorized, Message: "Server failed to authenticate the request. Please refer to the information in the www-authenticate header."})
 	}
 	// Azure reads the source as a GET of its URL, over the URL's own

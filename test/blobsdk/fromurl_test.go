@@ -138,6 +138,11 @@ func TestPutBlobFromURL(t *testing.T) {
 	checkErr(t, err, http.StatusNotFound, bloberror.CannotVerifyCopySource, "a private source without a SAS")
 	_, err = cc.NewBlockBlobClient("missing").UploadBlobFromURL(ctx, readSAS(t, cc.NewBlobClient("no-such-blob")), nil)
 	checkErr(t, err, http.StatusNotFound, bloberror.CannotVerifyCopySource, "a missing source")
+	// A Bearer token this server cannot verify (it has no Entra ID) is
+	// what Azure answers to one that does not verify: 401
+	// CannotVerifyCopySource, as the Go SDK's recordings
+	// TestPutBlobFromURLCopySourceAuthNegative and
+	// TestAppendBlockFromURLCopySourceAuthNegative show.
 	_, err = cc.NewBlockBlobClient("bearer").UploadBlobFromURL(ctx, src.URL(), &blockblob.UploadBlobFromURLOptions{CopySourceAuthorization: ptr("Bearer XXXXXXXX")})
 	checkErr(t, err, http.StatusUnauthorized, bloberror.CannotVerifyCopySource, "a Bearer source authorization")
 	_, err = cc.NewBlockBlobClient("elsewhere").UploadBlobFromURL(ctx, "https://example.invalid/nosuchaccount/c/b", nil)

@@ -325,7 +325,8 @@ func sourceOps(size int64) []sourceOp {
 // Azure host name, any case), the account's read-only secondary in
 // either style, and a second account of this server — by every
 // operation that takes x-ms-copy-source, from a client that reached the
-// server path style or host style. Azure reads the source over its
+// server path style or host style; asynchronous Copy Blob also with the
+// caller's own Shared Key instead of a SAS. Azure reads the source over its
 // URL's scheme, so an https-only SAS (spr=https) holds for an https
 // source URL and fails like that source's GET (403) for an http one.
 func TestCopySourceHostForms(t *testing.T) {
@@ -410,6 +411,27 @@ func TestCopySourceHostForms(t *testing.T) {
 				expectContent(t, cc.NewBlobClient(dst), data, fmt.Sprintf("%s, %s, source %s", c.name, op.name, form.name))
 			}
 		}
+	}
+
+	// Copy Blob (asynchronous) may read a source of the caller's own
+	// account with the caller's Shared Key, whatever form the URL takes;
+	// a private source of another account is CannotVerifyCopySource 404,
+	// as Azure answers an anonymous read of a private blob.
+	async := f.svc.NewContainerClient(cname("hostform-async"))
+	_, err = async.Create(ctx, nil)
+	must(t, err, "create container")
+	for i, form := range forms {
+		u, err := url.Parse(form.url)
+		must(t, err, "parse %s", form.url)
+		u.RawQuery = ""
+		dst := async.NewBlobClient(fmt.Sprintf("async%d", i))
+		_, err = dst.StartCopyFromURL(ctx, u.String(), nil)
+		if strings.HasPrefix(form.name, "another account") {
+			checkErr(t, err, http.StatusNotFound, bloberror.CannotVerifyCopySource, "Copy Blob with the caller's key of another account's private source, "+form.name)
+			continue
+		}
+		must(t, err, "Copy Blob with the caller's Shared Key, source %s", form.name)
+		expectContent(t, dst, data, "Copy Blob with the caller's Shared Key, source "+form.name)
 	}
 
 	// An https-only SAS on an http source URL: the source's own GET would

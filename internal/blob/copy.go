@@ -1,9 +1,12 @@
 package blob
 
 import (
+	"bytes"
 	"context"
+	"crypto/md5"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"net/url"
 	"time"
@@ -49,6 +52,9 @@ type CopyRequest struct {
 	SourceCond    conditions.Conditions
 	SourceLeaseID string
 	SourceIfTags  *TagCondition // x-ms-source-if-tags, nil when none
+	// SourceMD5 is Copy Blob From URL's x-ms-source-content-md5: the
+	// bytes copied must have it (Md5Mismatch otherwise).
+	SourceMD5 []byte
 	// Sync is Copy Blob From URL, which reads its source as a GET: what
 	// that GET would refuse is CannotVerifyCopySource (sourceError).
 	Sync bool
@@ -123,12 +129,19 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 		if srcExtents, err = loadExtentsAt(r, src.Acct, src.Container, src.Blob, src.Snapshot); err != nil {
 			return err
 		}
+		var sum hash.Hash
+		if req.SourceMD5 != nil {
+			sum = md5.New()
+		}
 		for _, e := range srcExtents {
-			p, err := s.stageExtent(ctx, r, src, e, req)
+			p, err := s.stageExtent(ctx, r, src, e, req, sum)
 			if err != nil {
 				return err
 			}
 			payloads = append(payloads, p)
+		}
+		if sum != nil && !bytes.Equal(sum.Sum(nil), req.SourceMD5) {
+			return azerr.ErrMd5Mismatch
 		}
 		return nil
 	})
@@ -197,13 +210,18 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 }
 
 // stageExtent copies one source extent's bytes into a staged data object of
-// the destination, reading from the source snapshot r.
-func (s *Service) stageExtent(ctx context.Context, r kv.Reader, src CopySource, e extent, req CopyRequest) (*payload, error) {
+// the destination, reading from the source snapshot r; sum, when not nil,
+// is fed the bytes as they pass.
+func (s *Service) stageExtent(ctx context.Context, r kv.Reader, src CopySource, e extent, req CopyRequest, sum hash.Hash) (*payload, error) {
 	pr, pw := io.Pipe()
 	go func() {
 		pw.CloseWithError(objects.Read(r, blobID{src.Acct, src.Container, src.Blob}, e.Data, e.DataOff, e.Size, pw))
 	}()
-	p, err := s.store.Stage(ctx, blobID{req.Acct, req.Container, req.Blob}, pr, e.Size, false)
+	var body io.Reader = pr
+	if sum != nil {
+		body = io.TeeReader(pr, sum)
+	}
+	p, err := s.store.Stage(ctx, blobID{req.Acct, req.Container, req.Blob}, body, e.Size, false)
 	pr.CloseWithError(errors.New("copy ended"))
 	return p, err
 }

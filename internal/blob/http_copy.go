@@ -1,6 +1,7 @@
 package blob
 
 import (
+	"crypto/tls"
 	"errors"
 	"net/http"
 	"net/url"
@@ -52,10 +53,27 @@ func (h *handler) parseCopySource(raw string) (CopySource, error) {
 	if src.Acct, src.Container, src.Blob, src.Snapshot, err = sourceAddress(u, h.svc.accounts); err != nil {
 		return CopySource{}, err
 	}
-	if _, ok := h.svc.accounts.Lookup(src.Acct); !ok {
+	acct, ok := h.sourceAccount(src.Acct)
+	if !ok {
 		return CopySource{}, azerr.CannotVerifyCopySource(azerr.ErrResourceNotFound.WithMessage("The copy source %s is not on this server.", u.Redacted()))
 	}
+	src.Acct = acct
 	return src, nil
+}
+
+// sourceAccount is the account of this server a source URL names: a known
+// account, or a known account's read-only secondary endpoint
+// (account-secondary), which serves the primary's blobs.
+func (h *handler) sourceAccount(name string) (string, bool) {
+	if _, ok := h.svc.accounts.Lookup(name); ok {
+		return name, true
+	}
+	if base, ok := strings.CutSuffix(name, azhttp.SecondarySuffix); ok && base != "" {
+		if _, known := h.svc.accounts.Lookup(base); known {
+			return base, true
+		}
+	}
+	return "", false
 }
 
 // authorizeCopySource checks that the caller may read the source: through
@@ -69,10 +87,19 @@ func (h *handler) authorizeCopySource(q *request, src CopySource, ownKey bool) e
 		if !strings.EqualFold(scheme, "Bearer") {
 			return azerr.InvalidHeaderValue("x-ms-copy-source-authorization", v).WithMessage("Only the Bearer scheme is supported in x-ms-copy-source-authorization.")
 		}
-		// This server issues no OAuth tokens, so none verifies.
+		// This server issues no OAuth tokens, so none verifies: Azure's
+		// answer to a token that does not verify is this 401 (the Go
+		// SDK's recordings TestPutBlobFromURLCopySourceAuthNegative and
+		// TestAppendBlockFromURLCopySourceAuthNegative).
 		return azerr.CannotVerifyCopySource(&azerr.Error{Status: http.StatusUnauthorized, Message: "Server failed to authenticate the request. Please refer to the information in the www-authenticate header."})
 	}
-	fake := &http.Request{Method: http.MethodGet, URL: src.URL, Header: http.Header{}, RemoteAddr: q.r.RemoteAddr, TLS: q.r.TLS}
+	// Azure reads the source as a GET of its URL, over the URL's own
+	// scheme: an https-only source SAS (spr=https) holds for an https
+	// source URL whatever scheme the copy request itself came over.
+	fake := &http.Request{Method: http.MethodGet, URL: src.URL, Header: http.Header{}, RemoteAddr: q.r.RemoteAddr}
+	if strings.EqualFold(src.URL.Scheme, "https") {
+		fake.TLS = &tls.ConnectionState{}
+	}
 	fake = fake.WithContext(q.ctx())
 	access, err := h.door.Auth.Authenticate(fake, src.Acct, src.Container, src.Blob)
 	if err != nil {
@@ -134,7 +161,7 @@ func (h *handler) copyBlob(q *request) error {
 		return err
 	}
 	// Only Copy Blob From URL may take the source's tags.
-	copyTags, err := copySourceTagOption(q.r.Header, tags, q.r.Header.Get("x-ms-requires-sync") == "true")
+	copyTags, err := copySourceTagOption(q.r.Header, tags, sync)
 	if err != nil {
 		return err
 	}
@@ -145,6 +172,14 @@ func (h *handler) copyBlob(q *request) error {
 	dest, err := writeWithEncryption(q)
 	if err != nil {
 		return err
+	}
+	var sourceMD5 []byte
+	if sync {
+		// Copy Blob From URL checks what it read against
+		// x-ms-source-content-md5, as the other From URL operations do.
+		if sourceMD5, err = digestHeader(q.r.Header, "x-ms-source-content-md5", 16); err != nil {
+			return err
+		}
 	}
 	var seal *bool
 	if v := q.r.Header.Get("x-ms-seal-blob"); v != "" {
@@ -160,6 +195,7 @@ func (h *handler) copyBlob(q *request) error {
 		SourceCond:    conditions.FromHeader(q.r.Header, "x-ms-source-"),
 		SourceLeaseID: q.r.Header.Get("x-ms-source-lease-id"),
 		SourceIfTags:  srcTags,
+		SourceMD5:     sourceMD5,
 		Sync:          sync,
 		Acct:          q.acct, Container: q.container, Blob: q.blob,
 		Metadata: meta,
@@ -174,7 +210,12 @@ func (h *handler) copyBlob(q *request) error {
 	hdr := q.w.Header()
 	hdr.Set("x-ms-copy-id", b.Copy.ID)
 	hdr.Set("x-ms-copy-status", b.Copy.Status)
-	if q.r.Header.Get("x-ms-requires-sync") == "true" && b.Headers.ContentMD5 != nil {
+	switch {
+	case sourceMD5 != nil:
+		// The MD5 the copied bytes were checked against
+		// (TestCopyBlobFromUrlSourceContentMD5 in the Go SDK's tests).
+		hdr.Set("Content-MD5", b64(sourceMD5))
+	case sync && b.Headers.ContentMD5 != nil:
 		// Copy Blob From URL echoes the MD5 of what it copied, the
 		// source's own Content-MD5; an asynchronous Copy Blob does not.
 		hdr.Set("Content-MD5", b64(b.Headers.ContentMD5))

@@ -1,16 +1,21 @@
 package blobsdk_test
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/appendblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 )
 
 // TestCopyBlob: a copy within the server completes at once, keeps content,
@@ -167,4 +172,134 @@ func TestCopyFromURLAndSnapshotsAndSAS(t *testing.T) {
 	must(t, err, "copy of a public source under a SAS")
 	_, err = db.StartCopyFromURL(t.Context(), "not a url at all %%", nil)
 	mustErr(t, err, http.StatusBadRequest, bloberror.InvalidSourceBlobURL, "malformed copy source")
+}
+
+// TestCopyAppendBlobSeal: a copy of an append blob is sealed as its
+// source is unless x-ms-seal-blob says otherwise, and a copy unsealed by
+// x-ms-seal-blob: false takes appends. Source: the Go SDK's recorded
+// tests TestCopySealedBlob and TestCopyUnsealedBlob (also replayed by the
+// parity suite).
+func TestCopyAppendBlobSeal(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	cc := f.createContainer(cname("copy-seal"), nil)
+	sealed := cc.NewAppendBlobClient("sealed")
+	_, err := sealed.Create(ctx, nil)
+	must(t, err, "create append blob")
+	_, err = sealed.Seal(ctx, nil)
+	must(t, err, "seal the source")
+	open := cc.NewAppendBlobClient("open")
+	_, err = open.Create(ctx, nil)
+	must(t, err, "create append blob")
+
+	for _, c := range []struct {
+		name string
+		src  *appendblob.Client
+		seal *bool
+		want bool
+	}{
+		{"sealed source, no x-ms-seal-blob", sealed, nil, true},
+		{"sealed source, x-ms-seal-blob: true", sealed, ptr(true), true},
+		{"sealed source, x-ms-seal-blob: false", sealed, ptr(false), false},
+		{"open source, x-ms-seal-blob: true", open, ptr(true), true},
+		{"open source, no x-ms-seal-blob", open, nil, false},
+	} {
+		dst := cc.NewAppendBlobClient("copy")
+		_, err := dst.BlobClient().StartCopyFromURL(ctx, c.src.URL(), &blob.StartCopyFromURLOptions{SealBlob: c.seal})
+		must(t, err, "Copy Blob, %s", c.name)
+		if got := deref(props(t, dst.BlobClient()).IsSealed) == true; got != c.want {
+			t.Errorf("%s: copy sealed %v, want %v", c.name, got, c.want)
+		}
+		_, err = dst.AppendBlock(ctx, rsc([]byte("more")), nil)
+		if c.want {
+			checkErr(t, err, http.StatusConflict, bloberror.Code("BlobIsSealed"), "append to a sealed copy ("+c.name+")")
+			continue
+		}
+		must(t, err, "append to an unsealed copy (%s)", c.name)
+		_, err = dst.Delete(ctx, nil)
+		must(t, err, "delete the copy")
+	}
+}
+
+// TestCopySourceTagOption: x-ms-copy-source-tag-option on Copy Blob From
+// URL and Put Blob From URL — REPLACE, the default, gives the destination
+// the request's x-ms-tags (none when absent) whatever tags it or the
+// source had; COPY gives it the source's tags. Source: the Go SDK's live
+// tests TestPutBlobFromURLWithCopySourceTagsDefault, ...Replace and
+// ...Copy, whose source SAS carries the tag permission.
+func TestCopySourceTagOption(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	cc := f.createContainer(cname("copy-tags"), nil)
+	src := cc.NewBlockBlobClient("source")
+	upload(t, src, []byte("tagged"), &blockblob.UploadOptions{Tags: map[string]string{"source": "tags"}})
+	srcURL, err := src.BlobClient().GetSASURL(sas.BlobPermissions{Read: true, Tag: true}, time.Now().Add(time.Hour), nil)
+	must(t, err, "source SAS")
+
+	// The Go SDK's CopyFromURLOptions has no field for the option, so
+	// Copy Blob From URL sends it through a client whose pipeline adds the
+	// header before the request is signed.
+	withOption := func(opt string) *container.Client {
+		if opt == "" {
+			return cc
+		}
+		o := clientOptions(nil)
+		o.PerCallPolicies = []policy.Policy{headerPolicy{"x-ms-copy-source-tag-option", opt}}
+		svc, err := service.NewClientWithSharedKeyCredential(f.env.BlobURL, f.cred, o)
+		must(t, err, "client sending x-ms-copy-source-tag-option")
+		return svc.NewContainerClient(strings.TrimPrefix(cc.URL(), f.env.BlobURL))
+	}
+	ops := []struct {
+		name string
+		run  func(dst string, tags map[string]string, opt string) error
+	}{
+		{"Copy Blob From URL", func(dst string, tags map[string]string, opt string) error {
+			_, err := withOption(opt).NewBlobClient(dst).CopyFromURL(ctx, srcURL, &blob.CopyFromURLOptions{BlobTags: tags})
+			return err
+		}},
+		{"Put Blob From URL", func(dst string, tags map[string]string, opt string) error {
+			o := &blockblob.UploadBlobFromURLOptions{Tags: tags}
+			if opt != "" {
+				o.CopySourceTags = ptr(blockblob.BlobCopySourceTags(opt))
+			}
+			_, err := cc.NewBlockBlobClient(dst).UploadBlobFromURL(ctx, srcURL, o)
+			return err
+		}},
+	}
+	for i, op := range ops {
+		for j, c := range []struct {
+			name string
+			tags map[string]string
+			opt  string
+			want map[string]string
+		}{
+			{"default with x-ms-tags", map[string]string{"dest": "tags"}, "", map[string]string{"dest": "tags"}},
+			{"REPLACE with x-ms-tags", map[string]string{"dest": "tags"}, "REPLACE", map[string]string{"dest": "tags"}},
+			{"REPLACE without x-ms-tags", nil, "REPLACE", map[string]string{}},
+			{"COPY", nil, "COPY", map[string]string{"source": "tags"}},
+		} {
+			dst := fmt.Sprintf("dst%d-%d", i, j)
+			upload(t, cc.NewBlockBlobClient(dst), []byte("old"), &blockblob.UploadOptions{Tags: map[string]string{"old": "tags"}})
+			must(t, op.run(dst, c.tags, c.opt), "%s, %s", op.name, c.name)
+			got, err := cc.NewBlobClient(dst).GetTags(ctx, nil)
+			must(t, err, "Get Blob Tags")
+			have := map[string]string{}
+			for _, tag := range got.BlobTagSet {
+				have[*tag.Key] = *tag.Value
+			}
+			if fmt.Sprint(have) != fmt.Sprint(c.want) {
+				t.Errorf("%s, %s: destination tags %v, want %v", op.name, c.name, have, c.want)
+			}
+		}
+	}
+}
+
+// headerPolicy sets one request header on every call.
+type headerPolicy struct{ name, value string }
+
+func (p headerPolicy) Do(req *policy.Request) (*http.Response, error) {
+	req.Raw().Header.Set(p.name, p.value)
+	return req.Next()
 }

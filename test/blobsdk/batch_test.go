@@ -1,17 +1,27 @@
 package blobsdk_test
 
 import (
+	"bufio"
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net"
 	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
@@ -528,4 +538,191 @@ func downloadAll(t *testing.T, c *blob.Client) string {
 	b, err := io.ReadAll(resp.Body)
 	must(t, err, "reading the blob")
 	return string(b)
+}
+
+// versionPolicy sends every request of a client at one x-ms-version.
+type versionPolicy string
+
+func (v versionPolicy) Do(req *policy.Request) (*http.Response, error) {
+	req.Raw().Header.Set("x-ms-version", string(v))
+	return req.Next()
+}
+
+// TestBatchCustomVersion: a batch sent at an older x-ms-version than the
+// SDK's is served at that version, sub-requests included (the REST
+// reference's x-ms-version: "This version will be used for all
+// subrequests"; azure-storage-blob's recording
+// test_container.test_delete_blobs_simple shows each sub-response
+// carrying the batch's 2019-02-02), on a production-style host too.
+func TestBatchCustomVersion(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	endpoints, o := batchEndpoints(t, f)
+	for _, label := range []string{"127.0.0.1", "production host"} {
+		// Container scope arrived in 2020-04-08; service scope in 2018-11-09.
+		for scope, version := range map[string]string{"service": "2019-12-12", "container": "2020-04-08"} {
+			t.Run(label+"/"+scope, func(t *testing.T) {
+				vo := *o
+				vo.PerRetryPolicies = []policy.Policy{versionPolicy(version)}
+				svc, err := service.NewClientWithNoCredential(withQuery(endpoints[label], f.fullAccountSAS()), &vo)
+				must(t, err, "service client")
+				c := cname("batchver")
+				cc := f.createContainer(c, nil)
+				upload(t, cc.NewBlockBlobClient("a b"), []byte("a"), nil)
+				upload(t, cc.NewBlockBlobClient("c"), []byte("c"), nil)
+				var resp service.SubmitBatchResponse
+				if scope == "service" {
+					bb, err := svc.NewBatchBuilder()
+					must(t, err, "NewBatchBuilder")
+					must(t, bb.Delete(c, "a b", nil), "batch Delete")
+					must(t, bb.Delete(c, "c", nil), "batch Delete")
+					resp, err = svc.SubmitBatch(t.Context(), bb, nil)
+					must(t, err, "SubmitBatch at %s", version)
+				} else {
+					vc := svc.NewContainerClient(c)
+					bb, err := vc.NewBatchBuilder()
+					must(t, err, "NewBatchBuilder")
+					must(t, bb.Delete("a b", nil), "batch Delete")
+					must(t, bb.Delete("c", nil), "batch Delete")
+					cresp, err := vc.SubmitBatch(t.Context(), bb, nil)
+					must(t, err, "SubmitBatch at %s", version)
+					resp = service.SubmitBatchResponse(cresp)
+				}
+				checkBatch(t, resp.Responses, "", "")
+				if resp.Version == nil || *resp.Version != version {
+					t.Errorf("batch answered at %v, want %s", resp.Version, version)
+				}
+				for i, r := range resp.Responses {
+					if r.Version == nil || *r.Version != version {
+						t.Errorf("sub-response %d answered at %v, want %s", i, r.Version, version)
+					}
+				}
+			})
+		}
+	}
+}
+
+// sharedKey signs a Blob request as the SDKs do (the Shared Key string to
+// sign of the REST reference: no Content-Length for an empty body).
+func sharedKey(t *testing.T, f *fixture, method, resource string, hdr http.Header, query url.Values) string {
+	t.Helper()
+	var xms []string
+	for k := range hdr {
+		if lk := strings.ToLower(k); strings.HasPrefix(lk, "x-ms-") {
+			xms = append(xms, lk+":"+hdr.Get(k)+"\n")
+		}
+	}
+	sort.Strings(xms)
+	var q []string
+	for k, v := range query {
+		q = append(q, "\n"+strings.ToLower(k)+":"+strings.Join(v, ","))
+	}
+	sort.Strings(q)
+	length := hdr.Get("Content-Length")
+	if length == "0" {
+		length = ""
+	}
+	toSign := strings.Join([]string{method, hdr.Get("Content-Encoding"), hdr.Get("Content-Language"), length, hdr.Get("Content-MD5"),
+		hdr.Get("Content-Type"), "", "", "", "", "", "", strings.Join(xms, "") + "/" + f.env.Account + resource + strings.Join(q, "")}, "\n")
+	key, err := base64.StdEncoding.DecodeString(f.env.Key)
+	must(t, err, "account key")
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(toSign))
+	return "SharedKey " + f.env.Account + ":" + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// batchPart is one part of a batch response.
+type batchPart struct {
+	contentID string
+	resp      *http.Response
+}
+
+// readBatchParts reads a batch response's parts as HTTP responses.
+func readBatchParts(t *testing.T, resp *http.Response) []batchPart {
+	t.Helper()
+	_, params, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	must(t, err, "batch response Content-Type %q", resp.Header.Get("Content-Type"))
+	mr := multipart.NewReader(resp.Body, params["boundary"])
+	var parts []batchPart
+	for {
+		p, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return parts
+		}
+		must(t, err, "reading the batch response")
+		b, err := io.ReadAll(p)
+		must(t, err, "reading a part")
+		sub, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(append(b, "\r\n"...))), nil)
+		must(t, err, "sub-response %q", b)
+		parts = append(parts, batchPart{p.Header.Get("Content-ID"), sub})
+	}
+}
+
+// TestBatchPythonForm: a batch exactly as azure-storage-blob 12.0 wrote
+// it (its recording test_container.test_delete_blobs_simple, answered
+// 202 by Azure): a boundary Python's email package chose, with '=' and
+// unquoted in the Content-Type; sub-request targets "/container/blob?"
+// without the account whatever the endpoint; no Content-Length and a
+// content-type header in each sub-request, each signed with Shared Key
+// over "/account/container/blob". Azure answers every delete 202 and
+// echoes each sub-request's client request id and the batch's version.
+func TestBatchPythonForm(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	endpoints, o := batchEndpoints(t, f)
+	hc := &http.Client{Transport: o.Transport.(*http.Client).Transport}
+	for _, label := range []string{"production host", "127.0.0.1"} {
+		t.Run(label, func(t *testing.T) {
+			c := cname("batchpy")
+			cc := f.createContainer(c, nil)
+			blobs := []string{"blob1", "blob 2", "dir/blob~3"}
+			for _, n := range blobs {
+				upload(t, cc.NewBlockBlobClient(n), []byte("hello world"), nil)
+			}
+			const boundary = "===============1531725606335133470=="
+			date := time.Now().UTC().Format(http.TimeFormat)
+			var body strings.Builder
+			for i, n := range blobs {
+				target := "/" + c + "/" + strings.ReplaceAll(url.PathEscape(n), "%2F", "/")
+				hdr := http.Header{"X-Ms-Date": {date}, "X-Ms-Client-Request-Id": {"client-" + strconv.Itoa(i)}, "Content-Type": {"application/xml; charset=utf-8"}}
+				fmt.Fprintf(&body, "--%s\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\nContent-ID: %d\r\n\r\n", boundary, i)
+				fmt.Fprintf(&body, "DELETE %s? HTTP/1.1\r\nx-ms-date: %s\r\nx-ms-client-request-id: %s\r\ncontent-type: %s\r\nAuthorization: %s\r\n\r\n\r\n",
+					target, date, hdr.Get("X-Ms-Client-Request-Id"), hdr.Get("Content-Type"), sharedKey(t, f, "DELETE", target, hdr, nil))
+			}
+			fmt.Fprintf(&body, "--%s--\r\n", boundary)
+
+			u := endpoints[label]
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, u+"?comp=batch", strings.NewReader(body.String()))
+			must(t, err, "NewRequest")
+			req.Header.Set("Content-Type", "multipart/mixed; boundary="+boundary)
+			req.Header.Set("x-ms-date", date)
+			req.Header.Set("x-ms-version", "2019-02-02")
+			req.Header.Set("Content-Length", strconv.Itoa(body.Len()))
+			// Python signs the path it sent after the account: for a
+			// path-style endpoint the account comes twice.
+			req.Header.Set("Authorization", sharedKey(t, f, http.MethodPost, req.URL.EscapedPath(), req.Header, url.Values{"comp": {"batch"}}))
+			resp, err := hc.Do(req)
+			must(t, err, "POST batch")
+			defer func() { _ = resp.Body.Close() }()
+			if resp.StatusCode != http.StatusAccepted {
+				b, _ := io.ReadAll(resp.Body)
+				t.Fatalf("batch: %d %s", resp.StatusCode, b)
+			}
+			parts := readBatchParts(t, resp)
+			if len(parts) != len(blobs) {
+				t.Fatalf("%d parts, want %d", len(parts), len(blobs))
+			}
+			for i, p := range parts {
+				h := p.resp.Header
+				if p.contentID != strconv.Itoa(i) || p.resp.StatusCode != http.StatusAccepted || h.Get("x-ms-delete-type-permanent") != "true" ||
+					h.Get("x-ms-client-request-id") != "client-"+strconv.Itoa(i) || h.Get("x-ms-version") != "2019-02-02" || h.Get("x-ms-request-id") == "" {
+					t.Errorf("part %d: Content-ID %q, %s %v", i, p.contentID, p.resp.Status, h)
+				}
+			}
+			for _, n := range blobs {
+				_, err := cc.NewBlobClient(n).GetProperties(t.Context(), nil)
+				mustErr(t, err, http.StatusNotFound, bloberror.BlobNotFound, "%q after the batch", n)
+			}
+		})
+	}
 }

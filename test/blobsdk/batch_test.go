@@ -726,3 +726,69 @@ func TestBatchPythonForm(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchSubRequestTargets: every form of sub-request target, each
+// signed with Shared Key over the path it names, deletes its blob through
+// a batch on a path-style and on a production-style endpoint: the path
+// with the account (Go, .NET, JavaScript and Java against a path-style
+// endpoint), without it (every SDK against a production-style endpoint;
+// Python whatever its endpoint), the same without its leading slash
+// (what the Azurite maintainers show .NET writing, Azure/Azurite#1809),
+// and absolute URLs naming the account in the host or in the path.
+func TestBatchSubRequestTargets(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	endpoints, o := batchEndpoints(t, f)
+	hc := &http.Client{Transport: o.Transport.(*http.Client).Transport}
+	host := strings.TrimSuffix(strings.TrimPrefix(endpoints["production host"], "http://"), "/")
+	acct := "/" + f.env.Account
+	for _, label := range []string{"production host", "127.0.0.1"} {
+		for _, form := range []struct {
+			name     string
+			target   func(c, b string) string
+			resource func(c, b string) string // the path the client signs after the account
+		}{
+			{"path with the account", func(c, b string) string { return acct + "/" + c + "/" + b }, func(c, b string) string { return acct + "/" + c + "/" + b }},
+			{"path without the account", func(c, b string) string { return "/" + c + "/" + b }, func(c, b string) string { return "/" + c + "/" + b }},
+			{"no leading slash", func(c, b string) string { return f.env.Account + "/" + c + "/" + b }, func(c, b string) string { return acct + "/" + c + "/" + b }},
+			{"absolute, production host", func(c, b string) string { return "http://" + host + "/" + c + "/" + b }, func(c, b string) string { return "/" + c + "/" + b }},
+			{"absolute, path style", func(c, b string) string { return f.env.BlobURL + c + "/" + b }, func(c, b string) string { return acct + "/" + c + "/" + b }},
+		} {
+			if label == "production host" && (form.name == "path with the account" || form.name == "no leading slash") {
+				// On a production-style host a path names a container
+				// first; /account/... is a container named as the account.
+				continue
+			}
+			t.Run(label+"/"+form.name, func(t *testing.T) {
+				c := cname("batchtgt")
+				cc := f.createContainer(c, nil)
+				upload(t, cc.NewBlockBlobClient("a b"), []byte("x"), nil)
+				date := time.Now().UTC().Format(http.TimeFormat)
+				hdr := http.Header{"X-Ms-Date": {date}}
+				body := "--batch_t\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\nContent-ID: 0\r\n\r\n" +
+					"DELETE " + form.target(c, "a%20b") + " HTTP/1.1\r\nx-ms-date: " + date + "\r\nAuthorization: " +
+					sharedKey(t, f, http.MethodDelete, form.resource(c, "a%20b"), hdr, nil) + "\r\nContent-Length: 0\r\n\r\n--batch_t--\r\n"
+				req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, withQuery(endpoints[label]+"?comp=batch", f.fullAccountSAS()), strings.NewReader(body))
+				must(t, err, "NewRequest")
+				req.Header.Set("Content-Type", "multipart/mixed; boundary=batch_t")
+				req.Header.Set("x-ms-version", "2025-01-05")
+				resp, err := hc.Do(req)
+				must(t, err, "POST batch")
+				defer func() { _ = resp.Body.Close() }()
+				if resp.StatusCode != http.StatusAccepted {
+					t.Fatalf("batch: %s", resp.Status)
+				}
+				parts := readBatchParts(t, resp)
+				if len(parts) != 1 || parts[0].contentID != "0" || parts[0].resp.StatusCode != http.StatusAccepted {
+					for _, p := range parts {
+						b, _ := io.ReadAll(p.resp.Body)
+						t.Logf("part %q: %s %v %s", p.contentID, p.resp.Status, p.resp.Header, b)
+					}
+					t.Fatalf("%d parts, want one 202", len(parts))
+				}
+				_, err = cc.NewBlobClient("a b").GetProperties(t.Context(), nil)
+				mustErr(t, err, http.StatusNotFound, bloberror.BlobNotFound, "the blob after the batch")
+			})
+		}
+	}
+}

@@ -3,6 +3,7 @@ package blob
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,6 +38,10 @@ import (
 type subRequest struct {
 	contentID string
 	r         *http.Request
+	// style is the sub-request as its client addressed it when that was
+	// relative to an account named in a host (production style), which
+	// its Shared Key signature covers; nil for a path-style sub-request.
+	style *azauth.HostStyleRequest
 }
 
 // submitBatch serves Blob Batch at account scope and, with
@@ -90,15 +96,37 @@ func (h *handler) submitBatch(q *request) error {
 }
 
 // batchBoundary reads the boundary of a multipart/mixed Content-Type.
+// The boundary may be quoted, and unquoted it may hold characters MIME
+// reserves for quoted strings: the Python SDK's batches (azure-core's
+// multipart serializer, before it chose its own boundary) were sent as
+// "multipart/mixed; boundary================1531725606335133470==", which
+// Azure accepts (azure-storage-blob's recording
+// test_container.test_delete_blobs_simple).
 func batchBoundary(contentType string) (string, error) {
 	if contentType == "" {
 		return "", azerr.MissingRequiredHeader("Content-Type")
 	}
-	mt, params, err := mime.ParseMediaType(contentType)
-	if err != nil || mt != "multipart/mixed" || params["boundary"] == "" {
+	if mt, params, err := mime.ParseMediaType(contentType); err == nil {
+		if mt != "multipart/mixed" || params["boundary"] == "" {
+			return "", azerr.InvalidHeaderValue("Content-Type", contentType)
+		}
+		return params["boundary"], nil
+	}
+	mt, rest, _ := strings.Cut(contentType, ";")
+	var boundary string
+	for param := range strings.SplitSeq(rest, ";") {
+		name, value, _ := strings.Cut(param, "=")
+		if strings.EqualFold(strings.TrimSpace(name), "boundary") {
+			boundary = strings.TrimSpace(value)
+		}
+	}
+	if unq, err := strconv.Unquote(boundary); err == nil && strings.HasPrefix(boundary, `"`) {
+		boundary = unq
+	}
+	if !strings.EqualFold(strings.TrimSpace(mt), "multipart/mixed") || boundary == "" || len(boundary) > 70 {
 		return "", azerr.InvalidHeaderValue("Content-Type", contentType)
 	}
-	return params["boundary"], nil
+	return boundary, nil
 }
 
 // parseBatch splits the body into sub-requests. A batch Azure refuses as
@@ -118,7 +146,7 @@ func (h *handler) parseBatch(q *request, body []byte, boundary string) ([]subReq
 		if len(subs) == maxBatchSubRequests {
 			return nil, azerr.ErrExceedsMaxBatchRequestCount
 		}
-		s, err := readSubRequest(q, part)
+		s, err := h.readSubRequest(q, part)
 		if err != nil {
 			return nil, azerr.ErrInvalidInput
 		}
@@ -148,7 +176,7 @@ func (h *handler) parseBatch(q *request, body []byte, boundary string) ([]subReq
 // readSubRequest parses one part: its Content-ID and the HTTP request it
 // holds. The sub-request inherits the connection facts of the batch (host,
 // remote address, TLS) that its authorization may depend on.
-func readSubRequest(q *request, part *multipart.Part) (subRequest, error) {
+func (h *handler) readSubRequest(q *request, part *multipart.Part) (subRequest, error) {
 	defer func() { _ = part.Close() }()
 	raw, err := io.ReadAll(part)
 	if err != nil {
@@ -158,17 +186,89 @@ func readSubRequest(q *request, part *multipart.Part) (subRequest, error) {
 	// the part's closing delimiter (the JavaScript SDK writes it so); one
 	// more never hurts, as a sub-request has no body.
 	raw = append(raw, "\r\n"...)
-	r, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(raw)))
+	r, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(rootedTarget(raw))))
 	if err != nil {
 		return subRequest{}, err
 	}
 	if r.ContentLength != 0 {
 		return subRequest{}, fmt.Errorf("batch sub-request with a body")
 	}
+	style := h.subRequestPath(q, r)
 	r.Host = q.r.Host
 	r.RemoteAddr = q.r.RemoteAddr
 	r.TLS = q.r.TLS
-	return subRequest{contentID: strings.TrimSpace(part.Header.Get("Content-ID")), r: r}, nil
+	return subRequest{contentID: strings.TrimSpace(part.Header.Get("Content-ID")), r: r, style: style}, nil
+}
+
+// rootedTarget gives a request line whose target is a path without its
+// leading "/" (devstoreaccount1/container/blob) that slash, so that it
+// parses as the path it is meant to be; other request lines pass as they
+// are.
+func rootedTarget(raw []byte) []byte {
+	line, _, _ := bytes.Cut(raw, []byte("\n"))
+	method, rest, ok := bytes.Cut(line, []byte(" "))
+	if !ok || len(rest) == 0 || rest[0] == '/' || bytes.Contains(rest, []byte("://")) || rest[0] == '*' {
+		return raw
+	}
+	return slices.Concat(method, []byte(" /"), raw[len(method)+1:])
+}
+
+// subRequestPath turns r's URL into the path-style form the handler
+// parses (the account as its first segment) and returns what the client
+// addressed when that was relative to an account in a host name. The
+// SDKs write a sub-request's target as:
+//   - the path of its URL, which for a production-style endpoint leaves
+//     the account out: "DELETE /container/blob HTTP/1.1" (Go, .NET,
+//     JavaScript, Java, Python; .NET's Delete_SpecialCharacters recording
+//     against Azure);
+//   - the same against a path-style endpoint, account first:
+//     "/devstoreaccount1/container/blob" (Go, .NET, JavaScript, Java);
+//   - container and blob only against a path-style endpoint too (the
+//     Python SDK builds its targets so whatever its endpoint), signed as
+//     if the account were in the host;
+//   - or an absolute URL, whose host says which of these it is.
+func (h *handler) subRequestPath(q *request, r *http.Request) *azauth.HostStyleRequest {
+	u := r.URL
+	defer func() { u.Scheme, u.Host, u.User = "", "", nil }()
+	relative := false
+	switch {
+	case u.Host != "":
+		acct, ok := azhttp.HostAccount(u.Host, h.svc.accounts)
+		if !ok {
+			return nil
+		}
+		style := &azauth.HostStyleRequest{Account: acct, Path: u.Path, Escaped: u.EscapedPath()}
+		prefixAccount(u, acct)
+		return style
+	case azhttp.IsHostStyle(q.r):
+		relative = true
+	default:
+		first, rest, _ := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/")
+		second, _, _ := strings.Cut(rest, "/")
+		_, otherAccount := h.svc.accounts.Lookup(first)
+		relative = first != q.acct && !otherAccount ||
+			first == q.acct && q.container != "" && first == q.container && second != q.container
+	}
+	if !relative {
+		return nil
+	}
+	style := &azauth.HostStyleRequest{Account: q.acct, Path: u.Path, Escaped: u.EscapedPath()}
+	prefixAccount(u, q.acct)
+	return style
+}
+
+// prefixAccount puts the account in front of u's path.
+func prefixAccount(u *url.URL, acct string) {
+	rooted := func(p string) string {
+		if strings.HasPrefix(p, "/") {
+			return p
+		}
+		return "/" + p
+	}
+	u.Path = "/" + acct + rooted(u.Path)
+	if u.RawPath != "" {
+		u.RawPath = "/" + acct + rooted(u.RawPath)
+	}
 }
 
 // serveSubRequest serves one sub-request through the handler and returns
@@ -178,11 +278,28 @@ func (h *handler) serveSubRequest(q *request, s subRequest) (*subResponse, strin
 	if inheritsBatchAccess(q.access) {
 		ctx = contextWithBatchAccess(ctx, q.access)
 	}
+	// The batch's own addressing says nothing of its sub-requests': each
+	// is signed over the path it sent.
+	if s.style != nil {
+		ctx = context.WithValue(ctx, azauth.HostStyleKey{}, s.style)
+	} else if azhttp.IsHostStyle(q.r) {
+		ctx = context.WithValue(ctx, azauth.HostStyleKey{}, pathStyle{})
+	}
 	rec := newSubResponse()
 	rec.Header().Set("x-ms-request-id", id)
+	if cid := s.r.Header.Get("x-ms-client-request-id"); cid != "" {
+		// Azure echoes each sub-request's client request id in its
+		// answer (azure-storage-blob's recording
+		// test_container.test_delete_blobs_simple).
+		rec.Header().Set("x-ms-client-request-id", cid)
+	}
 	h.door.ServeHTTP(rec, s.r.WithContext(azhttp.WithoutRequestInfo(ctx)))
 	return rec, id
 }
+
+// pathStyle shadows, in a sub-request's context, the host-style record of
+// the batch it came in: the sub-request addressed its account by path.
+type pathStyle struct{}
 
 // inheritsBatchAccess says whether a sub-request without credentials of
 // its own may act with the batch's: an account SAS, or a service SAS for

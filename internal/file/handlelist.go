@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
-	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
 // ListedHandle is one handle of List Handles, with the path of the node
@@ -108,9 +107,8 @@ func (t *Tx) walkNode(acct, share, path string, l *located, recursive bool, fn f
 		return nil
 	}
 	var kids []Entry
-	base := childrenPrefix(acct, share, l.node.ID)
-	if _, err := record.Page(t.r, base, "", "", math.MaxInt, func(name string, n *Node) {
-		kids = append(kids, Entry{name, n})
+	if _, err := pageEntries(t.r, childrenPrefix(acct, share, l.node.ID), "", "", math.MaxInt, func(n *Node) {
+		kids = append(kids, Entry{n.Name, n})
 	}); err != nil {
 		return err
 	}
@@ -119,7 +117,7 @@ func (t *Tx) walkNode(acct, share, path string, l *located, recursive bool, fn f
 		if path != "" {
 			p = path + "/" + k.Name
 		}
-		kl := &located{key: base.Str(k.Name), parentID: l.node.ID, node: k.Node}
+		kl := &located{key: nodeKey(acct, share, l.node.ID, k.Name), parentID: l.node.ID, node: k.Node}
 		if err := t.walkNode(acct, share, p, kl, recursive, fn); err != nil {
 			return err
 		}

@@ -372,8 +372,19 @@ func (t *Tx) RenameHandle(ref HandleRef, dest string, o RenameHandleOptions) (*N
 	if err != nil {
 		return nil, err
 	}
+	name := baseName(dest)
 	if bytes.Equal(dst.key, src.key) {
-		return n, nil
+		// The node itself, named in another case or the same: an NTFS
+		// rename changing only case stores the new case.
+		if n.Name == name {
+			return n, nil
+		}
+		n.Name = name
+		n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
+		if err := t.moveHandles(acct, share, n.ID, n.ID, n.ParentID, name); err != nil {
+			return nil, err
+		}
+		return n, record.Store(t.tx, src.key, n)
 	}
 	// A rename changes both parent directories: as on Windows, an open
 	// of either that holds Delete access or does not share writing is a
@@ -401,9 +412,8 @@ func (t *Tx) RenameHandle(ref HandleRef, dest string, o RenameHandleOptions) (*N
 	if err := t.tx.Delete(src.key); err != nil {
 		return nil, err
 	}
-	n.ParentID = dst.parentID
+	n.Name, n.ParentID = name, dst.parentID
 	n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
-	name := dest[strings.LastIndexByte(dest, '/')+1:]
 	if err := t.moveHandles(acct, share, n.ID, n.ID, dst.parentID, name); err != nil {
 		return nil, err
 	}
@@ -464,9 +474,9 @@ func (s *Service) ListHandleDirectory(ctx context.Context, ref HandleRef, marker
 			return ErrNotDirectory
 		}
 		dir = l.node
-		next, err = record.Page(t.r, childrenPrefix(acct, share, l.node.ID), "", marker, max, func(name string, n *Node) {
+		next, err = pageEntries(t.r, childrenPrefix(acct, share, l.node.ID), "", marker, max, func(n *Node) {
 			if !n.DeletePending {
-				entries = append(entries, Entry{name, n})
+				entries = append(entries, Entry{n.Name, n})
 			}
 		})
 		return err

@@ -193,7 +193,7 @@ func TestHandleRenameChangesCase(t *testing.T) {
 		t.Fatal("an open denying write beside a handle that writes, in another case, succeeded")
 	}
 	n, err := s.RenameHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: h.FileID, HandleID: h.ID}, "F.Txt", RenameHandleOptions{})
-	if err != nil || n.Name != "F.Txt" {
+	if err != nil || n.Name != "F.Txt" || n.Path != "F.Txt" {
 		t.Fatalf("rename through a handle: %+v, %v", n, err)
 	}
 	if got := listNames(t, s, "", ListDirectoryOptions{}); !slices.Equal(got, []string{"F.Txt"}) {
@@ -201,6 +201,22 @@ func TestHandleRenameChangesCase(t *testing.T) {
 	}
 	closeH(t, s, other)
 	closeH(t, s, h)
+
+	// An open reports the path as stored (FileNormalizedNameInformation),
+	// and a rename into a directory named in another case keeps the
+	// directory's stored case.
+	mkdir(t, s, "Dir")
+	res := smbOpen(t, s, "f.txt", OpenRequest{HandleOptions: HandleOptions{Access: AccessAll, ShareAccess: AccessAll}, Disposition: OpenExisting})
+	if res.Path != "F.Txt" {
+		t.Errorf("open of f.txt reports %q, want the stored F.Txt", res.Path)
+	}
+	moved, err := s.RenameHandle(ctx, HandleRef{Account: testAcct, Share: "s", FileID: res.Handle.FileID, HandleID: res.Handle.ID}, "dIR/g.txt", RenameHandleOptions{})
+	if err != nil || moved.Path != "Dir/g.txt" {
+		t.Fatalf("rename into dIR: %+v, %v", moved, err)
+	}
+	if again := smbOpen(t, s, "DIR/G.TXT", OpenRequest{HandleOptions: HandleOptions{Access: AccessRead, ShareAccess: AccessAll}, Disposition: OpenExisting}); again.Path != "Dir/g.txt" {
+		t.Errorf("open of DIR/G.TXT reports %q, want Dir/g.txt", again.Path)
+	}
 }
 
 // legacyNodeKey is where a release before case-insensitive names kept a

@@ -21,6 +21,10 @@ type located struct {
 	key      []byte
 	parentID uint64
 	node     *Node
+	// stored is the path with each name as stored (the case it was
+	// created or last renamed with); a last element that is absent keeps
+	// the case it was asked for.
+	stored string
 }
 
 // locate walks path ("" is the root directory) from the share's root,
@@ -49,8 +53,11 @@ func (t *Tx) locate(acct, share, path string) (*located, error) {
 		if err != nil {
 			return nil, err
 		}
+		if n != nil {
+			parts[i] = n.Name
+		}
 		if i == len(parts)-1 {
-			return &located{key: key, parentID: parent, node: n}, nil
+			return &located{key: key, parentID: parent, node: n, stored: strings.Join(parts, "/")}, nil
 		}
 		if n == nil || !n.Dir {
 			return nil, azerr.ErrParentNotFound

@@ -53,9 +53,10 @@ func parseHandleMarker(m string) (*handlePos, error) {
 	return &handlePos{path: path, id: n}, nil
 }
 
-// compare orders positions as walks visit them.
+// compare orders positions as walks visit them: a directory's entries in
+// the order of their names' folds.
 func (p handlePos) compare(q handlePos) int {
-	a, b := splitElems(p.path), splitElems(q.path)
+	a, b := splitElems(nameKey(p.path)), splitElems(nameKey(q.path))
 	for i := range min(len(a), len(b)) {
 		if c := strings.Compare(a[i], b[i]); c != 0 {
 			return c

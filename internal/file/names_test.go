@@ -286,3 +286,31 @@ func TestUpgradeLegacyNames(t *testing.T) {
 		t.Fatalf("closing the renamed file's handle: %v", err)
 	}
 }
+
+// TestListHandlesPagesInFoldOrder: List Handles walks a directory in its
+// entries' fold order, and its markers resume in that order, where byte
+// order would put "Zed" before "apple" and list a handle twice or never.
+func TestListHandlesPagesInFoldOrder(t *testing.T) {
+	s, _ := newTestService(t)
+	for _, n := range []string{"Zed", "apple", "Mid"} {
+		mkFile(t, s, n, 0)
+		open(t, s, n, HandleOptions{Access: AccessRead, ShareAccess: AccessAll})
+	}
+	var paths []string
+	marker := ""
+	for {
+		l, err := s.ListHandles(t.Context(), Ref{Account: testAcct, Share: "s"}, ListHandlesOptions{Recursive: true, Marker: marker, Max: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range l.Handles {
+			paths = append(paths, h.Path)
+		}
+		if marker = l.NextMarker; marker == "" {
+			break
+		}
+	}
+	if want := []string{"apple", "Mid", "Zed"}; !slices.Equal(paths, want) {
+		t.Fatalf("handles listed on %v, want %v", paths, want)
+	}
+}

@@ -298,7 +298,10 @@ func TestListHandlesPagesInFoldOrder(t *testing.T) {
 	}
 	var paths []string
 	marker := ""
-	for {
+	for page := 0; ; page++ {
+		if page > 5 {
+			t.Fatalf("still paging after %v", paths)
+		}
 		l, err := s.ListHandles(t.Context(), Ref{Account: testAcct, Share: "s"}, ListHandlesOptions{Recursive: true, Marker: marker, Max: 1})
 		if err != nil {
 			t.Fatal(err)

@@ -84,7 +84,9 @@ type Tx struct {
 	owner string
 }
 
-// In returns the operations of s bound to tx.
+// In returns the operations of s bound to tx. The store must be ready:
+// a transaction the caller owns cannot upgrade an earlier layout, which
+// any Service operation (Update, for one) does first.
 func (s *Service) In(tx kv.Txn) *Tx {
 	return &Tx{r: tx, tx: tx, now: s.clock(), owner: s.owner(), waiters: s.waiters}
 }

@@ -242,8 +242,9 @@ type Listing struct {
 }
 
 // ListDirectory lists up to o.Max entries of a directory whose names start
-// with o.Prefix, in any case, from o.Marker on, in the order of their
-// names' folds (names.go). Entries an SMB handle has delete-pending are
+// with o.Prefix, in any case (as Azure's do: microsoft/AzureStorageExplorer
+// issue 5168), from o.Marker on, in the order of their names' folds
+// (names.go). Entries an SMB handle has delete-pending are
 // left out (the page may come out shorter).
 func (s *Service) ListDirectory(ctx context.Context, ref Ref, o ListDirectoryOptions) (*Listing, error) {
 	acct, share, path := ref.Account, ref.Share, ref.Path

@@ -33,13 +33,15 @@ type holdRef struct {
 
 // CheckInvariants reads the whole File keyspace in one snapshot and
 // verifies the storage layout: every share has its root; every directory
-// and file record sits under a directory that exists; every extent lies
+// and file record sits under a directory that exists, keyed by its
+// stored name's fold, and none is left in the layout before names were
+// folded (names_upgrade.go); every extent lies
 // within its file's size, belongs to a file that exists and names a data
 // object whose chunks hold its bytes; every data object is referenced by
 // an extent. A snapshot belongs to a share that exists; every data object
 // a snapshot's extent names is held by that snapshot, and every hold is
 // named by one of its extents. Every open handle names, by ID, parent and
-// name, a node that exists, no two handles on a node deny each other's
+// stored name, a node that exists, no two handles on a node deny each other's
 // access, and every delete-pending node has a handle open. Every
 // byte-range lock is held through an open file handle on its file, keyed
 // as it records itself, and no two handles' locks conflict. It describes
@@ -130,14 +132,20 @@ func (c *fileChecker) entry(k, v []byte) error {
 		if n.SMB.Permission != "" {
 			c.uses[sh] = append(c.uses[sh], n.SMB.Permission)
 		}
-	case 'n':
-		parent, name := f.Uint(), f.Str()
+	case legacyNodesTag[0]:
+		c.Fail("%s/%s: a directory entry keyed by its name as given, which the upgrade to case-insensitive names moves", acct, share)
+	case nodesTag[0]:
+		parent, key := f.Uint(), f.Str()
 		var n Node
 		if err := errors.Join(f.Err(), record.Decode(v, &n)); err != nil {
 			return err
 		}
+		name := n.Name
 		if n.ParentID != parent {
 			c.Fail("%s/%s: %q records parent %d but is keyed under %d", acct, share, name, n.ParentID, parent)
+		}
+		if name == "" || nameKey(name) != key {
+			c.Fail("%s/%s: %q is keyed as %q, not by its name's fold %q", acct, share, name, key, nameKey(name))
 		}
 		c.parents[fileRef{acct, share, parent}] = append(c.parents[fileRef{acct, share, parent}], name)
 		if n.SMB.Permission != "" {

@@ -4,8 +4,14 @@
 //
 //	Fa acct s share                     share record (quota, metadata)
 //	Fa acct r share                     the share's root directory
-//	Fa acct n share parent name         directory or file record, under the
-//	                                    ID of its parent directory (root: 0)
+//	Fa acct N share parent NAME         directory or file record, under the
+//	                                    ID of its parent directory (root: 0),
+//	                                    keyed by its name's upcase fold; the
+//	                                    record keeps the name as given
+//	Fa acct n share parent name         the same, keyed by the name as given:
+//	                                    the layout before names were
+//	                                    case-insensitive, which the upgrade
+//	                                    empties (names_upgrade.go)
 //	Fa acct x share file end            file extent ending at offset end
 //	Fa acct d share file data chunk     payload chunk of one data object
 //	Fa acct S share snapshot            share snapshot record
@@ -20,6 +26,19 @@
 //	                                    byte-range locks (mode 1 exclusive,
 //	                                    0 shared) held on a file through
 //	                                    one handle, with their stack count
+//
+// Names are case-insensitive and case-preserving, as on NTFS and Azure
+// Files (names.go): an entry is keyed by its name's fold, so a lookup in
+// any case is one read, two names differing only in case cannot share a
+// directory, and a listing is in the fold's order; the record keeps the
+// name in the case it was created or last renamed with, which listings,
+// handles and SMB's normalized names show. A create in another case
+// meets the existing entry (a directory: ResourceAlreadyExists; a file
+// is replaced and keeps its stored name), and a rename to another case
+// of the same name changes only the stored case. A store written before
+// names were folded is upgraded once per Service, before its first
+// operation, in bounded transactions (names_upgrade.go;
+// docs/decisions/20261127_files_case_insensitive_names.md).
 //
 // Directories and files are keyed by their parent's ID, not by their
 // path: listing a directory is one range scan, a directory is empty when
@@ -38,7 +57,7 @@
 // read, freed and checked through the content store Blob shares (package
 // extentstore, objects.go), which also verifies a Put Range's digests.
 //
-// A share snapshot (snapshots.go) copies the share's r, n and x records,
+// A share snapshot (snapshots.go) copies the share's r, N and x records,
 // in one transaction, under the namespace "share@snapshot-time", which no
 // live share name can take, so every read path serves a snapshot given
 // that namespace as its share. Data objects are not copied: they stay

@@ -99,9 +99,15 @@ func (t *Tx) createFile(acct, share, path string, size int64, h ContentHeaders, 
 	// A file created over another keeps its ID, as an overwrite keeps
 	// an NTFS file's: the handles open on it (SMB opens name the node by
 	// ID) stay open on it.
+	// It keeps its name too, in the case it was stored with: a create
+	// naming it in another case replaces its content and leaves the name
+	// alone, as Azure Files does (it is case-preserving, and the new
+	// write lands on the existing file; microsoft/AzureStorageExplorer
+	// issue 5211, answered by its maintainers).
 	var id uint64
+	name := baseName(path)
 	if l.node != nil {
-		id = l.node.ID
+		id, name = l.node.ID, l.node.Name
 	} else if id, err = t.newID(); err != nil {
 		return nil, err
 	}
@@ -111,7 +117,7 @@ func (t *Tx) createFile(acct, share, path string, size int64, h ContentHeaders, 
 	// test_create_file).
 	props := smb.smb(t.now, "Archive")
 	props.Attributes = addAttribute(props.Attributes, "Archive")
-	n := &Node{ID: id, ParentID: l.parentID, Version: t.tx.Version(), Created: t.now, Modified: t.now,
+	n := &Node{Name: name, ID: id, ParentID: l.parentID, Version: t.tx.Version(), Created: t.now, Modified: t.now,
 		SMB: props, Metadata: meta, Size: size, Headers: h, Lease: held}
 	return n, record.Store(t.tx, l.key, n)
 }

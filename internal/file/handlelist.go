@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
-	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
 // ListedHandle is one handle of List Handles, with the path of the node
@@ -54,9 +53,10 @@ func parseHandleMarker(m string) (*handlePos, error) {
 	return &handlePos{path: path, id: n}, nil
 }
 
-// compare orders positions as walks visit them.
+// compare orders positions as walks visit them: a directory's entries in
+// the order of their names' folds.
 func (p handlePos) compare(q handlePos) int {
-	a, b := splitElems(p.path), splitElems(q.path)
+	a, b := splitElems(nameKey(p.path)), splitElems(nameKey(q.path))
 	for i := range min(len(a), len(b)) {
 		if c := strings.Compare(a[i], b[i]); c != 0 {
 			return c
@@ -108,9 +108,8 @@ func (t *Tx) walkNode(acct, share, path string, l *located, recursive bool, fn f
 		return nil
 	}
 	var kids []Entry
-	base := childrenPrefix(acct, share, l.node.ID)
-	if _, err := record.Page(t.r, base, "", "", math.MaxInt, func(name string, n *Node) {
-		kids = append(kids, Entry{name, n})
+	if _, err := pageEntries(t.r, childrenPrefix(acct, share, l.node.ID), "", "", math.MaxInt, func(n *Node) {
+		kids = append(kids, Entry{n.Name, n})
 	}); err != nil {
 		return err
 	}
@@ -119,7 +118,7 @@ func (t *Tx) walkNode(acct, share, path string, l *located, recursive bool, fn f
 		if path != "" {
 			p = path + "/" + k.Name
 		}
-		kl := &located{key: base.Str(k.Name), parentID: l.node.ID, node: k.Node}
+		kl := &located{key: nodeKey(acct, share, l.node.ID, k.Name), parentID: l.node.ID, node: k.Node}
 		if err := t.walkNode(acct, share, p, kl, recursive, fn); err != nil {
 			return err
 		}

@@ -61,8 +61,9 @@ type Handle struct {
 	ID       uint64
 	FileID   uint64
 	ParentID uint64
-	// Name is the node's name under ParentID ("" for the root), so that
-	// closing the handle finds the node without a path.
+	// Name is the node's name under ParentID as stored (Node.Name, ""
+	// for the root), so that closing the handle finds the node without a
+	// path.
 	Name        string `json:",omitempty"`
 	Dir         bool   `json:",omitempty"`
 	Access      Access
@@ -228,15 +229,11 @@ func (t *Tx) OpenHandle(ref Ref, o HandleOptions) (*Handle, error) {
 			return nil, errSharing
 		}
 	}
-	name := ""
-	if path != "" {
-		name = path[strings.LastIndexByte(path, '/')+1:]
-	}
 	id, err := t.newID()
 	if err != nil {
 		return nil, err
 	}
-	h := &Handle{ID: id, FileID: n.ID, ParentID: l.parentID, Name: name, Dir: n.Dir, Access: o.Access, ShareAccess: o.ShareAccess,
+	h := &Handle{ID: id, FileID: n.ID, ParentID: l.parentID, Name: n.Name, Dir: n.Dir, Access: o.Access, ShareAccess: o.ShareAccess,
 		SessionID: o.SessionID, ClientIP: o.ClientIP, ClientName: o.ClientName, Opened: t.now, Owner: t.owner}
 	if o.DeleteOnClose {
 		if err := t.markDeletePending(acct, share, l, h, true); err != nil {

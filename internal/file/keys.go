@@ -27,13 +27,23 @@ func shareKey(acct, share string) tuple.Key {
 
 func rootKey(acct, share string) tuple.Key { return accountKey(acct).Raw("r").Str(share) }
 
+// nodesTag keys directory entries by their names' folds (nameKey), so
+// that a lookup in any case finds one; legacyNodesTag keyed them by the
+// names as given, before names were case-insensitive, and only the
+// upgrade (names_upgrade.go) reads it.
+const (
+	nodesTag       = "N"
+	legacyNodesTag = "n"
+)
+
 // childrenPrefix covers every entry of the directory with the given ID.
 func childrenPrefix(acct, share string, parent uint64) tuple.Key {
-	return accountKey(acct).Raw("n").Str(share).Uint(parent)
+	return accountKey(acct).Raw(nodesTag).Str(share).Uint(parent)
 }
 
+// nodeKey is where the entry called name (in any case) of a directory is.
 func nodeKey(acct, share string, parent uint64, name string) tuple.Key {
-	return childrenPrefix(acct, share, parent).Str(name)
+	return childrenPrefix(acct, share, parent).Str(nameKey(name))
 }
 
 func extentsPrefix(acct, share string, file uint64) tuple.Key {
@@ -68,7 +78,7 @@ func handleKey(acct, share string, node, handle uint64) tuple.Key {
 // snapshots' records and holds included; the records in a snapshot's namespace are deleteNamespace's.
 func shareRanges(acct, share string) [][2][]byte {
 	var out [][2][]byte
-	for _, tag := range []string{"r", "n", "x", "d", "h", "l", "S", "k", "u", "P"} {
+	for _, tag := range []string{"r", nodesTag, legacyNodesTag, "x", "d", "h", "l", "S", "k", "u", "P"} {
 		p := accountKey(acct).Raw(tag).Str(share)
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}
@@ -115,6 +125,6 @@ const accountTag = keyspace.FileAccounts
 // ObjectKey reports whether key is a file or directory of a share's tree
 // (the metrics count objects with it).
 func ObjectKey(key []byte) bool {
-	_, ok := tuple.Tagged(key, accountTag, 'n')
+	_, ok := tuple.Tagged(key, accountTag, nodesTag[0])
 	return ok
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
+	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
 // located is a path resolved within a share: where its record lives and
@@ -20,6 +21,10 @@ type located struct {
 	key      []byte
 	parentID uint64
 	node     *Node
+	// stored is the path with each name as stored (the case it was
+	// created or last renamed with); a last element that is absent keeps
+	// the case it was asked for.
+	stored string
 }
 
 // locate walks path ("" is the root directory) from the share's root,
@@ -48,8 +53,11 @@ func (t *Tx) locate(acct, share, path string) (*located, error) {
 		if err != nil {
 			return nil, err
 		}
+		if n != nil {
+			parts[i] = n.Name
+		}
 		if i == len(parts)-1 {
-			return &located{key: key, parentID: parent, node: n}, nil
+			return &located{key: key, parentID: parent, node: n, stored: strings.Join(parts, "/")}, nil
 		}
 		if n == nil || !n.Dir {
 			return nil, azerr.ErrParentNotFound
@@ -138,7 +146,7 @@ func (t *Tx) CreateDirectory(ref Ref, smb SMBChange, meta azhttp.Metadata) (*Nod
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{ID: id, ParentID: l.parentID, Dir: true, Version: t.tx.Version(), Created: t.now, Modified: t.now,
+	n := &Node{Name: baseName(path), ID: id, ParentID: l.parentID, Dir: true, Version: t.tx.Version(), Created: t.now, Modified: t.now,
 		SMB: smb.smb(t.now, "Directory"), Metadata: meta}
 	return n, record.Store(t.tx, l.key, n)
 }
@@ -221,7 +229,7 @@ func (t *Tx) updateNode(acct, share, path string, dir bool, pre Preconditions, u
 
 // Entry is one directory or file of a listing.
 type Entry struct {
-	Name string
+	Name string // as stored: in the case it was created or renamed with
 	*Node
 }
 
@@ -234,10 +242,12 @@ type Listing struct {
 }
 
 // ListDirectory lists up to o.Max entries of a directory whose names start
-// with o.Prefix, from o.Marker on, in name order. Entries an SMB handle has
-// delete-pending are left out (the page may come out shorter).
+// with o.Prefix, in any case (as Azure's do: microsoft/AzureStorageExplorer
+// issue 5168), from o.Marker on, in the order of their names' folds
+// (names.go). Entries an SMB handle has delete-pending are
+// left out (the page may come out shorter).
 func (s *Service) ListDirectory(ctx context.Context, ref Ref, o ListDirectoryOptions) (*Listing, error) {
-	acct, share, path, prefix, marker, max := ref.Account, ref.Share, ref.Path, o.Prefix, o.Marker, o.Max
+	acct, share, path := ref.Account, ref.Share, ref.Path
 	var out *Listing
 	err := s.view(ctx, func(t *Tx) error {
 		l, err := t.existing(acct, share, path, true, conditions.Read, Preconditions{})
@@ -245,12 +255,39 @@ func (s *Service) ListDirectory(ctx context.Context, ref Ref, o ListDirectoryOpt
 			return err
 		}
 		out = &Listing{Directory: l.node}
-		out.NextMarker, err = record.Page(t.r, childrenPrefix(acct, share, l.node.ID), prefix, marker, max, func(name string, n *Node) {
+		out.NextMarker, err = pageEntries(t.r, childrenPrefix(acct, share, l.node.ID), o.Prefix, o.Marker, o.Max, func(n *Node) {
 			if !n.DeletePending {
-				out.Entries = append(out.Entries, Entry{name, n})
+				out.Entries = append(out.Entries, Entry{n.Name, n})
 			}
 		})
 		return err
 	})
 	return out, err
+}
+
+// pageEntries pages through a directory's entries as record.Page does,
+// comparing prefix and marker case-insensitively: both are folded as the
+// keys are. The next marker is the next entry's stored name.
+func pageEntries(r kv.Reader, base tuple.Key, prefix, marker string, max int, add func(*Node)) (next string, err error) {
+	prefix, marker = nameKey(prefix), nameKey(marker)
+	start := base.StrPrefix(prefix)
+	end := kv.PrefixEnd(start)
+	if marker > prefix {
+		start = base.Str(marker)
+	}
+	listed := 0
+	err = r.Scan(start, end, func(_, v []byte) error {
+		n := new(Node)
+		if err := record.Decode(v, n); err != nil {
+			return err
+		}
+		if listed == max {
+			next = n.Name
+			return kv.ErrStopScan
+		}
+		add(n)
+		listed++
+		return nil
+	})
+	return next, err
 }

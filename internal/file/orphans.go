@@ -26,7 +26,7 @@ type orphan struct {
 // how many it closed.
 func (s *Service) SweepOrphanHandles(ctx context.Context) (int, error) {
 	var found []orphan
-	err := s.store.View(ctx, func(r kv.Reader) error {
+	err := s.viewStore(ctx, func(r kv.Reader) error {
 		for _, acct := range s.accounts.Names() {
 			err := record.Each(r, accountKey(acct).Raw("h"), func(rd *tuple.Reader, h *Handle) error {
 				share, err := rd.Str()

@@ -65,6 +65,10 @@ type SMB struct {
 
 // Node is the stored state of a directory or a file.
 type Node struct {
+	// Name is the directory's or file's name as it was created or last
+	// renamed, in that case ("" for a share's root); its record is keyed
+	// by the name's fold (names.go).
+	Name     string `json:",omitempty"`
 	ID       uint64
 	ParentID uint64
 	Dir      bool

@@ -3,7 +3,6 @@ package file
 import (
 	"context"
 	"net/http"
-	"path"
 	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
@@ -40,7 +39,7 @@ func (t *Tx) Rename(ref ShareRef, r Rename) (*Node, error) {
 	if r.Source == "" || r.Dest == "" {
 		return nil, azerr.ErrInvalidInput.WithMessage("The root directory of a share cannot be renamed or replaced.")
 	}
-	if r.Dir && strings.HasPrefix(r.Dest, r.Source+"/") {
+	if r.Dir && strings.HasPrefix(pathKey(r.Dest), pathKey(r.Source)+"/") {
 		return nil, azerr.ErrInvalidInput.WithMessage("A directory cannot be moved into its own subtree.")
 	}
 	src, err := t.existingFor(acct, share, r.Source, r.Dir, Preconditions{LeaseID: r.SourceLeaseID}, useRename)
@@ -51,7 +50,9 @@ func (t *Tx) Rename(ref ShareRef, r Rename) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if dst.node != nil && r.Source != r.Dest {
+	// A destination naming the source itself, in any case, renames it in
+	// place: the stored name takes the destination's case.
+	if dst.node != nil && dst.node.ID != src.node.ID {
 		if err := t.replaceable(acct, share, r, dst.node); err != nil {
 			return nil, err
 		}
@@ -63,7 +64,7 @@ func (t *Tx) Rename(ref ShareRef, r Rename) (*Node, error) {
 	if err := t.tx.Delete(src.key); err != nil {
 		return nil, err
 	}
-	n.ParentID = dst.parentID
+	n.Name, n.ParentID = baseName(r.Dest), dst.parentID
 	n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
 	r.SMB.apply(&n.SMB, t.now)
 	if r.Metadata != nil {
@@ -73,7 +74,7 @@ func (t *Tx) Rename(ref ShareRef, r Rename) (*Node, error) {
 		n.Headers.ContentType = *r.ContentType
 	}
 	// Handles name their node's parent and name: they follow it.
-	if err := t.moveHandles(acct, share, n.ID, n.ID, dst.parentID, path.Base(r.Dest)); err != nil {
+	if err := t.moveHandles(acct, share, n.ID, n.ID, dst.parentID, n.Name); err != nil {
 		return nil, err
 	}
 	return n, record.Store(t.tx, dst.key, n)

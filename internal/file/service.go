@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azauth"
@@ -32,6 +34,11 @@ type Service struct {
 	// are running: handles record their opener, and SweepOrphanHandles
 	// closes those whose process is gone.
 	processes *liveness.Registry
+	// namesUpgraded is set once the store holds no directory entry of
+	// the layout before case-insensitive names (names_upgrade.go);
+	// upgradeMu lets one operation run the upgrade while others wait.
+	namesUpgraded atomic.Bool
+	upgradeMu     sync.Mutex
 }
 
 // UseProcesses makes handles record this process as their opener and
@@ -77,7 +84,9 @@ type Tx struct {
 	owner string
 }
 
-// In returns the operations of s bound to tx.
+// In returns the operations of s bound to tx. The store must be ready:
+// a transaction the caller owns cannot upgrade an earlier layout, which
+// any Service operation (Update, for one) does first.
 func (s *Service) In(tx kv.Txn) *Tx {
 	return &Tx{r: tx, tx: tx, now: s.clock(), owner: s.owner(), waiters: s.waiters}
 }
@@ -88,12 +97,24 @@ func (s *Service) In(tx kv.Txn) *Tx {
 // outside the Tx. Once it commits, waiters on the files whose locks it
 // released are woken (LockReleased).
 func (s *Service) Update(ctx context.Context, fn func(*Tx) error) error {
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
 	return s.store.Update(ctx, func(tx kv.Txn) error { return fn(s.In(tx)) })
 }
 
 // view runs fn on one committed snapshot; fn may only read.
 func (s *Service) view(ctx context.Context, fn func(*Tx) error) error {
-	return s.store.View(ctx, func(r kv.Reader) error { return fn(&Tx{r: r, now: s.clock()}) })
+	return s.viewStore(ctx, func(r kv.Reader) error { return fn(&Tx{r: r, now: s.clock()}) })
+}
+
+// viewStore runs fn on one committed snapshot of the store, once the
+// store is ready.
+func (s *Service) viewStore(ctx context.Context, fn func(kv.Reader) error) error {
+	if err := s.ready(ctx); err != nil {
+		return err
+	}
+	return s.store.View(ctx, fn)
 }
 
 // idBits is how many IDs one transaction may hand out: an ID is the

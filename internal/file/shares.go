@@ -201,7 +201,7 @@ func (s *Service) LeaseShare(ctx context.Context, ref ShareRef, req lease.Reques
 func (s *Service) ListShares(ctx context.Context, acct, prefix, marker string, max int) ([]ShareItem, string, error) {
 	var out []ShareItem
 	next := ""
-	err := s.store.View(ctx, func(r kv.Reader) error {
+	err := s.viewStore(ctx, func(r kv.Reader) error {
 		out = nil
 		var err error
 		next, err = record.Page(r, sharesPrefix(acct), prefix, marker, max, func(name string, sh *Share) {

@@ -66,6 +66,16 @@ type OpenResult struct {
 	Handle *Handle
 	Node   *Node
 	Action OpenAction
+	// Path is the path opened with each name as stored, whatever case
+	// the open named it in (FileNormalizedNameInformation).
+	Path string
+}
+
+// Renamed is what RenameHandle answers: the node, and its new path with
+// each name as stored.
+type Renamed struct {
+	*Node
+	Path string
 }
 
 // ErrNotDirectory and ErrIsDirectory are what the SMB operations answer
@@ -92,7 +102,7 @@ func (t *Tx) Open(ref Ref, o OpenRequest) (*OpenResult, error) {
 		return nil, err
 	}
 	n := l.node
-	res := &OpenResult{Action: Opened}
+	res := &OpenResult{Action: Opened, Path: l.stored}
 	if n == nil {
 		switch o.Disposition {
 		case OpenExisting, Overwrite:
@@ -332,12 +342,12 @@ func (s *Service) updateHandle(ctx context.Context, acct, share string, fileID, 
 // the node shares delete, or the handle could not have opened, so no
 // other handle is consulted. The node keeps its ID, and its handles
 // follow it.
-func (s *Service) RenameHandle(ctx context.Context, ref HandleRef, dest string, o RenameHandleOptions) (*Node, error) {
-	return kv.Returning(ctx, s.Update, func(t *Tx) (*Node, error) { return t.RenameHandle(ref, dest, o) })
+func (s *Service) RenameHandle(ctx context.Context, ref HandleRef, dest string, o RenameHandleOptions) (*Renamed, error) {
+	return kv.Returning(ctx, s.Update, func(t *Tx) (*Renamed, error) { return t.RenameHandle(ref, dest, o) })
 }
 
 // RenameHandle renames inside t's transaction.
-func (t *Tx) RenameHandle(ref HandleRef, dest string, o RenameHandleOptions) (*Node, error) {
+func (t *Tx) RenameHandle(ref HandleRef, dest string, o RenameHandleOptions) (*Renamed, error) {
 	acct, share, fileID, handleID, replace := ref.Account, ref.Share, ref.FileID, ref.HandleID, o.ReplaceIfExists
 	h, src, err := t.handleNode(acct, share, fileID, handleID)
 	if err != nil {
@@ -372,8 +382,22 @@ func (t *Tx) RenameHandle(ref HandleRef, dest string, o RenameHandleOptions) (*N
 	if err != nil {
 		return nil, err
 	}
+	name := baseName(dest)
+	// The new path keeps the stored case of the directories on the way
+	// and takes the case dest gives the name.
+	out := &Renamed{Node: n, Path: dst.stored[:len(dst.stored)-len(baseName(dst.stored))] + name}
 	if bytes.Equal(dst.key, src.key) {
-		return n, nil
+		// The node itself, named in another case or the same: an NTFS
+		// rename changing only case stores the new case.
+		if n.Name == name {
+			return out, nil
+		}
+		n.Name = name
+		n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
+		if err := t.moveHandles(acct, share, n.ID, n.ID, n.ParentID, name); err != nil {
+			return nil, err
+		}
+		return out, record.Store(t.tx, src.key, n)
 	}
 	// A rename changes both parent directories: as on Windows, an open
 	// of either that holds Delete access or does not share writing is a
@@ -401,13 +425,12 @@ func (t *Tx) RenameHandle(ref HandleRef, dest string, o RenameHandleOptions) (*N
 	if err := t.tx.Delete(src.key); err != nil {
 		return nil, err
 	}
-	n.ParentID = dst.parentID
+	n.Name, n.ParentID = name, dst.parentID
 	n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
-	name := dest[strings.LastIndexByte(dest, '/')+1:]
 	if err := t.moveHandles(acct, share, n.ID, n.ID, dst.parentID, name); err != nil {
 		return nil, err
 	}
-	return n, record.Store(t.tx, dst.key, n)
+	return out, record.Store(t.tx, dst.key, n)
 }
 
 // ErrOpenBeneath is what renaming a directory answers while something
@@ -464,9 +487,9 @@ func (s *Service) ListHandleDirectory(ctx context.Context, ref HandleRef, marker
 			return ErrNotDirectory
 		}
 		dir = l.node
-		next, err = record.Page(t.r, childrenPrefix(acct, share, l.node.ID), "", marker, max, func(name string, n *Node) {
+		next, err = pageEntries(t.r, childrenPrefix(acct, share, l.node.ID), "", marker, max, func(n *Node) {
 			if !n.DeletePending {
-				entries = append(entries, Entry{name, n})
+				entries = append(entries, Entry{n.Name, n})
 			}
 		})
 		return err

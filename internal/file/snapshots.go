@@ -87,7 +87,7 @@ func holdKey(acct, share string, file, data uint64, snapshot string) tuple.Key {
 }
 
 // namespaceTags are the record families a snapshot copies.
-var namespaceTags = []string{"r", "n", "x"}
+var namespaceTags = []string{"r", nodesTag, "x"}
 
 // snapshotList returns the snapshot times of a live share, oldest first.
 func snapshotList(r kv.Reader, acct, share string) ([]string, error) {
@@ -158,7 +158,7 @@ func (t *Tx) SnapshotShare(ref ShareRef, meta azhttp.Metadata) (string, *Share, 
 			rest := k[len(src):]
 			val := append([]byte(nil), v...)
 			switch tag {
-			case "n":
+			case nodesTag:
 				// A snapshot's files are not leased: leases guard the live
 				// file's writes, and a snapshot takes none.
 				var n Node
@@ -364,7 +364,7 @@ type ShareItem struct {
 func (s *Service) ListSharesAndSnapshots(ctx context.Context, acct, prefix, marker string, max int) ([]ShareItem, string, error) {
 	var out []ShareItem
 	next := ""
-	err := s.store.View(ctx, func(r kv.Reader) error {
+	err := s.viewStore(ctx, func(r kv.Reader) error {
 		out, next = nil, ""
 		mShare, mSnap, mid := splitSnapshotNS(marker)
 		var names []string
@@ -484,7 +484,7 @@ func (s *Service) ListRangesDiff(ctx context.Context, ref Ref, o ListRangesDiffO
 // scan of its directory and file records, which a snapshot bounds to one
 // transaction's worth. It returns nil when no file has the ID.
 func findFile(r kv.Reader, acct, share string, id uint64) (*Node, error) {
-	p := accountKey(acct).Raw("n").Str(share)
+	p := accountKey(acct).Raw(nodesTag).Str(share)
 	var out *Node
 	err := r.Scan(p, kv.PrefixEnd(p), func(_, v []byte) error {
 		var n Node

@@ -470,6 +470,7 @@ func TestListRangesDiffFollowsRenames(t *testing.T) {
 		if err := tx.tx.Delete(l.key); err != nil {
 			return err
 		}
+		l.node.Name = "h"
 		return record.Store(tx.tx, nodeKey(testAcct, "s", rootID, "h"), l.node)
 	})
 	if err != nil {

@@ -67,7 +67,7 @@ func (s *Service) roomFor(ctx context.Context, acct, share string, delta int64) 
 		return false, nil
 	}
 	roomy := false
-	err := s.store.View(ctx, func(r kv.Reader) error {
+	err := s.viewStore(ctx, func(r kv.Reader) error {
 		sh, err := loadShare(r, acct, share)
 		if errors.Is(err, azerr.ErrShareNotFound) {
 			return nil

@@ -14,9 +14,12 @@ import (
 // open is one open file or directory of a session: a handle of the
 // file model, addressed by the FileId the client holds.
 type open struct {
-	id      fileID // Persistent: the node's ID; Volatile: the handle's
-	tree    *tree
-	path    string // within the share, "/"-separated; "" is the root
+	id   fileID // Persistent: the node's ID; Volatile: the handle's
+	tree *tree
+	path string // within the share, "/"-separated; "" is the root
+	// stored is path with each name as stored: the case it was created
+	// or last renamed with, whatever case the open named it in.
+	stored  string
 	dir     bool
 	granted uint32 // the access mask granted (generic rights expanded)
 	enum    *enumState
@@ -208,7 +211,7 @@ func (c *conn) create(r *request) response {
 		}
 		return c.fail(r, err)
 	}
-	o := &open{id: fileID{res.Handle.FileID, res.Handle.ID}, tree: r.tree, path: path, dir: res.Node.Dir, granted: granted}
+	o := &open{id: fileID{res.Handle.FileID, res.Handle.ID}, tree: r.tree, path: path, stored: res.Path, dir: res.Node.Dir, granted: granted}
 	s.mu.Lock()
 	s.opens[o.id.Volatile] = o
 	s.mu.Unlock()

@@ -325,7 +325,7 @@ func fileInfo(class uint8, o *open, n *file.Node) (data []byte, minLen int, ok b
 		w.raw(name)
 		return w.b, 104, true
 	case fileNormalizedNameInformation:
-		name := utf16le(winPath(o.path))
+		name := utf16le(winPath(o.stored))
 		w.u32(uint32(len(name)))
 		w.raw(name)
 		return w.b, 8, true
@@ -583,11 +583,12 @@ func (c *conn) rename(r *request, o *open, in []byte) response {
 	}
 	ctx, cancel := c.opCtx()
 	defer cancel()
-	if _, err := c.srv.files.RenameHandle(ctx, o.handle(r.sess.account), dest, file.RenameHandleOptions{ReplaceIfExists: replace}); err != nil {
+	renamed, err := c.srv.files.RenameHandle(ctx, o.handle(r.sess.account), dest, file.RenameHandleOptions{ReplaceIfExists: replace})
+	if err != nil {
 		return c.gone(r, o, err)
 	}
 	r.sess.mu.Lock()
-	o.path = dest
+	o.path, o.stored = dest, renamed.Path
 	r.sess.mu.Unlock()
 	return response{body: []byte{2, 0}}
 }

@@ -10,7 +10,9 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,6 +26,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/server"
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // generate writes the fixture of this release's data format,
@@ -154,6 +157,7 @@ func upgradeFrom(t *testing.T, fixtureDir string) {
 	env := servertest.Start(t, servertest.WithDataDir(dir))
 	c := connect(t, env)
 	c.check(t, old)
+	c.checkNamesIgnoreCase(t, old)
 	// Opening marked the directory as holding this release's records.
 	if prev, err := record.OpenDataFormat(context.Background(), env.Store, "data directory"); err != nil || prev != record.Latest {
 		t.Fatalf("data format after opening: %d, %v", prev, err)
@@ -179,6 +183,57 @@ func upgradeFrom(t *testing.T, fixtureDir string) {
 	c = connect(t, env)
 	c.check(t, old)
 	c.check(t, added)
+	c.checkNamesIgnoreCase(t, old)
+}
+
+// checkNamesIgnoreCase checks the fixture's files and directories by
+// their names in upper case, and that listings show them as created:
+// releases before case-insensitive names keyed directory entries by the
+// names as given, and the File service moves them to keys it finds in
+// any case (internal/file/names_upgrade.go).
+func (c *clients) checkNamesIgnoreCase(t *testing.T, m *manifest) {
+	t.Helper()
+	ctx := context.Background()
+	for _, s := range m.Shares {
+		sc := c.file.NewShareClient(s.Name)
+		top := map[string]bool{}
+		for p, content := range s.Files {
+			top[strings.Split(p, "/")[0]] = true
+			dir, name := path.Split(strings.ToUpper(p))
+			fc := sc.NewRootDirectoryClient().NewFileClient(name)
+			if dir != "" {
+				fc = sc.NewDirectoryClient(strings.TrimSuffix(dir, "/")).NewFileClient(name)
+				_, err := sc.NewDirectoryClient(strings.TrimSuffix(dir, "/")).Create(ctx, nil)
+				if err == nil || !strings.Contains(err.Error(), "ResourceAlreadyExists") {
+					t.Errorf("create directory %s beside its lower-case self: %v, want ResourceAlreadyExists", dir, err)
+				}
+			}
+			resp, err := fc.DownloadStream(ctx, nil)
+			if err != nil {
+				t.Fatalf("file %s in upper case: %v", p, err)
+			}
+			if got := string(testkit.ReadBody(t, resp.Body)); got != content {
+				t.Errorf("file %s in upper case = %q, want %q", p, got, content)
+			}
+		}
+		listed := map[string]bool{}
+		pager := sc.NewRootDirectoryClient().NewListFilesAndDirectoriesPager(nil)
+		for pager.More() {
+			page, err := pager.NextPage(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range page.Segment.Directories {
+				listed[*d.Name] = true
+			}
+			for _, f := range page.Segment.Files {
+				listed[*f.Name] = true
+			}
+		}
+		if !maps.Equal(listed, top) {
+			t.Errorf("share %s lists %v, want %v", s.Name, listed, top)
+		}
+	}
 }
 
 // rewrite changes one record of every kind the fixture holds, so that the

@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,7 +100,7 @@ type location struct {
 // documents of that snapshot.
 func (s *Service) Search(ctx context.Context, index string, req *SearchRequest) (*SearchResults, error) {
 	var out *SearchResults
-	err := s.store.View(ctx, func(rd kv.Reader) error {
+	err := s.viewIndex(ctx, func(rd kv.Reader) error {
 		var err error
 		out, err = s.search(rd, index, req)
 		return err
@@ -118,34 +117,46 @@ type queryContext struct {
 }
 
 // open resolves the index and brings its bleve index up to rd. The
-// returned release must be called when the bleve index is no longer used.
+// returned release must be called when the bleve index is no longer used;
+// until then the bleve index stays as it is, and other queries may use
+// it too. When the bleve index is already past rd, open answers
+// errStaleSnapshot (viewIndex tries a newer snapshot), unless rd is
+// aheadTolerant.
 func (s *Service) open(rd kv.Reader, index string) (*queryContext, func(), error) {
+	_, tolerant := rd.(aheadTolerant)
 	res, err := s.resolveIndex(rd, index)
 	if err != nil {
 		return nil, nil, err
 	}
-	d := s.derived.get(res.Name)
-	d.mu.Lock()
-	ok := false
-	defer func() {
-		if !ok {
-			d.mu.Unlock()
-		}
-	}()
-	// The parsed definition is kept with the bleve index it was built
-	// for, and parsed again only when its ETag changes.
-	if d.ix == nil || d.ixETag != res.ETag {
-		ix, err := ParseIndex(res.Definition)
-		if err != nil {
-			return nil, nil, fmt.Errorf("parse stored index %q: %w", res.Name, err)
-		}
-		d.ix, d.schema, d.ixETag = ix, newSchema(ix), res.ETag
-	}
-	if err := d.catchUp(rd, d.ix, res.ETag); err != nil {
+	seq, err := readSequence(rd, res.Name)
+	if err != nil {
 		return nil, nil, err
 	}
-	ok = true
-	return &queryContext{rd: rd, ix: d.ix, schema: d.schema, d: d}, d.mu.Unlock, nil
+	for {
+		d := s.derived.get(res.Name)
+		d.mu.RLock()
+		if d.removed {
+			d.mu.RUnlock()
+			continue
+		}
+		switch d.freshness(res.ETag, seq) {
+		case current:
+			return &queryContext{rd: rd, ix: d.ix, schema: d.schema, d: d}, d.mu.RUnlock, nil
+		case ahead:
+			if tolerant {
+				return &queryContext{rd: rd, ix: d.ix, schema: d.schema, d: d}, d.mu.RUnlock, nil
+			}
+			d.mu.RUnlock()
+			return nil, nil, errStaleSnapshot
+		}
+		d.mu.RUnlock()
+		d.mu.Lock()
+		err := s.derived.bringUp(d, rd, res, seq)
+		d.mu.Unlock()
+		if err != nil {
+			return nil, nil, err
+		}
+	}
 }
 
 func queryError(err error) error {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/tls"
+	"path/filepath"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/blob"
@@ -30,7 +31,7 @@ const indexerSchedule = 30 * time.Second
 // the loop that keeps its bleve indexes caught up with kv, and the
 // indexer engine, which writes what it reads through IndexDocuments.
 func (s *Server) startSearch(cfg Config, src sources) error {
-	svc := search.New(search.Config{Store: s.store, AdminKeys: cfg.SearchAdminKeys, QueryKeys: cfg.SearchQueryKeys, Now: cfg.Now, Logger: cfg.Logger})
+	svc := search.New(search.Config{Store: s.store, Dir: searchDir(cfg), AdminKeys: cfg.SearchAdminKeys, QueryKeys: cfg.SearchQueryKeys, Now: cfg.Now, Logger: cfg.Logger})
 	s.checkInvariantsOf("search", svc)
 	engine, err := indexer.New(indexer.Config{Store: s.store, Search: svc, Blob: src.blobs, Table: src.tables, Cosmos: src.cosmos,
 		Accounts: cfg.Accounts, Sink: documentSink(svc), Now: cfg.Now, Logger: cfg.Logger})
@@ -40,7 +41,13 @@ func (s *Server) startSearch(cfg Config, src sources) error {
 	s.indexers = engine
 	s.stopIndexerSchedule = engine.StartScheduler(indexerSchedule)
 	svc.UseIndexers(runner{engine})
-	s.stopSearchCatchUp = svc.StartCatchUp()
+	stopCatchUp := svc.StartCatchUp()
+	s.stopSearchCatchUp = func() {
+		stopCatchUp()
+		if err := svc.Close(); err != nil {
+			s.log.Warn("close search indexes", "err", err)
+		}
+	}
 	s.metrics.Register(metrics.SearchLag(svc.IndexingLag))
 	var tlsCfg *tls.Config
 	s.searchScheme = "http"
@@ -54,6 +61,18 @@ func (s *Server) startSearch(cfg Config, src sources) error {
 	}
 	s.searchAddr, err = s.listenTLS(cfg.Host, cfg.SearchPort, "search", search.NewHandler(svc), tlsCfg)
 	return err
+}
+
+// searchDir is where the Search service keeps its bleve indexes: under the
+// data directory, beside the embedded store (or, with PostgreSQL, this
+// node's own copy of indexes derived from the shared store). An in-memory
+// server, or one whose store is on a test file system, keeps them in
+// memory.
+func searchDir(cfg Config) string {
+	if cfg.InMemory || cfg.FS != nil || cfg.DataDir == "" {
+		return ""
+	}
+	return filepath.Join(cfg.DataDir, "search")
 }
 
 // documentSink writes an indexer's actions as one document batch.

@@ -172,7 +172,8 @@ func waitPersisted(bi bleve.Index) {
 
 // sweep removes the directories of indexes that no longer exist (deleted
 // while this process was not running, or by another process), except
-// those with a derived in the map. live are the existing indexes.
+// those with a derived in the map. live are the existing indexes. Files
+// (the server's lock file) are left alone.
 func (x *derivedIndexes) sweep(live map[string]bool) {
 	if x.dir == "" {
 		return
@@ -184,7 +185,7 @@ func (x *derivedIndexes) sweep(live map[string]bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for _, e := range entries {
-		if live[e.Name()] || x.m[e.Name()] != nil {
+		if !e.IsDir() || live[e.Name()] || x.m[e.Name()] != nil {
 			continue
 		}
 		if err := os.RemoveAll(filepath.Join(x.dir, e.Name())); err != nil {

@@ -110,3 +110,43 @@ func startAndCount(b *testing.B, dir string, n int, onDisk bool) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkParallelQueries runs one query (a word in a tenth of 10,000
+// documents, its top 10 and their count) from every goroutine at once:
+// queries share the index, so with -cpu 1,2,… ns/op falls with the cores
+// rather than staying where one core puts it.
+//
+//	go test -run '^$' -bench ParallelQueries -cpu 1,2 ./internal/search
+func BenchmarkParallelQueries(b *testing.B) {
+	dir := b.TempDir()
+	loadDataDir(b, dir, 10_000)
+	store, err := pebble.Open(filepath.Join(dir, "kv"), pebble.Options{Logger: quietLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := New(Config{Store: store, Dir: filepath.Join(dir, "search"), Logger: quietLogger()})
+	b.Cleanup(func() {
+		_ = s.Close()
+		_ = store.Close()
+	})
+	top := 10
+	req := SearchRequest{Search: "apple", Count: true, Top: &top}
+	if _, err := s.Search(context.Background(), "docs", &req); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			r := req
+			res, err := s.Search(context.Background(), "docs", &r)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			if *res.Count == 0 {
+				b.Error("no match")
+				return
+			}
+		}
+	})
+}

@@ -192,7 +192,7 @@ func (x *derivedIndexes) bringUp(d *derived, rd kv.Reader, res *Resource, seq ui
 		if err != nil {
 			return fmt.Errorf("parse stored index %q: %w", res.Name, err)
 		}
-		x.close(d)
+		x.close(d, false)
 		d.ix, d.schema, d.etag = ix, newSchema(ix), res.ETag
 		if x.dir != "" && x.reopen(d, seq) {
 			return x.catchUp(d, rd, seq)
@@ -280,7 +280,7 @@ func (x *derivedIndexes) catchUp(d *derived, rd kv.Reader, seq uint64) error {
 // first) or in memory.
 func (x *derivedIndexes) rebuild(d *derived, rd kv.Reader, seq uint64) error {
 	ix := d.ix
-	x.close(d)
+	x.close(d, false)
 	start := time.Now()
 	m, err := indexMapping(ix)
 	if err != nil {
@@ -357,12 +357,14 @@ func (x *derivedIndexes) rebuild(d *derived, rd kv.Reader, seq uint64) error {
 	return nil
 }
 
-// close closes d's bleve index, if any, leaving its files where they are.
-func (x *derivedIndexes) close(d *derived) {
+// close closes d's bleve index, if any, leaving its files where they are;
+// keep waits a while for its in-memory segments to reach them (an index
+// about to be rebuilt or removed need not wait).
+func (x *derivedIndexes) close(d *derived, keep bool) {
 	if d.bi == nil {
 		return
 	}
-	if d.path != "" {
+	if keep && d.path != "" {
 		waitPersisted(d.bi)
 	}
 	if err := d.bi.Close(); err != nil {
@@ -378,7 +380,7 @@ func (x *derivedIndexes) remove(d *derived) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.removed = true
-	x.close(d)
+	x.close(d, false)
 	delete(x.m, d.name)
 	if x.dir != "" {
 		if err := os.RemoveAll(x.indexPath(d.name)); err != nil {
@@ -629,7 +631,7 @@ func (s *Service) Close() error {
 	for _, d := range s.derived.m {
 		d.mu.Lock()
 		d.removed = true
-		s.derived.close(d)
+		s.derived.close(d, true)
 		d.mu.Unlock()
 	}
 	s.derived.m = nil

@@ -5,7 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,32 +26,63 @@ import (
 )
 
 // derivedIndexes are the bleve indexes of this process, one per search
-// index, derived from the documents in kv. Nothing about them is relied on
-// for correctness: before every query the index is brought up to the
-// change sequence of the query's kv snapshot (catchUp), and rebuilt from
-// the documents when its definition changed, its log is gone or it was
-// never built in this process. Another process writing the same kv is
-// therefore seen by the next query here.
+// index, derived from the documents in kv. kv stays the source of truth:
+// before every query the index is brought up to the change sequence of the
+// query's kv snapshot (bringUp), and rebuilt from the documents when its
+// definition changed, its log is gone or nothing usable was kept. Another
+// process writing the same kv is therefore seen by the next query here.
+//
+// With a directory, each index is a scorch index on disk that carries the
+// change sequence it reflects (in the batch that applied it, so the two
+// never disagree), and a restart catches up from the change log past that
+// mark instead of rebuilding.
 type derivedIndexes struct {
+	// dir holds <index>/<generation> directories; empty keeps every
+	// bleve index in memory.
+	dir string
+	log *slog.Logger
+
+	// mu guards m; a derived is taken out of m (and its files removed)
+	// with mu held, so that no second derived opens the same directory.
 	mu sync.Mutex
 	m  map[string]*derived
+
+	// stats count the work done, for tests and logs.
+	stats derivedStats
+}
+
+// derivedStats count what the derived indexes did since the Service
+// started: documents indexed by rebuilds, document changes applied from
+// the change log, on-disk indexes reopened without a rebuild.
+type derivedStats struct {
+	rebuilds, rebuiltDocs, appliedChanges, reopened atomic.Uint64
 }
 
 // derived is one search index's bleve index and the state of kv it
 // reflects: the definition's ETag and the change sequence applied.
+//
+// mu is held shared by every query that uses bi (several at once, as bleve
+// readers are concurrent) and exclusively to change bi, etag or seq, so a
+// query's searches all see one state of bi.
 type derived struct {
-	mu   sync.Mutex
-	etag string
-	seq  uint64
-	bi   bleve.Index
-	// applied is seq, readable without waiting for mu (IndexingLag).
-	applied atomic.Uint64
-	// ix and schema are the parsed definition with ETag ixETag.
+	name string
+	mu   sync.RWMutex
+	// removed: the index is gone and this derived out of the map; a
+	// query that still holds it takes the map's current one.
+	removed bool
+	etag    string
+	seq     uint64
+	bi      bleve.Index
+	// path is bi's directory, empty when bi is in memory.
+	path string
+	// ix and schema are the parsed definition bi was built for.
 	ix     *Index
 	schema *indexSchema
-	ixETag string
+	// applied is seq, readable without waiting for mu (IndexingLag).
+	applied atomic.Uint64
 }
 
+// get returns the derived of index name, created empty when there is none.
 func (d *derivedIndexes) get(name string) *derived {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -55,26 +91,128 @@ func (d *derivedIndexes) get(name string) *derived {
 	}
 	x := d.m[name]
 	if x == nil {
-		x = &derived{}
+		x = &derived{name: name}
 		d.m[name] = x
 	}
 	return x
 }
 
-// catchUp brings the bleve index to the documents of snapshot rd. The
-// caller holds d.mu.
-func (d *derived) catchUp(rd kv.Reader, ix *Index, etag string) error {
-	seq, err := readSequence(rd, ix.Name)
-	if err != nil {
-		return err
+// freshness is where a derived stands relative to a kv snapshot.
+type freshness int
+
+const (
+	// behind: the snapshot holds changes bi lacks (or bi is of another
+	// definition, or there is none yet).
+	behind freshness = iota
+	// current: bi is exactly the snapshot's documents.
+	current
+	// ahead: bi already holds changes committed after the snapshot was
+	// taken (another query caught it up further).
+	ahead
+)
+
+// freshness compares the derived's state with a snapshot in which the
+// index definition has ETag etag and the change sequence is seq. The
+// caller holds d.mu (shared or exclusive).
+func (d *derived) freshness(etag string, seq uint64) freshness {
+	if d.bi == nil {
+		return behind
 	}
-	if d.bi != nil && d.etag == etag && seq == d.seq {
+	if d.etag != etag {
+		// A later definition has a greater ETag (the commit version):
+		// bi already reflects the newer one when its ETag is greater.
+		mine, ok1 := etagVersion(d.etag)
+		theirs, ok2 := etagVersion(etag)
+		if ok1 && ok2 && mine > theirs {
+			return ahead
+		}
+		return behind
+	}
+	switch {
+	case d.seq == seq:
+		return current
+	case d.seq > seq:
+		return ahead
+	}
+	return behind
+}
+
+// etagVersion is the commit version an ETag was made from (etagOf).
+func etagVersion(etag string) (uint64, bool) {
+	s := strings.Trim(etag, `"`)
+	if !strings.HasPrefix(s, "0x8D") {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s[4:], 16, 64)
+	return v, err == nil
+}
+
+// errStaleSnapshot says a query's kv snapshot is older than the bleve
+// index it would search; viewIndex runs it again on a newer snapshot.
+var errStaleSnapshot = errors.New("bleve index is ahead of the snapshot")
+
+// staleRetries is how many newer snapshots a query tries before it
+// searches a bleve index that is ahead of its snapshot (aheadTolerant).
+const staleRetries = 8
+
+// aheadTolerant marks the snapshot of a query's last attempt: it searches
+// the bleve index as it is even when that already holds later changes
+// (documents that are not in the snapshot are then dropped when their
+// stored documents are read), so a query always ends.
+type aheadTolerant struct{ kv.Reader }
+
+// viewIndex runs fn, which opens an index for a query, on a kv snapshot,
+// and on a newer one when the index's bleve index had already moved past
+// the snapshot. Only queries need the retry: without a per-index lock
+// held across the whole query, another query may catch the bleve index
+// up between this query's snapshot and its search.
+func (s *Service) viewIndex(ctx context.Context, fn func(rd kv.Reader) error) error {
+	for attempt := 0; ; attempt++ {
+		err := s.store.View(ctx, func(rd kv.Reader) error {
+			if attempt == staleRetries {
+				rd = aheadTolerant{rd}
+			}
+			return fn(rd)
+		})
+		if !errors.Is(err, errStaleSnapshot) || attempt == staleRetries {
+			return err
+		}
+	}
+}
+
+// bringUp makes d at least as fresh as the snapshot rd, in which the index
+// has definition res and change sequence seq. The caller holds d.mu
+// exclusively.
+func (x *derivedIndexes) bringUp(d *derived, rd kv.Reader, res *Resource, seq uint64) error {
+	if d.removed || d.freshness(res.ETag, seq) != behind {
 		return nil
 	}
-	if d.bi == nil || d.etag != etag || seq < d.seq {
-		return d.rebuild(rd, ix, etag, seq)
+	if d.bi == nil || d.etag != res.ETag {
+		ix, err := ParseIndex(res.Definition)
+		if err != nil {
+			return fmt.Errorf("parse stored index %q: %w", res.Name, err)
+		}
+		x.close(d, false)
+		d.ix, d.schema, d.etag = ix, newSchema(ix), res.ETag
+		if x.dir != "" && x.reopen(d, seq) {
+			return x.catchUp(d, rd, seq)
+		}
+		return x.rebuild(d, rd, seq)
 	}
-	// Apply the log from d.seq+1 to seq, unless it was trimmed past us.
+	return x.catchUp(d, rd, seq)
+}
+
+// catchUp applies the change log from d.seq+1 to seq, or rebuilds when
+// the log was trimmed past d.seq or kv is behind d (a store restored from
+// an older copy).
+func (x *derivedIndexes) catchUp(d *derived, rd kv.Reader, seq uint64) error {
+	ix := d.ix
+	if seq == d.seq {
+		return nil
+	}
+	if seq < d.seq {
+		return x.rebuild(d, rd, seq)
+	}
 	prefix := changeLogPrefix(ix.Name)
 	first := uint64(0)
 	if err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(k, _ []byte) error {
@@ -87,7 +225,7 @@ func (d *derived) catchUp(rd kv.Reader, ix *Index, etag string) error {
 		return err
 	}
 	if first > d.seq+1 {
-		return d.rebuild(rd, ix, etag, seq)
+		return x.rebuild(d, rd, seq)
 	}
 	keys := map[string]bool{}
 	if err := rd.Scan(prefix.Uint(d.seq+1), prefix.Uint(seq+1), func(k, _ []byte) error {
@@ -125,23 +263,42 @@ func (d *derived) catchUp(rd kv.Reader, ix *Index, etag string) error {
 			return fmt.Errorf("index document %q: %w", key, err)
 		}
 	}
+	// The mark goes in the batch it describes: on disk the two are
+	// persisted together or not at all.
+	setMark(batch, d.etag, seq)
 	if err := d.bi.Batch(batch); err != nil {
 		return fmt.Errorf("index batch of %q: %w", ix.Name, err)
 	}
+	x.stats.appliedChanges.Add(uint64(len(keys)))
 	d.seq = seq
 	d.applied.Store(seq)
 	return nil
 }
 
-// rebuild builds the bleve index afresh from every document of rd.
-func (d *derived) rebuild(rd kv.Reader, ix *Index, etag string, seq uint64) error {
+// rebuild builds d's bleve index afresh from every document of rd, on disk
+// in the directory of d's generation (whatever was there is removed
+// first) or in memory.
+func (x *derivedIndexes) rebuild(d *derived, rd kv.Reader, seq uint64) error {
+	ix := d.ix
+	x.close(d, false)
+	start := time.Now()
 	m, err := indexMapping(ix)
 	if err != nil {
 		return fmt.Errorf("bleve mapping of index %q: %w", ix.Name, err)
 	}
-	// Scorch with no path keeps its segments in memory; it indexes
-	// several times faster than NewMemOnly's upsidedown/gtreap store.
-	bi, err := bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
+	path := ""
+	if x.dir != "" {
+		path = x.generationPath(d.name, d.etag)
+		if err := x.clearIndexDir(d.name); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("create directory of index %q: %w", ix.Name, err)
+		}
+	}
+	// Scorch indexes several times faster than the upsidedown store; with
+	// no path it keeps its segments in memory.
+	bi, err := bleve.NewUsing(path, m, scorch.Name, scorch.Name, scorchConfig())
 	if err != nil {
 		return fmt.Errorf("open bleve index of %q: %w", ix.Name, err)
 	}
@@ -150,6 +307,7 @@ func (d *derived) rebuild(rd kv.Reader, ix *Index, etag string, seq uint64) erro
 	// The documents' own failures carry the rebuild's prefix; the
 	// store's come out as they are.
 	failed := func(err error) error { return fmt.Errorf("rebuild bleve index of %q: %w", ix.Name, err) }
+	var n uint64
 	err = rd.Scan(prefix, kv.PrefixEnd(prefix), func(k, v []byte) error {
 		r, err := tuple.NewReader(k, len(prefix))
 		if err != nil {
@@ -166,6 +324,7 @@ func (d *derived) rebuild(rd kv.Reader, ix *Index, etag string, seq uint64) erro
 		if err := batch.Index(key, bleveDocument(ix.Fields, doc)); err != nil {
 			return failed(err)
 		}
+		n++
 		if batch.Size() >= 1000 {
 			err = bi.Batch(batch)
 			batch.Reset()
@@ -176,20 +335,58 @@ func (d *derived) rebuild(rd kv.Reader, ix *Index, etag string, seq uint64) erro
 		return nil
 	})
 	if err == nil {
+		// The mark goes in the last batch: an index on disk without it
+		// is one whose rebuild did not finish, and is rebuilt again.
+		setMark(batch, d.etag, seq)
 		if err = bi.Batch(batch); err != nil {
 			err = failed(err)
 		}
 	}
 	if err != nil {
 		_ = bi.Close()
+		if path != "" {
+			_ = os.RemoveAll(path)
+		}
 		return err
 	}
-	if d.bi != nil {
-		_ = d.bi.Close()
-	}
-	d.bi, d.etag, d.seq = bi, etag, seq
+	d.bi, d.path, d.seq = bi, path, seq
 	d.applied.Store(seq)
+	x.stats.rebuilds.Add(1)
+	x.stats.rebuiltDocs.Add(n)
+	x.log.Info("search index rebuilt from the store", "index", ix.Name, "documents", n, "on_disk", path != "", "took", time.Since(start))
 	return nil
+}
+
+// close closes d's bleve index, if any, leaving its files where they are;
+// keep waits a while for its in-memory segments to reach them (an index
+// about to be rebuilt or removed need not wait).
+func (x *derivedIndexes) close(d *derived, keep bool) {
+	if d.bi == nil {
+		return
+	}
+	if keep && d.path != "" {
+		waitPersisted(d.bi)
+	}
+	if err := d.bi.Close(); err != nil {
+		x.log.Warn("close search index", "index", d.name, "err", err)
+	}
+	d.bi, d.path = nil, ""
+}
+
+// remove closes d, takes it out of the map and deletes its files. The
+// caller holds x.mu, so no other derived of the same name opens them
+// meanwhile.
+func (x *derivedIndexes) remove(d *derived) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.removed = true
+	x.close(d, false)
+	delete(x.m, d.name)
+	if x.dir != "" {
+		if err := os.RemoveAll(x.indexPath(d.name)); err != nil {
+			x.log.Warn("remove search index files", "index", d.name, "err", err)
+		}
+	}
 }
 
 // indexMapping maps an index per the query package's naming contract:
@@ -380,7 +577,7 @@ func (s *Service) StartCatchUp() (stop func()) {
 }
 
 // CatchUp brings the bleve index of every index up to the documents in
-// kv, and drops those of indexes that no longer exist.
+// kv, and drops those (and their files) of indexes that no longer exist.
 func (s *Service) CatchUp(ctx context.Context) error {
 	all, err := s.List(ctx, Indexes)
 	if err != nil {
@@ -391,35 +588,54 @@ func (s *Service) CatchUp(ctx context.Context) error {
 	for _, res := range all {
 		live[res.Name] = true
 		err := s.store.View(ctx, func(rd kv.Reader) error {
-			_, release, err := s.open(rd, res.Name)
-			if err != nil {
-				return err
-			}
-			release()
-			return nil
+			return s.bringUp(rd, res.Name)
 		})
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			errs = append(errs, fmt.Errorf("catch up index %q: %w", res.Name, err))
 		}
 	}
 	s.derived.mu.Lock()
-	var gone []*derived
 	for name, d := range s.derived.m {
 		if !live[name] {
-			gone = append(gone, d)
-			delete(s.derived.m, name)
+			s.derived.remove(d)
 		}
 	}
 	s.derived.mu.Unlock()
-	for _, d := range gone {
+	s.derived.sweep(live)
+	return errors.Join(errs...)
+}
+
+// bringUp brings the bleve index of index up to the snapshot rd, or
+// leaves it when it is already there or past it.
+func (s *Service) bringUp(rd kv.Reader, index string) error {
+	res, err := s.resolveIndex(rd, index)
+	if err != nil {
+		return err
+	}
+	seq, err := readSequence(rd, res.Name)
+	if err != nil {
+		return err
+	}
+	d := s.derived.get(res.Name)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return s.derived.bringUp(d, rd, res, seq)
+}
+
+// Close closes every bleve index, waiting a while for what is in memory to
+// reach the disk. Call it once nothing queries the Service any more (after
+// the catch-up loop stopped); the Service is not used afterwards.
+func (s *Service) Close() error {
+	s.derived.mu.Lock()
+	defer s.derived.mu.Unlock()
+	for _, d := range s.derived.m {
 		d.mu.Lock()
-		if d.bi != nil {
-			_ = d.bi.Close()
-			d.bi = nil
-		}
+		d.removed = true
+		s.derived.close(d, true)
 		d.mu.Unlock()
 	}
-	return errors.Join(errs...)
+	s.derived.m = nil
+	return nil
 }
 
 // IndexingLag is, for each index, how many document changes in kv its

@@ -55,18 +55,39 @@
 // change) and bumps the index's change sequence, logging the keys it
 // changed; the answer is sent only once the transaction is durable.
 //
-// The bleve index of each search index is derived and in memory: before
-// a query runs, it is brought up to the change sequence of the query's
-// kv snapshot by replaying the log, or rebuilt from the documents when
-// the definition's ETag changed, the log was trimmed past it or it was
-// never built in this process; StartCatchUp does the same in the
-// background every half second. So a query sees every batch acknowledged
-// before it, also those another process wrote to the same store, and a
-// restart after kill -9 loses nothing. The text part of a search (with
-// the $filter as a bleve filter) runs in bleve; the exact $filter
-// predicate where bleve's is a superset, ordering, facets, vector
-// queries (exact k-NN), hybrid RRF fusion, paging and projection run
-// over the documents of the same snapshot. Synonym maps and scoring
+// The bleve index of each search index is derived from kv, which stays
+// the source of truth. With Config.Dir (the server's <data>/search) it is
+// a scorch index on disk, <dir>/<index>/<generation>, the generation
+// naming the mapping version and the definition's ETag; every batch
+// applied to it carries, in the same bleve batch, the change sequence it
+// brings the index to, so what is on disk and its mark are persisted
+// together or not at all. Without a Dir (--in-memory, a test file system)
+// it is kept in memory. Before a query runs, the bleve index is brought up
+// to the change sequence of the query's kv snapshot: by replaying the
+// log past its mark, or, when the definition's ETag changed, the log was
+// trimmed past the mark, kv is behind the mark or the directory is
+// missing, damaged or unfinished, by rebuilding it from the documents (a
+// rebuild first removes every other generation of the index). A restart
+// therefore reopens the index and replays only the batches committed
+// since its last persisted mark; StartCatchUp does the same in the
+// background every half second and removes the directories of deleted
+// indexes. So a query sees every batch acknowledged before it, also those
+// another process wrote to the same store (each process keeps its own
+// bleve indexes), and a restart after kill -9 loses nothing.
+//
+// Queries share a bleve index: each holds it under a read lock for its
+// whole run, so that its several bleve searches see one state of it, and
+// only bringing it up to date takes the lock exclusively. A query whose
+// snapshot is older than the bleve index (another query caught it up
+// meanwhile) runs again on a newer snapshot, which also holds every batch
+// acknowledged before the query began.
+//
+// The text part of a search (with the $filter as a bleve filter) runs in
+// bleve; the exact $filter predicate where bleve's is a superset,
+// ordering, facets, vector queries (exact k-NN), hybrid RRF fusion,
+// paging and projection run over the documents of the same snapshot. A
+// search that needs nothing of its matches but its page has bleve
+// collect only that page and count the rest. Synonym maps and scoring
 // profile text weights rewrite the parsed search before translation.
 //
 // Indexer runs are not served yet: the handler answers them 501

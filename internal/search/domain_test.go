@@ -20,11 +20,14 @@ import (
 func newService(t *testing.T) *Service {
 	t.Helper()
 	store := memory.Open()
-	s := New(Config{Store: store, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	// Every test runs with the bleve indexes on disk, as a server with a
+	// data directory keeps them; twoProcesses keeps them in memory.
+	s := New(Config{Store: store, Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	t.Cleanup(func() {
 		if err := s.CheckInvariants(context.Background()); err != nil {
 			t.Errorf("after the test: %v", err)
 		}
+		_ = s.Close()
 		_ = store.Close()
 	})
 	return s

@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,7 +100,7 @@ type location struct {
 // documents of that snapshot.
 func (s *Service) Search(ctx context.Context, index string, req *SearchRequest) (*SearchResults, error) {
 	var out *SearchResults
-	err := s.store.View(ctx, func(rd kv.Reader) error {
+	err := s.viewIndex(ctx, func(rd kv.Reader) error {
 		var err error
 		out, err = s.search(rd, index, req)
 		return err
@@ -118,34 +117,46 @@ type queryContext struct {
 }
 
 // open resolves the index and brings its bleve index up to rd. The
-// returned release must be called when the bleve index is no longer used.
+// returned release must be called when the bleve index is no longer used;
+// until then the bleve index stays as it is, and other queries may use
+// it too. When the bleve index is already past rd, open answers
+// errStaleSnapshot (viewIndex tries a newer snapshot), unless rd is
+// aheadTolerant.
 func (s *Service) open(rd kv.Reader, index string) (*queryContext, func(), error) {
+	_, tolerant := rd.(aheadTolerant)
 	res, err := s.resolveIndex(rd, index)
 	if err != nil {
 		return nil, nil, err
 	}
-	d := s.derived.get(res.Name)
-	d.mu.Lock()
-	ok := false
-	defer func() {
-		if !ok {
-			d.mu.Unlock()
-		}
-	}()
-	// The parsed definition is kept with the bleve index it was built
-	// for, and parsed again only when its ETag changes.
-	if d.ix == nil || d.ixETag != res.ETag {
-		ix, err := ParseIndex(res.Definition)
-		if err != nil {
-			return nil, nil, fmt.Errorf("parse stored index %q: %w", res.Name, err)
-		}
-		d.ix, d.schema, d.ixETag = ix, newSchema(ix), res.ETag
-	}
-	if err := d.catchUp(rd, d.ix, res.ETag); err != nil {
+	seq, err := readSequence(rd, res.Name)
+	if err != nil {
 		return nil, nil, err
 	}
-	ok = true
-	return &queryContext{rd: rd, ix: d.ix, schema: d.schema, d: d}, d.mu.Unlock, nil
+	for {
+		d := s.derived.get(res.Name)
+		d.mu.RLock()
+		if d.removed {
+			d.mu.RUnlock()
+			continue
+		}
+		switch d.freshness(res.ETag, seq) {
+		case current:
+			return &queryContext{rd: rd, ix: d.ix, schema: d.schema, d: d}, d.mu.RUnlock, nil
+		case ahead:
+			if tolerant {
+				return &queryContext{rd: rd, ix: d.ix, schema: d.schema, d: d}, d.mu.RUnlock, nil
+			}
+			d.mu.RUnlock()
+			return nil, nil, errStaleSnapshot
+		}
+		d.mu.RUnlock()
+		d.mu.Lock()
+		err := s.derived.bringUp(d, rd, res, seq)
+		d.mu.Unlock()
+		if err != nil {
+			return nil, nil, err
+		}
+	}
 }
 
 func queryError(err error) error {
@@ -174,10 +185,13 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 	if err != nil {
 		return nil, err
 	}
-	// The text part: every match, in score order.
+	// The text part: every match, in score order (or, when nothing but
+	// the page needs them, the matches up to the page's end and how many
+	// there are).
 	var textHits []*hit
+	total := -1
 	if p.hasText || len(p.vectors) == 0 {
-		if textHits, err = qc.textHits(p); err != nil {
+		if textHits, total, err = qc.textHits(p, p.pageEnd(req)); err != nil {
 			return nil, err
 		}
 	}
@@ -186,8 +200,25 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 		if hits, err = qc.vectorHits(p, textHits, req.VectorFilterMode == "postFilter"); err != nil {
 			return nil, err
 		}
+		total = len(hits)
 	}
-	return qc.results(p, req, hits)
+	return qc.results(p, req, hits, total)
+}
+
+// pageEnd is how many of the best text matches the answer needs when it
+// needs only its page of them: no filter to apply to the documents, no
+// scoring functions, vectors, facets or ordering. Then bleve collects just
+// those (and counts the rest) instead of every match. -1 means every
+// match is needed.
+func (p *searchPlan) pageEnd(req *SearchRequest) int {
+	if p.filter != nil || p.functions != nil || len(p.vectors) > 0 || len(p.facets) > 0 || len(p.order) > 0 {
+		return -1
+	}
+	top := defaultTop
+	if req.Top != nil {
+		top = *req.Top
+	}
+	return req.Skip + min(top, maxTop)
 }
 
 // searchPlan is a search request parsed against the index.
@@ -287,8 +318,9 @@ func (p *searchPlan) parseClauses(req *SearchRequest, schema *indexSchema) error
 	return err
 }
 
-// textHits runs the text part of a search: every match, in score order.
-func (qc *queryContext) textHits(p *searchPlan) ([]*hit, error) {
+// textHits runs the text part of a search: the matches in score order,
+// all of them with limit -1, else the best limit; and how many match.
+func (qc *queryContext) textHits(p *searchPlan, limit int) ([]*hit, int, error) {
 	q := p.textQuery
 	if p.filter != nil && len(p.filter.Scoring) > 0 {
 		q = bquery.NewBooleanQuery(append([]bquery.Query{p.textQuery}, p.filter.Scoring...), nil, nil)
@@ -300,23 +332,26 @@ func (qc *queryContext) textHits(p *searchPlan) ([]*hit, error) {
 		// BooleanQuery.AddFilter leaks a searcher (and its index
 		// snapshot) per query, and a filter must not score anyway.
 		if allowed, err = qc.matchingKeys(p.filterQuery); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	hits, err := qc.bleveSearch(q, len(p.highlights) > 0, allowed)
+	hits, total, err := qc.bleveSearch(q, len(p.highlights) > 0, allowed, limit)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if hits, err = qc.keepMatching(hits, p.filter, p.exact); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if p.functions != nil {
 		if hits, err = qc.loadDocs(hits); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		p.functions.apply(hits)
 	}
-	return hits, nil
+	if limit < 0 {
+		total = len(hits)
+	}
+	return hits, total, nil
 }
 
 // vectorHits runs the vector queries and fuses them with the text hits.
@@ -357,7 +392,10 @@ func (qc *queryContext) vectorHits(p *searchPlan, textHits []*hit, postFilter bo
 }
 
 // results counts, facets, orders and pages the hits.
-func (qc *queryContext) results(p *searchPlan, req *SearchRequest, hits []*hit) (*SearchResults, error) {
+//
+// hits are every hit in order, or (total > len(hits)) the first of the
+// total, as many as the page needs.
+func (qc *queryContext) results(p *searchPlan, req *SearchRequest, hits []*hit, total int) (*SearchResults, error) {
 	var err error
 	if len(p.facets) > 0 || len(p.order) > 0 {
 		if hits, err = qc.loadDocs(hits); err != nil {
@@ -366,7 +404,7 @@ func (qc *queryContext) results(p *searchPlan, req *SearchRequest, hits []*hit) 
 	}
 	out := &SearchResults{}
 	if req.Count {
-		n := int64(len(hits))
+		n := int64(total)
 		out.Count = &n
 	}
 	if len(p.facets) > 0 {
@@ -384,9 +422,9 @@ func (qc *queryContext) results(p *searchPlan, req *SearchRequest, hits []*hit) 
 		top = *req.Top
 	}
 	page := min(top, maxTop)
-	from := min(req.Skip, len(hits))
-	to := min(from+page, len(hits))
-	if (req.Top == nil || top > maxTop) && to < len(hits) && page > 0 {
+	from := min(req.Skip, total)
+	to := min(from+page, total)
+	if (req.Top == nil || top > maxTop) && to < total && page > 0 {
 		next := *req
 		next.Skip = to
 		if req.Top != nil {
@@ -395,7 +433,7 @@ func (qc *queryContext) results(p *searchPlan, req *SearchRequest, hits []*hit) 
 		}
 		out.Next = &next
 	}
-	pageHits, err := qc.loadDocs(hits[from:to])
+	pageHits, err := qc.loadDocs(hits[min(from, len(hits)):min(to, len(hits))])
 	if err != nil {
 		return nil, err
 	}
@@ -409,19 +447,25 @@ func (qc *queryContext) results(p *searchPlan, req *SearchRequest, hits []*hit) 
 	return out, nil
 }
 
-// bleveSearch returns every document matching q, best first; loadDocs
+// bleveSearch returns the documents matching q, best first: all of them
+// when limit is -1, else the best limit; and how many match. loadDocs
 // reads the stored documents of the hits that need them.
 //
-// When allowed is not nil, only documents whose keys it holds are kept.
-func (qc *queryContext) bleveSearch(q bquery.Query, locations bool, allowed map[string]bool) ([]*hit, error) {
+// When allowed is not nil, only documents whose keys it holds are kept
+// (and limit must be -1).
+func (qc *queryContext) bleveSearch(q bquery.Query, locations bool, allowed map[string]bool, limit int) ([]*hit, int, error) {
 	n, err := qc.d.bi.DocCount()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if n == 0 {
-		return nil, nil
+		return nil, 0, nil
 	}
-	br := bleve.NewSearchRequestOptions(q, int(n), 0, false)
+	size := int(n)
+	if limit >= 0 {
+		size = min(size, limit)
+	}
+	br := bleve.NewSearchRequestOptions(q, size, 0, false)
 	br.IncludeLocations = locations
 	br.SortBy([]string{"-_score", "_id"})
 	res, err := qc.d.bi.Search(br)
@@ -429,7 +473,7 @@ func (qc *queryContext) bleveSearch(q bquery.Query, locations bool, allowed map[
 		// bleve refuses what the parsers let through only for query
 		// reasons (a regular expression RE2 cannot compile, too many
 		// expanded terms).
-		return nil, badRequest("Invalid search query: %v", err)
+		return nil, 0, badRequest("Invalid search query: %v", err)
 	}
 	out := make([]*hit, 0, len(res.Hits))
 	for _, m := range res.Hits {
@@ -450,7 +494,10 @@ func (qc *queryContext) bleveSearch(q bquery.Query, locations bool, allowed map[
 		}
 		out = append(out, h)
 	}
-	return out, nil
+	if limit < 0 {
+		return out, len(out), nil
+	}
+	return out, int(res.Total), nil
 }
 
 func (qc *queryContext) document(key string) (map[string]any, error) {
@@ -554,7 +601,7 @@ func (qc *queryContext) textMatcher(key string) query.TextMatcher {
 
 // filtered returns every document passing the filter (vector candidates).
 func (qc *queryContext) filtered(fq bquery.Query, f *query.Filter, exact bool) ([]*hit, error) {
-	hits, err := qc.bleveSearch(fq, false, nil)
+	hits, _, err := qc.bleveSearch(fq, false, nil, -1)
 	if err == nil {
 		hits, err = qc.loadDocs(hits)
 	}

@@ -21,6 +21,12 @@ const (
 // Config is what a Service needs.
 type Config struct {
 	Store kv.Store
+	// Dir is where each index's bleve index is kept on disk (one
+	// directory per index), so that a restart catches up from the change
+	// log instead of rebuilding; empty keeps them in memory and rebuilds
+	// them at every start. Nothing else may use the directory, and no
+	// two Services the same one.
+	Dir string
 	// AdminKeys may do everything; nil means DefaultAdminKey.
 	AdminKeys []string
 	// QueryKeys may only search, suggest, autocomplete, look up and count
@@ -64,6 +70,7 @@ func New(cfg Config) *Service {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	s.derived.dir, s.derived.log = cfg.Dir, s.log
 	if len(s.adminKeys) == 0 {
 		s.adminKeys = []string{DefaultAdminKey}
 	}

@@ -130,7 +130,7 @@ func (s *Service) suggestScope(rd kv.Reader, index string, req *SuggestRequest) 
 // with every term of the search text (with one edit allowed when fuzzy).
 func (s *Service) Suggest(ctx context.Context, index string, req *SuggestRequest) ([]Suggestion, error) {
 	var out []Suggestion
-	err := s.store.View(ctx, func(rd kv.Reader) error {
+	err := s.viewIndex(ctx, func(rd kv.Reader) error {
 		sc, release, err := s.suggestScope(rd, index, req)
 		if err != nil {
 			return err
@@ -214,7 +214,7 @@ func (sc *suggestScope) match(doc map[string]any, pre, post string) (string, boo
 // of the suggester fields of matching documents.
 func (s *Service) Autocomplete(ctx context.Context, index string, req *SuggestRequest) ([]Completion, error) {
 	var out []Completion
-	err := s.store.View(ctx, func(rd kv.Reader) error {
+	err := s.viewIndex(ctx, func(rd kv.Reader) error {
 		sc, release, err := s.suggestScope(rd, index, req)
 		if err != nil {
 			return err

@@ -171,7 +171,7 @@ type Server struct {
 	// stopCosmosSweeper ends the loop that removes expired Cosmos items.
 	stopCosmosSweeper func()
 	// stopSearchCatchUp ends the loop that keeps the Search service's
-	// bleve indexes caught up with the documents in kv.
+	// bleve indexes caught up with the documents in kv, and closes them.
 	stopSearchCatchUp func()
 	// indexers run Search indexers; stopIndexerSchedule ends the loop
 	// that starts the scheduled ones.

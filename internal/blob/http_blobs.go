@@ -464,13 +464,6 @@ func (h *handler) getBlockList(q *request) error {
 func (h *handler) setBlobProperties(q *request) error {
 	var change PropertyChange
 	var err error
-	if hasContentHeaders(q.r.Header) {
-		headers, err := parseContentHeaders(q.r.Header, false)
-		if err != nil {
-			return err
-		}
-		change.Headers = &headers
-	}
 	if change.Size, err = optionalInt(q.r.Header, "x-ms-blob-content-length"); err != nil {
 		return err
 	}
@@ -492,6 +485,18 @@ func (h *handler) setBlobProperties(q *request) error {
 		}
 	default:
 		return azerr.InvalidHeaderValue("x-ms-sequence-number-action", change.SequenceAction)
+	}
+	// The content headers are set together, an absent one cleared, unless
+	// the request only resizes a page blob or changes its sequence number
+	// (REST reference, Set Blob Properties). A request with none of them
+	// at all clears them too (go-azblob-TestBlobSetPropertiesEmptyValue).
+	pageOnly := change.Size != nil || change.SequenceAction != ""
+	if hasContentHeaders(q.r.Header) || !pageOnly {
+		headers, err := parseContentHeaders(q.r.Header, false)
+		if err != nil {
+			return err
+		}
+		change.Headers = &headers
 	}
 	b, err := h.svc.SetBlobProperties(q.ctx(), q.ref(), change, preconditions(q.r.Header))
 	if err != nil {

@@ -147,6 +147,25 @@ func TestSetBlobHTTPHeaders(t *testing.T) {
 	if deref(r.Resp.ContentType) != any("text/csv") {
 		t.Errorf("Get Blob Content-Type %v, want text/csv", deref(r.Resp.ContentType))
 	}
+
+	// Set Blob Properties with no headers, or with empty ones, clears them
+	// all: Get Blob Properties then answers no Content-Type at all
+	// (azblob's TestBlobSetPropertiesEmptyValue, recorded against Azure).
+	empty := ptr("")
+	for _, h := range []blob.HTTPHeaders{
+		{},
+		{BlobContentType: empty, BlobContentEncoding: empty, BlobContentLanguage: empty, BlobContentDisposition: empty, BlobCacheControl: empty},
+	} {
+		_, err = bb.SetHTTPHeaders(ctx, set, nil)
+		must(t, err, "Set Blob Properties")
+		_, err = bb.SetHTTPHeaders(ctx, h, nil)
+		must(t, err, "Set Blob Properties clearing the headers")
+		p := props(t, bb.BlobClient())
+		if p.ContentType != nil || p.ContentEncoding != nil || p.ContentLanguage != nil || p.ContentDisposition != nil || p.CacheControl != nil || p.ContentMD5 != nil {
+			t.Errorf("after clearing (empty values %v): type %v encoding %v language %v disposition %v cache %v md5 %x", h.BlobContentType != nil,
+				deref(p.ContentType), deref(p.ContentEncoding), deref(p.ContentLanguage), deref(p.ContentDisposition), deref(p.CacheControl), p.ContentMD5)
+		}
+	}
 }
 
 // TestBlobMetadataSemantics: Set Blob Metadata replaces; keys are
@@ -258,6 +277,12 @@ func TestDownloadRanges(t *testing.T) {
 		}
 		if deref(r.Resp.ContentLength) != any(end-c.off) {
 			t.Errorf("range off=%d count=%d: Content-Length %v, want %d", c.off, c.count, deref(r.Resp.ContentLength), end-c.off)
+		}
+		// Get Blob's Content-MD5: the whole blob's on a full read, the
+		// range's when x-ms-range-get-content-md5 asks, else none (REST
+		// reference, Get Blob response headers).
+		if r.Resp.ContentMD5 != nil {
+			t.Errorf("range off=%d count=%d without x-ms-range-get-content-md5: Content-MD5 %x, want none", c.off, c.count, r.Resp.ContentMD5)
 		}
 	}
 

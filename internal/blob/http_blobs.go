@@ -39,6 +39,17 @@ func contentLength(r *http.Request, limit int64) (int64, error) {
 // content describes an upload's body from its headers: its declared size,
 // at most limit, and the Content-MD5 the service is to verify it against.
 func content(q *request, limit int64) (Content, error) {
+	return contentVerifiedBy(q, limit, nil)
+}
+
+// contentVerifiedBy is content whose body is verified against blobMD5
+// instead of Content-MD5 when blobMD5 is not nil: Put Blob checks a block
+// blob's bytes against x-ms-blob-content-md5 when it is sent, and then
+// ignores Content-MD5 (the Azure Storage team's "Windows Azure Blob MD5
+// Overview": "If x-ms-blob-content-md5 is present Content-md5 is
+// ignored"; azure-storage-ruby#64, where a wrong x-ms-blob-content-md5
+// alone answered Md5Mismatch).
+func contentVerifiedBy(q *request, limit int64, blobMD5 []byte) (Content, error) {
 	if c, ok, err := structuredContent(q, limit); ok || err != nil {
 		return c, err
 	}
@@ -46,15 +57,17 @@ func content(q *request, limit int64) (Content, error) {
 	if err != nil {
 		return Content{}, err
 	}
-	want, err := requestMD5(q.r.Header)
-	if err != nil {
-		return Content{}, err
+	want := blobMD5
+	if want == nil {
+		if want, err = requestMD5(q.r.Header); err != nil {
+			return Content{}, err
+		}
 	}
 	crc, err := azbody.ParseCRC64(q.r.Header, "x-ms-content-crc64")
 	if err != nil {
 		return Content{}, err
 	}
-	if want != nil && crc != nil {
+	if blobMD5 == nil && want != nil && crc != nil {
 		// Azure verifies one transactional digest, never both.
 		return Content{}, azerr.ErrInvalidInput.WithMessage("Content-MD5 and x-ms-content-crc64 may not both be specified.")
 	}
@@ -100,7 +113,7 @@ func (h *handler) putBlob(q *request) error {
 	if typ != blockBlob {
 		return h.createEmpty(q, typ, headers, meta)
 	}
-	c, err := content(q, maxSinglePutBlobLen)
+	c, err := contentVerifiedBy(q, maxSinglePutBlobLen, headers.ContentMD5)
 	if err != nil {
 		return err
 	}

@@ -52,11 +52,19 @@ func pageBlob(r *recorded, name string) {
 // go-azblob-TestResizePageBlob, go-azblob-TestBlobSetSequenceNumberIfMatchTrue,
 // go-azblob-TestBlobPutPagesIfSequenceNumberLTENegOne,
 // go-azblob-TestBlobClearPagesInvalidRange, go-azblob-TestBlobPutPagesEmptyBody,
-// go-azblob-TestPutGetPages.
+// go-azblob-TestPutGetPages, go-azblob-TestBlobCreatePageSequenceInvalid,
+// go-azblob-TestBlobSetSequenceNumberSequenceNumberInvalid.
 func TestRecordedPageBlobAnswers(t *testing.T) {
 	f := newFixture(t)
 	r := newRecorded(t, f, "pages", "2020-10-02")
 	pageBlob(r, "p")
+
+	// A negative sequence number to set is a malformed header; as a
+	// condition (below) it is InvalidInput.
+	r.send(http.MethodPut, "/negative", map[string]string{"x-ms-blob-type": "PageBlob", "x-ms-blob-content-length": "512", "x-ms-blob-sequence-number": "-1"}, nil).
+		Check(t, http.StatusBadRequest, "InvalidHeaderValue", "create with sequence number -1")
+	r.send(http.MethodPut, "/p?comp=properties", map[string]string{"x-ms-sequence-number-action": "update", "x-ms-blob-sequence-number": "-1"}, nil).
+		Check(t, http.StatusBadRequest, "InvalidHeaderValue", "set sequence number -1")
 
 	resp := r.must(r.send(http.MethodPut, "/p?comp=properties", map[string]string{"x-ms-blob-content-length": "1024"}, nil), http.StatusOK, "", "resize")
 	if got := resp.Header.Get("x-ms-blob-sequence-number"); got != "0" {

@@ -36,6 +36,16 @@ func contentLength(r *http.Request, limit int64) (int64, error) {
 	return r.ContentLength, nil
 }
 
+// Azure verifies one transactional digest, never two: these are its
+// answers to a CRC64 sent with an MD5 (the status table of Microsoft's
+// storage emulator; azure-storage-blob for Java's live content-validation
+// tests expect the first message from Put Blob, Put Block, Append Block
+// and Put Page).
+var (
+	errBothCRC64AndMD5     = &azerr.Error{Status: http.StatusBadRequest, Code: "BothCrc64AndMd5HeaderPresent", Message: "Both x-ms-content-crc64 header and Content-MD5 header are present."}
+	errBothCRC64AndBlobMD5 = &azerr.Error{Status: http.StatusBadRequest, Code: "BothCrc64AndMsMd5HeaderPresent", Message: "Both x-ms-content-crc64 header and x-ms-blob-content-md5 header are present."}
+)
+
 // content describes an upload's body from its headers: its declared size,
 // at most limit, and the Content-MD5 the service is to verify it against.
 func content(q *request, limit int64) (Content, error) {
@@ -67,9 +77,12 @@ func contentVerifiedBy(q *request, limit int64, blobMD5 []byte) (Content, error)
 	if err != nil {
 		return Content{}, err
 	}
-	if blobMD5 == nil && want != nil && crc != nil {
-		// Azure verifies one transactional digest, never both.
-		return Content{}, azerr.ErrInvalidInput.WithMessage("Content-MD5 and x-ms-content-crc64 may not both be specified.")
+	switch {
+	case crc == nil:
+	case blobMD5 != nil:
+		return Content{}, errBothCRC64AndBlobMD5
+	case want != nil:
+		return Content{}, errBothCRC64AndMD5
 	}
 	return Content{Body: q.r.Body, Length: n, MD5: want, CRC64: crc}, nil
 }

@@ -321,6 +321,9 @@ func (t *Tx) DeleteBlob(ref Ref, snaps DeleteSnapshots, pre Preconditions) error
 	if err != nil {
 		return err
 	}
+	if err := checkTierChangeTime(pre.AccessTierSince, b); err != nil {
+		return err
+	}
 	has, err := hasLiveSnapshots(t.tx, acct, container, name)
 	if err != nil {
 		return err

@@ -233,6 +233,9 @@ func (h *handler) deleteBlob(q *request) error {
 	if err := checkDeleteType(q); err != nil {
 		return err
 	}
+	pre := preconditions(q.r.Header)
+	tierDates := conditions.FromHeader(q.r.Header, "x-ms-access-tier-")
+	pre.AccessTierSince = conditions.Conditions{IfModifiedSince: tierDates.IfModifiedSince, IfUnmodifiedSince: tierDates.IfUnmodifiedSince}
 	var err error
 	switch {
 	case q.snapshot != "" && mode != "":
@@ -240,11 +243,11 @@ func (h *handler) deleteBlob(q *request) error {
 	case q.snapshot != "":
 		err = h.svc.DeleteSnapshot(q.ctx(), q.snapshotRef(), conditions.FromHeader(q.r.Header, ""))
 	case mode == "":
-		err = h.svc.DeleteBlob(q.ctx(), q.ref(), KeepSnapshots, preconditions(q.r.Header))
+		err = h.svc.DeleteBlob(q.ctx(), q.ref(), KeepSnapshots, pre)
 	case mode == "include":
-		err = h.svc.DeleteBlob(q.ctx(), q.ref(), IncludeSnapshots, preconditions(q.r.Header))
+		err = h.svc.DeleteBlob(q.ctx(), q.ref(), IncludeSnapshots, pre)
 	case mode == "only":
-		err = h.svc.DeleteBlob(q.ctx(), q.ref(), OnlySnapshots, preconditions(q.r.Header))
+		err = h.svc.DeleteBlob(q.ctx(), q.ref(), OnlySnapshots, pre)
 	default:
 		return azerr.InvalidHeaderValue("x-ms-delete-snapshots", mode)
 	}

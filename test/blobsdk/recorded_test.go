@@ -238,3 +238,19 @@ func TestRecordedBlockIDLengthAfterCommit(t *testing.T) {
 		Check(t, http.StatusBadRequest, "InvalidBlobOrBlock", "a 4-byte block ID among 3-byte uncommitted ones")
 	r.must(r.send(http.MethodPut, "/b?comp=blocklist", nil, []byte(`<BlockList><Latest>0001</Latest></BlockList>`)), http.StatusCreated, "", "commit the 3-byte block")
 }
+
+// go-TestContainerRestoreFailures: Restore Container without a version, or
+// at the account's URL without a name, is 400 MissingRequiredHeader.
+func TestRecordedRestoreContainerFailures(t *testing.T) {
+	f := newFixture(t)
+	sk := f.signer()
+	send := func(u string, name string) testkit.Response {
+		return sk.Send(t, testkit.Request{Method: http.MethodPut, URL: u, Header: map[string]string{
+			"x-ms-version": "2023-11-03", "x-ms-deleted-container-name": name, "x-ms-deleted-container-version": ""}})
+	}
+	base := strings.TrimSuffix(f.env.BlobURL, "/")
+	send(base+"/restoreme?comp=undelete&restype=container", "restoreme").
+		Check(t, http.StatusBadRequest, "MissingRequiredHeader", "Restore Container without a version")
+	send(base+"/?comp=undelete&restype=container", "").
+		Check(t, http.StatusBadRequest, "MissingRequiredHeader", "Restore Container at the account without a name")
+}

@@ -566,3 +566,25 @@ func TestUnicodeNames(t *testing.T) {
 	_, err := cc.NewBlobClient("ctrl-\x01-\x1f-name").GetProperties(t.Context(), nil)
 	must(t, err, "GetProperties of a name with control characters")
 }
+
+// TestListBlobsUFFFFName: a name with U+FFFF, which XML cannot carry, is
+// listed percent-encoded with Encoded="true" and the SDK decodes it, flat
+// and as a prefix (azblob's TestContainerListBlobsInvalidBlobName and
+// TestContainerListHierarchyBlobsInvalidBlobName, recorded against Azure).
+func TestListBlobsUFFFFName(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cc := f.createContainer(cname("uffff"), nil)
+	name := "dir1/dir2/file\uFFFF.blob"
+	upload(t, cc.NewBlockBlobClient(name), []byte("x"), nil)
+	items, _ := listFlat(t, cc, nil)
+	if len(items) != 1 || deref(items[0].Name) != any(name) {
+		t.Fatalf("flat listing: %q", blobNames(items))
+	}
+	page, err := cc.NewListBlobsHierarchyPager(".b", nil).NextPage(t.Context())
+	must(t, err, "hierarchy listing with delimiter .b")
+	if len(page.Segment.BlobItems) != 0 || len(page.Segment.BlobPrefixes) != 1 || deref(page.Segment.BlobPrefixes[0].Name) != any("dir1/dir2/file\uFFFF.b") {
+		t.Errorf("hierarchy listing: %d blobs, prefixes %+v", len(page.Segment.BlobItems), page.Segment.BlobPrefixes)
+	}
+	expectContent(t, cc.NewBlobClient(name), []byte("x"), "Get Blob of the U+FFFF name")
+}

@@ -6,6 +6,7 @@ import (
 	"crypto/md5"
 	"io"
 
+	"github.com/cerulean-db/cerulean/internal/azbody"
 	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
@@ -321,6 +322,9 @@ func (t *Tx) DeleteBlob(ref Ref, snaps DeleteSnapshots, pre Preconditions) error
 	if err != nil {
 		return err
 	}
+	if err := checkTierChangeTime(pre.AccessTierSince, b); err != nil {
+		return err
+	}
 	has, err := hasLiveSnapshots(t.tx, acct, container, name)
 	if err != nil {
 		return err
@@ -419,6 +423,16 @@ func (d *Download) MD5() ([]byte, error) {
 		return nil, err
 	}
 	return h.Sum(nil), nil
+}
+
+// CRC64 returns the CRC64 of the bytes the read serves, as
+// x-ms-content-crc64 writes it.
+func (d *Download) CRC64() ([]byte, error) {
+	h := azbody.NewCRC64()
+	if err := d.Stream(h); err != nil {
+		return nil, err
+	}
+	return azbody.CRC64Bytes(h.Sum64()), nil
 }
 
 // Stream writes the served bytes to w.

@@ -2,6 +2,7 @@ package blob
 
 import (
 	"context"
+	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/conditions"
@@ -21,9 +22,10 @@ const (
 
 // BlockInfo is a block in a block list.
 type BlockInfo struct {
-	ID   []byte
-	Size int64
-	Data uint64
+	ID     []byte
+	Size   int64
+	Data   uint64
+	Staged time.Time // zero when unknown
 }
 
 // loadBlocks returns the blob's uncommitted blocks in block-ID order.
@@ -31,7 +33,7 @@ func loadBlocks(r kv.Reader, acct, container, name string) ([]BlockInfo, error) 
 	var out []BlockInfo
 	err := record.Each(r, blocksPrefix(acct, container, name), func(rd *tuple.Reader, b *block) error {
 		id, err := rd.Bytes()
-		out = append(out, BlockInfo{ID: id, Size: b.Size, Data: b.Data})
+		out = append(out, BlockInfo{ID: id, Size: b.Size, Data: b.Data, Staged: b.Staged})
 		return err
 	})
 	return out, err
@@ -73,7 +75,7 @@ func (s *Service) PutBlock(ctx context.Context, ref Ref, id []byte, c Content, l
 		if err := p.Place(tx, tx.Version()); err != nil {
 			return err
 		}
-		return record.Store(tx, blockKey(p.Owner.acct, p.Owner.container, p.Owner.name, id), block{Data: p.ID(), Size: p.Size})
+		return record.Store(tx, blockKey(p.Owner.acct, p.Owner.container, p.Owner.name, id), block{Data: p.ID(), Size: p.Size, Staged: t.now})
 	})
 	if err != nil {
 		return nil, err
@@ -156,8 +158,21 @@ func (s *Service) PutBlockList(ctx context.Context, ref Ref, refs []BlockRef, o 
 			return err
 		}
 		uncommitted := make(map[string]BlockInfo, len(blocks))
+		var staged time.Time
 		for _, b := range blocks {
 			uncommitted[string(b.ID)] = b
+			if b.Staged.After(staged) {
+				staged = b.Staged
+			}
+		}
+		if old == nil && !staged.IsZero() {
+			// A blob with only uncommitted blocks is dated by the last
+			// of them: Azure answers 412 to If-Modified-Since after it
+			// (go-azblob-TestBlobPutBlockListIfModifiedSinceFalse).
+			dates := conditions.Conditions{IfModifiedSince: pre.Conditions.IfModifiedSince, IfUnmodifiedSince: pre.Conditions.IfUnmodifiedSince}
+			if err := check(dates, conditions.Write, conditions.State{Exists: true, LastModified: staged}, azerr.ErrBlobAlreadyExists); err != nil {
+				return err
+			}
 		}
 		extents := make([]extent, 0, len(refs))
 		var size int64

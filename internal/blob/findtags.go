@@ -18,33 +18,47 @@ type TagFilter struct {
 
 // ParseTagFilter parses a Find Blobs by Tags where= expression.
 func ParseTagFilter(s string) (*TagFilter, error) {
-	c, err := ParseTagCondition(s)
+	c, err := parseTagExpression(s, true)
 	if err != nil {
 		return nil, err
 	}
-	if len(c.or) != 1 || len(c.groups) > 0 {
-		return nil, errBadTagExpression // Find Blobs by Tags takes no OR and no parentheses
-	}
 	f := &TagFilter{}
-	for _, cmp := range c.or[0] {
-		switch {
-		case cmp.op == "<>":
-			return nil, errBadTagExpression
-		case cmp.key == "@container":
+	for _, cmp := range c.or[0] { // the find grammar has no OR and no groups
+		if cmp.key == "@container" {
 			if cmp.op != "=" || f.Container != "" {
 				return nil, errBadTagExpression
 			}
 			f.Container = cmp.value
-		case strings.HasPrefix(cmp.key, "@"):
-			return nil, errBadTagExpression
-		default:
-			f.cmps = append(f.cmps, cmp)
+			continue
 		}
+		f.cmps = append(f.cmps, cmp)
 	}
 	if len(f.cmps) == 0 {
 		return nil, errBadTagExpression // a filter must compare at least one tag
 	}
+	// "Same sided range operations on the same key are invalid (for
+	// example, "Rank" > '10' AND "Rank" >= '15')" (the blob index tags
+	// guide); a range bounded on both sides is fine.
+	for i, a := range f.cmps {
+		for _, b := range f.cmps[i+1:] {
+			if a.key == b.key && rangeSide(a.op) != 0 && rangeSide(a.op) == rangeSide(b.op) {
+				return nil, errBadTagExpression
+			}
+		}
+	}
 	return f, nil
+}
+
+// rangeSide is +1 for a lower bound (> >=), -1 for an upper one (< <=)
+// and 0 for equality.
+func rangeSide(op string) int {
+	switch op {
+	case ">", ">=":
+		return 1
+	case "<", "<=":
+		return -1
+	}
+	return 0
 }
 
 func (f *TagFilter) match(tags Tags) bool {

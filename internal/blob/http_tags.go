@@ -2,6 +2,7 @@ package blob
 
 import (
 	"encoding/xml"
+	"errors"
 	"net/http"
 	"net/url"
 
@@ -111,8 +112,16 @@ func (h *handler) findBlobsByTags(q *request) error {
 		return azerr.MissingRequiredQueryParameter("where")
 	}
 	f, err := ParseTagFilter(where)
+	if se := (*tagSyntaxError)(nil); errors.As(err, &se) {
+		return azerr.InvalidQueryParameterValue("where", where, "").WithMessage("%s", se.Error())
+	}
 	if err != nil {
-		return azerr.InvalidQueryParameterValue("where", where, "").WithMessage("The where expression is not valid.")
+		return azerr.InvalidQueryParameterValue("where", where, "")
+	}
+	if q.container != "" && f.Container != "" {
+		// Azure's answer to @container on a container's search
+		// (azure-sdk-for-net#27610).
+		return azerr.InvalidQueryParameterValue("where", where, "").WithMessage("Error parsing query: Cannot have container in both uri and query")
 	}
 	max, err := azhttp.MaxResults(q.q)
 	if err != nil {

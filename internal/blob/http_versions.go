@@ -79,6 +79,9 @@ func (h *handler) undeleteBlob(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
+// restoreContainer serves Restore Container, at the container's URL or
+// the account's: Azure checks the headers at either
+// (go-TestContainerRestoreFailures).
 func (h *handler) restoreContainer(q *request) error {
 	name := q.r.Header.Get("x-ms-deleted-container-name")
 	if name == "" {

@@ -109,10 +109,13 @@ type extent struct {
 	key []byte // where the extent (or its page) is stored
 }
 
-// block is an uncommitted block.
+// block is an uncommitted block. Staged is when it was written (zero in
+// records written before it was kept): a blob that has only uncommitted
+// blocks is dated by them for Put Block List's date conditions.
 type block struct {
-	Data uint64
-	Size int64
+	Data   uint64
+	Size   int64
+	Staged time.Time `json:",omitzero"`
 }
 
 // loadContainer returns the container or ErrContainerNotFound.

@@ -39,7 +39,7 @@ var routes = []route{
 	{Name: "ListBlobs", On: atContainer, Method: httpGet, Comp: "list", Need: need('c', 'l'), Public: publicContainer, Run: (*handler).listBlobs},
 	{Name: "LeaseContainer", On: atContainer, Method: httpPut, Comp: "lease", Authorize: leaseAccess('c'), Run: (*handler).leaseContainer},
 	{Name: "FindBlobsByTagsInContainer", On: atContainer, Method: httpGet, Comp: "blobs", Need: need('c', 'f'), Run: (*handler).findBlobsByTags},
-	{Name: "RestoreContainer", On: atContainer, Method: httpPut, Comp: "undelete", Need: need('c', 'w'), Run: (*handler).restoreContainer},
+	{Name: "RestoreContainer", On: atContainer | atService, Method: httpPut, Comp: "undelete", Need: need('c', 'w'), Run: (*handler).restoreContainer},
 
 	// Blobs: a request naming a snapshot or version runs only the rows
 	// marked Snapshot.

@@ -67,6 +67,9 @@ type Preconditions struct {
 	// Encryption is the request's customer-provided key and encryption
 	// scope; nil for operations that take neither (encryption.go).
 	Encryption *Encryption
+	// AccessTierSince holds Delete Blob's x-ms-access-tier-if-modified-since
+	// and -unmodified-since, which compare with when the tier was set.
+	AccessTierSince conditions.Conditions
 }
 
 // check evaluates conditional headers, mapping outcomes to Azure's errors;

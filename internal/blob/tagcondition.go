@@ -2,6 +2,7 @@ package blob
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 )
@@ -27,7 +28,7 @@ func ifTags(h http.Header) *TagCondition {
 		return nil
 	}
 	c, err := ParseTagCondition(v)
-	if err != nil || c.names("@") {
+	if err != nil {
 		return &TagCondition{malformed: v}
 	}
 	return c
@@ -40,16 +41,42 @@ type tagComparison struct {
 
 var errBadTagExpression = errors.New("malformed tag expression")
 
+// tagSyntaxError is an expression that does not parse, worded as Azure
+// words it ("Error parsing query at or near character position 25:
+// unexpected 'Year'", azure-sdk-for-net#18226 and #31963, code
+// InvalidQueryParameterValue). The reports do not show from where Azure
+// counts; this counts the first character as 1.
+type tagSyntaxError struct {
+	pos  int
+	near string
+}
+
+func (e *tagSyntaxError) Error() string {
+	if e.near == "" {
+		return fmt.Sprintf("Error parsing query at or near character position %d: unexpected end of query", e.pos)
+	}
+	return fmt.Sprintf("Error parsing query at or near character position %d: unexpected '%s'", e.pos, e.near)
+}
+
+func (e *tagSyntaxError) Unwrap() error { return errBadTagExpression }
+
 // ParseTagCondition parses an x-ms-if-tags header value.
 func ParseTagCondition(s string) (*TagCondition, error) {
-	p := &tagParser{s: s}
+	return parseTagExpression(s, false)
+}
+
+// parseTagExpression parses a whole expression; find selects the Find
+// Blobs by Tags grammar, which has no OR, no <> and no parentheses but
+// takes @container (the blob index tags guide's two operator tables).
+func parseTagExpression(s string, find bool) (*TagCondition, error) {
+	p := &tagParser{s: s, find: find}
 	c, err := p.expr(0)
 	if err != nil {
 		return nil, err
 	}
 	p.space()
 	if p.i != len(p.s) {
-		return nil, errBadTagExpression
+		return nil, p.fail()
 	}
 	return c, nil
 }
@@ -101,8 +128,29 @@ func (c *TagCondition) compare(cmp tagComparison, tags Tags) bool {
 const maxTagExpressionDepth = 10
 
 type tagParser struct {
-	s string
-	i int
+	s    string
+	i    int
+	find bool // the Find Blobs by Tags grammar
+}
+
+// fail reports a syntax error at the current position, naming the token
+// found there.
+func (p *tagParser) fail() error {
+	rest := p.s[p.i:]
+	n := 0
+	switch {
+	case rest == "":
+	case strings.HasPrefix(rest, "<>"), strings.HasPrefix(rest, ">="), strings.HasPrefix(rest, "<="):
+		n = 2
+	case strings.ContainsRune("()'\"<>=", rune(rest[0])):
+		n = 1
+	default:
+		n = strings.IndexAny(rest[1:], " ()'\"<>=") + 1
+		if n == 0 {
+			n = len(rest)
+		}
+	}
+	return &tagSyntaxError{pos: p.i + 1, near: rest[:min(n, 32)]}
 }
 
 func (p *tagParser) space() {
@@ -111,14 +159,17 @@ func (p *tagParser) space() {
 	}
 }
 
-// keyword consumes kw (case-insensitive) followed by a space or '('.
+// keyword consumes kw (case-insensitive) when what follows cannot
+// continue a bare key: a space, '(', a quoted key or @container. Azure
+// takes "tag1"='firsttag'AND"tag2"='secondtag' with no spaces around the
+// AND (azblob's TestFilterBlobsWithTags, run against Azure).
 func (p *tagParser) keyword(kw string) bool {
 	p.space()
 	end := p.i + len(kw)
 	if end > len(p.s) || !strings.EqualFold(p.s[p.i:end], kw) {
 		return false
 	}
-	if end < len(p.s) && p.s[end] != ' ' && p.s[end] != '(' {
+	if end < len(p.s) && !strings.ContainsRune(" (\"@", rune(p.s[end])) {
 		return false
 	}
 	p.i = end
@@ -137,9 +188,15 @@ func (p *tagParser) expr(depth int) (*TagCondition, error) {
 			return nil, err
 		}
 		and = append(and, cmp)
+		at := p.i
 		switch {
 		case p.keyword("and"):
 		case p.keyword("or"):
+			if p.find {
+				p.i = at
+				p.space()
+				return nil, p.fail()
+			}
 			c.or = append(c.or, and)
 			and = nil
 		default:
@@ -152,6 +209,9 @@ func (p *tagParser) expr(depth int) (*TagCondition, error) {
 func (p *tagParser) term(c *TagCondition, depth int) (tagComparison, error) {
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == '(' {
+		if p.find {
+			return tagComparison{}, p.fail()
+		}
 		p.i++
 		g, err := p.expr(depth + 1)
 		if err != nil {
@@ -159,7 +219,7 @@ func (p *tagParser) term(c *TagCondition, depth int) (tagComparison, error) {
 		}
 		p.space()
 		if p.i >= len(p.s) || p.s[p.i] != ')' {
-			return tagComparison{}, errBadTagExpression
+			return tagComparison{}, p.fail()
 		}
 		p.i++
 		c.groups = append(c.groups, g)
@@ -177,8 +237,8 @@ func (p *tagParser) term(c *TagCondition, depth int) (tagComparison, error) {
 			break
 		}
 	}
-	if op == "" {
-		return tagComparison{}, errBadTagExpression
+	if op == "" || op == "<>" && p.find {
+		return tagComparison{}, p.fail()
 	}
 	p.i += len(op)
 	p.space()
@@ -189,20 +249,25 @@ func (p *tagParser) term(c *TagCondition, depth int) (tagComparison, error) {
 	return tagComparison{key: key, op: op, value: value, group: -1}, nil
 }
 
-// key reads a double-quoted tag key, or a bare one of tag characters.
+// key reads a double-quoted tag key, or a bare one of tag characters, or
+// (Find Blobs by Tags only) @container.
 func (p *tagParser) key() (string, error) {
 	if p.i < len(p.s) && p.s[p.i] == '"' {
 		return p.quoted('"')
 	}
 	start := p.i
-	if p.i < len(p.s) && p.s[p.i] == '@' { // @container, which only Find Blobs by Tags takes
-		p.i++
+	if p.i < len(p.s) && p.s[p.i] == '@' {
+		if !p.find || !strings.HasPrefix(p.s[p.i:], "@container") {
+			return "", p.fail()
+		}
+		p.i += len("@container")
+		return "@container", nil
 	}
 	for p.i < len(p.s) && p.s[p.i] != ' ' && validTagChar(rune(p.s[p.i])) && !strings.ContainsRune("<>=", rune(p.s[p.i])) {
 		p.i++
 	}
 	if p.i == start {
-		return "", errBadTagExpression
+		return "", p.fail()
 	}
 	return p.s[start:p.i], nil
 }
@@ -210,8 +275,9 @@ func (p *tagParser) key() (string, error) {
 // quoted reads a literal enclosed in q; a doubled q stands for itself.
 func (p *tagParser) quoted(q byte) (string, error) {
 	if p.i >= len(p.s) || p.s[p.i] != q {
-		return "", errBadTagExpression
+		return "", p.fail()
 	}
+	start := p.i
 	p.i++
 	var b strings.Builder
 	for p.i < len(p.s) {
@@ -228,7 +294,8 @@ func (p *tagParser) quoted(q byte) (string, error) {
 		}
 		return b.String(), nil
 	}
-	return "", errBadTagExpression
+	p.i = start
+	return "", p.fail()
 }
 
 // names reports whether the condition compares a key starting with prefix.

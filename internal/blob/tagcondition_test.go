@@ -1,6 +1,9 @@
 package blob
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestTagCondition(t *testing.T) {
 	tags := Tags{{"a", "1"}, {"b", "x y"}, {"q", "it's"}}
@@ -20,6 +23,10 @@ func TestTagCondition(t *testing.T) {
 		{`"missing" = ''`, false},
 		{`"missing" <> 'v'`, false},
 		{`"q" = 'it''s'`, true},
+		// No spaces around AND, as azblob's TestFilterBlobsWithTags sends
+		// it to Azure.
+		{`"a"='1'AND"b"='x y'`, true},
+		{`"a"='1'AND("b"='x y')`, true},
 	}
 	for _, tc := range cases {
 		c, err := ParseTagCondition(tc.expr)
@@ -35,6 +42,48 @@ func TestTagCondition(t *testing.T) {
 		if _, err := ParseTagCondition(bad); err == nil {
 			t.Errorf("ParseTagCondition(%s) accepted a malformed expression", bad)
 		}
+	}
+}
+
+// TestTagFilter: the Find Blobs by Tags grammar is the condition grammar
+// without OR, <> and parentheses, plus @container (the two operator
+// tables of the blob index tags guide); a same-sided range on one key is
+// invalid there, a range bounded on both sides is not.
+func TestTagFilter(t *testing.T) {
+	for _, ok := range []string{
+		`"tag1"='firsttag'AND"tag2"='secondtag'`,                   // azblob TestFilterBlobsWithTags
+		`"GO "='.Net'`,                                             // azblob TestFilterBlobsWithTags (a key with a space)
+		`"year"='1000' and tag2 = 'secondtag' and tag3='thirdtag'`, // azure-storage-blob test_filter_blobs
+		`@container='c' AND "k" >= 'a' AND "k" < 'b'`,              // Azurite#2514: works on Azure
+		`"k"='v'AND@container='c'`,
+	} {
+		if _, err := ParseTagFilter(ok); err != nil {
+			t.Errorf("ParseTagFilter(%s): %v", ok, err)
+		}
+	}
+	for _, tc := range []struct{ expr, msg string }{
+		{`"a" = '1' OR "b" = '2'`, `position 11: unexpected 'OR'`},
+		{`"a" <> '1'`, `position 5: unexpected '<>'`},
+		{`("a" = '1')`, `position 1: unexpected '('`},
+		{`"a" = 1`, `position 7: unexpected '1'`},
+		{`"a" = '1`, `position 7: unexpected '''`},
+		{`@other = 'x' AND "a" = '1'`, `position 1: unexpected '@other'`},
+		{`"Rank" > '10' AND "Rank" >= '15'`, ""},
+		{`"Rank" < '10' AND "Rank" <= '15'`, ""},
+		{`@container = 'x'`, ""},
+		{`@container = 'x' AND @container = 'y' AND "a" = '1'`, ""},
+	} {
+		_, err := ParseTagFilter(tc.expr)
+		if err == nil {
+			t.Errorf("ParseTagFilter(%s) accepted an invalid filter", tc.expr)
+			continue
+		}
+		if tc.msg != "" && !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("ParseTagFilter(%s) = %q, want it to say %q", tc.expr, err, tc.msg)
+		}
+	}
+	if _, err := ParseTagCondition(`@container = 'x'`); err == nil {
+		t.Errorf("x-ms-if-tags took @container, which only Find Blobs by Tags has")
 	}
 }
 

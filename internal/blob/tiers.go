@@ -2,6 +2,7 @@ package blob
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"time"
 
@@ -163,4 +164,27 @@ func checkTier(c *checker, what string, rec *Blob) {
 			c.Fail("%s: rehydrate priority %q", what, p.Priority)
 		}
 	}
+}
+
+// errAccessTierChangeTimeConditionNotMet is Azure's answer to a Delete Blob
+// whose x-ms-access-tier-if-modified-since or -unmodified-since fails
+// (the Go SDK's recording TestBlobDeleteAccessTierIfModifiedSinceFalse).
+var errAccessTierChangeTimeConditionNotMet = &azerr.Error{Status: http.StatusPreconditionFailed, Code: "AccessTierChangeTimeConditionNotMet",
+	Message: "The condition specified using access tier change time conditional header(s) is not met."}
+
+// checkTierChangeTime evaluates the access tier date conditions against
+// when b's tier was set. A blob whose tier was never set (inferred) is
+// taken as set when it was created: no recording shows that case.
+func checkTierChangeTime(c conditions.Conditions, b *Blob) error {
+	if c.Empty() {
+		return nil
+	}
+	changed := b.TierChanged
+	if changed.IsZero() {
+		changed = b.Created
+	}
+	if c.Check(conditions.Write, conditions.State{Exists: true, LastModified: changed}) != nil {
+		return errAccessTierChangeTimeConditionNotMet
+	}
+	return nil
 }

@@ -358,3 +358,21 @@ func TestAnonymousAccess(t *testing.T) {
 		t.Errorf("anonymous Create Container succeeded")
 	}
 }
+
+// TestAnonymousServiceRequests: the account itself is never public, and
+// an anonymous request to it answers 401 NoAuthenticationInformation (the
+// .NET SDK's recording ServiceClientTests/FindBlobsByTagAsync_Error, and
+// its test expecting the code), where one to a private container's
+// resources answers 404 ResourceNotFound (TestAnonymousAccess).
+func TestAnonymousServiceRequests(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	svc, err := service.NewClientWithNoCredential(f.env.BlobURL, (*service.ClientOptions)(clientOptions(nil)))
+	must(t, err, "service.NewClientWithNoCredential")
+	_, err = svc.FilterBlobs(t.Context(), `"key" = 'value'`, nil)
+	checkErr(t, err, http.StatusUnauthorized, bloberror.NoAuthenticationInformation, "anonymous Find Blobs by Tags")
+	_, err = svc.GetProperties(t.Context(), nil)
+	checkErr(t, err, http.StatusUnauthorized, bloberror.NoAuthenticationInformation, "anonymous Get Blob Service Properties")
+	_, err = svc.NewListContainersPager(nil).NextPage(t.Context())
+	checkErr(t, err, http.StatusUnauthorized, bloberror.NoAuthenticationInformation, "anonymous List Containers")
+}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
@@ -410,6 +411,29 @@ func TestConditionalCommitBlockList(t *testing.T) {
 	_, err = nb.CommitBlockList(ctx, []string{blockID(0)}, &blockblob.CommitBlockListOptions{AccessConditions: ifNoneMatch(azcore.ETagAny)})
 	must(t, err, "Put Block List with If-None-Match: * on a new blob")
 	expectContent(t, nb.BlobClient(), []byte("fresh"), "created by conditional commit")
+
+	// The date conditions: against the blob's Last-Modified, and on a blob
+	// with only uncommitted blocks against when they were staged (the Go
+	// SDK's recordings go-azblob-TestBlobPutBlockListIfModifiedSince{True,False}
+	// and -IfUnmodifiedSince{True,False}: ten seconds either side).
+	last := *props(t, bb.BlobClient()).LastModified
+	stage(t, bb, blockID(1), []byte("v4"))
+	_, err = bb.CommitBlockList(ctx, []string{blockID(1)}, &blockblob.CommitBlockListOptions{AccessConditions: ifModifiedSince(last.Add(10 * time.Second))})
+	checkErr(t, err, http.StatusPreconditionFailed, bloberror.ConditionNotMet, "Put Block List with If-Modified-Since after Last-Modified")
+	_, err = bb.CommitBlockList(ctx, []string{blockID(1)}, &blockblob.CommitBlockListOptions{AccessConditions: ifUnmodifiedSince(last.Add(-10 * time.Second))})
+	checkErr(t, err, http.StatusPreconditionFailed, bloberror.ConditionNotMet, "Put Block List with If-Unmodified-Since before Last-Modified")
+	_, err = bb.CommitBlockList(ctx, []string{blockID(1)}, &blockblob.CommitBlockListOptions{AccessConditions: ifModifiedSince(last.Add(-10 * time.Second))})
+	must(t, err, "Put Block List with If-Modified-Since before Last-Modified")
+
+	staged := cc.NewBlockBlobClient("staged-only")
+	stage(t, staged, blockID(0), []byte("s"))
+	now := time.Now()
+	_, err = staged.CommitBlockList(ctx, []string{blockID(0)}, &blockblob.CommitBlockListOptions{AccessConditions: ifModifiedSince(now.Add(10 * time.Second))})
+	checkErr(t, err, http.StatusPreconditionFailed, bloberror.ConditionNotMet, "Put Block List with If-Modified-Since after the staged block")
+	_, err = staged.CommitBlockList(ctx, []string{blockID(0)}, &blockblob.CommitBlockListOptions{AccessConditions: ifUnmodifiedSince(now.Add(-10 * time.Second))})
+	checkErr(t, err, http.StatusPreconditionFailed, bloberror.ConditionNotMet, "Put Block List with If-Unmodified-Since before the staged block")
+	_, err = staged.CommitBlockList(ctx, []string{blockID(0)}, &blockblob.CommitBlockListOptions{AccessConditions: ifUnmodifiedSince(now.Add(10 * time.Second))})
+	must(t, err, "Put Block List with If-Unmodified-Since after the staged block")
 }
 
 // TestMalformedBlockListXML: broken XML bodies are 400 InvalidXmlDocument.

@@ -94,7 +94,8 @@ func TestRangeEdges(t *testing.T) {
 
 // TestMD5Edges: which MD5 header does what. Content-MD5 is transactional
 // (verified, Md5Mismatch; malformed InvalidMd5); x-ms-blob-content-md5 is
-// the stored property (malformed InvalidHeaderValue); Put Block List's
+// the stored property (malformed InvalidHeaderValue), and on Put Blob is
+// verified in Content-MD5's place; Put Block List's
 // Content-MD5 is its body's; Append Block and Put Page echo Content-MD5
 // only when sent; Copy Blob From URL echoes the source's.
 func TestMD5Edges(t *testing.T) {
@@ -114,18 +115,28 @@ func TestMD5Edges(t *testing.T) {
 		}
 		return sk.Send(t, testkit.Request{Method: http.MethodPut, URL: cc.NewBlobClient(name).URL(), Header: h, Body: data})
 	}
+	// InvalidMd5 is the code the Blob service's error code table gives an
+	// MD5 that is not 128 bits, Base64; a malformed x-ms-blob-content-md5
+	// is InvalidHeaderValue (as Azurite#2644 found by asking Azure).
 	put("a", map[string]string{"Content-MD5": b64(md5sum(data)[:8])}).Check(t, http.StatusBadRequest, "InvalidMd5", "Content-MD5 of 8 bytes")
 	put("a", map[string]string{"Content-MD5": "not base64!"}).Check(t, http.StatusBadRequest, "InvalidMd5", "Content-MD5 not base64")
 	put("a", map[string]string{"Content-MD5": b64(other)}).Check(t, http.StatusBadRequest, "Md5Mismatch", "Content-MD5 of other content")
 	put("a", map[string]string{"x-ms-blob-content-md5": b64(other[:15])}).Check(t, http.StatusBadRequest, "InvalidHeaderValue", "x-ms-blob-content-md5 of 15 bytes")
-	// Both: Content-MD5 is verified, x-ms-blob-content-md5 is what the blob keeps.
-	r := put("a", map[string]string{"Content-MD5": b64(md5sum(data)), "x-ms-blob-content-md5": b64(other)})
-	if r.Check(t, http.StatusCreated, "", "Put Blob with both MD5 headers") {
+	// Put Blob verifies the content against x-ms-blob-content-md5 too, and
+	// with it present ignores Content-MD5 (the Azure Storage team's
+	// "Windows Azure Blob MD5 Overview": "If x-ms-blob-content-md5 is
+	// present Content-md5 is ignored"; azure-storage-ruby#64: a wrong
+	// x-ms-blob-content-md5 alone answered Md5Mismatch).
+	put("a", map[string]string{"x-ms-blob-content-md5": b64(other)}).Check(t, http.StatusBadRequest, "Md5Mismatch", "x-ms-blob-content-md5 of other content")
+	put("a", map[string]string{"Content-MD5": b64(md5sum(data)), "x-ms-blob-content-md5": b64(other)}).
+		Check(t, http.StatusBadRequest, "Md5Mismatch", "a right Content-MD5 beside a wrong x-ms-blob-content-md5")
+	r := put("a", map[string]string{"Content-MD5": b64(other), "x-ms-blob-content-md5": b64(md5sum(data))})
+	if r.Check(t, http.StatusCreated, "", "a wrong Content-MD5 beside the right x-ms-blob-content-md5") {
 		if got := r.Header.Get("Content-MD5"); got != b64(md5sum(data)) {
 			t.Errorf("Put Blob echoed Content-MD5 %q, want the content's %q", got, b64(md5sum(data)))
 		}
-		if p := props(t, cc.NewBlobClient("a")); !bytes.Equal(p.ContentMD5, other) {
-			t.Errorf("stored Content-MD5 %x, want x-ms-blob-content-md5 %x", p.ContentMD5, other)
+		if p := props(t, cc.NewBlobClient("a")); !bytes.Equal(p.ContentMD5, md5sum(data)) {
+			t.Errorf("stored Content-MD5 %x, want the content's %x", p.ContentMD5, md5sum(data))
 		}
 	}
 	// Neither: the service stores the MD5 it computed.
@@ -554,4 +565,26 @@ func TestUnicodeNames(t *testing.T) {
 	}
 	_, err := cc.NewBlobClient("ctrl-\x01-\x1f-name").GetProperties(t.Context(), nil)
 	must(t, err, "GetProperties of a name with control characters")
+}
+
+// TestListBlobsUFFFFName: a name with U+FFFF, which XML cannot carry, is
+// listed percent-encoded with Encoded="true" and the SDK decodes it, flat
+// and as a prefix (azblob's TestContainerListBlobsInvalidBlobName and
+// TestContainerListHierarchyBlobsInvalidBlobName, recorded against Azure).
+func TestListBlobsUFFFFName(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cc := f.createContainer(cname("uffff"), nil)
+	name := "dir1/dir2/file\uFFFF.blob"
+	upload(t, cc.NewBlockBlobClient(name), []byte("x"), nil)
+	items, _ := listFlat(t, cc, nil)
+	if len(items) != 1 || deref(items[0].Name) != any(name) {
+		t.Fatalf("flat listing: %q", blobNames(items))
+	}
+	page, err := cc.NewListBlobsHierarchyPager(".b", nil).NextPage(t.Context())
+	must(t, err, "hierarchy listing with delimiter .b")
+	if len(page.Segment.BlobItems) != 0 || len(page.Segment.BlobPrefixes) != 1 || deref(page.Segment.BlobPrefixes[0].Name) != any("dir1/dir2/file\uFFFF.b") {
+		t.Errorf("hierarchy listing: %d blobs, prefixes %+v", len(page.Segment.BlobItems), page.Segment.BlobPrefixes)
+	}
+	expectContent(t, cc.NewBlobClient(name), []byte("x"), "Get Blob of the U+FFFF name")
 }

@@ -52,11 +52,19 @@ func pageBlob(r *recorded, name string) {
 // go-azblob-TestResizePageBlob, go-azblob-TestBlobSetSequenceNumberIfMatchTrue,
 // go-azblob-TestBlobPutPagesIfSequenceNumberLTENegOne,
 // go-azblob-TestBlobClearPagesInvalidRange, go-azblob-TestBlobPutPagesEmptyBody,
-// go-azblob-TestPutGetPages.
+// go-azblob-TestPutGetPages, go-azblob-TestBlobCreatePageSequenceInvalid,
+// go-azblob-TestBlobSetSequenceNumberSequenceNumberInvalid.
 func TestRecordedPageBlobAnswers(t *testing.T) {
 	f := newFixture(t)
 	r := newRecorded(t, f, "pages", "2020-10-02")
 	pageBlob(r, "p")
+
+	// A negative sequence number to set is a malformed header; as a
+	// condition (below) it is InvalidInput.
+	r.send(http.MethodPut, "/negative", map[string]string{"x-ms-blob-type": "PageBlob", "x-ms-blob-content-length": "512", "x-ms-blob-sequence-number": "-1"}, nil).
+		Check(t, http.StatusBadRequest, "InvalidHeaderValue", "create with sequence number -1")
+	r.send(http.MethodPut, "/p?comp=properties", map[string]string{"x-ms-sequence-number-action": "update", "x-ms-blob-sequence-number": "-1"}, nil).
+		Check(t, http.StatusBadRequest, "InvalidHeaderValue", "set sequence number -1")
 
 	resp := r.must(r.send(http.MethodPut, "/p?comp=properties", map[string]string{"x-ms-blob-content-length": "1024"}, nil), http.StatusOK, "", "resize")
 	if got := resp.Header.Get("x-ms-blob-sequence-number"); got != "0" {
@@ -229,4 +237,20 @@ func TestRecordedBlockIDLengthAfterCommit(t *testing.T) {
 	r.send(http.MethodPut, "/b?comp=block&blockid=AAAAAA%3D%3D", nil, []byte("three")).
 		Check(t, http.StatusBadRequest, "InvalidBlobOrBlock", "a 4-byte block ID among 3-byte uncommitted ones")
 	r.must(r.send(http.MethodPut, "/b?comp=blocklist", nil, []byte(`<BlockList><Latest>0001</Latest></BlockList>`)), http.StatusCreated, "", "commit the 3-byte block")
+}
+
+// go-TestContainerRestoreFailures: Restore Container without a version, or
+// at the account's URL without a name, is 400 MissingRequiredHeader.
+func TestRecordedRestoreContainerFailures(t *testing.T) {
+	f := newFixture(t)
+	sk := f.signer()
+	send := func(u string, name string) testkit.Response {
+		return sk.Send(t, testkit.Request{Method: http.MethodPut, URL: u, Header: map[string]string{
+			"x-ms-version": "2023-11-03", "x-ms-deleted-container-name": name, "x-ms-deleted-container-version": ""}})
+	}
+	base := strings.TrimSuffix(f.env.BlobURL, "/")
+	send(base+"/restoreme?comp=undelete&restype=container", "restoreme").
+		Check(t, http.StatusBadRequest, "MissingRequiredHeader", "Restore Container without a version")
+	send(base+"/?comp=undelete&restype=container", "").
+		Check(t, http.StatusBadRequest, "MissingRequiredHeader", "Restore Container at the account without a name")
 }

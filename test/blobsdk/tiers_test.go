@@ -234,3 +234,46 @@ func TestBlobArchiveRehydrate(t *testing.T) {
 	}
 	expectContent(t, bc, data, "rehydrated to Hot")
 }
+
+// TestDeleteBlobAccessTierConditions: Delete Blob's
+// x-ms-access-tier-if-modified-since and -unmodified-since compare with
+// when the tier was set, and a failed one is 412
+// AccessTierChangeTimeConditionNotMet (the Go SDK's recording
+// TestBlobDeleteAccessTierIfModifiedSinceFalse and its tests
+// TestBlobDeleteAccessTierIf{Modified,Unmodified}Since{True,False}:
+// ten seconds either side of x-ms-access-tier-change-time).
+func TestDeleteBlobAccessTierConditions(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cc := f.createContainer(cname("tierdelete"), nil)
+	for _, tc := range []struct {
+		name    string
+		offset  time.Duration
+		since   bool // If-Modified-Since, else If-Unmodified-Since
+		deletes bool
+	}{
+		{"modified since 10s before", -10 * time.Second, true, true},
+		{"modified since 10s after", 10 * time.Second, true, false},
+		{"unmodified since 10s after", 10 * time.Second, false, true},
+		{"unmodified since 10s before", -10 * time.Second, false, false},
+	} {
+		bb := cc.NewBlockBlobClient(tc.name)
+		upload(t, bb, []byte("x"), &blockblob.UploadOptions{Tier: ptr(blob.AccessTierHot)})
+		p := props(t, bb.BlobClient())
+		if p.AccessTierChangeTime == nil {
+			t.Fatalf("%s: a blob uploaded with a tier has no x-ms-access-tier-change-time", tc.name)
+		}
+		at := p.AccessTierChangeTime.Add(tc.offset)
+		cond := &blob.AccessTierConditions{IfUnmodifiedSince: &at}
+		if tc.since {
+			cond = &blob.AccessTierConditions{IfModifiedSince: &at}
+		}
+		_, err := bb.Delete(t.Context(), &blob.DeleteOptions{AccessTierConditions: cond})
+		if tc.deletes {
+			must(t, err, "Delete Blob with access tier %s", tc.name)
+			continue
+		}
+		checkErr(t, err, http.StatusPreconditionFailed, "AccessTierChangeTimeConditionNotMet", "Delete Blob with access tier %s", tc.name)
+		props(t, bb.BlobClient()) // still there
+	}
+}

@@ -20,7 +20,7 @@ func (h *handler) setBlobTier(q *request) error {
 	default:
 		return azerr.InvalidHeaderValue("x-ms-rehydrate-priority", priority)
 	}
-	accepted, err := h.svc.SetBlobTier(q.ctx(), q.ref(), tier, SetBlobTierOptions{Priority: priority, LeaseID: q.r.Header.Get("x-ms-lease-id")})
+	accepted, err := h.svc.SetBlobTier(q.ctx(), q.snapshotRef(), tier, SetBlobTierOptions{Priority: priority, LeaseID: q.r.Header.Get("x-ms-lease-id")})
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ var routes = []route{
 	{Name: "AppendBlockFromURL", On: atBlob, Method: httpPut, Comp: "appendblock", Headers: []string{copySource}, Need: either('o', 'a', 'w'), Run: (*handler).appendBlockFromURL},
 	{Name: "AppendBlock", On: atBlob, Method: httpPut, Comp: "appendblock", Need: either('o', 'a', 'w'), Run: (*handler).appendBlock},
 	{Name: "AppendBlobSeal", On: atBlob, Method: httpPut, Comp: "seal", Need: need('o', 'w'), Run: (*handler).sealBlob},
-	{Name: "SetBlobTier", On: atBlob, Method: httpPut, Comp: "tier", Need: need('o', 'w'), Run: (*handler).setBlobTier},
+	{Name: "SetBlobTier", On: atBlob, Method: httpPut, Comp: "tier", Snapshot: true, Need: need('o', 'w'), Run: (*handler).setBlobTier},
 	{Name: "SetBlobTags", On: atBlob, Method: httpPut, Comp: "tags", Snapshot: true, Need: need('o', 't'), Run: (*handler).setBlobTags},
 	{Name: "GetBlobTags", On: atBlob, Method: httpGet, Comp: "tags", Snapshot: true, Need: need('o', 't'), Run: (*handler).getBlobTags},
 	{Name: "SetBlobExpiry", On: atBlob, Method: httpPut, Comp: "expiry", Need: need('o', 'w'), Run: (*handler).setBlobExpiry},

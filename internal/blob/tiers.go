@@ -93,7 +93,7 @@ func (s *Service) SetBlobTier(ctx context.Context, ref Ref, tier string, o SetBl
 		priority = "Standard"
 	}
 	err = s.Update(ctx, func(t *Tx) error {
-		b, err := t.existingBlob(acct, container, name, "", conditions.Write, Preconditions{LeaseID: o.LeaseID})
+		b, err := t.existingBlob(acct, container, name, ref.Snapshot, conditions.Write, Preconditions{LeaseID: o.LeaseID})
 		if err != nil {
 			return err
 		}
@@ -103,9 +103,23 @@ func (s *Service) SetBlobTier(ctx context.Context, ref Ref, tier string, o SetBl
 		if accepted, err = b.changeTier(tier, priority, t.now); err != nil {
 			return err
 		}
-		return record.Store(t.tx, blobKey(acct, container, name), b)
+		return record.Store(t.tx, tierRecordKey(ref, b), b)
 	})
 	return accepted, err
+}
+
+// tierRecordKey is where the record b, read at ref, is stored: the
+// blob's, a snapshot's, or a version's (the current version is the
+// blob's own record). Set Blob Tier takes ?snapshot= and ?versionid=
+// from version 2019-12-12, as the REST reference documents.
+func tierRecordKey(ref Ref, b *Blob) []byte {
+	if ref.Snapshot == "" || b.point == "" {
+		return blobKey(ref.Account, ref.Container, ref.Name)
+	}
+	if id, ok := versionOf(ref.Snapshot); ok {
+		return versionKey(ref.Account, ref.Container, ref.Name, id)
+	}
+	return snapshotKey(ref.Account, ref.Container, ref.Name, ref.Snapshot)
 }
 
 // changeTier applies a Set Blob Tier to a settled record.

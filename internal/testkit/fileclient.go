@@ -3,6 +3,7 @@ package testkit
 import (
 	"testing"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/directory"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/lease"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
@@ -36,4 +37,25 @@ func AcquireRelease(t testing.TB, fc *file.Client) error {
 	}
 	_, err = lc.Release(t.Context(), nil)
 	return err
+}
+
+// DirectoryNames lists every page of dc: each page's directories, then
+// its files, by name as the service writes them.
+func DirectoryNames(t testing.TB, dc *directory.Client) []string {
+	t.Helper()
+	var names []string
+	pager := dc.NewListFilesAndDirectoriesPager(nil)
+	for pager.More() {
+		page, err := pager.NextPage(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range page.Segment.Directories {
+			names = append(names, *d.Name)
+		}
+		for _, f := range page.Segment.Files {
+			names = append(names, *f.Name)
+		}
+	}
+	return names
 }

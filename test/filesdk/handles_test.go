@@ -163,24 +163,7 @@ func TestLeaseAgainstHandleAccess(t *testing.T) {
 	}
 }
 
-func listNames(t *testing.T, dc *directory.Client) []string {
-	t.Helper()
-	var names []string
-	pager := dc.NewListFilesAndDirectoriesPager(nil)
-	for pager.More() {
-		page, err := pager.NextPage(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range page.Segment.Directories {
-			names = append(names, *d.Name)
-		}
-		for _, f := range page.Segment.Files {
-			names = append(names, *f.Name)
-		}
-	}
-	return names
-}
+func listNames(t *testing.T, dc *directory.Client) []string { return testkit.DirectoryNames(t, dc) }
 
 // TestDeletePendingAndReadOnly: a file an SMB handle marked for delete
 // answers 409 DeletePending to every FileREST operation, is left out of

@@ -10,6 +10,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/cerulean-db/cerulean/internal/smb/smbtest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // statusObjectNameCollision is STATUS_OBJECT_NAME_COLLISION: a create
@@ -23,21 +24,7 @@ func (f *fixture) restNames(t *testing.T, dir string) []string {
 	if dir != "" {
 		dc = f.share.NewDirectoryClient(dir)
 	}
-	var names []string
-	pager := dc.NewListFilesAndDirectoriesPager(nil)
-	for pager.More() {
-		page, err := pager.NextPage(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range page.Segment.Directories {
-			names = append(names, *d.Name)
-		}
-		for _, fi := range page.Segment.Files {
-			names = append(names, *fi.Name)
-		}
-	}
-	return names
+	return testkit.DirectoryNames(t, dc)
 }
 
 // renameInfo is a FILE_RENAME_INFORMATION (SMB2 form) naming dest from

@@ -39,7 +39,8 @@ jsdeps:
 # that npm and the module proxy do not have: Samba's (smbclient, and
 # samba-testsuite for smbtorture) for test/smbclient, the legacy
 # Python Cosmos SDK (python3-azure-cosmos, 3.1.1 on bookworm) for
-# test/cosmospy, PostgreSQL's server for the shared-database engine, and
+# test/cosmospy, Debian's Azure SDK for Python (python3-azure, with
+# azure-search-documents 11.4.0b3) for test/searchpy, PostgreSQL's server for the shared-database engine, and
 # Chromium, which test/console drives headless through playwright-core.
 # It installs only what is missing, and only as root with apt-get (CI);
 # elsewhere those tests skip.
@@ -47,6 +48,7 @@ debtools:
 	@pkgs=""; \
 	if ! command -v smbclient >/dev/null 2>&1 || ! command -v smbtorture >/dev/null 2>&1; then pkgs="smbclient samba-testsuite"; fi; \
 	if ! /usr/bin/python3 -c 'import azure.cosmos.cosmos_client' >/dev/null 2>&1; then pkgs="$$pkgs python3-azure-cosmos"; fi; \
+	if ! /usr/bin/python3 -c 'import azure.search.documents' >/dev/null 2>&1; then pkgs="$$pkgs python3-azure"; fi; \
 	if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then pkgs="$$pkgs postgresql"; fi; \
 	if [ ! -x /usr/bin/chromium ]; then pkgs="$$pkgs chromium"; fi; \
 	if [ -z "$$pkgs" ]; then exit 0; fi; \

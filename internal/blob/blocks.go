@@ -169,7 +169,7 @@ func (s *Service) PutBlockList(ctx context.Context, ref Ref, refs []BlockRef, o 
 			// A blob with only uncommitted blocks is dated by the last
 			// of them: Azure answers 412 to If-Modified-Since after it
 			// (go-azblob-TestBlobPutBlockListIfModifiedSinceFalse).
-			dates := conditions.Conditions{IfModifiedSince: pre.Conditions.IfModifiedSince, IfUnmodifiedSince: pre.Conditions.IfUnmodifiedSince}
+			dates := conditions.Conditions{IfModifiedSince: pre.IfModifiedSince, IfUnmodifiedSince: pre.IfUnmodifiedSince}
 			if err := check(dates, conditions.Write, conditions.State{Exists: true, LastModified: staged}, azerr.ErrBlobAlreadyExists); err != nil {
 				return err
 			}

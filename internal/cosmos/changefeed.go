@@ -78,6 +78,11 @@ func changeFeedETag(lsn uint64) string { return `"` + strconv.FormatUint(lsn, 10
 // ETag to poll with (the gateway answers it 304 Not Modified).
 func (s *Service) ReadChangeFeed(ctx context.Context, ref CollectionRef, opts ChangeFeedOptions) (*ChangeFeed, error) {
 	db, coll := ref.DB, ref.Coll
+	if opts.Mode == AllVersionsAndDeletes {
+		if err := s.markAllVersionsRead(ctx, db, coll); err != nil {
+			return nil, err
+		}
+	}
 	var f *ChangeFeed
 	err := s.view(ctx, func(t *Tx) error {
 		var err error

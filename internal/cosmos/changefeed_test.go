@@ -403,6 +403,61 @@ func TestChangeFeedPolicyRetention(t *testing.T) {
 	}
 }
 
+// TestAllVersionsWithoutPolicy: a container without a changeFeedPolicy
+// serves the all-versions-and-deletes feed too, as Azure does with
+// continuous backup (Microsoft's Python live test
+// test_query_change_feed_with_all_versions_and_deletes creates its
+// container without a policy outside the emulator). Once that feed has
+// been read, every version and delete is kept for allVersionsRetention
+// after the last such read; a container never read that way compacts to
+// its latest versions.
+func TestAllVersionsWithoutPolicy(t *testing.T) {
+	s, clock := newTestService(t, `{"id":"items","partitionKey":{"paths":["/pk"]}}`)
+	ctx := context.Background()
+	ref := CollectionRef{DB: "db", Coll: "items"}
+	upsert := func(from, to int) {
+		t.Helper()
+		for n := from; n < to; n++ {
+			if _, _, err := s.UpsertItem(ctx, ref, "", []byte(fmt.Sprintf(`{"id":"a","pk":"p","n":%d}`, n)), ItemOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	compact := func() {
+		t.Helper()
+		if _, err := s.CompactChangeFeeds(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Never read in that mode: superseded versions go.
+	upsert(0, 10)
+	compact()
+	if all, _ := drainFeed(t, s, "items", ChangeFeedOptions{Mode: LatestVersion}); len(all) != 1 {
+		t.Fatalf("before any all-versions read: %d changes, want 1", len(all))
+	}
+	// A reader starts from now; every version and delete after it is kept.
+	_, from := drainFeed(t, s, "items", ChangeFeedOptions{Mode: AllVersionsAndDeletes, FromNow: true})
+	upsert(10, 30)
+	if _, err := s.CreateItem(ctx, ref, "", []byte(`{"id":"gone","pk":"p"}`), ItemOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeleteItem(ctx, ItemRef{CollectionRef: ref, PartitionKey: pkOf(t, "p"), ID: "gone"}, ItemOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	compact()
+	all, _ := drainFeed(t, s, "items", from)
+	if len(all) != 22 || all[0].Current["n"] != float64(10) || all[21].Metadata.OperationType != "delete" {
+		t.Fatalf("after an all-versions read: %d changes %+v, want versions 10..29, a create and a delete", len(all), all)
+	}
+	// A week after the last all-versions read, only the latest versions stay.
+	clock.Advance(allVersionsRetention + time.Minute)
+	compact()
+	all, _ = drainFeed(t, s, "items", from)
+	if len(all) != 1 || all[0].Current["n"] != float64(29) {
+		t.Fatalf("past the retention: %+v, want the current version of a only", all)
+	}
+}
+
 // TestConcurrentWritersDoNotConflict: sixteen writers creating and
 // replacing distinct items of one logical partition never lose a commit
 // to each other (the change log's LSN is taken at commit, not read and

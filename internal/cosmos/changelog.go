@@ -24,6 +24,8 @@ import (
 // item it describes).
 //
 //	Cq db coll              last LSN of the container (8 bytes, big endian)
+//	Cq db coll "avad"       when its all-versions-and-deletes feed was last
+//	                        read (Unix seconds, 8 bytes; compaction.go)
 //	Cf db coll lsn part     change record (JSON, split into parts so that a
 //	                        record carrying a large item stays under the
 //	                        store's value limit)
@@ -31,6 +33,10 @@ import (
 func changeSeqKey(db, coll string) tuple.Key {
 	return tuple.New(keyspace.CosmosChangeSeq).Str(db).Str(coll)
 }
+
+// allVersionsReadKey marks a container whose all-versions-and-deletes
+// feed has been read, and when (compaction.go).
+func allVersionsReadKey(db, coll string) tuple.Key { return changeSeqKey(db, coll).Str("avad") }
 
 func changeSeqOfDatabase(db string) tuple.Key { return tuple.New(keyspace.CosmosChangeSeq).Str(db) }
 

@@ -25,6 +25,19 @@ import (
 // all-versions-and-deletes feed — for that long after its write; past it
 // only what a latest-version reader needs.
 //
+// Azure also serves the all-versions-and-deletes feed of a container
+// without that policy, on an account with continuous backup, for the
+// backup's retention: Microsoft's live test of the Python SDK
+// (test_query_change_feed_with_all_versions_and_deletes) creates its
+// container with a policy only against the emulator and reads every
+// version and delete from a container without one. That feed can only
+// start from now or from a continuation it handed out, so no history is
+// needed before it is first read: reading it marks the container
+// (allVersionsReadKey), and a marked container keeps every record for
+// allVersionsRetention, the shortest continuous-backup retention Azure
+// offers, until allVersionsRetention has passed since its last read. A
+// container nobody reads that way compacts to its latest versions.
+//
 // Nothing a reader can be served is removed and LSNs are never reused or
 // reordered: a reader resuming after LSN n reads the same records it
 // would have read without compaction, less the ones it would have
@@ -124,6 +137,81 @@ func (s *Service) CompactChangeFeeds(ctx context.Context) (int, error) {
 	return total, nil
 }
 
+// allVersionsRetention is how long a container without a changeFeedPolicy
+// keeps every change record once its all-versions-and-deletes feed has
+// been read: seven days, the retention of Azure's Continuous7Days backup
+// tier.
+const allVersionsRetention = 7 * 24 * time.Hour
+
+// allVersionsMarkEvery is how stale a container's all-versions read mark
+// may grow before a read refreshes it: a reader polling the feed writes
+// the mark once an hour, not on every poll.
+const allVersionsMarkEvery = time.Hour
+
+// keepEveryRecordFor is how long c keeps every change record: its
+// changeFeedPolicy's retention, else allVersionsRetention while its
+// all-versions-and-deletes feed has been read within that time, else 0.
+func (t *Tx) keepEveryRecordFor(c *container) (time.Duration, error) {
+	if r := c.changeRetention(); r > 0 {
+		return r, nil
+	}
+	read, ok, err := allVersionsReadAt(t.rd, c.db, c.id)
+	if err != nil || !ok {
+		return 0, err
+	}
+	if t.ts-read > int64(allVersionsRetention/time.Second) {
+		return 0, nil
+	}
+	return allVersionsRetention, nil
+}
+
+// allVersionsReadAt reads when a container's all-versions-and-deletes
+// feed was last marked as read.
+func allVersionsReadAt(rd kv.Reader, db, coll string) (int64, bool, error) {
+	b, err := rd.Get(allVersionsReadKey(db, coll))
+	if errors.Is(err, kv.ErrNotFound) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	if len(b) != 8 {
+		return 0, false, errors.New("change log: malformed all-versions mark")
+	}
+	return int64(binary.BigEndian.Uint64(b)), true, nil
+}
+
+// markAllVersionsRead records that a container's all-versions-and-deletes
+// feed is being read, before the read: a compaction that starts after the
+// mark keeps what that reader will be served, and one that began before
+// it removes only records at or below the LSN the reader starts after.
+func (s *Service) markAllVersionsRead(ctx context.Context, db, coll string) error {
+	now := s.unixNow()
+	var fresh bool
+	err := s.store.View(ctx, func(rd kv.Reader) error {
+		c, err := loadContainer(rd, db, coll)
+		if err != nil {
+			return err
+		}
+		if c.changeRetention() > 0 {
+			fresh = true // the policy keeps the records
+			return nil
+		}
+		read, ok, err := allVersionsReadAt(rd, db, coll)
+		fresh = ok && now-read < int64(allVersionsMarkEvery/time.Second)
+		return err
+	})
+	if err != nil || fresh {
+		return err
+	}
+	return s.store.Update(ctx, func(tx kv.Txn) error {
+		if _, err := loadContainer(tx, db, coll); err != nil {
+			return err
+		}
+		return tx.Set(allVersionsReadKey(db, coll), binary.BigEndian.AppendUint64(nil, uint64(now)))
+	})
+}
+
 // changeRetention is how long a container keeps every change record: its
 // changeFeedPolicy's retentionDuration (minutes), 0 without one.
 func (c *container) changeRetention() time.Duration {
@@ -161,8 +249,12 @@ func (s *Service) compactChangeLog(ctx context.Context, db, coll string) (remove
 					return err
 				}
 			}
+			r, err := t.keepEveryRecordFor(c)
+			if err != nil {
+				return err
+			}
 			keepAfter := int64(-1) // a record written after this (Unix s) is kept
-			if r := c.changeRetention(); r > 0 {
+			if r > 0 {
 				keepAfter = t.ts - int64(r/time.Second)
 			}
 			var n int

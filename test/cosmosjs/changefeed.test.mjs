@@ -112,6 +112,29 @@ test("all versions and deletes", async () => {
   assert.ok(lsns[0] < lsns[1] && lsns[1] < lsns[2], `LSNs in commit order: ${lsns}`);
 });
 
+// A container created without a change feed policy serves all versions
+// and deletes too, as Azure does on an account with continuous backup:
+// Microsoft's live test of the Python SDK
+// (test_query_change_feed_with_all_versions_and_deletes) sets a policy
+// only against the emulator.
+test("all versions and deletes without a change feed policy", async () => {
+  const c = await newContainer("cf-avad-default");
+  const { resource: def } = await c.read();
+  assert.equal(def.changeFeedPolicy, undefined);
+  const it = c.items.getChangeFeedIterator({
+    changeFeedStartFrom: ChangeFeedStartFrom.Now(),
+    changeFeedMode: ChangeFeedMode.AllVersionsAndDeletes,
+  });
+  assert.equal((await drain(it)).items.length, 0);
+  await c.items.create({ id: "d", pk: "p", n: 1 });
+  for (let n = 2; n <= 40; n++) await c.items.upsert({ id: "d", pk: "p", n });
+  await c.item("d", "p").delete();
+  const { items } = await drain(it);
+  assert.equal(items.length, 41);
+  assert.deepEqual(items.map((e) => e.current?.n ?? "deleted"), [...Array.from({ length: 40 }, (_, i) => i + 1), "deleted"]);
+  assert.equal(items[40].metadata.operationType, "delete");
+});
+
 // A counter replaced many times in a default container: the latest-version
 // feed has it once, at its last version, and a reader that resumes from
 // an old continuation gets that one change, not the history.

@@ -20,39 +20,11 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
-// python returns python3's path once the SDK imports, or skips (fails in CI).
-func python(t *testing.T) string {
-	t.Helper()
-	missing := func(why string) {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s, and CI is set (make debtools installs it)", why)
-		}
-		t.Skipf("%s (make debtools installs it)", why)
-	}
-	// Debian's package installs for Debian's python3, which need not be
-	// the first python3 on PATH (pyenv, virtualenvs).
-	candidates := []string{"/usr/bin/python3"}
-	if p, err := exec.LookPath("python3"); err == nil {
-		candidates = append([]string{p}, candidates...)
-	}
-	why := "python3 is not installed"
-	for _, py := range candidates {
-		out, err := exec.Command(py, "-c", "import azure.cosmos.cosmos_client").CombinedOutput()
-		if err == nil {
-			return py
-		}
-		if _, statErr := os.Stat(py); statErr == nil {
-			why = "the azure-cosmos Python SDK is not installed: " + strings.TrimSpace(string(out))
-		}
-	}
-	missing(why)
-	return ""
-}
-
 func TestLegacyPythonSDK(t *testing.T) {
-	py := python(t)
+	py := testkit.Python(t, "azure.cosmos.cosmos_client", "azure-cosmos")
 	env := servertest.Start(t, servertest.WithDataDir(t.TempDir()))
 	script, err := filepath.Abs(filepath.Join("testdata", "legacy_sdk.py"))
 	if err != nil {

@@ -20,35 +20,11 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/servertest"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
-// python returns the path of a python3 that imports the SDK, or skips
-// (fails in CI).
-func python(t *testing.T) string {
-	t.Helper()
-	candidates := []string{"/usr/bin/python3"}
-	if p, err := exec.LookPath("python3"); err == nil {
-		candidates = append([]string{p}, candidates...)
-	}
-	why := "python3 is not installed"
-	for _, py := range candidates {
-		out, err := exec.Command(py, "-c", "import azure.search.documents").CombinedOutput()
-		if err == nil {
-			return py
-		}
-		if _, statErr := os.Stat(py); statErr == nil {
-			why = "the azure-search-documents Python SDK is not installed: " + strings.TrimSpace(string(out))
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s, and CI is set (make debtools installs it)", why)
-	}
-	t.Skipf("%s (make debtools installs it)", why)
-	return ""
-}
-
 func TestPythonSearchSDKOverHTTPS(t *testing.T) {
-	py := python(t)
+	py := testkit.Python(t, "azure.search.documents", "azure-search-documents")
 	env := servertest.Start(t, servertest.WithSearchTLS())
 	if !strings.HasPrefix(env.SearchURL, "https://") {
 		t.Fatalf("Search is served at %s, want HTTPS", env.SearchURL)

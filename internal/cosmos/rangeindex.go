@@ -254,11 +254,13 @@ func (t *Tx) indexState(c *container) error {
 	if c.indexStateRead {
 		return nil
 	}
-	pol, err := parseIndexPolicy(c.rec["indexingPolicy"])
-	if err != nil {
-		return err
+	if c.index == nil { // not parsed with the cached definition
+		pol, err := parseIndexPolicy(c.rec["indexingPolicy"])
+		if err != nil {
+			return err
+		}
+		c.index = pol
 	}
-	c.index = pol
 	if err := loadIndexState(t.rd, c); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,6 +58,8 @@ type Service struct {
 	scriptBudget time.Duration
 	// compactions paces the compaction of containers' change logs.
 	compactions compactions
+	// parsed caches containers' parsed definitions (containercache.go).
+	parsed sync.Map
 }
 
 // ObserveScripts has fn told of every server-side script run: its kind

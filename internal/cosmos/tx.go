@@ -77,7 +77,7 @@ func (t *Tx) container(db, coll string) (*container, error) {
 	if c, ok := t.containers[k]; ok {
 		return c, nil
 	}
-	c, err := loadContainer(t.rd, db, coll)
+	c, err := t.s.loadContainer(t.rd, db, coll)
 	if err != nil {
 		return nil, err
 	}

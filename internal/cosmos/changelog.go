@@ -146,17 +146,23 @@ func (p *partition) recordChange(op, id string, doc []byte, ttlExpired bool) err
 		b = b[m:]
 	}
 	k := [2]string{c.db, c.id}
+	if op != opCreate {
+		// A replace supersedes the item's previous record; a delete
+		// that one and, as the latest-version feed never serves it,
+		// itself.
+		if t.superseded == nil {
+			t.superseded = make(map[[2]string]int)
+		}
+		t.superseded[k]++
+		if op == opDelete {
+			t.superseded[k]++
+		}
+	}
 	prefix := changesPrefix(c.db, c.id)
 	return t.tx.Append(kv.Sequenced{
 		Seq:    changeSeqKey(c.db, c.id),
 		Key:    func(n uint64, part int) []byte { return prefix.Uint(n).Uint(uint64(part)) },
 		Values: parts,
-		Took: func(n uint64) {
-			if t.lsns == nil {
-				t.lsns = make(map[[2]string]uint64)
-			}
-			t.lsns[k] = max(t.lsns[k], n)
-		},
 	})
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -43,15 +44,20 @@ import (
 // would have read without compaction, less the ones it would have
 // skipped. The log simply has gaps.
 //
-// A write that makes a container's log grow by as many records as the
-// last compaction kept (at least compactMinGrowth) compacts it after its
-// commit, so the work is proportional to the writes; the TTL sweeper also
-// compacts every container now and then, for logs whose writers stopped.
+// A write that brings the records it superseded since the last
+// compaction — a replace supersedes the item's previous record, a delete
+// that one and itself — to as many as the last compaction kept (at least
+// compactMinGrowth) compacts its container's log after its commit, so the
+// work is proportional to the garbage and a log that only grows (creates)
+// is never rescanned; the TTL sweeper also compacts every container now
+// and then, for logs whose writers stopped and for what was superseded
+// before a restart.
 
-// compactMinGrowth is the fewest new records that make a container's log
-// due for compaction: a small log (a hot counter) is compacted every few
-// writes, so it never holds more than a few versions of its items, and a
-// large one when it has doubled, so the work per write stays constant.
+// compactMinGrowth is the fewest superseded records that make a
+// container's log due for compaction: a small log (a hot counter) is
+// compacted every few writes, so it never holds more than a few versions
+// of its items, and a large one when its garbage matches what it keeps, so
+// the work per write stays constant.
 const compactMinGrowth = 8
 
 // compactBatch bounds the records one compaction transaction deletes.
@@ -60,9 +66,9 @@ const compactBatch = 512
 // compactionState is what the service remembers of a container's last
 // compaction, to tell when the next is due.
 type compactionState struct {
-	mu      sync.Mutex // held while compacting: one compaction per container
-	lastLSN uint64     // the log's last LSN when the last compaction began
-	kept    uint64     // records it kept
+	mu         sync.Mutex   // held while compacting: one compaction per container
+	superseded atomic.Int64 // records superseded since the last compaction began
+	kept       atomic.Int64 // records the last compaction kept
 }
 
 type compactions struct {
@@ -87,16 +93,15 @@ func (c *compactions) state(k [2]string) *compactionState {
 // compactAfterCommit compacts the logs the committed transaction t grew
 // past their due point. A failure is logged: the write committed.
 func (s *Service) compactAfterCommit(ctx context.Context, t *Tx) {
-	for k, n := range t.lsns {
+	for k, n := range t.superseded {
 		st := s.compactions.state(k)
+		if st.superseded.Add(int64(n)) < max(compactMinGrowth, st.kept.Load()) {
+			continue
+		}
 		if !st.mu.TryLock() {
 			continue // being compacted
 		}
-		due := n >= st.lastLSN+max(compactMinGrowth, st.kept)
 		st.mu.Unlock()
-		if !due {
-			continue
-		}
 		if _, _, err := s.compactChangeLog(ctx, k[0], k[1]); err != nil && !isNotFound(err) && ctx.Err() == nil {
 			s.log.Warn("cosmos change log compaction", "db", k[0], "container", k[1], "err", err)
 		}
@@ -232,9 +237,9 @@ func (s *Service) compactChangeLog(ctx context.Context, db, coll string) (remove
 	st := s.compactions.state([2]string{db, coll})
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	st.superseded.Store(0) // what is superseded from now on counts for the next
 	var from uint64 = 1
-	var last uint64
-	for first := true; ; first = false {
+	for {
 		var garbage []garbageRecord
 		var next uint64
 		var more bool
@@ -243,11 +248,6 @@ func (s *Service) compactChangeLog(ctx context.Context, db, coll string) (remove
 			c, err := t.container(db, coll)
 			if err != nil {
 				return err
-			}
-			if first {
-				if last, err = lastLSN(t.rd, db, coll); err != nil {
-					return err
-				}
 			}
 			r, err := t.keepEveryRecordFor(c)
 			if err != nil {
@@ -289,7 +289,7 @@ func (s *Service) compactChangeLog(ctx context.Context, db, coll string) (remove
 		}
 		from = next
 	}
-	st.lastLSN, st.kept = last, uint64(kept)
+	st.kept.Store(int64(kept))
 	return removed, kept, nil
 }
 

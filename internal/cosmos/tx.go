@@ -33,9 +33,9 @@ type Tx struct {
 	containers map[[2]string]*container
 	// ctx bounds the scripts the transaction runs (triggers, UDFs).
 	ctx context.Context
-	// lsns are the change-log sequence numbers this transaction took last,
-	// per container (changelog.go).
-	lsns map[[2]string]uint64
+	// superseded counts, per container, the change records this
+	// transaction made garbage (compaction.go).
+	superseded map[[2]string]int
 }
 
 // In returns the item operations of tx, a transaction the caller owns and
@@ -56,7 +56,7 @@ func (s *Service) Update(ctx context.Context, fn func(*Tx) error) error {
 		t.ctx = ctx
 		return fn(t)
 	})
-	if err == nil && len(t.lsns) > 0 {
+	if err == nil && len(t.superseded) > 0 {
 		s.compactAfterCommit(ctx, t)
 	}
 	return err

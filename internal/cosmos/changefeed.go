@@ -205,7 +205,9 @@ func (t *Tx) changeEntry(c *container, rec *changeRecord, scope []string, opts C
 	if err != nil || !ok {
 		return nil, err
 	}
-	doc, err := decodeObject(b)
+	// Only what tells whether rec is the item's current, unexpired
+	// version is decoded; the item goes out as stored.
+	doc, err := decodeProperties(b, currentVersionProps)
 	if err != nil {
 		return nil, err
 	}
@@ -214,6 +216,9 @@ func (t *Tx) changeEntry(c *container, rec *changeRecord, scope []string, opts C
 	}
 	return withLSN(b, rec.LSN), nil
 }
+
+// currentVersionProps are the item properties changeEntry reads.
+var currentVersionProps = []string{"_etag", "ttl", "_ts"}
 
 // allVersionsEntry is the all-versions-and-deletes shape (wire format
 // 2021-09-15): the item as written in "current", the deleted item's id and

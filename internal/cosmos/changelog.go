@@ -163,6 +163,12 @@ func (p *partition) recordChange(op, id string, doc []byte, ttlExpired bool) err
 		Seq:    changeSeqKey(c.db, c.id),
 		Key:    func(n uint64, part int) []byte { return prefix.Uint(n).Uint(uint64(part)) },
 		Values: parts,
+		Took: func(n uint64) {
+			if t.lastLSNs == nil {
+				t.lastLSNs = make(map[[2]string]uint64)
+			}
+			t.lastLSNs[k] = max(t.lastLSNs[k], n)
+		},
 	})
 }
 

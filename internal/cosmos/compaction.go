@@ -68,7 +68,11 @@ const compactBatch = 512
 type compactionState struct {
 	mu         sync.Mutex   // held while compacting: one compaction per container
 	superseded atomic.Int64 // records superseded since the last compaction began
-	kept       atomic.Int64 // records the last compaction kept
+	// kept is what the last compaction kept; before this process has
+	// compacted the container, -1: half its last LSN stands in for it,
+	// so that the first compaction of a large log after a restart comes
+	// no sooner than a later one would.
+	kept atomic.Int64
 }
 
 type compactions struct {
@@ -85,6 +89,7 @@ func (c *compactions) state(k [2]string) *compactionState {
 	st, ok := c.by[k]
 	if !ok {
 		st = &compactionState{}
+		st.kept.Store(-1)
 		c.by[k] = st
 	}
 	return st
@@ -95,7 +100,15 @@ func (c *compactions) state(k [2]string) *compactionState {
 func (s *Service) compactAfterCommit(ctx context.Context, t *Tx) {
 	for k, n := range t.superseded {
 		st := s.compactions.state(k)
-		if st.superseded.Add(int64(n)) < max(compactMinGrowth, st.kept.Load()) {
+		kept := st.kept.Load()
+		if kept < 0 {
+			// Not compacted by this process yet: the log holds at most
+			// its last LSN's records, so when half as many have been
+			// superseded, it holds at least as much garbage as the
+			// last compaction would have kept.
+			kept = int64(t.lastLSNs[k] / 2)
+		}
+		if st.superseded.Add(int64(n)) < max(compactMinGrowth, kept) {
 			continue
 		}
 		if !st.mu.TryLock() {

@@ -102,3 +102,78 @@ func BenchmarkCosmosQueryScale(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCosmosWriteScale measures item writes, point reads and change
+// feed pages as a container grows: each should cost the same at a
+// thousand items as at a million (the million-item size runs with
+// CERULEAN_BENCH_1M set):
+//
+//	CERULEAN_BENCH_1M=1 go test -run '^$' -bench CosmosWriteScale -benchtime 5000x ./internal/cosmos
+func BenchmarkCosmosWriteScale(b *testing.B) {
+	ctx := context.Background()
+	ref := CollectionRef{DB: "db", Coll: "items"}
+	for _, size := range benchContainerSizes() {
+		s := newScaleContainer(b, size)
+		created := size
+		b.Run(fmt.Sprintf("create/items=%d", size), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				doc := fmt.Sprintf(`{"id":"%07d","pk":"p%02d","n":%d,"cat":"c%d","name":"item %d"}`, created, created%100, created, created%max(size/10, 1), created)
+				if _, err := s.CreateItem(ctx, ref, "", []byte(doc), ItemOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				created++
+			}
+		})
+		b.Run(fmt.Sprintf("replace/items=%d", size), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := range b.N {
+				id := (i * 7919) % size
+				doc := fmt.Sprintf(`{"id":"%07d","pk":"p%02d","n":%d,"cat":"c%d","name":"replaced %d"}`, id, id%100, id, id%max(size/10, 1), i)
+				if _, _, err := s.UpsertItem(ctx, ref, "", []byte(doc), ItemOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("point-read/items=%d", size), func(b *testing.B) {
+			b.ReportAllocs()
+			for i := range b.N {
+				id := (i * 7919) % size
+				pk, err := NewPartitionKey(fmt.Sprintf("p%02d", id%100))
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s.ReadItem(ctx, ItemRef{CollectionRef: ref, PartitionKey: pk, ID: fmt.Sprintf("%07d", id)}, ItemOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		// A page of 100 latest-version changes resumed from a point
+		// spread over the log, as a change feed processor reads it.
+		last, err := func() (uint64, error) {
+			var n uint64
+			err := s.view(ctx, func(t *Tx) error {
+				var err error
+				n, err = lastLSN(t.rd, "db", "items")
+				return err
+			})
+			return n, err
+		}()
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("changefeed-page-100/items=%d", size), func(b *testing.B) {
+			b.ReportAllocs()
+			served := 0
+			for i := range b.N {
+				after := uint64(i*7919) % max(last-200, 1)
+				f, err := s.ReadChangeFeed(ctx, ref, ChangeFeedOptions{MaxItemCount: 100, After: after, HasAfter: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				served += len(f.Items)
+			}
+			b.ReportMetric(float64(served)/float64(b.N), "changes/op")
+		})
+	}
+}

@@ -36,6 +36,9 @@ type Tx struct {
 	// superseded counts, per container, the change records this
 	// transaction made garbage (compaction.go).
 	superseded map[[2]string]int
+	// lastLSNs are the change-log numbers this transaction took last,
+	// per container.
+	lastLSNs map[[2]string]uint64
 }
 
 // In returns the item operations of tx, a transaction the caller owns and

@@ -52,6 +52,7 @@ func (h *handler) createFile(q *request) error {
 		return err
 	}
 	writeNode(q.w.Header(), n)
+	nfsDetails(q.w.Header(), n, true, false)
 	if sum != nil {
 		q.w.Header().Set("Content-MD5", base64.StdEncoding.EncodeToString(sum))
 	}

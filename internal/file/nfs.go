@@ -1,7 +1,6 @@
 package file
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -297,20 +296,6 @@ func (o ShareNFSOptions) apply(n *ShareNFS) {
 	if o.SnapshotDirectoryShown != nil {
 		n.HideSnapshotDirectory = !*o.SnapshotDirectoryShown
 	}
-}
-
-// IsNFS reports whether a share serves NFS (and so no SMB client):
-// ErrShareNotFound when it does not exist.
-func (s *Service) IsNFS(ctx context.Context, acct, share string) (bool, error) {
-	var nfs bool
-	err := s.view(ctx, func(t *Tx) error {
-		sh, err := loadShare(t.r, acct, share)
-		if err == nil {
-			nfs = sh.NFS != nil
-		}
-		return err
-	})
-	return nfs, err
 }
 
 // errNFSOnly refuses an NFS share setting on an SMB share, naming the

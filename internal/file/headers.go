@@ -187,7 +187,10 @@ func parseContentHeaders(h http.Header) (ContentHeaders, error) {
 // Properties answer, its lease as it stands at now.
 func writeFileHeaders(h http.Header, n *Node, now time.Time) {
 	writeNode(h, n)
-	nfsDetails(h, n, true, true)
+	// Get File reports an NFS file's link count but not its type, which
+	// Get File Properties adds (the Python recording
+	// test_download_and_copy_file_nfs).
+	nfsDetails(h, n, false, true)
 	h.Set("x-ms-type", "File")
 	h.Set("Content-Type", n.Headers.ContentType)
 	if n.Headers.ContentType == "" {

@@ -106,6 +106,7 @@ func (h *handler) getFileProperties(q *request) error {
 	}
 	hdr := q.w.Header()
 	writeFileHeaders(hdr, n, h.svc.clock())
+	nfsDetails(hdr, n, true, true)
 	azauth.WriteSASOverrides(hdr, q.access, q.q)
 	hdr.Set("Content-Length", strconv.FormatInt(n.Size, 10))
 	if n.Headers.ContentMD5 != nil {

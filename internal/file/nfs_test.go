@@ -59,6 +59,9 @@ func TestNFSProperties(t *testing.T) {
 	wantHeaders(t, "set file properties", h, "x-ms-mode", "6444", "x-ms-owner", "7", "x-ms-group", "0", "x-ms-link-count", "1", "x-ms-file-file-type", "")
 	h = w.nfs("HEAD", "nfs/d/f", 200)
 	wantHeaders(t, "file properties", h, "x-ms-mode", "6444", "x-ms-owner", "7", "x-ms-link-count", "1", "x-ms-file-file-type", "Regular")
+	// Get File reports the link count but not the type (the Python
+	// recording test_download_and_copy_file_nfs).
+	wantHeaders(t, "get file", w.nfs("GET", "nfs/d/f", 200), "x-ms-mode", "6444", "x-ms-link-count", "1", "x-ms-file-file-type", "")
 	h = w.nfs("PUT", "nfs/d?comp=properties&restype=directory", 200, "x-ms-mode", "1777", "x-ms-group", "5")
 	wantHeaders(t, "set directory properties", h, "x-ms-mode", "1777", "x-ms-group", "5", "x-ms-link-count", "")
 	h = w.nfs("GET", "nfs/d?restype=directory", 200)

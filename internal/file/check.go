@@ -62,6 +62,8 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 		perms:   map[[2]string]map[string]bool{},
 		uses:    map[[2]string][]string{},
 		locks:   map[fileRef][]*lockRecord{},
+		inodes:  map[fileRef]int{},
+		stubs:   map[fileRef]int{},
 		Checker: *extentstore.NewChecker(objects),
 	}
 	return c.Run(ctx, store, tuple.New(accountTag), c.entry, c.verify)
@@ -83,6 +85,8 @@ type fileChecker struct {
 	perms   map[[2]string]map[string]bool // stored permission keys
 	uses    map[[2]string][]string        // explicit permissions of nodes
 	locks   map[fileRef][]*lockRecord     // byte-range locks by file
+	inodes  map[fileRef]int               // hard-linked files' link counts
+	stubs   map[fileRef]int               // hard links' entries by file
 	// Checker checks the data objects and holds every violation.
 	extentstore.Checker[fileRef]
 }
@@ -148,6 +152,11 @@ func (c *fileChecker) entry(k, v []byte) error {
 			c.Fail("%s/%s: %q is keyed as %q, not by its name's fold %q", acct, share, name, key, nameKey(name))
 		}
 		c.parents[fileRef{acct, share, parent}] = append(c.parents[fileRef{acct, share, parent}], name)
+		if n.Linked {
+			// A hard link's stub: the file is its inode record.
+			c.stubs[fileRef{acct, share, n.ID}]++
+			return nil
+		}
 		if n.SMB.Permission != "" {
 			c.uses[sh] = append(c.uses[sh], n.SMB.Permission)
 		}
@@ -158,6 +167,18 @@ func (c *fileChecker) entry(k, v []byte) error {
 		} else {
 			c.files[ref] = &n
 		}
+	case inodesTag[0]:
+		id := f.Uint()
+		var n Node
+		if err := errors.Join(f.Err(), record.Decode(v, &n)); err != nil {
+			return err
+		}
+		ref := fileRef{acct, share, id}
+		if n.ID != id || n.Dir || n.Linked {
+			c.Fail("%s/%s: inode record %d holds node %d (dir %v, stub %v)", acct, share, id, n.ID, n.Dir, n.Linked)
+		}
+		c.inodes[ref] = n.Links
+		c.files[ref] = &n
 	case 'x':
 		file, end := f.Uint(), f.Uint()
 		var e extent
@@ -230,6 +251,7 @@ func (c *fileChecker) verify() {
 		}
 	}
 	c.verifyShareAccounting()
+	c.verifyLinks()
 	for parent, names := range c.parents {
 		if !c.dirs[parent] {
 			c.Fail("%s/%s: %v sit under directory %d, which does not exist", parent.acct, parent.share, names, parent.id)

@@ -46,6 +46,10 @@ type CopySMB struct {
 	PermissionFromSource    bool
 	// SetArchive adds the Archive attribute whatever the others say.
 	SetArchive bool
+	// ModeFromSource and OwnerFromSource copy an NFS source's mode, and
+	// owner and group (x-ms-file-mode-copy-mode, x-ms-file-owner-copy-mode:
+	// source); otherwise the request's x-ms-mode and the like apply (nfs.go).
+	ModeFromSource, OwnerFromSource bool
 }
 
 func (c CopySMB) resolve(src *Node, t *Tx) SMB {
@@ -205,6 +209,7 @@ func (t *Tx) startCopy(req CopyRequest, src *Node, copyID string, done bool) (*N
 		return nil, err
 	}
 	n.SMB = req.SMB.resolve(src, t)
+	req.SMB.resolveNFS(n, src)
 	// A permission copied from the source, or named by key, is stored
 	// in this share as one set inline is.
 	if n.SMB.Permission != "" {

@@ -12,6 +12,9 @@
 //	                                    the layout before names were
 //	                                    case-insensitive, which the upgrade
 //	                                    empties (names_upgrade.go)
+//	Fa acct i share file                a hard-linked file's record, which
+//	                                    each of its directory entries (a
+//	                                    stub with Linked set) names (links.go)
 //	Fa acct x share file end            file extent ending at offset end
 //	Fa acct d share file data chunk     payload chunk of one data object
 //	Fa acct S share snapshot            share snapshot record
@@ -137,6 +140,14 @@
 // Permissions are stored per share under the key that names them, one key
 // per distinct SDDL, whether created by Create Permission or set inline;
 // the binary format converts to and from SDDL at the wire (descriptor.go).
+//
+// A share created with x-ms-enabled-protocols: NFS (nfs.go) keeps that in
+// its record; its directories and files carry POSIX mode, owner and group
+// instead of NTFS attributes and permissions, and it holds symbolic links
+// (a file record with its text) and hard links (links.go): a file with a
+// second name moves to its inode record, each name becomes a stub that
+// locate follows, and Links counts the names. Records written before NFS
+// shares were served read as SMB shares and single-named files.
 //
 // CheckInvariants verifies this layout on a quiescent store; the tests
 // run it after every test.

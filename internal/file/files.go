@@ -77,6 +77,10 @@ func (t *Tx) createFile(acct, share, path string, size int64, h ContentHeaders, 
 	if err := check(pre, conditions.Create, l.node.state(), azerr.ErrResourceAlreadyExists); err != nil {
 		return nil, err
 	}
+	nfs, err := t.nfsCreate(acct, share, smb.NFS, smb, "Regular", defaultFileMode)
+	if err != nil {
+		return nil, err
+	}
 	if err := t.resolvePermission(acct, share, &smb); err != nil {
 		return nil, err
 	}
@@ -105,9 +109,11 @@ func (t *Tx) createFile(acct, share, path string, size int64, h ContentHeaders, 
 	// write lands on the existing file; microsoft/AzureStorageExplorer
 	// issue 5211, answered by its maintainers).
 	var id uint64
-	name := baseName(path)
+	name, links := baseName(path), 0
 	if l.node != nil {
-		id, name = l.node.ID, l.node.Name
+		// A hard-linked file replaced stays linked: its other names see
+		// the new content.
+		id, name, links = l.node.ID, l.node.Name, l.node.Links
 	} else if id, err = t.newID(); err != nil {
 		return nil, err
 	}
@@ -118,7 +124,10 @@ func (t *Tx) createFile(acct, share, path string, size int64, h ContentHeaders, 
 	props := smb.smb(t.now, "Archive")
 	props.Attributes = addAttribute(props.Attributes, "Archive")
 	n := &Node{Name: name, ID: id, ParentID: l.parentID, Version: t.tx.Version(), Created: t.now, Modified: t.now,
-		SMB: props, Metadata: meta, Size: size, Headers: h, Lease: held}
+		SMB: props, Metadata: meta, Size: size, Headers: h, Lease: held, NFS: nfs, Links: links}
+	if nfs != nil {
+		n.SMB.Attributes = ""
+	}
 	return n, record.Store(t.tx, l.key, n)
 }
 
@@ -191,6 +200,9 @@ func (t *Tx) DeleteFile(ref Ref, pre Preconditions) error {
 // to the share's usage: the one way a file goes (Delete File, a rename
 // replacing it, its last delete-on-close handle closing).
 func (t *Tx) removeFile(acct, share string, l *located) error {
+	if l.linked() {
+		return t.unlink(acct, share, l)
+	}
 	if err := t.dropContent(acct, share, l.node.ID); err != nil {
 		return err
 	}

@@ -118,7 +118,7 @@ func (t *Tx) walkNode(acct, share, path string, l *located, recursive bool, fn f
 		if path != "" {
 			p = path + "/" + k.Name
 		}
-		kl := &located{key: nodeKey(acct, share, l.node.ID, k.Name), parentID: l.node.ID, node: k.Node}
+		kl := &located{key: nodeKey(acct, share, l.node.ID, k.Name), entry: nodeKey(acct, share, l.node.ID, k.Name), parentID: l.node.ID, node: k.Node}
 		if err := t.walkNode(acct, share, p, kl, recursive, fn); err != nil {
 			return err
 		}

@@ -100,6 +100,8 @@ func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
 		}
 	case restype == "directory":
 		at.Resource = atDirectory
+	case (restype == "symboliclink" || restype == "hardlink") && q.path != "":
+		at.Resource = atFile
 	case restype == "" && q.path != "":
 		at.Resource = atFile
 	case restype == "":

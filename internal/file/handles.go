@@ -310,7 +310,7 @@ func (t *Tx) handleNode(acct, share string, fileID, handleID uint64) (*Handle, *
 	if n == nil || n.ID != h.FileID {
 		return nil, nil, errors.New("file: handle outlives its node")
 	}
-	return h, &located{key: key, parentID: h.ParentID, node: n}, nil
+	return h, &located{key: key, entry: key, parentID: h.ParentID, node: n}, nil
 }
 
 // SetDeleteOnClose sets or clears the delete-pending state of the node a

@@ -50,7 +50,10 @@ func parseCopySMB(h http.Header) (CopySMB, error) {
 	if c.SMBChange, err = parseSMB(given, false); err != nil {
 		return c, err
 	}
-	c.SetArchive, err = renameBool(h, "x-ms-file-copy-set-archive")
+	if c.SetArchive, err = renameBool(h, "x-ms-file-copy-set-archive"); err != nil {
+		return c, err
+	}
+	c.ModeFromSource, c.OwnerFromSource, err = parseNFSCopyModes(h)
 	return c, err
 }
 

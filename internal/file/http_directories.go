@@ -26,6 +26,7 @@ func (h *handler) createDirectory(q *request) error {
 		return err
 	}
 	writeNode(q.w.Header(), n)
+	nfsDetails(q.w.Header(), n, true, false)
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
@@ -36,6 +37,7 @@ func (h *handler) getDirectoryProperties(q *request) error {
 	}
 	hdr := q.w.Header()
 	writeNode(hdr, n)
+	nfsDetails(hdr, n, true, false)
 	hdr.Set("x-ms-server-encrypted", strconv.FormatBool(!n.MetadataCleared))
 	azhttp.WriteMetadata(hdr, n.Metadata)
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
@@ -143,7 +145,7 @@ func (h *handler) listDirectory(q *request) error {
 		if inc["attributes"] || extended {
 			x.Attributes = e.SMB.Attributes
 		}
-		if inc["permissionkey"] || extended {
+		if (inc["permissionkey"] || extended) && e.NFS == nil {
 			x.PermissionKey = permissionKey(e.SMB.Permission)
 		}
 		doc.Entries.Items = append(doc.Entries.Items, x)

@@ -52,6 +52,7 @@ func (h *handler) createFile(q *request) error {
 		return err
 	}
 	writeNode(q.w.Header(), n)
+	nfsDetails(q.w.Header(), n, true, false)
 	if sum != nil {
 		q.w.Header().Set("Content-MD5", base64.StdEncoding.EncodeToString(sum))
 	}
@@ -105,6 +106,7 @@ func (h *handler) getFileProperties(q *request) error {
 	}
 	hdr := q.w.Header()
 	writeFileHeaders(hdr, n, h.svc.clock())
+	nfsDetails(hdr, n, true, true)
 	azauth.WriteSASOverrides(hdr, q.access, q.q)
 	hdr.Set("Content-Length", strconv.FormatInt(n.Size, 10))
 	if n.Headers.ContentMD5 != nil {

@@ -2,6 +2,7 @@ package file
 
 import (
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
 func (h *handler) leaseFile(q *request) error {
@@ -24,6 +25,11 @@ func (h *handler) leaseShare(q *request) error {
 	out, err := h.svc.LeaseShare(q.ctx(), q.shareRef(), req)
 	if err != nil {
 		return err
+	}
+	if req.Action == lease.Release {
+		// A share's release reports the lease time left, none (the azfile
+		// recording TestCreateHardLinkNFSWithLease).
+		q.w.Header().Set("x-ms-lease-time", "0")
 	}
 	return azhttp.WriteLeaseOutcome(q.w, req.Action, out)
 }

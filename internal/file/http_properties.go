@@ -57,7 +57,7 @@ func parseSMBUpdate(h http.Header, dir, changeNow bool) (SMBUpdate, error) {
 	if v := h.Get("x-ms-file-permission"); v != "" && !strings.EqualFold(v, "preserve") {
 		u.Permission = &c.Permission
 	}
-	u.PermissionKey = c.PermissionKey
+	u.PermissionKey, u.NFS = c.PermissionKey, c.NFS
 	return u, nil
 }
 
@@ -90,6 +90,7 @@ func (h *handler) setFileProperties(q *request) error {
 		return err
 	}
 	writeNode(q.w.Header(), n)
+	nfsDetails(q.w.Header(), n, false, true)
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 

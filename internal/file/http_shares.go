@@ -48,8 +48,9 @@ func (h *handler) createShare(q *request) error {
 	if err != nil {
 		return err
 	}
-	if p := q.r.Header.Get("x-ms-enabled-protocols"); p != "" && p != "SMB" {
-		return azerr.ErrNotImplemented.WithMessage("NFS shares are not supported by this server yet.")
+	protocol, nfs, err := parseShareProtocol(q.r.Header)
+	if err != nil {
+		return err
 	}
 	meta, err := azhttp.ParseMetadata(q.r.Header)
 	if err != nil {
@@ -59,7 +60,7 @@ func (h *handler) createShare(q *request) error {
 	if err != nil {
 		return err
 	}
-	sh, err := h.svc.CreateShare(q.ctx(), q.shareRef(), ShareSpec{Quota: quota, AccessTier: tier, Metadata: meta})
+	sh, err := h.svc.CreateShare(q.ctx(), q.shareRef(), ShareSpec{Quota: quota, AccessTier: tier, Metadata: meta, Protocol: protocol, NFS: nfs})
 	if err != nil {
 		return err
 	}
@@ -86,7 +87,7 @@ func (h *handler) getShareProperties(q *request) error {
 		hdr.Set("x-ms-access-tier-change-time", azhttp.HTTPTime(changed))
 	}
 	if q.since(shareLeaseVersion) {
-		hdr.Set("x-ms-enabled-protocols", "SMB")
+		writeShareProtocol(hdr, sh)
 		azhttp.WriteLeaseState(hdr, sh.Lease, h.svc.clock())
 	}
 	azhttp.WriteMetadata(hdr, sh.Metadata)
@@ -106,10 +107,10 @@ func (h *handler) setShareMetadata(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
-// setShareProperties changes the quota and the access tier; the others
-// (root squash, provisioning) answer 501.
+// setShareProperties changes the quota, the access tier and an NFS
+// share's settings; the others (provisioning) answer 501.
 func (h *handler) setShareProperties(q *request) error {
-	for _, name := range []string{"x-ms-root-squash", "x-ms-enable-snapshot-virtual-directory-access", "x-ms-share-paid-bursting-enabled", "x-ms-share-provisioned-iops", "x-ms-share-provisioned-bandwidth-mibps"} {
+	for _, name := range []string{"x-ms-share-paid-bursting-enabled", "x-ms-share-provisioned-iops", "x-ms-share-provisioned-bandwidth-mibps"} {
 		if q.r.Header.Get(name) != "" {
 			return azerr.ErrNotImplemented.WithMessage("Set Share Properties with %s is not supported by this server yet.", name)
 		}
@@ -122,7 +123,11 @@ func (h *handler) setShareProperties(q *request) error {
 	if err != nil {
 		return err
 	}
-	sh, err := h.svc.SetShareProperties(q.ctx(), q.shareRef(), SharePropertiesOptions{Quota: quota, Tier: tier, LeaseID: q.r.Header.Get("x-ms-lease-id")})
+	nfs, err := parseShareNFS(q.r.Header)
+	if err != nil {
+		return err
+	}
+	sh, err := h.svc.SetShareProperties(q.ctx(), q.shareRef(), SharePropertiesOptions{Quota: quota, Tier: tier, LeaseID: q.r.Header.Get("x-ms-lease-id"), NFS: nfs})
 	if err != nil {
 		return err
 	}
@@ -171,6 +176,8 @@ type shareXML struct {
 		AccessTier    string `xml:"AccessTier,omitempty"`
 		TierChanged   string `xml:"AccessTierChangeTime,omitempty"`
 		Protocols     string `xml:"EnabledProtocols,omitempty"`
+		RootSquash    string `xml:"RootSquash,omitempty"`
+		SnapshotDir   string `xml:"EnableSnapshotVirtualDirectoryAccess,omitempty"`
 		LeaseStatus   string `xml:"LeaseStatus,omitempty"`
 		LeaseState    string `xml:"LeaseState,omitempty"`
 		LeaseDuration string `xml:"LeaseDuration,omitempty"`
@@ -215,7 +222,7 @@ func (h *handler) listShares(q *request) error {
 			x.Properties.AccessTier, x.Properties.TierChanged = tier, azhttp.HTTPTime(changed)
 		}
 		if leases {
-			x.Properties.Protocols = "SMB"
+			x.Properties.Protocols, x.Properties.RootSquash, x.Properties.SnapshotDir = shareProtocolXML(s.Share)
 			x.Properties.LeaseStatus, x.Properties.LeaseState = s.Lease.Status(now), s.Lease.At(now).State.String()
 			x.Properties.LeaseDuration = s.Lease.DurationType(now)
 		}

@@ -46,6 +46,17 @@ func nodeKey(acct, share string, parent uint64, name string) tuple.Key {
 	return childrenPrefix(acct, share, parent).Str(nameKey(name))
 }
 
+// inodesTag keys the records of hard-linked files by their IDs: a file
+// with several directory entries lives there once, and each entry is a
+// stub naming it (links.go).
+const inodesTag = "i"
+
+// inodeKey is where the record of the hard-linked file with the given ID
+// lives.
+func inodeKey(acct, share string, id uint64) tuple.Key {
+	return accountKey(acct).Raw(inodesTag).Str(share).Uint(id)
+}
+
 func extentsPrefix(acct, share string, file uint64) tuple.Key {
 	return accountKey(acct).Raw("x").Str(share).Uint(file)
 }
@@ -78,7 +89,7 @@ func handleKey(acct, share string, node, handle uint64) tuple.Key {
 // snapshots' records and holds included; the records in a snapshot's namespace are deleteNamespace's.
 func shareRanges(acct, share string) [][2][]byte {
 	var out [][2][]byte
-	for _, tag := range []string{"r", nodesTag, legacyNodesTag, "x", "d", "h", "l", "S", "k", "u", "P"} {
+	for _, tag := range []string{"r", nodesTag, legacyNodesTag, inodesTag, "x", "d", "h", "l", "S", "k", "u", "P"} {
 		p := accountKey(acct).Raw(tag).Str(share)
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}

@@ -18,9 +18,11 @@ import (
 // located is a path resolved within a share: where its record lives and
 // the record itself (nil when nothing is there).
 type located struct {
-	key      []byte
-	parentID uint64
-	node     *Node
+	// key is where the node's record lives: its directory entry, or for
+	// a hard-linked file its inode record; entry is always the entry.
+	key, entry []byte
+	parentID   uint64
+	node       *Node
 	// stored is the path with each name as stored (the case it was
 	// created or last renamed with); a last element that is absent keeps
 	// the case it was asked for.
@@ -43,7 +45,7 @@ func (t *Tx) locate(acct, share, path string) (*located, error) {
 		if n == nil {
 			return nil, errors.New("file: share has no root directory")
 		}
-		return &located{key: rootKey(acct, share), node: n}, nil
+		return &located{key: rootKey(acct, share), entry: rootKey(acct, share), node: n}, nil
 	}
 	parts := strings.Split(path, "/")
 	parent := uint64(rootID)
@@ -57,7 +59,8 @@ func (t *Tx) locate(acct, share, path string) (*located, error) {
 			parts[i] = n.Name
 		}
 		if i == len(parts)-1 {
-			return &located{key: key, parentID: parent, node: n, stored: strings.Join(parts, "/")}, nil
+			l := &located{key: key, entry: key, parentID: parent, node: n, stored: strings.Join(parts, "/")}
+			return l, t.followLink(acct, share, l)
 		}
 		if n == nil || !n.Dir {
 			return nil, azerr.ErrParentNotFound
@@ -108,6 +111,9 @@ type SMBChange struct {
 	// PermissionKey names a permission stored by Create Permission
 	// (x-ms-file-permission-key); set at most one of the two.
 	PermissionKey string
+	// NFS is what the request asks of the POSIX properties, which only an
+	// NFS share's nodes have (nfs.go); the times above apply to both.
+	NFS *NFSChange
 }
 
 func (c SMBChange) smb(now time.Time, defaultAttrs string) SMB {
@@ -139,6 +145,10 @@ func (t *Tx) CreateDirectory(ref Ref, smb SMBChange, meta azhttp.Metadata) (*Nod
 	if l.node != nil {
 		return nil, azerr.ErrResourceAlreadyExists
 	}
+	nfs, err := t.nfsCreate(acct, share, smb.NFS, smb, "Directory", defaultDirMode)
+	if err != nil {
+		return nil, err
+	}
 	if err := t.resolvePermission(acct, share, &smb); err != nil {
 		return nil, err
 	}
@@ -147,7 +157,10 @@ func (t *Tx) CreateDirectory(ref Ref, smb SMBChange, meta azhttp.Metadata) (*Nod
 		return nil, err
 	}
 	n := &Node{Name: baseName(path), ID: id, ParentID: l.parentID, Dir: true, Version: t.tx.Version(), Created: t.now, Modified: t.now,
-		SMB: smb.smb(t.now, "Directory"), Metadata: meta}
+		SMB: smb.smb(t.now, "Directory"), Metadata: meta, NFS: nfs}
+	if nfs != nil {
+		n.SMB.Attributes = ""
+	}
 	return n, record.Store(t.tx, l.key, n)
 }
 
@@ -260,7 +273,15 @@ func (s *Service) ListDirectory(ctx context.Context, ref Ref, o ListDirectoryOpt
 				out.Entries = append(out.Entries, Entry{n.Name, n})
 			}
 		})
-		return err
+		if err != nil {
+			return err
+		}
+		for i, e := range out.Entries {
+			if out.Entries[i].Node, err = t.resolveEntry(acct, share, e.Node); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	return out, err
 }

@@ -38,6 +38,9 @@ type SMBUpdate struct {
 	Permission *string
 	// PermissionKey names a stored permission to set instead.
 	PermissionKey string
+	// NFS is what the request asks of an NFS share's node's POSIX
+	// properties (nfs.go); nil keeps them.
+	NFS *NFSChange
 }
 
 // resolvePermission turns u's permission key into the SDDL it names, and
@@ -102,6 +105,9 @@ func (t *Tx) SetFileProperties(ref Ref, p FileProperties, pre Preconditions) (*N
 		u = useWrite
 	}
 	return t.updateNode(acct, share, path, false, pre, u, func(n *Node) error {
+		if err := nfsUpdate(n, p.SMB.NFS, &p.SMB); err != nil {
+			return err
+		}
 		if p.Size != nil {
 			// A resize writes the bytes between the two sizes.
 			if err := t.restWrite(acct, share, n.ID, min(*p.Size, n.Size), max(*p.Size, n.Size)); err != nil {
@@ -143,6 +149,9 @@ func (t *Tx) SetDirectoryProperties(ref Ref, smb SMBUpdate, pre Preconditions) (
 		return nil, err
 	}
 	return t.updateNode(acct, share, path, true, pre, useAttributes, func(n *Node) error {
+		if err := nfsUpdate(n, smb.NFS, &smb); err != nil {
+			return err
+		}
 		smb.apply(&n.SMB, t.now)
 		return nil
 	})

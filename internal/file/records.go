@@ -30,6 +30,10 @@ type Share struct {
 	ACL []azauth.SignedIdentifier `json:",omitempty"`
 	// Lease locks the share against deletion (Lease Share).
 	Lease lease.Lease `json:",omitzero"`
+	// NFS is set on a share created with x-ms-enabled-protocols: NFS
+	// (nfs.go); nil is an SMB share, as every share recorded before NFS
+	// shares were served is.
+	NFS *ShareNFS `json:",omitempty"`
 }
 
 // tier is the share's access tier and when it was set: a share recorded
@@ -94,6 +98,18 @@ type Node struct {
 	// not server-encrypted, which a directory created without metadata is
 	// (the azfile recording TestDirGetSetMetadataDefault).
 	MetadataCleared bool `json:",omitempty"`
+	// NFS are the POSIX properties of a directory or file of an NFS share
+	// (nfs.go); nil on an SMB share's.
+	NFS *NFSProperties `json:",omitempty"`
+	// SymLink marks a symbolic link (Create Symbolic Link) and LinkText
+	// is its target, stored as given and never resolved (links.go).
+	SymLink  bool   `json:",omitempty"`
+	LinkText string `json:",omitempty"`
+	// Links counts the directory entries naming a hard-linked file; 0 is
+	// one. A file with more than one lives in its inode record, and each
+	// entry is a stub with Linked set (links.go).
+	Links  int  `json:",omitempty"`
+	Linked bool `json:",omitempty"`
 }
 
 // CopyInfo is what a file reports of the Copy File that made it. A copy

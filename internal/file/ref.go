@@ -79,6 +79,8 @@ type SharePropertiesOptions struct {
 	Quota   int
 	Tier    string
 	LeaseID string
+	// NFS changes an NFS share's settings (nfs.go).
+	NFS ShareNFSOptions
 }
 
 // DeleteOnCloseOptions set or clear a handle's delete-on-close.

@@ -52,6 +52,11 @@ func (t *Tx) Rename(ref ShareRef, r Rename) (*Node, error) {
 	}
 	// A destination naming the source itself, in any case, renames it in
 	// place: the stored name takes the destination's case.
+	if dst.node != nil && dst.node.ID == src.node.ID && src.linked() && string(dst.entry) != string(src.entry) {
+		// Two names of one hard-linked file: renaming one over the other
+		// leaves both, as rename(2) does.
+		return src.node, nil
+	}
 	if dst.node != nil && dst.node.ID != src.node.ID {
 		if err := t.replaceable(acct, share, r, dst.node); err != nil {
 			return nil, err
@@ -61,7 +66,7 @@ func (t *Tx) Rename(ref ShareRef, r Rename) (*Node, error) {
 		return nil, err
 	}
 	n := src.node
-	if err := t.tx.Delete(src.key); err != nil {
+	if err := t.tx.Delete(src.entry); err != nil {
 		return nil, err
 	}
 	n.Name, n.ParentID = baseName(r.Dest), dst.parentID
@@ -77,7 +82,14 @@ func (t *Tx) Rename(ref ShareRef, r Rename) (*Node, error) {
 	if err := t.moveHandles(acct, share, n.ID, n.ID, dst.parentID, n.Name); err != nil {
 		return nil, err
 	}
-	return n, record.Store(t.tx, dst.key, n)
+	if src.linked() {
+		// A hard link's entry moves; the file stays in its inode record.
+		if err := record.Store(t.tx, dst.entry, linkStub(n)); err != nil {
+			return nil, err
+		}
+		return n, record.Store(t.tx, src.key, n)
+	}
+	return n, record.Store(t.tx, dst.entry, n)
 }
 
 // errRenameReadOnly is a rename's answer for a read-only file at its

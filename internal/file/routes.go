@@ -50,6 +50,10 @@ var routes = []route{
 	{Name: "SetDirectoryProperties", On: atDirectory, Method: httpPut, Comp: "properties", Need: need('o', 'w'), Run: (*handler).setDirectoryProperties},
 	{Name: "RenameDirectory", On: atDirectory, Method: httpPut, Comp: "rename", Need: need('o', 'w'), Run: (*handler).renameDirectory},
 
+	// The link rows come first: a file row without a Restype takes any.
+	{Name: "CreateSymbolicLink", On: atFile, Method: httpPut, Restype: "symboliclink", Need: either('o', 'c', 'w'), Run: (*handler).createSymbolicLink},
+	{Name: "GetSymbolicLink", On: atFile, Method: httpGet, Restype: "symboliclink", Snapshot: true, Need: need('o', 'r'), Run: (*handler).getSymbolicLink},
+	{Name: "CreateHardLink", On: atFile, Method: httpPut, Restype: "hardlink", Need: either('o', 'c', 'w'), Run: (*handler).createHardLink},
 	{Name: "CopyFile", On: atFile, Method: httpPut, Headers: []string{copySource}, Need: need('o', 'w'), Run: (*handler).copyFile},
 	{Name: "CreateFile", On: atFile, Method: httpPut, Need: either('o', 'c', 'w'), Run: (*handler).createFile},
 	{Name: "GetFile", On: atFile, Method: httpGet, Snapshot: true, Need: need('o', 'r'), Run: (*handler).getFile},
@@ -64,9 +68,6 @@ var routes = []route{
 	{Name: "LeaseFile", On: atFile, Method: httpPut, Comp: "lease", Need: need('o', 'w'), Run: (*handler).leaseFile},
 	{Name: "AbortCopyFile", On: atFile, Method: httpPut, Comp: "copy", Need: need('o', 'w'), Run: (*handler).abortCopy},
 	{Name: "RenameFile", On: atFile, Method: httpPut, Comp: "rename", Need: need('o', 'w'), Run: (*handler).renameFile},
-	{Name: "CreateSymbolicLink", On: atFile, Method: httpPut, Comp: "symboliclink", Err: notSupported("NFS links")},
-	{Name: "GetSymbolicLink", On: atFile, Method: httpGet, Comp: "symboliclink", Err: notSupported("NFS links")},
-	{Name: "CreateHardLink", On: atFile, Method: httpPut, Comp: "hardlink", Err: notSupported("NFS links")},
 }
 
 // Operations lists the operations the File service routes, by Azure's

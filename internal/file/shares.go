@@ -28,6 +28,10 @@ type ShareSpec struct {
 	Quota      int
 	AccessTier string
 	Metadata   azhttp.Metadata
+	// Protocol is ProtocolSMB ("" too) or ProtocolNFS; NFS applies to an
+	// NFS share only (nfs.go).
+	Protocol string
+	NFS      ShareNFSOptions
 }
 
 // DefaultAccessTier is a standard share's tier when none is asked for.
@@ -52,11 +56,20 @@ func (t *Tx) CreateShare(ref ShareRef, spec ShareSpec) (*Share, error) {
 	}
 	sh := &Share{Version: t.tx.Version(), Created: t.now, Modified: t.now, Quota: cmp.Or(spec.Quota, DefaultQuota),
 		Metadata: spec.Metadata, AccessTier: cmp.Or(spec.AccessTier, DefaultAccessTier), TierChanged: t.now}
+	root := &Node{ID: rootID, Dir: true, Version: t.tx.Version(), Created: t.now, Modified: t.now,
+		SMB: SMB{Attributes: "Directory", CreationTime: t.now, LastWriteTime: t.now, ChangeTime: t.now}}
+	switch {
+	case spec.Protocol == ProtocolNFS:
+		sh.NFS = &ShareNFS{RootSquash: RootSquashes[0]}
+		spec.NFS.apply(sh.NFS)
+		root.SMB.Attributes = ""
+		root.NFS = (*NFSChange)(nil).properties(defaultDirMode)
+	case !spec.NFS.empty():
+		return nil, errNFSOnly(spec.NFS)
+	}
 	if err := record.Store(t.tx, shareKey(acct, name), sh); err != nil {
 		return nil, err
 	}
-	root := &Node{ID: rootID, Dir: true, Version: t.tx.Version(), Created: t.now, Modified: t.now,
-		SMB: SMB{Attributes: "Directory", CreationTime: t.now, LastWriteTime: t.now, ChangeTime: t.now}}
 	return sh, record.Store(t.tx, rootKey(acct, name), root)
 }
 
@@ -98,7 +111,13 @@ func (s *Service) SetShareQuota(ctx context.Context, ref ShareRef, quota int, le
 // access tier ("" keeps it) in one update.
 func (s *Service) SetShareProperties(ctx context.Context, ref ShareRef, o SharePropertiesOptions) (*Share, error) {
 	acct, name, quota, tier, leaseID := ref.Account, ref.Share, o.Quota, o.Tier, o.LeaseID
-	return s.updateShare(ctx, acct, name, leaseID, func(sh *Share) {
+	return s.updateShareChecked(ctx, acct, name, leaseID, func(sh *Share) error {
+		switch {
+		case sh.NFS != nil:
+			o.NFS.apply(sh.NFS)
+		case !o.NFS.empty():
+			return errNFSOnly(o.NFS)
+		}
 		if quota != 0 {
 			sh.Quota = quota
 		}
@@ -106,6 +125,7 @@ func (s *Service) SetShareProperties(ctx context.Context, ref ShareRef, o ShareP
 			// updateShare stamps TierChanged with the commit time.
 			sh.AccessTier, sh.TierChanged = tier, time.Time{}
 		}
+		return nil
 	})
 }
 
@@ -116,13 +136,20 @@ func (s *Service) SetShareACL(ctx context.Context, ref ShareRef, acl []azauth.Si
 }
 
 func (s *Service) updateShare(ctx context.Context, acct, name, leaseID string, change func(*Share)) (*Share, error) {
+	return s.updateShareChecked(ctx, acct, name, leaseID, func(sh *Share) error { change(sh); return nil })
+}
+
+// updateShareChecked is updateShare with a change that may refuse.
+func (s *Service) updateShareChecked(ctx context.Context, acct, name, leaseID string, change func(*Share) error) (*Share, error) {
 	var out *Share
 	err := s.Update(ctx, func(t *Tx) error {
 		sh, err := t.share(acct, name, leaseID, false)
 		if err != nil {
 			return err
 		}
-		change(sh)
+		if err := change(sh); err != nil {
+			return err
+		}
 		sh.Version, sh.Modified = t.tx.Version(), t.now
 		if sh.TierChanged.IsZero() {
 			sh.TierChanged = t.now

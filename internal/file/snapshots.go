@@ -87,7 +87,7 @@ func holdKey(acct, share string, file, data uint64, snapshot string) tuple.Key {
 }
 
 // namespaceTags are the record families a snapshot copies.
-var namespaceTags = []string{"r", nodesTag, "x"}
+var namespaceTags = []string{"r", nodesTag, inodesTag, "x"}
 
 // snapshotList returns the snapshot times of a live share, oldest first.
 func snapshotList(r kv.Reader, acct, share string) ([]string, error) {
@@ -158,7 +158,7 @@ func (t *Tx) SnapshotShare(ref ShareRef, meta azhttp.Metadata) (string, *Share, 
 			rest := k[len(src):]
 			val := append([]byte(nil), v...)
 			switch tag {
-			case nodesTag:
+			case nodesTag, inodesTag:
 				// A snapshot's files are not leased: leases guard the live
 				// file's writes, and a snapshot takes none.
 				var n Node

@@ -200,11 +200,18 @@ func (c *conn) treeConnect(r *request) (response, error) {
 	} else {
 		ctx, cancel := context.WithTimeout(c.ctx, 30*time.Second)
 		defer cancel()
-		if _, err := c.srv.files.GetShare(ctx, file.ShareRef{Account: r.sess.account, Share: t.share}, ""); err != nil {
+		sh, err := c.srv.files.GetShare(ctx, file.ShareRef{Account: r.sess.account, Share: t.share}, "")
+		if err != nil {
 			if errors.Is(err, azerr.ErrShareNotFound) {
 				return errResp(statusBadNetworkName), nil
 			}
 			return c.internal(r, err), nil
+		}
+		if sh.NFS != nil {
+			// An NFS share is no SMB share: SMB clients do not see it, as
+			// they do not see one on Azure, where it is mounted over NFS
+			// only.
+			return errResp(statusBadNetworkName), nil
 		}
 	}
 	s := r.sess

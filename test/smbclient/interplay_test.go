@@ -20,6 +20,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	sharefile "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/share"
 )
 
 // restFixture is a server and share for the tests that hold SMB opens
@@ -333,8 +334,9 @@ func TestSMBLocks(t *testing.T) {
 	}
 }
 
-// TestSMBWrongShareAndKey: tree connect to a missing share, and a wrong
-// key through the test client.
+// TestSMBWrongShareAndKey: tree connect to a missing share or to an NFS
+// share (which SMB clients do not see: Azure mounts it over NFS only),
+// and a wrong key through the test client.
 func TestSMBWrongShareAndKey(t *testing.T) {
 	f := restFixture(t)
 	c, err := smbtest.Dial(f.env.SMBAddr, f.env.Account, f.env.Key)
@@ -344,6 +346,12 @@ func TestSMBWrongShareAndKey(t *testing.T) {
 	defer func() { _ = c.Close() }()
 	if st, err := c.TreeConnect("nosuchshare"); err != nil || st != smbtest.StatusBadNetworkName {
 		t.Errorf("tree connect to a missing share: %#x %v, want STATUS_BAD_NETWORK_NAME", st, err)
+	}
+	if _, err := f.svc.NewShareClient("nfsshare").Create(t.Context(), &share.CreateOptions{EnabledProtocols: to.Ptr("NFS")}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := c.TreeConnect("nfsshare"); err != nil || st != smbtest.StatusBadNetworkName {
+		t.Errorf("tree connect to an NFS share: %#x %v, want STATUS_BAD_NETWORK_NAME", st, err)
 	}
 	if st, err := c.TreeConnect("IPC$"); err != nil || st != 0 {
 		t.Errorf("tree connect to IPC$: %#x %v", st, err)

@@ -192,8 +192,8 @@ func TestAnswersFollowVersion(t *testing.T) {
 	}{
 		{"2018-03-28", "Last-Modified Etag Quota", false},
 		{"2019-12-12", "Last-Modified Etag Quota AccessTier AccessTierChangeTime", false},
-		{"2020-04-08", "Last-Modified Etag Quota AccessTier AccessTierChangeTime EnabledProtocols LeaseStatus LeaseState", true},
-		{"2026-02-06", "Last-Modified Etag Quota AccessTier AccessTierChangeTime EnabledProtocols LeaseStatus LeaseState", true},
+		{"2020-04-08", "Last-Modified Etag LeaseStatus LeaseState Quota AccessTier AccessTierChangeTime DefaultEncryptionScope DenyEncryptionScopeOverride", true},
+		{"2026-02-06", "Last-Modified Etag LeaseStatus LeaseState Quota AccessTier AccessTierChangeTime DefaultEncryptionScope DenyEncryptionScopeOverride", true},
 	} {
 		var shares shareList
 		body := w.do(http.MethodGet, "?comp=list", http.StatusOK, "x-ms-version", c.version).Body.Bytes()

@@ -29,7 +29,7 @@ type wire struct {
 	token   string
 }
 
-func newWire(t *testing.T) *wire {
+func newWire(t *testing.T, opts ...Option) *wire {
 	t.Helper()
 	cred, err := service.NewSharedKeyCredential(azauth.DevAccount, azauth.DevKey)
 	testkit.Must(t, err, "shared key credential")
@@ -45,7 +45,7 @@ func newWire(t *testing.T) *wire {
 	store := memory.Open()
 	t.Cleanup(func() { _ = store.Close() })
 	testkit.CheckAfter(t, store, CheckInvariants)
-	s := New(Config{Store: store, Accounts: accounts, Logger: slog.New(slog.DiscardHandler)})
+	s := New(Config{Store: store, Accounts: accounts, Logger: slog.New(slog.DiscardHandler)}, opts...)
 	return &wire{t: t, handler: NewHandler(s), token: qp.Encode()}
 }
 

@@ -245,6 +245,12 @@ func TestShareMoveFinishesAfterCrash(t *testing.T) {
 	if err := s.Update(ctx, func(tx *Tx) error { return tx.DeleteShare(ref, "") }); err != nil {
 		t.Fatal(err)
 	}
+	// A create inside a caller's transaction cannot move keys first: while
+	// the deleted share's keys are still under the name, it is refused.
+	err := s.Update(ctx, func(tx *Tx) error { _, err := tx.CreateShare(ref, ShareSpec{}); return err })
+	if !errors.Is(err, azerr.ErrShareBeingDeleted) {
+		t.Fatalf("create while the deleted share moves: %v, want ShareBeingDeleted", err)
+	}
 	if _, err := s.CreateShare(ctx, ref, ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}

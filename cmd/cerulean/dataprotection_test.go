@@ -2,7 +2,7 @@ package main
 
 import "testing"
 
-// TestServeDataProtectionFlags: versioning and container retention are
+// TestServeDataProtectionFlags: versioning, container and share retention are
 // read from flags and the environment; a retention outside 0-365 days is
 // refused, never clamped.
 func TestServeDataProtectionFlags(t *testing.T) {
@@ -20,7 +20,16 @@ func TestServeDataProtectionFlags(t *testing.T) {
 	if !f.blobVersioning || f.containerRetention != 365 {
 		t.Errorf("environment read as versioning=%v retention=%d", f.blobVersioning, f.containerRetention)
 	}
+	f, err = parse(t, []string{"--share-delete-retention-days", "14"}, nil)
+	if err != nil || f.shareRetention != 14 {
+		t.Errorf("share retention flag read as %d (%v)", f.shareRetention, err)
+	}
+	f, err = parse(t, nil, map[string]string{"CERULEAN_SHARE_DELETE_RETENTION_DAYS": "1"})
+	if err != nil || f.shareRetention != 1 {
+		t.Errorf("share retention environment read as %d (%v)", f.shareRetention, err)
+	}
 	for _, args := range [][]string{
+		{"--share-delete-retention-days", "366"},
 		{"--container-delete-retention-days", "366"},
 		{"--container-delete-retention-days=-1"},
 		{"--container-delete-retention-days", "a week"},

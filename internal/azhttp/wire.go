@@ -3,6 +3,7 @@ package azhttp
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -18,6 +19,15 @@ const MaxXMLBody = 8 << 20
 
 // HTTPTime renders a time the way HTTP headers and listings carry it.
 func HTTPTime(t time.Time) string { return t.UTC().Format(http.TimeFormat) }
+
+// DeletedVersion is the version Azure gives a soft-deleted container or
+// share, as List Containers and List Shares show it and Restore names it:
+// the deletion time as a Windows FILETIME (100 ns ticks since 1601) in 16
+// hex digits ("01D9B4BB28A590E0").
+func DeletedVersion(t time.Time) string {
+	const epochTicks = 116444736000000000 // 1601-01-01 to 1970-01-01
+	return fmt.Sprintf("%016X", t.UnixNano()/100+epochTicks)
+}
 
 // ETag renders a commit version the way Azure Storage renders ETags.
 func ETag(version uint64) string {

@@ -3,11 +3,11 @@ package blob
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
+	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
@@ -61,9 +61,6 @@ func retiredAlias(name, version string) string { return name + "/" + version }
 // movedTags are the key families that move with a retired container; its
 // tag index ("t") is dropped instead and rebuilt on restore.
 var movedTags = []string{"o", "x", "u", "k", "d", "n", "z", "v", "w"}
-
-// moveBatch bounds the bytes one move transaction writes.
-const moveBatch = 2 << 20
 
 // retireContainer soft-deletes the container c; the caller's commit hides
 // it, and finishMoves moves its keys to the alias.
@@ -172,49 +169,14 @@ func (s *Service) moveRetired(ctx context.Context, acct, name, version, want str
 // of the blobs it moves.
 func (s *Service) moveKeys(ctx context.Context, acct, from, to string, index bool) error {
 	for _, tag := range movedTags {
+		var each func(tx kv.Txn, rest, value []byte) error
+		if index && tag == "o" {
+			each = func(tx kv.Txn, rest, value []byte) error { return reindex(tx, acct, to, rest, value) }
+		}
 		src := accountKey(acct).Raw(tag).Str(from)
 		dst := accountKey(acct).Raw(tag).Str(to)
-		for {
-			moved := 0
-			err := s.store.Update(ctx, func(tx kv.Txn) error {
-				moved = 0
-				type pair struct{ k, v []byte }
-				var batch []pair
-				size := 0
-				err := tx.Scan(src, kv.PrefixEnd(src), func(k, v []byte) error {
-					batch = append(batch, pair{append([]byte(nil), k...), append([]byte(nil), v...)})
-					size += 2*len(k) + len(v)
-					if size >= moveBatch {
-						return kv.ErrStopScan
-					}
-					return nil
-				})
-				if err != nil {
-					return err
-				}
-				for _, p := range batch {
-					nk := append(append([]byte(nil), dst...), p.k[len(src):]...)
-					if err := tx.Set(nk, p.v); err != nil {
-						return err
-					}
-					if err := tx.Delete(p.k); err != nil {
-						return err
-					}
-					if index && tag == "o" {
-						if err := reindex(tx, acct, to, p.k[len(src):], p.v); err != nil {
-							return err
-						}
-					}
-				}
-				moved = len(batch)
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			if moved == 0 {
-				break
-			}
+		if err := kv.MovePrefix(ctx, s.store, src, dst, each); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -390,9 +352,5 @@ func (s *Service) ListContainersWithDeleted(ctx context.Context, acct, prefix, m
 	return out, next, err
 }
 
-// fileTimeHex is a time as Azure spells deleted container versions: its
-// Windows FILETIME (100 ns ticks since 1601) in 16 hex digits.
-func fileTimeHex(t time.Time) string {
-	const epochTicks = 116444736000000000 // 1601-01-01 to 1970-01-01
-	return fmt.Sprintf("%016X", t.UnixNano()/100+epochTicks)
-}
+// fileTimeHex is a time as Azure spells deleted container versions.
+func fileTimeHex(t time.Time) string { return azhttp.DeletedVersion(t) }

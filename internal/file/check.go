@@ -119,6 +119,13 @@ func (c *fileChecker) entry(k, v []byte) error {
 			return err
 		}
 		c.shares[[2]string{acct, SnapshotNamespace(share, snap)}] = true
+	case 'D':
+		// A soft-deleted share keeps its keys under its alias.
+		version := f.Str()
+		if err := f.Err(); err != nil {
+			return err
+		}
+		c.shares[[2]string{acct, deletedAlias(share, version)}] = true
 	case 'k':
 		file, data, snap := f.Uint(), f.Uint(), f.Str()
 		if err := f.Err(); err != nil {

@@ -3,6 +3,10 @@
 // Data model (keys built with package tuple, all under the tag "F"):
 //
 //	Fa acct s share                     share record (quota, metadata)
+//	Fa acct D share version             a soft-deleted share (its keys are
+//	                                    under the share name
+//	                                    "share/version";
+//	                                    shares_softdelete.go)
 //	Fa acct r share                     the share's root directory
 //	Fa acct N share parent NAME         directory or file record, under the
 //	                                    ID of its parent directory (root: 0),
@@ -71,6 +75,14 @@
 // snapshot's copies and holds must fit in one transaction
 // (SnapshotRecordBudget, just under kv.MaxTxnSize); a larger share
 // answers 501. A share with snapshots is deleted only together with them.
+//
+// With share soft delete on (WithShareRetention), Delete Share keeps the
+// share, its snapshots included, as a deleted share: its record moves to
+// "D" and its keys, in bounded transactions (kv.MovePrefix, which Blob's
+// container soft delete uses too), to a name no share can take, so a new
+// share of the name starts empty; Restore Share moves them back, and
+// PurgeExpired removes what outlived its retention
+// (shares_softdelete.go).
 //
 // A file's lease lives in its record (package lease, infinite only), so
 // every write and delete checks it in the transaction that reads the

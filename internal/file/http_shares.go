@@ -166,24 +166,42 @@ type shareListXML struct {
 	NextMarker string `xml:"NextMarker"`
 }
 
+// shareXML is one List Shares entry, its elements in Azure's order.
+// From 2020-02-10 an entry carries the share's lease and encryption
+// scope, and no EnabledProtocols on an account of SMB shares (the .NET
+// SDK's ListSharesSegmentAsync_AccessTier at 2020-02-10; the Go, Java
+// and Python SDKs' listings up to 2025-05-05 alike). A soft-deleted
+// share is marked Deleted, with its Version, and says when it was
+// deleted and how many days it stays restorable (the Java SDK's
+// FileServiceApiTests.restoreShareMin).
 type shareXML struct {
 	Name       string `xml:"Name"`
 	Snapshot   string `xml:"Snapshot,omitempty"`
+	Deleted    bool   `xml:"Deleted,omitempty"`
+	Version    string `xml:"Version,omitempty"`
 	Properties struct {
-		LastModified  string `xml:"Last-Modified"`
-		Etag          string `xml:"Etag"`
-		Quota         int    `xml:"Quota"`
-		AccessTier    string `xml:"AccessTier,omitempty"`
-		TierChanged   string `xml:"AccessTierChangeTime,omitempty"`
-		Protocols     string `xml:"EnabledProtocols,omitempty"`
-		RootSquash    string `xml:"RootSquash,omitempty"`
-		SnapshotDir   string `xml:"EnableSnapshotVirtualDirectoryAccess,omitempty"`
-		LeaseStatus   string `xml:"LeaseStatus,omitempty"`
-		LeaseState    string `xml:"LeaseState,omitempty"`
-		LeaseDuration string `xml:"LeaseDuration,omitempty"`
+		LastModified     string `xml:"Last-Modified"`
+		Etag             string `xml:"Etag"`
+		LeaseStatus      string `xml:"LeaseStatus,omitempty"`
+		LeaseState       string `xml:"LeaseState,omitempty"`
+		LeaseDuration    string `xml:"LeaseDuration,omitempty"`
+		Quota            int    `xml:"Quota"`
+		AccessTier       string `xml:"AccessTier,omitempty"`
+		TierChanged      string `xml:"AccessTierChangeTime,omitempty"`
+		EncryptionScope  string `xml:"DefaultEncryptionScope,omitempty"`
+		DenyScopeOveride string `xml:"DenyEncryptionScopeOverride,omitempty"`
+		Protocols        string `xml:"EnabledProtocols,omitempty"`
+		RootSquash       string `xml:"RootSquash,omitempty"`
+		SnapshotDir      string `xml:"EnableSnapshotVirtualDirectoryAccess,omitempty"`
+		DeletedTime      string `xml:"DeletedTime,omitempty"`
+		RemainingDays    *int   `xml:"RemainingRetentionDays,omitempty"`
 	} `xml:"Properties"`
 	Metadata *azhttp.MetadataXML `xml:"Metadata,omitempty"`
 }
+
+// accountEncryptionScope is the encryption scope every share has: the
+// account's key (Azure lists it for each share).
+const accountEncryptionScope = "$account-encryption-key"
 
 func (h *handler) listShares(q *request) error {
 	max, err := azhttp.MaxResults(q.q)
@@ -191,15 +209,15 @@ func (h *handler) listShares(q *request) error {
 		return err
 	}
 	inc := includes(q.q.Get("include"))
-	if inc["deleted"] {
-		return azerr.ErrNotImplemented.WithMessage("Listing deleted shares is not supported by this server yet.")
-	}
 	prefix, marker := q.q.Get("prefix"), q.q.Get("marker")
 	var list []ShareItem
 	var next string
-	if inc["snapshots"] {
+	switch {
+	case inc["deleted"]:
+		list, next, err = h.svc.ListSharesWithDeleted(q.ctx(), q.acct, ListSharesOptions{Prefix: prefix, Marker: marker, Max: max, Snapshots: inc["snapshots"]})
+	case inc["snapshots"]:
 		list, next, err = h.svc.ListSharesAndSnapshots(q.ctx(), q.acct, prefix, marker, max)
-	} else {
+	default:
 		list, next, err = h.svc.ListShares(q.ctx(), q.acct, prefix, marker, max)
 	}
 	if err != nil {
@@ -222,9 +240,24 @@ func (h *handler) listShares(q *request) error {
 			x.Properties.AccessTier, x.Properties.TierChanged = tier, azhttp.HTTPTime(changed)
 		}
 		if leases {
-			x.Properties.Protocols, x.Properties.RootSquash, x.Properties.SnapshotDir = shareProtocolXML(s.Share)
+			if s.NFS != nil {
+				// Listed for an NFS share only: SMB shares' entries carry no
+				// EnabledProtocols from 2020-02-10 on (every SDK's recording).
+				x.Properties.Protocols, x.Properties.RootSquash, x.Properties.SnapshotDir = shareProtocolXML(s.Share)
+			}
 			x.Properties.LeaseStatus, x.Properties.LeaseState = s.Lease.Status(now), s.Lease.At(now).State.String()
 			x.Properties.LeaseDuration = s.Lease.DurationType(now)
+			x.Properties.EncryptionScope, x.Properties.DenyScopeOveride = accountEncryptionScope, "false"
+		}
+		if d := s.Deleted; d != nil {
+			// A deleted share's lease reads as broken (the Go, Java and
+			// Python SDKs' listings of deleted shares).
+			left := d.RemainingDays(now)
+			x.Deleted, x.Version = true, d.Version
+			if leases {
+				x.Properties.LeaseStatus, x.Properties.LeaseState, x.Properties.LeaseDuration = "unlocked", "broken", ""
+			}
+			x.Properties.DeletedTime, x.Properties.RemainingDays = azhttp.HTTPTime(d.Time), &left
 		}
 		if inc["metadata"] {
 			m := azhttp.MetadataXML(s.Metadata)
@@ -233,6 +266,30 @@ func (h *handler) listShares(q *request) error {
 		doc.Shares.Items = append(doc.Shares.Items, x)
 	}
 	return azhttp.WriteXML(q.w, http.StatusOK, doc)
+}
+
+// restoreShare serves Restore Share (comp=undelete): the share the URL
+// names comes back from its deleted version x-ms-deleted-share-version.
+// Both headers are required (the Go SDK's TestShareRestoreFailures sends
+// an empty version: MissingRequiredHeader naming it).
+func (h *handler) restoreShare(q *request) error {
+	name := q.r.Header.Get("x-ms-deleted-share-name")
+	if name == "" {
+		return azerr.MissingRequiredHeader("x-ms-deleted-share-name")
+	}
+	version := q.r.Header.Get("x-ms-deleted-share-version")
+	if version == "" {
+		return azerr.MissingRequiredHeader("x-ms-deleted-share-version")
+	}
+	if name != q.share {
+		return azerr.ErrNotImplemented.WithMessage("Restoring a deleted share under another name is not supported by this server.")
+	}
+	sh, err := h.svc.RestoreShare(q.ctx(), q.acct, name, version)
+	if err != nil {
+		return err
+	}
+	writeShare(q.w.Header(), sh)
+	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
 func (h *handler) getServiceProperties(q *request) error {

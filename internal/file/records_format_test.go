@@ -17,4 +17,5 @@ func TestRecordsRoundTrip(t *testing.T) {
 	t.Run("Handle", func(t *testing.T) { recordtest.RoundTrip[Handle](t, n) })
 	t.Run("lockRecord", func(t *testing.T) { recordtest.RoundTrip[lockRecord](t, n) })
 	t.Run("storedPermission", func(t *testing.T) { recordtest.RoundTrip[storedPermission](t, n) })
+	t.Run("deletedShare", func(t *testing.T) { recordtest.RoundTrip[deletedShare](t, n) })
 }

@@ -37,7 +37,7 @@ var routes = []route{
 	{Name: "GetShareStats", On: atShare, Method: httpGet, Comp: "stats", Need: shareNeed(need('c', 'r')), Run: (*handler).getShareStats},
 	{Name: "CreatePermission", On: atShare, Method: httpPut, Comp: "filepermission", Need: need('c', 'c'), Run: (*handler).createPermission},
 	{Name: "GetPermission", On: atShare, Method: httpGet, Comp: "filepermission", Need: need('c', 'r'), Run: (*handler).getPermission},
-	{Name: "RestoreShare", On: atShare, Comp: "undelete", Err: notSupported("Restore Share")},
+	{Name: "RestoreShare", On: atShare, Method: httpPut, Comp: "undelete", Need: shareNeed(need('c', 'w')), Run: (*handler).restoreShare},
 
 	{Name: "ListHandles", On: atDirectory | atFile | atRoot, Method: httpGet, Comp: "listhandles", Need: need('o', 'r'), Run: (*handler).listHandles},
 	{Name: "ForceCloseHandles", On: atDirectory | atFile | atRoot, Method: httpPut, Comp: "forceclosehandles", Need: need('o', 'w'), Run: (*handler).forceCloseHandles},

@@ -39,7 +39,17 @@ type Service struct {
 	// upgradeMu lets one operation run the upgrade while others wait.
 	namesUpgraded atomic.Bool
 	upgradeMu     sync.Mutex
+	// retention is how many days a deleted share stays restorable, 0 for
+	// none (WithShareRetention; shares_softdelete.go).
+	retention int
 }
+
+// An Option configures a Service.
+type Option func(*Service)
+
+// WithShareRetention keeps deleted shares restorable for days (1 to 365),
+// as share soft delete does on an Azure account; 0 deletes them at once.
+func WithShareRetention(days int) Option { return func(s *Service) { s.retention = days } }
 
 // UseProcesses makes handles record this process as their opener and
 // SweepOrphanHandles close only the handles of processes that are gone.
@@ -56,10 +66,14 @@ func (s *Service) owner() string {
 }
 
 // New returns a Service over cfg.Store.
-func New(cfg Config) *Service {
+func New(cfg Config, opts ...Option) *Service {
 	cfg = cfg.WithDefaults()
-	return &Service{store: cfg.Store, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger,
+	s := &Service{store: cfg.Store, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger,
 		waiters: &lockWaiters{files: map[fileRef]chan struct{}{}}}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // clock returns the commit time: UTC at the wire's 100 ns precision.
@@ -82,13 +96,16 @@ type Tx struct {
 	waiters *lockWaiters
 	// owner is the process handles opened here record (UseProcesses).
 	owner string
+	// retention is the Service's share retention in days: a deleted
+	// share is kept restorable (shares_softdelete.go) when it is not 0.
+	retention int
 }
 
 // In returns the operations of s bound to tx. The store must be ready:
 // a transaction the caller owns cannot upgrade an earlier layout, which
 // any Service operation (Update, for one) does first.
 func (s *Service) In(tx kv.Txn) *Tx {
-	return &Tx{r: tx, tx: tx, now: s.clock(), owner: s.owner(), waiters: s.waiters}
+	return &Tx{r: tx, tx: tx, now: s.clock(), owner: s.owner(), waiters: s.waiters, retention: s.retention}
 }
 
 // Update runs fn in one transaction: a nil return commits everything fn

@@ -42,7 +42,12 @@ const DefaultAccessTier = "TransactionOptimized"
 var AccessTiers = []string{"TransactionOptimized", "Hot", "Cool"}
 
 // CreateShare creates a share with its root directory.
+// A deleted share of the name (shares_softdelete.go) whose keys a crash
+// left half moved is moved aside first: the new share starts empty.
 func (s *Service) CreateShare(ctx context.Context, ref ShareRef, spec ShareSpec) (*Share, error) {
+	if err := s.finishMoves(ctx, ref.Account, ref.Share); err != nil {
+		return nil, err
+	}
 	return kv.Returning(ctx, s.Update, func(t *Tx) (*Share, error) { return t.CreateShare(ref, spec) })
 }
 
@@ -52,6 +57,11 @@ func (t *Tx) CreateShare(ref ShareRef, spec ShareSpec) (*Share, error) {
 	if _, err := loadShare(t.r, acct, name); err == nil {
 		return nil, azerr.ErrShareAlreadyExists
 	} else if !errors.Is(err, azerr.ErrShareNotFound) {
+		return nil, err
+	}
+	// While a deleted share of the name moves, its keys are under the
+	// name: Azure answers ShareBeingDeleted right after a delete.
+	if err := checkNotMoving(t.r, acct, name); err != nil {
 		return nil, err
 	}
 	sh := &Share{Version: t.tx.Version(), Created: t.now, Modified: t.now, Quota: cmp.Or(spec.Quota, DefaultQuota),
@@ -164,8 +174,28 @@ func (s *Service) updateShareChecked(ctx context.Context, acct, name, leaseID st
 // for a request carrying its lease ID, and a share that has snapshots is
 // refused (DeleteShareAndSnapshots deletes them too). Given a snapshot
 // namespace, it deletes that one snapshot.
+// With share soft delete on (WithShareRetention), the share is kept as a
+// deleted share instead (shares_softdelete.go).
 func (s *Service) DeleteShare(ctx context.Context, ref ShareRef, leaseID string) error {
-	return s.Update(ctx, func(t *Tx) error { return t.DeleteShare(ref, leaseID) })
+	if err := s.Update(ctx, func(t *Tx) error { return t.DeleteShare(ref, leaseID) }); err != nil {
+		return err
+	}
+	if _, _, ok := splitSnapshotNS(ref.Share); !ok {
+		s.moveDeleted(ctx, ref)
+	}
+	return nil
+}
+
+// moveDeleted moves the keys of a share just soft-deleted aside. The
+// share is gone already; the move may also be finished later
+// (finishMoves), so its failure is only logged.
+func (s *Service) moveDeleted(ctx context.Context, ref ShareRef) {
+	if s.retention == 0 {
+		return
+	}
+	if err := s.finishMoves(ctx, ref.Account, ref.Share); err != nil {
+		s.log.Warn("moving a deleted share's data aside", "share", ref.Share, "err", err)
+	}
 }
 
 // DeleteShare deletes a share, or one snapshot, inside t's transaction.
@@ -174,7 +204,8 @@ func (t *Tx) DeleteShare(ref ShareRef, leaseID string) error {
 	if share, snap, ok := splitSnapshotNS(name); ok {
 		return t.deleteSnapshot(acct, share, snap)
 	}
-	if _, err := t.share(acct, name, leaseID, true); err != nil {
+	sh, err := t.share(acct, name, leaseID, true)
+	if err != nil {
 		return err
 	}
 	snaps, err := snapshotList(t.r, acct, name)
@@ -183,6 +214,9 @@ func (t *Tx) DeleteShare(ref ShareRef, leaseID string) error {
 	}
 	if len(snaps) > 0 {
 		return azerr.ErrShareHasSnapshots
+	}
+	if t.retention > 0 {
+		return t.retireShare(acct, name, sh)
 	}
 	return t.deleteLiveShare(acct, name)
 }

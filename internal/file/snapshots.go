@@ -220,7 +220,11 @@ func (t *Tx) SnapshotShare(ref ShareRef, meta azhttp.Metadata) (string, *Share, 
 // (x-ms-delete-snapshots: include). Snapshots take no leases, so
 // include-leased deletes the same; the share's own lease guards both.
 func (s *Service) DeleteShareAndSnapshots(ctx context.Context, ref ShareRef, leaseID string) error {
-	return s.Update(ctx, func(t *Tx) error { return t.DeleteShareAndSnapshots(ref, leaseID) })
+	if err := s.Update(ctx, func(t *Tx) error { return t.DeleteShareAndSnapshots(ref, leaseID) }); err != nil {
+		return err
+	}
+	s.moveDeleted(ctx, ref)
+	return nil
 }
 
 // DeleteShareAndSnapshots deletes a share with all its snapshots inside
@@ -231,8 +235,12 @@ func (t *Tx) DeleteShareAndSnapshots(ref ShareRef, leaseID string) error {
 	if _, _, ok := splitSnapshotNS(name); ok {
 		return azerr.ErrShareSnapshotOperationNotSupported
 	}
-	if _, err := t.share(acct, name, leaseID, true); err != nil {
+	sh, err := t.share(acct, name, leaseID, true)
+	if err != nil {
 		return err
+	}
+	if t.retention > 0 {
+		return t.retireShare(acct, name, sh) // its snapshots go with it
 	}
 	snaps, err := snapshotList(t.r, acct, name)
 	if err != nil {
@@ -354,6 +362,8 @@ type ShareItem struct {
 	// Snapshot is the snapshot's time, "" for the live share.
 	Snapshot string
 	*Share
+	// Deleted is set for a soft-deleted share (include=deleted).
+	Deleted *DeletedInfo
 }
 
 // ListSharesAndSnapshots lists shares like ListShares, each preceded by

@@ -29,7 +29,7 @@ type wire struct {
 	token   string
 }
 
-func newWire(t *testing.T) *wire {
+func newWire(t *testing.T, opts ...Option) *wire {
 	t.Helper()
 	cred, err := service.NewSharedKeyCredential(azauth.DevAccount, azauth.DevKey)
 	testkit.Must(t, err, "shared key credential")
@@ -45,7 +45,7 @@ func newWire(t *testing.T) *wire {
 	store := memory.Open()
 	t.Cleanup(func() { _ = store.Close() })
 	testkit.CheckAfter(t, store, CheckInvariants)
-	s := New(Config{Store: store, Accounts: accounts, Logger: slog.New(slog.DiscardHandler)})
+	s := New(Config{Store: store, Accounts: accounts, Logger: slog.New(slog.DiscardHandler)}, opts...)
 	return &wire{t: t, handler: NewHandler(s), token: qp.Encode()}
 }
 
@@ -192,8 +192,8 @@ func TestAnswersFollowVersion(t *testing.T) {
 	}{
 		{"2018-03-28", "Last-Modified Etag Quota", false},
 		{"2019-12-12", "Last-Modified Etag Quota AccessTier AccessTierChangeTime", false},
-		{"2020-04-08", "Last-Modified Etag Quota AccessTier AccessTierChangeTime EnabledProtocols LeaseStatus LeaseState", true},
-		{"2026-02-06", "Last-Modified Etag Quota AccessTier AccessTierChangeTime EnabledProtocols LeaseStatus LeaseState", true},
+		{"2020-04-08", "Last-Modified Etag LeaseStatus LeaseState Quota AccessTier AccessTierChangeTime DefaultEncryptionScope DenyEncryptionScopeOverride", true},
+		{"2026-02-06", "Last-Modified Etag LeaseStatus LeaseState Quota AccessTier AccessTierChangeTime DefaultEncryptionScope DenyEncryptionScopeOverride", true},
 	} {
 		var shares shareList
 		body := w.do(http.MethodGet, "?comp=list", http.StatusOK, "x-ms-version", c.version).Body.Bytes()

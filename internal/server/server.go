@@ -93,6 +93,10 @@ type Config struct {
 	// management plane.
 	BlobVersioning               bool
 	ContainerDeleteRetentionDays int
+	// ShareDeleteRetentionDays (0 to 365) keeps deleted file shares, with
+	// their snapshots, restorable that long, 0 not at all: share soft
+	// delete, which Azure also sets through the management plane.
+	ShareDeleteRetentionDays int
 
 	// AdminHost and AdminPort are where the operations endpoint (health,
 	// readiness, metrics, pprof, the web console) listens: loopback unless
@@ -168,6 +172,9 @@ type Server struct {
 	// stopBlobPurger ends the removal of soft-deleted blob data whose
 	// retention has passed.
 	stopBlobPurger func()
+	// stopFilePurger ends the removal of deleted shares whose retention
+	// has passed.
+	stopFilePurger func()
 	// stopCosmosSweeper ends the loop that removes expired Cosmos items.
 	stopCosmosSweeper func()
 	// stopSearchCatchUp ends the loop that keeps the Search service's
@@ -234,6 +241,9 @@ func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if cfg.ContainerDeleteRetentionDays < 0 || cfg.ContainerDeleteRetentionDays > svcprops.MaxDeleteRetentionDays {
 		return nil, errors.Join(fmt.Errorf("container delete retention of %d days: want 0 to %d", cfg.ContainerDeleteRetentionDays, svcprops.MaxDeleteRetentionDays), store.Close())
 	}
+	if cfg.ShareDeleteRetentionDays < 0 || cfg.ShareDeleteRetentionDays > svcprops.MaxDeleteRetentionDays {
+		return nil, errors.Join(fmt.Errorf("share delete retention of %d days: want 0 to %d", cfg.ShareDeleteRetentionDays, svcprops.MaxDeleteRetentionDays), store.Close())
+	}
 	blobs := blob.New(blob.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger},
 		blob.WithVersioning(cfg.BlobVersioning), blob.WithContainerRetention(cfg.ContainerDeleteRetentionDays))
 	if cfg.Store == "" {
@@ -268,7 +278,8 @@ func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if s.tableAddr, err = s.serveStorage(cfg.Host, cfg.TablePort, "table", tables, table.NewHandler(tables)); err != nil {
 		return nil, err
 	}
-	files := file.New(file.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger})
+	files := file.New(file.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger},
+		file.WithShareRetention(cfg.ShareDeleteRetentionDays))
 	if cfg.Store == "" {
 		// No SMB session outlives the process that served it.
 		if _, err := files.SweepOrphanHandles(ctx); err != nil {
@@ -277,6 +288,11 @@ func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	}
 	files.UseProcesses(s.processes)
 	s.stopFileSweeper = files.StartSweeper(liveness.TTL)
+	// Purging at start also finishes share moves a crash cut short.
+	if _, err := files.PurgeExpired(ctx); err != nil {
+		return nil, errors.Join(err, s.Shutdown(context.Background()))
+	}
+	s.stopFilePurger = files.StartPurger(time.Hour)
 	if s.fileAddr, err = s.serveStorage(cfg.Host, cfg.FilePort, "file", files, file.NewHandler(files)); err != nil {
 		return nil, err
 	}
@@ -494,6 +510,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	if s.stopBlobPurger != nil {
 		s.stopBlobPurger()
+	}
+	if s.stopFilePurger != nil {
+		s.stopFilePurger()
 	}
 	if s.stopCosmosSweeper != nil {
 		s.stopCosmosSweeper()

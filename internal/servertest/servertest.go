@@ -71,6 +71,8 @@ type options struct {
 	// protection settings.
 	blobVersioning     bool
 	containerRetention int
+	// shareRetention is the File service's share soft delete, in days.
+	shareRetention int
 	// testClock and faults turn on the tools for testing concurrency.
 	testClock bool
 	faults    []faults.Rule
@@ -162,6 +164,10 @@ func WithBlobDataProtection(versioning bool, containerRetentionDays int) Option 
 	return func(o *options) { o.blobVersioning, o.containerRetention = versioning, containerRetentionDays }
 }
 
+// WithShareRetention keeps deleted file shares restorable for days (share
+// soft delete).
+func WithShareRetention(days int) Option { return func(o *options) { o.shareRetention = days } }
+
 // WithClock drives the services' clock.
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
@@ -211,6 +217,7 @@ func Start(t testing.TB, opts ...Option) *Env {
 			cfg.Now = o.now
 			cfg.CosmosScriptBudget = o.scriptBudget
 			cfg.BlobVersioning, cfg.ContainerDeleteRetentionDays = o.blobVersioning, o.containerRetention
+			cfg.ShareDeleteRetentionDays = o.shareRetention
 			cfg.MinFreeBytes, cfg.FreeSpace, cfg.FreeSpaceInterval = o.reserve, o.freeSpace, 10*time.Millisecond
 			cfg.Faults = o.faults
 			cfg.MaxConnections = o.maxConns

@@ -441,25 +441,6 @@ func TestIfMatch(t *testing.T) {
 	}
 }
 
-// TestNotImplemented: operations outside the served surface answer 501
-// naming themselves.
-func TestNotImplemented(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	ctx := t.Context()
-	sc := f.share(t, "nyi")
-	fc := sc.NewRootDirectoryClient().NewFileClient("f")
-	createFile(t, fc, 10)
-	for name, call := range map[string]func() error{
-		"restore share": func() error { _, err := f.svc.RestoreShare(ctx, "nyi", "01D00000000000000", nil); return err },
-	} {
-		var re *azcore.ResponseError
-		if err := call(); !errors.As(err, &re) || re.StatusCode != http.StatusNotImplemented || re.ErrorCode != "NotImplemented" {
-			t.Errorf("%s: %v, want 501 NotImplemented", name, err)
-		}
-	}
-}
-
 // TestAuth: account SAS works within its permissions, a wrong key is 403.
 func TestAuth(t *testing.T) {
 	t.Parallel()

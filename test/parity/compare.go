@@ -66,6 +66,25 @@ var xmlKinds = map[string]kind{
 	"ParentId": "file id", "DirectoryId": "file id", "PermissionKey": kindLoose, "CopyProgress": kindLoose,
 }
 
+// deletedVersion reports whether an XML path is the Version of a listed
+// soft-deleted container or share: Azure makes it from the time of the
+// deletion (a FILETIME in hex), so the server chooses it, and Restore
+// Container or Restore Share names it again. Elsewhere (the Version of
+// Service Properties' Logging and Metrics) a Version is compared.
+func deletedVersion(path string) bool {
+	entry, name := path, ""
+	if i := strings.LastIndex(path, "/"); i >= 0 {
+		entry, name = path[:i], path[i+1:]
+	}
+	if name != "Version" {
+		return false
+	}
+	if i := strings.LastIndex(entry, "["); i > strings.LastIndex(entry, "/") {
+		entry = entry[:i] // a repeated entry: ".../Share[2]"
+	}
+	return strings.HasSuffix(entry, "/Share") || strings.HasSuffix(entry, "/Container")
+}
+
 // jsonKinds are the JSON keys whose value the server chooses.
 var jsonKinds = map[string]kind{
 	"odata.etag": "ETag", "@odata.etag": "ETag", "Timestamp": kindLoose,
@@ -510,6 +529,9 @@ func (c *comparer) xmlElem(path string, rec, live *xmlNode) error {
 		}
 		if k, ok := xmlKinds[rec.name]; ok {
 			return c.chosen(path, k, rec.text, live.text)
+		}
+		if deletedVersion(path) {
+			return c.chosen(path, "deleted version", rec.text, live.text)
 		}
 		if policyTimes[rec.name] {
 			return c.movedTime(path, rec.text, live.text)

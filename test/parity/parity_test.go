@@ -18,11 +18,15 @@ import (
 var report = flag.Bool("parity.report", false, "print every recording that differs and the per-service score instead of checking the known differences")
 
 // startTarget starts a fresh server for one recording, with blob
-// versioning on when the recording's account had it.
+// versioning and share soft delete on when the recording's account had
+// them.
 func startTarget(t testing.TB, rec *Recording) *Target {
 	opts := []servertest.Option{servertest.WithTestClock()}
 	if rec.Versioned() {
 		opts = append(opts, servertest.WithBlobDataProtection(true, 0))
+	}
+	if days := rec.ShareRetentionDays(); days > 0 {
+		opts = append(opts, servertest.WithShareRetention(days))
 	}
 	httpsOnly := rec.HTTPSOnlySAS()
 	if httpsOnly {

@@ -9,7 +9,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -208,6 +210,38 @@ func (r *Recording) Versioned() bool {
 		}
 	}
 	return false
+}
+
+// remainingDays finds a listed soft-deleted share's retention.
+var remainingDays = regexp.MustCompile(`<RemainingRetentionDays>(\d+)</RemainingRetentionDays>`)
+
+// ShareRetentionDays is the share soft delete of the account a Files
+// recording ran on: the most retention days left that a listing of
+// deleted shares in its answers shows (a share deleted a moment before
+// has all of them), 0 when none is listed. Azure turns share soft delete
+// on through the management plane, not in the recording; the replay
+// turns it on for the server with that many days.
+func (r *Recording) ShareRetentionDays() int {
+	if r.Service != "file" {
+		return 0
+	}
+	most := 0
+	for _, e := range r.Entries {
+		var body string
+		if json.Unmarshal(e.ResponseBody, &body) != nil {
+			var lines []string
+			if json.Unmarshal(e.ResponseBody, &lines) != nil {
+				continue
+			}
+			body = strings.Join(lines, "")
+		}
+		for _, m := range remainingDays.FindAllStringSubmatch(body, -1) {
+			if n, err := strconv.Atoi(m[1]); err == nil && n > most {
+				most = n
+			}
+		}
+	}
+	return most
 }
 
 // HTTPSOnlySAS reports whether one of the recording's requests carries a

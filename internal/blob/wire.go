@@ -3,9 +3,7 @@ package blob
 import (
 	"encoding/base64"
 	"encoding/xml"
-	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
@@ -149,44 +147,11 @@ func blocksToXML(blocks []BlockInfo) *blocksXML {
 // has always listed the two differently, and SDKs pass both through.)
 func listedETag(version uint64) string { return strings.Trim(azhttp.ETag(version), `"`) }
 
-// listedNameXML is a blob name in a listing. A name holding a character
-// XML 1.0 cannot carry (most control characters, U+FFFE, U+FFFF) is
-// written percent-encoded with Encoded="true", as Azure does and the
-// SDKs decode; any other name is written as it is.
-type listedNameXML struct {
-	Encoded bool   `xml:"Encoded,attr,omitempty"`
-	Text    string `xml:",chardata"`
-}
+// listedNameXML is a blob name in a listing, percent-encoded with
+// Encoded="true" when XML cannot carry it (azhttp.ListedName).
+type listedNameXML = azhttp.ListedName
 
-func listedName(name string) listedNameXML {
-	if !utf8.ValidString(name) {
-		return listedNameXML{Encoded: true, Text: percentEncode(name)}
-	}
-	for _, c := range name {
-		if !xmlChar(c) {
-			return listedNameXML{Encoded: true, Text: percentEncode(name)}
-		}
-	}
-	return listedNameXML{Text: name}
-}
+func listedName(name string) listedNameXML { return azhttp.NameForXML(name) }
 
-// xmlChar reports whether XML 1.0 can carry c (the Char production).
-func xmlChar(c rune) bool {
-	return c == '\t' || c == '\n' || c == '\r' || c >= 0x20 && c <= 0xD7FF || c >= 0xE000 && c <= 0xFFFD || c >= 0x10000 && c <= 0x10FFFF
-}
-
-// percentEncode escapes every byte but the unreserved ones and '/', so
-// that both path and query unescaping give the name back ('+' and space
-// included).
-func percentEncode(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_.~/", c) >= 0 {
-			b.WriteByte(c)
-			continue
-		}
-		fmt.Fprintf(&b, "%%%02X", c)
-	}
-	return b.String()
-}
+// xmlChar reports whether XML 1.0 can carry c.
+func xmlChar(c rune) bool { return azhttp.XMLChar(c) }

@@ -141,7 +141,8 @@
 // each, the last marking it a success. A crash can leave it pending, with
 // part of the content, until Abort Copy File empties it. Put Range From
 // URL reads its source range from one snapshot and writes it as Put Range
-// does.
+// does. Either source may be a file of a share snapshot (?sharesnapshot=
+// in the source URL), read from the snapshot's namespace.
 //
 // A share's usage is the sum of its files' sizes (not the bytes written
 // into them), kept in a sharded counter (package counter) so that creates

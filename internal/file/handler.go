@@ -81,7 +81,12 @@ func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
 	_, q.share, q.path = splitPath(c.R.URL.Path)
 	q.path = trailingDots(q.path, c.R.Header.Get("x-ms-allow-trailing-dot"))
 	var at storagefront.Address
-	if q.q.Has("sharesnapshot") && q.share != "" {
+	// Snapshot Share ignores sharesnapshot, parseable or not, and
+	// snapshots the live share: the azfile recording
+	// TestShareCreateSnapshotNegativeSnapshotOfSnapshot answers 201 to
+	// both a snapshot's URL and "2023-03-31 20:00:00 +0000 UTC".
+	snapshotShare := c.R.Method == http.MethodPut && q.q.Get("restype") == "share" && q.q.Get("comp") == "snapshot"
+	if q.q.Has("sharesnapshot") && q.share != "" && !snapshotShare {
 		v := q.q.Get("sharesnapshot")
 		snap, ok := ParseSnapshot(v)
 		if !ok {

@@ -66,7 +66,7 @@ func (h *handler) copyFile(q *request) error {
 	if err := h.authorizeSource(q, src, 'r'); err != nil {
 		return azerr.ErrCannotVerifyCopySource.WithMessage("This request is not authorized to perform this operation using this source: %v", err)
 	}
-	req := CopyRequest{SourceURL: raw, SrcAcct: src.acct, SrcShare: src.share, SrcPath: src.path,
+	req := CopyRequest{SourceURL: raw, SrcAcct: src.acct, SrcShare: src.readShare(), SrcPath: src.path,
 		Acct: q.acct, Share: q.share, Path: q.path, Dest: preconditions(q.r.Header)}
 	if req.SMB, err = parseCopySMB(q.r.Header); err != nil {
 		return err
@@ -179,7 +179,7 @@ func (h *handler) putRangeFromURL(q *request) error {
 	if err := h.authorizeSource(q, src, 'r'); err != nil {
 		return azerr.ErrCannotVerifyCopySource.WithMessage("This request is not authorized to perform this operation using this source: %v", err)
 	}
-	rc := RangeCopy{SrcAcct: src.acct, SrcShare: src.share, SrcPath: src.path, SrcOffset: sr.Start,
+	rc := RangeCopy{SrcAcct: src.acct, SrcShare: src.readShare(), SrcPath: src.path, SrcOffset: sr.Start,
 		Acct: q.acct, Share: q.share, Path: q.path, Offset: dst.Start, Length: length, Dest: preconditions(hdr)}
 	for name, into := range map[string]*[]byte{
 		"x-ms-source-content-crc64":       &rc.SourceCRC64,

@@ -67,15 +67,15 @@ func (h *handler) deleteDirectory(q *request) error {
 }
 
 type listingXML struct {
-	XMLName         xml.Name `xml:"EnumerationResults"`
-	ServiceEndpoint string   `xml:"ServiceEndpoint,attr"`
-	ShareName       string   `xml:"ShareName,attr"`
-	ShareSnapshot   string   `xml:"ShareSnapshot,attr,omitempty"`
-	DirectoryPath   string   `xml:"DirectoryPath,attr"`
-	Prefix          string   `xml:"Prefix,omitempty"`
-	Marker          string   `xml:"Marker,omitempty"`
-	MaxResults      int      `xml:"MaxResults,omitempty"`
-	DirectoryID     string   `xml:"DirectoryId,omitempty"`
+	XMLName         xml.Name           `xml:"EnumerationResults"`
+	ServiceEndpoint string             `xml:"ServiceEndpoint,attr"`
+	ShareName       string             `xml:"ShareName,attr"`
+	ShareSnapshot   string             `xml:"ShareSnapshot,attr,omitempty"`
+	DirectoryPath   string             `xml:"DirectoryPath,attr"`
+	Prefix          *azhttp.ListedName `xml:"Prefix,omitempty"`
+	Marker          string             `xml:"Marker,omitempty"`
+	MaxResults      int                `xml:"MaxResults,omitempty"`
+	DirectoryID     string             `xml:"DirectoryId,omitempty"`
 	Entries         struct {
 		Items []any `xml:",any"`
 	} `xml:"Entries"`
@@ -84,7 +84,7 @@ type listingXML struct {
 
 type entryXML struct {
 	XMLName       xml.Name
-	Name          string             `xml:"Name"`
+	Name          azhttp.ListedName  `xml:"Name"`
 	FileID        string             `xml:"FileId,omitempty"`
 	Properties    entryPropertiesXML `xml:"Properties"`
 	Attributes    string             `xml:"Attributes,omitempty"`
@@ -107,14 +107,18 @@ func (h *handler) listDirectory(q *request) error {
 	}
 	inc := includes(q.q.Get("include"))
 	prefix, marker := q.q.Get("prefix"), q.q.Get("marker")
-	l, err := h.svc.ListDirectory(q.ctx(), q.readRef(), ListDirectoryOptions{Prefix: prefix, Marker: marker, Max: max})
+	l, err := h.svc.ListDirectory(q.ctx(), q.readRef(), ListDirectoryOptions{Prefix: prefix, Marker: decodeMarker(marker), Max: max})
 	if err != nil {
 		return err
 	}
 	extended := q.r.Header.Get("x-ms-file-extended-info") == "true"
 	ids := q.since(listingIDVersion)
-	doc := listingXML{ServiceEndpoint: serviceEndpoint(q), ShareName: q.share, ShareSnapshot: q.snapshot, DirectoryPath: q.path, Prefix: prefix, Marker: marker,
-		NextMarker: l.NextMarker}
+	doc := listingXML{ServiceEndpoint: serviceEndpoint(q), ShareName: q.share, ShareSnapshot: q.snapshot, DirectoryPath: q.path, Marker: marker,
+		NextMarker: encodeMarker(l.NextMarker)}
+	if prefix != "" {
+		p := azhttp.NameForXML(prefix)
+		doc.Prefix = &p
+	}
 	if ids {
 		doc.DirectoryID = strconv.FormatUint(l.Directory.ID, 10)
 	}
@@ -123,7 +127,7 @@ func (h *handler) listDirectory(q *request) error {
 	}
 	doc.Entries.Items = []any{}
 	for _, e := range l.Entries {
-		x := entryXML{XMLName: xml.Name{Local: "File"}, Name: e.Name}
+		x := entryXML{XMLName: xml.Name{Local: "File"}, Name: azhttp.NameForXML(e.Name)}
 		if ids {
 			x.FileID = strconv.FormatUint(e.ID, 10)
 		}

@@ -43,15 +43,15 @@ type handleListXML struct {
 }
 
 type handleXML struct {
-	HandleID     string   `xml:"HandleId"`
-	Path         string   `xml:"Path"`
-	FileID       string   `xml:"FileId"`
-	ParentID     string   `xml:"ParentId"`
-	SessionID    string   `xml:"SessionId"`
-	ClientIP     string   `xml:"ClientIp"`
-	ClientName   string   `xml:"ClientName"`
-	OpenTime     string   `xml:"OpenTime"`
-	AccessRights []string `xml:"AccessRightList>AccessRight"`
+	HandleID     string            `xml:"HandleId"`
+	Path         azhttp.ListedName `xml:"Path"`
+	FileID       string            `xml:"FileId"`
+	ParentID     string            `xml:"ParentId"`
+	SessionID    string            `xml:"SessionId"`
+	ClientIP     string            `xml:"ClientIp"`
+	ClientName   string            `xml:"ClientName"`
+	OpenTime     string            `xml:"OpenTime"`
+	AccessRights []string          `xml:"AccessRightList>AccessRight"`
 }
 
 func (h *handler) listHandles(q *request) error {
@@ -67,18 +67,18 @@ func (h *handler) listHandles(q *request) error {
 		return err
 	}
 	marker := q.q.Get("marker")
-	l, err := h.svc.ListHandles(q.ctx(), q.ref(), ListHandlesOptions{Recursive: recursive, Marker: marker, Max: max})
+	l, err := h.svc.ListHandles(q.ctx(), q.ref(), ListHandlesOptions{Recursive: recursive, Marker: decodeMarker(marker), Max: max})
 	if err != nil {
 		return err
 	}
-	doc := handleListXML{Marker: marker, NextMarker: l.NextMarker}
+	doc := handleListXML{Marker: marker, NextMarker: encodeMarker(l.NextMarker)}
 	if q.q.Has("maxresults") {
 		doc.MaxResults = max
 	}
 	for _, e := range l.Handles {
 		doc.Entries.Handles = append(doc.Entries.Handles, handleXML{
 			HandleID:     strconv.FormatUint(e.ID, 10),
-			Path:         e.Path,
+			Path:         azhttp.NameForXML(e.Path),
 			FileID:       strconv.FormatUint(e.FileID, 10),
 			ParentID:     strconv.FormatUint(e.ParentID, 10),
 			SessionID:    strconv.FormatUint(e.SessionID, 10),
@@ -111,13 +111,13 @@ func (h *handler) forceCloseHandles(q *request) error {
 		n, _ := strconv.ParseUint(raw, 10, 64)
 		id = &n
 	}
-	out, err := h.svc.ForceCloseHandles(q.ctx(), q.ref(), ForceCloseOptions{HandleID: id, Recursive: recursive, Marker: q.q.Get("marker")})
+	out, err := h.svc.ForceCloseHandles(q.ctx(), q.ref(), ForceCloseOptions{HandleID: id, Recursive: recursive, Marker: decodeMarker(q.q.Get("marker"))})
 	if err != nil {
 		return err
 	}
 	hdr := q.w.Header()
 	if out.NextMarker != "" {
-		hdr.Set("x-ms-marker", out.NextMarker)
+		hdr.Set("x-ms-marker", encodeMarker(out.NextMarker))
 	}
 	hdr.Set("x-ms-number-of-handles-closed", strconv.Itoa(out.Closed))
 	hdr.Set("x-ms-number-of-handles-failed", "0")

@@ -61,13 +61,21 @@ func parseSMBUpdate(h http.Header, dir, changeNow bool) (SMBUpdate, error) {
 	return u, nil
 }
 
+// errFileSizeOutOfRange answers a resize to a size no file may have.
+var errFileSizeOutOfRange = azerr.ErrOutOfRangeInput.WithMessage("The file size exceeds the maximum permissible limit.")
+
 func (h *handler) setFileProperties(q *request) error {
 	var p FileProperties
 	var err error
 	if v := q.r.Header.Get("x-ms-content-length"); v != "" {
 		size, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || size < 0 || size > MaxFileSize {
+		if err != nil {
 			return azerr.InvalidHeaderValue("x-ms-content-length", v).WithMessage("x-ms-content-length must be 0 to 4 TiB.")
+		}
+		// A size out of range is OutOfRangeInput, a negative one
+		// included (the azfile recording TestFileResizeInvalidSizeNegative).
+		if size < 0 || size > MaxFileSize {
+			return errFileSizeOutOfRange
 		}
 		p.Size = &size
 	}

@@ -32,6 +32,9 @@ func (h *handler) rename(q *request, dir bool) error {
 	if err != nil {
 		return err
 	}
+	if src.snapshot != "" {
+		return azerr.ErrNotImplemented.WithMessage("A share snapshot (sharesnapshot) as a rename source is not supported by this server.")
+	}
 	if src.acct != q.acct || src.share != q.share {
 		return azerr.InvalidHeaderValue("x-ms-file-rename-source", raw).WithMessage("A rename moves a file or directory within its share.")
 	}

@@ -20,7 +20,10 @@ import (
 // next start moves the rest. What is left to move is exactly what the
 // legacy range holds, so the upgrade needs no version of its own and
 // running it again does nothing. The Service serves nothing until it is
-// done; CheckInvariants refuses an entry left behind.
+// done; CheckInvariants refuses an entry left behind. A release from
+// before the upgrade would misread the new keys; the store's data format
+// (record.DataFormatFileNames, marked when the server opens the store)
+// makes it refuse the store instead.
 //
 // Two legacy entries of one directory whose names differ only in case
 // (which a release before the upgrade let a client create) cannot both

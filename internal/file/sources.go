@@ -12,10 +12,22 @@ import (
 )
 
 // source is a file of this server that a request names by URL
-// (x-ms-copy-source, x-ms-file-rename-source).
+// (x-ms-copy-source, x-ms-file-rename-source), in the live share or, with
+// ?sharesnapshot= in the URL, in one of its snapshots.
 type source struct {
 	url               *url.URL
 	acct, share, path string
+	// snapshot is the share snapshot's time in SnapshotLayout, "" for the
+	// live share.
+	snapshot string
+}
+
+// readShare is the share or snapshot namespace the source is read from.
+func (s source) readShare() string {
+	if s.snapshot == "" {
+		return s.share
+	}
+	return SnapshotNamespace(s.share, s.snapshot)
 }
 
 // ownHost reports whether a source URL's host names this server's File
@@ -65,7 +77,9 @@ func loopback(name string) bool {
 }
 
 // parseSource reads a path-style URL of a file or directory of this
-// server. bad is the error for a URL that names none.
+// server, of its live share or of a share snapshot (?sharesnapshot=, in
+// any form ParseSnapshot reads; a SAS in the URL does not sign it). bad
+// is the error for a URL that names none.
 func (h *handler) parseSource(q *request, raw string, bad *azerr.Error) (source, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Path == "" {
@@ -74,10 +88,14 @@ func (h *handler) parseSource(q *request, raw string, bad *azerr.Error) (source,
 	if !h.ownHost(q.r.Host, u.Host) {
 		return source{}, azerr.ErrNotImplemented.WithMessage("A source outside this server's File endpoint (%s) is not supported.", u.Host)
 	}
-	if u.Query().Has("sharesnapshot") {
-		return source{}, azerr.ErrNotImplemented.WithMessage("Share snapshots (sharesnapshot) as a source are not supported by this server yet.")
-	}
 	src := source{url: u}
+	if q := u.Query(); q.Has("sharesnapshot") {
+		snap, ok := ParseSnapshot(q.Get("sharesnapshot"))
+		if !ok {
+			return source{}, bad
+		}
+		src.snapshot = snap
+	}
 	src.acct, src.share, src.path = splitPath(azhttp.AccountPath(u, h.svc.accounts))
 	src.path = trailingDots(src.path, q.r.Header.Get("x-ms-source-allow-trailing-dot"))
 	if src.share == "" || src.path == "" {

@@ -342,9 +342,9 @@ func checkDataFormat(ctx context.Context, cfg Config, store kv.Store) error {
 	if err != nil {
 		return err
 	}
-	if prev != 0 && prev != record.Latest {
+	if prev != 0 && prev != record.DataFormat {
 		cfg.Logger.Info("store upgraded: records are rewritten in the new format as they change",
-			"from_data_format", prev, "to_data_format", record.Latest)
+			"from_data_format", prev, "to_data_format", record.DataFormat)
 	}
 	return nil
 }

@@ -79,7 +79,13 @@ func TestCopyFile(t *testing.T) {
 	if len(rl.Ranges) != 2 || *rl.Ranges[0].Start != 100 || *rl.Ranges[1].End != 3049 {
 		t.Errorf("copied ranges %+v", rl.Ranges)
 	}
+	// A copy that has finished has nothing to abort: 409
+	// NoPendingCopyOperation, whatever the GUID (the Python SDK's
+	// recording test_file.py::test_abort_copy_file_with_synchronous_copy_fails,
+	// which aborts a copy that answered x-ms-copy-status: success).
 	_, err = dst.AbortCopy(ctx, *cr.CopyID, nil)
+	wantStatus(t, err, http.StatusConflict, "NoPendingCopyOperation")
+	_, err = src.AbortCopy(ctx, *cr.CopyID, nil)
 	wantStatus(t, err, http.StatusConflict, "NoPendingCopyOperation")
 	_, err = dst.AbortCopy(ctx, "ca761232-ed42-11ce-bacd-00aa0057b223", nil)
 	wantStatus(t, err, http.StatusConflict, "NoPendingCopyOperation")

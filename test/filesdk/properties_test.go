@@ -115,10 +115,13 @@ func TestResize(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Error("grown file does not read the kept bytes and zeros")
 	}
+	// A size no file may have is OutOfRangeInput (the azfile recording
+	// TestFileResizeInvalidSizeNegative: "The file size exceeds the
+	// maximum permissible limit.").
 	_, err = fc.Resize(ctx, -1, nil)
-	wantCode(t, err, fileerror.InvalidHeaderValue)
+	wantCode(t, err, fileerror.OutOfRangeInput)
 	_, err = fc.Resize(ctx, 5<<40, nil)
-	wantCode(t, err, fileerror.InvalidHeaderValue)
+	wantCode(t, err, fileerror.OutOfRangeInput)
 	if _, err := fc.Resize(ctx, 0, nil); err != nil {
 		t.Fatal(err)
 	}

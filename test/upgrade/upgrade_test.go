@@ -30,7 +30,7 @@ import (
 )
 
 // generate writes the fixture of this release's data format,
-// testdata/v<record.Latest>. Each release that changes the data format
+// testdata/v<record.DataFormat>. Each release that changes the data format
 // adds its own; the fixtures of earlier formats are kept, so that every
 // later release is tested against data each earlier one wrote.
 var generate = flag.Bool("generate", false, "write testdata/v<data format> with this build")
@@ -118,7 +118,7 @@ func TestGenerateFixture(t *testing.T) {
 	if !*generate {
 		t.Skip("run with -generate to write the fixture of this release's data format")
 	}
-	fixtureDir := fmt.Sprintf("testdata/v%d", record.Latest)
+	fixtureDir := fmt.Sprintf("testdata/v%d", record.DataFormat)
 	dir := filepath.Join(fixtureDir, "data")
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ func upgradeFrom(t *testing.T, fixtureDir string) {
 	c.check(t, old)
 	c.checkNamesIgnoreCase(t, old)
 	// Opening marked the directory as holding this release's records.
-	if prev, err := record.OpenDataFormat(context.Background(), env.Store, "data directory"); err != nil || prev != record.Latest {
+	if prev, err := record.OpenDataFormat(context.Background(), env.Store, "data directory"); err != nil || prev != record.DataFormat {
 		t.Fatalf("data format after opening: %d, %v", prev, err)
 	}
 
@@ -306,7 +306,7 @@ func TestNewerDataFormatRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := errors.Join(record.SetDataFormat(ctx, store, record.Latest+1), store.Close()); err != nil {
+	if err := errors.Join(record.SetDataFormat(ctx, store, record.DataFormat+1), store.Close()); err != nil {
 		t.Fatal(err)
 	}
 	srv, err := server.Start(ctx, server.Config{Host: "127.0.0.1", DataDir: dir, Logger: slog.New(slog.DiscardHandler)})
@@ -314,7 +314,7 @@ func TestNewerDataFormatRefused(t *testing.T) {
 		_ = srv.Shutdown(ctx)
 		t.Fatal("a data directory of a newer data format was opened")
 	}
-	want := fmt.Sprintf("data directory %s was written by a newer cerulean (data format %d); this release reads up to %d", dir, record.Latest+1, record.Latest)
+	want := fmt.Sprintf("data directory %s was written by a newer cerulean (data format %d); this release reads up to %d", dir, record.DataFormat+1, record.DataFormat)
 	if !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %q does not say %q", err, want)
 	}

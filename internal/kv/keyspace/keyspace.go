@@ -119,6 +119,6 @@ var All = []Tag{
 	{SearchChangeLog, searchPkg, "the document change log the bleve index catches up from"},
 	{SearchIndexerStates, indexerPkg, "indexer state (high-water mark, run claim) and execution history"},
 	{ProcessLiveness, "internal/liveness", "the leases of running processes, for sweeps of what dead ones left"},
-	{StoreDataFormat, "internal/kv/record", "the store's data format (the newest record format written to it)"},
+	{StoreDataFormat, "internal/kv/record", "the store's data format (record.DataFormat: record format and layout)"},
 	{StoreReadinessProbe, "internal/admin", "the record /readyz writes to prove the store takes writes"},
 }

@@ -40,7 +40,7 @@ func (a *Authenticator) sharedKey(r *http.Request, header, account string) (Acce
 	}
 	var candidates iter.Seq[string]
 	if a.Service == "table" {
-		candidates = slices.Values(tableStringsToSign(r, account, lite))
+		candidates = tableStringsToSign(r, account, lite)
 	} else {
 		candidates = stringsToSign(r, account, lite)
 	}
@@ -129,20 +129,24 @@ func uniqSeq(seq iter.Seq[string]) iter.Seq[string] {
 
 // tableStringsToSign returns the Table service's Shared Key and Shared Key
 // Lite forms, which sign no x-ms-* headers and only the comp parameter.
-func tableStringsToSign(r *http.Request, account string, lite bool) []string {
+// Like stringsToSign, it produces them lazily, most likely first.
+func tableStringsToSign(r *http.Request, account string, lite bool) iter.Seq[string] {
 	h := r.Header
-	var out []string
-	for _, path := range resourcePaths(r, account) {
-		resource := "/" + account + path + compSuffix(r)
-		for _, date := range dateFields(h, true) {
-			if lite {
-				out = append(out, date+"\n"+resource)
-			} else {
-				out = append(out, strings.Join([]string{r.Method, h.Get("Content-MD5"), h.Get("Content-Type"), date, resource}, "\n"))
+	paths, dates, suffix := resourcePaths(r, account), dateFields(h, true), compSuffix(r)
+	var head string // Shared Key Lite signs only the date and the resource
+	if !lite {
+		head = r.Method + "\n" + h.Get("Content-MD5") + "\n" + h.Get("Content-Type") + "\n"
+	}
+	return uniqSeq(func(yield func(string) bool) {
+		for _, path := range paths {
+			resource := "/" + account + path + suffix
+			for _, date := range dates {
+				if !yield(head + date + "\n" + resource) {
+					return
+				}
 			}
 		}
-	}
-	return uniq(out)
+	})
 }
 
 // resourcePaths returns the forms of the request path a client may have

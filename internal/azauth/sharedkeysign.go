@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"iter"
 	"net/http"
 	"time"
 )
@@ -27,14 +28,16 @@ func SignSharedKey(r *http.Request, service, account string, key []byte, now tim
 	// signed by its URL alone.
 	out := r.WithContext(context.Background())
 	out.RequestURI = ""
-	var toSign string
+	var forms iter.Seq[string]
 	if service == "table" {
-		toSign = tableStringsToSign(out, account, false)[0]
+		forms = tableStringsToSign(out, account, false)
 	} else {
-		for s := range stringsToSign(out, account, false) {
-			toSign = s
-			break
-		}
+		forms = stringsToSign(out, account, false)
+	}
+	var toSign string
+	for s := range forms {
+		toSign = s
+		break
 	}
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte(toSign))

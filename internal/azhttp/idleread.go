@@ -1,13 +1,14 @@
 package azhttp
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"time"
 )
 
 // IdleReadTimeout cuts a request whose body stalls for longer than d
-// between reads, without bounding how long a large upload may take in
+// (and less than d + d/16) between reads, without bounding how long a large upload may take in
 // all: each read of the body gets a fresh deadline. Slow-body clients
 // cannot pin a connection forever.
 func IdleReadTimeout(d time.Duration, h http.Handler) http.Handler {
@@ -27,17 +28,29 @@ func IdleReadTimeout(d time.Duration, h http.Handler) http.Handler {
 
 type idleBody struct {
 	io.ReadCloser
-	rc *http.ResponseController
-	d  time.Duration
+	rc       *http.ResponseController
+	d        time.Duration
+	deadline time.Time // the connection's read deadline; zero when none is set
 }
 
+// Read moves the deadline only once it is less than d away: setting one
+// updates a runtime timer, and a small body is read whole by the first
+// call. A stall of d is still always allowed; one of d + d/16 never is.
 func (b *idleBody) Read(p []byte) (int, error) {
-	_ = b.rc.SetReadDeadline(time.Now().Add(b.d))
+	if now := time.Now(); b.deadline.IsZero() || b.deadline.Sub(now) < b.d {
+		b.deadline = now.Add(b.d + b.d/16)
+		_ = b.rc.SetReadDeadline(b.deadline)
+	}
 	n, err := b.ReadCloser.Read(p)
 	if err != nil {
-		// Reading is over; the connection's next request gets the
-		// server's own header timeout.
-		_ = b.rc.SetReadDeadline(time.Time{})
+		// Reading is over: the deadline must not cut the connection
+		// while the handler still works. At the end of the body the
+		// server clears it itself, as it starts watching for the client
+		// going away (TestIdleReadTimeout's slow handler pins that).
+		if !errors.Is(err, io.EOF) {
+			_ = b.rc.SetReadDeadline(time.Time{})
+		}
+		b.deadline = time.Time{}
 	}
 	return n, err
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azauth"
@@ -46,11 +47,14 @@ func Wrap(service string, logger *slog.Logger, cors CORSSource, errorWriter func
 			hdr.Set("x-ms-client-request-id", cid)
 		}
 		hdr.Set("Server", "cerulean")
-		hdr.Set("Date", start.UTC().Format(http.TimeFormat))
+		hdr.Set("Date", httpDate(start))
 
 		defer func() {
 			if info, ok := ctx.Value(requestInfoKey{}).(*RequestInfo); ok {
 				info.Status = rec.statusCode()
+			}
+			if !logger.Enabled(ctx, slog.LevelInfo) {
+				return
 			}
 			attrs := []slog.Attr{
 				slog.String("service", service),
@@ -106,6 +110,25 @@ func Wrap(service string, logger *slog.Logger, cors CORSSource, errorWriter func
 		h.ServeHTTP(rec, r)
 	})
 }
+
+// httpDate is t's Date header value. It changes once a second, so the
+// last one formatted is kept rather than formatted for every response.
+func httpDate(t time.Time) string {
+	sec := t.Unix()
+	if d := lastDate.Load(); d != nil && d.sec == sec {
+		return d.text
+	}
+	d := &dateText{sec: sec, text: t.UTC().Format(http.TimeFormat)}
+	lastDate.Store(d)
+	return d.text
+}
+
+type dateText struct {
+	sec  int64
+	text string
+}
+
+var lastDate atomic.Pointer[dateText]
 
 // recorder remembers what was written, for the log line and for panics
 // after the header went out, and lets CORS add headers at the last moment.

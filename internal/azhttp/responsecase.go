@@ -25,7 +25,10 @@ func AzureHeaderCase(h http.Header, extra ...string) {
 		if !strings.HasPrefix(k, canonicalAzurePrefix) {
 			continue
 		}
-		low := strings.ToLower(k)
+		low, known := lowerAzureNames[k]
+		if !known {
+			low = strings.ToLower(k)
+		}
 		if strings.HasPrefix(low, metaPrefix) {
 			low = metaPrefix + k[len(metaPrefix):]
 		}
@@ -41,3 +44,29 @@ func AzureHeaderCase(h http.Header, extra ...string) {
 		}
 	}
 }
+
+// lowerAzureNames holds the lower-case form of the x-ms-* response
+// headers most answers carry, so that rewriting them allocates nothing.
+var lowerAzureNames = func() map[string]string {
+	names := []string{
+		"x-ms-request-id", "x-ms-client-request-id", "x-ms-version",
+		"x-ms-error-code", "x-ms-request-server-encrypted",
+		"x-ms-content-crc64", "x-ms-creation-time", "x-ms-blob-type",
+		"x-ms-lease-state", "x-ms-lease-status", "x-ms-lease-duration",
+		"x-ms-server-encrypted", "x-ms-access-tier",
+		"x-ms-access-tier-inferred", "x-ms-version-id", "x-ms-is-current-version",
+		"x-ms-blob-sequence-number", "x-ms-blob-committed-block-count",
+		"x-ms-last-access-time", "x-ms-encryption-scope",
+		"x-ms-encryption-key-sha256", "x-ms-continuation-nextpartitionkey",
+		"x-ms-continuation-nextrowkey", "x-ms-continuation-nexttablename",
+		"x-ms-popreceipt", "x-ms-time-next-visible", "x-ms-approximate-messages-count",
+		"x-ms-file-attributes", "x-ms-file-creation-time", "x-ms-file-last-write-time",
+		"x-ms-file-change-time", "x-ms-file-permission-key", "x-ms-file-id",
+		"x-ms-file-parent-id", "x-ms-type", "x-ms-content-length",
+	}
+	m := make(map[string]string, len(names))
+	for _, n := range names {
+		m[http.CanonicalHeaderKey(n)] = n
+	}
+	return m
+}()

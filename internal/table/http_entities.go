@@ -78,7 +78,7 @@ func (h *handler) insertEntity(q *request) error {
 		return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 	}
 	j := entityJSON{level: level, base: base, acct: q.acct, table: name, single: base + "$metadata#" + name + "/@Element"}
-	return writeJSON(q.w, http.StatusCreated, level, j.appendEntity(nil, e))
+	return writeJSON(q.w, http.StatusCreated, level, j.appendEntity(make([]byte, 0, entityBufSize), e))
 }
 
 // updateEntity serves Update, Merge, Insert Or Replace and Insert Or
@@ -173,7 +173,7 @@ func (h *handler) getEntity(q *request) error {
 		j.single = base + "$metadata#" + name + "/@Element&$select=" + q.q.Get("$select")
 	}
 	setAzureSpelling(q.w.Header(), "ETag", e.ETag())
-	return writeJSON(q.w, http.StatusOK, level, j.appendEntity(nil, e))
+	return writeJSON(q.w, http.StatusOK, level, j.appendEntity(make([]byte, 0, entityBufSize), e))
 }
 
 func (h *handler) queryEntities(q *request) error {

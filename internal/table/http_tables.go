@@ -15,15 +15,36 @@ import (
 
 // readBody reads a bounded request body.
 func readBody(r *http.Request, limit int64) ([]byte, error) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
-	if err != nil {
-		return nil, err
+	// A body of a stated length is read into one buffer of its size (and
+	// the byte that would show it too long), not grown from 512 bytes.
+	size := int64(512)
+	if n := r.ContentLength; n >= 0 && n <= limit {
+		size = n + 1
+	}
+	body := make([]byte, 0, size)
+	src := io.LimitReader(r.Body, limit+1)
+	for {
+		if len(body) == cap(body) {
+			body = append(body, 0)[:len(body)]
+		}
+		n, err := src.Read(body[len(body):cap(body)])
+		body = body[:len(body)+n]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if int64(len(body)) > limit {
 		return nil, azerr.ErrRequestBodyTooLarge
 	}
 	return body, nil
 }
+
+// entityBufSize is the first capacity of a single entity's JSON answer:
+// the metadata links and a few properties fit without growing it.
+const entityBufSize = 512
 
 // parseTop reads $top: 0 to 1000, default 1000. $top=0 is a query that
 // returns no entities, as Azure answers it (a user's report against Azure

@@ -191,6 +191,21 @@ func preferNoContent(h http.Header) (noContent, set bool) {
 // Dataserviceversion) to the wire; clients that match names exactly
 // find them. Nothing reads these back from the response header map.
 func setAzureSpelling(h http.Header, name, value string) {
-	h.Del(name)
+	canonical, known := goSpellings[name]
+	if !known {
+		canonical = http.CanonicalHeaderKey(name)
+	}
+	if canonical != name {
+		delete(h, canonical)
+	}
 	h[name] = []string{value}
+}
+
+// goSpellings maps the names setAzureSpelling is given to Go's canonical
+// form, which http.CanonicalHeaderKey would otherwise allocate for every
+// response.
+var goSpellings = map[string]string{
+	"ETag":               "Etag",
+	"DataServiceVersion": "Dataserviceversion",
+	"DataServiceId":      "Dataserviceid",
 }

@@ -456,3 +456,20 @@ func TestHeaderSpelling(t *testing.T) {
 	has(send(http.MethodGet, "spelled(PartitionKey='p',RowKey='r')", ""), "ETag", "DataServiceVersion")
 	has(send("MERGE", "spelled(PartitionKey='p',RowKey='r')", `{"V":1}`), "ETag", "DataServiceVersion")
 }
+
+// TestGoSpellingsAreCanonical pins setAzureSpelling's table: each entry
+// must be the key http.Header.Set would have stored, or the Go-spelled
+// duplicate would go out beside Azure's.
+func TestGoSpellingsAreCanonical(t *testing.T) {
+	for azure, goForm := range goSpellings {
+		if got := http.CanonicalHeaderKey(azure); got != goForm {
+			t.Errorf("%s: canonical form %q, table has %q", azure, got, goForm)
+		}
+	}
+	h := http.Header{}
+	h.Set("Etag", "old")
+	setAzureSpelling(h, "ETag", "new")
+	if len(h) != 1 || h["ETag"][0] != "new" {
+		t.Errorf("header after setAzureSpelling: %v, want only ETag: new", h)
+	}
+}

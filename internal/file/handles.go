@@ -379,6 +379,7 @@ func (t *Tx) closeHandle(acct, share string, h *Handle, l *located, deleteIfPend
 	if !n.Dir {
 		return t.removeFile(acct, share, l)
 	}
+	t.changed(acct, share, l, n, EntryRemoved, 0)
 	return t.tx.Delete(l.key)
 }
 

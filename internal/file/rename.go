@@ -64,6 +64,7 @@ func (t *Tx) Rename(ref ShareRef, r Rename) (*Node, error) {
 	if err := t.tx.Delete(src.key); err != nil {
 		return nil, err
 	}
+	oldName := n.Name
 	n.Name, n.ParentID = baseName(r.Dest), dst.parentID
 	n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
 	r.SMB.apply(&n.SMB, t.now)
@@ -77,6 +78,7 @@ func (t *Tx) Rename(ref ShareRef, r Rename) (*Node, error) {
 	if err := t.moveHandles(acct, share, n.ID, n.ID, dst.parentID, n.Name); err != nil {
 		return nil, err
 	}
+	t.moved(acct, share, src, dst, n, oldName)
 	return n, record.Store(t.tx, dst.key, n)
 }
 

@@ -30,6 +30,8 @@ type Service struct {
 	now      func() time.Time
 	log      *slog.Logger
 	waiters  *lockWaiters
+	// watchers are told of committed changes (WatchChanges).
+	watchers *changeWatchers
 	// processes, when set, tells which server processes sharing the store
 	// are running: handles record their opener, and SweepOrphanHandles
 	// closes those whose process is gone.
@@ -59,7 +61,7 @@ func (s *Service) owner() string {
 func New(cfg Config) *Service {
 	cfg = cfg.WithDefaults()
 	return &Service{store: cfg.Store, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger,
-		waiters: &lockWaiters{files: map[fileRef]chan struct{}{}}}
+		waiters: &lockWaiters{files: map[fileRef]chan struct{}{}}, watchers: &changeWatchers{}}
 }
 
 // clock returns the commit time: UTC at the wire's 100 ns precision.
@@ -80,6 +82,8 @@ type Tx struct {
 	// waiters are woken by the locks this transaction releases, once
 	// it commits.
 	waiters *lockWaiters
+	// watchers are told of the changes it makes, once it commits.
+	watchers *changeWatchers
 	// owner is the process handles opened here record (UseProcesses).
 	owner string
 }
@@ -88,7 +92,7 @@ type Tx struct {
 // a transaction the caller owns cannot upgrade an earlier layout, which
 // any Service operation (Update, for one) does first.
 func (s *Service) In(tx kv.Txn) *Tx {
-	return &Tx{r: tx, tx: tx, now: s.clock(), owner: s.owner(), waiters: s.waiters}
+	return &Tx{r: tx, tx: tx, now: s.clock(), owner: s.owner(), waiters: s.waiters, watchers: s.watchers}
 }
 
 // Update runs fn in one transaction: a nil return commits everything fn

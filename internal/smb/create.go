@@ -27,6 +27,9 @@ type open struct {
 	// disconnect or logoff): a lock waiting on it then answers as
 	// Windows does.
 	closedByClose bool
+	// watch is the open's change notification state, from its first
+	// CHANGE_NOTIFY on (guarded by the server's notifier).
+	watch *watch
 }
 
 // handle names the open's handle in the file domain; acct is the
@@ -212,6 +215,7 @@ func (c *conn) create(r *request) response {
 		return c.fail(r, err)
 	}
 	o := &open{id: fileID{res.Handle.FileID, res.Handle.ID}, tree: r.tree, path: path, stored: res.Path, dir: res.Node.Dir, granted: granted}
+	c.learnPaths(s.account, o, res.Node)
 	s.mu.Lock()
 	s.opens[o.id.Volatile] = o
 	s.mu.Unlock()
@@ -377,6 +381,7 @@ func (c *conn) gone(r *request, o *open, err error) response {
 // release closes an open's handle in the file model (it may already be
 // gone) and gives back its place under the handle limit.
 func (c *conn) release(s *session, o *open) {
+	c.unwatch(o)
 	c.srv.handles.Add(-1)
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
@@ -401,6 +406,7 @@ func (c *conn) closeFile(r *request) response {
 	delete(s.opens, o.id.Volatile)
 	o.closedByClose = true
 	s.mu.Unlock()
+	c.unwatch(o)
 	c.srv.handles.Add(-1)
 	ctx, cancel := c.opCtx()
 	defer cancel()

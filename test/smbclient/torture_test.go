@@ -45,9 +45,15 @@ var resultLine = regexp.MustCompile(`^(success|failure|error|skip|xfail): (.+?)(
 // runTorture runs one suite and returns each subtest's result.
 func runTorture(t *testing.T, f *fixture, suite string) (map[string]string, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), tortureTimeout())
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "smbtorture", "//127.0.0.1/"+f.name, "-p", f.port, "-U", f.env.Account+"%"+f.env.Key, suite)
+	// The server's largest transaction (and CHANGE_NOTIFY buffer) is
+	// 1 MiB; smbtorture assumes the 512 KiB of Windows before 7.
+	cmd := exec.CommandContext(ctx, "smbtorture", "//127.0.0.1/"+f.name, "-p", f.port, "-U", f.env.Account+"%"+f.env.Key,
+		"--option=torture:cn_max_buffer_size=1048576", suite)
+	if extra := os.Getenv("DEBUGARGS"); extra != "" {
+		cmd.Args = append(cmd.Args, strings.Fields(extra)...)
+	}
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	out, _ := cmd.CombinedOutput()
 	results := map[string]string{}
@@ -102,4 +108,11 @@ func TestSmbtorture(t *testing.T) {
 			}
 		})
 	}
+}
+
+func tortureTimeout() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("DEBUGTIMEOUT")); err == nil {
+		return d
+	}
+	return 5 * time.Minute
 }

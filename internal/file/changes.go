@@ -20,6 +20,9 @@ const (
 	// old one and EntryAdded in the new one, as NTFS reports it.
 	EntryRenamedFrom
 	EntryRenamedTo
+	// EntryDeletePending: a directory's delete disposition was set (an
+	// SMB handle will delete it when the last handle closes).
+	EntryDeletePending
 )
 
 // ChangeKind is the set of properties an EntryModified change touched.
@@ -32,6 +35,7 @@ const (
 	ChangedCreation
 	ChangedSecurity
 	ChangedMetadata
+	ChangedLastAccess
 )
 
 // Change is one committed change to an entry (a file or directory) of a
@@ -153,6 +157,9 @@ func (t *Tx) modified(acct, share string, l *located, old SMB, oldSize int64, ol
 	}
 	if !old.LastWriteTime.Equal(n.SMB.LastWriteTime) {
 		k |= ChangedLastWrite
+	}
+	if !old.AccessTime().Equal(n.SMB.AccessTime()) {
+		k |= ChangedLastAccess
 	}
 	if !old.CreationTime.Equal(n.SMB.CreationTime) {
 		k |= ChangedCreation

@@ -271,6 +271,9 @@ func (t *Tx) markDeletePending(acct, share string, l *located, h *Handle, on boo
 		}
 	}
 	n.DeletePending = on
+	if on && n.Dir {
+		t.changed(acct, share, l, n, EntryDeletePending, 0)
+	}
 	return record.Store(t.tx, l.key, n)
 }
 

@@ -2,6 +2,7 @@ package smb
 
 import (
 	"context"
+	"math"
 	"encoding/base64"
 	"errors"
 	"strings"
@@ -454,8 +455,16 @@ func (c *conn) read(r *request) response {
 		return errResp(statusInvalidDeviceRequest)
 	case o.granted&(accReadData|accExecute) == 0:
 		return errResp(statusAccessDenied)
-	case length > maxIO, offset > file.MaxFileSize:
+	case length > maxIO, offset > math.MaxInt64-uint64(length):
+		// Offsets are signed 64-bit on the wire's other side: one whose
+		// read would end beyond 2^63-1 is invalid (smbtorture
+		// smb2.rw.invalid); one only beyond any file reads nothing.
 		return errResp(statusInvalidParameter)
+	case offset > file.MaxFileSize:
+		if length == 0 {
+			return response{body: readResponse(nil)}
+		}
+		return errResp(statusEndOfFile)
 	}
 	ctx, cancel := c.opCtx()
 	defer cancel()
@@ -466,6 +475,10 @@ func (c *conn) read(r *request) response {
 	if (len(data) == 0 && length > 0) || uint32(len(data)) < minCount {
 		return errResp(statusEndOfFile)
 	}
+	return response{body: readResponse(data)}
+}
+
+func readResponse(data []byte) []byte {
 	var w buf
 	w.u16(17)
 	w.u8(headerSize + 16)
@@ -474,7 +487,7 @@ func (c *conn) read(r *request) response {
 	w.u32(0)
 	w.u32(0)
 	w.raw(data)
-	return response{body: w.b}
+	return w.b
 }
 
 // writeFile answers WRITE.
@@ -496,28 +509,47 @@ func (c *conn) writeFile(r *request) response {
 		return errResp(statusAccessDenied)
 	case length > maxIO:
 		return errResp(statusInvalidParameter)
-	case offset == ^uint64(0): // write at end of file
+	case offset == ^uint64(0) && o.granted&accWriteData == 0: // append to an append-only open
 		n, err := c.node(r, o)
 		if err != nil {
 			return c.gone(r, o, err)
 		}
 		offset = uint64(n.Size)
+	case offset > math.MaxInt64-uint64(length):
+		// As Windows answers (smbtorture smb2.rw.invalid): an end
+		// beyond a signed 64-bit offset is invalid, and so is a write
+		// ending beyond the largest file NTFS holds; one ending beyond
+		// Azure's 4 TiB is a full disk.
+		return errResp(statusInvalidParameter)
+	case length == 0:
+	case offset+uint64(length) > ntfsMaxFileSize:
+		return errResp(statusInvalidParameter)
 	case offset+uint64(length) > file.MaxFileSize:
 		return errResp(statusDiskFull)
+	}
+	if length == 0 {
+		return response{body: writeBody(0)}
 	}
 	ctx, cancel := c.opCtx()
 	defer cancel()
 	if _, err := c.srv.files.WriteHandle(ctx, o.handle(r.sess.account), int64(offset), data); err != nil {
 		return c.gone(r, o, err)
 	}
+	return response{body: writeBody(length)}
+}
+
+// ntfsMaxFileSize is the largest file NTFS holds (16 TiB less 64 KiB).
+const ntfsMaxFileSize = 0xfffffff0000
+
+func writeBody(n uint32) []byte {
 	var w buf
 	w.u16(17)
 	w.u16(0)
-	w.u32(length)
+	w.u32(n)
 	w.u32(0)
 	w.u16(0)
 	w.u16(0)
-	return response{body: w.b}
+	return w.b
 }
 
 // attributes: the names the file model keeps and their bits.

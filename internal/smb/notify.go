@@ -134,6 +134,16 @@ func (n *notifier) Changed(ch file.Change) {
 			n.learnLocked(k, ch.ID, path)
 		}
 	}
+	if ch.Action == file.EntryDeletePending {
+		// A watched directory about to go answers what waits on it
+		// with STATUS_DELETE_PENDING (smbtorture smb2.notify.rmdir1-4).
+		for w := range ws {
+			if w.dirID == ch.ID {
+				w.fail(statusDeletePending)
+			}
+		}
+		return
+	}
 	action, bits := notifyAction(ch)
 	for w := range ws {
 		if w.filter&bits == 0 {
@@ -182,7 +192,7 @@ func notifyAction(ch file.Change) (uint32, uint32) {
 		b uint32
 	}{
 		{file.ChangedAttributes, notifyAttributes}, {file.ChangedSize, notifySize}, {file.ChangedLastWrite, notifyLastWrite},
-		{file.ChangedCreation, notifyCreation}, {file.ChangedSecurity, notifySecurity}, {file.ChangedMetadata, notifyEA},
+		{file.ChangedCreation, notifyCreation}, {file.ChangedLastAccess, notifyLastAccess}, {file.ChangedSecurity, notifySecurity}, {file.ChangedMetadata, notifyEA},
 	} {
 		if ch.Kind&m.k != 0 {
 			bits |= m.b
@@ -210,6 +220,14 @@ func (w *watch) add(e notifyEntry) {
 		}
 	}
 	w.answer()
+}
+
+// fail ends every waiting request with status (n.mu held).
+func (w *watch) fail(status uint32) {
+	for _, p := range w.waiting {
+		go w.c.finish(p, errResp(status))
+	}
+	w.waiting = nil
 }
 
 // answer completes the first waiting request with what is buffered

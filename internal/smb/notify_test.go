@@ -122,3 +122,40 @@ func TestChangeNotify(t *testing.T) {
 		t.Fatalf("notify on close: %#x %v", st, ok)
 	}
 }
+
+// TestReadWriteOffsets: offsets past a signed 64-bit end are invalid,
+// past any file a read finds the end and a write of nothing succeeds,
+// past NTFS's largest file a write is invalid and past Azure's 4 TiB
+// the disk is full, as Windows answers smbtorture smb2.rw.invalid.
+func TestReadWriteOffsets(t *testing.T) {
+	_, addr := serve(t, Limits{})
+	a := dial(t, addr)
+	f, st, _ := a.Create("rw", smbtest.ReadData|smbtest.WriteData, smbtest.ShareAll, smbtest.OpenIf, smbtest.OptNonDirectory)
+	if st != 0 {
+		t.Fatalf("create: %#x", st)
+	}
+	const maxInt64 = 1<<63 - 1
+	for _, tc := range []struct {
+		off  uint64
+		n    uint32
+		want uint32
+	}{
+		{maxInt64 - 1, 1, smbtest.StatusEndOfFile}, {maxInt64, 0, 0}, {maxInt64, 1, 0xC000000D}, {maxInt64 + 1, 0, 0xC000000D},
+	} {
+		if _, st, _ := a.Read(f, tc.off, tc.n); st != tc.want {
+			t.Errorf("read %d at %#x: %#x, want %#x", tc.n, tc.off, st, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		off  uint64
+		n    int
+		want uint32
+	}{
+		{^uint64(0), 1, 0xC000000D}, {maxInt64, 0, 0}, {maxInt64, 1, 0xC000000D}, {0xfffffff0000, 1, 0xC000000D},
+		{0xfffffff0000 - 1, 1, 0xC000007F}, {0xfffffff0000, 0, 0},
+	} {
+		if st, _ := a.Write(f, tc.off, make([]byte, tc.n)); st != tc.want {
+			t.Errorf("write %d at %#x: %#x, want %#x", tc.n, tc.off, st, tc.want)
+		}
+	}
+}

@@ -19,6 +19,10 @@ type session struct {
 	id        uint64
 	valid     bool
 	ntlm      *ntlmServer
+	// reauth is a re-authentication under way (SESSION_SETUP on the
+	// valid session): the session keeps its keys and serves requests
+	// meanwhile.
+	reauth    *ntlmServer
 	mechTypes []byte // the client's SPNEGO mechanism list, for mechListMIC
 	preauth   [64]byte
 	account   string
@@ -53,6 +57,7 @@ func (c *conn) sessionSetup(r *request) (response, error) {
 	flags := b.u8(2)
 	secOff, secLen := b.u16(12), b.u16(14)
 	token := b.buffer(uint32(secOff), uint32(secLen))
+	previous := b.u64(16)
 	if b.bad {
 		return response{}, errMalformed
 	}
@@ -75,27 +80,38 @@ func (c *conn) sessionSetup(r *request) (response, error) {
 	if s == nil {
 		return errResp(statusUserSessionDeleted), nil
 	}
-	if s.valid {
-		return errResp(statusRequestNotAccepted), nil // re-authentication is not served
+	// A SESSION_SETUP on a valid session re-authenticates it (MS-SMB2
+	// 3.3.5.5.3): a new NTLM exchange whose success keeps the session and
+	// its keys, and whose failure ends the session.
+	reauth := s.valid
+	nt := s.ntlm
+	if reauth {
+		if s.reauth == nil {
+			s.reauth = &ntlmServer{accounts: c.srv.accounts, now: c.srv.now}
+		}
+		nt = s.reauth
 	}
 	fail := func(status uint32) (response, error) {
 		c.mu.Lock()
 		delete(c.sessions, s.id)
 		c.mu.Unlock()
+		if reauth {
+			c.closeSession(s)
+		}
 		return errResp(status), nil
 	}
-	if c.dialect == dialect311 {
+	if c.dialect == dialect311 && !reauth {
 		hashPreauth(&s.preauth, r.msg)
 	}
 	tok, err := parseSPNEGO(token)
 	if err != nil || tok.mechToken == nil {
 		return fail(statusInvalidParameter)
 	}
-	if s.ntlm.challenge == nil {
+	if nt.challenge == nil {
 		if tok.mechTypes != nil {
 			s.mechTypes = tok.mechTypes
 		}
-		ch, err := s.ntlm.challengeFor(tok.mechToken)
+		ch, err := nt.challengeFor(tok.mechToken)
 		if err != nil {
 			return fail(statusInvalidParameter)
 		}
@@ -105,12 +121,12 @@ func (c *conn) sessionSetup(r *request) (response, error) {
 		}
 		id := s.id
 		return response{status: statusMoreProcessingRequired, body: sessionSetupBody(out), sessionID: &id, sent: func(m []byte) {
-			if c.dialect == dialect311 {
+			if c.dialect == dialect311 && !reauth {
 				hashPreauth(&s.preauth, m)
 			}
 		}}, nil
 	}
-	if err := s.ntlm.authenticate(tok.mechToken); err != nil {
+	if err := nt.authenticate(tok.mechToken); err != nil {
 		if errors.Is(err, errLogon) {
 			c.srv.log.Info("smb logon refused", "client", c.clientIP)
 			return fail(statusLogonFailure)
@@ -120,22 +136,32 @@ func (c *conn) sessionSetup(r *request) (response, error) {
 	var mic []byte
 	if !tok.raw && s.mechTypes != nil {
 		if tok.mic != nil {
-			in, err := newNTLMSeal(s.ntlm.sessionKey, s.ntlm.flags, false)
+			in, err := newNTLMSeal(nt.sessionKey, nt.flags, false)
 			if err != nil || !hmac.Equal(in.sign(s.mechTypes), tok.mic) {
 				return fail(statusLogonFailure)
 			}
 		}
-		out, err := newNTLMSeal(s.ntlm.sessionKey, s.ntlm.flags, true)
+		out, err := newNTLMSeal(nt.sessionKey, nt.flags, true)
 		if err != nil {
 			return fail(statusInternalError)
 		}
 		mic = out.sign(s.mechTypes)
 	}
-	if err := s.deriveKeys(c.dialect, c.gcm); err != nil {
-		return fail(statusInternalError)
+	if reauth {
+		s.reauth = nil
+		if nt.account != s.account {
+			return fail(statusLogonFailure) // a session stays one account's
+		}
+	} else {
+		if err := s.deriveKeys(c.dialect, c.gcm); err != nil {
+			return fail(statusInternalError)
+		}
+		s.account, s.client = s.ntlm.account, s.ntlm.workstation
+		s.valid = true
+		if previous != 0 && previous != s.id {
+			c.srv.endPrevious(previous, s.account)
+		}
 	}
-	s.account, s.client = s.ntlm.account, s.ntlm.workstation
-	s.valid = true
 	var out []byte
 	if !tok.raw {
 		out = negTokenResp(negAcceptCompleted, false, nil, mic)
@@ -274,4 +300,30 @@ func (c *conn) fail(r *request, err error) response {
 		return errResp(st)
 	}
 	return c.internal(r, err)
+}
+
+// endPrevious ends the session a client names as its previous one in
+// a new SESSION_SETUP (it reconnected): the old session's opens close
+// and what waits on them ends, as after a LOGOFF (MS-SMB2 3.3.5.5.3).
+// Only a session of the same account can be ended so.
+func (s *Server) endPrevious(id uint64, account string) {
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.mu.Lock()
+		old := c.sessions[id]
+		if old != nil && old.valid && old.account == account {
+			delete(c.sessions, id)
+		} else {
+			old = nil
+		}
+		c.mu.Unlock()
+		if old != nil {
+			c.closeSession(old)
+		}
+	}
 }

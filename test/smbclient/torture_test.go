@@ -12,7 +12,10 @@ import (
 )
 
 // tortureSuites are the smbtorture suites run against the server.
-var tortureSuites = []string{"smb2.sharemode", "smb2.deny", "smb2.lock", "smb2.create", "smb2.rename", "smb2.compound", "smb2.getinfo", "smb2.delete-on-close-perms"}
+var tortureSuites = []string{
+	"smb2.sharemode", "smb2.deny", "smb2.lock", "smb2.create", "smb2.rename", "smb2.compound", "smb2.getinfo", "smb2.delete-on-close-perms",
+	"smb2.setinfo", "smb2.dir", "smb2.read", "smb2.rw", "smb2.notify", "smb2.streams", "smb2.session", "smb2.ioctl",
+}
 
 // knownFailures reads testdata/smbtorture-known-failures.txt.
 func knownFailures(t *testing.T) map[string]string {

@@ -2,9 +2,9 @@ package smb
 
 import (
 	"context"
-	"math"
 	"encoding/base64"
 	"errors"
+	"math"
 	"strings"
 	"time"
 

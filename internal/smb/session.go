@@ -16,9 +16,9 @@ import (
 // session is one authenticated user (a storage account) on a
 // connection, with its tree connects and open files.
 type session struct {
-	id        uint64
-	valid     bool
-	ntlm      *ntlmServer
+	id    uint64
+	valid bool
+	ntlm  *ntlmServer
 	// reauth is a re-authentication under way (SESSION_SETUP on the
 	// valid session): the session keeps its keys and serves requests
 	// meanwhile.

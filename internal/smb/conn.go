@@ -34,7 +34,7 @@ type conn struct {
 	clientSecMode uint16
 	clientCaps    uint32
 	preauth       [64]byte // the connection's pre-auth integrity hash (3.1.1)
-	gcm           bool     // 3.1.1 with AES-128-GCM encryption negotiated
+	cipher        uint16   // the encryption negotiated (cipherAES128CCM or GCM), 0 for none
 	// sealing is the session whose encrypted frame the read loop is
 	// answering (only the read loop touches it).
 	sealing *session

@@ -15,8 +15,8 @@
 //	session.go    SESSION_SETUP, LOGOFF, TREE_CONNECT, TREE_DISCONNECT
 //	ntlm.go       NTLMSSP (NTLMv2) against the storage account keys
 //	spnego.go     the SPNEGO wrapping of NTLMSSP
-//	crypto.go     SP800-108 KDF and AES-CMAC for SMB 3.x signing
-//	seal.go       SMB 3.1.1 encryption (AES-128-GCM transform frames)
+//	crypto.go     SP800-108 KDF, AES-CMAC for SMB 3.x signing, AES-CCM
+//	seal.go       SMB 3.x encryption (AES-128-GCM or -CCM transform frames)
 //	create.go     CREATE, CLOSE, FLUSH, READ, WRITE
 //	info.go       QUERY_INFO and SET_INFO
 //	dir.go        QUERY_DIRECTORY
@@ -32,10 +32,11 @@
 // AES-128-CMAC with keys from the SP800-108 KDF (3.x; for 3.1.1 bound to
 // the pre-auth hash). Signed requests are verified; responses to signed
 // requests, and the final SESSION_SETUP response, are signed. Signing is
-// offered, not required. With 3.1.1, AES-128-GCM encryption is offered
-// in NEGOTIATE and used when the client encrypts (an encrypted request
-// gets an encrypted answer); it is never required, and 3.0/3.0.2's
-// AES-CCM is not offered.
+// offered, not required. Encryption is offered as Azure Files offers it:
+// AES-128-GCM or AES-128-CCM in 3.1.1's encryption context (GCM
+// preferred), AES-128-CCM with 3.0 and 3.0.2 to a client with the
+// encryption capability; it is used when the client encrypts (an
+// encrypted request gets an encrypted answer) and never required.
 //
 // Every command that touches a file is one call into file.Service: an
 // open is file.Service.Open (disposition, sharing, delete-on-close in
@@ -60,7 +61,7 @@
 // reconnects from. When a connection ends, every handle its sessions
 // opened is closed. Oplocks and leases are never granted (OplockLevel
 // none), so no break is ever sent; durable, resilient and persistent
-// handles, multichannel, AES-CCM, DFS, named pipes on IPC$, quotas and
+// handles, multichannel, DFS, named pipes on IPC$, quotas and
 // extended attributes answer STATUS_NOT_SUPPORTED (or what Windows
 // answers when it lacks them).
 //

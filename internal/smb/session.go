@@ -30,7 +30,7 @@ type session struct {
 	signKey   []byte
 	cmac      *cmac
 	// seal and open encrypt responses and decrypt requests (3.1.1 with
-	// AES-128-GCM negotiated); nil otherwise.
+	// AES-128-GCM, or AES-128-CCM, negotiated); nil otherwise.
 	seal, unseal cipher.AEAD
 
 	mu       sync.Mutex
@@ -153,7 +153,7 @@ func (c *conn) sessionSetup(r *request) (response, error) {
 			return fail(statusLogonFailure) // a session stays one account's
 		}
 	} else {
-		if err := s.deriveKeys(c.dialect, c.gcm); err != nil {
+		if err := s.deriveKeys(c.dialect, c.cipher); err != nil {
 			return fail(statusInternalError)
 		}
 		s.account, s.client = s.ntlm.account, s.ntlm.workstation
@@ -185,7 +185,7 @@ func sessionSetupBody(token []byte) []byte {
 
 // deriveKeys sets the session's signing key, and its encryption keys
 // when encryption was negotiated (MS-SMB2 3.2.5.3.1).
-func (s *session) deriveKeys(dialect uint16, gcm bool) error {
+func (s *session) deriveKeys(dialect uint16, cipherID uint16) error {
 	key := s.ntlm.sessionKey
 	switch {
 	case dialect < dialect300:
@@ -196,12 +196,22 @@ func (s *session) deriveKeys(dialect uint16, gcm bool) error {
 	default:
 		s.signKey = kdf(key, []byte("SMB2AESCMAC\x00"), []byte("SmbSign\x00"))
 	}
-	if dialect == dialect311 && gcm {
+	if cipherID != 0 {
+		// The keys each way: 3.1.1 binds them to the pre-auth hash, 3.0
+		// and 3.0.2 use fixed labels (MS-SMB2 3.3.5.5.3).
+		out, in := kdf(key, []byte("SMBS2CCipherKey\x00"), s.preauth[:]), kdf(key, []byte("SMBC2SCipherKey\x00"), s.preauth[:])
+		if dialect != dialect311 {
+			out, in = kdf(key, []byte("SMB2AESCCM\x00"), []byte("ServerOut\x00")), kdf(key, []byte("SMB2AESCCM\x00"), []byte("ServerIn \x00"))
+		}
+		newAEAD := newGCM
+		if cipherID == cipherAES128CCM {
+			newAEAD = func(k []byte) (cipher.AEAD, error) { return newCCM(k, 11, 16) }
+		}
 		var err error
-		if s.seal, err = newGCM(kdf(key, []byte("SMBS2CCipherKey\x00"), s.preauth[:])); err != nil {
+		if s.seal, err = newAEAD(out); err != nil {
 			return err
 		}
-		if s.unseal, err = newGCM(kdf(key, []byte("SMBC2SCipherKey\x00"), s.preauth[:])); err != nil {
+		if s.unseal, err = newAEAD(in); err != nil {
 			return err
 		}
 	}

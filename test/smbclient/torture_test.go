@@ -56,6 +56,11 @@ func runTorture(t *testing.T, f *fixture, suite string) (map[string]string, stri
 		"--option=torture:cn_max_buffer_size=1048576", suite)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	out, _ := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		// A suite cut short reports only the subtests before the one
+		// that hung, which would otherwise pass unnoticed.
+		t.Errorf("%s did not finish within its time: a subtest hangs", suite)
+	}
 	results := map[string]string{}
 	for _, line := range strings.Split(string(out), "\n") {
 		if m := resultLine.FindStringSubmatch(strings.TrimSpace(line)); m != nil {

@@ -375,6 +375,7 @@ func (c *conn) gone(r *request, o *open, err error) response {
 			c.srv.handles.Add(-1)
 		}
 		s.mu.Unlock()
+		c.unwatch(o) // a change notification waiting on it ends too
 	}
 	return c.fail(r, err)
 }

@@ -128,6 +128,11 @@ func (t *Tx) createFile(acct, share, path string, size int64, h ContentHeaders, 
 	if nfs != nil {
 		n.SMB.Attributes = ""
 	}
+	if l.node == nil {
+		t.changed(acct, share, l, n, EntryAdded, 0)
+	} else {
+		t.modified(acct, share, l, l.node.SMB, l.node.Size, l.node.Metadata, n)
+	}
 	return n, record.Store(t.tx, l.key, n)
 }
 
@@ -209,5 +214,6 @@ func (t *Tx) removeFile(acct, share string, l *located) error {
 	if err := t.ChargeUsage(acct, share, l.key, -l.node.Size); err != nil {
 		return err
 	}
+	t.changed(acct, share, l, l.node, EntryRemoved, 0)
 	return t.tx.Delete(l.key)
 }

@@ -271,6 +271,9 @@ func (t *Tx) markDeletePending(acct, share string, l *located, h *Handle, on boo
 		}
 	}
 	n.DeletePending = on
+	if on && n.Dir {
+		t.changed(acct, share, l, n, EntryDeletePending, 0)
+	}
 	return record.Store(t.tx, l.key, n)
 }
 
@@ -379,6 +382,7 @@ func (t *Tx) closeHandle(acct, share string, h *Handle, l *located, deleteIfPend
 	if !n.Dir {
 		return t.removeFile(acct, share, l)
 	}
+	t.changed(acct, share, l, n, EntryRemoved, 0)
 	return t.tx.Delete(l.key)
 }
 

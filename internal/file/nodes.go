@@ -161,6 +161,7 @@ func (t *Tx) CreateDirectory(ref Ref, smb SMBChange, meta azhttp.Metadata) (*Nod
 	if nfs != nil {
 		n.SMB.Attributes = ""
 	}
+	t.changed(acct, share, l, n, EntryAdded, 0)
 	return n, record.Store(t.tx, l.key, n)
 }
 
@@ -217,6 +218,7 @@ func (t *Tx) DeleteDirectory(ref Ref, pre Preconditions) error {
 	if !empty {
 		return azerr.ErrDirectoryNotEmpty
 	}
+	t.changed(acct, share, l, l.node, EntryRemoved, 0)
 	return t.tx.Delete(l.key)
 }
 
@@ -232,11 +234,13 @@ func (t *Tx) updateNode(acct, share, path string, dir bool, pre Preconditions, u
 		return nil, err
 	}
 	n := l.node
+	old, oldSize, oldMeta := n.SMB, n.Size, n.Metadata
 	// The change time is set first so that a change may set its own.
 	n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
 	if err := change(n); err != nil {
 		return nil, err
 	}
+	t.modified(acct, share, l, old, oldSize, oldMeta, n)
 	return n, record.Store(t.tx, l.key, n)
 }
 

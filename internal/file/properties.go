@@ -33,6 +33,8 @@ type SMBUpdate struct {
 	CreationTime  TimeChange
 	LastWriteTime TimeChange
 	ChangeTime    TimeChange
+	// LastAccessTime is set over SMB only (FileREST has no header).
+	LastAccessTime TimeChange
 	// Permission is nil to keep the permission, else the SDDL to set
 	// ("" inherits).
 	Permission *string
@@ -67,6 +69,9 @@ func (u SMBUpdate) apply(s *SMB, now time.Time) {
 	s.CreationTime = u.CreationTime.apply(s.CreationTime, now)
 	s.LastWriteTime = u.LastWriteTime.apply(s.LastWriteTime, now)
 	s.ChangeTime = u.ChangeTime.apply(s.ChangeTime, now)
+	if u.LastAccessTime != (TimeChange{}) {
+		s.LastAccessTime = u.LastAccessTime.apply(s.AccessTime(), now)
+	}
 	if u.Permission != nil {
 		s.Permission = *u.Permission
 	}

@@ -63,8 +63,21 @@ type SMB struct {
 	CreationTime  time.Time
 	LastWriteTime time.Time
 	ChangeTime    time.Time
+	// LastAccessTime is the last access time an SMB client set; zero
+	// reads as LastWriteTime. It is kept as set and never advanced by
+	// reads, as Azure Files keeps it (FileREST has no header for it).
+	LastAccessTime time.Time `json:",omitzero"`
 	// Permission is an SDDL the client set explicitly, "" when inherited.
 	Permission string `json:",omitempty"`
+}
+
+// AccessTime is the last access time SMB reports: the one a client set,
+// else the last write time.
+func (s SMB) AccessTime() time.Time {
+	if s.LastAccessTime.IsZero() {
+		return s.LastWriteTime
+	}
+	return s.LastAccessTime
 }
 
 // Node is the stored state of a directory or a file.

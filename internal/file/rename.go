@@ -69,6 +69,7 @@ func (t *Tx) Rename(ref ShareRef, r Rename) (*Node, error) {
 	if err := t.tx.Delete(src.entry); err != nil {
 		return nil, err
 	}
+	oldName := n.Name
 	n.Name, n.ParentID = baseName(r.Dest), dst.parentID
 	n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
 	r.SMB.apply(&n.SMB, t.now)
@@ -82,6 +83,7 @@ func (t *Tx) Rename(ref ShareRef, r Rename) (*Node, error) {
 	if err := t.moveHandles(acct, share, n.ID, n.ID, dst.parentID, n.Name); err != nil {
 		return nil, err
 	}
+	t.moved(acct, share, src, dst, n, oldName)
 	if src.linked() {
 		// A hard link's entry moves; the file stays in its inode record.
 		if err := record.Store(t.tx, dst.entry, linkStub(n)); err != nil {

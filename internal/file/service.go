@@ -30,6 +30,8 @@ type Service struct {
 	now      func() time.Time
 	log      *slog.Logger
 	waiters  *lockWaiters
+	// watchers are told of committed changes (WatchChanges).
+	watchers *changeWatchers
 	// processes, when set, tells which server processes sharing the store
 	// are running: handles record their opener, and SweepOrphanHandles
 	// closes those whose process is gone.
@@ -69,7 +71,7 @@ func (s *Service) owner() string {
 func New(cfg Config, opts ...Option) *Service {
 	cfg = cfg.WithDefaults()
 	s := &Service{store: cfg.Store, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger,
-		waiters: &lockWaiters{files: map[fileRef]chan struct{}{}}}
+		waiters: &lockWaiters{files: map[fileRef]chan struct{}{}}, watchers: &changeWatchers{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -94,6 +96,8 @@ type Tx struct {
 	// waiters are woken by the locks this transaction releases, once
 	// it commits.
 	waiters *lockWaiters
+	// watchers are told of the changes it makes, once it commits.
+	watchers *changeWatchers
 	// owner is the process handles opened here record (UseProcesses).
 	owner string
 	// retention is the Service's share retention in days: a deleted
@@ -105,7 +109,7 @@ type Tx struct {
 // a transaction the caller owns cannot upgrade an earlier layout, which
 // any Service operation (Update, for one) does first.
 func (s *Service) In(tx kv.Txn) *Tx {
-	return &Tx{r: tx, tx: tx, now: s.clock(), owner: s.owner(), waiters: s.waiters, retention: s.retention}
+	return &Tx{r: tx, tx: tx, now: s.clock(), owner: s.owner(), waiters: s.waiters, watchers: s.watchers, retention: s.retention}
 }
 
 // Update runs fn in one transaction: a nil return commits everything fn

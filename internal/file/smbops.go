@@ -159,6 +159,8 @@ func (t *Tx) Open(ref Ref, o OpenRequest) (*OpenResult, error) {
 		if err := t.ChargeUsage(acct, share, l.key, -n.Size); err != nil {
 			return nil, err
 		}
+		old, oldSize := n.SMB, n.Size
+		defer t.modified(acct, share, l, old, oldSize, n.Metadata, n)
 		n.Size, n.Version, n.Modified = 0, t.tx.Version(), t.now
 		n.SMB.LastWriteTime, n.SMB.ChangeTime = t.now, t.now
 		if o.Attributes != "" {
@@ -326,10 +328,12 @@ func (s *Service) updateHandle(ctx context.Context, acct, share string, fileID, 
 			return err
 		}
 		n := l.node
+		old, oldSize, oldMeta := n.SMB, n.Size, n.Metadata
 		n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
 		if err := change(t, n); err != nil {
 			return err
 		}
+		t.modified(acct, share, l, old, oldSize, oldMeta, n)
 		out = n
 		return record.Store(t.tx, l.key, n)
 	})
@@ -392,11 +396,13 @@ func (t *Tx) RenameHandle(ref HandleRef, dest string, o RenameHandleOptions) (*R
 		if n.Name == name {
 			return out, nil
 		}
+		oldName := n.Name
 		n.Name = name
 		n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
 		if err := t.moveHandles(acct, share, n.ID, n.ID, n.ParentID, name); err != nil {
 			return nil, err
 		}
+		t.moved(acct, share, src, src, n, oldName)
 		return out, record.Store(t.tx, src.key, n)
 	}
 	// A rename changes both parent directories: as on Windows, an open
@@ -425,11 +431,13 @@ func (t *Tx) RenameHandle(ref HandleRef, dest string, o RenameHandleOptions) (*R
 	if err := t.tx.Delete(src.key); err != nil {
 		return nil, err
 	}
+	oldName := n.Name
 	n.Name, n.ParentID = name, dst.parentID
 	n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
 	if err := t.moveHandles(acct, share, n.ID, n.ID, dst.parentID, name); err != nil {
 		return nil, err
 	}
+	t.moved(acct, share, src, dst, n, oldName)
 	return out, record.Store(t.tx, dst.key, n)
 }
 

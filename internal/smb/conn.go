@@ -34,7 +34,7 @@ type conn struct {
 	clientSecMode uint16
 	clientCaps    uint32
 	preauth       [64]byte // the connection's pre-auth integrity hash (3.1.1)
-	gcm           bool     // 3.1.1 with AES-128-GCM encryption negotiated
+	cipher        uint16   // the encryption negotiated (cipherAES128CCM or GCM), 0 for none
 	// sealing is the session whose encrypted frame the read loop is
 	// answering (only the read loop touches it).
 	sealing *session
@@ -335,13 +335,7 @@ func (c *conn) dispatch(r *request) (response, error) {
 	case cmdSetInfo:
 		return c.setInfo(r), nil
 	case cmdChangeNotify:
-		// Change notifications are not served, but the FileId is
-		// resolved first, so that a related compound's failure reaches
-		// it as it reaches every request naming a file.
-		if _, status := c.openOf(r, r.b.fileID(8)); status != statusSuccess {
-			return errResp(status), nil
-		}
-		return errResp(statusNotSupported), nil
+		return c.changeNotify(r), nil
 	case cmdOplockBreak:
 		// No oplock or lease is ever granted, so none can break.
 		return errResp(statusInvalidOplockProtocol), nil
@@ -460,4 +454,122 @@ func hashPreauth(v *[64]byte, msg []byte) {
 	h.Write(v[:])
 	h.Write(msg)
 	copy(v[:], h.Sum(nil))
+}
+
+// pendingOp is a request answered asynchronously (MS-SMB2 3.3.4.2): an
+// interim STATUS_PENDING response carrying its async ID goes out at once,
+// the final answer later, once, through finish. A waiting lock and a
+// change notification are such requests; anything that must wait uses
+// the same machinery.
+type pendingOp struct {
+	asyncID   uint64
+	messageID uint64
+	sessionID uint64
+	r         *request
+	open      *open
+	// cancel is run by CANCEL naming the request (or by the request's
+	// open, tree or session going away): it must lead to finish.
+	cancel func()
+	// started, when set, runs once the interim response is on the wire,
+	// so that a final answer can never overtake it.
+	started func()
+
+	mu        sync.Mutex
+	cancelled bool
+	done      bool
+}
+
+func (p *pendingOp) wasCancelled() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cancelled
+}
+
+// goAsync makes r an asynchronous request of o (nil when it names no
+// open) whose cancel function is cancel. It returns the interim response
+// to send; when the request cannot wait, ok is false and the response is
+// the error to answer instead: too many requests waiting on the
+// connection, or a request of a compound other than its last, which
+// Windows fails with STATUS_INTERNAL_ERROR (MS-SMB2 <159>; smbtorture
+// smb2.compound.interim2).
+func (c *conn) goAsync(r *request, o *open, cancel func()) (p *pendingOp, resp response, ok bool) {
+	if r.h.NextCommand != 0 {
+		return nil, errResp(statusInternalError), false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.pending) >= c.srv.limits.MaxPending {
+		return nil, errResp(statusInsufficientResources), false
+	}
+	c.nextAsync++
+	p = &pendingOp{asyncID: c.nextAsync, messageID: r.h.MessageID, sessionID: r.sess.id, r: r, open: o, cancel: cancel}
+	c.pending[p.asyncID] = p
+	c.afterWrite = append(c.afterWrite, func() {
+		if p.started != nil {
+			p.started()
+		}
+	})
+	return p, response{status: statusPending, asyncID: p.asyncID}, true
+}
+
+// finish sends an asynchronous request's final answer; only the first
+// call for a request sends anything, and it reports whether it did.
+func (c *conn) finish(p *pendingOp, resp response) bool {
+	p.mu.Lock()
+	if p.done {
+		p.mu.Unlock()
+		return false
+	}
+	p.done = true
+	p.mu.Unlock()
+	c.forget(p)
+	resp.asyncID = p.asyncID
+	r := p.r
+	m := c.build(r, resp)
+	c.sign(r, resp, m)
+	if r.sealed != nil {
+		var err error
+		if m, err = sealFor(r.sealed, m); err != nil {
+			return true
+		}
+	}
+	_ = c.write(m)
+	return true
+}
+
+// forget drops a pending request from the connection's list.
+func (c *conn) forget(p *pendingOp) {
+	c.mu.Lock()
+	delete(c.pending, p.asyncID)
+	c.mu.Unlock()
+}
+
+// cancelPending answers CANCEL: the waiting request it names (by async
+// ID, or by message ID) ends with STATUS_CANCELLED. A CANCEL naming
+// neither (message ID 0, which only NEGOTIATE uses, and no async ID) is
+// what Samba's client sends when it cancels a request before the
+// interim response reached it: it cancels the session's latest waiting
+// request.
+func (c *conn) cancelPending(h header) {
+	c.mu.Lock()
+	var hit []*pendingOp
+	var latest *pendingOp
+	for _, p := range c.pending {
+		if (h.Flags&flagAsync != 0 && p.asyncID == h.AsyncID) || (h.Flags&flagAsync == 0 && p.messageID == h.MessageID) {
+			hit = append(hit, p)
+		}
+		if p.sessionID == h.SessionID && (latest == nil || p.asyncID > latest.asyncID) {
+			latest = p
+		}
+	}
+	c.mu.Unlock()
+	if len(hit) == 0 && h.MessageID == 0 && h.AsyncID == 0 && latest != nil {
+		hit = append(hit, latest)
+	}
+	for _, p := range hit {
+		p.mu.Lock()
+		p.cancelled = true
+		p.mu.Unlock()
+		p.cancel()
+	}
 }

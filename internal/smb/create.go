@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"math"
 	"strings"
 	"time"
 
@@ -27,6 +28,9 @@ type open struct {
 	// disconnect or logoff): a lock waiting on it then answers as
 	// Windows does.
 	closedByClose bool
+	// watch is the open's change notification state, from its first
+	// CHANGE_NOTIFY on (guarded by the server's notifier).
+	watch *watch
 }
 
 // handle names the open's handle in the file domain; acct is the
@@ -212,6 +216,7 @@ func (c *conn) create(r *request) response {
 		return c.fail(r, err)
 	}
 	o := &open{id: fileID{res.Handle.FileID, res.Handle.ID}, tree: r.tree, path: path, stored: res.Path, dir: res.Node.Dir, granted: granted}
+	c.learnPaths(s.account, o, res.Node)
 	s.mu.Lock()
 	s.opens[o.id.Volatile] = o
 	s.mu.Unlock()
@@ -370,6 +375,7 @@ func (c *conn) gone(r *request, o *open, err error) response {
 			c.srv.handles.Add(-1)
 		}
 		s.mu.Unlock()
+		c.unwatch(o) // a change notification waiting on it ends too
 	}
 	return c.fail(r, err)
 }
@@ -377,6 +383,7 @@ func (c *conn) gone(r *request, o *open, err error) response {
 // release closes an open's handle in the file model (it may already be
 // gone) and gives back its place under the handle limit.
 func (c *conn) release(s *session, o *open) {
+	c.unwatch(o)
 	c.srv.handles.Add(-1)
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
@@ -401,6 +408,7 @@ func (c *conn) closeFile(r *request) response {
 	delete(s.opens, o.id.Volatile)
 	o.closedByClose = true
 	s.mu.Unlock()
+	c.unwatch(o)
 	c.srv.handles.Add(-1)
 	ctx, cancel := c.opCtx()
 	defer cancel()
@@ -448,8 +456,16 @@ func (c *conn) read(r *request) response {
 		return errResp(statusInvalidDeviceRequest)
 	case o.granted&(accReadData|accExecute) == 0:
 		return errResp(statusAccessDenied)
-	case length > maxIO, offset > file.MaxFileSize:
+	case length > maxIO, offset > math.MaxInt64-uint64(length):
+		// Offsets are signed 64-bit on the wire's other side: one whose
+		// read would end beyond 2^63-1 is invalid (smbtorture
+		// smb2.rw.invalid); one only beyond any file reads nothing.
 		return errResp(statusInvalidParameter)
+	case offset > file.MaxFileSize:
+		if length == 0 {
+			return response{body: readResponse(nil)}
+		}
+		return errResp(statusEndOfFile)
 	}
 	ctx, cancel := c.opCtx()
 	defer cancel()
@@ -460,6 +476,10 @@ func (c *conn) read(r *request) response {
 	if (len(data) == 0 && length > 0) || uint32(len(data)) < minCount {
 		return errResp(statusEndOfFile)
 	}
+	return response{body: readResponse(data)}
+}
+
+func readResponse(data []byte) []byte {
 	var w buf
 	w.u16(17)
 	w.u8(headerSize + 16)
@@ -468,7 +488,7 @@ func (c *conn) read(r *request) response {
 	w.u32(0)
 	w.u32(0)
 	w.raw(data)
-	return response{body: w.b}
+	return w.b
 }
 
 // writeFile answers WRITE.
@@ -490,28 +510,47 @@ func (c *conn) writeFile(r *request) response {
 		return errResp(statusAccessDenied)
 	case length > maxIO:
 		return errResp(statusInvalidParameter)
-	case offset == ^uint64(0): // write at end of file
+	case offset == ^uint64(0) && o.granted&accWriteData == 0: // append to an append-only open
 		n, err := c.node(r, o)
 		if err != nil {
 			return c.gone(r, o, err)
 		}
 		offset = uint64(n.Size)
+	case offset > math.MaxInt64-uint64(length):
+		// As Windows answers (smbtorture smb2.rw.invalid): an end
+		// beyond a signed 64-bit offset is invalid, and so is a write
+		// ending beyond the largest file NTFS holds; one ending beyond
+		// Azure's 4 TiB is a full disk.
+		return errResp(statusInvalidParameter)
+	case length == 0:
+	case offset+uint64(length) > ntfsMaxFileSize:
+		return errResp(statusInvalidParameter)
 	case offset+uint64(length) > file.MaxFileSize:
 		return errResp(statusDiskFull)
+	}
+	if length == 0 {
+		return response{body: writeBody(0)}
 	}
 	ctx, cancel := c.opCtx()
 	defer cancel()
 	if _, err := c.srv.files.WriteHandle(ctx, o.handle(r.sess.account), int64(offset), data); err != nil {
 		return c.gone(r, o, err)
 	}
+	return response{body: writeBody(length)}
+}
+
+// ntfsMaxFileSize is the largest file NTFS holds (16 TiB less 64 KiB).
+const ntfsMaxFileSize = 0xfffffff0000
+
+func writeBody(n uint32) []byte {
 	var w buf
 	w.u16(17)
 	w.u16(0)
-	w.u32(length)
+	w.u32(n)
 	w.u32(0)
 	w.u16(0)
 	w.u16(0)
-	return response{body: w.b}
+	return w.b
 }
 
 // attributes: the names the file model keeps and their bits.

@@ -141,9 +141,9 @@ func FuzzNegotiate(f *testing.F) {
 			t.Fatalf("dialect %#x chosen but not offered", d)
 		}
 		if d == dialect311 {
-			pre, gcm, err := negotiateContexts(testRequest(cmdNegotiate, 0, body), le.Uint32(body[28:]), int(le.Uint16(body[32:])))
-			if err != nil || !pre || gcm != c.gcm {
-				t.Fatalf("3.1.1 chosen with contexts preauth %v gcm %v (conn gcm %v), %v", pre, gcm, c.gcm, err)
+			pre, cipher, err := negotiateContexts(testRequest(cmdNegotiate, 0, body), le.Uint32(body[28:]), int(le.Uint16(body[32:])))
+			if err != nil || !pre || cipher != c.cipher {
+				t.Fatalf("3.1.1 chosen with contexts preauth %v cipher %v (conn cipher %v), %v", pre, cipher, c.cipher, err)
 			}
 		}
 	})
@@ -267,7 +267,10 @@ func FuzzSessionSetup(f *testing.F) {
 			return // the message's 16-bit lengths hold no more
 		}
 		c := newTestConn(t)
-		c.negotiated, c.dialect, c.gcm = true, served[int(dialect)%len(served)], gcm && served[int(dialect)%len(served)] == dialect311
+		c.negotiated, c.dialect = true, served[int(dialect)%len(served)]
+		if gcm && c.dialect == dialect311 {
+			c.cipher = cipherAES128GCM
+		}
 		client := &ntlmClient{negFlags: negFlags, authFlags: authFlags, domain: domain, workstation: workstation, avPairs: avPairs}
 		copy(client.exported[:], "exported-key-16b")
 		negotiate := client.negotiateMessage()
@@ -321,8 +324,8 @@ func FuzzSessionSetup(f *testing.F) {
 		if s.account != azauth.DevAccount || s.signKey == nil || s.cmac == nil && c.dialect >= dialect300 {
 			t.Fatalf("logged on as %q with signing key %x", s.account, s.signKey)
 		}
-		if (s.seal != nil) != c.gcm || (s.unseal != nil) != c.gcm {
-			t.Fatalf("encryption keys %v/%v with GCM %v", s.seal != nil, s.unseal != nil, c.gcm)
+		if (s.seal != nil) != (c.cipher != 0) || (s.unseal != nil) != (c.cipher != 0) {
+			t.Fatalf("encryption keys %v/%v with cipher %v", s.seal != nil, s.unseal != nil, c.cipher)
 		}
 	})
 }
@@ -333,11 +336,11 @@ func FuzzSessionSetup(f *testing.F) {
 func loggedOn(t testing.TB) (*conn, *session) {
 	t.Helper()
 	c := newTestConn(t)
-	c.negotiated, c.dialect, c.gcm = true, dialect311, true
+	c.negotiated, c.dialect, c.cipher = true, dialect311, cipherAES128GCM
 	s := &session{id: 1, valid: true, account: azauth.DevAccount, trees: map[uint32]*tree{1: {id: 1, share: "s"}, 2: {id: 2, ipc: true}},
 		opens: map[uint64]*open{}, ntlm: &ntlmServer{accounts: c.srv.accounts, now: c.srv.now}}
 	s.ntlm.sessionKey = []byte("session-key-16-b")
-	if err := s.deriveKeys(dialect311, true); err != nil {
+	if err := s.deriveKeys(dialect311, cipherAES128GCM); err != nil {
 		t.Fatal(err)
 	}
 	c.sessions[1] = s

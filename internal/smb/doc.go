@@ -8,19 +8,21 @@
 //
 //	server.go     listener, connection and handle limits
 //	conn.go       transport (4-byte length framing), compound chains,
-//	              credits, signing and dispatch
+//	              credits, signing, dispatch, and asynchronous requests
+//	              (interim STATUS_PENDING, async ID, final answer, CANCEL)
 //	wire.go       the SMB2 header and bounds-checked field readers
 //	negotiate.go  NEGOTIATE, with the 3.1.1 pre-auth integrity hash
 //	session.go    SESSION_SETUP, LOGOFF, TREE_CONNECT, TREE_DISCONNECT
 //	ntlm.go       NTLMSSP (NTLMv2) against the storage account keys
 //	spnego.go     the SPNEGO wrapping of NTLMSSP
-//	crypto.go     SP800-108 KDF and AES-CMAC for SMB 3.x signing
-//	seal.go       SMB 3.1.1 encryption (AES-128-GCM transform frames)
+//	crypto.go     SP800-108 KDF, AES-CMAC for SMB 3.x signing, AES-CCM
+//	seal.go       SMB 3.x encryption (AES-128-GCM or -CCM transform frames)
 //	create.go     CREATE, CLOSE, FLUSH, READ, WRITE
 //	info.go       QUERY_INFO and SET_INFO
 //	dir.go        QUERY_DIRECTORY
-//	lock.go       LOCK (immediate and waiting), CANCEL
-//	ioctl.go      IOCTL (FSCTL_VALIDATE_NEGOTIATE_INFO)
+//	lock.go       LOCK (immediate and waiting)
+//	notify.go     CHANGE_NOTIFY, fed by the file model's committed changes
+//	ioctl.go      IOCTL (FSCTL_VALIDATE_NEGOTIATE_INFO, compression queries)
 //	status.go     the one map from file-model errors to NTSTATUS
 //
 // Authentication is Azure Files' key-based access: the user name is the
@@ -30,10 +32,11 @@
 // AES-128-CMAC with keys from the SP800-108 KDF (3.x; for 3.1.1 bound to
 // the pre-auth hash). Signed requests are verified; responses to signed
 // requests, and the final SESSION_SETUP response, are signed. Signing is
-// offered, not required. With 3.1.1, AES-128-GCM encryption is offered
-// in NEGOTIATE and used when the client encrypts (an encrypted request
-// gets an encrypted answer); it is never required, and 3.0/3.0.2's
-// AES-CCM is not offered.
+// offered, not required. Encryption is offered as Azure Files offers it:
+// AES-128-GCM or AES-128-CCM in 3.1.1's encryption context (GCM
+// preferred), AES-128-CCM with 3.0 and 3.0.2 to a client with the
+// encryption capability; it is used when the client encrypts (an
+// encrypted request gets an encrypted answer) and never required.
 //
 // Every command that touches a file is one call into file.Service: an
 // open is file.Service.Open (disposition, sharing, delete-on-close in
@@ -45,14 +48,20 @@
 // and Last-Modified change as for Put Range. Reads and writes are
 // checked against byte-range locks in the same transaction.
 //
-// Requests of a connection are handled in order by its read loop; a LOCK
-// that must wait answers STATUS_PENDING and waits on its own goroutine
-// for the file model's release signal (or a timer), until granted,
-// cancelled by CANCEL, or the connection ends. When a connection ends,
-// every handle its sessions opened is closed. Oplocks and leases are
-// never granted (OplockLevel none), so no break is ever sent; durable,
-// resilient and persistent handles, multichannel, AES-CCM, DFS, named
-// pipes on IPC$, change notifications, security descriptors, quotas and
+// Requests of a connection are handled in order by its read loop; a
+// request that must wait (a blocked LOCK, a CHANGE_NOTIFY with nothing to
+// report) answers STATUS_PENDING with an async ID and is finished later,
+// once, from another goroutine; one that is not the last of a compound
+// answers STATUS_INTERNAL_ERROR instead, as Windows does. A waiting LOCK
+// retries on the file model's release signal (or a timer). CHANGE_NOTIFY
+// watches are fed by file.Service.WatchChanges, so FileREST writes
+// notify SMB clients too; closing the directory, its tree or its session
+// answers STATUS_NOTIFY_CLEANUP. SESSION_SETUP on a valid session
+// re-authenticates it; PreviousSessionId ends the session a client
+// reconnects from. When a connection ends, every handle its sessions
+// opened is closed. Oplocks and leases are never granted (OplockLevel
+// none), so no break is ever sent; durable, resilient and persistent
+// handles, multichannel, DFS, named pipes on IPC$, quotas and
 // extended attributes answer STATUS_NOT_SUPPORTED (or what Windows
 // answers when it lacks them).
 //

@@ -351,11 +351,12 @@ func fileInfo(class uint8, o *open, n *file.Node) (data []byte, minLen int, ok b
 	return w.b, len(w.b), true
 }
 
-// times writes a node's four FILETIMEs: creation, last access (not
-// tracked: the last write stands in), last write and change.
+// times writes a node's four FILETIMEs: creation, last access (as a
+// client set it, else the last write time: reads do not advance it),
+// last write and change.
 func (w *buf) times(n *file.Node) {
 	w.u64(filetime(n.SMB.CreationTime))
-	w.u64(filetime(n.SMB.LastWriteTime))
+	w.u64(filetime(n.SMB.AccessTime()))
 	w.u64(filetime(n.SMB.LastWriteTime))
 	w.u64(filetime(n.SMB.ChangeTime))
 }
@@ -494,7 +495,8 @@ func (c *conn) setInfo(r *request) response {
 		if o.granted&accWriteAttributes == 0 {
 			return errResp(statusAccessDenied)
 		}
-		u := file.SMBUpdate{CreationTime: timeChange(le.Uint64(in)), LastWriteTime: timeChange(le.Uint64(in[16:])), ChangeTime: timeChange(le.Uint64(in[24:]))}
+		u := file.SMBUpdate{CreationTime: timeChange(le.Uint64(in)), LastAccessTime: timeChange(le.Uint64(in[8:])),
+			LastWriteTime: timeChange(le.Uint64(in[16:])), ChangeTime: timeChange(le.Uint64(in[24:]))}
 		if attrs := le.Uint32(in[32:]); attrs != 0 {
 			if !o.dir && attrs&0x10 != 0 || o.dir && attrs&attrTemporary != 0 {
 				return errResp(statusInvalidParameter)

@@ -5,6 +5,8 @@ const (
 	fsctlValidateNegotiateInfo uint32 = 0x00140204
 	fsctlDFSGetReferrals       uint32 = 0x00060194
 	fsctlDFSGetReferralsEx     uint32 = 0x000601B0
+	fsctlGetCompression        uint32 = 0x0009003C
+	fsctlSetCompression        uint32 = 0x0009C040
 	ioctlIsFSCTL               uint32 = 0x00000001
 )
 
@@ -29,10 +31,48 @@ func (c *conn) ioctl(r *request) response {
 	// Every other control acts on a file: a FileId that names no open
 	// answers STATUS_FILE_CLOSED before the control itself is looked
 	// at, as Windows does (smbtorture smb2.compound.related5).
-	if _, status := c.lookup(r, b.fileID(8)); status != statusSuccess {
+	o, status := c.lookup(r, b.fileID(8))
+	if status != statusSuccess {
 		return errResp(status)
 	}
+	switch code {
+	case fsctlGetCompression:
+		// Azure Files compresses nothing: every file answers
+		// COMPRESSION_FORMAT_NONE, as Windows does on a file system
+		// without compression (smbtorture smb2.ioctl.compress_notsup_get).
+		if maxOut < 2 {
+			return errResp(statusInvalidParameter)
+		}
+		return ioctlResponse(code, o.id, []byte{0, 0})
+	case fsctlSetCompression:
+		// Setting "none" is accepted and changes nothing; any other
+		// format is STATUS_NOT_SUPPORTED (compress_notsup_set).
+		if len(in) < 2 {
+			return errResp(statusInvalidParameter)
+		}
+		if le.Uint16(in) != 0 {
+			return errResp(statusNotSupported)
+		}
+		return ioctlResponse(code, o.id, nil)
+	}
 	return errResp(statusNotSupported)
+}
+
+// ioctlResponse is an IOCTL answer carrying out.
+func ioctlResponse(code uint32, id fileID, out []byte) response {
+	var w buf
+	w.u16(49)
+	w.u16(0)
+	w.u32(code)
+	w.fileID(id)
+	w.u32(headerSize + 48) // input offset
+	w.u32(0)
+	w.u32(headerSize + 48) // output offset
+	w.u32(uint32(len(out)))
+	w.u32(0)
+	w.u32(0)
+	w.raw(out)
+	return response{body: w.b}
 }
 
 // validateNegotiate compares what the client says it negotiated with

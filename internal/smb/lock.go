@@ -43,17 +43,6 @@ type lockElem struct {
 	flags          uint32
 }
 
-// pendingOp is a request that waits (a blocking lock), cancelled by
-// CANCEL or by the connection's end.
-type pendingOp struct {
-	asyncID   uint64
-	messageID uint64
-	sessionID uint64
-	cancel    context.CancelFunc
-	cancelled bool
-	open      *open
-}
-
 // lock answers LOCK: unlocks, or locks that fail at once or wait.
 func (c *conn) lock(r *request) response {
 	b := r.b
@@ -131,26 +120,21 @@ func (c *conn) lock(r *request) response {
 		return errResp(statusLockNotGranted)
 	}
 	// Wait: answer STATUS_PENDING now and the outcome later.
-	c.mu.Lock()
-	if len(c.pending) >= c.srv.limits.MaxPending {
-		c.mu.Unlock()
-		return errResp(statusInsufficientResources)
-	}
-	c.nextAsync++
 	wctx, wcancel := context.WithCancel(c.ctx)
-	p := &pendingOp{asyncID: c.nextAsync, messageID: r.h.MessageID, sessionID: r.sess.id, cancel: wcancel, open: o}
-	c.pending[p.asyncID] = p
-	c.mu.Unlock()
-	c.afterWrite = append(c.afterWrite, func() {
-		go c.waitLock(r, p, wctx, released, try)
-	})
-	return response{status: statusPending, asyncID: p.asyncID}
+	p, resp, ok := c.goAsync(r, o, func() { wcancel() })
+	if !ok {
+		wcancel()
+		return resp
+	}
+	p.started = func() { go c.waitLock(r, p, wctx, released, try) }
+	return resp
 }
 
 // waitLock retries a blocked lock until it is granted, fails otherwise,
 // is cancelled or the connection ends, then sends the final answer.
 func (c *conn) waitLock(r *request, p *pendingOp, ctx context.Context, released <-chan struct{}, try func(context.Context) (int, error)) {
 	defer p.cancel()
+	defer c.forget(p)
 	held := p.open
 	status := statusSuccess
 	timer := time.NewTimer(lockRetry)
@@ -163,10 +147,7 @@ func (c *conn) waitLock(r *request, p *pendingOp, ctx context.Context, released 
 			timer.Reset(lockRetry)
 		}
 		if ctx.Err() != nil {
-			c.mu.Lock()
-			cancelled := p.cancelled
-			c.mu.Unlock()
-			if !cancelled {
+			if !p.wasCancelled() {
 				return // the connection ended: nobody to answer
 			}
 			status = statusCancelled
@@ -201,33 +182,9 @@ func (c *conn) waitLock(r *request, p *pendingOp, ctx context.Context, released 
 			break
 		}
 	}
-	c.mu.Lock()
-	delete(c.pending, p.asyncID)
-	c.mu.Unlock()
-	resp := response{status: status, asyncID: p.asyncID}
+	resp := response{status: status}
 	if status == statusSuccess {
 		resp.body = []byte{4, 0, 0, 0}
 	}
-	m := c.build(r, resp)
-	c.sign(r, resp, m)
-	if r.sealed != nil {
-		var err error
-		if m, err = sealFor(r.sealed, m); err != nil {
-			return
-		}
-	}
-	_ = c.write(m)
-}
-
-// cancelPending answers CANCEL: the waiting request it names (by async
-// ID, or by message ID) ends with STATUS_CANCELLED.
-func (c *conn) cancelPending(h header) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, p := range c.pending {
-		if (h.Flags&flagAsync != 0 && p.asyncID == h.AsyncID) || (h.Flags&flagAsync == 0 && p.messageID == h.MessageID) {
-			p.cancelled = true
-			p.cancel()
-		}
-	}
+	c.finish(p, resp)
 }

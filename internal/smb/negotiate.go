@@ -27,6 +27,7 @@ const (
 	secSigningEnabled  uint16 = 0x01
 	secSigningRequired uint16 = 0x02
 	capLargeMTU        uint32 = 0x04
+	capEncryption      uint32 = 0x40
 )
 
 // Negotiate contexts (MS-SMB2 2.2.3.1).
@@ -34,6 +35,7 @@ const (
 	ctxPreauthIntegrity uint16 = 0x0001
 	ctxEncryption       uint16 = 0x0002
 	hashSHA512          uint16 = 0x0001
+	cipherAES128CCM     uint16 = 0x0001
 	cipherAES128GCM     uint16 = 0x0002
 )
 
@@ -69,17 +71,22 @@ func (c *conn) negotiate(r *request) (response, error) {
 	}
 	var salt [32]byte
 	if dialect == dialect311 {
-		ok, gcm, err := negotiateContexts(r.msg, ctxOff, ctxCount)
+		ok, cipher, err := negotiateContexts(r.msg, ctxOff, ctxCount)
 		if err != nil {
 			return response{}, err
 		}
 		if !ok {
 			return errResp(statusInvalidParameter), nil
 		}
-		c.gcm = gcm
+		c.cipher = cipher
 		_, _ = rand.Read(salt[:])
 		c.preauth = [64]byte{}
 		hashPreauth(&c.preauth, r.msg)
+	}
+	if (dialect == dialect300 || dialect == dialect302) && caps&capEncryption != 0 {
+		// SMB 3.0 and 3.0.2 encrypt with AES-128-CCM, which Azure
+		// Files offers (its ChannelEncryption setting lists it).
+		c.cipher = cipherAES128CCM
 	}
 	c.negotiated, c.dialect = true, dialect
 	copy(c.clientGUID[:], guid)
@@ -92,10 +99,14 @@ func (c *conn) negotiate(r *request) (response, error) {
 }
 
 func (c *conn) serverCaps(dialect uint16) uint32 {
+	caps := uint32(0)
 	if dialect >= dialect210 {
-		return capLargeMTU
+		caps |= capLargeMTU
 	}
-	return 0
+	if (dialect == dialect300 || dialect == dialect302) && c.cipher != 0 {
+		caps |= capEncryption
+	}
+	return caps
 }
 
 func (c *conn) negotiateBody(dialect uint16, salt []byte) []byte {
@@ -104,7 +115,7 @@ func (c *conn) negotiateBody(dialect uint16, salt []byte) []byte {
 	w.u16(65)
 	w.u16(secSigningEnabled)
 	w.u16(dialect)
-	if dialect == dialect311 && c.gcm {
+	if dialect == dialect311 && c.cipher != 0 {
 		w.u16(2)
 	} else if dialect == dialect311 {
 		w.u16(1)
@@ -137,60 +148,68 @@ func (c *conn) negotiateBody(dialect uint16, salt []byte) []byte {
 		w.u16(uint16(len(salt)))
 		w.u16(hashSHA512)
 		w.raw(salt)
-		if c.gcm {
+		if c.cipher != 0 {
 			w.align(8)
 			w.u16(ctxEncryption)
 			w.u16(4)
 			w.u32(0)
 			w.u16(1)
-			w.u16(cipherAES128GCM)
+			w.u16(c.cipher)
 		}
 	}
 	return w.b
 }
 
 // negotiateContexts reports whether a 3.1.1 NEGOTIATE's contexts offer
-// SHA-512 pre-auth integrity, and AES-128-GCM encryption.
-func negotiateContexts(msg []byte, off uint32, count int) (preauth, gcm bool, err error) {
+// SHA-512 pre-auth integrity, and the cipher chosen from those it offers:
+// AES-128-GCM before AES-128-CCM, 0 for none.
+func negotiateContexts(msg []byte, off uint32, count int) (preauth bool, cipher uint16, err error) {
 	p := int(off)
 	for range count {
 		p = (p + 7) &^ 7
 		if p < headerSize || p+8 > len(msg) {
-			return false, false, errMalformed
+			return false, 0, errMalformed
 		}
 		typ, n := le.Uint16(msg[p:]), int(le.Uint16(msg[p+2:]))
 		data := msg[p+8:]
 		if n > len(data) {
-			return false, false, errMalformed
+			return false, 0, errMalformed
 		}
 		data = data[:n]
 		switch typ {
 		case ctxPreauthIntegrity:
 			if len(data) < 4 {
-				return false, false, errMalformed
+				return false, 0, errMalformed
 			}
 			algs := int(le.Uint16(data))
 			if 4+2*algs > len(data) {
-				return false, false, errMalformed
+				return false, 0, errMalformed
 			}
 			for i := range algs {
 				preauth = preauth || le.Uint16(data[4+2*i:]) == hashSHA512
 			}
 		case ctxEncryption:
 			if len(data) < 2 {
-				return false, false, errMalformed
+				return false, 0, errMalformed
 			}
 			ciphers := int(le.Uint16(data))
 			if 2+2*ciphers > len(data) {
-				return false, false, errMalformed
+				return false, 0, errMalformed
 			}
 			for i := range ciphers {
-				gcm = gcm || le.Uint16(data[2+2*i:]) == cipherAES128GCM
+				switch le.Uint16(data[2+2*i:]) {
+				case cipherAES128GCM:
+					cipher = cipherAES128GCM
+				case cipherAES128CCM:
+					if cipher == 0 {
+						cipher = cipherAES128CCM
+					}
+				}
 			}
 		}
 		p += 8 + n
 	}
-	return preauth, gcm, nil
+	return preauth, cipher, nil
 }
 
 // smb1Negotiate answers a client that starts with SMB1's multi-protocol

@@ -7,12 +7,14 @@ import (
 	"errors"
 )
 
-// SMB 3.1.1 encryption with AES-128-GCM (MS-SMB2 2.2.41, 3.1.4.3): a
-// frame is one TRANSFORM_HEADER followed by the encrypted messages; the
-// header from its nonce on is the additional authenticated data and its
-// signature field the GCM tag. It is offered only with 3.1.1, where
-// GCM can be negotiated (3.0's AES-CCM is not in Go's library), and
-// used when the client encrypts; it is never required.
+// SMB 3.x encryption (MS-SMB2 2.2.41, 3.1.4.3): a frame is one
+// TRANSFORM_HEADER followed by the encrypted messages; the header from
+// its nonce on is the additional authenticated data and its signature
+// field the tag. 3.1.1 negotiates AES-128-GCM (preferred) or AES-128-CCM
+// in its encryption context; 3.0 and 3.0.2 use AES-128-CCM (crypto.go)
+// when the client has the encryption capability. A 12-byte GCM or
+// 11-byte CCM nonce starts the 16-byte nonce field. Encryption is used
+// when the client encrypts; it is never required.
 
 const transformSize = 52
 
@@ -43,7 +45,7 @@ func (c *conn) handleSealed(frame []byte) ([]byte, error) {
 	}
 	var tagged []byte
 	tagged = append(append(tagged, frame[transformSize:]...), frame[4:20]...)
-	plain, err := s.unseal.Open(nil, frame[20:32], tagged, frame[20:transformSize])
+	plain, err := s.unseal.Open(nil, frame[20:20+s.unseal.NonceSize()], tagged, frame[20:transformSize])
 	if err != nil {
 		return nil, errUnsealed
 	}
@@ -60,13 +62,14 @@ func (c *conn) handleSealed(frame []byte) ([]byte, error) {
 func sealFor(s *session, msg []byte) ([]byte, error) {
 	hdr := make([]byte, transformSize)
 	copy(hdr, []byte{0xFD, 'S', 'M', 'B'})
-	if _, err := rand.Read(hdr[20:32]); err != nil {
+	nonce := hdr[20 : 20+s.seal.NonceSize()] // the rest of the 16-byte field stays zero
+	if _, err := rand.Read(nonce); err != nil {
 		return nil, err
 	}
 	le.PutUint32(hdr[36:], uint32(len(msg)))
 	le.PutUint16(hdr[42:], 1) // encrypted
 	le.PutUint64(hdr[44:], s.id)
-	sealed := s.seal.Seal(nil, hdr[20:32], msg, hdr[20:transformSize])
+	sealed := s.seal.Seal(nil, nonce, msg, hdr[20:transformSize])
 	n := len(sealed) - s.seal.Overhead()
 	copy(hdr[4:20], sealed[n:])
 	return append(hdr, sealed[:n]...), nil

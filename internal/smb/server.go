@@ -67,6 +67,8 @@ type Config struct {
 // Server serves SMB2/3 over TCP on the Files model.
 type Server struct {
 	files    *file.Service
+	notify   *notifier
+	unwatch  func()
 	accounts *azauth.Accounts
 	log      *slog.Logger
 	now      func() time.Time
@@ -94,6 +96,10 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{files: cfg.Files, accounts: cfg.Accounts, log: cfg.Logger, now: cfg.Now, limits: cfg.Limits.withDefaults(),
 		conns: map[*conn]struct{}{}}
+	s.notify = newNotifier()
+	if s.files != nil {
+		s.unwatch = s.files.WatchChanges(s.notify)
+	}
 	_, _ = rand.Read(s.guid[:])
 	s.started = s.now()
 	return s
@@ -155,6 +161,10 @@ func (s *Server) Close(ctx context.Context) error {
 		err = s.ln.Close()
 	}
 	s.closed = true
+	if s.unwatch != nil {
+		s.unwatch()
+		s.unwatch = nil
+	}
 	for c := range s.conns {
 		_ = c.nc.Close()
 	}

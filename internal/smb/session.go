@@ -16,9 +16,13 @@ import (
 // session is one authenticated user (a storage account) on a
 // connection, with its tree connects and open files.
 type session struct {
-	id        uint64
-	valid     bool
-	ntlm      *ntlmServer
+	id    uint64
+	valid bool
+	ntlm  *ntlmServer
+	// reauth is a re-authentication under way (SESSION_SETUP on the
+	// valid session): the session keeps its keys and serves requests
+	// meanwhile.
+	reauth    *ntlmServer
 	mechTypes []byte // the client's SPNEGO mechanism list, for mechListMIC
 	preauth   [64]byte
 	account   string
@@ -26,7 +30,7 @@ type session struct {
 	signKey   []byte
 	cmac      *cmac
 	// seal and open encrypt responses and decrypt requests (3.1.1 with
-	// AES-128-GCM negotiated); nil otherwise.
+	// AES-128-GCM, or AES-128-CCM, negotiated); nil otherwise.
 	seal, unseal cipher.AEAD
 
 	mu       sync.Mutex
@@ -53,6 +57,7 @@ func (c *conn) sessionSetup(r *request) (response, error) {
 	flags := b.u8(2)
 	secOff, secLen := b.u16(12), b.u16(14)
 	token := b.buffer(uint32(secOff), uint32(secLen))
+	previous := b.u64(16)
 	if b.bad {
 		return response{}, errMalformed
 	}
@@ -75,27 +80,38 @@ func (c *conn) sessionSetup(r *request) (response, error) {
 	if s == nil {
 		return errResp(statusUserSessionDeleted), nil
 	}
-	if s.valid {
-		return errResp(statusRequestNotAccepted), nil // re-authentication is not served
+	// A SESSION_SETUP on a valid session re-authenticates it (MS-SMB2
+	// 3.3.5.5.3): a new NTLM exchange whose success keeps the session and
+	// its keys, and whose failure ends the session.
+	reauth := s.valid
+	nt := s.ntlm
+	if reauth {
+		if s.reauth == nil {
+			s.reauth = &ntlmServer{accounts: c.srv.accounts, now: c.srv.now}
+		}
+		nt = s.reauth
 	}
 	fail := func(status uint32) (response, error) {
 		c.mu.Lock()
 		delete(c.sessions, s.id)
 		c.mu.Unlock()
+		if reauth {
+			c.closeSession(s)
+		}
 		return errResp(status), nil
 	}
-	if c.dialect == dialect311 {
+	if c.dialect == dialect311 && !reauth {
 		hashPreauth(&s.preauth, r.msg)
 	}
 	tok, err := parseSPNEGO(token)
 	if err != nil || tok.mechToken == nil {
 		return fail(statusInvalidParameter)
 	}
-	if s.ntlm.challenge == nil {
+	if nt.challenge == nil {
 		if tok.mechTypes != nil {
 			s.mechTypes = tok.mechTypes
 		}
-		ch, err := s.ntlm.challengeFor(tok.mechToken)
+		ch, err := nt.challengeFor(tok.mechToken)
 		if err != nil {
 			return fail(statusInvalidParameter)
 		}
@@ -105,12 +121,12 @@ func (c *conn) sessionSetup(r *request) (response, error) {
 		}
 		id := s.id
 		return response{status: statusMoreProcessingRequired, body: sessionSetupBody(out), sessionID: &id, sent: func(m []byte) {
-			if c.dialect == dialect311 {
+			if c.dialect == dialect311 && !reauth {
 				hashPreauth(&s.preauth, m)
 			}
 		}}, nil
 	}
-	if err := s.ntlm.authenticate(tok.mechToken); err != nil {
+	if err := nt.authenticate(tok.mechToken); err != nil {
 		if errors.Is(err, errLogon) {
 			c.srv.log.Info("smb logon refused", "client", c.clientIP)
 			return fail(statusLogonFailure)
@@ -120,22 +136,32 @@ func (c *conn) sessionSetup(r *request) (response, error) {
 	var mic []byte
 	if !tok.raw && s.mechTypes != nil {
 		if tok.mic != nil {
-			in, err := newNTLMSeal(s.ntlm.sessionKey, s.ntlm.flags, false)
+			in, err := newNTLMSeal(nt.sessionKey, nt.flags, false)
 			if err != nil || !hmac.Equal(in.sign(s.mechTypes), tok.mic) {
 				return fail(statusLogonFailure)
 			}
 		}
-		out, err := newNTLMSeal(s.ntlm.sessionKey, s.ntlm.flags, true)
+		out, err := newNTLMSeal(nt.sessionKey, nt.flags, true)
 		if err != nil {
 			return fail(statusInternalError)
 		}
 		mic = out.sign(s.mechTypes)
 	}
-	if err := s.deriveKeys(c.dialect, c.gcm); err != nil {
-		return fail(statusInternalError)
+	if reauth {
+		s.reauth = nil
+		if nt.account != s.account {
+			return fail(statusLogonFailure) // a session stays one account's
+		}
+	} else {
+		if err := s.deriveKeys(c.dialect, c.cipher); err != nil {
+			return fail(statusInternalError)
+		}
+		s.account, s.client = s.ntlm.account, s.ntlm.workstation
+		s.valid = true
+		if previous != 0 && previous != s.id {
+			c.srv.endPrevious(previous, s.account)
+		}
 	}
-	s.account, s.client = s.ntlm.account, s.ntlm.workstation
-	s.valid = true
 	var out []byte
 	if !tok.raw {
 		out = negTokenResp(negAcceptCompleted, false, nil, mic)
@@ -159,7 +185,7 @@ func sessionSetupBody(token []byte) []byte {
 
 // deriveKeys sets the session's signing key, and its encryption keys
 // when encryption was negotiated (MS-SMB2 3.2.5.3.1).
-func (s *session) deriveKeys(dialect uint16, gcm bool) error {
+func (s *session) deriveKeys(dialect uint16, cipherID uint16) error {
 	key := s.ntlm.sessionKey
 	switch {
 	case dialect < dialect300:
@@ -170,12 +196,22 @@ func (s *session) deriveKeys(dialect uint16, gcm bool) error {
 	default:
 		s.signKey = kdf(key, []byte("SMB2AESCMAC\x00"), []byte("SmbSign\x00"))
 	}
-	if dialect == dialect311 && gcm {
+	if cipherID != 0 {
+		// The keys each way: 3.1.1 binds them to the pre-auth hash, 3.0
+		// and 3.0.2 use fixed labels (MS-SMB2 3.3.5.5.3).
+		out, in := kdf(key, []byte("SMBS2CCipherKey\x00"), s.preauth[:]), kdf(key, []byte("SMBC2SCipherKey\x00"), s.preauth[:])
+		if dialect != dialect311 {
+			out, in = kdf(key, []byte("SMB2AESCCM\x00"), []byte("ServerOut\x00")), kdf(key, []byte("SMB2AESCCM\x00"), []byte("ServerIn \x00"))
+		}
+		newAEAD := newGCM
+		if cipherID == cipherAES128CCM {
+			newAEAD = func(k []byte) (cipher.AEAD, error) { return newCCM(k, 11, 16) }
+		}
 		var err error
-		if s.seal, err = newGCM(kdf(key, []byte("SMBS2CCipherKey\x00"), s.preauth[:])); err != nil {
+		if s.seal, err = newAEAD(out); err != nil {
 			return err
 		}
-		if s.unseal, err = newGCM(kdf(key, []byte("SMBC2SCipherKey\x00"), s.preauth[:])); err != nil {
+		if s.unseal, err = newAEAD(in); err != nil {
 			return err
 		}
 	}
@@ -281,4 +317,30 @@ func (c *conn) fail(r *request, err error) response {
 		return errResp(st)
 	}
 	return c.internal(r, err)
+}
+
+// endPrevious ends the session a client names as its previous one in
+// a new SESSION_SETUP (it reconnected): the old session's opens close
+// and what waits on them ends, as after a LOGOFF (MS-SMB2 3.3.5.5.3).
+// Only a session of the same account can be ended so.
+func (s *Server) endPrevious(id uint64, account string) {
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.mu.Lock()
+		old := c.sessions[id]
+		if old != nil && old.valid && old.account == account {
+			delete(c.sessions, id)
+		} else {
+			old = nil
+		}
+		c.mu.Unlock()
+		if old != nil {
+			c.closeSession(old)
+		}
+	}
 }

@@ -117,10 +117,12 @@ func (f *fixture) restRead(t *testing.T, path string) []byte {
 // TestSmbclientRoundTrip: mkdir, put, ls, get, rename and rm through
 // smbclient, each checked against REST: what SMB wrote REST reads byte
 // for byte, what REST wrote SMB reads byte for byte, in every dialect
-// served (3.1.1, 3.0.2, 3.0, 2.1, 2.0.2), signed and unsigned, and after
-// an SMB1 NEGOTIATE that offers SMB2.
+// served (3.1.1, 3.0.2, 3.0, 2.1, 2.0.2), signed and unsigned, encrypted
+// (AES-128-GCM with 3.1.1, AES-128-CCM with 3.0 and 3.0.2), and
+// after an SMB1 NEGOTIATE that offers SMB2.
 func TestSmbclientRoundTrip(t *testing.T) {
-	for _, proto := range []string{"SMB3", "SMB2", "SMB3_00 --client-protection=sign", "SMB3 --client-protection=sign", "SMB2 --client-protection=sign", "SMB3_02 --client-protection=sign", "SMB2_02", "SMB3 --option=clientminprotocol=NT1", "SMB3 --client-protection=encrypt"} {
+	for _, proto := range []string{"SMB3", "SMB2", "SMB3_00 --client-protection=sign", "SMB3 --client-protection=sign", "SMB2 --client-protection=sign", "SMB3_02 --client-protection=sign", "SMB2_02", "SMB3 --option=clientminprotocol=NT1", "SMB3 --client-protection=encrypt",
+		"SMB3_00 --client-protection=encrypt", "SMB3_02 --client-protection=encrypt"} {
 		t.Run(proto, func(t *testing.T) {
 			f := newFixture(t)
 			dir := t.TempDir()

@@ -12,7 +12,15 @@ import (
 )
 
 // tortureSuites are the smbtorture suites run against the server.
-var tortureSuites = []string{"smb2.sharemode", "smb2.deny", "smb2.lock", "smb2.create", "smb2.rename", "smb2.compound", "smb2.getinfo", "smb2.delete-on-close-perms"}
+var tortureSuites = []string{
+	"smb2.sharemode", "smb2.deny", "smb2.lock", "smb2.create", "smb2.rename", "smb2.compound", "smb2.getinfo", "smb2.delete-on-close-perms",
+	"smb2.setinfo", "smb2.dir", "smb2.read", "smb2.rw", "smb2.streams", "smb2.session", "smb2.ioctl",
+	// smb2.notify passes 20 of 23 here but waits forever in about one run
+	// in four on a loaded machine (a change another connection commits
+	// before the server has taken the NOTIFY it should complete); it is
+	// run by hand until that race is understood, and CHANGE_NOTIFY is
+	// pinned by internal/smb's TestChangeNotify.
+}
 
 // knownFailures reads testdata/smbtorture-known-failures.txt.
 func knownFailures(t *testing.T) map[string]string {
@@ -47,9 +55,17 @@ func runTorture(t *testing.T, f *fixture, suite string) (map[string]string, stri
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "smbtorture", "//127.0.0.1/"+f.name, "-p", f.port, "-U", f.env.Account+"%"+f.env.Key, suite)
+	// The server's largest transaction (and CHANGE_NOTIFY buffer) is
+	// 1 MiB; smbtorture assumes the 512 KiB of Windows before 7.
+	cmd := exec.CommandContext(ctx, "smbtorture", "//127.0.0.1/"+f.name, "-p", f.port, "-U", f.env.Account+"%"+f.env.Key,
+		"--option=torture:cn_max_buffer_size=1048576", suite)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	out, _ := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		// A suite cut short reports only the subtests before the one
+		// that hung, which would otherwise pass unnoticed.
+		t.Errorf("%s did not finish within its time: a subtest hangs", suite)
+	}
 	results := map[string]string{}
 	for _, line := range strings.Split(string(out), "\n") {
 		if m := resultLine.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
@@ -60,8 +76,11 @@ func runTorture(t *testing.T, f *fixture, suite string) (map[string]string, stri
 }
 
 // TestSmbtorture runs Samba's smbtorture suites for share modes, deny
-// modes, locks, create, rename, compound requests, info levels and
-// delete-on-close permissions against the server: every subtest passes
+// modes, locks, create, rename, compound requests, info levels,
+// delete-on-close permissions, set-info, directory listings, reads and
+// writes, streams, sessions and IOCTLs (change notifications by hand,
+// CERULEAN_SMBTORTURE=smb2.notify) against
+// the server: every subtest passes
 // but those in the known-failures list, each with its reason. CERULEAN_SMBTORTURE=<suite> runs one suite only, and
 // CERULEAN_SMBTORTURE_LOG=1 logs smbtorture's output when all is well too.
 func TestSmbtorture(t *testing.T) {

@@ -43,6 +43,8 @@ const (
 	StatusCancelled             uint32 = 0xC0000120
 	StatusFileClosed            uint32 = 0xC0000128
 	StatusInsufficientResources uint32 = 0xC000009A
+	StatusNotifyCleanup         uint32 = 0x0000010B
+	StatusNotifyEnumDir         uint32 = 0x0000010C
 )
 
 // Access masks, share modes, dispositions and options for Create.
@@ -506,6 +508,34 @@ func (c *Client) LockAsync(id FileID, off, n uint64, flags uint32) (*Pending, er
 		return nil, err
 	}
 	return &Pending{c, mid, ch}, nil
+}
+
+// NotifyAsync sends CHANGE_NOTIFY on an open directory (tree: watch
+// the subtree too); WaitBody collects its answer.
+func (c *Client) NotifyAsync(id FileID, filter, outLen uint32, tree bool) (*Pending, error) {
+	b := make([]byte, 32)
+	le.PutUint16(b, 32)
+	if tree {
+		le.PutUint16(b[2:], 1)
+	}
+	le.PutUint32(b[4:], outLen)
+	copy(b[8:], id[:])
+	le.PutUint32(b[24:], filter)
+	mid, ch, err := c.send(0x0F, b)
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{c, mid, ch}, nil
+}
+
+// WaitBody returns the final status and body, or false after d.
+func (p *Pending) WaitBody(d time.Duration) (uint32, []byte, bool) {
+	select {
+	case r, ok := <-p.ch:
+		return r.status, r.body, ok
+	case <-time.After(d):
+		return 0, nil, false
+	}
 }
 
 // Wait returns the final status, or 0 and false after d.

@@ -96,7 +96,7 @@ type Txn interface {
 	// a reader sees the sum of every committed add. A transaction's own
 	// reads do not see its adds. The count's keys (CountKey) are written
 	// only by Add; Delete and DeleteRange clear them.
-		Add(key []byte, delta int64) error
+	Add(key []byte, delta int64) error
 }
 
 // Addition is one Txn.Add.

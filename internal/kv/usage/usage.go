@@ -56,7 +56,7 @@ const (
 )
 
 // basePage is how many records one page of the base count covers.
-const basePage = 512
+var basePage = 512
 
 // Store is a kv.Store whose Updates keep each space's counts.
 type Store struct {
@@ -455,6 +455,9 @@ func (t *txn) DeleteRange(start, end []byte) error {
 		}
 		if !t.st.done {
 			// Only what lies before the cursor is counted yet.
+			if bytes.Compare(lo, t.st.cursor) >= 0 {
+				continue
+			}
 			if hi == nil || bytes.Compare(t.st.cursor, hi) < 0 {
 				hi = t.st.cursor
 			}

@@ -11,7 +11,9 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
+	"github.com/cerulean-db/cerulean/internal/kv/postgres"
 	"github.com/cerulean-db/cerulean/internal/kv/usage"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // Two spaces; in each, keys ending in "!" are objects.
@@ -215,6 +217,27 @@ func TestBaseCountAlone(t *testing.T) {
 	workload(t, mem, 500, 400)
 	defer usage.SetBasePage(2)()
 	s := open(t, mem)
+	s.Wait()
+	check(t, s)
+}
+
+// TestCountsOnPostgres: the counts follow concurrent writers on
+// PostgreSQL too, whose adds go to each connection's shard.
+func TestCountsOnPostgres(t *testing.T) {
+	dsn := testkit.PostgresDSN(t)
+	pg, err := postgres.Open(context.Background(), dsn, postgres.Options{Schema: testkit.PostgresSchema(), MaxConns: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	workload(t, pg, 600, 100)
+	defer usage.SetBasePage(5)()
+	s := open(t, pg)
+	defer func() { _ = s.Close() }()
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() { workload(t, s, uint64(700+w), 60) })
+	}
+	wg.Wait()
 	s.Wait()
 	check(t, s)
 }

@@ -32,7 +32,7 @@ func BenchmarkUsageCollect(b *testing.B) {
 		value := bytes.Repeat([]byte("v"), 100)
 		for done := 0; done < objects; {
 			err := store.Update(context.Background(), func(tx kv.Txn) error {
-				for i := done; i < min(done+10_000, objects); i++ {
+				for i := done; i < min(done+2_000, objects); i++ {
 					if err := tx.Set(fmt.Appendf(nil, "B/%08d!", i), value); err != nil {
 						return err
 					}
@@ -42,7 +42,7 @@ func BenchmarkUsageCollect(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			done = min(done+10_000, objects)
+			done = min(done+2_000, objects)
 		}
 		u := NewUsage(store, slog.Default())
 		b.Run(fmt.Sprintf("objects=%d/collect", objects), func(b *testing.B) {

@@ -116,7 +116,9 @@ type Addition struct {
 // commit), and a transaction must not also write Seq itself. The
 // sequence's log is what the keys of its numbers make of it: appends
 // are how writers that all add to one log stop conflicting on its
-// counter.
+// counter. Key(n, i) must have one length for every n and sort after the
+// keys of every number below n: kv/usage counts the keys before their
+// numbers are known.
 type Sequenced struct {
 	Seq    []byte
 	Key    func(n uint64, i int) []byte

@@ -27,6 +27,13 @@
 // embedded engines number under their commit lock; PostgreSQL reads and
 // writes the counter as the transaction's last statements.
 //
+// Counts that many writers change (the bytes, records and objects each
+// service stores, kept by kv/usage) are kept the same way: Txn.Add adds
+// to a key's count at commit without reading it, so the writers do not
+// conflict through the count; the embedded engines add under their
+// commit lock, PostgreSQL with an upsert among the transaction's last
+// statements.
+//
 // Scan callbacks return an error: any error stops the scan and Scan
 // returns it unchanged; ErrStopScan stops it without one.
 //

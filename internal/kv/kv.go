@@ -90,6 +90,19 @@ type Txn interface {
 	// transactions that append to one sequence do not conflict through
 	// it, and one that commits later takes greater numbers.
 	Append(w Sequenced) error
+	// Add adds delta to the count at key (see Count), at commit and
+	// without reading it, after the transaction's own writes:
+	// transactions that add to one count do not conflict through it, and
+	// a reader sees the sum of every committed add. A transaction's own
+	// reads do not see its adds. The count's keys (CountKey) are written
+	// only by Add; Delete and DeleteRange clear them.
+	Add(key []byte, delta int64) error
+}
+
+// Addition is one Txn.Add.
+type Addition struct {
+	Key   []byte
+	Delta int64
 }
 
 // Sequenced is an append to a sequence: at commit the transaction takes
@@ -103,7 +116,9 @@ type Txn interface {
 // commit), and a transaction must not also write Seq itself. The
 // sequence's log is what the keys of its numbers make of it: appends
 // are how writers that all add to one log stop conflicting on its
-// counter.
+// counter. Key(n, i) must have one length for every n and sort after the
+// keys of every number below n: kv/usage counts the keys before their
+// numbers are known.
 type Sequenced struct {
 	Seq    []byte
 	Key    func(n uint64, i int) []byte
@@ -111,6 +126,60 @@ type Sequenced struct {
 	// Took, when set, is told the number at commit, before Update
 	// returns and only for the attempt that commits.
 	Took func(n uint64)
+	// Created, when set, are adds (Txn.Add) made at commit only by an
+	// append that takes number 1, that is, that writes Seq where it was
+	// absent: how a layer that counts the store's keys learns of a key
+	// that only the commit knows it creates.
+	Created []Addition
+}
+
+// CountShards is how many keys a count that Txn.Add keeps may be spread
+// over: an engine that locks rows (PostgreSQL) adds to the shard of the
+// connection, so that concurrent adds to one count rarely meet on one
+// row; the embedded engines, which add under their commit lock, keep
+// each count in its shard 0.
+const CountShards = 32
+
+// CountKey is the key of one shard of the count at key: key followed by
+// the shard's byte.
+func CountKey(key []byte, shard int) []byte {
+	return append(append(make([]byte, 0, len(key)+1), key...), byte(shard))
+}
+
+// Count reads the count at key that Txn.Add keeps: the sum of its
+// shards. Shard 0 is read with a point read, the others with one scan:
+// an LSM engine keeps every overwritten version of a key until
+// compaction, and a scan would step over all of them where a point read
+// seeks straight to the newest; the embedded engines write shard 0 only,
+// so the scan meets nothing there, and PostgreSQL answers it in one query.
+func Count(r Reader, key []byte) (int64, error) {
+	total, err := CountValue(r.Get(CountKey(key, 0)))
+	if err != nil {
+		return 0, err
+	}
+	err = r.Scan(CountKey(key, 1), CountKey(key, CountShards), func(_, v []byte) error {
+		n, err := CountValue(v, nil)
+		total += n
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return total, nil
+}
+
+// CountValue decodes one shard of a count (0 when absent).
+func CountValue(v []byte, err error) (int64, error) {
+	if errors.Is(err, ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if len(v) != 8 {
+		return 0, fmt.Errorf("kv: count value of %d bytes", len(v))
+	}
+	return int64(binary.BigEndian.Uint64(v)), nil
 }
 
 // SequenceValue decodes a sequence's stored last number (0 when absent).

@@ -19,6 +19,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/file"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
+	"github.com/cerulean-db/cerulean/internal/kv/usage"
 	"github.com/cerulean-db/cerulean/internal/metrics"
 	"github.com/cerulean-db/cerulean/internal/queue"
 	"github.com/cerulean-db/cerulean/internal/search"
@@ -26,26 +27,25 @@ import (
 	"github.com/cerulean-db/cerulean/internal/testclock"
 )
 
-// usageInterval is how often, at most, the stored bytes are counted
-// while /metrics is scraped.
-const usageInterval = time.Minute
-
-// storedData is where each service's data lies in the store: the first
-// byte of its keys (its keyspace.Space), and which keys are objects.
-var storedData = map[string]metrics.Stored{
-	"blob":   {Prefix: []byte(keyspace.BlobSpace), Object: blob.ObjectKey},
-	"queue":  {Prefix: []byte(keyspace.QueueSpace), Object: queue.ObjectKey},
-	"table":  {Prefix: []byte(keyspace.TableSpace), Object: table.ObjectKey},
-	"file":   {Prefix: []byte(keyspace.FileSpace), Object: file.ObjectKey},
-	"cosmos": {Prefix: []byte(keyspace.CosmosSpace), Object: cosmos.ObjectKey},
-	"search": {Prefix: []byte(keyspace.SearchSpace), Object: search.ObjectKey},
+// StoredData is where each service's data lies in the store: the first
+// byte of its keys (its keyspace.Space), and which keys are objects. The
+// store keeps their bytes, records and objects (kv/usage).
+var StoredData = []usage.Space{
+	{Name: "blob", Prefix: []byte(keyspace.BlobSpace), Object: blob.ObjectKey},
+	{Name: "queue", Prefix: []byte(keyspace.QueueSpace), Object: queue.ObjectKey},
+	{Name: "table", Prefix: []byte(keyspace.TableSpace), Object: table.ObjectKey},
+	{Name: "file", Prefix: []byte(keyspace.FileSpace), Object: file.ObjectKey},
+	{Name: "cosmos", Prefix: []byte(keyspace.CosmosSpace), Object: cosmos.ObjectKey},
+	{Name: "search", Prefix: []byte(keyspace.SearchSpace), Object: search.ObjectKey},
 }
 
 // ops is what the server keeps for operating it: metrics, the test
 // clock, fault injection and the admin port.
 type ops struct {
 	metrics *metrics.Metrics
-	usage   *metrics.Usage
+	// counted is the store every service writes through: the server's
+	// store, keeping each service's stored bytes, records and objects.
+	counted *usage.Store
 	// clock is the test clock (nil unless Config.TestClock).
 	clock *testclock.Clock
 	// wallNow is the clock of what a test clock must not move: the
@@ -63,7 +63,7 @@ type ops struct {
 // before any service starts; with a test clock, cfg.Now becomes it.
 func (s *Server) setupOps(cfg *Config) error {
 	s.metrics = metrics.New()
-	if o, ok := s.store.(kv.Observable); ok {
+	if o, ok := s.counted.Store.(kv.Observable); ok {
 		o.Observe(s.metrics)
 	}
 	s.wallNow = cfg.Now
@@ -78,8 +78,7 @@ func (s *Server) setupOps(cfg *Config) error {
 		}
 		cfg.Logger.Warn("fault injection is on: matching requests get throttling and transient failures", "rules", faults.String(cfg.Faults))
 	}
-	s.usage = metrics.NewUsage(s.store, storedData, usageInterval, cfg.Logger)
-	s.metrics.Register(s.usage)
+	s.metrics.Register(metrics.NewUsage(s.counted, cfg.Logger))
 	s.watchStore()
 	return nil
 }
@@ -88,7 +87,7 @@ func (s *Server) setupOps(cfg *Config) error {
 // fatal error: serving on would answer every request with an error, and
 // only a restart recovers what was acknowledged.
 func (s *Server) watchStore() {
-	f, ok := s.store.(kv.Fallible)
+	f, ok := s.counted.Store.(kv.Fallible)
 	if !ok {
 		return
 	}
@@ -141,12 +140,6 @@ func (s *Server) startAdmin(cfg Config) error {
 	s.adminAddr = ln.Addr().String()
 	s.log.Info("admin endpoint listening (health, readiness, metrics, pprof, console)", "addr", "http://"+s.adminAddr+"/")
 	return nil
-}
-
-func (s *Server) stopOps() {
-	if s.usage != nil {
-		s.usage.Close()
-	}
 }
 
 // stopWatching ends watchStore's wait; Shutdown calls it before waiting

@@ -27,6 +27,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
 	"github.com/cerulean-db/cerulean/internal/kv/postgres"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
+	"github.com/cerulean-db/cerulean/internal/kv/usage"
 	"github.com/cerulean-db/cerulean/internal/liveness"
 	"github.com/cerulean-db/cerulean/internal/queue"
 	"github.com/cerulean-db/cerulean/internal/search/indexer"
@@ -231,7 +232,13 @@ func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	if err := checkDataFormat(ctx, cfg, store); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
-	s := &Server{store: store, dirLock: dirLock, log: cfg.Logger, errs: make(chan error, 8), maxConns: cfg.MaxConnections, onStoreClose: cfg.BeforeStoreClose}
+	engine := store
+	counted, err := usage.Open(ctx, engine, StoredData, cfg.Logger)
+	if err != nil {
+		return nil, errors.Join(err, engine.Close())
+	}
+	store = counted
+	s := &Server{store: store, ops: ops{counted: counted}, dirLock: dirLock, log: cfg.Logger, errs: make(chan error, 8), maxConns: cfg.MaxConnections, onStoreClose: cfg.BeforeStoreClose}
 	if err := s.setupOps(&cfg); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
@@ -320,7 +327,7 @@ func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 	// What the start wrote (the data format, this process's liveness
 	// record, the sweeps) may use the embedded store's emergency margin
 	// on a nearly full volume; from here on, writes keep the reserve.
-	if p, ok := store.(*pebble.Store); ok {
+	if p, ok := engine.(*pebble.Store); ok {
 		p.EndStartup()
 	}
 	return s, nil
@@ -497,7 +504,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.stopWatching()
 	s.wg.Wait()
-	s.stopOps()
 	if s.stopSearchCatchUp != nil {
 		s.stopSearchCatchUp()
 	}

@@ -162,7 +162,7 @@ func TestMetricsMoveWithTraffic(t *testing.T) {
 
 // TestStoredBytes: what the store holds per service — bytes, records and
 // objects (blobs, messages, entities, files and directories, items,
-// documents) — is counted in the background once /metrics is scraped.
+// documents) — is on /metrics as soon as it is written.
 func TestStoredBytes(t *testing.T) {
 	env := servertest.Start(t)
 	ctx := context.Background()

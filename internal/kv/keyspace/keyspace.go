@@ -70,6 +70,7 @@ const (
 	ProcessLiveness     = "L"
 	StoreDataFormat     = "Mf"
 	StoreReadinessProbe = "Mr"
+	StoreUsage          = "Mu"
 )
 
 // Owners named more than once.
@@ -121,4 +122,5 @@ var All = []Tag{
 	{ProcessLiveness, "internal/liveness", "the leases of running processes, for sweeps of what dead ones left"},
 	{StoreDataFormat, "internal/kv/record", "the store's data format (record.DataFormat: record format and layout)"},
 	{StoreReadinessProbe, "internal/admin", "the record /readyz writes to prove the store takes writes"},
+	{StoreUsage, "internal/kv/usage", "the bytes, records and objects each service stores (counts), and the progress of their first count"},
 }

@@ -16,6 +16,9 @@ import (
 type Opener struct {
 	Open   func(t *testing.T) kv.Store
 	Reopen func(t *testing.T, s kv.Store) kv.Store
+	// AddsConflict says that concurrent adds to one key may conflict
+	// (PostgreSQL's row locks); Txn.Add's other rules hold all the same.
+	AddsConflict bool
 }
 
 // Run runs the whole suite.
@@ -45,6 +48,9 @@ func Run(t *testing.T, o Opener) {
 		{"Durability", testDurability},
 		{"AppendInCommitOrder", testAppendInCommitOrder},
 		{"AppendRules", testAppendRules},
+		{"AddConcurrently", testAddConcurrently},
+		{"AddRules", testAddRules},
+		{"AddConflictsWithReader", testAddConflictsWithReader},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, o) })

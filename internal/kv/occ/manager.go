@@ -143,7 +143,7 @@ func (m *Manager) attempt(ctx context.Context, hooks *kv.Hooks, fn func(kv.Txn) 
 	if err := fn(t); err != nil {
 		return err
 	}
-	if t.writes.Empty() && len(t.appends) == 0 {
+	if t.writes.Empty() && len(t.appends) == 0 && len(t.adds) == 0 {
 		return nil
 	}
 	if m.now().Sub(t.began) > kv.MaxTxnDuration {
@@ -160,7 +160,7 @@ func (m *Manager) commit(ctx context.Context, t *txn) error {
 			return errConflict
 		}
 	}
-	took, err := m.sequence(t)
+	took, err := m.atCommit(t)
 	if err != nil {
 		m.commitMu.Unlock()
 		return err
@@ -187,13 +187,56 @@ func (m *Manager) commit(ctx context.Context, t *txn) error {
 	return nil
 }
 
+// atCommit makes what t left to its commit, its appends and then its
+// adds, from the state every earlier commit left (one snapshot, taken
+// under the commit lock).
+func (m *Manager) atCommit(t *txn) (took func(), err error) {
+	if len(t.appends) == 0 && len(t.adds) == 0 {
+		return func() {}, nil
+	}
+	snap := m.engine.Snapshot()
+	defer snap.Release()
+	if took, err = m.sequence(t, snap); err != nil {
+		return nil, err
+	}
+	if err := add(t, snap); err != nil {
+		return nil, err
+	}
+	return took, nil
+}
+
+// add makes t's adds (kv.Txn.Add), each in its count's shard 0 (the
+// commit lock keeps adders from meeting): the shard holds what t's own
+// writes left, or else what the latest commit did, plus the delta. The sums
+// join t's writes, so a transaction that read a count conflicts with
+// the commit that changed it, while adders, which read nothing, do not.
+func add(t *txn, snap Snapshot) error {
+	for count, delta := range t.adds {
+		key := kv.CountKey([]byte(count), 0)
+		var n int64
+		var err error
+		if p, ok := t.writes.lookup(key); ok {
+			if !p.Delete {
+				n, err = kv.CountValue(p.Value, nil)
+			}
+		} else {
+			n, err = kv.CountValue(snap.Get(key))
+		}
+		if err != nil {
+			return fmt.Errorf("count %q: %w", key, err)
+		}
+		t.writes.set(key, binary.BigEndian.AppendUint64(nil, uint64(n+delta)))
+	}
+	return nil
+}
+
 // sequence makes t's appends (kv.Txn.Append) under the commit lock, so
 // that numbers are taken in commit order: each sequence's last number is
 // read from the state every earlier commit left, and the values and the
 // new last numbers join t's writes (and, through them, what later
 // validations check). It returns what reports the numbers taken, to be
 // called once the commit is durable.
-func (m *Manager) sequence(t *txn) (took func(), err error) {
+func (m *Manager) sequence(t *txn, snap Snapshot) (took func(), err error) {
 	if len(t.appends) == 0 {
 		return func() {}, nil
 	}
@@ -202,8 +245,6 @@ func (m *Manager) sequence(t *txn) (took func(), err error) {
 			return nil, fmt.Errorf("kv: a transaction appends to the sequence %q and writes it too", a.Seq)
 		}
 	}
-	snap := m.engine.Snapshot()
-	defer snap.Release()
 	last := make(map[string]uint64, 1)
 	numbers := make([]uint64, len(t.appends))
 	for j, a := range t.appends {
@@ -217,6 +258,13 @@ func (m *Manager) sequence(t *txn) (took func(), err error) {
 		last[string(a.Seq)], numbers[j] = n, n
 		for i, v := range a.Values {
 			t.writes.set(a.Key(n, i), v)
+		}
+		if n == 1 {
+			for _, c := range a.Created {
+				if err := t.Add(c.Key, c.Delta); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	for key, n := range last {

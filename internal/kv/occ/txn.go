@@ -22,6 +22,8 @@ type txn struct {
 	// what they will write.
 	appends    []kv.Sequenced
 	appendSize int
+	// adds are the Txn.Add deltas by key, made at commit (Manager.add).
+	adds map[string]int64
 }
 
 var _ kv.Txn = (*txn)(nil)
@@ -156,6 +158,21 @@ func (t *txn) Append(w kv.Sequenced) error {
 	w.Seq = bytes.Clone(w.Seq)
 	t.appends = append(t.appends, w)
 	t.appendSize += size
+	return nil
+}
+
+// Add implements kv.Txn: the sum is made at commit.
+func (t *txn) Add(key []byte, delta int64) error {
+	if err := checkSize(key, 8, t.writes.size+t.appendSize); err != nil {
+		return err
+	}
+	if t.adds == nil {
+		t.adds = make(map[string]int64, 4)
+	}
+	if _, ok := t.adds[string(key)]; !ok {
+		t.appendSize += len(key) + 8
+	}
+	t.adds[string(key)] += delta
 	return nil
 }
 

@@ -237,6 +237,7 @@ func (s *Store) attempt(ctx context.Context, hooks *kv.Hooks, fn func(kv.Txn) er
 	if err != nil {
 		return err
 	}
+	t.add()
 	if err := t.flush(); err != nil {
 		return err
 	}
@@ -281,6 +282,8 @@ type txn struct {
 	version   uint64
 	failed    error
 	appends   []kv.Sequenced
+	// adds are the Txn.Add deltas by key, sent after the appends.
+	adds map[string]int64
 }
 
 // fail remembers the first database error; once a statement has failed
@@ -489,6 +492,13 @@ func (t *txn) sequence() (took func(), err error) {
 		for i, v := range a.Values {
 			t.pending.Queue(upsertSQL, a.Key(n, i), v)
 		}
+		if n == 1 {
+			for _, c := range a.Created {
+				if err := t.Add(c.Key, c.Delta); err != nil {
+					return nil, err
+				}
+			}
+		}
 	}
 	for key, n := range last {
 		t.pending.Queue(upsertSQL,
@@ -502,6 +512,45 @@ func (t *txn) sequence() (took func(), err error) {
 		}
 	}, nil
 }
+
+// Add implements kv.Txn: the adds are made as the transaction's last
+// statements (add).
+func (t *txn) Add(key []byte, delta int64) error {
+	if len(key) > kv.MaxKeySize {
+		return kv.ErrTooLarge
+	}
+	if t.adds == nil {
+		t.adds = make(map[string]int64, 4)
+	}
+	if _, ok := t.adds[string(key)]; !ok {
+		if err := t.account(len(key) + 8); err != nil {
+			return err
+		}
+	}
+	t.adds[string(key)] += delta
+	return nil
+}
+
+// add queues the adds, last, so that the rows they lock stay locked
+// for as short a time as the commit allows. Each goes to the count's
+// shard of this connection (its server process): a connection runs one
+// transaction at a time, so concurrent adders meet on a row only when
+// their connections share a shard.
+func (t *txn) add() {
+	if len(t.adds) == 0 {
+		return
+	}
+	shard := int(t.tx.Conn().PgConn().PID() % kv.CountShards)
+	for key, delta := range t.adds {
+		t.pending.Queue(addSQL, kv.CountKey([]byte(key), shard), delta)
+	}
+}
+
+// addSQL adds $2 to the big-endian count at $1 without reading it first
+// in the client: the database locks the row only for the rest of the
+// transaction.
+const addSQL = `INSERT INTO cerulean_kv AS c (k, v) VALUES ($1, int8send($2::bigint))
+ON CONFLICT (k) DO UPDATE SET v = int8send(('x' || encode(c.v, 'hex'))::bit(64)::bigint + $2::bigint)`
 
 // upsertSQL writes one key.
 const upsertSQL = `INSERT INTO cerulean_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v`

@@ -45,5 +45,6 @@ func TestConformance(t *testing.T) {
 			schemaOf[s] = schema
 			return s
 		},
+		AddsConflict: true,
 	})
 }

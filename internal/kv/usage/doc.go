@@ -1,0 +1,24 @@
+// Package usage keeps, in the store itself, how many bytes (keys and
+// values), records (keys) and objects each storage service holds, so
+// that reading them costs the same with ten objects or ten million.
+//
+// Store wraps a kv.Store. Each Update's writes under a service's prefix
+// change its three counts in the same transaction, with kv.Txn.Add:
+// writers never conflict through the counts, and the counts are exactly
+// what the committed data makes of them, after a crash too. To know what
+// a write replaces, the layer reads the key's current size in the
+// transaction before writing it (a key the transaction already read or
+// wrote costs nothing more on the embedded engines), and a range deletion
+// is preceded by a scan of what it removes. Serializability makes the
+// sizes exact: a concurrent change to a key the layer read makes one of
+// the transactions run again.
+//
+// A store written before the counts existed is counted once, in the
+// background, page by page: each page is one transaction that adds what
+// it scanned and moves a cursor, so a crash resumes where the last page
+// ended. Meanwhile writes count only the keys before the cursor (the
+// scan counts the rest as it reaches them), reading the cursor in their
+// transaction so that a page that moves it past their keys makes them
+// run again. An empty store starts counted. Scan counts by reading
+// everything: the check that the counts are right.
+package usage

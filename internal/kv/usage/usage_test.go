@@ -1,0 +1,243 @@
+package usage_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/memory"
+	"github.com/cerulean-db/cerulean/internal/kv/pebble"
+	"github.com/cerulean-db/cerulean/internal/kv/postgres"
+	"github.com/cerulean-db/cerulean/internal/kv/usage"
+	"github.com/cerulean-db/cerulean/internal/testkit"
+)
+
+// Two spaces; in each, keys ending in "!" are objects.
+var spaces = []usage.Space{
+	{Name: "x", Prefix: []byte("X"), Object: isObject},
+	{Name: "y", Prefix: []byte("Y"), Object: isObject},
+}
+
+func isObject(k []byte) bool { return bytes.HasSuffix(k, []byte("!")) }
+
+func open(t *testing.T, store kv.Store) *usage.Store {
+	t.Helper()
+	s, err := usage.Open(context.Background(), store, spaces, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// check fails the test unless the counts equal a full scan.
+func check(t *testing.T, s *usage.Store) {
+	t.Helper()
+	if err := s.Check(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// workload makes n random transactions on s from one seed: sets,
+// overwrites, deletes, range deletions and appends, in both spaces and
+// outside them, some rolled back.
+func workload(t *testing.T, s kv.Store, seed uint64, n int) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 1))
+	key := func() []byte {
+		sp := "XYZ"[r.IntN(3)]
+		k := fmt.Appendf(nil, "%c/%02d", sp, r.IntN(40))
+		if r.IntN(3) == 0 {
+			k = append(k, '!')
+		}
+		return k
+	}
+	for range n {
+		rollback := r.IntN(10) == 0
+		ops := 1 + r.IntN(4)
+		seeds := make([]uint64, ops)
+		for i := range seeds {
+			seeds[i] = r.Uint64()
+		}
+		err := s.Update(context.Background(), func(tx kv.Txn) error {
+			for _, sd := range seeds {
+				r := rand.New(rand.NewPCG(sd, 2))
+				k := key()
+				switch op := r.IntN(10); {
+				case op < 5:
+					if err := tx.Set(k, bytes.Repeat([]byte("v"), r.IntN(50))); err != nil {
+						return err
+					}
+				case op < 7:
+					if err := tx.Delete(k); err != nil {
+						return err
+					}
+				case op < 8:
+					if err := tx.DeleteRange(k, append(bytes.Clone(k[:2]), byte('0'+r.IntN(5)))); err != nil {
+						return err
+					}
+				default:
+					seq := fmt.Appendf(nil, "%c/seq%d", k[0], r.IntN(2))
+					if err := tx.Append(kv.Sequenced{Seq: seq,
+						Key:    func(n uint64, i int) []byte { return fmt.Appendf(nil, "%s/%016x/%d", seq, n, i) },
+						Values: [][]byte{[]byte("a"), bytes.Repeat([]byte("b"), r.IntN(20))}}); err != nil {
+						return err
+					}
+				}
+			}
+			if rollback {
+				return errRollback
+			}
+			return nil
+		})
+		if err != nil && err != errRollback {
+			t.Fatal(err)
+		}
+	}
+}
+
+var errRollback = fmt.Errorf("rolled back")
+
+// TestCountsFollowWrites: after random workloads from concurrent
+// writers, the counts equal a full scan, and /metrics' read of them
+// agrees with Scan.
+func TestCountsFollowWrites(t *testing.T) {
+	mem := memory.Open()
+	s := open(t, mem)
+	defer func() { _ = s.Close() }()
+	if !s.Ready() {
+		t.Fatal("an empty store is not counted at once")
+	}
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() { workload(t, s, uint64(w), 150) })
+	}
+	wg.Wait()
+	check(t, s)
+	got, ready, err := s.Counts(context.Background())
+	if err != nil || !ready {
+		t.Fatal(err, ready)
+	}
+	want, err := usage.Scan(context.Background(), mem, spaces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || want["x"].Objects == 0 {
+		t.Fatalf("counts %v, scan %v", got, want)
+	}
+}
+
+// TestCheckCatchesAWriteBehindTheCounts: a write that bypasses the
+// layer makes the check fail, so the check can fail.
+func TestCheckCatchesAWriteBehindTheCounts(t *testing.T) {
+	mem := memory.Open()
+	s := open(t, mem)
+	defer func() { _ = s.Close() }()
+	workload(t, s, 7, 50)
+	check(t, s)
+	if err := mem.Update(context.Background(), func(tx kv.Txn) error { return tx.Set([]byte("X/behind!"), []byte("v")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check(context.Background()); err == nil {
+		t.Fatal("the check passed over a write the counts missed")
+	}
+}
+
+// TestBaseCount: a store written without counts is counted once in the
+// background while writers go on; the counts then equal a scan, and a
+// second open does not count again.
+func TestBaseCount(t *testing.T) {
+	mem := memory.Open()
+	for i := range 3 {
+		workload(t, mem, uint64(100+i), 400)
+	}
+	defer usage.SetBasePage(3)()
+	s := open(t, mem)
+	var wg sync.WaitGroup
+	for w := range 3 {
+		wg.Go(func() { workload(t, s, uint64(200+w), 200) })
+	}
+	wg.Wait()
+	s.Wait()
+	if !s.Ready() {
+		t.Fatal("the base count did not finish")
+	}
+	check(t, s)
+	again := open(t, mem)
+	if !again.Ready() {
+		t.Fatal("a counted store is counted again")
+	}
+	check(t, again)
+}
+
+// TestBaseCountResumes: a base count cut short by a close resumes from
+// its cursor at the next open, on a durable engine, and every count
+// survives the reopen.
+func TestBaseCountResumes(t *testing.T) {
+	dir := t.TempDir()
+	p, err := pebble.Open(dir, pebble.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		workload(t, p, uint64(300+i), 500)
+	}
+	defer usage.SetBasePage(2)()
+	s := open(t, p)
+	workload(t, s, 400, 20)
+	if err := s.Close(); err != nil { // also closes p
+		t.Fatal(err)
+	}
+	p, err = pebble.Open(dir, pebble.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = p.View(context.Background(), func(r kv.Reader) error {
+		v, err := r.Get([]byte("Mu"))
+		t.Logf("the base count's state at the reopen: %q (%v)", v, err)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = open(t, p)
+	defer func() { _ = s.Close() }()
+	workload(t, s, 401, 100)
+	s.Wait()
+	check(t, s)
+}
+
+// TestBaseCountAlone: the base count in small pages, nothing else
+// writing.
+func TestBaseCountAlone(t *testing.T) {
+	mem := memory.Open()
+	workload(t, mem, 500, 400)
+	defer usage.SetBasePage(2)()
+	s := open(t, mem)
+	s.Wait()
+	check(t, s)
+}
+
+// TestCountsOnPostgres: the counts follow concurrent writers on
+// PostgreSQL too, whose adds go to each connection's shard.
+func TestCountsOnPostgres(t *testing.T) {
+	dsn := testkit.PostgresDSN(t)
+	pg, err := postgres.Open(context.Background(), dsn, postgres.Options{Schema: testkit.PostgresSchema(), MaxConns: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	workload(t, pg, 600, 100)
+	defer usage.SetBasePage(5)()
+	s := open(t, pg)
+	defer func() { _ = s.Close() }()
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Go(func() { workload(t, s, uint64(700+w), 60) })
+	}
+	wg.Wait()
+	s.Wait()
+	check(t, s)
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
@@ -45,8 +46,14 @@ func (l *Layout[O]) Free(tx kv.Txn, o O, doomed map[uint64]bool) error {
 
 // FreeSized is Free for objects whose sizes the caller knows (-1: not
 // known): deleted inline, a small one goes key by key (DeleteSized).
+//
+// A deletion costs a read of what it deletes where the store counts
+// stored bytes (kv/usage), so with a Freed registry only small objects
+// are deleted inline: a large one (more than inlineDeleteChunks chunks,
+// or of unknown size with a chunk at that index) is registered and
+// collected after the commit, a bounded piece per transaction.
 func (l *Layout[O]) FreeSized(tx kv.Txn, o O, doomed map[uint64]int64) error {
-	if len(doomed) <= inlineFrees || l.Freed == nil {
+	if l.Freed == nil {
 		for id, size := range doomed {
 			if err := l.DeleteSized(tx, o, id, size); err != nil {
 				return err
@@ -55,8 +62,23 @@ func (l *Layout[O]) FreeSized(tx kv.Txn, o O, doomed map[uint64]int64) error {
 		return nil
 	}
 	ids := make([]uint64, 0, len(doomed))
-	for id := range doomed {
+	for id, size := range doomed {
+		if len(doomed) <= inlineFrees {
+			small, err := l.small(tx, o, id, size)
+			if err != nil {
+				return err
+			}
+			if small {
+				if err := l.DeleteSized(tx, o, id, size); err != nil {
+					return err
+				}
+				continue
+			}
+		}
 		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		return nil
 	}
 	slices.Sort(ids)
 	// One transaction may free the objects of several owners: its pages
@@ -75,6 +97,47 @@ func (l *Layout[O]) FreeSized(tx kv.Txn, o O, doomed map[uint64]int64) error {
 		n++
 	}
 	return nil
+}
+
+// inlineDeleteChunks is the most chunks of a data object a transaction
+// deletes together: deleting reads what it deletes where the store counts
+// stored bytes, so a large object is deleted in pieces.
+const inlineDeleteChunks = 64
+
+// small reports whether object id of o, of size bytes (-1: unknown), has
+// at most inlineDeleteChunks chunks.
+func (l *Layout[O]) small(r kv.Reader, o O, id uint64, size int64) (bool, error) {
+	if size >= 0 {
+		return size <= inlineDeleteChunks*chunk.Size, nil
+	}
+	_, err := r.Get(chunk.Key(l.object(o, id), inlineDeleteChunks))
+	if errors.Is(err, kv.ErrNotFound) {
+		return true, nil
+	}
+	return false, err
+}
+
+// deletePiece deletes up to inlineDeleteChunks chunks of object id of o,
+// from its first, and reports whether the object is gone.
+func (l *Layout[O]) deletePiece(tx kv.Txn, o O, id uint64) (bool, error) {
+	obj := l.object(o, id)
+	var next []byte
+	n := 0
+	err := tx.Scan(obj, kv.PrefixEnd(obj), func(k, _ []byte) error {
+		if n == inlineDeleteChunks {
+			next = append([]byte(nil), k...)
+			return kv.ErrStopScan
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	if next == nil {
+		return true, l.Delete(tx, o, id)
+	}
+	return false, tx.DeleteRange(obj, next)
 }
 
 // collect deletes the data objects registered as freed under prefix, and
@@ -106,8 +169,12 @@ func (s *Store[O]) collect(ctx context.Context, prefix []byte) (int, error) {
 			}
 			written := 0
 			for n < len(ids) && written < collectTxnBytes {
-				if err := s.layout.Delete(tx, o, ids[n]); err != nil {
+				gone, err := s.layout.deletePiece(tx, o, ids[n])
+				if err != nil {
 					return err
+				}
+				if !gone {
+					break // the rest of it in the next transaction
 				}
 				written += 2 * len(s.layout.object(o, ids[n]))
 				n++
@@ -184,18 +251,23 @@ func (s *Store[O]) SweepStaged(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("sweep staged: %w", err)
 	}
 	for _, e := range doomed {
-		err := s.Store.Update(ctx, func(tx kv.Txn) error {
-			// The upload may have committed since the scan.
-			if _, err := tx.Get(e.key); errors.Is(err, kv.ErrNotFound) {
-				return nil
-			} else if err != nil {
-				return err
-			}
-			if err := s.layout.Delete(tx, e.owner, e.id); err != nil {
-				return err
-			}
-			return tx.Delete(e.key)
-		})
+		var err error
+		for gone := false; !gone && err == nil; {
+			err = s.Store.Update(ctx, func(tx kv.Txn) error {
+				// The upload may have committed since the scan.
+				if _, err := tx.Get(e.key); errors.Is(err, kv.ErrNotFound) {
+					gone = true
+					return nil
+				} else if err != nil {
+					return err
+				}
+				var err error
+				if gone, err = s.layout.deletePiece(tx, e.owner, e.id); err != nil || !gone {
+					return err
+				}
+				return tx.Delete(e.key)
+			})
+		}
 		if err != nil {
 			return 0, fmt.Errorf("sweep staged %d: %w", e.id, err)
 		}

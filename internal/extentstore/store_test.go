@@ -2,11 +2,13 @@ package extentstore
 
 import (
 	"bytes"
+	"context"
 	"crypto/md5"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -231,6 +233,58 @@ func TestFreeCollectsAfterCommit(t *testing.T) {
 		}
 		left(t, s, tuple.New("X"), fmt.Sprintf("freeing %d objects", n))
 	}
+}
+
+// TestLargeObjectFreedInPieces: an object of more than inlineDeleteChunks
+// chunks is not deleted by the transaction that frees it (deleting reads
+// what it deletes where the store counts stored bytes) but registered,
+// and collected after the commit a piece per transaction; a small one
+// goes inline.
+func TestLargeObjectFreedInPieces(t *testing.T) {
+	kvs := memory.Open()
+	t.Cleanup(func() { _ = kvs.Close() })
+	counted := &countingStore{Store: kvs}
+	s := New[owner](counted, testLayout, time.Now, slog.New(slog.DiscardHandler))
+	large := bytes.Repeat([]byte("x"), (2*inlineDeleteChunks+5)*chunk.Size)
+	err := s.Update(t.Context(), func(tx kv.Txn) error {
+		if err := testLayout.Write(tx, "o", 1, large); err != nil {
+			return err
+		}
+		return testLayout.Write(tx, "o", 2, []byte("small"))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := counted.updates.Load()
+	var registered int
+	err = s.Update(t.Context(), func(tx kv.Txn) error {
+		if err := testLayout.Free(tx, "o", map[uint64]bool{1: true, 2: true}); err != nil {
+			return err
+		}
+		p := testLayout.Freed
+		return tx.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) error { registered++; return nil })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if registered != 1 {
+		t.Fatalf("%d pages registered, want the large object's one", registered)
+	}
+	if n := counted.updates.Load() - before; n < 4 {
+		t.Errorf("%d transactions, want the freeing one and three pieces at least", n)
+	}
+	left(t, s, tuple.New("X"), "freeing a large and a small object")
+}
+
+// countingStore counts Update calls.
+type countingStore struct {
+	kv.Store
+	updates atomic.Int64
+}
+
+func (c *countingStore) Update(ctx context.Context, fn func(kv.Txn) error) error {
+	c.updates.Add(1)
+	return c.Store.Update(ctx, fn)
 }
 
 func TestStreamReadsGapsAsZeros(t *testing.T) {

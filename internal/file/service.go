@@ -39,6 +39,8 @@ type Service struct {
 	// upgradeMu lets one operation run the upgrade while others wait.
 	namesUpgraded atomic.Bool
 	upgradeMu     sync.Mutex
+	// breaker breaks SMB caching before FileREST reads and writes.
+	breaker breakerSlot
 }
 
 // UseProcesses makes handles record this process as their opener and

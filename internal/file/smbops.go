@@ -69,6 +69,10 @@ type OpenResult struct {
 	// Path is the path opened with each name as stored, whatever case
 	// the open named it in (FileNormalizedNameInformation).
 	Path string
+	// Handles is the IDs of every handle open on the node once the open
+	// is made, its own included: an SMB server grants caching (oplocks,
+	// leases) by who else has the file open.
+	Handles []uint64
 }
 
 // Renamed is what RenameHandle answers: the node, and its new path with
@@ -169,8 +173,37 @@ func (t *Tx) Open(ref Ref, o OpenRequest) (*OpenResult, error) {
 			return nil, err
 		}
 	}
+	hs, err := t.handlesOf(acct, share, n.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, other := range hs {
+		res.Handles = append(res.Handles, other.ID)
+	}
 	res.Handle, res.Node = h, n
 	return res, nil
+}
+
+// NodeID returns the ID of the node at path, and false when nothing is
+// there (nor its parent): what an SMB server breaks caching on before
+// an open or a FileREST change reaches the node.
+func (s *Service) NodeID(ctx context.Context, ref Ref) (uint64, bool, error) {
+	var id uint64
+	var found bool
+	err := s.view(ctx, func(t *Tx) error {
+		l, err := t.locate(ref.Account, ref.Share, ref.Path)
+		switch {
+		case errors.Is(err, azerr.ErrParentNotFound), errors.Is(err, azerr.ErrResourceNotFound):
+			return nil
+		case err != nil:
+			return err
+		}
+		if l.node != nil {
+			id, found = l.node.ID, true
+		}
+		return nil
+	})
+	return id, found, err
 }
 
 // HandleInfo returns an open handle and the node it is open on, as one

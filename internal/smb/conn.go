@@ -74,7 +74,7 @@ func (c *conn) serve() {
 		c.sessions = map[uint64]*session{}
 		c.mu.Unlock()
 		for _, s := range sessions {
-			c.closeSession(s)
+			c.disconnectSession(s)
 		}
 	}()
 	var lenBuf [4]byte
@@ -343,8 +343,7 @@ func (c *conn) dispatch(r *request) (response, error) {
 		}
 		return errResp(statusNotSupported), nil
 	case cmdOplockBreak:
-		// No oplock or lease is ever granted, so none can break.
-		return errResp(statusInvalidOplockProtocol), nil
+		return c.oplockBreak(r), nil
 	}
 	return errResp(statusNotSupported), nil
 }

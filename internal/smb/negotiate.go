@@ -27,6 +27,7 @@ const (
 	secSigningEnabled  uint16 = 0x01
 	secSigningRequired uint16 = 0x02
 	capLargeMTU        uint32 = 0x04
+	capLeasing         uint32 = 0x02
 )
 
 // Negotiate contexts (MS-SMB2 2.2.3.1).
@@ -93,7 +94,7 @@ func (c *conn) negotiate(r *request) (response, error) {
 
 func (c *conn) serverCaps(dialect uint16) uint32 {
 	if dialect >= dialect210 {
-		return capLargeMTU
+		return capLargeMTU | capLeasing
 	}
 	return 0
 }

@@ -29,8 +29,8 @@ const (
 
 // Statuses only caching answers.
 const (
-	statusUnsuccessful       uint32 = 0xC0000001
-	statusDuplicateObjectID  uint32 = 0xC000022A
+	statusUnsuccessful      uint32 = 0xC0000001
+	statusDuplicateObjectID uint32 = 0xC000022A
 )
 
 // Lease flags.

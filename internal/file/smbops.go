@@ -186,7 +186,8 @@ func (t *Tx) Open(ref Ref, o OpenRequest) (*OpenResult, error) {
 
 // NodeID returns the ID of the node at path, and false when nothing is
 // there (nor its parent): what an SMB server breaks caching on before
-// an open or a FileREST change reaches the node.
+// an open or a FileREST change reaches the node. A delete-pending node
+// is DeletePending: an open of it fails before any caching breaks.
 func (s *Service) NodeID(ctx context.Context, ref Ref) (uint64, bool, error) {
 	var id uint64
 	var found bool
@@ -197,6 +198,9 @@ func (s *Service) NodeID(ctx context.Context, ref Ref) (uint64, bool, error) {
 			return nil
 		case err != nil:
 			return err
+		}
+		if l.node != nil && l.node.DeletePending {
+			return azerr.ErrDeletePending
 		}
 		if l.node != nil {
 			id, found = l.node.ID, true
@@ -532,3 +536,18 @@ func (s *Service) ListHandleDirectory(ctx context.Context, ref HandleRef, marker
 
 // IsHandleClosed reports whether err says a handle is no longer open.
 func IsHandleClosed(err error) bool { return errors.Is(err, ErrHandleClosed) }
+
+// NodeHandles returns the IDs of the handles open on a node: what an SMB
+// server that waited for caching breaks after an open grants by.
+func (s *Service) NodeHandles(ctx context.Context, acct, share string, id uint64) ([]uint64, error) {
+	var out []uint64
+	err := s.view(ctx, func(t *Tx) error {
+		out = nil
+		hs, err := t.handlesOf(acct, share, id)
+		for _, h := range hs {
+			out = append(out, h.ID)
+		}
+		return err
+	})
+	return out, err
+}

@@ -256,7 +256,7 @@ func (c *conn) create(r *request) response {
 		},
 	}
 	a.intended = intent{access: a.req.Access, share: a.req.ShareAccess,
-		attrOnly:  granted&(accReadData|accWriteData|accAppendData|accExecute|accDelete) == 0,
+		attrOnly:  granted&^(accReadAttributes|accWriteAttributes|accSynchronize) == 0,
 		overwrite: d == file.Overwrite || d == file.OverwriteOrCreate || d == file.Supersede}
 	if lease != nil {
 		a.intended.lease = &lease.id
@@ -272,13 +272,32 @@ func (c *conn) create(r *request) response {
 		return errResp(statusInvalidParameter)
 	}
 	if !exists {
-		return c.openFile(r, a)
+		return c.openFile(r, a, nil)
 	}
-	waits := c.srv.breakFor(a.node, a.intended)
+	// Handle caching breaks before the sharing check: a holder that
+	// cached a handle it no longer needs closes it on the break.
+	pre := a.intended
+	pre.handlePhase = true
+	waits := c.srv.breakFor(a.node, pre)
 	if len(waits) == 0 {
-		return c.openFile(r, a)
+		return c.openFile(r, a, nil)
 	}
-	// A holder must acknowledge: the open waits on its own goroutine.
+	return c.goAsync(r, func(ctx context.Context) response {
+		bctx, cancel := context.WithTimeout(ctx, c.srv.limits.BreakTimeout+time.Second)
+		defer cancel()
+		waitBreaks(bctx, waits)
+		c.srv.breakAndWait(bctx, a.node, pre)
+		if ctx.Err() != nil {
+			return errResp(statusCancelled)
+		}
+		return c.openFile(r, a, ctx)
+	})
+}
+
+// goAsync answers a request STATUS_PENDING and runs fn on its own
+// goroutine once that interim answer is sent; fn's answer is sent then.
+// fn's context ends on CANCEL or when the connection ends.
+func (c *conn) goAsync(r *request, fn func(context.Context) response) response {
 	c.mu.Lock()
 	if len(c.pending) >= c.srv.limits.MaxPending {
 		c.mu.Unlock()
@@ -286,28 +305,18 @@ func (c *conn) create(r *request) response {
 	}
 	c.nextAsync++
 	wctx, wcancel := context.WithCancel(c.ctx)
-	p := &pendingOp{asyncID: c.nextAsync, messageID: r.h.MessageID, sessionID: s.id, cancel: wcancel}
+	p := &pendingOp{asyncID: c.nextAsync, messageID: r.h.MessageID, sessionID: r.sess.id, cancel: wcancel}
 	c.pending[p.asyncID] = p
 	c.mu.Unlock()
 	c.afterWrite = append(c.afterWrite, func() {
 		go func() {
 			defer wcancel()
-			bctx, bcancel := context.WithTimeout(wctx, c.srv.limits.BreakTimeout+time.Second)
-			waitBreaks(bctx, waits)
-			c.srv.breakAndWait(bctx, a.node, a.intended)
-			bcancel()
+			resp := fn(wctx)
 			c.mu.Lock()
 			delete(c.pending, p.asyncID)
-			cancelled := p.cancelled
 			c.mu.Unlock()
-			var resp response
-			switch {
-			case cancelled:
-				resp = errResp(statusCancelled)
-			case c.ctx.Err() != nil:
+			if c.ctx.Err() != nil {
 				return // the connection ended: nobody to answer
-			default:
-				resp = c.openFile(r, a)
 			}
 			resp.asyncID = p.asyncID
 			c.answerLater(r, resp)
@@ -330,9 +339,12 @@ func (c *conn) answerLater(r *request, resp response) {
 	_ = c.write(m)
 }
 
-// openFile makes the open a CREATE asks for, once the caching it breaks
-// is broken, and grants it caching and durability.
-func (c *conn) openFile(r *request, a *createArgs) response {
+// openFile makes the open a CREATE asks for once handle caching is
+// broken, then breaks the caching it still conflicts with (write
+// caching, level II on an overwrite), waiting for acknowledgements
+// (asynchronously when ctx is nil: the read loop runs it), and grants
+// the open caching and durability.
+func (c *conn) openFile(r *request, a *createArgs, ctx context.Context) response {
 	s := r.sess
 	s.mu.Lock()
 	full := len(s.opens) >= c.srv.limits.MaxHandlesPerSession
@@ -344,9 +356,9 @@ func (c *conn) openFile(r *request, a *createArgs) response {
 		c.srv.handles.Add(-1)
 		return errResp(statusInsufficientResources)
 	}
-	ctx, cancel := c.opCtx()
+	octx, cancel := c.opCtx()
 	defer cancel()
-	res, err := c.srv.files.Open(ctx, a.ref, a.req)
+	res, err := c.srv.files.Open(octx, a.ref, a.req)
 	if err != nil {
 		c.srv.handles.Add(-1)
 		if a.req.DeleteOnClose && errors.Is(err, azerr.ErrReadOnlyAttribute) {
@@ -356,11 +368,36 @@ func (c *conn) openFile(r *request, a *createArgs) response {
 	}
 	o := &open{id: fileID{res.Handle.FileID, res.Handle.ID}, tree: r.tree, path: a.ref.Path, stored: res.Path, dir: res.Node.Dir, granted: a.granted,
 		access: a.req.Access, share: a.req.ShareAccess, conn: c, sess: s}
-	node := nodeKey{a.ref.Account, a.ref.Share, res.Node.ID}
-	level, g := c.srv.grantFor(o, node, a.level, a.lease, res.Handles)
 	s.mu.Lock()
 	s.opens[o.id.Volatile] = o
 	s.mu.Unlock()
+	node := nodeKey{a.ref.Account, a.ref.Share, res.Node.ID}
+	if waits := c.srv.breakFor(node, a.intended); len(waits) > 0 {
+		// The open is made; its answer waits for the holders. A CANCEL
+		// no longer undoes it.
+		wait := func() response {
+			bctx, cancel := context.WithTimeout(context.Background(), c.srv.limits.BreakTimeout+time.Second)
+			defer cancel()
+			waitBreaks(bctx, waits)
+			c.srv.breakAndWait(bctx, node, a.intended)
+			// Holders may have closed instead of acknowledging.
+			if hs, err := c.srv.files.NodeHandles(bctx, node.account, node.share, node.id); err == nil {
+				res.Handles = hs
+			}
+			return c.granted(r, a, o, node, res)
+		}
+		if ctx == nil {
+			return c.goAsync(r, func(context.Context) response { return wait() })
+		}
+		return wait()
+	}
+	return c.granted(r, a, o, node, res)
+}
+
+// granted grants a made open its caching and durability and answers.
+func (c *conn) granted(r *request, a *createArgs, o *open, node nodeKey, res *file.OpenResult) response {
+	s := r.sess
+	level, g := c.srv.grantFor(o, node, a.level, a.lease, res.Handles)
 	var cs []createContext
 	if a.lease != nil && level == oplockLease {
 		c.srv.leases.mu.Lock()

@@ -132,8 +132,13 @@ type intent struct {
 	open  *open
 	// access and share are the model rights of an open (REST: none).
 	access, share file.Access
-	// attrOnly opens (no read, write or delete access) break nothing.
+	// attrOnly opens (stat opens: attributes and synchronize access
+	// only) break nothing.
 	attrOnly bool
+	// handlePhase: only the breaks that end handle caching, which come
+	// before the open's sharing check (a batch oplock, a lease's H);
+	// the rest follow once the open is made.
+	handlePhase bool
 	// overwrite (an overwriting open, a write, a truncation, a REST
 	// change) ends all caching; rest is a FileREST operation.
 	overwrite bool
@@ -146,7 +151,9 @@ func (g *grant) target(in intent) uint32 {
 	s := g.state
 	switch {
 	case in.lease != nil && g.oplock == nil && *in.lease == g.lease,
-		in.open != nil && g.oplock == in.open:
+		in.open != nil && g.oplock == in.open && s&leaseWrite != 0:
+		// An owner's own caching stands, but a write or lock through
+		// an open with a level II oplock breaks that oplock too.
 		return s
 	case in.overwrite:
 		return 0
@@ -208,7 +215,7 @@ func (s *Server) breakFor(node nodeKey, in intent) []chan struct{} {
 	lt.mu.Lock()
 	for _, g := range lt.byNode[node] {
 		to := g.target(in)
-		if to == g.state {
+		if to == g.state || in.handlePhase && (g.state&leaseHandle == 0 || to&leaseHandle != 0) {
 			continue
 		}
 		if g.breaking {

@@ -69,8 +69,9 @@ type OpenResult struct {
 	// Path is the path opened with each name as stored, whatever case
 	// the open named it in (FileNormalizedNameInformation).
 	Path string
-	// Handles is the IDs of every handle open on the node once the open
-	// is made, its own included: an SMB server grants caching (oplocks,
+	// Handles is the IDs of the handles open on the node once the open
+	// is made that hold read, write or delete access (stat opens left
+	// out), its own included: an SMB server grants caching (oplocks,
 	// leases) by who else has the file open.
 	Handles []uint64
 }
@@ -178,7 +179,9 @@ func (t *Tx) Open(ref Ref, o OpenRequest) (*OpenResult, error) {
 		return nil, err
 	}
 	for _, other := range hs {
-		res.Handles = append(res.Handles, other.ID)
+		if other.Access != 0 {
+			res.Handles = append(res.Handles, other.ID)
+		}
 	}
 	res.Handle, res.Node = h, n
 	return res, nil
@@ -537,15 +540,18 @@ func (s *Service) ListHandleDirectory(ctx context.Context, ref HandleRef, marker
 // IsHandleClosed reports whether err says a handle is no longer open.
 func IsHandleClosed(err error) bool { return errors.Is(err, ErrHandleClosed) }
 
-// NodeHandles returns the IDs of the handles open on a node: what an SMB
-// server that waited for caching breaks after an open grants by.
+// NodeHandles returns the IDs of the handles open on a node that hold
+// read, write or delete access, as OpenResult.Handles has them: what an
+// SMB server that waited for caching breaks after an open grants by.
 func (s *Service) NodeHandles(ctx context.Context, acct, share string, id uint64) ([]uint64, error) {
 	var out []uint64
 	err := s.view(ctx, func(t *Tx) error {
 		out = nil
 		hs, err := t.handlesOf(acct, share, id)
 		for _, h := range hs {
-			out = append(out, h.ID)
+			if h.Access != 0 {
+				out = append(out, h.ID)
+			}
 		}
 		return err
 	})

@@ -257,6 +257,7 @@ func (c *conn) create(r *request) response {
 	}
 	a.intended = intent{access: a.req.Access, share: a.req.ShareAccess,
 		attrOnly:  granted&^(accReadAttributes|accWriteAttributes|accSynchronize) == 0,
+		leaseStat: granted&^(accReadAttributes|accWriteAttributes|accSynchronize|accReadControl) == 0,
 		overwrite: d == file.Overwrite || d == file.OverwriteOrCreate || d == file.Supersede}
 	if lease != nil {
 		a.intended.lease = &lease.id

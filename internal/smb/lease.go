@@ -98,6 +98,9 @@ type grant struct {
 	epoch  uint16
 	parent *[16]byte
 	opens  map[*open]struct{}
+	// home is the connection the lease was granted on: its breaks go
+	// there while one of its opens lives there.
+	home *conn
 	// breaking is set from a break notification until the holder
 	// acknowledges it, closes its last open, or breakTimeout passes;
 	// done is closed then.
@@ -133,8 +136,9 @@ type intent struct {
 	// access and share are the model rights of an open (REST: none).
 	access, share file.Access
 	// attrOnly opens (stat opens: attributes and synchronize access
-	// only) break nothing.
-	attrOnly bool
+	// only) break no oplock; leaseStat opens (those, or read-control
+	// access too) break no lease.
+	attrOnly, leaseStat bool
 	// handlePhase: only the breaks that end handle caching, which come
 	// before the open's sharing check (a batch oplock, a lease's H);
 	// the rest follow once the open is made.
@@ -147,6 +151,10 @@ type intent struct {
 }
 
 // target is the state g must break to before the operation in may go on.
+// In the handle phase (before an open's sharing check) only handle
+// caching goes: a batch oplock breaks to level II, a lease loses H when
+// the open would conflict with its opens' share modes. After it, write
+// caching goes too (an exclusive oplock to level II).
 func (g *grant) target(in intent) uint32 {
 	s := g.state
 	switch {
@@ -159,14 +167,17 @@ func (g *grant) target(in intent) uint32 {
 		return 0
 	case in.read:
 		return s &^ leaseWrite
-	case in.attrOnly:
+	case g.oplock != nil && in.attrOnly, g.oplock == nil && in.leaseStat:
 		return s
 	}
-	t := s &^ leaseWrite
+	t := s
 	if t&leaseHandle != 0 && (g.oplock != nil || g.sharingConflict(in)) {
 		t &^= leaseHandle
 	}
-	if g.oplock != nil && t != 0 {
+	if !in.handlePhase {
+		t &^= leaseWrite
+	}
+	if g.oplock != nil && t != s {
 		t = leaseRead // an oplock breaks to level II
 	}
 	return t
@@ -270,6 +281,11 @@ func (g *grant) connOf() *conn {
 		return g.oplock.conn
 	}
 	for o := range g.opens {
+		if o.conn != nil && o.conn == g.home {
+			return o.conn
+		}
+	}
+	for o := range g.opens {
 		if o.conn != nil {
 			return o.conn
 		}
@@ -278,7 +294,8 @@ func (g *grant) connOf() *conn {
 }
 
 // breakTimedOut ends a break the holder did not acknowledge in time: the
-// grant takes the state it was breaking to (an oplock none).
+// oplock or lease is left with no caching (an acknowledgement after that
+// is STATUS_UNSUCCESSFUL).
 func (s *Server) breakTimedOut(g *grant) {
 	lt := s.leases
 	lt.mu.Lock()
@@ -286,11 +303,7 @@ func (s *Server) breakTimedOut(g *grant) {
 	if !g.breaking {
 		return
 	}
-	to := g.breakTo
-	if g.oplock != nil {
-		to = 0
-	}
-	g.finishBreak(to)
+	g.finishBreak(0) // Windows: the lease or oplock is gone
 }
 
 // finishBreak ends a break in progress with the given state (lt.mu held).
@@ -426,13 +439,12 @@ func (s *Server) grantFor(o *open, node nodeKey, level uint8, req *leaseRequest,
 		if want == 0 {
 			return oplockLease, &grant{lease: req.id, v2: req.v2, epoch: req.epoch, parent: req.parent}
 		}
-		g = &grant{node: node, state: want, lease: req.id, v2: req.v2, epoch: req.epoch + 1, parent: req.parent, opens: map[*open]struct{}{}}
+		g = &grant{node: node, state: want, lease: req.id, v2: req.v2, epoch: req.epoch + 1, parent: req.parent, opens: map[*open]struct{}{}, home: o.conn}
 		lt.add(g)
-	} else if !g.breaking && want|g.state != g.state {
-		g.state |= want
-		if g.state&leaseWrite != 0 && (others > 0 || held&leaseWrite != 0) {
-			g.state &^= leaseWrite
-		}
+	} else if asked := validLeaseState(req.state); !g.breaking && asked&^g.state != 0 && asked&g.state == g.state && asked == want {
+		// A lease is upgraded only to a state holding all it has, and
+		// only when all of it can be granted (Windows).
+		g.state = want
 		g.epoch++
 	}
 	g.opens[o] = struct{}{}
@@ -559,27 +571,33 @@ func leaseContext(g *grant, req *leaseRequest) []byte {
 	var w buf
 	w.raw(req.id.key[:])
 	state, flags := uint32(0), uint32(0)
-	epoch := req.epoch
+	epoch, v2 := req.epoch, req.v2
 	if g != nil {
-		state, epoch = g.state, g.epoch
+		// A lease answers in the version it was granted in, whatever
+		// version a later open names it with.
+		state, epoch, v2 = g.state, g.epoch, g.v2
 		if g.breaking {
 			flags |= leaseFlagBreakInProgress
 		}
 	}
-	if !req.v2 {
+	if !v2 {
 		w.u32(state)
 		w.u32(flags)
 		w.u64(0)
 		return w.b
 	}
-	if req.parent != nil {
+	parent := req.parent
+	if g != nil {
+		parent = g.parent
+	}
+	if parent != nil {
 		flags |= leaseFlagParentKeySet
 	}
 	w.u32(state)
 	w.u32(flags)
 	w.u64(0)
-	if req.parent != nil {
-		w.raw(req.parent[:])
+	if parent != nil {
+		w.raw(parent[:])
 	} else {
 		w.zero(16)
 	}
@@ -656,7 +674,7 @@ func (c *conn) leaseAck(r *request) response {
 		lt.mu.Unlock()
 		return errResp(statusUnsuccessful)
 	case state&^g.breakTo != 0:
-		g.finishBreak(0)
+		// The break stays in progress for a right acknowledgement.
 		lt.mu.Unlock()
 		return errResp(statusRequestNotAccepted)
 	}

@@ -163,21 +163,25 @@ func (g *grant) target(in intent) uint32 {
 		// An owner's own caching stands, but a write or lock through
 		// an open with a level II oplock breaks that oplock too.
 		return s
-	case in.overwrite:
-		return 0
 	case in.read:
 		return s &^ leaseWrite
 	case g.oplock != nil && in.attrOnly, g.oplock == nil && in.leaseStat:
 		return s
 	}
 	t := s
-	if t&leaseHandle != 0 && (g.oplock != nil || g.sharingConflict(in)) {
+	if t&leaseHandle != 0 && (g.oplock != nil || in.overwrite || g.sharingConflict(in)) {
 		t &^= leaseHandle
 	}
 	if !in.handlePhase {
 		t &^= leaseWrite
+		if in.overwrite {
+			t = 0
+		}
 	}
-	if g.oplock != nil && t != s {
+	switch {
+	case g.oplock != nil && t != s && in.overwrite:
+		t = 0 // an overwrite breaks an oplock to none at once
+	case g.oplock != nil && t != s && t != 0:
 		t = leaseRead // an oplock breaks to level II
 	}
 	return t
@@ -404,23 +408,32 @@ func (s *Server) grantFor(o *open, node nodeKey, level uint8, req *leaseRequest,
 			others++
 		}
 	}
-	// What other owners still hold limits what this one may get.
+	// What other owners still hold limits what this one may get: no
+	// write caching beside another owner's open (a stat open with a
+	// lease counts), no handle caching for a lease beside an oplock,
+	// no oplock beside another's handle-caching lease.
 	var held uint32
+	otherOplock, otherHandleLease := false, false
 	for _, og := range lt.byNode[node] {
 		if og == g {
 			continue
+		}
+		if len(og.opens) > 0 {
+			others++
 		}
 		held |= og.state
 		if og.breaking {
 			held |= og.breakTo
 		}
+		otherOplock = otherOplock || og.oplock != nil && og.state != 0
+		otherHandleLease = otherHandleLease || og.oplock == nil && og.state&leaseHandle != 0
 	}
 	if level != oplockLease {
 		want := oplockState(level)
 		if others > 0 || held&leaseWrite != 0 {
 			want &= leaseRead
 		}
-		if held&(leaseWrite|leaseHandle) != 0 && held&leaseWrite != 0 {
+		if held&leaseWrite != 0 || otherHandleLease {
 			want = 0
 		}
 		if want == 0 {
@@ -435,11 +448,16 @@ func (s *Server) grantFor(o *open, node nodeKey, level uint8, req *leaseRequest,
 	if others > 0 || held&leaseWrite != 0 {
 		want &^= leaseWrite
 	}
+	if otherOplock {
+		want &^= leaseHandle | leaseWrite
+	}
 	if g == nil {
-		if want == 0 {
-			return oplockLease, &grant{lease: req.id, v2: req.v2, epoch: req.epoch, parent: req.parent}
+		// A lease granted nothing still ties its opens together.
+		epoch := req.epoch
+		if want != 0 {
+			epoch++
 		}
-		g = &grant{node: node, state: want, lease: req.id, v2: req.v2, epoch: req.epoch + 1, parent: req.parent, opens: map[*open]struct{}{}, home: o.conn}
+		g = &grant{node: node, state: want, lease: req.id, v2: req.v2, epoch: epoch, parent: req.parent, opens: map[*open]struct{}{}, home: o.conn}
 		lt.add(g)
 	} else if asked := validLeaseState(req.state); !g.breaking && asked&^g.state != 0 && asked&g.state == g.state && asked == want {
 		// A lease is upgraded only to a state holding all it has, and

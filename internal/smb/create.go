@@ -287,6 +287,7 @@ func (c *conn) create(r *request) response {
 		bctx, cancel := context.WithTimeout(ctx, c.srv.limits.BreakTimeout+time.Second)
 		defer cancel()
 		waitBreaks(bctx, waits)
+		pre.afterWait = true
 		c.srv.breakAndWait(bctx, a.node, pre)
 		if ctx.Err() != nil {
 			return errResp(statusCancelled)

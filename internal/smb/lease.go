@@ -143,6 +143,9 @@ type intent struct {
 	// before the open's sharing check (a batch oplock, a lease's H);
 	// the rest follow once the open is made.
 	handlePhase bool
+	// afterWait: the operation waited for a break in progress; an
+	// overwrite then takes handle caching only, as Windows does.
+	afterWait bool
 	// overwrite (an overwriting open, a write, a truncation, a REST
 	// change) ends all caching; rest is a FileREST operation.
 	overwrite bool
@@ -171,6 +174,9 @@ func (g *grant) target(in intent) uint32 {
 	t := s
 	if t&leaseHandle != 0 && (g.oplock != nil || in.overwrite || g.sharingConflict(in)) {
 		t &^= leaseHandle
+	}
+	if in.overwrite && in.handlePhase && !in.afterWait && g.oplock == nil {
+		t = 0 // an overwrite ends a lease at once
 	}
 	if !in.handlePhase {
 		t &^= leaseWrite

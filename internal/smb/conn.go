@@ -295,7 +295,7 @@ func (c *conn) dispatch(r *request) (response, error) {
 		c.mu.Lock()
 		delete(c.sessions, s.id)
 		c.mu.Unlock()
-		c.closeSession(s)
+		c.disconnectSession(s) // durable opens outlive a logoff, as on Windows
 		return response{body: []byte{4, 0, 0, 0}}, nil
 	case cmdTreeConnect:
 		return c.treeConnect(r)

@@ -205,13 +205,18 @@ func (c *conn) create(r *request) response {
 		return errResp(st)
 	}
 	var lease *leaseRequest
-	if data, ok := ctxs["RqLs"]; ok && c.dialect >= dialect210 && level == oplockLease {
+	if data, ok := ctxs["RqLs"]; ok && c.dialect >= dialect210 {
 		if lease, ok = parseLease(data, c.clientGUID, smb3); !ok {
 			return errResp(statusInvalidParameter)
 		}
 	}
 	if dur.reconnect != nil {
-		return c.reconnect(r, dur, lease)
+		// A reconnect names the lease it had whatever oplock level it
+		// asks for.
+		return c.reconnect(r, dur, lease, fromUTF16LE(name))
+	}
+	if level != oplockLease {
+		lease = nil
 	}
 	if o := c.replayed(dur); o != nil {
 		if r.h.Flags&flagReplay == 0 {
@@ -374,7 +379,13 @@ func (c *conn) openFile(r *request, a *createArgs, ctx context.Context) response
 	s.opens[o.id.Volatile] = o
 	s.mu.Unlock()
 	node := nodeKey{a.ref.Account, a.ref.Share, res.Node.ID}
-	if waits := c.srv.breakFor(node, a.intended); len(waits) > 0 {
+	waits := c.srv.breakFor(node, a.intended)
+	if len(waits) == 0 && c.srv.purgedSince(node) {
+		if hs, err := c.srv.files.NodeHandles(octx, node.account, node.share, node.id); err == nil {
+			res.Handles = hs
+		}
+	}
+	if len(waits) > 0 {
 		// The open is made; its answer waits for the holders. A CANCEL
 		// no longer undoes it.
 		wait := func() response {

@@ -2,6 +2,7 @@ package smb
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -39,10 +40,12 @@ type durableTable struct {
 	mu           sync.Mutex
 	disconnected map[uint64]*open
 	byCreateGUID map[[32]byte]*open
+	// purged marks files a durable open was purged from (purgedSince).
+	purged map[nodeKey]bool
 }
 
 func newDurableTable() *durableTable {
-	return &durableTable{disconnected: map[uint64]*open{}, byCreateGUID: map[[32]byte]*open{}}
+	return &durableTable{disconnected: map[uint64]*open{}, byCreateGUID: map[[32]byte]*open{}, purged: map[nodeKey]bool{}}
 }
 
 func createKey(client, guid [16]byte) [32]byte {
@@ -248,7 +251,7 @@ func (s *Server) forget(o *open) {
 // same client and create GUID, and for a lease the same lease key), is
 // reclaimed by this session with its handle, share mode, locks and
 // caching. Anything else is STATUS_OBJECT_NAME_NOT_FOUND.
-func (c *conn) reconnect(r *request, d *durableRequest, lease *leaseRequest) response {
+func (c *conn) reconnect(r *request, d *durableRequest, lease *leaseRequest, name string) response {
 	s := r.sess
 	dt := c.srv.durables
 	dt.mu.Lock()
@@ -268,6 +271,12 @@ func (c *conn) reconnect(r *request, d *durableRequest, lease *leaseRequest) res
 	if !ok {
 		dt.mu.Unlock()
 		return errResp(statusObjectNameNotFound)
+	}
+	if path, _ := sharePath(name); lease != nil && !strings.EqualFold(path, o.stored) && !strings.EqualFold(path, o.path) {
+		// With a lease, a reconnect naming another file is malformed
+		// (Windows), where an oplock's is just not found.
+		dt.mu.Unlock()
+		return errResp(statusInvalidParameter)
 	}
 	delete(dt.disconnected, o.id.Volatile)
 	o.durable.timer.Stop()
@@ -306,4 +315,18 @@ func (c *conn) reconnect(r *request, d *durableRequest, lease *leaseRequest) res
 	}
 	id := o.id
 	return response{body: createResponse(level, file.Opened, n, o.id, cs), created: &id}
+}
+
+// purgedSince reports whether a disconnected durable open on node was
+// purged since the last call for node: the handles an open counted are
+// then stale.
+func (s *Server) purgedSince(node nodeKey) bool {
+	dt := s.durables
+	dt.mu.Lock()
+	defer dt.mu.Unlock()
+	if dt.purged[node] {
+		delete(dt.purged, node)
+		return true
+	}
+	return false
 }

@@ -281,6 +281,11 @@ func (s *Server) breakFor(node nodeKey, in intent) []chan struct{} {
 	for _, o := range purge {
 		s.expireDurable(o)
 	}
+	if len(purge) > 0 {
+		s.durables.mu.Lock()
+		s.durables.purged[node] = true
+		s.durables.mu.Unlock()
+	}
 	return waits
 }
 

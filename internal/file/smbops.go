@@ -190,7 +190,9 @@ func (t *Tx) Open(ref Ref, o OpenRequest) (*OpenResult, error) {
 // NodeID returns the ID of the node at path, and false when nothing is
 // there (nor its parent): what an SMB server breaks caching on before
 // an open or a FileREST change reaches the node. A delete-pending node
-// is DeletePending: an open of it fails before any caching breaks.
+// is DeletePending, with its ID: an open of it fails before any caching
+// breaks, unless the open that made it pending is a disconnected
+// durable one the open purges.
 func (s *Service) NodeID(ctx context.Context, ref Ref) (uint64, bool, error) {
 	var id uint64
 	var found bool
@@ -202,11 +204,11 @@ func (s *Service) NodeID(ctx context.Context, ref Ref) (uint64, bool, error) {
 		case err != nil:
 			return err
 		}
-		if l.node != nil && l.node.DeletePending {
-			return azerr.ErrDeletePending
-		}
 		if l.node != nil {
 			id, found = l.node.ID, true
+		}
+		if l.node != nil && l.node.DeletePending {
+			return azerr.ErrDeletePending
 		}
 		return nil
 	})

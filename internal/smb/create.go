@@ -270,10 +270,20 @@ func (c *conn) create(r *request) response {
 	ctx, cancel := c.opCtx()
 	id, exists, err := c.srv.files.NodeID(ctx, a.ref)
 	cancel()
+	a.node, a.hasNode = nodeKey{s.account, r.tree.share, id}, exists
+	if errors.Is(err, azerr.ErrDeletePending) && exists {
+		// A disconnected durable open that made the file pending goes
+		// when this open breaks its caching, and the file with it.
+		pre := a.intended
+		pre.handlePhase = true
+		c.srv.breakFor(a.node, pre)
+		if c.srv.purgedSince(a.node) {
+			return c.openFile(r, a, nil)
+		}
+	}
 	if err != nil {
 		return c.fail(r, err)
 	}
-	a.node, a.hasNode = nodeKey{s.account, r.tree.share, id}, exists
 	if lease != nil && c.srv.leaseElsewhere(lease.id, a.node, exists) {
 		return errResp(statusInvalidParameter)
 	}

@@ -248,7 +248,8 @@ func (s *Server) forget(o *open) {
 
 // reconnect answers a CREATE with DHnC or DH2C: the disconnected durable
 // open it names, on the same share, of the same account (and for v2 the
-// same create GUID, from any client as Windows allows, and for a lease
+// same create GUID, from any client as Windows allows (a v1 open has
+// the zero GUID), and for a lease
 // the same lease key), is
 // reclaimed by this session with its handle, share mode, locks and
 // caching. Anything else is STATUS_OBJECT_NAME_NOT_FOUND.
@@ -258,7 +259,7 @@ func (c *conn) reconnect(r *request, d *durableRequest, lease *leaseRequest, nam
 	dt.mu.Lock()
 	o := dt.disconnected[d.reconnect.Volatile]
 	ok := o != nil && o.id == *d.reconnect && o.durable.account == s.account && o.tree.share == r.tree.share &&
-		(!d.reconnect2 || o.durable.v2 && o.durable.createGUID == d.createGUID)
+		(!d.reconnect2 || o.durable.createGUID == d.createGUID)
 	if ok {
 		c.srv.leases.mu.Lock()
 		g := o.grant

@@ -12,7 +12,8 @@ import (
 )
 
 // tortureSuites are the smbtorture suites run against the server.
-var tortureSuites = []string{"smb2.sharemode", "smb2.deny", "smb2.lock", "smb2.create", "smb2.rename", "smb2.compound", "smb2.getinfo", "smb2.delete-on-close-perms"}
+var tortureSuites = []string{"smb2.sharemode", "smb2.deny", "smb2.lock", "smb2.create", "smb2.rename", "smb2.compound", "smb2.getinfo", "smb2.delete-on-close-perms",
+	"smb2.oplock", "smb2.lease", "smb2.durable-open", "smb2.durable-v2-open"}
 
 // knownFailures reads testdata/smbtorture-known-failures.txt.
 func knownFailures(t *testing.T) map[string]string {
@@ -45,7 +46,7 @@ var resultLine = regexp.MustCompile(`^(success|failure|error|skip|xfail): (.+?)(
 // runTorture runs one suite and returns each subtest's result.
 func runTorture(t *testing.T, f *fixture, suite string) (map[string]string, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "smbtorture", "//127.0.0.1/"+f.name, "-p", f.port, "-U", f.env.Account+"%"+f.env.Key, suite)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
@@ -60,8 +61,9 @@ func runTorture(t *testing.T, f *fixture, suite string) (map[string]string, stri
 }
 
 // TestSmbtorture runs Samba's smbtorture suites for share modes, deny
-// modes, locks, create, rename, compound requests, info levels and
-// delete-on-close permissions against the server: every subtest passes
+// modes, locks, create, rename, compound requests, info levels,
+// delete-on-close permissions, oplocks, leases and durable handles
+// against the server: every subtest passes
 // but those in the known-failures list, each with its reason. CERULEAN_SMBTORTURE=<suite> runs one suite only, and
 // CERULEAN_SMBTORTURE_LOG=1 logs smbtorture's output when all is well too.
 func TestSmbtorture(t *testing.T) {

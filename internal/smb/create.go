@@ -275,7 +275,7 @@ func (c *conn) create(r *request) response {
 		// A disconnected durable open that made the file pending goes
 		// when this open breaks its caching, and the file with it.
 		pre := a.intended
-		pre.handlePhase = true
+		pre.handlePhase, pre.purgeOnly = true, true
 		c.srv.breakFor(a.node, pre)
 		if c.srv.purgedSince(a.node) {
 			return c.openFile(r, a, nil)
@@ -295,7 +295,10 @@ func (c *conn) create(r *request) response {
 	pre := a.intended
 	pre.handlePhase = true
 	waits := c.srv.breakFor(a.node, pre)
-	if len(waits) == 0 {
+	if len(waits) == 0 || r.h.NextCommand != 0 {
+		// Requests after it in a compound need its FileId now: such an
+		// open does not wait for the holders (they are told all the
+		// same).
 		return c.openFile(r, a, nil)
 	}
 	return c.goAsync(r, func(ctx context.Context) response {
@@ -395,7 +398,7 @@ func (c *conn) openFile(r *request, a *createArgs, ctx context.Context) response
 			res.Handles = hs
 		}
 	}
-	if len(waits) > 0 {
+	if len(waits) > 0 && r.h.NextCommand == 0 {
 		// The open is made; its answer waits for the holders. A CANCEL
 		// no longer undoes it.
 		wait := func() response {

@@ -146,6 +146,8 @@ type intent struct {
 	// afterWait: the operation waited for a break in progress; an
 	// overwrite then takes handle caching only, as Windows does.
 	afterWait bool
+	// purgeOnly: only disconnected durable holders are broken (purged).
+	purgeOnly bool
 	// overwrite (an overwriting open, a write, a truncation, a REST
 	// change) ends all caching; rest is a FileREST operation.
 	overwrite bool
@@ -168,7 +170,7 @@ func (g *grant) target(in intent) uint32 {
 		return s
 	case in.read:
 		return s &^ leaseWrite
-	case g.oplock != nil && in.attrOnly, g.oplock == nil && in.leaseStat:
+	case !in.overwrite && (g.oplock != nil && in.attrOnly || g.oplock == nil && in.leaseStat):
 		return s
 	}
 	t := s
@@ -235,6 +237,9 @@ func (s *Server) breakFor(node nodeKey, in intent) []chan struct{} {
 	var purge []*open
 	lt.mu.Lock()
 	for _, g := range lt.byNode[node] {
+		if in.purgeOnly && g.connOf() != nil {
+			continue
+		}
 		to := g.target(in)
 		if to == g.state || in.handlePhase && (g.state&leaseHandle == 0 || to&leaseHandle != 0) {
 			continue

@@ -176,13 +176,18 @@ func (c *conn) disconnectSession(s *session) {
 	s.trees = map[uint32]*tree{}
 	s.mu.Unlock()
 	for _, o := range opens {
-		if o.durable == nil {
+		c.srv.leases.mu.Lock()
+		// A break its connection could no longer acknowledge purges a
+		// durable open, as one that must break while disconnected is.
+		keep := o.durable != nil && (o.grant == nil || !o.grant.breaking)
+		if keep {
+			o.conn, o.sess = nil, nil
+		}
+		c.srv.leases.mu.Unlock()
+		if !keep {
 			c.release(s, o)
 			continue
 		}
-		c.srv.leases.mu.Lock()
-		o.conn, o.sess = nil, nil
-		c.srv.leases.mu.Unlock()
 		dt := c.srv.durables
 		dt.mu.Lock()
 		dt.disconnected[o.id.Volatile] = o

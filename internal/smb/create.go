@@ -670,7 +670,9 @@ func (c *conn) gone(r *request, o *open, err error) response {
 // release closes an open's handle in the file model (it may already be
 // gone) and gives back its place under the handle limit.
 func (c *conn) release(s *session, o *open) {
-	c.srv.forget(o)
+	// The handle closes before its caching ends: an open waiting on a
+	// break then finds it gone.
+	defer c.srv.forget(o)
 	c.srv.handles.Add(-1)
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
@@ -695,11 +697,11 @@ func (c *conn) closeFile(r *request) response {
 	delete(s.opens, o.id.Volatile)
 	o.closedByClose = true
 	s.mu.Unlock()
-	c.srv.forget(o)
 	c.srv.handles.Add(-1)
 	ctx, cancel := c.opCtx()
 	defer cancel()
 	err := c.srv.files.CloseHandle(ctx, o.handle(s.account))
+	c.srv.forget(o) // after the close: an open waiting on a break finds it gone
 	if err != nil {
 		return c.fail(r, err)
 	}

@@ -211,7 +211,7 @@ func (s *Server) expireDurable(o *open) {
 		o.durable.timer.Stop()
 	}
 	dt.mu.Unlock()
-	s.forget(o)
+	defer s.forget(o) // after the close, as release does
 	s.handles.Add(-1)
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()

@@ -567,7 +567,9 @@ func (s *Server) BreakCaching(ctx context.Context, ref file.Ref, write bool) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, s.limits.BreakTimeout+time.Second)
 	defer cancel()
-	s.breakAndWait(wctx, nodeKey{ref.Account, ref.Share, id}, intent{overwrite: write, read: !write})
+	node := nodeKey{ref.Account, ref.Share, id}
+	s.breakAndWait(wctx, node, intent{overwrite: write, read: !write})
+	s.purgedSince(node) // only an open regrants by it
 }
 
 // leaseRequest is a CREATE's lease context ("RqLs", MS-SMB2 2.2.13.2.8
@@ -741,4 +743,5 @@ func (c *conn) breakOthers(acct string, o *open) {
 		in.lease = &own.lease
 	}
 	s.breakFor(node, in)
+	s.purgedSince(node) // only an open regrants by it
 }

@@ -92,8 +92,8 @@
 // open on, so every front end sharing the store sees them, and a share's
 // deletion drops them with its range. A handle names the server process
 // whose client opened it (package liveness) and lives no longer than that
-// process: no SMB connection outlives it, and durable handles are not
-// granted. SweepOrphanHandles closes the handles of a process that is
+// process: no SMB connection outlives it (a durable handle outlives its
+// connection within the process, for its timeout). SweepOrphanHandles closes the handles of a process that is
 // gone as their clients would have (delete-on-close applies, locks are
 // released): at start-up of a process that has the embedded store to
 // itself, and every liveness.TTL on a shared store. OpenHandle applies SMB
@@ -110,7 +110,10 @@
 // DeletePending flag: FileREST then answers DeletePending and listings
 // leave the node out, and closing its last handle deletes it. A node's
 // handles name its parent and name, so a rename must move them
-// (moveHandles), which CheckInvariants verifies.
+// (moveHandles), which CheckInvariants verifies. Oplocks and leases are
+// the SMB server's: the content operations of FileREST first tell the
+// registered CachingBreaker (breaks.go), which breaks them and waits for
+// the acknowledgements, as Azure Files does.
 //
 // Byte-range locks (locks.go) follow MS-FSA: exclusive locks block other
 // handles' reads, writes and locks; shared locks block every write and

@@ -19,6 +19,7 @@ const MaxFileSize = 4 << 40
 // leased file is replaced only by a request carrying its lease ID, and
 // keeps the lease.
 func (s *Service) CreateFile(ctx context.Context, ref Ref, o CreateFileOptions) (*Node, error) {
+	s.breakCaching(ctx, ref, true)
 	acct, share, size := ref.Account, ref.Share, o.Size
 	roomy, err := s.roomFor(ctx, acct, share, size)
 	if err != nil {
@@ -188,6 +189,7 @@ func (s *Service) SetFileMetadata(ctx context.Context, ref Ref, meta azhttp.Meta
 
 // DeleteFile deletes a file and its content.
 func (s *Service) DeleteFile(ctx context.Context, ref Ref, pre Preconditions) error {
+	s.breakCaching(ctx, ref, true)
 	return s.Update(ctx, func(t *Tx) error { return t.DeleteFile(ref, pre) })
 }
 

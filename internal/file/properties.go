@@ -91,6 +91,7 @@ type FileProperties struct {
 // objects nothing references any more; growing adds bytes that read as
 // zeros and cost nothing. It ends what a finished copy reported.
 func (s *Service) SetFileProperties(ctx context.Context, ref Ref, p FileProperties, pre Preconditions) (*Node, error) {
+	s.breakCaching(ctx, ref, true)
 	return kv.Returning(ctx, s.Update, func(t *Tx) (*Node, error) { return t.SetFileProperties(ref, p, pre) })
 }
 

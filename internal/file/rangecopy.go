@@ -33,6 +33,7 @@ func (s *Service) PutRangeFromURL(ctx context.Context, rc RangeCopy) (*Written, 
 	if rc.Length < 1 || rc.Length > MaxPutRange {
 		return nil, azerr.ErrOutOfRangeInput.WithMessage("A Put Range From URL writes 1 byte to 4 MiB.")
 	}
+	s.breakCaching(ctx, Ref{Account: rc.Acct, Share: rc.Share, Path: rc.Path}, true)
 	var buf bytes.Buffer
 	rng := &Range{Start: rc.SrcOffset, End: rc.SrcOffset + rc.Length - 1}
 	err := s.GetFile(ctx, Ref{Account: rc.SrcAcct, Share: rc.SrcShare, Path: rc.SrcPath}, GetFileOptions{Range: rng}, func(d *Download) error {

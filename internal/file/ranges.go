@@ -47,6 +47,7 @@ func (s *Service) PutRange(ctx context.Context, ref Ref, offset int64, c Content
 	if c.Length < 1 || c.Length > MaxPutRange {
 		return nil, azerr.ErrOutOfRangeInput.WithMessage("A Put Range writes 1 byte to 4 MiB.")
 	}
+	s.breakCaching(ctx, ref, true)
 	// The content store reads and verifies the bytes; they are written
 	// by the transaction that finds the file.
 	data, sums, err := extentstore.Upload{Body: c.Body, Length: c.Length, MD5: c.MD5, CRC64: c.CRC64}.Read()
@@ -74,6 +75,7 @@ func (t *Tx) PutRange(ref Ref, offset int64, data []byte, pre Preconditions) (*N
 // ClearRange clears bytes [start, end] of a file: they read as zeros and
 // no longer count as written.
 func (s *Service) ClearRange(ctx context.Context, ref Ref, start, end int64, pre Preconditions) (*Node, error) {
+	s.breakCaching(ctx, ref, true)
 	acct, share, path := ref.Account, ref.Share, ref.Path
 	return kv.Returning(ctx, s.Update, func(t *Tx) (*Node, error) { return t.writeRange(acct, share, path, start, end+1, nil, false, pre) })
 }
@@ -214,6 +216,7 @@ type Download struct {
 // not nil; End < 0 means to the end) and hands it to send, which runs on the
 // snapshot the properties were read from.
 func (s *Service) GetFile(ctx context.Context, ref Ref, o GetFileOptions, send func(*Download) error) error {
+	s.breakCaching(ctx, ref, false)
 	acct, share, rng, pre := ref.Account, ref.Share, o.Range, o.Conditions
 	return s.view(ctx, func(t *Tx) error {
 		n, err := t.GetFileProperties(ref, pre)

@@ -30,6 +30,10 @@ type Rename struct {
 // record moves and nothing else: a file keeps its ID and so its content
 // and lease, a directory keeps its ID and so its whole subtree.
 func (s *Service) Rename(ctx context.Context, ref ShareRef, r Rename) (*Node, error) {
+	s.breakCaching(ctx, Ref{Account: ref.Account, Share: ref.Share, Path: r.Source}, true)
+	if r.ReplaceIfExists {
+		s.breakCaching(ctx, Ref{Account: ref.Account, Share: ref.Share, Path: r.Dest}, true)
+	}
 	return kv.Returning(ctx, s.Update, func(t *Tx) (*Node, error) { return t.Rename(ref, r) })
 }
 

@@ -44,6 +44,8 @@ type Service struct {
 	// retention is how many days a deleted share stays restorable, 0 for
 	// none (WithShareRetention; shares_softdelete.go).
 	retention int
+	// breaker breaks SMB caching before FileREST reads and writes.
+	breaker breakerSlot
 }
 
 // An Option configures a Service.

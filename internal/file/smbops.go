@@ -69,6 +69,11 @@ type OpenResult struct {
 	// Path is the path opened with each name as stored, whatever case
 	// the open named it in (FileNormalizedNameInformation).
 	Path string
+	// Handles is the IDs of the handles open on the node once the open
+	// is made that hold read, write or delete access (stat opens left
+	// out), its own included: an SMB server grants caching (oplocks,
+	// leases) by who else has the file open.
+	Handles []uint64
 }
 
 // Renamed is what RenameHandle answers: the node, and its new path with
@@ -171,8 +176,45 @@ func (t *Tx) Open(ref Ref, o OpenRequest) (*OpenResult, error) {
 			return nil, err
 		}
 	}
+	hs, err := t.handlesOf(acct, share, n.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, other := range hs {
+		if other.Access != 0 {
+			res.Handles = append(res.Handles, other.ID)
+		}
+	}
 	res.Handle, res.Node = h, n
 	return res, nil
+}
+
+// NodeID returns the ID of the node at path, and false when nothing is
+// there (nor its parent): what an SMB server breaks caching on before
+// an open or a FileREST change reaches the node. A delete-pending node
+// is DeletePending, with its ID: an open of it fails before any caching
+// breaks, unless the open that made it pending is a disconnected
+// durable one the open purges.
+func (s *Service) NodeID(ctx context.Context, ref Ref) (uint64, bool, error) {
+	var id uint64
+	var found bool
+	err := s.view(ctx, func(t *Tx) error {
+		l, err := t.locate(ref.Account, ref.Share, ref.Path)
+		switch {
+		case errors.Is(err, azerr.ErrParentNotFound), errors.Is(err, azerr.ErrResourceNotFound):
+			return nil
+		case err != nil:
+			return err
+		}
+		if l.node != nil {
+			id, found = l.node.ID, true
+		}
+		if l.node != nil && l.node.DeletePending {
+			return azerr.ErrDeletePending
+		}
+		return nil
+	})
+	return id, found, err
 }
 
 // HandleInfo returns an open handle and the node it is open on, as one
@@ -507,3 +549,21 @@ func (s *Service) ListHandleDirectory(ctx context.Context, ref HandleRef, marker
 
 // IsHandleClosed reports whether err says a handle is no longer open.
 func IsHandleClosed(err error) bool { return errors.Is(err, ErrHandleClosed) }
+
+// NodeHandles returns the IDs of the handles open on a node that hold
+// read, write or delete access, as OpenResult.Handles has them: what an
+// SMB server that waited for caching breaks after an open grants by.
+func (s *Service) NodeHandles(ctx context.Context, acct, share string, id uint64) ([]uint64, error) {
+	var out []uint64
+	err := s.view(ctx, func(t *Tx) error {
+		out = nil
+		hs, err := t.handlesOf(acct, share, id)
+		for _, h := range hs {
+			if h.Access != 0 {
+				out = append(out, h.ID)
+			}
+		}
+		return err
+	})
+	return out, err
+}

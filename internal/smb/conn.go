@@ -74,7 +74,7 @@ func (c *conn) serve() {
 		c.sessions = map[uint64]*session{}
 		c.mu.Unlock()
 		for _, s := range sessions {
-			c.closeSession(s)
+			c.disconnectSession(s)
 		}
 	}()
 	var lenBuf [4]byte
@@ -295,7 +295,7 @@ func (c *conn) dispatch(r *request) (response, error) {
 		c.mu.Lock()
 		delete(c.sessions, s.id)
 		c.mu.Unlock()
-		c.closeSession(s)
+		c.disconnectSession(s) // durable opens outlive a logoff, as on Windows
 		return response{body: []byte{4, 0, 0, 0}}, nil
 	case cmdTreeConnect:
 		return c.treeConnect(r)
@@ -337,8 +337,7 @@ func (c *conn) dispatch(r *request) (response, error) {
 	case cmdChangeNotify:
 		return c.changeNotify(r), nil
 	case cmdOplockBreak:
-		// No oplock or lease is ever granted, so none can break.
-		return errResp(statusInvalidOplockProtocol), nil
+		return c.oplockBreak(r), nil
 	}
 	return errResp(statusNotSupported), nil
 }

@@ -31,6 +31,16 @@ type open struct {
 	// watch is the open's change notification state, from its first
 	// CHANGE_NOTIFY on (guarded by the server's notifier).
 	watch *watch
+	// access and share are the model rights it holds and shares, which
+	// decide whether another open breaks its handle caching.
+	access, share file.Access
+	// conn and sess are where it lives (nil while a durable open is
+	// disconnected), grant its oplock or lease; guarded by the
+	// server's lease table lock.
+	conn    *conn
+	sess    *session
+	grant   *grant
+	durable *durable
 }
 
 // handle names the open's handle in the file domain; acct is the
@@ -144,9 +154,32 @@ func (c *conn) opCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(c.ctx, opTimeout)
 }
 
-// create answers CREATE as one file.Open.
+// flagReplay marks a request the client sends again after a dropped
+// connection (MS-SMB2 2.2.1.2).
+const flagReplay uint32 = 0x20000000
+
+// createArgs is a CREATE as decoded, for the open that may run later
+// (after caching breaks).
+type createArgs struct {
+	ref      file.Ref
+	req      file.OpenRequest
+	granted  uint32
+	level    uint8
+	lease    *leaseRequest
+	durable  *durableRequest
+	node     nodeKey
+	hasNode  bool
+	intended intent
+}
+
+// create answers CREATE: a durable reconnect, a replayed durable open,
+// or an open (file.Open) that first breaks the caching other opens hold
+// on the file. When a holder must acknowledge a break, the CREATE answers
+// STATUS_PENDING and its outcome once the holders acknowledged or the
+// break timed out.
 func (c *conn) create(r *request) response {
 	b := r.b
+	level := b.u8(3)
 	impersonation := b.u32(4)
 	desired := b.u32(24)
 	attrs := b.u32(28)
@@ -159,12 +192,41 @@ func (c *conn) create(r *request) response {
 	if b.bad {
 		return errResp(statusInvalidParameter)
 	}
-	permission, st := createPermission(contexts)
+	ctxs, st := parseContexts(contexts)
+	if st != statusSuccess {
+		return errResp(st)
+	}
+	permission, st := createPermission(ctxs["SecD"])
 	if st != statusSuccess {
 		return errResp(st)
 	}
 	if r.tree.ipc {
 		return errResp(statusNotSupported) // named pipes (RPC) are not served
+	}
+	smb3 := c.dialect >= dialect300
+	dur, st := parseDurable(ctxs, smb3)
+	if st != statusSuccess {
+		return errResp(st)
+	}
+	var lease *leaseRequest
+	if data, ok := ctxs["RqLs"]; ok && c.dialect >= dialect210 {
+		if lease, ok = parseLease(data, c.clientGUID, smb3); !ok {
+			return errResp(statusInvalidParameter)
+		}
+	}
+	if dur.reconnect != nil {
+		// A reconnect names the lease it had whatever oplock level it
+		// asks for.
+		return c.reconnect(r, dur, lease, fromUTF16LE(name))
+	}
+	if level != oplockLease {
+		lease = nil
+	}
+	if o := c.replayed(dur); o != nil {
+		if r.h.Flags&flagReplay == 0 {
+			return errResp(statusDuplicateObjectID)
+		}
+		return c.replay(r, o, lease)
 	}
 	if impersonation > 3 {
 		return errResp(statusBadImpersonationLevel)
@@ -187,6 +249,106 @@ func (c *conn) create(r *request) response {
 		return errResp(statusNotSupported)
 	}
 	s := r.sess
+	a := &createArgs{
+		ref:     file.Ref{Account: s.account, Share: r.tree.share, Path: path},
+		granted: granted,
+		level:   level,
+		lease:   lease,
+		durable: dur,
+		req: file.OpenRequest{
+			HandleOptions: file.HandleOptions{Dir: opts&optDirectory != 0, Access: modelAccess(granted), ShareAccess: modelShare(shareAcc),
+				DeleteOnClose: opts&optDeleteOnClose != 0, SessionID: s.id, ClientIP: c.clientIP, ClientName: s.client},
+			Disposition: d,
+			NonDir:      opts&optNonDirectory != 0,
+			Attributes:  attrNames(attrs, opts&optDirectory != 0, true),
+			Permission:  permission,
+		},
+	}
+	a.intended = intent{access: a.req.Access, share: a.req.ShareAccess,
+		attrOnly:  granted&^(accReadAttributes|accWriteAttributes|accSynchronize) == 0,
+		leaseStat: granted&^(accReadAttributes|accWriteAttributes|accSynchronize|accReadControl) == 0,
+		overwrite: d == file.Overwrite || d == file.OverwriteOrCreate || d == file.Supersede}
+	if lease != nil {
+		a.intended.lease = &lease.id
+	}
+	ctx, cancel := c.opCtx()
+	id, exists, err := c.srv.files.NodeID(ctx, a.ref)
+	cancel()
+	a.node, a.hasNode = nodeKey{s.account, r.tree.share, id}, exists
+	if errors.Is(err, azerr.ErrDeletePending) && exists {
+		// A disconnected durable open that made the file pending goes
+		// when this open breaks its caching, and the file with it.
+		pre := a.intended
+		pre.handlePhase, pre.purgeOnly = true, true
+		c.srv.breakFor(a.node, pre)
+		if c.srv.purgedSince(a.node) {
+			return c.openFile(r, a, nil)
+		}
+	}
+	if err != nil {
+		return c.fail(r, err)
+	}
+	if lease != nil && c.srv.leaseElsewhere(lease.id, a.node, exists) {
+		return errResp(statusInvalidParameter)
+	}
+	if !exists {
+		return c.openFile(r, a, nil)
+	}
+	// Handle caching breaks before the sharing check: a holder that
+	// cached a handle it no longer needs closes it on the break.
+	pre := a.intended
+	pre.handlePhase = true
+	waits := c.srv.breakFor(a.node, pre)
+	if len(waits) == 0 || r.h.NextCommand != 0 {
+		// Requests after it in a compound need its FileId now: such an
+		// open does not wait for the holders (they are told all the
+		// same).
+		return c.openFile(r, a, nil)
+	}
+	return c.runAsync(r, func(ctx context.Context) response {
+		bctx, cancel := context.WithTimeout(ctx, c.srv.limits.BreakTimeout+time.Second)
+		defer cancel()
+		waitBreaks(bctx, waits)
+		pre.afterWait = true
+		c.srv.breakAndWait(bctx, a.node, pre)
+		if ctx.Err() != nil {
+			return errResp(statusCancelled)
+		}
+		return c.openFile(r, a, ctx)
+	})
+}
+
+// runAsync answers a request STATUS_PENDING and runs fn on its own
+// goroutine once that interim answer is sent; fn's answer is sent then
+// (unless a CANCEL answered first). fn's context ends on CANCEL or when
+// the connection ends.
+func (c *conn) runAsync(r *request, fn func(context.Context) response) response {
+	wctx, wcancel := context.WithCancel(c.ctx)
+	p, resp, ok := c.goAsync(r, nil, wcancel)
+	if !ok {
+		wcancel()
+		return resp
+	}
+	p.started = func() {
+		go func() {
+			defer wcancel()
+			resp := fn(wctx)
+			if c.ctx.Err() != nil {
+				return // the connection ended: nobody to answer
+			}
+			c.finish(p, resp)
+		}()
+	}
+	return resp
+}
+
+// openFile makes the open a CREATE asks for once handle caching is
+// broken, then breaks the caching it still conflicts with (write
+// caching, level II on an overwrite), waiting for acknowledgements
+// (asynchronously when ctx is nil: the read loop runs it), and grants
+// the open caching and durability.
+func (c *conn) openFile(r *request, a *createArgs, ctx context.Context) response {
+	s := r.sess
 	s.mu.Lock()
 	full := len(s.opens) >= c.srv.limits.MaxHandlesPerSession
 	s.mu.Unlock()
@@ -197,43 +359,170 @@ func (c *conn) create(r *request) response {
 		c.srv.handles.Add(-1)
 		return errResp(statusInsufficientResources)
 	}
-	req := file.OpenRequest{
-		HandleOptions: file.HandleOptions{Dir: opts&optDirectory != 0, Access: modelAccess(granted), ShareAccess: modelShare(shareAcc),
-			DeleteOnClose: opts&optDeleteOnClose != 0, SessionID: s.id, ClientIP: c.clientIP, ClientName: s.client},
-		Disposition: d,
-		NonDir:      opts&optNonDirectory != 0,
-		Attributes:  attrNames(attrs, opts&optDirectory != 0, true),
-		Permission:  permission,
-	}
-	ctx, cancel := c.opCtx()
+	octx, cancel := c.opCtx()
 	defer cancel()
-	res, err := c.srv.files.Open(ctx, file.Ref{Account: s.account, Share: r.tree.share, Path: path}, req)
+	res, err := c.srv.files.Open(octx, a.ref, a.req)
 	if err != nil {
 		c.srv.handles.Add(-1)
-		if req.DeleteOnClose && errors.Is(err, azerr.ErrReadOnlyAttribute) {
+		if a.req.DeleteOnClose && errors.Is(err, azerr.ErrReadOnlyAttribute) {
 			return errResp(statusCannotDelete)
 		}
 		return c.fail(r, err)
 	}
-	o := &open{id: fileID{res.Handle.FileID, res.Handle.ID}, tree: r.tree, path: path, stored: res.Path, dir: res.Node.Dir, granted: granted}
+	o := &open{id: fileID{res.Handle.FileID, res.Handle.ID}, tree: r.tree, path: a.ref.Path, stored: res.Path, dir: res.Node.Dir, granted: a.granted,
+		access: a.req.Access, share: a.req.ShareAccess, conn: c, sess: s}
 	c.learnPaths(s.account, o, res.Node)
 	s.mu.Lock()
 	s.opens[o.id.Volatile] = o
 	s.mu.Unlock()
-	n := res.Node
+	node := nodeKey{a.ref.Account, a.ref.Share, res.Node.ID}
+	waits := c.srv.breakFor(node, a.intended)
+	if len(waits) == 0 && c.srv.purgedSince(node) {
+		if hs, err := c.srv.files.NodeHandles(octx, node.account, node.share, node.id); err == nil {
+			res.Handles = hs
+		}
+	}
+	if len(waits) > 0 && r.h.NextCommand == 0 {
+		// The open is made; its answer waits for the holders. A CANCEL
+		// no longer undoes it.
+		wait := func() response {
+			bctx, cancel := context.WithTimeout(context.Background(), c.srv.limits.BreakTimeout+time.Second)
+			defer cancel()
+			waitBreaks(bctx, waits)
+			c.srv.breakAndWait(bctx, node, a.intended)
+			// Holders may have closed instead of acknowledging.
+			if hs, err := c.srv.files.NodeHandles(bctx, node.account, node.share, node.id); err == nil {
+				res.Handles = hs
+			}
+			return c.granted(r, a, o, node, res)
+		}
+		if ctx == nil {
+			return c.runAsync(r, func(context.Context) response { return wait() })
+		}
+		return wait()
+	}
+	return c.granted(r, a, o, node, res)
+}
+
+// granted grants a made open its caching and durability and answers.
+func (c *conn) granted(r *request, a *createArgs, o *open, node nodeKey, res *file.OpenResult) response {
+	s := r.sess
+	level, g := c.srv.grantFor(o, node, a.level, a.lease, res.Handles)
+	var cs []createContext
+	if a.lease != nil && level == oplockLease {
+		c.srv.leases.mu.Lock()
+		cs = append(cs, createContext{"RqLs", leaseContext(g, a.lease)})
+		c.srv.leases.mu.Unlock()
+	}
+	if name, data := c.grantDurable(o, a.durable, level, g, s.account); name != "" {
+		cs = append(cs, createContext{name, data})
+	}
+	id := o.id
+	return response{body: createResponse(level, res.Action, res.Node, o.id, cs), created: &id}
+}
+
+// replay answers a replayed CREATE with the open the first one made.
+func (c *conn) replay(r *request, o *open, lease *leaseRequest) response {
+	s := r.sess
+	s.mu.Lock()
+	mine := s.opens[o.id.Volatile] == o
+	s.mu.Unlock()
+	if !mine {
+		return errResp(statusDuplicateObjectID)
+	}
+	n, err := c.node(r, o)
+	if err != nil {
+		return c.gone(r, o, err)
+	}
+	level := oplockNone
+	var cs []createContext
+	c.srv.leases.mu.Lock()
+	if g := o.grant; g != nil {
+		if g.oplock != nil {
+			level = oplockLevel(g.state)
+		} else if lease != nil {
+			level = oplockLease
+			cs = append(cs, createContext{"RqLs", leaseContext(g, lease)})
+		}
+	}
+	c.srv.leases.mu.Unlock()
+	id := o.id
+	return response{body: createResponse(level, file.Opened, n, o.id, cs), created: &id}
+}
+
+// createContext is one create context of a CREATE response.
+type createContext struct {
+	name string
+	data []byte
+}
+
+// createResponse encodes a CREATE response (MS-SMB2 2.2.14) with its
+// create contexts.
+func createResponse(level uint8, action file.OpenAction, n *file.Node, id fileID, cs []createContext) []byte {
 	var w buf
 	w.u16(89)
-	w.u8(0) // OplockLevel: none is ever granted
+	w.u8(level)
 	w.u8(0)
-	w.u32(createActions[res.Action])
+	w.u32(createActions[action])
 	w.openInfo(n)
 	w.u32(0)
-	w.fileID(o.id)
-	w.u32(0) // no create contexts answered
-	w.u32(0)
-	w.u8(0)
-	id := o.id
-	return response{body: w.b, created: &id}
+	w.fileID(id)
+	if len(cs) == 0 {
+		w.u32(0)
+		w.u32(0)
+		w.u8(0)
+		return w.b
+	}
+	var cw buf
+	for i, cc := range cs {
+		start := len(cw.b)
+		next := 0
+		cw.u32(0) // Next, set below
+		cw.u16(16)
+		cw.u16(uint16(len(cc.name)))
+		cw.u16(0)
+		cw.u16(24)
+		cw.u32(uint32(len(cc.data)))
+		cw.raw([]byte(cc.name))
+		cw.align(8)
+		cw.raw(cc.data)
+		if i < len(cs)-1 {
+			cw.align(8)
+			next = len(cw.b) - start
+		}
+		le.PutUint32(cw.b[start:], uint32(next))
+	}
+	w.u32(headerSize + 88)
+	w.u32(uint32(len(cw.b)))
+	w.raw(cw.b)
+	return w.b
+}
+
+// parseContexts reads a CREATE's create contexts (MS-SMB2 2.2.13.2) by
+// name; a malformed chain is STATUS_INVALID_PARAMETER.
+func parseContexts(contexts []byte) (map[string][]byte, uint32) {
+	out := map[string][]byte{}
+	for len(contexts) > 0 {
+		if len(contexts) < 16 {
+			return nil, statusInvalidParameter
+		}
+		next := le.Uint32(contexts)
+		nameOff, nameLen := int(le.Uint16(contexts[4:])), int(le.Uint16(contexts[6:]))
+		dataOff, dataLen := int(le.Uint16(contexts[10:])), int(le.Uint32(contexts[12:]))
+		end := len(contexts)
+		if next != 0 {
+			end = int(next)
+		}
+		if end > len(contexts) || nameOff+nameLen > end || dataOff+dataLen > end || next != 0 && next%8 != 0 {
+			return nil, statusInvalidParameter
+		}
+		out[string(contexts[nameOff:nameOff+nameLen])] = contexts[dataOff : dataOff+dataLen]
+		if next == 0 {
+			break
+		}
+		contexts = contexts[end:]
+	}
+	return out, statusSuccess
 }
 
 // sharePath turns an SMB path ("dir\file", no leading separator) into a
@@ -256,58 +545,37 @@ func sharePath(name string) (string, bool) {
 }
 
 // createPermission reads the security descriptor create context
-// ("SecD", MS-SMB2 2.2.13.2.1) of a CREATE's contexts as the SDDL a
-// created file or directory gets: "" when there is none. The other
-// contexts are not acted on. A malformed chain of contexts is
-// STATUS_INVALID_PARAMETER, a descriptor without an SDDL form
-// STATUS_INVALID_SECURITY_DESCR.
-func createPermission(contexts []byte) (string, uint32) {
-	for len(contexts) > 0 {
-		if len(contexts) < 16 {
-			return "", statusInvalidParameter
-		}
-		next := le.Uint32(contexts)
-		nameOff, nameLen := int(le.Uint16(contexts[4:])), int(le.Uint16(contexts[6:]))
-		dataOff, dataLen := int(le.Uint16(contexts[10:])), int(le.Uint32(contexts[12:]))
-		end := len(contexts)
-		if next != 0 {
-			end = int(next)
-		}
-		if end > len(contexts) || nameOff+nameLen > end || dataOff+dataLen > end || next != 0 && next%8 != 0 {
-			return "", statusInvalidParameter
-		}
-		if string(contexts[nameOff:nameOff+nameLen]) == "SecD" {
-			d, ok := parseDescriptor(contexts[dataOff : dataOff+dataLen])
-			if !ok || d.owner == nil || d.group == nil || d.dacl == nil {
-				// Azure Files keeps owner, group and DACL; a part
-				// left out is taken from the default permission.
-				def, _ := file.Descriptor("")
-				dd, _ := parseDescriptor(def)
-				if !ok {
-					return "", statusInvalidSecurityDescr
-				}
-				if d.owner == nil {
-					d.owner = dd.owner
-				}
-				if d.group == nil {
-					d.group = dd.group
-				}
-				if d.dacl == nil {
-					d.dacl, d.daclControl = dd.dacl, dd.daclControl
-				}
-			}
-			sddl, err := file.BinaryToSDDL(base64.StdEncoding.EncodeToString(d.encode(ownerSecurityInformation | groupSecurityInformation | daclSecurityInformation)))
-			if err != nil {
-				return "", statusInvalidSecurityDescr
-			}
-			return sddl, statusSuccess
-		}
-		if next == 0 {
-			break
-		}
-		contexts = contexts[end:]
+// ("SecD", MS-SMB2 2.2.13.2.1) of a CREATE as the SDDL a created file or
+// directory gets: "" when there is none (data nil). A descriptor without
+// an SDDL form is STATUS_INVALID_SECURITY_DESCR.
+func createPermission(data []byte) (string, uint32) {
+	if data == nil {
+		return "", statusSuccess
 	}
-	return "", statusSuccess
+	d, ok := parseDescriptor(data)
+	if !ok || d.owner == nil || d.group == nil || d.dacl == nil {
+		// Azure Files keeps owner, group and DACL; a part
+		// left out is taken from the default permission.
+		def, _ := file.Descriptor("")
+		dd, _ := parseDescriptor(def)
+		if !ok {
+			return "", statusInvalidSecurityDescr
+		}
+		if d.owner == nil {
+			d.owner = dd.owner
+		}
+		if d.group == nil {
+			d.group = dd.group
+		}
+		if d.dacl == nil {
+			d.dacl, d.daclControl = dd.dacl, dd.daclControl
+		}
+	}
+	sddl, err := file.BinaryToSDDL(base64.StdEncoding.EncodeToString(d.encode(ownerSecurityInformation | groupSecurityInformation | daclSecurityInformation)))
+	if err != nil {
+		return "", statusInvalidSecurityDescr
+	}
+	return sddl, statusSuccess
 }
 
 // lookup finds the open a request's FileId names. A related request
@@ -370,12 +638,16 @@ func (c *conn) gone(r *request, o *open, err error) response {
 	if file.IsHandleClosed(err) {
 		s := r.sess
 		s.mu.Lock()
-		if s.opens[o.id.Volatile] == o {
+		forgotten := s.opens[o.id.Volatile] == o
+		if forgotten {
 			delete(s.opens, o.id.Volatile)
 			c.srv.handles.Add(-1)
 		}
 		s.mu.Unlock()
 		c.unwatch(o) // a change notification waiting on it ends too
+		if forgotten {
+			c.srv.forget(o)
+		}
 	}
 	return c.fail(r, err)
 }
@@ -384,6 +656,9 @@ func (c *conn) gone(r *request, o *open, err error) response {
 // gone) and gives back its place under the handle limit.
 func (c *conn) release(s *session, o *open) {
 	c.unwatch(o)
+	// The handle closes before its caching ends: an open waiting on a
+	// break then finds it gone.
+	defer c.srv.forget(o)
 	c.srv.handles.Add(-1)
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
@@ -413,6 +688,7 @@ func (c *conn) closeFile(r *request) response {
 	ctx, cancel := c.opCtx()
 	defer cancel()
 	err := c.srv.files.CloseHandle(ctx, o.handle(s.account))
+	c.srv.forget(o) // after the close: an open waiting on a break finds it gone
 	if err != nil {
 		return c.fail(r, err)
 	}
@@ -531,6 +807,7 @@ func (c *conn) writeFile(r *request) response {
 	if length == 0 {
 		return response{body: writeBody(0)}
 	}
+	c.breakOthers(r.sess.account, o)
 	ctx, cancel := c.opCtx()
 	defer cancel()
 	if _, err := c.srv.files.WriteHandle(ctx, o.handle(r.sess.account), int64(offset), data); err != nil {

@@ -553,7 +553,11 @@ func FuzzSecurityDescriptor(f *testing.F) {
 				t.Fatalf("%x re-encodes to %+v, not %+v", b, back, d)
 			}
 		}
-		if sddl, st := createPermission(b); st == statusSuccess && sddl != "" {
+		ctxs, st := parseContexts(b)
+		if st != statusSuccess {
+			return
+		}
+		if sddl, st := createPermission(ctxs["SecD"]); st == statusSuccess && sddl != "" {
 			if _, err := file.Descriptor(sddl); err != nil {
 				t.Fatalf("SecD of %x gives %q, which the file model refuses: %v", b, sddl, err)
 			}

@@ -20,8 +20,12 @@
 //	create.go     CREATE, CLOSE, FLUSH, READ, WRITE
 //	info.go       QUERY_INFO and SET_INFO
 //	dir.go        QUERY_DIRECTORY
-//	lock.go       LOCK (immediate and waiting)
+//	lock.go       LOCK (immediate and waiting), CANCEL
 //	notify.go     CHANGE_NOTIFY, fed by the file model's committed changes
+//	lease.go      oplocks and leases: grants, breaks, acknowledgements,
+//	              and the breaks FileREST operations ask for
+//	durable.go    durable handles: grants, disconnection, reconnects,
+//	              replays and expiry
 //	ioctl.go      IOCTL (FSCTL_VALIDATE_NEGOTIATE_INFO, compression queries)
 //	status.go     the one map from file-model errors to NTSTATUS
 //
@@ -58,10 +62,25 @@
 // notify SMB clients too; closing the directory, its tree or its session
 // answers STATUS_NOTIFY_CLEANUP. SESSION_SETUP on a valid session
 // re-authenticates it; PreviousSessionId ends the session a client
-// reconnects from. When a connection ends, every handle its sessions
-// opened is closed. Oplocks and leases are never granted (OplockLevel
-// none), so no break is ever sent; durable, resilient and persistent
-// handles, multichannel, DFS, named pipes on IPC$, quotas and
+// reconnects from.
+//
+// Oplocks and leases are kept in memory by the Server (lease.go), by
+// file: a CREATE first breaks the handle caching it conflicts with, then
+// opens (the sharing check), then breaks write caching; while a holder
+// must acknowledge, the CREATE answers STATUS_PENDING and finishes on
+// its own goroutine when the holders acknowledged, closed, or the break
+// timer (Limits.BreakTimeout, 35 s) ended their caching. Writes, locks
+// and size changes break read caching without waiting. The Server is
+// the file.Service's CachingBreaker: FileREST reads and writes break
+// caching first and wait for the acknowledgements, as Azure Files makes
+// a REST write break an SMB lease.
+//
+// When a connection ends (or its session logs off), the handles that
+// are not durable close; durable ones (durable.go) stay open in the file
+// model, disconnected, with their share modes, locks and caching, until
+// reclaimed by DHnC/DH2C on a new connection or their timeout passes.
+// Resilient and persistent handles, directory leases, multichannel,
+// DFS, named pipes on IPC$, quotas and
 // extended attributes answer STATUS_NOT_SUPPORTED (or what Windows
 // answers when it lacks them).
 //

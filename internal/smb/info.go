@@ -518,6 +518,7 @@ func (c *conn) setInfo(r *request) response {
 		if size > file.MaxFileSize {
 			return errResp(statusDiskFull)
 		}
+		c.breakOthers(acct, o) // a size change ends read caching, as a write does
 		if class == fileAllocationInformation {
 			// Allocation only cuts a file it is smaller than.
 			_, n, herr := c.srv.files.HandleInfo(ctx, o.handle(acct))

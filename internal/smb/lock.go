@@ -93,6 +93,8 @@ func (c *conn) lock(r *request) response {
 		}
 		return response{body: []byte{4, 0, 0, 0}}
 	}
+	// A byte-range lock ends read caching, as a write does (MS-FSA).
+	c.breakOthers(acct, o)
 	// Locks are taken in order; when one fails, those taken are released
 	// again, so a request takes all of its locks or none.
 	try := func(ctx context.Context) (int, error) {

@@ -28,6 +28,7 @@ const (
 	secSigningRequired uint16 = 0x02
 	capLargeMTU        uint32 = 0x04
 	capEncryption      uint32 = 0x40
+	capLeasing         uint32 = 0x02
 )
 
 // Negotiate contexts (MS-SMB2 2.2.3.1).
@@ -101,7 +102,7 @@ func (c *conn) negotiate(r *request) (response, error) {
 func (c *conn) serverCaps(dialect uint16) uint32 {
 	caps := uint32(0)
 	if dialect >= dialect210 {
-		caps |= capLargeMTU
+		caps |= capLargeMTU | capLeasing
 	}
 	if (dialect == dialect300 || dialect == dialect302) && c.cipher != 0 {
 		caps |= capEncryption

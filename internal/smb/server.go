@@ -34,6 +34,10 @@ type Limits struct {
 	MaxPending int
 	// IdleTimeout closes a connection that sends nothing for this long.
 	IdleTimeout time.Duration
+	// BreakTimeout is how long an oplock or lease break waits for the
+	// holder's acknowledgement (Windows: 35 s), and so how long an open
+	// or a FileREST operation that breaks caching may wait.
+	BreakTimeout time.Duration
 }
 
 func (l Limits) withDefaults() Limits {
@@ -50,6 +54,9 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxPending, 64)
 	if l.IdleTimeout <= 0 {
 		l.IdleTimeout = 15 * time.Minute
+	}
+	if l.BreakTimeout <= 0 {
+		l.BreakTimeout = 35 * time.Second
 	}
 	return l
 }
@@ -78,6 +85,8 @@ type Server struct {
 
 	handles  atomic.Int64 // open handles, server-wide
 	nextSess atomic.Uint64
+	leases   *leaseTable
+	durables *durableTable
 
 	mu     sync.Mutex
 	ln     net.Listener
@@ -95,10 +104,11 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{files: cfg.Files, accounts: cfg.Accounts, log: cfg.Logger, now: cfg.Now, limits: cfg.Limits.withDefaults(),
-		conns: map[*conn]struct{}{}}
+		conns: map[*conn]struct{}{}, leases: newLeaseTable(), durables: newDurableTable()}
 	s.notify = newNotifier()
 	if s.files != nil {
 		s.unwatch = s.files.WatchChanges(s.notify)
+		s.files.UseCachingBreaker(s)
 	}
 	_, _ = rand.Read(s.guid[:])
 	s.started = s.now()
@@ -170,7 +180,7 @@ func (s *Server) Close(ctx context.Context) error {
 	}
 	s.mu.Unlock()
 	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
+	go func() { s.wg.Wait(); s.closeDisconnected(); close(done) }()
 	select {
 	case <-done:
 		return err

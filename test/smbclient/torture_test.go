@@ -15,6 +15,7 @@ import (
 var tortureSuites = []string{
 	"smb2.sharemode", "smb2.deny", "smb2.lock", "smb2.create", "smb2.rename", "smb2.compound", "smb2.getinfo", "smb2.delete-on-close-perms",
 	"smb2.setinfo", "smb2.dir", "smb2.read", "smb2.rw", "smb2.streams", "smb2.session", "smb2.ioctl",
+	"smb2.oplock", "smb2.lease", "smb2.durable-open", "smb2.durable-v2-open",
 	// smb2.notify passes 20 of 23 here but waits forever in about one run
 	// in four on a loaded machine (a change another connection commits
 	// before the server has taken the NOTIFY it should complete); it is
@@ -53,7 +54,7 @@ var resultLine = regexp.MustCompile(`^(success|failure|error|skip|xfail): (.+?)(
 // runTorture runs one suite and returns each subtest's result.
 func runTorture(t *testing.T, f *fixture, suite string) (map[string]string, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
 	// The server's largest transaction (and CHANGE_NOTIFY buffer) is
 	// 1 MiB; smbtorture assumes the 512 KiB of Windows before 7.
@@ -78,8 +79,8 @@ func runTorture(t *testing.T, f *fixture, suite string) (map[string]string, stri
 // TestSmbtorture runs Samba's smbtorture suites for share modes, deny
 // modes, locks, create, rename, compound requests, info levels,
 // delete-on-close permissions, set-info, directory listings, reads and
-// writes, streams, sessions and IOCTLs (change notifications by hand,
-// CERULEAN_SMBTORTURE=smb2.notify) against
+// writes, streams, sessions, IOCTLs, oplocks, leases and durable handles
+// (change notifications by hand, CERULEAN_SMBTORTURE=smb2.notify) against
 // the server: every subtest passes
 // but those in the known-failures list, each with its reason. CERULEAN_SMBTORTURE=<suite> runs one suite only, and
 // CERULEAN_SMBTORTURE_LOG=1 logs smbtorture's output when all is well too.

@@ -1,6 +1,8 @@
-// Package smbtest is a minimal SMB 2.1 client for tests: it holds opens
-// with chosen access and share modes, reads, writes, locks (waiting and
-// cancelling) and closes, which smbclient cannot do from a script. It
+// Package smbtest is a minimal SMB 2.1 (or 3.0) client for tests: it
+// holds opens with chosen access and share modes, oplocks, leases and
+// durable handles, reads, writes, locks (waiting and cancelling),
+// acknowledges breaks, reclaims durable handles after a dropped
+// connection and closes, which smbclient cannot do from a script. It
 // speaks just enough of the protocol for that, unsigned, and is no
 // general-purpose client.
 package smbtest
@@ -45,6 +47,20 @@ const (
 	StatusInsufficientResources uint32 = 0xC000009A
 	StatusNotifyCleanup         uint32 = 0x0000010B
 	StatusNotifyEnumDir         uint32 = 0x0000010C
+	StatusInvalidParameter      uint32 = 0xC000000D
+)
+
+// Oplock levels and lease states.
+const (
+	OplockNone      uint8 = 0
+	OplockLevelII   uint8 = 1
+	OplockExclusive uint8 = 8
+	OplockBatch     uint8 = 9
+	OplockLease     uint8 = 0xFF
+
+	LeaseRead   uint32 = 1
+	LeaseHandle uint32 = 2
+	LeaseWrite  uint32 = 4
 )
 
 // Access masks, share modes, dispositions and options for Create.
@@ -87,6 +103,28 @@ type Client struct {
 	asyncIDs  map[uint64]uint64
 	readErr   error
 	done      chan struct{}
+	breaks    chan Break
+}
+
+// Break is an oplock or lease break notification the server sent.
+type Break struct {
+	Lease bool
+	// Level and FileID: an oplock break.
+	Level  uint8
+	FileID FileID
+	// Key, Current, New, Flags (1: acknowledgement required) and Epoch:
+	// a lease break.
+	Key          [16]byte
+	Current, New uint32
+	Flags        uint32
+	Epoch        uint16
+}
+
+// Options choose the dialect and client GUID of Dial: a client that
+// reclaims durable handles keeps its GUID across connections.
+type Options struct {
+	Dialect    uint16 // 0x0210 when zero
+	ClientGUID [16]byte
 }
 
 type reply struct {
@@ -96,20 +134,29 @@ type reply struct {
 
 // Dial connects, negotiates SMB 2.1 and logs on as account with key.
 func Dial(addr, account, key string) (*Client, error) {
+	return DialWith(addr, account, key, Options{})
+}
+
+// DialWith is Dial with a chosen dialect and client GUID.
+func DialWith(addr, account, key string, o Options) (*Client, error) {
+	if o.Dialect == 0 {
+		o.Dialect = 0x0210
+	}
 	nc, err := net.DialTimeout("tcp", addr, 10*time.Second)
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{nc: nc, waiting: map[uint64]chan reply{}, asyncIDs: map[uint64]uint64{}, done: make(chan struct{})}
+	c := &Client{nc: nc, waiting: map[uint64]chan reply{}, asyncIDs: map[uint64]uint64{}, done: make(chan struct{}), breaks: make(chan Break, 64)}
 	go c.readLoop()
 	var neg []byte
 	neg = le.AppendUint16(neg, 36)
 	neg = le.AppendUint16(neg, 1)
 	neg = le.AppendUint16(neg, 1) // signing enabled
 	neg = le.AppendUint16(neg, 0)
-	neg = le.AppendUint32(neg, 0)
-	neg = append(neg, make([]byte, 16+8)...)
-	neg = le.AppendUint16(neg, 0x0210)
+	neg = le.AppendUint32(neg, 0x2) // leasing
+	neg = append(neg, o.ClientGUID[:]...)
+	neg = append(neg, make([]byte, 8)...)
+	neg = le.AppendUint16(neg, o.Dialect)
 	if st, _, err := c.call(0, neg); err != nil || st != StatusSuccess {
 		return nil, errors.Join(fmt.Errorf("negotiate: status %#x", st), err, c.Close())
 	}
@@ -143,6 +190,14 @@ func (c *Client) readLoop() {
 				m = msg[:next]
 			}
 			status, flags, id := le.Uint32(m[8:]), le.Uint32(m[16:]), le.Uint64(m[24:])
+			if id == ^uint64(0) && le.Uint16(m[12:]) == 0x12 {
+				c.noteBreak(m[64:])
+				if next == 0 || next > len(msg) {
+					break
+				}
+				msg = msg[next:]
+				continue
+			}
 			c.mu.Lock()
 			if status == StatusPending && flags&2 != 0 {
 				c.asyncIDs[id] = le.Uint64(m[32:])
@@ -584,5 +639,281 @@ func (c *Client) Closed(d time.Duration) bool {
 		return true
 	case <-time.After(d):
 		return false
+	}
+}
+
+// noteBreak queues a break notification for NextBreak.
+func (c *Client) noteBreak(b []byte) {
+	var br Break
+	switch {
+	case len(b) >= 24 && le.Uint16(b) == 24:
+		br.Level = b[2]
+		copy(br.FileID[:], b[8:24])
+	case len(b) >= 44 && le.Uint16(b) == 44:
+		br.Lease = true
+		br.Epoch = le.Uint16(b[2:])
+		br.Flags = le.Uint32(b[4:])
+		copy(br.Key[:], b[8:24])
+		br.Current, br.New = le.Uint32(b[24:]), le.Uint32(b[28:])
+	default:
+		return
+	}
+	select {
+	case c.breaks <- br:
+	default:
+	}
+}
+
+// NextBreak returns the next break notification, or false after d.
+func (c *Client) NextBreak(d time.Duration) (Break, bool) {
+	select {
+	case b := <-c.breaks:
+		return b, true
+	case <-time.After(d):
+		return Break{}, false
+	}
+}
+
+// AckOplock acknowledges an oplock break with the level kept.
+func (c *Client) AckOplock(id FileID, level uint8) (uint32, error) {
+	var b []byte
+	b = le.AppendUint16(b, 24)
+	b = append(b, level, 0)
+	b = le.AppendUint32(b, 0)
+	b = append(b, id[:]...)
+	st, _, err := c.call(0x12, b)
+	return st, err
+}
+
+// AckLease acknowledges a lease break with the state kept.
+func (c *Client) AckLease(key [16]byte, state uint32) (uint32, error) {
+	var b []byte
+	b = le.AppendUint16(b, 36)
+	b = le.AppendUint16(b, 0)
+	b = le.AppendUint32(b, 0)
+	b = append(b, key[:]...)
+	b = le.AppendUint32(b, state)
+	b = le.AppendUint64(b, 0)
+	st, _, err := c.call(0x12, b)
+	return st, err
+}
+
+// Lease is a lease to ask for: v2 (SMB 3.x) when V2 is set.
+type Lease struct {
+	Key   [16]byte
+	State uint32
+	V2    bool
+	Epoch uint16
+}
+
+// OpenSpec describes a CREATE with caching and durability.
+type OpenSpec struct {
+	Access, Share, Disposition, Options uint32
+	// Oplock is the level asked for; with Lease set it is the lease
+	// level.
+	Oplock uint8
+	Lease  *Lease
+	// Durable asks for a v1 durable handle; DurableV2 for a v2 one
+	// with CreateGUID and Timeout (milliseconds).
+	Durable, DurableV2 bool
+	CreateGUID         [16]byte
+	Timeout            uint32
+	// Reconnect reclaims a disconnected durable handle: v1, or v2 with
+	// ReconnectV2 and CreateGUID.
+	Reconnect   *FileID
+	ReconnectV2 bool
+}
+
+// Opened is what a CREATE answered.
+type Opened struct {
+	FileID     FileID
+	Oplock     uint8
+	LeaseState uint32
+	LeaseEpoch uint16
+	LeaseFlags uint32
+	// Durable: a DHnQ or DH2Q context came back; Timeout is DH2Q's.
+	Durable bool
+	Timeout uint32
+}
+
+func createContext(name string, data []byte) []byte {
+	var b []byte
+	b = le.AppendUint32(b, 0)
+	b = le.AppendUint16(b, 16)
+	b = le.AppendUint16(b, uint16(len(name)))
+	b = le.AppendUint16(b, 0)
+	b = le.AppendUint16(b, 24)
+	b = le.AppendUint32(b, uint32(len(data)))
+	b = append(b, name...)
+	for len(b)%8 != 0 {
+		b = append(b, 0)
+	}
+	return append(b, data...)
+}
+
+func (o OpenSpec) contexts() []byte {
+	var cs [][]byte
+	if o.Lease != nil {
+		var d []byte
+		d = append(d, o.Lease.Key[:]...)
+		d = le.AppendUint32(d, o.Lease.State)
+		d = le.AppendUint32(d, 0)
+		d = le.AppendUint64(d, 0)
+		if o.Lease.V2 {
+			d = append(d, make([]byte, 16)...)
+			d = le.AppendUint16(d, o.Lease.Epoch)
+			d = le.AppendUint16(d, 0)
+		}
+		cs = append(cs, createContext("RqLs", d))
+	}
+	if o.Durable {
+		cs = append(cs, createContext("DHnQ", make([]byte, 16)))
+	}
+	if o.DurableV2 {
+		var d []byte
+		d = le.AppendUint32(d, o.Timeout)
+		d = le.AppendUint32(d, 0)
+		d = append(d, make([]byte, 8)...)
+		d = append(d, o.CreateGUID[:]...)
+		cs = append(cs, createContext("DH2Q", d))
+	}
+	if o.Reconnect != nil && o.ReconnectV2 {
+		d := append([]byte(nil), o.Reconnect[:]...)
+		d = append(d, o.CreateGUID[:]...)
+		d = le.AppendUint32(d, 0)
+		cs = append(cs, createContext("DH2C", d))
+	} else if o.Reconnect != nil {
+		cs = append(cs, createContext("DHnC", o.Reconnect[:]))
+	}
+	var out []byte
+	for i, c := range cs {
+		if i < len(cs)-1 {
+			for len(c)%8 != 0 {
+				c = append(c, 0)
+			}
+			le.PutUint32(c, uint32(len(c)))
+		}
+		out = append(out, c...)
+	}
+	return out
+}
+
+func (o OpenSpec) body(path string) []byte {
+	name := utf16le(path)
+	ctx := o.contexts()
+	var b []byte
+	b = le.AppendUint16(b, 57)
+	b = append(b, 0, o.Oplock)
+	b = le.AppendUint32(b, 2)
+	b = append(b, make([]byte, 16)...)
+	b = le.AppendUint32(b, o.Access)
+	b = le.AppendUint32(b, 0)
+	b = le.AppendUint32(b, o.Share)
+	b = le.AppendUint32(b, o.Disposition)
+	b = le.AppendUint32(b, o.Options)
+	b = le.AppendUint16(b, 64+56)
+	b = le.AppendUint16(b, uint16(len(name)))
+	ctxOff := 0
+	if len(ctx) > 0 {
+		ctxOff = 64 + 56 + (len(name)+7)&^7
+	}
+	b = le.AppendUint32(b, uint32(ctxOff))
+	b = le.AppendUint32(b, uint32(len(ctx)))
+	b = append(b, name...)
+	if len(name) == 0 && len(ctx) == 0 {
+		b = append(b, 0)
+	}
+	if len(ctx) > 0 {
+		for len(b) < ctxOff-64 {
+			b = append(b, 0)
+		}
+		b = append(b, ctx...)
+	}
+	return b
+}
+
+// parseOpened reads a CREATE response body.
+func parseOpened(body []byte) (Opened, error) {
+	var r Opened
+	if len(body) < 88 {
+		return r, errors.New("smbtest: short create response")
+	}
+	r.Oplock = body[2]
+	copy(r.FileID[:], body[64:80])
+	off, n := int(le.Uint32(body[80:]))-64, int(le.Uint32(body[84:]))
+	if n == 0 {
+		return r, nil
+	}
+	if off < 0 || off+n > len(body) {
+		return r, errors.New("smbtest: bad create contexts")
+	}
+	cs := body[off : off+n]
+	for len(cs) >= 16 {
+		next := int(le.Uint32(cs))
+		nOff, nLen := int(le.Uint16(cs[4:])), int(le.Uint16(cs[6:]))
+		dOff, dLen := int(le.Uint16(cs[10:])), int(le.Uint32(cs[12:]))
+		if nOff+nLen > len(cs) || dOff+dLen > len(cs) {
+			return r, errors.New("smbtest: bad create context")
+		}
+		data := cs[dOff : dOff+dLen]
+		switch string(cs[nOff : nOff+nLen]) {
+		case "RqLs":
+			if len(data) >= 32 {
+				r.LeaseState, r.LeaseFlags = le.Uint32(data[16:]), le.Uint32(data[20:])
+			}
+			if len(data) >= 52 {
+				r.LeaseEpoch = le.Uint16(data[48:])
+			}
+		case "DHnQ":
+			r.Durable = true
+		case "DH2Q":
+			r.Durable = true
+			if len(data) >= 4 {
+				r.Timeout = le.Uint32(data)
+			}
+		}
+		if next == 0 || next > len(cs) {
+			break
+		}
+		cs = cs[next:]
+	}
+	return r, nil
+}
+
+// CreateWith opens path as o describes and returns what came back.
+func (c *Client) CreateWith(path string, o OpenSpec) (Opened, uint32, error) {
+	st, body, err := c.call(5, o.body(path))
+	if err != nil || st != StatusSuccess {
+		return Opened{}, st, err
+	}
+	r, err := parseOpened(body)
+	return r, st, err
+}
+
+// CreateAsync sends a CREATE that may wait (on a break); Opened
+// collects its answer.
+func (c *Client) CreateAsync(path string, o OpenSpec) (*Pending, error) {
+	mid, ch, err := c.send(5, o.body(path))
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{c, mid, ch}, nil
+}
+
+// Opened returns the final answer of a CREATE sent with CreateAsync, or
+// false after d.
+func (p *Pending) Opened(d time.Duration) (Opened, uint32, bool) {
+	select {
+	case r, ok := <-p.ch:
+		if !ok {
+			return Opened{}, 0, false
+		}
+		if r.status != StatusSuccess {
+			return Opened{}, r.status, true
+		}
+		o, err := parseOpened(r.body)
+		return o, r.status, err == nil
+	case <-time.After(d):
+		return Opened{}, 0, false
 	}
 }

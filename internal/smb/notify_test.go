@@ -107,7 +107,7 @@ func TestChangeNotify(t *testing.T) {
 
 	// More than the request's buffer holds.
 	p, _ = a.NotifyAsync(dir, all, 4, false)
-	_, st, _ = a.Create(`d\two`, smbtest.ReadData, smbtest.ShareAll, smbtest.OpenIf, smbtest.OptNonDirectory)
+	_, _, _ = a.Create(`d\two`, smbtest.ReadData, smbtest.ShareAll, smbtest.OpenIf, smbtest.OptNonDirectory)
 	if st, ok := p.Wait(5 * time.Second); !ok || st != smbtest.StatusNotifyEnumDir {
 		t.Fatalf("overflowing notify: %#x %v", st, ok)
 	}

@@ -469,7 +469,7 @@ func TestGoSpellingsAreCanonical(t *testing.T) {
 	h := http.Header{}
 	h.Set("Etag", "old")
 	setAzureSpelling(h, "ETag", "new")
-	if len(h) != 1 || h["ETag"][0] != "new" {
+	if len(h) != 1 || h["ETag"][0] != "new" { //nolint:staticcheck // the Azure spelling is what is checked
 		t.Errorf("header after setAzureSpelling: %v, want only ETag: new", h)
 	}
 }

@@ -96,7 +96,7 @@ func testAddRules(t *testing.T, o Opener) {
 			return err
 		}
 		if _, err := tx.Get([]byte("n")); !errors.Is(err, kv.ErrNotFound) {
-			return fmt.Errorf("a transaction's own add is visible to it: %v", err)
+			return fmt.Errorf("a transaction's own add is visible to it: %w", err)
 		}
 		return nil
 	})
@@ -168,7 +168,7 @@ func testAddConflictsWithReader(t *testing.T, o Opener) {
 		if attempts == 1 {
 			err := s.Update(ctx, func(other kv.Txn) error {
 				if _, err := other.Get([]byte("x")); !errors.Is(err, kv.ErrNotFound) {
-					return fmt.Errorf("x: %v", err)
+					return fmt.Errorf("x: %w", err)
 				}
 				return other.Add([]byte("c"), 1)
 			})

@@ -269,7 +269,7 @@ func (s *Store) addCounts(tx kv.Txn, deltas []Counts) error {
 func (s *Store) Counts(ctx context.Context) (map[string]Counts, bool, error) {
 	out := make(map[string]Counts, len(s.spaces))
 	ready := s.done.Load()
-	err := s.Store.View(ctx, func(r kv.Reader) error {
+	err := s.View(ctx, func(r kv.Reader) error {
 		for i, sp := range s.spaces {
 			var c [3]int64
 			for m := range c {
@@ -313,7 +313,7 @@ func (s *Store) Check(ctx context.Context) error {
 		return nil
 	}
 	var errs []error
-	err := s.Store.View(ctx, func(r kv.Reader) error {
+	err := s.View(ctx, func(r kv.Reader) error {
 		for i, sp := range s.spaces {
 			var kept, scanned Counts
 			var err error
@@ -396,7 +396,7 @@ func (t *txn) change(space int, d Counts) {
 
 // present returns what key holds now, as this transaction sees it.
 func (t *txn) present(space int, key []byte) (Counts, error) {
-	v, err := t.Txn.Get(key)
+	v, err := t.Get(key)
 	switch {
 	case err == nil:
 		return sizeOf(t.s.spaces[space], key, v), nil
@@ -466,7 +466,7 @@ func (t *txn) DeleteRange(start, end []byte) error {
 			continue
 		}
 		var gone Counts
-		if err := t.Txn.Scan(lo, hi, func(k, v []byte) error {
+		if err := t.Scan(lo, hi, func(k, v []byte) error {
 			gone.add(sizeOf(sp, k, v))
 			return nil
 		}); err != nil {

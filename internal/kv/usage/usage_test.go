@@ -3,6 +3,7 @@ package usage_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -93,7 +94,7 @@ func workload(t *testing.T, s kv.Store, seed uint64, n int) {
 			}
 			return nil
 		})
-		if err != nil && err != errRollback {
+		if err != nil && !errors.Is(err, errRollback) {
 			t.Fatal(err)
 		}
 	}

@@ -30,6 +30,9 @@ import (
 // or by PurgeExpired, which also removes retired containers whose
 // retention has passed. While a move runs, Create Container of the name
 // answers ContainerBeingDeleted, as Azure does right after a delete.
+//
+// The states, moves and crash rules are package softdelete's; this file
+// keeps the record, its keys' moves and the wire errors.
 
 // retiredContainer is a soft-deleted container.
 type retiredContainer struct {

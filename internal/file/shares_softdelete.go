@@ -40,6 +40,9 @@ import (
 // removes the deleted shares whose retention has passed; a deleted share
 // past its retention is neither listed nor restored even before that.
 // While a move runs, Create Share of the name answers ShareBeingDeleted.
+//
+// The states, moves and crash rules are package softdelete's; this file
+// keeps the record, its keys' moves and the wire errors.
 
 // deletedShare is a soft-deleted share.
 type deletedShare struct {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+	"github.com/cerulean-db/cerulean/internal/softdelete"
 )
 
 // keptChecker is what CheckInvariants collects about versions ("v", "w"),
@@ -132,8 +133,8 @@ func (c *checker) retiredEntry(acct, name string, rd *tuple.Reader, v []byte) er
 	}
 	c.kept.retired[[2]string{acct, retiredAlias(name, version)}] = true
 	switch rc.State {
-	case retiredAtRest:
-	case retiredMoving, retiredBack:
+	case softdelete.AtRest:
+	case softdelete.Moving, softdelete.Restoring:
 		c.kept.retired[[2]string{acct, name}] = true
 		c.kept.moving[[2]string{acct, name}] = true
 	default:

@@ -2,16 +2,15 @@ package blob
 
 import (
 	"context"
-	"errors"
 	"sort"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
-	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 	"github.com/cerulean-db/cerulean/internal/lease"
+	"github.com/cerulean-db/cerulean/internal/softdelete"
 )
 
 // Container soft delete (WithContainerRetention) retires a deleted
@@ -31,13 +30,9 @@ import (
 // or by PurgeExpired, which also removes retired containers whose
 // retention has passed. While a move runs, Create Container of the name
 // answers ContainerBeingDeleted, as Azure does right after a delete.
-
-// Retirement states.
-const (
-	retiredAtRest = ""          // the keys are under the alias
-	retiredMoving = "moving"    // the keys are moving name -> alias
-	retiredBack   = "restoring" // the keys are moving alias -> name
-)
+//
+// The states, moves and crash rules are package softdelete's; this file
+// keeps the record, its keys' moves and the wire errors.
 
 // retiredContainer is a soft-deleted container.
 type retiredContainer struct {
@@ -47,16 +42,34 @@ type retiredContainer struct {
 	State     string `json:",omitempty"`
 }
 
-func retiredKey(acct, name, version string) tuple.Key {
-	return retiredNamePrefix(acct, name).Str(version)
-}
-
-func retiredNamePrefix(acct, name string) tuple.Key { return retiredPrefix(acct).Str(name) }
+func (rc *retiredContainer) Stage() string      { return rc.State }
+func (rc *retiredContainer) SetStage(st string) { rc.State = st }
+func (rc *retiredContainer) PurgeAt() time.Time { return rc.Purge }
 
 func retiredPrefix(acct string) tuple.Key { return accountKey(acct).Raw("r") }
 
+// retiredKeys are where the retired containers are stored.
+var retiredKeys = softdelete.Keys[retiredContainer, *retiredContainer]{Prefix: retiredPrefix}
+
+// retired is the shared soft delete state machine over the retired
+// containers.
+func (s *Service) retired() *softdelete.Kept[retiredContainer, *retiredContainer] {
+	return &softdelete.Kept[retiredContainer, *retiredContainer]{
+		Keys:  retiredKeys,
+		Store: s.store,
+		View:  s.store.View,
+		MoveAside: func(ctx context.Context, acct, name, alias string) error {
+			return s.moveKeys(ctx, acct, name, alias, false)
+		},
+		FinishRestore: func(ctx context.Context, acct, name, version string) error {
+			_, err := s.completeRestore(ctx, acct, name, version)
+			return err
+		},
+	}
+}
+
 // retiredAlias is the container name a retired container's keys live under.
-func retiredAlias(name, version string) string { return name + "/" + version }
+func retiredAlias(name, version string) string { return softdelete.Alias(name, version) }
 
 // movedTags are the key families that move with a retired container; its
 // tag index ("t") is dropped instead and rebuilt on restore.
@@ -66,18 +79,8 @@ var movedTags = []string{"o", "x", "u", "k", "d", "n", "z", "v", "w"}
 // it, and finishMoves moves its keys to the alias.
 func (t *Tx) retireContainer(acct, name string, c *Container) error {
 	c.Lease = lease.Lease{}
-	gens, err := retiredOf(t.r, acct, name)
-	if err != nil {
-		return err
-	}
-	at := t.now
-	version := fileTimeHex(at)
-	for gens[version] != nil { // two deletes within one tick
-		at = at.Add(100 * time.Nanosecond)
-		version = fileTimeHex(at)
-	}
-	r := retiredContainer{Container: *c, Deleted: t.now, Purge: t.now.AddDate(0, 0, t.dp.containerRetention), State: retiredMoving}
-	if err := record.Store(t.tx, retiredKey(acct, name, version), r); err != nil {
+	r := &retiredContainer{Container: *c, Deleted: t.now, Purge: t.now.AddDate(0, 0, t.dp.containerRetention)}
+	if err := retiredKeys.Retire(t.tx, acct, name, t.now, r); err != nil {
 		return err
 	}
 	p := tagIndexPrefix(acct, name)
@@ -87,81 +90,20 @@ func (t *Tx) retireContainer(acct, name string, c *Container) error {
 	return t.tx.Delete(containerKey(acct, name))
 }
 
-// retiredOf returns the retired generations of a name by version.
-func retiredOf(r kv.Reader, acct, name string) (map[string]*retiredContainer, error) {
-	p := retiredNamePrefix(acct, name)
-	out := map[string]*retiredContainer{}
-	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
-		version, err := nameAfter(k, len(p))
-		if err != nil {
-			return err
-		}
-		rc := &retiredContainer{}
-		if err := record.Decode(v, rc); err != nil {
-			return err
-		}
-		out[version] = rc
-		return nil
-	})
-	return out, err
-}
-
 // checkNotMoving fails with ContainerBeingDeleted while a generation of
 // the name is on the move.
 func checkNotMoving(r kv.Reader, acct, name string) error {
-	gens, err := retiredOf(r, acct, name)
-	if err != nil {
-		return err
+	moving, err := retiredKeys.Moving(r, acct, name)
+	if err == nil && moving {
+		err = azerr.ErrContainerBeingDeleted
 	}
-	for _, rc := range gens {
-		if rc.State != retiredAtRest {
-			return azerr.ErrContainerBeingDeleted
-		}
-	}
-	return nil
+	return err
 }
 
 // finishMoves completes every interrupted or pending move of a name's
 // retired generations.
 func (s *Service) finishMoves(ctx context.Context, acct, name string) error {
-	var gens map[string]*retiredContainer
-	err := s.store.View(ctx, func(r kv.Reader) error {
-		var err error
-		gens, err = retiredOf(r, acct, name)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	for version, rc := range gens {
-		switch rc.State {
-		case retiredMoving:
-			err = s.moveRetired(ctx, acct, name, version, retiredMoving)
-		case retiredBack:
-			_, err = s.completeRestore(ctx, acct, name, version)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// moveRetired moves a generation's keys name -> alias and marks it at
-// rest, if it is still in the state want.
-func (s *Service) moveRetired(ctx context.Context, acct, name, version, want string) error {
-	if err := s.moveKeys(ctx, acct, name, retiredAlias(name, version), false); err != nil {
-		return err
-	}
-	return s.store.Update(ctx, func(tx kv.Txn) error {
-		var rc retiredContainer
-		found, err := record.Load(tx, retiredKey(acct, name, version), &rc)
-		if err != nil || !found || rc.State != want {
-			return err
-		}
-		rc.State = retiredAtRest
-		return record.Store(tx, retiredKey(acct, name, version), rc)
-	})
+	return s.retired().Finish(ctx, acct, name)
 }
 
 // moveKeys moves every key of container from to container to, in
@@ -207,24 +149,9 @@ func (s *Service) RestoreContainer(ctx context.Context, acct, deleted, version s
 		return nil, err
 	}
 	err := s.Update(ctx, func(t *Tx) error {
-		var rc retiredContainer
-		found, err := record.Load(t.r, retiredKey(acct, deleted, version), &rc)
-		if err != nil {
-			return err
-		}
-		if !found || expired(&Blob{Purge: rc.Purge}, t.now) {
-			return azerr.ErrContainerNotFound
-		}
-		if _, err := t.r.Get(containerKey(acct, deleted)); err == nil {
-			return azerr.ErrContainerAlreadyExists
-		} else if !errors.Is(err, kv.ErrNotFound) {
-			return err
-		}
-		if err := checkNotMoving(t.r, acct, deleted); err != nil {
-			return err
-		}
-		rc.State = retiredBack
-		return record.Store(t.tx, retiredKey(acct, deleted, version), rc)
+		return retiredKeys.BeginRestore(t.tx, acct, deleted, version, t.now, containerKey(acct, deleted), softdelete.Errors{
+			NotFound: azerr.ErrContainerNotFound, Exists: azerr.ErrContainerAlreadyExists, BeingDeleted: azerr.ErrContainerBeingDeleted,
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -240,20 +167,16 @@ func (s *Service) completeRestore(ctx context.Context, acct, name, version strin
 	}
 	var out *Container
 	err := s.Update(ctx, func(t *Tx) error {
-		var rc retiredContainer
-		found, err := record.Load(t.r, retiredKey(acct, name, version), &rc)
+		rc, err := retiredKeys.EndRestore(t.tx, acct, name, version)
 		if err != nil {
 			return err
 		}
-		if !found || rc.State != retiredBack {
+		if rc == nil {
 			return azerr.ErrContainerNotFound
 		}
 		c := rc.Container
 		c.Version, c.Modified = t.tx.Version(), t.now
 		out = &c
-		if err := t.tx.Delete(retiredKey(acct, name, version)); err != nil {
-			return err
-		}
 		return record.Store(t.tx, containerKey(acct, name), c)
 	})
 	return out, err
@@ -261,24 +184,20 @@ func (s *Service) completeRestore(ctx context.Context, acct, name, version strin
 
 // purgeRetired removes an expired retired generation and its keys.
 func (s *Service) purgeRetired(ctx context.Context, acct, name, version string) (bool, error) {
-	if err := s.finishMoves(ctx, acct, name); err != nil {
-		return false, err
-	}
 	purged := false
 	err := s.Update(ctx, func(t *Tx) error {
 		purged = false
-		var rc retiredContainer
-		found, err := record.Load(t.r, retiredKey(acct, name, version), &rc)
-		if err != nil || !found || rc.State != retiredAtRest || t.now.Before(rc.Purge) {
+		alias, ok, err := retiredKeys.Purge(t.tx, acct, name, version, t.now)
+		if err != nil || !ok {
 			return err
 		}
-		for _, r := range containerRanges(acct, retiredAlias(name, version)) {
+		for _, r := range containerRanges(acct, alias) {
 			if err := t.tx.DeleteRange(r[0], r[1]); err != nil {
 				return err
 			}
 		}
 		purged = true
-		return t.tx.Delete(retiredKey(acct, name, version))
+		return nil
 	})
 	return purged, err
 }
@@ -306,38 +225,9 @@ func (s *Service) ListContainersWithDeleted(ctx context.Context, acct, prefix, m
 		}
 		// A name may have many retired generations: read until max+1
 		// names beyond the live ones are certain.
-		p := retiredPrefix(acct)
-		start, end := p.StrPrefix(prefix), kv.PrefixEnd(p.StrPrefix(prefix))
-		if marker > prefix {
-			start = p.Str(marker)
-		}
-		retired := 0
-		err = r.Scan(start, end, func(k, v []byte) error {
-			rd, err := tuple.NewReader(k, len(p))
-			if err != nil {
-				return err
-			}
-			name, err := rd.Str()
-			if err != nil {
-				return err
-			}
-			version, err := rd.Str()
-			if err != nil {
-				return err
-			}
-			rc := &retiredContainer{}
-			if err := record.Decode(v, rc); err != nil {
-				return err
-			}
-			if !expired(&Blob{Purge: rc.Purge}, now) {
-				c := rc.Container
-				all = append(all, ContainerItem{Name: name, Container: &c, Deleted: &DeletedInfo{Version: version, Time: rc.Deleted, Purge: rc.Purge}})
-				retired++
-			}
-			if retired > max {
-				return kv.ErrStopScan
-			}
-			return nil
+		err = retiredKeys.List(r, acct, prefix, marker, max, now, func(name, version string, rc *retiredContainer) {
+			c := rc.Container
+			all = append(all, ContainerItem{Name: name, Container: &c, Deleted: &DeletedInfo{Version: version, Time: rc.Deleted, Purge: rc.Purge}})
 		})
 		if err != nil {
 			return err
@@ -351,6 +241,3 @@ func (s *Service) ListContainersWithDeleted(ctx context.Context, acct, prefix, m
 	})
 	return out, next, err
 }
-
-// fileTimeHex is a time as Azure spells deleted container versions.
-func fileTimeHex(t time.Time) string { return azhttp.DeletedVersion(t) }

@@ -8,6 +8,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+	"github.com/cerulean-db/cerulean/internal/softdelete"
 )
 
 // expiredPoint is a soft-deleted snapshot or version whose retention has
@@ -25,7 +26,7 @@ func (s *Service) PurgeExpired(ctx context.Context) (int, error) {
 	}
 	now := s.clock()
 	var points []expiredPoint
-	var containers []retiredRef
+	var containers []softdelete.Ref
 	err := s.store.View(ctx, func(r kv.Reader) error {
 		points, containers = nil, nil
 		for _, acct := range s.accounts.Names() {
@@ -57,25 +58,11 @@ func (s *Service) PurgeExpired(ctx context.Context) (int, error) {
 					return err
 				}
 			}
-			p := retiredPrefix(acct)
-			err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
-				var rc retiredContainer
-				if err := record.Decode(v, &rc); err != nil {
-					return err
-				}
-				if !now.Before(rc.Purge) || rc.State != retiredAtRest {
-					ref := retiredRef{acct: acct, expired: !now.Before(rc.Purge)}
-					var err error
-					if ref.name, ref.version, err = twoNames(k, len(p)); err != nil {
-						return err
-					}
-					containers = append(containers, ref)
-				}
-				return nil
-			})
+			refs, err := retiredKeys.Pending(r, acct, now)
 			if err != nil {
 				return err
 			}
+			containers = append(containers, refs...)
 		}
 		return nil
 	})
@@ -96,42 +83,9 @@ func (s *Service) PurgeExpired(ctx context.Context) (int, error) {
 			return n, err
 		}
 	}
-	for _, c := range containers {
-		// An interrupted move is finished whether or not it expired.
-		if err := s.finishMoves(ctx, c.acct, c.name); err != nil {
-			return n, err
-		}
-		if !c.expired {
-			continue
-		}
-		purged, err := s.purgeRetired(ctx, c.acct, c.name, c.version)
-		if err != nil {
-			return n, err
-		}
-		if purged {
-			n++
-		}
-	}
-	return n, nil
-}
-
-// retiredRef names a retired container generation PurgeExpired acts on.
-type retiredRef struct {
-	acct, name, version string
-	expired             bool
-}
-
-// twoNames decodes the two string elements at offset skip of key.
-func twoNames(key []byte, skip int) (a, b string, err error) {
-	rd, err := tuple.NewReader(key, skip)
-	if err != nil {
-		return "", "", err
-	}
-	if a, err = rd.Str(); err != nil {
-		return "", "", err
-	}
-	b, err = rd.Str()
-	return a, b, err
+	// An interrupted move is finished whether or not it expired.
+	purged, err := s.retired().Sweep(ctx, containers, s.purgeRetired)
+	return n + purged, err
 }
 
 // threeNames decodes the three string elements at offset skip of key.

@@ -2,18 +2,17 @@ package file
 
 import (
 	"context"
-	"errors"
 	"math"
 	"sort"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
-	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/background"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 	"github.com/cerulean-db/cerulean/internal/lease"
+	"github.com/cerulean-db/cerulean/internal/softdelete"
 )
 
 // Share soft delete (WithShareRetention) keeps a deleted share, with its
@@ -41,13 +40,9 @@ import (
 // removes the deleted shares whose retention has passed; a deleted share
 // past its retention is neither listed nor restored even before that.
 // While a move runs, Create Share of the name answers ShareBeingDeleted.
-
-// Deleted share states.
-const (
-	deletedAtRest    = ""          // the keys are under the alias
-	deletedMoving    = "moving"    // the keys are moving name -> alias
-	deletedRestoring = "restoring" // the keys are moving alias -> name
-)
+//
+// The states, moves and crash rules are package softdelete's; this file
+// keeps the record, its keys' moves and the wire errors.
 
 // deletedShare is a soft-deleted share.
 type deletedShare struct {
@@ -57,19 +52,32 @@ type deletedShare struct {
 	State   string `json:",omitempty"`
 }
 
-// expired reports whether the share's retention has passed at now.
-func (d *deletedShare) expired(now time.Time) bool { return !now.Before(d.Purge) }
+func (d *deletedShare) Stage() string      { return d.State }
+func (d *deletedShare) SetStage(st string) { d.State = st }
+func (d *deletedShare) PurgeAt() time.Time { return d.Purge }
 
 func deletedSharesPrefix(acct string) tuple.Key { return accountKey(acct).Raw("D") }
 
-func deletedNamePrefix(acct, name string) tuple.Key { return deletedSharesPrefix(acct).Str(name) }
+// deletedKeys are where the deleted shares are stored.
+var deletedKeys = softdelete.Keys[deletedShare, *deletedShare]{Prefix: deletedSharesPrefix}
 
-func deletedShareKey(acct, name, version string) tuple.Key {
-	return deletedNamePrefix(acct, name).Str(version)
+// deleted is the shared soft delete state machine over the deleted
+// shares.
+func (s *Service) deleted() *softdelete.Kept[deletedShare, *deletedShare] {
+	return &softdelete.Kept[deletedShare, *deletedShare]{
+		Keys:      deletedKeys,
+		Store:     s.store,
+		View:      s.viewStore,
+		MoveAside: s.moveShareKeys,
+		FinishRestore: func(ctx context.Context, acct, name, version string) error {
+			_, err := s.completeRestore(ctx, acct, name, version)
+			return err
+		},
+	}
 }
 
 // deletedAlias is the share name a deleted share's keys live under.
-func deletedAlias(name, version string) string { return name + "/" + version }
+func deletedAlias(name, version string) string { return softdelete.Alias(name, version) }
 
 // movedShareTags are the key families that move with a deleted share;
 // its open handles and their locks ("h", "l") are closed instead.
@@ -78,20 +86,10 @@ var movedShareTags = []string{"r", nodesTag, legacyNodesTag, "x", "d", "S", "k",
 // retireShare soft-deletes the share sh (its snapshots go with it); the
 // caller's commit hides it, and finishMoves moves its keys aside.
 func (t *Tx) retireShare(acct, name string, sh *Share) error {
-	gens, err := deletedGenerations(t.r, acct, name)
-	if err != nil {
-		return err
-	}
-	at := t.now
-	version := azhttp.DeletedVersion(at)
-	for gens[version] != nil { // two deletes within one tick
-		at = at.Add(100 * time.Nanosecond)
-		version = azhttp.DeletedVersion(at)
-	}
 	kept := *sh
 	kept.Lease = lease.Lease{}
-	d := deletedShare{Share: kept, Deleted: t.now, Purge: t.now.AddDate(0, 0, t.retention), State: deletedMoving}
-	if err := record.Store(t.tx, deletedShareKey(acct, name, version), d); err != nil {
+	d := &deletedShare{Share: kept, Deleted: t.now, Purge: t.now.AddDate(0, 0, t.retention)}
+	if err := deletedKeys.Retire(t.tx, acct, name, t.now, d); err != nil {
 		return err
 	}
 	for _, tag := range []string{"h", "l"} {
@@ -103,90 +101,20 @@ func (t *Tx) retireShare(acct, name string, sh *Share) error {
 	return t.tx.Delete(shareKey(acct, name))
 }
 
-// deletedGenerations returns the deleted generations of a name by version.
-func deletedGenerations(r kv.Reader, acct, name string) (map[string]*deletedShare, error) {
-	p := deletedNamePrefix(acct, name)
-	out := map[string]*deletedShare{}
-	err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
-		rd, err := tuple.NewReader(k, len(p))
-		if err != nil {
-			return err
-		}
-		version, err := rd.Str()
-		if err != nil {
-			return err
-		}
-		d := &deletedShare{}
-		if err := record.Decode(v, d); err != nil {
-			return err
-		}
-		out[version] = d
-		return nil
-	})
-	return out, err
-}
-
 // checkNotMoving fails with ShareBeingDeleted while a generation of the
 // name is on the move.
 func checkNotMoving(r kv.Reader, acct, name string) error {
-	gens, err := deletedGenerations(r, acct, name)
-	if err != nil {
-		return err
+	moving, err := deletedKeys.Moving(r, acct, name)
+	if err == nil && moving {
+		err = azerr.ErrShareBeingDeleted
 	}
-	for _, d := range gens {
-		if d.State != deletedAtRest {
-			return azerr.ErrShareBeingDeleted
-		}
-	}
-	return nil
+	return err
 }
 
 // finishMoves completes every interrupted or pending move of a name's
 // deleted generations.
 func (s *Service) finishMoves(ctx context.Context, acct, name string) error {
-	var gens map[string]*deletedShare
-	err := s.viewStore(ctx, func(r kv.Reader) error {
-		var err error
-		gens, err = deletedGenerations(r, acct, name)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	for version, d := range gens {
-		switch d.State {
-		case deletedMoving:
-			err = s.moveAside(ctx, acct, name, version)
-		case deletedRestoring:
-			_, err = s.completeRestore(ctx, acct, name, version)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// moveAside moves a generation's keys name -> alias and marks it at rest,
-// if it is still moving.
-func (s *Service) moveAside(ctx context.Context, acct, name, version string) error {
-	if err := s.moveShareKeys(ctx, acct, name, deletedAlias(name, version)); err != nil {
-		return err
-	}
-	return s.setDeletedState(ctx, acct, name, version, deletedMoving, deletedAtRest)
-}
-
-// setDeletedState moves a generation from state from to state to.
-func (s *Service) setDeletedState(ctx context.Context, acct, name, version, from, to string) error {
-	return s.store.Update(ctx, func(tx kv.Txn) error {
-		var d deletedShare
-		found, err := record.Load(tx, deletedShareKey(acct, name, version), &d)
-		if err != nil || !found || d.State != from {
-			return err
-		}
-		d.State = to
-		return record.Store(tx, deletedShareKey(acct, name, version), d)
-	})
+	return s.deleted().Finish(ctx, acct, name)
 }
 
 // moveShareKeys moves every key of share from, its snapshots' namespaces
@@ -235,24 +163,9 @@ func (s *Service) RestoreShare(ctx context.Context, acct, deleted, version strin
 		return nil, err
 	}
 	err := s.Update(ctx, func(t *Tx) error {
-		var d deletedShare
-		found, err := record.Load(t.r, deletedShareKey(acct, deleted, version), &d)
-		if err != nil {
-			return err
-		}
-		if !found || d.expired(t.now) {
-			return azerr.ErrShareNotFound
-		}
-		if _, err := t.r.Get(shareKey(acct, deleted)); err == nil {
-			return azerr.ErrShareAlreadyExists
-		} else if !errors.Is(err, kv.ErrNotFound) {
-			return err
-		}
-		if err := checkNotMoving(t.r, acct, deleted); err != nil {
-			return err
-		}
-		d.State = deletedRestoring
-		return record.Store(t.tx, deletedShareKey(acct, deleted, version), d)
+		return deletedKeys.BeginRestore(t.tx, acct, deleted, version, t.now, shareKey(acct, deleted), softdelete.Errors{
+			NotFound: azerr.ErrShareNotFound, Exists: azerr.ErrShareAlreadyExists, BeingDeleted: azerr.ErrShareBeingDeleted,
+		})
 	})
 	if err != nil {
 		return nil, err
@@ -268,19 +181,15 @@ func (s *Service) completeRestore(ctx context.Context, acct, name, version strin
 		return nil, err
 	}
 	return kv.Returning(ctx, s.Update, func(t *Tx) (*Share, error) {
-		var d deletedShare
-		found, err := record.Load(t.r, deletedShareKey(acct, name, version), &d)
+		d, err := deletedKeys.EndRestore(t.tx, acct, name, version)
 		if err != nil {
 			return nil, err
 		}
-		if !found || d.State != deletedRestoring {
+		if d == nil {
 			return nil, azerr.ErrShareNotFound
 		}
 		sh := d.Share
 		sh.Version, sh.Modified = t.tx.Version(), t.now
-		if err := t.tx.Delete(deletedShareKey(acct, name, version)); err != nil {
-			return nil, err
-		}
 		return &sh, record.Store(t.tx, shareKey(acct, name), &sh)
 	})
 }
@@ -293,69 +202,32 @@ func (s *Service) PurgeExpired(ctx context.Context) (int, error) {
 	if s.accounts == nil {
 		return 0, nil // no accounts, nothing stored
 	}
-	type ref struct{ acct, name, version string }
-	var found []ref
+	var found []softdelete.Ref
 	err := s.viewStore(ctx, func(r kv.Reader) error {
 		found = nil
 		now := s.clock()
 		for _, acct := range s.accounts.Names() {
-			p := deletedSharesPrefix(acct)
-			err := r.Scan(p, kv.PrefixEnd(p), func(k, v []byte) error {
-				var d deletedShare
-				if err := record.Decode(v, &d); err != nil {
-					return err
-				}
-				if !d.expired(now) && d.State == deletedAtRest {
-					return nil
-				}
-				rd, err := tuple.NewReader(k, len(p))
-				if err != nil {
-					return err
-				}
-				e := ref{acct: acct}
-				if e.name, err = rd.Str(); err != nil {
-					return err
-				}
-				if e.version, err = rd.Str(); err != nil {
-					return err
-				}
-				found = append(found, e)
-				return nil
-			})
+			refs, err := deletedKeys.Pending(r, acct, now)
 			if err != nil {
 				return err
 			}
+			found = append(found, refs...)
 		}
 		return nil
 	})
 	if err != nil {
 		return 0, err
 	}
-	n := 0
-	for _, e := range found {
-		if err := s.finishMoves(ctx, e.acct, e.name); err != nil {
-			return n, err
-		}
-		purged, err := s.purgeDeleted(ctx, e.acct, e.name, e.version)
-		if err != nil {
-			return n, err
-		}
-		if purged {
-			n++
-		}
-	}
-	return n, nil
+	return s.deleted().Sweep(ctx, found, s.purgeDeleted)
 }
 
 // purgeDeleted removes an expired deleted share and every key it kept.
 func (s *Service) purgeDeleted(ctx context.Context, acct, name, version string) (bool, error) {
 	return kv.Returning(ctx, s.Update, func(t *Tx) (bool, error) {
-		var d deletedShare
-		found, err := record.Load(t.r, deletedShareKey(acct, name, version), &d)
-		if err != nil || !found || d.State != deletedAtRest || !d.expired(t.now) {
+		alias, ok, err := deletedKeys.Purge(t.tx, acct, name, version, t.now)
+		if err != nil || !ok {
 			return false, err
 		}
-		alias := deletedAlias(name, version)
 		snaps, err := snapshotList(t.r, acct, alias)
 		if err != nil {
 			return false, err
@@ -370,7 +242,7 @@ func (s *Service) purgeDeleted(ctx context.Context, acct, name, version string) 
 				return false, err
 			}
 		}
-		return true, t.tx.Delete(deletedShareKey(acct, name, version))
+		return true, nil
 	})
 }
 
@@ -422,36 +294,9 @@ func (s *Service) ListSharesWithDeleted(ctx context.Context, acct string, o List
 	err = s.viewStore(ctx, func(r kv.Reader) error {
 		deleted = nil
 		now := s.clock()
-		p := deletedSharesPrefix(acct)
-		start, end := p.StrPrefix(prefix), kv.PrefixEnd(p.StrPrefix(prefix))
-		if marker > prefix {
-			start = p.Str(marker)
-		}
-		return r.Scan(start, end, func(k, v []byte) error {
-			rd, err := tuple.NewReader(k, len(p))
-			if err != nil {
-				return err
-			}
-			name, err := rd.Str()
-			if err != nil {
-				return err
-			}
-			version, err := rd.Str()
-			if err != nil {
-				return err
-			}
-			d := &deletedShare{}
-			if err := record.Decode(v, d); err != nil {
-				return err
-			}
-			if !d.expired(now) {
-				sh := d.Share
-				deleted = append(deleted, ShareItem{Name: name, Share: &sh, Deleted: &DeletedInfo{Version: version, Time: d.Deleted, Purge: d.Purge}})
-			}
-			if len(deleted) > max {
-				return kv.ErrStopScan
-			}
-			return nil
+		return deletedKeys.List(r, acct, prefix, marker, max, now, func(name, version string, d *deletedShare) {
+			sh := d.Share
+			deleted = append(deleted, ShareItem{Name: name, Share: &sh, Deleted: &DeletedInfo{Version: version, Time: d.Deleted, Purge: d.Purge}})
 		})
 	})
 	if err != nil {

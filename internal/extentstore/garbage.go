@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
-	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
@@ -46,14 +45,8 @@ func (l *Layout[O]) Free(tx kv.Txn, o O, doomed map[uint64]bool) error {
 
 // FreeSized is Free for objects whose sizes the caller knows (-1: not
 // known): deleted inline, a small one goes key by key (DeleteSized).
-//
-// A deletion costs a read of what it deletes where the store counts
-// stored bytes (kv/usage), so with a Freed registry only small objects
-// are deleted inline: a large one (more than inlineDeleteChunks chunks,
-// or of unknown size with a chunk at that index) is registered and
-// collected after the commit, a bounded piece per transaction.
 func (l *Layout[O]) FreeSized(tx kv.Txn, o O, doomed map[uint64]int64) error {
-	if l.Freed == nil {
+	if len(doomed) <= inlineFrees || l.Freed == nil {
 		for id, size := range doomed {
 			if err := l.DeleteSized(tx, o, id, size); err != nil {
 				return err
@@ -62,23 +55,8 @@ func (l *Layout[O]) FreeSized(tx kv.Txn, o O, doomed map[uint64]int64) error {
 		return nil
 	}
 	ids := make([]uint64, 0, len(doomed))
-	for id, size := range doomed {
-		if len(doomed) <= inlineFrees {
-			small, err := l.small(tx, o, id, size)
-			if err != nil {
-				return err
-			}
-			if small {
-				if err := l.DeleteSized(tx, o, id, size); err != nil {
-					return err
-				}
-				continue
-			}
-		}
+	for id := range doomed {
 		ids = append(ids, id)
-	}
-	if len(ids) == 0 {
-		return nil
 	}
 	slices.Sort(ids)
 	// One transaction may free the objects of several owners: its pages
@@ -99,23 +77,11 @@ func (l *Layout[O]) FreeSized(tx kv.Txn, o O, doomed map[uint64]int64) error {
 	return nil
 }
 
-// inlineDeleteChunks is the most chunks of a data object a transaction
-// deletes together: deleting reads what it deletes where the store counts
-// stored bytes, so a large object is deleted in pieces.
+// inlineDeleteChunks is the most chunks of a data object a collecting
+// transaction deletes: deleting reads what it deletes where the store
+// counts stored bytes (kv/usage), so a large registered object is
+// collected in pieces.
 const inlineDeleteChunks = 64
-
-// small reports whether object id of o, of size bytes (-1: unknown), has
-// at most inlineDeleteChunks chunks.
-func (l *Layout[O]) small(r kv.Reader, o O, id uint64, size int64) (bool, error) {
-	if size >= 0 {
-		return size <= inlineDeleteChunks*chunk.Size, nil
-	}
-	_, err := r.Get(chunk.Key(l.object(o, id), inlineDeleteChunks))
-	if errors.Is(err, kv.ErrNotFound) {
-		return true, nil
-	}
-	return false, err
-}
 
 // deletePiece deletes up to inlineDeleteChunks chunks of object id of o,
 // from its first, and reports whether the object is gone.

@@ -225,7 +225,7 @@ func add(t *txn, snap Snapshot) error {
 		if err != nil {
 			return fmt.Errorf("count %q: %w", key, err)
 		}
-		t.writes.set(key, binary.BigEndian.AppendUint64(nil, uint64(n+delta)))
+		t.writes.setCount(key, binary.BigEndian.AppendUint64(nil, uint64(n+delta)))
 	}
 	return nil
 }

@@ -24,6 +24,10 @@ type Write struct {
 	Key    []byte
 	Value  []byte
 	Delete bool
+	// Count marks the sum a kv.Txn.Add made at commit: bookkeeping, which
+	// a transaction that otherwise only deletes may write on a nearly
+	// full volume.
+	Count bool
 }
 
 // WriteSet is a transaction's buffered writes.
@@ -60,6 +64,12 @@ func (w *WriteSet) Points(fn func(Write)) {
 func (w *WriteSet) set(key, value []byte) {
 	w.size += len(key) + len(value)
 	w.points.ReplaceOrInsert(Write{Key: key, Value: value})
+}
+
+// setCount writes a count's sum (Write.Count).
+func (w *WriteSet) setCount(key, value []byte) {
+	w.size += len(key) + len(value)
+	w.points.ReplaceOrInsert(Write{Key: key, Value: value, Count: true})
 }
 
 func (w *WriteSet) del(key []byte) {

@@ -169,7 +169,8 @@ func (g *spaceGuard) diskFull() {
 }
 
 // admit refuses w while the volume is nearly full, unless w only deletes
-// (deletions are how space comes back, and take little log space), or
+// (deletions are how space comes back, and take little log space; the
+// sums of the counts they change come with them), or
 // the server is starting and the emergency margin is still free.
 func (g *spaceGuard) admit(w *occ.WriteSet) error {
 	if g.written.Add(uint64(w.Size())) > g.reserve/8 {
@@ -193,9 +194,12 @@ func (g *spaceGuard) close() {
 	g.done.Wait()
 }
 
+// onlyDeletes reports whether w only deletes, besides the sums of the
+// counts its deletions changed (the stored-bytes counts every write
+// keeps).
 func onlyDeletes(w *occ.WriteSet) bool {
 	only := true
-	w.Points(func(p occ.Write) { only = only && p.Delete })
+	w.Points(func(p occ.Write) { only = only && (p.Delete || p.Count) })
 	return only
 }
 

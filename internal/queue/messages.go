@@ -88,7 +88,8 @@ func (t *Tx) PutMessage(acct, queue, text string, o PutOptions) (*Message, error
 	if !o.NoExpiry {
 		m.Expires = expiry(t.now, o.TTL)
 	}
-	if err := t.tx.Set(messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m)); err != nil {
+	// Seq holds this transaction's version: the key is new.
+	if err := kv.Insert(t.tx, messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m)); err != nil {
 		return nil, err
 	}
 	out := m.wire(true)
@@ -145,21 +146,23 @@ func (t *Tx) getMessages(acct, queue string, n int, visibility time.Duration, st
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, k := range expired {
-		if err := t.tx.Delete(k); err != nil {
+	for _, e := range expired {
+		if err := kv.Remove(t.tx, e.key, e.raw); err != nil {
 			return nil, nil, err
 		}
 	}
 	var out []Message
 	for _, km := range taken {
-		if err := t.tx.Delete(km.key); err != nil {
+		if err := kv.Remove(t.tx, km.key, km.raw); err != nil {
 			return nil, nil, err
 		}
 		m := km.msg
 		m.Visible = t.now.Add(visibility)
 		m.DequeueCount++
 		m.Receipt = t.tx.Version()
-		if err := t.tx.Set(messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m)); err != nil {
+		// A message's keys differ in visibility alone, and the old one
+		// is gone: the new key holds nothing.
+		if err := kv.Insert(t.tx, messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m)); err != nil {
 			return nil, nil, err
 		}
 		out = append(out, m.wire(true))
@@ -218,16 +221,18 @@ func (s *Service) PeekMessages(ctx context.Context, acct, queue string, n int) (
 
 type keyedMessage struct {
 	key []byte
-	msg *message
+	raw []byte   // the stored value
+	msg *message // nil for an expired message
 }
 
 // scanVisible reads the first n messages visible at now that have not
 // expired, starting at start (nil: the queue's first message). With
-// collect it also returns the keys of the expired messages it passed (at
-// most maxExpiredPerGet), for the caller to delete. head is where a later
+// collect it also returns the expired messages it passed (at most
+// maxExpiredPerGet), for the caller to delete, and every message's stored
+// value (keyedMessage.raw), for kv.Remove. head is where a later
 // scan may start once the caller has deleted taken and expired: the first
 // key it passed and left in place, or else where it stopped.
-func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect bool, start []byte) (taken []keyedMessage, expired [][]byte, head []byte, err error) {
+func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect bool, start []byte) (taken, expired []keyedMessage, head []byte, err error) {
 	if start == nil {
 		start = messagesPrefix(acct, queue)
 	}
@@ -239,7 +244,7 @@ func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect 
 		}
 		if !exp.IsZero() && !exp.After(now) {
 			if collect && len(expired) < maxExpiredPerGet {
-				expired = append(expired, bytes.Clone(k))
+				expired = append(expired, keyedMessage{key: bytes.Clone(k), raw: bytes.Clone(v)})
 			} else if head == nil {
 				head = bytes.Clone(k)
 			}
@@ -249,7 +254,11 @@ func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect 
 		if err != nil {
 			return err
 		}
-		taken = append(taken, keyedMessage{key: bytes.Clone(k), msg: m})
+		km := keyedMessage{key: bytes.Clone(k), msg: m}
+		if collect {
+			km.raw = bytes.Clone(v)
+		}
+		taken = append(taken, km)
 		if len(taken) >= n {
 			return kv.ErrStopScan
 		}
@@ -266,47 +275,47 @@ func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect 
 
 // lookup finds the message a pop receipt names and checks that it is the
 // message id names and that the receipt is its current one.
-func (t *Tx) lookup(acct, queue, id, popReceipt string) ([]byte, *message, error) {
+func (t *Tx) lookup(acct, queue, id, popReceipt string) (found keyedMessage, err error) {
 	if _, err := loadQueue(t.tx, acct, queue); err != nil {
-		return nil, nil, err
+		return keyedMessage{}, err
 	}
 	rc, err := parseReceipt(popReceipt)
 	if err != nil {
-		return nil, nil, azerr.InvalidQueryParameterValue("popreceipt", popReceipt, "invalid pop receipt format")
+		return keyedMessage{}, azerr.InvalidQueryParameterValue("popreceipt", popReceipt, "invalid pop receipt format")
 	}
 	want, ok := parseID(id)
 	if !ok {
-		return nil, nil, azerr.ErrMessageNotFound
+		return keyedMessage{}, azerr.ErrMessageNotFound
 	}
 	key := messageKey(acct, queue, rc.visibleAt(), rc.seq)
 	v, err := t.tx.Get(key)
 	if errors.Is(err, kv.ErrNotFound) {
-		return nil, nil, azerr.ErrMessageNotFound
+		return keyedMessage{}, azerr.ErrMessageNotFound
 	}
 	if err != nil {
-		return nil, nil, err
+		return keyedMessage{}, err
 	}
 	m, err := decodeMessage(v)
 	if err != nil {
-		return nil, nil, err
+		return keyedMessage{}, err
 	}
 	if m.ID != want || m.expired(t.now) {
-		return nil, nil, azerr.ErrMessageNotFound
+		return keyedMessage{}, azerr.ErrMessageNotFound
 	}
 	if m.Receipt != rc.version {
-		return nil, nil, azerr.ErrPopReceiptMismatch
+		return keyedMessage{}, azerr.ErrPopReceiptMismatch
 	}
-	return key, m, nil
+	return keyedMessage{key: key, raw: v, msg: m}, nil
 }
 
 // DeleteMessage removes the message id if popReceipt is its current pop
 // receipt: the one the latest Put, Get or Update of it returned.
 func (t *Tx) DeleteMessage(acct, queue, id, popReceipt string) error {
-	key, _, err := t.lookup(acct, queue, id, popReceipt)
+	found, err := t.lookup(acct, queue, id, popReceipt)
 	if err != nil {
 		return err
 	}
-	return t.tx.Delete(key)
+	return kv.Remove(t.tx, found.key, found.raw)
 }
 
 // DeleteMessage runs Tx.DeleteMessage in a transaction of its own.
@@ -324,15 +333,16 @@ func (t *Tx) UpdateMessage(acct, queue, id, popReceipt string, visibility time.D
 	if text != nil && len(*text) > MaxMessageSize {
 		return nil, errMessageTooLarge
 	}
-	key, m, err := t.lookup(acct, queue, id, popReceipt)
+	found, err := t.lookup(acct, queue, id, popReceipt)
 	if err != nil {
 		return nil, err
 	}
+	m := found.msg
 	visible := t.now.Add(visibility)
 	if !m.Expires.IsZero() && visible.After(m.Expires) {
 		return nil, azerr.InvalidQueryParameterValue("visibilitytimeout", secondsText(visibility), "the message would become visible after it expires")
 	}
-	if err := t.tx.Delete(key); err != nil {
+	if err := kv.Remove(t.tx, found.key, found.raw); err != nil {
 		return nil, err
 	}
 	m.Visible = visible
@@ -340,7 +350,7 @@ func (t *Tx) UpdateMessage(acct, queue, id, popReceipt string, visibility time.D
 	if text != nil {
 		m.Text = *text
 	}
-	if err := t.tx.Set(messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m)); err != nil {
+	if err := kv.Insert(t.tx, messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m)); err != nil {
 		return nil, err
 	}
 	out := m.wire(true)

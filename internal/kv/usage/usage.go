@@ -441,6 +441,30 @@ func (t *txn) Delete(key []byte) error {
 	return nil
 }
 
+// Insert implements kv.KnownWriter: the key holds nothing, so nothing
+// is read.
+func (t *txn) Insert(key, value []byte) error {
+	if err := t.Txn.Set(key, value); err != nil {
+		return err
+	}
+	if i := t.s.space(key); i >= 0 && t.st.counted(key) {
+		t.change(i, sizeOf(t.s.spaces[i], key, value))
+	}
+	return nil
+}
+
+// Remove implements kv.KnownWriter: the key holds old, so nothing is read.
+func (t *txn) Remove(key, old []byte) error {
+	if err := t.Txn.Delete(key); err != nil {
+		return err
+	}
+	if i := t.s.space(key); i >= 0 && t.st.counted(key) {
+		was := sizeOf(t.s.spaces[i], key, old)
+		t.change(i, Counts{Bytes: -was.Bytes, Records: -was.Records, Objects: -was.Objects})
+	}
+	return nil
+}
+
 // DeleteRange implements kv.Txn: what the range holds in the spaces is
 // scanned (in the transaction, so a concurrent write into the range
 // conflicts) and subtracted before it is deleted.

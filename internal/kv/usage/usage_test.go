@@ -43,7 +43,8 @@ func check(t *testing.T, s *usage.Store) {
 }
 
 // workload makes n random transactions on s from one seed: sets,
-// overwrites, deletes, range deletions and appends, in both spaces and
+// overwrites, deletes, range deletions, appends, and inserts and removes
+// of keys read first, in both spaces and
 // outside them, some rolled back.
 func workload(t *testing.T, s kv.Store, seed uint64, n int) {
 	t.Helper()
@@ -67,7 +68,19 @@ func workload(t *testing.T, s kv.Store, seed uint64, n int) {
 			for _, sd := range seeds {
 				r := rand.New(rand.NewPCG(sd, 2))
 				k := key()
-				switch op := r.IntN(10); {
+				switch op := r.IntN(12); {
+				case op >= 10:
+					// A write told what the key holds (kv.Insert, kv.Remove).
+					v, err := tx.Get(k)
+					switch {
+					case errors.Is(err, kv.ErrNotFound):
+						err = kv.Insert(tx, k, bytes.Repeat([]byte("i"), r.IntN(50)))
+					case err == nil:
+						err = kv.Remove(tx, k, v)
+					}
+					if err != nil {
+						return err
+					}
 				case op < 5:
 					if err := tx.Set(k, bytes.Repeat([]byte("v"), r.IntN(50))); err != nil {
 						return err

@@ -1,0 +1,35 @@
+package kv
+
+// KnownWriter is implemented by a Txn layer that reads a key before
+// writing it only to learn what the write replaces (kv/usage counts the
+// store's bytes that way). Told what the caller already knows, it skips
+// that read. On PostgreSQL the read is more than a round trip: it
+// predicate-locks the key's index page, and writers that append keys to
+// one page (queue messages, numbered by version) then conflict with each
+// other through locks none of them needed.
+type KnownWriter interface {
+	// Insert is Set of a key that holds nothing as the transaction sees it.
+	Insert(key, value []byte) error
+	// Remove is Delete of a key that holds old as the transaction sees it.
+	Remove(key, old []byte) error
+}
+
+// Insert writes value under key, which the caller knows holds nothing as
+// tx sees it: a key made unique by tx.Version(), or one the transaction
+// has just deleted. On a plain Txn it is Set.
+func Insert(tx Txn, key, value []byte) error {
+	if k, ok := tx.(KnownWriter); ok {
+		return k.Insert(key, value)
+	}
+	return tx.Set(key, value)
+}
+
+// Remove deletes key, which the caller knows holds old as tx sees it (a
+// value it read in this transaction and has not written since). On a
+// plain Txn it is Delete.
+func Remove(tx Txn, key, old []byte) error {
+	if k, ok := tx.(KnownWriter); ok {
+		return k.Remove(key, old)
+	}
+	return tx.Delete(key)
+}

@@ -181,7 +181,7 @@ func commitWithBlocks(tx kv.Txn, acct, container, name string, old, rec *Blob, e
 		if bytes.Equal(e.key, last) {
 			continue
 		}
-		if err := tx.Delete(e.key); err != nil {
+		if err := kv.Remove(tx, e.key, e.stored); err != nil {
 			return err
 		}
 		last = e.key

@@ -54,6 +54,7 @@ func decodePage(out []extent, key, v []byte) ([]extent, error) {
 	if len(v) == 0 || v[0] != pageFormat {
 		return out, errBadPage
 	}
+	stored := len(v)
 	v = v[1:]
 	next := func() (uint64, bool) {
 		x, n := binary.Uvarint(v)
@@ -68,7 +69,7 @@ func decodePage(out []extent, key, v []byte) ([]extent, error) {
 		if !ok || idLen > uint64(len(v)) {
 			return out, errBadPage
 		}
-		e := extent{key: key}
+		e := extent{key: key, stored: stored}
 		if idLen > 0 {
 			e.BlockID = append([]byte(nil), v[:idLen]...)
 		}
@@ -90,7 +91,7 @@ func decodePage(out []extent, key, v []byte) ([]extent, error) {
 func decodeExtents(out []extent, key, v []byte) ([]extent, error) {
 	key = append([]byte(nil), key...)
 	if !isPage(v) {
-		e := extent{key: key}
+		e := extent{key: key, stored: len(v)}
 		if err := record.Decode(v, &e); err != nil {
 			return out, err
 		}
@@ -104,11 +105,13 @@ func decodeExtents(out []extent, key, v []byte) ([]extent, error) {
 }
 
 // storeExtents writes a blob's whole content under prefix: page blob
-// extents one per key, block and append blob extents in pages.
+// extents one per key, block and append blob extents in pages. Nothing
+// may be under prefix as tx sees it (a new blob, or one whose extents tx
+// has deleted).
 func storeExtents(tx kv.Txn, prefix tuple.Key, typ string, extents []extent) error {
 	if typ == pageBlob {
 		for _, e := range extents {
-			if err := record.Store(tx, prefix.Uint(uint64(e.Offset+e.Size)), e); err != nil {
+			if err := kv.Insert(tx, prefix.Uint(uint64(e.Offset+e.Size)), record.Encode(e)); err != nil {
 				return err
 			}
 		}
@@ -116,7 +119,7 @@ func storeExtents(tx kv.Txn, prefix tuple.Key, typ string, extents []extent) err
 	}
 	for i := 0; i < len(extents); i += extentsPerPage {
 		page := extents[i:min(i+extentsPerPage, len(extents))]
-		if err := tx.Set(prefix.Uint(uint64(i)), encodePage(page)); err != nil {
+		if err := kv.Insert(tx, prefix.Uint(uint64(i)), encodePage(page)); err != nil {
 			return err
 		}
 	}

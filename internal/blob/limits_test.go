@@ -352,13 +352,17 @@ func TestExtentPageRoundTrip(t *testing.T) {
 	if v := encodePage(exts); len(v) >= kv.MaxValueSize {
 		t.Fatalf("a full page of the largest extents is %d bytes", len(v))
 	}
-	out, err := decodePage(nil, nil, encodePage(in))
+	page := encodePage(in)
+	out, err := decodePage(nil, nil, page)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range in {
-		in[i].key = nil
-		out[i].key = nil
+		if out[i].stored != len(page) {
+			t.Fatalf("extent %d: stored %d, the page is %d bytes", i, out[i].stored, len(page))
+		}
+		in[i].key, in[i].stored = nil, 0
+		out[i].key, out[i].stored = nil, 0
 		if fmt.Sprint(in[i]) != fmt.Sprint(out[i]) {
 			t.Fatalf("extent %d: %+v, want %+v", i, out[i], in[i])
 		}

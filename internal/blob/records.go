@@ -106,7 +106,8 @@ type extent struct {
 	Offset  int64 `json:",omitempty"`
 	Size    int64
 
-	key []byte // where the extent (or its page) is stored
+	key    []byte // where the extent (or its page) is stored
+	stored int    // the length of the value at key
 }
 
 // block is an uncommitted block. Staged is when it was written (zero in

@@ -81,8 +81,8 @@ func (s *Store[O]) UseProcesses(p *liveness.Registry) { s.processes = p }
 func (l *Layout[O]) object(o O, id uint64) tuple.Key { return l.Objects(o).Uint(id) }
 
 // Write stores b as the whole content of object id of o.
-func (l *Layout[O]) Write(w kv.Writer, o O, id uint64, b []byte) error {
-	return chunk.Write(w, l.object(o, id), 0, b)
+func (l *Layout[O]) Write(tx kv.Txn, o O, id uint64, b []byte) error {
+	return chunk.Write(tx, l.object(o, id), 0, b)
 }
 
 // Delete deletes object id of o: one range delete, whatever its size.
@@ -203,4 +203,16 @@ func (t *registeringTxn) Set(key, value []byte) error {
 		t.registered = true
 	}
 	return t.Txn.Set(key, value)
+}
+
+// Insert and Remove pass what the caller knows on (kv.KnownWriter).
+func (t *registeringTxn) Insert(key, value []byte) error {
+	if bytes.HasPrefix(key, t.freed) {
+		t.registered = true
+	}
+	return kv.Insert(t.Txn, key, value)
+}
+
+func (t *registeringTxn) Remove(key []byte, size int) error {
+	return kv.Remove(t.Txn, key, size)
 }

@@ -10,8 +10,9 @@ package kv
 type KnownWriter interface {
 	// Insert is Set of a key that holds nothing as the transaction sees it.
 	Insert(key, value []byte) error
-	// Remove is Delete of a key that holds old as the transaction sees it.
-	Remove(key, old []byte) error
+	// Remove is Delete of a key that holds a value of size bytes as the
+	// transaction sees it.
+	Remove(key []byte, size int) error
 }
 
 // Insert writes value under key, which the caller knows holds nothing as
@@ -24,12 +25,12 @@ func Insert(tx Txn, key, value []byte) error {
 	return tx.Set(key, value)
 }
 
-// Remove deletes key, which the caller knows holds old as tx sees it (a
-// value it read in this transaction and has not written since). On a
-// plain Txn it is Delete.
-func Remove(tx Txn, key, old []byte) error {
+// Remove deletes key, which the caller knows holds a value of size bytes
+// as tx sees it (one it read in this transaction and has not written
+// since). On a plain Txn it is Delete.
+func Remove(tx Txn, key []byte, size int) error {
 	if k, ok := tx.(KnownWriter); ok {
-		return k.Remove(key, old)
+		return k.Remove(key, size)
 	}
 	return tx.Delete(key)
 }

@@ -147,13 +147,13 @@ func (t *Tx) getMessages(acct, queue string, n int, visibility time.Duration, st
 		return nil, nil, err
 	}
 	for _, e := range expired {
-		if err := kv.Remove(t.tx, e.key, e.raw); err != nil {
+		if err := kv.Remove(t.tx, e.key, e.size); err != nil {
 			return nil, nil, err
 		}
 	}
 	var out []Message
 	for _, km := range taken {
-		if err := kv.Remove(t.tx, km.key, km.raw); err != nil {
+		if err := kv.Remove(t.tx, km.key, km.size); err != nil {
 			return nil, nil, err
 		}
 		m := km.msg
@@ -220,16 +220,15 @@ func (s *Service) PeekMessages(ctx context.Context, acct, queue string, n int) (
 }
 
 type keyedMessage struct {
-	key []byte
-	raw []byte   // the stored value
-	msg *message // nil for an expired message
+	key  []byte
+	size int      // of the stored value
+	msg  *message // nil for an expired message
 }
 
 // scanVisible reads the first n messages visible at now that have not
 // expired, starting at start (nil: the queue's first message). With
 // collect it also returns the expired messages it passed (at most
-// maxExpiredPerGet), for the caller to delete, and every message's stored
-// value (keyedMessage.raw), for kv.Remove. head is where a later
+// maxExpiredPerGet), for the caller to delete. head is where a later
 // scan may start once the caller has deleted taken and expired: the first
 // key it passed and left in place, or else where it stopped.
 func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect bool, start []byte) (taken, expired []keyedMessage, head []byte, err error) {
@@ -244,7 +243,7 @@ func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect 
 		}
 		if !exp.IsZero() && !exp.After(now) {
 			if collect && len(expired) < maxExpiredPerGet {
-				expired = append(expired, keyedMessage{key: bytes.Clone(k), raw: bytes.Clone(v)})
+				expired = append(expired, keyedMessage{key: bytes.Clone(k), size: len(v)})
 			} else if head == nil {
 				head = bytes.Clone(k)
 			}
@@ -254,11 +253,7 @@ func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect 
 		if err != nil {
 			return err
 		}
-		km := keyedMessage{key: bytes.Clone(k), msg: m}
-		if collect {
-			km.raw = bytes.Clone(v)
-		}
-		taken = append(taken, km)
+		taken = append(taken, keyedMessage{key: bytes.Clone(k), size: len(v), msg: m})
 		if len(taken) >= n {
 			return kv.ErrStopScan
 		}
@@ -305,7 +300,7 @@ func (t *Tx) lookup(acct, queue, id, popReceipt string) (found keyedMessage, err
 	if m.Receipt != rc.version {
 		return keyedMessage{}, azerr.ErrPopReceiptMismatch
 	}
-	return keyedMessage{key: key, raw: v, msg: m}, nil
+	return keyedMessage{key: key, size: len(v), msg: m}, nil
 }
 
 // DeleteMessage removes the message id if popReceipt is its current pop
@@ -315,7 +310,7 @@ func (t *Tx) DeleteMessage(acct, queue, id, popReceipt string) error {
 	if err != nil {
 		return err
 	}
-	return kv.Remove(t.tx, found.key, found.raw)
+	return kv.Remove(t.tx, found.key, found.size)
 }
 
 // DeleteMessage runs Tx.DeleteMessage in a transaction of its own.
@@ -342,7 +337,7 @@ func (t *Tx) UpdateMessage(acct, queue, id, popReceipt string, visibility time.D
 	if !m.Expires.IsZero() && visible.After(m.Expires) {
 		return nil, azerr.InvalidQueryParameterValue("visibilitytimeout", secondsText(visibility), "the message would become visible after it expires")
 	}
-	if err := kv.Remove(t.tx, found.key, found.raw); err != nil {
+	if err := kv.Remove(t.tx, found.key, found.size); err != nil {
 		return nil, err
 	}
 	m.Visible = visible

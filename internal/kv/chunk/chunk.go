@@ -25,11 +25,13 @@ var ErrGone = errors.New("chunk: data object changed during the read")
 func Key(object tuple.Key, idx int64) tuple.Key { return object.Uint(uint64(idx)) }
 
 // Write stores b as the object's bytes from offset, which must be a
-// multiple of Size (so each chunk is written whole).
-func Write(w kv.Writer, object tuple.Key, offset int64, b []byte) error {
+// multiple of Size (so each chunk is written whole). The chunks it
+// writes must hold nothing yet as tx sees them (a new object, or one
+// whose chunks tx has deleted): they are written with kv.Insert.
+func Write(tx kv.Txn, object tuple.Key, offset int64, b []byte) error {
 	for len(b) > 0 {
 		n := min(len(b), Size)
-		if err := w.Set(Key(object, offset/Size), b[:n]); err != nil {
+		if err := kv.Insert(tx, Key(object, offset/Size), b[:n]); err != nil {
 			return err
 		}
 		offset += int64(n)

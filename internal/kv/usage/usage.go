@@ -240,8 +240,11 @@ func (s *Store) scanFrom(r kv.Reader, cursor []byte, limit int, into *[]Counts) 
 	return nil, nil
 }
 
-func sizeOf(sp Space, k, v []byte) Counts {
-	c := Counts{Bytes: int64(len(k) + len(v)), Records: 1}
+func sizeOf(sp Space, k, v []byte) Counts { return sizeOfLen(sp, k, len(v)) }
+
+// sizeOfLen is sizeOf of a value of n bytes.
+func sizeOfLen(sp Space, k []byte, n int) Counts {
+	c := Counts{Bytes: int64(len(k) + n), Records: 1}
 	if sp.Object(k) {
 		c.Objects = 1
 	}
@@ -453,13 +456,14 @@ func (t *txn) Insert(key, value []byte) error {
 	return nil
 }
 
-// Remove implements kv.KnownWriter: the key holds old, so nothing is read.
-func (t *txn) Remove(key, old []byte) error {
+// Remove implements kv.KnownWriter: the key's value is size bytes, so
+// nothing is read.
+func (t *txn) Remove(key []byte, size int) error {
 	if err := t.Txn.Delete(key); err != nil {
 		return err
 	}
 	if i := t.s.space(key); i >= 0 && t.st.counted(key) {
-		was := sizeOf(t.s.spaces[i], key, old)
+		was := sizeOfLen(t.s.spaces[i], key, size)
 		t.change(i, Counts{Bytes: -was.Bytes, Records: -was.Records, Objects: -was.Objects})
 	}
 	return nil

@@ -76,7 +76,7 @@ func workload(t *testing.T, s kv.Store, seed uint64, n int) {
 					case errors.Is(err, kv.ErrNotFound):
 						err = kv.Insert(tx, k, bytes.Repeat([]byte("i"), r.IntN(50)))
 					case err == nil:
-						err = kv.Remove(tx, k, v)
+						err = kv.Remove(tx, k, len(v))
 					}
 					if err != nil {
 						return err

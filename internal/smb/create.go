@@ -807,13 +807,23 @@ func (c *conn) writeFile(r *request) response {
 	if length == 0 {
 		return response{body: writeBody(0)}
 	}
-	c.breakOthers(r.sess.account, o)
-	ctx, cancel := c.opCtx()
-	defer cancel()
-	if _, err := c.srv.files.WriteHandle(ctx, o.handle(r.sess.account), int64(offset), data); err != nil {
+	if err := c.writeRange(r, o, int64(offset), data); err != nil {
 		return c.gone(r, o, err)
 	}
 	return response{body: writeBody(length)}
+}
+
+// writeRange stores data at offset through the open: the one path by
+// which SMB changes a file's bytes (WRITE and server-side copy). As a
+// write, it first ends the read caching others hold on the file, then
+// writes through the file model, which checks byte-range locks and
+// gives the file a new version as Put Range does.
+func (c *conn) writeRange(r *request, o *open, offset int64, data []byte) error {
+	c.breakOthers(r.sess.account, o)
+	ctx, cancel := c.opCtx()
+	defer cancel()
+	_, err := c.srv.files.WriteHandle(ctx, o.handle(r.sess.account), offset, data)
+	return err
 }
 
 // ntfsMaxFileSize is the largest file NTFS holds (16 TiB less 64 KiB).

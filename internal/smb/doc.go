@@ -27,6 +27,8 @@
 //	durable.go    durable handles: grants, disconnection, reconnects,
 //	              replays and expiry
 //	ioctl.go      IOCTL (FSCTL_VALIDATE_NEGOTIATE_INFO, compression queries)
+//	copychunk.go  server-side copy (FSCTL_SRV_REQUEST_RESUME_KEY,
+//	              FSCTL_SRV_COPYCHUNK and FSCTL_SRV_COPYCHUNK_WRITE)
 //	status.go     the one map from file-model errors to NTSTATUS
 //
 // Authentication is Azure Files' key-based access: the user name is the
@@ -74,6 +76,13 @@
 // the file.Service's CachingBreaker: FileREST reads and writes break
 // caching first and wait for the acknowledgements, as Azure Files makes
 // a REST write break an SMB lease.
+//
+// Server-side copy reads each chunk through the source open and writes
+// it through the destination open by the path WRITE takes, so locks,
+// caching breaks and versions are a write's, and REST reads the copy. A
+// resume key is the source's FileId with an HMAC tag: it names the open
+// to any tree of the session while the open lasts, and nothing after.
+// Limits are Windows': 256 chunks, 1 MiB a chunk, 16 MiB a request.
 //
 // When a connection ends (or its session logs off), the handles that
 // are not durable close; durable ones (durable.go) stay open in the file

@@ -12,7 +12,8 @@ const (
 
 // ioctl answers IOCTL: FSCTL_VALIDATE_NEGOTIATE_INFO, which SMB 3.0
 // clients send to detect a downgraded NEGOTIATE; no DFS (STATUS_NOT_FOUND,
-// as a server without DFS answers); everything else STATUS_NOT_SUPPORTED.
+// as a server without DFS answers); the compression queries; server-side
+// copy (copychunk.go); everything else STATUS_NOT_SUPPORTED.
 func (c *conn) ioctl(r *request) response {
 	b := r.b
 	code := b.u32(4)
@@ -54,6 +55,10 @@ func (c *conn) ioctl(r *request) response {
 			return errResp(statusNotSupported)
 		}
 		return ioctlResponse(code, o.id, nil)
+	case fsctlSrvRequestResumeKey:
+		return requestResumeKey(o, maxOut)
+	case fsctlSrvCopyChunk, fsctlSrvCopyChunkWrite:
+		return c.copyChunks(r, code, o, in, maxOut)
 	}
 	return errResp(statusNotSupported)
 }

@@ -6,9 +6,9 @@ import (
 )
 
 // Renaming a file ends the handle caching other clients' leases hold on
-// it (MS-FSA 2.1.5.14.11: a rename breaks the oplocks of the file with
-// handle caching): a holder that cached a handle must be able to close
-// it before the name goes. The renamer's own lease keeps its caching;
+// it, as Windows does (smbtorture smb2.lease.rename_wait, v2_rename): a
+// holder that cached a handle must be able to close it before the name
+// goes. The renamer's own lease keeps its caching;
 // oplocks are not broken (Windows breaks no batch oplock on a rename:
 // smb2.oplock.batch20). The rename waits for the acknowledgements,
 // answering STATUS_PENDING meanwhile.

@@ -267,7 +267,7 @@ func (c *conn) create(r *request) response {
 	a.intended = intent{access: a.req.Access, share: a.req.ShareAccess,
 		attrOnly:  granted&^(accReadAttributes|accWriteAttributes|accSynchronize) == 0,
 		leaseStat: granted&^(accReadAttributes|accWriteAttributes|accSynchronize|accReadControl) == 0,
-		overwrite: d == file.Overwrite || d == file.OverwriteOrCreate || d == file.Supersede}
+		overwrite: d == file.Overwrite || d == file.OverwriteOrCreate || d == file.Supersede, creating: true}
 	if lease != nil {
 		a.intended.lease = &lease.id
 	}
@@ -389,7 +389,9 @@ func (c *conn) openFile(r *request, a *createArgs, ctx context.Context) response
 			bctx, cancel := context.WithTimeout(context.Background(), c.srv.limits.BreakTimeout+time.Second)
 			defer cancel()
 			waitBreaks(bctx, waits)
-			c.srv.breakAndWait(bctx, node, a.intended)
+			again := a.intended
+			again.afterWait = true
+			c.srv.breakAndWait(bctx, node, again)
 			// Holders may have closed instead of acknowledging.
 			if hs, err := c.srv.files.NodeHandles(bctx, node.account, node.share, node.id); err == nil {
 				res.Handles = hs
@@ -685,12 +687,16 @@ func (c *conn) closeFile(r *request) response {
 	s.mu.Unlock()
 	c.unwatch(o)
 	c.srv.handles.Add(-1)
+	breaks := c.deleteCloseBreaks(r, o)
 	ctx, cancel := c.opCtx()
 	defer cancel()
 	err := c.srv.files.CloseHandle(ctx, o.handle(s.account))
 	c.srv.forget(o) // after the close: an open waiting on a break finds it gone
 	if err != nil {
 		return c.fail(r, err)
+	}
+	if breaks != nil {
+		breaks()
 	}
 	var w buf
 	w.u16(60)

@@ -24,6 +24,8 @@
 //	notify.go     CHANGE_NOTIFY, fed by the file model's committed changes
 //	lease.go      oplocks and leases: grants, breaks, acknowledgements,
 //	              and the breaks FileREST operations ask for
+//	lease_*.go    breaks in progress, renames, delete-pending closes,
+//	              routing breaks by client GUID
 //	durable.go    durable handles: grants, disconnection, reconnects,
 //	              replays and expiry
 //	ioctl.go      IOCTL (FSCTL_VALIDATE_NEGOTIATE_INFO, compression queries)
@@ -71,8 +73,13 @@
 // opens (the sharing check), then breaks write caching; while a holder
 // must acknowledge, the CREATE answers STATUS_PENDING and finishes on
 // its own goroutine when the holders acknowledged, closed, or the break
-// timer (Limits.BreakTimeout, 35 s) ended their caching. Writes, locks
-// and size changes break read caching without waiting. The Server is
+// timer (Limits.BreakTimeout, 35 s) ended their caching. A CREATE waits
+// only where Windows does, a break in progress is carried on in steps
+// on acknowledgement (lease_breaking.go), renames and closes of a
+// delete-pending file's handles break other leases' handle caching
+// (lease_rename.go, lease_unlink.go), and lease breaks go to the
+// client's first connection (lease_route.go). Writes, locks and size
+// changes break read caching without waiting. The Server is
 // the file.Service's CachingBreaker: FileREST reads and writes break
 // caching first and wait for the acknowledgements, as Azure Files makes
 // a REST write break an SMB lease.

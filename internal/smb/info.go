@@ -567,7 +567,8 @@ func timeChange(v uint64) file.TimeChange {
 }
 
 // rename answers FileRenameInformation: the SMB2 form names the target
-// from the share's root.
+// from the share's root. Other leases' handle caching on the file is
+// broken first (lease_rename.go).
 func (c *conn) rename(r *request, o *open, in []byte) response {
 	if len(in) < 20 {
 		return errResp(statusInfoLengthMismatch)
@@ -584,14 +585,16 @@ func (c *conn) rename(r *request, o *open, in []byte) response {
 	if !ok || dest == "" {
 		return errResp(statusObjectNameInvalid)
 	}
-	ctx, cancel := c.opCtx()
-	defer cancel()
-	renamed, err := c.srv.files.RenameHandle(ctx, o.handle(r.sess.account), dest, file.RenameHandleOptions{ReplaceIfExists: replace})
-	if err != nil {
-		return c.gone(r, o, err)
-	}
-	r.sess.mu.Lock()
-	o.path, o.stored = dest, renamed.Path
-	r.sess.mu.Unlock()
-	return response{body: []byte{2, 0}}
+	return c.renameAfterBreaks(r, o, func() response {
+		ctx, cancel := c.opCtx()
+		defer cancel()
+		renamed, err := c.srv.files.RenameHandle(ctx, o.handle(r.sess.account), dest, file.RenameHandleOptions{ReplaceIfExists: replace})
+		if err != nil {
+			return c.gone(r, o, err)
+		}
+		r.sess.mu.Lock()
+		o.path, o.stored = dest, renamed.Path
+		r.sess.mu.Unlock()
+		return response{body: []byte{2, 0}}
+	})
 }

@@ -106,8 +106,13 @@ type grant struct {
 	// done is closed then.
 	breaking bool
 	breakTo  uint32
-	done     chan struct{}
-	timer    *time.Timer
+	// breakNeed (a lease's) is what the operations that met the break
+	// in progress need it broken to; at most breakTo. An
+	// acknowledgement that keeps more starts the next break at once
+	// (lease_breaking.go).
+	breakNeed uint32
+	done      chan struct{}
+	timer     *time.Timer
 }
 
 // leaseTable is the server's caching state: every grant by file and every
@@ -120,10 +125,12 @@ type leaseTable struct {
 	// perShare counts grants by account and share, so that a FileREST
 	// operation on a share nobody caches costs no lookup.
 	perShare map[[2]string]int
+	// clients routes lease breaks by client GUID (lease_route.go).
+	clients map[[16]byte]*clientConns
 }
 
 func newLeaseTable() *leaseTable {
-	return &leaseTable{byNode: map[nodeKey][]*grant{}, leases: map[leaseID]*grant{}, perShare: map[[2]string]int{}}
+	return &leaseTable{byNode: map[nodeKey][]*grant{}, leases: map[leaseID]*grant{}, perShare: map[[2]string]int{}, clients: map[[16]byte]*clientConns{}}
 }
 
 // intent is what an operation about to reach a file does, as breaking
@@ -153,6 +160,12 @@ type intent struct {
 	overwrite bool
 	// read is a FileREST read: only write caching ends.
 	read bool
+	// handleOnly: a rename through open, or its close on a
+	// delete-pending file, which end other leases' handle caching only.
+	handleOnly bool
+	// creating: a CREATE, which waits for a lease's break only where
+	// Windows makes it wait (grant.createWaits).
+	creating bool
 }
 
 // target is the state g must break to before the operation in may go on.
@@ -168,6 +181,11 @@ func (g *grant) target(in intent) uint32 {
 		// An owner's own caching stands, but a write or lock through
 		// an open with a level II oplock breaks that oplock too.
 		return s
+	case in.handleOnly:
+		if g.oplock != nil {
+			return s
+		}
+		return s &^ leaseHandle
 	case in.read:
 		return s &^ leaseWrite
 	case !in.overwrite && (g.oplock != nil && in.attrOnly || g.oplock == nil && in.leaseStat):
@@ -241,17 +259,30 @@ func (s *Server) breakFor(node nodeKey, in intent) []chan struct{} {
 			continue
 		}
 		to := g.target(in)
-		if to == g.state || in.handlePhase && (g.state&leaseHandle == 0 || to&leaseHandle != 0) {
-			continue
-		}
-		if g.breaking {
-			// The operation waits for the break in progress to end,
-			// then asks again.
-			waits = append(waits, g.done)
-			continue
+		if in.creating && g.oplock == nil {
+			// A CREATE meeting a lease (lease_breaking.go).
+			if w, ok := g.createWaits(in, to); ok {
+				if w {
+					waits = append(waits, g.done)
+				}
+				continue
+			}
+		} else {
+			if to == g.state || in.handlePhase && (g.state&leaseHandle == 0 || to&leaseHandle != 0) {
+				continue
+			}
+			if g.breaking {
+				// The operation waits for the break in progress to
+				// end, then asks again.
+				if g.oplock == nil {
+					g.breakNeed &= to
+				}
+				waits = append(waits, g.done)
+				continue
+			}
 		}
 		from := g.state
-		c := g.connOf()
+		c := lt.routeOf(g)
 		if c == nil {
 			// Nobody to tell: a disconnected durable open whose
 			// caching must break is closed (purged), as Windows does.
@@ -266,8 +297,10 @@ func (s *Server) breakFor(node nodeKey, in intent) []chan struct{} {
 			g.epoch++
 		}
 		if ack {
-			g.breaking, g.breakTo, g.done = true, to, make(chan struct{})
-			waits = append(waits, g.done)
+			g.breaking, g.breakTo, g.breakNeed, g.done = true, to, to, make(chan struct{})
+			if !in.creating || g.oplock != nil || g.delays(in, from) {
+				waits = append(waits, g.done)
+			}
 			gg := g
 			g.timer = time.AfterFunc(s.limits.BreakTimeout, func() { s.breakTimedOut(gg) })
 		} else {
@@ -483,6 +516,7 @@ func (s *Server) grantFor(o *open, node nodeKey, level uint8, req *leaseRequest,
 	}
 	g.opens[o] = struct{}{}
 	o.grant = g
+	lt.noteLeaseConn(g.lease.client, o.conn)
 	return oplockLease, g
 }
 
@@ -491,6 +525,7 @@ func (lt *leaseTable) add(g *grant) {
 	lt.byNode[g.node] = append(lt.byNode[g.node], g)
 	if g.oplock == nil {
 		lt.leases[g.lease] = g
+		lt.countLease(g.lease.client, 1)
 	}
 	lt.perShare[[2]string{g.node.account, g.node.share}]++
 }
@@ -527,6 +562,7 @@ func (s *Server) dropOpen(o *open) {
 	}
 	if g.oplock == nil && lt.leases[g.lease] == g {
 		delete(lt.leases, g.lease)
+		lt.countLease(g.lease.client, -1)
 	}
 	k := [2]string{g.node.account, g.node.share}
 	if lt.perShare[k]--; lt.perShare[k] <= 0 {
@@ -714,8 +750,14 @@ func (c *conn) leaseAck(r *request) response {
 		lt.mu.Unlock()
 		return errResp(statusRequestNotAccepted)
 	}
-	g.finishBreak(state)
+	next := c.srv.ackBreak(g, state)
 	lt.mu.Unlock()
+	if next != nil {
+		// The next break goes out after this answer.
+		c.mu.Lock()
+		c.afterWrite = append(c.afterWrite, func() { next.c.sendBreak(next.g, 0, next.from, next.to, next.ack) })
+		c.mu.Unlock()
+	}
 	var w buf
 	w.u16(36)
 	w.u16(0)

@@ -496,6 +496,37 @@ func (c *Client) SetInfo(id FileID, typ, class uint8, additional uint32, data []
 	return st, err
 }
 
+// SetInfoAsync sends SET_INFO for a change that may wait (a rename
+// waiting on lease breaks); Wait collects its answer.
+func (c *Client) SetInfoAsync(id FileID, typ, class uint8, data []byte) (*Pending, error) {
+	var b []byte
+	b = le.AppendUint16(b, 33)
+	b = append(b, typ, class)
+	b = le.AppendUint32(b, uint32(len(data)))
+	b = le.AppendUint16(b, 64+32)
+	b = le.AppendUint16(b, 0)
+	b = le.AppendUint32(b, 0)
+	b = append(b, id[:]...)
+	b = append(b, data...)
+	mid, ch, err := c.send(0x11, b)
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{c, mid, ch}, nil
+}
+
+// RenameInfo is FILE_RENAME_INFORMATION for SET_INFO naming target from
+// the share's root.
+func RenameInfo(target string, replace bool) []byte {
+	name := utf16le(target)
+	b := make([]byte, 20)
+	if replace {
+		b[0] = 1
+	}
+	le.PutUint32(b[16:], uint32(len(name)))
+	return append(b, name...)
+}
+
 // Read reads up to n bytes at off.
 func (c *Client) Read(id FileID, off uint64, n uint32) ([]byte, uint32, error) {
 	var b []byte

@@ -62,7 +62,8 @@
 // notify SMB clients too; closing the directory, its tree or its session
 // answers STATUS_NOTIFY_CLEANUP. SESSION_SETUP on a valid session
 // re-authenticates it; PreviousSessionId ends the session a client
-// reconnects from.
+// reconnects from as a dropped connection ends it (its durable opens
+// stay, disconnected, to be reclaimed).
 //
 // Oplocks and leases are kept in memory by the Server (lease.go), by
 // file: a CREATE first breaks the handle caching it conflicts with, then

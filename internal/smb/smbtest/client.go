@@ -125,6 +125,9 @@ type Break struct {
 type Options struct {
 	Dialect    uint16 // 0x0210 when zero
 	ClientGUID [16]byte
+	// PreviousSession names the session this logon replaces (a client
+	// reconnecting): the server ends it.
+	PreviousSession uint64
 }
 
 type reply struct {
@@ -160,7 +163,7 @@ func DialWith(addr, account, key string, o Options) (*Client, error) {
 	if st, _, err := c.call(0, neg); err != nil || st != StatusSuccess {
 		return nil, errors.Join(fmt.Errorf("negotiate: status %#x", st), err, c.Close())
 	}
-	if err := c.logon(account, key); err != nil {
+	if err := c.logon(account, key, o.PreviousSession); err != nil {
 		return nil, errors.Join(err, c.Close())
 	}
 	return c, nil
@@ -291,7 +294,7 @@ func hmacMD5(key []byte, parts ...[]byte) []byte {
 	return h.Sum(nil)
 }
 
-func setupBody(token []byte) []byte {
+func setupBody(token []byte, previous uint64) []byte {
 	var b []byte
 	b = le.AppendUint16(b, 25)
 	b = append(b, 0, 1)
@@ -299,17 +302,17 @@ func setupBody(token []byte) []byte {
 	b = le.AppendUint32(b, 0)
 	b = le.AppendUint16(b, 64+24)
 	b = le.AppendUint16(b, uint16(len(token)))
-	b = le.AppendUint64(b, 0)
+	b = le.AppendUint64(b, previous)
 	return append(b, token...)
 }
 
 // logon runs NTLMv2 over bare NTLMSSP tokens.
-func (c *Client) logon(account, key string) error {
+func (c *Client) logon(account, key string, previous uint64) error {
 	const flags = 0x00000001 | 0x00000004 | 0x00000200 | 0x00008000 | 0x00080000 | 0x00800000 | 0x02000000 | 0x20000000 | 0x40000000 | 0x80000000
 	neg := append([]byte("NTLMSSP\x00"), 1, 0, 0, 0)
 	neg = le.AppendUint32(neg, flags)
 	neg = append(neg, make([]byte, 24)...)
-	st, body, err := c.call(1, setupBody(neg))
+	st, body, err := c.call(1, setupBody(neg, previous))
 	if err != nil {
 		return err
 	}
@@ -365,7 +368,7 @@ func (c *Client) logon(account, key string) error {
 	for _, p := range payload {
 		auth = append(auth, p...)
 	}
-	st, _, err = c.call(1, setupBody(auth))
+	st, _, err = c.call(1, setupBody(auth, previous))
 	if err != nil {
 		return err
 	}

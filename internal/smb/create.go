@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
@@ -41,6 +42,10 @@ type open struct {
 	sess    *session
 	grant   *grant
 	durable *durable
+	// position is the open's FilePositionInformation, kept as set: a
+	// reclaimed durable open still has it. Reads and writes leave it, as
+	// Windows' SMB server does.
+	position atomic.Uint64
 }
 
 // handle names the open's handle in the file domain; acct is the

@@ -2,6 +2,7 @@ package smb
 
 import (
 	"testing"
+	"time"
 
 	"github.com/cerulean-db/cerulean/internal/smb/smbtest"
 )
@@ -53,6 +54,72 @@ func TestPreviousSessionKeepsDurableOpens(t *testing.T) {
 			}
 			if err != nil || st != 0 || re.FileID != open.FileID {
 				t.Fatalf("reclaim on the new session: %+v %#x %v, want the same FileId", re, st, err)
+			}
+		})
+	}
+}
+
+// TestDurableHandleKeepsLocksAndPosition: a durable handle (v1 and v2,
+// batch oplock) keeps its byte-range lock and its file position across
+// a dropped TCP connection: once reclaimed, another client's
+// conflicting lock is still refused, the position reads as set, and the
+// lock is granted to the other client after the reclaimed handle
+// unlocks.
+func TestDurableHandleKeepsLocksAndPosition(t *testing.T) {
+	for _, v2 := range []bool{false, true} {
+		t.Run(map[bool]string{false: "v1", true: "v2"}[v2], func(t *testing.T) {
+			_, addr := serve(t, Limits{})
+			opts := smbtest.Options{Dialect: 0x0300, ClientGUID: [16]byte{0x61}}
+			a := dialWith(t, addr, opts)
+			createGUID := [16]byte{0xC6}
+			open, st, err := a.CreateWith("locked.txt", smbtest.OpenSpec{Access: smbtest.ReadData | smbtest.WriteData, Share: smbtest.ShareRead | smbtest.ShareWrite,
+				Disposition: smbtest.OverwriteIf, Oplock: smbtest.OplockBatch, Durable: !v2, DurableV2: v2, CreateGUID: createGUID})
+			if err != nil || st != 0 || !open.Durable || open.Oplock != smbtest.OplockBatch {
+				t.Fatalf("durable open: %+v %#x %v", open, st, err)
+			}
+			if st, err := a.Lock(open.FileID, 0, 10, smbtest.LockExclusive|smbtest.FailNow); err != nil || st != 0 {
+				t.Fatalf("lock: %#x %v", st, err)
+			}
+			pos := make([]byte, 8)
+			le.PutUint64(pos, 0x1000)
+			if st, err := a.SetInfo(open.FileID, infoFile, filePositionInformation, 0, pos); err != nil || st != 0 {
+				t.Fatalf("set position: %#x %v", st, err)
+			}
+			_ = a.Close() // the TCP connection drops
+
+			b := dialWith(t, addr, opts)
+			re, st := reclaim(t, b, "locked.txt", smbtest.OpenSpec{Oplock: smbtest.OplockBatch, Reconnect: &open.FileID, ReconnectV2: v2, CreateGUID: createGUID})
+			if st != 0 || re.FileID != open.FileID || re.Oplock != smbtest.OplockBatch {
+				t.Fatalf("reconnect: %+v %#x", re, st)
+			}
+			got, st, err := b.QueryInfo(re.FileID, infoFile, filePositionInformation, 0, 8)
+			if err != nil || st != 0 || len(got) != 8 || le.Uint64(got) != 0x1000 {
+				t.Errorf("position after the reconnect: %x %#x %v, want 0x1000", got, st, err)
+			}
+
+			c := dial(t, addr)
+			p, err := c.CreateAsync("locked.txt", smbtest.OpenSpec{Access: smbtest.ReadData | smbtest.WriteData, Share: smbtest.ShareAll, Disposition: smbtest.Open})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if br, ok := b.NextBreak(5 * time.Second); !ok || br.Lease || br.FileID != re.FileID {
+				t.Fatalf("oplock break to the reclaimed handle: %+v %v", br, ok)
+			}
+			if st, err := b.AckOplock(re.FileID, smbtest.OplockNone); err != nil || st != 0 {
+				t.Fatalf("acknowledge: %#x %v", st, err)
+			}
+			other, st, ok := p.Opened(5 * time.Second)
+			if !ok || st != 0 {
+				t.Fatalf("second open: %#x %v", st, ok)
+			}
+			if st, err := c.Lock(other.FileID, 5, 10, smbtest.LockExclusive|smbtest.FailNow); err != nil || st != smbtest.StatusLockNotGranted {
+				t.Fatalf("lock over the reclaimed lock: %#x %v, want LOCK_NOT_GRANTED", st, err)
+			}
+			if st, err := b.Lock(re.FileID, 0, 10, smbtest.Unlock); err != nil || st != 0 {
+				t.Fatalf("unlock through the reclaimed handle: %#x %v", st, err)
+			}
+			if st, err := c.Lock(other.FileID, 5, 10, smbtest.LockExclusive|smbtest.FailNow); err != nil || st != 0 {
+				t.Errorf("lock once released: %#x %v", st, err)
 			}
 		})
 	}

@@ -46,6 +46,8 @@ type open struct {
 	// reclaimed durable open still has it. Reads and writes leave it, as
 	// Windows' SMB server does.
 	position atomic.Uint64
+	// lockSeq is its LOCK sequence slots (locksequence.go).
+	lockSeq lockSequences
 }
 
 // handle names the open's handle in the file domain; acct is the

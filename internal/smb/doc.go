@@ -21,6 +21,8 @@
 //	info.go       QUERY_INFO and SET_INFO
 //	dir.go        QUERY_DIRECTORY
 //	lock.go       LOCK (immediate and waiting), CANCEL
+//	locksequence.go  LOCK sequence numbers: replayed LOCKs on durable
+//	              handles are answered, not applied twice
 //	notify.go     CHANGE_NOTIFY, fed by the file model's committed changes
 //	lease.go      oplocks and leases: grants, breaks, acknowledgements,
 //	              and the breaks FileREST operations ask for

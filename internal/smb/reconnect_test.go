@@ -124,3 +124,56 @@ func TestDurableHandleKeepsLocksAndPosition(t *testing.T) {
 		})
 	}
 }
+
+// TestLockReplayOnReclaimedDurableHandle: a LOCK resent with the lock
+// sequence it was applied with, after the durable handle was reclaimed
+// on a new connection, succeeds without locking twice; a new sequence
+// number is a new LOCK. On an open that is not durable the sequence is
+// not checked, so the resent lock conflicts with the first.
+func TestLockReplayOnReclaimedDurableHandle(t *testing.T) {
+	_, addr := serve(t, Limits{})
+	opts := smbtest.Options{Dialect: 0x0300, ClientGUID: [16]byte{0x71}}
+	a := dialWith(t, addr, opts)
+	createGUID := [16]byte{0xC7}
+	open, st, err := a.CreateWith("seq.txt", smbtest.OpenSpec{Access: smbtest.ReadData | smbtest.WriteData, Disposition: smbtest.OverwriteIf,
+		Oplock: smbtest.OplockBatch, DurableV2: true, CreateGUID: createGUID})
+	if err != nil || st != 0 || !open.Durable {
+		t.Fatalf("durable open: %+v %#x %v", open, st, err)
+	}
+	const excl = smbtest.LockExclusive | smbtest.FailNow
+	if st, err := a.LockSeq(open.FileID, 100, 100, excl, 1, 1); err != nil || st != 0 {
+		t.Fatalf("lock: %#x %v", st, err)
+	}
+	_ = a.Close()
+	b := dialWith(t, addr, opts)
+	re, st := reclaim(t, b, "seq.txt", smbtest.OpenSpec{Oplock: smbtest.OplockBatch, Reconnect: &open.FileID, ReconnectV2: true, CreateGUID: createGUID})
+	if st != 0 {
+		t.Fatalf("reconnect: %#x", st)
+	}
+	if st, err := b.LockSeq(re.FileID, 100, 100, excl, 1, 1); err != nil || st != 0 {
+		t.Fatalf("replayed lock: %#x %v, want SUCCESS", st, err)
+	}
+	if st, err := b.LockSeq(re.FileID, 100, 100, excl, 1, 2); err != nil || st != smbtest.StatusLockNotGranted {
+		t.Fatalf("lock with a new sequence number: %#x %v, want LOCK_NOT_GRANTED", st, err)
+	}
+	if st, err := b.LockSeq(re.FileID, 100, 100, smbtest.Unlock, 2, 1); err != nil || st != 0 {
+		t.Fatalf("unlock: %#x %v", st, err)
+	}
+	if st, err := b.LockSeq(re.FileID, 100, 100, smbtest.Unlock, 2, 1); err != nil || st != 0 {
+		t.Fatalf("replayed unlock: %#x %v, want SUCCESS", st, err)
+	}
+	if st, err := b.LockSeq(re.FileID, 100, 100, smbtest.Unlock, 2, 2); err != nil || st != smbtest.StatusRangeNotLocked {
+		t.Fatalf("second unlock: %#x %v, want RANGE_NOT_LOCKED (the lock was taken once)", st, err)
+	}
+
+	plain, st, err := b.CreateWith("plain.txt", smbtest.OpenSpec{Access: smbtest.ReadData | smbtest.WriteData, Disposition: smbtest.OverwriteIf})
+	if err != nil || st != 0 {
+		t.Fatalf("open: %#x %v", st, err)
+	}
+	if st, err := b.LockSeq(plain.FileID, 0, 10, excl, 1, 1); err != nil || st != 0 {
+		t.Fatalf("lock: %#x %v", st, err)
+	}
+	if st, err := b.LockSeq(plain.FileID, 0, 10, excl, 1, 1); err != nil || st != smbtest.StatusLockNotGranted {
+		t.Fatalf("resent lock on an open that is not durable: %#x %v, want LOCK_NOT_GRANTED", st, err)
+	}
+}

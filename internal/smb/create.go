@@ -48,6 +48,9 @@ type open struct {
 	position atomic.Uint64
 	// lockSeq is its LOCK sequence slots (locksequence.go).
 	lockSeq lockSequences
+	// appInstance is the application instance ID it was made with
+	// (appinstance.go); guarded by the durable table's lock.
+	appInstance *[16]byte
 }
 
 // handle names the open's handle in the file domain; acct is the
@@ -174,6 +177,7 @@ type createArgs struct {
 	level    uint8
 	lease    *leaseRequest
 	durable  *durableRequest
+	app      *[16]byte // the application instance ID
 	node     nodeKey
 	hasNode  bool
 	intended intent
@@ -238,6 +242,10 @@ func (c *conn) create(r *request) response {
 	if impersonation > 3 {
 		return errResp(statusBadImpersonationLevel)
 	}
+	app, st := parseAppInstance(ctxs, smb3)
+	if st != statusSuccess {
+		return errResp(st)
+	}
 	if len(name) >= 2 && name[0] == '\\' && name[1] == 0 {
 		return errResp(statusInvalidParameter) // a leading separator, as Windows refuses it
 	}
@@ -262,6 +270,7 @@ func (c *conn) create(r *request) response {
 		level:   level,
 		lease:   lease,
 		durable: dur,
+		app:     app,
 		req: file.OpenRequest{
 			HandleOptions: file.HandleOptions{Dir: opts&optDirectory != 0, Access: modelAccess(granted), ShareAccess: modelShare(shareAcc),
 				DeleteOnClose: opts&optDeleteOnClose != 0, SessionID: s.id, ClientIP: c.clientIP, ClientName: s.client},
@@ -278,6 +287,9 @@ func (c *conn) create(r *request) response {
 	if lease != nil {
 		a.intended.lease = &lease.id
 	}
+	// The opens an earlier instance of the application left close
+	// before this one meets them.
+	c.closeAppInstance(app, s.account, r.tree.share, path)
 	ctx, cancel := c.opCtx()
 	id, exists, err := c.srv.files.NodeID(ctx, a.ref)
 	cancel()
@@ -424,6 +436,7 @@ func (c *conn) granted(r *request, a *createArgs, o *open, node nodeKey, res *fi
 	if name, data := c.grantDurable(o, a.durable, level, g, s.account); name != "" {
 		cs = append(cs, createContext{name, data})
 	}
+	c.srv.noteAppInstance(o, a.app)
 	id := o.id
 	return response{body: createResponse(level, res.Action, res.Node, o.id, cs), created: &id}
 }

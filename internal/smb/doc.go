@@ -28,6 +28,8 @@
 //	              and the breaks FileREST operations ask for
 //	durable.go    durable handles: grants, disconnection, reconnects,
 //	              replays and expiry
+//	appinstance.go  application instance IDs: a failed-over application's
+//	              open closes the opens it left from another client
 //	ioctl.go      IOCTL (FSCTL_VALIDATE_NEGOTIATE_INFO, compression queries)
 //	status.go     the one map from file-model errors to NTSTATUS
 //

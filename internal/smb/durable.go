@@ -42,10 +42,14 @@ type durableTable struct {
 	byCreateGUID map[[32]byte]*open
 	// purged marks files a durable open was purged from (purgedSince).
 	purged map[nodeKey]bool
+	// apps is the opens made with an application instance ID, by ID
+	// (appinstance.go).
+	apps map[[16]byte]map[*open]struct{}
 }
 
 func newDurableTable() *durableTable {
-	return &durableTable{disconnected: map[uint64]*open{}, byCreateGUID: map[[32]byte]*open{}, purged: map[nodeKey]bool{}}
+	return &durableTable{disconnected: map[uint64]*open{}, byCreateGUID: map[[32]byte]*open{}, purged: map[nodeKey]bool{},
+		apps: map[[16]byte]map[*open]struct{}{}}
 }
 
 func createKey(client, guid [16]byte) [32]byte {
@@ -239,6 +243,7 @@ func (s *Server) closeDisconnected() {
 // forget ends an open's caching and durable state: it is closing.
 func (s *Server) forget(o *open) {
 	s.dropOpen(o)
+	s.durables.forgetAppInstance(o)
 	if o.durable == nil || !o.durable.v2 {
 		return
 	}

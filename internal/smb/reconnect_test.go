@@ -177,3 +177,51 @@ func TestLockReplayOnReclaimedDurableHandle(t *testing.T) {
 		t.Fatalf("resent lock on an open that is not durable: %#x %v, want LOCK_NOT_GRANTED", st, err)
 	}
 }
+
+// TestAppInstanceClosesOtherClientsOpen: an open with an application
+// instance ID closes the opens made with the same ID on the same file by
+// another client GUID (connected, or durable and disconnected), before
+// the sharing check and without a break; the same client GUID, or
+// another ID, closes nothing.
+func TestAppInstanceClosesOtherClientsOpen(t *testing.T) {
+	_, addr := serve(t, Limits{})
+	app, otherApp := [16]byte{0xA9}, [16]byte{0xAA}
+	client := func(g byte) *smbtest.Client {
+		return dialWith(t, addr, smbtest.Options{Dialect: 0x0300, ClientGUID: [16]byte{g}})
+	}
+	exclusive := func(id *[16]byte) smbtest.OpenSpec {
+		return smbtest.OpenSpec{Access: smbtest.ReadData | smbtest.WriteData, Disposition: smbtest.OpenIf, AppInstance: id}
+	}
+	a := client(1)
+	first, st, err := a.CreateWith("app.txt", exclusive(&app))
+	if err != nil || st != 0 {
+		t.Fatalf("first open: %#x %v", st, err)
+	}
+	if _, st, err := client(1).CreateWith("app.txt", exclusive(&app)); err != nil || st != smbtest.StatusSharingViolation {
+		t.Fatalf("same client GUID, same application: %#x %v, want SHARING_VIOLATION", st, err)
+	}
+	if _, st, err := client(3).CreateWith("app.txt", exclusive(&otherApp)); err != nil || st != smbtest.StatusSharingViolation {
+		t.Fatalf("another application: %#x %v, want SHARING_VIOLATION", st, err)
+	}
+	b := client(2)
+	durable := exclusive(&app)
+	durable.Oplock, durable.DurableV2, durable.CreateGUID = smbtest.OplockBatch, true, [16]byte{0xC9}
+	second, st, err := b.CreateWith("app.txt", durable)
+	if err != nil || st != 0 || !second.Durable {
+		t.Fatalf("the application's open from another client: %+v %#x %v, want a durable open", second, st, err)
+	}
+	if st, err := a.CloseFile(first.FileID); err != nil || st != smbtest.StatusFileClosed {
+		t.Fatalf("closing the replaced open: %#x %v, want FILE_CLOSED", st, err)
+	}
+
+	// The durable open, its connection dropped, is closed the same way:
+	// no break, no wait for its timeout, no reclaim after.
+	_ = b.Close()
+	if _, st, err := client(4).CreateWith("app.txt", durable); err != nil || st != 0 {
+		t.Fatalf("the application's open from a third client: %#x %v", st, err)
+	}
+	if _, st, err := client(2).CreateWith("app.txt", smbtest.OpenSpec{Oplock: smbtest.OplockBatch, Reconnect: &second.FileID, ReconnectV2: true,
+		CreateGUID: durable.CreateGUID}); err != nil || st != smbtest.StatusObjectNameNotFound {
+		t.Fatalf("reclaiming the closed durable open: %#x %v, want OBJECT_NAME_NOT_FOUND", st, err)
+	}
+}

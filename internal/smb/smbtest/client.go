@@ -725,6 +725,8 @@ type OpenSpec struct {
 	// ReconnectV2 and CreateGUID.
 	Reconnect   *FileID
 	ReconnectV2 bool
+	// AppInstance sends SMB2_CREATE_APP_INSTANCE_ID with this ID.
+	AppInstance *[16]byte
 }
 
 // Opened is what a CREATE answered.
@@ -745,7 +747,7 @@ func createContext(name string, data []byte) []byte {
 	b = le.AppendUint16(b, 16)
 	b = le.AppendUint16(b, uint16(len(name)))
 	b = le.AppendUint16(b, 0)
-	b = le.AppendUint16(b, 24)
+	b = le.AppendUint16(b, uint16(16+len(name)+7)&^7) // data after the name, 8-aligned
 	b = le.AppendUint32(b, uint32(len(data)))
 	b = append(b, name...)
 	for len(b)%8 != 0 {
@@ -787,6 +789,10 @@ func (o OpenSpec) contexts() []byte {
 		cs = append(cs, createContext("DH2C", d))
 	} else if o.Reconnect != nil {
 		cs = append(cs, createContext("DHnC", o.Reconnect[:]))
+	}
+	if o.AppInstance != nil {
+		d := []byte{20, 0, 0, 0}
+		cs = append(cs, createContext(appInstanceContext, append(d, o.AppInstance[:]...)))
 	}
 	var out []byte
 	for i, c := range cs {

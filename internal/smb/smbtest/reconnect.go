@@ -19,3 +19,6 @@ func (c *Client) LockSeq(id FileID, off, n uint64, flags uint32, index uint32, s
 
 // StatusUserSessionDeleted answers a request on a session that ended.
 const StatusUserSessionDeleted uint32 = 0xC0000203
+
+// appInstanceContext names SMB2_CREATE_APP_INSTANCE_ID.
+const appInstanceContext = "\x45\xBC\xA6\x6A\xEF\xA7\xF7\x4A\x90\x08\xFA\x46\x2E\x14\x4D\x74"

@@ -246,6 +246,15 @@ func (c *conn) create(r *request) response {
 	if st != statusSuccess {
 		return errResp(st)
 	}
+	var reserve int64 // SMB2_CREATE_ALLOCATION_SIZE (MS-SMB2 3.3.5.9.3)
+	if data, ok := ctxs["AlSi"]; ok {
+		if len(data) < 8 {
+			return errResp(statusInvalidParameter)
+		}
+		if reserve = int64(le.Uint64(data)); reserve < 0 || reserve > file.MaxFileSize {
+			return errResp(statusDiskFull)
+		}
+	}
 	if len(name) >= 2 && name[0] == '\\' && name[1] == 0 {
 		return errResp(statusInvalidParameter) // a leading separator, as Windows refuses it
 	}
@@ -278,6 +287,7 @@ func (c *conn) create(r *request) response {
 			NonDir:      opts&optNonDirectory != 0,
 			Attributes:  attrNames(attrs, opts&optDirectory != 0, true),
 			Permission:  permission,
+			Allocation:  reserve,
 		},
 	}
 	a.intended = intent{access: a.req.Access, share: a.req.ShareAccess,
@@ -932,7 +942,8 @@ func endOfFile(n *file.Node) uint64 {
 	return uint64(n.Size)
 }
 
-// allocation is the size rounded up to 4 KiB clusters.
+// allocation is the size rounded up to 4 KiB clusters, or the space an
+// open reserved beyond it while the file is open.
 func allocation(n *file.Node) uint64 {
-	return (endOfFile(n) + 4095) &^ 4095
+	return uint64(n.Allocated())
 }

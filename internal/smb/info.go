@@ -520,14 +520,10 @@ func (c *conn) setInfo(r *request) response {
 		}
 		c.breakOthers(acct, o) // a size change ends read caching, as a write does
 		if class == fileAllocationInformation {
-			// Allocation only cuts a file it is smaller than.
-			_, n, herr := c.srv.files.HandleInfo(ctx, o.handle(acct))
-			if herr != nil {
-				return c.gone(r, o, herr)
-			}
-			if int64(size) >= n.Size {
-				return response{body: []byte{2, 0}}
-			}
+			// Allocation cuts a file it is smaller than, and reserves
+			// space beyond it until the file's last handle closes.
+			_, err = c.srv.files.SetHandleAllocation(ctx, o.handle(acct), int64(size))
+			break
 		}
 		_, err = c.srv.files.TruncateHandle(ctx, o.handle(acct), int64(size))
 	case fileDispositionInformation, fileDispositionInformationEx:

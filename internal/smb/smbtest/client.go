@@ -727,6 +727,8 @@ type OpenSpec struct {
 	ReconnectV2 bool
 	// AppInstance sends SMB2_CREATE_APP_INSTANCE_ID with this ID.
 	AppInstance *[16]byte
+	// Allocation sends SMB2_CREATE_ALLOCATION_SIZE when not zero.
+	Allocation uint64
 }
 
 // Opened is what a CREATE answered.
@@ -789,6 +791,9 @@ func (o OpenSpec) contexts() []byte {
 		cs = append(cs, createContext("DH2C", d))
 	} else if o.Reconnect != nil {
 		cs = append(cs, createContext("DHnC", o.Reconnect[:]))
+	}
+	if o.Allocation != 0 {
+		cs = append(cs, createContext("AlSi", le.AppendUint64(nil, o.Allocation)))
 	}
 	if o.AppInstance != nil {
 		d := []byte{20, 0, 0, 0}

@@ -113,7 +113,9 @@
 // (moveHandles), which CheckInvariants verifies. Oplocks and leases are
 // the SMB server's: the content operations of FileREST first tell the
 // registered CachingBreaker (breaks.go), which breaks them and waits for
-// the acknowledgements, as Azure Files does.
+// the acknowledgements, as Azure Files does. Space an SMB open reserves
+// beyond a file's size (allocation.go) is the node's Allocation until
+// its last handle closes; FileREST never sees it.
 //
 // Byte-range locks (locks.go) follow MS-FSA: exclusive locks block other
 // handles' reads, writes and locks; shared locks block every write and

@@ -361,6 +361,9 @@ func (t *Tx) closeHandle(acct, share string, h *Handle, l *located, deleteIfPend
 		return err
 	}
 	n := l.node
+	if n.Allocation != 0 && !n.DeletePending {
+		return t.giveBackAllocation(acct, share, l)
+	}
 	if !n.DeletePending {
 		return nil
 	}
@@ -376,7 +379,7 @@ func (t *Tx) closeHandle(acct, share string, h *Handle, l *located, deleteIfPend
 		deleteIfPending = empty
 	}
 	if !deleteIfPending {
-		n.DeletePending = false
+		n.DeletePending, n.Allocation = false, 0
 		return record.Store(t.tx, l.key, n)
 	}
 	if !n.Dir {

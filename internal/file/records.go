@@ -97,6 +97,10 @@ type Node struct {
 	// Size and Headers belong to files.
 	Size    int64          `json:",omitempty"`
 	Headers ContentHeaders `json:",omitzero"`
+	// Allocation is the space an SMB open reserved for a file beyond its
+	// size (allocation.go), in whole clusters; it is given back (0) when
+	// the file's last handle closes. FileREST never sees it.
+	Allocation int64 `json:",omitempty"`
 	// Lease locks a file's writes and deletes (file leases are infinite).
 	Lease lease.Lease `json:",omitzero"`
 	// DeletePending is set by an SMB handle's delete disposition: FileREST

@@ -59,6 +59,9 @@ type OpenRequest struct {
 	// Permission is the SDDL a created node gets ("" inherits), as an
 	// SMB security descriptor create context gives it.
 	Permission string
+	// Allocation is the space a created or overwritten file reserves
+	// (the SMB allocation size create context; allocation.go).
+	Allocation int64
 }
 
 // OpenResult is an open handle and its node as the open left it.
@@ -183,6 +186,11 @@ func (t *Tx) Open(ref Ref, o OpenRequest) (*OpenResult, error) {
 	for _, other := range hs {
 		if other.Access != 0 {
 			res.Handles = append(res.Handles, other.ID)
+		}
+	}
+	if res.Action != Opened {
+		if err := t.reserve(l.key, n, o.Allocation); err != nil {
+			return nil, err
 		}
 	}
 	res.Handle, res.Node = h, n
@@ -329,22 +337,27 @@ func (s *Service) TruncateHandle(ctx context.Context, ref HandleRef, size int64)
 		return nil, azerr.ErrOutOfRangeInput.WithMessage("A file holds 0 to 4 TiB.")
 	}
 	return s.updateHandle(ctx, acct, share, fileID, handleID, func(t *Tx, n *Node) error {
-		if n.Dir {
-			return ErrIsDirectory
-		}
-		if size < n.Size {
-			if err := cutRange(t.tx, acct, share, n.ID, size, n.Size); err != nil {
-				return err
-			}
-		}
-		if err := t.ChargeUsage(acct, share, extentsPrefix(acct, share, n.ID), size-n.Size); err != nil {
+		return t.resize(acct, share, n, size)
+	})
+}
+
+// resize sets the size of file n (TruncateHandle).
+func (t *Tx) resize(acct, share string, n *Node, size int64) error {
+	if n.Dir {
+		return ErrIsDirectory
+	}
+	if size < n.Size {
+		if err := cutRange(t.tx, acct, share, n.ID, size, n.Size); err != nil {
 			return err
 		}
-		n.Size = size
-		n.SMB.LastWriteTime = t.now
-		n.Copy = nil
-		return nil
-	})
+	}
+	if err := t.ChargeUsage(acct, share, extentsPrefix(acct, share, n.ID), size-n.Size); err != nil {
+		return err
+	}
+	n.Size = size
+	n.SMB.LastWriteTime = t.now
+	n.Copy = nil
+	return nil
 }
 
 // SetHandleProperties changes the SMB properties (attributes, times and

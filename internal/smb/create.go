@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
@@ -41,6 +42,15 @@ type open struct {
 	sess    *session
 	grant   *grant
 	durable *durable
+	// position is the open's FilePositionInformation, kept as set: a
+	// reclaimed durable open still has it. Reads and writes leave it, as
+	// Windows' SMB server does.
+	position atomic.Uint64
+	// lockSeq is its LOCK sequence slots (locksequence.go).
+	lockSeq lockSequences
+	// appInstance is the application instance ID it was made with
+	// (appinstance.go); guarded by the durable table's lock.
+	appInstance *[16]byte
 }
 
 // handle names the open's handle in the file domain; acct is the
@@ -167,6 +177,7 @@ type createArgs struct {
 	level    uint8
 	lease    *leaseRequest
 	durable  *durableRequest
+	app      *[16]byte // the application instance ID
 	node     nodeKey
 	hasNode  bool
 	intended intent
@@ -231,6 +242,19 @@ func (c *conn) create(r *request) response {
 	if impersonation > 3 {
 		return errResp(statusBadImpersonationLevel)
 	}
+	app, st := parseAppInstance(ctxs, smb3)
+	if st != statusSuccess {
+		return errResp(st)
+	}
+	var reserve int64 // SMB2_CREATE_ALLOCATION_SIZE (MS-SMB2 3.3.5.9.3)
+	if data, ok := ctxs["AlSi"]; ok {
+		if len(data) < 8 {
+			return errResp(statusInvalidParameter)
+		}
+		if reserve = int64(le.Uint64(data)); reserve < 0 || reserve > file.MaxFileSize {
+			return errResp(statusDiskFull)
+		}
+	}
 	if len(name) >= 2 && name[0] == '\\' && name[1] == 0 {
 		return errResp(statusInvalidParameter) // a leading separator, as Windows refuses it
 	}
@@ -255,6 +279,7 @@ func (c *conn) create(r *request) response {
 		level:   level,
 		lease:   lease,
 		durable: dur,
+		app:     app,
 		req: file.OpenRequest{
 			HandleOptions: file.HandleOptions{Dir: opts&optDirectory != 0, Access: modelAccess(granted), ShareAccess: modelShare(shareAcc),
 				DeleteOnClose: opts&optDeleteOnClose != 0, SessionID: s.id, ClientIP: c.clientIP, ClientName: s.client},
@@ -262,6 +287,7 @@ func (c *conn) create(r *request) response {
 			NonDir:      opts&optNonDirectory != 0,
 			Attributes:  attrNames(attrs, opts&optDirectory != 0, true),
 			Permission:  permission,
+			Allocation:  reserve,
 		},
 	}
 	a.intended = intent{access: a.req.Access, share: a.req.ShareAccess,
@@ -271,6 +297,9 @@ func (c *conn) create(r *request) response {
 	if lease != nil {
 		a.intended.lease = &lease.id
 	}
+	// The opens an earlier instance of the application left close
+	// before this one meets them.
+	c.closeAppInstance(app, s.account, r.tree.share, path)
 	ctx, cancel := c.opCtx()
 	id, exists, err := c.srv.files.NodeID(ctx, a.ref)
 	cancel()
@@ -419,6 +448,7 @@ func (c *conn) granted(r *request, a *createArgs, o *open, node nodeKey, res *fi
 	if name, data := c.grantDurable(o, a.durable, level, g, s.account); name != "" {
 		cs = append(cs, createContext{name, data})
 	}
+	c.srv.noteAppInstance(o, a.app)
 	id := o.id
 	return response{body: createResponse(level, res.Action, res.Node, o.id, cs), created: &id}
 }
@@ -928,7 +958,8 @@ func endOfFile(n *file.Node) uint64 {
 	return uint64(n.Size)
 }
 
-// allocation is the size rounded up to 4 KiB clusters.
+// allocation is the size rounded up to 4 KiB clusters, or the space an
+// open reserved beyond it while the file is open.
 func allocation(n *file.Node) uint64 {
-	return (endOfFile(n) + 4095) &^ 4095
+	return uint64(n.Allocated())
 }

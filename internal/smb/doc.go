@@ -21,6 +21,8 @@
 //	info.go       QUERY_INFO and SET_INFO
 //	dir.go        QUERY_DIRECTORY
 //	lock.go       LOCK (immediate and waiting), CANCEL
+//	locksequence.go  LOCK sequence numbers: replayed LOCKs on durable
+//	              handles are answered, not applied twice
 //	notify.go     CHANGE_NOTIFY, fed by the file model's committed changes
 //	lease.go      oplocks and leases: grants, breaks, acknowledgements,
 //	              and the breaks FileREST operations ask for
@@ -28,6 +30,8 @@
 //	              routing breaks by client GUID
 //	durable.go    durable handles: grants, disconnection, reconnects,
 //	              replays and expiry
+//	appinstance.go  application instance IDs: a failed-over application's
+//	              open closes the opens it left from another client
 //	ioctl.go      IOCTL (FSCTL_VALIDATE_NEGOTIATE_INFO, compression queries)
 //	copychunk.go  server-side copy (FSCTL_SRV_REQUEST_RESUME_KEY,
 //	              FSCTL_SRV_COPYCHUNK and FSCTL_SRV_COPYCHUNK_WRITE)
@@ -66,7 +70,8 @@
 // notify SMB clients too; closing the directory, its tree or its session
 // answers STATUS_NOTIFY_CLEANUP. SESSION_SETUP on a valid session
 // re-authenticates it; PreviousSessionId ends the session a client
-// reconnects from.
+// reconnects from as a dropped connection ends it (its durable opens
+// stay, disconnected, to be reclaimed).
 //
 // Oplocks and leases are kept in memory by the Server (lease.go), by
 // file: a CREATE first breaks the handle caching it conflicts with, then

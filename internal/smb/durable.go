@@ -42,10 +42,14 @@ type durableTable struct {
 	byCreateGUID map[[32]byte]*open
 	// purged marks files a durable open was purged from (purgedSince).
 	purged map[nodeKey]bool
+	// apps is the opens made with an application instance ID, by ID
+	// (appinstance.go).
+	apps map[[16]byte]map[*open]struct{}
 }
 
 func newDurableTable() *durableTable {
-	return &durableTable{disconnected: map[uint64]*open{}, byCreateGUID: map[[32]byte]*open{}, purged: map[nodeKey]bool{}}
+	return &durableTable{disconnected: map[uint64]*open{}, byCreateGUID: map[[32]byte]*open{}, purged: map[nodeKey]bool{},
+		apps: map[[16]byte]map[*open]struct{}{}}
 }
 
 func createKey(client, guid [16]byte) [32]byte {
@@ -239,6 +243,7 @@ func (s *Server) closeDisconnected() {
 // forget ends an open's caching and durable state: it is closing.
 func (s *Server) forget(o *open) {
 	s.dropOpen(o)
+	s.durables.forgetAppInstance(o)
 	if o.durable == nil || !o.durable.v2 {
 		return
 	}
@@ -252,12 +257,12 @@ func (s *Server) forget(o *open) {
 }
 
 // reconnect answers a CREATE with DHnC or DH2C: the disconnected durable
-// open it names, on the same share, of the same account (and for v2 the
-// same create GUID, from any client as Windows allows (a v1 open has
-// the zero GUID), and for a lease
-// the same lease key), is
-// reclaimed by this session with its handle, share mode, locks and
-// caching. Anything else is STATUS_OBJECT_NAME_NOT_FOUND.
+// open it names, on the same share, of the same account (for v2 with the
+// same create GUID; a v1 open has the zero GUID), is reclaimed by this
+// session with its handle, share mode, locks and caching. An oplock's
+// open may be reclaimed from any client, as Windows allows; a lease's
+// only by the lease's client with the same lease key. Anything else is
+// STATUS_OBJECT_NAME_NOT_FOUND.
 func (c *conn) reconnect(r *request, d *durableRequest, lease *leaseRequest, name string) response {
 	s := r.sess
 	dt := c.srv.durables
@@ -269,7 +274,9 @@ func (c *conn) reconnect(r *request, d *durableRequest, lease *leaseRequest, nam
 		c.srv.leases.mu.Lock()
 		g := o.grant
 		if g != nil && g.oplock == nil {
-			ok = lease != nil && lease.id.key == g.lease.key
+			// A lease is its client's: another client GUID does not
+			// reclaim it (MS-SMB2 3.3.5.9.7, 3.3.5.9.12).
+			ok = lease != nil && lease.id == g.lease
 		} else if lease != nil {
 			ok = false
 		}

@@ -310,14 +310,14 @@ func fileInfo(class uint8, o *open, n *file.Node) (data []byte, minLen int, ok b
 	case fileAccessInformation:
 		w.u32(o.granted)
 	case filePositionInformation:
-		w.u64(0)
+		w.u64(o.position.Load())
 	case fileAllInformation:
 		basic(&w, n)
 		standard(&w, n)
 		w.u64(n.ID)
 		w.u32(0) // EA size
 		w.u32(o.granted)
-		w.u64(0) // position
+		w.u64(o.position.Load())
 		w.u32(0) // mode
 		w.u32(0) // alignment
 		name := utf16le("\\" + winPath(o.path))
@@ -520,14 +520,10 @@ func (c *conn) setInfo(r *request) response {
 		}
 		c.breakOthers(acct, o) // a size change ends read caching, as a write does
 		if class == fileAllocationInformation {
-			// Allocation only cuts a file it is smaller than.
-			_, n, herr := c.srv.files.HandleInfo(ctx, o.handle(acct))
-			if herr != nil {
-				return c.gone(r, o, herr)
-			}
-			if int64(size) >= n.Size {
-				return response{body: []byte{2, 0}}
-			}
+			// Allocation cuts a file it is smaller than, and reserves
+			// space beyond it until the file's last handle closes.
+			_, err = c.srv.files.SetHandleAllocation(ctx, o.handle(acct), int64(size))
+			break
 		}
 		_, err = c.srv.files.TruncateHandle(ctx, o.handle(acct), int64(size))
 	case fileDispositionInformation, fileDispositionInformationEx:
@@ -545,7 +541,13 @@ func (c *conn) setInfo(r *request) response {
 		}
 	case fileRenameInformation:
 		return c.rename(r, o, in)
-	case filePositionInformation, fileModeInformation:
+	case filePositionInformation:
+		if len(in) < 8 {
+			return errResp(statusInfoLengthMismatch)
+		}
+		o.position.Store(le.Uint64(in))
+		return response{body: []byte{2, 0}}
+	case fileModeInformation:
 		return response{body: []byte{2, 0}}
 	default:
 		return errResp(statusNotSupported)

@@ -79,6 +79,10 @@ func (c *conn) lock(r *request) response {
 	if o.dir {
 		return errResp(statusInvalidParameter)
 	}
+	ls := c.lockSequenceOf(o, b.u32(4))
+	if o.replayedLock(ls) {
+		return response{body: []byte{4, 0, 0, 0}} // applied already
+	}
 	acct, share := r.sess.account, o.tree.share
 	if unlock {
 		ctx, cancel := c.opCtx()
@@ -91,6 +95,7 @@ func (c *conn) lock(r *request) response {
 				return c.gone(r, o, err)
 			}
 		}
+		o.recordLockSequence(ls)
 		return response{body: []byte{4, 0, 0, 0}}
 	}
 	// A byte-range lock ends read caching, as a write does (MS-FSA).
@@ -115,6 +120,7 @@ func (c *conn) lock(r *request) response {
 	cancel()
 	switch {
 	case err == nil:
+		o.recordLockSequence(ls)
 		return response{body: []byte{4, 0, 0, 0}}
 	case !errors.Is(err, file.ErrLockConflict):
 		return c.gone(r, o, err)
@@ -128,7 +134,14 @@ func (c *conn) lock(r *request) response {
 		wcancel()
 		return resp
 	}
-	p.started = func() { go c.waitLock(r, p, wctx, released, try) }
+	granted := func(ctx context.Context) (int, error) {
+		n, err := try(ctx)
+		if err == nil {
+			o.recordLockSequence(ls)
+		}
+		return n, err
+	}
+	p.started = func() { go c.waitLock(r, p, wctx, released, granted) }
 	return resp
 }
 

@@ -320,8 +320,9 @@ func (c *conn) fail(r *request, err error) response {
 }
 
 // endPrevious ends the session a client names as its previous one in
-// a new SESSION_SETUP (it reconnected): the old session's opens close
-// and what waits on them ends, as after a LOGOFF (MS-SMB2 3.3.5.5.3).
+// a new SESSION_SETUP (it reconnected, MS-SMB2 3.3.5.5.3), as a dropped
+// connection ends it: its durable opens stay open, disconnected, for the
+// new session to reclaim; the others close and what waits on them ends.
 // Only a session of the same account can be ended so.
 func (s *Server) endPrevious(id uint64, account string) {
 	s.mu.Lock()
@@ -340,7 +341,7 @@ func (s *Server) endPrevious(id uint64, account string) {
 		}
 		c.mu.Unlock()
 		if old != nil {
-			c.closeSession(old)
+			c.disconnectSession(old)
 		}
 	}
 }

@@ -125,6 +125,9 @@ type Break struct {
 type Options struct {
 	Dialect    uint16 // 0x0210 when zero
 	ClientGUID [16]byte
+	// PreviousSession names the session this logon replaces (a client
+	// reconnecting): the server ends it.
+	PreviousSession uint64
 }
 
 type reply struct {
@@ -160,7 +163,7 @@ func DialWith(addr, account, key string, o Options) (*Client, error) {
 	if st, _, err := c.call(0, neg); err != nil || st != StatusSuccess {
 		return nil, errors.Join(fmt.Errorf("negotiate: status %#x", st), err, c.Close())
 	}
-	if err := c.logon(account, key); err != nil {
+	if err := c.logon(account, key, o.PreviousSession); err != nil {
 		return nil, errors.Join(err, c.Close())
 	}
 	return c, nil
@@ -291,7 +294,7 @@ func hmacMD5(key []byte, parts ...[]byte) []byte {
 	return h.Sum(nil)
 }
 
-func setupBody(token []byte) []byte {
+func setupBody(token []byte, previous uint64) []byte {
 	var b []byte
 	b = le.AppendUint16(b, 25)
 	b = append(b, 0, 1)
@@ -299,17 +302,17 @@ func setupBody(token []byte) []byte {
 	b = le.AppendUint32(b, 0)
 	b = le.AppendUint16(b, 64+24)
 	b = le.AppendUint16(b, uint16(len(token)))
-	b = le.AppendUint64(b, 0)
+	b = le.AppendUint64(b, previous)
 	return append(b, token...)
 }
 
 // logon runs NTLMv2 over bare NTLMSSP tokens.
-func (c *Client) logon(account, key string) error {
+func (c *Client) logon(account, key string, previous uint64) error {
 	const flags = 0x00000001 | 0x00000004 | 0x00000200 | 0x00008000 | 0x00080000 | 0x00800000 | 0x02000000 | 0x20000000 | 0x40000000 | 0x80000000
 	neg := append([]byte("NTLMSSP\x00"), 1, 0, 0, 0)
 	neg = le.AppendUint32(neg, flags)
 	neg = append(neg, make([]byte, 24)...)
-	st, body, err := c.call(1, setupBody(neg))
+	st, body, err := c.call(1, setupBody(neg, previous))
 	if err != nil {
 		return err
 	}
@@ -365,7 +368,7 @@ func (c *Client) logon(account, key string) error {
 	for _, p := range payload {
 		auth = append(auth, p...)
 	}
-	st, _, err = c.call(1, setupBody(auth))
+	st, _, err = c.call(1, setupBody(auth, previous))
 	if err != nil {
 		return err
 	}
@@ -753,6 +756,10 @@ type OpenSpec struct {
 	// ReconnectV2 and CreateGUID.
 	Reconnect   *FileID
 	ReconnectV2 bool
+	// AppInstance sends SMB2_CREATE_APP_INSTANCE_ID with this ID.
+	AppInstance *[16]byte
+	// Allocation sends SMB2_CREATE_ALLOCATION_SIZE when not zero.
+	Allocation uint64
 }
 
 // Opened is what a CREATE answered.
@@ -773,7 +780,7 @@ func createContext(name string, data []byte) []byte {
 	b = le.AppendUint16(b, 16)
 	b = le.AppendUint16(b, uint16(len(name)))
 	b = le.AppendUint16(b, 0)
-	b = le.AppendUint16(b, 24)
+	b = le.AppendUint16(b, uint16(16+len(name)+7)&^7) // data after the name, 8-aligned
 	b = le.AppendUint32(b, uint32(len(data)))
 	b = append(b, name...)
 	for len(b)%8 != 0 {
@@ -815,6 +822,13 @@ func (o OpenSpec) contexts() []byte {
 		cs = append(cs, createContext("DH2C", d))
 	} else if o.Reconnect != nil {
 		cs = append(cs, createContext("DHnC", o.Reconnect[:]))
+	}
+	if o.Allocation != 0 {
+		cs = append(cs, createContext("AlSi", le.AppendUint64(nil, o.Allocation)))
+	}
+	if o.AppInstance != nil {
+		d := []byte{20, 0, 0, 0}
+		cs = append(cs, createContext(appInstanceContext, append(d, o.AppInstance[:]...)))
 	}
 	var out []byte
 	for i, c := range cs {

@@ -7,9 +7,11 @@
 // writers never conflict through the counts, and the counts are exactly
 // what the committed data makes of them, after a crash too. To know what
 // a write replaces, the layer reads the key's current size in the
-// transaction before writing it (a key the transaction already read or
-// wrote costs nothing more on the embedded engines), and a range deletion
-// is preceded by a scan of what it removes. Serializability makes the
+// transaction before writing it — unless the transaction has already read
+// the key with Get or written it (the layer keeps those sizes), or the
+// caller said what the key holds (kv.Insert, kv.Remove: on PostgreSQL a
+// read of an absent key locks the index page where it would go) — and a
+// range deletion is preceded by a scan of what it removes. Serializability makes the
 // sizes exact: a concurrent change to a key the layer read makes one of
 // the transactions run again.
 //

@@ -388,6 +388,35 @@ type txn struct {
 	s      *Store
 	st     state
 	deltas []Counts // by space; nil until a write changes one
+	// sizes are the value lengths (absent: -1) of the counted keys this
+	// transaction has read with Get or written, as it sees them now: a
+	// write of a key the caller has just read (an entity, a blob's
+	// record) learns what it replaces without reading it again.
+	sizes map[string]int
+}
+
+const absent = -1
+
+// note records what key holds now.
+func (t *txn) note(key []byte, size int) {
+	if t.sizes == nil {
+		t.sizes = make(map[string]int, 4)
+	}
+	t.sizes[string(key)] = size
+}
+
+// Get implements kv.Reader, noting the size of a counted key.
+func (t *txn) Get(key []byte) ([]byte, error) {
+	v, err := t.Txn.Get(key)
+	if i := t.s.space(key); i >= 0 {
+		switch {
+		case err == nil:
+			t.note(key, len(v))
+		case errors.Is(err, kv.ErrNotFound):
+			t.note(key, absent)
+		}
+	}
+	return v, err
 }
 
 func (t *txn) change(space int, d Counts) {
@@ -399,14 +428,22 @@ func (t *txn) change(space int, d Counts) {
 
 // present returns what key holds now, as this transaction sees it.
 func (t *txn) present(space int, key []byte) (Counts, error) {
-	v, err := t.Get(key)
-	switch {
-	case err == nil:
-		return sizeOf(t.s.spaces[space], key, v), nil
-	case errors.Is(err, kv.ErrNotFound):
+	n, ok := t.sizes[string(key)]
+	if !ok {
+		v, err := t.Get(key)
+		switch {
+		case err == nil:
+			n = len(v)
+		case errors.Is(err, kv.ErrNotFound):
+			n = absent
+		default:
+			return Counts{}, err
+		}
+	}
+	if n == absent {
 		return Counts{}, nil
 	}
-	return Counts{}, err
+	return sizeOfLen(t.s.spaces[space], key, n), nil
 }
 
 func (t *txn) Set(key, value []byte) error {
@@ -421,6 +458,7 @@ func (t *txn) Set(key, value []byte) error {
 	if err := t.Txn.Set(key, value); err != nil {
 		return err
 	}
+	t.note(key, len(value))
 	now := sizeOf(t.s.spaces[i], key, value)
 	t.change(i, Counts{Bytes: now.Bytes - was.Bytes, Records: now.Records - was.Records, Objects: now.Objects - was.Objects})
 	return nil
@@ -438,6 +476,7 @@ func (t *txn) Delete(key []byte) error {
 	if err := t.Txn.Delete(key); err != nil {
 		return err
 	}
+	t.note(key, absent)
 	if !was.zero() {
 		t.change(i, Counts{Bytes: -was.Bytes, Records: -was.Records, Objects: -was.Objects})
 	}
@@ -451,6 +490,7 @@ func (t *txn) Insert(key, value []byte) error {
 		return err
 	}
 	if i := t.s.space(key); i >= 0 && t.st.counted(key) {
+		t.note(key, len(value))
 		t.change(i, sizeOf(t.s.spaces[i], key, value))
 	}
 	return nil
@@ -463,6 +503,7 @@ func (t *txn) Remove(key []byte, size int) error {
 		return err
 	}
 	if i := t.s.space(key); i >= 0 && t.st.counted(key) {
+		t.note(key, absent)
 		was := sizeOfLen(t.s.spaces[i], key, size)
 		t.change(i, Counts{Bytes: -was.Bytes, Records: -was.Records, Objects: -was.Objects})
 	}
@@ -502,6 +543,11 @@ func (t *txn) DeleteRange(start, end []byte) error {
 		}
 		if !gone.zero() {
 			t.change(i, Counts{Bytes: -gone.Bytes, Records: -gone.Records, Objects: -gone.Objects})
+		}
+	}
+	for k := range t.sizes {
+		if k >= string(start) && (end == nil || k < string(end)) {
+			t.sizes[k] = absent
 		}
 	}
 	return t.Txn.DeleteRange(start, end)

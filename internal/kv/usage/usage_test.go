@@ -255,3 +255,47 @@ func TestCountsOnPostgres(t *testing.T) {
 	s.Wait()
 	check(t, s)
 }
+
+// TestWritesAfterReads: a write of a key the transaction has read, then
+// deleted by range or by key, or written, counts what the key holds at
+// that point, not what the read saw.
+func TestWritesAfterReads(t *testing.T) {
+	mem := memory.Open()
+	s := open(t, mem)
+	defer func() { _ = s.Close() }()
+	update := func(fn func(tx kv.Txn) error) {
+		t.Helper()
+		if err := s.Update(context.Background(), fn); err != nil {
+			t.Fatal(err)
+		}
+		check(t, s)
+	}
+	update(func(tx kv.Txn) error { return tx.Set([]byte("X/a!"), []byte("12345")) })
+	update(func(tx kv.Txn) error {
+		if _, err := tx.Get([]byte("X/a!")); err != nil {
+			return err
+		}
+		if err := tx.DeleteRange([]byte("X/"), []byte("X/z")); err != nil {
+			return err
+		}
+		return tx.Set([]byte("X/a!"), []byte("1"))
+	})
+	update(func(tx kv.Txn) error {
+		if _, err := tx.Get([]byte("X/a!")); err != nil {
+			return err
+		}
+		if err := tx.Set([]byte("X/a!"), []byte("123")); err != nil {
+			return err
+		}
+		return tx.Set([]byte("X/a!"), []byte("1234567"))
+	})
+	update(func(tx kv.Txn) error {
+		if _, err := tx.Get([]byte("X/a!")); err != nil {
+			return err
+		}
+		if err := tx.Delete([]byte("X/a!")); err != nil {
+			return err
+		}
+		return tx.Set([]byte("X/a!"), []byte("12"))
+	})
+}

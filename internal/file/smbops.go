@@ -523,8 +523,10 @@ func (t *Tx) ancestorIDs(acct, share, path string) ([]uint64, error) {
 
 // ListHandleDirectory lists up to max entries of the directory a handle
 // is open on, in name order from marker on (the name the previous page's
-// next marker gave), leaving out delete-pending entries as listings do.
-// next is "" at the end.
+// next marker gave). Unlike FileREST's listings it keeps delete-pending
+// entries: on NTFS a file whose delete disposition is set stays in its
+// directory's enumeration until its last handle closes (smbtorture
+// smb2.dir.modify). next is "" at the end.
 func (s *Service) ListHandleDirectory(ctx context.Context, ref HandleRef, marker string, max int) (dir *Node, entries []Entry, next string, err error) {
 	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
 	err = s.view(ctx, func(t *Tx) error {
@@ -538,9 +540,7 @@ func (s *Service) ListHandleDirectory(ctx context.Context, ref HandleRef, marker
 		}
 		dir = l.node
 		next, err = pageEntries(t.r, childrenPrefix(acct, share, l.node.ID), "", marker, max, func(n *Node) {
-			if !n.DeletePending {
-				entries = append(entries, Entry{n.Name, n})
-			}
+			entries = append(entries, Entry{n.Name, n})
 		})
 		return err
 	})

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
@@ -41,6 +42,11 @@ type open struct {
 	sess    *session
 	grant   *grant
 	durable *durable
+	// position, mode and allocated are the open's FilePositionInformation,
+	// FileModeInformation and the allocation FileAllocationInformation
+	// last gave it (handlestate.go).
+	position, allocated atomic.Uint64
+	mode                atomic.Uint32
 }
 
 // handle names the open's handle in the file domain; acct is the
@@ -170,6 +176,7 @@ type createArgs struct {
 	node     nodeKey
 	hasNode  bool
 	intended intent
+	mode     uint32 // the open's FileModeInformation flags (openMode)
 }
 
 // create answers CREATE: a durable reconnect, a replayed durable open,
@@ -255,6 +262,7 @@ func (c *conn) create(r *request) response {
 		level:   level,
 		lease:   lease,
 		durable: dur,
+		mode:    opts & modeFlags,
 		req: file.OpenRequest{
 			HandleOptions: file.HandleOptions{Dir: opts&optDirectory != 0, Access: modelAccess(granted), ShareAccess: modelShare(shareAcc),
 				DeleteOnClose: opts&optDeleteOnClose != 0, SessionID: s.id, ClientIP: c.clientIP, ClientName: s.client},
@@ -371,6 +379,7 @@ func (c *conn) openFile(r *request, a *createArgs, ctx context.Context) response
 	}
 	o := &open{id: fileID{res.Handle.FileID, res.Handle.ID}, tree: r.tree, path: a.ref.Path, stored: res.Path, dir: res.Node.Dir, granted: a.granted,
 		access: a.req.Access, share: a.req.ShareAccess, conn: c, sess: s}
+	o.mode.Store(a.mode)
 	c.learnPaths(s.account, o, res.Node)
 	s.mu.Lock()
 	s.opens[o.id.Volatile] = o

@@ -19,6 +19,8 @@
 //	seal.go       SMB 3.x encryption (AES-128-GCM or -CCM transform frames)
 //	create.go     CREATE, CLOSE, FLUSH, READ, WRITE
 //	info.go       QUERY_INFO and SET_INFO
+//	handlestate.go what an open keeps of its own: position, mode flags
+//	              and the allocation a client set
 //	dir.go        QUERY_DIRECTORY
 //	lock.go       LOCK (immediate and waiting), CANCEL
 //	notify.go     CHANGE_NOTIFY, fed by the file model's committed changes
@@ -50,7 +52,11 @@
 // no longer has (Force Close Handles, a deleted share) answers
 // STATUS_FILE_CLOSED. Writes give the file a new version, so its ETag
 // and Last-Modified change as for Put Range. Reads and writes are
-// checked against byte-range locks in the same transaction.
+// checked against byte-range locks in the same transaction. A handle
+// that set a file's change time (or gave -1) keeps it through its later
+// changes, until it gives -2 (MS-FSA's Open.UserSetChangeTime, kept on
+// the file.Handle). Enumerations list a delete-pending file until its
+// last close, as NTFS does.
 //
 // Requests of a connection are handled in order by its read loop; a
 // request that must wait (a blocked LOCK, a CHANGE_NOTIFY with nothing to

@@ -2,6 +2,7 @@ package smb
 
 import (
 	"encoding/binary"
+	"math"
 	"slices"
 	"testing"
 )
@@ -84,5 +85,144 @@ func TestEnumerationKeepsDeletePending(t *testing.T) {
 	call(t, c, cmdClose, closeBody(f))
 	if names := listNames(t, c, root); slices.Contains(names, "pending.txt") {
 		t.Fatalf("the file is listed after its last close: %v", names)
+	}
+}
+
+// queryFile answers a QUERY_INFO of a file information class on id.
+func queryFile(t *testing.T, c *conn, id fileID, class uint8) []byte {
+	t.Helper()
+	st, body := call(t, c, cmdQueryInfo, queryInfoBody(infoFile, class, 4096, 0, id))
+	if st != statusSuccess {
+		t.Fatalf("QUERY_INFO class %d: status %#x", class, st)
+	}
+	off, n := int(binary.LittleEndian.Uint16(body[2:])-headerSize), int(binary.LittleEndian.Uint32(body[4:]))
+	return body[off : off+n]
+}
+
+func setFile(t *testing.T, c *conn, id fileID, class uint8, data []byte) uint32 {
+	t.Helper()
+	st, _ := call(t, c, cmdSetInfo, setInfoBody(infoFile, class, 0, id, data))
+	return st
+}
+
+// basicInfo is a FILE_BASIC_INFORMATION of the four times and attributes.
+func basicInfo(create, access, write, change uint64, attrs uint32) []byte {
+	b := make([]byte, 40)
+	for i, v := range []uint64{create, access, write, change} {
+		binary.LittleEndian.PutUint64(b[8*i:], v)
+	}
+	binary.LittleEndian.PutUint32(b[32:], attrs)
+	return b
+}
+
+// TestChangeTimeHeldByHandle: once a handle sets the change time (or
+// gives -1), its later changes leave it, until it gives -2 (MS-FSA
+// Open.UserSetChangeTime; smbtorture smb2.setinfo.setinfo changes the
+// attributes after setting the times and expects them all kept).
+func TestChangeTimeHeldByHandle(t *testing.T) {
+	c := fuzzConn(t)
+	f := openPath(t, c, "times.txt", 0x1f01ff, 2, 0)
+	changeOf := func(id fileID) uint64 {
+		return binary.LittleEndian.Uint64(queryFile(t, c, id, fileBasicInformation)[24:])
+	}
+	const set = 130000000000000000 // 2012-12-15
+	if st := setFile(t, c, f, fileBasicInformation, basicInfo(set-3, set-2, set-1, set, 0x1)); st != statusSuccess {
+		t.Fatalf("set the times: status %#x", st)
+	}
+	if st := setFile(t, c, f, fileBasicInformation, basicInfo(0, 0, 0, 0, attrNormal)); st != statusSuccess {
+		t.Fatalf("change the attributes: status %#x", st)
+	}
+	if got := changeOf(f); got != set {
+		t.Fatalf("change time after an attribute change through the handle that set it: %d, want %d", got, set)
+	}
+	// Another handle's changes advance it.
+	g := openPath(t, c, "times.txt", 0x1f01ff, 1, 0)
+	if st := setFile(t, c, g, fileBasicInformation, basicInfo(0, 0, 0, 0, 0x2)); st != statusSuccess {
+		t.Fatalf("change the attributes through another handle: status %#x", st)
+	}
+	if got := changeOf(g); got == set {
+		t.Fatal("another handle's attribute change left the change time")
+	}
+	// -2 lets the first handle's changes advance it again.
+	if st := setFile(t, c, f, fileBasicInformation, basicInfo(0, 0, 0, set, 0)); st != statusSuccess {
+		t.Fatalf("set the change time again: status %#x", st)
+	}
+	if st := setFile(t, c, f, fileBasicInformation, basicInfo(0, 0, 0, math.MaxUint64-1, attrNormal)); st != statusSuccess {
+		t.Fatalf("resume change time updates: status %#x", st)
+	}
+	if got := changeOf(f); got == set {
+		t.Fatal("after -2 an attribute change left the change time")
+	}
+	// -1 holds it without setting it.
+	if st := setFile(t, c, g, fileBasicInformation, basicInfo(0, 0, 0, math.MaxUint64, 0x2)); st != statusSuccess {
+		t.Fatalf("stop change time updates: status %#x", st)
+	}
+	held := changeOf(g)
+	if st := setFile(t, c, g, fileEndOfFileInformation, binary.LittleEndian.AppendUint64(nil, 10)); st != statusSuccess {
+		t.Fatalf("resize: status %#x", st)
+	}
+	if got := changeOf(g); got != held {
+		t.Fatalf("change time after a resize through a handle that gave -1: %d, want %d", got, held)
+	}
+}
+
+// TestHandleState: FilePositionInformation and FileModeInformation are
+// the open's own, FileAllocationInformation's allocation is what the open
+// then reports, and a delete-pending file counts no link (smbtorture
+// smb2.setinfo.setinfo).
+func TestHandleState(t *testing.T) {
+	c := fuzzConn(t)
+	f := openPath(t, c, "state.txt", 0x1f01ff, 2, 0)
+	all := func() []byte { return queryFile(t, c, f, fileAllInformation) }
+	if st := setFile(t, c, f, fileDispositionInformation, []byte{1}); st != statusSuccess {
+		t.Fatalf("set the delete disposition: status %#x", st)
+	}
+	if a := all(); a[60] != 1 || binary.LittleEndian.Uint32(a[56:]) != 0 {
+		t.Fatalf("delete pending %d with %d links, want 1 with 0", a[60], binary.LittleEndian.Uint32(a[56:]))
+	}
+	if st := setFile(t, c, f, fileDispositionInformation, []byte{0}); st != statusSuccess {
+		t.Fatalf("clear the delete disposition: status %#x", st)
+	}
+	if a := all(); a[60] != 0 || binary.LittleEndian.Uint32(a[56:]) != 1 {
+		t.Fatalf("delete pending %d with %d links, want 0 with 1", a[60], binary.LittleEndian.Uint32(a[56:]))
+	}
+
+	if st := setFile(t, c, f, fileAllocationInformation, binary.LittleEndian.AppendUint64(nil, 4096)); st != statusSuccess {
+		t.Fatalf("set the allocation: status %#x", st)
+	}
+	if a := all(); binary.LittleEndian.Uint64(a[40:]) != 4096 || binary.LittleEndian.Uint64(a[48:]) != 0 {
+		t.Fatalf("allocation %d, size %d, want 4096 and 0", binary.LittleEndian.Uint64(a[40:]), binary.LittleEndian.Uint64(a[48:]))
+	}
+
+	if st := setFile(t, c, f, filePositionInformation, binary.LittleEndian.AppendUint64(nil, 123456)); st != statusSuccess {
+		t.Fatalf("set the position: status %#x", st)
+	}
+	if got := binary.LittleEndian.Uint64(queryFile(t, c, f, filePositionInformation)); got != 123456 {
+		t.Fatalf("position %d, want 123456", got)
+	}
+	if got := binary.LittleEndian.Uint64(all()[80:]); got != 123456 {
+		t.Fatalf("FileAllInformation position %d, want 123456", got)
+	}
+
+	for _, tc := range []struct {
+		mode, want uint32
+	}{{modeWriteThrough, statusSuccess}, {1, statusInvalidParameter}, {modeNoBuffering, statusInvalidParameter}, {modeSynchronousNoAlert, statusInvalidParameter}} {
+		if st := setFile(t, c, f, fileModeInformation, binary.LittleEndian.AppendUint32(nil, tc.mode)); st != tc.want {
+			t.Fatalf("mode %#x: status %#x, want %#x", tc.mode, st, tc.want)
+		}
+	}
+	if got := binary.LittleEndian.Uint32(queryFile(t, c, f, fileModeInformation)); got != modeWriteThrough {
+		t.Fatalf("mode %#x, want write-through", got)
+	}
+	if got := binary.LittleEndian.Uint32(all()[88:]); got != modeWriteThrough {
+		t.Fatalf("FileAllInformation mode %#x, want write-through", got)
+	}
+	// Another open of the file has its own position and mode.
+	g := openPath(t, c, "state.txt", 0x12019f, 1, 0x2) // FILE_WRITE_THROUGH
+	if got := binary.LittleEndian.Uint64(queryFile(t, c, g, filePositionInformation)); got != 0 {
+		t.Fatalf("another open's position %d, want 0", got)
+	}
+	if got := binary.LittleEndian.Uint32(queryFile(t, c, g, fileModeInformation)); got != modeWriteThrough {
+		t.Fatalf("an open with FILE_WRITE_THROUGH has mode %#x", got)
 	}
 }

@@ -34,7 +34,8 @@
 // Authentication is Azure Files' key-based access: the user name is the
 // storage account and the password one of its keys in base64, checked
 // by NTLMv2 (anonymous, guest and NTLMv1 logons are refused with
-// STATUS_LOGON_FAILURE). Session keys sign with HMAC-SHA256 (2.x) or
+// STATUS_LOGON_FAILURE; an NTLMv2 response whose AV pairs do not parse is
+// STATUS_INVALID_PARAMETER, as on Windows). Session keys sign with HMAC-SHA256 (2.x) or
 // AES-128-CMAC with keys from the SP800-108 KDF (3.x; for 3.1.1 bound to
 // the pre-auth hash). Signed requests are verified; responses to signed
 // requests, and the final SESSION_SETUP response, are signed. Signing is

@@ -2,9 +2,13 @@ package smb
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
 	"slices"
 	"testing"
+	"time"
+
+	"github.com/cerulean-db/cerulean/internal/azauth"
 )
 
 // call sends one request on c's session and returns its status and body.
@@ -224,5 +228,55 @@ func TestHandleState(t *testing.T) {
 	}
 	if got := binary.LittleEndian.Uint32(queryFile(t, c, g, fileModeInformation)); got != modeWriteThrough {
 		t.Fatalf("an open with FILE_WRITE_THROUGH has mode %#x", got)
+	}
+}
+
+// authenticateWith builds an AUTHENTICATE_MESSAGE for user with nt as its
+// NT response.
+func authenticateWith(user string, nt []byte) []byte {
+	u := utf16le(user)
+	auth := make([]byte, 88, 88+len(nt)+len(u))
+	copy(auth, "NTLMSSP\x00\x03")
+	field := func(at int, data []byte) {
+		binary.LittleEndian.PutUint16(auth[at:], uint16(len(data)))
+		binary.LittleEndian.PutUint16(auth[at+2:], uint16(len(data)))
+		binary.LittleEndian.PutUint32(auth[at+4:], uint32(len(auth)))
+		auth = append(auth, data...)
+	}
+	field(20, nt)
+	field(36, u)
+	return auth
+}
+
+// TestNTLMMalformedAVPairs: an NTLMv2 response whose AV pairs run past it
+// is malformed (STATUS_INVALID_PARAMETER, as Windows answers smbtorture
+// smb2.session.ntlmssp_bug14932), checked before the proof; one that
+// parses but proves nothing is a logon failure.
+func TestNTLMMalformedAVPairs(t *testing.T) {
+	accounts, err := azauth.LoadAccounts(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &ntlmServer{accounts: accounts, now: time.Now}
+	if _, err := s.challengeFor([]byte("NTLMSSP\x00\x01\x00\x00\x00\x00\x00\x00\x00")); err != nil {
+		t.Fatal(err)
+	}
+	header := make([]byte, 16+28) // proof, then the client challenge's fixed part
+	header[16], header[17] = 1, 1
+	for _, tc := range []struct {
+		name string
+		av   []byte
+		want error
+	}{
+		{"a pair longer than the response", []byte{0x11, 0xa2, 0x08, 0x81, 0x50, 0x38}, errMalformed},
+		{"no MsvAvEOL", []byte{2, 0, 2, 0, 'a', 0}, errMalformed},
+		{"a short pair header", []byte{2, 0}, errMalformed},
+		{"well formed", []byte{2, 0, 2, 0, 'a', 0, 0, 0, 0, 0}, errLogon},
+		{"well formed with padding", []byte{0, 0, 0, 0, 0, 0, 0, 0}, errLogon},
+	} {
+		nt := append(append([]byte(nil), header...), tc.av...)
+		if err := s.authenticate(authenticateWith(azauth.DevAccount, nt)); !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
 	}
 }

@@ -280,3 +280,44 @@ func TestNTLMMalformedAVPairs(t *testing.T) {
 		}
 	}
 }
+
+func lockRequest(id fileID, elems ...lockElem) []byte {
+	b := make([]byte, 24, 24+24*len(elems))
+	binary.LittleEndian.PutUint16(b, 48)
+	binary.LittleEndian.PutUint16(b[2:], uint16(len(elems)))
+	binary.LittleEndian.PutUint64(b[8:], id.Persistent)
+	binary.LittleEndian.PutUint64(b[16:], id.Volatile)
+	for _, e := range elems {
+		b = binary.LittleEndian.AppendUint64(b, e.offset)
+		b = binary.LittleEndian.AppendUint64(b, e.length)
+		b = binary.LittleEndian.AppendUint32(b, e.flags)
+		b = binary.LittleEndian.AppendUint32(b, 0)
+	}
+	return b
+}
+
+// TestLockSeveralMayNotWait: a LOCK of several elements where one would
+// wait is STATUS_INVALID_PARAMETER (MS-SMB2 3.3.5.14.2; smbtorture
+// smb2.lock.valid-request); several that fail at once are granted.
+func TestLockSeveralMayNotWait(t *testing.T) {
+	c := fuzzConn(t)
+	f := openPath(t, c, "locks.txt", 0x1f01ff, 2, 0)
+	for _, tc := range []struct {
+		name  string
+		elems []lockElem
+		want  uint32
+	}{
+		{"the second would wait", []lockElem{{9999, 1, lockShared | lockFailImmediately}, {9999, 1, lockShared}}, statusInvalidParameter},
+		{"the first would wait", []lockElem{{10, 1, lockExclusive}, {20, 1, lockExclusive | lockFailImmediately}}, statusInvalidParameter},
+		{"none waits", []lockElem{{9999, 1, lockShared | lockFailImmediately}, {9999, 1, lockShared | lockFailImmediately}}, statusSuccess},
+		{"one alone may wait", []lockElem{{30, 1, lockExclusive}}, statusSuccess},
+	} {
+		if st, _ := call(t, c, cmdLock, lockRequest(f, tc.elems...)); st != tc.want {
+			t.Errorf("%s: status %#x, want %#x", tc.name, st, tc.want)
+		}
+	}
+	// A refused request took none of its locks.
+	if st, _ := call(t, c, cmdLock, lockRequest(f, lockElem{10, 1, lockUnlock})); st != statusRangeNotLocked {
+		t.Errorf("unlocking a range a refused request named: status %#x, want STATUS_RANGE_NOT_LOCKED", st)
+	}
+}

@@ -562,7 +562,7 @@ func createPermission(data []byte) (string, uint32) {
 		return "", statusSuccess
 	}
 	d, ok := parseDescriptor(data)
-	if !ok || d.owner == nil || d.group == nil || d.dacl == nil {
+	if !ok || d.owner == nil || d.group == nil || d.dacl == nil && !d.nullDACL {
 		// Azure Files keeps owner, group and DACL; a part
 		// left out is taken from the default permission.
 		def, _ := file.Descriptor("")
@@ -576,7 +576,7 @@ func createPermission(data []byte) (string, uint32) {
 		if d.group == nil {
 			d.group = dd.group
 		}
-		if d.dacl == nil {
+		if d.dacl == nil && !d.nullDACL {
 			d.dacl, d.daclControl = dd.dacl, dd.daclControl
 		}
 	}

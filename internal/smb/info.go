@@ -166,6 +166,8 @@ func (c *conn) querySecurity(r *request, o *open, parts, outLen uint32) response
 type descriptor struct {
 	owner, group, dacl []byte
 	daclControl        uint16 // the DACL's control bits: present, protected, auto-inherited
+	// nullDACL is a DACL present with no ACL: no access control.
+	nullDACL bool
 }
 
 const daclControlBits = 0x0004 | 0x0008 | 0x0100 | 0x0400 | 0x1000
@@ -200,9 +202,9 @@ func parseDescriptor(sd []byte) (d descriptor, ok bool) {
 	control := le.Uint16(sd[2:])
 	if control&0x0004 != 0 {
 		// Present with no ACL is a null DACL: dacl stays nil.
-		if d.dacl = part(16, false); d.dacl != nil {
-			d.daclControl = control & daclControlBits
-		}
+		d.dacl = part(16, false)
+		d.nullDACL = d.dacl == nil
+		d.daclControl = control & daclControlBits
 	}
 	return d, ok
 }
@@ -225,7 +227,7 @@ func (d descriptor) encode(parts uint32) []byte {
 	if parts&groupSecurityInformation != 0 {
 		add(8, d.group)
 	}
-	if parts&daclSecurityInformation != 0 && d.dacl != nil {
+	if parts&daclSecurityInformation != 0 && (d.dacl != nil || d.nullDACL) {
 		control |= d.daclControl
 		add(16, d.dacl)
 	}
@@ -271,12 +273,9 @@ func (c *conn) setSecurity(r *request, o *open, parts uint32, in []byte) respons
 		d.group = set.group
 	}
 	if parts&daclSecurityInformation != 0 {
-		if set.dacl == nil {
-			// A null DACL (no access control) has no SDDL form
-			// Azure Files keeps.
-			return errResp(statusInvalidSecurityDescr)
-		}
-		d.dacl, d.daclControl = set.dacl, set.daclControl
+		// A descriptor without a DACL sets a null one (no access
+		// control), as on Windows; SDDL writes it NO_ACCESS_CONTROL.
+		d.dacl, d.daclControl, d.nullDACL = set.dacl, set.daclControl|0x0004, set.dacl == nil
 	}
 	sddl, err := file.BinaryToSDDL(base64.StdEncoding.EncodeToString(d.encode(ownerSecurityInformation | groupSecurityInformation | daclSecurityInformation)))
 	if err != nil {

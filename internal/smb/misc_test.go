@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azauth"
+	"github.com/cerulean-db/cerulean/internal/file"
 )
 
 // call sends one request on c's session and returns its status and body.
@@ -319,5 +320,57 @@ func TestLockSeveralMayNotWait(t *testing.T) {
 	// A refused request took none of its locks.
 	if st, _ := call(t, c, cmdLock, lockRequest(f, lockElem{10, 1, lockUnlock})); st != statusRangeNotLocked {
 		t.Errorf("unlocking a range a refused request named: status %#x, want STATUS_RANGE_NOT_LOCKED", st)
+	}
+}
+
+// querySecurity answers the owner, group and DACL of id as SDDL.
+func querySecurity(t *testing.T, c *conn, id fileID) (string, []byte) {
+	t.Helper()
+	st, body := call(t, c, cmdQueryInfo, queryInfoBody(infoSecurity, 0, 4096, ownerSecurityInformation|groupSecurityInformation|daclSecurityInformation, id))
+	if st != statusSuccess {
+		t.Fatalf("security query: status %#x", st)
+	}
+	off, n := int(binary.LittleEndian.Uint16(body[2:])-headerSize), int(binary.LittleEndian.Uint32(body[4:]))
+	sd := body[off : off+n]
+	sddl, err := file.BinaryToSDDL(b64(sd))
+	if err != nil {
+		t.Fatalf("the queried descriptor: %v", err)
+	}
+	return sddl, sd
+}
+
+// TestNullDACL: a DACL set from a descriptor with none is a null DACL
+// (present, no ACL: no access control), kept as SDDL NO_ACCESS_CONTROL
+// and answered as such; an empty DACL is not a null one (smbtorture
+// smb2.create.nulldacl).
+func TestNullDACL(t *testing.T) {
+	c := fuzzConn(t)
+	f := openPath(t, c, "null.txt", 0x1f01ff, 2, 0)
+	bare := []byte{1, 0, 0x04, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0} // self-relative, DACL present, no ACL
+	for _, sd := range [][]byte{bare, append([]byte{1, 0, 0, 0x80}, make([]byte, 16)...)} {
+		if st, _ := call(t, c, cmdSetInfo, setInfoBody(infoSecurity, 0, daclSecurityInformation, f, sd)); st != statusSuccess {
+			t.Fatalf("set a null DACL: status %#x", st)
+		}
+		sddl, raw := querySecurity(t, c, f)
+		if sddl != "O:SYG:SYD:NO_ACCESS_CONTROL" {
+			t.Errorf("after setting a null DACL: %s", sddl)
+		}
+		if control := binary.LittleEndian.Uint16(raw[2:]); control&0x0004 == 0 || binary.LittleEndian.Uint32(raw[16:]) != 0 {
+			t.Errorf("a null DACL answers control %#x, DACL offset %d", control, binary.LittleEndian.Uint32(raw[16:]))
+		}
+	}
+	empty, err := file.Descriptor("O:SYG:SYD:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := call(t, c, cmdSetInfo, setInfoBody(infoSecurity, 0, daclSecurityInformation, f, empty)); st != statusSuccess {
+		t.Fatalf("set an empty DACL: status %#x", st)
+	}
+	if sddl, _ := querySecurity(t, c, f); sddl != "O:SYG:SYD:" {
+		t.Errorf("after setting an empty DACL: %s", sddl)
+	}
+	// A CREATE whose descriptor has a null DACL creates the file with it.
+	if sddl, st := createPermission(bare); st != statusSuccess || sddl != "O:SYG:SYD:NO_ACCESS_CONTROL" {
+		t.Errorf("a created null DACL: %q, status %#x", sddl, st)
 	}
 }

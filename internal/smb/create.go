@@ -238,6 +238,9 @@ func (c *conn) create(r *request) response {
 	if impersonation > 3 {
 		return errResp(statusBadImpersonationLevel)
 	}
+	if st := checkCreateFields(desired, attrs, opts, disp); st != statusSuccess {
+		return errResp(st)
+	}
 	if len(name) >= 2 && name[0] == '\\' && name[1] == 0 {
 		return errResp(statusInvalidParameter) // a leading separator, as Windows refuses it
 	}

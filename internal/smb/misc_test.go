@@ -374,3 +374,81 @@ func TestNullDACL(t *testing.T) {
 		t.Errorf("a created null DACL: %q, status %#x", sddl, st)
 	}
 }
+
+// TestCreateFieldChecks: a CREATE's desired access, options and
+// attributes are checked bit by bit as Windows checks them (the masks
+// smbtorture smb2.create.gentest records), access first.
+func TestCreateFieldChecks(t *testing.T) {
+	c := fuzzConn(t)
+	create := func(desired, attrs, opts, disp uint32) uint32 {
+		b := createBody("gen.txt", desired, disp, opts)
+		binary.LittleEndian.PutUint32(b[28:], attrs)
+		st, body := call(t, c, cmdCreate, b)
+		if st == statusSuccess {
+			call(t, c, cmdClose, closeBody(fileID{binary.LittleEndian.Uint64(body[64:]), binary.LittleEndian.Uint64(body[72:])}))
+		}
+		return st
+	}
+	const maxAllowed, openIf, create_ = 0x02000000, 3, 2
+	if st := create(maxAllowed, 0x80, 0, 5); st != statusSuccess {
+		t.Fatalf("a plain create: status %#x", st)
+	}
+	var okOpts, invalidOpts, unsupportedOpts uint32
+	for i := range 32 {
+		opt := uint32(1) << i
+		if opt == optDeleteOnClose || opt == optDirectory {
+			continue
+		}
+		switch st := create(maxAllowed, 0, opt, openIf); st {
+		case statusSuccess:
+			okOpts |= opt
+		case statusInvalidParameter:
+			invalidOpts |= opt
+		case statusNotSupported:
+			unsupportedOpts |= opt
+		default:
+			t.Errorf("option %#x: status %#x", opt, st)
+		}
+	}
+	if okOpts != 0x00efcf7e || invalidOpts != 0xff000000 || unsupportedOpts != 0x00102080 {
+		t.Errorf("options: ok %#x, invalid %#x, not supported %#x", okOpts, invalidOpts, unsupportedOpts)
+	}
+	var refused uint32
+	for i := range 32 {
+		access := uint32(1) << i
+		switch st := create(access, 0, 0, openIf); st {
+		case statusSuccess:
+		case statusAccessDenied, statusPrivilegeNotHeld:
+			refused |= access
+		default:
+			t.Errorf("access %#x: status %#x", access, st)
+		}
+	}
+	if refused != 0x0df0fe00 {
+		t.Errorf("refused access bits %#x, want 0x0df0fe00", refused)
+	}
+	var invalidAttrs uint32
+	for i := range 32 {
+		attr := uint32(1) << i
+		if attr == attrEncrypted {
+			continue
+		}
+		switch st := create(maxAllowed, attr, 0, openIf); st {
+		case statusSuccess:
+		case statusInvalidParameter:
+			invalidAttrs |= attr
+		default:
+			t.Errorf("attribute %#x: status %#x", attr, st)
+		}
+	}
+	if invalidAttrs != 0xffff8048 {
+		t.Errorf("invalid attributes %#x, want 0xffff8048", invalidAttrs)
+	}
+	// Access is checked before the attributes.
+	if st := create(0x08000000, 0x8, 0, create_); st != statusAccessDenied {
+		t.Errorf("a reserved access bit with the volume attribute: status %#x, want access denied", st)
+	}
+	if st := create(maxAllowed, attrEncrypted, 0, openIf); st != statusAccessDenied {
+		t.Errorf("an encrypted file: status %#x, want access denied", st)
+	}
+}

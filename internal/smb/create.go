@@ -177,6 +177,7 @@ type createArgs struct {
 	hasNode  bool
 	intended intent
 	mode     uint32 // the open's FileModeInformation flags (openMode)
+	blobs    blobRequest
 }
 
 // create answers CREATE: a durable reconnect, a replayed durable open,
@@ -204,6 +205,10 @@ func (c *conn) create(r *request) response {
 		return errResp(st)
 	}
 	permission, st := createPermission(ctxs["SecD"])
+	if st != statusSuccess {
+		return errResp(st)
+	}
+	blobs, st := parseBlobs(ctxs)
 	if st != statusSuccess {
 		return errResp(st)
 	}
@@ -248,6 +253,9 @@ func (c *conn) create(r *request) response {
 	if !ok {
 		return errResp(statusObjectNameInvalid)
 	}
+	if data, ok := ctxs["TWrp"]; ok {
+		return errResp(c.timewarp(r, data))
+	}
 	d, ok := dispositions[disp]
 	granted := expandAccess(desired)
 	switch {
@@ -266,6 +274,7 @@ func (c *conn) create(r *request) response {
 		lease:   lease,
 		durable: dur,
 		mode:    opts & modeFlags,
+		blobs:   blobs,
 		req: file.OpenRequest{
 			HandleOptions: file.HandleOptions{Dir: opts&optDirectory != 0, Access: modelAccess(granted), ShareAccess: modelShare(shareAcc),
 				DeleteOnClose: opts&optDeleteOnClose != 0, SessionID: s.id, ClientIP: c.clientIP, ClientName: s.client},
@@ -429,8 +438,9 @@ func (c *conn) granted(r *request, a *createArgs, o *open, node nodeKey, res *fi
 	if name, data := c.grantDurable(o, a.durable, level, g, s.account); name != "" {
 		cs = append(cs, createContext{name, data})
 	}
+	cs = append(cs, a.blobs.contexts(o, res.Node, res.Action)...)
 	id := o.id
-	return response{body: createResponse(level, res.Action, res.Node, o.id, cs), created: &id}
+	return response{body: withAllocation(createResponse(level, res.Action, res.Node, o.id, cs), o, res.Node), created: &id}
 }
 
 // replay answers a replayed CREATE with the open the first one made.
@@ -525,7 +535,8 @@ func parseContexts(contexts []byte) (map[string][]byte, uint32) {
 		if next != 0 {
 			end = int(next)
 		}
-		if end > len(contexts) || nameOff+nameLen > end || dataOff+dataLen > end || next != 0 && next%8 != 0 {
+		// A name is at least four bytes, as Windows requires.
+		if end > len(contexts) || nameLen < 4 || nameOff+nameLen > end || dataOff+dataLen > end || next != 0 && next%8 != 0 {
 			return nil, statusInvalidParameter
 		}
 		out[string(contexts[nameOff:nameOff+nameLen])] = contexts[dataOff : dataOff+dataLen]

@@ -18,6 +18,9 @@
 //	crypto.go     SP800-108 KDF, AES-CMAC for SMB 3.x signing, AES-CCM
 //	seal.go       SMB 3.x encryption (AES-128-GCM or -CCM transform frames)
 //	create.go     CREATE, CLOSE, FLUSH, READ, WRITE
+//	createcheck.go the access, option and attribute bits CREATE refuses
+//	createblob.go  allocation, maximal access, on-disk ID and timewarp
+//	              create contexts
 //	info.go       QUERY_INFO and SET_INFO
 //	handlestate.go what an open keeps of its own: position, mode flags
 //	              and the allocation a client set

@@ -452,3 +452,104 @@ func TestCreateFieldChecks(t *testing.T) {
 		t.Errorf("an encrypted file: status %#x, want access denied", st)
 	}
 }
+
+// withContexts gives a CREATE body create contexts, named and with data.
+func withContexts(body []byte, ctxs ...createContext) []byte {
+	for len(body)%8 != 0 {
+		body = append(body, 0)
+	}
+	start := len(body)
+	for i, cc := range ctxs {
+		c := make([]byte, 16)
+		binary.LittleEndian.PutUint16(c[4:], 16)
+		binary.LittleEndian.PutUint16(c[6:], uint16(len(cc.name)))
+		c = append(c, cc.name...)
+		for len(c)%8 != 0 {
+			c = append(c, 0)
+		}
+		if len(cc.data) > 0 {
+			binary.LittleEndian.PutUint16(c[10:], uint16(len(c)))
+			binary.LittleEndian.PutUint32(c[12:], uint32(len(cc.data)))
+			c = append(c, cc.data...)
+		}
+		if i < len(ctxs)-1 {
+			for len(c)%8 != 0 {
+				c = append(c, 0)
+			}
+			binary.LittleEndian.PutUint32(c, uint32(len(c)))
+		}
+		body = append(body, c...)
+	}
+	binary.LittleEndian.PutUint32(body[48:], uint32(headerSize+start))
+	binary.LittleEndian.PutUint32(body[52:], uint32(len(body)-start))
+	return body
+}
+
+// responseContexts reads a CREATE response's contexts by name.
+func responseContexts(t *testing.T, body []byte) map[string][]byte {
+	t.Helper()
+	off, n := binary.LittleEndian.Uint32(body[80:]), binary.LittleEndian.Uint32(body[84:])
+	if n == 0 {
+		return map[string][]byte{}
+	}
+	ctxs, st := parseContexts(body[off-headerSize : off-headerSize+n])
+	if st != statusSuccess {
+		t.Fatalf("the response's contexts: status %#x", st)
+	}
+	return ctxs
+}
+
+// TestCreateBlobs: a CREATE's allocation size is what the open then
+// reports, maximal access and on-disk ID queries are answered, a
+// timewarp token names a share snapshot (none: STATUS_OBJECT_NAME_NOT_
+// FOUND), unknown contexts are ignored and a name shorter than four bytes
+// is STATUS_INVALID_PARAMETER (smbtorture smb2.create.blob).
+func TestCreateBlobs(t *testing.T) {
+	c := fuzzConn(t)
+	const overwriteIf = 5
+	st, body := call(t, c, cmdCreate, withContexts(createBody("blob.txt", 0x02000000, overwriteIf, 0),
+		createContext{"AlSi", binary.LittleEndian.AppendUint64(nil, 1<<20)}, createContext{"MxAc", nil}, createContext{"QFid", nil}, createContext{"FooO", nil}))
+	if st != statusSuccess {
+		t.Fatalf("create with contexts: status %#x", st)
+	}
+	if got := binary.LittleEndian.Uint64(body[40:]); got != 1<<20 {
+		t.Errorf("allocation %#x, want 1 MiB", got)
+	}
+	f := fileID{binary.LittleEndian.Uint64(body[64:]), binary.LittleEndian.Uint64(body[72:])}
+	if got := binary.LittleEndian.Uint64(queryFile(t, c, f, fileStandardInformation)); got != 1<<20 {
+		t.Errorf("the open's standard information: allocation %#x, want 1 MiB", got)
+	}
+	ctxs := responseContexts(t, body)
+	if mx := ctxs["MxAc"]; len(mx) != 8 || binary.LittleEndian.Uint32(mx) != 0 || binary.LittleEndian.Uint32(mx[4:]) != accAll {
+		t.Errorf("maximal access answer %x", mx)
+	}
+	if q := ctxs["QFid"]; len(q) != 32 || binary.LittleEndian.Uint64(q) != f.Persistent {
+		t.Errorf("on-disk ID answer %x, want the file ID %d", q, f.Persistent)
+	}
+	call(t, c, cmdClose, closeBody(f))
+
+	for _, name := range []string{"x", "xx", "xxx"} {
+		if st, _ := call(t, c, cmdCreate, withContexts(createBody("blob.txt", 0x02000000, overwriteIf, 0), createContext{name, nil})); st != statusInvalidParameter {
+			t.Errorf("a context named %q: status %#x, want STATUS_INVALID_PARAMETER", name, st)
+		}
+	}
+
+	timewarp := func(at time.Time) uint32 {
+		st, _ := call(t, c, cmdCreate, withContexts(createBody("blob.txt", 0x02000000, 1, 0), createContext{"TWrp", binary.LittleEndian.AppendUint64(nil, filetime(at))}))
+		return st
+	}
+	if st := timewarp(fromFiletime(10000)); st != statusObjectNameNotFound {
+		t.Errorf("a timewarp to no snapshot: status %#x, want STATUS_OBJECT_NAME_NOT_FOUND", st)
+	}
+	snap, _, err := c.srv.files.SnapshotShare(t.Context(), file.ShareRef{Account: "acct", Share: "s"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, err := time.Parse(file.SnapshotLayout, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := timewarp(at); st != statusNotSupported {
+		t.Errorf("a timewarp to a snapshot: status %#x, want STATUS_NOT_SUPPORTED", st)
+	}
+}

@@ -36,8 +36,7 @@ func checkCreateFields(desired, attrs, opts, disp uint32) uint32 {
 	switch {
 	case desired&accSystemSecurity != 0:
 		return statusPrivilegeNotHeld
-	case desired&accReserved != 0, desired&^accSynchronize == 0:
-		// SYNCHRONIZE alone, like no access at all, opens nothing.
+	case desired&accReserved != 0, desired == 0:
 		return statusAccessDenied
 	case opts&optsReserved != 0, attrs&attrsInvalid != 0:
 		return statusInvalidParameter

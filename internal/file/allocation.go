@@ -81,7 +81,7 @@ func (s *Service) SetHandleAllocation(ctx context.Context, ref HandleRef, size i
 	if err != nil || size >= out.Size {
 		return out, err
 	}
-	return s.updateHandle(ctx, ref.Account, ref.Share, ref.FileID, ref.HandleID, func(t *Tx, n *Node) error {
+	return s.updateHandle(ctx, ref.Account, ref.Share, ref.FileID, ref.HandleID, func(t *Tx, _ *Handle, n *Node) error {
 		n.Allocation = 0
 		return t.resize(ref.Account, ref.Share, n, size)
 	})

@@ -79,6 +79,9 @@ var aclFlags = []struct {
 	bit  uint16
 }{{"P", seDACLProtected}, {"AR", seDACLAutoInheritRq}, {"AI", seDACLAutoInherited}}
 
+// noAccessControl is SDDL's null ACL.
+const noAccessControl = "NO_ACCESS_CONTROL"
+
 // SDDLToBinary converts an SDDL to the base64 binary format.
 func SDDLToBinary(sddl string) (string, error) {
 	if !validSDDL(sddl) {
@@ -165,14 +168,20 @@ func encodeSID(s string) ([]byte, error) {
 }
 
 // encodeACL converts flags and ACEs; it returns the DACL control bits of
-// the flags. NO_ACCESS_CONTROL (a null ACL) is outside the subset.
+// the flags, and a nil ACL for NO_ACCESS_CONTROL (a null ACL: present,
+// with no ACL at all).
 func encodeACL(s string) (uint16, []byte, error) {
 	flags, aces, _ := strings.Cut(s, "(")
 	if aces != "" {
 		aces = "(" + aces
 	}
 	var bits uint16
+	null := false
 	for flags != "" {
+		if rest, ok := strings.CutPrefix(flags, noAccessControl); ok {
+			flags, null = rest, true
+			continue
+		}
 		found := false
 		for _, f := range aclFlags {
 			if strings.HasPrefix(flags, f.name) {
@@ -184,6 +193,12 @@ func encodeACL(s string) (uint16, []byte, error) {
 		if !found {
 			return 0, nil, errDescriptorUnsupported
 		}
+	}
+	if null {
+		if aces != "" {
+			return 0, nil, errInvalidPermission // a null ACL has no entries
+		}
+		return bits, nil, nil
 	}
 	body := []byte{}
 	count := 0
@@ -322,14 +337,15 @@ func decodeDescriptor(b []byte) (string, error) {
 		if control&p.present == 0 {
 			continue
 		}
-		if p.off == 0 {
-			return "", errDescriptorUnsupported // a null ACL
-		}
 		sb.WriteString(p.prefix)
 		for _, f := range aclFlags {
 			if control&(f.bit<<p.shift) != 0 {
 				sb.WriteString(f.name)
 			}
+		}
+		if p.off == 0 {
+			sb.WriteString(noAccessControl) // a null ACL
+			continue
 		}
 		if err := decodeACL(&sb, b, p.off); err != nil {
 			return "", err

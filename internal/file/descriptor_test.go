@@ -39,6 +39,8 @@ func TestDescriptorRoundTrip(t *testing.T) {
 		defaultPermission,
 		"O:BAG:SYD:P(A;OICI;FA;;;SY)(A;;0x1200a9;;;BU)(D;;FW;;;S-1-5-21-1-2-3-1001)S:AI(AU;SAFA;FA;;;WD)",
 		"O:S-1-5-21-397955417-626881126-188441444-512G:S-1-5-21-397955417-626881126-188441444-513D:PAI",
+		"O:BAG:SYD:NO_ACCESS_CONTROL", // a null DACL
+		"O:BAG:SYD:PNO_ACCESS_CONTROL",
 	} {
 		b, err := SDDLToBinary(sddl)
 		if err != nil {
@@ -54,7 +56,7 @@ func TestDescriptorRoundTrip(t *testing.T) {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
-	for _, unsupported := range []string{"O:BAG:SYD:(XA;;FA;;;WD;(Member_of{SID(BA)}))", "O:DAG:SYD:", "O:BAG:SYD:NO_ACCESS_CONTROL"} {
+	for _, unsupported := range []string{"O:BAG:SYD:(XA;;FA;;;WD;(Member_of{SID(BA)}))", "O:DAG:SYD:"} {
 		if !validSDDL(unsupported) {
 			t.Fatalf("%q is not valid SDDL", unsupported)
 		}

@@ -107,8 +107,9 @@
 // destination: no handle at all), so it meets the same rule; writes to a
 // ReadOnly node answer 412 ReadOnlyAttribute, while Set Properties that
 // leave the content alone may change (and clear) its attributes. A handle's delete disposition sets the node's
-// DeletePending flag: FileREST then answers DeletePending and listings
-// leave the node out, and closing its last handle deletes it. A node's
+// DeletePending flag: FileREST then answers DeletePending and its listings
+// leave the node out (SMB enumerations keep it, as NTFS does), and closing
+// its last handle deletes it. A node's
 // handles name its parent and name, so a rename must move them
 // (moveHandles), which CheckInvariants verifies. Oplocks and leases are
 // the SMB server's: the content operations of FileREST first tell the

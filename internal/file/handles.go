@@ -75,6 +75,10 @@ type Handle struct {
 	// Owner is the id of the server process whose client opened the
 	// handle (package liveness); a handle outlives no process.
 	Owner string `json:",omitempty"`
+	// HoldsChangeTime is MS-FSA's Open.UserSetChangeTime: once the handle
+	// has set the node's change time (or asked, with -1, that its changes
+	// leave it), its later changes no longer advance it.
+	HoldsChangeTime bool `json:",omitempty"`
 }
 
 // ErrHandleClosed is what closing or changing a handle that is no longer

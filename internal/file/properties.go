@@ -43,6 +43,11 @@ type SMBUpdate struct {
 	// NFS is what the request asks of an NFS share's node's POSIX
 	// properties (nfs.go); nil keeps them.
 	NFS *NFSChange
+	// HoldChangeTime, through a handle (SetHandleProperties), sets whether
+	// the handle's later changes leave the change time (Handle.
+	// HoldsChangeTime); nil keeps the handle's setting. A ChangeTime
+	// given holds it too.
+	HoldChangeTime *bool
 }
 
 // resolvePermission turns u's permission key into the SDDL it names, and

@@ -104,7 +104,8 @@ type Node struct {
 	// Lease locks a file's writes and deletes (file leases are infinite).
 	Lease lease.Lease `json:",omitzero"`
 	// DeletePending is set by an SMB handle's delete disposition: FileREST
-	// answers DeletePending and listings leave the node out until its last
+	// answers DeletePending and its listings leave the node out (SMB
+	// enumerations keep it, as NTFS does) until its last
 	// handle closes (deleting it) or the disposition is cleared.
 	DeletePending bool `json:",omitempty"`
 	// Copy is the last Copy File that wrote this file, until Put Range or

@@ -295,7 +295,7 @@ func (s *Service) WriteHandle(ctx context.Context, ref HandleRef, offset int64, 
 	if offset < 0 || len(data) > MaxPutRange || offset+int64(len(data)) > MaxFileSize {
 		return nil, azerr.ErrOutOfRangeInput.WithMessage("A write lies within 4 TiB and writes at most 4 MiB.")
 	}
-	return s.updateHandle(ctx, acct, share, fileID, handleID, func(t *Tx, n *Node) error {
+	return s.updateHandle(ctx, acct, share, fileID, handleID, func(t *Tx, _ *Handle, n *Node) error {
 		if n.Dir {
 			return ErrIsDirectory
 		}
@@ -336,7 +336,7 @@ func (s *Service) TruncateHandle(ctx context.Context, ref HandleRef, size int64)
 	if size < 0 || size > MaxFileSize {
 		return nil, azerr.ErrOutOfRangeInput.WithMessage("A file holds 0 to 4 TiB.")
 	}
-	return s.updateHandle(ctx, acct, share, fileID, handleID, func(t *Tx, n *Node) error {
+	return s.updateHandle(ctx, acct, share, fileID, handleID, func(t *Tx, _ *Handle, n *Node) error {
 		return t.resize(acct, share, n, size)
 	})
 }
@@ -364,9 +364,22 @@ func (t *Tx) resize(acct, share string, n *Node, size int64) error {
 // permission) of the node a handle is open on.
 func (s *Service) SetHandleProperties(ctx context.Context, ref HandleRef, u SMBUpdate) (*Node, error) {
 	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
-	return s.updateHandle(ctx, acct, share, fileID, handleID, func(t *Tx, n *Node) error {
+	return s.updateHandle(ctx, acct, share, fileID, handleID, func(t *Tx, h *Handle, n *Node) error {
 		if err := t.resolveUpdate(acct, share, &u); err != nil {
 			return err
+		}
+		hold := h.HoldsChangeTime
+		if u.HoldChangeTime != nil {
+			hold = *u.HoldChangeTime
+		}
+		if u.ChangeTime.At != nil {
+			hold = true
+		}
+		if hold != h.HoldsChangeTime {
+			h.HoldsChangeTime = hold
+			if err := record.Store(t.tx, handleKey(acct, share, h.FileID, h.ID), h); err != nil {
+				return err
+			}
 		}
 		u.apply(&n.SMB, t.now)
 		return nil
@@ -374,19 +387,24 @@ func (s *Service) SetHandleProperties(ctx context.Context, ref HandleRef, u SMBU
 }
 
 // updateHandle applies change to the node a handle is open on and gives
-// the node a new version, as updateNode does for a path.
-func (s *Service) updateHandle(ctx context.Context, acct, share string, fileID, handleID uint64, change func(*Tx, *Node) error) (*Node, error) {
+// the node a new version, as updateNode does for a path; the change time
+// advances too unless the handle holds it (Handle.HoldsChangeTime, which
+// change may set).
+func (s *Service) updateHandle(ctx context.Context, acct, share string, fileID, handleID uint64, change func(*Tx, *Handle, *Node) error) (*Node, error) {
 	var out *Node
 	err := s.Update(ctx, func(t *Tx) error {
-		_, l, err := t.handleNode(acct, share, fileID, handleID)
+		h, l, err := t.handleNode(acct, share, fileID, handleID)
 		if err != nil {
 			return err
 		}
 		n := l.node
 		old, oldSize, oldMeta := n.SMB, n.Size, n.Metadata
-		n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
-		if err := change(t, n); err != nil {
+		n.Version, n.Modified = t.tx.Version(), t.now
+		if err := change(t, h, n); err != nil {
 			return err
+		}
+		if !h.HoldsChangeTime {
+			n.SMB.ChangeTime = t.now
 		}
 		t.modified(acct, share, l, old, oldSize, oldMeta, n)
 		out = n
@@ -536,8 +554,10 @@ func (t *Tx) ancestorIDs(acct, share, path string) ([]uint64, error) {
 
 // ListHandleDirectory lists up to max entries of the directory a handle
 // is open on, in name order from marker on (the name the previous page's
-// next marker gave), leaving out delete-pending entries as listings do.
-// next is "" at the end.
+// next marker gave). Unlike FileREST's listings it keeps delete-pending
+// entries: on NTFS a file whose delete disposition is set stays in its
+// directory's enumeration until its last handle closes (smbtorture
+// smb2.dir.modify). next is "" at the end.
 func (s *Service) ListHandleDirectory(ctx context.Context, ref HandleRef, marker string, max int) (dir *Node, entries []Entry, next string, err error) {
 	acct, share, fileID, handleID := ref.Account, ref.Share, ref.FileID, ref.HandleID
 	err = s.view(ctx, func(t *Tx) error {
@@ -551,9 +571,7 @@ func (s *Service) ListHandleDirectory(ctx context.Context, ref HandleRef, marker
 		}
 		dir = l.node
 		next, err = pageEntries(t.r, childrenPrefix(acct, share, l.node.ID), "", marker, max, func(n *Node) {
-			if !n.DeletePending {
-				entries = append(entries, Entry{n.Name, n})
-			}
+			entries = append(entries, Entry{n.Name, n})
 		})
 		return err
 	})

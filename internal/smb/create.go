@@ -51,6 +51,9 @@ type open struct {
 	// appInstance is the application instance ID it was made with
 	// (appinstance.go); guarded by the durable table's lock.
 	appInstance *[16]byte
+	// mode is its FileModeInformation, from the create options on
+	// (handlestate.go).
+	mode atomic.Uint32
 }
 
 // handle names the open's handle in the file domain; acct is the
@@ -181,6 +184,8 @@ type createArgs struct {
 	node     nodeKey
 	hasNode  bool
 	intended intent
+	mode     uint32 // the open's FileModeInformation flags (openMode)
+	blobs    blobRequest
 }
 
 // create answers CREATE: a durable reconnect, a replayed durable open,
@@ -208,6 +213,10 @@ func (c *conn) create(r *request) response {
 		return errResp(st)
 	}
 	permission, st := createPermission(ctxs["SecD"])
+	if st != statusSuccess {
+		return errResp(st)
+	}
+	blobs, st := parseBlobs(ctxs)
 	if st != statusSuccess {
 		return errResp(st)
 	}
@@ -242,6 +251,9 @@ func (c *conn) create(r *request) response {
 	if impersonation > 3 {
 		return errResp(statusBadImpersonationLevel)
 	}
+	if st := checkCreateFields(desired, attrs, opts, disp); st != statusSuccess {
+		return errResp(st)
+	}
 	app, st := parseAppInstance(ctxs, smb3)
 	if st != statusSuccess {
 		return errResp(st)
@@ -262,6 +274,9 @@ func (c *conn) create(r *request) response {
 	if !ok {
 		return errResp(statusObjectNameInvalid)
 	}
+	if data, ok := ctxs["TWrp"]; ok {
+		return errResp(c.timewarp(r, data))
+	}
 	d, ok := dispositions[disp]
 	granted := expandAccess(desired)
 	switch {
@@ -280,6 +295,8 @@ func (c *conn) create(r *request) response {
 		lease:   lease,
 		durable: dur,
 		app:     app,
+		mode:    opts & modeFlags,
+		blobs:   blobs,
 		req: file.OpenRequest{
 			HandleOptions: file.HandleOptions{Dir: opts&optDirectory != 0, Access: modelAccess(granted), ShareAccess: modelShare(shareAcc),
 				DeleteOnClose: opts&optDeleteOnClose != 0, SessionID: s.id, ClientIP: c.clientIP, ClientName: s.client},
@@ -400,6 +417,7 @@ func (c *conn) openFile(r *request, a *createArgs, ctx context.Context) response
 	}
 	o := &open{id: fileID{res.Handle.FileID, res.Handle.ID}, tree: r.tree, path: a.ref.Path, stored: res.Path, dir: res.Node.Dir, granted: a.granted,
 		access: a.req.Access, share: a.req.ShareAccess, conn: c, sess: s}
+	o.mode.Store(a.mode)
 	c.learnPaths(s.account, o, res.Node)
 	s.mu.Lock()
 	s.opens[o.id.Volatile] = o
@@ -449,6 +467,7 @@ func (c *conn) granted(r *request, a *createArgs, o *open, node nodeKey, res *fi
 		cs = append(cs, createContext{name, data})
 	}
 	c.srv.noteAppInstance(o, a.app)
+	cs = append(cs, a.blobs.contexts(res.Node)...)
 	id := o.id
 	return response{body: createResponse(level, res.Action, res.Node, o.id, cs), created: &id}
 }
@@ -545,7 +564,8 @@ func parseContexts(contexts []byte) (map[string][]byte, uint32) {
 		if next != 0 {
 			end = int(next)
 		}
-		if end > len(contexts) || nameOff+nameLen > end || dataOff+dataLen > end || next != 0 && next%8 != 0 {
+		// A name is at least four bytes, as Windows requires.
+		if end > len(contexts) || nameLen < 4 || nameOff+nameLen > end || dataOff+dataLen > end || next != 0 && next%8 != 0 {
 			return nil, statusInvalidParameter
 		}
 		out[string(contexts[nameOff:nameOff+nameLen])] = contexts[dataOff : dataOff+dataLen]
@@ -585,7 +605,7 @@ func createPermission(data []byte) (string, uint32) {
 		return "", statusSuccess
 	}
 	d, ok := parseDescriptor(data)
-	if !ok || d.owner == nil || d.group == nil || d.dacl == nil {
+	if !ok || d.owner == nil || d.group == nil || d.dacl == nil && !d.nullDACL {
 		// Azure Files keeps owner, group and DACL; a part
 		// left out is taken from the default permission.
 		def, _ := file.Descriptor("")
@@ -599,7 +619,7 @@ func createPermission(data []byte) (string, uint32) {
 		if d.group == nil {
 			d.group = dd.group
 		}
-		if d.dacl == nil {
+		if d.dacl == nil && !d.nullDACL {
 			d.dacl, d.daclControl = dd.dacl, dd.daclControl
 		}
 	}

@@ -18,7 +18,12 @@
 //	crypto.go     SP800-108 KDF, AES-CMAC for SMB 3.x signing, AES-CCM
 //	seal.go       SMB 3.x encryption (AES-128-GCM or -CCM transform frames)
 //	create.go     CREATE, CLOSE, FLUSH, READ, WRITE
+//	createcheck.go the access, option and attribute bits CREATE refuses
+//	createblob.go  allocation, maximal access, on-disk ID and timewarp
+//	              create contexts
 //	info.go       QUERY_INFO and SET_INFO
+//	handlestate.go what an open keeps of its own: position, mode flags
+//	              and the allocation a client set
 //	dir.go        QUERY_DIRECTORY
 //	lock.go       LOCK (immediate and waiting), CANCEL
 //	locksequence.go  LOCK sequence numbers: replayed LOCKs on durable
@@ -40,7 +45,8 @@
 // Authentication is Azure Files' key-based access: the user name is the
 // storage account and the password one of its keys in base64, checked
 // by NTLMv2 (anonymous, guest and NTLMv1 logons are refused with
-// STATUS_LOGON_FAILURE). Session keys sign with HMAC-SHA256 (2.x) or
+// STATUS_LOGON_FAILURE; an NTLMv2 response whose AV pairs do not parse is
+// STATUS_INVALID_PARAMETER, as on Windows). Session keys sign with HMAC-SHA256 (2.x) or
 // AES-128-CMAC with keys from the SP800-108 KDF (3.x; for 3.1.1 bound to
 // the pre-auth hash). Signed requests are verified; responses to signed
 // requests, and the final SESSION_SETUP response, are signed. Signing is
@@ -58,7 +64,11 @@
 // no longer has (Force Close Handles, a deleted share) answers
 // STATUS_FILE_CLOSED. Writes give the file a new version, so its ETag
 // and Last-Modified change as for Put Range. Reads and writes are
-// checked against byte-range locks in the same transaction.
+// checked against byte-range locks in the same transaction. A handle
+// that set a file's change time (or gave -1) keeps it through its later
+// changes, until it gives -2 (MS-FSA's Open.UserSetChangeTime, kept on
+// the file.Handle). Enumerations list a delete-pending file until its
+// last close, as NTFS does.
 //
 // Requests of a connection are handled in order by its read loop; a
 // request that must wait (a blocked LOCK, a CHANGE_NOTIFY with nothing to

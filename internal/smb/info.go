@@ -166,6 +166,8 @@ func (c *conn) querySecurity(r *request, o *open, parts, outLen uint32) response
 type descriptor struct {
 	owner, group, dacl []byte
 	daclControl        uint16 // the DACL's control bits: present, protected, auto-inherited
+	// nullDACL is a DACL present with no ACL: no access control.
+	nullDACL bool
 }
 
 const daclControlBits = 0x0004 | 0x0008 | 0x0100 | 0x0400 | 0x1000
@@ -200,9 +202,9 @@ func parseDescriptor(sd []byte) (d descriptor, ok bool) {
 	control := le.Uint16(sd[2:])
 	if control&0x0004 != 0 {
 		// Present with no ACL is a null DACL: dacl stays nil.
-		if d.dacl = part(16, false); d.dacl != nil {
-			d.daclControl = control & daclControlBits
-		}
+		d.dacl = part(16, false)
+		d.nullDACL = d.dacl == nil
+		d.daclControl = control & daclControlBits
 	}
 	return d, ok
 }
@@ -225,7 +227,7 @@ func (d descriptor) encode(parts uint32) []byte {
 	if parts&groupSecurityInformation != 0 {
 		add(8, d.group)
 	}
-	if parts&daclSecurityInformation != 0 && d.dacl != nil {
+	if parts&daclSecurityInformation != 0 && (d.dacl != nil || d.nullDACL) {
 		control |= d.daclControl
 		add(16, d.dacl)
 	}
@@ -271,12 +273,9 @@ func (c *conn) setSecurity(r *request, o *open, parts uint32, in []byte) respons
 		d.group = set.group
 	}
 	if parts&daclSecurityInformation != 0 {
-		if set.dacl == nil {
-			// A null DACL (no access control) has no SDDL form
-			// Azure Files keeps.
-			return errResp(statusInvalidSecurityDescr)
-		}
-		d.dacl, d.daclControl = set.dacl, set.daclControl
+		// A descriptor without a DACL sets a null one (no access
+		// control), as on Windows; SDDL writes it NO_ACCESS_CONTROL.
+		d.dacl, d.daclControl, d.nullDACL = set.dacl, set.daclControl|0x0004, set.dacl == nil
 	}
 	sddl, err := file.BinaryToSDDL(base64.StdEncoding.EncodeToString(d.encode(ownerSecurityInformation | groupSecurityInformation | daclSecurityInformation)))
 	if err != nil {
@@ -302,23 +301,25 @@ func fileInfo(class uint8, o *open, n *file.Node) (data []byte, minLen int, ok b
 	case fileBasicInformation:
 		basic(&w, n)
 	case fileStandardInformation:
-		standard(&w, n)
+		standard(&w, n, allocation(n))
 	case fileInternalInformation:
 		w.u64(n.ID)
-	case fileEaInformation, fileAlignmentInformation, fileModeInformation:
+	case fileEaInformation, fileAlignmentInformation:
 		w.u32(0)
+	case fileModeInformation:
+		w.u32(o.mode.Load())
 	case fileAccessInformation:
 		w.u32(o.granted)
 	case filePositionInformation:
 		w.u64(o.position.Load())
 	case fileAllInformation:
 		basic(&w, n)
-		standard(&w, n)
+		standard(&w, n, allocation(n))
 		w.u64(n.ID)
 		w.u32(0) // EA size
 		w.u32(o.granted)
 		w.u64(o.position.Load())
-		w.u32(0) // mode
+		w.u32(o.mode.Load())
 		w.u32(0) // alignment
 		name := utf16le("\\" + winPath(o.path))
 		w.u32(uint32(len(name)))
@@ -377,10 +378,17 @@ func basic(w *buf, n *file.Node) {
 	w.u32(0)
 }
 
-func standard(w *buf, n *file.Node) {
-	w.u64(allocation(n))
+// standard writes FileStandardInformation with the allocation the open
+// sees; a delete-pending name no longer counts among the links (MS-FSA
+// 2.1.5.12.27).
+func standard(w *buf, n *file.Node, alloc uint64) {
+	w.u64(alloc)
 	w.u64(endOfFile(n))
-	w.u32(1)
+	links := uint32(max(n.Links, 1))
+	if n.DeletePending {
+		links--
+	}
+	w.u32(links)
 	if n.DeletePending {
 		w.u8(1)
 	} else {
@@ -496,7 +504,8 @@ func (c *conn) setInfo(r *request) response {
 			return errResp(statusAccessDenied)
 		}
 		u := file.SMBUpdate{CreationTime: timeChange(le.Uint64(in)), LastAccessTime: timeChange(le.Uint64(in[8:])),
-			LastWriteTime: timeChange(le.Uint64(in[16:])), ChangeTime: timeChange(le.Uint64(in[24:]))}
+			LastWriteTime: timeChange(le.Uint64(in[16:])), ChangeTime: timeChange(le.Uint64(in[24:])),
+			HoldChangeTime: holdChange(le.Uint64(in[24:]))}
 		if attrs := le.Uint32(in[32:]); attrs != 0 {
 			if !o.dir && attrs&0x10 != 0 || o.dir && attrs&attrTemporary != 0 {
 				return errResp(statusInvalidParameter)
@@ -541,13 +550,19 @@ func (c *conn) setInfo(r *request) response {
 		}
 	case fileRenameInformation:
 		return c.rename(r, o, in)
-	case filePositionInformation:
-		if len(in) < 8 {
+	case filePositionInformation, fileModeInformation:
+		if class == filePositionInformation && len(in) < 8 || len(in) < 4 {
 			return errResp(statusInfoLengthMismatch)
 		}
-		o.position.Store(le.Uint64(in))
-		return response{body: []byte{2, 0}}
-	case fileModeInformation:
+		st := statusSuccess
+		if class == filePositionInformation {
+			st = o.setPosition(le.Uint64(in))
+		} else {
+			st = o.setMode(le.Uint32(in))
+		}
+		if st != statusSuccess {
+			return errResp(st)
+		}
 		return response{body: []byte{2, 0}}
 	default:
 		return errResp(statusNotSupported)
@@ -566,6 +581,17 @@ func timeChange(v uint64) file.TimeChange {
 	}
 	t := fromFiletime(v)
 	return file.TimeChange{At: &t}
+}
+
+// holdChange reads what a FILE_BASIC_INFORMATION change time asks of the
+// handle's later changes (MS-FSA 2.1.5.15.2, Open.UserSetChangeTime): a
+// time or -1 stops them advancing it, -2 lets them again, 0 leaves that.
+func holdChange(v uint64) *bool {
+	if v == 0 {
+		return nil
+	}
+	hold := v != math.MaxUint64-1
+	return &hold
 }
 
 // rename answers FileRenameInformation: the SMB2 form names the target

@@ -66,6 +66,8 @@ func (c *conn) lock(r *request) response {
 	// not a plain unlock fails the request, keeping those before it.
 	unlock := elems[0].flags&lockUnlock != 0
 	wait := false
+	// Only a request of one lock may wait: one of several that would
+	// is STATUS_INVALID_PARAMETER (MS-SMB2 3.3.5.14.2, as Windows does).
 	if !unlock {
 		for _, e := range elems {
 			switch e.flags &^ lockFailImmediately {
@@ -74,6 +76,9 @@ func (c *conn) lock(r *request) response {
 			default:
 				return errResp(statusInvalidParameter)
 			}
+		}
+		if wait && count > 1 {
+			return errResp(statusInvalidParameter)
 		}
 	}
 	if o.dir {

@@ -154,6 +154,12 @@ func (s *ntlmServer) authenticate(auth []byte) error {
 	if len(nt) < 16+28 || len(user) == 0 {
 		return errLogon // anonymous, or NTLMv1: refused as Azure refuses them
 	}
+	if !avPairsWellFormed(nt[16+28:]) {
+		// Windows answers an NTLMv2 response whose AV pairs do not
+		// parse with STATUS_INVALID_PARAMETER before it checks the
+		// proof (smbtorture smb2.session.ntlmssp_bug14932).
+		return errMalformed
+	}
 	name := fromUTF16LE(user)
 	acct, found := s.lookup(name)
 	if !found {
@@ -204,6 +210,23 @@ func (s *ntlmServer) lookup(name string) (azauth.Account, bool) {
 		return a, true
 	}
 	return s.accounts.Lookup(strings.ToLower(name))
+}
+
+// avPairsWellFormed reports whether an NTLMv2 client challenge's AV
+// pairs (MS-NLMP 2.2.2.1) each lie within it, up to the MsvAvEOL that
+// must end them; what follows MsvAvEOL is padding.
+func avPairsWellFormed(av []byte) bool {
+	for len(av) >= 4 {
+		id, n := le.Uint16(av), int(le.Uint16(av[2:]))
+		if id == ntlmAvEOL {
+			return true
+		}
+		if 4+n > len(av) {
+			return false
+		}
+		av = av[4+n:]
+	}
+	return false
 }
 
 // micPresent reports whether an NTLMv2 client blob's AV pairs say the

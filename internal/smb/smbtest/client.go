@@ -486,6 +486,12 @@ func (c *Client) QueryInfo(id FileID, typ, class uint8, additional, outLen uint3
 // SetInfo sets an info type and class of an open from data (additional
 // is the security information for a security descriptor).
 func (c *Client) SetInfo(id FileID, typ, class uint8, additional uint32, data []byte) (uint32, error) {
+	st, _, err := c.call(0x11, setInfoBody(id, typ, class, additional, data))
+	return st, err
+}
+
+// setInfoBody is a SET_INFO request's body.
+func setInfoBody(id FileID, typ, class uint8, additional uint32, data []byte) []byte {
 	var b []byte
 	b = le.AppendUint16(b, 33)
 	b = append(b, typ, class)
@@ -494,24 +500,13 @@ func (c *Client) SetInfo(id FileID, typ, class uint8, additional uint32, data []
 	b = le.AppendUint16(b, 0)
 	b = le.AppendUint32(b, additional)
 	b = append(b, id[:]...)
-	b = append(b, data...)
-	st, _, err := c.call(0x11, b)
-	return st, err
+	return append(b, data...)
 }
 
 // SetInfoAsync sends SET_INFO for a change that may wait (a rename
 // waiting on lease breaks); Wait collects its answer.
 func (c *Client) SetInfoAsync(id FileID, typ, class uint8, data []byte) (*Pending, error) {
-	var b []byte
-	b = le.AppendUint16(b, 33)
-	b = append(b, typ, class)
-	b = le.AppendUint32(b, uint32(len(data)))
-	b = le.AppendUint16(b, 64+32)
-	b = le.AppendUint16(b, 0)
-	b = le.AppendUint32(b, 0)
-	b = append(b, id[:]...)
-	b = append(b, data...)
-	mid, ch, err := c.send(0x11, b)
+	mid, ch, err := c.send(0x11, setInfoBody(id, typ, class, 0, data))
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package cosmos
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -15,13 +16,15 @@ import (
 
 // The change log: every item write appends a record to its container's
 // log, in the write's own transaction, under the next log sequence number
-// (LSN) of the container. The store takes the number at commit
-// (kv.Txn.Append), in commit order, without the writers reading the
-// counter, so concurrent writers of a container do not conflict on it;
-// once a reader sees LSN n, every LSN below n is committed too, and a feed
-// that resumes after n misses nothing and repeats nothing, across
-// restarts and crashes alike (the log is in the store, written with the
-// item it describes).
+// (LSN) of the container. The store takes the number at commit or when
+// the log is next settled (kv.Txn.Append, kv.Settle: the embedded engines
+// at commit, PostgreSQL later), without the writers reading the counter,
+// so concurrent writers of a container do not conflict on it. A reader
+// of the log settles it first (settleChangeLog), and so does the
+// deletion of the container; once a reader sees LSN n, every LSN below n
+// is there too, and a feed that resumes after n misses nothing and
+// repeats nothing, across restarts and crashes alike (the log is in the
+// store, written with the item it describes).
 //
 //	Cq db coll              last LSN of the container (8 bytes, big endian)
 //	Cq db coll "avad"       when its all-versions-and-deletes feed was last
@@ -42,6 +45,26 @@ func changeSeqOfDatabase(db string) tuple.Key { return tuple.New(keyspace.Cosmos
 
 func changesPrefix(db, coll string) tuple.Key {
 	return tuple.New(keyspace.CosmosChanges).Str(db).Str(coll)
+}
+
+// changeKey is the key function of a container's log: part part of the
+// record numbered n.
+func changeKey(db, coll string) func(n uint64, part int) []byte {
+	prefix := changesPrefix(db, coll)
+	return func(n uint64, part int) []byte { return prefix.Uint(n).Uint(uint64(part)) }
+}
+
+// settleChangeLog numbers the records appended to a container's log and
+// not numbered yet (kv.Txn.Settle), in tx.
+func settleChangeLog(tx kv.Txn, db, coll string) error {
+	return tx.Settle(changeSeqKey(db, coll), changeKey(db, coll))
+}
+
+// settleChangeLogs settles a container's log in a transaction of its
+// own: what a reader of the log does first. On the embedded engines,
+// which number at commit, it writes nothing.
+func (s *Service) settleChangeLogs(ctx context.Context, db, coll string) error {
+	return kv.Settle(ctx, s.store, changeSeqKey(db, coll), changeKey(db, coll))
 }
 
 func changesOfDatabase(db string) tuple.Key { return tuple.New(keyspace.CosmosChanges).Str(db) }
@@ -158,11 +181,12 @@ func (p *partition) recordChange(op, id string, doc []byte, ttlExpired bool) err
 			t.superseded[k]++
 		}
 	}
-	prefix := changesPrefix(c.db, c.id)
 	return t.tx.Append(kv.Sequenced{
 		Seq:    changeSeqKey(c.db, c.id),
-		Key:    func(n uint64, part int) []byte { return prefix.Uint(n).Uint(uint64(part)) },
+		Key:    changeKey(c.db, c.id),
 		Values: parts,
+		// Told on the engines that number at commit only: compaction's
+		// hint of the log's length.
 		Took: func(n uint64) {
 			if t.lastLSNs == nil {
 				t.lastLSNs = make(map[[2]string]uint64)

@@ -342,6 +342,18 @@ func (s *Service) DeleteDatabase(ctx context.Context, db string, pre Preconditio
 		if err := pre.checkWrite(loadDatabaseRecord(tx, db)); err != nil {
 			return err
 		}
+		// Every log is settled first, so that no record appended
+		// before the deletion is numbered into a later container of
+		// the same name.
+		colls, err := scanRecords(tx, containersPrefix(db))
+		if err != nil {
+			return err
+		}
+		for _, c := range colls {
+			if err := settleChangeLog(tx, db, c.str("id")); err != nil {
+				return err
+			}
+		}
 		if err := kv.DeletePrefixes(tx, containersPrefix(db), itemsOfDatabase(db), chunksOfDatabase(db), uniqueOfDatabase(db), indexOfDatabase(db), indexStatesOfDatabase(db), scriptsOfDatabase(db), changesOfDatabase(db), changeSeqOfDatabase(db), offersOfDatabase(db), usersPrefix(db), permissionsOfDatabase(db)); err != nil {
 			return err
 		}
@@ -714,6 +726,12 @@ func (s *Service) DeleteContainer(ctx context.Context, ref CollectionRef, pre Pr
 			return err
 		}
 		if err := pre.check(conditions.Write, true, c.rec.str("_etag")); err != nil {
+			return err
+		}
+		// The log is settled first, so that no record appended before
+		// the deletion is numbered into a later container of the same
+		// name.
+		if err := settleChangeLog(tx, db, coll); err != nil {
 			return err
 		}
 		if err := kv.DeletePrefixes(tx, itemsPrefix(db, coll), chunksOfContainer(db, coll), uniquePrefix(db, coll), indexPrefix(db, coll), indexStateKey(db, coll), scriptsOfContainer(db, coll), changesPrefix(db, coll), changeSeqKey(db, coll)); err != nil {

@@ -47,6 +47,7 @@ func Run(t *testing.T, o Opener) {
 		{"Limits", testLimits},
 		{"Durability", testDurability},
 		{"AppendInCommitOrder", testAppendInCommitOrder},
+		{"AppendersDoNotConflict", testAppendersDoNotConflict},
 		{"AppendRules", testAppendRules},
 		{"AddConcurrently", testAddConcurrently},
 		{"AddRules", testAddRules},

@@ -229,10 +229,21 @@ func SequenceValue(v []byte, err error) (uint64, error) {
 
 // Settle numbers the appends to seq committed so far (Txn.Settle), in a
 // transaction of its own: what a reader of the sequence's log runs
-// before reading it. On the embedded engines it is an Update that
-// writes nothing.
+// before reading it. A store that numbers appends at commit and says so
+// (NumbersAtCommit) is left alone; on another it is an Update.
 func Settle(ctx context.Context, s Store, seq []byte, key func(n uint64, i int) []byte) error {
+	if a, ok := s.(NumbersAtCommit); ok && a.NumbersAppendsAtCommit() {
+		return nil
+	}
 	return s.Update(ctx, func(tx Txn) error { return tx.Settle(seq, key) })
+}
+
+// NumbersAtCommit is implemented by a store that may number appends at
+// commit (the embedded engines), and by a wrapper of stores that asks
+// the store it wraps: when NumbersAppendsAtCommit reports true, nothing
+// ever waits for Settle, and kv.Settle skips its transaction.
+type NumbersAtCommit interface {
+	NumbersAppendsAtCommit() bool
 }
 
 // Store is the storage contract every engine implements.

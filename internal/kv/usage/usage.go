@@ -503,6 +503,13 @@ func (t *txn) DeleteRange(start, end []byte) error {
 	return t.Txn.DeleteRange(start, end)
 }
 
+// NumbersAppendsAtCommit implements kv.NumbersAtCommit for the store it
+// counts.
+func (s *Store) NumbersAppendsAtCommit() bool {
+	a, ok := s.Store.(kv.NumbersAtCommit)
+	return ok && a.NumbersAppendsAtCommit()
+}
+
 // Append implements kv.Txn. The keys are numbered at commit, so they
 // are counted here with number 0: a sequence's keys must all have one
 // length and one kind (object or not), and every number's keys sort

@@ -54,10 +54,11 @@ func changeKey(db, coll string) func(n uint64, part int) []byte {
 	return func(n uint64, part int) []byte { return prefix.Uint(n).Uint(uint64(part)) }
 }
 
-// settleChangeLog numbers the records appended to a container's log and
-// not numbered yet (kv.Txn.Settle), in tx.
+// settleChangeLog numbers every record appended to a container's log
+// and not numbered yet (kv.SettleAll), in tx: what deleting the
+// container does first, after settleChangeLogs outside it.
 func settleChangeLog(tx kv.Txn, db, coll string) error {
-	return tx.Settle(changeSeqKey(db, coll), changeKey(db, coll))
+	return kv.SettleAll(tx, changeSeqKey(db, coll), changeKey(db, coll))
 }
 
 // settleChangeLogs settles a container's log in a transaction of its

@@ -92,14 +92,16 @@ type Txn interface {
 	// began takes smaller numbers.
 	Append(w Sequenced) error
 	// Settle numbers the appends to seq that committed before this
-	// transaction began and are not numbered yet, writing each one's
-	// values under key(n, i) (the Key of the appends to seq) and seq's
-	// last number; on an engine that numbers appends at commit there are
-	// none and it does nothing. A reader of a sequence's log settles it
-	// first (kv.Settle) to see every committed append; a transaction
-	// that deletes a sequence (Seq and its keys) settles it first, so
-	// that no append made before the deletion is numbered after it.
-	Settle(seq []byte, key func(n uint64, i int) []byte) error
+	// transaction began and are not numbered yet, the oldest first and
+	// at most SettleBatch of them, writing each one's values under
+	// key(n, i) (the Key of the appends to seq) and seq's last number;
+	// more reports that some were left for another Settle. On an engine
+	// that numbers appends at commit there are none and it does nothing.
+	// A reader of a sequence's log settles it first (kv.Settle) to see
+	// every committed append; a transaction that deletes a sequence (Seq
+	// and its keys) settles it first until nothing is left, so that no
+	// append made before the deletion is numbered after it.
+	Settle(seq []byte, key func(n uint64, i int) []byte) (more bool, err error)
 	// Add adds delta to the count at key (see Count), at commit and
 	// without reading it, after the transaction's own writes:
 	// transactions that add to one count do not conflict through it, and
@@ -235,8 +237,30 @@ func Settle(ctx context.Context, s Store, seq []byte, key func(n uint64, i int) 
 	if a, ok := s.(NumbersAtCommit); ok && a.NumbersAppendsAtCommit() {
 		return nil
 	}
-	return s.Update(ctx, func(tx Txn) error { return tx.Settle(seq, key) })
+	for {
+		more, err := Returning(ctx, s.Update, func(tx Txn) (bool, error) { return tx.Settle(seq, key) })
+		if err != nil || !more {
+			return err
+		}
+	}
 }
+
+// SettleAll settles seq in tx until nothing committed before tx began is
+// left unnumbered: what a transaction that deletes the sequence runs
+// first (after kv.Settle outside it, so that it has little left to do).
+func SettleAll(tx Txn, seq []byte, key func(n uint64, i int) []byte) error {
+	for {
+		more, err := tx.Settle(seq, key)
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// SettleBatch bounds the appends one Txn.Settle numbers, so that a
+// backlog (appends nobody read for long) is numbered in transactions
+// that stay well under MaxTxnDuration and MaxTxnSize.
+const SettleBatch = 512
 
 // NumbersAtCommit is implemented by a store that may number appends at
 // commit (the embedded engines), and by a wrapper of stores that asks

@@ -202,6 +202,43 @@ func testAppendersDoNotConflict(t *testing.T, o Opener) {
 	checkLog(t, logValues(t, s), workers, each)
 }
 
+// testSettleBacklog: a backlog of appends larger than one Settle numbers
+// (kv.SettleBatch), some of more values than that, is numbered whole by kv.Settle,
+// in order.
+func testSettleBacklog(t *testing.T, o Opener) {
+	s := o.Open(t)
+	ctx := context.Background()
+	const txns, each = 3, kv.SettleBatch/2 + 7
+	for x := range txns {
+		err := s.Update(ctx, func(tx kv.Txn) error {
+			for i := range each {
+				vals := [][]byte{fmt.Appendf(nil, "w%02d-%02d", x, i), []byte("second part")}
+				if i%50 == 0 {
+					for range kv.SettleBatch + 1 { // an append of more values than a Settle reads at once
+						vals = append(vals, []byte("more"))
+					}
+				}
+				if err := tx.Append(kv.Sequenced{Seq: []byte("seq"), Key: logKey, Values: vals}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := logValues(t, s)
+	if len(log) != txns*each {
+		t.Fatalf("the log holds %d appends, want %d", len(log), txns*each)
+	}
+	for n, v := range log {
+		if want := fmt.Sprintf("w%02d-%02d", n/each, n%each); v != want {
+			t.Fatalf("number %d holds %q, want %q", n+1, v, want)
+		}
+	}
+}
+
 // testAppendRules: one transaction's appends to a sequence take
 // consecutive numbers in call order, and appends to another sequence
 // count apart; a rolled-back transaction takes no number; a sequence's
@@ -277,7 +314,7 @@ func testAppendRules(t *testing.T, o Opener) {
 		t.Fatal(err)
 	}
 	err = s.Update(ctx, func(tx kv.Txn) error {
-		if err := tx.Settle([]byte("one"), keyOf("one")); err != nil {
+		if err := kv.SettleAll(tx, []byte("one"), keyOf("one")); err != nil {
 			return err
 		}
 		return kv.DeletePrefixes(tx, []byte("one"))

@@ -49,6 +49,7 @@ func Run(t *testing.T, o Opener) {
 		{"AppendInCommitOrder", testAppendInCommitOrder},
 		{"AppendersDoNotConflict", testAppendersDoNotConflict},
 		{"AppendRules", testAppendRules},
+		{"SettleBacklog", testSettleBacklog},
 		{"AddConcurrently", testAddConcurrently},
 		{"AddRules", testAddRules},
 		{"AddConflictsWithReader", testAddConflictsWithReader},

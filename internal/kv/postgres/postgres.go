@@ -510,49 +510,43 @@ const pendingSQL = `INSERT INTO cerulean_pending (seq, ver, j, i, v, created) VA
 
 // Settle implements kv.Txn: it numbers the appends to seq waiting in
 // cerulean_pending, in the order of their transactions' versions and
-// then of their indexes, after the sequence's last number, moves their
-// values to their numbered keys (inside the database: the values do not
-// travel) and writes the last number. A transaction that committed
+// then of their indexes (at most kv.SettleBatch of them), after the
+// sequence's last number, moves their values to their numbered keys
+// (inside the database: the values do not travel) and writes the last number. A transaction that committed
 // before another began drew a smaller version, and a Settle that sees
 // the later one sees the earlier one too, so the numbers follow every
 // dependency between writers. Concurrent Settles of one sequence
 // conflict (both write its last number): one runs again and finds
 // nothing left, or what committed since.
-func (t *txn) Settle(seq []byte, key func(n uint64, i int) []byte) error {
+func (t *txn) Settle(seq []byte, key func(n uint64, i int) []byte) (more bool, err error) {
 	if !t.writable {
-		return kv.ErrReadOnly
+		return false, kv.ErrReadOnly
 	}
 	if err := t.flush(); err != nil {
-		return err
+		return false, err
 	}
-	type waiting struct {
-		ver     int64
-		j, i    int32
-		created []byte
+	// One row per value: a page of SettleBatch rows holds at most that
+	// many appends; when it is full its last append may be cut, so it is
+	// left to the next Settle, unless it is the only one (then its rows
+	// are read whole).
+	ws, err := t.waiting(`SELECT ver, j, i, created FROM cerulean_pending WHERE seq = $1 ORDER BY ver, j, i LIMIT $2`, seq, kv.SettleBatch)
+	if err != nil || len(ws) == 0 {
+		return false, err
 	}
-	rows, err := t.tx.Query(t.ctx, `SELECT ver, j, i, created FROM cerulean_pending WHERE seq = $1 ORDER BY ver, j, i`, seq)
-	if err != nil {
-		return t.fail(err)
-	}
-	var ws []waiting
-	for rows.Next() {
-		var w waiting
-		if err := rows.Scan(&w.ver, &w.j, &w.i, &w.created); err != nil {
-			rows.Close()
-			return t.fail(err)
+	if more = len(ws) == kv.SettleBatch; more {
+		last := len(ws) - 1
+		for last > 0 && ws[last-1].ver == ws[last].ver && ws[last-1].j == ws[last].j {
+			last--
 		}
-		ws = append(ws, w)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return t.fail(err)
-	}
-	if len(ws) == 0 {
-		return nil
+		if last > 0 {
+			ws = ws[:last]
+		} else if ws, err = t.waiting(`SELECT ver, j, i, created FROM cerulean_pending WHERE seq = $1 AND ver = $2 AND j = $3 ORDER BY i`, seq, ws[0].ver, ws[0].j); err != nil {
+			return false, err
+		}
 	}
 	n, err := kv.SequenceValue(t.Get(seq))
 	if err != nil {
-		return err
+		return false, err
 	}
 	seq = clone(seq)
 	// The values are copied to their numbered keys first, then their
@@ -565,11 +559,11 @@ func (t *txn) Settle(seq []byte, key func(n uint64, i int) []byte) error {
 			if n == 1 {
 				adds, err := decodeAdds(w.created)
 				if err != nil {
-					return err
+					return false, err
 				}
 				for _, a := range adds {
 					if err := t.Add(a.Key, a.Delta); err != nil {
-						return err
+						return false, err
 					}
 				}
 			}
@@ -582,7 +576,36 @@ func (t *txn) Settle(seq []byte, key func(n uint64, i int) []byte) error {
 		t.pending.Queue(`DELETE FROM cerulean_pending WHERE seq = $1 AND ver = $2 AND j = $3`, seq, w.ver, w.j)
 	}
 	t.pending.Queue(upsertSQL, seq, binary.BigEndian.AppendUint64(nil, n))
-	return t.flush()
+	return more, t.flush()
+}
+
+// waiting is one value of an append in cerulean_pending, as Settle
+// reads it.
+type waiting struct {
+	ver     int64
+	j, i    int32
+	created []byte
+}
+
+// waiting runs a query for waiting values.
+func (t *txn) waiting(query string, args ...any) ([]waiting, error) {
+	rows, err := t.tx.Query(t.ctx, query, args...)
+	if err != nil {
+		return nil, t.fail(err)
+	}
+	defer rows.Close()
+	var ws []waiting
+	for rows.Next() {
+		var w waiting
+		if err := rows.Scan(&w.ver, &w.j, &w.i, &w.created); err != nil {
+			return nil, t.fail(err)
+		}
+		ws = append(ws, w)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, t.fail(err)
+	}
+	return ws, nil
 }
 
 // settleSQL copies one waiting value to its numbered key $1.

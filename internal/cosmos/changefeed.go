@@ -83,6 +83,9 @@ func (s *Service) ReadChangeFeed(ctx context.Context, ref CollectionRef, opts Ch
 			return nil, err
 		}
 	}
+	if err := s.settleChangeLogs(ctx, db, coll); err != nil {
+		return nil, err
+	}
 	var f *ChangeFeed
 	err := s.view(ctx, func(t *Tx) error {
 		var err error

@@ -2,6 +2,7 @@ package cosmos
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -15,13 +16,15 @@ import (
 
 // The change log: every item write appends a record to its container's
 // log, in the write's own transaction, under the next log sequence number
-// (LSN) of the container. The store takes the number at commit
-// (kv.Txn.Append), in commit order, without the writers reading the
-// counter, so concurrent writers of a container do not conflict on it;
-// once a reader sees LSN n, every LSN below n is committed too, and a feed
-// that resumes after n misses nothing and repeats nothing, across
-// restarts and crashes alike (the log is in the store, written with the
-// item it describes).
+// (LSN) of the container. The store takes the number at commit or when
+// the log is next settled (kv.Txn.Append, kv.Settle: the embedded engines
+// at commit, PostgreSQL later), without the writers reading the counter,
+// so concurrent writers of a container do not conflict on it. A reader
+// of the log settles it first (settleChangeLog), and so does the
+// deletion of the container; once a reader sees LSN n, every LSN below n
+// is there too, and a feed that resumes after n misses nothing and
+// repeats nothing, across restarts and crashes alike (the log is in the
+// store, written with the item it describes).
 //
 //	Cq db coll              last LSN of the container (8 bytes, big endian)
 //	Cq db coll "avad"       when its all-versions-and-deletes feed was last
@@ -42,6 +45,59 @@ func changeSeqOfDatabase(db string) tuple.Key { return tuple.New(keyspace.Cosmos
 
 func changesPrefix(db, coll string) tuple.Key {
 	return tuple.New(keyspace.CosmosChanges).Str(db).Str(coll)
+}
+
+// changeKey is the key function of a container's log: part part of the
+// record numbered n.
+func changeKey(db, coll string) func(n uint64, part int) []byte {
+	prefix := changesPrefix(db, coll)
+	return func(n uint64, part int) []byte { return prefix.Uint(n).Uint(uint64(part)) }
+}
+
+// settleChangeLog numbers every record appended to a container's log
+// and not numbered yet (kv.SettleAll), in tx: what deleting the
+// container does first, after settleChangeLogs outside it.
+func settleChangeLog(tx kv.Txn, db, coll string) error {
+	return kv.SettleAll(tx, changeSeqKey(db, coll), changeKey(db, coll))
+}
+
+// settleChangeLogs settles a container's log in a transaction of its
+// own: what a reader of the log does first. On the embedded engines,
+// which number at commit, it writes nothing.
+func (s *Service) settleChangeLogs(ctx context.Context, db, coll string) error {
+	return kv.Settle(ctx, s.store, changeSeqKey(db, coll), changeKey(db, coll))
+}
+
+// SettleLogs settles the change log of every container (kv.Settle), so
+// that a check of the store (CheckInvariants, the stored-bytes counts)
+// sees every committed record.
+func (s *Service) SettleLogs(ctx context.Context) error {
+	var refs [][2]string
+	err := s.view(ctx, func(t *Tx) error {
+		dbs, err := scanRecords(t.rd, databasesPrefix())
+		if err != nil {
+			return err
+		}
+		for _, d := range dbs {
+			colls, err := scanRecords(t.rd, containersPrefix(d.str("id")))
+			if err != nil {
+				return err
+			}
+			for _, c := range colls {
+				refs = append(refs, [2]string{d.str("id"), c.str("id")})
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range refs {
+		if err := s.settleChangeLogs(ctx, r[0], r[1]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func changesOfDatabase(db string) tuple.Key { return tuple.New(keyspace.CosmosChanges).Str(db) }
@@ -158,11 +214,12 @@ func (p *partition) recordChange(op, id string, doc []byte, ttlExpired bool) err
 			t.superseded[k]++
 		}
 	}
-	prefix := changesPrefix(c.db, c.id)
 	return t.tx.Append(kv.Sequenced{
 		Seq:    changeSeqKey(c.db, c.id),
-		Key:    func(n uint64, part int) []byte { return prefix.Uint(n).Uint(uint64(part)) },
+		Key:    changeKey(c.db, c.id),
 		Values: parts,
+		// Told on the engines that number at commit only: compaction's
+		// hint of the log's length.
 		Took: func(n uint64) {
 			if t.lastLSNs == nil {
 				t.lastLSNs = make(map[[2]string]uint64)

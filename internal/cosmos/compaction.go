@@ -251,6 +251,9 @@ func (s *Service) compactChangeLog(ctx context.Context, db, coll string) (remove
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.superseded.Store(0) // what is superseded from now on counts for the next
+	if err := s.settleChangeLogs(ctx, db, coll); err != nil {
+		return 0, 0, err
+	}
 	var from uint64 = 1
 	for {
 		var garbage []garbageRecord

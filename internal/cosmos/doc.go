@@ -52,9 +52,11 @@
 //
 // Every item write also appends a record to its container's change log
 // in the same transaction, under the next LSN, which the store takes at
-// commit (kv.Txn.Append): LSNs commit in order without writers of a
-// container conflicting on Cq, and the change feed (changefeed.go), which
-// resumes after an LSN, misses and repeats nothing.
+// commit or when the log is next settled (kv.Txn.Append, kv.Settle; the
+// change feed, compaction and container deletion settle first): writers
+// of a container do not conflict on Cq, and the change feed
+// (changefeed.go), which resumes after an LSN, misses and repeats
+// nothing.
 // Feed ranges and x-ms-start-epk / x-ms-end-epk select items by effective
 // partition key, hashed as the SDKs do (package epk); every container is
 // one partition key range, "0", covering ["", "FF").

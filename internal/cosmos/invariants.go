@@ -32,8 +32,12 @@ import (
 //     it is a delete, the item is gone.
 //
 // It describes the first violations in its error. Run it on a quiet
-// store.
+// store: it settles the change logs first (SettleLogs), a write on an
+// engine that numbers appends after commit.
 func (s *Service) CheckInvariants(ctx context.Context) error {
+	if err := s.SettleLogs(ctx); err != nil {
+		return err
+	}
 	c := &cosmosChecker{databases: map[string]bool{}, containers: map[[2]string]*container{}}
 	return invariant.Check(ctx, s.store, "cosmos", func(rd kv.Reader, v *invariant.Violations) error {
 		c.v = v

@@ -338,9 +338,35 @@ func (s *Service) GetDatabase(ctx context.Context, db string, pre Preconditions)
 // DeleteDatabase deletes a database with its containers, items and
 // scripts.
 func (s *Service) DeleteDatabase(ctx context.Context, db string, pre Preconditions) error {
+	// The logs are settled before, so that the deletion has little
+	// left to settle in its own transaction.
+	var colls []record
+	if err := s.view(ctx, func(t *Tx) (err error) {
+		colls, err = scanRecords(t.rd, containersPrefix(db))
+		return err
+	}); err != nil {
+		return err
+	}
+	for _, c := range colls {
+		if err := s.settleChangeLogs(ctx, db, c.str("id")); err != nil {
+			return err
+		}
+	}
 	return s.store.Update(ctx, func(tx kv.Txn) error {
 		if err := pre.checkWrite(loadDatabaseRecord(tx, db)); err != nil {
 			return err
+		}
+		// Every log is settled first, so that no record appended
+		// before the deletion is numbered into a later container of
+		// the same name.
+		colls, err := scanRecords(tx, containersPrefix(db))
+		if err != nil {
+			return err
+		}
+		for _, c := range colls {
+			if err := settleChangeLog(tx, db, c.str("id")); err != nil {
+				return err
+			}
 		}
 		if err := kv.DeletePrefixes(tx, containersPrefix(db), itemsOfDatabase(db), chunksOfDatabase(db), uniqueOfDatabase(db), indexOfDatabase(db), indexStatesOfDatabase(db), scriptsOfDatabase(db), changesOfDatabase(db), changeSeqOfDatabase(db), offersOfDatabase(db), usersPrefix(db), permissionsOfDatabase(db)); err != nil {
 			return err
@@ -708,12 +734,23 @@ func samePartitionKey(a, b any) bool {
 // DeleteContainer deletes a container with its items and scripts.
 func (s *Service) DeleteContainer(ctx context.Context, ref CollectionRef, pre Preconditions) error {
 	db, coll := ref.DB, ref.Coll
+	// The log is settled before, so that the deletion has little left
+	// to settle in its own transaction.
+	if err := s.settleChangeLogs(ctx, db, coll); err != nil {
+		return err
+	}
 	return s.store.Update(ctx, func(tx kv.Txn) error {
 		c, err := loadContainer(tx, db, coll)
 		if err != nil {
 			return err
 		}
 		if err := pre.check(conditions.Write, true, c.rec.str("_etag")); err != nil {
+			return err
+		}
+		// The log is settled first, so that no record appended before
+		// the deletion is numbered into a later container of the same
+		// name.
+		if err := settleChangeLog(tx, db, coll); err != nil {
 			return err
 		}
 		if err := kv.DeletePrefixes(tx, itemsPrefix(db, coll), chunksOfContainer(db, coll), uniquePrefix(db, coll), indexPrefix(db, coll), indexStateKey(db, coll), scriptsOfContainer(db, coll), changesPrefix(db, coll), changeSeqKey(db, coll)); err != nil {

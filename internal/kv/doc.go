@@ -19,13 +19,16 @@
 // return ErrConflict. Other errors are never retried. Every engine runs
 // its Updates through one retry loop, Retry.Transact.
 //
-// Logs that many writers add to (a Cosmos DB container's change log) take
-// their numbers at commit: Txn.Append writes values under keys numbered
-// from a sequence, the engine taking the next number in commit order, so
-// that writers never read the counter and never conflict through it,
-// while a reader that sees number n sees every number below it. The
-// embedded engines number under their commit lock; PostgreSQL reads and
-// writes the counter as the transaction's last statements.
+// Logs that many writers add to (a Cosmos DB container's change log) are
+// numbered by the store: Txn.Append writes values under keys numbered
+// from a sequence, so that writers never read the counter and never
+// conflict through it, while a reader that sees number n sees every
+// number below it, and a transaction that committed before another began
+// takes a smaller number. The embedded engines number at commit, under
+// their commit lock, in commit order; PostgreSQL keeps the append
+// unnumbered under the transaction's version (a versionstamp) and numbers
+// it when a reader of the log settles it (Txn.Settle, kv.Settle), since
+// SERIALIZABLE writers of one counter row abort each other there.
 //
 // Counts that many writers change (the bytes, records and objects each
 // service stores, kept by kv/usage) are kept the same way: Txn.Add adds

@@ -85,11 +85,23 @@ type Txn interface {
 	// run in the order registered, on the goroutine that called Update;
 	// an attempt that wrote nothing commits too.
 	OnCommit(fn func())
-	// Append writes values under keys numbered from a sequence, taking
-	// the numbers at commit (see Sequenced). Appending reads nothing:
-	// transactions that append to one sequence do not conflict through
-	// it, and one that commits later takes greater numbers.
+	// Append writes values under keys numbered from a sequence (see
+	// Sequenced), the numbers taken at commit or by a later Settle.
+	// Appending reads nothing: transactions that append to one sequence
+	// do not conflict through it, and one that committed before another
+	// began takes smaller numbers.
 	Append(w Sequenced) error
+	// Settle numbers the appends to seq that committed before this
+	// transaction began and are not numbered yet, the oldest first and
+	// at most SettleBatch of them, writing each one's values under
+	// key(n, i) (the Key of the appends to seq) and seq's last number;
+	// more reports that some were left for another Settle. On an engine
+	// that numbers appends at commit there are none and it does nothing.
+	// A reader of a sequence's log settles it first (kv.Settle) to see
+	// every committed append; a transaction that deletes a sequence (Seq
+	// and its keys) settles it first until nothing is left, so that no
+	// append made before the deletion is numbered after it.
+	Settle(seq []byte, key func(n uint64, i int) []byte) (more bool, err error)
 	// Add adds delta to the count at key (see Count), at commit and
 	// without reading it, after the transaction's own writes:
 	// transactions that add to one count do not conflict through it, and
@@ -105,13 +117,27 @@ type Addition struct {
 	Delta int64
 }
 
-// Sequenced is an append to a sequence: at commit the transaction takes
-// the sequence's next number n (one more than the last number taken, 1
-// for the first) and writes Values[i] under Key(n, i); the sequence's key
-// Seq then holds n (8 bytes, big endian). The numbers of one sequence are
-// taken in commit order and without gaps: a reader that sees the keys of
-// number n sees those of every number below it, and several appends of
-// one transaction take consecutive numbers in the order they were made.
+// Sequenced is an append to a sequence. The append takes the
+// sequence's next number n (one more than the last number taken, 1 for
+// the first) and writes Values[i] under Key(n, i); the sequence's key
+// Seq then holds n (8 bytes, big endian). The numbers of one sequence
+// have no gaps, and a reader that sees the keys of number n sees those
+// of every number below it: a log reader that resumes after a number
+// misses nothing and sees nothing twice. Several appends of one
+// transaction take consecutive numbers in the order they were made, and
+// a transaction that committed before another began takes smaller
+// numbers (so every dependency between writers is in the order).
+//
+// When the number is taken depends on the engine, and the conformance
+// suite holds both to the rules above. The embedded engines take it at
+// commit, under their commit lock, in commit order. PostgreSQL, where
+// concurrent writers of one counter row abort each other under
+// SERIALIZABLE, keeps the append unnumbered under (Seq, the
+// transaction's Version, its index), a key no other transaction writes,
+// and numbers the settled appends in version order when a reader asks
+// (Txn.Settle): the FoundationDB versionstamp's idea, with the stamp
+// turned into a dense number once the commit is settled.
+//
 // A transaction's own reads do not see its appends (they are made at
 // commit), and a transaction must not also write Seq itself. The
 // sequence's log is what the keys of its numbers make of it: appends
@@ -123,13 +149,16 @@ type Sequenced struct {
 	Seq    []byte
 	Key    func(n uint64, i int) []byte
 	Values [][]byte
-	// Took, when set, is told the number at commit, before Update
-	// returns and only for the attempt that commits.
+	// Took, when set, is told the number by an engine that takes it at
+	// commit, before Update returns and only for the attempt that
+	// commits; an engine that numbers appends later (Settle) never calls
+	// it, so a caller may use it only as a hint.
 	Took func(n uint64)
-	// Created, when set, are adds (Txn.Add) made at commit only by an
-	// append that takes number 1, that is, that writes Seq where it was
-	// absent: how a layer that counts the store's keys learns of a key
-	// that only the commit knows it creates.
+	// Created, when set, are adds (Txn.Add) made, at commit or by the
+	// Settle that numbers the append, only for an append that takes
+	// number 1, that is, that writes Seq where it was absent: how a layer
+	// that counts the store's keys learns of a key that only the numbering
+	// knows it creates.
 	Created []Addition
 }
 
@@ -198,6 +227,47 @@ func SequenceValue(v []byte, err error) (uint64, error) {
 		return 0, fmt.Errorf("kv: sequence value of %d bytes", len(v))
 	}
 	return binary.BigEndian.Uint64(v), nil
+}
+
+// Settle numbers the appends to seq committed so far (Txn.Settle), in a
+// transaction of its own: what a reader of the sequence's log runs
+// before reading it. A store that numbers appends at commit and says so
+// (NumbersAtCommit) is left alone; on another it is an Update.
+func Settle(ctx context.Context, s Store, seq []byte, key func(n uint64, i int) []byte) error {
+	if a, ok := s.(NumbersAtCommit); ok && a.NumbersAppendsAtCommit() {
+		return nil
+	}
+	for {
+		more, err := Returning(ctx, s.Update, func(tx Txn) (bool, error) { return tx.Settle(seq, key) })
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// SettleAll settles seq in tx until nothing committed before tx began is
+// left unnumbered: what a transaction that deletes the sequence runs
+// first (after kv.Settle outside it, so that it has little left to do).
+func SettleAll(tx Txn, seq []byte, key func(n uint64, i int) []byte) error {
+	for {
+		more, err := tx.Settle(seq, key)
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
+// SettleBatch bounds the appends one Txn.Settle numbers, so that a
+// backlog (appends nobody read for long) is numbered in transactions
+// that stay well under MaxTxnDuration and MaxTxnSize.
+const SettleBatch = 512
+
+// NumbersAtCommit is implemented by a store that may number appends at
+// commit (the embedded engines), and by a wrapper of stores that asks
+// the store it wraps: when NumbersAppendsAtCommit reports true, nothing
+// ever waits for Settle, and kv.Settle skips its transaction.
+type NumbersAtCommit interface {
+	NumbersAppendsAtCommit() bool
 }
 
 // Store is the storage contract every engine implements.

@@ -20,5 +20,8 @@ func (readOnly) Delete([]byte) error           { return ErrReadOnly }
 func (readOnly) DeleteRange(_, _ []byte) error { return ErrReadOnly }
 func (readOnly) Append(Sequenced) error        { return ErrReadOnly }
 func (readOnly) Add([]byte, int64) error       { return ErrReadOnly }
-func (readOnly) Version() uint64               { return 0 }
-func (readOnly) OnCommit(fn func())            { fn() }
+func (readOnly) Settle([]byte, func(uint64, int) []byte) (bool, error) {
+	return false, ErrReadOnly
+}
+func (readOnly) Version() uint64    { return 0 }
+func (readOnly) OnCommit(fn func()) { fn() }

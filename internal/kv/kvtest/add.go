@@ -78,7 +78,8 @@ func testAddConcurrently(t *testing.T, o Opener) {
 // testAddRules: an add applies after the transaction's own writes and is
 // not seen by its own reads; a rolled-back add adds nothing; Delete
 // clears a count; a count survives a reopen; an append's Created adds
-// are made by the append that creates its sequence only.
+// are made for the append that creates its sequence only (at its commit
+// or its Settle).
 func testAddRules(t *testing.T, o Opener) {
 	s := o.Open(t)
 	ctx := context.Background()
@@ -140,6 +141,9 @@ func testAddRules(t *testing.T, o Opener) {
 		return appendTo(tx)
 	})
 	update(appendTo)
+	if err := kv.Settle(ctx, s, []byte("s"), func(n uint64, i int) []byte { return fmt.Appendf(nil, "s/%016x", n) }); err != nil {
+		t.Fatal(err)
+	}
 	if n := count(t, s, "made"); n != 1 {
 		t.Fatalf("Created added %d times over three appends, want once", n)
 	}

@@ -119,6 +119,10 @@ func (m *Manager) View(ctx context.Context, fn func(kv.Reader) error) error {
 	return fn(reader{snap})
 }
 
+// NumbersAppendsAtCommit implements kv.NumbersAtCommit: appends are
+// numbered under the commit lock.
+func (m *Manager) NumbersAppendsAtCommit() bool { return true }
+
 // Update implements kv.Store.
 func (m *Manager) Update(ctx context.Context, fn func(kv.Txn) error) error {
 	if err := m.enter(ctx); err != nil {

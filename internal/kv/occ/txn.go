@@ -161,6 +161,10 @@ func (t *txn) Append(w kv.Sequenced) error {
 	return nil
 }
 
+// Settle implements kv.Txn: appends are numbered at commit, so none
+// waits for a number.
+func (t *txn) Settle([]byte, func(uint64, int) []byte) (bool, error) { return false, nil }
+
 // Add implements kv.Txn: the sum is made at commit.
 func (t *txn) Add(key []byte, delta int64) error {
 	if err := checkSize(key, 8, t.writes.size+t.appendSize); err != nil {

@@ -18,7 +18,11 @@ import (
 
 // SchemaVersion is the layout of the tables this engine reads and writes.
 // A database holding a newer one is refused at open.
-const SchemaVersion = 1
+// Version 2 added cerulean_pending, where appends wait for their
+// numbers (a version 1 database gains it at open; a version 1 front end
+// still running on it numbers its appends at commit, which the others'
+// Settle respects).
+const SchemaVersion = 2
 
 // retry re-runs an Update's attempt that the database aborted as a
 // serialization failure (or a deadlock).
@@ -102,6 +106,12 @@ var schemaStatements = []string{
 	`CREATE SEQUENCE IF NOT EXISTS cerulean_version`,
 	`CREATE TABLE IF NOT EXISTS cerulean_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)`,
 	`INSERT INTO cerulean_meta (name, value) VALUES ('schema', '1') ON CONFLICT (name) DO NOTHING`,
+	// Version 2: appends waiting for their numbers (Settle), one row per
+	// value: the sequence, the appending transaction's version, the
+	// append's index in it, the value's index (-1 for an append of no
+	// value), the value, and the append's Created adds (encodeAdds).
+	`CREATE TABLE IF NOT EXISTS cerulean_pending (seq BYTEA NOT NULL, ver BIGINT NOT NULL, j INT NOT NULL, i INT NOT NULL, v BYTEA NOT NULL, created BYTEA, PRIMARY KEY (seq, ver, j, i))`,
+	`UPDATE cerulean_meta SET value = '2' WHERE name = 'schema' AND value = '1'`,
 }
 
 // migrate creates the schema when missing and refuses a newer one. Front
@@ -233,8 +243,7 @@ func (s *Store) attempt(ctx context.Context, hooks *kv.Hooks, fn func(kv.Txn) er
 	if ferr != nil {
 		return ferr
 	}
-	took, err := t.sequence()
-	if err != nil {
+	if err := t.sequence(); err != nil {
 		return err
 	}
 	t.add()
@@ -251,7 +260,6 @@ func (s *Store) attempt(ctx context.Context, hooks *kv.Hooks, fn func(kv.Txn) er
 		return fmt.Errorf("postgres: commit: %w", err)
 	}
 	committed = true
-	took()
 	return nil
 }
 
@@ -468,49 +476,172 @@ func (t *txn) Append(w kv.Sequenced) error {
 	return nil
 }
 
-// sequence makes the appends: it reads each sequence's last number and
-// writes the values and the new last number, as the transaction's last
-// statements. The read makes concurrent appenders to one sequence
-// conflict, so the database commits them one after the other, in the
-// order of their numbers; it returns what reports the numbers, to be
-// called once the transaction has committed.
-func (t *txn) sequence() (took func(), err error) {
+// sequence makes the appends, as the transaction's last statements:
+// each value goes to cerulean_pending under (sequence, this transaction's
+// version, the append's index, the value's index), a key no other
+// transaction writes, so concurrent appenders to one sequence neither
+// read nor write a common row and do not conflict. Settle numbers them
+// later. Took is not called: the number is not known at commit.
+func (t *txn) sequence() error {
 	if len(t.appends) == 0 {
-		return func() {}, nil
+		return nil
 	}
-	last := make(map[string]uint64, 1)
-	numbers := make([]uint64, len(t.appends))
+	ver := int64(t.Version())
+	if t.failed != nil {
+		return t.failed
+	}
 	for j, a := range t.appends {
-		n, ok := last[string(a.Seq)]
-		if !ok {
-			if n, err = kv.SequenceValue(t.Get(a.Seq)); err != nil {
-				return nil, err
-			}
+		created := encodeAdds(a.Created)
+		if len(a.Values) == 0 {
+			t.pending.Queue(pendingSQL, a.Seq, ver, j, -1, []byte{}, created)
 		}
-		n++
-		last[string(a.Seq)], numbers[j] = n, n
 		for i, v := range a.Values {
-			t.pending.Queue(upsertSQL, a.Key(n, i), v)
+			if i > 0 {
+				created = nil
+			}
+			t.pending.Queue(pendingSQL, a.Seq, ver, j, i, v, created)
 		}
-		if n == 1 {
-			for _, c := range a.Created {
-				if err := t.Add(c.Key, c.Delta); err != nil {
-					return nil, err
+	}
+	return nil
+}
+
+// pendingSQL keeps one value of an append until Settle numbers it.
+const pendingSQL = `INSERT INTO cerulean_pending (seq, ver, j, i, v, created) VALUES ($1, $2, $3, $4, $5, $6)`
+
+// Settle implements kv.Txn: it numbers the appends to seq waiting in
+// cerulean_pending, in the order of their transactions' versions and
+// then of their indexes (at most kv.SettleBatch of them), after the
+// sequence's last number, moves their values to their numbered keys
+// (inside the database: the values do not travel) and writes the last number. A transaction that committed
+// before another began drew a smaller version, and a Settle that sees
+// the later one sees the earlier one too, so the numbers follow every
+// dependency between writers. Concurrent Settles of one sequence
+// conflict (both write its last number): one runs again and finds
+// nothing left, or what committed since.
+func (t *txn) Settle(seq []byte, key func(n uint64, i int) []byte) (more bool, err error) {
+	if !t.writable {
+		return false, kv.ErrReadOnly
+	}
+	if err := t.flush(); err != nil {
+		return false, err
+	}
+	// One row per value: a page of SettleBatch rows holds at most that
+	// many appends; when it is full its last append may be cut, so it is
+	// left to the next Settle, unless it is the only one (then its rows
+	// are read whole).
+	ws, err := t.waiting(`SELECT ver, j, i, created FROM cerulean_pending WHERE seq = $1 ORDER BY ver, j, i LIMIT $2`, seq, kv.SettleBatch)
+	if err != nil || len(ws) == 0 {
+		return false, err
+	}
+	if more = len(ws) == kv.SettleBatch; more {
+		last := len(ws) - 1
+		for last > 0 && ws[last-1].ver == ws[last].ver && ws[last-1].j == ws[last].j {
+			last--
+		}
+		if last > 0 {
+			ws = ws[:last]
+		} else if ws, err = t.waiting(`SELECT ver, j, i, created FROM cerulean_pending WHERE seq = $1 AND ver = $2 AND j = $3 ORDER BY i`, seq, ws[0].ver, ws[0].j); err != nil {
+			return false, err
+		}
+	}
+	n, err := kv.SequenceValue(t.Get(seq))
+	if err != nil {
+		return false, err
+	}
+	seq = clone(seq)
+	// The values are copied to their numbered keys first, then their
+	// rows deleted: a batch runs in order.
+	var settled []waiting
+	for k, w := range ws {
+		if k == 0 || w.ver != ws[k-1].ver || w.j != ws[k-1].j {
+			n++
+			settled = append(settled, w)
+			if n == 1 {
+				adds, err := decodeAdds(w.created)
+				if err != nil {
+					return false, err
+				}
+				for _, a := range adds {
+					if err := t.Add(a.Key, a.Delta); err != nil {
+						return false, err
+					}
 				}
 			}
 		}
-	}
-	for key, n := range last {
-		t.pending.Queue(upsertSQL,
-			[]byte(key), binary.BigEndian.AppendUint64(nil, n))
-	}
-	return func() {
-		for j, a := range t.appends {
-			if a.Took != nil {
-				a.Took(numbers[j])
-			}
+		if w.i >= 0 {
+			t.pending.Queue(settleSQL, key(n, int(w.i)), seq, w.ver, w.j, w.i)
 		}
-	}, nil
+	}
+	for _, w := range settled {
+		t.pending.Queue(`DELETE FROM cerulean_pending WHERE seq = $1 AND ver = $2 AND j = $3`, seq, w.ver, w.j)
+	}
+	t.pending.Queue(upsertSQL, seq, binary.BigEndian.AppendUint64(nil, n))
+	return more, t.flush()
+}
+
+// waiting is one value of an append in cerulean_pending, as Settle
+// reads it.
+type waiting struct {
+	ver     int64
+	j, i    int32
+	created []byte
+}
+
+// waiting runs a query for waiting values.
+func (t *txn) waiting(query string, args ...any) ([]waiting, error) {
+	rows, err := t.tx.Query(t.ctx, query, args...)
+	if err != nil {
+		return nil, t.fail(err)
+	}
+	defer rows.Close()
+	var ws []waiting
+	for rows.Next() {
+		var w waiting
+		if err := rows.Scan(&w.ver, &w.j, &w.i, &w.created); err != nil {
+			return nil, t.fail(err)
+		}
+		ws = append(ws, w)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, t.fail(err)
+	}
+	return ws, nil
+}
+
+// settleSQL copies one waiting value to its numbered key $1.
+const settleSQL = `INSERT INTO cerulean_kv (k, v) SELECT $1, v FROM cerulean_pending WHERE seq = $2 AND ver = $3 AND j = $4 AND i = $5
+ON CONFLICT (k) DO UPDATE SET v = excluded.v`
+
+// encodeAdds encodes an append's Created adds for cerulean_pending: per
+// add, the key's length (4 bytes, big endian), the key and the delta (8
+// bytes); nil for none.
+func encodeAdds(adds []kv.Addition) []byte {
+	if len(adds) == 0 {
+		return nil
+	}
+	var b []byte
+	for _, a := range adds {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(a.Key)))
+		b = append(b, a.Key...)
+		b = binary.BigEndian.AppendUint64(b, uint64(a.Delta))
+	}
+	return b
+}
+
+func decodeAdds(b []byte) ([]kv.Addition, error) {
+	var out []kv.Addition
+	for len(b) > 0 {
+		if len(b) < 4 {
+			return nil, errors.New("postgres: malformed adds of a waiting append")
+		}
+		n := int(binary.BigEndian.Uint32(b))
+		if len(b) < 4+n+8 {
+			return nil, errors.New("postgres: malformed adds of a waiting append")
+		}
+		out = append(out, kv.Addition{Key: b[4 : 4+n], Delta: int64(binary.BigEndian.Uint64(b[4+n:]))})
+		b = b[4+n+8:]
+	}
+	return out, nil
 }
 
 // Add implements kv.Txn: the adds are made as the transaction's last

@@ -553,11 +553,22 @@ func (t *txn) DeleteRange(start, end []byte) error {
 	return t.Txn.DeleteRange(start, end)
 }
 
+// NumbersAppendsAtCommit implements kv.NumbersAtCommit for the store it
+// counts.
+func (s *Store) NumbersAppendsAtCommit() bool {
+	a, ok := s.Store.(kv.NumbersAtCommit)
+	return ok && a.NumbersAppendsAtCommit()
+}
+
 // Append implements kv.Txn. The keys are numbered at commit, so they
 // are counted here with number 0: a sequence's keys must all have one
 // length and one kind (object or not), and every number's keys sort
 // after the keys of the numbers before it. The sequence's own key is
-// counted by the commit that creates it (Sequenced.Created).
+// counted by the commit that creates it (Sequenced.Created). On an
+// engine that numbers appends after commit (PostgreSQL, Txn.Settle), an
+// append made before the base count passes its keys and numbered after
+// it has passed them is not counted: a gap limited to the one base count
+// of a store that already holds data, left open.
 func (t *txn) Append(w kv.Sequenced) error {
 	i := t.s.space(w.Seq)
 	if i < 0 {

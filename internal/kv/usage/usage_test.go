@@ -34,9 +34,24 @@ func open(t *testing.T, store kv.Store) *usage.Store {
 	return s
 }
 
-// check fails the test unless the counts equal a full scan.
+// seqKey is the key function of the workload's sequence seq.
+func seqKey(seq []byte) func(n uint64, i int) []byte {
+	return func(n uint64, i int) []byte { return fmt.Appendf(nil, "%s/%016x/%d", seq, n, i) }
+}
+
+// check fails the test unless the counts equal a full scan, once the
+// workload's appends are numbered (kv.Settle): the counts include an
+// append from its commit on.
 func check(t *testing.T, s *usage.Store) {
 	t.Helper()
+	for _, sp := range "XYZ" {
+		for i := range 2 {
+			seq := fmt.Appendf(nil, "%c/seq%d", sp, i)
+			if err := kv.Settle(context.Background(), s, seq, seqKey(seq)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	if err := s.Check(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -47,6 +62,12 @@ func check(t *testing.T, s *usage.Store) {
 // of keys read first, in both spaces and
 // outside them, some rolled back.
 func workload(t *testing.T, s kv.Store, seed uint64, n int) {
+	t.Helper()
+	workloadOf(t, s, seed, n, true)
+}
+
+// workloadOf is workload, with appends or without (sets in their place).
+func workloadOf(t *testing.T, s kv.Store, seed uint64, n int, appends bool) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 1))
 	key := func() []byte {
@@ -93,10 +114,14 @@ func workload(t *testing.T, s kv.Store, seed uint64, n int) {
 					if err := tx.DeleteRange(k, append(bytes.Clone(k[:2]), byte('0'+r.IntN(5)))); err != nil {
 						return err
 					}
+				case !appends:
+					if err := tx.Set(k, []byte("instead of an append")); err != nil {
+						return err
+					}
 				default:
 					seq := fmt.Appendf(nil, "%c/seq%d", k[0], r.IntN(2))
 					if err := tx.Append(kv.Sequenced{Seq: seq,
-						Key:    func(n uint64, i int) []byte { return fmt.Appendf(nil, "%s/%016x/%d", seq, n, i) },
+						Key:    seqKey(seq),
 						Values: [][]byte{[]byte("a"), bytes.Repeat([]byte("b"), r.IntN(20))}}); err != nil {
 						return err
 					}
@@ -244,15 +269,35 @@ func TestCountsOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	workload(t, pg, 600, 100)
+	// The appends made below the counting layer are numbered before it
+	// opens: an append waiting for its number is counted by the
+	// counting layer's Append, or by the base count once numbered.
+	for _, sp := range "XYZ" {
+		for i := range 2 {
+			seq := fmt.Appendf(nil, "%c/seq%d", sp, i)
+			if err := kv.Settle(context.Background(), pg, seq, seqKey(seq)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	defer usage.SetBasePage(5)()
 	s := open(t, pg)
 	defer func() { _ = s.Close() }()
+	// While the base count runs, the writers do not append: on
+	// PostgreSQL an append is numbered by a later Settle, and one made
+	// before the count passes its keys and numbered after is not counted
+	// (a known gap, in the usage package's doc). Once the count is done,
+	// appends are counted at Append.
 	var wg sync.WaitGroup
 	for w := range 4 {
-		wg.Go(func() { workload(t, s, uint64(700+w), 60) })
+		wg.Go(func() { workloadOf(t, s, uint64(700+w), 60, false) })
 	}
 	wg.Wait()
 	s.Wait()
+	for w := range 4 {
+		wg.Go(func() { workload(t, s, uint64(800+w), 40) })
+	}
+	wg.Wait()
 	check(t, s)
 }
 

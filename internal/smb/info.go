@@ -554,7 +554,7 @@ func (c *conn) setInfo(r *request) response {
 		if class == filePositionInformation && len(in) < 8 || len(in) < 4 {
 			return errResp(statusInfoLengthMismatch)
 		}
-		st := statusSuccess
+		var st uint32
 		if class == filePositionInformation {
 			st = o.setPosition(le.Uint64(in))
 		} else {

@@ -214,7 +214,9 @@ func (p *partition) index(doc map[string]any, id string) error {
 			return err
 		}
 	}
-	return p.rangeIndex(doc)
+	// The entries name the item, whose old entries (of a replace) unindex
+	// has just deleted: they are new.
+	return p.rangeIndex(doc, true)
 }
 
 func (p *partition) unindex(doc map[string]any) error {

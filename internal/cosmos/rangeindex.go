@@ -217,15 +217,19 @@ func (c *container) maintained() bool {
 }
 
 // rangeIndex adds doc's entries.
-func (p *partition) rangeIndex(doc map[string]any) error {
+func (p *partition) rangeIndex(doc map[string]any, fresh bool) error {
 	if err := p.t.indexState(p.c); err != nil {
 		return err
 	}
 	if !p.c.maintained() {
 		return nil
 	}
+	write := p.t.tx.Set
+	if fresh {
+		write = func(k, v []byte) error { return kv.Insert(p.t.tx, k, v) }
+	}
 	for _, k := range p.indexEntries(doc) {
-		if err := p.t.tx.Set(k, nil); err != nil {
+		if err := write(k, nil); err != nil {
 			return err
 		}
 	}
@@ -329,7 +333,7 @@ func (s *Service) buildIndex(ctx context.Context, db, coll, policy string) error
 					return err
 				}
 				p := &partition{t: t, c: c, pk: pk}
-				if err := p.rangeIndex(doc); err != nil {
+				if err := p.rangeIndex(doc, false); err != nil {
 					return err
 				}
 				n++

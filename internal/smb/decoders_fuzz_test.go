@@ -107,6 +107,8 @@ func FuzzNegotiate(f *testing.F) {
 	f.Add(negotiateBody([]uint16{dialect311}, negotiateContext(ctxPreauthIntegrity, []byte{1, 0, 0, 0, 1, 0}), 1))
 	f.Add(negotiateBody([]uint16{dialect311}, append(standardContexts(), negotiateContext(7, []byte("unknown"))...), 3))
 	f.Add(negotiateBody([]uint16{dialect311}, negotiateContext(ctxEncryption, []byte{1, 0, 1, 0}), 1))
+	f.Add(negotiateBody([]uint16{dialect311}, append(standardContexts(), negotiateContext(ctxSigning, []byte{3, 0, 1, 0, 2, 0, 0, 0})...), 3))
+	f.Add(negotiateBody([]uint16{dialect311}, append(standardContexts(), negotiateContext(ctxSigning, []byte{0, 0})...), 3))
 	f.Add(negotiateBody([]uint16{dialect202, dialect210}, nil, 0))
 	f.Add(negotiateBody([]uint16{0x0100, dialectWild}, nil, 0))
 	f.Add(negotiateBody(nil, nil, 0))

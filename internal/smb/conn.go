@@ -34,7 +34,15 @@ type conn struct {
 	clientSecMode uint16
 	clientCaps    uint32
 	preauth       [64]byte // the connection's pre-auth integrity hash (3.1.1)
-	cipher        uint16   // the encryption negotiated (cipherAES128CCM or GCM), 0 for none
+	cipher        uint16   // the encryption negotiated (cipherAES128CCM, or a GCM), 0 for none
+	// encryptionOffered: a 3.1.1 client sent the encryption context,
+	// which the NEGOTIATE response answers (signing.go).
+	encryptionOffered bool
+	// signAlg is the signing algorithm a 3.1.1 client's signing
+	// context chose, when signingChosen (the NEGOTIATE response then
+	// answers that context); see conn.signing.
+	signAlg       uint16
+	signingChosen bool
 	// sealing is the session whose encrypted frame the read loop is
 	// answering (only the read loop touches it).
 	sealing *session
@@ -435,8 +443,12 @@ func (c *conn) verify(s *session, m []byte) bool {
 }
 
 // signature computes a message's signature: HMAC-SHA256 for SMB 2.x,
-// AES-128-CMAC for 3.x.
+// AES-128-CMAC for 3.x, or the algorithm a 3.1.1 client's signing
+// context chose (AES-128-GMAC, or HMAC-SHA256 over the derived key).
 func (s *session) signature(m []byte) [16]byte {
+	if s.gmac != nil {
+		return gmacSignature(s.gmac, m)
+	}
 	if s.cmac != nil {
 		return s.cmac.sum(m)
 	}

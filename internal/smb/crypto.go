@@ -10,16 +10,23 @@ import (
 )
 
 // kdf is SP800-108's key derivation in counter mode with HMAC-SHA256,
-// as SMB 3.x derives its signing keys (MS-SMB2 3.1.4.2): one block, a
-// 128-bit key.
+// as SMB 3.x derives its keys (MS-SMB2 3.1.4.2): one block, a 128-bit
+// key.
 func kdf(key, label, context []byte) []byte {
+	return kdfBits(key, label, context, 128)
+}
+
+// kdfBits is kdf for an L of 128 or 256 bits: the 256-bit ciphers'
+// keys are a whole HMAC-SHA256 block with L = 256 in the input, which
+// changes every byte of the key, not only its length.
+func kdfBits(key, label, context []byte, bits int) []byte {
 	h := hmac.New(sha256.New, key)
 	h.Write([]byte{0, 0, 0, 1})
 	h.Write(label)
 	h.Write([]byte{0})
 	h.Write(context)
-	h.Write([]byte{0, 0, 0, 128})
-	return h.Sum(nil)[:16]
+	h.Write([]byte{0, 0, byte(bits >> 8), byte(bits)})
+	return h.Sum(nil)[:bits/8]
 }
 
 // cmac is AES-CMAC (RFC 4493), SMB 3.x's signing algorithm.

@@ -107,6 +107,8 @@ func FuzzNegotiate(f *testing.F) {
 	f.Add(negotiateBody([]uint16{dialect311}, negotiateContext(ctxPreauthIntegrity, []byte{1, 0, 0, 0, 1, 0}), 1))
 	f.Add(negotiateBody([]uint16{dialect311}, append(standardContexts(), negotiateContext(7, []byte("unknown"))...), 3))
 	f.Add(negotiateBody([]uint16{dialect311}, negotiateContext(ctxEncryption, []byte{1, 0, 1, 0}), 1))
+	f.Add(negotiateBody([]uint16{dialect311}, append(standardContexts(), negotiateContext(ctxSigning, []byte{3, 0, 1, 0, 2, 0, 0, 0})...), 3))
+	f.Add(negotiateBody([]uint16{dialect311}, append(standardContexts(), negotiateContext(ctxSigning, []byte{0, 0})...), 3))
 	f.Add(negotiateBody([]uint16{dialect202, dialect210}, nil, 0))
 	f.Add(negotiateBody([]uint16{0x0100, dialectWild}, nil, 0))
 	f.Add(negotiateBody(nil, nil, 0))
@@ -141,9 +143,9 @@ func FuzzNegotiate(f *testing.F) {
 			t.Fatalf("dialect %#x chosen but not offered", d)
 		}
 		if d == dialect311 {
-			pre, cipher, err := negotiateContexts(testRequest(cmdNegotiate, 0, body), le.Uint32(body[28:]), int(le.Uint16(body[32:])))
-			if err != nil || !pre || cipher != c.cipher {
-				t.Fatalf("3.1.1 chosen with contexts preauth %v cipher %v (conn cipher %v), %v", pre, cipher, c.cipher, err)
+			ctx, err := negotiateContexts(testRequest(cmdNegotiate, 0, body), le.Uint32(body[28:]), int(le.Uint16(body[32:])))
+			if err != nil || !ctx.preauth || ctx.cipher != c.cipher || ctx.signingChosen && ctx.signAlg != c.signing() {
+				t.Fatalf("3.1.1 chosen with contexts %+v (conn cipher %v, signing %v), %v", ctx, c.cipher, c.signing(), err)
 			}
 		}
 	})
@@ -340,7 +342,7 @@ func loggedOn(t testing.TB) (*conn, *session) {
 	s := &session{id: 1, valid: true, account: azauth.DevAccount, trees: map[uint32]*tree{1: {id: 1, share: "s"}, 2: {id: 2, ipc: true}},
 		opens: map[uint64]*open{}, ntlm: &ntlmServer{accounts: c.srv.accounts, now: c.srv.now}}
 	s.ntlm.sessionKey = []byte("session-key-16-b")
-	if err := s.deriveKeys(dialect311, cipherAES128GCM); err != nil {
+	if err := s.deriveKeys(dialect311, cipherAES128GCM, signAESCMAC); err != nil {
 		t.Fatal(err)
 	}
 	c.sessions[1] = s

@@ -12,11 +12,13 @@
 //	              (interim STATUS_PENDING, async ID, final answer, CANCEL)
 //	wire.go       the SMB2 header and bounds-checked field readers
 //	negotiate.go  NEGOTIATE, with the 3.1.1 pre-auth integrity hash
+//	signing.go    3.1.1 signing algorithm and cipher choice, AES-GMAC
+//	              signatures
 //	session.go    SESSION_SETUP, LOGOFF, TREE_CONNECT, TREE_DISCONNECT
 //	ntlm.go       NTLMSSP (NTLMv2) against the storage account keys
 //	spnego.go     the SPNEGO wrapping of NTLMSSP
 //	crypto.go     SP800-108 KDF, AES-CMAC for SMB 3.x signing, AES-CCM
-//	seal.go       SMB 3.x encryption (AES-128-GCM or -CCM transform frames)
+//	seal.go       SMB 3.x encryption (AES-GCM or -CCM transform frames)
 //	create.go     CREATE, CLOSE, FLUSH, READ, WRITE
 //	createcheck.go the access, option and attribute bits CREATE refuses
 //	createblob.go  allocation, maximal access, on-disk ID and timewarp
@@ -48,12 +50,18 @@
 // STATUS_LOGON_FAILURE; an NTLMv2 response whose AV pairs do not parse is
 // STATUS_INVALID_PARAMETER, as on Windows). Session keys sign with HMAC-SHA256 (2.x) or
 // AES-128-CMAC with keys from the SP800-108 KDF (3.x; for 3.1.1 bound to
-// the pre-auth hash). Signed requests are verified; responses to signed
-// requests, and the final SESSION_SETUP response, are signed. Signing is
-// offered, not required. Encryption is offered as Azure Files offers it:
-// AES-128-GCM or AES-128-CCM in 3.1.1's encryption context (GCM
-// preferred), AES-128-CCM with 3.0 and 3.0.2 to a client with the
-// encryption capability; it is used when the client encrypts (an
+// the pre-auth hash). A 3.1.1 client's signing-capabilities context
+// chooses the algorithm over that key instead, in Windows Server's order:
+// AES-128-GMAC, AES-128-CMAC, then HMAC-SHA256; the response answers the
+// context with the one chosen. Signed requests are verified; responses to
+// signed requests, and the final SESSION_SETUP response, are signed.
+// Signing is offered, not required. Encryption is offered as Azure Files
+// offers it (its SMB channel encryption setting lists AES-256-GCM,
+// AES-128-GCM and AES-128-CCM): in 3.1.1's encryption context, chosen in
+// Windows Server's default order (AES-128-GCM, AES-128-CCM, AES-256-GCM;
+// a list with none of them is answered with cipher 0), the AES-256 keys
+// derived with L = 256; AES-128-CCM with 3.0 and 3.0.2 to a client with
+// the encryption capability. It is used when the client encrypts (an
 // encrypted request gets an encrypted answer) and never required.
 //
 // Every command that touches a file is one call into file.Service: an

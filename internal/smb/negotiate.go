@@ -35,9 +35,12 @@ const (
 const (
 	ctxPreauthIntegrity uint16 = 0x0001
 	ctxEncryption       uint16 = 0x0002
+	ctxSigning          uint16 = 0x0008
 	hashSHA512          uint16 = 0x0001
 	cipherAES128CCM     uint16 = 0x0001
 	cipherAES128GCM     uint16 = 0x0002
+	cipherAES256CCM     uint16 = 0x0003
+	cipherAES256GCM     uint16 = 0x0004
 )
 
 // negotiate answers NEGOTIATE: the best dialect both sides speak, and
@@ -72,14 +75,15 @@ func (c *conn) negotiate(r *request) (response, error) {
 	}
 	var salt [32]byte
 	if dialect == dialect311 {
-		ok, cipher, err := negotiateContexts(r.msg, ctxOff, ctxCount)
+		ctx, err := negotiateContexts(r.msg, ctxOff, ctxCount)
 		if err != nil {
 			return response{}, err
 		}
-		if !ok {
+		if !ctx.preauth || ctx.signingOffered && !ctx.signingListed {
 			return errResp(statusInvalidParameter), nil
 		}
-		c.cipher = cipher
+		c.cipher, c.encryptionOffered = ctx.cipher, ctx.encryptionOffered
+		c.signAlg, c.signingChosen = ctx.signAlg, ctx.signingChosen
 		_, _ = rand.Read(salt[:])
 		c.preauth = [64]byte{}
 		hashPreauth(&c.preauth, r.msg)
@@ -116,13 +120,17 @@ func (c *conn) negotiateBody(dialect uint16, salt []byte) []byte {
 	w.u16(65)
 	w.u16(secSigningEnabled)
 	w.u16(dialect)
-	if dialect == dialect311 && c.cipher != 0 {
-		w.u16(2)
-	} else if dialect == dialect311 {
-		w.u16(1)
-	} else {
-		w.u16(0)
+	contexts := uint16(0)
+	if dialect == dialect311 {
+		contexts = 1
+		if c.encryptionOffered {
+			contexts++
+		}
+		if c.signingChosen {
+			contexts++
+		}
 	}
+	w.u16(contexts)
 	w.raw(c.srv.guid[:])
 	w.u32(c.serverCaps(dialect))
 	size := uint32(maxIO)
@@ -149,7 +157,9 @@ func (c *conn) negotiateBody(dialect uint16, salt []byte) []byte {
 		w.u16(uint16(len(salt)))
 		w.u16(hashSHA512)
 		w.raw(salt)
-		if c.cipher != 0 {
+		if c.encryptionOffered {
+			// With no cipher in common the answer names none (0),
+			// and the connection does not encrypt.
 			w.align(8)
 			w.u16(ctxEncryption)
 			w.u16(4)
@@ -157,60 +167,90 @@ func (c *conn) negotiateBody(dialect uint16, salt []byte) []byte {
 			w.u16(1)
 			w.u16(c.cipher)
 		}
+		if c.signingChosen {
+			w.align(8)
+			w.u16(ctxSigning)
+			w.u16(4)
+			w.u32(0)
+			w.u16(1)
+			w.u16(c.signAlg)
+		}
 	}
 	return w.b
 }
 
-// negotiateContexts reports whether a 3.1.1 NEGOTIATE's contexts offer
-// SHA-512 pre-auth integrity, and the cipher chosen from those it offers:
-// AES-128-GCM before AES-128-CCM, 0 for none.
-func negotiateContexts(msg []byte, off uint32, count int) (preauth bool, cipher uint16, err error) {
+// offeredContexts is what a 3.1.1 NEGOTIATE's contexts offer, and what
+// the server chose from them.
+type offeredContexts struct {
+	preauth bool // SHA-512 pre-auth integrity is offered
+	// encryptionOffered: the client sent SMB2_ENCRYPTION_CAPABILITIES;
+	// cipher is the one chosen from it, 0 for none in common.
+	encryptionOffered bool
+	cipher            uint16
+	// signingOffered: the client sent SMB2_SIGNING_CAPABILITIES;
+	// signingListed: it listed at least one algorithm (a context with
+	// none is malformed); signingChosen: one of them is served, and
+	// signAlg is the one chosen.
+	signingOffered, signingListed, signingChosen bool
+	signAlg                                      uint16
+}
+
+// negotiateContexts reads a 3.1.1 NEGOTIATE's contexts: whether they
+// offer SHA-512 pre-auth integrity, and the cipher and signing
+// algorithm chosen from those offered, in the server's order of
+// preference (cipherPreference, signingPreference).
+func negotiateContexts(msg []byte, off uint32, count int) (offeredContexts, error) {
+	var o offeredContexts
+	ciphers, signing := map[uint16]bool{}, map[uint16]bool{}
 	p := int(off)
 	for range count {
 		p = (p + 7) &^ 7
 		if p < headerSize || p+8 > len(msg) {
-			return false, 0, errMalformed
+			return o, errMalformed
 		}
 		typ, n := le.Uint16(msg[p:]), int(le.Uint16(msg[p+2:]))
 		data := msg[p+8:]
 		if n > len(data) {
-			return false, 0, errMalformed
+			return o, errMalformed
 		}
 		data = data[:n]
 		switch typ {
 		case ctxPreauthIntegrity:
 			if len(data) < 4 {
-				return false, 0, errMalformed
+				return o, errMalformed
 			}
 			algs := int(le.Uint16(data))
 			if 4+2*algs > len(data) {
-				return false, 0, errMalformed
+				return o, errMalformed
 			}
 			for i := range algs {
-				preauth = preauth || le.Uint16(data[4+2*i:]) == hashSHA512
+				o.preauth = o.preauth || le.Uint16(data[4+2*i:]) == hashSHA512
 			}
-		case ctxEncryption:
+		case ctxEncryption, ctxSigning:
 			if len(data) < 2 {
-				return false, 0, errMalformed
+				return o, errMalformed
 			}
-			ciphers := int(le.Uint16(data))
-			if 2+2*ciphers > len(data) {
-				return false, 0, errMalformed
+			ids := int(le.Uint16(data))
+			if 2+2*ids > len(data) {
+				return o, errMalformed
 			}
-			for i := range ciphers {
-				switch le.Uint16(data[2+2*i:]) {
-				case cipherAES128GCM:
-					cipher = cipherAES128GCM
-				case cipherAES128CCM:
-					if cipher == 0 {
-						cipher = cipherAES128CCM
-					}
-				}
+			set := ciphers
+			if typ == ctxSigning {
+				set = signing
+				o.signingOffered = true
+				o.signingListed = o.signingListed || ids > 0
+			} else {
+				o.encryptionOffered = true
+			}
+			for i := range ids {
+				set[le.Uint16(data[2+2*i:])] = true
 			}
 		}
 		p += 8 + n
 	}
-	return preauth, cipher, nil
+	o.cipher, _ = preferred(cipherPreference, ciphers)
+	o.signAlg, o.signingChosen = preferred(signingPreference, signing)
+	return o, nil
 }
 
 // smb1Negotiate answers a client that starts with SMB1's multi-protocol

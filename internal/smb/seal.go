@@ -10,10 +10,11 @@ import (
 // SMB 3.x encryption (MS-SMB2 2.2.41, 3.1.4.3): a frame is one
 // TRANSFORM_HEADER followed by the encrypted messages; the header from
 // its nonce on is the additional authenticated data and its signature
-// field the tag. 3.1.1 negotiates AES-128-GCM (preferred) or AES-128-CCM
-// in its encryption context; 3.0 and 3.0.2 use AES-128-CCM (crypto.go)
-// when the client has the encryption capability. A 12-byte GCM or
-// 11-byte CCM nonce starts the 16-byte nonce field. Encryption is used
+// field the tag. 3.1.1 negotiates AES-128-GCM, AES-128-CCM or
+// AES-256-GCM in its encryption context (signing.go); 3.0 and 3.0.2 use
+// AES-128-CCM (crypto.go) when the client has the encryption capability.
+// A 12-byte GCM or 11-byte CCM nonce, whatever the key length, starts the
+// 16-byte nonce field. Encryption is used
 // when the client encrypts; it is never required.
 
 const transformSize = 52

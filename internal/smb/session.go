@@ -29,8 +29,9 @@ type session struct {
 	client    string // the workstation name NTLM gave
 	signKey   []byte
 	cmac      *cmac
-	// seal and open encrypt responses and decrypt requests (3.1.1 with
-	// AES-128-GCM, or AES-128-CCM, negotiated); nil otherwise.
+	gmac      cipher.AEAD // AES-128-GMAC signing (3.1.1 signing context), else nil
+	// seal and open encrypt responses and decrypt requests (the cipher
+	// the connection negotiated); nil otherwise.
 	seal, unseal cipher.AEAD
 
 	mu       sync.Mutex
@@ -153,7 +154,7 @@ func (c *conn) sessionSetup(r *request) (response, error) {
 			return fail(statusLogonFailure) // a session stays one account's
 		}
 	} else {
-		if err := s.deriveKeys(c.dialect, c.cipher); err != nil {
+		if err := s.deriveKeys(c.dialect, c.cipher, c.signing()); err != nil {
 			return fail(statusInternalError)
 		}
 		s.account, s.client = s.ntlm.account, s.ntlm.workstation
@@ -183,9 +184,10 @@ func sessionSetupBody(token []byte) []byte {
 	return w.b
 }
 
-// deriveKeys sets the session's signing key, and its encryption keys
-// when encryption was negotiated (MS-SMB2 3.2.5.3.1).
-func (s *session) deriveKeys(dialect uint16, cipherID uint16) error {
+// deriveKeys sets the session's signing key and algorithm, and its
+// encryption keys when encryption was negotiated (MS-SMB2 3.3.5.5.3):
+// 128-bit keys, 256-bit ones for the AES-256 ciphers.
+func (s *session) deriveKeys(dialect, cipherID, signAlg uint16) error {
 	key := s.ntlm.sessionKey
 	switch {
 	case dialect < dialect300:
@@ -198,13 +200,14 @@ func (s *session) deriveKeys(dialect uint16, cipherID uint16) error {
 	}
 	if cipherID != 0 {
 		// The keys each way: 3.1.1 binds them to the pre-auth hash, 3.0
-		// and 3.0.2 use fixed labels (MS-SMB2 3.3.5.5.3).
-		out, in := kdf(key, []byte("SMBS2CCipherKey\x00"), s.preauth[:]), kdf(key, []byte("SMBC2SCipherKey\x00"), s.preauth[:])
+		// and 3.0.2 use fixed labels.
+		bits := cipherKeyBits(cipherID)
+		out, in := kdfBits(key, []byte("SMBS2CCipherKey\x00"), s.preauth[:], bits), kdfBits(key, []byte("SMBC2SCipherKey\x00"), s.preauth[:], bits)
 		if dialect != dialect311 {
 			out, in = kdf(key, []byte("SMB2AESCCM\x00"), []byte("ServerOut\x00")), kdf(key, []byte("SMB2AESCCM\x00"), []byte("ServerIn \x00"))
 		}
 		newAEAD := newGCM
-		if cipherID == cipherAES128CCM {
+		if cipherID == cipherAES128CCM || cipherID == cipherAES256CCM {
 			newAEAD = func(k []byte) (cipher.AEAD, error) { return newCCM(k, 11, 16) }
 		}
 		var err error
@@ -216,7 +219,14 @@ func (s *session) deriveKeys(dialect uint16, cipherID uint16) error {
 		}
 	}
 	var err error
-	s.cmac, err = newCMAC(s.signKey)
+	switch {
+	case dialect == dialect311 && signAlg == signAESGMAC:
+		s.gmac, err = newGCM(s.signKey)
+	case dialect == dialect311 && signAlg == signHMACSHA256:
+		// HMAC-SHA256 over the derived signing key: neither AES MAC.
+	default:
+		s.cmac, err = newCMAC(s.signKey)
+	}
 	return err
 }
 

@@ -34,6 +34,11 @@ type fixture struct {
 func smbclientPath(t *testing.T) string {
 	t.Helper()
 	p, err := exec.LookPath("smbclient")
+	if err != nil && os.Getenv("CI") != "" {
+		// CI installs it (make debtools): a skip there would hide
+		// that these tests never ran.
+		t.Fatal("smbclient is not installed, and CI must run these tests")
+	}
 	if err != nil {
 		t.Skip("smbclient is not installed (make debtools installs it)")
 	}
@@ -117,12 +122,19 @@ func (f *fixture) restRead(t *testing.T, path string) []byte {
 // TestSmbclientRoundTrip: mkdir, put, ls, get, rename and rm through
 // smbclient, each checked against REST: what SMB wrote REST reads byte
 // for byte, what REST wrote SMB reads byte for byte, in every dialect
-// served (3.1.1, 3.0.2, 3.0, 2.1, 2.0.2), signed and unsigned, encrypted
-// (AES-128-GCM with 3.1.1, AES-128-CCM with 3.0 and 3.0.2), and
-// after an SMB1 NEGOTIATE that offers SMB2.
+// served (3.1.1, 3.0.2, 3.0, 2.1, 2.0.2), signed and unsigned, with each
+// 3.1.1 signing algorithm (AES-128-GMAC, AES-128-CMAC, HMAC-SHA256),
+// encrypted (AES-128-GCM, AES-128-CCM and AES-256-GCM with 3.1.1,
+// AES-128-CCM with 3.0 and 3.0.2), and after an SMB1 NEGOTIATE that
+// offers SMB2.
 func TestSmbclientRoundTrip(t *testing.T) {
 	for _, proto := range []string{"SMB3", "SMB2", "SMB3_00 --client-protection=sign", "SMB3 --client-protection=sign", "SMB2 --client-protection=sign", "SMB3_02 --client-protection=sign", "SMB2_02", "SMB3 --option=clientminprotocol=NT1", "SMB3 --client-protection=encrypt",
-		"SMB3_00 --client-protection=encrypt", "SMB3_02 --client-protection=encrypt"} {
+		"SMB3_00 --client-protection=encrypt", "SMB3_02 --client-protection=encrypt",
+		"SMB3 --client-protection=sign --option=clientsmb3signingalgorithms=AES-128-GMAC",
+		"SMB3 --client-protection=sign --option=clientsmb3signingalgorithms=AES-128-CMAC",
+		"SMB3 --client-protection=sign --option=clientsmb3signingalgorithms=HMAC-SHA256",
+		"SMB3 --client-protection=encrypt --option=clientsmb3encryptionalgorithms=AES-256-GCM",
+		"SMB3 --client-protection=encrypt --option=clientsmb3encryptionalgorithms=AES-128-CCM"} {
 		t.Run(proto, func(t *testing.T) {
 			f := newFixture(t)
 			dir := t.TempDir()
@@ -171,6 +183,18 @@ func TestSmbclientRoundTrip(t *testing.T) {
 				t.Fatal("the directory removed over SMB still exists for REST")
 			}
 		})
+	}
+}
+
+// TestSmbclientAES256CCMRefused: a client that will encrypt only with
+// AES-256-CCM finds no cipher in common, as Azure Files does not offer
+// it (its channel encryption lists AES-256-GCM, AES-128-GCM and
+// AES-128-CCM), and does not connect.
+func TestSmbclientAES256CCMRefused(t *testing.T) {
+	f := newFixture(t)
+	out, err := f.smbAs(t, "SMB3 --client-protection=encrypt --option=clientsmb3encryptionalgorithms=AES-256-CCM", f.env.Account, f.env.Key, t.TempDir(), "ls")
+	if err == nil || !strings.Contains(strings.ToLower(out), "encryption") {
+		t.Errorf("err %v, output:\n%s\nwant a refused connection for want of encryption", err, out)
 	}
 }
 

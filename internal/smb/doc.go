@@ -29,7 +29,7 @@
 //	dir.go        QUERY_DIRECTORY
 //	lock.go       LOCK (immediate and waiting), CANCEL
 //	locksequence.go  LOCK sequence numbers: replayed LOCKs on durable
-//	              handles are answered, not applied twice
+//	              and resilient handles are answered, not applied twice
 //	notify.go     CHANGE_NOTIFY, fed by the file model's committed changes
 //	lease.go      oplocks and leases: grants, breaks, acknowledgements,
 //	              and the breaks FileREST operations ask for
@@ -37,6 +37,8 @@
 //	              routing breaks by client GUID
 //	durable.go    durable handles: grants, disconnection, reconnects,
 //	              replays and expiry
+//	resilient.go  FSCTL_LMR_REQUEST_RESILIENCY: opens kept across a
+//	              dropped connection whatever their caching
 //	appinstance.go  application instance IDs: a failed-over application's
 //	              open closes the opens it left from another client
 //	ioctl.go      IOCTL (FSCTL_VALIDATE_NEGOTIATE_INFO, compression queries)
@@ -118,7 +120,9 @@
 // are not durable close; durable ones (durable.go) stay open in the file
 // model, disconnected, with their share modes, locks and caching, until
 // reclaimed by DHnC/DH2C on a new connection or their timeout passes.
-// Resilient and persistent handles, directory leases, multichannel,
+// A resilient open (FSCTL_LMR_REQUEST_RESILIENCY, resilient.go) is kept
+// and reclaimed the same way, whatever its caching, for its own timeout.
+// Persistent handles, directory leases, multichannel,
 // DFS, named pipes on IPC$, quotas and
 // extended attributes answer STATUS_NOT_SUPPORTED (or what Windows
 // answers when it lacks them).

@@ -27,6 +27,7 @@ const (
 // durable is what makes an open durable.
 type durable struct {
 	v2         bool
+	resilient  bool // FSCTL_LMR_REQUEST_RESILIENCY (resilient.go)
 	createGUID [16]byte
 	client     [16]byte
 	account    string

@@ -13,7 +13,7 @@ const (
 // ioctl answers IOCTL: FSCTL_VALIDATE_NEGOTIATE_INFO, which SMB 3.0
 // clients send to detect a downgraded NEGOTIATE; no DFS (STATUS_NOT_FOUND,
 // as a server without DFS answers); the compression queries; server-side
-// copy (copychunk.go); everything else STATUS_NOT_SUPPORTED.
+// copy (copychunk.go); resiliency (resilient.go); everything else STATUS_NOT_SUPPORTED.
 func (c *conn) ioctl(r *request) response {
 	b := r.b
 	code := b.u32(4)
@@ -59,6 +59,8 @@ func (c *conn) ioctl(r *request) response {
 		return requestResumeKey(o, maxOut)
 	case fsctlSrvCopyChunk, fsctlSrvCopyChunkWrite:
 		return c.copyChunks(r, code, o, in, maxOut)
+	case fsctlLMRRequestResiliency:
+		return c.requestResiliency(r, o, in)
 	}
 	return errResp(statusNotSupported)
 }

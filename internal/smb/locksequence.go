@@ -3,11 +3,11 @@ package smb
 import "sync"
 
 // Lock sequences (MS-SMB2 3.3.5.14): a client that resends a LOCK after
-// a lost connection (a durable handle reclaimed, SMB 3.x) numbers its
-// LOCK requests in one of 64 slots of the open, so a LOCK the server
-// already applied is recognised and answered STATUS_SUCCESS without
-// being applied twice. The slots belong to the open, so a reclaimed
-// durable open keeps them.
+// a lost connection (a durable handle reclaimed on SMB 3.x, a resilient
+// one from SMB 2.1) numbers its LOCK requests in one of 64 slots of the
+// open, so a LOCK the server already applied is recognised and answered
+// STATUS_SUCCESS without being applied twice. The slots belong to the
+// open, so a reclaimed durable or resilient open keeps them.
 
 // lockSequences is an open's 64 lock sequence slots.
 type lockSequences struct {
@@ -27,19 +27,20 @@ type lockSequence struct {
 
 // lockSequenceOf reads a LOCK's LockSequenceNumber (low 4 bits) and
 // LockSequenceIndex (the 28 above) when the open keeps sequences: a
-// durable open on an SMB 3.x connection (resilient and persistent opens,
-// and multichannel, the other cases Windows checks, are not served). An
-// index outside 1 to 64 checks nothing.
+// resilient open on any dialect that has them (2.1 and later), a durable
+// one on an SMB 3.x connection (persistent opens and multichannel, the
+// other cases Windows checks, are not served). An index outside 1 to 64
+// checks nothing.
 func (c *conn) lockSequenceOf(o *open, field uint32) lockSequence {
-	if c.dialect < dialect300 {
+	if c.dialect < dialect210 {
 		return lockSequence{}
 	}
 	dt := c.srv.durables
 	dt.mu.Lock()
-	durable := o.durable != nil
+	checked := o.durable != nil && (o.durable.resilient || c.dialect >= dialect300)
 	dt.mu.Unlock()
 	index := int(field >> 4)
-	if !durable || index < 1 || index > 64 {
+	if !checked || index < 1 || index > 64 {
 		return lockSequence{}
 	}
 	return lockSequence{index: index, seq: uint8(field & 0xF)}

@@ -1,6 +1,7 @@
 // Command cerulean-bench measures an Azure Storage or Cosmos DB endpoint
 // (cerulean, Azurite, an emulator, a null server) through the official Go
-// SDKs. It is a binary of its own so that the server does not link the
+// SDKs, and an Azure AI Search endpoint through its REST API (it has no
+// Go SDK). It is a binary of its own so that the server does not link the
 // SDKs it is measured with.
 //
 //	cerulean-bench [run] [flags] workload...   measure the named workloads (all, storage)

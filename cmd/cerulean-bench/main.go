@@ -45,18 +45,20 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	fs.SetOutput(stderr)
 	conn := fs.String("conn", envOr(getenv, "CERULEAN_BENCH_CONN", bench.DevConnectionString), "connection string of the endpoint to measure (env CERULEAN_BENCH_CONN)")
 	cosmosConn := fs.String("cosmos-conn", envOr(getenv, "CERULEAN_BENCH_COSMOS_CONN", bench.DevCosmosConnectionString), "Cosmos DB connection string for the cosmos-* workloads (env CERULEAN_BENCH_COSMOS_CONN)")
+	searchConn := fs.String("search-conn", envOr(getenv, "CERULEAN_BENCH_SEARCH_CONN", bench.DevSearchConnection), "Search endpoint and admin key, Endpoint=URL;Key=KEY, for the search-* workloads (env CERULEAN_BENCH_SEARCH_CONN)")
 	clients := fs.Int("c", 8, "concurrent clients (blob-cond-update always uses 32)")
 	duration := fs.Duration("d", 10*time.Second, "measured duration per workload")
 	ops := fs.Int("n", 0, "measured operations per workload (overrides -d)")
 	warmup := fs.Duration("warmup", 2*time.Second, "warm-up per workload, not measured")
 	listBlobs := fs.Int("list-blobs", 10_000, "blobs in blob-list's container")
+	searchDocs := fs.Int("search-docs", 10_000, "documents in search-query's index")
 	asJSON := fs.Bool("json", false, "print results as JSON")
 	quiet := fs.Bool("q", false, "no progress lines")
 	serverPID := fs.Int("server-pid", 0, "the server's process id on this machine: report its user+sys CPU time per operation and its RSS (Linux /proc)")
 	fs.Usage = func() {
 		// Usage goes to stderr on the way to an error or -h; there is
 		// nowhere left to report a failed write.
-		_, _ = fmt.Fprintf(stderr, "usage: cerulean-bench [run] [flags] workload... (or all, or storage: every workload but cosmos-*)\n"+
+		_, _ = fmt.Fprintf(stderr, "usage: cerulean-bench [run] [flags] workload... (or all, or storage: every workload but cosmos-* and search-*)\n"+
 			"       cerulean-bench null-server ADDR...      serve the no-work ceiling on each address\n"+
 			"       cerulean-bench compare [-null NAME] [-fsync FILE] NAME=FILE...\n"+
 			"                                               ratio table of --json results, first against the others;\n"+
@@ -86,7 +88,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		case "storage":
 			names = nil
 			for _, n := range bench.Names() {
-				if !strings.HasPrefix(n, "cosmos-") {
+				if !strings.HasPrefix(n, "cosmos-") && !strings.HasPrefix(n, "search-") {
 					names = append(names, n)
 				}
 			}
@@ -100,7 +102,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 			return fmt.Errorf("-server-pid: %w", err)
 		}
 	}
-	cfg := bench.Config{ConnectionString: *conn, CosmosConnectionString: *cosmosConn, Concurrency: *clients, Duration: *duration, Ops: *ops, Warmup: *warmup, ServerPID: *serverPID}
+	cfg := bench.Config{ConnectionString: *conn, CosmosConnectionString: *cosmosConn, SearchConnection: *searchConn, Concurrency: *clients, Duration: *duration, Ops: *ops, Warmup: *warmup, ServerPID: *serverPID}
 	if !*quiet {
 		cfg.Progress = stderr
 	}
@@ -110,8 +112,11 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		if err != nil {
 			return err
 		}
-		if name == "blob-list" {
+		switch name {
+		case "blob-list":
 			w = bench.NewBlobList(*listBlobs)
+		case "search-query":
+			w = bench.NewSearchQuery(*searchDocs)
 		}
 		res, err := bench.Run(ctx, cfg, w)
 		if err != nil {

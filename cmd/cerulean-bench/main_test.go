@@ -43,16 +43,36 @@ func TestRunMeasuresWorkloads(t *testing.T) {
 	}
 }
 
-// TestConnFromEnvironment: CERULEAN_BENCH_CONN and
-// CERULEAN_BENCH_COSMOS_CONN are the endpoints' defaults, as the usage
-// shows them.
+// TestRunSearchQuery: -search-conn reaches the Search service and
+// -search-docs sizes search-query's index.
+func TestRunSearchQuery(t *testing.T) {
+	env := servertest.Start(t)
+	args := []string{"-q", "-json", "-n", "20", "-warmup", "0", "-c", "2", "-search-docs", "1500",
+		"-search-conn", "Endpoint=" + env.SearchURL + ";Key=" + env.SearchAdminKey, "search-query"}
+	var stdout, stderr bytes.Buffer
+	if err := run(args, noEnv, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	var results []*bench.Result
+	if err := json.Unmarshal(stdout.Bytes(), &results); err != nil {
+		t.Fatalf("output is not a JSON result list: %v\n%s", err, stdout.String())
+	}
+	if len(results) != 1 || results[0].Ops != 20 || len(results[0].Errors) != 0 {
+		t.Fatalf("results %+v (stderr %s), want 20 search-query operations and no errors", results, stderr.String())
+	}
+}
+
+// TestConnFromEnvironment: CERULEAN_BENCH_CONN,
+// CERULEAN_BENCH_COSMOS_CONN and CERULEAN_BENCH_SEARCH_CONN are the
+// endpoints' defaults, as the usage shows them.
 func TestConnFromEnvironment(t *testing.T) {
-	env := map[string]string{"CERULEAN_BENCH_CONN": "AccountName=fromenv", "CERULEAN_BENCH_COSMOS_CONN": "AccountEndpoint=https://cosmos.fromenv/"}
+	env := map[string]string{"CERULEAN_BENCH_CONN": "AccountName=fromenv", "CERULEAN_BENCH_COSMOS_CONN": "AccountEndpoint=https://cosmos.fromenv/",
+		"CERULEAN_BENCH_SEARCH_CONN": "Endpoint=https://search.fromenv;Key=k"}
 	var stderr bytes.Buffer
 	if err := run([]string{"-h"}, func(k string) string { return env[k] }, io.Discard, &stderr); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`(default "AccountName=fromenv")`, `(default "AccountEndpoint=https://cosmos.fromenv/")`, "usage: cerulean-bench", "idle-conns"} {
+	for _, want := range []string{`(default "AccountName=fromenv")`, `(default "AccountEndpoint=https://cosmos.fromenv/")`, `(default "Endpoint=https://search.fromenv;Key=k")`, "usage: cerulean-bench", "idle-conns"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("usage lacks %q:\n%s", want, stderr.String())
 		}

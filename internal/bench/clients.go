@@ -30,6 +30,7 @@ type Clients struct {
 	Queues *azqueue.ServiceClient
 	Cosmos *azcosmos.Client
 	Files  *azservice.Client
+	Search *searchClient
 }
 
 func clientOptions() azcore.ClientOptions {
@@ -44,14 +45,17 @@ func clientOptions() azcore.ClientOptions {
 	}
 }
 
-// NewClients builds the clients a workload needs from the storage
-// connection string (or the Cosmos one, for Cosmos workloads).
-func NewClients(conn, cosmosConn string, w Workload) (*Clients, error) {
+// NewClients builds the clients a workload needs from cfg's storage
+// connection string (or the Cosmos or Search one, for those workloads).
+func NewClients(cfg Config, w Workload) (*Clients, error) {
+	conn := cfg.ConnectionString
 	c := &Clients{}
 	var err error
 	switch w.(type) {
 	case cosmosWorkload:
-		c.Cosmos, err = newCosmosClient(cosmosConn)
+		c.Cosmos, err = newCosmosClient(cfg.CosmosConnectionString)
+	case searchWorkload:
+		c.Search, err = newSearchClient(cfg.SearchConnection)
 	case tableWorkload:
 		c.Tables, err = aztables.NewServiceClientFromConnectionString(conn, &aztables.ClientOptions{ClientOptions: clientOptions()})
 	case fileWorkload:

@@ -22,7 +22,7 @@ func TestStorageWorkloadsAgainstNullServer(t *testing.T) {
 	var storage []string
 	for _, name := range bench.Names() {
 		// The null server speaks Blob, Queue and Table only.
-		if !strings.HasPrefix(name, "cosmos-") && !strings.HasPrefix(name, "file-") {
+		if !strings.HasPrefix(name, "cosmos-") && !strings.HasPrefix(name, "file-") && !strings.HasPrefix(name, "search-") {
 			storage = append(storage, name)
 		}
 	}

@@ -21,11 +21,14 @@ type Config struct {
 	// CosmosConnectionString is AccountEndpoint=...;AccountKey=... for the
 	// Cosmos workloads.
 	CosmosConnectionString string
-	Concurrency            int           // clients; a workload may fix its own
-	Duration               time.Duration // measured time, unless Ops is set
-	Ops                    int           // measured operations in all, overrides Duration
-	Warmup                 time.Duration
-	Progress               io.Writer // one line a second while running; nil for none
+	// SearchConnection is Endpoint=...;Key=... (an admin key) for the
+	// search-* workloads.
+	SearchConnection string
+	Concurrency      int           // clients; a workload may fix its own
+	Duration         time.Duration // measured time, unless Ops is set
+	Ops              int           // measured operations in all, overrides Duration
+	Warmup           time.Duration
+	Progress         io.Writer // one line a second while running; nil for none
 	// ServerPID, when > 0, is the server's process on this machine: its
 	// user+sys CPU time over the measured window is reported per
 	// operation.
@@ -74,7 +77,7 @@ type Result struct {
 
 // Run sets a workload up, warms it up and measures it.
 func Run(ctx context.Context, cfg Config, w Workload) (*Result, error) {
-	clients, err := NewClients(cfg.ConnectionString, cfg.CosmosConnectionString, w)
+	clients, err := NewClients(cfg, w)
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +190,10 @@ func statusOf(err error) string {
 	var re *azcore.ResponseError
 	if errors.As(err, &re) {
 		return strconv.Itoa(re.StatusCode)
+	}
+	var se *searchStatusError
+	if errors.As(err, &se) {
+		return strconv.Itoa(se.status)
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return "timeout"

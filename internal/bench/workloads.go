@@ -30,6 +30,7 @@ var workloads = map[string]func() Workload{
 	"cosmos-batch":            func() Workload { return &cosmosBatch{} },
 	"cosmos-upsert-hot":       func() Workload { return &cosmosUpsertHot{} },
 	"file-put-range":          func() Workload { return &filePutRange{} },
+	"search-query":            func() Workload { return NewSearchQuery(searchQueryDocs) },
 }
 
 // Names lists the workloads in a stable order.

@@ -87,7 +87,9 @@
 // ordering, facets, vector queries (exact k-NN), hybrid RRF fusion,
 // paging and projection run over the documents of the same snapshot. A
 // search that needs nothing of its matches but its page has bleve
-// collect only that page and count the rest. Synonym maps and scoring
+// collect only that page and count the rest. A $filter next to a text
+// query is searched among the text's matches when they are a small part
+// of the index, so that its cost follows them. Synonym maps and scoring
 // profile text weights rewrite the parsed search before translation.
 //
 // Indexer runs are not served yet: the handler answers them 501

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -325,19 +326,20 @@ func (qc *queryContext) textHits(p *searchPlan, limit int) ([]*hit, int, error) 
 	if p.filter != nil && len(p.filter.Scoring) > 0 {
 		q = bquery.NewBooleanQuery(append([]bquery.Query{p.textQuery}, p.filter.Scoring...), nil, nil)
 	}
-	var allowed map[string]bool
-	var err error
-	if p.filter != nil {
-		// The filter runs as a search of its own: bleve's
-		// BooleanQuery.AddFilter leaks a searcher (and its index
-		// snapshot) per query, and a filter must not score anyway.
-		if allowed, err = qc.matchingKeys(p.filterQuery); err != nil {
-			return nil, 0, err
-		}
-	}
-	hits, total, err := qc.bleveSearch(q, len(p.highlights) > 0, allowed, limit)
+	hits, total, err := qc.bleveSearch(q, len(p.highlights) > 0, limit)
 	if err != nil {
 		return nil, 0, err
+	}
+	if p.filter != nil {
+		// The filter runs as a search of its own, among the text's
+		// matches only: bleve's BooleanQuery.AddFilter leaks a searcher
+		// (and its index snapshot) per query, and a filter must not
+		// score anyway.
+		allowed, err := qc.matchingKeys(p.filterQuery, hits)
+		if err != nil {
+			return nil, 0, err
+		}
+		hits = slices.DeleteFunc(hits, func(h *hit) bool { return !allowed[h.key] })
 	}
 	if hits, err = qc.keepMatching(hits, p.filter, p.exact); err != nil {
 		return nil, 0, err
@@ -450,10 +452,7 @@ func (qc *queryContext) results(p *searchPlan, req *SearchRequest, hits []*hit, 
 // bleveSearch returns the documents matching q, best first: all of them
 // when limit is -1, else the best limit; and how many match. loadDocs
 // reads the stored documents of the hits that need them.
-//
-// When allowed is not nil, only documents whose keys it holds are kept
-// (and limit must be -1).
-func (qc *queryContext) bleveSearch(q bquery.Query, locations bool, allowed map[string]bool, limit int) ([]*hit, int, error) {
+func (qc *queryContext) bleveSearch(q bquery.Query, locations bool, limit int) ([]*hit, int, error) {
 	n, err := qc.d.bi.DocCount()
 	if err != nil {
 		return nil, 0, err
@@ -477,9 +476,6 @@ func (qc *queryContext) bleveSearch(q bquery.Query, locations bool, allowed map[
 	}
 	out := make([]*hit, 0, len(res.Hits))
 	for _, m := range res.Hits {
-		if allowed != nil && !allowed[m.ID] {
-			continue
-		}
 		h := &hit{key: m.ID, score: m.Score}
 		if locations {
 			h.locations = map[string]map[string][]location{}
@@ -547,13 +543,25 @@ func (qc *queryContext) loadDocs(hits []*hit) ([]*hit, error) {
 	return out, nil
 }
 
-// matchingKeys returns the keys of every document matching q.
-func (qc *queryContext) matchingKeys(q bquery.Query) (map[string]bool, error) {
+// matchingKeys returns the keys of the documents among hits that match
+// q. The search is confined to those documents, so that its cost follows
+// the hits rather than every document q matches in the index, unless
+// the hits are a large part of the index (then finding them by key would
+// cost more than reading q's matches).
+func (qc *queryContext) matchingKeys(q bquery.Query, among []*hit) (map[string]bool, error) {
 	n, err := qc.d.bi.DocCount()
-	if err != nil || n == 0 {
+	if err != nil || n == 0 || len(among) == 0 {
 		return map[string]bool{}, err
 	}
-	res, err := qc.d.bi.Search(bleve.NewSearchRequestOptions(q, int(n), 0, false))
+	size := int(n)
+	if len(among) <= size/confineFilterBelow {
+		keys := make([]string, len(among))
+		for i, h := range among {
+			keys[i] = h.key
+		}
+		q, size = bquery.NewConjunctionQuery([]bquery.Query{q, bquery.NewDocIDQuery(keys)}), len(keys)
+	}
+	res, err := qc.d.bi.Search(bleve.NewSearchRequestOptions(q, size, 0, false))
 	if err != nil {
 		return nil, badRequest("Invalid $filter: %v", err)
 	}
@@ -563,6 +571,10 @@ func (qc *queryContext) matchingKeys(q bquery.Query) (map[string]bool, error) {
 	}
 	return keys, nil
 }
+
+// confineFilterBelow: a filter is searched among the text's matches when
+// they are at most one in this many of the index's documents.
+const confineFilterBelow = 4
 
 // keepMatching applies the exact filter predicate where bleve's
 // translation was a superset.
@@ -601,7 +613,7 @@ func (qc *queryContext) textMatcher(key string) query.TextMatcher {
 
 // filtered returns every document passing the filter (vector candidates).
 func (qc *queryContext) filtered(fq bquery.Query, f *query.Filter, exact bool) ([]*hit, error) {
-	hits, _, err := qc.bleveSearch(fq, false, nil, -1)
+	hits, _, err := qc.bleveSearch(fq, false, -1)
 	if err == nil {
 		hits, err = qc.loadDocs(hits)
 	}

@@ -62,6 +62,10 @@ type Manager struct {
 	version  atomic.Uint64
 	reserved uint64
 
+	// running counts the attempts between their snapshot and their
+	// commit's apply: the commits that may join the next sync soon.
+	running atomic.Int64
+
 	closeOnce sync.Once
 	closed    atomic.Bool
 	inflight  sync.WaitGroup
@@ -123,6 +127,11 @@ func (m *Manager) View(ctx context.Context, fn func(kv.Reader) error) error {
 // numbered under the commit lock.
 func (m *Manager) NumbersAppendsAtCommit() bool { return true }
 
+// Running returns how many Update attempts are between their snapshot
+// and their commit's apply: commits that may follow soon. An engine can
+// hold a sync back briefly while some run, so that they share it.
+func (m *Manager) Running() int { return int(m.running.Load()) }
+
 // Update implements kv.Store.
 func (m *Manager) Update(ctx context.Context, fn func(kv.Txn) error) error {
 	if err := m.enter(ctx); err != nil {
@@ -136,6 +145,13 @@ func (m *Manager) attempt(ctx context.Context, hooks *kv.Hooks, fn func(kv.Txn) 
 	snap, seq := m.trackedSnapshot()
 	defer snap.Release()
 	defer m.track(seq, -1)
+	m.running.Add(1)
+	applied := false
+	defer func() {
+		if !applied {
+			m.running.Add(-1)
+		}
+	}()
 	if err := m.waitDurable(ctx, seq); err != nil {
 		return err
 	}
@@ -153,10 +169,12 @@ func (m *Manager) attempt(ctx context.Context, hooks *kv.Hooks, fn func(kv.Txn) 
 	if m.now().Sub(t.began) > kv.MaxTxnDuration {
 		return kv.ErrTxnTooOld
 	}
-	return m.commit(ctx, t)
+	return m.commit(ctx, t, &applied)
 }
 
-func (m *Manager) commit(ctx context.Context, t *txn) error {
+// commit validates and applies t, then waits for it to be durable; it
+// sets *applied once t's writes are applied (t no longer running).
+func (m *Manager) commit(ctx context.Context, t *txn, applied *bool) error {
 	m.commitMu.Lock()
 	for _, rec := range m.log {
 		if rec.seq > t.start && rec.writes.conflictsWith(&t.reads) {
@@ -175,6 +193,8 @@ func (m *Manager) commit(ctx context.Context, t *txn) error {
 		return fmt.Errorf("apply: %w", err)
 	}
 	m.applied++
+	m.running.Add(-1)
+	*applied = true
 	seq := m.applied
 	m.log = append(m.log, commitRecord{seq: seq, writes: t.writes})
 	m.pruneLocked()

@@ -4,6 +4,9 @@
 //
 // Every commit is written with Sync; the manager waits for the fsync outside
 // its commit lock so that concurrent commits share one fsync (group commit).
+// While other transactions are still running toward their commits, the
+// next sync is held back for half a millisecond so that they share it too
+// (occ.Manager.Running counts them); a lone writer is synced at once.
 // User keys live under the prefix 'u'; the engine's own bookkeeping (the
 // version reservation) under 'm', invisible to the store's users.
 package pebble

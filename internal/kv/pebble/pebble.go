@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -78,6 +79,29 @@ const (
 // read, so a small store costs no more than it did.
 const blockCacheSize = 64 << 20
 
+// A sync is held back for up to groupCommitDelay after the previous one
+// while at least groupCommitSiblings transactions are still running
+// toward their commits: they then share the next sync instead of each
+// starting one. A lone writer (or writers that have all reached the log)
+// never waits. At 16 clients this took a durable Insert Entity from
+// 300 to 250 µs of server CPU and Put Blob from 371 to 301 (fewer
+// fdatasync calls, each ~100 µs of kernel time); at 4 clients it
+// cost no throughput (docs/performance.md, "Group commit that waits
+// for its siblings").
+const (
+	groupCommitDelay    = 500 * time.Microsecond
+	groupCommitSiblings = 2
+)
+
+// syncDelay is pebble's WALMinSyncInterval: the pause before the next
+// sync, asked right after each one.
+func syncDelay(running func() int) time.Duration {
+	if running != nil && running() >= groupCommitSiblings {
+		return groupCommitDelay
+	}
+	return 0
+}
+
 // tableSize is the size of the store's tables for a reserve of reserve
 // bytes: a 32nd of it, from 1 to 8 MiB (8 MiB without a reserve).
 func tableSize(reserve uint64) int64 {
@@ -116,6 +140,15 @@ func Open(dir string, o Options) (*Store, error) {
 		L0StopWritesThreshold:       24,
 		Logger:                      quietLogger{},
 	}
+	// The manager counting the running transactions exists only once the
+	// database is open (it reads its version reservation from it).
+	var mgr atomic.Pointer[occ.Manager]
+	opts.WALMinSyncInterval = func() time.Duration {
+		if m := mgr.Load(); m != nil {
+			return syncDelay(m.Running)
+		}
+		return 0
+	}
 	// Compactions rewrite whole files before they free their inputs, and
 	// a flushed file's key range decides which lower files a compaction
 	// takes with it: with pebble's default sizes (doubling per level, to
@@ -150,6 +183,7 @@ func Open(dir string, o Options) (*Store, error) {
 		e.stop(backoff)
 		return nil, errors.Join(err, db.Close())
 	}
+	mgr.Store(m)
 	return &Store{Manager: m, db: db, space: space, backoff: backoff, reclaim: e.reclaim}, nil
 }
 

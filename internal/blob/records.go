@@ -121,14 +121,14 @@ type block struct {
 
 // loadContainer returns the container or ErrContainerNotFound.
 func loadContainer(r kv.Reader, acct, name string) (*Container, error) {
-	return record.Require[Container](r, containerKey(acct, name), azerr.ErrContainerNotFound)
+	return record.RequireShared[Container](r, containerKey(acct, name), azerr.ErrContainerNotFound)
 }
 
 // requireContainer checks that a container exists without decoding its
 // record: most blob operations need only that (and reading the key still
 // orders them against a concurrent Delete Container).
 func requireContainer(r kv.Reader, acct, name string) error {
-	_, err := r.Get(containerKey(acct, name))
+	_, err := kv.GetShared(r, containerKey(acct, name))
 	if errors.Is(err, kv.ErrNotFound) {
 		return azerr.ErrContainerNotFound
 	}

@@ -213,6 +213,9 @@ func (t *registeringTxn) Insert(key, value []byte) error {
 	return kv.Insert(t.Txn, key, value)
 }
 
+// GetShared passes kv.GetShared on.
+func (t *registeringTxn) GetShared(key []byte) ([]byte, error) { return kv.GetShared(t.Txn, key) }
+
 func (t *registeringTxn) Remove(key []byte, size int) error {
 	return kv.Remove(t.Txn, key, size)
 }

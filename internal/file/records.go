@@ -164,7 +164,7 @@ func (n *Node) state() conditions.State {
 
 // loadShare returns the share or ErrShareNotFound.
 func loadShare(r kv.Reader, acct, name string) (*Share, error) {
-	return record.Require[Share](r, shareKey(acct, name), azerr.ErrShareNotFound)
+	return record.RequireShared[Share](r, shareKey(acct, name), azerr.ErrShareNotFound)
 }
 
 // loadNode returns the node stored at key, nil when absent.

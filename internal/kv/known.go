@@ -34,3 +34,23 @@ func Remove(tx Txn, key []byte, size int) error {
 	}
 	return tx.Delete(key)
 }
+
+// SharedReader is implemented by a Reader that can serve records most
+// requests read and few write from memory instead of the engine.
+type SharedReader interface {
+	// GetShared is Get of such a record, with Get's snapshot and
+	// conflict rules.
+	GetShared(key []byte) ([]byte, error)
+}
+
+// GetShared reads key like r.Get. The caller says the record is one that
+// nearly every request reads and few write — a container, a table, a
+// queue, a share — so that an engine may answer it from memory; what the
+// reader sees and what a transaction conflicts with are Get's. On a plain
+// Reader it is Get.
+func GetShared(r Reader, key []byte) ([]byte, error) {
+	if s, ok := r.(SharedReader); ok {
+		return s.GetShared(key)
+	}
+	return r.Get(key)
+}

@@ -25,3 +25,6 @@ func (readOnly) Settle([]byte, func(uint64, int) []byte) (bool, error) {
 }
 func (readOnly) Version() uint64    { return 0 }
 func (readOnly) OnCommit(fn func()) { fn() }
+
+// GetShared passes kv.GetShared on to the View's Reader.
+func (r readOnly) GetShared(key []byte) ([]byte, error) { return GetShared(r.Reader, key) }

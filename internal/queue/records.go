@@ -111,5 +111,5 @@ var maxExpiry = time.Unix(0, math.MaxInt64).UTC()
 
 // loadQueue returns the queue or ErrQueueNotFound.
 func loadQueue(r kv.Reader, acct, name string) (*queueRecord, error) {
-	return record.Require[queueRecord](r, queueKey(acct, name), azerr.ErrQueueNotFound)
+	return record.RequireShared[queueRecord](r, queueKey(acct, name), azerr.ErrQueueNotFound)
 }

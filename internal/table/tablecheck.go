@@ -15,7 +15,7 @@ func checkTable(r kv.Reader, acct, name string) error {
 	if err := validateTableName(name); err != nil {
 		return err
 	}
-	_, err := r.Get(tableKey(acct, name))
+	_, err := kv.GetShared(r, tableKey(acct, name))
 	if errors.Is(err, kv.ErrNotFound) {
 		return azerr.ErrTableNotFound
 	}

@@ -32,7 +32,7 @@ func loadTable(r kv.Reader, acct, name string) (*Table, error) {
 	if err := validateTableName(name); err != nil {
 		return nil, err
 	}
-	return record.Require[Table](r, tableKey(acct, name), azerr.ErrTableNotFound)
+	return record.RequireShared[Table](r, tableKey(acct, name), azerr.ErrTableNotFound)
 }
 
 // validateTableName applies Azure's table naming rules: 3 to 63

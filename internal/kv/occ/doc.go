@@ -12,4 +12,10 @@
 // a durable watermark: no View or Update starts reading before every commit
 // its snapshot contains is durable. No response can expose a write that a
 // crash could take back.
+//
+// Records that nearly every request reads and few write (kv.GetShared: a
+// container, a table, a queue, a share) are kept in memory with the commit
+// count from which each holds; every commit that writes one replaces its
+// entry under the commit lock, so a snapshot reads from memory exactly what
+// the engine would give it (shared.go).
 package occ

@@ -48,6 +48,9 @@ type Manager struct {
 	applied  uint64
 	log      []commitRecord
 
+	// shared keeps the records read with kv.GetShared (shared.go).
+	shared sharedCache
+
 	activeMu sync.Mutex
 	active   map[uint64]int // snapshot start seq -> running transactions
 
@@ -120,7 +123,7 @@ func (m *Manager) View(ctx context.Context, fn func(kv.Reader) error) error {
 	if err := m.waitDurable(ctx, seq); err != nil {
 		return err
 	}
-	return fn(reader{snap})
+	return fn(reader{snap: snap, m: m, seq: seq})
 }
 
 // NumbersAppendsAtCommit implements kv.NumbersAtCommit: appends are
@@ -159,7 +162,7 @@ func (m *Manager) attempt(ctx context.Context, hooks *kv.Hooks, fn func(kv.Txn) 
 	if err != nil {
 		return err
 	}
-	t := &txn{Hooks: hooks, snap: snap, start: seq, began: m.now(), version: version, writes: newWriteSet()}
+	t := &txn{Hooks: hooks, m: m, snap: snap, start: seq, began: m.now(), version: version, writes: newWriteSet()}
 	if err := fn(t); err != nil {
 		return err
 	}
@@ -196,6 +199,7 @@ func (m *Manager) commit(ctx context.Context, t *txn, applied *bool) error {
 	m.running.Add(-1)
 	*applied = true
 	seq := m.applied
+	m.shared.applied(t.writes, seq)
 	m.log = append(m.log, commitRecord{seq: seq, writes: t.writes})
 	m.pruneLocked()
 	m.commitMu.Unlock()

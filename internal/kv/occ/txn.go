@@ -12,6 +12,7 @@ import (
 // txn is one attempt of an Update: snapshot reads, buffered writes.
 type txn struct {
 	*kv.Hooks
+	m       *Manager
 	snap    Snapshot
 	start   uint64 // commits applied when the snapshot was taken
 	began   time.Time
@@ -30,7 +31,12 @@ var _ kv.Txn = (*txn)(nil)
 
 func (t *txn) Version() uint64 { return t.version }
 
-func (t *txn) Get(key []byte) ([]byte, error) {
+func (t *txn) Get(key []byte) ([]byte, error) { return t.get(key, false) }
+
+// GetShared implements kv.SharedReader.
+func (t *txn) GetShared(key []byte) ([]byte, error) { return t.get(key, true) }
+
+func (t *txn) get(key []byte, shared bool) ([]byte, error) {
 	if p, ok := t.writes.lookup(key); ok {
 		t.reads.addKey(key)
 		if p.Delete {
@@ -44,7 +50,13 @@ func (t *txn) Get(key []byte) ([]byte, error) {
 		}
 		return bytes.Clone(h.value), nil
 	}
-	v, err := t.snap.Get(key)
+	var v []byte
+	var err error
+	if shared {
+		v, err = t.m.getShared(t.snap, t.start, key)
+	} else {
+		v, err = t.snap.Get(key)
+	}
 	switch {
 	case err == nil:
 		t.reads.hold(key, v, true)
@@ -201,9 +213,16 @@ func checkSize(key []byte, valueLen, txnSize int) error {
 }
 
 // reader is a View's read-only snapshot.
-type reader struct{ snap Snapshot }
+type reader struct {
+	snap Snapshot
+	m    *Manager
+	seq  uint64 // commits the snapshot holds
+}
 
 func (r reader) Get(key []byte) ([]byte, error) { return r.snap.Get(key) }
+
+// GetShared implements kv.SharedReader.
+func (r reader) GetShared(key []byte) ([]byte, error) { return r.m.getShared(r.snap, r.seq, key) }
 func (r reader) Scan(start, end []byte, fn func(key, value []byte) error) error {
 	return scanResult(r.snap.Scan(start, end, fn))
 }

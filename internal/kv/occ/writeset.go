@@ -118,6 +118,14 @@ func (w *WriteSet) rangeDeleted(key []byte) bool {
 }
 
 // conflictsWith reports whether any write in w touches what r read.
+// writes reports whether w writes or deletes key, by point or by range.
+func (w *WriteSet) writes(key []byte) bool {
+	if _, ok := w.lookup(key); ok {
+		return true
+	}
+	return w.rangeDeleted(key)
+}
+
 func (w *WriteSet) conflictsWith(r *readSet) bool {
 	for _, s := range w.ranges {
 		if r.touches(s) {

@@ -128,6 +128,11 @@ func Decode(b []byte, v any) error {
 // Load reads key into v; found is false (and v untouched) for an absent key.
 func Load(r kv.Reader, key []byte, v any) (found bool, err error) {
 	b, err := r.Get(key)
+	return decodeFound(b, err, v)
+}
+
+// decodeFound decodes what a read of a record returned into v.
+func decodeFound(b []byte, err error, v any) (bool, error) {
 	if errors.Is(err, kv.ErrNotFound) {
 		return false, nil
 	}
@@ -142,6 +147,21 @@ func Load(r kv.Reader, key []byte, v any) (found bool, err error) {
 func Require[T any](r kv.Reader, key []byte, absent error) (*T, error) {
 	v := new(T)
 	found, err := Load(r, key, v)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, absent
+	}
+	return v, nil
+}
+
+// RequireShared is Require of a record that nearly every request reads
+// and few write (kv.GetShared).
+func RequireShared[T any](r kv.Reader, key []byte, absent error) (*T, error) {
+	v := new(T)
+	b, err := kv.GetShared(r, key)
+	found, err := decodeFound(b, err, v)
 	if err != nil {
 		return nil, err
 	}

@@ -408,6 +408,19 @@ func (t *txn) note(key []byte, size int) {
 // Get implements kv.Reader, noting the size of a counted key.
 func (t *txn) Get(key []byte) ([]byte, error) {
 	v, err := t.Txn.Get(key)
+	t.noteRead(key, v, err)
+	return v, err
+}
+
+// GetShared implements kv.SharedReader as Get does.
+func (t *txn) GetShared(key []byte) ([]byte, error) {
+	v, err := kv.GetShared(t.Txn, key)
+	t.noteRead(key, v, err)
+	return v, err
+}
+
+// noteRead notes the size a read of key found.
+func (t *txn) noteRead(key, v []byte, err error) {
 	if i := t.s.space(key); i >= 0 {
 		switch {
 		case err == nil:
@@ -416,7 +429,6 @@ func (t *txn) Get(key []byte) ([]byte, error) {
 			t.note(key, absent)
 		}
 	}
-	return v, err
 }
 
 func (t *txn) change(space int, d Counts) {

@@ -191,7 +191,12 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 	// there are).
 	var textHits []*hit
 	total := -1
-	if p.hasText || len(p.vectors) == 0 {
+	switch {
+	case p.pageOnly():
+		if textHits, total, err = qc.pagedHits(p, pageSize(req)); err != nil {
+			return nil, err
+		}
+	case p.hasText || len(p.vectors) == 0:
 		if textHits, total, err = qc.textHits(p, p.pageEnd(req)); err != nil {
 			return nil, err
 		}
@@ -215,6 +220,12 @@ func (p *searchPlan) pageEnd(req *SearchRequest) int {
 	if p.filter != nil || p.functions != nil || len(p.vectors) > 0 || len(p.facets) > 0 || len(p.order) > 0 {
 		return -1
 	}
+	return pageSize(req)
+}
+
+// pageSize is how many of the best matches the answer's page reaches:
+// those it skips and those it returns.
+func pageSize(req *SearchRequest) int {
 	top := defaultTop
 	if req.Top != nil {
 		top = *req.Top

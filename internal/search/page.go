@@ -53,15 +53,16 @@ func (qc *queryContext) pagedHits(p *searchPlan, n int) ([]*hit, int, error) {
 	// Size and sort only shape bleve's own collector, which the handler
 	// replaces; "-_score" alone keeps bleve from reading every key.
 	_, err = qc.d.bi.SearchInContext(ctx, bleve.NewSearchRequestOptions(p.textQuery, 1, 0, false))
-	c.closeFilter()
-	if err != nil && !errors.Is(err, errFilterDone) {
-		if c.err != nil {
-			return nil, 0, c.err
-		}
-		return nil, 0, badRequest("Invalid search query: %v", err)
+	if cerr := c.closeFilter(); cerr != nil && c.err == nil {
+		c.err = cerr
 	}
-	if c.err != nil {
+	switch {
+	case c.err != nil:
 		return nil, 0, c.err
+	case err != nil && !errors.Is(err, errFilterDone):
+		// As in bleveSearch: bleve refuses a query the parsers let
+		// through only for query reasons.
+		return nil, 0, badRequest("Invalid search query: %v", err)
 	}
 	return c.page, c.count, nil
 }
@@ -101,7 +102,9 @@ func (c *pageCollector) handler(sctx *search.SearchContext) (search.DocumentMatc
 	if c.filterQuery != nil {
 		fs, err := c.filterQuery.Searcher(context.Background(), sctx.IndexReader, c.mapping, search.SearcherOptions{Score: "none"})
 		if err != nil {
-			return nil, false, err
+			// As in matchingKeys, the filter's own search.
+			c.err = badRequest("Invalid $filter: %v", err)
+			return nil, false, c.err
 		}
 		c.filter = fs
 		c.filterCtx = &search.SearchContext{
@@ -163,10 +166,14 @@ func (c *pageCollector) passes(id index.IndexInternalID) (bool, error) {
 	return bytes.Equal(c.at, id), nil
 }
 
-// finish orders the kept matches that can be on the page, reading their
-// keys while the snapshot is open. It runs once, when the text query or
-// the filter has no more matches.
+// finish closes the filter's searcher and orders the kept matches that
+// can be on the page, reading their keys, while the snapshot is open. It
+// runs once, when the text query or the filter has no more matches.
 func (c *pageCollector) finish() error {
+	if err := c.closeFilter(); err != nil {
+		c.err = err
+		return err
+	}
 	if c.page != nil || c.n == 0 || len(c.kept) == 0 {
 		return nil
 	}
@@ -203,9 +210,13 @@ func (c *pageCollector) finish() error {
 	return nil
 }
 
-func (c *pageCollector) closeFilter() {
-	if c.filter != nil {
-		_ = c.filter.Close()
-		c.filter = nil
+// closeFilter closes the filter's searcher if it is open: finish closes
+// it, and pagedHits when the search stopped before finishing.
+func (c *pageCollector) closeFilter() error {
+	if c.filter == nil {
+		return nil
 	}
+	err := c.filter.Close()
+	c.filter = nil
+	return err
 }

@@ -86,10 +86,15 @@
 // bleve; the exact $filter predicate where bleve's is a superset,
 // ordering, facets, vector queries (exact k-NN), hybrid RRF fusion,
 // paging and projection run over the documents of the same snapshot. A
-// search that needs nothing of its matches but its page has bleve
-// collect only that page and count the rest. A $filter next to a text
-// query is searched among the text's matches when they are a small part
-// of the index, so that its cost follows them. Synonym maps and scoring
+// search that needs nothing of its matches but its page and their count
+// (no ordering, facets, scoring functions, highlights or vectors, and a
+// $filter bleve answers exactly) keeps neither the matches nor their
+// keys: a handler of bleve's search steps the filter's unscored searcher
+// along the text's matches, counts those that pass and reads the keys
+// of only the few that can be on the page (pagedHits). Otherwise every
+// match is collected, and a $filter next to a text query is searched
+// among the text's matches when they are a small part of the index, so
+// that its cost follows them. Synonym maps and scoring
 // profile text weights rewrite the parsed search before translation.
 //
 // Indexer runs are not served yet: the handler answers them 501

@@ -12,6 +12,7 @@ import (
 	bquery "github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/search/query"
 )
 
@@ -125,22 +126,22 @@ type queryContext struct {
 // aheadTolerant.
 func (s *Service) open(rd kv.Reader, index string) (*queryContext, func(), error) {
 	_, tolerant := rd.(aheadTolerant)
-	res, err := s.resolveIndex(rd, index)
+	name, etag, err := s.indexVersion(rd, index)
 	if err != nil {
 		return nil, nil, err
 	}
-	seq, err := readSequence(rd, res.Name)
+	seq, err := readSequence(rd, name)
 	if err != nil {
 		return nil, nil, err
 	}
 	for {
-		d := s.derived.get(res.Name)
+		d := s.derived.get(name)
 		d.mu.RLock()
 		if d.removed {
 			d.mu.RUnlock()
 			continue
 		}
-		switch d.freshness(res.ETag, seq) {
+		switch d.freshness(etag, seq) {
 		case current:
 			return &queryContext{rd: rd, ix: d.ix, schema: d.schema, d: d}, d.mu.RUnlock, nil
 		case ahead:
@@ -151,13 +152,37 @@ func (s *Service) open(rd kv.Reader, index string) (*queryContext, func(), error
 			return nil, nil, errStaleSnapshot
 		}
 		d.mu.RUnlock()
+		res, err := s.resolveIndex(rd, index)
+		if err != nil {
+			return nil, nil, err
+		}
 		d.mu.Lock()
-		err := s.derived.bringUp(d, rd, res, seq)
+		err = s.derived.bringUp(d, rd, res, seq)
 		d.mu.Unlock()
 		if err != nil {
 			return nil, nil, err
 		}
 	}
+}
+
+// indexVersion is the name and ETag of the index that index names (an
+// index or an alias), as resolveIndex finds them. A query needs the
+// definition only to bring the bleve index up; an index's own record
+// gives both without decoding its definition.
+func (s *Service) indexVersion(rd kv.Reader, index string) (name, etag string, err error) {
+	var st stored
+	found, err := record.Load(rd, resourceKey(Indexes, index), &st)
+	if err != nil {
+		return "", "", err
+	}
+	if found {
+		return index, etagOf(st.Version), nil
+	}
+	res, err := s.resolveIndex(rd, index)
+	if err != nil {
+		return "", "", err
+	}
+	return res.Name, res.ETag, nil
 }
 
 func queryError(err error) error {
@@ -191,7 +216,12 @@ func (s *Service) search(rd kv.Reader, index string, req *SearchRequest) (*Searc
 	// there are).
 	var textHits []*hit
 	total := -1
-	if p.hasText || len(p.vectors) == 0 {
+	switch {
+	case p.pageOnly():
+		if textHits, total, err = qc.pagedHits(p, pageSize(req)); err != nil {
+			return nil, err
+		}
+	case p.hasText || len(p.vectors) == 0:
 		if textHits, total, err = qc.textHits(p, p.pageEnd(req)); err != nil {
 			return nil, err
 		}
@@ -215,6 +245,12 @@ func (p *searchPlan) pageEnd(req *SearchRequest) int {
 	if p.filter != nil || p.functions != nil || len(p.vectors) > 0 || len(p.facets) > 0 || len(p.order) > 0 {
 		return -1
 	}
+	return pageSize(req)
+}
+
+// pageSize is how many of the best matches the answer's page reaches:
+// those it skips and those it returns.
+func pageSize(req *SearchRequest) int {
 	top := defaultTop
 	if req.Top != nil {
 		top = *req.Top

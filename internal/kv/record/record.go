@@ -145,23 +145,21 @@ func decodeFound(b []byte, err error, v any) (bool, error) {
 // Require returns the record under key, or absent (the caller's not-found
 // error) when the key is absent.
 func Require[T any](r kv.Reader, key []byte, absent error) (*T, error) {
-	v := new(T)
-	found, err := Load(r, key, v)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, absent
-	}
-	return v, nil
+	b, err := r.Get(key)
+	return required[T](b, err, absent)
 }
 
 // RequireShared is Require of a record that nearly every request reads
 // and few write (kv.GetShared).
 func RequireShared[T any](r kv.Reader, key []byte, absent error) (*T, error) {
-	v := new(T)
 	b, err := kv.GetShared(r, key)
-	found, err := decodeFound(b, err, v)
+	return required[T](b, err, absent)
+}
+
+// required decodes what a read of a required record returned.
+func required[T any](b []byte, readErr, absent error) (*T, error) {
+	v := new(T)
+	found, err := decodeFound(b, readErr, v)
 	if err != nil {
 		return nil, err
 	}

@@ -72,28 +72,12 @@ func (s *Service) settleChangeLogs(ctx context.Context, db, coll string) error {
 // that a check of the store (CheckInvariants, the stored-bytes counts)
 // sees every committed record.
 func (s *Service) SettleLogs(ctx context.Context) error {
-	var refs [][2]string
-	err := s.view(ctx, func(t *Tx) error {
-		dbs, err := scanRecords(t.rd, databasesPrefix())
-		if err != nil {
-			return err
-		}
-		for _, d := range dbs {
-			colls, err := scanRecords(t.rd, containersPrefix(d.str("id")))
-			if err != nil {
-				return err
-			}
-			for _, c := range colls {
-				refs = append(refs, [2]string{d.str("id"), c.str("id")})
-			}
-		}
-		return nil
-	})
+	refs, err := s.containerRefs(ctx)
 	if err != nil {
 		return err
 	}
 	for _, r := range refs {
-		if err := s.settleChangeLogs(ctx, r[0], r[1]); err != nil {
+		if err := s.settleChangeLogs(ctx, r.db, r.coll); err != nil {
 			return err
 		}
 	}

@@ -769,3 +769,31 @@ func (s *Service) DeleteContainer(ctx context.Context, ref CollectionRef, pre Pr
 func (s *Service) ListContainers(ctx context.Context, db string) (*Feed, error) {
 	return s.listFeed(ctx, databaseRID(db), containersPrefix(db))
 }
+
+// containerRef names one container: its database's id and its own.
+type containerRef struct{ db, coll string }
+
+// containerRefs lists every container of every database, read in one
+// snapshot: what the maintenance passes over all change logs walk
+// (SettleLogs, CompactChangeFeeds), each container then in a transaction
+// of its own.
+func (s *Service) containerRefs(ctx context.Context) ([]containerRef, error) {
+	var refs []containerRef
+	err := s.view(ctx, func(t *Tx) error {
+		dbs, err := scanRecords(t.rd, databasesPrefix())
+		if err != nil {
+			return err
+		}
+		for _, d := range dbs {
+			colls, err := scanRecords(t.rd, containersPrefix(d.str("id")))
+			if err != nil {
+				return err
+			}
+			for _, c := range colls {
+				refs = append(refs, containerRef{d.str("id"), c.str("id")})
+			}
+		}
+		return nil
+	})
+	return refs, err
+}

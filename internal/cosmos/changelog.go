@@ -169,13 +169,23 @@ func lastLSN(rd kv.Reader, db, coll string) (uint64, error) {
 // container do not conflict on its log: the record's LSN is its key's,
 // not written in the record.
 func (p *partition) recordChange(op, id string, doc []byte, ttlExpired bool) error {
+	return p.appendChange(op, id, doc, ttlExpired, false)
+}
+
+// recordWrite is recordChange of the body a write has just encoded
+// (marshal's output, compact), which the record takes as it is.
+func (p *partition) recordWrite(op, id string, body []byte) error {
+	return p.appendChange(op, id, body, false, true)
+}
+
+func (p *partition) appendChange(op, id string, doc []byte, ttlExpired, docCompact bool) error {
 	t, c := p.t, p.c
 	rec := changeRecord{Op: op, ID: id, PK: p.pk, EPK: c.effectivePartitionKey(p.pk),
 		ETag: etagOf(t.tx.Version()), TS: t.ts, TTLExpired: ttlExpired, Doc: doc}
 	if op == opDelete {
 		rec.ETag = ""
 	}
-	b, err := marshal(rec)
+	b, err := encodeChangeRecord(rec, docCompact)
 	if err != nil {
 		return err
 	}
@@ -211,6 +221,30 @@ func (p *partition) recordChange(op, id string, doc []byte, ttlExpired bool) err
 			t.lastLSNs[k] = max(t.lastLSNs[k], n)
 		},
 	})
+}
+
+// encodeChangeRecord encodes rec as marshal does. The encoder copies a
+// json.RawMessage through its compactor, a scan of the whole document;
+// a doc known to be compact already (docCompact) is spliced in after
+// the other fields instead ("doc" is the last), to the same bytes.
+func encodeChangeRecord(rec changeRecord, docCompact bool) ([]byte, error) {
+	if !docCompact || len(rec.Doc) == 0 {
+		return marshal(rec)
+	}
+	doc := rec.Doc
+	rec.Doc = nil
+	b, err := marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	const tail = `"doc":null}`
+	if !bytes.HasSuffix(b, []byte(tail)) {
+		return nil, errors.New("change log: unexpected record encoding")
+	}
+	b = b[:len(b)-len("null}")]
+	out := make([]byte, 0, len(b)+len(doc)+1)
+	out = append(append(append(out, b...), doc...), '}')
+	return out, nil
 }
 
 // withLSN returns doc, a JSON object, with "_lsn" added, as the change

@@ -1,6 +1,7 @@
 package cosmos
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -77,6 +78,12 @@ type container struct {
 	indexStateRead  bool
 	indexReady      bool
 	indexPolicyText string
+	// policyKnown says indexPolicyText is known without indexReady: what
+	// writes need (Tx.indexPolicy), taken from parsed.
+	policyKnown bool
+	// parsed is the cached parse this copy was made from, nil if none
+	// (containercache.go).
+	parsed *parsedContainer
 }
 
 func (c *container) rid() string { return c.rec.str("_rid") }
@@ -162,7 +169,7 @@ func (s *Service) setRecord(tx kv.Txn, key []byte, r record) error {
 // decodeObject decodes a request body as a JSON object, keeping numbers
 // as written.
 func decodeObject(b []byte) (map[string]any, error) {
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var m map[string]any
 	if err := dec.Decode(&m); err != nil || m == nil {

@@ -186,6 +186,7 @@ func (p *partition) indexEntries(doc map[string]any) [][]byte {
 	tail = tail.Str(id)
 	prefix := indexPrefix(p.c.db, p.c.id)
 	var out [][]byte
+	var pathBuf []byte
 	var walk func(path []string, m map[string]any)
 	walk = func(path []string, m map[string]any) {
 		for k, v := range m {
@@ -200,11 +201,11 @@ func (p *partition) indexEntries(doc map[string]any) [][]byte {
 			}
 			// The path's JSON, once: pathIndexable's limit and
 			// indexPathPrefix's element.
-			pathJSON, _ := json.Marshal(sub)
-			if len(pathJSON) > maxIndexedPath {
+			pathBuf = appendPathJSON(pathBuf[:0], sub)
+			if len(pathBuf) > maxIndexedPath {
 				continue
 			}
-			key := prefix.Bytes(pathJSON)
+			key := prefix.Bytes(pathBuf)
 			key = append(append(key, enc...), tail...)
 			out = append(out, key)
 		}
@@ -215,6 +216,34 @@ func (p *partition) indexEntries(doc map[string]any) [][]byte {
 	// would otherwise deadlock them (a second each, until detected).
 	slices.SortFunc(out, bytes.Compare)
 	return out
+}
+
+// appendPathJSON appends path as json.Marshal encodes it. Property names
+// of printable ASCII that the encoder leaves as they are (most) are
+// quoted here, without the encoder's reflection; any other name sends
+// the whole path through json.Marshal.
+func appendPathJSON(dst []byte, path []string) []byte {
+	if path == nil {
+		return append(dst, "null"...)
+	}
+	start := len(dst)
+	dst = append(dst, '[')
+	for i, name := range path {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '"')
+		for j := 0; j < len(name); j++ {
+			c := name[j]
+			if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+				b, _ := json.Marshal(path)
+				return append(dst[:start], b...)
+			}
+			dst = append(dst, c)
+		}
+		dst = append(dst, '"')
+	}
+	return append(dst, ']')
 }
 
 // maintained reports whether writes to the container keep its range

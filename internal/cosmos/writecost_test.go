@@ -3,6 +3,7 @@ package cosmos
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"testing"
@@ -115,6 +116,42 @@ func TestChangeRecordSplice(t *testing.T) {
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("spliced record\n%s\nwant\n%s", got, want)
+		}
+	}
+}
+
+// TestAppendPathJSON checks the index's path encoding against
+// json.Marshal, which it stands in for.
+func TestAppendPathJSON(t *testing.T) {
+	paths := [][]string{
+		nil,
+		{},
+		{"a"},
+		{"id", "_rid", "x y", "~!@#$%^*()"},
+		{"<b>", "a&b"},
+		{"quote\"d", "back\\slash", "tab\t", "é", "\u2028", "\x7f", string([]byte{0xff})},
+		{""},
+	}
+	for _, p := range paths {
+		want, _ := json.Marshal(p)
+		if got := appendPathJSON([]byte("keep"), p); string(got) != "keep"+string(want) {
+			t.Errorf("appendPathJSON(%q) = %s, want keep%s", p, got, want)
+		}
+	}
+}
+
+// TestContainerRIDOf pins the content path's reading of _self.
+func TestContainerRIDOf(t *testing.T) {
+	for self, want := range map[string]string{
+		"dbs/AAA=/colls/BBB=/docs/CCC=/": "BBB=",
+		"/dbs/AAA=/colls/BBB=/":          "BBB=",
+		"dbs/AAA=/colls/BBB=":            "BBB=",
+		"dbs/AAA=/colls/":                "",
+		"dbs/AAA=/colls":                 "",
+		"":                               "",
+	} {
+		if got := containerRIDOf(self); got != want {
+			t.Errorf("containerRIDOf(%q) = %q, want %q", self, got, want)
 		}
 	}
 }

@@ -72,28 +72,12 @@ func (s *Service) settleChangeLogs(ctx context.Context, db, coll string) error {
 // that a check of the store (CheckInvariants, the stored-bytes counts)
 // sees every committed record.
 func (s *Service) SettleLogs(ctx context.Context) error {
-	var refs [][2]string
-	err := s.view(ctx, func(t *Tx) error {
-		dbs, err := scanRecords(t.rd, databasesPrefix())
-		if err != nil {
-			return err
-		}
-		for _, d := range dbs {
-			colls, err := scanRecords(t.rd, containersPrefix(d.str("id")))
-			if err != nil {
-				return err
-			}
-			for _, c := range colls {
-				refs = append(refs, [2]string{d.str("id"), c.str("id")})
-			}
-		}
-		return nil
-	})
+	refs, err := s.containerRefs(ctx)
 	if err != nil {
 		return err
 	}
 	for _, r := range refs {
-		if err := s.settleChangeLogs(ctx, r[0], r[1]); err != nil {
+		if err := s.settleChangeLogs(ctx, r.db, r.coll); err != nil {
 			return err
 		}
 	}
@@ -185,13 +169,23 @@ func lastLSN(rd kv.Reader, db, coll string) (uint64, error) {
 // container do not conflict on its log: the record's LSN is its key's,
 // not written in the record.
 func (p *partition) recordChange(op, id string, doc []byte, ttlExpired bool) error {
+	return p.appendChange(op, id, doc, ttlExpired, false)
+}
+
+// recordWrite is recordChange of the body a write has just encoded
+// (marshal's output, compact), which the record takes as it is.
+func (p *partition) recordWrite(op, id string, body []byte) error {
+	return p.appendChange(op, id, body, false, true)
+}
+
+func (p *partition) appendChange(op, id string, doc []byte, ttlExpired, docCompact bool) error {
 	t, c := p.t, p.c
 	rec := changeRecord{Op: op, ID: id, PK: p.pk, EPK: c.effectivePartitionKey(p.pk),
 		ETag: etagOf(t.tx.Version()), TS: t.ts, TTLExpired: ttlExpired, Doc: doc}
 	if op == opDelete {
 		rec.ETag = ""
 	}
-	b, err := marshal(rec)
+	b, err := encodeChangeRecord(rec, docCompact)
 	if err != nil {
 		return err
 	}
@@ -227,6 +221,30 @@ func (p *partition) recordChange(op, id string, doc []byte, ttlExpired bool) err
 			t.lastLSNs[k] = max(t.lastLSNs[k], n)
 		},
 	})
+}
+
+// encodeChangeRecord encodes rec as marshal does. The encoder copies a
+// json.RawMessage through its compactor, a scan of the whole document;
+// a doc known to be compact already (docCompact) is spliced in after
+// the other fields instead ("doc" is the last), to the same bytes.
+func encodeChangeRecord(rec changeRecord, docCompact bool) ([]byte, error) {
+	if !docCompact || len(rec.Doc) == 0 {
+		return marshal(rec)
+	}
+	doc := rec.Doc
+	rec.Doc = nil
+	b, err := marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	const tail = `"doc":null}`
+	if !bytes.HasSuffix(b, []byte(tail)) {
+		return nil, errors.New("change log: unexpected record encoding")
+	}
+	b = b[:len(b)-len("null}")]
+	out := make([]byte, 0, len(b)+len(doc)+1)
+	out = append(append(append(out, b...), doc...), '}')
+	return out, nil
 }
 
 // withLSN returns doc, a JSON object, with "_lsn" added, as the change

@@ -124,29 +124,13 @@ func (s *Service) compactAfterCommit(ctx context.Context, t *Tx) {
 // CompactChangeFeeds compacts the change log of every container and
 // returns how many records it removed.
 func (s *Service) CompactChangeFeeds(ctx context.Context) (int, error) {
-	var refs [][2]string
-	err := s.view(ctx, func(t *Tx) error {
-		dbs, err := scanRecords(t.rd, databasesPrefix())
-		if err != nil {
-			return err
-		}
-		for _, d := range dbs {
-			colls, err := scanRecords(t.rd, containersPrefix(d.str("id")))
-			if err != nil {
-				return err
-			}
-			for _, c := range colls {
-				refs = append(refs, [2]string{d.str("id"), c.str("id")})
-			}
-		}
-		return nil
-	})
+	refs, err := s.containerRefs(ctx)
 	if err != nil {
 		return 0, err
 	}
 	total := 0
 	for _, r := range refs {
-		removed, _, err := s.compactChangeLog(ctx, r[0], r[1])
+		removed, _, err := s.compactChangeLog(ctx, r.db, r.coll)
 		total += removed
 		if err != nil && !isNotFound(err) {
 			return total, err

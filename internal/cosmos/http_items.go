@@ -25,11 +25,16 @@ func (h *handler) writeItem(q *request, db, coll string, status int, it *Item, w
 // containerRIDOf reads the container's _rid out of an item's _self
 // ("dbs/<db rid>/colls/<container rid>/docs/<item rid>/").
 func containerRIDOf(self string) string {
-	segs := strings.Split(strings.Trim(self, "/"), "/")
-	if len(segs) < 4 {
-		return ""
+	s := strings.Trim(self, "/")
+	for range 3 {
+		_, rest, ok := strings.Cut(s, "/")
+		if !ok {
+			return ""
+		}
+		s = rest
 	}
-	return segs[3]
+	seg, _, _ := strings.Cut(s, "/")
+	return seg
 }
 
 // itemRef names item id of db/coll in the request's partition key.

@@ -150,7 +150,7 @@ func (p *partition) write(doc map[string]any, old *storedItem) (*Item, error) {
 	if old != nil {
 		op = opReplace
 	}
-	if err := p.recordChange(op, id, it.Body, false); err != nil {
+	if err := p.recordWrite(op, id, it.Body); err != nil {
 		return nil, err
 	}
 	p.t.s.noteCommit(p.t.tx)

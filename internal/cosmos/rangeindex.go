@@ -184,7 +184,9 @@ func (p *partition) indexEntries(doc map[string]any) [][]byte {
 	}
 	id, _ := doc["id"].(string)
 	tail = tail.Str(id)
+	prefix := indexPrefix(p.c.db, p.c.id)
 	var out [][]byte
+	var pathBuf []byte
 	var walk func(path []string, m map[string]any)
 	walk = func(path []string, m map[string]any) {
 		for k, v := range m {
@@ -194,10 +196,16 @@ func (p *partition) indexEntries(doc map[string]any) [][]byte {
 				continue
 			}
 			enc, ok := indexValue(v)
-			if !ok || !pol.indexed(sub) || !pathIndexable(sub) {
+			if !ok || !pol.indexed(sub) {
 				continue
 			}
-			key := indexPathPrefix(p.c.db, p.c.id, sub)
+			// The path's JSON, once: pathIndexable's limit and
+			// indexPathPrefix's element.
+			pathBuf = appendPathJSON(pathBuf[:0], sub)
+			if len(pathBuf) > maxIndexedPath {
+				continue
+			}
+			key := prefix.Bytes(pathBuf)
 			key = append(append(key, enc...), tail...)
 			out = append(out, key)
 		}
@@ -210,6 +218,34 @@ func (p *partition) indexEntries(doc map[string]any) [][]byte {
 	return out
 }
 
+// appendPathJSON appends path as json.Marshal encodes it. Property names
+// of printable ASCII that the encoder leaves as they are (most) are
+// quoted here, without the encoder's reflection; any other name sends
+// the whole path through json.Marshal.
+func appendPathJSON(dst []byte, path []string) []byte {
+	if path == nil {
+		return append(dst, "null"...)
+	}
+	start := len(dst)
+	dst = append(dst, '[')
+	for i, name := range path {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, '"')
+		for j := 0; j < len(name); j++ {
+			c := name[j]
+			if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+				b, _ := json.Marshal(path)
+				return append(dst[:start], b...)
+			}
+			dst = append(dst, c)
+		}
+		dst = append(dst, '"')
+	}
+	return append(dst, ']')
+}
+
 // maintained reports whether writes to the container keep its range
 // index.
 func (c *container) maintained() bool {
@@ -218,7 +254,7 @@ func (c *container) maintained() bool {
 
 // rangeIndex adds doc's entries.
 func (p *partition) rangeIndex(doc map[string]any, fresh bool) error {
-	if err := p.t.indexState(p.c); err != nil {
+	if err := p.t.indexPolicy(p.c); err != nil {
 		return err
 	}
 	if !p.c.maintained() {
@@ -238,7 +274,7 @@ func (p *partition) rangeIndex(doc map[string]any, fresh bool) error {
 
 // rangeUnindex removes doc's entries.
 func (p *partition) rangeUnindex(doc map[string]any) error {
-	if err := p.t.indexState(p.c); err != nil {
+	if err := p.t.indexPolicy(p.c); err != nil {
 		return err
 	}
 	if !p.c.maintained() {
@@ -269,7 +305,31 @@ func (t *Tx) indexState(c *container) error {
 		return err
 	}
 	c.indexStateRead = true
+	c.policyKnown = true
+	if c.parsed != nil {
+		text := c.indexPolicyText
+		c.parsed.policyText.CompareAndSwap(nil, &text)
+	}
 	return nil
+}
+
+// indexPolicy makes c.maintained() answer, which is what an item write
+// needs of the index state: the policy text, which the cached
+// definition c came from knows once any transaction has read it with
+// the same definition (containercache.go). Whether the index is ready
+// is left unknown unless read.
+func (t *Tx) indexPolicy(c *container) error {
+	if c.policyKnown {
+		return nil
+	}
+	if c.index != nil && c.parsed != nil {
+		if text := c.parsed.policyText.Load(); text != nil {
+			c.indexPolicyText = *text
+			c.policyKnown = true
+			return nil
+		}
+	}
+	return t.indexState(c)
 }
 
 // loadIndexState reads the state of c's index into c.

@@ -1,6 +1,7 @@
 package cosmos
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -77,6 +78,12 @@ type container struct {
 	indexStateRead  bool
 	indexReady      bool
 	indexPolicyText string
+	// policyKnown says indexPolicyText is known without indexReady: what
+	// writes need (Tx.indexPolicy), taken from parsed.
+	policyKnown bool
+	// parsed is the cached parse this copy was made from, nil if none
+	// (containercache.go).
+	parsed *parsedContainer
 }
 
 func (c *container) rid() string { return c.rec.str("_rid") }
@@ -162,7 +169,7 @@ func (s *Service) setRecord(tx kv.Txn, key []byte, r record) error {
 // decodeObject decodes a request body as a JSON object, keeping numbers
 // as written.
 func decodeObject(b []byte) (map[string]any, error) {
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
 	var m map[string]any
 	if err := dec.Decode(&m); err != nil || m == nil {
@@ -768,4 +775,32 @@ func (s *Service) DeleteContainer(ctx context.Context, ref CollectionRef, pre Pr
 // ResourceID is the database's _rid.
 func (s *Service) ListContainers(ctx context.Context, db string) (*Feed, error) {
 	return s.listFeed(ctx, databaseRID(db), containersPrefix(db))
+}
+
+// containerRef names one container: its database's id and its own.
+type containerRef struct{ db, coll string }
+
+// containerRefs lists every container of every database, read in one
+// snapshot: what the maintenance passes over all change logs walk
+// (SettleLogs, CompactChangeFeeds), each container then in a transaction
+// of its own.
+func (s *Service) containerRefs(ctx context.Context) ([]containerRef, error) {
+	var refs []containerRef
+	err := s.view(ctx, func(t *Tx) error {
+		dbs, err := scanRecords(t.rd, databasesPrefix())
+		if err != nil {
+			return err
+		}
+		for _, d := range dbs {
+			colls, err := scanRecords(t.rd, containersPrefix(d.str("id")))
+			if err != nil {
+				return err
+			}
+			for _, c := range colls {
+				refs = append(refs, containerRef{d.str("id"), c.str("id")})
+			}
+		}
+		return nil
+	})
+	return refs, err
 }

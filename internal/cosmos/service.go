@@ -131,6 +131,16 @@ func marshal(v any) ([]byte, error) {
 // etagOf renders a commit version as a Cosmos-shaped ETag: a quoted
 // GUID-like string, unique per version.
 func etagOf(v uint64) string {
-	x := fmt.Sprintf("%016x", v)
-	return `"00000000-0000-0000-` + x[:4] + "-" + x[4:] + `"`
+	// "00000000-0000-0000-" + the version as 16 hex digits, split 4-12;
+	// built by hand, as every write and answer renders one.
+	const hexDigits = "0123456789abcdef"
+	b := []byte(`"00000000-0000-0000-0000-000000000000"`)
+	for i := len(b) - 2; v != 0; i-- {
+		if b[i] == '-' {
+			continue
+		}
+		b[i] = hexDigits[v&0xf]
+		v >>= 4
+	}
+	return string(b)
 }

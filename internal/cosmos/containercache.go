@@ -42,7 +42,7 @@ type parsedContainer struct {
 // loadContainer reads a container's definition through rd, parsing it
 // only when it differs from the last one parsed.
 func (s *Service) loadContainer(rd kv.Reader, db, coll string) (*container, error) {
-	raw, err := rd.Get(containerKey(db, coll))
+	raw, err := kv.GetShared(rd, containerKey(db, coll))
 	if errors.Is(err, kv.ErrNotFound) {
 		return loadContainer(rd, db, coll) // its not-found answers
 	}

@@ -110,9 +110,16 @@ func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, k
 		if err := objects.Write(t.tx, dataOwner(acct, share, n.ID), id, data); err != nil {
 			return err
 		}
-		e := extent{Data: id, Offset: from, Size: to - from, DataSize: to - from}
-		return record.Store(t.tx, extentKey(acct, share, n.ID, to), e)
+		return putCutExtent(t.tx, acct, share, n.ID, extent{Data: id, Offset: from, Size: to - from, DataSize: to - from})
 	})
+}
+
+// putCutExtent stores e where cutRange has just cut [e.Offset,
+// e.Offset+e.Size): its key, the range's end, holds nothing now (an
+// extent ending there overlapped the range and was cut), which it says
+// (kv.Insert) so that a store counting stored bytes does not look.
+func putCutExtent(tx kv.Txn, acct, share string, file uint64, e extent) error {
+	return kv.Insert(tx, extentKey(acct, share, file, e.Offset+e.Size), record.Encode(e))
 }
 
 // overlapping returns the extents of a file that overlap [from, to), in
@@ -129,10 +136,17 @@ func cutRange(tx kv.Txn, acct, share string, file uint64, from, to int64) error 
 	if err != nil {
 		return err
 	}
-	unreferenced := map[uint64]int64{}
+	unreferenced := make(map[uint64]int64, len(dropped))
 	for data, e := range dropped {
 		// A piece may survive in the file, or a snapshot may hold it.
-		referenced, err := dataInUse(tx, acct, share, file, data, e.Offset-e.DataOff, e.DataSize)
+		// Every piece lies within the range the object was written to:
+		// when the cut covered all of it, none survives in the file.
+		var referenced bool
+		if origin := e.Offset - e.DataOff; origin >= from && origin+e.DataSize <= to {
+			referenced, err = isHeld(tx, acct, share, file, data)
+		} else {
+			referenced, err = dataInUse(tx, acct, share, file, data, origin, e.DataSize)
+		}
 		if err != nil {
 			return err
 		}

@@ -83,15 +83,21 @@ func (s *Service) ClearRange(ctx context.Context, ref Ref, start, end int64, pre
 // writeRange replaces [from, to) of a file with data, or clears it when
 // data is nil; it sets the file's last write time unless keepLastWrite.
 func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, keepLastWrite bool, pre Preconditions) (*Node, error) {
-	return t.updateNode(acct, share, path, false, pre, useWrite, func(n *Node) error {
+	return t.updateLocated(acct, share, path, false, pre, useWrite, func(l *located) error {
+		n := l.node
 		if from < 0 || to <= from || to > n.Size {
 			return azerr.ErrInvalidRange
 		}
 		// FileREST's rule: a Put Range needs write access to the entire
 		// file. A write through an SMB handle meets only the locks on its
-		// range (CheckRange) and must not come through here.
-		if err := t.restWriteWhole(acct, share, n.ID); err != nil {
-			return err
+		// range (CheckRange) and must not come through here. Every lock
+		// is held through a handle open on the file, so with none open
+		// there is none to read; a handle opened meanwhile conflicts with
+		// the read of the handles.
+		if !l.unopened {
+			if err := t.restWriteWhole(acct, share, n.ID); err != nil {
+				return err
+			}
 		}
 		if err := cutRange(t.tx, acct, share, n.ID, from, to); err != nil {
 			return err

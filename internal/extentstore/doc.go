@@ -27,7 +27,9 @@
 //     sparse run of extents, unwritten gaps as zeros.
 //   - sparse content (page blobs, files), one extent per key keyed by its
 //     end offset: Overlapping finds the extents a range meets, Cut
-//     removes a range and keeps the outer parts.
+//     removes a range and keeps the outer parts. Cut, and FreeSized for
+//     a small object, say what each deleted key held (kv.Remove), so a
+//     store that counts stored bytes (kv/usage) reads nothing back.
 //   - the invariant check (Checker): every data object is whole,
 //     referenced, staged or registered as freed, and nothing referenced
 //     is missing.

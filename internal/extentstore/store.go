@@ -99,13 +99,16 @@ const pointDeleteChunks = 4
 
 // DeleteSized deletes object id of o, whose content is size bytes (-1
 // when not known): key by key when it is small, else as Delete does.
-func (l *Layout[O]) DeleteSized(w kv.Writer, o O, id uint64, size int64) error {
+// A small object's chunks are deleted saying their sizes (kv.Remove), so
+// a store that counts stored bytes does not read them back: the caller
+// must know the object holds exactly size bytes, as Write wrote them.
+func (l *Layout[O]) DeleteSized(tx kv.Txn, o O, id uint64, size int64) error {
 	if size < 0 || size > pointDeleteChunks*chunk.Size {
-		return l.Delete(w, o, id)
+		return l.Delete(tx, o, id)
 	}
 	obj := l.object(o, id)
 	for i := int64(0); i*chunk.Size < size; i++ {
-		if err := w.Delete(chunk.Key(obj, i)); err != nil {
+		if err := kv.Remove(tx, chunk.Key(obj, i), int(min(chunk.Size, size-i*chunk.Size))); err != nil {
 			return err
 		}
 	}

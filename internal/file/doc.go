@@ -128,14 +128,16 @@
 // conflicts with it. They go with their handle: closing it in any way
 // (CloseHandle, Force Close Handles, the last close of a delete-pending
 // file) deletes them, moveHandles moves them, and a share's deletion
-// drops them with its range. FileREST meets them as a request holding
-// no lock (handle 0): Put Range, a clear and Put Range From URL need
-// write access to the entire file (Azure's Put Range page), so any lock
-// refuses them, as it does Create File or Copy File over the file; Get
-// File and a copy's source read meet exclusive locks on the bytes they
-// read; a resize meets every lock between the old and new sizes; all
-// answer 409 FileLockConflict. Properties, metadata, List Ranges and
-// leases ignore locks.
+// drops them with its range. So a Put Range or a clear on a file its
+// sharing check found no handle open on reads no locks: a handle opened
+// meanwhile writes a key that check read. FileREST meets them as a
+// request holding no lock (handle 0): Put Range, a clear and Put Range
+// From URL need write access to the entire file (Azure's Put Range
+// page), so any lock refuses them, as it does Create File or Copy File
+// over the file; Get File and a copy's source read meet exclusive locks
+// on the bytes they read; a resize meets every lock between the old
+// and new sizes; all answer 409 FileLockConflict. Properties, metadata,
+// List Ranges and leases ignore locks.
 //
 // Rename moves one record: a file keeps its ID, and so its extents, data
 // and lease; a directory keeps its ID, and so its whole subtree. A

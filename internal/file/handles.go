@@ -146,19 +146,26 @@ func conflicts(access, share, otherAccess, otherShare Access) bool {
 // open conflicts with the operation. Delete-pending nodes never get here:
 // existing refuses them.
 func (t *Tx) checkUse(acct, share string, n *Node, u use) error {
+	_, err := t.checkUseCounting(acct, share, n, u)
+	return err
+}
+
+// checkUseCounting is checkUse, which also reports how many handles are
+// open on the node.
+func (t *Tx) checkUseCounting(acct, share string, n *Node, u use) (open int, err error) {
 	if u.modifies && hasAttribute(n.SMB.Attributes, "ReadOnly") {
-		return errReadOnly
+		return 0, errReadOnly
 	}
 	hs, err := t.handlesOf(acct, share, n.ID)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for _, h := range hs {
 		if u.exclusive || conflicts(u.access, u.share, h.Access, h.ShareAccess) {
-			return errSharing
+			return 0, errSharing
 		}
 	}
-	return nil
+	return len(hs), nil
 }
 
 // existingFor is existing followed by checkUse: the one call an operation
@@ -169,7 +176,9 @@ func (t *Tx) existingFor(acct, share, path string, dir bool, pre Preconditions, 
 	if err != nil {
 		return nil, err
 	}
-	return l, t.checkUse(acct, share, l.node, u)
+	open, err := t.checkUseCounting(acct, share, l.node, u)
+	l.unopened = open == 0
+	return l, err
 }
 
 // conditionsKind is how conditional headers and leases judge an

@@ -27,6 +27,9 @@ type located struct {
 	// created or last renamed with); a last element that is absent keeps
 	// the case it was asked for.
 	stored string
+	// unopened is set when existingFor read the node's handles and found
+	// none open (locate reads none and leaves it unset).
+	unopened bool
 }
 
 // locate walks path ("" is the root directory) from the share's root,
@@ -229,6 +232,12 @@ func (s *Service) updateNode(ctx context.Context, acct, share, path string, dir 
 }
 
 func (t *Tx) updateNode(acct, share, path string, dir bool, pre Preconditions, u use, change func(*Node) error) (*Node, error) {
+	return t.updateLocated(acct, share, path, dir, pre, u, func(l *located) error { return change(l.node) })
+}
+
+// updateLocated is updateNode for a change that needs more than the node:
+// whether any handle is open on it, say.
+func (t *Tx) updateLocated(acct, share, path string, dir bool, pre Preconditions, u use, change func(*located) error) (*Node, error) {
 	l, err := t.existingFor(acct, share, path, dir, pre, u)
 	if err != nil {
 		return nil, err
@@ -237,7 +246,7 @@ func (t *Tx) updateNode(acct, share, path string, dir bool, pre Preconditions, u
 	old, oldSize, oldMeta := n.SMB, n.Size, n.Metadata
 	// The change time is set first so that a change may set its own.
 	n.Version, n.Modified, n.SMB.ChangeTime = t.tx.Version(), t.now, t.now
-	if err := change(n); err != nil {
+	if err := change(l); err != nil {
 		return nil, err
 	}
 	t.modified(acct, share, l, old, oldSize, oldMeta, n)

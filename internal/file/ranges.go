@@ -83,15 +83,21 @@ func (s *Service) ClearRange(ctx context.Context, ref Ref, start, end int64, pre
 // writeRange replaces [from, to) of a file with data, or clears it when
 // data is nil; it sets the file's last write time unless keepLastWrite.
 func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, keepLastWrite bool, pre Preconditions) (*Node, error) {
-	return t.updateNode(acct, share, path, false, pre, useWrite, func(n *Node) error {
+	return t.updateLocated(acct, share, path, false, pre, useWrite, func(l *located) error {
+		n := l.node
 		if from < 0 || to <= from || to > n.Size {
 			return azerr.ErrInvalidRange
 		}
 		// FileREST's rule: a Put Range needs write access to the entire
 		// file. A write through an SMB handle meets only the locks on its
-		// range (CheckRange) and must not come through here.
-		if err := t.restWriteWhole(acct, share, n.ID); err != nil {
-			return err
+		// range (CheckRange) and must not come through here. Every lock
+		// is held through a handle open on the file, so with none open
+		// there is none to read; a handle opened meanwhile conflicts with
+		// the read of the handles.
+		if !l.unopened {
+			if err := t.restWriteWhole(acct, share, n.ID); err != nil {
+				return err
+			}
 		}
 		if err := cutRange(t.tx, acct, share, n.ID, from, to); err != nil {
 			return err
@@ -110,9 +116,16 @@ func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, k
 		if err := objects.Write(t.tx, dataOwner(acct, share, n.ID), id, data); err != nil {
 			return err
 		}
-		e := extent{Data: id, Offset: from, Size: to - from, DataSize: to - from}
-		return record.Store(t.tx, extentKey(acct, share, n.ID, to), e)
+		return putCutExtent(t.tx, acct, share, n.ID, extent{Data: id, Offset: from, Size: to - from, DataSize: to - from})
 	})
+}
+
+// putCutExtent stores e where cutRange has just cut [e.Offset,
+// e.Offset+e.Size): its key, the range's end, holds nothing now (an
+// extent ending there overlapped the range and was cut), which it says
+// (kv.Insert) so that a store counting stored bytes does not look.
+func putCutExtent(tx kv.Txn, acct, share string, file uint64, e extent) error {
+	return kv.Insert(tx, extentKey(acct, share, file, e.Offset+e.Size), record.Encode(e))
 }
 
 // overlapping returns the extents of a file that overlap [from, to), in
@@ -129,10 +142,17 @@ func cutRange(tx kv.Txn, acct, share string, file uint64, from, to int64) error 
 	if err != nil {
 		return err
 	}
-	unreferenced := map[uint64]int64{}
+	unreferenced := make(map[uint64]int64, len(dropped))
 	for data, e := range dropped {
 		// A piece may survive in the file, or a snapshot may hold it.
-		referenced, err := dataInUse(tx, acct, share, file, data, e.Offset-e.DataOff, e.DataSize)
+		// Every piece lies within the range the object was written to:
+		// when the cut covered all of it, none survives in the file.
+		var referenced bool
+		if origin := e.Offset - e.DataOff; origin >= from && origin+e.DataSize <= to {
+			referenced, err = isHeld(tx, acct, share, file, data)
+		} else {
+			referenced, err = dataInUse(tx, acct, share, file, data, origin, e.DataSize)
+		}
 		if err != nil {
 			return err
 		}

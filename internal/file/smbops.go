@@ -325,7 +325,7 @@ func (s *Service) WriteHandle(ctx context.Context, ref HandleRef, offset int64, 
 		if err := objects.Write(t.tx, dataOwner(acct, share, n.ID), id, data); err != nil {
 			return err
 		}
-		return record.Store(t.tx, extentKey(acct, share, n.ID, end), extent{Data: id, Offset: offset, Size: int64(len(data)), DataSize: int64(len(data))})
+		return putCutExtent(t.tx, acct, share, n.ID, extent{Data: id, Offset: offset, Size: int64(len(data)), DataSize: int64(len(data))})
 	})
 }
 

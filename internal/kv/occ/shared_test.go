@@ -218,7 +218,7 @@ func TestSharedMatchesSnapshots(t *testing.T) {
 		want, werr := snap.Get([]byte(k))
 		got, gerr := m.getShared(snap, seq, []byte(k))
 		if !bytes.Equal(got, want) || errors.Is(gerr, kv.ErrNotFound) != errors.Is(werr, kv.ErrNotFound) {
-			return fmt.Errorf("%s at %d: shared %q (%v), snapshot %q (%v)", k, seq, got, gerr, want, werr)
+			return fmt.Errorf("%s at %d: shared %q (err %s), snapshot %q (err %s)", k, seq, got, fmt.Sprint(gerr), want, fmt.Sprint(werr))
 		}
 		return nil
 	}

@@ -29,6 +29,16 @@ func count(t *testing.T, s kv.Store, key string) int64 {
 // conflictCounter counts the conflicts a store reports.
 type conflictCounter struct{ n atomic.Int64 }
 
+// countConflicts returns what counts s's conflicts from now on (none on
+// a store that reports none).
+func countConflicts(s kv.Store) *conflictCounter {
+	c := new(conflictCounter)
+	if obs, ok := s.(kv.Observable); ok {
+		obs.Observe(c)
+	}
+	return c
+}
+
 func (c *conflictCounter) Committed(time.Duration, int) {}
 func (c *conflictCounter) Conflicted()                  { c.n.Add(1) }
 func (c *conflictCounter) Synced(int)                   {}
@@ -38,10 +48,7 @@ func (c *conflictCounter) Synced(int)                   {}
 // whose adds read nothing no writer ever retried.
 func testAddConcurrently(t *testing.T, o Opener) {
 	s := o.Open(t)
-	conflicts := new(conflictCounter)
-	if obs, ok := s.(kv.Observable); ok {
-		obs.Observe(conflicts)
-	}
+	conflicts := countConflicts(s)
 	const workers, each = 16, 20
 	var writers sync.WaitGroup
 	for w := range workers {

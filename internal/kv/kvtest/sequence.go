@@ -175,10 +175,7 @@ func checkLog(t *testing.T, log []string, workers, each int) {
 // a Settle afterwards numbers every append in each writer's order.
 func testAppendersDoNotConflict(t *testing.T, o Opener) {
 	s := o.Open(t)
-	conflicts := new(conflictCounter)
-	if obs, ok := s.(kv.Observable); ok {
-		obs.Observe(conflicts)
-	}
+	conflicts := countConflicts(s)
 	const workers, each = 16, 10
 	var writers sync.WaitGroup
 	for w := range workers {

@@ -98,15 +98,14 @@ func (c *sharedCache) applied(w *WriteSet, seq uint64) {
 		if _, ok := c.entries[string(p.Key)]; !ok {
 			return
 		}
-		if p.Delete || len(p.Value) > sharedMaxValue {
-			if p.Delete {
-				c.entries[string(p.Key)] = sharedEntry{from: seq}
-			} else {
-				delete(c.entries, string(p.Key))
-			}
-			return
+		switch {
+		case p.Delete:
+			c.entries[string(p.Key)] = sharedEntry{from: seq}
+		case len(p.Value) > sharedMaxValue:
+			delete(c.entries, string(p.Key))
+		default:
+			c.entries[string(p.Key)] = sharedEntry{value: bytes.Clone(p.Value), found: true, from: seq}
 		}
-		c.entries[string(p.Key)] = sharedEntry{value: bytes.Clone(p.Value), found: true, from: seq}
 	})
 }
 

@@ -9,9 +9,13 @@
 // outside the lock, so concurrent commits share one fsync (group commit).
 //
 // Engines make writes visible before they are durable, so the manager tracks
-// a durable watermark: no View or Update starts reading before every commit
-// its snapshot contains is durable. No response can expose a write that a
-// crash could take back.
+// a durable watermark: no View starts reading before every commit its
+// snapshot contains is durable, and no Update returns before that either.
+// An Update's body reads at once: when it commits, its own commit is made
+// durable after every earlier one (a log is synced in order), so a write
+// waits for one sync, its own; when it ends without a commit (it wrote
+// nothing, or its body failed) it waits for its snapshot's commits before
+// it returns. No response can expose a write that a crash could take back.
 //
 // Records that nearly every request reads and few write (kv.GetShared: a
 // container, a table, a queue, a share) are kept in memory with the commit

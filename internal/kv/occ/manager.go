@@ -155,19 +155,25 @@ func (m *Manager) attempt(ctx context.Context, hooks *kv.Hooks, fn func(kv.Txn) 
 			m.running.Add(-1)
 		}
 	}()
-	if err := m.waitDurable(ctx, seq); err != nil {
-		return err
-	}
 	version, err := m.nextVersion()
 	if err != nil {
 		return err
 	}
+	// The attempt reads its snapshot at once, durable or not: what it read
+	// leaves it only when Update returns, and by then either its own commit
+	// is durable (and with it every commit the log holds before it) or it
+	// waits for its snapshot's commits here. Waiting before reading, as a
+	// View does, made every write wait for two syncs: the one its snapshot
+	// needed and its own.
 	t := &txn{Hooks: hooks, m: m, snap: snap, start: seq, began: m.now(), version: version, writes: newWriteSet()}
 	if err := fn(t); err != nil {
+		if werr := m.waitDurable(ctx, seq); werr != nil {
+			return werr
+		}
 		return err
 	}
 	if t.writes.Empty() && len(t.appends) == 0 && len(t.adds) == 0 {
-		return nil
+		return m.waitDurable(ctx, seq)
 	}
 	if m.now().Sub(t.began) > kv.MaxTxnDuration {
 		return kv.ErrTxnTooOld

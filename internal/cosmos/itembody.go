@@ -93,25 +93,31 @@ func itemBody(rd kv.Reader, key, v []byte) ([]byte, error) {
 }
 
 // putItemBody stores body as the item under key, replacing any pieces an
-// earlier version left.
-func putItemBody(tx kv.Txn, key, body []byte) error {
-	if err := deleteItemPieces(tx, key); err != nil {
+// earlier version left. fresh says the transaction has found nothing
+// under key (or has just removed an expired item there): then nothing is
+// read back or cleared, and the keys are written as new (kv.Insert), so
+// that a create reads its key once, not three times.
+func putItemBody(tx kv.Txn, key, body []byte, fresh bool) error {
+	set := tx.Set
+	if fresh {
+		set = func(k, v []byte) error { return kv.Insert(tx, k, v) }
+	} else if err := deleteItemPieces(tx, key); err != nil {
 		return err
 	}
 	if len(body) <= itemChunkSize {
-		return tx.Set(key, body)
+		return set(key, body)
 	}
 	pieces := (len(body) + itemChunkSize - 1) / itemChunkSize
 	head := []byte{chunkedHead}
 	head = binary.AppendUvarint(head, uint64(len(body)))
 	head = binary.AppendUvarint(head, uint64(pieces))
 	head = append(head, body[:itemChunkSize]...)
-	if err := tx.Set(key, head); err != nil {
+	if err := set(key, head); err != nil {
 		return err
 	}
 	for i := 1; i < pieces; i++ {
 		end := min(len(body), (i+1)*itemChunkSize)
-		if err := tx.Set(itemChunkKey(key, i), body[i*itemChunkSize:end]); err != nil {
+		if err := set(itemChunkKey(key, i), body[i*itemChunkSize:end]); err != nil {
 			return err
 		}
 	}

@@ -143,7 +143,7 @@ func (p *partition) write(doc map[string]any, old *storedItem) (*Item, error) {
 	if err := p.index(doc, id); err != nil {
 		return nil, err
 	}
-	if err := putItemBody(p.t.tx, p.key(id), it.Body); err != nil {
+	if err := putItemBody(p.t.tx, p.key(id), it.Body, old == nil); err != nil {
 		return nil, err
 	}
 	op := opCreate

@@ -33,6 +33,7 @@ func Run(t *testing.T, o Opener) {
 		{"ScanError", testScanError},
 		{"DeleteRange", testDeleteRange},
 		{"ReadYourWrites", testReadYourWrites},
+		{"WritesInOrder", testWritesInOrder},
 		{"RepeatedReads", testRepeatedReads},
 		{"RollbackOnError", testRollbackOnError},
 		{"RollbackOnPanic", testRollbackOnPanic},
@@ -204,6 +205,52 @@ func testReadYourWrites(t *testing.T, o Opener) {
 		t.Fatal(err)
 	}
 	equal(t, "committed", scanStore(t, s, "", ""), []string{"b=20", "bb=new", "c1=after-range", "d=4"})
+}
+
+// testWritesInOrder: a transaction's writes take effect in the order it
+// made them, however an engine groups them (PostgreSQL sends runs of
+// Sets, and of Deletes, as one statement each): a key written twice in a
+// run keeps its last value, a Delete after a Set removes it, a Set after
+// a Delete restores it, and many keys in a row all land.
+func testWritesInOrder(t *testing.T, o Opener) {
+	s := o.Open(t)
+	set(t, s, "a", "old", "d", "old", "e", "old")
+	var want []string
+	err := s.Update(context.Background(), func(tx kv.Txn) error {
+		for _, w := range [][2]string{
+			{"c", "1"}, {"a", "2"}, {"c", "3"}, {"b", "4"}, // one run, c twice
+			{"-", "a"}, {"-", "d"}, {"-", "a"}, // a run of deletes, a twice
+			{"a", "5"}, {"d", "6"}, // set again after the delete
+			{"-", "b"}, {"b", "7"}, {"-", "b"}, // alternating kinds
+			{"-", "zz"}, // a key that never existed
+		} {
+			var err error
+			if w[0] == "-" {
+				err = tx.Delete([]byte(w[1]))
+			} else {
+				err = tx.Set([]byte(w[0]), []byte(w[1]))
+			}
+			if err != nil {
+				return err
+			}
+		}
+		for i := range 300 {
+			if err := tx.Set(fmt.Appendf(nil, "m%03d", 299-i), fmt.Appendf(nil, "%d", i)); err != nil {
+				return err
+			}
+		}
+		want = []string{"a=5", "c=3", "d=6", "e=old"}
+		equal(t, "txn scan", scan(t, tx, "", "m"), want)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "committed", scanStore(t, s, "", "m"), want)
+	ms := scanStore(t, s, "m", "n")
+	if len(ms) != 300 || ms[0] != "m000=299" || ms[299] != "m299=0" {
+		t.Fatalf("the run of 300 Sets left %d keys, first %q", len(ms), ms[:min(1, len(ms))])
+	}
 }
 
 func testRollbackOnError(t *testing.T, o Opener) {

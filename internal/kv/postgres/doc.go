@@ -31,7 +31,8 @@
 // predicate locks cover index ranges, so phantoms conflict too) and aborts
 // one side with SQLSTATE 40001; the attempt is then run again with
 // backoff, for up to 30 s. Writes are queued and sent as one batch before
-// the transaction's next read and at commit. View is one READ ONLY
+// the transaction's next read and at commit; consecutive Sets, or
+// Deletes, are one statement over arrays of keys. View is one READ ONLY
 // REPEATABLE READ transaction: a consistent snapshot. A commit is durable
 // when PostgreSQL acknowledges it (synchronous_commit on, the default),
 // and with a synchronous standby when the standby has it too.

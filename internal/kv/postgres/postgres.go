@@ -1,10 +1,12 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -286,6 +288,7 @@ type txn struct {
 	began     time.Time
 	writable  bool
 	pending   pgx.Batch
+	run       writeRun
 	size      int
 	version   uint64
 	failed    error
@@ -307,6 +310,7 @@ func (t *txn) flush() error {
 	if t.failed != nil {
 		return t.failed
 	}
+	t.endRun()
 	if t.pending.Len() == 0 {
 		return nil
 	}
@@ -316,6 +320,91 @@ func (t *txn) flush() error {
 		return t.fail(err)
 	}
 	return nil
+}
+
+// queue adds a statement to the batch, after the writes before it.
+func (t *txn) queue(sql string, args ...any) {
+	t.endRun()
+	t.pending.Queue(sql, args...)
+}
+
+// Consecutive Sets, or consecutive Deletes, go to the database as one
+// statement over arrays of keys (and values) instead of one statement
+// per key: a Cosmos item create writes its body and every index entry
+// in a row, and each statement costs the database more than its row.
+// A run ends at a write of the other kind or any other statement, so
+// the writes keep their order.
+type runKind uint8
+
+const (
+	runNone runKind = iota
+	runUpsert
+	runDelete
+)
+
+type writeRun struct {
+	kind   runKind
+	keys   [][]byte
+	values [][]byte
+}
+
+// write adds one write to the current run, starting a new run when the
+// kind changes.
+func (t *txn) write(kind runKind, key, value []byte) {
+	if t.run.kind != kind {
+		t.endRun()
+		t.run.kind = kind
+	}
+	t.run.keys = append(t.run.keys, key)
+	if kind == runUpsert {
+		t.run.values = append(t.run.values, value)
+	}
+}
+
+// endRun queues the current run as one statement. Its keys go in key
+// order, the last write of a key winning (a statement may not upsert one
+// row twice), so that concurrent transactions lock rows in one order.
+func (t *txn) endRun() {
+	r := t.run
+	t.run = writeRun{}
+	switch {
+	case r.kind == runNone:
+	case len(r.keys) == 1 && r.kind == runUpsert:
+		t.pending.Queue(upsertSQL, r.keys[0], r.values[0])
+	case len(r.keys) == 1:
+		t.pending.Queue(deleteSQL, r.keys[0])
+	case r.kind == runUpsert:
+		keys, values := lastWriteByKey(r.keys, r.values)
+		t.pending.Queue(upsertManySQL, keys, values)
+	default:
+		keys, _ := lastWriteByKey(r.keys, nil)
+		t.pending.Queue(deleteManySQL, keys)
+	}
+}
+
+// lastWriteByKey returns keys sorted and without repeats, each with the
+// value of its last write (values may be nil).
+func lastWriteByKey(keys, values [][]byte) ([][]byte, [][]byte) {
+	order := make([]int, len(keys))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return bytes.Compare(keys[order[a]], keys[order[b]]) < 0 })
+	outK := make([][]byte, 0, len(keys))
+	var outV [][]byte
+	if values != nil {
+		outV = make([][]byte, 0, len(keys))
+	}
+	for n, i := range order {
+		if n+1 < len(order) && bytes.Equal(keys[i], keys[order[n+1]]) {
+			continue // a later write of the same key wins
+		}
+		outK = append(outK, keys[i])
+		if values != nil {
+			outV = append(outV, values[i])
+		}
+	}
+	return outK, outV
 }
 
 func (t *txn) Get(key []byte) ([]byte, error) {
@@ -405,8 +494,7 @@ func (t *txn) Set(key, value []byte) error {
 	if value == nil {
 		value = []byte{}
 	}
-	t.pending.Queue(upsertSQL,
-		clone(key), clone(value))
+	t.write(runUpsert, clone(key), clone(value))
 	return nil
 }
 
@@ -417,7 +505,7 @@ func (t *txn) Delete(key []byte) error {
 	if err := t.account(len(key)); err != nil {
 		return err
 	}
-	t.pending.Queue(`DELETE FROM cerulean_kv WHERE k = $1`, clone(key))
+	t.write(runDelete, clone(key), nil)
 	return nil
 }
 
@@ -429,10 +517,10 @@ func (t *txn) DeleteRange(start, end []byte) error {
 		start = []byte{}
 	}
 	if end == nil {
-		t.pending.Queue(`DELETE FROM cerulean_kv WHERE k >= $1`, clone(start))
+		t.queue(`DELETE FROM cerulean_kv WHERE k >= $1`, clone(start))
 		return nil
 	}
-	t.pending.Queue(`DELETE FROM cerulean_kv WHERE k >= $1 AND k < $2`, clone(start), clone(end))
+	t.queue(`DELETE FROM cerulean_kv WHERE k >= $1 AND k < $2`, clone(start), clone(end))
 	return nil
 }
 
@@ -493,13 +581,13 @@ func (t *txn) sequence() error {
 	for j, a := range t.appends {
 		created := encodeAdds(a.Created)
 		if len(a.Values) == 0 {
-			t.pending.Queue(pendingSQL, a.Seq, ver, j, -1, []byte{}, created)
+			t.queue(pendingSQL, a.Seq, ver, j, -1, []byte{}, created)
 		}
 		for i, v := range a.Values {
 			if i > 0 {
 				created = nil
 			}
-			t.pending.Queue(pendingSQL, a.Seq, ver, j, i, v, created)
+			t.queue(pendingSQL, a.Seq, ver, j, i, v, created)
 		}
 	}
 	return nil
@@ -569,13 +657,13 @@ func (t *txn) Settle(seq []byte, key func(n uint64, i int) []byte) (more bool, e
 			}
 		}
 		if w.i >= 0 {
-			t.pending.Queue(settleSQL, key(n, int(w.i)), seq, w.ver, w.j, w.i)
+			t.queue(settleSQL, key(n, int(w.i)), seq, w.ver, w.j, w.i)
 		}
 	}
 	for _, w := range settled {
-		t.pending.Queue(`DELETE FROM cerulean_pending WHERE seq = $1 AND ver = $2 AND j = $3`, seq, w.ver, w.j)
+		t.queue(`DELETE FROM cerulean_pending WHERE seq = $1 AND ver = $2 AND j = $3`, seq, w.ver, w.j)
 	}
-	t.pending.Queue(upsertSQL, seq, binary.BigEndian.AppendUint64(nil, n))
+	t.write(runUpsert, seq, binary.BigEndian.AppendUint64(nil, n))
 	return more, t.flush()
 }
 
@@ -673,7 +761,7 @@ func (t *txn) add() {
 	}
 	shard := int(t.tx.Conn().PgConn().PID() % kv.CountShards)
 	for key, delta := range t.adds {
-		t.pending.Queue(addSQL, kv.CountKey([]byte(key), shard), delta)
+		t.queue(addSQL, kv.CountKey([]byte(key), shard), delta)
 	}
 }
 
@@ -682,6 +770,16 @@ func (t *txn) add() {
 // transaction.
 const addSQL = `INSERT INTO cerulean_kv AS c (k, v) VALUES ($1, int8send($2::bigint))
 ON CONFLICT (k) DO UPDATE SET v = int8send(('x' || encode(c.v, 'hex'))::bit(64)::bigint + $2::bigint)`
+
+// deleteSQL deletes one key.
+const deleteSQL = `DELETE FROM cerulean_kv WHERE k = $1`
+
+// upsertManySQL writes the keys of $1 with the values of $2.
+const upsertManySQL = `INSERT INTO cerulean_kv (k, v) SELECT * FROM unnest($1::bytea[], $2::bytea[])
+ON CONFLICT (k) DO UPDATE SET v = excluded.v`
+
+// deleteManySQL deletes the keys of $1.
+const deleteManySQL = `DELETE FROM cerulean_kv WHERE k = ANY($1::bytea[])`
 
 // upsertSQL writes one key.
 const upsertSQL = `INSERT INTO cerulean_kv (k, v) VALUES ($1, $2) ON CONFLICT (k) DO UPDATE SET v = excluded.v`

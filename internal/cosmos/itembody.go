@@ -92,27 +92,47 @@ func itemBody(rd kv.Reader, key, v []byte) ([]byte, error) {
 	return body, nil
 }
 
-// putItemBody stores body as the item under key, replacing any pieces an
-// earlier version left. fresh says the transaction has found nothing
-// under key (or has just removed an expired item there): then nothing is
-// read back or cleared, and the keys are written as new (kv.Insert), so
-// that a create reads its key once, not three times.
-func putItemBody(tx kv.Txn, key, body []byte, fresh bool) error {
-	set := tx.Set
-	if fresh {
+// bodyMode says what a new item body's key holds as the transaction
+// sees it.
+type bodyMode uint8
+
+const (
+	// bodyReplaces: an earlier version, whose pieces must go.
+	bodyReplaces bodyMode = iota
+	// bodyFresh: nothing (the transaction found nothing there, or has
+	// just removed an expired item): nothing is read back or cleared,
+	// and the keys are written as new (kv.Insert).
+	bodyFresh
+	// bodyCreates: nothing, as far as the transaction knows without
+	// reading: the head is written with kv.Create, which fails when the
+	// key holds anything, and the pieces as new.
+	bodyCreates
+)
+
+// putItemBody stores body as the item under key, as mode says.
+func putItemBody(tx kv.Txn, key, body []byte, mode bodyMode) error {
+	set, setHead := tx.Set, tx.Set
+	switch mode {
+	case bodyFresh, bodyCreates:
 		set = func(k, v []byte) error { return kv.Insert(tx, k, v) }
-	} else if err := deleteItemPieces(tx, key); err != nil {
-		return err
+		setHead = set
+		if mode == bodyCreates {
+			setHead = func(k, v []byte) error { return kv.Create(tx, k, v) }
+		}
+	default:
+		if err := deleteItemPieces(tx, key); err != nil {
+			return err
+		}
 	}
 	if len(body) <= itemChunkSize {
-		return set(key, body)
+		return setHead(key, body)
 	}
 	pieces := (len(body) + itemChunkSize - 1) / itemChunkSize
 	head := []byte{chunkedHead}
 	head = binary.AppendUvarint(head, uint64(len(body)))
 	head = binary.AppendUvarint(head, uint64(pieces))
 	head = append(head, body[:itemChunkSize]...)
-	if err := set(key, head); err != nil {
+	if err := setHead(key, head); err != nil {
 		return err
 	}
 	for i := 1; i < pieces; i++ {

@@ -143,7 +143,14 @@ func (p *partition) write(doc map[string]any, old *storedItem) (*Item, error) {
 	if err := p.index(doc, id); err != nil {
 		return nil, err
 	}
-	if err := putItemBody(p.t.tx, p.key(id), it.Body, old == nil); err != nil {
+	mode := bodyReplaces
+	switch {
+	case old == nil && p.t.unreadCreate && len(p.c.unique) == 0:
+		mode = bodyCreates
+	case old == nil:
+		mode = bodyFresh
+	}
+	if err := putItemBody(p.t.tx, p.key(id), it.Body, mode); err != nil {
 		return nil, err
 	}
 	op := opCreate
@@ -309,6 +316,12 @@ func (t *Tx) CreateItem(ref CollectionRef, pk PartitionKey, doc []byte, opts Ite
 	if err := validID("item", id); err != nil {
 		return nil, err
 	}
+	// Unique keys are checked by reading their entries, which would also
+	// find an item already holding this id and answer for it; so a
+	// container with unique keys reads the id first.
+	if t.unreadCreate && len(p.c.unique) == 0 {
+		return p.write(m, nil)
+	}
 	old, err := p.get(id)
 	if err != nil {
 		return nil, err
@@ -458,7 +471,22 @@ func (t *Tx) ReadItem(ref ItemRef, opts ItemOptions) (*Item, error) {
 // ---- single operations, each its own transaction ----
 
 // CreateItem is Tx.CreateItem in a transaction of its own.
+//
+// It first writes the item without reading its id (kv.Create), so that
+// on PostgreSQL creators of nearby ids do not conflict through the index
+// pages they read. When something is there — an item, or one whose time
+// to live has run out, which a create replaces — the create runs again
+// reading the id, which tells the two apart.
 func (s *Service) CreateItem(ctx context.Context, ref CollectionRef, pk PartitionKey, doc []byte, opts ItemOptions) (*Item, error) {
+	if !opts.Triggers.any() {
+		it, err := s.updateItem(ctx, func(t *Tx) (*Item, error) {
+			t.unreadCreate = true
+			return t.CreateItem(ref, pk, doc, opts)
+		})
+		if !errors.Is(err, kv.ErrExists) {
+			return it, err
+		}
+	}
 	return s.updateItem(ctx, func(t *Tx) (*Item, error) { return t.CreateItem(ref, pk, doc, opts) })
 }
 

@@ -39,6 +39,10 @@ type Tx struct {
 	// lastLSNs are the change-log numbers this transaction took last,
 	// per container.
 	lastLSNs map[[2]string]uint64
+	// unreadCreate makes CreateItem write the item without first reading
+	// its id (kv.Create): the commit, or the write, fails with
+	// kv.ErrExists when something is there (Service.CreateItem).
+	unreadCreate bool
 }
 
 // In returns the item operations of tx, a transaction the caller owns and

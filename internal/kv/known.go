@@ -1,5 +1,7 @@
 package kv
 
+import "errors"
+
 // KnownWriter is implemented by a Txn layer that reads a key before
 // writing it only to learn what the write replaces (kv/usage counts the
 // store's bytes that way). Told what the caller already knows, it skips
@@ -33,6 +35,34 @@ func Remove(tx Txn, key []byte, size int) error {
 		return k.Remove(key, size)
 	}
 	return tx.Delete(key)
+}
+
+// Creator is implemented by a Txn that can write a key on the condition
+// that it holds nothing without reading it first: the engine checks the
+// condition as the write reaches it, so concurrent creators of nearby
+// keys do not meet through what they read (on PostgreSQL, a read of an
+// absent key predicate-locks its index page).
+type Creator interface {
+	// Create is Insert of a key that must hold nothing: when it does,
+	// Create, a later call of the transaction, or its Update's commit
+	// fails with ErrExists, and nothing of the transaction is applied.
+	Create(key, value []byte) error
+}
+
+// Create writes value under key, which must hold nothing: otherwise it
+// fails with ErrExists, now or (on a Creator) as late as the commit, and
+// the Update returns ErrExists with nothing applied. On a plain Txn it
+// reads key, then Inserts.
+func Create(tx Txn, key, value []byte) error {
+	if c, ok := tx.(Creator); ok {
+		return c.Create(key, value)
+	}
+	if _, err := tx.Get(key); err == nil {
+		return ErrExists
+	} else if !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	return Insert(tx, key, value)
 }
 
 // SharedReader is implemented by a Reader that can serve records most

@@ -27,6 +27,9 @@ var (
 	// ErrConflict is returned by Update when a transaction kept conflicting
 	// with concurrent commits until its retries ran out.
 	ErrConflict = errors.New("kv: transaction conflict")
+	// ErrExists is returned by Create, or by the Update whose commit
+	// found the key a Create wrote already holding a value.
+	ErrExists = errors.New("kv: key exists")
 	// ErrTooLarge is returned when a key, value or transaction exceeds a limit.
 	ErrTooLarge = errors.New("kv: key, value or transaction too large")
 	// ErrTxnTooOld is returned when a transaction ran longer than MaxTxnDuration.

@@ -34,6 +34,8 @@ func Run(t *testing.T, o Opener) {
 		{"DeleteRange", testDeleteRange},
 		{"ReadYourWrites", testReadYourWrites},
 		{"WritesInOrder", testWritesInOrder},
+		{"CreateRules", testCreateRules},
+		{"CreatorsDoNotConflict", testCreatorsDoNotConflict},
 		{"RepeatedReads", testRepeatedReads},
 		{"RollbackOnError", testRollbackOnError},
 		{"RollbackOnPanic", testRollbackOnPanic},

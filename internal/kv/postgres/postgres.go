@@ -236,10 +236,10 @@ func (s *Store) attempt(ctx context.Context, hooks *kv.Hooks, fn func(kv.Txn) er
 	}()
 	t := &txn{Hooks: hooks, ctx: ctx, tx: tx, began: s.now(), writable: true}
 	ferr := fn(t)
-	if t.failed != nil && (retryable(t.failed) || ferr == nil) {
+	if t.failed != nil && (retryable(t.failed) || ferr == nil || errors.Is(t.failed, kv.ErrExists)) {
 		// A statement failed inside fn; whatever fn made of the error,
 		// the database's verdict decides (a serialization failure is
-		// retried).
+		// retried, a Create's key found taken is ErrExists).
 		return t.failed
 	}
 	if ferr != nil {
@@ -317,8 +317,40 @@ func (t *txn) flush() error {
 	err := t.tx.SendBatch(t.ctx, &t.pending).Close()
 	t.pending = pgx.Batch{}
 	if err != nil {
+		if taken(err) {
+			err = kv.ErrExists
+		}
 		return t.fail(err)
 	}
+	return nil
+}
+
+// taken reports a Create's insert that found its key holding a value.
+// Every other write of cerulean_kv is an upsert, so only a Create can
+// violate its primary key.
+func taken(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505" && pe.TableName == "cerulean_kv"
+}
+
+// Create implements kv.Creator: a plain INSERT, sent with the other
+// writes, which the primary key refuses when the key holds a value
+// (ErrExists from then on). The key is not read, so the transaction
+// takes no predicate lock on its index page: creators of nearby keys do
+// not conflict. When the value was inserted by a transaction that has
+// not committed, the database waits for it and then either inserts or
+// refuses.
+func (t *txn) Create(key, value []byte) error {
+	if len(key) > kv.MaxKeySize || len(value) > kv.MaxValueSize {
+		return kv.ErrTooLarge
+	}
+	if err := t.account(len(key) + len(value)); err != nil {
+		return err
+	}
+	if value == nil {
+		value = []byte{}
+	}
+	t.queue(createSQL, clone(key), clone(value))
 	return nil
 }
 
@@ -770,6 +802,9 @@ func (t *txn) add() {
 // transaction.
 const addSQL = `INSERT INTO cerulean_kv AS c (k, v) VALUES ($1, int8send($2::bigint))
 ON CONFLICT (k) DO UPDATE SET v = int8send(('x' || encode(c.v, 'hex'))::bit(64)::bigint + $2::bigint)`
+
+// createSQL writes a key that must hold nothing.
+const createSQL = `INSERT INTO cerulean_kv (k, v) VALUES ($1, $2)`
 
 // deleteSQL deletes one key.
 const deleteSQL = `DELETE FROM cerulean_kv WHERE k = $1`

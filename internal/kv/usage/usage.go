@@ -501,11 +501,26 @@ func (t *txn) Insert(key, value []byte) error {
 	if err := t.Txn.Set(key, value); err != nil {
 		return err
 	}
+	t.inserted(key, value)
+	return nil
+}
+
+// Create implements kv.Creator: the key holds nothing if the commit
+// succeeds, so nothing is read to count it.
+func (t *txn) Create(key, value []byte) error {
+	if err := kv.Create(t.Txn, key, value); err != nil {
+		return err
+	}
+	t.inserted(key, value)
+	return nil
+}
+
+// inserted counts a key written where nothing was.
+func (t *txn) inserted(key, value []byte) {
 	if i := t.s.space(key); i >= 0 && t.st.counted(key) {
 		t.note(key, len(value))
 		t.change(i, sizeOf(t.s.spaces[i], key, value))
 	}
-	return nil
 }
 
 // Remove implements kv.KnownWriter: the key's value is size bytes, so

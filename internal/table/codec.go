@@ -169,6 +169,9 @@ type storedEntity struct {
 	stamp   int64
 	extra   int
 	head    []byte // the head value, for loading the rest
+	// create: the key was not read (found is unknown); the entity must
+	// not exist, and storeEntity writes it with kv.Create.
+	create bool
 }
 
 // loadHead reads an entity's head value only.
@@ -226,12 +229,24 @@ func storeEntity(tx kv.Txn, key tuple.Key, e *Entity, old storedEntity) error {
 	head := make([]byte, 0, 1+first)
 	head = append(head, byte(parts-1))
 	head = append(head, payload[:first]...)
-	if err := tx.Set(key, head); err != nil {
+	// Keys the old version did not hold are written as new (kv.Insert),
+	// so nothing reads them back to learn what they replace.
+	put := func(k, v []byte, held bool) error {
+		if held {
+			return tx.Set(k, v)
+		}
+		return kv.Insert(tx, k, v)
+	}
+	if old.create {
+		if err := kv.Create(tx, key, head); err != nil {
+			return err
+		}
+	} else if err := put(key, head, old.found); err != nil {
 		return err
 	}
 	for i := 1; i < parts; i++ {
 		end := min(len(payload), (i+1)*chunkSize)
-		if err := tx.Set(chunkKey(key, i), payload[i*chunkSize:end]); err != nil {
+		if err := put(chunkKey(key, i), payload[i*chunkSize:end], old.found && i <= old.extra); err != nil {
 			return err
 		}
 	}

@@ -2,9 +2,11 @@ package table
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
+	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
 )
 
@@ -65,9 +67,12 @@ func (t *Tx) Write(acct, table string, w EntityWrite) (*Entity, error) {
 	var old *Entity
 	var st storedEntity
 	var err error
-	if w.Kind == WriteMerge || w.Kind == WriteInsertOrMerge {
+	switch {
+	case w.Kind == WriteMerge || w.Kind == WriteInsertOrMerge:
 		old, st, err = loadEntity(t.tx, key, w.PartitionKey, w.RowKey)
-	} else {
+	case w.Kind == WriteInsert && t.unreadInsert:
+		st.create = true // nothing read: storeEntity writes with kv.Create
+	default:
 		st, err = loadHead(t.tx, key)
 	}
 	if err != nil {
@@ -169,9 +174,15 @@ func (t *Tx) GetEntity(acct, table, pk, rk string) (*Entity, error) {
 func (s *Service) WriteEntity(ctx context.Context, acct, table string, w EntityWrite) (*Entity, error) {
 	var out *Entity
 	err := s.Update(ctx, func(t *Tx) (err error) {
+		// A single Insert does not read its key: on PostgreSQL that read
+		// would lock the key's index page against inserts near it.
+		t.unreadInsert = true
 		out, err = t.Write(acct, table, w)
 		return err
 	})
+	if errors.Is(err, kv.ErrExists) {
+		err = azerr.ErrEntityAlreadyExists
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", w.Kind, err)
 	}

@@ -18,6 +18,10 @@ type Tx struct {
 	tx    kv.Txn
 	clock *etagClock
 	tick  uint64 // 0 until the first write
+	// unreadInsert makes an Insert write the entity without first
+	// reading its key (kv.Create): the write or the commit fails with
+	// kv.ErrExists when the entity exists (Service.WriteEntity).
+	unreadInsert bool
 }
 
 // In returns a Tx over tx.

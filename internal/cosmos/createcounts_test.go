@@ -11,6 +11,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	kvusage "github.com/cerulean-db/cerulean/internal/kv/usage"
+	"github.com/cerulean-db/cerulean/internal/kv/usage/usagetest"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
@@ -21,21 +22,10 @@ import (
 // expired item. The stored-bytes counts must still equal a recount of
 // the store after each, for small items and for items stored in pieces.
 func TestCreatesKeepStoredCounts(t *testing.T) {
-	mem := memory.Open()
-	counted, err := kvusage.Open(t.Context(), mem, []kvusage.Space{{Name: "cosmos", Prefix: []byte(keyspace.CosmosSpace), Object: ObjectKey}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = counted.Close() })
+	counted, recount := usagetest.Open(t, memory.Open(), kvusage.Space{Name: "cosmos", Prefix: []byte(keyspace.CosmosSpace), Object: ObjectKey})
 	clock := testkit.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	s, _ := newItemsService(t, Config{Store: counted, Now: clock.Now}, `{"id":"items","partitionKey":{"paths":["/pk"]},"defaultTtl":-1}`)
 	ctx := context.Background()
-	recount := func(what string) {
-		t.Helper()
-		if err := counted.Check(ctx); err != nil {
-			t.Fatalf("after %s: %v", what, err)
-		}
-	}
 	ref := CollectionRef{DB: "db", Coll: "items"}
 	pk := pkOf(t, "p")
 	doc := func(id string, size int, ttl string) []byte {

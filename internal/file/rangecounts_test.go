@@ -7,6 +7,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	kvusage "github.com/cerulean-db/cerulean/internal/kv/usage"
+	"github.com/cerulean-db/cerulean/internal/kv/usage/usagetest"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
@@ -17,24 +18,10 @@ import (
 // After every write the counts must equal a recount of the store: a
 // wrong size passed for a chunk or an extent shows here.
 func TestRangeWritesKeepStoredCounts(t *testing.T) {
-	mem := memory.Open()
-	counted, err := kvusage.Open(t.Context(), mem, []kvusage.Space{{Name: "file", Prefix: []byte(keyspace.FileSpace), Object: ObjectKey}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = counted.Close() })
+	counted, recount := usagetest.Open(t, memory.Open(), kvusage.Space{Name: "file", Prefix: []byte(keyspace.FileSpace), Object: ObjectKey})
 	testkit.CheckAfter(t, counted, CheckInvariants)
 	s := New(Config{Store: counted})
 	ctx := t.Context()
-	recount := func(what string) {
-		t.Helper()
-		if err := counted.Check(ctx); err != nil {
-			t.Fatalf("after %s: %v", what, err)
-		}
-	}
-	if !counted.Ready() {
-		t.Fatal("the counts of an empty store are not whole")
-	}
 	if _, err := s.CreateShare(ctx, ShareRef{Account: testAcct, Share: "s"}, ShareSpec{}); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/kv/postgres"
 	kvusage "github.com/cerulean-db/cerulean/internal/kv/usage"
+	"github.com/cerulean-db/cerulean/internal/kv/usage/usagetest"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
@@ -39,18 +40,12 @@ func TestInsertsKeepStoredCounts(t *testing.T) {
 
 func checkInsertCounts(t *testing.T, store kv.Store) {
 	ctx := t.Context()
-	counted, err := kvusage.Open(ctx, store, []kvusage.Space{{Name: "table", Prefix: []byte(keyspace.TableSpace), Object: ObjectKey}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = counted.Close() })
+	counted, recountStore := usagetest.Open(t, store, kvusage.Space{Name: "table", Prefix: []byte(keyspace.TableSpace), Object: ObjectKey})
 	accts := azauth.NewAccounts(azauth.Account{Name: azauth.DevAccount, Keys: [][]byte{[]byte("key")}})
 	s := New(Config{Store: counted, Accounts: accts, Now: func() time.Time { return testTime }})
 	recount := func(what string) {
 		t.Helper()
-		if err := counted.Check(ctx); err != nil {
-			t.Fatalf("after %s: %v", what, err)
-		}
+		recountStore(what)
 		if err := s.CheckInvariants(context.Background()); err != nil {
 			t.Fatalf("after %s: %v", what, err)
 		}

@@ -1,67 +1,43 @@
-package occ_test
+package occ
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"sort"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
-	"github.com/cerulean-db/cerulean/internal/kv/occ"
 )
 
-// gatedEngine is an engine whose commits become durable only when the
+// gatedEngine is a mapEngine whose commits become durable only when the
 // test says so, in commit order, as a write-ahead log's do: the n-th
 // Apply's wait returns once the test has made the first n durable.
 type gatedEngine struct {
-	mu      sync.Mutex
-	data    map[string][]byte
+	mapEngine
+	gate    sync.Mutex
 	applied int
 	durable int
 	moved   *sync.Cond
 }
 
 func newGatedEngine() *gatedEngine {
-	e := &gatedEngine{data: map[string][]byte{}}
-	e.moved = sync.NewCond(&e.mu)
+	e := &gatedEngine{mapEngine: mapEngine{data: map[string][]byte{}}}
+	e.moved = sync.NewCond(&e.gate)
 	return e
 }
 
-func (e *gatedEngine) Snapshot() occ.Snapshot {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	snap := make(mapSnapshot, len(e.data))
-	for k, v := range e.data {
-		snap[k] = v
+func (e *gatedEngine) Apply(w *WriteSet) (func() error, error) {
+	if _, err := e.mapEngine.Apply(w); err != nil {
+		return nil, err
 	}
-	return snap
-}
-
-func (e *gatedEngine) Apply(w *occ.WriteSet) (func() error, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, r := range w.Ranges() {
-		for k := range e.data {
-			if k >= string(r.Start) && (r.End == nil || k < string(r.End)) {
-				delete(e.data, k)
-			}
-		}
-	}
-	w.Points(func(p occ.Write) {
-		if p.Delete {
-			delete(e.data, string(p.Key))
-			return
-		}
-		e.data[string(p.Key)] = bytes.Clone(p.Value)
-	})
+	e.gate.Lock()
+	defer e.gate.Unlock()
 	e.applied++
 	n := e.applied
 	return func() error {
-		e.mu.Lock()
-		defer e.mu.Unlock()
+		e.gate.Lock()
+		defer e.gate.Unlock()
 		for e.durable < n {
 			e.moved.Wait()
 		}
@@ -69,44 +45,13 @@ func (e *gatedEngine) Apply(w *occ.WriteSet) (func() error, error) {
 	}, nil
 }
 
-func (e *gatedEngine) LoadVersion() (uint64, error) { return 0, nil }
-func (e *gatedEngine) SaveVersion(uint64) error     { return nil }
-
 // makeDurable makes every commit applied so far durable.
 func (e *gatedEngine) makeDurable() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.gate.Lock()
+	defer e.gate.Unlock()
 	e.durable = e.applied
 	e.moved.Broadcast()
 }
-
-type mapSnapshot map[string][]byte
-
-func (s mapSnapshot) Get(key []byte) ([]byte, error) {
-	v, ok := s[string(key)]
-	if !ok {
-		return nil, kv.ErrNotFound
-	}
-	return bytes.Clone(v), nil
-}
-
-func (s mapSnapshot) Scan(start, end []byte, fn func(key, value []byte) error) error {
-	keys := make([]string, 0, len(s))
-	for k := range s {
-		if k >= string(start) && (end == nil || k < string(end)) {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if err := fn([]byte(k), s[k]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (mapSnapshot) Release() {}
 
 // TestUpdateReadsBeforeDurableReturnsAfter: an Update's body reads its
 // snapshot at once, even when the latest commit in it is not durable
@@ -119,7 +64,7 @@ func TestUpdateReadsBeforeDurableReturnsAfter(t *testing.T) {
 	for _, end := range []string{"writes nothing", "refuses"} {
 		t.Run(end, func(t *testing.T) {
 			e := newGatedEngine()
-			m, err := occ.New(e)
+			m, err := New(e)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -202,9 +147,9 @@ func waitApplied(t *testing.T, e *gatedEngine, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		e.mu.Lock()
+		e.gate.Lock()
 		applied := e.applied
-		e.mu.Unlock()
+		e.gate.Unlock()
 		if applied >= n {
 			return
 		}

@@ -341,16 +341,10 @@ func taken(err error) bool {
 // not committed, the database waits for it and then either inserts or
 // refuses.
 func (t *txn) Create(key, value []byte) error {
-	if len(key) > kv.MaxKeySize || len(value) > kv.MaxValueSize {
-		return kv.ErrTooLarge
-	}
-	if err := t.account(len(key) + len(value)); err != nil {
+	if err := t.admit(key, value); err != nil {
 		return err
 	}
-	if value == nil {
-		value = []byte{}
-	}
-	t.queue(createSQL, clone(key), clone(value))
+	t.queue(createSQL, clone(key), cloneValue(value))
 	return nil
 }
 
@@ -516,17 +510,29 @@ func (t *txn) account(n int) error {
 	return nil
 }
 
-func (t *txn) Set(key, value []byte) error {
+// admit checks a write of key and value against the limits and counts
+// it toward the transaction's size.
+func (t *txn) admit(key, value []byte) error {
 	if len(key) > kv.MaxKeySize || len(value) > kv.MaxValueSize {
 		return kv.ErrTooLarge
 	}
-	if err := t.account(len(key) + len(value)); err != nil {
+	return t.account(len(key) + len(value))
+}
+
+// cloneValue copies a value to be sent; nil is sent as empty (the value
+// column is NOT NULL).
+func cloneValue(v []byte) []byte {
+	if v == nil {
+		return []byte{}
+	}
+	return clone(v)
+}
+
+func (t *txn) Set(key, value []byte) error {
+	if err := t.admit(key, value); err != nil {
 		return err
 	}
-	if value == nil {
-		value = []byte{}
-	}
-	t.write(runUpsert, clone(key), clone(value))
+	t.write(runUpsert, clone(key), cloneValue(value))
 	return nil
 }
 

@@ -104,6 +104,14 @@ func (p *partition) get(id string) (*storedItem, error) {
 // version, nil on create): it checks the partition key, sets the system
 // properties and maintains the unique-key index.
 func (p *partition) write(doc map[string]any, old *storedItem) (*Item, error) {
+	if old == nil {
+		return p.put(doc, nil, bodyFresh)
+	}
+	return p.put(doc, old, bodyReplaces)
+}
+
+// put is write with the body stored as mode says.
+func (p *partition) put(doc map[string]any, old *storedItem, mode bodyMode) (*Item, error) {
 	pk, err := p.c.partitionKeyOf(doc)
 	if err != nil {
 		return nil, err
@@ -142,13 +150,6 @@ func (p *partition) write(doc map[string]any, old *storedItem) (*Item, error) {
 	}
 	if err := p.index(doc, id); err != nil {
 		return nil, err
-	}
-	mode := bodyReplaces
-	switch {
-	case old == nil && p.t.unreadCreate && len(p.c.unique) == 0:
-		mode = bodyCreates
-	case old == nil:
-		mode = bodyFresh
 	}
 	if err := putItemBody(p.t.tx, p.key(id), it.Body, mode); err != nil {
 		return nil, err
@@ -320,7 +321,7 @@ func (t *Tx) CreateItem(ref CollectionRef, pk PartitionKey, doc []byte, opts Ite
 	// find an item already holding this id and answer for it; so a
 	// container with unique keys reads the id first.
 	if t.unreadCreate && len(p.c.unique) == 0 {
-		return p.write(m, nil)
+		return p.put(m, nil, bodyCreates)
 	}
 	old, err := p.get(id)
 	if err != nil {

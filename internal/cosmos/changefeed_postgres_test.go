@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cerulean-db/cerulean/internal/kv/postgres"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
@@ -19,13 +18,8 @@ import (
 // never conflict on the log, and a record appended before its container
 // was deleted never shows in a new container of the same name.
 func TestChangeFeedOnPostgres(t *testing.T) {
-	dsn := testkit.PostgresDSN(t)
 	ctx := context.Background()
-	pg, err := postgres.Open(ctx, dsn, postgres.Options{Schema: testkit.PostgresSchema(), MaxConns: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pg.Close() })
+	pg := testkit.Postgres(t, 16)
 	props := `{"id":"items","partitionKey":{"paths":["/pk"]},"changeFeedPolicy":{"retentionDuration":60}}`
 	a, _ := newItemsService(t, Config{Store: pg}, props)
 	b, err := New(Config{Store: pg})

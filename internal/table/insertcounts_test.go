@@ -13,7 +13,6 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
-	"github.com/cerulean-db/cerulean/internal/kv/postgres"
 	kvusage "github.com/cerulean-db/cerulean/internal/kv/usage"
 	"github.com/cerulean-db/cerulean/internal/kv/usage/usagetest"
 	"github.com/cerulean-db/cerulean/internal/table/odata"
@@ -29,13 +28,7 @@ import (
 // in memory and on PostgreSQL.
 func TestInsertsKeepStoredCounts(t *testing.T) {
 	t.Run("memory", func(t *testing.T) { checkInsertCounts(t, memory.Open()) })
-	t.Run("postgres", func(t *testing.T) {
-		pg, err := postgres.Open(context.Background(), testkit.PostgresDSN(t), postgres.Options{Schema: testkit.PostgresSchema(), MaxConns: 4})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkInsertCounts(t, pg)
-	})
+	t.Run("postgres", func(t *testing.T) { checkInsertCounts(t, testkit.Postgres(t, 4)) })
 }
 
 func checkInsertCounts(t *testing.T, store kv.Store) {

@@ -1,11 +1,14 @@
 package testkit
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cerulean-db/cerulean/internal/kv/postgres"
 )
 
 // PostgresEnv names the variable holding the connection string of the
@@ -35,4 +38,17 @@ var schemas atomic.Uint64
 // that tests sharing one cluster start from empty tables.
 func PostgresSchema() string {
 	return fmt.Sprintf("t%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9, schemas.Add(1))
+}
+
+// Postgres opens the test cluster's database in a schema of its own (see
+// PostgresDSN for a missing cluster), with at most maxConns connections,
+// closed when the test ends.
+func Postgres(t testing.TB, maxConns int32) *postgres.Store {
+	t.Helper()
+	pg, err := postgres.Open(context.Background(), PostgresDSN(t), postgres.Options{Schema: PostgresSchema(), MaxConns: maxConns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pg.Close() })
+	return pg
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
 	"github.com/cerulean-db/cerulean/internal/kv/pebble"
-	"github.com/cerulean-db/cerulean/internal/kv/postgres"
 	"github.com/cerulean-db/cerulean/internal/kv/usage"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
@@ -271,11 +270,7 @@ func TestBaseCountAlone(t *testing.T) {
 // TestCountsOnPostgres: the counts follow concurrent writers on
 // PostgreSQL too, whose adds go to each connection's shard.
 func TestCountsOnPostgres(t *testing.T) {
-	dsn := testkit.PostgresDSN(t)
-	pg, err := postgres.Open(context.Background(), dsn, postgres.Options{Schema: testkit.PostgresSchema(), MaxConns: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
+	pg := testkit.Postgres(t, 8)
 	workload(t, pg, 600, 100)
 	// The appends made below the counting layer are numbered before it
 	// opens: an append waiting for its number is counted by the

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // count reads the count at key on a snapshot.
@@ -26,29 +25,12 @@ func count(t *testing.T, s kv.Store, key string) int64 {
 	return n
 }
 
-// conflictCounter counts the conflicts a store reports.
-type conflictCounter struct{ n atomic.Int64 }
-
-// countConflicts returns what counts s's conflicts from now on (none on
-// a store that reports none).
-func countConflicts(s kv.Store) *conflictCounter {
-	c := new(conflictCounter)
-	if obs, ok := s.(kv.Observable); ok {
-		obs.Observe(c)
-	}
-	return c
-}
-
-func (c *conflictCounter) Committed(time.Duration, int) {}
-func (c *conflictCounter) Conflicted()                  { c.n.Add(1) }
-func (c *conflictCounter) Synced(int)                   {}
-
 // testAddConcurrently: sixteen writers add to two counts while each
 // writes keys of its own; every add is in the sums, and on the engines
 // whose adds read nothing no writer ever retried.
 func testAddConcurrently(t *testing.T, o Opener) {
 	s := o.Open(t)
-	conflicts := countConflicts(s)
+	conflicts := testkit.ObserveConflicts(t, s)
 	const workers, each = 16, 20
 	var writers sync.WaitGroup
 	for w := range workers {
@@ -77,7 +59,7 @@ func testAddConcurrently(t *testing.T, o Opener) {
 	if n, want := count(t, s, "count/b"), int64(-each*workers*(workers-1)/2); n != want {
 		t.Errorf("count/b = %d, want %d", n, want)
 	}
-	if n := conflicts.n.Load(); n != 0 && !o.AddsConflict {
+	if n := conflicts.Count(); n != 0 && !o.AddsConflict {
 		t.Errorf("%d conflicts among writers that only add to shared counts", n)
 	}
 }

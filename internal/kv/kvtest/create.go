@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // testCreateRules: kv.Create writes a key that holds nothing, and the
@@ -71,7 +72,7 @@ func testCreatorsDoNotConflict(t *testing.T, o Opener) {
 	for i := range 200 {
 		set(t, s, fmt.Sprintf("c/%04d", i*16), "old")
 	}
-	conflicts := countConflicts(s)
+	conflicts := testkit.ObserveConflicts(t, s)
 	const workers, each = 16, 12
 	var writers sync.WaitGroup
 	for w := range workers {
@@ -87,7 +88,7 @@ func testCreatorsDoNotConflict(t *testing.T, o Opener) {
 		})
 	}
 	writers.Wait()
-	if n := conflicts.n.Load(); n != 0 {
+	if n := conflicts.Count(); n != 0 {
 		t.Errorf("%d conflicts among writers creating keys of their own", n)
 	}
 	if got := len(scanStore(t, s, "c/", "c0")); got != 200+workers*each {

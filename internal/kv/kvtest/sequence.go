@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // logKey is the key of part i of number n of the test log.
@@ -175,7 +176,7 @@ func checkLog(t *testing.T, log []string, workers, each int) {
 // a Settle afterwards numbers every append in each writer's order.
 func testAppendersDoNotConflict(t *testing.T, o Opener) {
 	s := o.Open(t)
-	conflicts := countConflicts(s)
+	conflicts := testkit.ObserveConflicts(t, s)
 	const workers, each = 16, 10
 	var writers sync.WaitGroup
 	for w := range workers {
@@ -193,7 +194,7 @@ func testAppendersDoNotConflict(t *testing.T, o Opener) {
 		})
 	}
 	writers.Wait()
-	if n := conflicts.n.Load(); n != 0 {
+	if n := conflicts.Count(); n != 0 {
 		t.Errorf("%d conflicts among writers that only append to one sequence", n)
 	}
 	checkLog(t, logValues(t, s), workers, each)

@@ -222,21 +222,61 @@ func (m *Manager) commit(ctx context.Context, t *txn, applied *bool) error {
 }
 
 // atCommit makes what t left to its commit, its appends and then its
-// adds, from the state every earlier commit left (one snapshot, taken
-// under the commit lock).
+// adds, from the state every earlier commit left. The caller holds the
+// commit lock.
 func (m *Manager) atCommit(t *txn) (took func(), err error) {
 	if len(t.appends) == 0 && len(t.adds) == 0 {
 		return func() {}, nil
 	}
-	snap := m.engine.Snapshot()
-	defer snap.Release()
-	if took, err = m.sequence(t, snap); err != nil {
+	state := &committed{m: m}
+	defer state.release()
+	if took, err = m.sequence(t, state); err != nil {
 		return nil, err
 	}
-	if err := add(t, snap); err != nil {
+	if err := add(t, state); err != nil {
 		return nil, err
 	}
 	return took, nil
+}
+
+// committed reads the state every commit so far left, for atCommit. The
+// sequences and counts it reads are written by nearly every commit (a
+// service's stored-bytes counts, a Cosmos container's change log), so
+// they are kept in the shared-record cache: a commit reads them from
+// memory instead of taking a snapshot and searching the engine's memtables
+// for each, while holding the lock every other commit waits on.
+type committed struct {
+	m    *Manager
+	snap Snapshot // taken at the first read the cache cannot answer
+}
+
+// Get returns key's value, which the caller only reads: it may be the
+// cache's own copy.
+func (c *committed) Get(key []byte) ([]byte, error) {
+	m := c.m
+	if e, ok := m.shared.lookup(key, m.applied); ok {
+		if !e.found {
+			return nil, kv.ErrNotFound
+		}
+		return e.value, nil
+	}
+	if c.snap == nil {
+		c.snap = m.engine.Snapshot()
+	}
+	v, err := c.snap.Get(key)
+	if err != nil && !errors.Is(err, kv.ErrNotFound) {
+		return v, err
+	}
+	// No commit can come between this snapshot and the lock's release,
+	// so what it read holds from the latest commit on.
+	m.shared.keep(key, v, err == nil, m.applied)
+	return v, err
+}
+
+func (c *committed) release() {
+	if c.snap != nil {
+		c.snap.Release()
+	}
 }
 
 // add makes t's adds (kv.Txn.Add), each in its count's shard 0 (the
@@ -244,7 +284,7 @@ func (m *Manager) atCommit(t *txn) (took func(), err error) {
 // writes left, or else what the latest commit did, plus the delta. The sums
 // join t's writes, so a transaction that read a count conflicts with
 // the commit that changed it, while adders, which read nothing, do not.
-func add(t *txn, snap Snapshot) error {
+func add(t *txn, snap *committed) error {
 	for count, delta := range t.adds {
 		key := kv.CountKey([]byte(count), 0)
 		var n int64
@@ -270,7 +310,7 @@ func add(t *txn, snap Snapshot) error {
 // new last numbers join t's writes (and, through them, what later
 // validations check). It returns what reports the numbers taken, to be
 // called once the commit is durable.
-func (m *Manager) sequence(t *txn, snap Snapshot) (took func(), err error) {
+func (m *Manager) sequence(t *txn, snap *committed) (took func(), err error) {
 	if len(t.appends) == 0 {
 		return func() {}, nil
 	}

@@ -67,16 +67,33 @@ func (c *sharedCache) offer(log []commitRecord, applied uint64, key, value []byt
 	if e, ok := c.entries[string(key)]; ok && e.from <= seq {
 		return
 	}
+	c.putLocked(key, sharedEntry{value: bytes.Clone(value), found: found, from: seq})
+}
+
+// putLocked sets key's entry, making room for it when the cache is full.
+func (c *sharedCache) putLocked(key []byte, e sharedEntry) {
 	if c.entries == nil {
 		c.entries = make(map[string]sharedEntry)
 	}
-	if len(c.entries) >= sharedEntries {
+	if _, ok := c.entries[string(key)]; !ok && len(c.entries) >= sharedEntries {
 		for k := range c.entries {
 			delete(c.entries, k)
 			break
 		}
 	}
-	c.entries[string(key)] = sharedEntry{value: bytes.Clone(value), found: found, from: seq}
+	c.entries[string(key)] = e
+}
+
+// keep keeps key's value as the latest of seq commits holds it. The
+// caller holds the commit lock exclusively, and seq is the number of
+// commits applied: no later commit can have written the key.
+func (c *sharedCache) keep(key, value []byte, found bool, seq uint64) {
+	if len(value) > sharedMaxValue {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.putLocked(key, sharedEntry{value: bytes.Clone(value), found: found, from: seq})
 }
 
 // applied replaces the entries of the keys w writes: from commit seq on,

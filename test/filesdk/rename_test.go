@@ -15,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/fileerror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/sas"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/share"
 )
 
 // TestRenameFile: a file moves with its ID, content and lease; the new
@@ -280,4 +281,59 @@ func TestRenameProductionURL(t *testing.T) {
 	if _, err := sc.NewDirectoryClient("e").GetProperties(ctx, nil); err != nil {
 		t.Errorf("e after the rename: %v", err)
 	}
+}
+
+// TestRenameSourceTrailingDot: with AllowTrailingDot a client keeps the
+// dots of its own paths, but a rename's source loses them unless it also
+// sets AllowSourceTrailingDot, so renaming "name.." finds no "name" and
+// is ResourceNotFound (the azfile recordings
+// TestFileRenameNegativeSourceTrailingDot and
+// TestDirectoryRenameNegativeSourceTrailingDot); with both set the rename
+// moves the entry whose name ends in dots.
+func TestRenameSourceTrailingDot(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	f.share(t, "renamedots")
+	client := func(opts *service.ClientOptions) *share.Client {
+		svc, err := service.NewClientWithSharedKeyCredential(f.env.FileURL, f.cred, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return svc.NewShareClient("renamedots")
+	}
+	dots := client(&service.ClientOptions{AllowTrailingDot: to.Ptr(true)})
+	root := dots.NewRootDirectoryClient()
+	createFile(t, root.NewFileClient("file.."), 2048)
+	_, err := root.NewFileClient("file..").Rename(ctx, "renamed..", nil)
+	wantCode(t, err, fileerror.ResourceNotFound)
+	dir := dots.NewDirectoryClient("dir..")
+	if _, err := dir.Create(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err = dir.Rename(ctx, "dir1..", nil)
+	wantCode(t, err, fileerror.ResourceNotFound)
+	// Nothing moved.
+	if _, err := root.NewFileClient("file..").GetProperties(ctx, nil); err != nil {
+		t.Errorf("file.. after the refused rename: %v", err)
+	}
+	if _, err := dir.GetProperties(ctx, nil); err != nil {
+		t.Errorf("dir.. after the refused rename: %v", err)
+	}
+
+	both := client(&service.ClientOptions{AllowTrailingDot: to.Ptr(true), AllowSourceTrailingDot: to.Ptr(true)})
+	if _, err := both.NewRootDirectoryClient().NewFileClient("file..").Rename(ctx, "renamed..", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := both.NewDirectoryClient("dir..").Rename(ctx, "dir1..", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.NewFileClient("renamed..").GetProperties(ctx, nil); err != nil {
+		t.Errorf("renamed.. after the rename: %v", err)
+	}
+	if _, err := dots.NewDirectoryClient("dir1..").GetProperties(ctx, nil); err != nil {
+		t.Errorf("dir1.. after the rename: %v", err)
+	}
+	_, err = root.NewFileClient("file..").GetProperties(ctx, nil)
+	wantCode(t, err, fileerror.ResourceNotFound)
 }

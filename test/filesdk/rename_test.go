@@ -2,6 +2,8 @@ package filesdk_test
 
 import (
 	"bytes"
+	"context"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -336,4 +338,50 @@ func TestRenameSourceTrailingDot(t *testing.T) {
 	}
 	_, err = root.NewFileClient("file..").GetProperties(ctx, nil)
 	wantCode(t, err, fileerror.ResourceNotFound)
+}
+
+// TestRenameHostStyle: a client of a production-style endpoint on this
+// server (http://account.file.localhost:port, the account in the host)
+// sends that URL as x-ms-file-rename-source; the server takes it as its
+// own, for files and directories.
+func TestRenameHostStyle(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	u, err := url.Parse(f.env.FileURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// *.localhost names resolve to nothing here: dial the server itself.
+	dial := &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, u.Host)
+	}}
+	t.Cleanup(dial.CloseIdleConnections)
+	svc, err := service.NewClientWithSharedKeyCredential("http://"+f.env.Account+".file.localhost:"+u.Port()+"/", f.cred,
+		&service.ClientOptions{ClientOptions: azcore.ClientOptions{Transport: &http.Client{Transport: dial}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := svc.NewShareClient("renamehost")
+	if _, err := sc.Create(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	root := sc.NewRootDirectoryClient()
+	createFile(t, root.NewFileClient("a"), 1)
+	if _, err := root.NewFileClient("a").Rename(ctx, "b", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.NewSubdirectoryClient("d").Create(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.NewSubdirectoryClient("d").Rename(ctx, "e", nil); err != nil {
+		t.Fatal(err)
+	}
+	path := f.svc.NewShareClient("renamehost").NewRootDirectoryClient()
+	if _, err := path.NewFileClient("b").GetProperties(ctx, nil); err != nil {
+		t.Errorf("b after the rename: %v", err)
+	}
+	if _, err := path.NewSubdirectoryClient("e").GetProperties(ctx, nil); err != nil {
+		t.Errorf("e after the rename: %v", err)
+	}
 }

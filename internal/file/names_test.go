@@ -79,10 +79,14 @@ func TestNamesAreCaseInsensitive(t *testing.T) {
 	if n, err := s.GetDirectory(ctx, ref("SUBDIR"), Preconditions{}); err != nil || n.ID != dir.ID || n.Name != "SubDir" {
 		t.Fatalf("directory in another case: %+v, %v", n, err)
 	}
-	for _, p := range []string{"subdir", "SUBDIR", "subdir/FILE NAME.TXT"} {
+	for _, p := range []string{"subdir", "SUBDIR"} {
 		if _, err := s.CreateDirectory(ctx, ref(p), SMBChange{}, nil); !errors.Is(err, azerr.ErrResourceAlreadyExists) {
 			t.Fatalf("create directory %s: %v, want ResourceAlreadyExists", p, err)
 		}
+	}
+	// Over a file it is another type of resource.
+	if _, err := s.CreateDirectory(ctx, ref("subdir/FILE NAME.TXT"), SMBChange{}, nil); !errors.Is(err, azerr.ErrResourceTypeMismatch) {
+		t.Fatalf("create directory over a file in another case: %v, want ResourceTypeMismatch", err)
 	}
 	if _, err := s.CreateFile(ctx, ref("SUBDIR"), CreateFileOptions{}); !errors.Is(err, azerr.ErrResourceAlreadyExists) {
 		t.Fatalf("create a file over a directory in another case: %v, want ResourceAlreadyExists", err)

@@ -145,6 +145,13 @@ func (t *Tx) CreateDirectory(ref Ref, smb SMBChange, meta azhttp.Metadata) (*Nod
 	if l.node != nil && l.node.DeletePending {
 		return nil, azerr.ErrDeletePending
 	}
+	// A file of the name is another type of resource: Azure answers
+	// ResourceTypeMismatch, not ResourceAlreadyExists (the Create
+	// Directory over an empty file that microsoft/vscode-azurestorage
+	// issue 848 reports).
+	if l.node != nil && !l.node.Dir {
+		return nil, azerr.ErrResourceTypeMismatch
+	}
 	if l.node != nil {
 		return nil, azerr.ErrResourceAlreadyExists
 	}

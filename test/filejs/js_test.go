@@ -17,7 +17,7 @@ import (
 func TestJavaScriptSDK(t *testing.T) {
 	var env *servertest.Env
 	testkit.NodeTests(t, "@azure/storage-file-share", func() []string {
-		env = servertest.Start(t, servertest.WithDataDir(t.TempDir()))
+		env = servertest.Start(t, servertest.WithDataDir(t.TempDir()), servertest.WithShareRetention(7))
 		return []string{"CERULEAN_CONNECTION_STRING=" + env.ConnectionString}
 	})
 	// What the SDK left behind must be a consistent layout.

@@ -13,11 +13,11 @@ import (
 
 // TestCaseInsensitiveNames: Azure Files names are case-insensitive and
 // case-preserving, as on NTFS. A path in any case finds the entry; a
-// directory whose name differs only in case from an entry is refused with
-// ResourceAlreadyExists; a file created in another case replaces the
-// file's content and keeps its stored name (microsoft/AzureStorageExplorer
-// issue 5211); a rename to another case stores the new case; listings show
-// stored names.
+// directory whose name differs only in case from a directory is refused
+// with ResourceAlreadyExists, from a file with ResourceTypeMismatch; a
+// file created in another case replaces the file's content and keeps its
+// stored name (microsoft/AzureStorageExplorer issue 5211); a rename to
+// another case stores the new case; listings show stored names.
 func TestCaseInsensitiveNames(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -44,8 +44,13 @@ func TestCaseInsensitiveNames(t *testing.T) {
 	}
 	_, err = sc.NewDirectoryClient("subdirc").Create(ctx, nil)
 	wantCode(t, err, fileerror.ResourceAlreadyExists)
+	// Over a file, a directory meets another type of resource:
+	// ResourceTypeMismatch, as Azure answered the Create Directory that
+	// microsoft/vscode-azurestorage issue 848 reports.
 	_, err = sc.NewDirectoryClient("SUBDIRC/hello.txt").Create(ctx, nil)
-	wantCode(t, err, fileerror.ResourceAlreadyExists)
+	wantCode(t, err, fileerror.ResourceTypeMismatch)
+	_, err = sc.NewDirectoryClient("SubDirC/Hello.txt").Create(ctx, nil)
+	wantCode(t, err, fileerror.ResourceTypeMismatch)
 
 	// Created again in another case: the same file, its name unchanged.
 	again, err := upper.Create(ctx, 5, nil)

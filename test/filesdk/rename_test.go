@@ -2,6 +2,8 @@ package filesdk_test
 
 import (
 	"bytes"
+	"context"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/fileerror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/sas"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/share"
 )
 
 // TestRenameFile: a file moves with its ID, content and lease; the new
@@ -278,6 +281,107 @@ func TestRenameProductionURL(t *testing.T) {
 		t.Errorf("b after the rename: %v", err)
 	}
 	if _, err := sc.NewDirectoryClient("e").GetProperties(ctx, nil); err != nil {
+		t.Errorf("e after the rename: %v", err)
+	}
+}
+
+// TestRenameSourceTrailingDot: with AllowTrailingDot a client keeps the
+// dots of its own paths, but a rename's source loses them unless it also
+// sets AllowSourceTrailingDot, so renaming "name.." finds no "name" and
+// is ResourceNotFound (the azfile recordings
+// TestFileRenameNegativeSourceTrailingDot and
+// TestDirectoryRenameNegativeSourceTrailingDot); with both set the rename
+// moves the entry whose name ends in dots.
+func TestRenameSourceTrailingDot(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	f.share(t, "renamedots")
+	client := func(opts *service.ClientOptions) *share.Client {
+		svc, err := service.NewClientWithSharedKeyCredential(f.env.FileURL, f.cred, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return svc.NewShareClient("renamedots")
+	}
+	dots := client(&service.ClientOptions{AllowTrailingDot: to.Ptr(true)})
+	root := dots.NewRootDirectoryClient()
+	createFile(t, root.NewFileClient("file.."), 2048)
+	_, err := root.NewFileClient("file..").Rename(ctx, "renamed..", nil)
+	wantCode(t, err, fileerror.ResourceNotFound)
+	dir := dots.NewDirectoryClient("dir..")
+	if _, err := dir.Create(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err = dir.Rename(ctx, "dir1..", nil)
+	wantCode(t, err, fileerror.ResourceNotFound)
+	// Nothing moved.
+	if _, err := root.NewFileClient("file..").GetProperties(ctx, nil); err != nil {
+		t.Errorf("file.. after the refused rename: %v", err)
+	}
+	if _, err := dir.GetProperties(ctx, nil); err != nil {
+		t.Errorf("dir.. after the refused rename: %v", err)
+	}
+
+	both := client(&service.ClientOptions{AllowTrailingDot: to.Ptr(true), AllowSourceTrailingDot: to.Ptr(true)})
+	if _, err := both.NewRootDirectoryClient().NewFileClient("file..").Rename(ctx, "renamed..", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := both.NewDirectoryClient("dir..").Rename(ctx, "dir1..", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.NewFileClient("renamed..").GetProperties(ctx, nil); err != nil {
+		t.Errorf("renamed.. after the rename: %v", err)
+	}
+	if _, err := dots.NewDirectoryClient("dir1..").GetProperties(ctx, nil); err != nil {
+		t.Errorf("dir1.. after the rename: %v", err)
+	}
+	_, err = root.NewFileClient("file..").GetProperties(ctx, nil)
+	wantCode(t, err, fileerror.ResourceNotFound)
+}
+
+// TestRenameHostStyle: a client of a production-style endpoint on this
+// server (http://account.file.localhost:port, the account in the host)
+// sends that URL as x-ms-file-rename-source; the server takes it as its
+// own, for files and directories.
+func TestRenameHostStyle(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	u, err := url.Parse(f.env.FileURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// *.localhost names resolve to nothing here: dial the server itself.
+	dial := &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, network, u.Host)
+	}}
+	t.Cleanup(dial.CloseIdleConnections)
+	svc, err := service.NewClientWithSharedKeyCredential("http://"+f.env.Account+".file.localhost:"+u.Port()+"/", f.cred,
+		&service.ClientOptions{ClientOptions: azcore.ClientOptions{Transport: &http.Client{Transport: dial}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := svc.NewShareClient("renamehost")
+	if _, err := sc.Create(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	root := sc.NewRootDirectoryClient()
+	createFile(t, root.NewFileClient("a"), 1)
+	if _, err := root.NewFileClient("a").Rename(ctx, "b", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.NewSubdirectoryClient("d").Create(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := root.NewSubdirectoryClient("d").Rename(ctx, "e", nil); err != nil {
+		t.Fatal(err)
+	}
+	path := f.svc.NewShareClient("renamehost").NewRootDirectoryClient()
+	if _, err := path.NewFileClient("b").GetProperties(ctx, nil); err != nil {
+		t.Errorf("b after the rename: %v", err)
+	}
+	if _, err := path.NewSubdirectoryClient("e").GetProperties(ctx, nil); err != nil {
 		t.Errorf("e after the rename: %v", err)
 	}
 }

@@ -273,3 +273,34 @@ func equalRanges[T comparable](a, b []T) bool {
 	}
 	return true
 }
+
+// TestSnapshotOfSnapshot: Snapshot Share sent through a snapshot's client
+// is not refused: Azure ignores sharesnapshot there, even a value that is
+// no snapshot time, and snapshots the live share (the azfile recording
+// TestShareCreateSnapshotNegativeSnapshotOfSnapshot answers 201 to both).
+// The new snapshot holds the share as it is, not as the snapshot named.
+func TestSnapshotOfSnapshot(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	sc := f.share(t, "snapofsnap")
+	fc := sc.NewRootDirectoryClient().NewFileClient("f")
+	writeFile(t, fc, 2, 0, []byte("v1"))
+	first := createSnapshot(t, sc, nil)
+	upload(t, fc, 0, []byte("v2"))
+
+	second := createSnapshot(t, withSnapshot(t, sc, first), nil)
+	third := createSnapshot(t, withSnapshot(t, sc, "2023-03-31 20:00:00 +0000 UTC"), nil)
+	if second == first || third == first || third == second {
+		t.Fatalf("snapshots %s, %s, %s: want three distinct", first, second, third)
+	}
+	for snap, want := range map[string]string{first: "v1", second: "v2", third: "v2"} {
+		got := download(t, withSnapshot(t, sc, snap).NewRootDirectoryClient().NewFileClient("f"), file.HTTPRange{})
+		if string(got) != want {
+			t.Errorf("snapshot %s reads %q, want %q", snap, got, want)
+		}
+	}
+	// Any other request checks the value.
+	_, err := withSnapshot(t, sc, "2023-03-31 20:00:00 +0000 UTC").GetProperties(ctx, nil)
+	wantStatus(t, err, http.StatusBadRequest, "InvalidQueryParameterValue")
+}

@@ -108,7 +108,18 @@ test("cross-partition queries through the 3.x query-plan flow", async () => {
     await container.items.create({ id: `d${i}`, pk: `p${i % 4}`, n: i, g: i % 3 });
   }
   const all = async (query, options = {}) => (await container.items.query(query, options).fetchAll()).resources;
-  assert.deepEqual((await all("SELECT VALUE c.n FROM c ORDER BY c.n DESC", { maxItemCount: 3 })).slice(0, 4), [19, 18, 17, 16]);
+  const descending = Array.from({ length: 20 }, (_, i) => 19 - i);
+  assert.deepEqual(await all("SELECT VALUE c.n FROM c ORDER BY c.n DESC", { maxItemCount: 3 }), descending);
+  // Page by page: no page over the size asked for, every item once, in order.
+  const pages = container.items.query("SELECT VALUE c.n FROM c ORDER BY c.n DESC", { maxItemCount: 3 });
+  const paged = [];
+  while (pages.hasMoreResults()) {
+    const { resources } = await pages.fetchNext();
+    assert.ok(resources.length <= 3, `page of ${resources.length}`);
+    paged.push(...resources);
+  }
+  assert.deepEqual(paged, descending);
+  assert.deepEqual((await all("SELECT VALUE c.n FROM c WHERE c.n >= 10", { maxItemCount: 4 })).sort((a, b) => a - b), descending.slice(0, 10).reverse());
   assert.deepEqual(await all("SELECT TOP 3 VALUE c.n FROM c ORDER BY c.n"), [0, 1, 2]);
   assert.deepEqual(await all("SELECT VALUE c.n FROM c ORDER BY c.n OFFSET 5 LIMIT 3"), [5, 6, 7]);
   assert.deepEqual((await all("SELECT DISTINCT VALUE c.g FROM c")).sort(), [0, 1, 2]);

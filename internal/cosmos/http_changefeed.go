@@ -51,6 +51,14 @@ func (h *handler) readChangeFeed(q *request, db, coll string) error {
 			return err
 		}
 	}
+	if opts.Mode == AllVersionsAndDeletes && !opts.FromNow && !opts.HasAfter && opts.Since.IsZero() {
+		// All versions and deletes exist only within a retention window,
+		// so the beginning of the container's history is no start for
+		// them. Azure refuses it with this 400: the "startFromBeginning is
+		// not supported" cases of @azure/cosmos's live tests
+		// (test/public/integration/changeFeedIterator.spec.ts).
+		return badRequest("You must read the change feed from within the retention period.")
+	}
 	if id := r.Header.Get("x-ms-documentdb-partitionkeyrangeid"); id != "" {
 		// The container is one range, "0"; SDKs may prefix the
 		// container's _rid ("rid,0").

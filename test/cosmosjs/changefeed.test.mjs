@@ -135,6 +135,34 @@ test("all versions and deletes without a change feed policy", async () => {
   assert.equal(items[40].metadata.operationType, "delete");
 });
 
+// All versions and deletes have no beginning: Azure answers a request
+// for them without a continuation (ChangeFeedStartFrom.Beginning, whole
+// container, a feed range or a partition key) 400 "You must read the
+// change feed from within the retention period.", with or without a
+// change feed policy — the "startFromBeginning is not supported" cases of
+// @azure/cosmos's live tests (test/public/integration/changeFeedIterator.spec.ts).
+test("all versions and deletes from the beginning is refused (400)", async () => {
+  const withPolicy = await newContainer("cf-avad-begin", {
+    changeFeedPolicy: new ChangeFeedPolicy(ChangeFeedRetentionTimeSpan.fromMinutes(5)),
+  });
+  const withoutPolicy = await newContainer("cf-avad-begin-default");
+  for (const c of [withPolicy, withoutPolicy]) {
+    await c.items.create({ id: "b", pk: "p" });
+    const ranges = await c.getFeedRanges();
+    for (const start of [ChangeFeedStartFrom.Beginning(), ChangeFeedStartFrom.Beginning(ranges[0]), ChangeFeedStartFrom.Beginning("p")]) {
+      const it = c.items.getChangeFeedIterator({ changeFeedStartFrom: start, changeFeedMode: ChangeFeedMode.AllVersionsAndDeletes });
+      await assert.rejects(it.readNext(), (err) => {
+        assert.equal(err.code, StatusCodes.BadRequest);
+        assert.ok(err.message.includes("You must read the change feed from within the retention period."), err.message);
+        return true;
+      });
+    }
+    // The same container's latest-version feed from the beginning is served.
+    const { items } = await drain(c.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning() }));
+    assert.deepEqual(items.map((i) => i.id), ["b"]);
+  }
+});
+
 // A counter replaced many times in a default container: the latest-version
 // feed has it once, at its last version, and a reader that resumes from
 // an old continuation gets that one change, not the history.

@@ -163,6 +163,20 @@ test("bulk upsert with If-Match creates a missing item and refuses a stale one",
   assert.equal(created.v, 1);
 });
 
+// The same rule inside a transactional batch.
+test("transactional batch upsert with If-Match creates a missing item and refuses a stale one", async () => {
+  const { resource: v1 } = await container.items.create({ id: "tup1", pk: "tu", v: 1 });
+  await container.item("tup1", "tu").replace({ id: "tup1", pk: "tu", v: 2 });
+  const created = await container.items.batch([{ operationType: "Upsert", ifMatch: v1._etag, resourceBody: { id: "tup2", pk: "tu", v: 1 } }], "tu");
+  assert.equal(created.result[0].statusCode, 201);
+  const refused = await container.items.batch([{ operationType: "Upsert", ifMatch: v1._etag, resourceBody: { id: "tup1", pk: "tu", v: 3 } }], "tu");
+  assert.equal(refused.result[0].statusCode, 412);
+  const { resource } = await container.item("tup1", "tu").read();
+  assert.equal(resource.v, 2);
+  const { resource: made } = await container.item("tup2", "tu").read();
+  assert.equal(made.v, 1);
+});
+
 test("upsert with If-Match creates a missing item (201) and refuses a stale one (412)", async () => {
   const stale = '"00000000-0000-0000-0000-000000000000"';
   const { statusCode, resource } = await container.items.upsert({ id: "uim", pk: "ui", v: 1 }, { accessCondition: { type: "IfMatch", condition: stale } });

@@ -4,11 +4,12 @@
 // reach the same way — containers created with the legacy indexing
 // policy its query tests use, the script API's appendValue, an upsert
 // conditioned on an ETag through its accessCondition option, and reads
-// under session consistency.
+// under session consistency (tokens kept and sent back, a token from the
+// future refused 404/1002).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { CosmosClient, ConsistencyLevel } from "@azure/cosmos3";
+import { CosmosClient, ConsistencyLevel, PluginOn } from "@azure/cosmos3";
 import { endpoint, key, connectionPolicy } from "./emulator.mjs";
 
 const client = new CosmosClient({ endpoint, key, connectionPolicy, consistencyLevel: ConsistencyLevel.Session });
@@ -107,11 +108,61 @@ test("cross-partition queries through the 3.x query-plan flow", async () => {
     await container.items.create({ id: `d${i}`, pk: `p${i % 4}`, n: i, g: i % 3 });
   }
   const all = async (query, options = {}) => (await container.items.query(query, options).fetchAll()).resources;
-  assert.deepEqual((await all("SELECT VALUE c.n FROM c ORDER BY c.n DESC", { maxItemCount: 3 })).slice(0, 4), [19, 18, 17, 16]);
+  const descending = Array.from({ length: 20 }, (_, i) => 19 - i);
+  assert.deepEqual(await all("SELECT VALUE c.n FROM c ORDER BY c.n DESC", { maxItemCount: 3 }), descending);
+  // Page by page: no page over the size asked for, every item once, in order.
+  const pages = container.items.query("SELECT VALUE c.n FROM c ORDER BY c.n DESC", { maxItemCount: 3 });
+  const paged = [];
+  while (pages.hasMoreResults()) {
+    const { resources } = await pages.fetchNext();
+    assert.ok(resources.length <= 3, `page of ${resources.length}`);
+    paged.push(...resources);
+  }
+  assert.deepEqual(paged, descending);
+  assert.deepEqual((await all("SELECT VALUE c.n FROM c WHERE c.n >= 10", { maxItemCount: 4 })).sort((a, b) => a - b), descending.slice(0, 10).reverse());
   assert.deepEqual(await all("SELECT TOP 3 VALUE c.n FROM c ORDER BY c.n"), [0, 1, 2]);
   assert.deepEqual(await all("SELECT VALUE c.n FROM c ORDER BY c.n OFFSET 5 LIMIT 3"), [5, 6, 7]);
   assert.deepEqual((await all("SELECT DISTINCT VALUE c.g FROM c")).sort(), [0, 1, 2]);
   assert.deepEqual(await all("SELECT VALUE COUNT(1) FROM c"), [20]);
   assert.deepEqual(await all("SELECT VALUE SUM(c.n) FROM c"), [190]);
   assert.deepEqual(await all("SELECT VALUE MAX(c.n) FROM c"), [19]);
+});
+
+// Session consistency as the 3.x SDK keeps it (its test/functional/session.spec.ts,
+// "preserves tokens"): the token a write answers with is the one the SDK
+// sends with the next read of that container, which it can only do when
+// x-ms-content-path names the container's _rid; every write and read
+// answers with a token. A token from the future is Azure's
+// ReadSessionNotAvailable, 404 with substatus 1002, the error the SDK's
+// SessionRetryPolicy retries on (its "retries session not found
+// successfully" test forces such a token); endpoint discovery is off
+// here, so the SDK hands the 404 back instead of retrying.
+test("session tokens through the 3.x SDK: kept, sent back, and 404/1002 from the future", async () => {
+  const sent = [];
+  const plugins = [
+    {
+      on: PluginOn.request,
+      plugin: async (context, next) => {
+        if (context.resourceType === "docs") sent.push({ op: context.operationType, token: context.headers["x-ms-session-token"] });
+        return next(context);
+      },
+    },
+  ];
+  const sessionClient = new CosmosClient({ endpoint, key, connectionPolicy, consistencyLevel: ConsistencyLevel.Session, plugins });
+  const { container } = await sessionClient.database(database.id).containers.create({ id: "sessions", partitionKey: { paths: ["/pk"] } });
+  const created = await container.items.create({ id: "s", pk: "p" });
+  const token = created.headers["x-ms-session-token"];
+  assert.match(token, /^0:/, "a write answers with the token of range 0");
+  const read = await container.item("s", "p").read();
+  assert.equal(read.statusCode, 200);
+  assert.match(read.headers["x-ms-session-token"], /^0:/, "a read answers with a token too");
+  assert.equal(sent.at(-1).op, "read");
+  assert.equal(sent.at(-1).token, token, "the SDK sends back the token the write answered with");
+  const replaced = await container.item("s", "p").replace({ id: "s", pk: "p", v: 2 });
+  assert.notEqual(replaced.headers["x-ms-session-token"], token, "a later write advances the token");
+  // The 3.x SDK answers a 404 read with the response, not an error.
+  const future = await container.item("s", "p").read({ sessionToken: "0:-1#4611686018427387904" });
+  assert.equal(future.statusCode, 404);
+  assert.equal(future.substatus, 1002);
+  assert.equal(future.resource, undefined);
 });

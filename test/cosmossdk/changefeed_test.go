@@ -3,6 +3,7 @@ package cosmossdk
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -403,5 +404,47 @@ func TestReplacesDoNotGrowTheStore(t *testing.T) {
 	}
 	if ids, _ := changeIDs(t, cc, azcosmos.ChangeFeedOptions{FeedRange: wholeRange(t, cc)}); !slices.Equal(ids, []string{"counter"}) {
 		t.Fatalf("latest-version feed: %v", ids)
+	}
+}
+
+// TestAllVersionsStartPositions: the wire shape of a Full-Fidelity Feed
+// request's start. With neither a continuation nor a start time it is
+// from the beginning, which Azure refuses with 400 "You must read the
+// change feed from within the retention period." (@azure/cosmos's live
+// tests, test/public/integration/changeFeedIterator.spec.ts,
+// "startFromBeginning is not supported"); from now (If-None-Match: *) it
+// is 304 with the etag to continue from, and from that etag it serves the
+// changes after it. The latest-version feed from the beginning is served.
+func TestAllVersionsStartPositions(t *testing.T) {
+	env, _, cc := setup(t)
+	ctx := context.Background()
+	pk := azcosmos.NewPartitionKeyString("p")
+	if _, err := cc.CreateItem(ctx, pk, mustJSON(t, map[string]any{"id": "a", "pk": "p"}), nil); err != nil {
+		t.Fatal(err)
+	}
+	feed := func(aim string, header map[string]string) (*http.Response, []byte) {
+		t.Helper()
+		h := map[string]string{"A-IM": aim, "x-ms-documentdb-partitionkeyrangeid": "0", "x-ms-version": "2020-07-15"}
+		maps.Copy(h, header)
+		return send(t, env, rawRequest{method: "GET", path: "/dbs/db/colls/items/docs", resourceType: "docs", link: "dbs/db/colls/items", header: h})
+	}
+	resp, body := feed("Full-Fidelity Feed", nil)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "You must read the change feed from within the retention period.") {
+		t.Fatalf("all versions from the beginning: %d %s, want 400", resp.StatusCode, body)
+	}
+	if resp, body := feed("Incremental Feed", nil); resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"id":"a"`) {
+		t.Fatalf("latest version from the beginning: %d %s", resp.StatusCode, body)
+	}
+	resp, _ = feed("Full-Fidelity Feed", map[string]string{"If-None-Match": "*"})
+	etag := resp.Header.Get("etag")
+	if resp.StatusCode != http.StatusNotModified || etag == "" {
+		t.Fatalf("all versions from now: %d etag %q, want 304 with an etag", resp.StatusCode, etag)
+	}
+	if _, err := cc.UpsertItem(ctx, pk, mustJSON(t, map[string]any{"id": "a", "pk": "p", "v": 2}), nil); err != nil {
+		t.Fatal(err)
+	}
+	resp, body = feed("Full-Fidelity Feed", map[string]string{"If-None-Match": etag})
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"operationType":"replace"`) {
+		t.Fatalf("all versions from the continuation: %d %s", resp.StatusCode, body)
 	}
 }

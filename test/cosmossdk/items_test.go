@@ -402,7 +402,7 @@ var _ = azcore.ETag("")
 // TestContentPathIsContainerRID: an item write or read answers
 // x-ms-content-path with the container's _rid and x-ms-alt-content-path
 // with its name-based path, as Azure does (the Rust SDK's recorded item
-// tests); the SDKs keep session tokens by it.
+// tests); the SDKs keep session tokens by it, and both carry one.
 func TestContentPathIsContainerRID(t *testing.T) {
 	_, _, cc := setup(t)
 	ctx := context.Background()
@@ -426,6 +426,9 @@ func TestContentPathIsContainerRID(t *testing.T) {
 		}
 		if got := h.Get("x-ms-alt-content-path"); got != "dbs/db/colls/items" {
 			t.Errorf("%s: x-ms-alt-content-path %q", name, got)
+		}
+		if got := h.Get("x-ms-session-token"); !strings.HasPrefix(got, "0:") {
+			t.Errorf("%s: x-ms-session-token %q, want the token of range 0", name, got)
 		}
 	}
 }

@@ -328,33 +328,75 @@ func (h *handler) sessionToken() string {
 }
 
 // commonHeaders sets the headers every Cosmos response carries, unless the
-// handler already set them.
+// handler already set them. They go in under the lower-case names Azure
+// sends (the shared writer would otherwise re-case each one as the
+// header goes out, allocating every time); a value a handler set under
+// Go's canonical form of a name wins over the default, as the writer's
+// re-casing keeps the canonical key's values.
 func (h *handler) commonHeaders(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
-	setDefault := func(k, v string) {
-		if hdr.Get(k) == "" {
-			hdr.Set(k, v)
+	unset := func(n headerName) bool {
+		_, canonical := hdr[n.canonical]
+		_, low := hdr[n.low]
+		return !canonical && !low
+	}
+	if unset(hdrActivityID) {
+		activity := r.Header.Get("x-ms-activity-id")
+		if activity == "" {
+			activity = azhttp.RequestID(r.Context())
+		}
+		hdr[hdrActivityID.low] = []string{activity}
+	}
+	if unset(hdrRequestCharge) {
+		hdr[hdrRequestCharge.low] = []string{"1"}
+	}
+	if unset(hdrSessionToken) {
+		hdr[hdrSessionToken.low] = []string{h.sessionToken()}
+	}
+	if unset(hdrETag) {
+		hdr[hdrETag.low] = []string{etagOf(max(h.svc.lastVersion.Load(), 1))}
+	} else if v, ok := hdr[hdrETag.canonical]; ok {
+		// The gateway sends etag in lower case too.
+		delete(hdr, hdrETag.canonical)
+		hdr[hdrETag.low] = v
+	}
+	for _, d := range versionHeaders {
+		if unset(d.name) {
+			hdr[d.name.low] = []string{d.value}
 		}
 	}
-	activity := r.Header.Get("x-ms-activity-id")
-	if activity == "" {
-		activity = azhttp.RequestID(r.Context())
-	}
-	setDefault("x-ms-activity-id", activity)
-	setDefault("x-ms-request-charge", "1")
-	setDefault("x-ms-session-token", h.sessionToken())
-	setDefault("etag", etagOf(max(h.svc.lastVersion.Load(), 1)))
-	setDefault("x-ms-gatewayversion", "version=2.14.0")
-	setDefault("x-ms-serviceversion", "version=2.14.0.0")
-	setDefault("x-ms-schemaversion", "1.20")
-	hdr.Del("x-ms-version")
+	delete(hdr, hdrVersion.canonical)
+	delete(hdr, hdrVersion.low)
 	if v := r.Header.Get("x-ms-version"); v != "" {
-		hdr.Set("x-ms-version", v)
+		hdr[hdrVersion.low] = []string{v}
 	}
-	// The gateway sends etag in lower case too; the x-ms-* names are
-	// lowered by the shared writer as the header goes out.
-	azhttp.AzureHeaderCase(hdr, "etag")
 }
+
+// headerName is a response header's name as Azure sends it and as Go's
+// http.Header.Set stores it.
+type headerName struct{ low, canonical string }
+
+func newHeaderName(low string) headerName {
+	return headerName{low: low, canonical: http.CanonicalHeaderKey(low)}
+}
+
+var (
+	hdrActivityID    = newHeaderName("x-ms-activity-id")
+	hdrRequestCharge = newHeaderName("x-ms-request-charge")
+	hdrSessionToken  = newHeaderName("x-ms-session-token")
+	hdrETag          = newHeaderName("etag")
+	hdrVersion       = newHeaderName("x-ms-version")
+	// versionHeaders are the gateway's own versions, the same on every
+	// answer.
+	versionHeaders = []struct {
+		name  headerName
+		value string
+	}{
+		{newHeaderName("x-ms-gatewayversion"), "version=2.14.0"},
+		{newHeaderName("x-ms-serviceversion"), "version=2.14.0.0"},
+		{newHeaderName("x-ms-schemaversion"), "1.20"},
+	}
+)
 
 // writeJSON answers with a JSON body (nil for none).
 func (h *handler) writeJSON(q *request, status int, body []byte) error {

@@ -27,6 +27,18 @@ func newGateway(t *testing.T, s *Service) *gateway {
 // do sends a signed request; path has no leading slash.
 func (g *gateway) do(method, path, body string, hdr map[string]string) (*http.Response, string) {
 	g.t.Helper()
+	resp, err := http.DefaultClient.Do(g.request(method, path, body, hdr))
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// request builds a signed request; path has no leading slash.
+func (g *gateway) request(method, path, body string, hdr map[string]string) *http.Request {
+	g.t.Helper()
 	req, err := http.NewRequest(method, g.srv.URL+"/"+path, strings.NewReader(body))
 	if err != nil {
 		g.t.Fatal(err)
@@ -42,13 +54,7 @@ func (g *gateway) do(method, path, body string, hdr map[string]string) (*http.Re
 	for k, v := range hdr {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		g.t.Fatal(err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	b, _ := io.ReadAll(resp.Body)
-	return resp, string(b)
+	return req
 }
 
 func (g *gateway) expect(status int, method, path, body string, hdr map[string]string) (*http.Response, string) {

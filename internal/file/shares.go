@@ -1,6 +1,7 @@
 package file
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -222,17 +223,24 @@ func (t *Tx) DeleteShare(ref ShareRef, leaseID string) error {
 }
 
 // deleteLiveShare deletes a live share's record and every key range it
-// owns; its snapshots' namespaces must be gone already.
+// owns; its snapshots' namespaces must be gone already. Its data objects
+// are dropped: deleted after the commit, a piece at a time, as a share
+// may hold more than a store that counts stored bytes can read in one
+// transaction; those of a share made anew under the name are spared.
 func (t *Tx) deleteLiveShare(acct, name string) error {
 	if err := t.tx.Delete(shareKey(acct, name)); err != nil {
 		return err
 	}
+	data := sharePayloadPrefix(acct, name)
 	for _, r := range shareRanges(acct, name) {
+		if bytes.Equal(r[0], data) {
+			continue
+		}
 		if err := t.tx.DeleteRange(r[0], r[1]); err != nil {
 			return err
 		}
 	}
-	return nil
+	return objects.DropObjects(t.tx, data, t.dataBound())
 }
 
 // LeaseShare runs a lease operation on a share: 15 to 60 s or infinite,

@@ -84,3 +84,25 @@ func GetShared(r Reader, key []byte) ([]byte, error) {
 	}
 	return r.Get(key)
 }
+
+// RangeRemover is implemented by a Txn layer that reads what a range
+// deletion removes only to learn how much it was (kv/usage). Told, it
+// skips the read, which for a data object of gigabytes would outlast
+// MaxTxnDuration.
+type RangeRemover interface {
+	// RemoveRange is DeleteRange of [start, end), which holds exactly
+	// keys keys whose keys and values add up to bytes as the transaction
+	// sees it, all of them pieces of content (chunks), none a record
+	// that stands for an object of its own.
+	RemoveRange(start, end []byte, keys, bytes int64) error
+}
+
+// RemoveRange deletes [start, end), which the caller knows holds keys
+// keys of bytes bytes (keys and values), all chunks of content, as tx
+// sees it. On a plain Txn it is DeleteRange.
+func RemoveRange(tx Txn, start, end []byte, keys, bytes int64) error {
+	if r, ok := tx.(RangeRemover); ok {
+		return r.RemoveRange(start, end, keys, bytes)
+	}
+	return tx.DeleteRange(start, end)
+}

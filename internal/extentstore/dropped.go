@@ -51,7 +51,9 @@ func (l *Layout[O]) DropObjects(tx kv.Txn, prefix []byte, below uint64) error {
 	if err := tx.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) error { n++; return nil }); err != nil {
 		return err
 	}
-	return record.Store(tx, p.Uint(uint64(n)), dropped{From: prefix, To: kv.PrefixEnd(prefix), Below: below})
+	// Written as a deletion's bookkeeping: a nearly full volume admits
+	// deletions, and this one is how their space comes back.
+	return kv.SetReclaiming(tx, p.Uint(uint64(n)), record.Encode(dropped{From: prefix, To: kv.PrefixEnd(prefix), Below: below}))
 }
 
 // objectNumber is the number of the data object whose chunk key is k
@@ -92,7 +94,7 @@ func (s *Store[O]) collectDropped(ctx context.Context, prefix []byte) error {
 				return tx.Delete(key)
 			}
 			d.From = next
-			return record.Store(tx, key, d)
+			return kv.SetReclaiming(tx, key, record.Encode(d))
 		})
 		if err != nil {
 			return fmt.Errorf("collect dropped data: %w", err)

@@ -87,7 +87,8 @@ func (l *Layout[O]) FreeSized(tx kv.Txn, o O, doomed map[uint64]int64) error {
 	}
 	for len(ids) > 0 {
 		k := min(len(ids), freedPerPage)
-		if err := record.Store(tx, p.Uint(uint64(n)), l.Registrations.Freed(o, ids[:k])); err != nil {
+		// A deletion's bookkeeping: a nearly full volume admits it.
+		if err := kv.SetReclaiming(tx, p.Uint(uint64(n)), record.Encode(l.Registrations.Freed(o, ids[:k]))); err != nil {
 			return err
 		}
 		ids = ids[k:]
@@ -204,7 +205,7 @@ func (s *Store[O]) collect(ctx context.Context, prefix []byte) (int, error) {
 			if n == len(ids) {
 				return tx.Delete(key)
 			}
-			return record.Store(tx, key, s.layout.Registrations.Freed(o, ids[n:]))
+			return kv.SetReclaiming(tx, key, record.Encode(s.layout.Registrations.Freed(o, ids[n:])))
 		})
 		if err != nil {
 			return deleted, fmt.Errorf("collect garbage: %w", err)

@@ -235,11 +235,23 @@ func (t *registeringTxn) Set(key, value []byte) error {
 	return t.Txn.Set(key, value)
 }
 
+// SetReclaiming passes a deletion's bookkeeping on (kv.Reclaimer).
+func (t *registeringTxn) SetReclaiming(key, value []byte) error {
+	t.note(key)
+	return kv.SetReclaiming(t.Txn, key, value)
+}
+
 // Insert, Remove and RemoveRange pass what the caller knows on
 // (kv.KnownWriter, kv.RangeRemover).
 func (t *registeringTxn) Insert(key, value []byte) error {
 	t.note(key)
 	return kv.Insert(t.Txn, key, value)
+}
+
+// Create passes kv.Create on (kv.Creator).
+func (t *registeringTxn) Create(key, value []byte) error {
+	t.note(key)
+	return kv.Create(t.Txn, key, value)
 }
 
 // GetShared passes kv.GetShared on.

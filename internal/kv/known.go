@@ -106,3 +106,23 @@ func RemoveRange(tx Txn, start, end []byte, keys, bytes int64) error {
 	}
 	return tx.DeleteRange(start, end)
 }
+
+// Reclaimer is implemented by a Txn whose store refuses writes while its
+// volume is nearly full but admits transactions that only delete, since
+// deleting is how space comes back (the embedded engine).
+type Reclaimer interface {
+	// SetReclaiming is Set of a small record that a deletion needs to
+	// finish after its commit (what it registers to delete a piece at a
+	// time): the transaction still counts as one that only deletes.
+	SetReclaiming(key, value []byte) error
+}
+
+// SetReclaiming writes value under key as the bookkeeping of a deletion
+// (Reclaimer), admitted on a nearly full volume as the deletion is. On a
+// plain Txn it is Set.
+func SetReclaiming(tx Txn, key, value []byte) error {
+	if r, ok := tx.(Reclaimer); ok {
+		return r.SetReclaiming(key, value)
+	}
+	return tx.Set(key, value)
+}

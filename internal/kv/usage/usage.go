@@ -458,16 +458,24 @@ func (t *txn) present(space int, key []byte) (Counts, error) {
 	return sizeOfLen(t.s.spaces[space], key, n), nil
 }
 
-func (t *txn) Set(key, value []byte) error {
+func (t *txn) Set(key, value []byte) error { return t.set(key, value, t.Txn.Set) }
+
+// SetReclaiming implements kv.Reclaimer, counting the write as Set does.
+func (t *txn) SetReclaiming(key, value []byte) error {
+	return t.set(key, value, func(k, v []byte) error { return kv.SetReclaiming(t.Txn, k, v) })
+}
+
+// set counts a write of value under key, which write makes.
+func (t *txn) set(key, value []byte, write func(k, v []byte) error) error {
 	i := t.s.space(key)
 	if i < 0 || !t.st.counted(key) {
-		return t.Txn.Set(key, value)
+		return write(key, value)
 	}
 	was, err := t.present(i, key)
 	if err != nil {
 		return err
 	}
-	if err := t.Txn.Set(key, value); err != nil {
+	if err := write(key, value); err != nil {
 		return err
 	}
 	t.note(key, len(value))

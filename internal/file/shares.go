@@ -223,14 +223,20 @@ func (t *Tx) DeleteShare(ref ShareRef, leaseID string) error {
 }
 
 // deleteLiveShare deletes a live share's record and every key range it
-// owns; its snapshots' namespaces must be gone already. Its data objects
-// are dropped: deleted after the commit, a piece at a time, as a share
-// may hold more than a store that counts stored bytes can read in one
-// transaction; those of a share made anew under the name are spared.
+// owns; its snapshots' namespaces must be gone already.
 func (t *Tx) deleteLiveShare(acct, name string) error {
 	if err := t.tx.Delete(shareKey(acct, name)); err != nil {
 		return err
 	}
+	return t.deleteShareKeys(acct, name)
+}
+
+// deleteShareKeys deletes every key range a share owns (a live one, or
+// a deleted one's alias). Its data objects are dropped: deleted after the
+// commit, a piece at a time, as a share may hold more than a store that
+// counts stored bytes can read in one transaction; those of a share made
+// anew under the name are spared.
+func (t *Tx) deleteShareKeys(acct, name string) error {
 	data := sharePayloadPrefix(acct, name)
 	for _, r := range shareRanges(acct, name) {
 		if bytes.Equal(r[0], data) {

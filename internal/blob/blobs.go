@@ -347,10 +347,8 @@ func (t *Tx) DeleteBlob(ref Ref, snaps DeleteSnapshots, pre Preconditions) error
 	if err := indexTags(t.tx, acct, container, name, b.Tags, nil); err != nil {
 		return err
 	}
-	for _, r := range blobRanges(acct, container, name) {
-		if err := t.tx.DeleteRange(r[0], r[1]); err != nil {
-			return err
-		}
+	if err := deleteBlobKeys(t.tx, acct, container, name); err != nil {
+		return err
 	}
 	return t.tx.Delete(blobKey(acct, container, name))
 }

@@ -66,7 +66,9 @@ func (s *Service) PutBlock(ctx context.Context, ref Ref, id []byte, c Content, l
 			return err
 		}
 		if found {
-			if err := objects.Delete(tx, p.Owner, replaced.Data); err != nil {
+			// A block holds its whole data object: deleting it saying its
+			// size reads none of it, however large.
+			if err := objects.DeleteSized(tx, p.Owner, replaced.Data, replaced.Size); err != nil {
 				return err
 			}
 		} else if err := countBlock(tx, p.Owner.acct, p.Owner.container, p.Owner.name, id, near); err != nil {

@@ -120,10 +120,8 @@ func (t *Tx) DeleteContainer(ref ContainerRef, pre Preconditions) error {
 	if t.dp.containerRetention > 0 {
 		return t.retireContainer(acct, name, c)
 	}
-	for _, r := range containerRanges(acct, name) {
-		if err := t.tx.DeleteRange(r[0], r[1]); err != nil {
-			return err
-		}
+	if err := deleteContainerKeys(t.tx, acct, name); err != nil {
+		return err
 	}
 	return t.tx.Delete(containerKey(acct, name))
 }

@@ -191,10 +191,8 @@ func (s *Service) purgeRetired(ctx context.Context, acct, name, version string) 
 		if err != nil || !ok {
 			return err
 		}
-		for _, r := range containerRanges(acct, alias) {
-			if err := t.tx.DeleteRange(r[0], r[1]); err != nil {
-				return err
-			}
+		if err := deleteContainerKeys(t.tx, acct, alias); err != nil {
+			return err
 		}
 		purged = true
 		return nil

@@ -86,6 +86,8 @@ func stagedPrefix() tuple.Key { return tuple.New(keyspace.BlobStaged) }
 
 func garbagePrefix() tuple.Key { return tuple.New(keyspace.BlobGarbage) }
 
+func droppedPrefix() tuple.Key { return tuple.New(keyspace.BlobDropped) }
+
 // tagIndexKey is the tag index entry saying that the blob carries the tag
 // key=value; Find Blobs by Tags scans it. It sits under the container, so
 // that deleting a container drops its entries with one range.
@@ -97,25 +99,61 @@ func tagIndexPrefix(acct, container string) tuple.Key {
 	return accountKey(acct).Raw("t").Str(container)
 }
 
-// containerRanges are every key range that belongs to one container.
+// containerRanges are every key range that belongs to one container but
+// its data objects' (containerDataPrefix), which are dropped instead
+// (deleteContainerKeys).
 func containerRanges(acct, container string) [][2][]byte {
 	var out [][2][]byte
-	for _, tag := range []string{"o", "x", "u", "k", "d", "n", "z", "t", "v", "w"} {
+	for _, tag := range []string{"o", "x", "u", "k", "n", "z", "t", "v", "w"} {
 		p := accountKey(acct).Raw(tag).Str(container)
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}
 	return out
 }
 
+// containerDataPrefix covers the data objects of every blob of a
+// container.
+func containerDataPrefix(acct, container string) tuple.Key {
+	return accountKey(acct).Raw("d").Str(container)
+}
+
+// deleteContainerKeys deletes every key of a container. Its data objects
+// are dropped (objects.DropObjects): deleted after the commit, a piece at
+// a time, as a container may hold more than a store that counts stored
+// bytes can read in one transaction; those of a container made anew
+// under the name after the commit are spared.
+func deleteContainerKeys(tx kv.Txn, acct, container string) error {
+	for _, r := range containerRanges(acct, container) {
+		if err := tx.DeleteRange(r[0], r[1]); err != nil {
+			return err
+		}
+	}
+	return objects.DropObjects(tx, containerDataPrefix(acct, container), tx.Version())
+}
+
 // blobRanges are every key range that belongs to one blob and its
-// snapshots besides the blob's record.
+// snapshots besides the blob's record and its data objects, which
+// deleteBlobKeys drops.
 func blobRanges(acct, container, name string) [][2][]byte {
 	var out [][2][]byte
-	for _, tag := range []string{"x", "u", "k", "d", "n", "z"} {
+	for _, tag := range []string{"x", "u", "k", "n", "z"} {
 		p := accountKey(acct).Raw(tag).Str(container).Str(name)
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}
 	return out
+}
+
+// deleteBlobKeys deletes every key of a blob and its snapshots but its
+// record. Its data objects are dropped (objects.DropObjects), so that a
+// blob of gigabytes is deleted after the commit a piece at a time; a
+// blob written anew under the name after the commit keeps its own.
+func deleteBlobKeys(tx kv.Txn, acct, container, name string) error {
+	for _, r := range blobRanges(acct, container, name) {
+		if err := tx.DeleteRange(r[0], r[1]); err != nil {
+			return err
+		}
+	}
+	return objects.DropObjects(tx, objects.Objects(blobID{acct, container, name}), tx.Version())
 }
 
 // accountTag starts every key of an account's resources.

@@ -10,13 +10,15 @@ import (
 
 // objects is where blob content lives in the shared content store
 // (package extentstore): a blob's data objects under "Ba acct d container
-// blob", uploads staged under Bs and data freed by a commit under Bg.
+// blob", uploads staged under Bs, data freed by a commit under Bg and the
+// data of deleted blobs and containers under Bd.
 var objects = &extentstore.Layout[blobID]{
 	Name:          "blob",
-	Objects:       func(b blobID) tuple.Key { return accountKey(b.acct).Raw("d").Str(b.container).Str(b.name) },
+	Objects:       func(b blobID) tuple.Key { return containerDataPrefix(b.acct, b.container).Str(b.name) },
 	Staged:        stagedPrefix(),
 	Freed:         garbagePrefix(),
 	Registrations: registrations{},
+	Dropped:       droppedPrefix(),
 }
 
 // payload is upload content on its way into the store.

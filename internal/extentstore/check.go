@@ -1,12 +1,14 @@
 package extentstore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
 	"github.com/cerulean-db/cerulean/internal/invariant"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/chunk"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
@@ -23,6 +25,7 @@ type Checker[O comparable] struct {
 	refs       map[object[O]]*reference
 	staged     map[object[O]]bool
 	freed      map[object[O]]bool
+	dropped    []dropped
 	violations invariant.Violations
 }
 
@@ -114,8 +117,14 @@ func (c *Checker[O]) Run(ctx context.Context, store kv.Store, prefix []byte, fil
 // Violations are the violations recorded so far, unsorted.
 func (c *Checker[O]) Violations() []string { return c.violations.List() }
 
-// Registries reads the layout's staged and freed registries from r.
+// Registries reads the layout's staged, freed and dropped registries
+// from r.
 func (c *Checker[O]) Registries(r kv.Reader) error {
+	if c.layout.Dropped != nil {
+		if err := c.violations.Scan(r, c.layout.Dropped, c.droppedEntry); err != nil {
+			return err
+		}
+	}
 	if c.layout.Registrations == nil {
 		return nil
 	}
@@ -157,6 +166,29 @@ func (c *Checker[O]) freedEntry(_, v []byte) error {
 	return nil
 }
 
+func (c *Checker[O]) droppedEntry(_, v []byte) error {
+	var d dropped
+	if err := record.Decode(v, &d); err != nil {
+		return err
+	}
+	c.dropped = append(c.dropped, d)
+	return nil
+}
+
+// isDropped reports whether object d lies in a registered dropped range.
+func (c *Checker[O]) isDropped(d object[O]) bool {
+	if len(c.dropped) == 0 {
+		return false
+	}
+	k := c.layout.object(d.owner, d.id)
+	for _, r := range c.dropped {
+		if d.id < r.Below && bytes.Compare(k, r.From) >= 0 && bytes.Compare(k, r.To) < 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // verifyObjects checks the data objects against their references and
 // registrations.
 func (c *Checker[O]) verifyObjects() {
@@ -172,7 +204,7 @@ func (c *Checker[O]) verifyObjects() {
 		case ch != nil && ch.bytes < r.need:
 			c.Fail("%s: data object %d holds %d bytes, %d needed", r.what, d.id, ch.bytes, r.need)
 		}
-		if c.freed[d] {
+		if c.freed[d] || c.isDropped(d) {
 			c.Fail("%s: data object %d is registered as garbage", r.what, d.id)
 		}
 		if c.staged[d] {
@@ -180,7 +212,7 @@ func (c *Checker[O]) verifyObjects() {
 		}
 	}
 	for d := range c.objects {
-		if c.refs[d] == nil && !c.staged[d] && !c.freed[d] {
+		if c.refs[d] == nil && !c.staged[d] && !c.freed[d] && !c.isDropped(d) {
 			c.Fail("%v: data object %d is referenced by nothing", d.owner, d.id)
 		}
 	}

@@ -21,15 +21,20 @@
 //   - garbage: a rejected or failed write deletes what it staged
 //     (Discard); SweepStaged removes what a crash left staged; Free
 //     deletes the objects a commit made unreferenced, or, when there are
-//     many, registers them to be deleted right after the commit
-//     (Store.Update) in transactions of bounded size.
+//     many or large ones, registers them to be deleted right after the
+//     commit (Store.Update) in transactions of bounded size; DropObjects
+//     does the same for every object under a prefix (a deleted blob's,
+//     container's, file's or share's). No transaction reads more than a
+//     few MiB of what it deletes, so deleting an object of any size
+//     commits within kv.MaxTxnDuration where the store counts stored
+//     bytes (kv/usage reads what a range deletion removes unless told).
 //   - reading: Read streams a range of one object, Stream the bytes of a
 //     sparse run of extents, unwritten gaps as zeros.
 //   - sparse content (page blobs, files), one extent per key keyed by its
 //     end offset: Overlapping finds the extents a range meets, Cut
-//     removes a range and keeps the outer parts. Cut, and FreeSized for
-//     a small object, say what each deleted key held (kv.Remove), so a
-//     store that counts stored bytes (kv/usage) reads nothing back.
+//     removes a range and keeps the outer parts. Cut and DeleteSized say
+//     what each deleted key or range held (kv.Remove, kv.RemoveRange),
+//     so a store that counts stored bytes (kv/usage) reads nothing back.
 //   - the invariant check (Checker): every data object is whole,
 //     referenced, staged or registered as freed, and nothing referenced
 //     is missing.

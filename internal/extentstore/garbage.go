@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
@@ -44,19 +45,37 @@ func (l *Layout[O]) Free(tx kv.Txn, o O, doomed map[uint64]bool) error {
 }
 
 // FreeSized is Free for objects whose sizes the caller knows (-1: not
-// known): deleted inline, a small one goes key by key (DeleteSized).
+// known): deleted inline, a small one key by key and a large one saying
+// what it holds (DeleteSized). An object of unknown size is deleted
+// inline only while the chunks read to size such objects stay within
+// inlineReadChunks (a store that counts stored bytes would read all of
+// it to delete it); the others are registered, as many are.
 func (l *Layout[O]) FreeSized(tx kv.Txn, o O, doomed map[uint64]int64) error {
+	var ids []uint64
 	if len(doomed) <= inlineFrees || l.Freed == nil {
+		budget := inlineReadChunks
 		for id, size := range doomed {
-			if err := l.DeleteSized(tx, o, id, size); err != nil {
+			if size >= 0 || l.Freed == nil {
+				if err := l.DeleteSized(tx, o, id, size); err != nil {
+					return err
+				}
+				continue
+			}
+			deleted, err := l.deleteWithin(tx, o, id, &budget)
+			if err != nil {
 				return err
 			}
+			if !deleted {
+				ids = append(ids, id)
+			}
 		}
-		return nil
-	}
-	ids := make([]uint64, 0, len(doomed))
-	for id := range doomed {
-		ids = append(ids, id)
+		if len(ids) == 0 {
+			return nil
+		}
+	} else {
+		for id := range doomed {
+			ids = append(ids, id)
+		}
 	}
 	slices.Sort(ids)
 	// One transaction may free the objects of several owners: its pages
@@ -68,13 +87,51 @@ func (l *Layout[O]) FreeSized(tx kv.Txn, o O, doomed map[uint64]int64) error {
 	}
 	for len(ids) > 0 {
 		k := min(len(ids), freedPerPage)
-		if err := record.Store(tx, p.Uint(uint64(n)), l.Registrations.Freed(o, ids[:k])); err != nil {
+		// A deletion's bookkeeping: a nearly full volume admits it.
+		if err := kv.SetReclaiming(tx, p.Uint(uint64(n)), record.Encode(l.Registrations.Freed(o, ids[:k]))); err != nil {
 			return err
 		}
 		ids = ids[k:]
 		n++
 	}
 	return nil
+}
+
+// inlineReadChunks bounds the chunks FreeSized reads to delete objects
+// of unknown size in the caller's transaction.
+const inlineReadChunks = 4 * inlineDeleteChunks
+
+// deleteWithin deletes object id of o when it has at most *budget
+// chunks, saying what they hold (so they are not read twice), and takes
+// what it read from *budget; it reports whether it deleted the object.
+func (l *Layout[O]) deleteWithin(tx kv.Txn, o O, id uint64, budget *int) (bool, error) {
+	obj := l.object(o, id)
+	var keys, nbytes int64
+	var sizes []int
+	whole := true
+	err := tx.Scan(obj, kv.PrefixEnd(obj), func(k, v []byte) error {
+		if int(keys) == *budget {
+			whole = false
+			return kv.ErrStopScan
+		}
+		keys++
+		nbytes += int64(len(k) + len(v))
+		sizes = append(sizes, len(v))
+		return nil
+	})
+	*budget -= int(keys)
+	if err != nil || !whole {
+		return false, err
+	}
+	if keys > pointDeleteChunks {
+		return true, kv.RemoveRange(tx, obj, kv.PrefixEnd(obj), keys, nbytes)
+	}
+	for i, n := range sizes {
+		if err := kv.Remove(tx, chunk.Key(obj, int64(i)), n); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // inlineDeleteChunks is the most chunks of a data object a collecting
@@ -148,7 +205,7 @@ func (s *Store[O]) collect(ctx context.Context, prefix []byte) (int, error) {
 			if n == len(ids) {
 				return tx.Delete(key)
 			}
-			return record.Store(tx, key, s.layout.Registrations.Freed(o, ids[n:]))
+			return kv.SetReclaiming(tx, key, record.Encode(s.layout.Registrations.Freed(o, ids[n:])))
 		})
 		if err != nil {
 			return deleted, fmt.Errorf("collect garbage: %w", err)
@@ -163,6 +220,9 @@ func (s *Store[O]) collect(ctx context.Context, prefix []byte) (int, error) {
 // CollectGarbage deletes every data object registered as freed: what
 // crashed or failed collections left. SweepStaged runs it first.
 func (s *Store[O]) CollectGarbage(ctx context.Context) (int, error) {
+	if err := s.collectAllDropped(ctx); err != nil {
+		return 0, err
+	}
 	if s.layout.Freed == nil {
 		return 0, nil
 	}

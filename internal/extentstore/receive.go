@@ -225,12 +225,18 @@ func (s *Store[O]) Discard(ctx context.Context, p *Payload[O]) {
 	if p == nil || !p.staged {
 		return
 	}
-	err := s.Store.Update(context.WithoutCancel(ctx), func(tx kv.Txn) error {
-		if err := s.layout.Delete(tx, p.Owner, p.id); err != nil {
-			return err
-		}
-		return tx.Delete(s.layout.Staged.Uint(p.id))
-	})
+	// A piece at a time: staged content may be gigabytes, which a store
+	// that counts stored bytes reads to delete.
+	var err error
+	for gone := false; !gone && err == nil; {
+		err = s.Store.Update(context.WithoutCancel(ctx), func(tx kv.Txn) error {
+			var err error
+			if gone, err = s.layout.deletePiece(tx, p.Owner, p.id); err != nil || !gone {
+				return err
+			}
+			return tx.Delete(s.layout.Staged.Uint(p.id))
+		})
+	}
 	if err != nil {
 		s.log.Error("discard staged data; the sweeper will retry at start-up", "data", p.id, "err", err)
 	}

@@ -3,6 +3,7 @@ package extentstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"time"
@@ -31,6 +32,11 @@ type Layout[O comparable] struct {
 	// Registrations reads and writes the records of both registries;
 	// nil when they are.
 	Registrations Registrations[O]
+	// Dropped keys the registry of key ranges whose data objects a
+	// commit deleted wholesale (a blob's, a container's), to be deleted
+	// after it (Dropped.Uint(commit version).Uint(n)); nil for a service
+	// that deletes them inside the commit (see DropObjects).
+	Dropped tuple.Key
 }
 
 // Registrations encodes a service's registry records, whose format the
@@ -98,15 +104,20 @@ func (l *Layout[O]) Delete(w kv.Writer, o O, id uint64) error {
 const pointDeleteChunks = 4
 
 // DeleteSized deletes object id of o, whose content is size bytes (-1
-// when not known): key by key when it is small, else as Delete does.
-// A small object's chunks are deleted saying their sizes (kv.Remove), so
-// a store that counts stored bytes does not read them back: the caller
-// must know the object holds exactly size bytes, as Write wrote them.
+// when not known): key by key when it is small, else by one range
+// deletion. Either way it says what it deletes (kv.Remove,
+// kv.RemoveRange), so a store that counts stored bytes does not read it
+// back, whatever its size: the caller must know the object holds
+// exactly size bytes, as Write wrote them. With size -1 it is Delete.
 func (l *Layout[O]) DeleteSized(tx kv.Txn, o O, id uint64, size int64) error {
-	if size < 0 || size > pointDeleteChunks*chunk.Size {
+	if size < 0 {
 		return l.Delete(tx, o, id)
 	}
 	obj := l.object(o, id)
+	if size > pointDeleteChunks*chunk.Size {
+		n := chunksFor(size)
+		return kv.RemoveRange(tx, obj, kv.PrefixEnd(obj), n, size+n*int64(len(chunk.Key(obj, 0))))
+	}
 	for i := int64(0); i*chunk.Size < size; i++ {
 		if err := kv.Remove(tx, chunk.Key(obj, i), int(min(chunk.Size, size-i*chunk.Size))); err != nil {
 			return err
@@ -173,12 +184,12 @@ func Stream[O comparable, E Spanned](l *Layout[O], r kv.Reader, o O, extents []E
 // transactions of their own, so that the deletion never rides in the
 // commit and every write path gets it without doing anything.
 func (s *Store[O]) Update(ctx context.Context, fn func(kv.Txn) error) error {
-	if s.layout.Freed == nil {
+	if s.layout.Freed == nil && s.layout.Dropped == nil {
 		return s.Store.Update(ctx, fn)
 	}
 	return s.Store.Update(ctx, func(tx kv.Txn) error {
-		t := &registeringTxn{Txn: tx, freed: s.layout.Freed}
-		if err := fn(t); err != nil || !t.registered {
+		t := &registeringTxn{Txn: tx, freed: s.layout.Freed, dropped: s.layout.Dropped}
+		if err := fn(t); err != nil || !t.freedAny && !t.droppedAny {
 			return err
 		}
 		version := tx.Version()
@@ -186,7 +197,15 @@ func (s *Store[O]) Update(ctx context.Context, fn func(kv.Txn) error) error {
 		// client that went away must not stop it, and a failure leaves
 		// the pages to the sweep.
 		tx.OnCommit(func() {
-			if _, cerr := s.collect(context.WithoutCancel(ctx), s.layout.Freed.Uint(version)); cerr != nil {
+			ctx := context.WithoutCancel(ctx)
+			var cerr error
+			if t.freedAny {
+				_, cerr = s.collect(ctx, s.layout.Freed.Uint(version))
+			}
+			if t.droppedAny {
+				cerr = errors.Join(cerr, s.collectDropped(ctx, s.layout.Dropped.Uint(version)))
+			}
+			if cerr != nil {
 				s.log.Error("collect freed "+s.layout.Name+" data; the sweep at start-up will retry", "version", version, "err", cerr)
 			}
 		})
@@ -194,26 +213,45 @@ func (s *Store[O]) Update(ctx context.Context, fn func(kv.Txn) error) error {
 	})
 }
 
-// registeringTxn notes whether a transaction registered freed objects.
+// registeringTxn notes whether a transaction registered freed objects or
+// dropped ranges.
 type registeringTxn struct {
 	kv.Txn
-	freed      []byte
-	registered bool
+	freed, dropped       []byte // nil: no such registry
+	freedAny, droppedAny bool
+}
+
+func (t *registeringTxn) note(key []byte) {
+	if t.freed != nil && bytes.HasPrefix(key, t.freed) {
+		t.freedAny = true
+	}
+	if t.dropped != nil && bytes.HasPrefix(key, t.dropped) {
+		t.droppedAny = true
+	}
 }
 
 func (t *registeringTxn) Set(key, value []byte) error {
-	if bytes.HasPrefix(key, t.freed) {
-		t.registered = true
-	}
+	t.note(key)
 	return t.Txn.Set(key, value)
 }
 
-// Insert and Remove pass what the caller knows on (kv.KnownWriter).
+// SetReclaiming passes a deletion's bookkeeping on (kv.Reclaimer).
+func (t *registeringTxn) SetReclaiming(key, value []byte) error {
+	t.note(key)
+	return kv.SetReclaiming(t.Txn, key, value)
+}
+
+// Insert, Remove and RemoveRange pass what the caller knows on
+// (kv.KnownWriter, kv.RangeRemover).
 func (t *registeringTxn) Insert(key, value []byte) error {
-	if bytes.HasPrefix(key, t.freed) {
-		t.registered = true
-	}
+	t.note(key)
 	return kv.Insert(t.Txn, key, value)
+}
+
+// Create passes kv.Create on (kv.Creator).
+func (t *registeringTxn) Create(key, value []byte) error {
+	t.note(key)
+	return kv.Create(t.Txn, key, value)
 }
 
 // GetShared passes kv.GetShared on.
@@ -221,4 +259,8 @@ func (t *registeringTxn) GetShared(key []byte) ([]byte, error) { return kv.GetSh
 
 func (t *registeringTxn) Remove(key []byte, size int) error {
 	return kv.Remove(t.Txn, key, size)
+}
+
+func (t *registeringTxn) RemoveRange(start, end []byte, keys, bytes int64) error {
+	return kv.RemoveRange(t.Txn, start, end, keys, bytes)
 }

@@ -138,33 +138,39 @@ func (t *Tx) createFile(acct, share, path string, size int64, h ContentHeaders, 
 }
 
 // dropContent deletes every extent of a file and its data objects, but
-// those a snapshot holds.
+// those a snapshot holds. Without holds, its data objects are dropped
+// (deleted after the commit, a piece at a time: a store that counts
+// stored bytes would read a file of gigabytes to delete it, past the
+// time a transaction may take); content the transaction writes next
+// under the file's ID is spared. With holds, every data object is
+// referenced by a live extent or held, so the objects to delete are those
+// the extents name and no snapshot holds, each deleted saying its size.
 func (t *Tx) dropContent(acct, share string, id uint64) error {
 	x, owner := extentsPrefix(acct, share, id), dataOwner(acct, share, id)
 	held, err := heldData(t.r, acct, share, id)
 	if err != nil {
 		return err
 	}
-	if len(held) > 0 {
-		// Every data object is referenced by a live extent or held, so
-		// the objects to delete are those the extents name and no
-		// snapshot holds.
-		ext, err := overlapping(t.r, acct, share, id, 0, MaxFileSize)
-		if err != nil {
+	if len(held) == 0 {
+		if err := t.tx.DeleteRange(x, kv.PrefixEnd(x)); err != nil {
 			return err
 		}
-		for _, e := range ext {
-			if held[e.Data] {
-				continue
-			}
-			held[e.Data] = true // deleted once
-			if err := objects.Delete(t.tx, owner, e.Data); err != nil {
-				return err
-			}
-		}
-		return t.tx.DeleteRange(x, kv.PrefixEnd(x))
+		return objects.DropObjects(t.tx, objects.Objects(owner), t.dataBound())
 	}
-	return kv.DeletePrefixes(t.tx, x, objects.Objects(owner))
+	ext, err := overlapping(t.r, acct, share, id, 0, MaxFileSize)
+	if err != nil {
+		return err
+	}
+	for _, e := range ext {
+		if held[e.Data] {
+			continue
+		}
+		held[e.Data] = true // deleted once
+		if err := objects.DeleteSized(t.tx, owner, e.Data, e.DataSize); err != nil {
+			return err
+		}
+	}
+	return t.tx.DeleteRange(x, kv.PrefixEnd(x))
 }
 
 // GetFileProperties returns a file's record.

@@ -71,7 +71,12 @@ func extentKey(acct, share string, file uint64, end int64) tuple.Key {
 // live share even when a snapshot namespace reads them: a snapshot shares
 // the data objects of the files it copied.
 func filePayloadPrefix(acct, share string, file uint64) tuple.Key {
-	return accountKey(acct).Raw("d").Str(baseShare(share)).Uint(file)
+	return sharePayloadPrefix(acct, baseShare(share)).Uint(file)
+}
+
+// sharePayloadPrefix covers the data objects of a live share's files.
+func sharePayloadPrefix(acct, share string) tuple.Key {
+	return accountKey(acct).Raw("d").Str(share)
 }
 
 // handlesPrefix covers the open handles of the directory or file with

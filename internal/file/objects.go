@@ -4,16 +4,21 @@ import (
 	"fmt"
 
 	"github.com/cerulean-db/cerulean/internal/extentstore"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
 // objects is where file content lives in the content store Blob shares
 // (package extentstore): a file's data objects under "Fa acct d share
-// file". Every object is written and deleted inside the transaction that
-// references or frees it, so Files has no registries.
+// file". Every object is written inside the transaction that references
+// it, and freed objects are deleted there too, saying their sizes; only
+// the data of a deleted file or share, which may be more than a store
+// that counts stored bytes can read in one transaction, is dropped, to be
+// deleted after the commit (registered under Fd).
 var objects = &extentstore.Layout[fileRef]{
 	Name:    "file",
 	Objects: func(f fileRef) tuple.Key { return filePayloadPrefix(f.acct, f.share, f.id) },
+	Dropped: tuple.New(keyspace.FileDropped),
 }
 
 // dataOwner names the owner of a file's data objects: they live under the

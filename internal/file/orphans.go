@@ -70,8 +70,21 @@ func (s *Service) SweepOrphanHandles(ctx context.Context) (int, error) {
 	return closed, nil
 }
 
-// StartSweeper runs SweepOrphanHandles every interval until the returned
-// stop is called.
+// StartSweeper runs SweepOrphanHandles and CollectGarbage every interval
+// until the returned stop is called.
 func (s *Service) StartSweeper(interval time.Duration) (stop func()) {
-	return background.Every(interval, s.log, "orphan handle sweep", s.SweepOrphanHandles)
+	return background.Every(interval, s.log, "orphan handle sweep", func(ctx context.Context) (int, error) {
+		n, err := s.SweepOrphanHandles(ctx)
+		if err != nil {
+			return n, err
+		}
+		_, err = s.CollectGarbage(ctx)
+		return n, err
+	})
+}
+
+// CollectGarbage deletes the data of deleted files and shares that a
+// crash or a failure left registered (see extentstore.DropObjects).
+func (s *Service) CollectGarbage(ctx context.Context) (int, error) {
+	return s.content.CollectGarbage(ctx)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/extentstore"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/liveness"
 	"github.com/cerulean-db/cerulean/internal/svcconfig"
@@ -24,6 +25,8 @@ type Config = svcconfig.Config
 // It speaks no HTTP; NewHandler serves it on the wire.
 type Service struct {
 	store kv.Store
+	// content is store as the content store of files' data.
+	content *extentstore.Store[fileRef]
 	// accounts are not a domain rule: the handler authenticates against
 	// them, and is built from the Service alone.
 	accounts *azauth.Accounts
@@ -72,7 +75,10 @@ func (s *Service) owner() string {
 // New returns a Service over cfg.Store.
 func New(cfg Config, opts ...Option) *Service {
 	cfg = cfg.WithDefaults()
-	s := &Service{store: cfg.Store, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger,
+	// The content store collects the data a commit dropped once the
+	// commit is done.
+	content := extentstore.New(cfg.Store, objects, cfg.Now, cfg.Logger)
+	s := &Service{store: content, content: content, accounts: cfg.Accounts, now: cfg.Now, log: cfg.Logger,
 		waiters: &lockWaiters{files: map[fileRef]chan struct{}{}}, watchers: &changeWatchers{}}
 	for _, o := range opts {
 		o(s)
@@ -139,6 +145,11 @@ func (s *Service) viewStore(ctx context.Context, fn func(kv.Reader) error) error
 	}
 	return s.store.View(ctx, fn)
 }
+
+// dataBound is above the ID of every data object written before tx, and
+// below those tx and later transactions write (newID): what a drop of a
+// file's or a share's data spares (extentstore.DropObjects).
+func (t *Tx) dataBound() uint64 { return t.tx.Version() << idBits }
 
 // idBits is how many IDs one transaction may hand out: an ID is the
 // commit version shifted left by idBits plus a sequence number.

@@ -1,6 +1,7 @@
 package file
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -227,12 +228,25 @@ func (t *Tx) deleteLiveShare(acct, name string) error {
 	if err := t.tx.Delete(shareKey(acct, name)); err != nil {
 		return err
 	}
+	return t.deleteShareKeys(acct, name)
+}
+
+// deleteShareKeys deletes every key range a share owns (a live one, or
+// a deleted one's alias). Its data objects are dropped: deleted after the
+// commit, a piece at a time, as a share may hold more than a store that
+// counts stored bytes can read in one transaction; those of a share made
+// anew under the name are spared.
+func (t *Tx) deleteShareKeys(acct, name string) error {
+	data := sharePayloadPrefix(acct, name)
 	for _, r := range shareRanges(acct, name) {
+		if bytes.Equal(r[0], data) {
+			continue
+		}
 		if err := t.tx.DeleteRange(r[0], r[1]); err != nil {
 			return err
 		}
 	}
-	return nil
+	return objects.DropObjects(t.tx, data, t.dataBound())
 }
 
 // LeaseShare runs a lease operation on a share: 15 to 60 s or infinite,

@@ -237,10 +237,8 @@ func (s *Service) purgeDeleted(ctx context.Context, acct, name, version string) 
 				return false, err
 			}
 		}
-		for _, r := range shareRanges(acct, alias) {
-			if err := t.tx.DeleteRange(r[0], r[1]); err != nil {
-				return false, err
-			}
+		if err := t.deleteShareKeys(acct, alias); err != nil {
+			return false, err
 		}
 		return true, nil
 	})

@@ -310,7 +310,7 @@ func (t *Tx) deleteSnapshot(acct, share, snap string) error {
 			return err
 		}
 		if !used {
-			if err := objects.Delete(t.tx, dataOwner(acct, share, o.file), o.data); err != nil {
+			if err := objects.DeleteSized(t.tx, dataOwner(acct, share, o.file), o.data, o.size); err != nil {
 				return err
 			}
 		}

@@ -84,3 +84,45 @@ func GetShared(r Reader, key []byte) ([]byte, error) {
 	}
 	return r.Get(key)
 }
+
+// RangeRemover is implemented by a Txn layer that reads what a range
+// deletion removes only to learn how much it was (kv/usage). Told, it
+// skips the read, which for a data object of gigabytes would outlast
+// MaxTxnDuration.
+type RangeRemover interface {
+	// RemoveRange is DeleteRange of [start, end), which holds exactly
+	// keys keys whose keys and values add up to bytes as the transaction
+	// sees it, all of them pieces of content (chunks), none a record
+	// that stands for an object of its own.
+	RemoveRange(start, end []byte, keys, bytes int64) error
+}
+
+// RemoveRange deletes [start, end), which the caller knows holds keys
+// keys of bytes bytes (keys and values), all chunks of content, as tx
+// sees it. On a plain Txn it is DeleteRange.
+func RemoveRange(tx Txn, start, end []byte, keys, bytes int64) error {
+	if r, ok := tx.(RangeRemover); ok {
+		return r.RemoveRange(start, end, keys, bytes)
+	}
+	return tx.DeleteRange(start, end)
+}
+
+// Reclaimer is implemented by a Txn whose store refuses writes while its
+// volume is nearly full but admits transactions that only delete, since
+// deleting is how space comes back (the embedded engine).
+type Reclaimer interface {
+	// SetReclaiming is Set of a small record that a deletion needs to
+	// finish after its commit (what it registers to delete a piece at a
+	// time): the transaction still counts as one that only deletes.
+	SetReclaiming(key, value []byte) error
+}
+
+// SetReclaiming writes value under key as the bookkeeping of a deletion
+// (Reclaimer), admitted on a nearly full volume as the deletion is. On a
+// plain Txn it is Set.
+func SetReclaiming(tx Txn, key, value []byte) error {
+	if r, ok := tx.(Reclaimer); ok {
+		return r.SetReclaiming(key, value)
+	}
+	return tx.Set(key, value)
+}

@@ -292,6 +292,10 @@ func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		if _, err := files.SweepOrphanHandles(ctx); err != nil {
 			return nil, errors.Join(err, s.Shutdown(context.Background()))
 		}
+		// Data of deleted files and shares a crash left to delete.
+		if _, err := files.CollectGarbage(ctx); err != nil {
+			return nil, errors.Join(err, s.Shutdown(context.Background()))
+		}
 	}
 	files.UseProcesses(s.processes)
 	s.stopFileSweeper = files.StartSweeper(liveness.TTL)

@@ -215,3 +215,36 @@ func TestSmallVolume(t *testing.T) {
 	onDisk, apparent = allocated(t, dir)
 	t.Logf("data directory at the end: %.1f MiB on disk, %.1f MiB apparent", float64(onDisk)/(1<<20), float64(apparent)/(1<<20))
 }
+
+// TestTenMiBOnA128MiBVolume: with the default settings, 10 MiB of blobs
+// fit comfortably on a 128 MiB volume (the reserve there is 5%, 6.4
+// MiB): every upload is accepted, the server stays ready, and the data
+// directory takes at most a quarter of the volume.
+func TestTenMiBOnA128MiBVolume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("mounts a volume")
+	}
+	vol := mountSmallVolume(t, 128<<20)
+	dir := filepath.Join(vol, "data")
+	srv := startOnVolume(t, dir)
+	ctx := context.Background()
+	blobs, err := azblob.NewClientFromConnectionString(srv.ConnectionString(azauth.DevAccount, azauth.DevKey), &azblob.ClientOptions{ClientOptions: noRetry})
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, "create container", err2(blobs.CreateContainer(ctx, "ten", nil)))
+	for i := range 10 {
+		must(t, fmt.Sprintf("upload blob %d of 10 MiB", i+1), err2(blobs.UploadBuffer(ctx, "ten", fmt.Sprintf("blob-%d", i), payload(i), nil)))
+	}
+	if resp, err := http.Get("http://" + srv.AdminAddr() + "/readyz"); err != nil {
+		t.Fatal(err)
+	} else if _ = resp.Body.Close(); resp.StatusCode != http.StatusOK {
+		t.Errorf("/readyz with 10 MiB stored on a 128 MiB volume: %d, want 200", resp.StatusCode)
+	}
+	onDisk, apparent := allocated(t, dir)
+	t.Logf("10 MiB of blobs: data directory %.1f MiB on disk, %.1f MiB apparent", float64(onDisk)/(1<<20), float64(apparent)/(1<<20))
+	if onDisk > 32<<20 {
+		t.Errorf("10 MiB of blobs take %d bytes on disk, want at most 32 MiB of a 128 MiB volume", onDisk)
+	}
+	stop(t, srv)
+}

@@ -38,6 +38,7 @@ const (
 	BlobAccounts = "Ba"
 	BlobStaged   = "Bs"
 	BlobGarbage  = "Bg"
+	BlobDropped  = "Bd"
 
 	QueueAccounts = "Qa"
 
@@ -45,6 +46,7 @@ const (
 	TableETagClock = "Tc"
 
 	FileAccounts = "Fa"
+	FileDropped  = "Fd"
 
 	CosmosDatabases   = "Cd"
 	CosmosContainers  = "Cc"
@@ -96,10 +98,12 @@ var All = []Tag{
 	{BlobAccounts, blobOwner, "an account's blob service: properties, containers, blobs, extents, blocks, snapshots, versions, tag index, data chunks"},
 	{BlobStaged, blobOwner, "data objects being uploaded, by data id, for the sweep to free when their upload died"},
 	{BlobGarbage, blobOwner, "data objects a commit made unreferenced, by commit version, to be deleted after it"},
+	{BlobDropped, blobOwner, "key ranges of data objects a commit deleted with their blob or container, by commit version, to be deleted after it"},
 	{QueueAccounts, "internal/queue", "an account's queue service: properties, queues, messages by visibility time"},
 	{TableAccounts, "internal/table", "an account's table service: properties, tables, entities and their chunks"},
 	{TableETagClock, "internal/table", "the clock that keeps entity timestamps (and ETags) increasing"},
 	{FileAccounts, "internal/file", "an account's file service: properties, shares, directories, files, extents, handles, locks, snapshots"},
+	{FileDropped, "internal/file", "key ranges of data objects a commit deleted with their file or share, by commit version, to be deleted after it"},
 	{CosmosDatabases, cosmosPkg, "databases"},
 	{CosmosContainers, cosmosPkg, "containers, by database"},
 	{CosmosItems, cosmosPkg, "items, by database, container and partition key"},

@@ -135,6 +135,16 @@ func (t *txn) Set(key, value []byte) error {
 	return nil
 }
 
+// SetReclaiming implements kv.Reclaimer: Set, marked so that a nearly
+// full volume admits it (Write.Reclaim).
+func (t *txn) SetReclaiming(key, value []byte) error {
+	if err := checkSize(key, len(value), t.writes.size); err != nil {
+		return err
+	}
+	t.writes.setReclaim(bytes.Clone(key), bytes.Clone(value))
+	return nil
+}
+
 func (t *txn) Delete(key []byte) error {
 	if err := checkSize(key, 0, t.writes.size); err != nil {
 		return err

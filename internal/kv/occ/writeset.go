@@ -28,6 +28,9 @@ type Write struct {
 	// a transaction that otherwise only deletes may write on a nearly
 	// full volume.
 	Count bool
+	// Reclaim marks the bookkeeping of a deletion (kv.Reclaimer), which a
+	// nearly full volume admits with it.
+	Reclaim bool
 }
 
 // WriteSet is a transaction's buffered writes.
@@ -64,6 +67,12 @@ func (w *WriteSet) Points(fn func(Write)) {
 func (w *WriteSet) set(key, value []byte) {
 	w.size += len(key) + len(value)
 	w.points.ReplaceOrInsert(Write{Key: key, Value: value})
+}
+
+// setReclaim writes a deletion's bookkeeping (Write.Reclaim).
+func (w *WriteSet) setReclaim(key, value []byte) {
+	w.size += len(key) + len(value)
+	w.points.ReplaceOrInsert(Write{Key: key, Value: value, Reclaim: true})
 }
 
 // setCount writes a count's sum (Write.Count).

@@ -196,10 +196,11 @@ func (g *spaceGuard) close() {
 
 // onlyDeletes reports whether w only deletes, besides the sums of the
 // counts its deletions changed (the stored-bytes counts every write
-// keeps).
+// keeps) and the records that register what they delete after the commit
+// (kv.Reclaimer).
 func onlyDeletes(w *occ.WriteSet) bool {
 	only := true
-	w.Points(func(p occ.Write) { only = only && (p.Delete || p.Count) })
+	w.Points(func(p occ.Write) { only = only && (p.Delete || p.Count || p.Reclaim) })
 	return only
 }
 

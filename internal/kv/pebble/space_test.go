@@ -175,9 +175,19 @@ func TestStartupUsesTheEmergencyMargin(t *testing.T) {
 	if err := write(); !errors.Is(err, kv.ErrNoSpace) {
 		t.Fatalf("a write after start-up with 200 KiB free: %v, want ErrNoSpace", err)
 	}
-	// Deleting is how space comes back: always admitted.
+	// Deleting is how space comes back: always admitted, with the record
+	// that registers what it deletes after its commit.
 	if err := s.Update(ctx, func(tx kv.Txn) error { return tx.Delete([]byte("k")) }); err != nil {
 		t.Fatalf("a deletion on a full volume: %v", err)
+	}
+	err = s.Update(ctx, func(tx kv.Txn) error {
+		if err := tx.DeleteRange([]byte("obj/"), []byte("obj0")); err != nil {
+			return err
+		}
+		return kv.SetReclaiming(tx, []byte("dropped/1"), []byte("obj/..obj0"))
+	})
+	if err != nil {
+		t.Fatalf("a deletion with its bookkeeping on a full volume: %v", err)
 	}
 }
 

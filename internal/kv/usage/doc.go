@@ -11,7 +11,9 @@
 // the key with Get or written it (the layer keeps those sizes), or the
 // caller said what the key holds (kv.Insert, kv.Remove: on PostgreSQL a
 // read of an absent key locks the index page where it would go) — and a
-// range deletion is preceded by a scan of what it removes. Serializability makes the
+// range deletion is preceded by a scan of what it removes, unless the
+// caller said what the range holds (kv.RemoveRange: a data object of
+// gigabytes, read, would outlast kv.MaxTxnDuration). Serializability makes the
 // sizes exact: a concurrent change to a key the layer read makes one of
 // the transactions run again.
 //

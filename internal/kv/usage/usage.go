@@ -458,16 +458,24 @@ func (t *txn) present(space int, key []byte) (Counts, error) {
 	return sizeOfLen(t.s.spaces[space], key, n), nil
 }
 
-func (t *txn) Set(key, value []byte) error {
+func (t *txn) Set(key, value []byte) error { return t.set(key, value, t.Txn.Set) }
+
+// SetReclaiming implements kv.Reclaimer, counting the write as Set does.
+func (t *txn) SetReclaiming(key, value []byte) error {
+	return t.set(key, value, func(k, v []byte) error { return kv.SetReclaiming(t.Txn, k, v) })
+}
+
+// set counts a write of value under key, which write makes.
+func (t *txn) set(key, value []byte, write func(k, v []byte) error) error {
 	i := t.s.space(key)
 	if i < 0 || !t.st.counted(key) {
-		return t.Txn.Set(key, value)
+		return write(key, value)
 	}
 	was, err := t.present(i, key)
 	if err != nil {
 		return err
 	}
-	if err := t.Txn.Set(key, value); err != nil {
+	if err := write(key, value); err != nil {
 		return err
 	}
 	t.note(key, len(value))
@@ -537,6 +545,37 @@ func (t *txn) Remove(key []byte, size int) error {
 	return nil
 }
 
+// RemoveRange implements kv.RangeRemover: a range inside one space whose
+// size the caller knows is subtracted without reading it. Any other
+// range (across spaces, or not wholly counted yet) is deleted as
+// DeleteRange deletes it.
+func (t *txn) RemoveRange(start, end []byte, keys, size int64) error {
+	i := t.s.space(start)
+	if i < 0 || !t.st.done || end == nil || bytes.Compare(end, start) <= 0 {
+		return t.DeleteRange(start, end)
+	}
+	if hi := kv.PrefixEnd(t.s.spaces[i].Prefix); hi != nil && bytes.Compare(end, hi) > 0 {
+		return t.DeleteRange(start, end)
+	}
+	if err := t.Txn.DeleteRange(start, end); err != nil {
+		return err
+	}
+	t.forget(start, end)
+	if keys != 0 || size != 0 {
+		t.change(i, Counts{Bytes: -size, Records: -keys})
+	}
+	return nil
+}
+
+// forget marks the noted keys in [start, end) absent.
+func (t *txn) forget(start, end []byte) {
+	for k := range t.sizes {
+		if k >= string(start) && (end == nil || k < string(end)) {
+			t.sizes[k] = absent
+		}
+	}
+}
+
 // DeleteRange implements kv.Txn: what the range holds in the spaces is
 // scanned (in the transaction, so a concurrent write into the range
 // conflicts) and subtracted before it is deleted.
@@ -572,11 +611,7 @@ func (t *txn) DeleteRange(start, end []byte) error {
 			t.change(i, Counts{Bytes: -gone.Bytes, Records: -gone.Records, Objects: -gone.Objects})
 		}
 	}
-	for k := range t.sizes {
-		if k >= string(start) && (end == nil || k < string(end)) {
-			t.sizes[k] = absent
-		}
-	}
+	t.forget(start, end)
 	return t.Txn.DeleteRange(start, end)
 }
 

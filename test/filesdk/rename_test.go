@@ -248,7 +248,6 @@ func (d frontDoor) Do(req *http.Request) (*http.Response, error) {
 func TestRenameProductionURL(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	ctx := t.Context()
 	sc := f.share(t, "renameprod")
 	sasURL, err := f.svc.GetSASURL(sas.AccountResourceTypes{Service: true, Container: true, Object: true},
 		sas.AccountPermissions{Read: true, Write: true, Create: true, Delete: true, List: true}, time.Now().Add(time.Hour), nil)
@@ -266,23 +265,7 @@ func TestRenameProductionURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := svc.NewShareClient("renameprod").NewRootDirectoryClient()
-	createFile(t, root.NewFileClient("a"), 1)
-	if _, err := root.NewFileClient("a").Rename(ctx, "b", nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := root.NewSubdirectoryClient("d").Create(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := root.NewSubdirectoryClient("d").Rename(ctx, "e", nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sc.NewRootDirectoryClient().NewFileClient("b").GetProperties(ctx, nil); err != nil {
-		t.Errorf("b after the rename: %v", err)
-	}
-	if _, err := sc.NewDirectoryClient("e").GetProperties(ctx, nil); err != nil {
-		t.Errorf("e after the rename: %v", err)
-	}
+	renameFileAndDirectory(t, svc.NewShareClient("renameprod").NewRootDirectoryClient(), sc.NewRootDirectoryClient())
 }
 
 // TestRenameSourceTrailingDot: with AllowTrailingDot a client keeps the
@@ -366,7 +349,16 @@ func TestRenameHostStyle(t *testing.T) {
 	if _, err := sc.Create(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	root := sc.NewRootDirectoryClient()
+	renameFileAndDirectory(t, sc.NewRootDirectoryClient(), f.svc.NewShareClient("renamehost").NewRootDirectoryClient())
+}
+
+// renameFileAndDirectory renames a new file a to b and a new directory d
+// to e through root, a client of the endpoint form under test, and finds
+// them under their new names through check, a path-style client of the
+// same share.
+func renameFileAndDirectory(t *testing.T, root, check *directory.Client) {
+	t.Helper()
+	ctx := t.Context()
 	createFile(t, root.NewFileClient("a"), 1)
 	if _, err := root.NewFileClient("a").Rename(ctx, "b", nil); err != nil {
 		t.Fatal(err)
@@ -377,11 +369,10 @@ func TestRenameHostStyle(t *testing.T) {
 	if _, err := root.NewSubdirectoryClient("d").Rename(ctx, "e", nil); err != nil {
 		t.Fatal(err)
 	}
-	path := f.svc.NewShareClient("renamehost").NewRootDirectoryClient()
-	if _, err := path.NewFileClient("b").GetProperties(ctx, nil); err != nil {
+	if _, err := check.NewFileClient("b").GetProperties(ctx, nil); err != nil {
 		t.Errorf("b after the rename: %v", err)
 	}
-	if _, err := path.NewSubdirectoryClient("e").GetProperties(ctx, nil); err != nil {
+	if _, err := check.NewSubdirectoryClient("e").GetProperties(ctx, nil); err != nil {
 		t.Errorf("e after the rename: %v", err)
 	}
 }

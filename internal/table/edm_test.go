@@ -218,6 +218,16 @@ func TestETag(t *testing.T) {
 			}
 		}
 	}
+	// Azure's own rendering of a datetime, from a recorded answer (the
+	// Go SDK's aztables recordings): seven fractional digits at most,
+	// trailing zeros dropped, colons escaped.
+	recorded := uint64(time.Date(2021, 4, 13, 15, 57, 40, 962_420_000, time.UTC).UnixNano() / 100)
+	if got, want := etag(recorded), `W/"datetime'2021-04-13T15%3A57%3A40.96242Z'"`; got != want {
+		t.Errorf("etag(%d) = %s, want %s", recorded, got, want)
+	}
+	if got, want := etag(recorded+1), `W/"datetime'2021-04-13T15%3A57%3A40.9624201Z'"`; got != want {
+		t.Errorf("etag(%d) = %s, want %s", recorded+1, got, want)
+	}
 	for _, bad := range []string{"", "*", `"0x8D"`, `W/"datetime'nope'"`, `W/"datetime'1960-01-01T00%3A00%3A00.0000000Z'"`} {
 		if _, ok := parseETag(bad); ok {
 			t.Errorf("parseETag(%q) accepted", bad)

@@ -18,8 +18,24 @@ const etagLayout = "2006-01-02T15:04:05.9999999Z"
 // 100 ns ticks after 1970-01-01 (see doc.go): two versions never share an
 // ETag, whatever the clock does.
 func etag(version uint64) string {
+	var buf [64]byte
+	return string(appendETag(buf[:0], version))
+}
+
+// appendETag appends etag(version) to b, escaping the datetime's colons
+// as it goes (every entity write and listed entity renders one).
+func appendETag(b []byte, version uint64) []byte {
 	t := time.Unix(int64(version/1e7), int64(version%1e7)*100).UTC()
-	return `W/"datetime'` + strings.ReplaceAll(t.Format(etagLayout), ":", "%3A") + `'"`
+	b = append(b, `W/"datetime'`...)
+	var dt [40]byte
+	for _, c := range t.AppendFormat(dt[:0], etagLayout) {
+		if c == ':' {
+			b = append(b, "%3A"...)
+		} else {
+			b = append(b, c)
+		}
+	}
+	return append(b, `'"`...)
 }
 
 // parseETag recovers the version an ETag was rendered from. It accepts

@@ -60,3 +60,16 @@ func TestCheckRequestDate(t *testing.T) {
 		t.Errorf("without a wall clock the date is not checked, got %v", err)
 	}
 }
+
+// The parse of the last request date is kept: repeated, alternating and
+// unreadable dates each still read as http.ParseTime reads them.
+func TestParseRequestDateKeepsTheLast(t *testing.T) {
+	a, b := "Mon, 01 Jun 2026 12:00:00 GMT", "Monday, 01-Jun-26 12:00:01 GMT"
+	for _, v := range []string{a, a, b, a, "yesterday", a, b, b, "Mon Jun  1 12:00:02 2026", a} {
+		got, err := parseRequestDate(v)
+		want, wantErr := http.ParseTime(v)
+		if !got.Equal(want) || (err == nil) != (wantErr == nil) {
+			t.Errorf("parseRequestDate(%q) = %v, %v; http.ParseTime gives %v, %v", v, got, err, want, wantErr)
+		}
+	}
+}

@@ -32,7 +32,8 @@ func BuildBinary(t testing.TB) string {
 			buildErr = fmt.Errorf("go env GOMOD: %w", err)
 			return
 		}
-		dir, err := os.MkdirTemp("", "cerulean-bin-")
+		removeStaleBinaries()
+		dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", binDirPrefix, os.Getpid()))
 		if err != nil {
 			buildErr = err
 			return
@@ -48,6 +49,36 @@ func BuildBinary(t testing.TB) string {
 		t.Fatal(buildErr)
 	}
 	return builtBin
+}
+
+// binDirPrefix starts the name of the directory each test process builds
+// the binary into, followed by the process's pid.
+const binDirPrefix = "cerulean-bin-"
+
+// removeStaleBinaries removes the binaries earlier test processes built
+// (about 70 MB each, one per test package every run): those whose process
+// has ended, and those named before the pid was part of the name once
+// they are an hour old. A test process has no hook at its exit to remove
+// its own.
+func removeStaleBinaries() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), binDirPrefix+"*"))
+	for _, dir := range dirs {
+		rest := strings.TrimPrefix(filepath.Base(dir), binDirPrefix)
+		pidText, _, named := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		switch {
+		case named && err == nil && pid > 0:
+			if syscall.Kill(pid, 0) != syscall.ESRCH {
+				continue // still running (or not ours to ask)
+			}
+		default:
+			info, err := os.Stat(dir)
+			if err != nil || time.Since(info.ModTime()) < time.Hour {
+				continue
+			}
+		}
+		_ = os.RemoveAll(dir)
+	}
 }
 
 // Process is the built binary running on free loopback ports.

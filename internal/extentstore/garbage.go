@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
-	"github.com/cerulean-db/cerulean/internal/kv/chunk"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
@@ -123,15 +122,7 @@ func (l *Layout[O]) deleteWithin(tx kv.Txn, o O, id uint64, budget *int) (bool, 
 	if err != nil || !whole {
 		return false, err
 	}
-	if keys > pointDeleteChunks {
-		return true, kv.RemoveRange(tx, obj, kv.PrefixEnd(obj), keys, nbytes)
-	}
-	for i, n := range sizes {
-		if err := kv.Remove(tx, chunk.Key(obj, int64(i)), n); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
+	return true, removeChunks(tx, obj, keys, nbytes, func(i int64) int { return sizes[i] })
 }
 
 // inlineDeleteChunks is the most chunks of a data object a collecting

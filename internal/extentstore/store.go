@@ -114,12 +114,22 @@ func (l *Layout[O]) DeleteSized(tx kv.Txn, o O, id uint64, size int64) error {
 		return l.Delete(tx, o, id)
 	}
 	obj := l.object(o, id)
-	if size > pointDeleteChunks*chunk.Size {
-		n := chunksFor(size)
-		return kv.RemoveRange(tx, obj, kv.PrefixEnd(obj), n, size+n*int64(len(chunk.Key(obj, 0))))
+	n := chunksFor(size)
+	return removeChunks(tx, obj, n, size+n*int64(len(chunk.Key(obj, 0))), func(i int64) int {
+		return int(min(chunk.Size, size-i*chunk.Size))
+	})
+}
+
+// removeChunks deletes the n chunks of data object obj, which hold nbytes
+// of keys and values, chunk i holding a value of valueSize(i) bytes,
+// saying what each deletion removes (so a store that counts stored bytes
+// reads nothing back): a large object as one range, a small one key by key.
+func removeChunks(tx kv.Txn, obj []byte, n, nbytes int64, valueSize func(i int64) int) error {
+	if n > pointDeleteChunks {
+		return kv.RemoveRange(tx, obj, kv.PrefixEnd(obj), n, nbytes)
 	}
-	for i := int64(0); i*chunk.Size < size; i++ {
-		if err := kv.Remove(tx, chunk.Key(obj, i), int(min(chunk.Size, size-i*chunk.Size))); err != nil {
+	for i := range n {
+		if err := kv.Remove(tx, chunk.Key(obj, i), valueSize(i)); err != nil {
 			return err
 		}
 	}

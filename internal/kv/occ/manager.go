@@ -299,7 +299,7 @@ func add(t *txn, snap *committed) error {
 		if err != nil {
 			return fmt.Errorf("count %q: %w", key, err)
 		}
-		t.writes.setCount(key, binary.BigEndian.AppendUint64(nil, uint64(n+delta)))
+		t.writes.put(Write{Key: key, Value: binary.BigEndian.AppendUint64(nil, uint64(n+delta)), Count: true})
 	}
 	return nil
 }

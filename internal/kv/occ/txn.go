@@ -127,21 +127,17 @@ func scanResult(err error) error {
 	return err
 }
 
-func (t *txn) Set(key, value []byte) error {
-	if err := checkSize(key, len(value), t.writes.size); err != nil {
-		return err
-	}
-	t.writes.set(bytes.Clone(key), bytes.Clone(value))
-	return nil
-}
+func (t *txn) Set(key, value []byte) error { return t.put(key, value, false) }
 
 // SetReclaiming implements kv.Reclaimer: Set, marked so that a nearly
 // full volume admits it (Write.Reclaim).
-func (t *txn) SetReclaiming(key, value []byte) error {
+func (t *txn) SetReclaiming(key, value []byte) error { return t.put(key, value, true) }
+
+func (t *txn) put(key, value []byte, reclaim bool) error {
 	if err := checkSize(key, len(value), t.writes.size); err != nil {
 		return err
 	}
-	t.writes.setReclaim(bytes.Clone(key), bytes.Clone(value))
+	t.writes.put(Write{Key: bytes.Clone(key), Value: bytes.Clone(value), Reclaim: reclaim})
 	return nil
 }
 

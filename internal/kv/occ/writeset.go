@@ -64,27 +64,15 @@ func (w *WriteSet) Points(fn func(Write)) {
 	w.points.Ascend(func(p Write) bool { fn(p); return true })
 }
 
-func (w *WriteSet) set(key, value []byte) {
-	w.size += len(key) + len(value)
-	w.points.ReplaceOrInsert(Write{Key: key, Value: value})
+// put buffers p, replacing any earlier write of its key.
+func (w *WriteSet) put(p Write) {
+	w.size += len(p.Key) + len(p.Value)
+	w.points.ReplaceOrInsert(p)
 }
 
-// setReclaim writes a deletion's bookkeeping (Write.Reclaim).
-func (w *WriteSet) setReclaim(key, value []byte) {
-	w.size += len(key) + len(value)
-	w.points.ReplaceOrInsert(Write{Key: key, Value: value, Reclaim: true})
-}
+func (w *WriteSet) set(key, value []byte) { w.put(Write{Key: key, Value: value}) }
 
-// setCount writes a count's sum (Write.Count).
-func (w *WriteSet) setCount(key, value []byte) {
-	w.size += len(key) + len(value)
-	w.points.ReplaceOrInsert(Write{Key: key, Value: value, Count: true})
-}
-
-func (w *WriteSet) del(key []byte) {
-	w.size += len(key)
-	w.points.ReplaceOrInsert(Write{Key: key, Delete: true})
-}
+func (w *WriteSet) del(key []byte) { w.put(Write{Key: key, Delete: true}) }
 
 func (w *WriteSet) deleteRange(s Span) {
 	w.size += len(s.Start) + len(s.End)

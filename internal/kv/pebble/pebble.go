@@ -111,6 +111,26 @@ func tableSize(reserve uint64) int64 {
 	return int64(min(max(reserve/32, 1<<20), 8<<20))
 }
 
+// l0Threshold is pebble's L0CompactionThreshold for a reserve of reserve
+// bytes: a sixteenth of the reserve in MiB, from 4 to 16 (16 without a
+// reserve). Pebble starts compacting level 0 into the level below once it
+// holds half that many sublevels (one per flushed memtable, as new keys
+// fall all over the keyspace), and since new blobs', entities' and
+// messages' keys spread everywhere, each such compaction rewrites most of
+// the level below. With pebble's 4 (two 4 MiB flushes), 40 s of durable
+// 1 KiB Put Blob spent 39% of the server's CPU compacting and each write
+// cost 185 µs; with 16 (eight flushes) 16% and 140 µs
+// (docs/performance.md, "Level 0 that gathers more before it compacts").
+// What one compaction takes from level 0 (8 × 4 MiB at 16) stays within an
+// eighth of the reserve, so on a small volume it still fits in the space
+// the reserve keeps.
+func l0Threshold(reserve uint64) int {
+	if reserve == 0 {
+		return 16
+	}
+	return int(min(max(reserve/(16<<20), 4), 16))
+}
+
 // Open opens (or creates) the store in dir.
 func Open(dir string, o Options) (*Store, error) {
 	if o.MinFreeBytes == AutoReserve {
@@ -136,8 +156,8 @@ func Open(dir string, o Options) (*Store, error) {
 		FS:                          vfs.OnDiskFull(fs, backoff.onDiskFull),
 		MemTableSize:                memTableSize,
 		MemTableStopWritesThreshold: memTablesQueue,
-		L0CompactionThreshold:       4,
-		L0StopWritesThreshold:       24,
+		L0CompactionThreshold:       l0Threshold(o.MinFreeBytes),
+		L0StopWritesThreshold:       max(24, 2*l0Threshold(o.MinFreeBytes)),
 		Logger:                      quietLogger{},
 	}
 	// The manager counting the running transactions exists only once the

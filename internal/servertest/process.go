@@ -139,6 +139,9 @@ func startProcess(t testing.TB, bin, dataDir string, extra []string) (p *Process
 		t.Fatal(err)
 	}
 	p.log = logf.Name()
+	// Registered before Kill's cleanup, so it runs after it: the log is
+	// read back until the process is gone, and not needed after the test.
+	t.Cleanup(func() { _ = os.Remove(p.log) })
 	p.cmd = exec.Command(bin, "serve", "--host", "127.0.0.1", "--data", dataDir, "--log-level", "warn",
 		"--blob-port", strconv.Itoa(p.BlobPort), "--queue-port", strconv.Itoa(p.QueuePort), "--table-port", strconv.Itoa(p.TablePort),
 		"--file-port", strconv.Itoa(p.FilePort),

@@ -41,3 +41,23 @@ func TestRemoveStaleBinaries(t *testing.T) {
 		}
 	}
 }
+
+// A process's log is readable while the test runs and removed with the
+// test: every test process used to leave one file behind per start.
+func TestProcessLogRemovedAtCleanup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts the server")
+	}
+	bin := BuildBinary(t)
+	var log string
+	t.Run("start", func(t *testing.T) {
+		p := StartProcess(t, bin, t.TempDir())
+		log = p.log
+		if _, err := os.Stat(log); err != nil {
+			t.Fatalf("log of a running server: %v", err)
+		}
+	})
+	if _, err := os.Stat(log); !os.IsNotExist(err) {
+		t.Errorf("log %s after the test: %v, want it removed", log, err)
+	}
+}

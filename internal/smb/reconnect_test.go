@@ -225,3 +225,43 @@ func TestAppInstanceClosesOtherClientsOpen(t *testing.T) {
 		t.Fatalf("reclaiming the closed durable open: %#x %v, want OBJECT_NAME_NOT_FOUND", st, err)
 	}
 }
+
+// TestReconnectWaitsForTheDroppedConnection: a client whose connection
+// drops reconnects at once, and its CREATE with DH2C may be read before
+// the old connection's end, which is what disconnects the open. The
+// reconnect waits for that end instead of answering not found (smbtorture
+// smb2.durable-v2-open reopen2-lease-v2 reconnects without retrying); an
+// open another connection keeps is still not found.
+func TestReconnectWaitsForTheDroppedConnection(t *testing.T) {
+	_, addr := serve(t, Limits{})
+	opts := smbtest.Options{Dialect: 0x0300, ClientGUID: [16]byte{0x81}}
+	a := dialWith(t, addr, opts)
+	createGUID := [16]byte{0xC8}
+	spec := smbtest.OpenSpec{Access: smbtest.ReadData | smbtest.WriteData, Disposition: smbtest.OverwriteIf,
+		Oplock: smbtest.OplockBatch, DurableV2: true, CreateGUID: createGUID}
+	open, st, err := a.CreateWith("dropping.txt", spec)
+	if err != nil || st != 0 || !open.Durable {
+		t.Fatalf("durable open: %+v %#x %v", open, st, err)
+	}
+	again := smbtest.OpenSpec{Oplock: smbtest.OplockBatch, Reconnect: &open.FileID, ReconnectV2: true, CreateGUID: createGUID}
+
+	// Held by a live connection: not found.
+	other := dialWith(t, addr, opts)
+	if _, st, err := other.CreateWith("dropping.txt", again); err != nil || st != smbtest.StatusObjectNameNotFound {
+		t.Fatalf("reclaiming an open its connection still holds: %#x %v, want OBJECT_NAME_NOT_FOUND", st, err)
+	}
+
+	// The old connection ends while the reconnect is being answered.
+	b := dialWith(t, addr, opts)
+	dropped := make(chan struct{})
+	go func() {
+		defer close(dropped)
+		time.Sleep(50 * time.Millisecond)
+		_ = a.Close()
+	}()
+	re, st, err := b.CreateWith("dropping.txt", again)
+	<-dropped
+	if err != nil || st != 0 || re.FileID != open.FileID {
+		t.Fatalf("reconnect as the old connection drops: %+v %#x %v, want the same FileId", re, st, err)
+	}
+}

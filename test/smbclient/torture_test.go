@@ -130,11 +130,10 @@ func TestSmbtorture(t *testing.T) {
 					t.Errorf("%s passes now: remove it from the known failures", name)
 				case result == "success":
 					passed++
-				case result == "failure" || result == "error":
-					if !isKnown {
-						t.Errorf("%s: %s", name, result)
-					}
 				}
+			}
+			for _, name := range unexpected(results, known) {
+				t.Errorf("%s: %s", name, results[name])
 			}
 			t.Logf("%s: %d of %d subtests pass", suite, passed, len(results))
 			if t.Failed() || os.Getenv("CERULEAN_SMBTORTURE_LOG") != "" {

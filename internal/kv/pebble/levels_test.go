@@ -22,12 +22,13 @@ func TestL0Threshold(t *testing.T) {
 		1 << 40:        16,
 		(64 << 20) + 1: 4,
 	} {
-		if got := l0Threshold(reserve); got != want {
+		got := l0Threshold(reserve)
+		if got != want {
 			t.Errorf("l0Threshold(%d) = %d, want %d", reserve, got, want)
 		}
 		// Compactions start at half the threshold's sublevels; above
 		// pebble's own 4, that must stay within an eighth of the reserve.
-		if got := l0Threshold(reserve); reserve > 0 && got > 4 && uint64(got/2)*memTableSize > reserve/8 {
+		if reserve > 0 && got > 4 && uint64(got/2)*memTableSize > reserve/8 {
 			t.Errorf("reserve %d: %d sublevels of %d B memtables exceed an eighth of it", reserve, got/2, memTableSize)
 		}
 	}

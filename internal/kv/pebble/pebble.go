@@ -151,13 +151,14 @@ func Open(dir string, o Options) (*Store, error) {
 	}
 	cache := pebble.NewCache(blockCacheSize)
 	defer cache.Unref()
+	l0 := l0Threshold(o.MinFreeBytes)
 	opts := &pebble.Options{
 		Cache:                       cache,
 		FS:                          vfs.OnDiskFull(fs, backoff.onDiskFull),
 		MemTableSize:                memTableSize,
 		MemTableStopWritesThreshold: memTablesQueue,
-		L0CompactionThreshold:       l0Threshold(o.MinFreeBytes),
-		L0StopWritesThreshold:       max(24, 2*l0Threshold(o.MinFreeBytes)),
+		L0CompactionThreshold:       l0,
+		L0StopWritesThreshold:       max(24, 2*l0),
 		Logger:                      quietLogger{},
 	}
 	// The manager counting the running transactions exists only once the

@@ -237,7 +237,12 @@ func (c *conn) create(r *request) response {
 	if dur.reconnect != nil {
 		// A reconnect names the lease it had whatever oplock level it
 		// asks for.
-		return c.reconnect(r, dur, lease, fromUTF16LE(name))
+		resp := c.reconnect(r, dur, lease, fromUTF16LE(name))
+		if resp.status == statusObjectNameNotFound && c.srv.settle(c) {
+			// The connection that held the open may be ending.
+			resp = c.reconnect(r, dur, lease, fromUTF16LE(name))
+		}
+		return resp
 	}
 	if level != oplockLease {
 		lease = nil
@@ -319,6 +324,11 @@ func (c *conn) create(r *request) response {
 	c.closeAppInstance(app, s.account, r.tree.share, path)
 	ctx, cancel := c.opCtx()
 	id, exists, err := c.srv.files.NodeID(ctx, a.ref)
+	if c.settledConflict(err) {
+		// The open that made the file pending may have been one a
+		// hung-up client's connection was closing.
+		id, exists, err = c.srv.files.NodeID(ctx, a.ref)
+	}
 	cancel()
 	a.node, a.hasNode = nodeKey{s.account, r.tree.share, id}, exists
 	if errors.Is(err, azerr.ErrDeletePending) && exists {
@@ -408,6 +418,9 @@ func (c *conn) openFile(r *request, a *createArgs, ctx context.Context) response
 	octx, cancel := c.opCtx()
 	defer cancel()
 	res, err := c.srv.files.Open(octx, a.ref, a.req)
+	if err != nil && c.settledConflict(err) {
+		res, err = c.srv.files.Open(octx, a.ref, a.req)
+	}
 	if err != nil {
 		c.srv.handles.Add(-1)
 		if a.req.DeleteOnClose && errors.Is(err, azerr.ErrReadOnlyAttribute) {

@@ -91,7 +91,11 @@
 // answers STATUS_NOTIFY_CLEANUP. SESSION_SETUP on a valid session
 // re-authenticates it; PreviousSessionId ends the session a client
 // reconnects from as a dropped connection ends it (its durable opens
-// stay, disconnected, to be reclaimed).
+// stay, disconnected, to be reclaimed). Connections are read
+// independently, so a client that hangs up one and at once opens the
+// same file on another may be read in the other order: a CREATE that
+// meets a conflict while some connection's client has hung up waits for
+// that connection's end to be processed and tries once more (settle.go).
 //
 // Oplocks and leases are kept in memory by the Server (lease.go), by
 // file: a CREATE first breaks the handle caching it conflicts with, then

@@ -40,9 +40,6 @@ type durable struct {
 type durableTable struct {
 	mu           sync.Mutex
 	disconnected map[uint64]*open
-	// connected is the durable opens whose connection still holds them,
-	// by handle ID (awaitDisconnect).
-	connected    map[uint64]*open
 	byCreateGUID map[[32]byte]*open
 	// purged marks files a durable open was purged from (purgedSince).
 	purged map[nodeKey]bool
@@ -52,7 +49,7 @@ type durableTable struct {
 }
 
 func newDurableTable() *durableTable {
-	return &durableTable{disconnected: map[uint64]*open{}, connected: map[uint64]*open{}, byCreateGUID: map[[32]byte]*open{}, purged: map[nodeKey]bool{},
+	return &durableTable{disconnected: map[uint64]*open{}, byCreateGUID: map[[32]byte]*open{}, purged: map[nodeKey]bool{},
 		apps: map[[16]byte]map[*open]struct{}{}}
 }
 
@@ -150,7 +147,6 @@ func (c *conn) grantDurable(o *open, d *durableRequest, level uint8, g *grant, a
 	dt := c.srv.durables
 	dt.mu.Lock()
 	o.durable = du
-	dt.connected[o.id.Volatile] = o
 	if du.v2 {
 		dt.byCreateGUID[createKey(du.client, du.createGUID)] = o
 	}
@@ -199,9 +195,6 @@ func (c *conn) disconnectSession(s *session) {
 		}
 		dt := c.srv.durables
 		dt.mu.Lock()
-		if dt.connected[o.id.Volatile] == o {
-			delete(dt.connected, o.id.Volatile)
-		}
 		dt.disconnected[o.id.Volatile] = o
 		oo := o
 		o.durable.timer = time.AfterFunc(o.durable.timeout, func() { c.srv.expireDurable(oo) })
@@ -258,49 +251,11 @@ func (s *Server) forget(o *open) {
 	dt := s.durables
 	dt.mu.Lock()
 	defer dt.mu.Unlock()
-	if dt.connected[o.id.Volatile] == o {
-		delete(dt.connected, o.id.Volatile)
-	}
 	if !o.durable.v2 {
 		return
 	}
 	if k := createKey(o.durable.client, o.durable.createGUID); dt.byCreateGUID[k] == o {
 		delete(dt.byCreateGUID, k)
-	}
-}
-
-// reconnectWait bounds how long a reconnect waits for another connection
-// to let go of the open it names (awaitDisconnect).
-const reconnectWait = 500 * time.Millisecond
-
-// awaitDisconnect waits, for at most reconnectWait, while the durable
-// open with handle id is still held by another connection: a client
-// whose connection drops reconnects at once, and the server may read the
-// new connection's CREATE before the old connection's end, which is what
-// disconnects the open. An open another live connection keeps is still
-// not found after the wait.
-func (c *conn) awaitDisconnect(id fileID) {
-	dt := c.srv.durables
-	deadline := time.Now().Add(reconnectWait)
-	for {
-		dt.mu.Lock()
-		o := dt.connected[id.Volatile]
-		dt.mu.Unlock()
-		if o == nil || o.id != id {
-			return // disconnected already, or no such open
-		}
-		c.srv.leases.mu.Lock()
-		// A nil connection is one being disconnected right now.
-		elsewhere := o.conn != c
-		c.srv.leases.mu.Unlock()
-		if !elsewhere || !time.Now().Before(deadline) {
-			return
-		}
-		select {
-		case <-c.ctx.Done():
-			return
-		case <-time.After(2 * time.Millisecond):
-		}
 	}
 }
 
@@ -314,7 +269,6 @@ func (c *conn) awaitDisconnect(id fileID) {
 func (c *conn) reconnect(r *request, d *durableRequest, lease *leaseRequest, name string) response {
 	s := r.sess
 	dt := c.srv.durables
-	c.awaitDisconnect(*d.reconnect)
 	dt.mu.Lock()
 	o := dt.disconnected[d.reconnect.Volatile]
 	ok := o != nil && o.id == *d.reconnect && o.durable.account == s.account && o.tree.share == r.tree.share &&
@@ -342,7 +296,6 @@ func (c *conn) reconnect(r *request, d *durableRequest, lease *leaseRequest, nam
 		return errResp(statusInvalidParameter)
 	}
 	delete(dt.disconnected, o.id.Volatile)
-	dt.connected[o.id.Volatile] = o
 	o.durable.timer.Stop()
 	dt.mu.Unlock()
 	ctx, cancel := c.opCtx()

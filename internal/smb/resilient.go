@@ -47,7 +47,6 @@ func (c *conn) requestResiliency(r *request, o *open, in []byte) response {
 		}
 	}
 	o.durable = du
-	dt.connected[o.id.Volatile] = o
 	dt.mu.Unlock()
 	return ioctlResponse(fsctlLMRRequestResiliency, o.id, nil)
 }

@@ -172,6 +172,15 @@ func DialWith(addr, account, key string, o Options) (*Client, error) {
 // Close drops the connection.
 func (c *Client) Close() error { return c.nc.Close() }
 
+// Hangup closes the client's sending side only: the server reads what
+// was sent, then the end, while the answers can still be read.
+func (c *Client) Hangup() error {
+	if tc, ok := c.nc.(*net.TCPConn); ok {
+		return tc.CloseWrite()
+	}
+	return c.nc.Close()
+}
+
 func (c *Client) readLoop() {
 	defer close(c.done)
 	for {
@@ -548,6 +557,20 @@ func (c *Client) Read(id FileID, off uint64, n uint32) ([]byte, uint32, error) {
 
 // Write writes data at off.
 func (c *Client) Write(id FileID, off uint64, data []byte) (uint32, error) {
+	st, _, err := c.call(9, writeBody(id, off, data))
+	return st, err
+}
+
+// WriteAsync sends a write without waiting; Wait collects its answer.
+func (c *Client) WriteAsync(id FileID, off uint64, data []byte) (*Pending, error) {
+	mid, ch, err := c.send(9, writeBody(id, off, data))
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{c, mid, ch}, nil
+}
+
+func writeBody(id FileID, off uint64, data []byte) []byte {
 	var b []byte
 	b = le.AppendUint16(b, 49)
 	b = le.AppendUint16(b, 64+48)
@@ -555,9 +578,7 @@ func (c *Client) Write(id FileID, off uint64, data []byte) (uint32, error) {
 	b = le.AppendUint64(b, off)
 	b = append(b, id[:]...)
 	b = append(b, make([]byte, 16)...)
-	b = append(b, data...)
-	st, _, err := c.call(9, b)
-	return st, err
+	return append(b, data...)
 }
 
 func lockBody(id FileID, off, n uint64, flags uint32) []byte {

@@ -1,6 +1,7 @@
 package blob
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -40,6 +41,12 @@ type Service struct {
 // SweepStaged takes every staged upload for abandoned, which is right only
 // for a store no other process uses.
 func (s *Service) UseProcesses(p *liveness.Registry) { s.store.UseProcesses(p) }
+
+// CollectLater has the data of deleted blobs and containers collected by
+// later once the delete has committed, off the request: the delete is
+// answered at once, as Azure answers it (see extentstore.CollectLater).
+// Without it the delete answers once the data is gone.
+func (s *Service) CollectLater(later func(work func(context.Context))) { s.store.CollectLater(later) }
 
 // New returns a Service over cfg.Store.
 func New(cfg Config, opts ...Option) *Service {

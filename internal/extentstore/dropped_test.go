@@ -233,3 +233,78 @@ func checkLayout(t *testing.T, s kv.Store, layout *Layout[owner], o owner, refs 
 		}
 	})
 }
+
+// TestCollectLaterAnswersFirst: with CollectLater, Update returns once
+// the commit that dropped objects is done, the objects still stored and
+// registered (as garbage to the checker, and counted), and the work it
+// handed on deletes them; a stop before that work runs leaves them to
+// the sweep.
+func TestCollectLaterAnswersFirst(t *testing.T) {
+	s, counted, _ := countedStore(t)
+	var later []func(context.Context)
+	s.CollectLater(func(work func(context.Context)) { later = append(later, work) })
+	data := bytes.Repeat([]byte("y"), 3*chunk.Size)
+	drop := func(o owner) {
+		t.Helper()
+		err := s.Update(t.Context(), func(tx kv.Txn) error { return dropLayout.Write(tx, o, tx.Version(), data) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.Update(t.Context(), func(tx kv.Txn) error {
+			return dropLayout.DropObjects(tx, dropLayout.Objects(o), tx.Version())
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	stored := func(o owner) bool {
+		t.Helper()
+		found := false
+		err := s.View(t.Context(), func(r kv.Reader) error {
+			p := dropLayout.Objects(o)
+			return r.Scan(p, kv.PrefixEnd(p), func(_, _ []byte) error { found = true; return kv.ErrStopScan })
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return found
+	}
+
+	drop("a")
+	if len(later) != 1 {
+		t.Fatalf("%d collections handed on, want 1", len(later))
+	}
+	if !stored("a") {
+		t.Fatal("the dropped data was deleted before Update returned")
+	}
+	if err := checkLayout(t, s, dropLayout, "a", nil); err != nil {
+		t.Errorf("dropped data awaiting collection: %v", err)
+	}
+	if err := counted.Check(t.Context()); err != nil {
+		t.Errorf("counts while the collection waits: %v", err)
+	}
+	later[0](t.Context())
+	if stored("a") {
+		t.Error("the collection handed on left the dropped data")
+	}
+	left(t, s, dropLayout.Dropped, "the collection handed on")
+
+	// Stopped before it ran: the sweep collects it.
+	drop("b")
+	stopped, cancel := context.WithCancel(t.Context())
+	cancel()
+	later[1](stopped)
+	if !stored("b") {
+		t.Fatal("a stopped collection deleted the data")
+	}
+	if _, err := s.CollectGarbage(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if stored("b") {
+		t.Error("the sweep left the data of a stopped collection")
+	}
+	left(t, s, dropLayout.Dropped, "the sweep")
+	if err := counted.Check(t.Context()); err != nil {
+		t.Errorf("counts after collecting: %v", err)
+	}
+}

@@ -70,6 +70,9 @@ type Store[O comparable] struct {
 	// processes, when set, tells which server processes sharing the
 	// store are running, so that SweepStaged spares their uploads.
 	processes *liveness.Registry
+	// later, when set, runs the collection of dropped ranges after the
+	// commit that dropped them, off the request (CollectLater).
+	later func(work func(context.Context))
 }
 
 // New returns the content store of layout over store; now stamps staged
@@ -208,20 +211,47 @@ func (s *Store[O]) Update(ctx context.Context, fn func(kv.Txn) error) error {
 		// the pages to the sweep.
 		tx.OnCommit(func() {
 			ctx := context.WithoutCancel(ctx)
-			var cerr error
 			if t.freedAny {
-				_, cerr = s.collect(ctx, s.layout.Freed.Uint(version))
+				_, err := s.collect(ctx, s.layout.Freed.Uint(version))
+				s.collected(ctx, version, err)
 			}
-			if t.droppedAny {
-				cerr = errors.Join(cerr, s.collectDropped(ctx, s.layout.Dropped.Uint(version)))
+			if !t.droppedAny {
+				return
 			}
-			if cerr != nil {
-				s.log.Error("collect freed "+s.layout.Name+" data; the sweep at start-up will retry", "version", version, "err", cerr)
+			dropped := func(ctx context.Context) {
+				s.collected(ctx, version, s.collectDropped(ctx, s.layout.Dropped.Uint(version)))
+			}
+			if s.later != nil {
+				s.later(dropped)
+			} else {
+				dropped(ctx)
 			}
 		})
 		return nil
 	})
 }
+
+// collected logs a collection's failure: the registrations stay for the
+// sweeps. One stopped with the server is not a failure.
+func (s *Store[O]) collected(ctx context.Context, version uint64, err error) {
+	switch {
+	case err == nil:
+	case ctx.Err() != nil || errors.Is(err, kv.ErrClosed):
+		s.log.Info("collection of freed "+s.layout.Name+" data stopped; the sweep at start-up goes on", "version", version)
+	default:
+		s.log.Error("collect freed "+s.layout.Name+" data; the sweep at start-up will retry", "version", version, "err", err)
+	}
+}
+
+// CollectLater makes the data of whole blobs, containers, files or
+// shares that a commit deleted (DropObjects) be collected by work that
+// later runs (on its own goroutine, with a context that ends when the
+// server stops) instead of before Update returns: a delete is answered
+// once it has committed, as Azure answers it, its data going later in
+// garbage collection, however large it was. Until then the data is
+// unreferenced, still counted as stored, and registered, so a stop or a
+// crash leaves it to the sweeps.
+func (s *Store[O]) CollectLater(later func(work func(context.Context))) { s.later = later }
 
 // registeringTxn notes whether a transaction registered freed objects or
 // dropped ranges.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/background"
 	"github.com/cerulean-db/cerulean/internal/blob"
 	"github.com/cerulean-db/cerulean/internal/cosmos"
 	"github.com/cerulean-db/cerulean/internal/faults"
@@ -198,6 +199,7 @@ type Server struct {
 	servers             []*http.Server
 	maxConns            int // Config.MaxConnections
 	wg                  sync.WaitGroup
+	later               *background.Tasks // work that follows a request's answer
 	errs                chan error
 	// checked are the services CheckInvariants asks (invariants.go);
 	// onStoreClose is Config.BeforeStoreClose until Shutdown runs it.
@@ -238,7 +240,7 @@ func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		return nil, errors.Join(err, engine.Close())
 	}
 	store = counted
-	s := &Server{store: store, ops: ops{counted: counted}, dirLock: dirLock, log: cfg.Logger, errs: make(chan error, 8), maxConns: cfg.MaxConnections, onStoreClose: cfg.BeforeStoreClose}
+	s := &Server{store: store, ops: ops{counted: counted}, dirLock: dirLock, log: cfg.Logger, errs: make(chan error, 8), later: background.NewTasks(), maxConns: cfg.MaxConnections, onStoreClose: cfg.BeforeStoreClose}
 	if err := s.setupOps(&cfg); err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
@@ -272,6 +274,7 @@ func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		return nil, errors.Join(err, store.Close())
 	}
 	blobs.UseProcesses(s.processes)
+	blobs.CollectLater(s.later.Go)
 	s.stopBlobSweeper = blobs.StartSweeper(liveness.TTL)
 	if s.blobAddr, err = s.serveStorage(cfg.Host, cfg.BlobPort, "blob", blobs, blob.NewHandler(blobs)); err != nil {
 		return nil, err
@@ -298,6 +301,7 @@ func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		}
 	}
 	files.UseProcesses(s.processes)
+	files.CollectLater(s.later.Go)
 	s.stopFileSweeper = files.StartSweeper(liveness.TTL)
 	// Purging at start also finishes share moves a crash cut short.
 	if _, err := files.PurgeExpired(ctx); err != nil {
@@ -507,6 +511,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 	}
 	s.stopWatching()
+	// Deleted data still being collected is left registered for the
+	// sweep at the next start.
+	s.later.Stop()
 	s.wg.Wait()
 	if s.stopSearchCatchUp != nil {
 		s.stopSearchCatchUp()

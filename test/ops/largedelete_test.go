@@ -42,7 +42,8 @@ func incompressible(n int) []byte {
 // -ops.large-mib MiB. Every delete must succeed: the store's counts of
 // stored bytes read what a range deletion removes, and before deletions
 // went in bounded pieces a 1 GiB file's delete answered 500
-// OperationTimedOut. When the server stops, its counts equal a full
+// OperationTimedOut. Each is answered once committed, and the data is
+// collected after the answer. When the server stops, its counts equal a full
 // recount and the content store's invariants hold (servertest), so
 // nothing deleted is left behind. The unit test of the bound is
 // extentstore's TestLargeDeletesReadBoundedPieces; this one is for a
@@ -123,19 +124,27 @@ func TestDeletingLargeObjects(t *testing.T) {
 	_, err = files.NewShareClient("larges").Delete(ctx, nil)
 	timed("Delete Share", err, start)
 
-	// Each delete returned once its data was gone: nothing is left
-	// registered for later.
-	err = env.Store.View(ctx, func(r kv.Reader) error {
-		for _, p := range []string{keyspace.BlobDropped, keyspace.BlobGarbage, keyspace.FileDropped} {
-			if err := r.Scan([]byte(p), kv.PrefixEnd([]byte(p)), func(k, _ []byte) error {
-				return fmt.Errorf("%q still registered after the deletes returned", k)
-			}); err != nil {
-				return err
+	// Each delete was answered once committed; its data goes after the
+	// answer, and nothing is left registered once it has.
+	start = time.Now()
+	for {
+		err = env.Store.View(ctx, func(r kv.Reader) error {
+			for _, p := range []string{keyspace.BlobDropped, keyspace.BlobGarbage, keyspace.FileDropped} {
+				if err := r.Scan([]byte(p), kv.PrefixEnd([]byte(p)), func(k, _ []byte) error {
+					return fmt.Errorf("%q still registered %v after the deletes were answered", k, time.Since(start).Round(time.Second))
+				}); err != nil {
+					return err
+				}
 			}
+			return nil
+		})
+		if err == nil || time.Since(start) > 5*time.Minute {
+			break
 		}
-		return nil
-	})
+		time.Sleep(100 * time.Millisecond)
+	}
 	if err != nil {
 		t.Error(err)
 	}
+	t.Logf("the deleted data collected %v after the last delete was answered", time.Since(start).Round(time.Millisecond))
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -56,6 +57,11 @@ type conn struct {
 	// afterWrite runs once the current frame's responses are sent (a
 	// waiting lock starts only after its STATUS_PENDING went out).
 	afterWrite []func()
+
+	// inFrame is set while the read loop answers a frame, and handled
+	// counts the frames it answered (awaitWatchers).
+	inFrame atomic.Bool
+	handled atomic.Uint64
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
@@ -91,6 +97,7 @@ func (c *conn) serve() {
 		if _, err := io.ReadFull(c.nc, lenBuf[:]); err != nil {
 			return
 		}
+		c.inFrame.Store(true)
 		n := int(lenBuf[1])<<16 | int(lenBuf[2])<<8 | int(lenBuf[3])
 		if lenBuf[0] != 0 || n < headerSize || n > maxMessage {
 			c.srv.log.Debug("smb: bad frame, closing", "client", c.clientIP, "type", lenBuf[0], "len", n)
@@ -114,6 +121,8 @@ func (c *conn) serve() {
 			f()
 		}
 		c.afterWrite = nil
+		c.handled.Add(1)
+		c.inFrame.Store(false)
 	}
 }
 
@@ -317,6 +326,10 @@ func (c *conn) dispatch(r *request) (response, error) {
 	}
 	if r.tree == nil {
 		return errResp(statusNetworkNameDeleted), nil
+	}
+	switch h.Command {
+	case cmdCreate, cmdWrite, cmdSetInfo, cmdClose:
+		c.srv.awaitWatchers(c, r.tree.share)
 	}
 	switch h.Command {
 	case cmdTreeDisconnect:

@@ -96,6 +96,10 @@
 // same file on another may be read in the other order: a CREATE that
 // meets a conflict while some connection's client has hung up waits for
 // that connection's end to be processed and tries once more (settle.go).
+// For the same reason a request that may change a share's files first
+// lets the connections holding a directory of the share open answer the
+// frames they had already received, a CHANGE_NOTIFY among them
+// (watchorder.go).
 //
 // Oplocks and leases are kept in memory by the Server (lease.go), by
 // file: a CREATE first breaks the handle caching it conflicts with, then

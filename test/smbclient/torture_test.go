@@ -8,26 +8,23 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
 // tortureSuites are the smbtorture suites run against the server.
 // waitingSuites spend nearly all their time waiting out break timeouts
-// Windows defines (the oplock and lease suites: about 100 and 190 s of
-// which a few seconds are work), each against its own server: they run
-// beside each other once the other suites are done.
-var waitingSuites = map[string]bool{"smb2.oplock": true, "smb2.lease": true}
+// Windows defines or sleeping between changes (the oplock, lease and
+// notify suites: about 100, 190 and 80 s of which a few seconds are
+// work), each against its own server: they run beside each other once
+// the other suites are done.
+var waitingSuites = map[string]bool{"smb2.oplock": true, "smb2.lease": true, "smb2.notify": true}
 
 var tortureSuites = []string{
 	"smb2.sharemode", "smb2.deny", "smb2.lock", "smb2.create", "smb2.rename", "smb2.compound", "smb2.getinfo", "smb2.delete-on-close-perms",
 	"smb2.setinfo", "smb2.dir", "smb2.read", "smb2.rw", "smb2.streams", "smb2.session", "smb2.ioctl",
-	"smb2.oplock", "smb2.lease", "smb2.durable-open", "smb2.durable-v2-open",
-	// smb2.notify passes 20 of 23 here but waits forever in about one run
-	// in four on a loaded machine (a change another connection commits
-	// before the server has taken the NOTIFY it should complete); it is
-	// run by hand until that race is understood, and CHANGE_NOTIFY is
-	// pinned by internal/smb's TestChangeNotify.
+	"smb2.oplock", "smb2.lease", "smb2.durable-open", "smb2.durable-v2-open", "smb2.notify",
 }
 
 // knownFailures reads testdata/smbtorture-known-failures.txt.
@@ -86,9 +83,8 @@ func runTorture(t *testing.T, f *fixture, suite string) (map[string]string, stri
 // TestSmbtorture runs Samba's smbtorture suites for share modes, deny
 // modes, locks, create, rename, compound requests, info levels,
 // delete-on-close permissions, set-info, directory listings, reads and
-// writes, streams, sessions, IOCTLs, oplocks, leases and durable handles
-// (change notifications by hand, CERULEAN_SMBTORTURE=smb2.notify) against
-// the server: every subtest passes
+// writes, streams, sessions, IOCTLs, oplocks, leases, durable handles and
+// change notifications against the server: every subtest passes
 // but those in the known-failures list, each with its reason. CERULEAN_SMBTORTURE=<suite> runs one suite only, and
 // CERULEAN_SMBTORTURE_LOG=1 logs smbtorture's output when all is well too.
 func TestSmbtorture(t *testing.T) {
@@ -102,42 +98,70 @@ func TestSmbtorture(t *testing.T) {
 	if only := os.Getenv("CERULEAN_SMBTORTURE"); only != "" {
 		tortureSuites = []string{only}
 	}
+	var waiting []string
 	for _, suite := range tortureSuites {
+		if waitingSuites[suite] {
+			waiting = append(waiting, suite)
+			continue
+		}
 		t.Run(suite, func(t *testing.T) {
-			if waitingSuites[suite] {
-				t.Parallel()
-			}
 			results, out := runTorture(t, newFixture(t), suite)
-			if len(results) == 0 {
-				t.Fatalf("smbtorture reported nothing:\n%s", out)
-			}
-			// Some subtests wait for answers with timeouts, which a loaded
-			// two-core machine can miss. A suite with unexpected failures
-			// runs once more on a new
-			// server, and only that run counts: a failure that repeats
-			// still fails the test, and the first run's are logged.
-			if first := unexpected(results, known); len(first) > 0 {
-				t.Logf("%s: unexpected on the first run, run again: %v", suite, first)
-				results, out = runTorture(t, newFixture(t), suite)
-			}
-			passed := 0
-			for name, result := range results {
-				_, isKnown := known[name]
-				switch {
-				case result == "success" && isKnown:
-					t.Errorf("%s passes now: remove it from the known failures", name)
-				case result == "success":
-					passed++
-				}
-			}
-			for _, name := range unexpected(results, known) {
-				t.Errorf("%s: %s", name, results[name])
-			}
-			t.Logf("%s: %d of %d subtests pass", suite, passed, len(results))
-			if t.Failed() || os.Getenv("CERULEAN_SMBTORTURE_LOG") != "" {
-				t.Logf("output:\n%s", out)
-			}
+			judge(t, suite, known, results, out)
 		})
+	}
+	// The waiting suites start together once the others are done, each
+	// against its own server on its own goroutine: go test's -parallel
+	// (GOMAXPROCS, 2 in CI) would hold one of them back for minutes.
+	type run struct {
+		results map[string]string
+		out     string
+	}
+	runs := make([]run, len(waiting))
+	fixtures := make([]*fixture, len(waiting))
+	for i := range waiting {
+		fixtures[i] = newFixture(t)
+	}
+	var wg sync.WaitGroup
+	for i, suite := range waiting {
+		wg.Go(func() { runs[i].results, runs[i].out = runTorture(t, fixtures[i], suite) })
+	}
+	wg.Wait()
+	for i, suite := range waiting {
+		t.Run(suite, func(t *testing.T) { judge(t, suite, known, runs[i].results, runs[i].out) })
+	}
+}
+
+// judge checks one suite's results against the known failures, running
+// the suite once more when there are unexpected ones.
+func judge(t *testing.T, suite string, known, results map[string]string, out string) {
+	t.Helper()
+	if len(results) == 0 {
+		t.Fatalf("smbtorture reported nothing:\n%s", out)
+	}
+	// Some subtests wait for answers with timeouts, which a loaded
+	// two-core machine can miss. A suite with unexpected failures runs
+	// once more on a new server, and only that run counts: a failure
+	// that repeats still fails the test, and the first run's are logged.
+	if first := unexpected(results, known); len(first) > 0 {
+		t.Logf("%s: unexpected on the first run, run again: %v", suite, first)
+		results, out = runTorture(t, newFixture(t), suite)
+	}
+	passed := 0
+	for name, result := range results {
+		_, isKnown := known[name]
+		switch {
+		case result == "success" && isKnown:
+			t.Errorf("%s passes now: remove it from the known failures", name)
+		case result == "success":
+			passed++
+		}
+	}
+	for _, name := range unexpected(results, known) {
+		t.Errorf("%s: %s", name, results[name])
+	}
+	t.Logf("%s: %d of %d subtests pass", suite, passed, len(results))
+	if t.Failed() || os.Getenv("CERULEAN_SMBTORTURE_LOG") != "" {
+		t.Logf("output:\n%s", out)
 	}
 }
 

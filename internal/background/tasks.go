@@ -10,8 +10,9 @@ import (
 // task on its own goroutine, until Stop. It is safe for concurrent use.
 type Tasks struct {
 	mu      sync.Mutex
+	idle    sync.Cond // broadcast when running falls to 0
+	running int
 	stopped bool
-	wg      sync.WaitGroup
 	ctx     context.Context
 	cancel  context.CancelFunc
 }
@@ -19,7 +20,9 @@ type Tasks struct {
 // NewTasks returns a Tasks whose work runs with a context Stop ends.
 func NewTasks() *Tasks {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Tasks{ctx: ctx, cancel: cancel}
+	t := &Tasks{ctx: ctx, cancel: cancel}
+	t.idle.L = &t.mu
+	return t
 }
 
 // Go runs work on a new goroutine; after Stop it runs nothing, and the
@@ -30,7 +33,29 @@ func (t *Tasks) Go(work func(context.Context)) {
 	if t.stopped {
 		return
 	}
-	t.wg.Go(func() { work(t.ctx) })
+	t.running++
+	go func() {
+		defer t.done()
+		work(t.ctx)
+	}()
+}
+
+func (t *Tasks) done() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.running--; t.running == 0 {
+		t.idle.Broadcast()
+	}
+}
+
+// Wait waits until no task is running, tasks given while it waits
+// included.
+func (t *Tasks) Wait() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for t.running > 0 {
+		t.idle.Wait()
+	}
 }
 
 // Stop ends the tasks' context and waits for every running task to
@@ -40,5 +65,5 @@ func (t *Tasks) Stop() {
 	t.stopped = true
 	t.mu.Unlock()
 	t.cancel()
-	t.wg.Wait()
+	t.Wait()
 }

@@ -6,6 +6,24 @@ import (
 	"testing"
 )
 
+func TestTasksWaitForRunningOnes(t *testing.T) {
+	tasks := NewTasks()
+	defer tasks.Stop()
+	release := make(chan struct{})
+	var ended atomic.Int32
+	for range 3 {
+		tasks.Go(func(context.Context) {
+			<-release
+			ended.Add(1)
+		})
+	}
+	close(release)
+	tasks.Wait()
+	if n := ended.Load(); n != 3 {
+		t.Fatalf("Wait returned with %d of 3 tasks ended", n)
+	}
+}
+
 func TestTasksStopEndsAndWaits(t *testing.T) {
 	tasks := NewTasks()
 	started := make(chan struct{})

@@ -42,10 +42,11 @@ type Service struct {
 // for a store no other process uses.
 func (s *Service) UseProcesses(p *liveness.Registry) { s.store.UseProcesses(p) }
 
-// CollectLater has the data of deleted blobs and containers collected by
-// later once the delete has committed, off the request: the delete is
-// answered at once, as Azure answers it (see extentstore.CollectLater).
-// Without it the delete answers once the data is gone.
+// CollectLater has the data of deleted blobs and containers, and the
+// large content an overwrite replaced, collected by later once the write
+// has committed, off the request: it is answered at once, as Azure
+// answers it (see extentstore.CollectLater). Without it the answer waits
+// until the data is gone.
 func (s *Service) CollectLater(later func(work func(context.Context))) { s.store.CollectLater(later) }
 
 // New returns a Service over cfg.Store.

@@ -235,10 +235,10 @@ func checkLayout(t *testing.T, s kv.Store, layout *Layout[owner], o owner, refs 
 }
 
 // TestCollectLaterAnswersFirst: with CollectLater, Update returns once
-// the commit that dropped objects is done, the objects still stored and
-// registered (as garbage to the checker, and counted), and the work it
-// handed on deletes them; a stop before that work runs leaves them to
-// the sweep.
+// the commit that dropped objects (or freed a large one) is done, the
+// objects still stored and registered (as garbage to the checker, and
+// counted), and the work it handed on deletes them; a stop before that
+// work runs leaves them to the sweep.
 func TestCollectLaterAnswersFirst(t *testing.T) {
 	s, counted, _ := countedStore(t)
 	var later []func(context.Context)
@@ -307,4 +307,32 @@ func TestCollectLaterAnswersFirst(t *testing.T) {
 	if err := counted.Check(t.Context()); err != nil {
 		t.Errorf("counts after collecting: %v", err)
 	}
+
+	// A large object an overwrite freed (its size unknown) goes the same
+	// way.
+	large := bytes.Repeat([]byte("z"), (inlineReadChunks+2)*chunk.Size)
+	var id uint64
+	for off := 0; off < len(large); off += StageTxnBytes {
+		err := s.Update(t.Context(), func(tx kv.Txn) error {
+			if off == 0 {
+				id = tx.Version()
+			}
+			return chunk.Write(tx, dropLayout.object("c", id), int64(off), large[off:min(off+StageTxnBytes, len(large))])
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := s.Update(t.Context(), func(tx kv.Txn) error { return dropLayout.Free(tx, "c", map[uint64]bool{id: true}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(later) != 3 || !stored("c") {
+		t.Fatalf("a large freed object: %d collections handed on, stored %v; want 3 and the data still there", len(later), stored("c"))
+	}
+	later[2](t.Context())
+	if stored("c") {
+		t.Error("the collection handed on left the freed object")
+	}
+	left(t, s, dropLayout.Freed, "collecting a freed object")
 }

@@ -209,23 +209,21 @@ func (s *Store[O]) Update(ctx context.Context, fn func(kv.Txn) error) error {
 		// The write has succeeded whatever happens in the collection: a
 		// client that went away must not stop it, and a failure leaves
 		// the pages to the sweep.
-		tx.OnCommit(func() {
-			ctx := context.WithoutCancel(ctx)
+		collect := func(ctx context.Context) {
 			if t.freedAny {
 				_, err := s.collect(ctx, s.layout.Freed.Uint(version))
 				s.collected(ctx, version, err)
 			}
-			if !t.droppedAny {
-				return
-			}
-			dropped := func(ctx context.Context) {
+			if t.droppedAny {
 				s.collected(ctx, version, s.collectDropped(ctx, s.layout.Dropped.Uint(version)))
 			}
+		}
+		tx.OnCommit(func() {
 			if s.later != nil {
-				s.later(dropped)
-			} else {
-				dropped(ctx)
+				s.later(collect)
+				return
 			}
+			collect(context.WithoutCancel(ctx))
 		})
 		return nil
 	})
@@ -243,14 +241,15 @@ func (s *Store[O]) collected(ctx context.Context, version uint64, err error) {
 	}
 }
 
-// CollectLater makes the data of whole blobs, containers, files or
-// shares that a commit deleted (DropObjects) be collected by work that
-// later runs (on its own goroutine, with a context that ends when the
-// server stops) instead of before Update returns: a delete is answered
-// once it has committed, as Azure answers it, its data going later in
-// garbage collection, however large it was. Until then the data is
-// unreferenced, still counted as stored, and registered, so a stop or a
-// crash leaves it to the sweeps.
+// CollectLater makes the data objects a commit registered for deletion
+// (whole blobs, containers, files or shares it deleted, DropObjects; the
+// large objects an overwrite freed, Free) be collected by work that later
+// runs (on its own goroutine, with a context that ends when the server
+// stops) instead of before Update returns: a delete or an overwrite is
+// answered once it has committed, as Azure answers it, the old data going
+// later in garbage collection, however large it was. Until then the data
+// is unreferenced, still counted as stored, and registered, so a stop or
+// a crash leaves it to the sweeps.
 func (s *Store[O]) CollectLater(later func(work func(context.Context))) { s.later = later }
 
 // registeringTxn notes whether a transaction registered freed objects or

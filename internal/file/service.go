@@ -64,10 +64,11 @@ func WithShareRetention(days int) Option { return func(s *Service) { s.retention
 // at the start of a process that has the store to itself.
 func (s *Service) UseProcesses(p *liveness.Registry) { s.processes = p }
 
-// CollectLater has the data of deleted files and shares collected by
-// later once the delete has committed, off the request: the delete is
-// answered at once, as Azure answers it (see extentstore.CollectLater).
-// Without it the delete answers once the data is gone.
+// CollectLater has the data of deleted files and shares, and large
+// content a write freed, collected by later once the write has
+// committed, off the request: it is answered at once, as Azure answers it
+// (see extentstore.CollectLater). Without it the answer waits until the
+// data is gone.
 func (s *Service) CollectLater(later func(work func(context.Context))) { s.content.CollectLater(later) }
 
 // owner is the id handles opened by this process record.

@@ -447,6 +447,11 @@ func (s *Server) countInFlight(h http.Handler) http.Handler {
 	})
 }
 
+// AwaitCollection waits until the data that the deletes and overwrites
+// answered so far freed has been collected (they are answered first):
+// for tests that measure the store.
+func (s *Server) AwaitCollection() { s.later.Wait() }
+
 // InFlight is how many requests the HTTP services are serving now: what
 // a Shutdown begun now waits for.
 func (s *Server) InFlight() int { return int(s.inFlight.Load()) }

@@ -401,6 +401,8 @@ func statStore(t testing.TB, env *servertest.Env) storeStats {
 	if env.Store == nil {
 		t.Fatalf("servertest.Env.Store is nil")
 	}
+	// What deletes and overwrites freed goes after their answers.
+	env.Server.AwaitCollection()
 	var st storeStats
 	err := env.Store.View(context.Background(), func(r kv.Reader) error {
 		return r.Scan(nil, nil, func(k, v []byte) error {

@@ -37,7 +37,8 @@ func incompressible(n int) []byte {
 }
 
 // TestDeletingLargeObjects deletes, on a durable server, a block blob
-// committed from staged blocks, a container holding one, an Azure Files
+// committed from staged blocks, a container holding one, the content of
+// one that a small Put Blob replaces, an Azure Files
 // file written range by range and a share holding one, each of
 // -ops.large-mib MiB. Every delete must succeed: the store's counts of
 // stored bytes read what a range deletion removes, and before deletions
@@ -62,7 +63,7 @@ func TestDeletingLargeObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []string{"large", "largec"} {
+	for _, c := range []string{"large", "largec", "largeo"} {
 		if _, err := blobs.CreateContainer(ctx, c, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -95,6 +96,9 @@ func TestDeletingLargeObjects(t *testing.T) {
 	start = time.Now()
 	_, err = blobs.DeleteContainer(ctx, "largec", nil)
 	timed("Delete Container", err, start)
+	start = time.Now()
+	_, err = blobs.UploadBuffer(ctx, "largeo", "b", []byte("small"), nil)
+	timed("Put Blob over a blob", err, start)
 
 	files, err := fileservice.NewClientFromConnectionString(env.ConnectionString, nil)
 	if err != nil {

@@ -21,10 +21,12 @@
 //   - garbage: a rejected or failed write deletes what it staged
 //     (Discard); SweepStaged removes what a crash left staged; Free
 //     deletes the objects a commit made unreferenced, or, when there are
-//     many or large ones, registers them to be deleted right after the
-//     commit (Store.Update) in transactions of bounded size; DropObjects
-//     does the same for every object under a prefix (a deleted blob's,
-//     container's, file's or share's). No transaction reads more than a
+//     many or large ones, registers them to be deleted after the commit
+//     (Store.Update) in transactions of bounded size; DropObjects does
+//     the same for every object under a prefix (a deleted blob's,
+//     container's, file's or share's). Update deletes them before it
+//     returns, or, with CollectLater (the server), on a background task
+//     once the answer is given. No transaction reads more than a
 //     few MiB of what it deletes, so deleting an object of any size
 //     commits within kv.MaxTxnDuration where the store counts stored
 //     bytes (kv/usage reads what a range deletion removes unless told).

@@ -2,14 +2,18 @@ package smb
 
 import (
 	"testing"
+	"time"
 
 	"github.com/cerulean-db/cerulean/internal/smb/smbtest"
 )
 
 // busyThenHangUp sends writes that keep the server answering c for a
 // while, then hangs up: the server reads c's end only after them, so a
-// request on another connection is read before it.
-func busyThenHangUp(t *testing.T, c *smbtest.Client, id smbtest.FileID) {
+// request on another connection is read before it. It returns once the
+// server's kernel has the end (behind megabytes not yet read, the FIN
+// itself waits in the client's kernel), or the server has served it
+// already; the caller's other connection is the only one left then.
+func busyThenHangUp(t *testing.T, srv *Server, c *smbtest.Client, id smbtest.FileID) {
 	t.Helper()
 	chunk := make([]byte, maxIO)
 	for i := range 16 {
@@ -20,6 +24,12 @@ func busyThenHangUp(t *testing.T, c *smbtest.Client, id smbtest.FileID) {
 	if err := c.Hangup(); err != nil {
 		t.Fatal(err)
 	}
+	for deadline := time.Now().Add(10 * time.Second); !srv.anyHungUp(nil) && srv.Connections() > 1; {
+		if time.Now().After(deadline) {
+			t.Fatal("the server never saw the client hang up")
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // A client that hangs up while the server is still answering it gives
@@ -27,7 +37,7 @@ func busyThenHangUp(t *testing.T, c *smbtest.Client, id smbtest.FileID) {
 // (smbtorture's suites drop each test's connection and open the same
 // names on the next one); a live holder's conflict is answered at once.
 func TestCreateAfterTheHolderHungUp(t *testing.T) {
-	_, addr := serve(t, Limits{})
+	srv, addr := serve(t, Limits{})
 	a, b := dial(t, addr), dial(t, addr)
 	rw := smbtest.ReadData | smbtest.WriteData
 	id, st, err := a.Create("held.txt", rw, 0, smbtest.OverwriteIf, 0)
@@ -37,7 +47,7 @@ func TestCreateAfterTheHolderHungUp(t *testing.T) {
 	if _, st, err := b.Create("held.txt", rw, smbtest.ShareAll, smbtest.Open, 0); err != nil || st != smbtest.StatusSharingViolation {
 		t.Fatalf("open against a live holder: %#x %v, want SHARING_VIOLATION", st, err)
 	}
-	busyThenHangUp(t, a, id)
+	busyThenHangUp(t, srv, a, id)
 	if _, st, err := b.Create("held.txt", rw, smbtest.ShareAll, smbtest.Open, 0); err != nil || st != 0 {
 		t.Fatalf("open after the holder hung up: %#x %v, want success", st, err)
 	}
@@ -46,7 +56,7 @@ func TestCreateAfterTheHolderHungUp(t *testing.T) {
 // The same for a file a hung-up client had made delete-pending: it is
 // gone, not pending, when the next CREATE is answered.
 func TestCreateAfterTheDeleterHungUp(t *testing.T) {
-	_, addr := serve(t, Limits{})
+	srv, addr := serve(t, Limits{})
 	a, b := dial(t, addr), dial(t, addr)
 	rw := smbtest.ReadData | smbtest.WriteData
 	id, st, err := a.Create("doomed.txt", rw|smbtest.Delete, smbtest.ShareAll, smbtest.OverwriteIf, 0)
@@ -59,7 +69,7 @@ func TestCreateAfterTheDeleterHungUp(t *testing.T) {
 	if _, st, err := b.Create("doomed.txt", rw, smbtest.ShareAll, smbtest.OpenIf, 0); err != nil || st != smbtest.StatusDeletePending {
 		t.Fatalf("open while the deleter lives: %#x %v, want DELETE_PENDING", st, err)
 	}
-	busyThenHangUp(t, a, id)
+	busyThenHangUp(t, srv, a, id)
 	if _, st, err := b.Create("doomed.txt", rw, smbtest.ShareAll, smbtest.OpenIf, 0); err != nil || st != 0 {
 		t.Fatalf("open after the deleter hung up: %#x %v, want success", st, err)
 	}
@@ -71,7 +81,7 @@ func TestCreateAfterTheDeleterHungUp(t *testing.T) {
 // smbtorture smb2.durable-v2-open reopen2-lease-v2 expects, reconnecting
 // without retrying). An open a live connection keeps is not found.
 func TestReconnectAfterTheOldConnectionHungUp(t *testing.T) {
-	_, addr := serve(t, Limits{})
+	srv, addr := serve(t, Limits{})
 	opts := smbtest.Options{Dialect: 0x0300, ClientGUID: [16]byte{0x81}}
 	a := dialWith(t, addr, opts)
 	createGUID := [16]byte{0xC8}
@@ -86,7 +96,7 @@ func TestReconnectAfterTheOldConnectionHungUp(t *testing.T) {
 	if _, st, err := b.CreateWith("dropping.txt", again); err != nil || st != smbtest.StatusObjectNameNotFound {
 		t.Fatalf("reclaiming an open its connection still holds: %#x %v, want OBJECT_NAME_NOT_FOUND", st, err)
 	}
-	busyThenHangUp(t, a, open.FileID)
+	busyThenHangUp(t, srv, a, open.FileID)
 	re, st, err := b.CreateWith("dropping.txt", again)
 	if err != nil || st != 0 || re.FileID != open.FileID {
 		t.Fatalf("reconnect after the old connection hung up: %+v %#x %v, want the same FileId", re, st, err)

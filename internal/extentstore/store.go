@@ -70,8 +70,9 @@ type Store[O comparable] struct {
 	// processes, when set, tells which server processes sharing the
 	// store are running, so that SweepStaged spares their uploads.
 	processes *liveness.Registry
-	// later, when set, runs the collection of dropped ranges after the
-	// commit that dropped them, off the request (CollectLater).
+	// later, when set, runs the collection of what a commit registered
+	// (freed objects, dropped ranges) after it, off the request
+	// (CollectLater).
 	later func(work func(context.Context))
 }
 

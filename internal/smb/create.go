@@ -418,7 +418,7 @@ func (c *conn) openFile(r *request, a *createArgs, ctx context.Context) response
 	octx, cancel := c.opCtx()
 	defer cancel()
 	res, err := c.srv.files.Open(octx, a.ref, a.req)
-	if err != nil && c.settledConflict(err) {
+	if c.settledConflict(err) {
 		res, err = c.srv.files.Open(octx, a.ref, a.req)
 	}
 	if err != nil {

@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"errors"
 	"log/slog"
+	"maps"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -187,6 +189,14 @@ func (s *Server) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		return errors.Join(err, ctx.Err())
 	}
+}
+
+// connections returns the connections being served now; the caller
+// reads or waits on them without holding the server's lock.
+func (s *Server) connections() []*conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Collect(maps.Keys(s.conns))
 }
 
 // Connections is how many SMB connections are open.

@@ -335,13 +335,7 @@ func (c *conn) fail(r *request, err error) response {
 // new session to reclaim; the others close and what waits on them ends.
 // Only a session of the same account can be ended so.
 func (s *Server) endPrevious(id uint64, account string) {
-	s.mu.Lock()
-	conns := make([]*conn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
-	s.mu.Unlock()
-	for _, c := range conns {
+	for _, c := range s.connections() {
 		c.mu.Lock()
 		old := c.sessions[id]
 		if old != nil && old.valid && old.account == account {

@@ -1,6 +1,9 @@
 package smb
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // settleWait bounds how long an answer waits for the ends of connections
 // whose clients have hung up (settle).
@@ -35,14 +38,7 @@ func (s *Server) settle(c *conn) bool {
 // anyHungUp reports whether a connection other than self is still being
 // served although its client has hung up.
 func (s *Server) anyHungUp(self *conn) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for c := range s.conns {
-		if c != self && hungUp(c.nc) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.connections(), func(c *conn) bool { return c != self && hungUp(c.nc) })
 }
 
 // settledConflict reports whether err is a sharing violation or a

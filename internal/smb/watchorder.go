@@ -1,6 +1,10 @@
 package smb
 
-import "time"
+import (
+	"maps"
+	"slices"
+	"time"
+)
 
 // watchOrderWait bounds how long a request that may change a share's
 // files waits for other connections to answer the frames they had
@@ -23,13 +27,11 @@ func (s *Server) awaitWatchers(self *conn, share string) {
 		handled uint64
 	}
 	var busy []mark
-	s.mu.Lock()
-	for c := range s.conns {
+	for _, c := range s.connections() {
 		if c != self && (c.inFrame.Load() || unreadInput(c.nc)) {
 			busy = append(busy, mark{c, c.handled.Load()})
 		}
 	}
-	s.mu.Unlock()
 	if len(busy) == 0 {
 		return
 	}
@@ -48,10 +50,7 @@ func (s *Server) awaitWatchers(self *conn, share string) {
 // share open.
 func (c *conn) holdsDirectory(share string) bool {
 	c.mu.Lock()
-	sessions := make([]*session, 0, len(c.sessions))
-	for _, s := range c.sessions {
-		sessions = append(sessions, s)
-	}
+	sessions := slices.Collect(maps.Values(c.sessions))
 	c.mu.Unlock()
 	for _, s := range sessions {
 		s.mu.Lock()

@@ -238,10 +238,10 @@ func checkLayout(t *testing.T, s kv.Store, layout *Layout[owner], o owner, refs 
 // the commit that dropped objects (or freed a large one) is done, the
 // objects still stored and registered (as garbage to the checker, and
 // counted), and the work it handed on deletes them; a stop before that
-// work runs leaves them to the sweep. Azure answers so: "The Delete Blob
-// operation marks the specified blob or snapshot for deletion. The blob is
-// later deleted during garbage collection" (REST reference, Delete Blob;
-// the .NET SDK's BlobBaseClient.Delete says the same).
+// work runs leaves them to the sweep. Azure answers so: its REST
+// reference for Delete Blob (and the .NET SDK's BlobBaseClient.Delete)
+// documents that the blob is only marked for deletion and its data goes
+// later, in garbage collection.
 func TestCollectLaterAnswersFirst(t *testing.T) {
 	s, counted, _ := countedStore(t)
 	var later []func(context.Context)

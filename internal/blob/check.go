@@ -138,7 +138,11 @@ func (c *checker) account(k, v []byte) error {
 	default:
 		return fmt.Errorf("unknown tag %q", tag)
 	}
-	if !c.containers[[2]string{acct, container}] {
+	// A data chunk ('d') outside any container is the content store's to
+	// judge: a deleted container's data stays registered as dropped until
+	// it is collected, after the delete was answered, and an unregistered
+	// one is referenced by nothing.
+	if tag != 'd' && !c.containers[[2]string{acct, container}] {
 		// Container records sort before every other tag of the account,
 		// retired ones ("r") after most: judged in verify.
 		c.kept.orphan(acct, container, fmt.Sprintf("%s: key %q of a blob whose container does not exist", b, k))

@@ -68,7 +68,7 @@ func parseRequestDate(v string) (time.Time, error) {
 // RequestDate is the date a request was signed at: x-ms-date, or Date
 // when x-ms-date is absent ("" when neither is sent).
 func RequestDate(r *http.Request) string {
-	if v := r.Header.Get("x-ms-date"); v != "" {
+	if v := r.Header.Get("X-Ms-Date"); v != "" {
 		return v
 	}
 	return r.Header.Get("Date")

@@ -73,10 +73,10 @@ func stringsToSign(r *http.Request, account string, lite bool) iter.Seq[string] 
 	// The fields around Content-Length and Date, joined once.
 	var head, mid, tail string
 	if lite {
-		mid = h.Get("Content-MD5") + "\n" + h.Get("Content-Type") + "\n"
+		mid = h.Get("Content-Md5") + "\n" + h.Get("Content-Type") + "\n"
 	} else {
 		head = r.Method + "\n" + h.Get("Content-Encoding") + "\n" + h.Get("Content-Language") + "\n"
-		mid = h.Get("Content-MD5") + "\n" + h.Get("Content-Type") + "\n"
+		mid = h.Get("Content-Md5") + "\n" + h.Get("Content-Type") + "\n"
 		tail = h.Get("If-Modified-Since") + "\n" + h.Get("If-Match") + "\n" + h.Get("If-None-Match") + "\n" +
 			h.Get("If-Unmodified-Since") + "\n" + h.Get("Range") + "\n"
 	}
@@ -135,7 +135,7 @@ func tableStringsToSign(r *http.Request, account string, lite bool) iter.Seq[str
 	paths, dates, suffix := resourcePaths(r, account), dateFields(h, true), compSuffix(r)
 	var head string // Shared Key Lite signs only the date and the resource
 	if !lite {
-		head = r.Method + "\n" + h.Get("Content-MD5") + "\n" + h.Get("Content-Type") + "\n"
+		head = r.Method + "\n" + h.Get("Content-Md5") + "\n" + h.Get("Content-Type") + "\n"
 	}
 	return uniqSeq(func(yield func(string) bool) {
 		for _, path := range paths {
@@ -193,7 +193,7 @@ func rawPath(r *http.Request) string {
 // dateFields returns the Date field candidates. Blob/Queue/File leave it
 // empty when x-ms-date is sent; the Table forms carry x-ms-date's value.
 func dateFields(h http.Header, table bool) []string {
-	date, msDate := h.Get("Date"), h.Get("x-ms-date")
+	date, msDate := h.Get("Date"), h.Get("X-Ms-Date")
 	switch {
 	case msDate == "":
 		return []string{date}

@@ -19,8 +19,8 @@ import (
 // carry every header it will be sent with, Content-Length as
 // r.ContentLength.
 func SignSharedKey(r *http.Request, service, account string, key []byte, now time.Time) {
-	if r.Header.Get("x-ms-date") == "" && r.Header.Get("Date") == "" {
-		r.Header.Set("x-ms-date", now.UTC().Format(http.TimeFormat))
+	if r.Header.Get("X-Ms-Date") == "" && r.Header.Get("Date") == "" {
+		r.Header.Set("X-Ms-Date", now.UTC().Format(http.TimeFormat))
 	}
 	// The builders read what a received request carries: its
 	// RequestURI and the host style the middleware found. An outgoing

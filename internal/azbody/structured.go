@@ -49,9 +49,9 @@ func errStructured(format string, args ...any) error {
 // x-ms-structured-content-length headers: ok is false when the body is
 // plain, else contentLength is the size of the content the message wraps.
 func ParseStructuredBody(h http.Header) (ok bool, contentLength int64, err error) {
-	v := h.Get("x-ms-structured-body")
+	v := h.Get("X-Ms-Structured-Body")
 	if v == "" {
-		if h.Get("x-ms-structured-content-length") != "" {
+		if h.Get("X-Ms-Structured-Content-Length") != "" {
 			return false, 0, azerr.MissingRequiredHeader("x-ms-structured-body")
 		}
 		return false, 0, nil
@@ -59,7 +59,7 @@ func ParseStructuredBody(h http.Header) (ok bool, contentLength int64, err error
 	if !isStructuredCRC64(v) {
 		return false, 0, azerr.InvalidHeaderValue("x-ms-structured-body", v)
 	}
-	raw := h.Get("x-ms-structured-content-length")
+	raw := h.Get("X-Ms-Structured-Content-Length")
 	if raw == "" {
 		return false, 0, azerr.MissingRequiredHeader("x-ms-structured-content-length")
 	}
@@ -73,7 +73,7 @@ func ParseStructuredBody(h http.Header) (ok bool, contentLength int64, err error
 // WantsStructuredBody reports whether a download asks for its body as a
 // structured message, refusing a value Azure does not know.
 func WantsStructuredBody(h http.Header) (bool, error) {
-	v := h.Get("x-ms-structured-body")
+	v := h.Get("X-Ms-Structured-Body")
 	switch {
 	case v == "":
 		return false, nil
@@ -428,8 +428,8 @@ func (e *StructuredWriter) Close() error {
 // WriteStructuredHeaders sets the response headers of a body sent as a
 // structured message wrapping contentLen bytes.
 func WriteStructuredHeaders(h http.Header, contentLen int64) {
-	h.Set("x-ms-structured-body", StructuredBodyCRC64)
-	h.Set("x-ms-structured-content-length", strconv.FormatInt(contentLen, 10))
+	h.Set("X-Ms-Structured-Body", StructuredBodyCRC64)
+	h.Set("X-Ms-Structured-Content-Length", strconv.FormatInt(contentLen, 10))
 	h.Set("Content-Length", strconv.FormatInt(StructuredLength(contentLen, StructuredSegmentSize), 10))
 }
 

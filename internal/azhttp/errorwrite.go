@@ -105,13 +105,13 @@ func prepareError(w http.ResponseWriter, r *http.Request, err error) (*azerr.Err
 			delete(h, k)
 		}
 	}
-	h.Set("x-ms-error-code", e.Code)
+	h.Set("X-Ms-Error-Code", e.Code)
 	if note, ok := r.Context().Value(errorNoteKey{}).(*errorNote); ok {
 		note.code, note.message = e.Code, e.Message
 	}
 	id := RequestID(r.Context())
 	if id == "" {
-		id = h.Get("x-ms-request-id")
+		id = h.Get("X-Ms-Request-Id")
 	}
 	msg := e.Message + "\nRequestId:" + id + "\nTime:" + time.Now().UTC().Format(errorTimeFormat)
 	return e, msg

@@ -25,7 +25,7 @@ const (
 // request's headers under the given terms.
 func ParseLeaseRequest(h http.Header, terms LeaseTerms) (lease.Request, error) {
 	invalid := func(name string) *azerr.Error { return azerr.InvalidHeaderValue(name, h.Get(name)) }
-	raw := h.Get("x-ms-lease-action")
+	raw := h.Get("X-Ms-Lease-Action")
 	if raw == "" {
 		return lease.Request{}, azerr.MissingRequiredHeader("x-ms-lease-action")
 	}
@@ -33,13 +33,13 @@ func ParseLeaseRequest(h http.Header, terms LeaseTerms) (lease.Request, error) {
 	if !ok || terms == InfiniteOnly && action == lease.Renew {
 		return lease.Request{}, invalid("x-ms-lease-action")
 	}
-	req := lease.Request{Action: action, ID: h.Get("x-ms-lease-id"), ProposedID: h.Get("x-ms-proposed-lease-id")}
+	req := lease.Request{Action: action, ID: h.Get("X-Ms-Lease-Id"), ProposedID: h.Get("X-Ms-Proposed-Lease-Id")}
 	if req.ProposedID != "" && !lease.ValidID(req.ProposedID) {
 		return req, invalid("x-ms-proposed-lease-id")
 	}
 	switch action {
 	case lease.Acquire:
-		v := h.Get("x-ms-lease-duration")
+		v := h.Get("X-Ms-Lease-Duration")
 		if terms == InfiniteOnly {
 			if v != "" && v != "-1" {
 				return req, invalid("x-ms-lease-duration").WithMessage("A file lease is infinite: x-ms-lease-duration must be -1.")
@@ -63,7 +63,7 @@ func ParseLeaseRequest(h http.Header, terms LeaseTerms) (lease.Request, error) {
 			return req, azerr.MissingRequiredHeader("x-ms-proposed-lease-id")
 		}
 	case lease.Break:
-		if v := h.Get("x-ms-lease-break-period"); v != "" && terms == FiniteOrInfinite {
+		if v := h.Get("X-Ms-Lease-Break-Period"); v != "" && terms == FiniteOrInfinite {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 || n > 60 {
 				return req, invalid("x-ms-lease-break-period").WithMessage("x-ms-lease-break-period must be 0 to 60 seconds.")
@@ -79,18 +79,18 @@ func ParseLeaseRequest(h http.Header, terms LeaseTerms) (lease.Request, error) {
 // seconds a break takes, with Azure's status for the action.
 func WriteLeaseOutcome(w http.ResponseWriter, action lease.Action, out *lease.Outcome) error {
 	h := w.Header()
-	h.Set("ETag", ETag(out.Version))
+	h.Set("Etag", ETag(out.Version))
 	h.Set("Last-Modified", HTTPTime(out.Modified))
 	status := http.StatusOK
 	switch action {
 	case lease.Acquire:
 		status = http.StatusCreated
-		h.Set("x-ms-lease-id", out.ID)
+		h.Set("X-Ms-Lease-Id", out.ID)
 	case lease.Renew, lease.Change:
-		h.Set("x-ms-lease-id", out.ID)
+		h.Set("X-Ms-Lease-Id", out.ID)
 	case lease.Break:
 		status = http.StatusAccepted
-		h.Set("x-ms-lease-time", strconv.Itoa(out.Time))
+		h.Set("X-Ms-Lease-Time", strconv.Itoa(out.Time))
 	}
 	return WriteEmpty(w, status)
 }
@@ -98,9 +98,9 @@ func WriteLeaseOutcome(w http.ResponseWriter, action lease.Action, out *lease.Ou
 // WriteLeaseState sets x-ms-lease-state, -status and -duration as the
 // lease stands at now.
 func WriteLeaseState(h http.Header, l lease.Lease, now time.Time) {
-	h.Set("x-ms-lease-state", l.At(now).State.String())
-	h.Set("x-ms-lease-status", l.Status(now))
+	h.Set("X-Ms-Lease-State", l.At(now).State.String())
+	h.Set("X-Ms-Lease-Status", l.Status(now))
 	if d := l.DurationType(now); d != "" {
-		h.Set("x-ms-lease-duration", d)
+		h.Set("X-Ms-Lease-Duration", d)
 	}
 }

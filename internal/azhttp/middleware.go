@@ -42,9 +42,9 @@ func Wrap(service string, logger *slog.Logger, cors CORSSource, errorWriter func
 		rec := &recorder{ResponseWriter: w}
 
 		hdr := w.Header()
-		hdr.Set("x-ms-request-id", id)
-		if cid := r.Header.Get("x-ms-client-request-id"); cid != "" {
-			hdr.Set("x-ms-client-request-id", cid)
+		hdr.Set("X-Ms-Request-Id", id)
+		if cid := r.Header.Get("X-Ms-Client-Request-Id"); cid != "" {
+			hdr.Set("X-Ms-Client-Request-Id", cid)
 		}
 		hdr.Set("Server", "cerulean")
 		hdr.Set("Date", httpDate(start))
@@ -91,21 +91,21 @@ func Wrap(service string, logger *slog.Logger, cors CORSSource, errorWriter func
 		if cors != nil && (r.Header.Get("Origin") != "" || r.Method == http.MethodOptions) && applyCORS(rec, r, cors, preflight, errorWriter) {
 			return
 		}
-		v := r.Header.Get("x-ms-version")
+		v := r.Header.Get("X-Ms-Version")
 		switch {
 		case v == "" && azauth.ValidVersion(r.URL.Query().Get("sv")):
 			// A shared access signature's version is the request's when
 			// it names none (the Go SDK's recording
 			// go-storage-BlobSASURISuite-TestBlobSASURICorrectness).
-			hdr.Set("x-ms-version", r.URL.Query().Get("sv"))
+			hdr.Set("X-Ms-Version", r.URL.Query().Get("sv"))
 		case v == "":
-			hdr.Set("x-ms-version", DefaultVersion)
+			hdr.Set("X-Ms-Version", DefaultVersion)
 		case !azauth.ValidVersion(v):
-			hdr.Set("x-ms-version", DefaultVersion)
+			hdr.Set("X-Ms-Version", DefaultVersion)
 			errorWriter(rec, r, azerr.InvalidHeaderValue("x-ms-version", v))
 			return
 		default:
-			hdr.Set("x-ms-version", v)
+			hdr.Set("X-Ms-Version", v)
 		}
 		h.ServeHTTP(rec, r)
 	})

@@ -10,6 +10,10 @@ import (
 // names) look them up case-sensitively. Go's http.Header canonicalises a
 // key on Set, so the wire case is restored here, once, just before the
 // header goes out: Wrap's writer calls AzureHeaderCase on every response.
+//
+// Handlers therefore name headers in Go's canonical form (X-Ms-Version,
+// Content-Md5) whatever Azure's spelling: http.Header converts any other
+// spelling on each Get and Set, and the conversion allocates a string.
 
 // canonicalAzurePrefix is the form http.Header.Set gives an x-ms-* name.
 const canonicalAzurePrefix = "X-Ms-"

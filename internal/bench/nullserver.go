@@ -63,12 +63,12 @@ func (n *nullServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// SDK free its upload buffers while the transport still sends them.
 	_, _ = io.Copy(io.Discard, r.Body)
 	h := w.Header()
-	h.Set("x-ms-request-id", "00000000-0000-0000-0000-000000000000")
-	h.Set("x-ms-version", "2026-06-06")
-	h.Set("ETag", `"0x1"`)
+	h.Set("X-Ms-Request-Id", "00000000-0000-0000-0000-000000000000")
+	h.Set("X-Ms-Version", "2026-06-06")
+	h.Set("Etag", `"0x1"`)
 	h.Set("Last-Modified", nullTime)
 	switch {
-	case r.Header.Get("DataServiceVersion") != "" || strings.Contains(r.Header.Get("Accept"), "odata"):
+	case r.Header.Get("Dataserviceversion") != "" || strings.Contains(r.Header.Get("Accept"), "odata"):
 		n.table(w, r)
 	case strings.HasSuffix(r.URL.Path, "/messages") || r.URL.Query().Has("popreceipt"):
 		n.queue(w, r)
@@ -149,17 +149,17 @@ func (n *nullServer) blob(w http.ResponseWriter, r *http.Request) {
 	isCounter := strings.HasSuffix(path, "/counter")
 	switch r.Method {
 	case http.MethodPut, http.MethodPost:
-		if r.Header.Get("x-ms-blob-type") != "" {
+		if r.Header.Get("X-Ms-Blob-Type") != "" {
 			switch {
 			case isCounter && r.Header.Get("If-Match") != "":
 				c := n.counter(path)
 				old, err := strconv.ParseInt(strings.Trim(r.Header.Get("If-Match"), `"`), 10, 64)
 				if err != nil || !c.CompareAndSwap(old, old+1) {
-					w.Header().Set("x-ms-error-code", "ConditionNotMet")
+					w.Header().Set("X-Ms-Error-Code", "ConditionNotMet")
 					reply(w, http.StatusPreconditionFailed, "", nil)
 					return
 				}
-				w.Header().Set("ETag", strconv.Quote(strconv.FormatInt(old+1, 10)))
+				w.Header().Set("Etag", strconv.Quote(strconv.FormatInt(old+1, 10)))
 			case isCounter:
 				n.counter(path) // created at 0
 			case r.ContentLength > int64(len(n.body)):
@@ -180,11 +180,11 @@ func (n *nullServer) blob(w http.ResponseWriter, r *http.Request) {
 		if isCounter {
 			v := strconv.FormatInt(n.counter(path).Load(), 10)
 			body := []byte(v)
-			w.Header().Set("ETag", strconv.Quote(v))
+			w.Header().Set("Etag", strconv.Quote(v))
 			if r.Method == http.MethodHead {
 				body = nil
 			}
-			w.Header().Set("x-ms-blob-type", "BlockBlob")
+			w.Header().Set("X-Ms-Blob-Type", "BlockBlob")
 			reply(w, http.StatusOK, "application/octet-stream", body)
 			return
 		}
@@ -194,7 +194,7 @@ func (n *nullServer) blob(w http.ResponseWriter, r *http.Request) {
 		}
 		h := w.Header()
 		h.Set("Content-Length", strconv.FormatInt(size, 10))
-		h.Set("x-ms-blob-type", "BlockBlob")
+		h.Set("X-Ms-Blob-Type", "BlockBlob")
 		w.WriteHeader(http.StatusOK)
 		if r.Method == http.MethodHead {
 			return

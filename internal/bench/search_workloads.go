@@ -92,7 +92,7 @@ func (c *searchClient) do(ctx context.Context, method, path string, query url.Va
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("api-key", c.key)
+	req.Header.Set("Api-Key", c.key)
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")

@@ -7,6 +7,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/record"
 )
 
 // Encryption is what a request says about a blob's encryption: the
@@ -89,7 +90,7 @@ func (e *Encryption) apply(t *Tx, acct, container string, rec *Blob) error {
 // container's default when it names none, refused when the container
 // denies overriding its default with another.
 func (t *Tx) writeScope(acct, container, scope string) (string, error) {
-	c, err := loadContainer(t.r, acct, container)
+	c, err := record.RequireShared[containerScopes](t.r, containerKey(acct, container), azerr.ErrContainerNotFound)
 	if err != nil {
 		return "", err
 	}

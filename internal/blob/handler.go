@@ -64,10 +64,10 @@ func (q *request) ctx() context.Context { return q.r.Context() }
 // version is the x-ms-version the request is answered at: the one the
 // middleware echoed (the client's, or the default when it sent none).
 func (q *request) version() string {
-	if v := q.w.Header().Get("x-ms-version"); v != "" {
+	if v := q.w.Header().Get("X-Ms-Version"); v != "" {
 		return v
 	}
-	if v := q.r.Header.Get("x-ms-version"); v != "" {
+	if v := q.r.Header.Get("X-Ms-Version"); v != "" {
 		return v
 	}
 	return azhttp.DefaultVersion

@@ -17,20 +17,20 @@ import (
 // and Put Block List's and Set Blob Properties' forms; Put Blob also takes
 // the plain HTTP headers.
 func parseContentHeaders(h http.Header, plain bool) (ContentHeaders, error) {
-	get := func(name string) string {
-		if v := h.Get("x-ms-blob-" + name); v != "" || !plain {
+	get := func(msName, name string) string {
+		if v := h.Get(msName); v != "" || !plain {
 			return v
 		}
 		return h.Get(name)
 	}
 	c := ContentHeaders{
-		ContentType:        get("content-type"),
-		ContentEncoding:    get("content-encoding"),
-		ContentLanguage:    get("content-language"),
-		ContentDisposition: get("content-disposition"),
-		CacheControl:       get("cache-control"),
+		ContentType:        get("X-Ms-Blob-Content-Type", "Content-Type"),
+		ContentEncoding:    get("X-Ms-Blob-Content-Encoding", "Content-Encoding"),
+		ContentLanguage:    get("X-Ms-Blob-Content-Language", "Content-Language"),
+		ContentDisposition: get("X-Ms-Blob-Content-Disposition", "Content-Disposition"),
+		CacheControl:       get("X-Ms-Blob-Cache-Control", "Cache-Control"),
 	}
-	if v := h.Get("x-ms-blob-content-md5"); v != "" {
+	if v := h.Get("X-Ms-Blob-Content-Md5"); v != "" {
 		md5, err := base64.StdEncoding.DecodeString(v)
 		if err != nil || len(md5) != 16 {
 			return c, azerr.InvalidHeaderValue("x-ms-blob-content-md5", v)
@@ -45,7 +45,7 @@ func parseContentHeaders(h http.Header, plain bool) (ContentHeaders, error) {
 
 // requestMD5 returns the request's Content-MD5, nil when absent.
 func requestMD5(h http.Header) ([]byte, error) {
-	v := h.Get("Content-MD5")
+	v := h.Get("Content-Md5")
 	if v == "" {
 		return nil, nil
 	}
@@ -68,9 +68,9 @@ const crc64Version = "2019-02-02"
 // the bytes written from crc64Version on.
 func writeDigests(q *request, w *Written) {
 	h := q.w.Header()
-	h.Set("Content-MD5", b64(w.ContentMD5))
+	h.Set("Content-Md5", b64(w.ContentMD5))
 	if q.version() >= crc64Version && w.ContentCRC64 != nil {
-		h.Set("x-ms-content-crc64", b64(w.ContentCRC64))
+		h.Set("X-Ms-Content-Crc64", b64(w.ContentCRC64))
 	}
 }
 
@@ -85,10 +85,10 @@ func writeSentDigests(q *request, w *Written, c Content) {
 	}
 	h := q.w.Header()
 	if c.MD5 != nil {
-		h.Set("Content-MD5", b64(w.ContentMD5))
+		h.Set("Content-Md5", b64(w.ContentMD5))
 	}
 	if w.ContentCRC64 != nil {
-		h.Set("x-ms-content-crc64", b64(w.ContentCRC64))
+		h.Set("X-Ms-Content-Crc64", b64(w.ContentCRC64))
 	}
 }
 
@@ -107,39 +107,39 @@ func writeContentHeaders(h http.Header, c ContentHeaders) {
 
 // writeBlobHeaders sets the properties every blob read returns.
 func writeBlobHeaders(h http.Header, b *Blob, now time.Time) {
-	h.Set("ETag", azhttp.ETag(b.Version))
+	h.Set("Etag", azhttp.ETag(b.Version))
 	h.Set("Last-Modified", azhttp.HTTPTime(b.Modified))
-	h.Set("x-ms-creation-time", azhttp.HTTPTime(b.Created))
-	h.Set("x-ms-blob-type", b.Type)
+	h.Set("X-Ms-Creation-Time", azhttp.HTTPTime(b.Created))
+	h.Set("X-Ms-Blob-Type", b.Type)
 	azhttp.WriteLeaseState(h, b.Lease, now)
 	switch b.Type {
 	case pageBlob:
-		h.Set("x-ms-blob-sequence-number", strconv.FormatInt(b.SequenceNumber, 10))
+		h.Set("X-Ms-Blob-Sequence-Number", strconv.FormatInt(b.SequenceNumber, 10))
 	case appendBlob:
-		h.Set("x-ms-blob-committed-block-count", strconv.Itoa(b.Extents))
+		h.Set("X-Ms-Blob-Committed-Block-Count", strconv.Itoa(b.Extents))
 		if b.Sealed {
-			h.Set("x-ms-blob-sealed", "true")
+			h.Set("X-Ms-Blob-Sealed", "true")
 		}
 	}
 	if c := b.Copy; c != nil {
-		h.Set("x-ms-copy-id", c.ID)
-		h.Set("x-ms-copy-source", c.Source)
-		h.Set("x-ms-copy-status", c.Status)
-		h.Set("x-ms-copy-progress", c.Progress)
-		h.Set("x-ms-copy-completion-time", azhttp.HTTPTime(c.Completed))
+		h.Set("X-Ms-Copy-Id", c.ID)
+		h.Set("X-Ms-Copy-Source", c.Source)
+		h.Set("X-Ms-Copy-Status", c.Status)
+		h.Set("X-Ms-Copy-Progress", c.Progress)
+		h.Set("X-Ms-Copy-Completion-Time", azhttp.HTTPTime(c.Completed))
 		if c.DestinationSnapshot != "" {
-			h.Set("x-ms-copy-destination-snapshot", c.DestinationSnapshot)
+			h.Set("X-Ms-Copy-Destination-Snapshot", c.DestinationSnapshot)
 		}
 	}
 	if b.IncrementalCopy {
-		h.Set("x-ms-incremental-copy", "true")
+		h.Set("X-Ms-Incremental-Copy", "true")
 	}
-	h.Set("x-ms-server-encrypted", "true")
+	h.Set("X-Ms-Server-Encrypted", "true")
 	writeEncryption(h, b)
 	h.Set("Accept-Ranges", "bytes")
 	azhttp.WriteMetadata(h, b.Metadata)
 	if len(b.Tags) > 0 {
-		h.Set("x-ms-tag-count", strconv.Itoa(len(b.Tags)))
+		h.Set("X-Ms-Tag-Count", strconv.Itoa(len(b.Tags)))
 	}
 	writeVersionHeaders(h, b)
 }
@@ -161,14 +161,14 @@ func parseSnapshot(name, v string) (string, error) {
 // accepted and rewritten to the canonical form leases are kept in, so
 // that every later comparison sees one spelling.
 func checkLeaseIDs(h http.Header) error {
-	for _, name := range []string{"x-ms-lease-id", "x-ms-source-lease-id", "x-ms-proposed-lease-id"} {
+	for _, name := range []string{"X-Ms-Lease-Id", "X-Ms-Source-Lease-Id", "X-Ms-Proposed-Lease-Id"} {
 		v := h.Get(name)
 		if v == "" {
 			continue
 		}
 		id, ok := guid.Parse(v)
 		if !ok {
-			return azerr.InvalidHeaderValue(name, v)
+			return azerr.InvalidHeaderValue(strings.ToLower(name), v)
 		}
 		h.Set(name, id)
 	}
@@ -177,7 +177,7 @@ func checkLeaseIDs(h http.Header) error {
 
 // preconditions reads a request's conditional and lease headers.
 func preconditions(h http.Header) Preconditions {
-	return Preconditions{Conditions: conditions.FromHeader(h, ""), LeaseID: h.Get("x-ms-lease-id"), IfTags: ifTags(h)}
+	return Preconditions{Conditions: conditions.FromHeader(h, ""), LeaseID: h.Get("X-Ms-Lease-Id"), IfTags: ifTags(h)}
 }
 
 // includes reports which include= values a listing asked for.

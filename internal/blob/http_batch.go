@@ -74,13 +74,13 @@ func (h *handler) submitBatch(q *request) error {
 	if refused != nil {
 		rec := newSubResponse()
 		azhttp.WriteError(rec, q.r, refused)
-		if err := writeSubResponse(mw, "", rec, azhttp.RequestID(q.ctx()), q.w.Header().Get("x-ms-version")); err != nil {
+		if err := writeSubResponse(mw, "", rec, azhttp.RequestID(q.ctx()), q.w.Header().Get("X-Ms-Version")); err != nil {
 			return err
 		}
 	}
 	for _, s := range subs {
 		rec, id := h.serveSubRequest(q, s)
-		if err := writeSubResponse(mw, s.contentID, rec, id, q.w.Header().Get("x-ms-version")); err != nil {
+		if err := writeSubResponse(mw, s.contentID, rec, id, q.w.Header().Get("X-Ms-Version")); err != nil {
 			return err
 		}
 	}
@@ -197,7 +197,7 @@ func (h *handler) readSubRequest(q *request, part *multipart.Part) (subRequest, 
 	r.Host = q.r.Host
 	r.RemoteAddr = q.r.RemoteAddr
 	r.TLS = q.r.TLS
-	return subRequest{contentID: strings.TrimSpace(part.Header.Get("Content-ID")), r: r, style: style}, nil
+	return subRequest{contentID: strings.TrimSpace(part.Header.Get("Content-Id")), r: r, style: style}, nil
 }
 
 // rootedTarget gives a request line whose target is a path without its
@@ -286,12 +286,12 @@ func (h *handler) serveSubRequest(q *request, s subRequest) (*subResponse, strin
 		ctx = context.WithValue(ctx, azauth.HostStyleKey{}, pathStyle{})
 	}
 	rec := newSubResponse()
-	rec.Header().Set("x-ms-request-id", id)
-	if cid := s.r.Header.Get("x-ms-client-request-id"); cid != "" {
+	rec.Header().Set("X-Ms-Request-Id", id)
+	if cid := s.r.Header.Get("X-Ms-Client-Request-Id"); cid != "" {
 		// Azure echoes each sub-request's client request id in its
 		// answer (azure-storage-blob's recording
 		// test_container.test_delete_blobs_simple).
-		rec.Header().Set("x-ms-client-request-id", cid)
+		rec.Header().Set("X-Ms-Client-Request-Id", cid)
 	}
 	h.door.ServeHTTP(rec, s.r.WithContext(azhttp.WithoutRequestInfo(ctx)))
 	return rec, id
@@ -357,9 +357,9 @@ func writeSubResponse(mw *multipart.Writer, contentID string, rec *subResponse, 
 		status = http.StatusOK
 	}
 	hdr := rec.header.Clone()
-	hdr.Set("x-ms-request-id", id)
+	hdr.Set("X-Ms-Request-Id", id)
 	if version != "" {
-		hdr.Set("x-ms-version", version)
+		hdr.Set("X-Ms-Version", version)
 	}
 	if rec.body.Len() > 0 {
 		hdr.Set("Content-Length", strconv.Itoa(rec.body.Len()))

@@ -95,17 +95,17 @@ func writeWriteResult(q *request, b *Blob, status int) error {
 
 // writeWriteHeaders sets the headers every write's answer carries.
 func writeWriteHeaders(h http.Header, b *Blob) {
-	h.Set("ETag", azhttp.ETag(b.Version))
+	h.Set("Etag", azhttp.ETag(b.Version))
 	h.Set("Last-Modified", azhttp.HTTPTime(b.Modified))
-	h.Set("x-ms-request-server-encrypted", "true")
+	h.Set("X-Ms-Request-Server-Encrypted", "true")
 	if b.VersionID != "" {
-		h.Set("x-ms-version-id", b.VersionID)
+		h.Set("X-Ms-Version-Id", b.VersionID)
 	}
 	writeEncryption(h, b)
 }
 
 func (h *handler) putBlob(q *request) error {
-	typ := q.r.Header.Get("x-ms-blob-type")
+	typ := q.r.Header.Get("X-Ms-Blob-Type")
 	switch typ {
 	case blockBlob, pageBlob, appendBlob:
 	case "":
@@ -158,7 +158,7 @@ func (h *handler) getBlob(q *request) error {
 		writeBlobHeaders(hdr, b, h.now())
 		writeContentHeaders(hdr, b.Headers)
 		if b.Headers.ContentMD5 != nil {
-			hdr.Set("Content-MD5", b64(b.Headers.ContentMD5))
+			hdr.Set("Content-Md5", b64(b.Headers.ContentMD5))
 		}
 		writeTierHeaders(hdr, b)
 		azauth.WriteSASOverrides(hdr, q.access, q.r.URL.Query())
@@ -178,8 +178,8 @@ func (h *handler) getBlob(q *request) error {
 	// CRC64 but never both (the REST specification's Get Blob response
 	// headers; the code for both is from the status table of Microsoft's
 	// storage emulator).
-	wantMD5 := q.r.Header.Get("x-ms-range-get-content-md5") == "true"
-	wantCRC := q.r.Header.Get("x-ms-range-get-content-crc64") == "true"
+	wantMD5 := q.r.Header.Get("X-Ms-Range-Get-Content-Md5") == "true"
+	wantCRC := q.r.Header.Get("X-Ms-Range-Get-Content-Crc64") == "true"
 	switch {
 	case wantMD5 && wantCRC:
 		return errBothRangeDigests
@@ -210,24 +210,24 @@ func (h *handler) getBlob(q *request) error {
 			status = http.StatusPartialContent
 			hdr.Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", d.Offset, d.Offset+d.Length-1, b.Size))
 			if b.Headers.ContentMD5 != nil {
-				hdr.Set("x-ms-blob-content-md5", b64(b.Headers.ContentMD5))
+				hdr.Set("X-Ms-Blob-Content-Md5", b64(b.Headers.ContentMD5))
 			}
 			if wantMD5 {
 				sum, err := d.MD5()
 				if err != nil {
 					return err
 				}
-				hdr.Set("Content-MD5", b64(sum))
+				hdr.Set("Content-Md5", b64(sum))
 			}
 			if wantCRC {
 				sum, err := d.CRC64()
 				if err != nil {
 					return err
 				}
-				hdr.Set("x-ms-content-crc64", b64(sum))
+				hdr.Set("X-Ms-Content-Crc64", b64(sum))
 			}
 		} else if b.Headers.ContentMD5 != nil {
-			hdr.Set("Content-MD5", b64(b.Headers.ContentMD5))
+			hdr.Set("Content-Md5", b64(b.Headers.ContentMD5))
 		}
 		send := d.Stream
 		if structured {
@@ -250,7 +250,7 @@ func (h *handler) getBlob(q *request) error {
 }
 
 func (h *handler) deleteBlob(q *request) error {
-	mode := q.r.Header.Get("x-ms-delete-snapshots")
+	mode := q.r.Header.Get("X-Ms-Delete-Snapshots")
 	if err := checkDeleteType(q); err != nil {
 		return err
 	}
@@ -298,11 +298,11 @@ func (h *handler) snapshotBlob(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	hdr.Set("x-ms-snapshot", id)
+	hdr.Set("X-Ms-Snapshot", id)
 	writeWriteHeaders(hdr, b)
 	// A snapshot writes nothing to encrypt unless it sets metadata
 	// (go-azblob-TestBlobSnapshotIfMatchTrue, go-azblob-TestBlobSnapshotMetadata).
-	hdr.Set("x-ms-request-server-encrypted", strconv.FormatBool(meta != nil))
+	hdr.Set("X-Ms-Request-Server-Encrypted", strconv.FormatBool(meta != nil))
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
@@ -341,14 +341,14 @@ func (h *handler) putBlock(q *request) error {
 	if err != nil {
 		return err
 	}
-	w, err := h.svc.PutBlock(q.ctx(), q.ref(), id, c, q.r.Header.Get("x-ms-lease-id"))
+	w, err := h.svc.PutBlock(q.ctx(), q.ref(), id, c, q.r.Header.Get("X-Ms-Lease-Id"))
 	if err != nil {
 		return err
 	}
 	hdr := q.w.Header()
 	writeSentDigests(q, w, c)
 	writeStructuredEcho(hdr, w)
-	hdr.Set("x-ms-request-server-encrypted", "true")
+	hdr.Set("X-Ms-Request-Server-Encrypted", "true")
 	writeEncryption(hdr, &Blob{KeySHA256: enc.KeySHA256, EncryptionScope: enc.Scope})
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
@@ -495,11 +495,11 @@ func (h *handler) getBlockList(q *request) error {
 	}
 	hdr := q.w.Header()
 	if l.Record != nil {
-		hdr.Set("ETag", azhttp.ETag(l.Record.Version))
+		hdr.Set("Etag", azhttp.ETag(l.Record.Version))
 		hdr.Set("Last-Modified", azhttp.HTTPTime(l.Record.Modified))
-		hdr.Set("x-ms-blob-content-length", strconv.FormatInt(l.Record.Size, 10))
+		hdr.Set("X-Ms-Blob-Content-Length", strconv.FormatInt(l.Record.Size, 10))
 	} else {
-		hdr.Set("x-ms-blob-content-length", "0")
+		hdr.Set("X-Ms-Blob-Content-Length", "0")
 	}
 	doc := blockListXML{}
 	if committed {
@@ -518,12 +518,12 @@ func (h *handler) setBlobProperties(q *request) error {
 		return err
 	}
 	if change.Size != nil && (*change.Size%pageSize != 0 || *change.Size < 0 || *change.Size > maxPageBlobSize) {
-		return azerr.InvalidHeaderValue("x-ms-blob-content-length", q.r.Header.Get("x-ms-blob-content-length")).WithMessage("x-ms-blob-content-length must be a multiple of 512 up to 8 TiB.")
+		return azerr.InvalidHeaderValue("x-ms-blob-content-length", q.r.Header.Get("X-Ms-Blob-Content-Length")).WithMessage("x-ms-blob-content-length must be a multiple of 512 up to 8 TiB.")
 	}
 	if change.Sequence, err = optionalInt(q.r.Header, "x-ms-blob-sequence-number"); err != nil {
 		return err
 	}
-	switch change.SequenceAction = q.r.Header.Get("x-ms-sequence-number-action"); change.SequenceAction {
+	switch change.SequenceAction = q.r.Header.Get("X-Ms-Sequence-Number-Action"); change.SequenceAction {
 	case "":
 	case "max", "update":
 		if change.Sequence == nil {
@@ -531,7 +531,7 @@ func (h *handler) setBlobProperties(q *request) error {
 		}
 	case "increment":
 		if change.Sequence != nil {
-			return azerr.InvalidHeaderValue("x-ms-blob-sequence-number", q.r.Header.Get("x-ms-blob-sequence-number")).WithMessage("x-ms-blob-sequence-number is not allowed with the increment action.")
+			return azerr.InvalidHeaderValue("x-ms-blob-sequence-number", q.r.Header.Get("X-Ms-Blob-Sequence-Number")).WithMessage("x-ms-blob-sequence-number is not allowed with the increment action.")
 		}
 	default:
 		return azerr.InvalidHeaderValue("x-ms-sequence-number-action", change.SequenceAction)
@@ -554,7 +554,7 @@ func (h *handler) setBlobProperties(q *request) error {
 	}
 	if b.Type == pageBlob {
 		// A page blob's answer carries its sequence number, changed or not.
-		q.w.Header().Set("x-ms-blob-sequence-number", strconv.FormatInt(b.SequenceNumber, 10))
+		q.w.Header().Set("X-Ms-Blob-Sequence-Number", strconv.FormatInt(b.SequenceNumber, 10))
 	}
 	return writeWriteResult(q, b, http.StatusOK)
 }
@@ -570,7 +570,7 @@ func (h *handler) getBlobMetadata(q *request) error {
 	}
 	hdr := q.w.Header()
 	writeEncryption(hdr, b)
-	hdr.Set("ETag", azhttp.ETag(b.Version))
+	hdr.Set("Etag", azhttp.ETag(b.Version))
 	hdr.Set("Last-Modified", azhttp.HTTPTime(b.Modified))
 	azhttp.WriteMetadata(hdr, b.Metadata)
 	return azhttp.WriteEmpty(q.w, http.StatusOK)

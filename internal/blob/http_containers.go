@@ -17,7 +17,7 @@ func serviceEndpoint(q *request) string {
 }
 
 func publicAccess(h http.Header) (string, error) {
-	switch v := h.Get("x-ms-blob-public-access"); v {
+	switch v := h.Get("X-Ms-Blob-Public-Access"); v {
 	case "", "container", "blob":
 		return v, nil
 	default:
@@ -26,7 +26,7 @@ func publicAccess(h http.Header) (string, error) {
 }
 
 func writeContainerHeaders(h http.Header, c *Container) {
-	h.Set("ETag", azhttp.ETag(c.Version))
+	h.Set("Etag", azhttp.ETag(c.Version))
 	h.Set("Last-Modified", azhttp.HTTPTime(c.Modified))
 }
 
@@ -67,14 +67,14 @@ func (h *handler) getContainerProperties(q *request) error {
 	azhttp.WriteMetadata(hdr, c.Metadata)
 	if q.q.Get("comp") == "" {
 		azhttp.WriteLeaseState(hdr, c.Lease, h.now())
-		hdr.Set("x-ms-has-immutability-policy", "false")
-		hdr.Set("x-ms-has-legal-hold", "false")
+		hdr.Set("X-Ms-Has-Immutability-Policy", "false")
+		hdr.Set("X-Ms-Has-Legal-Hold", "false")
 		if q.version() >= immutableStorageVersion {
-			hdr.Set("x-ms-immutable-storage-with-versioning-enabled", "false")
+			hdr.Set("X-Ms-Immutable-Storage-With-Versioning-Enabled", "false")
 		}
 		writeContainerEncryption(hdr, c)
 		if c.PublicAccess != "" {
-			hdr.Set("x-ms-blob-public-access", c.PublicAccess)
+			hdr.Set("X-Ms-Blob-Public-Access", c.PublicAccess)
 		}
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
@@ -107,7 +107,7 @@ func (h *handler) getContainerACL(q *request) error {
 	}
 	writeContainerHeaders(q.w.Header(), c)
 	if c.PublicAccess != "" {
-		q.w.Header().Set("x-ms-blob-public-access", c.PublicAccess)
+		q.w.Header().Set("X-Ms-Blob-Public-Access", c.PublicAccess)
 	}
 	return azhttp.WriteSignedIdentifiers(q.w, c.ACL)
 }
@@ -204,9 +204,9 @@ func (h *handler) setServiceProperties(q *request) error {
 // purpose v2 account with a flat namespace, as Azurite reports it too.
 func (h *handler) getAccountInfo(q *request) error {
 	hdr := q.w.Header()
-	hdr.Set("x-ms-sku-name", "Standard_RAGRS")
-	hdr.Set("x-ms-account-kind", "StorageV2")
-	hdr.Set("x-ms-is-hns-enabled", strconv.FormatBool(false))
+	hdr.Set("X-Ms-Sku-Name", "Standard_RAGRS")
+	hdr.Set("X-Ms-Account-Kind", "StorageV2")
+	hdr.Set("X-Ms-Is-Hns-Enabled", strconv.FormatBool(false))
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 

@@ -82,7 +82,7 @@ func (h *handler) sourceAccount(name string) (string, bool) {
 // caller's own Shared Key on the source's account. A source that cannot be
 // read is CannotVerifyCopySource with the status its GET would have had.
 func (h *handler) authorizeCopySource(q *request, src CopySource, ownKey bool) error {
-	if v := q.r.Header.Get("x-ms-copy-source-authorization"); v != "" {
+	if v := q.r.Header.Get("X-Ms-Copy-Source-Authorization"); v != "" {
 		scheme, _, _ := strings.Cut(v, " ")
 		if !strings.EqualFold(scheme, "Bearer") {
 			return azerr.InvalidHeaderValue("x-ms-copy-source-authorization", v).WithMessage("Only the Bearer scheme is supported in x-ms-copy-source-authorization.")
@@ -135,11 +135,11 @@ func copySourceDenied(err error) error {
 // copyBlob serves Copy Blob and Copy Blob From URL (x-ms-requires-sync):
 // both complete before the response.
 func (h *handler) copyBlob(q *request) error {
-	src, err := h.parseCopySource(q.r.Header.Get("x-ms-copy-source"))
+	src, err := h.parseCopySource(q.r.Header.Get("X-Ms-Copy-Source"))
 	if err != nil {
 		return err
 	}
-	sync := q.r.Header.Get("x-ms-requires-sync") == "true"
+	sync := q.r.Header.Get("X-Ms-Requires-Sync") == "true"
 	if err := h.authorizeCopySource(q, src, !sync); err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func (h *handler) copyBlob(q *request) error {
 		meta = nil // the copy keeps the source's metadata
 	}
 	var tier string
-	if v := q.r.Header.Get("x-ms-access-tier"); v != "" {
+	if v := q.r.Header.Get("X-Ms-Access-Tier"); v != "" {
 		if tier, err = ParseTier("x-ms-access-tier", v); err != nil {
 			return err
 		}
@@ -182,7 +182,7 @@ func (h *handler) copyBlob(q *request) error {
 		}
 	}
 	var seal *bool
-	if v := q.r.Header.Get("x-ms-seal-blob"); v != "" {
+	if v := q.r.Header.Get("X-Ms-Seal-Blob"); v != "" {
 		on, err := strconv.ParseBool(v)
 		if err != nil {
 			return azerr.InvalidHeaderValue("x-ms-seal-blob", v)
@@ -193,7 +193,7 @@ func (h *handler) copyBlob(q *request) error {
 		Seal:          seal,
 		Source:        src,
 		SourceCond:    conditions.FromHeader(q.r.Header, "x-ms-source-"),
-		SourceLeaseID: q.r.Header.Get("x-ms-source-lease-id"),
+		SourceLeaseID: q.r.Header.Get("X-Ms-Source-Lease-Id"),
 		SourceIfTags:  srcTags,
 		SourceMD5:     sourceMD5,
 		Sync:          sync,
@@ -208,23 +208,23 @@ func (h *handler) copyBlob(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	hdr.Set("x-ms-copy-id", b.Copy.ID)
-	hdr.Set("x-ms-copy-status", b.Copy.Status)
+	hdr.Set("X-Ms-Copy-Id", b.Copy.ID)
+	hdr.Set("X-Ms-Copy-Status", b.Copy.Status)
 	switch {
 	case sourceMD5 != nil:
 		// The MD5 the copied bytes were checked against
 		// (TestCopyBlobFromUrlSourceContentMD5 in the Go SDK's tests).
-		hdr.Set("Content-MD5", b64(sourceMD5))
+		hdr.Set("Content-Md5", b64(sourceMD5))
 	case sync && b.Headers.ContentMD5 != nil:
 		// Copy Blob From URL echoes the MD5 of what it copied, the
 		// source's own Content-MD5; an asynchronous Copy Blob does not.
-		hdr.Set("Content-MD5", b64(b.Headers.ContentMD5))
+		hdr.Set("Content-Md5", b64(b.Headers.ContentMD5))
 	}
 	return writeWriteResult(q, b, http.StatusAccepted)
 }
 
 func (h *handler) abortCopy(q *request) error {
-	if v := q.r.Header.Get("x-ms-copy-action"); v != "abort" {
+	if v := q.r.Header.Get("X-Ms-Copy-Action"); v != "abort" {
 		return azerr.InvalidHeaderValue("x-ms-copy-action", v).WithMessage("The value for header x-ms-copy-action must be \"abort\".")
 	}
 	raw := q.q.Get("copyid")
@@ -245,7 +245,7 @@ func (h *handler) abortCopy(q *request) error {
 // operation takes it and with no x-ms-tags of the request's own; REPLACE
 // or nothing keeps the request's tags.
 func copySourceTagOption(h http.Header, tags Tags, allowed bool) (bool, error) {
-	switch opt := h.Get("x-ms-copy-source-tag-option"); opt {
+	switch opt := h.Get("X-Ms-Copy-Source-Tag-Option"); opt {
 	case "", "REPLACE":
 		return false, nil
 	case "COPY":

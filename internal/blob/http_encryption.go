@@ -19,7 +19,7 @@ import (
 func requestEncryption(q *request, write bool) (*Encryption, error) {
 	h := q.r.Header
 	e := &Encryption{}
-	key, sum, alg := h.Get("x-ms-encryption-key"), h.Get("x-ms-encryption-key-sha256"), h.Get("x-ms-encryption-algorithm")
+	key, sum, alg := h.Get("X-Ms-Encryption-Key"), h.Get("X-Ms-Encryption-Key-Sha256"), h.Get("X-Ms-Encryption-Algorithm")
 	if key != "" || sum != "" || alg != "" {
 		// Azure: any of the three on a write needs all of them; a read may
 		// leave out the algorithm.
@@ -47,7 +47,7 @@ func requestEncryption(q *request, write bool) (*Encryption, error) {
 	if !write {
 		return e, nil
 	}
-	scope := h.Get("x-ms-encryption-scope")
+	scope := h.Get("X-Ms-Encryption-Scope")
 	if scope != "" && !validScopeName(scope) {
 		return nil, azerr.InvalidHeaderValue("x-ms-encryption-scope", scope)
 	}
@@ -110,17 +110,17 @@ func withEncryption(q *request, write bool) (Preconditions, error) {
 // customer-provided key and its encryption scope, when it has them.
 func writeEncryption(h http.Header, b *Blob) {
 	if b.KeySHA256 != nil {
-		h.Set("x-ms-encryption-key-sha256", b64(b.KeySHA256))
+		h.Set("X-Ms-Encryption-Key-Sha256", b64(b.KeySHA256))
 	}
 	if b.EncryptionScope != "" {
-		h.Set("x-ms-encryption-scope", b.EncryptionScope)
+		h.Set("X-Ms-Encryption-Scope", b.EncryptionScope)
 	}
 }
 
 // containerEncryption reads Create Container's default encryption scope
 // headers: Azure takes both or neither.
 func containerEncryption(h http.Header) (scope string, deny bool, err error) {
-	scope, rawDeny := h.Get("x-ms-default-encryption-scope"), h.Get("x-ms-deny-encryption-scope-override")
+	scope, rawDeny := h.Get("X-Ms-Default-Encryption-Scope"), h.Get("X-Ms-Deny-Encryption-Scope-Override")
 	if scope == "" && rawDeny == "" {
 		return "", false, nil
 	}
@@ -139,13 +139,26 @@ func containerEncryption(h http.Header) (scope string, deny bool, err error) {
 // writeContainerEncryption reports a container's default scope, as Get
 // Container Properties does.
 func writeContainerEncryption(h http.Header, c *Container) {
-	h.Set("x-ms-default-encryption-scope", c.defaultScope())
-	h.Set("x-ms-deny-encryption-scope-override", strconv.FormatBool(c.DenyEncryptionScopeOverride))
+	h.Set("X-Ms-Default-Encryption-Scope", c.defaultScope())
+	h.Set("X-Ms-Deny-Encryption-Scope-Override", strconv.FormatBool(c.DenyEncryptionScopeOverride))
 }
 
 // defaultScope is the container's default encryption scope as Azure
 // reports it.
 func (c *Container) defaultScope() string {
+	return (&containerScopes{DefaultEncryptionScope: c.DefaultEncryptionScope}).defaultScope()
+}
+
+// containerScopes is the part of a container's record that every write
+// reads: its default encryption scope. Decoding only these two fields
+// skips the times, metadata, access policies and lease a write never
+// looks at.
+type containerScopes struct {
+	DefaultEncryptionScope      string `json:",omitempty"`
+	DenyEncryptionScopeOverride bool   `json:",omitempty"`
+}
+
+func (c *containerScopes) defaultScope() string {
 	if c.DefaultEncryptionScope == "" {
 		return accountEncryptionScope
 	}

@@ -17,7 +17,7 @@ import (
 // the caller's key), x-ms-source-range when the operation takes one, the
 // x-ms-source-* conditions and the digests the source bytes must have.
 func (h *handler) sourceRead(q *request, withRange bool, maxLength int64) (SourceRead, error) {
-	src, err := h.parseCopySource(q.r.Header.Get("x-ms-copy-source"))
+	src, err := h.parseCopySource(q.r.Header.Get("X-Ms-Copy-Source"))
 	if err != nil {
 		return SourceRead{}, err
 	}
@@ -48,7 +48,7 @@ func (h *handler) sourceRead(q *request, withRange bool, maxLength int64) (Sourc
 // sourceRange reads x-ms-source-range: "bytes=start-end" or
 // "bytes=start-"; nil when absent.
 func sourceRange(h http.Header) (*ByteRange, error) {
-	v := h.Get("x-ms-source-range")
+	v := h.Get("X-Ms-Source-Range")
 	if v == "" {
 		return nil, nil
 	}
@@ -73,7 +73,7 @@ func sourceRange(h http.Header) (*ByteRange, error) {
 
 // sourceIfTags reads x-ms-source-if-tags, nil when absent.
 func sourceIfTags(h http.Header) (*TagCondition, error) {
-	v := h.Get("x-ms-source-if-tags")
+	v := h.Get("X-Ms-Source-If-Tags")
 	if v == "" {
 		return nil, nil
 	}
@@ -109,14 +109,14 @@ func emptyBody(q *request) error {
 // putBlobFromURL serves Put Blob From URL: Put Blob with a source blob's
 // content instead of a body.
 func (h *handler) putBlobFromURL(q *request) error {
-	if typ := q.r.Header.Get("x-ms-blob-type"); typ != blockBlob {
+	if typ := q.r.Header.Get("X-Ms-Blob-Type"); typ != blockBlob {
 		return azerr.InvalidHeaderValue("x-ms-blob-type", typ).WithMessage("Put Blob From URL creates block blobs only.")
 	}
 	if err := emptyBody(q); err != nil {
 		return err
 	}
 	copyProps := true
-	switch v := q.r.Header.Get("x-ms-copy-source-blob-properties"); v {
+	switch v := q.r.Header.Get("X-Ms-Copy-Source-Blob-Properties"); v {
 	case "", "true", "True":
 	case "false", "False":
 		copyProps = false
@@ -172,13 +172,13 @@ func (h *handler) putBlockFromURL(q *request) error {
 	if err != nil {
 		return err
 	}
-	w, err := h.svc.PutBlockFromURL(q.ctx(), q.ref(), src, id, q.r.Header.Get("x-ms-lease-id"))
+	w, err := h.svc.PutBlockFromURL(q.ctx(), q.ref(), src, id, q.r.Header.Get("X-Ms-Lease-Id"))
 	if err != nil {
 		return err
 	}
 	hdr := q.w.Header()
 	writeDigests(q, w)
-	hdr.Set("x-ms-request-server-encrypted", "true")
+	hdr.Set("X-Ms-Request-Server-Encrypted", "true")
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
@@ -201,8 +201,8 @@ func (h *handler) appendBlockFromURL(q *request) error {
 	}
 	hdr := q.w.Header()
 	writeDigests(q, w)
-	hdr.Set("x-ms-blob-append-offset", strconv.FormatInt(w.AppendOffset, 10))
-	hdr.Set("x-ms-blob-committed-block-count", strconv.Itoa(w.Blob.Extents))
+	hdr.Set("X-Ms-Blob-Append-Offset", strconv.FormatInt(w.AppendOffset, 10))
+	hdr.Set("X-Ms-Blob-Committed-Block-Count", strconv.Itoa(w.Blob.Extents))
 	return writeWriteResult(q, w.Blob, http.StatusCreated)
 }
 
@@ -210,7 +210,7 @@ func (h *handler) appendBlockFromURL(q *request) error {
 // pages go, x-ms-source-range where they come from; both are 512-byte
 // aligned and of one length.
 func (h *handler) putPageFromURL(q *request) error {
-	if mode := q.r.Header.Get("x-ms-page-write"); mode != "update" {
+	if mode := q.r.Header.Get("X-Ms-Page-Write"); mode != "update" {
 		if mode == "" {
 			return azerr.MissingRequiredHeader("x-ms-page-write")
 		}
@@ -223,7 +223,7 @@ func (h *handler) putPageFromURL(q *request) error {
 	if rng == nil || rng.End < 0 {
 		return azerr.MissingRequiredHeader("x-ms-range").WithMessage("Put Page From URL needs a closed range in x-ms-range.")
 	}
-	if q.r.Header.Get("x-ms-source-range") == "" {
+	if q.r.Header.Get("X-Ms-Source-Range") == "" {
 		return azerr.MissingRequiredHeader("x-ms-source-range")
 	}
 	if err := emptyBody(q); err != nil {
@@ -238,7 +238,7 @@ func (h *handler) putPageFromURL(q *request) error {
 		return azerr.ErrInvalidPageRange.WithMessage("The page range specified is invalid: ranges must be 512-byte aligned.")
 	}
 	if src.Range.End < 0 || src.Range.End-src.Range.Start+1 != length {
-		return azerr.InvalidHeaderValue("x-ms-source-range", q.r.Header.Get("x-ms-source-range")).WithMessage("The source range must be closed and as long as the destination range.")
+		return azerr.InvalidHeaderValue("x-ms-source-range", q.r.Header.Get("X-Ms-Source-Range")).WithMessage("The source range must be closed and as long as the destination range.")
 	}
 	if length > maxPutPage {
 		return azerr.ErrInvalidPageRange.WithMessage("A Put Page writes at most 4 MiB.")
@@ -253,6 +253,6 @@ func (h *handler) putPageFromURL(q *request) error {
 	}
 	hdr := q.w.Header()
 	writeDigests(q, w)
-	hdr.Set("x-ms-blob-sequence-number", strconv.FormatInt(w.Blob.SequenceNumber, 10))
+	hdr.Set("X-Ms-Blob-Sequence-Number", strconv.FormatInt(w.Blob.SequenceNumber, 10))
 	return writeWriteResult(q, w.Blob, http.StatusCreated)
 }

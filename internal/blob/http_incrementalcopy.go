@@ -10,7 +10,7 @@ import (
 // snapshot, is authorized by its own SAS or public access; the copy
 // completes before the response.
 func (h *handler) incrementalCopy(q *request) error {
-	raw := q.r.Header.Get("x-ms-copy-source")
+	raw := q.r.Header.Get("X-Ms-Copy-Source")
 	if raw == "" {
 		return azerr.MissingRequiredHeader("x-ms-copy-source")
 	}
@@ -34,7 +34,7 @@ func (h *handler) incrementalCopy(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	hdr.Set("x-ms-copy-id", b.Copy.ID)
-	hdr.Set("x-ms-copy-status", b.Copy.Status)
+	hdr.Set("X-Ms-Copy-Id", b.Copy.ID)
+	hdr.Set("X-Ms-Copy-Status", b.Copy.Status)
 	return writeWriteResult(q, b, http.StatusAccepted)
 }

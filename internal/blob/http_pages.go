@@ -52,7 +52,7 @@ func (h *handler) createEmpty(q *request, typ string, headers ContentHeaders, me
 			return azerr.MissingRequiredHeader("x-ms-blob-content-length")
 		}
 		if *n%pageSize != 0 || *n > maxPageBlobSize {
-			return azerr.InvalidHeaderValue("x-ms-blob-content-length", q.r.Header.Get("x-ms-blob-content-length")).WithMessage("x-ms-blob-content-length must be a multiple of 512 up to 8 TiB.")
+			return azerr.InvalidHeaderValue("x-ms-blob-content-length", q.r.Header.Get("X-Ms-Blob-Content-Length")).WithMessage("x-ms-blob-content-length must be a multiple of 512 up to 8 TiB.")
 		}
 		size = *n
 		if n, err = optionalInt(q.r.Header, "x-ms-blob-sequence-number"); err != nil {
@@ -106,8 +106,8 @@ func (h *handler) appendBlock(q *request) error {
 	hdr := q.w.Header()
 	writeSentDigests(q, w, c)
 	writeStructuredEcho(hdr, w)
-	hdr.Set("x-ms-blob-append-offset", strconv.FormatInt(w.AppendOffset, 10))
-	hdr.Set("x-ms-blob-committed-block-count", strconv.Itoa(w.Blob.Extents))
+	hdr.Set("X-Ms-Blob-Append-Offset", strconv.FormatInt(w.AppendOffset, 10))
+	hdr.Set("X-Ms-Blob-Committed-Block-Count", strconv.Itoa(w.Blob.Extents))
 	return writeWriteResult(q, w.Blob, http.StatusCreated)
 }
 
@@ -120,7 +120,7 @@ func (h *handler) sealBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	q.w.Header().Set("x-ms-blob-sealed", "true")
+	q.w.Header().Set("X-Ms-Blob-Sealed", "true")
 	return writeWriteResult(q, b, http.StatusOK)
 }
 
@@ -156,7 +156,7 @@ func sequenceConditions(h http.Header) (SequenceConditions, error) {
 
 // rangeValue is the range a request sent, x-ms-range before Range.
 func rangeValue(h http.Header) string {
-	if v := h.Get("x-ms-range"); v != "" {
+	if v := h.Get("X-Ms-Range"); v != "" {
 		return v
 	}
 	return h.Get("Range")
@@ -173,7 +173,7 @@ func (h *handler) putPage(q *request) error {
 		return azerr.MissingRequiredHeader("Range").WithMessage("Put Page needs a closed range in x-ms-range or Range.")
 	}
 	if rng.Start%pageSize != 0 || (rng.End+1)%pageSize != 0 {
-		if q.r.Header.Get("x-ms-page-write") == "clear" {
+		if q.r.Header.Get("X-Ms-Page-Write") == "clear" {
 			// A clear of a range that is not whole pages is a malformed
 			// Range header to Azure, whichever header carried it
 			// (go-azblob-TestBlobClearPagesInvalidRange).
@@ -192,7 +192,7 @@ func (h *handler) putPage(q *request) error {
 	}
 	hdr := q.w.Header()
 	var b *Blob
-	switch mode := q.r.Header.Get("x-ms-page-write"); mode {
+	switch mode := q.r.Header.Get("X-Ms-Page-Write"); mode {
 	case "update":
 		if length > maxPutPage {
 			return azerr.ErrInvalidPageRange.WithMessage("A Put Page writes at most 4 MiB.")
@@ -223,7 +223,7 @@ func (h *handler) putPage(q *request) error {
 	default:
 		return azerr.InvalidHeaderValue("x-ms-page-write", mode)
 	}
-	hdr.Set("x-ms-blob-sequence-number", strconv.FormatInt(b.SequenceNumber, 10))
+	hdr.Set("X-Ms-Blob-Sequence-Number", strconv.FormatInt(b.SequenceNumber, 10))
 	return writeWriteResult(q, b, http.StatusCreated)
 }
 
@@ -266,8 +266,8 @@ func (h *handler) getPageRanges(q *request) error {
 		clears = clears[1:]
 	}
 	hdr := q.w.Header()
-	hdr.Set("ETag", azhttp.ETag(l.Record.Version))
+	hdr.Set("Etag", azhttp.ETag(l.Record.Version))
 	hdr.Set("Last-Modified", azhttp.HTTPTime(l.Record.Modified))
-	hdr.Set("x-ms-blob-content-length", strconv.FormatInt(l.Record.Size, 10))
+	hdr.Set("X-Ms-Blob-Content-Length", strconv.FormatInt(l.Record.Size, 10))
 	return azhttp.WriteXML(q.w, http.StatusOK, doc)
 }

@@ -72,7 +72,7 @@ func (h *handler) getBlobTags(q *request) error {
 // requestTags reads the x-ms-tags header of an upload or copy: tags in
 // query-string form, nil when absent.
 func requestTags(h http.Header) (Tags, error) {
-	v := h.Get("x-ms-tags")
+	v := h.Get("X-Ms-Tags")
 	if v == "" {
 		return nil, nil
 	}

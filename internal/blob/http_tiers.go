@@ -10,17 +10,17 @@ import (
 // setBlobTier serves Set Blob Tier: 200 when the tier changed, 202 when a
 // rehydration out of Archive is pending.
 func (h *handler) setBlobTier(q *request) error {
-	tier, err := ParseTier("x-ms-access-tier", q.r.Header.Get("x-ms-access-tier"))
+	tier, err := ParseTier("x-ms-access-tier", q.r.Header.Get("X-Ms-Access-Tier"))
 	if err != nil {
 		return err
 	}
-	priority := q.r.Header.Get("x-ms-rehydrate-priority")
+	priority := q.r.Header.Get("X-Ms-Rehydrate-Priority")
 	switch priority {
 	case "", "Standard", "High":
 	default:
 		return azerr.InvalidHeaderValue("x-ms-rehydrate-priority", priority)
 	}
-	accepted, err := h.svc.SetBlobTier(q.ctx(), q.snapshotRef(), tier, SetBlobTierOptions{Priority: priority, LeaseID: q.r.Header.Get("x-ms-lease-id")})
+	accepted, err := h.svc.SetBlobTier(q.ctx(), q.snapshotRef(), tier, SetBlobTierOptions{Priority: priority, LeaseID: q.r.Header.Get("X-Ms-Lease-Id")})
 	if err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func (h *handler) setBlobTier(q *request) error {
 // uploadTier reads x-ms-access-tier of an upload into headers; only block
 // blobs take one.
 func uploadTier(q *request, typ string, headers *ContentHeaders) error {
-	v := q.r.Header.Get("x-ms-access-tier")
+	v := q.r.Header.Get("X-Ms-Access-Tier")
 	if v == "" {
 		return nil
 	}
@@ -54,15 +54,15 @@ func writeTierHeaders(hdr http.Header, b *Blob) {
 	if !ok {
 		return
 	}
-	hdr.Set("x-ms-access-tier", r.Tier)
+	hdr.Set("X-Ms-Access-Tier", r.Tier)
 	if r.Inferred {
-		hdr.Set("x-ms-access-tier-inferred", "true")
+		hdr.Set("X-Ms-Access-Tier-Inferred", "true")
 	} else {
-		hdr.Set("x-ms-access-tier-change-time", azhttp.HTTPTime(r.Changed))
+		hdr.Set("X-Ms-Access-Tier-Change-Time", azhttp.HTTPTime(r.Changed))
 	}
 	if r.ArchiveStatus != "" {
-		hdr.Set("x-ms-archive-status", r.ArchiveStatus)
-		hdr.Set("x-ms-rehydrate-priority", r.RehydratePriority)
+		hdr.Set("X-Ms-Archive-Status", r.ArchiveStatus)
+		hdr.Set("X-Ms-Rehydrate-Priority", r.RehydratePriority)
 	}
 }
 

@@ -35,8 +35,8 @@ func writeVersionHeaders(h http.Header, b *Blob) {
 	if _, isVersion := versionOf(b.point); b.point != "" && !isVersion {
 		return
 	}
-	h.Set("x-ms-version-id", b.VersionID)
-	h.Set("x-ms-is-current-version", strconv.FormatBool(b.point == ""))
+	h.Set("X-Ms-Version-Id", b.VersionID)
+	h.Set("X-Ms-Is-Current-Version", strconv.FormatBool(b.point == ""))
 }
 
 // checkDeleteType refuses deletetype values other than permanent, and
@@ -65,7 +65,7 @@ func (h *handler) writeDeleteType(q *request) error {
 	if q.snapshot == "" && h.svc.dp.versioning {
 		kept = true
 	}
-	q.w.Header().Set("x-ms-delete-type-permanent", strconv.FormatBool(!kept))
+	q.w.Header().Set("X-Ms-Delete-Type-Permanent", strconv.FormatBool(!kept))
 	return nil
 }
 
@@ -83,11 +83,11 @@ func (h *handler) undeleteBlob(q *request) error {
 // the account's: Azure checks the headers at either
 // (go-TestContainerRestoreFailures).
 func (h *handler) restoreContainer(q *request) error {
-	name := q.r.Header.Get("x-ms-deleted-container-name")
+	name := q.r.Header.Get("X-Ms-Deleted-Container-Name")
 	if name == "" {
 		return azerr.MissingRequiredHeader("x-ms-deleted-container-name")
 	}
-	version := q.r.Header.Get("x-ms-deleted-container-version")
+	version := q.r.Header.Get("X-Ms-Deleted-Container-Version")
 	if version == "" {
 		return azerr.MissingRequiredHeader("x-ms-deleted-container-version")
 	}

@@ -22,7 +22,7 @@ import (
 // page list (go-azblob-TestBlobDownloadDataNegativeOffset,
 // go-azblob-TestBlobGetPageRangesInvalidRange).
 func readRange(h http.Header) (*ByteRange, error) {
-	if v := h.Get("x-ms-range"); v != "" {
+	if v := h.Get("X-Ms-Range"); v != "" {
 		r, ok := parseByteRange(v)
 		if !ok && negativeStart(v) {
 			return nil, nil

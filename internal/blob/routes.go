@@ -11,7 +11,7 @@ type route = storagefront.Route[*handler, *request]
 
 const (
 	httpGet, httpHead, httpPut, httpDelete, httpPost, getOrHead = http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodPost, storagefront.Read
-	copySource                                                  = "x-ms-copy-source"
+	copySource                                                  = "X-Ms-Copy-Source"
 )
 
 // routes is the Blob service's routing table: Azure's operations, the
@@ -43,8 +43,8 @@ var routes = []route{
 
 	// Blobs: a request naming a snapshot or version runs only the rows
 	// marked Snapshot.
-	{Name: "PutBlobFromURL", On: atBlob, Method: httpPut, Headers: []string{copySource, "x-ms-blob-type"}, Need: either('o', 'w', 'c'), Run: (*handler).putBlobFromURL},
-	{Name: "CopyBlobFromURL", On: atBlob, Method: httpPut, Headers: []string{copySource, "x-ms-requires-sync=true"}, Need: either('o', 'w', 'c'), Run: (*handler).copyBlob},
+	{Name: "PutBlobFromURL", On: atBlob, Method: httpPut, Headers: []string{copySource, "X-Ms-Blob-Type"}, Need: either('o', 'w', 'c'), Run: (*handler).putBlobFromURL},
+	{Name: "CopyBlobFromURL", On: atBlob, Method: httpPut, Headers: []string{copySource, "X-Ms-Requires-Sync=true"}, Need: either('o', 'w', 'c'), Run: (*handler).copyBlob},
 	{Name: "CopyBlob", On: atBlob, Method: httpPut, Headers: []string{copySource}, Need: either('o', 'w', 'c'), Run: (*handler).copyBlob},
 	{Name: "PutBlob", On: atBlob, Method: httpPut, Need: either('o', 'w', 'c'), Run: (*handler).putBlob},
 	{Name: "GetBlobProperties", On: atBlob, Method: httpHead, Snapshot: true, Need: either('o', 'r', 'e'), Public: publicBlob, Run: (*handler).getBlob},

@@ -39,7 +39,7 @@ func ownerNeed(resourceType byte) azauth.Need {
 func leaseAccess(resourceType byte) func(*http.Request, azauth.Access) error {
 	return func(r *http.Request, a azauth.Access) error {
 		n := need(resourceType, 'w')
-		if strings.EqualFold(r.Header.Get("x-ms-lease-action"), "break") {
+		if strings.EqualFold(r.Header.Get("X-Ms-Lease-Action"), "break") {
 			n = either(resourceType, 'w', 'd')
 		}
 		if resourceType == 'c' {

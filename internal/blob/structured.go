@@ -27,10 +27,10 @@ func structuredContent(q *request, limit int64) (c Content, ok bool, err error) 
 		return Content{}, true, azerr.ErrRequestBodyTooLarge
 	}
 	if n > q.r.ContentLength {
-		return Content{}, true, azerr.InvalidHeaderValue("x-ms-structured-content-length", q.r.Header.Get("x-ms-structured-content-length")).
+		return Content{}, true, azerr.InvalidHeaderValue("x-ms-structured-content-length", q.r.Header.Get("X-Ms-Structured-Content-Length")).
 			WithMessage("x-ms-structured-content-length is larger than the message in the body.")
 	}
-	if q.r.Header.Get("Content-MD5") != "" || q.r.Header.Get("x-ms-content-crc64") != "" {
+	if q.r.Header.Get("Content-Md5") != "" || q.r.Header.Get("X-Ms-Content-Crc64") != "" {
 		// The message carries its own checksums: Azure takes one form of
 		// transactional validation per request.
 		return Content{}, true, azerr.ErrInvalidInput.WithMessage("A structured body may not be combined with Content-MD5 or x-ms-content-crc64.")
@@ -60,7 +60,7 @@ func (c Content) finish() error {
 // and verified, as Azure does.
 func writeStructuredEcho(h http.Header, w *Written) {
 	if w.Structured {
-		h.Set("x-ms-structured-body", azbody.StructuredBodyCRC64)
+		h.Set("X-Ms-Structured-Body", azbody.StructuredBodyCRC64)
 	}
 }
 

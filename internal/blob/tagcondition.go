@@ -23,7 +23,7 @@ type TagCondition struct {
 
 // ifTags reads a request's x-ms-if-tags condition, nil when absent.
 func ifTags(h http.Header) *TagCondition {
-	v := h.Get("x-ms-if-tags")
+	v := h.Get("X-Ms-If-Tags")
 	if v == "" {
 		return nil
 	}

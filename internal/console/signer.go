@@ -31,8 +31,8 @@ type sharedKey struct {
 func (s sharedKey) account() string { return s.acct }
 
 func (s sharedKey) sign(r *http.Request, now time.Time) error {
-	if r.Header.Get("x-ms-version") == "" {
-		r.Header.Set("x-ms-version", azhttp.DefaultVersion)
+	if r.Header.Get("X-Ms-Version") == "" {
+		r.Header.Set("X-Ms-Version", azhttp.DefaultVersion)
 	}
 	if s.service == "table" {
 		// The Table service speaks OData JSON; these say which.
@@ -64,7 +64,7 @@ type apiKey struct{ key string }
 func (apiKey) account() string { return "" }
 
 func (a apiKey) sign(r *http.Request, _ time.Time) error {
-	r.Header.Set("api-key", a.key)
+	r.Header.Set("Api-Key", a.key)
 	return nil
 }
 

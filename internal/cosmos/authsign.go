@@ -20,7 +20,7 @@ func SignMasterKey(r *http.Request, key []byte, now time.Time) error {
 	date := now.UTC().Format(http.TimeFormat)
 	rt, link := resourceOf(segs)
 	sig := base64.StdEncoding.EncodeToString(sign(key, stringToSign(r.Method, rt, link, date)))
-	r.Header.Set("x-ms-date", date)
+	r.Header.Set("X-Ms-Date", date)
 	r.Header.Set("Authorization", url.QueryEscape("type=master&ver=1.0&sig="+sig))
 	return nil
 }

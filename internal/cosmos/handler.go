@@ -69,9 +69,9 @@ func (h *handler) serve(w http.ResponseWriter, r *http.Request) {
 		err = azhttp.Routed(w, r, operationName(r, q.segs))
 	}
 	if err == nil && isItemRead(r, q.segs) {
-		if tok := r.Header.Get("x-ms-session-token"); tok != "" {
+		if tok := r.Header.Get("X-Ms-Session-Token"); tok != "" {
 			if err = h.svc.checkSession(r.Context(), tok); errors.Is(err, ErrNotFound) {
-				w.Header().Set("x-ms-substatus", "1002")
+				w.Header().Set("X-Ms-Substatus", "1002")
 			}
 		}
 	}
@@ -183,7 +183,7 @@ func (h *handler) route(q *request) error {
 			return h.readItemFeed(q, segs[1], segs[3])
 		case http.MethodPost:
 			switch {
-			case strings.EqualFold(q.r.Header.Get("x-ms-cosmos-is-batch-request"), "true"):
+			case strings.EqualFold(q.r.Header.Get("X-Ms-Cosmos-Is-Batch-Request"), "true"):
 				return h.batch(q, segs[1], segs[3])
 			case isQuery(q.r):
 				return h.queryItems(q, segs[1], segs[3])
@@ -251,10 +251,10 @@ func (h *handler) routeScript(q *request) error {
 // change feed) and partition key ranges.
 func rejectUnsupportedHeaders(r *http.Request) error {
 	switch {
-	case r.Header.Get("A-IM") != "" && !incrementalFeedTarget(r):
+	case r.Header.Get("A-Im") != "" && !incrementalFeedTarget(r):
 		return unsupported("An incremental feed (A-IM) of this resource")
-	case strings.EqualFold(r.Header.Get("x-ms-cosmos-is-batch-request"), "true") &&
-		(r.Header.Get("x-ms-documentdb-pre-trigger-include") != "" || r.Header.Get("x-ms-documentdb-post-trigger-include") != ""):
+	case strings.EqualFold(r.Header.Get("X-Ms-Cosmos-Is-Batch-Request"), "true") &&
+		(r.Header.Get("X-Ms-Documentdb-Pre-Trigger-Include") != "" || r.Header.Get("X-Ms-Documentdb-Post-Trigger-Include") != ""):
 		return unsupported("Triggers on a batch")
 	}
 	return nil
@@ -290,7 +290,7 @@ func readBody(r *http.Request) ([]byte, error) {
 
 // partitionKey is the request's x-ms-documentdb-partitionkey.
 func partitionKey(r *http.Request) PartitionKey {
-	return PartitionKey(r.Header.Get("x-ms-documentdb-partitionkey"))
+	return PartitionKey(r.Header.Get("X-Ms-Documentdb-Partitionkey"))
 }
 
 // preconditions are the request's ETag conditions; Cosmos DB honours no
@@ -307,7 +307,7 @@ func preferMinimal(r *http.Request) bool {
 // pageSize reads x-ms-max-item-count; absent or -1 ("let the service
 // decide") is defaultPageSize.
 func pageSize(q *request) (int, error) {
-	v := q.r.Header.Get("x-ms-max-item-count")
+	v := q.r.Header.Get("X-Ms-Max-Item-Count")
 	if v == "" {
 		return defaultPageSize, nil
 	}
@@ -341,7 +341,7 @@ func (h *handler) commonHeaders(w http.ResponseWriter, r *http.Request) {
 		return !canonical && !low
 	}
 	if unset(hdrActivityID) {
-		activity := r.Header.Get("x-ms-activity-id")
+		activity := r.Header.Get("X-Ms-Activity-Id")
 		if activity == "" {
 			activity = azhttp.RequestID(r.Context())
 		}
@@ -367,7 +367,7 @@ func (h *handler) commonHeaders(w http.ResponseWriter, r *http.Request) {
 	}
 	delete(hdr, hdrVersion.canonical)
 	delete(hdr, hdrVersion.low)
-	if v := r.Header.Get("x-ms-version"); v != "" {
+	if v := r.Header.Get("X-Ms-Version"); v != "" {
 		hdr[hdrVersion.low] = []string{v}
 	}
 }
@@ -428,12 +428,12 @@ func (h *handler) writeFeed(q *request, rid, name string, items []json.RawMessag
 	if items == nil {
 		items = []json.RawMessage{}
 	}
-	q.w.Header().Set("x-ms-item-count", strconv.Itoa(len(items)))
+	q.w.Header().Set("X-Ms-Item-Count", strconv.Itoa(len(items)))
 	return h.writeValue(q, http.StatusOK, map[string]any{"_rid": rid, name: items, "_count": len(items)})
 }
 
 // writeResource answers with a database or container.
 func (h *handler) writeResource(q *request, status int, etag string, body []byte) error {
-	q.w.Header().Set("etag", etag)
+	q.w.Header().Set("Etag", etag)
 	return h.writeJSON(q, status, body)
 }

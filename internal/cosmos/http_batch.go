@@ -89,8 +89,8 @@ func (h *handler) batch(q *request, db, coll string) error {
 		return err
 	}
 	var results []BatchResult
-	if v := q.r.Header.Get("x-ms-cosmos-batch-atomic"); v != "" && !strings.EqualFold(v, "true") {
-		continueOnError := strings.EqualFold(q.r.Header.Get("x-ms-cosmos-batch-continue-on-error"), "true")
+	if v := q.r.Header.Get("X-Ms-Cosmos-Batch-Atomic"); v != "" && !strings.EqualFold(v, "true") {
+		continueOnError := strings.EqualFold(q.r.Header.Get("X-Ms-Cosmos-Batch-Continue-On-Error"), "true")
 		results, err = h.svc.ExecuteBulk(q.r.Context(), CollectionRef{DB: db, Coll: coll}, ops, BulkOptions{ContinueOnError: continueOnError})
 	} else {
 		results, err = h.svc.ExecuteBatch(q.r.Context(), CollectionRef{DB: db, Coll: coll}, partitionKey(q.r), ops)

@@ -14,7 +14,7 @@ const (
 
 // isChangeFeed reports whether a GET of a container's documents asks for
 // its change feed rather than its item feed.
-func isChangeFeed(r *http.Request) bool { return r.Header.Get("A-IM") != "" }
+func isChangeFeed(r *http.Request) bool { return r.Header.Get("A-Im") != "" }
 
 // readChangeFeed serves GET .../docs with A-IM: the change feed of the
 // container, of one logical partition (x-ms-documentdb-partitionkey), of
@@ -25,7 +25,7 @@ func isChangeFeed(r *http.Request) bool { return r.Header.Get("A-IM") != "" }
 func (h *handler) readChangeFeed(q *request, db, coll string) error {
 	r := q.r
 	opts := ChangeFeedOptions{PartitionKey: partitionKey(r)}
-	switch aim := strings.TrimSpace(r.Header.Get("A-IM")); {
+	switch aim := strings.TrimSpace(r.Header.Get("A-Im")); {
 	case strings.EqualFold(aim, aimIncremental):
 		opts.Mode = LatestVersion
 	case strings.EqualFold(aim, aimFullFidelity):
@@ -59,19 +59,19 @@ func (h *handler) readChangeFeed(q *request, db, coll string) error {
 		// (test/public/integration/changeFeedIterator.spec.ts).
 		return badRequest("You must read the change feed from within the retention period.")
 	}
-	if id := r.Header.Get("x-ms-documentdb-partitionkeyrangeid"); id != "" {
+	if id := r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid"); id != "" {
 		// The container is one range, "0"; SDKs may prefix the
 		// container's _rid ("rid,0").
 		if i := strings.LastIndexByte(id, ','); i >= 0 {
 			id = id[i+1:]
 		}
 		if strings.TrimSpace(id) != pkRangeID {
-			q.w.Header().Set("x-ms-substatus", "1002")
+			q.w.Header().Set("X-Ms-Substatus", "1002")
 			return newError(http.StatusGone, "Gone", "The partition key range %q does not exist (PartitionKeyRangeGone).", id)
 		}
 	}
-	opts.MinEPK = r.Header.Get("x-ms-start-epk")
-	opts.MaxEPK = r.Header.Get("x-ms-end-epk")
+	opts.MinEPK = r.Header.Get("X-Ms-Start-Epk")
+	opts.MaxEPK = r.Header.Get("X-Ms-End-Epk")
 	if !validEPK(opts.MinEPK) || !validEPK(opts.MaxEPK) {
 		return badRequest("The effective partition key range [%q, %q) is invalid.", opts.MinEPK, opts.MaxEPK)
 	}
@@ -79,7 +79,7 @@ func (h *handler) readChangeFeed(q *request, db, coll string) error {
 	if err != nil {
 		return err
 	}
-	q.w.Header().Set("etag", f.ETag)
+	q.w.Header().Set("Etag", f.ETag)
 	if len(f.Items) == 0 {
 		return ErrNotModified
 	}

@@ -9,12 +9,12 @@ import (
 // paths, its body left out for a delete and for a write that asked for
 // return=minimal.
 func (h *handler) writeItem(q *request, db, coll string, status int, it *Item, withBody bool) error {
-	q.w.Header().Set("etag", it.ETag)
-	q.w.Header().Set("x-ms-alt-content-path", "dbs/"+db+"/colls/"+coll)
+	q.w.Header().Set("Etag", it.ETag)
+	q.w.Header().Set("X-Ms-Alt-Content-Path", "dbs/"+db+"/colls/"+coll)
 	// The content path is the container's _rid, as Azure answers it
 	// (the Rust SDK's recorded item tests): SDKs key the session tokens
 	// they keep by it.
-	q.w.Header().Set("x-ms-content-path", containerRIDOf(it.Self))
+	q.w.Header().Set("X-Ms-Content-Path", containerRIDOf(it.Self))
 	var body []byte
 	if withBody {
 		body = it.Body
@@ -46,8 +46,8 @@ func itemOptions(r *http.Request) ItemOptions {
 	o := ItemOptions{
 		Preconditions: preconditions(r),
 		Triggers: TriggerNames{
-			Pre:  ParseTriggerNames(r.Header.Get("x-ms-documentdb-pre-trigger-include")),
-			Post: ParseTriggerNames(r.Header.Get("x-ms-documentdb-post-trigger-include")),
+			Pre:  ParseTriggerNames(r.Header.Get("X-Ms-Documentdb-Pre-Trigger-Include")),
+			Post: ParseTriggerNames(r.Header.Get("X-Ms-Documentdb-Post-Trigger-Include")),
 		},
 	}
 	if o.Triggers.any() {
@@ -67,7 +67,7 @@ func (h *handler) createItem(q *request, db, coll string) error {
 	}
 	status := http.StatusCreated
 	var it *Item
-	if strings.EqualFold(q.r.Header.Get("x-ms-documentdb-is-upsert"), "true") {
+	if strings.EqualFold(q.r.Header.Get("X-Ms-Documentdb-Is-Upsert"), "true") {
 		var created bool
 		it, created, err = h.svc.UpsertItem(q.r.Context(), CollectionRef{DB: db, Coll: coll}, partitionKey(q.r), doc, itemOptions(q.r))
 		if !created {
@@ -125,7 +125,7 @@ func (h *handler) readItem(q *request, db, coll, id string) error {
 	it, err := h.svc.ReadItem(q.r.Context(), itemRef(q.r, db, coll, id), opts)
 	if it != nil {
 		// A failed condition still names the item's version.
-		q.w.Header().Set("etag", it.ETag)
+		q.w.Header().Set("Etag", it.ETag)
 	}
 	if err != nil {
 		return err
@@ -140,12 +140,12 @@ func (h *handler) readItemFeed(q *request, db, coll string) error {
 	if err != nil {
 		return err
 	}
-	f, err := h.svc.ReadItemFeed(q.r.Context(), CollectionRef{DB: db, Coll: coll}, partitionKey(q.r), FeedOptions{MaxItemCount: size, Continuation: q.r.Header.Get("x-ms-continuation")})
+	f, err := h.svc.ReadItemFeed(q.r.Context(), CollectionRef{DB: db, Coll: coll}, partitionKey(q.r), FeedOptions{MaxItemCount: size, Continuation: q.r.Header.Get("X-Ms-Continuation")})
 	if err != nil {
 		return err
 	}
 	if f.Continuation != "" {
-		q.w.Header().Set("x-ms-continuation", f.Continuation)
+		q.w.Header().Set("X-Ms-Continuation", f.Continuation)
 	}
 	return h.writeFeed(q, f.ResourceID, "Documents", f.Items)
 }

@@ -52,8 +52,8 @@ func (h *handler) routeOffers(q *request) error {
 
 func (h *handler) writeOffer(q *request, o *Offer) error {
 	hdr := q.w.Header()
-	hdr.Set("x-ms-cosmos-min-throughput", strconv.Itoa(o.MinThroughput))
-	hdr.Set("x-ms-offer-replace-pending", "false")
+	hdr.Set("X-Ms-Cosmos-Min-Throughput", strconv.Itoa(o.MinThroughput))
+	hdr.Set("X-Ms-Offer-Replace-Pending", "false")
 	return h.writeResource(q, http.StatusOK, o.ETag, o.Body)
 }
 
@@ -63,8 +63,8 @@ func (h *handler) writeOffer(q *request, o *Offer) error {
 // "autoUpgradePolicy":{"throughputPolicy":{"incrementPercent":…}}}).
 // It returns nil when the request names neither.
 func requestThroughput(r *http.Request) ([]Throughput, error) {
-	manual := r.Header.Get("x-ms-offer-throughput")
-	auto := r.Header.Get("x-ms-cosmos-offer-autopilot-settings")
+	manual := r.Header.Get("X-Ms-Offer-Throughput")
+	auto := r.Header.Get("X-Ms-Cosmos-Offer-Autopilot-Settings")
 	if manual == "" && auto == "" {
 		return nil, nil
 	}

@@ -108,24 +108,24 @@ func (h *handler) runPagedQuery(q *request, feedName string, run queryRunner, st
 		return err
 	}
 	compile := time.Since(compileStart)
-	if strings.EqualFold(q.r.Header.Get("x-ms-cosmos-is-query-plan-request"), "true") {
+	if strings.EqualFold(q.r.Header.Get("X-Ms-Cosmos-Is-Query-Plan-Request"), "true") {
 		return h.writeQueryPlan(q)
 	}
 	size, err := pageSize(q)
 	if err != nil {
 		return err
 	}
-	f, err := run(query, params, pageRequest{size: size, continuation: q.r.Header.Get("x-ms-continuation")})
+	f, err := run(query, params, pageRequest{size: size, continuation: q.r.Header.Get("X-Ms-Continuation")})
 	if err != nil {
 		return err
 	}
 	if f.Continuation != "" {
-		q.w.Header().Set("x-ms-continuation", f.Continuation)
+		q.w.Header().Set("X-Ms-Continuation", f.Continuation)
 	}
 	if stats != nil {
 		writeQueryMetrics(q, query, compile, stats, f.Items)
 	}
-	q.w.Header().Set("x-ms-item-count", strconv.Itoa(len(f.Items)))
+	q.w.Header().Set("X-Ms-Item-Count", strconv.Itoa(len(f.Items)))
 	return h.writeJSON(q, http.StatusOK, compactFeed(f.ResourceID, feedName, f.Items))
 }
 
@@ -201,10 +201,10 @@ func (h *handler) queryItems(q *request, db, coll string) error {
 	opts := itemQueryOptions{
 		// A request naming a partition key range comes from an SDK that
 		// ran the query plan; the gateway routes it without judging it.
-		gateway:         q.r.Header.Get("x-ms-documentdb-partitionkeyrangeid") == "",
-		crossPartition:  strings.EqualFold(q.r.Header.Get("x-ms-documentdb-query-enablecrosspartition"), "true"),
+		gateway:         q.r.Header.Get("X-Ms-Documentdb-Partitionkeyrangeid") == "",
+		crossPartition:  strings.EqualFold(q.r.Header.Get("X-Ms-Documentdb-Query-Enablecrosspartition"), "true"),
 		scanNeedsHeader: true,
-		enableScan:      strings.EqualFold(q.r.Header.Get("x-ms-documentdb-query-enable-scan"), "true"),
+		enableScan:      strings.EqualFold(q.r.Header.Get("X-Ms-Documentdb-Query-Enable-Scan"), "true"),
 		stats:           &stats,
 	}
 	err = h.runPagedQuery(q, "Documents", func(query *Query, params map[string]any, page pageRequest) (*Feed, error) {
@@ -218,7 +218,7 @@ func (h *handler) queryItems(q *request, db, coll string) error {
 		return h.svc.queryItemsAsGateway(q.r.Context(), db, coll, pk, query, params, opts, page)
 	}, &stats)
 	if e := (*Error)(nil); errors.As(err, &e) && e == errCrossPartitionNotServable {
-		q.w.Header().Set("x-ms-substatus", subStatusCrossPartitionQueryNotServable)
+		q.w.Header().Set("X-Ms-Substatus", subStatusCrossPartitionQueryNotServable)
 	}
 	return err
 }

@@ -67,7 +67,7 @@ func (h *handler) createContainer(q *request, db string) error {
 	if err != nil {
 		return err
 	}
-	if v := q.r.Header.Get("x-ms-version"); v != "" && v < systemPartitionKeyBefore {
+	if v := q.r.Header.Get("X-Ms-Version"); v != "" && v < systemPartitionKeyBefore {
 		b = withSystemPartitionKey(b)
 	}
 	c, err := h.svc.CreateContainer(q.r.Context(), db, b, tp...)
@@ -82,12 +82,12 @@ func (h *handler) getContainer(q *request, db, coll string) error {
 	if err != nil {
 		return err
 	}
-	if strings.EqualFold(q.r.Header.Get("x-ms-documentdb-populatequotainfo"), "true") {
+	if strings.EqualFold(q.r.Header.Get("X-Ms-Documentdb-Populatequotainfo"), "true") {
 		// A read that asks for quota information learns how far the
 		// index has come since the last policy change, in percent (the
 		// SDKs' IndexTransformationProgress). A policy change rebuilds
 		// the index before it is answered, so a read always sees it done.
-		q.w.Header().Set("x-ms-documentdb-collection-index-transformation-progress", "100")
+		q.w.Header().Set("X-Ms-Documentdb-Collection-Index-Transformation-Progress", "100")
 	}
 	return h.writeResource(q, http.StatusOK, c.ETag, c.Body)
 }
@@ -150,7 +150,7 @@ func (h *handler) listPartitionKeyRanges(q *request, db, coll string) error {
 	if err != nil {
 		return err
 	}
-	q.w.Header().Set("etag", c.ETag)
+	q.w.Header().Set("Etag", c.ETag)
 	return h.writeFeed(q, c.RID, "PartitionKeyRanges", []json.RawMessage{b})
 }
 

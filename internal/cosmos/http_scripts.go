@@ -70,13 +70,13 @@ func (h *handler) executeStoredProcedure(q *request, db, coll, id string) error 
 	if err != nil {
 		return err
 	}
-	logging := strings.EqualFold(q.r.Header.Get("x-ms-documentdb-script-enable-logging"), "true")
+	logging := strings.EqualFold(q.r.Header.Get("X-Ms-Documentdb-Script-Enable-Logging"), "true")
 	res, err := h.svc.ExecuteStoredProcedure(q.r.Context(), CollectionRef{DB: db, Coll: coll}, partitionKey(q.r), id, ExecuteOptions{Params: b, EnableLogging: logging})
 	if err != nil {
 		return err
 	}
 	if logging {
-		q.w.Header().Set("x-ms-documentdb-script-log-results", encodeURIComponent(res.Log))
+		q.w.Header().Set("X-Ms-Documentdb-Script-Log-Results", encodeURIComponent(res.Log))
 	}
 	return h.writeJSON(q, http.StatusOK, res.Body)
 }

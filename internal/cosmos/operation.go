@@ -47,9 +47,9 @@ func operationName(r *http.Request, segs []string) string {
 			return "List" + names[1]
 		case m == http.MethodPost && isQuery(r):
 			return "Query" + names[1]
-		case m == http.MethodPost && strings.EqualFold(r.Header.Get("x-ms-cosmos-is-batch-request"), "true"):
+		case m == http.MethodPost && strings.EqualFold(r.Header.Get("X-Ms-Cosmos-Is-Batch-Request"), "true"):
 			return "Batch"
-		case m == http.MethodPost && strings.EqualFold(r.Header.Get("x-ms-documentdb-is-upsert"), "true"):
+		case m == http.MethodPost && strings.EqualFold(r.Header.Get("X-Ms-Documentdb-Is-Upsert"), "true"):
 			return "Upsert" + names[0]
 		case m == http.MethodPost:
 			return "Create" + names[0]

@@ -14,7 +14,7 @@ type EPKRange struct{ Min, Max string }
 // epkRangeOf reads x-ms-start-epk / x-ms-end-epk; ok is false when the
 // request names no range narrower than the whole space.
 func epkRangeOf(r *http.Request) (rng EPKRange, ok bool, err error) {
-	rng = EPKRange{Min: r.Header.Get("x-ms-start-epk"), Max: r.Header.Get("x-ms-end-epk")}
+	rng = EPKRange{Min: r.Header.Get("X-Ms-Start-Epk"), Max: r.Header.Get("X-Ms-End-Epk")}
 	if !validEPK(rng.Min) || !validEPK(rng.Max) {
 		return rng, false, badRequest("The effective partition key range [%q, %q) is invalid.", rng.Min, rng.Max)
 	}

@@ -16,11 +16,11 @@ import (
 
 func writeQueryMetrics(q *request, query *Query, compile time.Duration, st *queryStats, page []json.RawMessage) {
 	hdr := q.w.Header()
-	if strings.EqualFold(q.r.Header.Get("x-ms-documentdb-populatequerymetrics"), "true") {
-		hdr.Set("x-ms-documentdb-query-metrics", formatQueryMetrics(compile, st, page))
+	if strings.EqualFold(q.r.Header.Get("X-Ms-Documentdb-Populatequerymetrics"), "true") {
+		hdr.Set("X-Ms-Documentdb-Query-Metrics", formatQueryMetrics(compile, st, page))
 	}
-	if strings.EqualFold(q.r.Header.Get("x-ms-cosmos-populateindexmetrics"), "true") {
-		hdr.Set("x-ms-cosmos-index-utilization", formatIndexMetrics(query))
+	if strings.EqualFold(q.r.Header.Get("X-Ms-Cosmos-Populateindexmetrics"), "true") {
+		hdr.Set("X-Ms-Cosmos-Index-Utilization", formatIndexMetrics(query))
 	}
 }
 

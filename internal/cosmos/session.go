@@ -47,7 +47,7 @@ func isItemRead(r *http.Request, segs []string) bool {
 		return false
 	}
 	return r.Method == http.MethodGet ||
-		r.Method == http.MethodPost && strings.EqualFold(r.Header.Get("x-ms-documentdb-isquery"), "true")
+		r.Method == http.MethodPost && strings.EqualFold(r.Header.Get("X-Ms-Documentdb-Isquery"), "true")
 }
 
 // checkSession refuses an item read whose session token is ahead of

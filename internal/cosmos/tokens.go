@@ -50,7 +50,7 @@ func mintToken(key []byte, p *Permission, expires time.Time) string {
 
 // tokenExpiry reads x-ms-documentdb-expiry-seconds.
 func tokenExpiry(r *http.Request) (time.Duration, error) {
-	v := r.Header.Get("x-ms-documentdb-expiry-seconds")
+	v := r.Header.Get("X-Ms-Documentdb-Expiry-Seconds")
 	if v == "" {
 		return defaultTokenExpiry, nil
 	}
@@ -140,7 +140,7 @@ func (h *handler) authorizeResourceToken(r *http.Request, segs []string) error {
 		return forbidden()
 	}
 	if p.PartitionKey != "" && len(segs) > 4 {
-		comps, ok, err := parsePartitionKeyHeader(r.Header.Get("x-ms-documentdb-partitionkey"))
+		comps, ok, err := parsePartitionKeyHeader(r.Header.Get("X-Ms-Documentdb-Partitionkey"))
 		if err != nil || !ok || strings.Join(comps, "\x00") != p.PartitionKey {
 			return forbidden()
 		}

@@ -148,7 +148,7 @@ func answer(w http.ResponseWriter, service string, r Rule) error {
 		case Throttle:
 			err = &azerr.Error{Status: http.StatusTooManyRequests, Code: "TooManyRequests",
 				Message: "Request rate is large. More Request Units may be needed, so no changes were made. Please retry this request later."}
-			w.Header().Set("x-ms-substatus", "3200")
+			w.Header().Set("X-Ms-Substatus", "3200")
 			if retryAfter == 0 {
 				retryAfter = cosmosRetryAfter
 			}
@@ -177,7 +177,7 @@ func answer(w http.ResponseWriter, service string, r Rule) error {
 	}
 	if retryAfter > 0 {
 		ms := strconv.FormatInt(max(retryAfter.Milliseconds(), 1), 10)
-		w.Header().Set("x-ms-retry-after-ms", ms)
+		w.Header().Set("X-Ms-Retry-After-Ms", ms)
 		w.Header().Set("Retry-After-Ms", ms)
 	}
 	return err

@@ -79,7 +79,7 @@ const (
 func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
 	q := &request{w: c.W, r: c.R, q: c.Query, acct: c.Acct}
 	_, q.share, q.path = splitPath(c.R.URL.Path)
-	q.path = trailingDots(q.path, c.R.Header.Get("x-ms-allow-trailing-dot"))
+	q.path = trailingDots(q.path, c.R.Header.Get("X-Ms-Allow-Trailing-Dot"))
 	var at storagefront.Address
 	// Snapshot Share ignores sharesnapshot, parseable or not, and
 	// snapshots the live share: the azfile recording

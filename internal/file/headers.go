@@ -25,7 +25,7 @@ var ntfsAttributes = []string{"ReadOnly", "Hidden", "System", "Directory", "Arch
 // parseAttributes reads x-ms-file-attributes: "None" or names joined by
 // '|'. It returns "" for the default.
 func parseAttributes(h http.Header, dir bool) (string, error) {
-	v := h.Get("x-ms-file-attributes")
+	v := h.Get("X-Ms-File-Attributes")
 	if v == "" || strings.EqualFold(strings.TrimSpace(v), "None") || strings.EqualFold(v, "preserve") {
 		return "", nil
 	}
@@ -89,13 +89,13 @@ func parseSMB(h http.Header, dir bool) (SMBChange, error) {
 	if c.NFS, err = parseNFS(h); err != nil {
 		return c, err
 	}
-	c.PermissionKey = h.Get("x-ms-file-permission-key")
-	switch p := h.Get("x-ms-file-permission"); {
+	c.PermissionKey = h.Get("X-Ms-File-Permission-Key")
+	switch p := h.Get("X-Ms-File-Permission"); {
 	case p == "" || strings.EqualFold(p, "inherit") || strings.EqualFold(p, "preserve"):
 	case len(p) > 8<<10:
 		return c, azerr.InvalidHeaderValue("x-ms-file-permission", "").WithMessage("A permission in a header holds at most 8 KiB.")
 	default:
-		binary, err := binaryPermissionFormat("x-ms-file-permission-format", h.Get("x-ms-file-permission-format"))
+		binary, err := binaryPermissionFormat("x-ms-file-permission-format", h.Get("X-Ms-File-Permission-Format"))
 		if err != nil {
 			return c, err
 		}
@@ -124,24 +124,24 @@ func permissionKey(sddl string) string {
 // file; an NFS share's node has its times and IDs, and POSIX properties
 // where an SMB share's has attributes and a permission (nfs.go).
 func writeSMB(h http.Header, n *Node) {
-	h.Set("x-ms-file-creation-time", n.SMB.CreationTime.UTC().Format(smbTimeLayout))
-	h.Set("x-ms-file-last-write-time", n.SMB.LastWriteTime.UTC().Format(smbTimeLayout))
-	h.Set("x-ms-file-change-time", n.SMB.ChangeTime.UTC().Format(smbTimeLayout))
-	h.Set("x-ms-file-id", strconv.FormatUint(n.ID, 10))
-	h.Set("x-ms-file-parent-id", strconv.FormatUint(n.ParentID, 10))
+	h.Set("X-Ms-File-Creation-Time", n.SMB.CreationTime.UTC().Format(smbTimeLayout))
+	h.Set("X-Ms-File-Last-Write-Time", n.SMB.LastWriteTime.UTC().Format(smbTimeLayout))
+	h.Set("X-Ms-File-Change-Time", n.SMB.ChangeTime.UTC().Format(smbTimeLayout))
+	h.Set("X-Ms-File-Id", strconv.FormatUint(n.ID, 10))
+	h.Set("X-Ms-File-Parent-Id", strconv.FormatUint(n.ParentID, 10))
 	if n.NFS != nil {
 		writeNFS(h, n, false, false)
 		return
 	}
-	h.Set("x-ms-file-attributes", n.SMB.Attributes)
-	h.Set("x-ms-file-permission-key", permissionKey(n.SMB.Permission))
+	h.Set("X-Ms-File-Attributes", n.SMB.Attributes)
+	h.Set("X-Ms-File-Permission-Key", permissionKey(n.SMB.Permission))
 }
 
 // writeNode sets what every answer about a directory or file carries.
 func writeNode(h http.Header, n *Node) {
-	h.Set("ETag", azhttp.ETag(n.Version))
+	h.Set("Etag", azhttp.ETag(n.Version))
 	h.Set("Last-Modified", azhttp.HTTPTime(n.Modified))
-	h.Set("x-ms-request-server-encrypted", "true")
+	h.Set("X-Ms-Request-Server-Encrypted", "true")
 	writeSMB(h, n)
 }
 
@@ -164,13 +164,13 @@ func hasContentHeader(h http.Header) bool {
 // or Set File Properties.
 func parseContentHeaders(h http.Header) (ContentHeaders, error) {
 	c := ContentHeaders{
-		ContentType:        h.Get("x-ms-content-type"),
-		ContentEncoding:    h.Get("x-ms-content-encoding"),
-		ContentLanguage:    h.Get("x-ms-content-language"),
-		ContentDisposition: h.Get("x-ms-content-disposition"),
-		CacheControl:       h.Get("x-ms-cache-control"),
+		ContentType:        h.Get("X-Ms-Content-Type"),
+		ContentEncoding:    h.Get("X-Ms-Content-Encoding"),
+		ContentLanguage:    h.Get("X-Ms-Content-Language"),
+		ContentDisposition: h.Get("X-Ms-Content-Disposition"),
+		CacheControl:       h.Get("X-Ms-Cache-Control"),
 	}
-	if v := h.Get("x-ms-content-md5"); v != "" {
+	if v := h.Get("X-Ms-Content-Md5"); v != "" {
 		// Any base64 is stored and returned as given, not only 16 bytes:
 		// Azure keeps "TURBd01EQXdNREE9" (12 bytes) and reports it (the
 		// azfile recording TestFileSetHTTPHeadersNfs).
@@ -191,7 +191,7 @@ func writeFileHeaders(h http.Header, n *Node, now time.Time) {
 	// Get File Properties adds (the Python recording
 	// test_download_and_copy_file_nfs).
 	nfsDetails(h, n, false, true)
-	h.Set("x-ms-type", "File")
+	h.Set("X-Ms-Type", "File")
 	h.Set("Content-Type", n.Headers.ContentType)
 	if n.Headers.ContentType == "" {
 		h.Set("Content-Type", "application/octet-stream")
@@ -205,7 +205,7 @@ func writeFileHeaders(h http.Header, n *Node, now time.Time) {
 	set("Content-Language", n.Headers.ContentLanguage)
 	set("Content-Disposition", n.Headers.ContentDisposition)
 	set("Cache-Control", n.Headers.CacheControl)
-	h.Set("x-ms-server-encrypted", "true")
+	h.Set("X-Ms-Server-Encrypted", "true")
 	azhttp.WriteLeaseState(h, n.Lease, now)
 	writeCopyHeaders(h, n.Copy)
 	azhttp.WriteMetadata(h, n.Metadata)
@@ -213,7 +213,7 @@ func writeFileHeaders(h http.Header, n *Node, now time.Time) {
 
 // preconditions reads a request's conditional headers.
 func preconditions(h http.Header) Preconditions {
-	return Preconditions{Conditions: conditions.FromHeader(h, ""), LeaseID: h.Get("x-ms-lease-id")}
+	return Preconditions{Conditions: conditions.FromHeader(h, ""), LeaseID: h.Get("X-Ms-Lease-Id")}
 }
 
 func serviceEndpoint(q *request) string {

@@ -28,8 +28,8 @@ func parseCopySMB(h http.Header) (CopySMB, error) {
 	fromSource("x-ms-file-creation-time", &c.CreationTimeFromSource)
 	fromSource("x-ms-file-last-write-time", &c.LastWriteTimeFromSource)
 	fromSource("x-ms-file-change-time", &c.ChangeTimeFromSource)
-	mode := h.Get("x-ms-file-permission-copy-mode")
-	hasPermission := h.Get("x-ms-file-permission") != "" || h.Get("x-ms-file-permission-key") != ""
+	mode := h.Get("X-Ms-File-Permission-Copy-Mode")
+	hasPermission := h.Get("X-Ms-File-Permission") != "" || h.Get("X-Ms-File-Permission-Key") != ""
 	switch {
 	case mode == "" && hasPermission:
 		return c, azerr.MissingRequiredHeader("x-ms-file-permission-copy-mode").WithMessage("A permission given to Copy File needs x-ms-file-permission-copy-mode: override.")
@@ -58,7 +58,7 @@ func parseCopySMB(h http.Header) (CopySMB, error) {
 }
 
 func (h *handler) copyFile(q *request) error {
-	raw := q.r.Header.Get("x-ms-copy-source")
+	raw := q.r.Header.Get("X-Ms-Copy-Source")
 	src, err := h.parseSource(q, raw, azerr.InvalidHeaderValue("x-ms-copy-source", raw))
 	if err != nil {
 		return err
@@ -86,11 +86,11 @@ func (h *handler) copyFile(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	hdr.Set("ETag", azhttp.ETag(n.Version))
+	hdr.Set("Etag", azhttp.ETag(n.Version))
 	hdr.Set("Last-Modified", azhttp.HTTPTime(n.Modified))
 	if n.Copy != nil {
-		hdr.Set("x-ms-copy-id", n.Copy.ID)
-		hdr.Set("x-ms-copy-status", n.Copy.Status)
+		hdr.Set("X-Ms-Copy-Id", n.Copy.ID)
+		hdr.Set("X-Ms-Copy-Status", n.Copy.Status)
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusAccepted)
 }
@@ -101,20 +101,20 @@ func writeCopyHeaders(h http.Header, c *CopyInfo) {
 	if c == nil {
 		return
 	}
-	h.Set("x-ms-copy-id", c.ID)
-	h.Set("x-ms-copy-source", c.Source)
-	h.Set("x-ms-copy-status", c.Status)
-	h.Set("x-ms-copy-progress", strconv.FormatInt(c.Copied, 10)+"/"+strconv.FormatInt(c.Total, 10))
+	h.Set("X-Ms-Copy-Id", c.ID)
+	h.Set("X-Ms-Copy-Source", c.Source)
+	h.Set("X-Ms-Copy-Status", c.Status)
+	h.Set("X-Ms-Copy-Progress", strconv.FormatInt(c.Copied, 10)+"/"+strconv.FormatInt(c.Total, 10))
 	if !c.Completed.IsZero() {
-		h.Set("x-ms-copy-completion-time", azhttp.HTTPTime(c.Completed))
+		h.Set("X-Ms-Copy-Completion-Time", azhttp.HTTPTime(c.Completed))
 	}
 	if c.Description != "" {
-		h.Set("x-ms-copy-status-description", c.Description)
+		h.Set("X-Ms-Copy-Status-Description", c.Description)
 	}
 }
 
 func (h *handler) abortCopy(q *request) error {
-	if v := q.r.Header.Get("x-ms-copy-action"); v != "abort" {
+	if v := q.r.Header.Get("X-Ms-Copy-Action"); v != "abort" {
 		if v == "" {
 			return azerr.MissingRequiredHeader("x-ms-copy-action")
 		}
@@ -137,7 +137,7 @@ func (h *handler) abortCopy(q *request) error {
 
 func (h *handler) putRangeFromURL(q *request) error {
 	hdr := q.r.Header
-	if v := hdr.Get("x-ms-write"); v != "update" {
+	if v := hdr.Get("X-Ms-Write"); v != "update" {
 		if v == "" {
 			return azerr.MissingRequiredHeader("x-ms-write")
 		}
@@ -146,7 +146,7 @@ func (h *handler) putRangeFromURL(q *request) error {
 	if q.r.ContentLength > 0 {
 		return azerr.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Put Range From URL takes no body.")
 	}
-	if hdr.Get("x-ms-copy-source-authorization") != "" {
+	if hdr.Get("X-Ms-Copy-Source-Authorization") != "" {
 		return azerr.ErrNotImplemented.WithMessage("x-ms-copy-source-authorization (OAuth for the source) is not supported by this server yet.")
 	}
 	dst, err := azhttp.ParseRange(hdr, true)
@@ -156,7 +156,7 @@ func (h *handler) putRangeFromURL(q *request) error {
 	if dst == nil {
 		return azerr.MissingRequiredHeader("x-ms-range").WithMessage("Put Range From URL needs a closed range in x-ms-range or Range.")
 	}
-	srcRange := hdr.Get("x-ms-source-range")
+	srcRange := hdr.Get("X-Ms-Source-Range")
 	if srcRange == "" {
 		return azerr.MissingRequiredHeader("x-ms-source-range")
 	}
@@ -169,9 +169,9 @@ func (h *handler) putRangeFromURL(q *request) error {
 		return azerr.InvalidHeaderValue("x-ms-source-range", srcRange).WithMessage("The source range and the destination range differ in length.")
 	}
 	if length > MaxPutRange {
-		return azerr.InvalidHeaderValue("x-ms-range", hdr.Get("x-ms-range")).WithMessage("A Put Range From URL writes at most 4 MiB.")
+		return azerr.InvalidHeaderValue("x-ms-range", hdr.Get("X-Ms-Range")).WithMessage("A Put Range From URL writes at most 4 MiB.")
 	}
-	raw := hdr.Get("x-ms-copy-source")
+	raw := hdr.Get("X-Ms-Copy-Source")
 	src, err := h.parseSource(q, raw, azerr.InvalidHeaderValue("x-ms-copy-source", raw))
 	if err != nil {
 		return err
@@ -198,18 +198,18 @@ func (h *handler) putRangeFromURL(q *request) error {
 		return err
 	}
 	out := q.w.Header()
-	out.Set("ETag", azhttp.ETag(w.File.Version))
+	out.Set("Etag", azhttp.ETag(w.File.Version))
 	out.Set("Last-Modified", azhttp.HTTPTime(w.File.Modified))
-	out.Set("x-ms-content-crc64", base64.StdEncoding.EncodeToString(w.ContentCRC64))
-	out.Set("x-ms-request-server-encrypted", "true")
-	out.Set("x-ms-file-last-write-time", w.File.SMB.LastWriteTime.UTC().Format(smbTimeLayout))
+	out.Set("X-Ms-Content-Crc64", base64.StdEncoding.EncodeToString(w.ContentCRC64))
+	out.Set("X-Ms-Request-Server-Encrypted", "true")
+	out.Set("X-Ms-File-Last-Write-Time", w.File.SMB.LastWriteTime.UTC().Format(smbTimeLayout))
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
 // parseLastWriteMode reads a range write's x-ms-file-last-write-time:
 // "now" (the default) or "preserve", which it reports as true.
 func parseLastWriteMode(h http.Header) (bool, error) {
-	switch v := h.Get("x-ms-file-last-write-time"); {
+	switch v := h.Get("X-Ms-File-Last-Write-Time"); {
 	case v == "" || strings.EqualFold(v, "now"):
 		return false, nil
 	case strings.EqualFold(v, "preserve"):

@@ -38,7 +38,7 @@ func (h *handler) getDirectoryProperties(q *request) error {
 	hdr := q.w.Header()
 	writeNode(hdr, n)
 	nfsDetails(hdr, n, true, false)
-	hdr.Set("x-ms-server-encrypted", strconv.FormatBool(!n.MetadataCleared))
+	hdr.Set("X-Ms-Server-Encrypted", strconv.FormatBool(!n.MetadataCleared))
 	azhttp.WriteMetadata(hdr, n.Metadata)
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
@@ -53,9 +53,9 @@ func (h *handler) setDirectoryMetadata(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	hdr.Set("ETag", azhttp.ETag(n.Version))
+	hdr.Set("Etag", azhttp.ETag(n.Version))
 	hdr.Set("Last-Modified", azhttp.HTTPTime(n.Modified))
-	hdr.Set("x-ms-request-server-encrypted", "true")
+	hdr.Set("X-Ms-Request-Server-Encrypted", "true")
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
@@ -111,7 +111,7 @@ func (h *handler) listDirectory(q *request) error {
 	if err != nil {
 		return err
 	}
-	extended := q.r.Header.Get("x-ms-file-extended-info") == "true"
+	extended := q.r.Header.Get("X-Ms-File-Extended-Info") == "true"
 	ids := q.since(listingIDVersion)
 	doc := listingXML{ServiceEndpoint: serviceEndpoint(q), ShareName: q.share, ShareSnapshot: q.snapshot, DirectoryPath: q.path, Marker: marker,
 		NextMarker: encodeMarker(l.NextMarker)}

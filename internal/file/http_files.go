@@ -17,7 +17,7 @@ import (
 )
 
 func (h *handler) createFile(q *request) error {
-	v := q.r.Header.Get("x-ms-content-length")
+	v := q.r.Header.Get("X-Ms-Content-Length")
 	if v == "" {
 		return azerr.MissingRequiredHeader("x-ms-content-length")
 	}
@@ -54,7 +54,7 @@ func (h *handler) createFile(q *request) error {
 	writeNode(q.w.Header(), n)
 	nfsDetails(q.w.Header(), n, true, false)
 	if sum != nil {
-		q.w.Header().Set("Content-MD5", base64.StdEncoding.EncodeToString(sum))
+		q.w.Header().Set("Content-Md5", base64.StdEncoding.EncodeToString(sum))
 	}
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
@@ -79,7 +79,7 @@ func createData(q *request, size int64) ([]byte, []byte, error) {
 		return nil, nil, azerr.InvalidHeaderValue("Content-Length", strconv.FormatInt(length, 10)).WithMessage("The body is longer than x-ms-content-length.")
 	}
 	var given []byte
-	if v := q.r.Header.Get("Content-MD5"); v != "" {
+	if v := q.r.Header.Get("Content-Md5"); v != "" {
 		b, err := base64.StdEncoding.DecodeString(v)
 		if err != nil || len(b) != md5.Size {
 			return nil, nil, azerr.ErrInvalidMd5
@@ -110,7 +110,7 @@ func (h *handler) getFileProperties(q *request) error {
 	azauth.WriteSASOverrides(hdr, q.access, q.q)
 	hdr.Set("Content-Length", strconv.FormatInt(n.Size, 10))
 	if n.Headers.ContentMD5 != nil {
-		hdr.Set("Content-MD5", base64.StdEncoding.EncodeToString(n.Headers.ContentMD5))
+		hdr.Set("Content-Md5", base64.StdEncoding.EncodeToString(n.Headers.ContentMD5))
 	}
 	q.w.WriteHeader(http.StatusOK)
 	return nil
@@ -125,7 +125,7 @@ func (h *handler) getFile(q *request) error {
 	if err != nil {
 		return err
 	}
-	wantMD5 := q.r.Header.Get("x-ms-range-get-content-md5") == "true"
+	wantMD5 := q.r.Header.Get("X-Ms-Range-Get-Content-Md5") == "true"
 	if wantMD5 && structured {
 		return azerr.ErrInvalidInput.WithMessage("x-ms-range-get-content-md5 may not be combined with x-ms-structured-body.")
 	}
@@ -153,12 +153,12 @@ func (h *handler) getFile(q *request) error {
 				return err
 			}
 			sum := md5.Sum(buf.Bytes())
-			hdr.Set("Content-MD5", base64.StdEncoding.EncodeToString(sum[:]))
+			hdr.Set("Content-Md5", base64.StdEncoding.EncodeToString(sum[:]))
 			q.w.WriteHeader(status)
 			_, _ = q.w.Write(buf.Bytes()) // the status is sent: a failed write has no one to tell
 			return nil
 		case !d.Ranged && d.File.Headers.ContentMD5 != nil:
-			hdr.Set("Content-MD5", base64.StdEncoding.EncodeToString(d.File.Headers.ContentMD5))
+			hdr.Set("Content-Md5", base64.StdEncoding.EncodeToString(d.File.Headers.ContentMD5))
 		}
 		send := d.Stream
 		if structured {
@@ -190,9 +190,9 @@ func (h *handler) setFileMetadata(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	hdr.Set("ETag", azhttp.ETag(n.Version))
+	hdr.Set("Etag", azhttp.ETag(n.Version))
 	hdr.Set("Last-Modified", azhttp.HTTPTime(n.Modified))
-	hdr.Set("x-ms-request-server-encrypted", "true")
+	hdr.Set("X-Ms-Request-Server-Encrypted", "true")
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
@@ -215,7 +215,7 @@ func (h *handler) putRange(q *request) error {
 	pre := preconditions(q.r.Header)
 	var n *Node
 	hdr := q.w.Header()
-	switch mode := q.r.Header.Get("x-ms-write"); mode {
+	switch mode := q.r.Header.Get("X-Ms-Write"); mode {
 	case "update":
 		if length > MaxPutRange {
 			return azerr.ErrRequestBodyTooLarge.WithMessage("A Put Range writes at most 4 MiB.")
@@ -228,7 +228,7 @@ func (h *handler) putRange(q *request) error {
 			return azerr.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("Content-Length %d does not match the range length %d.", q.r.ContentLength, length)
 		}
 		c := Content{Body: body, Length: length}
-		if v := q.r.Header.Get("Content-MD5"); v != "" {
+		if v := q.r.Header.Get("Content-Md5"); v != "" {
 			b, err := base64.StdEncoding.DecodeString(v)
 			if err != nil || len(b) != md5.Size {
 				return azerr.ErrInvalidMd5
@@ -250,18 +250,18 @@ func (h *handler) putRange(q *request) error {
 		}
 		n = w.File
 		if structured {
-			hdr.Set("x-ms-structured-body", azbody.StructuredBodyCRC64)
+			hdr.Set("X-Ms-Structured-Body", azbody.StructuredBodyCRC64)
 		}
-		hdr.Set("Content-MD5", base64.StdEncoding.EncodeToString(w.ContentMD5))
+		hdr.Set("Content-Md5", base64.StdEncoding.EncodeToString(w.ContentMD5))
 		if w.ContentCRC64 != nil {
-			hdr.Set("x-ms-content-crc64", base64.StdEncoding.EncodeToString(w.ContentCRC64))
+			hdr.Set("X-Ms-Content-Crc64", base64.StdEncoding.EncodeToString(w.ContentCRC64))
 		}
 	case "clear":
 		if q.r.ContentLength > 0 {
 			return azerr.InvalidHeaderValue("Content-Length", strconv.FormatInt(q.r.ContentLength, 10)).WithMessage("A range clear takes no body.")
 		}
-		if q.r.Header.Get("Content-MD5") != "" {
-			return azerr.UnsupportedHeader("Content-MD5", q.r.Header.Get("Content-MD5")).WithMessage("A range clear takes no Content-MD5.")
+		if q.r.Header.Get("Content-Md5") != "" {
+			return azerr.UnsupportedHeader("Content-MD5", q.r.Header.Get("Content-Md5")).WithMessage("A range clear takes no Content-MD5.")
 		}
 		if n, err = h.svc.ClearRange(q.ctx(), q.ref(), rng.Start, rng.End, pre); err != nil {
 			return err
@@ -271,10 +271,10 @@ func (h *handler) putRange(q *request) error {
 	default:
 		return azerr.InvalidHeaderValue("x-ms-write", mode)
 	}
-	hdr.Set("ETag", azhttp.ETag(n.Version))
+	hdr.Set("Etag", azhttp.ETag(n.Version))
 	hdr.Set("Last-Modified", azhttp.HTTPTime(n.Modified))
-	hdr.Set("x-ms-request-server-encrypted", "true")
-	hdr.Set("x-ms-file-last-write-time", n.SMB.LastWriteTime.UTC().Format(smbTimeLayout))
+	hdr.Set("X-Ms-Request-Server-Encrypted", "true")
+	hdr.Set("X-Ms-File-Last-Write-Time", n.SMB.LastWriteTime.UTC().Format(smbTimeLayout))
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
@@ -305,8 +305,8 @@ func (h *handler) listRanges(q *request) error {
 		doc.Ranges = append(doc.Ranges, rangeXML(r))
 	}
 	hdr := q.w.Header()
-	hdr.Set("ETag", azhttp.ETag(l.File.Version))
+	hdr.Set("Etag", azhttp.ETag(l.File.Version))
 	hdr.Set("Last-Modified", azhttp.HTTPTime(l.File.Modified))
-	hdr.Set("x-ms-content-length", strconv.FormatInt(l.File.Size, 10))
+	hdr.Set("X-Ms-Content-Length", strconv.FormatInt(l.File.Size, 10))
 	return azhttp.WriteXML(q.w, http.StatusOK, doc)
 }

@@ -22,7 +22,7 @@ func ownerOnly(q *request) error {
 
 // parseRecursive reads x-ms-recursive: absent is false.
 func parseRecursive(h http.Header) (bool, error) {
-	switch v := h.Get("x-ms-recursive"); strings.ToLower(v) {
+	switch v := h.Get("X-Ms-Recursive"); strings.ToLower(v) {
 	case "", "false":
 		return false, nil
 	case "true":
@@ -95,7 +95,7 @@ func (h *handler) forceCloseHandles(q *request) error {
 	if err := ownerOnly(q); err != nil {
 		return err
 	}
-	raw := q.r.Header.Get("x-ms-handle-id")
+	raw := q.r.Header.Get("X-Ms-Handle-Id")
 	if raw == "" {
 		return azerr.MissingRequiredHeader("x-ms-handle-id")
 	}
@@ -117,9 +117,9 @@ func (h *handler) forceCloseHandles(q *request) error {
 	}
 	hdr := q.w.Header()
 	if out.NextMarker != "" {
-		hdr.Set("x-ms-marker", encodeMarker(out.NextMarker))
+		hdr.Set("X-Ms-Marker", encodeMarker(out.NextMarker))
 	}
-	hdr.Set("x-ms-number-of-handles-closed", strconv.Itoa(out.Closed))
-	hdr.Set("x-ms-number-of-handles-failed", "0")
+	hdr.Set("X-Ms-Number-Of-Handles-Closed", strconv.Itoa(out.Closed))
+	hdr.Set("X-Ms-Number-Of-Handles-Failed", "0")
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }

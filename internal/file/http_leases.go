@@ -29,7 +29,7 @@ func (h *handler) leaseShare(q *request) error {
 	if req.Action == lease.Release {
 		// A share's release reports the lease time left, none (the azfile
 		// recording TestCreateHardLinkNFSWithLease).
-		q.w.Header().Set("x-ms-lease-time", "0")
+		q.w.Header().Set("X-Ms-Lease-Time", "0")
 	}
 	return azhttp.WriteLeaseOutcome(q.w, req.Action, out)
 }

@@ -19,7 +19,7 @@ func (h *handler) createSymbolicLink(q *request) error {
 	}
 	// The SDKs send the link text as written; a percent-encoded one is
 	// stored decoded, as Get Symbolic Link encodes it again.
-	text := q.r.Header.Get("x-ms-link-text")
+	text := q.r.Header.Get("X-Ms-Link-Text")
 	if t, err := url.PathUnescape(text); err == nil {
 		text = t
 	}
@@ -34,7 +34,7 @@ func (h *handler) createSymbolicLink(q *request) error {
 	// Azure reports a link's and a hard link's creation as not encrypted
 	// (TestCreateSymbolicLinkNFS, TestCreateHardLinkNFS): no content was
 	// written.
-	hdr.Set("x-ms-request-server-encrypted", "false")
+	hdr.Set("X-Ms-Request-Server-Encrypted", "false")
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
@@ -44,26 +44,26 @@ func (h *handler) getSymbolicLink(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	hdr.Set("ETag", azhttp.ETag(n.Version))
+	hdr.Set("Etag", azhttp.ETag(n.Version))
 	hdr.Set("Last-Modified", azhttp.HTTPTime(n.Modified))
 	// Azure returns the text URL-encoded, '/' too
 	// (TestGetSymbolicLinkNFS: "%2Fdir%2Ffile").
-	hdr.Set("x-ms-link-text", strings.ReplaceAll(url.QueryEscape(n.LinkText), "+", "%20"))
+	hdr.Set("X-Ms-Link-Text", strings.ReplaceAll(url.QueryEscape(n.LinkText), "+", "%20"))
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
 func (h *handler) createHardLink(q *request) error {
-	target := strings.TrimPrefix(q.r.Header.Get("x-ms-file-target-file"), "/")
+	target := strings.TrimPrefix(q.r.Header.Get("X-Ms-File-Target-File"), "/")
 	if t, err := url.PathUnescape(target); err == nil {
 		target = t
 	}
-	n, err := h.svc.CreateHardLink(q.ctx(), q.ref(), HardLinkOptions{Target: target, LeaseID: q.r.Header.Get("x-ms-lease-id")})
+	n, err := h.svc.CreateHardLink(q.ctx(), q.ref(), HardLinkOptions{Target: target, LeaseID: q.r.Header.Get("X-Ms-Lease-Id")})
 	if err != nil {
 		return err
 	}
 	hdr := q.w.Header()
 	writeNode(hdr, n)
 	nfsDetails(hdr, n, true, true)
-	hdr.Set("x-ms-request-server-encrypted", "false")
+	hdr.Set("X-Ms-Request-Server-Encrypted", "false")
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }

@@ -57,16 +57,16 @@ func (h *handler) createPermission(q *request) error {
 	if err != nil {
 		return err
 	}
-	q.w.Header().Set("x-ms-file-permission-key", key)
+	q.w.Header().Set("X-Ms-File-Permission-Key", key)
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
 func (h *handler) getPermission(q *request) error {
-	key := q.r.Header.Get("x-ms-file-permission-key")
+	key := q.r.Header.Get("X-Ms-File-Permission-Key")
 	if key == "" {
 		return azerr.MissingRequiredHeader("x-ms-file-permission-key")
 	}
-	format := q.r.Header.Get("x-ms-file-permission-format")
+	format := q.r.Header.Get("X-Ms-File-Permission-Format")
 	binary, err := binaryPermissionFormat("x-ms-file-permission-format", format)
 	if err != nil {
 		return err

@@ -22,7 +22,7 @@ func parseSMBUpdate(h http.Header, dir, changeNow bool) (SMBUpdate, error) {
 	}
 	var u SMBUpdate
 	keep := func(name string) bool { v := h.Get(name); return v == "" || strings.EqualFold(v, "preserve") }
-	switch v := strings.TrimSpace(h.Get("x-ms-file-attributes")); {
+	switch v := strings.TrimSpace(h.Get("X-Ms-File-Attributes")); {
 	case keep("x-ms-file-attributes"):
 	case strings.EqualFold(v, "None") && dir:
 		u.Attributes = "Directory"
@@ -54,7 +54,7 @@ func parseSMBUpdate(h http.Header, dir, changeNow bool) (SMBUpdate, error) {
 			tm.at.At = t
 		}
 	}
-	if v := h.Get("x-ms-file-permission"); v != "" && !strings.EqualFold(v, "preserve") {
+	if v := h.Get("X-Ms-File-Permission"); v != "" && !strings.EqualFold(v, "preserve") {
 		u.Permission = &c.Permission
 	}
 	u.PermissionKey, u.NFS = c.PermissionKey, c.NFS
@@ -67,7 +67,7 @@ var errFileSizeOutOfRange = azerr.ErrOutOfRangeInput.WithMessage("The file size 
 func (h *handler) setFileProperties(q *request) error {
 	var p FileProperties
 	var err error
-	if v := q.r.Header.Get("x-ms-content-length"); v != "" {
+	if v := q.r.Header.Get("X-Ms-Content-Length"); v != "" {
 		size, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
 			return azerr.InvalidHeaderValue("x-ms-content-length", v).WithMessage("x-ms-content-length must be 0 to 4 TiB.")

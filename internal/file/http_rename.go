@@ -24,7 +24,7 @@ func renameBool(h http.Header, name string) (bool, error) {
 // rename serves Rename File and Rename Directory: the request addresses
 // the destination, x-ms-file-rename-source the source in the same share.
 func (h *handler) rename(q *request, dir bool) error {
-	raw := q.r.Header.Get("x-ms-file-rename-source")
+	raw := q.r.Header.Get("X-Ms-File-Rename-Source")
 	if raw == "" {
 		return azerr.MissingRequiredHeader("x-ms-file-rename-source")
 	}
@@ -42,7 +42,7 @@ func (h *handler) rename(q *request, dir bool) error {
 		return err
 	}
 	r := Rename{Source: src.path, Dest: q.path, Dir: dir,
-		SourceLeaseID: q.r.Header.Get("x-ms-source-lease-id"), DestLeaseID: q.r.Header.Get("x-ms-destination-lease-id")}
+		SourceLeaseID: q.r.Header.Get("X-Ms-Source-Lease-Id"), DestLeaseID: q.r.Header.Get("X-Ms-Destination-Lease-Id")}
 	if r.ReplaceIfExists, err = renameBool(q.r.Header, "x-ms-file-rename-replace-if-exists"); err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func (h *handler) rename(q *request, dir bool) error {
 		r.Metadata = meta
 	}
 	if _, ok := q.r.Header["X-Ms-Content-Type"]; ok && !dir {
-		ct := q.r.Header.Get("x-ms-content-type")
+		ct := q.r.Header.Get("X-Ms-Content-Type")
 		r.ContentType = &ct
 	}
 	n, err := h.svc.Rename(q.ctx(), q.shareRef(), r)

@@ -8,7 +8,7 @@ import (
 )
 
 func (h *handler) getShareACL(q *request) error {
-	sh, err := h.svc.GetShare(q.ctx(), q.shareRef(), q.r.Header.Get("x-ms-lease-id"))
+	sh, err := h.svc.GetShare(q.ctx(), q.shareRef(), q.r.Header.Get("X-Ms-Lease-Id"))
 	if err != nil {
 		return err
 	}
@@ -21,7 +21,7 @@ func (h *handler) setShareACL(q *request) error {
 	if err != nil {
 		return err
 	}
-	sh, err := h.svc.SetShareACL(q.ctx(), q.shareRef(), acl, q.r.Header.Get("x-ms-lease-id"))
+	sh, err := h.svc.SetShareACL(q.ctx(), q.shareRef(), acl, q.r.Header.Get("X-Ms-Lease-Id"))
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ type shareStatsXML struct {
 }
 
 func (h *handler) getShareStats(q *request) error {
-	st, err := h.svc.GetShareStats(q.ctx(), q.shareRef(), q.r.Header.Get("x-ms-lease-id"))
+	st, err := h.svc.GetShareStats(q.ctx(), q.shareRef(), q.r.Header.Get("X-Ms-Lease-Id"))
 	if err != nil {
 		return err
 	}

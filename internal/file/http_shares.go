@@ -12,7 +12,7 @@ import (
 
 // parseQuota reads x-ms-share-quota (GiB); 0 when absent.
 func parseQuota(h http.Header) (int, error) {
-	v := h.Get("x-ms-share-quota")
+	v := h.Get("X-Ms-Share-Quota")
 	if v == "" {
 		return 0, nil
 	}
@@ -26,7 +26,7 @@ func parseQuota(h http.Header) (int, error) {
 // parseTier reads x-ms-access-tier: "" when absent, else one of
 // AccessTiers in Azure's spelling.
 func parseTier(h http.Header) (string, error) {
-	v := h.Get("x-ms-access-tier")
+	v := h.Get("X-Ms-Access-Tier")
 	if v == "" {
 		return "", nil
 	}
@@ -39,7 +39,7 @@ func parseTier(h http.Header) (string, error) {
 }
 
 func writeShare(h http.Header, sh *Share) {
-	h.Set("ETag", azhttp.ETag(sh.Version))
+	h.Set("Etag", azhttp.ETag(sh.Version))
 	h.Set("Last-Modified", azhttp.HTTPTime(sh.Modified))
 }
 
@@ -69,22 +69,22 @@ func (h *handler) createShare(q *request) error {
 }
 
 func (h *handler) getShareProperties(q *request) error {
-	sh, err := h.svc.GetShare(q.ctx(), q.readShareRef(), q.r.Header.Get("x-ms-lease-id"))
+	sh, err := h.svc.GetShare(q.ctx(), q.readShareRef(), q.r.Header.Get("X-Ms-Lease-Id"))
 	if err != nil {
 		return err
 	}
 	hdr := q.w.Header()
 	writeShare(hdr, sh)
-	hdr.Set("x-ms-share-quota", strconv.Itoa(sh.Quota))
+	hdr.Set("X-Ms-Share-Quota", strconv.Itoa(sh.Quota))
 	// Shares take neither immutability policies nor legal holds, and Azure
 	// says so (the Go SDK's recordings at 2018-03-28, the JavaScript SDK's
 	// at 2020-02-10).
-	hdr.Set("x-ms-has-immutability-policy", "false")
-	hdr.Set("x-ms-has-legal-hold", "false")
+	hdr.Set("X-Ms-Has-Immutability-Policy", "false")
+	hdr.Set("X-Ms-Has-Legal-Hold", "false")
 	if q.since(shareTierVersion) {
 		tier, changed := sh.tier()
-		hdr.Set("x-ms-access-tier", tier)
-		hdr.Set("x-ms-access-tier-change-time", azhttp.HTTPTime(changed))
+		hdr.Set("X-Ms-Access-Tier", tier)
+		hdr.Set("X-Ms-Access-Tier-Change-Time", azhttp.HTTPTime(changed))
 	}
 	if q.since(shareLeaseVersion) {
 		writeShareProtocol(hdr, sh)
@@ -99,7 +99,7 @@ func (h *handler) setShareMetadata(q *request) error {
 	if err != nil {
 		return err
 	}
-	sh, err := h.svc.SetShareMetadata(q.ctx(), q.shareRef(), meta, q.r.Header.Get("x-ms-lease-id"))
+	sh, err := h.svc.SetShareMetadata(q.ctx(), q.shareRef(), meta, q.r.Header.Get("X-Ms-Lease-Id"))
 	if err != nil {
 		return err
 	}
@@ -127,7 +127,7 @@ func (h *handler) setShareProperties(q *request) error {
 	if err != nil {
 		return err
 	}
-	sh, err := h.svc.SetShareProperties(q.ctx(), q.shareRef(), SharePropertiesOptions{Quota: quota, Tier: tier, LeaseID: q.r.Header.Get("x-ms-lease-id"), NFS: nfs})
+	sh, err := h.svc.SetShareProperties(q.ctx(), q.shareRef(), SharePropertiesOptions{Quota: quota, Tier: tier, LeaseID: q.r.Header.Get("X-Ms-Lease-Id"), NFS: nfs})
 	if err != nil {
 		return err
 	}
@@ -139,8 +139,8 @@ func (h *handler) deleteShare(q *request) error {
 	var err error
 	// Snapshots take no leases here, so include-leased deletes what
 	// include does; the share's own lease guards either.
-	leaseID := q.r.Header.Get("x-ms-lease-id")
-	switch v := q.r.Header.Get("x-ms-delete-snapshots"); {
+	leaseID := q.r.Header.Get("X-Ms-Lease-Id")
+	switch v := q.r.Header.Get("X-Ms-Delete-Snapshots"); {
 	case v == "" || q.snapshot != "":
 		err = h.svc.DeleteShare(q.ctx(), q.readShareRef(), leaseID)
 	case v == "include" || v == "include-leased":
@@ -273,11 +273,11 @@ func (h *handler) listShares(q *request) error {
 // Both headers are required (the Go SDK's TestShareRestoreFailures sends
 // an empty version: MissingRequiredHeader naming it).
 func (h *handler) restoreShare(q *request) error {
-	name := q.r.Header.Get("x-ms-deleted-share-name")
+	name := q.r.Header.Get("X-Ms-Deleted-Share-Name")
 	if name == "" {
 		return azerr.MissingRequiredHeader("x-ms-deleted-share-name")
 	}
-	version := q.r.Header.Get("x-ms-deleted-share-version")
+	version := q.r.Header.Get("X-Ms-Deleted-Share-Version")
 	if version == "" {
 		return azerr.MissingRequiredHeader("x-ms-deleted-share-version")
 	}

@@ -20,7 +20,7 @@ func (h *handler) snapshotShare(q *request) error {
 	}
 	hdr := q.w.Header()
 	writeShare(hdr, sh)
-	hdr.Set("x-ms-snapshot", snap)
+	hdr.Set("X-Ms-Snapshot", snap)
 	return azhttp.WriteEmpty(q.w, http.StatusCreated)
 }
 
@@ -62,7 +62,7 @@ func (h *handler) listRangesDiff(q *request, rng *Range) error {
 		return azerr.InvalidQueryParameterValue("prevsharesnapshot", v, "")
 	}
 	renames := false
-	if v := q.r.Header.Get("x-ms-file-support-rename"); v != "" {
+	if v := q.r.Header.Get("X-Ms-File-Support-Rename"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			return azerr.InvalidHeaderValue("x-ms-file-support-rename", v)
@@ -74,8 +74,8 @@ func (h *handler) listRangesDiff(q *request, rng *Range) error {
 		return err
 	}
 	hdr := q.w.Header()
-	hdr.Set("ETag", azhttp.ETag(d.File.Version))
+	hdr.Set("Etag", azhttp.ETag(d.File.Version))
 	hdr.Set("Last-Modified", azhttp.HTTPTime(d.File.Modified))
-	hdr.Set("x-ms-content-length", strconv.FormatInt(d.File.Size, 10))
+	hdr.Set("X-Ms-Content-Length", strconv.FormatInt(d.File.Size, 10))
 	return writeRangeDiff(q.w, d)
 }

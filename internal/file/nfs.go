@@ -86,7 +86,7 @@ func parseNFS(h http.Header) (*NFSChange, error) {
 	if !present {
 		return nil, nil
 	}
-	if v := h.Get("x-ms-mode"); v != "" {
+	if v := h.Get("X-Ms-Mode"); v != "" {
 		if !validMode(v) {
 			return nil, azerr.InvalidHeaderValue("x-ms-mode", v).WithMessage("x-ms-mode is four octal digits.")
 		}
@@ -106,7 +106,7 @@ func parseNFS(h http.Header) (*NFSChange, error) {
 		}
 		*id.to = strconv.FormatUint(n, 10)
 	}
-	if v := h.Get("x-ms-file-file-type"); v != "" {
+	if v := h.Get("X-Ms-File-File-Type"); v != "" {
 		c.FileType = v
 	}
 	return &c, nil
@@ -241,20 +241,20 @@ func nfsFileType(n *Node) string {
 // operation reports that (Get and Set Properties, Create Hard Link: not a
 // create, not a directory's).
 func writeNFS(h http.Header, n *Node, fileType, linkCount bool) {
-	h.Set("x-ms-mode", n.NFS.Mode)
-	h.Set("x-ms-owner", n.NFS.Owner)
-	h.Set("x-ms-group", n.NFS.Group)
+	h.Set("X-Ms-Mode", n.NFS.Mode)
+	h.Set("X-Ms-Owner", n.NFS.Owner)
+	h.Set("X-Ms-Group", n.NFS.Group)
 	if fileType {
-		h.Set("x-ms-file-file-type", nfsFileType(n))
+		h.Set("X-Ms-File-File-Type", nfsFileType(n))
 	}
 	if linkCount && !n.Dir {
-		h.Set("x-ms-link-count", strconv.Itoa(max(n.Links, 1)))
+		h.Set("X-Ms-Link-Count", strconv.Itoa(max(n.Links, 1)))
 	}
 }
 
 // parseRootSquash reads x-ms-root-squash in any case: "" when absent.
 func parseRootSquash(h http.Header) (string, error) {
-	v := h.Get("x-ms-root-squash")
+	v := h.Get("X-Ms-Root-Squash")
 	if v == "" {
 		return "", nil
 	}
@@ -269,7 +269,7 @@ func parseRootSquash(h http.Header) (string, error) {
 // parseSnapshotDirectoryAccess reads
 // x-ms-enable-snapshot-virtual-directory-access: nil when absent.
 func parseSnapshotDirectoryAccess(h http.Header) (*bool, error) {
-	v := h.Get("x-ms-enable-snapshot-virtual-directory-access")
+	v := h.Get("X-Ms-Enable-Snapshot-Virtual-Directory-Access")
 	if v == "" {
 		return nil, nil
 	}
@@ -311,7 +311,7 @@ func errNFSOnly(o ShareNFSOptions) error {
 // the NFS settings that go with it.
 func parseShareProtocol(h http.Header) (string, ShareNFSOptions, error) {
 	var protocol string
-	switch v := h.Get("x-ms-enabled-protocols"); {
+	switch v := h.Get("X-Ms-Enabled-Protocols"); {
 	case v == "" || strings.EqualFold(v, ProtocolSMB):
 		protocol = ProtocolSMB
 	case strings.EqualFold(v, ProtocolNFS):
@@ -339,10 +339,10 @@ func parseShareNFS(h http.Header) (ShareNFSOptions, error) {
 // (TestShareCreateWithSnapshotVirtualDirectoryAccess).
 func writeShareProtocol(h http.Header, sh *Share) {
 	protocol, squash, snapshotDir := shareProtocolXML(sh)
-	h.Set("x-ms-enabled-protocols", protocol)
+	h.Set("X-Ms-Enabled-Protocols", protocol)
 	if sh.NFS != nil {
-		h.Set("x-ms-root-squash", squash)
-		h.Set("x-ms-enable-snapshot-virtual-directory-access", snapshotDir)
+		h.Set("X-Ms-Root-Squash", squash)
+		h.Set("X-Ms-Enable-Snapshot-Virtual-Directory-Access", snapshotDir)
 	}
 }
 

@@ -11,7 +11,7 @@ type route = storagefront.Route[*handler, *request]
 
 const (
 	httpGet, httpHead, httpPut, httpDelete, getOrHead = http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, storagefront.Read
-	copySource                                        = "x-ms-copy-source"
+	copySource                                        = "X-Ms-Copy-Source"
 )
 
 // routes is the File service's routing table: Azure's operations, the

@@ -97,7 +97,7 @@ func (h *handler) parseSource(q *request, raw string, bad *azerr.Error) (source,
 		src.snapshot = snap
 	}
 	src.acct, src.share, src.path = splitPath(azhttp.AccountPath(u, h.svc.accounts))
-	src.path = trailingDots(src.path, q.r.Header.Get("x-ms-source-allow-trailing-dot"))
+	src.path = trailingDots(src.path, q.r.Header.Get("X-Ms-Source-Allow-Trailing-Dot"))
 	if src.share == "" || src.path == "" {
 		return source{}, bad
 	}

@@ -18,13 +18,13 @@ func structuredRange(q *request, length int64) (bool, io.Reader, error) {
 		return false, q.r.Body, err
 	}
 	if n != length {
-		return true, nil, azerr.InvalidHeaderValue("x-ms-structured-content-length", q.r.Header.Get("x-ms-structured-content-length")).
+		return true, nil, azerr.InvalidHeaderValue("x-ms-structured-content-length", q.r.Header.Get("X-Ms-Structured-Content-Length")).
 			WithMessage("x-ms-structured-content-length %d does not match the range length %d.", n, length)
 	}
 	if q.r.ContentLength < 0 {
 		return true, nil, azerr.ErrMissingContentLengthHeader
 	}
-	if q.r.Header.Get("Content-MD5") != "" || q.r.Header.Get("x-ms-content-crc64") != "" {
+	if q.r.Header.Get("Content-Md5") != "" || q.r.Header.Get("X-Ms-Content-Crc64") != "" {
 		return true, nil, azerr.ErrInvalidInput.WithMessage("A structured body may not be combined with Content-MD5 or x-ms-content-crc64.")
 	}
 	data, err := azbody.DecodeStructured(q.r.Body, q.r.ContentLength, n)

@@ -23,7 +23,7 @@ const (
 // since reports whether the request asks for version v of the API or a
 // later one; a request without x-ms-version gets the newest.
 func (q *request) since(v string) bool {
-	asked := q.r.Header.Get("x-ms-version")
+	asked := q.r.Header.Get("X-Ms-Version")
 	if asked == "" {
 		asked = azhttp.DefaultVersion
 	}

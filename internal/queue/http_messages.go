@@ -18,7 +18,7 @@ func writeMessages(q *request, status int, msgs []Message, full bool) error {
 }
 
 func (h *handler) putMessage(q *request) error {
-	o, err := putOptions(q.q, q.r.Header.Get("x-ms-version"))
+	o, err := putOptions(q.q, q.r.Header.Get("X-Ms-Version"))
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (h *handler) updateMessage(q *request) error {
 		return err
 	}
 	hdr := q.w.Header()
-	hdr.Set("x-ms-popreceipt", m.PopReceipt)
-	hdr.Set("x-ms-time-next-visible", azhttp.HTTPTime(m.Visible))
+	hdr.Set("X-Ms-Popreceipt", m.PopReceipt)
+	hdr.Set("X-Ms-Time-Next-Visible", azhttp.HTTPTime(m.Visible))
 	return azhttp.WriteEmpty(q.w, http.StatusNoContent)
 }

@@ -42,7 +42,7 @@ func (h *handler) getQueueMetadata(q *request) error {
 	}
 	hdr := q.w.Header()
 	azhttp.WriteMetadata(hdr, p.Metadata)
-	hdr.Set("x-ms-approximate-messages-count", strconv.Itoa(p.ApproximateMessages))
+	hdr.Set("X-Ms-Approximate-Messages-Count", strconv.Itoa(p.ApproximateMessages))
 	hdr.Set("Cache-Control", "no-cache")
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }

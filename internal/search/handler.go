@@ -185,7 +185,7 @@ func (h *handler) handle(w http.ResponseWriter, r *http.Request) error {
 // authenticate checks the api-key: an admin key may do everything, a
 // query key only what queryOperation allows.
 func (h *handler) authenticate(r *http.Request, queryAllowed bool) error {
-	key := []byte(r.Header.Get("api-key"))
+	key := []byte(r.Header.Get("Api-Key"))
 	if len(key) == 0 {
 		return &Error{Status: http.StatusForbidden, Message: "Authentication failed: the request has no api-key header. Send the service's admin key or, for queries, a query key."}
 	}
@@ -427,7 +427,7 @@ func (h *handler) put(q *request, create bool) error {
 		// An update answers minimal unless a representation was asked for.
 		status = http.StatusNoContent
 	}
-	q.w.Header().Set("ETag", res.ETag)
+	q.w.Header().Set("Etag", res.ETag)
 	if status == http.StatusCreated {
 		q.w.Header().Set("Location", resourceLocation(q.r, q.kind, res.Name))
 	}
@@ -442,7 +442,7 @@ func (h *handler) get(q *request) error {
 	if err != nil {
 		return err
 	}
-	q.w.Header().Set("ETag", res.ETag)
+	q.w.Header().Set("Etag", res.ETag)
 	return h.writeResource(q, http.StatusOK, res)
 }
 
@@ -612,11 +612,11 @@ const appliedPreference = `odata.include-annotations="*"`
 // commonHeaders are the headers every answer carries: the request id
 // under the names the Search service uses, and no Storage x-ms-version.
 func commonHeaders(hdr http.Header, r *http.Request) {
-	hdr.Del("x-ms-version")
-	hdr.Set("OData-Version", "4.0")
-	hdr.Set("request-id", azhttp.RequestID(r.Context()))
-	if id := r.Header.Get("client-request-id"); id != "" {
-		hdr.Set("client-request-id", id)
+	hdr.Del("X-Ms-Version")
+	hdr.Set("Odata-Version", "4.0")
+	hdr.Set("Request-Id", azhttp.RequestID(r.Context()))
+	if id := r.Header.Get("Client-Request-Id"); id != "" {
+		hdr.Set("Client-Request-Id", id)
 	}
 }
 
@@ -624,7 +624,7 @@ func commonHeaders(hdr http.Header, r *http.Request) {
 func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e := h.resolve(r, err)
 	hdr := w.Header()
-	hdr.Del("ETag")
+	hdr.Del("Etag")
 	hdr.Del("Preference-Applied")
 	commonHeaders(hdr, r)
 	inner := map[string]any{"code": e.Code, "message": e.Message}

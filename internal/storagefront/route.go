@@ -48,7 +48,10 @@ type Route[H, R any] struct {
 	Comp string
 	// Headers and Params are headers and query parameters the request
 	// must carry: "name" (present, non-empty for a header) or
-	// "name=value" (that value, case-insensitively).
+	// "name=value" (that value, case-insensitively). Header names are
+	// written in Go's canonical form (X-Ms-Copy-Source), which a lookup
+	// uses as it is; any other spelling is converted, allocating, on every
+	// request the route is tried for.
 	Headers, Params []string
 	// Snapshot marks the operations that also serve a snapshot: a
 	// request the service reports as addressing one matches no other row.

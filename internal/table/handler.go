@@ -153,7 +153,7 @@ func refuseAnonymous(*handler, *request, storagefront.Public) error {
 // effectiveMethod applies X-HTTP-Method tunnelling (POST carrying MERGE,
 // PUT or DELETE) and folds PATCH into MERGE.
 func effectiveMethod(r *http.Request) (string, error) {
-	xs := r.Header.Values("X-HTTP-Method")
+	xs := r.Header.Values("X-Http-Method")
 	m := r.Method
 	if len(xs) > 0 {
 		if len(xs) > 1 || strings.Contains(xs[0], ",") {

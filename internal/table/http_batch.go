@@ -77,7 +77,7 @@ func (h *handler) batch(q *request) error {
 // batchOperation turns one part into a write, checking what can be
 // checked without the store.
 func (h *handler) batchOperation(q *request, p batchPart) (batchOp, error) {
-	method, err := tunnelledMethod(p.method, p.header.Values("X-HTTP-Method"))
+	method, err := tunnelledMethod(p.method, p.header.Values("X-Http-Method"))
 	if err != nil {
 		return batchOp{}, err
 	}
@@ -89,7 +89,7 @@ func (h *handler) batchOperation(q *request, p batchPart) (batchOp, error) {
 	if err != nil {
 		return batchOp{}, err
 	}
-	op := batchOp{table: res.table, contentID: p.header.Get("Content-ID")}
+	op := batchOp{table: res.table, contentID: p.header.Get("Content-Id")}
 	op.level, err = partFormat(p)
 	if err != nil {
 		return batchOp{}, err
@@ -154,7 +154,7 @@ func authorizeBatchOp(q *request, table string, needs ...azauth.Need) error {
 func tunnelledMethod(method string, xs []string) (string, error) {
 	r := &http.Request{Method: method, Header: http.Header{}}
 	for _, x := range xs {
-		r.Header.Add("X-HTTP-Method", x)
+		r.Header.Add("X-Http-Method", x)
 	}
 	return effectiveMethod(r)
 }
@@ -172,24 +172,24 @@ func (h *handler) batchSuccess(q *request, op batchOp, e *Entity) *partResponse 
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Cache-Control", "no-cache")
 	if op.contentID != "" {
-		hdr.Set("Content-ID", op.contentID)
+		hdr.Set("Content-Id", op.contentID)
 	}
 	if e == nil { // a delete
-		hdr.Set("DataServiceVersion", "1.0;")
+		hdr.Set("Dataserviceversion", "1.0;")
 		p.status = http.StatusNoContent
 		return p
 	}
-	hdr.Set("ETag", e.ETag())
+	hdr.Set("Etag", e.ETag())
 	if op.write.Kind != WriteInsert {
-		hdr.Set("DataServiceVersion", "1.0;")
+		hdr.Set("Dataserviceversion", "1.0;")
 		p.status = http.StatusNoContent
 		return p
 	}
 	base := baseURL(q.r, q.acct)
 	loc := base + entityPath(op.table, e.PartitionKey, e.RowKey)
 	hdr.Set("Location", loc)
-	hdr.Set("DataServiceId", loc)
-	hdr.Set("DataServiceVersion", "3.0;")
+	hdr.Set("Dataserviceid", loc)
+	hdr.Set("Dataserviceversion", "3.0;")
 	if op.noContent {
 		hdr.Set("Preference-Applied", "return-no-content")
 		p.status = http.StatusNoContent
@@ -220,13 +220,13 @@ func (h *handler) batchFailure(q *request, index int, p batchPart, err error) er
 	hdr := part.Header()
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Cache-Control", "no-cache")
-	hdr.Set("DataServiceVersion", "3.0;")
-	if id := p.header.Get("Content-ID"); id != "" {
-		hdr.Set("Content-ID", id)
+	hdr.Set("Dataserviceversion", "3.0;")
+	if id := p.header.Get("Content-Id"); id != "" {
+		hdr.Set("Content-Id", id)
 	}
 	// A failed insert still says which Prefer it honoured (recorded in
 	// go-TestBatchError and go-aztables TestBatchErrorHandleResponse).
-	if method, merr := tunnelledMethod(p.method, p.header.Values("X-HTTP-Method")); merr == nil && method == http.MethodPost {
+	if method, merr := tunnelledMethod(p.method, p.header.Values("X-Http-Method")); merr == nil && method == http.MethodPost {
 		if noContent, stated := preferNoContent(http.Header(p.header)); noContent {
 			hdr.Set("Preference-Applied", "return-no-content")
 		} else if stated {
@@ -263,7 +263,7 @@ func (h *handler) batchQuery(q *request, p batchPart) error {
 	hdr := part.Header()
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("Cache-Control", "no-cache")
-	hdr.Set("DataServiceVersion", "3.0;")
+	hdr.Set("Dataserviceversion", "3.0;")
 	if err != nil {
 		azhttp.WriteErrorJSON(part, q.r, err)
 		return writeBatch(q, false, []*partResponse{part})
@@ -271,7 +271,7 @@ func (h *handler) batchQuery(q *request, p batchPart) error {
 	base := baseURL(q.r, q.acct)
 	j := entityJSON{level: level, base: base, acct: q.acct, table: res.table, single: base + "$metadata#" + res.table + "/@Element"}
 	hdr.Set("Content-Type", level.contentType())
-	hdr.Set("ETag", e.ETag())
+	hdr.Set("Etag", e.ETag())
 	part.status = http.StatusOK
 	part.body = j.appendEntity(nil, e)
 	return writeBatch(q, false, []*partResponse{part})

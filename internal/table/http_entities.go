@@ -200,8 +200,8 @@ func (h *handler) queryEntities(q *request) error {
 	}
 	if page.HasNext {
 		hdr := q.w.Header()
-		hdr.Set("x-ms-continuation-NextPartitionKey", encodeContinuation(page.NextPK))
-		hdr.Set("x-ms-continuation-NextRowKey", encodeContinuation(page.NextRK))
+		hdr.Set("X-Ms-Continuation-Nextpartitionkey", encodeContinuation(page.NextPK))
+		hdr.Set("X-Ms-Continuation-Nextrowkey", encodeContinuation(page.NextRK))
 	}
 	name := q.res.table
 	base := baseURL(q.r, q.acct)

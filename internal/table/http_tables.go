@@ -183,7 +183,7 @@ func (h *handler) queryTables(q *request) error {
 		return err
 	}
 	if page.Next != "" {
-		q.w.Header().Set("x-ms-continuation-NextTableName", encodeContinuation(page.Next))
+		q.w.Header().Set("X-Ms-Continuation-Nexttablename", encodeContinuation(page.Next))
 	}
 	b := []byte{'{'}
 	if level != noMetadata {

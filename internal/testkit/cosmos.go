@@ -23,8 +23,8 @@ func CosmosSign(req *http.Request, key, resourceType, link string, date time.Tim
 	m := hmac.New(sha256.New, k)
 	m.Write([]byte(strings.ToLower(req.Method) + "\n" + strings.ToLower(resourceType) + "\n" + link + "\n" + strings.ToLower(d) + "\n\n"))
 	sig := base64.StdEncoding.EncodeToString(m.Sum(nil))
-	req.Header.Set("x-ms-date", d)
-	req.Header.Set("x-ms-version", "2020-11-05")
+	req.Header.Set("X-Ms-Date", d)
+	req.Header.Set("X-Ms-Version", "2020-11-05")
 	req.Header.Set("Authorization", url.QueryEscape("type=master&ver=1.0&sig="+sig))
 	return nil
 }

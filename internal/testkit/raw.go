@@ -91,7 +91,7 @@ func readResponse(resp *http.Response) (Response, error) {
 	if err != nil {
 		return Response{}, fmt.Errorf("reading body: %w", err)
 	}
-	code := resp.Header.Get("x-ms-error-code")
+	code := resp.Header.Get("X-Ms-Error-Code")
 	if code == "" {
 		if i := bytes.Index(b, []byte("<Code>")); i >= 0 {
 			if j := bytes.Index(b[i:], []byte("</Code>")); j > 0 {

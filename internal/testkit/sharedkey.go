@@ -134,10 +134,10 @@ func (sub *substituted) apply(pr *policy.Request) error {
 		return fmt.Errorf("parse %q: %w", sub.req.URL, err)
 	}
 	r := pr.Raw()
-	version := r.Header.Get("x-ms-version")
+	version := r.Header.Get("X-Ms-Version")
 	r.Method, r.URL, r.Host = sub.req.Method, u, u.Host
 	r.Header = http.Header{}
-	r.Header.Set("x-ms-version", version)
+	r.Header.Set("X-Ms-Version", version)
 	for k, v := range sub.req.Header {
 		setHeader(r.Header, k, v)
 	}

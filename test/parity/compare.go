@@ -195,7 +195,7 @@ func (c *comparer) compare(e *Entry, resp *http.Response, body []byte) error {
 	if err != nil {
 		return fmt.Errorf("recorded body: %w", err)
 	}
-	liveCode := errorCode(resp.Header.Get("x-ms-error-code"), body)
+	liveCode := errorCode(resp.Header.Get("X-Ms-Error-Code"), body)
 	recHeaderCode, _ := e.ResponseHeaders.Get("x-ms-error-code")
 	recCode := errorCode(recHeaderCode, recBody)
 	if resp.StatusCode != e.StatusCode {

@@ -68,7 +68,7 @@ func (t *Target) Replay(rec *Recording) Result {
 		if err != nil {
 			return diff("reading the answer: %v", err)
 		}
-		c.b.noteReceipts(req.URL, resp.Header.Get("x-ms-popreceipt"), body)
+		c.b.noteReceipts(req.URL, resp.Header.Get("X-Ms-Popreceipt"), body)
 		if err := c.compare(e, resp, body); err != nil {
 			return diff("%v", err)
 		}

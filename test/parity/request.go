@@ -175,7 +175,7 @@ func (t *Target) request(e *Entry, recService string, b *binder, shift time.Dura
 		}
 	}
 	if service == "search" {
-		req.Header.Set("api-key", t.SearchKey)
+		req.Header.Set("Api-Key", t.SearchKey)
 		return req, nil
 	}
 	if u.Query().Get("sig") != "" {

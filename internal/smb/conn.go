@@ -58,10 +58,16 @@ type conn struct {
 	// waiting lock starts only after its STATUS_PENDING went out).
 	afterWrite []func()
 
-	// inFrame is set while the read loop answers a frame, and handled
-	// counts the frames it answered (awaitWatchers).
-	inFrame atomic.Bool
-	handled atomic.Uint64
+	// inFrame is set while the read loop answers a frame, frame is that
+	// frame's place in the order the server began frames in, and handled
+	// counts the frames it answered; watchInFrame says the frame may ask
+	// for a change notification, and ordering that the read loop is
+	// waiting in awaitWatchers.
+	inFrame      atomic.Bool
+	frame        atomic.Uint64
+	handled      atomic.Uint64
+	watchInFrame atomic.Bool
+	ordering     atomic.Bool
 }
 
 func newConn(s *Server, nc net.Conn) *conn {
@@ -97,6 +103,8 @@ func (c *conn) serve() {
 		if _, err := io.ReadFull(c.nc, lenBuf[:]); err != nil {
 			return
 		}
+		c.watchInFrame.Store(true) // until the frame is read and known
+		c.frame.Store(c.srv.frames.Add(1))
 		c.inFrame.Store(true)
 		n := int(lenBuf[1])<<16 | int(lenBuf[2])<<8 | int(lenBuf[3])
 		if lenBuf[0] != 0 || n < headerSize || n > maxMessage {
@@ -107,6 +115,7 @@ func (c *conn) serve() {
 		if _, err := io.ReadFull(c.nc, msg); err != nil {
 			return
 		}
+		c.watchInFrame.Store(mayWatch(msg))
 		out, err := c.handleFrame(msg)
 		if err != nil {
 			c.srv.log.Debug("smb: malformed request, closing", "client", c.clientIP, "err", err)
@@ -122,6 +131,7 @@ func (c *conn) serve() {
 		}
 		c.afterWrite = nil
 		c.handled.Add(1)
+		c.watchInFrame.Store(false)
 		c.inFrame.Store(false)
 	}
 }
@@ -198,6 +208,7 @@ func (c *conn) handleFrame(frame []byte) ([]byte, error) {
 	if len(frame) >= 4 && frame[0] == 0xFD && string(frame[1:4]) == "SMB" {
 		return c.handleSealed(frame)
 	}
+	c.watchInFrame.Store(mayWatch(frame)) // a sealed frame's, now known
 	type answered struct {
 		r    *request
 		resp response

@@ -98,8 +98,9 @@
 // that connection's end to be processed and tries once more (settle.go).
 // For the same reason a request that may change a share's files first
 // lets the connections holding a directory of the share open answer the
-// frames they had already received, a CHANGE_NOTIFY among them
-// (watchorder.go).
+// frames they had already received that may ask for a notification (a
+// CHANGE_NOTIFY in hand, input not read yet); of two changes that would
+// wait for each other, the one begun later yields (watchorder.go).
 //
 // Oplocks and leases are kept in memory by the Server (lease.go), by
 // file: a CREATE first breaks the handle caching it conflicts with, then

@@ -87,8 +87,12 @@ type Server struct {
 
 	handles  atomic.Int64 // open handles, server-wide
 	nextSess atomic.Uint64
-	leases   *leaseTable
-	durables *durableTable
+	frames   atomic.Uint64 // frames begun, server-wide: their arrival order
+	// orderingTimeouts counts the changes that waited in awaitWatchers
+	// for as long as it allows.
+	orderingTimeouts atomic.Uint64
+	leases           *leaseTable
+	durables         *durableTable
 
 	mu     sync.Mutex
 	ln     net.Listener

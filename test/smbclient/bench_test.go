@@ -40,8 +40,21 @@ func BenchmarkSmbclientPutGet(b *testing.B) {
 }
 
 // BenchmarkSMBOpenWriteClose measures small-file work over many
-// sessions with the test client: open, write 4 KiB, close.
+// sessions with the test client: open, write 4 KiB, close. In
+// "dirs-open" every session also holds the share's root directory open,
+// as a file manager showing it does, so that each change first lets the
+// other sessions answer what they had received (awaitWatchers).
 func BenchmarkSMBOpenWriteClose(b *testing.B) {
+	for _, dirs := range []bool{false, true} {
+		name := "files-only"
+		if dirs {
+			name = "dirs-open"
+		}
+		b.Run(name, func(b *testing.B) { benchOpenWriteClose(b, dirs) })
+	}
+}
+
+func benchOpenWriteClose(b *testing.B, dirsOpen bool) {
 	f := benchFixture(b)
 	const sessions = 16
 	clients := make([]*smbtest.Client, sessions)
@@ -53,6 +66,11 @@ func BenchmarkSMBOpenWriteClose(b *testing.B) {
 		defer func() { _ = c.Close() }()
 		if err := c.ConnectTree(f.name); err != nil {
 			b.Fatal(err)
+		}
+		if dirsOpen {
+			if _, st, err := c.Create("", smbtest.ReadData, smbtest.ShareAll, smbtest.Open, smbtest.OptDirectory); err != nil || st != 0 {
+				b.Fatalf("open the root directory: %#x %v", st, err)
+			}
 		}
 		clients[i] = c
 	}

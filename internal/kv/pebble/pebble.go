@@ -111,6 +111,28 @@ func tableSize(reserve uint64) int64 {
 	return int64(min(max(reserve/32, 1<<20), 8<<20))
 }
 
+// levelZeroTableSize bounds the tables a flush writes: pebble cuts a
+// flush's output at level 0's table size. New content arrives as runs of
+// chunks under keys past the existing ones, in the same flushes as a few
+// records spread over the keyspace. In tables of 1 MiB most of a run sits
+// in tables of its own, which overlap little of what a compaction merges;
+// in one 8 MiB table per flush every table spanned records and content
+// alike, and compactions rewrote content with every record they merged.
+// With 8 MiB level-0 tables a durable 8 MiB Put Blob wrote 18.8 MB to
+// disk and cost 95 ms of CPU; with 1 MiB ones, 12.5 MB and 50 ms, at
+// twice the rate (BenchmarkLargeContentCompaction; docs/performance.md,
+// "Large content rewritten by compactions").
+const levelZeroTableSize = 1 << 20
+
+// levelTableSize is the size of the tables at level for a reserve of
+// reserve bytes: tableSize, and at most levelZeroTableSize at level 0.
+func levelTableSize(level int, reserve uint64) int64 {
+	if level == 0 {
+		return min(tableSize(reserve), levelZeroTableSize)
+	}
+	return tableSize(reserve)
+}
+
 // l0Threshold is pebble's L0CompactionThreshold for a reserve of reserve
 // bytes: a sixteenth of the reserve in MiB, from 4 to 16 (16 without a
 // reserve). Pebble starts compacting level 0 into the level below once it
@@ -180,7 +202,7 @@ func Open(dir string, o Options) (*Store, error) {
 	// largest default reserve) keep each compaction well within it:
 	// deleted data comes back a little at a time.
 	for i := range opts.TargetFileSizes {
-		opts.TargetFileSizes[i] = tableSize(o.MinFreeBytes)
+		opts.TargetFileSizes[i] = levelTableSize(i, o.MinFreeBytes)
 	}
 	// Every write path first looks up keys that usually do not exist yet
 	// (a new blob, entity or message): a Bloom filter per table answers

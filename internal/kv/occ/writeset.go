@@ -53,6 +53,9 @@ func newWriteSet() *WriteSet {
 // Size is how many bytes of keys and values the set writes.
 func (w *WriteSet) Size() int { return w.size }
 
+// Len is how many writes the set holds: point writes and range deletions.
+func (w *WriteSet) Len() int { return w.points.Len() + len(w.ranges) }
+
 // Empty reports whether nothing was written.
 func (w *WriteSet) Empty() bool { return w.points.Len() == 0 && len(w.ranges) == 0 }
 

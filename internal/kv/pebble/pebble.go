@@ -301,7 +301,7 @@ func (e *engine) Apply(w *occ.WriteSet) (func() error, error) {
 			e.reclaim.deleted.note(w)
 		}
 	}
-	b := e.db.NewBatch()
+	b := e.db.NewBatchWithSize(batchSize(w.Size(), w.Len()))
 	for _, r := range w.Ranges() {
 		if err := b.DeleteRange(userKey(r.Start), userBound(r.End), nil); err != nil {
 			return nil, errors.Join(err, b.Close())
@@ -333,6 +333,17 @@ func (e *engine) Apply(w *occ.WriteSet) (func() error, error) {
 	return func() error {
 		return errors.Join(b.SyncWait(), b.Close())
 	}, nil
+}
+
+// batchSize bounds what a pebble batch of writes writes of keys and
+// values takes: bytes of them, plus the batch's header and, for each
+// write, its kind, two length varints and the store's prefix on each
+// key. A batch given that size to start with is allocated once; left to
+// grow, the batch of an 8 MiB upload's chunks doubled its way up, and the
+// transaction allocated 43.7 MB instead of 17.5 (BenchmarkLargeWrite).
+func batchSize(bytes, writes int) int {
+	const header, kind = 12, 1
+	return header + bytes + writes*(kind+2*binary.MaxVarintLen32+2*len(userPrefix))
 }
 
 func (e *engine) LoadVersion() (uint64, error) {

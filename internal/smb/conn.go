@@ -115,7 +115,6 @@ func (c *conn) serve() {
 		if _, err := io.ReadFull(c.nc, msg); err != nil {
 			return
 		}
-		c.watchInFrame.Store(mayWatch(msg))
 		out, err := c.handleFrame(msg)
 		if err != nil {
 			c.srv.log.Debug("smb: malformed request, closing", "client", c.clientIP, "err", err)
@@ -208,7 +207,9 @@ func (c *conn) handleFrame(frame []byte) ([]byte, error) {
 	if len(frame) >= 4 && frame[0] == 0xFD && string(frame[1:4]) == "SMB" {
 		return c.handleSealed(frame)
 	}
-	c.watchInFrame.Store(mayWatch(frame)) // a sealed frame's, now known
+	// A plain frame's commands are known here (a sealed one's once
+	// decrypted); until then the read loop counts it as one that may.
+	c.watchInFrame.Store(mayWatch(frame))
 	type answered struct {
 		r    *request
 		resp response

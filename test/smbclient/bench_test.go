@@ -82,18 +82,8 @@ func benchOpenWriteClose(b *testing.B, dirsOpen bool) {
 	for i, c := range clients {
 		wg.Go(func() {
 			for j := range per {
-				name := "f" + strconv.Itoa(i) + "-" + strconv.Itoa(j%64)
-				id, st, err := c.Create(name, smbtest.ReadData|smbtest.WriteData, smbtest.ShareAll, smbtest.OverwriteIf, 0)
-				if err != nil || st != 0 {
-					b.Errorf("open: %#x %v", st, err)
-					return
-				}
-				if st, err := c.Write(id, 0, data); err != nil || st != 0 {
-					b.Errorf("write: %#x %v", st, err)
-					return
-				}
-				if st, err := c.CloseFile(id); err != nil || st != 0 {
-					b.Errorf("close: %#x %v", st, err)
+				if err := c.WriteFile("f"+strconv.Itoa(i)+"-"+strconv.Itoa(j%64), data); err != nil {
+					b.Error(err)
 					return
 				}
 			}

@@ -455,6 +455,31 @@ func (c *Client) Create(path string, access, share, disposition, options uint32)
 	return id, st, err
 }
 
+// WriteFile creates the file at path (overwriting one that exists),
+// writes data at its start and closes it: the first step that fails, by
+// error or status, is the error.
+func (c *Client) WriteFile(path string, data []byte) error {
+	failed := func(step string, st uint32, err error) error {
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", step, path, err)
+		}
+		if st != 0 {
+			return fmt.Errorf("%s %s: status %#x", step, path, st)
+		}
+		return nil
+	}
+	id, st, err := c.Create(path, ReadData|WriteData, ShareAll, OverwriteIf, 0)
+	if err := failed("create", st, err); err != nil {
+		return err
+	}
+	st, err = c.Write(id, 0, data)
+	if err := failed("write", st, err); err != nil {
+		return err
+	}
+	st, err = c.CloseFile(id)
+	return failed("close", st, err)
+}
+
 // CloseFile closes an open.
 func (c *Client) CloseFile(id FileID) (uint32, error) {
 	var b []byte

@@ -10,6 +10,10 @@
 //	cerulean-bench fsync [-dir DIR]            the disk's small durable write latency
 //	cerulean-bench idle-conns -server-pid PID  a server's RSS while holding idle connections
 //
+// Every result gives the generator's own CPU per operation beside the
+// server's (-server-pid), and -cpuprofile writes the generator's profile:
+// on a machine the two share, the clients' cost bounds the server's rate.
+//
 // cerulean-bench -h lists the flags; docs/performance.md says how the
 // numbers are read.
 package main

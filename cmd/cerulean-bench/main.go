@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"syscall"
@@ -54,6 +55,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	searchDocs := fs.Int("search-docs", 10_000, "documents in search-query's index")
 	asJSON := fs.Bool("json", false, "print results as JSON")
 	quiet := fs.Bool("q", false, "no progress lines")
+	cpuProfile := fs.String("cpuprofile", "", "write this load generator's CPU profile over all workloads to `file`")
 	serverPID := fs.Int("server-pid", 0, "the server's process id on this machine: report its user+sys CPU time per operation and its RSS (Linux /proc)")
 	fs.Usage = func() {
 		// Usage goes to stderr on the way to an error or -h; there is
@@ -105,6 +107,17 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 	cfg := bench.Config{ConnectionString: *conn, CosmosConnectionString: *cosmosConn, SearchConnection: *searchConn, Concurrency: *clients, Duration: *duration, Ops: *ops, Warmup: *warmup, ServerPID: *serverPID}
 	if !*quiet {
 		cfg.Progress = stderr
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var results []*bench.Result
 	for _, name := range names {

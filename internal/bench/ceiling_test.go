@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -121,5 +122,40 @@ func TestWriteCeilings(t *testing.T) {
 	}
 	if f := strings.Fields(lines[2]); f[len(f)-1] != "0.70" || f[len(f)-3] != "-" {
 		t.Errorf("get row = %q", lines[2])
+	}
+}
+
+// spinWorkload spends about spin of CPU per operation and touches no
+// server.
+type spinWorkload struct{ spin time.Duration }
+
+func (spinWorkload) Name() string                          { return "spin" }
+func (spinWorkload) Setup(context.Context, *Clients) error { return nil }
+func (spinWorkload) Verify(context.Context) error          { return nil }
+func (w spinWorkload) Op(context.Context, int) (int64, error) {
+	for start := time.Now(); time.Since(start) < w.spin; {
+	}
+	return 0, nil
+}
+
+func TestRunReportsTheClientsCPU(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc here")
+	}
+	// 40 operations of 2 ms on one client: 80 ms of CPU, eight clock
+	// ticks, so even a descheduled run reads more than none.
+	res, err := Run(context.Background(), Config{ConnectionString: DevConnectionString, Concurrency: 1, Ops: 40}, spinWorkload{spin: 2 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ops != 40 || res.ClientCPUMicrosPerOp <= 0 || res.ClientCPUMicrosPerOp > 10_000 {
+		t.Fatalf("%d ops at %v client µs/op; want 40 at about 2,000", res.Ops, res.ClientCPUMicrosPerOp)
+	}
+	var out bytes.Buffer
+	if err := WriteTable(&out, []*Result{res}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "client cpu µs/op") {
+		t.Fatalf("table without the client's CPU:\n%s", out.String())
 	}
 }

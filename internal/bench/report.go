@@ -36,14 +36,14 @@ func (t *table) flush() error {
 // WriteTable prints results as an aligned table.
 func WriteTable(out io.Writer, results []*Result) error {
 	t := newTable(out)
-	t.printf("workload\tclients\tops\tops/s\tMiB/s\tp50\tp90\tp99\tmax\tcpu µs/op\trss MiB\tpeak rss MiB\terrors\tverify\t\n")
+	t.printf("workload\tclients\tops\tops/s\tMiB/s\tp50\tp90\tp99\tmax\tcpu µs/op\tclient cpu µs/op\trss MiB\tpeak rss MiB\terrors\tverify\t\n")
 	for _, r := range results {
 		verify := "ok"
 		if r.VerifyError != "" {
 			verify = "FAILED: " + r.VerifyError
 		}
-		t.printf("%s\t%d\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Workload, r.Clients, r.Ops, r.OpsPerSec, r.MiBPerSec,
-			ms(r.P50), ms(r.P90), ms(r.P99), ms(r.Max), cpuCell(r), mibCell(r.ServerRSSMiB), mibCell(r.ServerPeakRSSMiB), errorSummary(r.Errors), verify)
+		t.printf("%s\t%d\t%d\t%.0f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Workload, r.Clients, r.Ops, r.OpsPerSec, r.MiBPerSec,
+			ms(r.P50), ms(r.P90), ms(r.P99), ms(r.Max), cpuCell(r), clientCPUCell(r), mibCell(r.ServerRSSMiB), mibCell(r.ServerPeakRSSMiB), errorSummary(r.Errors), verify)
 	}
 	return t.flush()
 }
@@ -54,6 +54,15 @@ func cpuCell(r *Result) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f", r.CPUMicrosPerOp)
+}
+
+// clientCPUCell is the load generator's CPU per operation, or "-" when
+// not measured.
+func clientCPUCell(r *Result) string {
+	if r.ClientCPUMicrosPerOp == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", r.ClientCPUMicrosPerOp)
 }
 
 // mibCell is a server RSS in MiB, or "-" when not measured.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -73,6 +74,11 @@ type Result struct {
 	// without Config.ServerPID.
 	ServerPeakRSSMiB float64 `json:"server_peak_rss_mib,omitempty"`
 	ServerRSSMiB     float64 `json:"server_rss_mib,omitempty"`
+	// ClientCPUMicrosPerOp is this load generator's own user+sys CPU time
+	// over the measured window per successful operation: what the SDK
+	// clients spend, on the same machine as the server when both share
+	// it. Absent where the process's CPU time cannot be read.
+	ClientCPUMicrosPerOp float64 `json:"client_cpu_us_per_op,omitempty"`
 }
 
 // Run sets a workload up, warms it up and measures it.
@@ -109,12 +115,17 @@ func Run(ctx context.Context, cfg Config, w Workload) (*Result, error) {
 			return nil, err
 		}
 	}
+	// Our own CPU time is best effort: it is only unreadable off Linux.
+	selfBefore, selfErr := ProcessCPU(os.Getpid())
 	stopProgress := progress(cfg.Progress, w.Name(), &done)
 	start := time.Now()
 	rec := drive(mctx, w, n, int64(cfg.Ops), &done)
 	elapsed := time.Since(start)
 	stopProgress()
 	res := rec.result(w.Name(), n, elapsed)
+	if selfAfter, err := ProcessCPU(os.Getpid()); selfErr == nil && err == nil {
+		res.ClientCPUMicrosPerOp = cpuPerOp(selfAfter-selfBefore, res.Ops)
+	}
 	if cfg.ServerPID > 0 {
 		cpuAfter, err := ProcessCPU(cfg.ServerPID)
 		if err != nil {

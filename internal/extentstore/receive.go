@@ -56,6 +56,9 @@ type Payload[O comparable] struct {
 
 	layout *Layout[O]
 	inline []byte // content the commit transaction writes
+	// owned: inline is the payload's own buffer, which nothing changes,
+	// so the commit keeps its chunks instead of copying them.
+	owned  bool
 	id     uint64 // the data object, once staged or placed
 	staged bool   // written by earlier transactions, registered as staged
 }
@@ -106,7 +109,7 @@ func (s *Store[O]) Receive(ctx context.Context, o O, c Upload) (*Payload[O], err
 		if err != nil {
 			return nil, err
 		}
-		return &Payload[O]{Owner: o, Size: c.Length, Digests: d, layout: s.layout, inline: data}, nil
+		return &Payload[O]{Owner: o, Size: c.Length, Digests: d, layout: s.layout, inline: data, owned: true}, nil
 	}
 	p, err := s.Stage(ctx, o, c.Body, c.Length, c.wantCRC64())
 	if err != nil {
@@ -213,6 +216,9 @@ func (p *Payload[O]) Place(tx kv.Txn, id uint64) error {
 		return tx.Delete(key)
 	}
 	p.id = id
+	if p.owned {
+		return p.layout.WriteOwned(tx, p.Owner, id, p.inline)
+	}
 	return p.layout.Write(tx, p.Owner, id, p.inline)
 }
 

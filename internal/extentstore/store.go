@@ -95,6 +95,12 @@ func (l *Layout[O]) Write(tx kv.Txn, o O, id uint64, b []byte) error {
 	return chunk.Write(tx, l.object(o, id), 0, b)
 }
 
+// WriteOwned is Write of bytes the caller hands over: nothing changes b
+// once it is called (chunk.WriteOwned).
+func (l *Layout[O]) WriteOwned(tx kv.Txn, o O, id uint64, b []byte) error {
+	return chunk.WriteOwned(tx, l.object(o, id), 0, b)
+}
+
 // Delete deletes object id of o: one range delete, whatever its size.
 func (l *Layout[O]) Delete(w kv.Writer, o O, id uint64) error {
 	return kv.DeletePrefixes(w, l.object(o, id))
@@ -286,6 +292,12 @@ func (t *registeringTxn) SetReclaiming(key, value []byte) error {
 func (t *registeringTxn) Insert(key, value []byte) error {
 	t.note(key)
 	return kv.Insert(t.Txn, key, value)
+}
+
+// InsertOwned passes the value on (kv.OwningWriter).
+func (t *registeringTxn) InsertOwned(key, value []byte) error {
+	t.note(key)
+	return kv.InsertOwned(t.Txn, key, value)
 }
 
 // Create passes kv.Create on (kv.Creator).

@@ -35,7 +35,7 @@ func (s *Service) CreateFile(ctx context.Context, ref Ref, o CreateFileOptions) 
 		// The write keeps the times the create set: Azure reports a file
 		// created with data as last written when it was created (the
 		// azfile recording TestFileCreateData).
-		out, err = t.writeRange(ref.Account, ref.Share, ref.Path, 0, int64(len(o.Data)), o.Data, true, Preconditions{LeaseID: o.Conditions.LeaseID})
+		out, err = t.writeRange(ref.Account, ref.Share, ref.Path, 0, int64(len(o.Data)), rangeData{b: o.Data}, true, Preconditions{LeaseID: o.Conditions.LeaseID})
 		return err
 	})
 	return out, err

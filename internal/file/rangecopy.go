@@ -56,7 +56,7 @@ func (s *Service) PutRangeFromURL(ctx context.Context, rc RangeCopy) (*Written, 
 	}
 	var out *Node
 	err = s.Update(ctx, func(t *Tx) error {
-		n, err := t.writeRange(rc.Acct, rc.Share, rc.Path, rc.Offset, rc.Offset+rc.Length, data, rc.KeepLastWriteTime, rc.Dest)
+		n, err := t.writeRange(rc.Acct, rc.Share, rc.Path, rc.Offset, rc.Offset+rc.Length, rangeData{b: data}, rc.KeepLastWriteTime, rc.Dest)
 		out = n
 		return err
 	})

@@ -57,7 +57,7 @@ func (s *Service) PutRange(ctx context.Context, ref Ref, offset int64, c Content
 	var out *Node
 	err = s.Update(ctx, func(t *Tx) error {
 		var err error
-		out, err = t.writeRange(acct, share, path, offset, offset+int64(len(data)), data, c.KeepLastWriteTime, pre)
+		out, err = t.writeRange(acct, share, path, offset, offset+int64(len(data)), rangeData{b: data, owned: true}, c.KeepLastWriteTime, pre)
 		return err
 	})
 	if err != nil {
@@ -69,7 +69,7 @@ func (s *Service) PutRange(ctx context.Context, ref Ref, offset int64, c Content
 // PutRange writes data at offset of a file inside t's transaction.
 func (t *Tx) PutRange(ref Ref, offset int64, data []byte, pre Preconditions) (*Node, error) {
 	acct, share, path := ref.Account, ref.Share, ref.Path
-	return t.writeRange(acct, share, path, offset, offset+int64(len(data)), data, false, pre)
+	return t.writeRange(acct, share, path, offset, offset+int64(len(data)), rangeData{b: data}, false, pre)
 }
 
 // ClearRange clears bytes [start, end] of a file: they read as zeros and
@@ -77,12 +77,22 @@ func (t *Tx) PutRange(ref Ref, offset int64, data []byte, pre Preconditions) (*N
 func (s *Service) ClearRange(ctx context.Context, ref Ref, start, end int64, pre Preconditions) (*Node, error) {
 	s.breakCaching(ctx, ref, true)
 	acct, share, path := ref.Account, ref.Share, ref.Path
-	return kv.Returning(ctx, s.Update, func(t *Tx) (*Node, error) { return t.writeRange(acct, share, path, start, end+1, nil, false, pre) })
+	return kv.Returning(ctx, s.Update, func(t *Tx) (*Node, error) {
+		return t.writeRange(acct, share, path, start, end+1, rangeData{}, false, pre)
+	})
+}
+
+// rangeData is the bytes a range write stores. owned says that nothing
+// changes them once written (an upload's own buffer), so the transaction
+// keeps them instead of a copy (kv.InsertOwned).
+type rangeData struct {
+	b     []byte
+	owned bool
 }
 
 // writeRange replaces [from, to) of a file with data, or clears it when
-// data is nil; it sets the file's last write time unless keepLastWrite.
-func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, keepLastWrite bool, pre Preconditions) (*Node, error) {
+// data holds nil; it sets the file's last write time unless keepLastWrite.
+func (t *Tx) writeRange(acct, share, path string, from, to int64, data rangeData, keepLastWrite bool, pre Preconditions) (*Node, error) {
 	return t.updateLocated(acct, share, path, false, pre, useWrite, func(l *located) error {
 		n := l.node
 		if from < 0 || to <= from || to > n.Size {
@@ -106,14 +116,18 @@ func (t *Tx) writeRange(acct, share, path string, from, to int64, data []byte, k
 			n.SMB.LastWriteTime = t.now
 		}
 		n.Copy = nil // the file no longer is what the copy made it
-		if data == nil {
+		if data.b == nil {
 			return nil
 		}
 		id, err := t.newID()
 		if err != nil {
 			return err
 		}
-		if err := objects.Write(t.tx, dataOwner(acct, share, n.ID), id, data); err != nil {
+		write := objects.Write
+		if data.owned {
+			write = objects.WriteOwned
+		}
+		if err := write(t.tx, dataOwner(acct, share, n.ID), id, data.b); err != nil {
 			return err
 		}
 		return putCutExtent(t.tx, acct, share, n.ID, extent{Data: id, Offset: from, Size: to - from, DataSize: to - from})

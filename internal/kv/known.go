@@ -27,6 +27,28 @@ func Insert(tx Txn, key, value []byte) error {
 	return tx.Set(key, value)
 }
 
+// OwningWriter is implemented by a Txn layer that can keep a value handed
+// over to it instead of copying it. Set copies its value because a caller
+// may reuse the slice; a transaction carrying megabytes of new content
+// (an upload's chunks) otherwise holds that content twice, in the
+// upload's buffer and in its writes, until it commits.
+type OwningWriter interface {
+	// InsertOwned is Insert of a value the transaction may keep as it is.
+	InsertOwned(key, value []byte) error
+}
+
+// InsertOwned is Insert of a value that the caller hands over: from the
+// call on, nothing changes value's bytes again (reading them stays
+// allowed), so a transaction, and an engine after the commit, may keep
+// value itself rather than a copy. On a Txn that cannot keep it, it is
+// Insert.
+func InsertOwned(tx Txn, key, value []byte) error {
+	if o, ok := tx.(OwningWriter); ok {
+		return o.InsertOwned(key, value)
+	}
+	return Insert(tx, key, value)
+}
+
 // Remove deletes key, which the caller knows holds a value of size bytes
 // as tx sees it (one it read in this transaction and has not written
 // since). On a plain Txn it is Delete.

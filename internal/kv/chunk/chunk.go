@@ -29,9 +29,20 @@ func Key(object tuple.Key, idx int64) tuple.Key { return object.Uint(uint64(idx)
 // writes must hold nothing yet as tx sees them (a new object, or one
 // whose chunks tx has deleted): they are written with kv.Insert.
 func Write(tx kv.Txn, object tuple.Key, offset int64, b []byte) error {
+	return write(tx, object, offset, b, kv.Insert)
+}
+
+// WriteOwned is Write of bytes the caller hands over (kv.InsertOwned):
+// nothing changes b once it is called, so the transaction may keep its
+// chunks as slices of b instead of copies.
+func WriteOwned(tx kv.Txn, object tuple.Key, offset int64, b []byte) error {
+	return write(tx, object, offset, b, kv.InsertOwned)
+}
+
+func write(tx kv.Txn, object tuple.Key, offset int64, b []byte, insert func(kv.Txn, []byte, []byte) error) error {
 	for len(b) > 0 {
 		n := min(len(b), Size)
-		if err := kv.Insert(tx, Key(object, offset/Size), b[:n]); err != nil {
+		if err := insert(tx, Key(object, offset/Size), b[:n]); err != nil {
 			return err
 		}
 		offset += int64(n)

@@ -36,6 +36,7 @@ func Run(t *testing.T, o Opener) {
 		{"WritesInOrder", testWritesInOrder},
 		{"CreateRules", testCreateRules},
 		{"CreatorsDoNotConflict", testCreatorsDoNotConflict},
+		{"InsertOwned", testInsertOwned},
 		{"RepeatedReads", testRepeatedReads},
 		{"RollbackOnError", testRollbackOnError},
 		{"RollbackOnPanic", testRollbackOnPanic},

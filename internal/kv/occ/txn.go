@@ -133,6 +133,17 @@ func (t *txn) Set(key, value []byte) error { return t.put(key, value, false) }
 // full volume admits it (Write.Reclaim).
 func (t *txn) SetReclaiming(key, value []byte) error { return t.put(key, value, true) }
 
+// InsertOwned implements kv.OwningWriter: the value is kept as it is,
+// for the write set and, on an engine that keeps what it commits (the
+// in-memory one), after the commit.
+func (t *txn) InsertOwned(key, value []byte) error {
+	if err := checkSize(key, len(value), t.writes.size); err != nil {
+		return err
+	}
+	t.writes.put(Write{Key: bytes.Clone(key), Value: value})
+	return nil
+}
+
 func (t *txn) put(key, value []byte, reclaim bool) error {
 	if err := checkSize(key, len(value), t.writes.size); err != nil {
 		return err

@@ -513,6 +513,15 @@ func (t *txn) Insert(key, value []byte) error {
 	return nil
 }
 
+// InsertOwned implements kv.OwningWriter: Insert, the value handed on.
+func (t *txn) InsertOwned(key, value []byte) error {
+	if err := kv.InsertOwned(t.Txn, key, value); err != nil {
+		return err
+	}
+	t.inserted(key, value)
+	return nil
+}
+
 // Create implements kv.Creator: the key holds nothing if the commit
 // succeeds, so nothing is read to count it.
 func (t *txn) Create(key, value []byte) error {

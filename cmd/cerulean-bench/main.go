@@ -27,7 +27,7 @@ func main() {
 
 // run measures the named workloads unless args start with another
 // subcommand; "run" names the default one explicitly.
-func run(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+func run(args []string, getenv func(string) string, stdout, stderr io.Writer) (err error) {
 	if len(args) > 0 {
 		switch args[0] {
 		case "run":
@@ -109,15 +109,11 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		cfg.Progress = stderr
 	}
 	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+		stop, err := profileCPU(*cpuProfile)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+		defer func() { err = errors.Join(err, stop()) }()
 	}
 	var results []*bench.Result
 	for _, name := range names {
@@ -146,6 +142,22 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) er
 		return bench.WriteJSON(stdout, results)
 	}
 	return bench.WriteTable(stdout, results)
+}
+
+// profileCPU starts writing this process's CPU profile to path; stop
+// ends it and closes the file.
+func profileCPU(path string) (stop func() error, err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		return nil, errors.Join(err, f.Close())
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
 
 // nullServer serves bench.NullHandler on each address until interrupted.

@@ -20,9 +20,10 @@ func noEnv(string) string { return "" }
 // per workload, with every operation done and none failed.
 func TestRunMeasuresWorkloads(t *testing.T) {
 	env := servertest.Start(t)
+	profile := filepath.Join(t.TempDir(), "cpu.pprof")
 	for _, args := range [][]string{
 		{"-q", "-json", "-n", "20", "-warmup", "0", "-c", "2", "-conn", env.ConnectionString, "blob-put-1k", "queue-put"},
-		{"run", "-q", "-json", "-n", "20", "-warmup", "0", "-c", "2", "-conn", env.ConnectionString, "blob-put-1k", "queue-put"},
+		{"run", "-q", "-json", "-n", "20", "-warmup", "0", "-c", "2", "-cpuprofile", profile, "-conn", env.ConnectionString, "blob-put-1k", "queue-put"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if err := run(args, noEnv, &stdout, &stderr); err != nil {
@@ -40,6 +41,10 @@ func TestRunMeasuresWorkloads(t *testing.T) {
 				t.Errorf("%q: %s: %d ops, errors %v, verify %q; want 20 ops and no errors", args, r.Workload, r.Ops, r.Errors, r.VerifyError)
 			}
 		}
+	}
+	// -cpuprofile wrote a whole profile: gzip-compressed, as pprof's are.
+	if b, err := os.ReadFile(profile); err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("-cpuprofile wrote %d bytes, %v; want a gzip-compressed profile", len(b), err)
 	}
 }
 

@@ -12,4 +12,7 @@
 // with underscores), used when the flag is not given. Values are checked
 // at start: one that is not understood stops the server with a message
 // naming it, rather than leaving the default in place.
+//
+// In a container with a memory limit, serve sets Go's soft memory limit
+// below it (memlimit.go) unless GOMEMLIMIT does.
 package main

@@ -585,6 +585,7 @@ func serveUntil(args []string, getenv func(string) string, stderr io.Writer, sig
 	for _, note := range f.notes {
 		logger.Info("Azurite flag: " + note)
 	}
+	limitMemory(getenv, logger)
 	accounts, err := azauth.LoadAccounts(getenv)
 	if err != nil {
 		return err

@@ -79,6 +79,11 @@ const (
 // read, so a small store costs no more than it did.
 const blockCacheSize = 64 << 20
 
+// ManualMemory is the most memory a store takes outside the Go heap:
+// pebble allocates its block cache and its memtables itself (with C's
+// allocator in a cgo build), so Go's memory limit does not see them.
+const ManualMemory = blockCacheSize + (memTablesQueue+1)*memTableSize
+
 // A sync is held back for up to groupCommitDelay after the previous one
 // while at least groupCommitSiblings transactions are still running
 // toward their commits: they then share the next sync instead of each

@@ -166,13 +166,16 @@ func (s *Store[O]) Stage(ctx context.Context, o O, body io.Reader, length int64,
 
 // stage writes the content in transactions of StageTxnBytes, registering
 // the data object (numbered by the first one's version) first, so that a
-// crash part-way leaves it to the sweep.
+// crash part-way leaves it to the sweep. Each piece is read into a buffer
+// of its own that its transaction keeps (chunk.WriteOwned): one buffer
+// reused for every piece would be copied into each transaction, holding
+// the piece twice until it commits.
 func (s *Store[O]) stage(ctx context.Context, p *Payload[O], body io.Reader) error {
-	buf := make([]byte, min(p.Size, StageTxnBytes))
 	var written int64
 	for written < p.Size {
-		n := min(int64(len(buf)), p.Size-written)
-		if _, err := io.ReadFull(body, buf[:n]); err != nil {
+		n := min(StageTxnBytes, p.Size-written)
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(body, buf); err != nil {
 			return fmt.Errorf("read body: %w", errBodyShort(err))
 		}
 		err := s.Store.Update(ctx, func(tx kv.Txn) error {
@@ -186,7 +189,7 @@ func (s *Store[O]) stage(ctx context.Context, p *Payload[O], body io.Reader) err
 					return err
 				}
 			}
-			return chunk.Write(tx, s.layout.object(p.Owner, p.id), written, buf[:n])
+			return chunk.WriteOwned(tx, s.layout.object(p.Owner, p.id), written, buf)
 		})
 		if err != nil {
 			return fmt.Errorf("stage data: %w", err)

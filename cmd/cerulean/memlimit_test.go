@@ -1,8 +1,17 @@
 package main
 
 import (
+	"bytes"
+	"io/fs"
+	"log/slog"
+	"math"
+	"runtime/debug"
+	"strconv"
+	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/cerulean-db/cerulean/internal/kv/pebble"
 )
 
 func TestCgroupMemoryLimit(t *testing.T) {
@@ -67,5 +76,39 @@ func TestGoMemoryLimit(t *testing.T) {
 		if got := goMemoryLimit(tc.limit, manual); got != tc.want {
 			t.Errorf("goMemoryLimit(%d) = %d, want %d", tc.limit, got, tc.want)
 		}
+	}
+}
+
+// TestLimitMemory: serve's start sets Go's memory limit from the
+// container's, logging both, and leaves it alone when GOMEMLIMIT is set.
+func TestLimitMemory(t *testing.T) {
+	was := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(was) })
+	defer func(old fs.FS) { rootFS = old }(rootFS)
+	rootFS = fstest.MapFS{
+		"proc/self/cgroup":         {Data: []byte("0::/\n")},
+		"sys/fs/cgroup/memory.max": {Data: []byte("1073741824\n")},
+	}
+	var logged bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logged, nil))
+
+	debug.SetMemoryLimit(math.MaxInt64)
+	limitMemory(func(name string) string {
+		if name == "GOMEMLIMIT" {
+			return "300MiB"
+		}
+		return ""
+	}, logger)
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 || logged.Len() != 0 {
+		t.Fatalf("with GOMEMLIMIT set the limit became %d, logging %q", got, logged.String())
+	}
+
+	limitMemory(func(string) string { return "" }, logger)
+	want := goMemoryLimit(1<<30, pebble.ManualMemory)
+	if got := debug.SetMemoryLimit(-1); got != want {
+		t.Fatalf("Go's memory limit is %d, want %d", got, want)
+	}
+	if !strings.Contains(logged.String(), "container_bytes=1073741824") || !strings.Contains(logged.String(), "go_bytes="+strconv.FormatInt(want, 10)) {
+		t.Fatalf("logged %q", logged.String())
 	}
 }

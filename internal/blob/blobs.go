@@ -290,6 +290,9 @@ func (s *Service) SetBlobMetadata(ctx context.Context, ref Ref, meta azhttp.Meta
 func (t *Tx) SetBlobMetadata(ref Ref, meta azhttp.Metadata, pre Preconditions) (*Blob, error) {
 	acct, container, name := ref.Account, ref.Container, ref.Name
 	return t.updateBlob(acct, container, name, pre, func(b *Blob) error {
+		if err := pre.Encryption.checkMetadataScope(t.r, acct, container, b); err != nil {
+			return err
+		}
 		if err := t.newVersion(acct, container, name, b); err != nil {
 			return err
 		}

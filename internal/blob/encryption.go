@@ -40,11 +40,15 @@ var (
 )
 
 // check verifies a request that takes a customer-provided key against
-// the blob it reads or changes: a blob written with a key needs that key.
-// (A key for a blob written without one is not refused: Azure documents
-// no error for it, and it decrypts nothing.) A request replacing the blob
-// (kind Create) may bring any key, or none. A nil Encryption is an
-// operation that does not take keys: it is never refused.
+// the blob it reads or changes: a blob written with a key needs that key,
+// and a blob written with an encryption scope takes none (Azure answers
+// Get Blob with a key for such a blob with 409
+// BlobCustomerSpecifiedEncryptionMismatch:
+// go-azblob-TestPutBlockAndPutBlockListWithCPKByScope). (A key for a blob
+// written with neither is not refused: Azure documents no error for it,
+// and it decrypts nothing.) A request replacing the blob (kind Create)
+// may bring any key, or none. A nil Encryption is an operation that does
+// not take keys: it is never refused.
 func (e *Encryption) check(kind conditions.Kind, b *Blob) error {
 	if e == nil || b == nil || kind == conditions.Create {
 		return nil
@@ -54,8 +58,33 @@ func (e *Encryption) check(kind conditions.Kind, b *Blob) error {
 		return azerr.ErrBlobUsesCustomerSpecifiedEncryption
 	case b.KeySHA256 != nil && !bytes.Equal(b.KeySHA256, e.KeySHA256):
 		return errCPKMismatch
+	case b.EncryptionScope != "" && e.KeySHA256 != nil:
+		return azerr.ErrBlobCustomerSpecifiedEncryptionMismatch
 	}
 	return nil
+}
+
+// checkMetadataScope verifies a request that writes a blob's metadata
+// without replacing its content (Set Blob Metadata, Snapshot Blob) against
+// a blob written with an encryption scope: the request must name it,
+// unless the container's default, which a request naming none gets, is
+// it. Azure answers both operations without the scope with 409
+// BlobUsesCustomerSpecifiedEncryption, and takes them naming it
+// (go-azblob-TestGetSetBlobMetadataWithCPKScope,
+// go-azblob-TestBlobSnapshotWithCPKScope); reads need no scope. A nil
+// Encryption, or one with a key (check answers it), is not refused here.
+func (e *Encryption) checkMetadataScope(r kv.Reader, acct, container string, b *Blob) error {
+	if e == nil || b == nil || b.EncryptionScope == "" || e.Scope != "" || e.KeySHA256 != nil {
+		return nil
+	}
+	c, err := record.RequireShared[containerScopes](r, containerKey(acct, container), azerr.ErrContainerNotFound)
+	if err != nil {
+		return err
+	}
+	if c.defaultScope() == b.EncryptionScope {
+		return nil
+	}
+	return azerr.ErrBlobUsesCustomerSpecifiedEncryption
 }
 
 // ContainerEncryption is a container's default encryption scope, and

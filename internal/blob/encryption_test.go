@@ -65,3 +65,72 @@ func TestEncryptionRules(t *testing.T) {
 		t.Fatalf("the default scope named: %v", err)
 	}
 }
+
+// A blob written with an encryption scope: its metadata is written only
+// by a request naming the scope, or getting it as its container's
+// default (Azure's answers in go-azblob-TestGetSetBlobMetadataWithCPKScope
+// and go-azblob-TestBlobSnapshotWithCPKScope); it reads without one; a
+// customer-provided key for it is refused
+// (go-azblob-TestPutBlockAndPutBlockListWithCPKByScope).
+func TestEncryptionScopeRules(t *testing.T) {
+	s, _ := newTestService(t)
+	ctx := t.Context()
+	isCode := func(err error, code string) bool {
+		var e *azerr.Error
+		return errors.As(err, &e) && e.Code == code
+	}
+	scoped := &Encryption{Scope: "tenant"}
+	none := &Encryption{}
+	key := &Encryption{KeySHA256: bytes.Repeat([]byte{7}, 32)}
+	if _, err := s.CreateContainerWithEncryption(ctx, ContainerRef{Account: testAcct, Container: "dflt"}, CreateContainerOptions{}, ContainerEncryption{DefaultScope: "tenant"}); err != nil {
+		t.Fatal(err)
+	}
+	// "c" has the account's scope as its default; "dflt" has tenant.
+	for _, ref := range []Ref{{Account: testAcct, Container: "c", Name: "named"}, {Account: testAcct, Container: "dflt", Name: "named"}, {Account: testAcct, Container: "dflt", Name: "inherited"}} {
+		enc := scoped
+		if ref.Name == "inherited" {
+			enc = none
+		}
+		w, err := s.PutBlob(ctx, ref, contentOf([]byte("abc")), PutBlobOptions{Conditions: Preconditions{Encryption: enc}})
+		if err != nil || w.Blob.EncryptionScope != "tenant" {
+			t.Fatalf("%s/%s: %v, scope %q", ref.Container, ref.Name, err, w.Blob.EncryptionScope)
+		}
+	}
+	for _, tc := range []struct {
+		container string
+		enc       *Encryption
+		code      string // of Set Blob Metadata and Snapshot Blob
+	}{
+		{"c", none, "BlobUsesCustomerSpecifiedEncryption"},
+		{"c", scoped, ""},
+		{"c", key, "BlobCustomerSpecifiedEncryptionMismatch"},
+		{"c", nil, ""},
+		// The container's default is the blob's scope: a request naming
+		// none gets it.
+		{"dflt", none, ""},
+		{"dflt", scoped, ""},
+	} {
+		for _, name := range []string{"named", "inherited"} {
+			if tc.container == "c" && name == "inherited" {
+				continue
+			}
+			ref := Ref{Account: testAcct, Container: tc.container, Name: name}
+			pre := Preconditions{Encryption: tc.enc}
+			_, errMeta := s.SetBlobMetadata(ctx, ref, nil, pre)
+			_, _, errSnap := s.CreateSnapshot(ctx, ref, nil, pre)
+			for op, err := range map[string]error{"Set Blob Metadata": errMeta, "Snapshot Blob": errSnap} {
+				if tc.code == "" && err != nil || tc.code != "" && !isCode(err, tc.code) {
+					t.Errorf("%s of %s/%s with %+v: got %v, want %q", op, tc.container, name, tc.enc, err, tc.code)
+				}
+			}
+		}
+	}
+	// Reads need no scope, and refuse a key.
+	ref := Ref{Account: testAcct, Container: "c", Name: "named"}
+	if _, err := s.GetBlobProperties(ctx, ref, Preconditions{Encryption: none}); err != nil {
+		t.Errorf("read without the scope: %v", err)
+	}
+	if _, err := s.GetBlobProperties(ctx, ref, Preconditions{Encryption: key}); !isCode(err, "BlobCustomerSpecifiedEncryptionMismatch") {
+		t.Errorf("read with a key: got %v, want BlobCustomerSpecifiedEncryptionMismatch", err)
+	}
+}

@@ -38,6 +38,9 @@ func (s *Service) CreateSnapshot(ctx context.Context, ref Ref, meta azhttp.Metad
 		if err := pre.Encryption.check(conditions.Write, b); err != nil {
 			return err
 		}
+		if err := pre.Encryption.checkMetadataScope(tx, acct, container, b); err != nil {
+			return err
+		}
 		if id, err = s.nextSnapshotID(tx, acct, container, name); err != nil {
 			return err
 		}

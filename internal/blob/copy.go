@@ -19,8 +19,10 @@ import (
 )
 
 // CopyInfo is the copy status a blob keeps after being a copy destination.
-// Copies within the server complete before the response, so the status is
-// always "success" and there is never a pending copy to abort.
+// Copies within the server complete before the response, so the status
+// kept is always "success" and there is never a pending copy to abort
+// (Incremental Copy Blob answers "pending" all the same, as Azure does:
+// http_incrementalcopy.go).
 type CopyInfo struct {
 	ID        string
 	Source    string

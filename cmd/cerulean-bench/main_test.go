@@ -121,7 +121,7 @@ func TestFsyncAndCompare(t *testing.T) {
 	write := func(name string, opsPerSec float64) string {
 		path := filepath.Join(dir, name+".json")
 		var b bytes.Buffer
-		if err := bench.WriteJSON(&b, []*bench.Result{{Workload: "blob-put-1k", Clients: 8, Ops: 100, Seconds: 1, OpsPerSec: opsPerSec}}); err != nil {
+		if err := bench.WriteJSON(&b, []*bench.Result{{Workload: "blob-put-1k", Clients: 8, Ops: 100, Seconds: 1, OpsPerSec: opsPerSec, ClientCPUMicrosPerOp: 57}}); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
@@ -134,7 +134,7 @@ func TestFsyncAndCompare(t *testing.T) {
 	if err := run(args, noEnv, &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"blob-put-1k", "cerulean", "null", "ceilings:"} {
+	for _, want := range []string{"blob-put-1k", "cerulean", "null", "ceilings:", "cerulean client cpu µs/op", " 57 "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("compare output lacks %q:\n%s", want, out.String())
 		}

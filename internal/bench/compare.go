@@ -22,14 +22,15 @@ func ReadResults(path string) ([]*Result, error) {
 }
 
 // WriteComparison prints, per workload, each target's ops/s, p99, server
-// CPU per operation and errors, then the ratio of the first target's
+// CPU per operation, the load generator's CPU per operation and errors,
+// then the ratio of the first target's
 // ops/s to every other's and of its CPU per operation to every other's
 // (below 1: the first spends less).
 func WriteComparison(out io.Writer, names []string, runs [][]*Result) error {
 	t := newTable(out)
 	t.printf("workload\t")
 	for _, n := range names {
-		t.printf("%s ops/s\t%s p99\t%s cpu µs/op\t%s errors\t", n, n, n, n)
+		t.printf("%s ops/s\t%s p99\t%s cpu µs/op\t%s client cpu µs/op\t%s errors\t", n, n, n, n, n)
 	}
 	for _, n := range names[1:] {
 		t.printf("%s/%s\t", names[0], n)
@@ -44,10 +45,10 @@ func WriteComparison(out io.Writer, names []string, runs [][]*Result) error {
 		for i := range runs {
 			r := index[i][base.Workload]
 			if r == nil {
-				t.printf("-\t-\t-\t-\t")
+				t.printf("-\t-\t-\t-\t-\t")
 				continue
 			}
-			t.printf("%.0f\t%vms\t%s\t%s\t", r.OpsPerSec, r.LatencyMs["p99"], cpuCell(r), errorSummary(r.Errors))
+			t.printf("%.0f\t%vms\t%s\t%s\t%s\t", r.OpsPerSec, r.LatencyMs["p99"], cpuCell(r), clientCPUCell(r), errorSummary(r.Errors))
 		}
 		for i := 1; i < len(runs); i++ {
 			r := index[i][base.Workload]

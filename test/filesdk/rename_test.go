@@ -224,6 +224,49 @@ func TestRenameWithSAS(t *testing.T) {
 	}
 }
 
+// TestRenameWithShareSASWithoutDelete: a share SAS granting read, create
+// and write, not delete, renames files and directories, as azfile's live
+// TestFileRenameUsingSAS and TestDirectoryRenameUsingSAS require of
+// Azure; one that only lists does not.
+func TestRenameWithShareSASWithoutDelete(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	f.share(t, "renamercw")
+	shareClient := func(perms string) *share.Client {
+		qp, err := sas.SignatureValues{Protocol: sas.ProtocolHTTPSandHTTP, ExpiryTime: time.Now().Add(time.Hour),
+			Permissions: perms, ShareName: "renamercw"}.SignWithSharedKey(f.cred)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := share.NewClientWithNoCredential(f.svc.NewShareClient("renamercw").URL()+"?"+qp.Encode(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	root := shareClient("rcw").NewRootDirectoryClient()
+	fc := root.NewFileClient("file1")
+	createFile(t, fc, 1)
+	if _, err := fc.Rename(ctx, "file2", nil); err != nil {
+		t.Fatalf("file rename with an rcw share SAS: %v", err)
+	}
+	_, err := fc.GetProperties(ctx, nil)
+	wantCode(t, err, fileerror.ResourceNotFound)
+	dc := root.NewSubdirectoryClient("dir1")
+	if _, err := dc.Create(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dc.Rename(ctx, "dir2", nil); err != nil {
+		t.Fatalf("directory rename with an rcw share SAS: %v", err)
+	}
+	_, err = dc.GetProperties(ctx, nil)
+	wantCode(t, err, fileerror.ResourceNotFound)
+
+	_, err = shareClient("l").NewRootDirectoryClient().NewFileClient("file2").Rename(ctx, "file3", nil)
+	wantCode(t, err, fileerror.AuthorizationPermissionMismatch)
+}
+
 // frontDoor is a transport standing for a proxy in front of the server:
 // the client speaks to the account's production URL
 // (https://account.file.core.windows.net/...), and each request reaches

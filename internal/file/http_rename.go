@@ -38,7 +38,13 @@ func (h *handler) rename(q *request, dir bool) error {
 	if src.acct != q.acct || src.share != q.share {
 		return azerr.InvalidHeaderValue("x-ms-file-rename-source", raw).WithMessage("A rename moves a file or directory within its share.")
 	}
-	if err := h.authorizeRenameSource(q, src); err != nil {
+	// Azure renames files and directories with a share SAS granting
+	// read, create and write and not delete (azfile's live
+	// TestFileRenameUsingSAS and TestDirectoryRenameUsingSAS); which of
+	// those it checks on the source is not recorded, so a source whose
+	// SAS grants any of them, or delete, is taken, and one granting none
+	// (a listing SAS) is refused.
+	if err := h.authorizeSource(q, src, 'w', 'r', 'c', 'd'); err != nil {
 		return err
 	}
 	r := Rename{Source: src.path, Dest: q.path, Dir: dir,
@@ -76,23 +82,3 @@ func (h *handler) rename(q *request, dir bool) error {
 
 func (h *handler) renameFile(q *request) error      { return h.rename(q, false) }
 func (h *handler) renameDirectory(q *request) error { return h.rename(q, true) }
-
-// authorizeRenameSource authorizes a rename's source. Azure renames files
-// and directories with a share SAS granting read, create and write and
-// not delete (azfile's live TestFileRenameUsingSAS and
-// TestDirectoryRenameUsingSAS); which of those it checks on the source
-// is not recorded, so a source whose SAS grants any of them, or delete,
-// is taken, and one granting none (a listing SAS) is refused.
-func (h *handler) authorizeRenameSource(q *request, src source) error {
-	var first error
-	for _, p := range []byte{'w', 'r', 'c', 'd'} {
-		err := h.authorizeSource(q, src, p)
-		if err == nil {
-			return nil
-		}
-		if first == nil {
-			first = err
-		}
-	}
-	return first
-}

@@ -110,11 +110,12 @@ func (h *handler) parseSource(q *request, raw string, bad *azerr.Error) (source,
 	return src, nil
 }
 
-// authorizeSource checks that the request may use the source with the
-// given SAS permission: through a SAS in the source URL, through Shared
-// Key on the same account, or through the request's own SAS applied to
-// the source's path.
-func (h *handler) authorizeSource(q *request, src source, permission byte) error {
+// authorizeSource checks that the request may use the source with one
+// of the given SAS permissions (the first refusal is the answer when it
+// has none): through a SAS in the source URL, through Shared Key on the
+// same account, or through the request's own SAS applied to the source's
+// path.
+func (h *handler) authorizeSource(q *request, src source, permissions ...byte) error {
 	u := *src.url
 	switch {
 	case u.Query().Has("sig"):
@@ -130,5 +131,15 @@ func (h *handler) authorizeSource(q *request, src source, permission byte) error
 	if err != nil {
 		return err
 	}
-	return access.Allows(need('o', permission))
+	var first error
+	for _, p := range permissions {
+		err := access.Allows(need('o', p))
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
 }

@@ -127,28 +127,32 @@ func scanResult(err error) error {
 	return err
 }
 
-func (t *txn) Set(key, value []byte) error { return t.put(key, value, false) }
+func (t *txn) Set(key, value []byte) error { return t.put(Write{Key: key, Value: value}, true) }
 
 // SetReclaiming implements kv.Reclaimer: Set, marked so that a nearly
 // full volume admits it (Write.Reclaim).
-func (t *txn) SetReclaiming(key, value []byte) error { return t.put(key, value, true) }
+func (t *txn) SetReclaiming(key, value []byte) error {
+	return t.put(Write{Key: key, Value: value, Reclaim: true}, true)
+}
 
 // InsertOwned implements kv.OwningWriter: the value is kept as it is,
 // for the write set and, on an engine that keeps what it commits (the
 // in-memory one), after the commit.
 func (t *txn) InsertOwned(key, value []byte) error {
-	if err := checkSize(key, len(value), t.writes.size); err != nil {
-		return err
-	}
-	t.writes.put(Write{Key: bytes.Clone(key), Value: value})
-	return nil
+	return t.put(Write{Key: key, Value: value}, false)
 }
 
-func (t *txn) put(key, value []byte, reclaim bool) error {
-	if err := checkSize(key, len(value), t.writes.size); err != nil {
+// put adds w to the write set with a copy of its key and, when
+// copyValue, of its value: the caller's slices stay the caller's.
+func (t *txn) put(w Write, copyValue bool) error {
+	if err := checkSize(w.Key, len(w.Value), t.writes.size); err != nil {
 		return err
 	}
-	t.writes.put(Write{Key: bytes.Clone(key), Value: bytes.Clone(value), Reclaim: reclaim})
+	w.Key = bytes.Clone(w.Key)
+	if copyValue {
+		w.Value = bytes.Clone(w.Value)
+	}
+	t.writes.put(w)
 	return nil
 }
 

@@ -77,8 +77,9 @@ race:
 # each recording whose answers differ from Azure's (its first difference)
 # and a score per service. It reports; go test ./test/parity/ (part of
 # race) checks the result against test/parity/known_differences.txt.
+# make parity ONLY=REGEXP replays only the recordings whose service/file name matches.
 parity:
-	cd test/parity && $(GO) test -count=1 -run '^TestParity$$' -args -parity.report
+	cd test/parity && $(GO) test -count=1 -run '^TestParity$$' -args -parity.report $(if $(ONLY),-parity.only '$(ONLY)')
 
 unit:
 	$(GO) test -count=1 -short $(PKGS)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -15,7 +17,10 @@ import (
 	"github.com/cerulean-db/cerulean/internal/servertest"
 )
 
-var report = flag.Bool("parity.report", false, "print every recording that differs and the per-service score instead of checking the known differences")
+var (
+	report = flag.Bool("parity.report", false, "print every recording that differs and the per-service score instead of checking the known differences")
+	only   = flag.String("parity.only", "", "with -parity.report, replay only the recordings whose name (service/file) matches this regular expression")
+)
 
 // startTarget starts a fresh server for one recording, with blob
 // versioning and share soft delete on when the recording's account had
@@ -53,6 +58,16 @@ func replayAll(t *testing.T) []Result {
 	}
 	if len(recs) == 0 {
 		t.Fatal("no recordings under testdata")
+	}
+	if *only != "" {
+		if !*report {
+			t.Fatal("-parity.only needs -parity.report: the known differences are checked against every recording")
+		}
+		re, err := regexp.Compile(*only)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = slices.DeleteFunc(recs, func(r *Recording) bool { return !re.MatchString(r.Name) })
 	}
 	results := make([]Result, len(recs))
 	var mu sync.Mutex

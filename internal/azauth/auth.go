@@ -2,6 +2,7 @@ package azauth
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -59,12 +60,11 @@ func (a *Authenticator) account(name string) (Account, error) {
 	return acct, nil
 }
 
-// authFailed is AuthenticationFailed with Azure's AuthenticationErrorDetail
-// folded into the message: SDK users only see the message.
+// authFailed is AuthenticationFailed with the reason in Azure's
+// AuthenticationErrorDetail element (the message stays Azure's fixed
+// one); the server's request log shows the reason too.
 func authFailed(format string, args ...any) *azerr.Error {
-	e := azerr.ErrAuthenticationFailed.WithMessage(format, args...)
-	e.Message = azerr.ErrAuthenticationFailed.Message + "\n" + e.Message
-	return e
+	return azerr.ErrAuthenticationFailed.WithDetails(azerr.Detail{Name: "AuthenticationErrorDetail", Value: fmt.Sprintf(format, args...)})
 }
 
 // uniq drops repeated strings, keeping order (the first is the canonical

@@ -108,6 +108,9 @@ func prepareError(w http.ResponseWriter, r *http.Request, err error) (*azerr.Err
 	h.Set("X-Ms-Error-Code", e.Code)
 	if note, ok := r.Context().Value(errorNoteKey{}).(*errorNote); ok {
 		note.code, note.message = e.Code, e.Message
+		for _, d := range e.Details {
+			note.message += " " + d.Name + ": " + d.Value
+		}
 	}
 	id := RequestID(r.Context())
 	if id == "" {

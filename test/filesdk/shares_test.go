@@ -1,7 +1,9 @@
 package filesdk_test
 
 import (
+	"errors"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -101,6 +103,45 @@ func TestShareACL(t *testing.T) {
 	wantCode(t, err, fileerror.InvalidXMLDocument)
 	_, err = f.svc.NewShareClient("nosuch").GetAccessPolicy(ctx, nil)
 	wantCode(t, err, fileerror.ShareNotFound)
+}
+
+// TestAuthenticationErrorDetail: a 403 AuthenticationFailed names its
+// reason in an AuthenticationErrorDetail element beside Azure's fixed
+// message, as azfile's live TestAuthenticationErrorDetailError (a share
+// SAS whose stored policy has expired) requires of Azure.
+func TestAuthenticationErrorDetail(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	sc := f.share(t, "expiredpolicy")
+	if _, err := sc.SetAccessPolicy(ctx, &share.SetAccessPolicyOptions{ShareACL: []*share.SignedIdentifier{{
+		ID:           to.Ptr("testAccessPolicy"),
+		AccessPolicy: &share.AccessPolicy{Expiry: to.Ptr(time.Now().Add(-time.Hour)), Permission: to.Ptr("w")},
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	qp, err := sas.SignatureValues{Protocol: sas.ProtocolHTTPSandHTTP, Identifier: "testAccessPolicy", ShareName: "expiredpolicy"}.SignWithSharedKey(f.cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaSAS, err := share.NewClientWithNoCredential(sc.URL()+"?"+qp.Encode(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = viaSAS.NewRootDirectoryClient().NewSubdirectoryClient("d").Create(ctx, nil)
+	wantCode(t, err, fileerror.AuthenticationFailed)
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) {
+		t.Fatalf("%T", err)
+	}
+	body := re.Error()
+	detail := regexp.MustCompile(`<AuthenticationErrorDetail>Signature not valid in the specified time frame: [^<]+</AuthenticationErrorDetail>`)
+	if !detail.MatchString(body) {
+		t.Errorf("no AuthenticationErrorDetail for the expired policy in:\n%s", body)
+	}
+	if !strings.Contains(body, "<Message>Server failed to authenticate the request. Make sure the value of Authorization header is formed correctly including the signature.\nRequestId:") {
+		t.Errorf("not Azure's AuthenticationFailed message:\n%s", body)
+	}
 }
 
 func wantShareLease(t *testing.T, sc *share.Client, state, status, duration string) {

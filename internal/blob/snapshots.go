@@ -32,7 +32,7 @@ func (s *Service) CreateSnapshot(ctx context.Context, ref Ref, meta azhttp.Metad
 		if b.settleTier(s.clock()); b.Tier == tierArchive {
 			return azerr.ErrBlobArchived
 		}
-		if err := s.checkLeaseFree(b, pre); err != nil {
+		if err := s.checkLeaseFree(b, pre, false); err != nil {
 			return err
 		}
 		if err := pre.Encryption.check(conditions.Write, b); err != nil {

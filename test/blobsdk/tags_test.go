@@ -216,6 +216,49 @@ func TestIfTags(t *testing.T) {
 	checkErr(t, err, http.StatusBadRequest, bloberror.InvalidHeaderValue, "a malformed x-ms-if-tags")
 }
 
+// TestTagsOnALeasedBlob: Set Blob Tags on a leased blob needs the lease
+// ID, as azblob's live TestSetBlobTagsWithLeaseId requires of Azure (block
+// and append blobs); Get Blob Tags does not, and a wrong ID is refused
+// (go-storage's recorded LeaseBlobSuite and Java's setTagsLeaseFail answer
+// a lease ID on an unleased blob with LeaseNotPresentWithBlobOperation).
+func TestTagsOnALeasedBlob(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cc := f.createContainer(cname("tagslease"), nil)
+	bb := cc.NewBlockBlobClient("b")
+	upload(t, bb, []byte("v1"), nil)
+	tags := map[string]string{"state": "leased"}
+	withLease := func(id string) *blob.SetTagsOptions {
+		return &blob.SetTagsOptions{AccessConditions: &blob.AccessConditions{LeaseAccessConditions: &blob.LeaseAccessConditions{LeaseID: &id}}}
+	}
+	_, err := bb.SetTags(t.Context(), tags, withLease("c820a799-76d7-4ee2-6e15-546f19325c2c"))
+	checkErr(t, err, http.StatusPreconditionFailed, bloberror.LeaseNotPresentWithBlobOperation, "Set Blob Tags with a lease ID on an unleased blob")
+
+	lc := blobLease(t, bb, "c820a799-76d7-4ee2-6e15-546f19325c2c")
+	_, err = lc.AcquireLease(t.Context(), 60, nil)
+	must(t, err, "Acquire Lease")
+	_, err = bb.SetTags(t.Context(), tags, nil)
+	checkErr(t, err, http.StatusPreconditionFailed, bloberror.LeaseIDMissing, "Set Blob Tags on a leased blob without its lease ID")
+	_, err = bb.SetTags(t.Context(), tags, withLease("a820a799-76d7-4ee2-6e15-546f19325c2c"))
+	checkErr(t, err, http.StatusPreconditionFailed, bloberror.LeaseIDMismatchWithBlobOperation, "Set Blob Tags with another lease ID")
+	if got := blobTags(t, bb.BlobClient(), nil); len(got) != 0 {
+		t.Fatalf("refused Set Blob Tags left tags %v", got)
+	}
+	_, err = bb.SetTags(t.Context(), tags, withLease(*lc.LeaseID()))
+	must(t, err, "Set Blob Tags with the lease ID")
+	if got := blobTags(t, bb.BlobClient(), nil); !maps.Equal(got, tags) {
+		t.Fatalf("tags %v, want %v", got, tags)
+	}
+
+	// A snapshot has no lease: its tags need none.
+	snap, err := bb.CreateSnapshot(t.Context(), nil)
+	must(t, err, "Snapshot Blob on a leased blob without its lease ID")
+	sc, err := bb.WithSnapshot(*snap.Snapshot)
+	must(t, err, "WithSnapshot")
+	_, err = sc.SetTags(t.Context(), map[string]string{"snapshot": "yes"}, nil)
+	must(t, err, "Set Blob Tags on a snapshot of a leased blob")
+}
+
 // TestTagsSnapshotsAndCopies: a snapshot keeps the tags its blob had when
 // it was taken, and has tags of its own after; a copy takes x-ms-tags,
 // never the source's tags.

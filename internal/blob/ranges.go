@@ -20,7 +20,9 @@ import (
 // with a negative start ("bytes=-1-", "bytes=-2-497", what an SDK writes
 // for a negative offset) is ignored too: Azure answers the whole blob or
 // page list (go-azblob-TestBlobDownloadDataNegativeOffset,
-// go-azblob-TestBlobGetPageRangesInvalidRange).
+// go-azblob-TestBlobGetPageRangesInvalidRange), also when its end is
+// negative as well ("bytes=-22--9": azblob's live
+// TestBlobDiffPageRangeInvalidRange requires success of Azure).
 func readRange(h http.Header) (*ByteRange, error) {
 	if v := h.Get("X-Ms-Range"); v != "" {
 		r, ok := parseByteRange(v)
@@ -40,14 +42,15 @@ func readRange(h http.Header) (*ByteRange, error) {
 	return nil, nil
 }
 
-// negativeStart reports whether a range is "bytes=-N-" or "bytes=-N-M".
+// negativeStart reports whether a range is "bytes=-N-", "bytes=-N-M" or
+// "bytes=-N--M" (a negative offset and a count that ends before zero).
 func negativeStart(v string) bool {
 	spec, ok := strings.CutPrefix(strings.TrimSpace(v), "bytes=-")
 	if !ok {
 		return false
 	}
 	from, to, ok := strings.Cut(spec, "-")
-	return ok && allDigits(from) && (to == "" || allDigits(to))
+	return ok && allDigits(from) && (to == "" || allDigits(strings.TrimPrefix(to, "-")))
 }
 
 // parseByteRange parses "bytes=start-" or "bytes=start-end" (end >= start).

@@ -60,6 +60,9 @@ func writeTierHeaders(hdr http.Header, b *Blob) {
 	} else {
 		hdr.Set("X-Ms-Access-Tier-Change-Time", azhttp.HTTPTime(r.Changed))
 	}
+	if r.SmartTier != "" {
+		hdr.Set("X-Ms-Smart-Access-Tier", r.SmartTier)
+	}
 	if r.ArchiveStatus != "" {
 		hdr.Set("X-Ms-Archive-Status", r.ArchiveStatus)
 		hdr.Set("X-Ms-Rehydrate-Priority", r.RehydratePriority)
@@ -77,4 +80,5 @@ func tierXML(p *blobPropertiesXML, b *Blob) {
 		p.AccessTierChangeTime = azhttp.HTTPTime(r.Changed)
 	}
 	p.ArchiveStatus, p.RehydratePriority = r.ArchiveStatus, r.RehydratePriority
+	p.SmartAccessTier = r.SmartTier
 }

@@ -208,6 +208,7 @@ func (w *listingWriter) blob(x *blobXML) {
 	w.textOmitEmpty("AccessTier", p.AccessTier)
 	w.boolOmitEmpty("AccessTierInferred", p.AccessTierInferred)
 	w.textOmitEmpty("AccessTierChangeTime", p.AccessTierChangeTime)
+	w.textOmitEmpty("SmartAccessTier", p.SmartAccessTier)
 	w.textOmitEmpty("ArchiveStatus", p.ArchiveStatus)
 	w.textOmitEmpty("RehydratePriority", p.RehydratePriority)
 	w.textOmitEmpty("LeaseStatus", p.LeaseStatus)

@@ -12,12 +12,17 @@ import (
 )
 
 // Access tiers of block blobs. A blob without an explicit tier is Hot,
-// reported as inferred.
+// reported as inferred. Smart (x-ms-version 2026-04-06) is a tier Azure
+// moves a blob between Hot, Cool and Cold in by its use, and reports the
+// one it is in beside it; a blob here stays in Hot within Smart, which is
+// where Azure starts it (the Python SDK's recording
+// test_block_blob.py test_smart_access_tier).
 const (
 	tierHot     = "Hot"
 	tierCool    = "Cool"
 	tierCold    = "Cold"
 	tierArchive = "Archive"
+	tierSmart   = "Smart"
 )
 
 // Rehydration takes, per Azure's reference, "up to 15 hours" at Standard
@@ -39,7 +44,7 @@ type rehydration struct {
 // any case), or InvalidHeaderValue naming header; premium page blob tiers
 // (P4..P80) are InvalidBlobTier on this standard account.
 func ParseTier(header, v string) (string, error) {
-	for _, t := range []string{tierHot, tierCool, tierCold, tierArchive} {
+	for _, t := range []string{tierHot, tierCool, tierCold, tierArchive, tierSmart} {
 		if strings.EqualFold(v, t) {
 			return t, nil
 		}
@@ -57,6 +62,7 @@ type TierReport struct {
 	Changed           time.Time // zero while inferred
 	ArchiveStatus     string    // rehydrate-pending-to-<tier> while rehydrating
 	RehydratePriority string
+	SmartTier         string // the tier a Smart blob is in
 }
 
 // tierReport describes b's tier; page and append blobs have none.
@@ -68,6 +74,9 @@ func (b *Blob) tierReport() (TierReport, bool) {
 		return TierReport{Tier: tierHot, Inferred: true}, true
 	}
 	r := TierReport{Tier: b.Tier, Changed: b.TierChanged}
+	if b.Tier == tierSmart {
+		r.SmartTier = tierHot
+	}
 	if p := b.Rehydrate; p != nil {
 		r.ArchiveStatus, r.RehydratePriority = "rehydrate-pending-to-"+strings.ToLower(p.To), p.Priority
 	}
@@ -158,7 +167,7 @@ func checkTier(c *checker, what string, rec *Blob) {
 			c.Fail("%s: no tier but a tier change time or rehydration", what)
 		}
 		return
-	case tierHot, tierCool, tierCold, tierArchive:
+	case tierHot, tierCool, tierCold, tierArchive, tierSmart:
 	default:
 		c.Fail("%s: unknown tier %q", what, rec.Tier)
 	}
@@ -172,7 +181,7 @@ func checkTier(c *checker, what string, rec *Blob) {
 		switch {
 		case rec.Tier != tierArchive:
 			c.Fail("%s: rehydrating from %s, not Archive", what, rec.Tier)
-		case p.To != tierHot && p.To != tierCool && p.To != tierCold:
+		case p.To != tierHot && p.To != tierCool && p.To != tierCold && p.To != tierSmart:
 			c.Fail("%s: rehydrating to %q", what, p.To)
 		case p.Priority != "Standard" && p.Priority != "High":
 			c.Fail("%s: rehydrate priority %q", what, p.Priority)

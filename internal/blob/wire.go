@@ -98,6 +98,7 @@ type blobPropertiesXML struct {
 	AccessTier           string  `xml:"AccessTier,omitempty"`
 	AccessTierInferred   bool    `xml:"AccessTierInferred,omitempty"`
 	AccessTierChangeTime string  `xml:"AccessTierChangeTime,omitempty"`
+	SmartAccessTier      string  `xml:"SmartAccessTier,omitempty"`
 	ArchiveStatus        string  `xml:"ArchiveStatus,omitempty"`
 	RehydratePriority    string  `xml:"RehydratePriority,omitempty"`
 	LeaseStatus          string  `xml:"LeaseStatus,omitempty"` // none for snapshots and old versions

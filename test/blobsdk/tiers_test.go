@@ -2,6 +2,7 @@ package blobsdk_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,6 +104,58 @@ func TestBlobTiers(t *testing.T) {
 	}
 	if it := listedItem(t, cc, "log"); it.Properties.AccessTier != nil {
 		t.Fatalf("listed append blob has tier %v", deref(it.Properties.AccessTier))
+	}
+}
+
+// TestSmartTier: Smart is taken by Put Blob and Set Blob Tier, and Get
+// Blob Properties and listings report it with the tier the blob is in
+// (x-ms-smart-access-tier, SmartAccessTier: Hot), as the Python SDK's
+// recording test_block_blob.py test_smart_access_tier shows Azure doing;
+// a blob moved out of Smart reports no smart tier.
+func TestSmartTier(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cc := f.createContainer(cname("smart"), nil)
+	bb := cc.NewBlockBlobClient("b")
+	upload(t, bb, []byte("smart"), &blockblob.UploadOptions{Tier: ptr(blob.AccessTier("Smart"))})
+	smartTier := func(want string) {
+		t.Helper()
+		var raw *http.Response
+		p, err := bb.GetProperties(policy.WithCaptureResponse(t.Context(), &raw), nil)
+		must(t, err, "Get Blob Properties")
+		wantTier := want
+		if want == "" {
+			wantTier = "Cool"
+		}
+		if deref(p.AccessTier) != wantTier || p.AccessTierInferred != nil || p.AccessTierChangeTime == nil {
+			t.Fatalf("tier %v inferred %v changed %v, want %s", deref(p.AccessTier), deref(p.AccessTierInferred), deref(p.AccessTierChangeTime), wantTier)
+		}
+		smart := ""
+		if want == "Smart" {
+			smart = "Hot"
+		}
+		if got := raw.Header.Get("x-ms-smart-access-tier"); got != smart {
+			t.Fatalf("x-ms-smart-access-tier %q, want %q", got, smart)
+		}
+		items, _ := listFlat(t, cc, nil)
+		it := items[0]
+		if it.Properties.AccessTier == nil || string(*it.Properties.AccessTier) != wantTier || it.Properties.AccessTierChangeTime == nil {
+			t.Fatalf("listed tier %v changed %v, want %s", deref(it.Properties.AccessTier), deref(it.Properties.AccessTierChangeTime), wantTier)
+		}
+	}
+	smartTier("Smart")
+	if st := setTier(t, bb.BlobClient(), blob.AccessTierCool, nil); st != http.StatusOK {
+		t.Fatalf("Set Blob Tier Cool: %d", st)
+	}
+	smartTier("")
+	if st := setTier(t, bb.BlobClient(), blob.AccessTier("smart"), nil); st != http.StatusOK {
+		t.Fatalf("Set Blob Tier smart: %d", st)
+	}
+	smartTier("Smart")
+	listed := rawDo(t, http.MethodGet, withQuery(cc.URL(), "restype=container&comp=list&"+f.fullAccountSAS()), nil, nil)
+	body := string(listed.Body)
+	if !strings.Contains(body, "<AccessTier>Smart</AccessTier><AccessTierChangeTime>") || !strings.Contains(body, "</AccessTierChangeTime><SmartAccessTier>Hot</SmartAccessTier>") {
+		t.Fatalf("listing does not carry Smart and SmartAccessTier in Azure's order:\n%s", body)
 	}
 }
 

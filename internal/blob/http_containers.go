@@ -159,6 +159,11 @@ func (h *handler) listContainers(q *request) error {
 		x.Properties.PublicAccess = c.PublicAccess
 		x.Properties.DefaultEncryptionScope = c.defaultScope()
 		x.Properties.DenyEncryptionScopeOverride = c.DenyEncryptionScopeOverride
+		if q.version() >= immutableStorageVersion {
+			// As Java's recording ServiceApiTests.listContainersMaxResults
+			// (2023-08-03) lists it.
+			x.Properties.ImmutableStorageWithVersioning = new(bool)
+		}
 		if withMeta {
 			m := azhttp.MetadataXML(c.Metadata)
 			x.Metadata = &m

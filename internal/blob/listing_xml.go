@@ -278,6 +278,7 @@ func (w *listingWriter) containerList(d *containerListXML) {
 		intIfSet(w, "RemainingRetentionDays", p.RemainingDays)
 		w.text("DefaultEncryptionScope", p.DefaultEncryptionScope)
 		w.bool("DenyEncryptionScopeOverride", p.DenyEncryptionScopeOverride)
+		w.boolIfSet("ImmutableStorageWithVersioningEnabled", p.ImmutableStorageWithVersioning)
 		w.close("Properties")
 		w.metadata(x.Metadata)
 		w.close("Container")

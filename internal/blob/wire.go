@@ -39,6 +39,9 @@ type containerXML struct {
 		// http_encryption.go.
 		DefaultEncryptionScope      string `xml:"DefaultEncryptionScope"`
 		DenyEncryptionScopeOverride bool   `xml:"DenyEncryptionScopeOverride"`
+		// ImmutableStorageWithVersioning is listed (always false here)
+		// from immutableStorageVersion on.
+		ImmutableStorageWithVersioning *bool `xml:"ImmutableStorageWithVersioningEnabled,omitempty"`
 	} `xml:"Properties"`
 	Metadata *azhttp.MetadataXML `xml:"Metadata,omitempty"`
 }

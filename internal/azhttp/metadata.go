@@ -53,7 +53,9 @@ func ParseMetadata(h http.Header) (Metadata, error) {
 		}
 		name := lk[len(metaPrefix):]
 		if name == "" {
-			return nil, azerr.ErrEmptyMetadataKey
+			// Azure names the value that had no key (Java's recording
+			// FileApiTests.setMetadataError).
+			return nil, azerr.ErrEmptyMetadataKey.WithDetails(azerr.Detail{Name: "MetadataValue", Value: strings.Join(vs, ",")})
 		}
 		if !validIdentifier(name) {
 			return nil, azerr.ErrInvalidMetadata

@@ -2,7 +2,8 @@ package main
 
 import "testing"
 
-// TestServeDataProtectionFlags: versioning, container and share retention are
+// TestServeDataProtectionFlags: versioning, last access tracking, container
+// and share retention are
 // read from flags and the environment; a retention outside 0-365 days is
 // refused, never clamped.
 func TestServeDataProtectionFlags(t *testing.T) {
@@ -19,6 +20,14 @@ func TestServeDataProtectionFlags(t *testing.T) {
 	}
 	if !f.blobVersioning || f.containerRetention != 365 {
 		t.Errorf("environment read as versioning=%v retention=%d", f.blobVersioning, f.containerRetention)
+	}
+	f, err = parse(t, []string{"--blob-last-access-tracking"}, nil)
+	if err != nil || !f.blobLastAccess {
+		t.Errorf("last access tracking flag read as %v (%v)", f.blobLastAccess, err)
+	}
+	f, err = parse(t, nil, map[string]string{"CERULEAN_BLOB_LAST_ACCESS_TRACKING": "true"})
+	if err != nil || !f.blobLastAccess {
+		t.Errorf("last access tracking environment read as %v (%v)", f.blobLastAccess, err)
 	}
 	f, err = parse(t, []string{"--share-delete-retention-days", "14"}, nil)
 	if err != nil || f.shareRetention != 14 {

@@ -140,6 +140,7 @@ type serveFlags struct {
 	storageHTTPS       boolean
 	certFile, keyFile  string
 	blobVersioning     boolean
+	blobLastAccess     boolean
 	containerRetention retentionDays
 	shareRetention     retentionDays
 	// maxConns bounds each HTTP listener's open connections.
@@ -195,6 +196,7 @@ func parseFlagsOf(command string, args []string, getenv func(string) string, std
 	fs.Var(&f.logLevel, "log-level", "debug, info, warn or error (default info)")
 	fs.Var(&f.logFormat, "log-format", "text (key=value lines) or json (one JSON object a line) (default text)")
 	fs.Var(&f.blobVersioning, "blob-versioning", "keep previous versions of blobs (Azure's blob versioning)")
+	fs.Var(&f.blobLastAccess, "blob-last-access-tracking", "report when each blob was last read or written (Azure's last access time tracking)")
 	fs.Var(&f.containerRetention, "container-delete-retention-days", "keep deleted containers restorable this many days (1 to 365), 0 not at all")
 	fs.Var(&f.shareRetention, "share-delete-retention-days", "keep deleted file shares restorable this many days (1 to 365), 0 not at all")
 	fs.StringVar(&f.adminHost, "admin-host", "127.0.0.1", "address of the admin endpoint (health, readiness, metrics, pprof, web console); it asks for no credential, so keep it on loopback unless a proxy of yours authenticates")
@@ -616,7 +618,7 @@ func serveUntil(args []string, getenv func(string) string, stderr io.Writer, sig
 		SearchPort: int(f.searchPort), SearchHTTPS: bool(f.searchHTTPS), SearchAdminKeys: f.searchAdminKeys, SearchQueryKeys: f.searchQueryKeys,
 		StorageHTTPS: bool(f.storageHTTPS), StorageCertFile: f.certFile, StorageKeyFile: f.keyFile, CertDir: f.certDir(),
 		Accounts: accounts, Logger: logger,
-		BlobVersioning: bool(f.blobVersioning), ContainerDeleteRetentionDays: int(f.containerRetention),
+		BlobVersioning: bool(f.blobVersioning), BlobLastAccessTracking: bool(f.blobLastAccess), ContainerDeleteRetentionDays: int(f.containerRetention),
 		ShareDeleteRetentionDays: int(f.shareRetention),
 		AdminHost:                f.adminHost, AdminPort: int(f.adminPort), AdminDisabled: f.adminPort < 0, AdminAllowedHosts: f.adminAllowed,
 		TestClock: bool(f.testClock), FaultInjection: bool(f.faultInjection), Faults: []faults.Rule(f.faults),

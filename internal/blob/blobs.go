@@ -390,11 +390,13 @@ type Download struct {
 // finishes with the old content, never a mix and never cut short.
 func (s *Service) GetBlob(ctx context.Context, ref Ref, o GetBlobOptions, send func(*Download) error) error {
 	acct, container, name, snapshot, rng, pre := ref.Account, ref.Container, ref.Name, ref.Snapshot, o.Range, o.Conditions
-	return s.view(ctx, func(t *Tx) error {
+	var read *Blob
+	err := s.view(ctx, func(t *Tx) error {
 		b, err := t.existingBlob(acct, container, name, snapshot, conditions.Read, pre)
 		if err != nil {
 			return err
 		}
+		read = b
 		if b.Tier == tierArchive {
 			return azerr.ErrBlobArchived
 		}
@@ -415,6 +417,10 @@ func (s *Service) GetBlob(ctx context.Context, ref Ref, o GetBlobOptions, send f
 		}
 		return send(d)
 	})
+	if err == nil {
+		s.noteRead(ctx, ref, read)
+	}
+	return err
 }
 
 // MD5 returns the MD5 of the bytes the read serves.

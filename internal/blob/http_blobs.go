@@ -144,6 +144,12 @@ func (h *handler) putBlob(q *request) error {
 	return writeWriteResult(q, w.Blob, http.StatusCreated)
 }
 
+// downloadTierVersion is the first x-ms-version taken to answer Get Blob
+// with the tier headers Get Blob Properties has: azure-storage-blob's
+// recording test_put_block_blob_with_none_concurrency (2026-04-06) has
+// them, the recordings at 2024-08-04 and before do not.
+const downloadTierVersion = "2026-04-06"
+
 func (h *handler) getBlob(q *request) error {
 	pre, err := withEncryption(q, false)
 	if err != nil {
@@ -161,6 +167,7 @@ func (h *handler) getBlob(q *request) error {
 			hdr.Set("Content-Md5", b64(b.Headers.ContentMD5))
 		}
 		writeTierHeaders(hdr, b)
+		h.svc.writeLastAccess(hdr, b)
 		azauth.WriteSASOverrides(hdr, q.access, q.r.URL.Query())
 		hdr.Set("Content-Length", strconv.FormatInt(b.Size, 10))
 		q.w.WriteHeader(http.StatusOK)
@@ -203,6 +210,10 @@ func (h *handler) getBlob(q *request) error {
 		b := d.Record
 		writeBlobHeaders(hdr, b, h.now())
 		writeContentHeaders(hdr, b.Headers)
+		if q.version() >= downloadTierVersion {
+			writeTierHeaders(hdr, b)
+		}
+		h.svc.writeLastAccess(hdr, b)
 		azauth.WriteSASOverrides(hdr, q.access, q.r.URL.Query())
 		hdr.Set("Content-Length", strconv.FormatInt(d.Length, 10))
 		status := http.StatusOK
@@ -620,6 +631,9 @@ func (h *handler) listBlobs(q *request) error {
 		if len(prefixes) == 0 || (len(blobs) > 0 && blobs[0].Name < prefixes[0]) {
 			x := blobEntryXML(blobs[0], inc, h.now())
 			listedAtVersion(&x, q.version())
+			if t, ok := h.svc.LastAccess(blobs[0].Record); ok {
+				x.Properties.LastAccessTime = azhttp.HTTPTime(t)
+			}
 			items = append(items, x)
 			blobs = blobs[1:]
 			continue

@@ -202,6 +202,7 @@ func (w *listingWriter) blob(x *blobXML) {
 	w.text("Content-MD5", p.ContentMD5)
 	w.text("Cache-Control", p.CacheControl)
 	w.text("Content-Disposition", p.ContentDisposition)
+	w.textOmitEmpty("LastAccessTime", p.LastAccessTime)
 	w.text("BlobType", p.BlobType)
 	intIfSet(w, "x-ms-blob-sequence-number", p.SequenceNumber)
 	w.boolIfSet("Sealed", p.Sealed)

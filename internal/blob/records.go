@@ -72,6 +72,9 @@ type Blob struct {
 	Tags        Tags         `json:",omitempty"` // index tags, see tags.go
 	// IncrementalCopy marks the destination of Incremental Copy Blob.
 	IncrementalCopy bool `json:",omitempty"`
+	// Accessed is when a Get Blob last counted as an access, with last
+	// access time tracking on (lastaccess.go).
+	Accessed time.Time `json:",omitzero"`
 
 	// VersionID is the version the record is (versions.go); a blob keeps
 	// its current one. Deleted is when a snapshot or version was soft

@@ -95,6 +95,7 @@ type blobPropertiesXML struct {
 	ContentMD5           string  `xml:"Content-MD5"`
 	CacheControl         string  `xml:"Cache-Control"`
 	ContentDisposition   string  `xml:"Content-Disposition"`
+	LastAccessTime       string  `xml:"LastAccessTime,omitempty"`
 	BlobType             string  `xml:"BlobType"`
 	SequenceNumber       *int64  `xml:"x-ms-blob-sequence-number,omitempty"`
 	Sealed               *bool   `xml:"Sealed,omitempty"`

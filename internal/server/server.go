@@ -95,6 +95,10 @@ type Config struct {
 	// management plane.
 	BlobVersioning               bool
 	ContainerDeleteRetentionDays int
+	// BlobLastAccessTracking reports when each blob was last read or
+	// written (Azure's last access time tracking policy, also set through
+	// the management plane).
+	BlobLastAccessTracking bool
 	// ShareDeleteRetentionDays (0 to 365) keeps deleted file shares, with
 	// their snapshots, restorable that long, 0 not at all: share soft
 	// delete, which Azure also sets through the management plane.
@@ -254,7 +258,8 @@ func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		return nil, errors.Join(fmt.Errorf("share delete retention of %d days: want 0 to %d", cfg.ShareDeleteRetentionDays, svcprops.MaxDeleteRetentionDays), store.Close())
 	}
 	blobs := blob.New(blob.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger},
-		blob.WithVersioning(cfg.BlobVersioning), blob.WithContainerRetention(cfg.ContainerDeleteRetentionDays))
+		blob.WithVersioning(cfg.BlobVersioning), blob.WithContainerRetention(cfg.ContainerDeleteRetentionDays),
+		blob.WithLastAccessTracking(cfg.BlobLastAccessTracking))
 	if cfg.Store == "" {
 		// The embedded store is this process's alone: every upload it
 		// finds staged was interrupted by the previous run.

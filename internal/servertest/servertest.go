@@ -71,6 +71,7 @@ type options struct {
 	// protection settings.
 	blobVersioning     bool
 	containerRetention int
+	blobLastAccess     bool
 	// shareRetention is the File service's share soft delete, in days.
 	shareRetention int
 	// testClock and faults turn on the tools for testing concurrency.
@@ -164,6 +165,10 @@ func WithBlobDataProtection(versioning bool, containerRetentionDays int) Option 
 	return func(o *options) { o.blobVersioning, o.containerRetention = versioning, containerRetentionDays }
 }
 
+// WithBlobLastAccessTracking turns on the Blob service's last access time
+// tracking.
+func WithBlobLastAccessTracking() Option { return func(o *options) { o.blobLastAccess = true } }
+
 // WithShareRetention keeps deleted file shares restorable for days (share
 // soft delete).
 func WithShareRetention(days int) Option { return func(o *options) { o.shareRetention = days } }
@@ -217,6 +222,7 @@ func Start(t testing.TB, opts ...Option) *Env {
 			cfg.Now = o.now
 			cfg.CosmosScriptBudget = o.scriptBudget
 			cfg.BlobVersioning, cfg.ContainerDeleteRetentionDays = o.blobVersioning, o.containerRetention
+			cfg.BlobLastAccessTracking = o.blobLastAccess
 			cfg.ShareDeleteRetentionDays = o.shareRetention
 			cfg.MinFreeBytes, cfg.FreeSpace, cfg.FreeSpaceInterval = o.reserve, o.freeSpace, 10*time.Millisecond
 			cfg.Faults = o.faults

@@ -23,12 +23,15 @@ var (
 )
 
 // startTarget starts a fresh server for one recording, with blob
-// versioning and share soft delete on when the recording's account had
-// them.
+// versioning, last access time tracking and share soft delete on when
+// the recording's account had them.
 func startTarget(t testing.TB, rec *Recording) *Target {
 	opts := []servertest.Option{servertest.WithTestClock()}
 	if rec.Versioned() {
 		opts = append(opts, servertest.WithBlobDataProtection(true, 0))
+	}
+	if rec.LastAccessTracked() {
+		opts = append(opts, servertest.WithBlobLastAccessTracking())
 	}
 	if days := rec.ShareRetentionDays(); days > 0 {
 		opts = append(opts, servertest.WithShareRetention(days))

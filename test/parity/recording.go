@@ -212,6 +212,21 @@ func (r *Recording) Versioned() bool {
 	return false
 }
 
+// LastAccessTracked reports whether the recording's account tracked blobs'
+// last access times (a management-plane setting): its answers carry
+// x-ms-last-access-time or list LastAccessTime.
+func (r *Recording) LastAccessTracked() bool {
+	for _, e := range r.Entries {
+		if _, ok := e.ResponseHeaders.Get("x-ms-last-access-time"); ok {
+			return true
+		}
+		if bytes.Contains(e.ResponseBody, []byte("<LastAccessTime>")) {
+			return true
+		}
+	}
+	return false
+}
+
 // remainingDays finds a listed soft-deleted share's retention.
 var remainingDays = regexp.MustCompile(`<RemainingRetentionDays>(\d+)</RemainingRetentionDays>`)
 

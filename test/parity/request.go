@@ -102,9 +102,27 @@ var headersNotSent = map[string]bool{
 	"traceparent": true, "transfer-encoding": true,
 }
 
+// resignCopySource signs again a SAS in a copy source (whose signature
+// the recording sanitized), its times moved like a request URL's; a
+// source without a SAS is left as it is. recorded is the source as
+// recorded, whose host names its service (else the recording's).
+func (t *Target) resignCopySource(recorded, v, service string, shift time.Duration) string {
+	cu, err := url.Parse(shiftSAS(v, shift))
+	if err != nil || cu.Query().Get("sig") == "" {
+		return v
+	}
+	if ru, err := url.Parse(recorded); err == nil && serviceOf(ru.Host) != "" {
+		service = serviceOf(ru.Host)
+	}
+	if t.resignSAS(cu, service) != nil {
+		return v
+	}
+	return cu.String()
+}
+
 // timeHeaders carry dates a test computed from a recorded one (an hour
 // before the Last-Modified it read); they move with the replay's clock.
-var timeHeaders = []string{"If-Modified-Since", "If-Unmodified-Since", "x-ms-source-if-modified-since", "x-ms-source-if-unmodified-since"}
+var timeHeaders = []string{"If-Modified-Since", "If-Unmodified-Since", "x-ms-source-if-modified-since", "x-ms-source-if-unmodified-since", "x-ms-blob-if-modified-since", "x-ms-blob-if-unmodified-since"}
 
 // request builds the live request for entry e: addressed to the target,
 // every bound value replaced, dates moved by shift, and signed.
@@ -160,7 +178,11 @@ func (t *Target) request(e *Entry, recService string, b *binder, shift time.Dura
 			// recording client sent them.
 			key = name
 		}
-		req.Header[key] = []string{b.rewrite(t.rewriteHosts(e.RequestHeaders[name]))}
+		v := b.rewrite(t.rewriteHosts(e.RequestHeaders[name]))
+		if strings.EqualFold(name, "x-ms-copy-source") {
+			v = t.resignCopySource(e.RequestHeaders[name], v, recService, shift)
+		}
+		req.Header[key] = []string{v}
 	}
 	if boundary, ok := multipartBoundary(body); ok && strings.HasPrefix(strings.ToLower(ct), "multipart/") {
 		// The sanitizers rewrite the boundary in the header, not in the

@@ -58,7 +58,7 @@ func (h *handler) createContainer(q *request) error {
 const immutableStorageVersion = "2020-06-12"
 
 func (h *handler) getContainerProperties(q *request) error {
-	c, err := h.svc.GetContainer(q.ctx(), q.containerRef())
+	c, err := h.readContainer(q)
 	if err != nil {
 		return err
 	}
@@ -100,8 +100,24 @@ func (h *handler) setContainerMetadata(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
-func (h *handler) getContainerACL(q *request) error {
+// readContainer loads the container a read addresses: Get Container
+// Properties, Metadata and ACL take x-ms-lease-id, which must name the
+// container's active lease when sent (Java's recording
+// ContainerApiTests.getAccessPolicyLeaseFail: 412
+// LeaseNotPresentWithContainerOperation on an unleased container).
+func (h *handler) readContainer(q *request) (*Container, error) {
 	c, err := h.svc.GetContainer(q.ctx(), q.containerRef())
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Lease.CheckUse(h.now(), q.r.Header.Get("X-Ms-Lease-Id"), false); err != nil {
+		return nil, azerr.LeaseError(err, azerr.ContainerLeaseCodes)
+	}
+	return c, nil
+}
+
+func (h *handler) getContainerACL(q *request) error {
+	c, err := h.readContainer(q)
 	if err != nil {
 		return err
 	}

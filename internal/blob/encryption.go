@@ -3,6 +3,7 @@ package blob
 import (
 	"bytes"
 	"context"
+	"net/http"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/conditions"
@@ -35,8 +36,10 @@ var (
 		"The blob is encrypted with customer specified encryption, but the key provided in the request is not the one it was encrypted with.")
 	// errScopeOverride answers a write naming a scope other than the
 	// default of a container that denies overriding it.
-	errScopeOverride = azerr.ErrAuthorizationFailure.WithMessage(
-		"The container's default encryption scope may not be overridden: the request names another encryption scope.")
+	// errScopeOverride is Azure's answer (Java's recording
+	// CPKNTests.containerDenyEncryptionScopeOverride).
+	errScopeOverride = &azerr.Error{Status: http.StatusForbidden, Code: "RequestForbiddenByContainerEncryptionPolicy",
+		Message: "The request is forbidden by the container encryption policy."}
 )
 
 // check verifies a request that takes a customer-provided key against

@@ -57,7 +57,7 @@ func TestEncryptionRules(t *testing.T) {
 		t.Fatalf("default scope: %v, scope %q", err, w.Blob.EncryptionScope)
 	}
 	_, err = s.PutBlob(ctx, Ref{Account: testAcct, Container: "deny", Name: "e"}, contentOf(nil), PutBlobOptions{Conditions: Preconditions{Encryption: &Encryption{Scope: "elsewhere"}}})
-	if !isCode(err, "AuthorizationFailure") {
+	if !isCode(err, "RequestForbiddenByContainerEncryptionPolicy") {
 		t.Fatalf("override denied: got %v", err)
 	}
 	_, err = s.CreateEmpty(ctx, Ref{Account: testAcct, Container: "deny", Name: "a"}, CreateEmptyOptions{Type: appendBlob, Conditions: Preconditions{Encryption: &Encryption{Scope: "tenant"}}})

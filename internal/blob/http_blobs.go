@@ -68,6 +68,11 @@ func contentVerifiedBy(q *request, limit int64, blobMD5 []byte) (Content, error)
 	if err != nil {
 		return Content{}, err
 	}
+	if blobMD5 != nil && len(blobMD5) != md5.Size {
+		// Checked against the content, it must be an MD5 (Azurite#2644);
+		// where it is only stored, any length is kept (headers.go).
+		return Content{}, azerr.InvalidHeaderValue("x-ms-blob-content-md5", q.r.Header.Get("X-Ms-Blob-Content-Md5"))
+	}
 	want := blobMD5
 	if want == nil {
 		if want, err = requestMD5(q.r.Header); err != nil {
@@ -503,6 +508,14 @@ func (h *handler) getBlockList(q *request) error {
 	l, err := h.svc.GetBlockList(q.ctx(), q.snapshotRef(), GetBlockListOptions{Committed: committed, Uncommitted: uncommitted})
 	if err != nil {
 		return err
+	}
+	if l.Record != nil {
+		// A lease ID sent must be the blob's (Java's recording
+		// BlockBlobApiTests.getBlockListLeaseFail: 412
+		// LeaseIdMismatchWithBlobOperation).
+		if err := l.Record.Lease.CheckUse(h.now(), q.r.Header.Get("X-Ms-Lease-Id"), false); err != nil {
+			return azerr.LeaseError(err, azerr.BlobLeaseCodes)
+		}
 	}
 	hdr := q.w.Header()
 	if l.Record != nil {

@@ -175,8 +175,17 @@ func TestMD5Edges(t *testing.T) {
 	if p := props(t, blobA); p.ContentMD5 != nil {
 		t.Errorf("Set Properties without an MD5 kept %x", p.ContentMD5)
 	}
+	// Only stored, an x-ms-blob-content-md5 of another length is kept as
+	// sent (Java's recordings BlobApiTests.setHTTPHeadersHeaders[2] and
+	// PageBlobApiTests.createHeaders[2]: 24 bytes, an MD5 encoded twice);
+	// one that is not Base64 is refused.
 	sk.Send(t, testkit.Request{Method: http.MethodPut, URL: withQuery(blobA.URL(), "comp=properties"), Header: map[string]string{"x-ms-blob-content-md5": "AAAA"}}).
-		Check(t, http.StatusBadRequest, "InvalidHeaderValue", "Set Properties with a 3-byte x-ms-blob-content-md5")
+		Check(t, http.StatusOK, "", "Set Properties with a 3-byte x-ms-blob-content-md5")
+	if p := props(t, blobA); b64(p.ContentMD5) != "AAAA" {
+		t.Errorf("Set Properties with a 3-byte x-ms-blob-content-md5 stored %q", b64(p.ContentMD5))
+	}
+	sk.Send(t, testkit.Request{Method: http.MethodPut, URL: withQuery(blobA.URL(), "comp=properties"), Header: map[string]string{"x-ms-blob-content-md5": "not base64!"}}).
+		Check(t, http.StatusBadRequest, "InvalidHeaderValue", "Set Properties with an x-ms-blob-content-md5 that is not Base64")
 
 	// Append Block and Put Page: Content-MD5 only when sent.
 	ab := cc.NewAppendBlobClient("append")

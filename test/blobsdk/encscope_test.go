@@ -72,7 +72,7 @@ func TestEncryptionScopes(t *testing.T) {
 		t.Errorf("blob in deny container: scope %v, want tenant-a", deref(p.EncryptionScope))
 	}
 	_, err = deny.NewBlockBlobClient("other").Upload(t.Context(), rsc([]byte("o")), &blockblob.UploadOptions{CPKScopeInfo: scope1})
-	mustErr(t, err, 403, bloberror.AuthorizationFailure, "another scope in a container denying overrides")
+	mustErr(t, err, 403, bloberror.Code("RequestForbiddenByContainerEncryptionPolicy"), "another scope in a container denying overrides (Java's recording CPKNTests.containerDenyEncryptionScopeOverride)")
 	_, err = deny.NewBlockBlobClient("same").Upload(t.Context(), rsc([]byte("s")), &blockblob.UploadOptions{CPKScopeInfo: &blob.CPKScopeInfo{EncryptionScope: ptr("tenant-a")}})
 	must(t, err, "the default scope named in a container denying overrides")
 	_, err = allow.NewBlockBlobClient("other").Upload(t.Context(), rsc([]byte("o")), &blockblob.UploadOptions{CPKScopeInfo: scope1})

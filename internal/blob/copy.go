@@ -122,9 +122,13 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (*Blob, error) 
 			return azerr.ErrSourceConditionNotMet
 		}
 		if err := checkTags(req.SourceIfTags, b); err != nil {
-			if errors.Is(err, azerr.ErrConditionNotMet) {
-				return azerr.ErrSourceConditionNotMet
+			if errors.Is(err, azerr.ErrConditionNotMet) && req.Sync {
+				return sourceError(err)
 			}
+			// Copy Blob answers a failed x-ms-source-if-tags with
+			// ConditionNotMet, unlike its other source conditions
+			// (azure-storage-blob's recording
+			// test_async_copy_blob_with_if_tags).
 			return err
 		}
 		srcRec = b

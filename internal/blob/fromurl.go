@@ -13,9 +13,11 @@ import (
 // Block and Put Page From URL) reads its source, a blob of this server.
 // Azure reads the source as a GET carrying the source conditions, and
 // reports what that GET would have answered as CannotVerifyCopySource
-// with the same status (404 for a missing blob, 304 for a source that
-// If-None-Match or If-Modified-Since rule out) — except a failed
-// If-Match or If-Unmodified-Since, which is SourceConditionNotMet.
+// with the same status: 404 for a missing blob, 304 for a source that
+// If-None-Match or If-Modified-Since rule out, 412 for a failed If-Match
+// or If-Unmodified-Since (azure-storage-blob's recordings
+// test_upload_blob_from_url_if_match_condition and
+// test_upload_pages_from_url_with_source_if_match).
 type SourceRead struct {
 	Source CopySource
 	Range  *ByteRange // nil reads the whole blob
@@ -32,10 +34,7 @@ type SourceRead struct {
 // with err.
 func sourceError(err error) error {
 	var e *azerr.Error
-	switch {
-	case errors.Is(err, azerr.ErrConditionNotMet):
-		return azerr.ErrSourceConditionNotMet
-	case errors.As(err, &e):
+	if errors.As(err, &e) {
 		return azerr.CannotVerifyCopySource(e)
 	}
 	return err

@@ -87,7 +87,7 @@ func TestCopySourceAuthorizedBySAS(t *testing.T) {
 	_, err = cc.NewBlobClient("sync").CopyFromURL(ctx, fresh, &blob.CopyFromURLOptions{
 		SourceModifiedAccessConditions: &blob.SourceModifiedAccessConditions{SourceIfMatch: ptr(azcore.ETag(`"0x0"`))},
 	})
-	checkErr(t, err, http.StatusPreconditionFailed, bloberror.SourceConditionNotMet, "sync copy with a failing source If-Match")
+	checkErr(t, err, http.StatusPreconditionFailed, bloberror.CannotVerifyCopySource, "sync copy with a failing source If-Match")
 	_, err = cc.NewBlobClient("async3").StartCopyFromURL(ctx, src.URL(), &blob.StartCopyFromURLOptions{
 		SourceModifiedAccessConditions: &blob.SourceModifiedAccessConditions{SourceIfNoneMatch: p.ETag},
 	})
@@ -97,7 +97,7 @@ func TestCopySourceAuthorizedBySAS(t *testing.T) {
 	_, err = cc.NewBlobClient("async3").StartCopyFromURL(ctx, src.URL(), &blob.StartCopyFromURLOptions{
 		SourceModifiedAccessConditions: &blob.SourceModifiedAccessConditions{SourceIfTags: ptr(`"state"='draft'`)},
 	})
-	checkErr(t, err, http.StatusPreconditionFailed, bloberror.SourceConditionNotMet, "async copy with a failing x-ms-source-if-tags")
+	checkErr(t, err, http.StatusPreconditionFailed, bloberror.ConditionNotMet, "async copy with a failing x-ms-source-if-tags (test_common_blob.py test_async_copy_blob_with_if_tags)")
 	_, err = cc.NewBlobClient("async3").StartCopyFromURL(ctx, src.URL(), &blob.StartCopyFromURLOptions{
 		SourceModifiedAccessConditions: &blob.SourceModifiedAccessConditions{SourceIfTags: ptr(`"state"='ready'`)},
 	})

@@ -115,7 +115,7 @@ func TestPutBlobFromURL(t *testing.T) {
 	_, err = cc.NewBlockBlobClient("cond").UploadBlobFromURL(ctx, srcURL, &blockblob.UploadBlobFromURLOptions{
 		SourceModifiedAccessConditions: &blob.SourceModifiedAccessConditions{SourceIfMatch: ptr(azcore.ETag("\"0x1\""))},
 	})
-	checkErr(t, err, http.StatusPreconditionFailed, bloberror.SourceConditionNotMet, "source If-Match that fails")
+	checkErr(t, err, http.StatusPreconditionFailed, bloberror.CannotVerifyCopySource, "source If-Match that fails (test_page_blob.py test_upload_pages_from_url_with_source_if_match)")
 	_, err = cc.NewBlockBlobClient("cond").UploadBlobFromURL(ctx, srcURL, &blockblob.UploadBlobFromURLOptions{
 		SourceModifiedAccessConditions: &blob.SourceModifiedAccessConditions{SourceIfNoneMatch: srcProps.ETag},
 	})
@@ -123,7 +123,7 @@ func TestPutBlobFromURL(t *testing.T) {
 	_, err = cc.NewBlockBlobClient("cond").UploadBlobFromURL(ctx, srcURL, &blockblob.UploadBlobFromURLOptions{
 		SourceModifiedAccessConditions: &blob.SourceModifiedAccessConditions{SourceIfTags: ptr(`"team"='blue'`)},
 	})
-	checkErr(t, err, http.StatusPreconditionFailed, bloberror.SourceConditionNotMet, "x-ms-source-if-tags that fails")
+	checkErr(t, err, http.StatusPreconditionFailed, bloberror.CannotVerifyCopySource, "x-ms-source-if-tags that fails")
 	_, err = cc.NewBlockBlobClient("cond").UploadBlobFromURL(ctx, srcURL, &blockblob.UploadBlobFromURLOptions{
 		SourceModifiedAccessConditions: &blob.SourceModifiedAccessConditions{SourceIfMatch: srcProps.ETag, SourceIfTags: ptr(`"team"='red'`)},
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -133,7 +134,12 @@ func (c Upload) verify(d Digests) error {
 		}
 	}
 	if c.MD5 != nil && !bytes.Equal(c.MD5, d.MD5) {
-		return ErrMD5Mismatch
+		// Azure names both digests (Java's recording
+		// AppendBlobApiTests.appendBlockTransactionalMD5Fail,
+		// azure-storage-blob's test_upload_blob_from_url_with_source_content_md5).
+		return ErrMD5Mismatch.WithDetails(
+			azerr.Detail{Name: "UserSpecifiedMd5", Value: base64.StdEncoding.EncodeToString(c.MD5)},
+			azerr.Detail{Name: "ServerCalculatedMd5", Value: base64.StdEncoding.EncodeToString(d.MD5)})
 	}
 	if c.CRC64 != nil && !bytes.Equal(c.CRC64, d.CRC64) {
 		return azerr.ErrCrc64Mismatch

@@ -325,7 +325,11 @@ func (h *handler) snapshotBlob(q *request) error {
 // blockID decodes a base64 block ID from the query or a block list.
 func blockID(v string) ([]byte, error) {
 	id, err := base64.StdEncoding.DecodeString(v)
-	if err != nil || len(id) == 0 {
+	if err != nil {
+		// Azure's reason (Java's recording BlockBlobApiTests.stageBlockError).
+		return nil, azerr.InvalidQueryParameterValue("blockid", v, "Not a valid base64 string.")
+	}
+	if len(id) == 0 {
 		return nil, azerr.InvalidQueryParameterValue("blockid", v, "")
 	}
 	if len(id) > maxBlockIDLen {

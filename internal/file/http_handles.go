@@ -105,10 +105,13 @@ func (h *handler) forceCloseHandles(q *request) error {
 	}
 	var id *uint64
 	if raw != "*" {
-		// An ID that does not parse names no open handle: handle IDs are
-		// never 0, so it closes nothing, as Azure answers for any ID that
-		// is not open.
-		n, _ := strconv.ParseUint(raw, 10, 64)
+		// A handle ID is a number; anything else is a malformed header
+		// (Java's recording DirectoryApiTests.forceCloseHandleInvalidHandleId).
+		// A number that names no open handle closes nothing.
+		n, err := strconv.ParseUint(raw, 10, 64)
+		if err != nil {
+			return azerr.InvalidHeaderValue("x-ms-handle-id", raw)
+		}
 		id = &n
 	}
 	out, err := h.svc.ForceCloseHandles(q.ctx(), q.ref(), ForceCloseOptions{HandleID: id, Recursive: recursive, Marker: decodeMarker(q.q.Get("marker"))})

@@ -66,6 +66,12 @@ func (h *handler) getPermission(q *request) error {
 	if key == "" {
 		return azerr.MissingRequiredHeader("x-ms-file-permission-key")
 	}
+	if !validPermissionKey(key) {
+		// A key not of the form digits*digits is a malformed header
+		// (Java's recording ShareApiTests.getPermissionError); a well
+		// formed one no permission has is FileInvalidPermissionKey.
+		return azerr.InvalidHeaderValue("x-ms-file-permission-key", key)
+	}
 	format := q.r.Header.Get("X-Ms-File-Permission-Format")
 	binary, err := binaryPermissionFormat("x-ms-file-permission-format", format)
 	if err != nil {

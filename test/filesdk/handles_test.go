@@ -12,6 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/directory"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/file"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/fileerror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/sas"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/share"
 
@@ -305,6 +306,10 @@ func TestListAndForceCloseHandles(t *testing.T) {
 	if err != nil || *closed.NumberOfHandlesClosed != 0 {
 		t.Fatalf("close an ID no longer open: %+v %v", closed, err)
 	}
+	// A handle ID that is not a number is a malformed header (Java's
+	// recording DirectoryApiTests.forceCloseHandleInvalidHandleId).
+	_, err = root.ForceCloseHandles(ctx, "invalidHandleId", nil)
+	wantCode(t, err, fileerror.InvalidHeaderValue)
 	dclosed, err := root.ForceCloseHandles(ctx, "*", &directory.ForceCloseHandlesOptions{Recursive: to.Ptr(true)})
 	if err != nil || *dclosed.NumberOfHandlesClosed != 2 || dclosed.Marker != nil {
 		t.Fatalf("close all: %+v %v", dclosed, err)

@@ -314,6 +314,10 @@ func TestPermissions(t *testing.T) {
 	}
 	_, err = sc.GetPermission(ctx, "123*456", nil)
 	wantCode(t, err, fileerror.Code("FileInvalidPermissionKey"))
+	// Not of the key's form: a malformed header (Java's recording
+	// ShareApiTests.getPermissionError).
+	_, err = sc.GetPermission(ctx, "abcde", nil)
+	wantCode(t, err, fileerror.InvalidHeaderValue)
 	bin, err := sc.GetPermission(ctx, key, &share.GetPermissionOptions{FilePermissionFormat: to.Ptr(share.FilePermissionFormatBinary)})
 	if err != nil || *bin.Format != share.FilePermissionFormatBinary {
 		t.Fatalf("get permission as binary: %+v %v", bin, err)

@@ -227,11 +227,7 @@ func (h *handler) batchFailure(q *request, index int, p batchPart, err error) er
 	// A failed insert still says which Prefer it honoured (recorded in
 	// go-TestBatchError and go-aztables TestBatchErrorHandleResponse).
 	if method, merr := tunnelledMethod(p.method, p.header.Values("X-Http-Method")); merr == nil && method == http.MethodPost {
-		if noContent, stated := preferNoContent(http.Header(p.header)); noContent {
-			hdr.Set("Preference-Applied", "return-no-content")
-		} else if stated {
-			hdr.Set("Preference-Applied", "return-content")
-		}
+		applyPreference(http.Header(p.header), hdr)
 	}
 	azhttp.WriteErrorJSON(part, q.r, err)
 	return writeBatch(q, true, []*partResponse{part})

@@ -43,17 +43,8 @@ func (h *handler) insertEntity(q *request) error {
 	if err != nil {
 		return err
 	}
-	// Azure applies the preference before it reads the entity: an insert
-	// it then refuses still answers Preference-Applied (recorded in
-	// go-aztables TestInvalidEntity_storage, a 400 PropertiesNeedValue).
 	hdr := q.w.Header()
-	noContent, stated := preferNoContent(q.r.Header)
-	switch {
-	case noContent:
-		hdr.Set("Preference-Applied", "return-no-content")
-	case stated:
-		hdr.Set("Preference-Applied", "return-content")
-	}
+	noContent := applyPreference(q.r.Header, hdr)
 	doc, err := readEntity(q)
 	if err != nil {
 		return err

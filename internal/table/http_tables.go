@@ -122,6 +122,8 @@ func (h *handler) createTable(q *request) error {
 	if err != nil {
 		return err
 	}
+	hdr := q.w.Header()
+	noContent := applyPreference(q.r.Header, hdr)
 	body, err := readBody(q.r, 64<<10)
 	if err != nil {
 		return err
@@ -137,18 +139,12 @@ func (h *handler) createTable(q *request) error {
 	if err != nil {
 		return err
 	}
-	hdr := q.w.Header()
 	loc := baseURL(q.r, q.acct) + "Tables('" + t.Name + "')"
 	hdr.Set("Location", loc)
 	setAzureSpelling(hdr, "DataServiceId", loc)
-	noContent, stated := preferNoContent(q.r.Header)
 	if noContent {
-		hdr.Set("Preference-Applied", "return-no-content")
 		setODataHeaders(hdr)
 		return azhttp.WriteEmpty(q.w, http.StatusNoContent)
-	}
-	if stated {
-		hdr.Set("Preference-Applied", "return-content")
 	}
 	return writeJSON(q.w, http.StatusCreated, level, tableJSON(nil, q, level, t, true))
 }

@@ -185,6 +185,23 @@ func preferNoContent(h http.Header) (noContent, set bool) {
 	return false, false
 }
 
+// applyPreference answers the Prefer header of req with
+// Preference-Applied in resp, and says whether the answer goes without
+// content. Azure applies it before it reads what the request writes, so
+// a write it then refuses still answers it (go-aztables
+// TestInvalidEntity_storage, Java's
+// TableServiceClientTest.serviceCreateTableFailsIfExists, go-TestBatchError).
+func applyPreference(req, resp http.Header) (noContent bool) {
+	noContent, stated := preferNoContent(req)
+	switch {
+	case noContent:
+		resp.Set("Preference-Applied", "return-no-content")
+	case stated:
+		resp.Set("Preference-Applied", "return-content")
+	}
+	return noContent
+}
+
 // setAzureSpelling sets a header under the name as Azure spells it
 // (ETag, DataServiceVersion, DataServiceId: recorded answers carry
 // "ETag"), where http.Header.Set would write Go's canonical form (Etag,

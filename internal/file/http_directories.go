@@ -111,7 +111,11 @@ func (h *handler) listDirectory(q *request) error {
 	if err != nil {
 		return err
 	}
-	extended := q.r.Header.Get("X-Ms-File-Extended-Info") == "true"
+	// x-ms-file-extended-info asks for up-to-date sizes, which every
+	// listing here has; the properties come only with include=
+	// (azure-storage-file-share's recording
+	// test_list_subdirectories_and_files_include_extended_info: FileId
+	// and empty Properties).
 	ids := q.since(listingIDVersion)
 	doc := listingXML{ServiceEndpoint: serviceEndpoint(q), ShareName: q.share, ShareSnapshot: q.snapshot, DirectoryPath: q.path, Marker: marker,
 		NextMarker: encodeMarker(l.NextMarker)}
@@ -137,19 +141,19 @@ func (h *handler) listDirectory(q *request) error {
 			size := e.Size
 			x.Properties.ContentLength = &size
 		}
-		if inc["timestamps"] || extended {
+		if inc["timestamps"] {
 			x.Properties.CreationTime = e.SMB.CreationTime.UTC().Format(smbTimeLayout)
 			x.Properties.LastWriteTime = e.SMB.LastWriteTime.UTC().Format(smbTimeLayout)
 			x.Properties.ChangeTime = e.SMB.ChangeTime.UTC().Format(smbTimeLayout)
 			x.Properties.LastModified = azhttp.HTTPTime(e.Modified)
 		}
-		if inc["etag"] || extended {
+		if inc["etag"] {
 			x.Properties.Etag = azhttp.ETag(e.Version)
 		}
-		if inc["attributes"] || extended {
+		if inc["attributes"] {
 			x.Attributes = e.SMB.Attributes
 		}
-		if (inc["permissionkey"] || extended) && e.NFS == nil {
+		if inc["permissionkey"] && e.NFS == nil {
 			x.PermissionKey = permissionKey(e.SMB.Permission)
 		}
 		doc.Entries.Items = append(doc.Entries.Items, x)

@@ -83,11 +83,14 @@ func keptEntries(r kv.Reader, acct, container, name string, base *Blob, o ListBl
 	return out, nil
 }
 
-// listVersionAndDeletion adds to a List Blobs entry its version (with
-// include=versions) and, for soft-deleted data, when it goes for good.
+// listVersionAndDeletion adds to a List Blobs entry its version and, for
+// soft-deleted data, when it goes for good. A current blob lists its
+// version with or without include=versions (azure-storage-blob's
+// recording test_smart_access_tier, on a versioned account); earlier
+// versions are listed only with it.
 func listVersionAndDeletion(x *blobXML, e ListedBlob, inc map[string]bool, now time.Time) {
 	b := e.Record
-	if _, isVersion := versionOf(b.point); inc["versions"] && e.Snapshot == "" && b.VersionID != "" {
+	if _, isVersion := versionOf(b.point); (inc["versions"] || !isVersion) && e.Snapshot == "" && b.VersionID != "" {
 		// Only the current version says so; the others list no
 		// IsCurrentVersion (go-azblob-TestDeleteSpecificBlobVersion).
 		x.VersionID = b.VersionID

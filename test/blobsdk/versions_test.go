@@ -63,6 +63,11 @@ func TestBlobVersions(t *testing.T) {
 	cur, _ := bb.BlobClient().WithVersionID(ids[2])
 	expectContent(t, cur, v2, "the current version by its ID")
 
+	// Without include=versions the current blob still lists its version
+	// (azure-storage-blob's recording test_smart_access_tier).
+	if it := listedItem(t, cc, "doc"); deref(it.VersionID) != any(ids[2]) || deref(it.IsCurrentVersion) != any(true) {
+		t.Fatalf("List Blobs without include=versions: version %v current %v, want %s current", deref(it.VersionID), deref(it.IsCurrentVersion), ids[2])
+	}
 	items := versionsOf(t, cc, "doc", container.ListBlobsInclude{Metadata: true})
 	if len(items) != 3 {
 		t.Fatalf("List Blobs include=versions: %d entries, want 3", len(items))

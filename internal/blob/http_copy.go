@@ -139,7 +139,8 @@ func (h *handler) copyBlob(q *request) error {
 	if err != nil {
 		return err
 	}
-	sync := q.r.Header.Get("X-Ms-Requires-Sync") == "true"
+	// As the route matches it: in any case ("True" from the Python SDK).
+	sync := strings.EqualFold(q.r.Header.Get("X-Ms-Requires-Sync"), "true")
 	if err := h.authorizeCopySource(q, src, !sync); err != nil {
 		return err
 	}
@@ -189,7 +190,7 @@ func (h *handler) copyBlob(q *request) error {
 		}
 		seal = &on
 	}
-	b, err := h.svc.CopyBlob(q.ctx(), CopyRequest{
+	copied, err := h.svc.CopyBlob(q.ctx(), CopyRequest{
 		Seal:          seal,
 		Source:        src,
 		SourceCond:    conditions.FromHeader(q.r.Header, "x-ms-source-"),
@@ -207,8 +208,12 @@ func (h *handler) copyBlob(q *request) error {
 	if err != nil {
 		return err
 	}
+	b := copied.Blob
 	hdr := q.w.Header()
 	hdr.Set("X-Ms-Copy-Id", b.Copy.ID)
+	if copied.CRC64 != nil {
+		hdr.Set("X-Ms-Content-Crc64", b64(copied.CRC64))
+	}
 	hdr.Set("X-Ms-Copy-Status", b.Copy.Status)
 	switch {
 	case sourceMD5 != nil:

@@ -31,7 +31,7 @@ func (h *handler) incrementalCopy(q *request) error {
 	if err := h.authorizeCopySource(q, src, false); err != nil {
 		return err
 	}
-	b, err := h.svc.CopyBlob(q.ctx(), CopyRequest{
+	copied, err := h.svc.CopyBlob(q.ctx(), CopyRequest{
 		Source: src,
 		Acct:   q.acct, Container: q.container, Blob: q.blob,
 		Incremental: true,
@@ -40,6 +40,7 @@ func (h *handler) incrementalCopy(q *request) error {
 	if err != nil {
 		return err
 	}
+	b := copied.Blob
 	hdr := q.w.Header()
 	hdr.Set("X-Ms-Copy-Id", b.Copy.ID)
 	hdr.Set("X-Ms-Copy-Status", copyPending)

@@ -71,8 +71,27 @@ func parseSMBTime(h http.Header, name string) (*time.Time, error) {
 }
 
 // parseSMB reads the SMB property headers of a create.
+// errBothPermissions is Azure's answer to a request carrying an SDDL and
+// a permission key (Java's recording FileApiTests.renameFilePermissionAndKeySet),
+// checked before anything else the request says.
+var errBothPermissions = &azerr.Error{Status: http.StatusBadRequest, Code: "BothPermissionAndPermissionKeyHeaderPresent",
+	Message: "Both x-ms-file-permission header and x-ms-file-permission-key header are present."}
+
+// checkOnePermission refuses an SDDL beside a permission key; "inherit"
+// and "preserve" name no permission and may come with a key.
+func checkOnePermission(h http.Header) error {
+	p := h.Get("X-Ms-File-Permission")
+	if h.Get("X-Ms-File-Permission-Key") != "" && p != "" && !strings.EqualFold(p, "inherit") && !strings.EqualFold(p, "preserve") {
+		return errBothPermissions
+	}
+	return nil
+}
+
 func parseSMB(h http.Header, dir bool) (SMBChange, error) {
 	var c SMBChange
+	if err := checkOnePermission(h); err != nil {
+		return c, err
+	}
 	var err error
 	if c.Attributes, err = parseAttributes(h, dir); err != nil {
 		return c, err

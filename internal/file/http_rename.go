@@ -28,6 +28,9 @@ func (h *handler) rename(q *request, dir bool) error {
 	if raw == "" {
 		return azerr.MissingRequiredHeader("x-ms-file-rename-source")
 	}
+	if err := checkOnePermission(q.r.Header); err != nil {
+		return err
+	}
 	src, err := h.parseSource(q, raw, azerr.InvalidHeaderValue("x-ms-file-rename-source", raw))
 	if err != nil {
 		return err

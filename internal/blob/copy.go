@@ -180,9 +180,12 @@ func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (Copied, error)
 	var out *Blob
 	err = s.Update(ctx, func(t *Tx) error {
 		old, err := t.blobForWrite(req.Acct, req.Container, req.Blob, conditions.Create, req.Dest)
-		if errors.Is(err, azerr.ErrConditionNotMet) && !req.Sync {
+		if errors.Is(err, azerr.ErrConditionNotMet) && !req.Sync &&
+			check(req.Dest.Conditions, conditions.Create, old.state(), azerr.ErrBlobAlreadyExists) != nil {
 			// Copy Blob names the side whose condition failed
-			// (go-azblob-TestBlobStartCopyDestIfMatchFalse).
+			// (go-azblob-TestBlobStartCopyDestIfMatchFalse); a failed
+			// x-ms-if-tags stays ConditionNotMet (azure-storage-blob's
+			// recording test_async_copy_blob_with_if_tags).
 			return azerr.ErrTargetConditionNotMet
 		}
 		if err != nil {

@@ -139,6 +139,16 @@ func parseRequest(c storagefront.Call) (*request, storagefront.Address, error) {
 	return q, at, nil
 }
 
+// queryBlob answers Query Blob Contents, which this server does not run:
+// a blob that is not there is 404 BlobNotFound first, as Azure answers
+// (Java's recording BlobBaseApiTests.queryError).
+func (h *handler) queryBlob(q *request) error {
+	if _, err := h.svc.GetBlobProperties(q.ctx(), q.snapshotRef(), Preconditions{}); err != nil {
+		return err
+	}
+	return notSupported("Query Blob Contents")
+}
+
 func notSupported(what string) error {
 	return azerr.ErrNotImplemented.WithMessage("%s is not supported by this server yet.", what)
 }

@@ -152,9 +152,13 @@ func (h *handler) listContainers(q *request) error {
 	}
 	prefix, marker := q.q.Get("prefix"), q.q.Get("marker")
 	inc := includes(q.q.Get("include"))
-	list, next, err := h.svc.ListContainers(q.ctx(), q.acct, prefix, containerFromMarker(q.acct, marker), max)
+	from, err := containerFromMarker(q.acct, marker)
+	if err != nil {
+		return err
+	}
+	list, next, err := h.svc.ListContainers(q.ctx(), q.acct, prefix, from, max)
 	if inc["deleted"] {
-		list, next, err = h.svc.ListContainersWithDeleted(q.ctx(), q.acct, prefix, containerFromMarker(q.acct, marker), max)
+		list, next, err = h.svc.ListContainersWithDeleted(q.ctx(), q.acct, prefix, from, max)
 	}
 	if err != nil {
 		return err
@@ -241,11 +245,16 @@ func containerMarker(acct, name string) string {
 }
 
 // containerFromMarker reads a List Containers marker back into the name
-// its page starts at. A bare container name (a marker some emulators
-// hand out) is taken as it is.
-func containerFromMarker(acct, marker string) string {
+// its page starts at: the "/account/container" this server hands out,
+// or a bare container name. Anything else is 400 OutOfRangeInput, as
+// Azure answers a made-up marker (Java's recording
+// ServiceApiTests.listContainersError).
+func containerFromMarker(acct, marker string) (string, error) {
 	if name, ok := strings.CutPrefix(marker, "/"+acct+"/"); ok {
-		return name
+		return name, nil
 	}
-	return marker
+	if marker == "" || validContainerName(marker) {
+		return marker, nil
+	}
+	return "", azerr.ErrOutOfRangeInput
 }

@@ -75,7 +75,7 @@ var routes = []route{
 	{Name: "SetBlobImmutabilityPolicy", On: atBlob, Method: httpPut, Comp: "immutabilityPolicies", Err: notSupported("Set Blob Immutability Policy")},
 	{Name: "DeleteBlobImmutabilityPolicy", On: atBlob, Method: httpDelete, Comp: "immutabilityPolicies", Err: notSupported("Delete Blob Immutability Policy")},
 	{Name: "SetBlobLegalHold", On: atBlob, Method: httpPut, Comp: "legalhold", Err: notSupported("Set Blob Legal Hold")},
-	{Name: "QueryBlobContents", On: atBlob, Method: httpPost, Comp: "query", Err: notSupported("Query Blob Contents")},
+	{Name: "QueryBlobContents", On: atBlob, Method: httpPost, Comp: "query", Snapshot: true, Need: need('o', 'r'), Run: (*handler).queryBlob},
 }
 
 // Operations lists the operations the Blob service routes, by Azure's

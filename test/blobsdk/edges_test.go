@@ -312,6 +312,10 @@ func TestListingMarkers(t *testing.T) {
 			t.Errorf("List Containers marker %q: %s", marker, r.Body)
 		}
 	}
+	// A made-up marker is refused (Java's recording
+	// ServiceApiTests.listContainersError).
+	sk.Send(t, testkit.Request{Method: http.MethodGet, URL: f.env.BlobURL + "?comp=list&marker=" + url.QueryEscape("garbage continuation token")}).
+		Check(t, http.StatusBadRequest, "OutOfRangeInput", "List Containers with a made-up marker")
 	var all []string
 	pager := f.svc.NewListContainersPager(&service.ListContainersOptions{Prefix: ptr("d"), MaxResults: ptr(int32(1))})
 	for pager.More() {

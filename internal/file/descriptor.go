@@ -127,10 +127,13 @@ func SDDLToBinary(sddl string) (string, error) {
 	out := make([]byte, 20)
 	out[0] = 1
 	binary.LittleEndian.PutUint16(out[2:], control)
+	// Laid out as Windows makes a self-relative descriptor and as Azure
+	// answers one: SACL, DACL, owner, group (the binary Get Permission in
+	// azure-storage-file-share's recording test_get_permission_format).
 	for _, p := range []struct {
 		at   int
 		data []byte
-	}{{4, owner}, {8, group}, {12, sacl}, {16, dacl}} {
+	}{{12, sacl}, {16, dacl}, {4, owner}, {8, group}} {
 		if p.data != nil {
 			binary.LittleEndian.PutUint32(out[p.at:], uint32(len(out)))
 			out = append(out, p.data...)

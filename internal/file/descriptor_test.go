@@ -10,14 +10,15 @@ import (
 )
 
 // TestDescriptorKnownAnswer: the binary form of a small descriptor is the
-// self-relative layout of [MS-DTYP] 2.4.6, byte for byte.
+// self-relative layout of [MS-DTYP] 2.4.6, byte for byte, its parts in
+// the order Windows and Azure write them: DACL, owner, group.
 func TestDescriptorKnownAnswer(t *testing.T) {
 	const sddl = "O:SYG:SYD:(A;;FA;;;WD)"
-	want := "0100" + "0480" + "14000000" + "20000000" + "00000000" + "2c000000" +
-		"010100000000000512000000" + // owner S-1-5-18
-		"010100000000000512000000" + // group S-1-5-18
+	want := "0100" + "0480" + "30000000" + "3c000000" + "00000000" + "14000000" +
 		"02001c0001000000" + // ACL revision 2, 28 bytes, one ACE
-		"00001400ff011f00" + "010100000000000100000000" // allow, FA, S-1-1-0
+		"00001400ff011f00" + "010100000000000100000000" + // allow, FA, S-1-1-0
+		"010100000000000512000000" + // owner S-1-5-18
+		"010100000000000512000000" // group S-1-5-18
 	got, err := SDDLToBinary(sddl)
 	if err != nil {
 		t.Fatal(err)

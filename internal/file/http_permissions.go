@@ -82,19 +82,25 @@ func (h *handler) getPermission(q *request) error {
 		return err
 	}
 	doc := permissionJSON{Permission: sddl}
-	switch {
-	case binary:
+	if binary {
 		if doc.Permission, err = SDDLToBinary(sddl); err != nil {
 			return err
 		}
-		doc.Format = "Binary"
-	case format != "":
-		doc.Format = "Sddl"
+	}
+	if q.since(permissionFormatVersion) {
+		// In lowercase, asked for or not (test_get_permission_format).
+		doc.Format = "sddl"
+		if binary {
+			doc.Format = "binary"
+		}
 	}
 	body, err := json.Marshal(doc)
 	if err != nil {
 		return err
 	}
+	// Azure's answer has no Content-Type (every recorded Get Permission);
+	// this one keeps it: @azure/storage-file-share 12.x leaves a body it
+	// is not told is JSON unparsed (permission undefined).
 	hdr := q.w.Header()
 	hdr.Set("Content-Type", "application/json")
 	hdr.Set("Content-Length", strconv.Itoa(len(body)))

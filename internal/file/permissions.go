@@ -41,7 +41,7 @@ func (s *Service) CreatePermission(ctx context.Context, ref ShareRef, sddl strin
 			return err
 		}
 		var err error
-		key, err = t.storePermission(acct, share, sddl)
+		key, err = t.storePermission(acct, share, withNullSACL(sddl))
 		return err
 	})
 	return key, err
@@ -81,6 +81,19 @@ func (t *Tx) permission(acct, share, key string) (string, error) {
 	return "", azerr.ErrFileInvalidPermissionKey
 }
 
+// withNullSACL gives a permission without a SACL Azure's explicit null
+// one: Create Permission of an SDDL ending in its DACL is read back with
+// S:NO_ACCESS_CONTROL appended, under the key the same SDDL with it gets
+// (azure-storage-file-share's recording test_create_permission_for_share).
+// Permissions set inline are stored the same way, so one SDDL has one key.
+// An SDDL that does not parse is left for the store to refuse.
+func withNullSACL(sddl string) string {
+	if !validSDDL(sddl) || strings.Contains(sddl, "S:") {
+		return sddl
+	}
+	return sddl + "S:NO_ACCESS_CONTROL"
+}
+
 // storePermission validates an SDDL and stores it under its key, unless
 // it is there already (so that concurrent creates of files sharing one
 // permission do not conflict on a write).
@@ -118,6 +131,7 @@ func (t *Tx) resolvePermission(acct, share string, c *SMBChange) error {
 		}
 		return nil
 	case c.Permission != "":
+		c.Permission = withNullSACL(c.Permission)
 		_, err := t.storePermission(acct, share, c.Permission)
 		return err
 	}

@@ -186,7 +186,8 @@ func TestPermissionKeys(t *testing.T) {
 	if err != nil || k1 != k2 {
 		t.Fatalf("same SDDL twice: %q %q %v", k1, k2, err)
 	}
-	if got, err := s.GetPermission(ctx, ShareRef{Account: testAcct, Share: "s"}, k1); err != nil || got != sddl {
+	// Without a SACL it is kept with Azure's explicit null one.
+	if got, err := s.GetPermission(ctx, ShareRef{Account: testAcct, Share: "s"}, k1); err != nil || got != sddl+"S:NO_ACCESS_CONTROL" {
 		t.Fatalf("get: %q %v", got, err)
 	}
 	if _, err := s.GetPermission(ctx, ShareRef{Account: testAcct, Share: "other"}, k1); !errors.Is(err, azerr.ErrFileInvalidPermissionKey) {
@@ -198,7 +199,7 @@ func TestPermissionKeys(t *testing.T) {
 		}
 	}
 	n, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "f"}, CreateFileOptions{SMB: SMBChange{PermissionKey: k1}})
-	if err != nil || n.SMB.Permission != sddl {
+	if err != nil || n.SMB.Permission != withNullSACL(sddl) {
 		t.Fatalf("create by key: %+v %v", n, err)
 	}
 	const inline = "O:SYG:SYD:P(A;OICI;FA;;;SY)S:(AU;SA;FA;;;WD)"
@@ -298,7 +299,7 @@ func FuzzValidSDDL(f *testing.F) {
 		if err != nil {
 			t.Fatalf("accepted %q but could not store it: %v", sddl, err)
 		}
-		if got, err := s.GetPermission(t.Context(), ShareRef{Account: testAcct, Share: "s"}, key); err != nil || got != sddl {
+		if got, err := s.GetPermission(t.Context(), ShareRef{Account: testAcct, Share: "s"}, key); err != nil || got != withNullSACL(sddl) {
 			t.Fatalf("%q read back as %q, %v", sddl, got, err)
 		}
 		if err := CheckInvariants(t.Context(), store); err != nil {

@@ -18,6 +18,12 @@ const (
 	listingIDVersion = "2020-04-08"
 	// createDataVersion let Create File carry the file's first 4 MiB.
 	createDataVersion = "2026-02-06"
+	// permissionFormatVersion added permission formats (SDDL or binary),
+	// which Get Permission's answer names: Java's recording
+	// ShareApiTests.createAndGetPermission (2024-08-04) has no "format",
+	// azure-storage-file-share's test_create_permission_for_share
+	// (2025-05-05) has "format":"sddl" without asking for one.
+	permissionFormatVersion = "2024-11-04"
 )
 
 // since reports whether the request asks for version v of the API or a

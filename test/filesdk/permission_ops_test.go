@@ -46,7 +46,7 @@ func TestPermissionsOnChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := sc.GetPermission(ctx, *set.FilePermissionKey, nil); err != nil || *got.Permission != inline {
+	if got, err := sc.GetPermission(ctx, *set.FilePermissionKey, nil); err != nil || *got.Permission != inline+"S:NO_ACCESS_CONTROL" {
 		t.Fatalf("permission of the key Set Directory Properties reported: %v", err)
 	}
 

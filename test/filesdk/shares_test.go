@@ -308,9 +308,15 @@ func TestPermissions(t *testing.T) {
 	if err != nil || *again.FilePermissionKey != key {
 		t.Fatalf("same SDDL again: %v", err)
 	}
+	// Read back with Azure's explicit null SACL appended, under the key
+	// the SDDL with it has too (azure-storage-file-share's recording
+	// test_create_permission_for_share).
 	got, err := sc.GetPermission(ctx, key, nil)
-	if err != nil || *got.Permission != sddl {
-		t.Fatalf("get permission: %+v %v", got, err)
+	if err != nil || *got.Permission != sddl+"S:NO_ACCESS_CONTROL" {
+		t.Fatalf("get permission: %q %v", *got.Permission, err)
+	}
+	if withSACL, err := sc.CreatePermission(ctx, sddl+"S:NO_ACCESS_CONTROL", nil); err != nil || *withSACL.FilePermissionKey != key {
+		t.Fatalf("the SDDL with its null SACL: another key (%v)", err)
 	}
 	_, err = sc.GetPermission(ctx, "123*456", nil)
 	wantCode(t, err, fileerror.Code("FileInvalidPermissionKey"))
@@ -319,10 +325,12 @@ func TestPermissions(t *testing.T) {
 	_, err = sc.GetPermission(ctx, "abcde", nil)
 	wantCode(t, err, fileerror.InvalidHeaderValue)
 	bin, err := sc.GetPermission(ctx, key, &share.GetPermissionOptions{FilePermissionFormat: to.Ptr(share.FilePermissionFormatBinary)})
-	if err != nil || *bin.Format != share.FilePermissionFormatBinary {
-		t.Fatalf("get permission as binary: %+v %v", bin, err)
+	// Azure names the format in lowercase, whatever the SDK's constant
+	// (test_get_permission_format).
+	if err != nil || *bin.Format != "binary" {
+		t.Fatalf("get permission as binary: format %v %v", bin.Format, err)
 	}
-	if back, err := filestore.BinaryToSDDL(*bin.Permission); err != nil || back != sddl {
+	if back, err := filestore.BinaryToSDDL(*bin.Permission); err != nil || back != sddl+"S:NO_ACCESS_CONTROL" {
 		t.Fatalf("binary permission decodes to %q, %v", back, err)
 	}
 	_, err = sc.CreatePermission(ctx, "not an SDDL", nil)
@@ -347,7 +355,7 @@ func TestPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	back, err := sc.GetPermission(ctx, *dp.FilePermissionKey, nil)
-	if err != nil || *back.Permission != inline {
+	if err != nil || *back.Permission != inline+"S:NO_ACCESS_CONTROL" {
 		t.Fatalf("inline permission by its key: %+v %v", back, err)
 	}
 	// A permission in the binary format is stored as its SDDL.
@@ -364,7 +372,7 @@ func TestPermissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := sc.GetPermission(ctx, *bp.FilePermissionKey, nil); err != nil || *got.Permission != binSDDL {
+	if got, err := sc.GetPermission(ctx, *bp.FilePermissionKey, nil); err != nil || *got.Permission != binSDDL+"S:NO_ACCESS_CONTROL" {
 		t.Fatalf("binary permission as SDDL: %+v %v", got, err)
 	}
 	_, err = root.NewFileClient("badbin").Create(ctx, 0, &file.CreateOptions{Permissions: &file.Permissions{Permission: to.Ptr("AQAE")}, FilePermissionFormat: to.Ptr(file.FilePermissionFormatBinary)})

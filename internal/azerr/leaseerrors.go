@@ -46,6 +46,8 @@ func LeaseError(err error, c LeaseCodes) error {
 		return c.IDMismatch
 	case errors.Is(err, lease.ErrNotPresent):
 		return c.NotPresent
+	case errors.Is(err, lease.ErrLost):
+		return ErrLeaseLost
 	case errors.Is(err, lease.ErrAlreadyPresent):
 		return ErrLeaseAlreadyPresent
 	case errors.Is(err, lease.ErrNotPresentWithLeaseOp):

@@ -41,6 +41,8 @@ var (
 	ErrIDMissing  = errors.New("lease id missing")
 	ErrIDMismatch = errors.New("lease id mismatch")
 	ErrNotPresent = errors.New("lease not present")
+	// ErrLost: the ID of a lease that has since expired or been broken.
+	ErrLost = errors.New("lease lost")
 )
 
 // Lease is the stored lease of one resource. The zero value is Available.
@@ -90,7 +92,10 @@ func (l Lease) DurationType(now time.Time) string {
 
 // CheckUse verifies the lease ID that another operation carries (empty
 // when it carries none). Writes must carry the ID of an active lease;
-// reads may omit it. An ID with no active lease, or the wrong one, fails.
+// reads may omit it. An ID with no active lease, or the wrong one, fails:
+// the ID of the lease that has expired or been broken is ErrLost
+// (azure-storage-file-share's recording test_lease_share_break_period:
+// 412 LeaseLost), any other ErrNotPresent.
 func (l Lease) CheckUse(now time.Time, id string, write bool) error {
 	active := l.Active(now)
 	switch {
@@ -99,6 +104,9 @@ func (l Lease) CheckUse(now time.Time, id string, write bool) error {
 	case id == "":
 		return nil
 	case !active:
+		if st := l.At(now).State; (st == Expired || st == Broken) && SameID(id, l.ID) {
+			return ErrLost
+		}
 		return ErrNotPresent
 	case !SameID(id, l.ID):
 		return ErrIDMismatch

@@ -158,7 +158,7 @@ func TestExpiryAndBreakTiming(t *testing.T) {
 	if err := l.CheckUse(t0.Add(21*time.Second), "", true); !errors.Is(err, ErrIDMissing) {
 		t.Fatalf("write without id during break: %v", err)
 	}
-	if err := l.CheckUse(t0.Add(26*time.Second), idA, true); !errors.Is(err, ErrNotPresent) {
+	if err := l.CheckUse(t0.Add(26*time.Second), idA, true); !errors.Is(err, ErrLost) {
 		t.Fatalf("write with broken lease id: %v", err)
 	}
 	// A second break may only shorten the period.
@@ -195,10 +195,14 @@ func TestCheckUse(t *testing.T) {
 		{Lease{}, "", true, nil},
 		{Lease{}, idA, true, ErrNotPresent},
 		{Lease{}, idA, false, ErrNotPresent},
-		{leaseIn(Expired), idA, true, ErrNotPresent},
+		// The ID of a lease that expired or was broken is lost; another
+		// ID names no lease (test_lease_share_break_period).
+		{leaseIn(Expired), idA, true, ErrLost},
+		{leaseIn(Expired), idB, true, ErrNotPresent},
 		{leaseIn(Expired), "", true, nil},
 		{leaseIn(Breaking), idA, true, nil},
-		{leaseIn(Broken), idA, true, ErrNotPresent},
+		{leaseIn(Broken), idA, true, ErrLost},
+		{leaseIn(Broken), idB, false, ErrNotPresent},
 	}
 	for i, tc := range tests {
 		if err := tc.l.CheckUse(t0, tc.id, tc.write); !errors.Is(err, tc.want) { // errors.Is(nil, nil) holds

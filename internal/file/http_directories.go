@@ -94,10 +94,12 @@ type entryXML struct {
 type entryPropertiesXML struct {
 	ContentLength *int64 `xml:"Content-Length,omitempty"`
 	CreationTime  string `xml:"CreationTime,omitempty"`
-	LastWriteTime string `xml:"LastWriteTime,omitempty"`
-	ChangeTime    string `xml:"ChangeTime,omitempty"`
-	LastModified  string `xml:"Last-Modified,omitempty"`
-	Etag          string `xml:"Etag,omitempty"`
+	// LastAccessTime is listed from listAccessTimeVersion on.
+	LastAccessTime string `xml:"LastAccessTime,omitempty"`
+	LastWriteTime  string `xml:"LastWriteTime,omitempty"`
+	ChangeTime     string `xml:"ChangeTime,omitempty"`
+	LastModified   string `xml:"Last-Modified,omitempty"`
+	Etag           string `xml:"Etag,omitempty"`
 }
 
 func (h *handler) listDirectory(q *request) error {
@@ -143,6 +145,16 @@ func (h *handler) listDirectory(q *request) error {
 		}
 		if inc["timestamps"] {
 			x.Properties.CreationTime = e.SMB.CreationTime.UTC().Format(smbTimeLayout)
+			if q.since(listAccessTimeVersion) {
+				// The time an SMB client set, else the creation time
+				// (azure-storage-file-share's recording
+				// test_list_subdirectories_and_files_include_other_data).
+				at := e.SMB.LastAccessTime
+				if at.IsZero() {
+					at = e.SMB.CreationTime
+				}
+				x.Properties.LastAccessTime = at.UTC().Format(smbTimeLayout)
+			}
 			x.Properties.LastWriteTime = e.SMB.LastWriteTime.UTC().Format(smbTimeLayout)
 			x.Properties.ChangeTime = e.SMB.ChangeTime.UTC().Format(smbTimeLayout)
 			x.Properties.LastModified = azhttp.HTTPTime(e.Modified)

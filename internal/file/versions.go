@@ -24,6 +24,10 @@ const (
 	// azure-storage-file-share's test_create_permission_for_share
 	// (2025-05-05) has "format":"sddl" without asking for one.
 	permissionFormatVersion = "2024-11-04"
+	// listAccessTimeVersion is the first version known to list an
+	// entry's LastAccessTime with include=timestamps (recorded at
+	// 2026-02-06; no recording of an earlier one lists timestamps).
+	listAccessTimeVersion = "2026-02-06"
 )
 
 // since reports whether the request asks for version v of the API or a

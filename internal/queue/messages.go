@@ -276,7 +276,7 @@ func (t *Tx) lookup(acct, queue, id, popReceipt string) (found keyedMessage, err
 	}
 	rc, err := parseReceipt(popReceipt)
 	if err != nil {
-		return keyedMessage{}, azerr.InvalidQueryParameterValue("popreceipt", popReceipt, "invalid pop receipt format")
+		return keyedMessage{}, azerr.InvalidQueryParameterValue("popreceipt", popReceipt, "Invalid pop receipt format")
 	}
 	want, ok := parseID(id)
 	if !ok {

@@ -136,7 +136,8 @@ func LoadRecording(dir, path string) (*Recording, error) {
 }
 
 // decodeBody turns a recorded body back into the bytes that were sent:
-// null is empty, a list of strings is the lines joined, a string is text
+// null is empty, a list of strings is the lines joined (a line
+// "b64:..." being the bytes its base64 holds), a string is text
 // for a textual content type and base64 for any other, and any other JSON
 // value is that JSON.
 func decodeBody(raw json.RawMessage, contentType string) ([]byte, error) {
@@ -167,6 +168,9 @@ func decodeBody(raw json.RawMessage, contentType string) ([]byte, error) {
 	case '[':
 		var lines []string
 		if err := json.Unmarshal(raw, &lines); err == nil {
+			for i, l := range lines {
+				lines[i] = decodeLine(l)
+			}
 			return []byte(strings.Join(lines, "")), nil
 		}
 	}

@@ -127,23 +127,28 @@ var timeHeaders = []string{"If-Modified-Since", "If-Unmodified-Since", "x-ms-sou
 // request builds the live request for entry e: addressed to the target,
 // every bound value replaced, dates moved by shift, and signed.
 func (t *Target) request(e *Entry, recService string, b *binder, shift time.Duration, now time.Time) (*http.Request, error) {
-	u, err := url.Parse(e.RequestURI)
+	uri, err := rebuildQuery(e)
+	if err != nil {
+		return nil, err
+	}
+	u, err := url.Parse(uri)
 	if err != nil {
 		return nil, fmt.Errorf("request URI: %w", err)
 	}
 	service := serviceOf(u.Host)
-	target := t.rewriteHosts(e.RequestURI)
+	target := t.rewriteHosts(uri)
 	if service == "" && placeholderHost(u.Host) {
 		// A sanitizer replaced the whole host ("https://REDACTED/"):
 		// the recording's folder says which service it spoke to.
 		service = recService
-		target = strings.TrimSuffix(t.base(service), "/") + strings.TrimPrefix(e.RequestURI, u.Scheme+"://"+u.Host)
+		target = t.localPlaceholderURL(uri, service)
 	}
 	if t.base(service) == "" {
 		return nil, fmt.Errorf("no local service for host %s", u.Host)
 	}
 	target = b.rewrite(target)
-	target = shiftSAS(target, shift)
+	version, _ := e.RequestHeaders.Get("x-ms-version")
+	target = shiftSAS(sasVersion(target, version), shift)
 	ct, _ := e.RequestHeaders.Get("Content-Type")
 	body, err := decodeBody(e.RequestBody, ct)
 	if err != nil {
@@ -160,7 +165,7 @@ func (t *Target) request(e *Entry, recService string, b *binder, shift time.Dura
 		return nil, err
 	}
 	if service == "queue" {
-		b.useReceipt(req.URL)
+		b.useReceipt(req.URL, u.Query().Get("popreceipt"))
 	}
 	req.ContentLength = int64(len(body))
 	if len(body) == 0 {
@@ -180,6 +185,7 @@ func (t *Target) request(e *Entry, recService string, b *binder, shift time.Dura
 		}
 		v := b.rewrite(t.rewriteHosts(e.RequestHeaders[name]))
 		if strings.EqualFold(name, "x-ms-copy-source") {
+			v = b.rewrite(t.localPlaceholderURL(t.rewriteHosts(e.RequestHeaders[name]), recService))
 			v = t.resignCopySource(e.RequestHeaders[name], v, recService, shift)
 		}
 		req.Header[key] = []string{v}

@@ -60,6 +60,13 @@ func TestSelfCheck(t *testing.T) {
 	}
 	queue := load("queue/test_queue.pyTestStorageQueuetest_update_message.json")
 	file := load("file/test_directory.pyTestStorageDirectorytest_create_directories_fail_on_exist.json")
+	// Recordings whose sanitized forms the replayer undoes (sanitized.go).
+	fullMetadata := load("table/test_table_entity.pyTestTableEntitytest_get_entity_full_metadata.json")
+	clearRange := load("file/test_file.pyTestStorageFiletest_clear_range.json")
+	copyMin := load("blob/java-BlobApiTests.copyMin.json")
+	redactedQuery := load("table/java-TableClientTest.getEntityWithResponseWithSelect.json")
+	b64Batch := load("table/test_table_batch.pyTestTableBatchtest_new_delete_nonexistent_entity.json")
+	sasProcess := load("queue/test_queue_async.pyTestAsyncStorageQueuetest_sas_process.json")
 	cases := []struct {
 		name    string
 		rec     *Recording
@@ -106,6 +113,27 @@ func TestSelfCheck(t *testing.T) {
 		{"pop receipt not bound", queue, "queue", func(n int, resp *http.Response, body []byte) []byte {
 			return bytes.ReplaceAll(body, []byte("<PopReceipt>"), []byte("<PopReceipt>x"))
 		}, "status 400"},
+		{"unbroken: sanitized account in odata.type", fullMetadata, "table", nil, ""},
+		{"odata.type names another table", fullMetadata, "table", func(n int, resp *http.Response, body []byte) []byte {
+			return bytes.ReplaceAll(body, []byte(`"odata.type":"devstoreaccount1.uttable3e062a84"`), []byte(`"odata.type":"devstoreaccount1.uttableX"`))
+		}, "odata.type"},
+		{"unbroken: file bytes labelled XML", clearRange, "file", nil, ""},
+		{"file bytes labelled XML differ", clearRange, "file", func(n int, resp *http.Response, body []byte) []byte {
+			if resp.StatusCode == http.StatusPartialContent && len(body) > 0 {
+				body[len(body)-1] = 'x'
+			}
+			return body
+		}, "body differs"},
+		{"unbroken: copy source on a sanitized host", copyMin, "blob", nil, ""},
+		{"copy source names another blob", copyMin, "blob", func(n int, resp *http.Response, body []byte) []byte {
+			if v := resp.Header.Get("x-ms-copy-source"); v != "" {
+				resp.Header.Set("x-ms-copy-source", v+"x")
+			}
+			return body
+		}, "header x-ms-copy-source"},
+		{"unbroken: query sanitized to REDACTED", redactedQuery, "table", nil, ""},
+		{"unbroken: batch part stored as b64", b64Batch, "table", nil, ""},
+		{"unbroken: SAS version sanitized", sasProcess, "queue", nil, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -116,6 +144,10 @@ func TestSelfCheck(t *testing.T) {
 					target.Queue = breakProxy(t, target.Queue, c.mutate)
 				case "file":
 					target.File = breakProxy(t, target.File, c.mutate)
+				case "table":
+					target.Table = breakProxy(t, target.Table, c.mutate)
+				case "blob":
+					target.Blob = breakProxy(t, target.Blob, c.mutate)
 				}
 			}
 			r := target.Replay(c.rec)

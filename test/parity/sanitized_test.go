@@ -1,0 +1,179 @@
+package parity
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRebuildQuery(t *testing.T) {
+	entity := "https://REDACTED/t1(PartitionKey='p',RowKey='r')"
+	full := Headers{"Content-Type": "application/json; odata=fullmetadata; streaming=true; charset=utf-8"}
+	cases := []struct {
+		name string
+		e    Entry
+		want string // the rebuilt URI; "" for an error
+	}{
+		{"not sanitized", Entry{RequestURI: entity + "?$select=a", RequestMethod: "GET"}, entity + "?$select=a"},
+		{"get entity, full metadata", Entry{RequestURI: entity + "?REDACTED", RequestMethod: "GET", ResponseHeaders: full,
+			ResponseBody: json.RawMessage(`{"odata.metadata":"https://REDACTED/$metadata#t1/@Element"}`)},
+			entity + "?%24format=application%2Fjson%3Bodata%3Dfullmetadata"},
+		{"get entity, select", Entry{RequestURI: entity + "?REDACTED", RequestMethod: "GET", ResponseHeaders: full,
+			ResponseBody: json.RawMessage(`{"odata.metadata":"https://REDACTED/$metadata#t1/@Element&$select=Test,Other"}`)},
+			entity + "?%24format=application%2Fjson%3Bodata%3Dfullmetadata&%24select=Test%2COther"},
+		{"get entity, minimal metadata", Entry{RequestURI: entity + "?REDACTED", RequestMethod: "GET",
+			ResponseHeaders: Headers{"Content-Type": "application/json;odata=minimalmetadata"}}, ""},
+		{"set table acl", Entry{RequestURI: "https://REDACTED/t1?REDACTED", RequestMethod: "PUT",
+			RequestHeaders: Headers{"Content-Type": "application/xml"},
+			RequestBody:    json.RawMessage(`"<?xml version='1.0'?><SignedIdentifiers><SignedIdentifier><Id>x</Id></SignedIdentifier></SignedIdentifiers>"`)},
+			"https://REDACTED/t1?comp=acl"},
+		{"get table acl", Entry{RequestURI: "https://REDACTED/t1?REDACTED", RequestMethod: "GET",
+			ResponseHeaders: Headers{"Content-Type": "application/xml"},
+			ResponseBody:    json.RawMessage(`"\uFEFF<?xml version=\"1.0\"?><SignedIdentifiers />"`)},
+			"https://REDACTED/t1?comp=acl"},
+		{"insert entity", Entry{RequestURI: "https://REDACTED/t1?REDACTED", RequestMethod: "POST",
+			RequestHeaders: Headers{"Content-Type": "application/json"}, RequestBody: json.RawMessage(`{"PartitionKey":"p"}`)}, ""},
+		{"query entities", Entry{RequestURI: "https://REDACTED/t1()?REDACTED", RequestMethod: "GET", ResponseHeaders: full,
+			ResponseBody: json.RawMessage(`{"value":[]}`)}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := rebuildQuery(&c.e)
+			switch {
+			case c.want == "" && err == nil:
+				t.Fatalf("rebuilt %q, want an error", got)
+			case c.want != "" && err != nil:
+				t.Fatalf("error %v, want %q", err, c.want)
+			case got != c.want:
+				t.Fatalf("rebuilt %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestDecodeBodyB64Line(t *testing.T) {
+	raw := json.RawMessage(`["--batch_1\r\n", "\r\n", "b64:REVMRVRFIGh0dHA6Ly94IEhUVFAvMS4xDQo=", "\r\n", "b64:not base64!", "--batch_1--\r\n"]`)
+	got, err := decodeBody(raw, "multipart/mixed; boundary=batch_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "--batch_1\r\n\r\nDELETE http://x HTTP/1.1\r\n\r\nb64:not base64!--batch_1--\r\n"
+	if string(got) != want {
+		t.Fatalf("decoded %q, want %q", got, want)
+	}
+}
+
+func TestODataTypeAccount(t *testing.T) {
+	c := &comparer{b: newBinder(), account: "fakeendpoint", live: "devstoreaccount1"}
+	for _, x := range []struct {
+		rec, live string
+		ok        bool
+	}{
+		{"faketableaccount.uttable1", "devstoreaccount1.uttable1", true},
+		{"t892beac1a690feffprim.uttable1", "devstoreaccount1.uttable1", true},
+		{"faketableaccount.uttable1", "devstoreaccount1.uttable2", false},
+		{"faketableaccount.uttable1", "otheraccount.uttable1", false},
+		{"Edm.DateTime", "Edm.DateTime", true},
+		{"Edm.DateTime", "Edm.String", false},
+	} {
+		rec, _ := json.Marshal(map[string]string{"odata.type": x.rec})
+		live, _ := json.Marshal(map[string]string{"odata.type": x.live})
+		err := c.jsonBody(rec, live)
+		if (err == nil) != x.ok {
+			t.Errorf("odata.type %q against Azure's %q: %v, want ok=%v", x.live, x.rec, err, x.ok)
+		}
+	}
+}
+
+func TestBodyLabelledXMLNotXML(t *testing.T) {
+	c := &comparer{b: newBinder()}
+	rec := []byte("\x00\x00\x00abc")
+	if err := c.body("application/xml", rec, []byte("\x00\x00\x00abc")); err != nil {
+		t.Fatalf("the same bytes: %v", err)
+	}
+	err := c.body("application/xml", rec, []byte("\x00\x00\x00abd"))
+	if err == nil || !strings.Contains(err.Error(), "body differs") {
+		t.Fatalf("different bytes: %v, want a body difference", err)
+	}
+	// A body that is XML is still compared element by element.
+	if err := c.body("application/xml", []byte("<a><b>1</b></a>"), []byte("<a>\n<b>2</b></a>")); err == nil || !strings.Contains(err.Error(), "/a/b") {
+		t.Fatalf("XML: %v, want the element named", err)
+	}
+}
+
+func TestSanitizedSASVersion(t *testing.T) {
+	target := &Target{Queue: "http://127.0.0.1:1/devstoreaccount1/", Account: "devstoreaccount1", Key: "a2V5"}
+	e := &Entry{
+		RequestURI:     "https://Sanitized.queue.core.windows.net/q1/messages?se=Sanitized&sp=p&sv=Sanitized&sig=Sanitized",
+		RequestMethod:  "GET",
+		RequestHeaders: Headers{"x-ms-version": "2026-06-06"},
+	}
+	req, err := target.request(e, "queue", newBinder(), 0, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := req.URL.Query()
+	if q.Get("sv") != "2026-06-06" || q.Get("sig") == "" || q.Get("sig") == "Sanitized" {
+		t.Fatalf("SAS %s, want sv=2026-06-06 and a new signature", req.URL.RawQuery)
+	}
+	if got := sasVersion("http://h/a?sv=2020-10-02&sig=x", "2026-06-06"); got != "http://h/a?sv=2020-10-02&sig=x" {
+		t.Fatalf("a version the recording kept changed: %s", got)
+	}
+}
+
+func TestMalformedPopReceipt(t *testing.T) {
+	b := newBinder()
+	issued, live := "AgAAAAMAAAAAAAAAQC7eRm8T2gE=", "GOxlWz6gxwwAAAAAAHAAAAAAAAAAAAAI"
+	if err := b.bind(kindReceipt, issued, live); err != nil {
+		t.Fatal(err)
+	}
+	b.receipts = map[string]string{"m1": "LATESTRECEIPTFORM1"}
+	use := func(recorded string) string {
+		u, _ := url.Parse(b.rewrite("http://h/a/q/messages/m1?popreceipt=" + url.QueryEscape(recorded)))
+		b.useReceipt(u, recorded)
+		return u.Query().Get("popreceipt")
+	}
+	if got := use(issued); got != "LATESTRECEIPTFORM1" {
+		t.Fatalf("an issued receipt became %q, want the message's latest", got)
+	}
+	if got := use(issued + "Random"); got != live+"Random" {
+		t.Fatalf("a malformed receipt became %q, want %q", got, live+"Random")
+	}
+	// The error that echoes it is compared as Azure's.
+	c := &comparer{b: b}
+	rec := []byte("<Error><Code>InvalidQueryParameterValue</Code><QueryParameterValue>" + issued + "Random</QueryParameterValue></Error>")
+	if err := c.xmlBody(rec, []byte("<Error><Code>InvalidQueryParameterValue</Code><QueryParameterValue>"+live+"Random</QueryParameterValue></Error>")); err != nil {
+		t.Fatalf("echoed live receipt: %v", err)
+	}
+	if err := c.xmlBody(rec, []byte("<Error><Code>InvalidQueryParameterValue</Code><QueryParameterValue>"+live+"</QueryParameterValue></Error>")); err == nil {
+		t.Fatal("an echo of another value was not reported")
+	}
+}
+
+func TestRedactedCopySource(t *testing.T) {
+	target := &Target{Blob: "http://127.0.0.1:1/devstoreaccount1/", Account: "devstoreaccount1", Key: "a2V5"}
+	e := &Entry{
+		RequestURI:     "https://REDACTED/c1/b2",
+		RequestMethod:  "PUT",
+		RequestHeaders: Headers{"x-ms-copy-source": "https://REDACTED/c1/b1", "x-ms-version": "2023-08-03"},
+	}
+	req, err := target.request(e, "blob", newBinder(), 0, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := req.Header.Get("x-ms-copy-source"); got != "http://127.0.0.1:1/devstoreaccount1/c1/b1" {
+		t.Fatalf("copy source %q, want the local blob", got)
+	}
+	c := &comparer{b: newBinder(), local: func(v string) string { return target.localPlaceholderURL(v, "blob") }}
+	if err := c.copySource("x-ms-copy-source", "https://REDACTED/c1/b1", "http://127.0.0.1:1/devstoreaccount1/c1/b1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.copySource("x-ms-copy-source", "https://REDACTED/c1/b1", "http://127.0.0.1:1/devstoreaccount1/c1/b3"); err == nil {
+		t.Fatal("a copy source naming another blob was not reported")
+	}
+	if err := c.copySource("x-ms-copy-source", "https://acct.blob.core.windows.net/c1/b1", "http://127.0.0.1:1/devstoreaccount1/c1/b3"); err != nil {
+		t.Fatalf("an Azure endpoint's URL is not compared: %v", err)
+	}
+}

@@ -190,6 +190,7 @@ func (t *Target) request(e *Entry, recService string, b *binder, shift time.Dura
 		}
 		req.Header[key] = []string{v}
 	}
+	customerKeys(req.Header)
 	if boundary, ok := multipartBoundary(body); ok && strings.HasPrefix(strings.ToLower(ct), "multipart/") {
 		// The sanitizers rewrite the boundary in the header, not in the
 		// body; the body's own first line is the one that holds.

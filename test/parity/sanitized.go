@@ -2,9 +2,11 @@ package parity
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -158,4 +160,23 @@ func (c *comparer) copySource(what, rec, live string) error {
 		return fmt.Errorf("%s is %q, Azure %q (%q here)", what, live, rec, mapped)
 	}
 	return nil
+}
+
+// replayKey is the customer-provided key a replay sends where the
+// recording's sanitizer replaced the key and its SHA-256 alike (every
+// request of one recording used one key, and a key is only ever checked
+// against the SHA-256 sent with it and the one the blob was written with).
+var replayKey = sha256.Sum256([]byte("cerulean parity replay customer key"))
+
+// customerKeys puts a key and its SHA-256 where the sanitizer left
+// "Sanitized" in x-ms-encryption-key or x-ms-source-encryption-key.
+func customerKeys(h http.Header) {
+	for _, prefix := range []string{"X-Ms-", "X-Ms-Source-"} {
+		if !sanitized(h.Get(prefix + "Encryption-Key")) {
+			continue
+		}
+		sum := sha256.Sum256(replayKey[:])
+		h.Set(prefix+"Encryption-Key", base64.StdEncoding.EncodeToString(replayKey[:]))
+		h.Set(prefix+"Encryption-Key-Sha256", base64.StdEncoding.EncodeToString(sum[:]))
+	}
 }

@@ -1,7 +1,10 @@
 package parity
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -175,5 +178,26 @@ func TestRedactedCopySource(t *testing.T) {
 	}
 	if err := c.copySource("x-ms-copy-source", "https://acct.blob.core.windows.net/c1/b1", "http://127.0.0.1:1/devstoreaccount1/c1/b3"); err != nil {
 		t.Fatalf("an Azure endpoint's URL is not compared: %v", err)
+	}
+}
+
+// TestCustomerKeys: a sanitized customer-provided key (and its SHA-256)
+// is replaced by one key and its true SHA-256; a real one is left alone.
+func TestCustomerKeys(t *testing.T) {
+	h := http.Header{}
+	h.Set("X-Ms-Encryption-Key", "Sanitized")
+	h.Set("X-Ms-Encryption-Key-Sha256", "Sanitized")
+	h.Set("X-Ms-Source-Encryption-Key", "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=")
+	customerKeys(h)
+	key, err := base64.StdEncoding.DecodeString(h.Get("X-Ms-Encryption-Key"))
+	if err != nil || len(key) != 32 {
+		t.Fatalf("key %q: %v", h.Get("X-Ms-Encryption-Key"), err)
+	}
+	sum := sha256.Sum256(key)
+	if h.Get("X-Ms-Encryption-Key-Sha256") != base64.StdEncoding.EncodeToString(sum[:]) {
+		t.Errorf("SHA-256 %q is not the key's", h.Get("X-Ms-Encryption-Key-Sha256"))
+	}
+	if h.Get("X-Ms-Source-Encryption-Key") != "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=" || h.Get("X-Ms-Source-Encryption-Key-Sha256") != "" {
+		t.Errorf("a real source key was changed: %v", h)
 	}
 }

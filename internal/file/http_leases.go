@@ -22,7 +22,10 @@ func (h *handler) leaseShare(q *request) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.svc.LeaseShare(q.ctx(), q.shareRef(), req)
+	// A share snapshot has a lease of its own, apart from its share's
+	// (azure-storage-file-share's recording
+	// test_acquire_lease_on_sharesnapshot).
+	out, err := h.svc.LeaseShare(q.ctx(), q.readShareRef(), req)
 	if err != nil {
 		return err
 	}

@@ -137,14 +137,14 @@ func (h *handler) setShareProperties(q *request) error {
 
 func (h *handler) deleteShare(q *request) error {
 	var err error
-	// Snapshots take no leases here, so include-leased deletes what
-	// include does; the share's own lease guards either.
+	// The share's own lease guards it; include refuses to delete a
+	// snapshot holding a lease, include-leased deletes it too.
 	leaseID := q.r.Header.Get("X-Ms-Lease-Id")
 	switch v := q.r.Header.Get("X-Ms-Delete-Snapshots"); {
 	case v == "" || q.snapshot != "":
 		err = h.svc.DeleteShare(q.ctx(), q.readShareRef(), leaseID)
 	case v == "include" || v == "include-leased":
-		err = h.svc.DeleteShareAndSnapshots(q.ctx(), q.shareRef(), leaseID)
+		err = h.svc.DeleteShareWithSnapshots(q.ctx(), q.shareRef(), DeleteSnapshotsOptions{LeaseID: leaseID, IncludeLeased: v == "include-leased"})
 	default:
 		return azerr.InvalidHeaderValue("x-ms-delete-snapshots", v)
 	}

@@ -32,7 +32,7 @@ var routes = []route{
 	{Name: "SetShareProperties", On: atShare, Method: httpPut, Comp: "properties", Need: shareNeed(need('c', 'w')), Run: (*handler).setShareProperties},
 	{Name: "GetShareACL", On: atShare, Method: getOrHead, Comp: "acl", Need: ownerNeed(), Run: (*handler).getShareACL},
 	{Name: "SetShareACL", On: atShare, Method: httpPut, Comp: "acl", Need: ownerNeed(), Run: (*handler).setShareACL},
-	{Name: "LeaseShare", On: atShare, Method: httpPut, Comp: "lease", Need: shareNeed(need('c', 'w')), Run: (*handler).leaseShare},
+	{Name: "LeaseShare", On: atShare, Method: httpPut, Comp: "lease", Snapshot: true, Need: shareNeed(need('c', 'w')), Run: (*handler).leaseShare},
 	{Name: "SnapshotShare", On: atShare, Method: httpPut, Comp: "snapshot", Need: shareNeed(need('c', 'c')), Run: (*handler).snapshotShare},
 	{Name: "GetShareStats", On: atShare, Method: httpGet, Comp: "stats", Need: shareNeed(need('c', 'r')), Run: (*handler).getShareStats},
 	{Name: "CreatePermission", On: atShare, Method: httpPut, Comp: "filepermission", Need: need('c', 'c'), Run: (*handler).createPermission},

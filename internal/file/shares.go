@@ -203,7 +203,7 @@ func (s *Service) moveDeleted(ctx context.Context, ref ShareRef) {
 func (t *Tx) DeleteShare(ref ShareRef, leaseID string) error {
 	acct, name := ref.Account, ref.Share
 	if share, snap, ok := splitSnapshotNS(name); ok {
-		return t.deleteSnapshot(acct, share, snap)
+		return t.deleteSnapshot(acct, share, snap, leaseID)
 	}
 	sh, err := t.share(acct, name, leaseID, true)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -216,11 +217,31 @@ func (t *Tx) SnapshotShare(ref ShareRef, meta azhttp.Metadata) (string, *Share, 
 	return snap, &rec, record.Store(t.tx, snapshotKey(acct, share, snap), &rec)
 }
 
-// DeleteShareAndSnapshots deletes a share with all its snapshots
-// (x-ms-delete-snapshots: include). Snapshots take no leases, so
-// include-leased deletes the same; the share's own lease guards both.
+// DeleteShareAndSnapshots deletes a share with all its snapshots, leased
+// ones too (x-ms-delete-snapshots: include-leased); the share's own lease
+// guards it.
 func (s *Service) DeleteShareAndSnapshots(ctx context.Context, ref ShareRef, leaseID string) error {
-	if err := s.Update(ctx, func(t *Tx) error { return t.DeleteShareAndSnapshots(ref, leaseID) }); err != nil {
+	return s.DeleteShareWithSnapshots(ctx, ref, DeleteSnapshotsOptions{LeaseID: leaseID, IncludeLeased: true})
+}
+
+// DeleteSnapshotsOptions is what a Delete Share with its snapshots says:
+// the share's lease ID, and whether snapshots holding leases go too
+// (x-ms-delete-snapshots: include-leased rather than include).
+type DeleteSnapshotsOptions struct {
+	LeaseID       string
+	IncludeLeased bool
+}
+
+// errSnapshotLeased is Azure's answer to x-ms-delete-snapshots: include
+// while a snapshot holds a lease (the Files error codes).
+var errSnapshotLeased = &azerr.Error{Status: http.StatusConflict, Code: "DeleteShareWhenSnapshotLeased",
+	Message: "Unable to delete share because one or more share snapshots have active leases. Release the share snapshot leases or delete the share with the include-leased parameter for x-ms-delete-snapshots."}
+
+// DeleteShareWithSnapshots deletes a share with its snapshots; without
+// IncludeLeased (x-ms-delete-snapshots: include) a snapshot holding a
+// lease refuses it.
+func (s *Service) DeleteShareWithSnapshots(ctx context.Context, ref ShareRef, o DeleteSnapshotsOptions) error {
+	if err := s.Update(ctx, func(t *Tx) error { return t.DeleteShareAndSnapshots(ref, o) }); err != nil {
 		return err
 	}
 	s.moveDeleted(ctx, ref)
@@ -230,14 +251,29 @@ func (s *Service) DeleteShareAndSnapshots(ctx context.Context, ref ShareRef, lea
 // DeleteShareAndSnapshots deletes a share with all its snapshots inside
 // t's transaction. Deleting the share deletes every data object, so no
 // hold needs counting.
-func (t *Tx) DeleteShareAndSnapshots(ref ShareRef, leaseID string) error {
-	acct, name := ref.Account, ref.Share
+func (t *Tx) DeleteShareAndSnapshots(ref ShareRef, o DeleteSnapshotsOptions) error {
+	acct, name, leaseID := ref.Account, ref.Share, o.LeaseID
 	if _, _, ok := splitSnapshotNS(name); ok {
 		return azerr.ErrShareSnapshotOperationNotSupported
 	}
 	sh, err := t.share(acct, name, leaseID, true)
 	if err != nil {
 		return err
+	}
+	if !o.IncludeLeased {
+		snaps, err := snapshotList(t.r, acct, name)
+		if err != nil {
+			return err
+		}
+		for _, snap := range snaps {
+			ss, err := loadShare(t.r, acct, SnapshotNamespace(name, snap))
+			if err != nil {
+				return err
+			}
+			if ss.Lease.Active(t.now) {
+				return errSnapshotLeased
+			}
+		}
 	}
 	if t.retention > 0 {
 		return t.retireShare(acct, name, sh) // its snapshots go with it
@@ -268,9 +304,10 @@ func deleteNamespace(tx kv.Txn, acct, ns string) error {
 
 // deleteSnapshot deletes one snapshot: its record, its namespace and its
 // holds, and every data object it held that nothing uses any more.
-func (t *Tx) deleteSnapshot(acct, share, snap string) error {
+func (t *Tx) deleteSnapshot(acct, share, snap, leaseID string) error {
 	ns := SnapshotNamespace(share, snap)
-	if _, err := loadShare(t.r, acct, ns); err != nil {
+	// A snapshot's own lease guards it, as a share's guards the share.
+	if _, err := t.share(acct, ns, leaseID, true); err != nil {
 		return err
 	}
 	type object struct {

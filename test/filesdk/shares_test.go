@@ -159,6 +159,55 @@ func wantShareLease(t *testing.T, sc *share.Client, state, status, duration stri
 	}
 }
 
+// TestShareSnapshotLease: a share snapshot takes a lease of its own, apart
+// from its share's (azure-storage-file-share's recording
+// test_acquire_lease_on_sharesnapshot); the lease guards deleting the
+// snapshot, and x-ms-delete-snapshots: include refuses a share whose
+// snapshot holds one, 409 DeleteShareWhenSnapshotLeased (the Files error
+// codes), where include-leased deletes it.
+func TestShareSnapshotLease(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	sc := f.share(t, "snaplease")
+	snap, err := sc.CreateSnapshot(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapClient, err := sc.WithSnapshot(*snap.Snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shareLease, err := lease.NewShareClient(sc, &lease.ShareClientOptions{LeaseID: to.Ptr(leaseA)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapLease, err := lease.NewShareClient(snapClient, &lease.ShareClientOptions{LeaseID: to.Ptr(leaseB)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := shareLease.Acquire(ctx, -1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := snapLease.Acquire(ctx, -1, nil); err != nil {
+		t.Fatalf("lease on a share snapshot: %v", err)
+	}
+	_, err = sc.GetProperties(ctx, &share.GetPropertiesOptions{LeaseAccessConditions: &share.LeaseAccessConditions{LeaseID: to.Ptr(leaseB)}})
+	wantCode(t, err, fileerror.Code("LeaseIdMismatchWithContainerOperation"))
+	_, err = snapClient.GetProperties(ctx, &share.GetPropertiesOptions{LeaseAccessConditions: &share.LeaseAccessConditions{LeaseID: to.Ptr(leaseA)}})
+	wantCode(t, err, fileerror.Code("LeaseIdMismatchWithContainerOperation"))
+	_, err = snapClient.Delete(ctx, nil)
+	wantCode(t, err, fileerror.Code("LeaseIdMissing"))
+	if _, err := shareLease.Release(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err = sc.Delete(ctx, &share.DeleteOptions{DeleteSnapshots: to.Ptr(share.DeleteSnapshotsOptionTypeInclude)})
+	wantCode(t, err, fileerror.Code("DeleteShareWhenSnapshotLeased"))
+	if _, err := sc.Delete(ctx, &share.DeleteOptions{DeleteSnapshots: to.Ptr(share.DeleteSnapshotsOptionTypeIncludeLeased)}); err != nil {
+		t.Fatalf("include-leased: %v", err)
+	}
+}
+
 // TestShareLease: acquire, renew, change, break and release a share lease
 // on the server's clock; a leased share refuses deletion without its
 // lease ID and serves other operations, which check an ID they carry.

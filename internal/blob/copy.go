@@ -74,10 +74,6 @@ type CopyRequest struct {
 	Dest        Preconditions
 }
 
-// CopyBlob copies a blob (or snapshot) of this server to the destination,
-// keeping its block list, content headers and metadata. The source is read
-// from one snapshot; its bytes are staged under the destination and made
-// visible by one commit, so a failed copy leaves the destination untouched.
 // Copied is what a copy made: the destination's record and, for Copy
 // Blob From URL, the CRC64 of the bytes it copied, which Azure answers
 // (x-ms-content-crc64 in azure-storage-blob's recordings
@@ -88,6 +84,10 @@ type Copied struct {
 	CRC64 []byte
 }
 
+// CopyBlob copies a blob (or snapshot) of this server to the destination,
+// keeping its block list, content headers and metadata. The source is read
+// from one snapshot; its bytes are staged under the destination and made
+// visible by one commit, so a failed copy leaves the destination untouched.
 func (s *Service) CopyBlob(ctx context.Context, req CopyRequest) (Copied, error) {
 	src := req.Source
 	var srcRec *Blob

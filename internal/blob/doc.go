@@ -55,7 +55,9 @@
 // deleted blob into a soft-deleted snapshot (softdelete.go); container
 // soft delete moves a deleted container's keys aside to an alias
 // (containers_softdelete.go). PurgeExpired removes what outlived its
-// retention (purge.go).
+// retention (purge.go). With last access time tracking, a Get Blob moves
+// the blob's Accessed time at most once a day, in a transaction of its
+// own after the read (lastaccess.go).
 //
 // Encryption lives in the records, under no key of its own: a blob keeps
 // the SHA-256 of the customer-provided key it was written with (never the

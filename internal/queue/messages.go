@@ -274,7 +274,14 @@ func (t *Tx) lookup(acct, queue, id, popReceipt string) (found keyedMessage, err
 	if _, err := loadQueue(t.tx, acct, queue); err != nil {
 		return keyedMessage{}, err
 	}
+	// A receipt that is not Base64 is malformed (Java's recordings
+	// QueueAsyncApiTests.deleteMessageInvalidArgs: 400); one that is but
+	// names no message is 404 MessageNotFound (.NET's
+	// QueueClientTests DeleteMessagAsync_Error, UpdateMessageAsync_Error).
 	rc, err := parseReceipt(popReceipt)
+	if errors.Is(err, errForeignReceipt) {
+		return keyedMessage{}, azerr.ErrMessageNotFound
+	}
 	if err != nil {
 		return keyedMessage{}, azerr.InvalidQueryParameterValue("popreceipt", popReceipt, "Invalid pop receipt format")
 	}

@@ -22,8 +22,13 @@ type receipt struct {
 
 const receiptSize = 24
 
-// errBadReceipt is a pop receipt cerulean never issued.
-var errBadReceipt = errors.New("queue: malformed pop receipt")
+// errBadReceipt is a pop receipt that is not Base64, which Azure refuses
+// as malformed; errForeignReceipt one that is but that cerulean never
+// issued, which names no message.
+var (
+	errBadReceipt     = errors.New("queue: malformed pop receipt")
+	errForeignReceipt = errors.New("queue: pop receipt of no message")
+)
 
 func issueReceipt(m *message) string {
 	var b [receiptSize]byte
@@ -37,8 +42,11 @@ func issueReceipt(m *message) string {
 // string arrives as a space, so spaces are read back as '+'.
 func parseReceipt(s string) (receipt, error) {
 	b, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(s, " ", "+"))
-	if err != nil || len(b) != receiptSize {
+	if err != nil {
 		return receipt{}, errBadReceipt
+	}
+	if len(b) != receiptSize {
+		return receipt{}, errForeignReceipt
 	}
 	rc := receipt{
 		visible: binary.BigEndian.Uint64(b[0:]),
@@ -46,7 +54,7 @@ func parseReceipt(s string) (receipt, error) {
 		version: binary.BigEndian.Uint64(b[16:]),
 	}
 	if rc.visible > math.MaxInt64 {
-		return receipt{}, errBadReceipt // no time cerulean stores
+		return receipt{}, errForeignReceipt // no time cerulean stores
 	}
 	return rc, nil
 }

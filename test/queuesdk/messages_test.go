@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -383,7 +384,11 @@ func TestDeleteMessageErrors(t *testing.T) {
 	b := enqueue(t, qc, "b", nil)
 	base := strings.TrimPrefix(qc.URL(), f.env.QueueURL) + "/messages/" + deref(a.MessageID)
 	f.raw(http.MethodDelete, base, "", nil).Check(t, http.StatusBadRequest, "MissingRequiredQueryParameter", "Delete without popreceipt")
-	f.raw(http.MethodDelete, base+"?popreceipt=bm90LWEtcmVjZWlwdA%3D%3D", "", nil).Check(t, http.StatusBadRequest, "InvalidQueryParameterValue", "Delete with a malformed popreceipt")
+	// A receipt that is not Base64 is malformed (Java's recording
+	// QueueAsyncApiTests.deleteMessageInvalidArgs); one that is names no
+	// message (.NET's QueueClientTests DeleteMessagAsync_Error).
+	f.raw(http.MethodDelete, base+"?popreceipt="+url.QueryEscape(deref(a.PopReceipt)+"Random"), "", nil).Check(t, http.StatusBadRequest, "InvalidQueryParameterValue", "Delete with a malformed popreceipt")
+	f.raw(http.MethodDelete, base+"?popreceipt=bm90LWEtcmVjZWlwdA%3D%3D", "", nil).Check(t, http.StatusNotFound, "MessageNotFound", "Delete with a Base64 popreceipt of no message")
 	_, err := qc.DeleteMessage(ctx, deref(b.MessageID), deref(a.PopReceipt), nil)
 	checkErr(t, err, http.StatusNotFound, queueerror.MessageNotFound, "Delete b with a's receipt")
 	_, err = qc.DeleteMessage(ctx, "00000000-0000-4000-8000-000000000000", deref(a.PopReceipt), nil)

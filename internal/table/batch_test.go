@@ -58,6 +58,17 @@ func TestParseBatch(t *testing.T) {
 	}
 }
 
+// TestParseBatchEmptyPart: a change set part holding nothing is the
+// change set's first operation failing (azure-data-tables' recording
+// test_empty_batch: 202, the part 400 InvalidInput).
+func TestParseBatchEmptyPart(t *testing.T) {
+	body := "--batch_1\r\nContent-Type: multipart/mixed; boundary=changeset_1\r\n\r\n--changeset_1\r\n\r\n--changeset_1--\r\n\r\n--batch_1--\r\n"
+	parts, changeset, err := parseBatch("multipart/mixed; boundary=batch_1", []byte(body))
+	if !errors.Is(err, errEmptyOperation) || !changeset || len(parts) != 1 {
+		t.Fatalf("parseBatch = %d parts, %v, %v; want one failed operation", len(parts), changeset, err)
+	}
+}
+
 func TestParseBatchRejects(t *testing.T) {
 	many := make([]string, maxBatchOps+1)
 	for i := range many {

@@ -32,6 +32,9 @@ func (h *handler) batch(q *request) error {
 		return err
 	}
 	parts, changeset, err := parseBatch(q.r.Header.Get("Content-Type"), body)
+	if errors.Is(err, errEmptyOperation) {
+		return h.batchFailure(q, 0, parts[0], azerr.ErrInvalidInput)
+	}
 	if err != nil {
 		return azerr.ErrInvalidInput.WithMessage("%s\n%v", azerr.ErrInvalidInput.Message, err)
 	}

@@ -106,8 +106,14 @@ func (b *binder) recorded(s string) string {
 			back[live] = rec
 		}
 	}
-	keys := make([]string, 0, len(back))
-	for k := range back {
+	return longestFirst(back).Replace(s)
+}
+
+// longestFirst is a replacer of every key of m by its value, longest
+// first so that no value is cut by a shorter one inside it.
+func longestFirst(m map[string]string) *strings.Replacer {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
@@ -118,9 +124,9 @@ func (b *binder) recorded(s string) string {
 	})
 	pairs := make([]string, 0, 2*len(keys))
 	for _, k := range keys {
-		pairs = append(pairs, k, back[k])
+		pairs = append(pairs, k, m[k])
 	}
-	return strings.NewReplacer(pairs...).Replace(s)
+	return strings.NewReplacer(pairs...)
 }
 
 // bound returns the live value bound to rec, if any.
@@ -136,21 +142,7 @@ func (b *binder) rewrite(s string) string {
 		return s
 	}
 	if b.repl == nil {
-		keys := make([]string, 0, len(b.subst))
-		for k := range b.subst {
-			keys = append(keys, k)
-		}
-		sort.Slice(keys, func(i, j int) bool {
-			if len(keys[i]) != len(keys[j]) {
-				return len(keys[i]) > len(keys[j])
-			}
-			return keys[i] < keys[j]
-		})
-		pairs := make([]string, 0, 2*len(keys))
-		for _, k := range keys {
-			pairs = append(pairs, k, b.subst[k])
-		}
-		b.repl = strings.NewReplacer(pairs...)
+		b.repl = longestFirst(b.subst)
 	}
 	return b.repl.Replace(s)
 }

@@ -505,7 +505,7 @@ func (c *comparer) xmlBody(rec, live []byte) error {
 		// A body labelled XML that is not (a file's bytes downloaded
 		// with the type it was stored with) is compared byte for byte.
 		if !bytes.Equal(rec, live) {
-			return fmt.Errorf("body differs: %d bytes, Azure %d (not XML: %v)", len(live), len(rec), err)
+			return fmt.Errorf("body differs: %d bytes, Azure %d (not XML: %w)", len(live), len(rec), err)
 		}
 		return nil
 	}

@@ -243,6 +243,11 @@ func (s *Service) GetBlockList(ctx context.Context, ref Ref, o GetBlockListOptio
 		if out.Record != nil && out.Record.Type != blockBlob {
 			return azerr.ErrInvalidBlobType
 		}
+		if out.Record != nil {
+			if err := out.Record.Lease.CheckUse(s.clock(), o.LeaseID, false); err != nil {
+				return azerr.LeaseError(err, azerr.BlobLeaseCodes)
+			}
+		}
 		if uncommitted {
 			out.Uncommitted = blocks
 		}

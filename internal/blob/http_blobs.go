@@ -509,17 +509,9 @@ func (h *handler) getBlockList(q *request) error {
 	default:
 		return azerr.InvalidQueryParameterValue("blocklisttype", v, "")
 	}
-	l, err := h.svc.GetBlockList(q.ctx(), q.snapshotRef(), GetBlockListOptions{Committed: committed, Uncommitted: uncommitted})
+	l, err := h.svc.GetBlockList(q.ctx(), q.snapshotRef(), GetBlockListOptions{Committed: committed, Uncommitted: uncommitted, LeaseID: q.r.Header.Get("X-Ms-Lease-Id")})
 	if err != nil {
 		return err
-	}
-	if l.Record != nil {
-		// A lease ID sent must be the blob's (Java's recording
-		// BlockBlobApiTests.getBlockListLeaseFail: 412
-		// LeaseIdMismatchWithBlobOperation).
-		if err := l.Record.Lease.CheckUse(h.now(), q.r.Header.Get("X-Ms-Lease-Id"), false); err != nil {
-			return azerr.LeaseError(err, azerr.BlobLeaseCodes)
-		}
 	}
 	hdr := q.w.Header()
 	if l.Record != nil {

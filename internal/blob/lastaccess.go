@@ -43,7 +43,7 @@ func (s *Service) writeLastAccess(hdr http.Header, b *Blob) {
 // deleted since is left as it is.
 func (s *Service) noteRead(ctx context.Context, ref Ref, read *Blob) {
 	now := s.clock()
-	if !s.dp.lastAccess || (!read.Accessed.IsZero() && now.Sub(read.Accessed) < accessResolution) {
+	if !s.dp.lastAccess || read.accessCounted(now) {
 		return
 	}
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
@@ -51,7 +51,7 @@ func (s *Service) noteRead(ctx context.Context, ref Ref, read *Blob) {
 		if err != nil || b.Version != read.Version || b.point != read.point {
 			return nil
 		}
-		if !b.Accessed.IsZero() && now.Sub(b.Accessed) < accessResolution {
+		if b.accessCounted(now) {
 			return nil
 		}
 		b.Accessed = now
@@ -60,4 +60,10 @@ func (s *Service) noteRead(ctx context.Context, ref Ref, read *Blob) {
 	if err != nil {
 		s.log.DebugContext(ctx, "last access time not kept", "err", err, "blob", ref.Name)
 	}
+}
+
+// accessCounted reports whether a read at now falls within the day of
+// the last one that counted, so it does not count.
+func (b *Blob) accessCounted(now time.Time) bool {
+	return !b.Accessed.IsZero() && now.Sub(b.Accessed) < accessResolution
 }

@@ -61,9 +61,14 @@ type GetBlobOptions struct {
 	Conditions Preconditions
 }
 
-// GetBlockListOptions say which blocks Get Block List lists.
+// GetBlockListOptions say which blocks Get Block List lists, and the
+// lease ID the request carries.
 type GetBlockListOptions struct {
 	Committed, Uncommitted bool
+	// LeaseID, when sent, must be the committed blob's active lease
+	// (Java's recording BlockBlobApiTests.getBlockListLeaseFail: 412
+	// LeaseIdMismatchWithBlobOperation).
+	LeaseID string
 }
 
 // GetPageRangesOptions are Get Page Ranges' range, conditions and, for

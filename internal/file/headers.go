@@ -80,11 +80,16 @@ var errBothPermissions = &azerr.Error{Status: http.StatusBadRequest, Code: "Both
 // checkOnePermission refuses an SDDL beside a permission key; "inherit"
 // and "preserve" name no permission and may come with a key.
 func checkOnePermission(h http.Header) error {
-	p := h.Get("X-Ms-File-Permission")
-	if h.Get("X-Ms-File-Permission-Key") != "" && p != "" && !strings.EqualFold(p, "inherit") && !strings.EqualFold(p, "preserve") {
+	if h.Get("X-Ms-File-Permission-Key") != "" && !namesNoPermission(h.Get("X-Ms-File-Permission")) {
 		return errBothPermissions
 	}
 	return nil
+}
+
+// namesNoPermission reports whether an x-ms-file-permission value is
+// none, "inherit" or "preserve", rather than an SDDL or binary form.
+func namesNoPermission(p string) bool {
+	return p == "" || strings.EqualFold(p, "inherit") || strings.EqualFold(p, "preserve")
 }
 
 func parseSMB(h http.Header, dir bool) (SMBChange, error) {
@@ -110,7 +115,7 @@ func parseSMB(h http.Header, dir bool) (SMBChange, error) {
 	}
 	c.PermissionKey = h.Get("X-Ms-File-Permission-Key")
 	switch p := h.Get("X-Ms-File-Permission"); {
-	case p == "" || strings.EqualFold(p, "inherit") || strings.EqualFold(p, "preserve"):
+	case namesNoPermission(p):
 	case len(p) > 8<<10:
 		return c, azerr.InvalidHeaderValue("x-ms-file-permission", "").WithMessage("A permission in a header holds at most 8 KiB.")
 	default:

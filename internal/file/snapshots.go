@@ -260,11 +260,11 @@ func (t *Tx) DeleteShareAndSnapshots(ref ShareRef, o DeleteSnapshotsOptions) err
 	if err != nil {
 		return err
 	}
+	snaps, err := snapshotList(t.r, acct, name)
+	if err != nil {
+		return err
+	}
 	if !o.IncludeLeased {
-		snaps, err := snapshotList(t.r, acct, name)
-		if err != nil {
-			return err
-		}
 		for _, snap := range snaps {
 			ss, err := loadShare(t.r, acct, SnapshotNamespace(name, snap))
 			if err != nil {
@@ -277,10 +277,6 @@ func (t *Tx) DeleteShareAndSnapshots(ref ShareRef, o DeleteSnapshotsOptions) err
 	}
 	if t.retention > 0 {
 		return t.retireShare(acct, name, sh) // its snapshots go with it
-	}
-	snaps, err := snapshotList(t.r, acct, name)
-	if err != nil {
-		return err
 	}
 	for _, snap := range snaps {
 		if err := deleteNamespace(t.tx, acct, SnapshotNamespace(name, snap)); err != nil {

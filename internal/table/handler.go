@@ -55,15 +55,24 @@ func NewHandler(svc *Service) http.Handler {
 // request asked for (a nometadata request's ConditionNotMet is
 // application/json;odata=nometadata, recorded in go-storage
 // StorageEntitySuite TestDelete), or as plain application/json when Azure
-// refused the request before reading its format.
+// refused the request before reading its format (a path that addresses
+// nothing; a $batch whose signature is wrong).
 func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	q := r.URL.Query()
 	_, rest := splitPath(azhttp.AccountPath(r.URL, h.accounts))
-	if res, perr := parseResource(rest); perr == nil && (res.kind == resService || res.kind == resEntities && q.Get("comp") == "acl") {
+	res, perr := parseResource(rest)
+	if perr == nil && (res.kind == resService || res.kind == resEntities && q.Get("comp") == "acl") {
 		azhttp.WriteErrorODataXML(w, r, err)
 		return
 	}
 	if _, ok := errors.AsType[unnegotiated](err); ok {
+		azhttp.WriteErrorJSONAs(w, r, err, "application/json")
+		return
+	}
+	if perr == nil && res.kind == resBatch && errors.Is(err, azerr.ErrAuthenticationFailed) {
+		// A batch's format is its parts'; refused before they are read,
+		// it is plain application/json (test_table_batch.py
+		// test_new_invalid_key).
 		azhttp.WriteErrorJSONAs(w, r, err, "application/json")
 		return
 	}

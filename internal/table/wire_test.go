@@ -284,6 +284,28 @@ func TestPathWithoutTableName(t *testing.T) {
 	}
 }
 
+// TestWrongKeyAnswerFormat: a request signed with a wrong key is 403
+// AuthenticationFailed; a $batch's refusal is plain application/json
+// (recorded in test_table_batch.py test_new_invalid_key), an entity
+// request's is labelled with the metadata level it asked for.
+func TestWrongKeyAnswerFormat(t *testing.T) {
+	srv := httptest.NewServer(NewHandler(newTestService(t)))
+	t.Cleanup(srv.Close)
+	base := srv.URL + "/" + testAccount
+	wrong := testkit.TableSharedKeyLite(t, base, testAccount, base64.StdEncoding.EncodeToString([]byte("not the key")))
+	for _, c := range []struct{ path, ct string }{
+		{"$batch", "application/json"},
+		{"Tables", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8"},
+	} {
+		r := wrong.Send(t, testkit.Request{Method: http.MethodPost, URL: base + "/" + c.path,
+			Header: map[string]string{"Accept": "application/json", "Content-Type": "multipart/mixed; boundary=batch_1"}, Body: []byte("--batch_1--\r\n")})
+		r.Check(t, http.StatusForbidden, "AuthenticationFailed", "POST "+c.path+" with a wrong key")
+		if got := r.Header.Get("Content-Type"); got != c.ct {
+			t.Errorf("POST %s: Content-Type %q, want %q", c.path, got, c.ct)
+		}
+	}
+}
+
 // TestDefaultServiceProperties: a new account's Table service reports
 // hour metrics on with API statistics kept 7 days (recorded in
 // go-aztables TestGetProperties, go-storage StorageSuite

@@ -214,8 +214,30 @@ func (t *Target) request(e *Entry, recService string, b *binder, shift time.Dura
 	if err != nil {
 		return nil, err
 	}
+	if refusedSignature(e) {
+		key = wrongKey(key)
+	}
 	azauth.SignSharedKey(req, service, t.Account, key, now)
 	return req, nil
+}
+
+// refusedSignature reports a Shared Key request whose signature Azure
+// refused (403 AuthenticationFailed): a test that signs with a key other
+// than the account's. The recorder drops the Authorization header, and
+// the replay signs with the account's key, so such a request is signed
+// with a wrong key to ask what the test asked.
+func refusedSignature(e *Entry) bool {
+	code, _ := e.ResponseHeaders.Get("x-ms-error-code")
+	return e.StatusCode == http.StatusForbidden && code == "AuthenticationFailed"
+}
+
+// wrongKey is a key of the same length that is not key.
+func wrongKey(key []byte) []byte {
+	w := make([]byte, len(key))
+	for i, b := range key {
+		w[i] = ^b
+	}
+	return w
 }
 
 // shiftSAS moves a SAS token's start and expiry by shift, so that a token

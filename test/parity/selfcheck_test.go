@@ -67,6 +67,7 @@ func TestSelfCheck(t *testing.T) {
 	redactedQuery := load("table/java-TableClientTest.getEntityWithResponseWithSelect.json")
 	b64Batch := load("table/test_table_batch.pyTestTableBatchtest_new_delete_nonexistent_entity.json")
 	sasProcess := load("queue/test_queue_async.pyTestAsyncStorageQueuetest_sas_process.json")
+	wrongKey := load("table/test_table_batch.pyTestTableBatchtest_new_invalid_key.json")
 	cases := []struct {
 		name    string
 		rec     *Recording
@@ -134,6 +135,11 @@ func TestSelfCheck(t *testing.T) {
 		{"unbroken: query sanitized to REDACTED", redactedQuery, "table", nil, ""},
 		{"unbroken: batch part stored as b64", b64Batch, "table", nil, ""},
 		{"unbroken: SAS version sanitized", sasProcess, "queue", nil, ""},
+		{"unbroken: signed with a wrong key", wrongKey, "table", nil, ""},
+		{"a wrong key accepted", wrongKey, "table", func(n int, resp *http.Response, body []byte) []byte {
+			resp.StatusCode = http.StatusAccepted
+			return body
+		}, "status 202"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -220,9 +220,12 @@ func TestTableSAS(t *testing.T) {
 	}
 	_, err = ranged.GetEntity(ctx, "b", "2", nil)
 	must(t, err, "get inside the range")
+	// An entity outside the range is not found through it, though it
+	// exists (recorded in Azure.Data.Tables' TableClientLiveTests
+	// ValidateSasCredentialsWithRowKeyAndPartitionKeyRanges).
 	for _, k := range [][2]string{{"b", "1"}, {"c", "3"}, {"a", "9"}, {"d", "1"}} {
 		_, err = ranged.GetEntity(ctx, k[0], k[1], nil)
-		wantCode(t, err, http.StatusForbidden, "AuthorizationFailure")
+		wantCode(t, err, http.StatusNotFound, "ResourceNotFound")
 	}
 	_, err = ranged.AddEntity(ctx, entity("c", "0", nil), nil)
 	must(t, err, "insert inside the range")

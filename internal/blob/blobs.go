@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
+	"errors"
 	"io"
 
 	"github.com/cerulean-db/cerulean/internal/azbody"
@@ -322,6 +323,12 @@ func (s *Service) DeleteBlob(ctx context.Context, ref Ref, snaps DeleteSnapshots
 func (t *Tx) DeleteBlob(ref Ref, snaps DeleteSnapshots, pre Preconditions) error {
 	acct, container, name := ref.Account, ref.Container, ref.Name
 	b, err := t.existingBlob(acct, container, name, "", conditions.Write, pre)
+	if errors.Is(err, azerr.ErrBlobNotFound) {
+		// A blob of uncommitted blocks only is deleted with them
+		// (@azure/storage-blob's recording "listBlobsFlat to list
+		// uncommitted blobs" deletes three such blobs: 202 each).
+		return t.deleteUncommitted(acct, container, name, err)
+	}
 	if err != nil {
 		return err
 	}
@@ -354,6 +361,26 @@ func (t *Tx) DeleteBlob(ref Ref, snaps DeleteSnapshots, pre Preconditions) error
 		return err
 	}
 	return t.tx.Delete(blobKey(acct, container, name))
+}
+
+// deleteUncommitted deletes the uncommitted blocks of a blob that has no
+// record, and the data they alone hold; notFound when it has none.
+func (t *Tx) deleteUncommitted(acct, container, name string, notFound error) error {
+	blocks, err := loadBlocks(t.tx, acct, container, name)
+	if err != nil {
+		return err
+	}
+	if len(blocks) == 0 {
+		return notFound
+	}
+	doomed := make(map[uint64]bool, len(blocks))
+	for _, b := range blocks {
+		doomed[b.Data] = true
+	}
+	if err := clearBlocks(t.tx, acct, container, name); err != nil {
+		return err
+	}
+	return dropUnreferenced(t.tx, acct, container, name, doomed, "", false)
 }
 
 // GetBlobProperties returns the record of an existing blob under pre.

@@ -640,7 +640,9 @@ func (h *handler) listBlobs(q *request) error {
 		if len(prefixes) == 0 || (len(blobs) > 0 && blobs[0].Name < prefixes[0]) {
 			x := blobEntryXML(blobs[0], inc, h.now())
 			listedAtVersion(&x, q.version())
-			if t, ok := h.svc.LastAccess(blobs[0].Record); ok {
+			// A snapshot lists no last access time (@azure/storage-blob's
+			// recording createSnapshot).
+			if t, ok := h.svc.LastAccess(blobs[0].Record); ok && blobs[0].Snapshot == "" {
 				x.Properties.LastAccessTime = azhttp.HTTPTime(t)
 			}
 			items = append(items, x)
@@ -679,7 +681,11 @@ func blobEntryXML(e ListedBlob, inc map[string]bool, now time.Time) blobXML {
 	p := &x.Properties
 	p.BlobType, p.ServerEncrypted = blockBlob, true
 	if e.Record == nil {
-		p.LeaseStatus, p.LeaseState = "unlocked", "available"
+		// A blob of uncommitted blocks only: the account's default tier,
+		// inferred, and nothing stored encrypted yet (@azure/storage-blob's
+		// recording "listBlobsFlat to list uncommitted blobs").
+		p.Uncommitted, p.LeaseStatus, p.LeaseState, p.ServerEncrypted = true, "unlocked", "available", false
+		tierXML(p, &Blob{Type: blockBlob})
 	}
 	if b := e.Record; b != nil {
 		p.BlobType = b.Type

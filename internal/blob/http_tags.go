@@ -93,7 +93,9 @@ func requestTags(h http.Header) (Tags, error) {
 type filterBlobsXML struct {
 	XMLName         xml.Name        `xml:"EnumerationResults"`
 	ServiceEndpoint string          `xml:"ServiceEndpoint,attr"`
+	Marker          string          `xml:"Marker,omitempty"`
 	Where           string          `xml:"Where"`
+	MaxResults      int             `xml:"MaxResults,omitempty"`
 	Blobs           []filterBlobXML `xml:"Blobs>Blob"`
 	NextMarker      string          `xml:"NextMarker"`
 }
@@ -131,7 +133,13 @@ func (h *handler) findBlobsByTags(q *request) error {
 	if err != nil {
 		return err
 	}
-	doc := filterBlobsXML{ServiceEndpoint: serviceEndpoint(q), Where: where, NextMarker: next, Blobs: []filterBlobXML{}}
+	// The marker and maxresults asked for are echoed, as List Blobs
+	// echoes them (@azure/storage-blob's recording "find blob by tags
+	// should work").
+	doc := filterBlobsXML{ServiceEndpoint: serviceEndpoint(q), Marker: q.q.Get("marker"), Where: where, NextMarker: next, Blobs: []filterBlobXML{}}
+	if q.q.Has("maxresults") {
+		doc.MaxResults = max
+	}
 	for _, b := range found {
 		doc.Blobs = append(doc.Blobs, filterBlobXML{Name: b.Name, ContainerName: b.Container, Tags: tagsToXML(b.Tags)})
 	}

@@ -187,21 +187,25 @@ func (w *listingWriter) blob(x *blobXML) {
 	w.boolIfSet("HasVersionsOnly", x.HasVersionsOnly)
 	p := &x.Properties
 	w.open("Properties")
-	w.text("Creation-Time", p.CreationTime)
-	w.textOmitEmpty("DeletedTime", p.DeletedTime)
-	intIfSet(w, "RemainingRetentionDays", p.RemainingDays)
-	w.text("Last-Modified", p.LastModified)
-	w.text("Etag", p.Etag)
-	w.int("Content-Length", p.ContentLength)
-	w.text("Content-Type", p.ContentType)
-	w.text("Content-Encoding", p.ContentEncoding)
-	w.text("Content-Language", p.ContentLanguage)
-	if p.ContentCRC64 != nil {
-		w.text("Content-CRC64", *p.ContentCRC64)
+	if p.Uncommitted {
+		w.int("Content-Length", p.ContentLength)
+	} else {
+		w.text("Creation-Time", p.CreationTime)
+		w.textOmitEmpty("DeletedTime", p.DeletedTime)
+		intIfSet(w, "RemainingRetentionDays", p.RemainingDays)
+		w.text("Last-Modified", p.LastModified)
+		w.text("Etag", p.Etag)
+		w.int("Content-Length", p.ContentLength)
+		w.text("Content-Type", p.ContentType)
+		w.text("Content-Encoding", p.ContentEncoding)
+		w.text("Content-Language", p.ContentLanguage)
+		if p.ContentCRC64 != nil {
+			w.text("Content-CRC64", *p.ContentCRC64)
+		}
+		w.text("Content-MD5", p.ContentMD5)
+		w.text("Cache-Control", p.CacheControl)
+		w.text("Content-Disposition", p.ContentDisposition)
 	}
-	w.text("Content-MD5", p.ContentMD5)
-	w.text("Cache-Control", p.CacheControl)
-	w.text("Content-Disposition", p.ContentDisposition)
 	w.textOmitEmpty("LastAccessTime", p.LastAccessTime)
 	w.text("BlobType", p.BlobType)
 	intIfSet(w, "x-ms-blob-sequence-number", p.SequenceNumber)

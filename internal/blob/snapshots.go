@@ -24,7 +24,8 @@ func (s *Service) CreateSnapshot(ctx context.Context, ref Ref, meta azhttp.Metad
 	acct, container, name := ref.Account, ref.Container, ref.Name
 	var id string
 	var out *Blob
-	err := s.store.Update(ctx, func(tx kv.Txn) error {
+	err := s.Update(ctx, func(t *Tx) error {
+		tx := t.tx
 		b, err := findBlob(tx, acct, container, name, "")
 		if err != nil {
 			return err
@@ -55,8 +56,35 @@ func (s *Service) CreateSnapshot(ctx context.Context, ref Ref, meta azhttp.Metad
 		if err := copyExtents(tx, extentsPrefix(acct, container, name), contentPrefix(acct, container, name, id)); err != nil {
 			return err
 		}
+		if err := record.Store(tx, snapshotKey(acct, container, name, id), snap); err != nil {
+			return err
+		}
 		out = &snap
-		return record.Store(tx, snapshotKey(acct, container, name, id), snap)
+		if !t.dp.versioning {
+			return nil
+		}
+		// With versioning a snapshot also gives the blob a new current
+		// version, a millisecond after the snapshot, its ETag and time
+		// unchanged; the answer names it (@azure/storage-blob's
+		// recordings createSnapshot, "delete snapshot", "get blob tags
+		// should work with a snapshot": the listing that follows shows
+		// that version current).
+		after, err := t.saveVersion(acct, container, name, b)
+		if err != nil {
+			return err
+		}
+		at, err := time.Parse(snapshotLayout, id)
+		if err != nil {
+			return err
+		}
+		if b.VersionID, err = t.versionIDFrom(acct, container, name, after, at.Add(time.Millisecond)); err != nil {
+			return err
+		}
+		if err := record.Store(tx, blobKey(acct, container, name), b); err != nil {
+			return err
+		}
+		out.VersionID = b.VersionID
+		return nil
 	})
 	return id, out, err
 }

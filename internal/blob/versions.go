@@ -104,13 +104,17 @@ func versionContent(r kv.Reader, acct, container, name, point string) (tuple.Key
 // newest version the blob has had) when the clock has not passed it.
 // With after empty, the blob's stored versions say what the newest is.
 func (t *Tx) nextVersionID(acct, container, name, after string) (string, error) {
+	return t.versionIDFrom(acct, container, name, after, t.now)
+}
+
+// versionIDFrom is nextVersionID from the time next on.
+func (t *Tx) versionIDFrom(acct, container, name, after string, next time.Time) (string, error) {
 	if after == "" {
 		var err error
 		if after, err = lastKey(t.r, versionsPrefix(acct, container, name)); err != nil {
 			return "", err
 		}
 	}
-	next := t.now
 	if after != "" {
 		if last, err := time.Parse(snapshotLayout, after); err == nil && !next.After(last) {
 			next = last.Add(100 * time.Nanosecond)

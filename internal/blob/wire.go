@@ -82,6 +82,9 @@ type blobXML struct {
 }
 
 type blobPropertiesXML struct {
+	// Uncommitted marks a blob of uncommitted blocks only, which lists
+	// its length, type, tier, lease and encryption and nothing else.
+	Uncommitted          bool    `xml:"-"`
 	CreationTime         string  `xml:"Creation-Time"`
 	DeletedTime          string  `xml:"DeletedTime,omitempty"`
 	RemainingDays        *int    `xml:"RemainingRetentionDays,omitempty"`

@@ -142,7 +142,12 @@ func (c Upload) verify(d Digests) error {
 			azerr.Detail{Name: "ServerCalculatedMd5", Value: base64.StdEncoding.EncodeToString(d.MD5)})
 	}
 	if c.CRC64 != nil && !bytes.Equal(c.CRC64, d.CRC64) {
-		return azerr.ErrCrc64Mismatch
+		// So it does for CRC64 (@azure/storage-blob's recordings
+		// "stageBlock with invalid CRC64 should fail" and "appendBlock
+		// with invalid CRC64 should fail").
+		return azerr.ErrCrc64Mismatch.WithDetails(
+			azerr.Detail{Name: "UserSpecifiedCrc", Value: base64.StdEncoding.EncodeToString(c.CRC64)},
+			azerr.Detail{Name: "ServerCalculatedCrc", Value: base64.StdEncoding.EncodeToString(d.CRC64)})
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/md5"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -132,6 +133,11 @@ func TestReceiveVerifiesAndPlaces(t *testing.T) {
 			_, err = s.Receive(t.Context(), "o", Upload{Body: bytes.NewReader(data), Length: int64(size), CRC64: []byte{1, 2, 3, 4, 5, 6, 7, 8}})
 			if !errors.Is(err, azerr.ErrCrc64Mismatch) {
 				t.Fatalf("bad CRC64: %v", err)
+			}
+			crc := azbody.NewCRC64()
+			crc.Write(data)
+			if e, _ := errors.AsType[*azerr.Error](err); e.Detail("UserSpecifiedCrc") != "AQIDBAUGBwg=" || e.Detail("ServerCalculatedCrc") != base64.StdEncoding.EncodeToString(azbody.CRC64Bytes(crc.Sum64())) {
+				t.Errorf("bad CRC64's details: %v", e.Details)
 			}
 			_, err = s.Receive(t.Context(), "o", Upload{Body: bytes.NewReader(data[:size-1]), Length: int64(size)})
 			if !errors.Is(err, azerr.ErrInvalidInput) {

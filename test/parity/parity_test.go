@@ -45,12 +45,18 @@ func startTarget(t testing.TB, rec *Recording) *Target {
 	if httpsOnly {
 		client.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: env.CertPool, MinVersion: tls.VersionTLS12}}
 	}
-	return &Target{
+	target := &Target{
 		Blob: env.BlobURL, Queue: env.QueueURL, Table: env.TableURL, File: env.FileURL, Search: env.SearchURL,
 		Account: env.Account, Key: env.Key, SearchKey: env.SearchAdminKey,
 		Client: client,
 		Clock:  env.Server.Clock(),
 	}
+	if days := rec.BlobSoftDeleteDays(); days > 0 {
+		if err := target.SetBlobSoftDelete(days); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return target
 }
 
 // replayAll replays every recording, each against a fresh server.

@@ -231,7 +231,46 @@ func (r *Recording) LastAccessTracked() bool {
 	return false
 }
 
-// remainingDays finds a listed soft-deleted share's retention.
+// BlobSoftDeleteDays is the blob soft delete of the account a Blob
+// recording ran on: Azure answered a Delete Blob with
+// x-ms-delete-type-permanent: false where only soft delete explains it (a
+// snapshot's delete, or any delete on an account without versioning).
+// The days are the most a listing of deleted blobs shows left, else 7
+// (the portal's default); 0 when nothing shows soft delete. Azure's
+// accounts have it turned on outside the recording; the replay turns it
+// on before the first request.
+func (r *Recording) BlobSoftDeleteDays() int {
+	if r.Service != "blob" {
+		return 0
+	}
+	versioned := r.Versioned()
+	soft := false
+	for _, e := range r.Entries {
+		if e.RequestMethod != http.MethodDelete {
+			continue
+		}
+		if v, _ := e.ResponseHeaders.Get("x-ms-delete-type-permanent"); v == "false" && (!versioned || strings.Contains(e.RequestURI, "snapshot=")) {
+			soft = true
+		}
+	}
+	if !soft {
+		return 0
+	}
+	most := 0
+	for _, e := range r.Entries {
+		for _, m := range remainingDays.FindAllSubmatch(e.ResponseBody, -1) {
+			if n, err := strconv.Atoi(string(m[1])); err == nil && n > most {
+				most = n
+			}
+		}
+	}
+	if most == 0 {
+		return 7
+	}
+	return most
+}
+
+// remainingDays finds a listed soft-deleted share's or blob's retention.
 var remainingDays = regexp.MustCompile(`<RemainingRetentionDays>(\d+)</RemainingRetentionDays>`)
 
 // ShareRetentionDays is the share soft delete of the account a Files

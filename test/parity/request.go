@@ -343,3 +343,29 @@ func multipartBoundary(body []byte) (string, bool) {
 	}
 	return line[2:], true
 }
+
+// SetBlobSoftDelete turns blob soft delete on for days, as the recording
+// account had it, with Set Blob Service Properties (which leaves the
+// properties it does not name as they are).
+func (t *Target) SetBlobSoftDelete(days int) error {
+	body := fmt.Sprintf("<StorageServiceProperties><DeleteRetentionPolicy><Enabled>true</Enabled><Days>%d</Days></DeleteRetentionPolicy></StorageServiceProperties>", days)
+	req, err := http.NewRequest(http.MethodPut, t.Blob+"?restype=service&comp=properties", strings.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("X-Ms-Version", "2021-12-02")
+	key, err := t.key()
+	if err != nil {
+		return err
+	}
+	azauth.SignSharedKey(req, "blob", t.Account, key, t.now())
+	resp, err := t.Client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		return fmt.Errorf("set blob soft delete: status %d", resp.StatusCode)
+	}
+	return nil
+}

@@ -201,3 +201,33 @@ func TestCustomerKeys(t *testing.T) {
 		t.Errorf("a real source key was changed: %v", h)
 	}
 }
+
+// TestBlobSoftDeleteDays: a snapshot's non-permanent delete, or any on an
+// account without versioning, shows blob soft delete; a versioned
+// account's base-blob delete alone does not.
+func TestBlobSoftDeleteDays(t *testing.T) {
+	del := func(uri, permanent string) Entry {
+		return Entry{RequestMethod: http.MethodDelete, RequestURI: uri, StatusCode: http.StatusAccepted,
+			ResponseHeaders: Headers{"x-ms-delete-type-permanent": permanent}}
+	}
+	versioned := Entry{RequestMethod: http.MethodPut, RequestURI: "https://a.blob.core.windows.net/c/b", StatusCode: http.StatusCreated,
+		ResponseHeaders: Headers{"x-ms-version-id": "2026-01-01T00:00:00.0000000Z"}}
+	listing := Entry{RequestMethod: http.MethodGet, RequestURI: "https://a.blob.core.windows.net/c?restype=container&comp=list&include=deleted",
+		StatusCode: http.StatusOK, ResponseBody: []byte(`"<RemainingRetentionDays>3</RemainingRetentionDays>"`)}
+	for _, c := range []struct {
+		name    string
+		entries []Entry
+		want    int
+	}{
+		{"permanent", []Entry{del("https://a.blob.core.windows.net/c/b", "true")}, 0},
+		{"no versioning", []Entry{del("https://a.blob.core.windows.net/c/b", "false")}, 7},
+		{"versioned base blob", []Entry{versioned, del("https://a.blob.core.windows.net/c/b", "false")}, 0},
+		{"versioned snapshot", []Entry{versioned, del("https://a.blob.core.windows.net/c/b?snapshot=x", "false")}, 7},
+		{"days listed", []Entry{del("https://a.blob.core.windows.net/c/b", "false"), listing}, 3},
+	} {
+		rec := &Recording{Service: "blob", Entries: c.entries}
+		if got := rec.BlobSoftDeleteDays(); got != c.want {
+			t.Errorf("%s: %d days, want %d", c.name, got, c.want)
+		}
+	}
+}

@@ -137,7 +137,8 @@ func TestRangesSplitAndFree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Range{{Start: 0, End: 99_999}, {Start: 150_000, End: 199_999}, {Start: 250_000, End: 299_999}}
+	// Whole 512-byte pages, cut at the file's end (rangePage).
+	want := []Range{{Start: 0, End: 100_351}, {Start: 149_504, End: 200_191}, {Start: 249_856, End: 299_999}}
 	if len(l.Ranges) != len(want) {
 		t.Fatalf("ranges %v, want %v", l.Ranges, want)
 	}

@@ -222,16 +222,69 @@ func (s *Service) ListRanges(ctx context.Context, ref Ref, rng *Range, pre Preco
 			return err
 		}
 		for _, e := range ext {
-			a, b := max(e.Offset, lo), min(e.Offset+e.Size, hi)-1
-			if k := len(out.Ranges); k > 0 && out.Ranges[k-1].End+1 == a {
-				out.Ranges[k-1].End = b
-				continue
-			}
-			out.Ranges = append(out.Ranges, Range{Start: a, End: b})
+			out.Ranges = addPages(out.Ranges, e.Offset, e.Offset+e.Size, lo, hi)
 		}
 		return nil
 	})
 	return out, err
+}
+
+// rangePage is the unit in which Azure Files tracks written and cleared
+// bytes: List Ranges names whole 512-byte pages, cut at the file's end
+// (@azure/storage-file-share's recordings getRangeList: bytes 0-9 written,
+// 1-8 cleared, one range 0-9; getRangeListDiff: 0-4 written before the
+// snapshot, 0-1023 cleared and 1023-1027 written after it, ClearRange
+// 0-511 and Range 512-1535).
+const rangePage = 512
+
+// addPages adds to rs, sorted and merged, the pages that hold bytes
+// [from, to), cut to [lo, hi).
+func addPages(rs []Range, from, to, lo, hi int64) []Range {
+	a := max(from/rangePage*rangePage, lo)
+	b := min((to+rangePage-1)/rangePage*rangePage, hi) - 1
+	if a > b {
+		return rs
+	}
+	if k := len(rs); k > 0 && rs[k-1].End+1 >= a {
+		rs[k-1].End = max(rs[k-1].End, b)
+		return rs
+	}
+	return append(rs, Range{Start: a, End: b})
+}
+
+// pagedDiff is a diff's changed and cleared byte ranges as the pages
+// they touch, cut to [lo, hi): a page with new bytes is changed, one
+// only cleared is cleared.
+func pagedDiff(changed, cleared []Range, lo, hi int64) (ch, cl []Range) {
+	for _, r := range changed {
+		ch = addPages(ch, r.Start, r.End+1, lo, hi)
+	}
+	var pages []Range
+	for _, r := range cleared {
+		pages = addPages(pages, r.Start, r.End+1, lo, hi)
+	}
+	for _, r := range pages {
+		cl = append(cl, subtract(r, ch)...)
+	}
+	return ch, cl
+}
+
+// subtract is r without the sorted ranges of by.
+func subtract(r Range, by []Range) []Range {
+	var out []Range
+	for _, c := range by {
+		if c.End < r.Start || c.Start > r.End {
+			continue
+		}
+		if c.Start > r.Start {
+			out = append(out, Range{Start: r.Start, End: c.Start - 1})
+		}
+		r.Start = c.End + 1
+		if r.Start > r.End {
+			return out
+		}
+	}
+	return append(out, r)
 }
 
 // Download is a file, or a range of it, ready to be streamed from one

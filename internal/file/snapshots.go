@@ -517,7 +517,8 @@ func (s *Service) ListRangesDiff(ctx context.Context, ref Ref, o ListRangesDiffO
 		if err != nil {
 			return err
 		}
-		out.Changed, out.Cleared = diffExtents(nowExt, thenExt, lo, hi)
+		changed, cleared := diffExtents(nowExt, thenExt, lo, hi)
+		out.Changed, out.Cleared = pagedDiff(changed, cleared, lo, hi)
 		return nil
 	})
 	return out, err

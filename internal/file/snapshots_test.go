@@ -314,9 +314,10 @@ func TestListRangesDiff(t *testing.T) {
 		rng               *Range
 		changed, cleared  []Range
 	}{
-		{"snap1 to live", "s", snap1, nil, []Range{{Start: 512, End: 1023}, {Start: 3072, End: 3171}}, []Range{{Start: 2048, End: 2559}}},
+		// 100 bytes at 3072 change their whole page (rangePage).
+		{"snap1 to live", "s", snap1, nil, []Range{{Start: 512, End: 1023}, {Start: 3072, End: 3583}}, []Range{{Start: 2048, End: 2559}}},
 		{"snap1 to snap2", SnapshotNamespace("s", snap2), snap1, nil, []Range{{Start: 512, End: 1023}}, []Range{{Start: 2048, End: 2559}}},
-		{"snap2 to live", "s", snap2, nil, []Range{{Start: 3072, End: 3171}}, nil},
+		{"snap2 to live", "s", snap2, nil, []Range{{Start: 3072, End: 3583}}, nil},
 		{"within a range", "s", snap1, &Range{Start: 600, End: 2100}, []Range{{Start: 600, End: 1023}}, []Range{{Start: 2048, End: 2100}}},
 	} {
 		d, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: tc.share, Path: "f"}, ListRangesDiffOptions{PrevSnapshot: tc.prev, Range: tc.rng})
@@ -483,7 +484,8 @@ func TestListRangesDiffFollowsRenames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []Range{{Start: 10, End: 12}}; !reflect.DeepEqual(d.Changed, want) || len(d.Cleared) != 0 {
+	// Bytes 10-12 changed: their page, cut at the file's end.
+	if want := []Range{{Start: 0, End: 99}}; !reflect.DeepEqual(d.Changed, want) || len(d.Cleared) != 0 {
 		t.Fatalf("moved file: changed %v cleared %v, want %v", d.Changed, d.Cleared, want)
 	}
 }

@@ -119,8 +119,12 @@ var (
 	ErrShareAlreadyExists = newError(http.StatusConflict, "ShareAlreadyExists", "The specified share already exists.")
 	ErrShareBeingDeleted  = newError(http.StatusConflict, "ShareBeingDeleted", "The specified share is being deleted. Try operation later.")
 	ErrShareNotFound      = newError(http.StatusNotFound, "ShareNotFound", "The specified share does not exist.")
-	ErrParentNotFound     = newError(http.StatusNotFound, "ParentNotFound", "The specified parent path does not exist.")
-	ErrDirectoryNotEmpty  = newError(http.StatusConflict, "DirectoryNotEmpty", "The specified directory is not empty.")
+	// ErrShareSnapshotNotFound: Delete Share naming a snapshot of an
+	// existing share that is not there (@azure/storage-file-share's
+	// recording deleteIfExists).
+	ErrShareSnapshotNotFound = newError(http.StatusNotFound, "ShareSnapshotNotFound", "The specified share snapshot was not found.")
+	ErrParentNotFound        = newError(http.StatusNotFound, "ParentNotFound", "The specified parent path does not exist.")
+	ErrDirectoryNotEmpty     = newError(http.StatusConflict, "DirectoryNotEmpty", "The specified directory is not empty.")
 
 	ErrShareHasSnapshots                  = newError(http.StatusConflict, "ShareHasSnapshots", "The share has snapshots and the operation requires no snapshots.")
 	ErrShareSnapshotCountExceeded         = newError(http.StatusConflict, "ShareSnapshotCountExceeded", "The total number of snapshots for the share is over the limit.")

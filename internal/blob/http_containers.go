@@ -191,6 +191,9 @@ func (h *handler) listContainers(q *request) error {
 		if d := c.Deleted; d != nil {
 			left := RemainingDays(&Blob{Purge: d.Purge}, now)
 			x.Deleted, x.Version = true, d.Version
+			// A deleted container is listed locked under a fixed lease
+			// (@azure/storage-blob's recording restoreContainer).
+			x.Properties.LeaseStatus, x.Properties.LeaseState, x.Properties.LeaseDuration = "locked", "leased", "fixed"
 			x.Properties.DeletedTime, x.Properties.RemainingDays = azhttp.HTTPTime(d.Time), &left
 		}
 		doc.Containers.Items = append(doc.Containers.Items, x)

@@ -229,7 +229,7 @@ func writeFileHeaders(h http.Header, n *Node, now time.Time) {
 	set("Content-Language", n.Headers.ContentLanguage)
 	set("Content-Disposition", n.Headers.ContentDisposition)
 	set("Cache-Control", n.Headers.CacheControl)
-	h.Set("X-Ms-Server-Encrypted", "true")
+	h.Set("X-Ms-Server-Encrypted", strconv.FormatBool(!n.MetadataCleared))
 	azhttp.WriteLeaseState(h, n.Lease, now)
 	writeCopyHeaders(h, n.Copy)
 	azhttp.WriteMetadata(h, n.Metadata)

@@ -90,6 +90,13 @@ func (h *handler) getShareProperties(q *request) error {
 		writeShareProtocol(hdr, sh)
 		azhttp.WriteLeaseState(hdr, sh.Lease, h.svc.clock())
 	}
+	if q.since(smbDirectoryLeaseVersion) && sh.NFS == nil && !q.q.Has("sharesnapshot") {
+		// SMB directory leasing, on unless a share turns it off, which no
+		// request here can (@azure/storage-file-share's recordings
+		// setQuota, setMetadata: a share's answer carries it, its
+		// snapshot's does not).
+		hdr.Set("X-Ms-Enable-Smb-Directory-Lease", "true")
+	}
 	azhttp.WriteMetadata(hdr, sh.Metadata)
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }

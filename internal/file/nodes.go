@@ -198,7 +198,7 @@ func (s *Service) SetDirectoryMetadata(ctx context.Context, ref Ref, meta azhttp
 func (s *Service) setMetadata(ctx context.Context, ref Ref, dir bool, meta azhttp.Metadata, pre Preconditions) (*Node, error) {
 	return s.updateNode(ctx, ref.Account, ref.Share, ref.Path, dir, pre, useWrite, func(n *Node) error {
 		n.Metadata = meta
-		n.MetadataCleared = dir && len(meta) == 0
+		n.MetadataCleared = len(meta) == 0
 		return nil
 	})
 }

@@ -111,10 +111,11 @@ type Node struct {
 	// Copy is the last Copy File that wrote this file, until Put Range or
 	// Set File Properties changes it.
 	Copy *CopyInfo `json:",omitempty"`
-	// MetadataCleared is set on a directory whose metadata Set Directory
-	// Metadata last replaced with none: Azure then reports the directory
-	// not server-encrypted, which a directory created without metadata is
-	// (the azfile recording TestDirGetSetMetadataDefault).
+	// MetadataCleared is set on a directory or file whose metadata Set
+	// Directory/File Metadata last replaced with none: Azure then reports
+	// it not server-encrypted, which one created without metadata is (the
+	// azfile recording TestDirGetSetMetadataDefault; @azure/storage-file-
+	// share's recording "setMetadata with cleaning up metadata").
 	MetadataCleared bool `json:",omitempty"`
 	// NFS are the POSIX properties of a directory or file of an NFS share
 	// (nfs.go); nil on an SMB share's.

@@ -304,6 +304,11 @@ func (t *Tx) deleteSnapshot(acct, share, snap, leaseID string) error {
 	ns := SnapshotNamespace(share, snap)
 	// A snapshot's own lease guards it, as a share's guards the share.
 	if _, err := t.share(acct, ns, leaseID, true); err != nil {
+		if errors.Is(err, azerr.ErrShareNotFound) {
+			if _, berr := t.share(acct, share, "", false); berr == nil {
+				return azerr.ErrShareSnapshotNotFound
+			}
+		}
 		return err
 	}
 	type object struct {

@@ -28,6 +28,9 @@ const (
 	// entry's LastAccessTime with include=timestamps (recorded at
 	// 2026-02-06; no recording of an earlier one lists timestamps).
 	listAccessTimeVersion = "2026-02-06"
+	// smbDirectoryLeaseVersion is the earliest x-ms-version recorded with
+	// x-ms-enable-smb-directory-lease (2025-05-05 answers lack it).
+	smbDirectoryLeaseVersion = "2026-02-06"
 )
 
 // since reports whether the request asks for version v of the API or a

@@ -119,6 +119,13 @@ func TestSetDirectoryMetadataAnswer(t *testing.T) {
 
 	w.do(http.MethodPut, "share/d?restype=directory&comp=metadata", http.StatusOK, "x-ms-meta-k", "v")
 	wantHeader(t, w.do(http.MethodGet, "share/d?restype=directory", http.StatusOK), "x-ms-server-encrypted", "true")
+
+	// So does a file (@azure/storage-file-share's recording "setMetadata
+	// with cleaning up metadata").
+	w.do(http.MethodPut, "share/f", http.StatusCreated, "x-ms-type", "file", "x-ms-content-length", "1")
+	wantHeader(t, w.do(http.MethodHead, "share/f", http.StatusOK), "x-ms-server-encrypted", "true")
+	w.do(http.MethodPut, "share/f?comp=metadata", http.StatusOK)
+	wantHeader(t, w.do(http.MethodHead, "share/f", http.StatusOK), "x-ms-server-encrypted", "false")
 }
 
 // TestCreateFileAddsArchive: a new file has Archive whatever attributes

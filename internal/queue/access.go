@@ -6,6 +6,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azauth"
 	"github.com/cerulean-db/cerulean/internal/azerr"
+	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
 // permit is what one operation needs of a caller. Beyond the letters
@@ -51,12 +52,14 @@ func (op permit) authorize(_ *http.Request, a azauth.Access) error {
 const queuePermissions = "raup"
 
 // checkQueuePermissions refuses a Set Queue ACL body whose policies grant
-// letters a queue does not have (400 InvalidXmlDocument).
+// letters a queue does not have: 400 InvalidXmlDocument at line 0,
+// position 0, with an empty reason (@azure/storage-queue's recording
+// "setAccessPolicy negative", Permission "rwdl").
 func checkQueuePermissions(acl []azauth.SignedIdentifier) error {
 	for _, si := range acl {
 		for _, c := range si.Permissions {
 			if !strings.ContainsRune(queuePermissions, c) {
-				return azerr.ErrInvalidXmlDocument.WithMessage("XML specified is not syntactically valid. The permission %q of signed identifier %q is not one of %s.", string(c), si.ID, queuePermissions)
+				return azhttp.InvalidXMLAt(0, 0, "")
 			}
 		}
 	}

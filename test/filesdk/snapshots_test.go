@@ -147,6 +147,10 @@ func TestDeleteShareSnapshots(t *testing.T) {
 		}
 		_, err = withSnapshot(t, sc, first).GetProperties(ctx, nil)
 		wantCode(t, err, fileerror.ShareNotFound)
+		// Deleting it again names the snapshot (@azure/storage-file-share's
+		// recording deleteIfExists).
+		_, err = withSnapshot(t, sc, first).Delete(ctx, nil)
+		wantCode(t, err, fileerror.Code("ShareSnapshotNotFound"))
 		if _, err := sc.Delete(ctx, &share.DeleteOptions{DeleteSnapshots: to.Ptr(mode)}); err != nil {
 			t.Fatalf("delete with %s: %v", mode, err)
 		}

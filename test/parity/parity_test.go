@@ -27,8 +27,8 @@ var (
 // the recording's account had them.
 func startTarget(t testing.TB, rec *Recording) *Target {
 	opts := []servertest.Option{servertest.WithTestClock()}
-	if rec.Versioned() {
-		opts = append(opts, servertest.WithBlobDataProtection(true, 0))
+	if versioned, days := rec.Versioned(), rec.ContainerRetentionDays(); versioned || days > 0 {
+		opts = append(opts, servertest.WithBlobDataProtection(versioned, days))
 	}
 	if rec.LastAccessTracked() {
 		opts = append(opts, servertest.WithBlobLastAccessTracking())

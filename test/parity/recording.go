@@ -283,6 +283,23 @@ func (r *Recording) ShareRetentionDays() int {
 	if r.Service != "file" {
 		return 0
 	}
+	return r.listedRetention("")
+}
+
+// ContainerRetentionDays is, in the same way, the container soft delete
+// of the account a Blob recording ran on, from a listing of deleted
+// containers.
+func (r *Recording) ContainerRetentionDays() int {
+	if r.Service != "blob" {
+		return 0
+	}
+	return r.listedRetention("<Container>")
+}
+
+// listedRetention is the most retention days left that a listing in the
+// recording's answers shows, counting only answers that contain within
+// ("" for any).
+func (r *Recording) listedRetention(within string) int {
 	most := 0
 	for _, e := range r.Entries {
 		var body string
@@ -292,6 +309,9 @@ func (r *Recording) ShareRetentionDays() int {
 				continue
 			}
 			body = strings.Join(lines, "")
+		}
+		if !strings.Contains(body, within) {
+			continue
 		}
 		for _, m := range remainingDays.FindAllStringSubmatch(body, -1) {
 			if n, err := strconv.Atoi(m[1]); err == nil && n > most {

@@ -122,7 +122,8 @@ func (t *Target) resignCopySource(recorded, v, service string, shift time.Durati
 
 // timeHeaders carry dates a test computed from a recorded one (an hour
 // before the Last-Modified it read); they move with the replay's clock.
-var timeHeaders = []string{"If-Modified-Since", "If-Unmodified-Since", "x-ms-source-if-modified-since", "x-ms-source-if-unmodified-since", "x-ms-blob-if-modified-since", "x-ms-blob-if-unmodified-since"}
+var timeHeaders = []string{"If-Modified-Since", "If-Unmodified-Since", "x-ms-source-if-modified-since", "x-ms-source-if-unmodified-since", "x-ms-blob-if-modified-since", "x-ms-blob-if-unmodified-since",
+	"x-ms-access-tier-if-modified-since", "x-ms-access-tier-if-unmodified-since"}
 
 // request builds the live request for entry e: addressed to the target,
 // every bound value replaced, dates moved by shift, and signed.

@@ -42,6 +42,11 @@ func TestSetQueueACLValidation(t *testing.T) {
 	for _, bad := range []string{"rw", "d", "rl", "x"} {
 		_, err = qc.SetAccessPolicy(ctx, &azqueue.SetAccessPolicyOptions{QueueACL: []*azqueue.SignedIdentifier{policyOf("p", bad)}})
 		checkErr(t, err, http.StatusBadRequest, queueerror.InvalidXMLDocument, "permission "+bad)
+		// At line 0, position 0, with an empty reason (@azure/storage-
+		// queue's recording "setAccessPolicy negative").
+		if msg := err.Error(); !strings.Contains(msg, "<LineNumber>0</LineNumber><LinePosition>0</LinePosition><Reason") {
+			t.Errorf("permission %s: %s", bad, msg)
+		}
 	}
 	got, err := qc.GetAccessPolicy(ctx, nil)
 	must(t, err, "GetAccessPolicy")

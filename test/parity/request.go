@@ -364,7 +364,9 @@ func (t *Target) SetBlobSoftDelete(days int) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	if err := resp.Body.Close(); err != nil {
+		return err
+	}
 	if resp.StatusCode != http.StatusAccepted {
 		return fmt.Errorf("set blob soft delete: status %d", resp.StatusCode)
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
@@ -87,9 +88,16 @@ func (h *handler) listQueues(q *request) error {
 		return err
 	}
 	prefix, marker := q.q.Get("prefix"), q.q.Get("marker")
-	list, next, err := h.svc.ListQueues(q.ctx(), q.acct, prefix, marker, max)
+	from, err := queueFromMarker(q.acct, marker)
 	if err != nil {
 		return err
+	}
+	list, next, err := h.svc.ListQueues(q.ctx(), q.acct, prefix, from, max)
+	if err != nil {
+		return err
+	}
+	if next != "" {
+		next = "/" + q.acct + "/" + next
 	}
 	withMeta := false
 	for _, part := range strings.Split(q.q.Get("include"), ",") {
@@ -117,4 +125,19 @@ func (h *handler) getServiceProperties(q *request) error {
 
 func (h *handler) setServiceProperties(q *request) error {
 	return h.props.ServeSet(q.w, q.r, q.acct)
+}
+
+// queueFromMarker reads a List Queues marker, "/account/queue" as Azure
+// hands them out (Java's recording listQueuesMaxResultsByPage), back into
+// the name its page starts at. Anything else is 400 OutOfRangeInput, as
+// Azure answers marker=garbage (.NET's recording ServiceClientTests
+// GetQueuesAsync_Error).
+func queueFromMarker(acct, marker string) (string, error) {
+	if marker == "" {
+		return "", nil
+	}
+	if name, ok := strings.CutPrefix(marker, "/"+acct+"/"); ok {
+		return name, nil
+	}
+	return "", azerr.ErrOutOfRangeInput
 }

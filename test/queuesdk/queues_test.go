@@ -113,6 +113,11 @@ func TestListQueues(t *testing.T) {
 	if r := f.raw(http.MethodGet, "?comp=list&maxresults=0", "", nil); r.StatusCode != http.StatusBadRequest {
 		t.Errorf("maxresults=0: %d %s", r.StatusCode, r.Code)
 	}
+	// A marker this server never handed out (.NET's recording
+	// ServiceClientTests GetQueuesAsync_Error).
+	if r := f.raw(http.MethodGet, "?comp=list&marker=garbage", "", nil); r.StatusCode != http.StatusBadRequest || r.Code != "OutOfRangeInput" {
+		t.Errorf("marker=garbage: %d %s", r.StatusCode, r.Code)
+	}
 }
 
 // TestQueueMetadata: Set replaces all metadata (last writer wins), Get

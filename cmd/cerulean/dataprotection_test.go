@@ -29,6 +29,14 @@ func TestServeDataProtectionFlags(t *testing.T) {
 	if err != nil || !f.blobLastAccess {
 		t.Errorf("last access tracking environment read as %v (%v)", f.blobLastAccess, err)
 	}
+	f, err = parse(t, []string{"--file-large-shares"}, nil)
+	if err != nil || !f.largeShares {
+		t.Errorf("large file shares flag read as %v (%v)", f.largeShares, err)
+	}
+	f, err = parse(t, nil, map[string]string{"CERULEAN_FILE_LARGE_SHARES": "true"})
+	if err != nil || !f.largeShares {
+		t.Errorf("large file shares environment read as %v (%v)", f.largeShares, err)
+	}
 	f, err = parse(t, []string{"--share-delete-retention-days", "14"}, nil)
 	if err != nil || f.shareRetention != 14 {
 		t.Errorf("share retention flag read as %d (%v)", f.shareRetention, err)

@@ -143,6 +143,7 @@ type serveFlags struct {
 	blobLastAccess     boolean
 	containerRetention retentionDays
 	shareRetention     retentionDays
+	largeShares        boolean
 	// maxConns bounds each HTTP listener's open connections.
 	maxConns maxConnections
 	// notes are what Azurite flags that change nothing here said, for
@@ -199,6 +200,7 @@ func parseFlagsOf(command string, args []string, getenv func(string) string, std
 	fs.Var(&f.blobLastAccess, "blob-last-access-tracking", "report when each blob was last read or written (Azure's last access time tracking)")
 	fs.Var(&f.containerRetention, "container-delete-retention-days", "keep deleted containers restorable this many days (1 to 365), 0 not at all")
 	fs.Var(&f.shareRetention, "share-delete-retention-days", "keep deleted file shares restorable this many days (1 to 365), 0 not at all")
+	fs.Var(&f.largeShares, "file-large-shares", "give a file share created without a quota 100 TiB, as an account with large file shares does (5 TiB otherwise)")
 	fs.StringVar(&f.adminHost, "admin-host", "127.0.0.1", "address of the admin endpoint (health, readiness, metrics, pprof, web console); it asks for no credential, so keep it on loopback unless a proxy of yours authenticates")
 	fs.Var(&f.adminPort, "admin-port", "admin endpoint port, 0 for a free one, off for none")
 	fs.Var(&f.adminAllowed, "admin-allowed-hosts", "comma-separated Host names the web console also answers (a reverse proxy's, a container's published name), each host or host:port; "+
@@ -619,8 +621,8 @@ func serveUntil(args []string, getenv func(string) string, stderr io.Writer, sig
 		StorageHTTPS: bool(f.storageHTTPS), StorageCertFile: f.certFile, StorageKeyFile: f.keyFile, CertDir: f.certDir(),
 		Accounts: accounts, Logger: logger,
 		BlobVersioning: bool(f.blobVersioning), BlobLastAccessTracking: bool(f.blobLastAccess), ContainerDeleteRetentionDays: int(f.containerRetention),
-		ShareDeleteRetentionDays: int(f.shareRetention),
-		AdminHost:                f.adminHost, AdminPort: int(f.adminPort), AdminDisabled: f.adminPort < 0, AdminAllowedHosts: f.adminAllowed,
+		ShareDeleteRetentionDays: int(f.shareRetention), FileLargeShares: bool(f.largeShares),
+		AdminHost: f.adminHost, AdminPort: int(f.adminPort), AdminDisabled: f.adminPort < 0, AdminAllowedHosts: f.adminAllowed,
 		TestClock: bool(f.testClock), FaultInjection: bool(f.faultInjection), Faults: []faults.Rule(f.faults),
 		MinFreeBytes: f.minFreeSpace.bytes(), MaxConnections: int(f.maxConns),
 	})

@@ -47,12 +47,26 @@ type Service struct {
 	// retention is how many days a deleted share stays restorable, 0 for
 	// none (WithShareRetention; shares_softdelete.go).
 	retention int
+	// defaultQuota is the quota of a share created without one (GiB).
+	defaultQuota int
 	// breaker breaks SMB caching before FileREST reads and writes.
 	breaker breakerSlot
 }
 
 // An Option configures a Service.
 type Option func(*Service)
+
+// WithLargeShares gives a share created without a quota the largest one,
+// 100 TiB, as an Azure account with large file shares on does (a
+// management-plane setting: the JavaScript and .NET SDKs' recording
+// accounts report 102400 for such shares, the Go and Java ones 5120).
+func WithLargeShares(on bool) Option {
+	return func(s *Service) {
+		if on {
+			s.defaultQuota = MaxQuota
+		}
+	}
+}
 
 // WithShareRetention keeps deleted shares restorable for days (1 to 365),
 // as share soft delete does on an Azure account; 0 deletes them at once.

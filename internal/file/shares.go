@@ -49,6 +49,9 @@ func (s *Service) CreateShare(ctx context.Context, ref ShareRef, spec ShareSpec)
 	if err := s.finishMoves(ctx, ref.Account, ref.Share); err != nil {
 		return nil, err
 	}
+	if spec.Quota == 0 {
+		spec.Quota = s.defaultQuota // 0: DefaultQuota
+	}
 	return kv.Returning(ctx, s.Update, func(t *Tx) (*Share, error) { return t.CreateShare(ref, spec) })
 }
 

@@ -103,6 +103,10 @@ type Config struct {
 	// their snapshots, restorable that long, 0 not at all: share soft
 	// delete, which Azure also sets through the management plane.
 	ShareDeleteRetentionDays int
+	// FileLargeShares gives a share created without a quota 100 TiB, as
+	// an account with large file shares on (set in the management plane)
+	// does; 5 TiB otherwise.
+	FileLargeShares bool
 
 	// AdminHost and AdminPort are where the operations endpoint (health,
 	// readiness, metrics, pprof, the web console) listens: loopback unless
@@ -294,7 +298,7 @@ func Start(ctx context.Context, cfg Config) (_ *Server, err error) {
 		return nil, err
 	}
 	files := file.New(file.Config{Store: store, Accounts: cfg.Accounts, Now: cfg.Now, Logger: cfg.Logger},
-		file.WithShareRetention(cfg.ShareDeleteRetentionDays))
+		file.WithShareRetention(cfg.ShareDeleteRetentionDays), file.WithLargeShares(cfg.FileLargeShares))
 	if cfg.Store == "" {
 		// No SMB session outlives the process that served it.
 		if _, err := files.SweepOrphanHandles(ctx); err != nil {

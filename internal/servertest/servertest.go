@@ -74,6 +74,7 @@ type options struct {
 	blobLastAccess     bool
 	// shareRetention is the File service's share soft delete, in days.
 	shareRetention int
+	largeShares    bool
 	// testClock and faults turn on the tools for testing concurrency.
 	testClock bool
 	faults    []faults.Rule
@@ -173,6 +174,10 @@ func WithBlobLastAccessTracking() Option { return func(o *options) { o.blobLastA
 // soft delete).
 func WithShareRetention(days int) Option { return func(o *options) { o.shareRetention = days } }
 
+// WithFileLargeShares gives shares created without a quota 100 TiB, as an
+// account with large file shares does.
+func WithFileLargeShares() Option { return func(o *options) { o.largeShares = true } }
+
 // WithClock drives the services' clock.
 func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
@@ -223,7 +228,7 @@ func Start(t testing.TB, opts ...Option) *Env {
 			cfg.CosmosScriptBudget = o.scriptBudget
 			cfg.BlobVersioning, cfg.ContainerDeleteRetentionDays = o.blobVersioning, o.containerRetention
 			cfg.BlobLastAccessTracking = o.blobLastAccess
-			cfg.ShareDeleteRetentionDays = o.shareRetention
+			cfg.ShareDeleteRetentionDays, cfg.FileLargeShares = o.shareRetention, o.largeShares
 			cfg.MinFreeBytes, cfg.FreeSpace, cfg.FreeSpaceInterval = o.reserve, o.freeSpace, 10*time.Millisecond
 			cfg.Faults = o.faults
 			cfg.MaxConnections = o.maxConns

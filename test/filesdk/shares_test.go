@@ -516,3 +516,38 @@ func TestDirectoryIgnoresLeaseID(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDefaultShareQuota: a share created without a quota gets 5120 GiB,
+// or 102400 on an account with large file shares (--file-large-shares),
+// as the JavaScript and .NET SDKs' recording accounts report; a quota
+// asked for is kept either way.
+func TestDefaultShareQuota(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		opts  []servertest.Option
+		quota int32
+	}{
+		{"default", nil, 5120},
+		{"large file shares", []servertest.Option{servertest.WithFileLargeShares()}, 102400},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, c.opts...)
+			ctx := t.Context()
+			sc := f.share(t, "quota")
+			p, err := sc.GetProperties(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *p.Quota != c.quota {
+				t.Errorf("quota %d, want %d", *p.Quota, c.quota)
+			}
+			asked := f.svc.NewShareClient("asked")
+			if _, err := asked.Create(ctx, &share.CreateOptions{Quota: to.Ptr(int32(3))}); err != nil {
+				t.Fatal(err)
+			}
+			if p, err := asked.GetProperties(ctx, nil); err != nil || *p.Quota != 3 {
+				t.Errorf("asked for 3: %v %v", p.Quota, err)
+			}
+		})
+	}
+}

@@ -33,6 +33,9 @@ func startTarget(t testing.TB, rec *Recording) *Target {
 	if rec.LastAccessTracked() {
 		opts = append(opts, servertest.WithBlobLastAccessTracking())
 	}
+	if rec.LargeFileShares() {
+		opts = append(opts, servertest.WithFileLargeShares())
+	}
 	if days := rec.ShareRetentionDays(); days > 0 {
 		opts = append(opts, servertest.WithShareRetention(days))
 	}

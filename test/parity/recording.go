@@ -286,6 +286,27 @@ func (r *Recording) ShareRetentionDays() int {
 	return r.listedRetention("")
 }
 
+// LargeFileShares reports whether a Files recording ran on an account
+// with large file shares (a management-plane setting): a share reports
+// the 100 TiB quota (102400) that no request of the recording set, the
+// quota such an account gives a share created without one. The replay
+// turns the setting on.
+func (r *Recording) LargeFileShares() bool {
+	if r.Service != "file" {
+		return false
+	}
+	reported := false
+	for _, e := range r.Entries {
+		if v, _ := e.RequestHeaders.Get("x-ms-share-quota"); v == "102400" {
+			return false
+		}
+		if v, _ := e.ResponseHeaders.Get("x-ms-share-quota"); v == "102400" {
+			reported = true
+		}
+	}
+	return reported
+}
+
 // ContainerRetentionDays is, in the same way, the container soft delete
 // of the account a Blob recording ran on, from a listing of deleted
 // containers.

@@ -158,7 +158,7 @@ func writeSMB(h http.Header, n *Node) {
 		return
 	}
 	h.Set("X-Ms-File-Attributes", n.SMB.Attributes)
-	h.Set("X-Ms-File-Permission-Key", permissionKey(n.SMB.Permission))
+	h.Set("X-Ms-File-Permission-Key", permissionKey(n.PermissionSDDL()))
 }
 
 // writeNode sets what every answer about a directory or file carries.

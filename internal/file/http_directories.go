@@ -166,7 +166,7 @@ func (h *handler) listDirectory(q *request) error {
 			x.Attributes = e.SMB.Attributes
 		}
 		if inc["permissionkey"] && e.NFS == nil {
-			x.PermissionKey = permissionKey(e.SMB.Permission)
+			x.PermissionKey = permissionKey(e.PermissionSDDL())
 		}
 		doc.Entries.Items = append(doc.Entries.Items, x)
 	}

@@ -25,6 +25,26 @@ const MaxPermissionSize = 64 << 10
 // authenticated users.
 const defaultPermission = "O:SYG:SYD:(A;OICI;FA;;;SY)(A;OICI;FA;;;BA)(A;OICI;0x1301bf;;;AU)"
 
+// defaultDirPermission is the descriptor of a directory created without
+// one, as Azure reads it back under the key such a directory reports
+// (@azure/storage-file-share's recording "create and get permission"):
+// Administrators and SYSTEM full control, Users read and execute,
+// authenticated users modify, the creator owner full control of what it
+// creates. A file's default differs (Azure gives it another key).
+const defaultDirPermission = "O:SYG:SYD:(A;OICI;FA;;;BA)(A;OICI;FA;;;SY)(A;;0x1200a9;;;BU)(A;OICIIO;GXGR;;;BU)(A;OICI;0x1301bf;;;AU)(A;;FA;;;SY)(A;OICIIO;GA;;;CO)"
+
+// PermissionSDDL is the descriptor the node has: the one set on it, or
+// the default for a directory or a file.
+func (n *Node) PermissionSDDL() string {
+	switch {
+	case n.SMB.Permission != "":
+		return n.SMB.Permission
+	case n.Dir:
+		return defaultDirPermission
+	}
+	return defaultPermission
+}
+
 // storedPermission is the record of one permission key.
 type storedPermission struct {
 	SDDL string
@@ -77,6 +97,8 @@ func (t *Tx) permission(acct, share, key string) (string, error) {
 		return p.SDDL, nil
 	case key == permissionKey(""):
 		return defaultPermission, nil
+	case key == permissionKey(defaultDirPermission):
+		return defaultDirPermission, nil
 	}
 	return "", azerr.ErrFileInvalidPermissionKey
 }
@@ -126,8 +148,14 @@ func (t *Tx) resolvePermission(acct, share string, c *SMBChange) error {
 			return err
 		}
 		c.Permission, c.PermissionKey = sddl, ""
-		if sddl == defaultPermission {
+		switch sddl {
+		case defaultPermission:
 			c.Permission = ""
+		case defaultDirPermission:
+			// Set on a file, or kept, the directory default needs the
+			// record every set permission has.
+			_, err := t.storePermission(acct, share, sddl)
+			return err
 		}
 		return nil
 	case c.Permission != "":

@@ -212,6 +212,23 @@ func TestPermissionKeys(t *testing.T) {
 	if got, err := s.GetPermission(ctx, ShareRef{Account: testAcct, Share: "s"}, permissionKey("")); err != nil || got != defaultPermission {
 		t.Fatalf("default permission: %q %v", got, err)
 	}
+	// A directory created without a permission has the directory default,
+	// under a key of its own, and keeps it when a file takes that key.
+	dir, err := s.CreateDirectory(ctx, Ref{Account: testAcct, Share: "s", Path: "plain"}, SMBChange{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirKey := permissionKey(dir.PermissionSDDL())
+	if dirKey == permissionKey("") {
+		t.Fatal("directories and files share one default key")
+	}
+	if got, err := s.GetPermission(ctx, ShareRef{Account: testAcct, Share: "s"}, dirKey); err != nil || got != defaultDirPermission {
+		t.Fatalf("directory default permission: %q %v", got, err)
+	}
+	taken, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "s", Path: "takes-dir-default"}, CreateFileOptions{SMB: SMBChange{PermissionKey: dirKey}})
+	if err != nil || taken.PermissionSDDL() != defaultDirPermission {
+		t.Fatalf("file given the directory default's key: %v %v", taken, err)
+	}
 	if _, err := s.CreateFile(ctx, Ref{Account: testAcct, Share: "other", Path: "g"}, CreateFileOptions{SMB: SMBChange{PermissionKey: k1}}); !errors.Is(err, azerr.ErrFileInvalidPermissionKey) {
 		t.Fatalf("create with a key of another share: %v", err)
 	}

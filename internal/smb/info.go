@@ -141,7 +141,7 @@ func (c *conn) querySecurity(r *request, o *open, parts, outLen uint32) response
 	if err != nil {
 		return c.gone(r, o, err)
 	}
-	full, err := file.Descriptor(n.SMB.Permission)
+	full, err := file.Descriptor(n.PermissionSDDL())
 	if err != nil {
 		return errResp(statusInternalError)
 	}

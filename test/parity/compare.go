@@ -92,10 +92,11 @@ var jsonKinds = map[string]kind{
 
 // presenceOnly are JSON keys and XML elements and attributes whose value
 // names the server's own address, is prose for a person (an error's
-// message, which in Azure carries its request id and time), or is a
-// score only the service's ranking decides.
+// message, which in Azure carries its request id and time; a refused
+// signature's AuthenticationErrorDetail, which carries Azure's MAC and
+// its string to sign), or is a score only the service's ranking decides.
 var presenceOnly = map[string]bool{
-	"Message": true, "message": true,
+	"Message": true, "message": true, "AuthenticationErrorDetail": true,
 	"odata.metadata": true, "@odata.context": true, "odata.id": true, "odata.editLink": true,
 	"@odata.nextLink": true, "odata.nextLink": true, "@search.score": true, "@search.rerankerScore": true,
 	"ServiceEndpoint": true,

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -111,6 +112,22 @@ func WriteEmpty(w http.ResponseWriter, status int) error {
 	w.Header().Set("Content-Length", "0")
 	w.WriteHeader(status)
 	return nil
+}
+
+// AccountMarker is the continuation marker Azure hands out for the page
+// of an account's containers or queues that starts at name:
+// "/account/name" ("" when there is no next page).
+func AccountMarker(acct, name string) string {
+	if name == "" {
+		return ""
+	}
+	return "/" + acct + "/" + name
+}
+
+// FromAccountMarker reads an AccountMarker back into the name its page
+// starts at; ok is false for a marker of any other form.
+func FromAccountMarker(acct, marker string) (name string, ok bool) {
+	return strings.CutPrefix(marker, "/"+acct+"/")
 }
 
 // MaxResults reads a listing's maxresults: 5000 when absent and at most

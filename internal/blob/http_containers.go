@@ -3,7 +3,6 @@ package blob
 import (
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
@@ -164,7 +163,7 @@ func (h *handler) listContainers(q *request) error {
 		return err
 	}
 	withMeta := inc["metadata"]
-	doc := containerListXML{ServiceEndpoint: serviceEndpoint(q), Prefix: prefix, Marker: marker, NextMarker: containerMarker(q.acct, next)}
+	doc := containerListXML{ServiceEndpoint: serviceEndpoint(q), Prefix: prefix, Marker: marker, NextMarker: azhttp.AccountMarker(q.acct, next)}
 	if q.q.Has("maxresults") {
 		doc.MaxResults = max
 	}
@@ -238,22 +237,13 @@ func (h *handler) getAccountInfo(q *request) error {
 	return azhttp.WriteEmpty(q.w, http.StatusOK)
 }
 
-// containerMarker is List Containers' NextMarker for the page that starts
-// at container name: Azure writes it as "/account/container".
-func containerMarker(acct, name string) string {
-	if name == "" {
-		return ""
-	}
-	return "/" + acct + "/" + name
-}
-
 // containerFromMarker reads a List Containers marker back into the name
-// its page starts at: the "/account/container" this server hands out,
-// or a bare container name. Anything else is 400 OutOfRangeInput, as
+// its page starts at: the azhttp.AccountMarker this server hands out, or
+// a bare container name. Anything else is 400 OutOfRangeInput, as
 // Azure answers a made-up marker (Java's recording
 // ServiceApiTests.listContainersError).
 func containerFromMarker(acct, marker string) (string, error) {
-	if name, ok := strings.CutPrefix(marker, "/"+acct+"/"); ok {
+	if name, ok := azhttp.FromAccountMarker(acct, marker); ok {
 		return name, nil
 	}
 	if marker == "" || validContainerName(marker) {

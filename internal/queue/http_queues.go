@@ -96,9 +96,7 @@ func (h *handler) listQueues(q *request) error {
 	if err != nil {
 		return err
 	}
-	if next != "" {
-		next = "/" + q.acct + "/" + next
-	}
+	next = azhttp.AccountMarker(q.acct, next)
 	withMeta := false
 	for _, part := range strings.Split(q.q.Get("include"), ",") {
 		withMeta = withMeta || strings.EqualFold(strings.TrimSpace(part), "metadata")
@@ -127,16 +125,16 @@ func (h *handler) setServiceProperties(q *request) error {
 	return h.props.ServeSet(q.w, q.r, q.acct)
 }
 
-// queueFromMarker reads a List Queues marker, "/account/queue" as Azure
-// hands them out (Java's recording listQueuesMaxResultsByPage), back into
-// the name its page starts at. Anything else is 400 OutOfRangeInput, as
+// queueFromMarker reads a List Queues marker, an azhttp.AccountMarker as
+// Azure hands them out (Java's recording listQueuesMaxResultsByPage),
+// back into the name its page starts at. Anything else is 400 OutOfRangeInput, as
 // Azure answers marker=garbage (.NET's recording ServiceClientTests
 // GetQueuesAsync_Error).
 func queueFromMarker(acct, marker string) (string, error) {
 	if marker == "" {
 		return "", nil
 	}
-	if name, ok := strings.CutPrefix(marker, "/"+acct+"/"); ok {
+	if name, ok := azhttp.FromAccountMarker(acct, marker); ok {
 		return name, nil
 	}
 	return "", azerr.ErrOutOfRangeInput

@@ -69,22 +69,15 @@ func (s *Service) CreateSnapshot(ctx context.Context, ref Ref, meta azhttp.Metad
 		// recordings createSnapshot, "delete snapshot", "get blob tags
 		// should work with a snapshot": the listing that follows shows
 		// that version current).
-		after, err := t.saveVersion(acct, container, name, b)
-		if err != nil {
-			return err
-		}
 		at, err := time.Parse(snapshotLayout, id)
 		if err != nil {
 			return err
 		}
-		if b.VersionID, err = t.versionIDFrom(acct, container, name, after, at.Add(time.Millisecond)); err != nil {
-			return err
-		}
-		if err := record.Store(tx, blobKey(acct, container, name), b); err != nil {
+		if err := t.newVersionAt(acct, container, name, b, at.Add(time.Millisecond)); err != nil {
 			return err
 		}
 		out.VersionID = b.VersionID
-		return nil
+		return record.Store(tx, blobKey(acct, container, name), b)
 	})
 	return id, out, err
 }

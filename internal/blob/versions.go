@@ -186,6 +186,12 @@ func (t *Tx) saveVersion(acct, container, name string, b *Blob) (string, error) 
 // newVersion gives the blob b a new current version, keeping its state
 // until now as a previous one, when versioning is on (Set Blob Metadata).
 func (t *Tx) newVersion(acct, container, name string, b *Blob) error {
+	return t.newVersionAt(acct, container, name, b, t.now)
+}
+
+// newVersionAt is newVersion with the new version's ID taken from the
+// time at on (Snapshot Blob's is a millisecond after the snapshot).
+func (t *Tx) newVersionAt(acct, container, name string, b *Blob, at time.Time) error {
 	if !t.dp.versioning {
 		return nil
 	}
@@ -193,7 +199,7 @@ func (t *Tx) newVersion(acct, container, name string, b *Blob) error {
 	if err != nil {
 		return err
 	}
-	b.VersionID, err = t.nextVersionID(acct, container, name, after)
+	b.VersionID, err = t.versionIDFrom(acct, container, name, after, at)
 	return err
 }
 

@@ -305,7 +305,7 @@ func (t *Tx) deleteSnapshot(acct, share, snap, leaseID string) error {
 	// A snapshot's own lease guards it, as a share's guards the share.
 	if _, err := t.share(acct, ns, leaseID, true); err != nil {
 		if errors.Is(err, azerr.ErrShareNotFound) {
-			if _, berr := t.share(acct, share, "", false); berr == nil {
+			if _, berr := loadShare(t.r, acct, share); berr == nil {
 				return azerr.ErrShareSnapshotNotFound
 			}
 		}

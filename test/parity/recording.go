@@ -235,8 +235,8 @@ func (r *Recording) LastAccessTracked() bool {
 // recording ran on: Azure answered a Delete Blob with
 // x-ms-delete-type-permanent: false where only soft delete explains it (a
 // snapshot's delete, or any delete on an account without versioning).
-// The days are the most a listing of deleted blobs shows left, else 7
-// (the portal's default); 0 when nothing shows soft delete. Azure's
+// The days are the most a listing of blobs shows left, else 7 (the
+// portal's default); 0 when nothing shows soft delete. Azure's
 // accounts have it turned on outside the recording; the replay turns it
 // on before the first request.
 func (r *Recording) BlobSoftDeleteDays() int {
@@ -256,18 +256,10 @@ func (r *Recording) BlobSoftDeleteDays() int {
 	if !soft {
 		return 0
 	}
-	most := 0
-	for _, e := range r.Entries {
-		for _, m := range remainingDays.FindAllSubmatch(e.ResponseBody, -1) {
-			if n, err := strconv.Atoi(string(m[1])); err == nil && n > most {
-				most = n
-			}
-		}
+	if days := r.listedRetention("<Blob>"); days > 0 {
+		return days
 	}
-	if most == 0 {
-		return 7
-	}
-	return most
+	return 7
 }
 
 // remainingDays finds a listed soft-deleted share's or blob's retention.

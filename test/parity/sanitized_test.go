@@ -213,7 +213,9 @@ func TestBlobSoftDeleteDays(t *testing.T) {
 	versioned := Entry{RequestMethod: http.MethodPut, RequestURI: "https://a.blob.core.windows.net/c/b", StatusCode: http.StatusCreated,
 		ResponseHeaders: Headers{"x-ms-version-id": "2026-01-01T00:00:00.0000000Z"}}
 	listing := Entry{RequestMethod: http.MethodGet, RequestURI: "https://a.blob.core.windows.net/c?restype=container&comp=list&include=deleted",
-		StatusCode: http.StatusOK, ResponseBody: []byte(`"<RemainingRetentionDays>3</RemainingRetentionDays>"`)}
+		StatusCode: http.StatusOK, ResponseBody: []byte(`"<Blob><Name>b</Name><Deleted>true</Deleted><Properties><RemainingRetentionDays>3</RemainingRetentionDays></Properties></Blob>"`)}
+	containers := Entry{RequestMethod: http.MethodGet, RequestURI: "https://a.blob.core.windows.net/?comp=list&include=deleted",
+		StatusCode: http.StatusOK, ResponseBody: []byte(`"<Container><Name>c</Name><Deleted>true</Deleted><Properties><RemainingRetentionDays>30</RemainingRetentionDays></Properties></Container>"`)}
 	for _, c := range []struct {
 		name    string
 		entries []Entry
@@ -224,6 +226,7 @@ func TestBlobSoftDeleteDays(t *testing.T) {
 		{"versioned base blob", []Entry{versioned, del("https://a.blob.core.windows.net/c/b", "false")}, 0},
 		{"versioned snapshot", []Entry{versioned, del("https://a.blob.core.windows.net/c/b?snapshot=x", "false")}, 7},
 		{"days listed", []Entry{del("https://a.blob.core.windows.net/c/b", "false"), listing}, 3},
+		{"containers' days are not blobs'", []Entry{del("https://a.blob.core.windows.net/c/b", "false"), containers}, 7},
 	} {
 		rec := &Recording{Service: "blob", Entries: c.entries}
 		if got := rec.BlobSoftDeleteDays(); got != c.want {

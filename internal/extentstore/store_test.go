@@ -134,6 +134,8 @@ func TestReceiveVerifiesAndPlaces(t *testing.T) {
 			if !errors.Is(err, azerr.ErrCrc64Mismatch) {
 				t.Fatalf("bad CRC64: %v", err)
 			}
+			// Both sums named, as Azure names them (@azure/storage-blob's
+			// recording "stageBlock with invalid CRC64 should fail").
 			crc := azbody.NewCRC64()
 			crc.Write(data)
 			if e, _ := errors.AsType[*azerr.Error](err); e.Detail("UserSpecifiedCrc") != "AQIDBAUGBwg=" || e.Detail("ServerCalculatedCrc") != base64.StdEncoding.EncodeToString(azbody.CRC64Bytes(crc.Sum64())) {

@@ -103,15 +103,17 @@ func (p *partition) get(id string) (*storedItem, error) {
 // write stores doc as the new version of an item (old is its previous
 // version, nil on create): it checks the partition key, sets the system
 // properties and maintains the unique-key index.
-func (p *partition) write(doc map[string]any, old *storedItem) (*Item, error) {
+func (p *partition) write(doc map[string]any, raw []byte, old *storedItem) (*Item, error) {
 	if old == nil {
-		return p.put(doc, nil, bodyFresh)
+		return p.put(doc, raw, nil, bodyFresh)
 	}
-	return p.put(doc, old, bodyReplaces)
+	return p.put(doc, raw, old, bodyReplaces)
 }
 
-// put is write with the body stored as mode says.
-func (p *partition) put(doc map[string]any, old *storedItem, mode bodyMode) (*Item, error) {
+// put is write with the body stored as mode says. raw is the body doc was
+// decoded from, as the client sent it (nil for a body the server made):
+// its properties keep their order (orderedBody).
+func (p *partition) put(doc map[string]any, raw []byte, old *storedItem, mode bodyMode) (*Item, error) {
 	pk, err := p.c.partitionKeyOf(doc)
 	if err != nil {
 		return nil, err
@@ -141,9 +143,14 @@ func (p *partition) put(doc map[string]any, old *storedItem, mode bodyMode) (*It
 	doc["_etag"] = it.ETag
 	doc["_attachments"] = "attachments/"
 	doc["_ts"] = it.TS
-	it.Body, err = marshal(doc)
-	if err != nil {
-		return nil, badRequest("The item cannot be encoded: %v", err)
+	ordered := false
+	if raw != nil {
+		it.Body, ordered = orderedBody(raw, it)
+	}
+	if !ordered {
+		if it.Body, err = marshal(doc); err != nil {
+			return nil, badRequest("The item cannot be encoded: %v", err)
+		}
 	}
 	if len(it.Body) > maxItemSize {
 		return nil, tooLarge("%s", gatewayMessage("Request size is too large"))
@@ -321,7 +328,7 @@ func (t *Tx) CreateItem(ref CollectionRef, pk PartitionKey, doc []byte, opts Ite
 	// find an item already holding this id and answer for it; so a
 	// container with unique keys reads the id first.
 	if t.unreadCreate && len(p.c.unique) == 0 {
-		return p.put(m, nil, bodyCreates)
+		return p.put(m, doc, nil, bodyCreates)
 	}
 	old, err := p.get(id)
 	if err != nil {
@@ -330,7 +337,7 @@ func (t *Tx) CreateItem(ref CollectionRef, pk PartitionKey, doc []byte, opts Ite
 	if old != nil {
 		return nil, idTaken()
 	}
-	return p.write(m, nil)
+	return p.write(m, doc, nil)
 }
 
 // UpsertItem creates doc (ignoring opts' conditions), or replaces the
@@ -371,7 +378,7 @@ func (t *Tx) UpsertItem(ref CollectionRef, pk PartitionKey, doc []byte, opts Ite
 			return nil, false, err
 		}
 	}
-	item, err = p.write(m, old)
+	item, err = p.write(m, doc, old)
 	return item, old == nil && err == nil, err
 }
 
@@ -400,7 +407,7 @@ func (t *Tx) ReplaceItem(ref ItemRef, doc []byte, opts ItemOptions) (*Item, erro
 	if err != nil {
 		return nil, err
 	}
-	return p.write(m, old)
+	return p.write(m, doc, old)
 }
 
 // PatchItem applies a patch (see ParsePatch) to item id, which must exist
@@ -421,7 +428,7 @@ func (t *Tx) PatchItem(ref ItemRef, patch *Patch, opts ItemOptions) (*Item, erro
 	if err != nil {
 		return nil, err
 	}
-	return p.write(doc, old)
+	return p.write(doc, nil, old)
 }
 
 // DeleteItem deletes item id, which must exist and meet opts'

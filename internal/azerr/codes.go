@@ -8,7 +8,12 @@ func newError(status int, code, message string) *Error {
 
 // Common REST API error codes, with Azure's default messages.
 var (
-	ErrAuthenticationFailed                 = newError(http.StatusForbidden, "AuthenticationFailed", "Server failed to authenticate the request. Make sure the value of Authorization header is formed correctly including the signature.")
+	ErrAuthenticationFailed = newError(http.StatusForbidden, "AuthenticationFailed", "Server failed to authenticate the request. Make sure the value of Authorization header is formed correctly including the signature.")
+	// ErrNoAuthenticationInformation answers a request with no credentials
+	// where no public access applies. Azure's answer also carries a
+	// WWW-Authenticate challenge naming its Entra ID tenant, which a local
+	// server does not have.
+	ErrNoAuthenticationInformation          = newError(http.StatusUnauthorized, "NoAuthenticationInformation", "Server failed to authenticate the request. Please refer to the information in the www-authenticate header.")
 	ErrAuthorizationFailure                 = newError(http.StatusForbidden, "AuthorizationFailure", "This request is not authorized to perform this operation.")
 	ErrAuthorizationPermissionMismatch      = newError(http.StatusForbidden, "AuthorizationPermissionMismatch", "This request is not authorized to perform this operation using this permission.")
 	ErrAuthorizationResourceTypeMismatch    = newError(http.StatusForbidden, "AuthorizationResourceTypeMismatch", "This request is not authorized to perform this operation using this resource type.")

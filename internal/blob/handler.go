@@ -178,12 +178,6 @@ const (
 	publicContainer                     // container public access "container"
 )
 
-// errNoAuthenticationInformation is Azure's answer to an anonymous request
-// to the account. Azure's answer also carries a WWW-Authenticate header
-// naming its Entra ID tenant, which a local server does not have.
-var errNoAuthenticationInformation = &azerr.Error{Status: http.StatusUnauthorized, Code: "NoAuthenticationInformation",
-	Message: "Server failed to authenticate the request. Please refer to the information in the www-authenticate header."}
-
 // allowAnonymous lets an unauthenticated read through only where the
 // container's public access level allows it; elsewhere the resource is
 // reported missing, as Azure does, so that its existence is not revealed.
@@ -191,7 +185,7 @@ func (h *handler) allowAnonymous(q *request, level storagefront.Public) error {
 	if q.container == "" {
 		// The account itself is never public: Azure asks for credentials
 		// (the .NET SDK's recording ServiceClientTests/FindBlobsByTagAsync_Error).
-		return errNoAuthenticationInformation
+		return azerr.ErrNoAuthenticationInformation
 	}
 	denied := azerr.ErrResourceNotFound
 	if level == publicNever {

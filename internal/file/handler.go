@@ -33,7 +33,8 @@ func NewHandler(svc *Service) http.Handler {
 		CheckNames: func(q *request) error { return checkNames(q.share, q.path) },
 		Accounts:   svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteError,
 		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) },
-		ACL: storagefront.ACLFrom(sharesOf(svc), func(sh *Share) []azauth.SignedIdentifier { return sh.ACL }),
+		ACL:       storagefront.ACLFrom(sharesOf(svc), func(sh *Share) []azauth.SignedIdentifier { return sh.ACL }),
+		Anonymous: storagefront.AskCredentials[*handler, *request],
 	})
 	h.auth, h.props = door.Auth, door.Props
 	return door.Handler()

@@ -32,7 +32,7 @@ func NewHandler(svc *Service) http.Handler {
 		Service: "queue", Routes: routes, Receiver: h, Parse: parseRequest, Unrouted: unrouted, CheckNames: checkNames,
 		Accounts: svc.accounts, Now: svc.now, Log: svc.log, WriteError: azhttp.WriteError,
 		Store: svc.store, PropsKey: func(acct string) []byte { return servicePropsKey(acct) }, ACL: svc.GetQueueACL,
-		SecondaryReadOnly: errSecondaryReadOnly,
+		SecondaryReadOnly: errSecondaryReadOnly, Anonymous: storagefront.AskCredentials[*handler, *request],
 	})
 	h.props = door.Props
 	return door.Handler()

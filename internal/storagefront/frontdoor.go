@@ -196,6 +196,16 @@ func (d *Door[H, R]) dispatch(w http.ResponseWriter, r *http.Request) error {
 	return rt.Run(d.Receiver, q)
 }
 
+// AskCredentials is an Anonymous hook for a service without public
+// access: Azure asks the anonymous caller for credentials (401
+// NoAuthenticationInformation), at the service and at any resource alike
+// (the .NET SDK's recordings Queues ServiceClientTests/GetPropertiesAsync_Error
+// and QueueClientTests/ExistsAsync_Error, Files
+// DirectoryClientTests/CreateIfNotExists_Error at 2025-05-05).
+func AskCredentials[H, R any](H, R, Public) error {
+	return azerr.ErrNoAuthenticationInformation
+}
+
 // route is the first row of the table that matches the request.
 func (d *Door[H, R]) route(c Call, a Address) *Route[H, R] {
 	for i := range d.Routes {

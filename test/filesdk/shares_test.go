@@ -551,3 +551,25 @@ func TestDefaultShareQuota(t *testing.T) {
 		})
 	}
 }
+
+// TestAnonymousAsksForCredentials: shares have no public access, and Azure
+// asks a caller without credentials for some: 401
+// NoAuthenticationInformation (the .NET SDK's recording
+// DirectoryClientTests/CreateIfNotExists_Error at 2025-05-05).
+func TestAnonymousAsksForCredentials(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	sc := f.share(t, "anonymous")
+	dc, err := directory.NewClientWithNoCredential(sc.NewDirectoryClient("d").URL(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = dc.Create(t.Context(), nil)
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) || re.StatusCode != http.StatusUnauthorized || re.ErrorCode != "NoAuthenticationInformation" {
+		t.Fatalf("anonymous Create Directory: %v, want 401 NoAuthenticationInformation", err)
+	}
+	if _, err := sc.NewDirectoryClient("d").GetProperties(t.Context(), nil); !fileerror.HasCode(err, fileerror.ResourceNotFound) {
+		t.Errorf("the anonymous create made the directory: %v", err)
+	}
+}

@@ -221,6 +221,9 @@ func (t *Target) request(e *Entry, recService string, b *binder, shift time.Dura
 		}
 		req.URL.RawQuery = q.Encode()
 	}
+	if anonymous(e) {
+		return req, nil
+	}
 	key, err := t.key()
 	if err != nil {
 		return nil, err
@@ -230,6 +233,18 @@ func (t *Target) request(e *Entry, recService string, b *binder, shift time.Dura
 	}
 	azauth.SignSharedKey(req, service, t.Account, key, now)
 	return req, nil
+}
+
+// anonymous reports a request Azure refused for carrying no credentials
+// at all (401 NoAuthenticationInformation): the test's client had none.
+// The recorder drops the Authorization header either way, so this answer
+// is the only sign; such a request is sent unsigned.
+func anonymous(e *Entry) bool {
+	if e.StatusCode != http.StatusUnauthorized {
+		return false
+	}
+	code, _ := e.ResponseHeaders.Get("x-ms-error-code")
+	return code == "NoAuthenticationInformation"
 }
 
 // refusedSignature reports a Shared Key request whose signature Azure

@@ -234,3 +234,28 @@ func TestBlobSoftDeleteDays(t *testing.T) {
 		}
 	}
 }
+
+// TestAnonymousRequest: a request Azure answered 401
+// NoAuthenticationInformation is sent without credentials; one it
+// answered otherwise is signed.
+func TestAnonymousRequest(t *testing.T) {
+	target := &Target{Queue: "http://127.0.0.1:1/devstoreaccount1/", Account: "devstoreaccount1", Key: "a2V5"}
+	for _, tc := range []struct {
+		status int
+		code   string
+		signed bool
+	}{{401, "NoAuthenticationInformation", false}, {403, "AuthorizationFailure", true}, {200, "", true}} {
+		e := &Entry{
+			RequestURI: "https://Sanitized.queue.core.windows.net/q1?comp=metadata", RequestMethod: "GET",
+			RequestHeaders: Headers{"x-ms-version": "2024-08-04"}, StatusCode: tc.status,
+			ResponseHeaders: Headers{"x-ms-error-code": tc.code},
+		}
+		req, err := target.request(e, "queue", newBinder(), 0, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if signed := req.Header.Get("Authorization") != ""; signed != tc.signed {
+			t.Errorf("answered %d %s: signed %v, want %v", tc.status, tc.code, signed, tc.signed)
+		}
+	}
+}

@@ -1,10 +1,14 @@
 package search
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/registry"
 )
 
 // bleveMapping registers an index's analysis on a bleve mapping the way
@@ -130,7 +134,12 @@ func TestPatternAnalyzer(t *testing.T) {
 		{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"dflt"},
 		{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"semi","pattern":";","lowercase":false,"stopwords":["b"]},
 		{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"ci","pattern":"X","flags":"CASE_INSENSITIVE|MULTILINE"},
-		{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"lit","pattern":".","flags":"LITERAL"}]}`)
+		{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"lit","pattern":".","flags":"LITERAL"},
+		{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"cmt","pattern":"[,;] + # separators\n| \\ ","flags":"COMMENTS|CANON_EQ"}],
+		"tokenizers":[
+		{"@odata.type":"#Microsoft.Azure.Search.PatternTokenizer","name":"split","pattern":"-"},
+		{"@odata.type":"#Microsoft.Azure.Search.PatternTokenizer","name":"words","pattern":"([a-z]+)=([0-9]+)","group":2},
+		{"@odata.type":"#Microsoft.Azure.Search.PatternTokenizer","name":"plain"}]}`)
 	res, err := decodeDefinition(Indexes, d)
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +155,7 @@ func TestPatternAnalyzer(t *testing.T) {
 		{"semi", "A;b;C D", "A|C D"},
 		{"ci", "axbXc", "a|b|c"},
 		{"lit", "a.b-c", "a|b-c"},
+		{"cmt", "a,;b c", "a|b|c"},
 	} {
 		if got := strings.Join(terms(t, m, a.Analyzer[c.analyzer], c.text), "|"); got != c.want {
 			t.Errorf("%s on %q: %q, want %q", c.analyzer, c.text, got, c.want)
@@ -159,10 +169,90 @@ func TestPatternAnalyzer(t *testing.T) {
 	if l, ok := first["stopwords"].([]any); !ok || len(l) != 0 {
 		t.Errorf("stopwords written back: %v", first)
 	}
-	bad := def(t, `{"name":"pa","fields":[{"name":"id","type":"Edm.String","key":true}],"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"c","flags":"COMMENTS"}]}`)
-	if res, err := decodeDefinition(Indexes, bad); err == nil {
-		if _, err := res.(*Index).analysis(); err == nil {
-			t.Error("the COMMENTS flag accepted")
+	// A tokenizer splits where its pattern matches, or keeps a group of
+	// each match; its defaults are written back (the Java SDK's recording
+	// CustomAnalyzerTests.canUseAllRegexFlagsTokenizerSync).
+	for _, c := range []struct{ tokenizer, text, want string }{
+		{"split", "a-b--c", "a|b|c"},
+		{"words", "x=1 y=22 z", "1|22"},
+	} {
+		if got := tokenize(t, a.Tokenizers[bleveName("tokenizer", c.tokenizer)], c.text); got != c.want {
+			t.Errorf("tokenizer %s on %q: %q, want %q", c.tokenizer, c.text, got, c.want)
 		}
+	}
+	dflt := body["tokenizers"].([]any)[2].(map[string]any)
+	if dflt["pattern"] != `\W+` || fmt.Sprint(dflt["group"]) != "-1" || dflt["flags"] != nil {
+		t.Errorf("tokenizer defaults written back: %v", dflt)
+	}
+	// Flags that name no Java flag, "" among them, are refused as Azure
+	// refuses them (CustomAnalyzerTests.canUseAllRegexFlagsEmptyFlagsAnalyzerSync).
+	for _, flags := range []string{`""`, `"CASE_INSENSITIVE|"`, `"case_insensitive"`} {
+		bad := def(t, `{"name":"pa","fields":[{"name":"id","type":"Edm.String","key":true}],"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"c","flags":`+flags+`}]}`)
+		res, err := decodeDefinition(Indexes, bad)
+		if err == nil {
+			_, err = res.(*Index).analysis()
+		}
+		if err == nil || !strings.Contains(err.Error(), `Values of property "flags" must belong to the set of allowed values`) {
+			t.Errorf("flags %s: %v", flags, err)
+		}
+	}
+}
+
+// tokenize runs the bleve tokenizer configured as cfg over text.
+func tokenize(t *testing.T, cfg map[string]any, text string) string {
+	t.Helper()
+	tk, err := registry.NewCache().DefineTokenizer("t", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, tok := range tk.Tokenize([]byte(text)) {
+		out = append(out, string(tok.Term))
+	}
+	return strings.Join(out, "|")
+}
+
+// TestAnalyzeText: Analyze Text runs an analyzer, a normalizer, or a
+// tokenizer with filters over the text, with offsets in UTF-16 code
+// units and positions from 0 (the Java SDK's recording
+// CustomAnalyzerTests.canAnalyzeSync for the shapes), and refuses a
+// request naming none or two of them.
+func TestAnalyzeText(t *testing.T) {
+	s := newService(t)
+	ctx := context.Background()
+	mustPut(t, s, Indexes, "", `{"name":"an","fields":[{"name":"id","type":"Edm.String","key":true}],
+		"tokenizers":[{"@odata.type":"#Microsoft.Azure.Search.PatternTokenizer","name":"dash","pattern":"-"}]}`, PutOptions{CreateOnly: true})
+	str := func(v string) *string { return &v }
+	for _, c := range []struct {
+		req  AnalyzeRequest
+		want string
+	}{
+		{AnalyzeRequest{Text: "One two", Analyzer: str("whitespace")}, "One 0-3 @0|two 4-7 @1"},
+		{AnalyzeRequest{Text: "One's <two/>", Tokenizer: str("whitespace"), TokenFilters: []string{"apostrophe"}, CharFilters: []string{"html_strip"}}, "One 0-5 @0"},
+		{AnalyzeRequest{Text: "é😀 b", Tokenizer: str("whitespace")}, "é😀 0-3 @0|b 4-5 @1"},
+		{AnalyzeRequest{Text: "a-B", Tokenizer: str("dash"), TokenFilters: []string{"lowercase"}}, "a 0-1 @0|b 2-3 @1"},
+		{AnalyzeRequest{Text: "The Hotel", Analyzer: str("en.lucene")}, "hotel 4-9 @1"},
+		{AnalyzeRequest{Text: "Mixed Case", Normalizer: str("lowercase")}, "mixed case 0-10 @0"},
+	} {
+		toks, err := s.Analyze(ctx, "an", c.req)
+		if err != nil {
+			t.Fatalf("%+v: %v", c.req, err)
+		}
+		var got []string
+		for _, tk := range toks {
+			got = append(got, fmt.Sprintf("%s %d-%d @%d", tk.Token, tk.StartOffset, tk.EndOffset, tk.Position))
+		}
+		if g := strings.Join(got, "|"); g != c.want {
+			t.Errorf("%+v: %s, want %s", c.req, g, c.want)
+		}
+	}
+	for _, bad := range []AnalyzeRequest{{Text: "x"}, {Text: "x", Analyzer: str("whitespace"), Tokenizer: str("whitespace")},
+		{Text: "x", Analyzer: str("nope")}, {Text: "x", Tokenizer: str("whitespace"), TokenFilters: []string{"nope"}}} {
+		if _, err := s.Analyze(ctx, "an", bad); !errors.Is(err, ErrBadRequest) {
+			t.Errorf("%+v: %v, want 400", bad, err)
+		}
+	}
+	if _, err := s.Analyze(ctx, "missing", AnalyzeRequest{Text: "x", Analyzer: str("whitespace")}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing index: %v", err)
 	}
 }

@@ -118,12 +118,19 @@ type (
 		TokenFilters []string `json:"tokenFilters"`
 		Tokenizer    *string  `json:"tokenizer"`
 	}
-	// StandardAnalyzer is Lucene's standard analyzer (StandardAnalyzer), or
-	// its letter-tokenizing variant with English stop words (StopAnalyzer).
+	// StandardAnalyzer is Lucene's standard analyzer.
 	StandardAnalyzer struct {
 		ComponentHead
 		MaxTokenLength *json.Number `json:"maxTokenLength,omitempty" shape:"int"`
 		Stopwords      []string     `json:"stopwords,omitempty"`
+	}
+	// StopAnalyzer is Lucene's stop analyzer: letters, lower-cased, its
+	// stop words (English ones when it lists none) dropped. The service
+	// writes its list back, empty when none was given (the Java SDK's
+	// recording CustomAnalyzerTests.addingCustomAnalyzerThrowsHttpExceptionByDefaultSync).
+	StopAnalyzer struct {
+		ComponentHead
+		Stopwords []string `json:"stopwords"`
 	}
 	// CustomNormalizer lower-cases and char-filters whole values.
 	CustomNormalizer struct {
@@ -149,6 +156,7 @@ func (*StopwordsTokenFilter) tokenFilter()    {}
 func (*ElisionTokenFilter) tokenFilter()      {}
 func (*CustomAnalyzer) analyzer()             {}
 func (*StandardAnalyzer) analyzer()           {}
+func (*StopAnalyzer) analyzer()               {}
 func (*CustomNormalizer) normalizer()         {}
 func (*UnservableComponent) analyzer()        {}
 func (*UnservableComponent) tokenizer()       {}
@@ -162,11 +170,12 @@ var (
 	analyzers = componentUnion("analyzer", map[string]func() Analyzer{
 		"CustomAnalyzer":   func() Analyzer { return &CustomAnalyzer{} },
 		"StandardAnalyzer": func() Analyzer { return &StandardAnalyzer{} },
-		"StopAnalyzer":     func() Analyzer { return &StandardAnalyzer{} },
+		"StopAnalyzer":     func() Analyzer { return &StopAnalyzer{} },
 		"PatternAnalyzer":  func() Analyzer { return &PatternAnalyzer{} },
 	})
 	tokenizers = componentUnion("tokenizer", map[string]func() Tokenizer{
 		"KeywordTokenizerV2": func() Tokenizer { return &KeywordTokenizer{} },
+		"PatternTokenizer":   func() Tokenizer { return &PatternTokenizer{} },
 	})
 	tokenFilters = componentUnion("token filter", map[string]func() TokenFilter{
 		"EdgeNGramTokenFilterV2": func() TokenFilter { return &NGramTokenFilter{} },
@@ -256,6 +265,17 @@ func copyMap[V any](m map[string]V) map[string]V {
 // analysis validates the index's analysis components, in the order they
 // may refer to each other, and returns how bleve serves them.
 func (ix *Index) analysis() (*Analysis, error) {
+	b, err := ix.analysisBuilder()
+	if err != nil {
+		return nil, err
+	}
+	return b.a, nil
+}
+
+// analysisBuilder is analysis with the builder kept, which also resolves
+// the names of the index's tokenizers and filters (Analyze Text names
+// them).
+func (ix *Index) analysisBuilder() (*analysisBuilder, error) {
 	b := newAnalysisBuilder()
 	for _, list := range []struct {
 		path       string
@@ -273,7 +293,7 @@ func (ix *Index) analysis() (*Analysis, error) {
 			}
 		}
 	}
-	return b.a, nil
+	return b, nil
 }
 
 func components[T AnalysisComponent](list []T) []AnalysisComponent {
@@ -484,22 +504,30 @@ func (c *StandardAnalyzer) serve(b *analysisBuilder, where string) error {
 	} else if n != 0 && n != 255 {
 		return invalid(where+".maxTokenLength", "cerulean serves the standard analyzer with the default maxTokenLength (255) only.")
 	}
-	stop := localType(c.ODataType) == "StopAnalyzer"
-	tokenizer := "unicode"
-	if stop {
-		tokenizer = "letter"
-	}
-	bn := bleveName("analyzer", c.Name)
-	cfg := map[string]any{"type": "custom", "tokenizer": tokenizer, "token_filters": []any{"to_lower"}}
-	if len(c.Stopwords) > 0 {
-		b.stopWords(bn, c.Stopwords)
-		cfg["token_filters"] = []any{"to_lower", bn}
-	} else if stop {
-		cfg["token_filters"] = []any{"to_lower", "stop_en"}
-	}
-	b.a.Analyzers[bn] = cfg
-	b.a.Analyzer[c.Name] = bn
+	b.lowercased(c.Name, "unicode", c.Stopwords, "")
 	return nil
+}
+
+func (c *StopAnalyzer) serve(b *analysisBuilder, _ string) error {
+	c.Stopwords = orEmpty(c.Stopwords)
+	b.lowercased(c.Name, "letter", c.Stopwords, "stop_en")
+	return nil
+}
+
+// lowercased registers analyzer name: tokenizer's tokens lower-cased, then
+// stopwords dropped, or the bleve filter otherStop when there are none
+// (none when it is empty).
+func (b *analysisBuilder) lowercased(name, tokenizer string, stopwords []string, otherStop string) {
+	bn := bleveName("analyzer", name)
+	filters := []any{"to_lower"}
+	if len(stopwords) > 0 {
+		b.stopWords(bn, stopwords)
+		filters = append(filters, bn)
+	} else if otherStop != "" {
+		filters = append(filters, otherStop)
+	}
+	b.a.Analyzers[bn] = map[string]any{"type": "custom", "tokenizer": tokenizer, "token_filters": filters}
+	b.a.Analyzer[name] = bn
 }
 
 func (c *CustomNormalizer) serve(b *analysisBuilder, where string) error {

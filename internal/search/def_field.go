@@ -70,6 +70,9 @@ type Field struct {
 	// for Validate to check.
 	dims     *json.Number
 	encoding string
+	// sortableGiven records that the definition set sortable, which a
+	// complex collection's sub-fields otherwise default to false.
+	sortableGiven bool
 }
 
 // fieldWire is a field on the wire: null or absent attributes are nil.
@@ -126,7 +129,24 @@ func (f *Field) UnmarshalJSON(b []byte) error {
 		n, _ := w.Dimensions.Int64()
 		f.Dimensions = int(n)
 	}
+	f.sortableGiven = w.Sortable != nil
+	if t.complex() && t.collection {
+		unsortable(f.Fields)
+	}
 	return nil
+}
+
+// unsortable gives the sub-fields of a complex collection, at any depth,
+// the service's default for them: not sortable, as a collection cannot be
+// sorted on (Azure answers the hotel index's Rooms sub-fields so; the Java
+// SDK's recording IndexManagementTests.canCreateAndListIndexesSyncAndAsync).
+func unsortable(fields []*Field) {
+	for _, f := range fields {
+		if !f.sortableGiven {
+			f.Sortable = false
+		}
+		unsortable(f.Fields)
+	}
 }
 
 // MarshalJSON writes the field in the service's shape: every attribute of

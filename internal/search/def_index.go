@@ -251,7 +251,10 @@ type CorsOptions struct {
 	MaxAgeInSeconds *json.Number `json:"maxAgeInSeconds" shape:"int"`
 }
 
-// Validate checks the options and fills in the default max age.
+// Validate checks the options. A max age not given stays null, as Azure
+// answers it (the Java SDK's recording
+// IndexManagementTests.createIndexReturnsCorrectDefaultValuesSync); browsers
+// then cache a preflight for the service's default of five minutes.
 func (c *CorsOptions) Validate() error {
 	if c == nil {
 		return nil
@@ -259,12 +262,8 @@ func (c *CorsOptions) Validate() error {
 	if len(c.AllowedOrigins) == 0 {
 		return invalid("index.corsOptions.allowedOrigins", "CORS options must list at least one allowed origin (or '*').")
 	}
-	if _, ok, err := intIn(c.MaxAgeInSeconds, "index.corsOptions.maxAgeInSeconds", 0, 1<<31-1); err != nil {
-		return err
-	} else if !ok {
-		c.MaxAgeInSeconds = number("300")
-	}
-	return nil
+	_, _, err := intIn(c.MaxAgeInSeconds, "index.corsOptions.maxAgeInSeconds", 0, 1<<31-1)
+	return err
 }
 
 const bm25 = "#Microsoft.Azure.Search.BM25Similarity"

@@ -251,6 +251,9 @@ func (s *IndexingSchedule) Validate() error {
 	if err != nil || dur < 5*time.Minute || dur > 24*time.Hour {
 		return invalid("indexer.schedule.interval", "The schedule interval '%s' must be an ISO 8601 duration from PT5M to P1D.", s.Interval)
 	}
+	// Written back as a time span, PT24H as P1D (the Java SDK's recording
+	// IndexersManagementTests.canCreateAndListIndexersSync).
+	s.Interval = formatDuration(dur)
 	if s.StartTime != nil {
 		if _, err := time.Parse(time.RFC3339Nano, *s.StartTime); err != nil {
 			return invalid("indexer.schedule.startTime", "The start time '%s' is not a date and time with a zone (RFC 3339).", *s.StartTime)

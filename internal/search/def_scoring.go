@@ -38,7 +38,7 @@ type ScoringFunction struct {
 type MagnitudeFunction struct {
 	BoostingRangeEnd         *json.Number `json:"boostingRangeEnd"`
 	BoostingRangeStart       *json.Number `json:"boostingRangeStart"`
-	ConstantBoostBeyondRange *bool        `json:"constantBoostBeyondRange,omitempty"`
+	ConstantBoostBeyondRange *bool        `json:"constantBoostBeyondRange"`
 }
 
 // FreshnessFunction boosts by a date's age.
@@ -184,6 +184,12 @@ func (fn *ScoringFunction) validateParameters(where string) error {
 		if d == "" || !iso8601Duration.MatchString(d) || d == "P" || strings.HasSuffix(d, "T") {
 			return invalid(pat+".boostingDuration", "The boosting duration '%s' is not an ISO 8601 duration such as P7D or PT12H.", d)
 		}
+		// Azure keeps the duration as a time span and writes it back in
+		// days, hours, minutes and seconds: PT8760H is answered P365D (the
+		// Java SDK's recording IndexManagementTests.canCreateAndListIndexesSyncAndAsync).
+		if span, err := ParseDuration(d); err == nil {
+			fn.Freshness.BoostingDuration = formatDuration(span)
+		}
 	case "distance":
 		return fn.Distance.validate(pat)
 	case "tag":
@@ -206,6 +212,11 @@ func (m *MagnitudeFunction) validate(pat string) error {
 		} else if !ok {
 			return invalid(pat+"."+r.k, "The magnitude function needs %s.", r.k)
 		}
+	}
+	// Not given, it is false, and Azure says so (the Java SDK's recording
+	// IndexManagementTests.createIndexReturnsCorrectDefaultValuesSync).
+	if m.ConstantBoostBeyondRange == nil {
+		m.ConstantBoostBeyondRange = ptr(false)
 	}
 	return nil
 }

@@ -396,8 +396,22 @@ func (x *derivedIndexes) remove(d *derived) {
 // numbers, booleans, dates and points under FieldName. Vector fields are
 // not in bleve: vector queries are exact k-NN over the stored documents.
 func indexMapping(ix *Index) (*mapping.IndexMappingImpl, error) {
-	m := mapping.NewIndexMapping()
+	m, err := analysisMapping(ix.Analysis)
+	if err != nil {
+		return nil, err
+	}
 	a := ix.Analysis
+	m.DefaultAnalyzer = a.Analyzer["standard.lucene"]
+	m.IndexDynamic, m.StoreDynamic, m.DocValuesDynamic = false, false, false
+	root := mapping.NewDocumentStaticMapping()
+	addFieldMappings(root, ix.Fields, a)
+	m.DefaultMapping = root
+	return m, nil
+}
+
+// analysisMapping is a bleve mapping that knows a's components.
+func analysisMapping(a *Analysis) (*mapping.IndexMappingImpl, error) {
+	m := mapping.NewIndexMapping()
 	for _, group := range []struct {
 		defs map[string]map[string]any
 		add  func(string, map[string]any) error
@@ -414,11 +428,6 @@ func indexMapping(ix *Index) (*mapping.IndexMappingImpl, error) {
 			}
 		}
 	}
-	m.DefaultAnalyzer = a.Analyzer["standard.lucene"]
-	m.IndexDynamic, m.StoreDynamic, m.DocValuesDynamic = false, false, false
-	root := mapping.NewDocumentStaticMapping()
-	addFieldMappings(root, ix.Fields, a)
-	m.DefaultMapping = root
 	return m, nil
 }
 

@@ -218,7 +218,7 @@ func TestIndexUpdateRules(t *testing.T) {
 	}
 	withAnalyzer := strings.TrimSuffix(full, "}") + `,"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"folded","tokenizer":"standard_v2","tokenFilters":["lowercase"]}]}`
 	err := update(withAnalyzer, PutOptions{})
-	if !errors.Is(err, ErrNotAllowed) || !strings.Contains(err.Error(), "allowIndexDowntime") {
+	if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "allowIndexDowntime") {
 		t.Fatalf("new analyzer without downtime: %v", err)
 	}
 	if err := update(withAnalyzer, PutOptions{AllowIndexDowntime: true}); err != nil {
@@ -479,6 +479,19 @@ func TestParseDuration(t *testing.T) {
 	for _, bad := range []string{"", "P", "PT", "5M", "P5M5", "PT5X", "P1H"} {
 		if _, err := ParseDuration(bad); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+	// Written back as the service writes a time span (PT8760H is answered
+	// P365D in the Java SDK's recording
+	// IndexManagementTests.canCreateAndListIndexesSyncAndAsync).
+	for in, want := range map[string]string{"PT8760H": "P365D", "P7D": "P7D", "PT12H": "PT12H", "PT90M": "PT1H30M",
+		"P1DT0H": "P1D", "P1W": "P7D", "PT0.5S": "PT0.5S", "PT0S": "PT0S", "P1DT2H3M4S": "P1DT2H3M4S"} {
+		d, err := ParseDuration(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := formatDuration(d); got != want {
+			t.Errorf("formatDuration(%s) = %s, want %s", in, got, want)
 		}
 	}
 }

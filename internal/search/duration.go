@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -53,4 +54,32 @@ func ParseDuration(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is not an ISO 8601 duration", s)
 	}
 	return d, nil
+}
+
+// formatDuration writes d as the service writes a time span: days, then
+// hours, minutes and seconds after a T, each only when not zero (P365D,
+// PT12H, P1DT2H30M, PT1.5S; PT0S for nothing).
+func formatDuration(d time.Duration) string {
+	sign := ""
+	if d < 0 {
+		sign, d = "-", -d
+	}
+	const day = 24 * time.Hour
+	date, clock := "", ""
+	if days := d / day; days > 0 {
+		date = strconv.FormatInt(int64(days), 10) + "D"
+	}
+	if h := d % day / time.Hour; h > 0 {
+		clock += strconv.FormatInt(int64(h), 10) + "H"
+	}
+	if m := d % time.Hour / time.Minute; m > 0 {
+		clock += strconv.FormatInt(int64(m), 10) + "M"
+	}
+	if s := d % time.Minute; s > 0 || date == "" && clock == "" {
+		clock += strconv.FormatFloat(s.Seconds(), 'f', -1, 64) + "S"
+	}
+	if clock != "" {
+		clock = "T" + clock
+	}
+	return sign + "P" + date + clock
 }

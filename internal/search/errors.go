@@ -15,6 +15,10 @@ type Error struct {
 	// Details are the inner errors Azure lists for some failures (a
 	// refused index update names CannotChangeExistingField).
 	Details []ErrorDetail
+	// requestInvalid marks Azure's "The request is invalid." answers to a
+	// body it could not accept, which alone among errors carry
+	// Preference-Applied.
+	requestInvalid bool
 }
 
 // ErrorDetail is one entry of an error's details.
@@ -51,7 +55,8 @@ var (
 	// ErrPreconditionFailed: an If-Match or If-None-Match condition failed.
 	ErrPreconditionFailed = &Error{Status: http.StatusPreconditionFailed}
 	// ErrNotAllowed: an index update the service refuses (a changed or
-	// removed field, new analysis components without allowIndexDowntime).
+	// removed field; new analysis components without allowIndexDowntime are
+	// a plain ErrBadRequest, as Azure answers them).
 	ErrNotAllowed = &Error{Status: http.StatusBadRequest, Code: "OperationNotAllowed"}
 	// ErrForbidden: the api-key is unknown or may not do this.
 	ErrForbidden = &Error{Status: http.StatusForbidden}
@@ -62,7 +67,7 @@ var (
 // invalid is the service's answer to a bad definition: 400 with the
 // message "The request is invalid. Details: <where> : <what>".
 func invalid(where, format string, args ...any) *Error {
-	return &Error{Status: http.StatusBadRequest, Message: "The request is invalid. Details: " + where + " : " + fmt.Sprintf(format, args...)}
+	return &Error{Status: http.StatusBadRequest, Message: "The request is invalid. Details: " + where + " : " + fmt.Sprintf(format, args...), requestInvalid: true}
 }
 
 // badRequest is a 400 with a message of its own.
@@ -88,9 +93,11 @@ func cannotChange(field string) *Error {
 }
 
 // needsDowntime refuses new analysis components on an existing index
-// unless the caller allowed the index to go offline.
+// unless the caller allowed the index to go offline: a 400 with no code
+// (the Java SDK's recording
+// CustomAnalyzerTests.addingCustomAnalyzerThrowsHttpExceptionByDefaultSync).
 func needsDowntime() *Error {
-	return &Error{Status: http.StatusBadRequest, Code: "OperationNotAllowed",
+	return &Error{Status: http.StatusBadRequest,
 		Message: "Index update not allowed because it would cause downtime. In order to add new analyzers, tokenizers, token filters, or character filters to an existing index, set the 'allowIndexDowntime' query parameter to 'true' in the index update request. Note that this operation will put your index offline for at least a few seconds, causing your indexing and query requests to fail. Performance and write availability of the index can be impaired for several minutes after the index is updated, or longer for very large indexes."}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // checkIndexUpdate refuses what the service refuses on an existing index:
@@ -13,6 +14,9 @@ import (
 // allowed downtime.
 func checkIndexUpdate(old, next *Index, allowDowntime bool) error {
 	if err := compareFields(old.Fields, next.Fields); err != nil {
+		return err
+	}
+	if err := checkNewSuggesters(old, next); err != nil {
 		return err
 	}
 	if allowDowntime {
@@ -47,6 +51,34 @@ func sameComponents(old, next []AnalysisComponent) bool {
 		delete(byName, o.ComponentName())
 	}
 	return len(byName) == 0
+}
+
+// checkNewSuggesters refuses a suggester added to an existing index over
+// fields the index already had: only fields added by the same update may
+// feed a new one (the Java SDK's recording
+// IndexManagementTests.createOrUpdateIndexThrowsWhenUpdatingSuggesterWithExistingIndexFieldsSync).
+func checkNewSuggesters(old, next *Index) error {
+	had := map[string]bool{}
+	for _, s := range old.Suggesters {
+		had[s.Name] = true
+	}
+	existing := fieldsByPath(old.Fields)
+	for _, s := range next.Suggesters {
+		if had[s.Name] {
+			continue
+		}
+		var present []string
+		for _, f := range s.SourceFields {
+			if existing[f] != nil {
+				present = append(present, f)
+			}
+		}
+		if len(present) > 0 {
+			msg := fmt.Sprintf("Fields that were already present in an index (%s) cannot be referenced by a new suggester. Only new fields added in the same index update operation are allowed.", strings.Join(present, ", "))
+			return &Error{Status: 400, Code: "OperationNotAllowed", Message: msg, Details: []ErrorDetail{{Code: "InvalidSuggesterUpdate", Message: msg}}}
+		}
+	}
+	return nil
 }
 
 // changeableFieldProperties may differ between a field's old and new

@@ -2,6 +2,8 @@ package search
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 	"unicode"
@@ -65,8 +67,11 @@ func (s *Service) suggestScope(rd kv.Reader, index string, req *SuggestRequest) 
 	if top < 1 || top > maxSuggestTop {
 		return nil, nil, badRequest("Invalid request. $top must be between 1 and %d for suggestions.", maxSuggestTop)
 	}
+	// Both suggester refusals are Azure's (the Java SDK's recordings
+	// AutocompleteTests.canAutocompleteThrowsWhenRequestIsMalformedSync and
+	// canAutocompleteThrowsWhenGivenBadSuggesterNameSync).
 	if req.SuggesterName == "" {
-		return nil, nil, badRequest("The suggesterName parameter is required.")
+		return nil, nil, missingSuggester("Cannot find fields enabled for suggestions. Please provide a value for 'suggesterName' in the query.", "suggestions")
 	}
 	qc, release, err := s.open(rd, index)
 	if err != nil {
@@ -85,7 +90,7 @@ func (s *Service) suggestScope(rd kv.Reader, index string, req *SuggestRequest) 
 		}
 	}
 	if fields == nil {
-		return nil, nil, badRequest("The suggester with name '%s' was not found in the index.", req.SuggesterName)
+		return nil, nil, missingSuggester(fmt.Sprintf("The specified suggester name '%s' does not exist in this index definition.", req.SuggesterName), "name")
 	}
 	if req.SearchFields != "" {
 		restricted, err := query.ParseSearchFields(req.SearchFields, qc.schema)
@@ -124,6 +129,14 @@ func (s *Service) suggestScope(rd kv.Reader, index string, req *SuggestRequest) 
 	}
 	ok = true
 	return &suggestScope{qc: qc, fields: fields, terms: tokens(req.Search), docs: docs, top: top, fuzzy: req.Fuzzy}, release, nil
+}
+
+// missingSuggester is Azure's refusal of a request naming no suggester, or
+// one the index lacks: 400 MissingRequiredParameter, the message followed
+// by the .NET parameter it names, detail MissingSuggesterName.
+func missingSuggester(msg, param string) *Error {
+	return &Error{Status: http.StatusBadRequest, Code: "MissingRequiredParameter", Message: msg + "\r\nParameter name: " + param,
+		Details: []ErrorDetail{{Code: "MissingSuggesterName", Message: msg}}}
 }
 
 // Suggest returns documents whose suggester fields have words starting
@@ -211,7 +224,16 @@ func (sc *suggestScope) match(doc map[string]any, pre, post string) (string, boo
 }
 
 // Autocomplete completes the last term of the search text from the words
-// of the suggester fields of matching documents.
+// of the suggester fields of the documents the filter admits. The terms
+// before it do not choose documents: oneTermWithContext only wants the
+// term right before it to precede the completion ("looking for very po"
+// is completed "very police", answered "looking for very police"). With
+// fuzzy, a word one edit from the whole last term completes it too, beside
+// the words it begins ("mod" gives model and modern, not motel; "polit"
+// gives polite, not police). Sources: the Java SDK's recordings
+// AutocompleteTests.canAutocompleteOneTermWithContextSync,
+// canAutocompleteStaticallyTypedDocumentsSync, testAutocompleteOneTermWithFuzzySync,
+// testAutocompleteOneTermWithContextWithFuzzySync and testAutocompleteTwoTermsWithFuzzySync.
 func (s *Service) Autocomplete(ctx context.Context, index string, req *SuggestRequest) ([]Completion, error) {
 	var out []Completion
 	err := s.viewIndex(ctx, func(rd kv.Reader) error {
@@ -241,11 +263,8 @@ func (s *Service) Autocomplete(ctx context.Context, index string, req *SuggestRe
 						continue
 					}
 					words := tokens(str)
-					if !containsAll(words, prev) {
-						continue
-					}
 					for i, w := range words {
-						if !prefixMatch(w, last, sc.fuzzy) {
+						if !completes(w, last, sc.fuzzy) {
 							continue
 						}
 						text := w
@@ -303,22 +322,6 @@ func (s *Service) Autocomplete(ctx context.Context, index string, req *SuggestRe
 	return out, err
 }
 
-func containsAll(words, terms []string) bool {
-	for _, t := range terms {
-		found := false
-		for _, w := range words {
-			if w == t || strings.HasPrefix(w, t) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
 // tokens splits text into lower-cased words of letters and digits.
 func tokens(text string) []string {
 	var out []string
@@ -346,6 +349,12 @@ func wordSpans(text string) [][2]int {
 		out = append(out, [2]int{start, len(text)})
 	}
 	return out
+}
+
+// completes reports whether word completes term: it starts with term, or
+// (fuzzy) is one edit from it.
+func completes(word, term string, fuzzy bool) bool {
+	return strings.HasPrefix(word, term) || fuzzy && editDistance([]rune(word), []rune(term)) <= 1
 }
 
 // prefixMatch reports whether word starts with term, or (fuzzy) starts

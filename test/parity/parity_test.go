@@ -87,7 +87,13 @@ func replayAll(t *testing.T) []Result {
 		for i, rec := range recs {
 			t.Run(rec.Name, func(t *testing.T) {
 				t.Parallel()
-				r := startTarget(t, rec).Replay(rec)
+				target := startTarget(t, rec)
+				r := Result{Recording: rec}
+				if err := target.Setup(rec); err != nil {
+					r.Diff = &Difference{Index: -1, Method: "SETUP", Reason: err.Error()}
+				} else {
+					r = target.Replay(rec)
+				}
 				mu.Lock()
 				results[i] = r
 				mu.Unlock()

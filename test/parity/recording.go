@@ -22,6 +22,11 @@ type Recording struct {
 	// Service the first element of that path.
 	Name, Service string
 	Entries       []Entry `json:"Entries"`
+
+	// setup is what the test made before the recording began (setup.tsv),
+	// with its files under setupDir.
+	setup    []setupStep
+	setupDir string
 }
 
 // An Entry is one request and Azure's answer, as the test proxy stores
@@ -108,6 +113,13 @@ func LoadRecordings(dir string) ([]*Recording, error) {
 		return nil, err
 	}
 	if err := restore(recs, rs); err != nil {
+		return nil, err
+	}
+	steps, err := loadSetup(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := attachSetup(dir, recs, steps); err != nil {
 		return nil, err
 	}
 	return recs, nil

@@ -1,0 +1,199 @@
+package parity
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// A setup step makes what a test class made before its recorded requests
+// ran, outside the recording: the Java Search tests create their shared
+// indexes (and fill some) in a @BeforeAll the recorder never saw. The
+// step rebuilds that state from the same files the test read, so that
+// the recording's first request finds what Azure's did. setup.tsv lists
+// the steps, one a line, tab-separated, run in order:
+//
+//	recording glob	step	index name	file under testdata	where the step comes from
+//
+// Steps:
+//
+//   - search-index: Create Index named name, with the definition in file
+//     (its "name" replaced by name), at the recording's api-version;
+//   - search-docs: upload every document in file (a JSON list, or an
+//     object whose "value" is one) to the index named name.
+//
+// A step that Azure's service would refuse, or that no recording uses, is
+// an error: the list cannot go stale.
+type setupStep struct {
+	glob, step, index, file, source string
+}
+
+func loadSetup(dir string) ([]setupStep, error) {
+	p := filepath.Join(dir, "setup.tsv")
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	var out []setupStep
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		parts := strings.Split(line, "\t")
+		if len(parts) != 5 || parts[4] == "" {
+			return nil, fmt.Errorf("%s:%d: want recording glob, step, index name, file and source, tab-separated", p, n)
+		}
+		s := setupStep{glob: parts[0], step: parts[1], index: parts[2], file: parts[3], source: parts[4]}
+		if s.step != "search-index" && s.step != "search-docs" {
+			return nil, fmt.Errorf("%s:%d: unknown step %q", p, n, s.step)
+		}
+		if _, err := path.Match(s.glob, ""); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", p, n, err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, s.file)); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", p, n, err)
+		}
+		out = append(out, s)
+	}
+	return out, sc.Err()
+}
+
+// attachSetup gives each recording the steps whose glob matches its name.
+func attachSetup(dir string, recs []*Recording, steps []setupStep) error {
+	for _, s := range steps {
+		used := false
+		for _, r := range recs {
+			if ok, _ := path.Match(s.glob, r.Name); ok {
+				r.setup = append(r.setup, s)
+				r.setupDir = dir
+				used = true
+			}
+		}
+		if !used {
+			return fmt.Errorf("setup.tsv: %s matches no recording", s.glob)
+		}
+	}
+	return nil
+}
+
+// Setup runs the recording's setup steps against t.
+func (t *Target) Setup(rec *Recording) error {
+	if len(rec.setup) == 0 {
+		return nil
+	}
+	version := recordedAPIVersion(rec)
+	if version == "" {
+		return fmt.Errorf("setup for %s: no api-version in its requests", rec.Name)
+	}
+	for _, s := range rec.setup {
+		data, err := os.ReadFile(filepath.Join(rec.setupDir, s.file))
+		if err != nil {
+			return err
+		}
+		var method, p string
+		var body []byte
+		switch s.step {
+		case "search-index":
+			method, p = http.MethodPut, "indexes('"+s.index+"')"
+			body, err = renamedIndex(data, s.index)
+		case "search-docs":
+			method, p = http.MethodPost, "indexes('"+s.index+"')/docs/search.index"
+			body, err = uploadBatch(data)
+		}
+		if err != nil {
+			return fmt.Errorf("setup %s %s from %s: %w", s.step, s.index, s.file, err)
+		}
+		if err := t.searchCall(method, p, version, body); err != nil {
+			return fmt.Errorf("setup %s %s from %s: %w", s.step, s.index, s.file, err)
+		}
+	}
+	return nil
+}
+
+// recordedAPIVersion is the api-version of the recording's first request
+// that names one.
+func recordedAPIVersion(rec *Recording) string {
+	for _, e := range rec.Entries {
+		if u, err := url.Parse(e.RequestURI); err == nil {
+			if v := u.Query().Get("api-version"); v != "" {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+// renamedIndex is the index definition in data with its name set to name.
+func renamedIndex(data []byte, name string) ([]byte, error) {
+	var def map[string]json.RawMessage
+	if err := json.Unmarshal(data, &def); err != nil {
+		return nil, err
+	}
+	n, err := json.Marshal(name)
+	if err != nil {
+		return nil, err
+	}
+	def["name"] = n
+	return json.Marshal(def)
+}
+
+// uploadBatch is an indexing batch that uploads every document in data.
+func uploadBatch(data []byte) ([]byte, error) {
+	var docs []map[string]json.RawMessage
+	if err := json.Unmarshal(data, &docs); err != nil {
+		var wrapped struct {
+			Value []map[string]json.RawMessage `json:"value"`
+		}
+		if err2 := json.Unmarshal(data, &wrapped); err2 != nil || wrapped.Value == nil {
+			return nil, err
+		}
+		docs = wrapped.Value
+	}
+	for _, d := range docs {
+		d["@search.action"] = json.RawMessage(`"upload"`)
+	}
+	return json.Marshal(map[string]any{"value": docs})
+}
+
+// searchCall sends one Search request and wants it done in full: 200 or
+// 201 (a 207 is a batch of which some documents failed).
+func (t *Target) searchCall(method, p, version string, body []byte) error {
+	u := t.base("search") + p + "?api-version=" + url.QueryEscape(version)
+	req, err := http.NewRequest(method, u, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Api-Key", t.SearchKey)
+	resp, err := t.Client.Do(req)
+	if err != nil {
+		return err
+	}
+	answer, err := io.ReadAll(resp.Body)
+	if cerr := resp.Body.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated {
+		return fmt.Errorf("%s %s: %d %s", method, p, resp.StatusCode, answer)
+	}
+	return nil
+}

@@ -552,8 +552,21 @@ func (a *Alias) DefinitionName() string { return a.Name }
 
 // Validate checks that the alias names exactly one index.
 func (a *Alias) Validate() error {
+	if len(a.Indexes) > 1 {
+		return aliasMappingError(fmt.Sprintf("An index alias can be mapped to a single index within the search service. Alias - '%s' is being mapped to more than one index within the search service.", a.Name))
+	}
 	if len(a.Indexes) != 1 {
 		return invalid("alias.indexes", "An alias must map to exactly one index; this one names %d.", len(a.Indexes))
 	}
 	return nil
+}
+
+// aliasMappingError is Azure's refusal of an alias mapped to more than
+// one index, or to one that does not exist: 400 InvalidRequestParameter,
+// detail InvalidIndexAliasMapping (the Java SDK's recordings
+// SearchAliasTests.cannotCreateAliasWithMultipleIndexesSync and
+// cannotCreateAliasOnNonExistentIndexSync).
+func aliasMappingError(detail string) *Error {
+	return &Error{Status: http.StatusBadRequest, Code: "InvalidRequestParameter", Message: "Index alias was not valid for creation.",
+		Details: []ErrorDetail{{Code: "InvalidIndexAliasMapping", Message: detail + " Learn more at https://aka.ms/azurecognitivesearchcreateupdatealias"}}}
 }

@@ -1,6 +1,9 @@
 package search
 
-import "strings"
+import (
+	"net/http"
+	"strings"
+)
 
 // Azure's naming rules (https://learn.microsoft.com/rest/api/searchservice/naming-rules).
 
@@ -23,7 +26,7 @@ func componentChar(c byte) bool { return isAlnum(c) || c == '_' || c == '-' || c
 
 // validIndexName: 2–128 lower-case letters, digits, dashes and
 // underscores; the first a letter or digit; no two dashes or underscores
-// in a row. Aliases follow the same rule, as they stand in for an index.
+// in a row.
 func validIndexName(name string) bool {
 	if len(name) < 2 || len(name) > 128 || !lowerOrDigit(name[0]) {
 		return false
@@ -94,8 +97,16 @@ func checkName(kind Kind, name string) error {
 		return invalid(kind.singular(), "The %s name is missing.", kind.label())
 	}
 	ok := validObjectName(name)
+	if kind == Aliases && !ok {
+		// Aliases follow the rule of data sources and the like, refused
+		// with a code of their own (the Java SDK's recording
+		// SearchAliasTests.cannotCreateAliasWithInvalidNameSync).
+		const rule = "Index alias name must only contain lowercase letters, digits or dashes, cannot start or end with dashes and is limited to 128 characters."
+		return &Error{Status: http.StatusBadRequest, Code: "InvalidName", Message: "The request is invalid. Details: alias : " + rule,
+			Details: []ErrorDetail{{Code: "InvalidIndexAliasName", Message: rule + " Parameters: alias"}}}
+	}
 	rule := "Names must start and end with a lower-case letter or digit, contain only lower-case letters, digits or dashes, and be at most 128 characters long"
-	if kind == Indexes || kind == Aliases {
+	if kind == Indexes {
 		ok = validIndexName(name)
 		rule = "Names must start with a lower-case letter or digit, contain only lower-case letters, digits, dashes or underscores with no two dashes or underscores in a row, and be 2 to 128 characters long"
 	}

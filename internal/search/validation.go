@@ -1,6 +1,8 @@
 package search
 
 import (
+	"fmt"
+
 	"github.com/cerulean-db/cerulean/internal/kv"
 )
 
@@ -34,7 +36,11 @@ func validateDefinition(rd kv.Reader, d, old Definition, allowDowntime bool) err
 			}
 		}
 	case *Alias:
-		return mustExist(rd, Indexes, d.Indexes[0], "alias.indexes", "alias")
+		found, err := exists(rd, Indexes, d.Indexes[0])
+		if err != nil || found {
+			return err
+		}
+		return aliasMappingError(fmt.Sprintf("An index alias can be created on an existing index. Index \u2013 '%s' was not found within the search service.", d.Indexes[0]))
 	}
 	return nil
 }

@@ -242,6 +242,15 @@ func (ix *Indexer) Validate() error {
 	return nil
 }
 
+// startNow gives a schedule without a start time now as its start, as
+// Azure writes it back: to the ten-millionth of a second (the Java SDK's
+// recording IndexersManagementTests.canCreateAndListIndexersSync).
+func (s *IndexingSchedule) startNow(now time.Time) {
+	if s != nil && s.StartTime == nil {
+		s.StartTime = ptr(now.UTC().Format("2006-01-02T15:04:05.0000000Z"))
+	}
+}
+
 // Validate checks the schedule's interval and start time.
 func (s *IndexingSchedule) Validate() error {
 	if s == nil {

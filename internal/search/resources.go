@@ -302,6 +302,9 @@ func (s *Service) Put(ctx context.Context, kind Kind, name string, def map[strin
 		if err := validateDefinition(tx, norm, oldDef, opts.AllowIndexDowntime); err != nil {
 			return err
 		}
+		if ix, ok := norm.(*Indexer); ok {
+			ix.Schedule.startNow(s.now())
+		}
 		b, err := json.Marshal(norm)
 		if err != nil {
 			return fmt.Errorf("encode %s: %w", kind.label(), err)

@@ -129,6 +129,13 @@ var (
 	indexerRuntimeQuota  = feature{preview: "2025-11-01"}
 	productAggregation   = feature{preview: "2025-11-01", stable: "2026-04-01"}
 	retiredTextSkillsOff = feature{preview: "2023-07-01", stable: "2023-11-01"}
+	// A split skill's pageOverlapLength, maximumPagesToTake, unit and
+	// azureOpenAITokenizerParameters are written (null when unset) at
+	// 2026-05-01-preview and not at 2023-10-01-preview (the Java SDK's
+	// recordings SkillsetManagementTests.createSkillsetReturnsCorrectDefinitionOcrSplitTextSync
+	// and …WithSplitDefaultSettingsSync); no recording shows the
+	// versions between, which write them only when set.
+	splitSkillChunking = feature{preview: "2026-05-01"}
 )
 
 // typeName is a type of the service's model as @odata.context names it at
@@ -185,6 +192,15 @@ func shapeBody(kind Kind, body map[string]any, v apiVersion) {
 	case DataSources:
 		if v.has(documentPermissions) {
 			setDefault(body, "indexerPermissionOptions", []any{})
+		}
+	case Skillsets:
+		skills, _ := body["skills"].([]any)
+		for _, sk := range skills {
+			if skill, ok := sk.(map[string]any); ok && skill["@odata.type"] == "#Microsoft.Skills.Text.SplitSkill" && v.has(splitSkillChunking) {
+				for _, k := range []string{"pageOverlapLength", "maximumPagesToTake", "unit", "azureOpenAITokenizerParameters"} {
+					setDefault(skill, k, nil)
+				}
+			}
 		}
 	}
 }

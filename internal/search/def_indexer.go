@@ -358,11 +358,23 @@ func (s *Skillset) Validate() error {
 		if err := h.validate(where, i); err != nil {
 			return err
 		}
-		if err := names.add("skill", where, h.Name); err != nil {
+		name := deref(h.Name)
+		if name == "" {
+			name = fmt.Sprintf("#%d", i+1)
+		}
+		if err := names.add("skill", where, name); err != nil {
 			return err
 		}
 	}
 	s.Description = nonEmpty(deref(s.Description))
+	// The service writes the Azure AI services attachment's description,
+	// null when unset (the Java SDK's recording
+	// SkillsetManagementTests.canCreateAndListSkillsetsSync).
+	if s.CognitiveServices != nil {
+		if _, ok := s.CognitiveServices["description"]; !ok {
+			s.CognitiveServices["description"] = nil
+		}
+	}
 	return nil
 }
 
@@ -374,16 +386,26 @@ type Skill interface {
 
 // SkillHead is what every skill has.
 type SkillHead struct {
-	ODataType   string         `json:"@odata.type"`
-	Context     string         `json:"context"`
+	ODataType string `json:"@odata.type"`
+	// Context and Name are nil where the definition left them out: the
+	// service answers a create or update so (null), and fills them in,
+	// "/document" and "#<position>", in what it keeps (fillDefaults; the
+	// Java SDK's recording SkillsetManagementTests.canCreateAndListSkillsetsSync).
+	Context     *string        `json:"context"`
 	Description *string        `json:"description"`
 	Inputs      []*SkillInput  `json:"inputs"`
-	Name        string         `json:"name"`
+	Name        *string        `json:"name"`
 	Outputs     []*SkillOutput `json:"outputs"`
 }
 
 // Head is the skill's common part.
 func (h *SkillHead) Head() *SkillHead { return h }
+
+// SkillName is the skill's name, "" when it has none.
+func (h *SkillHead) SkillName() string { return deref(h.Name) }
+
+// SkillContext is the skill's context, "" when it has none.
+func (h *SkillHead) SkillContext() string { return deref(h.Context) }
 
 // SkillInput is a skill's input: a source path or expression, or nested
 // inputs. The service writes sourceContext (null when unset) and inputs
@@ -396,10 +418,15 @@ type SkillInput struct {
 }
 
 // MarshalJSON writes inputs as [] when there are none, also for a
-// definition stored before they were normalised.
+// definition stored before they were normalised, and source as null when
+// there is none (an input of nested inputs; the Java SDK's recording
+// SkillsetManagementTests.createSkillsetReturnsCorrectDefinitionShaperWithNestedInputsSync).
 func (in SkillInput) MarshalJSON() ([]byte, error) {
 	type plain SkillInput
-	p := plain(in)
+	p := struct {
+		plain
+		Source *string `json:"source"`
+	}{plain: plain(in), Source: nonEmpty(in.Source)}
 	p.Inputs = orEmpty(p.Inputs)
 	return json.Marshal(p)
 }
@@ -423,9 +450,6 @@ func (h *SkillHead) validate(where string, i int) error {
 	if !strings.HasPrefix(h.ODataType, "#Microsoft.Skills.") {
 		return invalid(where+".@odata.type", "The skill type '%s' is not a skill type (#Microsoft.Skills.…).", h.ODataType)
 	}
-	if h.Name == "" {
-		h.Name = fmt.Sprintf("#%d", i+1)
-	}
 	for j, in := range h.Inputs {
 		if in == nil || in.Name == "" {
 			return invalid(at(where+".inputs", j)+".name", "Every skill input and output needs a name.")
@@ -437,11 +461,27 @@ func (h *SkillHead) validate(where string, i int) error {
 			return invalid(at(where+".outputs", j)+".name", "Every skill input and output needs a name.")
 		}
 	}
-	if h.Context == "" {
-		h.Context = "/document"
-	}
+	h.Name, h.Context = nonEmpty(deref(h.Name)), nonEmpty(deref(h.Context))
 	h.Inputs, h.Outputs = orEmpty(h.Inputs), orEmpty(h.Outputs)
 	return nil
+}
+
+// fillDefaults gives the skill at position i (from 0) the name and context
+// the service keeps for it when the definition left them out.
+func (h *SkillHead) fillDefaults(i int) {
+	if h.Name == nil {
+		h.Name = ptr(fmt.Sprintf("#%d", i+1))
+	}
+	if h.Context == nil {
+		h.Context = ptr("/document")
+	}
+}
+
+// fillDefaults fills in what the service keeps for each skill.
+func (s *Skillset) fillDefaults() {
+	for i, sk := range s.Skills {
+		sk.Head().fillDefaults(i)
+	}
 }
 
 // The skills cerulean runs.
@@ -449,8 +489,8 @@ type (
 	// MergeSkill merges texts into one, between tags.
 	MergeSkill struct {
 		SkillHead
-		InsertPostTag *string `json:"insertPostTag,omitempty"`
-		InsertPreTag  *string `json:"insertPreTag,omitempty"`
+		InsertPostTag *string `json:"insertPostTag"`
+		InsertPreTag  *string `json:"insertPreTag"`
 	}
 	// ShaperSkill gathers its inputs into one object.
 	ShaperSkill struct{ SkillHead }
@@ -459,8 +499,8 @@ type (
 	// SplitSkill splits text into pages or sentences.
 	SplitSkill struct {
 		SkillHead
-		DefaultLanguageCode *string      `json:"defaultLanguageCode,omitempty"`
-		MaximumPageLength   *json.Number `json:"maximumPageLength,omitempty" shape:"int"`
+		DefaultLanguageCode *string      `json:"defaultLanguageCode"`
+		MaximumPageLength   *json.Number `json:"maximumPageLength" shape:"int"`
 		MaximumPagesToTake  *json.Number `json:"maximumPagesToTake,omitempty" shape:"int"`
 		PageOverlapLength   *json.Number `json:"pageOverlapLength,omitempty" shape:"int"`
 		TextSplitMode       *string      `json:"textSplitMode,omitempty"`
@@ -504,9 +544,16 @@ func (o *OtherSkill) MarshalJSON() ([]byte, error) {
 // otherSkillDefaults are, by skill type, the properties the service
 // writes for a skill cerulean keeps as given, with the value it writes
 // when the definition leaves them out. Source: the Java SDK's skillset
-// recordings at 2023-10-01-preview (OcrSkill).
+// recordings SkillsetManagementTests.createSkillsetReturnsCorrectDefinition*
+// at 2023-10-01-preview and 2026-05-01-preview (an OCR skill's
+// detectOrientation is false only where the request says so).
 var otherSkillDefaults = map[string]map[string]any{
-	"#Microsoft.Skills.Vision.OcrSkill": {"textExtractionAlgorithm": nil, "lineEnding": nil, "defaultLanguageCode": nil, "detectOrientation": false},
+	"#Microsoft.Skills.Vision.OcrSkill":                {"textExtractionAlgorithm": nil, "lineEnding": nil, "defaultLanguageCode": nil, "detectOrientation": nil},
+	"#Microsoft.Skills.Text.V3.EntityRecognitionSkill": {"categories": []any{}, "defaultLanguageCode": nil, "minimumPrecision": nil, "modelVersion": nil},
+	"#Microsoft.Skills.Text.LanguageDetectionSkill":    {"defaultCountryHint": nil, "modelVersion": nil},
+	"#Microsoft.Skills.Text.V3.SentimentSkill":         {"defaultLanguageCode": nil, "includeOpinionMining": false, "modelVersion": nil},
+	"#Microsoft.Skills.Text.KeyPhraseExtractionSkill":  {"defaultLanguageCode": nil, "maxKeyPhraseCount": nil, "modelVersion": nil},
+	"#Microsoft.Skills.Vision.ImageAnalysisSkill":      {"defaultLanguageCode": nil, "details": []any{}, "visualFeatures": []any{}},
 }
 
 var skills = &union[Skill]{tag: "@odata.type", members: map[string]func() Skill{

@@ -72,6 +72,9 @@ func loadDefinition(kind Kind, b []byte) (Definition, error) {
 	if err := unmarshalJSON(b, d); err != nil {
 		return nil, err
 	}
+	if sk, ok := d.(*Skillset); ok {
+		sk.fillDefaults()
+	}
 	return d, nil
 }
 

@@ -430,12 +430,24 @@ func TestDataSourceSecret(t *testing.T) {
 	}
 }
 
+// TestSkillsetNamesSkills: a skill without a name or context is answered
+// so (null) by the create, and kept as "#<position>" in "/document", as
+// later reads answer it (the Java SDK's recording
+// SkillsetManagementTests.canCreateAndListSkillsetsSync).
 func TestSkillsetNamesSkills(t *testing.T) {
 	s := newService(t)
 	res := mustPut(t, s, Skillsets, "sk", `{"skills":[{"@odata.type":"#Microsoft.Skills.Util.ShaperSkill","inputs":[{"name":"a","source":"/document/a"}],"outputs":[{"name":"o"}]},{"@odata.type":"#Microsoft.Skills.Text.SplitSkill"}]}`, PutOptions{})
 	skills := res.Body()["skills"].([]any)
+	if skills[0].(map[string]any)["name"] != nil || skills[1].(map[string]any)["context"] != nil {
+		t.Errorf("created skills %v", skills)
+	}
+	got, err := s.Get(context.Background(), Skillsets, "sk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	skills = got.Body()["skills"].([]any)
 	if skills[0].(map[string]any)["name"] != "#1" || skills[1].(map[string]any)["name"] != "#2" || skills[0].(map[string]any)["context"] != "/document" {
-		t.Errorf("skills %v", skills)
+		t.Errorf("skills read back %v", skills)
 	}
 	if _, _, err := s.Put(context.Background(), Skillsets, "sk", def(t, `{"skills":[]}`), PutOptions{}); err == nil {
 		t.Error("empty skillset accepted")

@@ -48,14 +48,14 @@ func parseSkillset(def search.Definition) ([]skill, error) {
 
 func parseSkill(s search.Skill) (skill, error) {
 	h := s.Head()
-	sk := skill{typ: h.ODataType, name: h.Name, inputs: map[string]string{}, outputs: map[string]string{}, params: skillParams(s)}
+	sk := skill{typ: h.ODataType, name: h.SkillName(), inputs: map[string]string{}, outputs: map[string]string{}, params: skillParams(s)}
 	switch sk.typ {
 	case shaperSkill, mergeSkill, splitSkill, conditionalSkill:
 	default:
 		return sk, fmt.Errorf("the skill '%s' of type '%s' needs Azure AI services, which cerulean does not provide; it runs only the utility skills Shaper, Merge, Split and Conditional", sk.name, sk.typ)
 	}
-	if h.Context != "" && h.Context != "/document" {
-		return sk, fmt.Errorf("the skill '%s' has the context '%s'; cerulean runs skills only in the context '/document'", sk.name, h.Context)
+	if c := h.SkillContext(); c != "" && c != "/document" {
+		return sk, fmt.Errorf("the skill '%s' has the context '%s'; cerulean runs skills only in the context '/document'", sk.name, c)
 	}
 	for _, in := range h.Inputs {
 		if len(in.Inputs) > 0 {

@@ -100,11 +100,12 @@ func (v apiVersion) has(f feature) bool {
 // present at 2025-11-01-preview. stored arrived with the storage options
 // of 2024-03-01-preview (REST reference, "API versions") and is stable in
 // 2024-07-01; vectorEncoding came with binary vectors in
-// 2024-05-01-preview, stable in 2024-07-01; the description is taken to
-// be there from 2024-03-01-preview and 2024-07-01, as 2024-07-01 answers
-// carried it before versions were told apart.
+// 2024-05-01-preview, stable in 2024-07-01. The description is absent at
+// 2024-11-01-preview (the Java SDK's VectorSearchTests recordings) and
+// present at 2025-11-01-preview and 2026-04-01 (the Python and .NET
+// SDKs' recordings); no recording shows the versions between.
 var (
-	indexDescription    = feature{preview: "2024-03-01", stable: "2024-07-01"}
+	indexDescription    = feature{preview: "2025-11-01", stable: "2026-04-01"}
 	storedAttribute     = feature{preview: "2024-03-01", stable: "2024-07-01"}
 	vectorEncodingField = feature{preview: "2024-05-01", stable: "2024-07-01"}
 	documentPermissions = feature{preview: "2025-05-01"}
@@ -136,6 +137,11 @@ var (
 	// and …WithSplitDefaultSettingsSync); no recording shows the
 	// versions between, which write them only when set.
 	splitSkillChunking = feature{preview: "2026-05-01"}
+	// An indexer status's currentState and its results' statusDetail,
+	// mode and metrics are answered at 2023-10-01-preview (the Java SDK's
+	// IndexersManagementTests recordings); no recording shows another
+	// version.
+	indexerCurrentState = feature{preview: "2023-10-01"}
 )
 
 // typeName is a type of the service's model as @odata.context names it at
@@ -202,6 +208,37 @@ func shapeBody(kind Kind, body map[string]any, v apiVersion) {
 				}
 			}
 		}
+	}
+}
+
+// shapeIndexerStatus gives Get Indexer Status's answer the properties it
+// has at v: at 2023-10-01-preview every result has statusDetail, mode and
+// metrics, the answer a currentState (the reset-documents state, empty
+// here), and the limits are null while the last result is a reset (the
+// Java SDK's recordings IndexersManagementTests.canResetIndexerAndGetIndexerStatusSync
+// and canRunIndexerSync).
+func shapeIndexerStatus(body map[string]any, v apiVersion) {
+	if !v.has(indexerCurrentState) {
+		return
+	}
+	results, _ := body["executionHistory"].([]any)
+	if last, ok := body["lastResult"].(map[string]any); ok {
+		results = append(results, last)
+		if last["status"] == "reset" {
+			body["limits"] = nil
+		}
+	}
+	for _, r := range results {
+		if res, ok := r.(map[string]any); ok {
+			setDefault(res, "statusDetail", nil)
+			setDefault(res, "mode", "indexingAllDocs")
+			setDefault(res, "metrics", nil)
+		}
+	}
+	body["currentState"] = map[string]any{
+		"mode": "indexingAllDocs", "allDocsInitialTrackingState": nil, "allDocsFinalTrackingState": nil,
+		"resetDocsInitialTrackingState": nil, "resetDocsFinalTrackingState": nil,
+		"resetDocumentKeys": []any{}, "resetDatasourceDocumentIds": []any{},
 	}
 }
 

@@ -161,6 +161,7 @@ type IndexingSchedule struct {
 // IndexerParameters shape a run; Configuration holds the data source
 // type's settings, which are free-form.
 type IndexerParameters struct {
+	Base64EncodeKeys       *bool          `json:"base64EncodeKeys"`
 	BatchSize              *json.Number   `json:"batchSize" shape:"int"`
 	Configuration          map[string]any `json:"configuration"`
 	MaxFailedItems         *json.Number   `json:"maxFailedItems" shape:"int"`
@@ -271,7 +272,7 @@ func (s *IndexingSchedule) Validate() error {
 	return nil
 }
 
-// Validate checks the parameters' ranges and fills in their defaults.
+// Validate checks the parameters' ranges and fills in the configuration.
 func (p *IndexerParameters) Validate() error {
 	if p == nil {
 		return nil
@@ -285,12 +286,10 @@ func (p *IndexerParameters) Validate() error {
 			return err
 		}
 	}
-	if p.MaxFailedItems == nil {
-		p.MaxFailedItems = number("0")
-	}
-	if p.MaxFailedItemsPerBatch == nil {
-		p.MaxFailedItemsPerBatch = number("0")
-	}
+	// Limits not given stay null (a run takes them as 0), and the
+	// configuration is {} (the Java SDK's recordings
+	// IndexersManagementTests.canUpdateIndexerBlobParamsSync and
+	// createIndexerReturnsCorrectDefinitionSync).
 	if p.Configuration == nil {
 		p.Configuration = map[string]any{}
 	}

@@ -327,6 +327,7 @@ func (h *handler) indexerAction(q *request, op string) error {
 			return err
 		}
 		body["@odata.context"] = h.context(q, typeName(q, "IndexerExecutionInfo"))
+		shapeIndexerStatus(body, requestVersion(q))
 		return h.writeValue(q, http.StatusOK, body)
 	}
 	return methodNotAllowed(q.r.Method)

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"time"
@@ -142,6 +143,12 @@ var (
 	// IndexersManagementTests recordings); no recording shows another
 	// version.
 	indexerCurrentState = feature{preview: "2023-10-01"}
+	// A compression's rescoringOptions and truncationDimension are
+	// answered at 2024-11-01-preview, beside rerankWithOriginalVectors
+	// and defaultOversampling (null unless given); at 2025-11-01-preview
+	// only the former two (the Java SDK's VectorSearchTests recordings).
+	vectorRescoring = feature{preview: "2024-11-01"}
+	rescoringOnly   = feature{preview: "2025-11-01"}
 )
 
 // typeName is a type of the service's model as @odata.context names it at
@@ -244,6 +251,23 @@ func shapeIndexerStatus(body map[string]any, v apiVersion) {
 
 func shapeVectorSearch(vs map[string]any, v apiVersion) {
 	versioned(vs, "compressions", []any{}, v.has(vectorCompression))
+	compressions, _ := vs["compressions"].([]any)
+	for _, c := range compressions {
+		comp, ok := c.(map[string]any)
+		if !ok || !v.has(vectorRescoring) {
+			continue
+		}
+		setDefault(comp, "truncationDimension", nil)
+		setDefault(comp, "scalarQuantizationParameters", nil)
+		setDefault(comp, "rescoringOptions", map[string]any{"enableRescoring": true, "defaultOversampling": json.Number("4.0"), "rescoreStorageMethod": "preserveOriginals"})
+		if v.has(rescoringOnly) {
+			delete(comp, "rerankWithOriginalVectors")
+			delete(comp, "defaultOversampling")
+		} else {
+			setDefault(comp, "rerankWithOriginalVectors", nil)
+			setDefault(comp, "defaultOversampling", nil)
+		}
+	}
 	versioned(vs, "vectorizers", []any{}, v.has(vectorizers))
 	profiles, _ := vs["profiles"].([]any)
 	for _, p := range profiles {

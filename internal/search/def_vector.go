@@ -81,8 +81,34 @@ type VectorCompression struct {
 	Kind                         string              `json:"kind"`
 	Name                         string              `json:"name"`
 	RerankWithOriginalVectors    *bool               `json:"rerankWithOriginalVectors,omitempty"`
+	RescoringOptions             *RescoringOptions   `json:"rescoringOptions,omitempty"`
 	ScalarQuantizationParameters *ScalarQuantization `json:"scalarQuantizationParameters,omitempty"`
 	TruncationDimension          *json.Number        `json:"truncationDimension,omitempty" shape:"int"`
+}
+
+// RescoringOptions say how a compressed profile's results are rescored
+// with the full vectors. Not given, rescoring is on, with an
+// oversampling of 4 over the original vectors kept (the Java SDK's
+// VectorSearchTests recordings at 2024-11-01-preview and
+// 2025-11-01-preview).
+type RescoringOptions struct {
+	DefaultOversampling  *json.Number `json:"defaultOversampling"`
+	EnableRescoring      *bool        `json:"enableRescoring"`
+	RescoreStorageMethod *string      `json:"rescoreStorageMethod"`
+}
+
+// fillDefaults gives the options the service's defaults.
+func (o *RescoringOptions) fillDefaults() {
+	if o.EnableRescoring == nil {
+		o.EnableRescoring = ptr(true)
+	}
+	if o.DefaultOversampling == nil {
+		o.DefaultOversampling = number("4.0")
+	}
+	double(o.DefaultOversampling)
+	if o.RescoreStorageMethod == nil {
+		o.RescoreStorageMethod = ptr("preserveOriginals")
+	}
 }
 
 // ScalarQuantization are a scalar quantization's parameters.
@@ -118,6 +144,9 @@ func (vs *VectorSearch) validate() (map[string]bool, error) {
 	comps := map[string]bool{}
 	for _, c := range vs.Compressions {
 		comps[c.Name] = true
+		if c.RescoringOptions != nil {
+			c.RescoringOptions.fillDefaults()
+		}
 	}
 	names := nameSet{}
 	for i, p := range vs.Profiles {

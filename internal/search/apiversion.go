@@ -131,13 +131,23 @@ var (
 	indexerRuntimeQuota  = feature{preview: "2025-11-01"}
 	productAggregation   = feature{preview: "2025-11-01", stable: "2026-04-01"}
 	retiredTextSkillsOff = feature{preview: "2023-07-01", stable: "2023-11-01"}
-	// A split skill's pageOverlapLength, maximumPagesToTake, unit and
-	// azureOpenAITokenizerParameters are written (null when unset) at
-	// 2026-05-01-preview and not at 2023-10-01-preview (the Java SDK's
-	// recordings SkillsetManagementTests.createSkillsetReturnsCorrectDefinitionOcrSplitTextSync
-	// and …WithSplitDefaultSettingsSync); no recording shows the
-	// versions between, which write them only when set.
-	splitSkillChunking = feature{preview: "2026-05-01"}
+	// A split skill's pageOverlapLength and maximumPagesToTake are written
+	// (null when unset) at 2026-05-01-preview and 2026-04-01, its unit and
+	// azureOpenAITokenizerParameters at 2026-05-01-preview only, none of
+	// them at 2023-10-01-preview (the Java SDK's recordings
+	// SkillsetManagementTests.createSkillsetReturnsCorrectDefinitionOcrSplitTextSync
+	// and …WithSplitDefaultSettingsSync, the Python SDK's skillset
+	// recordings at 2026-04-01); no recording shows the versions between,
+	// which write them only when set.
+	splitSkillPaging = feature{preview: "2026-05-01", stable: "2026-04-01"}
+	splitSkillTokens = feature{preview: "2026-05-01"}
+	// An indexer status's runtime (null) and its currentState's resync
+	// tracking states are answered at 2026-05-01-preview (the Python SDK's
+	// indexer recordings).
+	indexerResync = feature{preview: "2026-05-01"}
+	// Aliases are answered without an ETag at 2026-05-01-preview (the
+	// Python SDK's alias recordings).
+	aliasWithoutETag = feature{preview: "2026-05-01"}
 	// An indexer status's currentState and its results' statusDetail,
 	// mode and metrics are answered at 2023-10-01-preview (the Java SDK's
 	// IndexersManagementTests recordings); no recording shows another
@@ -206,13 +216,32 @@ func shapeBody(kind Kind, body map[string]any, v apiVersion) {
 		if v.has(documentPermissions) {
 			setDefault(body, "indexerPermissionOptions", []any{})
 		}
+	case Aliases:
+		if v.has(aliasWithoutETag) {
+			delete(body, "@odata.etag")
+		}
 	case Skillsets:
 		skills, _ := body["skills"].([]any)
 		for _, sk := range skills {
-			if skill, ok := sk.(map[string]any); ok && skill["@odata.type"] == "#Microsoft.Skills.Text.SplitSkill" && v.has(splitSkillChunking) {
-				for _, k := range []string{"pageOverlapLength", "maximumPagesToTake", "unit", "azureOpenAITokenizerParameters"} {
-					setDefault(skill, k, nil)
+			skill, ok := sk.(map[string]any)
+			if !ok || skill["@odata.type"] != "#Microsoft.Skills.Text.SplitSkill" {
+				continue
+			}
+			if v.has(splitSkillPaging) {
+				setDefault(skill, "pageOverlapLength", nil)
+				setDefault(skill, "maximumPagesToTake", nil)
+			} else {
+				// What the service keeps (0) is not shown where the
+				// version does not have the properties.
+				for _, k := range []string{"pageOverlapLength", "maximumPagesToTake"} {
+					if n, ok := skill[k].(json.Number); ok && n == "0" {
+						delete(skill, k)
+					}
 				}
+			}
+			if v.has(splitSkillTokens) {
+				setDefault(skill, "unit", nil)
+				setDefault(skill, "azureOpenAITokenizerParameters", nil)
 			}
 		}
 	}
@@ -242,11 +271,16 @@ func shapeIndexerStatus(body map[string]any, v apiVersion) {
 			setDefault(res, "metrics", nil)
 		}
 	}
-	body["currentState"] = map[string]any{
+	current := map[string]any{
 		"mode": "indexingAllDocs", "allDocsInitialTrackingState": nil, "allDocsFinalTrackingState": nil,
 		"resetDocsInitialTrackingState": nil, "resetDocsFinalTrackingState": nil,
 		"resetDocumentKeys": []any{}, "resetDatasourceDocumentIds": []any{},
 	}
+	if v.has(indexerResync) {
+		current["resyncInitialTrackingState"], current["resyncFinalTrackingState"] = nil, nil
+		setDefault(body, "runtime", nil)
+	}
+	body["currentState"] = current
 }
 
 func shapeVectorSearch(vs map[string]any, v apiVersion) {

@@ -2,6 +2,8 @@ package search
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 )
@@ -303,7 +305,11 @@ func (p *fieldValidator) field(f *Field, at string, depth int) error {
 		return err
 	}
 	if !f.Stored && f.Retrievable {
-		return invalid(at+".stored", "The field '%s' is not stored, so it cannot be retrievable.", f.Name)
+		// Azure's answer (the .NET SDK's recording
+		// VectorSearchTests/VectorFieldNotStoredNotHiddenThrows).
+		msg := fmt.Sprintf("The field '%s' is marked as not stored but is marked as retrievable. A retrievable field must be stored. Either set 'stored=false' and 'retrievable=false' or 'stored=true'.", f.Name)
+		return &Error{Status: http.StatusBadRequest, Code: "InvalidRequestParameter", Message: "The request is invalid. Details: definition : " + msg,
+			Details: []ErrorDetail{{Code: "InvalidField", Message: msg + " Parameters: definition"}}}
 	}
 	return nil
 }

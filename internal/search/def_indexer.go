@@ -476,10 +476,24 @@ func (h *SkillHead) fillDefaults(i int) {
 	}
 }
 
-// fillDefaults fills in what the service keeps for each skill.
+// fillDefaults fills in what the service keeps for each skill: its name
+// and context, and a split skill's language ("en") and paging (0): the
+// Python SDK's skillset recordings at 2026-04-01 read them back so after
+// a create answered them null.
 func (s *Skillset) fillDefaults() {
 	for i, sk := range s.Skills {
 		sk.Head().fillDefaults(i)
+		if split, ok := sk.(*SplitSkill); ok {
+			if split.DefaultLanguageCode == nil {
+				split.DefaultLanguageCode = ptr("en")
+			}
+			if split.PageOverlapLength == nil {
+				split.PageOverlapLength = number("0")
+			}
+			if split.MaximumPagesToTake == nil {
+				split.MaximumPagesToTake = number("0")
+			}
+		}
 	}
 }
 

@@ -215,8 +215,10 @@ func TestEarlierStoredDefinitions(t *testing.T) {
 	}
 }
 
-// filledSkills is a skillset's answer with each skill's missing name and
-// context as reads answer them: "#<position>" and "/document".
+// filledSkills is a skillset's answer with what the service keeps for
+// each skill as reads answer it: a missing name and context as
+// "#<position>" and "/document", a split skill's language as "en" and its
+// paging as 0.
 func filledSkills(t *testing.T, body []byte) []byte {
 	t.Helper()
 	def, err := decodeObject(body)
@@ -231,6 +233,16 @@ func filledSkills(t *testing.T, body []byte) []byte {
 		}
 		if skill["context"] == nil {
 			skill["context"] = "/document"
+		}
+		if skill["@odata.type"] == "#Microsoft.Skills.Text.SplitSkill" {
+			if skill["defaultLanguageCode"] == nil {
+				skill["defaultLanguageCode"] = "en"
+			}
+			for _, k := range []string{"pageOverlapLength", "maximumPagesToTake"} {
+				if skill[k] == nil {
+					skill[k] = json.Number("0")
+				}
+			}
 		}
 	}
 	return mustJSON(t, def)

@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -444,7 +445,7 @@ func (h *handler) put(q *request, create bool) error {
 func (h *handler) get(q *request) error {
 	res, err := h.svc.Get(q.r.Context(), q.kind, q.name)
 	if err != nil {
-		return err
+		return h.aliasNotFound(q, err, "get")
 	}
 	q.w.Header().Set("Etag", res.ETag)
 	return h.writeResource(q, http.StatusOK, res)
@@ -452,7 +453,7 @@ func (h *handler) get(q *request) error {
 
 func (h *handler) delete(q *request) error {
 	if err := h.svc.Delete(q.r.Context(), q.kind, q.name, preconditions(q.r)); err != nil {
-		return err
+		return h.aliasNotFound(q, err, "delete")
 	}
 	// A deleted indexer's run state goes, so that a new indexer of the
 	// same name starts from nothing.
@@ -462,6 +463,19 @@ func (h *handler) delete(q *request) error {
 		}
 	}
 	return h.writeJSON(q, http.StatusNoContent, nil)
+}
+
+// aliasNotFound is err, or, for an alias that does not exist, Azure's
+// answer to reading or deleting it: 404 OperationNotAllowed with detail
+// IndexAliasNotFoundInService (the Python SDK's recording
+// test_search_index_client_aliases_live test_create_get_list_and_delete_alias).
+func (h *handler) aliasNotFound(q *request, err error, op string) error {
+	if q.kind != Aliases || !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	msg := fmt.Sprintf("The index alias needs to be a valid alias. Alias \u2013 '%s' cannot be found within the search service \u2013 '%s'. Learn more at https://learn.microsoft.com/en-us/rest/api/searchservice/aliases/%s", q.name, h.svc.name, op)
+	return &Error{Status: http.StatusNotFound, Code: "OperationNotAllowed", Message: msg,
+		Details: []ErrorDetail{{Code: "IndexAliasNotFoundInService", Message: msg}}}
 }
 
 func (h *handler) list(q *request) error {

@@ -148,6 +148,13 @@ var (
 	// Aliases are answered without an ETag at 2026-05-01-preview (the
 	// Python SDK's alias recordings).
 	aliasWithoutETag = feature{preview: "2026-05-01"}
+	// An index's normalizers and a field's normalizer, and a data source's
+	// identity, are answered at every preview recorded (2023-07-01 to
+	// 2026-05-01) and at 2026-04-01, not at 2023-11-01 (the .NET SDK's
+	// CreateIndex and CrudDataSourceConnection recordings at 2023-11-01);
+	// they are taken to be stable from 2024-07-01, no recording showing
+	// 2024-07-01 or 2025-09-01.
+	normalizersAndIdentity = feature{preview: "2020-06-30", stable: "2024-07-01"}
 	// An indexer status's currentState and its results' statusDetail,
 	// mode and metrics are answered at 2023-10-01-preview (the Java SDK's
 	// IndexersManagementTests recordings); no recording shows another
@@ -189,6 +196,9 @@ func shapeBody(kind Kind, body map[string]any, v apiVersion) {
 		if !v.has(indexDescription) {
 			delete(body, "description")
 		}
+		if !v.has(normalizersAndIdentity) {
+			delete(body, "normalizers")
+		}
 		if v.has(documentPermissions) {
 			setDefault(body, "permissionFilterOption", nil)
 		}
@@ -213,6 +223,9 @@ func shapeBody(kind Kind, body map[string]any, v apiVersion) {
 			}
 		}
 	case DataSources:
+		if !v.has(normalizersAndIdentity) {
+			delete(body, "identity")
+		}
 		if v.has(documentPermissions) {
 			setDefault(body, "indexerPermissionOptions", []any{})
 		}
@@ -323,6 +336,9 @@ func shapeFields(fields []any, v apiVersion) {
 		}
 		if !v.has(vectorEncodingField) {
 			delete(field, "vectorEncoding")
+		}
+		if !v.has(normalizersAndIdentity) {
+			delete(field, "normalizer")
 		}
 		if sub, ok := field["fields"].([]any); ok {
 			shapeFields(sub, v)

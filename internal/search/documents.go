@@ -235,7 +235,11 @@ func prepareAction(ix *Index, a IndexAction, i int) (preparedAction, error) {
 	rawKey, ok := a.Doc[ix.Key.Name]
 	key, isStr := rawKey.(string)
 	if !ok || rawKey == nil || (isStr && key == "") {
-		return p, badRequest("The request is invalid. Details: actions : Document key cannot be missing or empty.")
+		// Azure's answer names the action (the Java SDK's recording
+		// IndexingTests.indexWithInvalidDocumentThrowsExceptionSync).
+		msg := fmt.Sprintf("%d: Document key cannot be missing or empty.", i)
+		return p, &Error{Status: http.StatusBadRequest, Code: "OperationNotAllowed", Message: "The request is invalid. Details: actions : " + msg,
+			Details: []ErrorDetail{{Code: "MissingKeyField", Message: msg + " Parameters: actions"}}}
 	}
 	if !isStr {
 		return p, badRequest("The request is invalid. Details: actions : The key field '%s' of action %d must be a string.", ix.Key.Name, i)
@@ -283,9 +287,7 @@ func applyAction(tx kv.Txn, ix *Index, p preparedAction) (int, string, error) {
 			if err != nil {
 				return 0, "", fmt.Errorf("decode stored document %q: %w", p.key, err)
 			}
-			for k, v := range doc {
-				prev[k] = v
-			}
+			mergeFields(prev, doc)
 			doc = prev
 		}
 	}
@@ -303,6 +305,30 @@ func applyAction(tx kv.Txn, ix *Index, p preparedAction) (int, string, error) {
 		return http.StatusOK, "", nil
 	}
 	return http.StatusCreated, "", nil
+}
+
+// mergeFields merges next's fields into prev: a complex field given as an
+// object merges into the one stored, field by field, where anything else
+// (a value, null, a collection) replaces what was there. Merging
+// "Address": {} keeps the stored address (the Java SDK's recording
+// IndexingTests.canMergeDynamicDocumentsSync).
+func mergeFields(prev, next map[string]any) {
+	for k, v := range next {
+		if obj, ok := v.(map[string]any); ok {
+			if stored, ok := prev[k].(map[string]any); ok && !isGeoPoint(obj) {
+				mergeFields(stored, obj)
+				continue
+			}
+		}
+		prev[k] = v
+	}
+}
+
+// isGeoPoint reports whether v is a GeoJSON point, a value rather than a
+// complex field.
+func isGeoPoint(v map[string]any) bool {
+	_, ok := v["coordinates"]
+	return ok && v["type"] != nil
 }
 
 func decodeDocument(b []byte) (map[string]any, error) {
@@ -419,10 +445,25 @@ func normalizeValue(f *Field, v any, prefix string) (any, error) {
 			if err != nil {
 				break
 			}
+			if f.ElementType == "Edm.Double" {
+				return dotNetDouble(d), nil
+			}
 			return json.Number(strconv.FormatFloat(d, 'g', -1, 64)), nil
 		case string:
-			if f.ElementType == "Edm.Double" && (x == "NaN" || x == "INF" || x == "-INF") {
-				return x, nil
+			// Infinities and NaN travel as strings, in Java's or OData's
+			// spelling, and are answered in OData's: "Infinity" comes back
+			// "INF", and a double 0 as 0.0 (the Java SDK's recordings
+			// LookupTests.canRoundTripStaticallyTypedPrimitiveCollectionsSync
+			// and IndexingTests.canRoundtripBoundaryValuesSync).
+			if f.ElementType == "Edm.Double" {
+				switch x {
+				case "NaN", "INF", "-INF":
+					return x, nil
+				case "Infinity":
+					return "INF", nil
+				case "-Infinity":
+					return "-INF", nil
+				}
 			}
 		}
 	case "Edm.DateTimeOffset":
@@ -443,7 +484,7 @@ func normalizeValue(f *Field, v any, prefix string) (any, error) {
 		if !ok {
 			return nil, docError("The value of the field '%s' is not a valid GeoJSON point: expected {\"type\":\"Point\",\"coordinates\":[longitude,latitude]}.", path)
 		}
-		return map[string]any{"type": "Point", "coordinates": []any{jsonFloat(lon), jsonFloat(lat)},
+		return map[string]any{"type": "Point", "coordinates": []any{jsonDouble(lon), jsonDouble(lat)},
 			"crs": map[string]any{"type": "name", "properties": map[string]any{"name": "EPSG:4326"}}}, nil
 	case "Edm.ComplexType":
 		m, ok := v.(map[string]any)
@@ -479,6 +520,40 @@ func goNumber(v any) (json.Number, bool) {
 }
 
 func jsonFloat(f float64) json.Number { return json.Number(strconv.FormatFloat(f, 'g', -1, 64)) }
+
+// jsonDouble writes a double as the service writes one.
+func jsonDouble(f float64) json.Number { return dotNetDouble(f) }
+
+// dotNetDouble writes f as the service (.NET) writes a double: the
+// shortest digits that read back as f, in positional form with a fraction
+// (0.0, -180.0, 0.0001) below 1E+15, and otherwise in exponent form
+// with a capital E and at least two exponent digits (5E-324,
+// 1.7976931348623157E+308). Source: the Java SDK's recordings
+// IndexingTests.canRoundtripBoundaryValuesSync and
+// LookupTests.canRoundTripStaticallyTypedPrimitiveCollectionsSync.
+func dotNetDouble(f float64) json.Number {
+	if f == 0 {
+		if math.Signbit(f) {
+			return "-0.0"
+		}
+		return "0.0"
+	}
+	e := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±xx
+	mant, expText, _ := strings.Cut(e, "e")
+	exp, _ := strconv.Atoi(expText)
+	if exp >= -4 && exp < 15 {
+		s := strconv.FormatFloat(f, 'f', -1, 64)
+		if !strings.Contains(s, ".") {
+			s += ".0"
+		}
+		return json.Number(s)
+	}
+	sign := "+"
+	if exp < 0 {
+		sign, exp = "-", -exp
+	}
+	return json.Number(fmt.Sprintf("%sE%s%02d", mant, sign, exp))
+}
 
 // geoPoint reads a GeoJSON point (as stored or as sent).
 func geoPoint(v any) (lon, lat float64, ok bool) {
@@ -542,9 +617,36 @@ func project(fields []*Field, doc map[string]any, selected []string) map[string]
 	out := map[string]any{}
 	for _, path := range selected {
 		parts := strings.Split(path, "/")
-		copyPath(fields, doc, out, parts)
+		copyPath(fields, doc, out, parts, false)
 	}
+	dropEmptyItems(out)
 	return out
+}
+
+// dropEmptyItems removes, from collections of complex values that sub-field
+// selection made, the items that had none of the selected sub-fields:
+// Azure leaves them out (the Java SDK's recording
+// LookupTests.emptyDynamicObjectsOmittedFromCollectionOnGetWhenSubFieldsSelectedSync).
+func dropEmptyItems(m map[string]any) {
+	for k, v := range m {
+		switch x := v.(type) {
+		case map[string]any:
+			dropEmptyItems(x)
+		case []any:
+			kept := x[:0]
+			for _, e := range x {
+				item, isMap := e.(map[string]any)
+				if isMap && len(item) == 0 {
+					continue
+				}
+				if isMap {
+					dropEmptyItems(item)
+				}
+				kept = append(kept, e)
+			}
+			m[k] = kept
+		}
+	}
 }
 
 func retrievable(fields []*Field, doc map[string]any) map[string]any {
@@ -581,7 +683,9 @@ func readBack(f *Field, v any) any {
 	return v
 }
 
-func copyPath(fields []*Field, src, dst map[string]any, parts []string) {
+// copyPath copies the selected path parts of src into dst. In an item of
+// a collection (sparse), a sub-field the item never had is not copied.
+func copyPath(fields []*Field, src, dst map[string]any, parts []string, sparse bool) {
 	var f *Field
 	for _, c := range fields {
 		if c.Name == parts[0] {
@@ -591,11 +695,29 @@ func copyPath(fields []*Field, src, dst map[string]any, parts []string) {
 	if f == nil {
 		return
 	}
+	if _, present := src[f.Name]; sparse && !present {
+		return
+	}
 	v := readBack(f, src[f.Name])
 	if len(parts) == 1 {
 		if f.IsComplex() || f.Retrievable {
-			if m, ok := v.(map[string]any); ok && f.IsComplex() {
-				v = retrievable(f.Fields, m)
+			switch x := v.(type) {
+			case map[string]any:
+				if f.IsComplex() {
+					v = retrievable(f.Fields, x)
+				}
+			case []any:
+				// A whole collection of complex values: every item with
+				// every sub-field, an empty one too (the Java SDK's
+				// recording LookupTests.emptyDynamicObjectsInCollectionExpandedOnGetWhenCollectionFieldSelectedSync).
+				if f.IsComplex() {
+					items := make([]any, len(x))
+					for i, e := range x {
+						m, _ := e.(map[string]any)
+						items[i] = retrievable(f.Fields, m)
+					}
+					v = items
+				}
 			}
 			dst[f.Name] = v
 		}
@@ -608,7 +730,7 @@ func copyPath(fields []*Field, src, dst map[string]any, parts []string) {
 			sub = map[string]any{}
 			dst[f.Name] = sub
 		}
-		copyPath(f.Fields, x, sub, parts[1:])
+		copyPath(f.Fields, x, sub, parts[1:], sparse)
 	case []any:
 		items, _ := dst[f.Name].([]any)
 		if items == nil {
@@ -620,7 +742,7 @@ func copyPath(fields []*Field, src, dst map[string]any, parts []string) {
 		}
 		for i, e := range x {
 			m, _ := e.(map[string]any)
-			copyPath(f.Fields, m, items[i].(map[string]any), parts[1:])
+			copyPath(f.Fields, m, items[i].(map[string]any), parts[1:], true)
 		}
 	default:
 		if _, ok := dst[f.Name]; !ok {

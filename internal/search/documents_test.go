@@ -429,3 +429,16 @@ func TestCollectionsReadBackEmpty(t *testing.T) {
 		t.Errorf("search with $select: %v", res)
 	}
 }
+
+// TestDotNetDouble: doubles are answered as the service writes them (the
+// Java SDK's recordings IndexingTests.canRoundtripBoundaryValuesSync and
+// LookupTests.canRoundTripStaticallyTypedPrimitiveCollectionsSync for 0.0,
+// -180.0, 5E-324 and 1.7976931348623157E+308).
+func TestDotNetDouble(t *testing.T) {
+	for f, want := range map[float64]string{0: "0.0", -180: "-180.0", 2.78: "2.78", 5e-324: "5E-324",
+		1.7976931348623157e+308: "1.7976931348623157E+308", 1234567: "1234567.0", 1e15: "1E+15", 0.0001: "0.0001", 0.00001: "1E-05"} {
+		if got := dotNetDouble(f); string(got) != want {
+			t.Errorf("dotNetDouble(%v) = %s, want %s", f, got, want)
+		}
+	}
+}

@@ -315,9 +315,7 @@ func (h *handler) runSearch(q *request, req *SearchRequest) error {
 		body["@odata.count"] = *res.Count
 	}
 	if req.MinimumCoverage != nil {
-		// One replica of one partition: every search covers the whole
-		// index.
-		body["@search.coverage"] = 100.0
+		body["@search.coverage"] = fullCoverage
 	}
 	if res.Facets != nil {
 		facets := map[string]any{}
@@ -427,7 +425,7 @@ func (h *handler) suggestPost(q *request, auto bool) error {
 	}
 	req := &SuggestRequest{Search: b.Search, SuggesterName: b.SuggesterName, Fuzzy: b.Fuzzy, Filter: b.Filter,
 		OrderBy: b.OrderBy, Select: b.Select, SearchFields: b.SearchFields, AutocompleteMode: b.AutocompleteMode,
-		HighlightPreTag: b.HighlightPreTag, HighlightPostTag: b.HighlightPostTag, Top: b.Top}
+		HighlightPreTag: b.HighlightPreTag, HighlightPostTag: b.HighlightPostTag, Top: b.Top, MinimumCoverage: b.MinimumCoverage}
 	return h.runSuggest(q, req, auto)
 }
 
@@ -472,8 +470,19 @@ func (h *handler) runSuggest(q *request, req *SuggestRequest, auto bool) error {
 		doc["@search.text"] = s.Text
 		values[i] = doc
 	}
-	return h.writeValue(q, http.StatusOK, map[string]any{"@odata.context": h.docsContext(q), "value": values})
+	body := map[string]any{"@odata.context": h.docsContext(q), "value": values}
+	if req.MinimumCoverage != nil {
+		body["@search.coverage"] = fullCoverage
+	}
+	return h.writeValue(q, http.StatusOK, body)
 }
+
+// fullCoverage is @search.coverage as Azure writes it, a double (100.0),
+// answered where the request gave a minimumCoverage: one replica of one
+// partition covers the whole index (the Java SDK's recordings
+// SearchTests.canSearchWithMinimumCoverageSync and
+// SuggestTests.testCanSuggestWithMinimumCoverageSync).
+const fullCoverage = json.Number("100.0")
 
 // docsContext is the @odata.context of a document listing: the index's
 // own $metadata ("https://svc.search.windows.net/indexes('hotels')/$metadata#docs(*)").

@@ -84,6 +84,11 @@ func boundary(f *query.Facet, i int, isDate bool) any {
 		return f.TimeValues[i].UTC().Format(boundaryDateLayout)
 	}
 	if i < len(f.NumericValues) {
+		if f.Field.Type == query.TypeDouble {
+			// A double field's bounds are doubles: 5 is answered 5.0 (the
+			// Java SDK's recording SearchTests.canSearchWithRangeFacetsSync).
+			return dotNetDouble(f.NumericValues[i])
+		}
 		return f.NumericValues[i]
 	}
 	return f.Values[i]

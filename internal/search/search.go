@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"net/http"
 	"slices"
 	"sort"
 	"strconv"
@@ -186,6 +187,13 @@ func (s *Service) indexVersion(rd kv.Reader, index string) (name, etag string, e
 }
 
 func queryError(err error) error {
+	var se *query.SyntaxError
+	if errors.As(err, &se) && se.Param == query.ParamSearch {
+		// A search text that does not parse (the Java SDK's recording
+		// SearchTests.searchThrowsWhenSpecialCharInRegexIsUnescapedSync).
+		return &Error{Status: http.StatusBadRequest, Code: "InvalidRequestParameter", Message: err.Error(),
+			Details: []ErrorDetail{{Code: "InvalidSearchSyntax", Message: err.Error()}}}
+	}
 	if errors.Is(err, query.ErrInvalid) {
 		return badRequest("%s", err.Error())
 	}

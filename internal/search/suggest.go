@@ -25,6 +25,9 @@ type SuggestRequest struct {
 	AutocompleteMode                  string
 	HighlightPreTag, HighlightPostTag string
 	Top                               *int
+	// MinimumCoverage, when given, makes a suggest answer report
+	// @search.coverage.
+	MinimumCoverage *float64
 }
 
 // Suggestion is one suggest result: the matched source text and the
@@ -188,7 +191,7 @@ func (sc *suggestScope) match(doc map[string]any, pre, post string) (string, boo
 			for _, t := range sc.terms {
 				found := false
 				for i, w := range words {
-					if prefixMatch(strings.ToLower(s[w[0]:w[1]]), t, sc.fuzzy) {
+					if completes(strings.ToLower(s[w[0]:w[1]]), t, sc.fuzzy) {
 						marked[i] = true
 						found = true
 					}
@@ -352,30 +355,12 @@ func wordSpans(text string) [][2]int {
 }
 
 // completes reports whether word completes term: it starts with term, or
-// (fuzzy) is one edit from it.
+// (fuzzy) is one edit from it. Suggest matches words so too: "hitel"
+// suggests "Countryside Hotel" from a name rather than "… traditional
+// hotels" from a description (the Java SDK's recording
+// SuggestTests.canGetFuzzySuggestionsSync).
 func completes(word, term string, fuzzy bool) bool {
 	return strings.HasPrefix(word, term) || fuzzy && editDistance([]rune(word), []rune(term)) <= 1
-}
-
-// prefixMatch reports whether word starts with term, or (fuzzy) starts
-// with a string one edit away from term.
-func prefixMatch(word, term string, fuzzy bool) bool {
-	if strings.HasPrefix(word, term) {
-		return true
-	}
-	if !fuzzy {
-		return false
-	}
-	w, t := []rune(word), []rune(term)
-	for _, n := range []int{len(t) - 1, len(t), len(t) + 1} {
-		if n < 1 || n > len(w) {
-			continue
-		}
-		if editDistance(w[:n], t) <= 1 {
-			return true
-		}
-	}
-	return false
 }
 
 // editDistance is the optimal-string-alignment distance: insertions,

@@ -30,7 +30,9 @@ import (
 //   - search-index: Create Index named name, with the definition in file
 //     (its "name" replaced by name), at the recording's api-version;
 //   - search-docs: upload every document in file (a JSON list, or an
-//     object whose "value" is one) to the index named name.
+//     object whose "value" is one) to the index named name;
+//   - search-synonymmap: create the synonym map named name from the
+//     definition in file.
 //
 // A step that Azure's service would refuse, or that no recording uses, is
 // an error: the list cannot go stale.
@@ -60,7 +62,7 @@ func loadSetup(dir string) ([]setupStep, error) {
 			return nil, fmt.Errorf("%s:%d: want recording glob, step, index name, file and source, tab-separated", p, n)
 		}
 		s := setupStep{glob: parts[0], step: parts[1], index: parts[2], file: parts[3], source: parts[4]}
-		if s.step != "search-index" && s.step != "search-docs" {
+		if s.step != "search-index" && s.step != "search-docs" && s.step != "search-synonymmap" {
 			return nil, fmt.Errorf("%s:%d: unknown step %q", p, n, s.step)
 		}
 		if _, err := path.Match(s.glob, ""); err != nil {
@@ -115,6 +117,9 @@ func (t *Target) Setup(rec *Recording) error {
 		case "search-docs":
 			method, p = http.MethodPost, "indexes('"+s.index+"')/docs/search.index"
 			body, err = uploadBatch(data)
+		case "search-synonymmap":
+			method, p = http.MethodPut, "synonymmaps('"+s.index+"')"
+			body, err = renamedIndex(data, s.index)
 		}
 		if err != nil {
 			return fmt.Errorf("setup %s %s from %s: %w", s.step, s.index, s.file, err)
@@ -139,7 +144,8 @@ func recordedAPIVersion(rec *Recording) string {
 	return ""
 }
 
-// renamedIndex is the index definition in data with its name set to name.
+// renamedIndex is the definition in data (an index's, or a synonym
+// map's) with its name set to name.
 func renamedIndex(data []byte, name string) ([]byte, error) {
 	var def map[string]json.RawMessage
 	if err := json.Unmarshal(data, &def); err != nil {

@@ -291,7 +291,10 @@ func (p *luceneParser) regex(field string, at int) (SearchNode, error) {
 	pattern, end, closed := readQuoted(p.s, p.i+1, '/', func(next byte) bool { return next == '/' })
 	p.i = end
 	if !closed {
-		return nil, p.errAt(at, "unterminated regular expression")
+		// Reported where the closing '/' was looked for: the end of the
+		// text ("/.*/.*/" fails at column 8; the Java SDK's recording
+		// SearchTests.searchThrowsWhenSpecialCharInRegexIsUnescapedSync).
+		return nil, p.errAt(end, "unterminated regular expression")
 	}
 	if _, err := regexp.Compile(pattern); err != nil {
 		return nil, p.errAt(at, "invalid regular expression: %v", err)
@@ -370,8 +373,8 @@ func (p *luceneParser) termText() (string, bool) {
 		if isLuceneSpecial(c) {
 			break
 		}
-		if p.i > start && c == '/' {
-			// a complex field path a/b inside a term
+		if p.i > start && c == '/' && fieldPathAhead(p.s, p.i+1) {
+			// a complex field path a/b of a fielded clause (a/b:term)
 			b.WriteByte(c)
 			p.i++
 			continue
@@ -386,6 +389,22 @@ func (p *luceneParser) termText() (string, bool) {
 		p.i++
 	}
 	return b.String(), wild
+}
+
+// fieldPathAhead reports whether s from i on continues a field path: the
+// rest of a name, possibly with more '/' segments, then ':'. Elsewhere an
+// unescaped '/' starts a regular expression.
+func fieldPathAhead(s string, i int) bool {
+	for ; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == ':':
+			return true
+		case c == '/':
+		case isLuceneSpecial(c) || c == '*' || c == '?':
+			return false
+		}
+	}
+	return false
 }
 
 // number reads an optional non-negative decimal number right after ~ or ^.

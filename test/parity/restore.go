@@ -26,28 +26,40 @@ type restoration struct {
 }
 
 func loadRestorations(path string) ([]restoration, error) {
+	var out []restoration
+	err := readTSV(path, func(at string, parts []string) error {
+		if len(parts) != 4 || parts[1] == "" || parts[3] == "" {
+			return fmt.Errorf("%s: want recording, sanitized value, original value and source, tab-separated", at)
+		}
+		out = append(out, restoration{parts[0], parts[1], parts[2], parts[3]})
+		return nil
+	})
+	return out, err
+}
+
+// readTSV calls each with the tab-separated fields of every line of the
+// file at path but blank lines and # comments, and at ("path:line") for
+// messages. A missing file has no lines.
+func readTSV(path string, each func(at string, parts []string) error) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer func() { _ = f.Close() }()
-	var out []restoration
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		parts := strings.Split(line, "\t")
-		if len(parts) != 4 || parts[1] == "" || parts[3] == "" {
-			return nil, fmt.Errorf("%s:%d: want recording, sanitized value, original value and source, tab-separated", path, n)
+		if err := each(fmt.Sprintf("%s:%d", path, n), strings.Split(line, "\t")); err != nil {
+			return err
 		}
-		out = append(out, restoration{parts[0], parts[1], parts[2], parts[3]})
 	}
-	return out, sc.Err()
+	return sc.Err()
 }
 
 // restore applies the restorations to the recordings they name.

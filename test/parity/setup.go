@@ -1,19 +1,15 @@
 package parity
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 )
 
 // A setup step makes what a test class made before its recorded requests
@@ -41,39 +37,25 @@ type setupStep struct {
 }
 
 func loadSetup(dir string) ([]setupStep, error) {
-	p := filepath.Join(dir, "setup.tsv")
-	f, err := os.Open(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Close() }()
 	var out []setupStep
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		parts := strings.Split(line, "\t")
+	err := readTSV(filepath.Join(dir, "setup.tsv"), func(at string, parts []string) error {
 		if len(parts) != 5 || parts[4] == "" {
-			return nil, fmt.Errorf("%s:%d: want recording glob, step, index name, file and source, tab-separated", p, n)
+			return fmt.Errorf("%s: want recording glob, step, index name, file and source, tab-separated", at)
 		}
 		s := setupStep{glob: parts[0], step: parts[1], index: parts[2], file: parts[3], source: parts[4]}
 		if s.step != "search-index" && s.step != "search-docs" && s.step != "search-synonymmap" {
-			return nil, fmt.Errorf("%s:%d: unknown step %q", p, n, s.step)
+			return fmt.Errorf("%s: unknown step %q", at, s.step)
 		}
 		if _, err := path.Match(s.glob, ""); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", p, n, err)
+			return fmt.Errorf("%s: %w", at, err)
 		}
 		if _, err := os.Stat(filepath.Join(dir, s.file)); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", p, n, err)
+			return fmt.Errorf("%s: %w", at, err)
 		}
 		out = append(out, s)
-	}
-	return out, sc.Err()
+		return nil
+	})
+	return out, err
 }
 
 // attachSetup gives each recording the steps whose glob matches its name.

@@ -517,6 +517,9 @@ func (t *Tx) readDoc(c *container, key, v []byte, names []string, st *queryStats
 	}
 	st.retrievedCount++
 	st.retrievedSize += len(v)
+	if names == nil {
+		st.note(m, v)
+	}
 	return m, nil
 }
 
@@ -579,7 +582,7 @@ func (t *Tx) queryItemsPage(db, coll string, pk PartitionKey, q *Query, params m
 			if doc == nil {
 				continue
 			}
-			rows, err := run(doc)
+			rows, err := run(doc, st.bodies)
 			if err != nil {
 				return nil, err
 			}
@@ -641,7 +644,7 @@ func (t *Tx) fullPage(c *container, comps []string, q *Query, params map[string]
 	}
 	st.load = time.Since(start)
 	start = time.Now()
-	res, err := q.runWith(docs, params, t.udfs(c.db, c.id))
+	res, err := q.runBodies(docs, params, t.udfs(c.db, c.id), st.bodies)
 	if err != nil {
 		return nil, err
 	}
@@ -683,16 +686,16 @@ func decodeDoc(v []byte, names []string) (map[string]any, error) {
 
 // docRunner returns a function running q over one document at a time,
 // each result encoded (query.DocRunner).
-func (q *Query) docRunner(params map[string]any, udfs query.UDFs) func(map[string]any) ([]json.RawMessage, error) {
+func (q *Query) docRunner(params map[string]any, udfs query.UDFs) func(map[string]any, itemBodies) ([]json.RawMessage, error) {
 	r := q.engine().NewDocRunner(params, query.Options{UDFs: udfs})
-	return func(doc map[string]any) ([]json.RawMessage, error) {
+	return func(doc map[string]any, bodies itemBodies) ([]json.RawMessage, error) {
 		res, err := r.Run(doc)
 		if err != nil {
 			return nil, queryError(err)
 		}
 		out := make([]json.RawMessage, len(res))
 		for i, v := range res {
-			if out[i], err = encodeResult(v); err != nil {
+			if out[i], err = bodies.encode(v); err != nil {
 				return nil, err
 			}
 		}

@@ -132,7 +132,7 @@ func scanResults(s *Service, coll string, pk PartitionKey, q *Query, params map[
 		if err != nil {
 			return err
 		}
-		res, err := q.runWith(docs, params, nil)
+		res, err := q.runBodies(docs, params, nil, st.bodies)
 		for _, r := range res {
 			out = append(out, string(r))
 		}

@@ -10,8 +10,9 @@ import (
 // TestItemPropertyOrder pins the order of an item's properties: the
 // client's, as it sent them (nested ones too), then Azure's own _rid,
 // _self, _etag, _attachments and _ts, as the REST reference's Create
-// Document answer shows them. System properties the client sent back
-// (as the SDKs do on a replace) are replaced, not repeated.
+// Document answer shows them, in a point read and in a query's results
+// alike. System properties the client sent back (as the SDKs do on a
+// replace) are replaced, not repeated.
 func TestItemPropertyOrder(t *testing.T) {
 	s, _ := newTestService(t, "")
 	ctx := context.Background()
@@ -34,6 +35,24 @@ func TestItemPropertyOrder(t *testing.T) {
 	}
 	if string(read.Body) != string(it.Body) {
 		t.Errorf("read %s, want what create answered, %s", read.Body, it.Body)
+	}
+
+	// A query answering the items themselves answers them as stored, in
+	// the partition (read by its index or scanned) and across partitions.
+	for _, text := range []string{"SELECT * FROM c", "SELECT VALUE c FROM c", "SELECT * FROM c WHERE c.id = 'a'", "SELECT * FROM c ORDER BY c.id"} {
+		q, err := ParseQuery(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pk := range []PartitionKey{pkOf(t, "p"), ""} {
+			f, err := s.QueryItems(ctx, ref, pk, q, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", text, err)
+			}
+			if len(f.Items) != 1 || string(f.Items[0]) != string(it.Body) {
+				t.Errorf("%s (pk %q) answered %s, want %s", text, pk, f.Items, it.Body)
+			}
+		}
 	}
 
 	// A replace that carries the old system properties first.

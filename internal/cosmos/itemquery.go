@@ -3,6 +3,7 @@ package cosmos
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/cosmos/query"
@@ -30,6 +31,36 @@ type queryStats struct {
 	retrievedCount int
 	retrievedSize  int
 	load, exec     time.Duration
+	// bodies are the stored bodies of the whole items read, by their
+	// decoded documents (itemBodies).
+	bodies itemBodies
+}
+
+// itemBodies remember the stored body of each whole item a query read, by
+// the identity of the document decoded from it, so that a result that is
+// the document itself (SELECT *, SELECT VALUE c) is answered with the
+// item as stored: its properties in the client's order, the system ones
+// after them, as Azure answers it (and as a point read does). Other
+// results are encoded from their values.
+type itemBodies map[uintptr][]byte
+
+// note remembers body as the stored form of doc.
+func (st *queryStats) note(doc map[string]any, body []byte) {
+	if st.bodies == nil {
+		st.bodies = itemBodies{}
+	}
+	st.bodies[reflect.ValueOf(doc).Pointer()] = body
+}
+
+// encode is a query result as answered: the stored body when v is a
+// document noted in b, else v encoded.
+func (b itemBodies) encode(v any) ([]byte, error) {
+	if m, ok := v.(map[string]any); ok && b != nil {
+		if body, ok := b[reflect.ValueOf(m).Pointer()]; ok {
+			return body, nil
+		}
+	}
+	return encodeResult(v)
 }
 
 // Sub-status of the gateway's refusal of a cross-partition query it
@@ -128,6 +159,9 @@ func (t *Tx) scanDocsForQuery(c *container, comps []string, names []string, st *
 			st.retrievedCount++
 			st.retrievedSize += len(v)
 			docs = append(docs, m)
+			if names == nil {
+				st.note(m, v)
+			}
 		}
 		return nil
 	})
@@ -156,7 +190,7 @@ func (t *Tx) queryItems(db, coll string, pk PartitionKey, q *Query, params map[s
 	}
 	st.load = time.Since(start)
 	start = time.Now()
-	res, err := q.runWith(docs, params, t.udfs(db, coll))
+	res, err := q.runBodies(docs, params, t.udfs(db, coll), st.bodies)
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,12 @@ func (q *Query) run(docs []map[string]any, params map[string]any) ([]json.RawMes
 
 // runWith is run with the user-defined functions of udfs.
 func (q *Query) runWith(docs []map[string]any, params map[string]any, udfs query.UDFs) ([]json.RawMessage, error) {
+	return q.runBodies(docs, params, udfs, nil)
+}
+
+// runBodies is runWith answering a result that is one of the items read
+// with its stored body (itemBodies).
+func (q *Query) runBodies(docs []map[string]any, params map[string]any, udfs query.UDFs, bodies itemBodies) ([]json.RawMessage, error) {
 	if q == nil || q.q == nil {
 		return nil, badRequest("The query text is missing.")
 	}
@@ -46,7 +52,7 @@ func (q *Query) runWith(docs []map[string]any, params map[string]any, udfs query
 	}
 	out := make([]json.RawMessage, len(res))
 	for i, v := range res {
-		b, err := encodeResult(v)
+		b, err := bodies.encode(v)
 		if err != nil {
 			return nil, err
 		}

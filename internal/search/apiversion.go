@@ -145,9 +145,11 @@ var (
 	// tracking states are answered at 2026-05-01-preview (the Python SDK's
 	// indexer recordings).
 	indexerResync = feature{preview: "2026-05-01"}
-	// Aliases are answered without an ETag at 2026-05-01-preview (the
-	// Python SDK's alias recordings).
-	aliasWithoutETag = feature{preview: "2026-05-01"}
+	// Aliases are answered without an ETag at 2023-10-01-preview,
+	// 2024-03-01-preview and 2026-05-01-preview (the Java SDK's
+	// SearchAliasTests and the Python SDK's alias recordings); no
+	// recording shows a stable version.
+	aliasWithoutETag = feature{preview: "2023-10-01"}
 	// An index's normalizers and a field's normalizer, and a data source's
 	// identity, are answered at every preview recorded (2023-07-01 to
 	// 2026-05-01) and at 2026-04-01, not at 2023-11-01 (the .NET SDK's

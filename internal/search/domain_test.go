@@ -347,6 +347,15 @@ func TestIndexStatsAndDelete(t *testing.T) {
 	if err != nil || svc.DocumentCount != 3 || svc.Counts[Indexes] != 2 || svc.Counts[Aliases] != 1 {
 		t.Fatalf("service stats %+v %v", svc, err)
 	}
+	// An index an alias maps to cannot go (the Java SDK's recording
+	// SearchAliasTests.cannotDeleteIndexWithAliasSync).
+	var e *Error
+	if err := s.Delete(ctx, Indexes, "hotels", Preconditions{}); !errors.As(err, &e) || e.Code != "OperationNotAllowed" || len(e.Details) != 1 || e.Details[0].Code != "CannotDeleteIndex" {
+		t.Fatalf("deleting an index an alias maps to: %v", err)
+	}
+	if err := s.Delete(ctx, Aliases, "current", Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.Delete(ctx, Indexes, "hotels", Preconditions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -607,7 +607,7 @@ func (h *handler) context(q *request, what string) string {
 }
 
 // setETag sets the ETag header of an answer carrying res, which aliases
-// do not have at 2026-05-01-preview (the Python SDK's alias recordings).
+// do not have at the previews (aliasWithoutETag).
 func setETag(q *request, res *Resource) {
 	if res.Kind == Aliases && requestVersion(q).has(aliasWithoutETag) {
 		return

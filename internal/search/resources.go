@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
@@ -278,6 +280,14 @@ func (s *Service) Put(ctx context.Context, kind Kind, name string, def map[strin
 		if err != nil {
 			return err
 		}
+		if found && opts.CreateOnly && kind == Aliases {
+			// Azure's refusal of a second alias of the same name is a 400
+			// (the Java SDK's recording
+			// SearchAliasTests.cannotCreateMultipleAliasesWithTheSameNameSync).
+			msg := fmt.Sprintf("An index alias cannot have the same name as another alias within the search service. Alias \u2013 '%s' already exists within the search service \u2013 '%s'. If this is intended to be an update request on an existing alias, use PUT. Learn more at https://aka.ms/azurecognitivesearchcreateupdatealias", name, s.name)
+			return &Error{Status: http.StatusBadRequest, Code: "ResourceNameAlreadyInUse", Message: msg,
+				Details: []ErrorDetail{{Code: "CannotCreateExistingIndexAlias", Message: msg}}}
+		}
 		if found && opts.CreateOnly {
 			return &Error{Status: http.StatusConflict, Code: "ResourceNameAlreadyInUse",
 				Message: fmt.Sprintf("Cannot create %s '%s' because another %s with the same name already exists.", kind.label(), name, kind.label())}
@@ -401,6 +411,33 @@ func (s *Service) List(ctx context.Context, kind Kind) ([]*Resource, error) {
 	return out, err
 }
 
+// checkNoAliases refuses to delete an index that aliases map to, naming
+// them (the Java SDK's recording SearchAliasTests.cannotDeleteIndexWithAliasSync).
+func (s *Service) checkNoAliases(rd kv.Reader, index string) error {
+	prefix := resourcesPrefix(Aliases)
+	var mapped []string
+	err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(key, value []byte) error {
+		name, err := resourceName(key, prefix)
+		if err != nil {
+			return err
+		}
+		res, err := s.load(rd, Aliases, name)
+		if err != nil {
+			return err
+		}
+		if a, ok := res.Definition.(*Alias); ok && slices.Contains(a.Indexes, index) {
+			mapped = append(mapped, "'"+name+"'")
+		}
+		return nil
+	})
+	if err != nil || len(mapped) == 0 {
+		return err
+	}
+	msg := fmt.Sprintf("The index '%s' in service '%s' cannot be deleted because the following alias(es) map to it: %s. Please update the alias(es) to map to a different index or delete them before trying again.", index, s.name, strings.Join(mapped, ", "))
+	return &Error{Status: http.StatusBadRequest, Code: "OperationNotAllowed", Message: msg,
+		Details: []ErrorDetail{{Code: "CannotDeleteIndex", Message: msg}}}
+}
+
 // Delete removes a resource (an index with its documents). A missing
 // resource is 404 unless a condition fails first (412).
 func (s *Service) Delete(ctx context.Context, kind Kind, name string, p Preconditions) error {
@@ -430,6 +467,11 @@ func (s *Service) Delete(ctx context.Context, kind Kind, name string, p Precondi
 		}
 		if !found {
 			return s.notFound(kind, name)
+		}
+		if kind == Indexes {
+			if err := s.checkNoAliases(tx, name); err != nil {
+				return err
+			}
 		}
 		if err := tx.Delete(resourceKey(kind, name)); err != nil {
 			return err

@@ -119,18 +119,19 @@ func (b *analysisBuilder) analyzeWith(req AnalyzeRequest) (string, error) {
 	return adHocAnalyzer, nil
 }
 
-// utf16Offsets maps byte offsets into text to offsets in UTF-16 code
-// units.
+// utf16Offsets maps byte offsets into text (at rune starts) to offsets
+// in UTF-16 code units, counted once for the whole text.
 func utf16Offsets(text string) func(int) int {
-	return func(byteOffset int) int {
-		n := 0
-		for _, r := range text[:min(max(byteOffset, 0), len(text))] {
-			if r == utf8.RuneError {
-				n++
-				continue
-			}
-			n += len(utf16.Encode([]rune{r}))
+	units := make([]int, len(text)+1)
+	n := 0
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		for k := i; k < i+size; k++ {
+			units[k] = n
 		}
-		return n
+		n += utf16.RuneLen(r)
+		i += size
 	}
+	units[len(text)] = n
+	return func(byteOffset int) int { return units[min(max(byteOffset, 0), len(text))] }
 }

@@ -298,23 +298,29 @@ func shapeIndexerStatus(body map[string]any, v apiVersion) {
 	body["currentState"] = current
 }
 
+// shapeCompression gives a compression the properties it has from
+// 2024-11-01-preview on (vectorRescoring).
+func shapeCompression(comp map[string]any, v apiVersion) {
+	setDefault(comp, "truncationDimension", nil)
+	setDefault(comp, "scalarQuantizationParameters", nil)
+	setDefault(comp, "rescoringOptions", map[string]any{"enableRescoring": true, "defaultOversampling": json.Number("4.0"), "rescoreStorageMethod": "preserveOriginals"})
+	if v.has(rescoringOnly) {
+		delete(comp, "rerankWithOriginalVectors")
+		delete(comp, "defaultOversampling")
+	} else {
+		setDefault(comp, "rerankWithOriginalVectors", nil)
+		setDefault(comp, "defaultOversampling", nil)
+	}
+}
+
 func shapeVectorSearch(vs map[string]any, v apiVersion) {
 	versioned(vs, "compressions", []any{}, v.has(vectorCompression))
-	compressions, _ := vs["compressions"].([]any)
-	for _, c := range compressions {
-		comp, ok := c.(map[string]any)
-		if !ok || !v.has(vectorRescoring) {
-			continue
-		}
-		setDefault(comp, "truncationDimension", nil)
-		setDefault(comp, "scalarQuantizationParameters", nil)
-		setDefault(comp, "rescoringOptions", map[string]any{"enableRescoring": true, "defaultOversampling": json.Number("4.0"), "rescoreStorageMethod": "preserveOriginals"})
-		if v.has(rescoringOnly) {
-			delete(comp, "rerankWithOriginalVectors")
-			delete(comp, "defaultOversampling")
-		} else {
-			setDefault(comp, "rerankWithOriginalVectors", nil)
-			setDefault(comp, "defaultOversampling", nil)
+	if v.has(vectorRescoring) {
+		compressions, _ := vs["compressions"].([]any)
+		for _, c := range compressions {
+			if comp, ok := c.(map[string]any); ok {
+				shapeCompression(comp, v)
+			}
 		}
 	}
 	versioned(vs, "vectorizers", []any{}, v.has(vectorizers))

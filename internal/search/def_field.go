@@ -3,7 +3,6 @@ package search
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 )
@@ -307,9 +306,8 @@ func (p *fieldValidator) field(f *Field, at string, depth int) error {
 	if !f.Stored && f.Retrievable {
 		// Azure's answer (the .NET SDK's recording
 		// VectorSearchTests/VectorFieldNotStoredNotHiddenThrows).
-		msg := fmt.Sprintf("The field '%s' is marked as not stored but is marked as retrievable. A retrievable field must be stored. Either set 'stored=false' and 'retrievable=false' or 'stored=true'.", f.Name)
-		return &Error{Status: http.StatusBadRequest, Code: "InvalidRequestParameter", Message: "The request is invalid. Details: definition : " + msg,
-			Details: []ErrorDetail{{Code: "InvalidField", Message: msg + " Parameters: definition"}}}
+		return invalidDetailed("InvalidRequestParameter", "InvalidField", "definition",
+			fmt.Sprintf("The field '%s' is marked as not stored but is marked as retrievable. A retrievable field must be stored. Either set 'stored=false' and 'retrievable=false' or 'stored=true'.", f.Name))
 	}
 	return nil
 }

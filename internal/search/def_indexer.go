@@ -600,8 +600,7 @@ func (m *SynonymMap) Validate() error {
 	if _, err := ParseSynonyms(*m.Synonyms); err != nil {
 		// The service's answer to a rule with two '=>' (the Java SDK's
 		// createSynonymMapFailsWithUsefulMessageOnUserError recording).
-		return &Error{Status: http.StatusBadRequest, Code: "InvalidRequestParameter", Message: err.Error(),
-			Details: []ErrorDetail{{Code: "InvalidSynonymMapSyntax", Message: err.Error()}}}
+		return detailed(http.StatusBadRequest, "InvalidRequestParameter", "InvalidSynonymMapSyntax", err.Error())
 	}
 	if err := unsupported(m.EncryptionKey, "synonymMap.encryptionKey", "Customer-managed encryption keys (Azure Key Vault) are not supported by cerulean."); err != nil {
 		return err

@@ -237,9 +237,7 @@ func prepareAction(ix *Index, a IndexAction, i int) (preparedAction, error) {
 	if !ok || rawKey == nil || (isStr && key == "") {
 		// Azure's answer names the action (the Java SDK's recording
 		// IndexingTests.indexWithInvalidDocumentThrowsExceptionSync).
-		msg := fmt.Sprintf("%d: Document key cannot be missing or empty.", i)
-		return p, &Error{Status: http.StatusBadRequest, Code: "OperationNotAllowed", Message: "The request is invalid. Details: actions : " + msg,
-			Details: []ErrorDetail{{Code: "MissingKeyField", Message: msg + " Parameters: actions"}}}
+		return p, invalidDetailed("OperationNotAllowed", "MissingKeyField", "actions", fmt.Sprintf("%d: Document key cannot be missing or empty.", i))
 	}
 	if !isStr {
 		return p, badRequest("The request is invalid. Details: actions : The key field '%s' of action %d must be a string.", ix.Key.Name, i)
@@ -484,7 +482,7 @@ func normalizeValue(f *Field, v any, prefix string) (any, error) {
 		if !ok {
 			return nil, docError("The value of the field '%s' is not a valid GeoJSON point: expected {\"type\":\"Point\",\"coordinates\":[longitude,latitude]}.", path)
 		}
-		return map[string]any{"type": "Point", "coordinates": []any{jsonDouble(lon), jsonDouble(lat)},
+		return map[string]any{"type": "Point", "coordinates": []any{dotNetDouble(lon), dotNetDouble(lat)},
 			"crs": map[string]any{"type": "name", "properties": map[string]any{"name": "EPSG:4326"}}}, nil
 	case "Edm.ComplexType":
 		m, ok := v.(map[string]any)
@@ -520,9 +518,6 @@ func goNumber(v any) (json.Number, bool) {
 }
 
 func jsonFloat(f float64) json.Number { return json.Number(strconv.FormatFloat(f, 'g', -1, 64)) }
-
-// jsonDouble writes a double as the service writes one.
-func jsonDouble(f float64) json.Number { return dotNetDouble(f) }
 
 // dotNetDouble writes f as the service (.NET) writes a double: the
 // shortest digits that read back as f, in positional form with a fraction

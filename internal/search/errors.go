@@ -84,12 +84,25 @@ func preconditionFailed() *Error {
 		Message: "The precondition given in one of the request headers evaluated to false. No change was made to the resource from this request."}
 }
 
+// detailed is an error whose one detail repeats its message under a code
+// of its own, the form of most of Azure's coded Search errors.
+func detailed(status int, code, detail, msg string) *Error {
+	return &Error{Status: status, Code: code, Message: msg, Details: []ErrorDetail{{Code: detail, Message: msg}}}
+}
+
+// invalidDetailed is Azure's coded refusal of a request part: 400 code,
+// "The request is invalid. Details: <param> : <msg>", and detail
+// "<msg> Parameters: <param>". Unlike invalid's uncoded answers, these
+// carry no Preference-Applied (the recordings that show them).
+func invalidDetailed(code, detail, param, msg string) *Error {
+	return &Error{Status: http.StatusBadRequest, Code: code, Message: "The request is invalid. Details: " + param + " : " + msg,
+		Details: []ErrorDetail{{Code: detail, Message: msg + " Parameters: " + param}}}
+}
+
 // cannotChange is Azure's refusal of an index update that would change
 // or drop an existing field.
 func cannotChange(field string) *Error {
-	msg := fmt.Sprintf("Existing field '%s' cannot be changed.", field)
-	return &Error{Status: http.StatusBadRequest, Code: "OperationNotAllowed", Message: msg,
-		Details: []ErrorDetail{{Code: "CannotChangeExistingField", Message: msg}}}
+	return detailed(http.StatusBadRequest, "OperationNotAllowed", "CannotChangeExistingField", fmt.Sprintf("Existing field '%s' cannot be changed.", field))
 }
 
 // needsDowntime refuses new analysis components on an existing index

@@ -474,8 +474,7 @@ func (h *handler) aliasNotFound(q *request, err error, op string) error {
 		return err
 	}
 	msg := fmt.Sprintf("The index alias needs to be a valid alias. Alias \u2013 '%s' cannot be found within the search service \u2013 '%s'. Learn more at https://learn.microsoft.com/en-us/rest/api/searchservice/aliases/%s", q.name, h.svc.name, op)
-	return &Error{Status: http.StatusNotFound, Code: "OperationNotAllowed", Message: msg,
-		Details: []ErrorDetail{{Code: "IndexAliasNotFoundInService", Message: msg}}}
+	return detailed(http.StatusNotFound, "OperationNotAllowed", "IndexAliasNotFoundInService", msg)
 }
 
 func (h *handler) list(q *request) error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 )
 
@@ -75,7 +76,7 @@ func checkNewSuggesters(old, next *Index) error {
 		}
 		if len(present) > 0 {
 			msg := fmt.Sprintf("Fields that were already present in an index (%s) cannot be referenced by a new suggester. Only new fields added in the same index update operation are allowed.", strings.Join(present, ", "))
-			return &Error{Status: 400, Code: "OperationNotAllowed", Message: msg, Details: []ErrorDetail{{Code: "InvalidSuggesterUpdate", Message: msg}}}
+			return detailed(http.StatusBadRequest, "OperationNotAllowed", "InvalidSuggesterUpdate", msg)
 		}
 	}
 	return nil
@@ -93,8 +94,7 @@ func compareFields(oldFields, newFields []*Field) error {
 	for _, o := range oldFields {
 		n, ok := newByName[o.Name]
 		if !ok {
-			msg := fmt.Sprintf("Existing field '%s' cannot be removed.", o.Name)
-			return &Error{Status: 400, Code: "OperationNotAllowed", Message: msg, Details: []ErrorDetail{{Code: "CannotChangeExistingField", Message: msg}}}
+			return detailed(http.StatusBadRequest, "OperationNotAllowed", "CannotChangeExistingField", fmt.Sprintf("Existing field '%s' cannot be removed.", o.Name))
 		}
 		a, b := jsonObject(o), jsonObject(n)
 		for _, k := range changeableFieldProperties {

@@ -1,9 +1,6 @@
 package search
 
-import (
-	"net/http"
-	"strings"
-)
+import "strings"
 
 // Azure's naming rules (https://learn.microsoft.com/rest/api/searchservice/naming-rules).
 
@@ -102,8 +99,7 @@ func checkName(kind Kind, name string) error {
 		// with a code of their own (the Java SDK's recording
 		// SearchAliasTests.cannotCreateAliasWithInvalidNameSync).
 		const rule = "Index alias name must only contain lowercase letters, digits or dashes, cannot start or end with dashes and is limited to 128 characters."
-		return &Error{Status: http.StatusBadRequest, Code: "InvalidName", Message: "The request is invalid. Details: alias : " + rule,
-			Details: []ErrorDetail{{Code: "InvalidIndexAliasName", Message: rule + " Parameters: alias"}}}
+		return invalidDetailed("InvalidName", "InvalidIndexAliasName", "alias", rule)
 	}
 	rule := "Names must start and end with a lower-case letter or digit, contain only lower-case letters, digits or dashes, and be at most 128 characters long"
 	if kind == Indexes {

@@ -285,8 +285,7 @@ func (s *Service) Put(ctx context.Context, kind Kind, name string, def map[strin
 			// (the Java SDK's recording
 			// SearchAliasTests.cannotCreateMultipleAliasesWithTheSameNameSync).
 			msg := fmt.Sprintf("An index alias cannot have the same name as another alias within the search service. Alias \u2013 '%s' already exists within the search service \u2013 '%s'. If this is intended to be an update request on an existing alias, use PUT. Learn more at https://aka.ms/azurecognitivesearchcreateupdatealias", name, s.name)
-			return &Error{Status: http.StatusBadRequest, Code: "ResourceNameAlreadyInUse", Message: msg,
-				Details: []ErrorDetail{{Code: "CannotCreateExistingIndexAlias", Message: msg}}}
+			return detailed(http.StatusBadRequest, "ResourceNameAlreadyInUse", "CannotCreateExistingIndexAlias", msg)
 		}
 		if found && opts.CreateOnly {
 			return &Error{Status: http.StatusConflict, Code: "ResourceNameAlreadyInUse",
@@ -375,67 +374,68 @@ func exists(rd kv.Reader, kind Kind, name string) (bool, error) {
 func (s *Service) List(ctx context.Context, kind Kind) ([]*Resource, error) {
 	var out []*Resource
 	err := s.store.View(ctx, func(rd kv.Reader) error {
-		out = out[:0]
-		prefix := resourcesPrefix(kind)
-		var (
-			records []stored
-			names   []string
-		)
-		err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(key, value []byte) error {
-			var st stored
-			if err := record.Decode(value, &st); err != nil {
-				return err
-			}
-			name, err := resourceName(key, prefix)
-			if err != nil {
-				return err
-			}
-			records, names = append(records, st), append(names, name)
-			return nil
-		})
+		var err error
+		out, err = listIn(rd, kind)
+		return err
+	})
+	return out, err
+}
+
+// listIn reads every resource of a kind in rd, in name order. The records
+// are gathered first and their chunks read after the scan.
+func listIn(rd kv.Reader, kind Kind) ([]*Resource, error) {
+	prefix := resourcesPrefix(kind)
+	var (
+		records []stored
+		names   []string
+	)
+	err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(key, value []byte) error {
+		var st stored
+		if err := record.Decode(value, &st); err != nil {
+			return err
+		}
+		name, err := resourceName(key, prefix)
 		if err != nil {
 			return err
 		}
-		for i := range records {
-			if err := records[i].loadChunks(rd, kind, names[i]); err != nil {
-				return err
-			}
-			res, err := records[i].resource(kind, names[i])
-			if err != nil {
-				return err
-			}
-			out = append(out, res)
-		}
+		records, names = append(records, st), append(names, name)
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	var out []*Resource
+	for i := range records {
+		if err := records[i].loadChunks(rd, kind, names[i]); err != nil {
+			return nil, err
+		}
+		res, err := records[i].resource(kind, names[i])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, res)
+	}
+	return out, nil
 }
 
 // checkNoAliases refuses to delete an index that aliases map to, naming
 // them (the Java SDK's recording SearchAliasTests.cannotDeleteIndexWithAliasSync).
 func (s *Service) checkNoAliases(rd kv.Reader, index string) error {
-	prefix := resourcesPrefix(Aliases)
-	var mapped []string
-	err := rd.Scan(prefix, kv.PrefixEnd(prefix), func(key, value []byte) error {
-		name, err := resourceName(key, prefix)
-		if err != nil {
-			return err
-		}
-		res, err := s.load(rd, Aliases, name)
-		if err != nil {
-			return err
-		}
-		if a, ok := res.Definition.(*Alias); ok && slices.Contains(a.Indexes, index) {
-			mapped = append(mapped, "'"+name+"'")
-		}
-		return nil
-	})
-	if err != nil || len(mapped) == 0 {
+	aliases, err := listIn(rd, Aliases)
+	if err != nil {
 		return err
 	}
+	var mapped []string
+	for _, res := range aliases {
+		if a, ok := res.Definition.(*Alias); ok && slices.Contains(a.Indexes, index) {
+			mapped = append(mapped, "'"+res.Name+"'")
+		}
+	}
+	if len(mapped) == 0 {
+		return nil
+	}
 	msg := fmt.Sprintf("The index '%s' in service '%s' cannot be deleted because the following alias(es) map to it: %s. Please update the alias(es) to map to a different index or delete them before trying again.", index, s.name, strings.Join(mapped, ", "))
-	return &Error{Status: http.StatusBadRequest, Code: "OperationNotAllowed", Message: msg,
-		Details: []ErrorDetail{{Code: "CannotDeleteIndex", Message: msg}}}
+	return detailed(http.StatusBadRequest, "OperationNotAllowed", "CannotDeleteIndex", msg)
 }
 
 // Delete removes a resource (an index with its documents). A missing
@@ -461,9 +461,7 @@ func (s *Service) Delete(ctx context.Context, kind Kind, name string, p Precondi
 			// detail that reading one is not (the Java SDK's
 			// deleteIndexIsIdempotent and getIndexThrowsOnNotFound
 			// recordings).
-			e := s.notFound(kind, name)
-			e.Code, e.Details = "OperationNotAllowed", []ErrorDetail{{Code: "IndexNotFoundInService", Message: e.Message}}
-			return e
+			return detailed(http.StatusNotFound, "OperationNotAllowed", "IndexNotFoundInService", s.notFound(kind, name).Message)
 		}
 		if !found {
 			return s.notFound(kind, name)

@@ -191,8 +191,7 @@ func queryError(err error) error {
 	if errors.As(err, &se) && se.Param == query.ParamSearch {
 		// A search text that does not parse (the Java SDK's recording
 		// SearchTests.searchThrowsWhenSpecialCharInRegexIsUnescapedSync).
-		return &Error{Status: http.StatusBadRequest, Code: "InvalidRequestParameter", Message: err.Error(),
-			Details: []ErrorDetail{{Code: "InvalidSearchSyntax", Message: err.Error()}}}
+		return detailed(http.StatusBadRequest, "InvalidRequestParameter", "InvalidSearchSyntax", err.Error())
 	}
 	if errors.Is(err, query.ErrInvalid) {
 		return badRequest("%s", err.Error())

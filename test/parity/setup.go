@@ -95,13 +95,13 @@ func (t *Target) Setup(rec *Recording) error {
 		switch s.step {
 		case "search-index":
 			method, p = http.MethodPut, "indexes('"+s.index+"')"
-			body, err = renamedIndex(data, s.index)
+			body, err = renamed(data, s.index)
 		case "search-docs":
 			method, p = http.MethodPost, "indexes('"+s.index+"')/docs/search.index"
 			body, err = uploadBatch(data)
 		case "search-synonymmap":
 			method, p = http.MethodPut, "synonymmaps('"+s.index+"')"
-			body, err = renamedIndex(data, s.index)
+			body, err = renamed(data, s.index)
 		}
 		if err != nil {
 			return fmt.Errorf("setup %s %s from %s: %w", s.step, s.index, s.file, err)
@@ -126,9 +126,9 @@ func recordedAPIVersion(rec *Recording) string {
 	return ""
 }
 
-// renamedIndex is the definition in data (an index's, or a synonym
+// renamed is the definition in data (an index's, or a synonym
 // map's) with its name set to name.
-func renamedIndex(data []byte, name string) ([]byte, error) {
+func renamed(data []byte, name string) ([]byte, error) {
 	var def map[string]json.RawMessage
 	if err := json.Unmarshal(data, &def); err != nil {
 		return nil, err

@@ -29,13 +29,13 @@ func TestUploadBatch(t *testing.T) {
 	}
 }
 
-func TestRenamedIndex(t *testing.T) {
-	out, err := renamedIndex([]byte(`{"name":"hotels","fields":[{"name":"HotelId","type":"Edm.String","key":true}]}`), "shared")
+func TestRenamed(t *testing.T) {
+	out, err := renamed([]byte(`{"name":"hotels","fields":[{"name":"HotelId","type":"Edm.String","key":true}]}`), "shared")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(out), `"name":"shared"`) || !strings.Contains(string(out), `"name":"HotelId"`) {
-		t.Errorf("renamedIndex = %s", out)
+		t.Errorf("renamed = %s", out)
 	}
 }
 

@@ -586,6 +586,8 @@ func (t *Tx) queryItemsPage(db, coll string, pk PartitionKey, q *Query, params m
 			if err != nil {
 				return nil, err
 			}
+			// One document at a time: its body is not kept past its rows.
+			clear(st.bodies)
 			// skip counts the rows of the resume document sent before.
 			done := min(skip, len(rows))
 			skip = 0

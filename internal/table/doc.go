@@ -32,9 +32,11 @@
 //
 //	Tc                            ETag watermark: no committed tick reaches it
 //
-// is raised (one second ahead) by the write whose tick reaches it, in
-// that write's transaction, and read back by the first write after a
-// start. So two versions of an entity — even across a delete and
+// is raised (one second ahead) in a transaction of its own before a
+// write begins whenever the clock has come within half a second of it,
+// and read back before the first write after a start, so that writes
+// never read or write it and do not conflict through it; a write whose
+// tick still reaches it raises it in its own transaction. So two versions of an entity — even across a delete and
 // re-insert, a deleted and re-created table, a restart, or a clock
 // stepping back — never share an ETag. If-Match takes "*" or one weak
 // ETag and compares the tick exactly (parsing the ETag back); entities

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"sync"
@@ -37,6 +38,13 @@ var unixEpochTicks = odata.Ticks(time.Unix(0, 0).UTC())
 // reservation is durable exactly when the write is; after a restart the
 // first write reads the watermark and issues no tick below it.
 //
+// Writes reading and raising the watermark in their own transactions
+// would conflict with each other through it, so a write transaction does
+// so only as a fallback: before it begins, reserve raises the watermark
+// in a transaction of its own whenever the clock comes within half a
+// window of it, so that the writes under way issue ticks below a
+// committed reservation and never touch the watermark's key.
+//
 // The clock is safe for concurrent use.
 type etagClock struct {
 	now func() time.Time
@@ -45,10 +53,83 @@ type etagClock struct {
 	last     uint64 // last tick issued
 	loaded   bool   // the stored watermark has been read since start
 	reserved uint64 // a committed watermark: ticks below it need no write
+	// raising is closed when the reservation under way commits or
+	// fails; nil when none is under way.
+	raising chan struct{}
 }
 
-// next issues a tick above floor for a write in tx, raising the stored
-// watermark in tx when the tick reaches it.
+// reserve makes sure, before a write transaction begins, that the ticks
+// it will issue are below a committed watermark: when the clock has come
+// within half a window of the watermark (or has not read it since start)
+// one caller raises it in a transaction of its own (raise) while others
+// go on as long as the old reservation still covers them.
+func (c *etagClock) reserve(ctx context.Context, store kv.Store) error {
+	for {
+		c.mu.Lock()
+		t := max(unixTicks(c.now()), c.last+1)
+		if c.loaded && t+etagWindow/2 < c.reserved {
+			c.mu.Unlock()
+			return nil
+		}
+		if wait := c.raising; wait != nil {
+			covered := c.loaded && t < c.reserved
+			c.mu.Unlock()
+			if covered {
+				return nil
+			}
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		done := make(chan struct{})
+		c.raising = done
+		c.mu.Unlock()
+		err := c.raise(ctx, store)
+		c.mu.Lock()
+		c.raising = nil
+		c.mu.Unlock()
+		close(done)
+		return err
+	}
+}
+
+// raise reads the stored watermark and, unless it is already a window
+// ahead of the clock, writes one that is; c.reserved takes the
+// watermark once it has committed.
+func (c *etagClock) raise(ctx context.Context, store kv.Store) error {
+	mark, err := kv.Returning(ctx, store.Update, func(tx kv.Txn) (uint64, error) {
+		stored, err := loadWatermark(tx)
+		if err != nil {
+			return 0, err
+		}
+		c.mu.Lock()
+		if !c.loaded {
+			// Ticks issued before the restart are all below the watermark.
+			c.last, c.loaded = max(c.last, stored-min(stored, 1)), true
+		}
+		want := max(unixTicks(c.now()), c.last+1) + etagWindow
+		c.mu.Unlock()
+		if stored >= want-etagWindow/2 {
+			return stored, nil
+		}
+		return want, tx.Set(clockKey(), binary.BigEndian.AppendUint64(nil, want))
+	})
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.reserved = max(c.reserved, mark)
+	c.mu.Unlock()
+	return nil
+}
+
+// next issues a tick above floor for a write in tx. A tick that reaches
+// the reservation (a transaction that ran past it, or a floor ahead of
+// the clock) is covered in tx itself: tx reads the stored watermark and
+// raises it when the tick reaches it.
 func (c *etagClock) next(tx kv.Txn, floor uint64) (uint64, error) {
 	c.mu.Lock()
 	loaded := c.loaded

@@ -46,6 +46,9 @@ func (t *Tx) stamp(floor uint64) (uint64, error) {
 // fn runs again on a fresh snapshot (and a fresh tick), so it
 // must have no side effects outside the Tx.
 func (s *Service) Update(ctx context.Context, fn func(*Tx) error) error {
+	if err := s.etags.reserve(ctx, s.store); err != nil {
+		return err
+	}
 	return s.store.Update(ctx, func(tx kv.Txn) error { return fn(s.In(tx)) })
 }
 

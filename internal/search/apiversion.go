@@ -313,6 +313,35 @@ func shapeCompression(comp map[string]any, v apiVersion) {
 	}
 }
 
+// shapeCreated gives a create's answer what Azure's create answer has
+// and its later reads do not: at 2024-11-01-preview the legacy
+// rerankWithOriginalVectors and defaultOversampling of a compression
+// that was given neither mirror its rescoringOptions (true and 4.0 by
+// default) in the Create Index answer, and Get Index answers them null
+// (the Java SDK's VectorSearchTests recordings
+// testVectorSearchCompressionBinaryQuantizationSync and
+// testVectorSearchCompressionTruncationDimensionSync). From
+// 2025-11-01-preview neither property is answered (rescoringOnly).
+func shapeCreated(kind Kind, body map[string]any, v apiVersion) {
+	if kind != Indexes || !v.has(vectorRescoring) || v.has(rescoringOnly) {
+		return
+	}
+	vs, _ := body["vectorSearch"].(map[string]any)
+	compressions, _ := vs["compressions"].([]any)
+	for _, c := range compressions {
+		comp, ok := c.(map[string]any)
+		if !ok {
+			continue
+		}
+		rescoring, ok := comp["rescoringOptions"].(map[string]any)
+		if !ok || comp["rerankWithOriginalVectors"] != nil || comp["defaultOversampling"] != nil {
+			continue
+		}
+		comp["rerankWithOriginalVectors"] = rescoring["enableRescoring"]
+		comp["defaultOversampling"] = rescoring["defaultOversampling"]
+	}
+}
+
 func shapeVectorSearch(vs map[string]any, v apiVersion) {
 	versioned(vs, "compressions", []any{}, v.has(vectorCompression))
 	if v.has(vectorRescoring) {

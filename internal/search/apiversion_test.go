@@ -250,6 +250,29 @@ func TestSkillShapes(t *testing.T) {
 	if l, ok := in["inputs"].([]any); !ok || len(l) != 0 {
 		t.Errorf("input %v", in)
 	}
+	// A read answers the AI services' defaults the create answered null
+	// (the Java SDK's recording SkillsetManagementTests.canCreateAndListSkillsetsSync);
+	// what the request gave stays.
+	resp, body = w.call("POST", "/skillsets?api-version=2023-10-01-preview", `{"name":"entities","skills":[{"@odata.type":"#Microsoft.Skills.Text.V3.EntityRecognitionSkill",`+
+		`"inputs":[{"name":"text","source":"/document/t"}],"outputs":[{"name":"namedEntities","targetName":"e"}]}]}`, nil)
+	if skill := body["skills"].([]any)[0].(map[string]any); resp.StatusCode != 201 || len(skill["categories"].([]any)) != 0 || skill["defaultLanguageCode"] != nil {
+		t.Fatalf("create: %d %v", resp.StatusCode, body)
+	}
+	_, body = w.call("GET", "/skillsets('ocr')?api-version=2023-10-01-preview", "", nil)
+	if skill := body["skills"].([]any)[0].(map[string]any); skill["lineEnding"] != "Space" || skill["detectOrientation"] != false {
+		t.Errorf("OCR skill read: %v", skill)
+	}
+	_, list := w.call("GET", "/skillsets?api-version=2023-10-01-preview", "", nil)
+	for _, s := range list["value"].([]any) {
+		set := s.(map[string]any)
+		if set["name"] != "entities" {
+			continue
+		}
+		skill := set["skills"].([]any)[0].(map[string]any)
+		if categories, _ := skill["categories"].([]any); len(categories) != 14 || categories[0] != "Location" || skill["defaultLanguageCode"] != "en" {
+			t.Errorf("entity recognition skill listed: %v", skill)
+		}
+	}
 }
 
 // TestErrorCodes: the failures whose answers carry a code do. Sources:
@@ -384,6 +407,58 @@ func TestAliasETagByVersion(t *testing.T) {
 		_, inBody := body["@odata.etag"]
 		if resp.StatusCode/100 != 2 || inBody != want || (resp.Header.Get("ETag") != "") != want {
 			t.Errorf("%s: %d, ETag %q, body %v", version, resp.StatusCode, resp.Header.Get("ETag"), body)
+		}
+	}
+}
+
+// TestCreateAnswerMirrorsRescoring: at 2024-11-01-preview the Create
+// Index answer fills a compression's legacy rerankWithOriginalVectors and
+// defaultOversampling from its rescoringOptions, and Get Index answers
+// them null; at 2025-11-01-preview neither is answered (the Java SDK's
+// VectorSearchTests recordings testVectorSearchCompressionBinaryQuantizationSync
+// and testVectorSearchCompressionsEnableRescoringDiscardOriginalsSync).
+func TestCreateAnswerMirrorsRescoring(t *testing.T) {
+	w := newWire(t)
+	index := func(name string) string {
+		return `{"name":"` + name + `","fields":[{"name":"id","type":"Edm.String","key":true},
+		{"name":"vec","type":"Collection(Edm.Single)","searchable":true,"dimensions":3,"vectorSearchProfile":"p"}],
+		"vectorSearch":{"profiles":[{"name":"p","algorithm":"h","compression":"bq"}],"algorithms":[{"name":"h","kind":"hnsw"}],
+		"compressions":[{"name":"bq","kind":"binaryQuantization"}]}}`
+	}
+	compression := func(body map[string]any) map[string]any {
+		vs, _ := body["vectorSearch"].(map[string]any)
+		comps, _ := vs["compressions"].([]any)
+		if len(comps) != 1 {
+			t.Fatalf("compressions: %v", body)
+		}
+		return comps[0].(map[string]any)
+	}
+	for _, c := range []struct {
+		version       string
+		created, read any
+		legacy        bool
+	}{
+		{"2024-11-01-preview", true, nil, true},
+		{"2025-11-01-preview", nil, nil, false},
+	} {
+		name := "mirror" + strings.ReplaceAll(c.version, "-", "")
+		resp, body := w.call("POST", "/indexes?api-version="+c.version, index(name), nil)
+		if resp.StatusCode != 201 {
+			t.Fatalf("create at %s: %d %v", c.version, resp.StatusCode, body)
+		}
+		comp := compression(body)
+		_, has := comp["rerankWithOriginalVectors"]
+		if has != c.legacy || comp["rerankWithOriginalVectors"] != c.created || (c.created != nil && comp["defaultOversampling"] != 4.0) {
+			t.Errorf("create answer at %s: %v", c.version, comp)
+		}
+		_, body = w.call("GET", "/indexes('"+name+"')?api-version="+c.version, "", nil)
+		comp = compression(body)
+		_, has = comp["rerankWithOriginalVectors"]
+		if has != c.legacy || comp["rerankWithOriginalVectors"] != c.read || comp["defaultOversampling"] != nil {
+			t.Errorf("read at %s: %v", c.version, comp)
+		}
+		if r, _ := comp["rescoringOptions"].(map[string]any); r["enableRescoring"] != true {
+			t.Errorf("rescoringOptions at %s: %v", c.version, comp)
 		}
 	}
 }

@@ -479,10 +479,21 @@ func (h *SkillHead) fillDefaults(i int) {
 // fillDefaults fills in what the service keeps for each skill: its name
 // and context, and a split skill's language ("en") and paging (0): the
 // Python SDK's skillset recordings at 2026-04-01 read them back so after
-// a create answered them null.
+// a create answered them null. Skills of Azure AI services get the
+// defaults otherSkillKept lists.
 func (s *Skillset) fillDefaults() {
 	for i, sk := range s.Skills {
 		sk.Head().fillDefaults(i)
+		if other, ok := sk.(*OtherSkill); ok {
+			for k, v := range otherSkillKept[other.ODataType] {
+				if isUnset(other.Properties[k]) {
+					if other.Properties == nil {
+						other.Properties = map[string]any{}
+					}
+					other.Properties[k] = v
+				}
+			}
+		}
 		if split, ok := sk.(*SplitSkill); ok {
 			if split.DefaultLanguageCode == nil {
 				split.DefaultLanguageCode = ptr("en")
@@ -567,6 +578,30 @@ var otherSkillDefaults = map[string]map[string]any{
 	"#Microsoft.Skills.Text.V3.SentimentSkill":         {"defaultLanguageCode": nil, "includeOpinionMining": false, "modelVersion": nil},
 	"#Microsoft.Skills.Text.KeyPhraseExtractionSkill":  {"defaultLanguageCode": nil, "maxKeyPhraseCount": nil, "modelVersion": nil},
 	"#Microsoft.Skills.Vision.ImageAnalysisSkill":      {"defaultLanguageCode": nil, "details": []any{}, "visualFeatures": []any{}},
+}
+
+// isUnset reports a property given null or left out, or an empty
+// list: a stored skill keeps otherSkillDefaults' [] for a list left out.
+func isUnset(v any) bool {
+	list, isList := v.([]any)
+	return v == nil || isList && len(list) == 0
+}
+
+// otherSkillKept are, by skill type, the defaults of Azure AI services
+// that the service keeps for a skill given without them: a create
+// answers them null or empty (otherSkillDefaults), a read with these
+// values; the entity categories are all those the skill finds, as an
+// empty list means.
+// Source: the Java SDK's recording
+// SkillsetManagementTests.canCreateAndListSkillsetsSync at
+// 2023-10-01-preview, whose List Skillsets answers them for an OCR skill
+// and an entity recognition skill created without them.
+var otherSkillKept = map[string]map[string]any{
+	"#Microsoft.Skills.Vision.OcrSkill": {"lineEnding": "Space", "detectOrientation": true},
+	"#Microsoft.Skills.Text.V3.EntityRecognitionSkill": {"defaultLanguageCode": "en", "categories": []any{
+		"Location", "DateTime", "Organization", "URL", "PhoneNumber", "Email", "Address", "Event",
+		"Product", "Skill", "PersonType", "Person", "IPAddress", "Quantity",
+	}},
 }
 
 var skills = &union[Skill]{tag: "@odata.type", members: map[string]func() Skill{

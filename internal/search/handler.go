@@ -617,6 +617,9 @@ func setETag(q *request, res *Resource) {
 func (h *handler) writeResource(q *request, status int, res *Resource) error {
 	body := res.Body()
 	shapeBody(res.Kind, body, requestVersion(q))
+	if status == http.StatusCreated {
+		shapeCreated(res.Kind, body, requestVersion(q))
+	}
 	body["@odata.context"] = h.context(q, string(res.Kind)+"/$entity")
 	return h.writeValue(q, status, body)
 }

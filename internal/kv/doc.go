@@ -38,7 +38,11 @@
 // statements.
 //
 // Scan callbacks return an error: any error stops the scan and Scan
-// returns it unchanged; ErrStopScan stops it without one.
+// returns it unchanged; ErrStopScan stops it without one. ScanPicking
+// lets a transaction read of a range only the keys it picks (a queue
+// consumer the messages it takes), so that it does not conflict with
+// writers of the keys it passed over; the embedded engines implement it
+// (PickingScanner), on PostgreSQL it reads the range as Scan does.
 //
 // Durability: neither View nor Update returns before everything it
 // observed or wrote is durable, so no response can show data that a crash

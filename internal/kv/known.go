@@ -148,3 +148,28 @@ func SetReclaiming(tx Txn, key, value []byte) error {
 	}
 	return tx.Set(key, value)
 }
+
+// PickingScanner is implemented by a Txn whose scans can leave out of
+// what the transaction has read the keys its caller passes over.
+type PickingScanner interface {
+	// ScanPicking is Scan, except that only the keys fn picks are read:
+	// the transaction conflicts with a concurrent writer of a picked key
+	// but not with one of another key in the range, nor with one that
+	// adds a key to it.
+	ScanPicking(start, end []byte, fn func(key, value []byte) (pick bool, err error)) error
+}
+
+// ScanPicking scans [start, end) of r as Scan does. On a PickingScanner
+// only the keys fn picks are read; on any other Reader the whole range
+// visited is, as with Scan. A caller that passes over keys other
+// transactions are about to change (a queue's messages other consumers
+// are taking) picks what it takes and does not conflict with them.
+func ScanPicking(r Reader, start, end []byte, fn func(key, value []byte) (pick bool, err error)) error {
+	if p, ok := r.(PickingScanner); ok {
+		return p.ScanPicking(start, end, fn)
+	}
+	return r.Scan(start, end, func(k, v []byte) error {
+		_, err := fn(k, v)
+		return err
+	})
+}

@@ -18,6 +18,12 @@
 // snapshot — that conflict, not a lock, is what guarantees that an invisible
 // message is handed to nobody else until its visibility window ends. The
 // same holds across restarts, since the window is stored in the key.
+// Competing consumers of one queue would all read its first messages and
+// all but one run again; instead each Get claims in memory the messages
+// it takes and passes over those other Gets of the process have claimed,
+// reading only what it takes (claims.go, kv.ScanPicking), so consumers
+// take different messages and rarely conflict. The claims only save work:
+// the conflict on the messages taken is what still guarantees the rule.
 //
 // A pop receipt encodes the message's key (visibleAt, seq) and the version
 // of the transaction that issued it. Delete Message and Update Message read

@@ -131,30 +131,38 @@ var errMessageTooLarge = azerr.ErrRequestBodyTooLarge.WithMessage("The request b
 // and one runs again, so a message is never handed out twice within its
 // visibility window.
 func (t *Tx) GetMessages(acct, queue string, n int, visibility time.Duration) ([]Message, error) {
-	out, _, err := t.getMessages(acct, queue, n, visibility, nil)
+	out, _, err := t.getMessages(acct, queue, n, visibility, nil, nil)
 	return out, err
 }
 
 // getMessages is GetMessages scanning from start (nil: the queue's first
-// message), which must be a head its caller got from headCache. It also
+// message), which must be a head its caller got from headCache, and
+// around what other Gets claimed when c is not nil (scanVisible). It also
 // returns the head a later scan may start from once this one commits.
-func (t *Tx) getMessages(acct, queue string, n int, visibility time.Duration, start []byte) ([]Message, []byte, error) {
+func (t *Tx) getMessages(acct, queue string, n int, visibility time.Duration, start []byte, c *claimer) ([]Message, []byte, error) {
 	if _, err := loadQueue(t.tx, acct, queue); err != nil {
 		return nil, nil, err
 	}
-	taken, expired, head, err := scanVisible(t.tx, acct, queue, t.now, n, true, start)
+	taken, expired, head, err := scanVisible(t.tx, acct, queue, t.now, n, true, start, c)
 	if err != nil {
 		return nil, nil, err
 	}
+	out, err := t.take(acct, queue, visibility, taken, expired)
+	return out, head, err
+}
+
+// take deletes expired and hands out taken, all read in this
+// transaction.
+func (t *Tx) take(acct, queue string, visibility time.Duration, taken, expired []keyedMessage) ([]Message, error) {
 	for _, e := range expired {
 		if err := kv.Remove(t.tx, e.key, e.size); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	var out []Message
 	for _, km := range taken {
 		if err := kv.Remove(t.tx, km.key, km.size); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		m := km.msg
 		m.Visible = t.now.Add(visibility)
@@ -163,23 +171,31 @@ func (t *Tx) getMessages(acct, queue string, n int, visibility time.Duration, st
 		// A message's keys differ in visibility alone, and the old one
 		// is gone: the new key holds nothing.
 		if err := kv.Insert(t.tx, messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m)); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		out = append(out, m.wire(true))
 	}
-	return out, head, nil
+	return out, nil
 }
 
-// GetMessages runs Tx.GetMessages in a transaction of its own.
-// It starts its scan at the queue's cached head, past the tombstones its
-// earlier Gets left (see headCache).
+// GetMessages runs Tx.GetMessages in a transaction of its own. It starts
+// its scan at the queue's cached head, past the tombstones its earlier
+// Gets left (see headCache), and passes over the messages concurrent
+// Gets of this process are taking without reading them (claimTable), so
+// that consumers competing for one queue take different messages instead
+// of all reading its first ones and all but one running again. It may
+// answer fewer messages than are visible, or none, while other Gets are
+// taking them, as Azure may.
 func (s *Service) GetMessages(ctx context.Context, acct, queue string, n int, visibility time.Duration) ([]Message, error) {
 	began := s.clock()
 	start := s.heads.start(acct, queue, began)
+	c := s.claims.claimer(acct, queue)
+	defer c.release()
 	var out []Message
 	var head []byte
 	err := s.Update(ctx, func(t *Tx) (err error) {
-		out, head, err = t.getMessages(acct, queue, n, visibility, start)
+		c.release() // an attempt run again claims afresh
+		out, head, err = t.getMessages(acct, queue, n, visibility, start, c)
 		return err
 	})
 	if err != nil {
@@ -195,7 +211,7 @@ func (t *Tx) PeekMessages(acct, queue string, n int) ([]Message, error) {
 	if _, err := loadQueue(t.tx, acct, queue); err != nil {
 		return nil, err
 	}
-	taken, _, _, err := scanVisible(t.tx, acct, queue, t.now, n, false, nil)
+	taken, _, _, err := scanVisible(t.tx, acct, queue, t.now, n, false, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -231,34 +247,55 @@ type keyedMessage struct {
 // maxExpiredPerGet), for the caller to delete. head is where a later
 // scan may start once the caller has deleted taken and expired: the first
 // key it passed and left in place, or else where it stopped.
-func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect bool, start []byte) (taken, expired []keyedMessage, head []byte, err error) {
+//
+// With a claimer it returns only messages it could claim (claimTable),
+// passing over those other Gets claimed, and reads only what it returns
+// (kv.ScanPicking): the Gets taking the others do not conflict with it.
+func scanVisible(r kv.Reader, acct, queue string, now time.Time, n int, collect bool, start []byte, c *claimer) (taken, expired []keyedMessage, head []byte, err error) {
 	if start == nil {
 		start = messagesPrefix(acct, queue)
 	}
 	end := visibleEnd(acct, queue, now)
-	err = r.Scan(start, end, func(k, v []byte) error {
+	leave := func(k []byte) {
+		if head == nil {
+			head = bytes.Clone(k)
+		}
+	}
+	visit := func(k, v []byte) (bool, error) {
 		exp, err := expiresAt(v)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if !exp.IsZero() && !exp.After(now) {
-			if collect && len(expired) < maxExpiredPerGet {
+			if collect && len(expired) < maxExpiredPerGet && (c == nil || c.take(k)) {
 				expired = append(expired, keyedMessage{key: bytes.Clone(k), size: len(v)})
-			} else if head == nil {
-				head = bytes.Clone(k)
+				return true, nil
 			}
-			return nil
+			leave(k)
+			return false, nil
+		}
+		if c != nil && !c.take(k) {
+			leave(k) // its taker may yet fail
+			return false, nil
 		}
 		m, err := decodeMessage(v)
 		if err != nil {
-			return err
+			return false, err
 		}
 		taken = append(taken, keyedMessage{key: bytes.Clone(k), size: len(v), msg: m})
 		if len(taken) >= n {
-			return kv.ErrStopScan
+			return true, kv.ErrStopScan
 		}
-		return nil
-	})
+		return true, nil
+	}
+	if c != nil {
+		err = kv.ScanPicking(r, start, end, visit)
+	} else {
+		err = r.Scan(start, end, func(k, v []byte) error {
+			_, err := visit(k, v)
+			return err
+		})
+	}
 	if head == nil {
 		head = end
 		if len(taken) == n {

@@ -19,6 +19,10 @@ type Opener struct {
 	// AddsConflict says that concurrent adds to one key may conflict
 	// (PostgreSQL's row locks); Txn.Add's other rules hold all the same.
 	AddsConflict bool
+	// ScansRead says that the engine's scans read every key they visit
+	// (it is no kv.PickingScanner: PostgreSQL, whose serializable
+	// transactions track what they read themselves).
+	ScansRead bool
 }
 
 // Run runs the whole suite.
@@ -57,6 +61,7 @@ func Run(t *testing.T, o Opener) {
 		{"AddConcurrently", testAddConcurrently},
 		{"AddRules", testAddRules},
 		{"AddConflictsWithReader", testAddConflictsWithReader},
+		{"ScanPicking", testScanPicking},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, o) })

@@ -70,11 +70,26 @@ func (t *txn) get(key []byte, shared bool) ([]byte, error) {
 
 // Scan merges the snapshot with the buffered writes.
 func (t *txn) Scan(start, end []byte, fn func(key, value []byte) error) error {
+	return t.scan(start, end, func(k, v []byte) (bool, error) { return true, fn(k, v) }, false)
+}
+
+// ScanPicking implements kv.PickingScanner: Scan, with only the keys fn
+// picks in the read set.
+func (t *txn) ScanPicking(start, end []byte, fn func(key, value []byte) (pick bool, err error)) error {
+	return t.scan(start, end, fn, true)
+}
+
+// scan is Scan reading the range it visits, or with picked only the keys
+// fn picks.
+func (t *txn) scan(start, end []byte, fn func(key, value []byte) (bool, error), picked bool) error {
 	var last []byte
 	stopped := false // fn returned an error
 	emit := func(k, v []byte) error {
 		last = append(last[:0], k...)
-		err := fn(k, v)
+		pick, err := fn(k, v)
+		if picked && pick {
+			t.reads.addKey(k)
+		}
 		stopped = err != nil
 		return err
 	}
@@ -109,12 +124,14 @@ func (t *txn) Scan(start, end []byte, fn func(key, value []byte) error) error {
 	if err != nil && !stopped {
 		return err
 	}
-	span := Span{Start: bytes.Clone(start), End: bytes.Clone(end)}
-	if stopped {
-		// What was visited is read, whatever fn made of it.
-		span.End = append(last, 0)
+	if !picked {
+		span := Span{Start: bytes.Clone(start), End: bytes.Clone(end)}
+		if stopped {
+			// What was visited is read, whatever fn made of it.
+			span.End = append(last, 0)
+		}
+		t.reads.addSpan(span)
 	}
-	t.reads.addSpan(span)
 	return scanResult(err)
 }
 

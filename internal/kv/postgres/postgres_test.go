@@ -49,6 +49,7 @@ func TestConformance(t *testing.T) {
 			return s
 		},
 		AddsConflict: true,
+		ScansRead:    true,
 	})
 }
 

@@ -412,6 +412,12 @@ func (t *txn) Get(key []byte) ([]byte, error) {
 	return v, err
 }
 
+// ScanPicking implements kv.PickingScanner through the wrapped
+// transaction.
+func (t *txn) ScanPicking(start, end []byte, fn func(key, value []byte) (pick bool, err error)) error {
+	return kv.ScanPicking(t.Txn, start, end, fn)
+}
+
 // GetShared implements kv.SharedReader as Get does.
 func (t *txn) GetShared(key []byte) ([]byte, error) {
 	v, err := kv.GetShared(t.Txn, key)

@@ -690,6 +690,7 @@ func decodeDoc(v []byte, names []string) (map[string]any, error) {
 // each result encoded (query.DocRunner).
 func (q *Query) docRunner(params map[string]any, udfs query.UDFs) func(map[string]any, itemBodies) ([]json.RawMessage, error) {
 	r := q.engine().NewDocRunner(params, query.Options{UDFs: udfs})
+	shape := q.q.shape()
 	return func(doc map[string]any, bodies itemBodies) ([]json.RawMessage, error) {
 		res, err := r.Run(doc)
 		if err != nil {
@@ -697,7 +698,7 @@ func (q *Query) docRunner(params map[string]any, udfs query.UDFs) func(map[strin
 		}
 		out := make([]json.RawMessage, len(res))
 		for i, v := range res {
-			if out[i], err = bodies.encode(v); err != nil {
+			if out[i], err = bodies.encode(v, shape); err != nil {
 				return nil, err
 			}
 		}

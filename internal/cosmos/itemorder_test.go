@@ -115,3 +115,65 @@ func TestOrderedBodyFallsBack(t *testing.T) {
 		t.Errorf("orderedBody = %s, %v; want %s", b, ok, want)
 	}
 }
+
+// TestProjectionPropertyOrder pins the order of the properties of the
+// objects a query builds: an object literal's as written, as the SELECT
+// reference's example answers SELECT VALUE {name, team, phone} (its
+// query and result files in Azure-Samples/cosmos-db-nosql-query-samples,
+// scripts/select-fields), and a select list's in the order the query
+// names them, the reference defining a select list as that literal;
+// nested ones too. An item nested in a result (the payload of the ORDER
+// BY queries the SDKs send across partitions) is the item as stored.
+// Before, every built object was answered sorted by name.
+func TestProjectionPropertyOrder(t *testing.T) {
+	s, _ := newTestService(t, "")
+	ctx := context.Background()
+	ref := CollectionRef{DB: "db", Coll: "items"}
+	it, err := s.CreateItem(ctx, ref, "", []byte(`{"zeta":1,"id":"a","pk":"p","nested":{"b":2,"a":1},"alpha":"x"}`), ItemOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateItem(ctx, ref, "", []byte(`{"id":"e","pk":"q","identity":{"name":"Parker McLean"},"team":"Field sales","contact":["206-555-0147"]}`), ItemOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	q, err := ParseQuery(`SELECT VALUE { name: e.identity.name, team: e.team, phone: e.contact[0] } FROM employees e WHERE e.team = "Field sales"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := s.QueryItems(ctx, ref, pkOf(t, "q"), q, nil)
+	if want := `{"name":"Parker McLean","team":"Field sales","phone":"206-555-0147"}`; err != nil || len(f.Items) != 1 || string(f.Items[0]) != want {
+		t.Errorf("the reference's example answered %s, %v; want %s", f.Items, err, want)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"SELECT c.zeta, c.alpha, c.id FROM c WHERE c.pk = 'p'", `{"zeta":1,"alpha":"x","id":"a"}`},
+		{"SELECT c.id, c.nested.b AS b, c.nested.a FROM c WHERE c.pk = 'p'", `{"id":"a","b":2,"a":1}`},
+		{`SELECT VALUE {"z": c.zeta, "y": {"w": c.alpha, "v": [{"u": 1, "t": 2}]}} FROM c WHERE c.pk = 'p'`, `{"z":1,"y":{"w":"x","v":[{"u":1,"t":2}]}}`},
+		{"SELECT c.id, ARRAY(SELECT VALUE {\"k\": 1, \"j\": 2} FROM c) AS list FROM c WHERE c.pk = 'p'", `{"id":"a","list":[{"k":1,"j":2}]}`},
+		{"SELECT COUNT(1) AS n, MIN(c.zeta) AS m FROM c WHERE c.pk = 'p'", `{"n":1,"m":1}`},
+		{`SELECT c._rid, [{"item": c.id}] AS orderByItems, c AS payload FROM c WHERE c.pk = 'p' ORDER BY c.id`,
+			`{"_rid":` + string(mustJSON(t, field(t, it, "_rid"))) + `,"orderByItems":[{"item":"a"}],"payload":` + string(it.Body) + `}`},
+	} {
+		q, err := ParseQuery(c.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, pk := range []PartitionKey{pkOf(t, "p"), ""} {
+			f, err := s.QueryItems(ctx, ref, pk, q, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", c.text, err)
+			}
+			if len(f.Items) != 1 || string(f.Items[0]) != c.want {
+				t.Errorf("%s (pk %q) answered %s, want %s", c.text, pk, f.Items, c.want)
+			}
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

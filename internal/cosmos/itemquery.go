@@ -52,15 +52,25 @@ func (st *queryStats) note(doc map[string]any, body []byte) {
 	st.bodies[reflect.ValueOf(doc).Pointer()] = body
 }
 
+// of is the stored body of m when m is a document noted in b.
+func (b itemBodies) of(m map[string]any) ([]byte, bool) {
+	if b == nil {
+		return nil, false
+	}
+	body, ok := b[reflect.ValueOf(m).Pointer()]
+	return body, ok
+}
+
 // encode is a query result as answered: the stored body when v is a
-// document noted in b, else v encoded.
-func (b itemBodies) encode(v any) ([]byte, error) {
-	if m, ok := v.(map[string]any); ok && b != nil {
-		if body, ok := b[reflect.ValueOf(m).Pointer()]; ok {
+// document noted in b, else v encoded with the objects the query built
+// in shape's order (encodeShaped).
+func (b itemBodies) encode(v any, shape *query.Shape) ([]byte, error) {
+	if m, ok := v.(map[string]any); ok {
+		if body, ok := b.of(m); ok {
 			return body, nil
 		}
 	}
-	return encodeResult(v)
+	return encodeShaped(v, shape, b)
 }
 
 // Sub-status of the gateway's refusal of a cross-partition query it

@@ -14,6 +14,9 @@ type compiledQuery interface {
 	// run evaluates the query over docs, returning every result in order;
 	// udfs (nil for none) calls the container's user-defined functions.
 	run(docs []map[string]any, params map[string]any, udfs query.UDFs) ([]any, error)
+	// shape is the order of the properties of the objects the query
+	// builds (query.Shape).
+	shape() *query.Shape
 }
 
 // Query is a parsed Cosmos DB SQL query.
@@ -52,7 +55,7 @@ func (q *Query) runBodies(docs []map[string]any, params map[string]any, udfs que
 	}
 	out := make([]json.RawMessage, len(res))
 	for i, v := range res {
-		b, err := bodies.encode(v)
+		b, err := bodies.encode(v, q.q.shape())
 		if err != nil {
 			return nil, err
 		}

@@ -7,7 +7,10 @@ import (
 )
 
 // engineQuery adapts package query to the gateway.
-type engineQuery struct{ q *query.Query }
+type engineQuery struct {
+	q *query.Query
+	s *query.Shape
+}
 
 // compileQuery parses a query; a syntax error is 400 BadRequest with the
 // engine's message.
@@ -16,8 +19,10 @@ func compileQuery(text string) (compiledQuery, error) {
 	if err != nil {
 		return nil, queryError(err)
 	}
-	return engineQuery{q}, nil
+	return engineQuery{q: q, s: q.Shape()}, nil
 }
+
+func (e engineQuery) shape() *query.Shape { return e.s }
 
 func (e engineQuery) run(docs []map[string]any, params map[string]any, udfs query.UDFs) ([]any, error) {
 	res, err := e.q.RunWith(docs, params, query.Options{UDFs: udfs})

@@ -5,21 +5,30 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/cerulean-db/cerulean/internal/cosmos/query"
 )
 
 // encodeResult encodes one query result exactly as marshal does (keys
 // sorted, no HTML escaping), without reflection for the values a query
 // produces: objects, arrays, strings, float64 numbers, booleans, null.
 // Anything else goes through marshal.
-func encodeResult(v any) ([]byte, error) {
-	b, ok := appendResult(make([]byte, 0, 128), v)
+func encodeResult(v any) ([]byte, error) { return encodeShaped(v, nil, nil) }
+
+// encodeShaped encodes a query result as Azure answers it: the objects
+// the query built with their properties in the order its text writes
+// them (shape), and every whole item it read (noted in bodies) as
+// stored, wherever in the result it stands (an ORDER BY query's payload);
+// the properties of other objects sorted, as encodeResult writes them.
+func encodeShaped(v any, shape *query.Shape, bodies itemBodies) ([]byte, error) {
+	b, ok := appendResult(make([]byte, 0, 128), v, shape, bodies)
 	if !ok {
 		return marshal(v)
 	}
 	return b, nil
 }
 
-func appendResult(b []byte, v any) ([]byte, bool) {
+func appendResult(b []byte, v any, shape *query.Shape, bodies itemBodies) ([]byte, bool) {
 	switch x := v.(type) {
 	case nil:
 		return append(b, "null"...), true
@@ -36,32 +45,77 @@ func appendResult(b []byte, v any) ([]byte, bool) {
 				b = append(b, ',')
 			}
 			var ok bool
-			if b, ok = appendResult(b, e); !ok {
+			if b, ok = appendResult(b, e, elemShape(shape, i, len(x)), bodies); !ok {
 				return b, false
 			}
 		}
 		return append(b, ']'), true
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
+		if body, ok := bodies.of(x); ok {
+			return append(b, body...), true
 		}
-		slices.Sort(keys)
 		b = append(b, '{')
-		for i, k := range keys {
+		for i, k := range resultKeys(x, shape) {
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = appendJSONString(b, k)
 			b = append(b, ':')
 			var ok bool
-			if b, ok = appendResult(b, x[k]); !ok {
+			if b, ok = appendResult(b, x[k], fieldShape(shape, k), bodies); !ok {
 				return b, false
 			}
 		}
 		return append(b, '}'), true
 	}
 	return b, false
+}
+
+// resultKeys are the keys of an object in a query result in the order
+// they are written: those shape names first, as named, then the others
+// sorted.
+func resultKeys(m map[string]any, shape *query.Shape) []string {
+	keys := make([]string, 0, len(m))
+	if shape != nil {
+		for _, k := range shape.Keys {
+			if _, ok := m[k]; ok && !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == len(m) {
+			return keys
+		}
+	}
+	named := len(keys)
+	for k := range m {
+		if !slices.Contains(keys[:named], k) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys[named:])
+	return keys
+}
+
+func fieldShape(s *query.Shape, key string) *query.Shape {
+	if s == nil {
+		return nil
+	}
+	return s.Fields[key]
+}
+
+// elemShape is the shape of element i of an array of n: an array literal
+// gives one per position, which applies only while no element of it was
+// left out (undefined).
+func elemShape(s *query.Shape, i, n int) *query.Shape {
+	switch {
+	case s == nil:
+		return nil
+	case s.Elem != nil:
+		return s.Elem
+	case len(s.Elems) == n:
+		return s.Elems[i]
+	}
+	return nil
 }
 
 // appendJSONFloat formats f as encoding/json does.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // TestItemPropertyOrder pins the order of an item's properties: the
@@ -151,7 +153,7 @@ func TestProjectionPropertyOrder(t *testing.T) {
 		{"SELECT c.id, ARRAY(SELECT VALUE {\"k\": 1, \"j\": 2} FROM c) AS list FROM c WHERE c.pk = 'p'", `{"id":"a","list":[{"k":1,"j":2}]}`},
 		{"SELECT COUNT(1) AS n, MIN(c.zeta) AS m FROM c WHERE c.pk = 'p'", `{"n":1,"m":1}`},
 		{`SELECT c._rid, [{"item": c.id}] AS orderByItems, c AS payload FROM c WHERE c.pk = 'p' ORDER BY c.id`,
-			`{"_rid":` + string(mustJSON(t, field(t, it, "_rid"))) + `,"orderByItems":[{"item":"a"}],"payload":` + string(it.Body) + `}`},
+			`{"_rid":` + string(testkit.JSON(t, field(t, it, "_rid"))) + `,"orderByItems":[{"item":"a"}],"payload":` + string(it.Body) + `}`},
 	} {
 		q, err := ParseQuery(c.text)
 		if err != nil {
@@ -167,13 +169,4 @@ func TestProjectionPropertyOrder(t *testing.T) {
 			}
 		}
 	}
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // newService returns a Service over a fresh in-memory store; when the
@@ -529,7 +530,7 @@ func TestLargeDefinition(t *testing.T) {
 	}
 	b.WriteString(`]}`)
 	created := mustPut(t, s, Indexes, "", b.String(), PutOptions{CreateOnly: true})
-	if size := len(mustJSON(t, created.Definition)); size <= kv.MaxValueSize {
+	if size := len(testkit.JSON(t, created.Definition)); size <= kv.MaxValueSize {
 		t.Fatalf("definition of %d bytes does not exercise chunking", size)
 	}
 	got, err := s.Get(ctx, Indexes, "wide")

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cerulean-db/cerulean/internal/kv/memory"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // FuzzDefinitions: whatever the validators accept is stored, parses back,
@@ -57,7 +58,7 @@ func FuzzDefinitions(f *testing.F) {
 				t.Fatalf("stored index does not parse: %v", err)
 			}
 		}
-		again, err := ParseDefinition(mustJSON(t, res.Body()))
+		again, err := ParseDefinition(testkit.JSON(t, res.Body()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,21 +67,12 @@ func FuzzDefinitions(f *testing.F) {
 		}
 		res2, created, err := s.Put(ctx, kind, res.Name, again, PutOptions{})
 		if err != nil || created {
-			t.Fatalf("%s sent back refused (%v, created %v): %s", kind, err, created, mustJSON(t, res.Body()))
+			t.Fatalf("%s sent back refused (%v, created %v): %s", kind, err, created, testkit.JSON(t, res.Body()))
 		}
 		if !sameJSON(res.Definition, res2.Definition) {
-			t.Fatalf("normalised %s is not a fixed point:\n%s\n%s", kind, mustJSON(t, res.Definition), mustJSON(t, res2.Definition))
+			t.Fatalf("normalised %s is not a fixed point:\n%s\n%s", kind, testkit.JSON(t, res.Definition), testkit.JSON(t, res2.Definition))
 		}
 	})
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // FuzzDocumentsAndQueries: any document batch and any search, suggest or

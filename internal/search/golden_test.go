@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/definitions.golden")
@@ -200,7 +201,7 @@ func TestEarlierStoredDefinitions(t *testing.T) {
 			// and read back with the ones the service keeps for it.
 			want = filledSkills(t, body)
 		}
-		if got := mustJSON(t, res.Body()); !bytes.Equal(got, want) {
+		if got := testkit.JSON(t, res.Body()); !bytes.Equal(got, want) {
 			t.Fatalf("%s %s reads back as\n%s\nwant\n%s", kind, name, got, want)
 		}
 		if kind == Indexes {
@@ -245,5 +246,5 @@ func filledSkills(t *testing.T, body []byte) []byte {
 			}
 		}
 	}
-	return mustJSON(t, def)
+	return testkit.JSON(t, def)
 }

@@ -1,6 +1,10 @@
 package testkit
 
-import "math/rand/v2"
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+)
 
 // Ptr returns a pointer to a copy of v, for the SDKs' optional fields.
 func Ptr[T any](v T) *T { return &v }
@@ -25,5 +29,15 @@ func RandBytes(seed uint64, n int) []byte {
 	}
 	b := make([]byte, n)
 	_, _ = rand.NewChaCha8(s).Read(b)
+	return b
+}
+
+// JSON is v encoded as JSON, failing t when it cannot be.
+func JSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return b
 }

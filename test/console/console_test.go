@@ -157,7 +157,7 @@ func TestConsoleInBrowser(t *testing.T) {
 		_, err = tables.CreateTable(ctx, tableName, nil)
 		testkit.Must(t, err, "create table")
 		entities = tables.NewClient(tableName)
-		_, err = entities.AddEntity(ctx, mustJSON(t, map[string]any{"PartitionKey": entityPK, "RowKey": entityRK, "Status": "new", "Quantity": 3}), nil)
+		_, err = entities.AddEntity(ctx, testkit.JSON(t, map[string]any{"PartitionKey": entityPK, "RowKey": entityRK, "Status": "new", "Quantity": 3}), nil)
 		testkit.Must(t, err, "add entity")
 		_, err = entities.AddEntity(ctx, []byte(typedEntity), nil)
 		testkit.Must(t, err, "add the entity of every EDM type")
@@ -184,7 +184,7 @@ func TestConsoleInBrowser(t *testing.T) {
 				return
 			}
 			// Someone else changes the entity the console has open.
-			_, err := entities.UpdateEntity(r.Context(), mustJSON(t, map[string]any{"PartitionKey": entityPK, "RowKey": entityRK, "Status": "changed-by-go-sdk"}), &aztables.UpdateEntityOptions{UpdateMode: aztables.UpdateModeMerge})
+			_, err := entities.UpdateEntity(r.Context(), testkit.JSON(t, map[string]any{"PartitionKey": entityPK, "RowKey": entityRK, "Status": "changed-by-go-sdk"}), &aztables.UpdateEntityOptions{UpdateMode: aztables.UpdateModeMerge})
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusInternalServerError)
 				return
@@ -424,15 +424,6 @@ func checkPreciseItem(t *testing.T, endpoint, key, seededETag string) {
 	}
 }
 
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // seedCosmos makes a database, a container partitioned on /category with
 // a few items, and a stored procedure, over the REST protocol. It returns
 // the _etag of the item preciseJSON.
@@ -485,7 +476,7 @@ func seedCosmos(t *testing.T, endpoint, key string) string {
     });
   });
 }`}
-	do(coll+"/sprocs", "sprocs", coll, string(mustJSON(t, sproc)), nil)
+	do(coll+"/sprocs", "sprocs", coll, string(testkit.JSON(t, sproc)), nil)
 	var precise struct {
 		ETag string `json:"_etag"`
 	}

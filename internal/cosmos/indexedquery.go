@@ -517,9 +517,7 @@ func (t *Tx) readDoc(c *container, key, v []byte, names []string, st *queryStats
 	}
 	st.retrievedCount++
 	st.retrievedSize += len(v)
-	if names == nil {
-		st.note(m, v)
-	}
+	st.note(m, v, names == nil)
 	return m, nil
 }
 

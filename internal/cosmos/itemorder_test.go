@@ -3,6 +3,7 @@ package cosmos
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -125,13 +126,14 @@ func TestOrderedBodyFallsBack(t *testing.T) {
 // scripts/select-fields), and a select list's in the order the query
 // names them, the reference defining a select list as that literal;
 // nested ones too. An item nested in a result (the payload of the ORDER
-// BY queries the SDKs send across partitions) is the item as stored.
-// Before, every built object was answered sorted by name.
+// BY queries the SDKs send across partitions), and an object or array
+// taken whole from one, are as the item stores them, as SELECT * answers
+// it. Before, every object but a whole item was answered sorted by name.
 func TestProjectionPropertyOrder(t *testing.T) {
 	s, _ := newTestService(t, "")
 	ctx := context.Background()
 	ref := CollectionRef{DB: "db", Coll: "items"}
-	it, err := s.CreateItem(ctx, ref, "", []byte(`{"zeta":1,"id":"a","pk":"p","nested":{"b":2,"a":1},"alpha":"x"}`), ItemOptions{})
+	it, err := s.CreateItem(ctx, ref, "", []byte(`{"zeta":1,"id":"a","pk":"p","nested":{"b":2,"a":1},"alpha":"x","list":[{"y":1,"x":[2, 10]},3]}`), ItemOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,6 +154,13 @@ func TestProjectionPropertyOrder(t *testing.T) {
 		{`SELECT VALUE {"z": c.zeta, "y": {"w": c.alpha, "v": [{"u": 1, "t": 2}]}} FROM c WHERE c.pk = 'p'`, `{"z":1,"y":{"w":"x","v":[{"u":1,"t":2}]}}`},
 		{"SELECT c.id, ARRAY(SELECT VALUE {\"k\": 1, \"j\": 2} FROM c) AS list FROM c WHERE c.pk = 'p'", `{"id":"a","list":[{"k":1,"j":2}]}`},
 		{"SELECT COUNT(1) AS n, MIN(c.zeta) AS m FROM c WHERE c.pk = 'p'", `{"n":1,"m":1}`},
+		// Objects and arrays taken whole from the item, as it stores them.
+		{"SELECT c.nested, c.id FROM c WHERE c.pk = 'p'", `{"nested":{"b":2,"a":1},"id":"a"}`},
+		{"SELECT VALUE c.nested FROM c WHERE c.pk = 'p'", `{"b":2,"a":1}`},
+		{"SELECT VALUE c.list FROM c WHERE c.pk = 'p'", `[{"y":1,"x":[2,10]},3]`},
+		{"SELECT VALUE t FROM c JOIN t IN c.list WHERE c.pk = 'p' AND IS_OBJECT(t)", `{"y":1,"x":[2,10]}`},
+		{"SELECT VALUE ARRAY_SLICE(c.list, 0, 1) FROM c WHERE c.pk = 'p'", `[{"y":1,"x":[2,10]}]`},
+		{`SELECT VALUE {"n": c.nested, "l": c.list[0].x} FROM c WHERE c.pk = 'p'`, `{"n":{"b":2,"a":1},"l":[2,10]}`},
 		{`SELECT c._rid, [{"item": c.id}] AS orderByItems, c AS payload FROM c WHERE c.pk = 'p' ORDER BY c.id`,
 			`{"_rid":` + string(testkit.JSON(t, field(t, it, "_rid"))) + `,"orderByItems":[{"item":"a"}],"payload":` + string(it.Body) + `}`},
 	} {
@@ -168,5 +177,51 @@ func TestProjectionPropertyOrder(t *testing.T) {
 				t.Errorf("%s (pk %q) answered %s, want %s", c.text, pk, f.Items, c.want)
 			}
 		}
+	}
+}
+
+// TestWalkBodyMatchesDecodedValues: the text noted for an object or
+// array inside an item is the text its decoded value came from (for a
+// property named twice, the last), and a body that does not match what
+// was decoded from it notes nothing wrong and does not fail.
+func TestWalkBodyMatchesDecodedValues(t *testing.T) {
+	last := map[string]any{"c": 2.0}
+	list := []any{1.0, map[string]any{"y": 1.0}}
+	doc := map[string]any{"a": last, "l": list}
+	got := map[string]string{}
+	add := func(v any, text []byte) {
+		switch v.(type) {
+		case map[string]any:
+			got["map"+string(text)] = string(text)
+		case []any:
+			got["list"] = string(text)
+		}
+	}
+	body := []byte(`{"a": {"b": 1}, "l": [1, {"y": 1}], "a": {"c": 2}}`)
+	if end := walkBody(body, 0, doc, add); end != len(body) {
+		t.Fatalf("walk ended at %d of %d", end, len(body))
+	}
+	b := itemBodies{}
+	b[reflect.ValueOf(doc).Pointer()] = notedBody{doc: doc, body: body}
+	if text, ok := b.of(last); !ok || string(text) != `{"c": 2}` {
+		t.Errorf("the property named twice noted %q, %v", text, ok)
+	}
+	if text, ok := b.of(list); !ok || string(text) != `[1, {"y": 1}]` {
+		t.Errorf("the array noted %q, %v", text, ok)
+	}
+	if _, ok := b.of(list[:1]); ok {
+		t.Error("a shorter slice of the array was answered with the array's text")
+	}
+	for _, bad := range []string{`{"l": [1]}`, `{"l": [1, {"y": 1}, 3]}`, `{"a": [`, "\x00\x01", `{"a" {"c": 2}}`} {
+		walkBody([]byte(bad), 0, doc, func(v any, text []byte) {
+			switch v.(type) {
+			case map[string]any:
+				if string(text) != `{"c": 2}` && string(text) != `{"y": 1}` {
+					t.Errorf("%q noted %q for an object", bad, text)
+				}
+			case []any:
+				t.Errorf("%q noted %q for the array", bad, text)
+			}
+		})
 	}
 }

@@ -40,35 +40,185 @@ type queryStats struct {
 // the identity of the document decoded from it, so that a result that is
 // the document itself (SELECT *, SELECT VALUE c) is answered with the
 // item as stored: its properties in the client's order, the system ones
-// after them, as Azure answers it (and as a point read does). Other
-// results are encoded from their values.
-type itemBodies map[uintptr][]byte
+// after them, as Azure answers it (and as a point read does). An object
+// or array taken whole from an item (SELECT c.address) is answered with
+// its text in the stored body, found the first time one is asked for
+// (index). Other results are encoded from their values.
+type itemBodies map[uintptr]notedBody
 
-// note remembers body as the stored form of doc.
-func (st *queryStats) note(doc map[string]any, body []byte) {
+// notedBody is the stored text of a whole item (doc set) or of an object
+// or array inside one; elems is an array's length, which a value that
+// shares its address must have too (a slice of it from the start does
+// not).
+type notedBody struct {
+	doc   map[string]any
+	body  []byte
+	elems int
+	// part says doc holds only some of the item's properties (a query
+	// that reads no others): its objects and arrays are the item's, but
+	// it is not the item.
+	part bool
+}
+
+// indexedMark is the key under which itemBodies notes that the objects
+// and arrays inside its items have been indexed: no value's address is 0.
+const indexedMark = 0
+
+// note remembers body as the stored form of doc, which holds every
+// property of the item when all is set, or only those a query reads.
+func (st *queryStats) note(doc map[string]any, body []byte, all bool) {
 	if st.bodies == nil {
 		st.bodies = itemBodies{}
 	}
-	st.bodies[reflect.ValueOf(doc).Pointer()] = body
+	st.bodies[reflect.ValueOf(doc).Pointer()] = notedBody{doc: doc, body: body, part: !all}
 }
 
-// of is the stored body of m when m is a document noted in b.
-func (b itemBodies) of(m map[string]any) ([]byte, bool) {
+// of is the stored text of v when v is a document noted in b, or an
+// object or array inside one.
+func (b itemBodies) of(v any) ([]byte, bool) {
 	if b == nil {
 		return nil, false
 	}
-	body, ok := b[reflect.ValueOf(m).Pointer()]
-	return body, ok
+	var p uintptr
+	switch x := v.(type) {
+	case map[string]any:
+		p = reflect.ValueOf(x).Pointer()
+	case []any:
+		if len(x) == 0 {
+			return nil, false // empty slices need not have an address of their own
+		}
+		p = reflect.ValueOf(x).Pointer()
+	default:
+		return nil, false
+	}
+	n, ok := b[p]
+	if _, done := b[indexedMark]; !ok && !done {
+		b.index()
+		n, ok = b[p]
+	}
+	if n.part {
+		return nil, false
+	}
+	if x, isArray := v.([]any); ok && isArray && n.elems != len(x) {
+		return nil, false
+	}
+	return n.body, ok
 }
 
-// encode is a query result as answered: the stored body when v is a
-// document noted in b, else v encoded with the objects the query built
-// in shape's order (encodeShaped).
-func (b itemBodies) encode(v any, shape *query.Shape) ([]byte, error) {
-	if m, ok := v.(map[string]any); ok {
-		if body, ok := b.of(m); ok {
-			return body, nil
+// index notes the text of every object and array inside the noted
+// items, by the address of the value decoded from it. A body that is not
+// the JSON its document was decoded from indexes nothing.
+func (b itemBodies) index() {
+	docs := make([]notedBody, 0, len(b))
+	for _, n := range b {
+		if n.doc != nil {
+			docs = append(docs, n)
 		}
+	}
+	b[indexedMark] = notedBody{}
+	add := func(v any, text []byte) {
+		p := reflect.ValueOf(v).Pointer()
+		if n, ok := b[p]; ok && n.doc != nil {
+			return
+		}
+		n := notedBody{body: text}
+		if x, ok := v.([]any); ok {
+			n.elems = len(x)
+		}
+		// A property named twice decodes to its last value: the last
+		// text read is the one to keep.
+		b[p] = n
+	}
+	for _, n := range docs {
+		walkBody(n.body, skipSpace(n.body, 0), n.doc, add)
+	}
+}
+
+// walkBody walks the JSON value at body[i] beside v, the value decoded
+// from it, and adds the text of each object and array below the top. It
+// returns the index after the value, or -1 when the text does not match.
+func walkBody(body []byte, i int, v any, add func(any, []byte)) int {
+	switch x := v.(type) {
+	case map[string]any:
+		if i >= len(body) || body[i] != '{' {
+			return -1
+		}
+		j := skipSpace(body, i+1)
+		for j < len(body) && body[j] != '}' {
+			e := skipString(body, j)
+			if e < 0 {
+				return -1
+			}
+			name, err := jsonString(body[j:e])
+			if err != nil {
+				return -1
+			}
+			j = skipSpace(body, e)
+			if j >= len(body) || body[j] != ':' {
+				return -1
+			}
+			start := skipSpace(body, j+1)
+			if j = walkBody(body, start, x[name], add); j < 0 {
+				return -1
+			}
+			if child, ok := x[name]; ok && isContainer(child) {
+				add(child, body[start:j])
+			}
+			if j = skipSpace(body, j); j < len(body) && body[j] == ',' {
+				j = skipSpace(body, j+1)
+			}
+		}
+		if j >= len(body) {
+			return -1
+		}
+		return j + 1
+	case []any:
+		if i >= len(body) || body[i] != '[' {
+			return -1
+		}
+		j := skipSpace(body, i+1)
+		k := 0
+		for ; j < len(body) && body[j] != ']'; k++ {
+			if k >= len(x) {
+				return -1
+			}
+			start := j
+			if j = walkBody(body, start, x[k], add); j < 0 {
+				return -1
+			}
+			if isContainer(x[k]) {
+				add(x[k], body[start:j])
+			}
+			if j = skipSpace(body, j); j < len(body) && body[j] == ',' {
+				j = skipSpace(body, j+1)
+			}
+		}
+		if j >= len(body) || k != len(x) {
+			return -1
+		}
+		return j + 1
+	}
+	return skipValue(body, i)
+}
+
+// isContainer reports an object, or an array with elements (an empty
+// slice need not have an address of its own).
+func isContainer(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		return true
+	case []any:
+		return len(x) > 0
+	}
+	return false
+}
+
+// encode is a query result as answered: the stored text when v is a
+// document noted in b or taken whole from one, else v encoded with the
+// objects the query built in shape's order (encodeShaped).
+func (b itemBodies) encode(v any, shape *query.Shape) ([]byte, error) {
+	if body, ok := storedText(v, shape, b); ok {
+		return body, nil
 	}
 	return encodeShaped(v, shape, b)
 }
@@ -169,9 +319,7 @@ func (t *Tx) scanDocsForQuery(c *container, comps []string, names []string, st *
 			st.retrievedCount++
 			st.retrievedSize += len(v)
 			docs = append(docs, m)
-			if names == nil {
-				st.note(m, v)
-			}
+			st.note(m, v, names == nil)
 		}
 		return nil
 	})

@@ -17,9 +17,10 @@ func encodeResult(v any) ([]byte, error) { return encodeShaped(v, nil, nil) }
 
 // encodeShaped encodes a query result as Azure answers it: the objects
 // the query built with their properties in the order its text writes
-// them (shape), and every whole item it read (noted in bodies) as
-// stored, wherever in the result it stands (an ORDER BY query's payload);
-// the properties of other objects sorted, as encodeResult writes them.
+// them (shape), and every whole item it read, or object or array taken
+// whole from one (noted in bodies), as stored, wherever in the result it
+// stands (an ORDER BY query's payload); the properties of other objects
+// sorted, as encodeResult writes them.
 func encodeShaped(v any, shape *query.Shape, bodies itemBodies) ([]byte, error) {
 	b, ok := appendResult(make([]byte, 0, 128), v, shape, bodies)
 	if !ok {
@@ -39,6 +40,9 @@ func appendResult(b []byte, v any, shape *query.Shape, bodies itemBodies) ([]byt
 	case float64:
 		return appendJSONFloat(b, x)
 	case []any:
+		if body, ok := storedText(x, shape, bodies); ok {
+			return append(b, body...), true
+		}
 		b = append(b, '[')
 		for i, e := range x {
 			if i > 0 {
@@ -51,7 +55,7 @@ func appendResult(b []byte, v any, shape *query.Shape, bodies itemBodies) ([]byt
 		}
 		return append(b, ']'), true
 	case map[string]any:
-		if body, ok := bodies.of(x); ok {
+		if body, ok := storedText(x, shape, bodies); ok {
 			return append(b, body...), true
 		}
 		b = append(b, '{')
@@ -69,6 +73,16 @@ func appendResult(b []byte, v any, shape *query.Shape, bodies itemBodies) ([]byt
 		return append(b, '}'), true
 	}
 	return b, false
+}
+
+// storedText is the text of v as an item stores it, when v is an item
+// the query read or an object or array taken whole from one. A value
+// with a shape is one the query built, and is not looked up.
+func storedText(v any, shape *query.Shape, bodies itemBodies) ([]byte, bool) {
+	if shape != nil {
+		return nil, false
+	}
+	return bodies.of(v)
 }
 
 // resultKeys are the keys of an object in a query result in the order

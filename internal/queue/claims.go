@@ -19,6 +19,9 @@ import "sync"
 type claimTable struct {
 	mu     sync.Mutex
 	queues map[string]map[string]*claimer // queue id → key → its taker
+	// released are closed, per queue, when a Get lets go of claims on it
+	// (waitRelease).
+	released map[string]chan struct{}
 }
 
 // claimer is one Get Messages call's hold on the keys it claimed.
@@ -26,6 +29,9 @@ type claimer struct {
 	t     *claimTable
 	queue string
 	keys  []string
+	// passed counts the messages the current attempt passed over
+	// because other Gets claimed them.
+	passed int
 }
 
 // claimer returns a holder for a Get on acct's queue.
@@ -46,6 +52,9 @@ func (h *claimer) take(key []byte) bool {
 		h.t.queues[h.queue] = q
 	}
 	if owner, ok := q[string(key)]; ok {
+		if owner != h {
+			h.passed++
+		}
 		return owner == h
 	}
 	q[string(key)] = h
@@ -70,4 +79,26 @@ func (h *claimer) release() {
 		delete(h.t.queues, h.queue)
 	}
 	h.keys = h.keys[:0]
+	if ch, ok := h.t.released[h.queue]; ok {
+		close(ch)
+		delete(h.t.released, h.queue)
+	}
+}
+
+// waitRelease returns a channel closed when a Get next lets go of claims
+// on h's queue. A Get that found only messages others were taking waits
+// on it (taken before its attempt, so that no release is missed) and
+// looks again, as it would have had it conflicted with them.
+func (h *claimer) waitRelease() <-chan struct{} {
+	h.t.mu.Lock()
+	defer h.t.mu.Unlock()
+	ch, ok := h.t.released[h.queue]
+	if !ok {
+		if h.t.released == nil {
+			h.t.released = make(map[string]chan struct{})
+		}
+		ch = make(chan struct{})
+		h.t.released[h.queue] = ch
+	}
+	return ch
 }

@@ -87,3 +87,32 @@ func TestCompetingConsumers(t *testing.T) {
 		t.Errorf("%d commits lost between consumers for %d Gets", n, messages)
 	}
 }
+
+// TestGetAfterPutFindsAMessage: workers that each put a message and then
+// get one always get one, however many Gets run at once: a Get that
+// finds every visible message being taken by other Gets waits for them
+// and looks again (test/exhaustion's queue traffic, which failed when it
+// answered empty instead).
+func TestGetAfterPutFindsAMessage(t *testing.T) {
+	s, _ := newTestService(t)
+	mustCreate(t, s, "q")
+	const workers, each = 16, 40
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				mustPut(t, s, "q", fmt.Sprint(w, "-", i), PutOptions{})
+				got, err := s.GetMessages(t.Context(), acct, "q", 1, time.Hour)
+				if err != nil || len(got) != 1 {
+					t.Errorf("worker %d, get %d: %d messages, %v", w, i, len(got), err)
+					return
+				}
+				if err := s.DeleteMessage(t.Context(), acct, "q", got[0].ID, got[0].PopReceipt); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}

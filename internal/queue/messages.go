@@ -185,7 +185,7 @@ func (t *Tx) take(acct, queue string, visibility time.Duration, taken, expired [
 // that consumers competing for one queue take different messages instead
 // of all reading its first ones and all but one running again. It may
 // answer fewer messages than are visible, or none, while other Gets are
-// taking them, as Azure may.
+// taking them and looking again has not found others, as Azure may.
 func (s *Service) GetMessages(ctx context.Context, acct, queue string, n int, visibility time.Duration) ([]Message, error) {
 	began := s.clock()
 	start := s.heads.start(acct, queue, began)
@@ -193,17 +193,41 @@ func (s *Service) GetMessages(ctx context.Context, acct, queue string, n int, vi
 	defer c.release()
 	var out []Message
 	var head []byte
-	err := s.Update(ctx, func(t *Tx) (err error) {
-		c.release() // an attempt run again claims afresh
-		out, head, err = t.getMessages(acct, queue, n, visibility, start, c)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("get messages: %w", err)
+	for round := 0; ; round++ {
+		released := c.waitRelease()
+		err := s.Update(ctx, func(t *Tx) (err error) {
+			c.release() // an attempt run again claims afresh
+			c.passed = 0
+			out, head, err = t.getMessages(acct, queue, n, visibility, start, c)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("get messages: %w", err)
+		}
+		if len(out) > 0 || c.passed == 0 || round == maxClaimWaits {
+			break
+		}
+		// Every visible message was being taken by another Get: wait
+		// for one of them to finish, then look again.
+		c.release()
+		select {
+		case <-released:
+		case <-time.After(claimWait):
+		case <-ctx.Done():
+			return nil, fmt.Errorf("get messages: %w", ctx.Err())
+		}
 	}
 	s.heads.advance(acct, queue, head, began)
 	return out, nil
 }
+
+// A Get that found only messages other Gets were taking looks again up
+// to maxClaimWaits times, each once one of them has finished or after
+// claimWait: a Get that conflicted with them would have run again too.
+const (
+	maxClaimWaits = 3
+	claimWait     = 100 * time.Millisecond
+)
 
 // PeekMessages returns up to n visible messages, oldest visible first,
 // without changing them.

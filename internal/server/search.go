@@ -120,3 +120,11 @@ type runner struct{ *indexer.Engine }
 func (r runner) Status(ctx context.Context, name string) (any, error) {
 	return r.Engine.Status(ctx, name)
 }
+
+// WaitForIndexers returns once every Search indexer run started in the
+// background has ended (indexer.Engine.Wait); at once without Search.
+func (s *Server) WaitForIndexers() {
+	if s.indexers != nil {
+		s.indexers.Wait()
+	}
+}

@@ -53,6 +53,7 @@ func startTarget(t testing.TB, rec *Recording) *Target {
 		Account: env.Account, Key: env.Key, SearchKey: env.SearchAdminKey,
 		Client: client,
 		Clock:  env.Server.Clock(),
+		Settle: env.Server.WaitForIndexers,
 	}
 	if days := rec.BlobSoftDeleteDays(); days > 0 {
 		if err := target.SetBlobSoftDelete(days); err != nil {

@@ -69,6 +69,9 @@ func (t *Target) Replay(rec *Recording) Result {
 		if err != nil {
 			return diff("reading the answer: %v", err)
 		}
+		if t.Settle != nil {
+			t.Settle()
+		}
 		c.b.noteReceipts(req.URL, resp.Header.Get("X-Ms-Popreceipt"), body)
 		if err := c.compare(e, resp, body); err != nil {
 			return diff("%v", err)

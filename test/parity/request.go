@@ -27,6 +27,11 @@ type Target struct {
 	// that a message's time to live or a lease's duration runs out where
 	// it ran out for Azure, without waiting.
 	Clock Clock
+	// Settle, when set, is called after each answer and returns once the
+	// work the server started in the background for it has ended
+	// (a Search indexer's run on create), so that the next request finds
+	// the same state however fast that work went.
+	Settle func()
 }
 
 // A Clock is a server clock the replay can move forward.

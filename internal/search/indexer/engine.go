@@ -128,6 +128,12 @@ func (e *Engine) Close() {
 	e.wg.Wait()
 }
 
+// Wait returns once every run Start began before the call has ended. A
+// caller that sends requests one at a time (the replay of recorded
+// traffic) calls it between them, so that what a request finds does not
+// depend on how fast a background run went.
+func (e *Engine) Wait() { e.wg.Wait() }
+
 // ErrInProgress is the answer to running an indexer that is running.
 var ErrInProgress = &search.Error{Status: http.StatusConflict,
 	Message: "Another indexer invocation is currently in progress; concurrent invocations are not allowed."}

@@ -147,22 +147,15 @@ func (t *Tx) getMessages(acct, queue string, n int, visibility time.Duration, st
 	if err != nil {
 		return nil, nil, err
 	}
-	out, err := t.take(acct, queue, visibility, taken, expired)
-	return out, head, err
-}
-
-// take deletes expired and hands out taken, all read in this
-// transaction.
-func (t *Tx) take(acct, queue string, visibility time.Duration, taken, expired []keyedMessage) ([]Message, error) {
 	for _, e := range expired {
 		if err := kv.Remove(t.tx, e.key, e.size); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	var out []Message
 	for _, km := range taken {
 		if err := kv.Remove(t.tx, km.key, km.size); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		m := km.msg
 		m.Visible = t.now.Add(visibility)
@@ -171,11 +164,11 @@ func (t *Tx) take(acct, queue string, visibility time.Duration, taken, expired [
 		// A message's keys differ in visibility alone, and the old one
 		// is gone: the new key holds nothing.
 		if err := kv.Insert(t.tx, messageKey(acct, queue, m.Visible, m.Seq), encodeMessage(m)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out = append(out, m.wire(true))
 	}
-	return out, nil
+	return out, head, nil
 }
 
 // GetMessages runs Tx.GetMessages in a transaction of its own. It starts

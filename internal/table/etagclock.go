@@ -66,7 +66,7 @@ type etagClock struct {
 func (c *etagClock) reserve(ctx context.Context, store kv.Store) error {
 	for {
 		c.mu.Lock()
-		t := max(unixTicks(c.now()), c.last+1)
+		t := c.peek()
 		if c.loaded && t+etagWindow/2 < c.reserved {
 			c.mu.Unlock()
 			return nil
@@ -106,11 +106,8 @@ func (c *etagClock) raise(ctx context.Context, store kv.Store) error {
 			return 0, err
 		}
 		c.mu.Lock()
-		if !c.loaded {
-			// Ticks issued before the restart are all below the watermark.
-			c.last, c.loaded = max(c.last, stored-min(stored, 1)), true
-		}
-		want := max(unixTicks(c.now()), c.last+1) + etagWindow
+		c.load(stored)
+		want := c.peek() + etagWindow
 		c.mu.Unlock()
 		if stored >= want-etagWindow/2 {
 			return stored, nil
@@ -150,10 +147,7 @@ func (c *etagClock) next(tx kv.Txn, floor uint64) (uint64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !loaded {
-		if !c.loaded {
-			// Ticks issued before the restart are all below the watermark.
-			c.last, c.loaded = max(c.last, stored-min(stored, 1)), true
-		}
+		c.load(stored)
 		t = c.issue(floor)
 	}
 	if t < stored {
@@ -163,9 +157,21 @@ func (c *etagClock) next(tx kv.Txn, floor uint64) (uint64, error) {
 	return t, tx.Set(clockKey(), binary.BigEndian.AppendUint64(nil, t+etagWindow))
 }
 
+// load takes the stored watermark as read for the first time since
+// start: ticks issued before the restart are all below it. c.mu is held.
+func (c *etagClock) load(stored uint64) {
+	if !c.loaded {
+		c.last, c.loaded = max(c.last, stored-min(stored, 1)), true
+	}
+}
+
+// peek is the tick the clock would issue next with no floor; c.mu is
+// held.
+func (c *etagClock) peek() uint64 { return max(unixTicks(c.now()), c.last+1) }
+
 // issue takes the next tick above floor; c.mu is held.
 func (c *etagClock) issue(floor uint64) uint64 {
-	t := max(unixTicks(c.now()), c.last+1, floor+1)
+	t := max(c.peek(), floor+1)
 	c.last = t
 	return t
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 )
@@ -489,6 +490,9 @@ func (s *Skillset) fillDefaults() {
 				if isUnset(other.Properties[k]) {
 					if other.Properties == nil {
 						other.Properties = map[string]any{}
+					}
+					if list, ok := v.([]any); ok {
+						v = slices.Clone(list) // the table's list is shared
 					}
 					other.Properties[k] = v
 				}

@@ -63,7 +63,7 @@ func (s *Service) queryFeed(ctx context.Context, parent parentRID, prefix []byte
 		if rid, err = parent.check(rd); err != nil {
 			return err
 		}
-		docs, err = scanDocs(rd, prefix, nil)
+		docs, err = scanDocs(rd, prefix, nil, nil)
 		return err
 	})
 	if err != nil {

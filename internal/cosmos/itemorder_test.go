@@ -56,6 +56,14 @@ func TestItemPropertyOrder(t *testing.T) {
 				t.Errorf("%s (pk %q) answered %s, want %s", text, pk, f.Items, it.Body)
 			}
 		}
+		// Scoped to a feed range (the whole key space) too.
+		f, err := s.QueryItemsInRange(ctx, ref, EPKRange{Min: "", Max: "FF"}, q, nil)
+		if err != nil {
+			t.Fatalf("%s in a feed range: %v", text, err)
+		}
+		if len(f.Items) != 1 || string(f.Items[0]) != string(it.Body) {
+			t.Errorf("%s in a feed range answered %s, want %s", text, f.Items, it.Body)
+		}
 	}
 
 	// A replace that carries the old system properties first.

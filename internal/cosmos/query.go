@@ -76,8 +76,9 @@ func decodeForQuery(b []byte) (map[string]any, error) {
 }
 
 // scanDocs decodes every record under prefix, leaving out those keep
-// rejects (nil keeps all).
-func scanDocs(rd kv.Reader, prefix []byte, keep func(map[string]any) bool) ([]map[string]any, error) {
+// rejects (nil keeps all). Items kept are noted in st, when not nil, so
+// that a query answers them as stored (itemBodies).
+func scanDocs(rd kv.Reader, prefix []byte, keep func(map[string]any) bool, st *queryStats) ([]map[string]any, error) {
 	var out []map[string]any
 	// scanItems reassembles items stored across values (other resources
 	// are always one value, which it passes through).
@@ -88,6 +89,9 @@ func scanDocs(rd kv.Reader, prefix []byte, keep func(map[string]any) bool) ([]ma
 		}
 		if keep == nil || keep(m) {
 			out = append(out, m)
+			if st != nil {
+				st.note(m, v, true)
+			}
 		}
 		return nil
 	})

@@ -34,6 +34,7 @@ func (s *Service) QueryItemsInRange(ctx context.Context, ref CollectionRef, rng 
 			return err
 		}
 		var kerr error
+		var st queryStats
 		docs, err := scanDocs(t.rd, itemsPrefix(db, coll), func(m map[string]any) bool {
 			if c.expired(m, t.ts) {
 				return false
@@ -44,14 +45,14 @@ func (s *Service) QueryItemsInRange(ctx context.Context, ref CollectionRef, rng 
 				return false
 			}
 			return c.inEPKRange(pk, rng)
-		})
+		}, &st)
 		if err == nil {
 			err = kerr
 		}
 		if err != nil {
 			return err
 		}
-		res, err := q.runWith(docs, params, t.udfs(db, coll))
+		res, err := q.runBodies(docs, params, t.udfs(db, coll), st.bodies)
 		if err != nil {
 			return err
 		}

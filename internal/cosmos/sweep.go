@@ -43,7 +43,7 @@ func (s *Service) SweepExpired(ctx context.Context) (int, error) {
 				if def, ok := c.defaultTTL(); !ok || def == 0 {
 					continue
 				}
-				docs, err := scanDocs(t.rd, itemsPrefix(db, coll), func(m map[string]any) bool { return c.expired(m, t.ts) })
+				docs, err := scanDocs(t.rd, itemsPrefix(db, coll), func(m map[string]any) bool { return c.expired(m, t.ts) }, nil)
 				if err != nil {
 					return err
 				}

@@ -98,14 +98,8 @@ func startKillable(t *testing.T, bin, dataDir string) (*servertest.Process, *ser
 // statusOf returns the HTTP status of an SDK error (0 if none).
 var statusOf = testkit.StatusOf
 
-func mustJSON(t testing.TB, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// mustJSON is v as JSON, failing t when it cannot be.
+var mustJSON = testkit.JSON
 
 func decode(t testing.TB, b []byte) map[string]any {
 	t.Helper()

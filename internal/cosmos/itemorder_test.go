@@ -136,7 +136,7 @@ func TestOrderedBodyFallsBack(t *testing.T) {
 // nested ones too. An item nested in a result (the payload of the ORDER
 // BY queries the SDKs send across partitions), and an object or array
 // taken whole from one, are as the item stores them, as SELECT * answers
-// it. Before, every object but a whole item was answered sorted by name.
+// it and as the FROM reference's example answers a nested object. Before, every object but a whole item was answered sorted by name.
 func TestProjectionPropertyOrder(t *testing.T) {
 	s, _ := newTestService(t, "")
 	ctx := context.Background()
@@ -155,6 +155,21 @@ func TestProjectionPropertyOrder(t *testing.T) {
 	f, err := s.QueryItems(ctx, ref, pkOf(t, "q"), q, nil)
 	if want := `{"name":"Parker McLean","team":"Field sales","phone":"206-555-0147"}`; err != nil || len(f.Items) != 1 || string(f.Items[0]) != want {
 		t.Errorf("the reference's example answered %s, %v; want %s", f.Items, err, want)
+	}
+	// An object taken whole from an item keeps the item's order: the FROM
+	// reference's example answers SELECT * FROM employees.employment e
+	// with hireDateTime, weeklyHours, team, as its items store them
+	// (Azure-Samples/cosmos-db-nosql-query-samples, scripts/from-field).
+	if _, err := s.CreateItem(ctx, ref, "", []byte(`{"id":"6339549442","pk":"r","name":"Cris Barros","employment":{"hireDateTime":"2023-01-01T06:30:00.000Z","weeklyHours":40,"team":"Retail support"}}`), ItemOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	q, err = ParseQuery(`SELECT * FROM employees.employment e WHERE e.team = "Retail support"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err = s.QueryItems(ctx, ref, pkOf(t, "r"), q, nil)
+	if want := `{"hireDateTime":"2023-01-01T06:30:00.000Z","weeklyHours":40,"team":"Retail support"}`; err != nil || len(f.Items) != 1 || string(f.Items[0]) != want {
+		t.Errorf("the FROM reference's example answered %s, %v; want %s", f.Items, err, want)
 	}
 	for _, c := range []struct{ text, want string }{
 		{"SELECT c.zeta, c.alpha, c.id FROM c WHERE c.pk = 'p'", `{"zeta":1,"alpha":"x","id":"a"}`},

@@ -176,9 +176,10 @@ func (t *Tx) getMessages(acct, queue string, n int, visibility time.Duration, st
 // Gets left (see headCache), and passes over the messages concurrent
 // Gets of this process are taking without reading them (claimTable), so
 // that consumers competing for one queue take different messages instead
-// of all reading its first ones and all but one running again. It may
-// answer fewer messages than are visible, or none, while other Gets are
-// taking them and looking again has not found others, as Azure may.
+// of all reading its first ones and all but one running again. A Get
+// that finds every visible message being taken by other Gets waits for
+// them and looks again, as it would have run again had it conflicted
+// with them (maxClaimWaits).
 func (s *Service) GetMessages(ctx context.Context, acct, queue string, n int, visibility time.Duration) ([]Message, error) {
 	began := s.clock()
 	start := s.heads.start(acct, queue, began)

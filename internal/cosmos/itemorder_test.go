@@ -136,7 +136,8 @@ func TestOrderedBodyFallsBack(t *testing.T) {
 // nested ones too. An item nested in a result (the payload of the ORDER
 // BY queries the SDKs send across partitions), and an object or array
 // taken whole from one, are as the item stores them, as SELECT * answers
-// it and as the FROM reference's example answers a nested object. Before, every object but a whole item was answered sorted by name.
+// it and as the FROM reference's example answers a nested object.
+// Before, every object but a whole item was answered sorted by name.
 func TestProjectionPropertyOrder(t *testing.T) {
 	s, _ := newTestService(t, "")
 	ctx := context.Background()

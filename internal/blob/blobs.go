@@ -47,7 +47,13 @@ func (t *Tx) putBlob(p *payload, h ContentHeaders, meta azhttp.Metadata, tags Ta
 	if h.ContentMD5 == nil {
 		h.ContentMD5 = p.MD5
 	}
-	old, err := t.blobForWrite(p.Owner.acct, p.Owner.container, p.Owner.name, conditions.Create, pre)
+	// The uncommitted blocks go with the write: read them first, which
+	// also says whether a blob without a record may hold a lease.
+	blocks, err := loadBlocks(t.r, p.Owner.acct, p.Owner.container, p.Owner.name)
+	if err != nil {
+		return nil, err
+	}
+	old, err := t.blobForWriteKnowing(p.Owner.acct, p.Owner.container, p.Owner.name, conditions.Create, pre, presenceOf(len(blocks) > 0))
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +72,7 @@ func (t *Tx) putBlob(p *payload, h ContentHeaders, meta azhttp.Metadata, tags Ta
 	if err := pre.Encryption.apply(t, p.Owner.acct, p.Owner.container, rec); err != nil {
 		return nil, err
 	}
-	if err := commitContent(t.tx, p.Owner.acct, p.Owner.container, p.Owner.name, old, rec, extents); err != nil {
+	if err := commitWithBlocks(t.tx, p.Owner.acct, p.Owner.container, p.Owner.name, old, rec, extents, blocks); err != nil {
 		return nil, err
 	}
 	return rec, nil
@@ -75,6 +81,13 @@ func (t *Tx) putBlob(p *payload, h ContentHeaders, meta azhttp.Metadata, tags Ta
 // blobForWrite loads a blob for a write under pre: the container must
 // exist; the blob may not.
 func (t *Tx) blobForWrite(acct, container, name string, kind conditions.Kind, pre Preconditions) (*Blob, error) {
+	return t.blobForWriteKnowing(acct, container, name, kind, pre, blocksUnknown)
+}
+
+// blobForWriteKnowing is blobForWrite for a caller that knows whether the
+// blob has uncommitted blocks: a blob without a record is checked against
+// their lease, which it can hold only with them.
+func (t *Tx) blobForWriteKnowing(acct, container, name string, kind conditions.Kind, pre Preconditions, blocks blockPresence) (*Blob, error) {
 	if err := requireContainer(t.r, acct, container); err != nil {
 		return nil, err
 	}
@@ -82,7 +95,14 @@ func (t *Tx) blobForWrite(acct, container, name string, kind conditions.Kind, pr
 	if err != nil {
 		return nil, err
 	}
-	return old, t.checkBlob(pre, kind, old)
+	if old != nil {
+		return old, t.checkBlob(pre, kind, old)
+	}
+	l, err := placeholderLease(t.r, acct, container, name, blocks)
+	if err != nil {
+		return nil, err
+	}
+	return nil, t.checkBlobLease(pre, kind, nil, l)
 }
 
 // findBlob loads a blob (or one of its snapshots) that must exist, in a
@@ -173,6 +193,15 @@ func commitWithBlocks(tx kv.Txn, acct, container, name string, old, rec *Blob, e
 		if !keep[b.Data] {
 			doomed[b.Data] = true
 		}
+	}
+	if old == nil && len(blocks) > 0 {
+		// The record takes over the lease of the blocks' placeholder,
+		// which clearBlocks deletes.
+		l, err := placeholderLease(tx, acct, container, name, someBlocks)
+		if err != nil {
+			return err
+		}
+		rec.Lease = l
 	}
 	// Point deletes of the old keys (a page holds many extents): most
 	// writes replace nothing or a few keys, and a range tombstone per write
@@ -327,7 +356,7 @@ func (t *Tx) DeleteBlob(ref Ref, snaps DeleteSnapshots, pre Preconditions) error
 		// A blob of uncommitted blocks only is deleted with them
 		// (@azure/storage-blob's recording "listBlobsFlat to list
 		// uncommitted blobs" deletes three such blobs: 202 each).
-		return t.deleteUncommitted(acct, container, name, err)
+		return t.deleteUncommitted(acct, container, name, pre, err)
 	}
 	if err != nil {
 		return err
@@ -365,13 +394,20 @@ func (t *Tx) DeleteBlob(ref Ref, snaps DeleteSnapshots, pre Preconditions) error
 
 // deleteUncommitted deletes the uncommitted blocks of a blob that has no
 // record, and the data they alone hold; notFound when it has none.
-func (t *Tx) deleteUncommitted(acct, container, name string, notFound error) error {
+func (t *Tx) deleteUncommitted(acct, container, name string, pre Preconditions, notFound error) error {
 	blocks, err := loadBlocks(t.tx, acct, container, name)
 	if err != nil {
 		return err
 	}
 	if len(blocks) == 0 {
 		return notFound
+	}
+	l, err := placeholderLease(t.tx, acct, container, name, someBlocks)
+	if err != nil {
+		return err
+	}
+	if err := l.CheckUse(t.now, pre.LeaseID, true); err != nil {
+		return azerr.LeaseError(err, azerr.BlobLeaseCodes)
 	}
 	doomed := make(map[uint64]bool, len(blocks))
 	for _, b := range blocks {

@@ -54,10 +54,14 @@ func countBlock(tx kv.Txn, acct, container, name string, id []byte, exact bool) 
 	return c.Add(tx, id, 1)
 }
 
-// clearBlocks removes every uncommitted block record of the blob and its
-// count: two range deletes, however many blocks there are.
+// clearBlocks removes every uncommitted block record of the blob, their
+// count and the lease of a blob that had only them: two range deletes and
+// a point delete, however many blocks there are.
 func clearBlocks(tx kv.Txn, acct, container, name string) error {
 	if err := kv.DeletePrefixes(tx, blocksPrefix(acct, container, name)); err != nil {
+		return err
+	}
+	if err := tx.Delete(placeholderLeaseKey(acct, container, name)); err != nil {
 		return err
 	}
 	return blockCount(acct, container, name).Clear(tx)

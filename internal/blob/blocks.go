@@ -9,6 +9,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
 // Azure's block limits.
@@ -50,15 +51,19 @@ func (s *Service) PutBlock(ctx context.Context, ref Ref, id []byte, c Content, l
 	}
 	w, err := s.upload(ctx, acct, container, name, c, func(t *Tx, p *payload) error {
 		tx := t.tx
-		current, err := t.blobForWrite(p.Owner.acct, p.Owner.container, p.Owner.name, conditions.Write, Preconditions{LeaseID: leaseID})
+		first, err := firstBlockID(tx, p.Owner.acct, p.Owner.container, p.Owner.name)
+		if err != nil {
+			return err
+		}
+		current, err := t.blobForWriteKnowing(p.Owner.acct, p.Owner.container, p.Owner.name, conditions.Write, Preconditions{LeaseID: leaseID}, presenceOf(first != nil))
 		if err != nil {
 			return err
 		}
 		if current != nil && current.Type != blockBlob {
 			return azerr.ErrInvalidBlobType
 		}
-		if err := checkBlockIDLength(tx, p.Owner.acct, p.Owner.container, p.Owner.name, id); err != nil {
-			return err
+		if first != nil && len(first) != len(id) {
+			return errBlockIDLength
 		}
 		var replaced block
 		found, err := record.Load(tx, blockKey(p.Owner.acct, p.Owner.container, p.Owner.name, id), &replaced)
@@ -85,31 +90,11 @@ func (s *Service) PutBlock(ctx context.Context, ref Ref, id []byte, c Content, l
 	return w, nil
 }
 
-// checkBlockIDLength enforces Azure's rule that the uncommitted block IDs
-// of a blob have one length, comparing with the first of them. The
+// errBlockIDLength enforces Azure's rule that the uncommitted block IDs
+// of a blob have one length, compared with the first of them. The
 // committed blocks do not count: Azure stages 3-byte IDs on a blob
 // committed with a 4-byte one (go-azblob-TestBlobPutBlockListModifyBlob).
-func checkBlockIDLength(tx kv.Txn, acct, container, name string, id []byte) error {
-	p := blocksPrefix(acct, container, name)
-	var other []byte
-	err := tx.Scan(p, kv.PrefixEnd(p), func(k, _ []byte) error {
-		rd, err := tuple.NewReader(k, len(p))
-		if err == nil {
-			other, err = rd.Bytes()
-		}
-		if err != nil {
-			return err
-		}
-		return kv.ErrStopScan
-	})
-	if err != nil {
-		return err
-	}
-	if other != nil && len(other) != len(id) {
-		return azerr.ErrInvalidBlobOrBlock.WithMessage("The specified blob or block content is invalid. All block IDs of a blob must have the same length.")
-	}
-	return nil
-}
+var errBlockIDLength = azerr.ErrInvalidBlobOrBlock.WithMessage("The specified blob or block content is invalid. All block IDs of a blob must have the same length.")
 
 // BlockList names which list a Put Block List entry is taken from.
 type BlockList int
@@ -136,7 +121,11 @@ func (s *Service) PutBlockList(ctx context.Context, ref Ref, refs []BlockRef, o 
 	var out *Blob
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
 		t := s.In(tx)
-		old, err := t.blobForWrite(acct, container, name, conditions.Create, pre)
+		blocks, err := loadBlocks(tx, acct, container, name)
+		if err != nil {
+			return err
+		}
+		old, err := t.blobForWriteKnowing(acct, container, name, conditions.Create, pre, presenceOf(len(blocks) > 0))
 		if err != nil {
 			return err
 		}
@@ -154,10 +143,6 @@ func (s *Service) PutBlockList(ctx context.Context, ref Ref, refs []BlockRef, o 
 					committed[string(e.BlockID)] = e
 				}
 			}
-		}
-		blocks, err := loadBlocks(tx, acct, container, name)
-		if err != nil {
-			return err
 		}
 		uncommitted := make(map[string]BlockInfo, len(blocks))
 		var staged time.Time
@@ -243,10 +228,14 @@ func (s *Service) GetBlockList(ctx context.Context, ref Ref, o GetBlockListOptio
 		if out.Record != nil && out.Record.Type != blockBlob {
 			return azerr.ErrInvalidBlobType
 		}
+		var held lease.Lease
 		if out.Record != nil {
-			if err := out.Record.Lease.CheckUse(s.clock(), o.LeaseID, false); err != nil {
-				return azerr.LeaseError(err, azerr.BlobLeaseCodes)
-			}
+			held = out.Record.Lease
+		} else if held, err = placeholderLease(r, acct, container, name, someBlocks); err != nil {
+			return err
+		}
+		if err := held.CheckUse(s.clock(), o.LeaseID, false); err != nil {
+			return azerr.LeaseError(err, azerr.BlobLeaseCodes)
 		}
 		if uncommitted {
 			out.Uncommitted = blocks

@@ -10,6 +10,7 @@ import (
 	"github.com/cerulean-db/cerulean/internal/kv/counter"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
 // blobID names a blob across accounts and containers.
@@ -34,6 +35,7 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 		snapExts:   map[blobID]map[string][]extent{},
 		blocks:     map[blobID]int64{},
 		counts:     map[blobID]int64{},
+		leased:     map[blobID]bool{},
 		Checker:    *extentstore.NewChecker(objects),
 		tagIndex:   map[blobID]Tags{},
 		kept:       newKeptChecker(),
@@ -49,6 +51,7 @@ type checker struct {
 	snapExts   map[blobID]map[string][]extent
 	blocks     map[blobID]int64
 	counts     map[blobID]int64
+	leased     map[blobID]bool // blobs with a placeholder lease
 	tagIndex   map[blobID]Tags // the tag index entries of each blob
 	kept       *keptChecker    // versions and soft-deleted data (check_kept.go)
 	// Checker checks the data objects and holds every violation.
@@ -104,6 +107,12 @@ func (c *checker) account(k, v []byte) error {
 		c.Ref(b, blk.Data, fmt.Sprintf("uncommitted block %q of %s", id, b), blk.Size)
 	case 'k':
 		c.counts[b] += counter.Decode(v)
+	case 'l':
+		var l lease.Lease
+		if err := record.Decode(v, &l); err != nil {
+			return err
+		}
+		c.leased[b] = true
 	case 'd':
 		data, idx := f.Uint(), f.Uint()
 		if err := f.Err(); err != nil {
@@ -192,6 +201,14 @@ func (c *checker) verify() {
 	for b, n := range c.blocks {
 		if c.counts[b] != n {
 			c.Fail("%s: %d uncommitted blocks counted as %d", b, n, c.counts[b])
+		}
+	}
+	for b := range c.leased {
+		switch {
+		case c.blobs[b] != nil:
+			c.Fail("%s: a placeholder lease beside the blob's record", b)
+		case c.blocks[b] == 0:
+			c.Fail("%s: a placeholder lease without uncommitted blocks", b)
 		}
 	}
 	for b, n := range c.counts {

@@ -73,7 +73,7 @@ func retiredAlias(name, version string) string { return softdelete.Alias(name, v
 
 // movedTags are the key families that move with a retired container; its
 // tag index ("t") is dropped instead and rebuilt on restore.
-var movedTags = []string{"o", "x", "u", "k", "d", "n", "z", "v", "w"}
+var movedTags = []string{"o", "x", "u", "k", "l", "d", "n", "z", "v", "w"}
 
 // retireContainer soft-deletes the container c; the caller's commit hides
 // it, and finishMoves moves its keys to the alias.

@@ -72,6 +72,12 @@ func uncommittedPrefix(acct, container string) tuple.Key {
 	return accountKey(acct).Raw("u").Str(container)
 }
 
+// placeholderLeaseKey holds the lease of a blob that has uncommitted
+// blocks only (placeholder.go).
+func placeholderLeaseKey(acct, container, name string) tuple.Key {
+	return accountKey(acct).Raw("l").Str(container).Str(name)
+}
+
 // blockCountPrefix holds the shards of the blob's uncommitted block
 // count (blockcount.go).
 func blockCountPrefix(acct, container, name string) tuple.Key {
@@ -104,7 +110,7 @@ func tagIndexPrefix(acct, container string) tuple.Key {
 // (deleteContainerKeys).
 func containerRanges(acct, container string) [][2][]byte {
 	var out [][2][]byte
-	for _, tag := range []string{"o", "x", "u", "k", "n", "z", "t", "v", "w"} {
+	for _, tag := range []string{"o", "x", "u", "k", "l", "n", "z", "t", "v", "w"} {
 		p := accountKey(acct).Raw(tag).Str(container)
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}
@@ -133,7 +139,7 @@ func deleteContainerKeys(tx kv.Txn, acct, container string) error {
 
 // blobRanges are every key range that belongs to one blob and its
 // snapshots besides the blob's record and its data objects, which
-// deleteBlobKeys drops.
+// deleteBlobKeys drops. A blob with a record has no placeholder lease.
 func blobRanges(acct, container, name string) [][2][]byte {
 	var out [][2][]byte
 	for _, tag := range []string{"x", "u", "k", "n", "z"} {

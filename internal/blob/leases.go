@@ -10,15 +10,26 @@ import (
 	"github.com/cerulean-db/cerulean/internal/lease"
 )
 
-// LeaseBlob runs a lease operation on a blob. Leasing never changes the
+// LeaseBlob runs a lease operation on a blob, or on a blob of
+// uncommitted blocks only (placeholder.go). Leasing never changes the
 // blob's ETag or Last-Modified.
 func (s *Service) LeaseBlob(ctx context.Context, ref Ref, req lease.Request, cond conditions.Conditions, ifTags *TagCondition) (*lease.Outcome, error) {
 	acct, container, name := ref.Account, ref.Container, ref.Name
 	var out *lease.Outcome
 	err := s.store.Update(ctx, func(tx kv.Txn) error {
-		b, err := findBlob(tx, acct, container, name, "")
+		if err := requireContainer(tx, acct, container); err != nil {
+			return err
+		}
+		b, err := loadBlob(tx, acct, container, name)
 		if err != nil {
 			return err
+		}
+		if b == nil {
+			out, err = s.leasePlaceholder(tx, acct, container, name, req, cond, ifTags, azerr.ErrBlobNotFound)
+			return err
+		}
+		if !b.Deleted.IsZero() {
+			return azerr.ErrBlobNotFound
 		}
 		if err := check(cond, conditions.Write, b.state(), azerr.ErrConditionNotMet); err != nil {
 			return err

@@ -92,6 +92,14 @@ func (t *Tx) checkBlob(pre Preconditions, kind conditions.Kind, b *Blob) error {
 	var l lease.Lease
 	if b != nil {
 		l = b.Lease
+	}
+	return t.checkBlobLease(pre, kind, b, l)
+}
+
+// checkBlobLease is checkBlob with the lease to check, which for a blob
+// that has no record is that of its uncommitted blocks (placeholder.go).
+func (t *Tx) checkBlobLease(pre Preconditions, kind conditions.Kind, b *Blob, l lease.Lease) error {
+	if b != nil {
 		if pre.CreateOnly {
 			return azerr.ErrAuthorizationPermissionMismatch
 		}

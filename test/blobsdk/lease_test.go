@@ -312,3 +312,103 @@ func TestLeaseErrors(t *testing.T) {
 }
 
 func p0(p *azcore.ETag) azcore.ETag { return etagOf(p) }
+
+// TestLeaseOfUncommittedBlob: a blob of uncommitted blocks only can be
+// leased. Azure answers the acquire 201 with the placeholder's ETag
+// "0x701CE1722770000" and Last-Modified 1601-01-01, and commits the block
+// list that names the lease (test/parity recording
+// net-BlockBlobClientTests-CommitBlockListAsync_Lease); a block list naming
+// a lease the blob does not hold fails 412 LeaseNotPresentWithBlobOperation
+// (net-BlockBlobClientTests-CommitBlockListAsync_LeaseFail). The lease
+// then guards the blob as a committed blob's does, and the blob keeps it
+// once committed.
+func TestLeaseOfUncommittedBlob(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cc := f.createContainer(cname("lease-uncommitted"), nil)
+	bb := cc.NewBlockBlobClient("staged")
+	_, err := bb.StageBlock(t.Context(), blockID(1), rsc([]byte("one")), nil)
+	must(t, err, "StageBlock")
+
+	lc := blobLease(t, bb, "")
+	acq, err := lc.AcquireLease(t.Context(), -1, nil)
+	must(t, err, "AcquireLease on a blob of uncommitted blocks")
+	if got := string(etagOf(acq.ETag)); got != `"0x701CE1722770000"` {
+		t.Errorf("acquire ETag %s, want the placeholder's \"0x701CE1722770000\"", got)
+	}
+	if lm := acq.LastModified; lm == nil || !lm.Equal(time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("acquire Last-Modified %v, want 1601-01-01", lm)
+	}
+	_, err = bb.GetProperties(t.Context(), nil)
+	mustErr(t, err, http.StatusNotFound, bloberror.BlobNotFound, "properties of a leased blob with no committed content")
+
+	mine := &blob.LeaseAccessConditions{LeaseID: lc.LeaseID()}
+	_, err = bb.StageBlock(t.Context(), blockID(2), rsc([]byte("two")), nil)
+	mustErr(t, err, http.StatusPreconditionFailed, bloberror.LeaseIDMissing, "stage block without the lease id")
+	_, err = bb.StageBlock(t.Context(), blockID(2), rsc([]byte("two")), &blockblob.StageBlockOptions{LeaseAccessConditions: mine})
+	must(t, err, "stage block with the lease id")
+	_, err = bb.Upload(t.Context(), rsc([]byte("intruder")), nil)
+	mustErr(t, err, http.StatusPreconditionFailed, bloberror.LeaseIDMissing, "put blob without the lease id")
+	_, err = bb.CommitBlockList(t.Context(), []string{blockID(1), blockID(2)}, nil)
+	mustErr(t, err, http.StatusPreconditionFailed, bloberror.LeaseIDMissing, "commit without the lease id")
+	_, err = bb.Delete(t.Context(), nil)
+	mustErr(t, err, http.StatusPreconditionFailed, bloberror.LeaseIDMissing, "delete without the lease id")
+
+	_, err = bb.CommitBlockList(t.Context(), []string{blockID(1), blockID(2)}, &blockblob.CommitBlockListOptions{AccessConditions: &blob.AccessConditions{LeaseAccessConditions: mine}})
+	must(t, err, "commit with the lease id")
+	expectContent(t, bb.BlobClient(), []byte("onetwo"), "committed under the lease")
+	p := props(t, bb.BlobClient())
+	if deref(p.LeaseState) != lease.StateTypeLeased || deref(p.LeaseDuration) != lease.DurationTypeInfinite {
+		t.Fatalf("committed blob: lease state %v duration %v, want leased, infinite", deref(p.LeaseState), deref(p.LeaseDuration))
+	}
+	_, err = bb.Upload(t.Context(), rsc([]byte("intruder")), nil)
+	mustErr(t, err, http.StatusPreconditionFailed, bloberror.LeaseIDMissing, "overwrite of the committed blob without the lease id")
+	_, err = lc.ReleaseLease(t.Context(), nil)
+	must(t, err, "ReleaseLease of the committed blob")
+
+	// A block list naming a lease that a blob of uncommitted blocks does
+	// not hold.
+	other := cc.NewBlockBlobClient("unleased")
+	_, err = other.StageBlock(t.Context(), blockID(1), rsc([]byte("x")), nil)
+	must(t, err, "StageBlock")
+	stranger := &blob.LeaseAccessConditions{LeaseID: ptr("00000000-0000-0000-0000-000000000001")}
+	_, err = other.CommitBlockList(t.Context(), []string{blockID(1)}, &blockblob.CommitBlockListOptions{AccessConditions: &blob.AccessConditions{LeaseAccessConditions: stranger}})
+	mustErr(t, err, http.StatusPreconditionFailed, bloberror.LeaseNotPresentWithBlobOperation, "commit naming a lease the blob does not hold")
+
+	// Released before the commit, the lease leaves the blob free; deleting
+	// the blocks takes a held lease with them.
+	third := cc.NewBlockBlobClient("released")
+	_, err = third.StageBlock(t.Context(), blockID(1), rsc([]byte("x")), nil)
+	must(t, err, "StageBlock")
+	tl := blobLease(t, third, "")
+	_, err = tl.AcquireLease(t.Context(), 15, nil)
+	must(t, err, "AcquireLease")
+	_, err = tl.ReleaseLease(t.Context(), nil)
+	must(t, err, "ReleaseLease of a blob of uncommitted blocks")
+	_, err = third.CommitBlockList(t.Context(), []string{blockID(1)}, nil)
+	must(t, err, "commit after release")
+	if p := props(t, third.BlobClient()); deref(p.LeaseState) != lease.StateTypeAvailable {
+		t.Fatalf("released before the commit: lease state %v", deref(p.LeaseState))
+	}
+	fourth := cc.NewBlockBlobClient("deleted")
+	_, err = fourth.StageBlock(t.Context(), blockID(1), rsc([]byte("x")), nil)
+	must(t, err, "StageBlock")
+	fl := blobLease(t, fourth, "")
+	_, err = fl.AcquireLease(t.Context(), -1, nil)
+	must(t, err, "AcquireLease")
+	_, err = fourth.Delete(t.Context(), &blob.DeleteOptions{AccessConditions: &blob.AccessConditions{LeaseAccessConditions: &blob.LeaseAccessConditions{LeaseID: fl.LeaseID()}}})
+	must(t, err, "delete the uncommitted blocks with the lease id")
+	_, err = fourth.StageBlock(t.Context(), blockID(1), rsc([]byte("y")), nil)
+	must(t, err, "stage again once the blocks and their lease are gone")
+
+	// Deleting the container takes a held lease of uncommitted blocks
+	// with it. The server's stored invariants, checked as it stops, hold
+	// that every such lease has blocks, and no record, beside it.
+	left := cc.NewBlockBlobClient("left")
+	_, err = left.StageBlock(t.Context(), blockID(1), rsc([]byte("x")), nil)
+	must(t, err, "StageBlock")
+	_, err = blobLease(t, left, "").AcquireLease(t.Context(), -1, nil)
+	must(t, err, "AcquireLease")
+	_, err = cc.Delete(t.Context(), nil)
+	must(t, err, "Delete Container")
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 
@@ -174,7 +175,15 @@ func TestContainerSoftDelete(t *testing.T) {
 	cc := f.createContainer(name, &container.CreateOptions{Metadata: map[string]*string{"team": ptr("blue")}})
 	data := randBytes(4, 20<<10)
 	upload(t, cc.NewBlockBlobClient("a/b"), data, nil)
-	_, err := cc.Delete(t.Context(), nil)
+	// A blob of uncommitted blocks, leased: its blocks and lease go and
+	// come back with the container.
+	staged := cc.NewBlockBlobClient("staged")
+	_, err := staged.StageBlock(t.Context(), blockID(1), rsc([]byte("s")), nil)
+	must(t, err, "StageBlock")
+	stagedLease := blobLease(t, staged, "")
+	_, err = stagedLease.AcquireLease(t.Context(), -1, nil)
+	must(t, err, "AcquireLease on a blob of uncommitted blocks")
+	_, err = cc.Delete(t.Context(), nil)
 	must(t, err, "Delete Container")
 	_, err = cc.GetProperties(t.Context(), nil)
 	mustErr(t, err, http.StatusNotFound, bloberror.ContainerNotFound, "a soft-deleted container")
@@ -212,6 +221,10 @@ func TestContainerSoftDelete(t *testing.T) {
 	_, err = f.svc.RestoreContainer(t.Context(), name, version, nil)
 	must(t, err, "Restore Container")
 	expectContent(t, cc.NewBlockBlobClient("a/b").BlobClient(), data, "a blob of the restored container")
+	_, err = staged.CommitBlockList(t.Context(), []string{blockID(1)}, nil)
+	mustErr(t, err, http.StatusPreconditionFailed, bloberror.LeaseIDMissing, "commit of the restored uncommitted blob without its lease")
+	_, err = staged.CommitBlockList(t.Context(), []string{blockID(1)}, &blockblob.CommitBlockListOptions{AccessConditions: &blob.AccessConditions{LeaseAccessConditions: &blob.LeaseAccessConditions{LeaseID: stagedLease.LeaseID()}}})
+	must(t, err, "commit of the restored uncommitted blob with its lease")
 	cp, err := cc.GetProperties(t.Context(), nil)
 	must(t, err, "Get Container Properties after the restore")
 	if v, ok := metaLookup(cp.Metadata, "team"); !ok || v != "blue" {
@@ -222,10 +235,22 @@ func TestContainerSoftDelete(t *testing.T) {
 
 	// A live container of the name refuses a restore; a new container of
 	// the name starts empty, and deleting it keeps a second generation.
+	again := cc.NewBlockBlobClient("staged-again")
+	_, err = again.StageBlock(t.Context(), blockID(1), rsc([]byte("s")), nil)
+	must(t, err, "StageBlock")
+	_, err = blobLease(t, again, "").AcquireLease(t.Context(), -1, nil)
+	must(t, err, "AcquireLease on a blob of uncommitted blocks")
 	_, err = cc.Delete(t.Context(), nil)
 	must(t, err, "Delete Container again")
 	version = *listDeleted()[0].Version
 	cc2 := f.createContainer(name, nil)
+	// The retired container's blob of uncommitted blocks took its lease
+	// along: the blob of that name in the new container is free.
+	again2 := cc2.NewBlockBlobClient("staged-again")
+	_, err = again2.StageBlock(t.Context(), blockID(1), rsc([]byte("n")), nil)
+	must(t, err, "StageBlock in the new container")
+	_, err = again2.CommitBlockList(t.Context(), []string{blockID(1)}, nil)
+	must(t, err, "commit without a lease in the new container")
 	_, err = f.svc.RestoreContainer(t.Context(), name, version, nil)
 	mustErr(t, err, http.StatusConflict, bloberror.ContainerAlreadyExists, "Restore Container over a live container")
 	_, err = cc2.NewBlockBlobClient("a/b").GetProperties(t.Context(), nil)

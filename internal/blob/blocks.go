@@ -90,10 +90,11 @@ func (s *Service) PutBlock(ctx context.Context, ref Ref, id []byte, c Content, l
 	return w, nil
 }
 
-// errBlockIDLength enforces Azure's rule that the uncommitted block IDs
-// of a blob have one length, compared with the first of them. The
-// committed blocks do not count: Azure stages 3-byte IDs on a blob
-// committed with a 4-byte one (go-azblob-TestBlobPutBlockListModifyBlob).
+// errBlockIDLength refuses a block whose ID is not as long as the blob's
+// first uncommitted block's: Azure's rule is that the uncommitted block
+// IDs of a blob have one length. The committed blocks do not count: Azure
+// stages 3-byte IDs on a blob committed with a 4-byte one
+// (go-azblob-TestBlobPutBlockListModifyBlob).
 var errBlockIDLength = azerr.ErrInvalidBlobOrBlock.WithMessage("The specified blob or block content is invalid. All block IDs of a blob must have the same length.")
 
 // BlockList names which list a Put Block List entry is taken from.

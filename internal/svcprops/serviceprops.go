@@ -24,6 +24,25 @@ type ServiceProperties struct {
 	DefaultServiceVersion string            `xml:"DefaultServiceVersion,omitempty"`
 	DeleteRetentionPolicy *RetentionXML     `xml:"DeleteRetentionPolicy,omitempty"`
 	StaticWebsite         *StaticWebsiteXML `xml:"StaticWebsite,omitempty"`
+	ProtocolSettings      *ProtocolsXML     `xml:"ProtocolSettings,omitempty"`
+}
+
+// ProtocolsXML is the File service's ProtocolSettings element. Azure
+// answers it in every Get File Service Properties, SMB Multichannel off
+// until set, and some clients fail without it (the az CLI's Python
+// fileshare models need it for `az storage cors list`).
+type ProtocolsXML struct {
+	SMB *SMBXML `xml:"SMB,omitempty"`
+}
+
+// SMBXML is the SMB element of ProtocolSettings.
+type SMBXML struct {
+	Multichannel *MultichannelXML `xml:"Multichannel,omitempty"`
+}
+
+// MultichannelXML is the Multichannel element of the SMB settings.
+type MultichannelXML struct {
+	Enabled bool `xml:"Enabled"`
 }
 
 // RetentionXML is a retention policy element.
@@ -94,7 +113,11 @@ func DefaultServiceProperties(service string) ServiceProperties {
 		p.StaticWebsite = &StaticWebsiteXML{}
 	}
 	if service == "file" {
+		// Java's FileServiceApiTests.setAndGetProperties recording: a Get
+		// answers HourMetrics, MinuteMetrics, Cors and ProtocolSettings with
+		// Multichannel off, also after a Set that named no ProtocolSettings.
 		p.Logging = nil
+		p.ProtocolSettings = &ProtocolsXML{SMB: &SMBXML{Multichannel: &MultichannelXML{}}}
 	}
 	return p
 }
@@ -269,6 +292,9 @@ func (p *ServiceProperties) Merge(set ServiceProperties) {
 	}
 	if set.StaticWebsite != nil {
 		p.StaticWebsite = set.StaticWebsite
+	}
+	if set.ProtocolSettings != nil && set.ProtocolSettings.SMB != nil && set.ProtocolSettings.SMB.Multichannel != nil {
+		p.ProtocolSettings = &ProtocolsXML{SMB: &SMBXML{Multichannel: set.ProtocolSettings.SMB.Multichannel}}
 	}
 }
 

@@ -40,13 +40,16 @@ func (s *Store) Get(ctx context.Context, acct string) (ServiceProperties, error)
 }
 
 // Set overlays the elements present in set (last writer wins). Elements
-// that only the Blob service has are ignored elsewhere.
+// that only the Blob or the File service has are ignored elsewhere.
 func (s *Store) Set(ctx context.Context, acct string, set ServiceProperties) error {
 	if err := set.Validate(); err != nil {
 		return err
 	}
 	if s.service != "blob" {
 		set.DeleteRetentionPolicy, set.StaticWebsite = nil, nil
+	}
+	if s.service != "file" {
+		set.ProtocolSettings = nil
 	}
 	if s.service == "queue" && set.Cors != nil {
 		cors := &CorsXML{Rules: make([]CorsRuleXML, 0, len(set.Cors.Rules))}

@@ -41,7 +41,8 @@ jsdeps:
 # Python Cosmos SDK (python3-azure-cosmos, 3.1.1 on bookworm) for
 # test/cosmospy, Debian's Azure SDK for Python (python3-azure, with
 # azure-search-documents 11.4.0b3) for test/searchpy, PostgreSQL's server for the shared-database engine, and
-# Chromium, which test/console drives headless through playwright-core.
+# Chromium, which test/console drives headless through playwright-core,
+# and the az CLI (azure-cli) for test/azcli.
 # It installs only what is missing, and only as root with apt-get (CI);
 # elsewhere those tests skip.
 debtools:
@@ -51,11 +52,12 @@ debtools:
 	if ! /usr/bin/python3 -c 'import azure.search.documents' >/dev/null 2>&1; then pkgs="$$pkgs python3-azure"; fi; \
 	if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then pkgs="$$pkgs postgresql"; fi; \
 	if [ ! -x /usr/bin/chromium ]; then pkgs="$$pkgs chromium"; fi; \
+	if ! command -v az >/dev/null 2>&1; then pkgs="$$pkgs azure-cli"; fi; \
 	if [ -z "$$pkgs" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$pkgs; \
 	else \
-	  echo "missing and this is not root:$$pkgs; the SMB client, legacy Python SDK and console browser tests will skip"; \
+	  echo "missing and this is not root:$$pkgs; the SMB client, legacy Python SDK, console browser and az CLI tests will skip"; \
 	fi
 
 # race runs every test with the race detector. Unless

@@ -185,7 +185,7 @@ func TestBlobCommands(t *testing.T) {
 	want(t, "blobs listed", strings.Join(names(blobs), ","), "hello.txt")
 	var shown struct {
 		Properties struct {
-			ContentLength int64 `json:"contentLength"`
+			ContentLength int64  `json:"contentLength"`
 			BlobType      string `json:"blobType"`
 		} `json:"properties"`
 	}

@@ -33,16 +33,7 @@ type fixture struct {
 
 func smbclientPath(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath("smbclient")
-	if err != nil && os.Getenv("CI") != "" {
-		// CI installs it (make debtools): a skip there would hide
-		// that these tests never ran.
-		t.Fatal("smbclient is not installed, and CI must run these tests")
-	}
-	if err != nil {
-		t.Skip("smbclient is not installed (make debtools installs it)")
-	}
-	return p
+	return testkit.Tool(t, "smbclient", "smbclient")
 }
 
 func newFixture(t *testing.T) *fixture {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // tortureSuites are the smbtorture suites run against the server.
@@ -88,9 +90,7 @@ func runTorture(t *testing.T, f *fixture, suite string) (map[string]string, stri
 // but those in the known-failures list, each with its reason. CERULEAN_SMBTORTURE=<suite> runs one suite only, and
 // CERULEAN_SMBTORTURE_LOG=1 logs smbtorture's output when all is well too.
 func TestSmbtorture(t *testing.T) {
-	if _, err := exec.LookPath("smbtorture"); err != nil {
-		t.Skip("smbtorture is not installed (make debtools installs samba-testsuite)")
-	}
+	testkit.Tool(t, "smbtorture", "samba-testsuite")
 	if testing.Short() {
 		t.Skip("smbtorture suites take a while")
 	}

@@ -40,7 +40,8 @@ jsdeps:
 # samba-testsuite for smbtorture) for test/smbclient, the legacy
 # Python Cosmos SDK (python3-azure-cosmos, 3.1.1 on bookworm) for
 # test/cosmospy, Debian's Azure SDK for Python (python3-azure, with
-# azure-search-documents 11.4.0b3) for test/searchpy, PostgreSQL's server for the shared-database engine, and
+# azure-search-documents 11.4.0b3 and the Storage SDKs) for test/searchpy
+# and test/storagepy, PostgreSQL's server for the shared-database engine,
 # Chromium, which test/console drives headless through playwright-core,
 # and the az CLI (azure-cli) for test/azcli.
 # It installs only what is missing, and only as root with apt-get (CI);

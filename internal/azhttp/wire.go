@@ -72,6 +72,16 @@ func readXML(r *http.Request, v any) ([]byte, error) {
 	return body, nil
 }
 
+// WriteXMLBody sends body, an XML document without its declaration, as
+// WriteXML sends one it encoded.
+func WriteXMLBody(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/xml")
+	w.Header().Set("Content-Length", strconv.Itoa(len(xml.Header)+len(body)))
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, xml.Header)
+	_, _ = w.Write(body)
+}
+
 // WriteXML sends v as an XML response body with status.
 func WriteXML(w http.ResponseWriter, status int, v any) error {
 	x := xmlWriters.Get().(*xmlWriter)

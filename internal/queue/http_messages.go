@@ -14,7 +14,8 @@ func writeMessages(q *request, status int, msgs []Message, full bool) error {
 		doc.Messages = append(doc.Messages, messageToXML(m, full))
 	}
 	q.w.Header().Set("Cache-Control", "no-cache")
-	return azhttp.WriteXML(q.w, status, doc)
+	azhttp.WriteXMLBody(q.w, status, appendMessages(make([]byte, 0, 512), doc))
+	return nil
 }
 
 func (h *handler) putMessage(q *request) error {

@@ -98,6 +98,9 @@ func readMessageText(r *http.Request, optional bool) (*string, error) {
 }
 
 func parseMessageText(body []byte, optional bool) (*string, error) {
+	if text, ok := simpleMessageText(body); ok {
+		return &text, nil
+	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		if optional {
 			return nil, nil

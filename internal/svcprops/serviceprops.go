@@ -52,12 +52,13 @@ type RetentionXML struct {
 	AllowPermanentDelete *bool `xml:"AllowPermanentDelete,omitempty"`
 }
 
-// LoggingXML is the Logging element.
+// LoggingXML is the Logging element, its children in the order Azure
+// writes them (Version, Read, Write, Delete).
 type LoggingXML struct {
 	Version         string       `xml:"Version"`
-	Delete          bool         `xml:"Delete"`
 	Read            bool         `xml:"Read"`
 	Write           bool         `xml:"Write"`
+	Delete          bool         `xml:"Delete"`
 	RetentionPolicy RetentionXML `xml:"RetentionPolicy"`
 }
 
@@ -74,13 +75,15 @@ type CorsXML struct {
 	Rules []CorsRuleXML `xml:"CorsRule"`
 }
 
-// CorsRuleXML is one CorsRule, with comma-separated lists.
+// CorsRuleXML is one CorsRule, with comma-separated lists, its children
+// in the order Azure writes them (AllowedMethods, AllowedOrigins,
+// AllowedHeaders, ExposedHeaders, MaxAgeInSeconds).
 type CorsRuleXML struct {
-	AllowedOrigins  string `xml:"AllowedOrigins"`
 	AllowedMethods  string `xml:"AllowedMethods"`
-	MaxAgeInSeconds int    `xml:"MaxAgeInSeconds"`
-	ExposedHeaders  string `xml:"ExposedHeaders"`
+	AllowedOrigins  string `xml:"AllowedOrigins"`
 	AllowedHeaders  string `xml:"AllowedHeaders"`
+	ExposedHeaders  string `xml:"ExposedHeaders"`
+	MaxAgeInSeconds int    `xml:"MaxAgeInSeconds"`
 }
 
 // StaticWebsiteXML is the Blob service's StaticWebsite element.

@@ -1,6 +1,7 @@
 package svcprops
 
 import (
+	"encoding/xml"
 	"errors"
 	"strings"
 	"testing"
@@ -51,6 +52,35 @@ func TestServicePropertiesValidate(t *testing.T) {
 			t.Errorf("%s: %v, want valid", tc.name, err)
 		case tc.want != nil && !errors.Is(err, tc.want):
 			t.Errorf("%s: %v, want %s", tc.name, err, tc.want.Code)
+		}
+	}
+}
+
+// TestElementOrder: Get Service Properties writes Logging's and each
+// CorsRule's children in Azure's order. Azure's answers in the
+// recordings under test/parity/testdata (blob
+// go-storage-StorageSuite-TestSetServiceProperties.yaml, queue
+// net-ServiceClientTests-SetPropertiesAsync.json, table
+// go-aztables-TestSetCors.json) all write <Logging><Version>, Read, Write,
+// Delete, RetentionPolicy and <CorsRule><AllowedMethods>, AllowedOrigins,
+// AllowedHeaders, ExposedHeaders, MaxAgeInSeconds; the replay compares
+// elements by name, not by order, so it does not see this.
+func TestElementOrder(t *testing.T) {
+	days := 7
+	p := ServiceProperties{
+		Logging: &LoggingXML{Version: "1.0", Read: true, Write: true, Delete: true, RetentionPolicy: RetentionXML{Enabled: true, Days: &days}},
+		Cors: &CorsXML{Rules: []CorsRuleXML{{AllowedOrigins: "*", AllowedMethods: "GET,PUT", AllowedHeaders: "x-ms-meta-a", ExposedHeaders: "x-ms-meta-b", MaxAgeInSeconds: 500}}},
+	}
+	out, err := xml.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"<Logging><Version>1.0</Version><Read>true</Read><Write>true</Write><Delete>true</Delete><RetentionPolicy><Enabled>true</Enabled><Days>7</Days></RetentionPolicy></Logging>",
+		"<CorsRule><AllowedMethods>GET,PUT</AllowedMethods><AllowedOrigins>*</AllowedOrigins><AllowedHeaders>x-ms-meta-a</AllowedHeaders><ExposedHeaders>x-ms-meta-b</ExposedHeaders><MaxAgeInSeconds>500</MaxAgeInSeconds></CorsRule>",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("Get Service Properties writes\n%s\nwant it to hold\n%s", out, want)
 		}
 	}
 }

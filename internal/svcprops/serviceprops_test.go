@@ -69,7 +69,7 @@ func TestElementOrder(t *testing.T) {
 	days := 7
 	p := ServiceProperties{
 		Logging: &LoggingXML{Version: "1.0", Read: true, Write: true, Delete: true, RetentionPolicy: RetentionXML{Enabled: true, Days: &days}},
-		Cors: &CorsXML{Rules: []CorsRuleXML{{AllowedOrigins: "*", AllowedMethods: "GET,PUT", AllowedHeaders: "x-ms-meta-a", ExposedHeaders: "x-ms-meta-b", MaxAgeInSeconds: 500}}},
+		Cors:    &CorsXML{Rules: []CorsRuleXML{{AllowedOrigins: "*", AllowedMethods: "GET,PUT", AllowedHeaders: "x-ms-meta-a", ExposedHeaders: "x-ms-meta-b", MaxAgeInSeconds: 500}}},
 	}
 	out, err := xml.Marshal(p)
 	if err != nil {

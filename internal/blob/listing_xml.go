@@ -207,15 +207,14 @@ func (w *listingWriter) blob(x *blobXML) {
 		w.text("Content-Disposition", p.ContentDisposition)
 	}
 	w.textOmitEmpty("LastAccessTime", p.LastAccessTime)
-	w.text("BlobType", p.BlobType)
 	intIfSet(w, "x-ms-blob-sequence-number", p.SequenceNumber)
-	w.boolIfSet("Sealed", p.Sealed)
+	w.text("BlobType", p.BlobType)
 	w.textOmitEmpty("AccessTier", p.AccessTier)
 	w.boolOmitEmpty("AccessTierInferred", p.AccessTierInferred)
-	w.textOmitEmpty("AccessTierChangeTime", p.AccessTierChangeTime)
-	w.textOmitEmpty("SmartAccessTier", p.SmartAccessTier)
 	w.textOmitEmpty("ArchiveStatus", p.ArchiveStatus)
 	w.textOmitEmpty("RehydratePriority", p.RehydratePriority)
+	w.textOmitEmpty("AccessTierChangeTime", p.AccessTierChangeTime)
+	w.textOmitEmpty("SmartAccessTier", p.SmartAccessTier)
 	w.textOmitEmpty("LeaseStatus", p.LeaseStatus)
 	w.textOmitEmpty("LeaseState", p.LeaseState)
 	w.textOmitEmpty("LeaseDuration", p.LeaseDuration)
@@ -232,12 +231,9 @@ func (w *listingWriter) blob(x *blobXML) {
 	if p.TagCount != 0 {
 		w.int("TagCount", int64(p.TagCount))
 	}
+	w.boolIfSet("Sealed", p.Sealed)
 	w.close("Properties")
 	w.metadata(x.Metadata)
-	if x.OrMetadata != nil {
-		w.open("OrMetadata")
-		w.close("OrMetadata")
-	}
 	if x.Tags != nil {
 		w.open("Tags")
 		w.open("TagSet")
@@ -249,6 +245,10 @@ func (w *listingWriter) blob(x *blobXML) {
 		}
 		w.close("TagSet")
 		w.close("Tags")
+	}
+	if x.OrMetadata != nil {
+		w.open("OrMetadata")
+		w.close("OrMetadata")
 	}
 	w.close("Blob")
 }
@@ -277,13 +277,13 @@ func (w *listingWriter) containerList(d *containerListXML) {
 		w.text("LeaseState", p.LeaseState)
 		w.textOmitEmpty("LeaseDuration", p.LeaseDuration)
 		w.textOmitEmpty("PublicAccess", p.PublicAccess)
-		w.bool("HasImmutabilityPolicy", p.HasImmutabilityPolicy)
-		w.bool("HasLegalHold", p.HasLegalHold)
-		w.textOmitEmpty("DeletedTime", p.DeletedTime)
-		intIfSet(w, "RemainingRetentionDays", p.RemainingDays)
 		w.text("DefaultEncryptionScope", p.DefaultEncryptionScope)
 		w.bool("DenyEncryptionScopeOverride", p.DenyEncryptionScopeOverride)
+		w.bool("HasImmutabilityPolicy", p.HasImmutabilityPolicy)
+		w.bool("HasLegalHold", p.HasLegalHold)
 		w.boolIfSet("ImmutableStorageWithVersioningEnabled", p.ImmutableStorageWithVersioning)
+		w.textOmitEmpty("DeletedTime", p.DeletedTime)
+		intIfSet(w, "RemainingRetentionDays", p.RemainingDays)
 		w.close("Properties")
 		w.metadata(x.Metadata)
 		w.close("Container")

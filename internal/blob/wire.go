@@ -25,23 +25,23 @@ type containerXML struct {
 	Deleted    bool   `xml:"Deleted,omitempty"`
 	Version    string `xml:"Version,omitempty"`
 	Properties struct {
-		LastModified          string `xml:"Last-Modified"`
-		Etag                  string `xml:"Etag"`
-		LeaseStatus           string `xml:"LeaseStatus"`
-		LeaseState            string `xml:"LeaseState"`
-		LeaseDuration         string `xml:"LeaseDuration,omitempty"`
-		PublicAccess          string `xml:"PublicAccess,omitempty"`
-		HasImmutabilityPolicy bool   `xml:"HasImmutabilityPolicy"`
-		HasLegalHold          bool   `xml:"HasLegalHold"`
-		DeletedTime           string `xml:"DeletedTime,omitempty"`
-		RemainingDays         *int   `xml:"RemainingRetentionDays,omitempty"`
+		LastModified  string `xml:"Last-Modified"`
+		Etag          string `xml:"Etag"`
+		LeaseStatus   string `xml:"LeaseStatus"`
+		LeaseState    string `xml:"LeaseState"`
+		LeaseDuration string `xml:"LeaseDuration,omitempty"`
+		PublicAccess  string `xml:"PublicAccess,omitempty"`
 		// DefaultEncryptionScope and DenyEncryptionScopeOverride:
 		// http_encryption.go.
 		DefaultEncryptionScope      string `xml:"DefaultEncryptionScope"`
 		DenyEncryptionScopeOverride bool   `xml:"DenyEncryptionScopeOverride"`
+		HasImmutabilityPolicy       bool   `xml:"HasImmutabilityPolicy"`
+		HasLegalHold                bool   `xml:"HasLegalHold"`
 		// ImmutableStorageWithVersioning is listed (always false here)
 		// from immutableStorageVersion on.
-		ImmutableStorageWithVersioning *bool `xml:"ImmutableStorageWithVersioningEnabled,omitempty"`
+		ImmutableStorageWithVersioning *bool  `xml:"ImmutableStorageWithVersioningEnabled,omitempty"`
+		DeletedTime                    string `xml:"DeletedTime,omitempty"`
+		RemainingDays                  *int   `xml:"RemainingRetentionDays,omitempty"`
 	} `xml:"Properties"`
 	Metadata *azhttp.MetadataXML `xml:"Metadata,omitempty"`
 }
@@ -76,9 +76,9 @@ type blobXML struct {
 	HasVersionsOnly *bool               `xml:"HasVersionsOnly,omitempty"`
 	Properties      blobPropertiesXML   `xml:"Properties"`
 	Metadata        *azhttp.MetadataXML `xml:"Metadata,omitempty"`
+	Tags            *tagsXML            `xml:"Tags,omitempty"`
 	// OrMetadata (object replication) is listed empty when set.
 	OrMetadata *struct{} `xml:"OrMetadata,omitempty"`
-	Tags       *tagsXML  `xml:"Tags,omitempty"`
 }
 
 type blobPropertiesXML struct {
@@ -99,15 +99,14 @@ type blobPropertiesXML struct {
 	CacheControl         string  `xml:"Cache-Control"`
 	ContentDisposition   string  `xml:"Content-Disposition"`
 	LastAccessTime       string  `xml:"LastAccessTime,omitempty"`
-	BlobType             string  `xml:"BlobType"`
 	SequenceNumber       *int64  `xml:"x-ms-blob-sequence-number,omitempty"`
-	Sealed               *bool   `xml:"Sealed,omitempty"`
+	BlobType             string  `xml:"BlobType"`
 	AccessTier           string  `xml:"AccessTier,omitempty"`
 	AccessTierInferred   bool    `xml:"AccessTierInferred,omitempty"`
-	AccessTierChangeTime string  `xml:"AccessTierChangeTime,omitempty"`
-	SmartAccessTier      string  `xml:"SmartAccessTier,omitempty"`
 	ArchiveStatus        string  `xml:"ArchiveStatus,omitempty"`
 	RehydratePriority    string  `xml:"RehydratePriority,omitempty"`
+	AccessTierChangeTime string  `xml:"AccessTierChangeTime,omitempty"`
+	SmartAccessTier      string  `xml:"SmartAccessTier,omitempty"`
 	LeaseStatus          string  `xml:"LeaseStatus,omitempty"` // none for snapshots and old versions
 	LeaseState           string  `xml:"LeaseState,omitempty"`
 	LeaseDuration        string  `xml:"LeaseDuration,omitempty"`
@@ -123,6 +122,7 @@ type blobPropertiesXML struct {
 	CustomerProvidedKeySha256 string `xml:"CustomerProvidedKeySha256,omitempty"`
 	EncryptionScope           string `xml:"EncryptionScope,omitempty"`
 	TagCount                  int    `xml:"TagCount,omitempty"`
+	Sealed                    *bool  `xml:"Sealed,omitempty"`
 }
 
 // blockListXML is Get Block List's answer: only the lists asked for

@@ -63,8 +63,8 @@ func TestServicePropertiesValidate(t *testing.T) {
 // net-ServiceClientTests-SetPropertiesAsync.json, table
 // go-aztables-TestSetCors.json) all write <Logging><Version>, Read, Write,
 // Delete, RetentionPolicy and <CorsRule><AllowedMethods>, AllowedOrigins,
-// AllowedHeaders, ExposedHeaders, MaxAgeInSeconds; the replay compares
-// elements by name, not by order, so it does not see this.
+// AllowedHeaders, ExposedHeaders, MaxAgeInSeconds. The replay checks
+// the same in ten recordings; this test says why without a server.
 func TestElementOrder(t *testing.T) {
 	days := 7
 	p := ServiceProperties{

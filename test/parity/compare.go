@@ -520,14 +520,6 @@ func (c *comparer) xmlBody(rec, live []byte) error {
 	return c.xmlElem("", r, l)
 }
 
-// mixedLists are the list elements whose entries come in more than one
-// kind (a listing's directories and files, blob prefixes and blobs): the
-// order across kinds is part of the answer.
-var mixedLists = map[string]bool{"Entries": true, "Blobs": true}
-
-// isList reports whether an element is such a list.
-func isList(n *xmlNode) bool { return mixedLists[n.name] && len(n.children) > 1 }
-
 func (c *comparer) xmlElem(path string, rec, live *xmlNode) error {
 	for _, a := range sortedKeys(rec.attrs) {
 		lv, ok := live.attrs[a]
@@ -574,9 +566,10 @@ func (c *comparer) xmlElem(path string, rec, live *xmlNode) error {
 			return fmt.Errorf("%s has %d <%s>, Azure %d", path, len(l), name, len(r))
 		}
 	}
-	if isList(rec) && !slices.Equal(rec.order, live.order) {
-		// A list of mixed entries (<Directory> and <File>, <BlobPrefix>
-		// and <Blob>) is in one order across its kinds.
+	if !slices.Equal(rec.order, live.order) {
+		// Child elements come in Azure's order: a listing's entries
+		// across their kinds (<Directory> and <File>, <BlobPrefix> and
+		// <Blob>), and the properties of each.
 		return fmt.Errorf("%s lists %v, Azure %v", path, live.order, rec.order)
 	}
 	for _, name := range sortedKeys(rec.children) {

@@ -2,6 +2,7 @@ package table
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/cerulean-db/cerulean/internal/azauth"
@@ -113,7 +114,8 @@ func TestTxInCallersTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameProperties(t, e.Properties, props("N", 1, "M", 2))
+	// A merge leaves the properties sorted by name (TestPropertyOrder).
+	sameProperties(t, e.Properties, props("M", 2, "N", 1))
 	if e.Timestamp != testTicks+1 {
 		t.Errorf("Timestamp %d: the second write in a transaction must still move it forward from %d", e.Timestamp, testTicks)
 	}
@@ -315,5 +317,68 @@ func TestQueryTablesRangeEndsWithLastPage(t *testing.T) {
 	page, err := s.QueryTables(t.Context(), testAccount, nil, 2, "")
 	if err != nil || page.Next != "rng2" {
 		t.Errorf("unfiltered first page: next %q, %v", page.Next, err)
+	}
+}
+
+// TestPropertyOrder: Insert Entity keeps the properties in the order the
+// request gave them; Update, Merge, Insert Or Replace and Insert Or Merge
+// leave them sorted by name, byte by byte, as Azure answers reads after
+// them in every Table recording under test/parity (test_table_entity.py's
+// test_update_entity, test_merge_entity, test_insert_or_replace_entity_*
+// and test_insert_or_merge_entity_*; go-aztables-TestMergeEntity_storage).
+func TestPropertyOrder(t *testing.T) {
+	s := newTestService(t)
+	mustCreateTable(t, s, "tbl")
+	unsorted := props("sex", 3, "age", 1, "Birthday", 2)
+	sorted := props("Birthday", 2, "age", 1, "sex", 3)
+	write := func(rk string, op func(tx *Tx) error) []Property {
+		t.Helper()
+		err := s.store.Update(t.Context(), func(kt kv.Txn) error { return op(s.In(kt)) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := s.GetEntity(t.Context(), testAccount, "tbl", "p", rk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.Properties
+	}
+	anyVersion := IfMatch{Any: true}
+	cases := []struct {
+		name string
+		op   func(tx *Tx, rk string) error
+		want []Property
+	}{
+		{"insert", func(tx *Tx, rk string) error {
+			_, err := tx.InsertEntity(testAccount, "tbl", "p", rk, unsorted)
+			return err
+		}, unsorted},
+		{"insert or replace", func(tx *Tx, rk string) error {
+			_, err := tx.InsertOrReplaceEntity(testAccount, "tbl", "p", rk, unsorted)
+			return err
+		}, sorted},
+		{"insert or merge", func(tx *Tx, rk string) error {
+			_, err := tx.InsertOrMergeEntity(testAccount, "tbl", "p", rk, unsorted)
+			return err
+		}, sorted},
+		{"update", func(tx *Tx, rk string) error {
+			if _, err := tx.InsertEntity(testAccount, "tbl", "p", rk, props("z", 1)); err != nil {
+				return err
+			}
+			_, err := tx.UpdateEntity(testAccount, "tbl", "p", rk, anyVersion, unsorted)
+			return err
+		}, sorted},
+		{"merge", func(tx *Tx, rk string) error {
+			if _, err := tx.InsertEntity(testAccount, "tbl", "p", rk, props("sex", 3, "age", 1)); err != nil {
+				return err
+			}
+			_, err := tx.MergeEntity(testAccount, "tbl", "p", rk, anyVersion, props("Birthday", 2))
+			return err
+		}, sorted},
+	}
+	for i, c := range cases {
+		rk := fmt.Sprintf("r%d", i)
+		got := write(rk, func(tx *Tx) error { return c.op(tx, rk) })
+		t.Run(c.name, func(t *testing.T) { sameProperties(t, got, c.want) })
 	}
 }

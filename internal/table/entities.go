@@ -114,6 +114,9 @@ func (t *Tx) Write(acct, table string, w EntityWrite) (*Entity, error) {
 	} else {
 		e.Properties = w.Properties
 	}
+	if w.Kind != WriteInsert {
+		sortProperties(e.Properties)
+	}
 	if err := e.validate(); err != nil {
 		return nil, err
 	}

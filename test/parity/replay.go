@@ -37,7 +37,8 @@ func (t *Target) Replay(rec *Recording) Result {
 	liveStart := t.now()
 	shift := liveStart.Sub(start)
 	c := &comparer{b: newBinder(), shift: shift, account: recordedAccount(rec), live: t.Account,
-		local: func(v string) string { return t.localPlaceholderURL(v, rec.Service) }}
+		local:    func(v string) string { return t.localPlaceholderURL(v, rec.Service) },
+		keyOrder: keyOrdered[rec.Service]}
 	for i := range rec.Entries {
 		e := &rec.Entries[i]
 		if t.Clock != nil {

@@ -1,10 +1,14 @@
 package testkit
 
 import (
+	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Python returns a python3 that can import module (an Azure SDK that
@@ -33,4 +37,39 @@ func Python(t *testing.T, module, sdk string) string {
 	}
 	t.Skipf("%s (make debtools installs it)", why)
 	return ""
+}
+
+// PythonScript runs the script testdata/name with py and the environment
+// variables env (beside the process's own), for at most three minutes,
+// and logs what it printed. The script asserts itself: it prints "ok
+// <step>" after each step and "PASS" at the end, and exits non-zero on
+// the first failure, which fails the test. Each of steps must have been
+// printed as a line of its own, and "PASS" last.
+func PythonScript(t *testing.T, py, name string, env []string, steps ...string) {
+	t.Helper()
+	script, err := filepath.Abs(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, py, script)
+	cmd.Env = append(append(os.Environ(), "PYTHONDONTWRITEBYTECODE=1"), env...)
+	out, err := cmd.CombinedOutput()
+	t.Logf("python3 %s:\n%s", name, out)
+	if err != nil {
+		t.Fatalf("python3 %s failed: %v", name, err)
+	}
+	lines := strings.Split(string(out), "\n")
+	for _, step := range steps {
+		if !slices.ContainsFunc(lines, func(l string) bool {
+			l = strings.TrimSpace(l)
+			return l == step || strings.HasPrefix(l, step+" ")
+		}) {
+			t.Errorf("python3 %s did not print %q", name, step)
+		}
+	}
+	if !strings.HasSuffix(strings.TrimSpace(string(out)), "PASS") {
+		t.Errorf("python3 %s did not finish with PASS", name)
+	}
 }

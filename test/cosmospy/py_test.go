@@ -11,13 +11,7 @@
 package cosmospy
 
 import (
-	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/cerulean-db/cerulean/internal/servertest"
 	"github.com/cerulean-db/cerulean/internal/testkit"
@@ -26,32 +20,13 @@ import (
 func TestLegacyPythonSDK(t *testing.T) {
 	py := testkit.Python(t, "azure.cosmos.cosmos_client", "azure-cosmos")
 	env := servertest.Start(t, servertest.WithDataDir(t.TempDir()))
-	script, err := filepath.Abs(filepath.Join("testdata", "legacy_sdk.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, py, script)
-	cmd.Env = append(os.Environ(), "CERULEAN_COSMOS_ENDPOINT="+env.CosmosURL,
-		"CERULEAN_COSMOS_KEY="+env.CosmosKey, "PYTHONDONTWRITEBYTECODE=1")
-	out, err := cmd.CombinedOutput()
-	t.Logf("python3 %s:\n%s", filepath.Base(script), out)
-	if err != nil {
-		t.Fatalf("the legacy Python SDK script failed: %v", err)
-	}
-	for _, step := range []string{
+	testkit.PythonScript(t, py, "legacy_sdk.py", []string{
+		"CERULEAN_COSMOS_ENDPOINT=" + env.CosmosURL, "CERULEAN_COSMOS_KEY=" + env.CosmosKey,
+	},
 		"ok create database and container", "ok upsert 25 items", "ok query 25 items at 4 a page",
 		"ok read feed 25 items at 4 a page", "ok single-partition query", "ok cross-partition ORDER BY",
 		"ok cross-partition aggregates", "ok read by _self link", "ok replace with IfMatch, 412 on a stale etag",
 		"ok delete", "ok session tokens kept per range; a token from the future is 404/1002", "ok change feed over", "ok offer read and replace",
 		"ok resource token confined to its Read grant", "ok delete container and database",
-	} {
-		if !strings.Contains(string(out), "\n"+step) && !strings.HasPrefix(string(out), step) {
-			t.Errorf("step %q did not report ok", step)
-		}
-	}
-	if !strings.HasSuffix(strings.TrimSpace(string(out)), "PASS") {
-		t.Error("the script did not finish with PASS")
-	}
+	)
 }

@@ -33,6 +33,7 @@ jsdeps:
 	cd test/filejs && npm ci --no-audit --no-fund
 	cd test/queuejs && npm ci --no-audit --no-fund
 	cd test/searchjs && npm ci --no-audit --no-fund
+	cd test/tablejs && npm ci --no-audit --no-fund
 	cd test/console && npm ci --no-audit --no-fund
 
 # debtools installs, from Debian's packages, the clients the tests drive

@@ -682,11 +682,7 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		hdr.Set("Preference-Applied", appliedPreference)
 	}
 	commonHeaders(hdr, r)
-	inner := map[string]any{"code": e.Code, "message": e.Message}
-	if len(e.Details) > 0 {
-		inner["details"] = e.Details
-	}
-	body, _ := json.Marshal(map[string]any{"error": inner})
+	body, _ := json.Marshal(errorBody{Error: errorInner{Code: e.Code, Message: e.Message, Details: e.Details}})
 	hdr.Set("Content-Type", errorContentType)
 	hdr.Set("Content-Language", "en")
 	hdr.Set("Content-Length", strconv.Itoa(len(body)))
@@ -694,6 +690,19 @@ func (h *handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)
 	}
+}
+
+// errorBody is an error answer, its keys in Azure's order: code, message,
+// then details when there are any (the Java SDK's recordings, e.g.
+// AutocompleteTests.canAutocompleteThrowsWhenGivenBadSuggesterNameSync).
+type errorBody struct {
+	Error errorInner `json:"error"`
+}
+
+type errorInner struct {
+	Code    string        `json:"code"`
+	Message string        `json:"message"`
+	Details []ErrorDetail `json:"details,omitempty"`
 }
 
 // storeErrors are the answers to the store's failures.

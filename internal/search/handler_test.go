@@ -275,3 +275,18 @@ func TestParseSegment(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorKeyOrder: an error answer writes code, message, then details,
+// as Azure writes them (the Java SDK's recording
+// AutocompleteTests.canAutocompleteThrowsWhenGivenBadSuggesterNameSync);
+// encoding a map would sort details before message.
+func TestErrorKeyOrder(t *testing.T) {
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, "/indexes('none')?api-version=2023-11-01", nil)
+	h := &handler{}
+	h.writeError(rec, req, &Error{Status: http.StatusBadRequest, Code: "MissingRequiredParameter", Message: "m", Details: []ErrorDetail{{Code: "MissingSuggesterName", Message: "d"}}})
+	want := `{"error":{"code":"MissingRequiredParameter","message":"m","details":[{"code":"MissingSuggesterName","message":"d"}]}}`
+	if got := rec.Body.String(); got != want {
+		t.Errorf("error body\n got %s\nwant %s", got, want)
+	}
+}

@@ -129,13 +129,24 @@ func (h *handler) indexBatch(q *request) error {
 		if !r.Status {
 			status = http.StatusMultiStatus
 		}
-		var msg any
+		var msg *string
 		if r.ErrorMessage != "" {
-			msg = r.ErrorMessage
+			msg = &r.ErrorMessage
 		}
-		values[i] = map[string]any{"key": r.Key, "status": r.Status, "errorMessage": msg, "statusCode": r.StatusCode}
+		values[i] = indexingResult{Key: r.Key, Status: r.Status, ErrorMessage: msg, StatusCode: r.StatusCode}
 	}
 	return h.writeValue(q, status, map[string]any{"value": values})
+}
+
+// indexingResult is one document's outcome in an indexing answer, its
+// keys in Azure's order (the Java SDK's recordings, e.g.
+// IndexingTests.canIndexStaticallyTypedDocumentsSync): key, status,
+// errorMessage, statusCode.
+type indexingResult struct {
+	Key          string  `json:"key"`
+	Status       bool    `json:"status"`
+	ErrorMessage *string `json:"errorMessage"`
+	StatusCode   int     `json:"statusCode"`
 }
 
 // readJSON reads and decodes a JSON request body, numbers kept exact.
@@ -456,7 +467,7 @@ func (h *handler) runSuggest(q *request, req *SuggestRequest, auto bool) error {
 		}
 		values := make([]any, len(res))
 		for i, c := range res {
-			values[i] = map[string]any{"text": c.Text, "queryPlusText": c.QueryPlusText}
+			values[i] = c
 		}
 		return h.writeValue(q, http.StatusOK, map[string]any{"@odata.context": h.docsContext(q), "value": values})
 	}

@@ -290,3 +290,24 @@ func TestErrorKeyOrder(t *testing.T) {
 		t.Errorf("error body\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestResultKeyOrder: an indexing result writes key, status,
+// errorMessage, statusCode and an Autocomplete item text before
+// queryPlusText, as Azure does (the Java SDK's IndexingTests and
+// AutocompleteTests recordings).
+func TestResultKeyOrder(t *testing.T) {
+	msg := "m"
+	for _, c := range []struct {
+		v    any
+		want string
+	}{
+		{indexingResult{Key: "1", Status: true, StatusCode: 201}, `{"key":"1","status":true,"errorMessage":null,"statusCode":201}`},
+		{indexingResult{Key: "2", ErrorMessage: &msg, StatusCode: 404}, `{"key":"2","status":false,"errorMessage":"m","statusCode":404}`},
+		{Completion{Text: "point", QueryPlusText: "po point"}, `{"text":"point","queryPlusText":"po point"}`},
+	} {
+		got, err := json.Marshal(c.v)
+		if err != nil || string(got) != c.want {
+			t.Errorf("got %s (%v), want %s", got, err, c.want)
+		}
+	}
+}

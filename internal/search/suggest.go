@@ -39,7 +39,10 @@ type Suggestion struct {
 
 // Completion is one autocomplete result.
 type Completion struct {
-	Text, QueryPlusText string
+	// The keys in Azure's order: text, then queryPlusText (the Java
+	// SDK's AutocompleteTests recordings).
+	Text          string `json:"text"`
+	QueryPlusText string `json:"queryPlusText"`
 }
 
 const (

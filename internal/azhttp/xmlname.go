@@ -38,6 +38,53 @@ func XMLSafe(s string) bool {
 	return true
 }
 
+// AppendXMLEscaped appends s as encoding/xml escapes text and attribute
+// values (printer.EscapeString): the five markup characters, tab, newline
+// and carriage return as character references, and anything XML cannot
+// carry (or a byte that is not UTF-8) as U+FFFD. Plain text is appended
+// as it is, in one copy.
+func AppendXMLEscaped(b []byte, s string) []byte {
+	last := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\'' && c != '&' && c != '<' && c != '>' {
+			i++
+			continue
+		}
+		r, width := utf8.DecodeRuneInString(s[i:])
+		i += width
+		var esc string
+		switch r {
+		case '"':
+			esc = "&#34;"
+		case '\'':
+			esc = "&#39;"
+		case '&':
+			esc = "&amp;"
+		case '<':
+			esc = "&lt;"
+		case '>':
+			esc = "&gt;"
+		case '\t':
+			esc = "&#x9;"
+		case '\n':
+			esc = "&#xA;"
+		case '\r':
+			esc = "&#xD;"
+		default:
+			if !XMLChar(r) || (r == utf8.RuneError && width == 1) {
+				esc = "\uFFFD"
+				break
+			}
+			continue
+		}
+		b = append(b, s[last:i-width]...)
+		b = append(b, esc...)
+		last = i
+	}
+	return append(b, s[last:]...)
+}
+
 // XMLChar reports whether XML 1.0 can carry c (the Char production).
 func XMLChar(c rune) bool {
 	return c == '\t' || c == '\n' || c == '\r' || c >= 0x20 && c <= 0xD7FF || c >= 0xE000 && c <= 0xFFFD || c >= 0x10000 && c <= 0x10FFFF

@@ -4,7 +4,6 @@ import (
 	"encoding/xml"
 	"net/http"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
@@ -18,50 +17,8 @@ import (
 type listingWriter struct{ b []byte }
 
 // escape appends s as encoding/xml escapes text and attribute values
-// (printer.EscapeString): the five markup characters, tab, newline and
-// carriage return as character references, and anything XML cannot
-// carry (or a byte that is not UTF-8) as U+FFFD.
-func (w *listingWriter) escape(s string) {
-	last := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\'' && c != '&' && c != '<' && c != '>' {
-			i++
-			continue
-		}
-		r, width := utf8.DecodeRuneInString(s[i:])
-		i += width
-		var esc string
-		switch r {
-		case '"':
-			esc = "&#34;"
-		case '\'':
-			esc = "&#39;"
-		case '&':
-			esc = "&amp;"
-		case '<':
-			esc = "&lt;"
-		case '>':
-			esc = "&gt;"
-		case '\t':
-			esc = "&#x9;"
-		case '\n':
-			esc = "&#xA;"
-		case '\r':
-			esc = "&#xD;"
-		default:
-			if !xmlChar(r) || (r == utf8.RuneError && width == 1) {
-				esc = "\uFFFD"
-				break
-			}
-			continue
-		}
-		w.b = append(w.b, s[last:i-width]...)
-		w.b = append(w.b, esc...)
-		last = i
-	}
-	w.b = append(w.b, s[last:]...)
-}
+// (azhttp.AppendXMLEscaped).
+func (w *listingWriter) escape(s string) { w.b = azhttp.AppendXMLEscaped(w.b, s) }
 
 func (w *listingWriter) open(tag string) {
 	w.b = append(w.b, '<')

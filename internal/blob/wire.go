@@ -160,6 +160,3 @@ func listedETag(version uint64) string { return strings.Trim(azhttp.ETag(version
 type listedNameXML = azhttp.ListedName
 
 func listedName(name string) listedNameXML { return azhttp.NameForXML(name) }
-
-// xmlChar reports whether XML 1.0 can carry c.
-func xmlChar(c rune) bool { return azhttp.XMLChar(c) }

@@ -2,9 +2,10 @@ package queue
 
 import (
 	"bytes"
-	"encoding/xml"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/cerulean-db/cerulean/internal/azhttp"
 )
 
 // The message bodies every Put, Get and Peek Messages writes or reads go
@@ -49,28 +50,10 @@ func appendElement(b []byte, name, value string) []byte {
 	b = append(b, '<')
 	b = append(b, name...)
 	b = append(b, '>')
-	if plainText(value) {
-		b = append(b, value...)
-	} else {
-		var buf bytes.Buffer
-		_ = xml.EscapeText(&buf, []byte(value)) // a bytes.Buffer does not fail
-		b = append(b, buf.Bytes()...)
-	}
+	b = azhttp.AppendXMLEscaped(b, value)
 	b = append(b, "</"...)
 	b = append(b, name...)
 	return append(b, '>')
-}
-
-// plainText reports whether s is printable ASCII that XML character data
-// carries as it is.
-func plainText(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x20 || c >= 0x7f, c == '&', c == '<', c == '>', c == '"', c == '\'':
-			return false
-		}
-	}
-	return true
 }
 
 // simpleDeclarations are the XML declarations the SDKs write before a

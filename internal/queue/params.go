@@ -152,7 +152,7 @@ func checkXMLChars(body []byte) error {
 		rest := body[i:]
 		switch {
 		case r == utf8.RuneError && size == 1:
-		case !xmlChar(r):
+		case !azhttp.XMLChar(r):
 			line, pos := azhttp.LinePosition(body, i)
 			return azhttp.InvalidXMLAt(line, pos, xmlContentReason)
 		case literalUntil != nil:
@@ -164,7 +164,7 @@ func checkXMLChars(body []byte) error {
 		case bytes.HasPrefix(rest, []byte("<!--")):
 			literalUntil = []byte("-->")
 		case bytes.HasPrefix(rest, []byte("&#")):
-			if n, ok := charRef(rest[len("&#"):]); ok && !xmlChar(n) {
+			if n, ok := charRef(rest[len("&#"):]); ok && !azhttp.XMLChar(n) {
 				return azerr.ErrInvalidXmlDocument
 			}
 		}

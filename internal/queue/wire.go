@@ -78,21 +78,13 @@ func newMessageText(text string) *messageText {
 			b.WriteString("&gt;")
 		case r == '\r':
 			b.WriteString("&#xD;")
-		case !xmlChar(r):
+		case !azhttp.XMLChar(r):
 			b.WriteRune(utf8.RuneError) // as encoding/xml does; no XML body can carry one in
 		default:
 			b.WriteRune(r)
 		}
 	}
 	return &messageText{Escaped: b.String()}
-}
-
-// xmlChar reports whether r may appear in an XML document (XML 1.0 Char).
-func xmlChar(r rune) bool {
-	return r == 0x09 || r == 0x0A || r == 0x0D ||
-		r >= 0x20 && r <= 0xD7FF ||
-		r >= 0xE000 && r <= 0xFFFD ||
-		r >= 0x10000 && r <= 0x10FFFF
 }
 
 // messageToXML renders m; full adds DequeueCount and MessageText.

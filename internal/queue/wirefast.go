@@ -110,7 +110,7 @@ func simpleMessageText(body []byte) (text string, ok bool) {
 			continue
 		}
 		r, size := utf8.DecodeRune(raw[i:])
-		if r == utf8.RuneError && size == 1 || !xmlChar(r) {
+		if r == utf8.RuneError && size == 1 || !azhttp.XMLChar(r) {
 			return "", false
 		}
 		i += size

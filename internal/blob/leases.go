@@ -25,7 +25,7 @@ func (s *Service) LeaseBlob(ctx context.Context, ref Ref, req lease.Request, con
 			return err
 		}
 		if b == nil {
-			out, err = s.leasePlaceholder(tx, acct, container, name, req, cond, ifTags, azerr.ErrBlobNotFound)
+			out, err = s.leasePlaceholder(tx, acct, container, name, req, cond, ifTags)
 			return err
 		}
 		if !b.Deleted.IsZero() {

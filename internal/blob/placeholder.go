@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/cerulean-db/cerulean/internal/azerr"
+	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
 	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
@@ -31,7 +32,7 @@ var placeholderModified = time.Date(1601, time.January, 1, 0, 0, 0, 0, time.UTC)
 
 // placeholderState is what conditional headers see of a blob of
 // uncommitted blocks only when it is leased.
-var placeholderState = conditions.State{Exists: true, ETag: `"0x701CE1722770000"`, LastModified: placeholderModified}
+var placeholderState = conditions.State{Exists: true, ETag: azhttp.ETag(placeholderVersion), LastModified: placeholderModified}
 
 // blockPresence is what a caller knows of a blob's uncommitted blocks.
 type blockPresence uint8
@@ -87,14 +88,14 @@ func placeholderLease(r kv.Reader, acct, container, name string, blocks blockPre
 }
 
 // leasePlaceholder runs a lease operation on a blob that has no record:
-// notFound unless it has uncommitted blocks.
-func (s *Service) leasePlaceholder(tx kv.Txn, acct, container, name string, req lease.Request, cond conditions.Conditions, ifTags *TagCondition, notFound error) (*lease.Outcome, error) {
+// BlobNotFound unless it has uncommitted blocks.
+func (s *Service) leasePlaceholder(tx kv.Txn, acct, container, name string, req lease.Request, cond conditions.Conditions, ifTags *TagCondition) (*lease.Outcome, error) {
 	first, err := firstBlockID(tx, acct, container, name)
 	if err != nil {
 		return nil, err
 	}
 	if first == nil {
-		return nil, notFound
+		return nil, azerr.ErrBlobNotFound
 	}
 	if err := check(cond, conditions.Write, placeholderState, azerr.ErrConditionNotMet); err != nil {
 		return nil, err

@@ -67,21 +67,28 @@ func (c *cli) raw(args ...string) (stdout, stderr string, err error) {
 	return out.String(), errOut.String(), err
 }
 
-// run runs `az storage args... --connection-string ... -o json` and
-// decodes its output into v (when v is not nil); the command must
-// succeed.
+// storage runs `az storage args... --connection-string ... -o json` and
+// returns what it printed, with the command as a message names it.
+func (c *cli) storage(args []string) (command, stdout, stderr string, err error) {
+	c.t.Helper()
+	command = "az storage " + strings.Join(args, " ")
+	stdout, stderr, err = c.raw(append(append([]string{"storage"}, args...), "--connection-string", c.conn, "-o", "json")...)
+	return command, stdout, stderr, err
+}
+
+// run runs `az storage args...` and decodes its output into v (when v is
+// not nil); the command must succeed.
 func (c *cli) run(v any, args ...string) {
 	c.t.Helper()
-	args = append(append([]string{"storage"}, args...), "--connection-string", c.conn, "-o", "json")
-	out, errOut, err := c.raw(args...)
+	command, out, errOut, err := c.storage(args)
 	if err != nil {
-		c.t.Fatalf("az %s: %v\n%s%s", strings.Join(args[:len(args)-4], " "), err, out, errOut)
+		c.t.Fatalf("%s: %v\n%s%s", command, err, out, errOut)
 	}
 	if v == nil {
 		return
 	}
 	if err := json.Unmarshal([]byte(out), v); err != nil {
-		c.t.Fatalf("az %s: output is not the JSON expected (%v):\n%s", strings.Join(args[:len(args)-4], " "), err, out)
+		c.t.Fatalf("%s: output is not the JSON expected (%v):\n%s", command, err, out)
 	}
 }
 
@@ -90,13 +97,12 @@ func (c *cli) run(v any, args ...string) {
 // message.
 func (c *cli) fails(code string, args ...string) {
 	c.t.Helper()
-	args = append(append([]string{"storage"}, args...), "--connection-string", c.conn, "-o", "json")
-	out, errOut, err := c.raw(args...)
+	command, out, errOut, err := c.storage(args)
 	if err == nil {
-		c.t.Fatalf("az %s succeeded, want it to fail with %s:\n%s", strings.Join(args[:len(args)-4], " "), code, out)
+		c.t.Fatalf("%s succeeded, want it to fail with %s:\n%s", command, code, out)
 	}
 	if !strings.Contains(out+errOut, code) {
-		c.t.Fatalf("az %s failed without naming %s:\n%s%s", strings.Join(args[:len(args)-4], " "), code, out, errOut)
+		c.t.Fatalf("%s failed without naming %s:\n%s%s", command, code, out, errOut)
 	}
 }
 

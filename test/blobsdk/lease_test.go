@@ -319,9 +319,11 @@ func p0(p *azcore.ETag) azcore.ETag { return etagOf(p) }
 // list that names the lease (test/parity recording
 // net-BlockBlobClientTests-CommitBlockListAsync_Lease); a block list naming
 // a lease the blob does not hold fails 412 LeaseNotPresentWithBlobOperation
-// (net-BlockBlobClientTests-CommitBlockListAsync_LeaseFail). The lease
-// then guards the blob as a committed blob's does, and the blob keeps it
-// once committed.
+// (net-BlockBlobClientTests-CommitBlockListAsync_LeaseFail). No recording
+// shows the rest, which is the blob lease rule applied to the placeholder:
+// the lease guards the blob's writes as a committed blob's lease does
+// (412 LeaseIdMissing without its ID), and the blob keeps it once
+// committed.
 func TestLeaseOfUncommittedBlob(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

@@ -168,6 +168,12 @@ var (
 	// only the former two (the Java SDK's VectorSearchTests recordings).
 	vectorRescoring = feature{preview: "2024-11-01"}
 	rescoringOnly   = feature{preview: "2025-11-01"}
+	// An index's semantic settings are written before its vectorSearch
+	// at every preview recorded (2023-10-01 to 2026-05-01) and at
+	// 2026-04-01, after it at 2023-11-01 (the .NET SDK's CreateIndex
+	// recordings); the order is taken to change with 2024-07-01, no
+	// recording showing 2024-07-01 or 2025-09-01.
+	semanticBeforeVectorSearch = feature{preview: "2023-10-01", stable: "2024-07-01"}
 )
 
 // typeName is a type of the service's model as @odata.context names it at
@@ -191,72 +197,72 @@ func requestVersion(q *request) apiVersion {
 
 // shapeBody gives a resource's body the properties its kind has at v:
 // the service writes every property its version knows, null or empty
-// when unset.
-func shapeBody(kind Kind, body map[string]any, v apiVersion) {
+// when unset, each where its version writes it.
+func shapeBody(kind Kind, body *object, v apiVersion) {
 	switch kind {
 	case Indexes:
 		if !v.has(indexDescription) {
-			delete(body, "description")
+			body.del("description")
 		}
 		if !v.has(normalizersAndIdentity) {
-			delete(body, "normalizers")
+			body.del("normalizers")
 		}
 		if v.has(documentPermissions) {
-			setDefault(body, "permissionFilterOption", nil)
+			body.setDefaultBefore("permissionFilterOption", nil, "fields")
 		}
 		if v.has(purviewLabels) {
-			setDefault(body, "purviewEnabled", false)
+			body.setDefaultBefore("purviewEnabled", false, "fields")
 		}
 		if v.has(sharePointFields) {
-			setDefault(body, "sharePointConnectorAppRegistration", nil)
+			body.setDefault("sharePointConnectorAppRegistration", nil)
 		}
-		fields, _ := body["fields"].([]any)
-		shapeFields(fields, v)
-		if vs, ok := body["vectorSearch"].(map[string]any); ok {
+		if !v.has(semanticBeforeVectorSearch) {
+			body.moveBefore("vectorSearch", "semantic")
+		}
+		shapeFields(body.get("fields"), v)
+		if vs := asObject(body.get("vectorSearch")); vs != nil {
 			shapeVectorSearch(vs, v)
 		}
-		if semantic, ok := body["semantic"].(map[string]any); ok {
-			configs, _ := semantic["configurations"].([]any)
-			for _, c := range configs {
-				if config, ok := c.(map[string]any); ok {
-					versioned(config, "rankingOrder", "BoostedRerankerScore", v.has(semanticRankingOrder))
-					versioned(config, "flightingOptIn", false, v.has(semanticFlighting))
-				}
+		if semantic := asObject(body.get("semantic")); semantic != nil {
+			for _, config := range objects(semantic.get("configurations")) {
+				versioned(config, "rankingOrder", "BoostedRerankerScore", v.has(semanticRankingOrder), "prioritizedFields")
+				versioned(config, "flightingOptIn", false, v.has(semanticFlighting), "rankingOrder", "prioritizedFields")
 			}
 		}
 	case DataSources:
 		if !v.has(normalizersAndIdentity) {
-			delete(body, "identity")
+			body.del("identity")
 		}
 		if v.has(documentPermissions) {
-			setDefault(body, "indexerPermissionOptions", []any{})
+			body.setDefaultBefore("indexerPermissionOptions", []any{}, "credentials")
 		}
 	case Aliases:
 		if v.has(aliasWithoutETag) {
-			delete(body, "@odata.etag")
+			body.del("@odata.etag")
 		}
 	case Skillsets:
-		skills, _ := body["skills"].([]any)
-		for _, sk := range skills {
-			skill, ok := sk.(map[string]any)
-			if !ok || skill["@odata.type"] != "#Microsoft.Skills.Text.SplitSkill" {
+		for _, skill := range objects(body.get("skills")) {
+			if skill.get("@odata.type") != "#Microsoft.Skills.Text.SplitSkill" {
 				continue
 			}
 			if v.has(splitSkillPaging) {
-				setDefault(skill, "pageOverlapLength", nil)
-				setDefault(skill, "maximumPagesToTake", nil)
+				skill.setDefaultBefore("pageOverlapLength", nil, "maximumPagesToTake", "inputs")
+				skill.setDefaultBefore("maximumPagesToTake", nil, "inputs")
 			} else {
 				// What the service keeps (0) is not shown where the
 				// version does not have the properties.
 				for _, k := range []string{"pageOverlapLength", "maximumPagesToTake"} {
-					if n, ok := skill[k].(json.Number); ok && n == "0" {
-						delete(skill, k)
+					if n, ok := skill.get(k).(json.Number); ok && n == "0" {
+						skill.del(k)
 					}
 				}
 			}
 			if v.has(splitSkillTokens) {
-				setDefault(skill, "unit", nil)
-				setDefault(skill, "azureOpenAITokenizerParameters", nil)
+				// unit before the inputs, the tokenizer parameters last
+				// (the Python SDK's skillset recordings at
+				// 2026-05-01-preview).
+				skill.setDefaultBefore("unit", nil, "inputs")
+				skill.setDefault("azureOpenAITokenizerParameters", nil)
 			}
 		}
 	}
@@ -268,48 +274,46 @@ func shapeBody(kind Kind, body map[string]any, v apiVersion) {
 // here), and the limits are null while the last result is a reset (the
 // Java SDK's recordings IndexersManagementTests.canResetIndexerAndGetIndexerStatusSync
 // and canRunIndexerSync).
-func shapeIndexerStatus(body map[string]any, v apiVersion) {
+func shapeIndexerStatus(body *object, v apiVersion) {
 	if !v.has(indexerCurrentState) {
 		return
 	}
-	results, _ := body["executionHistory"].([]any)
-	if last, ok := body["lastResult"].(map[string]any); ok {
+	results := objects(body.get("executionHistory"))
+	if last := asObject(body.get("lastResult")); last != nil {
 		results = append(results, last)
-		if last["status"] == "reset" {
-			body["limits"] = nil
+		if last.get("status") == "reset" {
+			body.set("limits", nil)
 		}
 	}
-	for _, r := range results {
-		if res, ok := r.(map[string]any); ok {
-			setDefault(res, "statusDetail", nil)
-			setDefault(res, "mode", "indexingAllDocs")
-			setDefault(res, "metrics", nil)
-		}
+	for _, res := range results {
+		res.setDefaultBefore("statusDetail", nil, "errorMessage")
+		res.setDefaultBefore("mode", "indexingAllDocs", "errors")
+		res.setDefault("metrics", nil)
 	}
-	current := map[string]any{
-		"mode": "indexingAllDocs", "allDocsInitialTrackingState": nil, "allDocsFinalTrackingState": nil,
-		"resetDocsInitialTrackingState": nil, "resetDocsFinalTrackingState": nil,
-		"resetDocumentKeys": []any{}, "resetDatasourceDocumentIds": []any{},
+	current := object{
+		{"mode", "indexingAllDocs"}, {"allDocsInitialTrackingState", nil}, {"allDocsFinalTrackingState", nil},
+		{"resetDocsInitialTrackingState", nil}, {"resetDocsFinalTrackingState", nil},
+		{"resetDocumentKeys", []any{}}, {"resetDatasourceDocumentIds", []any{}},
 	}
 	if v.has(indexerResync) {
-		current["resyncInitialTrackingState"], current["resyncFinalTrackingState"] = nil, nil
-		setDefault(body, "runtime", nil)
+		current = append(current, member{"resyncInitialTrackingState", nil}, member{"resyncFinalTrackingState", nil})
+		body.setDefaultBefore("runtime", nil, "lastResult")
 	}
-	body["currentState"] = current
+	body.set("currentState", &current)
 }
 
 // shapeCompression gives a compression the properties it has from
 // 2024-11-01-preview on (vectorRescoring).
-func shapeCompression(comp map[string]any, v apiVersion) {
-	setDefault(comp, "truncationDimension", nil)
-	setDefault(comp, "scalarQuantizationParameters", nil)
-	setDefault(comp, "rescoringOptions", map[string]any{"enableRescoring": true, "defaultOversampling": json.Number("4.0"), "rescoreStorageMethod": "preserveOriginals"})
+func shapeCompression(comp *object, v apiVersion) {
+	comp.setDefaultBefore("truncationDimension", nil, "scalarQuantizationParameters", "rescoringOptions")
+	comp.setDefaultBefore("scalarQuantizationParameters", nil, "rescoringOptions")
+	comp.setDefault("rescoringOptions", &object{{"enableRescoring", true}, {"defaultOversampling", json.Number("4.0")}, {"rescoreStorageMethod", "preserveOriginals"}})
 	if v.has(rescoringOnly) {
-		delete(comp, "rerankWithOriginalVectors")
-		delete(comp, "defaultOversampling")
+		comp.del("rerankWithOriginalVectors")
+		comp.del("defaultOversampling")
 	} else {
-		setDefault(comp, "rerankWithOriginalVectors", nil)
-		setDefault(comp, "defaultOversampling", nil)
+		comp.setDefaultBefore("rerankWithOriginalVectors", nil, "defaultOversampling", "truncationDimension")
+		comp.setDefaultBefore("defaultOversampling", nil, "truncationDimension")
 	}
 }
 
@@ -322,92 +326,77 @@ func shapeCompression(comp map[string]any, v apiVersion) {
 // testVectorSearchCompressionBinaryQuantizationSync and
 // testVectorSearchCompressionTruncationDimensionSync). From
 // 2025-11-01-preview neither property is answered (rescoringOnly).
-func shapeCreated(kind Kind, body map[string]any, v apiVersion) {
+func shapeCreated(kind Kind, body *object, v apiVersion) {
 	if kind != Indexes || !v.has(vectorRescoring) || v.has(rescoringOnly) {
 		return
 	}
-	vs, _ := body["vectorSearch"].(map[string]any)
-	compressions, _ := vs["compressions"].([]any)
-	for _, c := range compressions {
-		comp, ok := c.(map[string]any)
-		if !ok {
+	vs := asObject(body.get("vectorSearch"))
+	if vs == nil {
+		return
+	}
+	for _, comp := range objects(vs.get("compressions")) {
+		rescoring := asObject(comp.get("rescoringOptions"))
+		if rescoring == nil || comp.get("rerankWithOriginalVectors") != nil || comp.get("defaultOversampling") != nil {
 			continue
 		}
-		rescoring, ok := comp["rescoringOptions"].(map[string]any)
-		if !ok || comp["rerankWithOriginalVectors"] != nil || comp["defaultOversampling"] != nil {
-			continue
-		}
-		comp["rerankWithOriginalVectors"] = rescoring["enableRescoring"]
-		comp["defaultOversampling"] = rescoring["defaultOversampling"]
+		comp.set("rerankWithOriginalVectors", rescoring.get("enableRescoring"))
+		comp.set("defaultOversampling", rescoring.get("defaultOversampling"))
 	}
 }
 
-func shapeVectorSearch(vs map[string]any, v apiVersion) {
+func shapeVectorSearch(vs *object, v apiVersion) {
 	versioned(vs, "compressions", []any{}, v.has(vectorCompression))
 	if v.has(vectorRescoring) {
-		compressions, _ := vs["compressions"].([]any)
-		for _, c := range compressions {
-			if comp, ok := c.(map[string]any); ok {
-				shapeCompression(comp, v)
-			}
+		for _, comp := range objects(vs.get("compressions")) {
+			shapeCompression(comp, v)
 		}
 	}
-	versioned(vs, "vectorizers", []any{}, v.has(vectorizers))
-	profiles, _ := vs["profiles"].([]any)
-	for _, p := range profiles {
-		if profile, ok := p.(map[string]any); ok {
-			versioned(profile, "compression", nil, v.has(vectorCompression))
-			versioned(profile, "vectorizer", nil, v.has(vectorizers))
-		}
+	versioned(vs, "vectorizers", []any{}, v.has(vectorizers), "compressions")
+	for _, profile := range objects(vs.get("profiles")) {
+		versioned(profile, "compression", nil, v.has(vectorCompression))
+		versioned(profile, "vectorizer", nil, v.has(vectorizers), "compression")
 	}
 }
 
-func shapeFields(fields []any, v apiVersion) {
-	for _, f := range fields {
-		field, ok := f.(map[string]any)
-		if !ok {
-			continue
-		}
+// shapeFields shapes an index's fields; what the versions add comes just
+// before synonymMaps.
+func shapeFields(fields any, v apiVersion) {
+	for _, field := range objects(fields) {
 		if !v.has(storedAttribute) {
-			delete(field, "stored")
+			field.del("stored")
 		}
 		if !v.has(vectorEncodingField) {
-			delete(field, "vectorEncoding")
+			field.del("vectorEncoding")
 		}
 		if !v.has(normalizersAndIdentity) {
-			delete(field, "normalizer")
+			field.del("normalizer")
 		}
-		if sub, ok := field["fields"].([]any); ok {
+		if sub, ok := field.get("fields").([]any); ok {
 			shapeFields(sub, v)
 			continue
 		}
 		if v.has(documentPermissions) {
-			setDefault(field, "permissionFilter", nil)
+			field.setDefaultBefore("permissionFilter", nil, "synonymMaps")
 		}
 		if v.has(sensitivityLabel) {
-			setDefault(field, "sensitivityLabel", nil)
+			field.setDefaultBefore("sensitivityLabel", nil, "synonymMaps")
 		}
 		if v.has(sharePointFields) {
 			for _, k := range []string{"sensitivityLabelId", "sensitivityLabelName", "sourceDocumentId", "sharepointSiteUrl"} {
-				setDefault(field, k, nil)
+				field.setDefaultBefore(k, nil, "synonymMaps")
 			}
 		}
 	}
 }
 
-// versioned writes key with its default when the version has it and
-// leaves it out when it does not.
-func versioned(m map[string]any, key string, value any, has bool) {
+// versioned writes key with its default when the version has it (before
+// the first of following present, or last) and leaves it out when it
+// does not.
+func versioned(m *object, key string, value any, has bool, following ...string) {
 	if has {
-		setDefault(m, key, value)
+		m.setDefaultBefore(key, value, following...)
 	} else {
-		delete(m, key)
-	}
-}
-
-func setDefault(m map[string]any, key string, value any) {
-	if _, ok := m[key]; !ok {
-		m[key] = value
+		m.del(key)
 	}
 }
 

@@ -114,9 +114,9 @@ type (
 	// CustomAnalyzer chains char filters, a tokenizer and token filters.
 	CustomAnalyzer struct {
 		ComponentHead
-		CharFilters  []string `json:"charFilters"`
-		TokenFilters []string `json:"tokenFilters"`
 		Tokenizer    *string  `json:"tokenizer"`
+		TokenFilters []string `json:"tokenFilters"`
+		CharFilters  []string `json:"charFilters"`
 	}
 	// StandardAnalyzer is Lucene's standard analyzer.
 	StandardAnalyzer struct {

@@ -78,31 +78,31 @@ type Field struct {
 
 // fieldWire is a field on the wire: null or absent attributes are nil.
 type fieldWire struct {
-	Analyzer            *string      `json:"analyzer"`
-	Dimensions          *json.Number `json:"dimensions" shape:"int"`
-	Facetable           *bool        `json:"facetable"`
-	Fields              []*Field     `json:"fields,omitempty"`
-	Filterable          *bool        `json:"filterable"`
-	IndexAnalyzer       *string      `json:"indexAnalyzer"`
-	Key                 *bool        `json:"key"`
 	Name                string       `json:"name"`
-	Normalizer          *string      `json:"normalizer"`
-	Retrievable         *bool        `json:"retrievable"`
-	SearchAnalyzer      *string      `json:"searchAnalyzer"`
-	Searchable          *bool        `json:"searchable"`
-	Sortable            *bool        `json:"sortable"`
-	Stored              *bool        `json:"stored"`
-	SynonymMaps         []string     `json:"synonymMaps"`
 	Type                string       `json:"type"`
-	VectorEncoding      *string      `json:"vectorEncoding"`
+	Searchable          *bool        `json:"searchable"`
+	Filterable          *bool        `json:"filterable"`
+	Retrievable         *bool        `json:"retrievable"`
+	Stored              *bool        `json:"stored"`
+	Sortable            *bool        `json:"sortable"`
+	Facetable           *bool        `json:"facetable"`
+	Key                 *bool        `json:"key"`
+	IndexAnalyzer       *string      `json:"indexAnalyzer"`
+	SearchAnalyzer      *string      `json:"searchAnalyzer"`
+	Analyzer            *string      `json:"analyzer"`
+	Normalizer          *string      `json:"normalizer"`
+	Dimensions          *json.Number `json:"dimensions" shape:"int"`
 	VectorSearchProfile *string      `json:"vectorSearchProfile"`
+	VectorEncoding      *string      `json:"vectorEncoding"`
+	SynonymMaps         []string     `json:"synonymMaps"`
+	Fields              []*Field     `json:"fields,omitempty"`
 }
 
 // complexFieldWire is a complex field on the wire.
 type complexFieldWire struct {
-	Fields []*Field `json:"fields"`
 	Name   string   `json:"name"`
 	Type   string   `json:"type"`
+	Fields []*Field `json:"fields"`
 }
 
 // UnmarshalJSON decodes a field, with the attributes the service

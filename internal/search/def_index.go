@@ -10,21 +10,21 @@ import (
 // Key and Analysis are derived by Validate for the document and query
 // layers.
 type Index struct {
-	Analyzers             []Analyzer        `json:"analyzers"`
-	CharFilters           []CharFilter      `json:"charFilters"`
-	CorsOptions           *CorsOptions      `json:"corsOptions"`
-	DefaultScoringProfile *string           `json:"defaultScoringProfile"`
-	Description           *string           `json:"description"`
-	EncryptionKey         json.RawMessage   `json:"encryptionKey"`
-	Fields                []*Field          `json:"fields"`
 	Name                  string            `json:"name"`
-	Normalizers           []Normalizer      `json:"normalizers"`
+	Description           *string           `json:"description"`
+	DefaultScoringProfile *string           `json:"defaultScoringProfile"`
+	Fields                []*Field          `json:"fields"`
 	ScoringProfiles       []*ScoringProfile `json:"scoringProfiles"`
-	Semantic              *SemanticSettings `json:"semantic"`
-	Similarity            *Similarity       `json:"similarity"`
+	CorsOptions           *CorsOptions      `json:"corsOptions"`
 	Suggesters            []*Suggester      `json:"suggesters"`
-	TokenFilters          []TokenFilter     `json:"tokenFilters"`
+	Analyzers             []Analyzer        `json:"analyzers"`
+	Normalizers           []Normalizer      `json:"normalizers"`
 	Tokenizers            []Tokenizer       `json:"tokenizers"`
+	TokenFilters          []TokenFilter     `json:"tokenFilters"`
+	CharFilters           []CharFilter      `json:"charFilters"`
+	EncryptionKey         json.RawMessage   `json:"encryptionKey"`
+	Similarity            *Similarity       `json:"similarity"`
+	Semantic              *SemanticSettings `json:"semantic"`
 	VectorSearch          *VectorSearch     `json:"vectorSearch"`
 
 	// Key is the key field.
@@ -181,6 +181,11 @@ func (ix *Index) validateParts(byPath map[string]*Field) error {
 }
 
 func (ix *Index) fillDefaults() {
+	for _, p := range ix.ScoringProfiles {
+		if p.Text != nil {
+			p.Text.order = inFieldOrder(ix.Fields, p.Text.Weights)
+		}
+	}
 	ix.ScoringProfiles = orEmpty(ix.ScoringProfiles)
 	ix.Suggesters = orEmpty(ix.Suggesters)
 	ix.Analyzers = orEmpty(ix.Analyzers)
@@ -191,6 +196,23 @@ func (ix *Index) fillDefaults() {
 	if ix.Similarity == nil {
 		ix.Similarity = &Similarity{ODataType: bm25}
 	}
+}
+
+// inFieldOrder are the field paths m has, in the order of the fields
+// (depth first).
+func inFieldOrder[V any](fields []*Field, m map[string]V) []string {
+	var out []string
+	var walk func(prefix string, fs []*Field)
+	walk = func(prefix string, fs []*Field) {
+		for _, f := range fs {
+			if _, ok := m[prefix+f.Name]; ok {
+				out = append(out, prefix+f.Name)
+			}
+			walk(prefix+f.Name+"/", f.Fields)
+		}
+	}
+	walk("", fields)
+	return out
 }
 
 // fieldsByPath indexes fields and sub-fields by their path ("a/b").
@@ -271,8 +293,8 @@ const bm25 = "#Microsoft.Azure.Search.BM25Similarity"
 // Similarity is the index's ranking similarity; cerulean ranks with BM25.
 type Similarity struct {
 	ODataType string       `json:"@odata.type"`
-	B         *json.Number `json:"b"`
 	K1        *json.Number `json:"k1"`
+	B         *json.Number `json:"b"`
 }
 
 // Validate refuses a similarity other than BM25.
@@ -297,26 +319,26 @@ func (s *Similarity) Validate() error {
 // defaultConfiguration is written null when unset, as the service does
 // (the .NET SDK's CreateIndex recording at 2023-10-01-Preview).
 type SemanticSettings struct {
-	Configurations       []*SemanticConfiguration `json:"configurations,omitempty"`
 	DefaultConfiguration *string                  `json:"defaultConfiguration"`
+	Configurations       []*SemanticConfiguration `json:"configurations,omitempty"`
 }
 
 // SemanticConfiguration is one semantic configuration. rankingOrder and
 // flightingOptIn exist at some api-versions only; shapeBody writes their
 // defaults there.
 type SemanticConfiguration struct {
-	FlightingOptIn    *bool                      `json:"flightingOptIn,omitempty"`
 	Name              string                     `json:"name"`
-	PrioritizedFields *SemanticPrioritizedFields `json:"prioritizedFields,omitempty"`
+	FlightingOptIn    *bool                      `json:"flightingOptIn,omitempty"`
 	RankingOrder      *string                    `json:"rankingOrder,omitempty"`
+	PrioritizedFields *SemanticPrioritizedFields `json:"prioritizedFields,omitempty"`
 }
 
 // SemanticPrioritizedFields name the fields a semantic configuration
 // reads.
 type SemanticPrioritizedFields struct {
+	TitleField                *SemanticField  `json:"titleField,omitempty"`
 	PrioritizedContentFields  []SemanticField `json:"prioritizedContentFields,omitempty"`
 	PrioritizedKeywordsFields []SemanticField `json:"prioritizedKeywordsFields,omitempty"`
-	TitleField                *SemanticField  `json:"titleField,omitempty"`
 }
 
 // SemanticField names one field of a semantic configuration.

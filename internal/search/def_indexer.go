@@ -23,16 +23,16 @@ func unsupported(b json.RawMessage, where, format string, args ...any) error {
 
 // DataSource is where an indexer reads from.
 type DataSource struct {
-	Container                   *DataContainer               `json:"container"`
+	Name                        string                       `json:"name"`
+	Description                 *string                      `json:"description"`
+	Type                        string                       `json:"type"`
+	Subtype                     json.RawMessage              `json:"subtype"`
 	Credentials                 *DataSourceCredentials       `json:"credentials"`
+	Container                   *DataContainer               `json:"container"`
 	DataChangeDetectionPolicy   *DataChangeDetectionPolicy   `json:"dataChangeDetectionPolicy"`
 	DataDeletionDetectionPolicy *DataDeletionDetectionPolicy `json:"dataDeletionDetectionPolicy"`
-	Description                 *string                      `json:"description"`
 	EncryptionKey               json.RawMessage              `json:"encryptionKey"`
 	Identity                    json.RawMessage              `json:"identity"`
-	Name                        string                       `json:"name"`
-	Subtype                     json.RawMessage              `json:"subtype"`
-	Type                        string                       `json:"type"`
 }
 
 // DataContainer names the container (blob container, table, Cosmos
@@ -139,18 +139,18 @@ func (d *DataSource) validatePolicies() error {
 
 // Indexer reads a data source into an index.
 type Indexer struct {
-	Cache               json.RawMessage    `json:"cache"`
-	DataSourceName      string             `json:"dataSourceName"`
-	Description         *string            `json:"description"`
-	Disabled            *bool              `json:"disabled"`
-	EncryptionKey       json.RawMessage    `json:"encryptionKey"`
-	FieldMappings       []*FieldMapping    `json:"fieldMappings"`
 	Name                string             `json:"name"`
-	OutputFieldMappings []*FieldMapping    `json:"outputFieldMappings"`
-	Parameters          *IndexerParameters `json:"parameters"`
-	Schedule            *IndexingSchedule  `json:"schedule"`
+	Description         *string            `json:"description"`
+	DataSourceName      string             `json:"dataSourceName"`
 	SkillsetName        *string            `json:"skillsetName"`
 	TargetIndexName     string             `json:"targetIndexName"`
+	Disabled            *bool              `json:"disabled"`
+	Schedule            *IndexingSchedule  `json:"schedule"`
+	Parameters          *IndexerParameters `json:"parameters"`
+	FieldMappings       []*FieldMapping    `json:"fieldMappings"`
+	OutputFieldMappings []*FieldMapping    `json:"outputFieldMappings"`
+	Cache               json.RawMessage    `json:"cache"`
+	EncryptionKey       json.RawMessage    `json:"encryptionKey"`
 }
 
 // IndexingSchedule runs an indexer every interval from an optional start.
@@ -162,19 +162,38 @@ type IndexingSchedule struct {
 // IndexerParameters shape a run; Configuration holds the data source
 // type's settings, which are free-form.
 type IndexerParameters struct {
-	Base64EncodeKeys       *bool          `json:"base64EncodeKeys"`
 	BatchSize              *json.Number   `json:"batchSize" shape:"int"`
-	Configuration          map[string]any `json:"configuration"`
 	MaxFailedItems         *json.Number   `json:"maxFailedItems" shape:"int"`
 	MaxFailedItemsPerBatch *json.Number   `json:"maxFailedItemsPerBatch" shape:"int"`
+	Base64EncodeKeys       *bool          `json:"base64EncodeKeys"`
+	Configuration          map[string]any `json:"configuration"`
+}
+
+// configurationOrder is the order the service writes an indexer
+// configuration's settings in, as far as a recording shows it (the Java
+// SDK's recording IndexersManagementTests.canUpdateIndexerBlobParamsSync);
+// the settings it does not show follow, sorted.
+var configurationOrder = []string{"excludedFileNameExtensions", "indexedFileNameExtensions", "failOnUnsupportedContentType", "dataToExtract"}
+
+// MarshalJSON writes the configuration's settings in the service's order.
+func (p IndexerParameters) MarshalJSON() ([]byte, error) {
+	type plain IndexerParameters
+	config, err := marshalInOrder(p.Configuration, configurationOrder)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(struct {
+		plain
+		Configuration json.RawMessage `json:"configuration"`
+	}{plain(p), config})
 }
 
 // FieldMapping maps a source field to an index field, optionally through
 // a mapping function.
 type FieldMapping struct {
-	MappingFunction *FieldMappingFunction `json:"mappingFunction"`
 	SourceFieldName string                `json:"sourceFieldName"`
 	TargetFieldName string                `json:"targetFieldName"`
+	MappingFunction *FieldMappingFunction `json:"mappingFunction"`
 }
 
 // FieldMappingFunction is a mapping function with its (free-form)
@@ -315,13 +334,13 @@ func (m *FieldMapping) validate(where string) error {
 
 // Skillset is the skills an indexer runs over each document.
 type Skillset struct {
-	CognitiveServices map[string]any  `json:"cognitiveServices"`
-	Description       *string         `json:"description"`
-	EncryptionKey     json.RawMessage `json:"encryptionKey"`
-	IndexProjections  json.RawMessage `json:"indexProjections"`
-	KnowledgeStore    json.RawMessage `json:"knowledgeStore"`
 	Name              string          `json:"name"`
+	Description       *string         `json:"description"`
 	Skills            SkillList       `json:"skills"`
+	CognitiveServices map[string]any  `json:"cognitiveServices"`
+	KnowledgeStore    json.RawMessage `json:"knowledgeStore"`
+	IndexProjections  json.RawMessage `json:"indexProjections"`
+	EncryptionKey     json.RawMessage `json:"encryptionKey"`
 }
 
 // DefinitionName is the skillset's name.
@@ -335,6 +354,31 @@ func (l *SkillList) UnmarshalJSON(b []byte) error {
 	list, err := decodeComponents(skills, b)
 	*l = list
 	return err
+}
+
+// MarshalJSON writes each skill with its inputs and outputs after the
+// properties of its type, as the service writes them (the Java SDK's
+// skillset recordings, e.g.
+// SkillsetManagementTests.createSkillsetReturnsCorrectDefinitionOcrSplitTextSync).
+func (l SkillList) MarshalJSON() ([]byte, error) {
+	if l == nil {
+		return []byte("null"), nil
+	}
+	list := make([]any, len(l))
+	for i, sk := range l {
+		o, err := orderedJSON(sk)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range []string{"inputs", "outputs"} {
+			if v, ok := o.get(k), o.has(k); ok {
+				o.del(k)
+				o.set(k, v)
+			}
+		}
+		list[i] = o
+	}
+	return json.Marshal(list)
 }
 
 // Validate checks the skillset and names unnamed skills by position, as
@@ -391,10 +435,10 @@ type SkillHead struct {
 	// service answers a create or update so (null), and fills them in,
 	// "/document" and "#<position>", in what it keeps (fillDefaults; the
 	// Java SDK's recording SkillsetManagementTests.canCreateAndListSkillsetsSync).
-	Context     *string        `json:"context"`
-	Description *string        `json:"description"`
-	Inputs      []*SkillInput  `json:"inputs"`
 	Name        *string        `json:"name"`
+	Description *string        `json:"description"`
+	Context     *string        `json:"context"`
+	Inputs      []*SkillInput  `json:"inputs"`
 	Outputs     []*SkillOutput `json:"outputs"`
 }
 
@@ -411,10 +455,10 @@ func (h *SkillHead) SkillContext() string { return deref(h.Context) }
 // inputs. The service writes sourceContext (null when unset) and inputs
 // ([] when none) on every input (the Java SDK's skillset recordings).
 type SkillInput struct {
-	Inputs        []*SkillInput `json:"inputs"`
 	Name          string        `json:"name"`
 	Source        string        `json:"source,omitempty"`
 	SourceContext *string       `json:"sourceContext"`
+	Inputs        []*SkillInput `json:"inputs"`
 }
 
 // MarshalJSON writes inputs as [] when there are none, also for a
@@ -422,13 +466,12 @@ type SkillInput struct {
 // there is none (an input of nested inputs; the Java SDK's recording
 // SkillsetManagementTests.createSkillsetReturnsCorrectDefinitionShaperWithNestedInputsSync).
 func (in SkillInput) MarshalJSON() ([]byte, error) {
-	type plain SkillInput
-	p := struct {
-		plain
-		Source *string `json:"source"`
-	}{plain: plain(in), Source: nonEmpty(in.Source)}
-	p.Inputs = orEmpty(p.Inputs)
-	return json.Marshal(p)
+	return json.Marshal(struct {
+		Name          string        `json:"name"`
+		Source        *string       `json:"source"`
+		SourceContext *string       `json:"sourceContext"`
+		Inputs        []*SkillInput `json:"inputs"`
+	}{in.Name, nonEmpty(in.Source), in.SourceContext, orEmpty(in.Inputs)})
 }
 
 func (in *SkillInput) normalise() {
@@ -517,8 +560,8 @@ type (
 	// MergeSkill merges texts into one, between tags.
 	MergeSkill struct {
 		SkillHead
-		InsertPostTag *string `json:"insertPostTag"`
 		InsertPreTag  *string `json:"insertPreTag"`
+		InsertPostTag *string `json:"insertPostTag"`
 	}
 	// ShaperSkill gathers its inputs into one object.
 	ShaperSkill struct{ SkillHead }
@@ -528,10 +571,10 @@ type (
 	SplitSkill struct {
 		SkillHead
 		DefaultLanguageCode *string      `json:"defaultLanguageCode"`
-		MaximumPageLength   *json.Number `json:"maximumPageLength" shape:"int"`
-		MaximumPagesToTake  *json.Number `json:"maximumPagesToTake,omitempty" shape:"int"`
-		PageOverlapLength   *json.Number `json:"pageOverlapLength,omitempty" shape:"int"`
 		TextSplitMode       *string      `json:"textSplitMode,omitempty"`
+		MaximumPageLength   *json.Number `json:"maximumPageLength" shape:"int"`
+		PageOverlapLength   *json.Number `json:"pageOverlapLength,omitempty" shape:"int"`
+		MaximumPagesToTake  *json.Number `json:"maximumPagesToTake,omitempty" shape:"int"`
 	}
 )
 
@@ -556,32 +599,37 @@ func (o *OtherSkill) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// MarshalJSON writes the common properties with the skill's own, and
-// those of its type the service writes when unset.
+// MarshalJSON writes the common properties with those of the skill's
+// type the service writes, in its order (their value when unset), then
+// the skill's other properties.
 func (o *OtherSkill) MarshalJSON() ([]byte, error) {
-	m := jsonObject(&o.SkillHead)
-	for k, v := range otherSkillDefaults[o.ODataType] {
-		m[k] = v
+	m, err := orderedJSON(&o.SkillHead)
+	if err != nil {
+		return nil, err
 	}
-	for k, v := range o.Properties {
-		m[k] = v
+	for _, d := range otherSkillDefaults[o.ODataType] {
+		m.set(d.key, d.value)
+	}
+	for _, k := range sortedKeys(o.Properties) {
+		m.set(k, o.Properties[k])
 	}
 	return json.Marshal(m)
 }
 
 // otherSkillDefaults are, by skill type, the properties the service
-// writes for a skill cerulean keeps as given, with the value it writes
-// when the definition leaves them out. Source: the Java SDK's skillset
-// recordings SkillsetManagementTests.createSkillsetReturnsCorrectDefinition*
-// at 2023-10-01-preview and 2026-05-01-preview (an OCR skill's
+// writes for a skill cerulean keeps as given, in the order it writes
+// them, with the value it writes when the definition leaves them out.
+// Source: the Java SDK's skillset recordings
+// SkillsetManagementTests.createSkillsetReturnsCorrectDefinition* at
+// 2023-10-01-preview and 2026-05-01-preview (an OCR skill's
 // detectOrientation is false only where the request says so).
-var otherSkillDefaults = map[string]map[string]any{
-	"#Microsoft.Skills.Vision.OcrSkill":                {"textExtractionAlgorithm": nil, "lineEnding": nil, "defaultLanguageCode": nil, "detectOrientation": nil},
-	"#Microsoft.Skills.Text.V3.EntityRecognitionSkill": {"categories": []any{}, "defaultLanguageCode": nil, "minimumPrecision": nil, "modelVersion": nil},
-	"#Microsoft.Skills.Text.LanguageDetectionSkill":    {"defaultCountryHint": nil, "modelVersion": nil},
-	"#Microsoft.Skills.Text.V3.SentimentSkill":         {"defaultLanguageCode": nil, "includeOpinionMining": false, "modelVersion": nil},
-	"#Microsoft.Skills.Text.KeyPhraseExtractionSkill":  {"defaultLanguageCode": nil, "maxKeyPhraseCount": nil, "modelVersion": nil},
-	"#Microsoft.Skills.Vision.ImageAnalysisSkill":      {"defaultLanguageCode": nil, "details": []any{}, "visualFeatures": []any{}},
+var otherSkillDefaults = map[string]object{
+	"#Microsoft.Skills.Vision.OcrSkill":                {{"textExtractionAlgorithm", nil}, {"lineEnding", nil}, {"defaultLanguageCode", nil}, {"detectOrientation", nil}},
+	"#Microsoft.Skills.Text.V3.EntityRecognitionSkill": {{"categories", []any{}}, {"defaultLanguageCode", nil}, {"minimumPrecision", nil}, {"modelVersion", nil}},
+	"#Microsoft.Skills.Text.LanguageDetectionSkill":    {{"defaultCountryHint", nil}, {"modelVersion", nil}},
+	"#Microsoft.Skills.Text.V3.SentimentSkill":         {{"defaultLanguageCode", nil}, {"modelVersion", nil}, {"includeOpinionMining", false}},
+	"#Microsoft.Skills.Text.KeyPhraseExtractionSkill":  {{"defaultLanguageCode", nil}, {"maxKeyPhraseCount", nil}, {"modelVersion", nil}},
+	"#Microsoft.Skills.Vision.ImageAnalysisSkill":      {{"defaultLanguageCode", nil}, {"visualFeatures", []any{}}, {"details", []any{}}},
 }
 
 // isUnset reports a property given null or left out, or an empty
@@ -619,10 +667,10 @@ func init() { registerShape[Skill](skills) }
 
 // SynonymMap is a set of Solr-format synonym rules.
 type SynonymMap struct {
-	EncryptionKey json.RawMessage `json:"encryptionKey"`
-	Format        string          `json:"format"`
 	Name          string          `json:"name"`
+	Format        string          `json:"format"`
 	Synonyms      *string         `json:"synonyms"`
+	EncryptionKey json.RawMessage `json:"encryptionKey"`
 }
 
 // DefinitionName is the synonym map's name.
@@ -650,8 +698,8 @@ func (m *SynonymMap) Validate() error {
 
 // Alias is a second name of one index.
 type Alias struct {
-	Indexes []string `json:"indexes"`
 	Name    string   `json:"name"`
+	Indexes []string `json:"indexes"`
 }
 
 // DefinitionName is the alias's name.

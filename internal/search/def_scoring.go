@@ -9,35 +9,61 @@ import (
 // ScoringProfile is a named way of ranking: weights of text fields and
 // functions over field values.
 type ScoringProfile struct {
-	FunctionAggregation *string            `json:"functionAggregation"`
-	Functions           []*ScoringFunction `json:"functions"`
 	Name                string             `json:"name"`
+	FunctionAggregation *string            `json:"functionAggregation"`
 	Text                *TextWeights       `json:"text"`
+	Functions           []*ScoringFunction `json:"functions"`
 }
 
 // TextWeights weigh matches in fields, by field path.
 type TextWeights struct {
 	Weights map[string]json.Number `json:"weights"`
+	// order is the order the service writes the weights in: that of the
+	// fields they weigh (Index.fillDefaults sets it). The hotels index of
+	// the Java SDK's recordings (IndexManagementTests.canCreateAndListIndexesSyncAndAsync)
+	// weighs Description and Category, answered in that order.
+	order []string
+}
+
+// UnmarshalJSON decodes the weights and the order they are written in.
+func (t *TextWeights) UnmarshalJSON(b []byte) error {
+	type plain TextWeights
+	if err := unmarshalJSON(b, (*plain)(t)); err != nil {
+		return err
+	}
+	t.order = keysUnder(b, "weights")
+	return nil
+}
+
+// MarshalJSON writes the weights in order.
+func (t TextWeights) MarshalJSON() ([]byte, error) {
+	weights, err := marshalInOrder(t.Weights, t.order)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(struct {
+		Weights json.RawMessage `json:"weights"`
+	}{weights})
 }
 
 // ScoringFunction boosts documents by one field's value; the parameters
 // of its type are set, the others nil, and written as null as the
 // service writes them (the Python SDK's scoring aggregation recording).
 type ScoringFunction struct {
-	Boost         *json.Number       `json:"boost"`
-	Distance      *DistanceFunction  `json:"distance"`
 	FieldName     string             `json:"fieldName"`
-	Freshness     *FreshnessFunction `json:"freshness"`
 	Interpolation string             `json:"interpolation"`
-	Magnitude     *MagnitudeFunction `json:"magnitude"`
-	Tag           *TagFunction       `json:"tag"`
 	Type          string             `json:"type"`
+	Boost         *json.Number       `json:"boost"`
+	Freshness     *FreshnessFunction `json:"freshness"`
+	Magnitude     *MagnitudeFunction `json:"magnitude"`
+	Distance      *DistanceFunction  `json:"distance"`
+	Tag           *TagFunction       `json:"tag"`
 }
 
 // MagnitudeFunction boosts by a numeric field's place in a range.
 type MagnitudeFunction struct {
-	BoostingRangeEnd         *json.Number `json:"boostingRangeEnd"`
 	BoostingRangeStart       *json.Number `json:"boostingRangeStart"`
+	BoostingRangeEnd         *json.Number `json:"boostingRangeEnd"`
 	ConstantBoostBeyondRange *bool        `json:"constantBoostBeyondRange"`
 }
 
@@ -48,8 +74,8 @@ type FreshnessFunction struct {
 
 // DistanceFunction boosts by the distance from a point the query gives.
 type DistanceFunction struct {
-	BoostingDistance        *json.Number `json:"boostingDistance"`
 	ReferencePointParameter string       `json:"referencePointParameter"`
+	BoostingDistance        *json.Number `json:"boostingDistance"`
 }
 
 // TagFunction boosts documents sharing tags the query gives.

@@ -7,36 +7,36 @@ import (
 // VectorSearch is an index's vector search configuration.
 type VectorSearch struct {
 	Algorithms   []*VectorAlgorithm   `json:"algorithms"`
-	Compressions []*VectorCompression `json:"compressions"`
 	Profiles     []*VectorProfile     `json:"profiles"`
 	Vectorizers  []*Vectorizer        `json:"vectorizers"`
+	Compressions []*VectorCompression `json:"compressions"`
 }
 
 // VectorAlgorithm is an approximate (hnsw) or exhaustive k-NN algorithm;
 // the parameters of its kind are set.
 type VectorAlgorithm struct {
-	ExhaustiveKnnParameters *VectorAlgorithmParameters `json:"exhaustiveKnnParameters"`
-	HNSWParameters          *VectorAlgorithmParameters `json:"hnswParameters"`
-	Kind                    string                     `json:"kind"`
 	Name                    string                     `json:"name"`
+	Kind                    string                     `json:"kind"`
+	HNSWParameters          *VectorAlgorithmParameters `json:"hnswParameters"`
+	ExhaustiveKnnParameters *VectorAlgorithmParameters `json:"exhaustiveKnnParameters"`
 }
 
 // VectorAlgorithmParameters are an algorithm's parameters; M,
 // EfConstruction and EfSearch are HNSW's.
 type VectorAlgorithmParameters struct {
+	Metric         string       `json:"metric"`
+	M              *json.Number `json:"m,omitempty" shape:"int"`
 	EfConstruction *json.Number `json:"efConstruction,omitempty" shape:"int"`
 	EfSearch       *json.Number `json:"efSearch,omitempty" shape:"int"`
-	M              *json.Number `json:"m,omitempty" shape:"int"`
-	Metric         string       `json:"metric"`
 }
 
 // VectorProfile ties vector fields to an algorithm, and optionally a
 // vectorizer and a compression.
 type VectorProfile struct {
-	Algorithm   string  `json:"algorithm"`
-	Compression *string `json:"compression"`
 	Name        string  `json:"name"`
+	Algorithm   string  `json:"algorithm"`
 	Vectorizer  *string `json:"vectorizer"`
+	Compression *string `json:"compression"`
 }
 
 // Vectorizer turns query text into a vector; the parameters of its kind
@@ -77,13 +77,13 @@ type Identity struct {
 
 // VectorCompression is a scalar or binary quantization.
 type VectorCompression struct {
-	DefaultOversampling          *json.Number        `json:"defaultOversampling,omitempty"`
-	Kind                         string              `json:"kind"`
 	Name                         string              `json:"name"`
+	Kind                         string              `json:"kind"`
 	RerankWithOriginalVectors    *bool               `json:"rerankWithOriginalVectors,omitempty"`
-	RescoringOptions             *RescoringOptions   `json:"rescoringOptions,omitempty"`
-	ScalarQuantizationParameters *ScalarQuantization `json:"scalarQuantizationParameters,omitempty"`
+	DefaultOversampling          *json.Number        `json:"defaultOversampling,omitempty"`
 	TruncationDimension          *json.Number        `json:"truncationDimension,omitempty" shape:"int"`
+	ScalarQuantizationParameters *ScalarQuantization `json:"scalarQuantizationParameters,omitempty"`
+	RescoringOptions             *RescoringOptions   `json:"rescoringOptions,omitempty"`
 }
 
 // RescoringOptions say how a compressed profile's results are rescored
@@ -92,8 +92,8 @@ type VectorCompression struct {
 // VectorSearchTests recordings at 2024-11-01-preview and
 // 2025-11-01-preview).
 type RescoringOptions struct {
-	DefaultOversampling  *json.Number `json:"defaultOversampling"`
 	EnableRescoring      *bool        `json:"enableRescoring"`
+	DefaultOversampling  *json.Number `json:"defaultOversampling"`
 	RescoreStorageMethod *string      `json:"rescoreStorageMethod"`
 }
 

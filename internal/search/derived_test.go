@@ -273,7 +273,7 @@ func TestDocumentsThroughAlias(t *testing.T) {
 		t.Errorf("search through the alias: %s", got)
 	}
 	doc, err := s.LookupDocument(context.Background(), "current", "1", []string{"title"})
-	if err != nil || doc["title"] != "through the alias" {
+	if err != nil || doc.Values["title"] != "through the alias" {
 		t.Errorf("lookup through the alias: %v %v", doc, err)
 	}
 	if n, err := s.CountDocuments(context.Background(), "current"); err != nil || n != 1 {

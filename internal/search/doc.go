@@ -18,10 +18,17 @@
 // type's Validate answers the service's 400 naming the JSON path of the
 // value at fault. map[string]any remains only for documents and for
 // values Azure leaves free-form (indexer configuration, mapping function
-// parameters, the properties of skills cerulean does not run). Responses
-// are written from the types with their properties in sorted order, as
-// the service writes them, and definitions stored by earlier releases (the
-// same JSON, sorted) read back unchanged. The
+// parameters, the properties of skills cerulean does not run).
+//
+// The service writes the properties of its answers in an order of its
+// own, which cerulean follows as the recorded answers show it. Each
+// definition type lists its fields in that order, and a resource's body
+// is an ordered object (object) through the api-version shaping and
+// $select, which insert what a version adds where the service puts it.
+// Documents are written in the order of their index's fields (simple
+// fields, then complex ones), after the result's annotations. Definitions
+// stored by earlier releases (the same JSON, its properties sorted) read
+// back unchanged and are answered in the service's order. The
 // handler only translates the wire (api-key, api-version, If-Match /
 // If-None-Match, Prefer, OData paths such as /indexes('name')) to one
 // Service call.

@@ -570,8 +570,8 @@ func geoPoint(v any) (lon, lat float64, ok bool) {
 
 // LookupDocument returns the document with the given key, restricted to
 // selected field paths (nil: every retrievable field).
-func (s *Service) LookupDocument(ctx context.Context, index, key string, selected []string) (map[string]any, error) {
-	var out map[string]any
+func (s *Service) LookupDocument(ctx context.Context, index, key string, selected []string) (Document, error) {
+	var out Document
 	err := s.store.View(ctx, func(rd kv.Reader) error {
 		ix, err := s.IndexIn(rd, index)
 		if err != nil {
@@ -588,7 +588,7 @@ func (s *Service) LookupDocument(ctx context.Context, index, key string, selecte
 		if err != nil {
 			return fmt.Errorf("decode stored document %q: %w", key, err)
 		}
-		out = project(ix.Fields, doc, selected)
+		out = Document{Values: project(ix.Fields, doc, selected), Fields: ix.Fields}
 		return nil
 	})
 	return out, err

@@ -16,6 +16,16 @@ import (
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
+// bodyMap is a resource's body as a map, to look into.
+func bodyMap(t testing.TB, res *Resource) map[string]any {
+	t.Helper()
+	m, err := decodeObject(testkit.JSON(t, res.Body()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // newService returns a Service over a fresh in-memory store; when the
 // test ends, the store must pass CheckInvariants.
 func newService(t *testing.T) *Service {
@@ -65,9 +75,9 @@ func mustPut(t *testing.T, s *Service, kind Kind, name, body string, opts PutOpt
 	return res
 }
 
-func fieldsByName(res *Resource) map[string]map[string]any {
+func fieldsByName(t testing.TB, res *Resource) map[string]map[string]any {
 	out := map[string]map[string]any{}
-	for _, f := range res.Body()["fields"].([]any) {
+	for _, f := range bodyMap(t, res)["fields"].([]any) {
 		m := f.(map[string]any)
 		out[m["name"].(string)] = m
 	}
@@ -79,7 +89,7 @@ func fieldsByName(res *Resource) map[string]map[string]any {
 func TestIndexFieldDefaults(t *testing.T) {
 	s := newService(t)
 	res := mustPut(t, s, Indexes, "", hotels, PutOptions{CreateOnly: true})
-	fields := fieldsByName(res)
+	fields := fieldsByName(t, res)
 	type attrs struct{ searchable, filterable, sortable, facetable, retrievable bool }
 	for name, want := range map[string]attrs{
 		"id":     {true, true, true, true, true},
@@ -101,7 +111,7 @@ func TestIndexFieldDefaults(t *testing.T) {
 	if addr := fields["addr"]; len(addr) != 3 || addr["fields"] == nil {
 		t.Errorf("complex field normalised to %v, want name, type and fields only", addr)
 	}
-	if sim := res.Body()["similarity"].(map[string]any); sim["@odata.type"] != bm25 {
+	if sim := bodyMap(t, res)["similarity"].(map[string]any); sim["@odata.type"] != bm25 {
 		t.Errorf("similarity %v", sim)
 	}
 	ix, err := ParseIndex(res.Definition)
@@ -394,7 +404,7 @@ func TestIndexerReferences(t *testing.T) {
 	}
 	mustPut(t, s, Indexes, "", hotels, PutOptions{CreateOnly: true})
 	res := mustPut(t, s, Indexers, "ixr", indexer, PutOptions{})
-	if m := res.Body()["fieldMappings"].([]any)[0].(map[string]any); m["targetFieldName"] != "id" {
+	if m := bodyMap(t, res)["fieldMappings"].([]any)[0].(map[string]any); m["targetFieldName"] != "id" {
 		t.Errorf("field mapping %v", m)
 	}
 	for body, want := range map[string]string{
@@ -447,7 +457,7 @@ func TestDataSourceSecret(t *testing.T) {
 func TestSkillsetNamesSkills(t *testing.T) {
 	s := newService(t)
 	res := mustPut(t, s, Skillsets, "sk", `{"skills":[{"@odata.type":"#Microsoft.Skills.Util.ShaperSkill","inputs":[{"name":"a","source":"/document/a"}],"outputs":[{"name":"o"}]},{"@odata.type":"#Microsoft.Skills.Text.SplitSkill"}]}`, PutOptions{})
-	skills := res.Body()["skills"].([]any)
+	skills := bodyMap(t, res)["skills"].([]any)
 	if skills[0].(map[string]any)["name"] != nil || skills[1].(map[string]any)["context"] != nil {
 		t.Errorf("created skills %v", skills)
 	}
@@ -455,7 +465,7 @@ func TestSkillsetNamesSkills(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	skills = got.Body()["skills"].([]any)
+	skills = bodyMap(t, got)["skills"].([]any)
 	if skills[0].(map[string]any)["name"] != "#1" || skills[1].(map[string]any)["name"] != "#2" || skills[0].(map[string]any)["context"] != "/document" {
 		t.Errorf("skills read back %v", skills)
 	}
@@ -534,12 +544,12 @@ func TestLargeDefinition(t *testing.T) {
 		t.Fatalf("definition of %d bytes does not exercise chunking", size)
 	}
 	got, err := s.Get(ctx, Indexes, "wide")
-	if err != nil || got.ETag != created.ETag || len(got.Body()["fields"].([]any)) != 901 {
+	if err != nil || got.ETag != created.ETag || len(bodyMap(t, got)["fields"].([]any)) != 901 {
 		t.Fatalf("get: %v", err)
 	}
 	mustPut(t, s, Indexes, "", smallIndex, PutOptions{CreateOnly: true})
 	list, err := s.List(ctx, Indexes)
-	if err != nil || len(list) != 2 || list[0].Name != "hotels" || list[1].Name != "wide" || len(list[1].Body()["fields"].([]any)) != 901 {
+	if err != nil || len(list) != 2 || list[0].Name != "hotels" || list[1].Name != "wide" || len(bodyMap(t, list[1])["fields"].([]any)) != 901 {
 		t.Fatalf("list: %v %v", list, err)
 	}
 	// An update rewrites the chunks.
@@ -562,7 +572,7 @@ func TestLargeDefinition(t *testing.T) {
 	big := `{"format":"solr","synonyms":"` + strings.Repeat(`alpha, beta\n`, 20000) + `"}`
 	mustPut(t, s, SynonymMaps, "syn", big, PutOptions{})
 	small := mustPut(t, s, SynonymMaps, "syn", `{"format":"solr","synonyms":"a, b"}`, PutOptions{})
-	if small.Body()["synonyms"] != "a, b" {
+	if bodyMap(t, small)["synonyms"] != "a, b" {
 		t.Errorf("shrunk synonym map %v", small.Definition)
 	}
 	if err := s.store.View(ctx, func(rd kv.Reader) error {
@@ -574,7 +584,7 @@ func TestLargeDefinition(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Get(ctx, SynonymMaps, "syn"); err != nil || got.Body()["synonyms"] != "a, b" {
+	if got, err := s.Get(ctx, SynonymMaps, "syn"); err != nil || bodyMap(t, got)["synonyms"] != "a, b" {
 		t.Errorf("read after shrinking: %v %v", got, err)
 	}
 }

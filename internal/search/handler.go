@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -319,15 +320,11 @@ func (h *handler) indexerAction(q *request, op string) error {
 		if err != nil {
 			return err
 		}
-		b, err := json.Marshal(st)
+		body, err := orderedJSON(st)
 		if err != nil {
 			return err
 		}
-		var body map[string]any
-		if err := json.Unmarshal(b, &body); err != nil {
-			return err
-		}
-		body["@odata.context"] = h.context(q, typeName(q, "IndexerExecutionInfo"))
+		body.prepend("@odata.context", h.context(q, typeName(q, "IndexerExecutionInfo")))
 		shapeIndexerStatus(body, requestVersion(q))
 		return h.writeValue(q, http.StatusOK, body)
 	}
@@ -494,17 +491,20 @@ func (h *handler) list(q *request) error {
 		body := res.Body()
 		shapeBody(res.Kind, body, version)
 		if selected != nil {
-			picked := make(map[string]any, len(selected))
-			for _, k := range selected {
-				if v, ok := body[k]; ok {
-					picked[k] = v
+			// The selected properties in the body's order (the Python
+			// SDK's recording test_search_index_client_indexes_live
+			// test_create_or_update_index… lists name, description).
+			picked := object{}
+			for _, m := range *body {
+				if slices.Contains(selected, m.key) {
+					picked = append(picked, m)
 				}
 			}
-			body = picked
+			body = &picked
 		}
 		values = append(values, body)
 	}
-	return h.writeValue(q, http.StatusOK, map[string]any{"@odata.context": h.context(q, string(q.kind)), "value": values})
+	return h.writeValue(q, http.StatusOK, &object{{"@odata.context", h.context(q, string(q.kind))}, {"value", values}})
 }
 
 func (h *handler) indexStats(q *request) error {
@@ -512,9 +512,9 @@ func (h *handler) indexStats(q *request) error {
 	if err != nil {
 		return err
 	}
-	return h.writeValue(q, http.StatusOK, map[string]any{
-		"@odata.context": h.context(q, typeName(q, "IndexStatistics")),
-		"documentCount":  st.DocumentCount, "storageSize": st.StorageSize, "vectorIndexSize": st.VectorIndexSize,
+	return h.writeValue(q, http.StatusOK, &object{
+		{"@odata.context", h.context(q, typeName(q, "IndexStatistics"))},
+		{"documentCount", st.DocumentCount}, {"storageSize", st.StorageSize}, {"vectorIndexSize", st.VectorIndexSize},
 	})
 }
 
@@ -532,9 +532,9 @@ func (h *handler) analyze(q *request) error {
 	if err != nil {
 		return err
 	}
-	return h.writeValue(q, http.StatusOK, map[string]any{
-		"@odata.context": h.context(q, typeName(q, "AnalyzeResult")),
-		"tokens":         tokens,
+	return h.writeValue(q, http.StatusOK, &object{
+		{"@odata.context", h.context(q, typeName(q, "AnalyzeResult"))},
+		{"tokens", tokens},
 	})
 }
 
@@ -551,9 +551,9 @@ func (h *handler) indexStatsSummary(q *request) error {
 	for _, st := range all {
 		values = append(values, map[string]any{"name": st.Name, "documentCount": st.DocumentCount, "storageSize": st.StorageSize, "vectorIndexSize": st.VectorIndexSize})
 	}
-	return h.writeValue(q, http.StatusOK, map[string]any{
-		"@odata.context": h.context(q, "Collection("+typeName(q, "IndexStatisticsSummary")+")"),
-		"value":          values,
+	return h.writeValue(q, http.StatusOK, &object{
+		{"@odata.context", h.context(q, "Collection("+typeName(q, "IndexStatisticsSummary")+")")},
+		{"value", values},
 	})
 }
 
@@ -620,21 +620,26 @@ func (h *handler) writeResource(q *request, status int, res *Resource) error {
 	if status == http.StatusCreated {
 		shapeCreated(res.Kind, body, requestVersion(q))
 	}
-	body["@odata.context"] = h.context(q, string(res.Kind)+"/$entity")
+	body.prepend("@odata.context", h.context(q, string(res.Kind)+"/$entity"))
 	return h.writeValue(q, status, body)
 }
 
+// writeValue writes an answer's JSON: an object's properties in its
+// order, a map's sorted.
 func (h *handler) writeValue(q *request, status int, v any) error {
-	if m, ok := v.(map[string]any); ok && requestedMetadata(q.r) == metadataNone {
-		delete(m, "@odata.context")
+	if requestedMetadata(q.r) == metadataNone {
+		switch m := v.(type) {
+		case map[string]any:
+			delete(m, "@odata.context")
+		case *object:
+			m.del("@odata.context")
+		}
 	}
-	var sb strings.Builder
-	enc := json.NewEncoder(&sb)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	w := newJSONWriter()
+	if err := w.value(v); err != nil {
 		return err
 	}
-	return h.writeJSON(q, status, []byte(strings.TrimSuffix(sb.String(), "\n")))
+	return h.writeJSON(q, status, w.buf.Bytes())
 }
 
 func (h *handler) writeJSON(q *request, status int, body []byte) error {

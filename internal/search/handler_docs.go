@@ -314,43 +314,52 @@ func (h *handler) runSearch(q *request, req *SearchRequest) error {
 	}
 	values := make([]any, 0, len(res.Hits))
 	for _, hit := range res.Hits {
-		doc := hit.Document
-		doc["@search.score"] = hit.Score
+		annotations := object{{"@search.score", hit.Score}}
 		if hit.Highlights != nil {
-			doc["@search.highlights"] = hit.Highlights
+			annotations = append(annotations, member{"@search.highlights", highlightsInOrder(hit.Document.Fields, hit.Highlights)})
 		}
-		values = append(values, doc)
+		values = append(values, resultDocument{annotations, hit.Document})
 	}
-	body := map[string]any{"@odata.context": h.docsContext(q), "value": values}
+	// The answer's properties in the order the service writes them: the
+	// count, coverage or facets before the documents (the Java SDK's
+	// recordings SearchTests.canGetResultCountInSearchSync,
+	// canSearchWithMinimumCoverageSync, canSearchWithRangeFacetsSync).
+	body := object{{"@odata.context", h.docsContext(q)}}
 	if res.Count != nil {
-		body["@odata.count"] = *res.Count
+		body = append(body, member{"@odata.count", *res.Count})
 	}
 	if req.MinimumCoverage != nil {
-		body["@search.coverage"] = fullCoverage
+		body = append(body, member{"@search.coverage", fullCoverage})
 	}
 	if res.Facets != nil {
 		facets := map[string]any{}
 		for name, buckets := range res.Facets {
 			list := make([]any, len(buckets))
 			for i, b := range buckets {
-				m := map[string]any{"count": b.Count}
+				// count first, then value or the range's from and to
+				// (canSearchWithValueFacetsSync, canSearchWithRangeFacetsSync).
+				m := object{{"count", b.Count}}
 				if b.Value != nil {
-					m["value"] = b.Value
+					m = append(m, member{"value", b.Value})
 				}
 				if b.From != nil {
-					m["from"] = b.From
+					m = append(m, member{"from", b.From})
 				}
 				if b.To != nil {
-					m["to"] = b.To
+					m = append(m, member{"to", b.To})
 				}
-				list[i] = m
+				list[i] = &m
 			}
 			facets[name] = list
 		}
-		body["@search.facets"] = facets
+		body = append(body, member{"@search.facets", facets})
 	}
+	// No recording shows a next page: its parameters go before the
+	// documents and its link after them, as in the REST reference's
+	// example answer.
+	var nextLink string
 	if res.Next != nil {
-		body["@search.nextPageParameters"] = nextPageParameters(res.Next)
+		body = append(body, member{"@search.nextPageParameters", nextPageParameters(res.Next)})
 		u := *q.r.URL
 		u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/search"), "/search.post.search")
 		if !strings.HasSuffix(u.Path, "/docs") {
@@ -358,9 +367,13 @@ func (h *handler) runSearch(q *request, req *SearchRequest) error {
 		}
 		u.Path += "/search.post.search"
 		u.RawQuery = "api-version=" + url.QueryEscape(q.r.URL.Query().Get("api-version"))
-		body["@odata.nextLink"] = serviceURL(q.r) + u.Path + "?" + u.RawQuery
+		nextLink = serviceURL(q.r) + u.Path + "?" + u.RawQuery
 	}
-	return h.writeValue(q, http.StatusOK, body)
+	body = append(body, member{"value", values})
+	if nextLink != "" {
+		body = append(body, member{"@odata.nextLink", nextLink})
+	}
+	return h.writeValue(q, http.StatusOK, &body)
 }
 
 // nextPageParameters is the POST body that fetches the next page.
@@ -469,7 +482,7 @@ func (h *handler) runSuggest(q *request, req *SuggestRequest, auto bool) error {
 		for i, c := range res {
 			values[i] = c
 		}
-		return h.writeValue(q, http.StatusOK, map[string]any{"@odata.context": h.docsContext(q), "value": values})
+		return h.writeValue(q, http.StatusOK, &object{{"@odata.context", h.docsContext(q)}, {"value", values}})
 	}
 	res, err := h.svc.Suggest(q.r.Context(), q.name, req)
 	if err != nil {
@@ -477,15 +490,16 @@ func (h *handler) runSuggest(q *request, req *SuggestRequest, auto bool) error {
 	}
 	values := make([]any, len(res))
 	for i, s := range res {
-		doc := s.Document
-		doc["@search.text"] = s.Text
-		values[i] = doc
+		values[i] = resultDocument{object{{"@search.text", s.Text}}, s.Document}
 	}
-	body := map[string]any{"@odata.context": h.docsContext(q), "value": values}
+	// The coverage before the suggestions (the Java SDK's recording
+	// SuggestTests.testCanSuggestWithMinimumCoverageSync).
+	body := object{{"@odata.context", h.docsContext(q)}}
 	if req.MinimumCoverage != nil {
-		body["@search.coverage"] = fullCoverage
+		body = append(body, member{"@search.coverage", fullCoverage})
 	}
-	return h.writeValue(q, http.StatusOK, body)
+	body = append(body, member{"value", values})
+	return h.writeValue(q, http.StatusOK, &body)
 }
 
 // fullCoverage is @search.coverage as Azure writes it, a double (100.0),

@@ -18,9 +18,9 @@ import (
 // .NET SDK's UpdateIndex recording).
 type PatternAnalyzer struct {
 	ComponentHead
-	Flags     *string  `json:"flags"`
 	Lowercase *bool    `json:"lowercase"`
 	Pattern   *string  `json:"pattern"`
+	Flags     *string  `json:"flags"`
 	Stopwords []string `json:"stopwords"`
 }
 
@@ -129,9 +129,9 @@ func (c *PatternAnalyzer) serve(b *analysisBuilder, where string) error {
 // CustomAnalyzerTests.canUseAllRegexFlagsTokenizerSync).
 type PatternTokenizer struct {
 	ComponentHead
+	Pattern *string      `json:"pattern"`
 	Flags   *string      `json:"flags"`
 	Group   *json.Number `json:"group" shape:"int"`
-	Pattern *string      `json:"pattern"`
 }
 
 func (*PatternTokenizer) tokenizer() {}

@@ -101,21 +101,19 @@ type Resource struct {
 	Definition Definition
 }
 
-// Body renders the resource as the service returns it: its definition
-// with @odata.etag, and secrets (a data source's connection string)
-// withheld as the real service withholds them. It is a JSON object, so
-// that it encodes with its properties in order, as the service writes
-// them, and $select can pick from it.
-func (r *Resource) Body() map[string]any {
-	out := jsonObject(r.Definition)
-	if out == nil {
-		out = map[string]any{}
+// Body renders the resource as the service returns it: @odata.etag, then
+// its definition, and secrets (a data source's connection string)
+// withheld as the real service withholds them. Its properties are in the
+// order the service writes them, and $select can pick from it.
+func (r *Resource) Body() *object {
+	out := object{{"@odata.etag", r.ETag}}
+	if def, err := orderedJSON(r.Definition); err == nil {
+		out = append(out, *def...)
 	}
-	out["@odata.etag"] = r.ETag
 	if r.Kind == DataSources {
-		out["credentials"] = map[string]any{"connectionString": nil}
+		out.set("credentials", &object{{"connectionString", nil}})
 	}
-	return out
+	return &out
 }
 
 // stored is a resource as kept in kv: its commit version (the ETag) and

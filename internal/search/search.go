@@ -52,7 +52,7 @@ type VectorQuery struct {
 type SearchHit struct {
 	Key        string
 	Score      float64
-	Document   map[string]any
+	Document   Document
 	Highlights map[string][]string
 }
 
@@ -483,7 +483,7 @@ func (qc *queryContext) results(p *searchPlan, req *SearchRequest, hits []*hit, 
 		return nil, err
 	}
 	for _, h := range pageHits {
-		sh := SearchHit{Key: h.key, Score: h.score, Document: project(qc.ix.Fields, h.doc, p.selected)}
+		sh := SearchHit{Key: h.key, Score: h.score, Document: Document{Values: project(qc.ix.Fields, h.doc, p.selected), Fields: qc.ix.Fields}}
 		if len(p.highlights) > 0 {
 			sh.Highlights = highlightHit(h, p.highlights, req.HighlightPreTag, req.HighlightPostTag)
 		}

@@ -34,7 +34,7 @@ type SuggestRequest struct {
 // selected fields (the key field unless $select says otherwise).
 type Suggestion struct {
 	Text     string
-	Document map[string]any
+	Document Document
 }
 
 // Completion is one autocomplete result.
@@ -169,7 +169,7 @@ func (s *Service) Suggest(ctx context.Context, index string, req *SuggestRequest
 			if !ok {
 				continue
 			}
-			out = append(out, Suggestion{Text: text, Document: project(sc.qc.ix.Fields, h.doc, selected)})
+			out = append(out, Suggestion{Text: text, Document: Document{Values: project(sc.qc.ix.Fields, h.doc, selected), Fields: sc.qc.ix.Fields}})
 			if len(out) == sc.top {
 				break
 			}

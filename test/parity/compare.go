@@ -148,10 +148,9 @@ type comparer struct {
 
 // keyOrdered are the services whose JSON answers are compared key order
 // and all: Table's entities keep the order Azure keeps their properties
-// in. Search's definitions and results write their keys in an order of
-// Azure's own that cerulean does not follow yet (211 recordings differ
-// in it), so only their key sets are compared.
-var keyOrdered = map[string]bool{"table": true}
+// in, and Search writes the keys of its definitions, documents and
+// other answers in an order of its own, which cerulean follows.
+var keyOrdered = map[string]bool{"table": true, "search": true}
 
 // policyTimes are the elements whose time the client chose and the
 // replay moved by shift.

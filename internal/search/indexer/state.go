@@ -15,27 +15,30 @@ import (
 )
 
 // ExecutionResult is one indexer run as the service reports it
-// (IndexerExecutionResult).
+// (IndexerExecutionResult). The fields of these types are in the order
+// the service writes them (the Java SDK's recordings
+// IndexersManagementTests.canRunIndexerAndGetIndexerStatusSync and the
+// Python SDK's test_search_indexer_client_indexers_live).
 type ExecutionResult struct {
 	// Status is "inProgress", "success", "transientFailure" or "reset".
 	Status               string        `json:"status"`
 	ErrorMessage         *string       `json:"errorMessage"`
 	StartTime            time.Time     `json:"startTime"`
 	EndTime              *time.Time    `json:"endTime"`
-	Errors               []ItemError   `json:"errors"`
-	Warnings             []ItemWarning `json:"warnings"`
 	ItemsProcessed       int           `json:"itemsProcessed"`
 	ItemsFailed          int           `json:"itemsFailed"`
 	InitialTrackingState *string       `json:"initialTrackingState"`
 	FinalTrackingState   *string       `json:"finalTrackingState"`
+	Errors               []ItemError   `json:"errors"`
+	Warnings             []ItemWarning `json:"warnings"`
 }
 
 // ItemError is an item that failed (SearchIndexerError).
 type ItemError struct {
 	Key               *string `json:"key"`
-	ErrorMessage      string  `json:"errorMessage"`
 	StatusCode        int     `json:"statusCode"`
 	Name              *string `json:"name"`
+	ErrorMessage      string  `json:"errorMessage"`
 	Details           *string `json:"details"`
 	DocumentationLink *string `json:"documentationLink"`
 }
@@ -43,8 +46,8 @@ type ItemError struct {
 // ItemWarning is a problem that did not stop an item (SearchIndexerWarning).
 type ItemWarning struct {
 	Key               *string `json:"key"`
-	Message           string  `json:"message"`
 	Name              *string `json:"name"`
+	Message           string  `json:"message"`
 	Details           *string `json:"details"`
 	DocumentationLink *string `json:"documentationLink"`
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -370,25 +371,39 @@ func multipartBoundary(body []byte) (string, bool) {
 // properties it does not name as they are).
 func (t *Target) SetBlobSoftDelete(days int) error {
 	body := fmt.Sprintf("<StorageServiceProperties><DeleteRetentionPolicy><Enabled>true</Enabled><Days>%d</Days></DeleteRetentionPolicy></StorageServiceProperties>", days)
-	req, err := http.NewRequest(http.MethodPut, t.Blob+"?restype=service&comp=properties", strings.NewReader(body))
+	if err := t.setServiceProperties("blob", "2021-12-02", []byte(body)); err != nil {
+		return fmt.Errorf("blob soft delete: %w", err)
+	}
+	return nil
+}
+
+// setServiceProperties sends Set Service Properties with body to service,
+// signed with Shared Key at x-ms-version version, and wants it accepted.
+func (t *Target) setServiceProperties(service, version string, body []byte) error {
+	req, err := http.NewRequest(http.MethodPut, t.base(service)+"?restype=service&comp=properties", bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
-	req.Header.Set("X-Ms-Version", "2021-12-02")
+	req.Header.Set("X-Ms-Version", version)
+	req.Header.Set("Content-Type", "application/xml")
 	key, err := t.key()
 	if err != nil {
 		return err
 	}
-	azauth.SignSharedKey(req, "blob", t.Account, key, t.now())
+	azauth.SignSharedKey(req, service, t.Account, key, t.now())
 	resp, err := t.Client.Do(req)
 	if err != nil {
 		return err
 	}
-	if err := resp.Body.Close(); err != nil {
+	answer, err := io.ReadAll(resp.Body)
+	if cerr := resp.Body.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return err
 	}
 	if resp.StatusCode != http.StatusAccepted {
-		return fmt.Errorf("set blob soft delete: status %d", resp.StatusCode)
+		return fmt.Errorf("set %s service properties: status %d: %s", service, resp.StatusCode, answer)
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // A setup step makes what a test class made before its recorded requests
@@ -19,7 +21,7 @@ import (
 // the recording's first request finds what Azure's did. setup.tsv lists
 // the steps, one a line, tab-separated, run in order:
 //
-//	recording glob	step	index name	file under testdata	where the step comes from
+//	recording glob	step	name	file under testdata	where the step comes from
 //
 // Steps:
 //
@@ -28,13 +30,36 @@ import (
 //   - search-docs: upload every document in file (a JSON list, or an
 //     object whose "value" is one) to the index named name;
 //   - search-synonymmap: create the synonym map named name from the
-//     definition in file.
+//     definition in file;
+//   - service-properties: Set Service Properties of the Storage service
+//     named name (blob, queue, table or file; the recording's own) with
+//     the XML body in file, at the x-ms-version of the recording's first
+//     request. It is for an account whose properties other tests had
+//     set: the body is the state the recording's first Get Service
+//     Properties answer shows. A Set Service Properties leaves what its
+//     body does not name as it was, so the body names every part that
+//     answer shows.
 //
-// A step that Azure's service would refuse, or that no recording uses, is
+// Every recording is replayed against a server of its own, so what a
+// step leaves there is seen by that recording alone.
+//
+// A step that Azure's service would refuse, that no recording uses, or
+// that sets the properties of a service other than its recording's, is
 // an error: the list cannot go stale.
 type setupStep struct {
 	glob, step, index, file, source string
 }
+
+// The setup steps, by the name setup.tsv gives them.
+const (
+	stepSearchIndex      = "search-index"
+	stepSearchDocs       = "search-docs"
+	stepSearchSynonymMap = "search-synonymmap"
+	stepServiceProps     = "service-properties"
+)
+
+// storageServices are the services a service-properties step may name.
+var storageServices = []string{"blob", "queue", "table", "file"}
 
 func loadSetup(dir string) ([]setupStep, error) {
 	var out []setupStep
@@ -43,7 +68,13 @@ func loadSetup(dir string) ([]setupStep, error) {
 			return fmt.Errorf("%s: want recording glob, step, index name, file and source, tab-separated", at)
 		}
 		s := setupStep{glob: parts[0], step: parts[1], index: parts[2], file: parts[3], source: parts[4]}
-		if s.step != "search-index" && s.step != "search-docs" && s.step != "search-synonymmap" {
+		switch s.step {
+		case stepSearchIndex, stepSearchDocs, stepSearchSynonymMap:
+		case stepServiceProps:
+			if !slices.Contains(storageServices, s.index) {
+				return fmt.Errorf("%s: %s names %q, not a Storage service (%s)", at, s.step, s.index, strings.Join(storageServices, ", "))
+			}
+		default:
 			return fmt.Errorf("%s: unknown step %q", at, s.step)
 		}
 		if _, err := path.Match(s.glob, ""); err != nil {
@@ -64,6 +95,9 @@ func attachSetup(dir string, recs []*Recording, steps []setupStep) error {
 		used := false
 		for _, r := range recs {
 			if ok, _ := path.Match(s.glob, r.Name); ok {
+				if s.step == stepServiceProps && s.index != r.Service {
+					return fmt.Errorf("setup.tsv: %s sets the %s service's properties, but matches %s", s.glob, s.index, r.Name)
+				}
 				r.setup = append(r.setup, s)
 				r.setupDir = dir
 				used = true
@@ -78,39 +112,60 @@ func attachSetup(dir string, recs []*Recording, steps []setupStep) error {
 
 // Setup runs the recording's setup steps against t.
 func (t *Target) Setup(rec *Recording) error {
-	if len(rec.setup) == 0 {
-		return nil
-	}
-	version := recordedAPIVersion(rec)
-	if version == "" {
-		return fmt.Errorf("setup for %s: no api-version in its requests", rec.Name)
-	}
 	for _, s := range rec.setup {
 		data, err := os.ReadFile(filepath.Join(rec.setupDir, s.file))
 		if err != nil {
 			return err
 		}
-		var method, p string
-		var body []byte
-		switch s.step {
-		case "search-index":
-			method, p = http.MethodPut, "indexes('"+s.index+"')"
-			body, err = renamed(data, s.index)
-		case "search-docs":
-			method, p = http.MethodPost, "indexes('"+s.index+"')/docs/search.index"
-			body, err = uploadBatch(data)
-		case "search-synonymmap":
-			method, p = http.MethodPut, "synonymmaps('"+s.index+"')"
-			body, err = renamed(data, s.index)
-		}
-		if err != nil {
-			return fmt.Errorf("setup %s %s from %s: %w", s.step, s.index, s.file, err)
-		}
-		if err := t.searchCall(method, p, version, body); err != nil {
+		if err := t.setupStep(rec, s, data); err != nil {
 			return fmt.Errorf("setup %s %s from %s: %w", s.step, s.index, s.file, err)
 		}
 	}
 	return nil
+}
+
+// setupStep runs one step, with its file's content in data.
+func (t *Target) setupStep(rec *Recording, s setupStep, data []byte) error {
+	if s.step == stepServiceProps {
+		version := recordedStorageVersion(rec)
+		if version == "" {
+			return fmt.Errorf("no x-ms-version in %s's requests", rec.Name)
+		}
+		return t.setServiceProperties(s.index, version, data)
+	}
+	version := recordedAPIVersion(rec)
+	if version == "" {
+		return fmt.Errorf("no api-version in %s's requests", rec.Name)
+	}
+	var method, p string
+	var body []byte
+	var err error
+	switch s.step {
+	case stepSearchIndex:
+		method, p = http.MethodPut, "indexes('"+s.index+"')"
+		body, err = renamed(data, s.index)
+	case stepSearchDocs:
+		method, p = http.MethodPost, "indexes('"+s.index+"')/docs/search.index"
+		body, err = uploadBatch(data)
+	case stepSearchSynonymMap:
+		method, p = http.MethodPut, "synonymmaps('"+s.index+"')"
+		body, err = renamed(data, s.index)
+	}
+	if err != nil {
+		return err
+	}
+	return t.searchCall(method, p, version, body)
+}
+
+// recordedStorageVersion is the x-ms-version of the recording's first
+// request that sends one.
+func recordedStorageVersion(rec *Recording) string {
+	for _, e := range rec.Entries {
+		if v, ok := e.RequestHeaders.Get("x-ms-version"); ok && v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // recordedAPIVersion is the api-version of the recording's first request

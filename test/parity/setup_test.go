@@ -2,10 +2,14 @@ package parity
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/azauth"
 )
 
 func TestUploadBatch(t *testing.T) {
@@ -75,5 +79,84 @@ func TestSetupSteps(t *testing.T) {
 	write("setup.tsv", "search/x\tsearch-index\tshared\tsearch/setup/missing.json\tsource\n")
 	if _, err := loadSetup(dir); err == nil {
 		t.Error("a missing file was accepted")
+	}
+}
+
+// TestServicePropertiesStep checks that a service-properties step names a
+// Storage service, and only its own recordings' one.
+func TestServicePropertiesStep(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("queue/setup/props.xml", "<StorageServiceProperties/>")
+	write("setup.tsv", "queue/go-TestSet*\tservice-properties\tqueue\tqueue/setup/props.xml\tthe recording's first answer\n")
+	steps, err := loadSetup(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := attachSetup(dir, []*Recording{{Name: "queue/go-TestSetX.json", Service: "queue"}}, steps); err != nil {
+		t.Fatal(err)
+	}
+	if err := attachSetup(dir, []*Recording{{Name: "queue/go-TestSetX.json", Service: "file"}}, steps); err == nil {
+		t.Error("a step setting the queue service's properties was attached to a Files recording")
+	}
+	write("setup.tsv", "queue/x\tservice-properties\tsearch\tqueue/setup/props.xml\tsource\n")
+	if _, err := loadSetup(dir); err == nil {
+		t.Error("a service-properties step naming no Storage service was accepted")
+	}
+}
+
+// TestServicePropertiesIsolated checks that what a service-properties
+// step sets is seen by its own recording's server only: the next
+// recording's server answers the defaults.
+func TestServicePropertiesIsolated(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join("testdata", "queue", "setup", "go-TestSetProperties.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	get := func(target *Target) string {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodGet, target.Queue+"?restype=service&comp=properties", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-Ms-Version", "2018-03-28")
+		key, err := target.key()
+		if err != nil {
+			t.Fatal(err)
+		}
+		azauth.SignSharedKey(req, "queue", target.Account, key, target.now())
+		resp, err := target.Client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = resp.Body.Close() }()
+		answer, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("Get Service Properties: %d %s %v", resp.StatusCode, answer, err)
+		}
+		return string(answer)
+	}
+	withStep := &Recording{Name: "queue/a.json", Service: "queue",
+		Entries: []Entry{{RequestHeaders: Headers{"x-ms-version": "2018-03-28"}}},
+		setup:   []setupStep{{step: stepServiceProps, index: "queue", file: "queue/setup/go-TestSetProperties.xml"}}, setupDir: "testdata"}
+	first := startTarget(t, withStep)
+	if err := first.Setup(withStep); err != nil {
+		t.Fatal(err)
+	}
+	const rule = "<AllowedOrigins>www.xyz.com,www.ab.com,www.bc.com</AllowedOrigins>"
+	if !strings.Contains(string(body), rule) || !strings.Contains(get(first), rule) {
+		t.Fatalf("the step's CORS rule is not in the properties it set")
+	}
+	second := startTarget(t, &Recording{Name: "queue/b.json", Service: "queue"})
+	if got := get(second); strings.Contains(got, rule) {
+		t.Errorf("the next recording's server answers the properties set for another: %s", got)
 	}
 }

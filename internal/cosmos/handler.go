@@ -264,10 +264,15 @@ func methodNotAllowed(m string) *Error {
 	return newError(http.StatusMethodNotAllowed, "MethodNotAllowed", "The method %s is not allowed on this resource.", m)
 }
 
+// queryHeaders are the headers an SDK marks a query POST with, in the
+// form http.Header keeps names (a lookup by another spelling converts the
+// name, and allocates, on every request).
+var queryHeaders = []string{"X-Ms-Documentdb-Isquery", "X-Ms-Documentdb-Query", "X-Ms-Cosmos-Is-Query-Plan-Request"}
+
 // isQuery reports whether a POST is a query: SDKs mark it with either
 // header, or with the query content type.
 func isQuery(r *http.Request) bool {
-	for _, h := range []string{"x-ms-documentdb-isquery", "x-ms-documentdb-query", "x-ms-cosmos-is-query-plan-request"} {
+	for _, h := range queryHeaders {
 		if strings.EqualFold(r.Header.Get(h), "true") {
 			return true
 		}

@@ -135,7 +135,8 @@ func TestPatternAnalyzer(t *testing.T) {
 		{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"semi","pattern":";","lowercase":false,"stopwords":["b"]},
 		{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"ci","pattern":"X","flags":"CASE_INSENSITIVE|MULTILINE"},
 		{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"lit","pattern":".","flags":"LITERAL"},
-		{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"cmt","pattern":"[,;] + # separators\n| \\ ","flags":"COMMENTS|CANON_EQ"}],
+		{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"cmt","pattern":"[,;] + # separators\n| \\ ","flags":"COMMENTS|CANON_EQ"},
+		{"@odata.type":"#Microsoft.Azure.Search.PatternAnalyzer","name":"empty","pattern":""}],
 		"tokenizers":[
 		{"@odata.type":"#Microsoft.Azure.Search.PatternTokenizer","name":"split","pattern":"-"},
 		{"@odata.type":"#Microsoft.Azure.Search.PatternTokenizer","name":"words","pattern":"([a-z]+)=([0-9]+)","group":2},
@@ -168,6 +169,11 @@ func TestPatternAnalyzer(t *testing.T) {
 	}
 	if l, ok := first["stopwords"].([]any); !ok || len(l) != 0 {
 		t.Errorf("stopwords written back: %v", first)
+	}
+	// An empty pattern is written back empty, not as the default (the
+	// Java SDK's recording CustomAnalyzerTests.canUsePatternAnalyzerInManyWaysSync).
+	if empty := body["analyzers"].([]any)[5].(map[string]any); empty["pattern"] != "" || empty["lowercase"] != true {
+		t.Errorf("empty pattern written back: %v", empty)
 	}
 	// A tokenizer splits where its pattern matches, or keeps a group of
 	// each match; its defaults are written back (the Java SDK's recording

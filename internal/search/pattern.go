@@ -15,7 +15,9 @@ import (
 // the pattern matches (by default \W+, runs of non-word characters), the
 // terms lower-cased unless lowercase is false, and stop words dropped.
 // The service writes lowercase, pattern, flags and stopwords back (the
-// .NET SDK's UpdateIndex recording).
+// .NET SDK's UpdateIndex recording), an empty pattern kept as given, not
+// replaced by the default (the Java SDK's recording
+// CustomAnalyzerTests.canUsePatternAnalyzerInManyWaysSync).
 type PatternAnalyzer struct {
 	ComponentHead
 	Lowercase *bool    `json:"lowercase"`
@@ -95,7 +97,7 @@ func stripComments(pattern string) string {
 }
 
 func (c *PatternAnalyzer) serve(b *analysisBuilder, where string) error {
-	if c.Pattern == nil || *c.Pattern == "" {
+	if c.Pattern == nil {
 		c.Pattern = ptr(`\W+`)
 	}
 	if c.Lowercase == nil {

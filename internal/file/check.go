@@ -55,6 +55,7 @@ func CheckInvariants(ctx context.Context, store kv.Store) error {
 		files:   map[fileRef]*Node{},
 		parents: map[fileRef][]string{},
 		extents: map[fileRef][]extent{},
+		marks:   map[fileRef]int{},
 		holds:   map[holdRef]bool{},
 		nodes:   map[fileRef]nodePlace{},
 		handles: map[fileRef][]*Handle{},
@@ -78,6 +79,7 @@ type fileChecker struct {
 	// names that claim them.
 	parents map[fileRef][]string
 	extents map[fileRef][]extent
+	marks   map[fileRef]int               // clear marks by file
 	holds   map[holdRef]bool              // live share's data objects held by snapshots
 	nodes   map[fileRef]nodePlace         // every directory and file
 	handles map[fileRef][]*Handle         // open handles by node
@@ -197,6 +199,16 @@ func (c *fileChecker) entry(k, v []byte) error {
 		}
 		ref := fileRef{acct, share, file}
 		c.extents[ref] = append(c.extents[ref], e)
+	case clearMarksTag[0]:
+		file, _ := f.Uint(), f.Uint()
+		var m clearMark
+		if err := errors.Join(f.Err(), record.Decode(v, &m)); err != nil {
+			return err
+		}
+		if m.Offset < 0 || m.Size < 1 {
+			c.Fail("%s/%s file %d: clear mark [%d,+%d)", acct, share, file, m.Offset, m.Size)
+		}
+		c.marks[fileRef{acct, share, file}]++
 	case 'd':
 		file, data, idx := f.Uint(), f.Uint(), f.Uint()
 		if err := f.Err(); err != nil {
@@ -262,6 +274,20 @@ func (c *fileChecker) verify() {
 	for parent, names := range c.parents {
 		if !c.dirs[parent] {
 			c.Fail("%s/%s: %v sit under directory %d, which does not exist", parent.acct, parent.share, names, parent.id)
+		}
+	}
+	snapped := map[[2]string]bool{} // live shares (or deleted ones' aliases) with snapshots
+	for sh := range c.shares {
+		if base, _, ok := splitSnapshotNS(sh[1]); ok {
+			snapped[[2]string{sh[0], base}] = true
+		}
+	}
+	for ref, n := range c.marks {
+		if c.files[ref] == nil {
+			c.Fail("%s/%s: %d clear marks of file %d, which does not exist", ref.acct, ref.share, n, ref.id)
+		}
+		if _, _, inSnapshot := splitSnapshotNS(ref.share); !inSnapshot && !snapped[[2]string{ref.acct, ref.share}] {
+			c.Fail("%s/%s: %d clear marks of file %d, but the share has no snapshot to compare with", ref.acct, ref.share, n, ref.id)
 		}
 	}
 	named := map[holdRef]bool{} // holds that snapshot extents need

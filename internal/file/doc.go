@@ -20,6 +20,9 @@
 //	                                    each of its directory entries (a
 //	                                    stub with Linked set) names (links.go)
 //	Fa acct x share file end            file extent ending at offset end
+//	Fa acct c share file id             a Clear Range made while the share
+//	                                    had snapshots, which List Ranges
+//	                                    against one shows (clearmarks.go)
 //	Fa acct d share file data chunk     payload chunk of one data object
 //	Fa acct S share snapshot            share snapshot record
 //	Fa acct h share node handle         open SMB handle on a directory or

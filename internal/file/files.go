@@ -147,6 +147,9 @@ func (t *Tx) createFile(acct, share, path string, size int64, h ContentHeaders, 
 // the extents name and no snapshot holds, each deleted saying its size.
 func (t *Tx) dropContent(acct, share string, id uint64) error {
 	x, owner := extentsPrefix(acct, share, id), dataOwner(acct, share, id)
+	if err := dropClearMarks(t.tx, acct, share, id); err != nil {
+		return err
+	}
 	held, err := heldData(t.r, acct, share, id)
 	if err != nil {
 		return err

@@ -94,7 +94,7 @@ func handleKey(acct, share string, node, handle uint64) tuple.Key {
 // snapshots' records and holds included; the records in a snapshot's namespace are deleteNamespace's.
 func shareRanges(acct, share string) [][2][]byte {
 	var out [][2][]byte
-	for _, tag := range []string{"r", nodesTag, legacyNodesTag, inodesTag, "x", "d", "h", "l", "S", "k", "u", "P"} {
+	for _, tag := range []string{"r", nodesTag, legacyNodesTag, inodesTag, "x", clearMarksTag, "d", "h", "l", "S", "k", "u", "P"} {
 		p := accountKey(acct).Raw(tag).Str(share)
 		out = append(out, [2][]byte{p, kv.PrefixEnd(p)})
 	}

@@ -116,12 +116,12 @@ func (t *Tx) writeRange(acct, share, path string, from, to int64, data rangeData
 			n.SMB.LastWriteTime = t.now
 		}
 		n.Copy = nil // the file no longer is what the copy made it
-		if data.b == nil {
-			return nil
-		}
 		id, err := t.newID()
 		if err != nil {
 			return err
+		}
+		if data.b == nil {
+			return t.markClear(acct, share, n.ID, id, from, to)
 		}
 		write := objects.Write
 		if data.owned {

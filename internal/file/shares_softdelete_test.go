@@ -3,6 +3,7 @@ package file
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -61,11 +62,17 @@ func TestShareSoftDeleteRestores(t *testing.T) {
 	ref := ShareRef{Account: testAcct, Share: "s"}
 	createFile(t, s, "f", 5)
 	put(t, s, "f", 0, []byte("hello"))
+	createFile(t, s, "g", 1024)
 	snap, _, err := s.SnapshotShare(ctx, ref, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	put(t, s, "f", 0, []byte("HELLO"))
+	// A clear since the snapshot, which only its clear mark shows.
+	g := Ref{Account: testAcct, Share: "s", Path: "g"}
+	if _, err := s.ClearRange(ctx, g, 0, 511, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
 	before, err := s.GetShare(ctx, ref, "")
 	if err != nil {
 		t.Fatal(err)
@@ -110,6 +117,9 @@ func TestShareSoftDeleteRestores(t *testing.T) {
 	}
 	if left := deletedOf(t, s); len(left) != 0 {
 		t.Fatalf("a restored share is still listed as deleted: %+v", left)
+	}
+	if d, err := s.ListRangesDiff(ctx, g, ListRangesDiffOptions{PrevSnapshot: snap}); err != nil || !reflect.DeepEqual(d.Cleared, []Range{{Start: 0, End: 511}}) {
+		t.Fatalf("restored share's diff: %+v, %v; want 0-511 cleared", d, err)
 	}
 	// The restored share is a share like any other: it writes and deletes.
 	put(t, s, "f", 0, []byte("again"))

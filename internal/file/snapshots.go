@@ -1,6 +1,7 @@
 package file
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -88,7 +89,7 @@ func holdKey(acct, share string, file, data uint64, snapshot string) tuple.Key {
 }
 
 // namespaceTags are the record families a snapshot copies.
-var namespaceTags = []string{"r", nodesTag, inodesTag, "x"}
+var namespaceTags = []string{"r", nodesTag, inodesTag, "x", clearMarksTag}
 
 // snapshotList returns the snapshot times of a live share, oldest first.
 func snapshotList(r kv.Reader, acct, share string) ([]string, error) {
@@ -339,6 +340,14 @@ func (t *Tx) deleteSnapshot(acct, share, snap, leaseID string) error {
 	if err := deleteNamespace(t.tx, acct, ns); err != nil {
 		return err
 	}
+	if left, err := snapshotList(t.tx, acct, share); err != nil {
+		return err
+	} else if len(left) == 0 {
+		// No snapshot is left to compare the clears with.
+		if err := dropShareClearMarks(t.tx, acct, share); err != nil {
+			return err
+		}
+	}
 	for _, o := range held {
 		if err := t.tx.Delete(holdKey(acct, share, o.file, o.data, snap)); err != nil {
 			return err
@@ -523,6 +532,12 @@ func (s *Service) ListRangesDiff(ctx context.Context, ref Ref, o ListRangesDiffO
 			return err
 		}
 		changed, cleared := diffExtents(nowExt, thenExt, lo, hi)
+		marked, err := clearedSince(t.r, acct, share, prevNS, n.ID)
+		if err != nil {
+			return err
+		}
+		cleared = append(cleared, marked...)
+		slices.SortFunc(cleared, func(a, b Range) int { return cmp.Compare(a.Start, b.Start) })
 		out.Changed, out.Cleared = pagedDiff(changed, cleared, lo, hi)
 		return nil
 	})

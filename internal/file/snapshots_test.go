@@ -575,3 +575,97 @@ func TestRangeDiffXML(t *testing.T) {
 		t.Fatalf("empty diff: %s", got)
 	}
 }
+
+// TestListRangesDiffClearedSinceSnapshot: a page cleared since a snapshot
+// is a ClearRange against it even when it held nothing at the snapshot,
+// because it was written and cleared afterwards. The case is
+// azure-storage-file-share's recording
+// test_file.py::test_list_ranges_diff (test/parity): a snapshot of an
+// empty file, 0-1535 written, a second snapshot, 512-1023 cleared;
+// against the first snapshot Azure answers Range 0-511, ClearRange
+// 512-1023, Range 1024-1535, against the second ClearRange 512-1023.
+func TestListRangesDiffClearedSinceSnapshot(t *testing.T) {
+	s, store := newTestService(t)
+	ctx := t.Context()
+	ref := Ref{Account: testAcct, Share: "s", Path: "f"}
+	createFile(t, s, "f", 2048)
+	marks := accountKey(testAcct).Raw(clearMarksTag).Str("s")
+
+	// Without a snapshot to compare with, a clear leaves no mark.
+	put(t, s, "f", 0, bytes.Repeat([]byte("z"), 512))
+	if _, err := s.ClearRange(ctx, ref, 0, 511, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := countKeys(t, store, marks); n != 0 {
+		t.Fatalf("%d clear marks without a snapshot", n)
+	}
+
+	snap1 := snapshot(t, s, "s")
+	put(t, s, "f", 0, bytes.Repeat([]byte("a"), 1536))
+	snap2 := snapshot(t, s, "s")
+	if _, err := s.ClearRange(ctx, ref, 512, 1023, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, share, prev string
+		changed, cleared  []Range
+	}{
+		{"snap1 to live", "s", snap1, []Range{{Start: 0, End: 511}, {Start: 1024, End: 1535}}, []Range{{Start: 512, End: 1023}}},
+		{"snap2 to live", "s", snap2, nil, []Range{{Start: 512, End: 1023}}},
+		{"snap1 to snap2", SnapshotNamespace("s", snap2), snap1, []Range{{Start: 0, End: 1535}}, nil},
+	} {
+		d, err := s.ListRangesDiff(ctx, Ref{Account: testAcct, Share: tc.share, Path: "f"}, ListRangesDiffOptions{PrevSnapshot: tc.prev})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !reflect.DeepEqual(d.Changed, tc.changed) || !reflect.DeepEqual(d.Cleared, tc.cleared) {
+			t.Errorf("%s: changed %v cleared %v, want %v and %v", tc.name, d.Changed, d.Cleared, tc.changed, tc.cleared)
+		}
+	}
+
+	// A page cleared and written again since is a Range, not a
+	// ClearRange (@azure/storage-file-share's recording
+	// fileclient/recording_getrangelistdiff: 0-1023 cleared, then
+	// 1023-1027 written, answer ClearRange 0-511 and Range 512-1535).
+	snap3 := snapshot(t, s, "s")
+	if _, err := s.ClearRange(ctx, ref, 0, 1023, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	put(t, s, "f", 1023, []byte("bbbbb"))
+	d, err := s.ListRangesDiff(ctx, ref, ListRangesDiffOptions{PrevSnapshot: snap3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []Range{{Start: 512, End: 1535}}; !reflect.DeepEqual(d.Changed, want) || !reflect.DeepEqual(d.Cleared, []Range{{Start: 0, End: 511}}) {
+		t.Errorf("cleared then written: changed %v cleared %v", d.Changed, d.Cleared)
+	}
+
+	// The marks go with the last snapshot, and with the file.
+	if n := countKeys(t, store, marks); n != 2 {
+		t.Fatalf("%d clear marks, want 2", n)
+	}
+	for _, snap := range []string{snap1, snap2} {
+		if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: SnapshotNamespace("s", snap)}, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := countKeys(t, store, marks); n != 2 {
+		t.Fatalf("%d clear marks while a snapshot is left, want 2", n)
+	}
+	if err := s.DeleteFile(ctx, ref, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := countKeys(t, store, marks); n != 0 {
+		t.Fatalf("%d clear marks of a deleted file", n)
+	}
+	createFile(t, s, "g", 1024)
+	if _, err := s.ClearRange(ctx, Ref{Account: testAcct, Share: "s", Path: "g"}, 0, 511, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: SnapshotNamespace("s", snap3)}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := countKeys(t, store, marks); n != 0 {
+		t.Fatalf("%d clear marks once no snapshot is left", n)
+	}
+}

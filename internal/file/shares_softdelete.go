@@ -81,7 +81,7 @@ func deletedAlias(name, version string) string { return softdelete.Alias(name, v
 
 // movedShareTags are the key families that move with a deleted share;
 // its open handles and their locks ("h", "l") are closed instead.
-var movedShareTags = []string{"r", nodesTag, legacyNodesTag, "x", clearMarksTag, "d", "S", "k", "u", "P"}
+var movedShareTags = []string{"r", nodesTag, legacyNodesTag, inodesTag, "x", clearMarksTag, "d", "S", "k", "u", "P"}
 
 // retireShare soft-deletes the share sh (its snapshots go with it); the
 // caller's commit hides it, and finishMoves moves its keys aside.

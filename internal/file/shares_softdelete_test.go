@@ -281,3 +281,48 @@ func TestShareMoveFinishesAfterCrash(t *testing.T) {
 		t.Fatalf("restored file reads %q", got)
 	}
 }
+
+// TestShareSoftDeleteKeepsHardLinks: a deleted NFS share's hard-linked
+// files (their inode records) move aside with the rest of the share, so
+// the deleted generation is whole while it waits and comes back whole.
+func TestShareSoftDeleteKeepsHardLinks(t *testing.T) {
+	clock := testkit.NewClock(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
+	s, store := newSoftDeleteService(t, clock, 7)
+	ctx := t.Context()
+	nfs := ShareRef{Account: testAcct, Share: "nfs"}
+	if _, err := s.CreateShare(ctx, nfs, ShareSpec{Protocol: ProtocolNFS}); err != nil {
+		t.Fatal(err)
+	}
+	ref := func(p string) Ref { return Ref{Account: testAcct, Share: "nfs", Path: p} }
+	if _, err := s.CreateFile(ctx, ref("a"), CreateFileOptions{Size: 8}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateHardLink(ctx, ref("b"), HardLinkOptions{Target: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutRange(ctx, ref("b"), 0, Content{Body: bytes.NewReader([]byte("linked!!")), Length: 8}, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteShare(ctx, nfs, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckInvariants(ctx, store); err != nil {
+		t.Fatalf("while the share is deleted: %v", err)
+	}
+	gone, _, err := s.ListSharesWithDeleted(ctx, testAcct, ListSharesOptions{Prefix: "nfs", Max: 10})
+	if err != nil || len(gone) != 1 || gone[0].Deleted == nil {
+		t.Fatalf("deleted listing %+v, %v", gone, err)
+	}
+	if _, err := s.RestoreShare(ctx, testAcct, "nfs", gone[0].Deleted.Version); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b"} {
+		var buf bytes.Buffer
+		if err := s.GetFile(ctx, ref(name), GetFileOptions{}, func(d *Download) error { return d.Stream(&buf) }); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != "linked!!" {
+			t.Fatalf("restored %s reads %q", name, buf.String())
+		}
+	}
+}

@@ -11,6 +11,8 @@
 //	Ba acct z container blob snap ... snapshot extents (same suffixes as x)
 //	Ba acct u container blob blockid  uncommitted block
 //	Ba acct k container blob shard    uncommitted block count, one of 64 shards
+//	Ba acct l container blob          lease of a blob that has only
+//	                                  uncommitted blocks (placeholder.go)
 //	Ba acct d container blob data off payload chunk of a data object
 //	Ba acct t container key value blob tag index: the blob has tag key=value
 //	Ba acct v container blob version  previous version record (versions.go)

@@ -1,56 +1,21 @@
 package search
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // keyOrders are the keys of every object of a JSON document, in order, by
 // the object's path ("$", "$.fields[0]", …).
 func keyOrders(t *testing.T, b []byte) map[string][]string {
 	t.Helper()
-	d := json.NewDecoder(bytes.NewReader(b))
-	out := map[string][]string{}
-	var walk func(path string) error
-	walk = func(path string) error {
-		tok, err := d.Token()
-		if err != nil {
-			return err
-		}
-		switch tok {
-		case json.Delim('{'):
-			out[path] = []string{}
-			for d.More() {
-				kt, err := d.Token()
-				if err != nil {
-					return err
-				}
-				k := kt.(string)
-				out[path] = append(out[path], k)
-				if err := walk(path + "." + k); err != nil {
-					return err
-				}
-			}
-			_, err = d.Token()
-			return err
-		case json.Delim('['):
-			for i := 0; d.More(); i++ {
-				if err := walk(fmt.Sprintf("%s[%d]", path, i)); err != nil {
-					return err
-				}
-			}
-			_, err = d.Token()
-			return err
-		}
-		return nil
-	}
-	if err := walk("$"); err != nil {
+	out, err := testkit.JSONKeyOrders(b)
+	if err != nil {
 		t.Fatalf("%v: %s", err, b)
 	}
 	return out

@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cerulean-db/cerulean/internal/testkit"
 )
 
 // headersNotCompared are response headers whose presence says nothing
@@ -365,11 +367,11 @@ func (c *comparer) jsonBody(rec, live []byte) error {
 	if err := c.jsonValue("$", "", r, l); err != nil || !c.keyOrder {
 		return err
 	}
-	ro, err := jsonKeyOrders(rec)
+	ro, err := testkit.JSONKeyOrders(rec)
 	if err != nil {
 		return err
 	}
-	lo, err := jsonKeyOrders(live)
+	lo, err := testkit.JSONKeyOrders(live)
 	if err != nil {
 		return err
 	}
@@ -379,51 +381,6 @@ func (c *comparer) jsonBody(rec, live []byte) error {
 		}
 	}
 	return nil
-}
-
-// jsonKeyOrders returns the keys of every object in a JSON document in
-// document order, by the object's path.
-func jsonKeyOrders(b []byte) (map[string][]string, error) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	out := map[string][]string{}
-	var walk func(path string) error
-	walk = func(path string) error {
-		tok, err := d.Token()
-		if err != nil {
-			return err
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{':
-				out[path] = []string{}
-				for d.More() {
-					kt, err := d.Token()
-					if err != nil {
-						return err
-					}
-					k := kt.(string)
-					out[path] = append(out[path], k)
-					if err := walk(path + "." + k); err != nil {
-						return err
-					}
-				}
-				_, err = d.Token()
-				return err
-			case '[':
-				for i := 0; d.More(); i++ {
-					if err := walk(fmt.Sprintf("%s[%d]", path, i)); err != nil {
-						return err
-					}
-				}
-				_, err = d.Token()
-				return err
-			}
-		}
-		return nil
-	}
-	return out, walk("$")
 }
 
 func decodeJSON(b []byte, v any) error {

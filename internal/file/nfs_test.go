@@ -182,17 +182,16 @@ func TestHardLinks(t *testing.T) {
 	w.nfs("DELETE", "nfs/d?restype=directory", 202)
 }
 
-// Content written through one name is read through another, and lives
-// until the last name goes (CheckInvariants, run after the test, finds
-// no inode, stub, extent or data object left behind).
-func TestHardLinkContent(t *testing.T) {
-	s, _ := newTestService(t)
+// linkedPair makes the NFS share "nfs" with the file "a" and its hard
+// link "b", "linked!!" written through b; ref names a path of the share.
+func linkedPair(t *testing.T, s *Service) (nfs ShareRef, ref func(string) Ref) {
+	t.Helper()
 	ctx := t.Context()
-	nfs := ShareRef{Account: testAcct, Share: "nfs"}
+	nfs = ShareRef{Account: testAcct, Share: "nfs"}
 	if _, err := s.CreateShare(ctx, nfs, ShareSpec{Protocol: ProtocolNFS}); err != nil {
 		t.Fatal(err)
 	}
-	ref := func(p string) Ref { return Ref{Account: testAcct, Share: "nfs", Path: p} }
+	ref = func(p string) Ref { return Ref{Account: testAcct, Share: "nfs", Path: p} }
 	if _, err := s.CreateFile(ctx, ref("a"), CreateFileOptions{Size: 8}); err != nil {
 		t.Fatal(err)
 	}
@@ -202,13 +201,29 @@ func TestHardLinkContent(t *testing.T) {
 	if _, err := s.PutRange(ctx, ref("b"), 0, Content{Body: bytes.NewReader([]byte("linked!!")), Length: 8}, Preconditions{}); err != nil {
 		t.Fatal(err)
 	}
+	return nfs, ref
+}
+
+// wantContent fails t unless the file ref reads want.
+func wantContent(t *testing.T, s *Service, ref Ref, want string) {
+	t.Helper()
 	var buf bytes.Buffer
-	if err := s.GetFile(ctx, ref("a"), GetFileOptions{}, func(d *Download) error { return d.Stream(&buf) }); err != nil {
+	if err := s.GetFile(t.Context(), ref, GetFileOptions{}, func(d *Download) error { return d.Stream(&buf) }); err != nil {
 		t.Fatal(err)
 	}
-	if buf.String() != "linked!!" {
-		t.Fatalf("read through the other name: %q", buf.String())
+	if buf.String() != want {
+		t.Fatalf("%s reads %q, want %q", ref.Path, buf.String(), want)
 	}
+}
+
+// Content written through one name is read through another, and lives
+// until the last name goes (CheckInvariants, run after the test, finds
+// no inode, stub, extent or data object left behind).
+func TestHardLinkContent(t *testing.T) {
+	s, _ := newTestService(t)
+	ctx := t.Context()
+	nfs, ref := linkedPair(t, s)
+	wantContent(t, s, ref("a"), "linked!!")
 	// A snapshot keeps both names.
 	snap, _, err := s.SnapshotShare(ctx, nfs, nil)
 	if err != nil {

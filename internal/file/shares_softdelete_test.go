@@ -289,20 +289,7 @@ func TestShareSoftDeleteKeepsHardLinks(t *testing.T) {
 	clock := testkit.NewClock(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
 	s, store := newSoftDeleteService(t, clock, 7)
 	ctx := t.Context()
-	nfs := ShareRef{Account: testAcct, Share: "nfs"}
-	if _, err := s.CreateShare(ctx, nfs, ShareSpec{Protocol: ProtocolNFS}); err != nil {
-		t.Fatal(err)
-	}
-	ref := func(p string) Ref { return Ref{Account: testAcct, Share: "nfs", Path: p} }
-	if _, err := s.CreateFile(ctx, ref("a"), CreateFileOptions{Size: 8}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.CreateHardLink(ctx, ref("b"), HardLinkOptions{Target: "a"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.PutRange(ctx, ref("b"), 0, Content{Body: bytes.NewReader([]byte("linked!!")), Length: 8}, Preconditions{}); err != nil {
-		t.Fatal(err)
-	}
+	nfs, ref := linkedPair(t, s)
 	if err := s.DeleteShare(ctx, nfs, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -316,13 +303,6 @@ func TestShareSoftDeleteKeepsHardLinks(t *testing.T) {
 	if _, err := s.RestoreShare(ctx, testAcct, "nfs", gone[0].Deleted.Version); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"a", "b"} {
-		var buf bytes.Buffer
-		if err := s.GetFile(ctx, ref(name), GetFileOptions{}, func(d *Download) error { return d.Stream(&buf) }); err != nil {
-			t.Fatal(err)
-		}
-		if buf.String() != "linked!!" {
-			t.Fatalf("restored %s reads %q", name, buf.String())
-		}
-	}
+	wantContent(t, s, ref("a"), "linked!!")
+	wantContent(t, s, ref("b"), "linked!!")
 }

@@ -96,6 +96,90 @@ var builtinTokenFilters = map[string]string{
 	"sorani_normalization":  "normalize_ckb",
 }
 
+// predefinedTokenizers are Azure's predefined tokenizers that are
+// cerulean's own bleve tokenizers, by their configs: each is registered
+// on an index's mapping only when the index names it.
+var predefinedTokenizers = map[string]map[string]any{
+	"edgeNGram":         ngramTokenizerConfig(1, 2, true, nil),
+	"nGram":             ngramTokenizerConfig(1, 2, false, nil),
+	"path_hierarchy_v2": {"type": pathTokenizerName, "delimiter": "/", "replacement": "/", "reverse": false, "skip": float64(0)},
+	"lowercase":         {"type": lowerCaseTokenizerName},
+	// The predefined pattern tokenizer splits at \W+ (the recording
+	// CustomAnalyzerTests.canAnalyzeWithAllPossibleNamesSync: "One two"
+	// is One, two).
+	"pattern": {"type": patternSplitTokenizer, "regexp": `\W+`},
+}
+
+// predefinedTokenFilters are Azure's predefined token filters that are
+// cerulean's own bleve token filters, each with the defaults of the
+// configurable filter of its name (the Lucene filter's own defaults).
+var predefinedTokenFilters = map[string]map[string]any{
+	"asciifolding":   {"type": asciiFoldingFilterName, "preserve_original": false},
+	"shingle":        shingleConfig(2, 2, true, false, " ", "_"),
+	"limit":          {"type": limitFilterName, "max": float64(1)},
+	"trim":           {"type": trimFilterName},
+	"uppercase":      {"type": upperCaseFilterName},
+	"keyword_repeat": {"type": keywordRepeatFilterName},
+}
+
+// predefinedName is the bleve name of a predefined component registered
+// on an index's mapping, apart from the index's own names.
+func predefinedName(kind, name string) string { return "azure.predefined." + kind + "." + name }
+
+// tokenizerNamed is the bleve tokenizer of a tokenizer name an index may
+// use, registering a predefined one the first time it is named.
+func (b *analysisBuilder) tokenizerNamed(name string) (string, bool) {
+	return named(b.tokenizers, predefinedTokenizers, b.a.Tokenizers, "tokenizer", name)
+}
+
+// tokenFilterNamed is tokenizerNamed for token filters.
+func (b *analysisBuilder) tokenFilterNamed(name string) (string, bool) {
+	return named(b.filters, predefinedTokenFilters, b.a.TokenFilters, "filter", name)
+}
+
+// charFilterNamed is the bleve char filter of a char filter name.
+func (b *analysisBuilder) charFilterNamed(name string) (string, bool) {
+	bn, ok := b.char[name]
+	return bn, ok
+}
+
+func named(known map[string]string, predefined, registered map[string]map[string]any, kind, name string) (string, bool) {
+	if bn, ok := known[name]; ok {
+		return bn, true
+	}
+	cfg, ok := predefined[name]
+	if !ok {
+		return "", false
+	}
+	bn := predefinedName(kind, name)
+	registered[bn] = cfg
+	known[name] = bn
+	return bn, true
+}
+
+// servedTokenizerNames lists the predefined tokenizer names cerulean
+// serves.
+func servedTokenizerNames() []string {
+	return slices.Sorted(maps.Keys(joinMaps(builtinTokenizers, predefinedTokenizers)))
+}
+
+// servedTokenFilterNames lists the predefined token filter names cerulean
+// serves.
+func servedTokenFilterNames() []string {
+	return slices.Sorted(maps.Keys(joinMaps(builtinTokenFilters, predefinedTokenFilters)))
+}
+
+func joinMaps[V any](a map[string]string, b map[string]V) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
 // builtinCharFilters are Azure's predefined char filters bleve serves.
 var builtinCharFilters = map[string]string{"html_strip": "html"}
 

@@ -99,17 +99,17 @@ func (b *analysisBuilder) analyzeWith(req AnalyzeRequest) (string, error) {
 		}
 		return bn, nil
 	}
-	bt, ok := b.tokenizers[*req.Tokenizer]
+	bt, ok := b.tokenizerNamed(*req.Tokenizer)
 	if !ok {
 		return "", invalid("tokenizer", "The tokenizer '%s' is not defined in the index and is not a predefined tokenizer cerulean serves.", *req.Tokenizer)
 	}
-	filters, err := resolve(req.TokenFilters, b.filters, func(f string) error {
+	filters, err := resolve(req.TokenFilters, b.tokenFilterNamed, func(f string) error {
 		return invalid("tokenFilters", "The token filter '%s' is not defined in the index and is not a predefined token filter cerulean serves.", f)
 	})
 	if err != nil {
 		return "", err
 	}
-	chars, err := resolve(req.CharFilters, b.char, func(f string) error {
+	chars, err := resolve(req.CharFilters, b.charFilterNamed, func(f string) error {
 		return invalid("charFilters", "The char filter '%s' is not defined in the index and is not a predefined char filter cerulean serves.", f)
 	})
 	if err != nil {

@@ -174,17 +174,32 @@ var (
 		"PatternAnalyzer":  func() Analyzer { return &PatternAnalyzer{} },
 	})
 	tokenizers = componentUnion("tokenizer", map[string]func() Tokenizer{
-		"KeywordTokenizerV2": func() Tokenizer { return &KeywordTokenizer{} },
-		"PatternTokenizer":   func() Tokenizer { return &PatternTokenizer{} },
+		"KeywordTokenizerV2":       func() Tokenizer { return &KeywordTokenizer{} },
+		"PatternTokenizer":         func() Tokenizer { return &PatternTokenizer{} },
+		"EdgeNGramTokenizer":       func() Tokenizer { return &NGramTokenizer{} },
+		"NGramTokenizer":           func() Tokenizer { return &NGramTokenizer{} },
+		"PathHierarchyTokenizerV2": func() Tokenizer { return &PathHierarchyTokenizer{} },
+		"StandardTokenizerV2":      func() Tokenizer { return &StandardTokenizer{} },
+		"UaxUrlEmailTokenizer":     func() Tokenizer { return &StandardTokenizer{} },
 	})
 	tokenFilters = componentUnion("token filter", map[string]func() TokenFilter{
-		"EdgeNGramTokenFilterV2": func() TokenFilter { return &NGramTokenFilter{} },
-		"NGramTokenFilterV2":     func() TokenFilter { return &NGramTokenFilter{} },
-		"LengthTokenFilter":      func() TokenFilter { return &LengthTokenFilter{} },
-		"TruncateTokenFilter":    func() TokenFilter { return &TruncateTokenFilter{} },
-		"UniqueTokenFilter":      func() TokenFilter { return &UniqueTokenFilter{} },
-		"StopwordsTokenFilter":   func() TokenFilter { return &StopwordsTokenFilter{} },
-		"ElisionTokenFilter":     func() TokenFilter { return &ElisionTokenFilter{} },
+		"EdgeNGramTokenFilterV2":     func() TokenFilter { return &NGramTokenFilter{} },
+		"NGramTokenFilterV2":         func() TokenFilter { return &NGramTokenFilter{} },
+		"LengthTokenFilter":          func() TokenFilter { return &LengthTokenFilter{} },
+		"TruncateTokenFilter":        func() TokenFilter { return &TruncateTokenFilter{} },
+		"UniqueTokenFilter":          func() TokenFilter { return &UniqueTokenFilter{} },
+		"StopwordsTokenFilter":       func() TokenFilter { return &StopwordsTokenFilter{} },
+		"ElisionTokenFilter":         func() TokenFilter { return &ElisionTokenFilter{} },
+		"AsciiFoldingTokenFilter":    func() TokenFilter { return &AsciiFoldingTokenFilter{} },
+		"ShingleTokenFilter":         func() TokenFilter { return &ShingleTokenFilter{} },
+		"SnowballTokenFilter":        func() TokenFilter { return &SnowballTokenFilter{} },
+		"StemmerTokenFilter":         func() TokenFilter { return &StemmerTokenFilter{} },
+		"StemmerOverrideTokenFilter": func() TokenFilter { return &StemmerOverrideTokenFilter{} },
+		"LimitTokenFilter":           func() TokenFilter { return &LimitTokenFilter{} },
+		"KeepTokenFilter":            func() TokenFilter { return &KeepTokenFilter{} },
+		"KeywordMarkerTokenFilter":   func() TokenFilter { return &KeywordMarkerTokenFilter{} },
+		"PatternCaptureTokenFilter":  func() TokenFilter { return &PatternCaptureTokenFilter{} },
+		"PatternReplaceTokenFilter":  func() TokenFilter { return &PatternReplaceTokenFilter{} },
 	})
 	charFilters = componentUnion("char filter", map[string]func() CharFilter{
 		"PatternReplaceCharFilter": func() CharFilter { return &PatternReplaceCharFilter{} },
@@ -461,17 +476,17 @@ func (c *CustomAnalyzer) serve(b *analysisBuilder, where string) error {
 	if c.Tokenizer == nil {
 		return invalid(where+".tokenizer", "A custom analyzer needs a tokenizer.")
 	}
-	bt, ok := b.tokenizers[*c.Tokenizer]
+	bt, ok := b.tokenizerNamed(*c.Tokenizer)
 	if !ok {
-		return invalid(where+".tokenizer", "The tokenizer '%s' is not defined in the index and is not a predefined tokenizer cerulean serves (%s).", *c.Tokenizer, strings.Join(sortedKeys(builtinTokenizers), ", "))
+		return invalid(where+".tokenizer", "The tokenizer '%s' is not defined in the index and is not a predefined tokenizer cerulean serves (%s).", *c.Tokenizer, strings.Join(servedTokenizerNames(), ", "))
 	}
-	filters, err := resolve(c.TokenFilters, b.filters, func(f string) error {
-		return invalid(where+".tokenFilters", "The token filter '%s' is not defined in the index and is not a predefined token filter cerulean serves (%s).", f, strings.Join(sortedKeys(builtinTokenFilters), ", "))
+	filters, err := resolve(c.TokenFilters, b.tokenFilterNamed, func(f string) error {
+		return invalid(where+".tokenFilters", "The token filter '%s' is not defined in the index and is not a predefined token filter cerulean serves (%s).", f, strings.Join(servedTokenFilterNames(), ", "))
 	})
 	if err != nil {
 		return err
 	}
-	chars, err := resolve(c.CharFilters, b.char, func(f string) error {
+	chars, err := resolve(c.CharFilters, b.charFilterNamed, func(f string) error {
 		return invalid(where+".charFilters", "The char filter '%s' is not defined in the index and is not a predefined char filter cerulean serves (%s).", f, strings.Join(sortedKeys(builtinCharFilters), ", "))
 	})
 	if err != nil {
@@ -486,10 +501,10 @@ func (c *CustomAnalyzer) serve(b *analysisBuilder, where string) error {
 
 // resolve maps names to bleve names, answering missing for the first one
 // not defined.
-func resolve(names []string, defined map[string]string, missing func(string) error) ([]any, error) {
+func resolve(names []string, named func(string) (string, bool), missing func(string) error) ([]any, error) {
 	out := []any{}
 	for _, n := range names {
-		bn, ok := defined[n]
+		bn, ok := named(n)
 		if !ok {
 			return nil, missing(n)
 		}
@@ -538,7 +553,7 @@ func (c *CustomNormalizer) serve(b *analysisBuilder, where string) error {
 		}
 		filters = append(filters, "to_lower")
 	}
-	chars, err := resolve(c.CharFilters, b.char, func(f string) error {
+	chars, err := resolve(c.CharFilters, b.charFilterNamed, func(f string) error {
 		return invalid(where+".charFilters", "The char filter '%s' is not defined in the index and is not a predefined char filter cerulean serves.", f)
 	})
 	if err != nil {

@@ -1,0 +1,240 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// analyzeAll defines an index with the given analysis properties and
+// returns a function that runs Analyze Text on it, answering the tokens
+// as "token start-end @position" joined by |.
+func analyzeAll(t *testing.T, components string) func(AnalyzeRequest) string {
+	t.Helper()
+	s := newService(t)
+	mustPut(t, s, Indexes, "", `{"name":"lu","fields":[{"name":"id","type":"Edm.String","key":true}]`+components+`}`, PutOptions{CreateOnly: true})
+	return func(req AnalyzeRequest) string {
+		t.Helper()
+		toks, err := s.Analyze(context.Background(), "lu", req)
+		if err != nil {
+			t.Fatalf("%+v: %v", req, err)
+		}
+		var got []string
+		for _, tk := range toks {
+			got = append(got, fmt.Sprintf("%s %d-%d @%d", tk.Token, tk.StartOffset, tk.EndOffset, tk.Position))
+		}
+		return strings.Join(got, "|")
+	}
+}
+
+type analyzeCase struct {
+	text, tokenizer string
+	filters         []string
+	want            string
+}
+
+func (c analyzeCase) run(t *testing.T, analyze func(AnalyzeRequest) string) {
+	t.Helper()
+	if got := analyze(AnalyzeRequest{Text: c.text, Tokenizer: &c.tokenizer, TokenFilters: c.filters}); got != c.want {
+		t.Errorf("%q through %s %v:\n got %s\nwant %s", c.text, c.tokenizer, c.filters, got, c.want)
+	}
+}
+
+// TestPredefinedTokenizersAsRecorded: the predefined tokenizers cerulean
+// serves with its own tokenizers answer "One two" as Azure did in the
+// Java SDK's recording CustomAnalyzerTests.canAnalyzeWithAllPossibleNamesSync.
+func TestPredefinedTokenizersAsRecorded(t *testing.T) {
+	analyze := analyzeAll(t, "")
+	for _, c := range []analyzeCase{
+		{"One two", "edgeNGram", nil, "O 0-1 @0|On 0-2 @1"},
+		{"One two", "nGram", nil, "O 0-1 @0|On 0-2 @1|n 1-2 @2|ne 1-3 @3|e 2-3 @4|e  2-4 @5|  3-4 @6| t 3-5 @7|t 4-5 @8|tw 4-6 @9|w 5-6 @10|wo 5-7 @11|o 6-7 @12"},
+		{"One two", "path_hierarchy_v2", nil, "One two 0-7 @0"},
+		{"One two", "lowercase", nil, "one 0-3 @0|two 4-7 @1"},
+		{"One two", "pattern", nil, "One 0-3 @0|two 4-7 @1"},
+	} {
+		c.run(t, analyze)
+	}
+}
+
+// TestNGramTokenizers: the n-gram tokenizers as Lucene documents them
+// (NGramTokenizer's javadoc: "abcde" with grams of 2 to 3 is ab, abc, bc,
+// bcd, cd, cde, de; Elasticsearch's edge_ngram tokenizer page, which is
+// Lucene's EdgeNGramTokenizer: "Quick Fox" with grams of 2 to 10 over
+// letters and digits is Qu, Qui, Quic, Quick, Fo, Fox).
+func TestNGramTokenizers(t *testing.T) {
+	analyze := analyzeAll(t, `,"tokenizers":[
+		{"@odata.type":"#Microsoft.Azure.Search.NGramTokenizer","name":"g23","minGram":2,"maxGram":3},
+		{"@odata.type":"#Microsoft.Azure.Search.EdgeNGramTokenizer","name":"e210","minGram":2,"maxGram":10,"tokenChars":["letter","digit"]},
+		{"@odata.type":"#Microsoft.Azure.Search.NGramTokenizer","name":"words","minGram":1,"maxGram":1,"tokenChars":["letter"]}]`)
+	for _, c := range []analyzeCase{
+		{"abcde", "g23", nil, "ab 0-2 @0|abc 0-3 @1|bc 1-3 @2|bcd 1-4 @3|cd 2-4 @4|cde 2-5 @5|de 3-5 @6"},
+		{"Quick Fox", "e210", nil, "Qu 0-2 @0|Qui 0-3 @1|Quic 0-4 @2|Quick 0-5 @3|Fo 6-8 @4|Fox 6-9 @5"},
+		{"a-b", "words", nil, "a 0-1 @0|b 2-3 @1"},
+		{"é😀b", "words", nil, "é 0-1 @0|b 3-4 @1"},
+	} {
+		c.run(t, analyze)
+	}
+}
+
+// TestPathHierarchyTokenizer: the outputs Lucene's tests pin for
+// PathHierarchyTokenizer and ReversePathHierarchyTokenizer (all tokens at
+// one position).
+func TestPathHierarchyTokenizer(t *testing.T) {
+	analyze := analyzeAll(t, `,"tokenizers":[
+		{"@odata.type":"#Microsoft.Azure.Search.PathHierarchyTokenizerV2","name":"fwd"},
+		{"@odata.type":"#Microsoft.Azure.Search.PathHierarchyTokenizerV2","name":"skip1","skip":1},
+		{"@odata.type":"#Microsoft.Azure.Search.PathHierarchyTokenizerV2","name":"rev","reverse":true},
+		{"@odata.type":"#Microsoft.Azure.Search.PathHierarchyTokenizerV2","name":"revskip","reverse":true,"skip":1},
+		{"@odata.type":"#Microsoft.Azure.Search.PathHierarchyTokenizerV2","name":"win","delimiter":"\\","replacement":"/"}]`)
+	for _, c := range []analyzeCase{
+		{"/a/b/c", "fwd", nil, "/a 0-2 @0|/a/b 0-4 @0|/a/b/c 0-6 @0"},
+		{"/a/b/c/", "fwd", nil, "/a 0-2 @0|/a/b 0-4 @0|/a/b/c 0-6 @0|/a/b/c/ 0-7 @0"},
+		{"a/b/c", "fwd", nil, "a 0-1 @0|a/b 0-3 @0|a/b/c 0-5 @0"},
+		{"//", "fwd", nil, "/ 0-1 @0|// 0-2 @0"},
+		{"/a/b/c", "skip1", nil, "/b 2-4 @0|/b/c 2-6 @0"},
+		{"a/b/c/", "skip1", nil, "/b 1-3 @0|/b/c 1-5 @0|/b/c/ 1-6 @0"},
+		{"/", "skip1", nil, ""},
+		{"/a/b/c", "rev", nil, "/a/b/c 0-6 @0|a/b/c 1-6 @0|b/c 3-6 @0|c 5-6 @0"},
+		{"//", "rev", nil, "// 0-2 @0|/ 1-2 @0"},
+		{"/a/b/c", "revskip", nil, "/a/b/ 0-5 @0|a/b/ 1-5 @0|b/ 3-5 @0"},
+		{"//", "revskip", nil, "/ 0-1 @0"},
+		{`c:\a\b`, "win", nil, "c: 0-2 @0|c:/a 0-4 @0|c:/a/b 0-6 @0"},
+	} {
+		c.run(t, analyze)
+	}
+}
+
+// TestLuceneTokenFilters: token filters as Lucene and the Elasticsearch
+// reference (which documents the same Lucene filters) give their
+// examples.
+func TestLuceneTokenFilters(t *testing.T) {
+	analyze := analyzeAll(t, `,"tokenFilters":[
+		{"@odata.type":"#Microsoft.Azure.Search.AsciiFoldingTokenFilter","name":"fold"},
+		{"@odata.type":"#Microsoft.Azure.Search.AsciiFoldingTokenFilter","name":"foldkeep","preserveOriginal":true},
+		{"@odata.type":"#Microsoft.Azure.Search.ShingleTokenFilter","name":"sh23","minShingleSize":2,"maxShingleSize":3,"outputUnigrams":false},
+		{"@odata.type":"#Microsoft.Azure.Search.ShingleTokenFilter","name":"shnone","maxShingleSize":3,"minShingleSize":3,"outputUnigrams":false,"outputUnigramsIfNoShingles":true},
+		{"@odata.type":"#Microsoft.Azure.Search.StopwordsTokenFilter","name":"nothis","stopwords":["this"]},
+		{"@odata.type":"#Microsoft.Azure.Search.SnowballTokenFilter","name":"snow","language":"english"},
+		{"@odata.type":"#Microsoft.Azure.Search.StemmerTokenFilter","name":"possessive","language":"possessiveEnglish"},
+		{"@odata.type":"#Microsoft.Azure.Search.StemmerTokenFilter","name":"lightfr","language":"lightFrench"},
+		{"@odata.type":"#Microsoft.Azure.Search.StemmerOverrideTokenFilter","name":"over","rules":["ran => run","mice, lice => mouse"]},
+		{"@odata.type":"#Microsoft.Azure.Search.KeywordMarkerTokenFilter","name":"protect","keywords":["Running"],"ignoreCase":true},
+		{"@odata.type":"#Microsoft.Azure.Search.LimitTokenFilter","name":"two","maxTokenCount":2},
+		{"@odata.type":"#Microsoft.Azure.Search.KeepTokenFilter","name":"keep","keepWords":["Fox","jumps"],"keepWordsCase":true},
+		{"@odata.type":"#Microsoft.Azure.Search.PatternCaptureTokenFilter","name":"threes","patterns":["(...)"],"preserveOriginal":false},
+		{"@odata.type":"#Microsoft.Azure.Search.PatternCaptureTokenFilter","name":"parts","patterns":["([a-z]+)","([0-9]+)"]},
+		{"@odata.type":"#Microsoft.Azure.Search.PatternReplaceTokenFilter","name":"repl","pattern":"(a+)b","replacement":"$1-\\$"}]`)
+	for _, c := range []analyzeCase{
+		// Elasticsearch's asciifolding page: "açaí à la carte" is acai, a,
+		// la, carte, and with preserve_original acai, açaí, a, à, la, carte.
+		{"açaí à la carte", "whitespace", []string{"fold"}, "acai 0-4 @0|a 5-6 @1|la 7-9 @2|carte 10-15 @3"},
+		{"açaí à la carte", "whitespace", []string{"foldkeep"}, "acai 0-4 @0|açaí 0-4 @0|a 5-6 @1|à 5-6 @1|la 7-9 @2|carte 10-15 @3"},
+		{"Straße Æon ﬁre", "whitespace", []string{"asciifolding"}, "Strasse 0-6 @0|AEon 7-10 @1|fire 11-14 @2"},
+		// Elasticsearch's shingle page: "quick brown fox jumps".
+		{"quick brown fox jumps", "whitespace", []string{"shingle"}, "quick 0-5 @0|quick brown 0-11 @0|brown 6-11 @1|brown fox 6-15 @1|fox 12-15 @2|fox jumps 12-21 @2|jumps 16-21 @3"},
+		{"quick brown fox jumps", "whitespace", []string{"sh23"}, "quick brown 0-11 @0|quick brown fox 0-15 @0|brown fox 6-15 @1|brown fox jumps 6-21 @1|fox jumps 12-21 @2"},
+		{"quick brown", "whitespace", []string{"shnone"}, "quick 0-5 @0|brown 6-11 @1"},
+		// Lucene's ShingleFilter tests: an empty position takes part as _.
+		{"please divide this sentence", "whitespace", []string{"nothis", "shingle"}, "please 0-6 @0|please divide 0-13 @0|divide 7-13 @1|divide _ 7-19 @1|_ sentence 19-27 @2|sentence 19-27 @3"},
+		// Snowball's English (Porter2) and Lucene's light French stemmer.
+		{"running jumps generously", "whitespace", []string{"snow"}, "run 0-7 @0|jump 8-13 @1|generous 14-24 @2"},
+		{"John's dog’s", "whitespace", []string{"possessive"}, "John 0-6 @0|dog 7-12 @1"},
+		{"chevaux", "whitespace", []string{"lightfr"}, "cheval 0-7 @0"},
+		// Elasticsearch's keyword_repeat page: each token as a keyword, then
+		// stemmed, at one position.
+		{"fox running", "whitespace", []string{"keyword_repeat", "snow"}, "fox 0-3 @0|fox 0-3 @0|running 4-11 @1|run 4-11 @1"},
+		{"Running jumping", "whitespace", []string{"protect", "snow"}, "Running 0-7 @0|jump 8-15 @1"},
+		{"ran mice runs", "whitespace", []string{"over", "snow"}, "run 0-3 @0|mouse 4-8 @1|run 9-13 @2"},
+		{"the quick fox jumps", "whitespace", []string{"limit"}, "the 0-3 @0"},
+		{"the quick fox jumps", "whitespace", []string{"two"}, "the 0-3 @0|quick 4-9 @1"},
+		{"the quick fox JUMPS", "whitespace", []string{"keep"}, "fox 10-13 @2|JUMPS 14-19 @3"},
+		{"  a b  ", "keyword_v2", []string{"trim"}, "a b 0-7 @0"},
+		{"One straße", "whitespace", []string{"uppercase"}, "ONE 0-3 @0|STRAßE 4-10 @1"},
+		// Lucene's PatternCaptureGroupTokenFilter javadoc: "(...)" makes abc,
+		// def, ghi of abcdefghi; the original is kept unless told, and
+		// when nothing is captured.
+		{"abcdefghi xy", "whitespace", []string{"threes"}, "abc 0-9 @0|def 0-9 @0|ghi 0-9 @0|xy 10-12 @1"},
+		{"ab12cd", "whitespace", []string{"parts"}, "ab12cd 0-6 @0|ab 0-6 @0|12 0-6 @0|cd 0-6 @0"},
+		{"xaab", "whitespace", []string{"repl"}, "xaa-$ 0-4 @0"},
+	} {
+		c.run(t, analyze)
+	}
+}
+
+// TestStandardTokenizerMaxTokenLength: a token longer than
+// maxTokenLength is split into pieces of that length, as the service
+// documents for StandardTokenizerV2 and UaxUrlEmailTokenizer.
+func TestStandardTokenizerMaxTokenLength(t *testing.T) {
+	analyze := analyzeAll(t, `,"tokenizers":[
+		{"@odata.type":"#Microsoft.Azure.Search.StandardTokenizerV2","name":"std3","maxTokenLength":3},
+		{"@odata.type":"#Microsoft.Azure.Search.UaxUrlEmailTokenizer","name":"url"}]`)
+	for _, c := range []analyzeCase{
+		{"abcdefg hi", "std3", nil, "abc 0-3 @0|def 3-6 @1|g 6-7 @2|hi 8-10 @3"},
+		{"mail me@example.com", "url", nil, "mail 0-4 @0|me@example.com 5-19 @1"},
+	} {
+		c.run(t, analyze)
+	}
+}
+
+// TestAnalysisComponentsWrittenBack: the new component types are written
+// back with their defaults filled in, as the service answered them in
+// the Java SDK's recording CustomAnalyzerTests.canCreateAllAnalysisComponentsSync.
+func TestAnalysisComponentsWrittenBack(t *testing.T) {
+	d := def(t, `{"name":"wb","fields":[{"name":"id","type":"Edm.String","key":true}],
+		"tokenizers":[{"@odata.type":"#Microsoft.Azure.Search.EdgeNGramTokenizer","name":"e"},
+			{"@odata.type":"#Microsoft.Azure.Search.PathHierarchyTokenizerV2","name":"p","delimiter":":"}],
+		"tokenFilters":[{"@odata.type":"#Microsoft.Azure.Search.AsciiFoldingTokenFilter","name":"f"},
+			{"@odata.type":"#Microsoft.Azure.Search.KeepTokenFilter","name":"k","keepWords":["a"]},
+			{"@odata.type":"#Microsoft.Azure.Search.LimitTokenFilter","name":"l"},
+			{"@odata.type":"#Microsoft.Azure.Search.ShingleTokenFilter","name":"s"}]}`)
+	res, err := decodeDefinition(Indexes, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := res.(*Index).analysis(); err != nil {
+		t.Fatal(err)
+	}
+	body := jsonObject(res)
+	for _, c := range []struct {
+		list string
+		i    int
+		want string
+	}{
+		{"tokenizers", 0, "map[@odata.type:#Microsoft.Azure.Search.EdgeNGramTokenizer maxGram:2 minGram:1 name:e tokenChars:[]]"},
+		{"tokenizers", 1, "map[@odata.type:#Microsoft.Azure.Search.PathHierarchyTokenizerV2 delimiter:: maxTokenLength:300 name:p replacement:: reverse:false skip:0]"},
+		{"tokenFilters", 0, "map[@odata.type:#Microsoft.Azure.Search.AsciiFoldingTokenFilter name:f preserveOriginal:false]"},
+		{"tokenFilters", 1, "map[@odata.type:#Microsoft.Azure.Search.KeepTokenFilter keepWords:[a] keepWordsCase:false name:k]"},
+		{"tokenFilters", 2, "map[@odata.type:#Microsoft.Azure.Search.LimitTokenFilter consumeAllTokens:false maxTokenCount:1 name:l]"},
+		{"tokenFilters", 3, "map[@odata.type:#Microsoft.Azure.Search.ShingleTokenFilter filterToken:_ maxShingleSize:2 minShingleSize:2 name:s outputUnigrams:true outputUnigramsIfNoShingles:false tokenSeparator: ]"},
+	} {
+		if got := fmt.Sprint(body[c.list].([]any)[c.i]); got != c.want {
+			t.Errorf("%s[%d] = %s, want %s", c.list, c.i, got, c.want)
+		}
+	}
+}
+
+// TestUnservableComponentsRefused: what cerulean cannot serve exactly is
+// refused with a 400 that names it, never approximated.
+func TestUnservableComponentsRefused(t *testing.T) {
+	for _, c := range []struct{ props, want string }{
+		{`"tokenizers":[{"@odata.type":"#Microsoft.Azure.Search.ClassicTokenizer","name":"c"}]`, "ClassicTokenizer"},
+		{`"tokenizers":[{"@odata.type":"#Microsoft.Azure.Search.MicrosoftLanguageTokenizer","name":"c"}]`, "MicrosoftLanguageTokenizer"},
+		{`"tokenFilters":[{"@odata.type":"#Microsoft.Azure.Search.PhoneticTokenFilter","name":"c"}]`, "PhoneticTokenFilter"},
+		{`"tokenFilters":[{"@odata.type":"#Microsoft.Azure.Search.StemmerTokenFilter","name":"c","language":"english"}]`, "'english'"},
+		{`"tokenFilters":[{"@odata.type":"#Microsoft.Azure.Search.SnowballTokenFilter","name":"c","language":"lovins"}]`, "'lovins'"},
+		{`"tokenFilters":[{"@odata.type":"#Microsoft.Azure.Search.PatternCaptureTokenFilter","name":"c","patterns":["(?<=a)b"]}]`, "(?<=a)b"},
+		{`"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"c","tokenizer":"classic"}]`, "'classic'"},
+		{`"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"c","tokenizer":"whitespace","tokenFilters":["kstem"]}]`, "'kstem'"},
+	} {
+		d := def(t, `{"name":"rf","fields":[{"name":"id","type":"Edm.String","key":true}],`+c.props+`}`)
+		res, err := decodeDefinition(Indexes, d)
+		if err == nil {
+			_, err = res.(*Index).analysis()
+		}
+		if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want a 400 naming %s", c.props, err, c.want)
+		}
+	}
+}

@@ -27,7 +27,13 @@
 //	Cu db coll pk1 … pkN uniqueKey values  unique-key index entry → item id
 //	Cs db coll kind id                     script record (kind: sprocs,
 //	                                       triggers or udfs; JSON with "body")
+//	Cx db coll path value pk… id           range index entry of the indexing
+//	                                       policy's paths (rangeindex.go)
+//	Cy db coll                             the range index's state: ready or
+//	                                       building, and the policy it follows
 //	Cq db coll                             the container's last change LSN
+//	Cq db coll "avad"                      when its all-versions-and-deletes
+//	                                       feed was last read (compaction.go)
 //	Cf db coll lsn part                    change record (changelog.go)
 //	Co db coll                             offer (throughput) of a container, or
 //	                                       of the database when coll is ""

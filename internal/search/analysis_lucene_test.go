@@ -238,3 +238,29 @@ func TestUnservableComponentsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestMappingCharFilter: the outputs and corrected offsets of Lucene's
+// TestMappingCharFilter (its map: aa → a, bbb → b, cccc → cc, h → i,
+// j → jj, k → kkk, ll → llll, empty → nothing), one filter and two
+// chained.
+func TestMappingCharFilter(t *testing.T) {
+	analyze := analyzeAll(t, `,"charFilters":[{"@odata.type":"#Microsoft.Azure.Search.MappingCharFilter","name":"m",
+		"mappings":["aa=>a","bbb => b","cccc => cc","h => i","j => jj","k => kkk","ll => llll","empty =>"]},
+		{"@odata.type":"#Microsoft.Azure.Search.MappingCharFilter","name":"esc","mappings":["\\u00e9 => e","\\t => \\\\"]}]`)
+	ws := "whitespace"
+	for _, c := range []struct {
+		text  string
+		chars []string
+		want  string
+	}{
+		{"h i j k ll cccc bbb aa", []string{"m"}, "i 0-1 @0|i 2-3 @1|jj 4-5 @2|kkk 6-7 @3|llll 8-10 @4|cc 11-15 @5|b 16-19 @6|a 20-22 @7"},
+		{"empty", []string{"m"}, ""},
+		{"aaaa ll h", []string{"m", "m"}, "a 0-4 @0|llllllll 5-7 @1|i 8-9 @2"},
+		{"café\tx", []string{"esc"}, `cafe\x 0-6 @0`},
+	} {
+		got := analyze(AnalyzeRequest{Text: c.text, Tokenizer: &ws, CharFilters: c.chars})
+		if got != c.want {
+			t.Errorf("%q through %v:\n got %s\nwant %s", c.text, c.chars, got, c.want)
+		}
+	}
+}

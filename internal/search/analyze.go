@@ -115,7 +115,7 @@ func (b *analysisBuilder) analyzeWith(req AnalyzeRequest) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b.a.Analyzers[adHocAnalyzer] = map[string]any{"type": "custom", "tokenizer": bt, "token_filters": filters, "char_filters": chars}
+	b.a.Analyzers[adHocAnalyzer] = b.customAnalyzerConfig(bt, filters, chars)
 	return adHocAnalyzer, nil
 }
 

@@ -203,6 +203,7 @@ var (
 	})
 	charFilters = componentUnion("char filter", map[string]func() CharFilter{
 		"PatternReplaceCharFilter": func() CharFilter { return &PatternReplaceCharFilter{} },
+		"MappingCharFilter":        func() CharFilter { return &MappingCharFilter{} },
 	})
 	normalizers = componentUnion("normalizer", map[string]func() Normalizer{
 		"CustomNormalizer": func() Normalizer { return &CustomNormalizer{} },
@@ -494,7 +495,7 @@ func (c *CustomAnalyzer) serve(b *analysisBuilder, where string) error {
 	}
 	c.TokenFilters, c.CharFilters = orEmpty(c.TokenFilters), orEmpty(c.CharFilters)
 	bn := bleveName("analyzer", c.Name)
-	b.a.Analyzers[bn] = map[string]any{"type": "custom", "tokenizer": bt, "token_filters": filters, "char_filters": chars}
+	b.a.Analyzers[bn] = b.customAnalyzerConfig(bt, filters, chars)
 	b.a.Analyzer[c.Name] = bn
 	return nil
 }
@@ -560,7 +561,7 @@ func (c *CustomNormalizer) serve(b *analysisBuilder, where string) error {
 		return err
 	}
 	bn := bleveName("normalizer", c.Name)
-	b.a.Analyzers[bn] = map[string]any{"type": "custom", "tokenizer": "single", "token_filters": filters, "char_filters": chars}
+	b.a.Analyzers[bn] = b.customAnalyzerConfig("single", filters, chars)
 	b.a.Normalizer[c.Name] = bn
 	return nil
 }

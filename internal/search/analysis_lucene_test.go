@@ -264,3 +264,19 @@ func TestMappingCharFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestCommonGrams: Lucene's CommonGramsFilter and CommonGramsQueryFilter
+// as the Elasticsearch common_grams page shows them ("the quick fox is
+// brown", common words is and the).
+func TestCommonGrams(t *testing.T) {
+	analyze := analyzeAll(t, `,"tokenFilters":[
+		{"@odata.type":"#Microsoft.Azure.Search.CommonGramTokenFilter","name":"cg","commonWords":["is","the"]},
+		{"@odata.type":"#Microsoft.Azure.Search.CommonGramTokenFilter","name":"cgq","commonWords":["IS","The"],"ignoreCase":true,"queryMode":true}]`)
+	for _, c := range []analyzeCase{
+		{"the quick fox is brown", "whitespace", []string{"cg"}, "the 0-3 @0|the_quick 0-9 @0|quick 4-9 @1|fox 10-13 @2|fox_is 10-16 @2|is 14-16 @3|is_brown 14-22 @3|brown 17-22 @4"},
+		{"the quick fox is brown", "whitespace", []string{"cgq"}, "the_quick 0-9 @0|quick 4-9 @1|fox_is 10-16 @2|is_brown 14-22 @3"},
+		{"quick fox", "whitespace", []string{"cgq"}, "quick 0-5 @0|fox 6-9 @1"},
+	} {
+		c.run(t, analyze)
+	}
+}

@@ -200,6 +200,7 @@ var (
 		"KeywordMarkerTokenFilter":   func() TokenFilter { return &KeywordMarkerTokenFilter{} },
 		"PatternCaptureTokenFilter":  func() TokenFilter { return &PatternCaptureTokenFilter{} },
 		"PatternReplaceTokenFilter":  func() TokenFilter { return &PatternReplaceTokenFilter{} },
+		"CommonGramTokenFilter":      func() TokenFilter { return &CommonGramTokenFilter{} },
 	})
 	charFilters = componentUnion("char filter", map[string]func() CharFilter{
 		"PatternReplaceCharFilter": func() CharFilter { return &PatternReplaceCharFilter{} },

@@ -48,12 +48,15 @@
 //	"Sq" index              the index's change sequence: how many document
 //	                        batches committed (8-byte big-endian)
 //	"Sl" index seq key      change log: batch seq changed document key
+//	"Si" indexer …          the indexer's run state and execution history,
+//	                        laid out by package indexer under
+//	                        IndexerStatePrefix
 //
 // Resource names are case-sensitive as stored, and Azure's naming rules
 // allow only lower-case names for every kind, so two names never differ
 // by case alone. A resource and its documents share the prefix of its
 // name, so deleting an index removes its documents in the same
-// transaction.
+// transaction, as deleting an indexer removes its run state.
 //
 // # Documents and queries
 //

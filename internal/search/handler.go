@@ -452,13 +452,6 @@ func (h *handler) delete(q *request) error {
 	if err := h.svc.Delete(q.r.Context(), q.kind, q.name, preconditions(q.r)); err != nil {
 		return h.aliasNotFound(q, err, "delete")
 	}
-	// A deleted indexer's run state goes, so that a new indexer of the
-	// same name starts from nothing.
-	if q.kind == Indexers && h.svc.indexers != nil {
-		if err := h.svc.indexers.Forget(q.r.Context(), q.name); err != nil {
-			return err
-		}
-	}
 	return h.writeJSON(q, http.StatusNoContent, nil)
 }
 

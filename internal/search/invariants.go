@@ -10,13 +10,16 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/invariant"
 	"github.com/cerulean-db/cerulean/internal/kv"
+	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 )
 
 // CheckInvariants reads the service's resources, documents and change
 // logs in one snapshot and verifies what queries rely on: every resource
-// definition decodes (an index's also parses); every document belongs to
+// definition decodes (an index's also parses); the chunks of a large
+// definition and an indexer's run state belong to a resource that
+// exists; every document belongs to
 // an index that exists, decodes, and holds its own key in the index's key
 // field; an index's change sequence and log belong to an index that
 // exists and the log runs no further than the sequence; and each index's
@@ -24,13 +27,16 @@ import (
 // up, holds exactly the snapshot's documents. It describes the first
 // violations in its error. Run it on a quiet store.
 func (s *Service) CheckInvariants(ctx context.Context) error {
-	c := searchChecker{indexes: map[string]*Index{}, docs: map[string][]string{}, seqs: map[string]uint64{}}
+	c := searchChecker{defined: map[Kind]map[string]bool{}, indexes: map[string]*Index{}, docs: map[string][]string{}, seqs: map[string]uint64{}}
 	return invariant.Check(ctx, s.store, "search", func(rd kv.Reader, v *invariant.Violations) error {
 		c.v = v
 		for _, kind := range Kinds {
 			if err := c.resources(rd, kind); err != nil {
 				return err
 			}
+		}
+		if err := c.owned(rd); err != nil {
+			return err
 		}
 		for _, scan := range []struct {
 			tag string
@@ -70,6 +76,7 @@ func (s *Service) CheckInvariants(ctx context.Context) error {
 
 // searchChecker gathers one snapshot's indexes and their documents.
 type searchChecker struct {
+	defined map[Kind]map[string]bool // resource names by kind
 	indexes map[string]*Index
 	docs    map[string][]string // document keys by index
 	seqs    map[string]uint64   // change sequences by index
@@ -100,7 +107,9 @@ func (c *searchChecker) resources(rd kv.Reader, kind Kind) error {
 	if err != nil {
 		return err
 	}
+	c.defined[kind] = map[string]bool{}
 	for _, e := range all {
+		c.defined[kind][e.name] = true
 		if err := e.st.loadChunks(rd, kind, e.name); err != nil {
 			c.v.Add("%v", err)
 			continue
@@ -121,6 +130,48 @@ func (c *searchChecker) resources(rd kv.Reader, kind Kind) error {
 		c.indexes[e.name] = ix
 	}
 	return nil
+}
+
+// owned checks that the keys a resource owns besides its record (the
+// chunks of a large definition, an indexer's run state) belong to a
+// resource that exists: deleting one deletes them with it.
+func (c *searchChecker) owned(rd kv.Reader) error {
+	chunks := tuple.New(keyspace.SearchResourceChunks)
+	err := c.v.Scan(rd, chunks, func(k, _ []byte) error {
+		r, err := tuple.NewReader(k, len(chunks))
+		var kind, name string
+		if err == nil {
+			kind, err = r.Str()
+		}
+		if err == nil {
+			name, err = r.Str()
+		}
+		if err != nil {
+			return err
+		}
+		if !c.defined[Kind(kind)][name] {
+			return fmt.Errorf("a definition chunk of %s %q, which does not exist", Kind(kind).label(), name)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	states := tuple.New(keyspace.SearchIndexerStates)
+	return c.v.Scan(rd, states, func(k, _ []byte) error {
+		r, err := tuple.NewReader(k, len(states))
+		var name string
+		if err == nil {
+			name, err = r.Str()
+		}
+		if err != nil {
+			return err
+		}
+		if !c.defined[Indexers][name] {
+			return fmt.Errorf("run state of indexer %q, which does not exist", name)
+		}
+		return nil
+	})
 }
 
 // document checks one stored document of index.

@@ -40,5 +40,11 @@ func TestCheckInvariantsCatchesCorruption(t *testing.T) {
 		{Name: "index definition that does not parse", Corrupt: func(tx kv.Txn) error {
 			return storeDefinition(tx, Indexes, "hotels", tx.Version(), []byte(`{"name":"hotels","fields":[]}`))
 		}, Want: "does not parse"},
+		{Name: "definition chunks of a resource that does not exist", Corrupt: func(tx kv.Txn) error {
+			return tx.Set(definitionChunks(SynonymMaps, "gone").Uint(0), []byte("x"))
+		}, Want: `synonym map "gone", which does not exist`},
+		{Name: "run state of an indexer that does not exist", Corrupt: func(tx kv.Txn) error {
+			return tx.Set(IndexerStatePrefix("gone").Str("s"), []byte("{}"))
+		}, Want: `indexer "gone", which does not exist`},
 	})
 }

@@ -27,6 +27,15 @@ func documentsPrefix(index string) tuple.Key { return tuple.New(documentsTag).St
 // stored; the document layer writes it, index statistics count it.
 func DocumentKey(index, key string) []byte { return documentsPrefix(index).Str(key) }
 
+// IndexerStatePrefix covers every key of an indexer's run state (its
+// high-water mark, run claim and execution history), which package
+// indexer lays out beneath it. Deleting the indexer deletes them in the
+// transaction that deletes its definition, so that a new indexer of the
+// name starts from nothing whoever deleted the old one.
+func IndexerStatePrefix(name string) tuple.Key {
+	return tuple.New(keyspace.SearchIndexerStates).Str(name)
+}
+
 // resourceName reads the name back from a resource key.
 func resourceName(key []byte, prefix tuple.Key) (string, error) {
 	r, err := tuple.NewReader(key, len(prefix))

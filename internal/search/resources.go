@@ -342,6 +342,13 @@ func (s *Service) Get(ctx context.Context, kind Kind, name string) (*Resource, e
 	return res, err
 }
 
+// GetIn is Get read in rd, a transaction of the caller's: one that
+// writes what belongs to the resource reads it there, so that it
+// conflicts with the resource's deletion instead of outliving it.
+func (s *Service) GetIn(rd kv.Reader, kind Kind, name string) (*Resource, error) {
+	return s.load(rd, kind, name)
+}
+
 // load reads one resource, or answers 404.
 func (s *Service) load(rd kv.Reader, kind Kind, name string) (*Resource, error) {
 	st, found, err := loadStored(rd, kind, name)
@@ -436,8 +443,9 @@ func (s *Service) checkNoAliases(rd kv.Reader, index string) error {
 	return detailed(http.StatusBadRequest, "OperationNotAllowed", "CannotDeleteIndex", msg)
 }
 
-// Delete removes a resource (an index with its documents). A missing
-// resource is 404 unless a condition fails first (412).
+// Delete removes a resource (an index with its documents, an indexer
+// with its run state). A missing resource is 404 unless a condition
+// fails first (412).
 func (s *Service) Delete(ctx context.Context, kind Kind, name string, p Preconditions) error {
 	return s.store.Update(ctx, func(tx kv.Txn) error {
 		var st stored
@@ -476,8 +484,12 @@ func (s *Service) Delete(ctx context.Context, kind Kind, name string, p Precondi
 		if err := tx.DeleteRange(chunks, kv.PrefixEnd(chunks)); err != nil {
 			return err
 		}
-		if kind == Indexes {
+		switch kind {
+		case Indexes:
 			return deleteDocumentState(tx, name)
+		case Indexers:
+			p := IndexerStatePrefix(name)
+			return tx.DeleteRange(p, kv.PrefixEnd(p))
 		}
 		return nil
 	})

@@ -16,8 +16,6 @@ type IndexerRunner interface {
 	// Status is the indexer's status, execution history included, in
 	// the service's JSON shape.
 	Status(ctx context.Context, name string) (any, error)
-	// Forget drops the run state of a deleted indexer.
-	Forget(ctx context.Context, name string) error
 	// CheckDataSource validates a data source definition's connection
 	// (accounts and keys of this server).
 	CheckDataSource(ds *DataSource) error

@@ -23,7 +23,6 @@ func (r *startRecorder) Start(_ context.Context, name string) error {
 }
 func (r *startRecorder) Reset(context.Context, string) error         { return nil }
 func (r *startRecorder) Status(context.Context, string) (any, error) { return map[string]any{}, nil }
-func (r *startRecorder) Forget(context.Context, string) error        { return nil }
 func (r *startRecorder) CheckDataSource(*DataSource) error           { return nil }
 
 // TestCreatedIndexerStarts: Azure runs an indexer when it is created,

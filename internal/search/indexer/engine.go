@@ -181,6 +181,11 @@ func (e *Engine) Start(ctx context.Context, name string) error {
 func (e *Engine) claim(ctx context.Context, name string, due func(st *state, now time.Time) bool) (*claim, error) {
 	var c *claim
 	err := e.cfg.Store.Update(ctx, func(tx kv.Txn) error {
+		// The definition is read here, so that a deletion of the
+		// indexer conflicts with the claim instead of leaving it state.
+		if _, err := e.cfg.Search.GetIn(tx, search.Indexers, name); err != nil {
+			return err
+		}
 		st, err := loadState(tx, name)
 		if err != nil {
 			return err
@@ -213,10 +218,12 @@ func (e *Engine) claim(ctx context.Context, name string, due func(st *state, now
 // Reset forgets the indexer's high-water mark, so its next run indexes
 // everything again, and records a "reset" result.
 func (e *Engine) Reset(ctx context.Context, name string) error {
-	if _, err := e.cfg.Search.Get(ctx, search.Indexers, name); err != nil {
-		return err
-	}
 	return e.cfg.Store.Update(ctx, func(tx kv.Txn) error {
+		// Read in the transaction, as a claim reads it: a deleted
+		// indexer is not given state again.
+		if _, err := e.cfg.Search.GetIn(tx, search.Indexers, name); err != nil {
+			return err
+		}
 		st, err := loadState(tx, name)
 		if err != nil {
 			return err
@@ -230,18 +237,6 @@ func (e *Engine) Reset(ctx context.Context, name string) error {
 			return err
 		}
 		return record.Store(tx, stateKey(name), st)
-	})
-}
-
-// Forget removes the indexer's state and history; the handler calls it
-// when the indexer is deleted, so a new indexer of the name starts afresh.
-func (e *Engine) Forget(ctx context.Context, name string) error {
-	return e.cfg.Store.Update(ctx, func(tx kv.Txn) error {
-		if err := tx.Delete(stateKey(name)); err != nil {
-			return err
-		}
-		p := historyPrefix(name)
-		return tx.DeleteRange(p, kv.PrefixEnd(p))
 	})
 }
 
@@ -698,11 +693,13 @@ func (r *run) renew(ctx context.Context) error {
 	})
 }
 
-// finish records the result in the history and releases the claim.
+// finish records the result in the history and releases the claim. An
+// indexer deleted during the run took its state with it: the run then
+// records nothing, which a new indexer of the name would show.
 func (r *run) finish(ctx context.Context) error {
 	return r.e.cfg.Store.Update(ctx, func(tx kv.Txn) error {
-		st, err := loadState(tx, r.name)
-		if err != nil {
+		st, found, err := loadStateFound(tx, r.name)
+		if err != nil || !found {
 			return err
 		}
 		if err := appendHistory(tx, r.name, r.claim.Run, r.result); err != nil {

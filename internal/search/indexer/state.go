@@ -9,9 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/cerulean-db/cerulean/internal/kv"
-	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/record"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
+	"github.com/cerulean-db/cerulean/internal/search"
 )
 
 // ExecutionResult is one indexer run as the service reports it
@@ -116,20 +116,30 @@ type claim struct {
 
 func (c *claim) held(now time.Time) bool { return c != nil && now.Before(c.Until) }
 
-func stateKey(name string) []byte { return tuple.New(keyspace.SearchIndexerStates).Str(name).Str("s") }
+// An indexer's keys lie under search.IndexerStatePrefix, which deleting
+// the indexer deletes.
+func stateKey(name string) []byte { return search.IndexerStatePrefix(name).Str("s") }
 func historyPrefix(name string) []byte {
-	return tuple.New(keyspace.SearchIndexerStates).Str(name).Str("h")
+	return search.IndexerStatePrefix(name).Str("h")
 }
 func historyKey(name string, run uint64) []byte {
 	return tuple.Key(historyPrefix(name)).Uint(math.MaxUint64 - run)
 }
 
 func loadState(rd kv.Reader, name string) (*state, error) {
+	st, _, err := loadStateFound(rd, name)
+	return st, err
+}
+
+// loadStateFound is loadState, also reporting whether the state is
+// stored: a run's state is gone once its indexer has been deleted.
+func loadStateFound(rd kv.Reader, name string) (*state, bool, error) {
 	st := &state{}
-	if _, err := record.Load(rd, stateKey(name), st); err != nil {
-		return nil, fmt.Errorf("load indexer state: %w", err)
+	found, err := record.Load(rd, stateKey(name), st)
+	if err != nil {
+		return nil, false, fmt.Errorf("load indexer state: %w", err)
 	}
-	return st, nil
+	return st, found, nil
 }
 
 // loadHistory reads up to maxHistory results, newest first.

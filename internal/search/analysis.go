@@ -104,6 +104,7 @@ var predefinedTokenizers = map[string]map[string]any{
 	"nGram":             ngramTokenizerConfig(1, 2, false, nil),
 	"path_hierarchy_v2": {"type": pathTokenizerName, "delimiter": "/", "replacement": "/", "reverse": false, "skip": float64(0)},
 	"lowercase":         {"type": lowerCaseTokenizerName},
+	"classic":           {"type": classicTokenizerName, "max": float64(255)},
 	// The predefined pattern tokenizer splits at \W+ (the recording
 	// CustomAnalyzerTests.canAnalyzeWithAllPossibleNamesSync: "One two"
 	// is One, two).
@@ -120,6 +121,7 @@ var predefinedTokenFilters = map[string]map[string]any{
 	"trim":           {"type": trimFilterName},
 	"uppercase":      {"type": upperCaseFilterName},
 	"keyword_repeat": {"type": keywordRepeatFilterName},
+	"classic":        {"type": classicFilterName},
 }
 
 // predefinedName is the bleve name of a predefined component registered

@@ -219,13 +219,13 @@ func TestAnalysisComponentsWrittenBack(t *testing.T) {
 // refused with a 400 that names it, never approximated.
 func TestUnservableComponentsRefused(t *testing.T) {
 	for _, c := range []struct{ props, want string }{
-		{`"tokenizers":[{"@odata.type":"#Microsoft.Azure.Search.ClassicTokenizer","name":"c"}]`, "ClassicTokenizer"},
+		{`"tokenizers":[{"@odata.type":"#Microsoft.Azure.Search.KeywordTokenizer","name":"c"}]`, "KeywordTokenizer"},
 		{`"tokenizers":[{"@odata.type":"#Microsoft.Azure.Search.MicrosoftLanguageTokenizer","name":"c"}]`, "MicrosoftLanguageTokenizer"},
 		{`"tokenFilters":[{"@odata.type":"#Microsoft.Azure.Search.PhoneticTokenFilter","name":"c"}]`, "PhoneticTokenFilter"},
 		{`"tokenFilters":[{"@odata.type":"#Microsoft.Azure.Search.StemmerTokenFilter","name":"c","language":"english"}]`, "'english'"},
 		{`"tokenFilters":[{"@odata.type":"#Microsoft.Azure.Search.SnowballTokenFilter","name":"c","language":"lovins"}]`, "'lovins'"},
 		{`"tokenFilters":[{"@odata.type":"#Microsoft.Azure.Search.PatternCaptureTokenFilter","name":"c","patterns":["(?<=a)b"]}]`, "(?<=a)b"},
-		{`"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"c","tokenizer":"classic"}]`, "'classic'"},
+		{`"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"c","tokenizer":"microsoft_language_tokenizer"}]`, "'microsoft_language_tokenizer'"},
 		{`"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"c","tokenizer":"whitespace","tokenFilters":["kstem"]}]`, "'kstem'"},
 	} {
 		d := def(t, `{"name":"rf","fields":[{"name":"id","type":"Edm.String","key":true}],`+c.props+`}`)
@@ -276,6 +276,53 @@ func TestCommonGrams(t *testing.T) {
 		{"the quick fox is brown", "whitespace", []string{"cg"}, "the 0-3 @0|the_quick 0-9 @0|quick 4-9 @1|fox 10-13 @2|fox_is 10-16 @2|is 14-16 @3|is_brown 14-22 @3|brown 17-22 @4"},
 		{"the quick fox is brown", "whitespace", []string{"cgq"}, "the_quick 0-9 @0|quick 4-9 @1|fox_is 10-16 @2|is_brown 14-22 @3"},
 		{"quick fox", "whitespace", []string{"cgq"}, "quick 0-5 @0|fox 6-9 @1"},
+	} {
+		c.run(t, analyze)
+	}
+}
+
+// TestClassicTokenizer: Lucene's ClassicTokenizer and ClassicFilter as
+// Lucene's TestClassicAnalyzer pins them (without its lower-casing and
+// stop words); "One two" is One, two as Azure answered in the recording
+// CustomAnalyzerTests.canAnalyzeWithAllPossibleNamesSync.
+func TestClassicTokenizer(t *testing.T) {
+	analyze := analyzeAll(t, `,"tokenizers":[{"@odata.type":"#Microsoft.Azure.Search.ClassicTokenizer","name":"short","maxTokenLength":5}]`)
+	cl := []string{"classic"}
+	terms := func(text string, filters []string) string {
+		tk := "classic"
+		var out []string
+		for _, tok := range strings.Split(analyze(AnalyzeRequest{Text: text, Tokenizer: &tk, TokenFilters: filters}), "|") {
+			out = append(out, strings.Fields(tok)[0])
+		}
+		return strings.Join(out, " ")
+	}
+	for _, c := range []struct {
+		text    string
+		filters []string
+		want    string
+	}{
+		{"B2B 2B", nil, "B2B 2B"},
+		{"O'Reilly you're she's Jim's O'Reilly's", cl, "O'Reilly you're she Jim O'Reilly"},
+		{"t-com AT&T Excite@Home", nil, "t com AT&T Excite@Home"},
+		{"www.nutch.org www.nutch.org.", nil, "www.nutch.org www.nutch.org"},
+		{"test@example.com first.lastname@example.com first_lastname@example.com", nil, "test@example.com first.lastname@example.com first_lastname@example.com"},
+		{"21.35 R2D2 C3PO 216.239.63.104 62.46", nil, "21.35 R2D2 C3PO 216.239.63.104 62.46"},
+		{"U.S.A. IBM", cl, "USA IBM"},
+		{"안녕하세요 한글입니다 十九", nil, "안녕하세요 한글입니다 十 九"},
+		{"978-0-94045043-1 mid-20th 78academyawards/rules/rule02.html", nil, "978-0-94045043-1 mid-20th 78academyawards/rules/rule02.html"},
+		{"/money.cnn.com/magazines/fortune/fortune_archive/2007/03/19/8402357/index.htm safari-0-sheikh-zayed-grand-mosque.jpg", nil,
+			"money.cnn.com magazines fortune fortune archive/2007/03/19/8402357 index.htm safari-0-sheikh zayed grand mosque.jpg"},
+	} {
+		if got := terms(c.text, c.filters); got != c.want {
+			t.Errorf("%q through classic %v:\n got %s\nwant %s", c.text, c.filters, got, c.want)
+		}
+	}
+	for _, c := range []analyzeCase{
+		{"One two", "classic", nil, "One 0-3 @0|two 4-7 @1"},
+		{"www.nutch.org.", "classic", nil, "www.nutch.org 0-14 @0"},
+		// Lucene drops a token over maxTokenLength and leaves its
+		// position empty.
+		{"ab cd toolong xy", "short", nil, "ab 0-2 @0|cd 3-5 @1|xy 14-16 @3"},
 	} {
 		c.run(t, analyze)
 	}

@@ -181,6 +181,7 @@ var (
 		"PathHierarchyTokenizerV2": func() Tokenizer { return &PathHierarchyTokenizer{} },
 		"StandardTokenizerV2":      func() Tokenizer { return &StandardTokenizer{} },
 		"UaxUrlEmailTokenizer":     func() Tokenizer { return &StandardTokenizer{} },
+		"ClassicTokenizer":         func() Tokenizer { return &ClassicTokenizer{} },
 	})
 	tokenFilters = componentUnion("token filter", map[string]func() TokenFilter{
 		"EdgeNGramTokenFilterV2":     func() TokenFilter { return &NGramTokenFilter{} },

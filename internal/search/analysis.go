@@ -122,6 +122,7 @@ var predefinedTokenFilters = map[string]map[string]any{
 	"uppercase":      {"type": upperCaseFilterName},
 	"keyword_repeat": {"type": keywordRepeatFilterName},
 	"classic":        {"type": classicFilterName},
+	"word_delimiter": wordDelimiterDefaults,
 }
 
 // predefinedName is the bleve name of a predefined component registered

@@ -327,3 +327,31 @@ func TestClassicTokenizer(t *testing.T) {
 		c.run(t, analyze)
 	}
 }
+
+// TestWordDelimiter: Lucene's WordDelimiterFilter as the Elasticsearch
+// word_delimiter page shows it, each option on its own example.
+func TestWordDelimiter(t *testing.T) {
+	wd := func(name, opts string) string {
+		return `{"@odata.type":"#Microsoft.Azure.Search.WordDelimiterTokenFilter","name":"` + name + `"` + opts + `}`
+	}
+	analyze := analyzeAll(t, `,"tokenFilters":[`+strings.Join([]string{
+		wd("all", `,"catenateAll":true`), wd("nums", `,"catenateNumbers":true`), wd("words", `,"catenateWords":true`),
+		wd("keep", `,"preserveOriginal":true`), wd("nocase", `,"splitOnCaseChange":false`), wd("nonum", `,"splitOnNumerics":false`),
+		wd("prot", `,"protectedWords":["wi-fi"]`), wd("both", `,"catenateWords":true,"catenateAll":true`)}, ",")+`]`)
+	for _, c := range []analyzeCase{
+		{"Neil's-Super-Duper-XL500--42+AutoCoder", "whitespace", []string{"word_delimiter"}, "Neil 0-4 @0|Super 7-12 @1|Duper 13-18 @2|XL 19-21 @3|500 21-24 @4|42 26-28 @5|Auto 29-33 @6|Coder 33-38 @7"},
+		{"super-duper-xl-500", "whitespace", []string{"all"}, "super 0-5 @0|superduperxl500 0-18 @0|duper 6-11 @1|xl 12-14 @2|500 15-18 @3"},
+		{"01-02-03", "whitespace", []string{"nums"}, "01 0-2 @0|010203 0-8 @0|02 3-5 @1|03 6-8 @2"},
+		{"super-duper-xl", "whitespace", []string{"words"}, "super 0-5 @0|superduperxl 0-14 @0|duper 6-11 @1|xl 12-14 @2"},
+		{"super-duper", "whitespace", []string{"both"}, "super 0-5 @0|superduper 0-11 @0|duper 6-11 @1"},
+		{"500-42", "whitespace", []string{"keep"}, "500-42 0-6 @0|500 0-3 @0|42 4-6 @1"},
+		{"PowerShot", "whitespace", []string{"word_delimiter"}, "Power 0-5 @0|Shot 5-9 @1"},
+		{"PowerShot", "whitespace", []string{"nocase"}, "PowerShot 0-9 @0"},
+		{"j2se", "whitespace", []string{"word_delimiter"}, "j 0-1 @0|2 1-2 @1|se 2-4 @2"},
+		{"j2se", "whitespace", []string{"nonum"}, "j2se 0-4 @0"},
+		{"O'Neil's", "whitespace", []string{"word_delimiter"}, "O 0-1 @0|Neil 2-6 @1"},
+		{"wi-fi -- x", "whitespace", []string{"prot"}, "wi-fi 0-5 @0|x 9-10 @1"},
+	} {
+		c.run(t, analyze)
+	}
+}

@@ -202,6 +202,7 @@ var (
 		"PatternCaptureTokenFilter":  func() TokenFilter { return &PatternCaptureTokenFilter{} },
 		"PatternReplaceTokenFilter":  func() TokenFilter { return &PatternReplaceTokenFilter{} },
 		"CommonGramTokenFilter":      func() TokenFilter { return &CommonGramTokenFilter{} },
+		"WordDelimiterTokenFilter":   func() TokenFilter { return &WordDelimiterTokenFilter{} },
 	})
 	charFilters = componentUnion("char filter", map[string]func() CharFilter{
 		"PatternReplaceCharFilter": func() CharFilter { return &PatternReplaceCharFilter{} },

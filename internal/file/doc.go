@@ -36,6 +36,9 @@
 //	                                    byte-range locks (mode 1 exclusive,
 //	                                    0 shared) held on a file through
 //	                                    one handle, with their stack count
+//	Fd version n                        key range of the data objects a
+//	                                    commit deleted with their file or
+//	                                    share, to delete after it (objects.go)
 //
 // Names are case-insensitive and case-preserving, as on NTFS and Azure
 // Files (names.go): an entry is keyed by its name's fold, so a lookup in
@@ -93,7 +96,8 @@
 //
 // Open SMB handles are records of their own, keyed by the node they are
 // open on, so every front end sharing the store sees them, and a share's
-// deletion drops them with its range. A handle names the server process
+// deletion drops them with its range. None is opened on a snapshot: its
+// deletion drops only the records of its namespace. A handle names the server process
 // whose client opened it (package liveness) and lives no longer than that
 // process: no SMB connection outlives it (a durable handle outlives its
 // connection within the process, for its timeout). SweepOrphanHandles closes the handles of a process that is

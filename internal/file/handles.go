@@ -219,6 +219,11 @@ func (t *Tx) OpenHandle(ref Ref, o HandleOptions) (*Handle, error) {
 	if o.Access&^AccessAll != 0 || o.ShareAccess&^AccessAll != 0 {
 		return nil, azerr.ErrInvalidInput.WithMessage("Unknown access rights or share mode.")
 	}
+	// A snapshot's deletion (and its share's) drops its namespace's
+	// records only: a handle opened in it would outlive it.
+	if _, _, ok := splitSnapshotNS(share); ok {
+		return nil, azerr.ErrShareSnapshotOperationNotSupported
+	}
 	l, err := t.locate(acct, share, path)
 	if err != nil {
 		return nil, err

@@ -2,11 +2,14 @@ package file
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/cerulean-db/cerulean/internal/azerr"
 	"github.com/cerulean-db/cerulean/internal/azhttp"
+	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/lease"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
@@ -203,5 +206,91 @@ func TestShareSoftDeleteMovesEverything(t *testing.T) {
 	}
 	if d := testkit.DiffKeys(before, testkit.Keys(t, store, nil)); d != "" {
 		t.Fatalf("purged shares left keys: %s", d)
+	}
+}
+
+// TestFillSharesHoldsEveryFamily: fillShares writes a key of every family
+// a share owns (but the layout before names were folded, which only an
+// upgrade reads), so the tests above leave none untried.
+func TestFillSharesHoldsEveryFamily(t *testing.T) {
+	s, store := newTestService(t)
+	shares := fillShares(t, s)
+	for _, tag := range []string{"s", "r", nodesTag, inodesTag, "x", clearMarksTag, "d", "h", "l", "S", "k", "u", "P"} {
+		n := 0
+		for _, share := range shares {
+			n += testkit.CountKeys(t, store, accountKey(testAcct).Raw(tag).Str(share))
+		}
+		if n == 0 {
+			t.Errorf("no key of family %q", tag)
+		}
+	}
+}
+
+// TestSnapshotDeleteLeavesNothing deletes every snapshot of the shares
+// fillShares made, one at a time: the snapshots' namespaces, holds and
+// the data only they held go, and once the last is gone so do the clear
+// marks kept for comparing with them.
+func TestSnapshotDeleteLeavesNothing(t *testing.T) {
+	s, store := newTestService(t)
+	ctx := t.Context()
+	shares := fillShares(t, s)
+	for _, share := range shares {
+		snaps, err := snapshotsOf(t, store, share)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, snap := range snaps {
+			if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: SnapshotNamespace(share, snap)}, ""); err != nil {
+				t.Fatal(err)
+			}
+			if err := CheckInvariants(ctx, store); err != nil {
+				t.Fatalf("after deleting snapshot %s of %s: %v", snap, share, err)
+			}
+		}
+	}
+	if _, err := s.CollectGarbage(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for k := range testkit.Keys(t, store, nil) {
+		for _, share := range shares {
+			for _, tag := range []string{"S", "k", clearMarksTag} {
+				if strings.HasPrefix(k, string(accountKey(testAcct).Raw(tag).Str(share))) {
+					t.Errorf("the deleted snapshots left %q", k)
+				}
+			}
+			if acct := string(accountKey(testAcct)); len(k) > len(acct) && strings.HasPrefix(k, string(accountKey(testAcct).Raw(k[len(acct):len(acct)+1]).StrPrefix(share+"@"))) {
+				t.Errorf("the deleted snapshots left %q in a namespace", k)
+			}
+		}
+	}
+}
+
+// snapshotsOf lists the snapshots of share.
+func snapshotsOf(t *testing.T, store kv.Store, share string) (snaps []string, err error) {
+	t.Helper()
+	err = store.View(t.Context(), func(r kv.Reader) error {
+		snaps, err = snapshotList(r, testAcct, share)
+		return err
+	})
+	return snaps, err
+}
+
+// TestNoHandleOnASnapshot: a snapshot is read-only and its deletion drops
+// only its own records, so no handle may be opened in its namespace: one
+// would outlive the snapshot, naming a node that no longer exists.
+func TestNoHandleOnASnapshot(t *testing.T) {
+	s, _ := newTestService(t)
+	ctx := t.Context()
+	mkFile(t, s, "f", 10)
+	snap, _, err := s.SnapshotShare(ctx, ShareRef{Account: testAcct, Share: "s"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := Ref{Account: testAcct, Share: SnapshotNamespace("s", snap), Path: "f"}
+	if _, err := s.OpenHandle(ctx, ref, HandleOptions{Access: AccessRead, ShareAccess: AccessAll}); !errors.Is(err, azerr.ErrShareSnapshotOperationNotSupported) {
+		t.Fatalf("open on a snapshot: %v, want ShareSnapshotOperationNotSupported", err)
+	}
+	if err := s.DeleteShare(ctx, ShareRef{Account: testAcct, Share: ref.Share}, ""); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cerulean-db/cerulean/internal/azhttp"
 	"github.com/cerulean-db/cerulean/internal/conditions"
+	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/lease"
 	"github.com/cerulean-db/cerulean/internal/testkit"
 )
@@ -177,5 +178,62 @@ func TestFillContainerHoldsEveryFamily(t *testing.T) {
 		if testkit.CountKeys(t, store, accountKey(testAcct).Raw(tag).Str("full")) == 0 {
 			t.Errorf("no key of family %q", tag)
 		}
+	}
+}
+
+// TestBlobDeleteLeavesNothing deletes a blob holding one of everything
+// a blob owns (content, an uncommitted block, a snapshot, index tags,
+// previous versions) with blob soft delete and versioning on, then its
+// versions, and purges them: the store then holds exactly what it held
+// before the blob was written.
+func TestBlobDeleteLeavesNothing(t *testing.T) {
+	clock := testkit.NewClock(time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
+	s, store := newProtectedService(t, clock, 7, WithVersioning(true))
+	ctx := t.Context()
+	before := testkit.Keys(t, store, nil)
+	ref := Ref{Account: testAcct, Container: "c", Name: "b"}
+	big := bytes.Repeat([]byte("b"), inlineLimit+7)
+	if _, err := s.PutBlob(ctx, ref, contentOf(big), PutBlobOptions{Tags: Tags{{"k", "v"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.PutBlock(ctx, ref, []byte("u"), contentOf(big), ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.CreateSnapshot(ctx, ref, nil, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SetBlobMetadata(ctx, ref, azhttp.Metadata{{"m", "1"}}, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteBlob(ctx, ref, IncludeSnapshots, Preconditions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckInvariants(ctx, store); err != nil {
+		t.Fatalf("after the deletion: %v", err)
+	}
+	var versions []SnapshotInfo
+	if err := store.View(ctx, func(r kv.Reader) (err error) {
+		versions, err = listVersions(r, testAcct, "c", "b")
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(versions) == 0 {
+		t.Fatal("the deleted blob kept no version")
+	}
+	for _, v := range versions {
+		if err := s.DeleteSnapshot(ctx, Ref{Account: testAcct, Container: "c", Name: "b", Snapshot: versionPoint(v.ID)}, conditions.Conditions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(8 * 24 * time.Hour)
+	if _, err := s.PurgeExpired(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CollectGarbage(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if d := testkit.DiffKeys(before, testkit.Keys(t, store, nil)); d != "" {
+		t.Fatalf("the deleted blob left keys: %s", d)
 	}
 }

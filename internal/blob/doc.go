@@ -21,6 +21,9 @@
 //	                                  under the container "name/version"
 //	Bs data                           data staged but not yet referenced
 //	Bg version page                   data freed by commit version, to delete
+//	Bd version n                      key range of the data objects a commit
+//	                                  deleted with their blob or container,
+//	                                  to delete after it (DropObjects)
 //
 // Payload bytes are written once into immutable data objects (numbered by a
 // transaction version) and referenced by extents or uncommitted blocks. An

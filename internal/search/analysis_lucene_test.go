@@ -355,3 +355,13 @@ func TestWordDelimiter(t *testing.T) {
 		c.run(t, analyze)
 	}
 }
+
+// TestStandardAnalyzerMaxTokenLength: a standard analyzer splits tokens
+// longer than its maxTokenLength, as the service documents.
+func TestStandardAnalyzerMaxTokenLength(t *testing.T) {
+	analyze := analyzeAll(t, `,"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.StandardAnalyzer","name":"std4","maxTokenLength":4,"stopwords":["the"]}]`)
+	std4 := "std4"
+	if got := analyze(AnalyzeRequest{Text: "The Ridiculous fox", Analyzer: &std4}); got != "ridi 4-8 @1|culo 8-12 @2|us 12-14 @3|fox 15-18 @4" {
+		t.Errorf("std4: %s", got)
+	}
+}

@@ -118,7 +118,9 @@ type (
 		TokenFilters []string `json:"tokenFilters"`
 		CharFilters  []string `json:"charFilters"`
 	}
-	// StandardAnalyzer is Lucene's standard analyzer.
+	// StandardAnalyzer is Lucene's standard analyzer: the standard
+	// tokenizer, tokens longer than maxTokenLength (255 unless told)
+	// split, lower-cased, its stop words (none unless told) dropped.
 	StandardAnalyzer struct {
 		ComponentHead
 		MaxTokenLength *json.Number `json:"maxTokenLength,omitempty" shape:"int"`
@@ -518,12 +520,18 @@ func resolve(names []string, named func(string) (string, bool), missing func(str
 }
 
 func (c *StandardAnalyzer) serve(b *analysisBuilder, where string) error {
-	if n, _, err := intIn(c.MaxTokenLength, where+".maxTokenLength", 1, 300); err != nil {
+	n, _, err := intIn(c.MaxTokenLength, where+".maxTokenLength", 1, 300)
+	if err != nil {
 		return err
-	} else if n != 0 && n != 255 {
-		return invalid(where+".maxTokenLength", "cerulean serves the standard analyzer with the default maxTokenLength (255) only.")
 	}
-	b.lowercased(c.Name, "unicode", c.Stopwords, "")
+	tokenizer := builtinTokenizers["standard_v2"]
+	if n != 0 && n != 255 {
+		// Tokens longer than maxTokenLength are split, as for
+		// StandardTokenizerV2.
+		tokenizer = bleveName("tokenizer", c.Name)
+		b.a.Tokenizers[tokenizer] = map[string]any{"type": maxLengthTokenizerName, "tokenizer": builtinTokenizers["standard_v2"], "max": float64(n)}
+	}
+	b.lowercased(c.Name, tokenizer, c.Stopwords, "")
 	return nil
 }
 

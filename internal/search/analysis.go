@@ -194,10 +194,13 @@ var builtinNormalizers = map[string]map[string]any{
 	"asciifolding": {"type": "custom", "char_filters": []any{"asciifolding"}, "tokenizer": "single", "token_filters": []any{}},
 }
 
-// stopwordLanguages are the stopwordsLanguage values bleve has lists for.
+// stopwordLanguages are the stopwordsList values bleve has Lucene's lists
+// for (brazilian, latvian and thai it has not).
 var stopwordLanguages = map[string]string{
-	"arabic": "stop_ar", "danish": "stop_da", "dutch": "stop_nl", "english": "stop_en", "finnish": "stop_fi",
-	"french": "stop_fr", "german": "stop_de", "hindi": "stop_hi", "hungarian": "stop_hu", "italian": "stop_it",
+	"arabic": "stop_ar", "armenian": "stop_hy", "basque": "stop_eu", "bulgarian": "stop_bg", "catalan": "stop_ca",
+	"czech": "stop_cs", "danish": "stop_da", "dutch": "stop_nl", "english": "stop_en", "finnish": "stop_fi",
+	"french": "stop_fr", "galician": "stop_gl", "german": "stop_de", "greek": "stop_el", "hindi": "stop_hi",
+	"hungarian": "stop_hu", "indonesian": "stop_id", "irish": "stop_ga", "italian": "stop_it",
 	"norwegian": "stop_no", "persian": "stop_fa", "portuguese": "stop_pt", "romanian": "stop_ro",
 	"russian": "stop_ru", "sorani": "stop_ckb", "spanish": "stop_es", "swedish": "stop_sv", "turkish": "stop_tr",
 }

@@ -365,3 +365,30 @@ func TestStandardAnalyzerMaxTokenLength(t *testing.T) {
 		t.Errorf("std4: %s", got)
 	}
 }
+
+// TestStopwordsTokenFilter: the language list is named by stopwordsList,
+// the property the service has (the Java SDK's recording
+// CustomAnalyzerTests.canCreateAllAnalysisComponentsSync sends
+// "stopwordsList": "italian"), and ignoreCase makes Lucene's StopFilter
+// match without regard to case.
+func TestStopwordsTokenFilter(t *testing.T) {
+	analyze := analyzeAll(t, `,"tokenFilters":[
+		{"@odata.type":"#Microsoft.Azure.Search.StopwordsTokenFilter","name":"it","stopwordsList":"italian"},
+		{"@odata.type":"#Microsoft.Azure.Search.StopwordsTokenFilter","name":"itci","stopwordsList":"italian","ignoreCase":true},
+		{"@odata.type":"#Microsoft.Azure.Search.StopwordsTokenFilter","name":"mine","stopwords":["A","the"],"ignoreCase":true}]`)
+	for _, c := range []analyzeCase{
+		{"il gatto e Il cane", "whitespace", []string{"it"}, "gatto 3-8 @1|Il 11-13 @3|cane 14-18 @4"},
+		{"il gatto e Il cane", "whitespace", []string{"itci"}, "gatto 3-8 @1|cane 14-18 @4"},
+		{"a cat THE end", "whitespace", []string{"mine"}, "cat 2-5 @1|end 10-13 @3"},
+	} {
+		c.run(t, analyze)
+	}
+	d := def(t, `{"name":"rt","fields":[{"name":"id","type":"Edm.String","key":true}],"tokenFilters":[{"@odata.type":"#Microsoft.Azure.Search.StopwordsTokenFilter","name":"s","removeTrailing":false}]}`)
+	res, err := decodeDefinition(Indexes, d)
+	if err == nil {
+		_, err = res.(*Index).analysis()
+	}
+	if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "removeTrailing") {
+		t.Errorf("removeTrailing false: %v, want a 400 naming it", err)
+	}
+}

@@ -98,12 +98,19 @@ type (
 		ComponentHead
 		OnlyOnSamePosition *bool `json:"onlyOnSamePosition,omitempty"`
 	}
-	// StopwordsTokenFilter drops stop words: a list, or a language's.
+	// StopwordsTokenFilter drops stop words: a list, or a language's
+	// (stopwordsList), ignoring case when ignoreCase is true. The service
+	// writes stopwords, stopwordsList, ignoreCase and removeTrailing back
+	// (the Java SDK's recording
+	// CustomAnalyzerTests.canCreateAllAnalysisComponentsSync); earlier
+	// releases stored the language as stopwordsLanguage, which is read as
+	// stopwordsList.
 	StopwordsTokenFilter struct {
 		ComponentHead
-		IgnoreCase        *bool    `json:"ignoreCase,omitempty"`
-		RemoveTrailing    *bool    `json:"removeTrailing,omitempty"`
-		Stopwords         []string `json:"stopwords,omitempty"`
+		Stopwords         []string `json:"stopwords"`
+		StopwordsList     *string  `json:"stopwordsList"`
+		IgnoreCase        *bool    `json:"ignoreCase"`
+		RemoveTrailing    *bool    `json:"removeTrailing"`
 		StopwordsLanguage *string  `json:"stopwordsLanguage,omitempty"`
 	}
 	// ElisionTokenFilter removes elided articles (l', d').
@@ -448,11 +455,31 @@ func (c *UniqueTokenFilter) serve(b *analysisBuilder, where string) error {
 }
 
 func (c *StopwordsTokenFilter) serve(b *analysisBuilder, where string) error {
-	lang := deref(c.StopwordsLanguage)
+	if c.StopwordsList == nil {
+		c.StopwordsList = c.StopwordsLanguage
+	}
+	c.StopwordsLanguage = nil
+	c.Stopwords = orEmpty(c.Stopwords)
+	if c.IgnoreCase == nil {
+		c.IgnoreCase = ptr(false)
+	}
+	if c.RemoveTrailing == nil {
+		c.RemoveTrailing = ptr(true)
+	}
+	if !*c.RemoveTrailing {
+		// Lucene's SuggestStopFilter keeps a final stop word unless
+		// something follows it in the text, which a token filter here
+		// cannot see.
+		return invalid(where+".removeTrailing", "cerulean serves the stopwords token filter with removeTrailing true only.")
+	}
+	lang := deref(c.StopwordsList)
 	if len(c.Stopwords) > 0 && lang != "" {
-		return invalid(where, "Give either stopwords or stopwordsLanguage, not both.")
+		return invalid(where, "Give either stopwords or stopwordsList, not both.")
 	}
 	if len(c.Stopwords) > 0 {
+		if *c.IgnoreCase {
+			return b.filter(c.Name, map[string]any{"type": wordSetFilterName, "words": stringsToAny(c.Stopwords), "ignore_case": true, "action": "drop"})
+		}
 		bn := bleveName("filter", c.Name)
 		b.stopWords(bn, c.Stopwords)
 		b.filters[c.Name] = bn
@@ -463,7 +490,11 @@ func (c *StopwordsTokenFilter) serve(b *analysisBuilder, where string) error {
 	}
 	stop, ok := stopwordLanguages[lang]
 	if !ok {
-		return invalid(where+".stopwordsLanguage", "The stopwords language '%s' is not one cerulean has a list for.", lang)
+		return invalid(where+".stopwordsList", "The stopwords list '%s' is not one cerulean has (%s).", lang, strings.Join(sortedKeys(stopwordLanguages), ", "))
+	}
+	if *c.IgnoreCase {
+		// bleve's stop filters and their word lists share a name.
+		return b.filter(c.Name, map[string]any{"type": wordSetFilterName, "token_map": stop, "ignore_case": true, "action": "drop"})
 	}
 	b.filters[c.Name] = stop
 	return nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -336,10 +337,17 @@ func init() {
 			return in[:min(len(in), int(n))]
 		}), nil
 	})
-	registerTokenFilter(wordSetFilterName, func(config map[string]any) (analysis.TokenFilter, error) {
+	err := registry.RegisterTokenFilter(wordSetFilterName, func(config map[string]any, cache *registry.Cache) (analysis.TokenFilter, error) {
 		words, err := configStrings(config, "words")
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%s: %w", wordSetFilterName, err)
+		}
+		if name, ok := config["token_map"].(string); ok {
+			m, err := cache.TokenMapNamed(name)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", wordSetFilterName, err)
+			}
+			words = slices.AppendSeq(words, maps.Keys(m))
 		}
 		ignoreCase, _ := config["ignore_case"].(bool)
 		set := newWordSet(words, ignoreCase)
@@ -347,6 +355,10 @@ func init() {
 		case "keep":
 			return tokenFilterFunc(func(in analysis.TokenStream) analysis.TokenStream {
 				return slices.DeleteFunc(in, func(t *analysis.Token) bool { return !set.has(t.Term) })
+			}), nil
+		case "drop":
+			return tokenFilterFunc(func(in analysis.TokenStream) analysis.TokenStream {
+				return slices.DeleteFunc(in, func(t *analysis.Token) bool { return set.has(t.Term) })
 			}), nil
 		case "mark":
 			return tokenFilterFunc(func(in analysis.TokenStream) analysis.TokenStream {
@@ -358,8 +370,11 @@ func init() {
 				return in
 			}), nil
 		}
-		return nil, fmt.Errorf("no action")
+		return nil, fmt.Errorf("%s: no action", wordSetFilterName)
 	})
+	if err != nil {
+		panic(err)
+	}
 	registerTokenFilter(patternCaptureFilterName, func(config map[string]any) (analysis.TokenFilter, error) {
 		exprs, err := configStrings(config, "patterns")
 		if err != nil {

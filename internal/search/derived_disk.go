@@ -23,8 +23,9 @@ import (
 // mappingVersion names how documents are mapped into bleve (indexMapping,
 // bleveDocument and the analyzers they use): raise it with any change
 // there, so that indexes written by an earlier release are rebuilt rather
-// than searched with a mapping they were not built with.
-const mappingVersion = 1
+// than searched with a mapping they were not built with. Version 2: a
+// stopwords token filter's stopwordsList and ignoreCase are applied.
+const mappingVersion = 2
 
 // Internal keys of the mark an on-disk index carries: the change sequence
 // it reflects, the definition ETag and the mapping version it was built

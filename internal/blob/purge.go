@@ -16,8 +16,9 @@ import (
 type expiredPoint struct{ acct, container, name, point string }
 
 // PurgeExpired removes for good the soft-deleted snapshots, versions,
-// blobs and containers whose retention has passed, each in its own
-// transaction, and reports how many it removed. Reads already treat them
+// blobs and containers whose retention has passed, and the uncommitted
+// blocks a week past their blob's last Put Block (blockexpiry.go), each
+// in its own transaction, and reports how many it removed. Reads already treat them
 // as gone; this frees their space. It also finishes the moves of deleted
 // or restored containers that a crash interrupted (run it at start-up).
 func (s *Service) PurgeExpired(ctx context.Context) (int, error) {
@@ -27,9 +28,15 @@ func (s *Service) PurgeExpired(ctx context.Context) (int, error) {
 	now := s.clock()
 	var points []expiredPoint
 	var containers []softdelete.Ref
+	var staged []stagedBlob
 	err := s.store.View(ctx, func(r kv.Reader) error {
-		points, containers = nil, nil
+		points, containers, staged = nil, nil, nil
 		for _, acct := range s.accounts.Names() {
+			blocks, err := expiredBlocks(r, acct, now)
+			if err != nil {
+				return err
+			}
+			staged = append(staged, blocks...)
 			for _, fam := range []struct {
 				tag     string
 				version bool
@@ -82,6 +89,11 @@ func (s *Service) PurgeExpired(ctx context.Context) (int, error) {
 		if err != nil {
 			return n, err
 		}
+	}
+	dropped, err := s.expireBlocks(ctx, staged)
+	n += dropped
+	if err != nil {
+		return n, err
 	}
 	// An interrupted move is finished whether or not it expired.
 	purged, err := s.retired().Sweep(ctx, containers, s.purgeRetired)

@@ -2,8 +2,10 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"testing"
 
+	"github.com/cerulean-db/cerulean/internal/kv"
 	"github.com/cerulean-db/cerulean/internal/kv/keyspace"
 	"github.com/cerulean-db/cerulean/internal/kv/tuple"
 	"github.com/cerulean-db/cerulean/internal/search"
@@ -97,5 +99,60 @@ func TestClaimOfDeletedIndexerWritesNothing(t *testing.T) {
 	}
 	if n := indexerStateKeys(t, e, "blobix"); n != 0 {
 		t.Fatalf("the claim left %d keys of run state", n)
+	}
+}
+
+// TestRunOfDeletedIndexerLeavesItsNamesakeAlone: an indexer deleted and
+// created anew under its name while a run of the old one goes on starts
+// its run numbers again, so the new indexer's first claim has the old
+// run's owner and number. The old run must still not take that claim for
+// its own: finishing, it records nothing in the new indexer's state or
+// history and leaves its claim held.
+func TestRunOfDeletedIndexerLeavesItsNamesakeAlone(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.blobIndexer(t)
+	var eng *Engine
+	var namesake *claim
+	recreating := func(ctx context.Context, index string, actions []Action) ([]ItemResult, error) {
+		if namesake == nil {
+			if err := e.search.Delete(ctx, search.Indexers, "blobix", search.Preconditions{}); err != nil {
+				t.Error(err)
+			}
+			e.put(t, search.Indexers, `{"name":"blobix","dataSourceName":"blobs","targetIndexName":"docs","parameters":{"configuration":{"parsingMode":"json"}}}`)
+			c, err := eng.claim(ctx, "blobix", nil)
+			if err != nil {
+				t.Error(err)
+			}
+			namesake = c
+		}
+		return e.sink.write(ctx, index, actions)
+	}
+	eng, err := New(Config{Store: e.store, Search: e.search, Blob: e.blobs, Table: e.tables, Cosmos: e.cosmos,
+		Accounts: e.accts, Sink: recreating, Now: e.clock.Now, Owner: "engine-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(eng.Close)
+	if _, err := eng.Run(ctx, "blobix"); err != nil && !errors.Is(err, errClaimLost) {
+		t.Fatal(err)
+	}
+	if namesake == nil || namesake.Run != 1 {
+		t.Fatalf("the new indexer's claim %+v, want its first run", namesake)
+	}
+	var st *state
+	var history int
+	err = e.store.View(ctx, func(r kv.Reader) error {
+		var err error
+		if st, err = loadState(r, "blobix"); err != nil {
+			return err
+		}
+		return r.Scan(historyPrefix("blobix"), kv.PrefixEnd(historyPrefix("blobix")), func(_, _ []byte) error { history++; return nil })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.Claim.is(namesake) || st.HasMark || history != 0 {
+		t.Fatalf("the new indexer after the old run: claim %+v (want %+v), mark %v, %d history entries", st.Claim, namesake, st.HasMark, history)
 	}
 }

@@ -205,7 +205,7 @@ func (e *Engine) claim(ctx context.Context, name string, due func(st *state, now
 			}
 		}
 		st.Runs++
-		c = &claim{Owner: e.owner, Run: st.Runs, Epoch: st.Epoch, Until: now.Add(e.ttl)}
+		c = &claim{Owner: e.owner, Run: st.Runs, Epoch: st.Epoch, Until: now.Add(e.ttl), Token: tx.Version()}
 		st.Claim = c
 		st.LastStart = &now
 		st.Current = &ExecutionResult{Status: "inProgress", StartTime: now, Errors: []ItemError{}, Warnings: []ItemWarning{},
@@ -680,7 +680,7 @@ func (r *run) renew(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if st.Claim == nil || st.Claim.Owner != r.claim.Owner || st.Claim.Run != r.claim.Run {
+		if !st.Claim.is(r.claim) {
 			return errClaimLost
 		}
 		st.Claim.Until = r.e.clock().Add(r.e.ttl)
@@ -693,20 +693,19 @@ func (r *run) renew(ctx context.Context) error {
 	})
 }
 
-// finish records the result in the history and releases the claim. An
-// indexer deleted during the run took its state with it: the run then
-// records nothing, which a new indexer of the name would show.
+// finish records the result in the history and releases the claim. A
+// run that no longer holds its claim records nothing: its indexer was
+// deleted meanwhile (and perhaps created anew, whose history is not the
+// run's), or the claim expired and the run that took it over recorded
+// this one as interrupted.
 func (r *run) finish(ctx context.Context) error {
 	return r.e.cfg.Store.Update(ctx, func(tx kv.Txn) error {
 		st, found, err := loadStateFound(tx, r.name)
-		if err != nil || !found {
+		if err != nil || !found || !st.Claim.is(r.claim) {
 			return err
 		}
 		if err := appendHistory(tx, r.name, r.claim.Run, r.result); err != nil {
 			return err
-		}
-		if st.Claim == nil || st.Claim.Owner != r.claim.Owner || st.Claim.Run != r.claim.Run {
-			return nil
 		}
 		if st.Epoch == r.claim.Epoch {
 			st.HasMark, st.Mark, st.Tie = r.hasMark, r.mark, r.tieList()

@@ -106,15 +106,24 @@ type state struct {
 }
 
 // claim is a run's hold on its indexer, renewed after every batch; an
-// expired claim (its process stopped) no longer holds.
+// expired claim (its process stopped) no longer holds. Token is the
+// version of the transaction that took it: run numbers start again for
+// an indexer deleted and created anew under its name, so owner and run
+// alone could take a run of the deleted indexer for one of the new.
 type claim struct {
 	Owner string    `json:"o"`
 	Run   uint64    `json:"r"`
 	Epoch uint64    `json:"e"`
 	Until time.Time `json:"u"`
+	Token uint64    `json:"k,omitempty"`
 }
 
 func (c *claim) held(now time.Time) bool { return c != nil && now.Before(c.Until) }
+
+// is reports whether c is the claim mine, which a run took.
+func (c *claim) is(mine *claim) bool {
+	return c != nil && c.Owner == mine.Owner && c.Run == mine.Run && c.Token == mine.Token
+}
 
 // An indexer's keys lie under search.IndexerStatePrefix, which deleting
 // the indexer deletes.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 // analyzeAll defines an index with the given analysis properties and
@@ -391,4 +392,51 @@ func TestStopwordsTokenFilter(t *testing.T) {
 	if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "removeTrailing") {
 		t.Errorf("removeTrailing false: %v, want a 400 naming it", err)
 	}
+}
+
+// everyComponent is an index with one analyzer per tokenizer and token
+// filter of this file's kinds.
+const everyComponent = `,"charFilters":[{"@odata.type":"#Microsoft.Azure.Search.MappingCharFilter","name":"map","mappings":["a => ","ß => ss","x=>yyy"]}],
+	"tokenizers":[{"@odata.type":"#Microsoft.Azure.Search.NGramTokenizer","name":"ng","minGram":1,"maxGram":3,"tokenChars":["letter","punctuation"]},
+		{"@odata.type":"#Microsoft.Azure.Search.PathHierarchyTokenizerV2","name":"rev","reverse":true,"skip":1,"delimiter":"é"},
+		{"@odata.type":"#Microsoft.Azure.Search.StandardTokenizerV2","name":"std2","maxTokenLength":2},
+		{"@odata.type":"#Microsoft.Azure.Search.ClassicTokenizer","name":"cl3","maxTokenLength":3}],
+	"tokenFilters":[{"@odata.type":"#Microsoft.Azure.Search.AsciiFoldingTokenFilter","name":"fold","preserveOriginal":true},
+		{"@odata.type":"#Microsoft.Azure.Search.ShingleTokenFilter","name":"sh","maxShingleSize":4,"outputUnigrams":false,"outputUnigramsIfNoShingles":true,"tokenSeparator":"","filterToken":""},
+		{"@odata.type":"#Microsoft.Azure.Search.SnowballTokenFilter","name":"snow","language":"russian"},
+		{"@odata.type":"#Microsoft.Azure.Search.StemmerTokenFilter","name":"light","language":"lightGerman"},
+		{"@odata.type":"#Microsoft.Azure.Search.PatternCaptureTokenFilter","name":"cap","patterns":["(.)(.)?","()"]},
+		{"@odata.type":"#Microsoft.Azure.Search.PatternReplaceTokenFilter","name":"rep","pattern":"(.)","replacement":"$1$1"},
+		{"@odata.type":"#Microsoft.Azure.Search.CommonGramTokenFilter","name":"cg","commonWords":["a"],"queryMode":true},
+		{"@odata.type":"#Microsoft.Azure.Search.WordDelimiterTokenFilter","name":"wd","catenateAll":true,"preserveOriginal":true,"catenateWords":true,"catenateNumbers":true}],
+	"analyzers":[
+		{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"a1","tokenizer":"ng","tokenFilters":["fold","sh","keyword_repeat","snow"],"charFilters":["map"]},
+		{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"a2","tokenizer":"rev","tokenFilters":["wd","cap","light","trim","uppercase"],"charFilters":["map","html_strip"]},
+		{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"a3","tokenizer":"std2","tokenFilters":["stopwords","sh","cg","rep","limit"]},
+		{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"a4","tokenizer":"cl3","tokenFilters":["classic","word_delimiter","shingle","asciifolding"],"charFilters":["map"]},
+		{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"a5","tokenizer":"path_hierarchy_v2","tokenFilters":["wd","sh"]},
+		{"@odata.type":"#Microsoft.Azure.Search.CustomAnalyzer","name":"a6","tokenizer":"classic","tokenFilters":["cg","wd","fold"]}]`
+
+// FuzzAnalysisComponents: every component serves any text without
+// panicking, with offsets inside the text and positions from 0.
+func FuzzAnalysisComponents(f *testing.F) {
+	for _, seed := range []string{"", "One two", "Straße a-b_C3PO'S x.y.z@é/é/é", "\xff\xfe a\u0301 😀 十九 --", "aaaa ll h -- 500-42 O'Neil's"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		s := newService(t)
+		mustPut(t, s, Indexes, "", `{"name":"fz","fields":[{"name":"id","type":"Edm.String","key":true}]`+everyComponent+`}`, PutOptions{CreateOnly: true})
+		units := len(utf16.Encode([]rune(text)))
+		for _, a := range []string{"a1", "a2", "a3", "a4", "a5", "a6"} {
+			toks, err := s.Analyze(context.Background(), "fz", AnalyzeRequest{Text: text, Analyzer: &a})
+			if err != nil {
+				t.Fatalf("%s: %v", a, err)
+			}
+			for _, tk := range toks {
+				if tk.StartOffset < 0 || tk.StartOffset > tk.EndOffset || tk.EndOffset > units || tk.Position < 0 {
+					t.Fatalf("%s on %q: token %+v outside the text", a, text, tk)
+				}
+			}
+		}
+	})
 }

@@ -56,7 +56,7 @@ func (c commonGrams) Filter(in analysis.TokenStream) analysis.TokenStream {
 			if c.common.has(prev.Term) || c.common.has(t.Term) {
 				term := make([]byte, 0, len(prev.Term)+1+len(t.Term))
 				term = append(append(append(term, prev.Term...), '_'), t.Term...)
-				out = append(out, &analysis.Token{Term: term, Start: prev.Start, End: t.End, Position: prev.Position, Type: analysis.Shingle})
+				out = append(out, &analysis.Token{Term: term, Start: prev.Start, End: max(prev.Start, t.End), Position: prev.Position, Type: analysis.Shingle})
 				gram = append(gram, true)
 			}
 		}

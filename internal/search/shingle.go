@@ -116,7 +116,9 @@ func (s shingles) Filter(in analysis.TokenStream) analysis.TokenStream {
 			if !real {
 				continue
 			}
-			out = append(out, &analysis.Token{Term: []byte(term.String()), Start: first.from, End: run[n-1].to, Position: first.pos, Type: analysis.Shingle})
+			// Stacked tokens can end before the run starts; the shingle
+			// then ends where it starts.
+			out = append(out, &analysis.Token{Term: []byte(term.String()), Start: first.from, End: max(first.from, run[n-1].to), Position: first.pos, Type: analysis.Shingle})
 			made++
 		}
 	}

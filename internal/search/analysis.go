@@ -123,6 +123,8 @@ var predefinedTokenFilters = map[string]map[string]any{
 	"keyword_repeat": {"type": keywordRepeatFilterName},
 	"classic":        {"type": classicFilterName},
 	"word_delimiter": wordDelimiterDefaults,
+	"nGram_v2":       ngramFilterConfig(1, 2, false, false),
+	"edgeNGram_v2":   ngramFilterConfig(1, 2, true, false),
 }
 
 // predefinedName is the bleve name of a predefined component registered

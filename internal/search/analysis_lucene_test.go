@@ -440,3 +440,17 @@ func FuzzAnalysisComponents(f *testing.F) {
 		}
 	})
 }
+
+// TestNGramTokenFilters: the n-gram filters in Lucene's order, as the
+// Elasticsearch ngram and edge_ngram token filter pages show them with
+// the defaults the predefined nGram_v2 and edgeNGram_v2 have.
+func TestNGramTokenFilters(t *testing.T) {
+	analyze := analyzeAll(t, `,"tokenFilters":[{"@odata.type":"#Microsoft.Azure.Search.EdgeNGramTokenFilterV2","name":"back","minGram":2,"maxGram":3,"side":"back"}]`)
+	for _, c := range []analyzeCase{
+		{"Quick fox", "whitespace", []string{"nGram_v2"}, "Q 0-5 @0|Qu 0-5 @0|u 0-5 @0|ui 0-5 @0|i 0-5 @0|ic 0-5 @0|c 0-5 @0|ck 0-5 @0|k 0-5 @0|f 6-9 @1|fo 6-9 @1|o 6-9 @1|ox 6-9 @1|x 6-9 @1"},
+		{"the quick", "whitespace", []string{"edgeNGram_v2"}, "t 0-3 @0|th 0-3 @0|q 4-9 @1|qu 4-9 @1"},
+		{"a quick", "whitespace", []string{"back"}, "ck 2-7 @1|ick 2-7 @1"},
+	} {
+		c.run(t, analyze)
+	}
+}

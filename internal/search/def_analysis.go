@@ -412,14 +412,15 @@ func (c *NGramTokenFilter) serve(b *analysisBuilder, where string) error {
 	if err != nil {
 		return err
 	}
-	cfg := map[string]any{"type": "ngram", "min": float64(minGram), "max": float64(maxGram)}
-	if localType(c.ODataType) == "EdgeNGramTokenFilterV2" {
+	edge, back := localType(c.ODataType) == "EdgeNGramTokenFilterV2", false
+	if edge {
 		side := deref(c.Side)
 		if side != "" && side != "front" && side != "back" {
 			return invalid(where+".side", "The side must be 'front' or 'back'.")
 		}
-		cfg = map[string]any{"type": "edge_ngram", "min": float64(minGram), "max": float64(maxGram), "back": side == "back"}
+		back = side == "back"
 	}
+	cfg := ngramFilterConfig(minGram, maxGram, edge, back)
 	return b.filter(c.Name, cfg)
 }
 

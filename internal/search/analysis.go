@@ -194,6 +194,7 @@ var builtinNormalizers = map[string]map[string]any{
 	"lowercase":    {"type": "custom", "tokenizer": "single", "token_filters": []any{"to_lower"}},
 	"standard":     {"type": "custom", "char_filters": []any{"asciifolding"}, "tokenizer": "single", "token_filters": []any{"to_lower"}},
 	"asciifolding": {"type": "custom", "char_filters": []any{"asciifolding"}, "tokenizer": "single", "token_filters": []any{}},
+	"uppercase":    {"type": "custom", "tokenizer": "single", "token_filters": []any{upperCaseFilterName}},
 }
 
 // stopwordLanguages are the stopwordsList values bleve has Lucene's lists

@@ -454,3 +454,32 @@ func TestNGramTokenFilters(t *testing.T) {
 		c.run(t, analyze)
 	}
 }
+
+// TestCustomNormalizerFilters: a normalizer may use the predefined
+// character-by-character token filters, asciifolding and uppercase
+// among them.
+func TestCustomNormalizerFilters(t *testing.T) {
+	analyze := analyzeAll(t, `,"normalizers":[{"@odata.type":"#Microsoft.Azure.Search.CustomNormalizer","name":"loud","tokenFilters":["asciifolding","uppercase"]}]`)
+	loud := "loud"
+	if got := analyze(AnalyzeRequest{Text: "Crème brûlée", Normalizer: &loud}); got != "CREME BRULEE 0-12 @0" {
+		t.Errorf("loud: %s", got)
+	}
+	d := def(t, `{"name":"nf","fields":[{"name":"id","type":"Edm.String","key":true}],"normalizers":[{"@odata.type":"#Microsoft.Azure.Search.CustomNormalizer","name":"n","tokenFilters":["shingle"]}]}`)
+	res, err := decodeDefinition(Indexes, d)
+	if err == nil {
+		_, err = res.(*Index).analysis()
+	}
+	if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "'shingle'") {
+		t.Errorf("normalizer with shingle: %v, want a 400 naming it", err)
+	}
+}
+
+// TestUppercaseNormalizer: the predefined uppercase normalizer keeps the
+// value whole and upper-cases it.
+func TestUppercaseNormalizer(t *testing.T) {
+	analyze := analyzeAll(t, "")
+	up := "uppercase"
+	if got := analyze(AnalyzeRequest{Text: "Las Vegas", Normalizer: &up}); got != "LAS VEGAS 0-9 @0" {
+		t.Errorf("uppercase: %s", got)
+	}
+}

@@ -589,13 +589,24 @@ func (b *analysisBuilder) lowercased(name, tokenizer string, stopwords []string,
 	b.a.Analyzer[name] = bn
 }
 
+// normalizerTokenFilters are the predefined token filters a normalizer
+// may use that cerulean serves: those that work character by character,
+// which the service allows in normalizers (elision and the Scandinavian
+// ones it allows too are not served).
+var normalizerTokenFilters = map[string]bool{
+	"lowercase": true, "uppercase": true, "asciifolding": true, "cjk_width": true, "arabic_normalization": true,
+	"german_normalization": true, "hindi_normalization": true, "indic_normalization": true,
+	"persian_normalization": true, "sorani_normalization": true,
+}
+
 func (c *CustomNormalizer) serve(b *analysisBuilder, where string) error {
 	filters := []any{}
 	for _, f := range c.TokenFilters {
-		if f != "lowercase" {
-			return invalid(where+".tokenFilters", "cerulean serves normalizers with the 'lowercase' token filter only, not '%s'.", f)
+		bn, ok := b.tokenFilterNamed(f)
+		if !ok || !normalizerTokenFilters[f] {
+			return invalid(where+".tokenFilters", "cerulean serves normalizers with the predefined token filters %s only, not '%s'.", strings.Join(sortedKeys(normalizerTokenFilters), ", "), f)
 		}
-		filters = append(filters, "to_lower")
+		filters = append(filters, bn)
 	}
 	chars, err := resolve(c.CharFilters, b.charFilterNamed, func(f string) error {
 		return invalid(where+".charFilters", "The char filter '%s' is not defined in the index and is not a predefined char filter cerulean serves.", f)

@@ -105,7 +105,7 @@ func putRefused(put func(kind Kind, body string)) {
 		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"tokenFilters":[{"@odata.type":"#Microsoft.Azure.Search.StopwordsTokenFilter","name":"s","stopwordsLanguage":"klingon"}]}`,
 		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"analyzers":[{"@odata.type":"#Microsoft.Azure.Search.StandardAnalyzer","name":"en.lucene"}]}`,
 		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"charFilters":[{"@odata.type":"#Microsoft.Azure.Search.PatternReplaceCharFilter","name":"p","pattern":"("}]}`,
-		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"normalizers":[{"@odata.type":"#Microsoft.Azure.Search.CustomNormalizer","name":"n","tokenFilters":["asciifolding"]}]}`,
+		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"normalizers":[{"@odata.type":"#Microsoft.Azure.Search.CustomNormalizer","name":"n","tokenFilters":["elision"]}]}`,
 		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"charFilters":[null]}`,
 		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"vectorSearch":{"algorithms":[{"name":"h","kind":"flat"}]}}`,
 		`{"name":"b6","fields":[{"name":"id","type":"Edm.String","key":true}],"vectorSearch":{"profiles":[{"name":"p","algorithm":"x"}]}}`,

@@ -20,6 +20,21 @@
 // values Azure leaves free-form (indexer configuration, mapping function
 // parameters, the properties of skills cerulean does not run).
 //
+// Text analysis runs in bleve. What bleve has (the standard, letter and
+// whitespace tokenizers, the Lucene language analyzers, stop lists,
+// light stemmers) is used as it is; the Lucene components Azure names
+// that bleve lacks or orders differently (n-gram, path hierarchy and
+// classic tokenizers, ASCII folding, shingles, Snowball stemming, word
+// delimiting, common grams, pattern capture, the mapping char filter,
+// …) are cerulean's own bleve tokenizers and token filters, registered
+// under names of their own, each following the Lucene component's
+// documented output. A predefined tokenizer or filter of that kind is
+// added to an index's bleve mapping only when the index names it. A
+// custom analyzer with a mapping char
+// filter runs as an analyzer type of cerulean's own that maps token
+// offsets back to the text given, as Lucene's char filters do; what
+// cannot be reproduced exactly is refused with a 400 naming it.
+//
 // The service writes the properties of its answers in an order of its
 // own, which cerulean follows as the recorded answers show it. Each
 // definition type lists its fields in that order, and a resource's body

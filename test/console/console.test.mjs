@@ -440,6 +440,9 @@ test('Files: a share, a directory, an upload and its listing', async () => {
   await page.getByLabel('directory name').fill('reports');
   await page.getByRole('button', { name: 'New directory' }).click();
   await page.getByRole('link', { name: 'reports/' }).click();
+  // The share's own view has the same upload form: wait for the
+  // directory's view to replace it before choosing the file.
+  await page.getByRole('heading', { name: 'console-share/reports/' }).waitFor();
   await page.getByLabel('files to upload').setInputFiles(env('CERULEAN_CONSOLE_UPLOAD'));
   await page.getByRole('button', { name: 'Upload', exact: true }).click();
   const row = page.locator('#file-list tr[data-file="uploaded-in-console.bin"]');
@@ -455,8 +458,11 @@ test('the account switcher offers every configured Storage account, and each sho
   const multi = env('CERULEAN_CONSOLE_MULTI_URL');
   await page.goto(multi + '#/');
   const pick = page.getByLabel('Storage account');
-  assert.deepEqual(await pick.locator('option').allTextContents(), env('CERULEAN_CONSOLE_ACCOUNTS').split(','));
   const [first, second] = env('CERULEAN_CONSOLE_ACCOUNTS').split(',');
+  // The page fills the switcher once it has read the accounts: wait for
+  // the last one before reading the list.
+  await pick.locator('option', { hasText: second }).waitFor({ state: 'attached' });
+  assert.deepEqual(await pick.locator('option').allTextContents(), env('CERULEAN_CONSOLE_ACCOUNTS').split(','));
   const blobCard = page.locator('section.card[data-service=blob]');
   await blobCard.getByRole('link', { name: env('CERULEAN_CONSOLE_CONTAINER'), exact: true }).waitFor();
 

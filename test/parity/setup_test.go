@@ -47,15 +47,7 @@ func TestRenamed(t *testing.T) {
 // that one matching none is refused.
 func TestSetupSteps(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, data string) {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, data string) { writeUnder(t, dir, name, data) }
 	write("search/setup/index.json", `{"name":"x","fields":[]}`)
 	write("setup.tsv", "# comment\nsearch/java-LookupTests.*\tsearch-index\tshared\tsearch/setup/index.json\tthe test's @BeforeAll\n")
 	steps, err := loadSetup(dir)
@@ -86,15 +78,7 @@ func TestSetupSteps(t *testing.T) {
 // Storage service, and only its own recordings' one.
 func TestServicePropertiesStep(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, data string) {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, data string) { writeUnder(t, dir, name, data) }
 	write("queue/setup/props.xml", "<StorageServiceProperties/>")
 	write("setup.tsv", "queue/go-TestSet*\tservice-properties\tqueue\tqueue/setup/props.xml\tthe recording's first answer\n")
 	steps, err := loadSetup(dir)
@@ -158,5 +142,18 @@ func TestServicePropertiesIsolated(t *testing.T) {
 	second := startTarget(t, &Recording{Name: "queue/b.json", Service: "queue"})
 	if got := get(second); strings.Contains(got, rule) {
 		t.Errorf("the next recording's server answers the properties set for another: %s", got)
+	}
+}
+
+// writeUnder writes data to the file name under dir, making its
+// directories.
+func writeUnder(t *testing.T, dir, name, data string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

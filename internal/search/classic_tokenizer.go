@@ -3,13 +3,13 @@ package search
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/registry"
 )
 
 // ClassicTokenizer is Lucene's ClassicTokenizer, the grammar Lucene's
@@ -191,16 +191,13 @@ func classicFilter(in analysis.TokenStream) analysis.TokenStream {
 }
 
 func init() {
-	err := registry.RegisterTokenizer(classicTokenizerName, func(config map[string]any, _ *registry.Cache) (analysis.Tokenizer, error) {
+	registerTokenizer(classicTokenizerName, func(config map[string]any) (analysis.Tokenizer, error) {
 		n, ok := config["max"].(float64)
 		if !ok || n < 1 {
-			return nil, fmt.Errorf("%s: no max", classicTokenizerName)
+			return nil, errors.New("no max")
 		}
 		return classicTokenizer{max: int(n)}, nil
 	})
-	if err != nil {
-		panic(err)
-	}
 	registerTokenFilter(classicFilterName, func(map[string]any) (analysis.TokenFilter, error) {
 		return tokenFilterFunc(classicFilter), nil
 	})

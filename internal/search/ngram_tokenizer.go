@@ -2,6 +2,7 @@ package search
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/registry"
 )
 
 // NGramTokenizer is Lucene's n-gram tokenizer (NGramTokenizer), or its
@@ -127,16 +127,16 @@ func (t ngramTokenizer) Tokenize(input []byte) analysis.TokenStream {
 }
 
 func init() {
-	err := registry.RegisterTokenizer(ngramTokenizerName, func(config map[string]any, _ *registry.Cache) (analysis.Tokenizer, error) {
+	registerTokenizer(ngramTokenizerName, func(config map[string]any) (analysis.Tokenizer, error) {
 		lo, lok := config["min"].(float64)
 		hi, hok := config["max"].(float64)
 		edge, _ := config["edge"].(bool)
 		if !lok || !hok || lo < 1 || hi < lo {
-			return nil, fmt.Errorf("%s: bad min or max", ngramTokenizerName)
+			return nil, errors.New("bad min or max")
 		}
 		kinds, err := configStrings(config, "token_chars")
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", ngramTokenizerName, err)
+			return nil, err
 		}
 		t := ngramTokenizer{min: int(lo), max: int(hi), edge: edge}
 		if len(kinds) > 0 {
@@ -144,7 +144,7 @@ func init() {
 			for _, k := range kinds {
 				f, ok := tokenCharKinds[k]
 				if !ok {
-					return nil, fmt.Errorf("%s: no token character kind %q", ngramTokenizerName, k)
+					return nil, fmt.Errorf("no token character kind %q", k)
 				}
 				is = append(is, f)
 			}
@@ -159,9 +159,6 @@ func init() {
 		}
 		return t, nil
 	})
-	if err != nil {
-		panic(err)
-	}
 }
 
 // configStrings is a list of strings of a bleve component's config,

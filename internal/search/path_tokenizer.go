@@ -2,12 +2,12 @@ package search
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/registry"
 )
 
 // PathHierarchyTokenizer is Lucene's path hierarchy tokenizer
@@ -127,17 +127,14 @@ func (t pathTokenizer) Tokenize(input []byte) analysis.TokenStream {
 }
 
 func init() {
-	err := registry.RegisterTokenizer(pathTokenizerName, func(config map[string]any, _ *registry.Cache) (analysis.Tokenizer, error) {
+	registerTokenizer(pathTokenizerName, func(config map[string]any) (analysis.Tokenizer, error) {
 		d, dok := config["delimiter"].(string)
 		r, rok := config["replacement"].(string)
 		rev, _ := config["reverse"].(bool)
 		skip, sok := config["skip"].(float64)
 		if !dok || !rok || !sok || d == "" || skip < 0 {
-			return nil, fmt.Errorf("%s: bad delimiter, replacement or skip", pathTokenizerName)
+			return nil, errors.New("bad delimiter, replacement or skip")
 		}
 		return pathTokenizer{delimiter: d, replacement: r, reverse: rev, skip: int(skip)}, nil
 	})
-	if err != nil {
-		panic(err)
-	}
 }

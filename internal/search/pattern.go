@@ -2,13 +2,13 @@ package search
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/registry"
 )
 
 // PatternAnalyzer is Lucene's pattern analyzer: the text is split where
@@ -210,39 +210,33 @@ func (p patternGroup) Tokenize(input []byte) analysis.TokenStream {
 }
 
 func init() {
-	err := registry.RegisterTokenizer(patternGroupTokenizer, func(config map[string]any, _ *registry.Cache) (analysis.Tokenizer, error) {
+	registerTokenizer(patternGroupTokenizer, func(config map[string]any) (analysis.Tokenizer, error) {
 		expr, ok := config["regexp"].(string)
 		group, gok := config["group"].(float64)
 		if !ok || !gok {
-			return nil, fmt.Errorf("%s: no regexp or group", patternGroupTokenizer)
+			return nil, errors.New("no regexp or group")
 		}
 		r, err := regexp.Compile(expr)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", patternGroupTokenizer, err)
+			return nil, err
 		}
 		if int(group) > r.NumSubexp() || group < 0 {
-			return nil, fmt.Errorf("%s: no group %v", patternGroupTokenizer, group)
+			return nil, fmt.Errorf("no group %v", group)
 		}
 		return patternGroup{r: r, group: int(group)}, nil
 	})
-	if err != nil {
-		panic(err)
-	}
 }
 
 func init() {
-	err := registry.RegisterTokenizer(patternSplitTokenizer, func(config map[string]any, _ *registry.Cache) (analysis.Tokenizer, error) {
+	registerTokenizer(patternSplitTokenizer, func(config map[string]any) (analysis.Tokenizer, error) {
 		expr, ok := config["regexp"].(string)
 		if !ok {
-			return nil, fmt.Errorf("%s: no regexp", patternSplitTokenizer)
+			return nil, errors.New("no regexp")
 		}
 		r, err := regexp.Compile(expr)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", patternSplitTokenizer, err)
+			return nil, err
 		}
 		return patternSplit{r: r}, nil
 	})
-	if err != nil {
-		panic(err)
-	}
 }

@@ -424,3 +424,18 @@ func registerTokenFilter(name string, build func(map[string]any) (analysis.Token
 		panic(err)
 	}
 }
+
+// registerTokenizer registers a bleve tokenizer type whose constructor
+// needs only its config, naming it in its errors.
+func registerTokenizer(name string, build func(map[string]any) (analysis.Tokenizer, error)) {
+	err := registry.RegisterTokenizer(name, func(config map[string]any, _ *registry.Cache) (analysis.Tokenizer, error) {
+		t, err := build(config)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return t, nil
+	})
+	if err != nil {
+		panic(err)
+	}
+}

@@ -29,6 +29,20 @@ func newWire(t *testing.T) *wire {
 // the admin key).
 func (w *wire) call(method, path, body string, hdr map[string]string) (*http.Response, map[string]any) {
 	w.t.Helper()
+	resp, b := w.send(method, path, body, hdr)
+	var m map[string]any
+	if len(b) > 0 {
+		if err := json.Unmarshal(b, &m); err != nil {
+			w.t.Fatalf("%s %s: body is not JSON: %s", method, path, b)
+		}
+	}
+	return resp, m
+}
+
+// send sends one request as call does and returns the answer's body as
+// sent.
+func (w *wire) send(method, path, body string, hdr map[string]string) (*http.Response, []byte) {
+	w.t.Helper()
 	req, err := http.NewRequest(method, w.srv.URL+path, strings.NewReader(body))
 	if err != nil {
 		w.t.Fatal(err)
@@ -51,13 +65,7 @@ func (w *wire) call(method, path, body string, hdr map[string]string) (*http.Res
 	if err != nil {
 		w.t.Fatal(err)
 	}
-	var m map[string]any
-	if len(b) > 0 {
-		if err := json.Unmarshal(b, &m); err != nil {
-			w.t.Fatalf("%s %s: body is not JSON: %s", method, path, b)
-		}
-	}
-	return resp, m
+	return resp, b
 }
 
 // count reads docs/$count, whose body is a bare number.

@@ -1,10 +1,8 @@
 package search
 
 import (
-	"io"
 	"net/http"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/cerulean-db/cerulean/internal/testkit"
@@ -25,20 +23,9 @@ func keyOrders(t *testing.T, b []byte) map[string][]string {
 // body as sent.
 func (w *wire) rawCall(method, path, body string) []byte {
 	w.t.Helper()
-	req, err := http.NewRequest(method, w.srv.URL+path, strings.NewReader(body))
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	req.Header.Set("api-key", DefaultAdminKey)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode >= 300 {
-		w.t.Fatalf("%s %s: %d %v %s", method, path, resp.StatusCode, err, b)
+	resp, b := w.send(method, path, body, nil)
+	if resp.StatusCode >= 300 {
+		w.t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, b)
 	}
 	return b
 }

@@ -66,12 +66,7 @@ func TestIndexerDeletedMidRunLeavesNoState(t *testing.T) {
 		}
 		return e.sink.write(ctx, index, actions)
 	}
-	eng, err := New(Config{Store: e.store, Search: e.search, Blob: e.blobs, Table: e.tables, Cosmos: e.cosmos,
-		Accounts: e.accts, Sink: deleting, Now: e.clock.Now, Owner: "engine-2"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(eng.Close)
+	eng := e.newEngineWithSink(t, "engine-2", deleting)
 	if _, err := eng.Run(ctx, "blobix"); err != nil {
 		t.Fatal(err)
 	}
@@ -128,12 +123,7 @@ func TestRunOfDeletedIndexerLeavesItsNamesakeAlone(t *testing.T) {
 		}
 		return e.sink.write(ctx, index, actions)
 	}
-	eng, err := New(Config{Store: e.store, Search: e.search, Blob: e.blobs, Table: e.tables, Cosmos: e.cosmos,
-		Accounts: e.accts, Sink: recreating, Now: e.clock.Now, Owner: "engine-2"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(eng.Close)
+	eng = e.newEngineWithSink(t, "engine-2", recreating)
 	if _, err := eng.Run(ctx, "blobix"); err != nil && !errors.Is(err, errClaimLost) {
 		t.Fatal(err)
 	}
@@ -142,7 +132,7 @@ func TestRunOfDeletedIndexerLeavesItsNamesakeAlone(t *testing.T) {
 	}
 	var st *state
 	var history int
-	err = e.store.View(ctx, func(r kv.Reader) error {
+	err := e.store.View(ctx, func(r kv.Reader) error {
 		var err error
 		if st, err = loadState(r, "blobix"); err != nil {
 			return err

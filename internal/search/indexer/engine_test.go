@@ -114,8 +114,14 @@ func newEnv(t *testing.T) *env {
 
 func (e *env) newEngine(t *testing.T, owner string) *Engine {
 	t.Helper()
+	return e.newEngineWithSink(t, owner, e.sink.write)
+}
+
+// newEngineWithSink is newEngine writing its batches through sink.
+func (e *env) newEngineWithSink(t *testing.T, owner string, sink Sink) *Engine {
+	t.Helper()
 	eng, err := New(Config{Store: e.store, Search: e.search, Blob: e.blobs, Table: e.tables, Cosmos: e.cosmos,
-		Accounts: e.accts, Sink: e.sink.write, Now: e.clock.Now, Owner: owner,
+		Accounts: e.accts, Sink: sink, Now: e.clock.Now, Owner: owner,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)

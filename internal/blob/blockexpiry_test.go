@@ -11,8 +11,13 @@ import (
 )
 
 // TestUncommittedBlocksExpire: a blob's uncommitted blocks are discarded
-// a week after the last Put Block to it, as Azure documents; a Put Block
-// within the week keeps them all. A blob with only uncommitted blocks
+// a week after the last Put Block to it, as Azure documents ("Understanding
+// block blobs, append blobs, and page blobs": a blob of uncommitted blocks
+// "and its uncommitted blocks will be discarded one week after the last
+// successful block upload"; the .NET SDK's BlockBlobClient.CommitBlockList:
+// "Uncommitted blocks will expire and be permanently deleted after 7
+// days"); no recording can show a week passing. A Put Block within the
+// week keeps them all. A blob with only uncommitted blocks
 // goes with them (its lease and its data too); a committed blob keeps its
 // content.
 func TestUncommittedBlocksExpire(t *testing.T) {
